@@ -1,0 +1,130 @@
+/**
+ * The records a client writes and the system keeps true.
+ *
+ * One table, single-table design: a volume item (`VOLUME#<volumeId>` / `VOLUME`) and one
+ * attachment item per instance (`VOLUME#<volumeId>` / `ATTACHMENT#<instanceId>`). The client owns
+ * `spec`, `life`, `generation` and `requestedDevice`; the system owns `status`, `ebsVolumeId`,
+ * `device`, `observedGeneration`, `claim` and `version`. Neither side writes the other's fields.
+ */
+
+export const VOLUME_TYPES = ['gp2', 'gp3', 'io1', 'io2', 'st1', 'sc1', 'standard'] as const;
+export type VolumeType = (typeof VOLUME_TYPES)[number];
+
+/** `alive` while the client wants the thing to exist; `dying` once it asked for removal. */
+export type Life = 'alive' | 'dying';
+
+/** What a client asks for. Sizes in GiB, throughput in MiB/s. */
+export interface VolumeSpec {
+  sizeGiB: number;
+  volumeType: VolumeType;
+  iops?: number;
+  throughput?: number;
+  /** Explicit placement. When absent, `placementInstanceId` decides the AZ. */
+  availabilityZone?: string;
+  /** "Put the volume in the AZ of this instance." */
+  placementInstanceId?: string;
+  encrypted?: boolean;
+  kmsKeyId?: string;
+  snapshotId?: string;
+  tags?: Record<string, string>;
+  multiAttach?: boolean;
+}
+
+export const VOLUME_STATES = [
+  'pending',
+  'creating',
+  'available',
+  'in-use',
+  'modifying',
+  'deleting',
+  'deleted',
+  'error',
+] as const;
+export type VolumeState = (typeof VOLUME_STATES)[number];
+
+export const ATTACHMENT_STATES = ['pending', 'attaching', 'attached', 'detaching', 'detached', 'error'] as const;
+export type AttachmentState = (typeof ATTACHMENT_STATES)[number];
+
+/** The status the system writes: what a person reads to know where a record stands and why. */
+export interface Status<S extends string> {
+  state: S;
+  /** Human-readable reason, e.g. the EC2 error message or "waiting for volume vol-…". */
+  message?: string;
+  /** Machine-readable error code, e.g. the EC2 error code `VolumeInUse`. */
+  code?: string;
+  /** Failed attempts of the current operation; 0 after a success. */
+  attempts: number;
+  /** ISO-8601 time of the next scheduled attempt, when one is scheduled. */
+  nextAttemptAt?: string;
+  /** ISO-8601 time of this status write. */
+  updatedAt: string;
+  /** ISO-8601 time the current operation first started; bounds its maximum age. */
+  operationStartedAt?: string;
+}
+
+/** A lease on a record: only its holder may act on EC2 for it until `expiresAt` (epoch ms). */
+export interface Claim {
+  owner: string;
+  expiresAt: number;
+}
+
+export interface VolumeRecord {
+  kind: 'volume';
+  volumeId: string;
+  spec: VolumeSpec;
+  life: Life;
+  /** Bumped by the client on every spec change; the system acts on the newest. */
+  generation: number;
+  status: Status<VolumeState>;
+  /** The EC2 volume id once CreateVolume answered. */
+  ebsVolumeId?: string;
+  /** The AZ the volume was (or will be) created in, once resolved. */
+  availabilityZone?: string;
+  /** The generation the EC2 volume currently matches. */
+  observedGeneration?: number;
+  /** Size/type/iops/throughput EC2 currently reports, once known. */
+  observed?: Pick<VolumeSpec, 'sizeGiB' | 'volumeType' | 'iops' | 'throughput'>;
+  claim?: Claim;
+  /** Incremented by every write; optimistic concurrency for system writes. */
+  version: number;
+  createdAt: string;
+}
+
+export interface AttachmentRecord {
+  kind: 'attachment';
+  volumeId: string;
+  instanceId: string;
+  life: Life;
+  /** Device the client asked for, e.g. `/dev/sdf`; the system picks one when absent. */
+  requestedDevice?: string;
+  status: Status<AttachmentState>;
+  /** Device the system allocated and EC2 accepted. */
+  device?: string;
+  claim?: Claim;
+  version: number;
+  createdAt: string;
+}
+
+export type ProvisionerRecord = VolumeRecord | AttachmentRecord;
+
+export type RecordKey =
+  | { kind: 'volume'; volumeId: string }
+  | { kind: 'attachment'; volumeId: string; instanceId: string };
+
+export function keyOf(record: ProvisionerRecord): RecordKey {
+  return record.kind === 'volume'
+    ? { kind: 'volume', volumeId: record.volumeId }
+    : { kind: 'attachment', volumeId: record.volumeId, instanceId: record.instanceId };
+}
+
+/** Stable string form of a key, usable as a map key and in logs: `volume/v1`, `attachment/v1/i-0abc`. */
+export function keyString(key: RecordKey): string {
+  return key.kind === 'volume' ? `volume/${key.volumeId}` : `attachment/${key.volumeId}/${key.instanceId}`;
+}
+
+/** Table keys of the single-table design. */
+export function tableKey(key: RecordKey): { pk: string; sk: string } {
+  return key.kind === 'volume'
+    ? { pk: `VOLUME#${key.volumeId}`, sk: 'VOLUME' }
+    : { pk: `VOLUME#${key.volumeId}`, sk: `ATTACHMENT#${key.instanceId}` };
+}

@@ -1,0 +1,282 @@
+/**
+ * Everything the engine talks to, as small interfaces. The engine itself is plain TypeScript;
+ * AWS adapters (lib/aws), the in-memory implementations (lib/memory) and the simulator (bench/)
+ * implement these.
+ */
+import type {
+  AttachmentRecord,
+  Life,
+  ProvisionerRecord,
+  RecordKey,
+  VolumeRecord,
+  VolumeSpec,
+  VolumeType,
+} from '../domain/records.js';
+
+// ---------------------------------------------------------------------------------------------
+// Clock
+// ---------------------------------------------------------------------------------------------
+
+/** Time, injected so that every time-dependent decision can be tested on a fake clock. */
+export interface Clock {
+  /** Epoch milliseconds. */
+  now(): number;
+  /** Resolves after `ms` milliseconds of this clock's time. */
+  sleep(ms: number): Promise<void>;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Records
+// ---------------------------------------------------------------------------------------------
+
+/** A write's precondition. Every listed field must match; the record must exist. */
+export interface WriteCondition {
+  /** The claim on the record must be held by this owner (and not expired at `now`). */
+  claimOwner?: string;
+  /** Used with `claimOwner`: the claim must not have expired before this time (epoch ms). */
+  now?: number;
+  version?: number;
+  life?: Life;
+  generation?: number;
+}
+
+type Fields<R> = Omit<R, 'kind' | 'volumeId' | 'instanceId' | 'version'>;
+/** Attribute changes: a value sets the field, `null` removes it. `version` is bumped by the store. */
+export type RecordChanges<R extends ProvisionerRecord = ProvisionerRecord> = {
+  [K in keyof Fields<R>]?: Fields<R>[K] | null;
+};
+
+/** Thrown by a store when a write's condition does not hold (including "record does not exist"). */
+export class ConditionFailedError extends Error {
+  override readonly name = 'ConditionFailedError';
+  constructor(
+    message: string,
+    /** The record as it is now, when the store could tell (undefined: it does not exist). */
+    readonly current?: ProvisionerRecord,
+  ) {
+    super(message);
+  }
+}
+
+export type ClaimResult =
+  | { ok: true; record: ProvisionerRecord }
+  | { ok: false; reason: 'held'; record: ProvisionerRecord }
+  | { ok: false; reason: 'missing' };
+
+export interface Page<T> {
+  items: T[];
+  /** Opaque; pass back to get the next page. Absent on the last page. */
+  cursor?: string;
+}
+
+/**
+ * The table of volume and attachment records.
+ * Writes never create a record implicitly: `update` and `remove` fail on a missing record, so a
+ * late status write can never resurrect a record that was deleted.
+ */
+export interface RecordStore {
+  get(key: RecordKey): Promise<ProvisionerRecord | undefined>;
+  /** Bulk read; records that do not exist are left out. */
+  getMany(keys: RecordKey[]): Promise<ProvisionerRecord[]>;
+  attachmentsOfVolume(volumeId: string): Promise<AttachmentRecord[]>;
+  attachmentsOfInstance(instanceId: string): Promise<AttachmentRecord[]>;
+  /** Every record, a page at a time (reconciler, API listing). */
+  list(options: { limit: number; cursor?: string; kind?: 'volume' | 'attachment' }): Promise<Page<ProvisionerRecord>>;
+  /** Inserts a new record; ConditionFailedError (with `current`) if the key is taken. */
+  create(record: ProvisionerRecord): Promise<void>;
+  /** Applies `changes` when `condition` holds; returns the record as written. */
+  update<R extends ProvisionerRecord>(key: RecordKey, changes: RecordChanges<R>, condition?: WriteCondition): Promise<R>;
+  /** Deletes the record when `condition` holds. */
+  remove(key: RecordKey, condition?: WriteCondition): Promise<void>;
+  /**
+   * Takes the record's claim for `owner` until `now + leaseMs`, if it is unclaimed, expired or
+   * already held by `owner`.
+   */
+  claim(key: RecordKey, owner: string, now: number, leaseMs: number): Promise<ClaimResult>;
+  /** Drops the claim if `owner` still holds it; no error otherwise. */
+  release(key: RecordKey, owner: string): Promise<void>;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Operation queue (the retry schedule)
+// ---------------------------------------------------------------------------------------------
+
+export const OPERATION_KINDS = [
+  'create-volume',
+  'check-volume',
+  'modify-volume',
+  'delete-volume',
+  'attach',
+  'check-attachment',
+  'detach',
+] as const;
+export type OperationKind = (typeof OPERATION_KINDS)[number];
+
+/**
+ * "Look at this record now." The executor re-reads the record and re-plans, so a message is a
+ * hint, never an order: a duplicate, late or stale message is harmless.
+ */
+export interface OperationMessage {
+  op: OperationKind;
+  key: RecordKey;
+  /** Epoch ms before which the executor must not act; waits longer than one SQS delay chain. */
+  dueAt?: number;
+  /** Free text for logs: why this was scheduled. */
+  reason?: string;
+}
+
+export interface QueuedOperation {
+  message: OperationMessage;
+  /** 0..900 whole seconds (SQS's maximum per-message delay). */
+  delaySeconds: number;
+}
+
+export interface OperationQueue {
+  /** Sends all; throws if any could not be sent after the adapter's own retries. */
+  send(operations: QueuedOperation[]): Promise<void>;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Volume provider (EC2, at the level of the domain)
+// ---------------------------------------------------------------------------------------------
+
+export type ProviderVolumeState = 'creating' | 'available' | 'in-use' | 'deleting' | 'deleted' | 'error';
+export type ProviderAttachmentState = 'attaching' | 'attached' | 'detaching' | 'detached' | 'busy';
+
+export interface ProviderAttachment {
+  instanceId: string;
+  device: string;
+  state: ProviderAttachmentState;
+}
+
+export interface ProviderVolume {
+  ebsVolumeId: string;
+  state: ProviderVolumeState;
+  availabilityZone: string;
+  sizeGiB: number;
+  volumeType: VolumeType;
+  iops?: number;
+  throughput?: number;
+  multiAttach: boolean;
+  encrypted: boolean;
+  attachments: ProviderAttachment[];
+  tags: Record<string, string>;
+}
+
+export type ModificationState = 'modifying' | 'optimizing' | 'completed' | 'failed';
+
+export interface ProviderModification {
+  ebsVolumeId: string;
+  state: ModificationState;
+  targetSizeGiB?: number;
+  targetVolumeType?: VolumeType;
+  targetIops?: number;
+  targetThroughput?: number;
+  statusMessage?: string;
+}
+
+export type InstanceState = 'pending' | 'running' | 'stopping' | 'stopped' | 'shutting-down' | 'terminated';
+
+export interface ProviderInstance {
+  instanceId: string;
+  availabilityZone: string;
+  state: InstanceState;
+  /** Device names in the instance's block device mappings (root included). */
+  deviceNames: string[];
+}
+
+export interface CreateVolumeRequest {
+  /** Idempotency token derived from the record and its generation (at most 64 ASCII chars). */
+  clientToken: string;
+  availabilityZone: string;
+  spec: VolumeSpec;
+  /** Ownership tags the engine adds (record key, owning stack) plus the client's tags. */
+  tags: Record<string, string>;
+}
+
+export interface ModifyVolumeRequest {
+  ebsVolumeId: string;
+  sizeGiB?: number;
+  volumeType?: VolumeType;
+  iops?: number;
+  throughput?: number;
+}
+
+/**
+ * What the engine needs of EC2. Implementations throw `ProviderError` with a classified kind;
+ * they map provider error codes to kinds in exactly one table.
+ */
+export interface VolumeProvider {
+  createVolume(request: CreateVolumeRequest): Promise<ProviderVolume>;
+  /** One call for many ids (chunked only at the API maximum); ids that do not exist are left out. */
+  describeVolumes(ebsVolumeIds: string[]): Promise<ProviderVolume[]>;
+  /** Latest modification per volume; volumes never modified are left out. */
+  describeVolumeModifications(ebsVolumeIds: string[]): Promise<ProviderModification[]>;
+  /** One call for many ids; instances that do not exist are left out. */
+  describeInstances(instanceIds: string[]): Promise<ProviderInstance[]>;
+  attachVolume(request: { ebsVolumeId: string; instanceId: string; device: string }): Promise<void>;
+  detachVolume(request: { ebsVolumeId: string; instanceId: string; device?: string }): Promise<void>;
+  deleteVolume(ebsVolumeId: string): Promise<void>;
+  modifyVolume(request: ModifyVolumeRequest): Promise<void>;
+  /** Volumes carrying this deployment's ownership tag, a page at a time (leak detection). */
+  listOwnedVolumes(options: { cursor?: string; limit: number }): Promise<Page<ProviderVolume>>;
+}
+
+/**
+ * What a provider error means to the engine. The executor decides, per operation, what each kind
+ * does to a record (see lib/engine/errors.ts).
+ */
+export const PROVIDER_ERROR_KINDS = [
+  /** Rate limited (RequestLimitExceeded): wait, never counts as an attempt. */
+  'throttled',
+  /** The volume or instance does not exist. */
+  'not-found',
+  /** The resource is in a state that does not allow this yet (IncorrectState, VolumeInUse …). */
+  'incorrect-state',
+  /** The volume is already attached (to this or another instance). */
+  'already-attached',
+  /** The volume is not attached to that instance. */
+  'not-attached',
+  /** The device name is taken on the instance. */
+  'device-in-use',
+  /** Volume and instance are in different availability zones. */
+  'zone-mismatch',
+  /** Same ClientToken, different parameters. */
+  'idempotency-mismatch',
+  /** Missing IAM permission or KMS access. */
+  'unauthorized',
+  /** The request itself is invalid; retrying cannot help. */
+  'invalid-request',
+  /** An account or instance limit (volume count, IOPS, attachment slots). */
+  'limit-exceeded',
+  /** EC2-side fault (5xx, network, timeout): retry. */
+  'transient',
+] as const;
+export type ProviderErrorKind = (typeof PROVIDER_ERROR_KINDS)[number];
+
+export class ProviderError extends Error {
+  override readonly name = 'ProviderError';
+  constructor(
+    readonly kind: ProviderErrorKind,
+    /** The provider's own error code, e.g. `VolumeInUse`. */
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Metrics
+// ---------------------------------------------------------------------------------------------
+
+export type OperationOutcome = 'succeeded' | 'in-progress' | 'retrying' | 'throttled' | 'failed' | 'skipped';
+
+export interface Metrics {
+  /** One data point per operation outcome, with the EC2 latency when a call was made. */
+  operation(event: { operation: OperationKind; outcome: OperationOutcome; latencyMs?: number }): void;
+  /** A plain counter, e.g. `LeakedVolumes`. */
+  count(name: string, value?: number): void;
+}
+
+export type { AttachmentRecord, ProvisionerRecord, RecordKey, VolumeRecord };

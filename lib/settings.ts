@@ -1,0 +1,67 @@
+/**
+ * Pipeline settings shared by the CDK stack, the local runtime and the simulator, so that what is
+ * deployed, what runs locally and what is benchmarked are the same system.
+ */
+
+export const TABLE = {
+  partitionKey: 'pk',
+  sortKey: 'sk',
+  /** GSI listing an instance's attachments: partition `gsi1pk` = `INSTANCE#<id>`, sort `gsi1sk` = `VOLUME#<id>`. */
+  instanceIndex: { name: 'byInstance', partitionKey: 'gsi1pk', sortKey: 'gsi1sk' },
+  streamView: 'NEW_AND_OLD_IMAGES',
+} as const;
+
+/** Stream → watcher event source mapping. */
+export const WATCHER = {
+  batchSize: 100,
+  maxBatchingWindowSeconds: 1,
+  bisectBatchOnError: true,
+  retryAttempts: 10,
+  maxRecordAgeSeconds: 3600,
+  parallelizationFactor: 1,
+  timeoutSeconds: 60,
+  memoryMiB: 512,
+} as const;
+
+/** Queue → executor event source mapping. */
+export const EXECUTOR = {
+  batchSize: 100,
+  maxBatchingWindowSeconds: 1,
+  /** Concurrent executor invocations; together with the rate budget this protects EC2's API limits. */
+  maxConcurrency: 5,
+  timeoutSeconds: 120,
+  memoryMiB: 1024,
+} as const;
+
+export const QUEUE = {
+  /** AWS recommends at least six times the function timeout for SQS event sources. */
+  visibilityTimeoutSeconds: EXECUTOR.timeoutSeconds * 6,
+  /** Receives before a message goes to the dead-letter queue. */
+  maxReceiveCount: 5,
+  retentionDays: 14,
+  /** SQS's maximum per-message delay; longer waits are chained. */
+  maxDelaySeconds: 900,
+} as const;
+
+export const RECONCILER = {
+  intervalMinutes: 5,
+  timeoutSeconds: 300,
+  memoryMiB: 512,
+} as const;
+
+export const API = {
+  timeoutSeconds: 10,
+  memoryMiB: 512,
+  /** Largest request body accepted, in bytes. */
+  maxBodyBytes: 16 * 1024,
+  throttleRatePerSecond: 50,
+  throttleBurst: 100,
+} as const;
+
+/** Tag keys put on every EC2 volume this system creates. */
+export const OWNERSHIP_TAGS = {
+  /** Value: the owning stack / deployment name. IAM conditions scope EC2 mutations to it. */
+  owner: 'ebs-provisioner:owner',
+  /** Value: the record's volume id, so the table can be rebuilt from EC2. */
+  record: 'ebs-provisioner:volume-id',
+} as const;
