@@ -65,3 +65,18 @@ export const OWNERSHIP_TAGS = {
   /** Value: the record's volume id, so the table can be rebuilt from EC2. */
   record: 'ebs-provisioner:volume-id',
 } as const;
+
+/** CloudWatch metrics (EMF) the functions emit and the alarms and dashboard read. */
+export const METRICS = {
+  namespace: 'EbsProvisioner',
+  /** Count per operation outcome; dimensions `operation` and `outcome`. */
+  operations: 'Operations',
+  /** EC2 call latency per operation, milliseconds; dimension `operation`. */
+  latency: 'OperationLatency',
+  /** Operations that ended in a terminal error; no dimensions, so one alarm covers all. */
+  failed: 'OperationsFailed',
+  /** Volumes carrying this deployment's ownership tag that no record owns. */
+  leaked: 'LeakedVolumes',
+  /** Records the watcher rejected as invalid. */
+  invalidRecords: 'InvalidRecords',
+} as const;

@@ -280,3 +280,15 @@ export interface Metrics {
 }
 
 export type { AttachmentRecord, ProvisionerRecord, RecordKey, VolumeRecord };
+
+// ---------------------------------------------------------------------------------------------
+// Log
+// ---------------------------------------------------------------------------------------------
+
+/** Structured log; Powertools Logger satisfies it, tests use a recording one. */
+export interface Log {
+  debug(message: string, attributes?: Record<string, unknown>): void;
+  info(message: string, attributes?: Record<string, unknown>): void;
+  warn(message: string, attributes?: Record<string, unknown>): void;
+  error(message: string, attributes?: Record<string, unknown>): void;
+}
