@@ -4,6 +4,8 @@
  * `tableKey`, and for attachments the instance index keys `gsi1pk = INSTANCE#<id>`,
  * `gsi1sk = VOLUME#<id>`.
  */
+import type { AttributeValue } from '@aws-sdk/client-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { keyOf, tableKey, type ProvisionerRecord, type RecordKey } from '../domain/records.js';
 import { TABLE } from '../settings.js';
 
@@ -72,4 +74,13 @@ export function keyFromItem(item: TableItem): RecordKey | undefined {
     return { kind: 'attachment', volumeId, instanceId: sk.slice(ATTACHMENT_SORT_PREFIX.length) };
   }
   return undefined;
+}
+
+/**
+ * The record in a DynamoDB Stream image (`NewImage` / `OldImage`, still in attribute-value form),
+ * as `fromItem` reads it. The stream event types of `aws-lambda` and of the SDK differ only in
+ * typing, so any attribute-value map is accepted.
+ */
+export function fromStreamImage(image: Record<string, unknown>): unknown {
+  return fromItem(unmarshall(image as Record<string, AttributeValue>));
 }

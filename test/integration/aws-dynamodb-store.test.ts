@@ -3,6 +3,7 @@ import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, expect, it } from 'vitest';
 import { createAwsClients, type AwsClients } from '../../lib/aws/clients.js';
 import { DynamoRecordStore, InvalidCursorError } from '../../lib/aws/dynamodb-store.js';
+import { fromStreamImage } from '../../lib/aws/record-item.js';
 import { ensureTable } from '../../lib/aws/table.js';
 import type { AttachmentRecord, ProvisionerRecord, VolumeRecord } from '../../lib/domain/records.js';
 import { ConditionFailedError } from '../../lib/engine/ports.js';
@@ -248,6 +249,9 @@ describeWithMoto('DynamoRecordStore against moto', (endpoint) => {
     expect(modify.NewImage?.version).toEqual({ N: '2' });
     expect(modify.NewImage?.observedGeneration).toEqual({ N: '1' });
     expect(Records![2]!.dynamodb!.OldImage?.pk).toEqual({ S: 'VOLUME#v1' });
+    // The watcher reads images back into records the same way the store reads items.
+    expect(fromStreamImage(Records![0]!.dynamodb!.NewImage!)).toEqual(volume('v1'));
+    expect(fromStreamImage(modify.NewImage!)).toEqual({ ...volume('v1'), version: 2, observedGeneration: 1 });
     expect(Records![2]!.dynamodb!.NewImage).toBeUndefined();
   });
 });

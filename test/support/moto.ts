@@ -33,8 +33,9 @@ export const motoRequired = process.env.REQUIRE_MOTO === '1';
  */
 export function useMoto(): () => string {
   let server: MotoServer | undefined;
+  // At registration too, so clients created while the suite is collected see them.
+  useFakeCredentials();
   beforeAll(async () => {
-    useFakeCredentials();
     if (!motoInstalled) {
       throw new Error(
         `moto_server is required${motoRequired ? ' (REQUIRE_MOTO=1)' : ''} but was not found on PATH; ${INSTALL_HINT}`,
