@@ -21,6 +21,9 @@ const READY_TIMEOUT_MS = 20_000;
 const READY_POLL_MS = 100;
 const STOP_TIMEOUT_MS = 5_000;
 
+/** moto_server exited while starting, typically because another process took its port first. */
+class ExitedBeforeReady extends Error {}
+
 /** Path of the moto_server executable on PATH, or undefined when moto is not installed. */
 export function findMotoServer(): string | undefined {
   for (const dir of (process.env.PATH ?? '').split(delimiter)) {
@@ -63,7 +66,7 @@ async function waitUntilReady(endpoint: string, child: ChildProcess, output: () 
   const deadline = Date.now() + READY_TIMEOUT_MS;
   while (Date.now() < deadline) {
     if (child.exitCode !== null || child.signalCode !== null) {
-      throw new Error(`moto_server exited before it was ready (code ${child.exitCode}): ${output()}`);
+      throw new ExitedBeforeReady(`moto_server exited before it was ready (code ${child.exitCode}): ${output()}`);
     }
     try {
       const response = await fetch(`${endpoint}/moto-api/`, { signal: AbortSignal.timeout(1_000) });
@@ -77,6 +80,9 @@ async function waitUntilReady(endpoint: string, child: ChildProcess, output: () 
   throw new Error(`moto_server at ${endpoint} was not ready within ${READY_TIMEOUT_MS} ms: ${output()}`);
 }
 
+/** Attempts when another process takes the chosen port before moto binds it. */
+const START_ATTEMPTS = 3;
+
 /**
  * Spawns `moto_server -H 127.0.0.1 -p <free port>` and resolves once it answers HTTP.
  * Throws when moto_server is not installed (see `findMotoServer`) or does not come up in time.
@@ -87,7 +93,16 @@ export async function startMoto(options: { host?: '127.0.0.1' } = {}): Promise<M
   if (executable === undefined) {
     throw new Error("moto_server was not found on PATH; install it with: pip install 'moto[server]'");
   }
-  const port = await freeLoopbackPort(host);
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await spawnMoto(executable, host, await freeLoopbackPort(host));
+    } catch (error) {
+      if (!(error instanceof ExitedBeforeReady) || attempt >= START_ATTEMPTS) throw error;
+    }
+  }
+}
+
+async function spawnMoto(executable: string, host: string, port: number): Promise<MotoServer> {
   const endpoint = `http://${host}:${port}`;
   const child = spawn(executable, ['-H', host, '-p', String(port)], { stdio: ['ignore', 'pipe', 'pipe'] });
   // Keep the last few KiB of output for error messages; draining the pipes also keeps moto from blocking.
@@ -98,9 +113,16 @@ export async function startMoto(options: { host?: '127.0.0.1' } = {}): Promise<M
   child.stdout?.on('data', keep);
   child.stderr?.on('data', keep);
   const spawnError = new Promise<never>((_, reject) => child.once('error', reject));
+  // Never leave a server behind when this process exits without stopping it.
+  const killOnExit = (): void => {
+    child.kill('SIGKILL');
+  };
+  process.once('exit', killOnExit);
 
   const stop = async (): Promise<void> => {
-    if (child.exitCode !== null || child.signalCode !== null) return;
+    process.removeListener('exit', killOnExit);
+    // pid is undefined when the spawn itself failed: there is nothing to stop.
+    if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
     const done = exited(child);
     child.kill('SIGTERM');
     const timer = setTimeout(() => child.kill('SIGKILL'), STOP_TIMEOUT_MS);
