@@ -52,6 +52,12 @@ export const EC2_ERROR_KINDS: Readonly<Record<string, Rule>> = {
   AttachmentLimitExceeded: 'limit-exceeded',
   MaxIOPSLimitExceeded: 'limit-exceeded',
   ResourceLimitExceeded: 'limit-exceeded',
+  // "You've reached the maximum modification rate per volume limit. Wait at least 6 hours …"
+  VolumeModificationRateExceeded: 'limit-exceeded',
+
+  // Wrong parameters that name other resources: not the volume or instance being "not found".
+  'InvalidSnapshot.NotFound': 'invalid-request',
+  'InvalidZone.NotFound': 'invalid-request',
 
   // EC2-side faults and capacity that comes back: retry.
   InternalError: 'transient',

@@ -40,6 +40,12 @@ const CASES: { code: string; message: string; status?: number; kind: ProviderErr
     message: "Cannot modify volume vol-0a1b2c3d4e5f67890 as it is in 'optimizing' state. Try again later.",
     kind: 'incorrect-state',
   },
+  {
+    code: 'VolumeModificationRateExceeded',
+    message: "You've reached the maximum modification rate per volume limit. Wait at least 6 hours between modifications per EBS volume.",
+    kind: 'limit-exceeded',
+  },
+  { code: 'InvalidSnapshot.NotFound', message: "The snapshot 'snap-0123456789abcdef0' does not exist.", kind: 'invalid-request' },
   { code: 'InternalError', message: 'An internal error has occurred', status: 500, kind: 'transient' },
   { code: 'Unavailable', message: 'The server is overloaded and cannot handle the request', status: 503, kind: 'transient' },
   { code: 'SomethingNew', message: 'A brand new server-side failure', status: 503, kind: 'transient' },
