@@ -24,6 +24,7 @@ import {
 } from '../domain/records.js';
 import {
   ConditionFailedError,
+  InvalidCursorError,
   type ClaimResult,
   type Page,
   type RecordChanges,
@@ -53,11 +54,6 @@ export interface UnprocessedRetryOptions {
   baseDelayMs?: number;
   /** Injected for tests. */
   sleep?: (ms: number) => Promise<void>;
-}
-
-/** A `list` cursor that this store did not produce. */
-export class InvalidCursorError extends Error {
-  override readonly name = 'InvalidCursorError';
 }
 
 /** Thrown when BatchGetItem keeps returning unprocessed keys past the retry budget. */

@@ -2,11 +2,11 @@ import { GetRecordsCommand, GetShardIteratorCommand, DescribeStreamCommand } fro
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, expect, it } from 'vitest';
 import { createAwsClients, type AwsClients } from '../../lib/aws/clients.js';
-import { DynamoRecordStore, InvalidCursorError } from '../../lib/aws/dynamodb-store.js';
+import { DynamoRecordStore } from '../../lib/aws/dynamodb-store.js';
 import { fromStreamImage } from '../../lib/aws/record-item.js';
 import { ensureTable } from '../../lib/aws/table.js';
 import type { AttachmentRecord, ProvisionerRecord, VolumeRecord } from '../../lib/domain/records.js';
-import { ConditionFailedError } from '../../lib/engine/ports.js';
+import { ConditionFailedError, InvalidCursorError } from '../../lib/engine/ports.js';
 import { describeWithMoto } from '../support/moto.js';
 
 const T0 = '2026-01-01T00:00:00.000Z';
