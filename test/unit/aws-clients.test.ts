@@ -36,7 +36,7 @@ describe('createAwsClients', () => {
     }
     vi.stubEnv('AWS_ENDPOINT_URL', 'http://127.0.0.1:5000');
     const fromEnv = createAwsClients();
-    expect((await fromEnv.sqs.config.endpoint!()).port).toBe('5000');
+    expect(String((await fromEnv.sqs.config.endpoint!()).port)).toBe('5000');
   });
 
   it('gives up on a silent endpoint after the request timeout, as a transient provider error', async () => {
