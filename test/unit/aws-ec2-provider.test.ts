@@ -120,6 +120,35 @@ describe('Ec2VolumeProvider (against recorded EC2 behaviour)', () => {
     expect(ec2.commandCalls(DescribeVolumesCommand)).toHaveLength(6);
   });
 
+  // moto jumps straight to available / attached; EC2 passes through these transitional states.
+  it('reports the transitional states EC2 goes through', async () => {
+    ec2.on(DescribeVolumesCommand).resolves({
+      Volumes: [
+        { VolumeId: 'vol-1', State: 'creating', AvailabilityZone: 'us-east-1a', Size: 8, VolumeType: 'gp3' },
+        {
+          VolumeId: 'vol-2',
+          State: 'in-use',
+          AvailabilityZone: 'us-east-1a',
+          Size: 8,
+          VolumeType: 'gp3',
+          Attachments: [
+            { InstanceId: 'i-1', Device: '/dev/sdf', State: 'attaching' },
+            { InstanceId: 'i-2', Device: '/dev/sdg', State: 'detaching' },
+          ],
+        },
+        { VolumeId: 'vol-3', State: 'in-use', Attachments: [{ InstanceId: 'i-3', Device: '/dev/sdh', State: 'busy' }] },
+        { VolumeId: 'vol-4', State: 'deleting' },
+      ],
+    });
+    const volumes = await provider().describeVolumes(['vol-1', 'vol-2', 'vol-3', 'vol-4']);
+    expect(volumes.map((v) => v.state)).toEqual(['creating', 'in-use', 'in-use', 'deleting']);
+    expect(volumes[1]!.attachments).toEqual([
+      { instanceId: 'i-1', device: '/dev/sdf', state: 'attaching' },
+      { instanceId: 'i-2', device: '/dev/sdg', state: 'detaching' },
+    ]);
+    expect(volumes[2]!.attachments[0]!.state).toBe('busy');
+  });
+
   it('describes instances by filter: AZ from placement, devices from block device mappings', async () => {
     ec2.on(DescribeInstancesCommand).resolves({
       Reservations: [
