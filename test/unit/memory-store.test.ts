@@ -50,10 +50,10 @@ describe('MemoryRecordStore', () => {
     const updated = await store.update<VolumeRecord>(key, { ebsVolumeId: null, generation: 2 }, { version: 1, life: 'alive' });
     expect(updated.version).toBe(2);
     expect(updated.ebsVolumeId).toBeUndefined();
-    await expect(store.update(key, { generation: 3 }, { version: 1 })).rejects.toThrow(/version is 2, expected 1/);
-    await expect(store.update(key, { generation: 3 }, { life: 'dying' })).rejects.toBeInstanceOf(ConditionFailedError);
-    await expect(store.update(key, { generation: 3 }, { generation: 1 })).rejects.toThrow(/generation is 2/);
-    await expect(store.update({ kind: 'volume', volumeId: 'gone' }, { generation: 1 })).rejects.toThrow(/does not exist/);
+    await expect(store.update<VolumeRecord>(key, { generation: 3 }, { version: 1 })).rejects.toThrow(/version is 2, expected 1/);
+    await expect(store.update<VolumeRecord>(key, { generation: 3 }, { life: 'dying' })).rejects.toBeInstanceOf(ConditionFailedError);
+    await expect(store.update<VolumeRecord>(key, { generation: 3 }, { generation: 1 })).rejects.toThrow(/generation is 2/);
+    await expect(store.update<VolumeRecord>({ kind: "volume", volumeId: "gone" }, { generation: 1 })).rejects.toThrow(/does not exist/);
     expect(await store.get({ kind: 'volume', volumeId: 'gone' })).toBeUndefined();
   });
 
@@ -65,9 +65,9 @@ describe('MemoryRecordStore', () => {
     expect(await store.claim(key, 'two', 1_499, 500)).toMatchObject({ ok: false, reason: 'held' });
     expect((await store.claim(key, 'one', 1_200, 500)).ok).toBe(true);
     expect((await store.claim(key, 'two', 1_700, 500)).ok).toBe(true);
-    await expect(store.update(key, { generation: 2 }, { claimOwner: 'one' })).rejects.toThrow(/not held by one/);
-    await expect(store.update(key, { generation: 2 }, { claimOwner: 'two', now: 2_200 })).rejects.toThrow(/expired/);
-    await store.update(key, { generation: 2 }, { claimOwner: 'two', now: 2_199 });
+    await expect(store.update<VolumeRecord>(key, { generation: 2 }, { claimOwner: 'one' })).rejects.toThrow(/not held by one/);
+    await expect(store.update<VolumeRecord>(key, { generation: 2 }, { claimOwner: 'two', now: 2_200 })).rejects.toThrow(/expired/);
+    await store.update<VolumeRecord>(key, { generation: 2 }, { claimOwner: 'two', now: 2_199 });
     await store.release(key, 'one');
     expect((await store.get(key))?.claim?.owner).toBe('two');
     await store.release(key, 'two');
