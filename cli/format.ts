@@ -1,4 +1,5 @@
 /** How the CLI shows volumes, attachments and errors: aligned tables for people, JSON for scripts. */
+import { describeIssues } from '../lib/api/problem.js';
 import type { AttachmentView, VolumeDetails, VolumeView } from '../lib/api/schemas.js';
 import { ApiError, ConnectionError } from './client.js';
 
@@ -74,8 +75,14 @@ export function attachmentLine(attachment: AttachmentView): string {
 /** An error as the person at the terminal should read it, field messages included. */
 export function describeError(error: unknown): string {
   if (error instanceof ApiError) {
-    const head = error.problem ? `${error.status} ${error.problem.title}: ${error.problem.detail}` : `${error.status}: ${error.message}`;
-    const fields = (error.problem?.errors ?? []).map((issue) => `  ${issue.path || '(body)'}: ${issue.message}`);
+    const issues = error.problem?.errors ?? [];
+    // The detail ends with the same issues listed below it; say them once.
+    const summary = issues.length > 0 ? `: ${describeIssues(issues)}` : '';
+    const detail = error.problem && summary && error.problem.detail.endsWith(summary)
+      ? error.problem.detail.slice(0, -summary.length)
+      : error.problem?.detail;
+    const head = error.problem ? `${error.status} ${error.problem.title}: ${detail}` : `${error.status}: ${error.message}`;
+    const fields = issues.map((issue) => `  ${issue.path || '(body)'}: ${issue.message}`);
     return [`error: ${head}`, ...fields].join('\n');
   }
   if (error instanceof ConnectionError) return `error: ${error.message}`;

@@ -48,7 +48,7 @@ interface Observation {
   state: string;
   /** A person-readable line for the progress display. */
   text: string;
-  /** False while a spec change is still being applied (the state is not final yet). */
+  /** False while a volume at rest still has a spec change to apply (its state is about to move). */
   settled: boolean;
   message?: string;
   volume?: VolumeDetails;
@@ -67,12 +67,13 @@ async function observe(client: ApiClient, target: WaitTarget): Promise<Observati
     throw error;
   }
   if (target.instanceId === undefined) {
-    // A volume whose new spec EC2 does not match yet is still on its way, whatever its state says.
+    // An available or in-use volume whose new spec EC2 does not match yet is still on its way.
     const applying = volume.observedGeneration !== undefined && volume.observedGeneration < volume.generation;
+    const atRest = volume.status.state === 'available' || volume.status.state === 'in-use';
     return {
       state: volume.status.state,
       text: `${subject(target)}: ${describeStatus(volume.status)}${applying ? ', change pending' : ''}`,
-      settled: !applying,
+      settled: !(applying && atRest),
       ...(volume.status.message !== undefined ? { message: volume.status.message } : {}),
       volume,
     };
