@@ -10,6 +10,7 @@ import httpHeaderNormalizer from '@middy/http-header-normalizer';
 import jsonBodyParser from '@middy/http-json-body-parser';
 import httpRouterHandler, { type Route } from '@middy/http-router';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import { z } from 'zod';
 import type { Clock, Log, RecordStore } from '../engine/ports.js';
 import { silentLog } from '../memory/log.js';
 import { API } from '../settings.js';
@@ -57,12 +58,15 @@ export function createApiHandler(deps: ApiHandlerDeps): ApiHandler {
     .handler(httpRouterHandler({ routes, notFoundResponse: noSuchRoute }));
 }
 
+const NO_QUERY = z.strictObject({});
+
 /** One route: parses path, query and body with the route's schemas, runs it, answers JSON. */
 function routeHandler(route: ApiRoute, context: RouteContext) {
   const names = pathParameterNames(route.path);
   const run = async (event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> => {
     const params = route.params ? parseOrThrow(route.params, pickPathParameters(event, names), 'path') : undefined;
-    const query = route.query ? parseOrThrow(route.query, singleQueryValues(event), 'query') : undefined;
+    // Routes without query parameters reject any, like unknown body fields.
+    const query = parseOrThrow(route.query ?? NO_QUERY, singleQueryValues(event), 'query');
     const body = route.body ? parseOrThrow(route.body, requestBody(event, route), 'body') : undefined;
     const result = await route.run(context, { params, query, body });
     return {

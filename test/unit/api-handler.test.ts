@@ -121,6 +121,7 @@ describe('API handler', () => {
       { name: 'invalid path instance id', request: { method: 'PUT', url: '/volumes/data-01/attachments/not-an-instance' }, status: 400, paths: ['instanceId'] },
       { name: 'invalid device', request: { method: 'PUT', url: `/volumes/data-01/attachments/${INSTANCE_A}`, json: { device: 'sdf' } }, status: 400, paths: ['device'] },
       { name: 'unknown query parameter', request: { method: 'GET', url: '/volumes?sort=asc' }, status: 400, paths: ['sort'] },
+      { name: 'query parameter on a route that takes none', request: { method: 'DELETE', url: '/volumes/data-01?force=true' }, status: 400, paths: ['force'] },
       { name: 'limit out of range', request: { method: 'GET', url: '/volumes?limit=1000' }, status: 400, paths: ['limit'] },
       { name: 'limit not a number', request: { method: 'GET', url: '/volumes?limit=ten' }, status: 400, paths: ['limit'] },
       { name: 'repeated query parameter', request: { method: 'GET', url: '/volumes?state=pending&state=error' }, status: 400, paths: ['state'] },
