@@ -8,14 +8,13 @@
 import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
-import type { AwsCredentialIdentityProvider } from '@smithy/types';
 import type { CreateVolumeRequest, PatchVolumeRequest, VolumeView } from '../lib/api/schemas.js';
 import type { VolumeSpec } from '../lib/domain/records.js';
 import type { Clock } from '../lib/engine/ports.js';
 import { SystemClock } from '../lib/memory/clock.js';
 import { ApiClient } from './client.js';
 import { attachmentLine, attachmentsTable, describeError, volumeDetails, volumesTable, type OutputFormat } from './format.js';
-import { createRequestSigner, isExecuteApiUrl, regionFromUrl } from './sigv4.js';
+import { createRequestSigner, isExecuteApiUrl, regionFromUrl, type AwsCredentialsProvider } from './sigv4.js';
 import { waitableStates, waitFor, type Progress } from './wait.js';
 
 export const DEFAULT_ENDPOINT = 'http://127.0.0.1:3000';
@@ -32,7 +31,7 @@ export interface CliIo {
   clock: Clock;
   fetch?: typeof fetch;
   /** Credentials for signing; the AWS SDK's default chain when absent. */
-  credentials?: AwsCredentialIdentityProvider;
+  credentials?: AwsCredentialsProvider;
 }
 
 interface GlobalOptions {
@@ -277,7 +276,7 @@ function createClient(options: GlobalOptions, io: CliIo): ApiClient {
   }
   const region = options.region ?? regionFromUrl(url) ?? io.env.AWS_REGION ?? io.env.AWS_DEFAULT_REGION;
   if (!region) throw new UsageError('cannot tell which AWS region to sign for; pass --region');
-  const credentials: AwsCredentialIdentityProvider =
+  const credentials: AwsCredentialsProvider =
     io.credentials ??
     (async () => {
       const { fromNodeProviderChain } = await import('@aws-sdk/credential-providers');

@@ -5,7 +5,15 @@
 import { Sha256 } from '@aws-crypto/sha256-js';
 import { HttpRequest } from '@smithy/protocol-http';
 import { SignatureV4 } from '@smithy/signature-v4';
-import type { AwsCredentialIdentity, AwsCredentialIdentityProvider } from '@smithy/types';
+
+/** AWS credentials, as the SDK's credential providers return them. */
+export interface AwsCredentials {
+  accessKeyId: string;
+  secretAccessKey: string;
+  sessionToken?: string;
+  expiration?: Date;
+}
+export type AwsCredentialsProvider = () => Promise<AwsCredentials>;
 
 /** The service name API Gateway checks signatures against. */
 export const EXECUTE_API_SERVICE = 'execute-api';
@@ -35,7 +43,7 @@ export type RequestSigner = (request: SignableRequest, signingDate?: Date) => Pr
 
 export interface SignerOptions {
   region: string;
-  credentials: AwsCredentialIdentity | AwsCredentialIdentityProvider;
+  credentials: AwsCredentials | AwsCredentialsProvider;
   service?: string;
 }
 
