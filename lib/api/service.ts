@@ -6,10 +6,9 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { AttachmentRecord, RecordKey, VolumeRecord, VolumeSpec } from '../domain/records.js';
-import { validateSpecChange, volumeSpecSchema } from '../domain/validation.js';
+import { validateSpecChange, validateVolumeSpec, type ValidationIssue } from '../domain/validation.js';
 import { ConditionFailedError, InvalidCursorError, type Clock, type RecordStore } from '../engine/ports.js';
-import { fieldIssues } from './parse.js';
-import { ApiProblem, describeIssues, invalid } from './problem.js';
+import { ApiProblem, describeIssues, invalid, type FieldIssue } from './problem.js';
 import type {
   AttachmentView,
   CreateVolumeRequest,
@@ -161,14 +160,13 @@ export class VolumeService {
       if (current.life === 'dying') {
         throw new ApiProblem('conflict', `volume ${volumeId} is being deleted and can no longer change`);
       }
-      const merged = volumeSpecSchema.safeParse(applyPatch(current.spec, patch));
-      if (!merged.success) {
-        const issues = fieldIssues(merged.error.issues);
+      const merged = validateVolumeSpec(applyPatch(current.spec, patch));
+      if (!merged.ok) {
+        const issues = patchFieldIssues(merged.issues);
         throw invalid(`the change to volume ${volumeId} makes an invalid spec: ${describeIssues(issues)}`, issues);
       }
-      const next = merged.data;
-      // The body of a PATCH is the spec's own fields, so its messages name them without `spec.`.
-      const issues = validateSpecChange(current.spec, next).map((issue) => ({ ...issue, path: issue.path.replace(/^spec\./, '') }));
+      const next = merged.value;
+      const issues = patchFieldIssues(validateSpecChange(current.spec, next));
       if (issues.length > 0) throw invalid(`the change to volume ${volumeId} is not allowed: ${describeIssues(issues)}`, issues);
       if (sameSpec(current.spec, next)) return this.details(volumeId);
       try {
@@ -315,6 +313,11 @@ function placedSpec(request: CreateVolumeRequest): VolumeSpec {
     return { ...spec, placementInstanceId: attachTo.instanceId };
   }
   return spec;
+}
+
+/** A PATCH body holds the spec's own fields, so its messages name them without the `spec.` prefix. */
+function patchFieldIssues(issues: ValidationIssue[]): FieldIssue[] {
+  return issues.map((issue) => ({ ...issue, path: issue.path.replace(/^spec\./, '') }));
 }
 
 function applyPatch(spec: VolumeSpec, patch: PatchVolumeRequest): VolumeSpec {
