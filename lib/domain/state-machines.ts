@@ -62,6 +62,8 @@ export const VOLUME_TRANSITIONS: readonly Transition<VolumeState, VolumeEvent>[]
   { from: 'pending', event: 'create-started', to: 'creating', why: 'CreateVolume about to be called' },
   { from: 'pending', event: 'removed-uncreated', to: 'deleted', why: 'dying before any EC2 call' },
   { from: 'pending', event: 'failed', to: 'error', why: 'placement cannot be resolved' },
+  { from: 'pending', event: 'observed-available', to: 'available', why: 'retried volume already exists' },
+  { from: 'pending', event: 'observed-in-use', to: 'in-use', why: 'retried volume already exists, attached' },
   { from: 'creating', event: 'observed-available', to: 'available', why: 'EC2 finished creating' },
   { from: 'creating', event: 'failed', to: 'error', why: 'creation failed or budget spent' },
   { from: 'available', event: 'observed-in-use', to: 'in-use', why: 'an attachment took' },

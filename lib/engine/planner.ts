@@ -96,7 +96,10 @@ export function planVolume(volume: VolumeRecord, attachments: readonly Attachmen
 
   switch (state) {
     case 'pending':
-      return { type: 'operation', op: 'create-volume', reason: 'volume requested' };
+      // A volume retried after an error may already exist: look before creating anything.
+      return created
+        ? { type: 'operation', op: 'check-volume', reason: 'retrying; volume exists' }
+        : { type: 'operation', op: 'create-volume', reason: 'volume requested' };
     case 'creating':
       return created
         ? { type: 'operation', op: 'check-volume', reason: 'creation in progress' }
