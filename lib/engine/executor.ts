@@ -186,7 +186,7 @@ export class Executor {
       // Act as soon as any of the copies is due.
       existing.dueAt = existing.dueAt === undefined || message.dueAt === undefined ? undefined : Math.min(existing.dueAt, message.dueAt);
     }
-    if (byKey.size < batch.length) this.deps.metrics.count('DuplicateMessages', batch.length - byKey.size);
+    if (byKey.size < batch.length) this.deps.log.debug('dropped duplicate messages', { duplicates: batch.length - byKey.size });
     return [...byKey.values()];
   }
 
@@ -358,8 +358,8 @@ export class Executor {
       this.describe(modifyingIds, this.config.describeChunkSize.volumes, (ids) => this.deps.provider.describeVolumeModifications(ids), (m) => m.ebsVolumeId),
     ]);
 
-    for (const item of volumeChecks) item.result = this.checkVolume(item, now, volumes, modifications);
-    for (const item of attachmentChecks) item.result = this.checkAttachment(item, now, volumes);
+    for (const item of volumeChecks) item.result = this.guard(item, () => this.checkVolume(item, now, volumes, modifications));
+    for (const item of attachmentChecks) item.result = this.guard(item, () => this.checkAttachment(item, now, volumes));
 
     const calls: Promise<void>[] = [];
     calls.push(...(await this.prepareCreates(creates, owner, now, instances)).map((run) => run()));
@@ -374,6 +374,16 @@ export class Executor {
       if (prepared) calls.push(prepared());
     }
     await Promise.all(calls);
+  }
+
+  /** One record's bug must not take the batch down: log it, leave the record as it is (the claim is released). */
+  private guard(item: Item, run: () => Result): Result | undefined {
+    try {
+      return run();
+    } catch (error) {
+      this.deps.log.error('deciding a result failed', { key: item.id, error: errorMessage(error) });
+      return undefined;
+    }
   }
 
   /** Describe in chunks of the API maximum; a failure is one classified error for all dependants. */
@@ -640,7 +650,7 @@ export class Executor {
   /** Conditional write before an EC2 call; undefined (and no call) if the record is gone or the claim lost. */
   private async preWrite<R extends ProvisionerRecord>(item: Item, owner: string, now: number, changes: RecordChanges<R>): Promise<R | undefined> {
     try {
-      return await this.deps.store.update<R>(item.key, changes, { claimOwner: owner, now });
+      return await this.deps.store.update<R>(item.key, changes, { claimOwner: owner, now: this.deps.clock.now() });
     } catch (error) {
       if (error instanceof ConditionFailedError) {
         this.deps.log.info('record changed or deleted before the EC2 call; not calling', { key: item.id });
@@ -886,12 +896,14 @@ export class Executor {
 
   /** Writes one record's result (releasing the claim) and plans its follow-up from what was written. */
   private async writeResult(item: Item, owner: string, now: number, followUps: { item: Item; operation: QueuedOperation }[]) {
-    const result = item.result;
     const op = item.decision?.type === 'operation' ? item.decision.op : item.hint;
+    // Re-planned after the claim into something that needs no EC2 call: just let go.
+    const result = item.result ?? (item.claimed ? { outcome: 'skipped' as const } : undefined);
     if (!result) return;
     this.deps.metrics.operation({ operation: op, outcome: result.outcome, latencyMs: result.latencyMs });
     if (!item.claimed) return;
-    const condition = { claimOwner: owner, now };
+    // The claim must still be ours now, not just when the batch started.
+    const condition = { claimOwner: owner, now: this.deps.clock.now() };
     try {
       if (result.remove) {
         await this.deps.store.remove(item.key, condition);
