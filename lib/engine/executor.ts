@@ -232,7 +232,12 @@ export class Executor {
   private plan(item: Item): Decision | undefined {
     const record = item.record;
     if (!record) return undefined;
-    return record.kind === 'volume' ? planVolume(record, item.attachments ?? []) : planAttachment(record, item.volume);
+    if (record.kind === 'attachment') return planAttachment(record, item.volume);
+    const decision = planVolume(record, item.attachments ?? []);
+    // A check asked for a volume at rest (an attachment changed, or the reconciler): bring in-use / available in line with EC2.
+    if (decision.type === 'none' && item.hint === 'check-volume' && record.ebsVolumeId && (record.status.state === 'available' || record.status.state === 'in-use'))
+      return { type: 'operation', op: 'check-volume', reason: 'syncing with EC2' };
+    return decision;
   }
 
   private async process(items: Item[], owner: string, now: number, followUps: { item: Item; operation: QueuedOperation }[]) {
