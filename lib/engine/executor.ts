@@ -24,6 +24,7 @@ import {
   type VolumeState,
 } from '../domain/records.js';
 import { nextAttachmentState, nextVolumeState, type AttachmentEvent, type VolumeEvent } from '../domain/state-machines.js';
+import { parseRecord } from '../domain/validation.js';
 import { METRICS, OWNERSHIP_TAGS } from '../settings.js';
 import { resolveEngineConfig, type EngineConfig, type MutatingAction } from './config.js';
 import { allocateDevices, type DeviceRequest } from './devices.js';
@@ -207,7 +208,12 @@ export class Executor {
       this.deps.log.error('reading records failed', { error: errorMessage(error) });
       return false;
     }
-    const byId = new Map(records.map((record) => [keyString(keyOf(record)), record]));
+    // Records are input: one that does not parse is left alone here (the watcher reports it).
+    const byId = new Map<string, ProvisionerRecord>();
+    for (const raw of records) {
+      const record = this.trusted(raw);
+      if (record) byId.set(keyString(keyOf(record)), record);
+    }
     for (const item of items) {
       item.record = byId.get(item.id);
       if (item.key.kind === 'attachment') {
@@ -227,6 +233,13 @@ export class Executor {
       }),
     );
     return true;
+  }
+
+  private trusted(raw: ProvisionerRecord): ProvisionerRecord | undefined {
+    const parsed = parseRecord(raw);
+    if (parsed.ok) return parsed.value;
+    this.deps.log.warn('invalid record; not acting on it', { issues: parsed.issues });
+    return undefined;
   }
 
   private plan(item: Item): Decision | undefined {
@@ -269,9 +282,8 @@ export class Executor {
       const result = await this.deps.store.claim(item.key, owner, now, this.config.claimLeaseMs);
       if (result.ok) {
         item.claimed = true;
-        item.record = result.record;
-        const decision = this.plan(item);
-        if (decision) item.decision = decision;
+        item.record = this.trusted(result.record);
+        item.decision = this.plan(item) ?? { type: 'none', reason: 'record is invalid' };
         return;
       }
       if (result.reason === 'missing') {

@@ -8,6 +8,7 @@ import {
   AZ,
   INSTANCE,
   START,
+  OTHER_INSTANCE,
   attachmentKey,
   harness,
   newAttachment,
@@ -480,3 +481,62 @@ describe('executor: modify', () => {
   });
 });
 
+
+describe('executor: more of what EC2 and the records can do', () => {
+  it('acts on no invalid record, even with a message for it', async () => {
+    const h = harness();
+    h.store.putRaw({ ...newVolume('data-1'), spec: { sizeGiB: 0, volumeType: 'gp3', availabilityZone: AZ } });
+    const result = await h.executor.run(h.batchOf(h.op('create-volume', volumeKey('data-1'))));
+    expect(result.failedMessageIds).toEqual([]);
+    expect(h.ebs.calls.CreateVolume).toBe(0);
+  });
+
+  it('a volume deleted behind our back goes to error with the EC2 code', async () => {
+    const h = harness();
+    const volume = await availableVolume(h, 'data-1');
+    h.ebs.deleteBehindBack(volume.ebsVolumeId!);
+    await h.executor.run(h.batchOf(h.op('check-volume', volumeKey('data-1'))));
+    expect((await volumeOf(h, 'data-1')).status).toMatchObject({ state: 'error', code: 'InvalidVolume.NotFound' });
+  });
+
+  it('a throttled DescribeVolumes holds every check back without using attempts', async () => {
+    const h = harness();
+    for (const id of ['a', 'b']) await h.store.create(newVolume(id));
+    await h.executor.run(h.batchOf(h.op('create-volume', volumeKey('a')), h.op('create-volume', volumeKey('b'))));
+    h.ebs.failNext('DescribeVolumes', new ProviderError('throttled', 'RequestLimitExceeded', 'Request limit exceeded.'));
+    await h.clock.advance(5000);
+    await h.executor.run(h.batchOf(h.op('check-volume', volumeKey('a')), h.op('check-volume', volumeKey('b'))));
+    for (const id of ['a', 'b']) expect((await volumeOf(h, id)).status).toMatchObject({ state: 'creating', code: 'RequestLimitExceeded', attempts: 0 });
+    await h.settle(30_000);
+    for (const id of ['a', 'b']) expect((await volumeOf(h, id)).status).toMatchObject({ state: 'available', attempts: 0 });
+  });
+
+  it('a single-attach volume waits for its other attachment to detach, then moves over', async () => {
+    const h = harness();
+    await availableVolume(h, 'data-1');
+    await h.store.create(newAttachment('data-1'));
+    await h.executor.run(h.batchOf(h.op('attach', attachmentKey('data-1'))));
+    await h.settle(20_000);
+    expect((await volumeOf(h, 'data-1')).status.state).toBe('in-use');
+
+    await h.store.create(newAttachment('data-1', { instanceId: OTHER_INSTANCE }));
+    await h.executor.run(h.batchOf(h.op('attach', attachmentKey('data-1', OTHER_INSTANCE))));
+    expect((await attachmentOf(h, 'data-1', OTHER_INSTANCE)).status).toMatchObject({
+      state: 'pending',
+      message: expect.stringMatching(/detached from its other instance/),
+    });
+    expect(h.ebs.calls.AttachVolume).toBe(1);
+
+    // The first attachment goes; the volume becomes available and the stream releases the waiter.
+    h.changes.length = 0;
+    await h.store.update<AttachmentRecord>(attachmentKey('data-1'), { life: 'dying' });
+    for (let i = 0; i < 6; i++) {
+      await h.watch();
+      await h.settle(5000);
+    }
+    expect(await h.store.get(attachmentKey('data-1'))).toBeUndefined();
+    const moved = await attachmentOf(h, 'data-1', OTHER_INSTANCE);
+    expect(moved.status.state).toBe('attached');
+    expect(h.ebs.volume((await volumeOf(h, 'data-1')).ebsVolumeId!)?.attachments.map((a) => a.instanceId)).toEqual([OTHER_INSTANCE]);
+  });
+});

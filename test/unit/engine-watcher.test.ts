@@ -55,7 +55,7 @@ describe('watcher', () => {
     const h = harness();
     const volume = newVolume('data-1');
     await h.store.create(volume);
-    const updated = await h.store.update<VolumeRecord>(volumeKey('data-1'), { status: { ...volume.status, state: 'creating' }, ebsVolumeId: 'vol-1' });
+    const updated = await h.store.update<VolumeRecord>(volumeKey('data-1'), { status: { ...volume.status, state: 'creating' }, ebsVolumeId: 'vol-0123456789abcdef0' });
     await h.watcher.handle([{ id: 'c1', eventName: 'MODIFY', key: volumeKey('data-1'), oldRecord: volume, newRecord: updated }]);
     expect(sent(h)).toEqual([]);
   });
