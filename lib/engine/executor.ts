@@ -112,6 +112,15 @@ interface Item {
   infraFailed?: boolean;
 }
 
+/** The operation whose progress a transitional state is waiting on. */
+const IN_PROGRESS: Partial<Record<string, OperationKind>> = {
+  creating: 'create-volume',
+  modifying: 'modify-volume',
+  deleting: 'delete-volume',
+  attaching: 'attach',
+  detaching: 'detach',
+};
+
 function chunk<T>(values: readonly T[], size: number): T[][] {
   const out: T[][] = [];
   for (let i = 0; i < values.length; i += size) out.push(values.slice(i, i + size));
@@ -951,8 +960,10 @@ export class Executor {
     let dueAtMs = now;
     if (result.retryAtMs !== undefined) dueAtMs = result.retryAtMs;
     else if (CHECK_OPERATIONS.has(decision.op) || written.status.state === 'creating') {
+      // Paced by the operation under way: a modification takes far longer than an attach.
       const started = operationStartMs(written.status) ?? now;
-      dueAtMs = now + progressDelaySeconds(decision.op, now - started, this.config) * 1000;
+      const schedule = IN_PROGRESS[written.status.state] ?? decision.op;
+      dueAtMs = now + progressDelaySeconds(schedule, now - started, this.config) * 1000;
     }
     const delay = queueDelay(now, dueAtMs, this.config);
     return { message: this.message(decision.op, keyOf(written), decision.reason, delay.dueAt), delaySeconds: delay.delaySeconds };

@@ -12,7 +12,7 @@ import { keyOf, keyString, type AttachmentRecord, type ProvisionerRecord, type R
 import { nextVolumeState } from '../domain/state-machines.js';
 import { parseRecord, validateSpecChange } from '../domain/validation.js';
 import { METRICS } from '../settings.js';
-import { resolveEngineConfig, type EngineConfig } from './config.js';
+import type { EngineConfig } from './config.js';
 import { planAttachment, planVolume, type Decision } from './planner.js';
 import {
   ConditionFailedError,
@@ -40,6 +40,7 @@ export interface WatcherDeps {
   clock: Clock;
   metrics: Metrics;
   log: Log;
+  /** Wired like the executor's; the watcher enqueues at once (delay 0) and needs neither today. */
   config?: Partial<EngineConfig>;
   random?: () => number;
 }
@@ -65,11 +66,7 @@ function errorMessage(error: unknown): string {
 }
 
 export class Watcher {
-  private readonly config: EngineConfig;
-
-  constructor(private readonly deps: WatcherDeps) {
-    this.config = resolveEngineConfig(deps.config);
-  }
+  constructor(private readonly deps: WatcherDeps) {}
 
   async handle(changes: RecordChange[]): Promise<{ failedChangeIds: string[] }> {
     // Several changes of one record in a batch: the record's current state answers them all.

@@ -472,6 +472,8 @@ describe('executor: modify', () => {
     await h.executor.run(h.batchOf(h.op('modify-volume', volumeKey('data-1')), h.op('modify-volume', volumeKey('data-1'))));
     expect(h.ebs.calls.ModifyVolume).toBe(1);
     expect((await volumeOf(h, 'data-1')).status.state).toBe('modifying');
+    // Paced as a modification (first look after 15 s), not as a quick check.
+    expect(h.queued()).toEqual([{ op: 'check-volume', key: 'data-1', delaySeconds: 15 }]);
     await h.settle(120_000, 5000);
     const volume = await volumeOf(h, 'data-1');
     expect(volume.status.state).toBe('available');
