@@ -43,6 +43,12 @@ export interface EngineConfig {
   describeGraceMs: number;
   /** Per-invocation rate budget per EC2 mutating action. */
   rateBudgets: Record<MutatingAction, RateBudget>;
+  /**
+   * Longest an invocation sleeps for a rate token; a call that would wait longer is deferred to a
+   * delayed message instead (no attempt used). 0: never sleep, so an invocation never pays for
+   * idle time and the budget carries over to the next one.
+   */
+  rateWaitMaxMs: number;
   /** After RequestLimitExceeded the action's rate is multiplied by this (and recovers on success). */
   throttleRateFactor: number;
   /** Ids per DescribeVolumes / DescribeInstances call (the API maximum). */
@@ -104,6 +110,7 @@ export const DEFAULT_ENGINE_CONFIG: EngineConfig = {
     DeleteVolume: { burst: 20, ratePerSecond: 1 },
     ModifyVolume: { burst: 10, ratePerSecond: 0.5 },
   },
+  rateWaitMaxMs: 0,
   throttleRateFactor: 0.5,
   // The APIs' page maxima (MaxResults): DescribeVolumes 500, DescribeInstances 1000.
   describeChunkSize: { volumes: 500, instances: 1000 },

@@ -434,7 +434,14 @@ export class Executor {
   /** Runs one mutating call under its action's rate budget; measures latency on the clock. */
   private async call<T>(action: MutatingAction, run: () => Promise<T>): Promise<{ ok: true; value: T; latencyMs: number } | { ok: false; error: ClassifiedError; latencyMs: number }> {
     const bucket = this.buckets[action];
-    await bucket.take();
+    if (this.config.rateWaitMaxMs > 0 && bucket.msUntilToken() <= this.config.rateWaitMaxMs) await bucket.take();
+    else if (!bucket.tryTake()) {
+      return {
+        ok: false,
+        latencyMs: 0,
+        error: { outcome: 'throttled', code: 'RateBudgetExceeded', message: `deferred: this invocation's ${action} rate budget is spent` },
+      };
+    }
     const started = this.deps.clock.now();
     try {
       const value = await run();

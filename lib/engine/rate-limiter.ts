@@ -35,6 +35,20 @@ export class TokenBucket {
     return turn;
   }
 
+  /** Takes a token if one is there now; never waits. */
+  tryTake(): boolean {
+    this.refill();
+    if (this.tokens < 1) return false;
+    this.tokens -= 1;
+    return true;
+  }
+
+  /** Milliseconds until a token is available (0 when one is there now). */
+  msUntilToken(): number {
+    this.refill();
+    return this.tokens >= 1 ? 0 : Math.ceil(((1 - this.tokens) / this.rate) * 1000);
+  }
+
   /** EC2 said RequestLimitExceeded: slow down and drop the burst. */
   throttled(): void {
     this.refill();

@@ -3,6 +3,7 @@ import type { AttachmentRecord, VolumeRecord } from '../../lib/domain/records.js
 import { ProviderError, type RecordStore, type VolumeProvider } from '../../lib/engine/ports.js';
 import { Executor, createVolumeClientToken } from '../../lib/engine/executor.js';
 import { OWNERSHIP_TAGS } from '../../lib/settings.js';
+import { DEFAULT_ENGINE_CONFIG } from '../../lib/engine/config.js';
 import { silentLog } from '../../lib/memory/log.js';
 import {
   AZ,
@@ -450,8 +451,24 @@ describe('executor: batching', () => {
     expect(new Set(states)).toEqual(new Set(['available']));
   });
 
-  it('mutating calls stay within the rate budget on the clock', async () => {
-    const h = harness({ config: { rateBudgets: { CreateVolume: { burst: 2, ratePerSecond: 1 }, AttachVolume: { burst: 20, ratePerSecond: 1 }, DetachVolume: { burst: 20, ratePerSecond: 1 }, DeleteVolume: { burst: 20, ratePerSecond: 1 }, ModifyVolume: { burst: 10, ratePerSecond: 1 } } } });
+  it('mutating calls past the rate budget are deferred without an EC2 call or a used attempt', async () => {
+    const budgets = { ...DEFAULT_ENGINE_CONFIG.rateBudgets, CreateVolume: { burst: 2, ratePerSecond: 1 } };
+    const h = harness({ config: { rateBudgets: budgets } });
+    const ids = ['a', 'b', 'c', 'd'];
+    for (const id of ids) await h.store.create(newVolume(id));
+    await h.executor.run(h.batchOf(...ids.map((id) => h.op('create-volume', volumeKey(id)))));
+    expect(h.ebs.calls.CreateVolume).toBe(2);
+    const deferred = (await Promise.all(ids.map((id) => volumeOf(h, id)))).filter((v) => v.status.code === 'RateBudgetExceeded');
+    expect(deferred).toHaveLength(2);
+    for (const volume of deferred) expect(volume.status.attempts).toBe(0);
+    await h.settle(60_000);
+    expect(h.ebs.calls.CreateVolume).toBe(4);
+    for (const id of ids) expect((await volumeOf(h, id)).status.state).toBe('available');
+  });
+
+  it('with a wait allowance, calls wait for tokens on the clock instead', async () => {
+    const budgets = { ...DEFAULT_ENGINE_CONFIG.rateBudgets, CreateVolume: { burst: 2, ratePerSecond: 1 } };
+    const h = harness({ config: { rateBudgets: budgets, rateWaitMaxMs: 5000 } });
     for (const id of ['a', 'b', 'c', 'd']) await h.store.create(newVolume(id));
     const run = h.executor.run(h.batchOf(...['a', 'b', 'c', 'd'].map((id) => h.op('create-volume', volumeKey(id)))));
     await h.clock.advance(0);
