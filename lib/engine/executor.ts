@@ -524,7 +524,7 @@ export class Executor {
           item.result = {
             outcome: 'in-progress',
             latencyMs: outcome.latencyMs,
-            changes: { ...base, status: successStatus(volume.status, volume.status.state, now, `creating ${created.ebsVolumeId}`) },
+            changes: { ...base, status: successStatus(volume.status, volume.status.state, now, `creating ${created.ebsVolumeId}`, true) },
           };
         });
       }),
@@ -583,7 +583,7 @@ export class Executor {
             item.result = {
               outcome: 'in-progress',
               latencyMs: outcome.latencyMs,
-              changes: { status: successStatus(written.status, 'attaching', now, `attaching as ${allocation.device}`) },
+              changes: { status: successStatus(written.status, 'attaching', now, `attaching as ${allocation.device}`, true) },
             };
             return;
           }
@@ -610,7 +610,7 @@ export class Executor {
         item.result = {
           outcome: 'in-progress',
           latencyMs: outcome.latencyMs,
-          changes: { status: successStatus(attachment.status, nextAttachmentState(attachment.status.state, 'detach-started'), now, 'detaching') },
+          changes: { status: successStatus(attachment.status, nextAttachmentState(attachment.status.state, 'detach-started'), now, 'detaching', true) },
         };
         return;
       }
@@ -632,7 +632,7 @@ export class Executor {
         item.result = {
           outcome: 'in-progress',
           latencyMs: outcome.latencyMs,
-          changes: { status: successStatus(volume.status, nextVolumeState(volume.status.state, 'delete-started'), now, 'deleting') },
+          changes: { status: successStatus(volume.status, nextVolumeState(volume.status.state, 'delete-started'), now, 'deleting', true) },
         };
         return;
       }
@@ -672,7 +672,7 @@ export class Executor {
         item.result = {
           outcome: 'in-progress',
           latencyMs: outcome.latencyMs,
-          changes: { status: successStatus(volume.status, nextVolumeState(volume.status.state, 'modify-started'), now, 'modifying') },
+          changes: { status: successStatus(volume.status, nextVolumeState(volume.status.state, 'modify-started'), now, 'modifying', true) },
         };
         return;
       }

@@ -8,16 +8,22 @@ import type { Status } from '../domain/records.js';
 /** Volume and attachment states in which no operation is under way. */
 const RESTING = new Set(['available', 'in-use', 'attached', 'error', 'deleted', 'detached']);
 
-/** Status after a step that succeeded; keeps the operation's start time while it is under way. */
+/**
+ * Status after a step that succeeded; keeps the operation's start time while it is under way.
+ * `accepted`: EC2 just accepted the call, so the wait for its asynchronous work starts now (time
+ * spent on retries before it does not make the progress checks sparser).
+ */
 export function successStatus<S extends string>(
   previous: Status<string>,
   state: S,
   nowMs: number,
   message?: string,
+  accepted = false,
 ): Status<S> {
   const status: Status<S> = { state, attempts: 0, updatedAt: new Date(nowMs).toISOString() };
   if (message !== undefined) status.message = message;
-  if (!RESTING.has(state) && state !== 'pending') status.operationStartedAt = operationStart(previous, nowMs);
+  if (!RESTING.has(state) && state !== 'pending')
+    status.operationStartedAt = accepted ? new Date(nowMs).toISOString() : operationStart(previous, nowMs);
   return status;
 }
 
