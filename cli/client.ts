@@ -76,6 +76,10 @@ export class ApiClient {
     return this.request<VolumeDetails>('PATCH', `/volumes/${encodeURIComponent(volumeId)}`, { body: patch });
   }
 
+  retryVolume(volumeId: string) {
+    return this.request<VolumeDetails>('POST', `/volumes/${encodeURIComponent(volumeId)}/retry`);
+  }
+
   deleteVolume(volumeId: string) {
     return this.request<VolumeDetails>('DELETE', `/volumes/${encodeURIComponent(volumeId)}`);
   }

@@ -202,6 +202,15 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     });
 
   volumes
+    .command('retry')
+    .description('try again after the volume ended in an error')
+    .argument('<volumeId>')
+    .action(async (volumeId: string, _options, command: Command) => {
+      const { body } = await client(command).retryVolume(volumeId);
+      print(command, body, () => `Retrying: ${body.volumeId}\n\n${volumeDetails(body)}`);
+    });
+
+  volumes
     .command('delete')
     .description('delete a volume (it is detached everywhere first)')
     .argument('<volumeId>')

@@ -157,6 +157,19 @@ export const ROUTES: readonly ApiRoute[] = [
     run: async ({ service }, { params, body }) => json(200, await service.patchVolume(params.volumeId, body)),
   }),
   defineRoute({
+    method: 'POST',
+    path: '/volumes/{volumeId}/retry',
+    operationId: 'retryVolume',
+    summary: 'Try again after a terminal error',
+    description:
+      'A volume in `error` stays there until asked: this bumps `generation` (the spec is unchanged) and the system ' +
+      'starts over from where the volume stands. A spec change with PATCH retries as well.',
+    params: VolumeParamsSchema,
+    responses: { 202: { description: 'The retry is under way.', schema: VolumeDetailsSchema } },
+    problems: { 404: 'No such volume.', 409: 'The volume is not in error, or is being deleted.' },
+    run: async ({ service }, { params }) => json(202, await service.retryVolume(params.volumeId)),
+  }),
+  defineRoute({
     method: 'DELETE',
     path: '/volumes/{volumeId}',
     operationId: 'deleteVolume',

@@ -183,6 +183,31 @@ export class VolumeService {
     throw new ApiProblem('conflict', `volume ${volumeId} was changed concurrently; read it again and retry`);
   }
 
+  /**
+   * Asks the system to try again after a terminal error: bumps `generation` without changing the
+   * spec, which the watcher takes as a retry request. 409 unless the volume is alive and in `error`.
+   */
+  async retryVolume(volumeId: string): Promise<VolumeDetails> {
+    for (let attempt = 0; attempt < WRITE_ATTEMPTS; attempt++) {
+      const current = await this.requireVolume(volumeId);
+      if (current.life === 'dying') throw new ApiProblem('conflict', `volume ${volumeId} is being deleted`);
+      if (current.status.state !== 'error') {
+        throw new ApiProblem('conflict', `volume ${volumeId} is ${current.status.state}, not in error: there is nothing to retry`);
+      }
+      try {
+        await this.store.update<VolumeRecord>(
+          volumeKey(volumeId),
+          { generation: current.generation + 1 },
+          { generation: current.generation, life: 'alive' },
+        );
+        return this.details(volumeId);
+      } catch (error) {
+        if (!(error instanceof ConditionFailedError)) throw error;
+      }
+    }
+    throw new ApiProblem('conflict', `volume ${volumeId} was changed concurrently; read it again and retry`);
+  }
+
   /** Marks the volume dying: the system detaches everything, then deletes it. Idempotent. */
   async deleteVolume(volumeId: string): Promise<VolumeDetails> {
     await this.markDying(volumeKey(volumeId), `volume ${volumeId}`);

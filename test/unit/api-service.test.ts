@@ -289,6 +289,36 @@ describe('VolumeService', () => {
     });
   });
 
+  describe('retryVolume', () => {
+    beforeEach(async () => {
+      await service.createVolume({ volumeId: 'data-01', spec: GP3 });
+    });
+    const fail = () =>
+      store.update<VolumeRecord>(volumeKey('data-01'), {
+        status: { state: 'error', code: 'InternalError', message: 'boom', attempts: 5, updatedAt: '2026-01-01T00:00:00.000Z' },
+      });
+
+    it('bumps the generation of a volume in error, leaving the spec and status to the system', async () => {
+      await fail();
+      const details = await service.retryVolume('data-01');
+      expect(details.generation).toBe(2);
+      expect(details.spec).toEqual(GP3);
+      expect((await volume('data-01'))?.status).toMatchObject({ state: 'error', code: 'InternalError' });
+    });
+
+    it('is 409 when there is nothing to retry or the volume is dying, 404 when missing, and writes nothing then', async () => {
+      const writes = store.writes;
+      const pending = await problemOf(() => service.retryVolume('data-01'));
+      expect(pending.status).toBe(409);
+      expect(pending.detail).toContain('is pending, not in error');
+      expect(store.writes).toBe(writes);
+      await fail();
+      await service.deleteVolume('data-01');
+      expect((await problemOf(() => service.retryVolume('data-01'))).status).toBe(409);
+      expect((await problemOf(() => service.retryVolume('nope'))).status).toBe(404);
+    });
+  });
+
   describe('deleteVolume', () => {
     it('marks the volume dying, once, and repeats harmlessly', async () => {
       await service.createVolume({ volumeId: 'data-01', spec: GP3 });

@@ -122,6 +122,13 @@ describe('CLI against the API over HTTP', () => {
       expect(attached.stdout).toBe(`Attaching: data-01 → ${INSTANCE_B}: pending, alive\n`);
       const detached = await cli('volumes', 'detach', 'data-01', INSTANCE_B);
       expect(detached.stdout).toBe(`Detaching: data-01 → ${INSTANCE_B}: pending, dying\n`);
+      const notFailed = await cli('volumes', 'retry', 'data-01');
+      expect(notFailed.code).toBe(EXIT.failed);
+      expect(notFailed.stderr).toContain('not in error');
+      await setVolumeState('data-01', 'error', { code: 'InternalError', message: 'boom' });
+      const retried = await cli('-o', 'json', 'volumes', 'retry', 'data-01');
+      expect(retried.json).toMatchObject({ generation: 4 });
+
       const deleted = await cli('volumes', 'delete', 'data-01');
       expect(deleted.stdout).toMatch(/^Deleting: data-01/);
       expect(deleted.stdout).toMatch(/Life:\s+dying/);
