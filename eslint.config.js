@@ -21,6 +21,11 @@ export default tseslint.config(
     },
   },
   {
+    // Plain Node scripts (CI helpers, the CLI launcher) run outside TypeScript's type checking.
+    files: ['**/*.mjs'],
+    languageOptions: { globals: { process: 'readonly', console: 'readonly', URL: 'readonly' } },
+  },
+  {
     files: ['lib/engine/**/*.ts', 'lib/domain/**/*.ts'],
     rules: { 'no-restricted-imports': ['error', awsSdkImports] },
   },

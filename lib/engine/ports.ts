@@ -63,6 +63,11 @@ export type ClaimResult =
   | { ok: false; reason: 'held'; record: ProvisionerRecord }
   | { ok: false; reason: 'missing' };
 
+/** Thrown by `list` for a cursor the store did not produce (a client-supplied value gone wrong). */
+export class InvalidCursorError extends Error {
+  override readonly name = 'InvalidCursorError';
+}
+
 export interface Page<T> {
   items: T[];
   /** Opaque; pass back to get the next page. Absent on the last page. */

@@ -1,0 +1,162 @@
+/**
+ * A small typed client for the HTTP API, used by the CLI. Requests are signed when a signer is
+ * given (deployed API); problem responses become `ApiError`s that carry the problem body.
+ */
+import type { ProblemBody } from '../lib/api/problem.js';
+import type {
+  AttachmentList,
+  AttachmentView,
+  CreateVolumeRequest,
+  PatchVolumeRequest,
+  PutAttachmentRequest,
+  VolumeDetails,
+  VolumeList,
+} from '../lib/api/schemas.js';
+import type { RequestSigner } from './sigv4.js';
+
+/** The API answered with an error status. */
+export class ApiError extends Error {
+  override readonly name = 'ApiError';
+  constructor(
+    readonly status: number,
+    /** The problem body, when the API sent one. */
+    readonly problem: ProblemBody | undefined,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** The API could not be reached at all. */
+export class ConnectionError extends Error {
+  override readonly name = 'ConnectionError';
+}
+
+export interface ApiClientOptions {
+  /** Base URL, possibly with a stage path, e.g. `https://abc.execute-api.eu-west-1.amazonaws.com/prod`. */
+  endpoint: string;
+  signer?: RequestSigner;
+  fetch?: typeof fetch;
+  timeoutMs?: number;
+}
+
+export interface ApiResult<T> {
+  status: number;
+  body: T;
+}
+
+export class ApiClient {
+  private readonly base: URL;
+  private readonly fetch: typeof fetch;
+  private readonly timeoutMs: number;
+
+  constructor(private readonly options: ApiClientOptions) {
+    this.base = new URL(options.endpoint.endsWith('/') ? options.endpoint : `${options.endpoint}/`);
+    this.fetch = options.fetch ?? globalThis.fetch;
+    this.timeoutMs = options.timeoutMs ?? 30_000;
+  }
+
+  get endpoint(): string {
+    return this.base.href.replace(/\/$/, '');
+  }
+
+  createVolume(request: CreateVolumeRequest) {
+    return this.request<VolumeDetails>('POST', '/volumes', { body: request });
+  }
+
+  listVolumes(query: { limit?: number; cursor?: string; state?: string; instanceId?: string }) {
+    return this.request<VolumeList>('GET', '/volumes', { query });
+  }
+
+  getVolume(volumeId: string) {
+    return this.request<VolumeDetails>('GET', `/volumes/${encodeURIComponent(volumeId)}`);
+  }
+
+  patchVolume(volumeId: string, patch: PatchVolumeRequest) {
+    return this.request<VolumeDetails>('PATCH', `/volumes/${encodeURIComponent(volumeId)}`, { body: patch });
+  }
+
+  retryVolume(volumeId: string) {
+    return this.request<VolumeDetails>('POST', `/volumes/${encodeURIComponent(volumeId)}/retry`);
+  }
+
+  deleteVolume(volumeId: string) {
+    return this.request<VolumeDetails>('DELETE', `/volumes/${encodeURIComponent(volumeId)}`);
+  }
+
+  attach(volumeId: string, instanceId: string, request: PutAttachmentRequest = {}) {
+    return this.request<AttachmentView>('PUT', attachmentPath(volumeId, instanceId), { body: request });
+  }
+
+  detach(volumeId: string, instanceId: string) {
+    return this.request<AttachmentView>('DELETE', attachmentPath(volumeId, instanceId));
+  }
+
+  instanceAttachments(instanceId: string) {
+    return this.request<AttachmentList>('GET', `/instances/${encodeURIComponent(instanceId)}/attachments`);
+  }
+
+  async request<T>(
+    method: string,
+    path: string,
+    options: { query?: Record<string, string | number | undefined>; body?: unknown } = {},
+  ): Promise<ApiResult<T>> {
+    const url = new URL(path.replace(/^\//, ''), this.base);
+    for (const [name, value] of Object.entries(options.query ?? {})) {
+      if (value !== undefined) url.searchParams.set(name, String(value));
+    }
+    const body = options.body === undefined ? undefined : JSON.stringify(options.body);
+    let headers: Record<string, string> = { accept: 'application/json, application/problem+json' };
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    if (this.options.signer) {
+      headers = await this.options.signer({ method, url, headers, ...(body !== undefined ? { body } : {}) });
+      delete headers.host; // fetch sets the same Host itself and refuses to take it from us
+    }
+
+    let response: Response;
+    try {
+      response = await this.fetch(url, {
+        method,
+        headers,
+        ...(body !== undefined ? { body } : {}),
+        signal: AbortSignal.timeout(this.timeoutMs),
+      });
+    } catch (error) {
+      const cause = error instanceof Error ? ((error.cause as Error | undefined)?.message ?? error.message) : String(error);
+      const local = ['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname);
+      const hint = local ? ' (is the local runtime running? start it with `npm start`)' : '';
+      throw new ConnectionError(`cannot reach the API at ${this.endpoint}: ${cause}${hint}`);
+    }
+
+    const text = await response.text();
+    const contentType = response.headers.get('content-type') ?? '';
+    let parsed: unknown;
+    if (text && /json/.test(contentType)) {
+      try {
+        parsed = JSON.parse(text);
+      } catch {
+        parsed = undefined;
+      }
+    }
+    if (!response.ok) {
+      const problem = isProblem(parsed) ? parsed : undefined;
+      const message =
+        problem?.detail ?? (typeof (parsed as { message?: unknown })?.message === 'string' ? (parsed as { message: string }).message : text);
+      throw new ApiError(response.status, problem, message || response.statusText);
+    }
+    return { status: response.status, body: parsed as T };
+  }
+}
+
+function attachmentPath(volumeId: string, instanceId: string): string {
+  return `/volumes/${encodeURIComponent(volumeId)}/attachments/${encodeURIComponent(instanceId)}`;
+}
+
+function isProblem(value: unknown): value is ProblemBody {
+  return (
+    value !== null &&
+    typeof value === 'object' &&
+    typeof (value as ProblemBody).status === 'number' &&
+    typeof (value as ProblemBody).title === 'string'
+  );
+}

@@ -1,0 +1,90 @@
+/** How the CLI shows volumes, attachments and errors: aligned tables for people, JSON for scripts. */
+import { describeIssues } from '../lib/api/problem.js';
+import type { AttachmentView, VolumeDetails, VolumeView } from '../lib/api/schemas.js';
+import { ApiError, ConnectionError } from './client.js';
+
+export type OutputFormat = 'json' | 'table';
+
+/** Left-aligned columns separated by two spaces; empty cells show as `-`. */
+export function table(headers: string[], rows: Array<Array<string | number | undefined>>): string {
+  const cells = rows.map((row) => headers.map((_, i) => (row[i] === undefined || row[i] === '' ? '-' : String(row[i]))));
+  const widths = headers.map((header, i) => Math.max(header.length, ...cells.map((row) => row[i]!.length)));
+  const line = (row: string[]) => row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  ');
+  return [line(headers), ...cells.map(line)].join('\n');
+}
+
+/** `in-use (attempt 2: VolumeInUse, next try 12:00:05Z)`: the state with what a person needs to know. */
+export function describeStatus(status: VolumeView['status'] | AttachmentView['status']): string {
+  const details: string[] = [];
+  if (status.attempts > 0) details.push(`attempt ${status.attempts}`);
+  if (status.code) details.push(status.code);
+  if (status.nextAttemptAt) details.push(`next try ${status.nextAttemptAt}`);
+  return details.length > 0 ? `${status.state} (${details.join(', ')})` : status.state;
+}
+
+function sizeOf(volume: VolumeView): string {
+  const { spec } = volume;
+  const extras = [spec.iops !== undefined ? `${spec.iops} IOPS` : '', spec.throughput !== undefined ? `${spec.throughput} MiB/s` : '']
+    .filter(Boolean)
+    .join(', ');
+  return `${spec.sizeGiB} GiB ${spec.volumeType}${extras ? ` (${extras})` : ''}`;
+}
+
+function placement(volume: VolumeView): string | undefined {
+  return volume.availabilityZone ?? volume.spec.availabilityZone ?? (volume.spec.placementInstanceId ? `near ${volume.spec.placementInstanceId}` : undefined);
+}
+
+export function volumesTable(volumes: VolumeView[]): string {
+  return table(
+    ['VOLUME', 'STATE', 'LIFE', 'SIZE', 'AZ', 'EBS VOLUME'],
+    volumes.map((v) => [v.volumeId, describeStatus(v.status), v.life, sizeOf(v), placement(v), v.ebsVolumeId]),
+  );
+}
+
+export function attachmentsTable(attachments: AttachmentView[]): string {
+  return table(
+    ['VOLUME', 'INSTANCE', 'STATE', 'LIFE', 'DEVICE'],
+    attachments.map((a) => [a.volumeId, a.instanceId, describeStatus(a.status), a.life, a.device ?? a.requestedDevice]),
+  );
+}
+
+export function volumeDetails(volume: VolumeDetails): string {
+  const rows: Array<[string, string | number | undefined]> = [
+    ['Volume', volume.volumeId],
+    ['State', describeStatus(volume.status)],
+    ['Message', volume.status.message],
+    ['Life', volume.life],
+    ['Size', sizeOf(volume)],
+    ['Placement', placement(volume)],
+    ['EBS volume', volume.ebsVolumeId],
+    ['Generation', volume.observedGeneration !== undefined ? `${volume.generation} (EC2 matches ${volume.observedGeneration})` : volume.generation],
+    ['Tags', volume.spec.tags ? Object.entries(volume.spec.tags).map(([k, v]) => `${k}=${v}`).join(', ') : undefined],
+    ['Updated', volume.status.updatedAt],
+  ];
+  const width = Math.max(...rows.map(([label]) => label.length));
+  const lines = rows.filter(([, value]) => value !== undefined && value !== '').map(([label, value]) => `${`${label}:`.padEnd(width + 2)}${value}`);
+  const attachments = volume.attachments.length > 0 ? `\n\n${attachmentsTable(volume.attachments)}` : '\n\nNo attachments.';
+  return lines.join('\n') + attachments;
+}
+
+export function attachmentLine(attachment: AttachmentView): string {
+  const device = attachment.device ?? attachment.requestedDevice;
+  return `${attachment.volumeId} → ${attachment.instanceId}: ${describeStatus(attachment.status)}, ${attachment.life}${device ? `, ${device}` : ''}`;
+}
+
+/** An error as the person at the terminal should read it, field messages included. */
+export function describeError(error: unknown): string {
+  if (error instanceof ApiError) {
+    const issues = error.problem?.errors ?? [];
+    // The detail ends with the same issues listed below it; say them once.
+    const summary = issues.length > 0 ? `: ${describeIssues(issues)}` : '';
+    const detail = error.problem && summary && error.problem.detail.endsWith(summary)
+      ? error.problem.detail.slice(0, -summary.length)
+      : error.problem?.detail;
+    const head = error.problem ? `${error.status} ${error.problem.title}: ${detail}` : `${error.status}: ${error.message}`;
+    const fields = issues.map((issue) => `  ${issue.path || '(body)'}: ${issue.message}`);
+    return [`error: ${head}`, ...fields].join('\n');
+  }
+  if (error instanceof ConnectionError) return `error: ${error.message}`;
+  return `error: ${error instanceof Error ? error.message : String(error)}`;
+}

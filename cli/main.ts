@@ -1,0 +1,350 @@
+/**
+ * `ebs-provisioner`: the command line for the HTTP API. Talks to the local runtime by default and
+ * to a deployed API (execute-api URL or `--sigv4`) with SigV4-signed requests.
+ *
+ * Exit codes: 0 done, 1 the request failed (API problem or unreachable), 2 usage error,
+ * 3 `wait` timed out, 4 `wait` saw the record fail (`error` state).
+ */
+import { realpathSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import type { CreateVolumeRequest, PatchVolumeRequest, VolumeView } from '../lib/api/schemas.js';
+import type { VolumeSpec } from '../lib/domain/records.js';
+import type { Clock } from '../lib/engine/ports.js';
+import { SystemClock } from '../lib/memory/clock.js';
+import { ApiClient } from './client.js';
+import { attachmentLine, attachmentsTable, describeError, volumeDetails, volumesTable, type OutputFormat } from './format.js';
+import { createRequestSigner, isExecuteApiUrl, regionFromUrl, type AwsCredentialsProvider } from './sigv4.js';
+import { waitableStates, waitFor, type Progress } from './wait.js';
+
+export const DEFAULT_ENDPOINT = 'http://127.0.0.1:3000';
+export const ENDPOINT_ENV = 'EBS_PROVISIONER_ENDPOINT';
+export const EXIT = { ok: 0, failed: 1, usage: 2, timeout: 3, errorState: 4 } as const;
+
+/** Everything the CLI touches outside itself, so tests can run it in-process. */
+export interface CliIo {
+  stdout(text: string): void;
+  stderr(text: string): void;
+  env: Record<string, string | undefined>;
+  /** Whether stderr is a terminal (spinner) or not (plain progress lines). */
+  isTTY: boolean;
+  clock: Clock;
+  fetch?: typeof fetch;
+  /** Credentials for signing; the AWS SDK's default chain when absent. */
+  credentials?: AwsCredentialsProvider;
+}
+
+interface GlobalOptions {
+  endpoint: string;
+  output: OutputFormat;
+  sigv4?: boolean;
+  region?: string;
+}
+
+class UsageError extends Error {}
+
+function wholeNumber(value: string): number {
+  if (!/^\d+$/.test(value)) throw new InvalidArgumentError('must be a whole number');
+  return Number(value);
+}
+
+function collectTag(value: string, previous: Record<string, string> = {}): Record<string, string> {
+  const at = value.indexOf('=');
+  if (at <= 0) throw new InvalidArgumentError('must be key=value');
+  return { ...previous, [value.slice(0, at)]: value.slice(at + 1) };
+}
+
+function commaList(value: string, previous: string[] = []): string[] {
+  return [...previous, ...value.split(',').map((s) => s.trim()).filter(Boolean)];
+}
+
+export async function runCli(argv: string[], io: CliIo): Promise<number> {
+  let exitCode: number = EXIT.ok;
+  const line = (text: string) => io.stdout(`${text}\n`);
+
+  const program = new Command('ebs-provisioner')
+    .description('Ask for EBS volumes and attachments through the provisioner API, and watch them happen.')
+    .exitOverride()
+    .configureOutput({ writeOut: io.stdout, writeErr: io.stderr })
+    .showHelpAfterError('(run with --help for usage)')
+    .addOption(
+      new Option('--endpoint <url>', `API base URL (env ${ENDPOINT_ENV})`).default(io.env[ENDPOINT_ENV] ?? DEFAULT_ENDPOINT),
+    )
+    .addOption(new Option('-o, --output <format>', 'output format').choices(['table', 'json']).default('table'))
+    .option('--sigv4', 'sign requests with AWS SigV4 (automatic for execute-api URLs)')
+    .option('--region <region>', 'AWS region for signing (default: from the URL, then AWS_REGION)');
+
+  const globals = (command: Command) => command.optsWithGlobals<GlobalOptions>();
+  const client = (command: Command) => createClient(globals(command), io);
+  const print = (command: Command, value: unknown, asTable: () => string) =>
+    line(globals(command).output === 'json' ? JSON.stringify(value, null, 2) : asTable());
+
+  const volumes = program.command('volumes').description('create, inspect, change and delete volumes');
+
+  volumes
+    .command('create')
+    .description('ask for a volume (optionally attached to an instance at once)')
+    .requiredOption('--size <GiB>', 'size in GiB', wholeNumber)
+    .option('--type <type>', 'volume type (gp2, gp3, io1, io2, st1, sc1, standard)', 'gp3')
+    .option('--iops <n>', 'provisioned IOPS', wholeNumber)
+    .option('--throughput <MiBps>', 'throughput in MiB/s (gp3)', wholeNumber)
+    .option('--az <zone>', 'availability zone')
+    .option('--attach <instanceId>', 'attach to this instance (and create the volume in its AZ)')
+    .option('--device <name>', 'device name for --attach, e.g. /dev/sdf')
+    .option('--id <volumeId>', 'choose the volume id (makes the request safely repeatable)')
+    .option('--tag <key=value>', 'tag the volume (repeatable)', collectTag)
+    .option('--encrypted', 'encrypt the volume')
+    .option('--kms-key <id>', 'KMS key for encryption')
+    .option('--snapshot <snapshotId>', 'create from this snapshot')
+    .option('--multi-attach', 'allow attaching to several instances (io1/io2)')
+    .action(async (options, command: Command) => {
+      if (options.device && !options.attach) throw new UsageError('--device needs --attach');
+      const spec: VolumeSpec = {
+        sizeGiB: options.size,
+        volumeType: options.type,
+        ...(options.iops !== undefined ? { iops: options.iops } : {}),
+        ...(options.throughput !== undefined ? { throughput: options.throughput } : {}),
+        ...(options.az ? { availabilityZone: options.az } : {}),
+        ...(options.encrypted ? { encrypted: true } : {}),
+        ...(options.kmsKey ? { kmsKeyId: options.kmsKey } : {}),
+        ...(options.snapshot ? { snapshotId: options.snapshot } : {}),
+        ...(options.tag ? { tags: options.tag } : {}),
+        ...(options.multiAttach ? { multiAttach: true } : {}),
+      };
+      const request: CreateVolumeRequest = {
+        spec,
+        ...(options.id ? { volumeId: options.id } : {}),
+        ...(options.attach ? { attachTo: { instanceId: options.attach, ...(options.device ? { device: options.device } : {}) } } : {}),
+      };
+      const { status, body } = await client(command).createVolume(request);
+      print(command, body, () => `${status === 201 ? 'Created' : 'Already exists (same spec)'}: ${body.volumeId}\n\n${volumeDetails(body)}`);
+    });
+
+  volumes
+    .command('list')
+    .description('list volumes')
+    .option('--state <state>', 'only volumes in this state')
+    .option('--instance <instanceId>', 'only volumes attached to this instance')
+    .option('--limit <n>', 'show at most this many', wholeNumber)
+    .action(async (options, command: Command) => {
+      const api = client(command);
+      const items: VolumeView[] = [];
+      let cursor: string | undefined;
+      do {
+        const remaining = options.limit === undefined ? 100 : Math.min(100, options.limit - items.length);
+        const { body } = await api.listVolumes({ limit: remaining, cursor, state: options.state, instanceId: options.instance });
+        items.push(...body.items);
+        cursor = body.cursor;
+      } while (cursor && (options.limit === undefined || items.length < options.limit));
+      print(command, { items }, () => (items.length === 0 ? 'No volumes.' : volumesTable(items)));
+    });
+
+  volumes
+    .command('get')
+    .description('show a volume with its status and attachments')
+    .argument('<volumeId>')
+    .action(async (volumeId: string, _options, command: Command) => {
+      const { body } = await client(command).getVolume(volumeId);
+      print(command, body, () => volumeDetails(body));
+    });
+
+  volumes
+    .command('grow')
+    .description('grow a volume')
+    .argument('<volumeId>')
+    .requiredOption('--size <GiB>', 'new size in GiB', wholeNumber)
+    .action(async (volumeId: string, options, command: Command) => {
+      const { body } = await client(command).patchVolume(volumeId, { sizeGiB: options.size });
+      print(command, body, () => volumeDetails(body));
+    });
+
+  volumes
+    .command('modify')
+    .description("change a volume's size, type, IOPS or throughput")
+    .argument('<volumeId>')
+    .option('--size <GiB>', 'new size in GiB', wholeNumber)
+    .option('--type <type>', 'new volume type')
+    .option('--iops <n>', 'new IOPS', wholeNumber)
+    .option('--throughput <MiBps>', 'new throughput', wholeNumber)
+    .option('--clear-iops', 'drop the IOPS setting (e.g. when moving to gp2)')
+    .option('--clear-throughput', 'drop the throughput setting')
+    .action(async (volumeId: string, options, command: Command) => {
+      const patch: PatchVolumeRequest = {
+        ...(options.size !== undefined ? { sizeGiB: options.size } : {}),
+        ...(options.type !== undefined ? { volumeType: options.type } : {}),
+        ...(options.iops !== undefined ? { iops: options.iops } : options.clearIops ? { iops: null } : {}),
+        ...(options.throughput !== undefined ? { throughput: options.throughput } : options.clearThroughput ? { throughput: null } : {}),
+      };
+      if (Object.keys(patch).length === 0) throw new UsageError('give at least one of --size, --type, --iops, --throughput, --clear-iops, --clear-throughput');
+      const { body } = await client(command).patchVolume(volumeId, patch);
+      print(command, body, () => volumeDetails(body));
+    });
+
+  volumes
+    .command('attach')
+    .description('attach a volume to an instance')
+    .argument('<volumeId>')
+    .argument('<instanceId>')
+    .option('--device <name>', 'device name, e.g. /dev/sdf (the system picks one otherwise)')
+    .action(async (volumeId: string, instanceId: string, options, command: Command) => {
+      const { status, body } = await client(command).attach(volumeId, instanceId, options.device ? { device: options.device } : {});
+      print(command, body, () => `${status === 201 ? 'Attaching' : 'Already requested'}: ${attachmentLine(body)}`);
+    });
+
+  volumes
+    .command('detach')
+    .description('detach a volume from an instance')
+    .argument('<volumeId>')
+    .argument('<instanceId>')
+    .action(async (volumeId: string, instanceId: string, _options, command: Command) => {
+      const { body } = await client(command).detach(volumeId, instanceId);
+      print(command, body, () => `Detaching: ${attachmentLine(body)}`);
+    });
+
+  volumes
+    .command('retry')
+    .description('try again after the volume ended in an error')
+    .argument('<volumeId>')
+    .action(async (volumeId: string, _options, command: Command) => {
+      const { body } = await client(command).retryVolume(volumeId);
+      print(command, body, () => `Retrying: ${body.volumeId}\n\n${volumeDetails(body)}`);
+    });
+
+  volumes
+    .command('delete')
+    .description('delete a volume (it is detached everywhere first)')
+    .argument('<volumeId>')
+    .action(async (volumeId: string, _options, command: Command) => {
+      const { body } = await client(command).deleteVolume(volumeId);
+      print(command, body, () => `Deleting: ${body.volumeId}\n\n${volumeDetails(body)}`);
+    });
+
+  program
+    .command('instances')
+    .description('inspect instances')
+    .command('attachments')
+    .description("list an instance's attachments")
+    .argument('<instanceId>')
+    .action(async (instanceId: string, _options, command: Command) => {
+      const { body } = await client(command).instanceAttachments(instanceId);
+      print(command, body, () => (body.items.length === 0 ? 'No attachments.' : attachmentsTable(body.items)));
+    });
+
+  program
+    .command('wait')
+    .description('wait until a volume (or, with --attachment, its attachment) reaches a state')
+    .argument('<volumeId>')
+    .option('--attachment <instanceId>', 'wait for the attachment to this instance')
+    .requiredOption('--state <states>', 'wanted state(s), comma-separated or repeated, e.g. available,in-use', commaList)
+    .option('--timeout <seconds>', 'give up after this long', wholeNumber, 600)
+    .option('--interval <seconds>', 'time between checks', wholeNumber, 2)
+    .action(async (volumeId: string, options, command: Command) => {
+      const target = { volumeId, states: options.state as string[], ...(options.attachment ? { instanceId: options.attachment as string } : {}) };
+      const known = waitableStates(target);
+      const unknown = target.states.filter((state) => !known.includes(state));
+      if (unknown.length > 0) {
+        throw new UsageError(`unknown state ${unknown.join(', ')} for ${target.instanceId ? 'an attachment' : 'a volume'}; use ${known.join(', ')}`);
+      }
+      const outcome = await waitFor(target, {
+        client: client(command),
+        clock: io.clock,
+        timeoutMs: options.timeout * 1000,
+        intervalMs: Math.max(1, options.interval) * 1000,
+        progress: await createProgress(io),
+      });
+      if (globals(command).output === 'json') line(JSON.stringify(outcome, null, 2));
+      exitCode = outcome.result === 'reached' ? EXIT.ok : outcome.result === 'timeout' ? EXIT.timeout : EXIT.errorState;
+    });
+
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+    return exitCode;
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      // Help and version are successes; anything else commander rejects is a usage error.
+      return error.exitCode === 0 ? EXIT.ok : EXIT.usage;
+    }
+    if (error instanceof UsageError) {
+      io.stderr(`error: ${error.message}\n`);
+      return EXIT.usage;
+    }
+    io.stderr(`${describeError(error)}\n`);
+    return EXIT.failed;
+  }
+}
+
+function createClient(options: GlobalOptions, io: CliIo): ApiClient {
+  let url: URL;
+  try {
+    url = new URL(options.endpoint);
+  } catch {
+    throw new UsageError(`--endpoint ${options.endpoint} is not a URL`);
+  }
+  if (!options.sigv4 && !isExecuteApiUrl(url)) {
+    return new ApiClient({ endpoint: options.endpoint, ...(io.fetch ? { fetch: io.fetch } : {}) });
+  }
+  const region = options.region ?? regionFromUrl(url) ?? io.env.AWS_REGION ?? io.env.AWS_DEFAULT_REGION;
+  if (!region) throw new UsageError('cannot tell which AWS region to sign for; pass --region');
+  const credentials: AwsCredentialsProvider =
+    io.credentials ??
+    (async () => {
+      const { fromNodeProviderChain } = await import('@aws-sdk/credential-providers');
+      return fromNodeProviderChain()();
+    });
+  return new ApiClient({
+    endpoint: options.endpoint,
+    signer: createRequestSigner({ region, credentials }),
+    ...(io.fetch ? { fetch: io.fetch } : {}),
+  });
+}
+
+/** A spinner on a terminal; otherwise one plain line per change, so logs stay readable. */
+async function createProgress(io: CliIo): Promise<Progress> {
+  if (io.isTTY) {
+    const { default: ora } = await import('ora');
+    const spinner = ora({ stream: process.stderr }).start();
+    return {
+      update: (text) => {
+        spinner.text = text;
+      },
+      succeed: (text) => void spinner.succeed(text),
+      fail: (text) => void spinner.fail(text),
+      stop: () => {
+        if (spinner.isSpinning) spinner.stop();
+      },
+    };
+  }
+  let last = '';
+  return {
+    update: (text) => {
+      if (text !== last) io.stderr(`${text}\n`);
+      last = text;
+    },
+    succeed: (text) => io.stderr(`done: ${text}\n`),
+    fail: (text) => io.stderr(`failed: ${text}\n`),
+    stop: () => undefined,
+  };
+}
+
+/** Runs the CLI on this process's arguments and streams. */
+export async function main(): Promise<void> {
+  process.exitCode = await runCli(process.argv.slice(2), {
+    stdout: (text) => process.stdout.write(text),
+    stderr: (text) => process.stderr.write(text),
+    env: process.env,
+    // A terminal that reports no width (some pseudo-terminals) cannot host a spinner.
+    isTTY: Boolean(process.stderr.isTTY) && (process.stderr.columns ?? 0) > 0,
+    clock: new SystemClock(),
+  });
+}
+
+function isEntryPoint(): boolean {
+  if (!process.argv[1]) return false;
+  try {
+    return realpathSync(process.argv[1]) === realpathSync(fileURLToPath(import.meta.url));
+  } catch {
+    return false;
+  }
+}
+
+if (isEntryPoint()) await main();

@@ -1,0 +1,133 @@
+/**
+ * `wait`: polls the API until a volume or an attachment reaches one of the wanted states, showing
+ * progress. A record that is gone counts as `deleted` (volume) or `detached` (attachment), since the
+ * system removes records once the EC2 resource is gone. An `error` state nobody waited for ends the
+ * wait at once, with the reason.
+ */
+import { ATTACHMENT_STATES, VOLUME_STATES } from '../lib/domain/records.js';
+import type { Clock } from '../lib/engine/ports.js';
+import type { AttachmentView, VolumeDetails } from '../lib/api/schemas.js';
+import { ApiError, type ApiClient } from './client.js';
+import { describeStatus } from './format.js';
+
+export interface WaitTarget {
+  volumeId: string;
+  /** Wait for the attachment to this instance instead of the volume. */
+  instanceId?: string;
+  states: string[];
+}
+
+/** Progress on the terminal: a spinner on a TTY, plain lines otherwise. */
+export interface Progress {
+  update(text: string): void;
+  succeed(text: string): void;
+  fail(text: string): void;
+  /** Ends the display without a verdict (the wait was interrupted by an error). */
+  stop(): void;
+}
+
+export interface WaitOptions {
+  client: ApiClient;
+  clock: Clock;
+  timeoutMs: number;
+  intervalMs: number;
+  progress: Progress;
+}
+
+export type WaitOutcome =
+  | { result: 'reached'; state: string; volume?: VolumeDetails; attachment?: AttachmentView }
+  | { result: 'timeout'; state: string }
+  | { result: 'error'; state: string; message: string };
+
+/** The states one may wait for: the record states plus "gone". */
+export function waitableStates(target: { instanceId?: string }): readonly string[] {
+  return target.instanceId === undefined ? VOLUME_STATES : ATTACHMENT_STATES;
+}
+
+interface Observation {
+  state: string;
+  /** A person-readable line for the progress display. */
+  text: string;
+  /** False while a volume at rest still has a spec change to apply (its state is about to move). */
+  settled: boolean;
+  message?: string;
+  volume?: VolumeDetails;
+  attachment?: AttachmentView;
+}
+
+async function observe(client: ApiClient, target: WaitTarget): Promise<Observation> {
+  let volume: VolumeDetails;
+  try {
+    volume = (await client.getVolume(target.volumeId)).body;
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 404) {
+      const state = target.instanceId === undefined ? 'deleted' : 'detached';
+      return { state, text: `${subject(target)}: ${state} (record removed)`, settled: true };
+    }
+    throw error;
+  }
+  if (target.instanceId === undefined) {
+    // An available or in-use volume whose new spec EC2 does not match yet is still on its way.
+    const applying = volume.observedGeneration !== undefined && volume.observedGeneration < volume.generation;
+    const atRest = volume.status.state === 'available' || volume.status.state === 'in-use';
+    return {
+      state: volume.status.state,
+      text: `${subject(target)}: ${describeStatus(volume.status)}${applying ? ', change pending' : ''}`,
+      settled: !(applying && atRest),
+      ...(volume.status.message !== undefined ? { message: volume.status.message } : {}),
+      volume,
+    };
+  }
+  const attachment = volume.attachments.find((a) => a.instanceId === target.instanceId);
+  if (!attachment) return { state: 'detached', text: `${subject(target)}: detached (record removed)`, settled: true, volume };
+  return {
+    state: attachment.status.state,
+    text: `${subject(target)}: ${describeStatus(attachment.status)}`,
+    settled: true,
+    ...(attachment.status.message !== undefined ? { message: attachment.status.message } : {}),
+    volume,
+    attachment,
+  };
+}
+
+function subject(target: WaitTarget): string {
+  return target.instanceId === undefined ? `volume ${target.volumeId}` : `attachment ${target.volumeId} → ${target.instanceId}`;
+}
+
+export async function waitFor(target: WaitTarget, options: WaitOptions): Promise<WaitOutcome> {
+  try {
+    return await poll(target, options);
+  } finally {
+    options.progress.stop();
+  }
+}
+
+async function poll(target: WaitTarget, options: WaitOptions): Promise<WaitOutcome> {
+  const { client, clock, progress } = options;
+  const started = clock.now();
+  const deadline = started + options.timeoutMs;
+  const elapsed = () => `${Math.round((clock.now() - started) / 1000)}s`;
+  for (;;) {
+    const seen = await observe(client, target);
+    if (target.states.includes(seen.state) && seen.settled) {
+      progress.succeed(`${subject(target)} is ${seen.state} (after ${elapsed()})`);
+      return {
+        result: 'reached',
+        state: seen.state,
+        ...(seen.volume ? { volume: seen.volume } : {}),
+        ...(seen.attachment ? { attachment: seen.attachment } : {}),
+      };
+    }
+    if (seen.state === 'error') {
+      const message = seen.message ?? 'no reason given';
+      progress.fail(`${subject(target)} failed: ${message}`);
+      return { result: 'error', state: seen.state, message };
+    }
+    if (clock.now() >= deadline) {
+      progress.fail(`${subject(target)} is still ${seen.state} after ${elapsed()}; wanted ${target.states.join(' or ')}`);
+      return { result: 'timeout', state: seen.state };
+    }
+    progress.update(seen.text);
+    await clock.sleep(Math.min(options.intervalMs, Math.max(0, deadline - clock.now())));
+  }
+}

@@ -1,0 +1,218 @@
+/**
+ * The HTTP API as a middy handler for API Gateway REST proxy events. The same handler runs in
+ * Lambda (functions/api.ts) and behind the local runtime's HTTP server (lib/api/node-server.ts).
+ *
+ * Every request part is validated before the service runs, so bad input writes nothing. Errors
+ * leave as RFC 9457 problem details with field-level messages.
+ */
+import middy, { type MiddlewareObj } from '@middy/core';
+import httpHeaderNormalizer from '@middy/http-header-normalizer';
+import jsonBodyParser from '@middy/http-json-body-parser';
+import httpRouterHandler, { type Route } from '@middy/http-router';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import { z } from 'zod';
+import type { Clock, Log, RecordStore } from '../engine/ports.js';
+import { silentLog } from '../memory/log.js';
+import { API } from '../settings.js';
+import { buildOpenApiDocument } from './openapi.js';
+import { parseOrThrow } from './parse.js';
+import { ApiProblem, PROBLEM_CONTENT_TYPE } from './problem.js';
+import { HTTP_METHODS, ROUTES, pathParameterNames, pathPattern, type ApiRoute, type RouteContext } from './routes.js';
+import { VolumeService } from './service.js';
+
+export interface ApiHandlerDeps {
+  store: RecordStore;
+  clock: Clock;
+  log?: Log;
+  /** Id for volumes created without one (tests make it deterministic). */
+  newVolumeId?: () => string;
+  /** Middlewares run before all others, e.g. the Lambda entry point's logging context. */
+  middlewares?: MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult, Error, Context>[];
+}
+
+export type ApiHandler = middy.MiddyfiedHandler<APIGatewayProxyEvent, APIGatewayProxyResult, Error, Context>;
+
+/** Every method and path the handler routes, as given to the router. */
+export const API_ROUTES: ReadonlyArray<{ method: string; path: string }> = ROUTES.map(({ method, path }) => ({ method, path }));
+
+export function createApiHandler(deps: ApiHandlerDeps): ApiHandler {
+  const log = deps.log ?? silentLog;
+  const service = new VolumeService(deps);
+  let document: unknown;
+  const context: RouteContext = {
+    service,
+    openApiDocument: () => (document ??= buildOpenApiDocument()),
+  };
+
+  const routes: Route<APIGatewayProxyEvent, APIGatewayProxyResult>[] = ROUTES.map((route) => ({
+    method: route.method,
+    path: route.path,
+    handler: routeHandler(route, context),
+  }));
+
+  return middy<APIGatewayProxyEvent, APIGatewayProxyResult, Error, Context>()
+    .use(deps.middlewares ?? [])
+    .use(httpHeaderNormalizer())
+    .use(problemResponses(log))
+    .use(bodySizeLimit(API.maxBodyBytes))
+    .handler(httpRouterHandler({ routes, notFoundResponse: noSuchRoute }));
+}
+
+const NO_QUERY = z.strictObject({});
+
+/** One route: parses path, query and body with the route's schemas, runs it, answers JSON. */
+function routeHandler(route: ApiRoute, context: RouteContext) {
+  const names = pathParameterNames(route.path);
+  const run = async (event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> => {
+    const params = route.params ? parseOrThrow(route.params, pickPathParameters(event, names), 'path') : undefined;
+    // Routes without query parameters reject any, like unknown body fields.
+    const query = parseOrThrow(route.query ?? NO_QUERY, singleQueryValues(event), 'query');
+    const body = route.body ? parseOrThrow(route.body, requestBody(event, route), 'body') : undefined;
+    const result = await route.run(context, { params, query, body });
+    return {
+      statusCode: result.status,
+      headers: { 'Content-Type': 'application/json', 'Cache-Control': 'no-store', ...result.headers },
+      body: JSON.stringify(result.body),
+    };
+  };
+  if (!route.body) return run;
+  return middy<APIGatewayProxyEvent, APIGatewayProxyResult>()
+    .use(route.bodyRequired === false ? optionalJsonBody() : jsonBodyParser<APIGatewayProxyEvent>())
+    .handler(run);
+}
+
+/** The parsed body; a missing optional body reads as `{}`, a missing required one fails validation. */
+function requestBody(event: APIGatewayProxyEvent, route: ApiRoute): unknown {
+  const body = event.body as unknown;
+  if (body === undefined || body === null) {
+    if (route.bodyRequired === false) return {};
+    throw new ApiProblem('validation-failed', 'the request body is required', [{ path: '', message: 'a JSON body is required' }]);
+  }
+  return body;
+}
+
+/** Parses JSON like middy's parser, but lets an empty body through (for optional bodies). */
+function optionalJsonBody(): MiddlewareObj<APIGatewayProxyEvent> {
+  const parser = jsonBodyParser<APIGatewayProxyEvent>();
+  return {
+    before: async (request) => {
+      const { body } = request.event;
+      if (body === null || body === undefined || body === '') {
+        request.event.body = null;
+        return;
+      }
+      await parser.before?.(request);
+    },
+  };
+}
+
+function pickPathParameters(event: APIGatewayProxyEvent, names: string[]): Record<string, string | undefined> {
+  const values: Record<string, string | undefined> = {};
+  for (const name of names) {
+    const raw = event.pathParameters?.[name];
+    values[name] = raw === undefined ? undefined : safeDecode(raw);
+  }
+  return values;
+}
+
+function safeDecode(value: string): string {
+  try {
+    return decodeURIComponent(value);
+  } catch {
+    return value;
+  }
+}
+
+/** Query parameters as single values; a repeated parameter is an error, not a silent pick. */
+function singleQueryValues(event: APIGatewayProxyEvent): Record<string, string> {
+  const repeated = Object.entries(event.multiValueQueryStringParameters ?? {})
+    .filter(([, values]) => (values?.length ?? 0) > 1)
+    .map(([name]) => ({ path: name, message: 'is given more than once' }));
+  if (repeated.length > 0) {
+    throw new ApiProblem('validation-failed', 'the query string is not valid: a parameter is repeated', repeated);
+  }
+  const values: Record<string, string> = {};
+  for (const [name, value] of Object.entries(event.queryStringParameters ?? {})) {
+    if (value !== undefined) values[name] = value;
+  }
+  return values;
+}
+
+/** Rejects bodies over the limit before anything parses them. */
+function bodySizeLimit(maxBytes: number): MiddlewareObj<APIGatewayProxyEvent> {
+  return {
+    before: async ({ event }) => {
+      if (typeof event.body !== 'string') return;
+      const bytes = Buffer.byteLength(event.body, event.isBase64Encoded ? 'base64' : 'utf8');
+      if (bytes > maxBytes) {
+        throw new ApiProblem('body-too-large', `the request body is ${bytes} bytes; the limit is ${maxBytes} bytes`);
+      }
+    },
+  };
+}
+
+/** The router's fallback: 405 with `Allow` when the path exists under other methods, else 404. */
+function noSuchRoute({ method, path }: { method: string; path: string }): never {
+  const allowed = HTTP_METHODS.filter((candidate) =>
+    ROUTES.some((route) => route.method === candidate && pathPattern(route.path).test(path)),
+  );
+  if (allowed.length > 0) {
+    throw new ApiProblem('method-not-allowed', `${method} is not allowed on ${path}; use ${allowed.join(', ')}`, [], {
+      Allow: allowed.join(', '),
+    });
+  }
+  throw new ApiProblem('no-such-route', `there is no route ${path}; see GET /openapi.json`);
+}
+
+interface MiddyHttpError {
+  statusCode: number;
+  message: string;
+  cause?: { package?: string; data?: unknown; message?: string };
+}
+
+function isMiddyHttpError(error: unknown): error is MiddyHttpError {
+  return error instanceof Error && typeof (error as Partial<MiddyHttpError>).statusCode === 'number';
+}
+
+/** Turns what middy's body parser throws into our problems. */
+function fromBodyParser(error: MiddyHttpError): ApiProblem | undefined {
+  if (error.cause?.package !== '@middy/http-json-body-parser') return undefined;
+  if (error.message === 'Unsupported Media Type') {
+    const given = typeof error.cause.data === 'string' ? error.cause.data : 'none';
+    return new ApiProblem('unsupported-media-type', `send the body as application/json (Content-Type was ${given})`, [
+      { path: 'Content-Type', message: 'must be application/json' },
+    ]);
+  }
+  const reason = error.cause.message ?? error.message;
+  return new ApiProblem('malformed-json', `the request body is not valid JSON: ${reason}`, [{ path: '', message: reason }]);
+}
+
+/** Formats every error as application/problem+json; logs server faults with their cause. */
+function problemResponses(log: Log): MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult> {
+  return {
+    onError: async (request) => {
+      const error = request.error;
+      let problem: ApiProblem;
+      if (error instanceof ApiProblem) {
+        problem = error;
+      } else if (isMiddyHttpError(error) && error.statusCode < 500) {
+        problem = fromBodyParser(error) ?? new ApiProblem('validation-failed', error.message);
+      } else {
+        log.error('request failed', {
+          error: error instanceof Error ? { name: error.name, message: error.message, stack: error.stack } : String(error),
+          method: request.event.httpMethod,
+          path: request.event.path,
+        });
+        problem = new ApiProblem('internal', 'the request failed unexpectedly; it is safe to retry');
+      }
+      if (problem.status < 500) {
+        log.info('request rejected', { status: problem.status, detail: problem.detail, method: request.event.httpMethod, path: request.event.path });
+      }
+      request.response = {
+        statusCode: problem.status,
+        headers: { 'Content-Type': PROBLEM_CONTENT_TYPE, 'Cache-Control': 'no-store', ...problem.headers },
+        body: JSON.stringify(problem.toBody()),
+      };
+    },
+  };
+}

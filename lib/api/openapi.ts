@@ -1,0 +1,85 @@
+/**
+ * The OpenAPI 3 document of the HTTP API, generated from the route table and its zod schemas.
+ * The same document is served at `GET /openapi.json` and committed as docs/openapi.json.
+ */
+import { OpenAPIRegistry, OpenApiGeneratorV3, type ResponseConfig } from '@asteasolutions/zod-to-openapi';
+import { API } from '../settings.js';
+import { PROBLEM_CONTENT_TYPE, PROBLEM_KINDS } from './problem.js';
+import { ROUTES, type ApiRoute } from './routes.js';
+import { ProblemSchema } from './schemas.js';
+
+/** Version of the API contract (not of the package). */
+export const API_VERSION = '1.0.0';
+
+/** Problems every route with input can give. */
+function commonProblems(route: ApiRoute): Record<number, string> {
+  const problems: Record<number, string> = {};
+  if (route.params !== undefined || route.query !== undefined || route.body !== undefined) {
+    problems[400] = 'Invalid input; `errors` names each field and what is wrong with it.';
+  }
+  if (route.body !== undefined) {
+    problems[413] = `The body is larger than ${API.maxBodyBytes} bytes.`;
+    problems[415] = 'The body is not sent as application/json.';
+  }
+  problems[500] = 'Unexpected failure; safe to retry.';
+  return problems;
+}
+
+function problemResponse(description: string): ResponseConfig {
+  return { description, content: { [PROBLEM_CONTENT_TYPE]: { schema: ProblemSchema } } };
+}
+
+/** Builds the document for `routes` (the API's own table by default). */
+export function buildOpenApiDocument(routes: readonly ApiRoute[] = ROUTES) {
+  const registry = new OpenAPIRegistry();
+  for (const route of routes) {
+    const responses: Record<string, ResponseConfig> = {};
+    for (const [status, spec] of Object.entries(route.responses)) {
+      responses[status] = spec.schema
+        ? { description: spec.description, content: { 'application/json': { schema: spec.schema } } }
+        : { description: spec.description, content: { 'application/json': { schema: { type: 'object' } } } };
+    }
+    for (const [status, description] of Object.entries({ ...commonProblems(route), ...route.problems })) {
+      responses[status] = problemResponse(description);
+    }
+    registry.registerPath({
+      method: route.method.toLowerCase() as Lowercase<ApiRoute['method']>,
+      path: route.path,
+      operationId: route.operationId,
+      summary: route.summary,
+      ...(route.description ? { description: route.description } : {}),
+      request: {
+        ...(route.params ? { params: route.params } : {}),
+        ...(route.query ? { query: route.query } : {}),
+        ...(route.body
+          ? {
+              body: {
+                required: route.bodyRequired ?? true,
+                content: { 'application/json': { schema: route.body } },
+              },
+            }
+          : {}),
+      },
+      responses,
+    });
+  }
+
+  return new OpenApiGeneratorV3(registry.definitions).generateDocument({
+    openapi: '3.0.3',
+    info: {
+      title: 'EBS volume provisioner API',
+      version: API_VERSION,
+      description:
+        'Ask for EBS volumes and attachments; the system creates, attaches, grows, detaches and deletes them and ' +
+        'keeps each record\'s `status` true. Errors are RFC 9457 problem details (' +
+        Object.keys(PROBLEM_KINDS).map((kind) => `\`urn:ebs-provisioner:problem:${kind}\``).join(', ') +
+        '). A deployed API requires SigV4-signed requests (IAM authorization).',
+    },
+    servers: [{ url: 'http://127.0.0.1:3000', description: 'The local runtime (`npm start`).' }],
+  });
+}
+
+/** The document as committed in docs/openapi.json: stable two-space JSON with a final newline. */
+export function renderOpenApiDocument(): string {
+  return `${JSON.stringify(buildOpenApiDocument(), null, 2)}\n`;
+}

@@ -1,0 +1,76 @@
+/**
+ * Problem details (RFC 9457) for every API error: one error class the service and the handler
+ * throw, and one formatter that turns any thrown value into an `application/problem+json` body.
+ */
+
+/** A field-level complaint; `path` is dotted from the request body or names the parameter. */
+export interface FieldIssue {
+  path: string;
+  message: string;
+}
+
+/** The kinds of problem the API reports; each has a fixed type URI, title and status. */
+export const PROBLEM_KINDS = {
+  'validation-failed': { status: 400, title: 'The request is not valid' },
+  'malformed-json': { status: 400, title: 'The request body is not valid JSON' },
+  'not-found': { status: 404, title: 'Not found' },
+  'no-such-route': { status: 404, title: 'No such route' },
+  'method-not-allowed': { status: 405, title: 'Method not allowed' },
+  conflict: { status: 409, title: 'Conflict with the current state' },
+  'body-too-large': { status: 413, title: 'The request body is too large' },
+  'unsupported-media-type': { status: 415, title: 'Unsupported content type' },
+  internal: { status: 500, title: 'Internal error' },
+} as const;
+export type ProblemKind = keyof typeof PROBLEM_KINDS;
+
+/** The JSON body of an error response. */
+export interface ProblemBody {
+  type: string;
+  title: string;
+  status: number;
+  detail: string;
+  errors: FieldIssue[];
+}
+
+export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
+
+/** Stable, dereference-free identifier of a problem kind (RFC 9457 allows any URI). */
+export function problemType(kind: ProblemKind): string {
+  return `urn:ebs-provisioner:problem:${kind}`;
+}
+
+/** An error the API reports to the client as it is. */
+export class ApiProblem extends Error {
+  override readonly name = 'ApiProblem';
+  readonly status: number;
+  constructor(
+    readonly kind: ProblemKind,
+    readonly detail: string,
+    readonly errors: FieldIssue[] = [],
+    /** Extra response headers, e.g. `Allow` on a 405. */
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(detail);
+    this.status = PROBLEM_KINDS[kind].status;
+  }
+
+  toBody(): ProblemBody {
+    return {
+      type: problemType(this.kind),
+      title: PROBLEM_KINDS[this.kind].title,
+      status: this.status,
+      detail: this.detail,
+      errors: this.errors,
+    };
+  }
+}
+
+/** Shorthand for a 400 carrying field issues. */
+export function invalid(detail: string, errors: FieldIssue[]): ApiProblem {
+  return new ApiProblem('validation-failed', detail, errors);
+}
+
+/** Sums field issues up in one sentence, e.g. `spec.sizeGiB: must be at least 1`. */
+export function describeIssues(errors: FieldIssue[]): string {
+  return errors.map((issue) => (issue.path ? `${issue.path}: ${issue.message}` : issue.message)).join('; ');
+}

@@ -1,0 +1,239 @@
+/**
+ * The API's routes, in one table: method, path, request and response schemas, and what each
+ * does. The handler routes with this table and the OpenAPI document is generated from it.
+ */
+import type { z } from 'zod';
+import {
+  AttachmentListSchema,
+  AttachmentParamsSchema,
+  AttachmentSchema,
+  CreateVolumeRequestSchema,
+  InstanceParamsSchema,
+  ListVolumesQuerySchema,
+  PatchVolumeRequestSchema,
+  PutAttachmentRequestSchema,
+  VolumeDetailsSchema,
+  VolumeListSchema,
+  VolumeParamsSchema,
+} from './schemas.js';
+import type { VolumeService } from './service.js';
+
+export const HTTP_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
+export type HttpMethod = (typeof HTTP_METHODS)[number];
+
+export interface RouteResult {
+  status: number;
+  body: unknown;
+  headers?: Record<string, string>;
+}
+
+export interface RouteContext {
+  service: VolumeService;
+  /** The OpenAPI document of this API (built lazily; it is served by the API itself). */
+  openApiDocument: () => unknown;
+}
+
+type Out<S> = S extends z.ZodType ? z.output<S> : undefined;
+
+export interface ResponseSpec {
+  description: string;
+  schema?: z.ZodType;
+}
+
+interface RouteDefinition<P extends z.ZodObject | undefined, Q extends z.ZodObject | undefined, B extends z.ZodType | undefined> {
+  method: HttpMethod;
+  /** API Gateway / OpenAPI style template, e.g. `/volumes/{volumeId}`. */
+  path: string;
+  operationId: string;
+  summary: string;
+  description?: string;
+  params?: P;
+  query?: Q;
+  body?: B;
+  /** Whether a request without a body is rejected (default true when `body` is set); an absent optional body parses as `{}`. */
+  bodyRequired?: boolean;
+  /** Success responses by status. */
+  responses: Record<number, ResponseSpec>;
+  /** Problem responses this route can give beyond 400/413/415/500, with what they mean. */
+  problems?: Record<number, string>;
+  run(context: RouteContext, input: { params: Out<P>; query: Out<Q>; body: Out<B> }): Promise<RouteResult>;
+}
+
+/** A route with its input types erased, as the handler and the document generator see it. */
+export interface ApiRoute {
+  method: HttpMethod;
+  path: string;
+  operationId: string;
+  summary: string;
+  description?: string;
+  params?: z.ZodObject;
+  query?: z.ZodObject;
+  body?: z.ZodType;
+  bodyRequired?: boolean;
+  responses: Record<number, ResponseSpec>;
+  problems?: Record<number, string>;
+  run(context: RouteContext, input: { params: unknown; query: unknown; body: unknown }): Promise<RouteResult>;
+}
+
+function defineRoute<
+  P extends z.ZodObject | undefined = undefined,
+  Q extends z.ZodObject | undefined = undefined,
+  B extends z.ZodType | undefined = undefined,
+>(definition: RouteDefinition<P, Q, B>): ApiRoute {
+  return definition as unknown as ApiRoute;
+}
+
+const json = (status: number, body: unknown, headers?: Record<string, string>): RouteResult => ({
+  status,
+  body,
+  ...(headers ? { headers } : {}),
+});
+
+const volumeLocation = (volumeId: string) => ({ Location: `/volumes/${encodeURIComponent(volumeId)}` });
+
+export const ROUTES: readonly ApiRoute[] = [
+  defineRoute({
+    method: 'GET',
+    path: '/openapi.json',
+    operationId: 'getOpenApiDocument',
+    summary: 'This API as an OpenAPI 3 document',
+    responses: { 200: { description: 'The OpenAPI document.' } },
+    run: async ({ openApiDocument }) => json(200, openApiDocument()),
+  }),
+  defineRoute({
+    method: 'POST',
+    path: '/volumes',
+    operationId: 'createVolume',
+    summary: 'Ask for a volume',
+    description:
+      'Creates the volume record; the system then creates the EBS volume. With `attachTo`, also asks for the attachment, ' +
+      'and without an availability zone the volume goes in the instance\'s AZ. Repeating a request with the same ' +
+      '`volumeId` and spec answers 200 with the existing volume; the same id with another spec is 409.',
+    body: CreateVolumeRequestSchema,
+    responses: {
+      201: { description: 'Created.', schema: VolumeDetailsSchema },
+      200: { description: 'Already existed with this spec (repeated request).', schema: VolumeDetailsSchema },
+    },
+    problems: {
+      404: 'The volume vanished while the attachment was being added.',
+      409: 'The id is taken by a volume with another spec, is being deleted, or the instance conflicts.',
+    },
+    run: async ({ service }, { body }) => {
+      const { created, value } = await service.createVolume(body);
+      return json(created ? 201 : 200, value, volumeLocation(value.volumeId));
+    },
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/volumes',
+    operationId: 'listVolumes',
+    summary: 'List volumes, a page at a time',
+    description:
+      'Pages are at most `limit` long. With a filter, a page may be shorter while a `cursor` remains: keep following it.',
+    query: ListVolumesQuerySchema,
+    responses: { 200: { description: 'A page of volumes.', schema: VolumeListSchema } },
+    run: async ({ service }, { query }) => json(200, await service.listVolumes(query)),
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/volumes/{volumeId}',
+    operationId: 'getVolume',
+    summary: 'A volume with its status and attachments',
+    params: VolumeParamsSchema,
+    responses: { 200: { description: 'The volume.', schema: VolumeDetailsSchema } },
+    problems: { 404: 'No such volume.' },
+    run: async ({ service }, { params }) => json(200, await service.getVolume(params.volumeId)),
+  }),
+  defineRoute({
+    method: 'PATCH',
+    path: '/volumes/{volumeId}',
+    operationId: 'modifyVolume',
+    summary: 'Grow a volume or change its type, IOPS or throughput',
+    description: 'Volumes only grow. The change bumps `generation`; the system applies it with ModifyVolume.',
+    params: VolumeParamsSchema,
+    body: PatchVolumeRequestSchema,
+    responses: { 200: { description: 'The volume with its new spec.', schema: VolumeDetailsSchema } },
+    problems: { 404: 'No such volume.', 409: 'The volume is being deleted, or changed concurrently.' },
+    run: async ({ service }, { params, body }) => json(200, await service.patchVolume(params.volumeId, body)),
+  }),
+  defineRoute({
+    method: 'POST',
+    path: '/volumes/{volumeId}/retry',
+    operationId: 'retryVolume',
+    summary: 'Try again after a terminal error',
+    description:
+      'A volume in `error` stays there until asked: this bumps `generation` (the spec is unchanged) and the system ' +
+      'starts over from where the volume stands. A spec change with PATCH retries as well.',
+    params: VolumeParamsSchema,
+    responses: { 202: { description: 'The retry is under way.', schema: VolumeDetailsSchema } },
+    problems: { 404: 'No such volume.', 409: 'The volume is not in error, or is being deleted.' },
+    run: async ({ service }, { params }) => json(202, await service.retryVolume(params.volumeId)),
+  }),
+  defineRoute({
+    method: 'DELETE',
+    path: '/volumes/{volumeId}',
+    operationId: 'deleteVolume',
+    summary: 'Delete a volume (detaching it everywhere first)',
+    description: 'Marks the volume dying; the system detaches it, deletes it, then removes the record. Repeatable.',
+    params: VolumeParamsSchema,
+    responses: { 202: { description: 'Deletion is under way.', schema: VolumeDetailsSchema } },
+    problems: { 404: 'No such volume (or it is already gone).' },
+    run: async ({ service }, { params }) => json(202, await service.deleteVolume(params.volumeId)),
+  }),
+  defineRoute({
+    method: 'PUT',
+    path: '/volumes/{volumeId}/attachments/{instanceId}',
+    operationId: 'attachVolume',
+    summary: 'Attach a volume to an instance',
+    description: 'The body is optional; give `device` to choose the device name. Repeatable.',
+    params: AttachmentParamsSchema,
+    body: PutAttachmentRequestSchema,
+    bodyRequired: false,
+    responses: {
+      201: { description: 'Attachment requested.', schema: AttachmentSchema },
+      200: { description: 'Already requested.', schema: AttachmentSchema },
+    },
+    problems: {
+      404: 'No such volume.',
+      409: 'The volume is being deleted, attached elsewhere, being detached from this instance, or has another device.',
+    },
+    run: async ({ service }, { params, body }) => {
+      const { created, value } = await service.putAttachment(params.volumeId, params.instanceId, body);
+      return json(created ? 201 : 200, value);
+    },
+  }),
+  defineRoute({
+    method: 'DELETE',
+    path: '/volumes/{volumeId}/attachments/{instanceId}',
+    operationId: 'detachVolume',
+    summary: 'Detach a volume from an instance',
+    description: 'Marks the attachment dying; the system detaches, then removes the record. Repeatable.',
+    params: AttachmentParamsSchema,
+    responses: { 202: { description: 'Detaching is under way.', schema: AttachmentSchema } },
+    problems: { 404: 'No such attachment.' },
+    run: async ({ service }, { params }) => json(202, await service.deleteAttachment(params.volumeId, params.instanceId)),
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/instances/{instanceId}/attachments',
+    operationId: 'listInstanceAttachments',
+    summary: "An instance's attachments",
+    params: InstanceParamsSchema,
+    responses: { 200: { description: 'Every attachment of the instance.', schema: AttachmentListSchema } },
+    run: async ({ service }, { params }) => json(200, { items: await service.listInstanceAttachments(params.instanceId) }),
+  }),
+];
+
+/** Names of the `{placeholders}` in a path template, in order. */
+export function pathParameterNames(path: string): string[] {
+  return [...path.matchAll(/\{([^}]+)\}/g)].map((match) => match[1]!);
+}
+
+/** A regular expression matching concrete paths of a template (one segment per placeholder). */
+export function pathPattern(path: string): RegExp {
+  const escaped = path
+    .split(/\{[^}]+\}/)
+    .map((literal) => literal.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
+    .join('[^/]+');
+  return new RegExp(`^${escaped}/?$`);
+}

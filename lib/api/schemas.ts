@@ -1,0 +1,186 @@
+/**
+ * Every request and response shape of the HTTP API, as zod schemas. The handler validates with
+ * them and the OpenAPI document is generated from them, so the two cannot drift apart. The volume
+ * spec itself is the domain's `volumeSpecSchema`: the API composes it, never restates it.
+ * Metadata goes through zod's own `.meta()` (`id` names a component of the document).
+ */
+import { z } from 'zod';
+import { ATTACHMENT_STATES, VOLUME_STATES } from '../domain/records.js';
+import { deviceNameSchema, instanceIdSchema, volumeRecordIdSchema, volumeSpecSchema } from '../domain/validation.js';
+
+// ---------------------------------------------------------------------------------------------
+// Shared pieces
+// ---------------------------------------------------------------------------------------------
+
+export const VolumeSpecSchema = volumeSpecSchema.meta({ id: 'VolumeSpec',
+  description: 'What the client asks for. Sizes in GiB, throughput in MiB/s.',
+  example: { sizeGiB: 20, volumeType: 'gp3', iops: 3000, throughput: 125, tags: { team: 'storage' } },
+});
+
+export const VolumeIdSchema = volumeRecordIdSchema.meta({ id: 'VolumeId',
+  description: 'The record id of a volume, chosen by the client or generated (not the EC2 `vol-…` id).',
+  example: 'data-01',
+});
+
+export const InstanceIdSchema = instanceIdSchema.meta({ id: 'InstanceId',
+  description: 'An EC2 instance id.',
+  example: 'i-0123456789abcdef0',
+});
+
+export const DeviceNameSchema = deviceNameSchema.meta({ id: 'DeviceName',
+  description: 'Block device name on the instance.',
+  example: '/dev/sdf',
+});
+
+const timestamp = z.string().meta({ format: 'date-time', example: '2026-01-01T12:00:00.000Z' });
+const life = z.enum(['alive', 'dying']).meta({
+  description: '`alive` while the volume or attachment is wanted; `dying` once removal was asked for.',
+});
+
+function statusSchema<const S extends readonly [string, ...string[]]>(name: string, states: S) {
+  return z
+    .object({
+      state: z.enum(states),
+      message: z.string().optional().meta({ description: 'Why the record is where it is.' }),
+      code: z.string().optional().meta({ description: 'Machine-readable error code, e.g. `VolumeInUse`.' }),
+      attempts: z.number().int().min(0).meta({ description: 'Failed attempts of the current operation.' }),
+      nextAttemptAt: timestamp.optional(),
+      updatedAt: timestamp,
+      operationStartedAt: timestamp.optional(),
+    })
+    .meta({ id: name, description: 'The status the system keeps true.' });
+}
+
+export const VolumeStatusSchema = statusSchema('VolumeStatus', VOLUME_STATES);
+export const AttachmentStatusSchema = statusSchema('AttachmentStatus', ATTACHMENT_STATES);
+
+// ---------------------------------------------------------------------------------------------
+// Responses
+// ---------------------------------------------------------------------------------------------
+
+export const AttachmentSchema = z
+  .object({
+    volumeId: VolumeIdSchema,
+    instanceId: InstanceIdSchema,
+    life,
+    requestedDevice: DeviceNameSchema.optional(),
+    device: z.string().optional().meta({ description: 'Device the system allocated and EC2 accepted.' }),
+    status: AttachmentStatusSchema,
+    createdAt: timestamp,
+  })
+  .meta({ id: 'Attachment' });
+
+export const VolumeSchema = z
+  .object({
+    volumeId: VolumeIdSchema,
+    spec: VolumeSpecSchema,
+    life,
+    generation: z.number().int().min(1).meta({ description: 'Bumped on every spec change.' }),
+    status: VolumeStatusSchema,
+    ebsVolumeId: z.string().optional().meta({ description: 'The EC2 volume id, once created.', example: 'vol-0123456789abcdef0' }),
+    availabilityZone: z.string().optional().meta({ description: 'The AZ the volume is (or will be) in.' }),
+    observedGeneration: z.number().int().optional().meta({ description: 'The generation EC2 currently matches.' }),
+    observed: z
+      .object({
+        sizeGiB: z.number(),
+        volumeType: z.string(),
+        iops: z.number().optional(),
+        throughput: z.number().optional(),
+      })
+      .optional()
+      .meta({ description: 'What EC2 reports for the volume.' }),
+    createdAt: timestamp,
+  })
+  .meta({ id: 'Volume' });
+
+export const VolumeDetailsSchema = VolumeSchema.extend({
+  attachments: z.array(AttachmentSchema),
+}).meta({ id: 'VolumeDetails' });
+
+export const VolumeListSchema = z
+  .object({
+    items: z.array(VolumeSchema),
+    cursor: z.string().optional().meta({ description: 'Pass as `cursor` to get the next page; absent on the last page.' }),
+  })
+  .meta({ id: 'VolumeList' });
+
+export const AttachmentListSchema = z.object({ items: z.array(AttachmentSchema) }).meta({ id: 'AttachmentList' });
+
+export const ProblemSchema = z
+  .object({
+    type: z.string().meta({ example: 'urn:ebs-provisioner:problem:validation-failed' }),
+    title: z.string(),
+    status: z.number().int(),
+    detail: z.string(),
+    errors: z.array(z.object({ path: z.string(), message: z.string() })).meta({
+      description: 'Field-level messages; `path` is dotted from the body root, or names the parameter.',
+    }),
+  })
+  .meta({ id: 'Problem', description: 'RFC 9457 problem details, served as application/problem+json.' });
+
+// ---------------------------------------------------------------------------------------------
+// Requests
+// ---------------------------------------------------------------------------------------------
+
+export const VolumeParamsSchema = z.strictObject({ volumeId: VolumeIdSchema });
+export const AttachmentParamsSchema = z.strictObject({ volumeId: VolumeIdSchema, instanceId: InstanceIdSchema });
+export const InstanceParamsSchema = z.strictObject({ instanceId: InstanceIdSchema });
+
+export const LIST_LIMIT = { default: 50, max: 100 } as const;
+
+export const ListVolumesQuerySchema = z.strictObject({
+  limit: z.coerce
+    .number({ error: 'must be a whole number' })
+    .int()
+    .min(1)
+    .max(LIST_LIMIT.max)
+    .default(LIST_LIMIT.default)
+    .meta({ description: `Page size, 1-${LIST_LIMIT.max}.` }),
+  cursor: z.string().min(1).max(4096).optional().meta({ description: 'From the previous page.' }),
+  state: z.enum(VOLUME_STATES).optional().meta({ description: 'Only volumes in this state.' }),
+  instanceId: InstanceIdSchema.optional().meta({ description: 'Only volumes with an attachment to this instance.' }),
+});
+
+export const AttachToSchema = z
+  .strictObject({ instanceId: InstanceIdSchema, device: DeviceNameSchema.optional() })
+  .meta({ id: 'AttachTo',
+    description: 'Attach the new volume to this instance; without an AZ in the spec, the volume goes in its AZ.',
+  });
+
+export const CreateVolumeRequestSchema = z
+  .strictObject({
+    volumeId: VolumeIdSchema.optional().meta({
+      description: 'Choose the id to make the request safely repeatable; generated when absent.',
+    }),
+    spec: VolumeSpecSchema,
+    attachTo: AttachToSchema.optional(),
+  })
+  .meta({ id: 'CreateVolumeRequest' });
+
+const specShape = volumeSpecSchema.shape;
+/** Fields a PATCH may change; `null` removes an optional one (JSON merge patch). */
+export const PatchVolumeRequestSchema = z
+  .strictObject({
+    sizeGiB: specShape.sizeGiB.optional(),
+    volumeType: specShape.volumeType.optional(),
+    iops: specShape.iops.unwrap().nullable().optional(),
+    throughput: specShape.throughput.unwrap().nullable().optional(),
+  })
+  .refine((body) => Object.keys(body).length > 0, { message: 'give at least one of sizeGiB, volumeType, iops, throughput' })
+  .meta({ id: 'PatchVolumeRequest',
+    description: 'Grow the volume or change its type, IOPS or throughput. `null` clears iops or throughput.',
+  });
+
+export const PutAttachmentRequestSchema = z
+  .strictObject({ device: DeviceNameSchema.optional() })
+  .meta({ id: 'PutAttachmentRequest', description: 'Optional; the system picks a free device when absent.' });
+
+export type CreateVolumeRequest = z.output<typeof CreateVolumeRequestSchema>;
+export type PatchVolumeRequest = z.output<typeof PatchVolumeRequestSchema>;
+export type PutAttachmentRequest = z.output<typeof PutAttachmentRequestSchema>;
+export type ListVolumesQuery = z.output<typeof ListVolumesQuerySchema>;
+export type VolumeView = z.output<typeof VolumeSchema>;
+export type VolumeDetails = z.output<typeof VolumeDetailsSchema>;
+export type AttachmentView = z.output<typeof AttachmentSchema>;
+export type VolumeList = z.output<typeof VolumeListSchema>;
+export type AttachmentList = z.output<typeof AttachmentListSchema>;

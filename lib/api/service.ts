@@ -1,0 +1,451 @@
+/**
+ * What the HTTP API does, as plain TypeScript over the record store: no HTTP, no AWS. Requests
+ * arrive here already shaped by the request schemas; this layer enforces what needs the current
+ * records (existence, life, growth-only changes, conflicts) and writes only client-owned fields
+ * (spec, life, generation, requestedDevice), always conditionally.
+ */
+import { randomBytes } from 'node:crypto';
+import type { AttachmentRecord, RecordKey, VolumeRecord, VolumeSpec } from '../domain/records.js';
+import { validateSpecChange, validateVolumeSpec, type ValidationIssue } from '../domain/validation.js';
+import { ConditionFailedError, InvalidCursorError, type Clock, type RecordStore } from '../engine/ports.js';
+import { ApiProblem, describeIssues, invalid, type FieldIssue } from './problem.js';
+import type {
+  AttachmentView,
+  CreateVolumeRequest,
+  ListVolumesQuery,
+  PatchVolumeRequest,
+  PutAttachmentRequest,
+  VolumeDetails,
+  VolumeList,
+  VolumeView,
+} from './schemas.js';
+
+export interface VolumeServiceDeps {
+  store: RecordStore;
+  clock: Clock;
+  /** Id for a volume created without one; must satisfy the volume id schema. */
+  newVolumeId?: () => string;
+}
+
+/** Outcome of a request that may or may not have created something (201 vs 200). */
+export interface Created<T> {
+  created: boolean;
+  value: T;
+}
+
+/** Store reads one listing request may make before it returns a short page with a cursor. */
+export const MAX_STORE_READS_PER_PAGE = 10;
+/** Conditional writes retried after a concurrent client change before answering 409. */
+const WRITE_ATTEMPTS = 3;
+
+export function generateVolumeId(): string {
+  return `v-${randomBytes(8).toString('hex')}`;
+}
+
+const volumeKey = (volumeId: string): RecordKey => ({ kind: 'volume', volumeId });
+const attachmentKey = (volumeId: string, instanceId: string): RecordKey => ({ kind: 'attachment', volumeId, instanceId });
+
+export class VolumeService {
+  private readonly store: RecordStore;
+  private readonly clock: Clock;
+  private readonly newVolumeId: () => string;
+
+  constructor(deps: VolumeServiceDeps) {
+    this.store = deps.store;
+    this.clock = deps.clock;
+    this.newVolumeId = deps.newVolumeId ?? generateVolumeId;
+  }
+
+  /**
+   * Creates a volume record (and its attachment when `attachTo` is given). Repeating the request
+   * with the same volume id and spec answers with the existing volume; a different spec is 409.
+   */
+  async createVolume(request: CreateVolumeRequest): Promise<Created<VolumeDetails>> {
+    const spec = placedSpec(request);
+    const volumeId = request.volumeId ?? this.newVolumeId();
+    const now = this.isoNow();
+    const record: VolumeRecord = {
+      kind: 'volume',
+      volumeId,
+      spec,
+      life: 'alive',
+      generation: 1,
+      status: { state: 'pending', attempts: 0, updatedAt: now },
+      version: 1,
+      createdAt: now,
+    };
+
+    let created = true;
+    try {
+      await this.store.create(record);
+    } catch (error) {
+      if (!(error instanceof ConditionFailedError)) throw error;
+      const existing = await this.existingVolume(error, volumeId);
+      if (existing.life === 'dying') {
+        throw new ApiProblem('conflict', `volume ${volumeId} exists and is being deleted`, [
+          { path: 'volumeId', message: 'is being deleted; choose another id or wait until it is gone' },
+        ]);
+      }
+      if (!sameSpec(existing.spec, spec)) {
+        throw new ApiProblem('conflict', `volume ${volumeId} already exists with a different spec`, [
+          { path: 'volumeId', message: 'already exists with a different spec' },
+        ]);
+      }
+      created = false;
+    }
+
+    if (request.attachTo) {
+      const { instanceId, device } = request.attachTo;
+      const attachment = await this.putAttachment(volumeId, instanceId, { device }, 'attachTo');
+      created ||= attachment.created;
+    }
+    return { created, value: await this.details(volumeId) };
+  }
+
+  /** A page of volumes, optionally only those in `state` or attached to `instanceId`. */
+  async listVolumes(query: ListVolumesQuery): Promise<VolumeList> {
+    const filter = filterKey(query);
+    const cursor = query.cursor === undefined ? undefined : decodeCursor(query.cursor, filter);
+    const matches = (volume: VolumeRecord) => query.state === undefined || volume.status.state === query.state;
+
+    if (query.instanceId !== undefined) {
+      // An instance has few attachments: read them all and page through their volume ids.
+      const attachments = await this.store.attachmentsOfInstance(query.instanceId);
+      const volumeIds = [...new Set(attachments.map((a) => a.volumeId))].sort();
+      const offset = cursor?.offset ?? 0;
+      const pageIds = volumeIds.slice(offset, offset + query.limit);
+      const volumes = (await this.store.getMany(pageIds.map(volumeKey))).filter(isVolume);
+      volumes.sort((a, b) => a.volumeId.localeCompare(b.volumeId));
+      const next = offset + pageIds.length;
+      return {
+        items: volumes.filter(matches).map(volumeView),
+        ...(next < volumeIds.length ? { cursor: encodeCursor({ filter, offset: next }) } : {}),
+      };
+    }
+
+    // Ask the store only for what is still missing, so its cursor never skips an unreturned item.
+    const items: VolumeView[] = [];
+    let storeCursor = cursor?.store;
+    for (let reads = 0; reads < MAX_STORE_READS_PER_PAGE && items.length < query.limit; reads++) {
+      const page = await this.listStore(query.limit - items.length, storeCursor);
+      items.push(...page.items.filter(isVolume).filter(matches).map(volumeView));
+      storeCursor = page.cursor;
+      if (storeCursor === undefined) break;
+    }
+    return { items, ...(storeCursor !== undefined ? { cursor: encodeCursor({ filter, store: storeCursor }) } : {}) };
+  }
+
+  private async listStore(limit: number, cursor: string | undefined) {
+    try {
+      return await this.store.list({ kind: 'volume', limit, ...(cursor !== undefined ? { cursor } : {}) });
+    } catch (error) {
+      if (error instanceof InvalidCursorError) throw invalidCursor('is not a cursor this API issued');
+      throw error;
+    }
+  }
+
+  /** The volume with its attachments and status; 404 when there is no such volume. */
+  async getVolume(volumeId: string): Promise<VolumeDetails> {
+    return this.details(volumeId);
+  }
+
+  /**
+   * Grows the volume or changes its type, IOPS or throughput: the merged spec must be a valid
+   * spec and a permitted change. Bumps `generation` so the system acts on it; no-op when nothing
+   * changes. Conditional on the generation it read, so concurrent changes never merge silently.
+   */
+  async patchVolume(volumeId: string, patch: PatchVolumeRequest): Promise<VolumeDetails> {
+    for (let attempt = 0; attempt < WRITE_ATTEMPTS; attempt++) {
+      const current = await this.requireVolume(volumeId);
+      if (current.life === 'dying') {
+        throw new ApiProblem('conflict', `volume ${volumeId} is being deleted and can no longer change`);
+      }
+      const merged = validateVolumeSpec(applyPatch(current.spec, patch));
+      if (!merged.ok) {
+        const issues = patchFieldIssues(merged.issues);
+        throw invalid(`the change to volume ${volumeId} makes an invalid spec: ${describeIssues(issues)}`, issues);
+      }
+      const next = merged.value;
+      const issues = patchFieldIssues(validateSpecChange(current.spec, next));
+      if (issues.length > 0) throw invalid(`the change to volume ${volumeId} is not allowed: ${describeIssues(issues)}`, issues);
+      if (sameSpec(current.spec, next)) return this.details(volumeId);
+      try {
+        await this.store.update<VolumeRecord>(
+          volumeKey(volumeId),
+          { spec: next, generation: current.generation + 1 },
+          { generation: current.generation, life: 'alive' },
+        );
+        return this.details(volumeId);
+      } catch (error) {
+        if (!(error instanceof ConditionFailedError)) throw error;
+      }
+    }
+    throw new ApiProblem('conflict', `volume ${volumeId} was changed concurrently; read it again and retry`);
+  }
+
+  /**
+   * Asks the system to try again after a terminal error: bumps `generation` without changing the
+   * spec, which the watcher takes as a retry request. 409 unless the volume is alive and in `error`.
+   */
+  async retryVolume(volumeId: string): Promise<VolumeDetails> {
+    for (let attempt = 0; attempt < WRITE_ATTEMPTS; attempt++) {
+      const current = await this.requireVolume(volumeId);
+      if (current.life === 'dying') throw new ApiProblem('conflict', `volume ${volumeId} is being deleted`);
+      if (current.status.state !== 'error') {
+        throw new ApiProblem('conflict', `volume ${volumeId} is ${current.status.state}, not in error: there is nothing to retry`);
+      }
+      try {
+        await this.store.update<VolumeRecord>(
+          volumeKey(volumeId),
+          { generation: current.generation + 1 },
+          { generation: current.generation, life: 'alive' },
+        );
+        return this.details(volumeId);
+      } catch (error) {
+        if (!(error instanceof ConditionFailedError)) throw error;
+      }
+    }
+    throw new ApiProblem('conflict', `volume ${volumeId} was changed concurrently; read it again and retry`);
+  }
+
+  /** Marks the volume dying: the system detaches everything, then deletes it. Idempotent. */
+  async deleteVolume(volumeId: string): Promise<VolumeDetails> {
+    await this.markDying(volumeKey(volumeId), `volume ${volumeId}`);
+    return this.details(volumeId);
+  }
+
+  /**
+   * Asks for the volume to be attached to the instance. The volume must exist and be alive;
+   * repeating the request is harmless; a different device for an existing attachment is 409.
+   */
+  async putAttachment(
+    volumeId: string,
+    instanceId: string,
+    request: PutAttachmentRequest,
+    /** Body path the request came in under, for field messages (`attachTo` on create). */
+    bodyPath = '',
+  ): Promise<Created<AttachmentView>> {
+    const field = (name: string) => (bodyPath ? `${bodyPath}.${name}` : name);
+    for (let attempt = 0; attempt < WRITE_ATTEMPTS; attempt++) {
+      const volume = await this.requireVolume(volumeId);
+      if (volume.life === 'dying') {
+        throw new ApiProblem('conflict', `volume ${volumeId} is being deleted and cannot be attached`);
+      }
+      const attachments = await this.store.attachmentsOfVolume(volumeId);
+      const existing = attachments.find((a) => a.instanceId === instanceId);
+      if (existing) {
+        if (existing.life === 'dying') {
+          throw new ApiProblem('conflict', `volume ${volumeId} is being detached from ${instanceId}; wait until it is detached`);
+        }
+        if (request.device !== undefined && request.device !== existing.requestedDevice) {
+          throw new ApiProblem('conflict', `volume ${volumeId} is already attached to ${instanceId} with another device`, [
+            { path: field('device'), message: `differs from the requested device ${existing.requestedDevice ?? '(system-chosen)'}` },
+          ]);
+        }
+        return { created: false, value: attachmentView(existing) };
+      }
+      const others = attachments.filter((a) => a.life === 'alive').map((a) => a.instanceId);
+      if (others.length > 0 && !volume.spec.multiAttach) {
+        throw new ApiProblem('conflict', `volume ${volumeId} is attached to ${others.join(', ')}; detach it first`, [
+          { path: field('instanceId'), message: 'the volume is not multi-attach and is attached elsewhere' },
+        ]);
+      }
+      const now = this.isoNow();
+      const record: AttachmentRecord = {
+        kind: 'attachment',
+        volumeId,
+        instanceId,
+        life: 'alive',
+        ...(request.device !== undefined ? { requestedDevice: request.device } : {}),
+        status: { state: 'pending', attempts: 0, updatedAt: now },
+        version: 1,
+        createdAt: now,
+      };
+      try {
+        await this.store.create(record);
+        return { created: true, value: attachmentView(record) };
+      } catch (error) {
+        if (!(error instanceof ConditionFailedError)) throw error;
+      }
+    }
+    throw new ApiProblem('conflict', `the attachment of ${volumeId} to ${instanceId} changed concurrently; retry`);
+  }
+
+  /** Marks the attachment dying: the system detaches the volume. Idempotent; 404 when absent. */
+  async deleteAttachment(volumeId: string, instanceId: string): Promise<AttachmentView> {
+    const record = await this.markDying(attachmentKey(volumeId, instanceId), `attachment of ${volumeId} to ${instanceId}`);
+    return attachmentView(record as AttachmentRecord);
+  }
+
+  /** Every attachment of the instance, by volume id. */
+  async listInstanceAttachments(instanceId: string): Promise<AttachmentView[]> {
+    const attachments = await this.store.attachmentsOfInstance(instanceId);
+    return attachments.sort((a, b) => a.volumeId.localeCompare(b.volumeId)).map(attachmentView);
+  }
+
+  /** Sets `life: dying` unless it already is; `label` names the record in messages. */
+  private async markDying(key: RecordKey, label: string) {
+    for (let attempt = 0; attempt < WRITE_ATTEMPTS; attempt++) {
+      const current = await this.store.get(key);
+      if (!current) throw new ApiProblem('not-found', `${label} does not exist`);
+      if (current.life === 'dying') return current;
+      try {
+        return await this.store.update(key, { life: 'dying' }, { life: 'alive' });
+      } catch (error) {
+        if (!(error instanceof ConditionFailedError)) throw error;
+      }
+    }
+    throw new ApiProblem('conflict', `${label} changed concurrently; retry`);
+  }
+
+  private async requireVolume(volumeId: string): Promise<VolumeRecord> {
+    const record = await this.store.get(volumeKey(volumeId));
+    if (!record || !isVolume(record)) throw new ApiProblem('not-found', `volume ${volumeId} does not exist`);
+    return record;
+  }
+
+  private async existingVolume(error: ConditionFailedError, volumeId: string): Promise<VolumeRecord> {
+    const current = error.current ?? (await this.store.get(volumeKey(volumeId)));
+    if (!current || !isVolume(current)) {
+      // Taken a moment ago and already gone: the id is in flux, let the client retry.
+      throw new ApiProblem('conflict', `volume ${volumeId} is being replaced; retry`);
+    }
+    return current;
+  }
+
+  private async details(volumeId: string): Promise<VolumeDetails> {
+    const volume = await this.requireVolume(volumeId);
+    const attachments = await this.store.attachmentsOfVolume(volumeId);
+    return {
+      ...volumeView(volume),
+      attachments: attachments.sort((a, b) => a.instanceId.localeCompare(b.instanceId)).map(attachmentView),
+    };
+  }
+
+  private isoNow(): string {
+    return new Date(this.clock.now()).toISOString();
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Specs
+// ---------------------------------------------------------------------------------------------
+
+/** The spec as stored: with no AZ and no placement, a volume created for an instance goes in its AZ. */
+function placedSpec(request: CreateVolumeRequest): VolumeSpec {
+  const { spec, attachTo } = request;
+  if (attachTo && spec.availabilityZone === undefined && spec.placementInstanceId === undefined) {
+    return { ...spec, placementInstanceId: attachTo.instanceId };
+  }
+  return spec;
+}
+
+/** A PATCH body holds the spec's own fields, so its messages name them without the `spec.` prefix. */
+function patchFieldIssues(issues: ValidationIssue[]): FieldIssue[] {
+  return issues.map((issue) => ({ ...issue, path: issue.path.replace(/^spec\./, '') }));
+}
+
+function applyPatch(spec: VolumeSpec, patch: PatchVolumeRequest): VolumeSpec {
+  const next: VolumeSpec = { ...spec };
+  if (patch.sizeGiB !== undefined) next.sizeGiB = patch.sizeGiB;
+  if (patch.volumeType !== undefined) next.volumeType = patch.volumeType;
+  if (patch.iops === null) delete next.iops;
+  else if (patch.iops !== undefined) next.iops = patch.iops;
+  if (patch.throughput === null) delete next.throughput;
+  else if (patch.throughput !== undefined) next.throughput = patch.throughput;
+  return next;
+}
+
+/** Key-order-independent equality of two specs (both already validated). */
+export function sameSpec(a: VolumeSpec, b: VolumeSpec): boolean {
+  return canonicalJson(a) === canonicalJson(b);
+}
+
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.entries(value)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Views: what the API shows of a record (no claim, no version)
+// ---------------------------------------------------------------------------------------------
+
+function isVolume(record: { kind: string }): record is VolumeRecord {
+  return record.kind === 'volume';
+}
+
+export function volumeView(record: VolumeRecord): VolumeView {
+  return {
+    volumeId: record.volumeId,
+    spec: record.spec,
+    life: record.life,
+    generation: record.generation,
+    status: record.status,
+    ...(record.ebsVolumeId !== undefined ? { ebsVolumeId: record.ebsVolumeId } : {}),
+    ...(record.availabilityZone !== undefined ? { availabilityZone: record.availabilityZone } : {}),
+    ...(record.observedGeneration !== undefined ? { observedGeneration: record.observedGeneration } : {}),
+    ...(record.observed !== undefined ? { observed: record.observed } : {}),
+    createdAt: record.createdAt,
+  };
+}
+
+export function attachmentView(record: AttachmentRecord): AttachmentView {
+  return {
+    volumeId: record.volumeId,
+    instanceId: record.instanceId,
+    life: record.life,
+    ...(record.requestedDevice !== undefined ? { requestedDevice: record.requestedDevice } : {}),
+    ...(record.device !== undefined ? { device: record.device } : {}),
+    status: record.status,
+    createdAt: record.createdAt,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Cursors: opaque to clients, bound to the filter they were issued for
+// ---------------------------------------------------------------------------------------------
+
+interface ListCursor {
+  filter: string;
+  /** The store's own cursor (table scan). */
+  store?: string;
+  /** Position in the instance's sorted volume ids (instance filter). */
+  offset?: number;
+}
+
+function filterKey(query: ListVolumesQuery): string {
+  return `${query.instanceId ?? ''}|${query.state ?? ''}`;
+}
+
+function encodeCursor(cursor: ListCursor): string {
+  return Buffer.from(JSON.stringify(cursor), 'utf8').toString('base64url');
+}
+
+function invalidCursor(message: string) {
+  return invalid(`the cursor is not usable: it ${message}`, [{ path: 'cursor', message }]);
+}
+
+function decodeCursor(text: string, filter: string): ListCursor {
+  const bad = invalidCursor;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(Buffer.from(text, 'base64url').toString('utf8'));
+  } catch {
+    throw bad('is not a cursor this API issued');
+  }
+  if (parsed === null || typeof parsed !== 'object') throw bad('is not a cursor this API issued');
+  const cursor = parsed as Partial<ListCursor>;
+  const wellFormed =
+    typeof cursor.filter === 'string' &&
+    (cursor.store === undefined || typeof cursor.store === 'string') &&
+    (cursor.offset === undefined || (Number.isSafeInteger(cursor.offset) && cursor.offset >= 0));
+  if (!wellFormed) throw bad('is not a cursor this API issued');
+  if (cursor.filter !== filter) throw bad('was issued for a different state/instanceId filter');
+  return cursor as ListCursor;
+}

@@ -1,0 +1,40 @@
+/**
+ * All AWS adapters of the engine's ports, wired from one set of clients: what a Lambda handler
+ * (at module scope, once per container) and the local runtime's moto backend build.
+ */
+import { createAwsClients, type AwsClientOptions, type AwsClients } from './clients.js';
+import { DynamoRecordStore } from './dynamodb-store.js';
+import { Ec2VolumeProvider } from './ec2-provider.js';
+import { EmfMetrics } from './metrics.js';
+import { SqsOperationQueue } from './sqs-queue.js';
+
+export interface AwsAdapterOptions {
+  tableName: string;
+  queueUrl: string;
+  /** Value of the owner tag on every volume this deployment creates (the stack name). */
+  ownerTagValue: string;
+  /** Existing clients; otherwise created from `clientOptions`. */
+  clients?: AwsClients;
+  clientOptions?: AwsClientOptions;
+  /** Powertools service name for the metrics (the function's name). */
+  serviceName?: string;
+}
+
+export interface AwsAdapters {
+  clients: AwsClients;
+  store: DynamoRecordStore;
+  queue: SqsOperationQueue;
+  provider: Ec2VolumeProvider;
+  metrics: EmfMetrics;
+}
+
+export function createAwsAdapters(options: AwsAdapterOptions): AwsAdapters {
+  const clients = options.clients ?? createAwsClients(options.clientOptions);
+  return {
+    clients,
+    store: new DynamoRecordStore({ client: clients.doc, tableName: options.tableName }),
+    queue: new SqsOperationQueue({ client: clients.sqs, queueUrl: options.queueUrl }),
+    provider: new Ec2VolumeProvider({ client: clients.ec2, ownerTagValue: options.ownerTagValue }),
+    metrics: new EmfMetrics(options.serviceName === undefined ? {} : { serviceName: options.serviceName }),
+  };
+}

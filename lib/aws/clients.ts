@@ -1,0 +1,62 @@
+/**
+ * The AWS SDK clients every function and the local runtime use, configured in one place: created
+ * once per process (module scope in a Lambda handler) and injected into the adapters.
+ */
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
+import { EC2Client } from '@aws-sdk/client-ec2';
+import { SQSClient } from '@aws-sdk/client-sqs';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { NodeHttpHandler } from '@smithy/node-http-handler';
+
+export interface AwsClientOptions {
+  /** Service endpoint for all clients (moto, LocalStack); defaults to `AWS_ENDPOINT_URL`, else AWS. */
+  endpoint?: string;
+  /** Defaults to the SDK's own resolution (`AWS_REGION`, profile). */
+  region?: string;
+  /** Upper bound of one HTTP attempt, connection included. Default 5 s. */
+  requestTimeoutMs?: number;
+}
+
+export interface AwsClients {
+  dynamo: DynamoDBClient;
+  /** Document client over `dynamo`: plain JavaScript values in and out, `undefined` attributes dropped. */
+  doc: DynamoDBDocumentClient;
+  streams: DynamoDBStreamsClient;
+  sqs: SQSClient;
+  ec2: EC2Client;
+}
+
+const DEFAULT_REQUEST_TIMEOUT_MS = 5_000;
+const CONNECTION_TIMEOUT_MS = 1_000;
+/** The SDK's standard retry mode: exponential backoff with jitter and a client-side retry quota. */
+const MAX_ATTEMPTS = 3;
+
+/** Creates all clients with the same endpoint, region, retry strategy and timeouts. */
+export function createAwsClients(options: AwsClientOptions = {}): AwsClients {
+  const endpoint = options.endpoint ?? (process.env.AWS_ENDPOINT_URL || undefined);
+  const requestTimeout = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+  const config = () => ({
+    ...(endpoint === undefined ? {} : { endpoint }),
+    ...(options.region === undefined ? {} : { region: options.region }),
+    retryMode: 'standard',
+    maxAttempts: MAX_ATTEMPTS,
+    // One handler per client: each keeps its own connection pool.
+    requestHandler: new NodeHttpHandler({
+      connectionTimeout: Math.min(CONNECTION_TIMEOUT_MS, requestTimeout),
+      requestTimeout,
+      throwOnRequestTimeout: true,
+    }),
+  });
+  const dynamo = new DynamoDBClient(config());
+  return {
+    dynamo,
+    doc: DynamoDBDocumentClient.from(dynamo, {
+      marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: false },
+      unmarshallOptions: { wrapNumbers: false },
+    }),
+    streams: new DynamoDBStreamsClient(config()),
+    sqs: new SQSClient(config()),
+    ec2: new EC2Client(config()),
+  };
+}

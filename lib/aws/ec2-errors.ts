@@ -1,0 +1,126 @@
+/**
+ * The one place where EC2 error codes become the engine's provider error kinds
+ * (lib/engine/ports.ts). Everything in lib/aws that calls EC2 passes its errors through
+ * `toProviderError`, so the engine never sees an EC2 code it has to interpret itself.
+ */
+import { ProviderError, type ProviderErrorKind } from '../engine/ports.js';
+
+type Rule = ProviderErrorKind | ((message: string) => ProviderErrorKind);
+
+/**
+ * EC2 error code → kind. Some codes mean different things depending on the situation, which EC2
+ * only tells in the message; those rules read it.
+ */
+export const EC2_ERROR_KINDS: Readonly<Record<string, Rule>> = {
+  // Rate limiting: back off, never an attempt.
+  RequestLimitExceeded: 'throttled',
+  Throttling: 'throttled',
+  ThrottlingException: 'throttled',
+
+  // The volume or instance does not exist. A malformed id names nothing that could ever exist,
+  // so it is "not found" too (a detach of such an attachment is then simply done).
+  'InvalidVolume.NotFound': 'not-found',
+  'InvalidVolumeID.Malformed': 'not-found',
+  'InvalidInstanceID.NotFound': 'not-found',
+  'InvalidInstanceID.Malformed': 'not-found',
+
+  // DetachVolume of a volume attached nowhere: "Volume 'vol-…' is in the 'available' state."
+  IncorrectState: (message) => (/is in the 'available' state/i.test(message) ? 'not-attached' : 'incorrect-state'),
+  'InvalidAttachment.NotFound': 'not-attached',
+  IncorrectInstanceState: 'incorrect-state',
+  IncorrectModificationState: 'incorrect-state',
+  // AttachVolume: "vol-… is already attached to an instance"; DeleteVolume / ModifyVolume of an
+  // attached volume also say VolumeInUse, and those must wait rather than count as attached.
+  VolumeInUse: (message) => (/already attached/i.test(message) ? 'already-attached' : 'incorrect-state'),
+
+  'InvalidVolume.ZoneMismatch': 'zone-mismatch',
+  // "Invalid value '/dev/sdf' for unixDevice. Attachment point /dev/sdf is already in use"
+  InvalidParameterValue: (message) => (/already in use/i.test(message) ? 'device-in-use' : 'invalid-request'),
+  IdempotentParameterMismatch: 'idempotency-mismatch',
+
+  UnauthorizedOperation: 'unauthorized',
+  AccessDenied: 'unauthorized',
+  AccessDeniedException: 'unauthorized',
+  AuthFailure: 'unauthorized',
+  'InvalidKMSKey.InvalidState': 'unauthorized',
+  'KMS.DisabledException': 'unauthorized',
+  'KMS.NotFoundException': 'unauthorized',
+  'KMS.InvalidStateException': 'unauthorized',
+  KMSKeyNotAccessibleFault: 'unauthorized',
+
+  VolumeLimitExceeded: 'limit-exceeded',
+  AttachmentLimitExceeded: 'limit-exceeded',
+  MaxIOPSLimitExceeded: 'limit-exceeded',
+  ResourceLimitExceeded: 'limit-exceeded',
+  // "You've reached the maximum modification rate per volume limit. Wait at least 6 hours …"
+  VolumeModificationRateExceeded: 'limit-exceeded',
+
+  // Wrong parameters that name other resources: not the volume or instance being "not found".
+  'InvalidSnapshot.NotFound': 'invalid-request',
+  'InvalidZone.NotFound': 'invalid-request',
+
+  // EC2-side faults and capacity that comes back: retry.
+  InternalError: 'transient',
+  InternalFailure: 'transient',
+  ServiceUnavailable: 'transient',
+  Unavailable: 'transient',
+  'Server.InternalError': 'transient',
+  'Server.Unavailable': 'transient',
+  InsufficientVolumeCapacity: 'transient',
+  RequestTimeout: 'transient',
+  RequestExpired: 'transient',
+};
+
+/** Node and SDK errors that mean the request never got a definite answer. */
+const NETWORK_ERROR_CODES = new Set([
+  'ECONNRESET',
+  'ECONNREFUSED',
+  'ECONNABORTED',
+  'ETIMEDOUT',
+  'EPIPE',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+]);
+const TIMEOUT_ERROR_NAMES = new Set(['TimeoutError', 'RequestTimeoutError', 'AbortError']);
+
+interface SdkErrorShape {
+  name?: unknown;
+  Code?: unknown;
+  code?: unknown;
+  message?: unknown;
+  $fault?: unknown;
+  $metadata?: { httpStatusCode?: unknown };
+}
+
+/** Classifies any error thrown by an EC2 call (SDK service exception, timeout, network error). */
+export function toProviderError(error: unknown): ProviderError {
+  if (error instanceof ProviderError) return error;
+  const shape: SdkErrorShape = typeof error === 'object' && error !== null ? (error as SdkErrorShape) : {};
+  const message = typeof shape.message === 'string' ? shape.message : String(error);
+  const code =
+    typeof shape.Code === 'string'
+      ? shape.Code
+      : typeof shape.name === 'string' && shape.name !== 'Error'
+        ? shape.name
+        : typeof shape.code === 'string'
+          ? shape.code
+          : 'Unknown';
+  return new ProviderError(classify(code, message, shape), code, message);
+}
+
+function classify(code: string, message: string, shape: SdkErrorShape): ProviderErrorKind {
+  const rule = EC2_ERROR_KINDS[code];
+  if (rule !== undefined) return typeof rule === 'function' ? rule(message) : rule;
+  if (TIMEOUT_ERROR_NAMES.has(code) || NETWORK_ERROR_CODES.has(code)) return 'transient';
+  if (typeof shape.code === 'string' && NETWORK_ERROR_CODES.has(shape.code)) return 'transient';
+  const status = typeof shape.$metadata?.httpStatusCode === 'number' ? shape.$metadata.httpStatusCode : undefined;
+  if (status !== undefined && status >= 500) return 'transient';
+  if (shape.$fault === 'server') return 'transient';
+  // A 4xx EC2 did not explain further: the request itself is wrong, retrying cannot help.
+  if ((status !== undefined && status >= 400) || shape.$fault === 'client') return 'invalid-request';
+  // No answer from EC2 at all (connection-level failure the SDK did not name): retry.
+  return 'transient';
+}
+

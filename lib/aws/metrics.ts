@@ -1,0 +1,53 @@
+/**
+ * The engine's Metrics port on Powertools Metrics (CloudWatch Embedded Metric Format), with the
+ * metric names and dimensions the stack's alarms and dashboard read (METRICS in lib/settings.ts).
+ */
+import { Metrics as PowertoolsMetrics, MetricUnit } from '@aws-lambda-powertools/metrics';
+import type { Metrics, OperationKind, OperationOutcome } from '../engine/ports.js';
+import { METRICS } from '../settings.js';
+
+export class EmfMetrics implements Metrics {
+  /**
+   * The Powertools instance holding buffered metrics (OperationsFailed and plain counters).
+   * Handlers flush it with the `logMetrics` middy middleware; the local runtime with
+   * `publishStoredMetrics()`.
+   */
+  readonly powertools: PowertoolsMetrics;
+
+  constructor(options: { namespace?: string; serviceName?: string; powertools?: PowertoolsMetrics } = {}) {
+    this.powertools =
+      options.powertools ??
+      new PowertoolsMetrics({ namespace: options.namespace ?? METRICS.namespace, serviceName: options.serviceName });
+    // No default `service` dimension: alarms read OperationsFailed and the counters without
+    // dimensions, and Operations / OperationLatency with exactly the dimensions below.
+    this.powertools.clearDefaultDimensions();
+  }
+
+  /**
+   * `Operations` (count; dimensions operation, outcome) and `OperationLatency` (ms; dimension
+   * operation) are emitted at once, each in its own EMF document, since their dimension sets
+   * differ per call; `OperationsFailed` is buffered with the counters.
+   */
+  operation(event: { operation: OperationKind; outcome: OperationOutcome; latencyMs?: number }): void {
+    this.single()
+      .addDimensions({ operation: event.operation, outcome: event.outcome })
+      .addMetric(METRICS.operations, MetricUnit.Count, 1);
+    if (event.latencyMs !== undefined) {
+      this.single()
+        .addDimension('operation', event.operation)
+        .addMetric(METRICS.latency, MetricUnit.Milliseconds, Math.max(0, event.latencyMs));
+    }
+    if (event.outcome === 'failed') this.powertools.addMetric(METRICS.failed, MetricUnit.Count, 1);
+  }
+
+  /** A metric published on its first value, without the `service` dimension Powertools adds by default. */
+  private single(): PowertoolsMetrics {
+    const single = this.powertools.singleMetric();
+    single.clearDefaultDimensions();
+    return single;
+  }
+
+  count(name: string, value = 1): void {
+    this.powertools.addMetric(name, MetricUnit.Count, value);
+  }
+}

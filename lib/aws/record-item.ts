@@ -1,0 +1,86 @@
+/**
+ * Records ⇄ DynamoDB items of the single-table design (lib/domain/records.ts, TABLE in
+ * lib/settings.ts). Items are the record's own fields plus the table keys: `pk`/`sk` from
+ * `tableKey`, and for attachments the instance index keys `gsi1pk = INSTANCE#<id>`,
+ * `gsi1sk = VOLUME#<id>`.
+ */
+import type { AttributeValue } from '@aws-sdk/client-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
+import { keyOf, tableKey, type ProvisionerRecord, type RecordKey } from '../domain/records.js';
+import { TABLE } from '../settings.js';
+
+export type TableItem = Record<string, unknown>;
+
+/** Attributes that exist only in the table, never in a record. */
+export const KEY_ATTRIBUTES = [
+  TABLE.partitionKey,
+  TABLE.sortKey,
+  TABLE.instanceIndex.partitionKey,
+  TABLE.instanceIndex.sortKey,
+] as const;
+
+const VOLUME_PREFIX = 'VOLUME#';
+const VOLUME_SORT_KEY = 'VOLUME';
+export const ATTACHMENT_SORT_PREFIX = 'ATTACHMENT#';
+
+/** Primary key attributes of a record. */
+export function itemKey(key: RecordKey): Record<string, string> {
+  const { pk, sk } = tableKey(key);
+  return { [TABLE.partitionKey]: pk, [TABLE.sortKey]: sk };
+}
+
+/** Instance index key values of an attachment. */
+export function instanceIndexKey(instanceId: string, volumeId: string): Record<string, string> {
+  return {
+    [TABLE.instanceIndex.partitionKey]: instanceIndexPartition(instanceId),
+    [TABLE.instanceIndex.sortKey]: `${VOLUME_PREFIX}${volumeId}`,
+  };
+}
+
+export function instanceIndexPartition(instanceId: string): string {
+  return `INSTANCE#${instanceId}`;
+}
+
+/** The item that stores `record`. */
+export function toItem(record: ProvisionerRecord): TableItem {
+  return {
+    ...record,
+    ...itemKey(keyOf(record)),
+    ...(record.kind === 'attachment' ? instanceIndexKey(record.instanceId, record.volumeId) : {}),
+  };
+}
+
+/**
+ * The record stored in an item. Identity (`kind`, `volumeId`, `instanceId`) comes from the table
+ * keys, which are authoritative, so an item written straight into the table with only keys and a
+ * spec still names its record. Not validated otherwise: the domain's record parser decides
+ * whether the rest is valid.
+ */
+export function fromItem(item: TableItem): unknown {
+  const record: TableItem = { ...item };
+  for (const attribute of KEY_ATTRIBUTES) delete record[attribute];
+  const identity = keyFromItem(item);
+  return identity === undefined ? record : { ...record, ...identity };
+}
+
+/** The record key named by an item's `pk`/`sk`, or undefined when they follow no known pattern. */
+export function keyFromItem(item: TableItem): RecordKey | undefined {
+  const pk = item[TABLE.partitionKey];
+  const sk = item[TABLE.sortKey];
+  if (typeof pk !== 'string' || typeof sk !== 'string' || !pk.startsWith(VOLUME_PREFIX)) return undefined;
+  const volumeId = pk.slice(VOLUME_PREFIX.length);
+  if (sk === VOLUME_SORT_KEY) return { kind: 'volume', volumeId };
+  if (sk.startsWith(ATTACHMENT_SORT_PREFIX)) {
+    return { kind: 'attachment', volumeId, instanceId: sk.slice(ATTACHMENT_SORT_PREFIX.length) };
+  }
+  return undefined;
+}
+
+/**
+ * The record in a DynamoDB Stream image (`NewImage` / `OldImage`, still in attribute-value form),
+ * as `fromItem` reads it. The stream event types of `aws-lambda` and of the SDK differ only in
+ * typing, so any attribute-value map is accepted.
+ */
+export function fromStreamImage(image: Record<string, unknown>): unknown {
+  return fromItem(unmarshall(image as Record<string, AttributeValue>));
+}

@@ -1,0 +1,59 @@
+import type { VolumeType } from './records.js';
+
+/** What EBS accepts for one volume type. Sizes in GiB, throughput in MiB/s. */
+export interface VolumeTypeLimits {
+  sizeGiB: { min: number; max: number };
+  /** Absent: the type takes no IOPS parameter. */
+  iops?: { min: number; max: number; required: boolean; maxPerGiB?: number };
+  /** Absent: the type takes no throughput parameter. */
+  throughput?: { min: number; max: number; maxPerIops?: number };
+  multiAttach: boolean;
+  /** Elastic Volumes can modify this type (size, type, performance). */
+  modifiable: boolean;
+}
+
+/**
+ * Current EBS limits per volume type.
+ *
+ * Sources:
+ * - EC2 API reference, CreateVolume `Size`, `Iops` and `Throughput` (as shipped in the API model of
+ *   @aws-sdk/client-ec2 3.1169): gp2 1–16,384 GiB; gp3 1–65,536 GiB, 3,000–80,000 IOPS,
+ *   125–2,000 MiB/s; io1 4–16,384 GiB, 100–64,000 IOPS; io2 4–65,536 GiB, 100–256,000 IOPS;
+ *   st1 and sc1 125–16,384 GiB; standard 1–1,024 GiB. IOPS required for io1/io2, optional for gp3,
+ *   not allowed otherwise; throughput for gp3 only.
+ *   https://docs.aws.amazon.com/AWSEC2/latest/APIReference/API_CreateVolume.html
+ * - Amazon EBS volume types (General Purpose SSD, Provisioned IOPS SSD): gp3 at most 500 IOPS per
+ *   GiB and 0.25 MiB/s per provisioned IOPS; io1 at most 50 IOPS per GiB; io2 at most 1,000 IOPS
+ *   per GiB; Multi-Attach on io1 and io2 only.
+ *   https://docs.aws.amazon.com/ebs/latest/userguide/ebs-volume-types.html
+ * - Elastic Volumes do not modify previous-generation magnetic (`standard`) volumes.
+ *   https://docs.aws.amazon.com/ebs/latest/userguide/ebs-modify-volume.html
+ */
+export const EBS_LIMITS: Record<VolumeType, VolumeTypeLimits> = {
+  gp2: { sizeGiB: { min: 1, max: 16_384 }, multiAttach: false, modifiable: true },
+  gp3: {
+    sizeGiB: { min: 1, max: 65_536 },
+    iops: { min: 3_000, max: 80_000, required: false, maxPerGiB: 500 },
+    throughput: { min: 125, max: 2_000, maxPerIops: 0.25 },
+    multiAttach: false,
+    modifiable: true,
+  },
+  io1: {
+    sizeGiB: { min: 4, max: 16_384 },
+    iops: { min: 100, max: 64_000, required: true, maxPerGiB: 50 },
+    multiAttach: true,
+    modifiable: true,
+  },
+  io2: {
+    sizeGiB: { min: 4, max: 65_536 },
+    iops: { min: 100, max: 256_000, required: true, maxPerGiB: 1_000 },
+    multiAttach: true,
+    modifiable: true,
+  },
+  st1: { sizeGiB: { min: 125, max: 16_384 }, multiAttach: false, modifiable: true },
+  sc1: { sizeGiB: { min: 125, max: 16_384 }, multiAttach: false, modifiable: true },
+  standard: { sizeGiB: { min: 1, max: 1_024 }, multiAttach: false, modifiable: false },
+};
+
+/** gp3's included baseline, used when a gp3 spec names no IOPS or throughput. */
+export const GP3_BASELINE = { iops: 3_000, throughput: 125 } as const;

@@ -1,0 +1,210 @@
+/**
+ * The volume and attachment lifecycles as explicit transition tables.
+ *
+ * This module is the only place that decides a state transition: the planner, the executor and
+ * the watcher name an event and ask `nextVolumeState` / `nextAttachmentState` where it leads. An
+ * event that is not legal in the current state throws, so a bug surfaces instead of writing a
+ * status nobody can explain. docs/state-machines.md is generated from these tables
+ * (`npm run docs`) and a test fails when it drifts.
+ */
+import { ATTACHMENT_STATES, VOLUME_STATES, type AttachmentState, type VolumeState } from './records.js';
+
+export const VOLUME_EVENTS = [
+  /** The executor is about to call CreateVolume (written before the call, so a crash leaves a trace). */
+  'create-started',
+  /** EC2 reports the volume `available`. */
+  'observed-available',
+  /** EC2 reports the volume `in-use` (attached somewhere). */
+  'observed-in-use',
+  /** ModifyVolume was accepted. */
+  'modify-started',
+  /** DeleteVolume was accepted (or the volume was already being deleted). */
+  'delete-started',
+  /** EC2 no longer knows the volume, or reports it `deleted`. */
+  'observed-deleted',
+  /** A dying volume that never reached EC2 is removed without any EC2 call. */
+  'removed-uncreated',
+  /** Attempt budget or maximum age spent, or an error retrying cannot fix. */
+  'failed',
+  /** The client asked to try again after a terminal error. */
+  'retry-requested',
+] as const;
+export type VolumeEvent = (typeof VOLUME_EVENTS)[number];
+
+export const ATTACHMENT_EVENTS = [
+  /** The executor is about to call AttachVolume (written before the call). */
+  'attach-started',
+  /** AttachVolume failed; the attachment waits for its next attempt. */
+  'attach-failed',
+  /** EC2 reports the volume attached to the instance. */
+  'observed-attached',
+  /** EC2 reports no attachment of the volume to the instance. */
+  'observed-detached',
+  /** DetachVolume was accepted. */
+  'detach-started',
+  /** A dying attachment that never reached EC2 is removed without any EC2 call. */
+  'removed-unattached',
+  'failed',
+  'retry-requested',
+] as const;
+export type AttachmentEvent = (typeof ATTACHMENT_EVENTS)[number];
+
+export interface Transition<S extends string, E extends string> {
+  from: S;
+  event: E;
+  to: S;
+  /** Why this edge exists, for the generated docs. */
+  why: string;
+}
+
+/** Every legal volume transition. `deleted` is final: the record is removed right after. */
+export const VOLUME_TRANSITIONS: readonly Transition<VolumeState, VolumeEvent>[] = [
+  { from: 'pending', event: 'create-started', to: 'creating', why: 'CreateVolume about to be called' },
+  { from: 'pending', event: 'removed-uncreated', to: 'deleted', why: 'dying before any EC2 call' },
+  { from: 'pending', event: 'failed', to: 'error', why: 'placement cannot be resolved' },
+  { from: 'pending', event: 'observed-available', to: 'available', why: 'retried volume already exists' },
+  { from: 'pending', event: 'observed-in-use', to: 'in-use', why: 'retried volume already exists, attached' },
+  { from: 'creating', event: 'observed-available', to: 'available', why: 'EC2 finished creating' },
+  { from: 'creating', event: 'failed', to: 'error', why: 'creation failed or budget spent' },
+  { from: 'available', event: 'observed-in-use', to: 'in-use', why: 'an attachment took' },
+  { from: 'available', event: 'modify-started', to: 'modifying', why: 'spec grew' },
+  { from: 'available', event: 'delete-started', to: 'deleting', why: 'dying, no attachment left' },
+  { from: 'available', event: 'observed-deleted', to: 'error', why: 'volume vanished behind our back' },
+  { from: 'available', event: 'failed', to: 'error', why: 'budget spent' },
+  { from: 'in-use', event: 'observed-available', to: 'available', why: 'last attachment detached' },
+  { from: 'in-use', event: 'modify-started', to: 'modifying', why: 'spec grew while attached' },
+  { from: 'in-use', event: 'observed-deleted', to: 'error', why: 'volume vanished behind our back' },
+  { from: 'in-use', event: 'failed', to: 'error', why: 'budget spent' },
+  { from: 'modifying', event: 'observed-available', to: 'available', why: 'modification done (or failed), detached' },
+  { from: 'modifying', event: 'observed-in-use', to: 'in-use', why: 'modification done (or failed), attached' },
+  { from: 'modifying', event: 'observed-deleted', to: 'error', why: 'volume vanished behind our back' },
+  { from: 'modifying', event: 'failed', to: 'error', why: 'budget spent' },
+  { from: 'deleting', event: 'observed-deleted', to: 'deleted', why: 'EC2 finished deleting' },
+  { from: 'deleting', event: 'failed', to: 'error', why: 'deletion failed or budget spent' },
+  { from: 'error', event: 'delete-started', to: 'deleting', why: 'dying after an error, volume exists' },
+  { from: 'error', event: 'removed-uncreated', to: 'deleted', why: 'dying after an error, no volume exists' },
+  { from: 'error', event: 'retry-requested', to: 'pending', why: 'client asked to try again' },
+];
+
+/** Every legal attachment transition. `detached` is final: the record is removed right after. */
+export const ATTACHMENT_TRANSITIONS: readonly Transition<AttachmentState, AttachmentEvent>[] = [
+  { from: 'pending', event: 'attach-started', to: 'attaching', why: 'volume and instance ready' },
+  { from: 'pending', event: 'observed-attached', to: 'attached', why: 'found already attached' },
+  { from: 'pending', event: 'removed-unattached', to: 'detached', why: 'dying before any EC2 call' },
+  { from: 'pending', event: 'failed', to: 'error', why: 'prerequisite never met or budget spent' },
+  { from: 'attaching', event: 'attach-failed', to: 'pending', why: 'AttachVolume failed, retry later' },
+  { from: 'attaching', event: 'observed-attached', to: 'attached', why: 'EC2 finished attaching' },
+  { from: 'attaching', event: 'observed-detached', to: 'pending', why: 'attach did not take, retry' },
+  { from: 'attaching', event: 'failed', to: 'error', why: 'budget spent' },
+  { from: 'attached', event: 'detach-started', to: 'detaching', why: 'dying' },
+  { from: 'attached', event: 'observed-detached', to: 'pending', why: 'detached behind our back, re-attach' },
+  { from: 'attached', event: 'failed', to: 'error', why: 'budget spent' },
+  { from: 'detaching', event: 'observed-detached', to: 'detached', why: 'EC2 finished detaching' },
+  { from: 'detaching', event: 'failed', to: 'error', why: 'detach failed or budget spent' },
+  { from: 'error', event: 'detach-started', to: 'detaching', why: 'dying after an error, may be attached' },
+  { from: 'error', event: 'removed-unattached', to: 'detached', why: 'dying after an error, not attached' },
+  { from: 'error', event: 'retry-requested', to: 'pending', why: 'client asked to try again' },
+];
+
+/** Thrown when an event is not legal in the current state. */
+export class IllegalTransitionError extends Error {
+  override readonly name = 'IllegalTransitionError';
+  constructor(
+    readonly machine: 'volume' | 'attachment',
+    readonly from: string,
+    readonly event: string,
+  ) {
+    super(`illegal ${machine} transition: event '${event}' in state '${from}'`);
+  }
+}
+
+function indexTable<S extends string, E extends string>(
+  machine: 'volume' | 'attachment',
+  table: readonly Transition<S, E>[],
+): Map<string, S> {
+  const index = new Map<string, S>();
+  for (const row of table) {
+    const key = `${row.from}|${row.event}`;
+    if (index.has(key)) throw new Error(`duplicate ${machine} transition ${key}`);
+    index.set(key, row.to);
+  }
+  return index;
+}
+
+const volumeIndex = indexTable('volume', VOLUME_TRANSITIONS);
+const attachmentIndex = indexTable('attachment', ATTACHMENT_TRANSITIONS);
+
+/** Where `event` takes a volume in `state`; throws IllegalTransitionError if nowhere. */
+export function nextVolumeState(state: VolumeState, event: VolumeEvent): VolumeState {
+  const to = volumeIndex.get(`${state}|${event}`);
+  if (to === undefined) throw new IllegalTransitionError('volume', state, event);
+  return to;
+}
+
+/** Where `event` takes an attachment in `state`; throws IllegalTransitionError if nowhere. */
+export function nextAttachmentState(state: AttachmentState, event: AttachmentEvent): AttachmentState {
+  const to = attachmentIndex.get(`${state}|${event}`);
+  if (to === undefined) throw new IllegalTransitionError('attachment', state, event);
+  return to;
+}
+
+/** Whether `event` is legal for a volume in `state` (for callers that must not throw). */
+export function canVolume(state: VolumeState, event: VolumeEvent): boolean {
+  return volumeIndex.has(`${state}|${event}`);
+}
+
+/** Whether `event` is legal for an attachment in `state`. */
+export function canAttachment(state: AttachmentState, event: AttachmentEvent): boolean {
+  return attachmentIndex.has(`${state}|${event}`);
+}
+
+/** A mermaid state diagram of one table: initial state, every row as a labelled edge, final state. */
+export function toMermaid(machine: 'volume' | 'attachment'): string {
+  const rows: readonly Transition<string, string>[] = machine === 'volume' ? VOLUME_TRANSITIONS : ATTACHMENT_TRANSITIONS;
+  const states: readonly string[] = machine === 'volume' ? VOLUME_STATES : ATTACHMENT_STATES;
+  const finalState = machine === 'volume' ? 'deleted' : 'detached';
+  const id = (state: string) => state.replace(/-/g, '_');
+  const lines = ['stateDiagram-v2'];
+  for (const state of states) if (state !== id(state)) lines.push(`  state "${state}" as ${id(state)}`);
+  lines.push('  [*] --> pending');
+  for (const row of rows) lines.push(`  ${id(row.from)} --> ${id(row.to)}: ${row.event}`);
+  lines.push(`  ${id(finalState)} --> [*]`);
+  return lines.join('\n');
+}
+
+function tableMarkdown(rows: readonly Transition<string, string>[]): string {
+  const lines = ['| from | event | to | why |', '|---|---|---|---|'];
+  for (const row of rows) lines.push(`| ${row.from} | ${row.event} | ${row.to} | ${row.why} |`);
+  return lines.join('\n');
+}
+
+/** The whole of docs/state-machines.md, generated so the docs cannot drift from the tables. */
+export function stateMachinesMarkdown(): string {
+  return [
+    '# State machines',
+    '',
+    '<!-- Generated from lib/domain/state-machines.ts by `npm run docs`; do not edit by hand. -->',
+    '',
+    'Every status the system writes follows one of these two tables; `nextVolumeState` and',
+    '`nextAttachmentState` refuse any other move. A record leaves the table when it reaches its',
+    'final state (`deleted`, `detached`): the record is removed. `error` is terminal until the',
+    'client retries or marks the record dying.',
+    '',
+    '## Volume',
+    '',
+    '```mermaid',
+    toMermaid('volume'),
+    '```',
+    '',
+    tableMarkdown(VOLUME_TRANSITIONS),
+    '',
+    '## Attachment',
+    '',
+    '```mermaid',
+    toMermaid('attachment'),
+    '```',
+    '',
+    tableMarkdown(ATTACHMENT_TRANSITIONS),
+    '',
+  ].join('\n');
+}

@@ -1,0 +1,238 @@
+/**
+ * Validation of everything that comes from outside: API requests and records read from the table
+ * (a record written straight into the table is input too). Messages name the field, the limit and
+ * the value, e.g. `spec.iops: gp3 supports 3000–80000 IOPS, got 90000`.
+ */
+import { z } from 'zod';
+import { EBS_LIMITS } from './ebs-limits.js';
+import {
+  ATTACHMENT_STATES,
+  VOLUME_STATES,
+  VOLUME_TYPES,
+  type ProvisionerRecord,
+  type VolumeSpec,
+} from './records.js';
+
+export interface ValidationIssue {
+  /** Dotted path of the field, e.g. `spec.iops`; empty for the value as a whole. */
+  path: string;
+  message: string;
+}
+
+export type Result<T> = { ok: true; value: T } | { ok: false; issues: ValidationIssue[] };
+
+/** Tags the system puts on every volume itself; clients may not set these keys. */
+export const RESERVED_TAG_PREFIXES = ['aws:', 'ebs-provisioner:'] as const;
+/** EC2 allows 50 tags per resource; the system adds two ownership tags. */
+export const MAX_CLIENT_TAGS = 48;
+
+export const instanceIdSchema = z.string().regex(/^i-(?:[0-9a-f]{8}|[0-9a-f]{17})$/, 'must be an EC2 instance id like i-0123456789abcdef0');
+export const ebsVolumeIdSchema = z.string().regex(/^vol-(?:[0-9a-f]{8}|[0-9a-f]{17})$/, 'must be an EBS volume id like vol-0123456789abcdef0');
+export const snapshotIdSchema = z.string().regex(/^snap-(?:[0-9a-f]{8}|[0-9a-f]{17})$/, 'must be a snapshot id like snap-0123456789abcdef0');
+/** Linux device names EC2 accepts for EBS attachments (/dev/sd[b-z], /dev/xvd[b-z], /dev/xvd[a-z][a-z]). */
+export const deviceNameSchema = z.string().regex(/^\/dev\/(?:sd[b-z]|xvd[b-z]|xvd[a-z]{2})$/, 'must be a device name like /dev/sdf or /dev/xvdba');
+/** The client's own name for a volume record. */
+export const volumeRecordIdSchema = z
+  .string()
+  .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/, 'must be 1–128 letters, digits, ".", "_" or "-", starting with a letter or digit');
+export const availabilityZoneSchema = z
+  .string()
+  .regex(/^[a-z]{2}(?:-[a-z]+)+-\d+(?:-[a-z]+-\d+)?[a-z]$/, 'must be an availability zone like us-east-1a');
+export const kmsKeyIdSchema = z
+  .string()
+  .regex(
+    /^(?:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|mrk-[0-9a-f]{32}|alias\/[A-Za-z0-9/_-]{1,250}|arn:aws[a-z-]*:kms:[a-z0-9-]+:\d{12}:(?:key\/[0-9a-zA-Z-]+|alias\/[A-Za-z0-9/_-]{1,250}))$/,
+    'must be a KMS key id, alias, key ARN or alias ARN',
+  );
+
+const tagKeyPattern = /^[\p{L}\p{Z}\p{N}_.:/=+\-@]*$/u;
+
+export const tagsSchema = z.record(z.string(), z.string()).superRefine((tags, ctx) => {
+  const entries = Object.entries(tags);
+  if (entries.length > MAX_CLIENT_TAGS) {
+    ctx.addIssue({ code: 'custom', message: `at most ${MAX_CLIENT_TAGS} tags, got ${entries.length}` });
+  }
+  for (const [key, value] of entries) {
+    const issue = (message: string) => ctx.addIssue({ code: 'custom', path: [key], message });
+    if (key.length < 1 || key.length > 128) issue(`tag key must be 1–128 characters, got ${key.length}`);
+    if (value.length > 256) issue(`tag value must be at most 256 characters, got ${value.length}`);
+    if (!tagKeyPattern.test(key) || !tagKeyPattern.test(value)) {
+      issue('tags may contain only letters, digits, spaces and _ . : / = + - @');
+    }
+    const reserved = RESERVED_TAG_PREFIXES.find((prefix) => key.toLowerCase().startsWith(prefix));
+    if (reserved) issue(`tag keys starting with "${reserved}" are reserved`);
+  }
+});
+
+const positiveInt = z.number().int('must be a whole number').positive('must be positive');
+
+/** The structure of a volume spec, before the per-type EBS limits. */
+const volumeSpecShape = z.strictObject({
+  sizeGiB: positiveInt,
+  volumeType: z.enum(VOLUME_TYPES),
+  iops: positiveInt.optional(),
+  throughput: positiveInt.optional(),
+  availabilityZone: availabilityZoneSchema.optional(),
+  placementInstanceId: instanceIdSchema.optional(),
+  encrypted: z.boolean().optional(),
+  kmsKeyId: kmsKeyIdSchema.optional(),
+  snapshotId: snapshotIdSchema.optional(),
+  tags: tagsSchema.optional(),
+  multiAttach: z.boolean().optional(),
+});
+
+/** Adds an issue for every EBS rule `spec` breaks. */
+function checkEbsLimits(spec: z.infer<typeof volumeSpecShape>, ctx: z.RefinementCtx): void {
+  const limits = EBS_LIMITS[spec.volumeType];
+  const type = spec.volumeType;
+  const issue = (path: string, message: string) => ctx.addIssue({ code: 'custom', path: [path], message });
+
+  if (spec.sizeGiB < limits.sizeGiB.min || spec.sizeGiB > limits.sizeGiB.max) {
+    issue('sizeGiB', `${type} volumes are ${limits.sizeGiB.min}–${limits.sizeGiB.max} GiB, got ${spec.sizeGiB}`);
+  }
+  if (!limits.iops) {
+    if (spec.iops !== undefined) issue('iops', `${type} volumes take no IOPS setting`);
+  } else if (spec.iops === undefined) {
+    if (limits.iops.required) issue('iops', `${type} volumes require an IOPS setting (${limits.iops.min}–${limits.iops.max})`);
+  } else {
+    if (spec.iops < limits.iops.min || spec.iops > limits.iops.max) {
+      issue('iops', `${type} supports ${limits.iops.min}–${limits.iops.max} IOPS, got ${spec.iops}`);
+    }
+    const perGiB = limits.iops.maxPerGiB;
+    // At or below the type's minimum, any size is fine (gp3's baseline 3000 IOPS comes with every size).
+    if (perGiB !== undefined && spec.iops > limits.iops.min && spec.iops > spec.sizeGiB * perGiB) {
+      issue('iops', `${type} allows at most ${perGiB} IOPS per GiB: ${spec.sizeGiB} GiB allows ${spec.sizeGiB * perGiB}, got ${spec.iops}`);
+    }
+  }
+  if (!limits.throughput) {
+    if (spec.throughput !== undefined) issue('throughput', `${type} volumes take no throughput setting`);
+  } else if (spec.throughput !== undefined) {
+    if (spec.throughput < limits.throughput.min || spec.throughput > limits.throughput.max) {
+      issue('throughput', `${type} supports ${limits.throughput.min}–${limits.throughput.max} MiB/s, got ${spec.throughput}`);
+    }
+    const perIops = limits.throughput.maxPerIops;
+    const iops = spec.iops ?? limits.iops?.min;
+    if (perIops !== undefined && iops !== undefined && spec.throughput > limits.throughput.min && spec.throughput > iops * perIops) {
+      issue('throughput', `${type} allows at most ${perIops} MiB/s per IOPS: ${iops} IOPS allows ${iops * perIops}, got ${spec.throughput}`);
+    }
+  }
+  if (spec.multiAttach && !limits.multiAttach) issue('multiAttach', `multi-attach is available on io1 and io2 only, not ${type}`);
+  if (spec.kmsKeyId !== undefined && spec.encrypted !== true) issue('encrypted', 'must be true when kmsKeyId is given');
+  if (spec.availabilityZone !== undefined && spec.placementInstanceId !== undefined) {
+    issue('placementInstanceId', 'give either availabilityZone or placementInstanceId, not both');
+  }
+}
+
+/** A volume spec: its structure and the current EBS limits for its type. */
+export const volumeSpecSchema = volumeSpecShape.superRefine(checkEbsLimits);
+
+const isoTime = z.string().min(1, 'must be an ISO-8601 time');
+
+const claimSchema = z.strictObject({ owner: z.string().min(1), expiresAt: z.number().int() });
+
+function statusSchema<S extends readonly [string, ...string[]]>(states: S) {
+  return z.strictObject({
+    state: z.enum(states),
+    message: z.string().optional(),
+    code: z.string().optional(),
+    attempts: z.number().int().nonnegative(),
+    nextAttemptAt: isoTime.optional(),
+    updatedAt: z.string(),
+    operationStartedAt: isoTime.optional(),
+  });
+}
+
+/** Defaults for the fields the system writes, so a record a client wrote directly can still be read. */
+const systemDefaults = { status: { state: 'pending', attempts: 0, updatedAt: '' }, version: 0, createdAt: '' } as const;
+
+export const volumeRecordSchema = z.strictObject({
+  kind: z.literal('volume'),
+  volumeId: volumeRecordIdSchema,
+  spec: volumeSpecSchema,
+  life: z.enum(['alive', 'dying']),
+  generation: z.number().int().positive(),
+  status: statusSchema(VOLUME_STATES).default(systemDefaults.status),
+  ebsVolumeId: ebsVolumeIdSchema.optional(),
+  availabilityZone: availabilityZoneSchema.optional(),
+  observedGeneration: z.number().int().nonnegative().optional(),
+  observed: z
+    .strictObject({
+      sizeGiB: z.number().int().positive(),
+      volumeType: z.enum(VOLUME_TYPES),
+      iops: z.number().int().positive().optional(),
+      throughput: z.number().int().positive().optional(),
+    })
+    .optional(),
+  claim: claimSchema.optional(),
+  version: z.number().int().nonnegative().default(systemDefaults.version),
+  createdAt: z.string().default(systemDefaults.createdAt),
+});
+
+export const attachmentRecordSchema = z.strictObject({
+  kind: z.literal('attachment'),
+  volumeId: volumeRecordIdSchema,
+  instanceId: instanceIdSchema,
+  life: z.enum(['alive', 'dying']),
+  requestedDevice: deviceNameSchema.optional(),
+  status: statusSchema(ATTACHMENT_STATES).default(systemDefaults.status),
+  device: deviceNameSchema.optional(),
+  claim: claimSchema.optional(),
+  version: z.number().int().nonnegative().default(systemDefaults.version),
+  createdAt: z.string().default(systemDefaults.createdAt),
+});
+
+export const recordSchema = z.discriminatedUnion('kind', [volumeRecordSchema, attachmentRecordSchema]);
+
+/** Zod issues as field-level messages. */
+export function toIssues(error: z.ZodError, prefix = ''): ValidationIssue[] {
+  return error.issues.map((issue) => ({
+    path: [prefix, ...issue.path.map(String)].filter(Boolean).join('.'),
+    message: issue.message,
+  }));
+}
+
+function parseWith<T>(schema: z.ZodType<T>, input: unknown, prefix = ''): Result<T> {
+  const parsed = schema.safeParse(input);
+  return parsed.success ? { ok: true, value: parsed.data } : { ok: false, issues: toIssues(parsed.error, prefix) };
+}
+
+/** Validates a spec a client asked for. */
+export function validateVolumeSpec(input: unknown): Result<VolumeSpec> {
+  return parseWith(volumeSpecSchema, input, 'spec') as Result<VolumeSpec>;
+}
+
+/** Validates a record read from the table; the system's own fields get defaults when absent. */
+export function parseRecord(input: unknown): Result<ProvisionerRecord> {
+  return parseWith(recordSchema, input) as Result<ProvisionerRecord>;
+}
+
+/** Fields fixed at creation: EBS cannot change them on an existing volume. */
+const IMMUTABLE_FIELDS = ['availabilityZone', 'placementInstanceId', 'encrypted', 'kmsKeyId', 'snapshotId', 'multiAttach', 'tags'] as const;
+
+/**
+ * What is wrong with changing `current` into `next`: EBS volumes only grow, a magnetic volume cannot be
+ * modified, and placement, encryption, source snapshot, multi-attach and tags are fixed at creation.
+ * `next` must also be a valid spec on its own.
+ */
+export function validateSpecChange(current: VolumeSpec, next: VolumeSpec): ValidationIssue[] {
+  const own = validateVolumeSpec(next);
+  if (!own.ok) return own.issues;
+  const issues: ValidationIssue[] = [];
+  if (next.sizeGiB < current.sizeGiB) {
+    issues.push({ path: 'spec.sizeGiB', message: `EBS volumes can only grow: ${current.sizeGiB} GiB cannot become ${next.sizeGiB} GiB` });
+  }
+  const performanceChanged =
+    next.volumeType !== current.volumeType || next.iops !== current.iops || next.throughput !== current.throughput || next.sizeGiB !== current.sizeGiB;
+  if (performanceChanged && (!EBS_LIMITS[current.volumeType].modifiable || !EBS_LIMITS[next.volumeType].modifiable)) {
+    issues.push({ path: 'spec.volumeType', message: 'magnetic (standard) volumes cannot be modified' });
+  }
+  if (current.multiAttach && next.volumeType !== current.volumeType) {
+    issues.push({ path: 'spec.volumeType', message: 'the type of a multi-attach volume cannot be changed' });
+  }
+  for (const field of IMMUTABLE_FIELDS) {
+    if (JSON.stringify(current[field]) !== JSON.stringify(next[field])) {
+      issues.push({ path: `spec.${field}`, message: `${field} is fixed when the volume is created` });
+    }
+  }
+  return issues;
+}

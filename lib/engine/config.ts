@@ -1,0 +1,132 @@
+/**
+ * Every number the engine decides with, in one object with documented defaults. Deployments and
+ * tests override parts of it with `resolveEngineConfig({ ... })`.
+ */
+import type { OperationKind } from './ports.js';
+import { QUEUE } from '../settings.js';
+
+/** When to look again at work EC2 does asynchronously. */
+export interface ProgressCheck {
+  /** First check, close to the expected transition time (seconds). */
+  firstSeconds: number;
+  /** Later checks wait this fraction of the time already spent, so they grow with the wait. */
+  growth: number;
+  /** Longest wait between two checks (seconds). */
+  maxSeconds: number;
+}
+
+/** A token bucket: `burst` calls at once, then `ratePerSecond` sustained. */
+export interface RateBudget {
+  burst: number;
+  ratePerSecond: number;
+}
+
+/** EC2 mutating actions the executor calls one resource at a time, each with its own budget. */
+export type MutatingAction = 'CreateVolume' | 'AttachVolume' | 'DetachVolume' | 'DeleteVolume' | 'ModifyVolume';
+
+export interface EngineConfig {
+  /** How long a claim on a record lasts (ms). Longer than one executor invocation, shorter than the queue's visibility timeout, so a crashed invocation's work is taken over by the redelivery. */
+  claimLeaseMs: number;
+  /** Progress-check schedule per asynchronous operation. */
+  progressChecks: Record<OperationKind, ProgressCheck>;
+  /** Failure backoff: `baseSeconds * 2^(attempt-1)`, capped, with equal jitter; whole seconds. */
+  backoff: { baseSeconds: number; capSeconds: number };
+  /** Wait after RequestLimitExceeded: uniform in [min, max] seconds; never counts as an attempt. */
+  throttleBackoff: { minSeconds: number; maxSeconds: number };
+  /** Largest delay of one queue message; longer waits are chained through `dueAt`. */
+  maxMessageDelaySeconds: number;
+  /** Failed attempts before the record goes to terminal `error`. */
+  maxAttempts: number;
+  /** Time since the operation started after which it goes to terminal `error` (ms). */
+  maxOperationAgeMs: number;
+  /** How long a just-created volume may be missing from DescribeVolumes (eventual consistency) before it counts as lost (ms). */
+  describeGraceMs: number;
+  /** Per-invocation rate budget per EC2 mutating action. */
+  rateBudgets: Record<MutatingAction, RateBudget>;
+  /**
+   * Longest an invocation sleeps for a rate token; a call that would wait longer is deferred to a
+   * delayed message instead (no attempt used). 0: never sleep, so an invocation never pays for
+   * idle time and the budget carries over to the next one.
+   */
+  rateWaitMaxMs: number;
+  /** After RequestLimitExceeded the action's rate is multiplied by this (and recovers on success). */
+  throttleRateFactor: number;
+  /** Ids per DescribeVolumes / DescribeInstances call (the API maximum). */
+  describeChunkSize: { volumes: number; instances: number };
+  /** Device names the executor may allocate, in order of preference. */
+  deviceNames: readonly string[];
+  /** Value of the ownership tag put on every volume (the owning stack / deployment). */
+  ownerTagValue: string;
+}
+
+function letters(from: string, to: string): string[] {
+  const out: string[] = [];
+  for (let code = from.charCodeAt(0); code <= to.charCodeAt(0); code++) out.push(String.fromCharCode(code));
+  return out;
+}
+
+/**
+ * Linux device names: EC2 recommends /dev/sd[f-p] for EBS volumes; /dev/sd[q-z] are also valid,
+ * and /dev/xvd[b-c][a-z] extend the pool for instances with many attachments.
+ */
+export const DEFAULT_DEVICE_NAMES: readonly string[] = [
+  ...letters('f', 'z').map((letter) => `/dev/sd${letter}`),
+  ...letters('b', 'c').flatMap((first) => letters('a', 'z').map((second) => `/dev/xvd${first}${second}`)),
+];
+
+const SECOND = 1000;
+const MINUTE = 60 * SECOND;
+const HOUR = 60 * MINUTE;
+
+/**
+ * Defaults. Rate budgets: EC2's account-wide bucket for mutating actions holds 200 tokens and
+ * refills 5 per second (EC2 API throttling docs); the executor runs up to EXECUTOR.maxConcurrency
+ * (5) invocations, so each takes a fifth of the refill and a modest burst, leaving room for other
+ * tools in the account.
+ */
+export const DEFAULT_ENGINE_CONFIG: EngineConfig = {
+  claimLeaseMs: 3 * MINUTE,
+  progressChecks: {
+    // gp3 volumes without a snapshot are available within seconds; snapshot restores take longer.
+    'create-volume': { firstSeconds: 5, growth: 0.5, maxSeconds: 120 },
+    'check-volume': { firstSeconds: 5, growth: 0.5, maxSeconds: 120 },
+    // Size changes reach `optimizing` in seconds; performance changes take minutes to hours.
+    'modify-volume': { firstSeconds: 15, growth: 0.5, maxSeconds: 600 },
+    'delete-volume': { firstSeconds: 5, growth: 0.5, maxSeconds: 120 },
+    attach: { firstSeconds: 3, growth: 0.5, maxSeconds: 60 },
+    'check-attachment': { firstSeconds: 3, growth: 0.5, maxSeconds: 60 },
+    detach: { firstSeconds: 5, growth: 0.5, maxSeconds: 120 },
+  },
+  backoff: { baseSeconds: 2, capSeconds: 900 },
+  throttleBackoff: { minSeconds: 2, maxSeconds: 20 },
+  maxMessageDelaySeconds: QUEUE.maxDelaySeconds,
+  maxAttempts: 8,
+  maxOperationAgeMs: 6 * HOUR,
+  describeGraceMs: 2 * MINUTE,
+  rateBudgets: {
+    CreateVolume: { burst: 20, ratePerSecond: 1 },
+    AttachVolume: { burst: 20, ratePerSecond: 1 },
+    DetachVolume: { burst: 20, ratePerSecond: 1 },
+    DeleteVolume: { burst: 20, ratePerSecond: 1 },
+    ModifyVolume: { burst: 10, ratePerSecond: 0.5 },
+  },
+  rateWaitMaxMs: 0,
+  throttleRateFactor: 0.5,
+  // The APIs' page maxima (MaxResults): DescribeVolumes 500, DescribeInstances 1000.
+  describeChunkSize: { volumes: 500, instances: 1000 },
+  deviceNames: DEFAULT_DEVICE_NAMES,
+  ownerTagValue: 'ebs-provisioner',
+};
+
+/** Deep-enough merge of a partial config over the defaults (nested records merge per key). */
+export function resolveEngineConfig(partial: Partial<EngineConfig> = {}): EngineConfig {
+  return {
+    ...DEFAULT_ENGINE_CONFIG,
+    ...partial,
+    progressChecks: { ...DEFAULT_ENGINE_CONFIG.progressChecks, ...partial.progressChecks },
+    backoff: { ...DEFAULT_ENGINE_CONFIG.backoff, ...partial.backoff },
+    throttleBackoff: { ...DEFAULT_ENGINE_CONFIG.throttleBackoff, ...partial.throttleBackoff },
+    rateBudgets: { ...DEFAULT_ENGINE_CONFIG.rateBudgets, ...partial.rateBudgets },
+    describeChunkSize: { ...DEFAULT_ENGINE_CONFIG.describeChunkSize, ...partial.describeChunkSize },
+  };
+}

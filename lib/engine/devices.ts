@@ -1,0 +1,77 @@
+/**
+ * Device-name allocation for attaches: per instance, no clash with the instance's current block
+ * device mappings nor with other attaches in the same batch. `/dev/sdf` and `/dev/xvdf` name the
+ * same slot on many instance types, so names are compared by their slot (`f`).
+ */
+
+/** The slot a device name occupies: `/dev/sdf`, `/dev/xvdf`, `sdf`, `xvdf` → `f`; `/dev/sda1` → `a1`. */
+export function deviceSlot(device: string): string {
+  return device.replace(/^\/dev\//, '').replace(/^(xvd|sd|hd|nvme)/, '');
+}
+
+export interface DeviceRequest {
+  /** Caller's id for this attach (e.g. the record key string). */
+  id: string;
+  instanceId: string;
+  /** A device the client asked for; allocated as is unless another attach in the batch holds it. */
+  requestedDevice?: string;
+}
+
+export type DeviceAllocation = { ok: true; device: string } | { ok: false; code: string; message: string };
+
+/**
+ * Allocates one device name per request. Requested names are honoured first (EC2 decides whether
+ * they are free); the others take the first free names of `pool` in order. Past the pool, a
+ * per-request error.
+ */
+export function allocateDevices(
+  requests: readonly DeviceRequest[],
+  usedByInstance: ReadonlyMap<string, readonly string[]>,
+  pool: readonly string[],
+): Map<string, DeviceAllocation> {
+  const result = new Map<string, DeviceAllocation>();
+  const taken = new Map<string, Set<string>>();
+  const takenOn = (instanceId: string) => {
+    let slots = taken.get(instanceId);
+    if (!slots) {
+      slots = new Set((usedByInstance.get(instanceId) ?? []).map(deviceSlot));
+      taken.set(instanceId, slots);
+    }
+    return slots;
+  };
+  for (const request of requests) {
+    if (request.requestedDevice === undefined) continue;
+    const slots = takenOn(request.instanceId);
+    const slot = deviceSlot(request.requestedDevice);
+    if (slots.has(slot) && !(usedByInstance.get(request.instanceId) ?? []).some((used) => deviceSlot(used) === slot)) {
+      result.set(request.id, {
+        ok: false,
+        code: 'DeviceNameClash',
+        message: `device ${request.requestedDevice} is requested by another attachment to ${request.instanceId} in the same batch`,
+      });
+      continue;
+    }
+    slots.add(slot);
+    result.set(request.id, { ok: true, device: request.requestedDevice });
+  }
+  const cursor = new Map<string, number>();
+  for (const request of requests) {
+    if (request.requestedDevice !== undefined) continue;
+    const slots = takenOn(request.instanceId);
+    let index = cursor.get(request.instanceId) ?? 0;
+    while (index < pool.length && slots.has(deviceSlot(pool[index]!))) index++;
+    const device = pool[index];
+    if (device === undefined) {
+      result.set(request.id, {
+        ok: false,
+        code: 'NoFreeDeviceName',
+        message: `instance ${request.instanceId} has no free device name left (${pool.length} in the pool)`,
+      });
+      continue;
+    }
+    slots.add(deviceSlot(device));
+    cursor.set(request.instanceId, index + 1);
+    result.set(request.id, { ok: true, device });
+  }
+  return result;
+}

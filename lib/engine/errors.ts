@@ -1,0 +1,138 @@
+/**
+ * The one table that says what a provider error means for each EC2 call the executor makes.
+ * Adapters map EC2 error codes to a `ProviderErrorKind` (lib/aws); this table maps the kind, per
+ * call, to what the executor does with the record.
+ */
+import { ProviderError, type ProviderErrorKind } from './ports.js';
+import type { MutatingAction } from './config.js';
+
+/**
+ * - `already-done`: the effect we wanted already holds (already attached / detached / deleted);
+ *   counts as success.
+ * - `retry`: may work next time; uses an attempt, backs off.
+ * - `throttled`: RequestLimitExceeded; waits, slows the rate budget, never uses an attempt.
+ * - `wait-for-prerequisite`: the other resource is not ready yet (volume still creating, still
+ *   in use, instance not visible yet); uses an attempt so a prerequisite that never comes ends in
+ *   a terminal error, and the status says what it waits for.
+ * - `terminal`: retrying cannot help (bad parameters, AZ mismatch, token reuse); goes to `error`.
+ */
+export type ErrorOutcome = 'already-done' | 'retry' | 'throttled' | 'wait-for-prerequisite' | 'terminal';
+
+/** The EC2 calls the executor makes; describes share one row. */
+export type ProviderCall = MutatingAction | 'Describe';
+
+export const ERROR_OUTCOMES: Readonly<Record<ProviderCall, Readonly<Record<ProviderErrorKind, ErrorOutcome>>>> = {
+  CreateVolume: {
+    throttled: 'throttled',
+    // Snapshot or KMS key not found.
+    'not-found': 'terminal',
+    // Snapshot still pending.
+    'incorrect-state': 'wait-for-prerequisite',
+    'already-attached': 'retry',
+    'not-attached': 'retry',
+    'device-in-use': 'retry',
+    'zone-mismatch': 'terminal',
+    'idempotency-mismatch': 'terminal',
+    // Permissions are often fixed while we wait; the attempt budget bounds it.
+    unauthorized: 'retry',
+    'invalid-request': 'terminal',
+    'limit-exceeded': 'retry',
+    transient: 'retry',
+  },
+  AttachVolume: {
+    throttled: 'throttled',
+    // Instance (or volume) not visible yet: eventual consistency right after launch.
+    'not-found': 'wait-for-prerequisite',
+    // Volume not available yet, or instance not running/stopped.
+    'incorrect-state': 'wait-for-prerequisite',
+    // A progress check tells whether it is attached to this instance or another one.
+    'already-attached': 'already-done',
+    'not-attached': 'retry',
+    // The next attempt allocates a name afresh from the instance's current mappings.
+    'device-in-use': 'retry',
+    'zone-mismatch': 'terminal',
+    'idempotency-mismatch': 'terminal',
+    unauthorized: 'retry',
+    'invalid-request': 'terminal',
+    // Attachment slots may free up.
+    'limit-exceeded': 'retry',
+    transient: 'retry',
+  },
+  DetachVolume: {
+    throttled: 'throttled',
+    // Volume or instance gone: nothing is attached any more.
+    'not-found': 'already-done',
+    'incorrect-state': 'retry',
+    'already-attached': 'retry',
+    'not-attached': 'already-done',
+    'device-in-use': 'retry',
+    'zone-mismatch': 'terminal',
+    'idempotency-mismatch': 'terminal',
+    unauthorized: 'retry',
+    'invalid-request': 'terminal',
+    'limit-exceeded': 'retry',
+    transient: 'retry',
+  },
+  DeleteVolume: {
+    throttled: 'throttled',
+    'not-found': 'already-done',
+    // VolumeInUse: an attachment is still detaching.
+    'incorrect-state': 'wait-for-prerequisite',
+    'already-attached': 'wait-for-prerequisite',
+    'not-attached': 'retry',
+    'device-in-use': 'retry',
+    'zone-mismatch': 'terminal',
+    'idempotency-mismatch': 'terminal',
+    unauthorized: 'retry',
+    'invalid-request': 'terminal',
+    'limit-exceeded': 'retry',
+    transient: 'retry',
+  },
+  ModifyVolume: {
+    throttled: 'throttled',
+    // The volume is gone; a modification cannot bring it back.
+    'not-found': 'terminal',
+    // IncorrectModificationState: the previous modification has not finished.
+    'incorrect-state': 'wait-for-prerequisite',
+    'already-attached': 'retry',
+    'not-attached': 'retry',
+    'device-in-use': 'retry',
+    'zone-mismatch': 'terminal',
+    'idempotency-mismatch': 'terminal',
+    unauthorized: 'retry',
+    'invalid-request': 'terminal',
+    // VolumeModificationRateExceeded and account IOPS/storage limits.
+    'limit-exceeded': 'retry',
+    transient: 'retry',
+  },
+  Describe: {
+    throttled: 'throttled',
+    'not-found': 'retry',
+    'incorrect-state': 'retry',
+    'already-attached': 'retry',
+    'not-attached': 'retry',
+    'device-in-use': 'retry',
+    'zone-mismatch': 'retry',
+    'idempotency-mismatch': 'retry',
+    unauthorized: 'retry',
+    'invalid-request': 'retry',
+    'limit-exceeded': 'retry',
+    transient: 'retry',
+  },
+};
+
+export interface ClassifiedError {
+  outcome: ErrorOutcome;
+  /** The provider's error code, or `InternalError` for something that is not a ProviderError. */
+  code: string;
+  message: string;
+}
+
+/**
+ * What `error`, thrown by `call`, means. Anything that is not a ProviderError (a network failure
+ * the adapter did not classify, a bug) is retried: the attempt budget bounds it.
+ */
+export function classifyError(call: ProviderCall, error: unknown): ClassifiedError {
+  if (error instanceof ProviderError) return { outcome: ERROR_OUTCOMES[call][error.kind], code: error.code, message: error.message };
+  return { outcome: 'retry', code: 'InternalError', message: error instanceof Error ? error.message : String(error) };
+}

@@ -1,0 +1,995 @@
+/**
+ * The executor: carries out a batch of operation messages against EC2.
+ *
+ * Messages are hints ("look at this record now"); the executor re-reads every record and re-plans
+ * it, so duplicate, late and stale messages are harmless. Per batch it: drops duplicates; reads
+ * the records in bulk; claims each record it will act on with a conditional write; makes one
+ * DescribeVolumes and one DescribeInstances call for everything it must look at; allocates device
+ * names; runs the mutating calls concurrently under a per-action token bucket; classifies errors
+ * through the one table in errors.ts; writes each record's status conditionally (a deleted record
+ * is never recreated); and schedules follow-ups as delayed messages. Only messages whose failure
+ * was our own infrastructure's (record store or queue) are reported back for redelivery: the
+ * message stays on the queue until its follow-up is sent, so it is its own crash recovery.
+ */
+import { createHash, randomUUID } from 'node:crypto';
+import {
+  keyOf,
+  keyString,
+  type AttachmentRecord,
+  type AttachmentState,
+  type ProvisionerRecord,
+  type RecordKey,
+  type Status,
+  type VolumeRecord,
+  type VolumeState,
+} from '../domain/records.js';
+import { nextAttachmentState, nextVolumeState, type AttachmentEvent, type VolumeEvent } from '../domain/state-machines.js';
+import { parseRecord } from '../domain/validation.js';
+import { METRICS, OWNERSHIP_TAGS } from '../settings.js';
+import { resolveEngineConfig, type EngineConfig, type MutatingAction } from './config.js';
+import { allocateDevices, type DeviceRequest } from './devices.js';
+import { classifyError, type ClassifiedError, type ProviderCall } from './errors.js';
+import {
+  CHECK_OPERATIONS,
+  attachPrerequisites,
+  modificationNeeded,
+  planAttachment,
+  planVolume,
+  type Decision,
+} from './planner.js';
+import {
+  ConditionFailedError,
+  type Clock,
+  type Log,
+  type Metrics,
+  type OperationKind,
+  type OperationMessage,
+  type OperationOutcome,
+  type OperationQueue,
+  type ProviderInstance,
+  type ProviderModification,
+  type ProviderVolume,
+  type QueuedOperation,
+  type RecordChanges,
+  type RecordStore,
+  type VolumeProvider,
+} from './ports.js';
+import { TokenBucket } from './rate-limiter.js';
+import { backoffDelaySeconds, budgetSpent, progressDelaySeconds, queueDelay, throttleDelaySeconds } from './schedule.js';
+import { failureStatus, operationStartMs, successStatus } from './status.js';
+
+export interface ExecutorDeps {
+  store: RecordStore;
+  queue: OperationQueue;
+  provider: VolumeProvider;
+  clock: Clock;
+  metrics: Metrics;
+  log: Log;
+  config?: Partial<EngineConfig>;
+  /** Jitter source, [0, 1). */
+  random?: () => number;
+  /** Claim owner id of one invocation. */
+  newOwnerId?: () => string;
+}
+
+export interface ExecutorBatchItem {
+  messageId: string;
+  message: OperationMessage;
+}
+
+/** Idempotency token of CreateVolume: the record key and the generation being created (≤ 64 ASCII chars). */
+export function createVolumeClientToken(volumeId: string, generation: number): string {
+  const readable = `ebsp-${volumeId}-g${generation}`;
+  if (readable.length <= 64 && /^[\x21-\x7e]+$/.test(readable)) return readable;
+  return `ebsp-${createHash('sha256').update(volumeId).digest('hex').slice(0, 40)}-g${generation}`;
+}
+
+/** Where one record's turn ended: what to write and when to look again. */
+interface Result {
+  outcome: OperationOutcome;
+  latencyMs?: number;
+  changes?: RecordChanges<VolumeRecord> | RecordChanges<AttachmentRecord>;
+  remove?: boolean;
+  /** Failures and throttling: the follow-up waits until then. */
+  retryAtMs?: number;
+  /** Other records to look at once this one is written (e.g. the volume after an attach). */
+  alsoCheck?: QueuedOperation[];
+}
+
+interface Item {
+  key: RecordKey;
+  id: string;
+  messageIds: string[];
+  hint: OperationKind;
+  dueAt?: number;
+  record?: ProvisionerRecord;
+  volume?: VolumeRecord;
+  attachments?: AttachmentRecord[];
+  decision?: Decision;
+  claimed?: boolean;
+  result?: Result;
+  /** Failed in our own infrastructure: report for redelivery. */
+  infraFailed?: boolean;
+}
+
+/** The operation whose progress a transitional state is waiting on. */
+const IN_PROGRESS: Partial<Record<string, OperationKind>> = {
+  creating: 'create-volume',
+  modifying: 'modify-volume',
+  deleting: 'delete-volume',
+  attaching: 'attach',
+  detaching: 'detach',
+};
+
+function chunk<T>(values: readonly T[], size: number): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < values.length; i += size) out.push(values.slice(i, i + size));
+  return out;
+}
+
+function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** Carries out operation messages; one instance may serve many invocations. */
+export class Executor {
+  private readonly config: EngineConfig;
+  private readonly random: () => number;
+  private readonly newOwnerId: () => string;
+  private readonly buckets: Record<MutatingAction, TokenBucket>;
+
+  constructor(private readonly deps: ExecutorDeps) {
+    this.config = resolveEngineConfig(deps.config);
+    this.random = deps.random ?? Math.random;
+    this.newOwnerId = deps.newOwnerId ?? (() => `executor-${randomUUID()}`);
+    const bucket = (action: MutatingAction) =>
+      new TokenBucket(deps.clock, this.config.rateBudgets[action], this.config.throttleRateFactor);
+    this.buckets = {
+      CreateVolume: bucket('CreateVolume'),
+      AttachVolume: bucket('AttachVolume'),
+      DetachVolume: bucket('DetachVolume'),
+      DeleteVolume: bucket('DeleteVolume'),
+      ModifyVolume: bucket('ModifyVolume'),
+    };
+  }
+
+  async run(batch: ExecutorBatchItem[]): Promise<{ failedMessageIds: string[] }> {
+    const owner = this.newOwnerId();
+    const now = this.deps.clock.now();
+    const items = this.dedupe(batch);
+    const followUps: { item: Item; operation: QueuedOperation }[] = [];
+
+    // Not due yet: chain another delayed message.
+    const active: Item[] = [];
+    for (const item of items) {
+      if (item.dueAt !== undefined && item.dueAt > now) {
+        const delay = queueDelay(now, item.dueAt, this.config);
+        followUps.push({ item, operation: { message: this.message(item.hint, item.key, 'waiting for dueAt', delay.dueAt), delaySeconds: delay.delaySeconds } });
+      } else active.push(item);
+    }
+
+    if (active.length > 0 && !(await this.readRecords(active))) {
+      for (const item of active) item.infraFailed = true;
+    } else {
+      await this.process(active, owner, now, followUps);
+    }
+
+    await this.sendFollowUps(followUps);
+    const failedMessageIds = items.filter((item) => item.infraFailed).flatMap((item) => item.messageIds);
+    return { failedMessageIds };
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Reading and claiming
+  // -------------------------------------------------------------------------------------------
+
+  private dedupe(batch: ExecutorBatchItem[]): Item[] {
+    const byKey = new Map<string, Item>();
+    for (const { messageId, message } of batch) {
+      const id = keyString(message.key);
+      const existing = byKey.get(id);
+      if (!existing) {
+        byKey.set(id, { key: message.key, id, messageIds: [messageId], hint: message.op, dueAt: message.dueAt });
+        continue;
+      }
+      existing.messageIds.push(messageId);
+      // Act as soon as any of the copies is due.
+      existing.dueAt = existing.dueAt === undefined || message.dueAt === undefined ? undefined : Math.min(existing.dueAt, message.dueAt);
+    }
+    if (byKey.size < batch.length) this.deps.log.debug('dropped duplicate messages', { duplicates: batch.length - byKey.size });
+    return [...byKey.values()];
+  }
+
+  /** One bulk read for the records and the volumes of the attachments; attachments of dying volumes. */
+  private async readRecords(items: Item[]): Promise<boolean> {
+    const keys = new Map<string, RecordKey>();
+    for (const item of items) {
+      keys.set(item.id, item.key);
+      if (item.key.kind === 'attachment') {
+        const volumeKey: RecordKey = { kind: 'volume', volumeId: item.key.volumeId };
+        keys.set(keyString(volumeKey), volumeKey);
+      }
+    }
+    let records: ProvisionerRecord[];
+    try {
+      records = await this.deps.store.getMany([...keys.values()]);
+    } catch (error) {
+      this.deps.log.error('reading records failed', { error: errorMessage(error) });
+      return false;
+    }
+    // Records are input: one that does not parse is left alone here (the watcher reports it).
+    const byId = new Map<string, ProvisionerRecord>();
+    for (const raw of records) {
+      const record = this.trusted(raw);
+      if (record) byId.set(keyString(keyOf(record)), record);
+    }
+    for (const item of items) {
+      item.record = byId.get(item.id);
+      if (item.key.kind === 'attachment') {
+        const volume = byId.get(keyString({ kind: 'volume', volumeId: item.key.volumeId }));
+        item.volume = volume?.kind === 'volume' ? volume : undefined;
+      }
+    }
+    await Promise.all(
+      items.map(async (item) => {
+        if (item.record?.kind !== 'volume' || item.record.life !== 'dying') return;
+        try {
+          item.attachments = await this.deps.store.attachmentsOfVolume(item.record.volumeId);
+        } catch (error) {
+          this.deps.log.error('reading attachments failed', { key: item.id, error: errorMessage(error) });
+          item.infraFailed = true;
+        }
+      }),
+    );
+    return true;
+  }
+
+  private trusted(raw: ProvisionerRecord): ProvisionerRecord | undefined {
+    const parsed = parseRecord(raw);
+    if (parsed.ok) return parsed.value;
+    this.deps.log.warn('invalid record; not acting on it', { issues: parsed.issues });
+    return undefined;
+  }
+
+  private plan(item: Item): Decision | undefined {
+    const record = item.record;
+    if (!record) return undefined;
+    if (record.kind === 'attachment') return planAttachment(record, item.volume);
+    const decision = planVolume(record, item.attachments ?? []);
+    // A check asked for a volume at rest (an attachment changed, or the reconciler): bring in-use / available in line with EC2.
+    if (decision.type === 'none' && item.hint === 'check-volume' && record.ebsVolumeId && (record.status.state === 'available' || record.status.state === 'in-use'))
+      return { type: 'operation', op: 'check-volume', reason: 'syncing with EC2' };
+    return decision;
+  }
+
+  private async process(items: Item[], owner: string, now: number, followUps: { item: Item; operation: QueuedOperation }[]) {
+    const toClaim: Item[] = [];
+    for (const item of items) {
+      if (item.infraFailed) continue;
+      const decision = this.plan(item);
+      if (!decision) {
+        this.deps.log.info('record no longer exists; nothing to do', { key: item.id });
+        this.deps.metrics.operation({ operation: item.hint, outcome: 'skipped' });
+        continue;
+      }
+      item.decision = decision;
+      if (decision.type === 'operation' || decision.type === 'remove') toClaim.push(item);
+      else await this.handleWithoutClaim(item, decision, now, followUps);
+    }
+
+    await Promise.all(toClaim.map((item) => this.claim(item, owner, now, followUps)));
+    const claimed = toClaim.filter((item) => item.claimed);
+
+    await this.act(claimed, owner, now);
+
+    // Write results, then plan follow-ups from what was written.
+    await Promise.all(claimed.map((item) => this.writeResult(item, owner, now, followUps)));
+  }
+
+  private async claim(item: Item, owner: string, now: number, followUps: { item: Item; operation: QueuedOperation }[]) {
+    try {
+      const result = await this.deps.store.claim(item.key, owner, now, this.config.claimLeaseMs);
+      if (result.ok) {
+        item.claimed = true;
+        item.record = this.trusted(result.record);
+        item.decision = this.plan(item) ?? { type: 'none', reason: 'record is invalid' };
+        return;
+      }
+      if (result.reason === 'missing') {
+        this.deps.log.info('record deleted before its operation; no EC2 call', { key: item.id });
+        this.deps.metrics.operation({ operation: item.hint, outcome: 'skipped' });
+        return;
+      }
+      // Someone else is on it; look again when their lease ends in case they crashed.
+      const expiresAt = result.record.claim?.expiresAt ?? now;
+      const delay = queueDelay(now, Math.max(expiresAt, now + 1000), this.config);
+      followUps.push({
+        item,
+        operation: { message: this.message(item.hint, item.key, 'claimed by another invocation', delay.dueAt), delaySeconds: delay.delaySeconds },
+      });
+      this.deps.metrics.operation({ operation: item.hint, outcome: 'skipped' });
+    } catch (error) {
+      this.deps.log.error('claim failed', { key: item.id, error: errorMessage(error) });
+      item.infraFailed = true;
+    }
+  }
+
+  /** Decisions that change no EC2 state: waiting for another record, or making attachments dying. */
+  private async handleWithoutClaim(item: Item, decision: Decision, now: number, followUps: { item: Item; operation: QueuedOperation }[]) {
+    const record = item.record!;
+    try {
+      if (decision.type === 'cascade-dying') {
+        for (const key of decision.attachments) {
+          try {
+            await this.deps.store.update(key, { life: 'dying' }, { life: 'alive' });
+          } catch (error) {
+            if (!(error instanceof ConditionFailedError)) throw error;
+          }
+          followUps.push({ item, operation: { message: this.message('detach', key, 'volume is dying'), delaySeconds: 0 } });
+        }
+      }
+      if (decision.type === 'wait' || decision.type === 'cascade-dying') {
+        if (record.status.message !== decision.reason) {
+          const status: Status<string> = { ...record.status, message: decision.reason, updatedAt: new Date(now).toISOString() };
+          delete status.nextAttemptAt;
+          await this.deps.store.update(item.key, { status } as RecordChanges, { version: record.version });
+        }
+      }
+      this.deps.metrics.operation({ operation: item.hint, outcome: 'skipped' });
+    } catch (error) {
+      if (error instanceof ConditionFailedError) return; // changed meanwhile; its own change re-plans it
+      this.deps.log.error('status write failed', { key: item.id, error: errorMessage(error) });
+      item.infraFailed = true;
+    }
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Acting
+  // -------------------------------------------------------------------------------------------
+
+  private async act(items: Item[], owner: string, now: number) {
+    const byOp = (op: OperationKind) => items.filter((item) => item.decision?.type === 'operation' && item.decision.op === op);
+    for (const item of items) if (item.decision?.type === 'remove') item.result = { outcome: 'succeeded', remove: true };
+
+    const creates = byOp('create-volume');
+    const attaches = byOp('attach');
+    const detaches = byOp('detach');
+    const deletes = byOp('delete-volume');
+    const modifies = byOp('modify-volume');
+    const volumeChecks = byOp('check-volume');
+    const attachmentChecks = byOp('check-attachment');
+
+    // One DescribeVolumes for every volume whose EC2 state matters, one DescribeInstances for every instance.
+    const volumeIds = new Set<string>();
+    for (const item of [...volumeChecks, ...modifies]) {
+      const id = (item.record as VolumeRecord).ebsVolumeId;
+      if (id) volumeIds.add(id);
+    }
+    for (const item of attachmentChecks) if (item.volume?.ebsVolumeId) volumeIds.add(item.volume.ebsVolumeId);
+    const instanceIds = new Set<string>();
+    for (const item of attaches) instanceIds.add((item.record as AttachmentRecord).instanceId);
+    for (const item of creates) {
+      const volume = item.record as VolumeRecord;
+      if (!volume.spec.availabilityZone && !volume.availabilityZone && volume.spec.placementInstanceId)
+        instanceIds.add(volume.spec.placementInstanceId);
+    }
+    const modifyingIds = volumeChecks
+      .map((item) => item.record as VolumeRecord)
+      .filter((volume) => volume.status.state === 'modifying' && volume.ebsVolumeId)
+      .map((volume) => volume.ebsVolumeId!);
+
+    const [volumes, instances, modifications] = await Promise.all([
+      this.describe([...volumeIds], this.config.describeChunkSize.volumes, (ids) => this.deps.provider.describeVolumes(ids), (v) => v.ebsVolumeId),
+      this.describe([...instanceIds], this.config.describeChunkSize.instances, (ids) => this.deps.provider.describeInstances(ids), (i) => i.instanceId),
+      this.describe(modifyingIds, this.config.describeChunkSize.volumes, (ids) => this.deps.provider.describeVolumeModifications(ids), (m) => m.ebsVolumeId),
+    ]);
+
+    for (const item of volumeChecks) item.result = this.guard(item, () => this.checkVolume(item, now, volumes, modifications));
+    for (const item of attachmentChecks) item.result = this.guard(item, () => this.checkAttachment(item, now, volumes));
+
+    const calls: Promise<void>[] = [];
+    calls.push(...(await this.prepareCreates(creates, owner, now, instances)).map((run) => run()));
+    calls.push(...(await this.prepareAttaches(attaches, owner, now, instances)).map((run) => run()));
+    for (const item of detaches) {
+      const prepared = this.prepareDetach(item, now);
+      if (prepared) calls.push(prepared());
+    }
+    for (const item of deletes) calls.push(this.deleteVolume(item, now)());
+    for (const item of modifies) {
+      const prepared = this.prepareModify(item, now, volumes);
+      if (prepared) calls.push(prepared());
+    }
+    await Promise.all(calls);
+  }
+
+  /** One record's bug must not take the batch down: log it, leave the record as it is (the claim is released). */
+  private guard(item: Item, run: () => Result): Result | undefined {
+    try {
+      return run();
+    } catch (error) {
+      this.deps.log.error('deciding a result failed', { key: item.id, error: errorMessage(error) });
+      return undefined;
+    }
+  }
+
+  /** Describe in chunks of the API maximum; a failure is one classified error for all dependants. */
+  private async describe<T>(
+    ids: string[],
+    size: number,
+    call: (ids: string[]) => Promise<T[]>,
+    idOf: (value: T) => string,
+  ): Promise<Map<string, T> | ClassifiedError> {
+    const found = new Map<string, T>();
+    if (ids.length === 0) return found;
+    try {
+      for (const part of chunk(ids, size)) for (const value of await call(part)) found.set(idOf(value), value);
+      return found;
+    } catch (error) {
+      const classified = classifyError('Describe', error);
+      this.deps.log.warn('describe failed', { code: classified.code, message: classified.message });
+      return classified;
+    }
+  }
+
+  /** Runs one mutating call under its action's rate budget; measures latency on the clock. */
+  private async call<T>(action: MutatingAction, run: () => Promise<T>): Promise<{ ok: true; value: T; latencyMs: number } | { ok: false; error: ClassifiedError; latencyMs: number }> {
+    const bucket = this.buckets[action];
+    if (this.config.rateWaitMaxMs > 0 && bucket.msUntilToken() <= this.config.rateWaitMaxMs) await bucket.take();
+    else if (!bucket.tryTake()) {
+      return {
+        ok: false,
+        latencyMs: 0,
+        error: { outcome: 'throttled', code: 'RateBudgetExceeded', message: `deferred: this invocation's ${action} rate budget is spent` },
+      };
+    }
+    const started = this.deps.clock.now();
+    try {
+      const value = await run();
+      bucket.succeeded();
+      return { ok: true, value, latencyMs: this.deps.clock.now() - started };
+    } catch (error) {
+      const classified = classifyError(action, error);
+      if (classified.outcome === 'throttled') bucket.throttled();
+      return { ok: false, error: classified, latencyMs: this.deps.clock.now() - started };
+    }
+  }
+
+  private async prepareCreates(items: Item[], owner: string, now: number, instances: Map<string, ProviderInstance> | ClassifiedError) {
+    const runs: (() => Promise<void>)[] = [];
+    await Promise.all(
+      items.map(async (item) => {
+        let volume = item.record as VolumeRecord;
+        let availabilityZone = volume.availabilityZone ?? volume.spec.availabilityZone;
+        if (!availabilityZone && volume.spec.placementInstanceId) {
+          if (!(instances instanceof Map)) {
+            item.result = this.volumeFailure(volume, now, instances);
+            return;
+          }
+          const instance = instances.get(volume.spec.placementInstanceId);
+          if (!instance) {
+            item.result = this.volumeFailure(volume, now, {
+              outcome: 'wait-for-prerequisite',
+              code: 'InvalidInstanceID.NotFound',
+              message: `placement instance ${volume.spec.placementInstanceId} not found`,
+            });
+            return;
+          }
+          availabilityZone = instance.availabilityZone;
+        }
+        if (!availabilityZone) {
+          item.result = this.volumeFailure(volume, now, {
+            outcome: 'terminal',
+            code: 'MissingPlacement',
+            message: 'spec has neither availabilityZone nor placementInstanceId',
+          });
+          return;
+        }
+        // Record the attempt before calling EC2, so a crash or a dying request later still learns the id.
+        if (volume.status.state === 'pending') {
+          const written = await this.preWrite<VolumeRecord>(item, owner, now, {
+            status: successStatus(volume.status, nextVolumeState('pending', 'create-started'), now, 'creating'),
+            observedGeneration: volume.generation,
+            availabilityZone,
+          });
+          if (!written) return;
+          volume = written;
+          item.record = written;
+        }
+        const zone = availabilityZone;
+        runs.push(async () => {
+          const tags = { ...volume.spec.tags, [OWNERSHIP_TAGS.owner]: this.config.ownerTagValue, [OWNERSHIP_TAGS.record]: volume.volumeId };
+          const outcome = await this.call('CreateVolume', () =>
+            this.deps.provider.createVolume({
+              clientToken: createVolumeClientToken(volume.volumeId, volume.observedGeneration ?? volume.generation),
+              availabilityZone: zone,
+              spec: volume.spec,
+              tags,
+            }),
+          );
+          if (!outcome.ok) {
+            item.result = { ...this.volumeFailure(volume, now, outcome.error), latencyMs: outcome.latencyMs };
+            return;
+          }
+          const created = outcome.value;
+          const base: RecordChanges<VolumeRecord> = { ebsVolumeId: created.ebsVolumeId, availabilityZone: created.availabilityZone };
+          if (created.state === 'error') {
+            const terminal = this.volumeTerminal(volume, now, 'VolumeError', `EC2 reports volume ${created.ebsVolumeId} in state error`);
+            item.result = { ...terminal, latencyMs: outcome.latencyMs, changes: { ...base, ...(terminal.changes as RecordChanges<VolumeRecord>) } };
+            return;
+          }
+          if (created.state === 'available' || created.state === 'in-use') {
+            item.result = { outcome: 'succeeded', latencyMs: outcome.latencyMs, changes: { ...base, ...this.observedChanges(volume, created, now) } };
+            return;
+          }
+          item.result = {
+            outcome: 'in-progress',
+            latencyMs: outcome.latencyMs,
+            changes: { ...base, status: successStatus(volume.status, volume.status.state, now, `creating ${created.ebsVolumeId}`, true) },
+          };
+        });
+      }),
+    );
+    return runs;
+  }
+
+  private async prepareAttaches(items: Item[], owner: string, now: number, instances: Map<string, ProviderInstance> | ClassifiedError) {
+    const ready: Item[] = [];
+    for (const item of items) {
+      const attachment = item.record as AttachmentRecord;
+      const volume = item.volume!;
+      if (!(instances instanceof Map)) {
+        item.result = this.attachmentFailure(attachment, now, 'Describe', instances);
+        continue;
+      }
+      const prerequisite = attachPrerequisites(volume, instances.get(attachment.instanceId), attachment.instanceId);
+      if (!prerequisite.ok) {
+        item.result = this.attachmentFailure(attachment, now, 'AttachVolume', {
+          outcome: prerequisite.terminal ? 'terminal' : 'wait-for-prerequisite',
+          code: prerequisite.code,
+          message: prerequisite.message,
+        });
+        continue;
+      }
+      ready.push(item);
+    }
+    const requests: DeviceRequest[] = ready.map((item) => {
+      const attachment = item.record as AttachmentRecord;
+      return { id: item.id, instanceId: attachment.instanceId, requestedDevice: attachment.requestedDevice };
+    });
+    const used = new Map<string, string[]>();
+    if (instances instanceof Map) for (const [id, instance] of instances) used.set(id, instance.deviceNames);
+    const devices = allocateDevices(requests, used, this.config.deviceNames);
+
+    const runs: (() => Promise<void>)[] = [];
+    await Promise.all(
+      ready.map(async (item) => {
+        const attachment = item.record as AttachmentRecord;
+        const allocation = devices.get(item.id)!;
+        if (!allocation.ok) {
+          item.result = this.attachmentFailure(attachment, now, 'AttachVolume', { outcome: 'retry', code: allocation.code, message: allocation.message });
+          return;
+        }
+        const written = await this.preWrite<AttachmentRecord>(item, owner, now, {
+          status: successStatus(attachment.status, nextAttachmentState('pending', 'attach-started'), now, `attaching as ${allocation.device}`),
+          device: allocation.device,
+        });
+        if (!written) return;
+        item.record = written;
+        runs.push(async () => {
+          const outcome = await this.call('AttachVolume', () =>
+            this.deps.provider.attachVolume({ ebsVolumeId: item.volume!.ebsVolumeId!, instanceId: written.instanceId, device: allocation.device }),
+          );
+          if (outcome.ok || outcome.error.outcome === 'already-done') {
+            item.result = {
+              outcome: 'in-progress',
+              latencyMs: outcome.latencyMs,
+              changes: { status: successStatus(written.status, 'attaching', now, `attaching as ${allocation.device}`, true) },
+            };
+            return;
+          }
+          item.result = { ...this.attachmentFailure(written, now, 'AttachVolume', outcome.error), latencyMs: outcome.latencyMs };
+        });
+      }),
+    );
+    return runs;
+  }
+
+  private prepareDetach(item: Item, now: number): (() => Promise<void>) | undefined {
+    const attachment = item.record as AttachmentRecord;
+    const ebsVolumeId = item.volume?.ebsVolumeId;
+    if (!ebsVolumeId) {
+      // Without an EC2 volume nothing can be attached.
+      item.result = { outcome: 'succeeded', remove: true, alsoCheck: this.volumeCheck(attachment) };
+      return undefined;
+    }
+    return async () => {
+      const outcome = await this.call('DetachVolume', () =>
+        this.deps.provider.detachVolume({ ebsVolumeId, instanceId: attachment.instanceId, device: attachment.device }),
+      );
+      if (outcome.ok) {
+        item.result = {
+          outcome: 'in-progress',
+          latencyMs: outcome.latencyMs,
+          changes: { status: successStatus(attachment.status, nextAttachmentState(attachment.status.state, 'detach-started'), now, 'detaching', true) },
+        };
+        return;
+      }
+      if (outcome.error.outcome === 'already-done') {
+        // Already detached: the attachment is gone, no progress check needed.
+        nextAttachmentState(nextAttachmentState(attachment.status.state, 'detach-started'), 'observed-detached');
+        item.result = { outcome: 'succeeded', latencyMs: outcome.latencyMs, remove: true, alsoCheck: this.volumeCheck(attachment) };
+        return;
+      }
+      item.result = { ...this.attachmentFailure(attachment, now, 'DetachVolume', outcome.error), latencyMs: outcome.latencyMs };
+    };
+  }
+
+  private deleteVolume(item: Item, now: number): () => Promise<void> {
+    const volume = item.record as VolumeRecord;
+    return async () => {
+      const outcome = await this.call('DeleteVolume', () => this.deps.provider.deleteVolume(volume.ebsVolumeId!));
+      if (outcome.ok) {
+        item.result = {
+          outcome: 'in-progress',
+          latencyMs: outcome.latencyMs,
+          changes: { status: successStatus(volume.status, nextVolumeState(volume.status.state, 'delete-started'), now, 'deleting', true) },
+        };
+        return;
+      }
+      if (outcome.error.outcome === 'already-done') {
+        nextVolumeState(nextVolumeState(volume.status.state, 'delete-started'), 'observed-deleted');
+        item.result = { outcome: 'succeeded', latencyMs: outcome.latencyMs, remove: true };
+        return;
+      }
+      item.result = { ...this.volumeFailure(volume, now, outcome.error), latencyMs: outcome.latencyMs };
+    };
+  }
+
+  private prepareModify(item: Item, now: number, volumes: Map<string, ProviderVolume> | ClassifiedError): (() => Promise<void>) | undefined {
+    const volume = item.record as VolumeRecord;
+    if (!(volumes instanceof Map)) {
+      item.result = this.volumeFailure(volume, now, volumes);
+      return undefined;
+    }
+    const current = volumes.get(volume.ebsVolumeId!);
+    if (!current) {
+      item.result = this.volumeTransition(volume, 'observed-deleted', now, {
+        code: 'InvalidVolume.NotFound',
+        message: `volume ${volume.ebsVolumeId} no longer exists in EC2`,
+      });
+      return undefined;
+    }
+    // EC2 may already be where the spec wants it (a repeated message after a lost status write).
+    const refreshed: VolumeRecord = { ...volume, observed: observedOf(current) };
+    const request = modificationNeeded(refreshed);
+    if (!request) {
+      item.result = { outcome: 'succeeded', changes: this.observedChanges(volume, current, now) };
+      return undefined;
+    }
+    return async () => {
+      const outcome = await this.call('ModifyVolume', () => this.deps.provider.modifyVolume(request));
+      if (outcome.ok) {
+        item.result = {
+          outcome: 'in-progress',
+          latencyMs: outcome.latencyMs,
+          changes: { status: successStatus(volume.status, nextVolumeState(volume.status.state, 'modify-started'), now, 'modifying', true) },
+        };
+        return;
+      }
+      item.result = { ...this.volumeFailure(volume, now, outcome.error), latencyMs: outcome.latencyMs };
+    };
+  }
+
+  /** Conditional write before an EC2 call; undefined (and no call) if the record is gone or the claim lost. */
+  private async preWrite<R extends ProvisionerRecord>(item: Item, owner: string, now: number, changes: RecordChanges<R>): Promise<R | undefined> {
+    try {
+      return await this.deps.store.update<R>(item.key, changes, { claimOwner: owner, now: this.deps.clock.now() });
+    } catch (error) {
+      if (error instanceof ConditionFailedError) {
+        this.deps.log.info('record changed or deleted before the EC2 call; not calling', { key: item.id });
+        item.result = { outcome: 'skipped' };
+        item.claimed = false;
+        return undefined;
+      }
+      this.deps.log.error('status write before the EC2 call failed', { key: item.id, error: errorMessage(error) });
+      item.infraFailed = true;
+      item.claimed = false;
+      return undefined;
+    }
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Progress checks
+  // -------------------------------------------------------------------------------------------
+
+  private checkVolume(
+    item: Item,
+    now: number,
+    volumes: Map<string, ProviderVolume> | ClassifiedError,
+    modifications: Map<string, ProviderModification> | ClassifiedError,
+  ): Result {
+    const volume = item.record as VolumeRecord;
+    const state = volume.status.state;
+    if (!(volumes instanceof Map)) return this.volumeFailure(volume, now, volumes);
+    const current = volume.ebsVolumeId ? volumes.get(volume.ebsVolumeId) : undefined;
+
+    if (state === 'deleting') {
+      if (!current || current.state === 'deleted') {
+        nextVolumeState('deleting', 'observed-deleted');
+        return { outcome: 'succeeded', remove: true };
+      }
+      return this.stillInProgress(volume, now, `deleting ${volume.ebsVolumeId}`);
+    }
+    if (!current) {
+      const started = operationStartMs(volume.status) ?? now;
+      if (state === 'creating' && now - started < this.config.describeGraceMs)
+        return this.stillInProgress(volume, now, `waiting for ${volume.ebsVolumeId} to appear`);
+      return this.volumeTransition(volume, state === 'creating' || state === 'pending' ? 'failed' : 'observed-deleted', now, {
+        code: 'InvalidVolume.NotFound',
+        message: `volume ${volume.ebsVolumeId} no longer exists in EC2`,
+      });
+    }
+    if (current.state === 'error')
+      return this.volumeTerminal(volume, now, 'VolumeError', `EC2 reports volume ${current.ebsVolumeId} in state error`);
+    if (state === 'creating' || state === 'pending') {
+      if (current.state === 'creating') return this.stillInProgress(volume, now, `creating ${current.ebsVolumeId}`);
+      return { outcome: 'succeeded', changes: this.observedChanges(volume, current, now) };
+    }
+    if (state === 'modifying') {
+      if (!(modifications instanceof Map)) return this.volumeFailure(volume, now, modifications);
+      const modification = modifications.get(current.ebsVolumeId);
+      if (modification && modification.state === 'modifying')
+        return this.stillInProgress(volume, now, 'modification in progress');
+      const changes = this.observedChanges(volume, current, now);
+      if (modification?.state === 'failed') {
+        const failed = this.volumeFailure(volume, now, {
+          outcome: 'retry',
+          code: 'ModificationFailed',
+          message: modification.statusMessage ?? 'EC2 reports the modification failed',
+        });
+        const settled = (changes.status as Status<VolumeState>).state;
+        const status = failed.changes?.status as Status<VolumeState>;
+        return { ...failed, changes: { ...changes, status: status.state === 'error' ? status : { ...status, state: settled } } };
+      }
+      return { outcome: 'succeeded', changes };
+    }
+    if (state === 'in-use' && current.state === 'in-use' && volume.life === 'dying') {
+      const others = current.attachments.map((a) => a.instanceId).join(', ');
+      return this.stillInProgress(volume, now, `attached to instances no record knows: ${others}`);
+    }
+    // Resting states: bring the record in line with EC2.
+    return { outcome: 'succeeded', changes: this.observedChanges(volume, current, now) };
+  }
+
+  private checkAttachment(item: Item, now: number, volumes: Map<string, ProviderVolume> | ClassifiedError): Result {
+    const attachment = item.record as AttachmentRecord;
+    const state = attachment.status.state;
+    if (!(volumes instanceof Map)) return this.attachmentFailure(attachment, now, 'Describe', volumes);
+    const current = item.volume?.ebsVolumeId ? volumes.get(item.volume.ebsVolumeId) : undefined;
+    const link = current?.attachments.find((a) => a.instanceId === attachment.instanceId);
+    const present = link !== undefined && link.state !== 'detached';
+
+    if (state === 'detaching') {
+      if (!present) {
+        nextAttachmentState('detaching', 'observed-detached');
+        return { outcome: 'succeeded', remove: true, alsoCheck: this.volumeCheck(attachment) };
+      }
+      return this.stillInProgress(attachment, now, `detaching from ${attachment.instanceId}`);
+    }
+    if (state === 'attaching') {
+      if (link && (link.state === 'attached' || link.state === 'busy')) {
+        return {
+          outcome: 'succeeded',
+          changes: {
+            status: successStatus(attachment.status, nextAttachmentState('attaching', 'observed-attached'), now),
+            device: link.device,
+          },
+          alsoCheck: this.volumeCheck(attachment),
+        };
+      }
+      if (link?.state === 'attaching') return this.stillInProgress(attachment, now, `attaching as ${link.device}`);
+      const elsewhere = current?.attachments.filter((a) => a.instanceId !== attachment.instanceId).map((a) => a.instanceId) ?? [];
+      return this.attachmentFailure(attachment, now, 'AttachVolume', {
+        outcome: 'retry',
+        code: current ? 'AttachmentNotFound' : 'InvalidVolume.NotFound',
+        message: !current
+          ? `volume ${item.volume?.ebsVolumeId ?? attachment.volumeId} not found`
+          : elsewhere.length > 0
+            ? `volume is attached to ${elsewhere.join(', ')} instead`
+            : 'the attach did not take',
+      }, 'observed-detached');
+    }
+    return { outcome: 'skipped' };
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Results
+  // -------------------------------------------------------------------------------------------
+
+  private observedChanges(volume: VolumeRecord, current: ProviderVolume, now: number): RecordChanges<VolumeRecord> {
+    let state = volume.status.state;
+    const target = current.state === 'in-use' ? 'in-use' : 'available';
+    if (state !== target) {
+      const event: VolumeEvent = target === 'in-use' ? 'observed-in-use' : 'observed-available';
+      // creating → available → in-use when EC2 is already two steps ahead.
+      if (state === 'creating' && target === 'in-use') state = nextVolumeState(state, 'observed-available');
+      if (state !== target) state = nextVolumeState(state, event);
+    }
+    const observed = observedOf(current);
+    const changes: RecordChanges<VolumeRecord> = {
+      status: successStatus(volume.status, state, now),
+      observed,
+      availabilityZone: current.availabilityZone,
+    };
+    if (!modificationNeeded({ ...volume, observed })) changes.observedGeneration = volume.generation;
+    return changes;
+  }
+
+  /** Still under way: keep looking, unless it has run past the maximum age. */
+  private stillInProgress(record: ProvisionerRecord, now: number, message: string): Result {
+    const started = operationStartMs(record.status);
+    const spent = budgetSpent(0, started, now, this.config);
+    if (spent) {
+      return record.kind === 'volume'
+        ? this.volumeTerminal(record, now, 'Timeout', `${message}: ${spent.message}`)
+        : this.attachmentTerminal(record, now, 'Timeout', `${message}: ${spent.message}`);
+    }
+    return { outcome: 'in-progress', changes: { status: successStatus(record.status, record.status.state, now, message) } as Result['changes'] };
+  }
+
+  private volumeTransition(volume: VolumeRecord, event: VolumeEvent, now: number, failure: { code: string; message: string }): Result {
+    const state = nextVolumeState(volume.status.state, event);
+    this.deps.metrics.count(METRICS.failed);
+    return {
+      outcome: 'failed',
+      changes: { status: failureStatus(volume.status, state, now, { ...failure, attempts: volume.status.attempts + 1 }) },
+    };
+  }
+
+  private volumeTerminal(volume: VolumeRecord, now: number, code: string, message: string): Result {
+    const state = volume.status.state === 'error' ? 'error' : nextVolumeState(volume.status.state, 'failed');
+    this.deps.metrics.count(METRICS.failed);
+    return { outcome: 'failed', changes: { status: failureStatus(volume.status, state, now, { code, message, attempts: volume.status.attempts + 1 }) } };
+  }
+
+  private attachmentTerminal(attachment: AttachmentRecord, now: number, code: string, message: string): Result {
+    const state = attachment.status.state === 'error' ? 'error' : nextAttachmentState(attachment.status.state, 'failed');
+    this.deps.metrics.count(METRICS.failed);
+    return { outcome: 'failed', changes: { status: failureStatus(attachment.status, state, now, { code, message, attempts: attachment.status.attempts + 1 }) } };
+  }
+
+  /** A failed step of a volume operation: throttled, retried with backoff, or terminal. */
+  private volumeFailure(volume: VolumeRecord, now: number, error: ClassifiedError): Result {
+    const retry = this.retryPlan(volume.status, now, error);
+    if (retry.terminal) return this.volumeTerminal(volume, now, error.code, retry.message);
+    return {
+      outcome: retry.outcome,
+      retryAtMs: retry.atMs,
+      changes: {
+        status: failureStatus(volume.status, volume.status.state, now, { code: error.code, message: retry.message, attempts: retry.attempts, nextAttemptAtMs: retry.atMs }),
+      },
+    };
+  }
+
+  /** A failed step of an attachment operation; an attach that was under way goes back to pending. */
+  private attachmentFailure(
+    attachment: AttachmentRecord,
+    now: number,
+    call: ProviderCall,
+    error: ClassifiedError,
+    revertEvent: AttachmentEvent = 'attach-failed',
+  ): Result {
+    const retry = this.retryPlan(attachment.status, now, error);
+    if (retry.terminal) {
+      const result = this.attachmentTerminal(attachment, now, error.code, retry.message);
+      // A device stays recorded only if EC2 may have attached it.
+      if (call === 'AttachVolume' && revertEvent === 'attach-failed') result.changes = { ...result.changes, device: null };
+      return result;
+    }
+    const attaching = attachment.status.state === 'attaching';
+    const state: AttachmentState = attaching ? nextAttachmentState('attaching', revertEvent) : attachment.status.state;
+    const changes: RecordChanges<AttachmentRecord> = {
+      status: failureStatus(attachment.status, state, now, { code: error.code, message: retry.message, attempts: retry.attempts, nextAttemptAtMs: retry.atMs }),
+    };
+    if (attaching) changes.device = null;
+    return { outcome: retry.outcome, retryAtMs: retry.atMs, changes };
+  }
+
+  private retryPlan(
+    status: Status<string>,
+    now: number,
+    error: ClassifiedError,
+  ): { terminal: true; message: string } | { terminal: false; outcome: OperationOutcome; attempts: number; atMs: number; message: string } {
+    if (error.outcome === 'throttled') {
+      return { terminal: false, outcome: 'throttled', attempts: status.attempts, atMs: now + throttleDelaySeconds(this.config, this.random) * 1000, message: error.message };
+    }
+    if (error.outcome === 'terminal') return { terminal: true, message: error.message };
+    const attempts = status.attempts + 1;
+    const spent = budgetSpent(attempts, operationStartMs(status) ?? now, now, this.config);
+    if (spent) return { terminal: true, message: `${error.message} (${spent.message})` };
+    const prefix = error.outcome === 'wait-for-prerequisite' ? 'waiting: ' : '';
+    return {
+      terminal: false,
+      outcome: 'retrying',
+      attempts,
+      atMs: now + backoffDelaySeconds(attempts, this.config, this.random) * 1000,
+      message: `${prefix}${error.message}`,
+    };
+  }
+
+  private volumeCheck(attachment: AttachmentRecord): QueuedOperation[] {
+    return [{ message: this.message('check-volume', { kind: 'volume', volumeId: attachment.volumeId }, 'attachment changed'), delaySeconds: 0 }];
+  }
+
+  private message(op: OperationKind, key: RecordKey, reason: string, dueAt?: number): OperationMessage {
+    const message: OperationMessage = { op, key, reason };
+    if (dueAt !== undefined) message.dueAt = dueAt;
+    return message;
+  }
+
+  /** Writes one record's result (releasing the claim) and plans its follow-up from what was written. */
+  private async writeResult(item: Item, owner: string, now: number, followUps: { item: Item; operation: QueuedOperation }[]) {
+    const op = item.decision?.type === 'operation' ? item.decision.op : item.hint;
+    // Re-planned after the claim into something that needs no EC2 call: just let go.
+    const result = item.result ?? (item.claimed ? { outcome: 'skipped' as const } : undefined);
+    if (!result) return;
+    this.deps.metrics.operation({ operation: op, outcome: result.outcome, latencyMs: result.latencyMs });
+    if (!item.claimed) return;
+    // The claim must still be ours now, not just when the batch started.
+    const condition = { claimOwner: owner, now: this.deps.clock.now() };
+    try {
+      if (result.remove) {
+        await this.deps.store.remove(item.key, condition);
+        this.deps.log.info('record removed', { key: item.id, op });
+      } else if (result.changes) {
+        const written = await this.deps.store.update(item.key, { ...result.changes, claim: null }, condition);
+        item.record = written;
+        const next = this.followUp(item, written, result, now);
+        if (next) followUps.push({ item, operation: next });
+      } else {
+        await this.deps.store.release(item.key, owner);
+      }
+      for (const operation of result.alsoCheck ?? []) followUps.push({ item, operation });
+    } catch (error) {
+      if (error instanceof ConditionFailedError) {
+        // Deleted or taken over meanwhile: never recreate it; whoever holds it now carries on.
+        this.deps.log.warn('status write refused; record deleted or claim lost', { key: item.id, op });
+        return;
+      }
+      this.deps.log.error('status write failed', { key: item.id, op, error: errorMessage(error) });
+      item.infraFailed = true;
+    }
+  }
+
+  private followUp(item: Item, written: ProvisionerRecord, result: Result, now: number): QueuedOperation | undefined {
+    const decision = written.kind === 'volume' ? planVolume(written, item.attachments ?? []) : planAttachment(written, item.volume);
+    if (decision.type !== 'operation') return undefined;
+    let dueAtMs = now;
+    if (result.retryAtMs !== undefined) dueAtMs = result.retryAtMs;
+    else if (CHECK_OPERATIONS.has(decision.op) || written.status.state === 'creating') {
+      // Paced by the operation under way: a modification takes far longer than an attach.
+      const started = operationStartMs(written.status) ?? now;
+      const schedule = IN_PROGRESS[written.status.state] ?? decision.op;
+      dueAtMs = now + progressDelaySeconds(schedule, now - started, this.config) * 1000;
+    }
+    const delay = queueDelay(now, dueAtMs, this.config);
+    return { message: this.message(decision.op, keyOf(written), decision.reason, delay.dueAt), delaySeconds: delay.delaySeconds };
+  }
+
+  private async sendFollowUps(followUps: { item: Item; operation: QueuedOperation }[]) {
+    if (followUps.length === 0) return;
+    try {
+      await this.deps.queue.send(followUps.map((f) => f.operation));
+    } catch (error) {
+      this.deps.log.error('scheduling follow-ups failed', { count: followUps.length, error: errorMessage(error) });
+      for (const { item } of followUps) item.infraFailed = true;
+    }
+  }
+}
+
+function observedOf(volume: ProviderVolume): NonNullable<VolumeRecord['observed']> {
+  const observed: NonNullable<VolumeRecord['observed']> = { sizeGiB: volume.sizeGiB, volumeType: volume.volumeType };
+  if (volume.iops !== undefined) observed.iops = volume.iops;
+  if (volume.throughput !== undefined) observed.throughput = volume.throughput;
+  return observed;
+}

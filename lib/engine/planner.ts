@@ -1,0 +1,193 @@
+/**
+ * Level-triggered planning: from a record's current state (and the related records it depends
+ * on) decide what must happen now. Pure: the same state always gives the same decision, so
+ * duplicate, late or out-of-order deliveries cannot change the outcome.
+ */
+import type {
+  AttachmentRecord,
+  RecordKey,
+  VolumeRecord,
+  VolumeSpec,
+} from '../domain/records.js';
+import type { ModifyVolumeRequest, OperationKind, ProviderInstance } from './ports.js';
+
+export type Decision =
+  /** Enqueue / carry out this operation. */
+  | { type: 'operation'; op: OperationKind; reason: string }
+  /** Nothing exists in EC2 and the client wants it gone: remove the record, no EC2 call. */
+  | { type: 'remove'; reason: string }
+  /** The volume is dying: these attachments must become dying first (then it waits). */
+  | { type: 'cascade-dying'; attachments: RecordKey[]; reason: string }
+  /** A prerequisite held by another record; that record's change releases this one. */
+  | { type: 'wait'; reason: string }
+  /** Already where it should be (or terminal). */
+  | { type: 'none'; reason: string };
+
+/** Operations that only look at EC2 (progress checks); the rest change something. */
+export const CHECK_OPERATIONS: ReadonlySet<OperationKind> = new Set(['check-volume', 'check-attachment']);
+
+/**
+ * The ModifyVolume request that brings the volume to its spec, or undefined when nothing may
+ * change. EBS only grows: a smaller size than EC2 reports is ignored here (validation reports it).
+ */
+export function modificationNeeded(volume: VolumeRecord): ModifyVolumeRequest | undefined {
+  const observed = volume.observed;
+  if (!observed || !volume.ebsVolumeId) return undefined;
+  const spec: VolumeSpec = volume.spec;
+  const request: ModifyVolumeRequest = { ebsVolumeId: volume.ebsVolumeId };
+  let changed = false;
+  if (spec.sizeGiB > observed.sizeGiB) {
+    request.sizeGiB = spec.sizeGiB;
+    changed = true;
+  }
+  if (spec.volumeType !== observed.volumeType) {
+    request.volumeType = spec.volumeType;
+    changed = true;
+  }
+  if (spec.iops !== undefined && spec.iops !== observed.iops) {
+    request.iops = spec.iops;
+    changed = true;
+  }
+  if (spec.throughput !== undefined && spec.throughput !== observed.throughput) {
+    request.throughput = spec.throughput;
+    changed = true;
+  }
+  return changed ? request : undefined;
+}
+
+/** What a volume needs now. `attachments` are all attachment records of the volume. */
+export function planVolume(volume: VolumeRecord, attachments: readonly AttachmentRecord[]): Decision {
+  const state = volume.status.state;
+  const created = volume.ebsVolumeId !== undefined;
+  if (state === 'deleted') return { type: 'remove', reason: 'volume deleted' };
+
+  if (volume.life === 'dying') {
+    const alive = attachments.filter((attachment) => attachment.life === 'alive');
+    if (alive.length > 0)
+      return {
+        type: 'cascade-dying',
+        attachments: alive.map((a) => ({ kind: 'attachment', volumeId: a.volumeId, instanceId: a.instanceId })),
+        reason: `detaching ${attachments.length} attachment(s) before deleting`,
+      };
+    if (attachments.length > 0)
+      return { type: 'wait', reason: `waiting for ${attachments.length} attachment(s) to detach before deleting` };
+    switch (state) {
+      case 'pending':
+        return { type: 'remove', reason: 'never created; removed without an EC2 call' };
+      case 'creating':
+        // Without the id, repeat CreateVolume with the same token to learn it, then delete.
+        return created
+          ? { type: 'operation', op: 'check-volume', reason: 'waiting for creation to finish before deleting' }
+          : { type: 'operation', op: 'create-volume', reason: 'learning the id of a volume being created' };
+      case 'available':
+        return { type: 'operation', op: 'delete-volume', reason: 'dying and detached' };
+      case 'in-use':
+        return { type: 'operation', op: 'check-volume', reason: 'dying; waiting for EC2 to report it detached' };
+      case 'modifying':
+        return { type: 'operation', op: 'check-volume', reason: 'waiting for the modification before deleting' };
+      case 'deleting':
+        return { type: 'operation', op: 'check-volume', reason: 'deletion in progress' };
+      case 'error':
+        return created
+          ? { type: 'operation', op: 'delete-volume', reason: 'dying after an error' }
+          : { type: 'remove', reason: 'never created; removed without an EC2 call' };
+    }
+  }
+
+  switch (state) {
+    case 'pending':
+      // A volume retried after an error may already exist: look before creating anything.
+      return created
+        ? { type: 'operation', op: 'check-volume', reason: 'retrying; volume exists' }
+        : { type: 'operation', op: 'create-volume', reason: 'volume requested' };
+    case 'creating':
+      return created
+        ? { type: 'operation', op: 'check-volume', reason: 'creation in progress' }
+        : { type: 'operation', op: 'create-volume', reason: 'creation started; repeating with the same token' };
+    case 'available':
+    case 'in-use':
+      return modificationNeeded(volume)
+        ? { type: 'operation', op: 'modify-volume', reason: 'spec changed' }
+        : { type: 'none', reason: `volume ${state}` };
+    case 'modifying':
+      return { type: 'operation', op: 'check-volume', reason: 'modification in progress' };
+    case 'deleting':
+      return { type: 'operation', op: 'check-volume', reason: 'deletion in progress' };
+    case 'error':
+      return { type: 'none', reason: 'terminal error' };
+  }
+}
+
+/** Whether the volume record allows an attach now; undefined when it does, the reason otherwise. */
+function volumeBlocksAttach(volume: VolumeRecord | undefined, attachment: AttachmentRecord): string | undefined {
+  if (!volume) return `waiting for volume record ${attachment.volumeId}`;
+  if (volume.life === 'dying') return `volume ${attachment.volumeId} is being deleted`;
+  if (!volume.ebsVolumeId || (volume.status.state !== 'available' && volume.status.state !== 'in-use'))
+    return `waiting for volume ${attachment.volumeId} to become available (now ${volume.status.state})`;
+  if (volume.status.state === 'in-use' && !volume.spec.multiAttach)
+    return `waiting for volume ${attachment.volumeId} to be detached from its other instance`;
+  return undefined;
+}
+
+/** What an attachment needs now, given its volume record (undefined if it does not exist). */
+export function planAttachment(attachment: AttachmentRecord, volume: VolumeRecord | undefined): Decision {
+  const state = attachment.status.state;
+  if (state === 'detached') return { type: 'remove', reason: 'detached' };
+
+  if (attachment.life === 'dying') {
+    switch (state) {
+      case 'pending':
+        return { type: 'remove', reason: 'never attached; removed without an EC2 call' };
+      case 'attaching':
+        return { type: 'operation', op: 'check-attachment', reason: 'waiting for the attach before detaching' };
+      case 'attached':
+        return { type: 'operation', op: 'detach', reason: 'dying' };
+      case 'detaching':
+        return { type: 'operation', op: 'check-attachment', reason: 'detach in progress' };
+      case 'error':
+        // A device is allocated just before AttachVolume: without one, EC2 never saw the attach.
+        return attachment.device
+          ? { type: 'operation', op: 'detach', reason: 'dying after an error' }
+          : { type: 'remove', reason: 'never attached; removed without an EC2 call' };
+    }
+  }
+
+  switch (state) {
+    case 'pending': {
+      const blocked = volumeBlocksAttach(volume, attachment);
+      return blocked ? { type: 'wait', reason: blocked } : { type: 'operation', op: 'attach', reason: 'volume ready' };
+    }
+    case 'attaching':
+      return { type: 'operation', op: 'check-attachment', reason: 'attach in progress' };
+    case 'attached':
+      return { type: 'none', reason: 'attached' };
+    case 'detaching':
+      return { type: 'operation', op: 'check-attachment', reason: 'detach in progress' };
+    case 'error':
+      return { type: 'none', reason: 'terminal error' };
+  }
+}
+
+export type Prerequisite = { ok: true } | { ok: false; code: string; message: string; terminal: boolean };
+
+/**
+ * What EC2 needs before AttachVolume: the instance exists and is running or stopped, in the
+ * volume's AZ. A missing or starting instance is worth waiting for; a wrong AZ or a terminated
+ * instance is not.
+ */
+export function attachPrerequisites(volume: VolumeRecord, instance: ProviderInstance | undefined, instanceId: string): Prerequisite {
+  if (!instance)
+    return { ok: false, code: 'InvalidInstanceID.NotFound', message: `instance ${instanceId} not found`, terminal: false };
+  if (instance.state === 'terminated' || instance.state === 'shutting-down')
+    return { ok: false, code: 'IncorrectInstanceState', message: `instance ${instanceId} is ${instance.state}`, terminal: true };
+  if (instance.state !== 'running' && instance.state !== 'stopped')
+    return { ok: false, code: 'IncorrectInstanceState', message: `instance ${instanceId} is ${instance.state}`, terminal: false };
+  if (volume.availabilityZone !== undefined && volume.availabilityZone !== instance.availabilityZone)
+    return {
+      ok: false,
+      code: 'InvalidVolume.ZoneMismatch',
+      message: `volume is in ${volume.availabilityZone}, instance ${instanceId} in ${instance.availabilityZone}`,
+      terminal: true,
+    };
+  return { ok: true };
+}

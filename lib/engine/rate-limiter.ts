@@ -1,0 +1,80 @@
+/**
+ * Token bucket on the injected clock: callers `take()` a token before each mutating EC2 call and
+ * wait when the bucket is empty. Throttling halves the refill rate for the rest of the invocation
+ * (multiplicative decrease); successes restore it step by step (additive increase).
+ */
+import type { Clock } from './ports.js';
+import type { RateBudget } from './config.js';
+
+export class TokenBucket {
+  private tokens: number;
+  private updatedAt: number;
+  private rate: number;
+  /** Serialises waiters so tokens go out in call order. */
+  private queue: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly clock: Clock,
+    private readonly budget: RateBudget,
+    private readonly throttleFactor = 0.5,
+  ) {
+    this.tokens = budget.burst;
+    this.rate = budget.ratePerSecond;
+    this.updatedAt = clock.now();
+  }
+
+  /** Current refill rate (tokens per second). */
+  get ratePerSecond(): number {
+    return this.rate;
+  }
+
+  /** Resolves once a token is available, and takes it. */
+  take(): Promise<void> {
+    const turn = this.queue.then(() => this.takeNow());
+    this.queue = turn.catch(() => undefined);
+    return turn;
+  }
+
+  /** Takes a token if one is there now; never waits. */
+  tryTake(): boolean {
+    this.refill();
+    if (this.tokens < 1) return false;
+    this.tokens -= 1;
+    return true;
+  }
+
+  /** Milliseconds until a token is available (0 when one is there now). */
+  msUntilToken(): number {
+    this.refill();
+    return this.tokens >= 1 ? 0 : Math.ceil(((1 - this.tokens) / this.rate) * 1000);
+  }
+
+  /** EC2 said RequestLimitExceeded: slow down and drop the burst. */
+  throttled(): void {
+    this.refill();
+    this.rate = Math.max(this.budget.ratePerSecond / 16, this.rate * this.throttleFactor);
+    this.tokens = Math.min(this.tokens, 0);
+  }
+
+  /** A call went through: recover a step of the rate lost to throttling. */
+  succeeded(): void {
+    this.rate = Math.min(this.budget.ratePerSecond, this.rate + this.budget.ratePerSecond / 10);
+  }
+
+  private refill(): void {
+    const now = this.clock.now();
+    this.tokens = Math.min(this.budget.burst, this.tokens + ((now - this.updatedAt) / 1000) * this.rate);
+    this.updatedAt = now;
+  }
+
+  private async takeNow(): Promise<void> {
+    for (;;) {
+      this.refill();
+      if (this.tokens >= 1) {
+        this.tokens -= 1;
+        return;
+      }
+      await this.clock.sleep(Math.ceil(((1 - this.tokens) / this.rate) * 1000));
+    }
+  }
+}

@@ -1,0 +1,68 @@
+/**
+ * The retry schedule as pure functions: when to look again at asynchronous work, how long to back
+ * off after a failure or throttling, when to give up, and how a wait maps onto delayed queue
+ * messages (at most `maxMessageDelaySeconds` each, longer waits chained through `dueAt`).
+ * Randomness is injected so jitter is testable.
+ */
+import type { EngineConfig } from './config.js';
+import type { OperationKind } from './ports.js';
+
+/**
+ * Seconds until the next progress check of `op`, given how long the operation has run. The first
+ * check comes near the expected transition time; later ones grow with the time already spent.
+ */
+export function progressDelaySeconds(op: OperationKind, elapsedMs: number, config: EngineConfig): number {
+  const check = config.progressChecks[op];
+  const grown = Math.ceil((Math.max(0, elapsedMs) / 1000) * check.growth);
+  return Math.min(check.maxSeconds, Math.max(check.firstSeconds, grown));
+}
+
+/**
+ * Seconds to wait after failed attempt number `attempt` (1-based): exponential from
+ * `backoff.baseSeconds`, capped at `backoff.capSeconds`, with equal jitter (half fixed, half
+ * random) so retries of many records spread out but never collapse to zero.
+ */
+export function backoffDelaySeconds(attempt: number, config: EngineConfig, random: () => number): number {
+  const exponent = Math.max(0, attempt - 1);
+  const ceiling = Math.min(config.backoff.capSeconds, config.backoff.baseSeconds * 2 ** Math.min(exponent, 30));
+  const half = ceiling / 2;
+  return Math.max(1, Math.min(config.backoff.capSeconds, Math.round(half + random() * half)));
+}
+
+/** Seconds to wait after RequestLimitExceeded: uniform in the configured range; no attempt is used. */
+export function throttleDelaySeconds(config: EngineConfig, random: () => number): number {
+  const { minSeconds, maxSeconds } = config.throttleBackoff;
+  return Math.round(minSeconds + random() * (maxSeconds - minSeconds));
+}
+
+export type GiveUpReason = { reason: 'attempts'; message: string } | { reason: 'age'; message: string };
+
+/**
+ * Whether an operation has spent its budget: `attempts` failed attempts so far, started at
+ * `operationStartedAtMs`. Returns why, or undefined to keep trying.
+ */
+export function budgetSpent(
+  attempts: number,
+  operationStartedAtMs: number | undefined,
+  nowMs: number,
+  config: EngineConfig,
+): GiveUpReason | undefined {
+  if (attempts >= config.maxAttempts)
+    return { reason: 'attempts', message: `gave up after ${attempts} failed attempts` };
+  if (operationStartedAtMs !== undefined && nowMs - operationStartedAtMs >= config.maxOperationAgeMs)
+    return {
+      reason: 'age',
+      message: `gave up after ${Math.round((nowMs - operationStartedAtMs) / 60_000)} minutes`,
+    };
+  return undefined;
+}
+
+/**
+ * How to wait until `dueAtMs` with queue messages: the delay of the next message and, when the
+ * wait is longer than one message can carry, the `dueAt` that message must carry onward.
+ */
+export function queueDelay(nowMs: number, dueAtMs: number, config: EngineConfig): { delaySeconds: number; dueAt?: number } {
+  const remainingSeconds = Math.max(0, Math.ceil((dueAtMs - nowMs) / 1000));
+  if (remainingSeconds <= config.maxMessageDelaySeconds) return { delaySeconds: remainingSeconds };
+  return { delaySeconds: config.maxMessageDelaySeconds, dueAt: dueAtMs };
+}

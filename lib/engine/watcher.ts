@@ -1,0 +1,262 @@
+/**
+ * The watcher: turns record changes (the table's stream) into operation messages.
+ *
+ * It reads each record's current state rather than trusting the change's images, so duplicate,
+ * late and out-of-order changes are harmless. Records are untrusted (clients may write the table
+ * directly): an invalid record gets status `error` with the reasons and no operation. Changes the
+ * system made itself (status, claims) are left to the executor, which schedules its own
+ * follow-ups, except where they release other records: a volume that becomes available releases
+ * its waiting attachments at once, and a removed attachment lets its dying volume go.
+ */
+import { keyOf, keyString, type AttachmentRecord, type ProvisionerRecord, type RecordKey, type Status, type VolumeRecord } from '../domain/records.js';
+import { nextVolumeState } from '../domain/state-machines.js';
+import { parseRecord, validateSpecChange } from '../domain/validation.js';
+import { METRICS } from '../settings.js';
+import type { EngineConfig } from './config.js';
+import { planAttachment, planVolume, type Decision } from './planner.js';
+import {
+  ConditionFailedError,
+  type Clock,
+  type Log,
+  type Metrics,
+  type OperationQueue,
+  type QueuedOperation,
+  type RecordChanges,
+  type RecordStore,
+} from './ports.js';
+
+/** One change of one record, as the table's stream reports it (images are untrusted). */
+export interface RecordChange {
+  id: string;
+  eventName: 'INSERT' | 'MODIFY' | 'REMOVE';
+  key: RecordKey;
+  oldRecord?: unknown;
+  newRecord?: unknown;
+}
+
+export interface WatcherDeps {
+  store: RecordStore;
+  queue: OperationQueue;
+  clock: Clock;
+  metrics: Metrics;
+  log: Log;
+  /** Wired like the executor's; the watcher enqueues at once (delay 0) and needs neither today. */
+  config?: Partial<EngineConfig>;
+  random?: () => number;
+}
+
+/** Fields only the client writes; a change in any of them is a request. */
+const CLIENT_FIELDS = ['spec', 'life', 'generation', 'requestedDevice'] as const;
+
+function field(image: unknown, name: string): unknown {
+  return image && typeof image === 'object' ? (image as Record<string, unknown>)[name] : undefined;
+}
+
+function stateOf(image: unknown): unknown {
+  return field(field(image, 'status'), 'state');
+}
+
+function clientChanged(change: RecordChange): boolean {
+  if (change.eventName !== 'MODIFY' || change.oldRecord === undefined || change.newRecord === undefined) return true;
+  return CLIENT_FIELDS.some((name) => JSON.stringify(field(change.oldRecord, name)) !== JSON.stringify(field(change.newRecord, name)));
+}
+
+function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+export class Watcher {
+  constructor(private readonly deps: WatcherDeps) {}
+
+  async handle(changes: RecordChange[]): Promise<{ failedChangeIds: string[] }> {
+    // Several changes of one record in a batch: the record's current state answers them all.
+    const byKey = new Map<string, RecordChange[]>();
+    for (const change of changes) {
+      const id = keyString(change.key);
+      byKey.set(id, [...(byKey.get(id) ?? []), change]);
+    }
+    const failed: string[] = [];
+    for (const group of byKey.values()) {
+      const operations: QueuedOperation[] = [];
+      try {
+        await this.handleRecord(group, operations);
+        if (operations.length > 0) await this.deps.queue.send(operations);
+      } catch (error) {
+        this.deps.log.error('handling record change failed', { key: keyString(group[0]!.key), error: errorMessage(error) });
+        failed.push(...group.map((change) => change.id));
+      }
+    }
+    return { failedChangeIds: failed };
+  }
+
+  private async handleRecord(group: RecordChange[], operations: QueuedOperation[]): Promise<void> {
+    const key = group[0]!.key;
+    const requested = group.some(clientChanged);
+    const stateMoved = group.some((change) => stateOf(change.oldRecord) !== stateOf(change.newRecord));
+    const current = await this.deps.store.get(key);
+
+    if (!current) {
+      // An attachment went away: its volume may be dying and waiting, or no longer in use.
+      if (key.kind === 'attachment') await this.replanVolume(key.volumeId, operations);
+      return;
+    }
+
+    const parsed = parseRecord(current);
+    if (!parsed.ok) {
+      await this.rejectRecord(current, key, parsed.issues.map((issue) => `${issue.path}: ${issue.message}`).join('; '));
+      return;
+    }
+    const record = parsed.value;
+
+    if (record.kind === 'volume') {
+      if (requested) {
+        const rejected = this.rejectedSpecChange(group, record);
+        if (rejected) {
+          await this.writeStatus(record, { ...record.status, code: 'InvalidSpecChange', message: rejected });
+          return;
+        }
+        if (record.status.state === 'error' && this.generationBumped(group) && record.life === 'alive') {
+          const status: Status<VolumeRecord['status']['state']> = {
+            state: nextVolumeState('error', 'retry-requested'),
+            attempts: 0,
+            updatedAt: new Date(this.deps.clock.now()).toISOString(),
+            message: 'retry requested',
+          };
+          const written = await this.writeStatus(record, status);
+          if (!written) return;
+          await this.planAndEnqueue(written as VolumeRecord, operations);
+          return;
+        }
+        await this.planAndEnqueue(record, operations);
+      }
+      const state = record.status.state;
+      if (stateMoved && (state === 'available' || state === 'in-use')) await this.releaseAttachments(record, operations);
+      return;
+    }
+
+    if (requested) await this.planAndEnqueue(record, operations);
+  }
+
+  private generationBumped(group: RecordChange[]): boolean {
+    return group.some((change) => {
+      const before = field(change.oldRecord, 'generation');
+      const after = field(change.newRecord, 'generation');
+      return typeof before === 'number' && typeof after === 'number' && after > before;
+    });
+  }
+
+  /** A spec change EBS cannot make (shrink, immutable fields): its reasons, or undefined. */
+  private rejectedSpecChange(group: RecordChange[], record: VolumeRecord): string | undefined {
+    for (const change of group) {
+      if (change.eventName !== 'MODIFY' || change.oldRecord === undefined) continue;
+      const before = parseRecord(change.oldRecord);
+      if (!before.ok || before.value.kind !== 'volume') continue;
+      // Compare with what EC2 holds when known; the previous image otherwise.
+      const baseline = record.observed ? { ...before.value.spec, ...record.observed } : before.value.spec;
+      const issues = validateSpecChange(baseline, record.spec);
+      if (issues.length > 0) return issues.map((issue) => `${issue.path}: ${issue.message}`).join('; ');
+    }
+    return undefined;
+  }
+
+  private async rejectRecord(current: ProvisionerRecord, key: RecordKey, reasons: string): Promise<void> {
+    this.deps.metrics.count(METRICS.invalidRecords);
+    this.deps.log.warn('invalid record', { key: keyString(key), reasons });
+    const previous = field(current, 'status');
+    if (stateOf(current) === 'error' && field(previous, 'code') === 'InvalidRecord' && field(previous, 'message') === reasons) return;
+    const status: Status<'error'> = {
+      state: 'error',
+      code: 'InvalidRecord',
+      message: reasons,
+      attempts: 0,
+      updatedAt: new Date(this.deps.clock.now()).toISOString(),
+    };
+    try {
+      await this.deps.store.update(key, { status } as RecordChanges);
+    } catch (error) {
+      if (!(error instanceof ConditionFailedError)) throw error;
+    }
+  }
+
+  /** Writes a status unless the record changed meanwhile (its own change is then handled). */
+  private async writeStatus(record: ProvisionerRecord, status: Status<string>): Promise<ProvisionerRecord | undefined> {
+    if (JSON.stringify({ ...record.status, updatedAt: '' }) === JSON.stringify({ ...status, updatedAt: '' })) return record;
+    try {
+      return await this.deps.store.update(keyOf(record), { status: { ...status, updatedAt: new Date(this.deps.clock.now()).toISOString() } } as RecordChanges, {
+        version: record.version,
+      });
+    } catch (error) {
+      if (error instanceof ConditionFailedError) return undefined;
+      throw error;
+    }
+  }
+
+  private async planAndEnqueue(record: ProvisionerRecord, operations: QueuedOperation[]): Promise<void> {
+    let decision: Decision;
+    if (record.kind === 'volume') {
+      decision = planVolume(record, await this.deps.store.attachmentsOfVolume(record.volumeId));
+    } else {
+      const volume = await this.deps.store.get({ kind: 'volume', volumeId: record.volumeId });
+      decision = planAttachment(record, volume?.kind === 'volume' ? volume : undefined);
+    }
+    await this.apply(record, decision, operations);
+  }
+
+  private async apply(record: ProvisionerRecord, decision: Decision, operations: QueuedOperation[]): Promise<void> {
+    const key = keyOf(record);
+    switch (decision.type) {
+      case 'operation':
+        operations.push({ message: { op: decision.op, key, reason: decision.reason }, delaySeconds: 0 });
+        return;
+      case 'remove':
+        // Nothing exists in EC2: remove without any call, unless the record moved on meanwhile.
+        try {
+          await this.deps.store.remove(key, { version: record.version });
+          this.deps.log.info('record removed without an EC2 call', { key: keyString(key), reason: decision.reason });
+          if (record.kind === 'attachment') await this.replanVolume(record.volumeId, operations);
+        } catch (error) {
+          if (!(error instanceof ConditionFailedError)) throw error;
+        }
+        return;
+      case 'cascade-dying':
+        for (const attachmentKey of decision.attachments) {
+          try {
+            const dying = await this.deps.store.update<AttachmentRecord>(attachmentKey, { life: 'dying' }, { life: 'alive' });
+            const volume = record.kind === 'volume' ? record : undefined;
+            await this.apply(dying, planAttachment(dying, volume), operations);
+          } catch (error) {
+            if (!(error instanceof ConditionFailedError)) throw error;
+          }
+        }
+        await this.writeStatus(record, { ...record.status, message: decision.reason });
+        return;
+      case 'wait':
+        await this.writeStatus(record, { ...record.status, message: decision.reason });
+        return;
+      case 'none':
+        return;
+    }
+  }
+
+  /** The volume became available (or in use): its waiting attachments go now, not at their next retry. */
+  private async releaseAttachments(volume: VolumeRecord, operations: QueuedOperation[]): Promise<void> {
+    for (const attachment of await this.deps.store.attachmentsOfVolume(volume.volumeId)) {
+      const decision = planAttachment(attachment, volume);
+      if (decision.type === 'operation' && decision.op === 'attach') await this.apply(attachment, decision, operations);
+    }
+  }
+
+  private async replanVolume(volumeId: string, operations: QueuedOperation[]): Promise<void> {
+    const volume = await this.deps.store.get({ kind: 'volume', volumeId });
+    if (volume?.kind !== 'volume') return;
+    const parsed = parseRecord(volume);
+    if (!parsed.ok || parsed.value.kind !== 'volume') return;
+    const decision = planVolume(parsed.value, await this.deps.store.attachmentsOfVolume(volumeId));
+    if (decision.type === 'none' && (volume.status.state === 'in-use' || volume.status.state === 'available')) {
+      // No attachment change is visible in the record itself: let a check bring in-use/available in line.
+      operations.push({ message: { op: 'check-volume', key: { kind: 'volume', volumeId }, reason: 'attachment removed' }, delaySeconds: 0 });
+      return;
+    }
+    await this.apply(parsed.value, decision, operations);
+  }
+}

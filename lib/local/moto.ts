@@ -1,0 +1,143 @@
+/**
+ * Starts and stops moto_server, the AWS emulator the local runtime and the integration tests run
+ * against. It always binds to loopback on a port the OS picked as free, so parallel test files and
+ * a running local pipeline never collide, and nothing is reachable from outside the machine.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { accessSync, constants } from 'node:fs';
+import { createServer } from 'node:net';
+import { delimiter, join } from 'node:path';
+
+export interface MotoServer {
+  /** `http://127.0.0.1:<port>`, for the SDK clients' `endpoint`. */
+  endpoint: string;
+  port: number;
+  /** Stops the server and waits for the process to exit. */
+  stop(): Promise<void>;
+}
+
+const EXECUTABLE = 'moto_server';
+const READY_TIMEOUT_MS = 20_000;
+const READY_POLL_MS = 100;
+const STOP_TIMEOUT_MS = 5_000;
+
+/** moto_server exited while starting, typically because another process took its port first. */
+class ExitedBeforeReady extends Error {}
+
+/** Path of the moto_server executable on PATH, or undefined when moto is not installed. */
+export function findMotoServer(): string | undefined {
+  for (const dir of (process.env.PATH ?? '').split(delimiter)) {
+    if (!dir) continue;
+    const candidate = join(dir, EXECUTABLE);
+    try {
+      accessSync(candidate, constants.X_OK);
+      return candidate;
+    } catch {
+      // not in this directory
+    }
+  }
+  return undefined;
+}
+
+/** A port the OS reports free on 127.0.0.1 (listen on port 0, read it, close). */
+async function freeLoopbackPort(host: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.unref();
+    server.once('error', reject);
+    server.listen(0, host, () => {
+      const address = server.address();
+      if (address === null || typeof address === 'string') {
+        server.close();
+        reject(new Error('could not read the port of a loopback listener'));
+        return;
+      }
+      server.close(() => resolve(address.port));
+    });
+  });
+}
+
+function exited(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => child.once('exit', () => resolve()));
+}
+
+async function waitUntilReady(endpoint: string, child: ChildProcess, output: () => string): Promise<void> {
+  const deadline = Date.now() + READY_TIMEOUT_MS;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null || child.signalCode !== null) {
+      throw new ExitedBeforeReady(`moto_server exited before it was ready (code ${child.exitCode}): ${output()}`);
+    }
+    try {
+      const response = await fetch(`${endpoint}/moto-api/`, { signal: AbortSignal.timeout(1_000) });
+      await response.body?.cancel();
+      if (response.ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, READY_POLL_MS));
+  }
+  throw new Error(`moto_server at ${endpoint} was not ready within ${READY_TIMEOUT_MS} ms: ${output()}`);
+}
+
+/** Attempts when another process takes the chosen port before moto binds it. */
+const START_ATTEMPTS = 3;
+
+/**
+ * Spawns `moto_server -H 127.0.0.1 -p <free port>` and resolves once it answers HTTP.
+ * Throws when moto_server is not installed (see `findMotoServer`) or does not come up in time.
+ */
+export async function startMoto(options: { host?: '127.0.0.1' } = {}): Promise<MotoServer> {
+  const host = options.host ?? '127.0.0.1';
+  const executable = findMotoServer();
+  if (executable === undefined) {
+    throw new Error("moto_server was not found on PATH; install it with: pip install 'moto[server]'");
+  }
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await spawnMoto(executable, host, await freeLoopbackPort(host));
+    } catch (error) {
+      if (!(error instanceof ExitedBeforeReady) || attempt >= START_ATTEMPTS) throw error;
+    }
+  }
+}
+
+async function spawnMoto(executable: string, host: string, port: number): Promise<MotoServer> {
+  const endpoint = `http://${host}:${port}`;
+  const child = spawn(executable, ['-H', host, '-p', String(port)], { stdio: ['ignore', 'pipe', 'pipe'] });
+  // Keep the last few KiB of output for error messages; draining the pipes also keeps moto from blocking.
+  let tail = '';
+  const keep = (chunk: Buffer): void => {
+    tail = (tail + chunk.toString('utf8')).slice(-4_096);
+  };
+  child.stdout?.on('data', keep);
+  child.stderr?.on('data', keep);
+  const spawnError = new Promise<never>((_, reject) => child.once('error', reject));
+  // Never leave a server behind when this process exits without stopping it.
+  const killOnExit = (): void => {
+    child.kill('SIGKILL');
+  };
+  process.once('exit', killOnExit);
+
+  const stop = async (): Promise<void> => {
+    process.removeListener('exit', killOnExit);
+    // pid is undefined when the spawn itself failed: there is nothing to stop.
+    if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
+    const done = exited(child);
+    child.kill('SIGTERM');
+    const timer = setTimeout(() => child.kill('SIGKILL'), STOP_TIMEOUT_MS);
+    try {
+      await done;
+    } finally {
+      clearTimeout(timer);
+    }
+  };
+
+  try {
+    await Promise.race([waitUntilReady(endpoint, child, () => tail), spawnError]);
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  return { endpoint, port, stop };
+}

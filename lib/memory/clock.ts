@@ -1,0 +1,86 @@
+import type { Clock } from '../engine/ports.js';
+
+interface Sleeper {
+  dueAt: number;
+  order: number;
+  resolve: () => void;
+}
+
+/** Lets pending promise continuations run, so work awaiting a woken sleeper can schedule its next sleep. */
+async function flushMicrotasks(rounds = 20): Promise<void> {
+  for (let i = 0; i < rounds; i++) await Promise.resolve();
+  await new Promise<void>((resolve) => setImmediate(resolve));
+}
+
+/**
+ * A clock that only moves when told to. `advance` walks time forward sleeper by sleeper, letting
+ * each woken task run before moving on, so chained sleeps inside the advanced span all fire.
+ *
+ * @example
+ * const clock = new FakeClock();
+ * const done = clock.sleep(1_000).then(() => clock.now());
+ * await clock.advance(1_000); // done resolves with start + 1000
+ */
+export class FakeClock implements Clock {
+  private current: number;
+  private sleepers: Sleeper[] = [];
+  private nextOrder = 0;
+
+  constructor(startMs = Date.parse('2026-01-01T00:00:00Z')) {
+    this.current = startMs;
+  }
+
+  now(): number {
+    return this.current;
+  }
+
+  sleep(ms: number): Promise<void> {
+    if (ms <= 0) return Promise.resolve();
+    return new Promise((resolve) => {
+      this.sleepers.push({ dueAt: this.current + ms, order: this.nextOrder++, resolve });
+    });
+  }
+
+  /** Moves time forward by `ms`, waking sleepers in due order. */
+  async advance(ms: number): Promise<void> {
+    const target = this.current + ms;
+    await flushMicrotasks();
+    for (;;) {
+      const next = this.earliestDue();
+      if (!next || next.dueAt > target) break;
+      this.current = Math.max(this.current, next.dueAt);
+      this.sleepers = this.sleepers.filter((s) => s !== next);
+      next.resolve();
+      await flushMicrotasks();
+    }
+    this.current = Math.max(this.current, target);
+  }
+
+  /** Moves the clock to an absolute time (never backwards). */
+  async advanceTo(epochMs: number): Promise<void> {
+    await this.advance(Math.max(0, epochMs - this.current));
+  }
+
+  pendingSleepers(): number {
+    return this.sleepers.length;
+  }
+
+  private earliestDue(): Sleeper | undefined {
+    let best: Sleeper | undefined;
+    for (const s of this.sleepers) {
+      if (!best || s.dueAt < best.dueAt || (s.dueAt === best.dueAt && s.order < best.order)) best = s;
+    }
+    return best;
+  }
+}
+
+/** Wall-clock time, for the deployed functions and the local runtime. */
+export class SystemClock implements Clock {
+  now(): number {
+    return Date.now();
+  }
+
+  sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)));
+  }
+}

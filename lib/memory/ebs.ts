@@ -1,0 +1,425 @@
+import type { VolumeSpec, VolumeType } from '../domain/records.js';
+import { OWNERSHIP_TAGS } from '../settings.js';
+import {
+  ProviderError,
+  type Clock,
+  type CreateVolumeRequest,
+  type InstanceState,
+  type ModifyVolumeRequest,
+  type Page,
+  type ProviderInstance,
+  type ProviderModification,
+  type ProviderVolume,
+  type VolumeProvider,
+} from '../engine/ports.js';
+
+/** EC2 API actions, named as EC2 names them (counters, fault injection, rate limits). */
+export type Ec2Action =
+  | 'CreateVolume'
+  | 'DescribeVolumes'
+  | 'DescribeVolumesModifications'
+  | 'DescribeInstances'
+  | 'AttachVolume'
+  | 'DetachVolume'
+  | 'DeleteVolume'
+  | 'ModifyVolume';
+
+/** The asynchronous steps EBS takes, each with its own duration. */
+export type TimedStep = 'create' | 'attach' | 'detach' | 'delete' | 'modify' | 'optimize';
+export type StepDuration = number | ((step: TimedStep) => number);
+
+/** Typical EBS durations, in milliseconds. */
+export const DEFAULT_EBS_TIMINGS: Record<TimedStep, number> = {
+  create: 2_000,
+  attach: 2_000,
+  detach: 2_000,
+  delete: 1_000,
+  modify: 60_000,
+  optimize: 300_000,
+};
+
+interface ModelAttachment {
+  instanceId: string;
+  device: string;
+  state: 'attaching' | 'attached' | 'detaching';
+  until: number;
+}
+
+interface ModelModification {
+  state: 'modifying' | 'optimizing' | 'completed';
+  optimizingAt: number;
+  completedAt: number;
+  target: { sizeGiB: number; volumeType: VolumeType; iops?: number; throughput?: number };
+}
+
+interface ModelVolume {
+  ebsVolumeId: string;
+  availabilityZone: string;
+  sizeGiB: number;
+  volumeType: VolumeType;
+  iops?: number;
+  throughput?: number;
+  multiAttach: boolean;
+  encrypted: boolean;
+  tags: Record<string, string>;
+  state: 'creating' | 'available' | 'deleting';
+  until: number;
+  attachments: ModelAttachment[];
+  modification?: ModelModification;
+}
+
+interface ModelInstance {
+  instanceId: string;
+  availabilityZone: string;
+  state: InstanceState;
+  rootDevices: string[];
+  maxAttachments: number;
+}
+
+/**
+ * EBS in memory, on an injected clock: volumes go creating → available, attachments attaching →
+ * attached and detaching → gone, deletes and modifications take time, and every rule EC2 enforces
+ * that the engine relies on answers with EC2's own error code and message.
+ *
+ * @example
+ * const ebs = new MemoryEbs({ clock, ownerTagValue: 'prod' });
+ * ebs.addInstance({ instanceId: 'i-0123456789abcdef0', availabilityZone: 'us-east-1a' });
+ */
+export class MemoryEbs implements VolumeProvider {
+  private readonly clock: Clock;
+  private readonly ownerTagValue: string;
+  private readonly timings: Record<TimedStep, StepDuration>;
+  private readonly volumesById = new Map<string, ModelVolume>();
+  private readonly instances = new Map<string, ModelInstance>();
+  private readonly tokens = new Map<string, { volumeId: string; fingerprint: string }>();
+  private readonly faults = new Map<Ec2Action, { error: ProviderError; times: number }>();
+  private nextVolume = 0;
+  /** Calls per EC2 action, successful or not. */
+  readonly calls: Record<Ec2Action, number> = {
+    CreateVolume: 0,
+    DescribeVolumes: 0,
+    DescribeVolumesModifications: 0,
+    DescribeInstances: 0,
+    AttachVolume: 0,
+    DetachVolume: 0,
+    DeleteVolume: 0,
+    ModifyVolume: 0,
+  };
+  /** Runs before every call and may throw (the simulator's rate limits). */
+  beforeCall?: (action: Ec2Action) => void;
+
+  constructor(options: { clock: Clock; ownerTagValue: string; timings?: Partial<Record<TimedStep, StepDuration>> }) {
+    this.clock = options.clock;
+    this.ownerTagValue = options.ownerTagValue;
+    this.timings = { ...DEFAULT_EBS_TIMINGS, ...options.timings };
+  }
+
+  addInstance(instance: {
+    instanceId: string;
+    availabilityZone: string;
+    state?: InstanceState;
+    deviceNames?: string[];
+    maxAttachments?: number;
+  }): void {
+    this.instances.set(instance.instanceId, {
+      instanceId: instance.instanceId,
+      availabilityZone: instance.availabilityZone,
+      state: instance.state ?? 'running',
+      rootDevices: instance.deviceNames ?? ['/dev/xvda'],
+      maxAttachments: instance.maxAttachments ?? 27,
+    });
+  }
+
+  setInstanceState(instanceId: string, state: InstanceState): void {
+    const instance = this.instances.get(instanceId);
+    if (!instance) throw new Error(`no instance ${instanceId}`);
+    instance.state = state;
+  }
+
+  /** Makes the next `times` calls of `action` fail with `error`. */
+  failNext(action: Ec2Action, error: ProviderError, times = 1): void {
+    this.faults.set(action, { error, times });
+  }
+
+  /** A volume as EC2 would describe it now, or undefined when it does not exist. */
+  volume(ebsVolumeId: string): ProviderVolume | undefined {
+    const found = this.settled(ebsVolumeId);
+    return found ? this.describe(found) : undefined;
+  }
+
+  volumes(): ProviderVolume[] {
+    return [...this.volumesById.keys()].flatMap((id) => this.volume(id) ?? []);
+  }
+
+  /** Deletes a volume out of band, as a person in the console could. */
+  deleteBehindBack(ebsVolumeId: string): void {
+    this.volumesById.delete(ebsVolumeId);
+  }
+
+  async createVolume(request: CreateVolumeRequest): Promise<ProviderVolume> {
+    this.enter('CreateVolume');
+    const fingerprint = JSON.stringify([request.availabilityZone, request.spec, request.tags]);
+    const previous = this.tokens.get(request.clientToken);
+    if (previous) {
+      if (previous.fingerprint !== fingerprint) {
+        throw new ProviderError(
+          'idempotency-mismatch',
+          'IdempotentParameterMismatch',
+          'Arguments on this idempotent request are inconsistent with arguments used in previous request(s).',
+        );
+      }
+      const existing = this.volume(previous.volumeId);
+      if (existing) return existing;
+      return { ...this.describeGone(previous.volumeId, request), state: 'deleted' };
+    }
+    const spec: VolumeSpec = request.spec;
+    const ebsVolumeId = `vol-${(++this.nextVolume).toString(16).padStart(17, '0')}`;
+    const volume: ModelVolume = {
+      ebsVolumeId,
+      availabilityZone: request.availabilityZone,
+      sizeGiB: spec.sizeGiB,
+      volumeType: spec.volumeType,
+      ...(spec.iops !== undefined ? { iops: spec.iops } : {}),
+      ...(spec.throughput !== undefined ? { throughput: spec.throughput } : {}),
+      multiAttach: spec.multiAttach ?? false,
+      encrypted: spec.encrypted ?? false,
+      tags: { ...request.tags },
+      state: 'creating',
+      until: this.clock.now() + this.duration('create'),
+      attachments: [],
+    };
+    this.volumesById.set(ebsVolumeId, volume);
+    this.tokens.set(request.clientToken, { volumeId: ebsVolumeId, fingerprint });
+    return this.describe(volume);
+  }
+
+  async describeVolumes(ebsVolumeIds: string[]): Promise<ProviderVolume[]> {
+    this.enter('DescribeVolumes');
+    return [...new Set(ebsVolumeIds)].flatMap((id) => this.volume(id) ?? []);
+  }
+
+  async describeVolumeModifications(ebsVolumeIds: string[]): Promise<ProviderModification[]> {
+    this.enter('DescribeVolumesModifications');
+    return [...new Set(ebsVolumeIds)].flatMap((id) => {
+      const volume = this.settled(id);
+      const modification = volume?.modification;
+      if (!volume || !modification) return [];
+      return [
+        {
+          ebsVolumeId: id,
+          state: modification.state,
+          targetSizeGiB: modification.target.sizeGiB,
+          targetVolumeType: modification.target.volumeType,
+          ...(modification.target.iops !== undefined ? { targetIops: modification.target.iops } : {}),
+          ...(modification.target.throughput !== undefined ? { targetThroughput: modification.target.throughput } : {}),
+        },
+      ];
+    });
+  }
+
+  async describeInstances(instanceIds: string[]): Promise<ProviderInstance[]> {
+    this.enter('DescribeInstances');
+    return [...new Set(instanceIds)].flatMap((id) => {
+      const instance = this.instances.get(id);
+      if (!instance) return [];
+      return [
+        {
+          instanceId: id,
+          availabilityZone: instance.availabilityZone,
+          state: instance.state,
+          deviceNames: [...instance.rootDevices, ...this.attachmentsOn(id).map((a) => a.device)],
+        },
+      ];
+    });
+  }
+
+  async attachVolume(request: { ebsVolumeId: string; instanceId: string; device: string }): Promise<void> {
+    this.enter('AttachVolume');
+    const volume = this.mustExist(request.ebsVolumeId);
+    const instance = this.instances.get(request.instanceId);
+    if (!instance || instance.state === 'terminated') {
+      throw new ProviderError('not-found', 'InvalidInstanceID.NotFound', `The instance ID '${request.instanceId}' does not exist`);
+    }
+    if (volume.state !== 'available') {
+      throw new ProviderError('incorrect-state', 'IncorrectState', `Volume '${volume.ebsVolumeId}' is in the '${volume.state}' state.`);
+    }
+    if (volume.attachments.some((a) => a.instanceId === request.instanceId) || (!volume.multiAttach && volume.attachments.length > 0)) {
+      throw new ProviderError('already-attached', 'VolumeInUse', `${volume.ebsVolumeId} is already attached to an instance`);
+    }
+    if (volume.availabilityZone !== instance.availabilityZone) {
+      throw new ProviderError(
+        'zone-mismatch',
+        'InvalidVolume.ZoneMismatch',
+        `The volume '${volume.ebsVolumeId}' is not in the same availability zone as instance '${instance.instanceId}'`,
+      );
+    }
+    const used = [...instance.rootDevices, ...this.attachmentsOn(instance.instanceId).map((a) => a.device)];
+    if (used.includes(request.device)) {
+      throw new ProviderError(
+        'device-in-use',
+        'InvalidParameterValue',
+        `Invalid value '${request.device}' for unixDevice. Attachment point ${request.device} is already in use`,
+      );
+    }
+    if (this.attachmentsOn(instance.instanceId).length >= instance.maxAttachments) {
+      throw new ProviderError('limit-exceeded', 'AttachmentLimitExceeded', `Attachment limit exceeded for instance ${instance.instanceId}.`);
+    }
+    volume.attachments.push({
+      instanceId: request.instanceId,
+      device: request.device,
+      state: 'attaching',
+      until: this.clock.now() + this.duration('attach'),
+    });
+  }
+
+  async detachVolume(request: { ebsVolumeId: string; instanceId: string; device?: string }): Promise<void> {
+    this.enter('DetachVolume');
+    const volume = this.mustExist(request.ebsVolumeId);
+    const attachment = volume.attachments.find((a) => a.instanceId === request.instanceId);
+    if (!attachment || (request.device !== undefined && attachment.device !== request.device)) {
+      throw new ProviderError(
+        'not-attached',
+        'IncorrectState',
+        `Volume '${volume.ebsVolumeId}' is in the '${volume.attachments.length > 0 ? 'in-use' : volume.state}' state.`,
+      );
+    }
+    if (attachment.state === 'detaching') return;
+    attachment.state = 'detaching';
+    attachment.until = this.clock.now() + this.duration('detach');
+  }
+
+  async deleteVolume(ebsVolumeId: string): Promise<void> {
+    this.enter('DeleteVolume');
+    const volume = this.mustExist(ebsVolumeId);
+    if (volume.attachments.length > 0) {
+      throw new ProviderError('incorrect-state', 'VolumeInUse', `Volume ${ebsVolumeId} is currently attached to ${volume.attachments[0]!.instanceId}`);
+    }
+    if (volume.state === 'deleting') return;
+    if (volume.state !== 'available') {
+      throw new ProviderError('incorrect-state', 'IncorrectState', `The volume '${ebsVolumeId}' is '${volume.state}'.`);
+    }
+    volume.state = 'deleting';
+    volume.until = this.clock.now() + this.duration('delete');
+  }
+
+  async modifyVolume(request: ModifyVolumeRequest): Promise<void> {
+    this.enter('ModifyVolume');
+    const volume = this.mustExist(request.ebsVolumeId);
+    if (volume.state !== 'available') {
+      throw new ProviderError('incorrect-state', 'IncorrectState', `The volume '${volume.ebsVolumeId}' is '${volume.state}'.`);
+    }
+    if (volume.modification && volume.modification.state !== 'completed') {
+      throw new ProviderError(
+        'incorrect-state',
+        'IncorrectModificationState',
+        `Cannot modify volume ${volume.ebsVolumeId} because it is already being modified.`,
+      );
+    }
+    if (request.sizeGiB !== undefined && request.sizeGiB < volume.sizeGiB) {
+      throw new ProviderError(
+        'invalid-request',
+        'InvalidParameterValue',
+        `New size cannot be smaller than existing size of ${volume.sizeGiB} GiB for volume ${volume.ebsVolumeId}.`,
+      );
+    }
+    const now = this.clock.now();
+    const optimizingAt = now + this.duration('modify');
+    const target = {
+      sizeGiB: request.sizeGiB ?? volume.sizeGiB,
+      volumeType: request.volumeType ?? volume.volumeType,
+      ...((request.iops ?? volume.iops) !== undefined ? { iops: request.iops ?? volume.iops } : {}),
+      ...((request.throughput ?? volume.throughput) !== undefined ? { throughput: request.throughput ?? volume.throughput } : {}),
+    };
+    volume.modification = { state: 'modifying', optimizingAt, completedAt: optimizingAt + this.duration('optimize'), target };
+  }
+
+  async listOwnedVolumes(options: { cursor?: string; limit: number }): Promise<Page<ProviderVolume>> {
+    this.enter('DescribeVolumes');
+    const owned = this.volumes().filter((v) => v.tags[OWNERSHIP_TAGS.owner] === this.ownerTagValue);
+    const start = options.cursor ? Number(options.cursor) : 0;
+    const items = owned.slice(start, start + options.limit);
+    const next = start + items.length;
+    return next < owned.length ? { items, cursor: String(next) } : { items };
+  }
+
+  private enter(action: Ec2Action): void {
+    this.calls[action]++;
+    this.beforeCall?.(action);
+    const fault = this.faults.get(action);
+    if (fault) {
+      if (--fault.times <= 0) this.faults.delete(action);
+      throw fault.error;
+    }
+  }
+
+  private duration(step: TimedStep): number {
+    const timing = this.timings[step];
+    return Math.max(0, typeof timing === 'function' ? timing(step) : timing);
+  }
+
+  private mustExist(ebsVolumeId: string): ModelVolume {
+    const volume = this.settled(ebsVolumeId);
+    if (!volume) throw new ProviderError('not-found', 'InvalidVolume.NotFound', `The volume '${ebsVolumeId}' does not exist.`);
+    return volume;
+  }
+
+  /** Applies every transition whose time has come, then returns the volume (undefined once deleted). */
+  private settled(ebsVolumeId: string): ModelVolume | undefined {
+    const volume = this.volumesById.get(ebsVolumeId);
+    if (!volume) return undefined;
+    const now = this.clock.now();
+    if (volume.state === 'creating' && now >= volume.until) volume.state = 'available';
+    if (volume.state === 'deleting' && now >= volume.until) {
+      this.volumesById.delete(ebsVolumeId);
+      return undefined;
+    }
+    volume.attachments = volume.attachments.filter((a) => !(a.state === 'detaching' && now >= a.until));
+    for (const a of volume.attachments) if (a.state === 'attaching' && now >= a.until) a.state = 'attached';
+    const modification = volume.modification;
+    if (modification) {
+      if (modification.state === 'modifying' && now >= modification.optimizingAt) {
+        modification.state = 'optimizing';
+        Object.assign(volume, modification.target);
+      }
+      if (modification.state === 'optimizing' && now >= modification.completedAt) modification.state = 'completed';
+    }
+    return volume;
+  }
+
+  private attachmentsOn(instanceId: string): ModelAttachment[] {
+    return [...this.volumesById.keys()].flatMap(
+      (id) => this.settled(id)?.attachments.filter((a) => a.instanceId === instanceId) ?? [],
+    );
+  }
+
+  private describe(volume: ModelVolume): ProviderVolume {
+    const inUse = volume.state === 'available' && volume.attachments.length > 0;
+    return {
+      ebsVolumeId: volume.ebsVolumeId,
+      state: inUse ? 'in-use' : volume.state,
+      availabilityZone: volume.availabilityZone,
+      sizeGiB: volume.sizeGiB,
+      volumeType: volume.volumeType,
+      ...(volume.iops !== undefined ? { iops: volume.iops } : {}),
+      ...(volume.throughput !== undefined ? { throughput: volume.throughput } : {}),
+      multiAttach: volume.multiAttach,
+      encrypted: volume.encrypted,
+      attachments: volume.attachments.map(({ instanceId, device, state }) => ({ instanceId, device, state })),
+      tags: { ...volume.tags },
+    };
+  }
+
+  private describeGone(ebsVolumeId: string, request: CreateVolumeRequest): ProviderVolume {
+    return {
+      ebsVolumeId,
+      state: 'deleted',
+      availabilityZone: request.availabilityZone,
+      sizeGiB: request.spec.sizeGiB,
+      volumeType: request.spec.volumeType,
+      multiAttach: request.spec.multiAttach ?? false,
+      encrypted: request.spec.encrypted ?? false,
+      attachments: [],
+      tags: { ...request.tags },
+    };
+  }
+}

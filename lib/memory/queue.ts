@@ -1,0 +1,131 @@
+import { QUEUE } from '../settings.js';
+import type { Clock, OperationMessage, OperationQueue, QueuedOperation } from '../engine/ports.js';
+
+export interface ReceivedOperation {
+  messageId: string;
+  receiptHandle: string;
+  receiveCount: number;
+  message: OperationMessage;
+  sentAt: number;
+}
+
+interface StoredMessage {
+  messageId: string;
+  message: OperationMessage;
+  sentAt: number;
+  visibleAt: number;
+  receiveCount: number;
+  receiptHandle?: string;
+}
+
+/**
+ * The operation queue in memory, with SQS's semantics on an injected clock: per-message delay
+ * (at most 900 s), a visibility timeout after each receive, redelivery of what is not deleted, and
+ * a dead-letter list after `maxReceiveCount` receives.
+ */
+export class MemoryOperationQueue implements OperationQueue {
+  private readonly clock: Clock;
+  private readonly visibilityTimeoutMs: number;
+  private readonly maxReceiveCount: number;
+  private messages: StoredMessage[] = [];
+  private readonly dead: StoredMessage[] = [];
+  private sendFault?: { error: Error; times: number };
+  private nextId = 0;
+  /** SendMessageBatch requests (10 messages each), for cost estimates. */
+  sendRequests = 0;
+  /** ReceiveMessage and DeleteMessage requests. */
+  receiveRequests = 0;
+  deleteRequests = 0;
+
+  constructor(options: { clock: Clock; visibilityTimeoutMs?: number; maxReceiveCount?: number }) {
+    this.clock = options.clock;
+    this.visibilityTimeoutMs = options.visibilityTimeoutMs ?? QUEUE.visibilityTimeoutSeconds * 1000;
+    this.maxReceiveCount = options.maxReceiveCount ?? QUEUE.maxReceiveCount;
+  }
+
+  /** Makes the next `times` sends fail with `error`. */
+  failNextSend(error: Error, times = 1): void {
+    this.sendFault = { error, times };
+  }
+
+  async send(operations: QueuedOperation[]): Promise<void> {
+    if (this.sendFault) {
+      const fault = this.sendFault;
+      if (--fault.times <= 0) this.sendFault = undefined;
+      throw fault.error;
+    }
+    for (const { delaySeconds } of operations) {
+      if (!Number.isInteger(delaySeconds) || delaySeconds < 0 || delaySeconds > QUEUE.maxDelaySeconds) {
+        throw new RangeError(`delaySeconds must be a whole number from 0 to ${QUEUE.maxDelaySeconds}, got ${delaySeconds}`);
+      }
+    }
+    const now = this.clock.now();
+    this.sendRequests += Math.ceil(operations.length / 10);
+    for (const { message, delaySeconds } of operations) {
+      this.messages.push({
+        messageId: `m-${++this.nextId}`,
+        message: structuredClone(message),
+        sentAt: now,
+        visibleAt: now + delaySeconds * 1000,
+        receiveCount: 0,
+      });
+    }
+  }
+
+  /** Up to `max` visible messages, oldest first; each is hidden for the visibility timeout. */
+  receive(max: number): ReceivedOperation[] {
+    const now = this.clock.now();
+    this.receiveRequests++;
+    const received: ReceivedOperation[] = [];
+    for (const stored of this.messages.filter((m) => m.visibleAt <= now).sort((a, b) => a.visibleAt - b.visibleAt)) {
+      if (received.length >= max) break;
+      if (stored.receiveCount >= this.maxReceiveCount) {
+        this.messages = this.messages.filter((m) => m !== stored);
+        this.dead.push(stored);
+        continue;
+      }
+      stored.receiveCount++;
+      stored.visibleAt = now + this.visibilityTimeoutMs;
+      stored.receiptHandle = `${stored.messageId}#${stored.receiveCount}`;
+      received.push({
+        messageId: stored.messageId,
+        receiptHandle: stored.receiptHandle,
+        receiveCount: stored.receiveCount,
+        message: structuredClone(stored.message),
+        sentAt: stored.sentAt,
+      });
+    }
+    return received;
+  }
+
+  /** Deletes a received message; a stale receipt handle (the message was received again) is ignored, as SQS does. */
+  delete(receiptHandle: string): void {
+    this.deleteRequests++;
+    this.messages = this.messages.filter((m) => m.receiptHandle !== receiptHandle);
+  }
+
+  /** Makes a received message visible again after `seconds`. */
+  changeVisibility(receiptHandle: string, seconds: number): void {
+    const stored = this.messages.find((m) => m.receiptHandle === receiptHandle);
+    if (stored) stored.visibleAt = this.clock.now() + seconds * 1000;
+  }
+
+  /** Messages not yet deleted, with the time each becomes visible. */
+  pending(): { messageId: string; message: OperationMessage; visibleAt: number; receiveCount: number }[] {
+    return this.messages.map(({ messageId, message, visibleAt, receiveCount }) => ({
+      messageId,
+      message: structuredClone(message),
+      visibleAt,
+      receiveCount,
+    }));
+  }
+
+  /** When the next message becomes visible, or undefined when the queue is empty. */
+  nextVisibleAt(): number | undefined {
+    return this.messages.reduce<number | undefined>((min, m) => (min === undefined || m.visibleAt < min ? m.visibleAt : min), undefined);
+  }
+
+  deadLetters(): { messageId: string; message: OperationMessage; receiveCount: number }[] {
+    return this.dead.map(({ messageId, message, receiveCount }) => ({ messageId, message: structuredClone(message), receiveCount }));
+  }
+}

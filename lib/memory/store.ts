@@ -1,0 +1,239 @@
+import { keyString, tableKey, type ProvisionerRecord, type RecordKey } from '../domain/records.js';
+import {
+  ConditionFailedError,
+  InvalidCursorError,
+  type AttachmentRecord,
+  type ClaimResult,
+  type Page,
+  type RecordChanges,
+  type RecordStore,
+  type WriteCondition,
+} from '../engine/ports.js';
+
+/** One write, as a DynamoDB stream with NEW_AND_OLD_IMAGES would report it. */
+export interface RecordChangeEvent {
+  eventName: 'INSERT' | 'MODIFY' | 'REMOVE';
+  key: RecordKey;
+  oldRecord?: ProvisionerRecord;
+  newRecord?: ProvisionerRecord;
+  sequenceNumber: number;
+}
+
+type Listener = (change: RecordChangeEvent) => void;
+
+/** Sort order of the table: partition key, then sort key. */
+function orderKey(key: RecordKey): string {
+  const { pk, sk } = tableKey(key);
+  return `${pk}\u0000${sk}`;
+}
+
+/** The key a raw item names, read the way the table would: from its identity fields. */
+function keyOfRaw(raw: unknown): RecordKey {
+  const item = raw as { kind?: unknown; volumeId?: unknown; instanceId?: unknown };
+  if (typeof item?.volumeId !== 'string') throw new Error('a raw record needs a string volumeId');
+  if (item.kind === 'attachment') {
+    if (typeof item.instanceId !== 'string') throw new Error('a raw attachment needs a string instanceId');
+    return { kind: 'attachment', volumeId: item.volumeId, instanceId: item.instanceId };
+  }
+  return { kind: 'volume', volumeId: item.volumeId };
+}
+
+/**
+ * The record table in memory, with DynamoDB's semantics: every read and write copies, every write
+ * bumps `version`, conditions are checked atomically, updates never create, and each write is
+ * reported to change listeners in order (the in-memory stream).
+ */
+export class MemoryRecordStore implements RecordStore {
+  private readonly items = new Map<string, { key: RecordKey; record: ProvisionerRecord }>();
+  private readonly listeners = new Set<Listener>();
+  private readonly faults = new Map<keyof RecordStore, { error: Error; times: number }>();
+  private sequence = 0;
+  /** Item reads and writes, for cost estimates. */
+  reads = 0;
+  writes = 0;
+
+  onChange(listener: Listener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Makes the next `times` calls of `method` throw `error` (infrastructure fault injection). */
+  failNext(method: keyof RecordStore, error: Error, times = 1): void {
+    this.faults.set(method, { error, times });
+  }
+
+  /** Writes an unvalidated item straight into the table, as a client bypassing the API could. */
+  putRaw(raw: unknown): void {
+    const key = keyOfRaw(raw);
+    const old = this.items.get(orderKey(key))?.record;
+    const record = structuredClone(raw) as ProvisionerRecord;
+    this.items.set(orderKey(key), { key, record });
+    this.writes++;
+    this.emit(old ? 'MODIFY' : 'INSERT', key, old, record);
+  }
+
+  /** Every record, in table order (tests and the simulator). */
+  all(): ProvisionerRecord[] {
+    return this.sorted().map((entry) => structuredClone(entry.record));
+  }
+
+  async get(key: RecordKey): Promise<ProvisionerRecord | undefined> {
+    this.injectFault('get');
+    this.reads++;
+    const found = this.items.get(orderKey(key));
+    return found ? structuredClone(found.record) : undefined;
+  }
+
+  async getMany(keys: RecordKey[]): Promise<ProvisionerRecord[]> {
+    this.injectFault('getMany');
+    const unique = new Map(keys.map((key) => [orderKey(key), key]));
+    this.reads += unique.size;
+    return [...unique.keys()].flatMap((k) => {
+      const found = this.items.get(k);
+      return found ? [structuredClone(found.record)] : [];
+    });
+  }
+
+  async attachmentsOfVolume(volumeId: string): Promise<AttachmentRecord[]> {
+    this.injectFault('attachmentsOfVolume');
+    return this.attachments((a) => a.volumeId === volumeId);
+  }
+
+  async attachmentsOfInstance(instanceId: string): Promise<AttachmentRecord[]> {
+    this.injectFault('attachmentsOfInstance');
+    return this.attachments((a) => a.instanceId === instanceId);
+  }
+
+  async list(options: { limit: number; cursor?: string; kind?: 'volume' | 'attachment' }): Promise<Page<ProvisionerRecord>> {
+    this.injectFault('list');
+    let after: string | undefined;
+    if (options.cursor !== undefined) {
+      try {
+        after = Buffer.from(options.cursor, 'base64url').toString('utf8');
+      } catch {
+        throw new InvalidCursorError('invalid cursor');
+      }
+      if (!after.startsWith('VOLUME#')) throw new InvalidCursorError('invalid cursor');
+    }
+    const matching = this.sorted().filter(
+      (entry) => (after === undefined || orderKey(entry.key) > after) && (!options.kind || entry.key.kind === options.kind),
+    );
+    const page = matching.slice(0, Math.max(1, options.limit));
+    this.reads += page.length;
+    const last = page[page.length - 1];
+    const cursor =
+      matching.length > page.length && last ? Buffer.from(orderKey(last.key), 'utf8').toString('base64url') : undefined;
+    return { items: page.map((entry) => structuredClone(entry.record)), ...(cursor ? { cursor } : {}) };
+  }
+
+  async create(record: ProvisionerRecord): Promise<void> {
+    this.injectFault('create');
+    const key = record.kind === 'volume'
+      ? { kind: 'volume' as const, volumeId: record.volumeId }
+      : { kind: 'attachment' as const, volumeId: record.volumeId, instanceId: record.instanceId };
+    const existing = this.items.get(orderKey(key));
+    if (existing) throw new ConditionFailedError(`${keyString(key)} already exists`, structuredClone(existing.record));
+    const stored = structuredClone({ ...record, version: 1 });
+    this.items.set(orderKey(key), { key, record: stored });
+    this.writes++;
+    this.emit('INSERT', key, undefined, stored);
+  }
+
+  async update<R extends ProvisionerRecord>(key: RecordKey, changes: RecordChanges<R>, condition?: WriteCondition): Promise<R> {
+    this.injectFault('update');
+    const current = this.checked(key, condition);
+    const next = structuredClone(current) as unknown as Record<string, unknown>;
+    for (const [field, value] of Object.entries(changes as Record<string, unknown>)) {
+      if (value === undefined) continue;
+      if (value === null) delete next[field];
+      else next[field] = structuredClone(value);
+    }
+    next.version = current.version + 1;
+    const written = next as unknown as ProvisionerRecord;
+    this.items.set(orderKey(key), { key, record: written });
+    this.writes++;
+    this.emit('MODIFY', key, current, written);
+    return structuredClone(written) as R;
+  }
+
+  async remove(key: RecordKey, condition?: WriteCondition): Promise<void> {
+    this.injectFault('remove');
+    const current = this.checked(key, condition);
+    this.items.delete(orderKey(key));
+    this.writes++;
+    this.emit('REMOVE', key, current, undefined);
+  }
+
+  async claim(key: RecordKey, owner: string, now: number, leaseMs: number): Promise<ClaimResult> {
+    this.injectFault('claim');
+    const found = this.items.get(orderKey(key));
+    if (!found) return { ok: false, reason: 'missing' };
+    const held = found.record.claim;
+    // Same boundary as the DynamoDB store: a claim is live while now < expiresAt.
+    if (held && held.owner !== owner && held.expiresAt > now) {
+      return { ok: false, reason: 'held', record: structuredClone(found.record) };
+    }
+    const record = await this.update(key, { claim: { owner, expiresAt: now + leaseMs } });
+    return { ok: true, record };
+  }
+
+  async release(key: RecordKey, owner: string): Promise<void> {
+    this.injectFault('release');
+    const found = this.items.get(orderKey(key));
+    if (!found || found.record.claim?.owner !== owner) return;
+    await this.update(key, { claim: null });
+  }
+
+  private checked(key: RecordKey, condition: WriteCondition | undefined): ProvisionerRecord {
+    const found = this.items.get(orderKey(key));
+    if (!found) throw new ConditionFailedError(`${keyString(key)} does not exist`);
+    const record = found.record;
+    const failure = conditionFailure(record, condition);
+    if (failure) throw new ConditionFailedError(`${keyString(key)}: ${failure}`, structuredClone(record));
+    return record;
+  }
+
+  private attachments(match: (a: AttachmentRecord) => boolean): AttachmentRecord[] {
+    const found = this.sorted()
+      .map((entry) => entry.record)
+      .filter((r): r is AttachmentRecord => r.kind === 'attachment' && match(r));
+    this.reads += found.length;
+    return found.map((r) => structuredClone(r));
+  }
+
+  private sorted(): { key: RecordKey; record: ProvisionerRecord }[] {
+    return [...this.items.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, entry]) => entry);
+  }
+
+  private emit(eventName: RecordChangeEvent['eventName'], key: RecordKey, oldRecord?: ProvisionerRecord, newRecord?: ProvisionerRecord): void {
+    const change: RecordChangeEvent = { eventName, key, sequenceNumber: ++this.sequence };
+    if (oldRecord) change.oldRecord = structuredClone(oldRecord);
+    if (newRecord) change.newRecord = structuredClone(newRecord);
+    for (const listener of this.listeners) listener(change);
+  }
+
+  private injectFault(method: keyof RecordStore): void {
+    const fault = this.faults.get(method);
+    if (!fault) return;
+    if (--fault.times <= 0) this.faults.delete(method);
+    throw fault.error;
+  }
+}
+
+/** Why `condition` does not hold for `record`, or undefined when it does. */
+function conditionFailure(record: ProvisionerRecord, condition: WriteCondition | undefined): string | undefined {
+  if (!condition) return undefined;
+  if (condition.claimOwner !== undefined) {
+    if (record.claim?.owner !== condition.claimOwner) return `claim is not held by ${condition.claimOwner}`;
+    if (condition.now !== undefined && record.claim.expiresAt <= condition.now) return 'claim has expired';
+  }
+  if (condition.version !== undefined && record.version !== condition.version) {
+    return `version is ${record.version}, expected ${condition.version}`;
+  }
+  if (condition.life !== undefined && record.life !== condition.life) return `life is ${record.life}, expected ${condition.life}`;
+  if (condition.generation !== undefined) {
+    const generation = record.kind === 'volume' ? record.generation : undefined;
+    if (generation !== condition.generation) return `generation is ${generation}, expected ${condition.generation}`;
+  }
+  return undefined;
+}

@@ -1,0 +1,139 @@
+import { DescribeImagesCommand, RunInstancesCommand, TerminateInstancesCommand } from '@aws-sdk/client-ec2';
+import { beforeAll, expect, it } from 'vitest';
+import { createAwsClients, type AwsClients } from '../../lib/aws/clients.js';
+import { Ec2VolumeProvider } from '../../lib/aws/ec2-provider.js';
+import { ProviderError } from '../../lib/engine/ports.js';
+import { OWNERSHIP_TAGS } from '../../lib/settings.js';
+import { describeWithMoto } from '../support/moto.js';
+
+// moto makes volumes available and attachments attached at once (EC2 takes seconds), ignores
+// ClientToken and checks neither AZ nor device names: those behaviours are covered with recorded
+// EC2 errors in test/unit/aws-ec2-provider.test.ts.
+describeWithMoto('Ec2VolumeProvider against moto', (endpoint) => {
+  let clients: AwsClients;
+  let provider: Ec2VolumeProvider;
+  let instanceIds: string[];
+
+  beforeAll(async () => {
+    clients = createAwsClients({ endpoint: endpoint(), region: 'us-east-1' });
+    provider = new Ec2VolumeProvider({ client: clients.ec2, ownerTagValue: 'stack-test' });
+    const { Images } = await clients.ec2.send(new DescribeImagesCommand({ Owners: ['amazon'] }));
+    const imageId = Images?.find((image) => image.RootDeviceType === 'ebs')?.ImageId ?? Images?.[0]?.ImageId;
+    expect(imageId).toBeDefined();
+    const { Instances } = await clients.ec2.send(
+      new RunInstancesCommand({
+        ImageId: imageId,
+        MinCount: 2,
+        MaxCount: 2,
+        InstanceType: 't3.micro',
+        Placement: { AvailabilityZone: 'us-east-1a' },
+      }),
+    );
+    instanceIds = (Instances ?? []).map((instance) => instance.InstanceId!);
+    expect(instanceIds).toHaveLength(2);
+  });
+
+  async function create(tags: Record<string, string> = {}) {
+    return provider.createVolume({
+      clientToken: `token-${Math.random()}`,
+      availabilityZone: 'us-east-1a',
+      spec: { sizeGiB: 10, volumeType: 'gp3', iops: 3000, throughput: 125, encrypted: true },
+      tags: { [OWNERSHIP_TAGS.record]: 'v1', ...tags },
+    });
+  }
+
+  it('creates a tagged volume and describes it, leaving unknown ids out instead of failing', async () => {
+    const created = await create({ team: 'storage' });
+    expect(created).toMatchObject({ availabilityZone: 'us-east-1a', sizeGiB: 10, volumeType: 'gp3', encrypted: true });
+    expect(created.ebsVolumeId).toMatch(/^vol-/);
+
+    const described = await provider.describeVolumes([created.ebsVolumeId, 'vol-0123456789abcdef0', 'garbage']);
+    expect(described).toHaveLength(1);
+    expect(described[0]).toMatchObject({ ebsVolumeId: created.ebsVolumeId, state: 'available', attachments: [] });
+    expect(described[0]!.tags).toEqual({
+      [OWNERSHIP_TAGS.record]: 'v1',
+      [OWNERSHIP_TAGS.owner]: 'stack-test',
+      team: 'storage',
+    });
+  });
+
+  it('describes instances with their AZ, state and root device; unknown ids are left out', async () => {
+    const instances = await provider.describeInstances([...instanceIds, 'i-0123456789abcdef0']);
+    expect(instances.map((i) => i.instanceId).sort()).toEqual([...instanceIds].sort());
+    for (const instance of instances) {
+      expect(instance).toMatchObject({ availabilityZone: 'us-east-1a', state: 'running' });
+      expect(instance.deviceNames.length).toBeGreaterThan(0);
+    }
+  });
+
+  it('attaches, sees the device on the instance, detaches, deletes', async () => {
+    const { ebsVolumeId } = await create();
+    const instanceId = instanceIds[0]!;
+    await provider.attachVolume({ ebsVolumeId, instanceId, device: '/dev/sdf' });
+    const [attached] = await provider.describeVolumes([ebsVolumeId]);
+    // moto: attached at once; EC2 reports "attaching" first.
+    expect(attached).toMatchObject({ state: 'in-use', attachments: [{ instanceId, device: '/dev/sdf', state: 'attached' }] });
+    const [instance] = await provider.describeInstances([instanceId]);
+    expect(instance!.deviceNames).toContain('/dev/sdf');
+
+    // Deleting an attached volume is refused.
+    const inUse = await provider.deleteVolume(ebsVolumeId).catch((e: unknown) => e);
+    expect(inUse).toBeInstanceOf(ProviderError);
+    expect((inUse as ProviderError).kind).toBe('incorrect-state');
+
+    await provider.detachVolume({ ebsVolumeId, instanceId, device: '/dev/sdf' });
+    const [detached] = await provider.describeVolumes([ebsVolumeId]);
+    expect(detached).toMatchObject({ state: 'available', attachments: [] });
+
+    await provider.deleteVolume(ebsVolumeId);
+    expect(await provider.describeVolumes([ebsVolumeId])).toEqual([]);
+    const again = await provider.deleteVolume(ebsVolumeId).catch((e: unknown) => e);
+    expect(again).toMatchObject({ kind: 'not-found', code: 'InvalidVolume.NotFound' });
+  });
+
+  it('modifies a volume and reports the modification', async () => {
+    const { ebsVolumeId } = await create();
+    await provider.modifyVolume({ ebsVolumeId, sizeGiB: 20, volumeType: 'io2', iops: 4000 });
+    const modifications = await provider.describeVolumeModifications([ebsVolumeId, 'vol-0123456789abcdef0']);
+    expect(modifications).toHaveLength(1);
+    expect(modifications[0]).toMatchObject({ ebsVolumeId, targetSizeGiB: 20, targetVolumeType: 'io2' });
+    const [volume] = await provider.describeVolumes([ebsVolumeId]);
+    expect(volume).toMatchObject({ sizeGiB: 20, volumeType: 'io2' });
+  });
+
+  it('lists only volumes carrying this deployment owner tag, page by page', async () => {
+    const mine = await Promise.all([create(), create(), create(), create(), create(), create()]);
+    const other = new Ec2VolumeProvider({ client: clients.ec2, ownerTagValue: 'another-stack' });
+    const theirs = await other.createVolume({
+      clientToken: 'other',
+      availabilityZone: 'us-east-1a',
+      spec: { sizeGiB: 1, volumeType: 'gp3' },
+      tags: {},
+    });
+    const seen: string[] = [];
+    let cursor: string | undefined;
+    let pages = 0;
+    do {
+      const page = await provider.listOwnedVolumes({ limit: 5, ...(cursor ? { cursor } : {}) });
+      seen.push(...page.items.map((v) => v.ebsVolumeId));
+      cursor = page.cursor;
+      expect(++pages).toBeLessThan(10);
+    } while (cursor);
+    for (const volume of mine) expect(seen).toContain(volume.ebsVolumeId);
+    expect(seen).not.toContain(theirs.ebsVolumeId);
+    expect(new Set(seen).size).toBe(seen.length);
+  });
+
+  it('classifies moto errors through the same table', async () => {
+    const missing = await provider
+      .attachVolume({ ebsVolumeId: 'vol-0123456789abcdef0', instanceId: instanceIds[0]!, device: '/dev/sdg' })
+      .catch((e: unknown) => e);
+    expect(missing).toMatchObject({ kind: 'not-found', code: 'InvalidVolume.NotFound' });
+  });
+
+  it('sees terminated instances as terminated', async () => {
+    await clients.ec2.send(new TerminateInstancesCommand({ InstanceIds: [instanceIds[1]!] }));
+    const [instance] = await provider.describeInstances([instanceIds[1]!]);
+    expect(instance?.state).toBe('terminated');
+  });
+});

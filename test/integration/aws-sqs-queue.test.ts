@@ -1,0 +1,91 @@
+import { GetQueueAttributesCommand, ReceiveMessageCommand, type Message } from '@aws-sdk/client-sqs';
+import { beforeAll, expect, it } from 'vitest';
+import { createAwsClients, type AwsClients } from '../../lib/aws/clients.js';
+import { parseOperationMessage, SqsOperationQueue } from '../../lib/aws/sqs-queue.js';
+import { ensureQueues, type QueueInfo } from '../../lib/aws/table.js';
+import type { QueuedOperation } from '../../lib/engine/ports.js';
+import { QUEUE } from '../../lib/settings.js';
+import { describeWithMoto } from '../support/moto.js';
+
+describeWithMoto('SqsOperationQueue against moto', (endpoint) => {
+  let clients: AwsClients;
+  let queues: QueueInfo;
+  let queue: SqsOperationQueue;
+
+  beforeAll(async () => {
+    clients = createAwsClients({ endpoint: endpoint(), region: 'us-east-1' });
+    queues = await ensureQueues(clients.sqs, { queueName: 'operations', deadLetterQueueName: 'operations-dlq' });
+    queue = new SqsOperationQueue({ client: clients.sqs, queueUrl: queues.queueUrl });
+  });
+
+  /** Receives until `count` messages arrived or `timeoutMs` passed; VisibilityTimeout 0 keeps them receivable. */
+  async function receive(queueUrl: string, count: number, timeoutMs: number, visibilityTimeout?: number): Promise<Message[]> {
+    const messages: Message[] = [];
+    const deadline = Date.now() + timeoutMs;
+    while (messages.length < count && Date.now() < deadline) {
+      const { Messages } = await clients.sqs.send(
+        new ReceiveMessageCommand({
+          QueueUrl: queueUrl,
+          MaxNumberOfMessages: 10,
+          WaitTimeSeconds: 1,
+          ...(visibilityTimeout === undefined ? {} : { VisibilityTimeout: visibilityTimeout }),
+        }),
+      );
+      messages.push(...(Messages ?? []));
+    }
+    return messages;
+  }
+
+  it('creates the queues idempotently with the settings and the redrive policy', async () => {
+    const again = await ensureQueues(clients.sqs, { queueName: 'operations', deadLetterQueueName: 'operations-dlq' });
+    expect(again).toEqual(queues);
+    const { Attributes } = await clients.sqs.send(
+      new GetQueueAttributesCommand({ QueueUrl: queues.queueUrl, AttributeNames: ['All'] }),
+    );
+    expect(Attributes?.VisibilityTimeout).toBe(String(QUEUE.visibilityTimeoutSeconds));
+    expect(JSON.parse(Attributes!.RedrivePolicy!)).toEqual({
+      deadLetterTargetArn: queues.deadLetterQueueArn,
+      maxReceiveCount: QUEUE.maxReceiveCount,
+    });
+  });
+
+  it('sends more than one batch; bodies parse back into the same operation messages', async () => {
+    const operations: QueuedOperation[] = Array.from({ length: 15 }, (_, i) => ({
+      message: { op: 'check-volume', key: { kind: 'volume', volumeId: `v${i}` }, dueAt: 1_000 + i, reason: 'progress check' },
+      delaySeconds: 0,
+    }));
+    await queue.send(operations);
+    const received = await receive(queues.queueUrl, 15, 10_000);
+    const parsed = received.map((m) => parseOperationMessage(m.Body!));
+    expect(parsed.every((p) => p.ok)).toBe(true);
+    expect(parsed.map((p) => (p.ok ? p.message : undefined)).sort((a, b) => a!.dueAt! - b!.dueAt!)).toEqual(
+      operations.map((o) => o.message),
+    );
+  });
+
+  it('holds a delayed message back for its delay', async () => {
+    await queue.send([
+      { message: { op: 'check-volume', key: { kind: 'volume', volumeId: 'late' } }, delaySeconds: 2 },
+      { message: { op: 'check-volume', key: { kind: 'volume', volumeId: 'now' } }, delaySeconds: 0 },
+    ]);
+    const sentAt = Date.now();
+    const first = await receive(queues.queueUrl, 1, 3_000);
+    expect(first.map((m) => JSON.parse(m.Body!).key.volumeId)).toEqual(['now']);
+    const second = await receive(queues.queueUrl, 1, 5_000);
+    expect(second.map((m) => JSON.parse(m.Body!).key.volumeId)).toEqual(['late']);
+    expect(Date.now() - sentAt).toBeGreaterThanOrEqual(1_500);
+  });
+
+  it('moves a message received maxReceiveCount times to the dead-letter queue', async () => {
+    const isolated = await ensureQueues(clients.sqs, { queueName: 'poison', deadLetterQueueName: 'poison-dlq' });
+    await new SqsOperationQueue({ client: clients.sqs, queueUrl: isolated.queueUrl }).send([
+      { message: { op: 'delete-volume', key: { kind: 'volume', volumeId: 'poison' } }, delaySeconds: 0 },
+    ]);
+    for (let i = 0; i < QUEUE.maxReceiveCount; i++) {
+      expect(await receive(isolated.queueUrl, 1, 3_000, 0)).toHaveLength(1);
+    }
+    expect(await receive(isolated.queueUrl, 1, 1_500, 0)).toHaveLength(0);
+    const dead = await receive(isolated.deadLetterQueueUrl, 1, 3_000);
+    expect(dead.map((m) => JSON.parse(m.Body!).key.volumeId)).toEqual(['poison']);
+  });
+});

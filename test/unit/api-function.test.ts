@@ -1,0 +1,103 @@
+import { DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { mockClient } from 'aws-sdk-client-mock';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import type { VolumeRecord } from '../../lib/domain/records.js';
+import { toItem } from '../../lib/aws/record-item.js';
+import { localLambdaContext, toProxyEvent } from '../../lib/api/node-server.js';
+
+/** The Lambda entry point, wired to DynamoDB (mocked at the SDK) and the Powertools logger. */
+describe('functions/api handler', () => {
+  const dynamo = mockClient(DynamoDBDocumentClient);
+  let handler: (typeof import('../../functions/api.js'))['handler'];
+  let logLines: string[];
+  const env = { ...process.env };
+
+  beforeAll(async () => {
+    process.env.TABLE_NAME = 'provisioner-records';
+    process.env.AWS_REGION = 'eu-west-1';
+    process.env.POWERTOOLS_LOG_LEVEL = 'INFO';
+    ({ handler } = await import('../../functions/api.js'));
+  });
+  afterAll(() => {
+    process.env = env;
+    dynamo.restore();
+  });
+  beforeEach(() => {
+    dynamo.reset();
+    logLines = [];
+    // Powertools writes warnings and errors to stderr, the rest to stdout.
+    for (const stream of [process.stdout, process.stderr]) {
+      vi.spyOn(stream, 'write').mockImplementation((chunk: string | Uint8Array) => {
+        logLines.push(String(chunk));
+        return true;
+      });
+    }
+  });
+
+  const invoke = async (request: Parameters<typeof toProxyEvent>[0], requestId = 'req-123') => {
+    const event = toProxyEvent(request);
+    event.requestContext.requestId = requestId;
+    try {
+      return await handler(event, localLambdaContext('lambda-request-1'));
+    } finally {
+      vi.restoreAllMocks();
+    }
+  };
+
+  it('writes new volumes to the table named by TABLE_NAME, conditionally', async () => {
+    dynamo.on(PutCommand).resolves({});
+    // Read back what was put, as the table would.
+    dynamo.on(GetCommand).callsFake(() => ({ Item: dynamo.commandCalls(PutCommand)[0]?.args[0].input.Item }));
+    dynamo.on(QueryCommand).resolves({ Items: [] });
+    const response = await invoke({
+      method: 'POST',
+      url: '/volumes',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ volumeId: 'data-01', spec: { sizeGiB: 20, volumeType: 'gp3' } }),
+    });
+    expect(response.statusCode).toBe(201);
+    const put = dynamo.commandCalls(PutCommand)[0]!.args[0].input;
+    expect(put.TableName).toBe('provisioner-records');
+    expect(put.ConditionExpression).toMatch(/^attribute_not_exists/);
+    expect(put.Item).toMatchObject({ pk: 'VOLUME#data-01', sk: 'VOLUME', life: 'alive', generation: 1, status: { state: 'pending' } });
+  });
+
+  it('reads volumes from the table', async () => {
+    const record: VolumeRecord = {
+      kind: 'volume',
+      volumeId: 'data-01',
+      spec: { sizeGiB: 20, volumeType: 'gp3' },
+      life: 'alive',
+      generation: 1,
+      status: { state: 'available', attempts: 0, updatedAt: '2026-01-01T00:00:00.000Z' },
+      ebsVolumeId: 'vol-0123456789abcdef0',
+      version: 4,
+      createdAt: '2026-01-01T00:00:00.000Z',
+    };
+    dynamo.on(GetCommand).resolves({ Item: toItem(record) });
+    dynamo.on(QueryCommand).resolves({ Items: [] });
+    const response = await invoke({ method: 'GET', url: '/volumes/data-01' });
+    expect(response.statusCode).toBe(200);
+    expect(JSON.parse(response.body)).toMatchObject({ volumeId: 'data-01', ebsVolumeId: 'vol-0123456789abcdef0', status: { state: 'available' } });
+  });
+
+  it('logs JSON lines carrying the API Gateway request id as correlation id', async () => {
+    dynamo.on(GetCommand).resolves({});
+    const response = await invoke({ method: 'GET', url: '/volumes/missing' }, 'apigw-request-42');
+    expect(response.statusCode).toBe(404);
+    const entries = logLines.map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(entries).toContainEqual(
+      expect.objectContaining({ message: 'request rejected', status: 404, correlation_id: 'apigw-request-42', level: 'INFO' }),
+    );
+  });
+
+  it('answers a failing table with a 500 problem and an error log', async () => {
+    dynamo.on(GetCommand).rejects(new Error('ProvisionedThroughputExceededException'));
+    const response = await invoke({ method: 'GET', url: '/volumes/data-01' });
+    expect(response.statusCode).toBe(500);
+    expect(response.headers?.['Content-Type']).toBe('application/problem+json');
+    expect(logLines.map((line) => JSON.parse(line) as Record<string, unknown>)).toContainEqual(
+      expect.objectContaining({ level: 'ERROR', message: 'request failed', correlation_id: 'req-123' }),
+    );
+  });
+});

@@ -1,0 +1,221 @@
+import { beforeEach, describe, expect, it } from 'vitest';
+import { createApiHandler } from '../../lib/api/handler.js';
+import { localLambdaContext, toProxyEvent } from '../../lib/api/node-server.js';
+import { RecordingLog } from '../../lib/memory/log.js';
+import { API } from '../../lib/settings.js';
+import { ProblemSchema, VolumeDetailsSchema, VolumeListSchema, AttachmentSchema, AttachmentListSchema } from '../../lib/api/schemas.js';
+import { apiHarness, INSTANCE_A, type ApiHarness, type ApiResponse } from './api-fixtures.js';
+
+const GP3 = { sizeGiB: 20, volumeType: 'gp3' };
+
+/** Asserts an RFC 9457 problem response and returns its body. */
+function expectProblem(response: ApiResponse, status: number) {
+  expect(response.statusCode).toBe(status);
+  expect(response.contentType).toBe('application/problem+json');
+  const problem = ProblemSchema.parse(response.json);
+  expect(problem.status).toBe(status);
+  expect(problem.type).toMatch(/^urn:ebs-provisioner:problem:/);
+  expect(problem.detail.length).toBeGreaterThan(0);
+  return problem;
+}
+
+describe('API handler', () => {
+  let api: ApiHarness;
+
+  beforeEach(() => {
+    api = apiHarness();
+  });
+
+  describe('success paths', () => {
+    it('creates a volume (201 with Location), repeats it (200), and shows it', async () => {
+      const created = await api.call({ method: 'POST', url: '/volumes', json: { volumeId: 'data-01', spec: GP3 } });
+      expect(created.statusCode).toBe(201);
+      expect(created.contentType).toBe('application/json');
+      expect(created.headers?.Location).toBe('/volumes/data-01');
+      expect(VolumeDetailsSchema.parse(created.json)).toMatchObject({ volumeId: 'data-01', status: { state: 'pending' } });
+
+      const repeated = await api.call({ method: 'POST', url: '/volumes', json: { volumeId: 'data-01', spec: GP3 } });
+      expect(repeated.statusCode).toBe(200);
+
+      const shown = await api.call({ method: 'GET', url: '/volumes/data-01' });
+      expect(shown.statusCode).toBe(200);
+      expect(VolumeDetailsSchema.parse(shown.json).attachments).toEqual([]);
+    });
+
+    it('lists, patches, attaches, detaches and deletes', async () => {
+      await api.call({ method: 'POST', url: '/volumes', json: { volumeId: 'data-01', spec: GP3 } });
+      await api.call({ method: 'POST', url: '/volumes', json: { volumeId: 'data-02', spec: GP3 } });
+
+      const page = await api.call({ method: 'GET', url: '/volumes?limit=1' });
+      expect(page.statusCode).toBe(200);
+      const list = VolumeListSchema.parse(page.json);
+      expect(list.items).toHaveLength(1);
+      const next = await api.call({ method: 'GET', url: `/volumes?limit=1&cursor=${encodeURIComponent(list.cursor!)}` });
+      expect(VolumeListSchema.parse(next.json).items[0]?.volumeId).not.toBe(list.items[0]?.volumeId);
+
+      const patched = await api.call({ method: 'PATCH', url: '/volumes/data-01', json: { sizeGiB: 50 } });
+      expect(patched.statusCode).toBe(200);
+      expect(VolumeDetailsSchema.parse(patched.json)).toMatchObject({ generation: 2, spec: { sizeGiB: 50 } });
+
+      const attached = await api.call({ method: 'PUT', url: `/volumes/data-01/attachments/${INSTANCE_A}` });
+      expect(attached.statusCode).toBe(201);
+      expect(AttachmentSchema.parse(attached.json).instanceId).toBe(INSTANCE_A);
+      const again = await api.call({ method: 'PUT', url: `/volumes/data-01/attachments/${INSTANCE_A}`, json: {} });
+      expect(again.statusCode).toBe(200);
+
+      const byInstance = await api.call({ method: 'GET', url: `/instances/${INSTANCE_A}/attachments` });
+      expect(AttachmentListSchema.parse(byInstance.json).items.map((a) => a.volumeId)).toEqual(['data-01']);
+      const filtered = await api.call({ method: 'GET', url: `/volumes?instanceId=${INSTANCE_A}` });
+      expect(VolumeListSchema.parse(filtered.json).items.map((v) => v.volumeId)).toEqual(['data-01']);
+
+      const detached = await api.call({ method: 'DELETE', url: `/volumes/data-01/attachments/${INSTANCE_A}` });
+      expect(detached.statusCode).toBe(202);
+      expect(AttachmentSchema.parse(detached.json).life).toBe('dying');
+
+      const deleted = await api.call({ method: 'DELETE', url: '/volumes/data-01' });
+      expect(deleted.statusCode).toBe(202);
+      expect(VolumeDetailsSchema.parse(deleted.json).life).toBe('dying');
+    });
+
+    it('serves its OpenAPI document', async () => {
+      const response = await api.call({ method: 'GET', url: '/openapi.json' });
+      expect(response.statusCode).toBe(200);
+      expect(response.json).toMatchObject({ openapi: '3.0.3', paths: { '/volumes': {} } });
+    });
+
+    it('accepts a trailing slash and mixed-case headers', async () => {
+      const response = await api.call({
+        method: 'POST',
+        url: '/volumes/',
+        headers: { 'CONTENT-TYPE': 'application/json; charset=utf-8' },
+        body: JSON.stringify({ spec: GP3 }),
+      });
+      expect(response.statusCode).toBe(201);
+    });
+  });
+
+  describe('bad input is a 4xx with field messages and writes nothing', () => {
+    const cases: Array<{ name: string; request: Parameters<ApiHarness['call']>[0]; status: number; paths?: string[] }> = [
+      { name: 'wrong type', request: { method: 'POST', url: '/volumes', json: { spec: { ...GP3, sizeGiB: '20' } } }, status: 400, paths: ['spec.sizeGiB'] },
+      { name: 'missing field', request: { method: 'POST', url: '/volumes', json: { spec: { volumeType: 'gp3' } } }, status: 400, paths: ['spec.sizeGiB'] },
+      { name: 'unknown top-level field', request: { method: 'POST', url: '/volumes', json: { spec: GP3, size: 3 } }, status: 400, paths: ['size'] },
+      { name: 'unknown spec field', request: { method: 'POST', url: '/volumes', json: { spec: { ...GP3, colour: 'red' } } }, status: 400, paths: ['spec.colour'] },
+      { name: 'out of range', request: { method: 'POST', url: '/volumes', json: { spec: { ...GP3, sizeGiB: 0 } } }, status: 400, paths: ['spec.sizeGiB'] },
+      { name: 'unknown volume type', request: { method: 'POST', url: '/volumes', json: { spec: { ...GP3, volumeType: 'gp9' } } }, status: 400, paths: ['spec.volumeType'] },
+      { name: 'invalid attach instance id', request: { method: 'POST', url: '/volumes', json: { spec: GP3, attachTo: { instanceId: 'server-1' } } }, status: 400, paths: ['attachTo.instanceId'] },
+      { name: 'invalid volume id in body', request: { method: 'POST', url: '/volumes', json: { volumeId: 'has space', spec: GP3 } }, status: 400, paths: ['volumeId'] },
+      { name: 'body is not an object', request: { method: 'POST', url: '/volumes', json: [1, 2] }, status: 400 },
+      { name: 'no body', request: { method: 'POST', url: '/volumes', headers: { 'content-type': 'application/json' } }, status: 400 },
+      { name: 'malformed JSON', request: { method: 'POST', url: '/volumes', headers: { 'content-type': 'application/json' }, body: '{"spec": {' }, status: 400 },
+      { name: 'wrong content type', request: { method: 'POST', url: '/volumes', headers: { 'content-type': 'text/plain' }, body: JSON.stringify({ spec: GP3 }) }, status: 415, paths: ['Content-Type'] },
+      { name: 'missing content type', request: { method: 'POST', url: '/volumes', body: JSON.stringify({ spec: GP3 }) }, status: 415 },
+      {
+        name: 'oversized body',
+        request: { method: 'POST', url: '/volumes', json: { spec: { ...GP3, tags: { big: 'x'.repeat(API.maxBodyBytes) } } } },
+        status: 413,
+      },
+      { name: 'empty patch', request: { method: 'PATCH', url: '/volumes/data-01', json: {} }, status: 400 },
+      { name: 'unknown patch field', request: { method: 'PATCH', url: '/volumes/data-01', json: { sizeGiB: 40, availabilityZone: 'eu-west-1b' } }, status: 400, paths: ['availabilityZone'] },
+      { name: 'shrinking patch', request: { method: 'PATCH', url: '/volumes/data-01', json: { sizeGiB: 10 } }, status: 400, paths: ['sizeGiB'] },
+      { name: 'invalid path volume id', request: { method: 'GET', url: '/volumes/bad%20id' }, status: 400, paths: ['volumeId'] },
+      { name: 'invalid path instance id', request: { method: 'PUT', url: '/volumes/data-01/attachments/not-an-instance' }, status: 400, paths: ['instanceId'] },
+      { name: 'invalid device', request: { method: 'PUT', url: `/volumes/data-01/attachments/${INSTANCE_A}`, json: { device: 'sdf' } }, status: 400, paths: ['device'] },
+      { name: 'unknown query parameter', request: { method: 'GET', url: '/volumes?sort=asc' }, status: 400, paths: ['sort'] },
+      { name: 'query parameter on a route that takes none', request: { method: 'DELETE', url: '/volumes/data-01?force=true' }, status: 400, paths: ['force'] },
+      { name: 'limit out of range', request: { method: 'GET', url: '/volumes?limit=1000' }, status: 400, paths: ['limit'] },
+      { name: 'limit not a number', request: { method: 'GET', url: '/volumes?limit=ten' }, status: 400, paths: ['limit'] },
+      { name: 'repeated query parameter', request: { method: 'GET', url: '/volumes?state=pending&state=error' }, status: 400, paths: ['state'] },
+      { name: 'unknown state filter', request: { method: 'GET', url: '/volumes?state=sleeping' }, status: 400, paths: ['state'] },
+    ];
+
+    for (const { name, request, status, paths } of cases) {
+      it(name, async () => {
+        await api.call({ method: 'POST', url: '/volumes', json: { volumeId: 'data-01', spec: GP3 } });
+        const before = await api.call({ method: 'GET', url: '/volumes/data-01' });
+        const writes = api.store.writes;
+
+        const problem = expectProblem(await api.call(request), status);
+        if (paths) expect([...new Set(problem.errors.map((e) => e.path))]).toEqual(paths);
+        if (status === 400) expect(problem.errors.length).toBeGreaterThan(0);
+
+        expect(api.store.writes).toBe(writes);
+        expect((await api.call({ method: 'GET', url: '/volumes/data-01' })).json).toEqual(before.json);
+      });
+    }
+
+    it('says which field is missing and what is wrong', async () => {
+      const problem = expectProblem(await api.call({ method: 'POST', url: '/volumes', json: { spec: { volumeType: 'gp3' } } }), 400);
+      expect(problem.errors).toEqual([{ path: 'spec.sizeGiB', message: 'is required' }]);
+      expect(problem.detail).toBe('the request body is not valid: spec.sizeGiB: is required');
+    });
+
+    it('names malformed JSON as such', async () => {
+      const response = await api.call({ method: 'POST', url: '/volumes', headers: { 'content-type': 'application/json' }, body: '{"spec":' });
+      const problem = expectProblem(response, 400);
+      expect(problem.type).toBe('urn:ebs-provisioner:problem:malformed-json');
+      expect(problem.detail).toMatch(/^the request body is not valid JSON/);
+    });
+
+    it('measures the body size in bytes, not characters', async () => {
+      const multibyte = '€'.repeat(Math.ceil(API.maxBodyBytes / 3)); // 3 bytes each in UTF-8
+      expect(multibyte.length).toBeLessThan(API.maxBodyBytes);
+      const response = await api.call({ method: 'POST', url: '/volumes', json: { spec: { ...GP3, tags: { t: multibyte } } } });
+      expectProblem(response, 413);
+    });
+  });
+
+  describe('conflicts and missing things', () => {
+    it('is 409 for the same id with another spec', async () => {
+      await api.call({ method: 'POST', url: '/volumes', json: { volumeId: 'data-01', spec: GP3 } });
+      const problem = expectProblem(
+        await api.call({ method: 'POST', url: '/volumes', json: { volumeId: 'data-01', spec: { ...GP3, sizeGiB: 30 } } }),
+        409,
+      );
+      expect(problem.type).toBe('urn:ebs-provisioner:problem:conflict');
+    });
+
+    it('is 404 for a missing volume or attachment', async () => {
+      expectProblem(await api.call({ method: 'GET', url: '/volumes/nope' }), 404);
+      expectProblem(await api.call({ method: 'DELETE', url: '/volumes/nope' }), 404);
+      expectProblem(await api.call({ method: 'PATCH', url: '/volumes/nope', json: { sizeGiB: 30 } }), 404);
+      expectProblem(await api.call({ method: 'PUT', url: `/volumes/nope/attachments/${INSTANCE_A}` }), 404);
+      expectProblem(await api.call({ method: 'DELETE', url: `/volumes/nope/attachments/${INSTANCE_A}` }), 404);
+    });
+  });
+
+  describe('routing', () => {
+    it('is 404 for an unknown route', async () => {
+      const problem = expectProblem(await api.call({ method: 'GET', url: '/snapshots' }), 404);
+      expect(problem.type).toBe('urn:ebs-provisioner:problem:no-such-route');
+    });
+
+    it('is 405 with Allow for a known path and another method', async () => {
+      const response = await api.call({ method: 'PUT', url: '/volumes/data-01' });
+      expectProblem(response, 405);
+      expect(response.headers?.Allow).toBe('GET, PATCH, DELETE');
+      const head = await api.call({ method: 'HEAD', url: '/volumes' });
+      expectProblem(head, 405);
+      expect(head.headers?.Allow).toBe('GET, POST');
+    });
+  });
+
+  describe('server faults', () => {
+    it('answers 500 as a problem without internals, and logs the cause', async () => {
+      const log = new RecordingLog();
+      api.store.failNext('get', new Error('connection reset by table'));
+      const handler = createApiHandler({ store: api.store, clock: api.clock, log });
+      const event = toProxyEvent({ method: 'GET', url: '/volumes/data-01' });
+      const response = await handler(event, localLambdaContext('r-1'));
+      expect(response.statusCode).toBe(500);
+      expect(response.body).not.toContain('connection reset');
+      expect(JSON.parse(response.body)).toMatchObject({ status: 500, type: 'urn:ebs-provisioner:problem:internal' });
+      expect(log.entries).toEqual([
+        expect.objectContaining({
+          level: 'error',
+          message: 'request failed',
+          attributes: expect.objectContaining({ error: expect.objectContaining({ message: 'connection reset by table' }) }),
+        }),
+      ]);
+    });
+  });
+});

@@ -1,0 +1,76 @@
+import { request } from 'node:http';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { APIGatewayProxyEvent } from 'aws-lambda';
+import { GATEWAY_MAX_PAYLOAD_BYTES, startApiServer, toProxyEvent, type RunningApiServer } from '../../lib/api/node-server.js';
+
+describe('local API server', () => {
+  let server: RunningApiServer | undefined;
+  afterEach(async () => {
+    await server?.close();
+    server = undefined;
+  });
+
+  it('builds the REST proxy event API Gateway would send', () => {
+    const event = toProxyEvent({
+      method: 'get',
+      url: '/volumes?state=available&state=error&limit=5',
+      headers: { 'content-type': 'application/json', 'x-multi': ['a', 'b'] },
+      body: '',
+    });
+    expect(event.httpMethod).toBe('GET');
+    expect(event.path).toBe('/volumes');
+    expect(event.queryStringParameters).toEqual({ state: 'error', limit: '5' });
+    expect(event.multiValueQueryStringParameters).toEqual({ state: ['available', 'error'], limit: ['5'] });
+    expect(event.headers).toEqual({ 'content-type': 'application/json', 'x-multi': 'a,b' });
+    expect(event.multiValueHeaders['x-multi']).toEqual(['a', 'b']);
+    expect(event.body).toBeNull();
+    expect(event.requestContext.requestId).toMatch(/^[0-9a-f-]{36}$/);
+    expect(toProxyEvent({ method: 'GET', url: '/volumes' }).queryStringParameters).toBeNull();
+  });
+
+  it('serves a handler on a free loopback port, passing status, headers and body through', async () => {
+    const seen: APIGatewayProxyEvent[] = [];
+    server = await startApiServer(async (event) => {
+      seen.push(event);
+      return { statusCode: 201, headers: { 'Content-Type': 'application/json', Location: '/volumes/x' }, body: '{"ok":true}' };
+    });
+    expect(server.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    const response = await fetch(`${server.url}/volumes?limit=2`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"a":1}',
+    });
+    expect(response.status).toBe(201);
+    expect(response.headers.get('location')).toBe('/volumes/x');
+    expect(await response.json()).toEqual({ ok: true });
+    expect(seen[0]).toMatchObject({ httpMethod: 'POST', path: '/volumes', body: '{"a":1}', queryStringParameters: { limit: '2' } });
+  });
+
+  it('refuses bodies over the API Gateway payload limit without calling the handler', async () => {
+    let called = false;
+    server = await startApiServer(async () => {
+      called = true;
+      return { statusCode: 200, body: '' };
+    });
+    const status = await new Promise<number>((resolve, reject) => {
+      const req = request(`${server!.url}/volumes`, { method: 'POST', headers: { 'content-type': 'application/json' } }, (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      });
+      req.on('error', reject);
+      req.end(Buffer.alloc(GATEWAY_MAX_PAYLOAD_BYTES + 1, 'x'));
+    });
+    expect(status).toBe(413);
+    expect(called).toBe(false);
+  });
+
+  it('answers a handler crash with a 500 problem', async () => {
+    server = await startApiServer(async () => {
+      throw new Error('boom');
+    });
+    const response = await fetch(`${server.url}/volumes`);
+    expect(response.status).toBe(500);
+    expect(response.headers.get('content-type')).toBe('application/problem+json');
+    expect(await response.json()).toMatchObject({ status: 500, type: 'urn:ebs-provisioner:problem:internal' });
+  });
+});

@@ -1,0 +1,87 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { API_ROUTES } from '../../lib/api/handler.js';
+import { buildOpenApiDocument, renderOpenApiDocument } from '../../lib/api/openapi.js';
+import { OPENAPI_DOCUMENT_PATH } from '../../lib/api/write-openapi.js';
+import { apiHarness, INSTANCE_A } from './api-fixtures.js';
+
+type Document = ReturnType<typeof buildOpenApiDocument>;
+const OPERATION_METHODS = ['get', 'put', 'post', 'delete', 'patch', 'options', 'head', 'trace'];
+
+function documentedOperations(document: Document): string[] {
+  return Object.entries(document.paths ?? {}).flatMap(([path, item]) =>
+    Object.keys(item as object)
+      .filter((key) => OPERATION_METHODS.includes(key))
+      .map((method) => `${method.toUpperCase()} ${path}`),
+  );
+}
+
+/** A concrete path for a template, with valid ids in its placeholders. */
+function concretePath(template: string): string {
+  return template.replace('{volumeId}', 'data-01').replace('{instanceId}', INSTANCE_A);
+}
+
+describe('OpenAPI document', () => {
+  const document = buildOpenApiDocument();
+
+  it('documents exactly the routes the router serves', () => {
+    const routed = API_ROUTES.map(({ method, path }) => `${method} ${path}`).sort();
+    expect(documentedOperations(document).sort()).toEqual(routed);
+    expect(routed).toHaveLength(10);
+  });
+
+  it('every documented operation reaches a route, and other methods on its path get 405', async () => {
+    const api = apiHarness();
+    await api.call({ method: 'POST', url: '/volumes', json: { volumeId: 'data-01', spec: { sizeGiB: 20, volumeType: 'gp3' } } });
+    for (const operation of documentedOperations(document)) {
+      const [method, template] = operation.split(' ') as [string, string];
+      const response = await api.call({ method, url: concretePath(template) });
+      const type = (response.json as { type?: string } | undefined)?.type ?? '';
+      expect(type, operation).not.toMatch(/no-such-route|method-not-allowed/);
+    }
+    const paths = Object.keys(document.paths ?? {});
+    for (const template of paths) {
+      const documented = Object.keys(document.paths![template] as object).map((m) => m.toUpperCase());
+      for (const method of ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'].filter((m) => !documented.includes(m))) {
+        const response = await api.call({ method, url: concretePath(template) });
+        expect(response.statusCode, `${method} ${template}`).toBe(405);
+        expect(response.headers?.Allow, `${method} ${template}`).toBe(
+          ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'].filter((m) => documented.includes(m)).join(', '),
+        );
+      }
+    }
+  });
+
+  it('declares every path parameter its template names', () => {
+    for (const [path, item] of Object.entries(document.paths ?? {})) {
+      const names = [...path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]).sort();
+      for (const [method, operation] of Object.entries(item as Record<string, { parameters?: Array<{ in: string; name: string }> }>)) {
+        const declared = (operation.parameters ?? []).filter((p) => p.in === 'path').map((p) => p.name).sort();
+        expect(declared, `${method} ${path}`).toEqual(names);
+      }
+    }
+  });
+
+  it('resolves every $ref to a component', () => {
+    const text = JSON.stringify(document);
+    const refs = [...text.matchAll(/"\$ref":"#\/components\/schemas\/([^"]+)"/g)].map((m) => m[1]!);
+    expect(refs.length).toBeGreaterThan(0);
+    for (const name of new Set(refs)) expect(document.components?.schemas, name).toHaveProperty(name);
+  });
+
+  it('describes error responses as problem+json', () => {
+    const create = (document.paths!['/volumes'] as { post: { responses: Record<string, { content?: object }> } }).post;
+    for (const status of ['400', '409', '413', '415', '500']) {
+      expect(create.responses[status]?.content, status).toHaveProperty(['application/problem+json']);
+    }
+  });
+
+  it('is committed up to date in docs/openapi.json (regenerate with `npm run openapi`)', () => {
+    expect(readFileSync(OPENAPI_DOCUMENT_PATH, 'utf8')).toBe(renderOpenApiDocument());
+  });
+
+  it('is what GET /openapi.json serves', async () => {
+    const response = await apiHarness().call({ method: 'GET', url: '/openapi.json' });
+    expect(response.json).toEqual(JSON.parse(readFileSync(OPENAPI_DOCUMENT_PATH, 'utf8')));
+  });
+});

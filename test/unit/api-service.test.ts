@@ -1,0 +1,413 @@
+import { beforeEach, describe, expect, it } from 'vitest';
+import type { AttachmentRecord, RecordKey, VolumeRecord, VolumeSpec } from '../../lib/domain/records.js';
+import type { RecordChanges, WriteCondition } from '../../lib/engine/ports.js';
+import { MemoryRecordStore } from '../../lib/memory/store.js';
+import { ApiProblem } from '../../lib/api/problem.js';
+import { MAX_STORE_READS_PER_PAGE, VolumeService } from '../../lib/api/service.js';
+import { INSTANCE_A, INSTANCE_B, ManualClock, sequentialIds } from './api-fixtures.js';
+
+const GP3: VolumeSpec = { sizeGiB: 20, volumeType: 'gp3' };
+const volumeKey = (volumeId: string): RecordKey => ({ kind: 'volume', volumeId });
+const attachmentKey = (volumeId: string, instanceId: string): RecordKey => ({ kind: 'attachment', volumeId, instanceId });
+
+/** Runs `action` and returns the ApiProblem it threw (failing the test if it did not). */
+async function problemOf(action: () => Promise<unknown>): Promise<ApiProblem> {
+  try {
+    await action();
+  } catch (error) {
+    if (error instanceof ApiProblem) return error;
+    throw error;
+  }
+  throw new Error('expected an ApiProblem');
+}
+
+describe('VolumeService', () => {
+  let store: MemoryRecordStore;
+  let clock: ManualClock;
+  let service: VolumeService;
+
+  beforeEach(() => {
+    store = new MemoryRecordStore();
+    clock = new ManualClock();
+    service = new VolumeService({ store, clock, newVolumeId: sequentialIds() });
+  });
+
+  const volume = async (volumeId: string) => (await store.get(volumeKey(volumeId))) as VolumeRecord | undefined;
+  const attachment = async (volumeId: string, instanceId: string) =>
+    (await store.get(attachmentKey(volumeId, instanceId))) as AttachmentRecord | undefined;
+
+  describe('createVolume', () => {
+    it('writes a pending, alive volume at generation 1 with no attempts', async () => {
+      const { created, value } = await service.createVolume({ volumeId: 'data-01', spec: GP3 });
+      expect(created).toBe(true);
+      expect(value).toMatchObject({ volumeId: 'data-01', spec: GP3, life: 'alive', generation: 1, attachments: [] });
+      const stored = await volume('data-01');
+      expect(stored).toMatchObject({
+        kind: 'volume',
+        spec: GP3,
+        life: 'alive',
+        generation: 1,
+        status: { state: 'pending', attempts: 0, updatedAt: '2026-01-01T00:00:00.000Z' },
+        createdAt: '2026-01-01T00:00:00.000Z',
+      });
+      expect(stored?.claim).toBeUndefined();
+      expect(value).not.toHaveProperty('claim');
+      expect(value).not.toHaveProperty('version');
+    });
+
+    it('generates an id when none is given', async () => {
+      const first = await service.createVolume({ spec: GP3 });
+      const second = await service.createVolume({ spec: GP3 });
+      expect([first.value.volumeId, second.value.volumeId]).toEqual(['vol-rec-1', 'vol-rec-2']);
+      expect(store.writes).toBe(2);
+    });
+
+    it('answers a repeated request with the existing volume and writes nothing', async () => {
+      await service.createVolume({ volumeId: 'data-01', spec: { ...GP3, tags: { a: '1', b: '2' } } });
+      const before = await volume('data-01');
+      const writes = store.writes;
+      clock.advance(60_000);
+      // Same spec, keys in another order.
+      const again = await service.createVolume({ volumeId: 'data-01', spec: { tags: { b: '2', a: '1' }, volumeType: 'gp3', sizeGiB: 20 } });
+      expect(again.created).toBe(false);
+      expect(again.value.createdAt).toBe('2026-01-01T00:00:00.000Z');
+      expect(store.writes).toBe(writes);
+      expect(await volume('data-01')).toEqual(before);
+    });
+
+    it('rejects the same id with a different spec as a conflict and changes nothing', async () => {
+      await service.createVolume({ volumeId: 'data-01', spec: GP3 });
+      const before = await volume('data-01');
+      const problem = await problemOf(() => service.createVolume({ volumeId: 'data-01', spec: { ...GP3, sizeGiB: 21 } }));
+      expect(problem.status).toBe(409);
+      expect(problem.errors).toEqual([{ path: 'volumeId', message: 'already exists with a different spec' }]);
+      expect(await volume('data-01')).toEqual(before);
+    });
+
+    it('rejects reusing the id of a volume being deleted', async () => {
+      await service.createVolume({ volumeId: 'data-01', spec: GP3 });
+      await service.deleteVolume('data-01');
+      const problem = await problemOf(() => service.createVolume({ volumeId: 'data-01', spec: GP3 }));
+      expect(problem.status).toBe(409);
+      expect(problem.detail).toContain('being deleted');
+    });
+
+    it('with attachTo, creates the attachment and places the volume in the instance AZ', async () => {
+      const { value } = await service.createVolume({ volumeId: 'data-01', spec: GP3, attachTo: { instanceId: INSTANCE_A, device: '/dev/sdf' } });
+      expect(value.spec).toEqual({ ...GP3, placementInstanceId: INSTANCE_A });
+      expect(value.attachments).toHaveLength(1);
+      expect(await attachment('data-01', INSTANCE_A)).toMatchObject({
+        kind: 'attachment',
+        life: 'alive',
+        requestedDevice: '/dev/sdf',
+        status: { state: 'pending', attempts: 0 },
+      });
+    });
+
+    it('with attachTo and an explicit AZ, keeps the AZ and sets no placement instance', async () => {
+      const spec = { ...GP3, availabilityZone: 'eu-west-1a' };
+      const { value } = await service.createVolume({ volumeId: 'data-01', spec, attachTo: { instanceId: INSTANCE_A } });
+      expect(value.spec).toEqual(spec);
+    });
+
+    it('repeats a create-with-attach idempotently', async () => {
+      const request = { volumeId: 'data-01', spec: GP3, attachTo: { instanceId: INSTANCE_A } };
+      await service.createVolume(request);
+      const writes = store.writes;
+      const again = await service.createVolume(request);
+      expect(again.created).toBe(false);
+      expect(again.value.attachments.map((a) => a.instanceId)).toEqual([INSTANCE_A]);
+      expect(store.writes).toBe(writes);
+    });
+
+    it('treats attaching the same volume id to another instance as a different spec', async () => {
+      await service.createVolume({ volumeId: 'data-01', spec: GP3, attachTo: { instanceId: INSTANCE_A } });
+      const problem = await problemOf(() => service.createVolume({ volumeId: 'data-01', spec: GP3, attachTo: { instanceId: INSTANCE_B } }));
+      expect(problem.status).toBe(409);
+      expect(await attachment('data-01', INSTANCE_B)).toBeUndefined();
+    });
+  });
+
+  describe('listVolumes', () => {
+    async function seed(count: number) {
+      for (let i = 1; i <= count; i++) await service.createVolume({ volumeId: `vol-${String(i).padStart(2, '0')}`, spec: GP3 });
+    }
+    const setState = (volumeId: string, state: VolumeRecord['status']['state']) =>
+      store.update<VolumeRecord>(volumeKey(volumeId), { status: { state, attempts: 0, updatedAt: '2026-01-01T00:00:00.000Z' } });
+
+    it('pages through every volume exactly once', async () => {
+      await seed(5);
+      await service.putAttachment('vol-01', INSTANCE_A, {});
+      const seen: string[] = [];
+      let cursor: string | undefined;
+      let pages = 0;
+      do {
+        const page = await service.listVolumes({ limit: 2, ...(cursor ? { cursor } : {}) });
+        expect(page.items.length).toBeLessThanOrEqual(2);
+        seen.push(...page.items.map((v) => v.volumeId));
+        cursor = page.cursor;
+        pages++;
+      } while (cursor);
+      expect(seen.sort()).toEqual(['vol-01', 'vol-02', 'vol-03', 'vol-04', 'vol-05']);
+      expect(pages).toBe(3);
+    });
+
+    it('filters by state, filling the page across store pages', async () => {
+      await seed(6);
+      await setState('vol-02', 'available');
+      await setState('vol-05', 'available');
+      await setState('vol-06', 'available');
+      const first = await service.listVolumes({ limit: 2, state: 'available' });
+      expect(first.items.map((v) => v.volumeId)).toEqual(['vol-02', 'vol-05']);
+      expect(first.items.every((v) => v.status.state === 'available')).toBe(true);
+      const second = await service.listVolumes({ limit: 2, state: 'available', cursor: first.cursor! });
+      expect(second.items.map((v) => v.volumeId)).toEqual(['vol-06']);
+      expect(second.cursor).toBeUndefined();
+    });
+
+    it('returns a short page with a cursor when the filter matches little, instead of scanning everything', async () => {
+      await seed(MAX_STORE_READS_PER_PAGE + 3);
+      await setState(`vol-${MAX_STORE_READS_PER_PAGE + 3}`, 'error');
+      const first = await service.listVolumes({ limit: 1, state: 'error' });
+      expect(first.items).toEqual([]);
+      expect(first.cursor).toBeDefined();
+      const second = await service.listVolumes({ limit: 1, state: 'error', cursor: first.cursor! });
+      expect(second.items.map((v) => v.volumeId)).toEqual([`vol-${MAX_STORE_READS_PER_PAGE + 3}`]);
+    });
+
+    it('filters by instance, with pagination and the state filter', async () => {
+      await seed(4);
+      for (const id of ['vol-04', 'vol-01', 'vol-03']) await service.putAttachment(id, INSTANCE_A, {});
+      await service.putAttachment('vol-02', INSTANCE_B, {});
+      const first = await service.listVolumes({ limit: 2, instanceId: INSTANCE_A });
+      expect(first.items.map((v) => v.volumeId)).toEqual(['vol-01', 'vol-03']);
+      const second = await service.listVolumes({ limit: 2, instanceId: INSTANCE_A, cursor: first.cursor! });
+      expect(second.items.map((v) => v.volumeId)).toEqual(['vol-04']);
+      expect(second.cursor).toBeUndefined();
+
+      await setState('vol-03', 'in-use');
+      const inUse = await service.listVolumes({ limit: 10, instanceId: INSTANCE_A, state: 'in-use' });
+      expect(inUse.items.map((v) => v.volumeId)).toEqual(['vol-03']);
+    });
+
+    it('rejects a cursor issued for another filter, or one it did not issue', async () => {
+      await seed(3);
+      const page = await service.listVolumes({ limit: 1 });
+      const other = await problemOf(() => service.listVolumes({ limit: 1, state: 'available', cursor: page.cursor! }));
+      expect(other.status).toBe(400);
+      expect(other.errors).toEqual([{ path: 'cursor', message: 'was issued for a different state/instanceId filter' }]);
+      const forged = await problemOf(() => service.listVolumes({ limit: 1, cursor: 'not-a-cursor' }));
+      expect(forged.errors[0]?.path).toBe('cursor');
+    });
+
+    it("reports the store's rejection of a tampered inner cursor as a bad cursor", async () => {
+      await seed(3);
+      const page = await service.listVolumes({ limit: 1 });
+      const issued = JSON.parse(Buffer.from(page.cursor!, 'base64url').toString('utf8')) as Record<string, unknown>;
+      const tampered = Buffer.from(JSON.stringify({ ...issued, store: 'forged' })).toString('base64url');
+      const problem = await problemOf(() => service.listVolumes({ limit: 1, cursor: tampered }));
+      expect(problem.status).toBe(400);
+      expect(problem.errors).toEqual([{ path: 'cursor', message: 'is not a cursor this API issued' }]);
+    });
+  });
+
+  describe('getVolume', () => {
+    it('shows the volume with its attachments and status', async () => {
+      await service.createVolume({ volumeId: 'data-01', spec: GP3, attachTo: { instanceId: INSTANCE_A } });
+      const details = await service.getVolume('data-01');
+      expect(details.status).toMatchObject({ state: 'pending', attempts: 0 });
+      expect(details.attachments).toEqual([
+        expect.objectContaining({ volumeId: 'data-01', instanceId: INSTANCE_A, life: 'alive', status: expect.objectContaining({ state: 'pending' }) }),
+      ]);
+    });
+
+    it('is 404 for an unknown volume', async () => {
+      expect((await problemOf(() => service.getVolume('nope'))).status).toBe(404);
+    });
+  });
+
+  describe('patchVolume', () => {
+    beforeEach(async () => {
+      await service.createVolume({ volumeId: 'data-01', spec: { ...GP3, iops: 4000 } });
+    });
+
+    it('grows the volume and bumps the generation', async () => {
+      const details = await service.patchVolume('data-01', { sizeGiB: 40 });
+      expect(details.spec).toEqual({ ...GP3, iops: 4000, sizeGiB: 40 });
+      expect(details.generation).toBe(2);
+      expect((await volume('data-01'))?.generation).toBe(2);
+    });
+
+    it('changes type and clears an optional field with null', async () => {
+      const details = await service.patchVolume('data-01', { volumeType: 'gp2', iops: null });
+      expect(details.spec).toEqual({ sizeGiB: 20, volumeType: 'gp2' });
+    });
+
+    it('rejects shrinking, naming the field, and writes nothing', async () => {
+      const before = await volume('data-01');
+      const writes = store.writes;
+      const problem = await problemOf(() => service.patchVolume('data-01', { sizeGiB: 10 }));
+      expect(problem.status).toBe(400);
+      expect(problem.errors.map((e) => e.path)).toEqual(['sizeGiB']);
+      expect(store.writes).toBe(writes);
+      expect(await volume('data-01')).toEqual(before);
+    });
+
+    it('rejects a change that makes the spec invalid as a whole', async () => {
+      const writes = store.writes;
+      // gp2 takes no IOPS setting; the existing iops would survive the type change.
+      const problem = await problemOf(() => service.patchVolume('data-01', { volumeType: 'gp2' }));
+      expect(problem.status).toBe(400);
+      expect(problem.errors.map((e) => e.path)).toContain('iops');
+      expect(store.writes).toBe(writes);
+    });
+
+    it('does not bump the generation when nothing changes', async () => {
+      const details = await service.patchVolume('data-01', { sizeGiB: 20 });
+      expect(details.generation).toBe(1);
+    });
+
+    it('is 409 on a dying volume and 404 on a missing one', async () => {
+      await service.deleteVolume('data-01');
+      expect((await problemOf(() => service.patchVolume('data-01', { sizeGiB: 40 }))).status).toBe(409);
+      expect((await problemOf(() => service.patchVolume('nope', { sizeGiB: 40 }))).status).toBe(404);
+    });
+
+    it('re-reads and re-validates after a concurrent client change instead of overwriting it', async () => {
+      let raced = false;
+      const update = store.update.bind(store);
+      store.update = async <R extends VolumeRecord | AttachmentRecord>(key: RecordKey, changes: RecordChanges<R>, condition?: WriteCondition) => {
+        if (!raced) {
+          raced = true; // another client grows the volume between our read and our write
+          await update<VolumeRecord>(volumeKey('data-01'), { spec: { ...GP3, iops: 4000, sizeGiB: 30 }, generation: 2 });
+        }
+        return update<R>(key, changes, condition);
+      };
+      const details = await service.patchVolume('data-01', { throughput: 250 });
+      expect(details.spec).toEqual({ ...GP3, iops: 4000, sizeGiB: 30, throughput: 250 });
+      expect(details.generation).toBe(3);
+    });
+  });
+
+  describe('retryVolume', () => {
+    beforeEach(async () => {
+      await service.createVolume({ volumeId: 'data-01', spec: GP3 });
+    });
+    const fail = () =>
+      store.update<VolumeRecord>(volumeKey('data-01'), {
+        status: { state: 'error', code: 'InternalError', message: 'boom', attempts: 5, updatedAt: '2026-01-01T00:00:00.000Z' },
+      });
+
+    it('bumps the generation of a volume in error, leaving the spec and status to the system', async () => {
+      await fail();
+      const details = await service.retryVolume('data-01');
+      expect(details.generation).toBe(2);
+      expect(details.spec).toEqual(GP3);
+      expect((await volume('data-01'))?.status).toMatchObject({ state: 'error', code: 'InternalError' });
+    });
+
+    it('is 409 when there is nothing to retry or the volume is dying, 404 when missing, and writes nothing then', async () => {
+      const writes = store.writes;
+      const pending = await problemOf(() => service.retryVolume('data-01'));
+      expect(pending.status).toBe(409);
+      expect(pending.detail).toContain('is pending, not in error');
+      expect(store.writes).toBe(writes);
+      await fail();
+      await service.deleteVolume('data-01');
+      expect((await problemOf(() => service.retryVolume('data-01'))).status).toBe(409);
+      expect((await problemOf(() => service.retryVolume('nope'))).status).toBe(404);
+    });
+  });
+
+  describe('deleteVolume', () => {
+    it('marks the volume dying, once, and repeats harmlessly', async () => {
+      await service.createVolume({ volumeId: 'data-01', spec: GP3 });
+      const first = await service.deleteVolume('data-01');
+      expect(first.life).toBe('dying');
+      const writes = store.writes;
+      const second = await service.deleteVolume('data-01');
+      expect(second.life).toBe('dying');
+      expect(store.writes).toBe(writes);
+      expect((await volume('data-01'))?.generation).toBe(1);
+    });
+
+    it('is 404 for an unknown volume', async () => {
+      expect((await problemOf(() => service.deleteVolume('nope'))).status).toBe(404);
+    });
+  });
+
+  describe('putAttachment', () => {
+    beforeEach(async () => {
+      await service.createVolume({ volumeId: 'data-01', spec: GP3 });
+    });
+
+    it('creates a pending attachment and repeats idempotently', async () => {
+      const first = await service.putAttachment('data-01', INSTANCE_A, { device: '/dev/sdg' });
+      expect(first.created).toBe(true);
+      expect(first.value).toMatchObject({ instanceId: INSTANCE_A, requestedDevice: '/dev/sdg', life: 'alive' });
+      const writes = store.writes;
+      const second = await service.putAttachment('data-01', INSTANCE_A, { device: '/dev/sdg' });
+      expect(second.created).toBe(false);
+      const third = await service.putAttachment('data-01', INSTANCE_A, {});
+      expect(third.created).toBe(false);
+      expect(store.writes).toBe(writes);
+    });
+
+    it('rejects another device for an existing attachment', async () => {
+      await service.putAttachment('data-01', INSTANCE_A, { device: '/dev/sdg' });
+      const problem = await problemOf(() => service.putAttachment('data-01', INSTANCE_A, { device: '/dev/sdh' }));
+      expect(problem.status).toBe(409);
+      expect(problem.errors[0]?.path).toBe('device');
+    });
+
+    it('is 404 without the volume and 409 on a dying volume', async () => {
+      expect((await problemOf(() => service.putAttachment('nope', INSTANCE_A, {}))).status).toBe(404);
+      await service.deleteVolume('data-01');
+      expect((await problemOf(() => service.putAttachment('data-01', INSTANCE_A, {}))).status).toBe(409);
+      expect(await attachment('data-01', INSTANCE_A)).toBeUndefined();
+    });
+
+    it('refuses a second instance unless the volume is multi-attach', async () => {
+      await service.putAttachment('data-01', INSTANCE_A, {});
+      const problem = await problemOf(() => service.putAttachment('data-01', INSTANCE_B, {}));
+      expect(problem.status).toBe(409);
+      expect(problem.detail).toContain(INSTANCE_A);
+      expect(await attachment('data-01', INSTANCE_B)).toBeUndefined();
+
+      await service.createVolume({ volumeId: 'shared', spec: { sizeGiB: 100, volumeType: 'io2', iops: 1000, multiAttach: true } });
+      await service.putAttachment('shared', INSTANCE_A, {});
+      expect((await service.putAttachment('shared', INSTANCE_B, {})).created).toBe(true);
+    });
+
+    it('is 409 while the same attachment is being detached', async () => {
+      await service.putAttachment('data-01', INSTANCE_A, {});
+      await service.deleteAttachment('data-01', INSTANCE_A);
+      const problem = await problemOf(() => service.putAttachment('data-01', INSTANCE_A, {}));
+      expect(problem.status).toBe(409);
+      expect(problem.detail).toContain('being detached');
+    });
+  });
+
+  describe('deleteAttachment', () => {
+    it('marks the attachment dying, repeats harmlessly, and is 404 when absent', async () => {
+      await service.createVolume({ volumeId: 'data-01', spec: GP3, attachTo: { instanceId: INSTANCE_A } });
+      expect((await service.deleteAttachment('data-01', INSTANCE_A)).life).toBe('dying');
+      const writes = store.writes;
+      expect((await service.deleteAttachment('data-01', INSTANCE_A)).life).toBe('dying');
+      expect(store.writes).toBe(writes);
+      expect((await volume('data-01'))?.life).toBe('alive');
+      expect((await problemOf(() => service.deleteAttachment('data-01', INSTANCE_B))).status).toBe(404);
+    });
+  });
+
+  describe('listInstanceAttachments', () => {
+    it("lists the instance's attachments only", async () => {
+      await service.createVolume({ volumeId: 'b-vol', spec: GP3, attachTo: { instanceId: INSTANCE_A } });
+      await service.createVolume({ volumeId: 'a-vol', spec: GP3, attachTo: { instanceId: INSTANCE_A } });
+      await service.createVolume({ volumeId: 'c-vol', spec: GP3, attachTo: { instanceId: INSTANCE_B } });
+      const items = await service.listInstanceAttachments(INSTANCE_A);
+      expect(items.map((a) => a.volumeId)).toEqual(['a-vol', 'b-vol']);
+      expect(await service.listInstanceAttachments('i-0ccccccccccccccc3')).toEqual([]);
+    });
+  });
+});

@@ -1,0 +1,138 @@
+import { ConditionalCheckFailedException, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { BatchGetCommand, DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { marshall } from '@aws-sdk/util-dynamodb';
+import { mockClient } from 'aws-sdk-client-mock';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { DynamoRecordStore, UnprocessedKeysError } from '../../lib/aws/dynamodb-store.js';
+import { fromItem, toItem } from '../../lib/aws/record-item.js';
+import type { AttachmentRecord, RecordKey, VolumeRecord } from '../../lib/domain/records.js';
+import { ConditionFailedError } from '../../lib/engine/ports.js';
+
+const doc = DynamoDBDocumentClient.from(new DynamoDBClient({ region: 'us-east-1' }));
+const dynamo = mockClient(doc);
+const T0 = '2026-01-01T00:00:00.000Z';
+
+function store(sleeps: number[] = []): DynamoRecordStore {
+  return new DynamoRecordStore({
+    client: doc,
+    tableName: 'records',
+    unprocessedRetry: { maxAttempts: 4, baseDelayMs: 10, sleep: async (ms) => void sleeps.push(ms) },
+  });
+}
+
+const volumeKey = (i: number): RecordKey => ({ kind: 'volume', volumeId: `v${i}` });
+const itemFor = (key: Record<string, unknown>) => ({ ...key, kind: 'volume', volumeId: String(key.pk).slice(7) });
+
+describe('DynamoRecordStore requests', () => {
+  beforeEach(() => dynamo.reset());
+
+  it('retries unprocessed keys with backoff until all are read', async () => {
+    const sleeps: number[] = [];
+    dynamo
+      .on(BatchGetCommand)
+      .callsFakeOnce((input) => {
+        const keys = input.RequestItems.records.Keys as Record<string, unknown>[];
+        return {
+          Responses: { records: keys.slice(0, 2).map(itemFor) },
+          UnprocessedKeys: { records: { Keys: keys.slice(2), ConsistentRead: true } },
+        };
+      })
+      .callsFake((input) => ({ Responses: { records: (input.RequestItems.records.Keys as Record<string, unknown>[]).map(itemFor) } }));
+    const records = await store(sleeps).getMany([0, 1, 2, 3, 4].map(volumeKey));
+    expect(records.map((r) => (r as VolumeRecord).volumeId).sort()).toEqual(['v0', 'v1', 'v2', 'v3', 'v4']);
+    const calls = dynamo.commandCalls(BatchGetCommand).map((c) => c.args[0].input.RequestItems!.records!.Keys);
+    expect(calls).toEqual([
+      [0, 1, 2, 3, 4].map((i) => ({ pk: `VOLUME#v${i}`, sk: 'VOLUME' })),
+      [2, 3, 4].map((i) => ({ pk: `VOLUME#v${i}`, sk: 'VOLUME' })),
+    ]);
+    expect(sleeps).toHaveLength(1);
+  });
+
+  it('gives up after the retry budget with the count of unread keys', async () => {
+    const sleeps: number[] = [];
+    dynamo.on(BatchGetCommand).callsFake((input) => ({
+      Responses: { records: [] },
+      UnprocessedKeys: { records: { Keys: input.RequestItems.records.Keys } },
+    }));
+    const error = await store(sleeps).getMany([volumeKey(1), volumeKey(2)]).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(UnprocessedKeysError);
+    expect((error as UnprocessedKeysError).unprocessed).toBe(2);
+    expect(dynamo.commandCalls(BatchGetCommand)).toHaveLength(4);
+    // Exponential backoff with full jitter: each wait is below base * 2^(retry-1).
+    expect(sleeps).toHaveLength(3);
+    sleeps.forEach((ms, i) => expect(ms).toBeLessThan(10 * 2 ** i));
+  });
+
+  it('chunks at 100 keys and drops duplicate keys', async () => {
+    dynamo.on(BatchGetCommand).callsFake((input) => ({ Responses: { records: (input.RequestItems.records.Keys as Record<string, unknown>[]).map(itemFor) } }));
+    const keys = Array.from({ length: 250 }, (_, i) => volumeKey(i));
+    const records = await store().getMany([...keys, volumeKey(7), volumeKey(249)]);
+    expect(records).toHaveLength(250);
+    expect(dynamo.commandCalls(BatchGetCommand).map((c) => c.args[0].input.RequestItems!.records!.Keys!.length)).toEqual([100, 100, 50]);
+  });
+
+  it('builds one conditional UpdateItem: SET, REMOVE for null, version bump, never creating', async () => {
+    dynamo.on(UpdateCommand).resolves({ Attributes: { pk: 'VOLUME#v1', sk: 'VOLUME', kind: 'volume', volumeId: 'v1', version: 4 } });
+    await store().update<VolumeRecord>(
+      { kind: 'volume', volumeId: 'v1' },
+      { ebsVolumeId: 'vol-1', observed: null, availabilityZone: undefined },
+      { version: 3, claimOwner: 'exec-a', now: 1_000 },
+    );
+    const input = dynamo.commandCalls(UpdateCommand)[0]!.args[0].input;
+    const names = input.ExpressionAttributeNames!;
+    const values = input.ExpressionAttributeValues!;
+    const resolve = (expression: string) =>
+      expression.replace(/#n\d+/g, (n) => names[n]!).replace(/:v\d+/g, (v) => JSON.stringify(values[v]));
+    expect(input.Key).toEqual({ pk: 'VOLUME#v1', sk: 'VOLUME' });
+    expect(resolve(input.UpdateExpression!)).toBe('SET version = if_not_exists(version, 0) + 1, ebsVolumeId = "vol-1" REMOVE observed');
+    expect(resolve(input.ConditionExpression!)).toBe(
+      'attribute_exists(pk) AND version = 3 AND claim.owner = "exec-a" AND claim.expiresAt > 1000',
+    );
+    expect(input.ReturnValuesOnConditionCheckFailure).toBe('ALL_OLD');
+  });
+
+  it('turns a failed condition into ConditionFailedError carrying the current record', async () => {
+    const current = { pk: 'VOLUME#v1', sk: 'VOLUME', kind: 'volume', volumeId: 'v1', version: 9, life: 'dying' };
+    dynamo.on(UpdateCommand).rejects(
+      new ConditionalCheckFailedException({ message: 'The conditional request failed', $metadata: {}, Item: marshall(current) }),
+    );
+    const error = await store()
+      .update<VolumeRecord>({ kind: 'volume', volumeId: 'v1' }, { observedGeneration: 1 }, { version: 8 })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ConditionFailedError);
+    expect((error as ConditionFailedError).current).toEqual({ kind: 'volume', volumeId: 'v1', version: 9, life: 'dying' });
+  });
+
+  it('refuses to change identity or version through update', async () => {
+    await expect(store().update({ kind: 'volume', volumeId: 'v1' }, { pk: 'x' } as never)).rejects.toThrow(/pk cannot be changed/);
+    expect(dynamo.commandCalls(UpdateCommand)).toHaveLength(0);
+  });
+});
+
+describe('record items', () => {
+  it('round-trips records and adds the instance index keys to attachments', () => {
+    const attachment: AttachmentRecord = {
+      kind: 'attachment',
+      volumeId: 'v1',
+      instanceId: 'i-1',
+      life: 'alive',
+      status: { state: 'pending', attempts: 0, updatedAt: T0 },
+      version: 1,
+      createdAt: T0,
+    };
+    const item = toItem(attachment);
+    expect(item).toMatchObject({ pk: 'VOLUME#v1', sk: 'ATTACHMENT#i-1', gsi1pk: 'INSTANCE#i-1', gsi1sk: 'VOLUME#v1' });
+    expect(fromItem(item)).toEqual(attachment);
+    const volumeItem = toItem({ ...attachment, kind: 'volume' } as unknown as VolumeRecord);
+    expect(volumeItem).not.toHaveProperty('gsi1pk');
+  });
+
+  it('takes identity from the keys of an item written by hand', () => {
+    expect(fromItem({ pk: 'VOLUME#v9', sk: 'ATTACHMENT#i-9', kind: 'volume', volumeId: 'other' })).toEqual({
+      kind: 'attachment',
+      volumeId: 'v9',
+      instanceId: 'i-9',
+    });
+    expect(fromItem({ pk: 'SOMETHING', sk: 'ELSE', spec: 1 })).toEqual({ spec: 1 });
+  });
+});

@@ -1,0 +1,257 @@
+import {
+  AttachVolumeCommand,
+  CreateVolumeCommand,
+  DeleteVolumeCommand,
+  DescribeInstancesCommand,
+  DescribeVolumesCommand,
+  DescribeVolumesModificationsCommand,
+  DetachVolumeCommand,
+  EC2Client,
+  ModifyVolumeCommand,
+} from '@aws-sdk/client-ec2';
+import { mockClient } from 'aws-sdk-client-mock';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { Ec2VolumeProvider } from '../../lib/aws/ec2-provider.js';
+import { ProviderError } from '../../lib/engine/ports.js';
+import { OWNERSHIP_TAGS } from '../../lib/settings.js';
+import { realEc2Error } from '../support/ec2-errors.js';
+
+// Mock this one client instance only: the recorded errors come from another EC2Client.
+const client = new EC2Client({ region: 'us-east-1' });
+const ec2 = mockClient(client);
+const provider = () => new Ec2VolumeProvider({ client, ownerTagValue: 'stack-a' });
+
+async function rejection(promise: Promise<unknown>): Promise<ProviderError> {
+  const error = await promise.catch((e: unknown) => e);
+  expect(error).toBeInstanceOf(ProviderError);
+  return error as ProviderError;
+}
+
+describe('Ec2VolumeProvider (against recorded EC2 behaviour)', () => {
+  beforeEach(() => ec2.reset());
+
+  it('creates with the client token, every spec field, and ownership plus client tags', async () => {
+    ec2.on(CreateVolumeCommand).resolves({
+      VolumeId: 'vol-1',
+      State: 'creating',
+      AvailabilityZone: 'us-east-1a',
+      Size: 100,
+      VolumeType: 'io2',
+      Iops: 3000,
+      Encrypted: true,
+      MultiAttachEnabled: true,
+      Tags: [{ Key: OWNERSHIP_TAGS.owner, Value: 'stack-a' }],
+    });
+    const volume = await provider().createVolume({
+      clientToken: 'volume/v1#1',
+      availabilityZone: 'us-east-1a',
+      spec: {
+        sizeGiB: 100,
+        volumeType: 'io2',
+        iops: 3000,
+        encrypted: true,
+        kmsKeyId: 'alias/data',
+        snapshotId: 'snap-1',
+        multiAttach: true,
+      },
+      // A client tag trying to claim another owner does not win.
+      tags: { [OWNERSHIP_TAGS.record]: 'v1', team: 'storage', [OWNERSHIP_TAGS.owner]: 'someone-else' },
+    });
+    const input = ec2.commandCalls(CreateVolumeCommand)[0]!.args[0].input;
+    expect(input).toMatchObject({
+      ClientToken: 'volume/v1#1',
+      AvailabilityZone: 'us-east-1a',
+      Size: 100,
+      VolumeType: 'io2',
+      Iops: 3000,
+      Encrypted: true,
+      KmsKeyId: 'alias/data',
+      SnapshotId: 'snap-1',
+      MultiAttachEnabled: true,
+    });
+    expect(input.TagSpecifications).toEqual([
+      {
+        ResourceType: 'volume',
+        Tags: expect.arrayContaining([
+          { Key: OWNERSHIP_TAGS.record, Value: 'v1' },
+          { Key: 'team', Value: 'storage' },
+          { Key: OWNERSHIP_TAGS.owner, Value: 'stack-a' },
+        ]),
+      },
+    ]);
+    expect(input.TagSpecifications![0]!.Tags).toHaveLength(3);
+    expect(volume).toMatchObject({ ebsVolumeId: 'vol-1', state: 'creating', sizeGiB: 100, multiAttach: true, attachments: [] });
+  });
+
+  // moto ignores ClientToken; EC2 answers a reused token with different parameters like this.
+  it('reports a reused client token with different parameters as idempotency-mismatch', async () => {
+    ec2.on(CreateVolumeCommand).rejects(
+      await realEc2Error(
+        'IdempotentParameterMismatch',
+        'The client token you have provided is associated with a resource that is already deleted. Please use a different client token.',
+      ),
+    );
+    const error = await rejection(
+      provider().createVolume({ clientToken: 't', availabilityZone: 'us-east-1a', spec: { sizeGiB: 1, volumeType: 'gp3' }, tags: {} }),
+    );
+    expect(error).toMatchObject({ kind: 'idempotency-mismatch', code: 'IdempotentParameterMismatch' });
+  });
+
+  it('describes many volumes by filter in chunks, paging, so unknown ids cannot fail the call', async () => {
+    const ids = Array.from({ length: 450 }, (_, i) => `vol-${i}`);
+    ec2.on(DescribeVolumesCommand).callsFake((input) => {
+      const wanted: string[] = input.Filters[0].Values;
+      // Two pages per call; the last id of each chunk "does not exist" and is simply absent.
+      const existing = wanted.slice(0, -1);
+      const half = Math.ceil(existing.length / 2);
+      const page = input.NextToken === undefined ? existing.slice(0, half) : existing.slice(half);
+      return {
+        Volumes: page.map((id) => ({ VolumeId: id, State: 'available', AvailabilityZone: 'us-east-1a', Size: 1, VolumeType: 'gp3' })),
+        NextToken: input.NextToken === undefined ? 'page-2' : undefined,
+      };
+    });
+    const volumes = await provider().describeVolumes([...ids, 'vol-0']);
+    const calls = ec2.commandCalls(DescribeVolumesCommand).map((c) => c.args[0].input);
+    expect(calls).toHaveLength(6);
+    expect(calls.every((input) => input.VolumeIds === undefined && input.Filters?.[0]?.Name === 'volume-id')).toBe(true);
+    expect(calls.filter((input) => input.NextToken === undefined).map((input) => input.Filters![0]!.Values!.length)).toEqual([200, 200, 50]);
+    expect(volumes).toHaveLength(447);
+    expect(await provider().describeVolumes([])).toEqual([]);
+    expect(ec2.commandCalls(DescribeVolumesCommand)).toHaveLength(6);
+  });
+
+  // moto jumps straight to available / attached; EC2 passes through these transitional states.
+  it('reports the transitional states EC2 goes through', async () => {
+    ec2.on(DescribeVolumesCommand).resolves({
+      Volumes: [
+        { VolumeId: 'vol-1', State: 'creating', AvailabilityZone: 'us-east-1a', Size: 8, VolumeType: 'gp3' },
+        {
+          VolumeId: 'vol-2',
+          State: 'in-use',
+          AvailabilityZone: 'us-east-1a',
+          Size: 8,
+          VolumeType: 'gp3',
+          Attachments: [
+            { InstanceId: 'i-1', Device: '/dev/sdf', State: 'attaching' },
+            { InstanceId: 'i-2', Device: '/dev/sdg', State: 'detaching' },
+          ],
+        },
+        { VolumeId: 'vol-3', State: 'in-use', Attachments: [{ InstanceId: 'i-3', Device: '/dev/sdh', State: 'busy' }] },
+        { VolumeId: 'vol-4', State: 'deleting' },
+      ],
+    });
+    const volumes = await provider().describeVolumes(['vol-1', 'vol-2', 'vol-3', 'vol-4']);
+    expect(volumes.map((v) => v.state)).toEqual(['creating', 'in-use', 'in-use', 'deleting']);
+    expect(volumes[1]!.attachments).toEqual([
+      { instanceId: 'i-1', device: '/dev/sdf', state: 'attaching' },
+      { instanceId: 'i-2', device: '/dev/sdg', state: 'detaching' },
+    ]);
+    expect(volumes[2]!.attachments[0]!.state).toBe('busy');
+  });
+
+  it('describes instances by filter: AZ from placement, devices from block device mappings', async () => {
+    ec2.on(DescribeInstancesCommand).resolves({
+      Reservations: [
+        {
+          Instances: [
+            {
+              InstanceId: 'i-1',
+              State: { Name: 'running', Code: 16 },
+              Placement: { AvailabilityZone: 'us-east-1b' },
+              RootDeviceName: '/dev/xvda',
+              BlockDeviceMappings: [
+                { DeviceName: '/dev/xvda', Ebs: { VolumeId: 'vol-root' } },
+                { DeviceName: '/dev/sdf', Ebs: { VolumeId: 'vol-data' } },
+              ],
+            },
+          ],
+        },
+        { Instances: [{ InstanceId: 'i-2', State: { Name: 'stopped' }, Placement: { AvailabilityZone: 'us-east-1a' }, RootDeviceName: '/dev/sda1' }] },
+      ],
+    });
+    const instances = await provider().describeInstances(['i-1', 'i-2', 'i-gone']);
+    expect(ec2.commandCalls(DescribeInstancesCommand)[0]!.args[0].input.Filters).toEqual([
+      { Name: 'instance-id', Values: ['i-1', 'i-2', 'i-gone'] },
+    ]);
+    expect(instances).toEqual([
+      { instanceId: 'i-1', availabilityZone: 'us-east-1b', state: 'running', deviceNames: ['/dev/xvda', '/dev/sdf'] },
+      { instanceId: 'i-2', availabilityZone: 'us-east-1a', state: 'stopped', deviceNames: ['/dev/sda1'] },
+    ]);
+  });
+
+  it('keeps the latest modification per volume', async () => {
+    ec2.on(DescribeVolumesModificationsCommand).resolves({
+      VolumesModifications: [
+        { VolumeId: 'vol-1', ModificationState: 'completed', TargetSize: 20, StartTime: new Date('2026-01-01T00:00:00Z') },
+        { VolumeId: 'vol-1', ModificationState: 'optimizing', TargetSize: 40, TargetVolumeType: 'gp3', StartTime: new Date('2026-01-02T00:00:00Z') },
+        { VolumeId: 'vol-2', ModificationState: 'failed', StatusMessage: 'size too small', StartTime: new Date('2026-01-01T00:00:00Z') },
+      ],
+    });
+    const modifications = await provider().describeVolumeModifications(['vol-1', 'vol-2']);
+    expect(modifications).toEqual([
+      { ebsVolumeId: 'vol-1', state: 'optimizing', targetSizeGiB: 40, targetVolumeType: 'gp3' },
+      { ebsVolumeId: 'vol-2', state: 'failed', statusMessage: 'size too small' },
+    ]);
+  });
+
+  // moto checks neither the AZ nor device names; EC2 does, with these errors.
+  it('classifies attach failures EC2 reports and moto does not', async () => {
+    ec2
+      .on(AttachVolumeCommand)
+      .rejectsOnce(await realEc2Error('InvalidVolume.ZoneMismatch', 'The volume vol-1 is not in the same availability zone as instance i-1'))
+      .rejectsOnce(
+        await realEc2Error('InvalidParameterValue', "Invalid value '/dev/sdf' for unixDevice. Attachment point /dev/sdf is already in use"),
+      )
+      .rejectsOnce(await realEc2Error('VolumeInUse', 'vol-1 is already attached to an instance'))
+      .rejectsOnce(await realEc2Error('IncorrectState', "vol-1 is not 'available'."));
+    const attach = () => provider().attachVolume({ ebsVolumeId: 'vol-1', instanceId: 'i-1', device: '/dev/sdf' });
+    expect(await rejection(attach())).toMatchObject({ kind: 'zone-mismatch', code: 'InvalidVolume.ZoneMismatch' });
+    expect(await rejection(attach())).toMatchObject({ kind: 'device-in-use', code: 'InvalidParameterValue' });
+    expect(await rejection(attach())).toMatchObject({ kind: 'already-attached', code: 'VolumeInUse' });
+    expect(await rejection(attach())).toMatchObject({ kind: 'incorrect-state', code: 'IncorrectState' });
+    expect(ec2.commandCalls(AttachVolumeCommand)[0]!.args[0].input).toEqual({ VolumeId: 'vol-1', InstanceId: 'i-1', Device: '/dev/sdf' });
+  });
+
+  it('detaches always naming the instance; a detached volume is not-attached', async () => {
+    ec2.on(DetachVolumeCommand).rejects(await realEc2Error('IncorrectState', "Volume 'vol-1' is in the 'available' state."));
+    expect(await rejection(provider().detachVolume({ ebsVolumeId: 'vol-1', instanceId: 'i-1' }))).toMatchObject({ kind: 'not-attached' });
+    expect(ec2.commandCalls(DetachVolumeCommand)[0]!.args[0].input).toMatchObject({ VolumeId: 'vol-1', InstanceId: 'i-1' });
+  });
+
+  it('delete and modify: in-use, gone, throttled, optimizing', async () => {
+    ec2
+      .on(DeleteVolumeCommand)
+      .rejectsOnce(await realEc2Error('VolumeInUse', 'Volume vol-1 is currently attached to i-1'))
+      .rejectsOnce(await realEc2Error('InvalidVolume.NotFound', "The volume 'vol-1' does not exist."));
+    expect(await rejection(provider().deleteVolume('vol-1'))).toMatchObject({ kind: 'incorrect-state' });
+    expect(await rejection(provider().deleteVolume('vol-1'))).toMatchObject({ kind: 'not-found' });
+    ec2
+      .on(ModifyVolumeCommand)
+      .rejectsOnce(await realEc2Error('RequestLimitExceeded', 'Request limit exceeded.', 503))
+      .rejectsOnce(await realEc2Error('IncorrectModificationState', "Cannot modify volume vol-1 as it is in 'optimizing' state."));
+    expect(await rejection(provider().modifyVolume({ ebsVolumeId: 'vol-1', sizeGiB: 40 }))).toMatchObject({ kind: 'throttled' });
+    expect(await rejection(provider().modifyVolume({ ebsVolumeId: 'vol-1', volumeType: 'gp3', iops: 4000, throughput: 250 }))).toMatchObject({
+      kind: 'incorrect-state',
+    });
+    expect(ec2.commandCalls(ModifyVolumeCommand)[1]!.args[0].input).toEqual({
+      VolumeId: 'vol-1',
+      VolumeType: 'gp3',
+      Iops: 4000,
+      Throughput: 250,
+    });
+  });
+
+  it('lists owned volumes by the owner tag, a page at a time', async () => {
+    ec2
+      .on(DescribeVolumesCommand)
+      .resolvesOnce({ Volumes: [{ VolumeId: 'vol-1', State: 'available' }], NextToken: 'next' })
+      .resolves({ Volumes: [{ VolumeId: 'vol-2', State: 'in-use' }] });
+    const first = await provider().listOwnedVolumes({ limit: 1 });
+    expect(first).toMatchObject({ items: [{ ebsVolumeId: 'vol-1' }], cursor: 'next' });
+    const second = await provider().listOwnedVolumes({ limit: 1000, cursor: first.cursor });
+    expect(second.cursor).toBeUndefined();
+    const inputs = ec2.commandCalls(DescribeVolumesCommand).map((c) => c.args[0].input);
+    expect(inputs[0]).toEqual({ Filters: [{ Name: `tag:${OWNERSHIP_TAGS.owner}`, Values: ['stack-a'] }], MaxResults: 5 });
+    expect(inputs[1]).toMatchObject({ MaxResults: 500, NextToken: 'next' });
+  });
+});

@@ -1,0 +1,131 @@
+import { SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { mockClient } from 'aws-sdk-client-mock';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { parseOperationMessage, QueueSendError, SqsOperationQueue } from '../../lib/aws/sqs-queue.js';
+import type { QueuedOperation } from '../../lib/engine/ports.js';
+
+const sqs = mockClient(SQSClient);
+const QUEUE_URL = 'https://sqs.us-east-1.amazonaws.com/123456789012/operations';
+
+function operations(count: number): QueuedOperation[] {
+  return Array.from({ length: count }, (_, i) => ({
+    message: { op: 'check-volume', key: { kind: 'volume', volumeId: `v${i}` }, reason: 'progress check' },
+    delaySeconds: i % 2 === 0 ? 0 : 30,
+  }));
+}
+
+function queue(sleeps: number[] = []): SqsOperationQueue {
+  return new SqsOperationQueue({
+    client: new SQSClient({ region: 'us-east-1' }),
+    queueUrl: QUEUE_URL,
+    retry: { maxAttempts: 3, baseDelayMs: 10, sleep: async (ms) => void sleeps.push(ms) },
+  });
+}
+
+type Entry = { Id?: string };
+const allSucceed = (input: { Entries?: Entry[] }) => ({
+  Successful: (input.Entries ?? []).map((e) => ({ Id: e.Id, MessageId: `m-${e.Id}`, MD5OfMessageBody: 'x' })),
+  Failed: [],
+});
+
+describe('SqsOperationQueue', () => {
+  beforeEach(() => sqs.reset());
+
+  it('sends in batches of ten with each message body and delay', async () => {
+    sqs.on(SendMessageBatchCommand).callsFake(allSucceed);
+    await queue().send(operations(23));
+    const calls = sqs.commandCalls(SendMessageBatchCommand);
+    expect(calls.map((call) => call.args[0].input.Entries?.length)).toEqual([10, 10, 3]);
+    const entries = calls.flatMap((call) => call.args[0].input.Entries ?? []);
+    expect(entries.map((e) => JSON.parse(e.MessageBody!).key.volumeId)).toEqual(operations(23).map((o) => (o.message.key as { volumeId: string }).volumeId));
+    expect(entries.map((e) => e.DelaySeconds)).toEqual(operations(23).map((o) => o.delaySeconds));
+    expect(calls[0]!.args[0].input.QueueUrl).toBe(QUEUE_URL);
+  });
+
+  it('sends nothing for an empty list', async () => {
+    await queue().send([]);
+    expect(sqs.commandCalls(SendMessageBatchCommand)).toHaveLength(0);
+  });
+
+  it('retries only the entries that failed, with backoff', async () => {
+    const sleeps: number[] = [];
+    sqs
+      .on(SendMessageBatchCommand)
+      .resolvesOnce({
+        Successful: [{ Id: '0', MessageId: 'a', MD5OfMessageBody: 'x' }],
+        Failed: [
+          { Id: '1', SenderFault: false, Code: 'InternalError', Message: 'try again' },
+          { Id: '2', SenderFault: false, Code: 'ServiceUnavailable' },
+        ],
+      })
+      .callsFake(allSucceed);
+    await queue(sleeps).send(operations(3));
+    const calls = sqs.commandCalls(SendMessageBatchCommand);
+    expect(calls).toHaveLength(2);
+    expect(calls[1]!.args[0].input.Entries?.map((e) => e.Id)).toEqual(['1', '2']);
+    expect(sleeps).toHaveLength(1);
+  });
+
+  it('throws with details when entries keep failing, without retrying sender faults', async () => {
+    sqs.on(SendMessageBatchCommand).callsFake((input: { Entries?: Entry[] }) => ({
+      Successful: (input.Entries ?? []).filter((e) => e.Id === '0').map((e) => ({ Id: e.Id, MessageId: 'a', MD5OfMessageBody: 'x' })),
+      Failed: (input.Entries ?? [])
+        .filter((e) => e.Id !== '0')
+        .map((e) =>
+          e.Id === '1'
+            ? { Id: e.Id, SenderFault: true, Code: 'InvalidParameterValue', Message: 'bad delay' }
+            : { Id: e.Id, SenderFault: false, Code: 'InternalError', Message: 'still failing' },
+        ),
+    }));
+    const error = (await queue().send(operations(3)).catch((e: unknown) => e)) as QueueSendError;
+    expect(error).toBeInstanceOf(QueueSendError);
+    expect(error.failures).toEqual([
+      expect.objectContaining({ code: 'InvalidParameterValue', senderFault: true, message: operations(3)[1]!.message }),
+      expect.objectContaining({ code: 'InternalError', senderFault: false, message: operations(3)[2]!.message }),
+    ]);
+    expect(error.message).toContain('2 operation message(s) not sent (1 sent)');
+    // 3 attempts; the sender fault is only in the first.
+    const calls = sqs.commandCalls(SendMessageBatchCommand);
+    expect(calls.map((c) => c.args[0].input.Entries?.map((e) => e.Id))).toEqual([['0', '1', '2'], ['2'], ['2']]);
+  });
+
+  it('rejects an out-of-range delay before sending anything', async () => {
+    const bad = [...operations(12), { message: operations(1)[0]!.message, delaySeconds: 901 }];
+    await expect(queue().send(bad)).rejects.toThrow(/operations\[12\]\.delaySeconds/);
+    await expect(queue().send([{ ...operations(1)[0]!, delaySeconds: 1.5 }])).rejects.toThrow(RangeError);
+    expect(sqs.commandCalls(SendMessageBatchCommand)).toHaveLength(0);
+  });
+});
+
+describe('parseOperationMessage', () => {
+  it('accepts a valid message and keeps only known fields', () => {
+    const body = JSON.stringify({
+      op: 'attach',
+      key: { kind: 'attachment', volumeId: 'v1', instanceId: 'i-1' },
+      dueAt: 1_700_000_000_000,
+      reason: 'attach requested',
+      extra: 'ignored',
+    });
+    expect(parseOperationMessage(body)).toEqual({
+      ok: true,
+      message: { op: 'attach', key: { kind: 'attachment', volumeId: 'v1', instanceId: 'i-1' }, dueAt: 1_700_000_000_000, reason: 'attach requested' },
+    });
+    expect(parseOperationMessage('{"op":"check-volume","key":{"kind":"volume","volumeId":"v1"}}')).toEqual({
+      ok: true,
+      message: { op: 'check-volume', key: { kind: 'volume', volumeId: 'v1' } },
+    });
+  });
+
+  it.each([
+    ['not json', /not JSON/],
+    ['{"op":"explode","key":{"kind":"volume","volumeId":"v1"}}', /op/],
+    ['{"op":"attach","key":{"kind":"attachment","volumeId":"v1"}}', /instanceId/],
+    ['{"op":"attach","key":{"kind":"volume","volumeId":""}}', /volumeId/],
+    ['{"op":"attach","key":{"kind":"volume","volumeId":"v1"},"dueAt":-5}', /dueAt/],
+    ['[]', /invalid operation message/],
+  ])('rejects %s naming the problem', (body, pattern) => {
+    const parsed = parseOperationMessage(body);
+    expect(parsed.ok).toBe(false);
+    expect(parsed.ok ? '' : parsed.error).toMatch(pattern);
+  });
+});

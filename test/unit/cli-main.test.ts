@@ -1,0 +1,315 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { AttachmentRecord, RecordKey, VolumeRecord, VolumeState } from '../../lib/domain/records.js';
+import { createApiHandler } from '../../lib/api/handler.js';
+import { startApiServer, type RunningApiServer } from '../../lib/api/node-server.js';
+import { MemoryRecordStore } from '../../lib/memory/store.js';
+import { EXIT, runCli, type CliIo } from '../../cli/main.js';
+import { INSTANCE_A, INSTANCE_B, ManualClock, sequentialIds } from './api-fixtures.js';
+
+const volumeKey = (volumeId: string): RecordKey => ({ kind: 'volume', volumeId });
+
+interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+  json: unknown;
+}
+
+describe('CLI against the API over HTTP', () => {
+  let store: MemoryRecordStore;
+  let clock: ManualClock;
+  let server: RunningApiServer;
+  /** Requests the CLI sent, as the fetch it used saw them. */
+  let sent: Array<{ url: string; method: string; headers: Record<string, string> }>;
+
+  beforeAll(async () => {
+    // One server for the file; each test gets a fresh store behind it.
+    server = await startApiServer((event, context) => currentHandler(event, context));
+  });
+  afterAll(async () => {
+    await server.close();
+  });
+
+  let currentHandler: ReturnType<typeof createApiHandler>;
+  beforeEach(() => {
+    store = new MemoryRecordStore();
+    clock = new ManualClock();
+    currentHandler = createApiHandler({ store, clock, newVolumeId: sequentialIds() });
+    sent = [];
+  });
+
+  async function cli(...argv: string[]): Promise<Run> {
+    let stdout = '';
+    let stderr = '';
+    const io: CliIo = {
+      stdout: (text) => void (stdout += text),
+      stderr: (text) => void (stderr += text),
+      env: { EBS_PROVISIONER_ENDPOINT: server.url },
+      isTTY: false,
+      clock,
+      credentials: async () => ({ accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY' }),
+      fetch: async (input, init) => {
+        const headers: Record<string, string> = {};
+        new Headers(init?.headers).forEach((value, name) => (headers[name] = value));
+        sent.push({ url: String(input), method: init?.method ?? 'GET', headers });
+        return fetch(input, init);
+      },
+    };
+    const code = await runCli(argv, io);
+    let json: unknown;
+    try {
+      json = JSON.parse(stdout);
+    } catch {
+      json = undefined;
+    }
+    return { code, stdout, stderr, json };
+  }
+
+  const setVolumeState = (volumeId: string, state: VolumeState, extra: Partial<VolumeRecord['status']> = {}) =>
+    store.update<VolumeRecord>(volumeKey(volumeId), { status: { state, attempts: 0, updatedAt: new Date(clock.now()).toISOString(), ...extra } });
+
+  describe('volumes', () => {
+    it('creates, shows and lists a volume', async () => {
+      const created = await cli('volumes', 'create', '--size', '20', '--type', 'gp3', '--id', 'data-01', '--tag', 'team=storage', '--tag', 'env=dev');
+      expect(created.code).toBe(EXIT.ok);
+      expect(created.stdout).toContain('Created: data-01');
+      expect(created.stdout).toMatch(/State:\s+pending/);
+      expect(created.stdout).toMatch(/Tags:\s+team=storage, env=dev/);
+
+      const again = await cli('volumes', 'create', '--size', '20', '--id', 'data-01', '--tag', 'team=storage', '--tag', 'env=dev');
+      expect(again.code).toBe(EXIT.ok);
+      expect(again.stdout).toContain('Already exists (same spec): data-01');
+
+      const shown = await cli('-o', 'json', 'volumes', 'get', 'data-01');
+      expect(shown.json).toMatchObject({ volumeId: 'data-01', spec: { sizeGiB: 20, volumeType: 'gp3', tags: { team: 'storage', env: 'dev' } } });
+
+      const listed = await cli('volumes', 'list');
+      expect(listed.stdout.split('\n')[0]).toMatch(/^VOLUME\s+STATE\s+LIFE\s+SIZE\s+AZ\s+EBS VOLUME$/);
+      expect(listed.stdout).toMatch(/data-01\s+pending\s+alive\s+20 GiB gp3/);
+    });
+
+    it('follows cursors when listing, up to --limit', async () => {
+      for (let i = 1; i <= 5; i++) await cli('volumes', 'create', '--size', '10', '--id', `v${i}`);
+      const all = await cli('-o', 'json', 'volumes', 'list');
+      expect((all.json as { items: unknown[] }).items).toHaveLength(5);
+      const some = await cli('-o', 'json', 'volumes', 'list', '--limit', '3');
+      expect((some.json as { items: unknown[] }).items).toHaveLength(3);
+      await setVolumeState('v2', 'error', { message: 'boom' });
+      const errors = await cli('-o', 'json', 'volumes', 'list', '--state', 'error');
+      expect((errors.json as { items: Array<{ volumeId: string }> }).items.map((v) => v.volumeId)).toEqual(['v2']);
+    });
+
+    it('creates with --attach in the instance AZ and lists the instance attachments', async () => {
+      const created = await cli('-o', 'json', 'volumes', 'create', '--size', '20', '--attach', INSTANCE_A, '--device', '/dev/sdf');
+      expect(created.code).toBe(EXIT.ok);
+      expect(created.json).toMatchObject({
+        volumeId: 'vol-rec-1',
+        spec: { placementInstanceId: INSTANCE_A },
+        attachments: [{ instanceId: INSTANCE_A, requestedDevice: '/dev/sdf' }],
+      });
+      const listed = await cli('instances', 'attachments', INSTANCE_A);
+      expect(listed.stdout).toMatch(new RegExp(`vol-rec-1\\s+${INSTANCE_A}\\s+pending\\s+alive\\s+/dev/sdf`));
+    });
+
+    it('grows, modifies, attaches, detaches and deletes', async () => {
+      await cli('volumes', 'create', '--size', '20', '--iops', '4000', '--id', 'data-01');
+      const grown = await cli('-o', 'json', 'volumes', 'grow', 'data-01', '--size', '50');
+      expect(grown.json).toMatchObject({ generation: 2, spec: { sizeGiB: 50 } });
+      const modified = await cli('-o', 'json', 'volumes', 'modify', 'data-01', '--type', 'gp2', '--clear-iops');
+      expect((modified.json as { spec: object }).spec).toEqual({ sizeGiB: 50, volumeType: 'gp2' });
+
+      const attached = await cli('volumes', 'attach', 'data-01', INSTANCE_B);
+      expect(attached.stdout).toBe(`Attaching: data-01 → ${INSTANCE_B}: pending, alive\n`);
+      const detached = await cli('volumes', 'detach', 'data-01', INSTANCE_B);
+      expect(detached.stdout).toBe(`Detaching: data-01 → ${INSTANCE_B}: pending, dying\n`);
+      const notFailed = await cli('volumes', 'retry', 'data-01');
+      expect(notFailed.code).toBe(EXIT.failed);
+      expect(notFailed.stderr).toContain('not in error');
+      await setVolumeState('data-01', 'error', { code: 'InternalError', message: 'boom' });
+      const retried = await cli('-o', 'json', 'volumes', 'retry', 'data-01');
+      expect(retried.json).toMatchObject({ generation: 4 });
+
+      const deleted = await cli('volumes', 'delete', 'data-01');
+      expect(deleted.stdout).toMatch(/^Deleting: data-01/);
+      expect(deleted.stdout).toMatch(/Life:\s+dying/);
+    });
+  });
+
+  describe('errors', () => {
+    it('prints a validation problem with its field messages and exits 1, writing nothing', async () => {
+      const run = await cli('volumes', 'create', '--size', '0', '--type', 'gp9');
+      expect(run.code).toBe(EXIT.failed);
+      expect(run.stdout).toBe('');
+      const lines = run.stderr.trim().split('\n');
+      expect(lines[0]).toBe('error: 400 The request is not valid: the request body is not valid');
+      expect(new Set(lines.slice(1).map((l) => l.split(':')[0]!))).toEqual(new Set(['  spec.sizeGiB', '  spec.volumeType']));
+      expect(store.writes).toBe(0);
+    });
+
+    it('prints conflicts and missing volumes', async () => {
+      await cli('volumes', 'create', '--size', '20', '--id', 'data-01');
+      const conflict = await cli('volumes', 'create', '--size', '30', '--id', 'data-01');
+      expect(conflict.code).toBe(EXIT.failed);
+      expect(conflict.stderr).toContain('error: 409 Conflict with the current state: volume data-01 already exists with a different spec');
+      expect(conflict.stderr).toContain('  volumeId: already exists with a different spec');
+      const missing = await cli('volumes', 'get', 'nope');
+      expect(missing.code).toBe(EXIT.failed);
+      expect(missing.stderr).toBe('error: 404 Not found: volume nope does not exist\n');
+    });
+
+    it('rejects bad usage with exit code 2 before sending anything', async () => {
+      for (const argv of [
+        ['volumes', 'create', '--size', 'big'],
+        ['volumes', 'create'],
+        ['volumes', 'create', '--size', '1', '--tag', 'novalue'],
+        ['volumes', 'create', '--size', '1', '--device', '/dev/sdf'],
+        ['volumes', 'modify', 'data-01'],
+        ['wait', 'data-01', '--state', 'asleep'],
+        ['-o', 'yaml', 'volumes', 'list'],
+        ['volumes', 'explode'],
+      ]) {
+        const run = await cli(...argv);
+        expect(run.code, argv.join(' ')).toBe(EXIT.usage);
+        expect(run.stderr, argv.join(' ')).toMatch(/error/);
+      }
+      expect(sent).toEqual([]);
+    });
+
+    it('says when the API cannot be reached', async () => {
+      const run = await cli('--endpoint', 'http://127.0.0.1:1', 'volumes', 'list');
+      expect(run.code).toBe(EXIT.failed);
+      expect(run.stderr).toMatch(/^error: cannot reach the API at http:\/\/127\.0\.0\.1:1: .*npm start/);
+    });
+
+    it('prints --help and exits 0', async () => {
+      const run = await cli('--help');
+      expect(run.code).toBe(EXIT.ok);
+      expect(run.stdout).toContain('Usage: ebs-provisioner');
+    });
+  });
+
+  describe('wait', () => {
+    it('follows a volume through its states to available, one progress line per change', async () => {
+      await cli('volumes', 'create', '--size', '20', '--id', 'data-01');
+      const progression: VolumeState[] = ['pending', 'creating', 'creating', 'available'];
+      clock.onSleep = async () => {
+        progression.shift();
+        await setVolumeState('data-01', progression[0] ?? 'available');
+      };
+      const run = await cli('wait', 'data-01', '--state', 'available,in-use', '--interval', '2');
+      expect(run.code).toBe(EXIT.ok);
+      expect(run.stderr.trim().split('\n')).toEqual([
+        'volume data-01: pending',
+        'volume data-01: creating',
+        'done: volume data-01 is available (after 6s)',
+      ]);
+    });
+
+    it('waits for a grow to be applied, not just for an available state', async () => {
+      await cli('volumes', 'create', '--size', '20', '--id', 'data-01');
+      await store.update<VolumeRecord>(volumeKey('data-01'), { observedGeneration: 1 });
+      await setVolumeState('data-01', 'available');
+      await cli('volumes', 'grow', 'data-01', '--size', '40');
+      let polls = 0;
+      clock.onSleep = async () => {
+        polls++;
+        if (polls === 1) await setVolumeState('data-01', 'modifying');
+        if (polls === 2) {
+          await setVolumeState('data-01', 'available');
+          await store.update<VolumeRecord>(volumeKey('data-01'), { observedGeneration: 2 });
+        }
+      };
+      const run = await cli('wait', 'data-01', '--state', 'available');
+      expect(run.code).toBe(EXIT.ok);
+      expect(run.stderr).toContain('volume data-01: available, change pending');
+      expect(run.stderr).toContain('volume data-01: modifying, change pending');
+      expect(polls).toBe(2);
+    });
+
+    it('waits for an attachment to be attached, then for it to be gone', async () => {
+      await cli('volumes', 'create', '--size', '20', '--id', 'data-01', '--attach', INSTANCE_A);
+      const key: RecordKey = { kind: 'attachment', volumeId: 'data-01', instanceId: INSTANCE_A };
+      const states = ['attaching', 'attached'] as const;
+      clock.onSleep = async () => {
+        const state = states[0];
+        if (state) {
+          await store.update<AttachmentRecord>(key, { status: { state, attempts: 0, updatedAt: '2026-01-01T00:00:00.000Z' }, device: '/dev/sdf' });
+        }
+        (states as unknown as string[]).shift();
+      };
+      const attached = await cli('-o', 'json', 'wait', 'data-01', '--attachment', INSTANCE_A, '--state', 'attached');
+      expect(attached.code).toBe(EXIT.ok);
+      expect(attached.json).toMatchObject({ result: 'reached', state: 'attached', attachment: { device: '/dev/sdf' } });
+
+      clock.onSleep = async () => store.remove(key);
+      const detached = await cli('wait', 'data-01', '--attachment', INSTANCE_A, '--state', 'detached');
+      expect(detached.code).toBe(EXIT.ok);
+      expect(detached.stderr).toContain(`done: attachment data-01 → ${INSTANCE_A} is detached`);
+    });
+
+    it('counts a removed volume as deleted', async () => {
+      await cli('volumes', 'create', '--size', '20', '--id', 'data-01');
+      await cli('volumes', 'delete', 'data-01');
+      clock.onSleep = async () => store.remove(volumeKey('data-01'));
+      const run = await cli('wait', 'data-01', '--state', 'deleted');
+      expect(run.code).toBe(EXIT.ok);
+      expect(run.stderr).toContain('done: volume data-01 is deleted');
+    });
+
+    it('reaches an error state when that is what it waits for, even with a change pending', async () => {
+      await cli('volumes', 'create', '--size', '20', '--id', 'data-01');
+      await store.update<VolumeRecord>(volumeKey('data-01'), { observedGeneration: 1 });
+      await cli('volumes', 'grow', 'data-01', '--size', '40');
+      await setVolumeState('data-01', 'error', { code: 'VolumeModificationRateExceeded', message: 'wait 6 hours between modifications' });
+      const run = await cli('wait', 'data-01', '--state', 'error');
+      expect(run.code).toBe(EXIT.ok);
+      expect(run.stderr).toContain('done: volume data-01 is error');
+    });
+
+    it('stops at an error state with the reason (exit 4)', async () => {
+      await cli('volumes', 'create', '--size', '20', '--id', 'data-01');
+      clock.onSleep = async () => {
+        await setVolumeState('data-01', 'error', { code: 'VolumeLimitExceeded', message: 'You have exceeded your maximum gp3 storage limit', attempts: 3 });
+      };
+      const run = await cli('wait', 'data-01', '--state', 'available');
+      expect(run.code).toBe(EXIT.errorState);
+      expect(run.stderr).toContain('failed: volume data-01 failed: You have exceeded your maximum gp3 storage limit');
+    });
+
+    it('times out on the injected clock (exit 3), polling at the interval', async () => {
+      await cli('volumes', 'create', '--size', '20', '--id', 'data-01');
+      let polls = 0;
+      clock.onSleep = () => void polls++;
+      const started = clock.now();
+      const run = await cli('wait', 'data-01', '--state', 'available', '--timeout', '10', '--interval', '3');
+      expect(run.code).toBe(EXIT.timeout);
+      expect(clock.now() - started).toBe(10_000);
+      expect(polls).toBe(4); // 3 + 3 + 3 + 1 seconds
+      expect(run.stderr).toContain('failed: volume data-01 is still pending after 10s; wanted available');
+    });
+  });
+
+  describe('signing', () => {
+    it('signs every request with SigV4 for the given region when asked', async () => {
+      const run = await cli('--sigv4', '--region', 'eu-west-1', 'volumes', 'create', '--size', '20', '--id', 'signed');
+      expect(run.code).toBe(EXIT.ok);
+      expect(sent).toHaveLength(1);
+      const headers = sent[0]!.headers;
+      expect(headers.authorization).toMatch(
+        /^AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE\/\d{8}\/eu-west-1\/execute-api\/aws4_request, SignedHeaders=accept;content-type;host;x-amz-date, Signature=[0-9a-f]{64}$/,
+      );
+      expect(headers['x-amz-date']).toMatch(/^\d{8}T\d{6}Z$/);
+    });
+
+    it('does not sign requests to the local API', async () => {
+      await cli('volumes', 'list');
+      expect(sent[0]!.headers.authorization).toBeUndefined();
+    });
+
+    it('needs a region to sign', async () => {
+      const run = await cli('--sigv4', 'volumes', 'list');
+      expect(run.code).toBe(EXIT.usage);
+      expect(run.stderr).toContain('pass --region');
+    });
+  });
+});

@@ -1,0 +1,151 @@
+import { describe, expect, it } from 'vitest';
+import type { VolumeSpec } from '../../lib/domain/records.js';
+import {
+  deviceNameSchema,
+  instanceIdSchema,
+  parseRecord,
+  validateSpecChange,
+  validateVolumeSpec,
+  type ValidationIssue,
+} from '../../lib/domain/validation.js';
+
+function issuesOf(input: unknown): ValidationIssue[] {
+  const result = validateVolumeSpec(input);
+  return result.ok ? [] : result.issues;
+}
+
+describe('validateVolumeSpec', () => {
+  it('accepts typical specs of every type', () => {
+    const good: VolumeSpec[] = [
+      { sizeGiB: 20, volumeType: 'gp3' },
+      { sizeGiB: 1000, volumeType: 'gp3', iops: 16000, throughput: 1000, availabilityZone: 'us-east-1a' },
+      { sizeGiB: 65_536, volumeType: 'gp3', iops: 80_000, throughput: 2_000 },
+      { sizeGiB: 100, volumeType: 'gp2', placementInstanceId: 'i-0123456789abcdef0' },
+      { sizeGiB: 100, volumeType: 'io1', iops: 5000, multiAttach: true },
+      { sizeGiB: 100, volumeType: 'io2', iops: 100_000, encrypted: true, kmsKeyId: 'alias/ebs' },
+      { sizeGiB: 125, volumeType: 'st1', snapshotId: 'snap-0123456789abcdef0' },
+      { sizeGiB: 16_384, volumeType: 'sc1', tags: { team: 'data', 'cost-center': '42' } },
+      { sizeGiB: 1024, volumeType: 'standard' },
+    ];
+    for (const spec of good) expect(issuesOf(spec), JSON.stringify(spec)).toEqual([]);
+  });
+
+  it.each([
+    [{ sizeGiB: 0, volumeType: 'gp3' }, 'spec.sizeGiB', /positive/],
+    [{ sizeGiB: 1.5, volumeType: 'gp3' }, 'spec.sizeGiB', /whole number/],
+    [{ sizeGiB: 65_537, volumeType: 'gp3' }, 'spec.sizeGiB', /gp3 volumes are 1–65536 GiB, got 65537/],
+    [{ sizeGiB: 16_385, volumeType: 'gp2' }, 'spec.sizeGiB', /gp2 volumes are 1–16384 GiB/],
+    [{ sizeGiB: 3, volumeType: 'io2', iops: 100 }, 'spec.sizeGiB', /io2 volumes are 4–65536 GiB/],
+    [{ sizeGiB: 100, volumeType: 'st1' }, 'spec.sizeGiB', /st1 volumes are 125–16384 GiB/],
+    [{ sizeGiB: 2000, volumeType: 'standard' }, 'spec.sizeGiB', /standard volumes are 1–1024 GiB/],
+    [{ sizeGiB: 10, volumeType: 'nvme' }, 'spec.volumeType', /Invalid option/i],
+    [{ sizeGiB: 100, volumeType: 'gp2', iops: 3000 }, 'spec.iops', /gp2 volumes take no IOPS/],
+    [{ sizeGiB: 500, volumeType: 'st1', throughput: 200 }, 'spec.throughput', /st1 volumes take no throughput/],
+    [{ sizeGiB: 100, volumeType: 'io1' }, 'spec.iops', /io1 volumes require an IOPS setting/],
+    [{ sizeGiB: 1000, volumeType: 'gp3', iops: 90_000 }, 'spec.iops', /gp3 supports 3000–80000 IOPS, got 90000/],
+    [{ sizeGiB: 1000, volumeType: 'gp3', iops: 2000 }, 'spec.iops', /gp3 supports 3000–80000 IOPS, got 2000/],
+    [{ sizeGiB: 10, volumeType: 'gp3', iops: 6000 }, 'spec.iops', /at most 500 IOPS per GiB: 10 GiB allows 5000, got 6000/],
+    [{ sizeGiB: 10, volumeType: 'io1', iops: 600 }, 'spec.iops', /at most 50 IOPS per GiB/],
+    [{ sizeGiB: 10, volumeType: 'io2', iops: 10_001 }, 'spec.iops', /at most 1000 IOPS per GiB/],
+    [{ sizeGiB: 1000, volumeType: 'gp3', throughput: 2001, iops: 10_000 }, 'spec.throughput', /125–2000 MiB\/s, got 2001/],
+    [{ sizeGiB: 1000, volumeType: 'gp3', throughput: 1000 }, 'spec.throughput', /0.25 MiB\/s per IOPS: 3000 IOPS allows 750, got 1000/],
+    [{ sizeGiB: 100, volumeType: 'gp3', multiAttach: true }, 'spec.multiAttach', /io1 and io2 only/],
+    [{ sizeGiB: 100, volumeType: 'gp3', kmsKeyId: 'alias/ebs' }, 'spec.encrypted', /must be true when kmsKeyId/],
+    [{ sizeGiB: 100, volumeType: 'gp3', kmsKeyId: 'not a key', encrypted: true }, 'spec.kmsKeyId', /KMS key/],
+    [{ sizeGiB: 100, volumeType: 'gp3', availabilityZone: 'us-east-1a', placementInstanceId: 'i-0123456789abcdef0' }, 'spec.placementInstanceId', /either/],
+    [{ sizeGiB: 100, volumeType: 'gp3', availabilityZone: 'mars' }, 'spec.availabilityZone', /availability zone/],
+    [{ sizeGiB: 100, volumeType: 'gp3', placementInstanceId: 'i-xyz' }, 'spec.placementInstanceId', /instance id/],
+    [{ sizeGiB: 100, volumeType: 'gp3', snapshotId: 'snapshot-1' }, 'spec.snapshotId', /snapshot id/],
+    [{ sizeGiB: 100, volumeType: 'gp3', color: 'red' }, 'spec', /Unrecognized key/i],
+    [{ sizeGiB: '100', volumeType: 'gp3' }, 'spec.sizeGiB', /expected number/i],
+  ])('rejects %j at %s', (spec, path, message) => {
+    const issues = issuesOf(spec);
+    expect(issues.some((i) => i.path === path && (message as RegExp).test(i.message)), JSON.stringify(issues)).toBe(true);
+  });
+
+  it('enforces AWS tag rules and keeps the reserved prefixes for the system', () => {
+    const tooMany = Object.fromEntries(Array.from({ length: 49 }, (_, i) => [`k${i}`, 'v']));
+    expect(issuesOf({ sizeGiB: 10, volumeType: 'gp3', tags: tooMany })[0]?.message).toMatch(/at most 48 tags, got 49/);
+    const bad = issuesOf({
+      sizeGiB: 10,
+      volumeType: 'gp3',
+      tags: { 'AWS:name': 'x', 'ebs-provisioner:owner': 'x', ['k'.repeat(129)]: 'v', long: 'v'.repeat(257), 'semi;colon': 'v' },
+    });
+    expect(bad.map((i) => i.message)).toEqual(
+      expect.arrayContaining([
+        'tag keys starting with "aws:" are reserved',
+        'tag keys starting with "ebs-provisioner:" are reserved',
+        'tag key must be 1–128 characters, got 129',
+        'tag value must be at most 256 characters, got 257',
+        'tags may contain only letters, digits, spaces and _ . : / = + - @',
+      ]),
+    );
+    expect(bad.find((i) => i.message.includes('"aws:"'))?.path).toBe('spec.tags.AWS:name');
+  });
+
+  it('checks ids and device names', () => {
+    expect(instanceIdSchema.safeParse('i-0123456789abcdef0').success).toBe(true);
+    expect(instanceIdSchema.safeParse('i-01234567').success).toBe(true);
+    expect(instanceIdSchema.safeParse('i-0123').success).toBe(false);
+    for (const device of ['/dev/sdf', '/dev/xvdf', '/dev/xvdba']) expect(deviceNameSchema.safeParse(device).success).toBe(true);
+    for (const device of ['/dev/sda', '/dev/xvda', 'sdf', '/dev/nvme1n1']) expect(deviceNameSchema.safeParse(device).success).toBe(false);
+  });
+});
+
+describe('validateSpecChange', () => {
+  const current: VolumeSpec = { sizeGiB: 100, volumeType: 'gp3', availabilityZone: 'us-east-1a', tags: { a: 'b' } };
+
+  it('allows growth and performance changes', () => {
+    expect(validateSpecChange(current, { ...current, sizeGiB: 200, iops: 6000, throughput: 500 })).toEqual([]);
+    expect(validateSpecChange(current, { ...current, volumeType: 'io2', iops: 10_000 })).toEqual([]);
+  });
+
+  it('rejects shrinking, fixed fields, magnetic modifications and invalid targets', () => {
+    expect(validateSpecChange(current, { ...current, sizeGiB: 50 })).toEqual([
+      { path: 'spec.sizeGiB', message: 'EBS volumes can only grow: 100 GiB cannot become 50 GiB' },
+    ]);
+    expect(validateSpecChange(current, { ...current, availabilityZone: 'us-east-1b', encrypted: true }).map((i) => i.path)).toEqual([
+      'spec.availabilityZone',
+      'spec.encrypted',
+    ]);
+    expect(validateSpecChange({ sizeGiB: 10, volumeType: 'standard' }, { sizeGiB: 20, volumeType: 'standard' })[0]?.message).toMatch(
+      /magnetic/,
+    );
+    expect(validateSpecChange(current, { ...current, iops: 100 })[0]?.path).toBe('spec.iops');
+    const multi: VolumeSpec = { sizeGiB: 100, volumeType: 'io2', iops: 1000, multiAttach: true };
+    expect(validateSpecChange(multi, { ...multi, volumeType: 'io1' }).map((i) => i.message)).toContain(
+      'the type of a multi-attach volume cannot be changed',
+    );
+  });
+});
+
+describe('parseRecord', () => {
+  it('reads a record a client wrote directly, giving the system fields their defaults', () => {
+    const result = parseRecord({ kind: 'volume', volumeId: 'data-1', spec: { sizeGiB: 10, volumeType: 'gp3' }, life: 'alive', generation: 1 });
+    expect(result).toEqual({
+      ok: true,
+      value: expect.objectContaining({ status: { state: 'pending', attempts: 0, updatedAt: '' }, version: 0 }),
+    });
+  });
+
+  it('names every problem of a bad record', () => {
+    const result = parseRecord({
+      kind: 'volume',
+      volumeId: 'data 1',
+      spec: { sizeGiB: 10, volumeType: 'gp3', iops: 90_000 },
+      life: 'zombie',
+      generation: 0,
+    });
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    expect([...new Set(result.issues.map((i) => i.path))].sort()).toEqual(['generation', 'life', 'spec.iops', 'volumeId']);
+  });
+
+  it('checks attachments and rejects unknown kinds', () => {
+    expect(parseRecord({ kind: 'attachment', volumeId: 'v', instanceId: 'i-0123456789abcdef0', life: 'dying', requestedDevice: '/dev/sdz' }).ok).toBe(true);
+    const bad = parseRecord({ kind: 'attachment', volumeId: 'v', instanceId: 'host-1', life: 'alive', device: '/dev/sda' });
+    expect(bad.ok ? [] : bad.issues.map((i) => i.path).sort()).toEqual(['device', 'instanceId']);
+    expect(parseRecord({ kind: 'snapshot' }).ok).toBe(false);
+    expect(parseRecord('nonsense').ok).toBe(false);
+  });
+});

@@ -1,0 +1,65 @@
+import { describe, expect, it } from 'vitest';
+import { allocateDevices, deviceSlot, type DeviceRequest } from '../../lib/engine/devices.js';
+import { DEFAULT_DEVICE_NAMES } from '../../lib/engine/config.js';
+
+describe('device allocation', () => {
+  it('compares names by slot so /dev/sdf and /dev/xvdf clash', () => {
+    expect(deviceSlot('/dev/sdf')).toBe('f');
+    expect(deviceSlot('/dev/xvdf')).toBe('f');
+    expect(deviceSlot('xvdba')).toBe('ba');
+    expect(deviceSlot('/dev/sda1')).toBe('a1');
+  });
+
+  it('gives 20 attaches to one instance 20 distinct names that avoid its mappings', () => {
+    const requests: DeviceRequest[] = Array.from({ length: 20 }, (_, i) => ({ id: `a${i}`, instanceId: 'i-1' }));
+    const used = new Map([['i-1', ['/dev/xvda', '/dev/xvdf', '/dev/sdh']]]);
+    const result = allocateDevices(requests, used, DEFAULT_DEVICE_NAMES);
+    const devices = requests.map((r) => {
+      const allocation = result.get(r.id)!;
+      if (!allocation.ok) throw new Error(allocation.message);
+      return allocation.device;
+    });
+    expect(new Set(devices.map(deviceSlot)).size).toBe(20);
+    expect(devices).not.toContain('/dev/sdf');
+    expect(devices).not.toContain('/dev/sdh');
+    expect(devices[0]).toBe('/dev/sdg');
+  });
+
+  it('allocates per instance independently', () => {
+    const result = allocateDevices(
+      [
+        { id: 'x', instanceId: 'i-1' },
+        { id: 'y', instanceId: 'i-2' },
+      ],
+      new Map(),
+      DEFAULT_DEVICE_NAMES,
+    );
+    expect(result.get('x')).toEqual({ ok: true, device: '/dev/sdf' });
+    expect(result.get('y')).toEqual({ ok: true, device: '/dev/sdf' });
+  });
+
+  it('fails only the attaches past the free names', () => {
+    const pool = ['/dev/sdf', '/dev/sdg', '/dev/sdh'];
+    const requests: DeviceRequest[] = Array.from({ length: 4 }, (_, i) => ({ id: `a${i}`, instanceId: 'i-1' }));
+    const result = allocateDevices(requests, new Map([['i-1', ['/dev/xvdg']]]), pool);
+    expect(result.get('a0')).toEqual({ ok: true, device: '/dev/sdf' });
+    expect(result.get('a1')).toEqual({ ok: true, device: '/dev/sdh' });
+    expect(result.get('a2')).toMatchObject({ ok: false, code: 'NoFreeDeviceName' });
+    expect(result.get('a3')).toMatchObject({ ok: false, code: 'NoFreeDeviceName' });
+  });
+
+  it('honours requested names first and keeps the pool away from them', () => {
+    const result = allocateDevices(
+      [
+        { id: 'auto', instanceId: 'i-1' },
+        { id: 'asked', instanceId: 'i-1', requestedDevice: '/dev/sdf' },
+        { id: 'clash', instanceId: 'i-1', requestedDevice: '/dev/xvdf' },
+      ],
+      new Map(),
+      DEFAULT_DEVICE_NAMES,
+    );
+    expect(result.get('asked')).toEqual({ ok: true, device: '/dev/sdf' });
+    expect(result.get('auto')).toEqual({ ok: true, device: '/dev/sdg' });
+    expect(result.get('clash')).toMatchObject({ ok: false, code: 'DeviceNameClash' });
+  });
+});

@@ -1,0 +1,43 @@
+import { describe, expect, it } from 'vitest';
+import { ERROR_OUTCOMES, classifyError } from '../../lib/engine/errors.js';
+import { PROVIDER_ERROR_KINDS, ProviderError } from '../../lib/engine/ports.js';
+
+describe('error table', () => {
+  it('has an outcome for every kind of every call', () => {
+    for (const [call, row] of Object.entries(ERROR_OUTCOMES))
+      for (const kind of PROVIDER_ERROR_KINDS) expect(row[kind], `${call}/${kind}`).toBeDefined();
+  });
+
+  it('treats throttling as throttling everywhere, never as a failed attempt', () => {
+    for (const row of Object.values(ERROR_OUTCOMES)) expect(row.throttled).toBe('throttled');
+  });
+
+  it('counts already attached / detached / deleted as done', () => {
+    expect(ERROR_OUTCOMES.AttachVolume['already-attached']).toBe('already-done');
+    expect(ERROR_OUTCOMES.DetachVolume['not-attached']).toBe('already-done');
+    expect(ERROR_OUTCOMES.DetachVolume['not-found']).toBe('already-done');
+    expect(ERROR_OUTCOMES.DeleteVolume['not-found']).toBe('already-done');
+  });
+
+  it('waits for prerequisites and stops on what retrying cannot fix', () => {
+    expect(ERROR_OUTCOMES.AttachVolume['incorrect-state']).toBe('wait-for-prerequisite');
+    expect(ERROR_OUTCOMES.DeleteVolume['incorrect-state']).toBe('wait-for-prerequisite');
+    expect(ERROR_OUTCOMES.AttachVolume['zone-mismatch']).toBe('terminal');
+    expect(ERROR_OUTCOMES.CreateVolume['idempotency-mismatch']).toBe('terminal');
+    expect(ERROR_OUTCOMES.CreateVolume['invalid-request']).toBe('terminal');
+    expect(ERROR_OUTCOMES.CreateVolume.transient).toBe('retry');
+  });
+
+  it('classifies provider errors with their code and anything else as a retry', () => {
+    expect(classifyError('DeleteVolume', new ProviderError('incorrect-state', 'VolumeInUse', 'vol-1 is in use'))).toEqual({
+      outcome: 'wait-for-prerequisite',
+      code: 'VolumeInUse',
+      message: 'vol-1 is in use',
+    });
+    expect(classifyError('CreateVolume', new TypeError('socket hang up'))).toEqual({
+      outcome: 'retry',
+      code: 'InternalError',
+      message: 'socket hang up',
+    });
+  });
+});

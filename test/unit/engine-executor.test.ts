@@ -1,0 +1,561 @@
+import { describe, expect, it } from 'vitest';
+import type { AttachmentRecord, VolumeRecord } from '../../lib/domain/records.js';
+import { ProviderError, type RecordStore, type VolumeProvider } from '../../lib/engine/ports.js';
+import { Executor, createVolumeClientToken } from '../../lib/engine/executor.js';
+import { OWNERSHIP_TAGS } from '../../lib/settings.js';
+import { DEFAULT_ENGINE_CONFIG } from '../../lib/engine/config.js';
+import { silentLog } from '../../lib/memory/log.js';
+import {
+  AZ,
+  INSTANCE,
+  START,
+  OTHER_INSTANCE,
+  attachmentKey,
+  harness,
+  newAttachment,
+  newVolume,
+  volumeKey,
+} from './engine-fixtures.js';
+
+async function volumeOf(h: ReturnType<typeof harness>, volumeId: string): Promise<VolumeRecord> {
+  const record = await h.store.get(volumeKey(volumeId));
+  if (record?.kind !== 'volume') throw new Error(`no volume ${volumeId}`);
+  return record;
+}
+
+async function attachmentOf(h: ReturnType<typeof harness>, volumeId: string, instanceId = INSTANCE): Promise<AttachmentRecord> {
+  const record = await h.store.get(attachmentKey(volumeId, instanceId));
+  if (record?.kind !== 'attachment') throw new Error(`no attachment ${volumeId}/${instanceId}`);
+  return record;
+}
+
+/** A volume that exists in EC2 and is available, with its record to match. */
+async function availableVolume(h: ReturnType<typeof harness>, volumeId: string, extra: Partial<VolumeRecord> = {}) {
+  await h.store.create(newVolume(volumeId, extra));
+  await h.executor.run(h.batchOf(h.op('create-volume', volumeKey(volumeId))));
+  await h.settle(30_000);
+  const volume = await volumeOf(h, volumeId);
+  expect(volume.status.state).toBe('available');
+  return volume;
+}
+
+describe('executor: create', () => {
+  it('creates with an idempotency token and ownership tags, then checks until available', async () => {
+    const h = harness();
+    await h.store.create(newVolume('data-1', {}, { tags: { team: 'storage' } }));
+    const { failedMessageIds } = await h.executor.run(h.batchOf(h.op('create-volume', volumeKey('data-1'))));
+    expect(failedMessageIds).toEqual([]);
+    expect(h.ebs.calls.CreateVolume).toBe(1);
+
+    const creating = await volumeOf(h, 'data-1');
+    expect(creating.status.state).toBe('creating');
+    expect(creating.ebsVolumeId).toMatch(/^vol-/);
+    expect(creating.claim).toBeUndefined();
+    const [ebsVolume] = await h.ebs.describeVolumes([creating.ebsVolumeId!]);
+    expect(ebsVolume!.tags).toMatchObject({ team: 'storage', [OWNERSHIP_TAGS.record]: 'data-1', [OWNERSHIP_TAGS.owner]: 'ebs-provisioner' });
+
+    await h.settle(30_000);
+    const available = await volumeOf(h, 'data-1');
+    expect(available.status).toMatchObject({ state: 'available', attempts: 0 });
+    expect(available.observed).toMatchObject({ sizeGiB: 10, volumeType: 'gp3' });
+    expect(available.observedGeneration).toBe(1);
+    expect(h.ebs.calls.CreateVolume).toBe(1);
+  });
+
+  it('derives a token of at most 64 characters from the record key and generation', () => {
+    expect(createVolumeClientToken('data-1', 3)).toBe('ebsp-data-1-g3');
+    const long = createVolumeClientToken('x'.repeat(200), 12);
+    expect(long.length).toBeLessThanOrEqual(64);
+    expect(long).not.toBe(createVolumeClientToken('x'.repeat(199), 12));
+    expect(createVolumeClientToken('x'.repeat(200), 13)).not.toBe(long);
+  });
+
+  it('a redelivered create after a lost status write never makes a second volume', async () => {
+    const h = harness();
+    await h.store.create(newVolume('data-1'));
+    // The pre-call write succeeds; the write after CreateVolume fails.
+    const provider: VolumeProvider = Object.create(h.ebs);
+    provider.createVolume = async (request) => {
+      const volume = await h.ebs.createVolume(request);
+      h.store.failNext('update', new Error('DynamoDB unavailable'));
+      return volume;
+    };
+    const executor = new Executor({ store: h.store, queue: h.queue, provider, clock: h.clock, metrics: h.metrics, log: silentLog });
+    const batch = h.batchOf(h.op('create-volume', volumeKey('data-1')));
+    expect((await executor.run(batch)).failedMessageIds).toEqual([batch[0]!.messageId]);
+    expect((await volumeOf(h, 'data-1')).ebsVolumeId).toBeUndefined();
+
+    // Redelivery after the claim expired: same token, same volume.
+    await h.clock.advance(200_000);
+    await h.executor.run(h.batchOf(h.op('create-volume', volumeKey('data-1'))));
+    await h.settle(30_000);
+    const owned = await h.ebs.listOwnedVolumes({ limit: 100 });
+    expect(owned.items).toHaveLength(1);
+    expect((await volumeOf(h, 'data-1')).ebsVolumeId).toBe(owned.items[0]!.ebsVolumeId);
+  });
+
+  it('resolves the AZ of a placement instance with DescribeInstances', async () => {
+    const h = harness();
+    await h.store.create(newVolume('data-1', {}, { availabilityZone: undefined, placementInstanceId: INSTANCE }));
+    await h.executor.run(h.batchOf(h.op('create-volume', volumeKey('data-1'))));
+    expect(h.ebs.calls.DescribeInstances).toBe(1);
+    expect((await volumeOf(h, 'data-1')).availabilityZone).toBe(AZ);
+  });
+});
+
+describe('executor: duplicates, late and stale messages', () => {
+  it('acts once for duplicate messages in one batch', async () => {
+    const h = harness();
+    await h.store.create(newVolume('data-1'));
+    const key = volumeKey('data-1');
+    const result = await h.executor.run(h.batchOf(h.op('create-volume', key), h.op('create-volume', key), h.op('check-volume', key)));
+    expect(result.failedMessageIds).toEqual([]);
+    expect(h.ebs.calls.CreateVolume).toBe(1);
+  });
+
+  it('a late create for an available volume changes nothing', async () => {
+    const h = harness();
+    const before = await availableVolume(h, 'data-1');
+    const calls = { ...h.ebs.calls };
+    await h.executor.run(h.batchOf(h.op('create-volume', volumeKey('data-1'))));
+    expect(h.ebs.calls).toEqual(calls);
+    expect((await volumeOf(h, 'data-1')).status).toEqual(before.status);
+  });
+
+  it('a message for a record that no longer exists makes no EC2 call', async () => {
+    const h = harness();
+    await h.executor.run(h.batchOf(h.op('create-volume', volumeKey('gone')), h.op('attach', attachmentKey('gone'))));
+    expect(h.ebs.calls.CreateVolume ?? 0).toBe(0);
+    expect(h.ebs.calls.AttachVolume ?? 0).toBe(0);
+  });
+
+  it('a message not yet due is chained on without acting', async () => {
+    const h = harness();
+    await h.store.create(newVolume('data-1'));
+    await h.executor.run(h.batchOf({ op: 'create-volume', key: volumeKey('data-1'), dueAt: START + 3600_000 }));
+    expect(h.ebs.calls.CreateVolume ?? 0).toBe(0);
+    await h.clock.advance(900_000);
+    await h.drain();
+    expect(h.ebs.calls.CreateVolume ?? 0).toBe(0);
+    await h.clock.advance(2700_000);
+    await h.drain();
+    expect(h.ebs.calls.CreateVolume).toBe(1);
+  });
+});
+
+describe('executor: claims', () => {
+  it('one operation at a time: a record claimed elsewhere is left alone and looked at after the lease', async () => {
+    const h = harness();
+    await h.store.create(newVolume('data-1'));
+    await h.store.claim(volumeKey('data-1'), 'other-invocation', h.clock.now(), 180_000);
+    await h.executor.run(h.batchOf(h.op('create-volume', volumeKey('data-1'))));
+    expect(h.ebs.calls.CreateVolume ?? 0).toBe(0);
+    // The other invocation crashed: after its lease the follow-up takes over.
+    await h.clock.advance(180_000);
+    await h.drain();
+    expect(h.ebs.calls.CreateVolume).toBe(1);
+    expect((await volumeOf(h, 'data-1')).status.state).toBe('creating');
+  });
+
+  it('two invocations on the same record: exactly one calls EC2', async () => {
+    const h = harness();
+    await h.store.create(newVolume('data-1'));
+    const second = new Executor({ store: h.store, queue: h.queue, provider: h.ebs, clock: h.clock, metrics: h.metrics, log: silentLog, newOwnerId: () => 'second' });
+    await Promise.all([
+      h.executor.run(h.batchOf(h.op('create-volume', volumeKey('data-1')))),
+      second.run(h.batchOf(h.op('create-volume', volumeKey('data-1')))),
+    ]);
+    expect(h.ebs.calls.CreateVolume).toBe(1);
+  });
+});
+
+describe('executor: failures', () => {
+  it('partial failure: each record keeps its own error and retry; the others succeed', async () => {
+    const h = harness();
+    for (const id of ['a', 'b', 'c']) await h.store.create(newVolume(id));
+    h.ebs.failNext('CreateVolume', new ProviderError('transient', 'InternalError', 'An internal error has occurred'));
+    const result = await h.executor.run(h.batchOf(...['a', 'b', 'c'].map((id) => h.op('create-volume', volumeKey(id)))));
+    expect(result.failedMessageIds).toEqual([]);
+    const states = await Promise.all(['a', 'b', 'c'].map((id) => volumeOf(h, id)));
+    const failed = states.filter((v) => v.status.code === 'InternalError');
+    expect(failed).toHaveLength(1);
+    expect(failed[0]!.status).toMatchObject({
+      state: 'creating',
+      attempts: 1,
+      message: 'An internal error has occurred',
+      nextAttemptAt: new Date(START + 2000).toISOString(),
+    });
+    expect(states.filter((v) => v.ebsVolumeId)).toHaveLength(2);
+
+    // Its retry comes at its own time and succeeds; success clears the failure fields.
+    await h.settle(30_000);
+    const healed = await volumeOf(h, failed[0]!.volumeId);
+    expect(healed.status.state).toBe('available');
+    expect(healed.status.code).toBeUndefined();
+    expect(healed.status.nextAttemptAt).toBeUndefined();
+    expect(healed.status.attempts).toBe(0);
+  });
+
+  it('throttling waits without using an attempt and slows the rate budget', async () => {
+    const h = harness();
+    await h.store.create(newVolume('data-1'));
+    h.ebs.failNext('CreateVolume', new ProviderError('throttled', 'RequestLimitExceeded', 'Request limit exceeded.'));
+    await h.executor.run(h.batchOf(h.op('create-volume', volumeKey('data-1'))));
+    const volume = await volumeOf(h, 'data-1');
+    expect(volume.status).toMatchObject({ code: 'RequestLimitExceeded', attempts: 0 });
+    expect(volume.status.nextAttemptAt).toBeDefined();
+    expect(h.metrics.outcomes('create-volume')).toContain('throttled');
+  });
+
+  it('ends in a terminal error after the attempt budget, with the reason', async () => {
+    const h = harness({ config: { maxAttempts: 2 } });
+    await h.store.create(newVolume('data-1'));
+    h.ebs.failNext('CreateVolume', new ProviderError('transient', 'InternalError', 'boom'), 2);
+    await h.executor.run(h.batchOf(h.op('create-volume', volumeKey('data-1'))));
+    await h.settle(60_000);
+    const volume = await volumeOf(h, 'data-1');
+    expect(volume.status).toMatchObject({ state: 'error', code: 'InternalError', attempts: 2 });
+    expect(volume.status.message).toMatch(/gave up after 2 failed attempts/);
+    expect(h.ebs.calls.CreateVolume).toBe(2);
+  });
+
+  it('ends in a terminal error after the maximum age', async () => {
+    const h = harness({ config: { maxOperationAgeMs: 60_000, maxAttempts: 100 } });
+    await h.store.create(newVolume('data-1'));
+    await h.executor.run(h.batchOf(h.op('create-volume', volumeKey('data-1'))));
+    h.ebs.failNext('CreateVolume', new ProviderError('transient', 'InternalError', 'boom'));
+    const volume = await volumeOf(h, 'data-1');
+    await h.store.update<VolumeRecord>(volumeKey('data-1'), { status: { ...volume.status, state: 'creating', attempts: 3, operationStartedAt: new Date(START).toISOString() }, ebsVolumeId: null });
+    await h.clock.advance(61_000);
+    await h.executor.run(h.batchOf(h.op('create-volume', volumeKey('data-1'))));
+    expect((await volumeOf(h, 'data-1')).status).toMatchObject({ state: 'error', message: expect.stringMatching(/gave up after 1 minutes/) });
+  });
+
+  it('a terminal EC2 error goes straight to error', async () => {
+    const h = harness();
+    await h.store.create(newVolume('data-1'));
+    h.ebs.failNext('CreateVolume', new ProviderError('invalid-request', 'InvalidParameterValue', 'bad iops'));
+    await h.executor.run(h.batchOf(h.op('create-volume', volumeKey('data-1'))));
+    expect((await volumeOf(h, 'data-1')).status).toMatchObject({ state: 'error', code: 'InvalidParameterValue', message: 'bad iops', attempts: 1 });
+    expect(h.metrics.counter('OperationsFailed')).toBe(1);
+  });
+
+  it('reports only our own infrastructure failures for redelivery', async () => {
+    const h = harness();
+    await h.store.create(newVolume('data-1'));
+    h.store.failNext('getMany', new Error('DynamoDB unavailable'));
+    const batch = h.batchOf(h.op('create-volume', volumeKey('data-1')), h.op('create-volume', volumeKey('data-2')));
+    expect((await h.executor.run(batch)).failedMessageIds).toEqual(batch.map((b) => b.messageId));
+    expect(h.ebs.calls.CreateVolume ?? 0).toBe(0);
+
+    h.queue.failNextSend(new Error('SQS unavailable'));
+    const again = h.batchOf(h.op('create-volume', volumeKey('data-1')));
+    expect((await h.executor.run(again)).failedMessageIds).toEqual([again[0]!.messageId]);
+  });
+});
+
+describe('executor: deleted while in flight', () => {
+  it('no EC2 call if the record is deleted after the bulk read but before the call', async () => {
+    const h = harness();
+    await h.store.create(newVolume('data-1'));
+    const store: RecordStore = Object.create(h.store);
+    store.claim = async (key, owner, now, leaseMs) => {
+      const result = await h.store.claim(key, owner, now, leaseMs);
+      await h.store.remove(key);
+      return result;
+    };
+    const executor = new Executor({ store, queue: h.queue, provider: h.ebs, clock: h.clock, metrics: h.metrics, log: silentLog });
+    const result = await executor.run(h.batchOf(h.op('create-volume', volumeKey('data-1'))));
+    expect(result.failedMessageIds).toEqual([]);
+    expect(h.ebs.calls.CreateVolume ?? 0).toBe(0);
+    expect(await h.store.get(volumeKey('data-1'))).toBeUndefined();
+  });
+
+  it('a status write never recreates a record deleted during the EC2 call', async () => {
+    const h = harness();
+    await h.store.create(newVolume('data-1'));
+    const provider: VolumeProvider = Object.create(h.ebs);
+    provider.createVolume = async (request) => {
+      const volume = await h.ebs.createVolume(request);
+      await h.store.remove(volumeKey('data-1'));
+      return volume;
+    };
+    const executor = new Executor({ store: h.store, queue: h.queue, provider, clock: h.clock, metrics: h.metrics, log: silentLog });
+    const result = await executor.run(h.batchOf(h.op('create-volume', volumeKey('data-1'))));
+    expect(result.failedMessageIds).toEqual([]);
+    expect(await h.store.get(volumeKey('data-1'))).toBeUndefined();
+  });
+});
+
+describe('executor: attach', () => {
+  it('waits for its volume without any EC2 call', async () => {
+    const h = harness();
+    await h.store.create(newVolume('data-1'));
+    await h.store.create(newAttachment('data-1'));
+    await h.executor.run(h.batchOf(h.op('attach', attachmentKey('data-1'))));
+    expect(h.ebs.calls.AttachVolume ?? 0).toBe(0);
+    const attachment = await attachmentOf(h, 'data-1');
+    expect(attachment.status).toMatchObject({ state: 'pending', message: expect.stringMatching(/waiting for volume data-1/) });
+  });
+
+  it('attaches, checks, and marks the volume in use', async () => {
+    const h = harness();
+    await availableVolume(h, 'data-1');
+    await h.store.create(newAttachment('data-1'));
+    await h.executor.run(h.batchOf(h.op('attach', attachmentKey('data-1'))));
+    expect(h.ebs.calls.AttachVolume).toBe(1);
+    expect((await attachmentOf(h, 'data-1')).status.state).toBe('attaching');
+    await h.settle(20_000);
+    const attachment = await attachmentOf(h, 'data-1');
+    expect(attachment.status.state).toBe('attached');
+    expect(attachment.device).toBe('/dev/sdf');
+    expect((await volumeOf(h, 'data-1')).status.state).toBe('in-use');
+  });
+
+  it('waits for an instance that is not running yet, and fails fast on another AZ', async () => {
+    const h = harness();
+    h.ebs.addInstance({ instanceId: 'i-00000000000000001', availabilityZone: AZ, state: 'pending' });
+    h.ebs.addInstance({ instanceId: 'i-00000000000000002', availabilityZone: 'eu-west-1b' });
+    await availableVolume(h, 'data-1');
+    await h.store.update<VolumeRecord>(volumeKey('data-1'), { spec: { sizeGiB: 10, volumeType: 'io2', iops: 1000, availabilityZone: AZ, multiAttach: true } });
+    await h.store.create(newAttachment('data-1', { instanceId: 'i-00000000000000001' }));
+    await h.store.create(newAttachment('data-1', { instanceId: 'i-00000000000000002' }));
+    await h.executor.run(h.batchOf(h.op('attach', attachmentKey('data-1', 'i-00000000000000001')), h.op('attach', attachmentKey('data-1', 'i-00000000000000002'))));
+    expect(h.ebs.calls.AttachVolume ?? 0).toBe(0);
+    expect(h.ebs.calls.DescribeInstances).toBe(1);
+    expect((await attachmentOf(h, 'data-1', 'i-00000000000000001')).status).toMatchObject({ state: 'pending', code: 'IncorrectInstanceState', attempts: 1 });
+    expect((await attachmentOf(h, 'data-1', 'i-00000000000000002')).status).toMatchObject({ state: 'error', code: 'InvalidVolume.ZoneMismatch' });
+  });
+
+  it('20 attaches to one instance in one batch get 20 distinct device names', async () => {
+    const h = harness({ config: { rateBudgets: { CreateVolume: { burst: 100, ratePerSecond: 10 }, AttachVolume: { burst: 100, ratePerSecond: 10 }, DetachVolume: { burst: 20, ratePerSecond: 1 }, DeleteVolume: { burst: 20, ratePerSecond: 1 }, ModifyVolume: { burst: 10, ratePerSecond: 1 } } } });
+    h.ebs.addInstance({ instanceId: 'i-0000000000000000b', availabilityZone: AZ, maxAttachments: 40 });
+    const ids = Array.from({ length: 20 }, (_, i) => `v${i}`);
+    for (const id of ids) await h.store.create(newVolume(id));
+    await h.executor.run(h.batchOf(...ids.map((id) => h.op('create-volume', volumeKey(id)))));
+    await h.settle(30_000);
+    for (const id of ids) await h.store.create(newAttachment(id, { instanceId: 'i-0000000000000000b' }));
+    const before = h.ebs.calls.DescribeInstances ?? 0;
+    await h.executor.run(h.batchOf(...ids.map((id) => h.op('attach', attachmentKey(id, 'i-0000000000000000b')))));
+    expect(h.ebs.calls.DescribeInstances).toBe(before + 1);
+    expect(h.ebs.calls.AttachVolume).toBe(20);
+    const devices = await Promise.all(ids.map(async (id) => (await attachmentOf(h, id, 'i-0000000000000000b')).device));
+    expect(new Set(devices).size).toBe(20);
+  });
+
+  it('past the instance free names, a per-item error', async () => {
+    const h = harness({ config: { deviceNames: ['/dev/sdf', '/dev/sdg'] } });
+    const ids = ['v0', 'v1', 'v2'];
+    for (const id of ids) await availableVolume(h, id);
+    for (const id of ids) await h.store.create(newAttachment(id));
+    await h.executor.run(h.batchOf(...ids.map((id) => h.op('attach', attachmentKey(id)))));
+    const records = await Promise.all(ids.map((id) => attachmentOf(h, id)));
+    expect(records.filter((r) => r.status.state === 'attaching')).toHaveLength(2);
+    expect(records.filter((r) => r.status.code === 'NoFreeDeviceName')).toHaveLength(1);
+    expect(h.ebs.calls.AttachVolume).toBe(2);
+  });
+
+  it('already attached to the same instance counts as success', async () => {
+    const h = harness();
+    const volume = await availableVolume(h, 'data-1');
+    await h.ebs.attachVolume({ ebsVolumeId: volume.ebsVolumeId!, instanceId: INSTANCE, device: '/dev/sdz' });
+    await h.settle(10_000);
+    await h.store.create(newAttachment('data-1'));
+    await h.executor.run(h.batchOf(h.op('attach', attachmentKey('data-1'))));
+    await h.settle(20_000);
+    const attachment = await attachmentOf(h, 'data-1');
+    expect(attachment.status).toMatchObject({ state: 'attached', attempts: 0 });
+    expect(attachment.device).toBe('/dev/sdz');
+  });
+});
+
+describe('executor: detach and delete', () => {
+  it('detaching an attachment that never attached removes it without any EC2 call', async () => {
+    const h = harness();
+    await availableVolume(h, 'data-1');
+    await h.store.create(newAttachment('data-1', { life: 'dying' }));
+    const calls = { ...h.ebs.calls };
+    await h.executor.run(h.batchOf(h.op('detach', attachmentKey('data-1'))));
+    expect(await h.store.get(attachmentKey('data-1'))).toBeUndefined();
+    expect(h.ebs.calls).toEqual(calls);
+  });
+
+  it('a volume never created is removed without any EC2 call', async () => {
+    const h = harness();
+    await h.store.create(newVolume('data-1', { life: 'dying' }));
+    await h.executor.run(h.batchOf(h.op('delete-volume', volumeKey('data-1'))));
+    expect(await h.store.get(volumeKey('data-1'))).toBeUndefined();
+    expect(Object.values(h.ebs.calls).reduce((a: number, b) => a + (b as number), 0)).toBe(0);
+  });
+
+  it('detach before delete: a dying volume detaches everything, then is deleted', async () => {
+    const h = harness();
+    await availableVolume(h, 'data-1');
+    await h.store.create(newAttachment('data-1'));
+    await h.executor.run(h.batchOf(h.op('attach', attachmentKey('data-1'))));
+    await h.settle(20_000);
+    await h.store.update<VolumeRecord>(volumeKey('data-1'), { life: 'dying' });
+    await h.executor.run(h.batchOf(h.op('delete-volume', volumeKey('data-1'))));
+    expect(h.ebs.calls.DeleteVolume ?? 0).toBe(0);
+    expect((await attachmentOf(h, 'data-1')).life).toBe('dying');
+    await h.settle(30_000);
+    expect(h.ebs.calls.DetachVolume).toBe(1);
+    expect(await h.store.get(attachmentKey('data-1'))).toBeUndefined();
+    // The attachment's removal leads to a volume check, which (dying, detached) deletes it.
+    await h.executor.run(h.batchOf(h.op('delete-volume', volumeKey('data-1'))));
+    await h.settle(30_000);
+    expect(h.ebs.calls.DeleteVolume).toBe(1);
+    expect(await h.store.get(volumeKey('data-1'))).toBeUndefined();
+  });
+
+  it('already detached and already deleted count as success', async () => {
+    const h = harness();
+    const volume = await availableVolume(h, 'data-1');
+    await h.store.create(newAttachment('data-1', { life: 'dying', device: '/dev/sdf', status: { state: 'attached', attempts: 0, updatedAt: new Date(START).toISOString() } }));
+    await h.executor.run(h.batchOf(h.op('detach', attachmentKey('data-1'))));
+    expect(h.ebs.calls.DetachVolume).toBe(1);
+    expect(await h.store.get(attachmentKey('data-1'))).toBeUndefined();
+
+    await h.ebs.deleteVolume(volume.ebsVolumeId!);
+    await h.settle(30_000);
+    await h.store.update<VolumeRecord>(volumeKey('data-1'), { life: 'dying' });
+    await h.executor.run(h.batchOf(h.op('delete-volume', volumeKey('data-1'))));
+    await h.settle(10_000);
+    expect(await h.store.get(volumeKey('data-1'))).toBeUndefined();
+  });
+
+  it('delete waits while the volume is still in use', async () => {
+    const h = harness();
+    const volume = await availableVolume(h, 'data-1');
+    await h.store.update<VolumeRecord>(volumeKey('data-1'), { life: 'dying' });
+    h.ebs.failNext('DeleteVolume', new ProviderError('incorrect-state', 'VolumeInUse', `Volume ${volume.ebsVolumeId} is currently attached`));
+    await h.executor.run(h.batchOf(h.op('delete-volume', volumeKey('data-1'))));
+    expect((await volumeOf(h, 'data-1')).status).toMatchObject({ state: 'available', code: 'VolumeInUse', attempts: 1, message: expect.stringMatching(/^waiting: /) });
+    await h.settle(30_000);
+    expect(await h.store.get(volumeKey('data-1'))).toBeUndefined();
+  });
+});
+
+describe('executor: batching', () => {
+  it('a batch of 100 state checks makes exactly 1 DescribeVolumes call', async () => {
+    const h = harness({ config: { rateBudgets: { CreateVolume: { burst: 100, ratePerSecond: 10 }, AttachVolume: { burst: 20, ratePerSecond: 1 }, DetachVolume: { burst: 20, ratePerSecond: 1 }, DeleteVolume: { burst: 20, ratePerSecond: 1 }, ModifyVolume: { burst: 10, ratePerSecond: 1 } } } });
+    const ids = Array.from({ length: 100 }, (_, i) => `v${i}`);
+    for (const id of ids) await h.store.create(newVolume(id));
+    await h.executor.run(h.batchOf(...ids.map((id) => h.op('create-volume', volumeKey(id)))));
+    expect(h.ebs.calls.CreateVolume).toBe(100);
+    await h.clock.advance(10_000);
+    const before = h.ebs.calls.DescribeVolumes ?? 0;
+    await h.executor.run(h.batchOf(...ids.map((id) => h.op('check-volume', volumeKey(id)))));
+    expect(h.ebs.calls.DescribeVolumes).toBe(before + 1);
+    const states = await Promise.all(ids.map(async (id) => (await volumeOf(h, id)).status.state));
+    expect(new Set(states)).toEqual(new Set(['available']));
+  });
+
+  it('mutating calls past the rate budget are deferred without an EC2 call or a used attempt', async () => {
+    const budgets = { ...DEFAULT_ENGINE_CONFIG.rateBudgets, CreateVolume: { burst: 2, ratePerSecond: 1 } };
+    const h = harness({ config: { rateBudgets: budgets } });
+    const ids = ['a', 'b', 'c', 'd'];
+    for (const id of ids) await h.store.create(newVolume(id));
+    await h.executor.run(h.batchOf(...ids.map((id) => h.op('create-volume', volumeKey(id)))));
+    expect(h.ebs.calls.CreateVolume).toBe(2);
+    const deferred = (await Promise.all(ids.map((id) => volumeOf(h, id)))).filter((v) => v.status.code === 'RateBudgetExceeded');
+    expect(deferred).toHaveLength(2);
+    for (const volume of deferred) expect(volume.status.attempts).toBe(0);
+    await h.settle(60_000);
+    expect(h.ebs.calls.CreateVolume).toBe(4);
+    for (const id of ids) expect((await volumeOf(h, id)).status.state).toBe('available');
+  });
+
+  it('with a wait allowance, calls wait for tokens on the clock instead', async () => {
+    const budgets = { ...DEFAULT_ENGINE_CONFIG.rateBudgets, CreateVolume: { burst: 2, ratePerSecond: 1 } };
+    const h = harness({ config: { rateBudgets: budgets, rateWaitMaxMs: 5000 } });
+    for (const id of ['a', 'b', 'c', 'd']) await h.store.create(newVolume(id));
+    const run = h.executor.run(h.batchOf(...['a', 'b', 'c', 'd'].map((id) => h.op('create-volume', volumeKey(id)))));
+    await h.clock.advance(0);
+    expect(h.ebs.calls.CreateVolume).toBe(2);
+    await h.clock.advance(1000);
+    expect(h.ebs.calls.CreateVolume).toBe(3);
+    await h.clock.advance(1000);
+    await run;
+    expect(h.ebs.calls.CreateVolume).toBe(4);
+  });
+});
+
+describe('executor: modify', () => {
+  it('grows a volume once, then records what EC2 reports', async () => {
+    const h = harness();
+    await availableVolume(h, 'data-1');
+    await h.store.update<VolumeRecord>(volumeKey('data-1'), { spec: { sizeGiB: 20, volumeType: 'gp3', availabilityZone: AZ }, generation: 2 });
+    await h.executor.run(h.batchOf(h.op('modify-volume', volumeKey('data-1')), h.op('modify-volume', volumeKey('data-1'))));
+    expect(h.ebs.calls.ModifyVolume).toBe(1);
+    expect((await volumeOf(h, 'data-1')).status.state).toBe('modifying');
+    // Paced as a modification (first look after 15 s), not as a quick check.
+    expect(h.queued()).toEqual([{ op: 'check-volume', key: 'data-1', delaySeconds: 15 }]);
+    await h.settle(120_000, 5000);
+    const volume = await volumeOf(h, 'data-1');
+    expect(volume.status.state).toBe('available');
+    expect(volume.observed?.sizeGiB).toBe(20);
+    expect(volume.observedGeneration).toBe(2);
+    expect(h.ebs.calls.ModifyVolume).toBe(1);
+  });
+});
+
+
+describe('executor: more of what EC2 and the records can do', () => {
+  it('acts on no invalid record, even with a message for it', async () => {
+    const h = harness();
+    h.store.putRaw({ ...newVolume('data-1'), spec: { sizeGiB: 0, volumeType: 'gp3', availabilityZone: AZ } });
+    const result = await h.executor.run(h.batchOf(h.op('create-volume', volumeKey('data-1'))));
+    expect(result.failedMessageIds).toEqual([]);
+    expect(h.ebs.calls.CreateVolume).toBe(0);
+  });
+
+  it('a volume deleted behind our back goes to error with the EC2 code', async () => {
+    const h = harness();
+    const volume = await availableVolume(h, 'data-1');
+    h.ebs.deleteBehindBack(volume.ebsVolumeId!);
+    await h.executor.run(h.batchOf(h.op('check-volume', volumeKey('data-1'))));
+    expect((await volumeOf(h, 'data-1')).status).toMatchObject({ state: 'error', code: 'InvalidVolume.NotFound' });
+  });
+
+  it('a throttled DescribeVolumes holds every check back without using attempts', async () => {
+    const h = harness();
+    for (const id of ['a', 'b']) await h.store.create(newVolume(id));
+    await h.executor.run(h.batchOf(h.op('create-volume', volumeKey('a')), h.op('create-volume', volumeKey('b'))));
+    h.ebs.failNext('DescribeVolumes', new ProviderError('throttled', 'RequestLimitExceeded', 'Request limit exceeded.'));
+    await h.clock.advance(5000);
+    await h.executor.run(h.batchOf(h.op('check-volume', volumeKey('a')), h.op('check-volume', volumeKey('b'))));
+    for (const id of ['a', 'b']) expect((await volumeOf(h, id)).status).toMatchObject({ state: 'creating', code: 'RequestLimitExceeded', attempts: 0 });
+    await h.settle(30_000);
+    for (const id of ['a', 'b']) expect((await volumeOf(h, id)).status).toMatchObject({ state: 'available', attempts: 0 });
+  });
+
+  it('a single-attach volume waits for its other attachment to detach, then moves over', async () => {
+    const h = harness();
+    await availableVolume(h, 'data-1');
+    await h.store.create(newAttachment('data-1'));
+    await h.executor.run(h.batchOf(h.op('attach', attachmentKey('data-1'))));
+    await h.settle(20_000);
+    expect((await volumeOf(h, 'data-1')).status.state).toBe('in-use');
+
+    await h.store.create(newAttachment('data-1', { instanceId: OTHER_INSTANCE }));
+    await h.executor.run(h.batchOf(h.op('attach', attachmentKey('data-1', OTHER_INSTANCE))));
+    expect((await attachmentOf(h, 'data-1', OTHER_INSTANCE)).status).toMatchObject({
+      state: 'pending',
+      message: expect.stringMatching(/detached from its other instance/),
+    });
+    expect(h.ebs.calls.AttachVolume).toBe(1);
+
+    // The first attachment goes; the volume becomes available and the stream releases the waiter.
+    h.changes.length = 0;
+    await h.store.update<AttachmentRecord>(attachmentKey('data-1'), { life: 'dying' });
+    for (let i = 0; i < 6; i++) {
+      await h.watch();
+      await h.settle(5000);
+    }
+    expect(await h.store.get(attachmentKey('data-1'))).toBeUndefined();
+    const moved = await attachmentOf(h, 'data-1', OTHER_INSTANCE);
+    expect(moved.status.state).toBe('attached');
+    expect(h.ebs.volume((await volumeOf(h, 'data-1')).ebsVolumeId!)?.attachments.map((a) => a.instanceId)).toEqual([OTHER_INSTANCE]);
+  });
+});

@@ -1,0 +1,113 @@
+/** Wiring of the engine onto the in-memory store, queue and EBS model, for the engine tests. */
+import { FakeClock } from '../../lib/memory/clock.js';
+import { MemoryRecordStore } from '../../lib/memory/store.js';
+import { MemoryOperationQueue } from '../../lib/memory/queue.js';
+import { MemoryEbs, type TimedStep } from '../../lib/memory/ebs.js';
+import { RecordingMetrics } from '../../lib/memory/metrics.js';
+import { silentLog } from '../../lib/memory/log.js';
+import type { AttachmentRecord, VolumeRecord, VolumeSpec } from '../../lib/domain/records.js';
+import { Executor } from '../../lib/engine/executor.js';
+import { Watcher, type RecordChange } from '../../lib/engine/watcher.js';
+import type { EngineConfig } from '../../lib/engine/config.js';
+import type { OperationKind, OperationMessage, RecordKey } from '../../lib/engine/ports.js';
+
+export const START = Date.parse('2026-01-01T00:00:00.000Z');
+export const AZ = 'eu-west-1a';
+export const INSTANCE = 'i-0123456789abcdef0';
+export const OTHER_INSTANCE = 'i-0fedcba9876543210';
+
+export function volumeKey(volumeId: string): RecordKey {
+  return { kind: 'volume', volumeId };
+}
+
+export function attachmentKey(volumeId: string, instanceId = INSTANCE): RecordKey {
+  return { kind: 'attachment', volumeId, instanceId };
+}
+
+export function newVolume(volumeId: string, extra: Partial<VolumeRecord> = {}, spec: Partial<VolumeSpec> = {}): VolumeRecord {
+  return {
+    kind: 'volume',
+    volumeId,
+    spec: { sizeGiB: 10, volumeType: 'gp3', availabilityZone: AZ, ...spec },
+    life: 'alive',
+    generation: 1,
+    status: { state: 'pending', attempts: 0, updatedAt: new Date(START).toISOString() },
+    version: 1,
+    createdAt: new Date(START).toISOString(),
+    ...extra,
+  };
+}
+
+export function newAttachment(volumeId: string, extra: Partial<AttachmentRecord> = {}): AttachmentRecord {
+  return {
+    kind: 'attachment',
+    volumeId,
+    instanceId: INSTANCE,
+    life: 'alive',
+    status: { state: 'pending', attempts: 0, updatedAt: new Date(START).toISOString() },
+    version: 1,
+    createdAt: new Date(START).toISOString(),
+    ...extra,
+  };
+}
+
+export function harness(options: { config?: Partial<EngineConfig>; owner?: string; ebsTimings?: Partial<Record<TimedStep, number>> } = {}) {
+  const clock = new FakeClock(START);
+  const store = new MemoryRecordStore();
+  const queue = new MemoryOperationQueue({ clock });
+  const ebs = new MemoryEbs({ clock, ownerTagValue: 'ebs-provisioner', ...(options.ebsTimings ? { timings: options.ebsTimings } : {}) });
+  ebs.addInstance({ instanceId: INSTANCE, availabilityZone: AZ });
+  ebs.addInstance({ instanceId: OTHER_INSTANCE, availabilityZone: AZ });
+  const metrics = new RecordingMetrics();
+  let owners = 0;
+  const deps = { store, queue, clock, metrics, log: silentLog, config: options.config, random: () => 0.5 };
+  const executor = new Executor({ ...deps, provider: ebs, newOwnerId: () => options.owner ?? `owner-${++owners}` });
+  const watcher = new Watcher(deps);
+
+  let messageIds = 0;
+  const batchOf = (...messages: OperationMessage[]) => messages.map((message) => ({ messageId: `m${++messageIds}`, message }));
+  const op = (kind: OperationKind, key: RecordKey): OperationMessage => ({ op: kind, key });
+
+  /** Delivers every message that is due, the way the event source mapping does, until none is. */
+  async function drain(maxRounds = 50): Promise<number> {
+    let delivered = 0;
+    for (let round = 0; round < maxRounds; round++) {
+      const received = queue.receive(100);
+      if (received.length === 0) return delivered;
+      delivered += received.length;
+      const { failedMessageIds } = await executor.run(received.map((r) => ({ messageId: r.messageId, message: r.message })));
+      const failed = new Set(failedMessageIds);
+      for (const r of received) if (!failed.has(r.messageId)) queue.delete(r.receiptHandle);
+    }
+    return delivered;
+  }
+
+  /** Advances the clock in steps, delivering what falls due, so asynchronous EBS work completes. */
+  async function settle(totalMs: number, stepMs = 1000): Promise<void> {
+    for (let spent = 0; spent < totalMs; spent += stepMs) {
+      await drain();
+      await clock.advance(stepMs);
+    }
+    await drain();
+  }
+
+  /** Feeds the store's own changes to the watcher, as the stream does. */
+  const changes: RecordChange[] = [];
+  store.onChange((change) => {
+    changes.push({ id: `change-${change.sequenceNumber}`, eventName: change.eventName, key: change.key, oldRecord: change.oldRecord, newRecord: change.newRecord });
+  });
+  async function watch(): Promise<void> {
+    while (changes.length > 0) await watcher.handle(changes.splice(0));
+  }
+
+  /** Messages waiting in the queue, with the delay left before each becomes visible. */
+  function queued(): { op: OperationKind; key: string; delaySeconds: number }[] {
+    return queue.pending().map((p) => ({
+      op: p.message.op,
+      key: p.message.key.kind === 'volume' ? p.message.key.volumeId : `${p.message.key.volumeId}/${p.message.key.instanceId}`,
+      delaySeconds: Math.round((p.visibleAt - clock.now()) / 1000),
+    }));
+  }
+
+  return { clock, store, queue, ebs, metrics, executor, watcher, batchOf, op, drain, settle, watch, changes, queued };
+}

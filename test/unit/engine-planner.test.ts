@@ -1,0 +1,171 @@
+import { describe, expect, it } from 'vitest';
+import type { AttachmentRecord, AttachmentState, VolumeRecord, VolumeState } from '../../lib/domain/records.js';
+import { attachPrerequisites, modificationNeeded, planAttachment, planVolume } from '../../lib/engine/planner.js';
+import type { ProviderInstance } from '../../lib/engine/ports.js';
+
+const T = '2026-01-01T00:00:00.000Z';
+
+function volume(state: VolumeState, extra: Partial<VolumeRecord> = {}): VolumeRecord {
+  return {
+    kind: 'volume',
+    volumeId: 'data-1',
+    spec: { sizeGiB: 10, volumeType: 'gp3', availabilityZone: 'eu-west-1a' },
+    life: 'alive',
+    generation: 1,
+    status: { state, attempts: 0, updatedAt: T },
+    version: 1,
+    createdAt: T,
+    ...extra,
+  };
+}
+
+function attachment(state: AttachmentState, extra: Partial<AttachmentRecord> = {}): AttachmentRecord {
+  return {
+    kind: 'attachment',
+    volumeId: 'data-1',
+    instanceId: 'i-0123456789abcdef0',
+    life: 'alive',
+    status: { state, attempts: 0, updatedAt: T },
+    version: 1,
+    createdAt: T,
+    ...extra,
+  };
+}
+
+const created = { ebsVolumeId: 'vol-1', availabilityZone: 'eu-west-1a', observed: { sizeGiB: 10, volumeType: 'gp3' as const } };
+
+describe('planVolume (alive)', () => {
+  it.each([
+    ['pending', {}, 'create-volume'],
+    ['creating', {}, 'create-volume'],
+    ['creating', created, 'check-volume'],
+    ['modifying', created, 'check-volume'],
+    ['deleting', created, 'check-volume'],
+  ] as const)('%s %o → %s', (state, extra, op) => {
+    expect(planVolume(volume(state, extra), [])).toMatchObject({ type: 'operation', op });
+  });
+
+  it('does nothing when the volume is where it should be, or terminal', () => {
+    expect(planVolume(volume('available', created), [])).toMatchObject({ type: 'none' });
+    expect(planVolume(volume('in-use', created), [])).toMatchObject({ type: 'none' });
+    expect(planVolume(volume('error'), [])).toMatchObject({ type: 'none' });
+  });
+
+  it('modifies when the spec grew, attached or not', () => {
+    const grown = volume('in-use', { ...created, spec: { sizeGiB: 20, volumeType: 'gp3', iops: 4000 } });
+    expect(planVolume(grown, [])).toMatchObject({ type: 'operation', op: 'modify-volume' });
+    expect(modificationNeeded(grown)).toEqual({ ebsVolumeId: 'vol-1', sizeGiB: 20, iops: 4000 });
+  });
+
+  it('never plans a shrink', () => {
+    const shrunk = volume('available', { ...created, spec: { sizeGiB: 5, volumeType: 'gp3' } });
+    expect(modificationNeeded(shrunk)).toBeUndefined();
+    expect(planVolume(shrunk, [])).toMatchObject({ type: 'none' });
+  });
+
+  it('removes a deleted record', () => {
+    expect(planVolume(volume('deleted'), [])).toMatchObject({ type: 'remove' });
+  });
+
+  it('decides the same twice on the same state', () => {
+    const record = volume('creating', created);
+    expect(planVolume(record, [])).toEqual(planVolume(record, []));
+  });
+});
+
+describe('planVolume (dying)', () => {
+  const dying = (state: VolumeState, extra: Partial<VolumeRecord> = {}) => volume(state, { life: 'dying', ...extra });
+
+  it('makes alive attachments dying first, then waits for them', () => {
+    const decision = planVolume(dying('in-use', created), [attachment('attached'), attachment('attached', { instanceId: 'i-2', life: 'dying' })]);
+    expect(decision).toEqual({
+      type: 'cascade-dying',
+      attachments: [{ kind: 'attachment', volumeId: 'data-1', instanceId: 'i-0123456789abcdef0' }],
+      reason: 'detaching 2 attachment(s) before deleting',
+    });
+    expect(planVolume(dying('available', created), [attachment('detaching', { life: 'dying' })])).toMatchObject({ type: 'wait' });
+  });
+
+  it.each([
+    ['pending', {}, { type: 'remove' }],
+    ['error', {}, { type: 'remove' }],
+    ['creating', {}, { type: 'operation', op: 'create-volume' }],
+    ['creating', created, { type: 'operation', op: 'check-volume' }],
+    ['available', created, { type: 'operation', op: 'delete-volume' }],
+    ['in-use', created, { type: 'operation', op: 'check-volume' }],
+    ['modifying', created, { type: 'operation', op: 'check-volume' }],
+    ['deleting', created, { type: 'operation', op: 'check-volume' }],
+    ['error', created, { type: 'operation', op: 'delete-volume' }],
+  ] as const)('%s %o → %o once no attachment remains', (state, extra, expected) => {
+    expect(planVolume(dying(state, extra), [])).toMatchObject(expected);
+  });
+});
+
+describe('planAttachment', () => {
+  const ready = volume('available', created);
+
+  it('attaches once the volume is available', () => {
+    expect(planAttachment(attachment('pending'), ready)).toMatchObject({ type: 'operation', op: 'attach' });
+    expect(planAttachment(attachment('pending'), volume('in-use', { ...created, spec: { ...ready.spec, multiAttach: true } }))).toMatchObject({
+      type: 'operation',
+      op: 'attach',
+    });
+  });
+
+  it.each([
+    ['no volume record', undefined, /waiting for volume record data-1/],
+    ['volume creating', volume('creating'), /to become available \(now creating\)/],
+    ['volume dying', volume('available', { ...created, life: 'dying' }), /being deleted/],
+    ['single-attach volume in use', volume('in-use', created), /detached from its other instance/],
+  ] as const)('waits: %s', (_name, volumeRecord, reason) => {
+    const decision = planAttachment(attachment('pending'), volumeRecord);
+    expect(decision.type).toBe('wait');
+    expect(decision.reason).toMatch(reason);
+  });
+
+  it.each([
+    ['attaching', 'alive', {}, { type: 'operation', op: 'check-attachment' }],
+    ['attached', 'alive', {}, { type: 'none' }],
+    ['detaching', 'alive', {}, { type: 'operation', op: 'check-attachment' }],
+    ['error', 'alive', {}, { type: 'none' }],
+    ['detached', 'alive', {}, { type: 'remove' }],
+    ['pending', 'dying', {}, { type: 'remove' }],
+    ['attaching', 'dying', {}, { type: 'operation', op: 'check-attachment' }],
+    ['attached', 'dying', {}, { type: 'operation', op: 'detach' }],
+    ['detaching', 'dying', {}, { type: 'operation', op: 'check-attachment' }],
+    ['error', 'dying', {}, { type: 'remove' }],
+    ['error', 'dying', { device: '/dev/sdf' }, { type: 'operation', op: 'detach' }],
+  ] as const)('%s (%s %o) → %o', (state, life, extra, expected) => {
+    expect(planAttachment(attachment(state, { life, ...extra }), ready)).toMatchObject(expected);
+  });
+});
+
+describe('attach prerequisites', () => {
+  const instance = (extra: Partial<ProviderInstance> = {}): ProviderInstance => ({
+    instanceId: 'i-1',
+    availabilityZone: 'eu-west-1a',
+    state: 'running',
+    deviceNames: ['/dev/xvda'],
+    ...extra,
+  });
+  const ready = volume('available', created);
+
+  it('holds for a running or stopped instance in the same AZ', () => {
+    expect(attachPrerequisites(ready, instance(), 'i-1')).toEqual({ ok: true });
+    expect(attachPrerequisites(ready, instance({ state: 'stopped' }), 'i-1')).toEqual({ ok: true });
+  });
+
+  it('waits for a missing or starting instance', () => {
+    expect(attachPrerequisites(ready, undefined, 'i-1')).toMatchObject({ ok: false, terminal: false, code: 'InvalidInstanceID.NotFound' });
+    expect(attachPrerequisites(ready, instance({ state: 'pending' }), 'i-1')).toMatchObject({ ok: false, terminal: false });
+  });
+
+  it('stops on a wrong AZ or a terminated instance', () => {
+    expect(attachPrerequisites(ready, instance({ availabilityZone: 'eu-west-1b' }), 'i-1')).toMatchObject({
+      ok: false,
+      terminal: true,
+      code: 'InvalidVolume.ZoneMismatch',
+    });
+    expect(attachPrerequisites(ready, instance({ state: 'terminated' }), 'i-1')).toMatchObject({ ok: false, terminal: true });
+  });
+});

@@ -1,0 +1,93 @@
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_ENGINE_CONFIG, resolveEngineConfig } from '../../lib/engine/config.js';
+import {
+  backoffDelaySeconds,
+  budgetSpent,
+  progressDelaySeconds,
+  queueDelay,
+  throttleDelaySeconds,
+} from '../../lib/engine/schedule.js';
+
+const config = DEFAULT_ENGINE_CONFIG;
+
+describe('progress checks', () => {
+  it('checks first near the expected transition time, then waits longer the longer it runs', () => {
+    expect(progressDelaySeconds('attach', 0, config)).toBe(3);
+    expect(progressDelaySeconds('create-volume', 0, config)).toBe(5);
+    expect(progressDelaySeconds('create-volume', 60_000, config)).toBe(30);
+    expect(progressDelaySeconds('create-volume', 10 * 60_000, config)).toBe(120);
+    const delays = [0, 10, 30, 90, 300].map((s) => progressDelaySeconds('modify-volume', s * 1000, config));
+    expect(delays).toEqual([...delays].sort((a, b) => a - b));
+    expect(Math.max(...delays)).toBeLessThanOrEqual(config.progressChecks['modify-volume'].maxSeconds);
+  });
+});
+
+describe('failure backoff', () => {
+  it('grows exponentially in whole seconds, capped, with jitter inside [half, full]', () => {
+    const low = [1, 2, 3, 4, 5].map((attempt) => backoffDelaySeconds(attempt, config, () => 0));
+    const high = [1, 2, 3, 4, 5].map((attempt) => backoffDelaySeconds(attempt, config, () => 0.999999));
+    expect(low).toEqual([1, 2, 4, 8, 16]);
+    expect(high).toEqual([2, 4, 8, 16, 32]);
+    for (const value of [...low, ...high]) expect(Number.isInteger(value)).toBe(true);
+    expect(backoffDelaySeconds(40, config, () => 0.999999)).toBe(900);
+    expect(backoffDelaySeconds(40, config, () => 0)).toBe(450);
+  });
+
+  it('never exceeds the configured cap, even past SQS maximum', () => {
+    const custom = resolveEngineConfig({ backoff: { baseSeconds: 60, capSeconds: 3600 } });
+    expect(backoffDelaySeconds(10, custom, () => 0.999999)).toBe(3600);
+  });
+
+  it('throttling waits within its own range', () => {
+    expect(throttleDelaySeconds(config, () => 0)).toBe(config.throttleBackoff.minSeconds);
+    expect(throttleDelaySeconds(config, () => 0.999999)).toBe(config.throttleBackoff.maxSeconds);
+  });
+});
+
+describe('budget', () => {
+  it('gives up after the attempt budget', () => {
+    expect(budgetSpent(config.maxAttempts - 1, 0, 1000, config)).toBeUndefined();
+    expect(budgetSpent(config.maxAttempts, 0, 1000, config)).toMatchObject({ reason: 'attempts' });
+  });
+
+  it('gives up after the maximum age', () => {
+    expect(budgetSpent(1, 0, config.maxOperationAgeMs - 1, config)).toBeUndefined();
+    expect(budgetSpent(1, 0, config.maxOperationAgeMs, config)).toMatchObject({
+      reason: 'age',
+      message: 'gave up after 360 minutes',
+    });
+    expect(budgetSpent(1, undefined, Number.MAX_SAFE_INTEGER, config)).toBeUndefined();
+  });
+});
+
+describe('queue delays', () => {
+  it('fits short waits in one message', () => {
+    expect(queueDelay(1000, 1000 + 30_500, config)).toEqual({ delaySeconds: 31 });
+    expect(queueDelay(5000, 1000, config)).toEqual({ delaySeconds: 0 });
+  });
+
+  it('chains waits longer than 900 s through dueAt', () => {
+    expect(queueDelay(0, 3600_000, config)).toEqual({ delaySeconds: 900, dueAt: 3600_000 });
+    expect(queueDelay(0, 900_000, config)).toEqual({ delaySeconds: 900 });
+  });
+});
+
+describe('config', () => {
+  it('merges partial overrides over the defaults, nested records per key', () => {
+    const resolved = resolveEngineConfig({
+      maxAttempts: 3,
+      rateBudgets: { ...DEFAULT_ENGINE_CONFIG.rateBudgets, CreateVolume: { burst: 1, ratePerSecond: 1 } },
+      describeChunkSize: { volumes: 2, instances: 3 },
+    });
+    expect(resolved.maxAttempts).toBe(3);
+    expect(resolved.rateBudgets.CreateVolume).toEqual({ burst: 1, ratePerSecond: 1 });
+    expect(resolved.rateBudgets.AttachVolume).toEqual(DEFAULT_ENGINE_CONFIG.rateBudgets.AttachVolume);
+    expect(resolved.claimLeaseMs).toBe(DEFAULT_ENGINE_CONFIG.claimLeaseMs);
+  });
+
+  it('offers enough distinct device names for a heavily attached instance', () => {
+    expect(new Set(DEFAULT_ENGINE_CONFIG.deviceNames).size).toBe(DEFAULT_ENGINE_CONFIG.deviceNames.length);
+    expect(DEFAULT_ENGINE_CONFIG.deviceNames.length).toBeGreaterThanOrEqual(40);
+    expect(DEFAULT_ENGINE_CONFIG.deviceNames[0]).toBe('/dev/sdf');
+  });
+});

@@ -1,0 +1,139 @@
+import { describe, expect, it } from 'vitest';
+import type { RecordChange } from '../../lib/engine/watcher.js';
+import type { VolumeRecord } from '../../lib/domain/records.js';
+import { AZ, INSTANCE, OTHER_INSTANCE, attachmentKey, harness, newAttachment, newVolume, volumeKey } from './engine-fixtures.js';
+
+function insert(record: { kind: string; volumeId: string; instanceId?: string }, id = 'c1'): RecordChange {
+  const key = record.kind === 'volume' ? volumeKey(record.volumeId) : attachmentKey(record.volumeId, record.instanceId);
+  return { id, eventName: 'INSERT', key, newRecord: record };
+}
+
+function sent(h: ReturnType<typeof harness>) {
+  return h.queued();
+}
+
+describe('watcher', () => {
+  it('a new volume record enqueues its creation at once', async () => {
+    const h = harness();
+    const volume = newVolume('data-1');
+    await h.store.create(volume);
+    expect(await h.watcher.handle([insert(volume)])).toEqual({ failedChangeIds: [] });
+    expect(sent(h)).toEqual([{ op: 'create-volume', key: 'data-1', delaySeconds: 0 }]);
+  });
+
+  it('an invalid record gets status error with the reasons and no operation', async () => {
+    const h = harness();
+    const raw = { ...newVolume('data-1'), spec: { sizeGiB: -5, volumeType: 'gp9' } };
+    h.store.putRaw(raw);
+    await h.watcher.handle([insert(raw as never)]);
+    expect(sent(h)).toEqual([]);
+    const record = await h.store.get(volumeKey('data-1'));
+    expect(record?.status).toMatchObject({ state: 'error', code: 'InvalidRecord' });
+    expect(record?.status.message).toMatch(/spec\.(sizeGiB|volumeType)/);
+    expect(h.metrics.counter('InvalidRecords')).toBe(1);
+    // Its own status write comes back as a change: nothing more happens.
+    const version = record!.version;
+    await h.watcher.handle([{ id: 'c2', eventName: 'MODIFY', key: volumeKey('data-1'), oldRecord: raw, newRecord: record }]);
+    expect((await h.store.get(volumeKey('data-1')))!.version).toBe(version);
+  });
+
+  it('duplicate and out-of-order changes enqueue the same thing and write nothing twice', async () => {
+    const h = harness();
+    const volume = newVolume('data-1');
+    await h.store.create(volume);
+    const change = insert(volume);
+    await h.watcher.handle([change, change]);
+    await h.watcher.handle([change]);
+    expect(sent(h).map((s) => s.op)).toEqual(['create-volume', 'create-volume']);
+    // A stale image (older than the record) does not override the current state.
+    await h.store.update<VolumeRecord>(volumeKey('data-1'), { life: 'dying' });
+    await h.watcher.handle([{ id: 'late', eventName: 'MODIFY', key: volumeKey('data-1'), oldRecord: { ...volume, life: 'dying' }, newRecord: volume }]);
+    expect(await h.store.get(volumeKey('data-1'))).toBeUndefined();
+  });
+
+  it('changes the system made itself enqueue nothing', async () => {
+    const h = harness();
+    const volume = newVolume('data-1');
+    await h.store.create(volume);
+    const updated = await h.store.update<VolumeRecord>(volumeKey('data-1'), { status: { ...volume.status, state: 'creating' }, ebsVolumeId: 'vol-0123456789abcdef0' });
+    await h.watcher.handle([{ id: 'c1', eventName: 'MODIFY', key: volumeKey('data-1'), oldRecord: volume, newRecord: updated }]);
+    expect(sent(h)).toEqual([]);
+  });
+
+  it('a volume that becomes available releases its waiting attachments at once', async () => {
+    const h = harness();
+    await h.store.create(newVolume('data-1'));
+    await h.store.create(newAttachment('data-1'));
+    await h.store.create(newAttachment('data-1', { instanceId: OTHER_INSTANCE, life: 'dying' }));
+    await h.watch();
+    await h.drain();
+    await h.clock.advance(30_000);
+    await h.drain();
+    // The attachment was planned while the volume was creating: it waited, with a reason.
+    expect((await h.store.get(attachmentKey('data-1')))?.status.state).toBe('pending');
+    const before = h.ebs.calls.AttachVolume ?? 0;
+    await h.watch();
+    expect(sent(h)).toContainEqual({ op: 'attach', key: `data-1/${INSTANCE}`, delaySeconds: 0 });
+    await h.drain();
+    expect(h.ebs.calls.AttachVolume).toBe(before + 1);
+  });
+
+  it('a dying volume makes its attachments dying and detaches them before deleting', async () => {
+    const h = harness();
+    await h.store.create(newVolume('data-1'));
+    await h.store.create(newAttachment('data-1'));
+    await h.watch();
+    await h.settle(30_000);
+    await h.watch();
+    await h.settle(30_000);
+    expect((await h.store.get(attachmentKey('data-1')))?.status.state).toBe('attached');
+
+    await h.store.update<VolumeRecord>(volumeKey('data-1'), { life: 'dying' });
+    await h.watch();
+    expect((await h.store.get(attachmentKey('data-1')))?.life).toBe('dying');
+    for (let i = 0; i < 10; i++) {
+      await h.settle(10_000);
+      await h.watch();
+    }
+    expect(h.ebs.calls.DetachVolume).toBe(1);
+    expect(h.ebs.calls.DeleteVolume).toBe(1);
+    expect(await h.store.get(attachmentKey('data-1'))).toBeUndefined();
+    expect(await h.store.get(volumeKey('data-1'))).toBeUndefined();
+  });
+
+  it('a dying volume that was never created is removed without any EC2 call', async () => {
+    const h = harness();
+    const volume = newVolume('data-1', { life: 'dying' });
+    await h.store.create(volume);
+    await h.watcher.handle([insert(volume)]);
+    expect(await h.store.get(volumeKey('data-1'))).toBeUndefined();
+    expect(sent(h)).toEqual([]);
+  });
+
+  it('rejects a shrink with a reason naming the field and plans no modification', async () => {
+    const h = harness();
+    await h.store.create(newVolume('data-1'));
+    await h.watch();
+    await h.settle(30_000);
+    const before = await h.store.get(volumeKey('data-1'));
+    await h.store.update<VolumeRecord>(volumeKey('data-1'), { spec: { sizeGiB: 5, volumeType: 'gp3', availabilityZone: AZ }, generation: 2 });
+    await h.watch();
+    const after = await h.store.get(volumeKey('data-1'));
+    expect(after?.status).toMatchObject({ state: before!.status.state, code: 'InvalidSpecChange' });
+    expect(after?.status.message).toMatch(/sizeGiB/);
+    await h.drain();
+    expect(h.ebs.calls.ModifyVolume ?? 0).toBe(0);
+  });
+
+  it('a failed store read is reported for redelivery, the rest of the batch goes on', async () => {
+    const h = harness();
+    const a = newVolume('a');
+    const b = newVolume('b');
+    await h.store.create(a);
+    await h.store.create(b);
+    h.store.failNext('get', new Error('DynamoDB unavailable'));
+    const result = await h.watcher.handle([insert(a, 'ca'), insert(b, 'cb')]);
+    expect(result.failedChangeIds).toEqual(['ca']);
+    expect(sent(h)).toEqual([{ op: 'create-volume', key: 'b', delaySeconds: 0 }]);
+  });
+});

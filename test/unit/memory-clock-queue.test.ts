@@ -1,0 +1,93 @@
+import { describe, expect, it } from 'vitest';
+import { FakeClock } from '../../lib/memory/clock.js';
+import { MemoryOperationQueue } from '../../lib/memory/queue.js';
+import type { OperationMessage } from '../../lib/engine/ports.js';
+
+const message = (volumeId: string): OperationMessage => ({ op: 'check-volume', key: { kind: 'volume', volumeId } });
+
+describe('FakeClock', () => {
+  it('wakes sleepers in due order, including sleeps started by woken tasks', async () => {
+    const clock = new FakeClock(0);
+    const woken: string[] = [];
+    void clock.sleep(300).then(() => woken.push(`b@${clock.now()}`));
+    void clock.sleep(100).then(async () => {
+      woken.push(`a@${clock.now()}`);
+      await clock.sleep(100);
+      woken.push(`c@${clock.now()}`);
+    });
+    await clock.advance(250);
+    expect(woken).toEqual(['a@100', 'c@200']);
+    expect(clock.now()).toBe(250);
+    await clock.advance(50);
+    expect(woken).toEqual(['a@100', 'c@200', 'b@300']);
+    expect(clock.pendingSleepers()).toBe(0);
+  });
+
+  it('resolves a non-positive sleep at once', async () => {
+    const clock = new FakeClock(5);
+    await clock.sleep(0);
+    expect(clock.now()).toBe(5);
+  });
+});
+
+describe('MemoryOperationQueue', () => {
+  it('holds a delayed message until its delay has passed', async () => {
+    const clock = new FakeClock(0);
+    const queue = new MemoryOperationQueue({ clock });
+    await queue.send([{ message: message('a'), delaySeconds: 10 }]);
+    expect(queue.receive(10)).toEqual([]);
+    await clock.advance(10_000);
+    const [received] = queue.receive(10);
+    expect(received?.message).toEqual(message('a'));
+    expect(received?.receiveCount).toBe(1);
+  });
+
+  it('redelivers an undeleted message after the visibility timeout, and dead-letters it after max receives', async () => {
+    const clock = new FakeClock(0);
+    const queue = new MemoryOperationQueue({ clock, visibilityTimeoutMs: 1_000, maxReceiveCount: 2 });
+    await queue.send([{ message: message('a'), delaySeconds: 0 }]);
+    expect(queue.receive(1)).toHaveLength(1);
+    expect(queue.receive(1)).toHaveLength(0);
+    await clock.advance(1_000);
+    expect(queue.receive(1)[0]?.receiveCount).toBe(2);
+    await clock.advance(1_000);
+    expect(queue.receive(1)).toEqual([]);
+    expect(queue.deadLetters().map((d) => d.message)).toEqual([message('a')]);
+    expect(queue.pending()).toEqual([]);
+  });
+
+  it('deletes by receipt handle and ignores a stale handle', async () => {
+    const clock = new FakeClock(0);
+    const queue = new MemoryOperationQueue({ clock, visibilityTimeoutMs: 1_000 });
+    await queue.send([{ message: message('a'), delaySeconds: 0 }]);
+    const first = queue.receive(1)[0]!;
+    await clock.advance(1_000);
+    const second = queue.receive(1)[0]!;
+    queue.delete(first.receiptHandle);
+    expect(queue.pending()).toHaveLength(1);
+    queue.delete(second.receiptHandle);
+    expect(queue.pending()).toHaveLength(0);
+  });
+
+  it('rejects delays SQS would reject and counts batch requests by ten', async () => {
+    const clock = new FakeClock(0);
+    const queue = new MemoryOperationQueue({ clock });
+    await expect(queue.send([{ message: message('a'), delaySeconds: 901 }])).rejects.toThrow(/0 to 900/);
+    await expect(queue.send([{ message: message('a'), delaySeconds: 1.5 }])).rejects.toThrow(/whole number/);
+    expect(queue.pending()).toEqual([]);
+    await queue.send(Array.from({ length: 21 }, (_, i) => ({ message: message(`v${i}`), delaySeconds: 0 })));
+    expect(queue.sendRequests).toBe(3);
+    expect(queue.receive(100)).toHaveLength(21);
+  });
+
+  it('fails injected sends without enqueuing, then recovers', async () => {
+    const clock = new FakeClock(0);
+    const queue = new MemoryOperationQueue({ clock });
+    queue.failNextSend(new Error('queue unavailable'));
+    await expect(queue.send([{ message: message('a'), delaySeconds: 0 }])).rejects.toThrow('queue unavailable');
+    await queue.send([{ message: message('a'), delaySeconds: 3 }]);
+    expect(queue.nextVisibleAt()).toBe(3_000);
+    queue.changeVisibility('none', 0);
+    expect(queue.pending()).toHaveLength(1);
+  });
+});

@@ -1,0 +1,174 @@
+import { describe, expect, it } from 'vitest';
+import { ProviderError, type CreateVolumeRequest } from '../../lib/engine/ports.js';
+import { FakeClock } from '../../lib/memory/clock.js';
+import { MemoryEbs } from '../../lib/memory/ebs.js';
+import { OWNERSHIP_TAGS } from '../../lib/settings.js';
+
+const I1 = 'i-0000000000000000a';
+const I2 = 'i-0000000000000000b';
+const I_OTHER_AZ = 'i-0000000000000000c';
+
+function setup() {
+  const clock = new FakeClock(0);
+  const ebs = new MemoryEbs({ clock, ownerTagValue: 'stack-a' });
+  ebs.addInstance({ instanceId: I1, availabilityZone: 'us-east-1a' });
+  ebs.addInstance({ instanceId: I2, availabilityZone: 'us-east-1a', maxAttachments: 1 });
+  ebs.addInstance({ instanceId: I_OTHER_AZ, availabilityZone: 'us-east-1b' });
+  return { clock, ebs };
+}
+
+const request = (token: string, overrides: Partial<CreateVolumeRequest> = {}): CreateVolumeRequest => ({
+  clientToken: token,
+  availabilityZone: 'us-east-1a',
+  spec: { sizeGiB: 10, volumeType: 'gp3' },
+  tags: { [OWNERSHIP_TAGS.owner]: 'stack-a', [OWNERSHIP_TAGS.record]: token },
+  ...overrides,
+});
+
+async function expectCode(promise: Promise<unknown>, kind: string, code: string, message?: RegExp) {
+  const error = await promise.then(() => undefined, (e: unknown) => e);
+  expect(error).toBeInstanceOf(ProviderError);
+  expect(error).toMatchObject({ kind, code });
+  if (message) expect((error as Error).message).toMatch(message);
+}
+
+async function availableVolume(clock: FakeClock, ebs: MemoryEbs, token: string, overrides: Partial<CreateVolumeRequest> = {}) {
+  const { ebsVolumeId } = await ebs.createVolume(request(token, overrides));
+  await clock.advance(2_000);
+  return ebsVolumeId;
+}
+
+describe('MemoryEbs', () => {
+  it('creates, attaches, detaches and deletes over time', async () => {
+    const { clock, ebs } = setup();
+    const created = await ebs.createVolume(request('t1'));
+    expect(created.state).toBe('creating');
+    await clock.advance(1_999);
+    expect(ebs.volume(created.ebsVolumeId)?.state).toBe('creating');
+    await clock.advance(1);
+    expect(ebs.volume(created.ebsVolumeId)?.state).toBe('available');
+
+    await ebs.attachVolume({ ebsVolumeId: created.ebsVolumeId, instanceId: I1, device: '/dev/sdf' });
+    expect(ebs.volume(created.ebsVolumeId)).toMatchObject({ state: 'in-use', attachments: [{ instanceId: I1, state: 'attaching' }] });
+    await clock.advance(2_000);
+    expect(ebs.volume(created.ebsVolumeId)?.attachments[0]?.state).toBe('attached');
+    expect((await ebs.describeInstances([I1]))[0]?.deviceNames).toEqual(['/dev/xvda', '/dev/sdf']);
+
+    await ebs.detachVolume({ ebsVolumeId: created.ebsVolumeId, instanceId: I1 });
+    expect(ebs.volume(created.ebsVolumeId)?.attachments[0]?.state).toBe('detaching');
+    await clock.advance(2_000);
+    expect(ebs.volume(created.ebsVolumeId)).toMatchObject({ state: 'available', attachments: [] });
+
+    await ebs.deleteVolume(created.ebsVolumeId);
+    expect(ebs.volume(created.ebsVolumeId)?.state).toBe('deleting');
+    await clock.advance(1_000);
+    expect(await ebs.describeVolumes([created.ebsVolumeId])).toEqual([]);
+    expect(ebs.calls).toMatchObject({ CreateVolume: 1, AttachVolume: 1, DetachVolume: 1, DeleteVolume: 1, DescribeVolumes: 1 });
+  });
+
+  it('returns the same volume for a repeated client token and rejects the token with other parameters', async () => {
+    const { ebs } = setup();
+    const first = await ebs.createVolume(request('t1'));
+    const again = await ebs.createVolume(request('t1'));
+    expect(again.ebsVolumeId).toBe(first.ebsVolumeId);
+    expect(ebs.volumes()).toHaveLength(1);
+    await expectCode(
+      ebs.createVolume(request('t1', { spec: { sizeGiB: 20, volumeType: 'gp3' } })),
+      'idempotency-mismatch',
+      'IdempotentParameterMismatch',
+    );
+  });
+
+  it('rejects attaching before the volume is available, across zones, on a used device and past the instance limit', async () => {
+    const { clock, ebs } = setup();
+    const { ebsVolumeId: creating } = await ebs.createVolume(request('t0'));
+    await expectCode(ebs.attachVolume({ ebsVolumeId: creating, instanceId: I1, device: '/dev/sdf' }), 'incorrect-state', 'IncorrectState');
+    await clock.advance(2_000);
+    const v1 = creating;
+    const v2 = await availableVolume(clock, ebs, 't2');
+    const v3 = await availableVolume(clock, ebs, 't3');
+    await expectCode(
+      ebs.attachVolume({ ebsVolumeId: v1, instanceId: I_OTHER_AZ, device: '/dev/sdf' }),
+      'zone-mismatch',
+      'InvalidVolume.ZoneMismatch',
+    );
+    await ebs.attachVolume({ ebsVolumeId: v1, instanceId: I1, device: '/dev/sdf' });
+    await expectCode(
+      ebs.attachVolume({ ebsVolumeId: v2, instanceId: I1, device: '/dev/sdf' }),
+      'device-in-use',
+      'InvalidParameterValue',
+      /Attachment point \/dev\/sdf is already in use/,
+    );
+    await expectCode(ebs.attachVolume({ ebsVolumeId: v2, instanceId: I1, device: '/dev/xvda' }), 'device-in-use', 'InvalidParameterValue');
+    await ebs.attachVolume({ ebsVolumeId: v2, instanceId: I2, device: '/dev/sdf' });
+    await expectCode(ebs.attachVolume({ ebsVolumeId: v3, instanceId: I2, device: '/dev/sdg' }), 'limit-exceeded', 'AttachmentLimitExceeded');
+    await expectCode(ebs.attachVolume({ ebsVolumeId: v3, instanceId: 'i-00000000000000999', device: '/dev/sdg' }), 'not-found', 'InvalidInstanceID.NotFound');
+  });
+
+  it('refuses a second attachment of a single-attach volume but allows it for multi-attach', async () => {
+    const { clock, ebs } = setup();
+    ebs.addInstance({ instanceId: 'i-0000000000000000d', availabilityZone: 'us-east-1a' });
+    const single = await availableVolume(clock, ebs, 's');
+    await ebs.attachVolume({ ebsVolumeId: single, instanceId: I1, device: '/dev/sdf' });
+    await expectCode(ebs.attachVolume({ ebsVolumeId: single, instanceId: I1, device: '/dev/sdg' }), 'already-attached', 'VolumeInUse');
+    await expectCode(
+      ebs.attachVolume({ ebsVolumeId: single, instanceId: 'i-0000000000000000d', device: '/dev/sdf' }),
+      'already-attached',
+      'VolumeInUse',
+    );
+    const multi = await availableVolume(clock, ebs, 'm', { spec: { sizeGiB: 10, volumeType: 'io2', iops: 1000, multiAttach: true } });
+    await ebs.attachVolume({ ebsVolumeId: multi, instanceId: I1, device: '/dev/sdh' });
+    await ebs.attachVolume({ ebsVolumeId: multi, instanceId: 'i-0000000000000000d', device: '/dev/sdh' });
+    expect(ebs.volume(multi)?.attachments).toHaveLength(2);
+  });
+
+  it('refuses deleting an attached volume and detaching what is not attached', async () => {
+    const { clock, ebs } = setup();
+    const v = await availableVolume(clock, ebs, 't');
+    await expectCode(ebs.detachVolume({ ebsVolumeId: v, instanceId: I1 }), 'not-attached', 'IncorrectState');
+    await ebs.attachVolume({ ebsVolumeId: v, instanceId: I1, device: '/dev/sdf' });
+    await expectCode(ebs.deleteVolume(v), 'incorrect-state', 'VolumeInUse');
+    await expectCode(ebs.deleteVolume('vol-00000000000000999'), 'not-found', 'InvalidVolume.NotFound');
+  });
+
+  it('modifies in steps, one modification at a time, and never shrinks', async () => {
+    const { clock, ebs } = setup();
+    const v = await availableVolume(clock, ebs, 't');
+    await expectCode(ebs.modifyVolume({ ebsVolumeId: v, sizeGiB: 5 }), 'invalid-request', 'InvalidParameterValue');
+    await ebs.modifyVolume({ ebsVolumeId: v, sizeGiB: 20 });
+    await expectCode(ebs.modifyVolume({ ebsVolumeId: v, sizeGiB: 30 }), 'incorrect-state', 'IncorrectModificationState');
+    expect((await ebs.describeVolumeModifications([v]))[0]).toMatchObject({ state: 'modifying', targetSizeGiB: 20 });
+    await clock.advance(60_000);
+    expect((await ebs.describeVolumeModifications([v]))[0]?.state).toBe('optimizing');
+    expect(ebs.volume(v)?.sizeGiB).toBe(20);
+    await clock.advance(300_000);
+    expect((await ebs.describeVolumeModifications([v]))[0]?.state).toBe('completed');
+    await ebs.modifyVolume({ ebsVolumeId: v, sizeGiB: 30 });
+  });
+
+  it('lists only volumes owned by this deployment, a page at a time', async () => {
+    const { ebs } = setup();
+    await ebs.createVolume(request('a'));
+    await ebs.createVolume(request('b'));
+    await ebs.createVolume(request('c', { tags: { [OWNERSHIP_TAGS.owner]: 'someone-else' } }));
+    const first = await ebs.listOwnedVolumes({ limit: 1 });
+    const second = await ebs.listOwnedVolumes({ limit: 1, cursor: first.cursor! });
+    expect([...first.items, ...second.items].map((v) => v.tags[OWNERSHIP_TAGS.record])).toEqual(['a', 'b']);
+    expect(second.cursor).toBeUndefined();
+  });
+
+  it('injects faults and rate limits, and takes durations from functions', async () => {
+    const clock = new FakeClock(0);
+    const ebs = new MemoryEbs({ clock, ownerTagValue: 'x', timings: { create: () => 5_000 } });
+    ebs.failNext('CreateVolume', new ProviderError('transient', 'InternalError', 'boom'));
+    await expectCode(ebs.createVolume(request('t')), 'transient', 'InternalError');
+    const { ebsVolumeId } = await ebs.createVolume(request('t'));
+    await clock.advance(4_999);
+    expect(ebs.volume(ebsVolumeId)?.state).toBe('creating');
+    ebs.beforeCall = (action) => {
+      if (action === 'DescribeVolumes') throw new ProviderError('throttled', 'RequestLimitExceeded', 'Request limit exceeded.');
+    };
+    await expectCode(ebs.describeVolumes([ebsVolumeId]), 'throttled', 'RequestLimitExceeded');
+    expect(ebs.calls.CreateVolume).toBe(2);
+  });
+});

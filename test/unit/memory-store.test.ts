@@ -1,0 +1,130 @@
+import { describe, expect, it } from 'vitest';
+import type { AttachmentRecord, VolumeRecord } from '../../lib/domain/records.js';
+import { ConditionFailedError, InvalidCursorError } from '../../lib/engine/ports.js';
+import { MemoryRecordStore, type RecordChangeEvent } from '../../lib/memory/store.js';
+
+const at = '2026-01-01T00:00:00.000Z';
+const volume = (volumeId: string): VolumeRecord => ({
+  kind: 'volume',
+  volumeId,
+  spec: { sizeGiB: 10, volumeType: 'gp3', availabilityZone: 'us-east-1a' },
+  life: 'alive',
+  generation: 1,
+  status: { state: 'pending', attempts: 0, updatedAt: at },
+  version: 0,
+  createdAt: at,
+});
+const attachment = (volumeId: string, instanceId: string): AttachmentRecord => ({
+  kind: 'attachment',
+  volumeId,
+  instanceId,
+  life: 'alive',
+  status: { state: 'pending', attempts: 0, updatedAt: at },
+  version: 0,
+  createdAt: at,
+});
+
+describe('MemoryRecordStore', () => {
+  it('creates once, and a second create fails with the current record', async () => {
+    const store = new MemoryRecordStore();
+    await store.create(volume('a'));
+    const error = await store.create(volume('a')).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ConditionFailedError);
+    expect((error as ConditionFailedError).current).toMatchObject({ volumeId: 'a', version: 1 });
+  });
+
+  it('copies on the way in and out', async () => {
+    const store = new MemoryRecordStore();
+    const record = volume('a');
+    await store.create(record);
+    record.spec.sizeGiB = 999;
+    const read = (await store.get({ kind: 'volume', volumeId: 'a' })) as VolumeRecord;
+    read.spec.sizeGiB = 500;
+    expect(((await store.get({ kind: 'volume', volumeId: 'a' })) as VolumeRecord).spec.sizeGiB).toBe(10);
+  });
+
+  it('updates with conditions, bumps the version, removes null fields, and never creates', async () => {
+    const store = new MemoryRecordStore();
+    const key = { kind: 'volume', volumeId: 'a' } as const;
+    await store.create({ ...volume('a'), ebsVolumeId: 'vol-1' });
+    const updated = await store.update<VolumeRecord>(key, { ebsVolumeId: null, generation: 2 }, { version: 1, life: 'alive' });
+    expect(updated.version).toBe(2);
+    expect(updated.ebsVolumeId).toBeUndefined();
+    await expect(store.update<VolumeRecord>(key, { generation: 3 }, { version: 1 })).rejects.toThrow(/version is 2, expected 1/);
+    await expect(store.update<VolumeRecord>(key, { generation: 3 }, { life: 'dying' })).rejects.toBeInstanceOf(ConditionFailedError);
+    await expect(store.update<VolumeRecord>(key, { generation: 3 }, { generation: 1 })).rejects.toThrow(/generation is 2/);
+    await expect(store.update<VolumeRecord>({ kind: "volume", volumeId: "gone" }, { generation: 1 })).rejects.toThrow(/does not exist/);
+    expect(await store.get({ kind: 'volume', volumeId: 'gone' })).toBeUndefined();
+  });
+
+  it('grants a claim to one owner until it expires, then to another', async () => {
+    const store = new MemoryRecordStore();
+    const key = { kind: 'volume', volumeId: 'a' } as const;
+    await store.create(volume('a'));
+    expect((await store.claim(key, 'one', 1_000, 500)).ok).toBe(true);
+    expect(await store.claim(key, 'two', 1_499, 500)).toMatchObject({ ok: false, reason: 'held' });
+    expect((await store.claim(key, 'one', 1_200, 500)).ok).toBe(true);
+    expect((await store.claim(key, 'two', 1_700, 500)).ok).toBe(true);
+    await expect(store.update<VolumeRecord>(key, { generation: 2 }, { claimOwner: 'one' })).rejects.toThrow(/not held by one/);
+    await expect(store.update<VolumeRecord>(key, { generation: 2 }, { claimOwner: 'two', now: 2_200 })).rejects.toThrow(/expired/);
+    await store.update<VolumeRecord>(key, { generation: 2 }, { claimOwner: 'two', now: 2_199 });
+    await store.release(key, 'one');
+    expect((await store.get(key))?.claim?.owner).toBe('two');
+    await store.release(key, 'two');
+    expect((await store.get(key))?.claim).toBeUndefined();
+    expect(await store.claim({ kind: 'volume', volumeId: 'none' }, 'x', 0, 1)).toEqual({ ok: false, reason: 'missing' });
+  });
+
+  it('lists in table order with a cursor, and finds attachments by volume and by instance', async () => {
+    const store = new MemoryRecordStore();
+    for (const id of ['c', 'a', 'b']) await store.create(volume(id));
+    await store.create(attachment('a', 'i-2'));
+    await store.create(attachment('a', 'i-1'));
+    await store.create(attachment('b', 'i-1'));
+    const first = await store.list({ limit: 2 });
+    expect(first.items.map((r) => r.kind + r.volumeId)).toEqual(['attachmenta', 'attachmenta']);
+    const second = await store.list({ limit: 10, cursor: first.cursor! });
+    expect(second.items).toHaveLength(4);
+    expect(second.cursor).toBeUndefined();
+    expect((await store.list({ limit: 10, kind: 'volume' })).items.map((r) => r.volumeId)).toEqual(['a', 'b', 'c']);
+    expect((await store.attachmentsOfVolume('a')).map((r) => r.instanceId)).toEqual(['i-1', 'i-2']);
+    expect((await store.attachmentsOfInstance('i-1')).map((r) => r.volumeId)).toEqual(['a', 'b']);
+    await expect(store.list({ limit: 1, cursor: 'bm9wZQ' })).rejects.toBeInstanceOf(InvalidCursorError);
+  });
+
+  it('reports every write in order, like a NEW_AND_OLD_IMAGES stream', async () => {
+    const store = new MemoryRecordStore();
+    const changes: RecordChangeEvent[] = [];
+    const stop = store.onChange((c) => changes.push(c));
+    const key = { kind: 'volume', volumeId: 'a' } as const;
+    await store.create(volume('a'));
+    await store.update(key, { life: 'dying' });
+    await store.remove(key);
+    store.putRaw({ kind: 'volume', volumeId: 'raw', spec: 'not a spec' });
+    stop();
+    await store.create(volume('b'));
+    expect(changes.map((c) => [c.eventName, c.sequenceNumber, c.oldRecord?.life, c.newRecord?.life])).toEqual([
+      ['INSERT', 1, undefined, 'alive'],
+      ['MODIFY', 2, 'alive', 'dying'],
+      ['REMOVE', 3, 'dying', undefined],
+      ['INSERT', 4, undefined, undefined],
+    ]);
+    expect(changes[3]?.newRecord).toMatchObject({ spec: 'not a spec' });
+  });
+
+  it('injects faults for a number of calls, and reads deduplicated keys once', async () => {
+    const store = new MemoryRecordStore();
+    await store.create(volume('a'));
+    store.failNext('getMany', new Error('throttled'), 2);
+    await expect(store.getMany([{ kind: 'volume', volumeId: 'a' }])).rejects.toThrow('throttled');
+    await expect(store.getMany([{ kind: 'volume', volumeId: 'a' }])).rejects.toThrow('throttled');
+    const before = store.reads;
+    const found = await store.getMany([
+      { kind: 'volume', volumeId: 'a' },
+      { kind: 'volume', volumeId: 'a' },
+      { kind: 'volume', volumeId: 'missing' },
+    ]);
+    expect(found.map((r) => r.volumeId)).toEqual(['a']);
+    expect(store.reads - before).toBe(2);
+  });
+});
