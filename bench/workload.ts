@@ -96,13 +96,17 @@ export class WorkloadDriver implements LifecycleObserver {
   private open = 0;
   startedAt = 0;
   lastFinishedAt = 0;
+  /** Lifecycles the workload will request in all. */
+  readonly planned: number;
 
   constructor(
     private readonly loop: EventLoop,
     private readonly spec: WorkloadSpec,
     private readonly requests: VolumeRequest[],
     private design?: DesignUnderTest,
-  ) {}
+  ) {
+    this.planned = requests.length;
+  }
 
   attach(design: DesignUnderTest): void {
     this.design = design;

@@ -4,14 +4,15 @@
  * waits on the SDK's waiters in between, with the SDK's default retries. Its table holds one item
  * per volume (spec, instance, device, state, EC2 volume id).
  */
-import type { VolumeProvider } from '../../lib/engine/ports.js';
+import { ProviderError, type VolumeProvider } from '../../lib/engine/ports.js';
 import { OWNERSHIP_TAGS } from '../../lib/settings.js';
+import type { DesignContext, MeasuredDesign } from '../run.js';
 import type { EventLoop } from '../sim/event-loop.js';
 import type { LatencyModel } from '../sim/latency.js';
 import { SimulatedFunction } from '../sim/lambda.js';
 import type { Random } from '../sim/random.js';
 import { StreamSimulator, type StreamMappingSettings } from '../sim/stream.js';
-import type { DesignUnderTest, LifecycleObserver, VolumeRequest } from '../workload.js';
+import type { LifecycleObserver, VolumeRequest } from '../workload.js';
 import { StandardRetry, waitUntilVolumeState } from './sdk.js';
 
 export type NaiveState = 'requested' | 'attached' | 'error';
@@ -93,7 +94,7 @@ class NaiveTable {
   }
 }
 
-export class NaiveDesign implements DesignUnderTest {
+export class NaiveDesign implements MeasuredDesign {
   readonly name = 'naive';
   readonly table: NaiveTable;
   readonly dispatcher: SimulatedFunction;
@@ -102,15 +103,19 @@ export class NaiveDesign implements DesignUnderTest {
   /** SDK retries and throttling errors seen by all workers. */
   sdkRetries = 0;
   sdkThrottlingErrors = 0;
+  private failedByThrottling = 0;
+  private readonly loop: EventLoop;
+  private readonly random: Random;
+  private readonly ec2: VolumeProvider;
+  private readonly latencies: LatencyModel;
+  private readonly observer: LifecycleObserver;
 
-  constructor(
-    private readonly loop: EventLoop,
-    private readonly random: Random,
-    private readonly ec2: VolumeProvider,
-    private readonly latencies: LatencyModel,
-    private readonly observer: LifecycleObserver,
-    shards: number,
-  ) {
+  constructor({ loop, random, ec2, latencies, observer, shards }: DesignContext) {
+    this.loop = loop;
+    this.random = random;
+    this.ec2 = ec2;
+    this.latencies = latencies;
+    this.observer = observer;
     this.dispatcher = new SimulatedFunction(loop, 'naive-dispatcher', NAIVE_SETTINGS.memoryMiB);
     this.worker = new SimulatedFunction(loop, 'naive-worker', NAIVE_SETTINGS.memoryMiB, NAIVE_SETTINGS.accountConcurrency);
     this.stream = new StreamSimulator<NaiveChange>(
@@ -126,6 +131,26 @@ export class NaiveDesign implements DesignUnderTest {
       this.stream.publish((change.newImage ?? change.oldImage)!.id, change);
       this.report(change);
     });
+  }
+
+  functions(): SimulatedFunction[] {
+    return [this.dispatcher, this.worker];
+  }
+
+  sqsRequests(): number {
+    return 0;
+  }
+
+  dynamodbWriteUnits(): number {
+    return this.table.writeUnits;
+  }
+
+  dynamodbReadUnits(): number {
+    return this.table.readUnits;
+  }
+
+  operationsFailedByThrottling(): number {
+    return this.failedByThrottling;
   }
 
   async request(volume: VolumeRequest): Promise<void> {
@@ -215,7 +240,10 @@ export class NaiveDesign implements DesignUnderTest {
     if (change.eventName === 'REMOVE' && oldImage) return this.observer.finished(oldImage.id);
     if (!newImage || newImage.state === oldImage?.state) return;
     if (newImage.state === 'attached') this.observer.attached(newImage.id);
-    if (newImage.state === 'error') this.observer.failed(newImage.id, newImage.message ?? 'error');
+    if (newImage.state === 'error') {
+      if (newImage.message?.includes('RequestLimitExceeded')) this.failedByThrottling++;
+      this.observer.failed(newImage.id, newImage.message ?? 'error');
+    }
   }
 }
 
@@ -224,6 +252,7 @@ function randomTokenFrom(random: Random): string {
 }
 
 function describe(error: unknown): string {
+  if (error instanceof ProviderError) return `${error.code}: ${error.message}`;
   return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
 }
 

@@ -12,6 +12,8 @@ export class SimulatedFunction {
   peakConcurrency = 0;
   /** Invocations that ended with an error (the handler threw). */
   errors = 0;
+  /** Invocations that ran longer than the function's timeout (Lambda would have stopped them). */
+  overTimeout = 0;
   private waiting: Array<() => void> = [];
 
   constructor(
@@ -19,6 +21,7 @@ export class SimulatedFunction {
     readonly name: string,
     readonly memoryMiB: number,
     readonly maxConcurrency: number = Number.POSITIVE_INFINITY,
+    readonly timeoutMs: number = 900_000,
   ) {
     if (!(memoryMiB >= 128)) throw new Error(`memoryMiB: must be at least 128, got ${memoryMiB}`);
     if (!(maxConcurrency >= 1)) throw new Error(`maxConcurrency: must be at least 1, got ${maxConcurrency}`);
@@ -45,7 +48,9 @@ export class SimulatedFunction {
       this.errors++;
       throw error;
     } finally {
-      this.billedMs += Math.max(1, Math.ceil(this.loop.now() - started));
+      const duration = this.loop.now() - started;
+      if (duration > this.timeoutMs) this.overTimeout++;
+      this.billedMs += Math.max(1, Math.ceil(Math.min(duration, this.timeoutMs)));
       this.running--;
       this.waiting.shift()?.();
     }
