@@ -11,7 +11,7 @@ import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import type { EngineConfig } from '../engine/config.js';
 import { Executor, type ExecutorBatchItem } from '../engine/executor.js';
 import type { Clock, Log, Metrics, OperationQueue, RecordStore, VolumeProvider } from '../engine/ports.js';
-import { Reconciler, type ReconcileReport } from '../engine/reconciler.js';
+import { Reconciler, type ReconcileReport, type ReconcilerDeps } from '../engine/reconciler.js';
 import { Watcher, type RecordChange } from '../engine/watcher.js';
 import { METRICS } from '../settings.js';
 
@@ -82,7 +82,7 @@ export function createExecutorHandler(deps: PipelineDeps): QueueHandler {
 }
 
 /** Scheduled event → reconciler. */
-export function createReconcilerHandler(deps: PipelineDeps): () => Promise<ReconcileReport> {
+export function createReconcilerHandler(deps: ReconcilerDeps): () => Promise<ReconcileReport> {
   const reconciler = new Reconciler(deps);
   return async () => {
     const report = await reconciler.run();
