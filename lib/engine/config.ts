@@ -13,6 +13,12 @@ export interface ProgressCheck {
   growth: number;
   /** Longest wait between two checks (seconds). */
   maxSeconds: number;
+  /**
+   * Checks fall due on a shared grid of this many seconds (wall-clock multiples), so checks of
+   * operations started within the same few seconds reach one executor batch and one
+   * DescribeVolumes call. 1 (default): no alignment beyond whole seconds.
+   */
+  alignSeconds?: number;
 }
 
 /** A token bucket: `burst` calls at once, then `ratePerSecond` sustained. */
@@ -23,6 +29,20 @@ export interface RateBudget {
 
 /** EC2 mutating actions the executor calls one resource at a time, each with its own budget. */
 export type MutatingAction = 'CreateVolume' | 'AttachVolume' | 'DetachVolume' | 'DeleteVolume' | 'ModifyVolume';
+
+/**
+ * Which budget each action draws on. EC2 meters AttachVolume, DetachVolume and ModifyVolume in
+ * one request bucket ("mutating actions"), CreateVolume and DeleteVolume in their own (EC2 API
+ * throttling docs), so the executor's buckets follow the same grouping: the shared bucket uses
+ * the AttachVolume budget.
+ */
+export const RATE_BUCKET_OF: Readonly<Record<MutatingAction, MutatingAction>> = {
+  CreateVolume: 'CreateVolume',
+  DeleteVolume: 'DeleteVolume',
+  AttachVolume: 'AttachVolume',
+  DetachVolume: 'AttachVolume',
+  ModifyVolume: 'AttachVolume',
+};
 
 export interface EngineConfig {
   /** How long a claim on a record lasts (ms). Longer than one executor invocation, shorter than the queue's visibility timeout, so a crashed invocation's work is taken over by the redelivery. */
@@ -41,12 +61,18 @@ export interface EngineConfig {
   maxOperationAgeMs: number;
   /** How long a just-created volume may be missing from DescribeVolumes (eventual consistency) before it counts as lost (ms). */
   describeGraceMs: number;
-  /** Per-invocation rate budget per EC2 mutating action. */
+  /**
+   * How long an executor environment reuses an instance it described (AZ and state) before
+   * describing it again (ms). Device names in use come from the attachment records on top of the
+   * cached mappings, and a failed attach drops the entry. 0: describe on every batch.
+   */
+  instanceCacheTtlMs: number;
+    /** Rate budget per EC2 mutating action, per executor environment (grouped by `RATE_BUCKET_OF`). */
   rateBudgets: Record<MutatingAction, RateBudget>;
   /**
-   * Longest an invocation sleeps for a rate token; a call that would wait longer is deferred to a
-   * delayed message instead (no attempt used). 0: never sleep, so an invocation never pays for
-   * idle time and the budget carries over to the next one.
+   * Longest an invocation sleeps for a rate token (also bounded by the invocation's remaining
+   * time); a call that would wait longer is deferred, before its record is claimed, to a delayed
+   * message due when the token would be there: no write, no attempt used. 0: never sleep.
    */
   rateWaitMaxMs: number;
   /** After RequestLimitExceeded the action's rate is multiplied by this (and recovers on success). */
@@ -79,23 +105,26 @@ const MINUTE = 60 * SECOND;
 const HOUR = 60 * MINUTE;
 
 /**
- * Defaults. Rate budgets: EC2's account-wide bucket for mutating actions holds 200 tokens and
- * refills 5 per second (EC2 API throttling docs); the executor runs up to EXECUTOR.maxConcurrency
- * (5) invocations, so each takes a fifth of the refill and a modest burst, leaving room for other
- * tools in the account.
+ * Defaults. Rate budgets: EC2's account-wide buckets refill 5 tokens per second for CreateVolume,
+ * DeleteVolume and the mutating actions (buckets of 100, 100 and 50; EC2 API throttling docs).
+ * Each executor environment may use the whole refill rate with a small burst; when several run at
+ * once and EC2 answers RequestLimitExceeded, each halves its rate and recovers step by step, so
+ * together they settle near the account's rate instead of a fixed fifth of it each.
  */
 export const DEFAULT_ENGINE_CONFIG: EngineConfig = {
   claimLeaseMs: 3 * MINUTE,
   progressChecks: {
     // gp3 volumes without a snapshot are available within seconds; snapshot restores take longer.
-    'create-volume': { firstSeconds: 5, growth: 0.5, maxSeconds: 120 },
-    'check-volume': { firstSeconds: 5, growth: 0.5, maxSeconds: 120 },
+    'create-volume': { firstSeconds: 2, growth: 0.5, maxSeconds: 120, alignSeconds: 2 },
+    'check-volume': { firstSeconds: 2, growth: 0.5, maxSeconds: 120, alignSeconds: 2 },
     // Size changes reach `optimizing` in seconds; performance changes take minutes to hours.
     'modify-volume': { firstSeconds: 15, growth: 0.5, maxSeconds: 600 },
-    'delete-volume': { firstSeconds: 5, growth: 0.5, maxSeconds: 120 },
-    attach: { firstSeconds: 3, growth: 0.5, maxSeconds: 60 },
-    'check-attachment': { firstSeconds: 3, growth: 0.5, maxSeconds: 60 },
-    detach: { firstSeconds: 5, growth: 0.5, maxSeconds: 120 },
+    // EBS medians: delete ~1 s, attach and detach ~2 s. Detach and delete gate nobody waiting,
+    // so their checks take a coarser grid (fewer DescribeVolumes) than create and attach.
+    'delete-volume': { firstSeconds: 1, growth: 0.5, maxSeconds: 120, alignSeconds: 4 },
+    attach: { firstSeconds: 2, growth: 0.5, maxSeconds: 60, alignSeconds: 2 },
+    'check-attachment': { firstSeconds: 2, growth: 0.5, maxSeconds: 60, alignSeconds: 2 },
+    detach: { firstSeconds: 2, growth: 0.5, maxSeconds: 120, alignSeconds: 4 },
   },
   backoff: { baseSeconds: 2, capSeconds: 900 },
   throttleBackoff: { minSeconds: 2, maxSeconds: 20 },
@@ -103,14 +132,16 @@ export const DEFAULT_ENGINE_CONFIG: EngineConfig = {
   maxAttempts: 8,
   maxOperationAgeMs: 6 * HOUR,
   describeGraceMs: 2 * MINUTE,
+  instanceCacheTtlMs: 5 * MINUTE,
   rateBudgets: {
-    CreateVolume: { burst: 20, ratePerSecond: 1 },
-    AttachVolume: { burst: 20, ratePerSecond: 1 },
-    DetachVolume: { burst: 20, ratePerSecond: 1 },
-    DeleteVolume: { burst: 20, ratePerSecond: 1 },
-    ModifyVolume: { burst: 10, ratePerSecond: 0.5 },
+    // A fifth of EC2's bursts each (100, 50, 50, 100), for up to EXECUTOR.maxConcurrency (5) environments.
+    CreateVolume: { burst: 20, ratePerSecond: 5 },
+    AttachVolume: { burst: 10, ratePerSecond: 5 },
+    DetachVolume: { burst: 10, ratePerSecond: 5 },
+    DeleteVolume: { burst: 20, ratePerSecond: 5 },
+    ModifyVolume: { burst: 10, ratePerSecond: 5 },
   },
-  rateWaitMaxMs: 0,
+  rateWaitMaxMs: 3000,
   throttleRateFactor: 0.5,
   // The APIs' page maxima (MaxResults): DescribeVolumes 500, DescribeInstances 1000.
   describeChunkSize: { volumes: 500, instances: 1000 },

@@ -26,7 +26,7 @@ import {
 import { nextAttachmentState, nextVolumeState, type AttachmentEvent, type VolumeEvent } from '../domain/state-machines.js';
 import { parseRecord } from '../domain/validation.js';
 import { METRICS, OWNERSHIP_TAGS } from '../settings.js';
-import { resolveEngineConfig, type EngineConfig, type MutatingAction } from './config.js';
+import { RATE_BUCKET_OF, resolveEngineConfig, type EngineConfig, type MutatingAction } from './config.js';
 import { allocateDevices, type DeviceRequest } from './devices.js';
 import { classifyError, type ClassifiedError, type ProviderCall } from './errors.js';
 import {
@@ -55,7 +55,7 @@ import {
   type VolumeProvider,
 } from './ports.js';
 import { TokenBucket } from './rate-limiter.js';
-import { backoffDelaySeconds, budgetSpent, progressDelaySeconds, queueDelay, throttleDelaySeconds } from './schedule.js';
+import { alignedCheckAtMs, backoffDelaySeconds, budgetSpent, progressDelaySeconds, queueDelay, throttleDelaySeconds } from './schedule.js';
 import { failureStatus, operationStartMs, successStatus } from './status.js';
 
 export interface ExecutorDeps {
@@ -76,6 +76,23 @@ export interface ExecutorBatchItem {
   messageId: string;
   message: OperationMessage;
 }
+
+export interface ExecutorRunOptions {
+  /** Milliseconds the invocation has left (Lambda's getRemainingTimeInMillis); bounds waits for rate tokens. */
+  remainingTimeMs?: number;
+}
+
+/** Time kept free at the end of an invocation for status writes and follow-ups after the last EC2 call. */
+const INVOCATION_RESERVE_MS = 10_000;
+
+/** The EC2 action an operation's mutating call uses. */
+const ACTION_OF: Partial<Record<OperationKind, MutatingAction>> = {
+  'create-volume': 'CreateVolume',
+  attach: 'AttachVolume',
+  detach: 'DetachVolume',
+  'delete-volume': 'DeleteVolume',
+  'modify-volume': 'ModifyVolume',
+};
 
 /** Idempotency token of CreateVolume: the record key and the generation being created (≤ 64 ASCII chars). */
 export function createVolumeClientToken(volumeId: string, generation: number): string {
@@ -110,6 +127,8 @@ interface Item {
   result?: Result;
   /** Failed in our own infrastructure: report for redelivery. */
   infraFailed?: boolean;
+  /** A rate token reserved before the claim: the call may go at `atMs`. */
+  token?: { action: MutatingAction; atMs: number; used: boolean; throttles: number };
 }
 
 /** The operation whose progress a transitional state is waiting on. */
@@ -136,14 +155,22 @@ export class Executor {
   private readonly config: EngineConfig;
   private readonly random: () => number;
   private readonly newOwnerId: () => string;
+  /** One bucket per EC2 request bucket (`RATE_BUCKET_OF`); kept across invocations of this environment. */
   private readonly buckets: Record<MutatingAction, TokenBucket>;
+  /** Instances described recently by this environment: an instance's AZ never changes, its state rarely. */
+  private readonly instanceCache = new Map<string, { instance: ProviderInstance; describedAt: number }>();
 
   constructor(private readonly deps: ExecutorDeps) {
     this.config = resolveEngineConfig(deps.config);
     this.random = deps.random ?? Math.random;
     this.newOwnerId = deps.newOwnerId ?? (() => `executor-${randomUUID()}`);
-    const bucket = (action: MutatingAction) =>
-      new TokenBucket(deps.clock, this.config.rateBudgets[action], this.config.throttleRateFactor);
+    const shared = new Map<MutatingAction, TokenBucket>();
+    const bucket = (action: MutatingAction) => {
+      const group = RATE_BUCKET_OF[action];
+      let found = shared.get(group);
+      if (!found) shared.set(group, (found = new TokenBucket(deps.clock, this.config.rateBudgets[group], this.config.throttleRateFactor)));
+      return found;
+    };
     this.buckets = {
       CreateVolume: bucket('CreateVolume'),
       AttachVolume: bucket('AttachVolume'),
@@ -153,9 +180,11 @@ export class Executor {
     };
   }
 
-  async run(batch: ExecutorBatchItem[]): Promise<{ failedMessageIds: string[] }> {
+  async run(batch: ExecutorBatchItem[], options: ExecutorRunOptions = {}): Promise<{ failedMessageIds: string[] }> {
     const owner = this.newOwnerId();
     const now = this.deps.clock.now();
+    const remaining = options.remainingTimeMs === undefined ? Number.POSITIVE_INFINITY : options.remainingTimeMs - INVOCATION_RESERVE_MS;
+    const maxTokenWaitMs = Math.max(0, Math.min(this.config.rateWaitMaxMs, remaining));
     const items = this.dedupe(batch);
     const followUps: { item: Item; operation: QueuedOperation }[] = [];
 
@@ -171,7 +200,7 @@ export class Executor {
     if (active.length > 0 && !(await this.readRecords(active))) {
       for (const item of active) item.infraFailed = true;
     } else {
-      await this.process(active, owner, now, followUps);
+      await this.process(active, owner, now, followUps, maxTokenWaitMs);
     }
 
     await this.sendFollowUps(followUps);
@@ -262,8 +291,9 @@ export class Executor {
     return decision;
   }
 
-  private async process(items: Item[], owner: string, now: number, followUps: { item: Item; operation: QueuedOperation }[]) {
+  private async process(items: Item[], owner: string, now: number, followUps: { item: Item; operation: QueuedOperation }[], maxTokenWaitMs: number) {
     const toClaim: Item[] = [];
+    const deferred = new Map<MutatingAction, number>();
     for (const item of items) {
       if (item.infraFailed) continue;
       const decision = this.plan(item);
@@ -273,6 +303,7 @@ export class Executor {
         continue;
       }
       item.decision = decision;
+      if (decision.type === 'operation' && !this.reserveToken(item, decision.op, now, maxTokenWaitMs, deferred, followUps)) continue;
       if (decision.type === 'operation' || decision.type === 'remove') toClaim.push(item);
       else await this.handleWithoutClaim(item, decision, now, followUps);
     }
@@ -280,10 +311,48 @@ export class Executor {
     await Promise.all(toClaim.map((item) => this.claim(item, owner, now, followUps)));
     const claimed = toClaim.filter((item) => item.claimed);
 
-    await this.act(claimed, owner, now);
+    try {
+      await this.act(claimed, owner, now);
+    } finally {
+      // Tokens reserved for calls that were not made (claim lost, re-planned, prerequisite missing) go back.
+      for (const item of toClaim) if (item.token && !item.token.used) this.buckets[item.token.action].refund();
+    }
 
     // Write results, then plan follow-ups from what was written.
     await Promise.all(claimed.map((item) => this.writeResult(item, owner, now, followUps)));
+  }
+
+  /**
+   * Reserves the rate token of a mutating operation before its record is claimed. When the token
+   * is further off than this invocation may wait, the operation is deferred to a message due when
+   * the token would be there (one refill interval apart per operation deferred before it in this
+   * batch, so they come back spread out): no claim, no status write, no attempt used.
+   */
+  private reserveToken(
+    item: Item,
+    op: OperationKind,
+    now: number,
+    maxWaitMs: number,
+    deferred: Map<MutatingAction, number>,
+    followUps: { item: Item; operation: QueuedOperation }[],
+  ): boolean {
+    const action = ACTION_OF[op];
+    if (!action) return true;
+    const bucket = this.buckets[action];
+    const waitMs = bucket.reserve();
+    if (waitMs <= maxWaitMs) {
+      item.token = { action, atMs: now + waitMs, used: false, throttles: bucket.throttleCount };
+      return true;
+    }
+    bucket.refund();
+    const group = RATE_BUCKET_OF[action];
+    const ahead = deferred.get(group) ?? 0;
+    deferred.set(group, ahead + 1);
+    const dueInMs = waitMs + (ahead * 1000) / bucket.ratePerSecond;
+    const delaySeconds = Math.min(this.config.maxMessageDelaySeconds, Math.max(1, Math.ceil(dueInMs / 1000)));
+    followUps.push({ item, operation: { message: this.message(op, item.key, `waiting for the ${action} rate budget`), delaySeconds } });
+    this.deps.metrics.operation({ operation: op, outcome: 'throttled' });
+    return false;
   }
 
   private async claim(item: Item, owner: string, now: number, followUps: { item: Item; operation: QueuedOperation }[]) {
@@ -380,7 +449,7 @@ export class Executor {
 
     const [volumes, instances, modifications] = await Promise.all([
       this.describe([...volumeIds], this.config.describeChunkSize.volumes, (ids) => this.deps.provider.describeVolumes(ids), (v) => v.ebsVolumeId),
-      this.describe([...instanceIds], this.config.describeChunkSize.instances, (ids) => this.deps.provider.describeInstances(ids), (i) => i.instanceId),
+      this.describeInstances([...instanceIds], now),
       this.describe(modifyingIds, this.config.describeChunkSize.volumes, (ids) => this.deps.provider.describeVolumeModifications(ids), (m) => m.ebsVolumeId),
     ]);
 
@@ -431,10 +500,56 @@ export class Executor {
     }
   }
 
-  /** Runs one mutating call under its action's rate budget; measures latency on the clock. */
-  private async call<T>(action: MutatingAction, run: () => Promise<T>): Promise<{ ok: true; value: T; latencyMs: number } | { ok: false; error: ClassifiedError; latencyMs: number }> {
+  /**
+   * The instances, from this environment's cache when described within `instanceCacheTtlMs`, the
+   * rest in one DescribeInstances call. A cached instance's device names are brought up to date
+   * with the devices its attachment records hold (written before every AttachVolume, by any
+   * environment), so allocation does not hand out a name another attach has taken meanwhile.
+   */
+  private async describeInstances(ids: string[], now: number): Promise<Map<string, ProviderInstance> | ClassifiedError> {
+    const cached = new Map<string, ProviderInstance>();
+    const missing: string[] = [];
+    for (const id of ids) {
+      const entry = this.instanceCache.get(id);
+      if (entry && now - entry.describedAt < this.config.instanceCacheTtlMs) cached.set(id, entry.instance);
+      else missing.push(id);
+    }
+    const fresh = await this.describe(missing, this.config.describeChunkSize.instances, (part) => this.deps.provider.describeInstances(part), (i) => i.instanceId);
+    if (!(fresh instanceof Map)) return fresh;
+    for (const [id, instance] of fresh) this.instanceCache.set(id, { instance, describedAt: now });
+    try {
+      await Promise.all(
+        [...cached].map(async ([id, instance]) => {
+          const held = (await this.deps.store.attachmentsOfInstance(id)).flatMap((a) => (a.device ? [a.device] : []));
+          fresh.set(id, { ...instance, deviceNames: [...new Set([...instance.deviceNames, ...held])] });
+        }),
+      );
+    } catch (error) {
+      // Without the records the cached mappings may be stale: describe them after all.
+      this.deps.log.warn('reading attachments of cached instances failed', { error: errorMessage(error) });
+      const again = await this.describe([...cached.keys()], this.config.describeChunkSize.instances, (part) => this.deps.provider.describeInstances(part), (i) => i.instanceId);
+      if (!(again instanceof Map)) return again;
+      for (const [id, instance] of again) {
+        this.instanceCache.set(id, { instance, describedAt: now });
+        fresh.set(id, instance);
+      }
+    }
+    return fresh;
+  }
+
+  /**
+   * Runs one mutating call under its action's rate budget (at the time of the token reserved for
+   * `item`, or on a token taken now); measures latency on the clock.
+   */
+  private async call<T>(item: Item, action: MutatingAction, run: () => Promise<T>): Promise<{ ok: true; value: T; latencyMs: number } | { ok: false; error: ClassifiedError; latencyMs: number }> {
     const bucket = this.buckets[action];
-    if (this.config.rateWaitMaxMs > 0 && bucket.msUntilToken() <= this.config.rateWaitMaxMs) await bucket.take();
+    if (item.token && !item.token.used && RATE_BUCKET_OF[item.token.action] === RATE_BUCKET_OF[action]) {
+      item.token.used = true;
+      const waitMs = item.token.atMs - this.deps.clock.now();
+      if (waitMs > 0) await this.deps.clock.sleep(waitMs);
+      // EC2 throttled since the reservation: its time was computed at a rate that was too high.
+      if (bucket.throttleCount !== item.token.throttles) await bucket.take();
+    } else if (this.config.rateWaitMaxMs > 0 && bucket.msUntilToken() <= this.config.rateWaitMaxMs) await bucket.take();
     else if (!bucket.tryTake()) {
       return {
         ok: false,
@@ -498,7 +613,7 @@ export class Executor {
         const zone = availabilityZone;
         runs.push(async () => {
           const tags = { ...volume.spec.tags, [OWNERSHIP_TAGS.owner]: this.config.ownerTagValue, [OWNERSHIP_TAGS.record]: volume.volumeId };
-          const outcome = await this.call('CreateVolume', () =>
+          const outcome = await this.call(item, 'CreateVolume', () =>
             this.deps.provider.createVolume({
               clientToken: createVolumeClientToken(volume.volumeId, volume.observedGeneration ?? volume.generation),
               availabilityZone: zone,
@@ -576,9 +691,13 @@ export class Executor {
         if (!written) return;
         item.record = written;
         runs.push(async () => {
-          const outcome = await this.call('AttachVolume', () =>
+          const outcome = await this.call(item, 'AttachVolume', () =>
             this.deps.provider.attachVolume({ ebsVolumeId: item.volume!.ebsVolumeId!, instanceId: written.instanceId, device: allocation.device }),
           );
+          const cached = this.instanceCache.get(written.instanceId);
+          if (outcome.ok && cached) cached.instance = { ...cached.instance, deviceNames: [...cached.instance.deviceNames, allocation.device] };
+          // The instance may have changed under the cache (state, devices): describe it next time.
+          if (!outcome.ok && outcome.error.outcome !== 'throttled') this.instanceCache.delete(written.instanceId);
           if (outcome.ok || outcome.error.outcome === 'already-done') {
             item.result = {
               outcome: 'in-progress',
@@ -603,7 +722,7 @@ export class Executor {
       return undefined;
     }
     return async () => {
-      const outcome = await this.call('DetachVolume', () =>
+      const outcome = await this.call(item, 'DetachVolume', () =>
         this.deps.provider.detachVolume({ ebsVolumeId, instanceId: attachment.instanceId, device: attachment.device }),
       );
       if (outcome.ok) {
@@ -627,7 +746,7 @@ export class Executor {
   private deleteVolume(item: Item, now: number): () => Promise<void> {
     const volume = item.record as VolumeRecord;
     return async () => {
-      const outcome = await this.call('DeleteVolume', () => this.deps.provider.deleteVolume(volume.ebsVolumeId!));
+      const outcome = await this.call(item, 'DeleteVolume', () => this.deps.provider.deleteVolume(volume.ebsVolumeId!));
       if (outcome.ok) {
         item.result = {
           outcome: 'in-progress',
@@ -667,7 +786,7 @@ export class Executor {
       return undefined;
     }
     return async () => {
-      const outcome = await this.call('ModifyVolume', () => this.deps.provider.modifyVolume(request));
+      const outcome = await this.call(item, 'ModifyVolume', () => this.deps.provider.modifyVolume(request));
       if (outcome.ok) {
         item.result = {
           outcome: 'in-progress',
@@ -970,7 +1089,7 @@ export class Executor {
       // Paced by the operation under way: a modification takes far longer than an attach.
       const started = operationStartMs(written.status) ?? now;
       const schedule = IN_PROGRESS[written.status.state] ?? decision.op;
-      dueAtMs = now + progressDelaySeconds(schedule, now - started, this.config) * 1000;
+      dueAtMs = alignedCheckAtMs(schedule, now + progressDelaySeconds(schedule, now - started, this.config) * 1000, this.config);
     }
     const delay = queueDelay(now, dueAtMs, this.config);
     return { message: this.message(decision.op, keyOf(written), decision.reason, delay.dueAt), delaySeconds: delay.delaySeconds };

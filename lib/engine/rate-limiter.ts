@@ -1,7 +1,8 @@
 /**
  * Token bucket on the injected clock: callers `take()` a token before each mutating EC2 call and
- * wait when the bucket is empty. Throttling halves the refill rate for the rest of the invocation
- * (multiplicative decrease); successes restore it step by step (additive increase).
+ * wait when the bucket is empty, or `reserve()` one ahead and learn when it will be theirs.
+ * Throttling halves the refill rate (multiplicative decrease); successes restore it step by step
+ * (additive increase), so several buckets sharing one EC2 account bucket settle near its rate.
  */
 import type { Clock } from './ports.js';
 import type { RateBudget } from './config.js';
@@ -10,6 +11,8 @@ export class TokenBucket {
   private tokens: number;
   private updatedAt: number;
   private rate: number;
+  /** Counts RequestLimitExceeded answers, so holders of earlier reservations can tell the rate dropped. */
+  private throttles = 0;
   /** Serialises waiters so tokens go out in call order. */
   private queue: Promise<void> = Promise.resolve();
 
@@ -21,6 +24,11 @@ export class TokenBucket {
     this.tokens = budget.burst;
     this.rate = budget.ratePerSecond;
     this.updatedAt = clock.now();
+  }
+
+  /** How many times EC2 has throttled calls under this bucket. */
+  get throttleCount(): number {
+    return this.throttles;
   }
 
   /** Current refill rate (tokens per second). */
@@ -49,16 +57,36 @@ export class TokenBucket {
     return this.tokens >= 1 ? 0 : Math.ceil(((1 - this.tokens) / this.rate) * 1000);
   }
 
+  /**
+   * Takes the next token, borrowing from the refill when the bucket is empty, and returns how
+   * many milliseconds from now it becomes usable (0: at once). `refund()` gives it back.
+   */
+  reserve(): number {
+    this.refill();
+    this.tokens -= 1;
+    return this.tokens >= 0 ? 0 : Math.ceil((-this.tokens / this.rate) * 1000);
+  }
+
+  /** Returns a reserved token that was not used. */
+  refund(): void {
+    this.refill();
+    this.tokens = Math.min(this.budget.burst, this.tokens + 1);
+  }
+
   /** EC2 said RequestLimitExceeded: slow down and drop the burst. */
   throttled(): void {
     this.refill();
+    this.throttles++;
     this.rate = Math.max(this.budget.ratePerSecond / 16, this.rate * this.throttleFactor);
     this.tokens = Math.min(this.tokens, 0);
   }
 
-  /** A call went through: recover a step of the rate lost to throttling. */
+  /**
+   * A call went through: recover a small step of the rate lost to throttling (a fiftieth of the
+   * budget), so buckets sharing one EC2 bucket probe upwards slowly and rarely overrun it together.
+   */
   succeeded(): void {
-    this.rate = Math.min(this.budget.ratePerSecond, this.rate + this.budget.ratePerSecond / 10);
+    this.rate = Math.min(this.budget.ratePerSecond, this.rate + this.budget.ratePerSecond / 50);
   }
 
   private refill(): void {

@@ -18,6 +18,16 @@ export function progressDelaySeconds(op: OperationKind, elapsedMs: number, confi
 }
 
 /**
+ * When a progress check of `op` due at `dueAtMs` should run: the next point of the check's shared
+ * grid (`alignSeconds`, multiples of wall-clock time), so checks of operations started within
+ * the same few seconds fall due together and share one executor batch and one describe call.
+ */
+export function alignedCheckAtMs(op: OperationKind, dueAtMs: number, config: EngineConfig): number {
+  const gridMs = (config.progressChecks[op].alignSeconds ?? 1) * 1000;
+  return gridMs > 1000 ? Math.ceil(dueAtMs / gridMs) * gridMs : dueAtMs;
+}
+
+/**
  * Seconds to wait after failed attempt number `attempt` (1-based): exponential from
  * `backoff.baseSeconds`, capped at `backoff.capSeconds`, with equal jitter (half fixed, half
  * random) so retries of many records spread out but never collapse to zero.

@@ -451,16 +451,22 @@ describe('executor: batching', () => {
     expect(new Set(states)).toEqual(new Set(['available']));
   });
 
-  it('mutating calls past the rate budget are deferred without an EC2 call or a used attempt', async () => {
+  it('mutating calls past the rate budget are deferred without an EC2 call, a write or a used attempt', async () => {
     const budgets = { ...DEFAULT_ENGINE_CONFIG.rateBudgets, CreateVolume: { burst: 2, ratePerSecond: 1 } };
     const h = harness({ config: { rateBudgets: budgets } });
     const ids = ['a', 'b', 'c', 'd'];
     for (const id of ids) await h.store.create(newVolume(id));
     await h.executor.run(h.batchOf(...ids.map((id) => h.op('create-volume', volumeKey(id)))));
     expect(h.ebs.calls.CreateVolume).toBe(2);
-    const deferred = (await Promise.all(ids.map((id) => volumeOf(h, id)))).filter((v) => v.status.code === 'RateBudgetExceeded');
+    // Deferred before the claim: the record is untouched and a message comes back when the token would be there.
+    const deferred = (await Promise.all(ids.map((id) => volumeOf(h, id)))).filter((v) => v.status.state === 'pending');
     expect(deferred).toHaveLength(2);
-    for (const volume of deferred) expect(volume.status.attempts).toBe(0);
+    for (const volume of deferred) expect(volume.status).toMatchObject({ attempts: 0 });
+    for (const volume of deferred) expect(volume.version).toBe(1);
+    expect(h.queued().filter((q) => q.op === 'create-volume')).toEqual([
+      { op: 'create-volume', key: 'c', delaySeconds: 1 },
+      { op: 'create-volume', key: 'd', delaySeconds: 2 },
+    ]);
     await h.settle(60_000);
     expect(h.ebs.calls.CreateVolume).toBe(4);
     for (const id of ids) expect((await volumeOf(h, id)).status.state).toBe('available');
@@ -478,6 +484,48 @@ describe('executor: batching', () => {
     await h.clock.advance(1000);
     await run;
     expect(h.ebs.calls.CreateVolume).toBe(4);
+  });
+});
+
+describe('executor: instance descriptions', () => {
+  it('reuses an instance it described within the TTL, takes devices in use from the records, and describes again after a failed attach', async () => {
+    const h = harness();
+    for (const id of ['a', 'b', 'c', 'd']) await availableVolume(h, id);
+    const before = h.ebs.calls.DescribeInstances ?? 0;
+    await h.store.create(newAttachment('a'));
+    await h.executor.run(h.batchOf(h.op('attach', attachmentKey('a', INSTANCE))));
+    expect(h.ebs.calls.DescribeInstances).toBe(before + 1);
+
+    // Another environment attaches b: this one's cached mappings do not show its device, the records do.
+    const other = new Executor({ store: h.store, queue: h.queue, provider: h.ebs, clock: h.clock, metrics: h.metrics, log: silentLog, config: { rateWaitMaxMs: 0 } });
+    await h.store.create(newAttachment('b'));
+    await other.run(h.batchOf(h.op('attach', attachmentKey('b', INSTANCE))));
+    await h.store.create(newAttachment('c'));
+    await h.executor.run(h.batchOf(h.op('attach', attachmentKey('c', INSTANCE))));
+    expect(h.ebs.calls.DescribeInstances).toBe(before + 2); // one by each environment
+    const devices = await Promise.all(['a', 'b', 'c'].map(async (id) => (await attachmentOf(h, id)).device));
+    expect(new Set(devices).size).toBe(3);
+
+    await h.store.create(newAttachment('d'));
+    h.ebs.failNext('AttachVolume', new ProviderError('device-in-use', 'InvalidParameterValue', 'Attachment point is already in use'));
+    await h.executor.run(h.batchOf(h.op('attach', attachmentKey('d', INSTANCE))));
+    expect(h.ebs.calls.DescribeInstances).toBe(before + 2);
+    expect((await attachmentOf(h, 'd')).status).toMatchObject({ state: 'pending', attempts: 1 });
+    await h.settle(30_000);
+    expect(h.ebs.calls.DescribeInstances).toBe(before + 3);
+    expect((await attachmentOf(h, 'd')).status.state).toBe('attached');
+  });
+
+  it('describes again once the cached description is older than the TTL', async () => {
+    const h = harness({ config: { instanceCacheTtlMs: 10_000 } });
+    for (const id of ['a', 'b']) await availableVolume(h, id);
+    const before = h.ebs.calls.DescribeInstances ?? 0;
+    await h.store.create(newAttachment('a'));
+    await h.executor.run(h.batchOf(h.op('attach', attachmentKey('a', INSTANCE))));
+    await h.clock.advance(10_000);
+    await h.store.create(newAttachment('b'));
+    await h.executor.run(h.batchOf(h.op('attach', attachmentKey('b', INSTANCE))));
+    expect(h.ebs.calls.DescribeInstances).toBe(before + 2);
   });
 });
 

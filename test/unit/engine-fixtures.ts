@@ -60,7 +60,9 @@ export function harness(options: { config?: Partial<EngineConfig>; owner?: strin
   ebs.addInstance({ instanceId: OTHER_INSTANCE, availabilityZone: AZ });
   const metrics = new RecordingMetrics();
   let owners = 0;
-  const deps = { store, queue, clock, metrics, log: silentLog, config: options.config, random: () => 0.5 };
+  // `drain` awaits each invocation without moving the clock, so by default invocations never sleep for a rate token.
+  const config: Partial<EngineConfig> = { rateWaitMaxMs: 0, ...options.config };
+  const deps = { store, queue, clock, metrics, log: silentLog, config, random: () => 0.5 };
   const executor = new Executor({ ...deps, provider: ebs, newOwnerId: () => options.owner ?? `owner-${++owners}` });
   const watcher = new Watcher(deps);
 

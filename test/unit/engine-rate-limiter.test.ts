@@ -29,7 +29,21 @@ describe('token bucket', () => {
     await clock.advance(500);
     await take;
     expect(passed).toBe(true);
-    for (let i = 0; i < 10; i++) bucket.succeeded();
+    for (let i = 0; i < 50; i++) bucket.succeeded();
+    expect(bucket.ratePerSecond).toBeGreaterThan(3.9);
+    for (let i = 0; i < 50; i++) bucket.succeeded();
     expect(bucket.ratePerSecond).toBe(4);
+  });
+
+  it('reserves tokens ahead: the burst at once, then one refill interval apart; refunds give them back', () => {
+    const clock = new FakeClock(0);
+    const bucket = new TokenBucket(clock, { burst: 2, ratePerSecond: 4 });
+    expect([bucket.reserve(), bucket.reserve(), bucket.reserve(), bucket.reserve()]).toEqual([0, 0, 250, 500]);
+    bucket.refund();
+    expect(bucket.reserve()).toBe(500);
+    expect(bucket.throttleCount).toBe(0);
+    bucket.throttled();
+    expect(bucket.throttleCount).toBe(1);
+    expect(bucket.reserve()).toBe(1500); // two tokens of debt at the halved rate
   });
 });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_ENGINE_CONFIG, resolveEngineConfig } from '../../lib/engine/config.js';
 import {
+  alignedCheckAtMs,
   backoffDelaySeconds,
   budgetSpent,
   progressDelaySeconds,
@@ -12,13 +13,25 @@ const config = DEFAULT_ENGINE_CONFIG;
 
 describe('progress checks', () => {
   it('checks first near the expected transition time, then waits longer the longer it runs', () => {
-    expect(progressDelaySeconds('attach', 0, config)).toBe(3);
-    expect(progressDelaySeconds('create-volume', 0, config)).toBe(5);
+    expect(progressDelaySeconds('attach', 0, config)).toBe(2);
+    expect(progressDelaySeconds('create-volume', 0, config)).toBe(2);
+    expect(progressDelaySeconds('delete-volume', 0, config)).toBe(1);
     expect(progressDelaySeconds('create-volume', 60_000, config)).toBe(30);
     expect(progressDelaySeconds('create-volume', 10 * 60_000, config)).toBe(120);
     const delays = [0, 10, 30, 90, 300].map((s) => progressDelaySeconds('modify-volume', s * 1000, config));
     expect(delays).toEqual([...delays].sort((a, b) => a - b));
     expect(Math.max(...delays)).toBeLessThanOrEqual(config.progressChecks['modify-volume'].maxSeconds);
+  });
+});
+
+describe('progress check grid', () => {
+  it('moves a check to the next point of its grid, so checks started close together fall due together', () => {
+    expect(alignedCheckAtMs('create-volume', 10_001, config)).toBe(12_000);
+    expect(alignedCheckAtMs('create-volume', 11_999, config)).toBe(12_000);
+    expect(alignedCheckAtMs('create-volume', 12_000, config)).toBe(12_000);
+    expect(alignedCheckAtMs('detach', 12_500, config)).toBe(16_000);
+    // Without a grid, only the due time itself.
+    expect(alignedCheckAtMs('modify-volume', 12_345, config)).toBe(12_345);
   });
 });
 
