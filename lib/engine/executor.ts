@@ -311,15 +311,26 @@ export class Executor {
     await Promise.all(toClaim.map((item) => this.claim(item, owner, now, followUps)));
     const claimed = toClaim.filter((item) => item.claimed);
 
+    // Write results, then plan and send follow-ups from what was written: a group as soon as its
+    // results are in, so a check's next step does not wait for calls queued behind rate tokens.
+    const flushed = new Set<Item>();
+    const flush = async (group: Item[]) => {
+      const fresh = group.filter((item) => !flushed.has(item));
+      for (const item of fresh) flushed.add(item);
+      if (fresh.length === 0) return;
+      const local: { item: Item; operation: QueuedOperation }[] = [];
+      // Follow-ups are timed from now, not from the batch's start: calls may have waited for tokens.
+      const writtenAt = this.deps.clock.now();
+      await Promise.all(fresh.map((item) => this.writeResult(item, owner, writtenAt, local)));
+      await this.sendFollowUps(local);
+    };
     try {
-      await this.act(claimed, owner, now);
+      await this.act(claimed, owner, now, flush);
     } finally {
       // Tokens reserved for calls that were not made (claim lost, re-planned, prerequisite missing) go back.
       for (const item of toClaim) if (item.token && !item.token.used) this.buckets[item.token.action].refund();
     }
-
-    // Write results, then plan follow-ups from what was written.
-    await Promise.all(claimed.map((item) => this.writeResult(item, owner, now, followUps)));
+    await flush(claimed);
   }
 
   /**
@@ -348,7 +359,7 @@ export class Executor {
     const group = RATE_BUCKET_OF[action];
     const ahead = deferred.get(group) ?? 0;
     deferred.set(group, ahead + 1);
-    const dueInMs = waitMs + (ahead * 1000) / bucket.ratePerSecond;
+    const dueInMs = waitMs / this.config.concurrentEnvironments + (ahead * 1000) / (bucket.ratePerSecond * this.config.concurrentEnvironments);
     const delaySeconds = Math.min(this.config.maxMessageDelaySeconds, Math.max(1, Math.ceil(dueInMs / 1000)));
     followUps.push({ item, operation: { message: this.message(op, item.key, `waiting for the ${action} rate budget`), delaySeconds } });
     this.deps.metrics.operation({ operation: op, outcome: 'throttled' });
@@ -416,7 +427,7 @@ export class Executor {
   // Acting
   // -------------------------------------------------------------------------------------------
 
-  private async act(items: Item[], owner: string, now: number) {
+  private async act(items: Item[], owner: string, now: number, flush: (group: Item[]) => Promise<void>) {
     const byOp = (op: OperationKind) => items.filter((item) => item.decision?.type === 'operation' && item.decision.op === op);
     for (const item of items) if (item.decision?.type === 'remove') item.result = { outcome: 'succeeded', remove: true };
 
@@ -455,20 +466,33 @@ export class Executor {
 
     for (const item of volumeChecks) item.result = this.guard(item, () => this.checkVolume(item, now, volumes, modifications));
     for (const item of attachmentChecks) item.result = this.guard(item, () => this.checkAttachment(item, now, volumes));
+    const checksWritten = flush([...volumeChecks, ...attachmentChecks]);
 
-    const calls: Promise<void>[] = [];
-    calls.push(...(await this.prepareCreates(creates, owner, now, instances)).map((run) => run()));
-    calls.push(...(await this.prepareAttaches(attaches, owner, now, instances)).map((run) => run()));
+    const runs: { item: Item; run: () => Promise<void> }[] = [];
+    runs.push(...(await this.prepareCreates(creates, owner, now, instances)));
+    runs.push(...(await this.prepareAttaches(attaches, owner, now, instances)));
     for (const item of detaches) {
-      const prepared = this.prepareDetach(item, now);
-      if (prepared) calls.push(prepared());
+      const run = this.prepareDetach(item, now);
+      if (run) runs.push({ item, run });
     }
-    for (const item of deletes) calls.push(this.deleteVolume(item, now)());
+    for (const item of deletes) runs.push({ item, run: this.deleteVolume(item, now) });
     for (const item of modifies) {
-      const prepared = this.prepareModify(item, now, volumes);
-      if (prepared) calls.push(prepared());
+      const run = this.prepareModify(item, now, volumes);
+      if (run) runs.push({ item, run });
     }
-    await Promise.all(calls);
+    // Calls whose tokens fall in the same second are written and followed up together.
+    const bySecond = new Map<number, { items: Item[]; calls: Promise<void>[] }>();
+    for (const { item, run } of runs) {
+      const second = item.token ? Math.max(0, Math.floor((item.token.atMs - now) / 1000)) : 0;
+      const group = bySecond.get(second) ?? { items: [], calls: [] };
+      group.items.push(item);
+      group.calls.push(run());
+      bySecond.set(second, group);
+    }
+    await Promise.all([checksWritten, ...[...bySecond.values()].map(async (group) => {
+      await Promise.all(group.calls);
+      await flush(group.items);
+    })]);
   }
 
   /** One record's bug must not take the batch down: log it, leave the record as it is (the claim is released). */
@@ -502,9 +526,9 @@ export class Executor {
 
   /**
    * The instances, from this environment's cache when described within `instanceCacheTtlMs`, the
-   * rest in one DescribeInstances call. A cached instance's device names are brought up to date
-   * with the devices its attachment records hold (written before every AttachVolume, by any
-   * environment), so allocation does not hand out a name another attach has taken meanwhile.
+   * rest in one DescribeInstances call. Device names in use are completed with the devices the
+   * instance's attachment records hold (written before every AttachVolume, by any environment),
+   * so allocation does not hand out a name another attach has taken meanwhile.
    */
   private async describeInstances(ids: string[], now: number): Promise<Map<string, ProviderInstance> | ClassifiedError> {
     const cached = new Map<string, ProviderInstance>();
@@ -517,9 +541,11 @@ export class Executor {
     const fresh = await this.describe(missing, this.config.describeChunkSize.instances, (part) => this.deps.provider.describeInstances(part), (i) => i.instanceId);
     if (!(fresh instanceof Map)) return fresh;
     for (const [id, instance] of fresh) this.instanceCache.set(id, { instance, describedAt: now });
+    for (const [id, instance] of cached) fresh.set(id, instance);
     try {
+      // Fresh descriptions too: another environment may have allocated a device and be waiting for its rate token.
       await Promise.all(
-        [...cached].map(async ([id, instance]) => {
+        [...fresh].map(async ([id, instance]) => {
           const held = (await this.deps.store.attachmentsOfInstance(id)).flatMap((a) => (a.device ? [a.device] : []));
           fresh.set(id, { ...instance, deviceNames: [...new Set([...instance.deviceNames, ...held])] });
         }),
@@ -547,8 +573,11 @@ export class Executor {
       item.token.used = true;
       const waitMs = item.token.atMs - this.deps.clock.now();
       if (waitMs > 0) await this.deps.clock.sleep(waitMs);
-      // EC2 throttled since the reservation: its time was computed at a rate that was too high.
-      if (bucket.throttleCount !== item.token.throttles) await bucket.take();
+      if (bucket.throttleCount !== item.token.throttles) {
+        // EC2 throttled since the reservation, whose time assumed a rate that was too high: back off instead.
+        bucket.refund();
+        return { ok: false, latencyMs: 0, error: { outcome: 'throttled', code: 'RateBudgetExceeded', message: `deferred: EC2 throttled ${action} calls of this environment` } };
+      }
     } else if (this.config.rateWaitMaxMs > 0 && bucket.msUntilToken() <= this.config.rateWaitMaxMs) await bucket.take();
     else if (!bucket.tryTake()) {
       return {
@@ -570,7 +599,7 @@ export class Executor {
   }
 
   private async prepareCreates(items: Item[], owner: string, now: number, instances: Map<string, ProviderInstance> | ClassifiedError) {
-    const runs: (() => Promise<void>)[] = [];
+    const runs: { item: Item; run: () => Promise<void> }[] = [];
     await Promise.all(
       items.map(async (item) => {
         let volume = item.record as VolumeRecord;
@@ -611,7 +640,7 @@ export class Executor {
           item.record = written;
         }
         const zone = availabilityZone;
-        runs.push(async () => {
+        runs.push({ item, run: async () => {
           const tags = { ...volume.spec.tags, [OWNERSHIP_TAGS.owner]: this.config.ownerTagValue, [OWNERSHIP_TAGS.record]: volume.volumeId };
           const outcome = await this.call(item, 'CreateVolume', () =>
             this.deps.provider.createVolume({
@@ -641,7 +670,7 @@ export class Executor {
             latencyMs: outcome.latencyMs,
             changes: { ...base, status: successStatus(volume.status, volume.status.state, now, `creating ${created.ebsVolumeId}`, true) },
           };
-        });
+        } });
       }),
     );
     return runs;
@@ -675,7 +704,7 @@ export class Executor {
     if (instances instanceof Map) for (const [id, instance] of instances) used.set(id, instance.deviceNames);
     const devices = allocateDevices(requests, used, this.config.deviceNames);
 
-    const runs: (() => Promise<void>)[] = [];
+    const runs: { item: Item; run: () => Promise<void> }[] = [];
     await Promise.all(
       ready.map(async (item) => {
         const attachment = item.record as AttachmentRecord;
@@ -690,7 +719,7 @@ export class Executor {
         });
         if (!written) return;
         item.record = written;
-        runs.push(async () => {
+        runs.push({ item, run: async () => {
           const outcome = await this.call(item, 'AttachVolume', () =>
             this.deps.provider.attachVolume({ ebsVolumeId: item.volume!.ebsVolumeId!, instanceId: written.instanceId, device: allocation.device }),
           );
@@ -707,7 +736,7 @@ export class Executor {
             return;
           }
           item.result = { ...this.attachmentFailure(written, now, 'AttachVolume', outcome.error), latencyMs: outcome.latencyMs };
-        });
+        } });
       }),
     );
     return runs;

@@ -7,6 +7,9 @@
 import type { Clock } from './ports.js';
 import type { RateBudget } from './config.js';
 
+/** Successes it takes to win back `ratePerSecond` of rate. */
+const INCREASE_STEPS = 20;
+
 export class TokenBucket {
   private tokens: number;
   private updatedAt: number;
@@ -82,11 +85,11 @@ export class TokenBucket {
   }
 
   /**
-   * A call went through: recover a small step of the rate lost to throttling (a fiftieth of the
-   * budget), so buckets sharing one EC2 bucket probe upwards slowly and rarely overrun it together.
+   * A call went through: raise the rate by a small step (a twentieth of the base rate) up to the
+   * maximum, so buckets sharing one EC2 bucket probe upwards slowly and rarely overrun it together.
    */
   succeeded(): void {
-    this.rate = Math.min(this.budget.ratePerSecond, this.rate + this.budget.ratePerSecond / 50);
+    this.rate = Math.min(this.budget.maxRatePerSecond ?? this.budget.ratePerSecond, this.rate + this.budget.ratePerSecond / INCREASE_STEPS);
   }
 
   private refill(): void {

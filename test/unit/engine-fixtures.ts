@@ -51,6 +51,15 @@ export function newAttachment(volumeId: string, extra: Partial<AttachmentRecord>
   };
 }
 
+/** EC2's request buckets (CreateVolume 100/5, DeleteVolume 100/5, mutating 50/5), for an executor that is the only environment. */
+const SOLE_ENVIRONMENT_BUDGETS: EngineConfig['rateBudgets'] = {
+  CreateVolume: { burst: 100, ratePerSecond: 5 },
+  DeleteVolume: { burst: 100, ratePerSecond: 5 },
+  AttachVolume: { burst: 50, ratePerSecond: 5 },
+  DetachVolume: { burst: 50, ratePerSecond: 5 },
+  ModifyVolume: { burst: 50, ratePerSecond: 5 },
+};
+
 export function harness(options: { config?: Partial<EngineConfig>; owner?: string; ebsTimings?: Partial<Record<TimedStep, number>> } = {}) {
   const clock = new FakeClock(START);
   const store = new MemoryRecordStore();
@@ -61,7 +70,8 @@ export function harness(options: { config?: Partial<EngineConfig>; owner?: strin
   const metrics = new RecordingMetrics();
   let owners = 0;
   // `drain` awaits each invocation without moving the clock, so by default invocations never sleep for a rate token.
-  const config: Partial<EngineConfig> = { rateWaitMaxMs: 0, ...options.config };
+  // One executor serves every invocation, as a deployment limited to one environment: it has EC2's whole budget.
+  const config: Partial<EngineConfig> = { rateWaitMaxMs: 0, concurrentEnvironments: 1, rateBudgets: SOLE_ENVIRONMENT_BUDGETS, ...options.config };
   const deps = { store, queue, clock, metrics, log: silentLog, config, random: () => 0.5 };
   const executor = new Executor({ ...deps, provider: ebs, newOwnerId: () => options.owner ?? `owner-${++owners}` });
   const watcher = new Watcher(deps);
