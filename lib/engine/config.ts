@@ -146,7 +146,7 @@ export const DEFAULT_ENGINE_CONFIG: EngineConfig = {
   maxAttempts: 8,
   maxOperationAgeMs: 6 * HOUR,
   describeGraceMs: 2 * MINUTE,
-  instanceCacheTtlMs: 5 * MINUTE,
+  instanceCacheTtlMs: 15 * MINUTE,
   rateBudgets: {
     // A fifth of EC2's bursts each (100, 50, 50, 100), for up to EXECUTOR.maxConcurrency (5) environments.
     CreateVolume: { burst: 20, ratePerSecond: 1 },

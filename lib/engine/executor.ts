@@ -127,6 +127,8 @@ interface Item {
   result?: Result;
   /** Failed in our own infrastructure: report for redelivery. */
   infraFailed?: boolean;
+  /** A progress check: acts without a claim, writes only a change, conditioned on the version it read. */
+  observer?: boolean;
   /** A rate token reserved before the claim: the call may go at `atMs`. */
   token?: { action: MutatingAction; atMs: number; used: boolean; throttles: number };
 }
@@ -293,6 +295,7 @@ export class Executor {
 
   private async process(items: Item[], owner: string, now: number, followUps: { item: Item; operation: QueuedOperation }[], maxTokenWaitMs: number) {
     const toClaim: Item[] = [];
+    const observers: Item[] = [];
     const deferred = new Map<MutatingAction, number>();
     for (const item of items) {
       if (item.infraFailed) continue;
@@ -303,13 +306,19 @@ export class Executor {
         continue;
       }
       item.decision = decision;
+      if (decision.type === 'operation' && CHECK_OPERATIONS.has(decision.op)) {
+        if (this.heldByOther(item, now, followUps)) continue;
+        item.observer = true;
+        observers.push(item);
+        continue;
+      }
       if (decision.type === 'operation' && !this.reserveToken(item, decision.op, now, maxTokenWaitMs, deferred, followUps)) continue;
       if (decision.type === 'operation' || decision.type === 'remove') toClaim.push(item);
       else await this.handleWithoutClaim(item, decision, now, followUps);
     }
 
     await Promise.all(toClaim.map((item) => this.claim(item, owner, now, followUps)));
-    const claimed = toClaim.filter((item) => item.claimed);
+    const claimed = [...toClaim.filter((item) => item.claimed), ...observers];
 
     // Write results, then plan and send follow-ups from what was written: a group as soon as its
     // results are in, so a check's next step does not wait for calls queued behind rate tokens.
@@ -331,6 +340,19 @@ export class Executor {
       for (const item of toClaim) if (item.token && !item.token.used) this.buckets[item.token.action].refund();
     }
     await flush(claimed);
+  }
+
+  /**
+   * Whether another invocation holds a live claim on the record (an operation under way there): a
+   * check then looks again when that claim ends instead of writing beside it.
+   */
+  private heldByOther(item: Item, now: number, followUps: { item: Item; operation: QueuedOperation }[]): boolean {
+    const claim = item.record?.claim;
+    if (!claim || claim.expiresAt <= now) return false;
+    const delay = queueDelay(now, Math.max(claim.expiresAt, now + 1000), this.config);
+    followUps.push({ item, operation: { message: this.message(item.hint, item.key, 'claimed by another invocation', delay.dueAt), delaySeconds: delay.delaySeconds } });
+    this.deps.metrics.operation({ operation: item.hint, outcome: 'skipped' });
+    return true;
   }
 
   /**
@@ -1082,6 +1104,7 @@ export class Executor {
     const result = item.result ?? (item.claimed ? { outcome: 'skipped' as const } : undefined);
     if (!result) return;
     this.deps.metrics.operation({ operation: op, outcome: result.outcome, latencyMs: result.latencyMs });
+    if (item.observer) return this.writeObservation(item, result, now, followUps);
     if (!item.claimed) return;
     // The claim must still be ours now, not just when the batch started.
     const condition = { claimOwner: owner, now: this.deps.clock.now() };
@@ -1102,6 +1125,39 @@ export class Executor {
       if (error instanceof ConditionFailedError) {
         // Deleted or taken over meanwhile: never recreate it; whoever holds it now carries on.
         this.deps.log.warn('status write refused; record deleted or claim lost', { key: item.id, op });
+        return;
+      }
+      this.deps.log.error('status write failed', { key: item.id, op, error: errorMessage(error) });
+      item.infraFailed = true;
+    }
+  }
+
+  /**
+   * Writes what a progress check saw, only if it changed something, on the condition that the
+   * record is still the version that was read; then plans the next check from it.
+   */
+  private async writeObservation(item: Item, result: Result, now: number, followUps: { item: Item; operation: QueuedOperation }[]) {
+    const record = item.record!;
+    const op = item.decision?.type === 'operation' ? item.decision.op : item.hint;
+    const condition = { version: record.version };
+    try {
+      if (result.remove) {
+        await this.deps.store.remove(item.key, condition);
+        this.deps.log.info('record removed', { key: item.id, op });
+      } else {
+        let current = record;
+        if (result.changes && changesSomething(record, result.changes)) {
+          current = await this.deps.store.update(item.key, result.changes as RecordChanges, condition);
+          item.record = current;
+        }
+        const next = this.followUp(item, current, result, now);
+        if (next) followUps.push({ item, operation: next });
+      }
+      for (const operation of result.alsoCheck ?? []) followUps.push({ item, operation });
+    } catch (error) {
+      if (error instanceof ConditionFailedError) {
+        // Changed or deleted meanwhile: that change is planned on its own.
+        this.deps.log.info('observation not written; record changed meanwhile', { key: item.id, op });
         return;
       }
       this.deps.log.error('status write failed', { key: item.id, op, error: errorMessage(error) });
@@ -1133,6 +1189,33 @@ export class Executor {
       for (const { item } of followUps) item.infraFailed = true;
     }
   }
+}
+
+/**
+ * Whether writing `changes` would change what `record` says, beyond the status's timestamps:
+ * a check that saw an operation still under way writes nothing.
+ */
+function changesSomething(record: ProvisionerRecord, changes: NonNullable<Result['changes']>): boolean {
+  const comparable = (status: Status<string>) => canonical({ ...status, updatedAt: '', operationStartedAt: '' });
+  const current = record as unknown as Record<string, unknown>;
+  for (const [field, value] of Object.entries(changes as Record<string, unknown>)) {
+    if (value === undefined) continue;
+    if (field === 'status') {
+      if (comparable(value as Status<string>) !== comparable(record.status)) return true;
+      continue;
+    }
+    if (value === null ? current[field] !== undefined : canonical(value) !== canonical(current[field])) return true;
+  }
+  return false;
+}
+
+/** JSON with object keys sorted, so equal values compare equal whatever order their keys were set in. */
+function canonical(value: unknown): string {
+  return JSON.stringify(value, (_key, inner: unknown) =>
+    inner && typeof inner === 'object' && !Array.isArray(inner)
+      ? Object.fromEntries(Object.entries(inner as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : inner,
+  );
 }
 
 function observedOf(volume: ProviderVolume): NonNullable<VolumeRecord['observed']> {

@@ -487,6 +487,38 @@ describe('executor: batching', () => {
   });
 });
 
+describe('executor: progress checks', () => {
+  it('a check that finds the operation still under way writes nothing, and the next check falls on the shared grid', async () => {
+    const h = harness({ ebsTimings: { create: 20_000 } });
+    await h.store.create(newVolume('data-1'));
+    await h.executor.run(h.batchOf(h.op('create-volume', volumeKey('data-1'))));
+    const created = await volumeOf(h, 'data-1');
+    expect(created.status.state).toBe('creating');
+    await h.clock.advance(3000);
+    await h.executor.run(h.batchOf(h.op('check-volume', volumeKey('data-1'))));
+    // No claim, no status write: the record is the version the create left.
+    expect(await volumeOf(h, 'data-1')).toEqual(created);
+    const [next] = h.queued().filter((q) => q.op === 'check-volume');
+    const dueAt = h.clock.now() + next!.delaySeconds * 1000;
+    expect(dueAt % 2000).toBeLessThan(1000);
+    await h.settle(30_000);
+    expect((await volumeOf(h, 'data-1')).status.state).toBe('available');
+  });
+
+  it('a check leaves a record another invocation holds a claim on alone until the claim ends', async () => {
+    const h = harness({ ebsTimings: { create: 20_000 } });
+    await h.store.create(newVolume('data-1'));
+    await h.executor.run(h.batchOf(h.op('create-volume', volumeKey('data-1'))));
+    await h.store.claim(volumeKey('data-1'), 'someone-else', h.clock.now(), 60_000);
+    const held = await volumeOf(h, 'data-1');
+    const describes = h.ebs.calls.DescribeVolumes ?? 0;
+    await h.executor.run(h.batchOf(h.op('check-volume', volumeKey('data-1'))));
+    expect(h.ebs.calls.DescribeVolumes ?? 0).toBe(describes);
+    expect(await volumeOf(h, 'data-1')).toEqual(held);
+    expect(h.queued().filter((q) => q.op === 'check-volume').map((q) => q.delaySeconds)).toContain(60);
+  });
+});
+
 describe('executor: instance descriptions', () => {
   it('reuses an instance it described within the TTL, takes devices in use from the records, and describes again after a failed attach', async () => {
     const h = harness();
