@@ -26,7 +26,12 @@ export interface PipelineDeps {
 }
 
 export type StreamHandler = (event: DynamoDBStreamEvent) => Promise<DynamoDBBatchResponse>;
-export type QueueHandler = (event: SQSEvent) => Promise<SQSBatchResponse>;
+/** Lambda's context, as far as the executor needs it: how long the invocation has left. */
+export interface InvocationContext {
+  getRemainingTimeInMillis(): number;
+}
+
+export type QueueHandler = (event: SQSEvent, context?: InvocationContext) => Promise<SQSBatchResponse>;
 
 /** A stream record as the watcher reads it; undefined when its keys name no record of ours. */
 export function toRecordChange(record: DynamoDBRecord): RecordChange | undefined {
@@ -69,14 +74,15 @@ export function createWatcherHandler(deps: Omit<PipelineDeps, 'provider'>): Stre
  */
 export function createExecutorHandler(deps: PipelineDeps): QueueHandler {
   const executor = new Executor(deps);
-  return async (event) => {
+  return async (event, context) => {
     const batch: ExecutorBatchItem[] = [];
     for (const record of event.Records) {
       const parsed = parseOperationMessage(record.body);
       if (parsed.ok) batch.push({ messageId: record.messageId, message: parsed.message });
       else deps.log.error('dropping a message that is not an operation', { messageId: record.messageId, error: parsed.error });
     }
-    const { failedMessageIds } = await executor.run(batch);
+    // Waits for EC2 rate tokens stay within the invocation's time.
+    const { failedMessageIds } = await executor.run(batch, context ? { remainingTimeMs: context.getRemainingTimeInMillis() } : {});
     return { batchItemFailures: failedMessageIds.map((itemIdentifier) => ({ itemIdentifier })) };
   };
 }

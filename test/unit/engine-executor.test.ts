@@ -472,6 +472,17 @@ describe('executor: batching', () => {
     for (const id of ids) expect((await volumeOf(h, id)).status.state).toBe('available');
   });
 
+  it('waits for a token no longer than the invocation has time left for; defers the rest', async () => {
+    const budgets = { ...DEFAULT_ENGINE_CONFIG.rateBudgets, CreateVolume: { burst: 1, ratePerSecond: 1 } };
+    const h = harness({ config: { rateBudgets: budgets, rateWaitMaxMs: 10_000 } });
+    for (const id of ['a', 'b']) await h.store.create(newVolume(id));
+    // 10.5 s left, 10 s of which are kept for writes and follow-ups: half a second to wait, a token is a second away.
+    await h.executor.run(h.batchOf(h.op('create-volume', volumeKey('a')), h.op('create-volume', volumeKey('b'))), { remainingTimeMs: 10_500 });
+    expect(h.ebs.calls.CreateVolume).toBe(1);
+    expect((await volumeOf(h, 'b')).status).toMatchObject({ state: 'pending', attempts: 0 });
+    expect(h.queued().filter((q) => q.op === 'create-volume')).toEqual([{ op: 'create-volume', key: 'b', delaySeconds: 1 }]);
+  });
+
   it('with a wait allowance, calls wait for tokens on the clock instead', async () => {
     const budgets = { ...DEFAULT_ENGINE_CONFIG.rateBudgets, CreateVolume: { burst: 2, ratePerSecond: 1 } };
     const h = harness({ config: { rateBudgets: budgets, rateWaitMaxMs: 5000 } });
