@@ -63,12 +63,36 @@ describe('StreamPoller', () => {
         if (sequences(e).includes(1)) throw new Error('poison');
       },
     });
-    for (let i = 0; i < 5; i++) {
+    for (let i = 0; i < 8; i++) {
       await poller.pollOnce();
       await clock.advance(1_000);
     }
-    expect(seen.slice(0, 4)).toEqual([[1, 2, 3, 4], [1, 2], [1], [2, 3, 4]]);
+    // Halves are delivered one after the other; only the lone poison record uses up retries.
+    expect(seen).toEqual([[1, 2, 3, 4], [1, 2], [1], [1], [1], [2], [3, 4]]);
     expect(discarded).toEqual(['1: retried 2 times']);
+  });
+
+  it('does not count splitting a batch as a retry, so good records around a poison one get through', async () => {
+    const clock = new FakeClock(0);
+    const delivered: number[] = [];
+    const discarded: string[] = [];
+    const poller = new StreamPoller({
+      source: streamOf([record(1), record(2), record(3), record(4), record(5)]),
+      clock,
+      log: new RecordingLog(),
+      settings: { ...settings, batchSize: 5, retryAttempts: 0 },
+      onDiscard: (r, reason) => discarded.push(`${r.dynamodb!.SequenceNumber}: ${reason}`),
+      handler: async (e) => {
+        if (sequences(e).includes(4)) throw new Error('poison');
+        delivered.push(...sequences(e));
+      },
+    });
+    for (let i = 0; i < 10; i++) {
+      await poller.pollOnce();
+      await clock.advance(1_000);
+    }
+    expect(delivered).toEqual([1, 2, 3, 5]);
+    expect(discarded).toEqual(['4: retried 0 times']);
   });
 
   it('gives up on records older than the maximum record age', async () => {
@@ -87,6 +111,24 @@ describe('StreamPoller', () => {
     await clock.advance(61_000);
     expect(await poller.pollOnce()).toBe(0);
     expect(discarded).toEqual(['1: older than the maximum record age']);
+  });
+
+  it('counts a record\'s age from when it entered the stream, in Lambda\'s and the SDK\'s shapes', async () => {
+    const clock = new FakeClock(1_000_000);
+    const discarded: string[] = [];
+    const handled: number[] = [];
+    const aged = (n: number, created: number | Date): DynamoDBRecord => ({ ...record(n), dynamodb: { SequenceNumber: String(n), ApproximateCreationDateTime: created as number } });
+    const poller = new StreamPoller({
+      source: streamOf([aged(1, 1_000_000 / 1000 - 61), aged(2, new Date(1_000_000 - 61_000)), aged(3, 1_000_000 / 1000 - 5)]),
+      clock,
+      log: new RecordingLog(),
+      settings: { ...settings, maxBatchingWindowSeconds: 0 },
+      onDiscard: (r, reason) => discarded.push(`${r.dynamodb!.SequenceNumber}: ${reason}`),
+      handler: async (e) => void handled.push(...sequences(e)),
+    });
+    expect(await poller.pollOnce()).toBe(1);
+    expect(discarded).toEqual(['1: older than the maximum record age', '2: older than the maximum record age']);
+    expect(handled).toEqual([3]);
   });
 });
 
