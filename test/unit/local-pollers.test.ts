@@ -1,6 +1,8 @@
 import type { DynamoDBRecord, DynamoDBStreamEvent, SQSEvent, SQSRecord } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
+import { createMemoryBackend } from '../../lib/local/memory-backend.js';
 import { QueuePoller } from '../../lib/local/queue-poller.js';
+import { QUEUE } from '../../lib/settings.js';
 import { StreamPoller } from '../../lib/local/stream-poller.js';
 import { FakeClock, RecordingLog } from '../../lib/memory/index.js';
 
@@ -161,5 +163,54 @@ describe('QueuePoller', () => {
     expect(await poller.pollOnce()).toBe(1);
     expect(deleted).toEqual(['a', 'c']);
     expect(await poller.pollOnce()).toBe(0);
+  });
+});
+
+describe('QueuePoller on the memory backend', () => {
+  it('redelivers a failed message after the visibility timeout and dead-letters it after the maximum receives', async () => {
+    const clock = new FakeClock(0);
+    const backend = createMemoryBackend({ clock, ownerTagValue: 'test', visibilityTimeoutMs: 30_000 });
+    const receiveCounts: string[] = [];
+    const poller = new QueuePoller({
+      source: backend.messages,
+      clock,
+      log: new RecordingLog(),
+      settings: { batchSize: 10, maxBatchingWindowSeconds: 0, maxConcurrency: 1 },
+      handler: async (event: SQSEvent) => {
+        receiveCounts.push(...event.Records.map((r) => r.attributes.ApproximateReceiveCount));
+        return { batchItemFailures: event.Records.map((r) => ({ itemIdentifier: r.messageId })) };
+      },
+    });
+    await backend.queue.send([{ message: { op: 'check-volume', key: { kind: 'volume', volumeId: 'v1' } }, delaySeconds: 0 }]);
+
+    expect(await poller.pollOnce()).toBe(1);
+    expect(await poller.pollOnce()).toBe(0); // hidden for the visibility timeout
+    await clock.advance(29_000);
+    expect(await poller.pollOnce()).toBe(0);
+    for (let i = 0; i < QUEUE.maxReceiveCount; i++) {
+      await clock.advance(30_000);
+      await poller.pollOnce();
+    }
+    expect(receiveCounts).toEqual(Array.from({ length: QUEUE.maxReceiveCount }, (_, i) => String(i + 1)));
+    expect(backend.queue.deadLetters().map((d) => d.message.key)).toEqual([{ kind: 'volume', volumeId: 'v1' }]);
+  });
+
+  it('deletes a message the handler did not report as failed', async () => {
+    const clock = new FakeClock(0);
+    const backend = createMemoryBackend({ clock, ownerTagValue: 'test', visibilityTimeoutMs: 30_000 });
+    let calls = 0;
+    const poller = new QueuePoller({
+      source: backend.messages,
+      clock,
+      log: new RecordingLog(),
+      settings: { batchSize: 10, maxBatchingWindowSeconds: 0, maxConcurrency: 1 },
+      handler: async () => void calls++,
+    });
+    await backend.queue.send([{ message: { op: 'check-volume', key: { kind: 'volume', volumeId: 'v1' } }, delaySeconds: 0 }]);
+    expect(await poller.pollOnce()).toBe(1);
+    await clock.advance(60_000);
+    expect(await poller.pollOnce()).toBe(0);
+    expect(calls).toBe(1);
+    expect(backend.queue.deadLetters()).toEqual([]);
   });
 });
