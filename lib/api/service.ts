@@ -208,6 +208,35 @@ export class VolumeService {
     throw new ApiProblem('conflict', `volume ${volumeId} was changed concurrently; read it again and retry`);
   }
 
+  /**
+   * Asks the system to try attaching again after a terminal error (e.g. an AZ mismatch the client
+   * has since fixed): bumps the attachment's `generation`, which the watcher takes as a retry
+   * request, exactly as for volumes. 404 when absent; 409 unless it is alive and in `error`.
+   */
+  async retryAttachment(volumeId: string, instanceId: string): Promise<AttachmentView> {
+    const label = `attachment of ${volumeId} to ${instanceId}`;
+    for (let attempt = 0; attempt < WRITE_ATTEMPTS; attempt++) {
+      const current = await this.store.get(attachmentKey(volumeId, instanceId));
+      if (!current || current.kind !== 'attachment') throw new ApiProblem('not-found', `${label} does not exist`);
+      if (current.life === 'dying') throw new ApiProblem('conflict', `${label} is being detached`);
+      if (current.status.state !== 'error') {
+        throw new ApiProblem('conflict', `${label} is ${current.status.state}, not in error: there is nothing to retry`);
+      }
+      try {
+        // Conditional on the version: an attachment written before it had a generation has none to compare.
+        const written = await this.store.update<AttachmentRecord>(
+          attachmentKey(volumeId, instanceId),
+          { generation: (current.generation ?? 1) + 1 },
+          { version: current.version, life: 'alive' },
+        );
+        return attachmentView(written);
+      } catch (error) {
+        if (!(error instanceof ConditionFailedError)) throw error;
+      }
+    }
+    throw new ApiProblem('conflict', `${label} was changed concurrently; read it again and retry`);
+  }
+
   /** Marks the volume dying: the system detaches everything, then deletes it. Idempotent. */
   async deleteVolume(volumeId: string): Promise<VolumeDetails> {
     await this.markDying(volumeKey(volumeId), `volume ${volumeId}`);
@@ -257,6 +286,7 @@ export class VolumeService {
         instanceId,
         life: 'alive',
         ...(request.device !== undefined ? { requestedDevice: request.device } : {}),
+        generation: 1,
         status: { state: 'pending', attempts: 0, updatedAt: now },
         version: 1,
         createdAt: now,
@@ -401,6 +431,7 @@ export function attachmentView(record: AttachmentRecord): AttachmentView {
     instanceId: record.instanceId,
     life: record.life,
     ...(record.requestedDevice !== undefined ? { requestedDevice: record.requestedDevice } : {}),
+    generation: record.generation ?? 1,
     ...(record.device !== undefined ? { device: record.device } : {}),
     status: record.status,
     createdAt: record.createdAt,

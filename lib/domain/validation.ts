@@ -174,6 +174,7 @@ export const attachmentRecordSchema = z.strictObject({
   instanceId: instanceIdSchema,
   life: z.enum(['alive', 'dying']),
   requestedDevice: deviceNameSchema.optional(),
+  generation: z.number().int().positive().default(1),
   status: statusSchema(ATTACHMENT_STATES).default(systemDefaults.status),
   device: deviceNameSchema.optional(),
   claim: claimSchema.optional(),
