@@ -776,6 +776,18 @@ export class Executor {
       }
       return this.stillInProgress(attachment, now, `detaching from ${attachment.instanceId}`);
     }
+    if (state === 'pending') {
+      // Retried after an error that kept the device: adopt an attach EC2 finished after all, else attach afresh.
+      if (link && (link.state === 'attached' || link.state === 'busy')) {
+        return {
+          outcome: 'succeeded',
+          changes: { status: successStatus(attachment.status, nextAttachmentState('pending', 'observed-attached'), now), device: link.device },
+          alsoCheck: this.volumeCheck(attachment),
+        };
+      }
+      if (link?.state === 'attaching') return this.stillInProgress(attachment, now, `EC2 is attaching as ${link.device}`);
+      return { outcome: 'succeeded', changes: { status: successStatus(attachment.status, 'pending', now, 'not attached; attaching afresh'), device: null } };
+    }
     if (state === 'attaching') {
       if (link && (link.state === 'attached' || link.state === 'busy')) {
         return {

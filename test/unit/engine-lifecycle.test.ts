@@ -129,6 +129,42 @@ describe('attachment retry after a terminal error, through watcher and executor'
     expect(h.queue.deadLetters()).toEqual([]);
   });
 
+  it('an attach that timed out but finished later is adopted on retry, with no second AttachVolume', async () => {
+    const h = harness({ config: { maxOperationAgeMs: 60_000 }, ebsTimings: { attach: 300_000 } });
+    await h.store.create(newVolume('data-1'));
+    await h.store.create(newAttachment('data-1'));
+    await run(h, 120);
+    const timedOut = await attachmentOf(h, INSTANCE);
+    expect(timedOut.status).toMatchObject({ state: 'error', code: 'Timeout' });
+    expect(timedOut.device).toMatch(/^\/dev\//);
+
+    await h.clock.advance(300_000);
+    await h.store.update<AttachmentRecord>(attachmentKey('data-1'), { generation: 2 });
+    await run(h, 30);
+    expect((await attachmentOf(h, INSTANCE)).status).toMatchObject({ state: 'attached', attempts: 0 });
+    expect((await attachmentOf(h, INSTANCE)).device).toBe(timedOut.device);
+    expect(h.ebs.calls.AttachVolume).toBe(1);
+    expect((await h.store.get(volumeKey('data-1')))?.status.state).toBe('in-use');
+  });
+
+  it('a retried attachment that may be attached and is then made dying is detached, not dropped', async () => {
+    const h = harness({ config: { maxOperationAgeMs: 60_000 }, ebsTimings: { attach: 300_000 } });
+    await h.store.create(newVolume('data-1'));
+    await h.store.create(newAttachment('data-1'));
+    await run(h, 120);
+    expect((await attachmentOf(h, INSTANCE)).status.state).toBe('error');
+    await h.clock.advance(300_000);
+
+    await h.store.update<AttachmentRecord>(attachmentKey('data-1'), { generation: 2 });
+    await h.watch();
+    await h.store.update<AttachmentRecord>(attachmentKey('data-1'), { life: 'dying' });
+    await run(h, 60);
+    expect(await h.store.get(attachmentKey('data-1'))).toBeUndefined();
+    expect(h.ebs.calls.DetachVolume).toBe(1);
+    const ebsVolumeId = ((await h.store.get(volumeKey('data-1'))) as VolumeRecord).ebsVolumeId!;
+    expect(h.ebs.volume(ebsVolumeId)?.attachments).toEqual([]);
+  });
+
   it('a generation bump outside error, or on a dying attachment, is not a retry', async () => {
     const h = harness();
     h.ebs.addInstance({ instanceId: FAR_INSTANCE, availabilityZone: 'eu-west-1b' });
