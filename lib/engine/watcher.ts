@@ -13,6 +13,7 @@ import { nextAttachmentState, nextVolumeState } from '../domain/state-machines.j
 import { parseRecord, validateSpecChange } from '../domain/validation.js';
 import { METRICS } from '../settings.js';
 import type { EngineConfig } from './config.js';
+import { errorMessage } from './errors.js';
 import { planAttachment, planVolume, type Decision } from './planner.js';
 import {
   ConditionFailedError,
@@ -59,10 +60,6 @@ function stateOf(image: unknown): unknown {
 function clientChanged(change: RecordChange): boolean {
   if (change.eventName !== 'MODIFY' || change.oldRecord === undefined || change.newRecord === undefined) return true;
   return CLIENT_FIELDS.some((name) => JSON.stringify(field(change.oldRecord, name)) !== JSON.stringify(field(change.newRecord, name)));
-}
-
-function errorMessage(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
 
 export class Watcher {
