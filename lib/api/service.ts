@@ -188,24 +188,8 @@ export class VolumeService {
    * spec, which the watcher takes as a retry request. 409 unless the volume is alive and in `error`.
    */
   async retryVolume(volumeId: string): Promise<VolumeDetails> {
-    for (let attempt = 0; attempt < WRITE_ATTEMPTS; attempt++) {
-      const current = await this.requireVolume(volumeId);
-      if (current.life === 'dying') throw new ApiProblem('conflict', `volume ${volumeId} is being deleted`);
-      if (current.status.state !== 'error') {
-        throw new ApiProblem('conflict', `volume ${volumeId} is ${current.status.state}, not in error: there is nothing to retry`);
-      }
-      try {
-        await this.store.update<VolumeRecord>(
-          volumeKey(volumeId),
-          { generation: current.generation + 1 },
-          { generation: current.generation, life: 'alive' },
-        );
-        return this.details(volumeId);
-      } catch (error) {
-        if (!(error instanceof ConditionFailedError)) throw error;
-      }
-    }
-    throw new ApiProblem('conflict', `volume ${volumeId} was changed concurrently; read it again and retry`);
+    await this.requestRetry(volumeKey(volumeId), `volume ${volumeId}`, 'being deleted');
+    return this.details(volumeId);
   }
 
   /**
@@ -214,27 +198,8 @@ export class VolumeService {
    * request, exactly as for volumes. 404 when absent; 409 unless it is alive and in `error`.
    */
   async retryAttachment(volumeId: string, instanceId: string): Promise<AttachmentView> {
-    const label = `attachment of ${volumeId} to ${instanceId}`;
-    for (let attempt = 0; attempt < WRITE_ATTEMPTS; attempt++) {
-      const current = await this.store.get(attachmentKey(volumeId, instanceId));
-      if (!current || current.kind !== 'attachment') throw new ApiProblem('not-found', `${label} does not exist`);
-      if (current.life === 'dying') throw new ApiProblem('conflict', `${label} is being detached`);
-      if (current.status.state !== 'error') {
-        throw new ApiProblem('conflict', `${label} is ${current.status.state}, not in error: there is nothing to retry`);
-      }
-      try {
-        // Conditional on the version: an attachment written before it had a generation has none to compare.
-        const written = await this.store.update<AttachmentRecord>(
-          attachmentKey(volumeId, instanceId),
-          { generation: (current.generation ?? 1) + 1 },
-          { version: current.version, life: 'alive' },
-        );
-        return attachmentView(written);
-      } catch (error) {
-        if (!(error instanceof ConditionFailedError)) throw error;
-      }
-    }
-    throw new ApiProblem('conflict', `${label} was changed concurrently; read it again and retry`);
+    const written = await this.requestRetry(attachmentKey(volumeId, instanceId), `attachment of ${volumeId} to ${instanceId}`, 'being detached');
+    return attachmentView(written as AttachmentRecord);
   }
 
   /** Marks the volume dying: the system detaches everything, then deletes it. Idempotent. */
@@ -311,6 +276,29 @@ export class VolumeService {
   async listInstanceAttachments(instanceId: string): Promise<AttachmentView[]> {
     const attachments = await this.store.attachmentsOfInstance(instanceId);
     return attachments.sort((a, b) => a.volumeId.localeCompare(b.volumeId)).map(attachmentView);
+  }
+
+  /**
+   * The retry request the watcher acts on: bumps `generation` of a live record in `error`, leaving
+   * its spec and status alone. `label` names the record in messages; `dyingAs` says what dying is for it.
+   */
+  private async requestRetry(key: RecordKey, label: string, dyingAs: string) {
+    for (let attempt = 0; attempt < WRITE_ATTEMPTS; attempt++) {
+      const current = await this.store.get(key);
+      if (!current) throw new ApiProblem('not-found', `${label} does not exist`);
+      if (current.life === 'dying') throw new ApiProblem('conflict', `${label} is ${dyingAs}`);
+      if (current.status.state !== 'error') {
+        throw new ApiProblem('conflict', `${label} is ${current.status.state}, not in error: there is nothing to retry`);
+      }
+      // Conditional on the generation read; an attachment written before it had one, on its version.
+      const read = current.generation === undefined ? { version: current.version } : { generation: current.generation };
+      try {
+        return await this.store.update(key, { generation: (current.generation ?? 1) + 1 }, { ...read, life: 'alive' });
+      } catch (error) {
+        if (!(error instanceof ConditionFailedError)) throw error;
+      }
+    }
+    throw new ApiProblem('conflict', `${label} was changed concurrently; read it again and retry`);
   }
 
   /** Sets `life: dying` unless it already is; `label` names the record in messages. */
