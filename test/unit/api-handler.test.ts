@@ -141,6 +141,8 @@ describe('API handler', () => {
       { name: 'limit not a number', request: { method: 'GET', url: '/volumes?limit=ten' }, status: 400, paths: ['limit'] },
       { name: 'repeated query parameter', request: { method: 'GET', url: '/volumes?state=pending&state=error' }, status: 400, paths: ['state'] },
       { name: 'unknown state filter', request: { method: 'GET', url: '/volumes?state=sleeping' }, status: 400, paths: ['state'] },
+      // Named as the domain's own validation names it.
+      { name: 'empty tag key', request: { method: 'POST', url: '/volumes', json: { spec: { ...GP3, tags: { '': 'x' } } } }, status: 400, paths: ['spec.tags'] },
     ];
 
     for (const { name, request, status, paths } of cases) {
