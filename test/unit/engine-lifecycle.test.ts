@@ -147,6 +147,27 @@ describe('attachment retry after a terminal error, through watcher and executor'
     expect((await h.store.get(volumeKey('data-1')))?.status.state).toBe('in-use');
   });
 
+  it('a retried attachment that kept its device but is not attached in EC2 attaches afresh', async () => {
+    let attaches = 0;
+    const h = harness({ config: { maxOperationAgeMs: 60_000 }, ebsTimings: { attach: () => (attaches++ === 0 ? 300_000 : 5_000) } });
+    await h.store.create(newVolume('data-1'));
+    await h.store.create(newAttachment('data-1'));
+    await run(h, 120);
+    const timedOut = await attachmentOf(h, INSTANCE);
+    expect(timedOut.status.state).toBe('error');
+    // Someone detaches it in the console meanwhile.
+    const ebsVolumeId = ((await h.store.get(volumeKey('data-1'))) as VolumeRecord).ebsVolumeId!;
+    await h.ebs.detachVolume({ ebsVolumeId, instanceId: INSTANCE, device: timedOut.device! });
+    await h.clock.advance(300_000);
+    expect(h.ebs.volume(ebsVolumeId)?.attachments).toEqual([]);
+
+    await h.store.update<AttachmentRecord>(attachmentKey('data-1'), { generation: 2 });
+    await run(h, 30);
+    expect(h.ebs.calls.AttachVolume).toBe(2);
+    expect((await attachmentOf(h, INSTANCE)).status).toMatchObject({ state: 'attached', attempts: 0 });
+    expect(h.ebs.volume(ebsVolumeId)?.attachments.map((a) => a.instanceId)).toEqual([INSTANCE]);
+  });
+
   it('a retried attachment that may be attached and is then made dying is detached, not dropped', async () => {
     const h = harness({ config: { maxOperationAgeMs: 60_000 }, ebsTimings: { attach: 300_000 } });
     await h.store.create(newVolume('data-1'));
