@@ -9,19 +9,14 @@ import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { createApiHandler } from '../lib/api/handler.js';
 import { createAwsClients } from '../lib/aws/clients.js';
 import { DynamoRecordStore } from '../lib/aws/dynamodb-store.js';
-import type { Log } from '../lib/engine/ports.js';
+import { powertoolsLog } from '../lib/functions/logging.js';
 import { SystemClock } from '../lib/memory/clock.js';
 
 const tableName = process.env.TABLE_NAME;
 if (!tableName) throw new Error('TABLE_NAME is not set');
 
 const logger = new Logger({ serviceName: 'ebs-provisioner-api' });
-const log: Log = {
-  debug: (message, attributes) => logger.debug(message, attributes ?? {}),
-  info: (message, attributes) => logger.info(message, attributes ?? {}),
-  warn: (message, attributes) => logger.warn(message, attributes ?? {}),
-  error: (message, attributes) => logger.error(message, attributes ?? {}),
-};
+const log = powertoolsLog(logger);
 
 /** Every log line of a request carries API Gateway's request id, as shown to the client. */
 const correlateWithRequestId: MiddlewareObj<APIGatewayProxyEvent> = {

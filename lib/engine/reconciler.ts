@@ -1,0 +1,166 @@
+/**
+ * Repairs what messages alone cannot: work whose message was lost, records whose EC2 side moved
+ * on without them (or behind their back), and volumes this deployment created that no record owns.
+ * It never acts on EC2 itself: it enqueues checks for the executor and reports leaks.
+ */
+import { keyOf, keyString, type AttachmentRecord, type ProvisionerRecord, type VolumeRecord } from '../domain/records.js';
+import { parseRecord } from '../domain/validation.js';
+import { METRICS, OWNERSHIP_TAGS } from '../settings.js';
+import { resolveEngineConfig, type EngineConfig } from './config.js';
+import { planAttachment, planVolume } from './planner.js';
+import type { ExecutorDeps } from './executor.js';
+import type { ProviderVolume, QueuedOperation } from './ports.js';
+
+/** What the executor talks to (less its invocation-specific knobs), plus the scan's own settings. */
+export interface ReconcilerDeps extends Omit<ExecutorDeps, 'random' | 'newOwnerId'> {
+  /** Records per page of the table scan (and ids per DescribeVolumes). Default 100. */
+  pageSize?: number;
+  /**
+   * How long work may be overdue before its message counts as lost. Longer than the executor
+   * takes to pick up a due message, so a healthy pipeline is never second-guessed. Default 5 min.
+   */
+  overdueAfterMs?: number;
+}
+
+export interface ReconcileReport {
+  scanned: number;
+  invalid: number;
+  /** Records re-enqueued, with why. */
+  requeued: { key: string; reason: string }[];
+  /** EC2 volumes carrying this deployment's ownership tag that no record owns. */
+  leaked: string[];
+}
+
+const TRANSITIONAL = new Set(['creating', 'modifying', 'deleting', 'attaching', 'detaching']);
+
+export class Reconciler {
+  private readonly config: EngineConfig;
+  private readonly pageSize: number;
+  private readonly overdueAfterMs: number;
+
+  constructor(private readonly deps: ReconcilerDeps) {
+    this.config = resolveEngineConfig(deps.config);
+    this.pageSize = deps.pageSize ?? 100;
+    this.overdueAfterMs = deps.overdueAfterMs ?? 5 * 60_000;
+  }
+
+  async run(): Promise<ReconcileReport> {
+    const report: ReconcileReport = { scanned: 0, invalid: 0, requeued: [], leaked: [] };
+    const volumesByRecord = new Map<string, VolumeRecord>();
+    let cursor: string | undefined;
+    do {
+      const page = await this.deps.store.list({ limit: this.pageSize, ...(cursor ? { cursor } : {}) });
+      cursor = page.cursor;
+      report.scanned += page.items.length;
+      const records: ProvisionerRecord[] = [];
+      for (const raw of page.items) {
+        const parsed = parseRecord(raw);
+        if (parsed.ok) records.push(parsed.value);
+        else report.invalid++;
+      }
+      for (const record of records) if (record.kind === 'volume') volumesByRecord.set(record.volumeId, record);
+      const requeue = await this.pageRequeues(records, volumesByRecord);
+      if (requeue.length > 0) {
+        await this.deps.queue.send(requeue.map(({ operation }) => operation));
+        report.requeued.push(...requeue.map(({ key, reason }) => ({ key, reason })));
+      }
+    } while (cursor);
+
+    report.leaked = await this.findLeaks(volumesByRecord);
+    this.deps.metrics.count(METRICS.leaked, report.leaked.length);
+    for (const { key, reason } of report.requeued) this.deps.log.info('re-enqueued', { key, reason });
+    if (report.leaked.length > 0) {
+      this.deps.log.warn('volumes owned by this deployment have no record; not deleting them', { ebsVolumeIds: report.leaked });
+    }
+    return report;
+  }
+
+  /** The records of one page that need a nudge, with one DescribeVolumes for all of them. */
+  private async pageRequeues(
+    records: ProvisionerRecord[],
+    volumes: Map<string, VolumeRecord>,
+  ): Promise<{ key: string; reason: string; operation: QueuedOperation }[]> {
+    const now = this.deps.clock.now();
+    const ids = [...new Set(records.flatMap((r) => (r.kind === 'volume' && r.ebsVolumeId ? [r.ebsVolumeId] : [])))];
+    const described = new Map<string, ProviderVolume>();
+    if (ids.length > 0) {
+      for (const volume of await this.deps.provider.describeVolumes(ids)) described.set(volume.ebsVolumeId, volume);
+    }
+    const attachmentsByVolume = new Map<string, AttachmentRecord[]>();
+    for (const record of records) {
+      if (record.kind !== 'attachment') continue;
+      attachmentsByVolume.set(record.volumeId, [...(attachmentsByVolume.get(record.volumeId) ?? []), record]);
+    }
+
+    const out: { key: string; reason: string; operation: QueuedOperation }[] = [];
+    for (const record of records) {
+      const reason = this.whyRequeue(record, now, described, volumes, attachmentsByVolume);
+      if (!reason) continue;
+      const key = keyOf(record);
+      out.push({
+        key: keyString(key),
+        reason,
+        operation: {
+          message: { op: record.kind === 'volume' ? 'check-volume' : 'check-attachment', key, reason: `reconciler: ${reason}` },
+          delaySeconds: 0,
+        },
+      });
+    }
+    return out;
+  }
+
+  private whyRequeue(
+    record: ProvisionerRecord,
+    now: number,
+    described: Map<string, ProviderVolume>,
+    volumes: Map<string, VolumeRecord>,
+    attachmentsByVolume: Map<string, AttachmentRecord[]>,
+  ): string | undefined {
+    const status = record.status;
+    if (record.claim && record.claim.expiresAt > now) return undefined; // someone is on it
+    const updatedAt = Date.parse(status.updatedAt);
+    const quietFor = Number.isNaN(updatedAt) ? Infinity : now - updatedAt;
+    if (quietFor < this.overdueAfterMs) return undefined;
+
+    if (status.nextAttemptAt !== undefined) {
+      const due = Date.parse(status.nextAttemptAt);
+      if (!Number.isNaN(due) && now - due >= this.overdueAfterMs) return `next attempt was due at ${status.nextAttemptAt}`;
+    }
+    if (TRANSITIONAL.has(status.state)) return `${status.state} with no progress since ${status.updatedAt}`;
+
+    if (record.kind === 'volume') {
+      if (record.ebsVolumeId && (status.state === 'available' || status.state === 'in-use')) {
+        const actual = described.get(record.ebsVolumeId);
+        if (!actual) return `EC2 no longer has ${record.ebsVolumeId}`;
+        if (actual.state !== status.state) return `EC2 says ${actual.state}, record says ${status.state}`;
+      }
+      const decision = planVolume(record, attachmentsByVolume.get(record.volumeId) ?? []);
+      if (decision.type === 'operation' || decision.type === 'remove' || decision.type === 'cascade-dying') {
+        return `work pending (${decision.reason})`;
+      }
+      return undefined;
+    }
+    const decision = planAttachment(record, volumes.get(record.volumeId));
+    if (decision.type === 'operation' || decision.type === 'remove') return `work pending (${decision.reason})`;
+    return undefined;
+  }
+
+  /** Owned EC2 volumes that no record claims, paging through the provider's listing. */
+  private async findLeaks(volumes: Map<string, VolumeRecord>): Promise<string[]> {
+    const known = new Set([...volumes.values()].flatMap((v) => (v.ebsVolumeId ? [v.ebsVolumeId] : [])));
+    const leaked: string[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await this.deps.provider.listOwnedVolumes({ limit: this.pageSize, ...(cursor ? { cursor } : {}) });
+      cursor = page.cursor;
+      for (const volume of page.items) {
+        if (known.has(volume.ebsVolumeId) || volume.state === 'deleting' || volume.state === 'deleted') continue;
+        const record = volumes.get(volume.tags[OWNERSHIP_TAGS.record] ?? '');
+        // A record still being created may not know its EC2 id yet: the executor finds it by client token.
+        if (record && !record.ebsVolumeId && (record.status.state === 'creating' || record.status.state === 'pending')) continue;
+        leaked.push(volume.ebsVolumeId);
+      }
+    } while (cursor);
+    return leaked;
+  }
+}

@@ -1,0 +1,83 @@
+/**
+ * The core of the watcher, executor and reconciler functions: event in, engine call, batch
+ * response out. The Lambda entry points in functions/ wrap these with logging and metrics
+ * middleware; the local runtime calls the very same functions with its own backends.
+ */
+import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent, SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import { fromStreamImage, keyFromItem } from '../aws/record-item.js';
+import { parseOperationMessage } from '../aws/sqs-queue.js';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
+import type { AttributeValue } from '@aws-sdk/client-dynamodb';
+import { Executor, type ExecutorBatchItem, type ExecutorDeps } from '../engine/executor.js';
+import { Reconciler, type ReconcileReport, type ReconcilerDeps } from '../engine/reconciler.js';
+import { Watcher, type RecordChange } from '../engine/watcher.js';
+import { METRICS } from '../settings.js';
+
+/** What the handler cores are built from: the engine's ports and its configuration. */
+export type PipelineDeps = ExecutorDeps;
+
+export type StreamHandler = (event: DynamoDBStreamEvent) => Promise<DynamoDBBatchResponse>;
+export type QueueHandler = (event: SQSEvent) => Promise<SQSBatchResponse>;
+
+/** A stream record as the watcher reads it; undefined when its keys name no record of ours. */
+export function toRecordChange(record: DynamoDBRecord): RecordChange | undefined {
+  const keys = record.dynamodb?.Keys;
+  const key = keys ? keyFromItem(unmarshall(keys as Record<string, AttributeValue>)) : undefined;
+  const id = record.dynamodb?.SequenceNumber;
+  if (!key || !id || !record.eventName) return undefined;
+  const change: RecordChange = { id, eventName: record.eventName, key };
+  if (record.dynamodb?.OldImage) change.oldRecord = fromStreamImage(record.dynamodb.OldImage);
+  if (record.dynamodb?.NewImage) change.newRecord = fromStreamImage(record.dynamodb.NewImage);
+  return change;
+}
+
+/**
+ * Stream batch → watcher. Failures are reported by sequence number, so the event source mapping
+ * retries from the first failed record onward and never skips one.
+ */
+export function createWatcherHandler(deps: Omit<PipelineDeps, 'provider'>): StreamHandler {
+  const watcher = new Watcher(deps);
+  return async (event) => {
+    const changes: RecordChange[] = [];
+    for (const record of event.Records) {
+      const change = toRecordChange(record);
+      if (change) changes.push(change);
+      else {
+        deps.log.warn('stream record names no volume or attachment; skipped', { eventID: record.eventID });
+        deps.metrics.count(METRICS.invalidRecords);
+      }
+    }
+    const { failedChangeIds } = await watcher.handle(changes);
+    return { batchItemFailures: failedChangeIds.map((itemIdentifier) => ({ itemIdentifier })) };
+  };
+}
+
+/**
+ * Queue batch → executor, as one batch so EC2 calls are grouped across its messages. (Powertools'
+ * BatchProcessor hands records to a handler one at a time, which would defeat that grouping; the
+ * partial batch response is built from the executor's own failures instead.) A body that is not an
+ * operation message is logged and dropped: redelivering it could never succeed.
+ */
+export function createExecutorHandler(deps: PipelineDeps): QueueHandler {
+  const executor = new Executor(deps);
+  return async (event) => {
+    const batch: ExecutorBatchItem[] = [];
+    for (const record of event.Records) {
+      const parsed = parseOperationMessage(record.body);
+      if (parsed.ok) batch.push({ messageId: record.messageId, message: parsed.message });
+      else deps.log.error('dropping a message that is not an operation', { messageId: record.messageId, error: parsed.error });
+    }
+    const { failedMessageIds } = await executor.run(batch);
+    return { batchItemFailures: failedMessageIds.map((itemIdentifier) => ({ itemIdentifier })) };
+  };
+}
+
+/** Scheduled event → reconciler. */
+export function createReconcilerHandler(deps: ReconcilerDeps): () => Promise<ReconcileReport> {
+  const reconciler = new Reconciler(deps);
+  return async () => {
+    const report = await reconciler.run();
+    deps.log.info('reconciled', { scanned: report.scanned, invalid: report.invalid, requeued: report.requeued.length, leaked: report.leaked.length });
+    return report;
+  };
+}

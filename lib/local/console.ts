@@ -1,0 +1,49 @@
+/** Readable terminal output for the local runtime: one line per log entry and per status change. */
+import type { DynamoDBRecord } from 'aws-lambda';
+import { keyString } from '../domain/records.js';
+import type { Log } from '../engine/ports.js';
+import { toRecordChange } from '../functions/handlers.js';
+
+type Level = 'debug' | 'info' | 'warn' | 'error';
+const ORDER: Record<Level, number> = { debug: 0, info: 1, warn: 2, error: 3 };
+
+function time(): string {
+  return new Date().toISOString().slice(11, 19);
+}
+
+function format(attributes?: Record<string, unknown>): string {
+  if (!attributes) return '';
+  return Object.entries(attributes)
+    .map(([key, value]) => ` ${key}=${typeof value === 'string' ? value : JSON.stringify(value)}`)
+    .join('');
+}
+
+export function consoleLog(options: { level?: Level; write?: (line: string) => void } = {}): Log {
+  const min = ORDER[options.level ?? 'info'];
+  const write = options.write ?? ((line: string) => process.stdout.write(`${line}\n`));
+  const at = (level: Level) => (message: string, attributes?: Record<string, unknown>) => {
+    if (ORDER[level] >= min) write(`${time()} ${level.toUpperCase().padEnd(5)} ${message}${format(attributes)}`);
+  };
+  return { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
+}
+
+function field(value: unknown, ...path: string[]): unknown {
+  let current = value;
+  for (const name of path) current = current && typeof current === 'object' ? (current as Record<string, unknown>)[name] : undefined;
+  return current;
+}
+
+/** "volume/data-1  creating → available  vol-0abc…", for a stream record that changed a status. */
+export function describeTransition(record: DynamoDBRecord): string | undefined {
+  const change = toRecordChange(record);
+  if (!change) return undefined;
+  const before = field(change.oldRecord, 'status', 'state');
+  const after = field(change.newRecord, 'status', 'state');
+  const name = keyString(change.key);
+  if (change.eventName === 'REMOVE') return `${name}  removed`;
+  if (before === after && change.eventName === 'MODIFY') return undefined;
+  const details = [field(change.newRecord, 'ebsVolumeId'), field(change.newRecord, 'device'), field(change.newRecord, 'status', 'message')]
+    .filter((v) => typeof v === 'string' && v.length > 0)
+    .join('  ');
+  return `${name}  ${before ?? 'new'} → ${after ?? '?'}${details ? `  ${details}` : ''}`;
+}

@@ -1,0 +1,65 @@
+/**
+ * `npm start`: the whole pipeline on this machine.
+ *
+ *   npm start                              in-memory backend (nothing but Node needed)
+ *   npm start -- --backend moto            real AWS wire protocols against moto_server
+ *   npm start -- --backend moto --endpoint http://127.0.0.1:4566   any AWS emulator
+ */
+import { Command, InvalidArgumentError, Option } from 'commander';
+import { consoleLog } from './console.js';
+import { startLocalRuntime, type Backend } from './runtime.js';
+
+function positiveInt(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError('must be a whole number');
+  return n;
+}
+
+const program = new Command('ebs-provisioner-local')
+  .description('Run the provisioner pipeline locally: HTTP API, watcher, executor and reconciler.')
+  .addOption(new Option('--backend <backend>', 'where records, messages and volumes live').choices(['memory', 'moto']).default('memory'))
+  .option('--port <port>', 'HTTP API port on 127.0.0.1', positiveInt, 3000)
+  .option('--demo-instances <count>', 'EC2 instances to launch for trying attachments', positiveInt, 2)
+  .option('--endpoint <url>', 'AWS endpoint for the moto backend instead of starting moto_server (default AWS_ENDPOINT_URL)')
+  .option('--reconcile-seconds <seconds>', 'reconciler period', positiveInt)
+  .option('--verbose', 'log debug lines too')
+  .parse();
+
+const options = program.opts<{ backend: Backend; port: number; demoInstances: number; endpoint?: string; reconcileSeconds?: number; verbose?: boolean }>();
+const log = consoleLog({ level: options.verbose ? 'debug' : 'info' });
+const endpoint = options.endpoint ?? (process.env.AWS_ENDPOINT_URL || undefined);
+
+log.info(`ebs-provisioner local runtime: backend=${options.backend}${options.backend === 'moto' ? ` endpoint=${endpoint ?? 'moto_server (starting)'}` : ''}`);
+const runtime = await startLocalRuntime({
+  backend: options.backend,
+  port: options.port,
+  demoInstances: options.demoInstances,
+  log,
+  ...(endpoint ? { endpoint } : {}),
+  ...(options.reconcileSeconds ? { reconcileEveryMs: options.reconcileSeconds * 1000 } : {}),
+}).catch((error: unknown) => {
+  log.error('could not start', { error: error instanceof Error ? error.message : String(error) });
+  process.exit(1);
+});
+
+if (runtime.aws) log.info(`AWS endpoint ${runtime.aws.endpoint}, table ${runtime.aws.tableName}`);
+log.info(`HTTP API on ${runtime.apiUrl} (OpenAPI document at ${runtime.apiUrl}/openapi.json)`);
+log.info(`demo instances in us-east-1a: ${runtime.instanceIds.join(' ') || 'none'}`);
+log.info(`try: npx ebs-provisioner --endpoint ${runtime.apiUrl} volumes create --size 20 --type gp3 --attach ${runtime.instanceIds[0] ?? 'i-…'}`);
+log.info('Ctrl-C stops');
+
+let stopping = false;
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.on(signal, () => {
+    if (stopping) return;
+    stopping = true;
+    log.info(`${signal}: stopping`);
+    runtime.stop().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        log.error('stopping failed', { error: String(error) });
+        process.exit(1);
+      },
+    );
+  });
+}

@@ -1,0 +1,149 @@
+/**
+ * The local runtime's AWS backend: the real adapters over the real wire protocols, against
+ * moto_server (started here on a free loopback port) or any endpoint given, e.g. LocalStack.
+ * The table and queues are created from the same definitions the deployed stack uses.
+ */
+import { DescribeStreamCommand, GetRecordsCommand, GetShardIteratorCommand } from '@aws-sdk/client-dynamodb-streams';
+import { DescribeImagesCommand, RunInstancesCommand } from '@aws-sdk/client-ec2';
+import { DeleteMessageBatchCommand, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
+import type { DynamoDBRecord, SQSRecord } from 'aws-lambda';
+import { createAwsAdapters, type AwsAdapters } from '../aws/adapters.js';
+import { createAwsClients, type AwsClients } from '../aws/clients.js';
+import { ensureQueues, ensureTable } from '../aws/table.js';
+import { startMoto, type MotoServer } from './moto.js';
+import { queueRecord } from './event-records.js';
+import type { QueueSource } from './queue-poller.js';
+import type { StreamSource } from './stream-poller.js';
+
+export const LOCAL_REGION = 'us-east-1';
+export const LOCAL_AVAILABILITY_ZONE = 'us-east-1a';
+
+export interface MotoBackend {
+  endpoint: string;
+  adapters: AwsAdapters;
+  clients: AwsClients;
+  tableName: string;
+  queueUrl: string;
+  deadLetterQueueUrl: string;
+  stream: StreamSource;
+  messages: QueueSource;
+  launchInstances(count: number): Promise<string[]>;
+  stop(): Promise<void>;
+}
+
+/** Emulators accept any credentials; the SDK still wants some. Real ones in the environment win. */
+function ensureCredentials(): void {
+  process.env.AWS_ACCESS_KEY_ID ??= 'testing';
+  process.env.AWS_SECRET_ACCESS_KEY ??= 'testing';
+  process.env.AWS_REGION ??= LOCAL_REGION;
+}
+
+export async function createMotoBackend(options: {
+  endpoint?: string;
+  ownerTagValue: string;
+  tableName?: string;
+  queueName?: string;
+}): Promise<MotoBackend> {
+  ensureCredentials();
+  let moto: MotoServer | undefined;
+  const endpoint = options.endpoint ?? (moto = await startMoto()).endpoint;
+  try {
+    const clients = createAwsClients({ endpoint, region: LOCAL_REGION });
+    const tableName = options.tableName ?? 'ebs-provisioner-local';
+    const queueName = options.queueName ?? 'ebs-provisioner-operations';
+    const table = await ensureTable(clients.dynamo, tableName);
+    const queues = await ensureQueues(clients.sqs, { queueName, deadLetterQueueName: `${queueName}-dlq` });
+    const adapters = createAwsAdapters({ tableName, queueUrl: queues.queueUrl, ownerTagValue: options.ownerTagValue, clients });
+    return {
+      endpoint,
+      adapters,
+      clients,
+      tableName,
+      queueUrl: queues.queueUrl,
+      deadLetterQueueUrl: queues.deadLetterQueueUrl,
+      stream: dynamoStreamSource(clients, table.streamArn),
+      messages: sqsQueueSource(clients, queues.queueUrl),
+      launchInstances: (count) => launchInstances(clients, count),
+      stop: async () => {
+        for (const client of Object.values(clients)) client.destroy();
+        await moto?.stop();
+      },
+    };
+  } catch (error) {
+    await moto?.stop();
+    throw error;
+  }
+}
+
+/** Reads every shard of the table's stream from its start, in order, as Lambda's poller does. */
+function dynamoStreamSource(clients: AwsClients, streamArn: string): StreamSource {
+  const iterators = new Map<string, string | undefined>();
+  return {
+    async read() {
+      const { StreamDescription } = await clients.streams.send(new DescribeStreamCommand({ StreamArn: streamArn }));
+      for (const shard of StreamDescription?.Shards ?? []) {
+        if (!shard.ShardId || iterators.has(shard.ShardId)) continue;
+        const { ShardIterator } = await clients.streams.send(
+          new GetShardIteratorCommand({ StreamArn: streamArn, ShardId: shard.ShardId, ShardIteratorType: 'TRIM_HORIZON' }),
+        );
+        iterators.set(shard.ShardId, ShardIterator);
+      }
+      const records: DynamoDBRecord[] = [];
+      for (const [shardId, iterator] of iterators) {
+        if (!iterator) continue;
+        const response = await clients.streams.send(new GetRecordsCommand({ ShardIterator: iterator, Limit: 1000 }));
+        iterators.set(shardId, response.NextShardIterator);
+        records.push(...((response.Records ?? []) as DynamoDBRecord[]));
+      }
+      return records;
+    },
+  };
+}
+
+function sqsQueueSource(clients: AwsClients, queueUrl: string): QueueSource {
+  return {
+    async receive(max) {
+      const { Messages } = await clients.sqs.send(
+        new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: Math.max(1, Math.min(10, max)), MessageSystemAttributeNames: ['All'] }),
+      );
+      return (Messages ?? []).map((m) =>
+        queueRecord({
+          messageId: m.MessageId!,
+          receiptHandle: m.ReceiptHandle!,
+          receiveCount: Number(m.Attributes?.ApproximateReceiveCount ?? 1),
+          sentAt: Number(m.Attributes?.SentTimestamp ?? Date.now()),
+          body: m.Body ?? '',
+        }),
+      );
+    },
+    async delete(records: SQSRecord[]) {
+      for (let i = 0; i < records.length; i += 10) {
+        const chunk = records.slice(i, i + 10);
+        await clients.sqs.send(
+          new DeleteMessageBatchCommand({
+            QueueUrl: queueUrl,
+            Entries: chunk.map((r, index) => ({ Id: String(index), ReceiptHandle: r.receiptHandle })),
+          }),
+        );
+      }
+    },
+  };
+}
+
+/** Demo instances in the emulator, in the local availability zone. */
+async function launchInstances(clients: AwsClients, count: number): Promise<string[]> {
+  if (count <= 0) return [];
+  const { Images } = await clients.ec2.send(new DescribeImagesCommand({}));
+  const imageId = Images?.find((image) => image.ImageId)?.ImageId;
+  if (!imageId) throw new Error('the EC2 endpoint offers no image to launch demo instances from');
+  const { Instances } = await clients.ec2.send(
+    new RunInstancesCommand({
+      ImageId: imageId,
+      InstanceType: 't3.micro',
+      MinCount: count,
+      MaxCount: count,
+      Placement: { AvailabilityZone: LOCAL_AVAILABILITY_ZONE },
+    }),
+  );
+  return (Instances ?? []).flatMap((i) => (i.InstanceId ? [i.InstanceId] : []));
+}

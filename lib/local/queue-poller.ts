@@ -1,0 +1,85 @@
+/**
+ * Feeds a queue handler the way Lambda's SQS event source mapping does: batches of up to
+ * `batchSize` gathered for at most the batching window, up to `maxConcurrency` batches at once,
+ * messages named in the partial batch response (or all, when the handler throws) left in the
+ * queue for redelivery after the visibility timeout, the rest deleted. Dead-lettering after
+ * `maxReceiveCount` receives is the queue's own (its redrive policy).
+ */
+import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import type { Clock, Log } from '../engine/ports.js';
+import { EXECUTOR } from '../settings.js';
+
+export interface QueueSource {
+  /** Up to `max` visible messages, hidden for the visibility timeout once returned. */
+  receive(max: number): Promise<SQSRecord[]>;
+  delete(records: SQSRecord[]): Promise<void>;
+}
+
+export interface QueuePollerSettings {
+  batchSize: number;
+  maxBatchingWindowSeconds: number;
+  maxConcurrency: number;
+}
+
+export interface QueuePollerOptions {
+  source: QueueSource;
+  handler: (event: SQSEvent) => Promise<SQSBatchResponse | void>;
+  clock: Clock;
+  log: Log;
+  settings?: QueuePollerSettings;
+  idleMs?: number;
+}
+
+export class QueuePoller {
+  private readonly settings: QueuePollerSettings;
+  private running = false;
+  private workers: Promise<void>[] = [];
+
+  constructor(private readonly options: QueuePollerOptions) {
+    this.settings = options.settings ?? EXECUTOR;
+  }
+
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    this.workers = Array.from({ length: this.settings.maxConcurrency }, () => this.work());
+  }
+
+  async stop(): Promise<void> {
+    this.running = false;
+    await Promise.all(this.workers);
+  }
+
+  private async work(): Promise<void> {
+    while (this.running) {
+      const handled = await this.pollOnce().catch((error: unknown) => {
+        this.options.log.error('queue poller failed', { error: String(error) });
+        return 0;
+      });
+      if (handled === 0 && this.running) await this.options.clock.sleep(this.options.idleMs ?? 200);
+    }
+  }
+
+  /** Gathers one batch (within the batching window), invokes the handler, deletes what succeeded. */
+  async pollOnce(): Promise<number> {
+    const batch: SQSRecord[] = [];
+    const windowEnds = this.options.clock.now() + this.settings.maxBatchingWindowSeconds * 1000;
+    for (;;) {
+      const received = await this.options.source.receive(Math.min(10, this.settings.batchSize - batch.length));
+      batch.push(...received);
+      if (batch.length >= this.settings.batchSize || (received.length === 0 && (batch.length === 0 || this.options.clock.now() >= windowEnds))) break;
+      if (received.length === 0) await this.options.clock.sleep(Math.min(100, Math.max(0, windowEnds - this.options.clock.now())));
+    }
+    if (batch.length === 0) return 0;
+    let failed: Set<string>;
+    try {
+      const response = await this.options.handler({ Records: batch });
+      failed = new Set((response?.batchItemFailures ?? []).map((f) => f.itemIdentifier));
+    } catch (error) {
+      this.options.log.warn('executor invocation failed; its messages will be redelivered', { error: String(error), messages: batch.length });
+      failed = new Set(batch.map((r) => r.messageId));
+    }
+    await this.options.source.delete(batch.filter((r) => !failed.has(r.messageId)));
+    return batch.length;
+  }
+}

@@ -1,0 +1,148 @@
+/**
+ * The whole pipeline on one machine: the same handler cores the Lambda functions run, fed by
+ * pollers that behave like Lambda's event source mappings, the reconciler on a timer and the HTTP
+ * API on localhost. Two backends: `memory` (default; nothing but Node) and `moto` (real AWS wire
+ * protocols against moto_server or the endpoint given).
+ */
+import { randomBytes } from 'node:crypto';
+import { createApiHandler } from '../api/handler.js';
+import { startApiServer, type RunningApiServer } from '../api/node-server.js';
+import type { EngineConfig } from '../engine/config.js';
+import type { Clock, Log, Metrics, OperationQueue, RecordStore, VolumeProvider } from '../engine/ports.js';
+import type { ReconcileReport } from '../engine/reconciler.js';
+import { createExecutorHandler, createReconcilerHandler, createWatcherHandler } from '../functions/handlers.js';
+import { SystemClock } from '../memory/clock.js';
+import { RecordingMetrics } from '../memory/metrics.js';
+import { RECONCILER } from '../settings.js';
+import { describeTransition } from './console.js';
+import { createMemoryBackend } from './memory-backend.js';
+import { createMotoBackend, LOCAL_AVAILABILITY_ZONE } from './moto-backend.js';
+import { QueuePoller, type QueueSource } from './queue-poller.js';
+import { StreamPoller, type StreamSource } from './stream-poller.js';
+
+export type Backend = 'memory' | 'moto';
+
+export interface LocalRuntimeOptions {
+  backend: Backend;
+  /** HTTP port on 127.0.0.1; 0 picks a free one. */
+  port: number;
+  demoInstances: number;
+  /** AWS endpoint for the moto backend instead of starting moto_server (e.g. LocalStack). */
+  endpoint?: string;
+  log: Log;
+  /** Reconciler period; default RECONCILER.intervalMinutes. */
+  reconcileEveryMs?: number;
+  /** Overrides of the engine's defaults (tests shorten waits with it). */
+  engineConfig?: Partial<EngineConfig>;
+  /** How long work may be overdue before the reconciler re-enqueues it. */
+  reconcilerOverdueAfterMs?: number;
+  /** Poller idle wait between empty reads. */
+  pollIdleMs?: number;
+}
+
+export interface LocalRuntime {
+  backend: Backend;
+  apiUrl: string;
+  instanceIds: string[];
+  store: RecordStore;
+  provider: VolumeProvider;
+  queue: OperationQueue;
+  metrics: Metrics;
+  streamPoller: StreamPoller;
+  queuePoller: QueuePoller;
+  /** The moto backend's endpoint, table and queue (undefined on the memory backend). */
+  aws?: { endpoint: string; tableName: string; queueUrl: string; deadLetterQueueUrl: string };
+  reconcileNow(): Promise<ReconcileReport>;
+  stop(): Promise<void>;
+}
+
+const OWNER_TAG_VALUE = 'ebs-provisioner-local';
+
+function demoInstanceId(): string {
+  return `i-${randomBytes(9).toString('hex').slice(0, 17)}`;
+}
+
+export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<LocalRuntime> {
+  const clock: Clock = new SystemClock();
+  const log = options.log;
+  const metrics = new RecordingMetrics();
+  let store: RecordStore;
+  let queue: OperationQueue;
+  let provider: VolumeProvider;
+  let stream: StreamSource;
+  let messages: QueueSource;
+  let instanceIds: string[];
+  let stopBackend = async () => {};
+  let aws: LocalRuntime['aws'];
+
+  if (options.backend === 'memory') {
+    const backend = createMemoryBackend({ clock, ownerTagValue: OWNER_TAG_VALUE });
+    ({ store, queue, stream, messages } = backend);
+    provider = backend.ebs;
+    instanceIds = Array.from({ length: options.demoInstances }, demoInstanceId);
+    for (const instanceId of instanceIds) backend.ebs.addInstance({ instanceId, availabilityZone: LOCAL_AVAILABILITY_ZONE });
+  } else {
+    const backend = await createMotoBackend({ ownerTagValue: OWNER_TAG_VALUE, ...(options.endpoint ? { endpoint: options.endpoint } : {}) });
+    ({ store, queue, provider } = backend.adapters);
+    ({ stream, messages } = backend);
+    instanceIds = await backend.launchInstances(options.demoInstances);
+    stopBackend = backend.stop;
+    aws = { endpoint: backend.endpoint, tableName: backend.tableName, queueUrl: backend.queueUrl, deadLetterQueueUrl: backend.deadLetterQueueUrl };
+  }
+
+  const config = { ownerTagValue: OWNER_TAG_VALUE, ...options.engineConfig };
+  const deps = { store, queue, provider, clock, metrics, log, config };
+  const watch = createWatcherHandler(deps);
+  const streamPoller = new StreamPoller({
+    source: stream,
+    clock,
+    log,
+    idleMs: options.pollIdleMs ?? 200,
+    handler: async (event) => {
+      for (const record of event.Records) {
+        const line = describeTransition(record);
+        if (line) log.info(line);
+      }
+      return watch(event);
+    },
+  });
+  const queuePoller = new QueuePoller({ source: messages, handler: createExecutorHandler(deps), clock, log, idleMs: options.pollIdleMs ?? 200 });
+  const reconcile = createReconcilerHandler({
+    ...deps,
+    ...(options.reconcilerOverdueAfterMs !== undefined ? { overdueAfterMs: options.reconcilerOverdueAfterMs } : {}),
+  });
+
+  let api: RunningApiServer;
+  try {
+    api = await startApiServer(createApiHandler({ store, clock, log }), { port: options.port });
+  } catch (error) {
+    await stopBackend();
+    throw error;
+  }
+  streamPoller.start();
+  queuePoller.start();
+  const timer = setInterval(() => {
+    reconcile().catch((error: unknown) => log.error('reconciler failed', { error: String(error) }));
+  }, options.reconcileEveryMs ?? RECONCILER.intervalMinutes * 60_000);
+  timer.unref();
+
+  return {
+    backend: options.backend,
+    apiUrl: api.url,
+    instanceIds,
+    store,
+    provider,
+    queue,
+    metrics,
+    streamPoller,
+    queuePoller,
+    ...(aws ? { aws } : {}),
+    reconcileNow: reconcile,
+    async stop() {
+      clearInterval(timer);
+      await Promise.all([streamPoller.stop(), queuePoller.stop()]);
+      await api.close();
+      await stopBackend();
+    },
+  };
+}

@@ -1,0 +1,200 @@
+/**
+ * The whole pipeline against moto, through the real HTTP API and the real pollers, with the local
+ * runtime's moto backend: records in DynamoDB (stream → watcher), operations on SQS (→ executor),
+ * volumes and instances in EC2.
+ *
+ * moto differs from EC2 in ways these tests cannot see: its volumes are available and attached at
+ * once, it ignores ClientToken, and it checks neither AZ nor device clashes. The engine's handling
+ * of the real behaviour is covered on the EBS model (test/unit/engine-*.test.ts) and, for EC2's
+ * error responses, with aws-sdk-client-mock (test/unit/aws-ec2-*.test.ts).
+ */
+import { DescribeVolumesCommand } from '@aws-sdk/client-ec2';
+import { GetQueueAttributesCommand, PurgeQueueCommand } from '@aws-sdk/client-sqs';
+import { PutCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { createAwsClients, type AwsClients } from '../../lib/aws/clients.js';
+import { SqsOperationQueue } from '../../lib/aws/sqs-queue.js';
+import { OWNERSHIP_TAGS } from '../../lib/settings.js';
+import { RecordingLog } from '../../lib/memory/log.js';
+import { startLocalRuntime, type LocalRuntime } from '../../lib/local/runtime.js';
+import type { ProgressCheck } from '../../lib/engine/config.js';
+import type { OperationKind } from '../../lib/engine/ports.js';
+import { describeWithMoto } from '../support/moto.js';
+
+const quick: ProgressCheck = { firstSeconds: 1, growth: 0.5, maxSeconds: 2 };
+const PROGRESS: Record<OperationKind, ProgressCheck> = {
+  'create-volume': quick,
+  'check-volume': quick,
+  'modify-volume': quick,
+  'delete-volume': quick,
+  attach: quick,
+  'check-attachment': quick,
+  detach: quick,
+};
+
+interface Json {
+  status: number;
+  body: Record<string, unknown> & { status?: { state: string; message?: string; code?: string } };
+}
+
+describeWithMoto('pipeline end to end on moto', (endpoint) => {
+  let runtime: LocalRuntime;
+  let clients: AwsClients;
+  const log = new RecordingLog();
+
+  beforeAll(async () => {
+    runtime = await startLocalRuntime({
+      backend: 'moto',
+      endpoint: endpoint(),
+      port: 0,
+      demoInstances: 2,
+      log,
+      pollIdleMs: 50,
+      reconcileEveryMs: 3_600_000,
+      reconcilerOverdueAfterMs: 0,
+      engineConfig: { progressChecks: PROGRESS, backoff: { baseSeconds: 1, capSeconds: 2 } },
+    });
+    clients = createAwsClients({ endpoint: endpoint(), region: 'us-east-1' });
+  }, 60_000);
+
+  afterAll(async () => {
+    await runtime?.stop();
+  });
+
+  async function api(method: string, path: string, body?: unknown, contentType = 'application/json'): Promise<Json> {
+    const response = await fetch(`${runtime.apiUrl}${path}`, {
+      method,
+      ...(body === undefined ? {} : { body: typeof body === 'string' ? body : JSON.stringify(body), headers: { 'Content-Type': contentType } }),
+    });
+    const text = await response.text();
+    return { status: response.status, body: text ? (JSON.parse(text) as Json['body']) : {} };
+  }
+
+  /** Polls until `check` holds (bounded), returning the last value. */
+  async function until<T>(read: () => Promise<T>, check: (value: T) => boolean, what: string, timeoutMs = 20_000): Promise<T> {
+    const deadline = Date.now() + timeoutMs;
+    let value = await read();
+    while (!check(value)) {
+      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(value)}`);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      value = await read();
+    }
+    return value;
+  }
+
+  const volume = (id: string) => api('GET', `/volumes/${id}`);
+  const volumeState = (id: string, state: string) => until(() => volume(id), (v) => v.body.status?.state === state, `${id} ${state}`);
+  const attachmentOf = (v: Json, instanceId: string) =>
+    (v.body.attachments as { instanceId: string; device?: string; status: { state: string } }[] | undefined)?.find((a) => a.instanceId === instanceId);
+  const attachmentState = (id: string, instanceId: string, state: string) =>
+    until(() => volume(id), (v) => attachmentOf(v, instanceId)?.status.state === state, `${id} on ${instanceId} ${state}`);
+  const gone = (id: string) => until(() => volume(id), (v) => v.status === 404, `${id} gone`);
+
+  async function ec2VolumesOf(recordId: string) {
+    const { Volumes } = await clients.ec2.send(
+      new DescribeVolumesCommand({ Filters: [{ Name: `tag:${OWNERSHIP_TAGS.record}`, Values: [recordId] }] }),
+    );
+    return Volumes ?? [];
+  }
+
+  it('runs a full lifecycle: create, attach, grow, detach, delete', async () => {
+    const [instance] = runtime.instanceIds;
+    const created = await api('POST', '/volumes', { volumeId: 'life', spec: { sizeGiB: 10, volumeType: 'gp3', availabilityZone: 'us-east-1a' } });
+    expect(created.status).toBe(201);
+    const available = await volumeState('life', 'available');
+    expect(available.body.ebsVolumeId).toMatch(/^vol-/);
+
+    expect((await api('PUT', `/volumes/life/attachments/${instance}`)).status).toBeLessThan(300);
+    const attached = await attachmentState('life', instance!, 'attached');
+    expect(attachmentOf(attached, instance!)?.device).toMatch(/^\/dev\//);
+
+    expect((await api('PATCH', '/volumes/life', { sizeGiB: 20 })).status).toBe(200);
+    const grown = await until(() => volume('life'), (v) => v.body.observedGeneration === 2, 'grown to generation 2');
+    expect((grown.body.observed as { sizeGiB: number }).sizeGiB).toBe(20);
+    expect((await ec2VolumesOf('life'))[0]?.Size).toBe(20);
+
+    expect((await api('DELETE', `/volumes/life/attachments/${instance}`)).status).toBeLessThan(300);
+    await until(() => volume('life'), (v) => attachmentOf(v, instance!) === undefined, 'attachment removed');
+    expect((await api('DELETE', '/volumes/life')).status).toBeLessThan(300);
+    await gone('life');
+    expect(await ec2VolumesOf('life')).toEqual([]);
+  });
+
+  it('creates and attaches in one request, in the instance AZ, and gives two attaches to one instance different devices', async () => {
+    const [, instance] = runtime.instanceIds;
+    for (const id of ['pair-a', 'pair-b']) {
+      const response = await api('POST', '/volumes', { volumeId: id, spec: { sizeGiB: 5, volumeType: 'gp3' }, attachTo: { instanceId: instance } });
+      expect(response.status).toBe(201);
+    }
+    const a = await attachmentState('pair-a', instance!, 'attached');
+    const b = await attachmentState('pair-b', instance!, 'attached');
+    expect(a.body.availabilityZone).toBe('us-east-1a');
+    expect(attachmentOf(a, instance!)?.device).not.toBe(attachmentOf(b, instance!)?.device);
+    const [ec2] = await ec2VolumesOf('pair-a');
+    expect(ec2?.Attachments?.[0]?.InstanceId).toBe(instance);
+  });
+
+  it('deletes a volume that still has attachments: detach first, then delete', async () => {
+    const [instance] = runtime.instanceIds;
+    await api('POST', '/volumes', { volumeId: 'dying', spec: { sizeGiB: 5, volumeType: 'gp3' }, attachTo: { instanceId: instance } });
+    await attachmentState('dying', instance!, 'attached');
+    expect((await api('DELETE', '/volumes/dying')).status).toBeLessThan(300);
+    await gone('dying');
+    expect(await ec2VolumesOf('dying')).toEqual([]);
+  });
+
+  it('gives a record written straight into the table with a bad spec an error status, and makes no EC2 call', async () => {
+    await clients.doc.send(
+      new PutCommand({
+        TableName: runtime.aws!.tableName,
+        Item: { pk: 'VOLUME#direct-bad', sk: 'VOLUME', kind: 'volume', volumeId: 'direct-bad', spec: { sizeGiB: 10, volumeType: 'gp3', iops: 999_999 }, life: 'alive', generation: 1 },
+      }),
+    );
+    const errored = await volumeState('direct-bad', 'error');
+    expect(errored.body.status?.message).toContain('spec.iops');
+    expect(await ec2VolumesOf('direct-bad')).toEqual([]);
+  });
+
+  it('answers a malformed request with a 4xx and writes nothing', async () => {
+    const count = async () => (await clients.doc.send(new ScanCommand({ TableName: runtime.aws!.tableName, Select: 'COUNT' }))).Count;
+    const before = await count();
+    const bad = await api('POST', '/volumes', { volumeId: 'bad', spec: { sizeGiB: 'big', volumeType: 'gp3' } });
+    expect(bad.status).toBe(400);
+    expect(bad.body.errors).toEqual(expect.arrayContaining([expect.objectContaining({ path: 'spec.sizeGiB' })]));
+    expect((await api('POST', '/volumes', '{"volumeId":', 'application/json')).status).toBe(400);
+    expect(await count()).toBe(before);
+    expect((await volume('bad')).status).toBe(404);
+  });
+
+  it('does not make a second volume when the same operation message is delivered again', async () => {
+    await api('POST', '/volumes', { volumeId: 'redelivered', spec: { sizeGiB: 5, volumeType: 'gp3', availabilityZone: 'us-east-1a' } });
+    await volumeState('redelivered', 'available');
+    const queue = new SqsOperationQueue({ client: clients.sqs, queueUrl: runtime.aws!.queueUrl });
+    const message = { op: 'create-volume' as const, key: { kind: 'volume' as const, volumeId: 'redelivered' } };
+    await queue.send([{ message, delaySeconds: 0 }, { message, delaySeconds: 0 }]);
+    await new Promise((resolve) => setTimeout(resolve, 3_000));
+    expect(await ec2VolumesOf('redelivered')).toHaveLength(1);
+    expect((await volume('redelivered')).body.status?.state).toBe('available');
+  });
+
+  it('re-enqueues, from the reconciler, a record whose message was lost', async () => {
+    await runtime.queuePoller.stop();
+    try {
+      await api('POST', '/volumes', { volumeId: 'lost', spec: { sizeGiB: 5, volumeType: 'gp3', availabilityZone: 'us-east-1a' } });
+      const visible = async () =>
+        Number(
+          (await clients.sqs.send(new GetQueueAttributesCommand({ QueueUrl: runtime.aws!.queueUrl, AttributeNames: ['ApproximateNumberOfMessages'] })))
+            .Attributes?.ApproximateNumberOfMessages ?? 0,
+        );
+      await until(visible, (n) => n > 0, 'the watcher to enqueue the create');
+      await clients.sqs.send(new PurgeQueueCommand({ QueueUrl: runtime.aws!.queueUrl }));
+      expect(await visible()).toBe(0);
+    } finally {
+      const report = await runtime.reconcileNow();
+      expect(report.requeued.map((r) => r.key)).toContain('volume/lost');
+      runtime.queuePoller.start();
+    }
+    await volumeState('lost', 'available');
+    expect(await ec2VolumesOf('lost')).toHaveLength(1);
+  });
+});

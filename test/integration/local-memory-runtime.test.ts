@@ -1,0 +1,51 @@
+/** `npm start`'s default code path: the memory backend in real time, driven through the HTTP API. */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startLocalRuntime, type LocalRuntime } from '../../lib/local/runtime.js';
+import { RecordingLog } from '../../lib/memory/log.js';
+import type { ProgressCheck } from '../../lib/engine/config.js';
+
+const quick: ProgressCheck = { firstSeconds: 1, growth: 0.5, maxSeconds: 1 };
+
+describe('local runtime, memory backend', () => {
+  let runtime: LocalRuntime;
+  const log = new RecordingLog();
+
+  beforeAll(async () => {
+    runtime = await startLocalRuntime({
+      backend: 'memory',
+      port: 0,
+      demoInstances: 1,
+      log,
+      pollIdleMs: 50,
+      engineConfig: { progressChecks: { 'create-volume': quick, 'check-volume': quick, 'modify-volume': quick, 'delete-volume': quick, attach: quick, 'check-attachment': quick, detach: quick } },
+    });
+  });
+  afterAll(async () => {
+    await runtime?.stop();
+  });
+
+  it('creates and attaches a volume, logging each status change as one line', async () => {
+    const [instanceId] = runtime.instanceIds;
+    expect(instanceId).toMatch(/^i-[0-9a-f]{17}$/);
+    const created = await fetch(`${runtime.apiUrl}/volumes`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ volumeId: 'smoke', spec: { sizeGiB: 8, volumeType: 'gp3' }, attachTo: { instanceId } }),
+    });
+    expect(created.status).toBe(201);
+    const deadline = Date.now() + 20_000;
+    let state: string | undefined;
+    while (Date.now() < deadline) {
+      const body = (await (await fetch(`${runtime.apiUrl}/volumes/smoke`)).json()) as { attachments: { status: { state: string } }[] };
+      state = body.attachments[0]?.status.state;
+      if (state === 'attached') break;
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    expect(state).toBe('attached');
+    // The stream poller logs the change that the API already shows a moment later.
+    const attachedLine = /^attachment\/smoke\/i-[0-9a-f]+ {2}attaching → attached {2}\/dev\/sdf$/;
+    for (let i = 0; i < 50 && !log.entries.some((e) => attachedLine.test(e.message)); i++) await new Promise((resolve) => setTimeout(resolve, 100));
+    const lines = log.entries.map((e) => e.message);
+    expect(lines).toEqual(expect.arrayContaining(['volume/smoke  creating → available  vol-00000000000000001', expect.stringMatching(attachedLine)]));
+  }, 30_000);
+});

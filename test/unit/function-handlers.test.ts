@@ -1,0 +1,99 @@
+import { marshall } from '@aws-sdk/util-dynamodb';
+import type { DynamoDBRecord, SQSRecord } from 'aws-lambda';
+import { describe, expect, it } from 'vitest';
+import type { VolumeRecord } from '../../lib/domain/records.js';
+import { itemKey, toItem } from '../../lib/aws/record-item.js';
+import { readFunctionEnvironment } from '../../lib/functions/environment.js';
+import { createExecutorHandler, createWatcherHandler, toRecordChange } from '../../lib/functions/handlers.js';
+import { FakeClock, MemoryEbs, MemoryOperationQueue, MemoryRecordStore, RecordingLog, RecordingMetrics } from '../../lib/memory/index.js';
+
+const at = '2026-01-01T00:00:00.000Z';
+const volume: VolumeRecord = {
+  kind: 'volume',
+  volumeId: 'data-1',
+  spec: { sizeGiB: 10, volumeType: 'gp3', availabilityZone: 'us-east-1a' },
+  life: 'alive',
+  generation: 1,
+  status: { state: 'pending', attempts: 0, updatedAt: at },
+  version: 1,
+  createdAt: at,
+};
+
+function streamRecord(sequence: string, newImage: object | undefined, keys = itemKey({ kind: 'volume', volumeId: 'data-1' })): DynamoDBRecord {
+  return {
+    eventID: `e-${sequence}`,
+    eventName: 'INSERT',
+    dynamodb: {
+      SequenceNumber: sequence,
+      Keys: marshall(keys) as never,
+      ...(newImage ? { NewImage: marshall(newImage, { removeUndefinedValues: true }) as never } : {}),
+    },
+  };
+}
+
+function sqsRecord(messageId: string, body: string): SQSRecord {
+  return {
+    messageId,
+    receiptHandle: `r-${messageId}`,
+    body,
+    attributes: { ApproximateReceiveCount: '1', SentTimestamp: '0', SenderId: 'local', ApproximateFirstReceiveTimestamp: '0' },
+    messageAttributes: {},
+    md5OfBody: '',
+    eventSource: 'aws:sqs',
+    eventSourceARN: 'arn:aws:sqs:us-east-1:000000000000:operations',
+    awsRegion: 'us-east-1',
+  };
+}
+
+describe('function handlers', () => {
+  it('turns stream records into record changes, images untrusted', () => {
+    const change = toRecordChange(streamRecord('100', toItem(volume)));
+    expect(change).toEqual({ id: '100', eventName: 'INSERT', key: { kind: 'volume', volumeId: 'data-1' }, newRecord: expect.objectContaining({ volumeId: 'data-1', spec: volume.spec }) });
+    expect(toRecordChange(streamRecord('101', undefined, { pk: 'SOMETHING', sk: 'ELSE' }))).toBeUndefined();
+  });
+
+  it('watcher: enqueues the create for a new volume and reports stream failures by sequence number', async () => {
+    const clock = new FakeClock(Date.parse(at));
+    const store = new MemoryRecordStore();
+    const queue = new MemoryOperationQueue({ clock });
+    const metrics = new RecordingMetrics();
+    const log = new RecordingLog();
+    await store.create(volume);
+    const handler = createWatcherHandler({ store, queue, clock, metrics, log });
+    const ok = await handler({ Records: [streamRecord('100', toItem(volume)), streamRecord('101', undefined, { pk: 'X', sk: 'Y' })] });
+    expect(ok).toEqual({ batchItemFailures: [] });
+    expect(queue.pending().map((p) => p.message.op)).toEqual(['create-volume']);
+    expect(metrics.counter('InvalidRecords')).toBe(1);
+
+    queue.failNextSend(new Error('queue down'));
+    const failed = await handler({ Records: [streamRecord('102', toItem(volume))] });
+    expect(failed).toEqual({ batchItemFailures: [{ itemIdentifier: '102' }] });
+  });
+
+  it('executor: runs valid messages as one batch and drops bodies that are not operations', async () => {
+    const clock = new FakeClock(Date.parse(at));
+    const store = new MemoryRecordStore();
+    const queue = new MemoryOperationQueue({ clock });
+    const provider = new MemoryEbs({ clock, ownerTagValue: 'test' });
+    const log = new RecordingLog();
+    await store.create(volume);
+    const handler = createExecutorHandler({ store, queue, provider, clock, metrics: new RecordingMetrics(), log, config: { ownerTagValue: 'test' } });
+    const message = JSON.stringify({ op: 'create-volume', key: { kind: 'volume', volumeId: 'data-1' } });
+    const response = await handler({ Records: [sqsRecord('a', message), sqsRecord('b', message), sqsRecord('c', '{"op":"format-disk"}')] });
+    expect(response).toEqual({ batchItemFailures: [] });
+    expect(provider.calls.CreateVolume).toBe(1);
+    expect(log.entries.some((e) => e.level === 'error' && e.message.includes('not an operation') && e.attributes?.messageId === 'c')).toBe(true);
+
+    store.failNext('getMany', new Error('table unavailable'));
+    const retried = await handler({ Records: [sqsRecord('d', message)] });
+    expect(retried).toEqual({ batchItemFailures: [{ itemIdentifier: 'd' }] });
+  });
+
+  it('reads the function environment and rejects a bad one', () => {
+    const env = readFunctionEnvironment({ TABLE_NAME: 't', QUEUE_URL: 'q', OWNER_TAG_VALUE: 'stack', EC2_RATE_BUDGET: '2' });
+    expect(env).toMatchObject({ tableName: 't', queueUrl: 'q', ownerTagValue: 'stack' });
+    expect(env.engineConfig.rateBudgets?.AttachVolume).toEqual({ ratePerSecond: 2, burst: 8 });
+    expect(() => readFunctionEnvironment({ TABLE_NAME: 't', OWNER_TAG_VALUE: 's' })).toThrow('QUEUE_URL is not set');
+    expect(() => readFunctionEnvironment({ TABLE_NAME: 't', QUEUE_URL: 'q', OWNER_TAG_VALUE: 's', EC2_RATE_BUDGET: 'fast' })).toThrow(/positive number/);
+  });
+});

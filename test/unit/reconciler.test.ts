@@ -1,0 +1,133 @@
+import { describe, expect, it } from 'vitest';
+import type { VolumeRecord } from '../../lib/domain/records.js';
+import { Executor } from '../../lib/engine/executor.js';
+import { Reconciler } from '../../lib/engine/reconciler.js';
+import { FakeClock, MemoryEbs, MemoryOperationQueue, MemoryRecordStore, RecordingMetrics, silentLog } from '../../lib/memory/index.js';
+import { METRICS, OWNERSHIP_TAGS } from '../../lib/settings.js';
+
+const OWNER = 'stack-test';
+const MINUTE = 60_000;
+
+function setup() {
+  const clock = new FakeClock(Date.parse('2026-03-01T00:00:00Z'));
+  const store = new MemoryRecordStore();
+  const queue = new MemoryOperationQueue({ clock });
+  const ebs = new MemoryEbs({ clock, ownerTagValue: OWNER });
+  const metrics = new RecordingMetrics();
+  const config = { ownerTagValue: OWNER };
+  const reconciler = new Reconciler({ store, queue, provider: ebs, clock, metrics, log: silentLog, config });
+  const executor = new Executor({ store, queue, provider: ebs, clock, metrics, log: silentLog, config, random: () => 0.5 });
+  return { clock, store, queue, ebs, metrics, reconciler, executor };
+}
+
+function volume(volumeId: string, at: string, overrides: Partial<VolumeRecord> = {}): VolumeRecord {
+  return {
+    kind: 'volume',
+    volumeId,
+    spec: { sizeGiB: 10, volumeType: 'gp3', availabilityZone: 'us-east-1a' },
+    life: 'alive',
+    generation: 1,
+    status: { state: 'pending', attempts: 0, updatedAt: at },
+    version: 0,
+    createdAt: at,
+    ...overrides,
+  };
+}
+
+/** Runs the executor on everything due in the queue until nothing is left to do. */
+async function drain(env: ReturnType<typeof setup>) {
+  for (let round = 0; round < 50; round++) {
+    const batch = env.queue.receive(100);
+    if (batch.length === 0) {
+      const next = env.queue.nextVisibleAt();
+      if (next === undefined) return;
+      await env.clock.advanceTo(next);
+      continue;
+    }
+    const { failedMessageIds } = await env.executor.run(batch.map((m) => ({ messageId: m.messageId, message: m.message })));
+    for (const m of batch) if (!failedMessageIds.includes(m.messageId)) env.queue.delete(m.receiptHandle);
+  }
+}
+
+describe('Reconciler', () => {
+  it('re-enqueues a record whose message was lost, and the executor then does the work', async () => {
+    const env = setup();
+    const at = new Date(env.clock.now()).toISOString();
+    await env.store.create(volume('lost', at));
+    await env.clock.advance(10 * MINUTE);
+    const report = await env.reconciler.run();
+    expect(report.requeued).toEqual([{ key: 'volume/lost', reason: expect.stringContaining('work pending') }]);
+    expect(env.queue.pending().map((p) => p.message)).toEqual([
+      expect.objectContaining({ op: 'check-volume', key: { kind: 'volume', volumeId: 'lost' } }),
+    ]);
+    await drain(env);
+    const record = (await env.store.get({ kind: 'volume', volumeId: 'lost' })) as VolumeRecord;
+    expect(record.status.state).toBe('available');
+    expect(env.ebs.volumes()).toHaveLength(1);
+  });
+
+  it('leaves alone records that were updated recently, are claimed, or are at rest and match EC2', async () => {
+    const env = setup();
+    const now = new Date(env.clock.now()).toISOString();
+    await env.store.create(volume('fresh', now));
+    await env.store.create(volume('claimed', '2026-01-01T00:00:00.000Z', { claim: { owner: 'x', expiresAt: env.clock.now() + MINUTE } }));
+    await env.store.create(volume('error', '2026-01-01T00:00:00.000Z', { status: { state: 'error', attempts: 8, updatedAt: '2026-01-01T00:00:00.000Z' } }));
+    const report = await env.reconciler.run();
+    expect(report.scanned).toBe(3);
+    expect(report.requeued).toEqual([]);
+    expect(env.queue.pending()).toEqual([]);
+  });
+
+  it('re-enqueues overdue retries, stuck transitions and volumes changed behind its back, with one DescribeVolumes per page', async () => {
+    const env = setup();
+    const { ebsVolumeId } = await env.ebs.createVolume({
+      clientToken: 't',
+      availabilityZone: 'us-east-1a',
+      spec: { sizeGiB: 10, volumeType: 'gp3' },
+      tags: { [OWNERSHIP_TAGS.owner]: OWNER, [OWNERSHIP_TAGS.record]: 'gone' },
+    });
+    const old = '2026-02-28T00:00:00.000Z';
+    await env.store.create(volume('gone', old, { ebsVolumeId, status: { state: 'available', attempts: 0, updatedAt: old } }));
+    await env.store.create(
+      volume('retry', old, { status: { state: 'error', attempts: 2, updatedAt: old, nextAttemptAt: '2026-02-28T00:01:00.000Z' } }),
+    );
+    await env.store.create(volume('stuck', old, { ebsVolumeId: 'vol-00000000000000abc', status: { state: 'creating', attempts: 0, updatedAt: old } }));
+    env.ebs.deleteBehindBack(ebsVolumeId);
+    const describesBefore = env.ebs.calls.DescribeVolumes;
+    const report = await env.reconciler.run();
+    expect(report.requeued.map((r) => r.key).sort()).toEqual(['volume/gone', 'volume/retry', 'volume/stuck']);
+    expect(report.requeued.find((r) => r.key === 'volume/gone')?.reason).toContain('no longer has');
+    // One DescribeVolumes for the page, one listing of owned volumes.
+    expect(env.ebs.calls.DescribeVolumes - describesBefore).toBe(2);
+  });
+
+  it('reports owned volumes no record knows, never deletes them, and publishes the count', async () => {
+    const env = setup();
+    const create = (record: string, owner = OWNER) =>
+      env.ebs.createVolume({
+        clientToken: record,
+        availabilityZone: 'us-east-1a',
+        spec: { sizeGiB: 10, volumeType: 'gp3' },
+        tags: { [OWNERSHIP_TAGS.owner]: owner, [OWNERSHIP_TAGS.record]: record },
+      });
+    const leaked = await create('nobody');
+    await create('someone-else', 'other-stack');
+    const known = await create('known');
+    await create('in-flight');
+    const now = new Date(env.clock.now()).toISOString();
+    await env.store.create(volume('known', now, { ebsVolumeId: known.ebsVolumeId, status: { state: 'available', attempts: 0, updatedAt: now } }));
+    await env.store.create(volume('in-flight', now, { status: { state: 'creating', attempts: 0, updatedAt: now } }));
+    const report = await env.reconciler.run();
+    expect(report.leaked).toEqual([leaked.ebsVolumeId]);
+    expect(env.metrics.counter(METRICS.leaked)).toBe(1);
+    expect(env.ebs.volume(leaked.ebsVolumeId)).toBeDefined();
+    expect(env.ebs.calls.DeleteVolume).toBe(0);
+  });
+
+  it('counts invalid records without acting on them', async () => {
+    const env = setup();
+    env.store.putRaw({ kind: 'volume', volumeId: 'bad', spec: { sizeGiB: -1 }, life: 'alive', generation: 1 });
+    const report = await env.reconciler.run();
+    expect(report).toMatchObject({ scanned: 1, invalid: 1, requeued: [] });
+  });
+});
