@@ -8,16 +8,11 @@ import { parseRecord } from '../domain/validation.js';
 import { METRICS, OWNERSHIP_TAGS } from '../settings.js';
 import { resolveEngineConfig, type EngineConfig } from './config.js';
 import { planAttachment, planVolume } from './planner.js';
-import type { Clock, Log, Metrics, OperationQueue, ProviderVolume, QueuedOperation, RecordStore, VolumeProvider } from './ports.js';
+import type { ExecutorDeps } from './executor.js';
+import type { ProviderVolume, QueuedOperation } from './ports.js';
 
-export interface ReconcilerDeps {
-  store: RecordStore;
-  queue: OperationQueue;
-  provider: VolumeProvider;
-  clock: Clock;
-  metrics: Metrics;
-  log: Log;
-  config?: Partial<EngineConfig>;
+/** What the executor talks to (less its invocation-specific knobs), plus the scan's own settings. */
+export interface ReconcilerDeps extends Omit<ExecutorDeps, 'random' | 'newOwnerId'> {
   /** Records per page of the table scan (and ids per DescribeVolumes). Default 100. */
   pageSize?: number;
   /**

@@ -45,6 +45,11 @@ function keyOfRaw(raw: unknown): RecordKey {
  */
 export class MemoryRecordStore implements RecordStore {
   private readonly items = new Map<string, { key: RecordKey; record: ProvisionerRecord }>();
+  /** Table order, rebuilt only after a key is added or removed. */
+  private sortedKeys?: string[];
+  /** Attachment keys by volume and by instance (the table's partition and the instance GSI). */
+  private readonly byVolume = new Map<string, Set<string>>();
+  private readonly byInstance = new Map<string, Set<string>>();
   private readonly listeners = new Set<Listener>();
   private readonly faults = new Map<keyof RecordStore, { error: Error; times: number }>();
   private sequence = 0;
@@ -67,7 +72,7 @@ export class MemoryRecordStore implements RecordStore {
     const key = keyOfRaw(raw);
     const old = this.items.get(orderKey(key))?.record;
     const record = structuredClone(raw) as ProvisionerRecord;
-    this.items.set(orderKey(key), { key, record });
+    this.put(key, record);
     this.writes++;
     this.emit(old ? 'MODIFY' : 'INSERT', key, old, record);
   }
@@ -96,12 +101,12 @@ export class MemoryRecordStore implements RecordStore {
 
   async attachmentsOfVolume(volumeId: string): Promise<AttachmentRecord[]> {
     this.injectFault('attachmentsOfVolume');
-    return this.attachments((a) => a.volumeId === volumeId);
+    return this.attachments(this.byVolume.get(volumeId));
   }
 
   async attachmentsOfInstance(instanceId: string): Promise<AttachmentRecord[]> {
     this.injectFault('attachmentsOfInstance');
-    return this.attachments((a) => a.instanceId === instanceId);
+    return this.attachments(this.byInstance.get(instanceId));
   }
 
   async list(options: { limit: number; cursor?: string; kind?: 'volume' | 'attachment' }): Promise<Page<ProvisionerRecord>> {
@@ -134,7 +139,7 @@ export class MemoryRecordStore implements RecordStore {
     const existing = this.items.get(orderKey(key));
     if (existing) throw new ConditionFailedError(`${keyString(key)} already exists`, structuredClone(existing.record));
     const stored = structuredClone({ ...record, version: 1 });
-    this.items.set(orderKey(key), { key, record: stored });
+    this.put(key, stored);
     this.writes++;
     this.emit('INSERT', key, undefined, stored);
   }
@@ -159,7 +164,7 @@ export class MemoryRecordStore implements RecordStore {
   async remove(key: RecordKey, condition?: WriteCondition): Promise<void> {
     this.injectFault('remove');
     const current = this.checked(key, condition);
-    this.items.delete(orderKey(key));
+    this.drop(key);
     this.writes++;
     this.emit('REMOVE', key, current, undefined);
   }
@@ -193,16 +198,40 @@ export class MemoryRecordStore implements RecordStore {
     return record;
   }
 
-  private attachments(match: (a: AttachmentRecord) => boolean): AttachmentRecord[] {
-    const found = this.sorted()
-      .map((entry) => entry.record)
-      .filter((r): r is AttachmentRecord => r.kind === 'attachment' && match(r));
+  private attachments(keys: Set<string> | undefined): AttachmentRecord[] {
+    const found = [...(keys ?? [])]
+      .sort()
+      .map((k) => this.items.get(k)?.record)
+      .filter((r): r is AttachmentRecord => r?.kind === 'attachment');
     this.reads += found.length;
     return found.map((r) => structuredClone(r));
   }
 
   private sorted(): { key: RecordKey; record: ProvisionerRecord }[] {
-    return [...this.items.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, entry]) => entry);
+    this.sortedKeys ??= [...this.items.keys()].sort();
+    return this.sortedKeys.map((k) => this.items.get(k)!);
+  }
+
+  private put(key: RecordKey, record: ProvisionerRecord): void {
+    const k = orderKey(key);
+    if (!this.items.has(k)) {
+      this.sortedKeys = undefined;
+      if (key.kind === 'attachment') {
+        index(this.byVolume, key.volumeId).add(k);
+        index(this.byInstance, key.instanceId).add(k);
+      }
+    }
+    this.items.set(k, { key, record });
+  }
+
+  private drop(key: RecordKey): void {
+    const k = orderKey(key);
+    this.items.delete(k);
+    this.sortedKeys = undefined;
+    if (key.kind === 'attachment') {
+      this.byVolume.get(key.volumeId)?.delete(k);
+      this.byInstance.get(key.instanceId)?.delete(k);
+    }
   }
 
   private emit(eventName: RecordChangeEvent['eventName'], key: RecordKey, oldRecord?: ProvisionerRecord, newRecord?: ProvisionerRecord): void {
@@ -220,6 +249,12 @@ export class MemoryRecordStore implements RecordStore {
   }
 }
 
+function index(map: Map<string, Set<string>>, name: string): Set<string> {
+  let keys = map.get(name);
+  if (!keys) map.set(name, (keys = new Set()));
+  return keys;
+}
+
 /** Why `condition` does not hold for `record`, or undefined when it does. */
 function conditionFailure(record: ProvisionerRecord, condition: WriteCondition | undefined): string | undefined {
   if (!condition) return undefined;
@@ -232,8 +267,7 @@ function conditionFailure(record: ProvisionerRecord, condition: WriteCondition |
   }
   if (condition.life !== undefined && record.life !== condition.life) return `life is ${record.life}, expected ${condition.life}`;
   if (condition.generation !== undefined) {
-    const generation = record.kind === 'volume' ? record.generation : undefined;
-    if (generation !== condition.generation) return `generation is ${generation}, expected ${condition.generation}`;
+    if (record.generation !== condition.generation) return `generation is ${record.generation}, expected ${condition.generation}`;
   }
   return undefined;
 }

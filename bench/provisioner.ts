@@ -1,0 +1,247 @@
+/**
+ * The provisioner on simulated AWS: the real engine (watcher and executor) driven through its
+ * ports. Records live in the engine's in-memory store behind a metered DynamoDB layer; the
+ * table's changes reach the watcher through the simulated stream with the watcher's event source
+ * settings; the watcher's and executor's messages go through the simulated SQS queue to the
+ * executor with its event source settings. Each concurrently running invocation gets its own
+ * Executor / Watcher instance, as each Lambda execution environment would (so per-invocation rate
+ * budgets are per environment, as deployed).
+ */
+import type { AttachmentRecord, RecordKey, VolumeRecord } from '../lib/domain/records.js';
+import { tableKey } from '../lib/domain/records.js';
+import { Executor, Watcher, type Log, type Metrics, type OperationKind, type OperationOutcome } from '../lib/engine/index.js';
+import { MemoryRecordStore } from '../lib/memory/index.js';
+import { EXECUTOR, QUEUE, WATCHER } from '../lib/settings.js';
+import type { DesignContext, MeasuredDesign } from './run.js';
+import { MeteredRecordStore } from './sim/dynamodb.js';
+import { SimulatedFunction } from './sim/lambda.js';
+import { SimulatedQueue, type Delivery } from './sim/sqs.js';
+import { StreamSimulator } from './sim/stream.js';
+import type { VolumeRequest } from './workload.js';
+
+/** A change as the watcher takes it. */
+interface WatcherChange {
+  id: string;
+  eventName: 'INSERT' | 'MODIFY' | 'REMOVE';
+  key: RecordKey;
+  oldRecord?: VolumeRecord | AttachmentRecord;
+  newRecord?: VolumeRecord | AttachmentRecord;
+}
+
+/** Counts operation outcomes, as the CloudWatch metrics would. */
+export class CountingMetrics implements Metrics {
+  readonly operations = new Map<string, number>();
+  readonly counters = new Map<string, number>();
+
+  operation(event: { operation: OperationKind; outcome: OperationOutcome; latencyMs?: number }): void {
+    const key = `${event.operation}/${event.outcome}`;
+    this.operations.set(key, (this.operations.get(key) ?? 0) + 1);
+  }
+
+  count(name: string, value = 1): void {
+    this.counters.set(name, (this.counters.get(name) ?? 0) + value);
+  }
+}
+
+/** Keeps warnings and errors (the first few, for the report); drops debug and info. */
+export class QuietLog implements Log {
+  warnings = 0;
+  errors = 0;
+  readonly samples: string[] = [];
+
+  debug(): void {}
+  info(): void {}
+  warn(message: string, attributes?: Record<string, unknown>): void {
+    this.warnings++;
+    this.keep('warn', message, attributes);
+  }
+  error(message: string, attributes?: Record<string, unknown>): void {
+    this.errors++;
+    this.keep('error', message, attributes);
+  }
+
+  private keep(level: string, message: string, attributes?: Record<string, unknown>): void {
+    if (this.samples.length < 20) this.samples.push(`${level}: ${message} ${attributes ? JSON.stringify(attributes) : ''}`);
+  }
+}
+
+export class ProvisionerDesign implements MeasuredDesign {
+  readonly name = 'provisioner';
+  readonly store: MeteredRecordStore;
+  readonly memoryStore: MemoryRecordStore;
+  readonly queue: SimulatedQueue;
+  readonly stream: StreamSimulator<WatcherChange>;
+  readonly watcherFunction: SimulatedFunction;
+  readonly executorFunction: SimulatedFunction;
+  readonly metrics = new CountingMetrics();
+  readonly log = new QuietLog();
+  private readonly idleExecutors: Executor[] = [];
+  private readonly idleWatchers: Watcher[] = [];
+  private owners = 0;
+  private failedByThrottling = 0;
+  private readonly startedAt: number;
+
+  constructor(private readonly context: DesignContext) {
+    const { loop, random, latencies } = context;
+    this.startedAt = loop.now();
+    this.memoryStore = new MemoryRecordStore();
+    this.store = new MeteredRecordStore(loop, random.fork(), this.memoryStore, latencies.dynamodbRequest);
+    this.watcherFunction = new SimulatedFunction(loop, 'watcher', WATCHER.memoryMiB, Number.POSITIVE_INFINITY, WATCHER.timeoutSeconds * 1000);
+    this.executorFunction = new SimulatedFunction(loop, 'executor', EXECUTOR.memoryMiB, EXECUTOR.maxConcurrency, EXECUTOR.timeoutSeconds * 1000);
+    this.queue = new SimulatedQueue(
+      loop,
+      random.fork(),
+      {
+        batchSize: EXECUTOR.batchSize,
+        maxBatchingWindowSeconds: EXECUTOR.maxBatchingWindowSeconds,
+        visibilityTimeoutSeconds: QUEUE.visibilityTimeoutSeconds,
+        maxReceiveCount: QUEUE.maxReceiveCount,
+        duplicateRate: context.duplicateRate,
+        idlePollers: Math.min(5, EXECUTOR.maxConcurrency),
+      },
+      latencies.sqsRequest,
+      this.executorFunction,
+      (batch) => this.execute(batch),
+    );
+    this.stream = new StreamSimulator<WatcherChange>(
+      loop,
+      random.fork(),
+      {
+        shards: context.shards,
+        batchSize: WATCHER.batchSize,
+        maxBatchingWindowSeconds: WATCHER.maxBatchingWindowSeconds,
+        retryAttempts: WATCHER.retryAttempts,
+      },
+      latencies.streamPropagation,
+      this.watcherFunction,
+      (batch) => this.watch(batch),
+      (change) => change.id,
+    );
+    this.memoryStore.onChange((change) => {
+      const record = change.newRecord ?? change.oldRecord;
+      const item: WatcherChange = {
+        id: String(change.sequenceNumber),
+        eventName: change.eventName,
+        key: change.key,
+        oldRecord: change.oldRecord,
+        newRecord: change.newRecord,
+      };
+      this.stream.publish(tableKey(change.key).pk, item);
+      if (record) this.report(item);
+    });
+  }
+
+  functions(): SimulatedFunction[] {
+    return [this.watcherFunction, this.executorFunction];
+  }
+
+  sqsRequests(): number {
+    return this.queue.requests(this.context.loop.now() - this.startedAt);
+  }
+
+  dynamodbWriteUnits(): number {
+    return this.store.writeUnits;
+  }
+
+  dynamodbReadUnits(): number {
+    return this.store.readUnits;
+  }
+
+  operationsFailedByThrottling(): number {
+    return this.failedByThrottling;
+  }
+
+  async request(volume: VolumeRequest): Promise<void> {
+    const now = new Date(this.context.loop.now()).toISOString();
+    const record: VolumeRecord = {
+      kind: 'volume',
+      volumeId: volume.id,
+      spec: { sizeGiB: volume.sizeGiB, volumeType: 'gp3', availabilityZone: volume.availabilityZone },
+      life: 'alive',
+      generation: 1,
+      status: { state: 'pending', attempts: 0, updatedAt: now },
+      version: 1,
+      createdAt: now,
+    };
+    const attachment: AttachmentRecord = {
+      kind: 'attachment',
+      volumeId: volume.id,
+      instanceId: volume.instanceId,
+      life: 'alive',
+      status: { state: 'pending', attempts: 0, updatedAt: now },
+      version: 1,
+      createdAt: now,
+    };
+    // POST /volumes with attachTo: both items, written one after the other.
+    await this.store.create(record);
+    await this.store.create(attachment);
+  }
+
+  async release(id: string): Promise<void> {
+    // DELETE /volumes/{id}: the volume becomes dying; the engine detaches, then deletes.
+    await this.store.update<VolumeRecord>({ kind: 'volume', volumeId: id }, { life: 'dying' });
+  }
+
+  private async execute(batch: Delivery[]): Promise<{ failedMessageIds: string[] }> {
+    const executor = this.idleExecutors.pop() ?? this.newExecutor();
+    try {
+      return await executor.run(batch);
+    } finally {
+      this.idleExecutors.push(executor);
+    }
+  }
+
+  private async watch(batch: WatcherChange[]): Promise<{ failedIds: string[] }> {
+    const watcher = this.idleWatchers.pop() ?? this.newWatcher();
+    try {
+      const result = await watcher.handle(batch);
+      return { failedIds: result.failedChangeIds };
+    } finally {
+      this.idleWatchers.push(watcher);
+    }
+  }
+
+  private newExecutor(): Executor {
+    const { loop, random, ec2 } = this.context;
+    const jitter = random.fork();
+    return new Executor({
+      store: this.store,
+      queue: this.queue,
+      provider: ec2,
+      clock: loop.clock,
+      metrics: this.metrics,
+      log: this.log,
+      random: () => jitter.next(),
+      newOwnerId: () => `executor-${++this.owners}`,
+    });
+  }
+
+  private newWatcher(): Watcher {
+    const { loop, random } = this.context;
+    const jitter = random.fork();
+    return new Watcher({
+      store: this.store,
+      queue: this.queue,
+      clock: loop.clock,
+      metrics: this.metrics,
+      log: this.log,
+      random: () => jitter.next(),
+    });
+  }
+
+  /** What a client polling GET /volumes/{id} would see. */
+  private report(change: WatcherChange): void {
+    const { observer } = this.context;
+    const record = change.newRecord;
+    if (change.eventName === 'REMOVE') {
+      if (change.oldRecord?.kind === 'volume') observer.finished(change.oldRecord.volumeId);
+      return;
+    }
+    if (!record || record.status.state === change.oldRecord?.status.state) return;
+    if (record.kind === 'attachment' && record.status.state === 'attached') observer.attached(record.volumeId);
+    if (record.status.state === 'error') {
+      if (record.status.code === 'RequestLimitExceeded') this.failedByThrottling++;
+      observer.failed(record.volumeId, `${record.kind} ${record.status.code ?? ''}: ${record.status.message ?? ''}`);
+    }
+  }
+}

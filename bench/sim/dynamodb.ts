@@ -1,0 +1,109 @@
+/**
+ * DynamoDB as the engine sees it in the simulation: the in-memory record store behind a request
+ * round trip, metered in on-demand request units. Items here are well under 1 KB, so every write
+ * (conditional or not, failed conditions included) is one write unit and every item read is one
+ * read unit (strongly consistent reads, the conservative assumption); a Query costs one unit per
+ * started 4 KB of items returned, taken as 8 records per unit, at least one.
+ */
+import type {
+  ClaimResult,
+  Page,
+  ProvisionerRecord,
+  RecordChanges,
+  RecordKey,
+  RecordStore,
+  WriteCondition,
+} from '../../lib/engine/ports.js';
+import type { AttachmentRecord } from '../../lib/domain/records.js';
+import type { EventLoop } from './event-loop.js';
+import type { Lognormal } from './latency.js';
+import type { Random } from './random.js';
+
+const RECORDS_PER_QUERY_UNIT = 8;
+
+export class MeteredRecordStore implements RecordStore {
+  writeUnits = 0;
+  readUnits = 0;
+  requests = 0;
+
+  constructor(
+    private readonly loop: EventLoop,
+    private readonly random: Random,
+    readonly inner: RecordStore,
+    private readonly latency: Lognormal,
+  ) {}
+
+  async get(key: RecordKey): Promise<ProvisionerRecord | undefined> {
+    await this.roundTrip();
+    this.readUnits += 1;
+    return this.inner.get(key);
+  }
+
+  async getMany(keys: RecordKey[]): Promise<ProvisionerRecord[]> {
+    if (keys.length === 0) return [];
+    // BatchGetItem: 100 keys per request, requests in parallel.
+    await this.roundTrip(Math.ceil(keys.length / 100));
+    this.readUnits += keys.length;
+    return this.inner.getMany(keys);
+  }
+
+  async attachmentsOfVolume(volumeId: string): Promise<AttachmentRecord[]> {
+    await this.roundTrip();
+    const items = await this.inner.attachmentsOfVolume(volumeId);
+    this.readUnits += queryUnits(items.length);
+    return items;
+  }
+
+  async attachmentsOfInstance(instanceId: string): Promise<AttachmentRecord[]> {
+    await this.roundTrip();
+    const items = await this.inner.attachmentsOfInstance(instanceId);
+    this.readUnits += queryUnits(items.length);
+    return items;
+  }
+
+  async list(options: { limit: number; cursor?: string; kind?: 'volume' | 'attachment' }): Promise<Page<ProvisionerRecord>> {
+    await this.roundTrip();
+    const page = await this.inner.list(options);
+    this.readUnits += queryUnits(page.items.length);
+    return page;
+  }
+
+  async create(record: ProvisionerRecord): Promise<void> {
+    await this.roundTrip();
+    this.writeUnits += 1;
+    return this.inner.create(record);
+  }
+
+  async update<R extends ProvisionerRecord>(key: RecordKey, changes: RecordChanges<R>, condition?: WriteCondition): Promise<R> {
+    await this.roundTrip();
+    this.writeUnits += 1;
+    return this.inner.update<R>(key, changes, condition);
+  }
+
+  async remove(key: RecordKey, condition?: WriteCondition): Promise<void> {
+    await this.roundTrip();
+    this.writeUnits += 1;
+    return this.inner.remove(key, condition);
+  }
+
+  async claim(key: RecordKey, owner: string, now: number, leaseMs: number): Promise<ClaimResult> {
+    await this.roundTrip();
+    this.writeUnits += 1;
+    return this.inner.claim(key, owner, now, leaseMs);
+  }
+
+  async release(key: RecordKey, owner: string): Promise<void> {
+    await this.roundTrip();
+    this.writeUnits += 1;
+    return this.inner.release(key, owner);
+  }
+
+  private async roundTrip(requests = 1): Promise<void> {
+    this.requests += requests;
+    await this.loop.clock.sleep(this.latency.sample(this.random));
+  }
+}
+
+function queryUnits(items: number): number {
+  return Math.max(1, Math.ceil(items / RECORDS_PER_QUERY_UNIT));
+}

@@ -1,0 +1,170 @@
+/**
+ * An SQS standard queue read by a Lambda event source mapping, in virtual time: per-message
+ * DelaySeconds; a received message is invisible for the visibility timeout and comes back unless
+ * deleted; after `maxReceiveCount` receives it goes to the dead-letter queue; delivery is
+ * at-least-once: a share of deliveries is delivered a second time shortly after. The mapping
+ * runs at most `maxConcurrency` invocations, each with up to `batchSize` messages gathered for at
+ * most the batching window, and deletes what the function did not report as failed.
+ *
+ * Requests are counted as SQS bills them: SendMessageBatch, ReceiveMessage and
+ * DeleteMessageBatch carry up to 10 messages each; while the queue is empty the mapping's
+ * pollers long-poll (20 s per empty receive).
+ */
+import type { OperationMessage, OperationQueue, QueuedOperation } from '../../lib/engine/ports.js';
+import type { EventLoop } from './event-loop.js';
+import type { SimulatedFunction } from './lambda.js';
+import type { Lognormal } from './latency.js';
+import type { Random } from './random.js';
+
+export interface QueueMappingSettings {
+  batchSize: number;
+  maxBatchingWindowSeconds: number;
+  visibilityTimeoutSeconds: number;
+  maxReceiveCount: number;
+  /** Share of deliveries delivered once more (0 ≤ rate < 1). */
+  duplicateRate: number;
+  /** Long-polling pollers the mapping keeps while the queue is idle. */
+  idlePollers: number;
+}
+
+interface StoredMessage {
+  messageId: string;
+  message: OperationMessage;
+  receives: number;
+}
+
+export interface Delivery {
+  messageId: string;
+  message: OperationMessage;
+}
+
+/** SQS's per-request batch limit. */
+const SQS_BATCH = 10;
+/** Long-poll wait of an empty receive. */
+const LONG_POLL_MS = 20_000;
+
+export class SimulatedQueue implements OperationQueue {
+  private ready: StoredMessage[] = [];
+  private nextId = 0;
+  private busyMs = 0;
+  private running = 0;
+  private busySince = 0;
+  private firstReadyAt: number | undefined;
+  private wakeAt: number | undefined;
+  sendRequests = 0;
+  receiveRequests = 0;
+  deleteRequests = 0;
+  messagesSent = 0;
+  deliveries = 0;
+  duplicatesDelivered = 0;
+  deadLettered = 0;
+  /** Messages sent but not yet deleted or dead-lettered. */
+  outstanding = 0;
+
+  constructor(
+    private readonly loop: EventLoop,
+    private readonly random: Random,
+    private readonly settings: QueueMappingSettings,
+    private readonly requestLatency: Lognormal,
+    private readonly fn: SimulatedFunction,
+    private readonly handler: (batch: Delivery[]) => Promise<{ failedMessageIds: string[] }>,
+  ) {
+    if (!(settings.duplicateRate >= 0 && settings.duplicateRate < 1)) {
+      throw new Error(`duplicateRate: must be in [0, 1), got ${settings.duplicateRate}`);
+    }
+  }
+
+  /** Requests billed so far, including the idle long polls of the time the mapping was idle. */
+  requests(elapsedMs: number): number {
+    const idleMs = Math.max(0, elapsedMs - this.busyMs);
+    const idlePolls = Math.ceil(idleMs / LONG_POLL_MS) * this.settings.idlePollers;
+    return this.sendRequests + this.receiveRequests + this.deleteRequests + idlePolls;
+  }
+
+  async send(operations: QueuedOperation[]): Promise<void> {
+    if (operations.length === 0) return;
+    for (const operation of operations) {
+      if (!Number.isInteger(operation.delaySeconds) || operation.delaySeconds < 0 || operation.delaySeconds > 900) {
+        throw new Error(`delaySeconds: must be a whole number of seconds in 0..900, got ${operation.delaySeconds}`);
+      }
+    }
+    this.sendRequests += Math.ceil(operations.length / SQS_BATCH);
+    await this.loop.clock.sleep(this.requestLatency.sample(this.random));
+    for (const operation of operations) {
+      const stored: StoredMessage = { messageId: `m-${++this.nextId}`, message: operation.message, receives: 0 };
+      this.messagesSent++;
+      this.outstanding++;
+      this.loop.after(operation.delaySeconds * 1000, () => this.makeVisible(stored));
+    }
+  }
+
+  private makeVisible(stored: StoredMessage): void {
+    if (this.ready.length === 0) this.firstReadyAt = this.loop.now();
+    this.ready.push(stored);
+    this.pump();
+  }
+
+  private pump(): void {
+    while (this.ready.length > 0 && this.fn.hasCapacity()) {
+      const windowEnds = (this.firstReadyAt ?? this.loop.now()) + this.settings.maxBatchingWindowSeconds * 1000;
+      if (this.ready.length < this.settings.batchSize && this.loop.now() < windowEnds) {
+        this.wake(windowEnds);
+        return;
+      }
+      const batch = this.ready.splice(0, this.settings.batchSize);
+      this.firstReadyAt = this.ready.length > 0 ? this.loop.now() : undefined;
+      void this.deliver(batch);
+    }
+  }
+
+  private wake(at: number): void {
+    if (this.wakeAt !== undefined && this.wakeAt <= at && this.wakeAt >= this.loop.now()) return;
+    this.wakeAt = at;
+    this.loop.at(at, () => {
+      if (this.wakeAt === at) this.wakeAt = undefined;
+      this.pump();
+    });
+  }
+
+  private async deliver(batch: StoredMessage[]): Promise<void> {
+    if (this.running++ === 0) this.busySince = this.loop.now();
+    this.receiveRequests += Math.ceil(batch.length / SQS_BATCH);
+    for (const stored of batch) {
+      stored.receives++;
+      this.deliveries++;
+      if (this.random.next() < this.settings.duplicateRate) {
+        // At-least-once: another copy shows up again a little later.
+        this.duplicatesDelivered++;
+        this.outstanding++;
+        const copy: StoredMessage = { messageId: `m-${++this.nextId}`, message: stored.message, receives: 0 };
+        this.loop.after(Math.floor(this.random.uniform(0, 10_000)), () => this.makeVisible(copy));
+      }
+    }
+    let failed: Set<string>;
+    try {
+      const result = await this.fn.invoke(() =>
+        this.handler(batch.map((stored) => ({ messageId: stored.messageId, message: structuredClone(stored.message) }))),
+      );
+      failed = new Set(result.failedMessageIds);
+    } catch {
+      failed = new Set(batch.map((stored) => stored.messageId));
+    }
+    const succeeded = batch.filter((stored) => !failed.has(stored.messageId));
+    if (succeeded.length > 0) {
+      this.deleteRequests += Math.ceil(succeeded.length / SQS_BATCH);
+      this.outstanding -= succeeded.length;
+    }
+    for (const stored of batch.filter((s) => failed.has(s.messageId))) {
+      this.loop.after(this.settings.visibilityTimeoutSeconds * 1000, () => {
+        if (stored.receives >= this.settings.maxReceiveCount) {
+          this.deadLettered++;
+          this.outstanding--;
+        } else {
+          this.makeVisible(stored);
+        }
+      });
+    }
+    if (--this.running === 0) this.busyMs += this.loop.now() - this.busySince;
+    this.pump();
+  }
+}

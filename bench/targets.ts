@@ -1,0 +1,64 @@
+/** The targets the provisioner is held to, checked against a run's results. */
+import type { DesignResult } from './report.js';
+
+export interface TargetCheck {
+  target: string;
+  measured: string;
+  met: boolean;
+}
+
+/** Checks every target the results allow; targets whose workload was not run are left out. */
+export function checkTargets(results: DesignResult[]): TargetCheck[] {
+  const checks: TargetCheck[] = [];
+  const provisioner = results.filter((r) => r.design === 'provisioner');
+  for (const r of provisioner.filter((r) => r.volumes === 1000)) {
+    checks.push({
+      target: `${r.workload} N=1000: EC2 calls per lifecycle ≤ 4.05`,
+      measured: r.ec2CallsPerLifecycle.toFixed(3),
+      met: r.ec2CallsPerLifecycle <= 4.05,
+    });
+  }
+  for (const r of provisioner.filter((r) => r.volumes === 10_000 && r.workload === 'burst')) {
+    checks.push({
+      target: 'burst N=10000: makespan ≤ 1.1× lower bound',
+      measured: `${r.makespanToBound.toFixed(3)}×`,
+      met: r.makespanToBound <= 1.1,
+    });
+    checks.push({
+      target: 'burst N=10000: zero operations failed by throttling',
+      measured: String(r.operationsFailedByThrottling),
+      met: r.operationsFailedByThrottling === 0,
+    });
+  }
+  for (const r of provisioner.filter((r) => r.volumes === 100 && r.workload === 'steady')) {
+    checks.push({
+      target: 'steady N=100: overhead p50 ≤ 1.5 s and p99 ≤ 5 s',
+      measured: `p50 ${(r.overheadP50Ms / 1000).toFixed(2)} s, p99 ${(r.overheadP99Ms / 1000).toFixed(2)} s`,
+      met: r.overheadP50Ms <= 1500 && r.overheadP99Ms <= 5000,
+    });
+  }
+  for (const r of provisioner) {
+    const naive = results.find((n) => n.design === 'naive' && n.workload === r.workload && n.volumes === r.volumes);
+    if (naive) {
+      const ratio = r.costPer1000Lifecycles / naive.costPer1000Lifecycles;
+      checks.push({
+        target: `${r.workload} N=${r.volumes}: cost per 1000 lifecycles ≤ 0.2× naive`,
+        measured: `${ratio.toFixed(3)}×`,
+        met: ratio <= 0.2,
+      });
+    }
+    if (r.volumes === 10_000) {
+      checks.push({
+        target: `${r.workload} N=10000: simulation under 60 s wall time`,
+        measured: `${(r.wallMs / 1000).toFixed(1)} s`,
+        met: r.wallMs < 60_000,
+      });
+    }
+    checks.push({
+      target: `${r.workload} N=${r.volumes}: every lifecycle converged, nothing leaked, no duplicate, no double attach`,
+      measured: `${r.converged}/${r.volumes} converged, ${r.leakedVolumes} leaked, ${r.duplicateVolumes} duplicate, ${r.doubleAttaches} double attach`,
+      met: r.converged === r.volumes && r.leakedVolumes === 0 && r.duplicateVolumes === 0 && r.doubleAttaches === 0,
+    });
+  }
+  return checks;
+}

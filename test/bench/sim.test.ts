@@ -1,0 +1,144 @@
+import { describe, expect, it } from 'vitest';
+import { EventLoop } from '../../bench/sim/event-loop.js';
+import { DEFAULT_LATENCIES, Lognormal, normalQuantile } from '../../bench/sim/latency.js';
+import { Random } from '../../bench/sim/random.js';
+import { EC2_ACTION_BUCKET, EC2_REQUEST_LIMITS, Ec2RateLimiter, TokenBucket } from '../../bench/sim/token-bucket.js';
+import { SDK_RETRY, StandardRetry, waiterDelayMs } from '../../bench/naive/sdk.js';
+import { ProviderError } from '../../lib/engine/ports.js';
+
+const T0 = Date.UTC(2026, 0, 1);
+
+describe('token bucket', () => {
+  it('admits exactly its capacity at once, then refuses', () => {
+    const bucket = new TokenBucket(50, 5, T0);
+    const admitted = Array.from({ length: 60 }, () => bucket.tryTake(T0)).filter(Boolean).length;
+    expect(admitted).toBe(50);
+    expect(bucket.refused).toBe(10);
+  });
+
+  it('refills at exactly its rate and never above its capacity', () => {
+    const bucket = new TokenBucket(100, 5, T0);
+    for (let i = 0; i < 100; i++) expect(bucket.tryTake(T0)).toBe(true);
+    expect(bucket.tryTake(T0 + 199)).toBe(false); // 0.995 tokens after 199 ms
+    expect(bucket.tryTake(T0 + 200)).toBe(true); // the first whole token at 200 ms
+    expect(bucket.available(T0 + 200 + 10_000)).toBe(50);
+    expect(bucket.available(T0 + 200 + 60_000)).toBe(100);
+    // Sustained: 5 per second after the burst, over a minute.
+    const sustained = new TokenBucket(100, 5, T0);
+    let admitted = 0;
+    for (let ms = 0; ms <= 60_000; ms += 10) {
+      while (sustained.tryTake(T0 + ms)) admitted++;
+    }
+    expect(admitted).toBe(100 + 60 * 5);
+  });
+
+  it('uses the documented bucket of each EC2 action', () => {
+    expect(EC2_REQUEST_LIMITS.CreateVolume).toEqual({ capacity: 100, refillPerSecond: 5 });
+    expect(EC2_REQUEST_LIMITS.DeleteVolume).toEqual({ capacity: 100, refillPerSecond: 5 });
+    expect(EC2_REQUEST_LIMITS.CreateTags).toEqual({ capacity: 100, refillPerSecond: 10 });
+    expect(EC2_REQUEST_LIMITS.mutating).toEqual({ capacity: 50, refillPerSecond: 5 });
+    expect(EC2_REQUEST_LIMITS.unfilteredNonMutating).toEqual({ capacity: 50, refillPerSecond: 10 });
+    expect(EC2_REQUEST_LIMITS.nonMutating).toEqual({ capacity: 100, refillPerSecond: 20 });
+    expect(EC2_ACTION_BUCKET.AttachVolume).toBe('mutating');
+    expect(EC2_ACTION_BUCKET.DetachVolume).toBe('mutating');
+    expect(EC2_ACTION_BUCKET.DescribeVolumes).toBe('unfilteredNonMutating');
+  });
+
+  it('shares the mutating bucket between attach and detach, and keeps other buckets apart', () => {
+    const limiter = new Ec2RateLimiter(T0);
+    for (let i = 0; i < 25; i++) expect(limiter.admit('AttachVolume', T0)).toBe(true);
+    for (let i = 0; i < 25; i++) expect(limiter.admit('DetachVolume', T0)).toBe(true);
+    expect(limiter.admit('AttachVolume', T0)).toBe(false);
+    expect(limiter.admit('CreateVolume', T0)).toBe(true);
+    expect(limiter.admit('DescribeVolumes', T0)).toBe(true);
+  });
+});
+
+describe('latency model', () => {
+  function quantiles(distribution: Lognormal, seed: number, n = 20_000): { median: number; p99: number } {
+    const random = new Random(seed);
+    const draws = Array.from({ length: n }, () => distribution.sample(random)).sort((a, b) => a - b);
+    return { median: draws[Math.floor(n / 2)]!, p99: draws[Math.floor(n * 0.99)]! };
+  }
+
+  it.each([
+    ['CreateVolume → available', DEFAULT_LATENCIES.createVolume, 1500, 4000],
+    ['attach', DEFAULT_LATENCIES.attach, 2000, 4000],
+    ['detach', DEFAULT_LATENCIES.detach, 2000, 4000],
+    ['delete', DEFAULT_LATENCIES.deleteVolume, 1000, 2000],
+  ])('%s has the specified median and p99 within 5 percent', (_name, distribution, median, p99) => {
+    const measured = quantiles(distribution, 42);
+    console.log(`${_name}: median ${measured.median} ms (spec ${median}), p99 ${measured.p99} ms (spec ${p99})`);
+    expect(Math.abs(measured.median - median) / median).toBeLessThan(0.05);
+    expect(Math.abs(measured.p99 - p99) / p99).toBeLessThan(0.05);
+  });
+
+  it('keeps attach and detach within 1–4 s between p1 and p99', () => {
+    expect(DEFAULT_LATENCIES.attach.quantile(0.01)).toBeCloseTo(1000, -1);
+    expect(DEFAULT_LATENCIES.attach.quantile(0.99)).toBeCloseTo(4000, -1);
+    expect(normalQuantile(0.5)).toBeCloseTo(0, 9);
+    expect(normalQuantile(0.99)).toBeCloseTo(2.3263478740408408, 6);
+  });
+
+  it('gives the same draws for the same seed and different ones for another seed', () => {
+    const a = new Random(7);
+    const b = new Random(7);
+    const c = new Random(8);
+    const drawsA = Array.from({ length: 5 }, () => DEFAULT_LATENCIES.createVolume.sample(a));
+    expect(Array.from({ length: 5 }, () => DEFAULT_LATENCIES.createVolume.sample(b))).toEqual(drawsA);
+    expect(Array.from({ length: 5 }, () => DEFAULT_LATENCIES.createVolume.sample(c))).not.toEqual(drawsA);
+  });
+
+  it('rejects a p99 below the median, naming the field', () => {
+    expect(() => new Lognormal(100, 50)).toThrow(/p99Ms/);
+  });
+});
+
+describe('event loop', () => {
+  it('runs await chains in virtual time, in order, without real waiting', async () => {
+    const loop = new EventLoop(T0);
+    const seen: string[] = [];
+    const worker = async (name: string, delays: number[]) => {
+      for (const delay of delays) {
+        await loop.clock.sleep(delay);
+        seen.push(`${name}@${loop.now() - T0}`);
+      }
+    };
+    void worker('a', [1000, 1000, 3_600_000]);
+    void worker('b', [1500, 0, 500]);
+    const started = Date.now();
+    expect(await loop.run()).toBe('idle');
+    expect(Date.now() - started).toBeLessThan(1000);
+    expect(seen).toEqual(['a@1000', 'b@1500', 'b@1500', 'a@2000', 'b@2000', 'a@3602000']);
+  });
+});
+
+describe('SDK behaviour the naive design reproduces', () => {
+  it('retries throttling at most twice, waiting below 1 s then below 2 s', async () => {
+    const loop = new EventLoop(T0);
+    const retry = new StandardRetry(loop.clock, new Random(1));
+    const calls: number[] = [];
+    const outcome = retry
+      .call(async () => {
+        calls.push(loop.now() - T0);
+        throw new ProviderError('throttled', 'RequestLimitExceeded', 'Request limit exceeded.');
+      })
+      .catch((error: unknown) => error);
+    await loop.run();
+    expect(await outcome).toBeInstanceOf(ProviderError);
+    expect(calls).toHaveLength(SDK_RETRY.maxAttempts);
+    expect(calls[1]! - calls[0]!).toBeLessThan(1000);
+    expect(calls[2]! - calls[1]!).toBeLessThan(2000);
+  });
+
+  it('schedules waiter polls between 15 s and the growing cap, then 120 s', () => {
+    const random = new Random(3);
+    const far = Number.MAX_SAFE_INTEGER;
+    expect(waiterDelayMs(1, 0, far, random)).toBe(15_000);
+    const second = waiterDelayMs(2, 0, far, random);
+    expect(second).toBeGreaterThanOrEqual(15_000);
+    expect(second).toBeLessThanOrEqual(30_000);
+    expect(waiterDelayMs(5, 0, far, random)).toBe(120_000);
+    expect(waiterDelayMs(2, 0, 10_000, random)).toBe(9_500);
+  });
+});
