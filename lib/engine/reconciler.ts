@@ -9,7 +9,7 @@ import { METRICS, OWNERSHIP_TAGS } from '../settings.js';
 import { resolveEngineConfig, type EngineConfig } from './config.js';
 import { planAttachment, planVolume } from './planner.js';
 import type { ExecutorDeps } from './executor.js';
-import type { ProviderVolume, QueuedOperation } from './ports.js';
+import { ProviderError, type ProviderVolume, type QueuedOperation } from './ports.js';
 
 /** What the executor talks to (less its invocation-specific knobs), plus the scan's own settings. */
 export interface ReconcilerDeps extends Omit<ExecutorDeps, 'random' | 'newOwnerId'> {
@@ -82,9 +82,16 @@ export class Reconciler {
   ): Promise<{ key: string; reason: string; operation: QueuedOperation }[]> {
     const now = this.deps.clock.now();
     const ids = [...new Set(records.flatMap((r) => (r.kind === 'volume' && r.ebsVolumeId ? [r.ebsVolumeId] : [])))];
-    const described = new Map<string, ProviderVolume>();
+    // undefined: EC2 could not be asked this time; the page's EC2 comparisons wait for the next run.
+    let described: Map<string, ProviderVolume> | undefined = new Map();
     if (ids.length > 0) {
-      for (const volume of await this.deps.provider.describeVolumes(ids)) described.set(volume.ebsVolumeId, volume);
+      try {
+        for (const volume of await this.deps.provider.describeVolumes(ids)) described.set(volume.ebsVolumeId, volume);
+      } catch (error) {
+        if (!(error instanceof ProviderError)) throw error;
+        this.deps.log.warn('could not describe volumes; comparing this page with EC2 next time', { code: error.code, error: error.message, volumes: ids.length });
+        described = undefined;
+      }
     }
     const attachmentsByVolume = new Map<string, AttachmentRecord[]>();
     for (const record of records) {
@@ -112,7 +119,7 @@ export class Reconciler {
   private whyRequeue(
     record: ProvisionerRecord,
     now: number,
-    described: Map<string, ProviderVolume>,
+    described: Map<string, ProviderVolume> | undefined,
     volumes: Map<string, VolumeRecord>,
     attachmentsByVolume: Map<string, AttachmentRecord[]>,
   ): string | undefined {
@@ -129,7 +136,7 @@ export class Reconciler {
     if (TRANSITIONAL.has(status.state)) return `${status.state} with no progress since ${status.updatedAt}`;
 
     if (record.kind === 'volume') {
-      if (record.ebsVolumeId && (status.state === 'available' || status.state === 'in-use')) {
+      if (described && record.ebsVolumeId && (status.state === 'available' || status.state === 'in-use')) {
         const actual = described.get(record.ebsVolumeId);
         if (!actual) return `EC2 no longer has ${record.ebsVolumeId}`;
         if (actual.state !== status.state) return `EC2 says ${actual.state}, record says ${status.state}`;
