@@ -47,6 +47,9 @@ export class Reconciler {
   async run(): Promise<ReconcileReport> {
     const report: ReconcileReport = { scanned: 0, invalid: 0, requeued: [], leaked: [] };
     const volumesByRecord = new Map<string, VolumeRecord>();
+    // Across pages: a volume's attachments sort before it (`ATTACHMENT#…` < `VOLUME`), so they may
+    // sit at the end of the previous page.
+    const attachmentsByVolume = new Map<string, AttachmentRecord[]>();
     let cursor: string | undefined;
     do {
       const page = await this.deps.store.list({ limit: this.pageSize, ...(cursor ? { cursor } : {}) });
@@ -58,8 +61,12 @@ export class Reconciler {
         if (parsed.ok) records.push(parsed.value);
         else report.invalid++;
       }
-      for (const record of records) if (record.kind === 'volume') volumesByRecord.set(record.volumeId, record);
-      const requeue = await this.pageRequeues(records, volumesByRecord);
+      for (const record of records) {
+        if (record.kind === 'volume') volumesByRecord.set(record.volumeId, record);
+        else attachmentsByVolume.set(record.volumeId, [...(attachmentsByVolume.get(record.volumeId) ?? []), record]);
+      }
+      await this.readVolumesOfAttachments(records, volumesByRecord);
+      const requeue = await this.pageRequeues(records, volumesByRecord, attachmentsByVolume);
       if (requeue.length > 0) {
         await this.deps.queue.send(requeue.map(({ operation }) => operation));
         report.requeued.push(...requeue.map(({ key, reason }) => ({ key, reason })));
@@ -75,10 +82,24 @@ export class Reconciler {
     return report;
   }
 
+  /**
+   * Volume records of the page's attachments that the scan has not reached yet (they sort after
+   * their attachments), in one bulk read, so an attachment is judged against its volume.
+   */
+  private async readVolumesOfAttachments(records: ProvisionerRecord[], volumes: Map<string, VolumeRecord>): Promise<void> {
+    const missing = [...new Set(records.flatMap((r) => (r.kind === 'attachment' && !volumes.has(r.volumeId) ? [r.volumeId] : [])))];
+    if (missing.length === 0) return;
+    for (const raw of await this.deps.store.getMany(missing.map((volumeId) => ({ kind: 'volume' as const, volumeId })))) {
+      const parsed = parseRecord(raw);
+      if (parsed.ok && parsed.value.kind === 'volume') volumes.set(parsed.value.volumeId, parsed.value);
+    }
+  }
+
   /** The records of one page that need a nudge, with one DescribeVolumes for all of them. */
   private async pageRequeues(
     records: ProvisionerRecord[],
     volumes: Map<string, VolumeRecord>,
+    attachmentsByVolume: Map<string, AttachmentRecord[]>,
   ): Promise<{ key: string; reason: string; operation: QueuedOperation }[]> {
     const now = this.deps.clock.now();
     const ids = [...new Set(records.flatMap((r) => (r.kind === 'volume' && r.ebsVolumeId ? [r.ebsVolumeId] : [])))];
@@ -92,11 +113,6 @@ export class Reconciler {
         this.deps.log.warn('could not describe volumes; comparing this page with EC2 next time', { code: error.code, error: error.message, volumes: ids.length });
         described = undefined;
       }
-    }
-    const attachmentsByVolume = new Map<string, AttachmentRecord[]>();
-    for (const record of records) {
-      if (record.kind !== 'attachment') continue;
-      attachmentsByVolume.set(record.volumeId, [...(attachmentsByVolume.get(record.volumeId) ?? []), record]);
     }
 
     const out: { key: string; reason: string; operation: QueuedOperation }[] = [];

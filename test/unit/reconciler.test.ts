@@ -158,4 +158,33 @@ describe('Reconciler', () => {
       expect.arrayContaining([{ key: 'volume/gone', reason: `EC2 no longer has ${gone.ebsVolumeId}` }, expect.objectContaining({ key: 'volume/stuck' })]),
     );
   });
+
+  it('judges an attachment against its volume when the volume falls on the next page', async () => {
+    const env = setup();
+    const start = new Date(env.clock.now()).toISOString();
+    const ec2 = await env.ebs.createVolume({
+      clientToken: 'paged',
+      availabilityZone: 'us-east-1a',
+      spec: { sizeGiB: 10, volumeType: 'gp3' },
+      tags: { [OWNERSHIP_TAGS.owner]: OWNER, [OWNERSHIP_TAGS.record]: 'paged' },
+    });
+    await env.clock.advance(10_000);
+    await env.store.create(volume('paged', start, { ebsVolumeId: ec2.ebsVolumeId, availabilityZone: 'us-east-1a', status: { state: 'available', attempts: 0, updatedAt: start } }));
+    // Its attach message was lost: pending, untouched since.
+    await env.store.create({
+      kind: 'attachment',
+      volumeId: 'paged',
+      instanceId: 'i-0123456789abcdef0',
+      life: 'alive',
+      status: { state: 'pending', attempts: 0, updatedAt: start },
+      version: 0,
+      createdAt: start,
+    });
+    await env.clock.advance(10 * MINUTE);
+    const onePerPage = new Reconciler({ store: env.store, queue: env.queue, provider: env.ebs, clock: env.clock, metrics: env.metrics, log: silentLog, config: { ownerTagValue: OWNER }, pageSize: 1 });
+    const report = await onePerPage.run();
+    expect(report.scanned).toBe(2);
+    expect(report.requeued).toEqual([{ key: 'attachment/paged/i-0123456789abcdef0', reason: 'work pending (volume ready)' }]);
+    expect(report.leaked).toEqual([]);
+  });
 });
