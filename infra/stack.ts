@@ -8,7 +8,7 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import { API, EXECUTOR, METRICS, RECONCILER, WATCHER } from '../lib/settings.js';
 import { ProvisionerApi, type ApiAuthorization } from './constructs/api.js';
-import { ebsKmsStatements, ec2DescribeStatement, ec2MutationStatements } from './constructs/ec2-policy.js';
+import { ebsKmsStatements, ec2ResourcesArn, ec2DescribeStatement, ec2MutationStatements } from './constructs/ec2-policy.js';
 import { ProvisionerFunction } from './constructs/functions.js';
 import { Monitoring } from './constructs/monitoring.js';
 import { Storage } from './constructs/storage.js';
@@ -93,6 +93,18 @@ export class EbsProvisionerStack extends Stack {
     for (const statement of ec2MutationStatements(this, ownerTagValue)) executor.role.addToPolicy(statement);
     executor.role.addToPolicy(ec2DescribeStatement());
     reconciler.role.addToPolicy(ec2DescribeStatement());
+    const indexes = `${table.tableArn}/index/*`;
+    for (const fn of [api, watcher, executor, reconciler]) {
+      fn.acknowledgeWildcard(indexes, 'Read/write on this table grants its indexes too; `index/*` covers only this table\'s indexes.');
+    }
+    watcher.acknowledgeWildcard('*', 'dynamodb:ListStreams, added by the stream event source, supports no resource-level permissions.');
+    for (const fn of [executor, reconciler]) {
+      fn.acknowledgeWildcard('*', 'EC2 Describe* actions support no resource-level permissions; they read metadata only.');
+    }
+    const ec2Arn = (resource: string, account?: string) => ec2ResourcesArn(this, resource, account);
+    executor.acknowledgeWildcard(ec2Arn('volume'), 'Volume IDs are unknown before creation; every statement on volume/* carries the ownership tag condition.');
+    executor.acknowledgeWildcard(ec2Arn('instance'), 'Attach/Detach target any instance the user names; the volume side is restricted by the ownership tag.');
+    executor.acknowledgeWildcard(ec2Arn('snapshot', ''), 'Any snapshot the account can read may seed a volume; the created volume is still bound by the ownership tag condition.');
     if (props.kmsKeyArn) for (const statement of ebsKmsStatements(this, props.kmsKeyArn)) executor.role.addToPolicy(statement);
 
     // No filter criteria on the stream: every change can matter to the watcher. Status writes by the

@@ -66,7 +66,7 @@ export class ProvisionerApi extends Construct {
       reason: 'The API uses IAM (SigV4) authorization, not Cognito user pools: callers are AWS principals.',
     });
     Validations.of(this.api).acknowledge({
-      id: 'AwsSolutions-IAM4',
+      id: 'AwsSolutions::AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]',
       reason: 'API Gateway\'s account-level CloudWatch role needs AmazonAPIGatewayPushToCloudWatchLogs, the policy AWS maintains for exactly this.',
     });
     Validations.of(this.api).acknowledge({

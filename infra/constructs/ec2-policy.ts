@@ -18,14 +18,18 @@ export function ec2DescribeStatement(): iam.PolicyStatement {
   return new iam.PolicyStatement({ sid: 'Ec2DescribeNeedsWildcard', actions: [...EC2_DESCRIBE_ACTIONS], resources: ['*'] });
 }
 
+/** ARN of every EC2 resource of a type in this stack's region; snapshots pass account '' (they may be shared). */
+export function ec2ResourcesArn(scope: Stack, resource: string, account = scope.account): string {
+  return scope.formatArn({ service: 'ec2', resource, resourceName: '*', account });
+}
+
 /**
  * The EC2 mutations the executor may make, scoped to the volumes this deployment owns:
  * it can create a volume only when the request tags it with the ownership tag, tag only while creating,
  * and attach/detach/modify/delete only volumes already carrying that tag.
  */
 export function ec2MutationStatements(scope: Stack, ownerTagValue: string): iam.PolicyStatement[] {
-  const arn = (resource: string, account = scope.account) =>
-    scope.formatArn({ service: 'ec2', resource, resourceName: '*', account });
+  const arn = (resource: string, account?: string) => ec2ResourcesArn(scope, resource, account);
   const volumes = arn('volume');
   const ownedVolume = { StringEquals: { [`ec2:ResourceTag/${OWNERSHIP_TAGS.owner}`]: ownerTagValue } };
   return [
