@@ -3,19 +3,16 @@ import * as apigw from 'aws-cdk-lib/aws-apigateway';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
+import { ROUTES } from '../../lib/api/routes.js';
 import { API } from '../../lib/settings.js';
 
 export type ApiAuthorization = 'iam' | 'none';
 
-/** Routes served by the api function; kept equal to the paths of docs/openapi.json (a test checks it). */
-export const API_ROUTES: Readonly<Record<string, readonly string[]>> = {
-  '/openapi.json': ['GET'],
-  '/volumes': ['POST', 'GET'],
-  '/volumes/{volumeId}': ['GET', 'PATCH', 'DELETE'],
-  '/volumes/{volumeId}/retry': ['POST'],
-  '/volumes/{volumeId}/attachments/{instanceId}': ['PUT', 'DELETE'],
-  '/instances/{instanceId}/attachments': ['GET'],
-};
+/** Routes served by the api function, from the same route table the function routes with (docs/openapi.json is generated from it too). */
+export const API_ROUTES: Readonly<Record<string, readonly string[]>> = ROUTES.reduce<Record<string, string[]>>((routes, { method, path }) => {
+  (routes[path] ??= []).push(method);
+  return routes;
+}, {});
 
 export interface ProvisionerApiProps {
   readonly handler: lambda.IFunction;
