@@ -1,149 +1,155 @@
-import { Annotations, Duration, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
+/**
+ * EbsProvisionerStack: the table and its stream, the operation queue, the four functions wired
+ * to them, the API, the reconciler's schedule, least-privilege grants, alarms and a dashboard.
+ */
+import { CfnOutput, Duration, Stack, type StackProps } from 'aws-cdk-lib';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as targets from 'aws-cdk-lib/aws-events-targets';
-import * as kms from 'aws-cdk-lib/aws-kms';
+import type * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { DynamoEventSource, SqsDlq, SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
-import * as logs from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
-import { API, EXECUTOR, METRICS, RECONCILER, WATCHER } from '../lib/settings.js';
-import { ProvisionerApi, type ApiAuthorization } from './constructs/api.js';
-import { ebsKmsStatements, ec2ResourcesArn, ec2DescribeStatement, ec2MutationStatements } from './constructs/ec2-policy.js';
-import { ProvisionerFunction } from './constructs/functions.js';
+import { EXECUTOR, RECONCILER, TABLE, WATCHER } from '../lib/settings.js';
+import { resolveOptions, type DeploymentOptions, type ResolvedOptions } from './config.js';
+import { Api } from './constructs/api.js';
+import { acknowledgeWildcardResource } from './constructs/acknowledge.js';
+import { EC2_DESCRIBE_ACTIONS, WILDCARD_REASONS, ec2DescribeStatements, ec2MutationStatements, kmsStatements } from './constructs/ec2-policy.js';
+import { Functions } from './constructs/functions.js';
 import { Monitoring } from './constructs/monitoring.js';
 import { Storage } from './constructs/storage.js';
 
-/** Mutating EC2 calls per second the executor allows itself when not configured. */
-export const DEFAULT_EC2_RATE_BUDGET = 5;
+export interface EbsProvisionerStackProps extends StackProps, DeploymentOptions {}
 
-export interface EbsProvisionerStackProps extends StackProps {
-  /** Value of the ownership tag on every volume this deployment creates; IAM scopes EC2 mutations to it. Default: the stack name. */
-  readonly ownerTagValue?: string;
-  /** Email address subscribed to the alarm topic. */
-  readonly alarmEmail?: string;
-  /** 'iam' (SigV4, default) or 'none'. */
-  readonly apiAuthorization?: ApiAuthorization;
-  /** Concurrent executor invocations (event source maximum concurrency). Default EXECUTOR.maxConcurrency. */
-  readonly executorMaxConcurrency?: number;
-  /** Mutating EC2 calls per second per executor invocation. */
-  readonly ec2RateBudget?: number;
-  readonly logRetentionDays?: logs.RetentionDays;
-  /** 'retain' (default) or 'destroy' for the table. */
-  readonly tableRemovalPolicy?: 'retain' | 'destroy';
-  /** DynamoDB deletion protection on the table. Default true. */
-  readonly deletionProtection?: boolean;
-  /** Customer KMS key for the table and for encrypted volumes; KMS permissions exist only when set. */
-  readonly kmsKeyArn?: string;
-}
-
-/** The whole provisioner: table, queues, the four functions and their triggers, the API, alarms and dashboard. */
 export class EbsProvisionerStack extends Stack {
+  readonly options: ResolvedOptions;
+  readonly storage: Storage;
+  readonly functions: Functions;
+  readonly api: Api;
+  readonly monitoring: Monitoring;
+
   constructor(scope: Construct, id: string, props: EbsProvisionerStackProps = {}) {
     super(scope, id, props);
-    const ownerTagValue = props.ownerTagValue ?? this.stackName;
-    const executorMaxConcurrency = props.executorMaxConcurrency ?? EXECUTOR.maxConcurrency;
-    const ec2RateBudget = props.ec2RateBudget ?? DEFAULT_EC2_RATE_BUDGET;
-    const logRetention = props.logRetentionDays ?? logs.RetentionDays.ONE_MONTH;
-    const authorization = props.apiAuthorization ?? 'iam';
-    if (authorization === 'none') {
-      Annotations.of(this).addWarningV2('ebs-provisioner:api-open',
-        'apiAuthorization=none: anyone who can reach the API can create, attach and delete volumes.');
-    }
-    const encryptionKey = props.kmsKeyArn ? kms.Key.fromKeyArn(this, 'Key', props.kmsKeyArn) : undefined;
+    const options = resolveOptions(props, this.stackName);
+    this.options = options;
 
     const storage = new Storage(this, 'Storage', {
-      removalPolicy: props.tableRemovalPolicy === 'destroy' ? RemovalPolicy.DESTROY : RemovalPolicy.RETAIN,
-      deletionProtection: props.deletionProtection ?? true,
-      encryptionKey,
+      tableRemovalPolicy: options.tableRemovalPolicy,
+      deletionProtection: options.deletionProtection,
     });
+    this.storage = storage;
     const { table, queue } = storage;
+    const engine = { TABLE_NAME: table.tableName, QUEUE_URL: queue.queueUrl, OWNER_TAG_VALUE: options.ownerTagValue };
 
-    const environment: Record<string, string> = {
-      TABLE_NAME: table.tableName,
-      QUEUE_URL: queue.queueUrl,
-      OWNER_TAG_VALUE: ownerTagValue,
-      POWERTOOLS_METRICS_NAMESPACE: METRICS.namespace,
-      LOG_LEVEL: 'INFO',
-      EC2_RATE_BUDGET: String(ec2RateBudget),
-      ...(props.kmsKeyArn ? { KMS_KEY_ARN: props.kmsKeyArn } : {}),
-    };
-    const make = (entryName: 'api' | 'watcher' | 'executor' | 'reconciler', settings: { timeoutSeconds: number; memoryMiB: number },
-      reservedConcurrentExecutions?: number) =>
-      new ProvisionerFunction(this, entryName[0]!.toUpperCase() + entryName.slice(1), {
-        entryName,
-        timeoutSeconds: settings.timeoutSeconds,
-        memoryMiB: settings.memoryMiB,
-        logRetention,
-        reservedConcurrentExecutions,
-        environment: { ...environment, POWERTOOLS_SERVICE_NAME: `ebs-provisioner-${entryName}` },
-      });
-    const api = make('api', API);
-    const watcher = make('watcher', WATCHER);
-    const executor = make('executor', EXECUTOR);
-    // One reconciler at a time: overlapping sweeps would double EC2 Describe load and race on repairs.
-    const reconciler = make('reconciler', RECONCILER, 1);
+    const functions = new Functions(this, 'Functions', {
+      logRetentionDays: options.logRetentionDays,
+      reservedConcurrency: {
+        // Caps the executor's EC2 calls even if something else invokes it; equal to the
+        // mapping's maximum concurrency so the mapping itself is never throttled.
+        executor: options.executorMaxConcurrency,
+        // One reconciler pass at a time: a slow pass and the next scheduled one never overlap.
+        reconciler: 1,
+      },
+      environment: {
+        api: { TABLE_NAME: table.tableName, OWNER_TAG_VALUE: options.ownerTagValue },
+        watcher: engine,
+        executor: {
+          ...engine,
+          EC2_RATE_BUDGET: String(options.ec2RateBudget),
+          ...(options.kmsKeyArn ? { KMS_KEY_ARN: options.kmsKeyArn } : {}),
+        },
+        reconciler: engine,
+      },
+    });
+    this.functions = functions;
+    const { api, watcher, executor, reconciler } = functions;
 
-    table.grantReadWriteData(api.fn);
-    table.grantReadWriteData(watcher.fn);
-    queue.grantSendMessages(watcher.fn);
-    table.grantReadWriteData(executor.fn);
-    queue.grantSendMessages(executor.fn);
-    table.grantReadWriteData(reconciler.fn);
-    queue.grantSendMessages(reconciler.fn);
-    for (const statement of ec2MutationStatements(this, ownerTagValue)) executor.role.addToPolicy(statement);
-    executor.role.addToPolicy(ec2DescribeStatement());
-    reconciler.role.addToPolicy(ec2DescribeStatement());
-    const indexes = `${table.tableArn}/index/*`;
+    // Grants, least needed per function.
+    table.grantReadWriteData(api);
+    table.grantReadWriteData(watcher);
+    queue.grantSendMessages(watcher);
+    table.grantReadWriteData(executor);
+    queue.grantSendMessages(executor);
+    table.grantReadWriteData(reconciler);
+    queue.grantSendMessages(reconciler);
     for (const fn of [api, watcher, executor, reconciler]) {
-      fn.acknowledgeWildcard(indexes, 'Read/write on this table grants its indexes too; `index/*` covers only this table\'s indexes.');
+      acknowledgeWildcardResource(roleOf(fn), `${table.tableArn}/index/*`, `Queries the instance index (${TABLE.instanceIndex.name}) of this table only.`);
     }
-    watcher.acknowledgeWildcard('*', 'dynamodb:ListStreams, added by the stream event source, supports no resource-level permissions.');
+    const executorStatements = [
+      ...ec2DescribeStatements(),
+      ...ec2MutationStatements(this, options.ownerTagValue),
+      ...(options.kmsKeyArn ? kmsStatements(options.kmsKeyArn) : []),
+    ];
+    for (const statement of executorStatements) executor.addToRolePolicy(statement);
+    for (const statement of ec2DescribeStatements()) reconciler.addToRolePolicy(statement);
     for (const fn of [executor, reconciler]) {
-      fn.acknowledgeWildcard('*', 'EC2 Describe* actions support no resource-level permissions; they read metadata only.');
+      acknowledgeWildcardResource(roleOf(fn), '*', `Only ${EC2_DESCRIBE_ACTIONS.join(', ')}, which EC2 authorizes on * alone (no resource-level permissions).`);
     }
-    const ec2Arn = (resource: string, account?: string) => ec2ResourcesArn(this, resource, account);
-    executor.acknowledgeWildcard(ec2Arn('volume'), 'Volume IDs are unknown before creation; every statement on volume/* carries the ownership tag condition.');
-    executor.acknowledgeWildcard(ec2Arn('instance'), 'Attach/Detach target any instance the user names; the volume side is restricted by the ownership tag.');
-    executor.acknowledgeWildcard(ec2Arn('snapshot', ''), 'Any snapshot the account can read may seed a volume; the created volume is still bound by the ownership tag condition.');
-    if (props.kmsKeyArn) for (const statement of ebsKmsStatements(this, props.kmsKeyArn)) executor.role.addToPolicy(statement);
+    for (const statement of executorStatements) {
+      for (const resource of statement.resources.filter((r) => r.includes('*') && r !== '*')) {
+        const reason = statement.sid ? WILDCARD_REASONS[statement.sid] : undefined;
+        if (!reason) throw new Error(`EC2 statement ${statement.sid ?? '(no sid)'} has a wildcard resource but no recorded reason`);
+        acknowledgeWildcardResource(roleOf(executor), resource, `${statement.sid}: ${reason}`);
+      }
+    }
 
-    // No filter criteria on the stream: every change can matter to the watcher. Status writes by the
-    // executor release waiting work (an attachment waits for its volume to become available; a dying
-    // volume waits for its attachments to go), and REMOVE events release deletes. Filtering out
-    // "system-only" modifications would strand exactly those records until the next reconciler sweep.
-    watcher.fn.addEventSource(new DynamoEventSource(table, {
-      startingPosition: lambda.StartingPosition.TRIM_HORIZON,
-      batchSize: WATCHER.batchSize,
-      maxBatchingWindow: Duration.seconds(WATCHER.maxBatchingWindowSeconds),
-      bisectBatchOnError: WATCHER.bisectBatchOnError,
-      retryAttempts: WATCHER.retryAttempts,
-      maxRecordAge: Duration.seconds(WATCHER.maxRecordAgeSeconds),
-      parallelizationFactor: WATCHER.parallelizationFactor,
-      reportBatchItemFailures: true,
-      onFailure: new SqsDlq(storage.streamFailureQueue),
-    }));
-    executor.fn.addEventSource(new SqsEventSource(queue, {
-      batchSize: EXECUTOR.batchSize,
-      maxBatchingWindow: Duration.seconds(EXECUTOR.maxBatchingWindowSeconds),
-      reportBatchItemFailures: true,
-      maxConcurrency: executorMaxConcurrency,
-    }));
+    // No filter criteria: every change matters to the watcher. Inserts and spec changes plan
+    // work, status changes release attachments waiting on a volume, and removals end them; a
+    // filter on one image cannot tell a status change from a no-op write anyway.
+    watcher.addEventSource(
+      new DynamoEventSource(table, {
+        // From the oldest change the stream holds: nothing written before the mapping is enabled
+        // is skipped, and replaying changes is harmless (the watcher is idempotent).
+        startingPosition: lambda.StartingPosition.TRIM_HORIZON,
+        batchSize: WATCHER.batchSize,
+        maxBatchingWindow: Duration.seconds(WATCHER.maxBatchingWindowSeconds),
+        bisectBatchOnError: WATCHER.bisectBatchOnError,
+        reportBatchItemFailures: true,
+        retryAttempts: WATCHER.retryAttempts,
+        maxRecordAge: Duration.seconds(WATCHER.maxRecordAgeSeconds),
+        parallelizationFactor: WATCHER.parallelizationFactor,
+        onFailure: new SqsDlq(storage.streamFailureQueue),
+      }),
+    );
+    acknowledgeWildcardResource(roleOf(watcher), '*', 'dynamodb:ListStreams, which the stream event source mapping needs, supports no resource-level permissions.');
+    executor.addEventSource(
+      new SqsEventSource(queue, {
+        batchSize: EXECUTOR.batchSize,
+        maxBatchingWindow: Duration.seconds(EXECUTOR.maxBatchingWindowSeconds),
+        reportBatchItemFailures: true,
+        maxConcurrency: options.executorMaxConcurrency,
+      }),
+    );
 
     new events.Rule(this, 'ReconcilerSchedule', {
+      description: `Runs the reconciler every ${RECONCILER.intervalMinutes} minutes`,
       schedule: events.Schedule.rate(Duration.minutes(RECONCILER.intervalMinutes)),
-      targets: [new targets.LambdaFunction(reconciler.fn, { retryAttempts: 0 })],
+      // A missed pass is harmless: the next one comes within the interval.
+      targets: [new targets.LambdaFunction(reconciler, { retryAttempts: 0 })],
     });
 
-    const restApi = new ProvisionerApi(this, 'HttpApi', { handler: api.fn, authorization, logRetention });
-
-    new Monitoring(this, 'Monitoring', {
-      alarmEmail: props.alarmEmail,
-      functions: { Api: api.fn, Watcher: watcher.fn, Executor: executor.fn, Reconciler: reconciler.fn },
-      watcher: watcher.fn,
+    this.api = new Api(this, 'Api', { handler: api, authorization: options.apiAuthorization, logRetentionDays: options.logRetentionDays });
+    this.monitoring = new Monitoring(this, 'Monitoring', {
+      alarmEmail: options.alarmEmail,
+      functions: functions.all(),
       queue,
       deadLetterQueue: storage.deadLetterQueue,
       streamFailureQueue: storage.streamFailureQueue,
-      api: restApi.api,
+      restApi: this.api.restApi,
     });
+
+
+    new CfnOutput(this, 'ApiUrl', { value: this.api.restApi.url, description: 'Base URL of the API (SigV4-signed requests)' });
+    new CfnOutput(this, 'TableName', { value: table.tableName, description: 'The record table' });
+    new CfnOutput(this, 'QueueUrl', { value: queue.queueUrl, description: 'The operation queue' });
+    new CfnOutput(this, 'DeadLetterQueueUrl', { value: storage.deadLetterQueue.queueUrl, description: 'Operation messages that failed every delivery' });
+    new CfnOutput(this, 'StreamFailureQueueUrl', { value: storage.streamFailureQueue.queueUrl, description: 'Stream batches the watcher gave up on' });
+    new CfnOutput(this, 'AlarmTopicArn', { value: this.monitoring.topic.topicArn, description: 'Where alarms are sent' });
+    new CfnOutput(this, 'DashboardName', { value: this.monitoring.dashboard.dashboardName });
   }
+}
+
+/** The role of a function created with an explicit role (as all of this stack's are). */
+function roleOf(fn: lambda.IFunction): iam.IRole {
+  if (!fn.role) throw new Error(`${fn.node.path} has no role`);
+  return fn.role;
 }

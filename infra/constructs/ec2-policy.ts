@@ -1,50 +1,43 @@
+/**
+ * Least-privilege EC2 and KMS statements. The executor may create volumes only when the request
+ * carries this deployment's ownership tag, may tag only while creating, and may attach, detach,
+ * modify or delete only volumes that carry the tag: other volumes in the account are out of reach.
+ */
 import { Stack } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import { OWNERSHIP_TAGS } from '../../lib/settings.js';
 
-/** EC2 reads used by the executor and the reconciler. */
-export const EC2_DESCRIBE_ACTIONS = [
-  'ec2:DescribeVolumes',
-  'ec2:DescribeVolumesModifications',
-  'ec2:DescribeInstances',
-  'ec2:DescribeAvailabilityZones',
-] as const;
-
 /**
- * EC2 Describe* actions support no resource-level permissions: IAM only accepts `*` for them.
- * They read, never change, so `*` exposes metadata only.
+ * The Describe calls the functions make. EC2 Describe actions do not support resource-level
+ * permissions or tag conditions (the Service Authorization Reference lists no resource type for
+ * them), so `*` is the only resource they accept; they read metadata and change nothing.
  */
-export function ec2DescribeStatement(): iam.PolicyStatement {
-  return new iam.PolicyStatement({ sid: 'Ec2DescribeNeedsWildcard', actions: [...EC2_DESCRIBE_ACTIONS], resources: ['*'] });
+export const EC2_DESCRIBE_ACTIONS = ['ec2:DescribeVolumes', 'ec2:DescribeVolumesModifications', 'ec2:DescribeInstances'] as const;
+
+/** Statements for reading volume and instance state (the reconciler and the executor). */
+export function ec2DescribeStatements(): iam.PolicyStatement[] {
+  return [new iam.PolicyStatement({ sid: 'DescribeVolumesAndInstances', actions: [...EC2_DESCRIBE_ACTIONS], resources: ['*'] })];
 }
 
-/** ARN of every EC2 resource of a type in this stack's region; snapshots pass account '' (they may be shared). */
-export function ec2ResourcesArn(scope: Stack, resource: string, account = scope.account): string {
-  return scope.formatArn({ service: 'ec2', resource, resourceName: '*', account });
-}
-
-/**
- * The EC2 mutations the executor may make, scoped to the volumes this deployment owns:
- * it can create a volume only when the request tags it with the ownership tag, tag only while creating,
- * and attach/detach/modify/delete only volumes already carrying that tag.
- */
-export function ec2MutationStatements(scope: Stack, ownerTagValue: string): iam.PolicyStatement[] {
-  const arn = (resource: string, account?: string) => ec2ResourcesArn(scope, resource, account);
-  const volumes = arn('volume');
-  const ownedVolume = { StringEquals: { [`ec2:ResourceTag/${OWNERSHIP_TAGS.owner}`]: ownerTagValue } };
+/** Statements for creating and changing volumes owned by `ownerTagValue` (the executor). */
+export function ec2MutationStatements(stack: Stack, ownerTagValue: string): iam.PolicyStatement[] {
+  const arn = (resource: string, account = stack.account) =>
+    `arn:${stack.partition}:ec2:${stack.region}:${account}:${resource}`;
+  const volumes = arn('volume/*');
+  const owned = { StringEquals: { [`ec2:ResourceTag/${OWNERSHIP_TAGS.owner}`]: ownerTagValue } };
   return [
     new iam.PolicyStatement({
-      sid: 'CreateOnlyOwnerTaggedVolumes',
+      sid: 'CreateOwnedVolumes',
       actions: ['ec2:CreateVolume'],
       resources: [volumes],
       conditions: { StringEquals: { [`aws:RequestTag/${OWNERSHIP_TAGS.owner}`]: ownerTagValue } },
     }),
-    // CreateVolume from a snapshot is also authorized against the snapshot; snapshots may be
-    // another account's (shared/public), and the new volume is still bound by the tag condition above.
+    // Restoring from a snapshot authorizes the snapshot too; snapshots are only read, and the
+    // volume statement above still requires the ownership tag. Snapshot ARNs have no account.
     new iam.PolicyStatement({
-      sid: 'CreateVolumeFromSnapshot',
+      sid: 'CreateVolumesFromSnapshots',
       actions: ['ec2:CreateVolume'],
-      resources: [arn('snapshot', '')],
+      resources: [arn('snapshot/*', '')],
     }),
     new iam.PolicyStatement({
       sid: 'TagOnlyWhileCreatingVolumes',
@@ -53,38 +46,46 @@ export function ec2MutationStatements(scope: Stack, ownerTagValue: string): iam.
       conditions: { StringEquals: { 'ec2:CreateAction': 'CreateVolume' } },
     }),
     new iam.PolicyStatement({
-      sid: 'ChangeOnlyOwnedVolumes',
-      actions: ['ec2:AttachVolume', 'ec2:DetachVolume', 'ec2:DeleteVolume', 'ec2:ModifyVolume'],
+      sid: 'ChangeOwnedVolumes',
+      actions: ['ec2:AttachVolume', 'ec2:DetachVolume', 'ec2:ModifyVolume', 'ec2:DeleteVolume'],
       resources: [volumes],
-      conditions: ownedVolume,
+      conditions: owned,
     }),
-    // Attach/Detach are authorized against the instance too; the instance is the user's, not ours to tag.
+    // Attach and Detach also authorize the instance; which instances get volumes is the
+    // caller's choice (the API is IAM-authorized), so any instance in this account and region.
     new iam.PolicyStatement({
-      sid: 'AttachToAnyInstance',
+      sid: 'AttachToInstances',
       actions: ['ec2:AttachVolume', 'ec2:DetachVolume'],
-      resources: [arn('instance')],
+      resources: [arn('instance/*')],
     }),
   ];
 }
 
 /**
- * KMS use on behalf of EC2 for volumes encrypted with the configured key: only through EC2
- * (kms:ViaService), and grants only for AWS resources.
+ * Statements for EBS encryption with a customer-managed key: EC2 uses the key on the caller's
+ * behalf and creates grants for the volume, and only for AWS resources (kms:GrantIsForAWSResource).
  */
-export function ebsKmsStatements(scope: Stack, kmsKeyArn: string): iam.PolicyStatement[] {
-  const viaEc2 = { 'kms:ViaService': `ec2.${scope.region}.amazonaws.com` };
+export function kmsStatements(kmsKeyArn: string): iam.PolicyStatement[] {
   return [
     new iam.PolicyStatement({
-      sid: 'UseVolumeKeyThroughEc2',
-      actions: ['kms:Decrypt', 'kms:DescribeKey', 'kms:GenerateDataKeyWithoutPlaintext', 'kms:ReEncryptFrom', 'kms:ReEncryptTo'],
+      sid: 'UseVolumeKey',
+      actions: ['kms:Encrypt', 'kms:Decrypt', 'kms:ReEncryptFrom', 'kms:ReEncryptTo', 'kms:GenerateDataKeyWithoutPlaintext', 'kms:DescribeKey'],
       resources: [kmsKeyArn],
-      conditions: { StringEquals: viaEc2 },
     }),
     new iam.PolicyStatement({
-      sid: 'GrantVolumeKeyToEc2',
+      sid: 'GrantVolumeKeyToEbs',
       actions: ['kms:CreateGrant'],
       resources: [kmsKeyArn],
-      conditions: { StringEquals: viaEc2, Bool: { 'kms:GrantIsForAWSResource': 'true' } },
+      conditions: { Bool: { 'kms:GrantIsForAWSResource': 'true' } },
     }),
   ];
 }
+
+/** Why each EC2 statement with a wildcard resource is still least privilege, by statement id. */
+export const WILDCARD_REASONS: Record<string, string> = {
+  CreateOwnedVolumes: 'new volumes have no id yet; the request must carry this deployment\'s ownership tag (aws:RequestTag).',
+  CreateVolumesFromSnapshots: 'snapshots are only read as a source; the created volume still needs the ownership tag.',
+  TagOnlyWhileCreatingVolumes: 'tags may be written only as part of CreateVolume (ec2:CreateAction), never on existing volumes.',
+  ChangeOwnedVolumes: 'only volumes carrying this deployment\'s ownership tag (ec2:ResourceTag).',
+  AttachToInstances: 'the instance side of AttachVolume/DetachVolume; the volume side requires the ownership tag.',
+};

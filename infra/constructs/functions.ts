@@ -1,4 +1,7 @@
-import * as path from 'node:path';
+/**
+ * The four Lambda functions (api, watcher, executor, reconciler): minified ESM bundles built with
+ * the local esbuild (no Docker), Node.js 22 on arm64, each with its own role and log group.
+ */
 import { fileURLToPath } from 'node:url';
 import { Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
@@ -6,89 +9,118 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
+import { acknowledgeWildcardResource } from './acknowledge.js';
+import { API, EXECUTOR, METRICS, RECONCILER, WATCHER } from '../../lib/settings.js';
 
-export const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+export type FunctionName = 'api' | 'watcher' | 'executor' | 'reconciler';
+export const FUNCTION_NAMES: readonly FunctionName[] = ['api', 'watcher', 'executor', 'reconciler'];
 
-/** ESM bundles still meet CommonJS dependencies that call `require`; give them one. */
-const REQUIRE_BANNER = "import { createRequire } from 'module'; const require = createRequire(import.meta.url);";
+/** Timeout and memory per function, from lib/settings.ts. */
+const SIZING: Record<FunctionName, { timeoutSeconds: number; memoryMiB: number }> = {
+  api: API,
+  watcher: WATCHER,
+  executor: EXECUTOR,
+  reconciler: RECONCILER,
+};
 
-export interface ProvisionerFunctionProps {
-  /** File under functions/ without extension; also the function's Powertools service name suffix. */
-  readonly entryName: 'api' | 'watcher' | 'executor' | 'reconciler';
-  readonly timeoutSeconds: number;
-  readonly memoryMiB: number;
-  readonly environment: Record<string, string>;
-  readonly logRetention: logs.RetentionDays;
-  readonly reservedConcurrentExecutions?: number;
+/** Lets bundled CommonJS dependencies call `require` inside the ESM bundle. */
+export const ESM_REQUIRE_BANNER = "import { createRequire } from 'module'; const require = createRequire(import.meta.url);";
+
+const BUNDLE_SIZE_SCRIPT = fileURLToPath(new URL('../bundle-size.mjs', import.meta.url));
+const ENTRY_DIR = fileURLToPath(new URL('../../functions/', import.meta.url));
+
+export interface FunctionsProps {
+  logRetentionDays: number;
+  /** Reserved concurrent executions per function; absent means the account's unreserved pool. */
+  reservedConcurrency: Partial<Record<FunctionName, number>>;
+  /** Environment per function, on top of the Powertools settings every function gets. */
+  environment: Record<FunctionName, Record<string, string>>;
 }
 
-/**
- * One Lambda function built from functions/<entryName>.ts: Node.js 22 on arm64, a minified ESM
- * bundle with source maps built by the local esbuild, its own role and its own log group.
- */
-export class ProvisionerFunction extends Construct {
-  readonly fn: NodejsFunction;
-  readonly role: iam.Role;
+export class Functions extends Construct {
+  readonly api: NodejsFunction;
+  readonly watcher: NodejsFunction;
+  readonly executor: NodejsFunction;
+  readonly reconciler: NodejsFunction;
 
-  constructor(scope: Construct, id: string, props: ProvisionerFunctionProps) {
+  constructor(scope: Construct, id: string, props: FunctionsProps) {
     super(scope, id);
-    const logGroup = new logs.LogGroup(this, 'LogGroup', {
-      retention: props.logRetention,
+    this.api = this.createFunction('api', props);
+    this.watcher = this.createFunction('watcher', props);
+    this.executor = this.createFunction('executor', props);
+    this.reconciler = this.createFunction('reconciler', props);
+  }
+
+  /** All four functions by name, for alarms and the dashboard. */
+  all(): Record<FunctionName, NodejsFunction> {
+    return { api: this.api, watcher: this.watcher, executor: this.executor, reconciler: this.reconciler };
+  }
+
+  private createFunction(name: FunctionName, props: FunctionsProps): NodejsFunction {
+    const id = name.charAt(0).toUpperCase() + name.slice(1);
+    const logGroup = new logs.LogGroup(this, `${id}Logs`, {
+      retention: props.logRetentionDays as logs.RetentionDays,
       removalPolicy: RemovalPolicy.DESTROY,
     });
-    // An own role with only this log group instead of the managed AWSLambdaBasicExecutionRole (logs on `*`).
-    this.role = new iam.Role(this, 'Role', { assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com') });
-    this.role.addToPolicy(new iam.PolicyStatement({
-      actions: ['logs:CreateLogStream', 'logs:PutLogEvents'],
-      resources: [logGroup.logGroupArn],
-    }));
-    this.fn = new NodejsFunction(this, 'Function', {
-      entry: path.join(PROJECT_ROOT, 'functions', `${props.entryName}.ts`),
+    // An own role per function, writing only to its own log group (instead of the managed
+    // AWSLambdaBasicExecutionRole, which allows every log group in the account).
+    const role = new iam.Role(this, `${id}Role`, {
+      assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
+      description: `Runs the ${name} function of ${Stack.of(this).stackName}`,
+    });
+    role.addToPrincipalPolicy(
+      new iam.PolicyStatement({
+        actions: ['logs:CreateLogStream', 'logs:PutLogEvents'],
+        resources: [logGroup.logGroupArn],
+      }),
+    );
+    acknowledgeWildcardResource(role, logGroup.logGroupArn, 'A log group ARN ends in :* so the role can write the log streams Lambda creates in this one log group.');
+    const sizing = SIZING[name];
+    const fn = new NodejsFunction(this, id, {
+      entry: `${ENTRY_DIR}${name}.ts`,
       handler: 'handler',
-      projectRoot: PROJECT_ROOT,
-      depsLockFilePath: path.join(PROJECT_ROOT, 'package-lock.json'),
       runtime: lambda.Runtime.NODEJS_22_X,
       architecture: lambda.Architecture.ARM_64,
-      timeout: Duration.seconds(props.timeoutSeconds),
-      memorySize: props.memoryMiB,
-      role: this.role,
+      memorySize: sizing.memoryMiB,
+      timeout: Duration.seconds(sizing.timeoutSeconds),
+      role,
       logGroup,
-      reservedConcurrentExecutions: props.reservedConcurrentExecutions,
-      environment: { ...props.environment, NODE_OPTIONS: '--enable-source-maps' },
+      loggingFormat: lambda.LoggingFormat.JSON,
+      reservedConcurrentExecutions: props.reservedConcurrency[name],
+      environment: {
+        POWERTOOLS_SERVICE_NAME: `ebs-provisioner-${name}`,
+        POWERTOOLS_METRICS_NAMESPACE: METRICS.namespace,
+        LOG_LEVEL: 'INFO',
+        // Stack traces point at the TypeScript sources through the bundled source map.
+        NODE_OPTIONS: '--enable-source-maps',
+        ...props.environment[name],
+      },
       bundling: {
         format: OutputFormat.ESM,
         target: 'node22',
+        platform: 'node',
+        mainFields: ['module', 'main'],
         minify: true,
         sourceMap: true,
-        mainFields: ['module', 'main'],
-        banner: REQUIRE_BANNER,
+        sourcesContent: false,
+        banner: ESM_REQUIRE_BANNER,
+        // The SDK is bundled too: the functions run the client versions they are tested with,
+        // not whatever the runtime ships.
+        externalModules: [],
         forceDockerBundling: false,
+        commandHooks: {
+          beforeBundling: () => [],
+          beforeInstall: () => [],
+          afterBundling: (_inputDir: string, outputDir: string) => [
+            `node "${BUNDLE_SIZE_SCRIPT}" ${name} "${outputDir}/index.mjs" "${outputDir}/index.mjs.map"`,
+          ],
+        },
       },
     });
-    Validations.of(this.fn).acknowledge({
+    Validations.of(fn).acknowledge({
       id: 'AwsSolutions-L1',
-      reason: 'Node.js 22 is the runtime the project builds, tests and supports; upgrading is a deliberate, tested change.',
+      reason: 'Node.js 22 is the runtime the project supports and tests; moving to a newer runtime is a deliberate upgrade.',
     });
+    return fn;
   }
-
-  /**
-   * Acknowledges cdk-nag's wildcard finding (AwsSolutions-IAM5) for one resource pattern in this
-   * function's policy; each call site states why that wildcard is the narrowest IAM allows.
-   */
-  acknowledgeWildcard(resource: string, reason: string): void {
-    Validations.of(this.role).acknowledge({ id: `AwsSolutions::AwsSolutions-IAM5[Resource::${nagResourceName(this, resource)}]`, reason });
-  }
-}
-
-/** Renders a resource the way cdk-nag names it in finding ids: tokens become `<Ref>` / `<LogicalId.Attr>`. */
-function nagResourceName(scope: Construct, resource: string): string {
-  const render = (part: unknown): string => {
-    if (typeof part === 'string') return part;
-    const token = part as { Ref?: string; 'Fn::GetAtt'?: [string, string]; 'Fn::Join'?: [string, unknown[]] };
-    if (token.Ref) return `<${token.Ref}>`;
-    if (token['Fn::GetAtt']) return `<${token['Fn::GetAtt'].join('.')}>`;
-    if (token['Fn::Join']) return token['Fn::Join'][1].map(render).join(token['Fn::Join'][0]);
-    throw new Error(`cannot name resource ${JSON.stringify(part)}`);
-  };
-  return render(Stack.of(scope).resolve(resource));
 }

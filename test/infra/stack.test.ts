@@ -1,229 +1,384 @@
-import { readFileSync } from 'node:fs';
-import { App, Validations } from 'aws-cdk-lib';
-import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
-import { AwsSolutionsChecks } from 'cdk-nag';
+/**
+ * Template tests of the default deployment: one synthesis with real bundling and cdk-nag, then
+ * the settings that matter, checked against lib/settings.ts.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Match } from 'aws-cdk-lib/assertions';
+import { Validations } from 'aws-cdk-lib';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { API_ROUTES } from '../../infra/constructs/api.js';
-import { ITERATOR_AGE_ALARM_MS } from '../../infra/constructs/monitoring.js';
-import { EbsProvisionerStack } from '../../infra/stack.js';
 import { API, EXECUTOR, METRICS, OWNERSHIP_TAGS, QUEUE, RECONCILER, TABLE, WATCHER } from '../../lib/settings.js';
+import { ESM_REQUIRE_BANNER, FUNCTION_NAMES, type FunctionName } from '../../infra/constructs/functions.js';
+import { ITERATOR_AGE_ALARM_MS } from '../../infra/constructs/monitoring.js';
+import { actionsOf, resourceId, resourcesOf, roleStatements, synthesize, TEST_ENV, type Statement, type Synthesized } from './synth.js';
 
-const OWNER = 'test-owner';
+let s: Synthesized;
+const OWNER = 'EbsProvisionerTest';
+const SIZING = { api: API, watcher: WATCHER, executor: EXECUTOR, reconciler: RECONCILER };
+const capitalized = (name: string) => name.charAt(0).toUpperCase() + name.slice(1);
 
-/** Skips esbuild bundling (the slow part): `npm run synth` in CI bundles for real. */
-function synth(props: ConstructorParameters<typeof EbsProvisionerStack>[2], nag = false) {
-  const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
-  const stack = new EbsProvisionerStack(app, 'Test', { env: { account: '123456789012', region: 'eu-west-1' }, ...props });
-  if (nag) Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
-  return { app, stack, template: Template.fromStack(stack) };
-}
+beforeAll(() => {
+  s = synthesize();
+}, 120_000);
 
-type Statement = { Action: string | string[]; Resource: unknown; Condition?: Record<string, Record<string, string>>; Effect: string };
+const getAtt = (id: string, attribute = 'Arn') => ({ 'Fn::GetAtt': [id, attribute] });
+const functionId = (name: FunctionName) => resourceId(s.json, 'AWS::Lambda::Function', `Functions${capitalized(name)}`);
+const roleIdOf = (name: FunctionName) => {
+  const role = s.json.Resources[functionId(name)]!.Properties!.Role as { 'Fn::GetAtt': [string, string] };
+  return role['Fn::GetAtt'][0];
+};
+const statementsOf = (name: FunctionName) => roleStatements(s.json, roleIdOf(name));
+const tableId = () => resourceId(s.json, 'AWS::DynamoDB::Table', 'StorageTable');
+const queueId = (prefix: string) => resourceId(s.json, 'AWS::SQS::Queue', `Storage${prefix}`);
+/** Statements of `name` allowing `action`. */
+const allowing = (name: FunctionName, action: string) => statementsOf(name).filter((statement) => statement.Effect === 'Allow' && actionsOf(statement).includes(action));
 
-function statementsOf(template: Template, roleIdPrefix: string): Statement[] {
-  const policies = template.findResources('AWS::IAM::Policy');
-  return Object.entries(policies)
-    .filter(([, policy]) => (policy.Properties.Roles as { Ref: string }[]).some((role) => role.Ref.startsWith(roleIdPrefix)))
-    .flatMap(([, policy]) => policy.Properties.PolicyDocument.Statement as Statement[]);
-}
-
-const actionsOf = (statement: Statement) => [statement.Action].flat();
-
-describe('EbsProvisionerStack', () => {
-  let template: Template;
-  let stack: EbsProvisionerStack;
-  beforeAll(() => {
-    ({ template, stack } = synth({ ownerTagValue: OWNER, alarmEmail: 'ops@example.com' }));
-  });
-
-  it('table: on-demand, NEW_AND_OLD_IMAGES stream, PITR, encryption, instance index, retained with deletion protection', () => {
-    template.hasResource('AWS::DynamoDB::Table', {
-      DeletionPolicy: 'Retain',
-      Properties: Match.objectLike({
-        BillingMode: 'PAY_PER_REQUEST',
-        StreamSpecification: { StreamViewType: 'NEW_AND_OLD_IMAGES' },
-        PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
-        SSESpecification: { SSEEnabled: true },
-        DeletionProtectionEnabled: true,
-        KeySchema: [
-          { AttributeName: TABLE.partitionKey, KeyType: 'HASH' },
-          { AttributeName: TABLE.sortKey, KeyType: 'RANGE' },
-        ],
-        GlobalSecondaryIndexes: [Match.objectLike({
+describe('table', () => {
+  it('is on-demand, encrypted, with point-in-time recovery, a NEW_AND_OLD_IMAGES stream and the instance index', () => {
+    s.template.hasResourceProperties('AWS::DynamoDB::Table', {
+      BillingMode: 'PAY_PER_REQUEST',
+      KeySchema: [
+        { AttributeName: TABLE.partitionKey, KeyType: 'HASH' },
+        { AttributeName: TABLE.sortKey, KeyType: 'RANGE' },
+      ],
+      StreamSpecification: { StreamViewType: 'NEW_AND_OLD_IMAGES' },
+      PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+      SSESpecification: { SSEEnabled: true },
+      DeletionProtectionEnabled: true,
+      GlobalSecondaryIndexes: [
+        {
           IndexName: TABLE.instanceIndex.name,
           KeySchema: [
             { AttributeName: TABLE.instanceIndex.partitionKey, KeyType: 'HASH' },
             { AttributeName: TABLE.instanceIndex.sortKey, KeyType: 'RANGE' },
           ],
-        })],
-      }),
+          Projection: { ProjectionType: 'ALL' },
+        },
+      ],
     });
+    expect(TABLE.streamView).toBe('NEW_AND_OLD_IMAGES');
   });
 
-  it('operation queue: SSE, visibility timeout, retention and redrive from settings; every queue SSL-only', () => {
-    const queues = template.findResources('AWS::SQS::Queue');
-    expect(Object.keys(queues)).toHaveLength(3);
-    for (const queue of Object.values(queues)) {
-      expect(queue.Properties.SqsManagedSseEnabled).toBe(true);
-      expect(queue.Properties.MessageRetentionPeriod).toBe(QUEUE.retentionDays * 86400);
-    }
-    template.hasResourceProperties('AWS::SQS::Queue', {
+  it('is retained when the stack is deleted', () => {
+    expect(s.json.Resources[tableId()]!.DeletionPolicy).toBe('Retain');
+  });
+});
+
+describe('queues', () => {
+  it('operation queue: SSE, visibility timeout from QUEUE (six executor timeouts), retention, dead-letter queue after maxReceiveCount', () => {
+    expect(QUEUE.visibilityTimeoutSeconds).toBeGreaterThanOrEqual(6 * EXECUTOR.timeoutSeconds);
+    s.template.hasResourceProperties('AWS::SQS::Queue', {
+      SqsManagedSseEnabled: true,
       VisibilityTimeout: QUEUE.visibilityTimeoutSeconds,
-      RedrivePolicy: { deadLetterTargetArn: Match.anyValue(), maxReceiveCount: QUEUE.maxReceiveCount },
+      MessageRetentionPeriod: QUEUE.retentionDays * 86_400,
+      RedrivePolicy: { deadLetterTargetArn: getAtt(queueId('DeadLetterQueue')), maxReceiveCount: QUEUE.maxReceiveCount },
     });
-    expect(QUEUE.visibilityTimeoutSeconds).toBeGreaterThanOrEqual(EXECUTOR.timeoutSeconds * 6);
-    const sslDenies = Object.values(template.findResources('AWS::SQS::QueuePolicy')).filter((policy) =>
-      (policy.Properties.PolicyDocument.Statement as Statement[]).some(
-        (s) => s.Effect === 'Deny' && s.Condition?.Bool?.['aws:SecureTransport'] === 'false'));
-    expect(sslDenies).toHaveLength(3);
   });
 
-  it('four functions: Node.js 22, arm64, own roles, log retention, Powertools environment, settings timeouts', () => {
-    const functions = template.findResources('AWS::Lambda::Function');
-    const ours = Object.values(functions).filter((fn) => fn.Properties.Runtime === 'nodejs22.x');
-    expect(ours).toHaveLength(4);
-    const roles = new Set(ours.map((fn) => JSON.stringify(fn.Properties.Role)));
-    expect(roles.size).toBe(4);
-    for (const fn of ours) {
-      expect(fn.Properties.Architectures).toEqual(['arm64']);
-      expect(fn.Properties.Handler).toBe('index.handler');
-      expect(fn.Properties.LoggingConfig).toBeDefined();
-      const env = fn.Properties.Environment.Variables;
-      expect(Object.keys(env)).toEqual(expect.arrayContaining([
-        'TABLE_NAME', 'QUEUE_URL', 'OWNER_TAG_VALUE', 'POWERTOOLS_SERVICE_NAME', 'POWERTOOLS_METRICS_NAMESPACE', 'LOG_LEVEL', 'EC2_RATE_BUDGET', 'NODE_OPTIONS',
-      ]));
-      expect(env.OWNER_TAG_VALUE).toBe(OWNER);
-      expect(env.POWERTOOLS_METRICS_NAMESPACE).toBe(METRICS.namespace);
-      expect(env.KMS_KEY_ARN).toBeUndefined();
+  it('every queue is encrypted, keeps messages QUEUE.retentionDays, and refuses requests without TLS', () => {
+    for (const id of [queueId('OperationQueue'), queueId('DeadLetterQueue'), queueId('StreamFailureQueue')]) {
+      expect(s.json.Resources[id]!.Properties).toMatchObject({ SqsManagedSseEnabled: true, MessageRetentionPeriod: QUEUE.retentionDays * 86_400 });
+      s.template.hasResourceProperties('AWS::SQS::QueuePolicy', {
+        Queues: [{ Ref: id }],
+        PolicyDocument: {
+          Statement: Match.arrayWith([
+            Match.objectLike({ Effect: 'Deny', Action: 'sqs:*', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
+          ]),
+        },
+      });
     }
-    expect(ours.map((fn) => [fn.Properties.Timeout, fn.Properties.MemorySize]).sort()).toEqual(
-      [API, WATCHER, EXECUTOR, RECONCILER].map((s) => [s.timeoutSeconds, s.memoryMiB]).sort());
-    template.resourcePropertiesCountIs('AWS::Logs::LogGroup', { RetentionInDays: 30 }, 5);
-    template.hasResourceProperties('AWS::Lambda::Function', { Timeout: RECONCILER.timeoutSeconds, ReservedConcurrentExecutions: 1 });
+  });
+});
+
+describe('functions', () => {
+  it.each(FUNCTION_NAMES)('%s: Node.js 22 on arm64, sized from lib/settings.ts, Powertools environment', (name) => {
+    const properties = s.json.Resources[functionId(name)]!.Properties!;
+    expect(properties).toMatchObject({
+      Runtime: 'nodejs22.x',
+      Architectures: ['arm64'],
+      Handler: 'index.handler',
+      MemorySize: SIZING[name].memoryMiB,
+      Timeout: SIZING[name].timeoutSeconds,
+      LoggingConfig: { LogFormat: 'JSON', LogGroup: { Ref: resourceId(s.json, 'AWS::Logs::LogGroup', `Functions${capitalized(name)}Logs`) } },
+    });
+    const variables = (properties.Environment as { Variables: Record<string, unknown> }).Variables;
+    expect(variables).toMatchObject({
+      TABLE_NAME: { Ref: tableId() },
+      POWERTOOLS_SERVICE_NAME: `ebs-provisioner-${name}`,
+      POWERTOOLS_METRICS_NAMESPACE: METRICS.namespace,
+      LOG_LEVEL: 'INFO',
+      OWNER_TAG_VALUE: OWNER,
+    });
+    if (name !== 'api') expect(variables.QUEUE_URL).toEqual({ Ref: queueId('OperationQueue') });
+    expect(variables.KMS_KEY_ARN).toBeUndefined();
   });
 
-  it('stream → watcher mapping carries every setting, with an on-failure destination and no filter', () => {
-    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
-      EventSourceArn: { 'Fn::GetAtt': [Match.stringLikeRegexp('Table'), 'StreamArn'] },
+  it('each function has its own role and a log group with retention', () => {
+    const roles = new Set(FUNCTION_NAMES.map(roleIdOf));
+    expect(roles.size).toBe(FUNCTION_NAMES.length);
+    for (const name of FUNCTION_NAMES) {
+      const logGroup = resourceId(s.json, 'AWS::Logs::LogGroup', `Functions${capitalized(name)}Logs`);
+      expect(s.json.Resources[logGroup]!.Properties!.RetentionInDays).toBe(30);
+      // Writes only to its own log group; no managed policy with logs on every group.
+      expect(allowing(name, 'logs:PutLogEvents').flatMap(resourcesOf)).toEqual([getAtt(logGroup)]);
+      expect(s.json.Resources[roleIdOf(name)]!.Properties!.ManagedPolicyArns).toBeUndefined();
+    }
+  });
+
+  it('reserves concurrency where it protects EC2: executor at its maximum concurrency, reconciler at one', () => {
+    expect(s.json.Resources[functionId('executor')]!.Properties!.ReservedConcurrentExecutions).toBe(EXECUTOR.maxConcurrency);
+    expect(s.json.Resources[functionId('reconciler')]!.Properties!.ReservedConcurrentExecutions).toBe(1);
+    expect(s.json.Resources[functionId('executor')]!.Properties!.Environment).toMatchObject({ Variables: { EC2_RATE_BUDGET: String(5 / EXECUTOR.maxConcurrency) } });
+  });
+
+  it.each(FUNCTION_NAMES)('%s: bundled as minified ESM with the createRequire banner and a source map', (name) => {
+    const code = s.json.Resources[functionId(name)]!.Properties!.Code as { S3Key: string };
+    const assetDir = join(s.outdir, `asset.${code.S3Key.replace(/\.zip$/, '')}`);
+    const bundle = readFileSync(join(assetDir, 'index.mjs'), 'utf8');
+    expect(bundle.startsWith(ESM_REQUIRE_BANNER)).toBe(true);
+    expect(bundle).toMatch(/export\s*\{[^}]*as handler/);
+    // Minified: long lines (an unminified bundle of this size averages well under 100 characters a line).
+    expect(bundle.length / bundle.split('\n').length).toBeGreaterThan(2000);
+    expect(bundle).toContain('//# sourceMappingURL=index.mjs.map');
+    expect(existsSync(join(assetDir, 'index.mjs.map'))).toBe(true);
+  });
+});
+
+describe('event source mappings', () => {
+  it('stream → watcher with every property from WATCHER, failures to the stream failure queue, no filter', () => {
+    s.template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      FunctionName: { Ref: functionId('watcher') },
+      EventSourceArn: getAtt(tableId(), 'StreamArn'),
       StartingPosition: 'TRIM_HORIZON',
       BatchSize: WATCHER.batchSize,
       MaximumBatchingWindowInSeconds: WATCHER.maxBatchingWindowSeconds,
       BisectBatchOnFunctionError: WATCHER.bisectBatchOnError,
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
       MaximumRetryAttempts: WATCHER.retryAttempts,
       MaximumRecordAgeInSeconds: WATCHER.maxRecordAgeSeconds,
       ParallelizationFactor: WATCHER.parallelizationFactor,
-      FunctionResponseTypes: ['ReportBatchItemFailures'],
-      DestinationConfig: { OnFailure: { Destination: { 'Fn::GetAtt': [Match.stringLikeRegexp('StreamFailureQueue'), 'Arn'] } } },
+      DestinationConfig: { OnFailure: { Destination: getAtt(queueId('StreamFailureQueue')) } },
       FilterCriteria: Match.absent(),
     });
   });
 
-  it('queue → executor mapping carries every setting', () => {
-    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
-      EventSourceArn: { 'Fn::GetAtt': [Match.stringLikeRegexp('OperationQueue'), 'Arn'] },
+  it('queue → executor with every property from EXECUTOR', () => {
+    s.template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      FunctionName: { Ref: functionId('executor') },
+      EventSourceArn: getAtt(queueId('OperationQueue')),
       BatchSize: EXECUTOR.batchSize,
       MaximumBatchingWindowInSeconds: EXECUTOR.maxBatchingWindowSeconds,
       FunctionResponseTypes: ['ReportBatchItemFailures'],
       ScalingConfig: { MaximumConcurrency: EXECUTOR.maxConcurrency },
     });
+    s.template.resourceCountIs('AWS::Lambda::EventSourceMapping', 2);
   });
 
-  it('reconciler runs on the schedule from settings', () => {
-    template.hasResourceProperties('AWS::Events::Rule', {
+  it('reconciler runs on a schedule of RECONCILER.intervalMinutes', () => {
+    s.template.hasResourceProperties('AWS::Events::Rule', {
       ScheduleExpression: `rate(${RECONCILER.intervalMinutes} minutes)`,
-      Targets: [Match.objectLike({ Arn: { 'Fn::GetAtt': [Match.stringLikeRegexp('Reconciler'), 'Arn'] } })],
+      State: 'ENABLED',
+      Targets: [Match.objectLike({ Arn: getAtt(functionId('reconciler')) })],
     });
-  });
-
-  it('executor EC2 mutations carry the ownership conditions', () => {
-    const statements = statementsOf(template, 'Executor');
-    const withAction = (action: string) => statements.filter((s) => actionsOf(s).includes(action));
-    const ownerKey = OWNERSHIP_TAGS.owner;
-    const create = withAction('ec2:CreateVolume');
-    expect(create.find((s) => JSON.stringify(s.Resource).includes('volume/'))?.Condition).toEqual({ StringEquals: { [`aws:RequestTag/${ownerKey}`]: OWNER } });
-    // The only unconditioned CreateVolume resource is the snapshot it may start from.
-    for (const s of create.filter((s) => !s.Condition)) expect(JSON.stringify(s.Resource)).toContain('snapshot/*');
-    expect(withAction('ec2:CreateTags')).toEqual([expect.objectContaining({ Condition: { StringEquals: { 'ec2:CreateAction': 'CreateVolume' } } })]);
-    for (const action of ['ec2:AttachVolume', 'ec2:DetachVolume', 'ec2:DeleteVolume', 'ec2:ModifyVolume']) {
-      const onVolumes = withAction(action).filter((s) => JSON.stringify(s.Resource).includes('volume/'));
-      expect(onVolumes, action).toHaveLength(1);
-      expect(onVolumes[0]!.Condition, action).toEqual({ StringEquals: { [`ec2:ResourceTag/${ownerKey}`]: OWNER } });
-      for (const s of withAction(action).filter((s) => !s.Condition)) expect(JSON.stringify(s.Resource), action).toContain('instance/*');
-    }
-    expect(withAction('ec2:DescribeVolumes')[0]!.Resource).toBe('*');
-    expect(statements.flatMap(actionsOf).filter((a) => a.startsWith('kms:'))).toEqual([]);
-  });
-
-  it('grants per function: only the executor mutates EC2, only the reconciler and executor describe, the api only touches the table', () => {
-    const actions = (prefix: string) => new Set(statementsOf(template, prefix).flatMap(actionsOf));
-    const api = actions('Api'); const watcher = actions('Watcher'); const reconciler = actions('Reconciler'); const executor = actions('Executor');
-    expect([...api].filter((a) => !a.startsWith('dynamodb:') && !a.startsWith('logs:'))).toEqual([]);
-    expect([...api].some((a) => a.startsWith('sqs:'))).toBe(false);
-    expect(watcher.has('dynamodb:GetRecords')).toBe(true);
-    expect(watcher.has('sqs:SendMessage')).toBe(true);
-    expect([...watcher].some((a) => a.startsWith('ec2:'))).toBe(false);
-    expect(executor.has('sqs:ReceiveMessage') && executor.has('sqs:DeleteMessage') && executor.has('sqs:SendMessage')).toBe(true);
-    expect(reconciler.has('sqs:SendMessage') && reconciler.has('ec2:DescribeVolumes')).toBe(true);
-    expect([...reconciler].filter((a) => a.startsWith('ec2:') && !a.startsWith('ec2:Describe'))).toEqual([]);
-    expect(reconciler.has('sqs:ReceiveMessage')).toBe(false);
-  });
-
-  it('REST API: IAM authorization on every method, path validation, stage throttling and access logs, routes match docs/openapi.json', () => {
-    const methods = Object.values(template.findResources('AWS::ApiGateway::Method'));
-    const served = methods.filter((m) => m.Properties.HttpMethod !== 'OPTIONS');
-    expect(served.length).toBe(Object.values(API_ROUTES).flat().length);
-    for (const method of served) {
-      expect(method.Properties.AuthorizationType).toBe('AWS_IAM');
-      expect(method.Properties.RequestValidatorId).toBeDefined();
-    }
-    template.hasResourceProperties('AWS::ApiGateway::Stage', {
-      MethodSettings: [Match.objectLike({ ThrottlingRateLimit: API.throttleRatePerSecond, ThrottlingBurstLimit: API.throttleBurst })],
-      AccessLogSetting: Match.objectLike({ DestinationArn: Match.anyValue() }),
-    });
-    const openapi = JSON.parse(readFileSync(new URL('../../docs/openapi.json', import.meta.url), 'utf8')) as { paths: Record<string, object> };
-    const documented = Object.fromEntries(Object.entries(openapi.paths).map(([p, ops]) => [p, Object.keys(ops).map((m) => m.toUpperCase()).sort()]));
-    expect(Object.fromEntries(Object.entries(API_ROUTES).map(([p, m]) => [p, [...m].sort()]))).toEqual(documented);
-  });
-
-  it('alarms: engine failures, DLQ, stream failures, iterator age, errors and throttles per function, API 5xx, all to the topic', () => {
-    const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm')).map((a) => a.Properties);
-    const byMetric = (name: string) => alarms.filter((a) => a.MetricName === name);
-    expect(byMetric(METRICS.failed)).toEqual([expect.objectContaining({ Namespace: METRICS.namespace, Threshold: 0, ComparisonOperator: 'GreaterThanThreshold', Statistic: 'Sum' })]);
-    expect(byMetric('ApproximateNumberOfMessagesVisible')).toHaveLength(2);
-    for (const alarm of byMetric('ApproximateNumberOfMessagesVisible')) expect(alarm.Threshold).toBe(0);
-    expect(byMetric('IteratorAge')).toEqual([expect.objectContaining({ Threshold: ITERATOR_AGE_ALARM_MS })]);
-    expect(byMetric('Errors')).toHaveLength(4);
-    expect(byMetric('Throttles')).toHaveLength(4);
-    expect(byMetric('5XXError')).toEqual([expect.objectContaining({ Namespace: 'AWS/ApiGateway', Threshold: 0 })]);
-    for (const alarm of alarms) {
-      expect(alarm.AlarmActions).toEqual([{ Ref: expect.stringMatching(/AlarmTopic/) }]);
-      expect(alarm.TreatMissingData).toBe('notBreaching');
-    }
-    template.hasResourceProperties('AWS::SNS::Subscription', { Protocol: 'email', Endpoint: 'ops@example.com' });
-    template.resourceCountIs('AWS::CloudWatch::Dashboard', 1);
-    expect(Annotations.fromStack(stack).findWarning('*', Match.stringLikeRegexp('apiAuthorization=none'))).toHaveLength(0);
   });
 });
 
-describe('EbsProvisionerStack options', () => {
-  it('with a KMS key: customer-managed table encryption and KMS use only through EC2; apiAuthorization=none warns', () => {
-    const keyArn = 'arn:aws:kms:eu-west-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab';
-    const { template, stack } = synth({ kmsKeyArn: keyArn, apiAuthorization: 'none', tableRemovalPolicy: 'destroy', deletionProtection: false, executorMaxConcurrency: 2 });
-    template.hasResource('AWS::DynamoDB::Table', {
-      DeletionPolicy: 'Delete',
-      Properties: Match.objectLike({ SSESpecification: { SSEEnabled: true, SSEType: 'KMS', KMSMasterKeyId: keyArn }, DeletionProtectionEnabled: false }),
-    });
-    const kms = statementsOf(template, 'Executor').filter((s) => actionsOf(s).some((a) => a.startsWith('kms:') && s.Condition));
-    expect(kms.length).toBeGreaterThan(0);
-    for (const s of kms) expect(s.Condition?.StringEquals?.['kms:ViaService']).toEqual('ec2.eu-west-1.amazonaws.com');
-    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', { ScalingConfig: { MaximumConcurrency: 2 } });
-    template.hasResourceProperties('AWS::ApiGateway::Method', { AuthorizationType: 'NONE' });
-    expect(Annotations.fromStack(stack).findWarning('*', Match.stringLikeRegexp('apiAuthorization=none'))).toHaveLength(1);
+describe('IAM', () => {
+  const volumeArn = `arn:aws:ec2:${TEST_ENV.region}:${TEST_ENV.account}:volume/*`;
+  const partitioned = (arn: string) => ({ 'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, arn.replace(/^arn:aws/, '')]] });
+  const only = (statements: Statement[]) => {
+    expect(statements).toHaveLength(1);
+    return statements[0]!;
+  };
+
+  it('CreateVolume only with the ownership tag in the request (and snapshots only as a source)', () => {
+    const statements = allowing('executor', 'ec2:CreateVolume');
+    const onVolumes = only(statements.filter((statement) => JSON.stringify(statement.Resource).includes('volume/*')));
+    expect(onVolumes.Condition).toEqual({ StringEquals: { [`aws:RequestTag/${OWNERSHIP_TAGS.owner}`]: OWNER } });
+    expect(resourcesOf(onVolumes)).toEqual([partitioned(volumeArn)]);
+    const onSnapshots = only(statements.filter((statement) => statement !== onVolumes));
+    expect(resourcesOf(onSnapshots)).toEqual([partitioned(`arn:aws:ec2:${TEST_ENV.region}::snapshot/*`)]);
   });
 
-  it('cdk-nag AwsSolutions: no unacknowledged findings', () => {
-    // No env: account and region stay tokens, as in a real `cdk deploy` without a pinned environment.
-    const { app } = synth({ env: undefined }, true);
-    expect(() => app.synth({ force: true })).not.toThrow();
+  it('CreateTags only as part of CreateVolume', () => {
+    const statement = only(allowing('executor', 'ec2:CreateTags'));
+    expect(statement.Condition).toEqual({ StringEquals: { 'ec2:CreateAction': 'CreateVolume' } });
+    expect(actionsOf(statement)).toEqual(['ec2:CreateTags']);
+  });
+
+  it.each(['ec2:AttachVolume', 'ec2:DetachVolume', 'ec2:ModifyVolume', 'ec2:DeleteVolume'])('%s only on volumes with the ownership tag', (action) => {
+    const statements = allowing('executor', action);
+    const onVolumes = only(statements.filter((statement) => JSON.stringify(statement.Resource).includes('volume/*')));
+    expect(onVolumes.Condition).toEqual({ StringEquals: { [`ec2:ResourceTag/${OWNERSHIP_TAGS.owner}`]: OWNER } });
+    const others = statements.filter((statement) => statement !== onVolumes);
+    if (action === 'ec2:AttachVolume' || action === 'ec2:DetachVolume') {
+      expect(resourcesOf(only(others))).toEqual([partitioned(`arn:aws:ec2:${TEST_ENV.region}:${TEST_ENV.account}:instance/*`)]);
+    } else {
+      expect(others).toEqual([]);
+    }
+  });
+
+  it('no EC2 action is allowed on * except Describe*, and no KMS without a key', () => {
+    for (const name of FUNCTION_NAMES) {
+      for (const statement of statementsOf(name)) {
+        const ec2 = actionsOf(statement).filter((action) => action.startsWith('ec2:'));
+        if (resourcesOf(statement).includes('*')) expect(ec2.every((action) => action.startsWith('ec2:Describe'))).toBe(true);
+        expect(actionsOf(statement).some((action) => action.startsWith('kms:'))).toBe(false);
+      }
+    }
+  });
+
+  it('EC2 per function: executor mutates, reconciler only describes, api and watcher none', () => {
+    const ec2Actions = (name: FunctionName) => statementsOf(name).flatMap(actionsOf).filter((action) => action.startsWith('ec2:'));
+    expect(ec2Actions('api')).toEqual([]);
+    expect(ec2Actions('watcher')).toEqual([]);
+    expect(new Set(ec2Actions('reconciler'))).toEqual(new Set(['ec2:DescribeVolumes', 'ec2:DescribeVolumesModifications', 'ec2:DescribeInstances']));
+    expect(ec2Actions('executor')).toEqual(expect.arrayContaining(['ec2:CreateVolume', 'ec2:AttachVolume', 'ec2:DescribeVolumes']));
+  });
+
+  it('table, stream and queue grants per function, least needed', () => {
+    const table = getAtt(tableId());
+    const queue = getAtt(queueId('OperationQueue'));
+    const grants = (name: FunctionName, action: string) => allowing(name, action).flatMap(resourcesOf);
+    for (const name of FUNCTION_NAMES) {
+      expect(grants(name, 'dynamodb:PutItem')).toContainEqual(table);
+      expect(grants(name, 'dynamodb:Query')).toContainEqual(table);
+    }
+    expect(grants('api', 'sqs:SendMessage')).toEqual([]);
+    expect(grants('watcher', 'sqs:SendMessage')).toContainEqual(queue);
+    expect(grants('watcher', 'dynamodb:GetRecords')).toContainEqual(getAtt(tableId(), 'StreamArn'));
+    expect(grants('executor', 'sqs:SendMessage')).toEqual([queue]);
+    expect(grants('executor', 'sqs:ReceiveMessage')).toEqual([queue]);
+    expect(grants('executor', 'sqs:DeleteMessage')).toEqual([queue]);
+    expect(grants('reconciler', 'sqs:SendMessage')).toEqual([queue]);
+    for (const name of ['api', 'watcher', 'reconciler'] as const) expect(grants(name, 'sqs:ReceiveMessage')).toEqual([]);
+    for (const name of ['api', 'executor', 'reconciler'] as const) expect(grants(name, 'dynamodb:GetRecords')).not.toContainEqual(getAtt(tableId(), 'StreamArn'));
+    // Nobody reads the dead-letter queue automatically: its messages wait for a person.
+    const dlq = getAtt(queueId('DeadLetterQueue'));
+    for (const name of FUNCTION_NAMES) expect(statementsOf(name).flatMap(resourcesOf)).not.toContainEqual(dlq);
+  });
+});
+
+describe('API', () => {
+  const openApi = JSON.parse(readFileSync(new URL('../../docs/openapi.json', import.meta.url), 'utf8')) as { paths: Record<string, Record<string, unknown>> };
+  const resourcePath = (id: string): string => {
+    const properties = s.json.Resources[id]!.Properties!;
+    const parent = properties.ParentId as { Ref?: string; 'Fn::GetAtt'?: string[] };
+    return parent.Ref ? `${resourcePath(parent.Ref)}/${properties.PathPart as string}` : `/${properties.PathPart as string}`;
+  };
+  const methods = () =>
+    Object.entries(s.json.Resources)
+      .filter(([, resource]) => resource.Type === 'AWS::ApiGateway::Method')
+      .map(([, resource]) => {
+        const properties = resource.Properties!;
+        const parent = properties.ResourceId as { Ref?: string };
+        return { path: parent.Ref ? resourcePath(parent.Ref) : '/', properties };
+      });
+
+  it('has a method for every path and operation of docs/openapi.json, and no other', () => {
+    const expected = Object.entries(openApi.paths).flatMap(([path, operations]) => Object.keys(operations).map((method) => `${method.toUpperCase()} ${path}`));
+    const actual = methods().map(({ path, properties }) => `${properties.HttpMethod as string} ${path}`);
+    expect(actual.sort()).toEqual(expected.sort());
+  });
+
+  it('every method requires IAM (SigV4) authorization, validates requests and proxies to the api function', () => {
+    const validator = resourceId(s.json, 'AWS::ApiGateway::RequestValidator', 'ApiRestApiValidator');
+    expect(s.json.Resources[validator]!.Properties).toMatchObject({ ValidateRequestBody: true, ValidateRequestParameters: true });
+    for (const { path, properties } of methods()) {
+      expect(properties).toMatchObject({
+        AuthorizationType: 'AWS_IAM',
+        RequestValidatorId: { Ref: validator },
+        Integration: { Type: 'AWS_PROXY', IntegrationHttpMethod: 'POST' },
+      });
+      for (const [, name] of path.matchAll(/\{([^}]+)\}/g)) {
+        expect((properties.RequestParameters as Record<string, boolean>)[`method.request.path.${name}`]).toBe(true);
+      }
+    }
+  });
+
+  it('stage throttling from API and JSON access logs', () => {
+    s.template.hasResourceProperties('AWS::ApiGateway::Stage', {
+      MethodSettings: [Match.objectLike({ HttpMethod: '*', ResourcePath: '/*', ThrottlingRateLimit: API.throttleRatePerSecond, ThrottlingBurstLimit: API.throttleBurst })],
+      AccessLogSetting: { DestinationArn: getAtt(resourceId(s.json, 'AWS::Logs::LogGroup', 'ApiAccessLogs')), Format: Match.stringLikeRegexp('"requestId"') },
+    });
+    // Access logging needs API Gateway's account-level CloudWatch role.
+    s.template.resourceCountIs('AWS::ApiGateway::Account', 1);
+    expect(s.json.Resources[resourceId(s.json, 'AWS::Logs::LogGroup', 'ApiAccessLogs')]!.Properties!.RetentionInDays).toBe(30);
+  });
+});
+
+describe('alarms and dashboard', () => {
+  const topic = () => ({ Ref: resourceId(s.json, 'AWS::SNS::Topic', 'MonitoringAlarmTopic') });
+  const alarm = (properties: Record<string, unknown>) =>
+    s.template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      ComparisonOperator: 'GreaterThanThreshold',
+      AlarmActions: [topic()],
+      TreatMissingData: 'notBreaching',
+      ...properties,
+    });
+
+  it('failed operations (the engine metric) above zero', () => {
+    alarm({ Namespace: METRICS.namespace, MetricName: METRICS.failed, Statistic: 'Sum', Threshold: 0, Dimensions: Match.absent() });
+  });
+
+  it('messages in the dead-letter queue and the stream failure queue', () => {
+    for (const id of [queueId('DeadLetterQueue'), queueId('StreamFailureQueue')]) {
+      alarm({
+        Namespace: 'AWS/SQS',
+        MetricName: 'ApproximateNumberOfMessagesVisible',
+        Dimensions: [{ Name: 'QueueName', Value: getAtt(id, 'QueueName') }],
+        Threshold: 0,
+      });
+    }
+  });
+
+  it('watcher iterator age', () => {
+    alarm({
+      Namespace: 'AWS/Lambda',
+      MetricName: 'IteratorAge',
+      Statistic: 'Maximum',
+      Dimensions: [{ Name: 'FunctionName', Value: { Ref: functionId('watcher') } }],
+      Threshold: ITERATOR_AGE_ALARM_MS,
+    });
+    expect(ITERATOR_AGE_ALARM_MS).toBeLessThan(WATCHER.maxRecordAgeSeconds * 1000);
+  });
+
+  it.each(FUNCTION_NAMES)('%s errors and throttles', (name) => {
+    for (const metric of ['Errors', 'Throttles']) {
+      alarm({ Namespace: 'AWS/Lambda', MetricName: metric, Statistic: 'Sum', Dimensions: [{ Name: 'FunctionName', Value: { Ref: functionId(name) } }], Threshold: 0 });
+    }
+  });
+
+  it('API 5xx and leaked volumes; every alarm notifies the SSL-only topic', () => {
+    alarm({ Namespace: 'AWS/ApiGateway', MetricName: '5XXError', Statistic: 'Sum', Threshold: 0 });
+    alarm({ Namespace: METRICS.namespace, MetricName: METRICS.leaked, Threshold: 0 });
+    const alarms = s.template.findResources('AWS::CloudWatch::Alarm');
+    expect(Object.keys(alarms)).toHaveLength(5 + 2 * FUNCTION_NAMES.length + 1);
+    for (const resource of Object.values(alarms)) expect(resource.Properties.AlarmActions).toEqual([topic()]);
+    s.template.hasResourceProperties('AWS::SNS::TopicPolicy', {
+      PolicyDocument: { Statement: Match.arrayWith([Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } })]) },
+    });
+    s.template.resourceCountIs('AWS::SNS::Subscription', 0);
+  });
+
+  it('dashboard: operations by outcome, latency, queue depth and age, stream lag', () => {
+    const body = JSON.stringify(Object.values(s.template.findResources('AWS::CloudWatch::Dashboard'))[0]!.Properties.DashboardBody);
+    expect(body).toContain(`{${METRICS.namespace},operation,outcome} MetricName=\\\\\\"${METRICS.operations}\\\\\\"`);
+    expect(body).toContain(`{${METRICS.namespace},operation} MetricName=\\\\\\"${METRICS.latency}\\\\\\"`);
+    for (const metric of ['ApproximateNumberOfMessagesVisible', 'ApproximateAgeOfOldestMessage', 'IteratorAge']) expect(body).toContain(metric);
+  });
+});
+
+describe('cdk-nag', () => {
+  it('AwsSolutions checks pass (synthesis throws on an unacknowledged finding) and every acknowledgement gives a specific reason', () => {
+    const acknowledgements = s.app.node
+      .findAll()
+      .flatMap((construct) => construct.node.metadata.filter((entry) => entry.type === Validations.ACKNOWLEDGED_RULES_METADATA_KEY))
+      .flatMap((entry) => Object.entries(entry.data as Record<string, string>));
+    expect(acknowledgements.length).toBeGreaterThan(0);
+    for (const [id, reason] of acknowledgements) {
+      expect(id).toMatch(/AwsSolutions-/);
+      expect(reason.length, id).toBeGreaterThan(40);
+    }
   });
 });
