@@ -92,6 +92,10 @@ export class ApiClient {
     return this.request<AttachmentView>('DELETE', attachmentPath(volumeId, instanceId));
   }
 
+  retryAttachment(volumeId: string, instanceId: string) {
+    return this.request<AttachmentView>('POST', `${attachmentPath(volumeId, instanceId)}/retry`);
+  }
+
   instanceAttachments(instanceId: string) {
     return this.request<AttachmentList>('GET', `/instances/${encodeURIComponent(instanceId)}/attachments`);
   }

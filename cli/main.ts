@@ -211,6 +211,16 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     });
 
   volumes
+    .command('retry-attachment')
+    .description('try attaching again after the attachment ended in an error')
+    .argument('<volumeId>')
+    .argument('<instanceId>')
+    .action(async (volumeId: string, instanceId: string, _options, command: Command) => {
+      const { body } = await client(command).retryAttachment(volumeId, instanceId);
+      print(command, body, () => `Retrying: ${attachmentLine(body)}`);
+    });
+
+  volumes
     .command('delete')
     .description('delete a volume (it is detached everywhere first)')
     .argument('<volumeId>')

@@ -39,7 +39,7 @@ export type WaitOutcome =
   | { result: 'timeout'; state: string }
   | { result: 'error'; state: string; message: string };
 
-/** The states one may wait for: the record states plus "gone". */
+/** The states one may wait for: the record states (a removed record counts as `deleted` or `detached`). */
 export function waitableStates(target: { instanceId?: string }): readonly string[] {
   return target.instanceId === undefined ? VOLUME_STATES : ATTACHMENT_STATES;
 }

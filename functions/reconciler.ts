@@ -3,18 +3,20 @@ import { Logger } from '@aws-lambda-powertools/logger';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import middy from '@middy/core';
+import type { ScheduledEvent } from 'aws-lambda';
 import { createAwsAdapters } from '../lib/aws/adapters.js';
 import { readFunctionEnvironment } from '../lib/functions/environment.js';
 import { createReconcilerHandler } from '../lib/functions/handlers.js';
-import { powertoolsLog } from '../lib/functions/logging.js';
+import { correlateLogs, powertoolsLog } from '../lib/functions/logging.js';
 import { SystemClock } from '../lib/memory/clock.js';
 
 const env = readFunctionEnvironment();
 const logger = new Logger({ serviceName: 'ebs-provisioner-reconciler' });
 const { store, queue, provider, metrics } = createAwsAdapters({ ...env, serviceName: 'reconciler' });
 
-export const handler = middy(
+export const handler = middy<ScheduledEvent>(
   createReconcilerHandler({ store, queue, provider, clock: new SystemClock(), metrics, log: powertoolsLog(logger), config: env.engineConfig }),
 )
   .use(injectLambdaContext(logger, { resetKeys: true }))
+  .use(correlateLogs<ScheduledEvent>(logger, (event) => event.id))
   .use(logMetrics(metrics.powertools));

@@ -3,6 +3,7 @@
  * name the field the way the client wrote it (`spec.sizeGiB`, `cursor`, `volumeId`).
  */
 import type { z } from 'zod';
+import { fieldPath } from '../domain/validation.js';
 import { describeIssues, invalid, type FieldIssue } from './problem.js';
 
 /** Where a value came from; names the request part in the problem detail. */
@@ -27,10 +28,9 @@ export function parseOrThrow<S extends z.ZodType>(schema: S, value: unknown, par
 /** One field issue per zod issue; an unknown key becomes an issue on that key. */
 export function fieldIssues(issues: readonly z.core.$ZodIssue[]): FieldIssue[] {
   return issues.flatMap((issue) => {
-    const path = issue.path.map(String).join('.');
     if (issue.code === 'unrecognized_keys') {
-      return issue.keys.map((key) => ({ path: path ? `${path}.${key}` : key, message: 'is not a known field' }));
+      return issue.keys.map((key) => ({ path: fieldPath([...issue.path, key]), message: 'is not a known field' }));
     }
-    return [{ path, message: issue.message }];
+    return [{ path: fieldPath(issue.path), message: issue.message }];
   });
 }

@@ -214,6 +214,19 @@ export const ROUTES: readonly ApiRoute[] = [
     run: async ({ service }, { params }) => json(202, await service.deleteAttachment(params.volumeId, params.instanceId)),
   }),
   defineRoute({
+    method: 'POST',
+    path: '/volumes/{volumeId}/attachments/{instanceId}/retry',
+    operationId: 'retryAttachment',
+    summary: 'Try attaching again after a terminal error',
+    description:
+      'An attachment in `error` (e.g. `InvalidVolume.ZoneMismatch`, or an instance that was terminated) stays there ' +
+      'until asked: this bumps its `generation` and the system starts over from `pending` with its attempts reset.',
+    params: AttachmentParamsSchema,
+    responses: { 202: { description: 'The retry is under way.', schema: AttachmentSchema } },
+    problems: { 404: 'No such attachment.', 409: 'The attachment is not in error, or is being detached.' },
+    run: async ({ service }, { params }) => json(202, await service.retryAttachment(params.volumeId, params.instanceId)),
+  }),
+  defineRoute({
     method: 'GET',
     path: '/instances/{instanceId}/attachments',
     operationId: 'listInstanceAttachments',

@@ -64,6 +64,7 @@ export const AttachmentSchema = z
     instanceId: InstanceIdSchema,
     life,
     requestedDevice: DeviceNameSchema.optional(),
+    generation: z.number().int().min(1).meta({ description: 'Bumped by a retry after a terminal error.' }),
     device: z.string().optional().meta({ description: 'Device the system allocated and EC2 accepted.' }),
     status: AttachmentStatusSchema,
     createdAt: timestamp,

@@ -188,24 +188,18 @@ export class VolumeService {
    * spec, which the watcher takes as a retry request. 409 unless the volume is alive and in `error`.
    */
   async retryVolume(volumeId: string): Promise<VolumeDetails> {
-    for (let attempt = 0; attempt < WRITE_ATTEMPTS; attempt++) {
-      const current = await this.requireVolume(volumeId);
-      if (current.life === 'dying') throw new ApiProblem('conflict', `volume ${volumeId} is being deleted`);
-      if (current.status.state !== 'error') {
-        throw new ApiProblem('conflict', `volume ${volumeId} is ${current.status.state}, not in error: there is nothing to retry`);
-      }
-      try {
-        await this.store.update<VolumeRecord>(
-          volumeKey(volumeId),
-          { generation: current.generation + 1 },
-          { generation: current.generation, life: 'alive' },
-        );
-        return this.details(volumeId);
-      } catch (error) {
-        if (!(error instanceof ConditionFailedError)) throw error;
-      }
-    }
-    throw new ApiProblem('conflict', `volume ${volumeId} was changed concurrently; read it again and retry`);
+    await this.requestRetry(volumeKey(volumeId), `volume ${volumeId}`, 'being deleted');
+    return this.details(volumeId);
+  }
+
+  /**
+   * Asks the system to try attaching again after a terminal error (e.g. an AZ mismatch the client
+   * has since fixed): bumps the attachment's `generation`, which the watcher takes as a retry
+   * request, exactly as for volumes. 404 when absent; 409 unless it is alive and in `error`.
+   */
+  async retryAttachment(volumeId: string, instanceId: string): Promise<AttachmentView> {
+    const written = await this.requestRetry(attachmentKey(volumeId, instanceId), `attachment of ${volumeId} to ${instanceId}`, 'being detached');
+    return attachmentView(written as AttachmentRecord);
   }
 
   /** Marks the volume dying: the system detaches everything, then deletes it. Idempotent. */
@@ -257,6 +251,7 @@ export class VolumeService {
         instanceId,
         life: 'alive',
         ...(request.device !== undefined ? { requestedDevice: request.device } : {}),
+        generation: 1,
         status: { state: 'pending', attempts: 0, updatedAt: now },
         version: 1,
         createdAt: now,
@@ -281,6 +276,29 @@ export class VolumeService {
   async listInstanceAttachments(instanceId: string): Promise<AttachmentView[]> {
     const attachments = await this.store.attachmentsOfInstance(instanceId);
     return attachments.sort((a, b) => a.volumeId.localeCompare(b.volumeId)).map(attachmentView);
+  }
+
+  /**
+   * The retry request the watcher acts on: bumps `generation` of a live record in `error`, leaving
+   * its spec and status alone. `label` names the record in messages; `dyingAs` says what dying is for it.
+   */
+  private async requestRetry(key: RecordKey, label: string, dyingAs: string) {
+    for (let attempt = 0; attempt < WRITE_ATTEMPTS; attempt++) {
+      const current = await this.store.get(key);
+      if (!current) throw new ApiProblem('not-found', `${label} does not exist`);
+      if (current.life === 'dying') throw new ApiProblem('conflict', `${label} is ${dyingAs}`);
+      if (current.status.state !== 'error') {
+        throw new ApiProblem('conflict', `${label} is ${current.status.state}, not in error: there is nothing to retry`);
+      }
+      // Conditional on the generation read; an attachment written before it had one, on its version.
+      const read = current.generation === undefined ? { version: current.version } : { generation: current.generation };
+      try {
+        return await this.store.update(key, { generation: (current.generation ?? 1) + 1 }, { ...read, life: 'alive' });
+      } catch (error) {
+        if (!(error instanceof ConditionFailedError)) throw error;
+      }
+    }
+    throw new ApiProblem('conflict', `${label} was changed concurrently; read it again and retry`);
   }
 
   /** Sets `life: dying` unless it already is; `label` names the record in messages. */
@@ -401,6 +419,7 @@ export function attachmentView(record: AttachmentRecord): AttachmentView {
     instanceId: record.instanceId,
     life: record.life,
     ...(record.requestedDevice !== undefined ? { requestedDevice: record.requestedDevice } : {}),
+    generation: record.generation ?? 1,
     ...(record.device !== undefined ? { device: record.device } : {}),
     status: record.status,
     createdAt: record.createdAt,

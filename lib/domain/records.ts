@@ -97,6 +97,11 @@ export interface AttachmentRecord {
   life: Life;
   /** Device the client asked for, e.g. `/dev/sdf`; the system picks one when absent. */
   requestedDevice?: string;
+  /**
+   * Bumped by the client to retry an attachment in `error`, as for volumes. Absent on records
+   * written before attachments had one; it reads as 1.
+   */
+  generation?: number;
   status: Status<AttachmentState>;
   /** Device the system allocated and EC2 accepted. */
   device?: string;

@@ -26,7 +26,7 @@ export const VOLUME_EVENTS = [
   'removed-uncreated',
   /** Attempt budget or maximum age spent, or an error retrying cannot fix. */
   'failed',
-  /** The client asked to try again after a terminal error. */
+  /** The client bumped `generation` (or changed the spec) after a terminal error. */
   'retry-requested',
 ] as const;
 export type VolumeEvent = (typeof VOLUME_EVENTS)[number];
@@ -44,7 +44,9 @@ export const ATTACHMENT_EVENTS = [
   'detach-started',
   /** A dying attachment that never reached EC2 is removed without any EC2 call. */
   'removed-unattached',
+  /** Attempt budget or maximum age spent, or an error retrying cannot fix (e.g. AZ mismatch). */
   'failed',
+  /** The client bumped the attachment's `generation` after a terminal error. */
   'retry-requested',
 ] as const;
 export type AttachmentEvent = (typeof ATTACHMENT_EVENTS)[number];
@@ -83,14 +85,15 @@ export const VOLUME_TRANSITIONS: readonly Transition<VolumeState, VolumeEvent>[]
   { from: 'deleting', event: 'failed', to: 'error', why: 'deletion failed or budget spent' },
   { from: 'error', event: 'delete-started', to: 'deleting', why: 'dying after an error, volume exists' },
   { from: 'error', event: 'removed-uncreated', to: 'deleted', why: 'dying after an error, no volume exists' },
-  { from: 'error', event: 'retry-requested', to: 'pending', why: 'client asked to try again' },
+  { from: 'error', event: 'retry-requested', to: 'pending', why: 'client bumped generation (or the spec) to try again' },
 ];
 
 /** Every legal attachment transition. `detached` is final: the record is removed right after. */
 export const ATTACHMENT_TRANSITIONS: readonly Transition<AttachmentState, AttachmentEvent>[] = [
   { from: 'pending', event: 'attach-started', to: 'attaching', why: 'volume and instance ready' },
-  { from: 'pending', event: 'observed-attached', to: 'attached', why: 'found already attached' },
+  { from: 'pending', event: 'observed-attached', to: 'attached', why: 'retried, found already attached' },
   { from: 'pending', event: 'removed-unattached', to: 'detached', why: 'dying before any EC2 call' },
+  { from: 'pending', event: 'detach-started', to: 'detaching', why: 'dying after a retry, may be attached' },
   { from: 'pending', event: 'failed', to: 'error', why: 'prerequisite never met or budget spent' },
   { from: 'attaching', event: 'attach-failed', to: 'pending', why: 'AttachVolume failed, retry later' },
   { from: 'attaching', event: 'observed-attached', to: 'attached', why: 'EC2 finished attaching' },
@@ -103,7 +106,7 @@ export const ATTACHMENT_TRANSITIONS: readonly Transition<AttachmentState, Attach
   { from: 'detaching', event: 'failed', to: 'error', why: 'detach failed or budget spent' },
   { from: 'error', event: 'detach-started', to: 'detaching', why: 'dying after an error, may be attached' },
   { from: 'error', event: 'removed-unattached', to: 'detached', why: 'dying after an error, not attached' },
-  { from: 'error', event: 'retry-requested', to: 'pending', why: 'client asked to try again' },
+  { from: 'error', event: 'retry-requested', to: 'pending', why: 'client bumped generation to try again' },
 ];
 
 /** Thrown when an event is not legal in the current state. */

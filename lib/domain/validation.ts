@@ -174,6 +174,7 @@ export const attachmentRecordSchema = z.strictObject({
   instanceId: instanceIdSchema,
   life: z.enum(['alive', 'dying']),
   requestedDevice: deviceNameSchema.optional(),
+  generation: z.number().int().positive().default(1),
   status: statusSchema(ATTACHMENT_STATES).default(systemDefaults.status),
   device: deviceNameSchema.optional(),
   claim: claimSchema.optional(),
@@ -183,12 +184,14 @@ export const attachmentRecordSchema = z.strictObject({
 
 export const recordSchema = z.discriminatedUnion('kind', [volumeRecordSchema, attachmentRecordSchema]);
 
+/** The dotted path of a field from its zod path segments, under `prefix`: `spec.iops`. */
+export function fieldPath(segments: readonly PropertyKey[], prefix = ''): string {
+  return [prefix, ...segments.map(String)].filter(Boolean).join('.');
+}
+
 /** Zod issues as field-level messages. */
 export function toIssues(error: z.ZodError, prefix = ''): ValidationIssue[] {
-  return error.issues.map((issue) => ({
-    path: [prefix, ...issue.path.map(String)].filter(Boolean).join('.'),
-    message: issue.message,
-  }));
+  return error.issues.map((issue) => ({ path: fieldPath(issue.path, prefix), message: issue.message }));
 }
 
 function parseWith<T>(schema: z.ZodType<T>, input: unknown, prefix = ''): Result<T> {

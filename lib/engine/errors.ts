@@ -128,11 +128,16 @@ export interface ClassifiedError {
   message: string;
 }
 
+/** The message of anything thrown, for statuses and logs. */
+export function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
 /**
  * What `error`, thrown by `call`, means. Anything that is not a ProviderError (a network failure
  * the adapter did not classify, a bug) is retried: the attempt budget bounds it.
  */
 export function classifyError(call: ProviderCall, error: unknown): ClassifiedError {
   if (error instanceof ProviderError) return { outcome: ERROR_OUTCOMES[call][error.kind], code: error.code, message: error.message };
-  return { outcome: 'retry', code: 'InternalError', message: error instanceof Error ? error.message : String(error) };
+  return { outcome: 'retry', code: 'InternalError', message: errorMessage(error) };
 }

@@ -28,7 +28,7 @@ import { parseRecord } from '../domain/validation.js';
 import { METRICS, OWNERSHIP_TAGS } from '../settings.js';
 import { RATE_BUCKET_OF, resolveEngineConfig, type EngineConfig, type MutatingAction } from './config.js';
 import { allocateDevices, type DeviceRequest } from './devices.js';
-import { classifyError, type ClassifiedError, type ProviderCall } from './errors.js';
+import { classifyError, errorMessage, type ClassifiedError, type ProviderCall } from './errors.js';
 import {
   CHECK_OPERATIONS,
   attachPrerequisites,
@@ -146,10 +146,6 @@ function chunk<T>(values: readonly T[], size: number): T[][] {
   const out: T[][] = [];
   for (let i = 0; i < values.length; i += size) out.push(values.slice(i, i + size));
   return out;
-}
-
-function errorMessage(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
 
 /** Carries out operation messages; one instance may serve many invocations. */
@@ -945,6 +941,18 @@ export class Executor {
         return { outcome: 'succeeded', remove: true, alsoCheck: this.volumeCheck(attachment) };
       }
       return this.stillInProgress(attachment, now, `detaching from ${attachment.instanceId}`);
+    }
+    if (state === 'pending') {
+      // Retried after an error that kept the device: adopt an attach EC2 finished after all, else attach afresh.
+      if (link && (link.state === 'attached' || link.state === 'busy')) {
+        return {
+          outcome: 'succeeded',
+          changes: { status: successStatus(attachment.status, nextAttachmentState('pending', 'observed-attached'), now), device: link.device },
+          alsoCheck: this.volumeCheck(attachment),
+        };
+      }
+      if (link?.state === 'attaching') return this.stillInProgress(attachment, now, `EC2 is attaching as ${link.device}`);
+      return { outcome: 'succeeded', changes: { status: successStatus(attachment.status, 'pending', now, 'not attached; attaching afresh'), device: null } };
     }
     if (state === 'attaching') {
       if (link && (link.state === 'attached' || link.state === 'busy')) {

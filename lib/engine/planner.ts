@@ -137,7 +137,10 @@ export function planAttachment(attachment: AttachmentRecord, volume: VolumeRecor
   if (attachment.life === 'dying') {
     switch (state) {
       case 'pending':
-        return { type: 'remove', reason: 'never attached; removed without an EC2 call' };
+        // A device recorded on a pending attachment: retried after an error, EC2 may have attached it.
+        return attachment.device
+          ? { type: 'operation', op: 'detach', reason: 'dying after a retry; may be attached' }
+          : { type: 'remove', reason: 'never attached; removed without an EC2 call' };
       case 'attaching':
         return { type: 'operation', op: 'check-attachment', reason: 'waiting for the attach before detaching' };
       case 'attached':
@@ -154,6 +157,9 @@ export function planAttachment(attachment: AttachmentRecord, volume: VolumeRecor
 
   switch (state) {
     case 'pending': {
+      // Retried after an error that kept the device: EC2 may have attached it after all, look first.
+      if (attachment.device && volume?.ebsVolumeId)
+        return { type: 'operation', op: 'check-attachment', reason: 'retrying; may already be attached' };
       const blocked = volumeBlocksAttach(volume, attachment);
       return blocked ? { type: 'wait', reason: blocked } : { type: 'operation', op: 'attach', reason: 'volume ready' };
     }

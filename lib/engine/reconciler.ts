@@ -8,16 +8,11 @@ import { parseRecord } from '../domain/validation.js';
 import { METRICS, OWNERSHIP_TAGS } from '../settings.js';
 import { resolveEngineConfig, type EngineConfig } from './config.js';
 import { planAttachment, planVolume } from './planner.js';
-import type { Clock, Log, Metrics, OperationQueue, ProviderVolume, QueuedOperation, RecordStore, VolumeProvider } from './ports.js';
+import type { ExecutorDeps } from './executor.js';
+import { ProviderError, type ProviderVolume, type QueuedOperation } from './ports.js';
 
-export interface ReconcilerDeps {
-  store: RecordStore;
-  queue: OperationQueue;
-  provider: VolumeProvider;
-  clock: Clock;
-  metrics: Metrics;
-  log: Log;
-  config?: Partial<EngineConfig>;
+/** What the executor talks to (less its invocation-specific knobs), plus the scan's own settings. */
+export interface ReconcilerDeps extends Omit<ExecutorDeps, 'random' | 'newOwnerId'> {
   /** Records per page of the table scan (and ids per DescribeVolumes). Default 100. */
   pageSize?: number;
   /**
@@ -52,6 +47,9 @@ export class Reconciler {
   async run(): Promise<ReconcileReport> {
     const report: ReconcileReport = { scanned: 0, invalid: 0, requeued: [], leaked: [] };
     const volumesByRecord = new Map<string, VolumeRecord>();
+    // Across pages: a volume's attachments sort before it (`ATTACHMENT#…` < `VOLUME`), so they may
+    // sit at the end of the previous page.
+    const attachmentsByVolume = new Map<string, AttachmentRecord[]>();
     let cursor: string | undefined;
     do {
       const page = await this.deps.store.list({ limit: this.pageSize, ...(cursor ? { cursor } : {}) });
@@ -63,8 +61,12 @@ export class Reconciler {
         if (parsed.ok) records.push(parsed.value);
         else report.invalid++;
       }
-      for (const record of records) if (record.kind === 'volume') volumesByRecord.set(record.volumeId, record);
-      const requeue = await this.pageRequeues(records, volumesByRecord);
+      for (const record of records) {
+        if (record.kind === 'volume') volumesByRecord.set(record.volumeId, record);
+        else attachmentsByVolume.set(record.volumeId, [...(attachmentsByVolume.get(record.volumeId) ?? []), record]);
+      }
+      await this.readVolumesOfAttachments(records, volumesByRecord);
+      const requeue = await this.pageRequeues(records, volumesByRecord, attachmentsByVolume);
       if (requeue.length > 0) {
         await this.deps.queue.send(requeue.map(({ operation }) => operation));
         report.requeued.push(...requeue.map(({ key, reason }) => ({ key, reason })));
@@ -80,21 +82,37 @@ export class Reconciler {
     return report;
   }
 
+  /**
+   * Volume records of the page's attachments that the scan has not reached yet (they sort after
+   * their attachments), in one bulk read, so an attachment is judged against its volume.
+   */
+  private async readVolumesOfAttachments(records: ProvisionerRecord[], volumes: Map<string, VolumeRecord>): Promise<void> {
+    const missing = [...new Set(records.flatMap((r) => (r.kind === 'attachment' && !volumes.has(r.volumeId) ? [r.volumeId] : [])))];
+    if (missing.length === 0) return;
+    for (const raw of await this.deps.store.getMany(missing.map((volumeId) => ({ kind: 'volume' as const, volumeId })))) {
+      const parsed = parseRecord(raw);
+      if (parsed.ok && parsed.value.kind === 'volume') volumes.set(parsed.value.volumeId, parsed.value);
+    }
+  }
+
   /** The records of one page that need a nudge, with one DescribeVolumes for all of them. */
   private async pageRequeues(
     records: ProvisionerRecord[],
     volumes: Map<string, VolumeRecord>,
+    attachmentsByVolume: Map<string, AttachmentRecord[]>,
   ): Promise<{ key: string; reason: string; operation: QueuedOperation }[]> {
     const now = this.deps.clock.now();
     const ids = [...new Set(records.flatMap((r) => (r.kind === 'volume' && r.ebsVolumeId ? [r.ebsVolumeId] : [])))];
-    const described = new Map<string, ProviderVolume>();
+    // undefined: EC2 could not be asked this time; the page's EC2 comparisons wait for the next run.
+    let described: Map<string, ProviderVolume> | undefined = new Map();
     if (ids.length > 0) {
-      for (const volume of await this.deps.provider.describeVolumes(ids)) described.set(volume.ebsVolumeId, volume);
-    }
-    const attachmentsByVolume = new Map<string, AttachmentRecord[]>();
-    for (const record of records) {
-      if (record.kind !== 'attachment') continue;
-      attachmentsByVolume.set(record.volumeId, [...(attachmentsByVolume.get(record.volumeId) ?? []), record]);
+      try {
+        for (const volume of await this.deps.provider.describeVolumes(ids)) described.set(volume.ebsVolumeId, volume);
+      } catch (error) {
+        if (!(error instanceof ProviderError)) throw error;
+        this.deps.log.warn('could not describe volumes; comparing this page with EC2 next time', { code: error.code, error: error.message, volumes: ids.length });
+        described = undefined;
+      }
     }
 
     const out: { key: string; reason: string; operation: QueuedOperation }[] = [];
@@ -117,7 +135,7 @@ export class Reconciler {
   private whyRequeue(
     record: ProvisionerRecord,
     now: number,
-    described: Map<string, ProviderVolume>,
+    described: Map<string, ProviderVolume> | undefined,
     volumes: Map<string, VolumeRecord>,
     attachmentsByVolume: Map<string, AttachmentRecord[]>,
   ): string | undefined {
@@ -134,7 +152,7 @@ export class Reconciler {
     if (TRANSITIONAL.has(status.state)) return `${status.state} with no progress since ${status.updatedAt}`;
 
     if (record.kind === 'volume') {
-      if (record.ebsVolumeId && (status.state === 'available' || status.state === 'in-use')) {
+      if (described && record.ebsVolumeId && (status.state === 'available' || status.state === 'in-use')) {
         const actual = described.get(record.ebsVolumeId);
         if (!actual) return `EC2 no longer has ${record.ebsVolumeId}`;
         if (actual.state !== status.state) return `EC2 says ${actual.state}, record says ${status.state}`;

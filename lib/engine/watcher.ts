@@ -9,10 +9,11 @@
  * its waiting attachments at once, and a removed attachment lets its dying volume go.
  */
 import { keyOf, keyString, type AttachmentRecord, type ProvisionerRecord, type RecordKey, type Status, type VolumeRecord } from '../domain/records.js';
-import { nextVolumeState } from '../domain/state-machines.js';
+import { nextAttachmentState, nextVolumeState } from '../domain/state-machines.js';
 import { parseRecord, validateSpecChange } from '../domain/validation.js';
 import { METRICS } from '../settings.js';
 import type { EngineConfig } from './config.js';
+import { errorMessage } from './errors.js';
 import { planAttachment, planVolume, type Decision } from './planner.js';
 import {
   ConditionFailedError,
@@ -59,10 +60,6 @@ function stateOf(image: unknown): unknown {
 function clientChanged(change: RecordChange): boolean {
   if (change.eventName !== 'MODIFY' || change.oldRecord === undefined || change.newRecord === undefined) return true;
   return CLIENT_FIELDS.some((name) => JSON.stringify(field(change.oldRecord, name)) !== JSON.stringify(field(change.newRecord, name)));
-}
-
-function errorMessage(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
 
 export class Watcher {
@@ -115,33 +112,40 @@ export class Watcher {
           await this.writeStatus(record, { ...record.status, code: 'InvalidSpecChange', message: rejected });
           return;
         }
-        if (record.status.state === 'error' && this.generationBumped(group) && record.life === 'alive') {
-          const status: Status<VolumeRecord['status']['state']> = {
-            state: nextVolumeState('error', 'retry-requested'),
-            attempts: 0,
-            updatedAt: new Date(this.deps.clock.now()).toISOString(),
-            message: 'retry requested',
-          };
-          const written = await this.writeStatus(record, status);
-          if (!written) return;
-          await this.planAndEnqueue(written as VolumeRecord, operations);
-          return;
-        }
-        await this.planAndEnqueue(record, operations);
+        await this.planRequest(record, group, operations);
       }
       const state = record.status.state;
       if (stateMoved && (state === 'available' || state === 'in-use')) await this.releaseAttachments(record, operations);
       return;
     }
 
-    if (requested) await this.planAndEnqueue(record, operations);
+    if (requested) await this.planRequest(record, group, operations);
   }
 
+  /**
+   * A client change: a bumped generation on a live record in `error` is a retry, which puts it back
+   * to `pending` with its attempts reset before planning; volumes and attachments alike.
+   */
+  private async planRequest(record: ProvisionerRecord, group: RecordChange[], operations: QueuedOperation[]): Promise<void> {
+    if (record.status.state === 'error' && record.life === 'alive' && this.generationBumped(group)) {
+      const state = record.kind === 'volume' ? nextVolumeState('error', 'retry-requested') : nextAttachmentState('error', 'retry-requested');
+      const status: Status<string> = { state, attempts: 0, updatedAt: new Date(this.deps.clock.now()).toISOString(), message: 'retry requested' };
+      const written = await this.writeStatus(record, status);
+      if (!written) return;
+      record = written;
+    }
+    await this.planAndEnqueue(record, operations);
+  }
+
+  /** Whether the client bumped `generation`; an attachment written before it had one counts as 1. */
   private generationBumped(group: RecordChange[]): boolean {
     return group.some((change) => {
-      const before = field(change.oldRecord, 'generation');
-      const after = field(change.newRecord, 'generation');
-      return typeof before === 'number' && typeof after === 'number' && after > before;
+      if (change.oldRecord === undefined || change.newRecord === undefined) return false;
+      const generationOf = (image: unknown) => {
+        const generation = field(image, 'generation');
+        return typeof generation === 'number' ? generation : 1;
+      };
+      return generationOf(change.newRecord) > generationOf(change.oldRecord);
     });
   }
 

@@ -8,22 +8,13 @@ import { fromStreamImage, keyFromItem } from '../aws/record-item.js';
 import { parseOperationMessage } from '../aws/sqs-queue.js';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
-import type { EngineConfig } from '../engine/config.js';
-import { Executor, type ExecutorBatchItem } from '../engine/executor.js';
-import type { Clock, Log, Metrics, OperationQueue, RecordStore, VolumeProvider } from '../engine/ports.js';
+import { Executor, type ExecutorBatchItem, type ExecutorDeps } from '../engine/executor.js';
 import { Reconciler, type ReconcileReport, type ReconcilerDeps } from '../engine/reconciler.js';
 import { Watcher, type RecordChange } from '../engine/watcher.js';
 import { METRICS } from '../settings.js';
 
-export interface PipelineDeps {
-  store: RecordStore;
-  queue: OperationQueue;
-  provider: VolumeProvider;
-  clock: Clock;
-  metrics: Metrics;
-  log: Log;
-  config?: Partial<EngineConfig>;
-}
+/** What the handler cores are built from: the engine's ports and its configuration. */
+export type PipelineDeps = ExecutorDeps;
 
 export type StreamHandler = (event: DynamoDBStreamEvent) => Promise<DynamoDBBatchResponse>;
 /** Lambda's context, as far as the executor needs it: how long the invocation has left. */

@@ -7,7 +7,7 @@
  */
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { consoleLog } from './console.js';
-import { startLocalRuntime, type Backend } from './runtime.js';
+import { startLocalRuntime, type Backend, type LocalRuntime } from './runtime.js';
 
 function positiveInt(value: string): number {
   const n = Number(value);
@@ -30,6 +30,28 @@ const log = consoleLog({ level: options.verbose ? 'debug' : 'info' });
 const endpoint = options.endpoint ?? (process.env.AWS_ENDPOINT_URL || undefined);
 
 log.info(`ebs-provisioner local runtime: backend=${options.backend}${options.backend === 'moto' ? ` endpoint=${endpoint ?? 'moto_server (starting)'}` : ''}`);
+
+// Listen for Ctrl-C before starting, so a stop during start-up still shuts moto_server down.
+const started: { runtime?: LocalRuntime } = {};
+let stopRequested = false;
+function shutdown(running: LocalRuntime): void {
+  running.stop().then(
+    () => process.exit(0),
+    (error: unknown) => {
+      log.error('stopping failed', { error: String(error) });
+      process.exit(1);
+    },
+  );
+}
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.on(signal, () => {
+    if (stopRequested) return;
+    stopRequested = true;
+    log.info(`${signal}: stopping`);
+    if (started.runtime) shutdown(started.runtime);
+  });
+}
+
 const runtime = await startLocalRuntime({
   backend: options.backend,
   port: options.port,
@@ -42,24 +64,12 @@ const runtime = await startLocalRuntime({
   process.exit(1);
 });
 
-if (runtime.aws) log.info(`AWS endpoint ${runtime.aws.endpoint}, table ${runtime.aws.tableName}`);
-log.info(`HTTP API on ${runtime.apiUrl} (OpenAPI document at ${runtime.apiUrl}/openapi.json)`);
-log.info(`demo instances in us-east-1a: ${runtime.instanceIds.join(' ') || 'none'}`);
-log.info(`try: npx ebs-provisioner --endpoint ${runtime.apiUrl} volumes create --size 20 --type gp3 --attach ${runtime.instanceIds[0] ?? 'i-…'}`);
-log.info('Ctrl-C stops');
-
-let stopping = false;
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.on(signal, () => {
-    if (stopping) return;
-    stopping = true;
-    log.info(`${signal}: stopping`);
-    runtime.stop().then(
-      () => process.exit(0),
-      (error: unknown) => {
-        log.error('stopping failed', { error: String(error) });
-        process.exit(1);
-      },
-    );
-  });
+started.runtime = runtime;
+if (stopRequested) shutdown(runtime);
+else {
+  if (runtime.aws) log.info(`AWS endpoint ${runtime.aws.endpoint}, table ${runtime.aws.tableName}`);
+  log.info(`HTTP API on ${runtime.apiUrl} (OpenAPI document at ${runtime.apiUrl}/openapi.json)`);
+  log.info(`demo instances in us-east-1a: ${runtime.instanceIds.join(' ') || 'none'}`);
+  log.info(`try: npx ebs-provisioner --endpoint ${runtime.apiUrl} volumes create --size 20 --type gp3 --attach ${runtime.instanceIds[0] ?? 'i-…'}`);
+  log.info('Ctrl-C stops');
 }

@@ -3,7 +3,7 @@
  * moto_server (started here on a free loopback port) or any endpoint given, e.g. LocalStack.
  * The table and queues are created from the same definitions the deployed stack uses.
  */
-import { DescribeStreamCommand, GetRecordsCommand, GetShardIteratorCommand } from '@aws-sdk/client-dynamodb-streams';
+import { DescribeStreamCommand, GetRecordsCommand, GetShardIteratorCommand, type _Record as StreamsRecord } from '@aws-sdk/client-dynamodb-streams';
 import { DescribeImagesCommand, RunInstancesCommand } from '@aws-sdk/client-ec2';
 import { DeleteMessageBatchCommand, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import type { DynamoDBRecord, SQSRecord } from 'aws-lambda';
@@ -93,9 +93,25 @@ function dynamoStreamSource(clients: AwsClients, streamArn: string): StreamSourc
         if (!iterator) continue;
         const response = await clients.streams.send(new GetRecordsCommand({ ShardIterator: iterator, Limit: 1000 }));
         iterators.set(shardId, response.NextShardIterator);
-        records.push(...((response.Records ?? []) as DynamoDBRecord[]));
+        records.push(...(response.Records ?? []).map((record) => asLambdaStreamRecord(record, streamArn)));
       }
       return records;
+    },
+  };
+}
+
+/**
+ * A record as the DynamoDB Streams SDK returns it, in the shape Lambda hands the function:
+ * the creation time in epoch seconds rather than a Date, and the stream's ARN as event source.
+ */
+function asLambdaStreamRecord(record: StreamsRecord, streamArn: string): DynamoDBRecord {
+  const { ApproximateCreationDateTime: created, ...dynamodb } = record.dynamodb ?? {};
+  return {
+    ...(record as DynamoDBRecord),
+    eventSourceARN: streamArn,
+    dynamodb: {
+      ...(dynamodb as NonNullable<DynamoDBRecord['dynamodb']>),
+      ...(created ? { ApproximateCreationDateTime: Math.floor(created.getTime() / 1000) } : {}),
     },
   };
 }

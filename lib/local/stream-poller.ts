@@ -1,8 +1,10 @@
 /**
  * Feeds a stream handler the way Lambda's DynamoDB event source mapping does: records in order,
  * batches of up to `batchSize` gathered for at most the batching window, partial failures retried
- * from the first failed record onward, a failing batch bisected, and a record given up (sent to
- * the on-failure destination) after `retryAttempts` retries or once older than `maxRecordAgeSeconds`.
+ * from the first failed record onward, a batch whose invocation throws split in two and each half
+ * retried on its own (splitting does not count as a retry), and a record given up (sent to the
+ * on-failure destination) after `retryAttempts` retries or once older than `maxRecordAgeSeconds`,
+ * counted from when it entered the stream.
  */
 import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import type { Clock, Log } from '../engine/ports.js';
@@ -35,20 +37,37 @@ export interface StreamPollerOptions {
 
 interface Pending {
   record: DynamoDBRecord;
+  /** When the record entered the stream (epoch ms); its age counts from here. */
+  createdAt: number;
+  /** When this poller read it; the batching window counts from here. */
   arrivedAt: number;
   attempts: number;
+}
+
+/**
+ * When a record entered the stream: `ApproximateCreationDateTime` is epoch seconds in a Lambda
+ * event and a Date from the DynamoDB Streams SDK; either is accepted, `fallback` when absent.
+ */
+export function streamRecordCreatedAt(record: DynamoDBRecord, fallback: number): number {
+  const value: unknown = record.dynamodb?.ApproximateCreationDateTime;
+  if (value instanceof Date) return value.getTime();
+  if (typeof value === 'number' && Number.isFinite(value)) return value * 1000;
+  return fallback;
 }
 
 export class StreamPoller {
   private readonly settings: StreamPollerSettings;
   private readonly buffer: Pending[] = [];
-  private limit: number;
+  /**
+   * Sizes of the batches still owed to earlier bisections, front first: a failed batch of n is
+   * replaced by its halves, and full-size batches resume once they are all delivered.
+   */
+  private readonly segments: number[] = [];
   private running = false;
   private loop?: Promise<void>;
 
   constructor(private readonly options: StreamPollerOptions) {
     this.settings = options.settings ?? WATCHER;
-    this.limit = this.settings.batchSize;
   }
 
   start(): void {
@@ -73,13 +92,16 @@ export class StreamPoller {
   /** Reads what is there and invokes the handler once if a batch is ready; returns records handled. */
   async pollOnce(): Promise<number> {
     const now = this.options.clock.now();
-    for (const record of await this.options.source.read()) this.buffer.push({ record, arrivedAt: now, attempts: 0 });
+    for (const record of await this.options.source.read()) {
+      this.buffer.push({ record, createdAt: streamRecordCreatedAt(record, now), arrivedAt: now, attempts: 0 });
+    }
     this.dropExpired();
     const first = this.buffer[0];
     if (!first) return 0;
+    const limit = this.segments[0] ?? this.settings.batchSize;
     const windowOver = now - first.arrivedAt >= this.settings.maxBatchingWindowSeconds * 1000;
-    if (this.buffer.length < this.limit && !windowOver) return 0;
-    return this.invoke(this.buffer.slice(0, this.limit));
+    if (this.buffer.length < limit && !windowOver) return 0;
+    return this.invoke(this.buffer.slice(0, limit));
   }
 
   private async invoke(batch: Pending[]): Promise<number> {
@@ -89,14 +111,17 @@ export class StreamPoller {
       const failed = new Set((response?.batchItemFailures ?? []).map((f) => f.itemIdentifier));
       const index = batch.findIndex((p) => failed.has(p.record.dynamodb?.SequenceNumber ?? ''));
       failedFrom = index >= 0 ? index : undefined;
-      this.limit = this.settings.batchSize;
     } catch (error) {
       this.options.log.warn('watcher invocation failed', { error: String(error), records: batch.length });
+      if (this.settings.bisectBatchOnError && batch.length > 1) {
+        this.bisect(batch.length);
+        return 0;
+      }
       failedFrom = 0;
-      if (this.settings.bisectBatchOnError && batch.length > 1) this.limit = Math.ceil(batch.length / 2);
     }
     const done = failedFrom ?? batch.length;
     this.buffer.splice(0, done);
+    this.consumeSegment(done);
     if (failedFrom !== undefined) {
       const head = this.buffer[0]!;
       head.attempts++;
@@ -105,15 +130,33 @@ export class StreamPoller {
     return done;
   }
 
+  /** Replaces the batch that just failed with its two halves, to be delivered one after the other. */
+  private bisect(size: number): void {
+    const half = Math.ceil(size / 2);
+    if (this.segments.length > 0) this.segments.shift();
+    this.segments.unshift(half, size - half);
+  }
+
+  /** `count` records at the front were delivered (or given up): shrink the owed batches to match. */
+  private consumeSegment(count: number): void {
+    let left = count;
+    while (left > 0 && this.segments.length > 0) {
+      const taken = Math.min(left, this.segments[0]!);
+      left -= taken;
+      if (taken === this.segments[0]) this.segments.shift();
+      else this.segments[0]! -= taken;
+    }
+  }
+
   private dropExpired(): void {
     const maxAgeMs = this.settings.maxRecordAgeSeconds * 1000;
-    while (this.buffer[0] && this.options.clock.now() - this.buffer[0].arrivedAt > maxAgeMs) this.discard('older than the maximum record age');
+    while (this.buffer[0] && this.options.clock.now() - this.buffer[0].createdAt > maxAgeMs) this.discard('older than the maximum record age');
   }
 
   private discard(reason: string): void {
     const gone = this.buffer.shift();
     if (!gone) return;
-    this.limit = this.settings.batchSize;
+    this.consumeSegment(1);
     this.options.log.error('stream record given up', { sequenceNumber: gone.record.dynamodb?.SequenceNumber, reason });
     this.options.onDiscard?.(gone.record, reason);
   }

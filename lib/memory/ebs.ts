@@ -46,7 +46,9 @@ interface ModelAttachment {
 }
 
 interface ModelModification {
-  state: 'modifying' | 'optimizing' | 'completed';
+  state: 'modifying' | 'optimizing' | 'completed' | 'failed';
+  /** Why it failed, as DescribeVolumesModifications reports it. */
+  statusMessage?: string;
   optimizingAt: number;
   completedAt: number;
   target: { sizeGiB: number; volumeType: VolumeType; iops?: number; throughput?: number };
@@ -141,6 +143,18 @@ export class MemoryEbs implements VolumeProvider {
     this.faults.set(action, { error, times });
   }
 
+  /**
+   * Makes the modification under way on the volume fail, as EC2 sometimes does: it reports state
+   * `failed` with `message` and the volume keeps its previous size and type. Only a modification
+   * still `modifying` can fail (later, the new configuration is already in place).
+   */
+  failModification(ebsVolumeId: string, message: string): void {
+    const modification = this.settled(ebsVolumeId)?.modification;
+    if (modification?.state !== 'modifying') throw new Error(`no modification of ${ebsVolumeId} is modifying`);
+    modification.state = 'failed';
+    modification.statusMessage = message;
+  }
+
   /** A volume as EC2 would describe it now, or undefined when it does not exist. */
   volume(ebsVolumeId: string): ProviderVolume | undefined {
     const found = this.settled(ebsVolumeId);
@@ -212,6 +226,7 @@ export class MemoryEbs implements VolumeProvider {
           targetVolumeType: modification.target.volumeType,
           ...(modification.target.iops !== undefined ? { targetIops: modification.target.iops } : {}),
           ...(modification.target.throughput !== undefined ? { targetThroughput: modification.target.throughput } : {}),
+          ...(modification.statusMessage !== undefined ? { statusMessage: modification.statusMessage } : {}),
         },
       ];
     });
@@ -308,7 +323,8 @@ export class MemoryEbs implements VolumeProvider {
     if (volume.state !== 'available') {
       throw new ProviderError('incorrect-state', 'IncorrectState', `The volume '${volume.ebsVolumeId}' is '${volume.state}'.`);
     }
-    if (volume.modification && volume.modification.state !== 'completed') {
+    // A finished modification, completed or failed, does not hold the next one back.
+    if (volume.modification && (volume.modification.state === 'modifying' || volume.modification.state === 'optimizing')) {
       throw new ProviderError(
         'incorrect-state',
         'IncorrectModificationState',

@@ -267,8 +267,7 @@ function conditionFailure(record: ProvisionerRecord, condition: WriteCondition |
   }
   if (condition.life !== undefined && record.life !== condition.life) return `life is ${record.life}, expected ${condition.life}`;
   if (condition.generation !== undefined) {
-    const generation = record.kind === 'volume' ? record.generation : undefined;
-    if (generation !== condition.generation) return `generation is ${generation}, expected ${condition.generation}`;
+    if (record.generation !== condition.generation) return `generation is ${record.generation}, expected ${condition.generation}`;
   }
   return undefined;
 }

@@ -17,7 +17,10 @@ describe('local runtime, memory backend', () => {
       demoInstances: 1,
       log,
       pollIdleMs: 50,
-      engineConfig: { progressChecks: { 'create-volume': quick, 'check-volume': quick, 'modify-volume': quick, 'delete-volume': quick, attach: quick, 'check-attachment': quick, detach: quick } },
+      engineConfig: {
+        progressChecks: { 'create-volume': quick, 'check-volume': quick, 'modify-volume': quick, 'delete-volume': quick, attach: quick, 'check-attachment': quick, detach: quick },
+        backoff: { baseSeconds: 1, capSeconds: 2 },
+      },
     });
   });
   afterAll(async () => {
@@ -47,5 +50,35 @@ describe('local runtime, memory backend', () => {
     for (let i = 0; i < 50 && !log.entries.some((e) => attachedLine.test(e.message)); i++) await new Promise((resolve) => setTimeout(resolve, 100));
     const lines = log.entries.map((e) => e.message);
     expect(lines).toEqual(expect.arrayContaining(['volume/smoke  creating → available  vol-00000000000000001', expect.stringMatching(attachedLine)]));
+  }, 30_000);
+
+  it('gives attaches racing to one instance different devices, as EC2 refuses a device in use', async () => {
+    const [instanceId] = runtime.instanceIds;
+    const ids = ['race-a', 'race-b', 'race-c'];
+    const responses = await Promise.all(
+      ids.map((volumeId) =>
+        fetch(`${runtime.apiUrl}/volumes`, {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json' },
+          body: JSON.stringify({ volumeId, spec: { sizeGiB: 8, volumeType: 'gp3' }, attachTo: { instanceId } }),
+        }),
+      ),
+    );
+    expect(responses.map((r) => r.status)).toEqual([201, 201, 201]);
+    const deadline = Date.now() + 25_000;
+    let devices: (string | undefined)[] = [];
+    while (Date.now() < deadline) {
+      const bodies = await Promise.all(
+        ids.map(async (id) => (await (await fetch(`${runtime.apiUrl}/volumes/${id}`)).json()) as { attachments: { device?: string; status: { state: string } }[] }),
+      );
+      devices = bodies.map((b) => (b.attachments[0]?.status.state === 'attached' ? b.attachments[0].device : undefined));
+      if (devices.every(Boolean)) break;
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    expect(devices.every(Boolean)).toBe(true);
+    expect(new Set(devices).size).toBe(ids.length);
+    // The smoke volume holds one device too; EC2's own view agrees with the records.
+    const [instance] = await runtime.provider.describeInstances([instanceId!]);
+    expect(instance?.deviceNames).toEqual(expect.arrayContaining(devices as string[]));
   }, 30_000);
 });

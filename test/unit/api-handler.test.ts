@@ -77,6 +77,21 @@ describe('API handler', () => {
       expect(VolumeDetailsSchema.parse(deleted.json).life).toBe('dying');
     });
 
+    it('retries an attachment in error (202), 409 when there is nothing to retry, 404 when absent', async () => {
+      await api.call({ method: 'POST', url: '/volumes', json: { volumeId: 'data-01', spec: GP3 } });
+      await api.call({ method: 'PUT', url: `/volumes/data-01/attachments/${INSTANCE_A}` });
+      const url = `/volumes/data-01/attachments/${INSTANCE_A}/retry`;
+      expect(expectProblem(await api.call({ method: 'POST', url }), 409).detail).toContain('not in error');
+      await api.store.update({ kind: 'attachment', volumeId: 'data-01', instanceId: INSTANCE_A }, {
+        status: { state: 'error', code: 'InvalidVolume.ZoneMismatch', message: 'wrong AZ', attempts: 1, updatedAt: '2026-01-01T00:00:00.000Z' },
+      });
+      const retried = await api.call({ method: 'POST', url });
+      expect(retried.statusCode).toBe(202);
+      expect(AttachmentSchema.parse(retried.json)).toMatchObject({ instanceId: INSTANCE_A, generation: 2 });
+      expectProblem(await api.call({ method: 'POST', url: '/volumes/data-01/attachments/i-0fedcba9876543210/retry' }), 404);
+      expectProblem(await api.call({ method: 'POST', url: '/volumes/data-01/attachments/server-1/retry' }), 400);
+    });
+
     it('serves its OpenAPI document', async () => {
       const response = await api.call({ method: 'GET', url: '/openapi.json' });
       expect(response.statusCode).toBe(200);
@@ -126,6 +141,8 @@ describe('API handler', () => {
       { name: 'limit not a number', request: { method: 'GET', url: '/volumes?limit=ten' }, status: 400, paths: ['limit'] },
       { name: 'repeated query parameter', request: { method: 'GET', url: '/volumes?state=pending&state=error' }, status: 400, paths: ['state'] },
       { name: 'unknown state filter', request: { method: 'GET', url: '/volumes?state=sleeping' }, status: 400, paths: ['state'] },
+      // Named as the domain's own validation names it.
+      { name: 'empty tag key', request: { method: 'POST', url: '/volumes', json: { spec: { ...GP3, tags: { '': 'x' } } } }, status: 400, paths: ['spec.tags'] },
     ];
 
     for (const { name, request, status, paths } of cases) {

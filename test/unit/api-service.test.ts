@@ -319,6 +319,52 @@ describe('VolumeService', () => {
     });
   });
 
+  describe('retryAttachment', () => {
+    beforeEach(async () => {
+      await service.createVolume({ volumeId: 'data-01', spec: GP3 });
+      await service.putAttachment('data-01', INSTANCE_A, {});
+    });
+    const fail = () =>
+      store.update<AttachmentRecord>(attachmentKey('data-01', INSTANCE_A), {
+        status: { state: 'error', code: 'InvalidVolume.ZoneMismatch', message: 'wrong AZ', attempts: 1, updatedAt: '2026-01-01T00:00:00.000Z' },
+      });
+
+    it('new attachments start at generation 1', async () => {
+      expect((await attachment('data-01', INSTANCE_A))?.generation).toBe(1);
+    });
+
+    it('bumps the generation of an attachment in error, leaving its status to the system', async () => {
+      await fail();
+      const view = await service.retryAttachment('data-01', INSTANCE_A);
+      expect(view).toMatchObject({ instanceId: INSTANCE_A, generation: 2, life: 'alive' });
+      expect((await attachment('data-01', INSTANCE_A))?.status).toMatchObject({ state: 'error', code: 'InvalidVolume.ZoneMismatch' });
+      expect((await service.retryAttachment('data-01', INSTANCE_A)).generation).toBe(3);
+    });
+
+    it('retries an attachment written without a generation as if it were 1', async () => {
+      const { generation: _dropped, ...older } = (await attachment('data-01', INSTANCE_A))!;
+      store.putRaw({ ...older, status: { state: 'error', attempts: 1, updatedAt: '2026-01-01T00:00:00.000Z' } });
+      expect((await service.retryAttachment('data-01', INSTANCE_A)).generation).toBe(2);
+      expect((await attachment('data-01', INSTANCE_A))?.generation).toBe(2);
+    });
+
+    it('is 409 when not in error or detaching, 404 when absent, and writes nothing then', async () => {
+      const writes = store.writes;
+      const pending = await problemOf(() => service.retryAttachment('data-01', INSTANCE_A));
+      expect(pending.status).toBe(409);
+      expect(pending.detail).toContain('is pending, not in error');
+      expect(store.writes).toBe(writes);
+      await fail();
+      await service.deleteAttachment('data-01', INSTANCE_A);
+      const dying = await problemOf(() => service.retryAttachment('data-01', INSTANCE_A));
+      expect(dying.status).toBe(409);
+      expect(dying.detail).toContain('being detached');
+      expect((await problemOf(() => service.retryAttachment('data-01', INSTANCE_B))).status).toBe(404);
+      expect((await problemOf(() => service.retryAttachment('nope', INSTANCE_A))).status).toBe(404);
+      expect((await attachment('data-01', INSTANCE_A))?.generation).toBe(1);
+    });
+  });
+
   describe('deleteVolume', () => {
     it('marks the volume dying, once, and repeats harmlessly', async () => {
       await service.createVolume({ volumeId: 'data-01', spec: GP3 });

@@ -111,6 +111,25 @@ describe('CLI against the API over HTTP', () => {
       expect(listed.stdout).toMatch(new RegExp(`vol-rec-1\\s+${INSTANCE_A}\\s+pending\\s+alive\\s+/dev/sdf`));
     });
 
+    it('retries an attachment that ended in error', async () => {
+      await cli('volumes', 'create', '--size', '20', '--id', 'data-01');
+      await cli('volumes', 'attach', 'data-01', INSTANCE_B);
+      const nothingToRetry = await cli('volumes', 'retry-attachment', 'data-01', INSTANCE_B);
+      expect(nothingToRetry.code).toBe(EXIT.failed);
+      expect(nothingToRetry.stderr).toContain('not in error');
+      await store.update<AttachmentRecord>(
+        { kind: 'attachment', volumeId: 'data-01', instanceId: INSTANCE_B },
+        { status: { state: 'error', code: 'InvalidVolume.ZoneMismatch', message: 'wrong AZ', attempts: 1, updatedAt: new Date(clock.now()).toISOString() } },
+      );
+      const retriedAttachment = await cli('volumes', 'retry-attachment', 'data-01', INSTANCE_B);
+      expect(retriedAttachment.code).toBe(EXIT.ok);
+      expect(retriedAttachment.stdout).toMatch(new RegExp(`^Retrying: data-01 → ${INSTANCE_B}: error`));
+      expect((await store.get({ kind: 'attachment', volumeId: 'data-01', instanceId: INSTANCE_B }))?.generation).toBe(2);
+      const absent = await cli('volumes', 'retry-attachment', 'data-01', INSTANCE_A);
+      expect(absent.code).toBe(EXIT.failed);
+      expect(absent.stderr).toContain('does not exist');
+    });
+
     it('grows, modifies, attaches, detaches and deletes', async () => {
       await cli('volumes', 'create', '--size', '20', '--iops', '4000', '--id', 'data-01');
       const grown = await cli('-o', 'json', 'volumes', 'grow', 'data-01', '--size', '50');

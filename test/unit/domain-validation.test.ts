@@ -141,6 +141,15 @@ describe('parseRecord', () => {
     expect([...new Set(result.issues.map((i) => i.path))].sort()).toEqual(['generation', 'life', 'spec.iops', 'volumeId']);
   });
 
+  it('reads an attachment without a generation as generation 1, and refuses a generation below 1', () => {
+    const older = parseRecord({ kind: 'attachment', volumeId: 'v', instanceId: 'i-0123456789abcdef0', life: 'alive' });
+    expect(older.ok && older.value).toMatchObject({ kind: 'attachment', generation: 1 });
+    const retried = parseRecord({ kind: 'attachment', volumeId: 'v', instanceId: 'i-0123456789abcdef0', life: 'alive', generation: 3 });
+    expect(retried.ok && retried.value).toMatchObject({ generation: 3 });
+    const bad = parseRecord({ kind: 'attachment', volumeId: 'v', instanceId: 'i-0123456789abcdef0', life: 'alive', generation: 0 });
+    expect(bad.ok ? [] : bad.issues.map((i) => i.path)).toEqual(['generation']);
+  });
+
   it('checks attachments and rejects unknown kinds', () => {
     expect(parseRecord({ kind: 'attachment', volumeId: 'v', instanceId: 'i-0123456789abcdef0', life: 'dying', requestedDevice: '/dev/sdz' }).ok).toBe(true);
     const bad = parseRecord({ kind: 'attachment', volumeId: 'v', instanceId: 'host-1', life: 'alive', device: '/dev/sda' });

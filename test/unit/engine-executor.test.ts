@@ -589,6 +589,54 @@ describe('executor: modify', () => {
     expect(volume.observedGeneration).toBe(2);
     expect(h.ebs.calls.ModifyVolume).toBe(1);
   });
+
+  it('a failed modification settles back to in-use with its message, then ModifyVolume is retried after a backoff', async () => {
+    const h = harness();
+    await availableVolume(h, 'data-1');
+    await h.store.create(newAttachment('data-1'));
+    await h.executor.run(h.batchOf(h.op('attach', attachmentKey('data-1'))));
+    await h.settle(20_000);
+    await h.store.update<VolumeRecord>(volumeKey('data-1'), { spec: { sizeGiB: 20, volumeType: 'gp3', availabilityZone: AZ }, generation: 2 });
+    await h.executor.run(h.batchOf(h.op('modify-volume', volumeKey('data-1'))));
+    const { ebsVolumeId } = await volumeOf(h, 'data-1');
+    h.ebs.failModification(ebsVolumeId!, 'Internal error: the modification could not be completed.');
+
+    await h.settle(15_000);
+    const failed = await volumeOf(h, 'data-1');
+    expect(failed.status).toMatchObject({
+      state: 'in-use',
+      code: 'ModificationFailed',
+      message: 'Internal error: the modification could not be completed.',
+      attempts: 1,
+      nextAttemptAt: expect.any(String),
+    });
+    expect(failed.observed?.sizeGiB).toBe(10);
+    expect(failed.observedGeneration).toBe(1);
+    expect(h.queued()).toEqual([{ op: 'modify-volume', key: 'data-1', delaySeconds: expect.any(Number) }]);
+
+    await h.settle(120_000, 5000);
+    const grown = await volumeOf(h, 'data-1');
+    expect(grown.status).toMatchObject({ state: 'in-use', attempts: 0 });
+    expect(grown.status.code).toBeUndefined();
+    expect(grown.observed?.sizeGiB).toBe(20);
+    expect(grown.observedGeneration).toBe(2);
+    expect(h.ebs.calls.ModifyVolume).toBe(2);
+  });
+
+  it('a failed modification with the attempt budget spent ends in error with the EC2 message and is not retried', async () => {
+    const h = harness({ config: { maxAttempts: 1 } });
+    await availableVolume(h, 'data-1');
+    await h.store.update<VolumeRecord>(volumeKey('data-1'), { spec: { sizeGiB: 20, volumeType: 'gp3', availabilityZone: AZ }, generation: 2 });
+    await h.executor.run(h.batchOf(h.op('modify-volume', volumeKey('data-1'))));
+    h.ebs.failModification((await volumeOf(h, 'data-1')).ebsVolumeId!, 'The volume could not be modified.');
+    await h.settle(120_000, 5000);
+    const volume = await volumeOf(h, 'data-1');
+    expect(volume.status).toMatchObject({ state: 'error', code: 'ModificationFailed', attempts: 1 });
+    expect(volume.status.message).toBe('The volume could not be modified. (gave up after 1 failed attempts)');
+    expect(volume.observed?.sizeGiB).toBe(10);
+    expect(h.ebs.calls.ModifyVolume).toBe(1);
+    expect(h.queued()).toEqual([]);
+  });
 });
 
 

@@ -2,7 +2,7 @@
 import { FakeClock } from '../../lib/memory/clock.js';
 import { MemoryRecordStore } from '../../lib/memory/store.js';
 import { MemoryOperationQueue } from '../../lib/memory/queue.js';
-import { MemoryEbs, type TimedStep } from '../../lib/memory/ebs.js';
+import { MemoryEbs, type StepDuration, type TimedStep } from '../../lib/memory/ebs.js';
 import { RecordingMetrics } from '../../lib/memory/metrics.js';
 import { silentLog } from '../../lib/memory/log.js';
 import type { AttachmentRecord, VolumeRecord, VolumeSpec } from '../../lib/domain/records.js';
@@ -60,7 +60,7 @@ const SOLE_ENVIRONMENT_BUDGETS: EngineConfig['rateBudgets'] = {
   ModifyVolume: { burst: 50, ratePerSecond: 5 },
 };
 
-export function harness(options: { config?: Partial<EngineConfig>; owner?: string; ebsTimings?: Partial<Record<TimedStep, number>> } = {}) {
+export function harness(options: { config?: Partial<EngineConfig>; owner?: string; ebsTimings?: Partial<Record<TimedStep, StepDuration>> } = {}) {
   const clock = new FakeClock(START);
   const store = new MemoryRecordStore();
   const queue = new MemoryOperationQueue({ clock });

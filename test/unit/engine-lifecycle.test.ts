@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { VolumeRecord } from '../../lib/domain/records.js';
+import type { AttachmentRecord, VolumeRecord } from '../../lib/domain/records.js';
 import { ProviderError } from '../../lib/engine/ports.js';
-import { AZ, attachmentKey, harness, newAttachment, newVolume, volumeKey } from './engine-fixtures.js';
+import { AZ, INSTANCE, attachmentKey, harness, newAttachment, newVolume, volumeKey } from './engine-fixtures.js';
 
 const instanceOf = (index: number) => `i-000000000000000a${index % 4}`;
 
@@ -52,5 +52,157 @@ describe('lifecycle through watcher and executor', () => {
     const volume = await h.store.get(volumeKey('data-1'));
     expect(volume?.status).toMatchObject({ state: 'available', attempts: 0 });
     expect(h.ebs.volumes()).toHaveLength(1);
+  });
+});
+
+describe('attachment retry after a terminal error, through watcher and executor', () => {
+  const FAR_INSTANCE = 'i-0000000000000000b';
+  const LATE_INSTANCE = 'i-0000000000000000c';
+
+  async function run(h: ReturnType<typeof harness>, seconds: number) {
+    for (let i = 0; i < seconds / 5; i++) {
+      await h.watch();
+      await h.settle(5000);
+    }
+    await h.watch();
+  }
+
+  const attachmentOf = async (h: ReturnType<typeof harness>, instanceId: string) =>
+    (await h.store.get(attachmentKey('data-1', instanceId))) as AttachmentRecord;
+
+  it('an AZ mismatch ends in error; a stale message does nothing; a retry tries afresh and fails again with attempts reset', async () => {
+    const h = harness();
+    h.ebs.addInstance({ instanceId: FAR_INSTANCE, availabilityZone: 'eu-west-1b' });
+    await h.store.create(newVolume('data-1'));
+    await h.store.create(newAttachment('data-1', { instanceId: FAR_INSTANCE }));
+    await run(h, 60);
+    const failed = await attachmentOf(h, FAR_INSTANCE);
+    expect(failed.status).toMatchObject({
+      state: 'error',
+      code: 'InvalidVolume.ZoneMismatch',
+      message: `volume is in ${AZ}, instance ${FAR_INSTANCE} in eu-west-1b`,
+      attempts: 1,
+    });
+    expect(failed.device).toBeUndefined();
+    expect(h.ebs.calls.AttachVolume).toBe(0);
+
+    // A late attach message changes nothing: only the client's retry leaves error.
+    await h.executor.run(h.batchOf(h.op('attach', attachmentKey('data-1', FAR_INSTANCE))));
+    expect((await attachmentOf(h, FAR_INSTANCE)).status).toEqual(failed.status);
+
+    await h.clock.advance(60_000);
+    await h.store.update<AttachmentRecord>(attachmentKey('data-1', FAR_INSTANCE), { generation: 2 });
+    await h.watch();
+    expect((await attachmentOf(h, FAR_INSTANCE)).status).toMatchObject({ state: 'pending', attempts: 0, message: 'retry requested' });
+    expect((await attachmentOf(h, FAR_INSTANCE)).status.code).toBeUndefined();
+
+    await run(h, 30);
+    const again = await attachmentOf(h, FAR_INSTANCE);
+    expect(again.status).toMatchObject({ state: 'error', code: 'InvalidVolume.ZoneMismatch', attempts: 1 });
+    expect(Date.parse(again.status.updatedAt)).toBeGreaterThan(Date.parse(failed.status.updatedAt));
+    expect(again.generation).toBe(2);
+    expect(h.ebs.calls.AttachVolume).toBe(0);
+  });
+
+  it('an instance that never appears spends the budget; once it exists a retry (delivered twice) attaches once', async () => {
+    const h = harness({ config: { maxAttempts: 3 } });
+    await h.store.create(newVolume('data-1'));
+    // Written without a generation, as records from before attachments had one.
+    await h.store.create(newAttachment('data-1', { instanceId: LATE_INSTANCE }));
+    await run(h, 120);
+    expect((await attachmentOf(h, LATE_INSTANCE)).status).toMatchObject({ state: 'error', code: 'InvalidInstanceID.NotFound', attempts: 3 });
+
+    h.ebs.addInstance({ instanceId: LATE_INSTANCE, availabilityZone: AZ });
+    h.changes.length = 0;
+    await h.store.update<AttachmentRecord>(attachmentKey('data-1', LATE_INSTANCE), { generation: 2 });
+    const retryChanges = [...h.changes];
+    await h.watch();
+    await h.watcher.handle(retryChanges);
+    await run(h, 60);
+
+    const attached = await attachmentOf(h, LATE_INSTANCE);
+    expect(attached.status).toMatchObject({ state: 'attached', attempts: 0 });
+    expect(attached.status.code).toBeUndefined();
+    expect(attached.device).toMatch(/^\/dev\//);
+    expect(h.ebs.calls.AttachVolume).toBe(1);
+    expect((await h.store.get(volumeKey('data-1')))?.status.state).toBe('in-use');
+    expect(h.queue.deadLetters()).toEqual([]);
+  });
+
+  it('an attach that timed out but finished later is adopted on retry, with no second AttachVolume', async () => {
+    const h = harness({ config: { maxOperationAgeMs: 60_000 }, ebsTimings: { attach: 300_000 } });
+    await h.store.create(newVolume('data-1'));
+    await h.store.create(newAttachment('data-1'));
+    await run(h, 120);
+    const timedOut = await attachmentOf(h, INSTANCE);
+    expect(timedOut.status).toMatchObject({ state: 'error', code: 'Timeout' });
+    expect(timedOut.device).toMatch(/^\/dev\//);
+
+    await h.clock.advance(300_000);
+    await h.store.update<AttachmentRecord>(attachmentKey('data-1'), { generation: 2 });
+    await run(h, 30);
+    expect((await attachmentOf(h, INSTANCE)).status).toMatchObject({ state: 'attached', attempts: 0 });
+    expect((await attachmentOf(h, INSTANCE)).device).toBe(timedOut.device);
+    expect(h.ebs.calls.AttachVolume).toBe(1);
+    expect((await h.store.get(volumeKey('data-1')))?.status.state).toBe('in-use');
+  });
+
+  it('a retried attachment that kept its device but is not attached in EC2 attaches afresh', async () => {
+    let attaches = 0;
+    const h = harness({ config: { maxOperationAgeMs: 60_000 }, ebsTimings: { attach: () => (attaches++ === 0 ? 300_000 : 5_000) } });
+    await h.store.create(newVolume('data-1'));
+    await h.store.create(newAttachment('data-1'));
+    await run(h, 120);
+    const timedOut = await attachmentOf(h, INSTANCE);
+    expect(timedOut.status.state).toBe('error');
+    // Someone detaches it in the console meanwhile.
+    const ebsVolumeId = ((await h.store.get(volumeKey('data-1'))) as VolumeRecord).ebsVolumeId!;
+    await h.ebs.detachVolume({ ebsVolumeId, instanceId: INSTANCE, device: timedOut.device! });
+    await h.clock.advance(300_000);
+    expect(h.ebs.volume(ebsVolumeId)?.attachments).toEqual([]);
+
+    await h.store.update<AttachmentRecord>(attachmentKey('data-1'), { generation: 2 });
+    await run(h, 30);
+    expect(h.ebs.calls.AttachVolume).toBe(2);
+    expect((await attachmentOf(h, INSTANCE)).status).toMatchObject({ state: 'attached', attempts: 0 });
+    expect(h.ebs.volume(ebsVolumeId)?.attachments.map((a) => a.instanceId)).toEqual([INSTANCE]);
+  });
+
+  it('a retried attachment that may be attached and is then made dying is detached, not dropped', async () => {
+    const h = harness({ config: { maxOperationAgeMs: 60_000 }, ebsTimings: { attach: 300_000 } });
+    await h.store.create(newVolume('data-1'));
+    await h.store.create(newAttachment('data-1'));
+    await run(h, 120);
+    expect((await attachmentOf(h, INSTANCE)).status.state).toBe('error');
+    await h.clock.advance(300_000);
+
+    await h.store.update<AttachmentRecord>(attachmentKey('data-1'), { generation: 2 });
+    await h.watch();
+    await h.store.update<AttachmentRecord>(attachmentKey('data-1'), { life: 'dying' });
+    await run(h, 60);
+    expect(await h.store.get(attachmentKey('data-1'))).toBeUndefined();
+    expect(h.ebs.calls.DetachVolume).toBe(1);
+    const ebsVolumeId = ((await h.store.get(volumeKey('data-1'))) as VolumeRecord).ebsVolumeId!;
+    expect(h.ebs.volume(ebsVolumeId)?.attachments).toEqual([]);
+  });
+
+  it('a generation bump outside error, or on a dying attachment, is not a retry', async () => {
+    const h = harness();
+    h.ebs.addInstance({ instanceId: FAR_INSTANCE, availabilityZone: 'eu-west-1b' });
+    await h.store.create(newVolume('data-1'));
+    await h.store.create(newAttachment('data-1'));
+    await h.store.create(newAttachment('data-1', { instanceId: FAR_INSTANCE }));
+    await run(h, 60);
+    expect((await attachmentOf(h, INSTANCE)).status.state).toBe('attached');
+    expect((await attachmentOf(h, FAR_INSTANCE)).status.state).toBe('error');
+
+    await h.store.update<AttachmentRecord>(attachmentKey('data-1', INSTANCE), { generation: 2 });
+    await h.store.update<AttachmentRecord>(attachmentKey('data-1', FAR_INSTANCE), { generation: 2, life: 'dying' });
+    await run(h, 30);
+    expect((await attachmentOf(h, INSTANCE)).status).toMatchObject({ state: 'attached', attempts: 0 });
+    // Never attached: the dying attachment in error is removed without any EC2 call.
+    expect(await h.store.get(attachmentKey('data-1', FAR_INSTANCE))).toBeUndefined();
+    expect(h.ebs.calls.AttachVolume).toBe(1);
+    expect(h.ebs.calls.DetachVolume).toBe(0);
   });
 });

@@ -135,6 +135,9 @@ describe('planAttachment', () => {
     ['detaching', 'dying', {}, { type: 'operation', op: 'check-attachment' }],
     ['error', 'dying', {}, { type: 'remove' }],
     ['error', 'dying', { device: '/dev/sdf' }, { type: 'operation', op: 'detach' }],
+    // Retried after an error that kept the device: EC2 may have attached it after all.
+    ['pending', 'alive', { device: '/dev/sdf' }, { type: 'operation', op: 'check-attachment' }],
+    ['pending', 'dying', { device: '/dev/sdf' }, { type: 'operation', op: 'detach' }],
   ] as const)('%s (%s %o) → %o', (state, life, extra, expected) => {
     expect(planAttachment(attachment(state, { life, ...extra }), ready)).toMatchObject(expected);
   });

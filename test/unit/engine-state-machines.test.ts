@@ -66,6 +66,12 @@ describe('attachment state machine', () => {
     expect(() => nextAttachmentState('detached', 'attach-started')).toThrow(/attachment transition/);
   });
 
+  it('a retry takes an attachment from error back to pending, and from nowhere else', () => {
+    expect(nextAttachmentState('error', 'retry-requested')).toBe('pending');
+    for (const state of ATTACHMENT_STATES.filter((s) => s !== 'error'))
+      expect(() => nextAttachmentState(state, 'retry-requested')).toThrow(IllegalTransitionError);
+  });
+
   it('reaches every state and uses every event', () => {
     const reached = new Set(['pending', ...ATTACHMENT_TRANSITIONS.map((row) => row.to)]);
     expect([...ATTACHMENT_STATES].filter((state) => !reached.has(state))).toEqual([]);

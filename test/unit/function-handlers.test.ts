@@ -1,6 +1,10 @@
 import { marshall } from '@aws-sdk/util-dynamodb';
 import type { DynamoDBRecord, SQSRecord } from 'aws-lambda';
+import { Logger } from '@aws-lambda-powertools/logger';
+import middy from '@middy/core';
+import type { Context } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
+import { correlateLogs } from '../../lib/functions/logging.js';
 import type { VolumeRecord } from '../../lib/domain/records.js';
 import { itemKey, toItem } from '../../lib/aws/record-item.js';
 import { readFunctionEnvironment } from '../../lib/functions/environment.js';
@@ -95,5 +99,15 @@ describe('function handlers', () => {
     expect(env.engineConfig.rateBudgets?.AttachVolume).toEqual({ ratePerSecond: 2, burst: 8 });
     expect(() => readFunctionEnvironment({ TABLE_NAME: 't', OWNER_TAG_VALUE: 's' })).toThrow('QUEUE_URL is not set');
     expect(() => readFunctionEnvironment({ TABLE_NAME: 't', QUEUE_URL: 'q', OWNER_TAG_VALUE: 's', EC2_RATE_BUDGET: 'fast' })).toThrow(/positive number/);
+  });
+
+  it('tags every log line of a scheduled run with the event id as correlation id', async () => {
+    const logger = new Logger({ serviceName: 'test', logLevel: 'SILENT' });
+    let seen: unknown;
+    const handler = middy<{ id: string }>(async () => {
+      seen = logger.getCorrelationId();
+    }).use(correlateLogs<{ id: string }>(logger, (event) => event.id));
+    await handler({ id: 'b9d5f6a0-run' }, {} as Context);
+    expect(seen).toBe('b9d5f6a0-run');
   });
 });

@@ -1,6 +1,8 @@
 import type { DynamoDBRecord, DynamoDBStreamEvent, SQSEvent, SQSRecord } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
+import { createMemoryBackend } from '../../lib/local/memory-backend.js';
 import { QueuePoller } from '../../lib/local/queue-poller.js';
+import { QUEUE } from '../../lib/settings.js';
 import { StreamPoller } from '../../lib/local/stream-poller.js';
 import { FakeClock, RecordingLog } from '../../lib/memory/index.js';
 
@@ -63,12 +65,36 @@ describe('StreamPoller', () => {
         if (sequences(e).includes(1)) throw new Error('poison');
       },
     });
-    for (let i = 0; i < 5; i++) {
+    for (let i = 0; i < 8; i++) {
       await poller.pollOnce();
       await clock.advance(1_000);
     }
-    expect(seen.slice(0, 4)).toEqual([[1, 2, 3, 4], [1, 2], [1], [2, 3, 4]]);
+    // Halves are delivered one after the other; only the lone poison record uses up retries.
+    expect(seen).toEqual([[1, 2, 3, 4], [1, 2], [1], [1], [1], [2], [3, 4]]);
     expect(discarded).toEqual(['1: retried 2 times']);
+  });
+
+  it('does not count splitting a batch as a retry, so good records around a poison one get through', async () => {
+    const clock = new FakeClock(0);
+    const delivered: number[] = [];
+    const discarded: string[] = [];
+    const poller = new StreamPoller({
+      source: streamOf([record(1), record(2), record(3), record(4), record(5)]),
+      clock,
+      log: new RecordingLog(),
+      settings: { ...settings, batchSize: 5, retryAttempts: 0 },
+      onDiscard: (r, reason) => discarded.push(`${r.dynamodb!.SequenceNumber}: ${reason}`),
+      handler: async (e) => {
+        if (sequences(e).includes(4)) throw new Error('poison');
+        delivered.push(...sequences(e));
+      },
+    });
+    for (let i = 0; i < 10; i++) {
+      await poller.pollOnce();
+      await clock.advance(1_000);
+    }
+    expect(delivered).toEqual([1, 2, 3, 5]);
+    expect(discarded).toEqual(['4: retried 0 times']);
   });
 
   it('gives up on records older than the maximum record age', async () => {
@@ -87,6 +113,24 @@ describe('StreamPoller', () => {
     await clock.advance(61_000);
     expect(await poller.pollOnce()).toBe(0);
     expect(discarded).toEqual(['1: older than the maximum record age']);
+  });
+
+  it('counts a record\'s age from when it entered the stream, in Lambda\'s and the SDK\'s shapes', async () => {
+    const clock = new FakeClock(1_000_000);
+    const discarded: string[] = [];
+    const handled: number[] = [];
+    const aged = (n: number, created: number | Date): DynamoDBRecord => ({ ...record(n), dynamodb: { SequenceNumber: String(n), ApproximateCreationDateTime: created as number } });
+    const poller = new StreamPoller({
+      source: streamOf([aged(1, 1_000_000 / 1000 - 61), aged(2, new Date(1_000_000 - 61_000)), aged(3, 1_000_000 / 1000 - 5)]),
+      clock,
+      log: new RecordingLog(),
+      settings: { ...settings, maxBatchingWindowSeconds: 0 },
+      onDiscard: (r, reason) => discarded.push(`${r.dynamodb!.SequenceNumber}: ${reason}`),
+      handler: async (e) => void handled.push(...sequences(e)),
+    });
+    expect(await poller.pollOnce()).toBe(1);
+    expect(discarded).toEqual(['1: older than the maximum record age', '2: older than the maximum record age']);
+    expect(handled).toEqual([3]);
   });
 });
 
@@ -119,5 +163,54 @@ describe('QueuePoller', () => {
     expect(await poller.pollOnce()).toBe(1);
     expect(deleted).toEqual(['a', 'c']);
     expect(await poller.pollOnce()).toBe(0);
+  });
+});
+
+describe('QueuePoller on the memory backend', () => {
+  it('redelivers a failed message after the visibility timeout and dead-letters it after the maximum receives', async () => {
+    const clock = new FakeClock(0);
+    const backend = createMemoryBackend({ clock, ownerTagValue: 'test', visibilityTimeoutMs: 30_000 });
+    const receiveCounts: string[] = [];
+    const poller = new QueuePoller({
+      source: backend.messages,
+      clock,
+      log: new RecordingLog(),
+      settings: { batchSize: 10, maxBatchingWindowSeconds: 0, maxConcurrency: 1 },
+      handler: async (event: SQSEvent) => {
+        receiveCounts.push(...event.Records.map((r) => r.attributes.ApproximateReceiveCount));
+        return { batchItemFailures: event.Records.map((r) => ({ itemIdentifier: r.messageId })) };
+      },
+    });
+    await backend.queue.send([{ message: { op: 'check-volume', key: { kind: 'volume', volumeId: 'v1' } }, delaySeconds: 0 }]);
+
+    expect(await poller.pollOnce()).toBe(1);
+    expect(await poller.pollOnce()).toBe(0); // hidden for the visibility timeout
+    await clock.advance(29_000);
+    expect(await poller.pollOnce()).toBe(0);
+    for (let i = 0; i < QUEUE.maxReceiveCount; i++) {
+      await clock.advance(30_000);
+      await poller.pollOnce();
+    }
+    expect(receiveCounts).toEqual(Array.from({ length: QUEUE.maxReceiveCount }, (_, i) => String(i + 1)));
+    expect(backend.queue.deadLetters().map((d) => d.message.key)).toEqual([{ kind: 'volume', volumeId: 'v1' }]);
+  });
+
+  it('deletes a message the handler did not report as failed', async () => {
+    const clock = new FakeClock(0);
+    const backend = createMemoryBackend({ clock, ownerTagValue: 'test', visibilityTimeoutMs: 30_000 });
+    let calls = 0;
+    const poller = new QueuePoller({
+      source: backend.messages,
+      clock,
+      log: new RecordingLog(),
+      settings: { batchSize: 10, maxBatchingWindowSeconds: 0, maxConcurrency: 1 },
+      handler: async () => void calls++,
+    });
+    await backend.queue.send([{ message: { op: 'check-volume', key: { kind: 'volume', volumeId: 'v1' } }, delaySeconds: 0 }]);
+    expect(await poller.pollOnce()).toBe(1);
+    await clock.advance(60_000);
+    expect(await poller.pollOnce()).toBe(0);
+    expect(calls).toBe(1);
+    expect(backend.queue.deadLetters()).toEqual([]);
   });
 });

@@ -146,6 +146,24 @@ describe('MemoryEbs', () => {
     await ebs.modifyVolume({ ebsVolumeId: v, sizeGiB: 30 });
   });
 
+  it('a failed modification reports its message, leaves the volume as it was, and allows the next one', async () => {
+    const { clock, ebs } = setup();
+    const v = await availableVolume(clock, ebs, 't');
+    expect(() => ebs.failModification(v, 'nothing to fail')).toThrow(/no modification/);
+    await ebs.modifyVolume({ ebsVolumeId: v, sizeGiB: 20, volumeType: 'io2', iops: 1000 });
+    ebs.failModification(v, 'Internal error: the modification could not be completed.');
+    await clock.advance(120_000);
+    expect((await ebs.describeVolumeModifications([v]))[0]).toMatchObject({
+      state: 'failed',
+      targetSizeGiB: 20,
+      statusMessage: 'Internal error: the modification could not be completed.',
+    });
+    expect(ebs.volume(v)).toMatchObject({ sizeGiB: 10, volumeType: 'gp3' });
+    await ebs.modifyVolume({ ebsVolumeId: v, sizeGiB: 20 });
+    expect((await ebs.describeVolumeModifications([v]))[0]).toMatchObject({ state: 'modifying', targetSizeGiB: 20 });
+    expect((await ebs.describeVolumeModifications([v]))[0]?.statusMessage).toBeUndefined();
+  });
+
   it('lists only volumes owned by this deployment, a page at a time', async () => {
     const { ebs } = setup();
     await ebs.createVolume(request('a'));

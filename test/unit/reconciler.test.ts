@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import type { VolumeRecord } from '../../lib/domain/records.js';
 import { Executor } from '../../lib/engine/executor.js';
 import { Reconciler } from '../../lib/engine/reconciler.js';
-import { FakeClock, MemoryEbs, MemoryOperationQueue, MemoryRecordStore, RecordingMetrics, silentLog } from '../../lib/memory/index.js';
+import { ProviderError } from '../../lib/engine/ports.js';
+import { FakeClock, MemoryEbs, MemoryOperationQueue, MemoryRecordStore, RecordingLog, RecordingMetrics, silentLog } from '../../lib/memory/index.js';
 import { METRICS, OWNERSHIP_TAGS } from '../../lib/settings.js';
 
 const OWNER = 'stack-test';
@@ -129,5 +130,61 @@ describe('Reconciler', () => {
     env.store.putRaw({ kind: 'volume', volumeId: 'bad', spec: { sizeGiB: -1 }, life: 'alive', generation: 1 });
     const report = await env.reconciler.run();
     expect(report).toMatchObject({ scanned: 1, invalid: 1, requeued: [] });
+  });
+
+  it('still re-enqueues overdue work when EC2 throttles the describe, and compares with EC2 on the next run', async () => {
+    const env = setup();
+    const start = new Date(env.clock.now()).toISOString();
+    const gone = await env.ebs.createVolume({
+      clientToken: 'gone',
+      availabilityZone: 'us-east-1a',
+      spec: { sizeGiB: 10, volumeType: 'gp3' },
+      tags: { [OWNERSHIP_TAGS.owner]: OWNER, [OWNERSHIP_TAGS.record]: 'gone' },
+    });
+    await env.clock.advance(10_000);
+    await env.store.create(volume('gone', start, { ebsVolumeId: gone.ebsVolumeId, status: { state: 'available', attempts: 0, updatedAt: start } }));
+    await env.store.create(volume('stuck', start, { status: { state: 'creating', attempts: 0, updatedAt: start } }));
+    env.ebs.deleteBehindBack(gone.ebsVolumeId);
+    await env.clock.advance(10 * MINUTE);
+
+    env.ebs.failNext('DescribeVolumes', new ProviderError('throttled', 'RequestLimitExceeded', 'Request limit exceeded.'));
+    const log = new RecordingLog();
+    const throttled = await new Reconciler({ store: env.store, queue: env.queue, provider: env.ebs, clock: env.clock, metrics: env.metrics, log, config: { ownerTagValue: OWNER } }).run();
+    expect(throttled.requeued.map((r) => r.key)).toEqual(['volume/stuck']);
+    expect(log.entries).toEqual(expect.arrayContaining([expect.objectContaining({ level: 'warn', attributes: expect.objectContaining({ code: 'RequestLimitExceeded' }) })]));
+
+    const next = await env.reconciler.run();
+    expect(next.requeued).toEqual(
+      expect.arrayContaining([{ key: 'volume/gone', reason: `EC2 no longer has ${gone.ebsVolumeId}` }, expect.objectContaining({ key: 'volume/stuck' })]),
+    );
+  });
+
+  it('judges an attachment against its volume when the volume falls on the next page', async () => {
+    const env = setup();
+    const start = new Date(env.clock.now()).toISOString();
+    const ec2 = await env.ebs.createVolume({
+      clientToken: 'paged',
+      availabilityZone: 'us-east-1a',
+      spec: { sizeGiB: 10, volumeType: 'gp3' },
+      tags: { [OWNERSHIP_TAGS.owner]: OWNER, [OWNERSHIP_TAGS.record]: 'paged' },
+    });
+    await env.clock.advance(10_000);
+    await env.store.create(volume('paged', start, { ebsVolumeId: ec2.ebsVolumeId, availabilityZone: 'us-east-1a', status: { state: 'available', attempts: 0, updatedAt: start } }));
+    // Its attach message was lost: pending, untouched since.
+    await env.store.create({
+      kind: 'attachment',
+      volumeId: 'paged',
+      instanceId: 'i-0123456789abcdef0',
+      life: 'alive',
+      status: { state: 'pending', attempts: 0, updatedAt: start },
+      version: 0,
+      createdAt: start,
+    });
+    await env.clock.advance(10 * MINUTE);
+    const onePerPage = new Reconciler({ store: env.store, queue: env.queue, provider: env.ebs, clock: env.clock, metrics: env.metrics, log: silentLog, config: { ownerTagValue: OWNER }, pageSize: 1 });
+    const report = await onePerPage.run();
+    expect(report.scanned).toBe(2);
+    expect(report.requeued).toEqual([{ key: 'attachment/paged/i-0123456789abcdef0', reason: 'work pending (volume ready)' }]);
+    expect(report.leaked).toEqual([]);
   });
 });

@@ -1,0 +1,16 @@
+/**
+ * The CDK app: one EbsProvisionerStack, its options from CDK context (`-c key=value` or cdk.json).
+ * Region and account come from the deploying credentials' environment.
+ */
+import { App } from 'aws-cdk-lib';
+import { optionsFromContext } from './config.js';
+import { EbsProvisionerStack } from './stack.js';
+
+const app = new App();
+const stackName = (app.node.tryGetContext('stackName') as string | undefined) ?? 'EbsProvisioner';
+new EbsProvisionerStack(app, stackName, {
+  ...optionsFromContext((key) => app.node.tryGetContext(key)),
+  env: { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION },
+  description: 'Serverless EBS volume provisioner',
+});
+app.synth();

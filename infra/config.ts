@@ -1,0 +1,153 @@
+/**
+ * Deployment options of the stack: typed props for code, and the same options read from CDK
+ * context (`cdk deploy -c alarmEmail=ops@example.com`) for the command line. Bad values fail
+ * synthesis with a message naming the option, before anything is deployed.
+ */
+import { EXECUTOR } from '../lib/settings.js';
+
+export type ApiAuthorization = 'iam' | 'none';
+export type TableRemovalPolicy = 'retain' | 'destroy';
+
+/** Options a deployer may set; everything else comes from lib/settings.ts. */
+export interface DeploymentOptions {
+  /** Value of the ownership tag on every volume this deployment creates; IAM scopes EC2 mutations to it. Default: the stack name. */
+  ownerTagValue?: string;
+  /** Email address subscribed to the alarm topic. Default: no subscription. */
+  alarmEmail?: string;
+  /** `iam` (SigV4, default) or `none` (open API: only behind another access control). */
+  apiAuthorization?: ApiAuthorization;
+  /** Concurrent executor invocations (event source maximum concurrency and reserved concurrency). Default: EXECUTOR.maxConcurrency. */
+  executorMaxConcurrency?: number;
+  /** Mutating EC2 calls per second per executor invocation. Default: EC2's refill rate (5/s) shared by the executors. */
+  ec2RateBudget?: number;
+  /** Retention of function and API access logs, in days. Default: 30. */
+  logRetentionDays?: number;
+  /** What happens to the table when the stack is deleted. Default: retain. */
+  tableRemovalPolicy?: TableRemovalPolicy;
+  /** DynamoDB deletion protection. Default: true. */
+  deletionProtection?: boolean;
+  /** KMS key the executor may use to encrypt volumes; only then does it get KMS permissions. */
+  kmsKeyArn?: string;
+}
+
+/** Options with defaults applied and values checked. */
+export interface ResolvedOptions {
+  ownerTagValue: string;
+  alarmEmail?: string;
+  apiAuthorization: ApiAuthorization;
+  executorMaxConcurrency: number;
+  ec2RateBudget: number;
+  logRetentionDays: number;
+  tableRemovalPolicy: TableRemovalPolicy;
+  deletionProtection: boolean;
+  kmsKeyArn?: string;
+}
+
+/** EC2's account-wide bucket for mutating actions refills this many tokens per second. */
+export const EC2_MUTATING_REFILL_PER_SECOND = 5;
+
+/** Context keys read by `optionsFromContext`, the same names as the props. */
+export const CONTEXT_KEYS = [
+  'ownerTagValue',
+  'alarmEmail',
+  'apiAuthorization',
+  'executorMaxConcurrency',
+  'ec2RateBudget',
+  'logRetentionDays',
+  'tableRemovalPolicy',
+  'deletionProtection',
+  'kmsKeyArn',
+] as const satisfies readonly (keyof DeploymentOptions)[];
+
+/** CloudWatch Logs accepts only these retention periods. */
+const LOG_RETENTION_DAYS = [1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 2192, 2557, 2922, 3288, 3653];
+
+/** Lambda allows up to 1000 concurrent executions per event source mapping; the minimum is 2. */
+const MAX_CONCURRENCY_RANGE = { min: 2, max: 1000 } as const;
+
+// Tag values: letters, digits, spaces and + - = . _ : / @, at most 256 characters.
+const TAG_VALUE = /^[\p{L}\p{Z}\p{N}_.:/=+\-@]{1,256}$/u;
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+const KMS_KEY_ARN = /^arn:aws[a-z-]*:kms:[a-z0-9-]+:\d{12}:key\/[A-Za-z0-9-]+$/;
+
+/** Reads the options from CDK context values (strings on the command line, any JSON type in cdk.json). */
+export function optionsFromContext(get: (key: string) => unknown): DeploymentOptions {
+  const options: Record<string, unknown> = {};
+  for (const key of CONTEXT_KEYS) {
+    const value = get(key);
+    if (value !== undefined && value !== '') options[key] = value;
+  }
+  const text = (key: keyof DeploymentOptions) => {
+    const value = options[key];
+    if (value !== undefined && typeof value !== 'string') throw new Error(`${key} must be a string, got ${JSON.stringify(value)}`);
+    return value;
+  };
+  const number = (key: keyof DeploymentOptions) => {
+    const value = options[key];
+    if (value === undefined || typeof value === 'number') return value;
+    if (typeof value === 'string' && value.trim() !== '' && Number.isFinite(Number(value))) return Number(value);
+    throw new Error(`${key} must be a number, got ${JSON.stringify(value)}`);
+  };
+  const boolean = (key: keyof DeploymentOptions) => {
+    const value = options[key];
+    if (value === undefined || typeof value === 'boolean') return value;
+    if (value === 'true' || value === 'false') return value === 'true';
+    throw new Error(`${key} must be true or false, got ${JSON.stringify(value)}`);
+  };
+  return {
+    ownerTagValue: text('ownerTagValue'),
+    alarmEmail: text('alarmEmail'),
+    apiAuthorization: text('apiAuthorization') as ApiAuthorization | undefined,
+    executorMaxConcurrency: number('executorMaxConcurrency'),
+    ec2RateBudget: number('ec2RateBudget'),
+    logRetentionDays: number('logRetentionDays'),
+    tableRemovalPolicy: text('tableRemovalPolicy') as TableRemovalPolicy | undefined,
+    deletionProtection: boolean('deletionProtection'),
+    kmsKeyArn: text('kmsKeyArn'),
+  };
+}
+
+/** Applies defaults and rejects values AWS would refuse at deploy time, naming the option. */
+export function resolveOptions(options: DeploymentOptions, stackName: string): ResolvedOptions {
+  const ownerTagValue = options.ownerTagValue ?? stackName;
+  if (!TAG_VALUE.test(ownerTagValue)) {
+    throw new Error(`ownerTagValue must be 1-256 letters, digits, spaces or + - = . _ : / @, got ${JSON.stringify(ownerTagValue)}`);
+  }
+  if (options.alarmEmail !== undefined && !EMAIL.test(options.alarmEmail)) {
+    throw new Error(`alarmEmail must be an email address, got ${JSON.stringify(options.alarmEmail)}`);
+  }
+  const apiAuthorization = options.apiAuthorization ?? 'iam';
+  if (apiAuthorization !== 'iam' && apiAuthorization !== 'none') {
+    throw new Error(`apiAuthorization must be 'iam' or 'none', got ${JSON.stringify(apiAuthorization)}`);
+  }
+  const executorMaxConcurrency = options.executorMaxConcurrency ?? EXECUTOR.maxConcurrency;
+  if (!Number.isInteger(executorMaxConcurrency) || executorMaxConcurrency < MAX_CONCURRENCY_RANGE.min || executorMaxConcurrency > MAX_CONCURRENCY_RANGE.max) {
+    throw new Error(`executorMaxConcurrency must be an integer from ${MAX_CONCURRENCY_RANGE.min} to ${MAX_CONCURRENCY_RANGE.max}, got ${executorMaxConcurrency}`);
+  }
+  const ec2RateBudget = options.ec2RateBudget ?? EC2_MUTATING_REFILL_PER_SECOND / executorMaxConcurrency;
+  if (!Number.isFinite(ec2RateBudget) || ec2RateBudget <= 0) {
+    throw new Error(`ec2RateBudget must be a positive number of calls per second, got ${ec2RateBudget}`);
+  }
+  const logRetentionDays = options.logRetentionDays ?? 30;
+  if (!LOG_RETENTION_DAYS.includes(logRetentionDays)) {
+    throw new Error(`logRetentionDays must be one of ${LOG_RETENTION_DAYS.join(', ')}, got ${logRetentionDays}`);
+  }
+  const tableRemovalPolicy = options.tableRemovalPolicy ?? 'retain';
+  if (tableRemovalPolicy !== 'retain' && tableRemovalPolicy !== 'destroy') {
+    throw new Error(`tableRemovalPolicy must be 'retain' or 'destroy', got ${JSON.stringify(tableRemovalPolicy)}`);
+  }
+  if (options.kmsKeyArn !== undefined && !KMS_KEY_ARN.test(options.kmsKeyArn)) {
+    throw new Error(`kmsKeyArn must be a KMS key ARN (arn:aws:kms:<region>:<account>:key/<id>), got ${JSON.stringify(options.kmsKeyArn)}`);
+  }
+  return {
+    ownerTagValue,
+    alarmEmail: options.alarmEmail,
+    apiAuthorization,
+    executorMaxConcurrency,
+    ec2RateBudget,
+    logRetentionDays,
+    tableRemovalPolicy,
+    deletionProtection: options.deletionProtection ?? true,
+    kmsKeyArn: options.kmsKeyArn,
+  };
+}

@@ -1,0 +1,109 @@
+/**
+ * The REST API in front of the api function. Its resources and methods are the API's own route
+ * table (lib/api/routes.ts, the source of docs/openapi.json), so API Gateway rejects unknown paths
+ * and missing required parameters before the function runs, and the two cannot drift apart.
+ */
+import { Stack, Validations } from 'aws-cdk-lib';
+import * as apigateway from 'aws-cdk-lib/aws-apigateway';
+import type * as lambda from 'aws-cdk-lib/aws-lambda';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import { Construct } from 'constructs';
+import { ROUTES, type ApiRoute } from '../../lib/api/routes.js';
+import { API } from '../../lib/settings.js';
+import type { ApiAuthorization } from '../config.js';
+
+export interface ApiProps {
+  handler: lambda.IFunction;
+  authorization: ApiAuthorization;
+  logRetentionDays: number;
+  /** Routes to expose; the API's route table by default. */
+  routes?: readonly ApiRoute[];
+}
+
+/** API Gateway request parameters of a route: path parameters always required, query ones as declared. */
+export function requestParameters(route: ApiRoute): Record<string, boolean> {
+  const parameters: Record<string, boolean> = {};
+  for (const [, name] of route.path.matchAll(/\{([^}]+)\}/g)) parameters[`method.request.path.${name}`] = true;
+  for (const [name, schema] of Object.entries(route.query?.shape ?? {})) {
+    parameters[`method.request.querystring.${name}`] = !schema.safeParse(undefined).success;
+  }
+  return parameters;
+}
+
+export class Api extends Construct {
+  readonly restApi: apigateway.RestApi;
+  readonly accessLogs: logs.LogGroup;
+
+  constructor(scope: Construct, id: string, props: ApiProps) {
+    super(scope, id);
+    const stack = Stack.of(this);
+    this.accessLogs = new logs.LogGroup(this, 'AccessLogs', { retention: props.logRetentionDays as logs.RetentionDays });
+    const authorizationType = props.authorization === 'iam' ? apigateway.AuthorizationType.IAM : apigateway.AuthorizationType.NONE;
+    this.restApi = new apigateway.RestApi(this, 'RestApi', {
+      restApiName: `${stack.stackName}-api`,
+      description: 'EBS volume provisioner API',
+      endpointTypes: [apigateway.EndpointType.REGIONAL],
+      // Access logs need the account's API Gateway CloudWatch role; this creates it.
+      cloudWatchRole: true,
+      deployOptions: {
+        stageName: 'v1',
+        throttlingRateLimit: API.throttleRatePerSecond,
+        throttlingBurstLimit: API.throttleBurst,
+        metricsEnabled: true,
+        accessLogDestination: new apigateway.LogGroupLogDestination(this.accessLogs),
+        accessLogFormat: apigateway.AccessLogFormat.jsonWithStandardFields(),
+      },
+      defaultMethodOptions: { authorizationType },
+    });
+    const validator = this.restApi.addRequestValidator('Validator', {
+      requestValidatorName: 'parameters-and-body',
+      validateRequestParameters: true,
+      validateRequestBody: true,
+    });
+    // API Gateway checks that a body is a JSON object; the function checks its fields and names
+    // the bad one (the route's zod schema), which a draft-4 model could not do as well.
+    const jsonObject = this.restApi.addModel('JsonObject', {
+      contentType: 'application/json',
+      schema: { schema: apigateway.JsonSchemaVersion.DRAFT4, type: apigateway.JsonSchemaType.OBJECT },
+    });
+    // One permission for the whole API instead of one per method (the policy size limit).
+    const integration = new apigateway.LambdaIntegration(props.handler, { proxy: true, scopePermissionToMethod: false });
+    for (const route of props.routes ?? ROUTES) {
+      const resource = this.restApi.root.resourceForPath(route.path);
+      resource.addMethod(route.method, integration, {
+        operationName: route.operationId,
+        requestValidator: validator,
+        requestParameters: requestParameters(route),
+        ...(route.body && (route.bodyRequired ?? true) ? { requestModels: { 'application/json': jsonObject } } : {}),
+      });
+    }
+
+    Validations.of(this.restApi).acknowledge({
+      id: 'AwsSolutions-APIG3',
+      reason: 'Requests are SigV4-authorized and throttled per stage; a WAF web ACL is an account-level choice left to the deployer.',
+    });
+    Validations.of(this.restApi).acknowledge({
+      id: 'AwsSolutions-APIG6',
+      reason: 'Access logs record every request; execution logs would go to a log group API Gateway creates without retention.',
+    });
+    const cloudWatchRole = this.restApi.node.tryFindChild('CloudWatchRole');
+    if (cloudWatchRole) {
+      Validations.of(cloudWatchRole).acknowledge({
+        id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]',
+        reason: 'The AWS-managed policy API Gateway documents for its account-level logging role; it only writes logs.',
+      });
+    }
+    for (const method of this.restApi.methods) {
+      Validations.of(method).acknowledge({
+        id: 'AwsSolutions-COG4',
+        reason: 'Callers are AWS principals authorized by IAM (SigV4), not Cognito users.',
+      });
+      if (props.authorization === 'none') {
+        Validations.of(method).acknowledge({
+          id: 'AwsSolutions-APIG4',
+          reason: 'The deployer set apiAuthorization=none explicitly, to put the API behind an access control of their own.',
+        });
+      }
+    }
+  }
+}

@@ -1,0 +1,91 @@
+/**
+ * Least-privilege EC2 and KMS statements. The executor may create volumes only when the request
+ * carries this deployment's ownership tag, may tag only while creating, and may attach, detach,
+ * modify or delete only volumes that carry the tag: other volumes in the account are out of reach.
+ */
+import { Stack } from 'aws-cdk-lib';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import { OWNERSHIP_TAGS } from '../../lib/settings.js';
+
+/**
+ * The Describe calls the functions make. EC2 Describe actions do not support resource-level
+ * permissions or tag conditions (the Service Authorization Reference lists no resource type for
+ * them), so `*` is the only resource they accept; they read metadata and change nothing.
+ */
+export const EC2_DESCRIBE_ACTIONS = ['ec2:DescribeVolumes', 'ec2:DescribeVolumesModifications', 'ec2:DescribeInstances'] as const;
+
+/** Statements for reading volume and instance state (the reconciler and the executor). */
+export function ec2DescribeStatements(): iam.PolicyStatement[] {
+  return [new iam.PolicyStatement({ sid: 'DescribeVolumesAndInstances', actions: [...EC2_DESCRIBE_ACTIONS], resources: ['*'] })];
+}
+
+/** Statements for creating and changing volumes owned by `ownerTagValue` (the executor). */
+export function ec2MutationStatements(stack: Stack, ownerTagValue: string): iam.PolicyStatement[] {
+  const arn = (resource: string, account = stack.account) =>
+    `arn:${stack.partition}:ec2:${stack.region}:${account}:${resource}`;
+  const volumes = arn('volume/*');
+  const owned = { StringEquals: { [`ec2:ResourceTag/${OWNERSHIP_TAGS.owner}`]: ownerTagValue } };
+  return [
+    new iam.PolicyStatement({
+      sid: 'CreateOwnedVolumes',
+      actions: ['ec2:CreateVolume'],
+      resources: [volumes],
+      conditions: { StringEquals: { [`aws:RequestTag/${OWNERSHIP_TAGS.owner}`]: ownerTagValue } },
+    }),
+    // Restoring from a snapshot authorizes the snapshot too; snapshots are only read, and the
+    // volume statement above still requires the ownership tag. Snapshot ARNs have no account.
+    new iam.PolicyStatement({
+      sid: 'CreateVolumesFromSnapshots',
+      actions: ['ec2:CreateVolume'],
+      resources: [arn('snapshot/*', '')],
+    }),
+    new iam.PolicyStatement({
+      sid: 'TagOnlyWhileCreatingVolumes',
+      actions: ['ec2:CreateTags'],
+      resources: [volumes],
+      conditions: { StringEquals: { 'ec2:CreateAction': 'CreateVolume' } },
+    }),
+    new iam.PolicyStatement({
+      sid: 'ChangeOwnedVolumes',
+      actions: ['ec2:AttachVolume', 'ec2:DetachVolume', 'ec2:ModifyVolume', 'ec2:DeleteVolume'],
+      resources: [volumes],
+      conditions: owned,
+    }),
+    // Attach and Detach also authorize the instance; which instances get volumes is the
+    // caller's choice (the API is IAM-authorized), so any instance in this account and region.
+    new iam.PolicyStatement({
+      sid: 'AttachToInstances',
+      actions: ['ec2:AttachVolume', 'ec2:DetachVolume'],
+      resources: [arn('instance/*')],
+    }),
+  ];
+}
+
+/**
+ * Statements for EBS encryption with a customer-managed key: EC2 uses the key on the caller's
+ * behalf and creates grants for the volume, and only for AWS resources (kms:GrantIsForAWSResource).
+ */
+export function kmsStatements(kmsKeyArn: string): iam.PolicyStatement[] {
+  return [
+    new iam.PolicyStatement({
+      sid: 'UseVolumeKey',
+      actions: ['kms:Encrypt', 'kms:Decrypt', 'kms:ReEncryptFrom', 'kms:ReEncryptTo', 'kms:GenerateDataKeyWithoutPlaintext', 'kms:DescribeKey'],
+      resources: [kmsKeyArn],
+    }),
+    new iam.PolicyStatement({
+      sid: 'GrantVolumeKeyToEbs',
+      actions: ['kms:CreateGrant'],
+      resources: [kmsKeyArn],
+      conditions: { Bool: { 'kms:GrantIsForAWSResource': 'true' } },
+    }),
+  ];
+}
+
+/** Why each EC2 statement with a wildcard resource is still least privilege, by statement id. */
+export const WILDCARD_REASONS: Record<string, string> = {
+  CreateOwnedVolumes: 'new volumes have no id yet; the request must carry this deployment\'s ownership tag (aws:RequestTag).',
+  CreateVolumesFromSnapshots: 'snapshots are only read as a source; the created volume still needs the ownership tag.',
+  TagOnlyWhileCreatingVolumes: 'tags may be written only as part of CreateVolume (ec2:CreateAction), never on existing volumes.',
+  ChangeOwnedVolumes: 'only volumes carrying this deployment\'s ownership tag (ec2:ResourceTag).',
+  AttachToInstances: 'the instance side of AttachVolume/DetachVolume; the volume side requires the ownership tag.',
+};

@@ -1,0 +1,156 @@
+/**
+ * Alarms on what needs a person (failed operations, dead letters, stream lag, function errors and
+ * throttles, API 5xx, leaked volumes), all sent to one SNS topic, and a dashboard of the pipeline.
+ */
+import { Duration, Validations } from 'aws-cdk-lib';
+import type * as apigateway from 'aws-cdk-lib/aws-apigateway';
+import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import * as actions from 'aws-cdk-lib/aws-cloudwatch-actions';
+import type * as lambda from 'aws-cdk-lib/aws-lambda';
+import * as sns from 'aws-cdk-lib/aws-sns';
+import * as subscriptions from 'aws-cdk-lib/aws-sns-subscriptions';
+import type * as sqs from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+import { METRICS } from '../../lib/settings.js';
+import type { FunctionName } from './functions.js';
+
+/** Stream lag the watcher may build up before someone is told: well inside WATCHER.maxRecordAgeSeconds. */
+export const ITERATOR_AGE_ALARM_MS = 5 * 60 * 1000;
+
+export interface MonitoringProps {
+  alarmEmail?: string;
+  functions: Record<FunctionName, lambda.IFunction>;
+  queue: sqs.IQueue;
+  deadLetterQueue: sqs.IQueue;
+  streamFailureQueue: sqs.IQueue;
+  restApi: apigateway.RestApi;
+}
+
+const MINUTE = Duration.minutes(1);
+const FIVE_MINUTES = Duration.minutes(5);
+
+export class Monitoring extends Construct {
+  readonly topic: sns.Topic;
+  readonly dashboard: cloudwatch.Dashboard;
+  private readonly action: actions.SnsAction;
+
+  constructor(scope: Construct, id: string, props: MonitoringProps) {
+    super(scope, id);
+    this.topic = new sns.Topic(this, 'AlarmTopic', { displayName: 'EBS provisioner alarms', enforceSSL: true });
+    Validations.of(this.topic).acknowledge({
+      id: 'AwsSolutions-SNS2',
+      reason:
+        'Alarm notifications carry alarm names and states only; the AWS-managed SNS key cannot be used by CloudWatch alarms, and a customer key per deployment would add cost for no protected data.',
+    });
+    if (props.alarmEmail) this.topic.addSubscription(new subscriptions.EmailSubscription(props.alarmEmail));
+    this.action = new actions.SnsAction(this.topic);
+
+    const engineMetric = (metricName: string) =>
+      new cloudwatch.Metric({ namespace: METRICS.namespace, metricName, statistic: cloudwatch.Stats.SUM, period: MINUTE });
+
+    this.alarm('OperationsFailed', engineMetric(METRICS.failed), {
+      threshold: 0,
+      description: 'An operation ended in a terminal error: the record is in status error. See the README, section Deploy.',
+    });
+    this.alarm('LeakedVolumes', engineMetric(METRICS.leaked).with({ period: FIVE_MINUTES, statistic: cloudwatch.Stats.MAXIMUM }), {
+      threshold: 0,
+      description: 'The reconciler found volumes with this deployment\'s ownership tag that no record owns. See the README, section Deploy.',
+    });
+    this.alarm('DeadLetters', props.deadLetterQueue.metricApproximateNumberOfMessagesVisible({ period: MINUTE, statistic: cloudwatch.Stats.MAXIMUM }), {
+      threshold: 0,
+      description: 'Operation messages failed every delivery and sit in the dead-letter queue. See the README, section Deploy.',
+    });
+    this.alarm('StreamFailures', props.streamFailureQueue.metricApproximateNumberOfMessagesVisible({ period: MINUTE, statistic: cloudwatch.Stats.MAXIMUM }), {
+      threshold: 0,
+      description: 'The watcher gave up on a batch of table changes; their descriptions are in the stream failure queue. See the README, section Deploy.',
+    });
+    this.alarm('WatcherIteratorAge', props.functions.watcher.metric('IteratorAge', { period: MINUTE, statistic: cloudwatch.Stats.MAXIMUM }), {
+      threshold: ITERATOR_AGE_ALARM_MS,
+      evaluationPeriods: 5,
+      description: 'The watcher is more than 5 minutes behind the table stream. See the README, section Deploy.',
+    });
+    for (const [name, fn] of Object.entries(props.functions)) {
+      const id = name.charAt(0).toUpperCase() + name.slice(1);
+      this.alarm(`${id}Errors`, fn.metricErrors({ period: FIVE_MINUTES, statistic: cloudwatch.Stats.SUM }), {
+        threshold: 0,
+        description: `The ${name} function failed invocations. See the README, section Deploy.`,
+      });
+      this.alarm(`${id}Throttles`, fn.metricThrottles({ period: FIVE_MINUTES, statistic: cloudwatch.Stats.SUM }), {
+        threshold: 0,
+        description: `The ${name} function was throttled. See the README, section Deploy.`,
+      });
+    }
+    this.alarm('Api5xx', props.restApi.metricServerError({ period: FIVE_MINUTES, statistic: cloudwatch.Stats.SUM }), {
+      threshold: 0,
+      description: 'The API answered with 5xx errors. See the README, section Deploy.',
+    });
+
+    this.dashboard = new cloudwatch.Dashboard(this, 'Dashboard', { defaultInterval: Duration.hours(3) });
+    // SEARCH draws one line per dimension combination, whichever operations and outcomes occur.
+    const search = (expression: string) => new cloudwatch.MathExpression({ expression, period: MINUTE, usingMetrics: {} });
+    this.dashboard.addWidgets(
+      new cloudwatch.GraphWidget({
+        title: 'Operations by outcome',
+        width: 12,
+        left: [search(`SEARCH('{${METRICS.namespace},operation,outcome} MetricName="${METRICS.operations}"', 'Sum', 60)`)],
+        stacked: true,
+      }),
+      new cloudwatch.GraphWidget({
+        title: 'EC2 call latency by operation (p90, ms)',
+        width: 12,
+        left: [search(`SEARCH('{${METRICS.namespace},operation} MetricName="${METRICS.latency}"', 'p90', 60)`)],
+      }),
+    );
+    const queues = [
+      ['operations', props.queue],
+      ['dead letters', props.deadLetterQueue],
+      ['stream failures', props.streamFailureQueue],
+    ] as const;
+    this.dashboard.addWidgets(
+      new cloudwatch.GraphWidget({
+        title: 'Queue depth',
+        width: 8,
+        left: queues.map(([label, queue]) => queue.metricApproximateNumberOfMessagesVisible({ label, period: MINUTE, statistic: cloudwatch.Stats.MAXIMUM })),
+        right: [props.queue.metricApproximateNumberOfMessagesNotVisible({ label: 'in flight or delayed', period: MINUTE, statistic: cloudwatch.Stats.MAXIMUM })],
+      }),
+      new cloudwatch.GraphWidget({
+        title: 'Age of oldest message (s)',
+        width: 8,
+        left: [props.queue.metricApproximateAgeOfOldestMessage({ label: 'operations', period: MINUTE, statistic: cloudwatch.Stats.MAXIMUM })],
+      }),
+      new cloudwatch.GraphWidget({
+        title: 'Stream lag: watcher iterator age (ms)',
+        width: 8,
+        left: [props.functions.watcher.metric('IteratorAge', { label: 'iterator age', period: MINUTE, statistic: cloudwatch.Stats.MAXIMUM })],
+        leftAnnotations: [{ value: ITERATOR_AGE_ALARM_MS, label: 'alarm' }],
+      }),
+    );
+    this.dashboard.addWidgets(
+      new cloudwatch.GraphWidget({
+        title: 'Function errors and throttles',
+        width: 12,
+        left: Object.entries(props.functions).map(([name, fn]) => fn.metricErrors({ label: `${name} errors`, period: FIVE_MINUTES })),
+        right: Object.entries(props.functions).map(([name, fn]) => fn.metricThrottles({ label: `${name} throttles`, period: FIVE_MINUTES })),
+      }),
+      new cloudwatch.GraphWidget({
+        title: 'Failed operations and leaked volumes',
+        width: 12,
+        left: [engineMetric(METRICS.failed).with({ label: 'failed operations' }), engineMetric(METRICS.leaked).with({ label: 'leaked volumes', statistic: cloudwatch.Stats.MAXIMUM })],
+      }),
+    );
+  }
+
+  private alarm(id: string, metric: cloudwatch.IMetric, options: { threshold: number; evaluationPeriods?: number; description: string }): cloudwatch.Alarm {
+    const alarm = new cloudwatch.Alarm(this, id, {
+      metric,
+      threshold: options.threshold,
+      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+      evaluationPeriods: options.evaluationPeriods ?? 1,
+      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+      alarmDescription: options.description,
+    });
+    alarm.addAlarmAction(this.action);
+    alarm.addOkAction(this.action);
+    return alarm;
+  }
+}

@@ -1,0 +1,155 @@
+/**
+ * EbsProvisionerStack: the table and its stream, the operation queue, the four functions wired
+ * to them, the API, the reconciler's schedule, least-privilege grants, alarms and a dashboard.
+ */
+import { CfnOutput, Duration, Stack, type StackProps } from 'aws-cdk-lib';
+import * as events from 'aws-cdk-lib/aws-events';
+import * as targets from 'aws-cdk-lib/aws-events-targets';
+import type * as iam from 'aws-cdk-lib/aws-iam';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
+import { DynamoEventSource, SqsDlq, SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import type { Construct } from 'constructs';
+import { EXECUTOR, RECONCILER, TABLE, WATCHER } from '../lib/settings.js';
+import { resolveOptions, type DeploymentOptions, type ResolvedOptions } from './config.js';
+import { Api } from './constructs/api.js';
+import { acknowledgeWildcardResource } from './constructs/acknowledge.js';
+import { EC2_DESCRIBE_ACTIONS, WILDCARD_REASONS, ec2DescribeStatements, ec2MutationStatements, kmsStatements } from './constructs/ec2-policy.js';
+import { Functions } from './constructs/functions.js';
+import { Monitoring } from './constructs/monitoring.js';
+import { Storage } from './constructs/storage.js';
+
+export interface EbsProvisionerStackProps extends StackProps, DeploymentOptions {}
+
+export class EbsProvisionerStack extends Stack {
+  readonly options: ResolvedOptions;
+  readonly storage: Storage;
+  readonly functions: Functions;
+  readonly api: Api;
+  readonly monitoring: Monitoring;
+
+  constructor(scope: Construct, id: string, props: EbsProvisionerStackProps = {}) {
+    super(scope, id, props);
+    const options = resolveOptions(props, this.stackName);
+    this.options = options;
+
+    const storage = new Storage(this, 'Storage', {
+      tableRemovalPolicy: options.tableRemovalPolicy,
+      deletionProtection: options.deletionProtection,
+    });
+    this.storage = storage;
+    const { table, queue } = storage;
+    const engine = { TABLE_NAME: table.tableName, QUEUE_URL: queue.queueUrl, OWNER_TAG_VALUE: options.ownerTagValue };
+
+    const functions = new Functions(this, 'Functions', {
+      logRetentionDays: options.logRetentionDays,
+      reservedConcurrency: {
+        // Caps the executor's EC2 calls even if something else invokes it; equal to the
+        // mapping's maximum concurrency so the mapping itself is never throttled.
+        executor: options.executorMaxConcurrency,
+        // One reconciler pass at a time: a slow pass and the next scheduled one never overlap.
+        reconciler: 1,
+      },
+      environment: {
+        api: { TABLE_NAME: table.tableName, OWNER_TAG_VALUE: options.ownerTagValue },
+        watcher: engine,
+        executor: {
+          ...engine,
+          EC2_RATE_BUDGET: String(options.ec2RateBudget),
+          ...(options.kmsKeyArn ? { KMS_KEY_ARN: options.kmsKeyArn } : {}),
+        },
+        reconciler: engine,
+      },
+    });
+    this.functions = functions;
+    const { api, watcher, executor, reconciler } = functions;
+
+    // Grants, least needed per function.
+    table.grantReadWriteData(api);
+    table.grantReadWriteData(watcher);
+    queue.grantSendMessages(watcher);
+    table.grantReadWriteData(executor);
+    queue.grantSendMessages(executor);
+    table.grantReadWriteData(reconciler);
+    queue.grantSendMessages(reconciler);
+    for (const fn of [api, watcher, executor, reconciler]) {
+      acknowledgeWildcardResource(roleOf(fn), `${table.tableArn}/index/*`, `Queries the instance index (${TABLE.instanceIndex.name}) of this table only.`);
+    }
+    const executorStatements = [
+      ...ec2DescribeStatements(),
+      ...ec2MutationStatements(this, options.ownerTagValue),
+      ...(options.kmsKeyArn ? kmsStatements(options.kmsKeyArn) : []),
+    ];
+    for (const statement of executorStatements) executor.addToRolePolicy(statement);
+    for (const statement of ec2DescribeStatements()) reconciler.addToRolePolicy(statement);
+    for (const fn of [executor, reconciler]) {
+      acknowledgeWildcardResource(roleOf(fn), '*', `Only ${EC2_DESCRIBE_ACTIONS.join(', ')}, which EC2 authorizes on * alone (no resource-level permissions).`);
+    }
+    for (const statement of executorStatements) {
+      for (const resource of statement.resources.filter((r) => r.includes('*') && r !== '*')) {
+        const reason = statement.sid ? WILDCARD_REASONS[statement.sid] : undefined;
+        if (!reason) throw new Error(`EC2 statement ${statement.sid ?? '(no sid)'} has a wildcard resource but no recorded reason`);
+        acknowledgeWildcardResource(roleOf(executor), resource, `${statement.sid}: ${reason}`);
+      }
+    }
+
+    // No filter criteria: every change matters to the watcher. Inserts and spec changes plan
+    // work, status changes release attachments waiting on a volume, and removals end them; a
+    // filter on one image cannot tell a status change from a no-op write anyway.
+    watcher.addEventSource(
+      new DynamoEventSource(table, {
+        // From the oldest change the stream holds: nothing written before the mapping is enabled
+        // is skipped, and replaying changes is harmless (the watcher is idempotent).
+        startingPosition: lambda.StartingPosition.TRIM_HORIZON,
+        batchSize: WATCHER.batchSize,
+        maxBatchingWindow: Duration.seconds(WATCHER.maxBatchingWindowSeconds),
+        bisectBatchOnError: WATCHER.bisectBatchOnError,
+        reportBatchItemFailures: true,
+        retryAttempts: WATCHER.retryAttempts,
+        maxRecordAge: Duration.seconds(WATCHER.maxRecordAgeSeconds),
+        parallelizationFactor: WATCHER.parallelizationFactor,
+        onFailure: new SqsDlq(storage.streamFailureQueue),
+      }),
+    );
+    acknowledgeWildcardResource(roleOf(watcher), '*', 'dynamodb:ListStreams, which the stream event source mapping needs, supports no resource-level permissions.');
+    executor.addEventSource(
+      new SqsEventSource(queue, {
+        batchSize: EXECUTOR.batchSize,
+        maxBatchingWindow: Duration.seconds(EXECUTOR.maxBatchingWindowSeconds),
+        reportBatchItemFailures: true,
+        maxConcurrency: options.executorMaxConcurrency,
+      }),
+    );
+
+    new events.Rule(this, 'ReconcilerSchedule', {
+      description: `Runs the reconciler every ${RECONCILER.intervalMinutes} minutes`,
+      schedule: events.Schedule.rate(Duration.minutes(RECONCILER.intervalMinutes)),
+      // A missed pass is harmless: the next one comes within the interval.
+      targets: [new targets.LambdaFunction(reconciler, { retryAttempts: 0 })],
+    });
+
+    this.api = new Api(this, 'Api', { handler: api, authorization: options.apiAuthorization, logRetentionDays: options.logRetentionDays });
+    this.monitoring = new Monitoring(this, 'Monitoring', {
+      alarmEmail: options.alarmEmail,
+      functions: functions.all(),
+      queue,
+      deadLetterQueue: storage.deadLetterQueue,
+      streamFailureQueue: storage.streamFailureQueue,
+      restApi: this.api.restApi,
+    });
+
+
+    new CfnOutput(this, 'ApiUrl', { value: this.api.restApi.url, description: 'Base URL of the API (SigV4-signed requests)' });
+    new CfnOutput(this, 'TableName', { value: table.tableName, description: 'The record table' });
+    new CfnOutput(this, 'QueueUrl', { value: queue.queueUrl, description: 'The operation queue' });
+    new CfnOutput(this, 'DeadLetterQueueUrl', { value: storage.deadLetterQueue.queueUrl, description: 'Operation messages that failed every delivery' });
+    new CfnOutput(this, 'StreamFailureQueueUrl', { value: storage.streamFailureQueue.queueUrl, description: 'Stream batches the watcher gave up on' });
+    new CfnOutput(this, 'AlarmTopicArn', { value: this.monitoring.topic.topicArn, description: 'Where alarms are sent' });
+    new CfnOutput(this, 'DashboardName', { value: this.monitoring.dashboard.dashboardName });
+  }
+}
+
+/** The role of a function created with an explicit role (as all of this stack's are). */
+function roleOf(fn: lambda.IFunction): iam.IRole {
+  if (!fn.role) throw new Error(`${fn.node.path} has no role`);
+  return fn.role;
+}

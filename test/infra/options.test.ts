@@ -1,0 +1,134 @@
+/**
+ * Deployment options: parsing from CDK context, defaults and field-named errors, and one
+ * synthesis (without bundling) with every option away from its default.
+ */
+import { App, Stack, Validations } from 'aws-cdk-lib';
+import * as sqs from 'aws-cdk-lib/aws-sqs';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { optionsFromContext, resolveOptions } from '../../infra/config.js';
+import { EXECUTOR, OWNERSHIP_TAGS } from '../../lib/settings.js';
+import { actionsOf, resourceId, roleStatements, synthesize, type Synthesized } from './synth.js';
+
+const KEY = 'arn:aws:kms:eu-west-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab';
+
+describe('resolveOptions', () => {
+  it('defaults: owner tag is the stack name, IAM auth, settings concurrency, EC2 refill shared, retain', () => {
+    expect(resolveOptions({}, 'Prod')).toEqual({
+      ownerTagValue: 'Prod',
+      alarmEmail: undefined,
+      apiAuthorization: 'iam',
+      executorMaxConcurrency: EXECUTOR.maxConcurrency,
+      ec2RateBudget: 5 / EXECUTOR.maxConcurrency,
+      logRetentionDays: 30,
+      tableRemovalPolicy: 'retain',
+      deletionProtection: true,
+      kmsKeyArn: undefined,
+    });
+  });
+
+  it.each([
+    [{ ownerTagValue: 'bad\u0000tag' }, /ownerTagValue/],
+    [{ alarmEmail: 'not-an-address' }, /alarmEmail/],
+    [{ apiAuthorization: 'cognito' as never }, /apiAuthorization/],
+    [{ executorMaxConcurrency: 1 }, /executorMaxConcurrency/],
+    [{ executorMaxConcurrency: 2.5 }, /executorMaxConcurrency/],
+    [{ ec2RateBudget: 0 }, /ec2RateBudget/],
+    [{ logRetentionDays: 31 }, /logRetentionDays/],
+    [{ tableRemovalPolicy: 'snapshot' as never }, /tableRemovalPolicy/],
+    [{ kmsKeyArn: 'arn:aws:kms:eu-west-1:123456789012:alias/ebs' }, /kmsKeyArn/],
+  ])('rejects %j naming the option', (options, field) => {
+    expect(() => resolveOptions(options, 'Prod')).toThrow(field);
+  });
+});
+
+describe('optionsFromContext', () => {
+  it('reads strings from the command line and typed values from cdk.json', () => {
+    const app = new App({
+      context: { ownerTagValue: 'team-a', executorMaxConcurrency: '10', ec2RateBudget: 0.25, deletionProtection: 'false', apiAuthorization: 'none', alarmEmail: '' },
+    });
+    expect(optionsFromContext((key) => app.node.tryGetContext(key))).toEqual({
+      ownerTagValue: 'team-a',
+      alarmEmail: undefined,
+      apiAuthorization: 'none',
+      executorMaxConcurrency: 10,
+      ec2RateBudget: 0.25,
+      logRetentionDays: undefined,
+      tableRemovalPolicy: undefined,
+      deletionProtection: false,
+      kmsKeyArn: undefined,
+    });
+  });
+
+  it('names the option with a value of the wrong type', () => {
+    expect(() => optionsFromContext((key) => (key === 'executorMaxConcurrency' ? 'many' : undefined))).toThrow(/executorMaxConcurrency must be a number/);
+    expect(() => optionsFromContext((key) => (key === 'deletionProtection' ? 'yes' : undefined))).toThrow(/deletionProtection must be true or false/);
+  });
+});
+
+describe('every option away from its default', () => {
+  let s: Synthesized;
+  beforeAll(() => {
+    s = synthesize(
+      {
+        ownerTagValue: 'team-a',
+        alarmEmail: 'ops@example.com',
+        apiAuthorization: 'none',
+        executorMaxConcurrency: 10,
+        logRetentionDays: 7,
+        tableRemovalPolicy: 'destroy',
+        deletionProtection: false,
+        kmsKeyArn: KEY,
+      },
+      { bundle: false },
+    );
+  }, 60_000);
+  const fn = (name: string) => s.json.Resources[resourceId(s.json, 'AWS::Lambda::Function', `Functions${name}`)]!.Properties!;
+  const executorStatements = () => roleStatements(s.json, (fn('Executor').Role as { 'Fn::GetAtt': string[] })['Fn::GetAtt'][0]!);
+
+  it('owner tag value in every EC2 condition', () => {
+    const conditions = JSON.stringify(executorStatements().map((statement) => statement.Condition ?? {}));
+    expect(conditions).toContain(`"aws:RequestTag/${OWNERSHIP_TAGS.owner}":"team-a"`);
+    expect(conditions).toContain(`"ec2:ResourceTag/${OWNERSHIP_TAGS.owner}":"team-a"`);
+    expect(fn('Executor').Environment).toMatchObject({ Variables: { OWNER_TAG_VALUE: 'team-a' } });
+  });
+
+  it('KMS permissions on the configured key only, grants only for AWS resources', () => {
+    const kms = executorStatements().filter((statement) => actionsOf(statement).some((action) => action.startsWith('kms:')));
+    expect(kms.map((statement) => statement.Resource)).toEqual([KEY, KEY]);
+    const createGrant = kms.find((statement) => actionsOf(statement).includes('kms:CreateGrant'));
+    expect(createGrant?.Condition).toEqual({ Bool: { 'kms:GrantIsForAWSResource': 'true' } });
+    expect(fn('Executor').Environment).toMatchObject({ Variables: { KMS_KEY_ARN: KEY } });
+    for (const name of ['Api', 'Watcher', 'Reconciler']) {
+      const statements = roleStatements(s.json, (fn(name).Role as { 'Fn::GetAtt': string[] })['Fn::GetAtt'][0]!);
+      expect(statements.flatMap(actionsOf).filter((action) => action.startsWith('kms:'))).toEqual([]);
+    }
+  });
+
+  it('open API when asked for, still passing cdk-nag with the acknowledgement', () => {
+    const methods = Object.values(s.template.findResources('AWS::ApiGateway::Method'));
+    expect(methods.length).toBeGreaterThan(0);
+    for (const method of methods) expect(method.Properties.AuthorizationType).toBe('NONE');
+  });
+
+  it('executor concurrency, its share of the EC2 rate, retention, table removal and an email subscription', () => {
+    s.template.hasResourceProperties('AWS::Lambda::EventSourceMapping', { ScalingConfig: { MaximumConcurrency: 10 } });
+    expect(fn('Executor').ReservedConcurrentExecutions).toBe(10);
+    expect(fn('Executor').Environment).toMatchObject({ Variables: { EC2_RATE_BUDGET: '0.5' } });
+    for (const logGroup of Object.values(s.template.findResources('AWS::Logs::LogGroup'))) expect(logGroup.Properties.RetentionInDays).toBe(7);
+    const table = s.json.Resources[resourceId(s.json, 'AWS::DynamoDB::Table', 'StorageTable')]!;
+    expect(table.DeletionPolicy).toBe('Delete');
+    expect(table.Properties!.DeletionProtectionEnabled).toBe(false);
+    s.template.hasResourceProperties('AWS::SNS::Subscription', { Protocol: 'email', Endpoint: 'ops@example.com' });
+  });
+});
+
+describe('cdk-nag is active', () => {
+  it('fails synthesis on an unacknowledged finding', () => {
+    const app = new App();
+    const stack = new Stack(app, 'Plain');
+    new sqs.Queue(stack, 'Queue');
+    Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
+    expect(() => app.synth()).toThrow(/AwsSolutions-SQS3/);
+  });
+});

@@ -1,0 +1,384 @@
+/**
+ * Template tests of the default deployment: one synthesis with real bundling and cdk-nag, then
+ * the settings that matter, checked against lib/settings.ts.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Match } from 'aws-cdk-lib/assertions';
+import { Validations } from 'aws-cdk-lib';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { API, EXECUTOR, METRICS, OWNERSHIP_TAGS, QUEUE, RECONCILER, TABLE, WATCHER } from '../../lib/settings.js';
+import { ESM_REQUIRE_BANNER, FUNCTION_NAMES, type FunctionName } from '../../infra/constructs/functions.js';
+import { ITERATOR_AGE_ALARM_MS } from '../../infra/constructs/monitoring.js';
+import { actionsOf, resourceId, resourcesOf, roleStatements, synthesize, TEST_ENV, type Statement, type Synthesized } from './synth.js';
+
+let s: Synthesized;
+const OWNER = 'EbsProvisionerTest';
+const SIZING = { api: API, watcher: WATCHER, executor: EXECUTOR, reconciler: RECONCILER };
+const capitalized = (name: string) => name.charAt(0).toUpperCase() + name.slice(1);
+
+beforeAll(() => {
+  s = synthesize();
+}, 120_000);
+
+const getAtt = (id: string, attribute = 'Arn') => ({ 'Fn::GetAtt': [id, attribute] });
+const functionId = (name: FunctionName) => resourceId(s.json, 'AWS::Lambda::Function', `Functions${capitalized(name)}`);
+const roleIdOf = (name: FunctionName) => {
+  const role = s.json.Resources[functionId(name)]!.Properties!.Role as { 'Fn::GetAtt': [string, string] };
+  return role['Fn::GetAtt'][0];
+};
+const statementsOf = (name: FunctionName) => roleStatements(s.json, roleIdOf(name));
+const tableId = () => resourceId(s.json, 'AWS::DynamoDB::Table', 'StorageTable');
+const queueId = (prefix: string) => resourceId(s.json, 'AWS::SQS::Queue', `Storage${prefix}`);
+/** Statements of `name` allowing `action`. */
+const allowing = (name: FunctionName, action: string) => statementsOf(name).filter((statement) => statement.Effect === 'Allow' && actionsOf(statement).includes(action));
+
+describe('table', () => {
+  it('is on-demand, encrypted, with point-in-time recovery, a NEW_AND_OLD_IMAGES stream and the instance index', () => {
+    s.template.hasResourceProperties('AWS::DynamoDB::Table', {
+      BillingMode: 'PAY_PER_REQUEST',
+      KeySchema: [
+        { AttributeName: TABLE.partitionKey, KeyType: 'HASH' },
+        { AttributeName: TABLE.sortKey, KeyType: 'RANGE' },
+      ],
+      StreamSpecification: { StreamViewType: 'NEW_AND_OLD_IMAGES' },
+      PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+      SSESpecification: { SSEEnabled: true },
+      DeletionProtectionEnabled: true,
+      GlobalSecondaryIndexes: [
+        {
+          IndexName: TABLE.instanceIndex.name,
+          KeySchema: [
+            { AttributeName: TABLE.instanceIndex.partitionKey, KeyType: 'HASH' },
+            { AttributeName: TABLE.instanceIndex.sortKey, KeyType: 'RANGE' },
+          ],
+          Projection: { ProjectionType: 'ALL' },
+        },
+      ],
+    });
+    expect(TABLE.streamView).toBe('NEW_AND_OLD_IMAGES');
+  });
+
+  it('is retained when the stack is deleted', () => {
+    expect(s.json.Resources[tableId()]!.DeletionPolicy).toBe('Retain');
+  });
+});
+
+describe('queues', () => {
+  it('operation queue: SSE, visibility timeout from QUEUE (six executor timeouts), retention, dead-letter queue after maxReceiveCount', () => {
+    expect(QUEUE.visibilityTimeoutSeconds).toBeGreaterThanOrEqual(6 * EXECUTOR.timeoutSeconds);
+    s.template.hasResourceProperties('AWS::SQS::Queue', {
+      SqsManagedSseEnabled: true,
+      VisibilityTimeout: QUEUE.visibilityTimeoutSeconds,
+      MessageRetentionPeriod: QUEUE.retentionDays * 86_400,
+      RedrivePolicy: { deadLetterTargetArn: getAtt(queueId('DeadLetterQueue')), maxReceiveCount: QUEUE.maxReceiveCount },
+    });
+  });
+
+  it('every queue is encrypted, keeps messages QUEUE.retentionDays, and refuses requests without TLS', () => {
+    for (const id of [queueId('OperationQueue'), queueId('DeadLetterQueue'), queueId('StreamFailureQueue')]) {
+      expect(s.json.Resources[id]!.Properties).toMatchObject({ SqsManagedSseEnabled: true, MessageRetentionPeriod: QUEUE.retentionDays * 86_400 });
+      s.template.hasResourceProperties('AWS::SQS::QueuePolicy', {
+        Queues: [{ Ref: id }],
+        PolicyDocument: {
+          Statement: Match.arrayWith([
+            Match.objectLike({ Effect: 'Deny', Action: 'sqs:*', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
+          ]),
+        },
+      });
+    }
+  });
+});
+
+describe('functions', () => {
+  it.each(FUNCTION_NAMES)('%s: Node.js 22 on arm64, sized from lib/settings.ts, Powertools environment', (name) => {
+    const properties = s.json.Resources[functionId(name)]!.Properties!;
+    expect(properties).toMatchObject({
+      Runtime: 'nodejs22.x',
+      Architectures: ['arm64'],
+      Handler: 'index.handler',
+      MemorySize: SIZING[name].memoryMiB,
+      Timeout: SIZING[name].timeoutSeconds,
+      LoggingConfig: { LogFormat: 'JSON', LogGroup: { Ref: resourceId(s.json, 'AWS::Logs::LogGroup', `Functions${capitalized(name)}Logs`) } },
+    });
+    const variables = (properties.Environment as { Variables: Record<string, unknown> }).Variables;
+    expect(variables).toMatchObject({
+      TABLE_NAME: { Ref: tableId() },
+      POWERTOOLS_SERVICE_NAME: `ebs-provisioner-${name}`,
+      POWERTOOLS_METRICS_NAMESPACE: METRICS.namespace,
+      LOG_LEVEL: 'INFO',
+      OWNER_TAG_VALUE: OWNER,
+    });
+    if (name !== 'api') expect(variables.QUEUE_URL).toEqual({ Ref: queueId('OperationQueue') });
+    expect(variables.KMS_KEY_ARN).toBeUndefined();
+  });
+
+  it('each function has its own role and a log group with retention', () => {
+    const roles = new Set(FUNCTION_NAMES.map(roleIdOf));
+    expect(roles.size).toBe(FUNCTION_NAMES.length);
+    for (const name of FUNCTION_NAMES) {
+      const logGroup = resourceId(s.json, 'AWS::Logs::LogGroup', `Functions${capitalized(name)}Logs`);
+      expect(s.json.Resources[logGroup]!.Properties!.RetentionInDays).toBe(30);
+      // Writes only to its own log group; no managed policy with logs on every group.
+      expect(allowing(name, 'logs:PutLogEvents').flatMap(resourcesOf)).toEqual([getAtt(logGroup)]);
+      expect(s.json.Resources[roleIdOf(name)]!.Properties!.ManagedPolicyArns).toBeUndefined();
+    }
+  });
+
+  it('reserves concurrency where it protects EC2: executor at its maximum concurrency, reconciler at one', () => {
+    expect(s.json.Resources[functionId('executor')]!.Properties!.ReservedConcurrentExecutions).toBe(EXECUTOR.maxConcurrency);
+    expect(s.json.Resources[functionId('reconciler')]!.Properties!.ReservedConcurrentExecutions).toBe(1);
+    expect(s.json.Resources[functionId('executor')]!.Properties!.Environment).toMatchObject({ Variables: { EC2_RATE_BUDGET: String(5 / EXECUTOR.maxConcurrency) } });
+  });
+
+  it.each(FUNCTION_NAMES)('%s: bundled as minified ESM with the createRequire banner and a source map', (name) => {
+    const code = s.json.Resources[functionId(name)]!.Properties!.Code as { S3Key: string };
+    const assetDir = join(s.outdir, `asset.${code.S3Key.replace(/\.zip$/, '')}`);
+    const bundle = readFileSync(join(assetDir, 'index.mjs'), 'utf8');
+    expect(bundle.startsWith(ESM_REQUIRE_BANNER)).toBe(true);
+    expect(bundle).toMatch(/export\s*\{[^}]*as handler/);
+    // Minified: long lines (an unminified bundle of this size averages well under 100 characters a line).
+    expect(bundle.length / bundle.split('\n').length).toBeGreaterThan(2000);
+    expect(bundle).toContain('//# sourceMappingURL=index.mjs.map');
+    expect(existsSync(join(assetDir, 'index.mjs.map'))).toBe(true);
+  });
+});
+
+describe('event source mappings', () => {
+  it('stream → watcher with every property from WATCHER, failures to the stream failure queue, no filter', () => {
+    s.template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      FunctionName: { Ref: functionId('watcher') },
+      EventSourceArn: getAtt(tableId(), 'StreamArn'),
+      StartingPosition: 'TRIM_HORIZON',
+      BatchSize: WATCHER.batchSize,
+      MaximumBatchingWindowInSeconds: WATCHER.maxBatchingWindowSeconds,
+      BisectBatchOnFunctionError: WATCHER.bisectBatchOnError,
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+      MaximumRetryAttempts: WATCHER.retryAttempts,
+      MaximumRecordAgeInSeconds: WATCHER.maxRecordAgeSeconds,
+      ParallelizationFactor: WATCHER.parallelizationFactor,
+      DestinationConfig: { OnFailure: { Destination: getAtt(queueId('StreamFailureQueue')) } },
+      FilterCriteria: Match.absent(),
+    });
+  });
+
+  it('queue → executor with every property from EXECUTOR', () => {
+    s.template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      FunctionName: { Ref: functionId('executor') },
+      EventSourceArn: getAtt(queueId('OperationQueue')),
+      BatchSize: EXECUTOR.batchSize,
+      MaximumBatchingWindowInSeconds: EXECUTOR.maxBatchingWindowSeconds,
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+      ScalingConfig: { MaximumConcurrency: EXECUTOR.maxConcurrency },
+    });
+    s.template.resourceCountIs('AWS::Lambda::EventSourceMapping', 2);
+  });
+
+  it('reconciler runs on a schedule of RECONCILER.intervalMinutes', () => {
+    s.template.hasResourceProperties('AWS::Events::Rule', {
+      ScheduleExpression: `rate(${RECONCILER.intervalMinutes} minutes)`,
+      State: 'ENABLED',
+      Targets: [Match.objectLike({ Arn: getAtt(functionId('reconciler')) })],
+    });
+  });
+});
+
+describe('IAM', () => {
+  const volumeArn = `arn:aws:ec2:${TEST_ENV.region}:${TEST_ENV.account}:volume/*`;
+  const partitioned = (arn: string) => ({ 'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, arn.replace(/^arn:aws/, '')]] });
+  const only = (statements: Statement[]) => {
+    expect(statements).toHaveLength(1);
+    return statements[0]!;
+  };
+
+  it('CreateVolume only with the ownership tag in the request (and snapshots only as a source)', () => {
+    const statements = allowing('executor', 'ec2:CreateVolume');
+    const onVolumes = only(statements.filter((statement) => JSON.stringify(statement.Resource).includes('volume/*')));
+    expect(onVolumes.Condition).toEqual({ StringEquals: { [`aws:RequestTag/${OWNERSHIP_TAGS.owner}`]: OWNER } });
+    expect(resourcesOf(onVolumes)).toEqual([partitioned(volumeArn)]);
+    const onSnapshots = only(statements.filter((statement) => statement !== onVolumes));
+    expect(resourcesOf(onSnapshots)).toEqual([partitioned(`arn:aws:ec2:${TEST_ENV.region}::snapshot/*`)]);
+  });
+
+  it('CreateTags only as part of CreateVolume', () => {
+    const statement = only(allowing('executor', 'ec2:CreateTags'));
+    expect(statement.Condition).toEqual({ StringEquals: { 'ec2:CreateAction': 'CreateVolume' } });
+    expect(actionsOf(statement)).toEqual(['ec2:CreateTags']);
+  });
+
+  it.each(['ec2:AttachVolume', 'ec2:DetachVolume', 'ec2:ModifyVolume', 'ec2:DeleteVolume'])('%s only on volumes with the ownership tag', (action) => {
+    const statements = allowing('executor', action);
+    const onVolumes = only(statements.filter((statement) => JSON.stringify(statement.Resource).includes('volume/*')));
+    expect(onVolumes.Condition).toEqual({ StringEquals: { [`ec2:ResourceTag/${OWNERSHIP_TAGS.owner}`]: OWNER } });
+    const others = statements.filter((statement) => statement !== onVolumes);
+    if (action === 'ec2:AttachVolume' || action === 'ec2:DetachVolume') {
+      expect(resourcesOf(only(others))).toEqual([partitioned(`arn:aws:ec2:${TEST_ENV.region}:${TEST_ENV.account}:instance/*`)]);
+    } else {
+      expect(others).toEqual([]);
+    }
+  });
+
+  it('no EC2 action is allowed on * except Describe*, and no KMS without a key', () => {
+    for (const name of FUNCTION_NAMES) {
+      for (const statement of statementsOf(name)) {
+        const ec2 = actionsOf(statement).filter((action) => action.startsWith('ec2:'));
+        if (resourcesOf(statement).includes('*')) expect(ec2.every((action) => action.startsWith('ec2:Describe'))).toBe(true);
+        expect(actionsOf(statement).some((action) => action.startsWith('kms:'))).toBe(false);
+      }
+    }
+  });
+
+  it('EC2 per function: executor mutates, reconciler only describes, api and watcher none', () => {
+    const ec2Actions = (name: FunctionName) => statementsOf(name).flatMap(actionsOf).filter((action) => action.startsWith('ec2:'));
+    expect(ec2Actions('api')).toEqual([]);
+    expect(ec2Actions('watcher')).toEqual([]);
+    expect(new Set(ec2Actions('reconciler'))).toEqual(new Set(['ec2:DescribeVolumes', 'ec2:DescribeVolumesModifications', 'ec2:DescribeInstances']));
+    expect(ec2Actions('executor')).toEqual(expect.arrayContaining(['ec2:CreateVolume', 'ec2:AttachVolume', 'ec2:DescribeVolumes']));
+  });
+
+  it('table, stream and queue grants per function, least needed', () => {
+    const table = getAtt(tableId());
+    const queue = getAtt(queueId('OperationQueue'));
+    const grants = (name: FunctionName, action: string) => allowing(name, action).flatMap(resourcesOf);
+    for (const name of FUNCTION_NAMES) {
+      expect(grants(name, 'dynamodb:PutItem')).toContainEqual(table);
+      expect(grants(name, 'dynamodb:Query')).toContainEqual(table);
+    }
+    expect(grants('api', 'sqs:SendMessage')).toEqual([]);
+    expect(grants('watcher', 'sqs:SendMessage')).toContainEqual(queue);
+    expect(grants('watcher', 'dynamodb:GetRecords')).toContainEqual(getAtt(tableId(), 'StreamArn'));
+    expect(grants('executor', 'sqs:SendMessage')).toEqual([queue]);
+    expect(grants('executor', 'sqs:ReceiveMessage')).toEqual([queue]);
+    expect(grants('executor', 'sqs:DeleteMessage')).toEqual([queue]);
+    expect(grants('reconciler', 'sqs:SendMessage')).toEqual([queue]);
+    for (const name of ['api', 'watcher', 'reconciler'] as const) expect(grants(name, 'sqs:ReceiveMessage')).toEqual([]);
+    for (const name of ['api', 'executor', 'reconciler'] as const) expect(grants(name, 'dynamodb:GetRecords')).not.toContainEqual(getAtt(tableId(), 'StreamArn'));
+    // Nobody reads the dead-letter queue automatically: its messages wait for a person.
+    const dlq = getAtt(queueId('DeadLetterQueue'));
+    for (const name of FUNCTION_NAMES) expect(statementsOf(name).flatMap(resourcesOf)).not.toContainEqual(dlq);
+  });
+});
+
+describe('API', () => {
+  const openApi = JSON.parse(readFileSync(new URL('../../docs/openapi.json', import.meta.url), 'utf8')) as { paths: Record<string, Record<string, unknown>> };
+  const resourcePath = (id: string): string => {
+    const properties = s.json.Resources[id]!.Properties!;
+    const parent = properties.ParentId as { Ref?: string; 'Fn::GetAtt'?: string[] };
+    return parent.Ref ? `${resourcePath(parent.Ref)}/${properties.PathPart as string}` : `/${properties.PathPart as string}`;
+  };
+  const methods = () =>
+    Object.entries(s.json.Resources)
+      .filter(([, resource]) => resource.Type === 'AWS::ApiGateway::Method')
+      .map(([, resource]) => {
+        const properties = resource.Properties!;
+        const parent = properties.ResourceId as { Ref?: string };
+        return { path: parent.Ref ? resourcePath(parent.Ref) : '/', properties };
+      });
+
+  it('has a method for every path and operation of docs/openapi.json, and no other', () => {
+    const expected = Object.entries(openApi.paths).flatMap(([path, operations]) => Object.keys(operations).map((method) => `${method.toUpperCase()} ${path}`));
+    const actual = methods().map(({ path, properties }) => `${properties.HttpMethod as string} ${path}`);
+    expect(actual.sort()).toEqual(expected.sort());
+  });
+
+  it('every method requires IAM (SigV4) authorization, validates requests and proxies to the api function', () => {
+    const validator = resourceId(s.json, 'AWS::ApiGateway::RequestValidator', 'ApiRestApiValidator');
+    expect(s.json.Resources[validator]!.Properties).toMatchObject({ ValidateRequestBody: true, ValidateRequestParameters: true });
+    for (const { path, properties } of methods()) {
+      expect(properties).toMatchObject({
+        AuthorizationType: 'AWS_IAM',
+        RequestValidatorId: { Ref: validator },
+        Integration: { Type: 'AWS_PROXY', IntegrationHttpMethod: 'POST' },
+      });
+      for (const [, name] of path.matchAll(/\{([^}]+)\}/g)) {
+        expect((properties.RequestParameters as Record<string, boolean>)[`method.request.path.${name}`]).toBe(true);
+      }
+    }
+  });
+
+  it('stage throttling from API and JSON access logs', () => {
+    s.template.hasResourceProperties('AWS::ApiGateway::Stage', {
+      MethodSettings: [Match.objectLike({ HttpMethod: '*', ResourcePath: '/*', ThrottlingRateLimit: API.throttleRatePerSecond, ThrottlingBurstLimit: API.throttleBurst })],
+      AccessLogSetting: { DestinationArn: getAtt(resourceId(s.json, 'AWS::Logs::LogGroup', 'ApiAccessLogs')), Format: Match.stringLikeRegexp('"requestId"') },
+    });
+    // Access logging needs API Gateway's account-level CloudWatch role.
+    s.template.resourceCountIs('AWS::ApiGateway::Account', 1);
+    expect(s.json.Resources[resourceId(s.json, 'AWS::Logs::LogGroup', 'ApiAccessLogs')]!.Properties!.RetentionInDays).toBe(30);
+  });
+});
+
+describe('alarms and dashboard', () => {
+  const topic = () => ({ Ref: resourceId(s.json, 'AWS::SNS::Topic', 'MonitoringAlarmTopic') });
+  const alarm = (properties: Record<string, unknown>) =>
+    s.template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      ComparisonOperator: 'GreaterThanThreshold',
+      AlarmActions: [topic()],
+      TreatMissingData: 'notBreaching',
+      ...properties,
+    });
+
+  it('failed operations (the engine metric) above zero', () => {
+    alarm({ Namespace: METRICS.namespace, MetricName: METRICS.failed, Statistic: 'Sum', Threshold: 0, Dimensions: Match.absent() });
+  });
+
+  it('messages in the dead-letter queue and the stream failure queue', () => {
+    for (const id of [queueId('DeadLetterQueue'), queueId('StreamFailureQueue')]) {
+      alarm({
+        Namespace: 'AWS/SQS',
+        MetricName: 'ApproximateNumberOfMessagesVisible',
+        Dimensions: [{ Name: 'QueueName', Value: getAtt(id, 'QueueName') }],
+        Threshold: 0,
+      });
+    }
+  });
+
+  it('watcher iterator age', () => {
+    alarm({
+      Namespace: 'AWS/Lambda',
+      MetricName: 'IteratorAge',
+      Statistic: 'Maximum',
+      Dimensions: [{ Name: 'FunctionName', Value: { Ref: functionId('watcher') } }],
+      Threshold: ITERATOR_AGE_ALARM_MS,
+    });
+    expect(ITERATOR_AGE_ALARM_MS).toBeLessThan(WATCHER.maxRecordAgeSeconds * 1000);
+  });
+
+  it.each(FUNCTION_NAMES)('%s errors and throttles', (name) => {
+    for (const metric of ['Errors', 'Throttles']) {
+      alarm({ Namespace: 'AWS/Lambda', MetricName: metric, Statistic: 'Sum', Dimensions: [{ Name: 'FunctionName', Value: { Ref: functionId(name) } }], Threshold: 0 });
+    }
+  });
+
+  it('API 5xx and leaked volumes; every alarm notifies the SSL-only topic', () => {
+    alarm({ Namespace: 'AWS/ApiGateway', MetricName: '5XXError', Statistic: 'Sum', Threshold: 0 });
+    alarm({ Namespace: METRICS.namespace, MetricName: METRICS.leaked, Threshold: 0 });
+    const alarms = s.template.findResources('AWS::CloudWatch::Alarm');
+    expect(Object.keys(alarms)).toHaveLength(5 + 2 * FUNCTION_NAMES.length + 1);
+    for (const resource of Object.values(alarms)) expect(resource.Properties.AlarmActions).toEqual([topic()]);
+    s.template.hasResourceProperties('AWS::SNS::TopicPolicy', {
+      PolicyDocument: { Statement: Match.arrayWith([Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } })]) },
+    });
+    s.template.resourceCountIs('AWS::SNS::Subscription', 0);
+  });
+
+  it('dashboard: operations by outcome, latency, queue depth and age, stream lag', () => {
+    const body = JSON.stringify(Object.values(s.template.findResources('AWS::CloudWatch::Dashboard'))[0]!.Properties.DashboardBody);
+    expect(body).toContain(`{${METRICS.namespace},operation,outcome} MetricName=\\\\\\"${METRICS.operations}\\\\\\"`);
+    expect(body).toContain(`{${METRICS.namespace},operation} MetricName=\\\\\\"${METRICS.latency}\\\\\\"`);
+    for (const metric of ['ApproximateNumberOfMessagesVisible', 'ApproximateAgeOfOldestMessage', 'IteratorAge']) expect(body).toContain(metric);
+  });
+});
+
+describe('cdk-nag', () => {
+  it('AwsSolutions checks pass (synthesis throws on an unacknowledged finding) and every acknowledgement gives a specific reason', () => {
+    const acknowledgements = s.app.node
+      .findAll()
+      .flatMap((construct) => construct.node.metadata.filter((entry) => entry.type === Validations.ACKNOWLEDGED_RULES_METADATA_KEY))
+      .flatMap((entry) => Object.entries(entry.data as Record<string, string>));
+    expect(acknowledgements.length).toBeGreaterThan(0);
+    for (const [id, reason] of acknowledgements) {
+      expect(id).toMatch(/AwsSolutions-/);
+      expect(reason.length, id).toBeGreaterThan(40);
+    }
+  });
+});

@@ -1,0 +1,65 @@
+/**
+ * Synthesizes EbsProvisionerStack for the template tests, with cdk-nag's AwsSolutions checks
+ * attached (synthesis throws on an unacknowledged finding), and returns the template and the
+ * cloud assembly directory. Bundling is slow, so each test file synthesizes once in beforeAll.
+ */
+import { App, Validations } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { EbsProvisionerStack, type EbsProvisionerStackProps } from '../../infra/stack.js';
+
+export const TEST_ENV = { account: '123456789012', region: 'eu-west-1' } as const;
+
+export interface Synthesized {
+  app: App;
+  stack: EbsProvisionerStack;
+  template: Template;
+  /** The raw template, for checks the matchers cannot express. */
+  json: { Resources: Record<string, { Type: string; Properties?: Record<string, unknown>; DeletionPolicy?: string }> };
+  outdir: string;
+}
+
+/** `bundle: false` skips esbuild (the code becomes a placeholder), for tests of options only. */
+export function synthesize(props: EbsProvisionerStackProps = {}, options: { bundle?: boolean; stackName?: string } = {}): Synthesized {
+  const outdir = mkdtempSync(join(tmpdir(), 'ebs-provisioner-synth-'));
+  const app = new App({ outdir, context: options.bundle === false ? { 'aws:cdk:bundling-stacks': [] } : {} });
+  const stack = new EbsProvisionerStack(app, options.stackName ?? 'EbsProvisionerTest', { env: TEST_ENV, ...props });
+  Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
+  const assembly = app.synth();
+  const json = assembly.getStackByName(stack.stackName).template as Synthesized['json'];
+  return { app, stack, template: Template.fromJSON(json), json, outdir };
+}
+
+/** Logical ids of the resources of `type`. */
+export function logicalIds(json: Synthesized['json'], type: string): string[] {
+  return Object.entries(json.Resources).filter(([, resource]) => resource.Type === type).map(([id]) => id);
+}
+
+/** The single resource of `type` whose logical id starts with `prefix`. */
+export function resourceId(json: Synthesized['json'], type: string, prefix: string): string {
+  const ids = logicalIds(json, type).filter((id) => id.startsWith(prefix));
+  if (ids.length !== 1) throw new Error(`expected one ${type} starting with ${prefix}, found ${ids.join(', ') || 'none'}`);
+  return ids[0]!;
+}
+
+export interface Statement {
+  Effect: string;
+  Action: string | string[];
+  Resource: unknown;
+  Condition?: Record<string, Record<string, unknown>>;
+  Sid?: string;
+}
+
+/** All statements of the policies attached to `roleId`. */
+export function roleStatements(json: Synthesized['json'], roleId: string): Statement[] {
+  return Object.values(json.Resources)
+    .filter((resource) => resource.Type === 'AWS::IAM::Policy')
+    .filter((resource) => (resource.Properties?.Roles as unknown[]).some((role) => JSON.stringify(role) === JSON.stringify({ Ref: roleId })))
+    .flatMap((resource) => (resource.Properties?.PolicyDocument as { Statement: Statement[] }).Statement);
+}
+
+export const actionsOf = (statement: Statement): string[] => (Array.isArray(statement.Action) ? statement.Action : [statement.Action]);
+export const resourcesOf = (statement: Statement): unknown[] => (Array.isArray(statement.Resource) ? statement.Resource : [statement.Resource]);

@@ -1,0 +1,123 @@
+/**
+ * `npm start` itself, as a user runs it: the entry point in a child process with its flag parsing,
+ * first log line, demo instances, HTTP API, status lines and a clean stop on SIGINT.
+ */
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+import { motoInstalled, motoRequired } from '../support/moto.js';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const tsx = fileURLToPath(new URL('../../node_modules/.bin/tsx', import.meta.url));
+
+interface Started {
+  child: ChildProcessWithoutNullStreams;
+  lines: string[];
+  /** Resolves with the first line matching `pattern` (bounded). */
+  lineMatching(pattern: RegExp, timeoutMs?: number): Promise<RegExpMatchArray>;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+function start(args: string[]): Started {
+  // No developer endpoint or profile may redirect the child's traffic; emulators take any credentials.
+  const { AWS_ENDPOINT_URL: _endpoint, AWS_PROFILE: _profile, ...env } = process.env;
+  const child = spawn(tsx, ['lib/local/main.ts', ...args], {
+    cwd: root,
+    env: { ...env, AWS_ACCESS_KEY_ID: 'testing', AWS_SECRET_ACCESS_KEY: 'testing', AWS_REGION: 'us-east-1' },
+  });
+  const lines: string[] = [];
+  let partial = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+    const parts = (partial + chunk).split('\n');
+    partial = parts.pop() ?? '';
+    lines.push(...parts);
+  });
+  let stderr = '';
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.on('exit', (code, signal) => resolve({ code, signal })),
+  );
+  return {
+    child,
+    lines,
+    exited,
+    async lineMatching(pattern, timeoutMs = 20_000) {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        for (const line of lines) {
+          const match = line.match(pattern);
+          if (match) return match;
+        }
+        if (child.exitCode !== null || Date.now() > deadline) {
+          throw new Error(`no line matching ${String(pattern)}; stdout:\n${lines.join('\n')}\nstderr:\n${stderr}`);
+        }
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    },
+  };
+}
+
+let running: Started | undefined;
+afterEach(() => {
+  if (running && running.child.exitCode === null) running.child.kill('SIGKILL');
+});
+
+describe('npm start (memory backend)', () => {
+  it('names the backend first, serves the API, runs the pipeline and exits 0 on SIGINT', async () => {
+    running = start(['--port', '0', '--demo-instances', '1']);
+    const [, apiUrl] = await running.lineMatching(/HTTP API on (http:\/\/127\.0\.0\.1:\d+)/);
+    expect(running.lines[0]).toMatch(/INFO +ebs-provisioner local runtime: backend=memory$/);
+    const [, instanceId] = await running.lineMatching(/demo instances in us-east-1a: (i-[0-9a-f]{17})$/);
+
+    const created = await fetch(`${apiUrl}/volumes`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ volumeId: 'started', spec: { sizeGiB: 8, volumeType: 'gp3' }, attachTo: { instanceId } }),
+    });
+    expect(created.status).toBe(201);
+    // Realistic EBS timings: about 2 s to create, 2 s to attach, plus the executor's progress checks.
+    await running.lineMatching(/volume\/started {2}creating → available {2}vol-/);
+    await running.lineMatching(new RegExp(`attachment/started/${instanceId} {2}attaching → attached {2}/dev/`), 25_000);
+
+    running.child.kill('SIGINT');
+    expect(await running.exited).toEqual({ code: 0, signal: null });
+    expect(running.lines).toEqual(expect.arrayContaining([expect.stringMatching(/SIGINT: stopping$/)]));
+  }, 45_000);
+
+  it('rejects an unknown backend before starting anything', async () => {
+    running = start(['--backend', 'dynamo']);
+    const { code } = await running.exited;
+    expect(code).not.toBe(0);
+    expect(running.lines.some((line) => line.includes('HTTP API on'))).toBe(false);
+  }, 15_000);
+});
+
+describe.skipIf(!motoInstalled && !motoRequired)('npm start -- --backend moto', () => {
+  it('starts moto_server, serves the API over it, and stops both on SIGTERM', async () => {
+    running = start(['--backend', 'moto', '--port', '0', '--demo-instances', '1']);
+    const [, awsEndpoint] = await running.lineMatching(/AWS endpoint (http:\/\/127\.0\.0\.1:\d+), table /, 30_000);
+    const [, apiUrl] = await running.lineMatching(/HTTP API on (http:\/\/127\.0\.0\.1:\d+)/);
+    expect(running.lines[0]).toMatch(/INFO +ebs-provisioner local runtime: backend=moto endpoint=moto_server \(starting\)$/);
+    await running.lineMatching(/demo instances in us-east-1a: i-[0-9a-f]+$/);
+
+    const created = await fetch(`${apiUrl}/volumes`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ volumeId: 'on-moto', spec: { sizeGiB: 8, volumeType: 'gp3', availabilityZone: 'us-east-1a' } }),
+    });
+    expect(created.status).toBe(201);
+    await running.lineMatching(/volume\/on-moto {2}creating → available {2}vol-/);
+
+    running.child.kill('SIGTERM');
+    expect(await running.exited).toEqual({ code: 0, signal: null });
+    await expect(fetch(awsEndpoint!)).rejects.toThrow();
+  }, 60_000);
+
+  it('stops cleanly when told to while moto_server is still starting', async () => {
+    running = start(['--backend', 'moto', '--port', '0', '--demo-instances', '0']);
+    await running.lineMatching(/backend=moto endpoint=moto_server \(starting\)$/);
+    running.child.kill('SIGTERM');
+    expect(await running.exited).toEqual({ code: 0, signal: null });
+    expect(running.lines.some((line) => line.includes('HTTP API on'))).toBe(false);
+  }, 30_000);
+});
