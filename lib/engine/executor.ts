@@ -111,6 +111,12 @@ interface Result {
   retryAtMs?: number;
   /** Other records to look at once this one is written (e.g. the volume after an attach). */
   alsoCheck?: QueuedOperation[];
+  /**
+   * The attachment's volume as this batch's DescribeVolumes saw it: written to the volume record
+   * with the attachment's result, so `alsoCheck` (and its own DescribeVolumes) is needed only
+   * when that write cannot be made.
+   */
+  volumeSeen?: ProviderVolume;
 }
 
 interface Item {
@@ -129,6 +135,8 @@ interface Item {
   infraFailed?: boolean;
   /** A progress check: acts without a claim, writes only a change, conditioned on the version it read. */
   observer?: boolean;
+  /** The record's state when the batch read it. */
+  readState?: string;
   /** A rate token reserved before the claim: the call may go at `atMs`. */
   token?: { action: MutatingAction; atMs: number; used: boolean; throttles: number };
 }
@@ -199,6 +207,12 @@ export class Executor {
       for (const item of active) item.infraFailed = true;
     } else {
       await this.process(active, owner, now, followUps, maxTokenWaitMs);
+      // Volumes this batch saw become available: their waiting attachments go now, in this invocation.
+      const released = await this.releasedAttachments(active);
+      if (released.length > 0) {
+        const later = this.deps.clock.now();
+        await this.process(released, owner, later, followUps, Math.max(0, Math.min(maxTokenWaitMs, remaining - (later - now))));
+      }
     }
 
     await this.sendFollowUps(followUps);
@@ -252,6 +266,7 @@ export class Executor {
     }
     for (const item of items) {
       item.record = byId.get(item.id);
+      item.readState = item.record?.status.state;
       if (item.key.kind === 'attachment') {
         const volume = byId.get(keyString({ kind: 'volume', volumeId: item.key.volumeId }));
         item.volume = volume?.kind === 'volume' ? volume : undefined;
@@ -303,7 +318,7 @@ export class Executor {
       }
       item.decision = decision;
       if (decision.type === 'operation' && CHECK_OPERATIONS.has(decision.op)) {
-        if (this.heldByOther(item, now, followUps)) continue;
+        if (this.heldByOther(item, now, followUps) || this.checkNotDue(item, decision.op, now, followUps)) continue;
         item.observer = true;
         observers.push(item);
         continue;
@@ -349,6 +364,61 @@ export class Executor {
     followUps.push({ item, operation: { message: this.message(item.hint, item.key, 'claimed by another invocation', delay.dueAt), delaySeconds: delay.delaySeconds } });
     this.deps.metrics.operation({ operation: item.hint, outcome: 'skipped' });
     return true;
+  }
+
+  /**
+   * Whether a check reached here before its time: a message for an operation that another
+   * message (or this invocation) has already started. The check then comes back on its grid
+   * point rather than describing now, when EC2 cannot have finished yet.
+   */
+  private checkNotDue(item: Item, op: OperationKind, now: number, followUps: { item: Item; operation: QueuedOperation }[]): boolean {
+    if (CHECK_OPERATIONS.has(item.hint) || item.dueAt !== undefined) return false;
+    const record = item.record!;
+    const schedule = IN_PROGRESS[record.status.state];
+    const started = operationStartMs(record.status);
+    if (!schedule || started === undefined) return false;
+    const dueAtMs = alignedCheckAtMs(schedule, started + this.config.progressChecks[schedule].firstSeconds * 1000, this.config);
+    if (dueAtMs <= now) return false;
+    const delay = queueDelay(now, dueAtMs, this.config);
+    followUps.push({ item, operation: { message: this.message(op, item.key, 'operation already started; checking at its time', delay.dueAt), delaySeconds: delay.delaySeconds } });
+    this.deps.metrics.operation({ operation: item.hint, outcome: 'skipped' });
+    return true;
+  }
+
+  /**
+   * The attachments waiting for volumes that this batch's checks saw become available, as items
+   * to process in the same invocation (the stream would bring them to the watcher a few seconds
+   * later; its messages then find them under way). A failed read only loses the shortcut.
+   */
+  private async releasedAttachments(items: Item[]): Promise<Item[]> {
+    const inBatch = new Set(items.map((item) => item.id));
+    const volumes = items.flatMap((item) => {
+      const record = item.record;
+      const before = item.readState;
+      if (!item.observer || record?.kind !== 'volume' || record.life !== 'alive') return [];
+      return record.status.state === 'available' && (before === 'creating' || before === 'pending') ? [record] : [];
+    });
+    const released: Item[] = [];
+    await Promise.all(
+      volumes.map(async (volume) => {
+        try {
+          for (const raw of await this.deps.store.attachmentsOfVolume(volume.volumeId)) {
+            const attachment = this.trusted(raw);
+            if (attachment?.kind !== 'attachment') continue;
+            const decision = planAttachment(attachment, volume);
+            if (decision.type !== 'operation' || decision.op !== 'attach') continue;
+            const key = keyOf(attachment);
+            const id = keyString(key);
+            if (inBatch.has(id)) continue;
+            inBatch.add(id);
+            released.push({ key, id, messageIds: [], hint: 'attach', record: attachment, volume });
+          }
+        } catch (error) {
+          this.deps.log.warn('reading attachments of an available volume failed; the watcher releases them', { key: keyString(keyOf(volume)), error: errorMessage(error) });
+        }
+      }),
+    );
+    return released;
   }
 
   /**
@@ -938,7 +1008,7 @@ export class Executor {
     if (state === 'detaching') {
       if (!present) {
         nextAttachmentState('detaching', 'observed-detached');
-        return { outcome: 'succeeded', remove: true, alsoCheck: this.volumeCheck(attachment) };
+        return { outcome: 'succeeded', remove: true, alsoCheck: this.volumeCheck(attachment), volumeSeen: current };
       }
       return this.stillInProgress(attachment, now, `detaching from ${attachment.instanceId}`);
     }
@@ -949,6 +1019,7 @@ export class Executor {
           outcome: 'succeeded',
           changes: { status: successStatus(attachment.status, nextAttachmentState('pending', 'observed-attached'), now), device: link.device },
           alsoCheck: this.volumeCheck(attachment),
+          volumeSeen: current,
         };
       }
       if (link?.state === 'attaching') return this.stillInProgress(attachment, now, `EC2 is attaching as ${link.device}`);
@@ -963,6 +1034,7 @@ export class Executor {
             device: link.device,
           },
           alsoCheck: this.volumeCheck(attachment),
+          volumeSeen: current,
         };
       }
       if (link?.state === 'attaching') return this.stillInProgress(attachment, now, `attaching as ${link.device}`);
@@ -1149,6 +1221,8 @@ export class Executor {
     const op = item.decision?.type === 'operation' ? item.decision.op : item.hint;
     const condition = { version: record.version };
     try {
+      // The volume first: when the attachment's removal replans a dying volume, it is already available.
+      const volumeSynced = result.volumeSeen !== undefined && (await this.syncVolume(item, result.volumeSeen, now));
       if (result.remove) {
         await this.deps.store.remove(item.key, condition);
         this.deps.log.info('record removed', { key: item.id, op });
@@ -1161,7 +1235,7 @@ export class Executor {
         const next = this.followUp(item, current, result, now);
         if (next) followUps.push({ item, operation: next });
       }
-      for (const operation of result.alsoCheck ?? []) followUps.push({ item, operation });
+      if (!volumeSynced) for (const operation of result.alsoCheck ?? []) followUps.push({ item, operation });
     } catch (error) {
       if (error instanceof ConditionFailedError) {
         // Changed or deleted meanwhile: that change is planned on its own.
@@ -1170,6 +1244,32 @@ export class Executor {
       }
       this.deps.log.error('status write failed', { key: item.id, op, error: errorMessage(error) });
       item.infraFailed = true;
+    }
+  }
+
+  /**
+   * Brings an attachment's volume record in line with the EC2 state this batch described, on the
+   * condition that the record is still the version read and at rest (available or in use, no
+   * operation under way): the same write a check of the volume would make, without its own
+   * DescribeVolumes. False when the volume must be checked after all.
+   */
+  private async syncVolume(item: Item, current: ProviderVolume, now: number): Promise<boolean> {
+    const volume = item.volume;
+    if (!volume || volume.ebsVolumeId !== current.ebsVolumeId) return false;
+    if (volume.status.state !== 'available' && volume.status.state !== 'in-use') return false;
+    if (volume.claim && volume.claim.expiresAt > now) return false;
+    // A dying volume still attached elsewhere waits for its own check (it may be attached to instances no record knows).
+    if (volume.life === 'dying' && current.state !== 'available') return false;
+    const changes = this.observedChanges(volume, current, now);
+    if (!changesSomething(volume, changes)) return true;
+    const key: RecordKey = { kind: 'volume', volumeId: volume.volumeId };
+    try {
+      item.volume = await this.deps.store.update<VolumeRecord>(key, changes, { version: volume.version });
+      return true;
+    } catch (error) {
+      if (!(error instanceof ConditionFailedError))
+        this.deps.log.warn('volume status write failed; checking the volume instead', { key: keyString(key), error: errorMessage(error) });
+      return false;
     }
   }
 

@@ -530,6 +530,100 @@ describe('executor: progress checks', () => {
   });
 });
 
+describe('executor: one describe per transition', () => {
+  it("an attach check writes the volume's in-use state from its own DescribeVolumes: no check of the volume follows", async () => {
+    const h = harness();
+    await availableVolume(h, 'data-1');
+    await h.store.create(newAttachment('data-1'));
+    await h.executor.run(h.batchOf(h.op('attach', attachmentKey('data-1'))));
+    await h.clock.advance(10_000);
+    const describes = h.ebs.calls.DescribeVolumes ?? 0;
+    await h.executor.run(h.batchOf(h.op('check-attachment', attachmentKey('data-1'))));
+    expect(h.ebs.calls.DescribeVolumes).toBe(describes + 1);
+    expect((await attachmentOf(h, 'data-1')).status.state).toBe('attached');
+    expect((await volumeOf(h, 'data-1')).status.state).toBe('in-use');
+    expect(h.queued().filter((q) => q.op === 'check-volume')).toEqual([]);
+  });
+
+  it('a volume that changed since the batch read it is checked on its own instead', async () => {
+    const h = harness();
+    await availableVolume(h, 'data-1');
+    await h.store.create(newAttachment('data-1'));
+    await h.executor.run(h.batchOf(h.op('attach', attachmentKey('data-1'))));
+    await h.clock.advance(10_000);
+    // The volume record moves on between the batch's read and its writes.
+    const store = h.store;
+    const getMany = store.getMany.bind(store);
+    store.getMany = async (keys) => {
+      const records = await getMany(keys);
+      const volume = await volumeOf(h, 'data-1');
+      await store.update<VolumeRecord>(volumeKey('data-1'), { status: { ...volume.status, message: 'touched' } });
+      return records;
+    };
+    await h.executor.run(h.batchOf(h.op('check-attachment', attachmentKey('data-1'))));
+    store.getMany = getMany;
+    expect((await attachmentOf(h, 'data-1')).status.state).toBe('attached');
+    expect((await volumeOf(h, 'data-1')).status.state).toBe('available');
+    expect(h.queued()).toContainEqual({ op: 'check-volume', key: 'data-1', delaySeconds: 0 });
+    await h.drain();
+    expect((await volumeOf(h, 'data-1')).status.state).toBe('in-use');
+  });
+
+  it('a detach check of a dying volume writes it available, so its deletion needs no check of its own', async () => {
+    const h = harness();
+    await availableVolume(h, 'data-1');
+    await h.store.create(newAttachment('data-1'));
+    await h.executor.run(h.batchOf(h.op('attach', attachmentKey('data-1'))));
+    await h.settle(20_000);
+    await h.store.update<VolumeRecord>(volumeKey('data-1'), { life: 'dying' });
+    await h.executor.run(h.batchOf(h.op('delete-volume', volumeKey('data-1'))));
+    await h.drain();
+    expect(h.ebs.calls.DetachVolume).toBe(1);
+    await h.clock.advance(10_000);
+    const describes = h.ebs.calls.DescribeVolumes ?? 0;
+    await h.executor.run(h.batchOf(h.op('check-attachment', attachmentKey('data-1'))));
+    expect(h.ebs.calls.DescribeVolumes).toBe(describes + 1);
+    expect(await h.store.get(attachmentKey('data-1'))).toBeUndefined();
+    expect((await volumeOf(h, 'data-1')).status.state).toBe('available');
+    expect(h.queued().filter((q) => q.op === 'check-volume')).toEqual([]);
+    // The attachment's removal replans the volume (the watcher does this on the stream): straight to DeleteVolume.
+    await h.executor.run(h.batchOf(h.op('delete-volume', volumeKey('data-1'))));
+    expect(h.ebs.calls.DeleteVolume).toBe(1);
+    expect(h.ebs.calls.DescribeVolumes).toBe(describes + 1);
+  });
+
+  it('a check that sees a volume become available attaches its waiting attachment in the same invocation', async () => {
+    const h = harness();
+    await h.store.create(newVolume('data-1'));
+    await h.store.create(newAttachment('data-1'));
+    await h.executor.run(h.batchOf(h.op('create-volume', volumeKey('data-1'))));
+    await h.clock.advance(10_000);
+    await h.executor.run(h.batchOf(h.op('check-volume', volumeKey('data-1'))));
+    expect((await volumeOf(h, 'data-1')).status.state).toBe('available');
+    expect(h.ebs.calls.AttachVolume).toBe(1);
+    expect((await attachmentOf(h, 'data-1')).status.state).toBe('attaching');
+  });
+
+  it('an attach message for an attach already under way waits for its check time instead of describing now', async () => {
+    const h = harness();
+    await availableVolume(h, 'data-1');
+    await h.store.create(newAttachment('data-1'));
+    await h.executor.run(h.batchOf(h.op('attach', attachmentKey('data-1'))));
+    const describes = h.ebs.calls.DescribeVolumes ?? 0;
+    const before = h.queued().length;
+    // A second release of the same attachment (the watcher's, after the executor's own).
+    await h.executor.run(h.batchOf(h.op('attach', attachmentKey('data-1'))));
+    expect(h.ebs.calls.DescribeVolumes ?? 0).toBe(describes);
+    expect(h.ebs.calls.AttachVolume).toBe(1);
+    const added = h.queued().slice(before);
+    expect(added).toHaveLength(1);
+    expect(added[0]).toMatchObject({ op: 'check-attachment', key: 'data-1/' + INSTANCE });
+    expect(added[0]!.delaySeconds).toBeGreaterThan(0);
+    await h.settle(20_000);
+    expect((await attachmentOf(h, 'data-1')).status.state).toBe('attached');
+  });
+});
+
 describe('executor: instance descriptions', () => {
   it('reuses an instance it described within the TTL, takes devices in use from the records, and describes again after a failed attach', async () => {
     const h = harness();

@@ -60,22 +60,45 @@ describe('watcher', () => {
     expect(sent(h)).toEqual([]);
   });
 
-  it('a volume that becomes available releases its waiting attachments at once', async () => {
+  it('a volume that becomes available releases its waiting attachments at once, with one AttachVolume', async () => {
     const h = harness();
     await h.store.create(newVolume('data-1'));
     await h.store.create(newAttachment('data-1'));
     await h.store.create(newAttachment('data-1', { instanceId: OTHER_INSTANCE, life: 'dying' }));
     await h.watch();
     await h.drain();
+    // Planned while the volume was creating: the attachment waits, with a reason, and no attach is queued.
+    expect((await h.store.get(attachmentKey('data-1')))?.status).toMatchObject({ state: 'pending', message: expect.stringMatching(/waiting for volume/) });
+    expect(sent(h).some((s) => s.op === 'attach')).toBe(false);
     await h.clock.advance(30_000);
     await h.drain();
-    // The attachment was planned while the volume was creating: it waited, with a reason.
-    expect((await h.store.get(attachmentKey('data-1')))?.status.state).toBe('pending');
-    const before = h.ebs.calls.AttachVolume ?? 0;
+    // The executor's check saw the volume available and attached in the same invocation.
+    expect(h.ebs.calls.AttachVolume).toBe(1);
+    expect((await h.store.get(attachmentKey('data-1')))?.status.state).toBe('attaching');
+    // The stream brings the volume's change to the watcher, which finds the attach under way: no
+    // second attach is queued, only the executor's own progress check waits.
     await h.watch();
+    expect(sent(h).filter((s) => s.key === `data-1/${INSTANCE}`).map((s) => s.op)).toEqual(['check-attachment']);
+    await h.settle(10_000);
+    expect(h.ebs.calls.AttachVolume).toBe(1);
+    expect((await h.store.get(attachmentKey('data-1')))?.status.state).toBe('attached');
+  });
+
+  it('releases waiting attachments when a volume becomes available by any other path', async () => {
+    const h = harness();
+    await h.store.create(newVolume('data-1'));
+    await h.watch();
+    await h.settle(30_000);
+    expect((await h.store.get(volumeKey('data-1')))?.status.state).toBe('available');
+    await h.watch();
+    // An attachment that waited while the volume's availability was written elsewhere (say, by the reconciler).
+    await h.store.create(newAttachment('data-1', { status: { state: 'pending', attempts: 0, updatedAt: new Date(h.clock.now()).toISOString(), message: 'waiting' } }));
+    h.changes.splice(0);
+    const volume = (await h.store.get(volumeKey('data-1'))) as VolumeRecord;
+    await h.watcher.handle([{ id: 'c9', eventName: 'MODIFY', key: volumeKey('data-1'), oldRecord: { ...volume, status: { ...volume.status, state: 'creating' } }, newRecord: volume }]);
     expect(sent(h)).toContainEqual({ op: 'attach', key: `data-1/${INSTANCE}`, delaySeconds: 0 });
     await h.drain();
-    expect(h.ebs.calls.AttachVolume).toBe(before + 1);
+    expect(h.ebs.calls.AttachVolume).toBe(1);
   });
 
   it('a dying volume makes its attachments dying and detaches them before deleting', async () => {
