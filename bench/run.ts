@@ -190,20 +190,26 @@ function ebsTimeOf(id: string, ec2: SimulatedEc2, times: Map<string, EbsTimes>):
 
 async function countStates(driver: WorkloadDriver, ec2: SimulatedEc2, ebs: SimulatedEbs): Promise<Record<TimelineState, number>> {
   const counts = Object.fromEntries(TIMELINE_STATES.map((s) => [s, 0])) as Record<TimelineState, number>;
-  const volumes = await ebs.provider.describeVolumes(ebs.createdIds());
-  const stateById = new Map(volumes.map((v) => [v.ebsVolumeId, v.state]));
+  // Only lifecycles still under way need EC2's view: the latest volume each one made.
+  const latest = new Map<string, string>();
   for (const [id, lifecycle] of driver.lifecycles) {
     if (lifecycle.failure !== undefined) counts.failed++;
     else if (lifecycle.finishedAt !== undefined) counts.finished++;
     else {
-      const states = [...(ec2.volumesByLifecycle.get(id) ?? [])].map((v) => stateById.get(v));
-      const state = states[states.length - 1];
-      if (state === undefined) counts.waiting++;
-      else if (state === 'creating') counts.creating++;
-      else if (state === 'available') counts.available++;
-      else if (state === 'in-use') counts['in-use']++;
-      else counts.deleting++;
+      const made = [...(ec2.volumesByLifecycle.get(id) ?? [])];
+      if (made.length === 0) counts.waiting++;
+      else latest.set(id, made[made.length - 1]!);
     }
+  }
+  const volumes = await ebs.provider.describeVolumes([...latest.values()]);
+  const stateById = new Map(volumes.map((v) => [v.ebsVolumeId, v.state]));
+  for (const ebsVolumeId of latest.values()) {
+    const state = stateById.get(ebsVolumeId);
+    if (state === undefined) counts.waiting++;
+    else if (state === 'creating') counts.creating++;
+    else if (state === 'available') counts.available++;
+    else if (state === 'in-use') counts['in-use']++;
+    else counts.deleting++;
   }
   counts.waiting += Math.max(0, driver.planned - driver.lifecycles.size);
   return counts;

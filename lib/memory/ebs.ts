@@ -92,6 +92,8 @@ export class MemoryEbs implements VolumeProvider {
   private readonly ownerTagValue: string;
   private readonly timings: Record<TimedStep, StepDuration>;
   private readonly volumesById = new Map<string, ModelVolume>();
+  /** Volumes that have had an attachment to each instance (pruned as they are found detached), so lookups by instance need no scan. */
+  private readonly volumesByInstance = new Map<string, Set<string>>();
   private readonly instances = new Map<string, ModelInstance>();
   private readonly tokens = new Map<string, { volumeId: string; fingerprint: string }>();
   private readonly faults = new Map<Ec2Action, { error: ProviderError; times: number }>();
@@ -285,6 +287,9 @@ export class MemoryEbs implements VolumeProvider {
       state: 'attaching',
       until: this.clock.now() + this.duration('attach'),
     });
+    let onInstance = this.volumesByInstance.get(request.instanceId);
+    if (!onInstance) this.volumesByInstance.set(request.instanceId, (onInstance = new Set()));
+    onInstance.add(volume.ebsVolumeId);
   }
 
   async detachVolume(request: { ebsVolumeId: string; instanceId: string; device?: string }): Promise<void> {
@@ -403,9 +408,15 @@ export class MemoryEbs implements VolumeProvider {
   }
 
   private attachmentsOn(instanceId: string): ModelAttachment[] {
-    return [...this.volumesById.keys()].flatMap(
-      (id) => this.settled(id)?.attachments.filter((a) => a.instanceId === instanceId) ?? [],
-    );
+    const ids = this.volumesByInstance.get(instanceId);
+    if (!ids) return [];
+    const found: ModelAttachment[] = [];
+    for (const id of [...ids]) {
+      const attachments = this.settled(id)?.attachments.filter((a) => a.instanceId === instanceId) ?? [];
+      if (attachments.length === 0) ids.delete(id);
+      found.push(...attachments);
+    }
+    return found;
   }
 
   private describe(volume: ModelVolume): ProviderVolume {

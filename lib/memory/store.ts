@@ -71,7 +71,7 @@ export class MemoryRecordStore implements RecordStore {
   putRaw(raw: unknown): void {
     const key = keyOfRaw(raw);
     const old = this.items.get(orderKey(key))?.record;
-    const record = structuredClone(raw) as ProvisionerRecord;
+    const record = cloneData(raw) as ProvisionerRecord;
     this.put(key, record);
     this.writes++;
     this.emit(old ? 'MODIFY' : 'INSERT', key, old, record);
@@ -79,14 +79,14 @@ export class MemoryRecordStore implements RecordStore {
 
   /** Every record, in table order (tests and the simulator). */
   all(): ProvisionerRecord[] {
-    return this.sorted().map((entry) => structuredClone(entry.record));
+    return this.sorted().map((entry) => cloneData(entry.record));
   }
 
   async get(key: RecordKey): Promise<ProvisionerRecord | undefined> {
     this.injectFault('get');
     this.reads++;
     const found = this.items.get(orderKey(key));
-    return found ? structuredClone(found.record) : undefined;
+    return found ? cloneData(found.record) : undefined;
   }
 
   async getMany(keys: RecordKey[]): Promise<ProvisionerRecord[]> {
@@ -95,7 +95,7 @@ export class MemoryRecordStore implements RecordStore {
     this.reads += unique.size;
     return [...unique.keys()].flatMap((k) => {
       const found = this.items.get(k);
-      return found ? [structuredClone(found.record)] : [];
+      return found ? [cloneData(found.record)] : [];
     });
   }
 
@@ -128,7 +128,7 @@ export class MemoryRecordStore implements RecordStore {
     const last = page[page.length - 1];
     const cursor =
       matching.length > page.length && last ? Buffer.from(orderKey(last.key), 'utf8').toString('base64url') : undefined;
-    return { items: page.map((entry) => structuredClone(entry.record)), ...(cursor ? { cursor } : {}) };
+    return { items: page.map((entry) => cloneData(entry.record)), ...(cursor ? { cursor } : {}) };
   }
 
   async create(record: ProvisionerRecord): Promise<void> {
@@ -137,8 +137,8 @@ export class MemoryRecordStore implements RecordStore {
       ? { kind: 'volume' as const, volumeId: record.volumeId }
       : { kind: 'attachment' as const, volumeId: record.volumeId, instanceId: record.instanceId };
     const existing = this.items.get(orderKey(key));
-    if (existing) throw new ConditionFailedError(`${keyString(key)} already exists`, structuredClone(existing.record));
-    const stored = structuredClone({ ...record, version: 1 });
+    if (existing) throw new ConditionFailedError(`${keyString(key)} already exists`, cloneData(existing.record));
+    const stored = cloneData({ ...record, version: 1 });
     this.put(key, stored);
     this.writes++;
     this.emit('INSERT', key, undefined, stored);
@@ -147,18 +147,18 @@ export class MemoryRecordStore implements RecordStore {
   async update<R extends ProvisionerRecord>(key: RecordKey, changes: RecordChanges<R>, condition?: WriteCondition): Promise<R> {
     this.injectFault('update');
     const current = this.checked(key, condition);
-    const next = structuredClone(current) as unknown as Record<string, unknown>;
+    const next = cloneData(current) as unknown as Record<string, unknown>;
     for (const [field, value] of Object.entries(changes as Record<string, unknown>)) {
       if (value === undefined) continue;
       if (value === null) delete next[field];
-      else next[field] = structuredClone(value);
+      else next[field] = cloneData(value);
     }
     next.version = current.version + 1;
     const written = next as unknown as ProvisionerRecord;
     this.items.set(orderKey(key), { key, record: written });
     this.writes++;
     this.emit('MODIFY', key, current, written);
-    return structuredClone(written) as R;
+    return cloneData(written) as R;
   }
 
   async remove(key: RecordKey, condition?: WriteCondition): Promise<void> {
@@ -176,7 +176,7 @@ export class MemoryRecordStore implements RecordStore {
     const held = found.record.claim;
     // Same boundary as the DynamoDB store: a claim is live while now < expiresAt.
     if (held && held.owner !== owner && held.expiresAt > now) {
-      return { ok: false, reason: 'held', record: structuredClone(found.record) };
+      return { ok: false, reason: 'held', record: cloneData(found.record) };
     }
     const record = await this.update(key, { claim: { owner, expiresAt: now + leaseMs } });
     return { ok: true, record };
@@ -194,7 +194,7 @@ export class MemoryRecordStore implements RecordStore {
     if (!found) throw new ConditionFailedError(`${keyString(key)} does not exist`);
     const record = found.record;
     const failure = conditionFailure(record, condition);
-    if (failure) throw new ConditionFailedError(`${keyString(key)}: ${failure}`, structuredClone(record));
+    if (failure) throw new ConditionFailedError(`${keyString(key)}: ${failure}`, cloneData(record));
     return record;
   }
 
@@ -204,7 +204,7 @@ export class MemoryRecordStore implements RecordStore {
       .map((k) => this.items.get(k)?.record)
       .filter((r): r is AttachmentRecord => r?.kind === 'attachment');
     this.reads += found.length;
-    return found.map((r) => structuredClone(r));
+    return found.map((r) => cloneData(r));
   }
 
   private sorted(): { key: RecordKey; record: ProvisionerRecord }[] {
@@ -236,8 +236,8 @@ export class MemoryRecordStore implements RecordStore {
 
   private emit(eventName: RecordChangeEvent['eventName'], key: RecordKey, oldRecord?: ProvisionerRecord, newRecord?: ProvisionerRecord): void {
     const change: RecordChangeEvent = { eventName, key, sequenceNumber: ++this.sequence };
-    if (oldRecord) change.oldRecord = structuredClone(oldRecord);
-    if (newRecord) change.newRecord = structuredClone(newRecord);
+    if (oldRecord) change.oldRecord = cloneData(oldRecord);
+    if (newRecord) change.newRecord = cloneData(newRecord);
     for (const listener of this.listeners) listener(change);
   }
 
@@ -270,4 +270,17 @@ function conditionFailure(record: ProvisionerRecord, condition: WriteCondition |
     if (record.generation !== condition.generation) return `generation is ${record.generation}, expected ${condition.generation}`;
   }
   return undefined;
+}
+
+/**
+ * A deep copy of JSON-shaped data (what a table item holds), so callers never share the stored
+ * objects. Several times faster than structuredClone for small records, which matters when the
+ * simulator pushes a million changes through the store.
+ */
+function cloneData<T>(value: T): T {
+  if (value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) return value.map(cloneData) as T;
+  const copy: Record<string, unknown> = {};
+  for (const key of Object.keys(value)) copy[key] = cloneData((value as Record<string, unknown>)[key]);
+  return copy as T;
 }
