@@ -69,10 +69,11 @@ export interface EngineConfig {
   /**
    * How long an executor environment reuses an instance it described (AZ and state) before
    * describing it again (ms). Device names in use come from the attachment records on top of the
-   * cached mappings, and a failed attach drops the entry. 0: describe on every batch.
+   * cached mappings, and a failed attach drops the entry, so a stale entry costs at most one
+   * failed AttachVolume (an AZ never changes). 0: describe on every batch.
    */
   instanceCacheTtlMs: number;
-    /** Rate budget per EC2 mutating action, per executor environment (grouped by `RATE_BUCKET_OF`). */
+  /** Rate budget per EC2 mutating action, per executor environment (grouped by `RATE_BUCKET_OF`). */
   rateBudgets: Record<MutatingAction, RateBudget>;
   /**
    * Longest an invocation sleeps for a rate token (also bounded by the invocation's remaining
@@ -146,7 +147,7 @@ export const DEFAULT_ENGINE_CONFIG: EngineConfig = {
   maxAttempts: 8,
   maxOperationAgeMs: 6 * HOUR,
   describeGraceMs: 2 * MINUTE,
-  instanceCacheTtlMs: 15 * MINUTE,
+  instanceCacheTtlMs: HOUR,
   rateBudgets: {
     // A fifth of EC2's bursts each (100, 50, 50, 100), for up to EXECUTOR.maxConcurrency (5) environments.
     CreateVolume: { burst: 20, ratePerSecond: 1 },

@@ -206,13 +206,15 @@ export class Executor {
     if (active.length > 0 && !(await this.readRecords(active))) {
       for (const item of active) item.infraFailed = true;
     } else {
-      await this.process(active, owner, now, followUps, maxTokenWaitMs);
-      // Volumes this batch saw become available: their waiting attachments go now, in this invocation.
-      const released = await this.releasedAttachments(active);
-      if (released.length > 0) {
+      // Volumes this batch's checks saw become available: their waiting attachments go now, in this
+      // invocation, beside the batch's own calls (which may be waiting for rate tokens).
+      const releaseWaiting = async (checked: Item[]) => {
+        const released = await this.releasedAttachments(checked);
+        if (released.length === 0) return;
         const later = this.deps.clock.now();
         await this.process(released, owner, later, followUps, Math.max(0, Math.min(maxTokenWaitMs, remaining - (later - now))));
-      }
+      };
+      await this.process(active, owner, now, followUps, maxTokenWaitMs, releaseWaiting);
     }
 
     await this.sendFollowUps(followUps);
@@ -304,7 +306,14 @@ export class Executor {
     return decision;
   }
 
-  private async process(items: Item[], owner: string, now: number, followUps: { item: Item; operation: QueuedOperation }[], maxTokenWaitMs: number) {
+  private async process(
+    items: Item[],
+    owner: string,
+    now: number,
+    followUps: { item: Item; operation: QueuedOperation }[],
+    maxTokenWaitMs: number,
+    afterChecks?: (checked: Item[]) => Promise<void>,
+  ) {
     const toClaim: Item[] = [];
     const observers: Item[] = [];
     const deferred = new Map<MutatingAction, number>();
@@ -345,7 +354,7 @@ export class Executor {
       await this.sendFollowUps(local);
     };
     try {
-      await this.act(claimed, owner, now, flush);
+      await this.act(claimed, owner, now, flush, afterChecks);
     } finally {
       // Tokens reserved for calls that were not made (claim lost, re-planned, prerequisite missing) go back.
       for (const item of toClaim) if (item.token && !item.token.used) this.buckets[item.token.action].refund();
@@ -515,7 +524,7 @@ export class Executor {
   // Acting
   // -------------------------------------------------------------------------------------------
 
-  private async act(items: Item[], owner: string, now: number, flush: (group: Item[]) => Promise<void>) {
+  private async act(items: Item[], owner: string, now: number, flush: (group: Item[]) => Promise<void>, afterChecks?: (checked: Item[]) => Promise<void>) {
     const byOp = (op: OperationKind) => items.filter((item) => item.decision?.type === 'operation' && item.decision.op === op);
     for (const item of items) if (item.decision?.type === 'remove') item.result = { outcome: 'succeeded', remove: true };
 
@@ -554,7 +563,8 @@ export class Executor {
 
     for (const item of volumeChecks) item.result = this.guard(item, () => this.checkVolume(item, now, volumes, modifications));
     for (const item of attachmentChecks) item.result = this.guard(item, () => this.checkAttachment(item, now, volumes));
-    const checksWritten = flush([...volumeChecks, ...attachmentChecks]);
+    const checked = [...volumeChecks, ...attachmentChecks];
+    const checksWritten = flush(checked).then(() => afterChecks?.(checked));
 
     const runs: { item: Item; run: () => Promise<void> }[] = [];
     runs.push(...(await this.prepareCreates(creates, owner, now, instances)));

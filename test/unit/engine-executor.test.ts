@@ -604,6 +604,27 @@ describe('executor: one describe per transition', () => {
     expect((await attachmentOf(h, 'data-1')).status.state).toBe('attaching');
   });
 
+  it("releases the waiting attachment while the batch's other calls still wait for rate tokens", async () => {
+    const budgets = { ...DEFAULT_ENGINE_CONFIG.rateBudgets, CreateVolume: { burst: 1, ratePerSecond: 0.2 } };
+    const h = harness({ config: { rateBudgets: budgets, rateWaitMaxMs: 10_000 } });
+    await h.store.create(newVolume('data-1'));
+    await h.store.create(newAttachment('data-1'));
+    await h.executor.run(h.batchOf(h.op('create-volume', volumeKey('data-1'))));
+    await h.clock.advance(10_000);
+    // data-2's create needs a token 5 s away; data-1's check is in the same batch.
+    await h.store.create(newVolume('data-2'));
+    await h.store.create(newVolume('data-3'));
+    await h.executor.run(h.batchOf(h.op('create-volume', volumeKey('data-2'))));
+    const run = h.executor.run(h.batchOf(h.op('check-volume', volumeKey('data-1')), h.op('create-volume', volumeKey('data-3'))));
+    await h.clock.advance(0);
+    expect(h.ebs.calls.CreateVolume).toBe(2);
+    expect(h.ebs.calls.AttachVolume).toBe(1);
+    expect((await attachmentOf(h, 'data-1')).status.state).toBe('attaching');
+    await h.clock.advance(5000);
+    await run;
+    expect(h.ebs.calls.CreateVolume).toBe(3);
+  });
+
   it('an attach message for an attach already under way waits for its check time instead of describing now', async () => {
     const h = harness();
     await availableVolume(h, 'data-1');
