@@ -39,6 +39,21 @@ async function availableVolume(h: ReturnType<typeof harness>, volumeId: string, 
   return volume;
 }
 
+/** A volume whose AttachVolume to INSTANCE has just been called. */
+async function attachingVolume(h: ReturnType<typeof harness>, volumeId: string) {
+  await availableVolume(h, volumeId);
+  await h.store.create(newAttachment(volumeId));
+  await h.executor.run(h.batchOf(h.op('attach', attachmentKey(volumeId))));
+  expect((await attachmentOf(h, volumeId)).status.state).toBe('attaching');
+}
+
+/** A volume attached to INSTANCE in EC2, with records to match. */
+async function attachedVolume(h: ReturnType<typeof harness>, volumeId: string) {
+  await attachingVolume(h, volumeId);
+  await h.settle(20_000);
+  expect((await attachmentOf(h, volumeId)).status.state).toBe('attached');
+}
+
 describe('executor: create', () => {
   it('creates with an idempotency token and ownership tags, then checks until available', async () => {
     const h = harness();
@@ -390,10 +405,7 @@ describe('executor: detach and delete', () => {
 
   it('detach before delete: a dying volume detaches everything, then is deleted', async () => {
     const h = harness();
-    await availableVolume(h, 'data-1');
-    await h.store.create(newAttachment('data-1'));
-    await h.executor.run(h.batchOf(h.op('attach', attachmentKey('data-1'))));
-    await h.settle(20_000);
+    await attachedVolume(h, 'data-1');
     await h.store.update<VolumeRecord>(volumeKey('data-1'), { life: 'dying' });
     await h.executor.run(h.batchOf(h.op('delete-volume', volumeKey('data-1'))));
     expect(h.ebs.calls.DeleteVolume ?? 0).toBe(0);
@@ -533,9 +545,7 @@ describe('executor: progress checks', () => {
 describe('executor: one describe per transition', () => {
   it("an attach check writes the volume's in-use state from its own DescribeVolumes: no check of the volume follows", async () => {
     const h = harness();
-    await availableVolume(h, 'data-1');
-    await h.store.create(newAttachment('data-1'));
-    await h.executor.run(h.batchOf(h.op('attach', attachmentKey('data-1'))));
+    await attachingVolume(h, 'data-1');
     await h.clock.advance(10_000);
     const describes = h.ebs.calls.DescribeVolumes ?? 0;
     await h.executor.run(h.batchOf(h.op('check-attachment', attachmentKey('data-1'))));
@@ -547,9 +557,7 @@ describe('executor: one describe per transition', () => {
 
   it('a volume that changed since the batch read it is checked on its own instead', async () => {
     const h = harness();
-    await availableVolume(h, 'data-1');
-    await h.store.create(newAttachment('data-1'));
-    await h.executor.run(h.batchOf(h.op('attach', attachmentKey('data-1'))));
+    await attachingVolume(h, 'data-1');
     await h.clock.advance(10_000);
     // The volume record moves on between the batch's read and its writes.
     const store = h.store;
@@ -571,10 +579,7 @@ describe('executor: one describe per transition', () => {
 
   it('a detach check of a dying volume writes it available, so its deletion needs no check of its own', async () => {
     const h = harness();
-    await availableVolume(h, 'data-1');
-    await h.store.create(newAttachment('data-1'));
-    await h.executor.run(h.batchOf(h.op('attach', attachmentKey('data-1'))));
-    await h.settle(20_000);
+    await attachedVolume(h, 'data-1');
     await h.store.update<VolumeRecord>(volumeKey('data-1'), { life: 'dying' });
     await h.executor.run(h.batchOf(h.op('delete-volume', volumeKey('data-1'))));
     await h.drain();
@@ -707,10 +712,7 @@ describe('executor: modify', () => {
 
   it('a failed modification settles back to in-use with its message, then ModifyVolume is retried after a backoff', async () => {
     const h = harness();
-    await availableVolume(h, 'data-1');
-    await h.store.create(newAttachment('data-1'));
-    await h.executor.run(h.batchOf(h.op('attach', attachmentKey('data-1'))));
-    await h.settle(20_000);
+    await attachedVolume(h, 'data-1');
     await h.store.update<VolumeRecord>(volumeKey('data-1'), { spec: { sizeGiB: 20, volumeType: 'gp3', availabilityZone: AZ }, generation: 2 });
     await h.executor.run(h.batchOf(h.op('modify-volume', volumeKey('data-1'))));
     const { ebsVolumeId } = await volumeOf(h, 'data-1');
@@ -786,10 +788,7 @@ describe('executor: more of what EC2 and the records can do', () => {
 
   it('a single-attach volume waits for its other attachment to detach, then moves over', async () => {
     const h = harness();
-    await availableVolume(h, 'data-1');
-    await h.store.create(newAttachment('data-1'));
-    await h.executor.run(h.batchOf(h.op('attach', attachmentKey('data-1'))));
-    await h.settle(20_000);
+    await attachedVolume(h, 'data-1');
     expect((await volumeOf(h, 'data-1')).status.state).toBe('in-use');
 
     await h.store.create(newAttachment('data-1', { instanceId: OTHER_INSTANCE }));
