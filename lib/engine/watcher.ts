@@ -1,12 +1,13 @@
 /**
  * The watcher: turns record changes (the table's stream) into operation messages.
  *
- * It reads each record's current state rather than trusting the change's images, so duplicate,
+ * It plans from each record's current state rather than from the change's images, so duplicate,
  * late and out-of-order changes are harmless. Records are untrusted (clients may write the table
  * directly): an invalid record gets status `error` with the reasons and no operation. Changes the
  * system made itself (status, claims) are left to the executor, which schedules its own
  * follow-ups, except where they release other records: a volume that becomes available releases
- * its waiting attachments at once, and a removed attachment lets its dying volume go.
+ * its waiting attachments at once, and a removed attachment lets its dying volume go. The others
+ * are recognised from their validated image, without reading the table.
  */
 import { keyOf, keyString, type AttachmentRecord, type ProvisionerRecord, type RecordKey, type Status, type VolumeRecord } from '../domain/records.js';
 import { nextAttachmentState, nextVolumeState } from '../domain/state-machines.js';
@@ -90,6 +91,7 @@ export class Watcher {
     const key = group[0]!.key;
     const requested = group.some(clientChanged);
     const stateMoved = group.some((change) => stateOf(change.oldRecord) !== stateOf(change.newRecord));
+    if (!requested && this.settledByImage(group, stateMoved)) return;
     const current = await this.deps.store.get(key);
 
     if (!current) {
@@ -120,6 +122,20 @@ export class Watcher {
     }
 
     if (requested) await this.planRequest(record, group, operations);
+  }
+
+  /**
+   * Whether a change the system made needs nothing from the watcher, judged from its stream image
+   * alone (no read of the table): a valid record that moved to no state that releases others, or
+   * a volume's removal. Most changes are the executor's own claims, status writes and results.
+   */
+  private settledByImage(group: RecordChange[], stateMoved: boolean): boolean {
+    const last = group[group.length - 1]!;
+    if (last.eventName === 'REMOVE') return last.key.kind === 'volume';
+    const parsed = parseRecord(last.newRecord);
+    if (!parsed.ok) return false;
+    const record = parsed.value;
+    return !(record.kind === 'volume' && stateMoved && (record.status.state === 'available' || record.status.state === 'in-use'));
   }
 
   /**

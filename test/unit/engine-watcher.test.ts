@@ -51,6 +51,23 @@ describe('watcher', () => {
     expect(await h.store.get(volumeKey('data-1'))).toBeUndefined();
   });
 
+  it('a change the system made that releases nothing is settled from its image, without reading the table', async () => {
+    const h = harness();
+    const volume = newVolume('data-1');
+    await h.store.create(volume);
+    const claimed = await h.store.update<VolumeRecord>(volumeKey('data-1'), { claim: { owner: 'executor-1', expiresAt: h.clock.now() + 60_000 } });
+    const reads = h.store.reads;
+    await h.watcher.handle([{ id: 'c1', eventName: 'MODIFY', key: volumeKey('data-1'), oldRecord: volume, newRecord: claimed }]);
+    expect(h.store.reads).toBe(reads);
+    expect(sent(h)).toEqual([]);
+    // An invalid image is read and judged on the record itself.
+    const broken = { ...claimed, status: { ...claimed.status, state: 'melting' } };
+    h.store.putRaw(broken);
+    await h.watcher.handle([{ id: 'c2', eventName: 'MODIFY', key: volumeKey('data-1'), oldRecord: claimed, newRecord: broken }]);
+    expect(h.store.reads).toBeGreaterThan(reads);
+    expect((await h.store.get(volumeKey('data-1')))?.status).toMatchObject({ state: 'error', code: 'InvalidRecord' });
+  });
+
   it('changes the system made itself enqueue nothing', async () => {
     const h = harness();
     const volume = newVolume('data-1');
