@@ -137,6 +137,13 @@ interface Item {
   observer?: boolean;
   /** The record's state when the batch read it. */
   readState?: string;
+  /**
+   * Claims with its pre-call status write (one conditional write on the version read) rather than
+   * with a claim of its own: creates of pending volumes and attaches.
+   */
+  claimOnWrite?: boolean;
+  /** That write found the record changed or held elsewhere: look again then, without acting now. */
+  lookAgainAt?: number;
   /** A rate token reserved before the claim: the call may go at `atMs`. */
   token?: { action: MutatingAction; atMs: number; used: boolean; throttles: number };
 }
@@ -315,6 +322,7 @@ export class Executor {
     afterChecks?: (checked: Item[]) => Promise<void>,
   ) {
     const toClaim: Item[] = [];
+    const onWrite: Item[] = [];
     const observers: Item[] = [];
     const deferred = new Map<MutatingAction, number>();
     for (const item of items) {
@@ -332,13 +340,18 @@ export class Executor {
         observers.push(item);
         continue;
       }
+      const claimOnWrite = decision.type === 'operation' && claimsWithPreWrite(item.record!, decision.op);
+      if (claimOnWrite && this.heldByOther(item, now, followUps)) continue;
       if (decision.type === 'operation' && !this.reserveToken(item, decision.op, now, maxTokenWaitMs, deferred, followUps)) continue;
-      if (decision.type === 'operation' || decision.type === 'remove') toClaim.push(item);
+      if (claimOnWrite) {
+        item.claimOnWrite = true;
+        onWrite.push(item);
+      } else if (decision.type === 'operation' || decision.type === 'remove') toClaim.push(item);
       else await this.handleWithoutClaim(item, decision, now, followUps);
     }
 
     await Promise.all(toClaim.map((item) => this.claim(item, owner, now, followUps)));
-    const claimed = [...toClaim.filter((item) => item.claimed), ...observers];
+    const claimed = [...toClaim.filter((item) => item.claimed), ...onWrite, ...observers];
 
     // Write results, then plan and send follow-ups from what was written: a group as soon as its
     // results are in, so a check's next step does not wait for calls queued behind rate tokens.
@@ -357,7 +370,7 @@ export class Executor {
       await this.act(claimed, owner, now, flush, afterChecks);
     } finally {
       // Tokens reserved for calls that were not made (claim lost, re-planned, prerequisite missing) go back.
-      for (const item of toClaim) if (item.token && !item.token.used) this.buckets[item.token.action].refund();
+      for (const item of [...toClaim, ...onWrite]) if (item.token && !item.token.used) this.buckets[item.token.action].refund();
     }
     await flush(claimed);
   }
@@ -926,15 +939,29 @@ export class Executor {
     };
   }
 
-  /** Conditional write before an EC2 call; undefined (and no call) if the record is gone or the claim lost. */
+  /**
+   * Conditional write before an EC2 call; undefined (and no call) if the record is gone, changed
+   * or the claim lost. For an operation that claims on this write, the write takes the claim, on
+   * the condition that the record is still the version the batch read (which no live claim held).
+   */
   private async preWrite<R extends ProvisionerRecord>(item: Item, owner: string, now: number, changes: RecordChanges<R>): Promise<R | undefined> {
+    const claiming = item.claimOnWrite === true && !item.claimed;
+    const write = claiming ? { ...changes, claim: { owner, expiresAt: now + this.config.claimLeaseMs } } : changes;
+    const condition = claiming ? { version: item.record!.version } : { claimOwner: owner, now: this.deps.clock.now() };
     try {
-      return await this.deps.store.update<R>(item.key, changes, { claimOwner: owner, now: this.deps.clock.now() });
+      const written = await this.deps.store.update<R>(item.key, write as RecordChanges<R>, condition);
+      if (claiming) item.claimed = true;
+      return written;
     } catch (error) {
       if (error instanceof ConditionFailedError) {
         this.deps.log.info('record changed or deleted before the EC2 call; not calling', { key: item.id });
         item.result = { outcome: 'skipped' };
         item.claimed = false;
+        if (claiming && error.current) {
+          // Held elsewhere: look again when that lease ends, in case its holder crashed; changed: look again soon.
+          const held = error.current.claim && error.current.claim.owner !== owner ? error.current.claim.expiresAt : 0;
+          item.lookAgainAt = Math.max(held, now + 1000);
+        }
         return undefined;
       }
       this.deps.log.error('status write before the EC2 call failed', { key: item.id, error: errorMessage(error) });
@@ -1195,9 +1222,17 @@ export class Executor {
     if (!result) return;
     this.deps.metrics.operation({ operation: op, outcome: result.outcome, latencyMs: result.latencyMs });
     if (item.observer) return this.writeObservation(item, result, now, followUps);
-    if (!item.claimed) return;
+    if (item.lookAgainAt !== undefined) {
+      const delay = queueDelay(now, item.lookAgainAt, this.config);
+      followUps.push({ item, operation: { message: this.message(item.hint, item.key, 'record changed before the call; looking again', delay.dueAt), delaySeconds: delay.delaySeconds } });
+      return;
+    }
+    // An operation that would have claimed with its pre-call write but stopped before it (a
+    // prerequisite, a failed describe) holds no claim: it writes on the version it read.
+    const unclaimed = !item.claimed && item.claimOnWrite === true && result.changes !== undefined;
+    if (!item.claimed && !unclaimed) return;
     // The claim must still be ours now, not just when the batch started.
-    const condition = { claimOwner: owner, now: this.deps.clock.now() };
+    const condition = unclaimed ? { version: item.record!.version } : { claimOwner: owner, now: this.deps.clock.now() };
     try {
       if (result.remove) {
         await this.deps.store.remove(item.key, condition);
@@ -1215,6 +1250,10 @@ export class Executor {
       if (error instanceof ConditionFailedError) {
         // Deleted or taken over meanwhile: never recreate it; whoever holds it now carries on.
         this.deps.log.warn('status write refused; record deleted or claim lost', { key: item.id, op });
+        if (unclaimed && error.current) {
+          const delay = queueDelay(now, now + 1000, this.config);
+          followUps.push({ item, operation: { message: this.message(item.hint, item.key, 'record changed meanwhile; looking again'), delaySeconds: delay.delaySeconds } });
+        }
         return;
       }
       this.deps.log.error('status write failed', { key: item.id, op, error: errorMessage(error) });
@@ -1341,4 +1380,9 @@ function observedOf(volume: ProviderVolume): NonNullable<VolumeRecord['observed'
   if (volume.iops !== undefined) observed.iops = volume.iops;
   if (volume.throughput !== undefined) observed.throughput = volume.throughput;
   return observed;
+}
+
+/** Operations whose first write is the pre-call status write, so it can take the claim too. */
+function claimsWithPreWrite(record: ProvisionerRecord, op: OperationKind): boolean {
+  return op === 'attach' || (op === 'create-volume' && record.status.state === 'pending');
 }

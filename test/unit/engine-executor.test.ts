@@ -184,6 +184,54 @@ describe('executor: claims', () => {
   });
 });
 
+describe('executor: claims taken with the pre-call write', () => {
+  it('a create claims its pending volume with the write before CreateVolume: two writes in all', async () => {
+    const h = harness();
+    await h.store.create(newVolume('data-1'));
+    const writes = h.store.writes;
+    await h.executor.run(h.batchOf(h.op('create-volume', volumeKey('data-1'))));
+    expect(h.ebs.calls.CreateVolume).toBe(1);
+    // The pre-call write (status creating, claim) and the result (volume id, claim released).
+    expect(h.store.writes - writes).toBe(2);
+    const volume = await volumeOf(h, 'data-1');
+    expect(volume.status.state).toBe('creating');
+    expect(volume.claim).toBeUndefined();
+  });
+
+  it('the loser of a race for the same record makes no call and looks again when the lease ends', async () => {
+    const h = harness();
+    await h.store.create(newVolume('data-1'));
+    const second = new Executor({ store: h.store, queue: h.queue, provider: h.ebs, clock: h.clock, metrics: h.metrics, log: silentLog, newOwnerId: () => 'second' });
+    await Promise.all([
+      h.executor.run(h.batchOf(h.op('create-volume', volumeKey('data-1')))),
+      second.run(h.batchOf(h.op('create-volume', volumeKey('data-1')))),
+    ]);
+    expect(h.ebs.calls.CreateVolume).toBe(1);
+    const lookAgain = h.queued().filter((q) => q.op === 'create-volume');
+    expect(lookAgain).toHaveLength(1);
+    expect(lookAgain[0]!.delaySeconds).toBe(DEFAULT_ENGINE_CONFIG.claimLeaseMs / 1000);
+  });
+
+  it('a record changed between the read and the pre-call write is looked at again a second later, then created once', async () => {
+    const h = harness();
+    await h.store.create(newVolume('data-1'));
+    const store: RecordStore = Object.create(h.store);
+    store.getMany = async (keys) => {
+      const records = await h.store.getMany(keys);
+      const volume = await volumeOf(h, 'data-1');
+      await h.store.update<VolumeRecord>(volumeKey('data-1'), { status: { ...volume.status, message: 'a status note' } });
+      return records;
+    };
+    const executor = new Executor({ store, queue: h.queue, provider: h.ebs, clock: h.clock, metrics: h.metrics, log: silentLog });
+    await executor.run(h.batchOf(h.op('create-volume', volumeKey('data-1'))));
+    expect(h.ebs.calls.CreateVolume ?? 0).toBe(0);
+    expect(h.queued()).toEqual([{ op: 'create-volume', key: 'data-1', delaySeconds: 1 }]);
+    await h.settle(5000);
+    expect(h.ebs.calls.CreateVolume).toBe(1);
+    expect((await volumeOf(h, 'data-1')).status.state).not.toBe('pending');
+  });
+});
+
 describe('executor: failures', () => {
   it('partial failure: each record keeps its own error and retry; the others succeed', async () => {
     const h = harness();
@@ -274,10 +322,10 @@ describe('executor: deleted while in flight', () => {
     const h = harness();
     await h.store.create(newVolume('data-1'));
     const store: RecordStore = Object.create(h.store);
-    store.claim = async (key, owner, now, leaseMs) => {
-      const result = await h.store.claim(key, owner, now, leaseMs);
-      await h.store.remove(key);
-      return result;
+    store.getMany = async (keys) => {
+      const records = await h.store.getMany(keys);
+      await h.store.remove(volumeKey('data-1'));
+      return records;
     };
     const executor = new Executor({ store, queue: h.queue, provider: h.ebs, clock: h.clock, metrics: h.metrics, log: silentLog });
     const result = await executor.run(h.batchOf(h.op('create-volume', volumeKey('data-1'))));
