@@ -29,8 +29,6 @@ const options = program.opts<{ backend: Backend; port: number; demoInstances: nu
 const log = consoleLog({ level: options.verbose ? 'debug' : 'info' });
 const endpoint = options.endpoint ?? (process.env.AWS_ENDPOINT_URL || undefined);
 
-log.info(`ebs-provisioner local runtime: backend=${options.backend}${options.backend === 'moto' ? ` endpoint=${endpoint ?? 'moto_server (starting)'}` : ''}`);
-
 // Listen for Ctrl-C before starting, so a stop during start-up still shuts moto_server down.
 const started: { runtime?: LocalRuntime } = {};
 let stopRequested = false;
@@ -51,6 +49,9 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     if (started.runtime) shutdown(started.runtime);
   });
 }
+
+// The first line names the backend; a stop from here on is handled.
+log.info(`ebs-provisioner local runtime: backend=${options.backend}${options.backend === 'moto' ? ` endpoint=${endpoint ?? 'moto_server (starting)'}` : ''}`);
 
 const runtime = await startLocalRuntime({
   backend: options.backend,
