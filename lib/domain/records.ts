@@ -4,7 +4,8 @@
  * One table, single-table design: a volume item (`VOLUME#<volumeId>` / `VOLUME`) and one
  * attachment item per instance (`VOLUME#<volumeId>` / `ATTACHMENT#<instanceId>`). The client owns
  * `spec`, `life`, `generation` and `requestedDevice`; the system owns `status`, `ebsVolumeId`,
- * `device`, `observedGeneration`, `claim` and `version`. Neither side writes the other's fields.
+ * `device`, `instanceSeen`, `observedGeneration`, `claim` and `version`. Neither side writes the
+ * other's fields.
  */
 
 export const VOLUME_TYPES = ['gp2', 'gp3', 'io1', 'io2', 'st1', 'sc1', 'standard'] as const;
@@ -105,9 +106,24 @@ export interface AttachmentRecord {
   status: Status<AttachmentState>;
   /** Device the system allocated and EC2 accepted. */
   device?: string;
+  /**
+   * The instance as EC2 described it for this attach, kept so that other executor environments
+   * attaching to the same instance need not describe it again while the description is fresh.
+   */
+  instanceSeen?: InstanceSeen;
   claim?: Claim;
   version: number;
   createdAt: string;
+}
+
+/** What EC2 said of an instance when a volume was attached to it. */
+export interface InstanceSeen {
+  availabilityZone: string;
+  state: 'running' | 'stopped';
+  /** Devices in the instance's mappings that no attachment record held: its root device, volumes attached by others. */
+  otherDevices: string[];
+  /** When EC2 described the instance (epoch ms). */
+  describedAt: number;
 }
 
 export type ProvisionerRecord = VolumeRecord | AttachmentRecord;

@@ -168,6 +168,14 @@ export const volumeRecordSchema = z.strictObject({
   createdAt: z.string().default(systemDefaults.createdAt),
 });
 
+const instanceSeenSchema = z.strictObject({
+  availabilityZone: z.string().min(1).max(64),
+  state: z.enum(['running', 'stopped']),
+  // EC2's own device names (root devices such as /dev/xvda or /dev/sda1 included), not only the ones this system allocates.
+  otherDevices: z.array(z.string().min(1).max(64)).max(128),
+  describedAt: z.number().int().nonnegative(),
+});
+
 export const attachmentRecordSchema = z.strictObject({
   kind: z.literal('attachment'),
   volumeId: volumeRecordIdSchema,
@@ -177,6 +185,7 @@ export const attachmentRecordSchema = z.strictObject({
   generation: z.number().int().positive().default(1),
   status: statusSchema(ATTACHMENT_STATES).default(systemDefaults.status),
   device: deviceNameSchema.optional(),
+  instanceSeen: instanceSeenSchema.optional(),
   claim: claimSchema.optional(),
   version: z.number().int().nonnegative().default(systemDefaults.version),
   createdAt: z.string().default(systemDefaults.createdAt),

@@ -17,6 +17,7 @@ import {
   keyString,
   type AttachmentRecord,
   type AttachmentState,
+  type InstanceSeen,
   type ProvisionerRecord,
   type RecordKey,
   type Status,
@@ -557,7 +558,13 @@ export class Executor {
     }
     for (const item of attachmentChecks) if (item.volume?.ebsVolumeId) volumeIds.add(item.volume.ebsVolumeId);
     const instanceIds = new Set<string>();
-    for (const item of attaches) instanceIds.add((item.record as AttachmentRecord).instanceId);
+    // A retried attach describes its instance afresh: the description it used may be what failed it.
+    const describeAfresh = new Set<string>();
+    for (const item of attaches) {
+      const attachment = item.record as AttachmentRecord;
+      instanceIds.add(attachment.instanceId);
+      if (attachment.status.attempts > 0) describeAfresh.add(attachment.instanceId);
+    }
     for (const item of creates) {
       const volume = item.record as VolumeRecord;
       if (!volume.spec.availabilityZone && !volume.availabilityZone && volume.spec.placementInstanceId)
@@ -570,7 +577,7 @@ export class Executor {
 
     const [volumes, instances, modifications] = await Promise.all([
       this.describe([...volumeIds], this.config.describeChunkSize.volumes, (ids) => this.deps.provider.describeVolumes(ids), (v) => v.ebsVolumeId),
-      this.describeInstances([...instanceIds], now),
+      this.describeInstances([...instanceIds], now, describeAfresh),
       this.describe(modifyingIds, this.config.describeChunkSize.volumes, (ids) => this.deps.provider.describeVolumeModifications(ids), (m) => m.ebsVolumeId),
     ]);
 
@@ -636,42 +643,55 @@ export class Executor {
   }
 
   /**
-   * The instances, from this environment's cache when described within `instanceCacheTtlMs`, the
-   * rest in one DescribeInstances call. Device names in use are completed with the devices the
-   * instance's attachment records hold (written before every AttachVolume, by any environment),
-   * so allocation does not hand out a name another attach has taken meanwhile.
+   * The instances, described within `instanceCacheTtlMs`: from this environment's cache, else from
+   * the description another environment left on an attachment record of the instance, else in one
+   * DescribeInstances call for the rest. Device names in use are completed with the devices the
+   * instance's attachment records hold (written before every AttachVolume, by any environment), so
+   * allocation does not hand out a name another attach has taken meanwhile. Without those records
+   * every instance is described from EC2.
    */
-  private async describeInstances(ids: string[], now: number): Promise<Map<string, ProviderInstance> | ClassifiedError> {
-    const cached = new Map<string, ProviderInstance>();
+  private async describeInstances(ids: string[], now: number, describeAfresh: ReadonlySet<string>): Promise<Map<string, InstanceView> | ClassifiedError> {
+    let attachments: Map<string, AttachmentRecord[]> | undefined;
+    try {
+      attachments = new Map(await Promise.all(ids.map(async (id) => [id, await this.deps.store.attachmentsOfInstance(id)] as const)));
+    } catch (error) {
+      this.deps.log.warn('reading attachments of instances failed; describing them from EC2', { error: errorMessage(error) });
+    }
+    const known = new Map<string, { instance: ProviderInstance; describedAt: number; shared: boolean }>();
     const missing: string[] = [];
     for (const id of ids) {
-      const entry = this.instanceCache.get(id);
-      if (entry && now - entry.describedAt < this.config.instanceCacheTtlMs) cached.set(id, entry.instance);
-      else missing.push(id);
-    }
-    const fresh = await this.describe(missing, this.config.describeChunkSize.instances, (part) => this.deps.provider.describeInstances(part), (i) => i.instanceId);
-    if (!(fresh instanceof Map)) return fresh;
-    for (const [id, instance] of fresh) this.instanceCache.set(id, { instance, describedAt: now });
-    for (const [id, instance] of cached) fresh.set(id, instance);
-    try {
-      // Fresh descriptions too: another environment may have allocated a device and be waiting for its rate token.
-      await Promise.all(
-        [...fresh].map(async ([id, instance]) => {
-          const held = (await this.deps.store.attachmentsOfInstance(id)).flatMap((a) => (a.device ? [a.device] : []));
-          fresh.set(id, { ...instance, deviceNames: [...new Set([...instance.deviceNames, ...held])] });
-        }),
-      );
-    } catch (error) {
-      // Without the records the cached mappings may be stale: describe them after all.
-      this.deps.log.warn('reading attachments of cached instances failed', { error: errorMessage(error) });
-      const again = await this.describe([...cached.keys()], this.config.describeChunkSize.instances, (part) => this.deps.provider.describeInstances(part), (i) => i.instanceId);
-      if (!(again instanceof Map)) return again;
-      for (const [id, instance] of again) {
-        this.instanceCache.set(id, { instance, describedAt: now });
-        fresh.set(id, instance);
+      const reusable = attachments !== undefined && !describeAfresh.has(id);
+      const cached = reusable ? this.instanceCache.get(id) : undefined;
+      if (cached && now - cached.describedAt < this.config.instanceCacheTtlMs) {
+        known.set(id, { ...cached, shared: false });
+        continue;
       }
+      const seen = reusable ? freshestSeen(attachments!.get(id) ?? [], now, this.config.instanceCacheTtlMs) : undefined;
+      if (seen) {
+        const instance: ProviderInstance = { instanceId: id, availabilityZone: seen.availabilityZone, state: seen.state, deviceNames: seen.otherDevices };
+        this.instanceCache.set(id, { instance, describedAt: seen.describedAt });
+        known.set(id, { instance, describedAt: seen.describedAt, shared: true });
+        continue;
+      }
+      missing.push(id);
     }
-    return fresh;
+    const described = await this.describe(missing, this.config.describeChunkSize.instances, (part) => this.deps.provider.describeInstances(part), (i) => i.instanceId);
+    if (!(described instanceof Map)) return described;
+    for (const [id, instance] of described) {
+      this.instanceCache.set(id, { instance, describedAt: now });
+      known.set(id, { instance, describedAt: now, shared: false });
+    }
+    const views = new Map<string, InstanceView>();
+    for (const [id, { instance, describedAt, shared }] of known) {
+      const held = new Set((attachments?.get(id) ?? []).flatMap((a) => (a.device ? [a.device] : [])));
+      const view: InstanceView = { ...instance, deviceNames: [...new Set([...instance.deviceNames, ...held])], shared };
+      if (instance.state === 'running' || instance.state === 'stopped') {
+        const otherDevices = instance.deviceNames.filter((device) => !held.has(device));
+        view.seen = { availabilityZone: instance.availabilityZone, state: instance.state, otherDevices, describedAt };
+      }
+      views.set(id, view);
+    }
+    return views;
   }
 
   /**
@@ -787,7 +807,7 @@ export class Executor {
     return runs;
   }
 
-  private async prepareAttaches(items: Item[], owner: string, now: number, instances: Map<string, ProviderInstance> | ClassifiedError) {
+  private async prepareAttaches(items: Item[], owner: string, now: number, instances: Map<string, InstanceView> | ClassifiedError) {
     const ready: Item[] = [];
     for (const item of items) {
       const attachment = item.record as AttachmentRecord;
@@ -796,10 +816,13 @@ export class Executor {
         item.result = this.attachmentFailure(attachment, now, 'Describe', instances);
         continue;
       }
-      const prerequisite = attachPrerequisites(volume, instances.get(attachment.instanceId), attachment.instanceId);
+      const instance = instances.get(attachment.instanceId);
+      const prerequisite = attachPrerequisites(volume, instance, attachment.instanceId);
       if (!prerequisite.ok) {
+        // Judged on another environment's description: the retry describes the instance afresh before giving up.
+        if (instance?.shared) this.instanceCache.delete(attachment.instanceId);
         item.result = this.attachmentFailure(attachment, now, 'AttachVolume', {
-          outcome: prerequisite.terminal ? 'terminal' : 'wait-for-prerequisite',
+          outcome: prerequisite.terminal && !instance?.shared ? 'terminal' : 'wait-for-prerequisite',
           code: prerequisite.code,
           message: prerequisite.message,
         });
@@ -824,9 +847,11 @@ export class Executor {
           item.result = this.attachmentFailure(attachment, now, 'AttachVolume', { outcome: 'retry', code: allocation.code, message: allocation.message });
           return;
         }
+        const seen = instances instanceof Map ? instances.get(attachment.instanceId)?.seen : undefined;
         const written = await this.preWrite<AttachmentRecord>(item, owner, now, {
           status: successStatus(attachment.status, nextAttachmentState('pending', 'attach-started'), now, `attaching as ${allocation.device}`),
           device: allocation.device,
+          ...(seen ? { instanceSeen: seen } : {}),
         });
         if (!written) return;
         item.record = written;
@@ -1385,4 +1410,21 @@ function observedOf(volume: ProviderVolume): NonNullable<VolumeRecord['observed'
 /** Operations whose first write is the pre-call status write, so it can take the claim too. */
 function claimsWithPreWrite(record: ProvisionerRecord, op: OperationKind): boolean {
   return op === 'attach' || (op === 'create-volume' && record.status.state === 'pending');
+}
+
+/** An instance as the executor uses it: devices in use completed from the records, and where the description came from. */
+type InstanceView = ProviderInstance & {
+  /** Taken from another environment's description on an attachment record, not from EC2 by this one. */
+  shared: boolean;
+  /** The description to leave on the attachment record this attach writes. */
+  seen?: InstanceSeen;
+};
+
+/** The most recent description of an instance left on its attachment records, if still fresh. */
+function freshestSeen(attachments: readonly AttachmentRecord[], now: number, ttlMs: number): InstanceSeen | undefined {
+  let freshest: InstanceSeen | undefined;
+  for (const { instanceSeen } of attachments) {
+    if (instanceSeen && now - instanceSeen.describedAt < ttlMs && (!freshest || instanceSeen.describedAt > freshest.describedAt)) freshest = instanceSeen;
+  }
+  return freshest;
 }

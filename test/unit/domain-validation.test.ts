@@ -150,6 +150,15 @@ describe('parseRecord', () => {
     expect(bad.ok ? [] : bad.issues.map((i) => i.path)).toEqual(['generation']);
   });
 
+  it("reads the instance description an executor left on an attachment, and names a malformed one's fields", () => {
+    const base = { kind: 'attachment', volumeId: 'v', instanceId: 'i-0123456789abcdef0', life: 'alive' };
+    const seen = { availabilityZone: 'eu-west-1a', state: 'running', otherDevices: ['/dev/xvda', '/dev/sda1'], describedAt: 1_767_225_600_000 };
+    const good = parseRecord({ ...base, instanceSeen: seen });
+    expect(good.ok && good.value).toMatchObject({ instanceSeen: seen });
+    const bad = parseRecord({ ...base, instanceSeen: { ...seen, state: 'terminated', describedAt: 'yesterday', extra: 1 } });
+    expect(bad.ok ? [] : bad.issues.map((i) => i.path).sort()).toEqual(['instanceSeen', 'instanceSeen.describedAt', 'instanceSeen.state']);
+  });
+
   it('checks attachments and rejects unknown kinds', () => {
     expect(parseRecord({ kind: 'attachment', volumeId: 'v', instanceId: 'i-0123456789abcdef0', life: 'dying', requestedDevice: '/dev/sdz' }).ok).toBe(true);
     const bad = parseRecord({ kind: 'attachment', volumeId: 'v', instanceId: 'host-1', life: 'alive', device: '/dev/sda' });

@@ -713,18 +713,35 @@ describe('executor: instance descriptions', () => {
     await other.run(h.batchOf(h.op('attach', attachmentKey('b', INSTANCE))));
     await h.store.create(newAttachment('c'));
     await h.executor.run(h.batchOf(h.op('attach', attachmentKey('c', INSTANCE))));
-    expect(h.ebs.calls.DescribeInstances).toBe(before + 2); // one by each environment
+    // The other environment used the description this one left on a's record.
+    expect(h.ebs.calls.DescribeInstances).toBe(before + 1);
+    expect((await attachmentOf(h, 'b')).instanceSeen).toMatchObject({ availabilityZone: AZ, state: 'running' });
     const devices = await Promise.all(['a', 'b', 'c'].map(async (id) => (await attachmentOf(h, id)).device));
     expect(new Set(devices).size).toBe(3);
 
     await h.store.create(newAttachment('d'));
     h.ebs.failNext('AttachVolume', new ProviderError('device-in-use', 'InvalidParameterValue', 'Attachment point is already in use'));
     await h.executor.run(h.batchOf(h.op('attach', attachmentKey('d', INSTANCE))));
-    expect(h.ebs.calls.DescribeInstances).toBe(before + 2);
+    expect(h.ebs.calls.DescribeInstances).toBe(before + 1);
     expect((await attachmentOf(h, 'd')).status).toMatchObject({ state: 'pending', attempts: 1 });
+    // The retry describes the instance afresh, not from a record's description.
     await h.settle(30_000);
-    expect(h.ebs.calls.DescribeInstances).toBe(before + 3);
+    expect(h.ebs.calls.DescribeInstances).toBe(before + 2);
     expect((await attachmentOf(h, 'd')).status.state).toBe('attached');
+  });
+
+  it("a description left on another environment's record is judged again on a fresh one before an attach fails for it", async () => {
+    const h = harness();
+    await availableVolume(h, 'data-1');
+    // A record claims the instance sits in another AZ (written straight into the table, or stale).
+    await h.store.create(newAttachment('data-0', { device: '/dev/sdz', instanceSeen: { availabilityZone: 'eu-west-1c', state: 'running', otherDevices: ['/dev/xvda'], describedAt: h.clock.now() } }));
+    await h.store.create(newAttachment('data-1'));
+    await h.executor.run(h.batchOf(h.op('attach', attachmentKey('data-1'))));
+    expect(h.ebs.calls.DescribeInstances ?? 0).toBe(0);
+    expect((await attachmentOf(h, 'data-1')).status).toMatchObject({ state: 'pending', code: 'InvalidVolume.ZoneMismatch', attempts: 1 });
+    await h.settle(30_000);
+    expect(h.ebs.calls.DescribeInstances).toBe(1);
+    expect((await attachmentOf(h, 'data-1')).status.state).toBe('attached');
   });
 
   it('describes again once the cached description is older than the TTL', async () => {
