@@ -39,6 +39,17 @@ async function availableVolume(h: ReturnType<typeof harness>, volumeId: string, 
   return volume;
 }
 
+/** An executor whose store lets `meanwhile` write right after the batch's bulk read, as a concurrent writer would. */
+function executorWritingAfterRead(h: ReturnType<typeof harness>, meanwhile: () => Promise<void>): Executor {
+  const store: RecordStore = Object.create(h.store);
+  store.getMany = async (keys) => {
+    const records = await h.store.getMany(keys);
+    await meanwhile();
+    return records;
+  };
+  return new Executor({ store, queue: h.queue, provider: h.ebs, clock: h.clock, metrics: h.metrics, log: silentLog });
+}
+
 /** A volume whose AttachVolume to INSTANCE has just been called. */
 async function attachingVolume(h: ReturnType<typeof harness>, volumeId: string) {
   await availableVolume(h, volumeId);
@@ -172,7 +183,7 @@ describe('executor: claims', () => {
     expect((await volumeOf(h, 'data-1')).status.state).toBe('creating');
   });
 
-  it('two invocations on the same record: exactly one calls EC2', async () => {
+  it('two invocations on the same record: exactly one calls EC2, the other looks again when the lease ends', async () => {
     const h = harness();
     await h.store.create(newVolume('data-1'));
     const second = new Executor({ store: h.store, queue: h.queue, provider: h.ebs, clock: h.clock, metrics: h.metrics, log: silentLog, newOwnerId: () => 'second' });
@@ -181,6 +192,9 @@ describe('executor: claims', () => {
       second.run(h.batchOf(h.op('create-volume', volumeKey('data-1')))),
     ]);
     expect(h.ebs.calls.CreateVolume).toBe(1);
+    const lookAgain = h.queued().filter((q) => q.op === 'create-volume');
+    expect(lookAgain).toHaveLength(1);
+    expect(lookAgain[0]!.delaySeconds).toBe(DEFAULT_ENGINE_CONFIG.claimLeaseMs / 1000);
   });
 });
 
@@ -198,31 +212,13 @@ describe('executor: claims taken with the pre-call write', () => {
     expect(volume.claim).toBeUndefined();
   });
 
-  it('the loser of a race for the same record makes no call and looks again when the lease ends', async () => {
-    const h = harness();
-    await h.store.create(newVolume('data-1'));
-    const second = new Executor({ store: h.store, queue: h.queue, provider: h.ebs, clock: h.clock, metrics: h.metrics, log: silentLog, newOwnerId: () => 'second' });
-    await Promise.all([
-      h.executor.run(h.batchOf(h.op('create-volume', volumeKey('data-1')))),
-      second.run(h.batchOf(h.op('create-volume', volumeKey('data-1')))),
-    ]);
-    expect(h.ebs.calls.CreateVolume).toBe(1);
-    const lookAgain = h.queued().filter((q) => q.op === 'create-volume');
-    expect(lookAgain).toHaveLength(1);
-    expect(lookAgain[0]!.delaySeconds).toBe(DEFAULT_ENGINE_CONFIG.claimLeaseMs / 1000);
-  });
-
   it('a record changed between the read and the pre-call write is looked at again a second later, then created once', async () => {
     const h = harness();
     await h.store.create(newVolume('data-1'));
-    const store: RecordStore = Object.create(h.store);
-    store.getMany = async (keys) => {
-      const records = await h.store.getMany(keys);
+    const executor = executorWritingAfterRead(h, async () => {
       const volume = await volumeOf(h, 'data-1');
       await h.store.update<VolumeRecord>(volumeKey('data-1'), { status: { ...volume.status, message: 'a status note' } });
-      return records;
-    };
-    const executor = new Executor({ store, queue: h.queue, provider: h.ebs, clock: h.clock, metrics: h.metrics, log: silentLog });
+    });
     await executor.run(h.batchOf(h.op('create-volume', volumeKey('data-1'))));
     expect(h.ebs.calls.CreateVolume ?? 0).toBe(0);
     expect(h.queued()).toEqual([{ op: 'create-volume', key: 'data-1', delaySeconds: 1 }]);
@@ -321,13 +317,7 @@ describe('executor: deleted while in flight', () => {
   it('no EC2 call if the record is deleted after the bulk read but before the call', async () => {
     const h = harness();
     await h.store.create(newVolume('data-1'));
-    const store: RecordStore = Object.create(h.store);
-    store.getMany = async (keys) => {
-      const records = await h.store.getMany(keys);
-      await h.store.remove(volumeKey('data-1'));
-      return records;
-    };
-    const executor = new Executor({ store, queue: h.queue, provider: h.ebs, clock: h.clock, metrics: h.metrics, log: silentLog });
+    const executor = executorWritingAfterRead(h, () => h.store.remove(volumeKey('data-1')));
     const result = await executor.run(h.batchOf(h.op('create-volume', volumeKey('data-1'))));
     expect(result.failedMessageIds).toEqual([]);
     expect(h.ebs.calls.CreateVolume ?? 0).toBe(0);
@@ -608,16 +598,11 @@ describe('executor: one describe per transition', () => {
     await attachingVolume(h, 'data-1');
     await h.clock.advance(10_000);
     // The volume record moves on between the batch's read and its writes.
-    const store = h.store;
-    const getMany = store.getMany.bind(store);
-    store.getMany = async (keys) => {
-      const records = await getMany(keys);
+    const executor = executorWritingAfterRead(h, async () => {
       const volume = await volumeOf(h, 'data-1');
-      await store.update<VolumeRecord>(volumeKey('data-1'), { status: { ...volume.status, message: 'touched' } });
-      return records;
-    };
-    await h.executor.run(h.batchOf(h.op('check-attachment', attachmentKey('data-1'))));
-    store.getMany = getMany;
+      await h.store.update<VolumeRecord>(volumeKey('data-1'), { status: { ...volume.status, message: 'touched' } });
+    });
+    await executor.run(h.batchOf(h.op('check-attachment', attachmentKey('data-1'))));
     expect((await attachmentOf(h, 'data-1')).status.state).toBe('attached');
     expect((await volumeOf(h, 'data-1')).status.state).toBe('available');
     expect(h.queued()).toContainEqual({ op: 'check-volume', key: 'data-1', delaySeconds: 0 });
