@@ -206,8 +206,7 @@ export class Executor {
     const active: Item[] = [];
     for (const item of items) {
       if (item.dueAt !== undefined && item.dueAt > now) {
-        const delay = queueDelay(now, item.dueAt, this.config);
-        followUps.push({ item, operation: { message: this.message(item.hint, item.key, 'waiting for dueAt', delay.dueAt), delaySeconds: delay.delaySeconds } });
+        followUps.push({ item, operation: this.messageAt(item.hint, item.key, 'waiting for dueAt', now, item.dueAt) });
       } else active.push(item);
     }
 
@@ -383,8 +382,7 @@ export class Executor {
   private heldByOther(item: Item, now: number, followUps: { item: Item; operation: QueuedOperation }[]): boolean {
     const claim = item.record?.claim;
     if (!claim || claim.expiresAt <= now) return false;
-    const delay = queueDelay(now, Math.max(claim.expiresAt, now + 1000), this.config);
-    followUps.push({ item, operation: { message: this.message(item.hint, item.key, 'claimed by another invocation', delay.dueAt), delaySeconds: delay.delaySeconds } });
+    followUps.push({ item, operation: this.messageAt(item.hint, item.key, 'claimed by another invocation', now, Math.max(claim.expiresAt, now + 1000)) });
     this.deps.metrics.operation({ operation: item.hint, outcome: 'skipped' });
     return true;
   }
@@ -402,8 +400,7 @@ export class Executor {
     if (!schedule || started === undefined) return false;
     const dueAtMs = alignedCheckAtMs(schedule, started + this.config.progressChecks[schedule].firstSeconds * 1000, this.config);
     if (dueAtMs <= now) return false;
-    const delay = queueDelay(now, dueAtMs, this.config);
-    followUps.push({ item, operation: { message: this.message(op, item.key, 'operation already started; checking at its time', delay.dueAt), delaySeconds: delay.delaySeconds } });
+    followUps.push({ item, operation: this.messageAt(op, item.key, 'operation already started; checking at its time', now, dueAtMs) });
     this.deps.metrics.operation({ operation: item.hint, outcome: 'skipped' });
     return true;
   }
@@ -493,11 +490,7 @@ export class Executor {
       }
       // Someone else is on it; look again when their lease ends in case they crashed.
       const expiresAt = result.record.claim?.expiresAt ?? now;
-      const delay = queueDelay(now, Math.max(expiresAt, now + 1000), this.config);
-      followUps.push({
-        item,
-        operation: { message: this.message(item.hint, item.key, 'claimed by another invocation', delay.dueAt), delaySeconds: delay.delaySeconds },
-      });
+      followUps.push({ item, operation: this.messageAt(item.hint, item.key, 'claimed by another invocation', now, Math.max(expiresAt, now + 1000)) });
       this.deps.metrics.operation({ operation: item.hint, outcome: 'skipped' });
     } catch (error) {
       this.deps.log.error('claim failed', { key: item.id, error: errorMessage(error) });
@@ -808,7 +801,7 @@ export class Executor {
   }
 
   private async prepareAttaches(items: Item[], owner: string, now: number, instances: Map<string, InstanceView> | ClassifiedError) {
-    const ready: Item[] = [];
+    const ready: { item: Item; instance: InstanceView }[] = [];
     for (const item of items) {
       const attachment = item.record as AttachmentRecord;
       const volume = item.volume!;
@@ -828,9 +821,10 @@ export class Executor {
         });
         continue;
       }
-      ready.push(item);
+      // Prerequisites hold only for an instance that was found.
+      ready.push({ item, instance: instance! });
     }
-    const requests: DeviceRequest[] = ready.map((item) => {
+    const requests: DeviceRequest[] = ready.map(({ item }) => {
       const attachment = item.record as AttachmentRecord;
       return { id: item.id, instanceId: attachment.instanceId, requestedDevice: attachment.requestedDevice };
     });
@@ -840,14 +834,14 @@ export class Executor {
 
     const runs: { item: Item; run: () => Promise<void> }[] = [];
     await Promise.all(
-      ready.map(async (item) => {
+      ready.map(async ({ item, instance }) => {
         const attachment = item.record as AttachmentRecord;
         const allocation = devices.get(item.id)!;
         if (!allocation.ok) {
           item.result = this.attachmentFailure(attachment, now, 'AttachVolume', { outcome: 'retry', code: allocation.code, message: allocation.message });
           return;
         }
-        const seen = instances instanceof Map ? instances.get(attachment.instanceId)?.seen : undefined;
+        const seen = instance.seen;
         const written = await this.preWrite<AttachmentRecord>(item, owner, now, {
           status: successStatus(attachment.status, nextAttachmentState('pending', 'attach-started'), now, `attaching as ${allocation.device}`),
           device: allocation.device,
@@ -1233,6 +1227,12 @@ export class Executor {
     return [{ message: this.message('check-volume', { kind: 'volume', volumeId: attachment.volumeId }, 'attachment changed'), delaySeconds: 0 }];
   }
 
+  /** A message for `op` that falls due at `atMs`: delayed as far as one message may be, chained on from there. */
+  private messageAt(op: OperationKind, key: RecordKey, reason: string, now: number, atMs: number): QueuedOperation {
+    const delay = queueDelay(now, atMs, this.config);
+    return { message: this.message(op, key, reason, delay.dueAt), delaySeconds: delay.delaySeconds };
+  }
+
   private message(op: OperationKind, key: RecordKey, reason: string, dueAt?: number): OperationMessage {
     const message: OperationMessage = { op, key, reason };
     if (dueAt !== undefined) message.dueAt = dueAt;
@@ -1248,8 +1248,7 @@ export class Executor {
     this.deps.metrics.operation({ operation: op, outcome: result.outcome, latencyMs: result.latencyMs });
     if (item.observer) return this.writeObservation(item, result, now, followUps);
     if (item.lookAgainAt !== undefined) {
-      const delay = queueDelay(now, item.lookAgainAt, this.config);
-      followUps.push({ item, operation: { message: this.message(item.hint, item.key, 'record changed before the call; looking again', delay.dueAt), delaySeconds: delay.delaySeconds } });
+      followUps.push({ item, operation: this.messageAt(item.hint, item.key, 'record changed before the call; looking again', now, item.lookAgainAt) });
       return;
     }
     // An operation that would have claimed with its pre-call write but stopped before it (a
@@ -1275,10 +1274,7 @@ export class Executor {
       if (error instanceof ConditionFailedError) {
         // Deleted or taken over meanwhile: never recreate it; whoever holds it now carries on.
         this.deps.log.warn('status write refused; record deleted or claim lost', { key: item.id, op });
-        if (unclaimed && error.current) {
-          const delay = queueDelay(now, now + 1000, this.config);
-          followUps.push({ item, operation: { message: this.message(item.hint, item.key, 'record changed meanwhile; looking again'), delaySeconds: delay.delaySeconds } });
-        }
+        if (unclaimed && error.current) followUps.push({ item, operation: this.messageAt(item.hint, item.key, 'record changed meanwhile; looking again', now, now + 1000) });
         return;
       }
       this.deps.log.error('status write failed', { key: item.id, op, error: errorMessage(error) });
@@ -1358,8 +1354,7 @@ export class Executor {
       const schedule = IN_PROGRESS[written.status.state] ?? decision.op;
       dueAtMs = alignedCheckAtMs(schedule, now + progressDelaySeconds(schedule, now - started, this.config) * 1000, this.config);
     }
-    const delay = queueDelay(now, dueAtMs, this.config);
-    return { message: this.message(decision.op, keyOf(written), decision.reason, delay.dueAt), delaySeconds: delay.delaySeconds };
+    return this.messageAt(decision.op, keyOf(written), decision.reason, now, dueAtMs);
   }
 
   private async sendFollowUps(followUps: { item: Item; operation: QueuedOperation }[]) {
