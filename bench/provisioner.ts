@@ -10,10 +10,10 @@
 import type { AttachmentRecord, RecordKey, VolumeRecord } from '../lib/domain/records.js';
 import { tableKey } from '../lib/domain/records.js';
 import { Executor, Watcher, type Log, type Metrics, type OperationKind, type OperationOutcome } from '../lib/engine/index.js';
-import { MemoryRecordStore } from '../lib/memory/index.js';
+import { MemoryRateBudget, MemoryRecordStore } from '../lib/memory/index.js';
 import { EXECUTOR, QUEUE, WATCHER } from '../lib/settings.js';
 import type { DesignContext, MeasuredDesign } from './run.js';
-import { MeteredRecordStore } from './sim/dynamodb.js';
+import { MeteredRateBudget, MeteredRecordStore } from './sim/dynamodb.js';
 import { SimulatedFunction } from './sim/lambda.js';
 import { SimulatedQueue, type Delivery } from './sim/sqs.js';
 import { StreamSimulator } from './sim/stream.js';
@@ -68,6 +68,7 @@ export class QuietLog implements Log {
 export class ProvisionerDesign implements MeasuredDesign {
   readonly name = 'provisioner';
   readonly store: MeteredRecordStore;
+  readonly rateBudget: MeteredRateBudget;
   readonly memoryStore: MemoryRecordStore;
   readonly queue: SimulatedQueue;
   readonly stream: StreamSimulator<WatcherChange>;
@@ -86,6 +87,7 @@ export class ProvisionerDesign implements MeasuredDesign {
     this.startedAt = loop.now();
     this.memoryStore = new MemoryRecordStore();
     this.store = new MeteredRecordStore(loop, random.fork(), this.memoryStore, latencies.dynamodbRequest);
+    this.rateBudget = new MeteredRateBudget(loop, random.fork(), new MemoryRateBudget(), latencies.dynamodbRequest);
     this.watcherFunction = new SimulatedFunction(loop, 'watcher', WATCHER.memoryMiB, Number.POSITIVE_INFINITY, WATCHER.timeoutSeconds * 1000);
     this.executorFunction = new SimulatedFunction(loop, 'executor', EXECUTOR.memoryMiB, EXECUTOR.maxConcurrency, EXECUTOR.timeoutSeconds * 1000);
     this.queue = new SimulatedQueue(
@@ -140,11 +142,11 @@ export class ProvisionerDesign implements MeasuredDesign {
   }
 
   dynamodbWriteUnits(): number {
-    return this.store.writeUnits;
+    return this.store.writeUnits + this.rateBudget.writeUnits;
   }
 
   dynamodbReadUnits(): number {
-    return this.store.readUnits;
+    return this.store.readUnits + this.rateBudget.readUnits;
   }
 
   operationsFailedByThrottling(): number {
@@ -208,6 +210,7 @@ export class ProvisionerDesign implements MeasuredDesign {
       store: this.store,
       queue: this.queue,
       provider: ec2,
+      rateBudget: this.rateBudget,
       clock: loop.clock,
       metrics: this.metrics,
       log: this.log,

@@ -11,10 +11,10 @@ import { SystemClock } from '../lib/memory/clock.js';
 
 const env = readFunctionEnvironment();
 const logger = new Logger({ serviceName: 'ebs-provisioner-executor' });
-const { store, queue, provider, metrics } = createAwsAdapters({ ...env, serviceName: 'executor' });
+const { store, queue, provider, rateBudget, metrics } = createAwsAdapters({ ...env, serviceName: 'executor' });
 
 export const handler = middy(
-  createExecutorHandler({ store, queue, provider, clock: new SystemClock(), metrics, log: powertoolsLog(logger), config: env.engineConfig }),
+  createExecutorHandler({ store, queue, provider, rateBudget, clock: new SystemClock(), metrics, log: powertoolsLog(logger), config: env.engineConfig }),
 )
   .use(injectLambdaContext(logger, { resetKeys: true }))
   .use(logMetrics(metrics.powertools));

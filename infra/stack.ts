@@ -54,6 +54,7 @@ export class EbsProvisionerStack extends Stack {
         watcher: engine,
         executor: {
           ...engine,
+          RATE_BUDGET_TABLE_NAME: storage.rateBudgetTable.tableName,
           EC2_RATE_BUDGET: String(options.ec2RateBudget),
           ...(options.kmsKeyArn ? { KMS_KEY_ARN: options.kmsKeyArn } : {}),
         },
@@ -68,6 +69,8 @@ export class EbsProvisionerStack extends Stack {
     table.grantReadWriteData(watcher);
     queue.grantSendMessages(watcher);
     table.grantReadWriteData(executor);
+    // A take is a consistent GetItem and a conditional PutItem of one bucket's level.
+    storage.rateBudgetTable.grant(executor, 'dynamodb:GetItem', 'dynamodb:PutItem');
     queue.grantSendMessages(executor);
     table.grantReadWriteData(reconciler);
     queue.grantSendMessages(reconciler);

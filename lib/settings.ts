@@ -11,6 +11,14 @@ export const TABLE = {
   streamView: 'NEW_AND_OLD_IMAGES',
 } as const;
 
+/**
+ * The shared EC2 rate budget: one item per EC2 request bucket (the executor's token levels), in a
+ * table of its own so that taking tokens writes nothing to the record table's stream.
+ */
+export const RATE_BUDGET_TABLE = {
+  partitionKey: 'bucket',
+} as const;
+
 /** Stream → watcher event source mapping. */
 export const WATCHER = {
   batchSize: 100,

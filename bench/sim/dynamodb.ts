@@ -12,8 +12,10 @@ import type {
   RecordChanges,
   RecordKey,
   RecordStore,
+  SharedRateBudget,
   WriteCondition,
 } from '../../lib/engine/ports.js';
+import type { RateBucket, RateBudget } from '../../lib/engine/config.js';
 import type { AttachmentRecord } from '../../lib/domain/records.js';
 import type { EventLoop } from './event-loop.js';
 import type { Lognormal } from './latency.js';
@@ -106,4 +108,33 @@ export class MeteredRecordStore implements RecordStore {
 
 function queryUnits(items: number): number {
   return Math.max(1, Math.ceil(items / RECORDS_PER_QUERY_UNIT));
+}
+
+/**
+ * The shared rate budget as a table item in the simulation: a take is a strongly consistent
+ * GetItem and a conditional PutItem (one read and one write unit, two round trips). The grant is
+ * made between the two at once, so the version conflicts of environments taking at the same
+ * moment (a retry each) are not modelled.
+ */
+export class MeteredRateBudget implements SharedRateBudget {
+  writeUnits = 0;
+  readUnits = 0;
+  takes = 0;
+
+  constructor(
+    private readonly loop: EventLoop,
+    private readonly random: Random,
+    private readonly inner: SharedRateBudget,
+    private readonly latency: Lognormal,
+  ) {}
+
+  async take(bucket: RateBucket, count: number, budget: RateBudget, now: number, maxWaitMs: number): Promise<{ usableAt: number[]; nextAt: number }> {
+    this.takes++;
+    this.readUnits += 1;
+    await this.loop.clock.sleep(this.latency.sample(this.random));
+    const grant = await this.inner.take(bucket, count, budget, this.loop.now(), maxWaitMs);
+    this.writeUnits += 1;
+    await this.loop.clock.sleep(this.latency.sample(this.random));
+    return grant;
+  }
 }

@@ -1,12 +1,13 @@
 /**
- * The record table (with its stream) and the operation queue with its dead-letter queue, all
+ * The record table (with its stream), the shared rate budget's table, and the operation queue
+ * with its dead-letter queue, all
  * defined from lib/settings.ts, the module the local runtime and the tests create them from.
  */
 import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { QUEUE, TABLE } from '../../lib/settings.js';
+import { QUEUE, RATE_BUDGET_TABLE, TABLE } from '../../lib/settings.js';
 import type { TableRemovalPolicy } from '../config.js';
 
 export interface StorageProps {
@@ -17,6 +18,8 @@ export interface StorageProps {
 export class Storage extends Construct {
   /** Records of volumes and attachments; its stream drives the watcher. */
   readonly table: dynamodb.Table;
+  /** The executor's shared EC2 rate budget: a token level per EC2 request bucket, nothing else. */
+  readonly rateBudgetTable: dynamodb.Table;
   /** Operation messages for the executor; delayed messages are the retry schedule. */
   readonly queue: sqs.Queue;
   /** Operation messages that failed QUEUE.maxReceiveCount times. */
@@ -42,6 +45,15 @@ export class Storage extends Construct {
       partitionKey: { name: index.partitionKey, type: dynamodb.AttributeType.STRING },
       sortKey: { name: index.sortKey, type: dynamodb.AttributeType.STRING },
       projectionType: dynamodb.ProjectionType.ALL,
+    });
+
+    // Holds only token levels that are rebuilt on the first take, so it goes with the stack.
+    this.rateBudgetTable = new dynamodb.Table(this, 'RateBudgetTable', {
+      partitionKey: { name: RATE_BUDGET_TABLE.partitionKey, type: dynamodb.AttributeType.STRING },
+      billingMode: dynamodb.BillingMode.PAY_PER_REQUEST,
+      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+      encryption: dynamodb.TableEncryption.AWS_MANAGED,
+      removalPolicy: RemovalPolicy.DESTROY,
     });
 
     const retentionPeriod = Duration.days(QUEUE.retentionDays);

@@ -3,6 +3,7 @@
  * (at module scope, once per container) and the local runtime's moto backend build.
  */
 import { createAwsClients, type AwsClientOptions, type AwsClients } from './clients.js';
+import { DynamoRateBudget } from './dynamodb-rate-budget.js';
 import { DynamoRecordStore } from './dynamodb-store.js';
 import { Ec2VolumeProvider } from './ec2-provider.js';
 import { EmfMetrics } from './metrics.js';
@@ -11,6 +12,8 @@ import { SqsOperationQueue } from './sqs-queue.js';
 export interface AwsAdapterOptions {
   tableName: string;
   queueUrl: string;
+  /** The shared EC2 rate budget's table; without it each executor environment spends its own share. */
+  rateBudgetTableName?: string;
   /** Value of the owner tag on every volume this deployment creates (the stack name). */
   ownerTagValue: string;
   /** Existing clients; otherwise created from `clientOptions`. */
@@ -24,6 +27,7 @@ export interface AwsAdapters {
   clients: AwsClients;
   store: DynamoRecordStore;
   queue: SqsOperationQueue;
+  rateBudget?: DynamoRateBudget;
   provider: Ec2VolumeProvider;
   metrics: EmfMetrics;
 }
@@ -34,6 +38,7 @@ export function createAwsAdapters(options: AwsAdapterOptions): AwsAdapters {
     clients,
     store: new DynamoRecordStore({ client: clients.doc, tableName: options.tableName }),
     queue: new SqsOperationQueue({ client: clients.sqs, queueUrl: options.queueUrl }),
+    ...(options.rateBudgetTableName ? { rateBudget: new DynamoRateBudget({ client: clients.doc, tableName: options.rateBudgetTableName }) } : {}),
     provider: new Ec2VolumeProvider({ client: clients.ec2, ownerTagValue: options.ownerTagValue }),
     metrics: new EmfMetrics(options.serviceName === undefined ? {} : { serviceName: options.serviceName }),
   };

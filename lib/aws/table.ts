@@ -17,7 +17,7 @@ import {
   QueueAttributeName,
   type SQSClient,
 } from '@aws-sdk/client-sqs';
-import { QUEUE, TABLE } from '../settings.js';
+import { QUEUE, RATE_BUDGET_TABLE, TABLE } from '../settings.js';
 
 /** CreateTable input: pk/sk, the instance index, a NEW_AND_OLD_IMAGES stream, on-demand billing. */
 export function tableDefinition(tableName: string): CreateTableCommandInput {
@@ -49,22 +49,42 @@ export function tableDefinition(tableName: string): CreateTableCommandInput {
   };
 }
 
+const TABLE_WAIT_SECONDS = 60;
+
+/** CreateTable input of the shared rate budget's table: one string key, on-demand, no stream. */
+export function rateBudgetTableDefinition(tableName: string): CreateTableCommandInput {
+  return {
+    TableName: tableName,
+    BillingMode: 'PAY_PER_REQUEST',
+    AttributeDefinitions: [{ AttributeName: RATE_BUDGET_TABLE.partitionKey, AttributeType: 'S' }],
+    KeySchema: [{ AttributeName: RATE_BUDGET_TABLE.partitionKey, KeyType: 'HASH' }],
+  };
+}
+
+/** Creates the shared rate budget's table unless it exists, and waits until it is active. */
+export async function ensureRateBudgetTable(dynamo: DynamoDBClient, tableName: string): Promise<void> {
+  await createUnlessExists(dynamo, rateBudgetTableDefinition(tableName));
+}
+
+async function createUnlessExists(dynamo: DynamoDBClient, definition: CreateTableCommandInput): Promise<void> {
+  try {
+    await dynamo.send(new CreateTableCommand(definition));
+  } catch (error) {
+    if (!(error instanceof ResourceInUseException)) throw error;
+  }
+  await waitUntilTableExists({ client: dynamo, maxWaitTime: TABLE_WAIT_SECONDS, minDelay: 1 }, { TableName: definition.TableName });
+}
+
 export interface TableInfo {
   tableName: string;
   /** ARN of the table's stream, for the stream poller. */
   streamArn: string;
 }
 
-const TABLE_WAIT_SECONDS = 60;
 
 /** Creates the table unless it exists, waits until it is active, and returns its stream ARN. */
 export async function ensureTable(dynamo: DynamoDBClient, tableName: string): Promise<TableInfo> {
-  try {
-    await dynamo.send(new CreateTableCommand(tableDefinition(tableName)));
-  } catch (error) {
-    if (!(error instanceof ResourceInUseException)) throw error;
-  }
-  await waitUntilTableExists({ client: dynamo, maxWaitTime: TABLE_WAIT_SECONDS, minDelay: 1 }, { TableName: tableName });
+  await createUnlessExists(dynamo, tableDefinition(tableName));
   const { Table } = await dynamo.send(new DescribeTableCommand({ TableName: tableName }));
   const streamArn = Table?.LatestStreamArn;
   if (streamArn === undefined) {

@@ -35,13 +35,16 @@ export interface RateBudget {
 /** EC2 mutating actions the executor calls one resource at a time, each with its own budget. */
 export type MutatingAction = 'CreateVolume' | 'AttachVolume' | 'DetachVolume' | 'DeleteVolume' | 'ModifyVolume';
 
+/** EC2's request buckets for those actions, named after the action whose budget each uses. */
+export type RateBucket = 'CreateVolume' | 'AttachVolume' | 'DeleteVolume';
+
 /**
  * Which budget each action draws on. EC2 meters AttachVolume, DetachVolume and ModifyVolume in
  * one request bucket ("mutating actions"), CreateVolume and DeleteVolume in their own (EC2 API
  * throttling docs), so the executor's buckets follow the same grouping: the shared bucket uses
  * the AttachVolume budget.
  */
-export const RATE_BUCKET_OF: Readonly<Record<MutatingAction, MutatingAction>> = {
+export const RATE_BUCKET_OF: Readonly<Record<MutatingAction, RateBucket>> = {
   CreateVolume: 'CreateVolume',
   DeleteVolume: 'DeleteVolume',
   AttachVolume: 'AttachVolume',
@@ -73,7 +76,13 @@ export interface EngineConfig {
    * failed AttachVolume (an AZ never changes). 0: describe on every batch.
    */
   instanceCacheTtlMs: number;
-  /** Rate budget per EC2 mutating action, per executor environment (grouped by `RATE_BUCKET_OF`). */
+  /**
+   * EC2's account-wide request buckets, spent by all executor environments together through a
+   * `SharedRateBudget` when one is configured (each a few tokens below EC2's, so calls that reach
+   * EC2 in another order than their tokens were taken still find one).
+   */
+  accountRateBudgets: Record<RateBucket, RateBudget>;
+  /** Rate budget per EC2 mutating action, per executor environment (grouped by `RATE_BUCKET_OF`); without a shared budget, or when it cannot be reached. */
   rateBudgets: Record<MutatingAction, RateBudget>;
   /**
    * Longest an invocation sleeps for a rate token (also bounded by the invocation's remaining
@@ -119,12 +128,14 @@ const HOUR = 60 * MINUTE;
 /**
  * Defaults. Rate budgets: EC2's account-wide buckets refill 5 tokens per second for CreateVolume,
  * DeleteVolume and the mutating actions together (buckets of 100, 100 and 50; EC2 API throttling
- * docs). Each of the EXECUTOR.maxConcurrency (5) environments takes a fifth of the refill and of
- * the burst, so together they never overrun EC2 (measured: no RequestLimitExceeded in bursts of
- * 1000). They reach the account's rate by waiting for tokens within the invocation (up to 10 s),
- * which keeps several environments busy, and by deferring the rest spread at the account's rate,
- * so idle environments take it up. Probing above the share (`maxRatePerSecond`) was measured to
- * trade a few percent of makespan for hundreds of throttled calls, so it is off by default.
+ * docs). With a shared budget the environments spend those buckets together (less a reserve of 5
+ * tokens: measured, no RequestLimitExceeded in bursts of 100 to 10 000), so the first one to see a
+ * burst may spend all of it. Without one, or when it cannot be reached, each of the
+ * EXECUTOR.maxConcurrency (5) environments takes a fifth of the refill and of the burst, so
+ * together they never overrun EC2 either. Either way an invocation waits for tokens up to 10 s and
+ * defers the rest, spread at the account's rate, so idle environments take them up. Probing above
+ * the share (`maxRatePerSecond`) was measured to trade a few percent of makespan for hundreds of
+ * throttled calls, so it is off by default.
  */
 export const DEFAULT_ENGINE_CONFIG: EngineConfig = {
   claimLeaseMs: 3 * MINUTE,
@@ -148,6 +159,12 @@ export const DEFAULT_ENGINE_CONFIG: EngineConfig = {
   maxOperationAgeMs: 6 * HOUR,
   describeGraceMs: 2 * MINUTE,
   instanceCacheTtlMs: HOUR,
+  accountRateBudgets: {
+    // EC2's buckets (100 / 5 per second, 50 / 5, 100 / 5) less a reserve of 5 tokens.
+    CreateVolume: { burst: 95, ratePerSecond: 5 },
+    AttachVolume: { burst: 45, ratePerSecond: 5 },
+    DeleteVolume: { burst: 95, ratePerSecond: 5 },
+  },
   rateBudgets: {
     // A fifth of EC2's bursts each (100, 50, 50, 100), for up to EXECUTOR.maxConcurrency (5) environments.
     CreateVolume: { burst: 20, ratePerSecond: 1 },
@@ -173,6 +190,7 @@ export function resolveEngineConfig(partial: Partial<EngineConfig> = {}): Engine
     progressChecks: { ...DEFAULT_ENGINE_CONFIG.progressChecks, ...partial.progressChecks },
     backoff: { ...DEFAULT_ENGINE_CONFIG.backoff, ...partial.backoff },
     throttleBackoff: { ...DEFAULT_ENGINE_CONFIG.throttleBackoff, ...partial.throttleBackoff },
+    accountRateBudgets: { ...DEFAULT_ENGINE_CONFIG.accountRateBudgets, ...partial.accountRateBudgets },
     rateBudgets: { ...DEFAULT_ENGINE_CONFIG.rateBudgets, ...partial.rateBudgets },
     describeChunkSize: { ...DEFAULT_ENGINE_CONFIG.describeChunkSize, ...partial.describeChunkSize },
   };

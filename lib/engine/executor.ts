@@ -27,7 +27,7 @@ import {
 import { nextAttachmentState, nextVolumeState, type AttachmentEvent, type VolumeEvent } from '../domain/state-machines.js';
 import { parseRecord } from '../domain/validation.js';
 import { METRICS, OWNERSHIP_TAGS } from '../settings.js';
-import { RATE_BUCKET_OF, resolveEngineConfig, type EngineConfig, type MutatingAction } from './config.js';
+import { RATE_BUCKET_OF, resolveEngineConfig, type EngineConfig, type MutatingAction, type RateBucket } from './config.js';
 import { allocateDevices, type DeviceRequest } from './devices.js';
 import { classifyError, errorMessage, type ClassifiedError, type ProviderCall } from './errors.js';
 import {
@@ -53,6 +53,7 @@ import {
   type QueuedOperation,
   type RecordChanges,
   type RecordStore,
+  type SharedRateBudget,
   type VolumeProvider,
 } from './ports.js';
 import { TokenBucket } from './rate-limiter.js';
@@ -67,6 +68,8 @@ export interface ExecutorDeps {
   metrics: Metrics;
   log: Log;
   config?: Partial<EngineConfig>;
+  /** EC2's request buckets shared with the other environments; without it each spends its own share (`rateBudgets`). */
+  rateBudget?: SharedRateBudget;
   /** Jitter source, [0, 1). */
   random?: () => number;
   /** Claim owner id of one invocation. */
@@ -145,8 +148,8 @@ interface Item {
   claimOnWrite?: boolean;
   /** That write found the record changed or held elsewhere: look again then, without acting now. */
   lookAgainAt?: number;
-  /** A rate token reserved before the claim: the call may go at `atMs`. */
-  token?: { action: MutatingAction; atMs: number; used: boolean; throttles: number };
+  /** A rate token reserved before the claim: the call may go at `atMs`. `shared`: from the shared budget, which takes no refunds. */
+  token?: { action: MutatingAction; atMs: number; used: boolean; throttles: number; shared?: boolean };
 }
 
 /** The operation whose progress a transitional state is waiting on. */
@@ -324,7 +327,7 @@ export class Executor {
     const toClaim: Item[] = [];
     const onWrite: Item[] = [];
     const observers: Item[] = [];
-    const deferred = new Map<MutatingAction, number>();
+    const needTokens: Item[] = [];
     for (const item of items) {
       if (item.infraFailed) continue;
       const decision = this.plan(item);
@@ -342,13 +345,15 @@ export class Executor {
       }
       const claimOnWrite = decision.type === 'operation' && claimsWithPreWrite(item.record!, decision.op);
       if (claimOnWrite && this.heldByOther(item, now, followUps)) continue;
-      if (decision.type === 'operation' && !this.reserveToken(item, decision.op, now, maxTokenWaitMs, deferred, followUps)) continue;
-      if (claimOnWrite) {
-        item.claimOnWrite = true;
-        onWrite.push(item);
-      } else if (decision.type === 'operation' || decision.type === 'remove') toClaim.push(item);
+      item.claimOnWrite = claimOnWrite || undefined;
+      if (decision.type === 'operation' && ACTION_OF[decision.op]) needTokens.push(item);
+      else if (decision.type === 'operation' || decision.type === 'remove') (item.claimOnWrite ? onWrite : toClaim).push(item);
       else await this.handleWithoutClaim(item, decision, now, followUps);
     }
+    // Operations deferred for want of a token go back now, not after this invocation's waits for tokens.
+    const deferrals: { item: Item; operation: QueuedOperation }[] = [];
+    for (const item of await this.reserveTokens(needTokens, now, maxTokenWaitMs, deferrals)) (item.claimOnWrite ? onWrite : toClaim).push(item);
+    await this.sendFollowUps(deferrals);
 
     await Promise.all(toClaim.map((item) => this.claim(item, owner, now, followUps)));
     const claimed = [...toClaim.filter((item) => item.claimed), ...onWrite, ...observers];
@@ -370,7 +375,7 @@ export class Executor {
       await this.act(claimed, owner, now, flush, afterChecks);
     } finally {
       // Tokens reserved for calls that were not made (claim lost, re-planned, prerequisite missing) go back.
-      for (const item of [...toClaim, ...onWrite]) if (item.token && !item.token.used) this.buckets[item.token.action].refund();
+      for (const item of [...toClaim, ...onWrite]) if (item.token && !item.token.used && !item.token.shared) this.buckets[item.token.action].refund();
     }
     await flush(claimed);
   }
@@ -442,6 +447,63 @@ export class Executor {
   }
 
   /**
+   * Reserves the rate tokens of the batch's mutating operations, in batch order, before their
+   * records are claimed: from the shared budget when there is one (one take per EC2 bucket), else,
+   * or when it cannot be reached, from this environment's share. Returns the operations that got
+   * a token; the others are deferred (`deferUntil`).
+   */
+  private async reserveTokens(items: Item[], now: number, maxWaitMs: number, followUps: { item: Item; operation: QueuedOperation }[]): Promise<Item[]> {
+    const opOf = (item: Item) => (item.decision as { op: OperationKind }).op;
+    const byBucket = new Map<RateBucket, Item[]>();
+    for (const item of items) {
+      const bucket = RATE_BUCKET_OF[ACTION_OF[opOf(item)]!];
+      byBucket.set(bucket, [...(byBucket.get(bucket) ?? []), item]);
+    }
+    const granted = new Set<Item>();
+    await Promise.all(
+      [...byBucket].map(async ([bucket, group]) => {
+        const shared = await this.takeShared(bucket, group.length, now, maxWaitMs);
+        if (!shared) {
+          const deferred = new Map<MutatingAction, number>();
+          for (const item of group) if (this.reserveToken(item, opOf(item), now, maxWaitMs, deferred, followUps)) granted.add(item);
+          return;
+        }
+        const { ratePerSecond } = this.config.accountRateBudgets[bucket];
+        group.forEach((item, index) => {
+          const action = ACTION_OF[opOf(item)]!;
+          const atMs = shared.usableAt[index];
+          if (atMs !== undefined) {
+            item.token = { action, atMs, used: false, throttles: this.buckets[action].throttleCount, shared: true };
+            granted.add(item);
+          } else {
+            // Each one deferred comes back when the bucket's refill would have its token.
+            this.deferUntil(item, opOf(item), action, now, shared.nextAt + ((index - shared.usableAt.length) * 1000) / ratePerSecond, followUps);
+          }
+        });
+      }),
+    );
+    return items.filter((item) => granted.has(item));
+  }
+
+  /** Tokens from the shared budget; undefined without one, or when it fails (logged). */
+  private async takeShared(bucket: RateBucket, count: number, now: number, maxWaitMs: number): Promise<{ usableAt: number[]; nextAt: number } | undefined> {
+    if (!this.deps.rateBudget) return undefined;
+    try {
+      return await this.deps.rateBudget.take(bucket, count, this.config.accountRateBudgets[bucket], now, maxWaitMs);
+    } catch (error) {
+      this.deps.log.warn('shared rate budget unavailable; spending this environment\'s share', { bucket, error: errorMessage(error) });
+      return undefined;
+    }
+  }
+
+  /** Defers a mutating operation for want of a rate token: no claim, no status write, no attempt used. */
+  private deferUntil(item: Item, op: OperationKind, action: MutatingAction, now: number, atMs: number, followUps: { item: Item; operation: QueuedOperation }[]) {
+    const delaySeconds = Math.min(this.config.maxMessageDelaySeconds, Math.max(1, Math.ceil((atMs - now) / 1000)));
+    followUps.push({ item, operation: { message: this.message(op, item.key, `waiting for the ${action} rate budget`), delaySeconds } });
+    this.deps.metrics.operation({ operation: op, outcome: 'throttled' });
+  }
+
+  /**
    * Reserves the rate token of a mutating operation before its record is claimed. When the token
    * is further off than this invocation may wait, the operation is deferred to a message due when
    * the token would be there (one refill interval apart per operation deferred before it in this
@@ -468,9 +530,7 @@ export class Executor {
     const ahead = deferred.get(group) ?? 0;
     deferred.set(group, ahead + 1);
     const dueInMs = waitMs / this.config.concurrentEnvironments + (ahead * 1000) / (bucket.ratePerSecond * this.config.concurrentEnvironments);
-    const delaySeconds = Math.min(this.config.maxMessageDelaySeconds, Math.max(1, Math.ceil(dueInMs / 1000)));
-    followUps.push({ item, operation: { message: this.message(op, item.key, `waiting for the ${action} rate budget`), delaySeconds } });
-    this.deps.metrics.operation({ operation: op, outcome: 'throttled' });
+    this.deferUntil(item, op, action, now, now + dueInMs, followUps);
     return false;
   }
 

@@ -3,6 +3,7 @@
  * AWS adapters (lib/aws), the in-memory implementations (lib/memory) and the simulator (bench/)
  * implement these.
  */
+import type { RateBucket, RateBudget } from './config.js';
 import type {
   AttachmentRecord,
   Life,
@@ -139,6 +140,23 @@ export interface QueuedOperation {
 export interface OperationQueue {
   /** Sends all; throws if any could not be sent after the adapter's own retries. */
   send(operations: QueuedOperation[]): Promise<void>;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Shared rate budget (EC2's account-wide request buckets)
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * EC2's request buckets as one budget for every executor environment, kept where all of them see
+ * it (a table), so one environment may spend a burst the others are not using.
+ */
+export interface SharedRateBudget {
+  /**
+   * Takes up to `count` tokens of `bucket` at `now`, each usable within `maxWaitMs` (see
+   * `grantTokens`). Throws when the budget cannot be reached; the executor then spends its own
+   * share instead.
+   */
+  take(bucket: RateBucket, count: number, budget: RateBudget, now: number, maxWaitMs: number): Promise<{ usableAt: number[]; nextAt: number }>;
 }
 
 // ---------------------------------------------------------------------------------------------

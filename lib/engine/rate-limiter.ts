@@ -109,3 +109,44 @@ export class TokenBucket {
     }
   }
 }
+
+/** A token bucket kept outside any one environment (a table item): its level at a moment. */
+export interface SharedBucketLevel {
+  /** Tokens left at `updatedAt`; below zero while tokens are reserved ahead of the refill. */
+  tokens: number;
+  /** Epoch ms. */
+  updatedAt: number;
+}
+
+export interface TokenGrant {
+  /** When each granted token may be used (epoch ms), in order; fewer than asked when the rest would wait too long. */
+  usableAt: number[];
+  /** When the first token not granted would be usable: the time to come back for it. */
+  nextAt: number;
+  /** The bucket's level after the grant, to be stored. */
+  level: SharedBucketLevel;
+}
+
+/**
+ * Takes up to `count` tokens from a shared bucket at `now`: refills it at `budget.ratePerSecond`
+ * since its level was stored (at most `budget.burst`; a missing level is a full bucket), then
+ * grants tokens as long as each is usable within `maxWaitMs`, reserving ahead of the refill for
+ * those that wait. A level stored by an environment whose clock runs ahead is never refilled
+ * backwards.
+ *
+ * @example
+ * // A full bucket of 50 refilling 5/s; 60 wanted, waiting up to 1 s: 50 now, 5 within the second.
+ * grantTokens(undefined, { burst: 50, ratePerSecond: 5 }, 60, now, 1000).usableAt.length; // 55
+ */
+export function grantTokens(level: SharedBucketLevel | undefined, budget: RateBudget, count: number, now: number, maxWaitMs: number): TokenGrant {
+  const since = level ? Math.max(0, now - level.updatedAt) : 0;
+  const available = level ? Math.min(budget.burst, level.tokens + (since / 1000) * budget.ratePerSecond) : budget.burst;
+  const usableAtOf = (index: number) => now + Math.max(0, Math.ceil(((index + 1 - available) / budget.ratePerSecond) * 1000));
+  const usableAt: number[] = [];
+  while (usableAt.length < count && usableAtOf(usableAt.length) - now <= maxWaitMs) usableAt.push(usableAtOf(usableAt.length));
+  return {
+    usableAt,
+    nextAt: usableAtOf(usableAt.length),
+    level: { tokens: available - usableAt.length, updatedAt: Math.max(now, level?.updatedAt ?? now) },
+  };
+}

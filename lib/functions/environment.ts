@@ -8,6 +8,8 @@ export interface FunctionEnvironment {
   tableName: string;
   queueUrl: string;
   ownerTagValue: string;
+  /** The shared EC2 rate budget's table (executor only); unset: each environment spends its own share. */
+  rateBudgetTableName?: string;
   engineConfig: Partial<EngineConfig>;
 }
 
@@ -19,7 +21,10 @@ function required(env: NodeJS.ProcessEnv, name: string): string {
   return value;
 }
 
-/** Reads TABLE_NAME, QUEUE_URL, OWNER_TAG_VALUE and the optional EC2_RATE_BUDGET (mutating calls per second per invocation). */
+/**
+ * Reads TABLE_NAME, QUEUE_URL, OWNER_TAG_VALUE, the optional RATE_BUDGET_TABLE_NAME and the optional
+ * EC2_RATE_BUDGET (mutating calls per second per environment, when the shared budget is unset or unreachable).
+ */
 export function readFunctionEnvironment(env: NodeJS.ProcessEnv = process.env): FunctionEnvironment {
   const ownerTagValue = required(env, 'OWNER_TAG_VALUE');
   const engineConfig: Partial<EngineConfig> = { ownerTagValue };
@@ -30,5 +35,7 @@ export function readFunctionEnvironment(env: NodeJS.ProcessEnv = process.env): F
       MUTATING.map((action) => [action, { ratePerSecond, burst: Math.max(1, Math.ceil(ratePerSecond * 4)) }]),
     ) as EngineConfig['rateBudgets'];
   }
-  return { tableName: required(env, 'TABLE_NAME'), queueUrl: required(env, 'QUEUE_URL'), ownerTagValue, engineConfig };
+  const environment: FunctionEnvironment = { tableName: required(env, 'TABLE_NAME'), queueUrl: required(env, 'QUEUE_URL'), ownerTagValue, engineConfig };
+  if (env.RATE_BUDGET_TABLE_NAME) environment.rateBudgetTableName = env.RATE_BUDGET_TABLE_NAME;
+  return environment;
 }

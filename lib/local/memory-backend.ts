@@ -6,6 +6,7 @@ import type { DynamoDBRecord, SQSRecord } from 'aws-lambda';
 import type { Clock } from '../engine/ports.js';
 import { MemoryEbs, type TimedStep } from '../memory/ebs.js';
 import { MemoryOperationQueue } from '../memory/queue.js';
+import { MemoryRateBudget } from '../memory/rate-budget.js';
 import { MemoryRecordStore } from '../memory/store.js';
 import { queueRecord, streamRecord } from './event-records.js';
 import type { QueueSource } from './queue-poller.js';
@@ -24,6 +25,7 @@ export const LOCAL_EBS_TIMINGS: Record<TimedStep, number> = {
 export interface MemoryBackend {
   store: MemoryRecordStore;
   queue: MemoryOperationQueue;
+  rateBudget: MemoryRateBudget;
   ebs: MemoryEbs;
   stream: StreamSource;
   messages: QueueSource;
@@ -48,5 +50,5 @@ export function createMemoryBackend(options: { clock: Clock; ownerTagValue: stri
       for (const record of records) queue.delete(record.receiptHandle);
     },
   };
-  return { store, queue, ebs, stream, messages };
+  return { store, queue, rateBudget: new MemoryRateBudget(), ebs, stream, messages };
 }

@@ -9,7 +9,7 @@ import { DeleteMessageBatchCommand, ReceiveMessageCommand } from '@aws-sdk/clien
 import type { DynamoDBRecord, SQSRecord } from 'aws-lambda';
 import { createAwsAdapters, type AwsAdapters } from '../aws/adapters.js';
 import { createAwsClients, type AwsClients } from '../aws/clients.js';
-import { ensureQueues, ensureTable } from '../aws/table.js';
+import { ensureQueues, ensureRateBudgetTable, ensureTable } from '../aws/table.js';
 import { startMoto, type MotoServer } from './moto.js';
 import { queueRecord } from './event-records.js';
 import type { QueueSource } from './queue-poller.js';
@@ -51,9 +51,11 @@ export async function createMotoBackend(options: {
     const clients = createAwsClients({ endpoint, region: LOCAL_REGION });
     const tableName = options.tableName ?? 'ebs-provisioner-local';
     const queueName = options.queueName ?? 'ebs-provisioner-operations';
+    const rateBudgetTableName = `${tableName}-rate-budget`;
     const table = await ensureTable(clients.dynamo, tableName);
+    await ensureRateBudgetTable(clients.dynamo, rateBudgetTableName);
     const queues = await ensureQueues(clients.sqs, { queueName, deadLetterQueueName: `${queueName}-dlq` });
-    const adapters = createAwsAdapters({ tableName, queueUrl: queues.queueUrl, ownerTagValue: options.ownerTagValue, clients });
+    const adapters = createAwsAdapters({ tableName, queueUrl: queues.queueUrl, rateBudgetTableName, ownerTagValue: options.ownerTagValue, clients });
     return {
       endpoint,
       adapters,

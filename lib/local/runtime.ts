@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { createApiHandler } from '../api/handler.js';
 import { startApiServer, type RunningApiServer } from '../api/node-server.js';
 import type { EngineConfig } from '../engine/config.js';
-import type { Clock, Log, Metrics, OperationQueue, RecordStore, VolumeProvider } from '../engine/ports.js';
+import type { Clock, Log, Metrics, OperationQueue, RecordStore, SharedRateBudget, VolumeProvider } from '../engine/ports.js';
 import type { ReconcileReport } from '../engine/reconciler.js';
 import { createExecutorHandler, createReconcilerHandler, createWatcherHandler } from '../functions/handlers.js';
 import { SystemClock } from '../memory/clock.js';
@@ -69,6 +69,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
   let store: RecordStore;
   let queue: OperationQueue;
   let provider: VolumeProvider;
+  let rateBudget: SharedRateBudget | undefined;
   let stream: StreamSource;
   let messages: QueueSource;
   let instanceIds: string[];
@@ -77,13 +78,13 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
 
   if (options.backend === 'memory') {
     const backend = createMemoryBackend({ clock, ownerTagValue: OWNER_TAG_VALUE });
-    ({ store, queue, stream, messages } = backend);
+    ({ store, queue, rateBudget, stream, messages } = backend);
     provider = backend.ebs;
     instanceIds = Array.from({ length: options.demoInstances }, demoInstanceId);
     for (const instanceId of instanceIds) backend.ebs.addInstance({ instanceId, availabilityZone: LOCAL_AVAILABILITY_ZONE });
   } else {
     const backend = await createMotoBackend({ ownerTagValue: OWNER_TAG_VALUE, ...(options.endpoint ? { endpoint: options.endpoint } : {}) });
-    ({ store, queue, provider } = backend.adapters);
+    ({ store, queue, provider, rateBudget } = backend.adapters);
     ({ stream, messages } = backend);
     instanceIds = await backend.launchInstances(options.demoInstances);
     stopBackend = backend.stop;
@@ -106,7 +107,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
       return watch(event);
     },
   });
-  const queuePoller = new QueuePoller({ source: messages, handler: createExecutorHandler(deps), clock, log, idleMs: options.pollIdleMs ?? 200 });
+  const queuePoller = new QueuePoller({ source: messages, handler: createExecutorHandler({ ...deps, ...(rateBudget ? { rateBudget } : {}) }), clock, log, idleMs: options.pollIdleMs ?? 200 });
   const reconcile = createReconcilerHandler({
     ...deps,
     ...(options.reconcilerOverdueAfterMs !== undefined ? { overdueAfterMs: options.reconcilerOverdueAfterMs } : {}),

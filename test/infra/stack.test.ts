@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { Match } from 'aws-cdk-lib/assertions';
 import { Validations } from 'aws-cdk-lib';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { API, EXECUTOR, METRICS, OWNERSHIP_TAGS, QUEUE, RECONCILER, TABLE, WATCHER } from '../../lib/settings.js';
+import { API, EXECUTOR, METRICS, OWNERSHIP_TAGS, QUEUE, RATE_BUDGET_TABLE, RECONCILER, TABLE, WATCHER } from '../../lib/settings.js';
 import { ESM_REQUIRE_BANNER, FUNCTION_NAMES, type FunctionName } from '../../infra/constructs/functions.js';
 import { ITERATOR_AGE_ALARM_MS } from '../../infra/constructs/monitoring.js';
 import { actionsOf, resourceId, resourcesOf, roleStatements, synthesize, TEST_ENV, type Statement, type Synthesized } from './synth.js';
@@ -29,6 +29,7 @@ const roleIdOf = (name: FunctionName) => {
 };
 const statementsOf = (name: FunctionName) => roleStatements(s.json, roleIdOf(name));
 const tableId = () => resourceId(s.json, 'AWS::DynamoDB::Table', 'StorageTable');
+const rateTableId = () => resourceId(s.json, 'AWS::DynamoDB::Table', 'StorageRateBudgetTable');
 const queueId = (prefix: string) => resourceId(s.json, 'AWS::SQS::Queue', `Storage${prefix}`);
 /** Statements of `name` allowing `action`. */
 const allowing = (name: FunctionName, action: string) => statementsOf(name).filter((statement) => statement.Effect === 'Allow' && actionsOf(statement).includes(action));
@@ -61,6 +62,35 @@ describe('table', () => {
 
   it('is retained when the stack is deleted', () => {
     expect(s.json.Resources[tableId()]!.DeletionPolicy).toBe('Retain');
+  });
+});
+
+describe('rate budget table', () => {
+  it('is on-demand, encrypted, keyed by EC2 bucket, without a stream, and goes with the stack', () => {
+    const properties = s.json.Resources[rateTableId()]!.Properties!;
+    expect(properties).toMatchObject({
+      BillingMode: 'PAY_PER_REQUEST',
+      KeySchema: [{ AttributeName: RATE_BUDGET_TABLE.partitionKey, KeyType: 'HASH' }],
+      SSESpecification: { SSEEnabled: true },
+      PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+    });
+    expect(properties.StreamSpecification).toBeUndefined();
+    expect(s.json.Resources[rateTableId()]!.DeletionPolicy).toBe('Delete');
+  });
+
+  it('only the executor knows it, and may only read and put one level', () => {
+    const rateTable = getAtt(rateTableId());
+    for (const name of FUNCTION_NAMES) {
+      const variables = (s.json.Resources[functionId(name)]!.Properties!.Environment as { Variables: Record<string, unknown> }).Variables;
+      const onRateTable = statementsOf(name).filter((statement) => resourcesOf(statement).some((r) => JSON.stringify(r) === JSON.stringify(rateTable)));
+      if (name === 'executor') {
+        expect(variables.RATE_BUDGET_TABLE_NAME).toEqual({ Ref: rateTableId() });
+        expect(onRateTable.flatMap(actionsOf).sort()).toEqual(['dynamodb:GetItem', 'dynamodb:PutItem']);
+      } else {
+        expect(variables.RATE_BUDGET_TABLE_NAME).toBeUndefined();
+        expect(onRateTable).toEqual([]);
+      }
+    }
   });
 });
 

@@ -1,10 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import type { AttachmentRecord, VolumeRecord } from '../../lib/domain/records.js';
-import { ProviderError, type RecordStore, type VolumeProvider } from '../../lib/engine/ports.js';
+import { ProviderError, type RecordStore, type SharedRateBudget, type VolumeProvider } from '../../lib/engine/ports.js';
 import { Executor, createVolumeClientToken } from '../../lib/engine/executor.js';
 import { OWNERSHIP_TAGS } from '../../lib/settings.js';
 import { DEFAULT_ENGINE_CONFIG } from '../../lib/engine/config.js';
-import { silentLog } from '../../lib/memory/log.js';
+import { RecordingLog, silentLog } from '../../lib/memory/log.js';
+import { MemoryRateBudget } from '../../lib/memory/rate-budget.js';
 import {
   AZ,
   INSTANCE,
@@ -545,6 +546,57 @@ describe('executor: batching', () => {
     await h.clock.advance(1000);
     await run;
     expect(h.ebs.calls.CreateVolume).toBe(4);
+  });
+});
+
+describe('executor: the shared rate budget', () => {
+  // Each environment's own share is one token; EC2's bucket, shared, is three with one more a second.
+  const ownShare = { ...DEFAULT_ENGINE_CONFIG.rateBudgets, CreateVolume: { burst: 1, ratePerSecond: 1 } };
+  const account = { ...DEFAULT_ENGINE_CONFIG.accountRateBudgets, CreateVolume: { burst: 3, ratePerSecond: 1 } };
+
+  it('one environment spends the burst the others are not using; the next one defers to when the refill has its tokens', async () => {
+    const h = harness({ config: { rateBudgets: ownShare, accountRateBudgets: account }, rateBudget: new MemoryRateBudget() });
+    const ids = ['a', 'b', 'c', 'd', 'e'];
+    for (const id of ids) await h.store.create(newVolume(id));
+    await h.executor.run(h.batchOf(...['a', 'b', 'c'].map((id) => h.op('create-volume', volumeKey(id)))));
+    expect(h.ebs.calls.CreateVolume).toBe(3);
+    await h.environment().run(h.batchOf(h.op('create-volume', volumeKey('d')), h.op('create-volume', volumeKey('e'))));
+    expect(h.ebs.calls.CreateVolume).toBe(3);
+    // Deferred before the claim: untouched records, and messages due at the refill's pace (1 s, 2 s).
+    for (const id of ['d', 'e']) expect(await volumeOf(h, id)).toMatchObject({ version: 1, status: { state: 'pending', attempts: 0 } });
+    expect(h.queued().filter((q) => q.op === 'create-volume')).toEqual([
+      { op: 'create-volume', key: 'd', delaySeconds: 1 },
+      { op: 'create-volume', key: 'e', delaySeconds: 2 },
+    ]);
+    await h.settle(30_000);
+    expect(h.ebs.calls.CreateVolume).toBe(5);
+    for (const id of ids) expect((await volumeOf(h, id)).status.state).toBe('available');
+  });
+
+  it('waits for tokens the shared budget grants ahead, within the wait allowance', async () => {
+    const h = harness({ config: { rateBudgets: ownShare, accountRateBudgets: account, rateWaitMaxMs: 2000 }, rateBudget: new MemoryRateBudget() });
+    const ids = ['a', 'b', 'c', 'd', 'e', 'f'];
+    for (const id of ids) await h.store.create(newVolume(id));
+    const run = h.executor.run(h.batchOf(...ids.map((id) => h.op('create-volume', volumeKey(id)))));
+    await h.clock.advance(0);
+    expect(h.ebs.calls.CreateVolume).toBe(3);
+    await h.clock.advance(1000);
+    expect(h.ebs.calls.CreateVolume).toBe(4);
+    await h.clock.advance(1000);
+    await run;
+    expect(h.ebs.calls.CreateVolume).toBe(5);
+    expect(h.queued().filter((q) => q.op === 'create-volume')).toEqual([{ op: 'create-volume', key: 'f', delaySeconds: 1 }]);
+  });
+
+  it('when the shared budget cannot be reached, the environment spends its own share and says so', async () => {
+    const log = new RecordingLog();
+    const unreachable: SharedRateBudget = { take: async () => Promise.reject(new Error('table unavailable')) };
+    const h = harness({ config: { rateBudgets: ownShare, accountRateBudgets: account }, rateBudget: unreachable, log });
+    for (const id of ['a', 'b']) await h.store.create(newVolume(id));
+    await h.executor.run(h.batchOf(h.op('create-volume', volumeKey('a')), h.op('create-volume', volumeKey('b'))));
+    expect(h.ebs.calls.CreateVolume).toBe(1);
+    expect((await volumeOf(h, 'b')).status).toMatchObject({ state: 'pending', attempts: 0 });
+    expect(log.entries).toContainEqual(expect.objectContaining({ level: 'warn', message: expect.stringMatching(/shared rate budget unavailable/), attributes: expect.objectContaining({ bucket: 'CreateVolume', error: 'table unavailable' }) }));
   });
 });
 

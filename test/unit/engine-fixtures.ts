@@ -9,7 +9,7 @@ import type { AttachmentRecord, VolumeRecord, VolumeSpec } from '../../lib/domai
 import { Executor } from '../../lib/engine/executor.js';
 import { Watcher, type RecordChange } from '../../lib/engine/watcher.js';
 import type { EngineConfig } from '../../lib/engine/config.js';
-import type { OperationKind, OperationMessage, RecordKey } from '../../lib/engine/ports.js';
+import type { Log, OperationKind, OperationMessage, RecordKey, SharedRateBudget } from '../../lib/engine/ports.js';
 
 export const START = Date.parse('2026-01-01T00:00:00.000Z');
 export const AZ = 'eu-west-1a';
@@ -60,7 +60,9 @@ const SOLE_ENVIRONMENT_BUDGETS: EngineConfig['rateBudgets'] = {
   ModifyVolume: { burst: 50, ratePerSecond: 5 },
 };
 
-export function harness(options: { config?: Partial<EngineConfig>; owner?: string; ebsTimings?: Partial<Record<TimedStep, StepDuration>> } = {}) {
+export function harness(
+  options: { config?: Partial<EngineConfig>; owner?: string; ebsTimings?: Partial<Record<TimedStep, StepDuration>>; rateBudget?: SharedRateBudget; log?: Log } = {},
+) {
   const clock = new FakeClock(START);
   const store = new MemoryRecordStore();
   const queue = new MemoryOperationQueue({ clock });
@@ -72,8 +74,11 @@ export function harness(options: { config?: Partial<EngineConfig>; owner?: strin
   // `drain` awaits each invocation without moving the clock, so by default invocations never sleep for a rate token.
   // One executor serves every invocation, as a deployment limited to one environment: it has EC2's whole budget.
   const config: Partial<EngineConfig> = { rateWaitMaxMs: 0, concurrentEnvironments: 1, rateBudgets: SOLE_ENVIRONMENT_BUDGETS, ...options.config };
-  const deps = { store, queue, clock, metrics, log: silentLog, config, random: () => 0.5 };
-  const executor = new Executor({ ...deps, provider: ebs, newOwnerId: () => options.owner ?? `owner-${++owners}` });
+  const deps = { store, queue, clock, metrics, log: options.log ?? silentLog, config, random: () => 0.5 };
+  /** Another execution environment of the same deployment: its own executor (and rate share), the same store, queue, EC2 and shared budget. */
+  const environment = () =>
+    new Executor({ ...deps, provider: ebs, newOwnerId: () => options.owner ?? `owner-${++owners}`, ...(options.rateBudget ? { rateBudget: options.rateBudget } : {}) });
+  const executor = environment();
   const watcher = new Watcher(deps);
 
   let messageIds = 0;
@@ -121,5 +126,5 @@ export function harness(options: { config?: Partial<EngineConfig>; owner?: strin
     }));
   }
 
-  return { clock, store, queue, ebs, metrics, executor, watcher, batchOf, op, drain, settle, watch, changes, queued };
+  return { clock, store, queue, ebs, metrics, executor, environment, watcher, batchOf, op, drain, settle, watch, changes, queued };
 }

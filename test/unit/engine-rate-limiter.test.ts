@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { FakeClock } from '../../lib/memory/clock.js';
-import { TokenBucket } from '../../lib/engine/rate-limiter.js';
+import { grantTokens, TokenBucket } from '../../lib/engine/rate-limiter.js';
+import { MemoryRateBudget } from '../../lib/memory/rate-budget.js';
 
 describe('token bucket', () => {
   it('lets a burst through, then one call per refill interval on the clock', async () => {
@@ -45,5 +46,50 @@ describe('token bucket', () => {
     bucket.throttled();
     expect(bucket.throttleCount).toBe(1);
     expect(bucket.reserve()).toBe(1500); // two tokens of debt at the halved rate
+  });
+});
+
+describe('shared bucket grants', () => {
+  const budget = { burst: 50, ratePerSecond: 5 };
+  const T = 1_000_000;
+
+  it('a bucket never taken from is full: a burst is usable at once', () => {
+    const grant = grantTokens(undefined, budget, 20, T, 0);
+    expect(grant.usableAt).toEqual(Array.from({ length: 20 }, () => T));
+    expect(grant.level).toEqual({ tokens: 30, updatedAt: T });
+    expect(grant.nextAt).toBe(T);
+  });
+
+  it('past the burst, tokens come one refill interval apart, as far as the wait allows; nextAt is the first not granted', () => {
+    const grant = grantTokens(undefined, budget, 60, T, 1000);
+    expect(grant.usableAt).toHaveLength(55);
+    expect(grant.usableAt.slice(49)).toEqual([T, T + 200, T + 400, T + 600, T + 800, T + 1000]);
+    expect(grant.nextAt).toBe(T + 1200);
+    expect(grant.level.tokens).toBe(-5);
+  });
+
+  it('tokens reserved ahead are owed by the next take; the refill since the stored level pays them back', () => {
+    const first = grantTokens(undefined, budget, 55, T, 1000);
+    const soon = grantTokens(first.level, budget, 1, T + 500, 0);
+    expect(soon.usableAt).toEqual([]);
+    expect(soon.nextAt).toBe(T + 1200);
+    const later = grantTokens(first.level, budget, 3, T + 2000, 0);
+    expect(later.usableAt).toEqual([T + 2000, T + 2000, T + 2000]);
+    expect(later.level).toEqual({ tokens: 2, updatedAt: T + 2000 });
+  });
+
+  it('refills no further than the burst, and not backwards from a level stored by a clock running ahead', () => {
+    expect(grantTokens({ tokens: 0, updatedAt: T }, budget, 0, T + 3_600_000, 0).level.tokens).toBe(50);
+    const ahead = grantTokens({ tokens: 2, updatedAt: T + 5000 }, budget, 3, T, 0);
+    expect(ahead.usableAt).toEqual([T, T]);
+    expect(ahead.level).toEqual({ tokens: 0, updatedAt: T + 5000 });
+  });
+
+  it('the in-memory budget keeps one level per bucket for every taker', async () => {
+    const shared = new MemoryRateBudget();
+    expect((await shared.take('AttachVolume', 40, budget, T, 0)).usableAt).toHaveLength(40);
+    expect((await shared.take('AttachVolume', 40, budget, T, 0)).usableAt).toHaveLength(10);
+    expect((await shared.take('CreateVolume', 40, budget, T, 0)).usableAt).toHaveLength(40);
+    expect(shared.level('AttachVolume')).toEqual({ tokens: 0, updatedAt: T });
   });
 });

@@ -97,6 +97,8 @@ describe('function handlers', () => {
     const env = readFunctionEnvironment({ TABLE_NAME: 't', QUEUE_URL: 'q', OWNER_TAG_VALUE: 'stack', EC2_RATE_BUDGET: '2' });
     expect(env).toMatchObject({ tableName: 't', queueUrl: 'q', ownerTagValue: 'stack' });
     expect(env.engineConfig.rateBudgets?.AttachVolume).toEqual({ ratePerSecond: 2, burst: 8 });
+    expect(env.rateBudgetTableName).toBeUndefined();
+    expect(readFunctionEnvironment({ TABLE_NAME: 't', QUEUE_URL: 'q', OWNER_TAG_VALUE: 's', RATE_BUDGET_TABLE_NAME: 'rates' }).rateBudgetTableName).toBe('rates');
     expect(() => readFunctionEnvironment({ TABLE_NAME: 't', OWNER_TAG_VALUE: 's' })).toThrow('QUEUE_URL is not set');
     expect(() => readFunctionEnvironment({ TABLE_NAME: 't', QUEUE_URL: 'q', OWNER_TAG_VALUE: 's', EC2_RATE_BUDGET: 'fast' })).toThrow(/positive number/);
   });

@@ -1,0 +1,23 @@
+/**
+ * The shared rate budget in memory: one process's executors spending EC2's buckets together (the
+ * local runtime, tests and the simulator).
+ */
+import type { RateBucket, RateBudget } from '../engine/config.js';
+import type { SharedRateBudget } from '../engine/ports.js';
+import { grantTokens, type SharedBucketLevel } from '../engine/rate-limiter.js';
+
+export class MemoryRateBudget implements SharedRateBudget {
+  private readonly levels = new Map<RateBucket, SharedBucketLevel>();
+
+  async take(bucket: RateBucket, count: number, budget: RateBudget, now: number, maxWaitMs: number): Promise<{ usableAt: number[]; nextAt: number }> {
+    const grant = grantTokens(this.levels.get(bucket), budget, count, now, maxWaitMs);
+    this.levels.set(bucket, grant.level);
+    return { usableAt: grant.usableAt, nextAt: grant.nextAt };
+  }
+
+  /** The stored level of `bucket` (undefined: never taken from, a full bucket). */
+  level(bucket: RateBucket): SharedBucketLevel | undefined {
+    const level = this.levels.get(bucket);
+    return level && { ...level };
+  }
+}

@@ -1,0 +1,50 @@
+import { DescribeTableCommand } from '@aws-sdk/client-dynamodb';
+import { beforeAll, expect, it } from 'vitest';
+import { createAwsClients, type AwsClients } from '../../lib/aws/clients.js';
+import { DynamoRateBudget } from '../../lib/aws/dynamodb-rate-budget.js';
+import { ensureRateBudgetTable } from '../../lib/aws/table.js';
+import { describeWithMoto } from '../support/moto.js';
+
+const budget = { burst: 45, ratePerSecond: 5 };
+const T = Date.parse('2026-01-01T00:00:00.000Z');
+
+describeWithMoto('DynamoRateBudget against moto', (endpoint) => {
+  let clients: AwsClients;
+  let tables = 0;
+
+  async function freshBudget(maxAttempts?: number): Promise<DynamoRateBudget> {
+    const tableName = `rate-budget-${++tables}`;
+    await ensureRateBudgetTable(clients.dynamo, tableName);
+    return new DynamoRateBudget({ client: clients.doc, tableName, ...(maxAttempts ? { maxAttempts } : {}) });
+  }
+
+  beforeAll(() => {
+    clients = createAwsClients({ endpoint: endpoint(), region: 'us-east-1' });
+  });
+
+  it('creates the table idempotently: one string key, on demand, no stream', async () => {
+    await ensureRateBudgetTable(clients.dynamo, 'rate-budget-0');
+    await ensureRateBudgetTable(clients.dynamo, 'rate-budget-0');
+    const { Table } = await clients.dynamo.send(new DescribeTableCommand({ TableName: 'rate-budget-0' }));
+    expect(Table?.KeySchema).toEqual([{ AttributeName: 'bucket', KeyType: 'HASH' }]);
+    expect(Table?.BillingModeSummary?.BillingMode).toBe('PAY_PER_REQUEST');
+    expect(Table?.StreamSpecification?.StreamEnabled ?? false).toBe(false);
+  });
+
+  it('takers share one level per bucket: the burst once, then the refill', async () => {
+    const shared = await freshBudget();
+    expect((await shared.take('AttachVolume', 30, budget, T, 0)).usableAt).toHaveLength(30);
+    expect((await shared.take('AttachVolume', 30, budget, T, 0)).usableAt).toHaveLength(15);
+    const soon = await shared.take('AttachVolume', 30, budget, T, 0);
+    expect(soon.usableAt).toHaveLength(0);
+    expect(soon.nextAt).toBe(T + 200);
+    expect((await shared.take('AttachVolume', 30, budget, T + 2000, 0)).usableAt).toHaveLength(10);
+    expect((await shared.take('CreateVolume', 30, budget, T, 0)).usableAt).toHaveLength(30);
+  });
+
+  it('concurrent takers never get more than the bucket holds between them', async () => {
+    const shared = await freshBudget(50);
+    const grants = await Promise.all(Array.from({ length: 8 }, () => shared.take('DeleteVolume', 10, budget, T, 0)));
+    expect(grants.reduce((sum, grant) => sum + grant.usableAt.length, 0)).toBe(45);
+  });
+});
