@@ -485,9 +485,14 @@ export class Executor {
     return items.filter((item) => granted.has(item));
   }
 
-  /** Tokens from the shared budget; undefined without one, or when it fails (logged). */
+  /**
+   * Tokens from the shared budget; undefined without one, when it fails (logged), or while this
+   * environment's own bucket is still slowed by a RequestLimitExceeded (someone else is spending
+   * EC2's tokens too, so the shared level overstates them: the slowed share is the safer budget).
+   */
   private async takeShared(bucket: RateBucket, count: number, now: number, maxWaitMs: number): Promise<{ usableAt: number[]; nextAt: number } | undefined> {
     if (!this.deps.rateBudget) return undefined;
+    if (this.buckets[bucket].ratePerSecond < this.config.rateBudgets[bucket].ratePerSecond) return undefined;
     try {
       return await this.deps.rateBudget.take(bucket, count, this.config.accountRateBudgets[bucket], now, maxWaitMs);
     } catch (error) {

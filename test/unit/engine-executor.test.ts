@@ -588,6 +588,24 @@ describe('executor: the shared rate budget', () => {
     expect(h.queued().filter((q) => q.op === 'create-volume')).toEqual([{ op: 'create-volume', key: 'f', delaySeconds: 1 }]);
   });
 
+  it('after RequestLimitExceeded an environment spends its own slowed share until it recovers: someone else spends EC2\'s tokens too', async () => {
+    const shared = new MemoryRateBudget();
+    const h = harness({ config: { rateBudgets: ownShare, accountRateBudgets: account }, rateBudget: shared });
+    for (const id of ['a', 'b', 'c']) await h.store.create(newVolume(id));
+    h.ebs.failNext('CreateVolume', new ProviderError('throttled', 'RequestLimitExceeded', 'Request limit exceeded.'));
+    await h.executor.run(h.batchOf(h.op('create-volume', volumeKey('a'))));
+    expect((await volumeOf(h, 'a')).status).toMatchObject({ code: 'RequestLimitExceeded', attempts: 0 });
+    const level = shared.level('CreateVolume');
+    await h.executor.run(h.batchOf(h.op('create-volume', volumeKey('b')), h.op('create-volume', volumeKey('c'))));
+    // The shared level still has two tokens, but this environment's halved share has none: both wait.
+    expect(shared.level('CreateVolume')).toEqual(level);
+    expect(h.ebs.calls.CreateVolume).toBe(1);
+    for (const id of ['b', 'c']) expect(await volumeOf(h, id)).toMatchObject({ version: 1, status: { state: 'pending', attempts: 0 } });
+    // Another environment, not throttled itself, still spends the shared budget.
+    await h.environment().run(h.batchOf(h.op('create-volume', volumeKey('b'))));
+    expect(h.ebs.calls.CreateVolume).toBe(2);
+  });
+
   it('when the shared budget cannot be reached, the environment spends its own share and says so', async () => {
     const log = new RecordingLog();
     const unreachable: SharedRateBudget = { take: async () => Promise.reject(new Error('table unavailable')) };
