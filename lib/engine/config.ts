@@ -130,7 +130,8 @@ const HOUR = 60 * MINUTE;
  * DeleteVolume and the mutating actions together (buckets of 100, 100 and 50; EC2 API throttling
  * docs). With a shared budget the environments spend those buckets together (less a reserve of 5
  * tokens: measured, no RequestLimitExceeded in bursts of 100 to 10 000), so the first one to see a
- * burst may spend all of it. Without one, or when it cannot be reached, each of the
+ * burst may spend all of it. Without one, when it cannot be reached, or while EC2 has lately
+ * throttled an environment (someone else spends the same tokens), each of the
  * EXECUTOR.maxConcurrency (5) environments takes a fifth of the refill and of the burst, so
  * together they never overrun EC2 either. Either way an invocation waits for tokens up to 10 s and
  * defers the rest, spread at the account's rate, so idle environments take them up. Probing above
