@@ -63,6 +63,12 @@ export interface EngineConfig {
   throttleBackoff: { minSeconds: number; maxSeconds: number };
   /** Largest delay of one queue message; longer waits are chained through `dueAt`. */
   maxMessageDelaySeconds: number;
+  /**
+   * How long the queue's event source gathers a batch after its first message arrives
+   * (EXECUTOR.maxBatchingWindowSeconds): progress checks are sent to arrive that much early, so
+   * their batch forms at the check's time rather than a window later.
+   */
+  queueBatchingWindowSeconds: number;
   /** Failed attempts before the record goes to terminal `error`. */
   maxAttempts: number;
   /** Time since the operation started after which it goes to terminal `error` (ms). */
@@ -156,6 +162,7 @@ export const DEFAULT_ENGINE_CONFIG: EngineConfig = {
   backoff: { baseSeconds: 2, capSeconds: 900 },
   throttleBackoff: { minSeconds: 2, maxSeconds: 20 },
   maxMessageDelaySeconds: QUEUE.maxDelaySeconds,
+  queueBatchingWindowSeconds: EXECUTOR.maxBatchingWindowSeconds,
   maxAttempts: 8,
   maxOperationAgeMs: 6 * HOUR,
   describeGraceMs: 2 * MINUTE,

@@ -57,7 +57,7 @@ import {
   type VolumeProvider,
 } from './ports.js';
 import { TokenBucket } from './rate-limiter.js';
-import { alignedCheckAtMs, backoffDelaySeconds, budgetSpent, progressDelaySeconds, queueDelay, throttleDelaySeconds } from './schedule.js';
+import { alignedCheckAtMs, backoffDelaySeconds, budgetSpent, checkQueueDelay, progressDelaySeconds, queueDelay, throttleDelaySeconds } from './schedule.js';
 import { failureStatus, operationStartMs, successStatus } from './status.js';
 
 export interface ExecutorDeps {
@@ -405,7 +405,7 @@ export class Executor {
     if (!schedule || started === undefined) return false;
     const dueAtMs = alignedCheckAtMs(schedule, started + this.config.progressChecks[schedule].firstSeconds * 1000, this.config);
     if (dueAtMs <= now) return false;
-    followUps.push({ item, operation: this.messageAt(op, item.key, 'operation already started; checking at its time', now, dueAtMs) });
+    followUps.push({ item, operation: this.checkAt(op, item.key, 'operation already started; checking at its time', now, dueAtMs) });
     this.deps.metrics.operation({ operation: item.hint, outcome: 'skipped' });
     return true;
   }
@@ -1298,6 +1298,12 @@ export class Executor {
     return { message: this.message(op, key, reason, delay.dueAt), delaySeconds: delay.delaySeconds };
   }
 
+  /** A progress check due at `atMs`, sent so that its batch forms then (`checkQueueDelay`). */
+  private checkAt(op: OperationKind, key: RecordKey, reason: string, now: number, atMs: number): QueuedOperation {
+    const delay = checkQueueDelay(now, atMs, this.config);
+    return { message: this.message(op, key, reason, delay.dueAt), delaySeconds: delay.delaySeconds };
+  }
+
   private message(op: OperationKind, key: RecordKey, reason: string, dueAt?: number): OperationMessage {
     const message: OperationMessage = { op, key, reason };
     if (dueAt !== undefined) message.dueAt = dueAt;
@@ -1411,15 +1417,15 @@ export class Executor {
   private followUp(item: Item, written: ProvisionerRecord, result: Result, now: number): QueuedOperation | undefined {
     const decision = written.kind === 'volume' ? planVolume(written, item.attachments ?? []) : planAttachment(written, item.volume);
     if (decision.type !== 'operation') return undefined;
-    let dueAtMs = now;
-    if (result.retryAtMs !== undefined) dueAtMs = result.retryAtMs;
-    else if (CHECK_OPERATIONS.has(decision.op) || written.status.state === 'creating') {
+    if (result.retryAtMs !== undefined) return this.messageAt(decision.op, keyOf(written), decision.reason, now, result.retryAtMs);
+    if (CHECK_OPERATIONS.has(decision.op) || written.status.state === 'creating') {
       // Paced by the operation under way: a modification takes far longer than an attach.
       const started = operationStartMs(written.status) ?? now;
       const schedule = IN_PROGRESS[written.status.state] ?? decision.op;
-      dueAtMs = alignedCheckAtMs(schedule, now + progressDelaySeconds(schedule, now - started, this.config) * 1000, this.config);
+      const dueAtMs = alignedCheckAtMs(schedule, now + progressDelaySeconds(schedule, now - started, this.config) * 1000, this.config);
+      return this.checkAt(decision.op, keyOf(written), decision.reason, now, dueAtMs);
     }
-    return this.messageAt(decision.op, keyOf(written), decision.reason, now, dueAtMs);
+    return this.messageAt(decision.op, keyOf(written), decision.reason, now, now);
   }
 
   private async sendFollowUps(followUps: { item: Item; operation: QueuedOperation }[]) {

@@ -76,3 +76,19 @@ export function queueDelay(nowMs: number, dueAtMs: number, config: EngineConfig)
   if (remainingSeconds <= config.maxMessageDelaySeconds) return { delaySeconds: remainingSeconds };
   return { delaySeconds: config.maxMessageDelaySeconds, dueAt: dueAtMs };
 }
+
+/**
+ * How to send a progress check due at `dueAtMs` so that the batch holding it forms then: SQS
+ * delays are whole seconds from the send, and the event source then gathers a batch for up to its
+ * batching window, so the message is sent to arrive that window early, rounded down (never
+ * after its time). Longer waits are chained as `queueDelay` does.
+ *
+ * @example
+ * // Sent at 10.4 s for a check due at 14 s, with a 1 s window: visible at 12.4 s, batched by 13.4 s.
+ * checkQueueDelay(10_400, 14_000, config); // { delaySeconds: 2 }
+ */
+export function checkQueueDelay(nowMs: number, dueAtMs: number, config: EngineConfig): { delaySeconds: number; dueAt?: number } {
+  const whole = Math.floor((dueAtMs - nowMs) / 1000);
+  if (whole > config.maxMessageDelaySeconds) return queueDelay(nowMs, dueAtMs, config);
+  return { delaySeconds: Math.max(0, whole - config.queueBatchingWindowSeconds) };
+}

@@ -629,9 +629,10 @@ describe('executor: progress checks', () => {
     await h.executor.run(h.batchOf(h.op('check-volume', volumeKey('data-1'))));
     // No claim, no status write: the record is the version the create left.
     expect(await volumeOf(h, 'data-1')).toEqual(created);
+    // Visible a batching window before a point of the 2 s grid, so its batch forms on that point.
     const [next] = h.queued().filter((q) => q.op === 'check-volume');
-    const dueAt = h.clock.now() + next!.delaySeconds * 1000;
-    expect(dueAt % 2000).toBeLessThan(1000);
+    const batchedAt = h.clock.now() + (next!.delaySeconds + DEFAULT_ENGINE_CONFIG.queueBatchingWindowSeconds) * 1000;
+    expect(batchedAt % 2000).toBeLessThan(1000);
     await h.settle(30_000);
     expect((await volumeOf(h, 'data-1')).status.state).toBe('available');
   });
@@ -821,7 +822,8 @@ describe('executor: modify', () => {
     expect(h.ebs.calls.ModifyVolume).toBe(1);
     expect((await volumeOf(h, 'data-1')).status.state).toBe('modifying');
     // Paced as a modification (first look after 15 s), not as a quick check.
-    expect(h.queued()).toEqual([{ op: 'check-volume', key: 'data-1', delaySeconds: 15 }]);
+    // The modification's first check at 15 s, sent a batching window (1 s) early.
+    expect(h.queued()).toEqual([{ op: 'check-volume', key: 'data-1', delaySeconds: 14 }]);
     await h.settle(120_000, 5000);
     const volume = await volumeOf(h, 'data-1');
     expect(volume.status.state).toBe('available');

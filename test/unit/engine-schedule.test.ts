@@ -4,6 +4,7 @@ import {
   alignedCheckAtMs,
   backoffDelaySeconds,
   budgetSpent,
+  checkQueueDelay,
   progressDelaySeconds,
   queueDelay,
   throttleDelaySeconds,
@@ -82,6 +83,16 @@ describe('queue delays', () => {
   it('chains waits longer than 900 s through dueAt', () => {
     expect(queueDelay(0, 3600_000, config)).toEqual({ delaySeconds: 900, dueAt: 3600_000 });
     expect(queueDelay(0, 900_000, config)).toEqual({ delaySeconds: 900 });
+  });
+
+  it('sends a progress check a batching window early, rounded down, so its batch forms at its time and never later', () => {
+    const windowed = resolveEngineConfig({ queueBatchingWindowSeconds: 1 });
+    // Due at 14 s, sent at 10.4 s: visible at 12.4 s, batched by 13.4 s.
+    expect(checkQueueDelay(10_400, 14_000, windowed)).toEqual({ delaySeconds: 2 });
+    expect(checkQueueDelay(10_000, 14_000, windowed)).toEqual({ delaySeconds: 3 });
+    expect(checkQueueDelay(13_600, 14_000, windowed)).toEqual({ delaySeconds: 0 });
+    expect(checkQueueDelay(10_000, 14_000, resolveEngineConfig({ queueBatchingWindowSeconds: 0 }))).toEqual({ delaySeconds: 4 });
+    expect(checkQueueDelay(0, 3600_000, windowed)).toEqual({ delaySeconds: 900, dueAt: 3600_000 });
   });
 });
 
