@@ -393,11 +393,9 @@ export class Executor {
   }
 
   /**
-   * Whether a check came from a message for an operation that another message (or this
-   * invocation) has already started, say a deferred attach the check of its volume has since
-   * made. The operation's own check is scheduled already, so this one never describes off the
-   * check grid: it comes back at the operation's first check if that is still ahead (EC2 cannot
-   * have finished yet), else at the next grid point far enough off to be batched there.
+   * Whether a check reached here before its time: a message for an operation that another
+   * message (or this invocation) has already started. The check then comes back on its grid
+   * point rather than describing now, when EC2 cannot have finished yet.
    */
   private checkNotDue(item: Item, op: OperationKind, now: number, followUps: { item: Item; operation: QueuedOperation }[]): boolean {
     if (CHECK_OPERATIONS.has(item.hint) || item.dueAt !== undefined) return false;
@@ -405,8 +403,8 @@ export class Executor {
     const schedule = IN_PROGRESS[record.status.state];
     const started = operationStartMs(record.status);
     if (!schedule || started === undefined) return false;
-    let dueAtMs = alignedCheckAtMs(schedule, started + this.config.progressChecks[schedule].firstSeconds * 1000, this.config);
-    if (dueAtMs <= now) dueAtMs = alignedCheckAtMs(schedule, now + (this.config.queueBatchingWindowSeconds + 1) * 1000, this.config);
+    const dueAtMs = alignedCheckAtMs(schedule, started + this.config.progressChecks[schedule].firstSeconds * 1000, this.config);
+    if (dueAtMs <= now) return false;
     followUps.push({ item, operation: this.checkAt(op, item.key, 'operation already started; checking at its time', now, dueAtMs) });
     this.deps.metrics.operation({ operation: item.hint, outcome: 'skipped' });
     return true;

@@ -752,26 +752,6 @@ describe('executor: one describe per transition', () => {
     await h.settle(20_000);
     expect((await attachmentOf(h, 'data-1')).status.state).toBe('attached');
   });
-
-  it('a deferred attach arriving after the attach\'s first check time still does not describe: it joins the next grid point', async () => {
-    const h = harness({ ebsTimings: { attach: 30_000 } });
-    await availableVolume(h, 'data-1');
-    await h.store.create(newAttachment('data-1'));
-    await h.executor.run(h.batchOf(h.op('attach', attachmentKey('data-1'))));
-    await h.clock.advance(5000);
-    const describes = h.ebs.calls.DescribeVolumes ?? 0;
-    const before = h.queued().length;
-    // Say a copy that waited for a rate token, now that the attach's own check is overdue.
-    await h.executor.run(h.batchOf(h.op('attach', attachmentKey('data-1'))));
-    expect(h.ebs.calls.DescribeVolumes ?? 0).toBe(describes);
-    const [added] = h.queued().slice(before);
-    expect(added).toMatchObject({ op: 'check-attachment', key: 'data-1/' + INSTANCE });
-    // Visible a batching window before a grid point (2 s) at least a window and a second away.
-    const window = DEFAULT_ENGINE_CONFIG.queueBatchingWindowSeconds;
-    const batchedAt = h.clock.now() + (added!.delaySeconds + window) * 1000;
-    expect(batchedAt % 2000).toBe(0);
-    expect(batchedAt - h.clock.now()).toBeGreaterThanOrEqual((window + 1) * 1000);
-  });
 });
 
 describe('executor: instance descriptions', () => {
