@@ -30,6 +30,15 @@ async function attachmentOf(h: ReturnType<typeof harness>, volumeId: string, ins
   return record;
 }
 
+/**
+ * Creates deferred for want of a rate token, before their claim: each record untouched (first
+ * version, no attempt used) and a create message due after `delays[id]` seconds.
+ */
+async function expectDeferredCreates(h: ReturnType<typeof harness>, delays: Record<string, number>) {
+  for (const id of Object.keys(delays)) expect(await volumeOf(h, id)).toMatchObject({ version: 1, status: { state: 'pending', attempts: 0 } });
+  expect(h.queued().filter((q) => q.op === 'create-volume')).toEqual(Object.entries(delays).map(([key, delaySeconds]) => ({ op: 'create-volume', key, delaySeconds })));
+}
+
 /** A volume that exists in EC2 and is available, with its record to match. */
 async function availableVolume(h: ReturnType<typeof harness>, volumeId: string, extra: Partial<VolumeRecord> = {}) {
   await h.store.create(newVolume(volumeId, extra));
@@ -509,15 +518,8 @@ describe('executor: batching', () => {
     for (const id of ids) await h.store.create(newVolume(id));
     await h.executor.run(h.batchOf(...ids.map((id) => h.op('create-volume', volumeKey(id)))));
     expect(h.ebs.calls.CreateVolume).toBe(2);
-    // Deferred before the claim: the record is untouched and a message comes back when the token would be there.
-    const deferred = (await Promise.all(ids.map((id) => volumeOf(h, id)))).filter((v) => v.status.state === 'pending');
-    expect(deferred).toHaveLength(2);
-    for (const volume of deferred) expect(volume.status).toMatchObject({ attempts: 0 });
-    for (const volume of deferred) expect(volume.version).toBe(1);
-    expect(h.queued().filter((q) => q.op === 'create-volume')).toEqual([
-      { op: 'create-volume', key: 'c', delaySeconds: 1 },
-      { op: 'create-volume', key: 'd', delaySeconds: 2 },
-    ]);
+    // A message comes back when the token would be there.
+    await expectDeferredCreates(h, { c: 1, d: 2 });
     await h.settle(60_000);
     expect(h.ebs.calls.CreateVolume).toBe(4);
     for (const id of ids) expect((await volumeOf(h, id)).status.state).toBe('available');
@@ -562,12 +564,8 @@ describe('executor: the shared rate budget', () => {
     expect(h.ebs.calls.CreateVolume).toBe(3);
     await h.environment().run(h.batchOf(h.op('create-volume', volumeKey('d')), h.op('create-volume', volumeKey('e'))));
     expect(h.ebs.calls.CreateVolume).toBe(3);
-    // Deferred before the claim: untouched records, and messages due at the refill's pace (1 s, 2 s).
-    for (const id of ['d', 'e']) expect(await volumeOf(h, id)).toMatchObject({ version: 1, status: { state: 'pending', attempts: 0 } });
-    expect(h.queued().filter((q) => q.op === 'create-volume')).toEqual([
-      { op: 'create-volume', key: 'd', delaySeconds: 1 },
-      { op: 'create-volume', key: 'e', delaySeconds: 2 },
-    ]);
+    // Messages due at the shared refill's pace.
+    await expectDeferredCreates(h, { d: 1, e: 2 });
     await h.settle(30_000);
     expect(h.ebs.calls.CreateVolume).toBe(5);
     for (const id of ids) expect((await volumeOf(h, id)).status.state).toBe('available');
