@@ -18,7 +18,13 @@ export interface DeploymentOptions {
   apiAuthorization?: ApiAuthorization;
   /** Concurrent executor invocations (event source maximum concurrency and reserved concurrency). Default: EXECUTOR.maxConcurrency. */
   executorMaxConcurrency?: number;
-  /** Mutating EC2 calls per second per executor invocation. Default: EC2's refill rate (5/s) shared by the executors. */
+  /**
+   * Tokens per second EC2 refills its CreateVolume, DeleteVolume and mutating-action buckets with
+   * in this account and Region: the shared rate budget's pace. Default: 5, EC2's standard rate;
+   * raise it only when AWS has raised these limits for the account.
+   */
+  ec2RefillPerSecond?: number;
+  /** Mutating EC2 calls per second per executor environment while the shared rate budget cannot be reached. Default: `ec2RefillPerSecond` shared by the executors. */
   ec2RateBudget?: number;
   /** Retention of function and API access logs, in days. Default: 30. */
   logRetentionDays?: number;
@@ -36,6 +42,7 @@ export interface ResolvedOptions {
   alarmEmail?: string;
   apiAuthorization: ApiAuthorization;
   executorMaxConcurrency: number;
+  ec2RefillPerSecond: number;
   ec2RateBudget: number;
   logRetentionDays: number;
   tableRemovalPolicy: TableRemovalPolicy;
@@ -43,7 +50,7 @@ export interface ResolvedOptions {
   kmsKeyArn?: string;
 }
 
-/** EC2's account-wide bucket for mutating actions refills this many tokens per second. */
+/** EC2's account-wide buckets for CreateVolume, DeleteVolume and mutating actions refill this many tokens per second by default. */
 export const EC2_MUTATING_REFILL_PER_SECOND = 5;
 
 /** Context keys read by `optionsFromContext`, the same names as the props. */
@@ -52,6 +59,7 @@ export const CONTEXT_KEYS = [
   'alarmEmail',
   'apiAuthorization',
   'executorMaxConcurrency',
+  'ec2RefillPerSecond',
   'ec2RateBudget',
   'logRetentionDays',
   'tableRemovalPolicy',
@@ -99,6 +107,7 @@ export function optionsFromContext(get: (key: string) => unknown): DeploymentOpt
     alarmEmail: text('alarmEmail'),
     apiAuthorization: text('apiAuthorization') as ApiAuthorization | undefined,
     executorMaxConcurrency: number('executorMaxConcurrency'),
+    ec2RefillPerSecond: number('ec2RefillPerSecond'),
     ec2RateBudget: number('ec2RateBudget'),
     logRetentionDays: number('logRetentionDays'),
     tableRemovalPolicy: text('tableRemovalPolicy') as TableRemovalPolicy | undefined,
@@ -124,7 +133,11 @@ export function resolveOptions(options: DeploymentOptions, stackName: string): R
   if (!Number.isInteger(executorMaxConcurrency) || executorMaxConcurrency < MAX_CONCURRENCY_RANGE.min || executorMaxConcurrency > MAX_CONCURRENCY_RANGE.max) {
     throw new Error(`executorMaxConcurrency must be an integer from ${MAX_CONCURRENCY_RANGE.min} to ${MAX_CONCURRENCY_RANGE.max}, got ${executorMaxConcurrency}`);
   }
-  const ec2RateBudget = options.ec2RateBudget ?? EC2_MUTATING_REFILL_PER_SECOND / executorMaxConcurrency;
+  const ec2RefillPerSecond = options.ec2RefillPerSecond ?? EC2_MUTATING_REFILL_PER_SECOND;
+  if (!Number.isFinite(ec2RefillPerSecond) || ec2RefillPerSecond <= 0) {
+    throw new Error(`ec2RefillPerSecond must be a positive number of tokens per second, got ${ec2RefillPerSecond}`);
+  }
+  const ec2RateBudget = options.ec2RateBudget ?? ec2RefillPerSecond / executorMaxConcurrency;
   if (!Number.isFinite(ec2RateBudget) || ec2RateBudget <= 0) {
     throw new Error(`ec2RateBudget must be a positive number of calls per second, got ${ec2RateBudget}`);
   }
@@ -144,6 +157,7 @@ export function resolveOptions(options: DeploymentOptions, stackName: string): R
     alarmEmail: options.alarmEmail,
     apiAuthorization,
     executorMaxConcurrency,
+    ec2RefillPerSecond,
     ec2RateBudget,
     logRetentionDays,
     tableRemovalPolicy,

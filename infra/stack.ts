@@ -56,6 +56,7 @@ export class EbsProvisionerStack extends Stack {
           ...engine,
           RATE_BUDGET_TABLE_NAME: storage.rateBudgetTable.tableName,
           EC2_RATE_BUDGET: String(options.ec2RateBudget),
+          EC2_REFILL_PER_SECOND: String(options.ec2RefillPerSecond),
           ...(options.kmsKeyArn ? { KMS_KEY_ARN: options.kmsKeyArn } : {}),
         },
         reconciler: engine,

@@ -2,7 +2,7 @@
  * Settings a deployed function reads from its environment, checked once at start-up so a
  * misconfigured function fails loudly on its first invocation instead of half-working.
  */
-import type { EngineConfig, MutatingAction } from '../engine/config.js';
+import { DEFAULT_ENGINE_CONFIG, type EngineConfig, type MutatingAction } from '../engine/config.js';
 
 export interface FunctionEnvironment {
   tableName: string;
@@ -21,19 +21,31 @@ function required(env: NodeJS.ProcessEnv, name: string): string {
   return value;
 }
 
+function positive(env: NodeJS.ProcessEnv, name: string): number | undefined {
+  if (!env[name]) return undefined;
+  const value = Number(env[name]);
+  if (!Number.isFinite(value) || value <= 0) throw new Error(`${name} must be a positive number, got ${env[name]}`);
+  return value;
+}
+
 /**
- * Reads TABLE_NAME, QUEUE_URL, OWNER_TAG_VALUE, the optional RATE_BUDGET_TABLE_NAME and the optional
- * EC2_RATE_BUDGET (mutating calls per second per environment, when the shared budget is unset or unreachable).
+ * Reads TABLE_NAME, QUEUE_URL, OWNER_TAG_VALUE and the optional RATE_BUDGET_TABLE_NAME,
+ * EC2_REFILL_PER_SECOND (the pace of EC2's buckets, for the shared budget) and EC2_RATE_BUDGET
+ * (mutating calls per second per environment, when the shared budget is unset or unreachable).
  */
 export function readFunctionEnvironment(env: NodeJS.ProcessEnv = process.env): FunctionEnvironment {
   const ownerTagValue = required(env, 'OWNER_TAG_VALUE');
   const engineConfig: Partial<EngineConfig> = { ownerTagValue };
-  if (env.EC2_RATE_BUDGET) {
-    const ratePerSecond = Number(env.EC2_RATE_BUDGET);
-    if (!Number.isFinite(ratePerSecond) || ratePerSecond <= 0) throw new Error(`EC2_RATE_BUDGET must be a positive number, got ${env.EC2_RATE_BUDGET}`);
+  const ratePerSecond = positive(env, 'EC2_RATE_BUDGET');
+  if (ratePerSecond !== undefined) {
     engineConfig.rateBudgets = Object.fromEntries(
       MUTATING.map((action) => [action, { ratePerSecond, burst: Math.max(1, Math.ceil(ratePerSecond * 4)) }]),
     ) as EngineConfig['rateBudgets'];
+  }
+  const refill = positive(env, 'EC2_REFILL_PER_SECOND');
+  if (refill !== undefined) {
+    const buckets = Object.entries(DEFAULT_ENGINE_CONFIG.accountRateBudgets).map(([bucket, budget]) => [bucket, { ...budget, ratePerSecond: refill }]);
+    engineConfig.accountRateBudgets = Object.fromEntries(buckets) as EngineConfig['accountRateBudgets'];
   }
   const environment: FunctionEnvironment = { tableName: required(env, 'TABLE_NAME'), queueUrl: required(env, 'QUEUE_URL'), ownerTagValue, engineConfig };
   if (env.RATE_BUDGET_TABLE_NAME) environment.rateBudgetTableName = env.RATE_BUDGET_TABLE_NAME;

@@ -19,6 +19,7 @@ describe('resolveOptions', () => {
       alarmEmail: undefined,
       apiAuthorization: 'iam',
       executorMaxConcurrency: EXECUTOR.maxConcurrency,
+      ec2RefillPerSecond: 5,
       ec2RateBudget: 5 / EXECUTOR.maxConcurrency,
       logRetentionDays: 30,
       tableRemovalPolicy: 'retain',
@@ -34,6 +35,7 @@ describe('resolveOptions', () => {
     [{ executorMaxConcurrency: 1 }, /executorMaxConcurrency/],
     [{ executorMaxConcurrency: 2.5 }, /executorMaxConcurrency/],
     [{ ec2RateBudget: 0 }, /ec2RateBudget/],
+    [{ ec2RefillPerSecond: -5 }, /ec2RefillPerSecond/],
     [{ logRetentionDays: 31 }, /logRetentionDays/],
     [{ tableRemovalPolicy: 'snapshot' as never }, /tableRemovalPolicy/],
     [{ kmsKeyArn: 'arn:aws:kms:eu-west-1:123456789012:alias/ebs' }, /kmsKeyArn/],
@@ -45,13 +47,14 @@ describe('resolveOptions', () => {
 describe('optionsFromContext', () => {
   it('reads strings from the command line and typed values from cdk.json', () => {
     const app = new App({
-      context: { ownerTagValue: 'team-a', executorMaxConcurrency: '10', ec2RateBudget: 0.25, deletionProtection: 'false', apiAuthorization: 'none', alarmEmail: '' },
+      context: { ownerTagValue: 'team-a', executorMaxConcurrency: '10', ec2RefillPerSecond: '20', ec2RateBudget: 0.25, deletionProtection: 'false', apiAuthorization: 'none', alarmEmail: '' },
     });
     expect(optionsFromContext((key) => app.node.tryGetContext(key))).toEqual({
       ownerTagValue: 'team-a',
       alarmEmail: undefined,
       apiAuthorization: 'none',
       executorMaxConcurrency: 10,
+      ec2RefillPerSecond: 20,
       ec2RateBudget: 0.25,
       logRetentionDays: undefined,
       tableRemovalPolicy: undefined,
@@ -75,6 +78,7 @@ describe('every option away from its default', () => {
         alarmEmail: 'ops@example.com',
         apiAuthorization: 'none',
         executorMaxConcurrency: 10,
+        ec2RefillPerSecond: 20,
         logRetentionDays: 7,
         tableRemovalPolicy: 'destroy',
         deletionProtection: false,
@@ -111,10 +115,10 @@ describe('every option away from its default', () => {
     for (const method of methods) expect(method.Properties.AuthorizationType).toBe('NONE');
   });
 
-  it('executor concurrency, its share of the EC2 rate, retention, table removal and an email subscription', () => {
+  it('executor concurrency, EC2 refill rate and each environment\'s share of it, retention, table removal and an email subscription', () => {
     s.template.hasResourceProperties('AWS::Lambda::EventSourceMapping', { ScalingConfig: { MaximumConcurrency: 10 } });
     expect(fn('Executor').ReservedConcurrentExecutions).toBe(10);
-    expect(fn('Executor').Environment).toMatchObject({ Variables: { EC2_RATE_BUDGET: '0.5' } });
+    expect(fn('Executor').Environment).toMatchObject({ Variables: { EC2_REFILL_PER_SECOND: '20', EC2_RATE_BUDGET: '2' } });
     for (const logGroup of Object.values(s.template.findResources('AWS::Logs::LogGroup'))) expect(logGroup.Properties.RetentionInDays).toBe(7);
     const table = s.json.Resources[resourceId(s.json, 'AWS::DynamoDB::Table', 'StorageTable')]!;
     expect(table.DeletionPolicy).toBe('Delete');

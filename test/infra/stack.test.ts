@@ -158,7 +158,9 @@ describe('functions', () => {
   it('reserves concurrency where it protects EC2: executor at its maximum concurrency, reconciler at one', () => {
     expect(s.json.Resources[functionId('executor')]!.Properties!.ReservedConcurrentExecutions).toBe(EXECUTOR.maxConcurrency);
     expect(s.json.Resources[functionId('reconciler')]!.Properties!.ReservedConcurrentExecutions).toBe(1);
-    expect(s.json.Resources[functionId('executor')]!.Properties!.Environment).toMatchObject({ Variables: { EC2_RATE_BUDGET: String(5 / EXECUTOR.maxConcurrency) } });
+    expect(s.json.Resources[functionId('executor')]!.Properties!.Environment).toMatchObject({
+      Variables: { EC2_REFILL_PER_SECOND: '5', EC2_RATE_BUDGET: String(5 / EXECUTOR.maxConcurrency) },
+    });
   });
 
   it.each(FUNCTION_NAMES)('%s: bundled as minified ESM with the createRequire banner and a source map', (name) => {

@@ -8,6 +8,7 @@ import { correlateLogs } from '../../lib/functions/logging.js';
 import type { VolumeRecord } from '../../lib/domain/records.js';
 import { itemKey, toItem } from '../../lib/aws/record-item.js';
 import { readFunctionEnvironment } from '../../lib/functions/environment.js';
+import { DEFAULT_ENGINE_CONFIG } from '../../lib/engine/config.js';
 import { createExecutorHandler, createWatcherHandler, toRecordChange } from '../../lib/functions/handlers.js';
 import { FakeClock, MemoryEbs, MemoryOperationQueue, MemoryRecordStore, RecordingLog, RecordingMetrics } from '../../lib/memory/index.js';
 
@@ -98,6 +99,11 @@ describe('function handlers', () => {
     expect(env).toMatchObject({ tableName: 't', queueUrl: 'q', ownerTagValue: 'stack' });
     expect(env.engineConfig.rateBudgets?.AttachVolume).toEqual({ ratePerSecond: 2, burst: 8 });
     expect(env.rateBudgetTableName).toBeUndefined();
+    expect(env.engineConfig.accountRateBudgets).toBeUndefined();
+    const raised = readFunctionEnvironment({ TABLE_NAME: 't', QUEUE_URL: 'q', OWNER_TAG_VALUE: 's', EC2_REFILL_PER_SECOND: '20' }).engineConfig.accountRateBudgets;
+    expect(raised?.AttachVolume).toEqual({ ...DEFAULT_ENGINE_CONFIG.accountRateBudgets.AttachVolume, ratePerSecond: 20 });
+    expect(raised?.CreateVolume.ratePerSecond).toBe(20);
+    expect(() => readFunctionEnvironment({ TABLE_NAME: 't', QUEUE_URL: 'q', OWNER_TAG_VALUE: 's', EC2_REFILL_PER_SECOND: '-1' })).toThrow(/EC2_REFILL_PER_SECOND must be a positive number/);
     expect(readFunctionEnvironment({ TABLE_NAME: 't', QUEUE_URL: 'q', OWNER_TAG_VALUE: 's', RATE_BUDGET_TABLE_NAME: 'rates' }).rateBudgetTableName).toBe('rates');
     expect(() => readFunctionEnvironment({ TABLE_NAME: 't', OWNER_TAG_VALUE: 's' })).toThrow('QUEUE_URL is not set');
     expect(() => readFunctionEnvironment({ TABLE_NAME: 't', QUEUE_URL: 'q', OWNER_TAG_VALUE: 's', EC2_RATE_BUDGET: 'fast' })).toThrow(/positive number/);
