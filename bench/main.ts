@@ -48,6 +48,7 @@ const program = new Command()
   .option('--hold <seconds>', 'seconds a client keeps each volume attached', nonNegative, 10)
   .option('--duplicate-rate <share>', 'share of SQS deliveries delivered twice', share, 0.01)
   .option('--shards <count>', 'DynamoDB stream shards', positiveInteger, 4)
+  .option('--rate-budget <kind>', "provisioner's EC2 rate budget: shared (one for all executor environments) or share (each its own fifth)", 'shared')
   .option('--out <dir>', 'where JSON and SVG go', 'bench/out');
 
 async function main(): Promise<void> {
@@ -61,10 +62,12 @@ async function main(): Promise<void> {
     hold: number;
     duplicateRate: number;
     shards: number;
+    rateBudget: string;
     out: string;
   }>();
   if (!['burst', 'steady', 'both'].includes(options.workload)) throw new InvalidArgumentError(`--workload: must be burst, steady or both, got "${options.workload}"`);
   if (!['provisioner', 'naive', 'both'].includes(options.design)) throw new InvalidArgumentError(`--design: must be provisioner, naive or both, got "${options.design}"`);
+  if (!['shared', 'share'].includes(options.rateBudget)) throw new InvalidArgumentError(`--rate-budget: must be shared or share, got "${options.rateBudget}"`);
   if (options.workload !== 'burst' && !(options.rate > 0)) throw new InvalidArgumentError('--rate: must be positive for the steady workload');
   const designs: DesignName[] = options.design === 'both' ? ['provisioner', 'naive'] : [options.design as DesignName];
   const kinds = options.workload === 'both' ? (['burst', 'steady'] as const) : ([options.workload] as Array<'burst' | 'steady'>);
@@ -88,6 +91,7 @@ async function main(): Promise<void> {
           seed: options.seed,
           shards: options.shards,
           duplicateRate: options.duplicateRate,
+          sharedRateBudget: options.rateBudget === 'shared',
         });
         process.stderr.write(`${(result.wallMs / 1000).toFixed(1)} s\n`);
         results.push(result);

@@ -210,7 +210,7 @@ export class ProvisionerDesign implements MeasuredDesign {
       store: this.store,
       queue: this.queue,
       provider: ec2,
-      rateBudget: this.rateBudget,
+      ...(this.context.sharedRateBudget ? { rateBudget: this.rateBudget } : {}),
       clock: loop.clock,
       metrics: this.metrics,
       log: this.log,

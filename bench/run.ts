@@ -51,6 +51,8 @@ export interface DesignContext {
   shards: number;
   /** Share of SQS deliveries that are delivered a second time. */
   duplicateRate: number;
+  /** The provisioner's executors spend one shared EC2 rate budget (else each its own share). */
+  sharedRateBudget: boolean;
   instances: ReturnType<typeof instancesFor>;
 }
 
@@ -60,6 +62,8 @@ export interface RunOptions {
   seed: number;
   shards?: number;
   duplicateRate?: number;
+  /** Default true: the provisioner's executors share one EC2 rate budget, as deployed. */
+  sharedRateBudget?: boolean;
   latencies?: LatencyModel;
   /** Stop after this much virtual time even if lifecycles are open. */
   maxVirtualMs?: number;
@@ -87,6 +91,7 @@ export async function runDesign(options: RunOptions): Promise<DesignResult> {
     observer: driver,
     shards: options.shards ?? 4,
     duplicateRate: options.duplicateRate ?? 0.01,
+    sharedRateBudget: options.sharedRateBudget ?? true,
     instances,
   };
   const design: MeasuredDesign = options.design === 'naive' ? new NaiveDesign(context) : new ProvisionerDesign(context);

@@ -60,6 +60,20 @@ describe('scale simulation (N = 200)', () => {
     expect(comparable(naiveAgain)).toEqual(comparable(naive));
   }, 120_000);
 
+  it('with one EC2 rate budget shared by the executor environments a burst is attached sooner than with a fifth each', async () => {
+    const shared = await runDesign({ design: 'provisioner', workload: burst(100), seed: 1 });
+    const fifths = await runDesign({ design: 'provisioner', workload: burst(100), seed: 1, sharedRateBudget: false });
+    const seconds = (ms: number) => (ms / 1000).toFixed(1);
+    console.log(`burst of 100, shared vs fifths: overhead p50 ${seconds(shared.overheadP50Ms)} / ${seconds(fifths.overheadP50Ms)} s, makespan ${seconds(shared.makespanMs)} / ${seconds(fifths.makespanMs)} s`);
+    for (const result of [shared, fifths]) {
+      expect(result.converged).toBe(100);
+      expect(result.requestLimitExceeded).toBe(0);
+    }
+    // Measured 5.1 s against 12.1 s (seed 1): the creates and attaches go at once instead of a fifth at a time.
+    expect(shared.overheadP50Ms).toBeLessThan(fifths.overheadP50Ms * 0.7);
+    expect(shared.makespanMs).toBeLessThanOrEqual(fifths.makespanMs);
+  }, 120_000);
+
   it('drives the naive design through the same simulated AWS, waiter polls and all', async () => {
     const result = await runDesign({ design: 'naive', workload: burst(200), seed: 1 });
     console.log(formatTable([result]));
