@@ -18,6 +18,12 @@ export interface DynamoRateBudgetOptions {
   tableName: string;
   /** Reads and conditional writes per take before giving up to contention. Default 5. */
   maxAttempts?: number;
+  /** Longest pause before the second attempt, doubled for each later one, with full jitter. Default 20 ms. */
+  baseDelayMs?: number;
+  /** Injected for tests. */
+  sleep?: (ms: number) => Promise<void>;
+  /** Jitter source, [0, 1). */
+  random?: () => number;
 }
 
 /** Thrown when other environments kept storing the bucket's level between this take's read and write. */
@@ -37,14 +43,22 @@ interface LevelItem {
 
 export class DynamoRateBudget implements SharedRateBudget {
   private readonly maxAttempts: number;
+  private readonly baseDelayMs: number;
+  private readonly sleep: (ms: number) => Promise<void>;
+  private readonly random: () => number;
 
   constructor(private readonly options: DynamoRateBudgetOptions) {
     this.maxAttempts = options.maxAttempts ?? 5;
+    this.baseDelayMs = options.baseDelayMs ?? 20;
+    this.sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
+    this.random = options.random ?? Math.random;
   }
 
   async take(bucket: RateBucket, count: number, budget: RateBudget, now: number, maxWaitMs: number): Promise<{ usableAt: number[]; nextAt: number }> {
     const { client, tableName } = this.options;
     for (let attempt = 1; attempt <= this.maxAttempts; attempt++) {
+      // Environments that lost the race to the same level spread out before reading it again.
+      if (attempt > 1) await this.sleep(this.random() * this.baseDelayMs * 2 ** (attempt - 2));
       const read = await client.send(new GetCommand({ TableName: tableName, Key: { [KEY]: bucket }, ConsistentRead: true }));
       const stored = read.Item as LevelItem | undefined;
       const grant = grantTokens(stored && { tokens: stored.tokens, updatedAt: stored.updatedAt }, budget, count, now, maxWaitMs);

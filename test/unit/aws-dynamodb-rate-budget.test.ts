@@ -33,7 +33,7 @@ describe('DynamoRateBudget requests', () => {
       .resolvesOnce({ Item: { bucket: 'CreateVolume', tokens: 20, updatedAt: T, version: 7 } })
       .resolves({ Item: { bucket: 'CreateVolume', tokens: 2, updatedAt: T, version: 8 } });
     dynamo.on(PutCommand).rejectsOnce(conflict()).resolves({});
-    const grant = await new DynamoRateBudget({ client: doc, tableName: 'rates' }).take('CreateVolume', 5, budget, T, 0);
+    const grant = await new DynamoRateBudget({ client: doc, tableName: 'rates', sleep: async () => {} }).take('CreateVolume', 5, budget, T, 0);
     expect(grant.usableAt).toHaveLength(2);
     const puts = dynamo.commandCalls(PutCommand).map((call) => call.args[0].input);
     expect(puts[0]).toMatchObject({ Item: { tokens: 15, version: 8 }, ConditionExpression: '#version = :version', ExpressionAttributeValues: { ':version': 7 } });
@@ -43,8 +43,12 @@ describe('DynamoRateBudget requests', () => {
   it('gives up after its attempts when the level keeps changing, and passes other errors on', async () => {
     dynamo.on(GetCommand).resolves({ Item: { bucket: 'DeleteVolume', tokens: 20, updatedAt: T, version: 1 } });
     dynamo.on(PutCommand).rejects(conflict());
-    await expect(new DynamoRateBudget({ client: doc, tableName: 'rates', maxAttempts: 3 }).take('DeleteVolume', 1, budget, T, 0)).rejects.toBeInstanceOf(RateBudgetContentionError);
-    expect(dynamo.commandCalls(PutCommand)).toHaveLength(3);
+    const sleeps: number[] = [];
+    const patient = new DynamoRateBudget({ client: doc, tableName: 'rates', maxAttempts: 4, baseDelayMs: 10, random: () => 0.5, sleep: async (ms) => void sleeps.push(ms) });
+    await expect(patient.take('DeleteVolume', 1, budget, T, 0)).rejects.toBeInstanceOf(RateBudgetContentionError);
+    expect(dynamo.commandCalls(PutCommand)).toHaveLength(4);
+    // Jittered, doubling pauses between attempts, none before the first.
+    expect(sleeps).toEqual([5, 10, 20]);
 
     dynamo.reset();
     dynamo.on(GetCommand).rejects(new Error('ProvisionedThroughputExceededException'));
