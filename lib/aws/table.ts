@@ -81,7 +81,6 @@ export interface TableInfo {
   streamArn: string;
 }
 
-
 /** Creates the table unless it exists, waits until it is active, and returns its stream ARN. */
 export async function ensureTable(dynamo: DynamoDBClient, tableName: string): Promise<TableInfo> {
   await createUnlessExists(dynamo, tableDefinition(tableName));
