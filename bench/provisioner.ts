@@ -4,8 +4,9 @@
  * table's changes reach the watcher through the simulated stream with the watcher's event source
  * settings; the watcher's and executor's messages go through the simulated SQS queue to the
  * executor with its event source settings. Each concurrently running invocation gets its own
- * Executor / Watcher instance, as each Lambda execution environment would (so per-invocation rate
- * budgets are per environment, as deployed).
+ * Executor / Watcher instance, as each Lambda execution environment would (so the fallback rate
+ * shares are per environment, as deployed); all executors take EC2 tokens from one shared rate
+ * budget, a metered table item like the deployed one.
  */
 import type { AttachmentRecord, RecordKey, VolumeRecord } from '../lib/domain/records.js';
 import { tableKey } from '../lib/domain/records.js';
