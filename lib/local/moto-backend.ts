@@ -23,6 +23,8 @@ export interface MotoBackend {
   adapters: AwsAdapters;
   clients: AwsClients;
   tableName: string;
+  /** The shared EC2 rate budget's table. */
+  rateBudgetTableName: string;
   queueUrl: string;
   deadLetterQueueUrl: string;
   stream: StreamSource;
@@ -61,6 +63,7 @@ export async function createMotoBackend(options: {
       adapters,
       clients,
       tableName,
+      rateBudgetTableName,
       queueUrl: queues.queueUrl,
       deadLetterQueueUrl: queues.deadLetterQueueUrl,
       stream: dynamoStreamSource(clients, table.streamArn),

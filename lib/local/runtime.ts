@@ -51,7 +51,7 @@ export interface LocalRuntime {
   streamPoller: StreamPoller;
   queuePoller: QueuePoller;
   /** The moto backend's endpoint, table and queue (undefined on the memory backend). */
-  aws?: { endpoint: string; tableName: string; queueUrl: string; deadLetterQueueUrl: string };
+  aws?: { endpoint: string; tableName: string; rateBudgetTableName: string; queueUrl: string; deadLetterQueueUrl: string };
   reconcileNow(): Promise<ReconcileReport>;
   stop(): Promise<void>;
 }
@@ -88,7 +88,13 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
     ({ stream, messages } = backend);
     instanceIds = await backend.launchInstances(options.demoInstances);
     stopBackend = backend.stop;
-    aws = { endpoint: backend.endpoint, tableName: backend.tableName, queueUrl: backend.queueUrl, deadLetterQueueUrl: backend.deadLetterQueueUrl };
+    aws = {
+      endpoint: backend.endpoint,
+      tableName: backend.tableName,
+      rateBudgetTableName: backend.rateBudgetTableName,
+      queueUrl: backend.queueUrl,
+      deadLetterQueueUrl: backend.deadLetterQueueUrl,
+    };
   }
 
   const config = { ownerTagValue: OWNER_TAG_VALUE, ...options.engineConfig };

@@ -10,14 +10,14 @@
  */
 import { DescribeVolumesCommand } from '@aws-sdk/client-ec2';
 import { GetQueueAttributesCommand, PurgeQueueCommand } from '@aws-sdk/client-sqs';
-import { PutCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createAwsClients, type AwsClients } from '../../lib/aws/clients.js';
 import { SqsOperationQueue } from '../../lib/aws/sqs-queue.js';
 import { OWNERSHIP_TAGS } from '../../lib/settings.js';
 import { RecordingLog } from '../../lib/memory/log.js';
 import { startLocalRuntime, type LocalRuntime } from '../../lib/local/runtime.js';
-import type { ProgressCheck } from '../../lib/engine/config.js';
+import { DEFAULT_ENGINE_CONFIG, type ProgressCheck } from '../../lib/engine/config.js';
 import type { OperationKind } from '../../lib/engine/ports.js';
 import { describeWithMoto } from '../support/moto.js';
 
@@ -118,6 +118,12 @@ describeWithMoto('pipeline end to end on moto', (endpoint) => {
     expect((await api('DELETE', '/volumes/life')).status).toBeLessThan(300);
     await gone('life');
     expect(await ec2VolumesOf('life')).toEqual([]);
+    // The executor took its EC2 tokens from the shared rate budget's table, over the wire.
+    for (const bucket of ['CreateVolume', 'AttachVolume', 'DeleteVolume']) {
+      const { Item } = await clients.doc.send(new GetCommand({ TableName: runtime.aws!.rateBudgetTableName, Key: { bucket }, ConsistentRead: true }));
+      expect(Item).toMatchObject({ bucket, version: expect.any(Number) });
+      expect((Item as { tokens: number }).tokens).toBeLessThan(DEFAULT_ENGINE_CONFIG.accountRateBudgets[bucket as 'CreateVolume'].burst);
+    }
   });
 
   it('creates and attaches in one request, in the instance AZ, and gives a second attach to the instance another device', async () => {
