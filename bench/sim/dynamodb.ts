@@ -119,7 +119,6 @@ function queryUnits(items: number): number {
 export class MeteredRateBudget implements SharedRateBudget {
   writeUnits = 0;
   readUnits = 0;
-  takes = 0;
 
   constructor(
     private readonly loop: EventLoop,
@@ -129,7 +128,6 @@ export class MeteredRateBudget implements SharedRateBudget {
   ) {}
 
   async take(bucket: RateBucket, count: number, budget: RateBudget, now: number, maxWaitMs: number): Promise<{ usableAt: number[]; nextAt: number }> {
-    this.takes++;
     this.readUnits += 1;
     await this.loop.clock.sleep(this.latency.sample(this.random));
     const grant = await this.inner.take(bucket, count, budget, this.loop.now(), maxWaitMs);

@@ -457,7 +457,9 @@ export class Executor {
     const byBucket = new Map<RateBucket, Item[]>();
     for (const item of items) {
       const bucket = RATE_BUCKET_OF[ACTION_OF[opOf(item)]!];
-      byBucket.set(bucket, [...(byBucket.get(bucket) ?? []), item]);
+      const group = byBucket.get(bucket);
+      if (group) group.push(item);
+      else byBucket.set(bucket, [item]);
     }
     const granted = new Set<Item>();
     await Promise.all(
