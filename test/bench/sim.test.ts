@@ -5,6 +5,7 @@ import { Random } from '../../bench/sim/random.js';
 import { EC2_ACTION_BUCKET, EC2_REQUEST_LIMITS, Ec2RateLimiter, TokenBucket } from '../../bench/sim/token-bucket.js';
 import { SDK_RETRY, StandardRetry, waiterDelayMs } from '../../bench/naive/sdk.js';
 import { ProviderError } from '../../lib/engine/ports.js';
+import { MIB_PER_VCPU, formatCpuReport, lambdaCpuCost, type CpuReport } from '../../bench/cpu.js';
 
 const T0 = Date.UTC(2026, 0, 1);
 
@@ -140,5 +141,48 @@ describe('SDK behaviour the naive design reproduces', () => {
     expect(second).toBeLessThanOrEqual(30_000);
     expect(waiterDelayMs(5, 0, far, random)).toBe(120_000);
     expect(waiterDelayMs(2, 0, 10_000, random)).toBe(9_500);
+  });
+});
+
+describe('function CPU time in Lambda', () => {
+  it('scales wall time with the share of a vCPU that the memory buys, and bills the same GB-seconds below one vCPU', () => {
+    const half = lambdaCpuCost(100, MIB_PER_VCPU / 2);
+    expect(half.vcpu).toBeCloseTo(0.5, 10);
+    expect(half.wallMs).toBeCloseTo(200, 10);
+    const quarter = lambdaCpuCost(100, MIB_PER_VCPU / 4);
+    expect(quarter.wallMs).toBeCloseTo(400, 10);
+    expect(quarter.gbSeconds).toBeCloseTo(half.gbSeconds, 10);
+    expect(half.gbSeconds).toBeCloseTo((0.2 * MIB_PER_VCPU) / 2 / 1024, 10);
+    // Above one vCPU more memory buys no more speed for single-threaded work, only a larger bill.
+    const large = lambdaCpuCost(100, 2 * MIB_PER_VCPU);
+    expect(large.vcpu).toBe(1);
+    expect(large.wallMs).toBe(100);
+    expect(large.gbSeconds).toBeCloseTo(0.1 * (2 * MIB_PER_VCPU) / 1024, 10);
+  });
+});
+
+describe('function CPU report', () => {
+  const report = (converged: number): CpuReport => ({
+    lifecycles: 10,
+    converged,
+    watcher: { invocations: 4, records: 200, cpuMs: 600 },
+    executor: { invocations: 5, records: 80, cpuMs: 400 },
+    perRequestMs: { ec2DescribeVolumes: 2, dynamodbGetItem: 1.5, sqsSendMessageBatch: 2.5 },
+    wallMs: 12_000,
+  });
+
+  it('gives CPU per record and per lifecycle, and the GB-seconds and price that come to per 1000 lifecycles', () => {
+    const text = formatCpuReport(report(10));
+    // Watcher: 600 ms over 200 records and 10 lifecycles; 60 ms at 512 MiB is 60 / (512 / 1769) ms.
+    const watcherGbSeconds = lambdaCpuCost(60 * 1000, 512).gbSeconds;
+    expect(text).toContain(`| watcher | 512 MiB | 4 | 200 | 600 | 3.00 | 60.0 | ${watcherGbSeconds.toFixed(1)} |`);
+    expect(text).toContain('| executor | 1024 MiB | 5 | 80 | 400 | 5.00 | 40.0 |');
+    expect(text).toContain('EC2 DescribeVolumes 2.00 ms, DynamoDB GetItem 1.50 ms, SQS SendMessageBatch (10) 2.50 ms');
+  });
+
+  it('leaves the per-lifecycle columns out when some lifecycles did not end', () => {
+    const text = formatCpuReport(report(7));
+    expect(text).toContain('lifecycles: 7 of 10 converged');
+    expect(text).toContain('| watcher | 512 MiB | 4 | 200 | 600 | 3.00 | n/a | n/a | n/a |');
   });
 });
