@@ -239,11 +239,11 @@ export class Watcher {
         }
         return;
       case 'cascade-dying':
+        // Each attachment's own change (life → dying) comes back through the stream and is
+        // planned from there, once: enqueueing its detach here as well sent every detach twice.
         for (const attachmentKey of decision.attachments) {
           try {
-            const dying = await this.deps.store.update<AttachmentRecord>(attachmentKey, { life: 'dying' }, { life: 'alive' });
-            const volume = record.kind === 'volume' ? record : undefined;
-            await this.apply(dying, planAttachment(dying, volume), operations);
+            await this.deps.store.update<AttachmentRecord>(attachmentKey, { life: 'dying' }, { life: 'alive' });
           } catch (error) {
             if (!(error instanceof ConditionFailedError)) throw error;
           }

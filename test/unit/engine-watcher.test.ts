@@ -141,6 +141,29 @@ describe('watcher', () => {
     expect(await h.store.get(volumeKey('data-1'))).toBeUndefined();
   });
 
+  it("a dying volume's cascade enqueues no detach itself: its attachment's own change does, once", async () => {
+    const h = harness();
+    await h.store.create(newVolume('data-1'));
+    await h.store.create(newAttachment('data-1'));
+    await h.watch();
+    await h.settle(30_000);
+    await h.watch();
+    await h.settle(30_000);
+    expect((await h.store.get(attachmentKey('data-1')))?.status.state).toBe('attached');
+    const detaches = () => sent(h).filter((s) => s.op === 'detach');
+
+    await h.store.update<VolumeRecord>(volumeKey('data-1'), { life: 'dying' });
+    await h.watcher.handle(h.changes.splice(0));
+    expect((await h.store.get(attachmentKey('data-1')))?.life).toBe('dying');
+    expect(detaches()).toEqual([]);
+
+    // The stream brings the attachment's change (and the volume's status message) next.
+    const next = h.changes.splice(0);
+    expect(next.map((c) => c.key.kind).sort()).toEqual(['attachment', 'volume']);
+    await h.watcher.handle(next);
+    expect(detaches()).toEqual([{ op: 'detach', key: `data-1/${INSTANCE}`, delaySeconds: 0 }]);
+  });
+
   it('a dying volume that was never created is removed without any EC2 call', async () => {
     const h = harness();
     const volume = newVolume('data-1', { life: 'dying' });
