@@ -12,6 +12,19 @@ function sent(h: ReturnType<typeof harness>) {
   return h.queued();
 }
 
+/** A harness holding volume data-1, created and attached to INSTANCE through the watcher and executor. */
+async function attachedVolume(): Promise<ReturnType<typeof harness>> {
+  const h = harness();
+  await h.store.create(newVolume('data-1'));
+  await h.store.create(newAttachment('data-1'));
+  await h.watch();
+  await h.settle(30_000);
+  await h.watch();
+  await h.settle(30_000);
+  expect((await h.store.get(attachmentKey('data-1')))?.status.state).toBe('attached');
+  return h;
+}
+
 describe('watcher', () => {
   it('a new volume record enqueues its creation at once', async () => {
     const h = harness();
@@ -119,14 +132,7 @@ describe('watcher', () => {
   });
 
   it('a dying volume makes its attachments dying and detaches them before deleting', async () => {
-    const h = harness();
-    await h.store.create(newVolume('data-1'));
-    await h.store.create(newAttachment('data-1'));
-    await h.watch();
-    await h.settle(30_000);
-    await h.watch();
-    await h.settle(30_000);
-    expect((await h.store.get(attachmentKey('data-1')))?.status.state).toBe('attached');
+    const h = await attachedVolume();
 
     await h.store.update<VolumeRecord>(volumeKey('data-1'), { life: 'dying' });
     await h.watch();
@@ -142,14 +148,7 @@ describe('watcher', () => {
   });
 
   it("a dying volume's cascade enqueues no detach itself: its attachment's own change does, once", async () => {
-    const h = harness();
-    await h.store.create(newVolume('data-1'));
-    await h.store.create(newAttachment('data-1'));
-    await h.watch();
-    await h.settle(30_000);
-    await h.watch();
-    await h.settle(30_000);
-    expect((await h.store.get(attachmentKey('data-1')))?.status.state).toBe('attached');
+    const h = await attachedVolume();
     const detaches = () => sent(h).filter((s) => s.op === 'detach');
 
     await h.store.update<VolumeRecord>(volumeKey('data-1'), { life: 'dying' });
