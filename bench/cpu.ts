@@ -26,7 +26,7 @@ export const MIB_PER_VCPU = 1769;
  * a vCPU, the wall time that work takes there, and the GB-seconds billed for it.
  *
  * @example
- * lambdaCpuCost(100, 1024); // { vcpu: 0.579, wallMs: 172.8, gbSeconds: 0.1728 }
+ * lambdaCpuCost(100, 1024); // ≈ { vcpu: 0.579, wallMs: 172.8, gbSeconds: 0.173 }
  */
 export function lambdaCpuCost(cpuMs: number, memoryMiB: number): { vcpu: number; wallMs: number; gbSeconds: number } {
   const vcpu = Math.min(1, memoryMiB / MIB_PER_VCPU);
