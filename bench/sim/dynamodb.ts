@@ -13,6 +13,7 @@ import type {
   RecordKey,
   RecordStore,
   SharedRateBudget,
+  TokensTaken,
   WriteCondition,
 } from '../../lib/engine/ports.js';
 import type { RateBucket, RateBudget } from '../../lib/engine/config.js';
@@ -127,7 +128,7 @@ export class MeteredRateBudget implements SharedRateBudget {
     private readonly latency: Lognormal,
   ) {}
 
-  async take(bucket: RateBucket, count: number, budget: RateBudget, now: number, maxWaitMs: number): Promise<{ usableAt: number[]; nextAt: number }> {
+  async take(bucket: RateBucket, count: number, budget: RateBudget, now: number, maxWaitMs: number): Promise<TokensTaken> {
     this.readUnits += 1;
     await this.loop.clock.sleep(this.latency.sample(this.random));
     const grant = await this.inner.take(bucket, count, budget, this.loop.now(), maxWaitMs);

@@ -7,7 +7,7 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { RateBucket, RateBudget } from '../engine/config.js';
-import type { SharedRateBudget } from '../engine/ports.js';
+import type { SharedRateBudget, TokensTaken } from '../engine/ports.js';
 import { grantTokens } from '../engine/rate-limiter.js';
 import { RATE_BUDGET_TABLE } from '../settings.js';
 
@@ -54,7 +54,7 @@ export class DynamoRateBudget implements SharedRateBudget {
     this.random = options.random ?? Math.random;
   }
 
-  async take(bucket: RateBucket, count: number, budget: RateBudget, now: number, maxWaitMs: number): Promise<{ usableAt: number[]; nextAt: number }> {
+  async take(bucket: RateBucket, count: number, budget: RateBudget, now: number, maxWaitMs: number): Promise<TokensTaken> {
     const { client, tableName } = this.options;
     for (let attempt = 1; attempt <= this.maxAttempts; attempt++) {
       // Environments that lost the race to the same level spread out before reading it again.

@@ -54,6 +54,7 @@ import {
   type RecordChanges,
   type RecordStore,
   type SharedRateBudget,
+  type TokensTaken,
   type VolumeProvider,
 } from './ports.js';
 import { TokenBucket } from './rate-limiter.js';
@@ -492,7 +493,7 @@ export class Executor {
    * environment's own bucket is still slowed by a RequestLimitExceeded (someone else is spending
    * EC2's tokens too, so the shared level overstates them: the slowed share is the safer budget).
    */
-  private async takeShared(bucket: RateBucket, count: number, now: number, maxWaitMs: number): Promise<{ usableAt: number[]; nextAt: number } | undefined> {
+  private async takeShared(bucket: RateBucket, count: number, now: number, maxWaitMs: number): Promise<TokensTaken | undefined> {
     if (!this.deps.rateBudget) return undefined;
     if (this.buckets[bucket].ratePerSecond < this.config.rateBudgets[bucket].ratePerSecond) return undefined;
     try {

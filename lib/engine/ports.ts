@@ -146,6 +146,14 @@ export interface OperationQueue {
 // Shared rate budget (EC2's account-wide request buckets)
 // ---------------------------------------------------------------------------------------------
 
+/** Tokens taken from a shared bucket: when each may be used, and when to come back for the rest. */
+export interface TokensTaken {
+  /** When each granted token may be used (epoch ms), in order; fewer than asked when the rest would wait too long. */
+  usableAt: number[];
+  /** When the first token not granted would be usable: the time to come back for it. */
+  nextAt: number;
+}
+
 /**
  * EC2's request buckets as one budget for every executor environment, kept where all of them see
  * it (a table), so one environment may spend a burst the others are not using.
@@ -156,7 +164,7 @@ export interface SharedRateBudget {
    * `grantTokens`). Throws when the budget cannot be reached; the executor then spends its own
    * share instead.
    */
-  take(bucket: RateBucket, count: number, budget: RateBudget, now: number, maxWaitMs: number): Promise<{ usableAt: number[]; nextAt: number }>;
+  take(bucket: RateBucket, count: number, budget: RateBudget, now: number, maxWaitMs: number): Promise<TokensTaken>;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -4,7 +4,7 @@
  * Throttling halves the refill rate (multiplicative decrease); successes restore it step by step
  * (additive increase), so several buckets sharing one EC2 account bucket settle near its rate.
  */
-import type { Clock } from './ports.js';
+import type { Clock, TokensTaken } from './ports.js';
 import type { RateBudget } from './config.js';
 
 /** Successes it takes to win back `ratePerSecond` of rate. */
@@ -118,11 +118,7 @@ export interface SharedBucketLevel {
   updatedAt: number;
 }
 
-export interface TokenGrant {
-  /** When each granted token may be used (epoch ms), in order; fewer than asked when the rest would wait too long. */
-  usableAt: number[];
-  /** When the first token not granted would be usable: the time to come back for it. */
-  nextAt: number;
+export interface TokenGrant extends TokensTaken {
   /** The bucket's level after the grant, to be stored. */
   level: SharedBucketLevel;
 }

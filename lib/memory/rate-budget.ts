@@ -3,13 +3,13 @@
  * local runtime, tests and the simulator).
  */
 import type { RateBucket, RateBudget } from '../engine/config.js';
-import type { SharedRateBudget } from '../engine/ports.js';
+import type { SharedRateBudget, TokensTaken } from '../engine/ports.js';
 import { grantTokens, type SharedBucketLevel } from '../engine/rate-limiter.js';
 
 export class MemoryRateBudget implements SharedRateBudget {
   private readonly levels = new Map<RateBucket, SharedBucketLevel>();
 
-  async take(bucket: RateBucket, count: number, budget: RateBudget, now: number, maxWaitMs: number): Promise<{ usableAt: number[]; nextAt: number }> {
+  async take(bucket: RateBucket, count: number, budget: RateBudget, now: number, maxWaitMs: number): Promise<TokensTaken> {
     const grant = grantTokens(this.levels.get(bucket), budget, count, now, maxWaitMs);
     this.levels.set(bucket, grant.level);
     return { usableAt: grant.usableAt, nextAt: grant.nextAt };
