@@ -1,7 +1,7 @@
 /**
  * The record table (with its stream), the shared rate budget's table, and the operation queue
- * with its dead-letter queue, all
- * defined from lib/settings.ts, the module the local runtime and the tests create them from.
+ * with its dead-letter queue, all defined from lib/settings.ts, the module the local runtime and
+ * the tests create them from.
  */
 import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
