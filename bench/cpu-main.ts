@@ -6,15 +6,10 @@
  *   npm run bench:cpu -- --lifecycles 300
  *   npm run bench:cpu -- --endpoint http://127.0.0.1:5000   # a running emulator instead
  */
-import { Command, InvalidArgumentError } from 'commander';
+import { Command } from 'commander';
 import { findMotoServer } from '../lib/local/moto.js';
+import { positiveInteger } from './arguments.js';
 import { formatCpuReport, measureFunctionCpu } from './cpu.js';
-
-function positiveInteger(value: string): number {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError(`must be a positive integer, got "${value}"`);
-  return n;
-}
 
 const program = new Command()
   .name('bench:cpu')

@@ -10,16 +10,11 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Command, InvalidArgumentError } from 'commander';
+import { positiveInteger } from './arguments.js';
 import { formatTable, timelineSvg, type DesignResult } from './report.js';
 import { runDesign, type DesignName } from './run.js';
 import { checkTargets } from './targets.js';
 import type { WorkloadSpec } from './workload.js';
-
-function positiveInteger(value: string): number {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError(`must be a positive integer, got "${value}"`);
-  return n;
-}
 
 function sizes(value: string): number[] {
   return value.split(',').map((part) => positiveInteger(part.trim()));
