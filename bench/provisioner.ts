@@ -8,6 +8,7 @@
  * shares are per environment, as deployed); all executors take EC2 tokens from one shared rate
  * budget, a metered table item like the deployed one.
  */
+import { newAttachmentRecord } from '../lib/api/service.js';
 import type { AttachmentRecord, RecordKey, VolumeRecord } from '../lib/domain/records.js';
 import { tableKey } from '../lib/domain/records.js';
 import { Executor, Watcher, type Log, type Metrics, type OperationKind, type OperationOutcome } from '../lib/engine/index.js';
@@ -166,15 +167,7 @@ export class ProvisionerDesign implements MeasuredDesign {
       version: 1,
       createdAt: now,
     };
-    const attachment: AttachmentRecord = {
-      kind: 'attachment',
-      volumeId: volume.id,
-      instanceId: volume.instanceId,
-      life: 'alive',
-      status: { state: 'pending', attempts: 0, updatedAt: now },
-      version: 1,
-      createdAt: now,
-    };
+    const attachment = newAttachmentRecord(record, volume.instanceId, now);
     // POST /volumes with attachTo: both items, written one after the other.
     await this.store.create(record);
     await this.store.create(attachment);

@@ -7,6 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import type { AttachmentRecord, RecordKey, VolumeRecord, VolumeSpec } from '../domain/records.js';
 import { validateSpecChange, validateVolumeSpec, type ValidationIssue } from '../domain/validation.js';
+import { planAttachment } from '../engine/planner.js';
 import { ConditionFailedError, InvalidCursorError, type Clock, type RecordStore } from '../engine/ports.js';
 import { ApiProblem, describeIssues, invalid, type FieldIssue } from './problem.js';
 import type {
@@ -44,6 +45,32 @@ export function generateVolumeId(): string {
 
 const volumeKey = (volumeId: string): RecordKey => ({ kind: 'volume', volumeId });
 const attachmentKey = (volumeId: string, instanceId: string): RecordKey => ({ kind: 'attachment', volumeId, instanceId });
+
+/**
+ * A new attachment record of `volume` (as just read) to `instanceId`. When the volume cannot take
+ * it yet, its status starts with the reason the watcher would write (see `planAttachment`), so the
+ * watcher finds nothing to write for it.
+ *
+ * @example
+ * newAttachmentRecord(pendingVolume, 'i-0123456789abcdef0', now).status.message;
+ * // 'waiting for volume data-01 to become available (now pending)'
+ */
+export function newAttachmentRecord(volume: VolumeRecord, instanceId: string, now: string, requestedDevice?: string): AttachmentRecord {
+  const record: AttachmentRecord = {
+    kind: 'attachment',
+    volumeId: volume.volumeId,
+    instanceId,
+    life: 'alive',
+    ...(requestedDevice !== undefined ? { requestedDevice } : {}),
+    generation: 1,
+    status: { state: 'pending', attempts: 0, updatedAt: now },
+    version: 1,
+    createdAt: now,
+  };
+  const decision = planAttachment(record, volume);
+  if (decision.type === 'wait') record.status.message = decision.reason;
+  return record;
+}
 
 export class VolumeService {
   private readonly store: RecordStore;
@@ -244,18 +271,7 @@ export class VolumeService {
           { path: field('instanceId'), message: 'the volume is not multi-attach and is attached elsewhere' },
         ]);
       }
-      const now = this.isoNow();
-      const record: AttachmentRecord = {
-        kind: 'attachment',
-        volumeId,
-        instanceId,
-        life: 'alive',
-        ...(request.device !== undefined ? { requestedDevice: request.device } : {}),
-        generation: 1,
-        status: { state: 'pending', attempts: 0, updatedAt: now },
-        version: 1,
-        createdAt: now,
-      };
+      const record = newAttachmentRecord(volume, instanceId, this.isoNow(), request.device);
       try {
         await this.store.create(record);
         return { created: true, value: attachmentView(record) };

@@ -100,7 +100,8 @@ describe('VolumeService', () => {
         kind: 'attachment',
         life: 'alive',
         requestedDevice: '/dev/sdf',
-        status: { state: 'pending', attempts: 0 },
+        // The reason the watcher would write for it, so the watcher has nothing to write.
+        status: { state: 'pending', attempts: 0, message: 'waiting for volume data-01 to become available (now pending)' },
       });
     });
 
@@ -385,6 +386,12 @@ describe('VolumeService', () => {
   describe('putAttachment', () => {
     beforeEach(async () => {
       await service.createVolume({ volumeId: 'data-01', spec: GP3 });
+    });
+
+    it('a volume that can take the attachment now gives it no waiting reason', async () => {
+      await store.update<VolumeRecord>(volumeKey('data-01'), { status: { state: 'available', attempts: 0, updatedAt: new Date(clock.now()).toISOString() }, ebsVolumeId: 'vol-0123456789abcdef0' });
+      await service.putAttachment('data-01', INSTANCE_A, {});
+      expect((await attachment('data-01', INSTANCE_A))?.status).toEqual({ state: 'pending', attempts: 0, updatedAt: expect.any(String) });
     });
 
     it('creates a pending attachment and repeats idempotently', async () => {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { newAttachmentRecord } from '../../lib/api/service.js';
 import type { RecordChange } from '../../lib/engine/watcher.js';
 import type { VolumeRecord } from '../../lib/domain/records.js';
 import { AZ, INSTANCE, OTHER_INSTANCE, attachmentKey, harness, newAttachment, newVolume, volumeKey } from './engine-fixtures.js';
@@ -87,6 +88,17 @@ describe('watcher', () => {
     await h.store.create(volume);
     const updated = await h.store.update<VolumeRecord>(volumeKey('data-1'), { status: { ...volume.status, state: 'creating' }, ebsVolumeId: 'vol-0123456789abcdef0' });
     await h.watcher.handle([{ id: 'c1', eventName: 'MODIFY', key: volumeKey('data-1'), oldRecord: volume, newRecord: updated }]);
+    expect(sent(h)).toEqual([]);
+  });
+
+  it('an attachment that starts with the reason it waits, as the API writes it, gets no status write', async () => {
+    const h = harness();
+    const volume = newVolume('data-1');
+    await h.store.create(volume);
+    const attachment = newAttachmentRecord(volume, INSTANCE, new Date(h.clock.now()).toISOString());
+    await h.store.create(attachment);
+    await h.watcher.handle([insert(attachment)]);
+    expect(await h.store.get(attachmentKey('data-1'))).toMatchObject({ version: 1, status: { state: 'pending', message: expect.stringMatching(/waiting for volume data-1/) } });
     expect(sent(h)).toEqual([]);
   });
 
