@@ -119,6 +119,7 @@ export const operationMessageSchema = z.object({
   op: z.enum(OPERATION_KINDS),
   key: recordKeySchema,
   dueAt: z.number().int().nonnegative().optional(),
+  tokenAt: z.number().int().nonnegative().optional(),
   reason: z.string().optional(),
 });
 
@@ -137,9 +138,14 @@ export function parseOperationMessage(body: string): ParsedOperationMessage {
   }
   const parsed = operationMessageSchema.safeParse(json);
   if (!parsed.success) return { ok: false, error: `invalid operation message: ${z.prettifyError(parsed.error)}` };
-  const { dueAt, reason, ...required } = parsed.data;
+  const { dueAt, tokenAt, reason, ...required } = parsed.data;
   return {
     ok: true,
-    message: { ...required, ...(dueAt === undefined ? {} : { dueAt }), ...(reason === undefined ? {} : { reason }) },
+    message: {
+      ...required,
+      ...(dueAt === undefined ? {} : { dueAt }),
+      ...(tokenAt === undefined ? {} : { tokenAt }),
+      ...(reason === undefined ? {} : { reason }),
+    },
   };
 }

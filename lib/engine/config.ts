@@ -97,6 +97,14 @@ export interface EngineConfig {
    */
   rateWaitMaxMs: number;
   /**
+   * How far ahead an operation may take its token from the shared budget (ms). One that would
+   * wait longer than `rateWaitMaxMs` for it is deferred with the token taken (`tokenAt` on its
+   * message), so operations are served in the order they asked and none is overtaken again and
+   * again by newer ones; beyond this horizon it is deferred without a token, as with no shared
+   * budget. 0: never take ahead of `rateWaitMaxMs`.
+   */
+  tokenReservationHorizonMs: number;
+  /**
    * Executor environments that may run at once and share EC2's buckets (EXECUTOR.maxConcurrency).
    * Operations deferred for want of a token come back spread at the rate all of them together may
    * use, so other environments take them up rather than all waiting for this one's budget.
@@ -182,6 +190,8 @@ export const DEFAULT_ENGINE_CONFIG: EngineConfig = {
     ModifyVolume: { burst: 10, ratePerSecond: 1 },
   },
   rateWaitMaxMs: 10_000,
+  // One message's longest delay: a deferred operation comes back to its token in one hop.
+  tokenReservationHorizonMs: QUEUE.maxDelaySeconds * SECOND,
   concurrentEnvironments: EXECUTOR.maxConcurrency,
   throttleRateFactor: 0.5,
   // The APIs' page maxima (MaxResults): DescribeVolumes 500, DescribeInstances 1000.

@@ -130,6 +130,8 @@ interface Item {
   messageIds: string[];
   hint: OperationKind;
   dueAt?: number;
+  /** A token taken earlier for this operation from the shared budget, usable from then (`OperationMessage.tokenAt`). */
+  tokenAt?: number;
   record?: ProvisionerRecord;
   volume?: VolumeRecord;
   attachments?: AttachmentRecord[];
@@ -223,7 +225,8 @@ export class Executor {
         const released = await this.releasedAttachments(checked);
         if (released.length === 0) return;
         const later = this.deps.clock.now();
-        await this.process(released, owner, later, followUps, Math.max(0, Math.min(maxTokenWaitMs, remaining - (later - now))));
+        // The watcher's message for each brings it back anyway: here only what tokens allow now.
+        await this.process(released, owner, later, followUps, Math.max(0, Math.min(maxTokenWaitMs, remaining - (later - now))), undefined, false);
       };
       await this.process(active, owner, now, followUps, maxTokenWaitMs, releaseWaiting);
     }
@@ -243,12 +246,13 @@ export class Executor {
       const id = keyString(message.key);
       const existing = byKey.get(id);
       if (!existing) {
-        byKey.set(id, { key: message.key, id, messageIds: [messageId], hint: message.op, dueAt: message.dueAt });
+        byKey.set(id, { key: message.key, id, messageIds: [messageId], hint: message.op, dueAt: message.dueAt, tokenAt: message.tokenAt });
         continue;
       }
       existing.messageIds.push(messageId);
-      // Act as soon as any of the copies is due.
+      // Act as soon as any of the copies is due, on the earliest token any of them holds.
       existing.dueAt = existing.dueAt === undefined || message.dueAt === undefined ? undefined : Math.min(existing.dueAt, message.dueAt);
+      if (message.tokenAt !== undefined) existing.tokenAt = Math.min(existing.tokenAt ?? message.tokenAt, message.tokenAt);
     }
     if (byKey.size < batch.length) this.deps.log.debug('dropped duplicate messages', { duplicates: batch.length - byKey.size });
     return [...byKey.values()];
@@ -324,6 +328,8 @@ export class Executor {
     followUps: { item: Item; operation: QueuedOperation }[],
     maxTokenWaitMs: number,
     afterChecks?: (checked: Item[]) => Promise<void>,
+    /** False: a call that gets no token within `maxTokenWaitMs` is left to another message, neither deferred nor taken ahead. */
+    deferUngranted = true,
   ) {
     const toClaim: Item[] = [];
     const onWrite: Item[] = [];
@@ -353,8 +359,8 @@ export class Executor {
     }
     // Operations deferred for want of a token go back now, not after this invocation's waits for tokens.
     const deferrals: { item: Item; operation: QueuedOperation }[] = [];
-    for (const item of await this.reserveTokens(needTokens, now, maxTokenWaitMs, deferrals)) (item.claimOnWrite ? onWrite : toClaim).push(item);
-    await this.sendFollowUps(deferrals);
+    for (const item of await this.reserveTokens(needTokens, now, maxTokenWaitMs, deferrals, deferUngranted)) (item.claimOnWrite ? onWrite : toClaim).push(item);
+    if (deferUngranted) await this.sendFollowUps(deferrals);
 
     await Promise.all(toClaim.map((item) => this.claim(item, owner, now, followUps)));
     const claimed = [...toClaim.filter((item) => item.claimed), ...onWrite, ...observers];
@@ -451,9 +457,19 @@ export class Executor {
    * Reserves the rate tokens of the batch's mutating operations, in batch order, before their
    * records are claimed: from the shared budget when there is one (one take per EC2 bucket), else,
    * or when it cannot be reached, from this environment's share. Returns the operations that got
-   * a token; the others are deferred (`deferUntil`).
+   * a token usable within `maxWaitMs`; the others are deferred (`deferUntil`). From the shared
+   * budget an operation takes its token up to `tokenReservationHorizonMs` ahead and its deferred
+   * message carries it, so the bucket serves operations in the order they first asked: without
+   * that, an operation deferred early came back to find the tokens of its time taken by newer ones
+   * and could be deferred again and again.
    */
-  private async reserveTokens(items: Item[], now: number, maxWaitMs: number, followUps: { item: Item; operation: QueuedOperation }[]): Promise<Item[]> {
+  private async reserveTokens(
+    items: Item[],
+    now: number,
+    maxWaitMs: number,
+    followUps: { item: Item; operation: QueuedOperation }[],
+    takeAhead: boolean,
+  ): Promise<Item[]> {
     const opOf = (item: Item) => (item.decision as { op: OperationKind }).op;
     const byBucket = new Map<RateBucket, Item[]>();
     for (const item of items) {
@@ -463,25 +479,40 @@ export class Executor {
       else byBucket.set(bucket, [item]);
     }
     const granted = new Set<Item>();
+    const grant = (item: Item, atMs: number) => {
+      const action = ACTION_OF[opOf(item)]!;
+      item.token = { action, atMs, used: false, throttles: this.buckets[action].throttleCount, shared: true };
+      granted.add(item);
+    };
     await Promise.all(
       [...byBucket].map(async ([bucket, group]) => {
-        const shared = await this.takeShared(bucket, group.length, now, maxWaitMs);
+        // Back for a token taken earlier: spend it (or, still too far off, wait for it again).
+        const fresh: Item[] = [];
+        for (const item of group) {
+          const tokenAt = item.tokenAt;
+          if (tokenAt === undefined || ACTION_OF[item.hint] === undefined || RATE_BUCKET_OF[ACTION_OF[item.hint]!] !== bucket) fresh.push(item);
+          else if (tokenAt - now <= maxWaitMs) grant(item, Math.max(now, tokenAt));
+          else this.deferUntil(item, opOf(item), ACTION_OF[opOf(item)]!, now, tokenAt, followUps, tokenAt);
+        }
+        if (fresh.length === 0) return;
+        const horizonMs = takeAhead ? Math.max(maxWaitMs, this.config.tokenReservationHorizonMs) : maxWaitMs;
+        const shared = await this.takeShared(bucket, fresh.length, now, horizonMs);
         if (!shared) {
           const deferred = new Map<MutatingAction, number>();
-          for (const item of group) if (this.reserveToken(item, opOf(item), now, maxWaitMs, deferred, followUps)) granted.add(item);
+          for (const item of fresh) if (this.reserveToken(item, opOf(item), now, maxWaitMs, deferred, followUps)) granted.add(item);
           return;
         }
         const { ratePerSecond } = this.config.accountRateBudgets[bucket];
-        group.forEach((item, index) => {
+        fresh.forEach((item, index) => {
           const action = ACTION_OF[opOf(item)]!;
           const atMs = shared.usableAt[index];
-          if (atMs !== undefined) {
-            item.token = { action, atMs, used: false, throttles: this.buckets[action].throttleCount, shared: true };
-            granted.add(item);
-          } else {
-            // Each one deferred comes back when the bucket's refill would have its token.
+          if (atMs === undefined) {
+            // Beyond the horizon: back when the bucket's refill would have its token, to take one then.
             this.deferUntil(item, opOf(item), action, now, shared.nextAt + ((index - shared.usableAt.length) * 1000) / ratePerSecond, followUps);
-          }
+          } else if (atMs - now > maxWaitMs) {
+            // Taken, but further off than this invocation waits: the message carries it.
+            this.deferUntil(item, opOf(item), action, now, atMs, followUps, atMs);
+          } else grant(item, atMs);
         });
       }),
     );
@@ -504,10 +535,23 @@ export class Executor {
     }
   }
 
-  /** Defers a mutating operation for want of a rate token: no claim, no status write, no attempt used. */
-  private deferUntil(item: Item, op: OperationKind, action: MutatingAction, now: number, atMs: number, followUps: { item: Item; operation: QueuedOperation }[]) {
+  /**
+   * Defers a mutating operation for want of a rate token: no claim, no status write, no attempt
+   * used. `tokenAt`: the token already taken for it, which its message carries.
+   */
+  private deferUntil(
+    item: Item,
+    op: OperationKind,
+    action: MutatingAction,
+    now: number,
+    atMs: number,
+    followUps: { item: Item; operation: QueuedOperation }[],
+    tokenAt?: number,
+  ) {
     const delaySeconds = Math.min(this.config.maxMessageDelaySeconds, Math.max(1, Math.ceil((atMs - now) / 1000)));
-    followUps.push({ item, operation: { message: this.message(op, item.key, `waiting for the ${action} rate budget`), delaySeconds } });
+    const message = this.message(op, item.key, `waiting for the ${action} rate budget`);
+    if (tokenAt !== undefined) message.tokenAt = tokenAt;
+    followUps.push({ item, operation: { message, delaySeconds } });
     this.deps.metrics.operation({ operation: op, outcome: 'throttled' });
   }
 

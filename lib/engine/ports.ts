@@ -127,6 +127,12 @@ export interface OperationMessage {
   key: RecordKey;
   /** Epoch ms before which the executor must not act; waits longer than one SQS delay chain. */
   dueAt?: number;
+  /**
+   * Epoch ms from which an EC2 request token taken for this operation from the shared budget may
+   * be spent: the operation was deferred with its token already taken, so it comes back to spend
+   * it instead of queueing for a new one behind operations asked for later.
+   */
+  tokenAt?: number;
   /** Free text for logs: why this was scheduled. */
   reason?: string;
 }

@@ -33,12 +33,14 @@ describe('scale simulation (N = 200)', () => {
     expect(result.requestLimitExceeded).toBe(0);
   }, 120_000);
 
-  it('makes exactly one call per mutating action per lifecycle and stays within 4.25 EC2 calls per lifecycle', async () => {
+  it('makes exactly one call per mutating action per lifecycle and stays within 4.28 EC2 calls per lifecycle', async () => {
     const result = await runProvisioner();
     console.log(`EC2 calls per lifecycle: ${result.ec2CallsPerLifecycle.toFixed(3)}`, result.ec2Calls);
     for (const action of ['CreateVolume', 'AttachVolume', 'DetachVolume', 'DeleteVolume'] as const) expect(result.ec2Calls[action]).toBe(200);
-    // Measured 4.195 (seed 1; 4.19–4.205 for seeds 2–4): a regression guard, above the target below.
-    expect(result.ec2CallsPerLifecycle).toBeLessThanOrEqual(4.25);
+    // Measured 4.23 (seed 1; 4.215–4.25 for seeds 1–8): a regression guard, above the target below.
+    // Operations that take their tokens ahead (BENCHMARKS.md) cost ~0.03 more here, for 8 % less
+    // makespan and a quarter less cost in this burst.
+    expect(result.ec2CallsPerLifecycle).toBeLessThanOrEqual(4.28);
   }, 120_000);
 
   // Known miss, kept visible: at N = 200 the engine spends about 0.2 DescribeVolumes and 0.01

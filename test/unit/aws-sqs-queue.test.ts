@@ -103,12 +103,19 @@ describe('parseOperationMessage', () => {
       op: 'attach',
       key: { kind: 'attachment', volumeId: 'v1', instanceId: 'i-1' },
       dueAt: 1_700_000_000_000,
+      tokenAt: 1_700_000_001_000,
       reason: 'attach requested',
       extra: 'ignored',
     });
     expect(parseOperationMessage(body)).toEqual({
       ok: true,
-      message: { op: 'attach', key: { kind: 'attachment', volumeId: 'v1', instanceId: 'i-1' }, dueAt: 1_700_000_000_000, reason: 'attach requested' },
+      message: {
+        op: 'attach',
+        key: { kind: 'attachment', volumeId: 'v1', instanceId: 'i-1' },
+        dueAt: 1_700_000_000_000,
+        tokenAt: 1_700_000_001_000,
+        reason: 'attach requested',
+      },
     });
     expect(parseOperationMessage('{"op":"check-volume","key":{"kind":"volume","volumeId":"v1"}}')).toEqual({
       ok: true,
@@ -122,6 +129,8 @@ describe('parseOperationMessage', () => {
     ['{"op":"attach","key":{"kind":"attachment","volumeId":"v1"}}', /instanceId/],
     ['{"op":"attach","key":{"kind":"volume","volumeId":""}}', /volumeId/],
     ['{"op":"attach","key":{"kind":"volume","volumeId":"v1"},"dueAt":-5}', /dueAt/],
+    ['{"op":"attach","key":{"kind":"volume","volumeId":"v1"},"tokenAt":1.5}', /tokenAt/],
+    ['{"op":"attach","key":{"kind":"volume","volumeId":"v1"},"tokenAt":"soon"}', /tokenAt/],
     ['[]', /invalid operation message/],
   ])('rejects %s naming the problem', (body, pattern) => {
     const parsed = parseOperationMessage(body);

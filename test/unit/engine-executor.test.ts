@@ -586,6 +586,71 @@ describe('executor: the shared rate budget', () => {
     expect(h.queued().filter((q) => q.op === 'create-volume')).toEqual([{ op: 'create-volume', key: 'f', delaySeconds: 1 }]);
   });
 
+  it('an operation deferred for want of a token takes it ahead and comes back to spend it: later requests queue behind it', async () => {
+    const shared = new MemoryRateBudget();
+    const h = harness({ config: { rateBudgets: ownShare, accountRateBudgets: account }, rateBudget: shared });
+    const ids = ['a', 'b', 'c', 'd', 'e'];
+    for (const id of ids) await h.store.create(newVolume(id));
+    const start = h.clock.now();
+    await h.executor.run(h.batchOf(...['a', 'b', 'c', 'd'].map((id) => h.op('create-volume', volumeKey(id)))));
+    expect(h.ebs.calls.CreateVolume).toBe(3);
+    // Asked for later, by another environment: its token comes after the one d holds.
+    await h.environment().run(h.batchOf(h.op('create-volume', volumeKey('e'))));
+    const deferred = h.queue.pending().filter((p) => p.message.op === 'create-volume');
+    expect(deferred.map((p) => [p.message.key, p.message.tokenAt, p.visibleAt - start])).toEqual([
+      [volumeKey('d'), start + 1000, 1000],
+      [volumeKey('e'), start + 2000, 2000],
+    ]);
+    // Back at their tokens, they spend them without taking others: no second deferral, no RequestLimitExceeded.
+    const level = shared.level('CreateVolume');
+    await h.clock.advance(1000);
+    await h.drain();
+    expect(h.ebs.calls.CreateVolume).toBe(4);
+    await h.clock.advance(1000);
+    await h.drain();
+    expect(h.ebs.calls.CreateVolume).toBe(5);
+    expect(shared.level('CreateVolume')).toEqual(level);
+    expect(h.metrics.outcomes('create-volume').filter((o) => o === 'throttled')).toHaveLength(2);
+  });
+
+  it('a message back before the token it carries waits for that token again, taking none', async () => {
+    const shared = new MemoryRateBudget();
+    const h = harness({ config: { rateBudgets: ownShare, accountRateBudgets: account }, rateBudget: shared });
+    await h.store.create(newVolume('a'));
+    const tokenAt = h.clock.now() + 5000;
+    await h.executor.run(h.batchOf({ ...h.op('create-volume', volumeKey('a')), tokenAt }));
+    expect(h.ebs.calls.CreateVolume).toBe(0);
+    expect(shared.level('CreateVolume')).toBeUndefined();
+    expect(h.queue.pending().map((p) => [p.message.tokenAt, p.visibleAt - h.clock.now()])).toEqual([[tokenAt, 5000]]);
+    await h.clock.advance(5000);
+    await h.drain();
+    expect(h.ebs.calls.CreateVolume).toBe(1);
+    expect(shared.level('CreateVolume')).toBeUndefined();
+  });
+
+  it('attachments a check releases take only tokens usable now; the rest are left to the watcher\'s message, with no token taken ahead', async () => {
+    const shared = new MemoryRateBudget();
+    const oneAttach = { ...DEFAULT_ENGINE_CONFIG.accountRateBudgets, AttachVolume: { burst: 1, ratePerSecond: 0.1 } };
+    const h = harness({ config: { accountRateBudgets: oneAttach }, rateBudget: shared });
+    await availableVolume(h, 'other');
+    await h.store.create(newAttachment('other'));
+    await h.executor.run(h.batchOf(h.op('attach', attachmentKey('other'))));
+    expect(h.ebs.calls.AttachVolume).toBe(1);
+    await h.store.create(newVolume('data-1'));
+    await h.store.create(newAttachment('data-1'));
+    await h.executor.run(h.batchOf(h.op('create-volume', volumeKey('data-1'))));
+    await h.clock.advance(3000);
+    const level = shared.level('AttachVolume');
+    await h.executor.run(h.batchOf(h.op('check-volume', volumeKey('data-1'))));
+    expect((await volumeOf(h, 'data-1')).status.state).toBe('available');
+    expect(h.ebs.calls.AttachVolume).toBe(1);
+    expect(h.queued().filter((q) => q.op === 'attach')).toEqual([]);
+    expect(shared.level('AttachVolume')!.tokens).toBeGreaterThanOrEqual(level!.tokens);
+    // The watcher's message for it takes its token ahead, once.
+    await h.executor.run(h.batchOf(h.op('attach', attachmentKey('data-1'))));
+    expect(h.queue.pending().filter((p) => p.message.op === 'attach').map((p) => p.message.tokenAt)).toEqual([expect.any(Number)]);
+  });
+
   it('after RequestLimitExceeded an environment spends its own slowed share until it recovers: someone else spends EC2\'s tokens too', async () => {
     const shared = new MemoryRateBudget();
     const h = harness({ config: { rateBudgets: ownShare, accountRateBudgets: account }, rateBudget: shared });
