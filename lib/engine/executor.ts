@@ -494,26 +494,33 @@ export class Executor {
           else if (tokenAt - now <= maxWaitMs) grant(item, Math.max(now, tokenAt));
           else this.deferUntil(item, opOf(item), ACTION_OF[opOf(item)]!, now, tokenAt, followUps, tokenAt);
         }
-        if (fresh.length === 0) return;
-        const horizonMs = takeAhead ? Math.max(maxWaitMs, this.config.tokenReservationHorizonMs) : maxWaitMs;
-        const shared = await this.takeShared(bucket, fresh.length, now, horizonMs);
-        if (!shared) {
-          const deferred = new Map<MutatingAction, number>();
-          for (const item of fresh) if (this.reserveToken(item, opOf(item), now, maxWaitMs, deferred, followUps)) granted.add(item);
-          return;
+        // Only an operation's own message takes its token ahead. A check that plans a call (the
+        // reconciler's nudge of work that is only waiting its turn, say) takes what is usable now:
+        // the operation's own message may already hold a token taken ahead.
+        const ahead = takeAhead ? fresh.filter((item) => ACTION_OF[item.hint] !== undefined) : [];
+        const nowOnly = fresh.filter((item) => !ahead.includes(item));
+        const horizonMs = Math.max(maxWaitMs, this.config.tokenReservationHorizonMs);
+        for (const [part, partHorizonMs] of [[nowOnly, maxWaitMs], [ahead, horizonMs]] as const) {
+          if (part.length === 0) continue;
+          const shared = await this.takeShared(bucket, part.length, now, partHorizonMs);
+          if (!shared) {
+            const deferred = new Map<MutatingAction, number>();
+            for (const item of part) if (this.reserveToken(item, opOf(item), now, maxWaitMs, deferred, followUps)) granted.add(item);
+            continue;
+          }
+          const { ratePerSecond } = this.config.accountRateBudgets[bucket];
+          part.forEach((item, index) => {
+            const action = ACTION_OF[opOf(item)]!;
+            const atMs = shared.usableAt[index];
+            if (atMs === undefined) {
+              // Beyond the horizon: back when the bucket's refill would have its token, to take one then.
+              this.deferUntil(item, opOf(item), action, now, shared.nextAt + ((index - shared.usableAt.length) * 1000) / ratePerSecond, followUps);
+            } else if (atMs - now > maxWaitMs) {
+              // Taken, but further off than this invocation waits: the message carries it.
+              this.deferUntil(item, opOf(item), action, now, atMs, followUps, atMs);
+            } else grant(item, atMs);
+          });
         }
-        const { ratePerSecond } = this.config.accountRateBudgets[bucket];
-        fresh.forEach((item, index) => {
-          const action = ACTION_OF[opOf(item)]!;
-          const atMs = shared.usableAt[index];
-          if (atMs === undefined) {
-            // Beyond the horizon: back when the bucket's refill would have its token, to take one then.
-            this.deferUntil(item, opOf(item), action, now, shared.nextAt + ((index - shared.usableAt.length) * 1000) / ratePerSecond, followUps);
-          } else if (atMs - now > maxWaitMs) {
-            // Taken, but further off than this invocation waits: the message carries it.
-            this.deferUntil(item, opOf(item), action, now, atMs, followUps, atMs);
-          } else grant(item, atMs);
-        });
       }),
     );
     return items.filter((item) => granted.has(item));

@@ -613,6 +613,23 @@ describe('executor: the shared rate budget', () => {
     expect(h.metrics.outcomes('create-volume').filter((o) => o === 'throttled')).toHaveLength(2);
   });
 
+  it('a check that plans a call (the reconciler\'s nudge) takes no token ahead: the operation\'s own message may hold one', async () => {
+    const shared = new MemoryRateBudget();
+    const h = harness({ config: { rateBudgets: ownShare, accountRateBudgets: account }, rateBudget: shared });
+    for (const id of ['a', 'b', 'c', 'd', 'e']) await h.store.create(newVolume(id));
+    await h.executor.run(h.batchOf(...['a', 'b', 'c'].map((id) => h.op('create-volume', volumeKey(id)))));
+    const level = shared.level('CreateVolume')!;
+    await h.executor.run(h.batchOf(h.op('check-volume', volumeKey('d')), h.op('create-volume', volumeKey('e'))));
+    expect(h.ebs.calls.CreateVolume).toBe(3);
+    const deferred = h.queue.pending().filter((p) => p.message.key.kind === 'volume' && ['d', 'e'].includes(p.message.key.volumeId));
+    expect(deferred.map((p) => [p.message.key, p.message.tokenAt])).toEqual([
+      [volumeKey('d'), undefined],
+      [volumeKey('e'), h.clock.now() + 1000],
+    ]);
+    // One token taken ahead, e's: d's check left the bucket alone.
+    expect(shared.level('CreateVolume')!.tokens).toBe(level.tokens - 1);
+  });
+
   it('a message back before the token it carries waits for that token again, taking none', async () => {
     const shared = new MemoryRateBudget();
     const h = harness({ config: { rateBudgets: ownShare, accountRateBudgets: account }, rateBudget: shared });
