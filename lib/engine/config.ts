@@ -52,6 +52,15 @@ export const RATE_BUCKET_OF: Readonly<Record<MutatingAction, RateBucket>> = {
   ModifyVolume: 'AttachVolume',
 };
 
+/** The EC2 action each mutating operation calls; operations not listed call none. */
+export const ACTION_OF: Readonly<Partial<Record<OperationKind, MutatingAction>>> = {
+  'create-volume': 'CreateVolume',
+  attach: 'AttachVolume',
+  detach: 'DetachVolume',
+  'delete-volume': 'DeleteVolume',
+  'modify-volume': 'ModifyVolume',
+};
+
 export interface EngineConfig {
   /** How long a claim on a record lasts (ms). Longer than one executor invocation, shorter than the queue's visibility timeout, so a crashed invocation's work is taken over by the redelivery. */
   claimLeaseMs: number;

@@ -27,7 +27,7 @@ import {
 import { nextAttachmentState, nextVolumeState, type AttachmentEvent, type VolumeEvent } from '../domain/state-machines.js';
 import { parseRecord } from '../domain/validation.js';
 import { METRICS, OWNERSHIP_TAGS } from '../settings.js';
-import { RATE_BUCKET_OF, resolveEngineConfig, type EngineConfig, type MutatingAction, type RateBucket } from './config.js';
+import { ACTION_OF, RATE_BUCKET_OF, resolveEngineConfig, type EngineConfig, type MutatingAction, type RateBucket } from './config.js';
 import { allocateDevices, type DeviceRequest } from './devices.js';
 import { classifyError, errorMessage, type ClassifiedError, type ProviderCall } from './errors.js';
 import {
@@ -89,15 +89,6 @@ export interface ExecutorRunOptions {
 
 /** Time kept free at the end of an invocation for status writes and follow-ups after the last EC2 call. */
 const INVOCATION_RESERVE_MS = 10_000;
-
-/** The EC2 action an operation's mutating call uses. */
-const ACTION_OF: Partial<Record<OperationKind, MutatingAction>> = {
-  'create-volume': 'CreateVolume',
-  attach: 'AttachVolume',
-  detach: 'DetachVolume',
-  'delete-volume': 'DeleteVolume',
-  'modify-volume': 'ModifyVolume',
-};
 
 /** Idempotency token of CreateVolume: the record key and the generation being created (≤ 64 ASCII chars). */
 export function createVolumeClientToken(volumeId: string, generation: number): string {
@@ -502,16 +493,21 @@ export class Executor {
         const horizonMs = Math.max(maxWaitMs, this.config.tokenReservationHorizonMs);
         for (const [part, partHorizonMs] of [[nowOnly, maxWaitMs], [ahead, horizonMs]] as const) {
           if (part.length === 0) continue;
+          // A nudge that finds no token usable now is dropped rather than deferred: while calls wait
+          // in line it would only come back to take a token from one of them. If its operation's
+          // message was lost after all, the next nudge comes when the line has gone.
+          const sink = part === nowOnly ? [] : followUps;
           const shared = await this.takeShared(bucket, part.length, now, partHorizonMs);
           if (!shared) {
             const deferred = new Map<MutatingAction, number>();
-            for (const item of part) if (this.reserveToken(item, opOf(item), now, maxWaitMs, deferred, followUps)) granted.add(item);
+            for (const item of part) if (this.reserveToken(item, opOf(item), now, maxWaitMs, deferred, sink)) granted.add(item);
             continue;
           }
           const { ratePerSecond } = this.config.accountRateBudgets[bucket];
           part.forEach((item, index) => {
             const action = ACTION_OF[opOf(item)]!;
             const atMs = shared.usableAt[index];
+            if (part === nowOnly && atMs === undefined) return;
             if (atMs === undefined) {
               // Beyond the horizon: back when the bucket's refill would have its token, to take one then.
               this.deferUntil(item, opOf(item), action, now, shared.nextAt + ((index - shared.usableAt.length) * 1000) / ratePerSecond, followUps);

@@ -613,7 +613,7 @@ describe('executor: the shared rate budget', () => {
     expect(h.metrics.outcomes('create-volume').filter((o) => o === 'throttled')).toHaveLength(2);
   });
 
-  it('a check that plans a call (the reconciler\'s nudge) takes no token ahead: the operation\'s own message may hold one', async () => {
+  it('a check that plans a call (the reconciler\'s nudge) takes only a token usable now, and without one is dropped: the operation\'s own message may hold one', async () => {
     const shared = new MemoryRateBudget();
     const h = harness({ config: { rateBudgets: ownShare, accountRateBudgets: account }, rateBudget: shared });
     for (const id of ['a', 'b', 'c', 'd', 'e']) await h.store.create(newVolume(id));
@@ -622,10 +622,8 @@ describe('executor: the shared rate budget', () => {
     await h.executor.run(h.batchOf(h.op('check-volume', volumeKey('d')), h.op('create-volume', volumeKey('e'))));
     expect(h.ebs.calls.CreateVolume).toBe(3);
     const deferred = h.queue.pending().filter((p) => p.message.key.kind === 'volume' && ['d', 'e'].includes(p.message.key.volumeId));
-    expect(deferred.map((p) => [p.message.key, p.message.tokenAt])).toEqual([
-      [volumeKey('d'), undefined],
-      [volumeKey('e'), h.clock.now() + 1000],
-    ]);
+    expect(deferred.map((p) => [p.message.key, p.message.tokenAt])).toEqual([[volumeKey('e'), h.clock.now() + 1000]]);
+    expect((await volumeOf(h, 'd')).status).toMatchObject({ state: 'pending', attempts: 0 });
     // One token taken ahead, e's: d's check left the bucket alone.
     expect(shared.level('CreateVolume')!.tokens).toBe(level.tokens - 1);
   });
@@ -688,7 +686,7 @@ describe('executor: the shared rate budget', () => {
 
   it('when the shared budget cannot be reached, the environment spends its own share and says so', async () => {
     const log = new RecordingLog();
-    const unreachable: SharedRateBudget = { take: async () => Promise.reject(new Error('table unavailable')) };
+    const unreachable: SharedRateBudget = { take: async () => Promise.reject(new Error('table unavailable')), waitMs: async () => Promise.reject(new Error('table unavailable')) };
     const h = harness({ config: { rateBudgets: ownShare, accountRateBudgets: account }, rateBudget: unreachable, log });
     for (const id of ['a', 'b']) await h.store.create(newVolume(id));
     await h.executor.run(h.batchOf(h.op('create-volume', volumeKey('a')), h.op('create-volume', volumeKey('b'))));
