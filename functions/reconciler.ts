@@ -12,10 +12,10 @@ import { SystemClock } from '../lib/memory/clock.js';
 
 const env = readFunctionEnvironment();
 const logger = new Logger({ serviceName: 'ebs-provisioner-reconciler' });
-const { store, queue, provider, metrics } = createAwsAdapters({ ...env, serviceName: 'reconciler' });
+const { store, queue, provider, rateBudget, metrics } = createAwsAdapters({ ...env, serviceName: 'reconciler' });
 
 export const handler = middy<ScheduledEvent>(
-  createReconcilerHandler({ store, queue, provider, clock: new SystemClock(), metrics, log: powertoolsLog(logger), config: env.engineConfig }),
+  createReconcilerHandler({ store, queue, provider, rateBudget, clock: new SystemClock(), metrics, log: powertoolsLog(logger), config: env.engineConfig }),
 )
   .use(injectLambdaContext(logger, { resetKeys: true }))
   .use(correlateLogs<ScheduledEvent>(logger, (event) => event.id))

@@ -59,7 +59,8 @@ export class EbsProvisionerStack extends Stack {
           EC2_REFILL_PER_SECOND: String(options.ec2RefillPerSecond),
           ...(options.kmsKeyArn ? { KMS_KEY_ARN: options.kmsKeyArn } : {}),
         },
-        reconciler: engine,
+        // Reads the line of calls waiting for EC2's tokens, so it does not nudge calls that are only waiting their turn.
+        reconciler: { ...engine, RATE_BUDGET_TABLE_NAME: storage.rateBudgetTable.tableName, EC2_REFILL_PER_SECOND: String(options.ec2RefillPerSecond) },
       },
     });
     this.functions = functions;
@@ -74,6 +75,7 @@ export class EbsProvisionerStack extends Stack {
     storage.rateBudgetTable.grant(executor, 'dynamodb:GetItem', 'dynamodb:PutItem');
     queue.grantSendMessages(executor);
     table.grantReadWriteData(reconciler);
+    storage.rateBudgetTable.grant(reconciler, 'dynamodb:GetItem');
     queue.grantSendMessages(reconciler);
     for (const fn of [api, watcher, executor, reconciler]) {
       acknowledgeWildcardResource(roleOf(fn), `${table.tableArn}/index/*`, `Queries the instance index (${TABLE.instanceIndex.name}) of this table only.`);

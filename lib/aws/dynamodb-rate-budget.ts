@@ -2,13 +2,14 @@
  * SharedRateBudget on DynamoDB: one item per EC2 request bucket in a small table of its own (no
  * stream, so taking tokens wakes no watcher). A take reads the bucket's level (strongly
  * consistent), grants from it (`grantTokens`) and stores the new level on the condition that no
- * other environment stored one since; losing that race means reading again.
+ * other environment stored one since; losing that race means reading again. Reading the line
+ * (`waitMs`) is one eventually consistent GetItem: the reconciler's estimate, not a grant.
  */
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { RateBucket, RateBudget } from '../engine/config.js';
 import type { SharedRateBudget, TokensTaken } from '../engine/ports.js';
-import { grantTokens } from '../engine/rate-limiter.js';
+import { grantTokens, tokenWaitMs } from '../engine/rate-limiter.js';
 import { RATE_BUDGET_TABLE } from '../settings.js';
 
 const KEY = RATE_BUDGET_TABLE.partitionKey;
@@ -79,5 +80,11 @@ export class DynamoRateBudget implements SharedRateBudget {
       }
     }
     throw new RateBudgetContentionError(bucket, this.maxAttempts);
+  }
+
+  async waitMs(bucket: RateBucket, budget: RateBudget, now: number): Promise<number> {
+    const read = await this.options.client.send(new GetCommand({ TableName: this.options.tableName, Key: { [KEY]: bucket } }));
+    const stored = read.Item as LevelItem | undefined;
+    return tokenWaitMs(stored && { tokens: stored.tokens, updatedAt: stored.updatedAt }, budget, now);
   }
 }

@@ -171,6 +171,11 @@ export interface SharedRateBudget {
    * share instead.
    */
   take(bucket: RateBucket, count: number, budget: RateBudget, now: number, maxWaitMs: number): Promise<TokensTaken>;
+  /**
+   * How long a token of `bucket` taken at `now` would wait (ms), taking none: the line of calls
+   * that took theirs ahead. 0 while the bucket has tokens (see `tokenWaitMs`).
+   */
+  waitMs(bucket: RateBucket, budget: RateBudget, now: number): Promise<number>;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -134,6 +134,18 @@ export interface TokenGrant extends TokensTaken {
  * // A full bucket of 50 refilling 5/s; 60 wanted, waiting up to 1 s: 50 now, 5 within the second.
  * grantTokens(undefined, { burst: 50, ratePerSecond: 5 }, 60, now, 1000).usableAt.length; // 55
  */
+/**
+ * How long a token taken at `now` from a shared bucket stored at `level` would wait (ms): the line
+ * of calls that took theirs ahead of the refill. 0 while the bucket has a token.
+ *
+ * @example
+ * // 20 tokens taken ahead of an empty bucket refilling 5/s: a new one waits 4.2 s.
+ * tokenWaitMs({ tokens: -20, updatedAt: now }, { burst: 50, ratePerSecond: 5 }, now); // 4200
+ */
+export function tokenWaitMs(level: SharedBucketLevel | undefined, budget: RateBudget, now: number): number {
+  return grantTokens(level, budget, 1, now, Number.POSITIVE_INFINITY).usableAt[0]! - now;
+}
+
 export function grantTokens(level: SharedBucketLevel | undefined, budget: RateBudget, count: number, now: number, maxWaitMs: number): TokenGrant {
   const since = level ? Math.max(0, now - level.updatedAt) : 0;
   const available = level ? Math.min(budget.burst, level.tokens + (since / 1000) * budget.ratePerSecond) : budget.burst;

@@ -6,14 +6,14 @@
 import { keyOf, keyString, type AttachmentRecord, type ProvisionerRecord, type VolumeRecord } from '../domain/records.js';
 import { parseRecord } from '../domain/validation.js';
 import { METRICS, OWNERSHIP_TAGS } from '../settings.js';
-import { resolveEngineConfig, type EngineConfig } from './config.js';
-import { planAttachment, planVolume } from './planner.js';
+import { ACTION_OF, RATE_BUCKET_OF, resolveEngineConfig, type EngineConfig, type RateBucket } from './config.js';
+import { planAttachment, planVolume, type Decision } from './planner.js';
 import type { ExecutorDeps } from './executor.js';
 import { ProviderError, type ProviderVolume, type QueuedOperation } from './ports.js';
 
 /** What the executor talks to (less its invocation-specific knobs), plus the scan's own settings. */
 export interface ReconcilerDeps extends Omit<ExecutorDeps, 'random' | 'newOwnerId'> {
-  /** Records per page of the table scan (and ids per DescribeVolumes). Default 100. */
+  /** Records per page of the table scan (and ids per DescribeVolumes). Default `describeChunkSize.volumes` (500). */
   pageSize?: number;
   /**
    * How long work may be overdue before its message counts as lost. Longer than the executor
@@ -40,12 +40,13 @@ export class Reconciler {
 
   constructor(private readonly deps: ReconcilerDeps) {
     this.config = resolveEngineConfig(deps.config);
-    this.pageSize = deps.pageSize ?? 100;
+    this.pageSize = deps.pageSize ?? this.config.describeChunkSize.volumes;
     this.overdueAfterMs = deps.overdueAfterMs ?? 5 * 60_000;
   }
 
   async run(): Promise<ReconcileReport> {
     const report: ReconcileReport = { scanned: 0, invalid: 0, requeued: [], leaked: [] };
+    const lines = await this.linesForTokens();
     const volumesByRecord = new Map<string, VolumeRecord>();
     // Across pages: a volume's attachments sort before it (`ATTACHMENT#…` < `VOLUME`), so they may
     // sit at the end of the previous page.
@@ -66,7 +67,7 @@ export class Reconciler {
         else attachmentsByVolume.set(record.volumeId, [...(attachmentsByVolume.get(record.volumeId) ?? []), record]);
       }
       await this.readVolumesOfAttachments(records, volumesByRecord);
-      const requeue = await this.pageRequeues(records, volumesByRecord, attachmentsByVolume);
+      const requeue = await this.pageRequeues(records, volumesByRecord, attachmentsByVolume, lines);
       if (requeue.length > 0) {
         await this.deps.queue.send(requeue.map(({ operation }) => operation));
         report.requeued.push(...requeue.map(({ key, reason }) => ({ key, reason })));
@@ -95,11 +96,32 @@ export class Reconciler {
     }
   }
 
+  /**
+   * How long a call asked for now would wait for its token, per EC2 bucket of the shared budget:
+   * calls deferred in a burst wait that long without a write, and are not lost. Empty without a
+   * shared budget or when it cannot be read (every pending call is then judged as before).
+   */
+  private async linesForTokens(): Promise<Map<RateBucket, number>> {
+    const lines = new Map<RateBucket, number>();
+    const budget = this.deps.rateBudget;
+    if (!budget) return lines;
+    const now = this.deps.clock.now();
+    try {
+      for (const bucket of Object.keys(this.config.accountRateBudgets) as RateBucket[])
+        lines.set(bucket, await budget.waitMs(bucket, this.config.accountRateBudgets[bucket], now));
+    } catch (error) {
+      this.deps.log.warn('could not read the shared rate budget; judging pending calls without it', { error: error instanceof Error ? error.message : String(error) });
+      lines.clear();
+    }
+    return lines;
+  }
+
   /** The records of one page that need a nudge, with one DescribeVolumes for all of them. */
   private async pageRequeues(
     records: ProvisionerRecord[],
     volumes: Map<string, VolumeRecord>,
     attachmentsByVolume: Map<string, AttachmentRecord[]>,
+    lines: Map<RateBucket, number>,
   ): Promise<{ key: string; reason: string; operation: QueuedOperation }[]> {
     const now = this.deps.clock.now();
     const ids = [...new Set(records.flatMap((r) => (r.kind === 'volume' && r.ebsVolumeId ? [r.ebsVolumeId] : [])))];
@@ -117,7 +139,7 @@ export class Reconciler {
 
     const out: { key: string; reason: string; operation: QueuedOperation }[] = [];
     for (const record of records) {
-      const reason = this.whyRequeue(record, now, described, volumes, attachmentsByVolume);
+      const reason = this.whyRequeue(record, now, described, volumes, attachmentsByVolume, lines);
       if (!reason) continue;
       const key = keyOf(record);
       out.push({
@@ -138,6 +160,7 @@ export class Reconciler {
     described: Map<string, ProviderVolume> | undefined,
     volumes: Map<string, VolumeRecord>,
     attachmentsByVolume: Map<string, AttachmentRecord[]>,
+    lines: Map<RateBucket, number>,
   ): string | undefined {
     const status = record.status;
     if (record.claim && record.claim.expiresAt > now) return undefined; // someone is on it
@@ -159,13 +182,25 @@ export class Reconciler {
       }
       const decision = planVolume(record, attachmentsByVolume.get(record.volumeId) ?? []);
       if (decision.type === 'operation' || decision.type === 'remove' || decision.type === 'cascade-dying') {
-        return `work pending (${decision.reason})`;
+        return this.waitingInLine(decision, lines) ? undefined : `work pending (${decision.reason})`;
       }
       return undefined;
     }
     const decision = planAttachment(record, volumes.get(record.volumeId));
-    if (decision.type === 'operation' || decision.type === 'remove') return `work pending (${decision.reason})`;
+    if (decision.type === 'operation' || decision.type === 'remove')
+      return this.waitingInLine(decision, lines) ? undefined : `work pending (${decision.reason})`;
     return undefined;
+  }
+
+  /**
+   * Whether a pending EC2 call is presumably waiting in line for its bucket's tokens: while calls
+   * have taken tokens ahead, a burst is being served in order, each call's message holding its
+   * place, and a nudge would only bring one back behind the line. A message lost in a burst is
+   * nudged once the line is gone.
+   */
+  private waitingInLine(decision: Decision, lines: Map<RateBucket, number>): boolean {
+    const action = decision.type === 'operation' ? ACTION_OF[decision.op] : undefined;
+    return action !== undefined && (lines.get(RATE_BUCKET_OF[action]) ?? 0) > 0;
   }
 
   /** Owned EC2 volumes that no record claims, paging through the provider's listing. */

@@ -116,6 +116,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
   const queuePoller = new QueuePoller({ source: messages, handler: createExecutorHandler({ ...deps, ...(rateBudget ? { rateBudget } : {}) }), clock, log, idleMs: options.pollIdleMs ?? 200 });
   const reconcile = createReconcilerHandler({
     ...deps,
+    ...(rateBudget ? { rateBudget } : {}),
     ...(options.reconcilerOverdueAfterMs !== undefined ? { overdueAfterMs: options.reconcilerOverdueAfterMs } : {}),
   });
 

@@ -4,7 +4,7 @@
  */
 import type { RateBucket, RateBudget } from '../engine/config.js';
 import type { SharedRateBudget, TokensTaken } from '../engine/ports.js';
-import { grantTokens, type SharedBucketLevel } from '../engine/rate-limiter.js';
+import { grantTokens, tokenWaitMs, type SharedBucketLevel } from '../engine/rate-limiter.js';
 
 export class MemoryRateBudget implements SharedRateBudget {
   private readonly levels = new Map<RateBucket, SharedBucketLevel>();
@@ -13,6 +13,10 @@ export class MemoryRateBudget implements SharedRateBudget {
     const grant = grantTokens(this.levels.get(bucket), budget, count, now, maxWaitMs);
     this.levels.set(bucket, grant.level);
     return { usableAt: grant.usableAt, nextAt: grant.nextAt };
+  }
+
+  async waitMs(bucket: RateBucket, budget: RateBudget, now: number): Promise<number> {
+    return tokenWaitMs(this.levels.get(bucket), budget, now);
   }
 
   /** The stored level of `bucket` (undefined: never taken from, a full bucket). */

@@ -78,7 +78,7 @@ describe('rate budget table', () => {
     expect(s.json.Resources[rateTableId()]!.DeletionPolicy).toBe('Delete');
   });
 
-  it('only the executor knows it, and may only read and put one level', () => {
+  it('the executor may read and put one level; the reconciler only read it; nobody else knows it', () => {
     const rateTable = getAtt(rateTableId());
     for (const name of FUNCTION_NAMES) {
       const variables = (s.json.Resources[functionId(name)]!.Properties!.Environment as { Variables: Record<string, unknown> }).Variables;
@@ -86,6 +86,10 @@ describe('rate budget table', () => {
       if (name === 'executor') {
         expect(variables.RATE_BUDGET_TABLE_NAME).toEqual({ Ref: rateTableId() });
         expect(onRateTable.flatMap(actionsOf).sort()).toEqual(['dynamodb:GetItem', 'dynamodb:PutItem']);
+      } else if (name === 'reconciler') {
+        expect(variables.RATE_BUDGET_TABLE_NAME).toEqual({ Ref: rateTableId() });
+        expect(variables.EC2_REFILL_PER_SECOND).toBe('5');
+        expect(onRateTable.flatMap(actionsOf)).toEqual(['dynamodb:GetItem']);
       } else {
         expect(variables.RATE_BUDGET_TABLE_NAME).toBeUndefined();
         expect(onRateTable).toEqual([]);

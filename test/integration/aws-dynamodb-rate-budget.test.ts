@@ -42,6 +42,14 @@ describeWithMoto('DynamoRateBudget against moto', (endpoint) => {
     expect((await shared.take('CreateVolume', 30, budget, T, 0)).usableAt).toHaveLength(30);
   });
 
+  it('reads the line the takers left: none while tokens remain, then the wait of the next token', async () => {
+    const shared = await freshBudget();
+    expect(await shared.waitMs('AttachVolume', budget, T)).toBe(0);
+    await shared.take('AttachVolume', 55, budget, T, 60_000);
+    expect(await shared.waitMs('AttachVolume', budget, T)).toBe(2200);
+    expect(await shared.waitMs('DeleteVolume', budget, T)).toBe(0);
+  });
+
   it('concurrent takers never get more than the bucket holds between them', async () => {
     const shared = await freshBudget(50);
     const grants = await Promise.all(Array.from({ length: 8 }, () => shared.take('DeleteVolume', 10, budget, T, 0)));

@@ -40,6 +40,13 @@ describe('DynamoRateBudget requests', () => {
     expect(puts[1]).toMatchObject({ Item: { tokens: 0, version: 9 }, ExpressionAttributeValues: { ':version': 8 } });
   });
 
+  it('reads the line with one eventually consistent GetItem and writes nothing', async () => {
+    dynamo.on(GetCommand).resolves({ Item: { bucket: 'AttachVolume', tokens: -10, updatedAt: T, version: 3 } });
+    expect(await new DynamoRateBudget({ client: doc, tableName: 'rates' }).waitMs('AttachVolume', budget, T)).toBe(2200);
+    expect(dynamo.commandCalls(GetCommand).map((call) => call.args[0].input)).toEqual([{ TableName: 'rates', Key: { bucket: 'AttachVolume' } }]);
+    expect(dynamo.commandCalls(PutCommand)).toHaveLength(0);
+  });
+
   it('gives up after its attempts when the level keeps changing, and passes other errors on', async () => {
     dynamo.on(GetCommand).resolves({ Item: { bucket: 'DeleteVolume', tokens: 20, updatedAt: T, version: 1 } });
     dynamo.on(PutCommand).rejects(conflict());

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { FakeClock } from '../../lib/memory/clock.js';
-import { grantTokens, TokenBucket } from '../../lib/engine/rate-limiter.js';
+import { grantTokens, tokenWaitMs, TokenBucket } from '../../lib/engine/rate-limiter.js';
 import { MemoryRateBudget } from '../../lib/memory/rate-budget.js';
 
 describe('token bucket', () => {
@@ -66,6 +66,15 @@ describe('shared bucket grants', () => {
     expect(grant.usableAt.slice(49)).toEqual([T, T + 200, T + 400, T + 600, T + 800, T + 1000]);
     expect(grant.nextAt).toBe(T + 1200);
     expect(grant.level.tokens).toBe(-5);
+  });
+
+  it('the line: how long a token taken now would wait, taking none', () => {
+    expect(tokenWaitMs(undefined, budget, T)).toBe(0);
+    const first = grantTokens(undefined, budget, 70, T, 60_000);
+    // 20 past the burst, one every 200 ms: the next token is 4.2 s off, and the refill shortens the line.
+    expect(tokenWaitMs(first.level, budget, T)).toBe(4200);
+    expect(tokenWaitMs(first.level, budget, T + 4000)).toBe(200);
+    expect(tokenWaitMs(first.level, budget, T + 10_000)).toBe(0);
   });
 
   it('tokens reserved ahead are owed by the next take; the refill since the stored level pays them back', () => {

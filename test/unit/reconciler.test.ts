@@ -2,8 +2,9 @@ import { describe, expect, it } from 'vitest';
 import type { VolumeRecord } from '../../lib/domain/records.js';
 import { Executor } from '../../lib/engine/executor.js';
 import { Reconciler } from '../../lib/engine/reconciler.js';
-import { ProviderError } from '../../lib/engine/ports.js';
-import { FakeClock, MemoryEbs, MemoryOperationQueue, MemoryRecordStore, RecordingLog, RecordingMetrics, silentLog } from '../../lib/memory/index.js';
+import { DEFAULT_ENGINE_CONFIG } from '../../lib/engine/config.js';
+import { ProviderError, type SharedRateBudget } from '../../lib/engine/ports.js';
+import { FakeClock, MemoryEbs, MemoryOperationQueue, MemoryRateBudget, MemoryRecordStore, RecordingLog, RecordingMetrics, silentLog } from '../../lib/memory/index.js';
 import { METRICS, OWNERSHIP_TAGS } from '../../lib/settings.js';
 
 const OWNER = 'stack-test';
@@ -65,6 +66,33 @@ describe('Reconciler', () => {
     const record = (await env.store.get({ kind: 'volume', volumeId: 'lost' })) as VolumeRecord;
     expect(record.status.state).toBe('available');
     expect(env.ebs.volumes()).toHaveLength(1);
+  });
+
+  it('leaves pending EC2 calls alone while calls wait in line for their bucket\'s tokens; nudges them once the line is gone', async () => {
+    const env = setup();
+    const budget = new MemoryRateBudget();
+    const config = { ownerTagValue: OWNER };
+    const reconciler = new Reconciler({ store: env.store, queue: env.queue, provider: env.ebs, rateBudget: budget, clock: env.clock, metrics: env.metrics, log: silentLog, config });
+    const at = new Date(env.clock.now()).toISOString();
+    await env.store.create(volume('waiting', at));
+    // A burst took CreateVolume tokens 20 minutes ahead (a call asked for now would wait that long).
+    const { burst, ratePerSecond } = DEFAULT_ENGINE_CONFIG.accountRateBudgets.CreateVolume;
+    await budget.take('CreateVolume', burst + 20 * 60 * ratePerSecond, DEFAULT_ENGINE_CONFIG.accountRateBudgets.CreateVolume, env.clock.now(), 3_600_000);
+    await env.clock.advance(10 * MINUTE);
+    expect((await reconciler.run()).requeued).toEqual([]);
+    await env.clock.advance(11 * MINUTE);
+    expect((await reconciler.run()).requeued).toEqual([{ key: 'volume/waiting', reason: expect.stringContaining('work pending') }]);
+  });
+
+  it('judges pending calls as before when the shared budget cannot be read, and says so', async () => {
+    const env = setup();
+    const log = new RecordingLog();
+    const unreadable: SharedRateBudget = { take: async () => Promise.reject(new Error('down')), waitMs: async () => Promise.reject(new Error('down')) };
+    const reconciler = new Reconciler({ store: env.store, queue: env.queue, provider: env.ebs, rateBudget: unreadable, clock: env.clock, metrics: env.metrics, log, config: { ownerTagValue: OWNER } });
+    await env.store.create(volume('lost', new Date(env.clock.now()).toISOString()));
+    await env.clock.advance(10 * MINUTE);
+    expect((await reconciler.run()).requeued).toEqual([{ key: 'volume/lost', reason: expect.stringContaining('work pending') }]);
+    expect(log.entries).toContainEqual(expect.objectContaining({ level: 'warn', message: expect.stringMatching(/shared rate budget/) }));
   });
 
   it('leaves alone records that were updated recently, are claimed, or are at rest and match EC2', async () => {
