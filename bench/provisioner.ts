@@ -12,8 +12,9 @@ import { newAttachmentRecord } from '../lib/api/service.js';
 import type { AttachmentRecord, RecordKey, VolumeRecord } from '../lib/domain/records.js';
 import { tableKey } from '../lib/domain/records.js';
 import { Executor, Watcher, type Log, type Metrics, type OperationKind, type OperationOutcome } from '../lib/engine/index.js';
+import { Reconciler } from '../lib/engine/reconciler.js';
 import { MemoryRateBudget, MemoryRecordStore } from '../lib/memory/index.js';
-import { EXECUTOR, QUEUE, WATCHER } from '../lib/settings.js';
+import { EXECUTOR, QUEUE, RECONCILER, WATCHER } from '../lib/settings.js';
 import type { DesignContext, MeasuredDesign } from './run.js';
 import { MeteredRateBudget, MeteredRecordStore } from './sim/dynamodb.js';
 import { SimulatedFunction } from './sim/lambda.js';
@@ -76,6 +77,9 @@ export class ProvisionerDesign implements MeasuredDesign {
   readonly stream: StreamSimulator<WatcherChange>;
   readonly watcherFunction: SimulatedFunction;
   readonly executorFunction: SimulatedFunction;
+  readonly reconcilerFunction: SimulatedFunction;
+  private reconcilerPasses = 0;
+  private reconcilerRequeued = 0;
   readonly metrics = new CountingMetrics();
   readonly log = new QuietLog();
   private readonly idleExecutors: Executor[] = [];
@@ -92,6 +96,7 @@ export class ProvisionerDesign implements MeasuredDesign {
     this.rateBudget = new MeteredRateBudget(loop, random.fork(), new MemoryRateBudget(), latencies.dynamodbRequest);
     this.watcherFunction = new SimulatedFunction(loop, 'watcher', WATCHER.memoryMiB, Number.POSITIVE_INFINITY, WATCHER.timeoutSeconds * 1000);
     this.executorFunction = new SimulatedFunction(loop, 'executor', EXECUTOR.memoryMiB, EXECUTOR.maxConcurrency, EXECUTOR.timeoutSeconds * 1000);
+    this.reconcilerFunction = new SimulatedFunction(loop, 'reconciler', RECONCILER.memoryMiB, 1, RECONCILER.timeoutSeconds * 1000);
     this.queue = new SimulatedQueue(
       loop,
       random.fork(),
@@ -136,7 +141,40 @@ export class ProvisionerDesign implements MeasuredDesign {
   }
 
   functions(): SimulatedFunction[] {
-    return [this.watcherFunction, this.executorFunction];
+    return [this.watcherFunction, this.executorFunction, this.reconcilerFunction];
+  }
+
+  /**
+   * Runs the reconciler on its schedule (every RECONCILER.intervalMinutes from the start), as the
+   * deployed EventBridge rule does, until `stopped` says the run is over.
+   */
+  reconcilerReport(): { passes: number; requeued: number } {
+    return { passes: this.reconcilerPasses, requeued: this.reconcilerRequeued };
+  }
+
+  startSchedules(stopped: () => boolean): void {
+    const { loop } = this.context;
+    const reconciler = new Reconciler({
+      store: this.store,
+      queue: this.queue,
+      provider: this.context.ec2,
+      ...(this.context.sharedRateBudget ? { rateBudget: this.rateBudget } : {}),
+      clock: loop.clock,
+      metrics: this.metrics,
+      log: this.log,
+    });
+    const tick = () => {
+      if (stopped()) return;
+      if (this.reconcilerFunction.hasCapacity()) {
+        void this.reconcilerFunction.invoke(async () => {
+          const report = await reconciler.run();
+          this.reconcilerPasses++;
+          this.reconcilerRequeued += report.requeued.length;
+        });
+      }
+      loop.after(RECONCILER.intervalMinutes * 60_000, tick);
+    };
+    loop.after(RECONCILER.intervalMinutes * 60_000, tick);
   }
 
   sqsRequests(): number {

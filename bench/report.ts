@@ -64,6 +64,8 @@ export interface DesignResult {
   costPer1000Lifecycles: number;
   /** Operations the engine reported as failed by throttling (0 for the naive design: it has no such notion). */
   operationsFailedByThrottling: number;
+  /** The reconciler's scheduled passes and the records they re-enqueued (absent for the naive design). */
+  reconciler?: { passes: number; requeued: number };
   timeline: TimelineSample[];
   virtualEvents: number;
   wallMs: number;
@@ -104,6 +106,7 @@ export function formatTable(results: DesignResult[]): string {
     ['makespan / bound', (r) => `${r.makespanToBound.toFixed(2)}×`],
     ['overhead p50 (request→attached − EBS time)', (r) => seconds(r.overheadP50Ms)],
     ['overhead p99', (r) => seconds(r.overheadP99Ms)],
+    ['reconciler passes / records re-enqueued', (r) => (r.reconciler ? `${r.reconciler.passes} / ${r.reconciler.requeued}` : '—')],
     ['Lambda invocations', (r) => String(r.lambdaInvocations)],
     ['Lambda GB-seconds', (r) => r.lambdaGbSeconds.toFixed(1)],
     ['SQS requests', (r) => String(r.sqsRequests)],

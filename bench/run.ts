@@ -39,6 +39,10 @@ export interface MeasuredDesign extends DesignUnderTest {
   dynamodbReadUnits(): number;
   /** Lifecycles that ended in an error caused by throttling. */
   operationsFailedByThrottling(): number;
+  /** Starts what runs on a schedule (the provisioner's reconciler) until `stopped` says the run is over. */
+  startSchedules?(stopped: () => boolean): void;
+  /** The reconciler's passes so far and the records they re-enqueued. */
+  reconcilerReport?(): { passes: number; requeued: number };
 }
 
 export interface DesignContext {
@@ -110,12 +114,15 @@ export async function runDesign(options: RunOptions): Promise<DesignResult> {
     loop.after(sampleEveryMs, tick);
   };
 
+  let finished = false;
   driver.start();
+  design.startSchedules?.(() => finished);
   tick();
   const maxVirtualMs = options.maxVirtualMs ?? 48 * 3600_000;
   await loop.run({ done: () => driver.done(), untilMs: driver.startedAt + maxVirtualMs });
   await sample();
   sampling = false;
+  finished = true;
   const settleUntil = loop.now() + SETTLE_MS;
   loop.at(settleUntil, () => undefined);
   await loop.run({ untilMs: settleUntil });
@@ -177,6 +184,7 @@ export async function runDesign(options: RunOptions): Promise<DesignResult> {
     // Per lifecycle that finished: what a design spends on lifecycles it gave up on is part of the price.
     costPer1000Lifecycles: converged > 0 ? (cost.total / converged) * 1000 : Number.POSITIVE_INFINITY,
     operationsFailedByThrottling: design.operationsFailedByThrottling(),
+    ...(design.reconcilerReport ? { reconciler: design.reconcilerReport() } : {}),
     timeline,
     virtualEvents: loop.eventsFired,
     wallMs: performance.now() - wallStarted,

@@ -113,7 +113,8 @@ function queryUnits(items: number): number {
 
 /**
  * The shared rate budget as a table item in the simulation: a take is a strongly consistent
- * GetItem and a conditional PutItem (one read and one write unit, two round trips). The grant is
+ * GetItem and a conditional PutItem (one read and one write unit, two round trips); reading the
+ * line (`waitMs`) an eventually consistent GetItem. The grant is
  * made between the two at once, so the version conflicts of environments taking at the same
  * moment (a retry each) are not modelled.
  */
@@ -135,5 +136,12 @@ export class MeteredRateBudget implements SharedRateBudget {
     this.writeUnits += 1;
     await this.loop.clock.sleep(this.latency.sample(this.random));
     return grant;
+  }
+
+  /** An eventually consistent GetItem: half a read unit, one round trip. */
+  async waitMs(bucket: RateBucket, budget: RateBudget, now: number): Promise<number> {
+    this.readUnits += 0.5;
+    await this.loop.clock.sleep(this.latency.sample(this.random));
+    return this.inner.waitMs(bucket, budget, now);
   }
 }

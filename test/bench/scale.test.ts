@@ -76,6 +76,17 @@ describe('scale simulation (N = 200)', () => {
     expect(shared.makespanMs).toBeLessThanOrEqual(fifths.makespanMs);
   }, 120_000);
 
+  it('runs the reconciler on its schedule, which leaves calls waiting in line for tokens alone', async () => {
+    // A burst of 1000 keeps calls waiting for the mutating bucket for ~400 s: the pass at 300 s finds hundreds pending.
+    const result = await runDesign({ design: 'provisioner', workload: burst(1000), seed: 1 });
+    console.log('burst of 1000: reconciler', result.reconciler, `makespan / bound ${result.makespanToBound.toFixed(3)}`);
+    expect(result.functions.find((fn) => fn.name === 'reconciler')?.invocations).toBe(1);
+    expect(result.reconciler).toEqual({ passes: 1, requeued: expect.any(Number) });
+    expect(result.reconciler!.requeued).toBeLessThan(20);
+    expect(result.converged).toBe(1000);
+    expect(result.requestLimitExceeded).toBe(0);
+  }, 120_000);
+
   it('drives the naive design through the same simulated AWS, waiter polls and all', async () => {
     const result = await runDesign({ design: 'naive', workload: burst(200), seed: 1 });
     console.log(formatTable([result]));
