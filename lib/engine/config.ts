@@ -109,8 +109,9 @@ export interface EngineConfig {
    * How far ahead an operation may take its token from the shared budget (ms). One that would
    * wait longer than `rateWaitMaxMs` for it is deferred with the token taken (`tokenAt` on its
    * message), so operations are served in the order they asked and none is overtaken again and
-   * again by newer ones; beyond this horizon it is deferred without a token, as with no shared
-   * budget. 0: never take ahead of `rateWaitMaxMs`.
+   * again by newer ones; beyond this horizon it is deferred without a token, comes back when the
+   * refill would have it and takes one then, behind whoever asked meanwhile. 0: never take ahead
+   * of `rateWaitMaxMs`.
    */
   tokenReservationHorizonMs: number;
   /**
@@ -199,8 +200,10 @@ export const DEFAULT_ENGINE_CONFIG: EngineConfig = {
     ModifyVolume: { burst: 10, ratePerSecond: 1 },
   },
   rateWaitMaxMs: 10_000,
-  // One message's longest delay: a deferred operation comes back to its token in one hop.
-  tokenReservationHorizonMs: QUEUE.maxDelaySeconds * SECOND,
+  // A burst's whole line at EC2's standard pace (18 000 calls an hour per bucket), so calls are
+  // served in order; a message waits at most QUEUE.maxDelaySeconds, so a token an hour off takes
+  // four hops to reach.
+  tokenReservationHorizonMs: HOUR,
   concurrentEnvironments: EXECUTOR.maxConcurrency,
   throttleRateFactor: 0.5,
   // The APIs' page maxima (MaxResults): DescribeVolumes 500, DescribeInstances 1000.
