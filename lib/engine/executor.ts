@@ -319,8 +319,8 @@ export class Executor {
     followUps: { item: Item; operation: QueuedOperation }[],
     maxTokenWaitMs: number,
     afterChecks?: (checked: Item[]) => Promise<void>,
-    /** False: a call that gets no token within `maxTokenWaitMs` is left to another message, neither deferred nor taken ahead. */
-    deferUngranted = true,
+    /** False: calls take only tokens usable within `maxTokenWaitMs`; one without is left to another message. */
+    takeAhead = true,
   ) {
     const toClaim: Item[] = [];
     const onWrite: Item[] = [];
@@ -350,8 +350,8 @@ export class Executor {
     }
     // Operations deferred for want of a token go back now, not after this invocation's waits for tokens.
     const deferrals: { item: Item; operation: QueuedOperation }[] = [];
-    for (const item of await this.reserveTokens(needTokens, now, maxTokenWaitMs, deferrals, deferUngranted)) (item.claimOnWrite ? onWrite : toClaim).push(item);
-    if (deferUngranted) await this.sendFollowUps(deferrals);
+    for (const item of await this.reserveTokens(needTokens, now, maxTokenWaitMs, deferrals, takeAhead)) (item.claimOnWrite ? onWrite : toClaim).push(item);
+    await this.sendFollowUps(deferrals);
 
     await Promise.all(toClaim.map((item) => this.claim(item, owner, now, followUps)));
     const claimed = [...toClaim.filter((item) => item.claimed), ...onWrite, ...observers];
@@ -507,7 +507,10 @@ export class Executor {
           part.forEach((item, index) => {
             const action = ACTION_OF[opOf(item)]!;
             const atMs = shared.usableAt[index];
-            if (part === nowOnly && atMs === undefined) return;
+            if (part === nowOnly && atMs === undefined) {
+              this.deps.metrics.operation({ operation: opOf(item), outcome: 'skipped' });
+              return;
+            }
             if (atMs === undefined) {
               // Beyond the horizon: back when the bucket's refill would have its token, to take one then.
               this.deferUntil(item, opOf(item), action, now, shared.nextAt + ((index - shared.usableAt.length) * 1000) / ratePerSecond, followUps);
