@@ -49,9 +49,12 @@ describeWithMoto('SqsOperationQueue against moto', (endpoint) => {
     });
   });
 
-  it('sends more than one batch; bodies parse back into the same operation messages', async () => {
+  it('sends more than one batch; bodies parse back into the same operation messages, tokens taken ahead included', async () => {
     const operations: QueuedOperation[] = Array.from({ length: 15 }, (_, i) => ({
-      message: { op: 'check-volume', key: { kind: 'volume', volumeId: `v${i}` }, dueAt: 1_000 + i, reason: 'progress check' },
+      message:
+        i % 2 === 0
+          ? { op: 'check-volume', key: { kind: 'volume', volumeId: `v${i}` }, dueAt: 1_000 + i, reason: 'progress check' }
+          : { op: 'create-volume', key: { kind: 'volume', volumeId: `v${i}` }, dueAt: 1_000 + i, tokenAt: 2_000 + i, reason: 'waiting for the CreateVolume rate budget' },
       delaySeconds: 0,
     }));
     await queue.send(operations);
