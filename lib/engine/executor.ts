@@ -461,68 +461,92 @@ export class Executor {
     followUps: { item: Item; operation: QueuedOperation }[],
     takeAhead: boolean,
   ): Promise<Item[]> {
-    const opOf = (item: Item) => (item.decision as { op: OperationKind }).op;
     const byBucket = new Map<RateBucket, Item[]>();
     for (const item of items) {
-      const bucket = RATE_BUCKET_OF[ACTION_OF[opOf(item)]!];
+      const bucket = RATE_BUCKET_OF[ACTION_OF[decidedOp(item)]!];
       const group = byBucket.get(bucket);
       if (group) group.push(item);
       else byBucket.set(bucket, [item]);
     }
     const granted = new Set<Item>();
-    const grant = (item: Item, atMs: number) => {
-      const action = ACTION_OF[opOf(item)]!;
-      item.token = { action, atMs, used: false, throttles: this.buckets[action].throttleCount, shared: true };
-      granted.add(item);
-    };
     await Promise.all(
       [...byBucket].map(async ([bucket, group]) => {
-        // Back for a token taken earlier: spend it (or, still too far off, wait for it again).
-        const fresh: Item[] = [];
-        for (const item of group) {
-          const tokenAt = item.tokenAt;
-          if (tokenAt === undefined || ACTION_OF[item.hint] === undefined || RATE_BUCKET_OF[ACTION_OF[item.hint]!] !== bucket) fresh.push(item);
-          else if (tokenAt - now <= maxWaitMs) grant(item, Math.max(now, tokenAt));
-          else this.deferUntil(item, opOf(item), ACTION_OF[opOf(item)]!, now, tokenAt, followUps, tokenAt);
-        }
+        const fresh = this.spendTokensTaken(bucket, group, now, maxWaitMs, followUps, granted);
         // Only an operation's own message takes its token ahead. A check that plans a call (the
-        // reconciler's nudge of work that is only waiting its turn, say) takes what is usable now:
-        // the operation's own message may already hold a token taken ahead.
+        // reconciler's nudge of work that is only waiting its turn, say) takes what is usable now,
+        // and without it is dropped rather than deferred: the operation's own message may already
+        // hold a token taken ahead, which the nudge would only come back to take. If that message
+        // was lost after all, the next nudge comes when the line has gone.
         const ahead = takeAhead ? fresh.filter((item) => ACTION_OF[item.hint] !== undefined) : [];
         const nowOnly = fresh.filter((item) => !ahead.includes(item));
-        const horizonMs = Math.max(maxWaitMs, this.config.tokenReservationHorizonMs);
-        for (const [part, partHorizonMs] of [[nowOnly, maxWaitMs], [ahead, horizonMs]] as const) {
-          if (part.length === 0) continue;
-          // A nudge that finds no token usable now is dropped rather than deferred: while calls wait
-          // in line it would only come back to take a token from one of them. If its operation's
-          // message was lost after all, the next nudge comes when the line has gone.
-          const sink = part === nowOnly ? [] : followUps;
-          const shared = await this.takeShared(bucket, part.length, now, partHorizonMs);
-          if (!shared) {
-            const deferred = new Map<MutatingAction, number>();
-            for (const item of part) if (this.reserveToken(item, opOf(item), now, maxWaitMs, deferred, sink)) granted.add(item);
-            continue;
-          }
-          const { ratePerSecond } = this.config.accountRateBudgets[bucket];
-          part.forEach((item, index) => {
-            const action = ACTION_OF[opOf(item)]!;
-            const atMs = shared.usableAt[index];
-            if (part === nowOnly && atMs === undefined) {
-              this.deps.metrics.operation({ operation: opOf(item), outcome: 'skipped' });
-              return;
-            }
-            if (atMs === undefined) {
-              // Beyond the horizon: back when the bucket's refill would have its token, to take one then.
-              this.deferUntil(item, opOf(item), action, now, shared.nextAt + ((index - shared.usableAt.length) * 1000) / ratePerSecond, followUps);
-            } else if (atMs - now > maxWaitMs) {
-              // Taken, but further off than this invocation waits: the message carries it.
-              this.deferUntil(item, opOf(item), action, now, atMs, followUps, atMs);
-            } else grant(item, atMs);
-          });
-        }
+        await this.takeTokens(bucket, nowOnly, now, maxWaitMs, maxWaitMs, undefined, granted);
+        await this.takeTokens(bucket, ahead, now, maxWaitMs, Math.max(maxWaitMs, this.config.tokenReservationHorizonMs), followUps, granted);
       }),
     );
     return items.filter((item) => granted.has(item));
+  }
+
+  /**
+   * Items whose message carries a token of `bucket` taken for them earlier spend it, or, still
+   * too far off, wait for it again; returns the others.
+   */
+  private spendTokensTaken(
+    bucket: RateBucket,
+    items: Item[],
+    now: number,
+    maxWaitMs: number,
+    followUps: { item: Item; operation: QueuedOperation }[],
+    granted: Set<Item>,
+  ): Item[] {
+    const fresh: Item[] = [];
+    for (const item of items) {
+      const tokenAt = item.tokenAt;
+      const heldAction = ACTION_OF[item.hint];
+      if (tokenAt === undefined || heldAction === undefined || RATE_BUCKET_OF[heldAction] !== bucket) fresh.push(item);
+      else if (tokenAt - now <= maxWaitMs) this.grantShared(item, Math.max(now, tokenAt), granted);
+      else this.deferUntil(item, decidedOp(item), ACTION_OF[decidedOp(item)]!, now, tokenAt, followUps, tokenAt);
+    }
+    return fresh;
+  }
+
+  /**
+   * Takes tokens of `bucket` for `items`, in order: from the shared budget up to `horizonMs`
+   * ahead, else (or when it cannot be reached) from this environment's share. Those granted
+   * within `maxWaitMs` go into `granted`; the others are deferred through `followUps` (a token
+   * taken ahead travels with the message), or without `followUps` are dropped.
+   */
+  private async takeTokens(
+    bucket: RateBucket,
+    items: Item[],
+    now: number,
+    maxWaitMs: number,
+    horizonMs: number,
+    followUps: { item: Item; operation: QueuedOperation }[] | undefined,
+    granted: Set<Item>,
+  ): Promise<void> {
+    if (items.length === 0) return;
+    const shared = await this.takeShared(bucket, items.length, now, horizonMs);
+    if (!shared) {
+      const deferred = new Map<MutatingAction, number>();
+      for (const item of items) if (this.reserveToken(item, decidedOp(item), now, maxWaitMs, deferred, followUps ?? [])) granted.add(item);
+      return;
+    }
+    const { ratePerSecond } = this.config.accountRateBudgets[bucket];
+    items.forEach((item, index) => {
+      const op = decidedOp(item);
+      const atMs = shared.usableAt[index];
+      if (atMs !== undefined && atMs - now <= maxWaitMs) this.grantShared(item, atMs, granted);
+      else if (!followUps) this.deps.metrics.operation({ operation: op, outcome: 'skipped' });
+      else if (atMs !== undefined) this.deferUntil(item, op, ACTION_OF[op]!, now, atMs, followUps, atMs);
+      // Beyond the horizon: back when the bucket's refill would have its token, to take one then.
+      else this.deferUntil(item, op, ACTION_OF[op]!, now, shared.nextAt + ((index - shared.usableAt.length) * 1000) / ratePerSecond, followUps);
+    });
+  }
+
+  private grantShared(item: Item, atMs: number, granted: Set<Item>) {
+    const action = ACTION_OF[decidedOp(item)]!;
+    item.token = { action, atMs, used: false, throttles: this.buckets[action].throttleCount, shared: true };
+    granted.add(item);
   }
 
   /**
@@ -1527,6 +1551,11 @@ function observedOf(volume: ProviderVolume): NonNullable<VolumeRecord['observed'
 }
 
 /** Operations whose first write is the pre-call status write, so it can take the claim too. */
+/** The operation an item's decision calls for (items that reach token taking all decided one). */
+function decidedOp(item: Item): OperationKind {
+  return (item.decision as { op: OperationKind }).op;
+}
+
 function claimsWithPreWrite(record: ProvisionerRecord, op: OperationKind): boolean {
   return op === 'attach' || (op === 'create-volume' && record.status.state === 'pending');
 }
