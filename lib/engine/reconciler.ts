@@ -9,6 +9,7 @@ import { METRICS, OWNERSHIP_TAGS } from '../settings.js';
 import { ACTION_OF, RATE_BUCKET_OF, resolveEngineConfig, type EngineConfig, type RateBucket } from './config.js';
 import { planAttachment, planVolume, type Decision } from './planner.js';
 import type { ExecutorDeps } from './executor.js';
+import { errorMessage } from './errors.js';
 import { ProviderError, type ProviderVolume, type QueuedOperation } from './ports.js';
 
 /** What the executor talks to (less its invocation-specific knobs), plus the scan's own settings. */
@@ -46,7 +47,7 @@ export class Reconciler {
 
   async run(): Promise<ReconcileReport> {
     const report: ReconcileReport = { scanned: 0, invalid: 0, requeued: [], leaked: [] };
-    const lines = await this.linesForTokens();
+    const inLine = await this.bucketsInLine();
     const volumesByRecord = new Map<string, VolumeRecord>();
     // Across pages: a volume's attachments sort before it (`ATTACHMENT#…` < `VOLUME`), so they may
     // sit at the end of the previous page.
@@ -67,7 +68,7 @@ export class Reconciler {
         else attachmentsByVolume.set(record.volumeId, [...(attachmentsByVolume.get(record.volumeId) ?? []), record]);
       }
       await this.readVolumesOfAttachments(records, volumesByRecord);
-      const requeue = await this.pageRequeues(records, volumesByRecord, attachmentsByVolume, lines);
+      const requeue = await this.pageRequeues(records, volumesByRecord, attachmentsByVolume, inLine);
       if (requeue.length > 0) {
         await this.deps.queue.send(requeue.map(({ operation }) => operation));
         report.requeued.push(...requeue.map(({ key, reason }) => ({ key, reason })));
@@ -97,23 +98,23 @@ export class Reconciler {
   }
 
   /**
-   * How long a call asked for now would wait for its token, per EC2 bucket of the shared budget:
-   * calls deferred in a burst wait that long without a write, and are not lost. Empty without a
-   * shared budget or when it cannot be read (every pending call is then judged as before).
+   * The EC2 buckets of the shared budget where a call asked for now would wait for its token:
+   * calls deferred in a burst wait in that line without a write, and are not lost. Empty without
+   * a shared budget or when it cannot be read (every pending call is then judged as before).
    */
-  private async linesForTokens(): Promise<Map<RateBucket, number>> {
-    const lines = new Map<RateBucket, number>();
+  private async bucketsInLine(): Promise<Set<RateBucket>> {
+    const inLine = new Set<RateBucket>();
     const budget = this.deps.rateBudget;
-    if (!budget) return lines;
+    if (!budget) return inLine;
     const now = this.deps.clock.now();
     try {
       for (const bucket of Object.keys(this.config.accountRateBudgets) as RateBucket[])
-        lines.set(bucket, await budget.waitMs(bucket, this.config.accountRateBudgets[bucket], now));
+        if ((await budget.waitMs(bucket, this.config.accountRateBudgets[bucket], now)) > 0) inLine.add(bucket);
     } catch (error) {
-      this.deps.log.warn('could not read the shared rate budget; judging pending calls without it', { error: error instanceof Error ? error.message : String(error) });
-      lines.clear();
+      this.deps.log.warn('could not read the shared rate budget; judging pending calls without it', { error: errorMessage(error) });
+      inLine.clear();
     }
-    return lines;
+    return inLine;
   }
 
   /** The records of one page that need a nudge, with one DescribeVolumes for all of them. */
@@ -121,7 +122,7 @@ export class Reconciler {
     records: ProvisionerRecord[],
     volumes: Map<string, VolumeRecord>,
     attachmentsByVolume: Map<string, AttachmentRecord[]>,
-    lines: Map<RateBucket, number>,
+    inLine: ReadonlySet<RateBucket>,
   ): Promise<{ key: string; reason: string; operation: QueuedOperation }[]> {
     const now = this.deps.clock.now();
     const ids = [...new Set(records.flatMap((r) => (r.kind === 'volume' && r.ebsVolumeId ? [r.ebsVolumeId] : [])))];
@@ -139,7 +140,7 @@ export class Reconciler {
 
     const out: { key: string; reason: string; operation: QueuedOperation }[] = [];
     for (const record of records) {
-      const reason = this.whyRequeue(record, now, described, volumes, attachmentsByVolume, lines);
+      const reason = this.whyRequeue(record, now, described, volumes, attachmentsByVolume, inLine);
       if (!reason) continue;
       const key = keyOf(record);
       out.push({
@@ -160,7 +161,7 @@ export class Reconciler {
     described: Map<string, ProviderVolume> | undefined,
     volumes: Map<string, VolumeRecord>,
     attachmentsByVolume: Map<string, AttachmentRecord[]>,
-    lines: Map<RateBucket, number>,
+    inLine: ReadonlySet<RateBucket>,
   ): string | undefined {
     const status = record.status;
     if (record.claim && record.claim.expiresAt > now) return undefined; // someone is on it
@@ -182,13 +183,13 @@ export class Reconciler {
       }
       const decision = planVolume(record, attachmentsByVolume.get(record.volumeId) ?? []);
       if (decision.type === 'operation' || decision.type === 'remove' || decision.type === 'cascade-dying') {
-        return this.waitingInLine(decision, lines) ? undefined : `work pending (${decision.reason})`;
+        return this.waitingInLine(decision, inLine) ? undefined : `work pending (${decision.reason})`;
       }
       return undefined;
     }
     const decision = planAttachment(record, volumes.get(record.volumeId));
     if (decision.type === 'operation' || decision.type === 'remove')
-      return this.waitingInLine(decision, lines) ? undefined : `work pending (${decision.reason})`;
+      return this.waitingInLine(decision, inLine) ? undefined : `work pending (${decision.reason})`;
     return undefined;
   }
 
@@ -198,9 +199,9 @@ export class Reconciler {
    * place, and a nudge would only bring one back behind the line. A message lost in a burst is
    * nudged once the line is gone.
    */
-  private waitingInLine(decision: Decision, lines: Map<RateBucket, number>): boolean {
+  private waitingInLine(decision: Decision, inLine: ReadonlySet<RateBucket>): boolean {
     const action = decision.type === 'operation' ? ACTION_OF[decision.op] : undefined;
-    return action !== undefined && (lines.get(RATE_BUCKET_OF[action]) ?? 0) > 0;
+    return action !== undefined && inLine.has(RATE_BUCKET_OF[action]);
   }
 
   /** Owned EC2 volumes that no record claims, paging through the provider's listing. */
