@@ -9,7 +9,7 @@ import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { RateBucket, RateBudget } from '../engine/config.js';
 import type { SharedRateBudget, TokensTaken } from '../engine/ports.js';
-import { grantTokens, tokenWaitMs } from '../engine/rate-limiter.js';
+import { grantTokens, tokenWaitMs, type SharedBucketLevel } from '../engine/rate-limiter.js';
 import { RATE_BUDGET_TABLE } from '../settings.js';
 
 const KEY = RATE_BUDGET_TABLE.partitionKey;
@@ -62,7 +62,7 @@ export class DynamoRateBudget implements SharedRateBudget {
       if (attempt > 1) await this.sleep(this.random() * this.baseDelayMs * 2 ** (attempt - 2));
       const read = await client.send(new GetCommand({ TableName: tableName, Key: { [KEY]: bucket }, ConsistentRead: true }));
       const stored = read.Item as LevelItem | undefined;
-      const grant = grantTokens(stored && { tokens: stored.tokens, updatedAt: stored.updatedAt }, budget, count, now, maxWaitMs);
+      const grant = grantTokens(levelOf(stored), budget, count, now, maxWaitMs);
       const item: LevelItem = { [KEY]: bucket, ...grant.level, version: (stored?.version ?? 0) + 1 };
       try {
         await client.send(
@@ -85,6 +85,11 @@ export class DynamoRateBudget implements SharedRateBudget {
   async waitMs(bucket: RateBucket, budget: RateBudget, now: number): Promise<number> {
     const read = await this.options.client.send(new GetCommand({ TableName: this.options.tableName, Key: { [KEY]: bucket } }));
     const stored = read.Item as LevelItem | undefined;
-    return tokenWaitMs(stored && { tokens: stored.tokens, updatedAt: stored.updatedAt }, budget, now);
+    return tokenWaitMs(levelOf(stored), budget, now);
   }
+}
+
+/** The bucket's level as stored, without the item's key and version; undefined: never taken from. */
+function levelOf(item: LevelItem | undefined): SharedBucketLevel | undefined {
+  return item && { tokens: item.tokens, updatedAt: item.updatedAt };
 }
