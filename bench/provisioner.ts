@@ -144,14 +144,14 @@ export class ProvisionerDesign implements MeasuredDesign {
     return [this.watcherFunction, this.executorFunction, this.reconcilerFunction];
   }
 
-  /**
-   * Runs the reconciler on its schedule (every RECONCILER.intervalMinutes from the start), as the
-   * deployed EventBridge rule does, until `stopped` says the run is over.
-   */
   reconcilerReport(): { passes: number; requeued: number } {
     return { passes: this.reconcilerPasses, requeued: this.reconcilerRequeued };
   }
 
+  /**
+   * Runs the reconciler on its schedule (every RECONCILER.intervalMinutes from the start), as the
+   * deployed EventBridge rule does, until `stopped` says the run is over.
+   */
   startSchedules(stopped: () => boolean): void {
     const { loop } = this.context;
     const reconciler = new Reconciler({
