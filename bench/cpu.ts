@@ -9,7 +9,8 @@
  * memory but costs the same GB-seconds at any size up to 1769 MiB (`lambdaCpuCost`).
  */
 import type { SQSRecord } from 'aws-lambda';
-import { keyOf, type AttachmentRecord, type VolumeRecord } from '../lib/domain/records.js';
+import { newAttachmentRecord } from '../lib/api/service.js';
+import { keyOf, type VolumeRecord } from '../lib/domain/records.js';
 import { createExecutorHandler, createWatcherHandler } from '../lib/functions/handlers.js';
 import { LOCAL_AVAILABILITY_ZONE, createMotoBackend } from '../lib/local/moto-backend.js';
 import { SystemClock } from '../lib/memory/clock.js';
@@ -93,27 +94,17 @@ export async function measureFunctionCpu(options: { lifecycles: number; endpoint
 
     const instanceIds = await backend.launchInstances(Math.max(1, Math.ceil(options.lifecycles / 20)));
     const now = new Date().toISOString();
-    const pending = { state: 'pending', attempts: 0, updatedAt: now } as const;
     const volumes: VolumeRecord[] = Array.from({ length: options.lifecycles }, (_, i) => ({
       kind: 'volume',
       volumeId: `v-cpu-${String(i).padStart(5, '0')}`,
       spec: { sizeGiB: 8, volumeType: 'gp3', availabilityZone: LOCAL_AVAILABILITY_ZONE },
       life: 'alive',
       generation: 1,
-      status: pending,
+      status: { state: 'pending', attempts: 0, updatedAt: now },
       version: 1,
       createdAt: now,
     }));
-    const attachments: AttachmentRecord[] = volumes.map((volume, i) => ({
-      kind: 'attachment',
-      volumeId: volume.volumeId,
-      instanceId: instanceIds[i % instanceIds.length]!,
-      life: 'alive',
-      generation: 1,
-      status: pending,
-      version: 1,
-      createdAt: now,
-    }));
+    const attachments = volumes.map((volume, i) => newAttachmentRecord(volume, instanceIds[i % instanceIds.length]!, now));
     // The client's writes (what POST /volumes with attachTo writes): not the functions' work.
     for (const [i, volume] of volumes.entries()) {
       await backend.adapters.store.create(volume);
