@@ -26,7 +26,14 @@ export default tseslint.config(
     languageOptions: { globals: { process: 'readonly', console: 'readonly', URL: 'readonly' } },
   },
   {
-    files: ['lib/engine/**/*.ts', 'lib/domain/**/*.ts'],
+    files: ['lib/engine/**/*.ts', 'lib/domain/**/*.ts', 'lib/api/**/*.ts', 'bench/**/*.ts'],
     rules: { 'no-restricted-imports': ['error', awsSdkImports] },
+  },
+  {
+    // The handler cores wire Powertools around the engine, but reach AWS only through lib/aws.
+    files: ['lib/functions/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [{ group: ['@aws-sdk/*', '@smithy/*', 'aws-sdk'], message: 'Put AWS SDK code in lib/aws behind a port.' }] }],
+    },
   },
 );

@@ -84,3 +84,8 @@ export function keyFromItem(item: TableItem): RecordKey | undefined {
 export function fromStreamImage(image: Record<string, unknown>): unknown {
   return fromItem(unmarshall(image as Record<string, AttributeValue>));
 }
+
+/** The record key in a DynamoDB Stream record's `Keys` (attribute-value form); undefined when they name no record of ours. */
+export function keyFromStreamKeys(keys: Record<string, unknown>): RecordKey | undefined {
+  return keyFromItem(unmarshall(keys as Record<string, AttributeValue>));
+}

@@ -4,10 +4,8 @@
  * middleware; the local runtime calls the very same functions with its own backends.
  */
 import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent, SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { fromStreamImage, keyFromItem } from '../aws/record-item.js';
+import { fromStreamImage, keyFromStreamKeys } from '../aws/record-item.js';
 import { parseOperationMessage } from '../aws/sqs-queue.js';
-import { unmarshall } from '@aws-sdk/util-dynamodb';
-import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { Executor, type ExecutorBatchItem, type ExecutorDeps } from '../engine/executor.js';
 import { Reconciler, type ReconcileReport, type ReconcilerDeps } from '../engine/reconciler.js';
 import { Watcher, type RecordChange } from '../engine/watcher.js';
@@ -27,7 +25,7 @@ export type QueueHandler = (event: SQSEvent, context?: InvocationContext) => Pro
 /** A stream record as the watcher reads it; undefined when its keys name no record of ours. */
 export function toRecordChange(record: DynamoDBRecord): RecordChange | undefined {
   const keys = record.dynamodb?.Keys;
-  const key = keys ? keyFromItem(unmarshall(keys as Record<string, AttributeValue>)) : undefined;
+  const key = keys ? keyFromStreamKeys(keys) : undefined;
   const id = record.dynamodb?.SequenceNumber;
   if (!key || !id || !record.eventName) return undefined;
   const change: RecordChange = { id, eventName: record.eventName, key };
