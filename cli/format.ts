@@ -22,6 +22,15 @@ export function describeStatus(status: VolumeView['status'] | AttachmentView['st
   return details.length > 0 ? `${status.state} (${details.join(', ')})` : status.state;
 }
 
+/**
+ * The state, and how long the record's next EC2 call waits in line for the account's request
+ * tokens when it does: `pending, ~42 s in line for CreateVolume`.
+ */
+export function describeState(record: VolumeView | AttachmentView): string {
+  const state = describeStatus(record.status);
+  return record.rateWait ? `${state}, ~${record.rateWait.seconds} s in line for ${record.rateWait.action}` : state;
+}
+
 function sizeOf(volume: VolumeView): string {
   const { spec } = volume;
   const extras = [spec.iops !== undefined ? `${spec.iops} IOPS` : '', spec.throughput !== undefined ? `${spec.throughput} MiB/s` : '']
@@ -44,14 +53,14 @@ export function volumesTable(volumes: VolumeView[]): string {
 export function attachmentsTable(attachments: AttachmentView[]): string {
   return table(
     ['VOLUME', 'INSTANCE', 'STATE', 'LIFE', 'DEVICE'],
-    attachments.map((a) => [a.volumeId, a.instanceId, describeStatus(a.status), a.life, a.device ?? a.requestedDevice]),
+    attachments.map((a) => [a.volumeId, a.instanceId, describeState(a), a.life, a.device ?? a.requestedDevice]),
   );
 }
 
 export function volumeDetails(volume: VolumeDetails): string {
   const rows: Array<[string, string | number | undefined]> = [
     ['Volume', volume.volumeId],
-    ['State', describeStatus(volume.status)],
+    ['State', describeState(volume)],
     ['Message', volume.status.message],
     ['Life', volume.life],
     ['Size', sizeOf(volume)],
@@ -69,7 +78,7 @@ export function volumeDetails(volume: VolumeDetails): string {
 
 export function attachmentLine(attachment: AttachmentView): string {
   const device = attachment.device ?? attachment.requestedDevice;
-  return `${attachment.volumeId} → ${attachment.instanceId}: ${describeStatus(attachment.status)}, ${attachment.life}${device ? `, ${device}` : ''}`;
+  return `${attachment.volumeId} → ${attachment.instanceId}: ${describeState(attachment)}, ${attachment.life}${device ? `, ${device}` : ''}`;
 }
 
 /** An error as the person at the terminal should read it, field messages included. */

@@ -8,7 +8,7 @@ import { ATTACHMENT_STATES, VOLUME_STATES } from '../lib/domain/records.js';
 import type { Clock } from '../lib/engine/ports.js';
 import type { AttachmentView, VolumeDetails } from '../lib/api/schemas.js';
 import { ApiError, type ApiClient } from './client.js';
-import { describeStatus } from './format.js';
+import { describeState } from './format.js';
 
 export interface WaitTarget {
   volumeId: string;
@@ -72,7 +72,7 @@ async function observe(client: ApiClient, target: WaitTarget): Promise<Observati
     const atRest = volume.status.state === 'available' || volume.status.state === 'in-use';
     return {
       state: volume.status.state,
-      text: `${subject(target)}: ${describeStatus(volume.status)}${applying ? ', change pending' : ''}`,
+      text: `${subject(target)}: ${describeState(volume)}${applying ? ', change pending' : ''}`,
       settled: !(applying && atRest),
       ...(volume.status.message !== undefined ? { message: volume.status.message } : {}),
       volume,
@@ -82,7 +82,7 @@ async function observe(client: ApiClient, target: WaitTarget): Promise<Observati
   if (!attachment) return { state: 'detached', text: `${subject(target)}: detached (record removed)`, settled: true, volume };
   return {
     state: attachment.status.state,
-    text: `${subject(target)}: ${describeStatus(attachment.status)}`,
+    text: `${subject(target)}: ${describeState(attachment)}`,
     settled: true,
     ...(attachment.status.message !== undefined ? { message: attachment.status.message } : {}),
     volume,

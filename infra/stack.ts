@@ -50,7 +50,13 @@ export class EbsProvisionerStack extends Stack {
         reconciler: 1,
       },
       environment: {
-        api: { TABLE_NAME: table.tableName, OWNER_TAG_VALUE: options.ownerTagValue },
+        // Reads the line too, to tell a client how long its record's next call waits for EC2's tokens.
+        api: {
+          TABLE_NAME: table.tableName,
+          OWNER_TAG_VALUE: options.ownerTagValue,
+          RATE_BUDGET_TABLE_NAME: storage.rateBudgetTable.tableName,
+          EC2_REFILL_PER_SECOND: String(options.ec2RefillPerSecond),
+        },
         watcher: engine,
         executor: {
           ...engine,
@@ -68,6 +74,7 @@ export class EbsProvisionerStack extends Stack {
 
     // Grants, least needed per function.
     table.grantReadWriteData(api);
+    storage.rateBudgetTable.grant(api, 'dynamodb:GetItem');
     table.grantReadWriteData(watcher);
     queue.grantSendMessages(watcher);
     table.grantReadWriteData(executor);

@@ -11,7 +11,8 @@ import jsonBodyParser from '@middy/http-json-body-parser';
 import httpRouterHandler, { type Route } from '@middy/http-router';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { z } from 'zod';
-import type { Clock, Log, RecordStore } from '../engine/ports.js';
+import type { RateBucket, RateBudget } from '../engine/config.js';
+import type { Clock, Log, RecordStore, SharedRateBudget } from '../engine/ports.js';
 import { silentLog } from '../memory/log.js';
 import { API } from '../settings.js';
 import { buildOpenApiDocument } from './openapi.js';
@@ -26,6 +27,10 @@ export interface ApiHandlerDeps {
   log?: Log;
   /** Id for volumes created without one (tests make it deterministic). */
   newVolumeId?: () => string;
+  /** The executors' shared EC2 rate budget, read to show how long a call waits in line (`rateWait`). */
+  rateBudget?: SharedRateBudget;
+  /** EC2's buckets as the executors spend them (default: the engine's defaults). */
+  accountRateBudgets?: Record<RateBucket, RateBudget>;
   /** Middlewares run before all others, e.g. the Lambda entry point's logging context. */
   middlewares?: MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult, Error, Context>[];
 }
@@ -37,7 +42,7 @@ export const API_ROUTES: ReadonlyArray<{ method: string; path: string }> = ROUTE
 
 export function createApiHandler(deps: ApiHandlerDeps): ApiHandler {
   const log = deps.log ?? silentLog;
-  const service = new VolumeService(deps);
+  const service = new VolumeService({ ...deps, log });
   let document: unknown;
   const context: RouteContext = {
     service,

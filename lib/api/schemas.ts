@@ -7,6 +7,7 @@
 import { z } from 'zod';
 import { ATTACHMENT_STATES, VOLUME_STATES } from '../domain/records.js';
 import { deviceNameSchema, instanceIdSchema, volumeRecordIdSchema, volumeSpecSchema } from '../domain/validation.js';
+import { MUTATING_ACTIONS } from '../engine/config.js';
 
 // ---------------------------------------------------------------------------------------------
 // Shared pieces
@@ -58,6 +59,18 @@ export const AttachmentStatusSchema = statusSchema('AttachmentStatus', ATTACHMEN
 // Responses
 // ---------------------------------------------------------------------------------------------
 
+const RateWaitSchema = z
+  .object({
+    action: z.enum(MUTATING_ACTIONS),
+    seconds: z.number().int().min(1),
+  })
+  .meta({
+    id: 'RateWait',
+    description:
+      "Present while the record's next EC2 call waits in line for the account's EC2 request tokens (a burst books them ahead): the call, and about how many seconds the line is long now. Calls are served in the order they asked, so one already in line starts within this time.",
+    example: { action: 'CreateVolume', seconds: 42 },
+  });
+
 export const AttachmentSchema = z
   .object({
     volumeId: VolumeIdSchema,
@@ -67,6 +80,7 @@ export const AttachmentSchema = z
     generation: z.number().int().min(1).meta({ description: 'Bumped by a retry after a terminal error.' }),
     device: z.string().optional().meta({ description: 'Device the system allocated and EC2 accepted.' }),
     status: AttachmentStatusSchema,
+    rateWait: RateWaitSchema.optional(),
     createdAt: timestamp,
   })
   .meta({ id: 'Attachment' });
@@ -90,6 +104,7 @@ export const VolumeSchema = z
       })
       .optional()
       .meta({ description: 'What EC2 reports for the volume.' }),
+    rateWait: RateWaitSchema.optional(),
     createdAt: timestamp,
   })
   .meta({ id: 'Volume' });

@@ -7,8 +7,11 @@
 import { randomBytes } from 'node:crypto';
 import type { AttachmentRecord, RecordKey, VolumeRecord, VolumeSpec } from '../domain/records.js';
 import { validateSpecChange, validateVolumeSpec, type ValidationIssue } from '../domain/validation.js';
-import { planAttachment } from '../engine/planner.js';
-import { ConditionFailedError, InvalidCursorError, type Clock, type RecordStore } from '../engine/ports.js';
+import { ACTION_OF, DEFAULT_ENGINE_CONFIG, RATE_BUCKET_OF, type MutatingAction, type RateBucket, type RateBudget } from '../engine/config.js';
+import { errorMessage } from '../engine/errors.js';
+import { planAttachment, planVolume } from '../engine/planner.js';
+import { ConditionFailedError, InvalidCursorError, type Clock, type Log, type RecordStore, type SharedRateBudget } from '../engine/ports.js';
+import { silentLog } from '../memory/log.js';
 import { ApiProblem, describeIssues, invalid, type FieldIssue } from './problem.js';
 import type {
   AttachmentView,
@@ -26,6 +29,14 @@ export interface VolumeServiceDeps {
   clock: Clock;
   /** Id for a volume created without one; must satisfy the volume id schema. */
   newVolumeId?: () => string;
+  /**
+   * The executors' shared EC2 rate budget, read (never taken from) to tell how long a record's
+   * next EC2 call waits in line (`rateWait`); without it no view says so.
+   */
+  rateBudget?: SharedRateBudget;
+  /** EC2's buckets as the executors spend them (default: the engine's defaults). */
+  accountRateBudgets?: Record<RateBucket, RateBudget>;
+  log?: Log;
 }
 
 /** Outcome of a request that may or may not have created something (201 vs 200). */
@@ -76,11 +87,17 @@ export class VolumeService {
   private readonly store: RecordStore;
   private readonly clock: Clock;
   private readonly newVolumeId: () => string;
+  private readonly rateBudget: SharedRateBudget | undefined;
+  private readonly accountRateBudgets: Record<RateBucket, RateBudget>;
+  private readonly log: Log;
 
   constructor(deps: VolumeServiceDeps) {
     this.store = deps.store;
     this.clock = deps.clock;
     this.newVolumeId = deps.newVolumeId ?? generateVolumeId;
+    this.rateBudget = deps.rateBudget;
+    this.accountRateBudgets = deps.accountRateBudgets ?? DEFAULT_ENGINE_CONFIG.accountRateBudgets;
+    this.log = deps.log ?? silentLog;
   }
 
   /**
@@ -349,10 +366,46 @@ export class VolumeService {
 
   private async details(volumeId: string): Promise<VolumeDetails> {
     const volume = await this.requireVolume(volumeId);
-    const attachments = await this.store.attachmentsOfVolume(volumeId);
+    const attachments = (await this.store.attachmentsOfVolume(volumeId)).sort((a, b) => a.instanceId.localeCompare(b.instanceId));
+    const waitOf = await this.rateWaits(volume, attachments);
+    const withWait = <T extends object>(view: T, record: VolumeRecord | AttachmentRecord): T => {
+      const rateWait = waitOf(record);
+      return rateWait ? { ...view, rateWait } : view;
+    };
     return {
-      ...volumeView(volume),
-      attachments: attachments.sort((a, b) => a.instanceId.localeCompare(b.instanceId)).map(attachmentView),
+      ...withWait(volumeView(volume), volume),
+      attachments: attachments.map((attachment) => withWait(attachmentView(attachment), attachment)),
+    };
+  }
+
+  /**
+   * How long each record's next EC2 call waits in line for the account's request tokens. In a
+   * burst the executors book EC2's buckets minutes ahead and a call waiting for its turn writes
+   * nothing, so without this a record would sit in `pending` with no word why. One eventually
+   * consistent read of the shared budget per bucket asked about; a failed read shows no wait.
+   */
+  private async rateWaits(volume: VolumeRecord, attachments: readonly AttachmentRecord[]): Promise<(record: VolumeRecord | AttachmentRecord) => RateWait | undefined> {
+    const waiting = new Map<VolumeRecord | AttachmentRecord, MutatingAction>();
+    const now = this.clock.now();
+    if (this.rateBudget) {
+      for (const record of [volume, ...attachments]) {
+        const action = nextCallWaitingForTokens(record, volume, attachments, now);
+        if (action) waiting.set(record, action);
+      }
+    }
+    const seconds = new Map<RateBucket, number>();
+    for (const bucket of new Set([...waiting.values()].map((action) => RATE_BUCKET_OF[action]))) {
+      try {
+        const waitMs = await this.rateBudget!.waitMs(bucket, this.accountRateBudgets[bucket], now);
+        seconds.set(bucket, Math.ceil(waitMs / 1000));
+      } catch (error) {
+        this.log.warn('could not read the shared rate budget; no wait shown', { bucket, error: errorMessage(error) });
+      }
+    }
+    return (record) => {
+      const action = waiting.get(record);
+      const wait = action && seconds.get(RATE_BUCKET_OF[action]);
+      return action && wait ? { action, seconds: wait } : undefined;
     };
   }
 
@@ -409,6 +462,33 @@ function canonicalJson(value: unknown): string {
 // ---------------------------------------------------------------------------------------------
 // Views: what the API shows of a record (no claim, no version)
 // ---------------------------------------------------------------------------------------------
+
+/** What a view says of a call waiting in line for EC2's request tokens. */
+export interface RateWait {
+  action: MutatingAction;
+  seconds: number;
+}
+
+/**
+ * The EC2 action a record's next step calls, when that call has not started and nothing else
+ * holds it back: no live claim (a call under way), no retry backoff running, nothing to wait for.
+ */
+function nextCallWaitingForTokens(
+  record: VolumeRecord | AttachmentRecord,
+  volume: VolumeRecord,
+  attachments: readonly AttachmentRecord[],
+  now: number,
+): MutatingAction | undefined {
+  if (record.claim && record.claim.expiresAt > now) return undefined;
+  const nextAttemptAt = record.status.nextAttemptAt;
+  if (nextAttemptAt !== undefined && Date.parse(nextAttemptAt) > now) return undefined;
+  try {
+    const decision = record.kind === 'volume' ? planVolume(record, attachments) : planAttachment(record, volume);
+    return decision.type === 'operation' ? ACTION_OF[decision.op] : undefined;
+  } catch {
+    return undefined; // a record the planner cannot read; the watcher reports it
+  }
+}
 
 function isVolume(record: { kind: string }): record is VolumeRecord {
   return record.kind === 'volume';

@@ -33,7 +33,8 @@ export interface RateBudget {
 }
 
 /** EC2 mutating actions the executor calls one resource at a time, each with its own budget. */
-export type MutatingAction = 'CreateVolume' | 'AttachVolume' | 'DetachVolume' | 'DeleteVolume' | 'ModifyVolume';
+export const MUTATING_ACTIONS = ['CreateVolume', 'AttachVolume', 'DetachVolume', 'DeleteVolume', 'ModifyVolume'] as const;
+export type MutatingAction = (typeof MUTATING_ACTIONS)[number];
 
 /** EC2's request buckets for those actions, named after the action whose budget each uses. */
 export type RateBucket = 'CreateVolume' | 'AttachVolume' | 'DeleteVolume';

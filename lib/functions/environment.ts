@@ -2,7 +2,7 @@
  * Settings a deployed function reads from its environment, checked once at start-up so a
  * misconfigured function fails loudly on its first invocation instead of half-working.
  */
-import { DEFAULT_ENGINE_CONFIG, type EngineConfig, type MutatingAction } from '../engine/config.js';
+import { DEFAULT_ENGINE_CONFIG, MUTATING_ACTIONS, type EngineConfig } from '../engine/config.js';
 
 export interface FunctionEnvironment {
   tableName: string;
@@ -12,8 +12,6 @@ export interface FunctionEnvironment {
   rateBudgetTableName?: string;
   engineConfig: Partial<EngineConfig>;
 }
-
-const MUTATING: MutatingAction[] = ['CreateVolume', 'AttachVolume', 'DetachVolume', 'DeleteVolume', 'ModifyVolume'];
 
 function required(env: NodeJS.ProcessEnv, name: string): string {
   const value = env[name];
@@ -39,15 +37,30 @@ export function readFunctionEnvironment(env: NodeJS.ProcessEnv = process.env): F
   const ratePerSecond = positive(env, 'EC2_RATE_BUDGET');
   if (ratePerSecond !== undefined) {
     engineConfig.rateBudgets = Object.fromEntries(
-      MUTATING.map((action) => [action, { ratePerSecond, burst: Math.max(1, Math.ceil(ratePerSecond * 4)) }]),
+      MUTATING_ACTIONS.map((action) => [action, { ratePerSecond, burst: Math.max(1, Math.ceil(ratePerSecond * 4)) }]),
     ) as EngineConfig['rateBudgets'];
   }
+  const { rateBudgetTableName, accountRateBudgets } = readRateBudgetEnvironment(env);
+  if (accountRateBudgets) engineConfig.accountRateBudgets = accountRateBudgets;
+  const environment: FunctionEnvironment = { tableName: required(env, 'TABLE_NAME'), queueUrl: required(env, 'QUEUE_URL'), ownerTagValue, engineConfig };
+  if (rateBudgetTableName) environment.rateBudgetTableName = rateBudgetTableName;
+  return environment;
+}
+
+/**
+ * The shared EC2 rate budget's settings alone (the API reads the budget, never takes from it):
+ * RATE_BUDGET_TABLE_NAME, and EC2_REFILL_PER_SECOND for EC2's bucket pace when AWS raised it.
+ */
+export function readRateBudgetEnvironment(env: NodeJS.ProcessEnv = process.env): {
+  rateBudgetTableName?: string;
+  accountRateBudgets?: EngineConfig['accountRateBudgets'];
+} {
+  const settings: ReturnType<typeof readRateBudgetEnvironment> = {};
+  if (env.RATE_BUDGET_TABLE_NAME) settings.rateBudgetTableName = env.RATE_BUDGET_TABLE_NAME;
   const refill = positive(env, 'EC2_REFILL_PER_SECOND');
   if (refill !== undefined) {
     const buckets = Object.entries(DEFAULT_ENGINE_CONFIG.accountRateBudgets).map(([bucket, budget]) => [bucket, { ...budget, ratePerSecond: refill }]);
-    engineConfig.accountRateBudgets = Object.fromEntries(buckets) as EngineConfig['accountRateBudgets'];
+    settings.accountRateBudgets = Object.fromEntries(buckets) as EngineConfig['accountRateBudgets'];
   }
-  const environment: FunctionEnvironment = { tableName: required(env, 'TABLE_NAME'), queueUrl: required(env, 'QUEUE_URL'), ownerTagValue, engineConfig };
-  if (env.RATE_BUDGET_TABLE_NAME) environment.rateBudgetTableName = env.RATE_BUDGET_TABLE_NAME;
-  return environment;
+  return settings;
 }

@@ -7,7 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import { createApiHandler } from '../api/handler.js';
 import { startApiServer, type RunningApiServer } from '../api/node-server.js';
-import type { EngineConfig } from '../engine/config.js';
+import { resolveEngineConfig, type EngineConfig } from '../engine/config.js';
 import type { Clock, Log, Metrics, OperationQueue, RecordStore, SharedRateBudget, VolumeProvider } from '../engine/ports.js';
 import type { ReconcileReport } from '../engine/reconciler.js';
 import { createExecutorHandler, createReconcilerHandler, createWatcherHandler } from '../functions/handlers.js';
@@ -122,7 +122,8 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
 
   let api: RunningApiServer;
   try {
-    api = await startApiServer(createApiHandler({ store, clock, log }), { port: options.port });
+    const { accountRateBudgets } = resolveEngineConfig(config);
+    api = await startApiServer(createApiHandler({ store, clock, log, accountRateBudgets, ...(rateBudget ? { rateBudget } : {}) }), { port: options.port });
   } catch (error) {
     await stopBackend();
     throw error;

@@ -119,6 +119,8 @@ describe('every option away from its default', () => {
     s.template.hasResourceProperties('AWS::Lambda::EventSourceMapping', { ScalingConfig: { MaximumConcurrency: 10 } });
     expect(fn('Executor').ReservedConcurrentExecutions).toBe(10);
     expect(fn('Executor').Environment).toMatchObject({ Variables: { EC2_REFILL_PER_SECOND: '20', EC2_RATE_BUDGET: '2' } });
+    // Those that read the line of calls waiting for tokens measure it at the same pace.
+    for (const reader of ['Reconciler', 'Api']) expect(fn(reader).Environment).toMatchObject({ Variables: { EC2_REFILL_PER_SECOND: '20' } });
     for (const logGroup of Object.values(s.template.findResources('AWS::Logs::LogGroup'))) expect(logGroup.Properties.RetentionInDays).toBe(7);
     const table = s.json.Resources[resourceId(s.json, 'AWS::DynamoDB::Table', 'StorageTable')]!;
     expect(table.DeletionPolicy).toBe('Delete');

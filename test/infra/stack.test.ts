@@ -78,7 +78,7 @@ describe('rate budget table', () => {
     expect(s.json.Resources[rateTableId()]!.DeletionPolicy).toBe('Delete');
   });
 
-  it('the executor may read and put one level; the reconciler only read it; nobody else knows it', () => {
+  it('the executor may read and put one level; the reconciler and the API only read it; the watcher does not know it', () => {
     const rateTable = getAtt(rateTableId());
     for (const name of FUNCTION_NAMES) {
       const variables = (s.json.Resources[functionId(name)]!.Properties!.Environment as { Variables: Record<string, unknown> }).Variables;
@@ -86,7 +86,7 @@ describe('rate budget table', () => {
       if (name === 'executor') {
         expect(variables.RATE_BUDGET_TABLE_NAME).toEqual({ Ref: rateTableId() });
         expect(onRateTable.flatMap(actionsOf).sort()).toEqual(['dynamodb:GetItem', 'dynamodb:PutItem']);
-      } else if (name === 'reconciler') {
+      } else if (name === 'reconciler' || name === 'api') {
         expect(variables.RATE_BUDGET_TABLE_NAME).toEqual({ Ref: rateTableId() });
         expect(variables.EC2_REFILL_PER_SECOND).toBe('5');
         expect(onRateTable.flatMap(actionsOf)).toEqual(['dynamodb:GetItem']);

@@ -4,7 +4,9 @@ import { createApiHandler } from '../../lib/api/handler.js';
 import { startApiServer, type RunningApiServer } from '../../lib/api/node-server.js';
 import { createAwsClients, type AwsClients } from '../../lib/aws/clients.js';
 import { DynamoRecordStore } from '../../lib/aws/dynamodb-store.js';
-import { ensureTable } from '../../lib/aws/table.js';
+import { DynamoRateBudget } from '../../lib/aws/dynamodb-rate-budget.js';
+import { ensureRateBudgetTable, ensureTable } from '../../lib/aws/table.js';
+import { DEFAULT_ENGINE_CONFIG } from '../../lib/engine/config.js';
 import { FakeClock } from '../../lib/memory/clock.js';
 import { EXIT, runCli } from '../../cli/main.js';
 import { describeWithMoto } from '../support/moto.js';
@@ -54,6 +56,20 @@ describeWithMoto('HTTP API on the DynamoDB store (moto)', (endpoint) => {
     expect((await call('POST', '/volumes', { spec: { sizeGiB: 20, volumeType: 'gp3', size: 1 } })).status).toBe(400);
     expect((await call('PATCH', '/volumes/data-01', { sizeGiB: 10 })).status).toBe(400);
     expect(await items()).toEqual(before);
+  });
+
+  it('shows how long a pending volume\'s CreateVolume waits in line, from the rate budget table the executors take from', async () => {
+    const clock = new FakeClock();
+    const rateBudget = new DynamoRateBudget({ client: clients.doc, tableName: `${tableName}-rate-budget` });
+    await ensureRateBudgetTable(clients.dynamo, `${tableName}-rate-budget`);
+    handler = createApiHandler({ store: new DynamoRecordStore({ client: clients.doc, tableName }), clock, rateBudget });
+    const created = await call('POST', '/volumes', { volumeId: 'data-01', spec: { sizeGiB: 20, volumeType: 'gp3' } });
+    expect(created.json.rateWait).toBeUndefined(); // nobody took a token yet
+    // Executors took 300 CreateVolume tokens: a new call would start at 41.2 s.
+    await rateBudget.take('CreateVolume', 300, DEFAULT_ENGINE_CONFIG.accountRateBudgets.CreateVolume, clock.now(), 3_600_000);
+    expect((await call('GET', '/volumes/data-01')).json.rateWait).toEqual({ action: 'CreateVolume', seconds: 42 });
+    await clock.advance(40_000);
+    expect((await call('GET', '/volumes/data-01')).json.rateWait).toEqual({ action: 'CreateVolume', seconds: 2 });
   });
 
   it('pages with the store cursor and filters by instance through the index', async () => {

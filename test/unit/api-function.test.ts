@@ -14,6 +14,8 @@ describe('functions/api handler', () => {
 
   beforeAll(async () => {
     process.env.TABLE_NAME = 'provisioner-records';
+    process.env.RATE_BUDGET_TABLE_NAME = 'provisioner-rate-budget';
+    process.env.EC2_REFILL_PER_SECOND = '10';
     process.env.AWS_REGION = 'eu-west-1';
     process.env.POWERTOOLS_LOG_LEVEL = 'INFO';
     ({ handler } = await import('../../functions/api.js'));
@@ -79,6 +81,32 @@ describe('functions/api handler', () => {
     const response = await invoke({ method: 'GET', url: '/volumes/data-01' });
     expect(response.statusCode).toBe(200);
     expect(JSON.parse(response.body)).toMatchObject({ volumeId: 'data-01', ebsVolumeId: 'vol-0123456789abcdef0', status: { state: 'available' } });
+  });
+
+  it('reads the line of calls waiting for EC2 tokens from RATE_BUDGET_TABLE_NAME, at EC2_REFILL_PER_SECOND', async () => {
+    const record: VolumeRecord = {
+      kind: 'volume',
+      volumeId: 'data-01',
+      spec: { sizeGiB: 20, volumeType: 'gp3' },
+      life: 'alive',
+      generation: 1,
+      status: { state: 'pending', attempts: 0, updatedAt: '2026-01-01T00:00:00.000Z' },
+      version: 1,
+      createdAt: '2026-01-01T00:00:00.000Z',
+    };
+    const now = Date.now();
+    dynamo.on(GetCommand, { TableName: 'provisioner-records' }).resolves({ Item: toItem(record) });
+    // 105 tokens owed at 10 a second (the raised refill): a new call would start in 10.6 s.
+    dynamo.on(GetCommand, { TableName: 'provisioner-rate-budget' }).resolves({ Item: { bucket: 'CreateVolume', tokens: -105, updatedAt: now, version: 7 } });
+    dynamo.on(QueryCommand).resolves({ Items: [] });
+    const response = await invoke({ method: 'GET', url: '/volumes/data-01' });
+    expect(response.statusCode).toBe(200);
+    const { rateWait } = JSON.parse(response.body) as { rateWait: { action: string; seconds: number } };
+    expect(rateWait.action).toBe('CreateVolume');
+    expect(rateWait.seconds).toBeGreaterThanOrEqual(10); // a few ms pass between the mock's `now` and the handler's
+    expect(rateWait.seconds).toBeLessThanOrEqual(11);
+    const reads = dynamo.commandCalls(GetCommand).map((call) => call.args[0].input);
+    expect(reads).toContainEqual({ TableName: 'provisioner-rate-budget', Key: { bucket: 'CreateVolume' } });
   });
 
   it('logs JSON lines carrying the API Gateway request id as correlation id', async () => {

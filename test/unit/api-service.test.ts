@@ -2,6 +2,10 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import type { AttachmentRecord, RecordKey, VolumeRecord, VolumeSpec } from '../../lib/domain/records.js';
 import type { RecordChanges, WriteCondition } from '../../lib/engine/ports.js';
 import { MemoryRecordStore } from '../../lib/memory/store.js';
+import { MemoryRateBudget } from '../../lib/memory/rate-budget.js';
+import { RecordingLog } from '../../lib/memory/log.js';
+import { DEFAULT_ENGINE_CONFIG } from '../../lib/engine/config.js';
+import type { SharedRateBudget } from '../../lib/engine/ports.js';
 import { ApiProblem } from '../../lib/api/problem.js';
 import { MAX_STORE_READS_PER_PAGE, VolumeService } from '../../lib/api/service.js';
 import { INSTANCE_A, INSTANCE_B, ManualClock, sequentialIds } from './api-fixtures.js';
@@ -461,6 +465,90 @@ describe('VolumeService', () => {
       const items = await service.listInstanceAttachments(INSTANCE_A);
       expect(items.map((a) => a.volumeId)).toEqual(['a-vol', 'b-vol']);
       expect(await service.listInstanceAttachments('i-0ccccccccccccccc3')).toEqual([]);
+    });
+  });
+
+  describe('rateWait: how long the next EC2 call waits in line for tokens', () => {
+    const { CreateVolume: createBucket, AttachVolume: mutatingBucket } = DEFAULT_ENGINE_CONFIG.accountRateBudgets;
+    let budget: MemoryRateBudget;
+    let log: RecordingLog;
+
+    beforeEach(() => {
+      budget = new MemoryRateBudget();
+      log = new RecordingLog();
+      service = new VolumeService({ store, clock, newVolumeId: sequentialIds(), rateBudget: budget, log });
+    });
+
+    const setStatus = (key: RecordKey, changes: Record<string, unknown>) => store.update(key, changes as RecordChanges);
+
+    it('shows the CreateVolume line on a pending volume, shrinking as the bucket refills, and none once tokens are there', async () => {
+      await service.createVolume({ volumeId: 'data-01', spec: GP3, attachTo: { instanceId: INSTANCE_A } });
+      expect((await service.getVolume('data-01')).rateWait).toBeUndefined(); // a full bucket: no line
+      // Other calls booked 200 tokens: 95 at once, the last at 21 s; a new one would start at 21.2 s.
+      await budget.take('CreateVolume', 200, createBucket, clock.now(), 3_600_000);
+      const details = await service.getVolume('data-01');
+      expect(details.rateWait).toEqual({ action: 'CreateVolume', seconds: 22 });
+      // Its attachment waits for the volume, not for a token.
+      expect(details.attachments[0]!.rateWait).toBeUndefined();
+      clock.advance(10_000);
+      expect((await service.getVolume('data-01')).rateWait).toEqual({ action: 'CreateVolume', seconds: 12 });
+      clock.advance(12_000);
+      expect((await service.getVolume('data-01')).rateWait).toBeUndefined();
+    });
+
+    it('shows none while a call is under way (a live claim) or a retry backoff runs', async () => {
+      await service.createVolume({ volumeId: 'data-01', spec: GP3 });
+      // 400 tokens booked: a new call would start at 61.2 s.
+      await budget.take('CreateVolume', 400, createBucket, clock.now(), 3_600_000);
+      expect((await service.getVolume('data-01')).rateWait).toEqual({ action: 'CreateVolume', seconds: 62 });
+      await store.update(volumeKey('data-01'), { claim: { owner: 'executor-1', expiresAt: clock.now() + 60_000 } } as RecordChanges);
+      expect((await service.getVolume('data-01')).rateWait).toBeUndefined();
+      const later = new Date(clock.now() + 30_000).toISOString();
+      await setStatus(volumeKey('data-01'), { claim: null, status: { state: 'pending', attempts: 1, updatedAt: new Date(clock.now()).toISOString(), nextAttemptAt: later } });
+      expect((await service.getVolume('data-01')).rateWait).toBeUndefined();
+      clock.advance(30_000);
+      // The backoff is over; the line is not.
+      expect((await service.getVolume('data-01')).rateWait).toEqual({ action: 'CreateVolume', seconds: 32 });
+    });
+
+    it('shows the attach and detach lines on attachments, both from EC2\'s shared mutating bucket', async () => {
+      await service.createVolume({ volumeId: 'data-01', spec: { ...GP3, multiAttach: true, volumeType: 'io2', iops: 3000 }, attachTo: { instanceId: INSTANCE_A } });
+      await service.putAttachment('data-01', INSTANCE_B, {});
+      const now = new Date(clock.now()).toISOString();
+      await setStatus(volumeKey('data-01'), { status: { state: 'available', attempts: 0, updatedAt: now }, ebsVolumeId: 'vol-0123456789abcdef0', availabilityZone: 'us-east-1a' });
+      await setStatus(attachmentKey('data-01', INSTANCE_B), { status: { state: 'attached', attempts: 0, updatedAt: now }, device: '/dev/sdf' });
+      await service.deleteAttachment('data-01', INSTANCE_B);
+      await budget.take('AttachVolume', 100, mutatingBucket, clock.now(), 3_600_000);
+      const details = await service.getVolume('data-01');
+      // 45 at once, 55 more at 5 a second: a new call would start at 11.2 s.
+      expect(details.attachments.map((a) => [a.instanceId, a.rateWait])).toEqual([
+        [INSTANCE_A, { action: 'AttachVolume', seconds: 12 }],
+        [INSTANCE_B, { action: 'DetachVolume', seconds: 12 }],
+      ]);
+      expect(details.rateWait).toBeUndefined();
+    });
+
+    it('answers without a wait, and logs why, when the budget cannot be read', async () => {
+      const unreachable: SharedRateBudget = {
+        take: () => Promise.reject(new Error('unused')),
+        waitMs: () => Promise.reject(new Error('ProvisionedThroughputExceededException')),
+      };
+      service = new VolumeService({ store, clock, rateBudget: unreachable, log });
+      await service.createVolume({ volumeId: 'data-01', spec: GP3 });
+      log.entries.length = 0; // the create's own answer read it once already
+      const details = await service.getVolume('data-01');
+      expect(details).toMatchObject({ volumeId: 'data-01', status: { state: 'pending' } });
+      expect(details.rateWait).toBeUndefined();
+      expect(log.entries).toEqual([
+        expect.objectContaining({ level: 'warn', message: 'could not read the shared rate budget; no wait shown', attributes: expect.objectContaining({ bucket: 'CreateVolume' }) }),
+      ]);
+    });
+
+    it('reads nothing without a shared budget', async () => {
+      service = new VolumeService({ store, clock });
+      await service.createVolume({ volumeId: 'data-01', spec: GP3 });
+      await budget.take('CreateVolume', 200, createBucket, clock.now(), 3_600_000);
+      expect((await service.getVolume('data-01')).rateWait).toBeUndefined();
     });
   });
 });

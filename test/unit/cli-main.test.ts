@@ -3,6 +3,8 @@ import type { AttachmentRecord, RecordKey, VolumeRecord, VolumeState } from '../
 import { createApiHandler } from '../../lib/api/handler.js';
 import { startApiServer, type RunningApiServer } from '../../lib/api/node-server.js';
 import { MemoryRecordStore } from '../../lib/memory/store.js';
+import { MemoryRateBudget } from '../../lib/memory/rate-budget.js';
+import { DEFAULT_ENGINE_CONFIG } from '../../lib/engine/config.js';
 import { EXIT, runCli, type CliIo } from '../../cli/main.js';
 import { INSTANCE_A, INSTANCE_B, ManualClock, sequentialIds } from './api-fixtures.js';
 
@@ -86,6 +88,29 @@ describe('CLI against the API over HTTP', () => {
       const listed = await cli('volumes', 'list');
       expect(listed.stdout.split('\n')[0]).toMatch(/^VOLUME\s+STATE\s+LIFE\s+SIZE\s+AZ\s+EBS VOLUME$/);
       expect(listed.stdout).toMatch(/data-01\s+pending\s+alive\s+20 GiB gp3/);
+    });
+
+    it('says how long a pending call waits in line for EC2\'s tokens, in the details, attachments and progress lines', async () => {
+      const rateBudget = new MemoryRateBudget();
+      currentHandler = createApiHandler({ store, clock, newVolumeId: sequentialIds(), rateBudget });
+      // A burst elsewhere booked 200 CreateVolume tokens: a new call would start at 21.2 s.
+      await rateBudget.take('CreateVolume', 200, DEFAULT_ENGINE_CONFIG.accountRateBudgets.CreateVolume, clock.now(), 3_600_000);
+      const created = await cli('volumes', 'create', '--size', '20', '--id', 'data-01', '--attach', INSTANCE_A);
+      expect(created.stdout).toMatch(/State:\s+pending, ~22 s in line for CreateVolume\n/);
+      // The attachment waits for its volume, which its message says; no line of its own.
+      expect(created.stdout).toMatch(new RegExp(`data-01\\s+${INSTANCE_A}\\s+pending\\s+alive`));
+      const shown = await cli('-o', 'json', 'volumes', 'get', 'data-01');
+      expect(shown.json).toMatchObject({ rateWait: { action: 'CreateVolume', seconds: 22 } });
+      clock.onSleep = async () => {
+        if (clock.now() - Date.parse('2026-01-01T00:00:00.000Z') >= 22_000) await setVolumeState('data-01', 'creating');
+      };
+      const run = await cli('wait', 'data-01', '--state', 'creating', '--interval', '10');
+      expect(run.stderr.trim().split('\n')).toEqual([
+        'volume data-01: pending, ~22 s in line for CreateVolume',
+        'volume data-01: pending, ~12 s in line for CreateVolume',
+        'volume data-01: pending, ~2 s in line for CreateVolume',
+        'done: volume data-01 is creating (after 30s)',
+      ]);
     });
 
     it('follows cursors when listing, up to --limit', async () => {

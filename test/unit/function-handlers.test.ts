@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { correlateLogs } from '../../lib/functions/logging.js';
 import type { VolumeRecord } from '../../lib/domain/records.js';
 import { itemKey, toItem } from '../../lib/aws/record-item.js';
-import { readFunctionEnvironment } from '../../lib/functions/environment.js';
+import { readFunctionEnvironment, readRateBudgetEnvironment } from '../../lib/functions/environment.js';
 import { DEFAULT_ENGINE_CONFIG } from '../../lib/engine/config.js';
 import { createExecutorHandler, createWatcherHandler, toRecordChange } from '../../lib/functions/handlers.js';
 import { FakeClock, MemoryEbs, MemoryOperationQueue, MemoryRecordStore, RecordingLog, RecordingMetrics } from '../../lib/memory/index.js';
@@ -107,6 +107,14 @@ describe('function handlers', () => {
     expect(readFunctionEnvironment({ TABLE_NAME: 't', QUEUE_URL: 'q', OWNER_TAG_VALUE: 's', RATE_BUDGET_TABLE_NAME: 'rates' }).rateBudgetTableName).toBe('rates');
     expect(() => readFunctionEnvironment({ TABLE_NAME: 't', OWNER_TAG_VALUE: 's' })).toThrow('QUEUE_URL is not set');
     expect(() => readFunctionEnvironment({ TABLE_NAME: 't', QUEUE_URL: 'q', OWNER_TAG_VALUE: 's', EC2_RATE_BUDGET: 'fast' })).toThrow(/positive number/);
+  });
+
+  it('reads the rate budget settings alone for the API, which needs no queue', () => {
+    expect(readRateBudgetEnvironment({})).toEqual({});
+    const settings = readRateBudgetEnvironment({ RATE_BUDGET_TABLE_NAME: 'rates', EC2_REFILL_PER_SECOND: '20' });
+    expect(settings.rateBudgetTableName).toBe('rates');
+    expect(settings.accountRateBudgets?.DeleteVolume).toEqual({ ...DEFAULT_ENGINE_CONFIG.accountRateBudgets.DeleteVolume, ratePerSecond: 20 });
+    expect(() => readRateBudgetEnvironment({ EC2_REFILL_PER_SECOND: '0' })).toThrow(/EC2_REFILL_PER_SECOND must be a positive number/);
   });
 
   it('tags every log line of a scheduled run with the event id as correlation id', async () => {
