@@ -36,6 +36,17 @@ describe('functions/api handler', () => {
     }
   });
 
+  const pendingVolume: VolumeRecord = {
+    kind: 'volume',
+    volumeId: 'data-01',
+    spec: { sizeGiB: 20, volumeType: 'gp3' },
+    life: 'alive',
+    generation: 1,
+    status: { state: 'pending', attempts: 0, updatedAt: '2026-01-01T00:00:00.000Z' },
+    version: 1,
+    createdAt: '2026-01-01T00:00:00.000Z',
+  };
+
   const invoke = async (request: Parameters<typeof toProxyEvent>[0], requestId = 'req-123') => {
     const event = toProxyEvent(request);
     event.requestContext.requestId = requestId;
@@ -65,17 +76,7 @@ describe('functions/api handler', () => {
   });
 
   it('reads volumes from the table', async () => {
-    const record: VolumeRecord = {
-      kind: 'volume',
-      volumeId: 'data-01',
-      spec: { sizeGiB: 20, volumeType: 'gp3' },
-      life: 'alive',
-      generation: 1,
-      status: { state: 'available', attempts: 0, updatedAt: '2026-01-01T00:00:00.000Z' },
-      ebsVolumeId: 'vol-0123456789abcdef0',
-      version: 4,
-      createdAt: '2026-01-01T00:00:00.000Z',
-    };
+    const record: VolumeRecord = { ...pendingVolume, status: { ...pendingVolume.status, state: 'available' }, ebsVolumeId: 'vol-0123456789abcdef0', version: 4 };
     dynamo.on(GetCommand).resolves({ Item: toItem(record) });
     dynamo.on(QueryCommand).resolves({ Items: [] });
     const response = await invoke({ method: 'GET', url: '/volumes/data-01' });
@@ -84,18 +85,8 @@ describe('functions/api handler', () => {
   });
 
   it('reads the line of calls waiting for EC2 tokens from RATE_BUDGET_TABLE_NAME, at EC2_REFILL_PER_SECOND', async () => {
-    const record: VolumeRecord = {
-      kind: 'volume',
-      volumeId: 'data-01',
-      spec: { sizeGiB: 20, volumeType: 'gp3' },
-      life: 'alive',
-      generation: 1,
-      status: { state: 'pending', attempts: 0, updatedAt: '2026-01-01T00:00:00.000Z' },
-      version: 1,
-      createdAt: '2026-01-01T00:00:00.000Z',
-    };
     const now = Date.now();
-    dynamo.on(GetCommand, { TableName: 'provisioner-records' }).resolves({ Item: toItem(record) });
+    dynamo.on(GetCommand, { TableName: 'provisioner-records' }).resolves({ Item: toItem(pendingVolume) });
     // 105 tokens owed at 10 a second (the raised refill): a new call would start in 10.6 s.
     dynamo.on(GetCommand, { TableName: 'provisioner-rate-budget' }).resolves({ Item: { bucket: 'CreateVolume', tokens: -105, updatedAt: now, version: 7 } });
     dynamo.on(QueryCommand).resolves({ Items: [] });
