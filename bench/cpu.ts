@@ -1,12 +1,13 @@
 /**
- * The functions' own CPU time, which the scale simulation leaves out: N lifecycles (create,
+ * The functions' own CPU time, per stream record and per message, which the scale simulation
+ * charges each invocation (`CPU_MS_PER_ITEM` in bench/provisioner.ts): N lifecycles (create,
  * attach, detach, delete) through the real watcher and executor handlers, with the real SDK
  * clients, against moto_server. This process's CPU time is measured around each handler call;
  * reading the stream and the queue is left out, as in AWS the Lambda service does it. Also the
  * CPU time of one request per AWS client, which is where most of it goes.
  *
  * Lambda gives a function memory / 1769 MiB of a vCPU, so CPU-bound work takes longer at less
- * memory but costs the same GB-seconds at any size up to 1769 MiB (`lambdaCpuCost`).
+ * memory but costs the same GB-seconds at any size up to 1769 MiB (`lambdaCpuCost` in sim/lambda.ts).
  */
 import type { SQSRecord } from 'aws-lambda';
 import { newAttachmentRecord } from '../lib/api/service.js';
@@ -17,23 +18,8 @@ import { SystemClock } from '../lib/memory/clock.js';
 import { RecordingLog } from '../lib/memory/log.js';
 import type { Metrics } from '../lib/engine/ports.js';
 import { EXECUTOR, OWNERSHIP_TAGS, WATCHER } from '../lib/settings.js';
+import { lambdaCpuCost } from './sim/lambda.js';
 import { US_EAST_1_PRICES } from './sim/pricing.js';
-
-/** Memory at which Lambda allocates one full vCPU (Lambda developer guide, "memory and computing power"). */
-export const MIB_PER_VCPU = 1769;
-
-/**
- * What `cpuMs` of CPU time (on one full core) comes to in a function of `memoryMiB`: its share of
- * a vCPU, the wall time that work takes there, and the GB-seconds billed for it.
- *
- * @example
- * lambdaCpuCost(100, 1024); // ≈ { vcpu: 0.579, wallMs: 172.8, gbSeconds: 0.173 }
- */
-export function lambdaCpuCost(cpuMs: number, memoryMiB: number): { vcpu: number; wallMs: number; gbSeconds: number } {
-  const vcpu = Math.min(1, memoryMiB / MIB_PER_VCPU);
-  const wallMs = cpuMs / vcpu;
-  return { vcpu, wallMs, gbSeconds: (wallMs / 1000) * (memoryMiB / 1024) };
-}
 
 export interface FunctionCpu {
   invocations: number;

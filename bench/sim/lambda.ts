@@ -1,9 +1,27 @@
 import type { EventLoop } from './event-loop.js';
 
+/** Memory at which Lambda allocates one full vCPU (Lambda developer guide, "memory and computing power"). */
+export const MIB_PER_VCPU = 1769;
+
+/**
+ * What `cpuMs` of CPU time (on one full core) comes to in a function of `memoryMiB`: its share of
+ * a vCPU, the wall time that work takes there, and the GB-seconds billed for it.
+ *
+ * @example
+ * lambdaCpuCost(100, 1024); // ≈ { vcpu: 0.579, wallMs: 172.8, gbSeconds: 0.173 }
+ */
+export function lambdaCpuCost(cpuMs: number, memoryMiB: number): { vcpu: number; wallMs: number; gbSeconds: number } {
+  const vcpu = Math.min(1, memoryMiB / MIB_PER_VCPU);
+  const wallMs = cpuMs / vcpu;
+  return { vcpu, wallMs, gbSeconds: (wallMs / 1000) * (memoryMiB / 1024) };
+}
+
 /**
  * A Lambda function's concurrency and bill: at most `maxConcurrency` invocations run at once;
  * every invocation counts one request and its duration, rounded up to the millisecond, times its
- * memory, in GB-seconds. Cold starts are not modelled.
+ * memory, in GB-seconds. An invocation handed `items` (stream records, messages) first spends
+ * `cpuMsPerItem` of one core's CPU time on each, stretched by the share of a vCPU its memory buys
+ * (`lambdaCpuCost`), before its waits for AWS begin. Cold starts are not modelled.
  */
 export class SimulatedFunction {
   invocations = 0;
@@ -22,6 +40,8 @@ export class SimulatedFunction {
     readonly memoryMiB: number,
     readonly maxConcurrency: number = Number.POSITIVE_INFINITY,
     readonly timeoutMs: number = 900_000,
+    /** CPU time per item on one full core (ms); 0: the invocation lasts only as long as its waits. */
+    readonly cpuMsPerItem: number = 0,
   ) {
     if (!(memoryMiB >= 128)) throw new Error(`memoryMiB: must be at least 128, got ${memoryMiB}`);
     if (!(maxConcurrency >= 1)) throw new Error(`maxConcurrency: must be at least 1, got ${maxConcurrency}`);
@@ -35,14 +55,17 @@ export class SimulatedFunction {
     return this.running < this.maxConcurrency;
   }
 
-  /** Runs one invocation now; the caller (an event source poller) must have checked `hasCapacity`. */
-  async invoke<T>(handler: () => Promise<T>): Promise<T> {
+  /** Runs one invocation of `items` now; the caller (an event source poller) must have checked `hasCapacity`. */
+  async invoke<T>(handler: () => Promise<T>, items = 0): Promise<T> {
     if (!this.hasCapacity()) throw new Error(`${this.name}: invoked above its concurrency limit ${this.maxConcurrency}`);
     this.running++;
     this.peakConcurrency = Math.max(this.peakConcurrency, this.running);
     this.invocations++;
     const started = this.loop.now();
     try {
+      const cpuMs = items * this.cpuMsPerItem;
+      // Whole milliseconds, as a real clock reads.
+      if (cpuMs > 0) await this.loop.clock.sleep(Math.ceil(lambdaCpuCost(cpuMs, this.memoryMiB).wallMs));
       return await handler();
     } catch (error) {
       this.errors++;

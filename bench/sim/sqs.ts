@@ -142,8 +142,9 @@ export class SimulatedQueue implements OperationQueue {
     }
     let failed: Set<string>;
     try {
-      const result = await this.fn.invoke(() =>
-        this.handler(batch.map((stored) => ({ messageId: stored.messageId, message: structuredClone(stored.message) }))),
+      const result = await this.fn.invoke(
+        () => this.handler(batch.map((stored) => ({ messageId: stored.messageId, message: structuredClone(stored.message) }))),
+        batch.length,
       );
       failed = new Set(result.failedMessageIds);
     } catch {

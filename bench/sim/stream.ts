@@ -101,7 +101,7 @@ export class StreamSimulator<T> {
   private async deliver(shard: Shard<T>, batch: PendingRecord<T>[]): Promise<void> {
     let failedIds: string[];
     try {
-      failedIds = (await this.fn.invoke(() => this.handler(batch.map((record) => record.item)))).failedIds;
+      failedIds = (await this.fn.invoke(() => this.handler(batch.map((record) => record.item)), batch.length)).failedIds;
     } catch {
       failedIds = batch.map((record) => this.idOf(record.item));
     }

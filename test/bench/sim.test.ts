@@ -5,7 +5,8 @@ import { Random } from '../../bench/sim/random.js';
 import { EC2_ACTION_BUCKET, EC2_REQUEST_LIMITS, Ec2RateLimiter, TokenBucket } from '../../bench/sim/token-bucket.js';
 import { SDK_RETRY, StandardRetry, waiterDelayMs } from '../../bench/naive/sdk.js';
 import { ProviderError } from '../../lib/engine/ports.js';
-import { MIB_PER_VCPU, formatCpuReport, lambdaCpuCost, type CpuReport } from '../../bench/cpu.js';
+import { formatCpuReport, type CpuReport } from '../../bench/cpu.js';
+import { MIB_PER_VCPU, SimulatedFunction, lambdaCpuCost } from '../../bench/sim/lambda.js';
 
 const T0 = Date.UTC(2026, 0, 1);
 
@@ -158,6 +159,41 @@ describe('function CPU time in Lambda', () => {
     expect(large.vcpu).toBe(1);
     expect(large.wallMs).toBe(100);
     expect(large.gbSeconds).toBeCloseTo(0.1 * (2 * MIB_PER_VCPU) / 1024, 10);
+  });
+});
+
+describe('simulated Lambda function', () => {
+  it('spends its items\' CPU time first, stretched by the vCPU share its memory buys, and bills it', async () => {
+    const loop = new EventLoop(T0);
+    // 5.6 ms per message at 1024 MiB (0.579 vCPU): 10 messages take ceil(56 / 0.579) = 97 ms.
+    const fn = new SimulatedFunction(loop, 'executor', 1024, 5, 120_000, 5.6);
+    let handlerStartedAt = 0;
+    const done = fn.invoke(async () => {
+      handlerStartedAt = loop.now();
+      await loop.clock.sleep(200); // the invocation's waits for AWS
+    }, 10);
+    await loop.run();
+    await done;
+    expect(handlerStartedAt - T0).toBe(97);
+    expect(fn.billedMs).toBe(297);
+    expect(fn.gbSeconds).toBeCloseTo(0.297, 10);
+    // Half the memory: twice the CPU wall time, the same GB-seconds for it.
+    const small = new SimulatedFunction(loop, 'executor', 512, 5, 120_000, 5.6);
+    const second = small.invoke(async () => undefined, 10);
+    await loop.run();
+    await second;
+    expect(small.billedMs).toBe(Math.ceil(56 / (512 / MIB_PER_VCPU)));
+    expect(small.gbSeconds).toBeCloseTo(lambdaCpuCost(56, 512).gbSeconds, 2);
+  });
+
+  it('spends no CPU time without items or without a CPU cost per item', async () => {
+    const loop = new EventLoop(T0);
+    const withCost = new SimulatedFunction(loop, 'watcher', 512, 1, 60_000, 3.6);
+    const without = new SimulatedFunction(loop, 'naive', 128, 1, 60_000);
+    const runs = [withCost.invoke(async () => undefined), without.invoke(async () => undefined, 100)];
+    await loop.run();
+    await Promise.all(runs);
+    expect([withCost.billedMs, without.billedMs]).toEqual([1, 1]);
   });
 });
 
