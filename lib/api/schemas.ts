@@ -198,5 +198,7 @@ export type ListVolumesQuery = z.output<typeof ListVolumesQuerySchema>;
 export type VolumeView = z.output<typeof VolumeSchema>;
 export type VolumeDetails = z.output<typeof VolumeDetailsSchema>;
 export type AttachmentView = z.output<typeof AttachmentSchema>;
+/** What a view says of a call waiting in line for EC2's request tokens. */
+export type RateWait = z.output<typeof RateWaitSchema>;
 export type VolumeList = z.output<typeof VolumeListSchema>;
 export type AttachmentList = z.output<typeof AttachmentListSchema>;

@@ -19,6 +19,7 @@ import type {
   ListVolumesQuery,
   PatchVolumeRequest,
   PutAttachmentRequest,
+  RateWait,
   VolumeDetails,
   VolumeList,
   VolumeView,
@@ -385,18 +386,18 @@ export class VolumeService {
    * consistent read of the shared budget per bucket asked about; a failed read shows no wait.
    */
   private async rateWaits(volume: VolumeRecord, attachments: readonly AttachmentRecord[]): Promise<(record: VolumeRecord | AttachmentRecord) => RateWait | undefined> {
+    const budget = this.rateBudget;
+    if (!budget) return () => undefined;
     const waiting = new Map<VolumeRecord | AttachmentRecord, MutatingAction>();
     const now = this.clock.now();
-    if (this.rateBudget) {
-      for (const record of [volume, ...attachments]) {
-        const action = nextCallWaitingForTokens(record, volume, attachments, now);
-        if (action) waiting.set(record, action);
-      }
+    for (const record of [volume, ...attachments]) {
+      const action = nextCallWaitingForTokens(record, volume, attachments, now);
+      if (action) waiting.set(record, action);
     }
     const seconds = new Map<RateBucket, number>();
     for (const bucket of new Set([...waiting.values()].map((action) => RATE_BUCKET_OF[action]))) {
       try {
-        const waitMs = await this.rateBudget!.waitMs(bucket, this.accountRateBudgets[bucket], now);
+        const waitMs = await budget.waitMs(bucket, this.accountRateBudgets[bucket], now);
         seconds.set(bucket, Math.ceil(waitMs / 1000));
       } catch (error) {
         this.log.warn('could not read the shared rate budget; no wait shown', { bucket, error: errorMessage(error) });
@@ -462,12 +463,6 @@ function canonicalJson(value: unknown): string {
 // ---------------------------------------------------------------------------------------------
 // Views: what the API shows of a record (no claim, no version)
 // ---------------------------------------------------------------------------------------------
-
-/** What a view says of a call waiting in line for EC2's request tokens. */
-export interface RateWait {
-  action: MutatingAction;
-  seconds: number;
-}
 
 /**
  * The EC2 action a record's next step calls, when that call has not started and nothing else

@@ -8,7 +8,7 @@ export interface FunctionEnvironment {
   tableName: string;
   queueUrl: string;
   ownerTagValue: string;
-  /** The shared EC2 rate budget's table (executor only); unset: each environment spends its own share. */
+  /** The shared EC2 rate budget's table (the executor takes from it, the reconciler reads it); unset: each executor environment spends its own share. */
   rateBudgetTableName?: string;
   engineConfig: Partial<EngineConfig>;
 }
