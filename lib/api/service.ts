@@ -383,7 +383,9 @@ export class VolumeService {
    * How long each record's next EC2 call waits in line for the account's request tokens. In a
    * burst the executors book EC2's buckets minutes ahead and a call waiting for its turn writes
    * nothing, so without this a record would sit in `pending` with no word why. One eventually
-   * consistent read of the shared budget per bucket asked about; a failed read shows no wait.
+   * consistent read of the shared budget per bucket asked about; a failed read shows no wait. The
+   * API's throttle (`API.throttleRatePerSecond`) keeps these reads far below what the bucket's
+   * item serves, so clients polling in a burst never crowd out the executors' takes.
    */
   private async rateWaits(volume: VolumeRecord, attachments: readonly AttachmentRecord[]): Promise<(record: VolumeRecord | AttachmentRecord) => RateWait | undefined> {
     const budget = this.rateBudget;
