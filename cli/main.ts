@@ -88,7 +88,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     .option('--type <type>', 'volume type (gp2, gp3, io1, io2, st1, sc1, standard)', 'gp3')
     .option('--iops <n>', 'provisioned IOPS', wholeNumber)
     .option('--throughput <MiBps>', 'throughput in MiB/s (gp3)', wholeNumber)
-    .option('--az <zone>', 'availability zone')
+    .option('--az <zone>', 'availability zone (required unless --attach names the instance whose AZ it goes in)')
     .option('--attach <instanceId>', 'attach to this instance (and create the volume in its AZ)')
     .option('--device <name>', 'device name for --attach, e.g. /dev/sdf')
     .option('--id <volumeId>', 'choose the volume id (makes the request safely repeatable)')

@@ -15,7 +15,7 @@ import { MUTATING_ACTIONS } from '../engine/config.js';
 
 export const VolumeSpecSchema = volumeSpecSchema.meta({ id: 'VolumeSpec',
   description: 'What the client asks for. Sizes in GiB, throughput in MiB/s.',
-  example: { sizeGiB: 20, volumeType: 'gp3', iops: 3000, throughput: 125, tags: { team: 'storage' } },
+  example: { sizeGiB: 20, volumeType: 'gp3', iops: 3000, throughput: 125, availabilityZone: 'us-east-1a', tags: { team: 'storage' } },
 });
 
 export const VolumeIdSchema = volumeRecordIdSchema.meta({ id: 'VolumeId',

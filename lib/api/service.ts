@@ -6,7 +6,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { AttachmentRecord, RecordKey, VolumeRecord, VolumeSpec } from '../domain/records.js';
-import { validateSpecChange, validateVolumeSpec, type ValidationIssue } from '../domain/validation.js';
+import { isPlaced, validateSpecChange, validateVolumeSpec, type ValidationIssue } from '../domain/validation.js';
 import { ACTION_OF, DEFAULT_ENGINE_CONFIG, RATE_BUCKET_OF, type MutatingAction, type RateBucket, type RateBudget } from '../engine/config.js';
 import { errorMessage } from '../engine/errors.js';
 import { planAttachment, planVolume } from '../engine/planner.js';
@@ -107,6 +107,10 @@ export class VolumeService {
    */
   async createVolume(request: CreateVolumeRequest): Promise<Created<VolumeDetails>> {
     const spec = placedSpec(request);
+    if (!isPlaced(spec)) {
+      const issues = [{ path: 'spec.availabilityZone', message: UNPLACED }];
+      throw invalid(`the volume has no placement: ${describeIssues(issues)}`, issues);
+    }
     const volumeId = request.volumeId ?? this.newVolumeId();
     const now = this.isoNow();
     const record: VolumeRecord = {
@@ -420,6 +424,9 @@ export class VolumeService {
 // ---------------------------------------------------------------------------------------------
 // Specs
 // ---------------------------------------------------------------------------------------------
+
+/** Why a spec with no placement is refused: EBS creates a volume in one AZ, and nothing names it. */
+const UNPLACED = 'is required unless placementInstanceId or attachTo names an instance whose AZ the volume goes in';
 
 /** The spec as stored: with no AZ and no placement, a volume created for an instance goes in its AZ. */
 function placedSpec(request: CreateVolumeRequest): VolumeSpec {

@@ -145,6 +145,11 @@ function statusSchema<S extends readonly [string, ...string[]]>(states: S) {
 /** Defaults for the fields the system writes, so a record a client wrote directly can still be read. */
 const systemDefaults = { status: { state: 'pending', attempts: 0, updatedAt: '' }, version: 0, createdAt: '' } as const;
 
+/** Whether the spec says where EBS creates the volume: an AZ, or an instance whose AZ it goes in. */
+export function isPlaced(spec: Pick<VolumeSpec, 'availabilityZone' | 'placementInstanceId'>): boolean {
+  return spec.availabilityZone !== undefined || spec.placementInstanceId !== undefined;
+}
+
 export const volumeRecordSchema = z.strictObject({
   kind: z.literal('volume'),
   volumeId: volumeRecordIdSchema,
@@ -166,6 +171,11 @@ export const volumeRecordSchema = z.strictObject({
   claim: claimSchema.optional(),
   version: z.number().int().nonnegative().default(systemDefaults.version),
   createdAt: z.string().default(systemDefaults.createdAt),
+}).superRefine((record, ctx) => {
+  // A volume still to be created needs a place; a dying one is removed without EC2 all the same.
+  if (record.life === 'alive' && record.ebsVolumeId === undefined && record.availabilityZone === undefined && !isPlaced(record.spec)) {
+    ctx.addIssue({ code: 'custom', path: ['spec', 'availabilityZone'], message: 'is required unless placementInstanceId names an instance whose AZ the volume goes in' });
+  }
 });
 
 const instanceSeenSchema = z.strictObject({

@@ -63,7 +63,7 @@ describeWithMoto('HTTP API on the DynamoDB store (moto)', (endpoint) => {
     const rateBudget = new DynamoRateBudget({ client: clients.doc, tableName: `${tableName}-rate-budget` });
     await ensureRateBudgetTable(clients.dynamo, `${tableName}-rate-budget`);
     handler = createApiHandler({ store: new DynamoRecordStore({ client: clients.doc, tableName }), clock, rateBudget });
-    const created = await call('POST', '/volumes', { volumeId: 'data-01', spec: { sizeGiB: 20, volumeType: 'gp3' } });
+    const created = await call('POST', '/volumes', { volumeId: 'data-01', spec: { sizeGiB: 20, volumeType: 'gp3', availabilityZone: 'us-east-1a' } });
     expect(created.json.rateWait).toBeUndefined(); // nobody took a token yet
     // Executors took 300 CreateVolume tokens: a new call would start at 41.2 s.
     await rateBudget.take('CreateVolume', 300, DEFAULT_ENGINE_CONFIG.accountRateBudgets.CreateVolume, clock.now(), 3_600_000);
@@ -73,7 +73,7 @@ describeWithMoto('HTTP API on the DynamoDB store (moto)', (endpoint) => {
   });
 
   it('pages with the store cursor and filters by instance through the index', async () => {
-    for (let i = 1; i <= 5; i++) await call('POST', '/volumes', { volumeId: `v${i}`, spec: { sizeGiB: 10, volumeType: 'gp3' } });
+    for (let i = 1; i <= 5; i++) await call('POST', '/volumes', { volumeId: `v${i}`, spec: { sizeGiB: 10, volumeType: 'gp3', availabilityZone: 'us-east-1a' } });
     await call('PUT', `/volumes/v3/attachments/${INSTANCE}`);
     const seen: string[] = [];
     let cursor: string | undefined;
@@ -100,7 +100,7 @@ describeWithMoto('HTTP API on the DynamoDB store (moto)', (endpoint) => {
       isTTY: false,
       clock: new FakeClock(),
     };
-    expect(await runCli(['volumes', 'create', '--size', '20', '--id', 'cli-01'], io)).toBe(EXIT.ok);
+    expect(await runCli(['volumes', 'create', '--az', 'us-east-1a', '--size', '20', '--id', 'cli-01'], io)).toBe(EXIT.ok);
     expect(await runCli(['volumes', 'grow', 'cli-01', '--size', '40'], io)).toBe(EXIT.ok);
     expect(await runCli(['volumes', 'attach', 'cli-01', INSTANCE, '--device', '/dev/sdf'], io)).toBe(EXIT.ok);
     expect(await runCli(['volumes', 'detach', 'cli-01', INSTANCE], io)).toBe(EXIT.ok);

@@ -66,7 +66,7 @@ describe('functions/api handler', () => {
       method: 'POST',
       url: '/volumes',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ volumeId: 'data-01', spec: { sizeGiB: 20, volumeType: 'gp3' } }),
+      body: JSON.stringify({ volumeId: 'data-01', spec: { sizeGiB: 20, volumeType: 'gp3', availabilityZone: 'us-east-1a' } }),
     });
     expect(response.statusCode).toBe(201);
     const put = dynamo.commandCalls(PutCommand)[0]!.args[0].input;

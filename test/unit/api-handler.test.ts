@@ -6,7 +6,7 @@ import { API } from '../../lib/settings.js';
 import { ProblemSchema, VolumeDetailsSchema, VolumeListSchema, AttachmentSchema, AttachmentListSchema } from '../../lib/api/schemas.js';
 import { apiHarness, INSTANCE_A, type ApiHarness, type ApiResponse } from './api-fixtures.js';
 
-const GP3 = { sizeGiB: 20, volumeType: 'gp3' };
+const GP3 = { sizeGiB: 20, volumeType: 'gp3', availabilityZone: 'us-east-1a' };
 
 /** Asserts an RFC 9457 problem response and returns its body. */
 function expectProblem(response: ApiResponse, status: number) {

@@ -10,7 +10,9 @@ import { ApiProblem } from '../../lib/api/problem.js';
 import { MAX_STORE_READS_PER_PAGE, VolumeService } from '../../lib/api/service.js';
 import { INSTANCE_A, INSTANCE_B, ManualClock, sequentialIds } from './api-fixtures.js';
 
-const GP3: VolumeSpec = { sizeGiB: 20, volumeType: 'gp3' };
+const GP3: VolumeSpec = { sizeGiB: 20, volumeType: 'gp3', availabilityZone: 'us-east-1a' };
+/** A spec that names no AZ: only `attachTo` can place it. */
+const UNPLACED: VolumeSpec = { sizeGiB: 20, volumeType: 'gp3' };
 const volumeKey = (volumeId: string): RecordKey => ({ kind: 'volume', volumeId });
 const attachmentKey = (volumeId: string, instanceId: string): RecordKey => ({ kind: 'attachment', volumeId, instanceId });
 
@@ -72,7 +74,7 @@ describe('VolumeService', () => {
       const writes = store.writes;
       clock.advance(60_000);
       // Same spec, keys in another order.
-      const again = await service.createVolume({ volumeId: 'data-01', spec: { tags: { b: '2', a: '1' }, volumeType: 'gp3', sizeGiB: 20 } });
+      const again = await service.createVolume({ volumeId: 'data-01', spec: { tags: { b: '2', a: '1' }, availabilityZone: 'us-east-1a', volumeType: 'gp3', sizeGiB: 20 } });
       expect(again.created).toBe(false);
       expect(again.value.createdAt).toBe('2026-01-01T00:00:00.000Z');
       expect(store.writes).toBe(writes);
@@ -96,9 +98,18 @@ describe('VolumeService', () => {
       expect(problem.detail).toContain('being deleted');
     });
 
+    it('refuses a spec that names no AZ without attachTo, naming the field, and writes nothing', async () => {
+      const problem = await problemOf(() => service.createVolume({ volumeId: 'data-01', spec: UNPLACED }));
+      expect(problem.kind).toBe('validation-failed');
+      expect(problem.errors).toEqual([{ path: 'spec.availabilityZone', message: expect.stringContaining('is required unless placementInstanceId or attachTo') }]);
+      expect(await store.list({ limit: 10 })).toEqual({ items: [] });
+      // Placed by an instance instead: accepted.
+      expect((await service.createVolume({ volumeId: 'data-02', spec: { ...UNPLACED, placementInstanceId: INSTANCE_A } })).created).toBe(true);
+    });
+
     it('with attachTo, creates the attachment and places the volume in the instance AZ', async () => {
-      const { value } = await service.createVolume({ volumeId: 'data-01', spec: GP3, attachTo: { instanceId: INSTANCE_A, device: '/dev/sdf' } });
-      expect(value.spec).toEqual({ ...GP3, placementInstanceId: INSTANCE_A });
+      const { value } = await service.createVolume({ volumeId: 'data-01', spec: UNPLACED, attachTo: { instanceId: INSTANCE_A, device: '/dev/sdf' } });
+      expect(value.spec).toEqual({ ...UNPLACED, placementInstanceId: INSTANCE_A });
       expect(value.attachments).toHaveLength(1);
       expect(await attachment('data-01', INSTANCE_A)).toMatchObject({
         kind: 'attachment',
@@ -110,13 +121,13 @@ describe('VolumeService', () => {
     });
 
     it('with attachTo and an explicit AZ, keeps the AZ and sets no placement instance', async () => {
-      const spec = { ...GP3, availabilityZone: 'eu-west-1a' };
+      const spec = { ...UNPLACED, availabilityZone: 'eu-west-1a' };
       const { value } = await service.createVolume({ volumeId: 'data-01', spec, attachTo: { instanceId: INSTANCE_A } });
       expect(value.spec).toEqual(spec);
     });
 
     it('repeats a create-with-attach idempotently', async () => {
-      const request = { volumeId: 'data-01', spec: GP3, attachTo: { instanceId: INSTANCE_A } };
+      const request = { volumeId: 'data-01', spec: UNPLACED, attachTo: { instanceId: INSTANCE_A } };
       await service.createVolume(request);
       const writes = store.writes;
       const again = await service.createVolume(request);
@@ -126,8 +137,8 @@ describe('VolumeService', () => {
     });
 
     it('treats attaching the same volume id to another instance as a different spec', async () => {
-      await service.createVolume({ volumeId: 'data-01', spec: GP3, attachTo: { instanceId: INSTANCE_A } });
-      const problem = await problemOf(() => service.createVolume({ volumeId: 'data-01', spec: GP3, attachTo: { instanceId: INSTANCE_B } }));
+      await service.createVolume({ volumeId: 'data-01', spec: UNPLACED, attachTo: { instanceId: INSTANCE_A } });
+      const problem = await problemOf(() => service.createVolume({ volumeId: 'data-01', spec: UNPLACED, attachTo: { instanceId: INSTANCE_B } }));
       expect(problem.status).toBe(409);
       expect(await attachment('data-01', INSTANCE_B)).toBeUndefined();
     });
@@ -245,7 +256,7 @@ describe('VolumeService', () => {
 
     it('changes type and clears an optional field with null', async () => {
       const details = await service.patchVolume('data-01', { volumeType: 'gp2', iops: null });
-      expect(details.spec).toEqual({ sizeGiB: 20, volumeType: 'gp2' });
+      expect(details.spec).toEqual({ sizeGiB: 20, volumeType: 'gp2', availabilityZone: 'us-east-1a' });
     });
 
     it('rejects shrinking, naming the field, and writes nothing', async () => {
@@ -431,7 +442,7 @@ describe('VolumeService', () => {
       expect(problem.detail).toContain(INSTANCE_A);
       expect(await attachment('data-01', INSTANCE_B)).toBeUndefined();
 
-      await service.createVolume({ volumeId: 'shared', spec: { sizeGiB: 100, volumeType: 'io2', iops: 1000, multiAttach: true } });
+      await service.createVolume({ volumeId: 'shared', spec: { sizeGiB: 100, volumeType: 'io2', iops: 1000, multiAttach: true, availabilityZone: 'us-east-1a' } });
       await service.putAttachment('shared', INSTANCE_A, {});
       expect((await service.putAttachment('shared', INSTANCE_B, {})).created).toBe(true);
     });

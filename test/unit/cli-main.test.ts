@@ -72,13 +72,13 @@ describe('CLI against the API over HTTP', () => {
 
   describe('volumes', () => {
     it('creates, shows and lists a volume', async () => {
-      const created = await cli('volumes', 'create', '--size', '20', '--type', 'gp3', '--id', 'data-01', '--tag', 'team=storage', '--tag', 'env=dev');
+      const created = await cli('volumes', 'create', '--az', 'us-east-1a', '--size', '20', '--type', 'gp3', '--id', 'data-01', '--tag', 'team=storage', '--tag', 'env=dev');
       expect(created.code).toBe(EXIT.ok);
       expect(created.stdout).toContain('Created: data-01');
       expect(created.stdout).toMatch(/State:\s+pending/);
       expect(created.stdout).toMatch(/Tags:\s+team=storage, env=dev/);
 
-      const again = await cli('volumes', 'create', '--size', '20', '--id', 'data-01', '--tag', 'team=storage', '--tag', 'env=dev');
+      const again = await cli('volumes', 'create', '--az', 'us-east-1a', '--size', '20', '--id', 'data-01', '--tag', 'team=storage', '--tag', 'env=dev');
       expect(again.code).toBe(EXIT.ok);
       expect(again.stdout).toContain('Already exists (same spec): data-01');
 
@@ -114,7 +114,7 @@ describe('CLI against the API over HTTP', () => {
     });
 
     it('follows cursors when listing, up to --limit', async () => {
-      for (let i = 1; i <= 5; i++) await cli('volumes', 'create', '--size', '10', '--id', `v${i}`);
+      for (let i = 1; i <= 5; i++) await cli('volumes', 'create', '--az', 'us-east-1a', '--size', '10', '--id', `v${i}`);
       const all = await cli('-o', 'json', 'volumes', 'list');
       expect((all.json as { items: unknown[] }).items).toHaveLength(5);
       const some = await cli('-o', 'json', 'volumes', 'list', '--limit', '3');
@@ -137,7 +137,7 @@ describe('CLI against the API over HTTP', () => {
     });
 
     it('retries an attachment that ended in error', async () => {
-      await cli('volumes', 'create', '--size', '20', '--id', 'data-01');
+      await cli('volumes', 'create', '--az', 'us-east-1a', '--size', '20', '--id', 'data-01');
       await cli('volumes', 'attach', 'data-01', INSTANCE_B);
       const nothingToRetry = await cli('volumes', 'retry-attachment', 'data-01', INSTANCE_B);
       expect(nothingToRetry.code).toBe(EXIT.failed);
@@ -156,11 +156,11 @@ describe('CLI against the API over HTTP', () => {
     });
 
     it('grows, modifies, attaches, detaches and deletes', async () => {
-      await cli('volumes', 'create', '--size', '20', '--iops', '4000', '--id', 'data-01');
+      await cli('volumes', 'create', '--az', 'us-east-1a', '--size', '20', '--iops', '4000', '--id', 'data-01');
       const grown = await cli('-o', 'json', 'volumes', 'grow', 'data-01', '--size', '50');
       expect(grown.json).toMatchObject({ generation: 2, spec: { sizeGiB: 50 } });
       const modified = await cli('-o', 'json', 'volumes', 'modify', 'data-01', '--type', 'gp2', '--clear-iops');
-      expect((modified.json as { spec: object }).spec).toEqual({ sizeGiB: 50, volumeType: 'gp2' });
+      expect((modified.json as { spec: object }).spec).toEqual({ sizeGiB: 50, volumeType: 'gp2', availabilityZone: 'us-east-1a' });
 
       const attached = await cli('volumes', 'attach', 'data-01', INSTANCE_B);
       expect(attached.stdout).toBe(`Attaching: data-01 → ${INSTANCE_B}: pending, alive\n`);
@@ -191,8 +191,8 @@ describe('CLI against the API over HTTP', () => {
     });
 
     it('prints conflicts and missing volumes', async () => {
-      await cli('volumes', 'create', '--size', '20', '--id', 'data-01');
-      const conflict = await cli('volumes', 'create', '--size', '30', '--id', 'data-01');
+      await cli('volumes', 'create', '--az', 'us-east-1a', '--size', '20', '--id', 'data-01');
+      const conflict = await cli('volumes', 'create', '--az', 'us-east-1a', '--size', '30', '--id', 'data-01');
       expect(conflict.code).toBe(EXIT.failed);
       expect(conflict.stderr).toContain('error: 409 Conflict with the current state: volume data-01 already exists with a different spec');
       expect(conflict.stderr).toContain('  volumeId: already exists with a different spec');
@@ -234,7 +234,7 @@ describe('CLI against the API over HTTP', () => {
 
   describe('wait', () => {
     it('follows a volume through its states to available, one progress line per change', async () => {
-      await cli('volumes', 'create', '--size', '20', '--id', 'data-01');
+      await cli('volumes', 'create', '--az', 'us-east-1a', '--size', '20', '--id', 'data-01');
       const progression: VolumeState[] = ['pending', 'creating', 'creating', 'available'];
       clock.onSleep = async () => {
         progression.shift();
@@ -250,7 +250,7 @@ describe('CLI against the API over HTTP', () => {
     });
 
     it('waits for a grow to be applied, not just for an available state', async () => {
-      await cli('volumes', 'create', '--size', '20', '--id', 'data-01');
+      await cli('volumes', 'create', '--az', 'us-east-1a', '--size', '20', '--id', 'data-01');
       await store.update<VolumeRecord>(volumeKey('data-01'), { observedGeneration: 1 });
       await setVolumeState('data-01', 'available');
       await cli('volumes', 'grow', 'data-01', '--size', '40');
@@ -292,7 +292,7 @@ describe('CLI against the API over HTTP', () => {
     });
 
     it('counts a removed volume as deleted', async () => {
-      await cli('volumes', 'create', '--size', '20', '--id', 'data-01');
+      await cli('volumes', 'create', '--az', 'us-east-1a', '--size', '20', '--id', 'data-01');
       await cli('volumes', 'delete', 'data-01');
       clock.onSleep = async () => store.remove(volumeKey('data-01'));
       const run = await cli('wait', 'data-01', '--state', 'deleted');
@@ -301,7 +301,7 @@ describe('CLI against the API over HTTP', () => {
     });
 
     it('reaches an error state when that is what it waits for, even with a change pending', async () => {
-      await cli('volumes', 'create', '--size', '20', '--id', 'data-01');
+      await cli('volumes', 'create', '--az', 'us-east-1a', '--size', '20', '--id', 'data-01');
       await store.update<VolumeRecord>(volumeKey('data-01'), { observedGeneration: 1 });
       await cli('volumes', 'grow', 'data-01', '--size', '40');
       await setVolumeState('data-01', 'error', { code: 'VolumeModificationRateExceeded', message: 'wait 6 hours between modifications' });
@@ -311,7 +311,7 @@ describe('CLI against the API over HTTP', () => {
     });
 
     it('stops at an error state with the reason (exit 4)', async () => {
-      await cli('volumes', 'create', '--size', '20', '--id', 'data-01');
+      await cli('volumes', 'create', '--az', 'us-east-1a', '--size', '20', '--id', 'data-01');
       clock.onSleep = async () => {
         await setVolumeState('data-01', 'error', { code: 'VolumeLimitExceeded', message: 'You have exceeded your maximum gp3 storage limit', attempts: 3 });
       };
@@ -321,7 +321,7 @@ describe('CLI against the API over HTTP', () => {
     });
 
     it('times out on the injected clock (exit 3), polling at the interval', async () => {
-      await cli('volumes', 'create', '--size', '20', '--id', 'data-01');
+      await cli('volumes', 'create', '--az', 'us-east-1a', '--size', '20', '--id', 'data-01');
       let polls = 0;
       clock.onSleep = () => void polls++;
       const started = clock.now();
@@ -335,7 +335,7 @@ describe('CLI against the API over HTTP', () => {
 
   describe('signing', () => {
     it('signs every request with SigV4 for the given region when asked', async () => {
-      const run = await cli('--sigv4', '--region', 'eu-west-1', 'volumes', 'create', '--size', '20', '--id', 'signed');
+      const run = await cli('--sigv4', '--region', 'eu-west-1', 'volumes', 'create', '--az', 'us-east-1a', '--size', '20', '--id', 'signed');
       expect(run.code).toBe(EXIT.ok);
       expect(sent).toHaveLength(1);
       const headers = sent[0]!.headers;

@@ -121,11 +121,24 @@ describe('validateSpecChange', () => {
 
 describe('parseRecord', () => {
   it('reads a record a client wrote directly, giving the system fields their defaults', () => {
-    const result = parseRecord({ kind: 'volume', volumeId: 'data-1', spec: { sizeGiB: 10, volumeType: 'gp3' }, life: 'alive', generation: 1 });
+    const result = parseRecord({ kind: 'volume', volumeId: 'data-1', spec: { sizeGiB: 10, volumeType: 'gp3', availabilityZone: 'us-east-1a' }, life: 'alive', generation: 1 });
     expect(result).toEqual({
       ok: true,
       value: expect.objectContaining({ status: { state: 'pending', attempts: 0, updatedAt: '' }, version: 0 }),
     });
+  });
+
+  it('refuses a volume still to be created that names no place, but lets a dying or created one through', () => {
+    const unplaced = { kind: 'volume', volumeId: 'data-1', spec: { sizeGiB: 10, volumeType: 'gp3' }, life: 'alive', generation: 1 };
+    expect(parseRecord(unplaced)).toEqual({
+      ok: false,
+      issues: [{ path: 'spec.availabilityZone', message: 'is required unless placementInstanceId names an instance whose AZ the volume goes in' }],
+    });
+    expect(parseRecord({ ...unplaced, spec: { ...unplaced.spec, placementInstanceId: 'i-0123456789abcdef0' } }).ok).toBe(true);
+    // Asked to go: removed without EC2, so no place is needed.
+    expect(parseRecord({ ...unplaced, life: 'dying' }).ok).toBe(true);
+    // Created already (an older record): where it is is known.
+    expect(parseRecord({ ...unplaced, ebsVolumeId: 'vol-0123456789abcdef0', availabilityZone: 'us-east-1a' }).ok).toBe(true);
   });
 
   it('names every problem of a bad record', () => {

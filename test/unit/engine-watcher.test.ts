@@ -51,6 +51,26 @@ describe('watcher', () => {
     expect((await h.store.get(volumeKey('data-1')))!.version).toBe(version);
   });
 
+  it('a volume written straight into the table with no place to create it in gets an error and no call; deleting it removes it', async () => {
+    const h = harness();
+    const { availabilityZone: _, ...unplaced } = newVolume('data-1').spec;
+    const raw = { ...newVolume('data-1'), spec: unplaced };
+    h.store.putRaw(raw);
+    await h.watcher.handle([insert(raw as never)]);
+    expect(sent(h)).toEqual([]);
+    expect((await h.store.get(volumeKey('data-1')))?.status).toMatchObject({
+      state: 'error',
+      code: 'InvalidRecord',
+      message: 'spec.availabilityZone: is required unless placementInstanceId names an instance whose AZ the volume goes in',
+    });
+    // The client gives up on it: never created, so it goes without an EC2 call.
+    await h.store.update(volumeKey('data-1'), { life: 'dying' });
+    await h.watch();
+    await h.settle(10_000);
+    expect(await h.store.get(volumeKey('data-1'))).toBeUndefined();
+    expect(Object.values(h.ebs.calls).every((count) => count === 0)).toBe(true);
+  });
+
   it('duplicate and out-of-order changes enqueue the same thing and write nothing twice', async () => {
     const h = harness();
     const volume = newVolume('data-1');
