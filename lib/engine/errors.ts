@@ -126,6 +126,12 @@ export interface ClassifiedError {
   /** The provider's error code, or `InternalError` for something that is not a ProviderError. */
   code: string;
   message: string;
+  /**
+   * EC2 gave no definite answer (a fault on its side, a timeout, a lost connection): the call may
+   * have taken effect all the same, so nothing may be forgotten that only the call's success
+   * would make unnecessary (an attach's device name, say).
+   */
+  uncertain?: true;
 }
 
 /** The message of anything thrown, for statuses and logs. */
@@ -135,9 +141,13 @@ export function errorMessage(error: unknown): string {
 
 /**
  * What `error`, thrown by `call`, means. Anything that is not a ProviderError (a network failure
- * the adapter did not classify, a bug) is retried: the attempt budget bounds it.
+ * the adapter did not classify, a bug) is retried: the attempt budget bounds it. Transient errors
+ * and unclassified ones are `uncertain`.
  */
 export function classifyError(call: ProviderCall, error: unknown): ClassifiedError {
-  if (error instanceof ProviderError) return { outcome: ERROR_OUTCOMES[call][error.kind], code: error.code, message: error.message };
-  return { outcome: 'retry', code: 'InternalError', message: errorMessage(error) };
+  if (error instanceof ProviderError) {
+    const classified: ClassifiedError = { outcome: ERROR_OUTCOMES[call][error.kind], code: error.code, message: error.message };
+    return error.kind === 'transient' ? { ...classified, uncertain: true } : classified;
+  }
+  return { outcome: 'retry', code: 'InternalError', message: errorMessage(error), uncertain: true };
 }

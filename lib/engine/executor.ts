@@ -1327,11 +1327,14 @@ export class Executor {
     error: ClassifiedError,
     revertEvent: AttachmentEvent = 'attach-failed',
   ): Result {
+    // A device stays recorded while EC2 may have attached the volume: it is what tells the planner
+    // to look before attaching again, and to detach rather than forget a dying attachment. Only an
+    // attach EC2 refused, or a check that saw it not attached, proves it was not.
+    const notAttached = (call === 'AttachVolume' && revertEvent === 'attach-failed' && !error.uncertain) || revertEvent === 'observed-detached';
     const retry = this.retryPlan(attachment.status, now, error);
     if (retry.terminal) {
       const result = this.attachmentTerminal(attachment, now, error.code, retry.message);
-      // A device stays recorded only if EC2 may have attached it.
-      if (call === 'AttachVolume' && revertEvent === 'attach-failed') result.changes = { ...result.changes, device: null };
+      if (notAttached) result.changes = { ...result.changes, device: null };
       return result;
     }
     const attaching = attachment.status.state === 'attaching';
@@ -1339,7 +1342,7 @@ export class Executor {
     const changes: RecordChanges<AttachmentRecord> = {
       status: failureStatus(attachment.status, state, now, { code: error.code, message: retry.message, attempts: retry.attempts, nextAttemptAtMs: retry.atMs }),
     };
-    if (attaching) changes.device = null;
+    if (attaching && notAttached) changes.device = null;
     return { outcome: retry.outcome, retryAtMs: retry.atMs, changes };
   }
 

@@ -38,6 +38,14 @@ describe('error table', () => {
       outcome: 'retry',
       code: 'InternalError',
       message: 'socket hang up',
+      uncertain: true,
     });
+  });
+
+  it('marks as uncertain only errors that leave open whether EC2 acted: faults on its side, timeouts, unclassified failures', () => {
+    expect(classifyError('AttachVolume', new ProviderError('transient', 'RequestTimeout', 'timed out')).uncertain).toBe(true);
+    expect(classifyError('AttachVolume', new Error('socket hang up')).uncertain).toBe(true);
+    for (const kind of PROVIDER_ERROR_KINDS.filter((k) => k !== 'transient'))
+      expect(classifyError('AttachVolume', new ProviderError(kind, 'Code', 'refused')).uncertain, kind).toBeUndefined();
   });
 });

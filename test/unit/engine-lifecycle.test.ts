@@ -186,6 +186,89 @@ describe('attachment retry after a terminal error, through watcher and executor'
     expect(h.ebs.volume(ebsVolumeId)?.attachments).toEqual([]);
   });
 
+  /** AttachVolume takes effect in EC2 but its answer is lost (timeout) the first `times` times. */
+  function loseAttachAnswers(h: ReturnType<typeof harness>, error: ProviderError, times = 1) {
+    const attach = h.ebs.attachVolume.bind(h.ebs);
+    let lost = 0;
+    h.ebs.attachVolume = async (request) => {
+      await attach(request);
+      if (lost++ < times) throw error;
+    };
+  }
+
+  it('an attach whose answer was lost keeps its device, so a delete right after it detaches in EC2 rather than dropping the record', async () => {
+    const h = harness();
+    loseAttachAnswers(h, new ProviderError('transient', 'RequestTimeout', 'Request timed out'));
+    await h.store.create(newVolume('data-1'));
+    await h.store.create(newAttachment('data-1'));
+    for (let i = 0; i < 20 && (await attachmentOf(h, INSTANCE)).status.code !== 'RequestTimeout'; i++) {
+      await h.watch();
+      await h.settle(1000);
+    }
+    const lost = await attachmentOf(h, INSTANCE);
+    expect(lost.status).toMatchObject({ state: 'pending', code: 'RequestTimeout', attempts: 1 });
+    expect(lost.device).toMatch(/^\/dev\//);
+    const ebsVolumeId = ((await h.store.get(volumeKey('data-1'))) as VolumeRecord).ebsVolumeId!;
+    expect(h.ebs.volume(ebsVolumeId)?.attachments.map((a) => a.instanceId)).toEqual([INSTANCE]);
+
+    await h.store.update<AttachmentRecord>(attachmentKey('data-1'), { life: 'dying' });
+    await run(h, 60);
+    expect(await h.store.get(attachmentKey('data-1'))).toBeUndefined();
+    expect(h.ebs.calls.DetachVolume).toBe(1);
+    expect(h.ebs.volume(ebsVolumeId)?.attachments).toEqual([]);
+  });
+
+  it('an attach whose answer was lost is adopted by the check that follows, with no second AttachVolume', async () => {
+    const h = harness();
+    loseAttachAnswers(h, new ProviderError('transient', 'InternalError', 'An internal error has occurred'));
+    await h.store.create(newVolume('data-1'));
+    await h.store.create(newAttachment('data-1'));
+    await run(h, 60);
+    const attached = await attachmentOf(h, INSTANCE);
+    expect(attached.status).toMatchObject({ state: 'attached', attempts: 0 });
+    expect(h.ebs.calls.AttachVolume).toBe(1);
+    expect((await h.store.get(volumeKey('data-1')))?.status.state).toBe('in-use');
+  });
+
+  it('an attach EC2 refused forgets its device: a dying attachment is then removed without an EC2 call', async () => {
+    const h = harness();
+    h.ebs.failNext('AttachVolume', new ProviderError('limit-exceeded', 'AttachmentLimitExceeded', 'too many attachments'));
+    await h.store.create(newVolume('data-1'));
+    await h.store.create(newAttachment('data-1'));
+    for (let i = 0; i < 20 && (await attachmentOf(h, INSTANCE)).status.code !== 'AttachmentLimitExceeded'; i++) {
+      await h.watch();
+      await h.settle(1000);
+    }
+    const refused = await attachmentOf(h, INSTANCE);
+    expect(refused.status).toMatchObject({ state: 'pending', code: 'AttachmentLimitExceeded' });
+    expect(refused.device).toBeUndefined();
+    await h.store.update<AttachmentRecord>(attachmentKey('data-1'), { life: 'dying' });
+    await run(h, 30);
+    expect(await h.store.get(attachmentKey('data-1'))).toBeUndefined();
+    expect(h.ebs.calls.DetachVolume).toBe(0);
+  });
+
+  it('an attach that runs out of attempts on a lost answer keeps its device in error; deleting it detaches in EC2', async () => {
+    const h = harness({ config: { maxAttempts: 1 } });
+    loseAttachAnswers(h, new ProviderError('transient', 'RequestTimeout', 'Request timed out'));
+    await h.store.create(newVolume('data-1'));
+    await h.store.create(newAttachment('data-1'));
+    for (let i = 0; i < 20 && (await attachmentOf(h, INSTANCE)).status.state !== 'error'; i++) {
+      await h.watch();
+      await h.settle(1000);
+    }
+    const failed = await attachmentOf(h, INSTANCE);
+    expect(failed.status).toMatchObject({ state: 'error', code: 'RequestTimeout' });
+    expect(failed.device).toMatch(/^\/dev\//);
+
+    await h.store.update<AttachmentRecord>(attachmentKey('data-1'), { life: 'dying' });
+    await run(h, 60);
+    expect(await h.store.get(attachmentKey('data-1'))).toBeUndefined();
+    expect(h.ebs.calls.DetachVolume).toBe(1);
+    const ebsVolumeId = ((await h.store.get(volumeKey('data-1'))) as VolumeRecord).ebsVolumeId!;
+    expect(h.ebs.volume(ebsVolumeId)?.attachments).toEqual([]);
+  });
+
   it('a generation bump outside error, or on a dying attachment, is not a retry', async () => {
     const h = harness();
     h.ebs.addInstance({ instanceId: FAR_INSTANCE, availabilityZone: 'eu-west-1b' });
