@@ -304,7 +304,13 @@ export class Executor {
   private plan(item: Item): Decision | undefined {
     const record = item.record;
     if (!record) return undefined;
-    if (record.kind === 'attachment') return planAttachment(record, item.volume);
+    if (record.kind === 'attachment') {
+      const decision = planAttachment(record, item.volume);
+      // A check asked for an attachment at rest (the reconciler): was it detached behind our back?
+      if (decision.type === 'none' && item.hint === 'check-attachment' && record.status.state === 'attached' && item.volume?.ebsVolumeId)
+        return { type: 'operation', op: 'check-attachment', reason: 'syncing with EC2' };
+      return decision;
+    }
     const decision = planVolume(record, item.attachments ?? []);
     // A check asked for a volume at rest (an attachment changed, or the reconciler): bring in-use / available in line with EC2.
     if (decision.type === 'none' && item.hint === 'check-volume' && record.ebsVolumeId && (record.status.state === 'available' || record.status.state === 'in-use'))
@@ -1246,6 +1252,20 @@ export class Executor {
             ? `volume is attached to ${elsewhere.join(', ')} instead`
             : 'the attach did not take',
       }, 'observed-detached');
+    }
+    if (state === 'attached' && !present && current) {
+      // A describe may lag a fresh attach; one that has stood a while and is gone was detached outside.
+      const updatedAt = Date.parse(attachment.status.updatedAt);
+      if (!(now - updatedAt >= this.config.describeGraceMs)) return { outcome: 'skipped' };
+      return {
+        outcome: 'succeeded',
+        changes: {
+          status: successStatus(attachment.status, nextAttachmentState('attached', 'observed-detached'), now, `EC2 shows ${current.ebsVolumeId} not attached to ${attachment.instanceId} (detached outside the provisioner); attaching again`),
+          device: null,
+        },
+        alsoCheck: this.volumeCheck(attachment),
+        volumeSeen: current,
+      };
     }
     return { outcome: 'skipped' };
   }

@@ -125,7 +125,15 @@ export class Reconciler {
     inLine: ReadonlySet<RateBucket>,
   ): Promise<{ key: string; reason: string; operation: QueuedOperation }[]> {
     const now = this.deps.clock.now();
-    const ids = [...new Set(records.flatMap((r) => (r.kind === 'volume' && r.ebsVolumeId ? [r.ebsVolumeId] : [])))];
+    // The page's volumes, and the volumes of its attached attachments (to see detaches made outside).
+    const ids = [
+      ...new Set(
+        records.flatMap((r) => {
+          const ebsVolumeId = r.kind === 'volume' ? r.ebsVolumeId : r.status.state === 'attached' ? volumes.get(r.volumeId)?.ebsVolumeId : undefined;
+          return ebsVolumeId ? [ebsVolumeId] : [];
+        }),
+      ),
+    ];
     // undefined: EC2 could not be asked this time; the page's EC2 comparisons wait for the next run.
     let described: Map<string, ProviderVolume> | undefined = new Map();
     if (ids.length > 0) {
@@ -187,7 +195,13 @@ export class Reconciler {
       }
       return undefined;
     }
-    const decision = planAttachment(record, volumes.get(record.volumeId));
+    const volume = volumes.get(record.volumeId);
+    if (described && status.state === 'attached' && volume?.ebsVolumeId) {
+      const actual = described.get(volume.ebsVolumeId);
+      const link = actual?.attachments.find((a) => a.instanceId === record.instanceId);
+      if (actual && (!link || link.state === 'detached')) return `EC2 shows ${volume.ebsVolumeId} not attached to ${record.instanceId}`;
+    }
+    const decision = planAttachment(record, volume);
     if (decision.type === 'operation' || decision.type === 'remove')
       return this.waitingInLine(decision, inLine) ? undefined : `work pending (${decision.reason})`;
     return undefined;

@@ -1,11 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import type { VolumeRecord } from '../../lib/domain/records.js';
+import type { AttachmentRecord, VolumeRecord } from '../../lib/domain/records.js';
 import { Executor } from '../../lib/engine/executor.js';
 import { Reconciler } from '../../lib/engine/reconciler.js';
 import { DEFAULT_ENGINE_CONFIG } from '../../lib/engine/config.js';
 import { ProviderError, type SharedRateBudget } from '../../lib/engine/ports.js';
 import { FakeClock, MemoryEbs, MemoryOperationQueue, MemoryRateBudget, MemoryRecordStore, RecordingLog, RecordingMetrics, silentLog } from '../../lib/memory/index.js';
 import { METRICS, OWNERSHIP_TAGS } from '../../lib/settings.js';
+import { INSTANCE, attachmentKey, harness, newAttachment, newVolume, volumeKey } from './engine-fixtures.js';
 
 const OWNER = 'stack-test';
 const MINUTE = 60_000;
@@ -214,5 +215,71 @@ describe('Reconciler', () => {
     expect(report.scanned).toBe(2);
     expect(report.requeued).toEqual([{ key: 'attachment/paged/i-0123456789abcdef0', reason: 'work pending (volume ready)' }]);
     expect(report.leaked).toEqual([]);
+  });
+
+  it('notices an attachment detached behind its back and attaches it again, with one DescribeVolumes for the page', async () => {
+    const h = harness();
+    await h.store.create(newVolume('data-1'));
+    await h.store.create(newAttachment('data-1'));
+    for (let i = 0; i < 30 && (await h.store.get(attachmentKey('data-1')))?.status.state !== 'attached'; i++) {
+      await h.watch();
+      await h.settle(1000);
+    }
+    await h.watch();
+    const attached = (await h.store.get(attachmentKey('data-1'))) as AttachmentRecord;
+    expect(attached.status.state).toBe('attached');
+    const reconciler = new Reconciler({ store: h.store, queue: h.queue, provider: h.ebs, clock: h.clock, metrics: h.metrics, log: silentLog, config: { ownerTagValue: 'ebs-provisioner' } });
+    await h.clock.advance(10 * MINUTE);
+    expect((await reconciler.run()).requeued).toEqual([]);
+
+    // Someone detaches it in the console.
+    const ebsVolumeId = ((await h.store.get(volumeKey('data-1'))) as VolumeRecord).ebsVolumeId!;
+    await h.ebs.detachVolume({ ebsVolumeId, instanceId: INSTANCE, device: attached.device! });
+    await h.clock.advance(10 * MINUTE);
+    const describes = h.ebs.calls.DescribeVolumes;
+    const report = await reconciler.run();
+    expect(report.requeued).toEqual(
+      expect.arrayContaining([
+        { key: `attachment/data-1/${INSTANCE}`, reason: `EC2 shows ${ebsVolumeId} not attached to ${INSTANCE}` },
+        { key: 'volume/data-1', reason: 'EC2 says available, record says in-use' },
+      ]),
+    );
+    // One DescribeVolumes for the page, one listing of owned volumes.
+    expect(h.ebs.calls.DescribeVolumes - describes).toBe(2);
+
+    await h.drain();
+    const noticed = (await h.store.get(attachmentKey('data-1'))) as AttachmentRecord;
+    expect(noticed.status).toMatchObject({ state: 'pending', message: expect.stringContaining('detached outside the provisioner') });
+    for (let i = 0; i < 30 && (await h.store.get(attachmentKey('data-1')))?.status.state !== 'attached'; i++) {
+      await h.watch();
+      await h.settle(1000);
+    }
+    expect((await h.store.get(attachmentKey('data-1')))?.status.state).toBe('attached');
+    expect(h.ebs.calls.AttachVolume).toBe(2);
+    expect(h.ebs.volume(ebsVolumeId)?.attachments.map((a) => a.instanceId)).toEqual([INSTANCE]);
+    await h.watch();
+    await h.settle(5000);
+    expect((await h.store.get(volumeKey('data-1')))?.status.state).toBe('in-use');
+  });
+
+  it('does not take a fresh attachment missing from one describe for a detach: a late check finds it too soon to tell', async () => {
+    const h = harness();
+    await h.store.create(newVolume('data-1'));
+    await h.store.create(newAttachment('data-1'));
+    for (let i = 0; i < 30 && (await h.store.get(attachmentKey('data-1')))?.status.state !== 'attached'; i++) {
+      await h.watch();
+      await h.settle(1000);
+    }
+    const attached = (await h.store.get(attachmentKey('data-1'))) as AttachmentRecord;
+    const ebsVolumeId = ((await h.store.get(volumeKey('data-1'))) as VolumeRecord).ebsVolumeId!;
+    await h.ebs.detachVolume({ ebsVolumeId, instanceId: INSTANCE, device: attached.device! });
+    await h.clock.advance(10_000);
+    await h.executor.run(h.batchOf(h.op('check-attachment', attachmentKey('data-1'))));
+    expect(((await h.store.get(attachmentKey('data-1'))) as AttachmentRecord).version).toBe(attached.version);
+
+    // Once the attachment has stood past the describe grace, the same check is believed.
+    await h.clock.advance(DEFAULT_ENGINE_CONFIG.describeGraceMs);
+    await h.executor.run(h.batchOf(h.op('check-attachment', attachmentKey('data-1'))));
+    expect(((await h.store.get(attachmentKey('data-1'))) as AttachmentRecord).status.state).toBe('pending');
   });
 });
