@@ -4,7 +4,7 @@
  * One table, single-table design: a volume item (`VOLUME#<volumeId>` / `VOLUME`) and one
  * attachment item per instance (`VOLUME#<volumeId>` / `ATTACHMENT#<instanceId>`). The client owns
  * `spec`, `life`, `generation` and `requestedDevice`; the system owns `status`, `ebsVolumeId`,
- * `device`, `instanceSeen`, `observedGeneration`, `claim` and `version`. Neither side writes the
+ * `createdSpec`, `device`, `instanceSeen`, `observedGeneration`, `claim` and `version`. Neither side writes the
  * other's fields.
  */
 
@@ -79,6 +79,11 @@ export interface VolumeRecord {
   status: Status<VolumeState>;
   /** The EC2 volume id once CreateVolume answered. */
   ebsVolumeId?: string;
+  /**
+   * The spec CreateVolume was asked for, written just before the call: what EBS fixed at creation
+   * (placement, encryption, snapshot, multi-attach, tags) and what a repeated call must send again.
+   */
+  createdSpec?: VolumeSpec;
   /** The AZ the volume was (or will be) created in, once resolved. */
   availabilityZone?: string;
   /** The generation the EC2 volume currently matches. */

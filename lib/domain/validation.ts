@@ -10,6 +10,7 @@ import {
   VOLUME_STATES,
   VOLUME_TYPES,
   type ProvisionerRecord,
+  type VolumeRecord,
   type VolumeSpec,
 } from './records.js';
 
@@ -158,6 +159,8 @@ export const volumeRecordSchema = z.strictObject({
   generation: z.number().int().positive(),
   status: statusSchema(VOLUME_STATES).default(systemDefaults.status),
   ebsVolumeId: ebsVolumeIdSchema.optional(),
+  // Its structure only: a volume created under older EBS limits stays readable.
+  createdSpec: volumeSpecShape.optional(),
   availabilityZone: availabilityZoneSchema.optional(),
   observedGeneration: z.number().int().nonnegative().optional(),
   observed: z
@@ -231,10 +234,16 @@ export function parseRecord(input: unknown): Result<ProvisionerRecord> {
 /** Fields fixed at creation: EBS cannot change them on an existing volume. */
 const IMMUTABLE_FIELDS = ['availabilityZone', 'placementInstanceId', 'encrypted', 'kmsKeyId', 'snapshotId', 'multiAttach', 'tags'] as const;
 
+/** Issues as one line, e.g. for a status message: `spec.sizeGiB: …; spec.tags: …`. */
+export function describeValidationIssues(issues: readonly ValidationIssue[]): string {
+  return issues.map((issue) => (issue.path ? `${issue.path}: ${issue.message}` : issue.message)).join('; ');
+}
+
 /**
  * What is wrong with changing `current` into `next`: EBS volumes only grow, a magnetic volume cannot be
  * modified, and placement, encryption, source snapshot, multi-attach and tags are fixed at creation.
- * `next` must also be a valid spec on its own.
+ * An IOPS or throughput `next` leaves out keeps what the volume has. `next` must also be a valid
+ * spec on its own.
  */
 export function validateSpecChange(current: VolumeSpec, next: VolumeSpec): ValidationIssue[] {
   const own = validateVolumeSpec(next);
@@ -244,7 +253,10 @@ export function validateSpecChange(current: VolumeSpec, next: VolumeSpec): Valid
     issues.push({ path: 'spec.sizeGiB', message: `EBS volumes can only grow: ${current.sizeGiB} GiB cannot become ${next.sizeGiB} GiB` });
   }
   const performanceChanged =
-    next.volumeType !== current.volumeType || next.iops !== current.iops || next.throughput !== current.throughput || next.sizeGiB !== current.sizeGiB;
+    next.volumeType !== current.volumeType ||
+    next.sizeGiB !== current.sizeGiB ||
+    (next.iops !== undefined && next.iops !== current.iops) ||
+    (next.throughput !== undefined && next.throughput !== current.throughput);
   if (performanceChanged && (!EBS_LIMITS[current.volumeType].modifiable || !EBS_LIMITS[next.volumeType].modifiable)) {
     issues.push({ path: 'spec.volumeType', message: 'magnetic (standard) volumes cannot be modified' });
   }
@@ -257,4 +269,35 @@ export function validateSpecChange(current: VolumeSpec, next: VolumeSpec): Valid
     }
   }
   return issues;
+}
+
+/**
+ * The volume as it is in EBS, the baseline every spec change is judged against: the fields fixed
+ * at creation as CreateVolume was asked for them, and size, type, IOPS and throughput as EC2 last
+ * reported them (as created, until it has). Not the previous spec the client wrote: a delete or a
+ * retry changes no spec, a spec the system refused would become the next write's baseline, and
+ * the reconciler and the executor, which act on the record alone, have no previous spec. Undefined
+ * before CreateVolume is asked for: any valid spec may still be created. A volume created before
+ * `createdSpec` was recorded has its fixed fields judged from its spec as it is.
+ */
+export function ebsBaseline(volume: Pick<VolumeRecord, 'spec' | 'createdSpec' | 'ebsVolumeId' | 'observed'>): VolumeSpec | undefined {
+  const created = volume.createdSpec ?? (volume.ebsVolumeId !== undefined ? volume.spec : undefined);
+  if (!created || !volume.observed) return created;
+  const fixed: Partial<VolumeSpec> = {};
+  for (const field of IMMUTABLE_FIELDS) if (created[field] !== undefined) Object.assign(fixed, { [field]: created[field] });
+  return { ...fixed, ...volume.observed };
+}
+
+/**
+ * What keeps EBS from bringing this volume to `spec` (its own spec unless given): the one rule
+ * the API, the watcher, the planner (and so the executor and the reconciler) apply to a spec change.
+ */
+export function specChangeIssues(
+  volume: Pick<VolumeRecord, 'spec' | 'createdSpec' | 'ebsVolumeId' | 'observed'>,
+  spec: VolumeSpec = volume.spec,
+): ValidationIssue[] {
+  const baseline = ebsBaseline(volume);
+  if (baseline) return validateSpecChange(baseline, spec);
+  const own = validateVolumeSpec(spec);
+  return own.ok ? [] : own.issues;
 }

@@ -1,9 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import type { VolumeSpec } from '../../lib/domain/records.js';
+import type { VolumeRecord, VolumeSpec } from '../../lib/domain/records.js';
 import {
   deviceNameSchema,
   instanceIdSchema,
+  ebsBaseline,
   parseRecord,
+  specChangeIssues,
   validateSpecChange,
   validateVolumeSpec,
   type ValidationIssue,
@@ -116,6 +118,51 @@ describe('validateSpecChange', () => {
     expect(validateSpecChange(multi, { ...multi, volumeType: 'io1' }).map((i) => i.message)).toContain(
       'the type of a multi-attach volume cannot be changed',
     );
+  });
+});
+
+describe('specChangeIssues: a spec judged against the volume as it is in EBS', () => {
+  const createdSpec: VolumeSpec = { sizeGiB: 100, volumeType: 'gp3', availabilityZone: 'us-east-1a', tags: { a: 'b' } };
+  const inEbs = (extra: Partial<VolumeRecord> = {}): Pick<VolumeRecord, 'spec' | 'createdSpec' | 'ebsVolumeId' | 'observed'> => ({
+    spec: createdSpec,
+    createdSpec,
+    ebsVolumeId: 'vol-0123456789abcdef0',
+    observed: { sizeGiB: 100, volumeType: 'gp3', iops: 3000, throughput: 125 },
+    ...extra,
+  });
+
+  it('has no baseline before CreateVolume is asked for: any valid spec may be created', () => {
+    const uncreated = { spec: createdSpec };
+    expect(ebsBaseline(uncreated)).toBeUndefined();
+    expect(specChangeIssues(uncreated, { ...createdSpec, sizeGiB: 10, tags: { c: 'd' } })).toEqual([]);
+    expect(specChangeIssues(uncreated, { ...createdSpec, sizeGiB: 0 }).map((i) => i.path)).toContain('spec.sizeGiB');
+  });
+
+  it('takes the fields fixed at creation from what CreateVolume was asked for, size and performance from what EC2 reports', () => {
+    const grownOutside = inEbs({ observed: { sizeGiB: 500, volumeType: 'gp3', iops: 3000, throughput: 125 } });
+    expect(ebsBaseline(grownOutside)).toEqual({ availabilityZone: 'us-east-1a', tags: { a: 'b' }, sizeGiB: 500, volumeType: 'gp3', iops: 3000, throughput: 125 });
+    expect(specChangeIssues(grownOutside)).toEqual([{ path: 'spec.sizeGiB', message: 'EBS volumes can only grow: 500 GiB cannot become 100 GiB' }]);
+    expect(specChangeIssues(grownOutside, { ...createdSpec, sizeGiB: 600 })).toEqual([]);
+    // The spec a client wrote since does not move the baseline: a tag changed earlier stays a change.
+    expect(specChangeIssues(inEbs({ spec: { ...createdSpec, tags: { a: 'c' } } }), { ...createdSpec, sizeGiB: 200, tags: { a: 'c' } })).toEqual([
+      { path: 'spec.tags', message: 'tags is fixed when the volume is created' },
+    ]);
+  });
+
+  it('judges a volume being created against what it is being created with', () => {
+    const creating = { spec: createdSpec, createdSpec };
+    expect(specChangeIssues(creating, { ...createdSpec, sizeGiB: 50 }).map((i) => i.path)).toEqual(['spec.sizeGiB']);
+    expect(specChangeIssues(creating, { ...createdSpec, sizeGiB: 200 })).toEqual([]);
+  });
+
+  it('takes an IOPS or throughput the spec leaves out as what the volume has: a magnetic volume left alone is no modification', () => {
+    const magnetic: VolumeSpec = { sizeGiB: 10, volumeType: 'standard', availabilityZone: 'us-east-1a' };
+    expect(specChangeIssues({ spec: magnetic, createdSpec: magnetic, ebsVolumeId: 'vol-0123456789abcdef0', observed: { sizeGiB: 10, volumeType: 'standard', iops: 100 } })).toEqual([]);
+  });
+
+  it('judges the fixed fields of a volume created before they were recorded from its spec as it is', () => {
+    const legacy = inEbs({ createdSpec: undefined, spec: { ...createdSpec, tags: { a: 'c' } } });
+    expect(specChangeIssues(legacy)).toEqual([]);
   });
 });
 
