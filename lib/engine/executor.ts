@@ -25,7 +25,7 @@ import {
   type VolumeState,
 } from '../domain/records.js';
 import { nextAttachmentState, nextVolumeState, type AttachmentEvent, type VolumeEvent } from '../domain/state-machines.js';
-import { parseRecord } from '../domain/validation.js';
+import { parseRecord, specChangeIssues } from '../domain/validation.js';
 import { METRICS, OWNERSHIP_TAGS } from '../settings.js';
 import { ACTION_OF, RATE_BUCKET_OF, resolveEngineConfig, type EngineConfig, type MutatingAction, type RateBucket } from './config.js';
 import { allocateDevices, type DeviceRequest } from './devices.js';
@@ -36,6 +36,7 @@ import {
   modificationNeeded,
   planAttachment,
   planVolume,
+  specRejection,
   type Decision,
 } from './planner.js';
 import {
@@ -59,7 +60,7 @@ import {
 } from './ports.js';
 import { TokenBucket } from './rate-limiter.js';
 import { alignedCheckAtMs, backoffDelaySeconds, budgetSpent, checkQueueDelay, progressDelaySeconds, queueDelay, throttleDelaySeconds } from './schedule.js';
-import { failureStatus, operationStartMs, successStatus } from './status.js';
+import { failureStatus, operationStartMs, SPEC_REJECTED_CODE, specRejectedStatus, successStatus, withoutSpecRejection } from './status.js';
 
 export interface ExecutorDeps {
   store: RecordStore;
@@ -313,7 +314,7 @@ export class Executor {
     }
     const decision = planVolume(record, item.attachments ?? []);
     // A check asked for a volume at rest (an attachment changed, or the reconciler): bring in-use / available in line with EC2.
-    if (decision.type === 'none' && item.hint === 'check-volume' && record.ebsVolumeId && (record.status.state === 'available' || record.status.state === 'in-use'))
+    if ((decision.type === 'none' || decision.type === 'invalid-spec') && item.hint === 'check-volume' && record.ebsVolumeId && (record.status.state === 'available' || record.status.state === 'in-use'))
       return { type: 'operation', op: 'check-volume', reason: 'syncing with EC2' };
     return decision;
   }
@@ -662,10 +663,15 @@ export class Executor {
       }
       if (decision.type === 'wait' || decision.type === 'cascade-dying') {
         if (record.status.message !== decision.reason) {
-          const status: Status<string> = { ...record.status, message: decision.reason, updatedAt: new Date(now).toISOString() };
+          const status: Status<string> = { ...withoutSpecRejection(record.status), message: decision.reason, updatedAt: new Date(now).toISOString() };
           delete status.nextAttemptAt;
           await this.deps.store.update(item.key, { status } as RecordChanges, { version: record.version });
         }
+      }
+      // A late or repeated message for a spec EBS cannot reach: no call, the status says why.
+      if (decision.type === 'invalid-spec' && (record.status.code !== SPEC_REJECTED_CODE || record.status.message !== decision.reason)) {
+        const status = specRejectedStatus(record.status, record.status.state, now, decision.reason);
+        await this.deps.store.update(item.key, { status } as RecordChanges, { version: record.version });
       }
       this.deps.metrics.operation({ operation: item.hint, outcome: 'skipped' });
     } catch (error) {
@@ -905,6 +911,7 @@ export class Executor {
           const written = await this.preWrite<VolumeRecord>(item, owner, now, {
             status: successStatus(volume.status, nextVolumeState('pending', 'create-started'), now, 'creating'),
             observedGeneration: volume.generation,
+            createdSpec: volume.spec,
             availabilityZone,
           });
           if (!written) return;
@@ -912,13 +919,15 @@ export class Executor {
           item.record = written;
         }
         const zone = availabilityZone;
+        // A repeated call (same token) asks for what the first did, whatever the spec became since.
+        const spec = volume.createdSpec ?? volume.spec;
         runs.push({ item, run: async () => {
-          const tags = { ...volume.spec.tags, [OWNERSHIP_TAGS.owner]: this.config.ownerTagValue, [OWNERSHIP_TAGS.record]: volume.volumeId };
+          const tags = { ...spec.tags, [OWNERSHIP_TAGS.owner]: this.config.ownerTagValue, [OWNERSHIP_TAGS.record]: volume.volumeId };
           const outcome = await this.call(item, 'CreateVolume', () =>
             this.deps.provider.createVolume({
               clientToken: createVolumeClientToken(volume.volumeId, volume.observedGeneration ?? volume.generation),
               availabilityZone: zone,
-              spec: volume.spec,
+              spec,
               tags,
             }),
           );
@@ -1283,13 +1292,14 @@ export class Executor {
       if (state === 'creating' && target === 'in-use') state = nextVolumeState(state, 'observed-available');
       if (state !== target) state = nextVolumeState(state, event);
     }
-    const observed = observedOf(current);
+    const seen: VolumeRecord = { ...volume, observed: observedOf(current) };
+    const rejected = specRejection(seen);
     const changes: RecordChanges<VolumeRecord> = {
-      status: successStatus(volume.status, state, now),
-      observed,
+      status: rejected ? specRejectedStatus(volume.status, state, now, rejected) : successStatus(volume.status, state, now),
+      observed: seen.observed,
       availabilityZone: current.availabilityZone,
     };
-    if (!modificationNeeded({ ...volume, observed })) changes.observedGeneration = volume.generation;
+    if (!modificationNeeded(seen) && specChangeIssues(seen).length === 0) changes.observedGeneration = volume.generation;
     return changes;
   }
 

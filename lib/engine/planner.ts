@@ -9,6 +9,7 @@ import type {
   VolumeRecord,
   VolumeSpec,
 } from '../domain/records.js';
+import { describeValidationIssues, specChangeIssues } from '../domain/validation.js';
 import type { ModifyVolumeRequest, OperationKind, ProviderInstance } from './ports.js';
 
 export type Decision =
@@ -18,6 +19,8 @@ export type Decision =
   | { type: 'remove'; reason: string }
   /** The volume is dying: these attachments must become dying first (then it waits). */
   | { type: 'cascade-dying'; attachments: RecordKey[]; reason: string }
+  /** The spec asks for what EBS cannot make of this volume: no EC2 call, the status says why. */
+  | { type: 'invalid-spec'; reason: string }
   /** A prerequisite held by another record; that record's change releases this one. */
   | { type: 'wait'; reason: string }
   /** Already where it should be (or terminal). */
@@ -27,12 +30,24 @@ export type Decision =
 export const CHECK_OPERATIONS: ReadonlySet<OperationKind> = new Set(['check-volume', 'check-attachment']);
 
 /**
- * The ModifyVolume request that brings the volume to its spec, or undefined when nothing may
- * change. EBS only grows: a smaller size than EC2 reports is ignored here (validation reports it).
+ * Why EBS cannot bring this live volume to its spec (a shrink below what EC2 holds, a field fixed
+ * at creation changed…), or undefined. Until the client changes the spec, nothing is asked of EC2
+ * for it; a dying volume's spec no longer matters.
+ */
+export function specRejection(volume: VolumeRecord): string | undefined {
+  if (volume.life !== 'alive') return undefined;
+  const issues = specChangeIssues(volume);
+  return issues.length > 0 ? describeValidationIssues(issues) : undefined;
+}
+
+/**
+ * The ModifyVolume request that brings the volume to its spec, or undefined when nothing needs to
+ * change or EBS cannot make the change (`specChangeIssues`): a spec is carried out whole or not at all.
  */
 export function modificationNeeded(volume: VolumeRecord): ModifyVolumeRequest | undefined {
   const observed = volume.observed;
   if (!observed || !volume.ebsVolumeId) return undefined;
+  if (specChangeIssues(volume).length > 0) return undefined;
   const spec: VolumeSpec = volume.spec;
   const request: ModifyVolumeRequest = { ebsVolumeId: volume.ebsVolumeId };
   let changed = false;
@@ -105,10 +120,13 @@ export function planVolume(volume: VolumeRecord, attachments: readonly Attachmen
         ? { type: 'operation', op: 'check-volume', reason: 'creation in progress' }
         : { type: 'operation', op: 'create-volume', reason: 'creation started; repeating with the same token' };
     case 'available':
-    case 'in-use':
+    case 'in-use': {
+      const rejected = specRejection(volume);
+      if (rejected) return { type: 'invalid-spec', reason: rejected };
       return modificationNeeded(volume)
         ? { type: 'operation', op: 'modify-volume', reason: 'spec changed' }
         : { type: 'none', reason: `volume ${state}` };
+    }
     case 'modifying':
       return { type: 'operation', op: 'check-volume', reason: 'modification in progress' };
     case 'deleting':

@@ -27,6 +27,24 @@ export function successStatus<S extends string>(
   return status;
 }
 
+/** The code of a volume's status while EBS cannot bring it to its spec; the message says why. */
+export const SPEC_REJECTED_CODE = 'InvalidSpecChange';
+
+/**
+ * Status of a volume whose spec EBS cannot reach from what the volume is: its state kept, no
+ * operation, the reasons, until the client changes the spec or deletes the volume.
+ */
+export function specRejectedStatus<S extends string>(previous: Status<string>, state: S, nowMs: number, reasons: string): Status<S> {
+  return { ...successStatus(previous, state, nowMs, reasons), code: SPEC_REJECTED_CODE };
+}
+
+/** `status` without a spec rejection: once the spec changed, or the volume is dying, it no longer holds. */
+export function withoutSpecRejection<S extends string>(status: Status<S>): Status<S> {
+  if (status.code !== SPEC_REJECTED_CODE) return status;
+  const { code: _code, message: _message, ...rest } = status;
+  return rest;
+}
+
 /** Status after a failed (or throttled) step. */
 export function failureStatus<S extends string>(
   previous: Status<string>,

@@ -11,11 +11,12 @@
  */
 import { keyOf, keyString, type AttachmentRecord, type ProvisionerRecord, type RecordKey, type Status, type VolumeRecord } from '../domain/records.js';
 import { nextAttachmentState, nextVolumeState } from '../domain/state-machines.js';
-import { parseRecord, validateSpecChange } from '../domain/validation.js';
+import { describeValidationIssues, parseRecord } from '../domain/validation.js';
 import { METRICS } from '../settings.js';
 import type { EngineConfig } from './config.js';
 import { errorMessage } from './errors.js';
 import { planAttachment, planVolume, type Decision } from './planner.js';
+import { specRejectedStatus, withoutSpecRejection } from './status.js';
 import {
   ConditionFailedError,
   type Clock,
@@ -102,20 +103,14 @@ export class Watcher {
 
     const parsed = parseRecord(current);
     if (!parsed.ok) {
-      await this.rejectRecord(current, key, parsed.issues.map((issue) => `${issue.path}: ${issue.message}`).join('; '));
+      await this.rejectRecord(current, key, describeValidationIssues(parsed.issues));
       return;
     }
     const record = parsed.value;
 
     if (record.kind === 'volume') {
-      if (requested) {
-        const rejected = this.rejectedSpecChange(group, record);
-        if (rejected) {
-          await this.writeStatus(record, { ...record.status, code: 'InvalidSpecChange', message: rejected });
-          return;
-        }
-        await this.planRequest(record, group, operations);
-      }
+      // A spec EBS cannot reach is the planner's to judge (`invalid-spec`), as for the executor and the reconciler.
+      if (requested) await this.planRequest(record, group, operations);
       const state = record.status.state;
       if (stateMoved && (state === 'available' || state === 'in-use')) await this.releaseAttachments(record, operations);
       return;
@@ -163,20 +158,6 @@ export class Watcher {
       };
       return generationOf(change.newRecord) > generationOf(change.oldRecord);
     });
-  }
-
-  /** A spec change EBS cannot make (shrink, immutable fields): its reasons, or undefined. */
-  private rejectedSpecChange(group: RecordChange[], record: VolumeRecord): string | undefined {
-    for (const change of group) {
-      if (change.eventName !== 'MODIFY' || change.oldRecord === undefined) continue;
-      const before = parseRecord(change.oldRecord);
-      if (!before.ok || before.value.kind !== 'volume') continue;
-      // Compare with what EC2 holds when known; the previous image otherwise.
-      const baseline = record.observed ? { ...before.value.spec, ...record.observed } : before.value.spec;
-      const issues = validateSpecChange(baseline, record.spec);
-      if (issues.length > 0) return issues.map((issue) => `${issue.path}: ${issue.message}`).join('; ');
-    }
-    return undefined;
   }
 
   private async rejectRecord(current: ProvisionerRecord, key: RecordKey, reasons: string): Promise<void> {
@@ -248,12 +229,17 @@ export class Watcher {
             if (!(error instanceof ConditionFailedError)) throw error;
           }
         }
-        await this.writeStatus(record, { ...record.status, message: decision.reason });
+        await this.writeStatus(record, { ...withoutSpecRejection(record.status), message: decision.reason });
         return;
       case 'wait':
-        await this.writeStatus(record, { ...record.status, message: decision.reason });
+        await this.writeStatus(record, { ...withoutSpecRejection(record.status), message: decision.reason });
+        return;
+      case 'invalid-spec':
+        await this.writeStatus(record, specRejectedStatus(record.status, record.status.state, this.deps.clock.now(), decision.reason));
         return;
       case 'none':
+        // A spec the client has since put right: its rejection goes.
+        await this.writeStatus(record, withoutSpecRejection(record.status));
         return;
     }
   }

@@ -57,10 +57,34 @@ describe('planVolume (alive)', () => {
     expect(modificationNeeded(grown)).toEqual({ ebsVolumeId: 'vol-1', sizeGiB: 20, iops: 4000 });
   });
 
-  it('never plans a shrink', () => {
+  it('never plans a shrink: the spec is rejected, naming the size EC2 holds', () => {
     const shrunk = volume('available', { ...created, spec: { sizeGiB: 5, volumeType: 'gp3' } });
     expect(modificationNeeded(shrunk)).toBeUndefined();
-    expect(planVolume(shrunk, [])).toMatchObject({ type: 'none' });
+    expect(planVolume(shrunk, [])).toEqual({ type: 'invalid-spec', reason: 'spec.sizeGiB: EBS volumes can only grow: 10 GiB cannot become 5 GiB' });
+  });
+
+  it('carries out a spec whole or not at all: a grow beside a changed tag is no modification', () => {
+    const spec = { sizeGiB: 10, volumeType: 'gp3' as const, availabilityZone: 'eu-west-1a', tags: { team: 'a' } };
+    const record = volume('in-use', { ...created, createdSpec: spec, spec: { ...spec, sizeGiB: 20, tags: { team: 'b' } } });
+    expect(modificationNeeded(record)).toBeUndefined();
+    expect(planVolume(record, [])).toEqual({ type: 'invalid-spec', reason: 'spec.tags: tags is fixed when the volume is created' });
+    // Put right, the grow goes ahead.
+    expect(planVolume({ ...record, spec: { ...spec, sizeGiB: 20 } }, [])).toMatchObject({ type: 'operation', op: 'modify-volume' });
+  });
+
+  it('judges the spec against EC2, not the spec it was created with: grown outside to 50 GiB, 10 cannot be met, 60 can', () => {
+    const grownOutside = { ...created, createdSpec: volume('available').spec, observed: { sizeGiB: 50, volumeType: 'gp3' as const } };
+    expect(planVolume(volume('available', grownOutside), [])).toMatchObject({ type: 'invalid-spec', reason: expect.stringMatching(/50 GiB cannot become 10 GiB/) });
+    const grown = volume('available', { ...grownOutside, spec: { ...volume('available').spec, sizeGiB: 60 } });
+    expect(modificationNeeded(grown)).toEqual({ ebsVolumeId: 'vol-1', sizeGiB: 60 });
+  });
+
+  it('judges no spec before CreateVolume is asked for, and plans only checks while an operation is under way', () => {
+    const createdSpec = volume('pending').spec;
+    const changed = { sizeGiB: 5, volumeType: 'gp3' as const, availabilityZone: 'eu-west-1a', tags: { team: 'b' } };
+    expect(planVolume(volume('pending', { spec: changed }), [])).toMatchObject({ type: 'operation', op: 'create-volume' });
+    expect(planVolume(volume('creating', { createdSpec, spec: changed }), [])).toMatchObject({ type: 'operation', op: 'create-volume' });
+    expect(planVolume(volume('modifying', { ...created, createdSpec, spec: changed }), [])).toMatchObject({ type: 'operation', op: 'check-volume' });
   });
 
   it('removes a deleted record', () => {
@@ -98,6 +122,12 @@ describe('planVolume (dying)', () => {
     ['error', created, { type: 'operation', op: 'delete-volume' }],
   ] as const)('%s %o → %o once no attachment remains', (state, extra, expected) => {
     expect(planVolume(dying(state, extra), [])).toMatchObject(expected);
+  });
+
+  it('deletes whatever the spec says: a dying volume grown outside (50 GiB, spec 10 GiB) is not held back', () => {
+    const grownOutside = { ...created, observed: { sizeGiB: 50, volumeType: 'gp3' as const } };
+    expect(planVolume(dying('available', grownOutside), [])).toMatchObject({ type: 'operation', op: 'delete-volume' });
+    expect(planVolume(dying('error', grownOutside), [])).toMatchObject({ type: 'operation', op: 'delete-volume' });
   });
 });
 

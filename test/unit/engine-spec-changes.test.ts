@@ -1,0 +1,213 @@
+/**
+ * Spec changes a client writes (through the API or straight into the table): EBS cannot make
+ * every change, and one it cannot make must cause no EC2 call by any path (watcher, executor,
+ * reconciler, duplicate or late messages) while the record says why; a delete or a retry is
+ * never held back by it.
+ */
+import { describe, expect, it } from 'vitest';
+import type { VolumeRecord, VolumeSpec } from '../../lib/domain/records.js';
+import { VolumeService } from '../../lib/api/service.js';
+import { Executor } from '../../lib/engine/executor.js';
+import { Reconciler } from '../../lib/engine/reconciler.js';
+import type { VolumeProvider } from '../../lib/engine/ports.js';
+import type { RecordChange } from '../../lib/engine/watcher.js';
+import { silentLog } from '../../lib/memory/log.js';
+import { harness, newVolume, volumeKey } from './engine-fixtures.js';
+
+const KEY = volumeKey('data-1');
+const MINUTE = 60_000;
+
+type Harness = ReturnType<typeof harness>;
+
+async function volumeOf(h: Harness): Promise<VolumeRecord> {
+  const record = await h.store.get(KEY);
+  if (record?.kind !== 'volume') throw new Error('no volume record data-1');
+  return record;
+}
+
+/** Volume data-1 (10 GiB gp3, tagged team=a) created through the watcher and the executor, available. */
+async function availableVolume(): Promise<Harness> {
+  const h = harness({ ebsTimings: { modify: 1000, optimize: 1000 } });
+  await h.store.create(newVolume('data-1', {}, { tags: { team: 'a' } }));
+  await h.watch();
+  await h.settle(10_000);
+  await h.watch();
+  expect((await volumeOf(h)).status.state).toBe('available');
+  return h;
+}
+
+/** Someone grows the volume in the console; a check (as the reconciler's) records what EC2 now reports. */
+async function growOutside(h: Harness, sizeGiB: number): Promise<void> {
+  await h.ebs.modifyVolume({ ebsVolumeId: (await volumeOf(h)).ebsVolumeId!, sizeGiB });
+  await h.clock.advance(5000);
+  await h.executor.run(h.batchOf(h.op('check-volume', KEY)));
+  await h.watch();
+  expect((await volumeOf(h)).observed?.sizeGiB).toBe(sizeGiB);
+}
+
+function reconcilerOf(h: Harness): Reconciler {
+  return new Reconciler({ store: h.store, queue: h.queue, provider: h.ebs, clock: h.clock, metrics: h.metrics, log: silentLog });
+}
+
+/** A direct table write of the client's fields, as the stream delivers it: the change, kept for redelivery. */
+async function clientWrites(h: Harness, changes: Partial<Pick<VolumeRecord, 'spec' | 'life' | 'generation'>>): Promise<RecordChange[]> {
+  await h.store.update<VolumeRecord>(KEY, changes);
+  const delivered = [...h.changes];
+  await h.watch();
+  return delivered;
+}
+
+describe('a spec change EBS cannot make', () => {
+  const tagged: VolumeSpec = { sizeGiB: 10, volumeType: 'gp3', availabilityZone: 'eu-west-1a', tags: { team: 'a' } };
+
+  it('a grow beside a changed tag, written straight into the table, is carried out by no path until the spec is put right', async () => {
+    const h = await availableVolume();
+    const volume = await volumeOf(h);
+    const change = await clientWrites(h, { spec: { ...tagged, sizeGiB: 20, tags: { team: 'b' } }, generation: 2 });
+
+    const rejected = { state: 'available', code: 'InvalidSpecChange', message: 'spec.tags: tags is fixed when the volume is created' };
+    expect((await volumeOf(h)).status).toMatchObject(rejected);
+    expect(h.queued()).toEqual([]);
+
+    // A duplicate of the change, a late modify message (say, sent for an earlier valid grow), the reconciler's pass.
+    await h.watcher.handle(change);
+    await h.executor.run(h.batchOf(h.op('modify-volume', KEY), h.op('check-volume', KEY)));
+    await h.watch();
+    await h.clock.advance(10 * MINUTE);
+    await reconcilerOf(h).run();
+    await h.drain();
+    await h.watch();
+
+    expect(h.ebs.calls.ModifyVolume).toBe(0);
+    expect(h.ebs.volume(volume.ebsVolumeId!)?.sizeGiB).toBe(10);
+    const after = await volumeOf(h);
+    expect(after.status).toMatchObject(rejected);
+    expect(after.observedGeneration).toBe(1);
+
+    // Put right: the grow goes ahead, and the rejection goes.
+    await clientWrites(h, { spec: { ...tagged, sizeGiB: 20 }, generation: 3 });
+    await h.settle(2 * MINUTE);
+    await h.watch();
+    const fixed = await volumeOf(h);
+    expect(h.ebs.calls.ModifyVolume).toBe(1);
+    expect(fixed).toMatchObject({ observed: { sizeGiB: 20 }, observedGeneration: 3, status: { state: 'available' } });
+    expect(fixed.status.code).toBeUndefined();
+  });
+
+  it('the reconciler leaves a rejected spec alone: no work pending, nothing re-enqueued', async () => {
+    const h = await availableVolume();
+    await clientWrites(h, { spec: { ...tagged, sizeGiB: 20, tags: { team: 'b' } }, generation: 2 });
+    await h.clock.advance(10 * MINUTE);
+    const report = await reconcilerOf(h).run();
+    expect(report.requeued).toEqual([]);
+    expect(h.queued()).toEqual([]);
+  });
+
+  it('a shrink put back to what EC2 holds clears the rejection, with no EC2 call', async () => {
+    const h = await availableVolume();
+    await clientWrites(h, { spec: { ...tagged, sizeGiB: 5 }, generation: 2 });
+    expect((await volumeOf(h)).status).toMatchObject({ code: 'InvalidSpecChange', message: 'spec.sizeGiB: EBS volumes can only grow: 10 GiB cannot become 5 GiB' });
+    await clientWrites(h, { spec: tagged, generation: 3 });
+    await h.drain();
+    const status = (await volumeOf(h)).status;
+    expect(status.state).toBe('available');
+    expect(status.code).toBeUndefined();
+    expect(status.message).toBeUndefined();
+    expect(h.ebs.calls.ModifyVolume).toBe(0);
+  });
+
+  it('a volume whose spec was rejected is deleted when the client deletes it', async () => {
+    const h = await availableVolume();
+    const ebsVolumeId = (await volumeOf(h)).ebsVolumeId!;
+    await clientWrites(h, { spec: { ...tagged, sizeGiB: 20, tags: { team: 'b' } }, generation: 2 });
+    await clientWrites(h, { life: 'dying' });
+    await h.settle(10_000);
+    await h.watch();
+    expect(await h.store.get(KEY)).toBeUndefined();
+    expect(h.ebs.volume(ebsVolumeId)).toBeUndefined();
+    expect(h.ebs.calls.ModifyVolume).toBe(0);
+  });
+});
+
+describe('a volume grown outside the system (EC2 holds 50 GiB, the spec says 10)', () => {
+  it('is deleted when the client deletes it, once, duplicates and late deliveries notwithstanding', async () => {
+    const h = await availableVolume();
+    const ebsVolumeId = (await volumeOf(h)).ebsVolumeId!;
+    await growOutside(h, 50);
+    const change = await clientWrites(h, { life: 'dying' });
+    expect(h.queued()).toEqual([{ op: 'delete-volume', key: 'data-1', delaySeconds: 0 }]);
+    await h.watcher.handle(change);
+    await h.settle(10_000);
+    await h.watch();
+    await h.watcher.handle(change);
+    await h.drain();
+    expect(await h.store.get(KEY)).toBeUndefined();
+    expect(h.ebs.volume(ebsVolumeId)).toBeUndefined();
+    expect(h.ebs.calls.DeleteVolume).toBe(1);
+  });
+
+  it('says why its spec cannot be met, and takes a grow past what EC2 holds', async () => {
+    const h = await availableVolume();
+    await growOutside(h, 50);
+    expect((await volumeOf(h)).status).toMatchObject({ state: 'available', code: 'InvalidSpecChange', message: 'spec.sizeGiB: EBS volumes can only grow: 50 GiB cannot become 10 GiB' });
+    // 40 grows the spec but would shrink the volume.
+    await clientWrites(h, { spec: { ...(await volumeOf(h)).spec, sizeGiB: 40 }, generation: 2 });
+    expect((await volumeOf(h)).status.message).toBe('spec.sizeGiB: EBS volumes can only grow: 50 GiB cannot become 40 GiB');
+    await clientWrites(h, { spec: { ...(await volumeOf(h)).spec, sizeGiB: 60 }, generation: 3 });
+    await h.settle(2 * MINUTE);
+    await h.watch();
+    expect(await volumeOf(h)).toMatchObject({ observed: { sizeGiB: 60 }, observedGeneration: 3 });
+    expect((await volumeOf(h)).status.code).toBeUndefined();
+  });
+
+  it('in error, is retried by the API: back to pending and checked, not rejected, and no ModifyVolume', async () => {
+    const h = await availableVolume();
+    await growOutside(h, 50);
+    const modifies = h.ebs.calls.ModifyVolume;
+    await h.store.update<VolumeRecord>(KEY, {
+      status: { state: 'error', code: 'Timeout', message: 'budget spent', attempts: 5, updatedAt: new Date(h.clock.now()).toISOString() },
+    });
+    await h.watch();
+
+    await new VolumeService({ store: h.store, clock: h.clock }).retryVolume('data-1');
+    const retry = [...h.changes];
+    await h.watch();
+    expect((await volumeOf(h)).status).toMatchObject({ state: 'pending', message: 'retry requested' });
+    expect(h.queued()).toEqual([{ op: 'check-volume', key: 'data-1', delaySeconds: 0 }]);
+
+    await h.drain();
+    await h.watcher.handle(retry); // a late duplicate of the retry
+    await h.drain();
+    await h.watch();
+    const after = await volumeOf(h);
+    expect(after.status).toMatchObject({ state: 'available', code: 'InvalidSpecChange', message: expect.stringMatching(/50 GiB cannot become 10 GiB/) });
+    expect(h.ebs.calls.ModifyVolume).toBe(modifies);
+  });
+});
+
+describe('CreateVolume repeated with the same token', () => {
+  it('asks for the spec it first asked for, though the spec changed meanwhile; the change follows as a modification', async () => {
+    const h = harness({ ebsTimings: { modify: 1000, optimize: 1000 } });
+    await h.store.create(newVolume('data-1'));
+    // CreateVolume succeeds but its answer is lost with the status write after it.
+    const provider: VolumeProvider = Object.create(h.ebs);
+    provider.createVolume = async (request) => {
+      const volume = await h.ebs.createVolume(request);
+      h.store.failNext('update', new Error('DynamoDB unavailable'));
+      return volume;
+    };
+    const lossy = new Executor({ store: h.store, queue: h.queue, provider, clock: h.clock, metrics: h.metrics, log: silentLog });
+    await lossy.run(h.batchOf(h.op('create-volume', KEY)));
+    expect(await volumeOf(h)).toMatchObject({ status: { state: 'creating' }, createdSpec: { sizeGiB: 10 } });
+    h.changes.splice(0);
+
+    await clientWrites(h, { spec: { ...(await volumeOf(h)).spec, sizeGiB: 20 }, generation: 2 });
+    await h.clock.advance(200_000);
+    await h.settle(10_000);
+    await h.watch();
+    await h.settle(10_000);
+
+    expect((await h.ebs.listOwnedVolumes({ limit: 10 })).items).toHaveLength(1);
+    expect(await volumeOf(h)).toMatchObject({ status: { state: 'available' }, observed: { sizeGiB: 20 }, observedGeneration: 2 });
+  });
+});
