@@ -1,12 +1,12 @@
 /**
  * What the HTTP API does, as plain TypeScript over the record store: no HTTP, no AWS. Requests
  * arrive here already shaped by the request schemas; this layer enforces what needs the current
- * records (existence, life, growth-only changes, conflicts) and writes only client-owned fields
+ * records (existence, life, changes EBS can make, conflicts) and writes only client-owned fields
  * (spec, life, generation, requestedDevice), always conditionally.
  */
 import { randomBytes } from 'node:crypto';
 import type { AttachmentRecord, RecordKey, VolumeRecord, VolumeSpec } from '../domain/records.js';
-import { isPlaced, validateSpecChange, validateVolumeSpec, type ValidationIssue } from '../domain/validation.js';
+import { isPlaced, specChangeIssues, validateVolumeSpec, type ValidationIssue } from '../domain/validation.js';
 import { ACTION_OF, DEFAULT_ENGINE_CONFIG, RATE_BUCKET_OF, type MutatingAction, type RateBucket, type RateBudget } from '../engine/config.js';
 import { errorMessage } from '../engine/errors.js';
 import { planAttachment, planVolume } from '../engine/planner.js';
@@ -200,8 +200,10 @@ export class VolumeService {
 
   /**
    * Grows the volume or changes its type, IOPS or throughput: the merged spec must be a valid
-   * spec and a permitted change. Bumps `generation` so the system acts on it; no-op when nothing
-   * changes. Conditional on the generation it read, so concurrent changes never merge silently.
+   * spec and a change EBS can make of the volume as it is (`specChangeIssues`, the rule the watcher
+   * and the planner apply). Bumps `generation` so the system acts on it; no-op when nothing
+   * changes. Conditional on the version it read: a concurrent change never merges silently, and a
+   * creation or observation landing meanwhile (a new baseline) has the change judged again.
    */
   async patchVolume(volumeId: string, patch: PatchVolumeRequest): Promise<VolumeDetails> {
     for (let attempt = 0; attempt < WRITE_ATTEMPTS; attempt++) {
@@ -215,14 +217,14 @@ export class VolumeService {
         throw invalid(`the change to volume ${volumeId} makes an invalid spec: ${describeIssues(issues)}`, issues);
       }
       const next = merged.value;
-      const issues = patchFieldIssues(validateSpecChange(current.spec, next));
-      if (issues.length > 0) throw invalid(`the change to volume ${volumeId} is not allowed: ${describeIssues(issues)}`, issues);
       if (sameSpec(current.spec, next)) return this.details(volumeId);
+      const issues = patchFieldIssues(specChangeIssues(current, next));
+      if (issues.length > 0) throw invalid(`the change to volume ${volumeId} is not allowed: ${describeIssues(issues)}`, issues);
       try {
         await this.store.update<VolumeRecord>(
           volumeKey(volumeId),
           { spec: next, generation: current.generation + 1 },
-          { generation: current.generation, life: 'alive' },
+          { version: current.version, life: 'alive' },
         );
         return this.details(volumeId);
       } catch (error) {

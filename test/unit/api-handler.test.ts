@@ -131,7 +131,7 @@ describe('API handler', () => {
       },
       { name: 'empty patch', request: { method: 'PATCH', url: '/volumes/data-01', json: {} }, status: 400 },
       { name: 'unknown patch field', request: { method: 'PATCH', url: '/volumes/data-01', json: { sizeGiB: 40, availabilityZone: 'eu-west-1b' } }, status: 400, paths: ['availabilityZone'] },
-      { name: 'shrinking patch', request: { method: 'PATCH', url: '/volumes/data-01', json: { sizeGiB: 10 } }, status: 400, paths: ['sizeGiB'] },
+      { name: 'patch past the type\'s limits', request: { method: 'PATCH', url: '/volumes/data-01', json: { sizeGiB: 70_000 } }, status: 400, paths: ['sizeGiB'] },
       { name: 'invalid path volume id', request: { method: 'GET', url: '/volumes/bad%20id' }, status: 400, paths: ['volumeId'] },
       { name: 'invalid path instance id', request: { method: 'PUT', url: '/volumes/data-01/attachments/not-an-instance' }, status: 400, paths: ['instanceId'] },
       { name: 'invalid device', request: { method: 'PUT', url: `/volumes/data-01/attachments/${INSTANCE_A}`, json: { device: 'sdf' } }, status: 400, paths: ['device'] },

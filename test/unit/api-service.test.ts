@@ -259,14 +259,56 @@ describe('VolumeService', () => {
       expect(details.spec).toEqual({ sizeGiB: 20, volumeType: 'gp2', availabilityZone: 'us-east-1a' });
     });
 
-    it('rejects shrinking, naming the field, and writes nothing', async () => {
+    /** What the executor writes once EC2 created the volume and reported it. */
+    const createdInEbs = (observed: VolumeRecord['observed'], spec: VolumeSpec = { ...GP3, iops: 4000 }) =>
+      store.update<VolumeRecord>(volumeKey('data-01'), {
+        createdSpec: spec,
+        ebsVolumeId: 'vol-0123456789abcdef0',
+        observed,
+        status: { state: 'available', attempts: 0, updatedAt: '2026-01-01T00:00:00.000Z' },
+      });
+
+    it('rejects shrinking a volume EBS holds, naming the field, and writes nothing', async () => {
+      await createdInEbs({ sizeGiB: 20, volumeType: 'gp3', iops: 4000, throughput: 125 });
       const before = await volume('data-01');
       const writes = store.writes;
       const problem = await problemOf(() => service.patchVolume('data-01', { sizeGiB: 10 }));
       expect(problem.status).toBe(400);
-      expect(problem.errors.map((e) => e.path)).toEqual(['sizeGiB']);
+      expect(problem.errors).toEqual([{ path: 'sizeGiB', message: 'EBS volumes can only grow: 20 GiB cannot become 10 GiB' }]);
       expect(store.writes).toBe(writes);
       expect(await volume('data-01')).toEqual(before);
+    });
+
+    it('judges a change against the volume as EC2 reports it, as the watcher does: grown outside to 50 GiB, 40 is a shrink', async () => {
+      await createdInEbs({ sizeGiB: 50, volumeType: 'gp3', iops: 4000, throughput: 125 });
+      const writes = store.writes;
+      const shrink = await problemOf(() => service.patchVolume('data-01', { sizeGiB: 40 }));
+      expect(shrink.errors).toEqual([{ path: 'sizeGiB', message: 'EBS volumes can only grow: 50 GiB cannot become 40 GiB' }]);
+      // A type change alone would leave the spec asking for 20 GiB of a 50 GiB volume.
+      expect((await problemOf(() => service.patchVolume('data-01', { volumeType: 'io2' }))).errors.map((e) => e.path)).toContain('sizeGiB');
+      expect(store.writes).toBe(writes);
+      expect((await service.patchVolume('data-01', { sizeGiB: 60 })).spec.sizeGiB).toBe(60);
+    });
+
+    it('lets a volume not yet created shrink: nothing exists in EBS to shrink', async () => {
+      const details = await service.patchVolume('data-01', { sizeGiB: 10 });
+      expect(details.spec.sizeGiB).toBe(10);
+      expect(details.generation).toBe(2);
+    });
+
+    it('judges the change again when the volume was created between its read and its write', async () => {
+      let raced = false;
+      const update = store.update.bind(store);
+      store.update = async <R extends VolumeRecord | AttachmentRecord>(key: RecordKey, changes: RecordChanges<R>, condition?: WriteCondition) => {
+        if (!raced) {
+          raced = true; // the executor records the creation between our read and our write
+          await createdInEbs({ sizeGiB: 20, volumeType: 'gp3', iops: 4000, throughput: 125 });
+        }
+        return update<R>(key, changes, condition);
+      };
+      const problem = await problemOf(() => service.patchVolume('data-01', { sizeGiB: 10 }));
+      expect(problem.errors.map((e) => e.path)).toEqual(['sizeGiB']);
+      expect((await volume('data-01'))?.spec.sizeGiB).toBe(20);
     });
 
     it('rejects a change that makes the spec invalid as a whole', async () => {
