@@ -2,10 +2,11 @@
  * `wait`: polls the API until a volume or an attachment reaches one of the wanted states, showing
  * progress. A record that is gone counts as `deleted` (volume) or `detached` (attachment), since the
  * system removes records once the EC2 resource is gone. An `error` state nobody waited for ends the
- * wait at once, with the reason.
+ * wait at once, with the reason, as does a spec change the system refused (it will never be applied).
  */
 import { ATTACHMENT_STATES, VOLUME_STATES } from '../lib/domain/records.js';
 import type { Clock } from '../lib/engine/ports.js';
+import { SPEC_REJECTED_CODE } from '../lib/engine/status.js';
 import type { AttachmentView, VolumeDetails } from '../lib/api/schemas.js';
 import { ApiError, type ApiClient } from './client.js';
 import { describeState } from './format.js';
@@ -50,6 +51,8 @@ interface Observation {
   text: string;
   /** False while a volume at rest still has a spec change to apply (its state is about to move). */
   settled: boolean;
+  /** A volume at rest whose spec change EBS cannot make: the change will never be applied. */
+  refused?: boolean;
   message?: string;
   volume?: VolumeDetails;
   attachment?: AttachmentView;
@@ -70,10 +73,12 @@ async function observe(client: ApiClient, target: WaitTarget): Promise<Observati
     // An available or in-use volume whose new spec EC2 does not match yet is still on its way.
     const applying = volume.observedGeneration !== undefined && volume.observedGeneration < volume.generation;
     const atRest = volume.status.state === 'available' || volume.status.state === 'in-use';
+    const refused = applying && atRest && volume.status.code === SPEC_REJECTED_CODE;
     return {
       state: volume.status.state,
       text: `${subject(target)}: ${describeState(volume)}${applying ? ', change pending' : ''}`,
       settled: !(applying && atRest),
+      ...(refused ? { refused } : {}),
       ...(volume.status.message !== undefined ? { message: volume.status.message } : {}),
       volume,
     };
@@ -118,9 +123,9 @@ async function poll(target: WaitTarget, options: WaitOptions): Promise<WaitOutco
         ...(seen.attachment ? { attachment: seen.attachment } : {}),
       };
     }
-    if (seen.state === 'error') {
+    if (seen.state === 'error' || seen.refused) {
       const message = seen.message ?? 'no reason given';
-      progress.fail(`${subject(target)} failed: ${message}`);
+      progress.fail(`${subject(target)} ${seen.refused ? 'cannot change' : 'failed'}: ${message}`);
       return { result: 'error', state: seen.state, message };
     }
     if (clock.now() >= deadline) {

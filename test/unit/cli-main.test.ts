@@ -270,6 +270,17 @@ describe('CLI against the API over HTTP', () => {
       expect(polls).toBe(2);
     });
 
+    it('stops with the reason (exit 4) when the system refused the change: it will never be applied', async () => {
+      await cli('volumes', 'create', '--az', 'us-east-1a', '--size', '20', '--id', 'data-01');
+      await store.update<VolumeRecord>(volumeKey('data-01'), { observedGeneration: 1 });
+      await cli('volumes', 'grow', 'data-01', '--size', '40');
+      const reason = 'spec.sizeGiB: EBS volumes can only grow: 50 GiB cannot become 40 GiB';
+      await setVolumeState('data-01', 'available', { code: 'InvalidSpecChange', message: reason });
+      const run = await cli('wait', 'data-01', '--state', 'available');
+      expect(run.code).toBe(EXIT.errorState);
+      expect(run.stderr).toContain(`volume data-01 cannot change: ${reason}`);
+    });
+
     it('waits for an attachment to be attached, then for it to be gone', async () => {
       await cli('volumes', 'create', '--size', '20', '--id', 'data-01', '--attach', INSTANCE_A);
       const key: RecordKey = { kind: 'attachment', volumeId: 'data-01', instanceId: INSTANCE_A };
