@@ -28,7 +28,8 @@ export const EC2_ERROR_KINDS: Readonly<Record<string, Rule>> = {
   IncorrectState: (message) => (/is in the 'available' state/i.test(message) ? 'not-attached' : 'incorrect-state'),
   'InvalidAttachment.NotFound': 'not-attached',
   IncorrectInstanceState: 'incorrect-state',
-  IncorrectModificationState: 'incorrect-state',
+  // "Cannot modify volume vol-… as it is in 'optimizing' state. Try again later."
+  IncorrectModificationState: 'modification-in-progress',
   // AttachVolume: "vol-… is already attached to an instance"; DeleteVolume / ModifyVolume of an
   // attached volume also say VolumeInUse, and those must wait rather than count as attached.
   VolumeInUse: (message) => (/already attached/i.test(message) ? 'already-attached' : 'incorrect-state'),
@@ -53,7 +54,7 @@ export const EC2_ERROR_KINDS: Readonly<Record<string, Rule>> = {
   MaxIOPSLimitExceeded: 'limit-exceeded',
   ResourceLimitExceeded: 'limit-exceeded',
   // "You've reached the maximum modification rate per volume limit. Wait at least 6 hours …"
-  VolumeModificationRateExceeded: 'limit-exceeded',
+  VolumeModificationRateExceeded: 'modification-cooldown',
 
   // Wrong parameters that name other resources: not the volume or instance being "not found".
   'InvalidSnapshot.NotFound': 'invalid-request',

@@ -110,6 +110,7 @@ function toProviderModification(modification: VolumeModification): ProviderModif
     ...(modification.TargetIops === undefined ? {} : { targetIops: modification.TargetIops }),
     ...(modification.TargetThroughput === undefined ? {} : { targetThroughput: modification.TargetThroughput }),
     ...(modification.StatusMessage === undefined ? {} : { statusMessage: modification.StatusMessage }),
+    ...(modification.StartTime === undefined ? {} : { startedAt: modification.StartTime.getTime() }),
   };
 }
 

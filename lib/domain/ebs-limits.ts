@@ -57,3 +57,12 @@ export const EBS_LIMITS: Record<VolumeType, VolumeTypeLimits> = {
 
 /** gp3's included baseline, used when a gp3 spec names no IOPS or throughput. */
 export const GP3_BASELINE = { iops: 3_000, throughput: 125 } as const;
+
+/**
+ * EC2 allows one modification per volume in this time, counted from the start of the last one it
+ * accepted; a ModifyVolume within it is refused with VolumeModificationRateExceeded. A failed
+ * modification does not hold the next one back ("retry the volume modification").
+ * https://docs.aws.amazon.com/AWSEC2/latest/APIReference/API_ModifyVolume.html
+ * https://docs.aws.amazon.com/ebs/latest/userguide/monitoring-volume-modifications.html
+ */
+export const MODIFICATION_COOLDOWN_MS = 6 * 60 * 60 * 1000;

@@ -14,9 +14,20 @@ import type { MutatingAction } from './config.js';
  * - `wait-for-prerequisite`: the other resource is not ready yet (volume still creating, still
  *   in use, instance not visible yet); uses an attempt so a prerequisite that never comes ends in
  *   a terminal error, and the status says what it waits for.
+ * - `wait-for-modification`: another modification of the volume is under way; waits for it
+ *   without using an attempt (modifications take minutes to hours, and always end).
+ * - `wait-for-cooldown`: EC2 allows one modification per volume every 6 hours; waits for the
+ *   cooldown to end without using an attempt.
  * - `terminal`: retrying cannot help (bad parameters, AZ mismatch, token reuse); goes to `error`.
  */
-export type ErrorOutcome = 'already-done' | 'retry' | 'throttled' | 'wait-for-prerequisite' | 'terminal';
+export type ErrorOutcome =
+  | 'already-done'
+  | 'retry'
+  | 'throttled'
+  | 'wait-for-prerequisite'
+  | 'wait-for-modification'
+  | 'wait-for-cooldown'
+  | 'terminal';
 
 /** The EC2 calls the executor makes; describes share one row. */
 export type ProviderCall = MutatingAction | 'Describe';
@@ -37,6 +48,8 @@ export const ERROR_OUTCOMES: Readonly<Record<ProviderCall, Readonly<Record<Provi
     unauthorized: 'retry',
     'invalid-request': 'terminal',
     'limit-exceeded': 'retry',
+    'modification-in-progress': 'retry',
+    'modification-cooldown': 'retry',
     transient: 'retry',
   },
   AttachVolume: {
@@ -56,6 +69,8 @@ export const ERROR_OUTCOMES: Readonly<Record<ProviderCall, Readonly<Record<Provi
     'invalid-request': 'terminal',
     // Attachment slots may free up.
     'limit-exceeded': 'retry',
+    'modification-in-progress': 'retry',
+    'modification-cooldown': 'retry',
     transient: 'retry',
   },
   DetachVolume: {
@@ -71,6 +86,8 @@ export const ERROR_OUTCOMES: Readonly<Record<ProviderCall, Readonly<Record<Provi
     unauthorized: 'retry',
     'invalid-request': 'terminal',
     'limit-exceeded': 'retry',
+    'modification-in-progress': 'retry',
+    'modification-cooldown': 'retry',
     transient: 'retry',
   },
   DeleteVolume: {
@@ -86,13 +103,15 @@ export const ERROR_OUTCOMES: Readonly<Record<ProviderCall, Readonly<Record<Provi
     unauthorized: 'retry',
     'invalid-request': 'terminal',
     'limit-exceeded': 'retry',
+    'modification-in-progress': 'retry',
+    'modification-cooldown': 'retry',
     transient: 'retry',
   },
   ModifyVolume: {
     throttled: 'throttled',
     // The volume is gone; a modification cannot bring it back.
     'not-found': 'terminal',
-    // IncorrectModificationState: the previous modification has not finished.
+    // VolumeInUse, IncorrectState: the volume is not in a state that allows modifying it yet.
     'incorrect-state': 'wait-for-prerequisite',
     'already-attached': 'retry',
     'not-attached': 'retry',
@@ -101,8 +120,12 @@ export const ERROR_OUTCOMES: Readonly<Record<ProviderCall, Readonly<Record<Provi
     'idempotency-mismatch': 'terminal',
     unauthorized: 'retry',
     'invalid-request': 'terminal',
-    // VolumeModificationRateExceeded and account IOPS/storage limits.
+    // Account IOPS and storage limits.
     'limit-exceeded': 'retry',
+    // IncorrectModificationState: the previous modification has not finished.
+    'modification-in-progress': 'wait-for-modification',
+    // VolumeModificationRateExceeded: modified less than 6 hours ago.
+    'modification-cooldown': 'wait-for-cooldown',
     transient: 'retry',
   },
   Describe: {
@@ -117,6 +140,8 @@ export const ERROR_OUTCOMES: Readonly<Record<ProviderCall, Readonly<Record<Provi
     unauthorized: 'retry',
     'invalid-request': 'retry',
     'limit-exceeded': 'retry',
+    'modification-in-progress': 'retry',
+    'modification-cooldown': 'retry',
     transient: 'retry',
   },
 };

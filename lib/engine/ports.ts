@@ -215,6 +215,8 @@ export interface ProviderModification {
   targetIops?: number;
   targetThroughput?: number;
   statusMessage?: string;
+  /** When EC2 started it (epoch ms): EC2's per-volume modification cooldown counts from here. */
+  startedAt?: number;
 }
 
 export type InstanceState = 'pending' | 'running' | 'stopping' | 'stopped' | 'shutting-down' | 'terminated';
@@ -291,6 +293,13 @@ export const PROVIDER_ERROR_KINDS = [
   'invalid-request',
   /** An account or instance limit (volume count, IOPS, attachment slots). */
   'limit-exceeded',
+  /** A modification of the volume is still under way (IncorrectModificationState). */
+  'modification-in-progress',
+  /**
+   * The volume was modified too recently (VolumeModificationRateExceeded): EC2 allows one
+   * modification per volume in `MODIFICATION_COOLDOWN_MS`.
+   */
+  'modification-cooldown',
   /** EC2-side fault (5xx, network, timeout): retry. */
   'transient',
 ] as const;

@@ -38,12 +38,12 @@ const CASES: { code: string; message: string; status?: number; kind: ProviderErr
   {
     code: 'IncorrectModificationState',
     message: "Cannot modify volume vol-0a1b2c3d4e5f67890 as it is in 'optimizing' state. Try again later.",
-    kind: 'incorrect-state',
+    kind: 'modification-in-progress',
   },
   {
     code: 'VolumeModificationRateExceeded',
     message: "You've reached the maximum modification rate per volume limit. Wait at least 6 hours between modifications per EBS volume.",
-    kind: 'limit-exceeded',
+    kind: 'modification-cooldown',
   },
   { code: 'InvalidSnapshot.NotFound', message: "The snapshot 'snap-0123456789abcdef0' does not exist.", kind: 'invalid-request' },
   { code: 'InternalError', message: 'An internal error has occurred', status: 500, kind: 'transient' },

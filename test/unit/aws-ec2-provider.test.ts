@@ -179,7 +179,7 @@ describe('Ec2VolumeProvider (against recorded EC2 behaviour)', () => {
     ]);
   });
 
-  it('keeps the latest modification per volume', async () => {
+  it('keeps the latest modification per volume, with when EC2 started it', async () => {
     ec2.on(DescribeVolumesModificationsCommand).resolves({
       VolumesModifications: [
         { VolumeId: 'vol-1', ModificationState: 'completed', TargetSize: 20, StartTime: new Date('2026-01-01T00:00:00Z') },
@@ -189,8 +189,8 @@ describe('Ec2VolumeProvider (against recorded EC2 behaviour)', () => {
     });
     const modifications = await provider().describeVolumeModifications(['vol-1', 'vol-2']);
     expect(modifications).toEqual([
-      { ebsVolumeId: 'vol-1', state: 'optimizing', targetSizeGiB: 40, targetVolumeType: 'gp3' },
-      { ebsVolumeId: 'vol-2', state: 'failed', statusMessage: 'size too small' },
+      { ebsVolumeId: 'vol-1', state: 'optimizing', targetSizeGiB: 40, targetVolumeType: 'gp3', startedAt: Date.parse('2026-01-02T00:00:00Z') },
+      { ebsVolumeId: 'vol-2', state: 'failed', statusMessage: 'size too small', startedAt: Date.parse('2026-01-01T00:00:00Z') },
     ]);
   });
 
@@ -218,7 +218,7 @@ describe('Ec2VolumeProvider (against recorded EC2 behaviour)', () => {
     expect(ec2.commandCalls(DetachVolumeCommand)[0]!.args[0].input).toMatchObject({ VolumeId: 'vol-1', InstanceId: 'i-1' });
   });
 
-  it('delete and modify: in-use, gone, throttled, optimizing', async () => {
+  it('delete and modify: in-use, gone, throttled, optimizing, modified less than 6 hours ago', async () => {
     ec2
       .on(DeleteVolumeCommand)
       .rejectsOnce(await realEc2Error('VolumeInUse', 'Volume vol-1 is currently attached to i-1'))
@@ -228,10 +228,20 @@ describe('Ec2VolumeProvider (against recorded EC2 behaviour)', () => {
     ec2
       .on(ModifyVolumeCommand)
       .rejectsOnce(await realEc2Error('RequestLimitExceeded', 'Request limit exceeded.', 503))
-      .rejectsOnce(await realEc2Error('IncorrectModificationState', "Cannot modify volume vol-1 as it is in 'optimizing' state."));
+      .rejectsOnce(await realEc2Error('IncorrectModificationState', "Cannot modify volume vol-1 as it is in 'optimizing' state."))
+      .rejectsOnce(
+        await realEc2Error(
+          'VolumeModificationRateExceeded',
+          "You've reached the maximum modification rate per volume limit. Wait at least 6 hours between modifications per EBS volume.",
+        ),
+      );
     expect(await rejection(provider().modifyVolume({ ebsVolumeId: 'vol-1', sizeGiB: 40 }))).toMatchObject({ kind: 'throttled' });
     expect(await rejection(provider().modifyVolume({ ebsVolumeId: 'vol-1', volumeType: 'gp3', iops: 4000, throughput: 250 }))).toMatchObject({
-      kind: 'incorrect-state',
+      kind: 'modification-in-progress',
+    });
+    expect(await rejection(provider().modifyVolume({ ebsVolumeId: 'vol-1', sizeGiB: 40 }))).toMatchObject({
+      kind: 'modification-cooldown',
+      code: 'VolumeModificationRateExceeded',
     });
     expect(ec2.commandCalls(ModifyVolumeCommand)[1]!.args[0].input).toEqual({
       VolumeId: 'vol-1',

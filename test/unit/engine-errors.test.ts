@@ -28,6 +28,16 @@ describe('error table', () => {
     expect(ERROR_OUTCOMES.CreateVolume.transient).toBe('retry');
   });
 
+  it('waits for a modification under way and for the modification cooldown without an attempt; elsewhere they are retries', () => {
+    expect(ERROR_OUTCOMES.ModifyVolume['modification-in-progress']).toBe('wait-for-modification');
+    expect(ERROR_OUTCOMES.ModifyVolume['modification-cooldown']).toBe('wait-for-cooldown');
+    expect(ERROR_OUTCOMES.ModifyVolume['limit-exceeded']).toBe('retry');
+    for (const call of ['CreateVolume', 'AttachVolume', 'DetachVolume', 'DeleteVolume', 'Describe'] as const) {
+      expect(ERROR_OUTCOMES[call]['modification-in-progress'], call).toBe('retry');
+      expect(ERROR_OUTCOMES[call]['modification-cooldown'], call).toBe('retry');
+    }
+  });
+
   it('classifies provider errors with their code and anything else as a retry', () => {
     expect(classifyError('DeleteVolume', new ProviderError('incorrect-state', 'VolumeInUse', 'vol-1 is in use'))).toEqual({
       outcome: 'wait-for-prerequisite',
