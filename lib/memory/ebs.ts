@@ -1,3 +1,4 @@
+import { MODIFICATION_COOLDOWN_MS } from '../domain/ebs-limits.js';
 import type { VolumeSpec, VolumeType } from '../domain/records.js';
 import { OWNERSHIP_TAGS } from '../settings.js';
 import {
@@ -49,6 +50,7 @@ interface ModelModification {
   state: 'modifying' | 'optimizing' | 'completed' | 'failed';
   /** Why it failed, as DescribeVolumesModifications reports it. */
   statusMessage?: string;
+  startedAt: number;
   optimizingAt: number;
   completedAt: number;
   target: { sizeGiB: number; volumeType: VolumeType; iops?: number; throughput?: number };
@@ -67,7 +69,9 @@ interface ModelVolume {
   state: 'creating' | 'available' | 'deleting';
   until: number;
   attachments: ModelAttachment[];
+  /** The latest modification, and the one before it (listed until the latest is). */
   modification?: ModelModification;
+  previousModification?: ModelModification;
 }
 
 interface ModelInstance {
@@ -111,6 +115,11 @@ export class MemoryEbs implements VolumeProvider {
   };
   /** Runs before every call and may throw (the simulator's rate limits). */
   beforeCall?: (action: Ec2Action) => void;
+  /**
+   * How long after ModifyVolume accepted a modification DescribeVolumesModifications starts
+   * listing it (EC2's eventual consistency); until then it lists the one before, if any. 0: at once.
+   */
+  modificationListingDelayMs = 0;
 
   constructor(options: { clock: Clock; ownerTagValue: string; timings?: Partial<Record<TimedStep, StepDuration>> }) {
     this.clock = options.clock;
@@ -216,10 +225,13 @@ export class MemoryEbs implements VolumeProvider {
 
   async describeVolumeModifications(ebsVolumeIds: string[]): Promise<ProviderModification[]> {
     this.enter('DescribeVolumesModifications');
+    const now = this.clock.now();
     return [...new Set(ebsVolumeIds)].flatMap((id) => {
       const volume = this.settled(id);
-      const modification = volume?.modification;
-      if (!volume || !modification) return [];
+      if (!volume) return [];
+      const latest = volume.modification;
+      const modification = latest && now - latest.startedAt >= this.modificationListingDelayMs ? latest : volume.previousModification;
+      if (!modification) return [];
       return [
         {
           ebsVolumeId: id,
@@ -229,6 +241,7 @@ export class MemoryEbs implements VolumeProvider {
           ...(modification.target.iops !== undefined ? { targetIops: modification.target.iops } : {}),
           ...(modification.target.throughput !== undefined ? { targetThroughput: modification.target.throughput } : {}),
           ...(modification.statusMessage !== undefined ? { statusMessage: modification.statusMessage } : {}),
+          startedAt: modification.startedAt,
         },
       ];
     });
@@ -328,12 +341,21 @@ export class MemoryEbs implements VolumeProvider {
     if (volume.state !== 'available') {
       throw new ProviderError('incorrect-state', 'IncorrectState', `The volume '${volume.ebsVolumeId}' is '${volume.state}'.`);
     }
-    // A finished modification, completed or failed, does not hold the next one back.
-    if (volume.modification && (volume.modification.state === 'modifying' || volume.modification.state === 'optimizing')) {
+    const now = this.clock.now();
+    const last = volume.modification;
+    if (last && (last.state === 'modifying' || last.state === 'optimizing')) {
       throw new ProviderError(
-        'incorrect-state',
+        'modification-in-progress',
         'IncorrectModificationState',
-        `Cannot modify volume ${volume.ebsVolumeId} because it is already being modified.`,
+        `Cannot modify volume ${volume.ebsVolumeId} as it is in '${last.state}' state. Try again later.`,
+      );
+    }
+    // One modification per volume in the cooldown; a failed one does not count.
+    if (last && last.state !== 'failed' && now - last.startedAt < MODIFICATION_COOLDOWN_MS) {
+      throw new ProviderError(
+        'modification-cooldown',
+        'VolumeModificationRateExceeded',
+        "You've reached the maximum modification rate per volume limit. Wait at least 6 hours between modifications per EBS volume.",
       );
     }
     if (request.sizeGiB !== undefined && request.sizeGiB < volume.sizeGiB) {
@@ -343,7 +365,6 @@ export class MemoryEbs implements VolumeProvider {
         `New size cannot be smaller than existing size of ${volume.sizeGiB} GiB for volume ${volume.ebsVolumeId}.`,
       );
     }
-    const now = this.clock.now();
     const optimizingAt = now + this.duration('modify');
     const target = {
       sizeGiB: request.sizeGiB ?? volume.sizeGiB,
@@ -351,7 +372,8 @@ export class MemoryEbs implements VolumeProvider {
       ...((request.iops ?? volume.iops) !== undefined ? { iops: request.iops ?? volume.iops } : {}),
       ...((request.throughput ?? volume.throughput) !== undefined ? { throughput: request.throughput ?? volume.throughput } : {}),
     };
-    volume.modification = { state: 'modifying', optimizingAt, completedAt: optimizingAt + this.duration('optimize'), target };
+    volume.previousModification = last;
+    volume.modification = { state: 'modifying', startedAt: now, optimizingAt, completedAt: optimizingAt + this.duration('optimize'), target };
   }
 
   async listOwnedVolumes(options: { cursor?: string; limit: number }): Promise<Page<ProviderVolume>> {

@@ -136,17 +136,53 @@ describe('MemoryEbs', () => {
     const v = await availableVolume(clock, ebs, 't');
     await expectCode(ebs.modifyVolume({ ebsVolumeId: v, sizeGiB: 5 }), 'invalid-request', 'InvalidParameterValue');
     await ebs.modifyVolume({ ebsVolumeId: v, sizeGiB: 20 });
-    await expectCode(ebs.modifyVolume({ ebsVolumeId: v, sizeGiB: 30 }), 'incorrect-state', 'IncorrectModificationState');
-    expect((await ebs.describeVolumeModifications([v]))[0]).toMatchObject({ state: 'modifying', targetSizeGiB: 20 });
+    await expectCode(ebs.modifyVolume({ ebsVolumeId: v, sizeGiB: 30 }), 'modification-in-progress', 'IncorrectModificationState', /'modifying' state/);
+    expect((await ebs.describeVolumeModifications([v]))[0]).toMatchObject({ state: 'modifying', targetSizeGiB: 20, startedAt: 2_000 });
     await clock.advance(60_000);
     expect((await ebs.describeVolumeModifications([v]))[0]?.state).toBe('optimizing');
+    await expectCode(ebs.modifyVolume({ ebsVolumeId: v, sizeGiB: 30 }), 'modification-in-progress', 'IncorrectModificationState', /'optimizing' state/);
     expect(ebs.volume(v)?.sizeGiB).toBe(20);
     await clock.advance(300_000);
     expect((await ebs.describeVolumeModifications([v]))[0]?.state).toBe('completed');
-    await ebs.modifyVolume({ ebsVolumeId: v, sizeGiB: 30 });
   });
 
-  it('a failed modification reports its message, leaves the volume as it was, and allows the next one', async () => {
+  it('allows one modification per volume every 6 hours from the start of the last one, as EC2 does', async () => {
+    const { clock, ebs } = setup();
+    const v = await availableVolume(clock, ebs, 't');
+    const other = await availableVolume(clock, ebs, 'u');
+    await ebs.modifyVolume({ ebsVolumeId: v, sizeGiB: 20 });
+    const startedAt = clock.now();
+    await clock.advance(6 * 3_600_000 - 1);
+    await expectCode(
+      ebs.modifyVolume({ ebsVolumeId: v, sizeGiB: 30 }),
+      'modification-cooldown',
+      'VolumeModificationRateExceeded',
+      /Wait at least 6 hours between modifications/,
+    );
+    // Refused: the last modification is still the one that started 6 hours ago; other volumes are not held back.
+    expect((await ebs.describeVolumeModifications([v]))[0]).toMatchObject({ state: 'completed', targetSizeGiB: 20, startedAt });
+    await ebs.modifyVolume({ ebsVolumeId: other, sizeGiB: 20 });
+    await clock.advance(1);
+    await ebs.modifyVolume({ ebsVolumeId: v, sizeGiB: 30 });
+    expect((await ebs.describeVolumeModifications([v]))[0]).toMatchObject({ state: 'modifying', targetSizeGiB: 30, startedAt: clock.now() });
+  });
+
+  it('lists a modification only after the listing delay, the one before it until then', async () => {
+    const { clock, ebs } = setup();
+    ebs.modificationListingDelayMs = 10_000;
+    const v = await availableVolume(clock, ebs, 't');
+    await ebs.modifyVolume({ ebsVolumeId: v, sizeGiB: 20 });
+    expect(await ebs.describeVolumeModifications([v])).toEqual([]);
+    await clock.advance(10_000);
+    expect((await ebs.describeVolumeModifications([v]))[0]).toMatchObject({ state: 'modifying', targetSizeGiB: 20 });
+    await clock.advance(6 * 3_600_000);
+    await ebs.modifyVolume({ ebsVolumeId: v, sizeGiB: 30 });
+    expect((await ebs.describeVolumeModifications([v]))[0]).toMatchObject({ state: 'completed', targetSizeGiB: 20 });
+    await clock.advance(10_000);
+    expect((await ebs.describeVolumeModifications([v]))[0]).toMatchObject({ state: 'modifying', targetSizeGiB: 30 });
+  });
+
+  it('a failed modification reports its message, leaves the volume as it was, and allows the next one at once', async () => {
     const { clock, ebs } = setup();
     const v = await availableVolume(clock, ebs, 't');
     expect(() => ebs.failModification(v, 'nothing to fail')).toThrow(/no modification/);
