@@ -16,7 +16,7 @@ export const VOLUME_EVENTS = [
   'observed-available',
   /** EC2 reports the volume `in-use` (attached somewhere). */
   'observed-in-use',
-  /** ModifyVolume was accepted. */
+  /** ModifyVolume was accepted, or EC2 is found already modifying toward the spec (its answer was lost). */
   'modify-started',
   /** DeleteVolume was accepted (or the volume was already being deleted). */
   'delete-started',

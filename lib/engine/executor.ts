@@ -24,6 +24,7 @@ import {
   type VolumeRecord,
   type VolumeState,
 } from '../domain/records.js';
+import { MODIFICATION_COOLDOWN_MS } from '../domain/ebs-limits.js';
 import { nextAttachmentState, nextVolumeState, type AttachmentEvent, type VolumeEvent } from '../domain/state-machines.js';
 import { parseRecord, specChangeIssues } from '../domain/validation.js';
 import { METRICS, OWNERSHIP_TAGS } from '../settings.js';
@@ -34,6 +35,7 @@ import {
   CHECK_OPERATIONS,
   attachPrerequisites,
   modificationNeeded,
+  modificationReaches,
   planAttachment,
   planVolume,
   specRejection,
@@ -44,6 +46,7 @@ import {
   type Clock,
   type Log,
   type Metrics,
+  type ModificationState,
   type OperationKind,
   type OperationMessage,
   type OperationOutcome,
@@ -60,7 +63,7 @@ import {
 } from './ports.js';
 import { TokenBucket } from './rate-limiter.js';
 import { alignedCheckAtMs, backoffDelaySeconds, budgetSpent, checkQueueDelay, progressDelaySeconds, queueDelay, throttleDelaySeconds } from './schedule.js';
-import { failureStatus, operationStartMs, SPEC_REJECTED_CODE, specRejectedStatus, successStatus, withoutSpecRejection } from './status.js';
+import { failureStatus, operationStartMs, SPEC_REJECTED_CODE, specRejectedStatus, successStatus, waitingStatus, withoutSpecRejection } from './status.js';
 
 export interface ExecutorDeps {
   store: RecordStore;
@@ -90,6 +93,12 @@ export interface ExecutorRunOptions {
 
 /** Time kept free at the end of an invocation for status writes and follow-ups after the last EC2 call. */
 const INVOCATION_RESERVE_MS = 10_000;
+
+/** EC2 reports a modification's start to the second, by a clock that may be a little off ours. */
+const EC2_TIME_SLACK_MS = 5_000;
+
+/** Modification states in which EC2 refuses another ModifyVolume of the volume. */
+const MODIFICATION_UNDER_WAY: ReadonlySet<ModificationState> = new Set(['modifying', 'optimizing']);
 
 /** Idempotency token of CreateVolume: the record key and the generation being created (≤ 64 ASCII chars). */
 export function createVolumeClientToken(volumeId: string, generation: number): string {
@@ -717,10 +726,11 @@ export class Executor {
       if (!volume.spec.availabilityZone && !volume.availabilityZone && volume.spec.placementInstanceId)
         instanceIds.add(volume.spec.placementInstanceId);
     }
-    const modifyingIds = volumeChecks
-      .map((item) => item.record as VolumeRecord)
-      .filter((volume) => volume.status.state === 'modifying' && volume.ebsVolumeId)
-      .map((volume) => volume.ebsVolumeId!);
+    // Modifications of the volumes being modified (under way?) and of those about to be (is one under way already?).
+    const modifyingIds = [
+      ...volumeChecks.map((item) => item.record as VolumeRecord).filter((volume) => volume.status.state === 'modifying'),
+      ...modifies.map((item) => item.record as VolumeRecord),
+    ].flatMap((volume) => (volume.ebsVolumeId ? [volume.ebsVolumeId] : []));
 
     const [volumes, instances, modifications] = await Promise.all([
       this.describe([...volumeIds], this.config.describeChunkSize.volumes, (ids) => this.deps.provider.describeVolumes(ids), (v) => v.ebsVolumeId),
@@ -742,7 +752,7 @@ export class Executor {
     }
     for (const item of deletes) runs.push({ item, run: this.deleteVolume(item, now) });
     for (const item of modifies) {
-      const run = this.prepareModify(item, now, volumes);
+      const run = this.prepareModify(item, now, volumes, modifications);
       if (run) runs.push({ item, run });
     }
     // Calls whose tokens fall in the same second are written and followed up together.
@@ -1080,7 +1090,12 @@ export class Executor {
     };
   }
 
-  private prepareModify(item: Item, now: number, volumes: Map<string, ProviderVolume> | ClassifiedError): (() => Promise<void>) | undefined {
+  private prepareModify(
+    item: Item,
+    now: number,
+    volumes: Map<string, ProviderVolume> | ClassifiedError,
+    modifications: Map<string, ProviderModification> | ClassifiedError,
+  ): (() => Promise<void>) | undefined {
     const volume = item.record as VolumeRecord;
     if (!(volumes instanceof Map)) {
       item.result = this.volumeFailure(volume, now, volumes);
@@ -1101,6 +1116,21 @@ export class Executor {
       item.result = { outcome: 'succeeded', changes: this.observedChanges(volume, current, now) };
       return undefined;
     }
+    if (!(modifications instanceof Map)) {
+      item.result = this.volumeFailure(volume, now, modifications);
+      return undefined;
+    }
+    const latest = modifications.get(current.ebsVolumeId);
+    if (latest && MODIFICATION_UNDER_WAY.has(latest.state)) {
+      // Toward this spec: ours, accepted by a ModifyVolume whose answer was lost (or someone else's): follow it.
+      item.result = modificationReaches(latest, request)
+        ? this.adoptModification(volume, latest, now)
+        : this.awaitModification(volume, current, now, latest.startedAt, {
+            code: 'IncorrectModificationState',
+            message: `waiting for the modification under way (${latest.state}, to ${modificationTarget(latest)}) to finish before modifying`,
+          });
+      return undefined;
+    }
     return async () => {
       const outcome = await this.call(item, 'ModifyVolume', () => this.deps.provider.modifyVolume(request));
       if (outcome.ok) {
@@ -1111,7 +1141,69 @@ export class Executor {
         };
         return;
       }
-      item.result = { ...this.volumeFailure(volume, now, outcome.error), latencyMs: outcome.latencyMs };
+      const { error } = outcome;
+      const result =
+        error.outcome === 'wait-for-cooldown'
+          ? this.awaitCooldown(volume, current, now, latest, error)
+          : error.outcome === 'wait-for-modification'
+            ? // Under way although DescribeVolumesModifications did not list it yet: look again soon.
+              this.awaitModification(volume, current, now, undefined, { code: error.code, message: `waiting for the modification under way to finish: ${error.message}` })
+            : this.volumeFailure(volume, now, error);
+      item.result = { ...result, latencyMs: outcome.latencyMs };
+    };
+  }
+
+  /**
+   * A modification toward the spec is under way in EC2 (ours, whose ModifyVolume answer was
+   * lost): the record follows it as its own, from when EC2 started it, with no new call.
+   */
+  private adoptModification(volume: VolumeRecord, modification: ProviderModification, now: number): Result {
+    const status = successStatus(volume.status, nextVolumeState(volume.status.state, 'modify-started'), now, 'modifying (EC2 had already accepted this change)', true);
+    if (modification.startedAt !== undefined) status.operationStartedAt = new Date(Math.min(modification.startedAt, now)).toISOString();
+    return { outcome: 'in-progress', changes: { status } };
+  }
+
+  /**
+   * Another modification of the volume is under way: look again when a check of it would, and
+   * modify once it is done. No attempt used: a modification always ends. The record keeps what
+   * EC2 reports of the volume meanwhile.
+   */
+  private awaitModification(
+    volume: VolumeRecord,
+    current: ProviderVolume,
+    now: number,
+    startedAt: number | undefined,
+    wait: { code: string; message: string },
+  ): Result {
+    const atMs = now + progressDelaySeconds('modify-volume', now - (startedAt ?? now), this.config) * 1000;
+    return {
+      outcome: 'retrying',
+      retryAtMs: atMs,
+      changes: { observed: observedOf(current), status: waitingStatus(volume.status, volume.status.state, now, { ...wait, nextAttemptAtMs: atMs }) },
+    };
+  }
+
+  /**
+   * EC2 refused the modification for its cooldown (one per volume every 6 hours): try again when
+   * it ends, counted from the start of the last modification. No attempt used, and the wait is no
+   * part of the operation's age.
+   */
+  private awaitCooldown(volume: VolumeRecord, current: ProviderVolume, now: number, latest: ProviderModification | undefined, error: ClassifiedError): Result {
+    const endsAt = latest?.startedAt === undefined ? undefined : latest.startedAt + MODIFICATION_COOLDOWN_MS + EC2_TIME_SLACK_MS;
+    // No start known, or EC2 still refuses after it: its clock or its count differs from ours; look again after the longest backoff.
+    const atMs = endsAt !== undefined && endsAt > now ? endsAt : now + this.config.backoff.capSeconds * 1000;
+    const hours = MODIFICATION_COOLDOWN_MS / 3_600_000;
+    return {
+      outcome: 'retrying',
+      retryAtMs: atMs,
+      changes: {
+        observed: observedOf(current),
+        status: waitingStatus(volume.status, volume.status.state, now, {
+          code: error.code,
+          message: `EC2 allows one modification per volume every ${hours} hours; trying again at ${new Date(atMs).toISOString()}`,
+          nextAttemptAtMs: atMs,
+        }),
+      },
     };
   }
 
@@ -1186,9 +1278,14 @@ export class Executor {
     }
     if (state === 'modifying') {
       if (!(modifications instanceof Map)) return this.volumeFailure(volume, now, modifications);
-      const modification = modifications.get(current.ebsVolumeId);
-      if (modification && modification.state === 'modifying')
-        return this.stillInProgress(volume, now, 'modification in progress');
+      const started = operationStartMs(volume.status) ?? now;
+      // EC2 lists a modification a little after accepting it; until then it lists the one before,
+      // if any, which says nothing of this one.
+      const listed = modifications.get(current.ebsVolumeId);
+      const modification = listed && startedSince(listed, started) ? listed : undefined;
+      if (modification?.state === 'modifying') return this.stillInProgress(volume, now, 'modification in progress');
+      if (!modification && now - started < this.config.describeGraceMs)
+        return this.stillInProgress(volume, now, `waiting for the modification of ${current.ebsVolumeId} to appear`);
       const changes = this.observedChanges(volume, current, now);
       if (modification?.state === 'failed') {
         const failed = this.volumeFailure(volume, now, {
@@ -1574,6 +1671,21 @@ function canonical(value: unknown): string {
       ? Object.fromEntries(Object.entries(inner as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
       : inner,
   );
+}
+
+/** Whether EC2 started `modification` at `startedAtMs` or later (it cannot tell without a start time: then yes). */
+function startedSince(modification: ProviderModification, startedAtMs: number): boolean {
+  return modification.startedAt === undefined || modification.startedAt >= startedAtMs - EC2_TIME_SLACK_MS;
+}
+
+/** What a modification changes the volume to, for people: `30 GiB, gp3, 4000 IOPS`. */
+function modificationTarget(modification: ProviderModification): string {
+  const parts: string[] = [];
+  if (modification.targetSizeGiB !== undefined) parts.push(`${modification.targetSizeGiB} GiB`);
+  if (modification.targetVolumeType !== undefined) parts.push(modification.targetVolumeType);
+  if (modification.targetIops !== undefined) parts.push(`${modification.targetIops} IOPS`);
+  if (modification.targetThroughput !== undefined) parts.push(`${modification.targetThroughput} MiB/s`);
+  return parts.length > 0 ? parts.join(', ') : 'an unknown target';
 }
 
 function observedOf(volume: ProviderVolume): NonNullable<VolumeRecord['observed']> {

@@ -10,7 +10,7 @@ import type {
   VolumeSpec,
 } from '../domain/records.js';
 import { describeValidationIssues, specChangeIssues } from '../domain/validation.js';
-import type { ModifyVolumeRequest, OperationKind, ProviderInstance } from './ports.js';
+import type { ModifyVolumeRequest, OperationKind, ProviderInstance, ProviderModification } from './ports.js';
 
 export type Decision =
   /** Enqueue / carry out this operation. */
@@ -68,6 +68,16 @@ export function modificationNeeded(volume: VolumeRecord): ModifyVolumeRequest | 
     changed = true;
   }
   return changed ? request : undefined;
+}
+
+/** Whether `modification` takes the volume where `request` asks: it targets every value the request sets. */
+export function modificationReaches(modification: ProviderModification, request: ModifyVolumeRequest): boolean {
+  return (
+    (request.sizeGiB === undefined || modification.targetSizeGiB === request.sizeGiB) &&
+    (request.volumeType === undefined || modification.targetVolumeType === request.volumeType) &&
+    (request.iops === undefined || modification.targetIops === request.iops) &&
+    (request.throughput === undefined || modification.targetThroughput === request.throughput)
+  );
 }
 
 /** What a volume needs now. `attachments` are all attachment records of the volume. */

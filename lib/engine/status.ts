@@ -64,6 +64,28 @@ export function failureStatus<S extends string>(
   return status;
 }
 
+/**
+ * Status of an operation that waits for EC2 to allow it (another modification under way, EC2's
+ * modification cooldown): the state stays, no attempt is used, and the wait is no part of the
+ * operation's age (no `operationStartedAt`: the next attempt starts the count), so a wait of
+ * hours cannot end in a terminal error.
+ */
+export function waitingStatus<S extends string>(
+  previous: Status<string>,
+  state: S,
+  nowMs: number,
+  wait: { code: string; message: string; nextAttemptAtMs: number },
+): Status<S> {
+  return {
+    state,
+    code: wait.code,
+    message: wait.message,
+    attempts: previous.attempts,
+    updatedAt: new Date(nowMs).toISOString(),
+    nextAttemptAt: new Date(wait.nextAttemptAtMs).toISOString(),
+  };
+}
+
 /** When the current operation started: kept across retries and progress checks, else now. */
 export function operationStart(previous: Status<string>, nowMs: number): string {
   if (previous.operationStartedAt && (previous.attempts > 0 || !RESTING.has(previous.state))) return previous.operationStartedAt;

@@ -957,6 +957,292 @@ describe('executor: modify', () => {
 });
 
 
+const HOUR = 3_600_000;
+/** EC2's modification cooldown (6 hours) plus the slack the executor gives EC2's clock (5 s). */
+const COOLDOWN_AND_SLACK_MS = 6 * HOUR + 5_000;
+
+/** Asks for a new spec size, as a client's PATCH does (bumping the generation). */
+async function growTo(h: ReturnType<typeof harness>, volumeId: string, sizeGiB: number) {
+  const volume = await volumeOf(h, volumeId);
+  await h.store.update<VolumeRecord>(volumeKey(volumeId), { spec: { ...volume.spec, sizeGiB }, generation: volume.generation + 1 });
+}
+
+/** The start of the last modification EC2 lists for the volume (epoch ms). */
+async function lastModificationStart(h: ReturnType<typeof harness>, volumeId: string): Promise<number> {
+  const [modification] = await h.ebs.describeVolumeModifications([(await volumeOf(h, volumeId)).ebsVolumeId!]);
+  return modification!.startedAt!;
+}
+
+/** An attached volume grown once from 10 to 20 GiB, the modification completed. */
+async function grownOnce(h: ReturnType<typeof harness>, volumeId: string) {
+  await attachedVolume(h, volumeId);
+  await growTo(h, volumeId, 20);
+  await h.executor.run(h.batchOf(h.op('modify-volume', volumeKey(volumeId))));
+  await h.settle(400_000, 5_000);
+  expect(await volumeOf(h, volumeId)).toMatchObject({ status: { state: 'in-use', attempts: 0 }, observed: { sizeGiB: 20 }, observedGeneration: 2 });
+}
+
+/** Makes the next ModifyVolume take effect in EC2 and lose its answer (a timeout after EC2 accepted it). */
+function loseNextModifyAnswer(h: ReturnType<typeof harness>) {
+  const modify = h.ebs.modifyVolume.bind(h.ebs);
+  h.ebs.modifyVolume = async (request) => {
+    h.ebs.modifyVolume = modify;
+    await modify(request);
+    throw new ProviderError('transient', 'RequestTimeout', 'Request timed out');
+  };
+}
+
+describe("executor: modify within EC2's cooldown (one modification per volume every 6 hours)", () => {
+  it('waits for the cooldown without using attempts, says why and until when, and grows then', async () => {
+    const h = harness();
+    await grownOnce(h, 'data-1');
+    const firstStart = await lastModificationStart(h, 'data-1');
+    await h.clock.advance(HOUR);
+    await growTo(h, 'data-1', 30);
+    await h.executor.run(h.batchOf(h.op('modify-volume', volumeKey('data-1'))));
+
+    const retryAt = new Date(firstStart + COOLDOWN_AND_SLACK_MS).toISOString();
+    const waiting = await volumeOf(h, 'data-1');
+    expect(waiting.status).toEqual({
+      state: 'in-use',
+      code: 'VolumeModificationRateExceeded',
+      message: `EC2 allows one modification per volume every 6 hours; trying again at ${retryAt}`,
+      attempts: 0,
+      nextAttemptAt: retryAt,
+      updatedAt: new Date(h.clock.now()).toISOString(),
+    });
+    // Longer than one message's delay: chained on through dueAt.
+    expect(h.queued()).toEqual([{ op: 'modify-volume', key: 'data-1', delaySeconds: 900 }]);
+    expect(h.queue.pending()[0]!.message.dueAt).toBe(Date.parse(retryAt));
+    expect(h.ebs.calls.ModifyVolume).toBe(2);
+
+    // Far past the minutes an attempt budget lasts: still waiting, nothing called, no error.
+    await h.settle(HOUR, 60_000);
+    expect((await volumeOf(h, 'data-1')).status).toEqual(waiting.status);
+    expect(h.ebs.calls.ModifyVolume).toBe(2);
+
+    await h.clock.advance(Date.parse(retryAt) - h.clock.now() - 60_000);
+    await h.settle(600_000, 5_000);
+    const grown = await volumeOf(h, 'data-1');
+    expect(grown).toMatchObject({ status: { state: 'in-use', attempts: 0 }, observed: { sizeGiB: 30 }, observedGeneration: 3 });
+    expect(grown.status.code).toBeUndefined();
+    expect(h.ebs.calls.ModifyVolume).toBe(3);
+    expect(await attachmentOf(h, 'data-1')).toMatchObject({ status: { state: 'attached' } });
+  });
+
+  it('duplicate and late messages during the wait change nothing but the status time; the volume grows once when the cooldown ends', async () => {
+    const h = harness();
+    await grownOnce(h, 'data-1');
+    const firstStart = await lastModificationStart(h, 'data-1');
+    await growTo(h, 'data-1', 30);
+    await h.executor.run(h.batchOf(h.op('modify-volume', volumeKey('data-1'))));
+    const waiting = await volumeOf(h, 'data-1');
+
+    await h.clock.advance(HOUR);
+    const key = volumeKey('data-1');
+    await h.executor.run(h.batchOf(h.op('modify-volume', key), h.op('modify-volume', key), h.op('check-volume', key)));
+    const again = await volumeOf(h, 'data-1');
+    expect(again.status).toEqual({ ...waiting.status, updatedAt: new Date(h.clock.now()).toISOString() });
+    expect(again.status.nextAttemptAt).toBe(new Date(firstStart + COOLDOWN_AND_SLACK_MS).toISOString());
+
+    await h.settle(6 * HOUR, 60_000);
+    expect(await volumeOf(h, 'data-1')).toMatchObject({ status: { state: 'in-use', attempts: 0 }, observed: { sizeGiB: 30 }, observedGeneration: 3 });
+    // The first grow, two refusals (one per batch), and the grow after the cooldown.
+    expect(h.ebs.calls.ModifyVolume).toBe(4);
+    const [modification] = await h.ebs.describeVolumeModifications([again.ebsVolumeId!]);
+    expect(modification?.targetSizeGiB).toBe(30);
+    expect(modification?.startedAt).toBeGreaterThanOrEqual(firstStart + COOLDOWN_AND_SLACK_MS);
+  });
+
+  it("the wait is no part of the operation's age: a failure after it is an ordinary retry, not a terminal error", async () => {
+    const h = harness({ config: { maxOperationAgeMs: HOUR } });
+    await grownOnce(h, 'data-1');
+    const firstStart = await lastModificationStart(h, 'data-1');
+    await growTo(h, 'data-1', 30);
+    h.ebs.failNext('ModifyVolume', new ProviderError('transient', 'InternalError', 'An internal error has occurred'));
+    await h.executor.run(h.batchOf(h.op('modify-volume', volumeKey('data-1'))));
+    expect((await volumeOf(h, 'data-1')).status).toMatchObject({ state: 'in-use', code: 'InternalError', attempts: 1 });
+
+    await h.settle(10_000);
+    const waiting = await volumeOf(h, 'data-1');
+    expect(waiting.status).toMatchObject({ state: 'in-use', code: 'VolumeModificationRateExceeded', attempts: 1 });
+    expect(waiting.status.operationStartedAt).toBeUndefined();
+
+    await h.clock.advance(firstStart + COOLDOWN_AND_SLACK_MS - h.clock.now() - 1_000);
+    h.ebs.failNext('ModifyVolume', new ProviderError('transient', 'InternalError', 'An internal error has occurred'));
+    await h.settle(2_000);
+    expect((await volumeOf(h, 'data-1')).status).toMatchObject({ state: 'in-use', code: 'InternalError', attempts: 2 });
+
+    await h.settle(600_000, 5_000);
+    expect(await volumeOf(h, 'data-1')).toMatchObject({ status: { state: 'in-use', attempts: 0 }, observed: { sizeGiB: 30 }, observedGeneration: 3 });
+  });
+
+  it('refused with no modification start known: tries again after the longest backoff, without using an attempt', async () => {
+    const h = harness();
+    await availableVolume(h, 'data-1');
+    await growTo(h, 'data-1', 20);
+    h.ebs.failNext('ModifyVolume', new ProviderError('modification-cooldown', 'VolumeModificationRateExceeded', 'Wait at least 6 hours between modifications per EBS volume.'));
+    await h.executor.run(h.batchOf(h.op('modify-volume', volumeKey('data-1'))));
+    const retryAt = new Date(h.clock.now() + DEFAULT_ENGINE_CONFIG.backoff.capSeconds * 1000).toISOString();
+    expect((await volumeOf(h, 'data-1')).status).toMatchObject({
+      state: 'available',
+      code: 'VolumeModificationRateExceeded',
+      message: `EC2 allows one modification per volume every 6 hours; trying again at ${retryAt}`,
+      attempts: 0,
+      nextAttemptAt: retryAt,
+    });
+    expect(h.queued()).toEqual([{ op: 'modify-volume', key: 'data-1', delaySeconds: DEFAULT_ENGINE_CONFIG.backoff.capSeconds }]);
+    await h.settle(1_500_000, 5_000);
+    expect(await volumeOf(h, 'data-1')).toMatchObject({ status: { state: 'available', attempts: 0 }, observed: { sizeGiB: 20 }, observedGeneration: 2 });
+  });
+});
+
+describe('executor: a modification already under way', () => {
+  it('after a lost ModifyVolume answer, follows the modification EC2 is making toward the spec as its own, with no new call', async () => {
+    const h = harness();
+    await availableVolume(h, 'data-1');
+    await growTo(h, 'data-1', 20);
+    loseNextModifyAnswer(h);
+    await h.executor.run(h.batchOf(h.op('modify-volume', volumeKey('data-1'))));
+    const started = await lastModificationStart(h, 'data-1');
+    expect((await volumeOf(h, 'data-1')).status).toMatchObject({ state: 'available', code: 'RequestTimeout', attempts: 1 });
+    expect(h.queued()).toEqual([{ op: 'modify-volume', key: 'data-1', delaySeconds: 2 }]);
+
+    await h.clock.advance(2_000);
+    await h.drain();
+    const adopted = await volumeOf(h, 'data-1');
+    expect(adopted.status).toEqual({
+      state: 'modifying',
+      message: 'modifying (EC2 had already accepted this change)',
+      attempts: 0,
+      updatedAt: new Date(h.clock.now()).toISOString(),
+      operationStartedAt: new Date(started).toISOString(),
+    });
+    expect(h.ebs.calls.ModifyVolume).toBe(1);
+    // Checked like a modification it started: first look in 15 s, sent a batching window (1 s) early.
+    expect(h.queued()).toEqual([{ op: 'check-volume', key: 'data-1', delaySeconds: 14 }]);
+
+    // Duplicate and late modify messages find it modifying: no call.
+    const key = volumeKey('data-1');
+    await h.executor.run(h.batchOf(h.op('modify-volume', key), h.op('modify-volume', key)));
+    expect(h.ebs.calls.ModifyVolume).toBe(1);
+
+    await h.settle(400_000, 5_000);
+    expect(await volumeOf(h, 'data-1')).toMatchObject({ status: { state: 'available', attempts: 0 }, observed: { sizeGiB: 20 }, observedGeneration: 2 });
+    expect(h.ebs.calls.ModifyVolume).toBe(1);
+  });
+
+  it('waits without using attempts for a modification toward another spec, then modifies once EC2 allows it', async () => {
+    const h = harness();
+    const volume = await availableVolume(h, 'data-1');
+    // Someone else grows the volume to 20 GiB; the client asks for 30.
+    await h.ebs.modifyVolume({ ebsVolumeId: volume.ebsVolumeId!, sizeGiB: 20 });
+    const outside = h.clock.now();
+    await growTo(h, 'data-1', 30);
+    await h.executor.run(h.batchOf(h.op('modify-volume', volumeKey('data-1'))));
+    const waiting = await volumeOf(h, 'data-1');
+    expect(waiting.status).toMatchObject({
+      state: 'available',
+      code: 'IncorrectModificationState',
+      message: 'waiting for the modification under way (modifying, to 20 GiB, gp3) to finish before modifying',
+      attempts: 0,
+      nextAttemptAt: new Date(h.clock.now() + 15_000).toISOString(),
+    });
+    expect(h.ebs.calls.ModifyVolume).toBe(1);
+    expect(h.queued()).toEqual([{ op: 'modify-volume', key: 'data-1', delaySeconds: 15 }]);
+
+    // A duplicate looks again: still under way, still no call and no attempt.
+    await h.executor.run(h.batchOf(h.op('modify-volume', volumeKey('data-1'))));
+    expect(h.ebs.calls.ModifyVolume).toBe(1);
+    expect((await volumeOf(h, 'data-1')).status.attempts).toBe(0);
+
+    // Far longer than an attempt budget lasts: done at 6 minutes, then the cooldown from its start.
+    await h.settle(600_000, 5_000);
+    const cooling = await volumeOf(h, 'data-1');
+    expect(cooling.status).toMatchObject({ state: 'available', code: 'VolumeModificationRateExceeded', attempts: 0 });
+    expect(cooling.status.nextAttemptAt).toBe(new Date(outside + COOLDOWN_AND_SLACK_MS).toISOString());
+    expect(cooling.observed?.sizeGiB).toBe(20);
+
+    await h.settle(6 * HOUR, 60_000);
+    expect(await volumeOf(h, 'data-1')).toMatchObject({ status: { state: 'available', attempts: 0 }, observed: { sizeGiB: 30 }, observedGeneration: 2 });
+  });
+
+  it('refused as under way before DescribeVolumesModifications lists it: waits without attempts, then follows it', async () => {
+    const h = harness();
+    h.ebs.modificationListingDelayMs = 30_000;
+    const volume = await availableVolume(h, 'data-1');
+    // A ModifyVolume EC2 accepted whose answer never reached the record (the status write was lost).
+    await h.ebs.modifyVolume({ ebsVolumeId: volume.ebsVolumeId!, sizeGiB: 20 });
+    await growTo(h, 'data-1', 20);
+    await h.executor.run(h.batchOf(h.op('modify-volume', volumeKey('data-1'))));
+    expect((await volumeOf(h, 'data-1')).status).toMatchObject({
+      state: 'available',
+      code: 'IncorrectModificationState',
+      message: "waiting for the modification under way to finish: Cannot modify volume vol-00000000000000001 as it is in 'modifying' state. Try again later.",
+      attempts: 0,
+    });
+    expect(h.queued()).toEqual([{ op: 'modify-volume', key: 'data-1', delaySeconds: 15 }]);
+
+    await h.settle(30_000);
+    expect((await volumeOf(h, 'data-1')).status).toMatchObject({ state: 'modifying', attempts: 0 });
+    await h.settle(400_000, 5_000);
+    expect(await volumeOf(h, 'data-1')).toMatchObject({ status: { state: 'available', attempts: 0 }, observed: { sizeGiB: 20 }, observedGeneration: 2 });
+    // The accepted one and two refusals (at 0 and 15 s); none after it was listed.
+    expect(h.ebs.calls.ModifyVolume).toBe(3);
+  });
+});
+
+describe('executor: checking a modification EC2 does not list yet', () => {
+  it('a check before EC2 lists the new modification keeps waiting for it, with no new ModifyVolume', async () => {
+    const h = harness();
+    h.ebs.modificationListingDelayMs = 30_000;
+    await availableVolume(h, 'data-1');
+    await growTo(h, 'data-1', 20);
+    await h.executor.run(h.batchOf(h.op('modify-volume', volumeKey('data-1'))));
+    const { ebsVolumeId } = await volumeOf(h, 'data-1');
+    await h.settle(15_000);
+    expect((await volumeOf(h, 'data-1')).status).toMatchObject({ state: 'modifying', message: `waiting for the modification of ${ebsVolumeId} to appear`, attempts: 0 });
+    expect(h.ebs.calls.ModifyVolume).toBe(1);
+
+    await h.settle(400_000, 5_000);
+    expect(await volumeOf(h, 'data-1')).toMatchObject({ status: { state: 'available', attempts: 0 }, observed: { sizeGiB: 20 }, observedGeneration: 2 });
+    expect(h.ebs.calls.ModifyVolume).toBe(1);
+  });
+
+  it('the modification before it, listed meanwhile, is not taken for the new one', async () => {
+    const h = harness();
+    await grownOnce(h, 'data-1');
+    await h.clock.advance(7 * HOUR);
+    h.ebs.modificationListingDelayMs = 30_000;
+    await growTo(h, 'data-1', 30);
+    await h.executor.run(h.batchOf(h.op('modify-volume', volumeKey('data-1'))));
+    const calls = h.ebs.calls.ModifyVolume;
+    await h.settle(15_000);
+    const { ebsVolumeId, status } = await volumeOf(h, 'data-1');
+    expect((await h.ebs.describeVolumeModifications([ebsVolumeId!]))[0]).toMatchObject({ state: 'completed', targetSizeGiB: 20 });
+    expect(status).toMatchObject({ state: 'modifying', message: `waiting for the modification of ${ebsVolumeId} to appear` });
+
+    await h.settle(400_000, 5_000);
+    expect(await volumeOf(h, 'data-1')).toMatchObject({ status: { state: 'in-use', attempts: 0 }, observed: { sizeGiB: 30 }, observedGeneration: 3 });
+    expect(h.ebs.calls.ModifyVolume).toBe(calls);
+  });
+
+  it('after the grace period a modification still not listed counts as done: the record settles from DescribeVolumes', async () => {
+    const h = harness();
+    h.ebs.modificationListingDelayMs = 3_600_000;
+    await availableVolume(h, 'data-1');
+    await growTo(h, 'data-1', 20);
+    await h.executor.run(h.batchOf(h.op('modify-volume', volumeKey('data-1'))));
+    const started = h.clock.now();
+    await h.settle(DEFAULT_ENGINE_CONFIG.describeGraceMs - 10_000, 5_000);
+    expect((await volumeOf(h, 'data-1')).status.state).toBe('modifying');
+    await h.settle(60_000, 5_000);
+    expect(await volumeOf(h, 'data-1')).toMatchObject({ status: { state: 'available', attempts: 0 }, observed: { sizeGiB: 20 }, observedGeneration: 2 });
+    expect(h.clock.now() - started).toBeLessThan(DEFAULT_ENGINE_CONFIG.describeGraceMs + 60_000);
+    expect(h.ebs.calls.ModifyVolume).toBe(1);
+  });
+});
+
 describe('executor: more of what EC2 and the records can do', () => {
   it('acts on no invalid record, even with a message for it', async () => {
     const h = harness();

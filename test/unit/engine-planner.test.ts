@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { AttachmentRecord, AttachmentState, VolumeRecord, VolumeState } from '../../lib/domain/records.js';
-import { attachPrerequisites, modificationNeeded, planAttachment, planVolume } from '../../lib/engine/planner.js';
+import { attachPrerequisites, modificationNeeded, modificationReaches, planAttachment, planVolume } from '../../lib/engine/planner.js';
 import type { ProviderInstance } from '../../lib/engine/ports.js';
 
 const T = '2026-01-01T00:00:00.000Z';
@@ -55,6 +55,17 @@ describe('planVolume (alive)', () => {
     const grown = volume('in-use', { ...created, spec: { sizeGiB: 20, volumeType: 'gp3', iops: 4000 } });
     expect(planVolume(grown, [])).toMatchObject({ type: 'operation', op: 'modify-volume' });
     expect(modificationNeeded(grown)).toEqual({ ebsVolumeId: 'vol-1', sizeGiB: 20, iops: 4000 });
+  });
+
+  it('tells a modification that takes the volume where a request asks from one that does not', () => {
+    const request = { ebsVolumeId: 'vol-1', sizeGiB: 20, iops: 4000 };
+    const toward = { ebsVolumeId: 'vol-1', state: 'modifying' as const, targetSizeGiB: 20, targetVolumeType: 'gp3' as const, targetIops: 4000, targetThroughput: 125 };
+    expect(modificationReaches(toward, request)).toBe(true);
+    expect(modificationReaches({ ...toward, targetIops: 3000 }, request)).toBe(false);
+    expect(modificationReaches({ ...toward, targetSizeGiB: 30 }, request)).toBe(false);
+    expect(modificationReaches({ ...toward, targetSizeGiB: 30 }, { ebsVolumeId: 'vol-1', iops: 4000 })).toBe(true);
+    expect(modificationReaches(toward, { ebsVolumeId: 'vol-1', volumeType: 'io2' })).toBe(false);
+    expect(modificationReaches(toward, { ebsVolumeId: 'vol-1', throughput: 250 })).toBe(false);
   });
 
   it('never plans a shrink: the spec is rejected, naming the size EC2 holds', () => {
