@@ -177,10 +177,11 @@ export class Reconciler {
     const quietFor = Number.isNaN(updatedAt) ? Infinity : now - updatedAt;
     if (quietFor < this.overdueAfterMs) return undefined;
 
-    if (status.nextAttemptAt !== undefined) {
-      const due = Date.parse(status.nextAttemptAt);
-      if (!Number.isNaN(due) && now - due >= this.overdueAfterMs) return `next attempt was due at ${status.nextAttemptAt}`;
-    }
+    const nextAttemptAt = status.nextAttemptAt === undefined ? Number.NaN : Date.parse(status.nextAttemptAt);
+    // A next attempt is scheduled (a backoff, a modification's 6-hour cooldown): until it is
+    // overdue its message is not lost, and a nudge would only make the call early.
+    const scheduled = !Number.isNaN(nextAttemptAt);
+    if (scheduled && now - nextAttemptAt >= this.overdueAfterMs) return `next attempt was due at ${status.nextAttemptAt}`;
     if (TRANSITIONAL.has(status.state)) return `${status.state} with no progress since ${status.updatedAt}`;
 
     if (record.kind === 'volume') {
@@ -189,6 +190,7 @@ export class Reconciler {
         if (!actual) return `EC2 no longer has ${record.ebsVolumeId}`;
         if (actual.state !== status.state) return `EC2 says ${actual.state}, record says ${status.state}`;
       }
+      if (scheduled) return undefined;
       const decision = planVolume(record, attachmentsByVolume.get(record.volumeId) ?? []);
       if (decision.type === 'operation' || decision.type === 'remove' || decision.type === 'cascade-dying') {
         return this.waitingInLine(decision, inLine) ? undefined : `work pending (${decision.reason})`;
@@ -201,6 +203,7 @@ export class Reconciler {
       const link = actual?.attachments.find((a) => a.instanceId === record.instanceId);
       if (actual && (!link || link.state === 'detached')) return `EC2 shows ${volume.ebsVolumeId} not attached to ${record.instanceId}`;
     }
+    if (scheduled) return undefined;
     const decision = planAttachment(record, volume);
     if (decision.type === 'operation' || decision.type === 'remove')
       return this.waitingInLine(decision, inLine) ? undefined : `work pending (${decision.reason})`;

@@ -131,6 +131,34 @@ describe('Reconciler', () => {
     expect(env.ebs.calls.DescribeVolumes - describesBefore).toBe(2);
   });
 
+  it('leaves alone a record whose next attempt is scheduled (a modification waiting for its cooldown) until it is overdue', async () => {
+    const env = setup();
+    const { ebsVolumeId } = await env.ebs.createVolume({
+      clientToken: 't',
+      availabilityZone: 'us-east-1a',
+      spec: { sizeGiB: 10, volumeType: 'gp3' },
+      tags: { [OWNERSHIP_TAGS.owner]: OWNER, [OWNERSHIP_TAGS.record]: 'cooling' },
+    });
+    await env.clock.advance(MINUTE);
+    const at = new Date(env.clock.now()).toISOString();
+    const nextAttemptAt = new Date(env.clock.now() + 5 * 60 * MINUTE).toISOString();
+    await env.store.create(
+      volume('cooling', at, {
+        ebsVolumeId,
+        availabilityZone: 'us-east-1a',
+        spec: { sizeGiB: 30, volumeType: 'gp3', availabilityZone: 'us-east-1a' },
+        generation: 2,
+        observed: { sizeGiB: 10, volumeType: 'gp3' },
+        observedGeneration: 1,
+        status: { state: 'available', code: 'VolumeModificationRateExceeded', message: 'EC2 allows one modification per volume every 6 hours', attempts: 0, updatedAt: at, nextAttemptAt },
+      }),
+    );
+    await env.clock.advance(4 * 60 * MINUTE);
+    expect((await env.reconciler.run()).requeued).toEqual([]);
+    await env.clock.advance(66 * MINUTE);
+    expect((await env.reconciler.run()).requeued).toEqual([{ key: 'volume/cooling', reason: `next attempt was due at ${nextAttemptAt}` }]);
+  });
+
   it('reports owned volumes no record knows, never deletes them, and publishes the count', async () => {
     const env = setup();
     const create = (record: string, owner = OWNER) =>
