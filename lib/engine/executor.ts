@@ -1165,8 +1165,7 @@ export class Executor {
 
   /**
    * Another modification of the volume is under way: look again when a check of it would, and
-   * modify once it is done. No attempt used: a modification always ends. The record keeps what
-   * EC2 reports of the volume meanwhile.
+   * modify once it is done. No attempt used: a modification always ends.
    */
   private awaitModification(
     volume: VolumeRecord,
@@ -1179,7 +1178,7 @@ export class Executor {
     return {
       outcome: 'retrying',
       retryAtMs: atMs,
-      changes: { observed: observedOf(current), status: waitingStatus(volume.status, volume.status.state, now, { ...wait, nextAttemptAtMs: atMs }) },
+      changes: this.waitingChanges(volume, current, now, { ...wait, nextAttemptAtMs: atMs }),
     };
   }
 
@@ -1196,15 +1195,23 @@ export class Executor {
     return {
       outcome: 'retrying',
       retryAtMs: atMs,
-      changes: {
-        observed: observedOf(current),
-        status: waitingStatus(volume.status, volume.status.state, now, {
-          code: error.code,
-          message: `EC2 allows one modification per volume every ${hours} hours; trying again at ${new Date(atMs).toISOString()}`,
-          nextAttemptAtMs: atMs,
-        }),
-      },
+      changes: this.waitingChanges(volume, current, now, {
+        code: error.code,
+        message: `EC2 allows one modification per volume every ${hours} hours; trying again at ${new Date(atMs).toISOString()}`,
+        nextAttemptAtMs: atMs,
+      }),
     };
+  }
+
+  /** A volume at rest waiting for EC2 to allow its modification: its state and observed values as EC2 reports them, the wait as its status. */
+  private waitingChanges(
+    volume: VolumeRecord,
+    current: ProviderVolume,
+    now: number,
+    wait: { code: string; message: string; nextAttemptAtMs: number },
+  ): RecordChanges<VolumeRecord> {
+    const seen = this.observedChanges(volume, current, now);
+    return { ...seen, status: waitingStatus(volume.status, (seen.status as Status<VolumeState>).state, now, wait) };
   }
 
   /**

@@ -1077,6 +1077,21 @@ describe("executor: modify within EC2's cooldown (one modification per volume ev
     expect(await volumeOf(h, 'data-1')).toMatchObject({ status: { state: 'in-use', attempts: 0 }, observed: { sizeGiB: 30 }, observedGeneration: 3 });
   });
 
+  it('the wait keeps the record in line with EC2: a volume detached meanwhile waits as available', async () => {
+    const h = harness();
+    await grownOnce(h, 'data-1');
+    const { ebsVolumeId } = await volumeOf(h, 'data-1');
+    await h.ebs.detachVolume({ ebsVolumeId: ebsVolumeId!, instanceId: INSTANCE });
+    await h.clock.advance(10_000);
+    await growTo(h, 'data-1', 30);
+    await h.executor.run(h.batchOf(h.op('modify-volume', volumeKey('data-1'))));
+    expect(await volumeOf(h, 'data-1')).toMatchObject({
+      status: { state: 'available', code: 'VolumeModificationRateExceeded', attempts: 0 },
+      observed: { sizeGiB: 20 },
+      observedGeneration: 2,
+    });
+  });
+
   it('refused with no modification start known: tries again after the longest backoff, without using an attempt', async () => {
     const h = harness();
     await availableVolume(h, 'data-1');
