@@ -83,7 +83,11 @@ export interface EngineConfig {
   maxAttempts: number;
   /** Time since the operation started after which it goes to terminal `error` (ms). */
   maxOperationAgeMs: number;
-  /** How long a just-created volume may be missing from DescribeVolumes (eventual consistency) before it counts as lost (ms). */
+  /**
+   * How long a just-created volume may be missing from DescribeVolumes, and a just-started
+   * modification from DescribeVolumesModifications (eventual consistency), before the volume
+   * counts as lost, the modification as done (ms).
+   */
   describeGraceMs: number;
   /**
    * How long an executor environment reuses an instance it described (AZ and state) before
