@@ -91,12 +91,16 @@ describeWithMoto('Ec2VolumeProvider against moto', (endpoint) => {
     expect(again).toMatchObject({ kind: 'not-found', code: 'InvalidVolume.NotFound' });
   });
 
-  it('modifies a volume and reports the modification', async () => {
+  it('modifies a volume and reports the modification, with when it started', async () => {
     const { ebsVolumeId } = await create();
+    const before = Date.now();
     await provider.modifyVolume({ ebsVolumeId, sizeGiB: 20, volumeType: 'io2', iops: 4000 });
     const modifications = await provider.describeVolumeModifications([ebsVolumeId, 'vol-0123456789abcdef0']);
     expect(modifications).toHaveLength(1);
     expect(modifications[0]).toMatchObject({ ebsVolumeId, targetSizeGiB: 20, targetVolumeType: 'io2' });
+    // To the second, on the same clock as ours.
+    expect(modifications[0]!.startedAt).toBeGreaterThanOrEqual(Math.floor(before / 1000) * 1000 - 1000);
+    expect(modifications[0]!.startedAt).toBeLessThanOrEqual(Date.now() + 1000);
     const [volume] = await provider.describeVolumes([ebsVolumeId]);
     expect(volume).toMatchObject({ sizeGiB: 20, volumeType: 'io2' });
   });
