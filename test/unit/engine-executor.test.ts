@@ -1046,12 +1046,18 @@ describe("executor: modify within EC2's cooldown (one modification per volume ev
     expect(again.status.nextAttemptAt).toBe(new Date(firstStart + COOLDOWN_AND_SLACK_MS).toISOString());
 
     await h.settle(6 * HOUR, 60_000);
-    expect(await volumeOf(h, 'data-1')).toMatchObject({ status: { state: 'in-use', attempts: 0 }, observed: { sizeGiB: 30 }, observedGeneration: 3 });
+    const grown = await volumeOf(h, 'data-1');
+    expect(grown).toMatchObject({ status: { state: 'in-use', attempts: 0 }, observed: { sizeGiB: 30 }, observedGeneration: 3 });
     // The first grow, two refusals (one per batch), and the grow after the cooldown.
     expect(h.ebs.calls.ModifyVolume).toBe(4);
     const [modification] = await h.ebs.describeVolumeModifications([again.ebsVolumeId!]);
     expect(modification?.targetSizeGiB).toBe(30);
     expect(modification?.startedAt).toBeGreaterThanOrEqual(firstStart + COOLDOWN_AND_SLACK_MS);
+
+    // A modify message delivered late, once it is all done: nothing to call, nothing to write.
+    await h.executor.run(h.batchOf(h.op('modify-volume', key)));
+    expect(h.ebs.calls.ModifyVolume).toBe(4);
+    expect((await volumeOf(h, 'data-1')).version).toBe(grown.version);
   });
 
   it("the wait is no part of the operation's age: a failure after it is an ordinary retry, not a terminal error", async () => {
@@ -1143,8 +1149,14 @@ describe('executor: a modification already under way', () => {
     expect(h.ebs.calls.ModifyVolume).toBe(1);
 
     await h.settle(400_000, 5_000);
-    expect(await volumeOf(h, 'data-1')).toMatchObject({ status: { state: 'available', attempts: 0 }, observed: { sizeGiB: 20 }, observedGeneration: 2 });
+    const grown = await volumeOf(h, 'data-1');
+    expect(grown).toMatchObject({ status: { state: 'available', attempts: 0 }, observed: { sizeGiB: 20 }, observedGeneration: 2 });
     expect(h.ebs.calls.ModifyVolume).toBe(1);
+
+    // The lost call's own retry message, delivered late: nothing to call, nothing to write.
+    await h.executor.run(h.batchOf(h.op('modify-volume', key)));
+    expect(h.ebs.calls.ModifyVolume).toBe(1);
+    expect((await volumeOf(h, 'data-1')).version).toBe(grown.version);
   });
 
   it('waits without using attempts for a modification toward another spec, then modifies once EC2 allows it', async () => {
