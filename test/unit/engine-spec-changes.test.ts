@@ -5,6 +5,7 @@
  * never held back by it.
  */
 import { describe, expect, it } from 'vitest';
+import { MODIFICATION_COOLDOWN_MS } from '../../lib/domain/ebs-limits.js';
 import type { VolumeRecord, VolumeSpec } from '../../lib/domain/records.js';
 import { VolumeService } from '../../lib/api/service.js';
 import { Executor } from '../../lib/engine/executor.js';
@@ -153,6 +154,8 @@ describe('a volume grown outside the system (EC2 holds 50 GiB, the spec says 10)
     // 40 grows the spec but would shrink the volume.
     await clientWrites(h, { spec: { ...(await volumeOf(h)).spec, sizeGiB: 40 }, generation: 2 });
     expect((await volumeOf(h)).status.message).toBe('spec.sizeGiB: EBS volumes can only grow: 50 GiB cannot become 40 GiB');
+    // EC2 takes the next modification once its 6-hour cooldown after the outside grow is over.
+    await h.clock.advance(MODIFICATION_COOLDOWN_MS);
     await clientWrites(h, { spec: { ...(await volumeOf(h)).spec, sizeGiB: 60 }, generation: 3 });
     await h.settle(2 * MINUTE);
     await h.watch();
