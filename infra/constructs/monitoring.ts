@@ -2,10 +2,11 @@
  * Alarms on what needs a person (failed operations, dead letters, stream lag, function errors and
  * throttles, API 5xx, leaked volumes), all sent to one SNS topic, and a dashboard of the pipeline.
  */
-import { Duration, Validations } from 'aws-cdk-lib';
+import { ArnFormat, Duration, Stack, Validations } from 'aws-cdk-lib';
 import type * as apigateway from 'aws-cdk-lib/aws-apigateway';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as actions from 'aws-cdk-lib/aws-cloudwatch-actions';
+import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import * as subscriptions from 'aws-cdk-lib/aws-sns-subscriptions';
@@ -37,6 +38,21 @@ export class Monitoring extends Construct {
   constructor(scope: Construct, id: string, props: MonitoringProps) {
     super(scope, id);
     this.topic = new sns.Topic(this, 'AlarmTopic', { displayName: 'EBS provisioner alarms', enforceSSL: true });
+    // enforceSSL gives the topic a policy of its own, which replaces SNS's default policy (the one
+    // that let this account's services publish): without this statement no alarm could notify.
+    const stack = Stack.of(this);
+    this.topic.addToResourcePolicy(
+      new iam.PolicyStatement({
+        sid: 'AllowThisAccountsAlarmsToPublish',
+        principals: [new iam.ServicePrincipal('cloudwatch.amazonaws.com')],
+        actions: ['sns:Publish'],
+        resources: [this.topic.topicArn],
+        conditions: {
+          StringEquals: { 'aws:SourceAccount': stack.account },
+          ArnLike: { 'aws:SourceArn': stack.formatArn({ service: 'cloudwatch', resource: 'alarm', resourceName: '*', arnFormat: ArnFormat.COLON_RESOURCE_NAME }) },
+        },
+      }),
+    );
     Validations.of(this.topic).acknowledge({
       id: 'AwsSolutions-SNS2',
       reason:

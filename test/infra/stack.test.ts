@@ -397,6 +397,27 @@ describe('alarms and dashboard', () => {
     s.template.resourceCountIs('AWS::SNS::Subscription', 0);
   });
 
+  it('the topic lets this account\'s CloudWatch alarms publish: its own policy replaces SNS\'s default one', () => {
+    const policies = Object.values(s.template.findResources('AWS::SNS::TopicPolicy'));
+    expect(policies).toHaveLength(1);
+    expect(policies[0]!.Properties.Topics).toEqual([topic()]);
+    const statements = policies[0]!.Properties.PolicyDocument.Statement as Statement[];
+    const allows = statements.filter((statement) => statement.Effect === 'Allow');
+    expect(allows).toEqual([
+      expect.objectContaining({
+        Principal: { Service: 'cloudwatch.amazonaws.com' },
+        Action: 'sns:Publish',
+        Resource: topic(),
+        Condition: {
+          StringEquals: { 'aws:SourceAccount': TEST_ENV.account },
+          ArnLike: { 'aws:SourceArn': { 'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, `:cloudwatch:${TEST_ENV.region}:${TEST_ENV.account}:alarm:*`]] } },
+        },
+      }),
+    ]);
+    // Unencrypted (AwsSolutions-SNS2 acknowledged), so CloudWatch needs no KMS key permission.
+    expect(Object.values(s.template.findResources('AWS::SNS::Topic'))[0]!.Properties.KmsMasterKeyId).toBeUndefined();
+  });
+
   it('dashboard: operations by outcome, latency, queue depth and age, stream lag', () => {
     const body = JSON.stringify(Object.values(s.template.findResources('AWS::CloudWatch::Dashboard'))[0]!.Properties.DashboardBody);
     expect(body).toContain(`{${METRICS.namespace},operation,outcome} MetricName=\\\\\\"${METRICS.operations}\\\\\\"`);
