@@ -1,5 +1,5 @@
 /**
- * Alarms on what needs a person (failed operations, dead letters, stream lag, function errors and
+ * Alarms on what needs a person (failed operations, invalid records, dead letters, stream lag, function errors and
  * throttles, API 5xx, leaked volumes), all sent to one SNS topic, and a dashboard of the pipeline.
  */
 import { ArnFormat, Duration, Stack, Validations } from 'aws-cdk-lib';
@@ -67,6 +67,10 @@ export class Monitoring extends Construct {
     this.alarm('OperationsFailed', engineMetric(METRICS.failed), {
       threshold: 0,
       description: 'An operation ended in a terminal error: the record is in status error. See the README, section Deploy.',
+    });
+    this.alarm('InvalidRecords', engineMetric(METRICS.invalidRecords), {
+      threshold: 0,
+      description: 'The watcher found a record that fails validation: the record is in status error with code InvalidRecord. See the README, section Deploy.',
     });
     this.alarm('LeakedVolumes', engineMetric(METRICS.leaked).with({ period: FIVE_MINUTES, statistic: cloudwatch.Stats.MAXIMUM }), {
       threshold: 0,
@@ -149,9 +153,13 @@ export class Monitoring extends Construct {
         right: Object.entries(props.functions).map(([name, fn]) => fn.metricThrottles({ label: `${name} throttles`, period: FIVE_MINUTES })),
       }),
       new cloudwatch.GraphWidget({
-        title: 'Failed operations and leaked volumes',
+        title: 'Failed operations, invalid records and leaked volumes',
         width: 12,
-        left: [engineMetric(METRICS.failed).with({ label: 'failed operations' }), engineMetric(METRICS.leaked).with({ label: 'leaked volumes', statistic: cloudwatch.Stats.MAXIMUM })],
+        left: [
+          engineMetric(METRICS.failed).with({ label: 'failed operations' }),
+          engineMetric(METRICS.invalidRecords).with({ label: 'invalid records' }),
+          engineMetric(METRICS.leaked).with({ label: 'leaked volumes', statistic: cloudwatch.Stats.MAXIMUM }),
+        ],
       }),
     );
   }

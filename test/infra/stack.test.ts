@@ -357,6 +357,10 @@ describe('alarms and dashboard', () => {
     alarm({ Namespace: METRICS.namespace, MetricName: METRICS.failed, Statistic: 'Sum', Threshold: 0, Dimensions: Match.absent() });
   });
 
+  it('invalid records (the watcher\'s metric) above zero: their status error comes from no operation', () => {
+    alarm({ Namespace: METRICS.namespace, MetricName: METRICS.invalidRecords, Statistic: 'Sum', Threshold: 0, Dimensions: Match.absent() });
+  });
+
   it('messages in the dead-letter queue and the stream failure queue', () => {
     for (const id of [queueId('DeadLetterQueue'), queueId('StreamFailureQueue')]) {
       alarm({
@@ -389,7 +393,7 @@ describe('alarms and dashboard', () => {
     alarm({ Namespace: 'AWS/ApiGateway', MetricName: '5XXError', Statistic: 'Sum', Threshold: 0 });
     alarm({ Namespace: METRICS.namespace, MetricName: METRICS.leaked, Threshold: 0 });
     const alarms = s.template.findResources('AWS::CloudWatch::Alarm');
-    expect(Object.keys(alarms)).toHaveLength(5 + 2 * FUNCTION_NAMES.length + 1);
+    expect(Object.keys(alarms)).toHaveLength(6 + 2 * FUNCTION_NAMES.length + 1);
     for (const resource of Object.values(alarms)) expect(resource.Properties.AlarmActions).toEqual([topic()]);
     s.template.hasResourceProperties('AWS::SNS::TopicPolicy', {
       PolicyDocument: { Statement: Match.arrayWith([Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } })]) },
@@ -422,7 +426,7 @@ describe('alarms and dashboard', () => {
     const body = JSON.stringify(Object.values(s.template.findResources('AWS::CloudWatch::Dashboard'))[0]!.Properties.DashboardBody);
     expect(body).toContain(`{${METRICS.namespace},operation,outcome} MetricName=\\\\\\"${METRICS.operations}\\\\\\"`);
     expect(body).toContain(`{${METRICS.namespace},operation} MetricName=\\\\\\"${METRICS.latency}\\\\\\"`);
-    for (const metric of ['ApproximateNumberOfMessagesVisible', 'ApproximateAgeOfOldestMessage', 'IteratorAge']) expect(body).toContain(metric);
+    for (const metric of ['ApproximateNumberOfMessagesVisible', 'ApproximateAgeOfOldestMessage', 'IteratorAge', METRICS.failed, METRICS.invalidRecords, METRICS.leaked]) expect(body).toContain(metric);
   });
 });
 
