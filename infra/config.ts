@@ -28,7 +28,7 @@ export interface DeploymentOptions {
   ec2RateBudget?: number;
   /** Retention of function and API access logs, in days. Default: 30. */
   logRetentionDays?: number;
-  /** What happens to the table when the stack is deleted. Default: retain. */
+  /** What happens to the table when the stack is deleted. Default: retain; `destroy` only with `deletionProtection: false`. */
   tableRemovalPolicy?: TableRemovalPolicy;
   /** DynamoDB deletion protection. Default: true. */
   deletionProtection?: boolean;
@@ -149,6 +149,11 @@ export function resolveOptions(options: DeploymentOptions, stackName: string): R
   if (tableRemovalPolicy !== 'retain' && tableRemovalPolicy !== 'destroy') {
     throw new Error(`tableRemovalPolicy must be 'retain' or 'destroy', got ${JSON.stringify(tableRemovalPolicy)}`);
   }
+  const deletionProtection = options.deletionProtection ?? true;
+  // CloudFormation cannot delete a protected table: `cdk destroy` would fail on it.
+  if (tableRemovalPolicy === 'destroy' && deletionProtection) {
+    throw new Error('tableRemovalPolicy=destroy needs deletionProtection=false: a table with deletion protection cannot be deleted with the stack');
+  }
   if (options.kmsKeyArn !== undefined && !KMS_KEY_ARN.test(options.kmsKeyArn)) {
     throw new Error(`kmsKeyArn must be a KMS key ARN (arn:aws:kms:<region>:<account>:key/<id>), got ${JSON.stringify(options.kmsKeyArn)}`);
   }
@@ -161,7 +166,7 @@ export function resolveOptions(options: DeploymentOptions, stackName: string): R
     ec2RateBudget,
     logRetentionDays,
     tableRemovalPolicy,
-    deletionProtection: options.deletionProtection ?? true,
+    deletionProtection,
     kmsKeyArn: options.kmsKeyArn,
   };
 }

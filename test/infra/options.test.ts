@@ -38,9 +38,22 @@ describe('resolveOptions', () => {
     [{ ec2RefillPerSecond: -5 }, /ec2RefillPerSecond/],
     [{ logRetentionDays: 31 }, /logRetentionDays/],
     [{ tableRemovalPolicy: 'snapshot' as never }, /tableRemovalPolicy/],
+    // Deletion protection is on unless turned off, and would make the stack's deletion fail.
+    [{ tableRemovalPolicy: 'destroy' as const }, /tableRemovalPolicy=destroy needs deletionProtection=false/],
+    [{ tableRemovalPolicy: 'destroy' as const, deletionProtection: true }, /tableRemovalPolicy=destroy needs deletionProtection=false/],
     [{ kmsKeyArn: 'arn:aws:kms:eu-west-1:123456789012:alias/ebs' }, /kmsKeyArn/],
   ])('rejects %j naming the option', (options, field) => {
     expect(() => resolveOptions(options, 'Prod')).toThrow(field);
+  });
+
+  it('accepts destroy with deletion protection off, and retain either way', () => {
+    expect(resolveOptions({ tableRemovalPolicy: 'destroy', deletionProtection: false }, 'Prod')).toMatchObject({ tableRemovalPolicy: 'destroy', deletionProtection: false });
+    expect(resolveOptions({ deletionProtection: false }, 'Prod')).toMatchObject({ tableRemovalPolicy: 'retain', deletionProtection: false });
+  });
+
+  it('stops synthesis of a table that would be deleted with the stack but is protected', () => {
+    const context = { tableRemovalPolicy: 'destroy' } as Record<string, unknown>;
+    expect(() => synthesize(optionsFromContext((key) => context[key]), { bundle: false })).toThrow(/tableRemovalPolicy=destroy needs deletionProtection=false/);
   });
 });
 
