@@ -76,7 +76,7 @@ const MAX_CONCURRENCY_RANGE = { min: 2, max: 1000 } as const;
 // Tag values: letters, digits, spaces and + - = . _ : / @, at most 256 characters.
 const TAG_VALUE = /^[\p{L}\p{Z}\p{N}_.:/=+\-@]{1,256}$/u;
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
-const KMS_KEY_ARN = /^arn:aws[a-z-]*:kms:[a-z0-9-]+:\d{12}:key\/[A-Za-z0-9-]+$/;
+const KMS_KEY_ARN = /^arn:aws[a-z-]*:kms:(?<region>[a-z0-9-]+):\d{12}:key\/[A-Za-z0-9-]+$/;
 
 /** Reads the options from CDK context values (strings on the command line, any JSON type in cdk.json). */
 export function optionsFromContext(get: (key: string) => unknown): DeploymentOptions {
@@ -116,8 +116,11 @@ export function optionsFromContext(get: (key: string) => unknown): DeploymentOpt
   };
 }
 
-/** Applies defaults and rejects values AWS would refuse at deploy time, naming the option. */
-export function resolveOptions(options: DeploymentOptions, stackName: string): ResolvedOptions {
+/**
+ * Applies defaults and rejects values AWS would refuse at deploy time, naming the option.
+ * `region` is the stack's Region when known at synthesis (not for an environment-agnostic stack).
+ */
+export function resolveOptions(options: DeploymentOptions, stackName: string, region?: string): ResolvedOptions {
   const ownerTagValue = options.ownerTagValue ?? stackName;
   if (!TAG_VALUE.test(ownerTagValue)) {
     throw new Error(`ownerTagValue must be 1-256 letters, digits, spaces or + - = . _ : / @, got ${JSON.stringify(ownerTagValue)}`);
@@ -154,8 +157,15 @@ export function resolveOptions(options: DeploymentOptions, stackName: string): R
   if (tableRemovalPolicy === 'destroy' && deletionProtection) {
     throw new Error('tableRemovalPolicy=destroy needs deletionProtection=false: a table with deletion protection cannot be deleted with the stack');
   }
-  if (options.kmsKeyArn !== undefined && !KMS_KEY_ARN.test(options.kmsKeyArn)) {
-    throw new Error(`kmsKeyArn must be a KMS key ARN (arn:aws:kms:<region>:<account>:key/<id>), got ${JSON.stringify(options.kmsKeyArn)}`);
+  if (options.kmsKeyArn !== undefined) {
+    const keyRegion = KMS_KEY_ARN.exec(options.kmsKeyArn)?.groups?.region;
+    if (keyRegion === undefined) {
+      throw new Error(`kmsKeyArn must be a KMS key ARN (arn:aws:kms:<region>:<account>:key/<id>), got ${JSON.stringify(options.kmsKeyArn)}`);
+    }
+    // EBS encrypts a volume only with a key in the volume's own Region.
+    if (region !== undefined && keyRegion !== region) {
+      throw new Error(`kmsKeyArn must be a key in the stack's Region ${region}, got one in ${keyRegion}: ${options.kmsKeyArn}`);
+    }
   }
   return {
     ownerTagValue,

@@ -2,7 +2,7 @@
  * EbsProvisionerStack: the table and its stream, the operation queue, the four functions wired
  * to them, the API, the reconciler's schedule, least-privilege grants, alarms and a dashboard.
  */
-import { CfnOutput, Duration, Stack, type StackProps } from 'aws-cdk-lib';
+import { CfnOutput, Duration, Stack, Token, type StackProps } from 'aws-cdk-lib';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as targets from 'aws-cdk-lib/aws-events-targets';
 import type * as iam from 'aws-cdk-lib/aws-iam';
@@ -29,7 +29,7 @@ export class EbsProvisionerStack extends Stack {
 
   constructor(scope: Construct, id: string, props: EbsProvisionerStackProps = {}) {
     super(scope, id, props);
-    const options = resolveOptions(props, this.stackName);
+    const options = resolveOptions(props, this.stackName, Token.isUnresolved(this.region) ? undefined : this.region);
     this.options = options;
 
     const storage = new Storage(this, 'Storage', {
@@ -90,7 +90,7 @@ export class EbsProvisionerStack extends Stack {
     const executorStatements = [
       ...ec2DescribeStatements(),
       ...ec2MutationStatements(this, options.ownerTagValue),
-      ...(options.kmsKeyArn ? kmsStatements(options.kmsKeyArn) : []),
+      ...(options.kmsKeyArn ? kmsStatements(this, options.kmsKeyArn) : []),
     ];
     for (const statement of executorStatements) executor.addToRolePolicy(statement);
     for (const statement of ec2DescribeStatements()) reconciler.addToRolePolicy(statement);

@@ -62,15 +62,18 @@ export function ec2MutationStatements(stack: Stack, ownerTagValue: string): iam.
 }
 
 /**
- * Statements for EBS encryption with a customer-managed key: EC2 uses the key on the caller's
- * behalf and creates grants for the volume, and only for AWS resources (kms:GrantIsForAWSResource).
+ * Statements for EBS encryption with a customer-managed key (the Amazon EBS User Guide's
+ * "Permissions for users"): EC2 uses the key on the caller's behalf, so every use must come
+ * through EC2 in this Region (kms:ViaService), and grants are only for AWS resources
+ * (kms:GrantIsForAWSResource). EBS never needs kms:Encrypt: it encrypts with data keys.
  */
-export function kmsStatements(kmsKeyArn: string): iam.PolicyStatement[] {
+export function kmsStatements(stack: Stack, kmsKeyArn: string): iam.PolicyStatement[] {
   return [
     new iam.PolicyStatement({
-      sid: 'UseVolumeKey',
-      actions: ['kms:Encrypt', 'kms:Decrypt', 'kms:ReEncryptFrom', 'kms:ReEncryptTo', 'kms:GenerateDataKeyWithoutPlaintext', 'kms:DescribeKey'],
+      sid: 'UseVolumeKeyThroughEc2',
+      actions: ['kms:Decrypt', 'kms:DescribeKey', 'kms:GenerateDataKeyWithoutPlaintext', 'kms:ReEncryptFrom', 'kms:ReEncryptTo'],
       resources: [kmsKeyArn],
+      conditions: { StringEquals: { 'kms:ViaService': `ec2.${stack.region}.amazonaws.com` } },
     }),
     new iam.PolicyStatement({
       sid: 'GrantVolumeKeyToEbs',

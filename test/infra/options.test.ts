@@ -8,7 +8,7 @@ import { AwsSolutionsChecks } from 'cdk-nag';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { optionsFromContext, resolveOptions } from '../../infra/config.js';
 import { EXECUTOR, OWNERSHIP_TAGS } from '../../lib/settings.js';
-import { actionsOf, resourceId, roleStatements, synthesize, type Synthesized } from './synth.js';
+import { actionsOf, resourceId, roleStatements, synthesize, TEST_ENV, type Synthesized } from './synth.js';
 
 const KEY = 'arn:aws:kms:eu-west-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab';
 
@@ -44,6 +44,16 @@ describe('resolveOptions', () => {
     [{ kmsKeyArn: 'arn:aws:kms:eu-west-1:123456789012:alias/ebs' }, /kmsKeyArn/],
   ])('rejects %j naming the option', (options, field) => {
     expect(() => resolveOptions(options, 'Prod')).toThrow(field);
+  });
+
+  it('a KMS key must be in the stack\'s Region when that is known at synthesis', () => {
+    const elsewhere = KEY.replace(':eu-west-1:', ':us-east-1:');
+    expect(() => resolveOptions({ kmsKeyArn: elsewhere }, 'Prod', 'eu-west-1')).toThrow(/kmsKeyArn must be a key in the stack's Region eu-west-1, got one in us-east-1/);
+    expect(resolveOptions({ kmsKeyArn: KEY }, 'Prod', 'eu-west-1').kmsKeyArn).toBe(KEY);
+    // An environment-agnostic stack learns its Region at deploy time.
+    expect(resolveOptions({ kmsKeyArn: elsewhere }, 'Prod').kmsKeyArn).toBe(elsewhere);
+    expect(() => synthesize({ kmsKeyArn: elsewhere }, { bundle: false })).toThrow(/kmsKeyArn must be a key in the stack's Region/);
+    expect(() => synthesize({ kmsKeyArn: elsewhere, env: {} }, { bundle: false })).not.toThrow();
   });
 
   it('accepts destroy with deletion protection off, and retain either way', () => {
@@ -110,11 +120,15 @@ describe('every option away from its default', () => {
     expect(fn('Executor').Environment).toMatchObject({ Variables: { OWNER_TAG_VALUE: 'team-a' } });
   });
 
-  it('KMS permissions on the configured key only, grants only for AWS resources', () => {
+  it('KMS permissions on the configured key only, what EBS needs, used only through EC2 in this Region, grants only for AWS resources', () => {
     const kms = executorStatements().filter((statement) => actionsOf(statement).some((action) => action.startsWith('kms:')));
     expect(kms.map((statement) => statement.Resource)).toEqual([KEY, KEY]);
     const createGrant = kms.find((statement) => actionsOf(statement).includes('kms:CreateGrant'));
+    expect(actionsOf(createGrant!)).toEqual(['kms:CreateGrant']);
     expect(createGrant?.Condition).toEqual({ Bool: { 'kms:GrantIsForAWSResource': 'true' } });
+    const use = kms.find((statement) => statement !== createGrant)!;
+    expect(actionsOf(use).sort()).toEqual(['kms:Decrypt', 'kms:DescribeKey', 'kms:GenerateDataKeyWithoutPlaintext', 'kms:ReEncryptFrom', 'kms:ReEncryptTo']);
+    expect(use.Condition).toEqual({ StringEquals: { 'kms:ViaService': `ec2.${TEST_ENV.region}.amazonaws.com` } });
     expect(fn('Executor').Environment).toMatchObject({ Variables: { KMS_KEY_ARN: KEY } });
     for (const name of ['Api', 'Watcher', 'Reconciler']) {
       const statements = roleStatements(s.json, (fn(name).Role as { 'Fn::GetAtt': string[] })['Fn::GetAtt'][0]!);
