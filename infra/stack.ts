@@ -151,7 +151,10 @@ export class EbsProvisionerStack extends Stack {
     });
 
 
-    new CfnOutput(this, 'ApiUrl', { value: this.api.restApi.url, description: 'Base URL of the API (SigV4-signed requests)' });
+    new CfnOutput(this, 'ApiUrl', {
+      value: this.api.restApi.url,
+      description: options.apiAuthorization === 'iam' ? 'Base URL of the API (SigV4-signed requests)' : 'Base URL of the API (no authorization: anyone with the URL can call it)',
+    });
     new CfnOutput(this, 'TableName', { value: table.tableName, description: 'The record table' });
     new CfnOutput(this, 'QueueUrl', { value: queue.queueUrl, description: 'The operation queue' });
     new CfnOutput(this, 'DeadLetterQueueUrl', { value: storage.deadLetterQueue.queueUrl, description: 'Operation messages that failed every delivery' });

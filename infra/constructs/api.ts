@@ -30,6 +30,22 @@ export function requestParameters(route: ApiRoute): Record<string, boolean> {
   return parameters;
 }
 
+/**
+ * Why cdk-nag's findings on the API's authorization and WAF are acknowledged, per authorization
+ * mode: each reason must be true of the API synthesized in that mode.
+ */
+export const ACKNOWLEDGEMENT_REASONS: Record<ApiAuthorization, { waf: string; cognito: string; noAuthorizer?: string }> = {
+  iam: {
+    waf: 'Requests are SigV4-authorized and throttled per stage; a WAF web ACL is an account-level choice left to the deployer.',
+    cognito: 'Callers are AWS principals authorized by IAM (SigV4), not Cognito users.',
+  },
+  none: {
+    waf: 'apiAuthorization=none: the deployer chose an API anyone with its URL can call, throttled per stage only; a WAF web ACL to limit callers is theirs to associate.',
+    cognito: 'apiAuthorization=none: the deployer chose an API without any authorizer, Cognito or other; it authorizes no caller.',
+    noAuthorizer: 'apiAuthorization=none: the deployer chose, explicitly, an API without authorization that anyone with its URL can call.',
+  },
+};
+
 export class Api extends Construct {
   readonly restApi: apigateway.RestApi;
   readonly accessLogs: logs.LogGroup;
@@ -78,10 +94,8 @@ export class Api extends Construct {
       });
     }
 
-    Validations.of(this.restApi).acknowledge({
-      id: 'AwsSolutions-APIG3',
-      reason: 'Requests are SigV4-authorized and throttled per stage; a WAF web ACL is an account-level choice left to the deployer.',
-    });
+    const reasons = ACKNOWLEDGEMENT_REASONS[props.authorization];
+    Validations.of(this.restApi).acknowledge({ id: 'AwsSolutions-APIG3', reason: reasons.waf });
     Validations.of(this.restApi).acknowledge({
       id: 'AwsSolutions-APIG6',
       reason: 'Access logs record every request; execution logs would go to a log group API Gateway creates without retention.',
@@ -94,16 +108,8 @@ export class Api extends Construct {
       });
     }
     for (const method of this.restApi.methods) {
-      Validations.of(method).acknowledge({
-        id: 'AwsSolutions-COG4',
-        reason: 'Callers are AWS principals authorized by IAM (SigV4), not Cognito users.',
-      });
-      if (props.authorization === 'none') {
-        Validations.of(method).acknowledge({
-          id: 'AwsSolutions-APIG4',
-          reason: 'The deployer set apiAuthorization=none explicitly, to put the API behind an access control of their own.',
-        });
-      }
+      Validations.of(method).acknowledge({ id: 'AwsSolutions-COG4', reason: reasons.cognito });
+      if (reasons.noAuthorizer) Validations.of(method).acknowledge({ id: 'AwsSolutions-APIG4', reason: reasons.noAuthorizer });
     }
   }
 }

@@ -52,7 +52,7 @@ export function ec2MutationStatements(stack: Stack, ownerTagValue: string): iam.
       conditions: owned,
     }),
     // Attach and Detach also authorize the instance; which instances get volumes is the
-    // caller's choice (the API is IAM-authorized), so any instance in this account and region.
+    // API caller's choice, so any instance in this account and region.
     new iam.PolicyStatement({
       sid: 'AttachToInstances',
       actions: ['ec2:AttachVolume', 'ec2:DetachVolume'],

@@ -8,7 +8,7 @@ import { AwsSolutionsChecks } from 'cdk-nag';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { optionsFromContext, resolveOptions } from '../../infra/config.js';
 import { EXECUTOR, OWNERSHIP_TAGS } from '../../lib/settings.js';
-import { actionsOf, resourceId, roleStatements, synthesize, TEST_ENV, type Synthesized } from './synth.js';
+import { acknowledgements, actionsOf, resourceId, roleStatements, synthesize, TEST_ENV, type Synthesized } from './synth.js';
 
 const KEY = 'arn:aws:kms:eu-west-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab';
 
@@ -136,10 +136,17 @@ describe('every option away from its default', () => {
     }
   });
 
-  it('open API when asked for, still passing cdk-nag with the acknowledgement', () => {
+  it('open API when asked for, still passing cdk-nag with acknowledgements true of an open API', () => {
     const methods = Object.values(s.template.findResources('AWS::ApiGateway::Method'));
     expect(methods.length).toBeGreaterThan(0);
     for (const method of methods) expect(method.Properties.AuthorizationType).toBe('NONE');
+    const onAuthorization = acknowledgements(s.app).filter(({ id }) => ['AwsSolutions-APIG3', 'AwsSolutions-APIG4', 'AwsSolutions-COG4'].includes(id));
+    expect(new Set(onAuthorization.map(({ id }) => id))).toEqual(new Set(['AwsSolutions-APIG3', 'AwsSolutions-APIG4', 'AwsSolutions-COG4']));
+    for (const { id, reason } of onAuthorization) {
+      expect(reason, id).toMatch(/^apiAuthorization=none: /);
+      expect(reason, id).not.toMatch(/SigV4|IAM/);
+    }
+    expect(Object.values(s.template.findOutputs('ApiUrl'))[0]!.Description).toMatch(/no authorization/);
   });
 
   it('executor concurrency, EC2 refill rate and each environment\'s share of it, retention, table removal and an email subscription', () => {

@@ -5,12 +5,11 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Match } from 'aws-cdk-lib/assertions';
-import { Validations } from 'aws-cdk-lib';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { API, EXECUTOR, METRICS, OWNERSHIP_TAGS, QUEUE, RATE_BUDGET_TABLE, RECONCILER, TABLE, WATCHER } from '../../lib/settings.js';
 import { ESM_REQUIRE_BANNER, FUNCTION_NAMES, type FunctionName } from '../../infra/constructs/functions.js';
 import { ITERATOR_AGE_ALARM_MS } from '../../infra/constructs/monitoring.js';
-import { actionsOf, resourceId, resourcesOf, roleStatements, synthesize, TEST_ENV, type Statement, type Synthesized } from './synth.js';
+import { acknowledgements, actionsOf, resourceId, resourcesOf, roleStatements, synthesize, TEST_ENV, type Statement, type Synthesized } from './synth.js';
 
 let s: Synthesized;
 const OWNER = 'EbsProvisionerTest';
@@ -332,6 +331,14 @@ describe('API', () => {
     }
   });
 
+  it('cdk-nag acknowledgements on authorization and WAF name IAM (SigV4) authorization; the URL output asks for signed requests', () => {
+    const reasons = (id: string) => acknowledgements(s.app).filter((entry) => entry.id === `AwsSolutions-${id}`).map((entry) => entry.reason);
+    expect(reasons('APIG3')).toEqual([expect.stringMatching(/SigV4-authorized/)]);
+    expect(new Set(reasons('COG4'))).toEqual(new Set([expect.stringMatching(/authorized by IAM \(SigV4\)/)]));
+    expect(reasons('APIG4')).toEqual([]);
+    expect(Object.values(s.template.findOutputs('ApiUrl'))[0]!.Description).toMatch(/SigV4-signed/);
+  });
+
   it('stage throttling from API and JSON access logs', () => {
     s.template.hasResourceProperties('AWS::ApiGateway::Stage', {
       MethodSettings: [Match.objectLike({ HttpMethod: '*', ResourcePath: '/*', ThrottlingRateLimit: API.throttleRatePerSecond, ThrottlingBurstLimit: API.throttleBurst })],
@@ -432,12 +439,9 @@ describe('alarms and dashboard', () => {
 
 describe('cdk-nag', () => {
   it('AwsSolutions checks pass (synthesis throws on an unacknowledged finding) and every acknowledgement gives a specific reason', () => {
-    const acknowledgements = s.app.node
-      .findAll()
-      .flatMap((construct) => construct.node.metadata.filter((entry) => entry.type === Validations.ACKNOWLEDGED_RULES_METADATA_KEY))
-      .flatMap((entry) => Object.entries(entry.data as Record<string, string>));
-    expect(acknowledgements.length).toBeGreaterThan(0);
-    for (const [id, reason] of acknowledgements) {
+    const acknowledged = acknowledgements(s.app);
+    expect(acknowledged.length).toBeGreaterThan(0);
+    for (const { id, reason } of acknowledged) {
       expect(id).toMatch(/AwsSolutions-/);
       expect(reason.length, id).toBeGreaterThan(40);
     }

@@ -33,6 +33,14 @@ export function synthesize(props: EbsProvisionerStackProps = {}, options: { bund
   return { app, stack, template: Template.fromJSON(json), json, outdir };
 }
 
+/** Every cdk-nag acknowledgement in the app: the finding id (without the `Annotation::` prefix CDK stores) and its reason. */
+export function acknowledgements(app: App): { id: string; reason: string }[] {
+  return app.node
+    .findAll()
+    .flatMap((construct) => construct.node.metadata.filter((entry) => entry.type === Validations.ACKNOWLEDGED_RULES_METADATA_KEY))
+    .flatMap((entry) => Object.entries(entry.data as Record<string, string>).map(([id, reason]) => ({ id: id.replace(/^Annotation::/, ''), reason })));
+}
+
 /** Logical ids of the resources of `type`. */
 export function logicalIds(json: Synthesized['json'], type: string): string[] {
   return Object.entries(json.Resources).filter(([, resource]) => resource.Type === type).map(([id]) => id);
