@@ -46,7 +46,8 @@ export class EbsProvisionerStack extends Stack {
         // Caps the executor's EC2 calls even if something else invokes it; equal to the
         // mapping's maximum concurrency so the mapping itself is never throttled.
         executor: options.executorMaxConcurrency,
-        // One reconciler pass at a time: a slow pass and the next scheduled one never overlap.
+        // One reconciler pass at a time; its timeout, shorter than the interval, keeps the next
+        // scheduled pass from being throttled.
         reconciler: 1,
       },
       environment: {
@@ -133,12 +134,16 @@ export class EbsProvisionerStack extends Stack {
       }),
     );
 
+    // A missed pass is harmless: the next one comes within the interval. So neither EventBridge
+    // nor Lambda's asynchronous invocation retries one (Lambda would by default, twice after an
+    // error and for up to six hours after throttling), and a pass not started within an interval
+    // is dropped.
     new events.Rule(this, 'ReconcilerSchedule', {
       description: `Runs the reconciler every ${RECONCILER.intervalMinutes} minutes`,
       schedule: events.Schedule.rate(Duration.minutes(RECONCILER.intervalMinutes)),
-      // A missed pass is harmless: the next one comes within the interval.
       targets: [new targets.LambdaFunction(reconciler, { retryAttempts: 0 })],
     });
+    reconciler.configureAsyncInvoke({ retryAttempts: 0, maxEventAge: Duration.minutes(RECONCILER.intervalMinutes) });
 
     this.api = new Api(this, 'Api', { handler: api, authorization: options.apiAuthorization, logRetentionDays: options.logRetentionDays });
     this.monitoring = new Monitoring(this, 'Monitoring', {

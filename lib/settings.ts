@@ -58,7 +58,11 @@ export const QUEUE = {
 
 export const RECONCILER = {
   intervalMinutes: 5,
-  timeoutSeconds: 300,
+  /**
+   * Below the interval: with one reserved execution, a pass still running when the next is due
+   * would throttle it. A pass that needs longer times out instead, which its errors alarm reports.
+   */
+  timeoutSeconds: 240,
   memoryMiB: 512,
 } as const;
 

@@ -213,7 +213,23 @@ describe('event source mappings', () => {
     s.template.hasResourceProperties('AWS::Events::Rule', {
       ScheduleExpression: `rate(${RECONCILER.intervalMinutes} minutes)`,
       State: 'ENABLED',
-      Targets: [Match.objectLike({ Arn: getAtt(functionId('reconciler')) })],
+      Targets: [Match.objectLike({ Arn: getAtt(functionId('reconciler')), RetryPolicy: { MaximumRetryAttempts: 0 } })],
+    });
+  });
+
+  it('a reconciler pass ends before the next is due (one reserved execution: no throttle) and is never retried', () => {
+    const reconciler = s.json.Resources[functionId('reconciler')]!.Properties!;
+    expect(reconciler.ReservedConcurrentExecutions).toBe(1);
+    expect(reconciler.Timeout).toBe(RECONCILER.timeoutSeconds);
+    expect(RECONCILER.timeoutSeconds).toBeLessThan(RECONCILER.intervalMinutes * 60);
+    // Lambda's own asynchronous retries, apart from EventBridge's: none, and none after an interval.
+    const configs = Object.values(s.template.findResources('AWS::Lambda::EventInvokeConfig'));
+    expect(configs).toHaveLength(1);
+    expect(configs[0]!.Properties).toEqual({
+      FunctionName: { Ref: functionId('reconciler') },
+      Qualifier: '$LATEST',
+      MaximumRetryAttempts: 0,
+      MaximumEventAgeInSeconds: RECONCILER.intervalMinutes * 60,
     });
   });
 });
