@@ -8,7 +8,7 @@ import { METRICS } from '../settings.js';
 
 export class EmfMetrics implements Metrics {
   /**
-   * The Powertools instance holding buffered metrics (OperationsFailed and plain counters).
+   * The Powertools instance holding buffered metrics (the counters, OperationsFailed among them).
    * Handlers flush it with the `logMetrics` middy middleware; the local runtime with
    * `publishStoredMetrics()`.
    */
@@ -26,7 +26,8 @@ export class EmfMetrics implements Metrics {
   /**
    * `Operations` (count; dimensions operation, outcome) and `OperationLatency` (ms; dimension
    * operation) are emitted at once, each in its own EMF document, since their dimension sets
-   * differ per call; `OperationsFailed` is buffered with the counters.
+   * differ per call. A failed outcome adds nothing to `OperationsFailed`: the engine counts that
+   * itself (`count`), once per failure.
    */
   operation(event: { operation: OperationKind; outcome: OperationOutcome; latencyMs?: number }): void {
     this.single()
@@ -37,7 +38,6 @@ export class EmfMetrics implements Metrics {
         .addDimension('operation', event.operation)
         .addMetric(METRICS.latency, MetricUnit.Milliseconds, Math.max(0, event.latencyMs));
     }
-    if (event.outcome === 'failed') this.powertools.addMetric(METRICS.failed, MetricUnit.Count, 1);
   }
 
   /** A metric published on its first value, without the `service` dimension Powertools adds by default. */
