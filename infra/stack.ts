@@ -64,7 +64,6 @@ export class EbsProvisionerStack extends Stack {
           RATE_BUDGET_TABLE_NAME: storage.rateBudgetTable.tableName,
           EC2_RATE_BUDGET: String(options.ec2RateBudget),
           EC2_REFILL_PER_SECOND: String(options.ec2RefillPerSecond),
-          ...(options.kmsKeyArn ? { KMS_KEY_ARN: options.kmsKeyArn } : {}),
         },
         // Reads the line of calls waiting for EC2's tokens, so it does not nudge calls that are only waiting their turn.
         reconciler: { ...engine, RATE_BUDGET_TABLE_NAME: storage.rateBudgetTable.tableName, EC2_REFILL_PER_SECOND: String(options.ec2RefillPerSecond) },
