@@ -51,7 +51,14 @@ export const QUEUE = {
   visibilityTimeoutSeconds: EXECUTOR.timeoutSeconds * 6,
   /** Receives before a message goes to the dead-letter queue. */
   maxReceiveCount: 5,
-  retentionDays: 14,
+  /** Operation messages are hints that the reconciler re-creates when lost; a week outlasts an executor outage. */
+  retentionDays: 7,
+  /**
+   * The dead-letter and stream failure queues, whose messages wait for a person: SQS's maximum.
+   * A dead-lettered message keeps its original enqueue time, so the dead-letter queue must keep
+   * messages longer than the operation queue, or it would drop them early.
+   */
+  deadLetterRetentionDays: 14,
   /** SQS's maximum per-message delay; longer waits are chained. */
   maxDelaySeconds: 900,
 } as const;

@@ -56,23 +56,23 @@ export class Storage extends Construct {
       removalPolicy: RemovalPolicy.DESTROY,
     });
 
-    const retentionPeriod = Duration.days(QUEUE.retentionDays);
+    const deadLetterRetentionPeriod = Duration.days(QUEUE.deadLetterRetentionDays);
     this.deadLetterQueue = new sqs.Queue(this, 'DeadLetterQueue', {
       encryption: sqs.QueueEncryption.SQS_MANAGED,
       enforceSSL: true,
-      retentionPeriod,
+      retentionPeriod: deadLetterRetentionPeriod,
     });
     this.queue = new sqs.Queue(this, 'OperationQueue', {
       encryption: sqs.QueueEncryption.SQS_MANAGED,
       enforceSSL: true,
       visibilityTimeout: Duration.seconds(QUEUE.visibilityTimeoutSeconds),
-      retentionPeriod,
+      retentionPeriod: Duration.days(QUEUE.retentionDays),
       deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: QUEUE.maxReceiveCount },
     });
     this.streamFailureQueue = new sqs.Queue(this, 'StreamFailureQueue', {
       encryption: sqs.QueueEncryption.SQS_MANAGED,
       enforceSSL: true,
-      retentionPeriod,
+      retentionPeriod: deadLetterRetentionPeriod,
     });
     Validations.of(this.streamFailureQueue).acknowledge({
       id: 'AwsSolutions-SQS3',

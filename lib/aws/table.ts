@@ -95,11 +95,15 @@ export async function ensureTable(dynamo: DynamoDBClient, tableName: string): Pr
   return { tableName, streamArn };
 }
 
-/** Queue attributes: visibility timeout, retention, and (main queue) redrive to the dead-letter queue. */
+/**
+ * Queue attributes: visibility timeout, retention, and for the operation queue (given its
+ * dead-letter queue's ARN) the redrive policy; the dead-letter queue keeps messages longer.
+ */
 export function queueAttributes(deadLetterQueueArn?: string): Partial<Record<QueueAttributeName, string>> {
+  const retentionDays = deadLetterQueueArn === undefined ? QUEUE.deadLetterRetentionDays : QUEUE.retentionDays;
   return {
     VisibilityTimeout: String(QUEUE.visibilityTimeoutSeconds),
-    MessageRetentionPeriod: String(QUEUE.retentionDays * 24 * 3600),
+    MessageRetentionPeriod: String(retentionDays * 24 * 3600),
     ...(deadLetterQueueArn === undefined
       ? {}
       : {

@@ -108,9 +108,16 @@ describe('queues', () => {
     });
   });
 
-  it('every queue is encrypted, keeps messages QUEUE.retentionDays, and refuses requests without TLS', () => {
+  it('the dead-letter and stream failure queues keep messages longer than the operation queue (a dead letter keeps its first enqueue time)', () => {
+    expect(QUEUE.deadLetterRetentionDays).toBeGreaterThan(QUEUE.retentionDays);
+    for (const id of [queueId('DeadLetterQueue'), queueId('StreamFailureQueue')]) {
+      expect(s.json.Resources[id]!.Properties!.MessageRetentionPeriod).toBe(QUEUE.deadLetterRetentionDays * 86_400);
+    }
+  });
+
+  it('every queue is encrypted and refuses requests without TLS', () => {
     for (const id of [queueId('OperationQueue'), queueId('DeadLetterQueue'), queueId('StreamFailureQueue')]) {
-      expect(s.json.Resources[id]!.Properties).toMatchObject({ SqsManagedSseEnabled: true, MessageRetentionPeriod: QUEUE.retentionDays * 86_400 });
+      expect(s.json.Resources[id]!.Properties).toMatchObject({ SqsManagedSseEnabled: true });
       s.template.hasResourceProperties('AWS::SQS::QueuePolicy', {
         Queues: [{ Ref: id }],
         PolicyDocument: {

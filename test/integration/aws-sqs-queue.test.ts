@@ -43,10 +43,14 @@ describeWithMoto('SqsOperationQueue against moto', (endpoint) => {
       new GetQueueAttributesCommand({ QueueUrl: queues.queueUrl, AttributeNames: ['All'] }),
     );
     expect(Attributes?.VisibilityTimeout).toBe(String(QUEUE.visibilityTimeoutSeconds));
+    expect(Attributes?.MessageRetentionPeriod).toBe(String(QUEUE.retentionDays * 86_400));
     expect(JSON.parse(Attributes!.RedrivePolicy!)).toEqual({
       deadLetterTargetArn: queues.deadLetterQueueArn,
       maxReceiveCount: QUEUE.maxReceiveCount,
     });
+    // A dead letter keeps its first enqueue time: the dead-letter queue keeps messages longer.
+    const deadLetters = await clients.sqs.send(new GetQueueAttributesCommand({ QueueUrl: queues.deadLetterQueueUrl, AttributeNames: ['MessageRetentionPeriod'] }));
+    expect(deadLetters.Attributes?.MessageRetentionPeriod).toBe(String(QUEUE.deadLetterRetentionDays * 86_400));
   });
 
   it('sends more than one batch; bodies parse back into the same operation messages, tokens taken ahead included', async () => {
