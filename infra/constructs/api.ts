@@ -3,7 +3,7 @@
  * table (lib/api/routes.ts, the source of docs/openapi.json), so API Gateway rejects unknown paths
  * and missing required parameters before the function runs, and the two cannot drift apart.
  */
-import { Stack, Validations } from 'aws-cdk-lib';
+import { RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import * as apigateway from 'aws-cdk-lib/aws-apigateway';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
@@ -53,14 +53,17 @@ export class Api extends Construct {
   constructor(scope: Construct, id: string, props: ApiProps) {
     super(scope, id);
     const stack = Stack.of(this);
-    this.accessLogs = new logs.LogGroup(this, 'AccessLogs', { retention: props.logRetentionDays as logs.RetentionDays });
+    // Who called the API outlives the stack (until the retention expires the entries).
+    this.accessLogs = new logs.LogGroup(this, 'AccessLogs', { retention: props.logRetentionDays as logs.RetentionDays, removalPolicy: RemovalPolicy.RETAIN });
     const authorizationType = props.authorization === 'iam' ? apigateway.AuthorizationType.IAM : apigateway.AuthorizationType.NONE;
     this.restApi = new apigateway.RestApi(this, 'RestApi', {
       restApiName: `${stack.stackName}-api`,
       description: 'EBS volume provisioner API',
       endpointTypes: [apigateway.EndpointType.REGIONAL],
-      // Access logs need the account's API Gateway CloudWatch role; this creates it.
+      // Access logs need the account's API Gateway CloudWatch role; this creates it. The role and
+      // the account setting stay when the stack goes: other APIs of the account may log through them.
       cloudWatchRole: true,
+      cloudWatchRoleRemovalPolicy: RemovalPolicy.RETAIN,
       deployOptions: {
         stageName: 'v1',
         throttlingRateLimit: API.throttleRatePerSecond,

@@ -373,6 +373,20 @@ describe('API', () => {
   });
 });
 
+describe('removing the stack', () => {
+  it('leaves what the README lists: the table, the API access logs, API Gateway\'s CloudWatch role and account setting', () => {
+    const retained = Object.entries(s.json.Resources).filter(([, resource]) => resource.DeletionPolicy === 'Retain').map(([id]) => id);
+    expect(retained.sort()).toEqual(
+      [
+        tableId(),
+        resourceId(s.json, 'AWS::Logs::LogGroup', 'ApiAccessLogs'),
+        resourceId(s.json, 'AWS::IAM::Role', 'ApiRestApiCloudWatchRole'),
+        resourceId(s.json, 'AWS::ApiGateway::Account', 'ApiRestApiAccount'),
+      ].sort(),
+    );
+  });
+});
+
 describe('alarms and dashboard', () => {
   const topic = () => ({ Ref: resourceId(s.json, 'AWS::SNS::Topic', 'MonitoringAlarmTopic') });
   const alarm = (properties: Record<string, unknown>) =>
