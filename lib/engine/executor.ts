@@ -100,11 +100,18 @@ const EC2_TIME_SLACK_MS = 5_000;
 /** Modification states in which EC2 refuses another ModifyVolume of the volume. */
 const MODIFICATION_UNDER_WAY: ReadonlySet<ModificationState> = new Set(['modifying', 'optimizing']);
 
-/** Idempotency token of CreateVolume: the record key and the generation being created (≤ 64 ASCII chars). */
-export function createVolumeClientToken(volumeId: string, generation: number): string {
-  const readable = `ebsp-${volumeId}-g${generation}`;
+/**
+ * Idempotency token of CreateVolume: unique to the record's incarnation (its id and creation time,
+ * so a record deleted and created again under the same id never gets the old volume back) and to
+ * the generation being created. At most 64 printable ASCII characters, EC2's limit: the record id
+ * stays readable when it fits (ids run to 128 characters), else everything is hashed; any
+ * generation a number can hold fits either way.
+ */
+export function createVolumeClientToken(volumeId: string, createdAt: string, generation: number): string {
+  const incarnation = createHash('sha256').update(`${volumeId}\n${createdAt}`).digest('hex');
+  const readable = `ebsp-${volumeId}-${incarnation.slice(0, 12)}-g${generation}`;
   if (readable.length <= 64 && /^[\x21-\x7e]+$/.test(readable)) return readable;
-  return `ebsp-${createHash('sha256').update(volumeId).digest('hex').slice(0, 40)}-g${generation}`;
+  return `ebsp-${incarnation.slice(0, 32)}-g${generation}`;
 }
 
 /** Where one record's turn ended: what to write and when to look again. */
@@ -935,7 +942,7 @@ export class Executor {
           const tags = { ...spec.tags, [OWNERSHIP_TAGS.owner]: this.config.ownerTagValue, [OWNERSHIP_TAGS.record]: volume.volumeId };
           const outcome = await this.call(item, 'CreateVolume', () =>
             this.deps.provider.createVolume({
-              clientToken: createVolumeClientToken(volume.volumeId, volume.observedGeneration ?? volume.generation),
+              clientToken: createVolumeClientToken(volume.volumeId, volume.createdAt, volume.observedGeneration ?? volume.generation),
               availabilityZone: zone,
               spec,
               tags,

@@ -98,12 +98,43 @@ describe('executor: create', () => {
     expect(h.ebs.calls.CreateVolume).toBe(1);
   });
 
-  it('derives a token of at most 64 characters from the record key and generation', () => {
-    expect(createVolumeClientToken('data-1', 3)).toBe('ebsp-data-1-g3');
-    const long = createVolumeClientToken('x'.repeat(200), 12);
-    expect(long.length).toBeLessThanOrEqual(64);
-    expect(long).not.toBe(createVolumeClientToken('x'.repeat(199), 12));
-    expect(createVolumeClientToken('x'.repeat(200), 13)).not.toBe(long);
+  it('derives a token of at most 64 printable characters from the record id, its creation time and the generation', () => {
+    const createdAt = new Date(START).toISOString();
+    const token = createVolumeClientToken('data-1', createdAt, 3);
+    expect(token).toMatch(/^ebsp-data-1-[0-9a-f]{12}-g3$/);
+    // Another incarnation of the same id (deleted, then created again) gets another token.
+    expect(createVolumeClientToken('data-1', new Date(START + 1).toISOString(), 3)).not.toBe(token);
+    expect(createVolumeClientToken('data-1', createdAt, 4)).not.toBe(token);
+    // The longest id the schema allows, with the largest generation a number can hold.
+    const longest = createVolumeClientToken('x'.repeat(128), createdAt, Number.MAX_VALUE);
+    expect(longest).toMatch(/^[\x21-\x7e]{1,64}$/);
+    expect(createVolumeClientToken('x'.repeat(128), createdAt, Number.MAX_SAFE_INTEGER)).toMatch(/^[\x21-\x7e]{1,64}$/);
+    expect(createVolumeClientToken('x'.repeat(127), createdAt, 12)).not.toBe(createVolumeClientToken('x'.repeat(128), createdAt, 12));
+  });
+
+  it('a record deleted and created again under the same id gets a volume of its own', async () => {
+    const h = harness();
+    await availableVolume(h, 'data-1');
+    const first = (await volumeOf(h, 'data-1')).ebsVolumeId;
+    await h.store.update<VolumeRecord>(volumeKey('data-1'), { life: 'dying' });
+    await h.executor.run(h.batchOf(h.op('delete-volume', volumeKey('data-1'))));
+    await h.settle(30_000);
+    expect(await h.store.get(volumeKey('data-1'))).toBeUndefined();
+
+    // The same id again, the first time with the same spec, then (after its deletion) with another.
+    for (const spec of [{}, { sizeGiB: 20 }]) {
+      await h.store.create(newVolume('data-1', { createdAt: new Date(h.clock.now()).toISOString() }, spec));
+      await h.executor.run(h.batchOf(h.op('create-volume', volumeKey('data-1'))));
+      await h.settle(30_000);
+      const again = await volumeOf(h, 'data-1');
+      expect(again.status).toMatchObject({ state: 'available', attempts: 0 });
+      expect(again.ebsVolumeId).not.toBe(first);
+      expect(h.ebs.volume(again.ebsVolumeId!)).toMatchObject({ state: 'available', sizeGiB: spec.sizeGiB ?? 10 });
+      await h.store.remove(volumeKey('data-1'));
+      await h.ebs.deleteVolume(again.ebsVolumeId!);
+      await h.clock.advance(5_000);
+    }
+    expect(h.ebs.calls.CreateVolume).toBe(3);
   });
 
   it('a redelivered create after a lost status write never makes a second volume', async () => {
