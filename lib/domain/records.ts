@@ -4,8 +4,8 @@
  * One table, single-table design: a volume item (`VOLUME#<volumeId>` / `VOLUME`) and one
  * attachment item per instance (`VOLUME#<volumeId>` / `ATTACHMENT#<instanceId>`). The client owns
  * `spec`, `life`, `generation` and `requestedDevice`; the system owns `status`, `ebsVolumeId`,
- * `createdSpec`, `device`, `instanceSeen`, `observedGeneration`, `claim` and `version`. Neither side writes the
- * other's fields.
+ * `createRequest`, `device`, `instanceSeen`, `observedGeneration`, `claim` and `version`. Neither
+ * side writes the other's fields.
  */
 
 export const VOLUME_TYPES = ['gp2', 'gp3', 'io1', 'io2', 'st1', 'sc1', 'standard'] as const;
@@ -80,10 +80,12 @@ export interface VolumeRecord {
   /** The EC2 volume id once CreateVolume answered. */
   ebsVolumeId?: string;
   /**
-   * The spec CreateVolume was asked for, written just before the call: what EBS fixed at creation
-   * (placement, encryption, snapshot, multi-attach, tags) and what a repeated call must send again.
+   * The CreateVolume request made (token, AZ, spec), written just before the call: what a repeated
+   * call sends again until EC2 answers with a volume id, and what EBS fixed at creation (placement,
+   * encryption, snapshot, multi-attach, tags). Dropped when EC2 turns the request down, or when the
+   * volume is gone, so that the next create sends the spec as it is then.
    */
-  createdSpec?: VolumeSpec;
+  createRequest?: CreateRequest;
   /** The AZ the volume was (or will be) created in, once resolved. */
   availabilityZone?: string;
   /** The generation the EC2 volume currently matches. */
@@ -94,6 +96,21 @@ export interface VolumeRecord {
   /** Incremented by every write; optimistic concurrency for system writes. */
   version: number;
   createdAt: string;
+}
+
+/**
+ * A CreateVolume request, recorded before it is sent. Until EC2 answers it with a volume id it is
+ * repeated exactly (same token, same parameters), never replaced, whatever the spec has become:
+ * EC2 then answers with the one volume the token made, so an answer lost to a timeout, a crash or
+ * an error status never makes a second volume, nor leaves one behind. It is dropped once the id is
+ * recorded, or when EC2 refuses it (then no volume exists under its token).
+ */
+export interface CreateRequest {
+  /** Unique to the record's incarnation and the generation it was made for (`createVolumeClientToken`). */
+  clientToken: string;
+  availabilityZone: string;
+  /** The spec as sent; what the client changed since is applied as a modification once the volume exists. */
+  spec: VolumeSpec;
 }
 
 export interface AttachmentRecord {

@@ -22,7 +22,7 @@ export const VOLUME_EVENTS = [
   'delete-started',
   /** EC2 no longer knows the volume, or reports it `deleted`. */
   'observed-deleted',
-  /** A dying volume that never reached EC2 is removed without any EC2 call. */
+  /** A dying volume of which EC2 made nothing is removed without any further EC2 call. */
   'removed-uncreated',
   /** Attempt budget or maximum age spent, or an error retrying cannot fix. */
   'failed',
@@ -68,6 +68,7 @@ export const VOLUME_TRANSITIONS: readonly Transition<VolumeState, VolumeEvent>[]
   { from: 'pending', event: 'observed-in-use', to: 'in-use', why: 'retried volume already exists, attached' },
   { from: 'creating', event: 'observed-available', to: 'available', why: 'EC2 finished creating' },
   { from: 'creating', event: 'failed', to: 'error', why: 'creation failed or budget spent' },
+  { from: 'creating', event: 'removed-uncreated', to: 'deleted', why: 'dying after EC2 refused its CreateVolume' },
   { from: 'available', event: 'observed-in-use', to: 'in-use', why: 'an attachment took' },
   { from: 'available', event: 'modify-started', to: 'modifying', why: 'spec grew' },
   { from: 'available', event: 'delete-started', to: 'deleting', why: 'dying, no attachment left' },
@@ -83,6 +84,7 @@ export const VOLUME_TRANSITIONS: readonly Transition<VolumeState, VolumeEvent>[]
   { from: 'modifying', event: 'failed', to: 'error', why: 'budget spent' },
   { from: 'deleting', event: 'observed-deleted', to: 'deleted', why: 'EC2 finished deleting' },
   { from: 'deleting', event: 'failed', to: 'error', why: 'deletion failed or budget spent' },
+  { from: 'error', event: 'create-started', to: 'creating', why: 'dying after an error, CreateVolume unanswered: repeated to learn the id' },
   { from: 'error', event: 'delete-started', to: 'deleting', why: 'dying after an error, volume exists' },
   { from: 'error', event: 'removed-uncreated', to: 'deleted', why: 'dying after an error, no volume exists' },
   { from: 'error', event: 'retry-requested', to: 'pending', why: 'client bumped generation (or the spec) to try again' },

@@ -159,8 +159,15 @@ export const volumeRecordSchema = z.strictObject({
   generation: z.number().int().positive(),
   status: statusSchema(VOLUME_STATES).default(systemDefaults.status),
   ebsVolumeId: ebsVolumeIdSchema.optional(),
-  // Its structure only: a volume created under older EBS limits stays readable.
-  createdSpec: volumeSpecShape.optional(),
+  createRequest: z
+    .strictObject({
+      // EC2's ClientToken: at most 64 ASCII characters.
+      clientToken: z.string().regex(/^[\x21-\x7e]{1,64}$/),
+      availabilityZone: availabilityZoneSchema,
+      // Judged against the EBS limits when it was sent; only its structure now.
+      spec: volumeSpecShape,
+    })
+    .optional(),
   availabilityZone: availabilityZoneSchema.optional(),
   observedGeneration: z.number().int().nonnegative().optional(),
   observed: z
@@ -278,10 +285,10 @@ export function validateSpecChange(current: VolumeSpec, next: VolumeSpec): Valid
  * retry changes no spec, a spec the system refused would become the next write's baseline, and
  * the reconciler and the executor, which act on the record alone, have no previous spec. Undefined
  * before CreateVolume is asked for: any valid spec may still be created. A volume created before
- * `createdSpec` was recorded has its fixed fields judged from its spec as it is.
+ * its `createRequest` was kept has its fixed fields judged from its spec as it is.
  */
-export function ebsBaseline(volume: Pick<VolumeRecord, 'spec' | 'createdSpec' | 'ebsVolumeId' | 'observed'>): VolumeSpec | undefined {
-  const created = volume.createdSpec ?? (volume.ebsVolumeId !== undefined ? volume.spec : undefined);
+export function ebsBaseline(volume: Pick<VolumeRecord, 'spec' | 'createRequest' | 'ebsVolumeId' | 'observed'>): VolumeSpec | undefined {
+  const created = volume.createRequest?.spec ?? (volume.ebsVolumeId !== undefined ? volume.spec : undefined);
   if (!created || !volume.observed) return created;
   const fixed: Partial<VolumeSpec> = {};
   for (const field of IMMUTABLE_FIELDS) if (created[field] !== undefined) Object.assign(fixed, { [field]: created[field] });
@@ -293,7 +300,7 @@ export function ebsBaseline(volume: Pick<VolumeRecord, 'spec' | 'createdSpec' | 
  * the API, the watcher, the planner (and so the executor and the reconciler) apply to a spec change.
  */
 export function specChangeIssues(
-  volume: Pick<VolumeRecord, 'spec' | 'createdSpec' | 'ebsVolumeId' | 'observed'>,
+  volume: Pick<VolumeRecord, 'spec' | 'createRequest' | 'ebsVolumeId' | 'observed'>,
   spec: VolumeSpec = volume.spec,
 ): ValidationIssue[] {
   const baseline = ebsBaseline(volume);

@@ -157,6 +157,20 @@ export interface ClassifiedError {
    * would make unnecessary (an attach's device name, say).
    */
   uncertain?: true;
+  /** The provider's kind of error; absent for anything else (an unclassified failure, the executor's own). */
+  kind?: ProviderErrorKind;
+}
+
+/**
+ * Errors with which EC2 turns a CreateVolume down: no volume exists under its token, since EC2
+ * answers a repeat of a request that made a volume with that volume. A new request may then
+ * replace it (with the spec as it is now). Throttling and permission errors say nothing of the
+ * token (they are checked first), and a timeout or a 5xx may come after the volume was made.
+ */
+const CREATE_REFUSALS: ReadonlySet<ProviderErrorKind> = new Set(['not-found', 'incorrect-state', 'zone-mismatch', 'invalid-request', 'limit-exceeded']);
+
+export function createRefused(error: ClassifiedError): boolean {
+  return error.kind !== undefined && CREATE_REFUSALS.has(error.kind);
 }
 
 /** The message of anything thrown, for statuses and logs. */
@@ -171,7 +185,7 @@ export function errorMessage(error: unknown): string {
  */
 export function classifyError(call: ProviderCall, error: unknown): ClassifiedError {
   if (error instanceof ProviderError) {
-    const classified: ClassifiedError = { outcome: ERROR_OUTCOMES[call][error.kind], code: error.code, message: error.message };
+    const classified: ClassifiedError = { outcome: ERROR_OUTCOMES[call][error.kind], code: error.code, message: error.message, kind: error.kind };
     return error.kind === 'transient' ? { ...classified, uncertain: true } : classified;
   }
   return { outcome: 'retry', code: 'InternalError', message: errorMessage(error), uncertain: true };

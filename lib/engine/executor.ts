@@ -17,6 +17,7 @@ import {
   keyString,
   type AttachmentRecord,
   type AttachmentState,
+  type CreateRequest,
   type InstanceSeen,
   type ProvisionerRecord,
   type RecordKey,
@@ -30,7 +31,7 @@ import { parseRecord, specChangeIssues } from '../domain/validation.js';
 import { METRICS, OWNERSHIP_TAGS } from '../settings.js';
 import { ACTION_OF, RATE_BUCKET_OF, resolveEngineConfig, type EngineConfig, type MutatingAction, type RateBucket } from './config.js';
 import { allocateDevices, type DeviceRequest } from './devices.js';
-import { classifyError, errorMessage, type ClassifiedError, type ProviderCall } from './errors.js';
+import { classifyError, createRefused, errorMessage, type ClassifiedError, type ProviderCall } from './errors.js';
 import {
   CHECK_OPERATIONS,
   attachPrerequisites,
@@ -730,7 +731,7 @@ export class Executor {
     }
     for (const item of creates) {
       const volume = item.record as VolumeRecord;
-      if (!volume.spec.availabilityZone && !volume.availabilityZone && volume.spec.placementInstanceId)
+      if (!volume.createRequest && !volume.spec.availabilityZone && !volume.availabilityZone && volume.spec.placementInstanceId)
         instanceIds.add(volume.spec.placementInstanceId);
     }
     // Modifications of the volumes being modified (under way?) and of those about to be (is one under way already?).
@@ -898,58 +899,41 @@ export class Executor {
     await Promise.all(
       items.map(async (item) => {
         let volume = item.record as VolumeRecord;
-        let availabilityZone = volume.availabilityZone ?? volume.spec.availabilityZone;
-        if (!availabilityZone && volume.spec.placementInstanceId) {
-          if (!(instances instanceof Map)) {
-            item.result = this.volumeFailure(volume, now, instances);
+        // An unanswered request is repeated as it was (same token, same parameters, whatever the spec is
+        // now), so EC2 answers with the one volume its token made: never a second one, nor a mismatch.
+        const repeat = volume.createRequest;
+        let request: CreateRequest;
+        if (repeat) request = repeat;
+        else {
+          const placed = this.placeVolume(volume, now, instances);
+          if (typeof placed !== 'string') {
+            item.result = placed;
             return;
           }
-          const instance = instances.get(volume.spec.placementInstanceId);
-          if (!instance) {
-            item.result = this.volumeFailure(volume, now, {
-              outcome: 'wait-for-prerequisite',
-              code: 'InvalidInstanceID.NotFound',
-              message: `placement instance ${volume.spec.placementInstanceId} not found`,
-            });
-            return;
-          }
-          availabilityZone = instance.availabilityZone;
+          // A record written without createdAt has no mark of its incarnation: a random one serves, as the token is recorded before it is sent.
+          const incarnation = volume.createdAt || randomUUID();
+          request = { clientToken: createVolumeClientToken(volume.volumeId, incarnation, volume.generation), availabilityZone: placed, spec: volume.spec };
         }
-        if (!availabilityZone) {
-          item.result = this.volumeFailure(volume, now, {
-            outcome: 'terminal',
-            code: 'MissingPlacement',
-            message: 'spec has neither availabilityZone nor placementInstanceId',
-          });
-          return;
+        // Record the request (and the attempt) before calling EC2, so a crash, a lost answer or a dying record repeats it.
+        const changes: RecordChanges<VolumeRecord> = repeat ? {} : { createRequest: request, observedGeneration: volume.generation, availabilityZone: request.availabilityZone };
+        if (volume.status.state !== 'creating') {
+          const message = repeat ? 'repeating an unanswered CreateVolume' : 'creating';
+          changes.status = successStatus(volume.status, nextVolumeState(volume.status.state, 'create-started'), now, message);
         }
-        // Record the attempt before calling EC2, so a crash or a dying request later still learns the id.
-        if (volume.status.state === 'pending') {
-          const written = await this.preWrite<VolumeRecord>(item, owner, now, {
-            status: successStatus(volume.status, nextVolumeState('pending', 'create-started'), now, 'creating'),
-            observedGeneration: volume.generation,
-            createdSpec: volume.spec,
-            availabilityZone,
-          });
+        if (Object.keys(changes).length > 0) {
+          const written = await this.preWrite<VolumeRecord>(item, owner, now, changes);
           if (!written) return;
           volume = written;
           item.record = written;
         }
-        const zone = availabilityZone;
-        // A repeated call (same token) asks for what the first did, whatever the spec became since.
-        const spec = volume.createdSpec ?? volume.spec;
         runs.push({ item, run: async () => {
-          const tags = { ...spec.tags, [OWNERSHIP_TAGS.owner]: this.config.ownerTagValue, [OWNERSHIP_TAGS.record]: volume.volumeId };
-          const outcome = await this.call(item, 'CreateVolume', () =>
-            this.deps.provider.createVolume({
-              clientToken: createVolumeClientToken(volume.volumeId, volume.createdAt, volume.observedGeneration ?? volume.generation),
-              availabilityZone: zone,
-              spec,
-              tags,
-            }),
-          );
+          const tags = { ...request.spec.tags, [OWNERSHIP_TAGS.owner]: this.config.ownerTagValue, [OWNERSHIP_TAGS.record]: volume.volumeId };
+          const outcome = await this.call(item, 'CreateVolume', () => this.deps.provider.createVolume({ ...request, tags }));
           if (!outcome.ok) {
-            item.result = { ...this.volumeFailure(volume, now, outcome.error), latencyMs: outcome.latencyMs };
+            const failed = this.volumeFailure(volume, now, outcome.error);
+            // Turned down: nothing exists under the token, and the next attempt sends the spec as it is then.
+            if (createRefused(outcome.error)) failed.changes = { ...failed.changes, createRequest: null };
+            item.result = { ...failed, latencyMs: outcome.latencyMs };
             return;
           }
           const created = outcome.value;
@@ -972,6 +956,27 @@ export class Executor {
       }),
     );
     return runs;
+  }
+
+  /** The AZ a new volume goes in: the one recorded, the spec's, or its placement instance's; else why not. */
+  private placeVolume(volume: VolumeRecord, now: number, instances: Map<string, ProviderInstance> | ClassifiedError): string | Result {
+    const availabilityZone = volume.availabilityZone ?? volume.spec.availabilityZone;
+    if (availabilityZone) return availabilityZone;
+    if (volume.spec.placementInstanceId) {
+      if (!(instances instanceof Map)) return this.volumeFailure(volume, now, instances);
+      const instance = instances.get(volume.spec.placementInstanceId);
+      if (instance) return instance.availabilityZone;
+      return this.volumeFailure(volume, now, {
+        outcome: 'wait-for-prerequisite',
+        code: 'InvalidInstanceID.NotFound',
+        message: `placement instance ${volume.spec.placementInstanceId} not found`,
+      });
+    }
+    return this.volumeFailure(volume, now, {
+      outcome: 'terminal',
+      code: 'MissingPlacement',
+      message: 'spec has neither availabilityZone nor placementInstanceId',
+    });
   }
 
   private async prepareAttaches(items: Item[], owner: string, now: number, instances: Map<string, InstanceView> | ClassifiedError) {
@@ -1637,6 +1642,8 @@ export class Executor {
 
   private followUp(item: Item, written: ProvisionerRecord, result: Result, now: number): QueuedOperation | undefined {
     const decision = written.kind === 'volume' ? planVolume(written, item.attachments ?? []) : planAttachment(written, item.volume);
+    // What was written left nothing in EC2 to a dying record (EC2 turned its CreateVolume down, say): removed now.
+    if (decision.type === 'remove') return this.messageAt(written.kind === 'volume' ? 'check-volume' : 'check-attachment', keyOf(written), decision.reason, now, now);
     if (decision.type !== 'operation') return undefined;
     if (result.retryAtMs !== undefined) return this.messageAt(decision.op, keyOf(written), decision.reason, now, result.retryAtMs);
     if (CHECK_OPERATIONS.has(decision.op) || written.status.state === 'creating') {

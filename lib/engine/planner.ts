@@ -80,10 +80,19 @@ export function modificationReaches(modification: ProviderModification, request:
   );
 }
 
+/**
+ * Whether a CreateVolume for the volume may have made a volume whose id the record does not hold:
+ * its recorded request (`createRequest`) is then repeated to learn the id, before anything else.
+ */
+export function createUnanswered(volume: VolumeRecord): boolean {
+  return volume.ebsVolumeId === undefined && volume.createRequest !== undefined;
+}
+
 /** What a volume needs now. `attachments` are all attachment records of the volume. */
 export function planVolume(volume: VolumeRecord, attachments: readonly AttachmentRecord[]): Decision {
   const state = volume.status.state;
   const created = volume.ebsVolumeId !== undefined;
+  const unanswered = createUnanswered(volume);
   if (state === 'deleted') return { type: 'remove', reason: 'volume deleted' };
 
   if (volume.life === 'dying') {
@@ -96,14 +105,23 @@ export function planVolume(volume: VolumeRecord, attachments: readonly Attachmen
       };
     if (attachments.length > 0)
       return { type: 'wait', reason: `waiting for ${attachments.length} attachment(s) to detach before deleting` };
+    // Without the id, repeat the recorded CreateVolume to learn it, then delete.
+    const learnId: Decision = { type: 'operation', op: 'create-volume', reason: 'learning the id of a volume a CreateVolume may have made, to delete it' };
+    const neverCreated: Decision = { type: 'remove', reason: 'never created; removed without an EC2 call' };
     switch (state) {
       case 'pending':
-        return { type: 'remove', reason: 'never created; removed without an EC2 call' };
+        // Retried after an error: the volume may exist.
+        return created
+          ? { type: 'operation', op: 'check-volume', reason: 'dying after a retry; looking at the volume before deleting' }
+          : unanswered
+            ? learnId
+            : neverCreated;
       case 'creating':
-        // Without the id, repeat CreateVolume with the same token to learn it, then delete.
         return created
           ? { type: 'operation', op: 'check-volume', reason: 'waiting for creation to finish before deleting' }
-          : { type: 'operation', op: 'create-volume', reason: 'learning the id of a volume being created' };
+          : unanswered
+            ? learnId
+            : neverCreated;
       case 'available':
         return { type: 'operation', op: 'delete-volume', reason: 'dying and detached' };
       case 'in-use':
@@ -113,22 +131,22 @@ export function planVolume(volume: VolumeRecord, attachments: readonly Attachmen
       case 'deleting':
         return { type: 'operation', op: 'check-volume', reason: 'deletion in progress' };
       case 'error':
-        return created
-          ? { type: 'operation', op: 'delete-volume', reason: 'dying after an error' }
-          : { type: 'remove', reason: 'never created; removed without an EC2 call' };
+        return created ? { type: 'operation', op: 'delete-volume', reason: 'dying after an error' } : unanswered ? learnId : neverCreated;
     }
   }
 
   switch (state) {
     case 'pending':
       // A volume retried after an error may already exist: look before creating anything.
-      return created
-        ? { type: 'operation', op: 'check-volume', reason: 'retrying; volume exists' }
+      if (created) return { type: 'operation', op: 'check-volume', reason: 'retrying; volume exists' };
+      return unanswered
+        ? { type: 'operation', op: 'create-volume', reason: 'retrying; repeating the unanswered CreateVolume' }
         : { type: 'operation', op: 'create-volume', reason: 'volume requested' };
     case 'creating':
-      return created
-        ? { type: 'operation', op: 'check-volume', reason: 'creation in progress' }
-        : { type: 'operation', op: 'create-volume', reason: 'creation started; repeating with the same token' };
+      if (created) return { type: 'operation', op: 'check-volume', reason: 'creation in progress' };
+      return unanswered
+        ? { type: 'operation', op: 'create-volume', reason: 'creation started; repeating the request with the same token' }
+        : { type: 'operation', op: 'create-volume', reason: 'EC2 refused the request; creating afresh' };
     case 'available':
     case 'in-use': {
       const rejected = specRejection(volume);

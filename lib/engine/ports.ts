@@ -230,7 +230,7 @@ export interface ProviderInstance {
 }
 
 export interface CreateVolumeRequest {
-  /** Idempotency token derived from the record and its generation (at most 64 ASCII chars). */
+  /** Idempotency token recorded with the request on the volume record (`createVolumeClientToken`; at most 64 ASCII chars). */
   clientToken: string;
   availabilityZone: string;
   spec: VolumeSpec;

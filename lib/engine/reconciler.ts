@@ -7,7 +7,7 @@ import { keyOf, keyString, type AttachmentRecord, type ProvisionerRecord, type V
 import { parseRecord } from '../domain/validation.js';
 import { METRICS, OWNERSHIP_TAGS } from '../settings.js';
 import { ACTION_OF, RATE_BUCKET_OF, resolveEngineConfig, type EngineConfig, type RateBucket } from './config.js';
-import { planAttachment, planVolume, type Decision } from './planner.js';
+import { createUnanswered, planAttachment, planVolume, type Decision } from './planner.js';
 import type { ExecutorDeps } from './executor.js';
 import { errorMessage } from './errors.js';
 import { ProviderError, type ProviderVolume, type QueuedOperation } from './ports.js';
@@ -232,8 +232,8 @@ export class Reconciler {
       for (const volume of page.items) {
         if (known.has(volume.ebsVolumeId) || volume.state === 'deleting' || volume.state === 'deleted') continue;
         const record = volumes.get(volume.tags[OWNERSHIP_TAGS.record] ?? '');
-        // A record still being created may not know its EC2 id yet: the executor finds it by client token.
-        if (record && !record.ebsVolumeId && (record.status.state === 'creating' || record.status.state === 'pending')) continue;
+        // A record whose CreateVolume went unanswered does not know its EC2 id yet (whatever its state): the executor learns it by repeating the request.
+        if (record && createUnanswered(record)) continue;
         leaked.push(volume.ebsVolumeId);
       }
     } while (cursor);

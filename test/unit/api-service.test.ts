@@ -262,7 +262,7 @@ describe('VolumeService', () => {
     /** What the executor writes once EC2 created the volume and reported it. */
     const createdInEbs = (observed: VolumeRecord['observed'], spec: VolumeSpec = { ...GP3, iops: 4000 }) =>
       store.update<VolumeRecord>(volumeKey('data-01'), {
-        createdSpec: spec,
+        createRequest: { clientToken: 'ebsp-data-01-g1', availabilityZone: 'us-east-1a', spec },
         ebsVolumeId: 'vol-0123456789abcdef0',
         observed,
         status: { state: 'available', attempts: 0, updatedAt: '2026-01-01T00:00:00.000Z' },

@@ -123,9 +123,9 @@ describe('validateSpecChange', () => {
 
 describe('specChangeIssues: a spec judged against the volume as it is in EBS', () => {
   const createdSpec: VolumeSpec = { sizeGiB: 100, volumeType: 'gp3', availabilityZone: 'us-east-1a', tags: { a: 'b' } };
-  const inEbs = (extra: Partial<VolumeRecord> = {}): Pick<VolumeRecord, 'spec' | 'createdSpec' | 'ebsVolumeId' | 'observed'> => ({
+  const inEbs = (extra: Partial<VolumeRecord> = {}): Pick<VolumeRecord, 'spec' | 'createRequest' | 'ebsVolumeId' | 'observed'> => ({
     spec: createdSpec,
-    createdSpec,
+    createRequest: { clientToken: 'ebsp-t', availabilityZone: 'us-east-1a', spec: createdSpec },
     ebsVolumeId: 'vol-0123456789abcdef0',
     observed: { sizeGiB: 100, volumeType: 'gp3', iops: 3000, throughput: 125 },
     ...extra,
@@ -150,18 +150,18 @@ describe('specChangeIssues: a spec judged against the volume as it is in EBS', (
   });
 
   it('judges a volume being created against what it is being created with', () => {
-    const creating = { spec: createdSpec, createdSpec };
+    const creating = { spec: createdSpec, createRequest: { clientToken: 'ebsp-t', availabilityZone: 'us-east-1a', spec: createdSpec } };
     expect(specChangeIssues(creating, { ...createdSpec, sizeGiB: 50 }).map((i) => i.path)).toEqual(['spec.sizeGiB']);
     expect(specChangeIssues(creating, { ...createdSpec, sizeGiB: 200 })).toEqual([]);
   });
 
   it('takes an IOPS or throughput the spec leaves out as what the volume has: a magnetic volume left alone is no modification', () => {
     const magnetic: VolumeSpec = { sizeGiB: 10, volumeType: 'standard', availabilityZone: 'us-east-1a' };
-    expect(specChangeIssues({ spec: magnetic, createdSpec: magnetic, ebsVolumeId: 'vol-0123456789abcdef0', observed: { sizeGiB: 10, volumeType: 'standard', iops: 100 } })).toEqual([]);
+    expect(specChangeIssues({ spec: magnetic, createRequest: { clientToken: 'ebsp-t', availabilityZone: 'us-east-1a', spec: magnetic }, ebsVolumeId: 'vol-0123456789abcdef0', observed: { sizeGiB: 10, volumeType: 'standard', iops: 100 } })).toEqual([]);
   });
 
   it('judges the fixed fields of a volume created before they were recorded from its spec as it is', () => {
-    const legacy = inEbs({ createdSpec: undefined, spec: { ...createdSpec, tags: { a: 'c' } } });
+    const legacy = inEbs({ createRequest: undefined, spec: { ...createdSpec, tags: { a: 'c' } } });
     expect(specChangeIssues(legacy)).toEqual([]);
   });
 });
@@ -199,6 +199,16 @@ describe('parseRecord', () => {
     expect(result.ok).toBe(false);
     if (result.ok) return;
     expect([...new Set(result.issues.map((i) => i.path))].sort()).toEqual(['generation', 'life', 'spec.iops', 'volumeId']);
+  });
+
+  it('reads the CreateVolume request an executor recorded, judging its spec by its structure only, and names a malformed one\'s fields', () => {
+    const base = { kind: 'volume', volumeId: 'data-1', spec: { sizeGiB: 10, volumeType: 'gp3', availabilityZone: 'us-east-1a' }, life: 'alive', generation: 2 };
+    // Sent under limits other than today's (20 000 IOPS on 10 GiB of gp3): still the request to repeat.
+    const createRequest = { clientToken: 'ebsp-data-1-0123456789ab-g1', availabilityZone: 'us-east-1a', spec: { sizeGiB: 10, volumeType: 'gp3', iops: 20_000 } };
+    const good = parseRecord({ ...base, createRequest });
+    expect(good.ok && good.value).toMatchObject({ createRequest });
+    const bad = parseRecord({ ...base, createRequest: { ...createRequest, clientToken: 'x'.repeat(65), spec: { sizeGiB: 10 } } });
+    expect(bad.ok ? [] : bad.issues.map((i) => i.path).sort()).toEqual(['createRequest.clientToken', 'createRequest.spec.volumeType']);
   });
 
   it('reads an attachment without a generation as generation 1, and refuses a generation below 1', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ERROR_OUTCOMES, classifyError } from '../../lib/engine/errors.js';
-import { PROVIDER_ERROR_KINDS, ProviderError } from '../../lib/engine/ports.js';
+import { ERROR_OUTCOMES, classifyError, createRefused } from '../../lib/engine/errors.js';
+import { PROVIDER_ERROR_KINDS, ProviderError, type ProviderErrorKind } from '../../lib/engine/ports.js';
 
 describe('error table', () => {
   it('has an outcome for every kind of every call', () => {
@@ -43,6 +43,7 @@ describe('error table', () => {
       outcome: 'wait-for-prerequisite',
       code: 'VolumeInUse',
       message: 'vol-1 is in use',
+      kind: 'incorrect-state',
     });
     expect(classifyError('CreateVolume', new TypeError('socket hang up'))).toEqual({
       outcome: 'retry',
@@ -57,5 +58,12 @@ describe('error table', () => {
     expect(classifyError('AttachVolume', new Error('socket hang up')).uncertain).toBe(true);
     for (const kind of PROVIDER_ERROR_KINDS.filter((k) => k !== 'transient'))
       expect(classifyError('AttachVolume', new ProviderError(kind, 'Code', 'refused')).uncertain, kind).toBeUndefined();
+  });
+
+  it('a CreateVolume turned down leaves nothing under its token; a throttle, a permission error or a lost answer says nothing of it', () => {
+    const refusal = (kind: ProviderErrorKind) => createRefused(classifyError('CreateVolume', new ProviderError(kind, 'Code', 'message')));
+    for (const kind of ['not-found', 'incorrect-state', 'zone-mismatch', 'invalid-request', 'limit-exceeded'] as const) expect(refusal(kind)).toBe(true);
+    for (const kind of ['throttled', 'unauthorized', 'transient', 'idempotency-mismatch'] as const) expect(refusal(kind)).toBe(false);
+    expect(createRefused(classifyError('CreateVolume', new TypeError('socket hang up')))).toBe(false);
   });
 });

@@ -137,6 +137,30 @@ describe('executor: create', () => {
     expect(h.ebs.calls.CreateVolume).toBe(3);
   });
 
+  it('records its request before calling, and a record written without createdAt still gets a token of its own each time', async () => {
+    const h = harness();
+    const tokens: string[] = [];
+    for (let incarnation = 0; incarnation < 2; incarnation++) {
+      await h.store.create(newVolume('data-1', { createdAt: '' }));
+      // The record as EC2 is called: the request is on it already.
+      h.ebs.beforeCall = (action) => {
+        if (action !== 'CreateVolume') return;
+        const recorded = h.store.all().find((r) => r.kind === 'volume')?.createRequest;
+        if (recorded) tokens.push(recorded.clientToken);
+      };
+      await h.executor.run(h.batchOf(h.op('create-volume', volumeKey('data-1'))));
+      h.ebs.beforeCall = undefined;
+      const volume = await volumeOf(h, 'data-1');
+      expect(volume.ebsVolumeId).toMatch(/^vol-/);
+      // Answered: the request is done with.
+      expect(volume.createRequest).toBeUndefined();
+      await h.store.remove(volumeKey('data-1'));
+    }
+    expect(tokens).toHaveLength(2);
+    expect(tokens[0]).not.toBe(tokens[1]);
+    expect(new Set(h.ebs.volumes().map((v) => v.ebsVolumeId)).size).toBe(2);
+  });
+
   it('a redelivered create after a lost status write never makes a second volume', async () => {
     const h = harness();
     await h.store.create(newVolume('data-1'));

@@ -9,7 +9,7 @@ import type { AttachmentRecord, VolumeRecord, VolumeSpec } from '../../lib/domai
 import { Executor } from '../../lib/engine/executor.js';
 import { Watcher, type RecordChange } from '../../lib/engine/watcher.js';
 import type { EngineConfig } from '../../lib/engine/config.js';
-import type { Log, OperationKind, OperationMessage, RecordKey, SharedRateBudget } from '../../lib/engine/ports.js';
+import { ProviderError, type Log, type OperationKind, type OperationMessage, type RecordKey, type SharedRateBudget, type VolumeProvider } from '../../lib/engine/ports.js';
 
 export const START = Date.parse('2026-01-01T00:00:00.000Z');
 export const AZ = 'eu-west-1a';
@@ -70,6 +70,30 @@ export function harness(
   ebs.addInstance({ instanceId: INSTANCE, availabilityZone: AZ });
   ebs.addInstance({ instanceId: OTHER_INSTANCE, availabilityZone: AZ });
   const metrics = new RecordingMetrics();
+  // EC2 as the executors reach it: the model, except for the CreateVolume answers `loseCreateAnswers` loses.
+  let lostCreateAnswers = 0;
+  const provider: VolumeProvider = {
+    createVolume: async (request) => {
+      const volume = await ebs.createVolume(request);
+      if (lostCreateAnswers > 0) {
+        lostCreateAnswers--;
+        throw new ProviderError('transient', 'RequestTimeout', 'CreateVolume timed out');
+      }
+      return volume;
+    },
+    describeVolumes: (ids) => ebs.describeVolumes(ids),
+    describeVolumeModifications: (ids) => ebs.describeVolumeModifications(ids),
+    describeInstances: (ids) => ebs.describeInstances(ids),
+    attachVolume: (request) => ebs.attachVolume(request),
+    detachVolume: (request) => ebs.detachVolume(request),
+    deleteVolume: (ebsVolumeId) => ebs.deleteVolume(ebsVolumeId),
+    modifyVolume: (request) => ebs.modifyVolume(request),
+    listOwnedVolumes: (options) => ebs.listOwnedVolumes(options),
+  };
+  /** The next `times` CreateVolume calls make their volume in EC2, then time out: their answers are lost. */
+  const loseCreateAnswers = (times = 1) => {
+    lostCreateAnswers = times;
+  };
   let owners = 0;
   // `drain` awaits each invocation without moving the clock, so by default invocations never sleep for a rate token.
   // One executor serves every invocation, as a deployment limited to one environment: it has EC2's whole budget.
@@ -77,7 +101,7 @@ export function harness(
   const deps = { store, queue, clock, metrics, log: options.log ?? silentLog, config, random: () => 0.5 };
   /** Another execution environment of the same deployment: its own executor (and rate share), the same store, queue, EC2 and shared budget. */
   const environment = () =>
-    new Executor({ ...deps, provider: ebs, newOwnerId: () => options.owner ?? `owner-${++owners}`, ...(options.rateBudget ? { rateBudget: options.rateBudget } : {}) });
+    new Executor({ ...deps, provider, newOwnerId: () => options.owner ?? `owner-${++owners}`, ...(options.rateBudget ? { rateBudget: options.rateBudget } : {}) });
   const executor = environment();
   const watcher = new Watcher(deps);
 
@@ -126,5 +150,5 @@ export function harness(
     }));
   }
 
-  return { clock, store, queue, ebs, metrics, executor, environment, watcher, batchOf, op, drain, settle, watch, changes, queued };
+  return { clock, store, queue, ebs, metrics, executor, environment, watcher, batchOf, op, drain, settle, watch, changes, queued, loseCreateAnswers };
 }

@@ -33,11 +33,16 @@ function attachment(state: AttachmentState, extra: Partial<AttachmentRecord> = {
 }
 
 const created = { ebsVolumeId: 'vol-1', availabilityZone: 'eu-west-1a', observed: { sizeGiB: 10, volumeType: 'gp3' as const } };
+/** A CreateVolume was sent and its answer never recorded. */
+const unanswered = { createRequest: { clientToken: 'ebsp-data-1-g1', availabilityZone: 'eu-west-1a', spec: { sizeGiB: 10, volumeType: 'gp3' as const } } };
 
 describe('planVolume (alive)', () => {
   it.each([
     ['pending', {}, 'create-volume'],
+    ['pending', unanswered, 'create-volume'],
+    ['pending', created, 'check-volume'],
     ['creating', {}, 'create-volume'],
+    ['creating', unanswered, 'create-volume'],
     ['creating', created, 'check-volume'],
     ['modifying', created, 'check-volume'],
     ['deleting', created, 'check-volume'],
@@ -49,6 +54,8 @@ describe('planVolume (alive)', () => {
     expect(planVolume(volume('available', created), [])).toMatchObject({ type: 'none' });
     expect(planVolume(volume('in-use', created), [])).toMatchObject({ type: 'none' });
     expect(planVolume(volume('error'), [])).toMatchObject({ type: 'none' });
+    // Until the client retries, even with a CreateVolume unanswered.
+    expect(planVolume(volume('error', unanswered), [])).toMatchObject({ type: 'none' });
   });
 
   it('modifies when the spec grew, attached or not', () => {
@@ -76,7 +83,7 @@ describe('planVolume (alive)', () => {
 
   it('carries out a spec whole or not at all: a grow beside a changed tag is no modification', () => {
     const spec = { sizeGiB: 10, volumeType: 'gp3' as const, availabilityZone: 'eu-west-1a', tags: { team: 'a' } };
-    const record = volume('in-use', { ...created, createdSpec: spec, spec: { ...spec, sizeGiB: 20, tags: { team: 'b' } } });
+    const record = volume('in-use', { ...created, createRequest: { clientToken: 'ebsp-t', availabilityZone: 'eu-west-1a', spec }, spec: { ...spec, sizeGiB: 20, tags: { team: 'b' } } });
     expect(modificationNeeded(record)).toBeUndefined();
     expect(planVolume(record, [])).toEqual({ type: 'invalid-spec', reason: 'spec.tags: tags is fixed when the volume is created' });
     // Put right, the grow goes ahead.
@@ -84,18 +91,18 @@ describe('planVolume (alive)', () => {
   });
 
   it('judges the spec against EC2, not the spec it was created with: grown outside to 50 GiB, 10 cannot be met, 60 can', () => {
-    const grownOutside = { ...created, createdSpec: volume('available').spec, observed: { sizeGiB: 50, volumeType: 'gp3' as const } };
+    const grownOutside = { ...created, createRequest: { clientToken: 'ebsp-t', availabilityZone: 'eu-west-1a', spec: volume('available').spec }, observed: { sizeGiB: 50, volumeType: 'gp3' as const } };
     expect(planVolume(volume('available', grownOutside), [])).toMatchObject({ type: 'invalid-spec', reason: expect.stringMatching(/50 GiB cannot become 10 GiB/) });
     const grown = volume('available', { ...grownOutside, spec: { ...volume('available').spec, sizeGiB: 60 } });
     expect(modificationNeeded(grown)).toEqual({ ebsVolumeId: 'vol-1', sizeGiB: 60 });
   });
 
   it('judges no spec before CreateVolume is asked for, and plans only checks while an operation is under way', () => {
-    const createdSpec = volume('pending').spec;
+    const createRequest = { clientToken: 'ebsp-t', availabilityZone: 'eu-west-1a', spec: volume('pending').spec };
     const changed = { sizeGiB: 5, volumeType: 'gp3' as const, availabilityZone: 'eu-west-1a', tags: { team: 'b' } };
     expect(planVolume(volume('pending', { spec: changed }), [])).toMatchObject({ type: 'operation', op: 'create-volume' });
-    expect(planVolume(volume('creating', { createdSpec, spec: changed }), [])).toMatchObject({ type: 'operation', op: 'create-volume' });
-    expect(planVolume(volume('modifying', { ...created, createdSpec, spec: changed }), [])).toMatchObject({ type: 'operation', op: 'check-volume' });
+    expect(planVolume(volume('creating', { createRequest, spec: changed }), [])).toMatchObject({ type: 'operation', op: 'create-volume' });
+    expect(planVolume(volume('modifying', { ...created, createRequest, spec: changed }), [])).toMatchObject({ type: 'operation', op: 'check-volume' });
   });
 
   it('removes a deleted record', () => {
@@ -124,7 +131,14 @@ describe('planVolume (dying)', () => {
   it.each([
     ['pending', {}, { type: 'remove' }],
     ['error', {}, { type: 'remove' }],
-    ['creating', {}, { type: 'operation', op: 'create-volume' }],
+    // EC2 turned its CreateVolume down: nothing exists.
+    ['creating', {}, { type: 'remove' }],
+    // A CreateVolume may have made a volume: the request is repeated to learn its id, then it is deleted.
+    ['pending', unanswered, { type: 'operation', op: 'create-volume' }],
+    ['creating', unanswered, { type: 'operation', op: 'create-volume' }],
+    ['error', unanswered, { type: 'operation', op: 'create-volume' }],
+    // Retried after an error and made dying before the retry looked at the volume.
+    ['pending', created, { type: 'operation', op: 'check-volume' }],
     ['creating', created, { type: 'operation', op: 'check-volume' }],
     ['available', created, { type: 'operation', op: 'delete-volume' }],
     ['in-use', created, { type: 'operation', op: 'check-volume' }],

@@ -201,7 +201,7 @@ describe('CreateVolume repeated with the same token', () => {
     };
     const lossy = new Executor({ store: h.store, queue: h.queue, provider, clock: h.clock, metrics: h.metrics, log: silentLog });
     await lossy.run(h.batchOf(h.op('create-volume', KEY)));
-    expect(await volumeOf(h)).toMatchObject({ status: { state: 'creating' }, createdSpec: { sizeGiB: 10 } });
+    expect(await volumeOf(h)).toMatchObject({ status: { state: 'creating' }, createRequest: { spec: { sizeGiB: 10 } } });
     h.changes.splice(0);
 
     await clientWrites(h, { spec: { ...(await volumeOf(h)).spec, sizeGiB: 20 }, generation: 2 });

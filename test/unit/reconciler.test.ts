@@ -172,12 +172,19 @@ describe('Reconciler', () => {
     await create('someone-else', 'other-stack');
     const known = await create('known');
     await create('in-flight');
+    await create('unanswered');
+    // Its record holds no request: EC2 turned the last one down, so this volume is no one's.
+    const refused = await create('refused');
     const now = new Date(env.clock.now()).toISOString();
+    const createRequest = { clientToken: 't', availabilityZone: 'us-east-1a', spec: { sizeGiB: 10, volumeType: 'gp3' as const } };
     await env.store.create(volume('known', now, { ebsVolumeId: known.ebsVolumeId, status: { state: 'available', attempts: 0, updatedAt: now } }));
-    await env.store.create(volume('in-flight', now, { status: { state: 'creating', attempts: 0, updatedAt: now } }));
+    await env.store.create(volume('in-flight', now, { createRequest, status: { state: 'creating', attempts: 0, updatedAt: now } }));
+    // Its CreateVolume went unanswered until the attempts ran out: a retry or a delete learns the id.
+    await env.store.create(volume('unanswered', now, { createRequest, status: { state: 'error', attempts: 8, updatedAt: now } }));
+    await env.store.create(volume('refused', now, { status: { state: 'creating', attempts: 1, updatedAt: now } }));
     const report = await env.reconciler.run();
-    expect(report.leaked).toEqual([leaked.ebsVolumeId]);
-    expect(env.metrics.counter(METRICS.leaked)).toBe(1);
+    expect(report.leaked.sort()).toEqual([leaked.ebsVolumeId, refused.ebsVolumeId].sort());
+    expect(env.metrics.counter(METRICS.leaked)).toBe(2);
     expect(env.ebs.volume(leaked.ebsVolumeId)).toBeDefined();
     expect(env.ebs.calls.DeleteVolume).toBe(0);
   });

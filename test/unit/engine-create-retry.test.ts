@@ -1,0 +1,171 @@
+import { describe, expect, it } from 'vitest';
+import type { VolumeRecord, VolumeState } from '../../lib/domain/records.js';
+import { ProviderError } from '../../lib/engine/ports.js';
+import { OWNERSHIP_TAGS } from '../../lib/settings.js';
+import { harness, newVolume, volumeKey } from './engine-fixtures.js';
+
+type Harness = ReturnType<typeof harness>;
+
+/** Watcher and executor together for `seconds`, as the stream and the queue would run them. */
+async function run(h: Harness, seconds: number) {
+  for (let i = 0; i < seconds / 5; i++) {
+    await h.watch();
+    await h.settle(5000);
+  }
+  await h.watch();
+}
+
+async function volumeOf(h: Harness, volumeId = 'data-1'): Promise<VolumeRecord | undefined> {
+  const record = await h.store.get(volumeKey(volumeId));
+  return record?.kind === 'volume' ? record : undefined;
+}
+
+/** The states the record's status goes through from now on, in order, as the store writes them. */
+function recordStates(h: Harness, volumeId = 'data-1'): VolumeState[] {
+  const states: VolumeState[] = [];
+  h.store.onChange(({ newRecord: record }) => {
+    if (record?.kind !== 'volume' || record.volumeId !== volumeId) return;
+    if (states[states.length - 1] !== record.status.state) states.push(record.status.state);
+  });
+  return states;
+}
+
+/** A volume whose CreateVolume calls all made their volume and lost their answers until the attempts ran out. */
+async function unansweredUntilError(h: Harness) {
+  h.loseCreateAnswers(2);
+  await h.store.create(newVolume('data-1'));
+  await run(h, 30);
+  const volume = await volumeOf(h);
+  expect(volume?.status).toMatchObject({ state: 'error', code: 'RequestTimeout' });
+  expect(volume?.ebsVolumeId).toBeUndefined();
+  // Both attempts sent the same request: EC2 made one volume.
+  expect(h.ebs.calls.CreateVolume).toBe(2);
+  expect(h.ebs.volumes()).toHaveLength(1);
+  return h.ebs.volumes()[0]!.ebsVolumeId;
+}
+
+describe('a CreateVolume whose answer is lost', () => {
+  it('is retried with the same request: the record learns the one volume it made', async () => {
+    const h = harness();
+    h.loseCreateAnswers(1);
+    await h.store.create(newVolume('data-1'));
+    await run(h, 30);
+    const volume = await volumeOf(h);
+    expect(volume?.status).toMatchObject({ state: 'available', attempts: 0 });
+    expect(h.ebs.volumes().map((v) => v.ebsVolumeId)).toEqual([volume?.ebsVolumeId]);
+    expect(volume?.createRequest).toBeUndefined();
+  });
+
+  it('after the client retries a record that ended in error, is repeated as it was: no second volume', async () => {
+    const h = harness({ config: { maxAttempts: 2 } });
+    const made = await unansweredUntilError(h);
+
+    await h.store.update<VolumeRecord>(volumeKey('data-1'), { generation: 2 });
+    await run(h, 30);
+    const volume = await volumeOf(h);
+    expect(volume?.status).toMatchObject({ state: 'available', attempts: 0 });
+    expect(volume?.ebsVolumeId).toBe(made);
+    expect(h.ebs.volumes()).toHaveLength(1);
+    expect(h.ebs.calls.CreateVolume).toBe(3);
+  });
+
+  it('on a record made dying after it ended in error, is repeated to learn the volume, which is then deleted', async () => {
+    const h = harness({ config: { maxAttempts: 2 } });
+    const made = await unansweredUntilError(h);
+
+    const states = recordStates(h);
+    await h.store.update<VolumeRecord>(volumeKey('data-1'), { life: 'dying' });
+    await run(h, 60);
+    expect(await volumeOf(h)).toBeUndefined();
+    expect(h.ebs.volume(made)).toBeUndefined();
+    expect(h.ebs.calls.CreateVolume).toBe(3);
+    expect(h.ebs.calls.DeleteVolume).toBe(1);
+    expect(states).toEqual(['error', 'creating', 'available', 'deleting']);
+  });
+
+  it('on a record retried and at once made dying, is repeated to learn the volume, which is then deleted', async () => {
+    const h = harness({ config: { maxAttempts: 2 } });
+    const made = await unansweredUntilError(h);
+
+    // The retry puts it back to pending; the delete comes before any executor looks at it.
+    await h.store.update<VolumeRecord>(volumeKey('data-1'), { generation: 2 });
+    await h.watch();
+    await h.store.update<VolumeRecord>(volumeKey('data-1'), { life: 'dying' });
+    await run(h, 60);
+    expect(await volumeOf(h)).toBeUndefined();
+    expect(h.ebs.volume(made)).toBeUndefined();
+    expect(h.ebs.volumes()).toEqual([]);
+  });
+
+  it('while the client grows the volume, is repeated with the spec it was sent with; the growth follows as a modification', async () => {
+    const h = harness({ ebsTimings: { modify: 5_000, optimize: 5_000 } });
+    h.loseCreateAnswers(1);
+    await h.store.create(newVolume('data-1', {}, { tags: { team: 'storage' } }));
+    await h.watch();
+    await h.drain();
+    expect((await volumeOf(h))?.status).toMatchObject({ state: 'creating', code: 'RequestTimeout', attempts: 1 });
+
+    // The client grows it before the retry: the request EC2 saw said 10 GiB.
+    const states = recordStates(h);
+    await h.store.update<VolumeRecord>(volumeKey('data-1'), { spec: { ...(await volumeOf(h))!.spec, sizeGiB: 20 }, generation: 2 });
+    await run(h, 60);
+    const volume = await volumeOf(h);
+    expect(volume?.status).toMatchObject({ state: 'available', attempts: 0 });
+    expect(volume?.observed).toMatchObject({ sizeGiB: 20 });
+    expect(volume?.observedGeneration).toBe(2);
+    expect(states).toEqual(['creating', 'available', 'modifying', 'available']);
+    const [ec2] = h.ebs.volumes();
+    expect(h.ebs.volumes()).toHaveLength(1);
+    expect(ec2).toMatchObject({ ebsVolumeId: volume?.ebsVolumeId, sizeGiB: 20, tags: { team: 'storage', [OWNERSHIP_TAGS.record]: 'data-1' } });
+    expect(h.ebs.calls.ModifyVolume).toBe(1);
+  });
+
+  it('duplicate and late create messages after the id is learnt make no volume', async () => {
+    const h = harness();
+    h.loseCreateAnswers(1);
+    await h.store.create(newVolume('data-1'));
+    await run(h, 30);
+    const learnt = (await volumeOf(h))?.ebsVolumeId;
+    const calls = h.ebs.calls.CreateVolume;
+
+    await h.executor.run(h.batchOf(h.op('create-volume', volumeKey('data-1')), h.op('create-volume', volumeKey('data-1'))));
+    await h.executor.run(h.batchOf(h.op('create-volume', volumeKey('data-1'))));
+    await run(h, 10);
+    expect(h.ebs.calls.CreateVolume).toBe(calls);
+    expect((await volumeOf(h))?.ebsVolumeId).toBe(learnt);
+    expect(h.ebs.volumes()).toHaveLength(1);
+  });
+});
+
+describe('a CreateVolume that EC2 turns down', () => {
+  it('is not repeated: the retry sends the spec the client fixed', async () => {
+    const h = harness({ config: { maxAttempts: 1 } });
+    h.ebs.failNext('CreateVolume', new ProviderError('limit-exceeded', 'MaxIOPSLimitExceeded', 'You have exceeded your maximum IOPS limit'));
+    await h.store.create(newVolume('data-1', {}, { sizeGiB: 100, volumeType: 'io2', iops: 40_000 }));
+    await run(h, 30);
+    const failed = await volumeOf(h);
+    expect(failed?.status).toMatchObject({ state: 'error', code: 'MaxIOPSLimitExceeded' });
+    expect(failed?.createRequest).toBeUndefined();
+
+    // Fixed by asking for fewer IOPS, which retries.
+    await h.store.update<VolumeRecord>(volumeKey('data-1'), { spec: { ...failed!.spec, iops: 10_000 }, generation: 2 });
+    await run(h, 30);
+    expect((await volumeOf(h))?.status).toMatchObject({ state: 'available' });
+    expect(h.ebs.volumes().map((v) => v.iops)).toEqual([10_000]);
+    expect(h.ebs.calls.ModifyVolume).toBe(0);
+  });
+
+  it('on a dying record that repeats an unanswered request, means nothing is left to delete: the record goes', async () => {
+    const h = harness({ config: { maxAttempts: 2 } });
+    const made = await unansweredUntilError(h);
+    // The volume is gone before the repeat (deleted by hand, say), and EC2 turns the repeat down.
+    await h.ebs.deleteVolume(made);
+    h.ebs.failNext('CreateVolume', new ProviderError('not-found', 'InvalidSnapshot.NotFound', "The snapshot 'snap-0123456789abcdef0' does not exist."));
+    await h.store.update<VolumeRecord>(volumeKey('data-1'), { life: 'dying' });
+    await run(h, 30);
+    expect(await volumeOf(h)).toBeUndefined();
+    expect(h.ebs.volumes()).toEqual([]);
+    expect(h.ebs.calls.CreateVolume).toBe(3);
+    expect(h.ebs.calls.DeleteVolume).toBe(1);
+  });
+});
