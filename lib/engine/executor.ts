@@ -164,6 +164,18 @@ interface Item {
   token?: { action: MutatingAction; atMs: number; used: boolean; throttles: number; shared?: boolean };
 }
 
+/** What a volume record knows of an EC2 volume, forgotten once that volume is gone. */
+const FORGET_VOLUME: RecordChanges<VolumeRecord> = { ebsVolumeId: null, observed: null, observedGeneration: null };
+
+/**
+ * A volume in EC2 state `error` has lost its data and can only be deleted. Retrying does not
+ * delete it (it holds the client's volume id and tags, and deleting is the client's call): it
+ * only looks at it again.
+ */
+function volumeErrorMessage(ebsVolumeId: string): string {
+  return `EC2 reports volume ${ebsVolumeId} in state error: its storage failed and its data cannot be recovered. Delete this volume record (that deletes the EC2 volume) and create it again; a retry only looks at it again`;
+}
+
 /** The operation whose progress a transitional state is waiting on. */
 const IN_PROGRESS: Partial<Record<string, OperationKind>> = {
   creating: 'create-volume',
@@ -939,7 +951,7 @@ export class Executor {
           const created = outcome.value;
           const base: RecordChanges<VolumeRecord> = { ebsVolumeId: created.ebsVolumeId, availabilityZone: created.availabilityZone };
           if (created.state === 'error') {
-            const terminal = this.volumeTerminal(volume, now, 'VolumeError', `EC2 reports volume ${created.ebsVolumeId} in state error`);
+            const terminal = this.volumeTerminal(volume, now, 'VolumeError', volumeErrorMessage(created.ebsVolumeId));
             item.result = { ...terminal, latencyMs: outcome.latencyMs, changes: { ...base, ...(terminal.changes as RecordChanges<VolumeRecord>) } };
             return;
           }
@@ -1115,10 +1127,7 @@ export class Executor {
     }
     const current = volumes.get(volume.ebsVolumeId!);
     if (!current) {
-      item.result = this.volumeTransition(volume, 'observed-deleted', now, {
-        code: 'InvalidVolume.NotFound',
-        message: `volume ${volume.ebsVolumeId} no longer exists in EC2`,
-      });
+      item.result = this.volumeVanished(volume, 'observed-deleted', now);
       return undefined;
     }
     // EC2 may already be where the spec wants it (a repeated message after a lost status write).
@@ -1284,13 +1293,14 @@ export class Executor {
       const started = operationStartMs(volume.status) ?? now;
       if (state === 'creating' && now - started < this.config.describeGraceMs)
         return this.stillInProgress(volume, now, `waiting for ${volume.ebsVolumeId} to appear`);
-      return this.volumeTransition(volume, state === 'creating' || state === 'pending' ? 'failed' : 'observed-deleted', now, {
-        code: 'InvalidVolume.NotFound',
-        message: `volume ${volume.ebsVolumeId} no longer exists in EC2`,
-      });
+      if (state === 'pending') {
+        // Retried, or dying after a retry, and the volume is gone: alive, a new one is created (by the client's retry, under a new token).
+        const message = `volume ${volume.ebsVolumeId} no longer exists in EC2${volume.life === 'alive' ? '; creating a new, empty volume' : ''}`;
+        return { outcome: 'succeeded', changes: { ...FORGET_VOLUME, status: successStatus(volume.status, 'pending', now, message) } };
+      }
+      return this.volumeVanished(volume, state === 'creating' ? 'failed' : 'observed-deleted', now);
     }
-    if (current.state === 'error')
-      return this.volumeTerminal(volume, now, 'VolumeError', `EC2 reports volume ${current.ebsVolumeId} in state error`);
+    if (current.state === 'error') return this.volumeTerminal(volume, now, 'VolumeError', volumeErrorMessage(current.ebsVolumeId));
     if (state === 'creating' || state === 'pending') {
       if (current.state === 'creating') return this.stillInProgress(volume, now, `creating ${current.ebsVolumeId}`);
       return { outcome: 'succeeded', changes: this.observedChanges(volume, current, now) };
@@ -1431,13 +1441,20 @@ export class Executor {
     return { outcome: 'in-progress', changes: { status: successStatus(record.status, record.status.state, now, message) } as Result['changes'] };
   }
 
-  private volumeTransition(volume: VolumeRecord, event: VolumeEvent, now: number, failure: { code: string; message: string }): Result {
+  /**
+   * The volume is gone from EC2 (deleted behind our back): the record forgets it, so that a retry
+   * creates a new, empty volume (under a new token: the retry bumped the generation) and a delete
+   * has nothing left to delete.
+   */
+  private volumeVanished(volume: VolumeRecord, event: VolumeEvent, now: number): Result {
     const state = nextVolumeState(volume.status.state, event);
     this.deps.metrics.count(METRICS.failed);
-    return {
-      outcome: 'failed',
-      changes: { status: failureStatus(volume.status, state, now, { ...failure, attempts: volume.status.attempts + 1 }) },
-    };
+    const status = failureStatus(volume.status, state, now, {
+      code: 'InvalidVolume.NotFound',
+      message: `volume ${volume.ebsVolumeId} no longer exists in EC2; a retry creates a new, empty volume`,
+      attempts: volume.status.attempts + 1,
+    });
+    return { outcome: 'failed', changes: { status, ...FORGET_VOLUME } };
   }
 
   private volumeTerminal(volume: VolumeRecord, now: number, code: string, message: string): Result {

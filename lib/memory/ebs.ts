@@ -66,7 +66,7 @@ interface ModelVolume {
   multiAttach: boolean;
   encrypted: boolean;
   tags: Record<string, string>;
-  state: 'creating' | 'available' | 'deleting';
+  state: 'creating' | 'available' | 'deleting' | 'error';
   until: number;
   attachments: ModelAttachment[];
   /** The latest modification, and the one before it (listed until the latest is). */
@@ -174,6 +174,16 @@ export class MemoryEbs implements VolumeProvider {
 
   volumes(): ProviderVolume[] {
     return [...this.volumesById.keys()].flatMap((id) => this.volume(id) ?? []);
+  }
+
+  /**
+   * Puts a volume in state `error`, as EC2 does when its storage fails: its data is lost, it can
+   * no longer be attached or modified, only deleted.
+   */
+  failVolume(ebsVolumeId: string): void {
+    const volume = this.settled(ebsVolumeId);
+    if (!volume) throw new Error(`no volume ${ebsVolumeId}`);
+    volume.state = 'error';
   }
 
   /** Deletes a volume out of band, as a person in the console could. */
@@ -328,7 +338,7 @@ export class MemoryEbs implements VolumeProvider {
       throw new ProviderError('incorrect-state', 'VolumeInUse', `Volume ${ebsVolumeId} is currently attached to ${volume.attachments[0]!.instanceId}`);
     }
     if (volume.state === 'deleting') return;
-    if (volume.state !== 'available') {
+    if (volume.state !== 'available' && volume.state !== 'error') {
       throw new ProviderError('incorrect-state', 'IncorrectState', `The volume '${ebsVolumeId}' is '${volume.state}'.`);
     }
     volume.state = 'deleting';

@@ -169,3 +169,108 @@ describe('a CreateVolume that EC2 turns down', () => {
     expect(h.ebs.calls.DeleteVolume).toBe(1);
   });
 });
+
+describe('a volume gone from EC2', () => {
+  /** An available volume deleted behind the system's back, then found gone by a check. */
+  async function vanished(h: Harness) {
+    await h.store.create(newVolume('data-1'));
+    await run(h, 30);
+    const first = (await volumeOf(h))!;
+    h.ebs.deleteBehindBack(first.ebsVolumeId!);
+    await h.executor.run(h.batchOf(h.op('check-volume', volumeKey('data-1'))));
+    const failed = await volumeOf(h);
+    expect(failed?.status).toMatchObject({ state: 'error', code: 'InvalidVolume.NotFound', message: `volume ${first.ebsVolumeId} no longer exists in EC2; a retry creates a new, empty volume` });
+    expect(failed).not.toHaveProperty('ebsVolumeId');
+    expect(failed).not.toHaveProperty('observed');
+    return first;
+  }
+
+  it('is forgotten; a retry, delivered twice, creates one new volume under a new token', async () => {
+    const h = harness();
+    const first = await vanished(h);
+    // A late check changes nothing.
+    const version = (await volumeOf(h))!.version;
+    await h.executor.run(h.batchOf(h.op('check-volume', volumeKey('data-1'))));
+    expect((await volumeOf(h))?.version).toBe(version);
+
+    await h.store.update<VolumeRecord>(volumeKey('data-1'), { generation: 2 });
+    h.changes.push(...h.changes.map((change) => ({ ...change, id: `${change.id}-again` })));
+    await run(h, 30);
+    const again = await volumeOf(h);
+    expect(again?.status).toMatchObject({ state: 'available', attempts: 0 });
+    expect(again?.ebsVolumeId).not.toBe(first.ebsVolumeId);
+    expect(h.ebs.volumes().map((v) => v.ebsVolumeId)).toEqual([again?.ebsVolumeId]);
+    const tokens = h.createRequests.map((r) => r.clientToken);
+    expect(tokens).toHaveLength(2);
+    expect(tokens[1]).not.toBe(tokens[0]);
+  });
+
+  it('found by a modification is forgotten the same way; the retry creates the volume at its grown size', async () => {
+    const h = harness();
+    await h.store.create(newVolume('data-1'));
+    await run(h, 30);
+    const first = (await volumeOf(h))!;
+    h.ebs.deleteBehindBack(first.ebsVolumeId!);
+    await h.store.update<VolumeRecord>(volumeKey('data-1'), { spec: { ...first.spec, sizeGiB: 20 }, generation: 2 });
+    await run(h, 10);
+    const failed = await volumeOf(h);
+    expect(failed?.status).toMatchObject({ state: 'error', code: 'InvalidVolume.NotFound', message: expect.stringMatching(/a retry creates a new, empty volume$/) });
+    expect(failed?.ebsVolumeId).toBeUndefined();
+    expect(h.ebs.calls.ModifyVolume).toBe(0);
+
+    await h.store.update<VolumeRecord>(volumeKey('data-1'), { generation: 3 });
+    await run(h, 30);
+    expect((await volumeOf(h))?.status).toMatchObject({ state: 'available' });
+    expect(h.ebs.volumes().map((v) => v.sizeGiB)).toEqual([20]);
+  });
+
+  it('leaves nothing to delete: the record made dying goes without an EC2 call', async () => {
+    const h = harness();
+    await vanished(h);
+    const calls = { ...h.ebs.calls };
+    await h.store.update<VolumeRecord>(volumeKey('data-1'), { life: 'dying' });
+    await run(h, 10);
+    expect(await volumeOf(h)).toBeUndefined();
+    expect(h.ebs.calls).toMatchObject({ CreateVolume: calls.CreateVolume, DeleteVolume: calls.DeleteVolume });
+  });
+
+  it('on a record in error that still holds its id, is found on the retry, which creates a new volume at once', async () => {
+    const h = harness();
+    // Written so by an earlier version, or the volume was deleted by hand after the error.
+    const at = new Date(h.clock.now()).toISOString();
+    await h.store.create(
+      newVolume('data-1', { ebsVolumeId: 'vol-0123456789abcdef0', observedGeneration: 1, status: { state: 'error', code: 'VolumeError', message: 'in state error', attempts: 1, updatedAt: at } }),
+    );
+    await h.store.update<VolumeRecord>(volumeKey('data-1'), { generation: 2 });
+    await run(h, 30);
+    const volume = await volumeOf(h);
+    expect(volume?.status).toMatchObject({ state: 'available', attempts: 0 });
+    expect(h.ebs.volumes().map((v) => v.ebsVolumeId)).toEqual([volume?.ebsVolumeId]);
+    expect(volume?.ebsVolumeId).not.toBe('vol-0123456789abcdef0');
+  });
+});
+
+describe('a volume EC2 reports in state error', () => {
+  it('ends the record in error saying to delete it; a retry only looks again; deleting the record deletes the volume', async () => {
+    const h = harness();
+    await h.store.create(newVolume('data-1'));
+    await run(h, 30);
+    const { ebsVolumeId } = (await volumeOf(h))!;
+    h.ebs.failVolume(ebsVolumeId!);
+    await h.executor.run(h.batchOf(h.op('check-volume', volumeKey('data-1'))));
+    const failed = await volumeOf(h);
+    expect(failed?.status).toMatchObject({ state: 'error', code: 'VolumeError', message: expect.stringMatching(/data cannot be recovered\. Delete this volume record .*a retry only looks at it again/) });
+    expect(failed?.ebsVolumeId).toBe(ebsVolumeId);
+
+    await h.store.update<VolumeRecord>(volumeKey('data-1'), { generation: 2 });
+    await run(h, 30);
+    expect((await volumeOf(h))?.status).toMatchObject({ state: 'error', code: 'VolumeError' });
+    expect(h.ebs.calls).toMatchObject({ CreateVolume: 1, DeleteVolume: 0, ModifyVolume: 0 });
+
+    await h.store.update<VolumeRecord>(volumeKey('data-1'), { life: 'dying' });
+    await run(h, 30);
+    expect(await volumeOf(h)).toBeUndefined();
+    expect(h.ebs.volumes()).toEqual([]);
+    expect(h.ebs.calls.DeleteVolume).toBe(1);
+  });
+});

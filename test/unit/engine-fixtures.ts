@@ -9,7 +9,7 @@ import type { AttachmentRecord, VolumeRecord, VolumeSpec } from '../../lib/domai
 import { Executor } from '../../lib/engine/executor.js';
 import { Watcher, type RecordChange } from '../../lib/engine/watcher.js';
 import type { EngineConfig } from '../../lib/engine/config.js';
-import { ProviderError, type Log, type OperationKind, type OperationMessage, type RecordKey, type SharedRateBudget, type VolumeProvider } from '../../lib/engine/ports.js';
+import { ProviderError, type CreateVolumeRequest, type Log, type OperationKind, type OperationMessage, type RecordKey, type SharedRateBudget, type VolumeProvider } from '../../lib/engine/ports.js';
 
 export const START = Date.parse('2026-01-01T00:00:00.000Z');
 export const AZ = 'eu-west-1a';
@@ -72,8 +72,11 @@ export function harness(
   const metrics = new RecordingMetrics();
   // EC2 as the executors reach it: the model, except for the CreateVolume answers `loseCreateAnswers` loses.
   let lostCreateAnswers = 0;
+  /** Every CreateVolume request sent, in order. */
+  const createRequests: CreateVolumeRequest[] = [];
   const provider: VolumeProvider = {
     createVolume: async (request) => {
+      createRequests.push(request);
       const volume = await ebs.createVolume(request);
       if (lostCreateAnswers > 0) {
         lostCreateAnswers--;
@@ -150,5 +153,5 @@ export function harness(
     }));
   }
 
-  return { clock, store, queue, ebs, metrics, executor, environment, watcher, batchOf, op, drain, settle, watch, changes, queued, loseCreateAnswers };
+  return { clock, store, queue, ebs, metrics, executor, environment, watcher, batchOf, op, drain, settle, watch, changes, queued, loseCreateAnswers, createRequests };
 }

@@ -79,6 +79,18 @@ describe('MemoryEbs', () => {
     );
   });
 
+  it('a volume whose storage failed is in state error: it can be deleted, not attached or modified', async () => {
+    const { clock, ebs } = setup();
+    const ebsVolumeId = await availableVolume(clock, ebs, 't1');
+    ebs.failVolume(ebsVolumeId);
+    expect(await ebs.describeVolumes([ebsVolumeId])).toEqual([expect.objectContaining({ state: 'error' })]);
+    await expectCode(ebs.attachVolume({ ebsVolumeId, instanceId: I1, device: '/dev/sdf' }), 'incorrect-state', 'IncorrectState');
+    await expectCode(ebs.modifyVolume({ ebsVolumeId, sizeGiB: 20 }), 'incorrect-state', 'IncorrectState');
+    await ebs.deleteVolume(ebsVolumeId);
+    await clock.advance(1_000);
+    expect(ebs.volume(ebsVolumeId)).toBeUndefined();
+  });
+
   it('rejects attaching before the volume is available, across zones, on a used device and past the instance limit', async () => {
     const { clock, ebs } = setup();
     const { ebsVolumeId: creating } = await ebs.createVolume(request('t0'));
