@@ -135,7 +135,7 @@ export class Ec2VolumeProvider implements VolumeProvider {
   async createVolume(request: CreateVolumeRequest): Promise<ProviderVolume> {
     const { spec } = request;
     // This deployment's owner tag always wins: IAM conditions and leak detection rely on it.
-    const tags = { ...request.tags, [OWNERSHIP_TAGS.owner]: this.ownerTagValue };
+    const tags: Record<string, string> = { ...request.tags, [OWNERSHIP_TAGS.owner]: this.ownerTagValue };
     const volume = await this.call(() =>
       this.client.send(
         new CreateVolumeCommand({
@@ -149,8 +149,10 @@ export class Ec2VolumeProvider implements VolumeProvider {
           KmsKeyId: spec.kmsKeyId,
           SnapshotId: spec.snapshotId,
           MultiAttachEnabled: spec.multiAttach,
+          // Sorted: a repeat of the request (same ClientToken) must send the same parameters, and a
+          // record read back from the table need not give its tags in the order they were written.
           TagSpecifications: [
-            { ResourceType: 'volume', Tags: Object.entries(tags).map(([Key, Value]) => ({ Key, Value })) },
+            { ResourceType: 'volume', Tags: Object.keys(tags).sort().map((Key) => ({ Key, Value: tags[Key]! })) },
           ],
         }),
       ),

@@ -30,6 +30,7 @@ import { nextAttachmentState, nextVolumeState, type AttachmentEvent, type Volume
 import { parseRecord, specChangeIssues } from '../domain/validation.js';
 import { METRICS, OWNERSHIP_TAGS } from '../settings.js';
 import { ACTION_OF, RATE_BUCKET_OF, resolveEngineConfig, type EngineConfig, type MutatingAction, type RateBucket } from './config.js';
+import { canonical } from './canonical.js';
 import { allocateDevices, type DeviceRequest } from './devices.js';
 import { classifyError, createRefused, errorMessage, type ClassifiedError, type ProviderCall } from './errors.js';
 import {
@@ -1700,15 +1701,6 @@ function changesSomething(record: ProvisionerRecord, changes: NonNullable<Result
     if (value === null ? current[field] !== undefined : canonical(value) !== canonical(current[field])) return true;
   }
   return false;
-}
-
-/** JSON with object keys sorted, so equal values compare equal whatever order their keys were set in. */
-function canonical(value: unknown): string {
-  return JSON.stringify(value, (_key, inner: unknown) =>
-    inner && typeof inner === 'object' && !Array.isArray(inner)
-      ? Object.fromEntries(Object.entries(inner as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
-      : inner,
-  );
 }
 
 /** Whether EC2 started `modification` at `startedAtMs` or later (it cannot tell without a start time: then yes). */

@@ -1,6 +1,7 @@
 import { MODIFICATION_COOLDOWN_MS } from '../domain/ebs-limits.js';
 import type { VolumeSpec, VolumeType } from '../domain/records.js';
 import { OWNERSHIP_TAGS } from '../settings.js';
+import { canonical } from '../engine/canonical.js';
 import {
   ProviderError,
   type Clock,
@@ -193,7 +194,8 @@ export class MemoryEbs implements VolumeProvider {
 
   async createVolume(request: CreateVolumeRequest): Promise<ProviderVolume> {
     this.enter('CreateVolume');
-    const fingerprint = JSON.stringify([request.availabilityZone, request.spec, request.tags]);
+    // Like EC2, a repeat is the same request when its parameters are, whatever order their fields come in.
+    const fingerprint = canonical([request.availabilityZone, request.spec, request.tags]);
     const previous = this.tokens.get(request.clientToken);
     if (previous) {
       if (previous.fingerprint !== fingerprint) {

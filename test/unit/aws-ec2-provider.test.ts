@@ -80,6 +80,15 @@ describe('Ec2VolumeProvider (against recorded EC2 behaviour)', () => {
       },
     ]);
     expect(input.TagSpecifications![0]!.Tags).toHaveLength(3);
+
+    // A repeat of the request with its tags in another order sends them in the same order.
+    await provider().createVolume({
+      clientToken: 'volume/v1#1',
+      availabilityZone: 'us-east-1a',
+      spec: { sizeGiB: 100, volumeType: 'io2', iops: 3000, encrypted: true, kmsKeyId: 'alias/data', snapshotId: 'snap-1', multiAttach: true },
+      tags: { team: 'storage', [OWNERSHIP_TAGS.owner]: 'someone-else', [OWNERSHIP_TAGS.record]: 'v1' },
+    });
+    expect(ec2.commandCalls(CreateVolumeCommand)[1]!.args[0].input).toEqual(input);
     expect(volume).toMatchObject({ ebsVolumeId: 'vol-1', state: 'creating', sizeGiB: 100, multiAttach: true, attachments: [] });
   });
 

@@ -77,6 +77,25 @@ describe('MemoryEbs', () => {
       'idempotency-mismatch',
       'IdempotentParameterMismatch',
     );
+    await expectCode(ebs.createVolume(request('t1', { tags: { team: 'storage' } })), 'idempotency-mismatch', 'IdempotentParameterMismatch');
+    expect(ebs.volumes()).toHaveLength(1);
+  });
+
+  it('takes a repeated request with its fields in another order (as a record read back gives them) as the same request', async () => {
+    const { ebs } = setup();
+    const first = await ebs.createVolume(request('t1', { spec: { sizeGiB: 10, volumeType: 'gp3', iops: 3000, tags: { a: '1', b: '2' } } }));
+    const again = await ebs.createVolume(request('t1', { spec: { tags: { b: '2', a: '1' }, iops: 3000, volumeType: 'gp3', sizeGiB: 10 } }));
+    expect(again.ebsVolumeId).toBe(first.ebsVolumeId);
+    expect(ebs.volumes()).toHaveLength(1);
+  });
+
+  it('answers a token whose volume was deleted with that volume, deleted', async () => {
+    const { clock, ebs } = setup();
+    const ebsVolumeId = await availableVolume(clock, ebs, 't1');
+    await ebs.deleteVolume(ebsVolumeId);
+    await clock.advance(1_000);
+    expect(await ebs.createVolume(request('t1'))).toMatchObject({ ebsVolumeId, state: 'deleted' });
+    expect(ebs.volumes()).toEqual([]);
   });
 
   it('a volume whose storage failed is in state error: it can be deleted, not attached or modified', async () => {
