@@ -102,8 +102,9 @@ export interface VolumeRecord {
  * A CreateVolume request, recorded before it is sent. Until EC2 answers it with a volume id it is
  * repeated exactly (same token, same parameters), never replaced, whatever the spec has become:
  * EC2 then answers with the one volume the token made, so an answer lost to a timeout, a crash or
- * an error status never makes a second volume, nor leaves one behind. It is dropped once the id is
- * recorded, or when EC2 refuses it (then no volume exists under its token).
+ * an error status never makes a second volume, nor leaves one behind. Once answered it stays, as
+ * what EBS fixed at creation (the baseline spec changes are judged against). It is dropped when EC2
+ * refuses it (then no volume exists under its token) and when the volume is gone from EC2.
  */
 export interface CreateRequest {
   /** Unique to the record's incarnation and the generation it was made for (`createVolumeClientToken`). */

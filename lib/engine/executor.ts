@@ -165,8 +165,11 @@ interface Item {
   token?: { action: MutatingAction; atMs: number; used: boolean; throttles: number; shared?: boolean };
 }
 
-/** What a volume record knows of an EC2 volume, forgotten once that volume is gone. */
-const FORGET_VOLUME: RecordChanges<VolumeRecord> = { ebsVolumeId: null, observed: null, observedGeneration: null };
+/**
+ * What a volume record knows of an EC2 volume, forgotten once that volume is gone: its request too,
+ * whose token EC2 would answer with the gone volume, and whose fixed fields no longer bind a new one.
+ */
+const FORGET_VOLUME: RecordChanges<VolumeRecord> = { ebsVolumeId: null, createRequest: null, observed: null, observedGeneration: null };
 
 /**
  * A volume in EC2 state `error` has lost its data and can only be deleted. Retrying does not

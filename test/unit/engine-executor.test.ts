@@ -152,8 +152,8 @@ describe('executor: create', () => {
       h.ebs.beforeCall = undefined;
       const volume = await volumeOf(h, 'data-1');
       expect(volume.ebsVolumeId).toMatch(/^vol-/);
-      // Answered: the request is done with.
-      expect(volume.createRequest).toBeUndefined();
+      // Answered: kept as what EBS fixed at creation; the id now says the create is done with.
+      expect(volume.createRequest?.clientToken).toBe(tokens[tokens.length - 1]);
       await h.store.remove(volumeKey('data-1'));
     }
     expect(tokens).toHaveLength(2);
