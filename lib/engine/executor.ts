@@ -65,7 +65,7 @@ import {
 } from './ports.js';
 import { TokenBucket } from './rate-limiter.js';
 import { alignedCheckAtMs, backoffDelaySeconds, budgetSpent, checkQueueDelay, progressDelaySeconds, queueDelay, throttleDelaySeconds } from './schedule.js';
-import { failureStatus, operationStartMs, SPEC_REJECTED_CODE, specRejectedStatus, successStatus, waitingStatus, withoutSpecRejection } from './status.js';
+import { attemptStatus, failureStatus, operationStartMs, SPEC_REJECTED_CODE, specRejectedStatus, successStatus, waitingStatus, withoutSpecRejection } from './status.js';
 
 export interface ExecutorDeps {
   store: RecordStore;
@@ -1038,7 +1038,7 @@ export class Executor {
         }
         const seen = instance.seen;
         const written = await this.preWrite<AttachmentRecord>(item, owner, now, {
-          status: successStatus(attachment.status, nextAttachmentState('pending', 'attach-started'), now, `attaching as ${allocation.device}`),
+          status: attemptStatus(attachment.status, nextAttachmentState('pending', 'attach-started'), now, `attaching as ${allocation.device}`),
           device: allocation.device,
           ...(seen ? { instanceSeen: seen } : {}),
         });

@@ -27,6 +27,14 @@ export function successStatus<S extends string>(
   return status;
 }
 
+/**
+ * Status written just before an EC2 call (the claim rides on it): the call's state, with the failed
+ * attempts so far kept, since nothing has succeeded yet; a failure of the call then counts on.
+ */
+export function attemptStatus<S extends string>(previous: Status<string>, state: S, nowMs: number, message: string): Status<S> {
+  return { ...successStatus(previous, state, nowMs, message), attempts: previous.attempts };
+}
+
 /** The code of a volume's status while EBS cannot bring it to its spec; the message says why. */
 export const SPEC_REJECTED_CODE = 'InvalidSpecChange';
 

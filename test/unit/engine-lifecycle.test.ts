@@ -70,6 +70,27 @@ describe('attachment retry after a terminal error, through watcher and executor'
   const attachmentOf = async (h: ReturnType<typeof harness>, instanceId: string) =>
     (await h.store.get(attachmentKey('data-1', instanceId))) as AttachmentRecord;
 
+  it('an attach EC2 keeps refusing counts its attempts, backs off further each time and ends in error after the budget', async () => {
+    const h = harness({ config: { maxAttempts: 4 } });
+    h.ebs.failNext('AttachVolume', new ProviderError('limit-exceeded', 'AttachmentLimitExceeded', 'too many attachments'), 100);
+    await h.store.create(newVolume('data-1'));
+    await h.store.create(newAttachment('data-1'));
+    const seen: { attempts: number; at: number }[] = [];
+    for (let i = 0; i < 600 && (await attachmentOf(h, INSTANCE)).status.state !== 'error'; i++) {
+      await h.watch();
+      await h.settle(1000);
+      const status = (await attachmentOf(h, INSTANCE)).status;
+      if (status.code === 'AttachmentLimitExceeded' && status.attempts !== seen.at(-1)?.attempts) seen.push({ attempts: status.attempts, at: h.clock.now() });
+    }
+    const failed = await attachmentOf(h, INSTANCE);
+    expect(failed.status).toMatchObject({ state: 'error', code: 'AttachmentLimitExceeded', attempts: 4 });
+    expect(h.ebs.calls.AttachVolume).toBe(4);
+    expect(seen.map((s) => s.attempts)).toEqual([1, 2, 3, 4]);
+    // Exponential backoff: each wait at least as long as the one before.
+    const gaps = seen.slice(1).map((s, i) => s.at - seen[i]!.at);
+    for (let i = 1; i < gaps.length; i++) expect(gaps[i]!).toBeGreaterThanOrEqual(gaps[i - 1]!);
+  });
+
   it('an AZ mismatch ends in error; a stale message does nothing; a retry tries afresh and fails again with attempts reset', async () => {
     const h = harness();
     h.ebs.addInstance({ instanceId: FAR_INSTANCE, availabilityZone: 'eu-west-1b' });
