@@ -8,7 +8,6 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { motoInstalled, motoRequired } from '../support/moto.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
-const tsx = fileURLToPath(new URL('../../node_modules/.bin/tsx', import.meta.url));
 
 interface Started {
   child: ChildProcessWithoutNullStreams;
@@ -21,7 +20,8 @@ interface Started {
 function start(args: string[]): Started {
   // No developer endpoint or profile may redirect the child's traffic; emulators take any credentials.
   const { AWS_ENDPOINT_URL: _endpoint, AWS_PROFILE: _profile, ...env } = process.env;
-  const child = spawn(tsx, ['lib/local/main.ts', ...args], {
+  // As the `start` script runs it: node itself with tsx's loader, so signals reach the runtime directly.
+  const child = spawn(process.execPath, ['--import', 'tsx', 'lib/local/main.ts', ...args], {
     cwd: root,
     env: { ...env, AWS_ACCESS_KEY_ID: 'testing', AWS_SECRET_ACCESS_KEY: 'testing', AWS_REGION: 'us-east-1' },
   });
