@@ -947,8 +947,9 @@ export class Executor {
           const outcome = await this.call(item, 'CreateVolume', () => this.deps.provider.createVolume({ ...request, tags }));
           if (!outcome.ok) {
             const failed = this.volumeFailure(volume, now, outcome.error);
-            // Turned down: nothing exists under the token, and the next attempt sends the spec as it is then.
-            if (createRefused(outcome.error)) failed.changes = { ...failed.changes, createRequest: null };
+            // Turned down: nothing exists under the token, and the next attempt places and sends the spec
+            // as it is then (a zone EC2 does not have, put right, must not be taken from the refused request).
+            if (createRefused(outcome.error)) failed.changes = { ...failed.changes, createRequest: null, availabilityZone: null };
             item.result = { ...failed, latencyMs: outcome.latencyMs };
             return;
           }

@@ -22,6 +22,12 @@ export const LOCAL_EBS_TIMINGS: Record<TimedStep, number> = {
   optimize: 20_000,
 };
 
+/**
+ * The availability zones of the local region (us-east-1, where the demo instances run in
+ * us-east-1a) that the EBS model knows, so a volume can be created in any of them.
+ */
+export const LOCAL_AVAILABILITY_ZONES = ['us-east-1a', 'us-east-1b', 'us-east-1c', 'us-east-1d', 'us-east-1e', 'us-east-1f'] as const;
+
 export interface MemoryBackend {
   store: MemoryRecordStore;
   queue: MemoryOperationQueue;
@@ -37,7 +43,7 @@ export function createMemoryBackend(options: { clock: Clock; ownerTagValue: stri
     clock: options.clock,
     ...(options.visibilityTimeoutMs !== undefined ? { visibilityTimeoutMs: options.visibilityTimeoutMs } : {}),
   });
-  const ebs = new MemoryEbs({ clock: options.clock, ownerTagValue: options.ownerTagValue, timings: LOCAL_EBS_TIMINGS });
+  const ebs = new MemoryEbs({ clock: options.clock, ownerTagValue: options.ownerTagValue, timings: LOCAL_EBS_TIMINGS, availabilityZones: LOCAL_AVAILABILITY_ZONES });
 
   const pending: DynamoDBRecord[] = [];
   store.onChange((change) => pending.push(streamRecord({ ...change, at: options.clock.now() })));

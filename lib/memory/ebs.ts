@@ -100,6 +100,8 @@ export class MemoryEbs implements VolumeProvider {
   /** Volumes that have had an attachment to each instance (pruned as they are found detached), so lookups by instance need no scan. */
   private readonly volumesByInstance = new Map<string, Set<string>>();
   private readonly instances = new Map<string, ModelInstance>();
+  /** The availability zones EBS has here: those given and those of the instances. */
+  private readonly zones = new Set<string>();
   private readonly tokens = new Map<string, { volumeId: string; fingerprint: string }>();
   private readonly faults = new Map<Ec2Action, { error: ProviderError; times: number }>();
   private nextVolume = 0;
@@ -122,10 +124,20 @@ export class MemoryEbs implements VolumeProvider {
    */
   modificationListingDelayMs = 0;
 
-  constructor(options: { clock: Clock; ownerTagValue: string; timings?: Partial<Record<TimedStep, StepDuration>> }) {
+  /**
+   * `availabilityZones`: the zones of the region besides those of the instances added, which it
+   * knows too; CreateVolume in any other is refused, as EC2 refuses a zone it does not have.
+   */
+  constructor(options: {
+    clock: Clock;
+    ownerTagValue: string;
+    timings?: Partial<Record<TimedStep, StepDuration>>;
+    availabilityZones?: readonly string[];
+  }) {
     this.clock = options.clock;
     this.ownerTagValue = options.ownerTagValue;
     this.timings = { ...DEFAULT_EBS_TIMINGS, ...options.timings };
+    for (const zone of options.availabilityZones ?? []) this.zones.add(zone);
   }
 
   addInstance(instance: {
@@ -135,6 +147,7 @@ export class MemoryEbs implements VolumeProvider {
     deviceNames?: string[];
     maxAttachments?: number;
   }): void {
+    this.zones.add(instance.availabilityZone);
     this.instances.set(instance.instanceId, {
       instanceId: instance.instanceId,
       availabilityZone: instance.availabilityZone,
@@ -208,6 +221,9 @@ export class MemoryEbs implements VolumeProvider {
       const existing = this.volume(previous.volumeId);
       if (existing) return existing;
       return { ...this.describeGone(previous.volumeId, request), state: 'deleted' };
+    }
+    if (!this.zones.has(request.availabilityZone)) {
+      throw new ProviderError('invalid-request', 'InvalidZone.NotFound', `The zone '${request.availabilityZone}' does not exist.`);
     }
     const spec: VolumeSpec = request.spec;
     const ebsVolumeId = `vol-${(++this.nextVolume).toString(16).padStart(17, '0')}`;

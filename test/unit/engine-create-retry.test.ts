@@ -156,6 +156,23 @@ describe('a CreateVolume that EC2 turns down', () => {
     expect(h.ebs.calls.ModifyVolume).toBe(0);
   });
 
+  it('in an availability zone EC2 does not have, ends in error saying so and makes nothing; the zone put right, it is created', async () => {
+    const h = harness();
+    await h.store.create(newVolume('data-1', {}, { availabilityZone: 'zz-nowhere-9z' }));
+    await run(h, 30);
+    const failed = await volumeOf(h);
+    expect(failed?.status).toMatchObject({ state: 'error', code: 'InvalidZone.NotFound', message: expect.stringContaining("'zz-nowhere-9z'") });
+    expect(failed?.createRequest).toBeUndefined();
+    expect(h.ebs.volumes()).toEqual([]);
+    expect(h.ebs.calls.CreateVolume).toBe(1);
+
+    // Nothing was created, so the zone is not yet fixed: the client may change it, which retries.
+    await h.store.update<VolumeRecord>(volumeKey('data-1'), { spec: { ...failed!.spec, availabilityZone: 'eu-west-1a' }, generation: 2 });
+    await run(h, 30);
+    expect(await volumeOf(h)).toMatchObject({ status: { state: 'available' }, availabilityZone: 'eu-west-1a' });
+    expect(h.ebs.volumes()).toHaveLength(1);
+  });
+
   it('on a dying record that repeats an unanswered request, means nothing is left to delete: the record goes', async () => {
     const h = harness({ config: { maxAttempts: 2 } });
     const made = await unansweredUntilError(h);

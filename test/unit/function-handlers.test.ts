@@ -79,7 +79,7 @@ describe('function handlers', () => {
     const clock = new FakeClock(Date.parse(at));
     const store = new MemoryRecordStore();
     const queue = new MemoryOperationQueue({ clock });
-    const provider = new MemoryEbs({ clock, ownerTagValue: 'test' });
+    const provider = new MemoryEbs({ clock, ownerTagValue: 'test', availabilityZones: ['us-east-1a'] });
     const log = new RecordingLog();
     await store.create(volume);
     const handler = createExecutorHandler({ store, queue, provider, clock, metrics: new RecordingMetrics(), log, config: { ownerTagValue: 'test' } });

@@ -1,6 +1,7 @@
 import type { DynamoDBRecord, DynamoDBStreamEvent, SQSEvent, SQSRecord } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
-import { createMemoryBackend } from '../../lib/local/memory-backend.js';
+import { createMemoryBackend, LOCAL_AVAILABILITY_ZONES } from '../../lib/local/memory-backend.js';
+import { LOCAL_AVAILABILITY_ZONE } from '../../lib/local/moto-backend.js';
 import { QueuePoller } from '../../lib/local/queue-poller.js';
 import { QUEUE } from '../../lib/settings.js';
 import { StreamPoller } from '../../lib/local/stream-poller.js';
@@ -212,5 +213,15 @@ describe('QueuePoller on the memory backend', () => {
     expect(await poller.pollOnce()).toBe(0);
     expect(calls).toBe(1);
     expect(backend.queue.deadLetters()).toEqual([]);
+  });
+});
+
+describe('the memory backend', () => {
+  it("creates volumes in the local region's availability zones and refuses a zone it does not have, as EC2 does", async () => {
+    const backend = createMemoryBackend({ clock: new FakeClock(0), ownerTagValue: 'test' });
+    const request = (clientToken: string, availabilityZone: string) => ({ clientToken, availabilityZone, spec: { sizeGiB: 8, volumeType: 'gp3' as const }, tags: {} });
+    expect(LOCAL_AVAILABILITY_ZONES).toContain(LOCAL_AVAILABILITY_ZONE);
+    expect((await backend.ebs.createVolume(request('a', 'us-east-1b'))).availabilityZone).toBe('us-east-1b');
+    await expect(backend.ebs.createVolume(request('b', 'zz-nowhere-9z'))).rejects.toMatchObject({ code: 'InvalidZone.NotFound' });
   });
 });

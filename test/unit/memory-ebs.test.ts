@@ -98,6 +98,22 @@ describe('MemoryEbs', () => {
     expect(ebs.volumes()).toEqual([]);
   });
 
+  it('creates volumes only in availability zones it has: those of its instances and those it was given, as EC2 does', async () => {
+    const { ebs } = setup();
+    await expectCode(ebs.createVolume(request('t1', { availabilityZone: 'zz-nowhere-9z' })), 'invalid-request', 'InvalidZone.NotFound', /zz-nowhere-9z/);
+    // A zone of the region with no instance in it is unknown unless given.
+    await expectCode(ebs.createVolume(request('t2', { availabilityZone: 'us-east-1c' })), 'invalid-request', 'InvalidZone.NotFound');
+    expect(ebs.volumes()).toEqual([]);
+    // A refused request leaves nothing under its token: sent again to a zone it has, it creates the volume.
+    expect((await ebs.createVolume(request('t1', { availabilityZone: 'us-east-1b' }))).availabilityZone).toBe('us-east-1b');
+
+    const regional = new MemoryEbs({ clock: new FakeClock(0), ownerTagValue: 'stack-a', availabilityZones: ['us-east-1c'] });
+    expect((await regional.createVolume(request('t3', { availabilityZone: 'us-east-1c' }))).state).toBe('creating');
+    await expectCode(regional.createVolume(request('t4', { availabilityZone: 'us-east-1a' })), 'invalid-request', 'InvalidZone.NotFound');
+    regional.addInstance({ instanceId: I1, availabilityZone: 'us-east-1a' });
+    expect((await regional.createVolume(request('t4', { availabilityZone: 'us-east-1a' }))).availabilityZone).toBe('us-east-1a');
+  });
+
   it('a volume whose storage failed is in state error: it can be deleted, not attached or modified', async () => {
     const { clock, ebs } = setup();
     const ebsVolumeId = await availableVolume(clock, ebs, 't1');
@@ -244,7 +260,7 @@ describe('MemoryEbs', () => {
 
   it('injects faults and rate limits, and takes durations from functions', async () => {
     const clock = new FakeClock(0);
-    const ebs = new MemoryEbs({ clock, ownerTagValue: 'x', timings: { create: () => 5_000 } });
+    const ebs = new MemoryEbs({ clock, ownerTagValue: 'x', timings: { create: () => 5_000 }, availabilityZones: ['us-east-1a'] });
     ebs.failNext('CreateVolume', new ProviderError('transient', 'InternalError', 'boom'));
     await expectCode(ebs.createVolume(request('t')), 'transient', 'InternalError');
     const { ebsVolumeId } = await ebs.createVolume(request('t'));

@@ -15,7 +15,7 @@ function setup() {
   const clock = new FakeClock(Date.parse('2026-03-01T00:00:00Z'));
   const store = new MemoryRecordStore();
   const queue = new MemoryOperationQueue({ clock });
-  const ebs = new MemoryEbs({ clock, ownerTagValue: OWNER });
+  const ebs = new MemoryEbs({ clock, ownerTagValue: OWNER, availabilityZones: ['us-east-1a'] });
   const metrics = new RecordingMetrics();
   const config = { ownerTagValue: OWNER };
   const reconciler = new Reconciler({ store, queue, provider: ebs, clock, metrics, log: silentLog, config });
