@@ -3,14 +3,17 @@ import type { VolumeType } from './records.js';
 /** What EBS accepts for one volume type. Sizes in GiB, throughput in MiB/s. */
 export interface VolumeTypeLimits {
   sizeGiB: { min: number; max: number };
-  /** Absent: the type takes no IOPS parameter. */
-  iops?: { min: number; max: number; required: boolean; maxPerGiB?: number };
-  /** Absent: the type takes no throughput parameter. */
-  throughput?: { min: number; max: number; maxPerIops?: number };
+  /** Absent: the type takes no IOPS parameter. `included`: what EBS provisions when none is named. */
+  iops?: { min: number; max: number; required: boolean; maxPerGiB?: number; included?: number };
+  /** Absent: the type takes no throughput parameter. `included`: what EBS provisions when none is named. */
+  throughput?: { min: number; max: number; maxPerIops?: number; included?: number };
   multiAttach: boolean;
   /** Elastic Volumes can modify this type (size, type, performance). */
   modifiable: boolean;
 }
+
+/** gp3's included baseline, used when a gp3 spec names no IOPS or throughput. */
+export const GP3_BASELINE = { iops: 3_000, throughput: 125 } as const;
 
 /**
  * Current EBS limits per volume type.
@@ -33,8 +36,8 @@ export const EBS_LIMITS: Record<VolumeType, VolumeTypeLimits> = {
   gp2: { sizeGiB: { min: 1, max: 16_384 }, multiAttach: false, modifiable: true },
   gp3: {
     sizeGiB: { min: 1, max: 65_536 },
-    iops: { min: 3_000, max: 80_000, required: false, maxPerGiB: 500 },
-    throughput: { min: 125, max: 2_000, maxPerIops: 0.25 },
+    iops: { min: 3_000, max: 80_000, required: false, maxPerGiB: 500, included: GP3_BASELINE.iops },
+    throughput: { min: 125, max: 2_000, maxPerIops: 0.25, included: GP3_BASELINE.throughput },
     multiAttach: false,
     modifiable: true,
   },
@@ -55,8 +58,36 @@ export const EBS_LIMITS: Record<VolumeType, VolumeTypeLimits> = {
   standard: { sizeGiB: { min: 1, max: 1_024 }, multiAttach: false, modifiable: false },
 };
 
-/** gp3's included baseline, used when a gp3 spec names no IOPS or throughput. */
-export const GP3_BASELINE = { iops: 3_000, throughput: 125 } as const;
+/** A volume's type with the IOPS and throughput a spec names or EC2 reports. */
+export type Performance = { volumeType: VolumeType; iops?: number; throughput?: number };
+
+/**
+ * The IOPS and throughput a volume of its type is provisioned with: a value a gp3 volume leaves
+ * out is its baseline (`GP3_BASELINE`), whether a spec leaves it out (clearing it) or EC2 does not
+ * report it; a type that takes no such setting has none, whatever EC2 reports (gp2's IOPS follow
+ * its size).
+ */
+export function provisionedPerformance(volume: Performance): { iops?: number; throughput?: number } {
+  const limits = EBS_LIMITS[volume.volumeType];
+  const iops = limits.iops ? (volume.iops ?? limits.iops.included) : undefined;
+  const throughput = limits.throughput ? (volume.throughput ?? limits.throughput.included) : undefined;
+  return { ...(iops !== undefined ? { iops } : {}), ...(throughput !== undefined ? { throughput } : {}) };
+}
+
+/**
+ * The IOPS and throughput a ModifyVolume must name to take a volume as `current` is to `next`:
+ * those that differ as provisioned, and on a type change every one the new type takes, since EC2
+ * then applies the new type's defaults rather than keeping the old values (ModifyVolume `Iops`
+ * and `Throughput`: https://docs.aws.amazon.com/AWSEC2/latest/APIReference/API_ModifyVolume.html).
+ */
+export function performanceChange(current: Performance, next: Performance): { iops?: number; throughput?: number } {
+  const wanted = provisionedPerformance(next);
+  const has = current.volumeType === next.volumeType ? provisionedPerformance(current) : {};
+  const change: { iops?: number; throughput?: number } = {};
+  if (wanted.iops !== undefined && wanted.iops !== has.iops) change.iops = wanted.iops;
+  if (wanted.throughput !== undefined && wanted.throughput !== has.throughput) change.throughput = wanted.throughput;
+  return change;
+}
 
 /**
  * EC2 allows one modification per volume in this time, counted from the start of the last one it

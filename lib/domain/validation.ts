@@ -4,7 +4,7 @@
  * the value, e.g. `spec.iops: gp3 supports 3000–80000 IOPS, got 90000`.
  */
 import { z } from 'zod';
-import { EBS_LIMITS } from './ebs-limits.js';
+import { EBS_LIMITS, performanceChange, provisionedPerformance } from './ebs-limits.js';
 import {
   ATTACHMENT_STATES,
   VOLUME_STATES,
@@ -112,7 +112,7 @@ function checkEbsLimits(spec: z.infer<typeof volumeSpecShape>, ctx: z.Refinement
       issue('throughput', `${type} supports ${limits.throughput.min}–${limits.throughput.max} MiB/s, got ${spec.throughput}`);
     }
     const perIops = limits.throughput.maxPerIops;
-    const iops = spec.iops ?? limits.iops?.min;
+    const iops = provisionedPerformance(spec).iops;
     if (perIops !== undefined && iops !== undefined && spec.throughput > limits.throughput.min && spec.throughput > iops * perIops) {
       issue('throughput', `${type} allows at most ${perIops} MiB/s per IOPS: ${iops} IOPS allows ${iops * perIops}, got ${spec.throughput}`);
     }
@@ -249,8 +249,8 @@ export function describeValidationIssues(issues: readonly ValidationIssue[]): st
 /**
  * What is wrong with changing `current` into `next`: EBS volumes only grow, a magnetic volume cannot be
  * modified, and placement, encryption, source snapshot, multi-attach and tags are fixed at creation.
- * An IOPS or throughput `next` leaves out keeps what the volume has. `next` must also be a valid
- * spec on its own.
+ * An IOPS or throughput `next` leaves out is what its type comes with (`provisionedPerformance`:
+ * gp3's baseline), not what the volume has. `next` must also be a valid spec on its own.
  */
 export function validateSpecChange(current: VolumeSpec, next: VolumeSpec): ValidationIssue[] {
   const own = validateVolumeSpec(next);
@@ -260,10 +260,7 @@ export function validateSpecChange(current: VolumeSpec, next: VolumeSpec): Valid
     issues.push({ path: 'spec.sizeGiB', message: `EBS volumes can only grow: ${current.sizeGiB} GiB cannot become ${next.sizeGiB} GiB` });
   }
   const performanceChanged =
-    next.volumeType !== current.volumeType ||
-    next.sizeGiB !== current.sizeGiB ||
-    (next.iops !== undefined && next.iops !== current.iops) ||
-    (next.throughput !== undefined && next.throughput !== current.throughput);
+    next.volumeType !== current.volumeType || next.sizeGiB !== current.sizeGiB || Object.keys(performanceChange(current, next)).length > 0;
   if (performanceChanged && (!EBS_LIMITS[current.volumeType].modifiable || !EBS_LIMITS[next.volumeType].modifiable)) {
     issues.push({ path: 'spec.volumeType', message: 'magnetic (standard) volumes cannot be modified' });
   }

@@ -701,6 +701,10 @@ export class Executor {
           await this.deps.store.update(item.key, { status } as RecordChanges, { version: record.version });
         }
       }
+      // A spec change EC2 already holds, met by a late or repeated message: recorded, no call.
+      if (decision.type === 'none' && decision.observedGeneration !== undefined) {
+        await this.deps.store.update<VolumeRecord>(item.key, { observedGeneration: decision.observedGeneration }, { version: record.version });
+      }
       // A late or repeated message for a spec EBS cannot reach: no call, the status says why.
       if (decision.type === 'invalid-spec' && (record.status.code !== SPEC_REJECTED_CODE || record.status.message !== decision.reason)) {
         const status = specRejectedStatus(record.status, record.status.state, now, decision.reason);

@@ -9,6 +9,7 @@ import type {
   VolumeRecord,
   VolumeSpec,
 } from '../domain/records.js';
+import { performanceChange } from '../domain/ebs-limits.js';
 import { describeValidationIssues, specChangeIssues } from '../domain/validation.js';
 import type { ModifyVolumeRequest, OperationKind, ProviderInstance, ProviderModification } from './ports.js';
 
@@ -23,8 +24,11 @@ export type Decision =
   | { type: 'invalid-spec'; reason: string }
   /** A prerequisite held by another record; that record's change releases this one. */
   | { type: 'wait'; reason: string }
-  /** Already where it should be (or terminal). */
-  | { type: 'none'; reason: string };
+  /**
+   * Already where it should be (or terminal). `observedGeneration`: EC2, as it last reported the
+   * volume, already holds a spec change (one that asks for what it has), to be recorded without a call.
+   */
+  | { type: 'none'; reason: string; observedGeneration?: number };
 
 /** Operations that only look at EC2 (progress checks); the rest change something. */
 export const CHECK_OPERATIONS: ReadonlySet<OperationKind> = new Set(['check-volume', 'check-attachment']);
@@ -59,12 +63,14 @@ export function modificationNeeded(volume: VolumeRecord): ModifyVolumeRequest | 
     request.volumeType = spec.volumeType;
     changed = true;
   }
-  if (spec.iops !== undefined && spec.iops !== observed.iops) {
-    request.iops = spec.iops;
+  // A gp3 spec without IOPS or throughput asks for the baseline: clearing a value brings it back there.
+  const performance = performanceChange(observed, spec);
+  if (performance.iops !== undefined) {
+    request.iops = performance.iops;
     changed = true;
   }
-  if (spec.throughput !== undefined && spec.throughput !== observed.throughput) {
-    request.throughput = spec.throughput;
+  if (performance.throughput !== undefined) {
+    request.throughput = performance.throughput;
     changed = true;
   }
   return changed ? request : undefined;
@@ -151,8 +157,9 @@ export function planVolume(volume: VolumeRecord, attachments: readonly Attachmen
     case 'in-use': {
       const rejected = specRejection(volume);
       if (rejected) return { type: 'invalid-spec', reason: rejected };
-      return modificationNeeded(volume)
-        ? { type: 'operation', op: 'modify-volume', reason: 'spec changed' }
+      if (modificationNeeded(volume)) return { type: 'operation', op: 'modify-volume', reason: 'spec changed' };
+      return volume.observed && volume.observedGeneration !== volume.generation
+        ? { type: 'none', reason: `volume ${state}; EC2 already holds the spec`, observedGeneration: volume.generation }
         : { type: 'none', reason: `volume ${state}` };
     }
     case 'modifying':

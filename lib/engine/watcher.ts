@@ -179,13 +179,19 @@ export class Watcher {
     }
   }
 
-  /** Writes a status unless the record changed meanwhile (its own change is then handled). */
-  private async writeStatus(record: ProvisionerRecord, status: Status<string>): Promise<ProvisionerRecord | undefined> {
-    if (JSON.stringify({ ...record.status, updatedAt: '' }) === JSON.stringify({ ...status, updatedAt: '' })) return record;
+  /**
+   * Writes a status (and the generation EC2 holds, when given) unless nothing would change or the
+   * record changed meanwhile (its own change is then handled).
+   */
+  private async writeStatus(record: ProvisionerRecord, status: Status<string>, observedGeneration?: number): Promise<ProvisionerRecord | undefined> {
+    const caughtUp = observedGeneration === undefined || (record.kind === 'volume' && record.observedGeneration === observedGeneration);
+    if (caughtUp && JSON.stringify({ ...record.status, updatedAt: '' }) === JSON.stringify({ ...status, updatedAt: '' })) return record;
+    const changes = {
+      status: { ...status, updatedAt: new Date(this.deps.clock.now()).toISOString() },
+      ...(observedGeneration !== undefined ? { observedGeneration } : {}),
+    };
     try {
-      return await this.deps.store.update(keyOf(record), { status: { ...status, updatedAt: new Date(this.deps.clock.now()).toISOString() } } as RecordChanges, {
-        version: record.version,
-      });
+      return await this.deps.store.update(keyOf(record), changes as RecordChanges, { version: record.version });
     } catch (error) {
       if (error instanceof ConditionFailedError) return undefined;
       throw error;
@@ -238,8 +244,8 @@ export class Watcher {
         await this.writeStatus(record, specRejectedStatus(record.status, record.status.state, this.deps.clock.now(), decision.reason));
         return;
       case 'none':
-        // A spec the client has since put right: its rejection goes.
-        await this.writeStatus(record, withoutSpecRejection(record.status));
+        // A spec the client has since put right: its rejection goes; one EC2 already holds is observed.
+        await this.writeStatus(record, withoutSpecRejection(record.status), decision.observedGeneration);
         return;
     }
   }

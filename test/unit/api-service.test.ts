@@ -320,6 +320,15 @@ describe('VolumeService', () => {
       expect(store.writes).toBe(writes);
     });
 
+    it('refuses clearing the IOPS of an io1 or io2 volume, which EBS requires, and writes nothing', async () => {
+      await service.createVolume({ volumeId: 'fast', spec: { ...GP3, volumeType: 'io2', iops: 1000 } });
+      const writes = store.writes;
+      const problem = await problemOf(() => service.patchVolume('fast', { iops: null }));
+      expect(problem.status).toBe(400);
+      expect(problem.errors).toEqual([{ path: 'iops', message: 'io2 volumes require an IOPS setting (100–256000)' }]);
+      expect(store.writes).toBe(writes);
+    });
+
     it('does not bump the generation when nothing changes', async () => {
       const details = await service.patchVolume('data-01', { sizeGiB: 20 });
       expect(details.generation).toBe(1);

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { GP3_BASELINE, performanceChange, provisionedPerformance } from '../../lib/domain/ebs-limits.js';
 import type { VolumeRecord, VolumeSpec } from '../../lib/domain/records.js';
 import {
   deviceNameSchema,
@@ -118,6 +119,22 @@ describe('validateSpecChange', () => {
     expect(validateSpecChange(multi, { ...multi, volumeType: 'io1' }).map((i) => i.message)).toContain(
       'the type of a multi-attach volume cannot be changed',
     );
+  });
+});
+
+describe('IOPS and throughput as provisioned', () => {
+  it("gives gp3 its baseline for a value left out (cleared, or not reported), and no value to a type that takes no setting", () => {
+    expect(provisionedPerformance({ volumeType: 'gp3' })).toEqual(GP3_BASELINE);
+    expect(provisionedPerformance({ volumeType: 'gp3', iops: 6000 })).toEqual({ iops: 6000, throughput: 125 });
+    expect(provisionedPerformance({ volumeType: 'io2', iops: 1000 })).toEqual({ iops: 1000 });
+    expect(provisionedPerformance({ volumeType: 'gp2', iops: 300 })).toEqual({});
+  });
+
+  it('names what differs as provisioned, and on a type change everything the new type takes', () => {
+    expect(performanceChange({ volumeType: 'gp3', iops: 6000, throughput: 250 }, { volumeType: 'gp3' })).toEqual({ iops: 3000, throughput: 125 });
+    expect(performanceChange({ volumeType: 'gp3', iops: 3000 }, { volumeType: 'gp3' })).toEqual({});
+    expect(performanceChange({ volumeType: 'gp2', iops: 300 }, { volumeType: 'io1', iops: 300 })).toEqual({ iops: 300 });
+    expect(performanceChange({ volumeType: 'gp3', iops: 6000 }, { volumeType: 'gp2' })).toEqual({});
   });
 });
 

@@ -64,6 +64,40 @@ describe('planVolume (alive)', () => {
     expect(modificationNeeded(grown)).toEqual({ ebsVolumeId: 'vol-1', sizeGiB: 20, iops: 4000 });
   });
 
+  it('brings IOPS or throughput a gp3 spec leaves out (cleared) back to the baseline, 3000 IOPS and 125 MiB/s', () => {
+    const spec = { sizeGiB: 100, volumeType: 'gp3' as const, availabilityZone: 'eu-west-1a' };
+    const tuned = { ...created, spec, observed: { sizeGiB: 100, volumeType: 'gp3' as const, iops: 6000, throughput: 250 } };
+    expect(modificationNeeded(volume('in-use', tuned))).toEqual({ ebsVolumeId: 'vol-1', iops: 3000, throughput: 125 });
+    expect(modificationNeeded(volume('in-use', { ...tuned, spec: { ...spec, iops: 6000 } }))).toEqual({ ebsVolumeId: 'vol-1', throughput: 125 });
+    // Already at the baseline, reported or not: nothing to modify.
+    expect(modificationNeeded(volume('in-use', { ...created, observed: { sizeGiB: 10, volumeType: 'gp3', iops: 3000, throughput: 125 } }))).toBeUndefined();
+    expect(modificationNeeded(volume('in-use', created))).toBeUndefined();
+  });
+
+  it('compares no IOPS or throughput a type takes no setting for: gp2 reports IOPS that follow its size', () => {
+    const gp2 = { sizeGiB: 100, volumeType: 'gp2' as const, availabilityZone: 'eu-west-1a' };
+    expect(modificationNeeded(volume('available', { ...created, spec: gp2, observed: { sizeGiB: 100, volumeType: 'gp2', iops: 300 } }))).toBeUndefined();
+  });
+
+  it('names on a type change every IOPS and throughput value the new type takes: EC2 would apply its defaults, not keep the old values', () => {
+    const fromGp2 = { ...created, observed: { sizeGiB: 100, volumeType: 'gp2' as const, iops: 300 } };
+    const io1 = { sizeGiB: 100, volumeType: 'io1' as const, iops: 300, availabilityZone: 'eu-west-1a' };
+    expect(modificationNeeded(volume('available', { ...fromGp2, spec: io1 }))).toEqual({ ebsVolumeId: 'vol-1', volumeType: 'io1', iops: 300 });
+    const fromIo1 = { ...created, observed: { sizeGiB: 100, volumeType: 'io1' as const, iops: 5000 } };
+    expect(modificationNeeded(volume('available', { ...fromIo1, spec: { ...io1, volumeType: 'gp3', iops: undefined } }))).toEqual({
+      ebsVolumeId: 'vol-1',
+      volumeType: 'gp3',
+      iops: 3000,
+      throughput: 125,
+    });
+  });
+
+  it('records a spec change EC2 already holds as observed, with no operation', () => {
+    const cleared = volume('available', { ...created, generation: 2, observedGeneration: 1, observed: { sizeGiB: 10, volumeType: 'gp3', iops: 3000, throughput: 125 } });
+    expect(planVolume(cleared, [])).toMatchObject({ type: 'none', observedGeneration: 2 });
+    expect(planVolume({ ...cleared, observedGeneration: 2 }, [])).toEqual({ type: 'none', reason: 'volume available' });
+  });
+
   it('tells a modification that takes the volume where a request asks from one that does not', () => {
     const request = { ebsVolumeId: 'vol-1', sizeGiB: 20, iops: 4000 };
     const toward = { ebsVolumeId: 'vol-1', state: 'modifying' as const, targetSizeGiB: 20, targetVolumeType: 'gp3' as const, targetIops: 4000, targetThroughput: 125 };

@@ -188,6 +188,68 @@ describe('a volume grown outside the system (EC2 holds 50 GiB, the spec says 10)
   });
 });
 
+describe('IOPS or throughput cleared with null (a PATCH)', () => {
+  /** Volume data-1, 100 GiB gp3 with the IOPS and throughput given, created and available. */
+  async function tunedVolume(performance: Pick<VolumeSpec, 'iops' | 'throughput'>): Promise<{ h: Harness; service: VolumeService }> {
+    const h = harness({ ebsTimings: { modify: 1000, optimize: 1000 } });
+    await h.store.create(newVolume('data-1', {}, { sizeGiB: 100, ...performance }));
+    await h.watch();
+    await h.settle(10_000);
+    await h.watch();
+    expect(await volumeOf(h)).toMatchObject({ status: { state: 'available' }, observed: performance, observedGeneration: 1 });
+    return { h, service: new VolumeService({ store: h.store, clock: h.clock }) };
+  }
+
+  it("takes a gp3 volume back to its baseline (3000 IOPS, 125 MiB/s) with one ModifyVolume; duplicate deliveries add none", async () => {
+    const { h, service } = await tunedVolume({ iops: 6000, throughput: 250 });
+    expect((await service.patchVolume('data-1', { iops: null, throughput: null })).generation).toBe(2);
+    const change = [...h.changes];
+    await h.watch();
+    expect(h.queued()).toEqual([{ op: 'modify-volume', key: 'data-1', delaySeconds: 0 }]);
+
+    await h.watcher.handle(change); // delivered twice before the executor runs
+    await h.settle(2 * MINUTE);
+    await h.watch();
+    await h.watcher.handle(change); // and once more, late
+    await h.settle(MINUTE);
+    await h.watch();
+
+    const volume = await volumeOf(h);
+    expect(h.ebs.calls.ModifyVolume).toBe(1);
+    expect(h.ebs.volume(volume.ebsVolumeId!)).toMatchObject({ iops: 3000, throughput: 125 });
+    expect(volume).toMatchObject({ status: { state: 'available' }, observed: { iops: 3000, throughput: 125 }, generation: 2, observedGeneration: 2 });
+    expect(volume.status.code).toBeUndefined();
+  });
+
+  it('when EC2 already holds the baseline, observedGeneration catches up with no EC2 call; a duplicate delivery writes nothing', async () => {
+    const { h, service } = await tunedVolume({ iops: 3000, throughput: 125 });
+    const calls = { ...h.ebs.calls };
+    await service.patchVolume('data-1', { iops: null, throughput: null });
+    const change = [...h.changes];
+    await h.watch();
+    expect(h.queued()).toEqual([]);
+    expect(await volumeOf(h)).toMatchObject({ status: { state: 'available' }, generation: 2, observedGeneration: 2 });
+
+    const writes = h.store.writes;
+    await h.watcher.handle(change);
+    await h.executor.run(h.batchOf(h.op('modify-volume', KEY))); // a late message finds nothing to do
+    await h.watch();
+    expect(h.store.writes).toBe(writes);
+    expect(h.ebs.calls).toEqual(calls);
+  });
+
+  it('met by a late modify message before the watcher saw it, is recorded by the executor with no EC2 call', async () => {
+    const { h } = await tunedVolume({ iops: 3000, throughput: 125 });
+    const calls = { ...h.ebs.calls };
+    const spec = (await volumeOf(h)).spec;
+    await h.store.update<VolumeRecord>(KEY, { spec: { sizeGiB: spec.sizeGiB, volumeType: spec.volumeType, availabilityZone: spec.availabilityZone }, generation: 2 });
+    h.changes.splice(0); // the stream has not delivered the change yet
+    await h.executor.run(h.batchOf(h.op('modify-volume', KEY)));
+    expect(await volumeOf(h)).toMatchObject({ generation: 2, observedGeneration: 2 });
+    expect(h.ebs.calls).toEqual(calls);
+  });
+});
+
 describe('CreateVolume repeated with the same token', () => {
   it('asks for the spec it first asked for, though the spec changed meanwhile; the change follows as a modification', async () => {
     const h = harness({ ebsTimings: { modify: 1000, optimize: 1000 } });
