@@ -65,7 +65,7 @@ const attachmentKey = (volumeId: string, instanceId: string): RecordKey => ({ ki
  *
  * @example
  * newAttachmentRecord(pendingVolume, 'i-0123456789abcdef0', now).status.message;
- * // 'waiting for volume data-01 to become available (now pending)'
+ * // 'waiting for volume data-01 to become available'
  */
 export function newAttachmentRecord(volume: VolumeRecord, instanceId: string, now: string, requestedDevice?: string): AttachmentRecord {
   const record: AttachmentRecord = {

@@ -171,12 +171,18 @@ export function planVolume(volume: VolumeRecord, attachments: readonly Attachmen
   }
 }
 
-/** Whether the volume record allows an attach now; undefined when it does, the reason otherwise. */
+/**
+ * Whether the volume record allows an attach now; undefined when it does, the reason otherwise.
+ * The reason names no passing state of the volume, which changes without the attachment hearing
+ * of it; only a volume in error, which waits for its client, is told apart.
+ */
 function volumeBlocksAttach(volume: VolumeRecord | undefined, attachment: AttachmentRecord): string | undefined {
   if (!volume) return `waiting for volume record ${attachment.volumeId}`;
   if (volume.life === 'dying') return `volume ${attachment.volumeId} is being deleted`;
+  if (volume.status.state === 'error')
+    return `volume ${attachment.volumeId} is in error: ${volume.status.code ?? 'see its status'}; the attach waits until the volume is retried`;
   if (!volume.ebsVolumeId || (volume.status.state !== 'available' && volume.status.state !== 'in-use'))
-    return `waiting for volume ${attachment.volumeId} to become available (now ${volume.status.state})`;
+    return `waiting for volume ${attachment.volumeId} to become available`;
   if (volume.status.state === 'in-use' && !volume.spec.multiAttach)
     return `waiting for volume ${attachment.volumeId} to be detached from its other instance`;
   return undefined;

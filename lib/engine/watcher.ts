@@ -5,9 +5,10 @@
  * late and out-of-order changes are harmless. Records are untrusted (clients may write the table
  * directly): an invalid record gets status `error` with the reasons and no operation. Changes the
  * system made itself (status, claims) are left to the executor, which schedules its own
- * follow-ups, except where they release other records: a volume that becomes available releases
- * its waiting attachments at once, and a removed attachment lets its dying volume go. The others
- * are recognised from their validated image, without reading the table.
+ * follow-ups, except where they concern other records: a volume that becomes available releases
+ * its waiting attachments at once, one that goes into or out of error has them say so, and a
+ * removed attachment lets its dying volume go. The others are recognised from their validated
+ * image, without reading the table.
  */
 import { keyOf, keyString, type AttachmentRecord, type ProvisionerRecord, type RecordKey, type Status, type VolumeRecord } from '../domain/records.js';
 import { nextAttachmentState, nextVolumeState } from '../domain/state-machines.js';
@@ -59,6 +60,16 @@ function stateOf(image: unknown): unknown {
   return field(field(image, 'status'), 'state');
 }
 
+/**
+ * Whether a volume moving between these states (stream images) changes what its waiting
+ * attachments do or say: it became usable (they attach), or went into or out of error.
+ */
+function movesWaitingAttachments(change: RecordChange): boolean {
+  const from = stateOf(change.oldRecord);
+  const to = stateOf(change.newRecord);
+  return from !== to && (to === 'available' || to === 'in-use' || to === 'error' || from === 'error');
+}
+
 function clientChanged(change: RecordChange): boolean {
   if (change.eventName !== 'MODIFY' || change.oldRecord === undefined || change.newRecord === undefined) return true;
   return CLIENT_FIELDS.some((name) => JSON.stringify(field(change.oldRecord, name)) !== JSON.stringify(field(change.newRecord, name)));
@@ -91,8 +102,8 @@ export class Watcher {
   private async handleRecord(group: RecordChange[], operations: QueuedOperation[]): Promise<void> {
     const key = group[0]!.key;
     const requested = group.some(clientChanged);
-    const stateMoved = group.some((change) => stateOf(change.oldRecord) !== stateOf(change.newRecord));
-    if (!requested && this.settledByImage(group, stateMoved)) return;
+    const attachmentsMoved = group.some(movesWaitingAttachments);
+    if (!requested && this.settledByImage(group, attachmentsMoved)) return;
     const current = await this.deps.store.get(key);
 
     if (!current) {
@@ -111,8 +122,7 @@ export class Watcher {
     if (record.kind === 'volume') {
       // A spec EBS cannot reach is the planner's to judge (`invalid-spec`), as for the executor and the reconciler.
       if (requested) await this.planRequest(record, group, operations);
-      const state = record.status.state;
-      if (stateMoved && (state === 'available' || state === 'in-use')) await this.releaseAttachments(record, operations);
+      if (attachmentsMoved) await this.replanWaitingAttachments(record, operations);
       return;
     }
 
@@ -121,16 +131,16 @@ export class Watcher {
 
   /**
    * Whether a change the system made needs nothing from the watcher, judged from its stream image
-   * alone (no read of the table): a valid record that moved to no state that releases others, or
-   * a volume's removal. Most changes are the executor's own claims, status writes and results.
+   * alone (no read of the table): a valid record whose move changes nothing for others (see
+   * `movesWaitingAttachments`), or a volume's removal. Most changes are the executor's own claims,
+   * status writes and results.
    */
-  private settledByImage(group: RecordChange[], stateMoved: boolean): boolean {
+  private settledByImage(group: RecordChange[], attachmentsMoved: boolean): boolean {
     const last = group[group.length - 1]!;
     if (last.eventName === 'REMOVE') return last.key.kind === 'volume';
     const parsed = parseRecord(last.newRecord);
     if (!parsed.ok) return false;
-    const record = parsed.value;
-    return !(record.kind === 'volume' && stateMoved && (record.status.state === 'available' || record.status.state === 'in-use'));
+    return !(parsed.value.kind === 'volume' && attachmentsMoved);
   }
 
   /**
@@ -250,11 +260,15 @@ export class Watcher {
     }
   }
 
-  /** The volume became available (or in use): its waiting attachments go now, not at their next retry. */
-  private async releaseAttachments(volume: VolumeRecord, operations: QueuedOperation[]): Promise<void> {
+  /**
+   * The volume became available (or in use): its waiting attachments go now, not at their next
+   * retry. It went into or out of error: they say so (a status write only where the reason
+   * changes; no EC2 call). Attachments under way follow their own operations.
+   */
+  private async replanWaitingAttachments(volume: VolumeRecord, operations: QueuedOperation[]): Promise<void> {
     for (const attachment of await this.deps.store.attachmentsOfVolume(volume.volumeId)) {
       const decision = planAttachment(attachment, volume);
-      if (decision.type === 'operation' && decision.op === 'attach') await this.apply(attachment, decision, operations);
+      if ((decision.type === 'operation' && decision.op === 'attach') || decision.type === 'wait') await this.apply(attachment, decision, operations);
     }
   }
 

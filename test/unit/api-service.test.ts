@@ -116,7 +116,7 @@ describe('VolumeService', () => {
         life: 'alive',
         requestedDevice: '/dev/sdf',
         // The reason the watcher would write for it, so the watcher has nothing to write.
-        status: { state: 'pending', attempts: 0, message: 'waiting for volume data-01 to become available (now pending)' },
+        status: { state: 'pending', attempts: 0, message: 'waiting for volume data-01 to become available' },
       });
     });
 

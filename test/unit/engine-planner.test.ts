@@ -203,7 +203,9 @@ describe('planAttachment', () => {
 
   it.each([
     ['no volume record', undefined, /waiting for volume record data-1/],
-    ['volume creating', volume('creating'), /to become available \(now creating\)/],
+    // No passing state named: it changes without the attachment hearing of it.
+    ['volume creating', volume('creating'), /^waiting for volume data-1 to become available$/],
+    ['volume in error', volume('error', { status: { state: 'error', code: 'InvalidZone.NotFound', attempts: 1, updatedAt: T } }), /^volume data-1 is in error: InvalidZone\.NotFound; the attach waits until the volume is retried$/],
     ['volume dying', volume('available', { ...created, life: 'dying' }), /being deleted/],
     ['single-attach volume in use', volume('in-use', created), /detached from its other instance/],
   ] as const)('waits: %s', (_name, volumeRecord, reason) => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { newAttachmentRecord } from '../../lib/api/service.js';
+import { ProviderError } from '../../lib/engine/ports.js';
 import type { RecordChange } from '../../lib/engine/watcher.js';
 import type { VolumeRecord } from '../../lib/domain/records.js';
 import { AZ, INSTANCE, OTHER_INSTANCE, attachmentKey, harness, newAttachment, newVolume, volumeKey } from './engine-fixtures.js';
@@ -107,8 +108,11 @@ describe('watcher', () => {
     const volume = newVolume('data-1');
     await h.store.create(volume);
     const updated = await h.store.update<VolumeRecord>(volumeKey('data-1'), { status: { ...volume.status, state: 'creating' }, ebsVolumeId: 'vol-0123456789abcdef0' });
+    const reads = h.store.reads;
     await h.watcher.handle([{ id: 'c1', eventName: 'MODIFY', key: volumeKey('data-1'), oldRecord: volume, newRecord: updated }]);
     expect(sent(h)).toEqual([]);
+    // A move that changes nothing for its attachments (neither usable nor in or out of error) reads nothing either.
+    expect(h.store.reads).toBe(reads);
   });
 
   it('an attachment that starts with the reason it waits, as the API writes it, gets no status write', async () => {
@@ -160,6 +164,42 @@ describe('watcher', () => {
     await h.watcher.handle([{ id: 'c9', eventName: 'MODIFY', key: volumeKey('data-1'), oldRecord: { ...volume, status: { ...volume.status, state: 'creating' } }, newRecord: volume }]);
     expect(sent(h)).toContainEqual({ op: 'attach', key: `data-1/${INSTANCE}`, delaySeconds: 0 });
     await h.drain();
+    expect(h.ebs.calls.AttachVolume).toBe(1);
+  });
+
+  it('an attachment waiting for a volume that goes into error says so, and waits again once the volume is retried; no EC2 call', async () => {
+    const h = harness();
+    h.ebs.failNext('CreateVolume', new ProviderError('invalid-request', 'InvalidParameterValue', 'The parameter is not valid'));
+    await h.store.create(newVolume('data-1'));
+    await h.store.create(newAttachment('data-1'));
+    await h.watch();
+    expect((await h.store.get(attachmentKey('data-1')))?.status.message).toBe('waiting for volume data-1 to become available');
+    await h.drain();
+    expect((await h.store.get(volumeKey('data-1')))?.status).toMatchObject({ state: 'error', code: 'InvalidParameterValue' });
+
+    const volumeChanges = h.changes.filter((change) => change.key.kind === 'volume');
+    const calls = { ...h.ebs.calls };
+    await h.watch();
+    expect((await h.store.get(attachmentKey('data-1')))?.status).toMatchObject({
+      state: 'pending',
+      message: 'volume data-1 is in error: InvalidParameterValue; the attach waits until the volume is retried',
+    });
+    expect(h.ebs.calls).toEqual(calls);
+    expect(sent(h)).toEqual([]);
+    // Delivered again, the volume's changes write nothing: the reason is already there.
+    const writes = h.store.writes;
+    await h.watcher.handle(volumeChanges);
+    expect(h.store.writes).toBe(writes);
+
+    // Retried, the volume is pending again and its attachment waits for it to become available; then it attaches.
+    await h.store.update<VolumeRecord>(volumeKey('data-1'), { generation: 2 });
+    await h.watch();
+    expect((await h.store.get(volumeKey('data-1')))?.status.state).toBe('pending');
+    expect((await h.store.get(attachmentKey('data-1')))?.status).toMatchObject({ state: 'pending', message: 'waiting for volume data-1 to become available' });
+    await h.settle(30_000);
+    await h.watch();
+    await h.settle(30_000);
+    expect((await h.store.get(attachmentKey('data-1')))?.status.state).toBe('attached');
     expect(h.ebs.calls.AttachVolume).toBe(1);
   });
 
