@@ -116,6 +116,7 @@ describe('API handler', () => {
       { name: 'unknown top-level field', request: { method: 'POST', url: '/volumes', json: { spec: GP3, size: 3 } }, status: 400, paths: ['size'] },
       { name: 'unknown spec field', request: { method: 'POST', url: '/volumes', json: { spec: { ...GP3, colour: 'red' } } }, status: 400, paths: ['spec.colour'] },
       { name: 'out of range', request: { method: 'POST', url: '/volumes', json: { spec: { ...GP3, sizeGiB: 0 } } }, status: 400, paths: ['spec.sizeGiB'] },
+      { name: 'not an availability zone name', request: { method: 'POST', url: '/volumes', json: { spec: { ...GP3, availabilityZone: 'US-EAST-1A' } } }, status: 400, paths: ['spec.availabilityZone'] },
       { name: 'unknown volume type', request: { method: 'POST', url: '/volumes', json: { spec: { ...GP3, volumeType: 'gp9' } } }, status: 400, paths: ['spec.volumeType'] },
       { name: 'invalid attach instance id', request: { method: 'POST', url: '/volumes', json: { spec: GP3, attachTo: { instanceId: 'server-1' } } }, status: 400, paths: ['attachTo.instanceId'] },
       { name: 'invalid volume id in body', request: { method: 'POST', url: '/volumes', json: { volumeId: 'has space', spec: GP3 } }, status: 400, paths: ['volumeId'] },
