@@ -171,10 +171,11 @@ export class Watcher {
   }
 
   private async rejectRecord(current: ProvisionerRecord, key: RecordKey, reasons: string): Promise<void> {
+    const previous = field(current, 'status');
+    // Already rejected for these reasons (its own status write coming back, a redelivery): counted then.
+    if (stateOf(current) === 'error' && field(previous, 'code') === 'InvalidRecord' && field(previous, 'message') === reasons) return;
     this.deps.metrics.count(METRICS.invalidRecords);
     this.deps.log.warn('invalid record', { key: keyString(key), reasons });
-    const previous = field(current, 'status');
-    if (stateOf(current) === 'error' && field(previous, 'code') === 'InvalidRecord' && field(previous, 'message') === reasons) return;
     const status: Status<'error'> = {
       state: 'error',
       code: 'InvalidRecord',

@@ -50,6 +50,9 @@ describe('watcher', () => {
     const version = record!.version;
     await h.watcher.handle([{ id: 'c2', eventName: 'MODIFY', key: volumeKey('data-1'), oldRecord: raw, newRecord: record }]);
     expect((await h.store.get(volumeKey('data-1')))!.version).toBe(version);
+    // Counted once: the alarm's metric counts records rejected, not deliveries.
+    await h.watcher.handle([insert(raw as never)]);
+    expect(h.metrics.counter('InvalidRecords')).toBe(1);
   });
 
   it('a volume written straight into the table with no place to create it in gets an error and no call; deleting it removes it', async () => {
