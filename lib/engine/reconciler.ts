@@ -224,7 +224,7 @@ export class Reconciler {
   /** Owned EC2 volumes that no record claims, paging through the provider's listing. */
   private async findLeaks(volumes: Map<string, VolumeRecord>): Promise<string[]> {
     const known = new Set([...volumes.values()].flatMap((v) => (v.ebsVolumeId ? [v.ebsVolumeId] : [])));
-    const leaked: string[] = [];
+    const leaked: ProviderVolume[] = [];
     let cursor: string | undefined;
     do {
       const page = await this.deps.provider.listOwnedVolumes({ limit: this.pageSize, ...(cursor ? { cursor } : {}) });
@@ -234,9 +234,30 @@ export class Reconciler {
         const record = volumes.get(volume.tags[OWNERSHIP_TAGS.record] ?? '');
         // A record whose CreateVolume went unanswered does not know its EC2 id yet (whatever its state): the executor learns it by repeating the request.
         if (record && createUnanswered(record)) continue;
-        leaked.push(volume.ebsVolumeId);
+        leaked.push(volume);
       }
     } while (cursor);
-    return leaked;
+    return this.stillUnowned(leaked);
+  }
+
+  /**
+   * Of the volumes the scan found no record for, those no record owns now either: a record written
+   * after the scan passed its key (and its volume created since) is not a leak. One bulk read.
+   */
+  private async stillUnowned(candidates: ProviderVolume[]): Promise<string[]> {
+    const recordIds = [...new Set(candidates.flatMap((volume) => volume.tags[OWNERSHIP_TAGS.record] ?? []))];
+    const ownedVolumes = new Set<string>();
+    const creatingRecords = new Set<string>();
+    if (recordIds.length > 0) {
+      for (const raw of await this.deps.store.getMany(recordIds.map((volumeId) => ({ kind: 'volume' as const, volumeId })))) {
+        const parsed = parseRecord(raw);
+        if (!parsed.ok || parsed.value.kind !== 'volume') continue;
+        if (parsed.value.ebsVolumeId) ownedVolumes.add(parsed.value.ebsVolumeId);
+        else if (createUnanswered(parsed.value)) creatingRecords.add(parsed.value.volumeId);
+      }
+    }
+    return candidates
+      .filter((volume) => !ownedVolumes.has(volume.ebsVolumeId) && !creatingRecords.has(volume.tags[OWNERSHIP_TAGS.record] ?? ''))
+      .map((volume) => volume.ebsVolumeId);
   }
 }

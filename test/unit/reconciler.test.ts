@@ -189,6 +189,30 @@ describe('Reconciler', () => {
     expect(env.ebs.calls.DeleteVolume).toBe(0);
   });
 
+  it('does not report a volume whose record was written after the scan passed its key', async () => {
+    const env = setup();
+    const now = new Date(env.clock.now()).toISOString();
+    const createRequest = { clientToken: 'late', availabilityZone: 'us-east-1a', spec: { sizeGiB: 10, volumeType: 'gp3' as const } };
+    const tags = (record: string) => ({ [OWNERSHIP_TAGS.owner]: OWNER, [OWNERSHIP_TAGS.record]: record });
+    // The scan is over when the listing of owned volumes begins: records and volumes made in between.
+    const list = env.ebs.listOwnedVolumes.bind(env.ebs);
+    let madeMeanwhile = false;
+    env.ebs.listOwnedVolumes = async (options) => {
+      if (!madeMeanwhile) {
+        madeMeanwhile = true;
+        const answered = await env.ebs.createVolume({ clientToken: 'answered', availabilityZone: 'us-east-1a', spec: createRequest.spec, tags: tags('answered') });
+        await env.store.create(volume('answered', now, { ebsVolumeId: answered.ebsVolumeId, createRequest, status: { state: 'creating', attempts: 0, updatedAt: now } }));
+        await env.ebs.createVolume({ ...createRequest, tags: tags('unanswered') });
+        await env.store.create(volume('unanswered', now, { createRequest, status: { state: 'creating', attempts: 0, updatedAt: now } }));
+        await env.ebs.createVolume({ clientToken: 'orphan', availabilityZone: 'us-east-1a', spec: createRequest.spec, tags: tags('orphan') });
+      }
+      return list(options);
+    };
+    const report = await env.reconciler.run();
+    expect(report.scanned).toBe(0);
+    expect(report.leaked).toEqual([env.ebs.volumes().find((v) => v.tags[OWNERSHIP_TAGS.record] === 'orphan')!.ebsVolumeId]);
+  });
+
   it('counts invalid records without acting on them', async () => {
     const env = setup();
     env.store.putRaw({ kind: 'volume', volumeId: 'bad', spec: { sizeGiB: -1 }, life: 'alive', generation: 1 });
