@@ -185,7 +185,9 @@ export const ROUTES: readonly ApiRoute[] = [
     path: '/volumes/{volumeId}/attachments/{instanceId}',
     operationId: 'attachVolume',
     summary: 'Attach a volume to an instance',
-    description: 'The body is optional; give `device` to choose the device name. Repeatable.',
+    description:
+      'The body is optional; give `device` to choose the device name. Repeatable: an existing attachment answers 200 ' +
+      'as it is, also when `device` is the one it was requested with or the system allocated.',
     params: AttachmentParamsSchema,
     body: PutAttachmentRequestSchema,
     bodyRequired: false,
@@ -195,7 +197,7 @@ export const ROUTES: readonly ApiRoute[] = [
     },
     problems: {
       404: 'No such volume.',
-      409: 'The volume is being deleted, attached elsewhere, being detached from this instance, or has another device.',
+      409: 'The volume is being deleted, attached elsewhere, being detached from this instance, or the attachment has another device (requested or allocated) than `device`.',
     },
     run: async ({ service }, { params, body }) => {
       const { created, value } = await service.putAttachment(params.volumeId, params.instanceId, body);

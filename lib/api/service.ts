@@ -261,7 +261,8 @@ export class VolumeService {
 
   /**
    * Asks for the volume to be attached to the instance. The volume must exist and be alive;
-   * repeating the request is harmless; a different device for an existing attachment is 409.
+   * repeating the request is harmless, with the device it was requested or allocated with too
+   * (nothing is written); another device for an existing attachment is 409.
    */
   async putAttachment(
     volumeId: string,
@@ -282,11 +283,8 @@ export class VolumeService {
         if (existing.life === 'dying') {
           throw new ApiProblem('conflict', `volume ${volumeId} is being detached from ${instanceId}; wait until it is detached`);
         }
-        if (request.device !== undefined && request.device !== existing.requestedDevice) {
-          throw new ApiProblem('conflict', `volume ${volumeId} is already attached to ${instanceId} with another device`, [
-            { path: field('device'), message: `differs from the requested device ${existing.requestedDevice ?? '(system-chosen)'}` },
-          ]);
-        }
+        const conflict = request.device === undefined ? undefined : deviceConflict(existing, request.device);
+        if (conflict) throw new ApiProblem('conflict', conflict.detail, [{ path: field('device'), message: conflict.message }]);
         return { created: false, value: attachmentView(existing) };
       }
       const others = attachments.filter((a) => a.life === 'alive').map((a) => a.instanceId);
@@ -421,6 +419,37 @@ export class VolumeService {
   private isoNow(): string {
     return new Date(this.clock.now()).toISOString();
   }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Attachments
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * Why an existing attachment cannot take `device`, or nothing when it already has it: the device
+ * the client asked for before, or else the one the system allocated. An attachment asked for
+ * without a device and not allocated one yet has none to match.
+ */
+function deviceConflict(existing: AttachmentRecord, device: string): { detail: string; message: string } | undefined {
+  if (device === existing.requestedDevice || device === existing.device) return undefined;
+  const attachment = `the attachment of ${existing.volumeId} to ${existing.instanceId} (${existing.status.state})`;
+  const detachFirst = `it cannot change to ${device}: detach it first`;
+  if (existing.requestedDevice !== undefined) {
+    return {
+      detail: `${attachment} was requested as ${existing.requestedDevice}; ${detachFirst}`,
+      message: `differs from ${existing.requestedDevice}, the device requested before`,
+    };
+  }
+  if (existing.device !== undefined) {
+    return {
+      detail: `${attachment} has device ${existing.device}, chosen by the system; ${detachFirst}`,
+      message: `differs from ${existing.device}, the device the system chose`,
+    };
+  }
+  return {
+    detail: `${attachment} was requested without a device, so the system chooses one; ${detachFirst}`,
+    message: 'the attachment was requested without a device; the system chooses one',
+  };
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -472,11 +472,41 @@ describe('VolumeService', () => {
       expect(store.writes).toBe(writes);
     });
 
-    it('rejects another device for an existing attachment', async () => {
+    it('rejects another device for an existing attachment, saying which it has and its state', async () => {
       await service.putAttachment('data-01', INSTANCE_A, { device: '/dev/sdg' });
       const problem = await problemOf(() => service.putAttachment('data-01', INSTANCE_A, { device: '/dev/sdh' }));
       expect(problem.status).toBe(409);
-      expect(problem.errors[0]?.path).toBe('device');
+      expect(problem.detail).toBe(`the attachment of data-01 to ${INSTANCE_A} (pending) was requested as /dev/sdg; it cannot change to /dev/sdh: detach it first`);
+      expect(problem.errors).toEqual([{ path: 'device', message: 'differs from /dev/sdg, the device requested before' }]);
+    });
+
+    it('answers a device the system allocated as a repeat, writing nothing, and refuses another one', async () => {
+      await service.putAttachment('data-01', INSTANCE_A, {});
+      await store.update<AttachmentRecord>(attachmentKey('data-01', INSTANCE_A), {
+        status: { state: 'attached', attempts: 0, updatedAt: new Date(clock.now()).toISOString() },
+        device: '/dev/sdf',
+      });
+      const before = await attachment('data-01', INSTANCE_A);
+      const writes = store.writes;
+      const again = await service.putAttachment('data-01', INSTANCE_A, { device: '/dev/sdf' });
+      expect(again).toEqual({ created: false, value: expect.objectContaining({ device: '/dev/sdf', status: expect.objectContaining({ state: 'attached' }) }) });
+      expect(store.writes).toBe(writes);
+      expect(await attachment('data-01', INSTANCE_A)).toEqual(before);
+
+      const problem = await problemOf(() => service.putAttachment('data-01', INSTANCE_A, { device: '/dev/sdg' }));
+      expect(problem.status).toBe(409);
+      expect(problem.detail).toBe(`the attachment of data-01 to ${INSTANCE_A} (attached) has device /dev/sdf, chosen by the system; it cannot change to /dev/sdg: detach it first`);
+      expect(problem.errors).toEqual([{ path: 'device', message: 'differs from /dev/sdf, the device the system chose' }]);
+      expect(store.writes).toBe(writes);
+    });
+
+    it('refuses a device for a pending attachment asked for without one, saying the system chooses it', async () => {
+      await service.putAttachment('data-01', INSTANCE_A, {});
+      const writes = store.writes;
+      const problem = await problemOf(() => service.putAttachment('data-01', INSTANCE_A, { device: '/dev/sdg' }));
+      expect(problem.status).toBe(409);
+      expect(problem.detail).toBe(`the attachment of data-01 to ${INSTANCE_A} (pending) was requested without a device, so the system chooses one; it cannot change to /dev/sdg: detach it first`);
+      expect(store.writes).toBe(writes);
     });
 
     it('is 404 without the volume and 409 on a dying volume', async () => {
