@@ -82,7 +82,7 @@ function routeHandler(route: ApiRoute, context: RouteContext) {
   };
   if (!route.body) return run;
   return middy<APIGatewayProxyEvent, APIGatewayProxyResult>()
-    .use(route.bodyRequired === false ? optionalJsonBody() : jsonBodyParser<APIGatewayProxyEvent>())
+    .use(jsonBody({ optional: route.bodyRequired === false }))
     .handler(run);
 }
 
@@ -96,19 +96,37 @@ function requestBody(event: APIGatewayProxyEvent, route: ApiRoute): unknown {
   return body;
 }
 
-/** Parses JSON like middy's parser, but lets an empty body through (for optional bodies). */
-function optionalJsonBody(): MiddlewareObj<APIGatewayProxyEvent> {
-  const parser = jsonBodyParser<APIGatewayProxyEvent>();
+/**
+ * Parses a JSON body with middy's parser once its media type is checked here: middy matches it
+ * case-sensitively, and media types are case-insensitive (RFC 9110 §8.3.1). An optional body may
+ * be absent or empty (it reads as null).
+ */
+function jsonBody({ optional }: { optional: boolean }): MiddlewareObj<APIGatewayProxyEvent> {
+  // A documented option (middy.js.org) that the package's type declarations leave out.
+  const options: Parameters<typeof jsonBodyParser>[0] & { disableContentTypeCheck: boolean } = { disableContentTypeCheck: true };
+  const parser = jsonBodyParser<APIGatewayProxyEvent>(options);
   return {
     before: async (request) => {
-      const { body } = request.event;
-      if (body === null || body === undefined || body === '') {
+      const { body, headers } = request.event;
+      if (optional && (body === null || body === undefined || body === '')) {
         request.event.body = null;
         return;
+      }
+      const contentType = headers?.['content-type'];
+      if (contentType === undefined || !isJsonMediaType(contentType)) {
+        throw new ApiProblem('unsupported-media-type', `send the body as application/json (Content-Type was ${contentType ?? 'none'})`, [
+          { path: 'Content-Type', message: 'must be application/json' },
+        ]);
       }
       await parser.before?.(request);
     },
   };
+}
+
+/** `application/json` or a `+json` type, in any case, with or without parameters (`; charset=utf-8`). */
+function isJsonMediaType(contentType: string): boolean {
+  const mediaType = contentType.split(';')[0]!.trim().toLowerCase();
+  return /^application\/([^/\s]+\+)?json$/.test(mediaType);
 }
 
 function pickPathParameters(event: APIGatewayProxyEvent, names: string[]): Record<string, string | undefined> {
@@ -172,22 +190,16 @@ function noSuchRoute({ method, path }: { method: string; path: string }): never 
 interface MiddyHttpError {
   statusCode: number;
   message: string;
-  cause?: { package?: string; data?: unknown; message?: string };
+  cause?: { package?: string; message?: string };
 }
 
 function isMiddyHttpError(error: unknown): error is MiddyHttpError {
   return error instanceof Error && typeof (error as Partial<MiddyHttpError>).statusCode === 'number';
 }
 
-/** Turns what middy's body parser throws into our problems. */
+/** Turns what middy's body parser throws (its media type check is ours: `jsonBody`) into our problems. */
 function fromBodyParser(error: MiddyHttpError): ApiProblem | undefined {
   if (error.cause?.package !== '@middy/http-json-body-parser') return undefined;
-  if (error.message === 'Unsupported Media Type') {
-    const given = typeof error.cause.data === 'string' ? error.cause.data : 'none';
-    return new ApiProblem('unsupported-media-type', `send the body as application/json (Content-Type was ${given})`, [
-      { path: 'Content-Type', message: 'must be application/json' },
-    ]);
-  }
   const reason = error.cause.message ?? error.message;
   return new ApiProblem('malformed-json', `the request body is not valid JSON: ${reason}`, [{ path: '', message: reason }]);
 }

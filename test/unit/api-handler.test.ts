@@ -107,6 +107,24 @@ describe('API handler', () => {
       });
       expect(response.statusCode).toBe(201);
     });
+
+    it('reads the media type in any case (RFC 9110 §8.3.1), for required and optional bodies', async () => {
+      const created = await api.call({
+        method: 'POST',
+        url: '/volumes',
+        headers: { 'Content-Type': 'Application/JSON' },
+        body: JSON.stringify({ volumeId: 'data-01', spec: GP3 }),
+      });
+      expect(created.statusCode).toBe(201);
+      const attached = await api.call({
+        method: 'PUT',
+        url: `/volumes/data-01/attachments/${INSTANCE_A}`,
+        headers: { 'content-type': 'APPLICATION/JSON ; Charset=UTF-8' },
+        body: JSON.stringify({ device: '/dev/sdf' }),
+      });
+      expect(attached.statusCode).toBe(201);
+      expect(AttachmentSchema.parse(attached.json).requestedDevice).toBe('/dev/sdf');
+    });
   });
 
   describe('bad input is a 4xx with field messages and writes nothing', () => {
@@ -124,6 +142,8 @@ describe('API handler', () => {
       { name: 'no body', request: { method: 'POST', url: '/volumes', headers: { 'content-type': 'application/json' } }, status: 400 },
       { name: 'malformed JSON', request: { method: 'POST', url: '/volumes', headers: { 'content-type': 'application/json' }, body: '{"spec": {' }, status: 400 },
       { name: 'wrong content type', request: { method: 'POST', url: '/volumes', headers: { 'content-type': 'text/plain' }, body: JSON.stringify({ spec: GP3 }) }, status: 415, paths: ['Content-Type'] },
+      { name: 'another content type in upper case', request: { method: 'POST', url: '/volumes', headers: { 'content-type': 'Application/XML' }, body: JSON.stringify({ spec: GP3 }) }, status: 415, paths: ['Content-Type'] },
+      { name: 'a content type that only starts like JSON', request: { method: 'POST', url: '/volumes', headers: { 'content-type': 'application/jsonp' }, body: JSON.stringify({ spec: GP3 }) }, status: 415, paths: ['Content-Type'] },
       { name: 'missing content type', request: { method: 'POST', url: '/volumes', body: JSON.stringify({ spec: GP3 }) }, status: 415 },
       {
         name: 'oversized body',
@@ -165,6 +185,14 @@ describe('API handler', () => {
       const problem = expectProblem(await api.call({ method: 'POST', url: '/volumes', json: { spec: { volumeType: 'gp3' } } }), 400);
       expect(problem.errors).toEqual([{ path: 'spec.sizeGiB', message: 'is required' }]);
       expect(problem.detail).toBe('the request body is not valid: spec.sizeGiB: is required');
+    });
+
+    it('names an unsupported media type as such, with the type given', async () => {
+      const response = await api.call({ method: 'PUT', url: `/volumes/data-01/attachments/${INSTANCE_A}`, headers: { 'content-type': 'Text/Plain' }, body: '{}' });
+      const problem = expectProblem(response, 415);
+      expect(problem.type).toBe('urn:ebs-provisioner:problem:unsupported-media-type');
+      expect(problem.detail).toBe('send the body as application/json (Content-Type was Text/Plain)');
+      expect(problem.errors).toEqual([{ path: 'Content-Type', message: 'must be application/json' }]);
     });
 
     it('names malformed JSON as such', async () => {
