@@ -8,6 +8,7 @@
 import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { readWholeNumber, wholeNumberMessage, type WholeNumberRange } from '../lib/api/parse.js';
 import type { CreateVolumeRequest, PatchVolumeRequest, VolumeView } from '../lib/api/schemas.js';
 import type { VolumeSpec } from '../lib/domain/records.js';
 import type { Clock } from '../lib/engine/ports.js';
@@ -43,10 +44,16 @@ interface GlobalOptions {
 
 class UsageError extends Error {}
 
-function wholeNumber(value: string): number {
-  if (!/^\d+$/.test(value)) throw new InvalidArgumentError('must be a whole number');
-  return Number(value);
+/** An option value that must be a whole number in `range`; the message says the range. */
+function wholeNumber(range: WholeNumberRange): (value: string) => number {
+  return (value) => {
+    const number = readWholeNumber(value, range);
+    if (number === undefined) throw new InvalidArgumentError(wholeNumberMessage(range));
+    return number;
+  };
 }
+/** Sizes, IOPS, throughput and counts; EBS's own limits per volume type are the API's to check. */
+const POSITIVE = wholeNumber({ min: 1 });
 
 function collectTag(value: string, previous: Record<string, string> = {}): Record<string, string> {
   const at = value.indexOf('=');
@@ -84,10 +91,10 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   volumes
     .command('create')
     .description('ask for a volume (optionally attached to an instance at once)')
-    .requiredOption('--size <GiB>', 'size in GiB', wholeNumber)
+    .requiredOption('--size <GiB>', 'size in GiB', POSITIVE)
     .option('--type <type>', 'volume type (gp2, gp3, io1, io2, st1, sc1, standard)', 'gp3')
-    .option('--iops <n>', 'provisioned IOPS', wholeNumber)
-    .option('--throughput <MiBps>', 'throughput in MiB/s (gp3)', wholeNumber)
+    .option('--iops <n>', 'provisioned IOPS', POSITIVE)
+    .option('--throughput <MiBps>', 'throughput in MiB/s (gp3)', POSITIVE)
     .option('--az <zone>', 'availability zone (required unless --attach names the instance whose AZ it goes in)')
     .option('--attach <instanceId>', 'attach to this instance (and create the volume in its AZ)')
     .option('--device <name>', 'device name for --attach, e.g. /dev/sdf')
@@ -125,7 +132,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     .description('list volumes')
     .option('--state <state>', 'only volumes in this state')
     .option('--instance <instanceId>', 'only volumes attached to this instance')
-    .option('--limit <n>', 'show at most this many', wholeNumber)
+    .option('--limit <n>', 'show at most this many', POSITIVE)
     .action(async (options, command: Command) => {
       const api = client(command);
       const items: VolumeView[] = [];
@@ -152,7 +159,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     .command('grow')
     .description('grow a volume')
     .argument('<volumeId>')
-    .requiredOption('--size <GiB>', 'new size in GiB', wholeNumber)
+    .requiredOption('--size <GiB>', 'new size in GiB', POSITIVE)
     .action(async (volumeId: string, options, command: Command) => {
       const { body } = await client(command).patchVolume(volumeId, { sizeGiB: options.size });
       print(command, body, () => volumeDetails(body));
@@ -162,10 +169,10 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     .command('modify')
     .description("change a volume's size, type, IOPS or throughput")
     .argument('<volumeId>')
-    .option('--size <GiB>', 'new size in GiB', wholeNumber)
+    .option('--size <GiB>', 'new size in GiB', POSITIVE)
     .option('--type <type>', 'new volume type')
-    .option('--iops <n>', 'new IOPS', wholeNumber)
-    .option('--throughput <MiBps>', 'new throughput', wholeNumber)
+    .option('--iops <n>', 'new IOPS', POSITIVE)
+    .option('--throughput <MiBps>', 'new throughput', POSITIVE)
     .option('--clear-iops', 'drop the IOPS setting (e.g. when moving to gp2)')
     .option('--clear-throughput', 'drop the throughput setting')
     .action(async (volumeId: string, options, command: Command) => {
@@ -246,8 +253,8 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     .argument('<volumeId>')
     .option('--attachment <instanceId>', 'wait for the attachment to this instance')
     .requiredOption('--state <states>', 'wanted state(s), comma-separated or repeated, e.g. available,in-use', commaList)
-    .option('--timeout <seconds>', 'give up after this long', wholeNumber, 600)
-    .option('--interval <seconds>', 'time between checks', wholeNumber, 2)
+    .option('--timeout <seconds>', 'give up after this long (0: check once)', wholeNumber({ min: 0 }), 600)
+    .option('--interval <seconds>', 'time between checks', POSITIVE, 2)
     .action(async (volumeId: string, options, command: Command) => {
       const target = { volumeId, states: options.state as string[], ...(options.attachment ? { instanceId: options.attachment as string } : {}) };
       const known = waitableStates(target);
@@ -259,7 +266,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
         client: client(command),
         clock: io.clock,
         timeoutMs: options.timeout * 1000,
-        intervalMs: Math.max(1, options.interval) * 1000,
+        intervalMs: options.interval * 1000,
         progress: await createProgress(io),
       });
       if (globals(command).output === 'json') line(JSON.stringify(outcome, null, 2));

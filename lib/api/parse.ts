@@ -34,3 +34,25 @@ export function fieldIssues(issues: readonly z.core.$ZodIssue[]): FieldIssue[] {
     return [{ path: fieldPath(issue.path), message: issue.message }];
   });
 }
+
+/** A range of whole numbers; without `max`, any from `min` up. */
+export interface WholeNumberRange {
+  min: number;
+  max?: number;
+}
+
+/** What a whole number in `range` must be, e.g. `must be a whole number from 1 to 100`. */
+export function wholeNumberMessage({ min, max }: WholeNumberRange): string {
+  return max === undefined ? `must be a whole number, at least ${min}` : `must be a whole number from ${min} to ${max}`;
+}
+
+/**
+ * The whole number `text` writes in plain decimal digits, when it lies in `range`; undefined for
+ * anything else. Signs, exponents (`1e1`), hexadecimal (`0x10`) and spaces are not whole numbers
+ * as a person writes them in a query string or on a command line, though `Number()` reads them.
+ */
+export function readWholeNumber(text: string, range: WholeNumberRange): number | undefined {
+  if (!/^[0-9]+$/.test(text)) return undefined;
+  const value = Number(text);
+  return value >= range.min && (range.max === undefined || value <= range.max) ? value : undefined;
+}

@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { ATTACHMENT_STATES, VOLUME_STATES } from '../domain/records.js';
 import { deviceNameSchema, instanceIdSchema, volumeRecordIdSchema, volumeSpecSchema } from '../domain/validation.js';
 import { MUTATING_ACTIONS } from '../engine/config.js';
+import { readWholeNumber, wholeNumberMessage, type WholeNumberRange } from './parse.js';
 
 // ---------------------------------------------------------------------------------------------
 // Shared pieces
@@ -144,12 +145,17 @@ export const InstanceParamsSchema = z.strictObject({ instanceId: InstanceIdSchem
 
 export const LIST_LIMIT = { default: 50, max: 100 } as const;
 
+/**
+ * A query parameter holding a whole number in `range`, written in plain decimal digits; anything
+ * else gets the one message that says the range. Documented as an integer with its bounds.
+ */
+function wholeNumberParameter(range: Required<WholeNumberRange>) {
+  const read = (value: unknown) => (typeof value === 'string' ? (readWholeNumber(value, range) ?? value) : value);
+  return z.preprocess(read, z.number({ error: wholeNumberMessage(range) }).int().min(range.min).max(range.max));
+}
+
 export const ListVolumesQuerySchema = z.strictObject({
-  limit: z.coerce
-    .number({ error: 'must be a whole number' })
-    .int()
-    .min(1)
-    .max(LIST_LIMIT.max)
+  limit: wholeNumberParameter({ min: 1, max: LIST_LIMIT.max })
     .default(LIST_LIMIT.default)
     .meta({ description: `Page size, 1-${LIST_LIMIT.max}.` }),
   cursor: z.string().min(1).max(4096).optional().meta({ description: 'From the previous page.' }),

@@ -187,6 +187,17 @@ describe('API handler', () => {
       expect(problem.detail).toBe('the request body is not valid: spec.sizeGiB: is required');
     });
 
+    it('takes limit only as plain decimal digits from 1 to 100, and says so', async () => {
+      for (const limit of ['0', '101', '1000', '-1', '1.5', '1e1', '0x10', '%201', '1%20', '', 'ten']) {
+        const problem = expectProblem(await api.call({ method: 'GET', url: `/volumes?limit=${limit}` }), 400);
+        expect(problem.detail, limit).toBe('the query string is not valid: limit: must be a whole number from 1 to 100');
+        expect(problem.errors, limit).toEqual([{ path: 'limit', message: 'must be a whole number from 1 to 100' }]);
+      }
+      for (const limit of ['1', '100', '007']) {
+        expect((await api.call({ method: 'GET', url: `/volumes?limit=${limit}` })).statusCode, limit).toBe(200);
+      }
+    });
+
     it('names an unsupported media type as such, with the type given', async () => {
       const response = await api.call({ method: 'PUT', url: `/volumes/data-01/attachments/${INSTANCE_A}`, headers: { 'content-type': 'Text/Plain' }, body: '{}' });
       const problem = expectProblem(response, 415);

@@ -181,12 +181,12 @@ describe('CLI against the API over HTTP', () => {
 
   describe('errors', () => {
     it('prints a validation problem with its field messages and exits 1, writing nothing', async () => {
-      const run = await cli('volumes', 'create', '--size', '0', '--type', 'gp9');
+      const run = await cli('volumes', 'create', '--size', '20', '--type', 'gp9', '--snapshot', 'backup-1');
       expect(run.code).toBe(EXIT.failed);
       expect(run.stdout).toBe('');
       const lines = run.stderr.trim().split('\n');
       expect(lines[0]).toBe('error: 400 The request is not valid: the request body is not valid');
-      expect(new Set(lines.slice(1).map((l) => l.split(':')[0]!))).toEqual(new Set(['  spec.sizeGiB', '  spec.volumeType']));
+      expect(new Set(lines.slice(1).map((l) => l.split(':')[0]!))).toEqual(new Set(['  spec.snapshotId', '  spec.volumeType']));
       expect(store.writes).toBe(0);
     });
 
@@ -215,6 +215,21 @@ describe('CLI against the API over HTTP', () => {
         const run = await cli(...argv);
         expect(run.code, argv.join(' ')).toBe(EXIT.usage);
         expect(run.stderr, argv.join(' ')).toMatch(/error/);
+      }
+      expect(sent).toEqual([]);
+    });
+
+    it('says what a number option takes (exit 2, nothing sent)', async () => {
+      for (const [argv, message] of [
+        [['volumes', 'create', '--size', '-5'], "option '--size <GiB>' argument '-5' is invalid. must be a whole number, at least 1"],
+        [['volumes', 'grow', 'data-01', '--size', '1e1'], "option '--size <GiB>' argument '1e1' is invalid. must be a whole number, at least 1"],
+        [['volumes', 'list', '--limit', '0'], "option '--limit <n>' argument '0' is invalid. must be a whole number, at least 1"],
+        [['wait', 'data-01', '--state', 'available', '--interval', '0'], "option '--interval <seconds>' argument '0' is invalid. must be a whole number, at least 1"],
+        [['wait', 'data-01', '--state', 'available', '--timeout', '-1'], "option '--timeout <seconds>' argument '-1' is invalid. must be a whole number, at least 0"],
+      ] as const) {
+        const run = await cli(...argv);
+        expect(run.code, argv.join(' ')).toBe(EXIT.usage);
+        expect(run.stderr.split('\n')[0], argv.join(' ')).toBe(`error: ${message}`);
       }
       expect(sent).toEqual([]);
     });
