@@ -108,7 +108,8 @@ export const ROUTES: readonly ApiRoute[] = [
     description:
       'Creates the volume record; the system then creates the EBS volume. With `attachTo`, also asks for the attachment, ' +
       'and without an availability zone the volume goes in the instance\'s AZ. Repeating a request with the same ' +
-      '`volumeId` and spec answers 200 with the existing volume; the same id with another spec is 409.',
+      '`volumeId` and spec answers 200 with the existing volume; the same id with another spec (or placed by another ' +
+      '`attachTo` instance) is 409, naming each difference.',
     body: CreateVolumeRequestSchema,
     responses: {
       201: { description: 'Created.', schema: VolumeDetailsSchema },
@@ -116,7 +117,7 @@ export const ROUTES: readonly ApiRoute[] = [
     },
     problems: {
       404: 'The volume vanished while the attachment was being added.',
-      409: 'The id is taken by a volume with another spec, is being deleted, or the instance conflicts.',
+      409: 'The id is taken by a volume that differs from the request (`errors` names each difference), is being deleted, or already has an attachment to another instance.',
     },
     run: async ({ service }, { body }) => {
       const { created, value } = await service.createVolume(body);

@@ -103,7 +103,8 @@ export class VolumeService {
 
   /**
    * Creates a volume record (and its attachment when `attachTo` is given). Repeating the request
-   * with the same volume id and spec answers with the existing volume; a different spec is 409.
+   * with the same volume id and spec answers with the existing volume; a different spec (or
+   * placement taken from another `attachTo` instance) is 409 naming each difference.
    */
   async createVolume(request: CreateVolumeRequest): Promise<Created<VolumeDetails>> {
     const spec = placedSpec(request);
@@ -135,10 +136,9 @@ export class VolumeService {
           { path: 'volumeId', message: 'is being deleted; choose another id or wait until it is gone' },
         ]);
       }
-      if (!sameSpec(existing.spec, spec)) {
-        throw new ApiProblem('conflict', `volume ${volumeId} already exists with a different spec`, [
-          { path: 'volumeId', message: 'already exists with a different spec' },
-        ]);
+      const differences = createDifferences(existing.spec, spec, request);
+      if (differences.length > 0) {
+        throw new ApiProblem('conflict', `volume ${volumeId} already exists and differs from this request: ${describeIssues(differences)}`, differences);
       }
       created = false;
     }
@@ -287,10 +287,12 @@ export class VolumeService {
         if (conflict) throw new ApiProblem('conflict', conflict.detail, [{ path: field('device'), message: conflict.message }]);
         return { created: false, value: attachmentView(existing) };
       }
-      const others = attachments.filter((a) => a.life === 'alive').map((a) => a.instanceId);
+      const others = attachments.filter((a) => a.life === 'alive');
       if (others.length > 0 && !volume.spec.multiAttach) {
-        throw new ApiProblem('conflict', `volume ${volumeId} is attached to ${others.join(', ')}; detach it first`, [
-          { path: field('instanceId'), message: 'the volume is not multi-attach and is attached elsewhere' },
+        // Say "has an attachment": it may still be pending, not attached yet.
+        const held = others.map((a) => `${a.instanceId} (${a.status.state})`).join(', ');
+        throw new ApiProblem('conflict', `volume ${volumeId} already has an attachment to ${held} and is not multi-attach; detach it first`, [
+          { path: field('instanceId'), message: `the volume is not multi-attach and already has an attachment to ${others.map((a) => a.instanceId).join(', ')}` },
         ]);
       }
       const record = newAttachmentRecord(volume, instanceId, this.isoNow(), request.device);
@@ -459,13 +461,47 @@ function deviceConflict(existing: AttachmentRecord, device: string): { detail: s
 /** Why a spec with no placement is refused: EBS creates a volume in one AZ, and nothing names it. */
 const UNPLACED = 'is required unless placementInstanceId or attachTo names an instance whose AZ the volume goes in';
 
+/** Whether the request leaves the volume's placement to `attachTo`: no AZ and no placement instance. */
+function placedByAttachTo(request: CreateVolumeRequest): boolean {
+  return request.attachTo !== undefined && request.spec.availabilityZone === undefined && request.spec.placementInstanceId === undefined;
+}
+
 /** The spec as stored: with no AZ and no placement, a volume created for an instance goes in its AZ. */
 function placedSpec(request: CreateVolumeRequest): VolumeSpec {
-  const { spec, attachTo } = request;
-  if (attachTo && spec.availabilityZone === undefined && spec.placementInstanceId === undefined) {
-    return { ...spec, placementInstanceId: attachTo.instanceId };
+  return placedByAttachTo(request) ? { ...request.spec, placementInstanceId: request.attachTo!.instanceId } : request.spec;
+}
+
+const PLACEMENT_FIELDS: ReadonlyArray<keyof VolumeSpec> = ['availabilityZone', 'placementInstanceId'];
+
+/**
+ * How a repeated create differs from the volume that exists under its id, one issue per field the
+ * client wrote: `spec.<field>` for the spec's own fields, `attachTo.instanceId` when the placement
+ * differs only because `attachTo` names another instance than the one the volume is placed by.
+ */
+function createDifferences(existing: VolumeSpec, wanted: VolumeSpec, request: CreateVolumeRequest): FieldIssue[] {
+  const fromAttachTo = placedByAttachTo(request);
+  const differs = (field: keyof VolumeSpec) => canonicalJson(existing[field]) !== canonicalJson(wanted[field]);
+  const fields = [...new Set([...Object.keys(existing), ...Object.keys(wanted)] as Array<keyof VolumeSpec>)].sort();
+  const issues: FieldIssue[] = fields
+    .filter((field) => differs(field) && !(fromAttachTo && PLACEMENT_FIELDS.includes(field)))
+    .map((field) => ({ path: `spec.${field}`, message: `is ${shownValue(wanted[field])} here, ${shownValue(existing[field])} on the volume` }));
+  if (fromAttachTo && PLACEMENT_FIELDS.some(differs)) {
+    issues.unshift({
+      path: 'attachTo.instanceId',
+      message: `places the volume in the AZ of ${request.attachTo!.instanceId}; the volume is placed ${describePlacement(existing)}`,
+    });
   }
-  return spec;
+  return issues;
+}
+
+function describePlacement(spec: VolumeSpec): string {
+  if (spec.placementInstanceId !== undefined) return `in the AZ of ${spec.placementInstanceId}`;
+  return spec.availabilityZone !== undefined ? `in ${spec.availabilityZone}` : 'nowhere';
+}
+
+function shownValue(value: unknown): string {
+  if (value === undefined) return 'not set';
+  return typeof value === 'string' ? value : canonicalJson(value);
 }
 
 /** A PATCH body holds the spec's own fields, so its messages name them without the `spec.` prefix. */

@@ -84,9 +84,13 @@ describe('VolumeService', () => {
     it('rejects the same id with a different spec as a conflict and changes nothing', async () => {
       await service.createVolume({ volumeId: 'data-01', spec: GP3 });
       const before = await volume('data-01');
-      const problem = await problemOf(() => service.createVolume({ volumeId: 'data-01', spec: { ...GP3, sizeGiB: 21 } }));
+      const problem = await problemOf(() => service.createVolume({ volumeId: 'data-01', spec: { ...GP3, sizeGiB: 21, tags: { team: 'a' } } }));
       expect(problem.status).toBe(409);
-      expect(problem.errors).toEqual([{ path: 'volumeId', message: 'already exists with a different spec' }]);
+      expect(problem.detail).toBe('volume data-01 already exists and differs from this request: spec.sizeGiB: is 21 here, 20 on the volume; spec.tags: is {"team":"a"} here, not set on the volume');
+      expect(problem.errors).toEqual([
+        { path: 'spec.sizeGiB', message: 'is 21 here, 20 on the volume' },
+        { path: 'spec.tags', message: 'is {"team":"a"} here, not set on the volume' },
+      ]);
       expect(await volume('data-01')).toEqual(before);
     });
 
@@ -136,11 +140,40 @@ describe('VolumeService', () => {
       expect(store.writes).toBe(writes);
     });
 
-    it('treats attaching the same volume id to another instance as a different spec', async () => {
+    it('refuses the same request attached to another instance, saying the volume is placed by the first one, not that the spec differs', async () => {
       await service.createVolume({ volumeId: 'data-01', spec: UNPLACED, attachTo: { instanceId: INSTANCE_A } });
+      const writes = store.writes;
       const problem = await problemOf(() => service.createVolume({ volumeId: 'data-01', spec: UNPLACED, attachTo: { instanceId: INSTANCE_B } }));
       expect(problem.status).toBe(409);
+      expect(problem.detail).toBe(
+        `volume data-01 already exists and differs from this request: attachTo.instanceId: places the volume in the AZ of ${INSTANCE_B}; the volume is placed in the AZ of ${INSTANCE_A}`,
+      );
+      expect(problem.errors.map((issue) => issue.path)).toEqual(['attachTo.instanceId']);
       expect(await attachment('data-01', INSTANCE_B)).toBeUndefined();
+      expect(store.writes).toBe(writes);
+
+      // A spec field that differs as well is named on its own.
+      const both = await problemOf(() => service.createVolume({ volumeId: 'data-01', spec: { ...UNPLACED, sizeGiB: 30 }, attachTo: { instanceId: INSTANCE_B } }));
+      expect(both.errors.map((issue) => issue.path)).toEqual(['attachTo.instanceId', 'spec.sizeGiB']);
+    });
+
+    it('refuses the same request with an AZ attached to another instance, naming the attachment the volume has', async () => {
+      await service.createVolume({ volumeId: 'data-01', spec: GP3, attachTo: { instanceId: INSTANCE_A } });
+      const writes = store.writes;
+      const problem = await problemOf(() => service.createVolume({ volumeId: 'data-01', spec: GP3, attachTo: { instanceId: INSTANCE_B } }));
+      expect(problem.status).toBe(409);
+      expect(problem.detail).toBe(`volume data-01 already has an attachment to ${INSTANCE_A} (pending) and is not multi-attach; detach it first`);
+      expect(problem.errors).toEqual([{ path: 'attachTo.instanceId', message: `the volume is not multi-attach and already has an attachment to ${INSTANCE_A}` }]);
+      expect(store.writes).toBe(writes);
+    });
+
+    it('names a placement given in the spec as a spec field', async () => {
+      await service.createVolume({ volumeId: 'data-01', spec: { ...UNPLACED, placementInstanceId: INSTANCE_A } });
+      const problem = await problemOf(() => service.createVolume({ volumeId: 'data-01', spec: GP3 }));
+      expect(problem.errors).toEqual([
+        { path: 'spec.availabilityZone', message: 'is us-east-1a here, not set on the volume' },
+        { path: 'spec.placementInstanceId', message: `is not set here, ${INSTANCE_A} on the volume` },
+      ]);
     });
   });
 

@@ -194,8 +194,7 @@ describe('CLI against the API over HTTP', () => {
       await cli('volumes', 'create', '--az', 'us-east-1a', '--size', '20', '--id', 'data-01');
       const conflict = await cli('volumes', 'create', '--az', 'us-east-1a', '--size', '30', '--id', 'data-01');
       expect(conflict.code).toBe(EXIT.failed);
-      expect(conflict.stderr).toContain('error: 409 Conflict with the current state: volume data-01 already exists with a different spec');
-      expect(conflict.stderr).toContain('  volumeId: already exists with a different spec');
+      expect(conflict.stderr).toBe('error: 409 Conflict with the current state: volume data-01 already exists and differs from this request\n  spec.sizeGiB: is 30 here, 20 on the volume\n');
       const missing = await cli('volumes', 'get', 'nope');
       expect(missing.code).toBe(EXIT.failed);
       expect(missing.stderr).toBe('error: 404 Not found: volume nope does not exist\n');
