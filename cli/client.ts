@@ -22,6 +22,8 @@ export class ApiError extends Error {
     /** The problem body, when the API sent one. */
     readonly problem: ProblemBody | undefined,
     message: string,
+    /** The JSON the API answered with (the problem document, or e.g. API Gateway's own `{ message }`). */
+    readonly body: unknown = undefined,
   ) {
     super(message);
   }
@@ -146,7 +148,7 @@ export class ApiClient {
       const problem = isProblem(parsed) ? parsed : undefined;
       const message =
         problem?.detail ?? (typeof (parsed as { message?: unknown })?.message === 'string' ? (parsed as { message: string }).message : text);
-      throw new ApiError(response.status, problem, message || response.statusText);
+      throw new ApiError(response.status, problem, message || response.statusText, parsed);
     }
     return { status: response.status, body: parsed as T };
   }

@@ -81,6 +81,15 @@ export function attachmentLine(attachment: AttachmentView): string {
   return `${attachment.volumeId} → ${attachment.instanceId}: ${describeState(attachment)}, ${attachment.life}${device ? `, ${device}` : ''}`;
 }
 
+/**
+ * An error in the chosen output format: with `json`, an API error is the JSON the API answered
+ * with (its problem document), for scripts to read; anything else is text as `describeError` says it.
+ */
+export function formatError(error: unknown, output: OutputFormat): string {
+  if (output === 'json' && error instanceof ApiError && error.body !== undefined) return JSON.stringify(error.body, null, 2);
+  return describeError(error);
+}
+
 /** An error as the person at the terminal should read it, field messages included. */
 export function describeError(error: unknown): string {
   if (error instanceof ApiError) {

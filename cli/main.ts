@@ -14,7 +14,7 @@ import type { VolumeSpec } from '../lib/domain/records.js';
 import type { Clock } from '../lib/engine/ports.js';
 import { SystemClock } from '../lib/memory/clock.js';
 import { ApiClient } from './client.js';
-import { attachmentLine, attachmentsTable, describeError, volumeDetails, volumesTable, type OutputFormat } from './format.js';
+import { attachmentLine, attachmentsTable, formatError, volumeDetails, volumesTable, type OutputFormat } from './format.js';
 import { createRequestSigner, isExecuteApiUrl, regionFromUrl, type AwsCredentialsProvider } from './sigv4.js';
 import { waitableStates, waitFor, type Progress } from './wait.js';
 
@@ -77,7 +77,11 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     .addOption(
       new Option('--endpoint <url>', `API base URL (env ${ENDPOINT_ENV})`).default(io.env[ENDPOINT_ENV] ?? DEFAULT_ENDPOINT),
     )
-    .addOption(new Option('-o, --output <format>', 'output format').choices(['table', 'json']).default('table'))
+    .addOption(
+      new Option('-o, --output <format>', 'output format; json prints results on stdout and an API error as its problem document (JSON) on stderr')
+        .choices(['table', 'json'])
+        .default('table'),
+    )
     .option('--sigv4', 'sign requests with AWS SigV4 (automatic for execute-api URLs)')
     .option('--region <region>', 'AWS region for signing (default: from the URL, then AWS_REGION)');
 
@@ -285,7 +289,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       io.stderr(`error: ${error.message}\n`);
       return EXIT.usage;
     }
-    io.stderr(`${describeError(error)}\n`);
+    io.stderr(`${formatError(error, program.opts<GlobalOptions>().output)}\n`);
     return EXIT.failed;
   }
 }

@@ -200,6 +200,35 @@ describe('CLI against the API over HTTP', () => {
       expect(missing.stderr).toBe('error: 404 Not found: volume nope does not exist\n');
     });
 
+    it('with -o json, prints an API error as its problem document on stderr, stdout empty, exit 1 as with tables', async () => {
+      const missing = await cli('-o', 'json', 'volumes', 'get', 'nope');
+      expect(missing.code).toBe(EXIT.failed);
+      expect(missing.stdout).toBe('');
+      expect(JSON.parse(missing.stderr)).toEqual({
+        type: 'urn:ebs-provisioner:problem:not-found',
+        title: 'Not found',
+        status: 404,
+        detail: 'volume nope does not exist',
+        errors: [],
+      });
+      const invalid = await cli('-o', 'json', 'volumes', 'create', '--size', '20', '--type', 'gp9');
+      expect(invalid.code).toBe(EXIT.failed);
+      expect(JSON.parse(invalid.stderr)).toMatchObject({ status: 400, errors: [{ path: 'spec.volumeType' }] });
+      // An error API Gateway answers itself is printed as it came.
+      currentHandler = (async () => ({
+        statusCode: 403,
+        headers: { 'Content-Type': 'application/json' },
+        body: '{"message":"Missing Authentication Token"}',
+      })) as unknown as typeof currentHandler;
+      const gateway = await cli('-o', 'json', 'volumes', 'get', 'data-01');
+      expect(gateway.code).toBe(EXIT.failed);
+      expect(JSON.parse(gateway.stderr)).toEqual({ message: 'Missing Authentication Token' });
+      // Not an API answer: no problem document to print.
+      const unreachable = await cli('-o', 'json', '--endpoint', 'http://127.0.0.1:1', 'volumes', 'list');
+      expect(unreachable.code).toBe(EXIT.failed);
+      expect(unreachable.stderr).toMatch(/^error: cannot reach the API/);
+    });
+
     it('rejects bad usage with exit code 2 before sending anything', async () => {
       for (const argv of [
         ['volumes', 'create', '--size', 'big'],
