@@ -2,8 +2,8 @@
  * `ebs-provisioner`: the command line for the HTTP API. Talks to the local runtime by default and
  * to a deployed API (execute-api URL or `--sigv4`) with SigV4-signed requests.
  *
- * Exit codes: 0 done, 1 the request failed (API problem or unreachable), 2 usage error,
- * 3 `wait` timed out, 4 `wait` saw the record fail (`error` state).
+ * Exit codes (also in --help): 0 done, 1 the request failed (API problem or unreachable) or `wait`
+ * found no such record, 2 usage error, 3 `wait` timed out, 4 `wait` saw the record fail.
  */
 import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -16,11 +16,21 @@ import { SystemClock } from '../lib/memory/clock.js';
 import { ApiClient } from './client.js';
 import { attachmentLine, attachmentsTable, formatError, volumeDetails, volumesTable, type OutputFormat } from './format.js';
 import { createRequestSigner, isExecuteApiUrl, regionFromUrl, type AwsCredentialsProvider } from './sigv4.js';
-import { waitableStates, waitFor, type Progress } from './wait.js';
+import { waitableStates, waitFor, type Progress, type WaitOutcome } from './wait.js';
 
 export const DEFAULT_ENDPOINT = 'http://127.0.0.1:3000';
 export const ENDPOINT_ENV = 'EBS_PROVISIONER_ENDPOINT';
 export const EXIT = { ok: 0, failed: 1, usage: 2, timeout: 3, errorState: 4 } as const;
+/** A record `wait` finds missing fails like any request answered 404. */
+const WAIT_EXIT: Record<WaitOutcome['result'], number> = { reached: EXIT.ok, timeout: EXIT.timeout, error: EXIT.errorState, 'not-found': EXIT.failed };
+const EXIT_CODES_HELP = `
+Exit codes:
+  0  done
+  1  the request failed (the API's problem is printed), the API is unreachable,
+     or wait found no such record (and was not waiting for its removal)
+  2  usage error
+  3  wait timed out
+  4  wait saw the record fail (error state, or a change the system refused)`;
 
 /** Everything the CLI touches outside itself, so tests can run it in-process. */
 export interface CliIo {
@@ -83,7 +93,8 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
         .default('table'),
     )
     .option('--sigv4', 'sign requests with AWS SigV4 (automatic for execute-api URLs)')
-    .option('--region <region>', 'AWS region for signing (default: from the URL, then AWS_REGION)');
+    .option('--region <region>', 'AWS region for signing (default: from the URL, then AWS_REGION)')
+    .addHelpText('after', EXIT_CODES_HELP);
 
   const globals = (command: Command) => command.optsWithGlobals<GlobalOptions>();
   const client = (command: Command) => createClient(globals(command), io);
@@ -259,6 +270,13 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     .requiredOption('--state <states>', 'wanted state(s), comma-separated or repeated, e.g. available,in-use', commaList)
     .option('--timeout <seconds>', 'give up after this long (0: check once)', wholeNumber({ min: 0 }), 600)
     .option('--interval <seconds>', 'time between checks', POSITIVE, 2)
+    .addHelpText(
+      'after',
+      '\nA removed record counts as deleted (volume) or detached (attachment). A record\n' +
+        'that does not exist, or is removed, while another state is wanted ends the wait\n' +
+        'at once (exit 1). A record in error ends it too (exit 4) unless error is\n' +
+        'wanted, and so does the timeout (exit 3).',
+    )
     .action(async (volumeId: string, options, command: Command) => {
       const target = { volumeId, states: options.state as string[], ...(options.attachment ? { instanceId: options.attachment as string } : {}) };
       const known = waitableStates(target);
@@ -274,7 +292,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
         progress: await createProgress(io),
       });
       if (globals(command).output === 'json') line(JSON.stringify(outcome, null, 2));
-      exitCode = outcome.result === 'reached' ? EXIT.ok : outcome.result === 'timeout' ? EXIT.timeout : EXIT.errorState;
+      exitCode = WAIT_EXIT[outcome.result];
     });
 
   try {

@@ -2,7 +2,9 @@
  * `wait`: polls the API until a volume or an attachment reaches one of the wanted states, showing
  * progress. A record that is gone counts as `deleted` (volume) or `detached` (attachment), since the
  * system removes records once the EC2 resource is gone. An `error` state nobody waited for ends the
- * wait at once, with the reason, as does a spec change the system refused (it will never be applied).
+ * wait at once, with the reason, as does a spec change the system refused (it will never be applied),
+ * and so does a missing record when its removal is not what was waited for: it never comes back by
+ * itself, and it is most often a mistyped id.
  */
 import { ATTACHMENT_STATES, VOLUME_STATES } from '../lib/domain/records.js';
 import type { Clock } from '../lib/engine/ports.js';
@@ -38,7 +40,9 @@ export interface WaitOptions {
 export type WaitOutcome =
   | { result: 'reached'; state: string; volume?: VolumeDetails; attachment?: AttachmentView }
   | { result: 'timeout'; state: string }
-  | { result: 'error'; state: string; message: string };
+  | { result: 'error'; state: string; message: string }
+  /** The record does not exist (or was removed) and its removal was not waited for. */
+  | { result: 'not-found'; state: string; message: string };
 
 /** The states one may wait for: the record states (a removed record counts as `deleted` or `detached`). */
 export function waitableStates(target: { instanceId?: string }): readonly string[] {
@@ -53,6 +57,8 @@ interface Observation {
   settled: boolean;
   /** A volume at rest whose spec change EBS cannot make: the change will never be applied. */
   refused?: boolean;
+  /** The record that was not found, e.g. `volume data-01`: the target's, or its volume's. */
+  missing?: string;
   message?: string;
   volume?: VolumeDetails;
   attachment?: AttachmentView;
@@ -65,7 +71,7 @@ async function observe(client: ApiClient, target: WaitTarget): Promise<Observati
   } catch (error) {
     if (error instanceof ApiError && error.status === 404) {
       const state = target.instanceId === undefined ? 'deleted' : 'detached';
-      return { state, text: `${subject(target)}: ${state} (record removed)`, settled: true };
+      return { state, text: `${subject(target)}: ${state} (record removed)`, settled: true, missing: `volume ${target.volumeId}` };
     }
     throw error;
   }
@@ -84,7 +90,9 @@ async function observe(client: ApiClient, target: WaitTarget): Promise<Observati
     };
   }
   const attachment = volume.attachments.find((a) => a.instanceId === target.instanceId);
-  if (!attachment) return { state: 'detached', text: `${subject(target)}: detached (record removed)`, settled: true, volume };
+  if (!attachment) {
+    return { state: 'detached', text: `${subject(target)}: detached (record removed)`, settled: true, missing: subject(target), volume };
+  }
   return {
     state: attachment.status.state,
     text: `${subject(target)}: ${describeState(attachment)}`,
@@ -112,8 +120,10 @@ async function poll(target: WaitTarget, options: WaitOptions): Promise<WaitOutco
   const started = clock.now();
   const deadline = started + options.timeoutMs;
   const elapsed = () => `${Math.round((clock.now() - started) / 1000)}s`;
+  let found = false;
   for (;;) {
     const seen = await observe(client, target);
+    if (seen.missing === undefined) found = true;
     if (target.states.includes(seen.state) && seen.settled) {
       progress.succeed(`${subject(target)} is ${seen.state} (after ${elapsed()})`);
       return {
@@ -122,6 +132,11 @@ async function poll(target: WaitTarget, options: WaitOptions): Promise<WaitOutco
         ...(seen.volume ? { volume: seen.volume } : {}),
         ...(seen.attachment ? { attachment: seen.attachment } : {}),
       };
+    }
+    if (seen.missing !== undefined) {
+      const message = `${seen.missing} ${found ? 'was removed' : 'does not exist'}`;
+      progress.fail(`${message}; wanted ${target.states.join(' or ')}`);
+      return { result: 'not-found', state: seen.state, message };
     }
     if (seen.state === 'error' || seen.refused) {
       const message = seen.message ?? 'no reason given';

@@ -268,10 +268,11 @@ describe('CLI against the API over HTTP', () => {
       expect(run.stderr).toMatch(/^error: cannot reach the API at http:\/\/127\.0\.0\.1:1: .*npm start/);
     });
 
-    it('prints --help and exits 0', async () => {
+    it('prints --help with the exit codes and exits 0', async () => {
       const run = await cli('--help');
       expect(run.code).toBe(EXIT.ok);
       expect(run.stdout).toContain('Usage: ebs-provisioner');
+      for (const [name, code] of Object.entries(EXIT)) expect(run.stdout, name).toMatch(new RegExp(`^  ${code}  \\S`, 'm'));
     });
   });
 
@@ -352,6 +353,40 @@ describe('CLI against the API over HTTP', () => {
       const run = await cli('wait', 'data-01', '--state', 'deleted');
       expect(run.code).toBe(EXIT.ok);
       expect(run.stderr).toContain('done: volume data-01 is deleted');
+    });
+
+    it('fails at once (exit 1, as for a 404) on a volume that does not exist, unless waiting for deleted', async () => {
+      let polls = 0;
+      clock.onSleep = () => void polls++;
+      const started = clock.now();
+      const typo = await cli('wait', 'data-0l', '--state', 'available');
+      expect(typo.code).toBe(EXIT.failed);
+      expect(typo.stderr).toBe('failed: volume data-0l does not exist; wanted available\n');
+      expect(clock.now()).toBe(started);
+      expect(polls).toBe(0);
+      const json = await cli('-o', 'json', 'wait', 'data-0l', '--state', 'available,in-use');
+      expect(json.code).toBe(EXIT.failed);
+      expect(json.json).toEqual({ result: 'not-found', state: 'deleted', message: 'volume data-0l does not exist' });
+      expect((await cli('wait', 'data-0l', '--state', 'deleted')).code).toBe(EXIT.ok);
+    });
+
+    it('fails at once when the volume is removed while another state is wanted', async () => {
+      await cli('volumes', 'create', '--az', 'us-east-1a', '--size', '20', '--id', 'data-01');
+      clock.onSleep = async () => store.remove(volumeKey('data-01'));
+      const run = await cli('wait', 'data-01', '--state', 'available', '--timeout', '600');
+      expect(run.code).toBe(EXIT.failed);
+      expect(run.stderr.trim().split('\n')).toEqual(['volume data-01: pending', 'failed: volume data-01 was removed; wanted available']);
+    });
+
+    it('fails at once on an attachment that does not exist, unless waiting for detached', async () => {
+      await cli('volumes', 'create', '--az', 'us-east-1a', '--size', '20', '--id', 'data-01');
+      const run = await cli('wait', 'data-01', '--attachment', INSTANCE_B, '--state', 'attached');
+      expect(run.code).toBe(EXIT.failed);
+      expect(run.stderr).toBe(`failed: attachment data-01 → ${INSTANCE_B} does not exist; wanted attached\n`);
+      const noVolume = await cli('wait', 'nope', '--attachment', INSTANCE_B, '--state', 'attached');
+      expect(noVolume.code).toBe(EXIT.failed);
+      expect(noVolume.stderr).toBe('failed: volume nope does not exist; wanted attached\n');
+      expect((await cli('wait', 'data-01', '--attachment', INSTANCE_B, '--state', 'detached')).code).toBe(EXIT.ok);
     });
 
     it('reaches an error state when that is what it waits for, even with a change pending', async () => {
