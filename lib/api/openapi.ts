@@ -29,9 +29,26 @@ function problemResponse(description: string): ResponseConfig {
   return { description, content: { [PROBLEM_CONTENT_TYPE]: { schema: ProblemSchema } } };
 }
 
+/**
+ * The answer to a method a path does not list. OpenAPI describes responses per operation, and
+ * this one belongs to the methods a path has no operation for, so it is a component of its own.
+ */
+const METHOD_NOT_ALLOWED = {
+  name: 'MethodNotAllowed',
+  description:
+    'The path exists, but not with this method (HEAD and OPTIONS included: the API serves no CORS); `Allow` lists its methods.',
+} as const;
+
 /** Builds the document for `routes` (the API's own table by default). */
 export function buildOpenApiDocument(routes: readonly ApiRoute[] = ROUTES) {
   const registry = new OpenAPIRegistry();
+  registry.registerComponent('responses', METHOD_NOT_ALLOWED.name, {
+    description: METHOD_NOT_ALLOWED.description,
+    headers: {
+      Allow: { description: "The path's methods (RFC 9110).", required: true, schema: { type: 'string', example: 'GET, PATCH, DELETE' } },
+    },
+    content: { [PROBLEM_CONTENT_TYPE]: { schema: { $ref: '#/components/schemas/Problem' } } },
+  });
   for (const route of routes) {
     const responses: Record<string, ResponseConfig> = {};
     for (const [status, spec] of Object.entries(route.responses)) {
@@ -73,7 +90,9 @@ export function buildOpenApiDocument(routes: readonly ApiRoute[] = ROUTES) {
         'Ask for EBS volumes and attachments; the system creates, attaches, grows, detaches and deletes them and ' +
         'keeps each record\'s `status` true. Errors are RFC 9457 problem details (' +
         Object.keys(PROBLEM_KINDS).map((kind) => `\`urn:ebs-provisioner:problem:${kind}\``).join(', ') +
-        '). A deployed API requires SigV4-signed requests (IAM authorization).',
+        '). A path answers a method it does not list with 405 and an `Allow` header (`#/components/responses/' +
+        `${METHOD_NOT_ALLOWED.name}\`); deployed, API Gateway answers a path or method it does not route itself, with 403 ` +
+        '`{"message": "Missing Authentication Token"}`. A deployed API requires SigV4-signed requests (IAM authorization).',
     },
     servers: [{ url: 'http://127.0.0.1:3000', description: 'The local runtime (`npm start`).' }],
   });

@@ -253,6 +253,9 @@ describe('API handler', () => {
       const head = await api.call({ method: 'HEAD', url: '/volumes' });
       expectProblem(head, 405);
       expect(head.headers?.Allow).toBe('GET, POST');
+      const options = await api.call({ method: 'OPTIONS', url: `/volumes/data-01/attachments/${INSTANCE_A}` });
+      expect(expectProblem(options, 405).detail).toBe(`OPTIONS is not allowed on /volumes/data-01/attachments/${INSTANCE_A}; use PUT, DELETE`);
+      expect(options.headers?.Allow).toBe('PUT, DELETE');
     });
   });
 

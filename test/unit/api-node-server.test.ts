@@ -1,7 +1,10 @@
 import { request } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
+import { createApiHandler } from '../../lib/api/handler.js';
 import { GATEWAY_MAX_PAYLOAD_BYTES, startApiServer, toProxyEvent, type RunningApiServer } from '../../lib/api/node-server.js';
+import { MemoryRecordStore } from '../../lib/memory/store.js';
+import { ManualClock } from './api-fixtures.js';
 
 describe('local API server', () => {
   let server: RunningApiServer | undefined;
@@ -62,6 +65,18 @@ describe('local API server', () => {
     });
     expect(status).toBe(413);
     expect(called).toBe(false);
+  });
+
+  it('passes a 405 through with its Allow header, for HEAD without a body', async () => {
+    server = await startApiServer(createApiHandler({ store: new MemoryRecordStore(), clock: new ManualClock() }));
+    const head = await fetch(`${server.url}/volumes/data-01`, { method: 'HEAD' });
+    expect(head.status).toBe(405);
+    expect(head.headers.get('allow')).toBe('GET, PATCH, DELETE');
+    expect(await head.text()).toBe('');
+    const options = await fetch(`${server.url}/openapi.json`, { method: 'OPTIONS' });
+    expect(options.status).toBe(405);
+    expect(options.headers.get('allow')).toBe('GET');
+    expect(await options.json()).toMatchObject({ type: 'urn:ebs-provisioner:problem:method-not-allowed' });
   });
 
   it('answers a handler crash with a 500 problem', async () => {

@@ -42,7 +42,7 @@ describe('OpenAPI document', () => {
     const paths = Object.keys(document.paths ?? {});
     for (const template of paths) {
       const documented = Object.keys(document.paths![template] as object).map((m) => m.toUpperCase());
-      for (const method of ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'].filter((m) => !documented.includes(m))) {
+      for (const method of ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'].filter((m) => !documented.includes(m))) {
         const response = await api.call({ method, url: concretePath(template) });
         expect(response.statusCode, `${method} ${template}`).toBe(405);
         expect(response.headers?.Allow, `${method} ${template}`).toBe(
@@ -67,6 +67,15 @@ describe('OpenAPI document', () => {
     const refs = [...text.matchAll(/"\$ref":"#\/components\/schemas\/([^"]+)"/g)].map((m) => m[1]!);
     expect(refs.length).toBeGreaterThan(0);
     for (const name of new Set(refs)) expect(document.components?.schemas, name).toHaveProperty(name);
+  });
+
+  it('describes the 405 a path gives for a method it does not list, with its Allow header', () => {
+    const response = document.components?.responses?.MethodNotAllowed as
+      | { headers: Record<string, { required?: boolean }>; content: Record<string, { schema: { $ref: string } }> }
+      | undefined;
+    expect(response?.headers.Allow?.required).toBe(true);
+    expect(response?.content['application/problem+json']?.schema).toEqual({ $ref: '#/components/schemas/Problem' });
+    expect(document.info.description).toContain('405 and an `Allow` header (`#/components/responses/MethodNotAllowed`)');
   });
 
   it('describes error responses as problem+json', () => {
