@@ -39,6 +39,18 @@ describe('VolumeService', () => {
   });
 
   const volume = async (volumeId: string) => (await store.get(volumeKey(volumeId))) as VolumeRecord | undefined;
+  /** Runs `meanwhile` once, just before the service's first write lands: a race between its read and its write. */
+  const raceFirstWrite = (meanwhile: (update: MemoryRecordStore['update']) => Promise<unknown>) => {
+    let raced = false;
+    const update = store.update.bind(store);
+    store.update = async <R extends VolumeRecord | AttachmentRecord>(key: RecordKey, changes: RecordChanges<R>, condition?: WriteCondition) => {
+      if (!raced) {
+        raced = true;
+        await meanwhile(update);
+      }
+      return update<R>(key, changes, condition);
+    };
+  };
   const attachment = async (volumeId: string, instanceId: string) =>
     (await store.get(attachmentKey(volumeId, instanceId))) as AttachmentRecord | undefined;
 
@@ -330,15 +342,8 @@ describe('VolumeService', () => {
     });
 
     it('judges the change again when the volume was created between its read and its write', async () => {
-      let raced = false;
-      const update = store.update.bind(store);
-      store.update = async <R extends VolumeRecord | AttachmentRecord>(key: RecordKey, changes: RecordChanges<R>, condition?: WriteCondition) => {
-        if (!raced) {
-          raced = true; // the executor records the creation between our read and our write
-          await createdInEbs({ sizeGiB: 20, volumeType: 'gp3', iops: 4000, throughput: 125 });
-        }
-        return update<R>(key, changes, condition);
-      };
+      // The executor records the creation between the service's read and its write.
+      raceFirstWrite(() => createdInEbs({ sizeGiB: 20, volumeType: 'gp3', iops: 4000, throughput: 125 }));
       const problem = await problemOf(() => service.patchVolume('data-01', { sizeGiB: 10 }));
       expect(problem.errors.map((e) => e.path)).toEqual(['sizeGiB']);
       expect((await volume('data-01'))?.spec.sizeGiB).toBe(20);
@@ -374,15 +379,8 @@ describe('VolumeService', () => {
     });
 
     it('re-reads and re-validates after a concurrent client change instead of overwriting it', async () => {
-      let raced = false;
-      const update = store.update.bind(store);
-      store.update = async <R extends VolumeRecord | AttachmentRecord>(key: RecordKey, changes: RecordChanges<R>, condition?: WriteCondition) => {
-        if (!raced) {
-          raced = true; // another client grows the volume between our read and our write
-          await update<VolumeRecord>(volumeKey('data-01'), { spec: { ...GP3, iops: 4000, sizeGiB: 30 }, generation: 2 });
-        }
-        return update<R>(key, changes, condition);
-      };
+      // Another client grows the volume between the service's read and its write.
+      raceFirstWrite((update) => update<VolumeRecord>(volumeKey('data-01'), { spec: { ...GP3, iops: 4000, sizeGiB: 30 }, generation: 2 }));
       const details = await service.patchVolume('data-01', { throughput: 250 });
       expect(details.spec).toEqual({ ...GP3, iops: 4000, sizeGiB: 30, throughput: 250 });
       expect(details.generation).toBe(3);

@@ -12,6 +12,7 @@ import {
   START,
   OTHER_INSTANCE,
   attachmentKey,
+  executorLosingWriteAfterCreate,
   harness,
   newAttachment,
   newVolume,
@@ -165,13 +166,7 @@ describe('executor: create', () => {
     const h = harness();
     await h.store.create(newVolume('data-1'));
     // The pre-call write succeeds; the write after CreateVolume fails.
-    const provider: VolumeProvider = Object.create(h.ebs);
-    provider.createVolume = async (request) => {
-      const volume = await h.ebs.createVolume(request);
-      h.store.failNext('update', new Error('DynamoDB unavailable'));
-      return volume;
-    };
-    const executor = new Executor({ store: h.store, queue: h.queue, provider, clock: h.clock, metrics: h.metrics, log: silentLog });
+    const executor = executorLosingWriteAfterCreate(h);
     const batch = h.batchOf(h.op('create-volume', volumeKey('data-1')));
     expect((await executor.run(batch)).failedMessageIds).toEqual([batch[0]!.messageId]);
     expect((await volumeOf(h, 'data-1')).ebsVolumeId).toBeUndefined();

@@ -155,3 +155,14 @@ export function harness(
 
   return { clock, store, queue, ebs, metrics, executor, environment, watcher, batchOf, op, drain, settle, watch, changes, queued, loseCreateAnswers, createRequests };
 }
+
+/** An executor whose CreateVolume reaches EC2 but whose status write after it fails (DynamoDB unavailable just then): the answer is lost. */
+export function executorLosingWriteAfterCreate(h: ReturnType<typeof harness>): Executor {
+  const provider: VolumeProvider = Object.create(h.ebs);
+  provider.createVolume = async (request) => {
+    const volume = await h.ebs.createVolume(request);
+    h.store.failNext('update', new Error('DynamoDB unavailable'));
+    return volume;
+  };
+  return new Executor({ store: h.store, queue: h.queue, provider, clock: h.clock, metrics: h.metrics, log: silentLog });
+}

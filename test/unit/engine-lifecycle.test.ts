@@ -189,6 +189,24 @@ describe('attachment retry after a terminal error, through watcher and executor'
     expect(h.ebs.volume(ebsVolumeId)?.attachments.map((a) => a.instanceId)).toEqual([INSTANCE]);
   });
 
+  /** Runs the pipeline a second at a time until `done` holds for the attachment (a bounded number of seconds). */
+  async function runUntil(h: ReturnType<typeof harness>, done: (attachment: AttachmentRecord) => boolean, seconds = 20) {
+    for (let i = 0; i < seconds && !done(await attachmentOf(h, INSTANCE)); i++) {
+      await h.watch();
+      await h.settle(1000);
+    }
+  }
+
+  /** The client deletes the attachment: it is detached in EC2 once, and only then removed. */
+  async function expectDeleteDetaches(h: ReturnType<typeof harness>) {
+    await h.store.update<AttachmentRecord>(attachmentKey('data-1'), { life: 'dying' });
+    await run(h, 60);
+    expect(await h.store.get(attachmentKey('data-1'))).toBeUndefined();
+    expect(h.ebs.calls.DetachVolume).toBe(1);
+    const ebsVolumeId = ((await h.store.get(volumeKey('data-1'))) as VolumeRecord).ebsVolumeId!;
+    expect(h.ebs.volume(ebsVolumeId)?.attachments).toEqual([]);
+  }
+
   it('a retried attachment that may be attached and is then made dying is detached, not dropped', async () => {
     const h = harness({ config: { maxOperationAgeMs: 60_000 }, ebsTimings: { attach: 300_000 } });
     await h.store.create(newVolume('data-1'));
@@ -199,12 +217,7 @@ describe('attachment retry after a terminal error, through watcher and executor'
 
     await h.store.update<AttachmentRecord>(attachmentKey('data-1'), { generation: 2 });
     await h.watch();
-    await h.store.update<AttachmentRecord>(attachmentKey('data-1'), { life: 'dying' });
-    await run(h, 60);
-    expect(await h.store.get(attachmentKey('data-1'))).toBeUndefined();
-    expect(h.ebs.calls.DetachVolume).toBe(1);
-    const ebsVolumeId = ((await h.store.get(volumeKey('data-1'))) as VolumeRecord).ebsVolumeId!;
-    expect(h.ebs.volume(ebsVolumeId)?.attachments).toEqual([]);
+    await expectDeleteDetaches(h);
   });
 
   /** AttachVolume takes effect in EC2 but its answer is lost (timeout) the first `times` times. */
@@ -222,21 +235,14 @@ describe('attachment retry after a terminal error, through watcher and executor'
     loseAttachAnswers(h, new ProviderError('transient', 'RequestTimeout', 'Request timed out'));
     await h.store.create(newVolume('data-1'));
     await h.store.create(newAttachment('data-1'));
-    for (let i = 0; i < 20 && (await attachmentOf(h, INSTANCE)).status.code !== 'RequestTimeout'; i++) {
-      await h.watch();
-      await h.settle(1000);
-    }
+    await runUntil(h, (a) => a.status.code === 'RequestTimeout');
     const lost = await attachmentOf(h, INSTANCE);
     expect(lost.status).toMatchObject({ state: 'pending', code: 'RequestTimeout', attempts: 1 });
     expect(lost.device).toMatch(/^\/dev\//);
     const ebsVolumeId = ((await h.store.get(volumeKey('data-1'))) as VolumeRecord).ebsVolumeId!;
     expect(h.ebs.volume(ebsVolumeId)?.attachments.map((a) => a.instanceId)).toEqual([INSTANCE]);
 
-    await h.store.update<AttachmentRecord>(attachmentKey('data-1'), { life: 'dying' });
-    await run(h, 60);
-    expect(await h.store.get(attachmentKey('data-1'))).toBeUndefined();
-    expect(h.ebs.calls.DetachVolume).toBe(1);
-    expect(h.ebs.volume(ebsVolumeId)?.attachments).toEqual([]);
+    await expectDeleteDetaches(h);
   });
 
   it('an attach whose answer was lost is adopted by the check that follows, with no second AttachVolume', async () => {
@@ -256,10 +262,7 @@ describe('attachment retry after a terminal error, through watcher and executor'
     h.ebs.failNext('AttachVolume', new ProviderError('limit-exceeded', 'AttachmentLimitExceeded', 'too many attachments'));
     await h.store.create(newVolume('data-1'));
     await h.store.create(newAttachment('data-1'));
-    for (let i = 0; i < 20 && (await attachmentOf(h, INSTANCE)).status.code !== 'AttachmentLimitExceeded'; i++) {
-      await h.watch();
-      await h.settle(1000);
-    }
+    await runUntil(h, (a) => a.status.code === 'AttachmentLimitExceeded');
     const refused = await attachmentOf(h, INSTANCE);
     expect(refused.status).toMatchObject({ state: 'pending', code: 'AttachmentLimitExceeded' });
     expect(refused.device).toBeUndefined();
@@ -274,20 +277,12 @@ describe('attachment retry after a terminal error, through watcher and executor'
     loseAttachAnswers(h, new ProviderError('transient', 'RequestTimeout', 'Request timed out'));
     await h.store.create(newVolume('data-1'));
     await h.store.create(newAttachment('data-1'));
-    for (let i = 0; i < 20 && (await attachmentOf(h, INSTANCE)).status.state !== 'error'; i++) {
-      await h.watch();
-      await h.settle(1000);
-    }
+    await runUntil(h, (a) => a.status.state === 'error');
     const failed = await attachmentOf(h, INSTANCE);
     expect(failed.status).toMatchObject({ state: 'error', code: 'RequestTimeout' });
     expect(failed.device).toMatch(/^\/dev\//);
 
-    await h.store.update<AttachmentRecord>(attachmentKey('data-1'), { life: 'dying' });
-    await run(h, 60);
-    expect(await h.store.get(attachmentKey('data-1'))).toBeUndefined();
-    expect(h.ebs.calls.DetachVolume).toBe(1);
-    const ebsVolumeId = ((await h.store.get(volumeKey('data-1'))) as VolumeRecord).ebsVolumeId!;
-    expect(h.ebs.volume(ebsVolumeId)?.attachments).toEqual([]);
+    await expectDeleteDetaches(h);
   });
 
   it('a generation bump outside error, or on a dying attachment, is not a retry', async () => {

@@ -8,12 +8,10 @@ import { describe, expect, it } from 'vitest';
 import { MODIFICATION_COOLDOWN_MS } from '../../lib/domain/ebs-limits.js';
 import type { VolumeRecord, VolumeSpec } from '../../lib/domain/records.js';
 import { VolumeService } from '../../lib/api/service.js';
-import { Executor } from '../../lib/engine/executor.js';
 import { Reconciler } from '../../lib/engine/reconciler.js';
-import type { VolumeProvider } from '../../lib/engine/ports.js';
 import type { RecordChange } from '../../lib/engine/watcher.js';
 import { silentLog } from '../../lib/memory/log.js';
-import { harness, newVolume, volumeKey } from './engine-fixtures.js';
+import { executorLosingWriteAfterCreate, harness, newVolume, volumeKey } from './engine-fixtures.js';
 
 const KEY = volumeKey('data-1');
 const MINUTE = 60_000;
@@ -255,13 +253,7 @@ describe('CreateVolume repeated with the same token', () => {
     const h = harness({ ebsTimings: { modify: 1000, optimize: 1000 } });
     await h.store.create(newVolume('data-1'));
     // CreateVolume succeeds but its answer is lost with the status write after it.
-    const provider: VolumeProvider = Object.create(h.ebs);
-    provider.createVolume = async (request) => {
-      const volume = await h.ebs.createVolume(request);
-      h.store.failNext('update', new Error('DynamoDB unavailable'));
-      return volume;
-    };
-    const lossy = new Executor({ store: h.store, queue: h.queue, provider, clock: h.clock, metrics: h.metrics, log: silentLog });
+    const lossy = executorLosingWriteAfterCreate(h);
     await lossy.run(h.batchOf(h.op('create-volume', KEY)));
     expect(await volumeOf(h)).toMatchObject({ status: { state: 'creating' }, createRequest: { spec: { sizeGiB: 10 } } });
     h.changes.splice(0);

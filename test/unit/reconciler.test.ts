@@ -37,6 +37,16 @@ function volume(volumeId: string, at: string, overrides: Partial<VolumeRecord> =
   };
 }
 
+/** An EC2 volume made for `record` by the deployment `owner` (this one by default), as CreateVolume tags it. */
+function ownedVolume(env: ReturnType<typeof setup>, record: string, owner = OWNER) {
+  return env.ebs.createVolume({
+    clientToken: record,
+    availabilityZone: 'us-east-1a',
+    spec: { sizeGiB: 10, volumeType: 'gp3' },
+    tags: { [OWNERSHIP_TAGS.owner]: owner, [OWNERSHIP_TAGS.record]: record },
+  });
+}
+
 /** Runs the executor on everything due in the queue until nothing is left to do. */
 async function drain(env: ReturnType<typeof setup>) {
   for (let round = 0; round < 50; round++) {
@@ -110,12 +120,7 @@ describe('Reconciler', () => {
 
   it('re-enqueues overdue retries, stuck transitions and volumes changed behind its back, with one DescribeVolumes per page', async () => {
     const env = setup();
-    const { ebsVolumeId } = await env.ebs.createVolume({
-      clientToken: 't',
-      availabilityZone: 'us-east-1a',
-      spec: { sizeGiB: 10, volumeType: 'gp3' },
-      tags: { [OWNERSHIP_TAGS.owner]: OWNER, [OWNERSHIP_TAGS.record]: 'gone' },
-    });
+    const { ebsVolumeId } = await ownedVolume(env, 'gone');
     const old = '2026-02-28T00:00:00.000Z';
     await env.store.create(volume('gone', old, { ebsVolumeId, status: { state: 'available', attempts: 0, updatedAt: old } }));
     await env.store.create(
@@ -133,12 +138,7 @@ describe('Reconciler', () => {
 
   it('leaves alone a record whose next attempt is scheduled (a modification waiting for its cooldown) until it is overdue', async () => {
     const env = setup();
-    const { ebsVolumeId } = await env.ebs.createVolume({
-      clientToken: 't',
-      availabilityZone: 'us-east-1a',
-      spec: { sizeGiB: 10, volumeType: 'gp3' },
-      tags: { [OWNERSHIP_TAGS.owner]: OWNER, [OWNERSHIP_TAGS.record]: 'cooling' },
-    });
+    const { ebsVolumeId } = await ownedVolume(env, 'cooling');
     await env.clock.advance(MINUTE);
     const at = new Date(env.clock.now()).toISOString();
     const nextAttemptAt = new Date(env.clock.now() + 5 * 60 * MINUTE).toISOString();
@@ -161,13 +161,7 @@ describe('Reconciler', () => {
 
   it('reports owned volumes no record knows, never deletes them, and publishes the count', async () => {
     const env = setup();
-    const create = (record: string, owner = OWNER) =>
-      env.ebs.createVolume({
-        clientToken: record,
-        availabilityZone: 'us-east-1a',
-        spec: { sizeGiB: 10, volumeType: 'gp3' },
-        tags: { [OWNERSHIP_TAGS.owner]: owner, [OWNERSHIP_TAGS.record]: record },
-      });
+    const create = (record: string, owner = OWNER) => ownedVolume(env, record, owner);
     const leaked = await create('nobody');
     await create('someone-else', 'other-stack');
     const known = await create('known');
@@ -223,12 +217,7 @@ describe('Reconciler', () => {
   it('still re-enqueues overdue work when EC2 throttles the describe, and compares with EC2 on the next run', async () => {
     const env = setup();
     const start = new Date(env.clock.now()).toISOString();
-    const gone = await env.ebs.createVolume({
-      clientToken: 'gone',
-      availabilityZone: 'us-east-1a',
-      spec: { sizeGiB: 10, volumeType: 'gp3' },
-      tags: { [OWNERSHIP_TAGS.owner]: OWNER, [OWNERSHIP_TAGS.record]: 'gone' },
-    });
+    const gone = await ownedVolume(env, 'gone');
     await env.clock.advance(10_000);
     await env.store.create(volume('gone', start, { ebsVolumeId: gone.ebsVolumeId, status: { state: 'available', attempts: 0, updatedAt: start } }));
     await env.store.create(volume('stuck', start, { status: { state: 'creating', attempts: 0, updatedAt: start } }));
@@ -250,12 +239,7 @@ describe('Reconciler', () => {
   it('judges an attachment against its volume when the volume falls on the next page', async () => {
     const env = setup();
     const start = new Date(env.clock.now()).toISOString();
-    const ec2 = await env.ebs.createVolume({
-      clientToken: 'paged',
-      availabilityZone: 'us-east-1a',
-      spec: { sizeGiB: 10, volumeType: 'gp3' },
-      tags: { [OWNERSHIP_TAGS.owner]: OWNER, [OWNERSHIP_TAGS.record]: 'paged' },
-    });
+    const ec2 = await ownedVolume(env, 'paged');
     await env.clock.advance(10_000);
     await env.store.create(volume('paged', start, { ebsVolumeId: ec2.ebsVolumeId, availabilityZone: 'us-east-1a', status: { state: 'available', attempts: 0, updatedAt: start } }));
     // Its attach message was lost: pending, untouched since.
