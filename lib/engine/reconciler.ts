@@ -182,7 +182,7 @@ export class Reconciler {
     // overdue its message is not lost, and a nudge would only make the call early.
     const scheduled = !Number.isNaN(nextAttemptAt);
     if (scheduled && now - nextAttemptAt >= this.overdueAfterMs) return `next attempt was due at ${status.nextAttemptAt}`;
-    if (TRANSITIONAL.has(status.state)) return `${status.state} with no progress since ${status.updatedAt}`;
+    if (TRANSITIONAL.has(status.state) && !scheduled) return `${status.state} with no progress since ${status.updatedAt}`;
 
     if (record.kind === 'volume') {
       if (described && record.ebsVolumeId && (status.state === 'available' || status.state === 'in-use')) {

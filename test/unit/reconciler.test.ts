@@ -159,6 +159,30 @@ describe('Reconciler', () => {
     expect((await env.reconciler.run()).requeued).toEqual([{ key: 'volume/cooling', reason: `next attempt was due at ${nextAttemptAt}` }]);
   });
 
+  it('leaves alone a record in a transitional state backing off until its next attempt is overdue: the executor makes no early call', async () => {
+    const env = setup();
+    const at = new Date(env.clock.now()).toISOString();
+    const nextAttemptAt = new Date(env.clock.now() + 15 * MINUTE).toISOString();
+    const createRequest = { clientToken: 'backing-off', availabilityZone: 'us-east-1a', spec: { sizeGiB: 10, volumeType: 'gp3' as const } };
+    await env.store.create(
+      volume('backing-off', at, {
+        createRequest,
+        availabilityZone: 'us-east-1a',
+        observedGeneration: 1,
+        status: { state: 'creating', code: 'RequestTimeout', message: 'CreateVolume timed out', attempts: 1, updatedAt: at, operationStartedAt: at, nextAttemptAt },
+      }),
+    );
+    for (const minutes of [6, 6, 6]) {
+      await env.clock.advance(minutes * MINUTE);
+      expect((await env.reconciler.run()).requeued).toEqual([]);
+      await drain(env);
+    }
+    expect(env.ebs.calls.CreateVolume).toBe(0);
+    // 18 minutes in, its next attempt is 3 minutes overdue: not yet lost. At 21, it is.
+    await env.clock.advance(3 * MINUTE);
+    expect((await env.reconciler.run()).requeued).toEqual([{ key: 'volume/backing-off', reason: `next attempt was due at ${nextAttemptAt}` }]);
+  });
+
   it('reports owned volumes no record knows, never deletes them, and publishes the count', async () => {
     const env = setup();
     const create = (record: string, owner = OWNER) => ownedVolume(env, record, owner);
