@@ -4,6 +4,7 @@
  * the value, e.g. `spec.iops: gp3 supports 3000–80000 IOPS, got 90000`.
  */
 import { z } from 'zod';
+import { canonicalJson } from './canonical-json.js';
 import { EBS_LIMITS, performanceChange, provisionedPerformance } from './ebs-limits.js';
 import {
   ATTACHMENT_STATES,
@@ -268,7 +269,7 @@ export function validateSpecChange(current: VolumeSpec, next: VolumeSpec): Valid
     issues.push({ path: 'spec.volumeType', message: 'the type of a multi-attach volume cannot be changed' });
   }
   for (const field of IMMUTABLE_FIELDS) {
-    if (JSON.stringify(current[field]) !== JSON.stringify(next[field])) {
+    if (canonicalJson(current[field]) !== canonicalJson(next[field])) {
       issues.push({ path: `spec.${field}`, message: `${field} is fixed when the volume is created` });
     }
   }

@@ -25,12 +25,12 @@ import {
   type VolumeRecord,
   type VolumeState,
 } from '../domain/records.js';
+import { canonicalJson } from '../domain/canonical-json.js';
 import { MODIFICATION_COOLDOWN_MS } from '../domain/ebs-limits.js';
 import { nextAttachmentState, nextVolumeState, type AttachmentEvent, type VolumeEvent } from '../domain/state-machines.js';
 import { parseRecord, specChangeIssues } from '../domain/validation.js';
 import { METRICS, OWNERSHIP_TAGS } from '../settings.js';
 import { ACTION_OF, RATE_BUCKET_OF, resolveEngineConfig, type EngineConfig, type MutatingAction, type RateBucket } from './config.js';
-import { canonical } from './canonical.js';
 import { allocateDevices, type DeviceRequest } from './devices.js';
 import { classifyError, createRefused, errorMessage, type ClassifiedError, type ProviderCall } from './errors.js';
 import {
@@ -1698,7 +1698,7 @@ export class Executor {
  * a check that saw an operation still under way writes nothing.
  */
 function changesSomething(record: ProvisionerRecord, changes: NonNullable<Result['changes']>): boolean {
-  const comparable = (status: Status<string>) => canonical({ ...status, updatedAt: '', operationStartedAt: '' });
+  const comparable = (status: Status<string>) => canonicalJson({ ...status, updatedAt: '', operationStartedAt: '' });
   const current = record as unknown as Record<string, unknown>;
   for (const [field, value] of Object.entries(changes as Record<string, unknown>)) {
     if (value === undefined) continue;
@@ -1706,7 +1706,7 @@ function changesSomething(record: ProvisionerRecord, changes: NonNullable<Result
       if (comparable(value as Status<string>) !== comparable(record.status)) return true;
       continue;
     }
-    if (value === null ? current[field] !== undefined : canonical(value) !== canonical(current[field])) return true;
+    if (value === null ? current[field] !== undefined : canonicalJson(value) !== canonicalJson(current[field])) return true;
   }
   return false;
 }

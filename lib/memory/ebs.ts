@@ -1,7 +1,7 @@
 import { MODIFICATION_COOLDOWN_MS } from '../domain/ebs-limits.js';
 import type { VolumeSpec, VolumeType } from '../domain/records.js';
 import { OWNERSHIP_TAGS } from '../settings.js';
-import { canonical } from '../engine/canonical.js';
+import { canonicalJson } from '../domain/canonical-json.js';
 import {
   ProviderError,
   type Clock,
@@ -208,7 +208,7 @@ export class MemoryEbs implements VolumeProvider {
   async createVolume(request: CreateVolumeRequest): Promise<ProviderVolume> {
     this.enter('CreateVolume');
     // Like EC2, a repeat is the same request when its parameters are, whatever order their fields come in.
-    const fingerprint = canonical([request.availabilityZone, request.spec, request.tags]);
+    const fingerprint = canonicalJson([request.availabilityZone, request.spec, request.tags]);
     const previous = this.tokens.get(request.clientToken);
     if (previous) {
       if (previous.fingerprint !== fingerprint) {

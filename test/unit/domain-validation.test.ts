@@ -177,6 +177,13 @@ describe('specChangeIssues: a spec judged against the volume as it is in EBS', (
     expect(specChangeIssues({ spec: magnetic, createRequest: { clientToken: 'ebsp-t', availabilityZone: 'us-east-1a', spec: magnetic }, ebsVolumeId: 'vol-0123456789abcdef0', observed: { sizeGiB: 10, volumeType: 'standard', iops: 100 } })).toEqual([]);
   });
 
+  it('takes tags in another key order for the same tags: the request read back from the table need not keep their order', () => {
+    const tagged: VolumeSpec = { ...createdSpec, tags: { team: 'storage', env: 'prod', app: 'db' } };
+    const readBack = inEbs({ createRequest: { clientToken: 'ebsp-t', availabilityZone: 'us-east-1a', spec: { ...tagged, tags: { app: 'db', env: 'prod', team: 'storage' } } } });
+    expect(specChangeIssues(readBack, { ...tagged, sizeGiB: 200 })).toEqual([]);
+    expect(validateSpecChange({ ...tagged, tags: { env: 'prod', app: 'db', team: 'storage' } }, tagged)).toEqual([]);
+  });
+
   it('judges the fixed fields of a volume created before they were recorded from its spec as it is', () => {
     const legacy = inEbs({ createRequest: undefined, spec: { ...createdSpec, tags: { a: 'c' } } });
     expect(specChangeIssues(legacy)).toEqual([]);

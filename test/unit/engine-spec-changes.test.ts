@@ -128,6 +128,30 @@ describe('a spec change EBS cannot make', () => {
   });
 });
 
+describe('tags read back from the table in another key order', () => {
+  it('are the same tags: a grow goes ahead with one ModifyVolume, and the PATCH is allowed', async () => {
+    const h = harness({ ebsTimings: { modify: 1000, optimize: 1000 } });
+    await h.store.create(newVolume('data-1', {}, { tags: { team: 'a', env: 'prod' } }));
+    await h.watch();
+    await h.settle(10_000);
+    await h.watch();
+    // DynamoDB maps need not keep the order they were written in.
+    const created = await volumeOf(h);
+    await h.store.update<VolumeRecord>(KEY, { createRequest: { ...created.createRequest!, spec: { ...created.createRequest!.spec, tags: { env: 'prod', team: 'a' } } } });
+    await h.watch();
+
+    const service = new VolumeService({ store: h.store, clock: h.clock });
+    await service.patchVolume('data-1', { sizeGiB: 20 });
+    await h.watch();
+    await h.settle(2 * MINUTE);
+    await h.watch();
+    const volume = await volumeOf(h);
+    expect(h.ebs.calls.ModifyVolume).toBe(1);
+    expect(volume).toMatchObject({ status: { state: 'available' }, observed: { sizeGiB: 20 }, observedGeneration: 2 });
+    expect(volume.status.code).toBeUndefined();
+  });
+});
+
 describe('a volume grown outside the system (EC2 holds 50 GiB, the spec says 10)', () => {
   it('is deleted when the client deletes it, once, duplicates and late deliveries notwithstanding', async () => {
     const h = await availableVolume();
