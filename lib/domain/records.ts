@@ -86,9 +86,9 @@ export interface VolumeRecord {
    * volume is gone, so that the next create sends the spec as it is then.
    */
   createRequest?: CreateRequest;
-  /** The AZ the volume was (or will be) created in, once resolved. */
+  /** The AZ the volume was (or will be) created in, once resolved; forgotten with `createRequest`. */
   availabilityZone?: string;
-  /** The generation the EC2 volume currently matches. */
+  /** The generation the EC2 volume currently matches (from its CreateVolume on; none while no volume exists). */
   observedGeneration?: number;
   /** Size/type/iops/throughput EC2 currently reports, once known. */
   observed?: Pick<VolumeSpec, 'sizeGiB' | 'volumeType' | 'iops' | 'throughput'>;

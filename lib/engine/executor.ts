@@ -166,10 +166,15 @@ interface Item {
 }
 
 /**
- * What a volume record knows of an EC2 volume, forgotten once that volume is gone: its request too,
- * whose token EC2 would answer with the gone volume, and whose fixed fields no longer bind a new one.
+ * What a volume record knows of its CreateVolume request, forgotten when no volume exists under it
+ * (EC2 turned it down) or the volume it made is gone: the request, whose token EC2 would answer
+ * with the gone volume and whose fixed fields no longer bind a new one; the AZ it was placed in,
+ * so the next create places the spec as it is then; and the generation it made.
  */
-const FORGET_VOLUME: RecordChanges<VolumeRecord> = { ebsVolumeId: null, createRequest: null, observed: null, observedGeneration: null };
+const FORGET_CREATE_REQUEST: RecordChanges<VolumeRecord> = { createRequest: null, availabilityZone: null, observedGeneration: null };
+
+/** What a volume record knows of an EC2 volume, forgotten once that volume is gone: its request too. */
+const FORGET_VOLUME: RecordChanges<VolumeRecord> = { ...FORGET_CREATE_REQUEST, ebsVolumeId: null, observed: null };
 
 /**
  * A volume in EC2 state `error` has lost its data and can only be deleted. Retrying does not
@@ -953,7 +958,7 @@ export class Executor {
             const failed = this.volumeFailure(volume, now, outcome.error);
             // Turned down: nothing exists under the token, and the next attempt places and sends the spec
             // as it is then (a zone EC2 does not have, put right, must not be taken from the refused request).
-            if (createRefused(outcome.error)) failed.changes = { ...failed.changes, createRequest: null, availabilityZone: null };
+            if (createRefused(outcome.error)) failed.changes = { ...(failed.changes as RecordChanges<VolumeRecord>), ...FORGET_CREATE_REQUEST };
             item.result = { ...failed, latencyMs: outcome.latencyMs };
             return;
           }

@@ -163,6 +163,9 @@ describe('a CreateVolume that EC2 turns down', () => {
     const failed = await volumeOf(h);
     expect(failed?.status).toMatchObject({ state: 'error', code: 'InvalidZone.NotFound', message: expect.stringContaining("'zz-nowhere-9z'") });
     expect(failed?.createRequest).toBeUndefined();
+    // No volume: neither a zone nor a generation EC2 matches (the CLI showed "EC2 matches 1").
+    expect(failed).not.toHaveProperty('availabilityZone');
+    expect(failed).not.toHaveProperty('observedGeneration');
     expect(h.ebs.volumes()).toEqual([]);
     expect(h.ebs.calls.CreateVolume).toBe(1);
 
@@ -240,6 +243,20 @@ describe('a volume gone from EC2', () => {
     await run(h, 30);
     expect((await volumeOf(h))?.status).toMatchObject({ state: 'available' });
     expect(h.ebs.volumes().map((v) => v.sizeGiB)).toEqual([20]);
+  });
+
+  it('takes its availability zone with it: the retry creates the new volume in the zone the spec names now', async () => {
+    const h = harness();
+    h.ebs.addInstance({ instanceId: 'i-0aaaaaaaaaaaaaaa1', availabilityZone: 'eu-west-1b' });
+    const first = await vanished(h);
+    expect(await volumeOf(h)).not.toHaveProperty('availabilityZone');
+
+    // Nothing exists any more, so the zone is no longer fixed: the client moves it, and retries.
+    await h.store.update<VolumeRecord>(volumeKey('data-1'), { spec: { ...first.spec, availabilityZone: 'eu-west-1b' }, generation: 2 });
+    await run(h, 30);
+    const again = await volumeOf(h);
+    expect(again).toMatchObject({ status: { state: 'available' }, availabilityZone: 'eu-west-1b', createRequest: { availabilityZone: 'eu-west-1b' } });
+    expect(h.ebs.volumes().map((v) => v.availabilityZone)).toEqual(['eu-west-1b']);
   });
 
   it('leaves nothing to delete: the record made dying goes without an EC2 call', async () => {
