@@ -277,16 +277,31 @@ export function validateSpecChange(current: VolumeSpec, next: VolumeSpec): Valid
 }
 
 /**
+ * Whether the record was written by an earlier version that sent CreateVolume without recording
+ * the request: no EC2 id and no `createRequest`, but the AZ and the generation that version wrote
+ * just before its call (`availabilityZone`, `observedGeneration`). That CreateVolume may have made
+ * a volume; it is repeated, as that version sent it, to learn the id. This version writes both
+ * fields with the request and forgets them with it, so none of its records has this shape.
+ */
+export function createSentUnrecorded(volume: Pick<VolumeRecord, 'ebsVolumeId' | 'createRequest' | 'availabilityZone' | 'observedGeneration'>): boolean {
+  return volume.ebsVolumeId === undefined && volume.createRequest === undefined && volume.availabilityZone !== undefined && volume.observedGeneration !== undefined;
+}
+
+/** The fields of a volume record the spec-change rule reads. */
+type EbsSide = Pick<VolumeRecord, 'spec' | 'createRequest' | 'ebsVolumeId' | 'observed' | 'availabilityZone' | 'observedGeneration'>;
+
+/**
  * The volume as it is in EBS, the baseline every spec change is judged against: the fields fixed
  * at creation as CreateVolume was asked for them, and size, type, IOPS and throughput as EC2 last
  * reported them (as created, until it has). Not the previous spec the client wrote: a delete or a
  * retry changes no spec, a spec the system refused would become the next write's baseline, and
  * the reconciler and the executor, which act on the record alone, have no previous spec. Undefined
- * before CreateVolume is asked for: any valid spec may still be created. A volume created before
- * its `createRequest` was kept has its fixed fields judged from its spec as it is.
+ * before CreateVolume is asked for: any valid spec may still be created. A volume created (or
+ * asked for, `createSentUnrecorded`) before its `createRequest` was kept has its fixed fields
+ * judged from its spec as it is.
  */
-export function ebsBaseline(volume: Pick<VolumeRecord, 'spec' | 'createRequest' | 'ebsVolumeId' | 'observed'>): VolumeSpec | undefined {
-  const created = volume.createRequest?.spec ?? (volume.ebsVolumeId !== undefined ? volume.spec : undefined);
+export function ebsBaseline(volume: EbsSide): VolumeSpec | undefined {
+  const created = volume.createRequest?.spec ?? (volume.ebsVolumeId !== undefined || createSentUnrecorded(volume) ? volume.spec : undefined);
   if (!created || !volume.observed) return created;
   const fixed: Partial<VolumeSpec> = {};
   for (const field of IMMUTABLE_FIELDS) if (created[field] !== undefined) Object.assign(fixed, { [field]: created[field] });
@@ -298,7 +313,7 @@ export function ebsBaseline(volume: Pick<VolumeRecord, 'spec' | 'createRequest' 
  * the API, the watcher, the planner (and so the executor and the reconciler) apply to a spec change.
  */
 export function specChangeIssues(
-  volume: Pick<VolumeRecord, 'spec' | 'createRequest' | 'ebsVolumeId' | 'observed'>,
+  volume: EbsSide,
   spec: VolumeSpec = volume.spec,
 ): ValidationIssue[] {
   const baseline = ebsBaseline(volume);

@@ -28,7 +28,7 @@ import {
 import { canonicalJson } from '../domain/canonical-json.js';
 import { MODIFICATION_COOLDOWN_MS } from '../domain/ebs-limits.js';
 import { nextAttachmentState, nextVolumeState, type AttachmentEvent, type VolumeEvent } from '../domain/state-machines.js';
-import { parseRecord, specChangeIssues } from '../domain/validation.js';
+import { createSentUnrecorded, parseRecord, specChangeIssues } from '../domain/validation.js';
 import { METRICS, OWNERSHIP_TAGS } from '../settings.js';
 import { ACTION_OF, RATE_BUCKET_OF, resolveEngineConfig, type EngineConfig, type MutatingAction, type RateBucket } from './config.js';
 import { allocateDevices, type DeviceRequest } from './devices.js';
@@ -114,6 +114,21 @@ export function createVolumeClientToken(volumeId: string, createdAt: string, gen
   const readable = `ebsp-${volumeId}-${incarnation.slice(0, 12)}-g${generation}`;
   if (readable.length <= 64 && /^[\x21-\x7e]+$/.test(readable)) return readable;
   return `ebsp-${incarnation.slice(0, 32)}-g${generation}`;
+}
+
+/**
+ * The CreateVolume request an earlier version sent without recording it (`createSentUnrecorded`),
+ * as it sent it: its token named the record id and the generation it wrote before the call, and
+ * it asked for the record's AZ and spec.
+ */
+export function unrecordedCreateRequest(volume: VolumeRecord): CreateRequest {
+  const generation = volume.observedGeneration ?? volume.generation;
+  const readable = `ebsp-${volume.volumeId}-g${generation}`;
+  const clientToken =
+    readable.length <= 64 && /^[\x21-\x7e]+$/.test(readable)
+      ? readable
+      : `ebsp-${createHash('sha256').update(volume.volumeId).digest('hex').slice(0, 40)}-g${generation}`;
+  return { clientToken, availabilityZone: volume.availabilityZone!, spec: volume.spec };
 }
 
 /** Where one record's turn ended: what to write and when to look again. */
@@ -926,7 +941,9 @@ export class Executor {
         let volume = item.record as VolumeRecord;
         // An unanswered request is repeated as it was (same token, same parameters, whatever the spec is
         // now), so EC2 answers with the one volume its token made: never a second one, nor a mismatch.
-        const repeat = volume.createRequest;
+        // One an earlier version sent without recording it is recorded now, as it was sent.
+        const unrecorded = !volume.createRequest && createSentUnrecorded(volume);
+        const repeat = unrecorded ? unrecordedCreateRequest(volume) : volume.createRequest;
         let request: CreateRequest;
         if (repeat) request = repeat;
         else {
@@ -940,7 +957,11 @@ export class Executor {
           request = { clientToken: createVolumeClientToken(volume.volumeId, incarnation, volume.generation), availabilityZone: placed, spec: volume.spec };
         }
         // Record the request (and the attempt) before calling EC2, so a crash, a lost answer or a dying record repeats it.
-        const changes: RecordChanges<VolumeRecord> = repeat ? {} : { createRequest: request, observedGeneration: volume.generation, availabilityZone: request.availabilityZone };
+        const changes: RecordChanges<VolumeRecord> = !repeat
+          ? { createRequest: request, observedGeneration: volume.generation, availabilityZone: request.availabilityZone }
+          : unrecorded
+            ? { createRequest: request }
+            : {};
         if (volume.status.state !== 'creating') {
           const message = repeat ? 'repeating an unanswered CreateVolume' : 'creating';
           changes.status = successStatus(volume.status, nextVolumeState(volume.status.state, 'create-started'), now, message);

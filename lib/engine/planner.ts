@@ -10,7 +10,7 @@ import type {
   VolumeSpec,
 } from '../domain/records.js';
 import { performanceChange } from '../domain/ebs-limits.js';
-import { describeValidationIssues, specChangeIssues } from '../domain/validation.js';
+import { createSentUnrecorded, describeValidationIssues, specChangeIssues } from '../domain/validation.js';
 import type { ModifyVolumeRequest, OperationKind, ProviderInstance, ProviderModification } from './ports.js';
 
 export type Decision =
@@ -88,10 +88,11 @@ export function modificationReaches(modification: ProviderModification, request:
 
 /**
  * Whether a CreateVolume for the volume may have made a volume whose id the record does not hold:
- * its recorded request (`createRequest`) is then repeated to learn the id, before anything else.
+ * its recorded request (`createRequest`, or the one an earlier version sent without recording it)
+ * is then repeated to learn the id, before anything else.
  */
 export function createUnanswered(volume: VolumeRecord): boolean {
-  return volume.ebsVolumeId === undefined && volume.createRequest !== undefined;
+  return volume.ebsVolumeId === undefined && (volume.createRequest !== undefined || createSentUnrecorded(volume));
 }
 
 /** What a volume needs now. `attachments` are all attachment records of the volume. */

@@ -184,6 +184,14 @@ describe('specChangeIssues: a spec judged against the volume as it is in EBS', (
     expect(validateSpecChange({ ...tagged, tags: { env: 'prod', app: 'db', team: 'storage' } }, tagged)).toEqual([]);
   });
 
+  it('judges a volume an earlier version asked CreateVolume for without recording the request against its spec as it is', () => {
+    const sentUnrecorded = { spec: createdSpec, availabilityZone: 'us-east-1a', observedGeneration: 1 };
+    expect(ebsBaseline(sentUnrecorded)).toEqual(createdSpec);
+    expect(specChangeIssues(sentUnrecorded, { ...createdSpec, sizeGiB: 50 }).map((i) => i.path)).toEqual(['spec.sizeGiB']);
+    // A create EC2 refused (this version forgets the AZ and the generation with the request): any valid spec goes.
+    expect(ebsBaseline({ spec: createdSpec, observedGeneration: 1 })).toBeUndefined();
+  });
+
   it('judges the fixed fields of a volume created before they were recorded from its spec as it is', () => {
     const legacy = inEbs({ createRequest: undefined, spec: { ...createdSpec, tags: { a: 'c' } } });
     expect(specChangeIssues(legacy)).toEqual([]);

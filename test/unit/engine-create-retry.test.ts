@@ -1,8 +1,11 @@
+import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { VolumeRecord, VolumeState } from '../../lib/domain/records.js';
+import { Reconciler } from '../../lib/engine/reconciler.js';
 import { ProviderError } from '../../lib/engine/ports.js';
+import { silentLog } from '../../lib/memory/log.js';
 import { OWNERSHIP_TAGS } from '../../lib/settings.js';
-import { harness, newVolume, volumeKey } from './engine-fixtures.js';
+import { AZ, harness, newVolume, volumeKey } from './engine-fixtures.js';
 
 type Harness = ReturnType<typeof harness>;
 
@@ -135,6 +138,61 @@ describe('a CreateVolume whose answer is lost', () => {
     expect(h.ebs.calls.CreateVolume).toBe(calls);
     expect((await volumeOf(h))?.ebsVolumeId).toBe(learnt);
     expect(h.ebs.volumes()).toHaveLength(1);
+  });
+});
+
+describe('a record the earlier version left creating: CreateVolume sent, its request not recorded', () => {
+  /**
+   * The record as that version wrote it just before its CreateVolume (state creating, the AZ and
+   * the generation it created, no request, no id), and the volume EC2 made under that version's
+   * token (`ebsp-<id>-g<generation>`, hashed for long ids).
+   */
+  async function leftByEarlierVersion(h: Harness, volumeId = 'data-1', extra: Partial<VolumeRecord> = {}) {
+    const at = new Date(h.clock.now()).toISOString();
+    const record = newVolume(volumeId, {
+      availabilityZone: AZ,
+      observedGeneration: 1,
+      status: { state: 'creating', message: 'creating', attempts: 0, updatedAt: at, operationStartedAt: at },
+      ...extra,
+    });
+    const readable = `ebsp-${volumeId}-g1`;
+    const clientToken = readable.length <= 64 ? readable : `ebsp-${createHash('sha256').update(volumeId).digest('hex').slice(0, 40)}-g1`;
+    const tags = { [OWNERSHIP_TAGS.owner]: 'ebs-provisioner', [OWNERSHIP_TAGS.record]: volumeId };
+    const made = await h.ebs.createVolume({ clientToken, availabilityZone: AZ, spec: record.spec, tags });
+    await h.store.create(record);
+    return { made, clientToken };
+  }
+
+  it('repeats that request once to learn the volume it made, and records it: no second volume, no leak reported meanwhile', async () => {
+    const h = harness();
+    const { made, clientToken } = await leftByEarlierVersion(h);
+    const reconciler = new Reconciler({ store: h.store, queue: h.queue, provider: h.ebs, clock: h.clock, metrics: h.metrics, log: silentLog });
+    expect((await reconciler.run()).leaked).toEqual([]);
+
+    await run(h, 30);
+    const volume = await volumeOf(h);
+    expect(volume).toMatchObject({ status: { state: 'available' }, ebsVolumeId: made.ebsVolumeId, createRequest: { clientToken, availabilityZone: AZ, spec: volume?.spec } });
+    expect(h.createRequests.map((request) => request.clientToken)).toEqual([clientToken]);
+    expect(h.ebs.volumes().map((v) => v.ebsVolumeId)).toEqual([made.ebsVolumeId]);
+    expect((await reconciler.run()).leaked).toEqual([]);
+  });
+
+  it('with an id too long for a readable token, repeats the hashed token that version sent', async () => {
+    const h = harness();
+    const volumeId = `data-${'x'.repeat(70)}`;
+    const { made, clientToken } = await leftByEarlierVersion(h, volumeId);
+    await run(h, 30);
+    expect(await volumeOf(h, volumeId)).toMatchObject({ ebsVolumeId: made.ebsVolumeId, createRequest: { clientToken } });
+    expect(h.ebs.volumes()).toHaveLength(1);
+  });
+
+  it('made dying, learns the volume the same way and deletes it', async () => {
+    const h = harness();
+    const { made } = await leftByEarlierVersion(h, 'data-1', { life: 'dying' });
+    await run(h, 60);
+    expect(await volumeOf(h)).toBeUndefined();
+    expect(h.ebs.volume(made.ebsVolumeId)).toBeUndefined();
+    expect(h.ebs.calls).toMatchObject({ CreateVolume: 2, DeleteVolume: 1 });
   });
 });
 
