@@ -173,6 +173,15 @@ export function createRefused(error: ClassifiedError): boolean {
   return error.kind !== undefined && CREATE_REFUSALS.has(error.kind);
 }
 
+/**
+ * Whether EC2 will not repeat a CreateVolume: its token was used with other parameters
+ * (IdempotentParameterMismatch), so the volume that token made, if any, cannot be learnt by
+ * repeating the request, and repeating it again only fails again.
+ */
+export function createUnrepeatable(error: ClassifiedError): boolean {
+  return error.kind === 'idempotency-mismatch';
+}
+
 /** The message of anything thrown, for statuses and logs. */
 export function errorMessage(error: unknown): string {
   return error instanceof Error ? error.message : String(error);

@@ -32,7 +32,7 @@ import { createSentUnrecorded, parseRecord, specChangeIssues } from '../domain/v
 import { METRICS, OWNERSHIP_TAGS } from '../settings.js';
 import { ACTION_OF, RATE_BUCKET_OF, resolveEngineConfig, type EngineConfig, type MutatingAction, type RateBucket } from './config.js';
 import { allocateDevices, type DeviceRequest } from './devices.js';
-import { classifyError, createRefused, errorMessage, type ClassifiedError, type ProviderCall } from './errors.js';
+import { classifyError, createRefused, createUnrepeatable, errorMessage, type ClassifiedError, type ProviderCall } from './errors.js';
 import {
   CHECK_OPERATIONS,
   attachPrerequisites,
@@ -976,6 +976,10 @@ export class Executor {
           const tags = { ...request.spec.tags, [OWNERSHIP_TAGS.owner]: this.config.ownerTagValue, [OWNERSHIP_TAGS.record]: volume.volumeId };
           const outcome = await this.call(item, 'CreateVolume', () => this.deps.provider.createVolume({ ...request, tags }));
           if (!outcome.ok) {
+            if (createUnrepeatable(outcome.error)) {
+              item.result = { ...this.createUnrepeatable(volume, request, now, outcome.error), latencyMs: outcome.latencyMs };
+              return;
+            }
             const failed = this.volumeFailure(volume, now, outcome.error);
             // Turned down: nothing exists under the token, and the next attempt places and sends the spec
             // as it is then (a zone EC2 does not have, put right, must not be taken from the refused request).
@@ -1003,6 +1007,23 @@ export class Executor {
       }),
     );
     return runs;
+  }
+
+  /**
+   * EC2 will not repeat the recorded CreateVolume (`createUnrepeatable`): the volume its token made,
+   * if any, cannot be learnt, and the record stops waiting for it. The request is dropped, so a
+   * dying record goes and an alive one ends in error, whose retry creates a new volume under a new
+   * token; the status (and the log) say where a volume may be left behind, which the reconciler
+   * reports as leaked: it carries the record's id in its tag and no record holds it.
+   */
+  private createUnrepeatable(volume: VolumeRecord, request: CreateRequest, now: number, error: ClassifiedError): Result {
+    const message =
+      `EC2 will not repeat CreateVolume with token ${request.clientToken} (${error.message}): a volume it may have made cannot be learnt` +
+      ` and, if it exists, is reported by the reconciler as leaked (tag ${OWNERSHIP_TAGS.record}=${volume.volumeId})` +
+      (volume.life === 'alive' ? '; a retry creates a new volume' : '');
+    this.deps.log.warn('CreateVolume cannot be repeated; its volume, if any, is left to the leak report', { key: keyString(keyOf(volume)), clientToken: request.clientToken, code: error.code });
+    const terminal = this.volumeTerminal(volume, now, error.code, message);
+    return { ...terminal, changes: { ...(terminal.changes as RecordChanges<VolumeRecord>), ...FORGET_CREATE_REQUEST } };
   }
 
   /** The AZ a new volume goes in: the one recorded, the spec's, or its placement instance's; else why not. */
@@ -1498,6 +1519,18 @@ export class Executor {
     return { outcome: 'failed', changes: { status: failureStatus(volume.status, state, now, { code, message, attempts: volume.status.attempts + 1 }) } };
   }
 
+  /**
+   * A dying volume's step failed for good. The planner takes a dying record in error up again (its
+   * delete, or the repeat of its CreateVolume that learns the id), so that is tried again after the
+   * longest backoff rather than at once: a failure that stays would otherwise call EC2 in a loop.
+   */
+  private dyingTerminal(volume: VolumeRecord, now: number, code: string, message: string): Result {
+    const atMs = now + this.config.backoff.capSeconds * 1000;
+    const terminal = this.volumeTerminal(volume, now, code, `${message}; being deleted: trying again at ${new Date(atMs).toISOString()}`);
+    const status: Status<VolumeState> = { ...(terminal.changes!.status as Status<VolumeState>), nextAttemptAt: new Date(atMs).toISOString() };
+    return { ...terminal, retryAtMs: atMs, changes: { ...terminal.changes, status } };
+  }
+
   private attachmentTerminal(attachment: AttachmentRecord, now: number, code: string, message: string): Result {
     const state = attachment.status.state === 'error' ? 'error' : nextAttachmentState(attachment.status.state, 'failed');
     this.deps.metrics.count(METRICS.failed);
@@ -1507,7 +1540,7 @@ export class Executor {
   /** A failed step of a volume operation: throttled, retried with backoff, or terminal. */
   private volumeFailure(volume: VolumeRecord, now: number, error: ClassifiedError): Result {
     const retry = this.retryPlan(volume.status, now, error);
-    if (retry.terminal) return this.volumeTerminal(volume, now, error.code, retry.message);
+    if (retry.terminal) return volume.life === 'dying' ? this.dyingTerminal(volume, now, error.code, retry.message) : this.volumeTerminal(volume, now, error.code, retry.message);
     return {
       outcome: retry.outcome,
       retryAtMs: retry.atMs,

@@ -196,6 +196,84 @@ describe('a record the earlier version left creating: CreateVolume sent, its req
   });
 });
 
+describe('a CreateVolume that EC2 will not repeat (IdempotentParameterMismatch)', () => {
+  /** A record the earlier version left creating, whose spec the client grew after that version sent it: its request cannot be rebuilt as sent. */
+  async function grownSinceSent(h: Harness, life: VolumeRecord['life']) {
+    const at = new Date(h.clock.now()).toISOString();
+    const tags = { [OWNERSHIP_TAGS.owner]: 'ebs-provisioner', [OWNERSHIP_TAGS.record]: 'data-1' };
+    const made = await h.ebs.createVolume({ clientToken: 'ebsp-data-1-g1', availabilityZone: AZ, spec: newVolume('data-1').spec, tags });
+    await h.store.create(
+      newVolume('data-1', {
+        life,
+        generation: 2,
+        availabilityZone: AZ,
+        observedGeneration: 1,
+        status: { state: 'creating', message: 'creating', attempts: 0, updatedAt: at, operationStartedAt: at },
+      }, { sizeGiB: 20 }),
+    );
+    return made;
+  }
+
+  function reconcilerOf(h: Harness) {
+    return new Reconciler({ store: h.store, queue: h.queue, provider: h.ebs, clock: h.clock, metrics: h.metrics, log: silentLog });
+  }
+
+  it('on a dying record, is tried once: the record goes and the volume it may have made is left to the leak report', async () => {
+    const h = harness();
+    const made = await grownSinceSent(h, 'dying');
+    await run(h, 600);
+    expect(h.createRequests).toHaveLength(1);
+    expect(await volumeOf(h)).toBeUndefined();
+    expect((await reconcilerOf(h).run()).leaked).toEqual([made.ebsVolumeId]);
+  });
+
+  it('on an alive record, ends in error saying a volume may be left behind; the retry creates a new volume', async () => {
+    const h = harness();
+    const made = await grownSinceSent(h, 'alive');
+    await run(h, 600);
+    const failed = await volumeOf(h);
+    expect(failed?.status).toMatchObject({
+      state: 'error',
+      code: 'IdempotentParameterMismatch',
+      message: expect.stringMatching(/^EC2 will not repeat CreateVolume with token ebsp-data-1-g1 \(.*\): a volume it may have made cannot be learnt/),
+    });
+    expect(failed?.status.message).toMatch(`, if it exists, is reported by the reconciler as leaked (tag ${OWNERSHIP_TAGS.record}=data-1); a retry creates a new volume`);
+    expect(failed).not.toHaveProperty('createRequest');
+    expect(failed).not.toHaveProperty('availabilityZone');
+    expect(h.createRequests).toHaveLength(1);
+    expect((await reconcilerOf(h).run()).leaked).toEqual([made.ebsVolumeId]);
+
+    await h.store.update<VolumeRecord>(volumeKey('data-1'), { generation: 3 });
+    await run(h, 30);
+    const retried = await volumeOf(h);
+    expect(retried).toMatchObject({ status: { state: 'available' }, observed: { sizeGiB: 20 } });
+    expect(retried?.ebsVolumeId).not.toBe(made.ebsVolumeId);
+    expect(h.createRequests).toHaveLength(2);
+  });
+});
+
+describe('a dying record whose repeated CreateVolume keeps failing', () => {
+  it('tries again after the longest backoff once its attempts are spent, not at once, until it learns the volume and deletes it', async () => {
+    const h = harness({ config: { maxAttempts: 2 } });
+    const made = await unansweredUntilError(h);
+    h.ebs.failNext('CreateVolume', new ProviderError('unauthorized', 'UnauthorizedOperation', 'You are not authorized to perform this operation.'), 6);
+    await h.store.update<VolumeRecord>(volumeKey('data-1'), { life: 'dying' });
+    const before = h.ebs.calls.CreateVolume;
+
+    await run(h, 600);
+    expect(h.ebs.calls.CreateVolume - before).toBe(2);
+    const waiting = await volumeOf(h);
+    expect(waiting?.status).toMatchObject({ state: 'error', code: 'UnauthorizedOperation', message: expect.stringMatching(/being deleted: trying again at /) });
+    expect(Date.parse(waiting!.status.nextAttemptAt!) - h.clock.now()).toBeGreaterThan(0);
+
+    // Two more spent cycles, 15 minutes apart; the seventh call learns the volume.
+    await run(h, 3600);
+    expect(h.ebs.calls.CreateVolume - before).toBe(7);
+    expect(await volumeOf(h)).toBeUndefined();
+    expect(h.ebs.volume(made)).toBeUndefined();
+  });
+});
+
 describe('a CreateVolume that EC2 turns down', () => {
   it('is not repeated: the retry sends the spec the client fixed', async () => {
     const h = harness({ config: { maxAttempts: 1 } });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ERROR_OUTCOMES, classifyError, createRefused } from '../../lib/engine/errors.js';
+import { ERROR_OUTCOMES, classifyError, createRefused, createUnrepeatable } from '../../lib/engine/errors.js';
 import { PROVIDER_ERROR_KINDS, ProviderError, type ProviderErrorKind } from '../../lib/engine/ports.js';
 
 describe('error table', () => {
@@ -65,5 +65,10 @@ describe('error table', () => {
     for (const kind of ['not-found', 'incorrect-state', 'zone-mismatch', 'invalid-request', 'limit-exceeded'] as const) expect(refusal(kind)).toBe(true);
     for (const kind of ['throttled', 'unauthorized', 'transient', 'idempotency-mismatch'] as const) expect(refusal(kind)).toBe(false);
     expect(createRefused(classifyError('CreateVolume', new TypeError('socket hang up')))).toBe(false);
+  });
+
+  it('a CreateVolume whose token EC2 knows with other parameters cannot be repeated; nothing else says so', () => {
+    for (const kind of PROVIDER_ERROR_KINDS)
+      expect(createUnrepeatable(classifyError('CreateVolume', new ProviderError(kind, 'Code', 'message'))), kind).toBe(kind === 'idempotency-mismatch');
   });
 });
