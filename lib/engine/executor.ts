@@ -65,7 +65,7 @@ import {
 } from './ports.js';
 import { TokenBucket } from './rate-limiter.js';
 import { alignedCheckAtMs, backoffDelaySeconds, budgetSpent, checkQueueDelay, progressDelaySeconds, queueDelay, throttleDelaySeconds } from './schedule.js';
-import { attemptStatus, failureStatus, operationStartMs, SPEC_REJECTED_CODE, specRejectedStatus, successStatus, waitingStatus, withoutSpecRejection } from './status.js';
+import { attemptStatus, failureStatus, operationStartMs, settledStatus, SPEC_REJECTED_CODE, specRejectedStatus, successStatus, waitingStatus, withoutSpecRejection } from './status.js';
 
 export interface ExecutorDeps {
   store: RecordStore;
@@ -721,9 +721,14 @@ export class Executor {
           await this.deps.store.update(item.key, { status } as RecordChanges, { version: record.version });
         }
       }
-      // A spec change EC2 already holds, met by a late or repeated message: recorded, no call.
-      if (decision.type === 'none' && decision.observedGeneration !== undefined) {
-        await this.deps.store.update<VolumeRecord>(item.key, { observedGeneration: decision.observedGeneration }, { version: record.version });
+      // A spec change EC2 already holds, met by a late or repeated message: recorded, no call; and a
+      // wait the spec no longer needs (a late message at its end finds nothing to do) is cleared.
+      if (decision.type === 'none' && record.kind === 'volume') {
+        const changes: RecordChanges<VolumeRecord> = {};
+        if (decision.observedGeneration !== undefined) changes.observedGeneration = decision.observedGeneration;
+        const status = settledStatus(record.status, now);
+        if (status !== record.status) changes.status = status;
+        if (Object.keys(changes).length > 0) await this.deps.store.update<VolumeRecord>(item.key, changes, { version: record.version });
       }
       // A late or repeated message for a spec EBS cannot reach: no call, the status says why.
       if (decision.type === 'invalid-spec' && (record.status.code !== SPEC_REJECTED_CODE || record.status.message !== decision.reason)) {

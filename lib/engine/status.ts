@@ -53,6 +53,18 @@ export function withoutSpecRejection<S extends string>(status: Status<S>): Statu
   return rest;
 }
 
+/**
+ * Status of a volume the planner finds nothing to do for (`none`): a spec rejection no longer
+ * holds, and in `available` or `in-use` neither does a wait or a retry the spec no longer needs
+ * (a grow waiting for EC2's cooldown whose size the client put back, say), which would announce a
+ * next attempt that never comes. The state stays; `status` itself when nothing changes.
+ */
+export function settledStatus<S extends string>(status: Status<S>, nowMs: number): Status<S> {
+  const settled = withoutSpecRejection(status);
+  if (settled.nextAttemptAt === undefined || (status.state !== 'available' && status.state !== 'in-use')) return settled;
+  return successStatus(status, status.state, nowMs);
+}
+
 /** Status after a failed (or throttled) step. */
 export function failureStatus<S extends string>(
   previous: Status<string>,

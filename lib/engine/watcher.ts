@@ -17,7 +17,7 @@ import { METRICS } from '../settings.js';
 import type { EngineConfig } from './config.js';
 import { errorMessage } from './errors.js';
 import { planAttachment, planVolume, type Decision } from './planner.js';
-import { specRejectedStatus, withoutSpecRejection } from './status.js';
+import { settledStatus, specRejectedStatus, withoutSpecRejection } from './status.js';
 import {
   ConditionFailedError,
   type Clock,
@@ -255,8 +255,8 @@ export class Watcher {
         await this.writeStatus(record, specRejectedStatus(record.status, record.status.state, this.deps.clock.now(), decision.reason));
         return;
       case 'none':
-        // A spec the client has since put right: its rejection goes; one EC2 already holds is observed.
-        await this.writeStatus(record, withoutSpecRejection(record.status), decision.observedGeneration);
+        // A spec the client has since put right: its rejection, or a wait it no longer needs, goes; one EC2 already holds is observed.
+        await this.writeStatus(record, settledStatus(record.status, this.deps.clock.now()), decision.observedGeneration);
         return;
     }
   }

@@ -1133,6 +1133,44 @@ describe("executor: modify within EC2's cooldown (one modification per volume ev
     expect(await volumeOf(h, 'data-1')).toMatchObject({ status: { state: 'in-use', attempts: 0 }, observed: { sizeGiB: 30 }, observedGeneration: 3 });
   });
 
+  it('a wait the client made pointless (the size put back to what EC2 holds) is cleared at once, with no EC2 call; its late message changes nothing', async () => {
+    const h = harness();
+    await grownOnce(h, 'data-1');
+    await growTo(h, 'data-1', 30);
+    await h.executor.run(h.batchOf(h.op('modify-volume', volumeKey('data-1'))));
+    expect((await volumeOf(h, 'data-1')).status).toMatchObject({ code: 'VolumeModificationRateExceeded', nextAttemptAt: expect.any(String) });
+    h.changes.splice(0);
+    const calls = { ...h.ebs.calls };
+
+    await growTo(h, 'data-1', 20);
+    const change = [...h.changes];
+    await h.watch();
+    const settled = await volumeOf(h, 'data-1');
+    expect(settled).toMatchObject({ generation: 4, observedGeneration: 4, status: { state: 'in-use', attempts: 0 } });
+    expect(settled.status).toEqual({ state: 'in-use', attempts: 0, updatedAt: new Date(h.clock.now()).toISOString() });
+
+    // A duplicate of the change, and the wait's own message when the cooldown ends: nothing to call or write.
+    await h.watcher.handle(change);
+    await h.settle(7 * HOUR, 60_000);
+    expect(h.ebs.calls).toEqual(calls);
+    expect((await volumeOf(h, 'data-1')).version).toBe(settled.version);
+  });
+
+  it('a late message finds the wait pointless before the watcher does: the executor clears it, with no EC2 call', async () => {
+    const h = harness();
+    await grownOnce(h, 'data-1');
+    await growTo(h, 'data-1', 30);
+    await h.executor.run(h.batchOf(h.op('modify-volume', volumeKey('data-1'))));
+    const calls = { ...h.ebs.calls };
+    await growTo(h, 'data-1', 20);
+    h.changes.splice(0); // the stream has not delivered the change yet
+    await h.executor.run(h.batchOf(h.op('modify-volume', volumeKey('data-1'))));
+    expect(await volumeOf(h, 'data-1')).toMatchObject({ observedGeneration: 4, status: { state: 'in-use', attempts: 0 } });
+    expect((await volumeOf(h, 'data-1')).status.code).toBeUndefined();
+    expect((await volumeOf(h, 'data-1')).status.nextAttemptAt).toBeUndefined();
+    expect(h.ebs.calls).toEqual(calls);
+  });
+
   it('the wait keeps the record in line with EC2: a volume detached meanwhile waits as available', async () => {
     const h = harness();
     await grownOnce(h, 'data-1');
