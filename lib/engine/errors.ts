@@ -109,7 +109,7 @@ export const ERROR_OUTCOMES: Readonly<Record<ProviderCall, Readonly<Record<Provi
   },
   ModifyVolume: {
     throttled: 'throttled',
-    // The volume is gone; a modification cannot bring it back.
+    // The volume is gone; a modification cannot bring it back (the executor forgets it, as a check would).
     'not-found': 'terminal',
     // VolumeInUse, IncorrectState: the volume is not in a state that allows modifying it yet.
     'incorrect-state': 'wait-for-prerequisite',

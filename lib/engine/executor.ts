@@ -1230,7 +1230,10 @@ export class Executor {
           : error.outcome === 'wait-for-modification'
             ? // Under way although DescribeVolumesModifications did not list it yet: look again soon.
               this.awaitModification(volume, current, now, undefined, { code: error.code, message: `waiting for the modification under way to finish: ${error.message}` })
-            : this.volumeFailure(volume, now, error);
+            : error.kind === 'not-found'
+              ? // Gone since the describe: forgotten as a check that finds it gone forgets it.
+                this.volumeVanished(volume, 'observed-deleted', now)
+              : this.volumeFailure(volume, now, error);
       item.result = { ...result, latencyMs: outcome.latencyMs };
     };
   }

@@ -395,6 +395,26 @@ describe('a volume gone from EC2', () => {
     expect(h.ebs.volumes().map((v) => v.availabilityZone)).toEqual(['eu-west-1b']);
   });
 
+  it('found by a ModifyVolume (gone since the describe), is forgotten the same way: the retry creates a new volume', async () => {
+    const h = harness();
+    await h.store.create(newVolume('data-1'));
+    await run(h, 30);
+    const first = (await volumeOf(h))!;
+    await h.store.update<VolumeRecord>(volumeKey('data-1'), { spec: { ...first.spec, sizeGiB: 20 }, generation: 2 });
+    h.ebs.failNext('ModifyVolume', new ProviderError('not-found', 'InvalidVolume.NotFound', `The volume '${first.ebsVolumeId}' does not exist.`));
+    await run(h, 10);
+    const failed = await volumeOf(h);
+    expect(failed?.status).toMatchObject({ state: 'error', code: 'InvalidVolume.NotFound', message: `volume ${first.ebsVolumeId} no longer exists in EC2; a retry creates a new, empty volume` });
+    expect(failed).not.toHaveProperty('ebsVolumeId');
+    expect(failed).not.toHaveProperty('createRequest');
+
+    await h.store.update<VolumeRecord>(volumeKey('data-1'), { generation: 3 });
+    await run(h, 30);
+    const again = await volumeOf(h);
+    expect(again?.status).toMatchObject({ state: 'available' });
+    expect(again?.ebsVolumeId).not.toBe(first.ebsVolumeId);
+  });
+
   it('leaves nothing to delete: the record made dying goes without an EC2 call', async () => {
     const h = harness();
     await vanished(h);
