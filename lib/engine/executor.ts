@@ -1416,7 +1416,9 @@ export class Executor {
       return this.stillInProgress(attachment, now, `detaching from ${attachment.instanceId}`);
     }
     if (state === 'pending') {
-      // Retried after an error that kept the device: adopt an attach EC2 finished after all, else attach afresh.
+      // It kept its device (an attach whose answer was lost, or retried after an error), so EC2 may
+      // have attached it: adopt an attach EC2 finished after all, else attach afresh. Until one
+      // succeeds, the failed attempts and the operation's start stay, so the budget still ends it.
       if (link && (link.state === 'attached' || link.state === 'busy')) {
         return {
           outcome: 'succeeded',
@@ -1425,8 +1427,11 @@ export class Executor {
           volumeSeen: current,
         };
       }
-      if (link?.state === 'attaching') return this.stillInProgress(attachment, now, `EC2 is attaching as ${link.device}`);
-      return { outcome: 'succeeded', changes: { status: successStatus(attachment.status, 'pending', now, 'not attached; attaching afresh'), device: null } };
+      if (link?.state === 'attaching') {
+        const message = `EC2 is attaching as ${link.device}`;
+        return this.stillInProgress(attachment, now, message, attemptStatus(attachment.status, 'pending', now, message));
+      }
+      return { outcome: 'succeeded', changes: { status: attemptStatus(attachment.status, 'pending', now, 'not attached; attaching afresh'), device: null } };
     }
     if (state === 'attaching') {
       if (link && (link.state === 'attached' || link.state === 'busy')) {
@@ -1493,8 +1498,16 @@ export class Executor {
     return changes;
   }
 
-  /** Still under way: keep looking, unless it has run past the maximum age. */
-  private stillInProgress(record: ProvisionerRecord, now: number, message: string): Result {
+  /**
+   * Still under way: keep looking, unless it has run past the maximum age. `status`: what to write
+   * while it is, by default its state with the attempts reset (the step was accepted).
+   */
+  private stillInProgress(
+    record: ProvisionerRecord,
+    now: number,
+    message: string,
+    status: Status<string> = successStatus(record.status, record.status.state, now, message),
+  ): Result {
     const started = operationStartMs(record.status);
     const spent = budgetSpent(0, started, now, this.config);
     if (spent) {
@@ -1502,7 +1515,7 @@ export class Executor {
         ? this.volumeTerminal(record, now, 'Timeout', `${message}: ${spent.message}`)
         : this.attachmentTerminal(record, now, 'Timeout', `${message}: ${spent.message}`);
     }
-    return { outcome: 'in-progress', changes: { status: successStatus(record.status, record.status.state, now, message) } as Result['changes'] };
+    return { outcome: 'in-progress', changes: { status } as Result['changes'] };
   }
 
   /**

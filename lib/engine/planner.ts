@@ -197,7 +197,7 @@ export function planAttachment(attachment: AttachmentRecord, volume: VolumeRecor
   if (attachment.life === 'dying') {
     switch (state) {
       case 'pending':
-        // A device recorded on a pending attachment: retried after an error, EC2 may have attached it.
+        // A device recorded on a pending attachment (an attach whose answer was lost, or retried after an error): EC2 may have attached it.
         return attachment.device
           ? { type: 'operation', op: 'detach', reason: 'dying after a retry; may be attached' }
           : { type: 'remove', reason: 'never attached; removed without an EC2 call' };
@@ -217,7 +217,8 @@ export function planAttachment(attachment: AttachmentRecord, volume: VolumeRecor
 
   switch (state) {
     case 'pending': {
-      // Retried after an error that kept the device: EC2 may have attached it after all, look first.
+      // It kept its device (an attach whose answer was lost, or retried after an error): EC2 may
+      // have attached it after all, look first.
       if (attachment.device && volume?.ebsVolumeId)
         return { type: 'operation', op: 'check-attachment', reason: 'retrying; may already be attached' };
       const blocked = volumeBlocksAttach(volume, attachment);

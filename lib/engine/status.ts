@@ -28,11 +28,13 @@ export function successStatus<S extends string>(
 }
 
 /**
- * Status written just before an EC2 call (the claim rides on it): the call's state, with the failed
- * attempts so far kept, since nothing has succeeded yet; a failure of the call then counts on.
+ * Status of an operation between its attempts, nothing having succeeded yet: written just before
+ * an EC2 call (the claim rides on it), or by a check that found the last attempt did not take (or
+ * is still under way in EC2). The failed attempts so far and the operation's start are kept, in
+ * any state, so a failure then counts on and the attempt budget and the age limit still end it.
  */
 export function attemptStatus<S extends string>(previous: Status<string>, state: S, nowMs: number, message: string): Status<S> {
-  return { ...successStatus(previous, state, nowMs, message), attempts: previous.attempts };
+  return { ...successStatus(previous, state, nowMs, message), attempts: previous.attempts, operationStartedAt: operationStart(previous, nowMs) };
 }
 
 /** The code of a volume's status while EBS cannot bring it to its spec; the message says why. */

@@ -91,6 +91,30 @@ describe('attachment retry after a terminal error, through watcher and executor'
     for (let i = 1; i < gaps.length; i++) expect(gaps[i]!).toBeGreaterThanOrEqual(gaps[i - 1]!);
   });
 
+  it('an attach that keeps failing uncertainly (EC2 never attaches) counts its attempts across the checks between them and ends in error after the budget', async () => {
+    const h = harness({ config: { maxAttempts: 4 } });
+    h.ebs.failNext('AttachVolume', new ProviderError('transient', 'InternalError', 'An internal error has occurred'), 100);
+    await h.store.create(newVolume('data-1'));
+    await h.store.create(newAttachment('data-1'));
+    const seen: { attempts: number; at: number }[] = [];
+    for (let i = 0; i < 600 && (await attachmentOf(h, INSTANCE)).status.state !== 'error'; i++) {
+      await h.watch();
+      await h.settle(1000);
+      const status = (await attachmentOf(h, INSTANCE)).status;
+      if (status.code === 'InternalError' && status.attempts !== seen.at(-1)?.attempts) seen.push({ attempts: status.attempts, at: h.clock.now() });
+    }
+    const failed = await attachmentOf(h, INSTANCE);
+    expect(failed.status).toMatchObject({ state: 'error', code: 'InternalError', attempts: 4 });
+    expect(failed.status.message).toContain('gave up after 4 failed attempts');
+    // EC2 may have attached it after all: the device stays, so a delete detaches.
+    expect(failed.device).toMatch(/^\/dev\//);
+    expect(h.ebs.calls.AttachVolume).toBe(4);
+    expect(seen.map((s) => s.attempts)).toEqual([1, 2, 3, 4]);
+    // Exponential backoff: each wait longer than the one before.
+    const gaps = seen.slice(1).map((s, i) => s.at - seen[i]!.at);
+    for (let i = 1; i < gaps.length; i++) expect(gaps[i]!).toBeGreaterThan(gaps[i - 1]!);
+  });
+
   it('an AZ mismatch ends in error; a stale message does nothing; a retry tries afresh and fails again with attempts reset', async () => {
     const h = harness();
     h.ebs.addInstance({ instanceId: FAR_INSTANCE, availabilityZone: 'eu-west-1b' });
@@ -255,6 +279,22 @@ describe('attachment retry after a terminal error, through watcher and executor'
     expect(attached.status).toMatchObject({ state: 'attached', attempts: 0 });
     expect(h.ebs.calls.AttachVolume).toBe(1);
     expect((await h.store.get(volumeKey('data-1')))?.status.state).toBe('in-use');
+  });
+
+  it('an attach whose answer was lost and that EC2 never finishes ends in error at the age limit, keeping its device', async () => {
+    const h = harness({ config: { maxOperationAgeMs: 10 * 60_000 }, ebsTimings: { attach: 10 * 3_600_000 } });
+    loseAttachAnswers(h, new ProviderError('transient', 'RequestTimeout', 'Request timed out'));
+    await h.store.create(newVolume('data-1'));
+    await h.store.create(newAttachment('data-1'));
+    await runUntil(h, (a) => a.status.message?.startsWith('EC2 is attaching') === true);
+    const started = (await attachmentOf(h, INSTANCE)).status.operationStartedAt;
+    expect((await attachmentOf(h, INSTANCE)).status).toMatchObject({ state: 'pending', attempts: 1, operationStartedAt: expect.any(String) });
+    await runUntil(h, (a) => a.status.state === 'error', 30 * 60);
+    const failed = await attachmentOf(h, INSTANCE);
+    expect(failed.status).toMatchObject({ state: 'error', code: 'Timeout', operationStartedAt: started, message: expect.stringContaining('EC2 is attaching') });
+    expect(h.clock.now() - Date.parse(started!)).toBeLessThan(15 * 60_000);
+    expect(failed.device).toMatch(/^\/dev\//);
+    expect(h.ebs.calls.AttachVolume).toBe(1);
   });
 
   it('an attach EC2 refused forgets its device: a dying attachment is then removed without an EC2 call', async () => {
