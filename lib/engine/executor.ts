@@ -65,7 +65,18 @@ import {
 } from './ports.js';
 import { TokenBucket } from './rate-limiter.js';
 import { alignedCheckAtMs, backoffDelaySeconds, budgetSpent, checkQueueDelay, progressDelaySeconds, queueDelay, throttleDelaySeconds } from './schedule.js';
-import { attemptStatus, failureStatus, operationStartMs, settledStatus, SPEC_REJECTED_CODE, specRejectedStatus, successStatus, waitingStatus, withoutSpecRejection } from './status.js';
+import {
+  attemptStatus,
+  failureStatus,
+  operationStartMs,
+  sameStatus,
+  settledStatus,
+  SPEC_REJECTED_CODE,
+  specRejectedStatus,
+  successStatus,
+  waitingOnRecordStatus,
+  waitingStatus,
+} from './status.js';
 
 export interface ExecutorDeps {
   store: RecordStore;
@@ -715,11 +726,8 @@ export class Executor {
         }
       }
       if (decision.type === 'wait' || decision.type === 'cascade-dying') {
-        if (record.status.message !== decision.reason) {
-          const status: Status<string> = { ...withoutSpecRejection(record.status), message: decision.reason, updatedAt: new Date(now).toISOString() };
-          delete status.nextAttemptAt;
-          await this.deps.store.update(item.key, { status } as RecordChanges, { version: record.version });
-        }
+        const status = waitingOnRecordStatus(record.status, now, decision.reason);
+        if (!sameStatus(record.status, status)) await this.deps.store.update(item.key, { status } as RecordChanges, { version: record.version });
       }
       // A spec change EC2 already holds, met by a late or repeated message: recorded, no call; and a
       // wait the spec no longer needs (a late message at its end finds nothing to do) is cleared.

@@ -4,6 +4,7 @@
  * attempt is due.
  */
 import type { Status } from '../domain/records.js';
+import { canonicalJson } from '../domain/canonical-json.js';
 
 /** Volume and attachment states in which no operation is under way. */
 const RESTING = new Set(['available', 'in-use', 'attached', 'error', 'deleted', 'detached']);
@@ -106,6 +107,25 @@ export function waitingStatus<S extends string>(
     updatedAt: new Date(nowMs).toISOString(),
     nextAttemptAt: new Date(wait.nextAttemptAtMs).toISOString(),
   };
+}
+
+/**
+ * Status of a record that waits for another record, whose change releases it (an attachment for
+ * its volume, a dying volume for its attachments): its state, with the reason as its message. No
+ * next attempt of its own, nor the code of an earlier failure or wait, which no longer holds (an
+ * error keeps the code it failed with); the failed attempts stay. A pending record's wait, which
+ * may last as long as the other record takes, is no part of its operation's age.
+ */
+export function waitingOnRecordStatus<S extends string>(previous: Status<S>, nowMs: number, reason: string): Status<S> {
+  const status: Status<S> = { state: previous.state, message: reason, attempts: previous.attempts, updatedAt: new Date(nowMs).toISOString() };
+  if (previous.state === 'error' && previous.code !== undefined) status.code = previous.code;
+  if (previous.state !== 'pending' && previous.operationStartedAt !== undefined) status.operationStartedAt = previous.operationStartedAt;
+  return status;
+}
+
+/** Whether two statuses say the same, whenever each was written. */
+export function sameStatus(a: Status<string>, b: Status<string>): boolean {
+  return canonicalJson({ ...a, updatedAt: '' }) === canonicalJson({ ...b, updatedAt: '' });
 }
 
 /** When the current operation started: kept across retries and progress checks, else now. */

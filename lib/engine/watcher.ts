@@ -17,7 +17,7 @@ import { METRICS } from '../settings.js';
 import type { EngineConfig } from './config.js';
 import { errorMessage } from './errors.js';
 import { planAttachment, planVolume, type Decision } from './planner.js';
-import { settledStatus, specRejectedStatus, withoutSpecRejection } from './status.js';
+import { sameStatus, settledStatus, specRejectedStatus, waitingOnRecordStatus } from './status.js';
 import {
   ConditionFailedError,
   type Clock,
@@ -196,7 +196,7 @@ export class Watcher {
    */
   private async writeStatus(record: ProvisionerRecord, status: Status<string>, observedGeneration?: number): Promise<ProvisionerRecord | undefined> {
     const caughtUp = observedGeneration === undefined || (record.kind === 'volume' && record.observedGeneration === observedGeneration);
-    if (caughtUp && JSON.stringify({ ...record.status, updatedAt: '' }) === JSON.stringify({ ...status, updatedAt: '' })) return record;
+    if (caughtUp && sameStatus(record.status, status)) return record;
     const changes = {
       status: { ...status, updatedAt: new Date(this.deps.clock.now()).toISOString() },
       ...(observedGeneration !== undefined ? { observedGeneration } : {}),
@@ -246,10 +246,10 @@ export class Watcher {
             if (!(error instanceof ConditionFailedError)) throw error;
           }
         }
-        await this.writeStatus(record, { ...withoutSpecRejection(record.status), message: decision.reason });
+        await this.writeStatus(record, waitingOnRecordStatus(record.status, this.deps.clock.now(), decision.reason));
         return;
       case 'wait':
-        await this.writeStatus(record, { ...withoutSpecRejection(record.status), message: decision.reason });
+        await this.writeStatus(record, waitingOnRecordStatus(record.status, this.deps.clock.now(), decision.reason));
         return;
       case 'invalid-spec':
         await this.writeStatus(record, specRejectedStatus(record.status, record.status.state, this.deps.clock.now(), decision.reason));

@@ -206,6 +206,78 @@ describe('watcher', () => {
     expect(h.ebs.calls.AttachVolume).toBe(1);
   });
 
+  it('a waiting attachment carries no code, next attempt or operation start of an earlier attempt; watcher and executor write the same wait', async () => {
+    const h = harness();
+    const at = new Date(h.clock.now()).toISOString();
+    const volume = newVolume('data-1', { status: { state: 'error', code: 'InvalidParameterValue', message: 'The parameter is not valid', attempts: 1, updatedAt: at } });
+    await h.store.create(volume);
+    // Both failed an attach earlier and were to try again in a minute.
+    const failed = { state: 'pending' as const, code: 'RequestTimeout', message: 'Request timed out', attempts: 2, updatedAt: at, operationStartedAt: at, nextAttemptAt: new Date(h.clock.now() + 60_000).toISOString() };
+    await h.store.create(newAttachment('data-1', { status: failed }));
+    await h.store.create(newAttachment('data-1', { instanceId: OTHER_INSTANCE, status: failed }));
+    await h.clock.advance(1000);
+    const waiting = {
+      state: 'pending',
+      message: 'volume data-1 is in error: InvalidParameterValue; the attach waits until the volume is retried',
+      attempts: 2,
+      updatedAt: new Date(h.clock.now()).toISOString(),
+    };
+
+    // The executor meets one of them on its retry message, the watcher both when the volume's move reaches it.
+    await h.executor.run(h.batchOf(h.op('attach', attachmentKey('data-1', OTHER_INSTANCE))));
+    const byExecutor = await h.store.get(attachmentKey('data-1', OTHER_INSTANCE));
+    expect(byExecutor?.status).toEqual(waiting);
+    await h.watcher.handle([{ id: 'c1', eventName: 'MODIFY', key: volumeKey('data-1'), oldRecord: { ...volume, status: { state: 'creating', attempts: 0, updatedAt: at } }, newRecord: volume }]);
+    expect((await h.store.get(attachmentKey('data-1')))?.status).toEqual(waiting);
+    // Already waiting as the watcher would write it: not written again.
+    expect((await h.store.get(attachmentKey('data-1', OTHER_INSTANCE)))?.version).toBe(byExecutor?.version);
+    expect(sent(h)).toEqual([]);
+    expect(h.ebs.calls.AttachVolume ?? 0).toBe(0);
+  });
+
+  it("an attachment's wait for its volume is no part of its attach's age: a failure after a long wait is retried, not a terminal error", async () => {
+    const h = harness();
+    const at = new Date(h.clock.now()).toISOString();
+    const volume = newVolume('data-1', { status: { state: 'error', code: 'InvalidParameterValue', message: 'The parameter is not valid', attempts: 1, updatedAt: at } });
+    await h.store.create(volume);
+    await h.store.create(newAttachment('data-1', { status: { state: 'pending', code: 'AttachmentLimitExceeded', message: 'too many attachments', attempts: 1, updatedAt: at, operationStartedAt: at } }));
+    await h.watcher.handle([{ id: 'c1', eventName: 'MODIFY', key: volumeKey('data-1'), oldRecord: { ...volume, status: { state: 'creating', attempts: 0, updatedAt: at } }, newRecord: volume }]);
+    expect((await h.store.get(attachmentKey('data-1')))?.status.operationStartedAt).toBeUndefined();
+
+    // The volume is retried seven hours later, beyond the six an operation may last; its attach is refused once more.
+    await h.clock.advance(7 * 3_600_000);
+    h.ebs.failNext('AttachVolume', new ProviderError('limit-exceeded', 'AttachmentLimitExceeded', 'too many attachments'));
+    await h.store.update<VolumeRecord>(volumeKey('data-1'), { generation: 2 });
+    for (let i = 0; i < 20 && (await h.store.get(attachmentKey('data-1')))?.status.attempts !== 2; i++) {
+      await h.watch();
+      await h.settle(1000);
+    }
+    expect((await h.store.get(attachmentKey('data-1')))?.status).toMatchObject({ state: 'pending', code: 'AttachmentLimitExceeded', attempts: 2 });
+    await h.watch();
+    await h.settle(30_000);
+    expect((await h.store.get(attachmentKey('data-1')))?.status).toMatchObject({ state: 'attached', attempts: 0 });
+    expect(h.ebs.calls.AttachVolume).toBe(2);
+  });
+
+  it('a dying volume waiting for its attachments keeps the code of its error, and drops that of a wait it no longer makes', async () => {
+    const h = harness();
+    const at = new Date(h.clock.now()).toISOString();
+    const nextAttemptAt = new Date(h.clock.now() + 3_600_000).toISOString();
+    const failed = newVolume('failed', { ebsVolumeId: 'vol-00000000000000001', life: 'dying', status: { state: 'error', code: 'InternalError', message: 'boom (gave up after 8 failed attempts)', attempts: 8, updatedAt: at } });
+    const cooling = newVolume('cooling', {
+      ebsVolumeId: 'vol-00000000000000002',
+      life: 'dying',
+      status: { state: 'in-use', code: 'VolumeModificationRateExceeded', message: 'EC2 allows one modification per volume every 6 hours', attempts: 0, updatedAt: at, nextAttemptAt },
+    });
+    for (const volume of [failed, cooling]) {
+      await h.store.create(volume);
+      await h.store.create(newAttachment(volume.volumeId, { device: '/dev/sdf', status: { state: 'attached', attempts: 0, updatedAt: at } }));
+    }
+    await h.watcher.handle([insert(failed, 'c1'), insert(cooling, 'c2')]);
+    expect((await h.store.get(volumeKey('failed')))?.status).toEqual({ state: 'error', code: 'InternalError', message: 'detaching 1 attachment(s) before deleting', attempts: 8, updatedAt: at });
+    expect((await h.store.get(volumeKey('cooling')))?.status).toEqual({ state: 'in-use', message: 'detaching 1 attachment(s) before deleting', attempts: 0, updatedAt: at });
+  });
+
   it('a dying volume makes its attachments dying and detaches them before deleting', async () => {
     const h = await attachedVolume();
 
