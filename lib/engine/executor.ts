@@ -40,6 +40,7 @@ import {
   modificationReaches,
   planAttachment,
   planVolume,
+  releasedByVolume,
   specRejection,
   type Decision,
 } from './planner.js';
@@ -481,8 +482,9 @@ export class Executor {
 
   /**
    * The attachments waiting for volumes that this batch's checks saw become available, as items
-   * to process in the same invocation (the stream would bring them to the watcher a few seconds
-   * later; its messages then find them under way). A failed read only loses the shortcut.
+   * to process in the same invocation (`releasedByVolume`: an attach, or the check of one that kept
+   * its device); the stream would bring them to the watcher a few seconds later, whose messages
+   * then find them under way. A failed read only loses the shortcut.
    */
   private async releasedAttachments(items: Item[]): Promise<Item[]> {
     const inBatch = new Set(items.map((item) => item.id));
@@ -499,13 +501,13 @@ export class Executor {
           for (const raw of await this.deps.store.attachmentsOfVolume(volume.volumeId)) {
             const attachment = this.trusted(raw);
             if (attachment?.kind !== 'attachment') continue;
-            const decision = planAttachment(attachment, volume);
-            if (decision.type !== 'operation' || decision.op !== 'attach') continue;
+            const decision = releasedByVolume(attachment, volume);
+            if (decision?.type !== 'operation') continue;
             const key = keyOf(attachment);
             const id = keyString(key);
             if (inBatch.has(id)) continue;
             inBatch.add(id);
-            released.push({ key, id, messageIds: [], hint: 'attach', record: attachment, volume });
+            released.push({ key, id, messageIds: [], hint: decision.op, record: attachment, volume });
           }
         } catch (error) {
           this.deps.log.warn('reading attachments of an available volume failed; the watcher releases them', { key: keyString(keyOf(volume)), error: errorMessage(error) });

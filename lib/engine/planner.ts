@@ -235,6 +235,21 @@ export function planAttachment(attachment: AttachmentRecord, volume: VolumeRecor
   }
 }
 
+/**
+ * What a change of its volume starts for an attachment: a live one that waits for the volume acts
+ * now (it attaches once the volume is there, or first looks whether an attach whose answer was
+ * lost took, when it kept its device; otherwise it says why it waits). One whose next attempt is
+ * scheduled failed since it last waited, and its own message retries it after its backoff: an
+ * operation here would start a second chain of retries beside it. Undefined for the others:
+ * attachments under way, dying or in error follow their own operations.
+ */
+export function releasedByVolume(attachment: AttachmentRecord, volume: VolumeRecord): Decision | undefined {
+  if (attachment.life !== 'alive' || attachment.status.state !== 'pending') return undefined;
+  const decision = planAttachment(attachment, volume);
+  if (decision.type === 'wait') return decision;
+  return decision.type === 'operation' && attachment.status.nextAttemptAt === undefined ? decision : undefined;
+}
+
 export type Prerequisite = { ok: true } | { ok: false; code: string; message: string; terminal: boolean };
 
 /**

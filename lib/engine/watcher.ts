@@ -16,7 +16,7 @@ import { describeValidationIssues, parseRecord } from '../domain/validation.js';
 import { METRICS } from '../settings.js';
 import type { EngineConfig } from './config.js';
 import { errorMessage } from './errors.js';
-import { planAttachment, planVolume, type Decision } from './planner.js';
+import { planAttachment, planVolume, releasedByVolume, type Decision } from './planner.js';
 import { sameStatus, settledStatus, specRejectedStatus, waitingOnRecordStatus } from './status.js';
 import {
   ConditionFailedError,
@@ -263,13 +263,13 @@ export class Watcher {
 
   /**
    * The volume became available (or in use): its waiting attachments go now, not at their next
-   * retry. It went into or out of error: they say so (a status write only where the reason
-   * changes; no EC2 call). Attachments under way follow their own operations.
+   * retry (`releasedByVolume`). It went into or out of error: they say so (a status write only
+   * where the reason changes; no EC2 call). Attachments under way follow their own operations.
    */
   private async replanWaitingAttachments(volume: VolumeRecord, operations: QueuedOperation[]): Promise<void> {
     for (const attachment of await this.deps.store.attachmentsOfVolume(volume.volumeId)) {
-      const decision = planAttachment(attachment, volume);
-      if ((decision.type === 'operation' && decision.op === 'attach') || decision.type === 'wait') await this.apply(attachment, decision, operations);
+      const decision = releasedByVolume(attachment, volume);
+      if (decision) await this.apply(attachment, decision, operations);
     }
   }
 

@@ -841,6 +841,25 @@ describe('executor: one describe per transition', () => {
     expect((await attachmentOf(h, 'data-1')).status.state).toBe('attaching');
   });
 
+  it('a check that sees a volume become available looks at once at its waiting attachment that kept a device, then attaches it', async () => {
+    const h = harness();
+    await h.store.create(newVolume('data-1'));
+    await h.executor.run(h.batchOf(h.op('create-volume', volumeKey('data-1'))));
+    // Left by an attach whose answer was lost (on a volume since gone), then waiting for this one.
+    const at = new Date(h.clock.now()).toISOString();
+    await h.store.create(newAttachment('data-1', { device: '/dev/sdf', status: { state: 'pending', message: 'waiting for volume data-1 to become available', attempts: 1, updatedAt: at } }));
+    await h.clock.advance(10_000);
+    await h.executor.run(h.batchOf(h.op('check-volume', volumeKey('data-1'))));
+    expect((await volumeOf(h, 'data-1')).status.state).toBe('available');
+    const looked = await attachmentOf(h, 'data-1');
+    expect(looked.status).toMatchObject({ state: 'pending', message: 'not attached; attaching afresh', attempts: 1 });
+    expect(looked.device).toBeUndefined();
+    expect(h.queued()).toContainEqual({ op: 'attach', key: `data-1/${INSTANCE}`, delaySeconds: 0 });
+    await h.drain();
+    expect(h.ebs.calls.AttachVolume).toBe(1);
+    expect((await attachmentOf(h, 'data-1')).status.state).toBe('attaching');
+  });
+
   it("releases the waiting attachment while the batch's other calls still wait for rate tokens", async () => {
     const budgets = { ...DEFAULT_ENGINE_CONFIG.rateBudgets, CreateVolume: { burst: 1, ratePerSecond: 0.2 } };
     const h = harness({ config: { rateBudgets: budgets, rateWaitMaxMs: 10_000 } });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { AttachmentRecord, AttachmentState, VolumeRecord, VolumeState } from '../../lib/domain/records.js';
-import { attachPrerequisites, modificationNeeded, modificationReaches, planAttachment, planVolume } from '../../lib/engine/planner.js';
+import { attachPrerequisites, modificationNeeded, modificationReaches, planAttachment, planVolume, releasedByVolume } from '../../lib/engine/planner.js';
 import type { ProviderInstance } from '../../lib/engine/ports.js';
 
 const T = '2026-01-01T00:00:00.000Z';
@@ -226,11 +226,39 @@ describe('planAttachment', () => {
     ['detaching', 'dying', {}, { type: 'operation', op: 'check-attachment' }],
     ['error', 'dying', {}, { type: 'remove' }],
     ['error', 'dying', { device: '/dev/sdf' }, { type: 'operation', op: 'detach' }],
-    // Retried after an error that kept the device: EC2 may have attached it after all.
+    // It kept its device (an attach whose answer was lost, or retried after an error): EC2 may have attached it after all.
     ['pending', 'alive', { device: '/dev/sdf' }, { type: 'operation', op: 'check-attachment' }],
     ['pending', 'dying', { device: '/dev/sdf' }, { type: 'operation', op: 'detach' }],
   ] as const)('%s (%s %o) → %o', (state, life, extra, expected) => {
     expect(planAttachment(attachment(state, { life, ...extra }), ready)).toMatchObject(expected);
+  });
+});
+
+describe('releasedByVolume', () => {
+  const volumes = {
+    available: volume('available', created),
+    creating: volume('creating'),
+    error: volume('error', { status: { state: 'error', code: 'InternalError', attempts: 1, updatedAt: T } }),
+  };
+  const retrying = { state: 'pending' as const, code: 'InternalError', attempts: 1, updatedAt: T, nextAttemptAt: '2026-01-01T00:00:02.000Z' };
+
+  it.each([
+    ['pending', 'alive', {}, 'available', { type: 'operation', op: 'attach' }],
+    ['pending', 'alive', { device: '/dev/sdf' }, 'available', { type: 'operation', op: 'check-attachment' }],
+    ['pending', 'alive', {}, 'error', { type: 'wait' }],
+    // Failed since it last waited: its own message retries it after its backoff.
+    ['pending', 'alive', { status: retrying }, 'available', undefined],
+    ['pending', 'alive', { device: '/dev/sdf', status: retrying }, 'available', undefined],
+    ['pending', 'alive', { status: retrying }, 'creating', { type: 'wait' }],
+    ['attaching', 'alive', {}, 'available', undefined],
+    ['detaching', 'alive', {}, 'available', undefined],
+    ['attached', 'alive', {}, 'available', undefined],
+    ['error', 'alive', { device: '/dev/sdf' }, 'available', undefined],
+    ['pending', 'dying', { device: '/dev/sdf' }, 'available', undefined],
+  ] as const)('%s (%s %o), volume %s → %o', (state, life, extra, volumeState, expected) => {
+    const decision = releasedByVolume(attachment(state, { life, ...extra }), volumes[volumeState]);
+    if (expected) expect(decision).toMatchObject(expected);
+    else expect(decision).toBeUndefined();
   });
 });
 

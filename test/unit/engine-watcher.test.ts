@@ -170,6 +170,46 @@ describe('watcher', () => {
     expect(h.ebs.calls.AttachVolume).toBe(1);
   });
 
+  it('a volume that becomes available releases an attachment that kept its device: it looks whether an earlier attach took, then attaches', async () => {
+    const h = harness();
+    await h.store.create(newVolume('data-1'));
+    await h.watch();
+    await h.settle(30_000);
+    await h.watch();
+    // Left by an attach whose answer was lost (on a volume since gone), then waiting for this one.
+    const at = new Date(h.clock.now()).toISOString();
+    await h.store.create(newAttachment('data-1', { device: '/dev/sdf', status: { state: 'pending', message: 'waiting for volume data-1 to become available', attempts: 1, updatedAt: at } }));
+    h.changes.splice(0);
+    const volume = (await h.store.get(volumeKey('data-1'))) as VolumeRecord;
+    const change: RecordChange = { id: 'c9', eventName: 'MODIFY', key: volumeKey('data-1'), oldRecord: { ...volume, status: { ...volume.status, state: 'creating' } }, newRecord: volume };
+    await h.watcher.handle([change]);
+    expect(sent(h)).toEqual([{ op: 'check-attachment', key: `data-1/${INSTANCE}`, delaySeconds: 0 }]);
+    // Delivered again, the change enqueues the same check; it attaches once.
+    await h.watcher.handle([change]);
+    await h.settle(20_000);
+    expect((await h.store.get(attachmentKey('data-1')))?.status).toMatchObject({ state: 'attached', attempts: 0 });
+    expect(h.ebs.calls.AttachVolume).toBe(1);
+  });
+
+  it('a volume that becomes available leaves attachments whose retry is scheduled to that retry: no second chain of attempts', async () => {
+    const h = harness();
+    await h.store.create(newVolume('data-1'));
+    await h.watch();
+    await h.settle(30_000);
+    await h.watch();
+    // Their attaches failed after the volume was available (refused; answer lost); the retry messages are on their way.
+    const at = new Date(h.clock.now()).toISOString();
+    const retrying = { state: 'pending' as const, attempts: 1, updatedAt: at, operationStartedAt: at, nextAttemptAt: new Date(h.clock.now() + 2000).toISOString() };
+    await h.store.create(newAttachment('data-1', { status: { ...retrying, code: 'AttachmentLimitExceeded', message: 'too many attachments' } }));
+    await h.store.create(newAttachment('data-1', { instanceId: OTHER_INSTANCE, device: '/dev/sdf', status: { ...retrying, code: 'InternalError', message: 'An internal error has occurred' } }));
+    h.changes.splice(0);
+    const volume = (await h.store.get(volumeKey('data-1'))) as VolumeRecord;
+    const writes = h.store.writes;
+    await h.watcher.handle([{ id: 'c9', eventName: 'MODIFY', key: volumeKey('data-1'), oldRecord: { ...volume, status: { ...volume.status, state: 'creating' } }, newRecord: volume }]);
+    expect(sent(h)).toEqual([]);
+    expect(h.store.writes).toBe(writes);
+  });
+
   it('an attachment waiting for a volume that goes into error says so, and waits again once the volume is retried; no EC2 call', async () => {
     const h = harness();
     h.ebs.failNext('CreateVolume', new ProviderError('invalid-request', 'InvalidParameterValue', 'The parameter is not valid'));
