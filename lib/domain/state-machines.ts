@@ -38,7 +38,7 @@ export const ATTACHMENT_EVENTS = [
   'attach-failed',
   /** EC2 reports the volume attached to the instance. */
   'observed-attached',
-  /** EC2 reports no attachment of the volume to the instance. */
+  /** EC2 reports no attachment of the volume to the instance (or no longer has the volume). */
   'observed-detached',
   /** DetachVolume was accepted. */
   'detach-started',
@@ -102,7 +102,7 @@ export const ATTACHMENT_TRANSITIONS: readonly Transition<AttachmentState, Attach
   { from: 'attaching', event: 'observed-detached', to: 'pending', why: 'attach did not take, retry' },
   { from: 'attaching', event: 'failed', to: 'error', why: 'budget spent' },
   { from: 'attached', event: 'detach-started', to: 'detaching', why: 'dying' },
-  { from: 'attached', event: 'observed-detached', to: 'pending', why: 'detached behind our back, re-attach' },
+  { from: 'attached', event: 'observed-detached', to: 'pending', why: 'detached (or its volume deleted) behind our back, re-attach' },
   { from: 'attached', event: 'failed', to: 'error', why: 'budget spent' },
   { from: 'detaching', event: 'observed-detached', to: 'detached', why: 'EC2 finished detaching' },
   { from: 'detaching', event: 'failed', to: 'error', why: 'detach failed or budget spent' },

@@ -1467,17 +1467,20 @@ export class Executor {
             : 'the attach did not take',
       }, 'observed-detached');
     }
-    if (state === 'attached' && !present && current) {
-      // A describe may lag a fresh attach; one that has stood a while and is gone was detached outside.
+    if (state === 'attached' && !present && item.volume) {
+      // The volume record holds no EC2 volume once a check of the volume found it gone.
+      const ebsVolumeId = item.volume.ebsVolumeId;
+      // A describe may lag a fresh attach; one that has stood a while and is gone was detached (or its volume deleted) outside.
       const updatedAt = Date.parse(attachment.status.updatedAt);
-      if (!(now - updatedAt >= this.config.describeGraceMs)) return { outcome: 'skipped' };
+      if (ebsVolumeId && !(now - updatedAt >= this.config.describeGraceMs)) return { outcome: 'skipped' };
+      const message = current
+        ? `EC2 shows ${current.ebsVolumeId} not attached to ${attachment.instanceId} (detached outside the provisioner); attaching again`
+        : `volume ${attachment.volumeId}${ebsVolumeId ? ` (${ebsVolumeId})` : ''} no longer exists in EC2 (deleted outside the provisioner); waiting for it to be created again`;
       return {
         outcome: 'succeeded',
-        changes: {
-          status: successStatus(attachment.status, nextAttachmentState('attached', 'observed-detached'), now, `EC2 shows ${current.ebsVolumeId} not attached to ${attachment.instanceId} (detached outside the provisioner); attaching again`),
-          device: null,
-        },
-        alsoCheck: this.volumeCheck(attachment),
+        changes: { status: successStatus(attachment.status, nextAttachmentState('attached', 'observed-detached'), now, message), device: null },
+        // A volume record that still holds the id learns it is gone from its own check.
+        alsoCheck: ebsVolumeId ? this.volumeCheck(attachment) : undefined,
         volumeSeen: current,
       };
     }

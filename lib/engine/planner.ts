@@ -227,7 +227,10 @@ export function planAttachment(attachment: AttachmentRecord, volume: VolumeRecor
     case 'attaching':
       return { type: 'operation', op: 'check-attachment', reason: 'attach in progress' };
     case 'attached':
-      return { type: 'none', reason: 'attached' };
+      // Its volume record forgot the EC2 volume, which a check found gone: nothing is attached any more.
+      return volume && !volume.ebsVolumeId
+        ? { type: 'operation', op: 'check-attachment', reason: `volume ${attachment.volumeId} no longer exists in EC2` }
+        : { type: 'none', reason: 'attached' };
     case 'detaching':
       return { type: 'operation', op: 'check-attachment', reason: 'detach in progress' };
     case 'error':
@@ -238,13 +241,14 @@ export function planAttachment(attachment: AttachmentRecord, volume: VolumeRecor
 /**
  * What a change of its volume starts for an attachment: a live one that waits for the volume acts
  * now (it attaches once the volume is there, or first looks whether an attach whose answer was
- * lost took, when it kept its device; otherwise it says why it waits). One whose next attempt is
- * scheduled failed since it last waited, and its own message retries it after its backoff: an
- * operation here would start a second chain of retries beside it. Undefined for the others:
- * attachments under way, dying or in error follow their own operations.
+ * lost took, when it kept its device; otherwise it says why it waits), and one attached to a
+ * volume found gone from EC2 leaves `attached`. One whose next attempt is scheduled failed since
+ * it last waited, and its own message retries it after its backoff: an operation here would start
+ * a second chain of retries beside it. Undefined for the others: attachments under way, dying or
+ * in error follow their own operations.
  */
 export function releasedByVolume(attachment: AttachmentRecord, volume: VolumeRecord): Decision | undefined {
-  if (attachment.life !== 'alive' || attachment.status.state !== 'pending') return undefined;
+  if (attachment.life !== 'alive' || (attachment.status.state !== 'pending' && attachment.status.state !== 'attached')) return undefined;
   const decision = planAttachment(attachment, volume);
   if (decision.type === 'wait') return decision;
   return decision.type === 'operation' && attachment.status.nextAttemptAt === undefined ? decision : undefined;

@@ -200,8 +200,9 @@ export class Reconciler {
     const volume = volumes.get(record.volumeId);
     if (described && status.state === 'attached' && volume?.ebsVolumeId) {
       const actual = described.get(volume.ebsVolumeId);
-      const link = actual?.attachments.find((a) => a.instanceId === record.instanceId);
-      if (actual && (!link || link.state === 'detached')) return `EC2 shows ${volume.ebsVolumeId} not attached to ${record.instanceId}`;
+      if (!actual) return `EC2 no longer has ${volume.ebsVolumeId}`;
+      const link = actual.attachments.find((a) => a.instanceId === record.instanceId);
+      if (!link || link.state === 'detached') return `EC2 shows ${volume.ebsVolumeId} not attached to ${record.instanceId}`;
     }
     if (scheduled) return undefined;
     const decision = planAttachment(record, volume);

@@ -232,6 +232,17 @@ describe('planAttachment', () => {
   ] as const)('%s (%s %o) → %o', (state, life, extra, expected) => {
     expect(planAttachment(attachment(state, { life, ...extra }), ready)).toMatchObject(expected);
   });
+
+  it('an attached attachment whose volume record no longer holds an EC2 volume (found gone) is looked at; without a volume record it is left alone', () => {
+    const gone = volume('error', { status: { state: 'error', code: 'InvalidVolume.NotFound', attempts: 1, updatedAt: T } });
+    expect(planAttachment(attachment('attached', { device: '/dev/sdf' }), gone)).toEqual({
+      type: 'operation',
+      op: 'check-attachment',
+      reason: 'volume data-1 no longer exists in EC2',
+    });
+    expect(planAttachment(attachment('attached', { device: '/dev/sdf', life: 'dying' }), gone)).toMatchObject({ type: 'operation', op: 'detach' });
+    expect(planAttachment(attachment('attached', { device: '/dev/sdf' }), undefined)).toMatchObject({ type: 'none' });
+  });
 });
 
 describe('releasedByVolume', () => {
@@ -239,6 +250,7 @@ describe('releasedByVolume', () => {
     available: volume('available', created),
     creating: volume('creating'),
     error: volume('error', { status: { state: 'error', code: 'InternalError', attempts: 1, updatedAt: T } }),
+    gone: volume('error', { status: { state: 'error', code: 'InvalidVolume.NotFound', attempts: 1, updatedAt: T } }),
   };
   const retrying = { state: 'pending' as const, code: 'InternalError', attempts: 1, updatedAt: T, nextAttemptAt: '2026-01-01T00:00:02.000Z' };
 
@@ -255,6 +267,8 @@ describe('releasedByVolume', () => {
     ['attached', 'alive', {}, 'available', undefined],
     ['error', 'alive', { device: '/dev/sdf' }, 'available', undefined],
     ['pending', 'dying', { device: '/dev/sdf' }, 'available', undefined],
+    // Its volume was found gone from EC2: the attachment looks, and leaves attached.
+    ['attached', 'alive', { device: '/dev/sdf' }, 'gone', { type: 'operation', op: 'check-attachment' }],
   ] as const)('%s (%s %o), volume %s → %o', (state, life, extra, volumeState, expected) => {
     const decision = releasedByVolume(attachment(state, { life, ...extra }), volumes[volumeState]);
     if (expected) expect(decision).toMatchObject(expected);

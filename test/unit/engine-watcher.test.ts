@@ -318,6 +318,23 @@ describe('watcher', () => {
     expect((await h.store.get(volumeKey('cooling')))?.status).toEqual({ state: 'in-use', message: 'detaching 1 attachment(s) before deleting', attempts: 0, updatedAt: at });
   });
 
+  it('a volume found gone from EC2 takes its attached attachment back to pending at once, waiting for the volume; no EC2 call but the check', async () => {
+    const h = await attachedVolume();
+    const ebsVolumeId = ((await h.store.get(volumeKey('data-1'))) as VolumeRecord).ebsVolumeId!;
+    h.ebs.deleteBehindBack(ebsVolumeId);
+    await h.executor.run(h.batchOf(h.op('check-volume', volumeKey('data-1'))));
+    expect((await h.store.get(volumeKey('data-1')))?.status).toMatchObject({ state: 'error', code: 'InvalidVolume.NotFound' });
+    await h.watch();
+    expect(sent(h)).toEqual([{ op: 'check-attachment', key: `data-1/${INSTANCE}`, delaySeconds: 0 }]);
+    const calls = { ...h.ebs.calls };
+    await h.drain();
+    const waiting = await h.store.get(attachmentKey('data-1'));
+    expect(waiting?.status).toMatchObject({ state: 'pending', message: 'volume data-1 no longer exists in EC2 (deleted outside the provisioner); waiting for it to be created again' });
+    expect(waiting?.kind === 'attachment' && waiting.device).toBeUndefined();
+    expect(h.ebs.calls).toEqual(calls);
+    expect(sent(h)).toEqual([]);
+  });
+
   it('a dying volume makes its attachments dying and detaches them before deleting', async () => {
     const h = await attachedVolume();
 

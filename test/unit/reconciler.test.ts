@@ -284,7 +284,8 @@ describe('Reconciler', () => {
     expect(report.leaked).toEqual([]);
   });
 
-  it('notices an attachment detached behind its back and attaches it again, with one DescribeVolumes for the page', async () => {
+  /** A harness holding volume data-1 attached to INSTANCE through the watcher and executor, everything settled. */
+  async function attachedVolume() {
     const h = harness();
     await h.store.create(newVolume('data-1'));
     await h.store.create(newAttachment('data-1'));
@@ -293,14 +294,20 @@ describe('Reconciler', () => {
       await h.settle(1000);
     }
     await h.watch();
-    const attached = (await h.store.get(attachmentKey('data-1'))) as AttachmentRecord;
-    expect(attached.status.state).toBe('attached');
+    await h.settle(5000);
+    expect((await h.store.get(attachmentKey('data-1')))?.status.state).toBe('attached');
     const reconciler = new Reconciler({ store: h.store, queue: h.queue, provider: h.ebs, clock: h.clock, metrics: h.metrics, log: silentLog, config: { ownerTagValue: 'ebs-provisioner' } });
+    const ebsVolumeId = ((await h.store.get(volumeKey('data-1'))) as VolumeRecord).ebsVolumeId!;
+    return { h, reconciler, ebsVolumeId };
+  }
+
+  it('notices an attachment detached behind its back and attaches it again, with one DescribeVolumes for the page', async () => {
+    const { h, reconciler, ebsVolumeId } = await attachedVolume();
+    const attached = (await h.store.get(attachmentKey('data-1'))) as AttachmentRecord;
     await h.clock.advance(10 * MINUTE);
     expect((await reconciler.run()).requeued).toEqual([]);
 
     // Someone detaches it in the console.
-    const ebsVolumeId = ((await h.store.get(volumeKey('data-1'))) as VolumeRecord).ebsVolumeId!;
     await h.ebs.detachVolume({ ebsVolumeId, instanceId: INSTANCE, device: attached.device! });
     await h.clock.advance(10 * MINUTE);
     const describes = h.ebs.calls.DescribeVolumes;
@@ -329,16 +336,88 @@ describe('Reconciler', () => {
     expect((await h.store.get(volumeKey('data-1')))?.status.state).toBe('in-use');
   });
 
-  it('does not take a fresh attachment missing from one describe for a detach: a late check finds it too soon to tell', async () => {
-    const h = harness();
-    await h.store.create(newVolume('data-1'));
-    await h.store.create(newAttachment('data-1'));
-    for (let i = 0; i < 30 && (await h.store.get(attachmentKey('data-1')))?.status.state !== 'attached'; i++) {
+  const gone = (ebsVolumeId?: string) =>
+    `volume data-1${ebsVolumeId ? ` (${ebsVolumeId})` : ''} no longer exists in EC2 (deleted outside the provisioner); waiting for it to be created again`;
+
+  it('notices an attachment whose volume was deleted behind its back: back to pending, waiting for the volume; a retry of the volume attaches it again', async () => {
+    const { h, reconciler, ebsVolumeId } = await attachedVolume();
+    h.ebs.deleteBehindBack(ebsVolumeId);
+    await h.clock.advance(10 * MINUTE);
+    const report = await reconciler.run();
+    expect(report.requeued).toEqual(
+      expect.arrayContaining([
+        { key: `attachment/data-1/${INSTANCE}`, reason: `EC2 no longer has ${ebsVolumeId}` },
+        { key: 'volume/data-1', reason: `EC2 no longer has ${ebsVolumeId}` },
+      ]),
+    );
+    const messages = h.queue.pending().map((p) => p.message);
+    await h.drain();
+    const waiting = (await h.store.get(attachmentKey('data-1'))) as AttachmentRecord;
+    expect(waiting.status).toMatchObject({ state: 'pending', message: gone(ebsVolumeId), attempts: 0 });
+    expect(waiting.status.code).toBeUndefined();
+    expect(waiting.device).toBeUndefined();
+    expect((await h.store.get(volumeKey('data-1')))?.status).toMatchObject({ state: 'error', code: 'InvalidVolume.NotFound' });
+    // Delivered again, the reconciler's messages find the attachment waiting for its volume in error: no EC2 call.
+    await h.executor.run(h.batchOf(...messages));
+    expect((await h.store.get(attachmentKey('data-1')))?.status).toMatchObject({
+      state: 'pending',
+      message: 'volume data-1 is in error: InvalidVolume.NotFound; the attach waits until the volume is retried',
+    });
+    expect(h.ebs.calls.AttachVolume).toBe(1);
+    expect(h.ebs.calls.DetachVolume ?? 0).toBe(0);
+    // Nothing left to nudge.
+    await h.watch();
+    await h.clock.advance(10 * MINUTE);
+    expect((await reconciler.run()).requeued).toEqual([]);
+
+    await h.store.update<VolumeRecord>(volumeKey('data-1'), { generation: 2 });
+    for (let i = 0; i < 60 && (await h.store.get(attachmentKey('data-1')))?.status.state !== 'attached'; i++) {
       await h.watch();
       await h.settle(1000);
     }
+    const renewed = ((await h.store.get(volumeKey('data-1'))) as VolumeRecord).ebsVolumeId!;
+    expect(renewed).not.toBe(ebsVolumeId);
+    expect((await h.store.get(attachmentKey('data-1')))?.status).toMatchObject({ state: 'attached', attempts: 0 });
+    expect(h.ebs.volume(renewed)?.attachments.map((a) => a.instanceId)).toEqual([INSTANCE]);
+    expect(h.ebs.calls.AttachVolume).toBe(2);
+  });
+
+  it('an attached attachment whose volume record forgot its vanished volume leaves attached on the next pass, with no DescribeVolumes for it', async () => {
+    const { h, reconciler, ebsVolumeId } = await attachedVolume();
+    h.ebs.deleteBehindBack(ebsVolumeId);
+    // A check of the volume (its own message) found it gone; the stream's change was lost.
+    await h.executor.run(h.batchOf(h.op('check-volume', volumeKey('data-1'))));
+    h.changes.splice(0);
+    const forgotten = (await h.store.get(volumeKey('data-1'))) as VolumeRecord;
+    expect(forgotten.status).toMatchObject({ state: 'error', code: 'InvalidVolume.NotFound' });
+    expect(forgotten.ebsVolumeId).toBeUndefined();
+    expect((await h.store.get(attachmentKey('data-1')))?.status.state).toBe('attached');
+    await h.clock.advance(10 * MINUTE);
+    const report = await reconciler.run();
+    expect(report.requeued).toEqual([{ key: `attachment/data-1/${INSTANCE}`, reason: 'work pending (volume data-1 no longer exists in EC2)' }]);
+    const describes = h.ebs.calls.DescribeVolumes;
+    await h.drain();
+    expect(h.ebs.calls.DescribeVolumes).toBe(describes);
+    const waiting = (await h.store.get(attachmentKey('data-1'))) as AttachmentRecord;
+    expect(waiting.status).toMatchObject({ state: 'pending', message: gone() });
+    expect(waiting.device).toBeUndefined();
+    expect(h.queue.pending()).toEqual([]);
+  });
+
+  it('does not take an attachment whose volume is missing from one describe soon after the attach for a deleted volume', async () => {
+    const { h, ebsVolumeId } = await attachedVolume();
     const attached = (await h.store.get(attachmentKey('data-1'))) as AttachmentRecord;
-    const ebsVolumeId = ((await h.store.get(volumeKey('data-1'))) as VolumeRecord).ebsVolumeId!;
+    h.ebs.deleteBehindBack(ebsVolumeId);
+    await h.executor.run(h.batchOf(h.op('check-attachment', attachmentKey('data-1'))));
+    expect(((await h.store.get(attachmentKey('data-1'))) as AttachmentRecord).version).toBe(attached.version);
+    await h.clock.advance(DEFAULT_ENGINE_CONFIG.describeGraceMs);
+    await h.executor.run(h.batchOf(h.op('check-attachment', attachmentKey('data-1'))));
+    expect((await h.store.get(attachmentKey('data-1')))?.status).toMatchObject({ state: 'pending', message: gone(ebsVolumeId) });
+  });
+
+  it('does not take a fresh attachment missing from one describe for a detach: a late check finds it too soon to tell', async () => {
+    const { h, ebsVolumeId } = await attachedVolume();
+    const attached = (await h.store.get(attachmentKey('data-1'))) as AttachmentRecord;
     await h.ebs.detachVolume({ ebsVolumeId, instanceId: INSTANCE, device: attached.device! });
     await h.clock.advance(10_000);
     await h.executor.run(h.batchOf(h.op('check-attachment', attachmentKey('data-1'))));
