@@ -93,9 +93,9 @@ export const VOLUME_TRANSITIONS: readonly Transition<VolumeState, VolumeEvent>[]
 /** Every legal attachment transition. `detached` is final: the record is removed right after. */
 export const ATTACHMENT_TRANSITIONS: readonly Transition<AttachmentState, AttachmentEvent>[] = [
   { from: 'pending', event: 'attach-started', to: 'attaching', why: 'volume and instance ready' },
-  { from: 'pending', event: 'observed-attached', to: 'attached', why: 'retried, found already attached' },
+  { from: 'pending', event: 'observed-attached', to: 'attached', why: 'found already attached (an attach whose answer was lost, or retried)' },
   { from: 'pending', event: 'removed-unattached', to: 'detached', why: 'dying before any EC2 call' },
-  { from: 'pending', event: 'detach-started', to: 'detaching', why: 'dying after a retry, may be attached' },
+  { from: 'pending', event: 'detach-started', to: 'detaching', why: 'dying with a device kept (a lost answer, a retry), may be attached' },
   { from: 'pending', event: 'failed', to: 'error', why: 'prerequisite never met or budget spent' },
   { from: 'attaching', event: 'attach-failed', to: 'pending', why: 'AttachVolume failed, retry later' },
   { from: 'attaching', event: 'observed-attached', to: 'attached', why: 'EC2 finished attaching' },

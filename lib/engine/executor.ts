@@ -372,7 +372,7 @@ export class Executor {
     if (!record) return undefined;
     if (record.kind === 'attachment') {
       const decision = planAttachment(record, item.volume);
-      // A check asked for an attachment at rest (the reconciler): was it detached behind our back?
+      // A check asked for an attachment at rest (the reconciler): was it detached, or its volume deleted, behind our back?
       if (decision.type === 'none' && item.hint === 'check-attachment' && record.status.state === 'attached' && item.volume?.ebsVolumeId)
         return { type: 'operation', op: 'check-attachment', reason: 'syncing with EC2' };
       return decision;
@@ -1826,12 +1826,12 @@ function observedOf(volume: ProviderVolume): NonNullable<VolumeRecord['observed'
   return observed;
 }
 
-/** Operations whose first write is the pre-call status write, so it can take the claim too. */
 /** The operation an item's decision calls for (items that reach token taking all decided one). */
 function decidedOp(item: Item): OperationKind {
   return (item.decision as { op: OperationKind }).op;
 }
 
+/** Operations whose first write is the pre-call status write, so it can take the claim too. */
 function claimsWithPreWrite(record: ProvisionerRecord, op: OperationKind): boolean {
   return op === 'attach' || (op === 'create-volume' && record.status.state === 'pending');
 }
