@@ -1003,7 +1003,7 @@ export class Executor {
             return;
           }
           const created = outcome.value;
-          const base: RecordChanges<VolumeRecord> = { ebsVolumeId: created.ebsVolumeId, availabilityZone: created.availabilityZone };
+          const base: RecordChanges<VolumeRecord> = { ebsVolumeId: created.ebsVolumeId, ...zoneOf(created) };
           if (created.state === 'error') {
             const terminal = this.volumeTerminal(volume, now, 'VolumeError', volumeErrorMessage(created.ebsVolumeId));
             item.result = { ...terminal, latencyMs: outcome.latencyMs, changes: { ...base, ...(terminal.changes as RecordChanges<VolumeRecord>) } };
@@ -1505,7 +1505,7 @@ export class Executor {
     const changes: RecordChanges<VolumeRecord> = {
       status: rejected ? specRejectedStatus(volume.status, state, now, rejected) : successStatus(volume.status, state, now),
       observed: seen.observed,
-      availabilityZone: current.availabilityZone,
+      ...zoneOf(current),
     };
     if (!modificationNeeded(seen) && specChangeIssues(seen).length === 0) changes.observedGeneration = volume.generation;
     return changes;
@@ -1802,6 +1802,11 @@ function changesSomething(record: ProvisionerRecord, changes: NonNullable<Result
     if (value === null ? current[field] !== undefined : canonicalJson(value) !== canonicalJson(current[field])) return true;
   }
   return false;
+}
+
+/** The AZ EC2 reports for a volume, to record; none when it reports none (some emulators), so the AZ asked for stays. */
+function zoneOf(volume: ProviderVolume): Pick<RecordChanges<VolumeRecord>, 'availabilityZone'> {
+  return volume.availabilityZone ? { availabilityZone: volume.availabilityZone } : {};
 }
 
 /** Whether EC2 started `modification` at `startedAtMs` or later (it cannot tell without a start time: then yes). */

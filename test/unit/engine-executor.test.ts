@@ -162,6 +162,21 @@ describe('executor: create', () => {
     expect(new Set(h.ebs.volumes().map((v) => v.ebsVolumeId)).size).toBe(2);
   });
 
+  it('keeps the AZ it asked for when EC2 reports none (as some emulators do), so the record stays valid', async () => {
+    const h = harness();
+    const provider: VolumeProvider = Object.create(h.ebs);
+    provider.createVolume = async (request) => ({ ...(await h.ebs.createVolume(request)), availabilityZone: '' });
+    provider.describeVolumes = async (ids) => (await h.ebs.describeVolumes(ids)).map((volume) => ({ ...volume, availabilityZone: '' }));
+    const executor = new Executor({ store: h.store, queue: h.queue, provider, clock: h.clock, metrics: h.metrics, log: silentLog });
+    await h.store.create(newVolume('data-1'));
+    await executor.run(h.batchOf(h.op('create-volume', volumeKey('data-1'))));
+    await h.clock.advance(5000);
+    await executor.run(h.batchOf(h.op('check-volume', volumeKey('data-1'))));
+    const volume = await volumeOf(h, 'data-1');
+    expect(volume.status.state).toBe('available');
+    expect(volume.availabilityZone).toBe(AZ);
+  });
+
   it('a redelivered create after a lost status write never makes a second volume', async () => {
     const h = harness();
     await h.store.create(newVolume('data-1'));
