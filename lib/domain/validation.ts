@@ -152,7 +152,7 @@ export function isPlaced(spec: Pick<VolumeSpec, 'availabilityZone' | 'placementI
   return spec.availabilityZone !== undefined || spec.placementInstanceId !== undefined;
 }
 
-export const volumeRecordSchema = z.strictObject({
+const volumeRecordShape = z.strictObject({
   kind: z.literal('volume'),
   volumeId: volumeRecordIdSchema,
   spec: volumeSpecSchema,
@@ -182,11 +182,23 @@ export const volumeRecordSchema = z.strictObject({
   claim: claimSchema.optional(),
   version: z.number().int().nonnegative().default(systemDefaults.version),
   createdAt: z.string().default(systemDefaults.createdAt),
-}).superRefine((record, ctx) => {
+});
+
+export const volumeRecordSchema = volumeRecordShape.superRefine((record, ctx) => {
   // A volume still to be created needs a place; a dying one is removed without EC2 all the same.
   if (record.life === 'alive' && record.ebsVolumeId === undefined && record.availabilityZone === undefined && !isPlaced(record.spec)) {
     ctx.addIssue({ code: 'custom', path: ['spec', 'availabilityZone'], message: 'is required unless placementInstanceId names an instance whose AZ the volume goes in' });
   }
+});
+
+/**
+ * A dying volume whose spec EBS would refuse (written straight into the table): it is deleted all
+ * the same, so its spec is read for its structure only. Everything the system needs to delete it
+ * (its EC2 id, an unanswered CreateVolume request) is checked as for any record.
+ */
+const dyingVolumeRecordSchema = volumeRecordShape.extend({
+  spec: volumeSpecShape.extend({ sizeGiB: z.number(), iops: z.number().optional(), throughput: z.number().optional() }),
+  life: z.literal('dying'),
 });
 
 const instanceSeenSchema = z.strictObject({
@@ -236,7 +248,14 @@ export function validateVolumeSpec(input: unknown): Result<VolumeSpec> {
 
 /** Validates a record read from the table; the system's own fields get defaults when absent. */
 export function parseRecord(input: unknown): Result<ProvisionerRecord> {
-  return parseWith(recordSchema, input) as Result<ProvisionerRecord>;
+  const parsed = parseWith(recordSchema, input) as Result<ProvisionerRecord>;
+  if (parsed.ok || !isDyingVolume(input)) return parsed;
+  const dying = parseWith(dyingVolumeRecordSchema, input) as Result<ProvisionerRecord>;
+  return dying.ok ? dying : parsed;
+}
+
+function isDyingVolume(input: unknown): boolean {
+  return typeof input === 'object' && input !== null && (input as { kind?: unknown }).kind === 'volume' && (input as { life?: unknown }).life === 'dying';
 }
 
 /** Fields fixed at creation: EBS cannot change them on an existing volume. */

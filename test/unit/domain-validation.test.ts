@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { GP3_BASELINE, performanceChange, provisionedPerformance } from '../../lib/domain/ebs-limits.js';
 import type { VolumeRecord, VolumeSpec } from '../../lib/domain/records.js';
+import { newVolume } from './engine-fixtures.js';
 import {
   deviceNameSchema,
   instanceIdSchema,
@@ -218,6 +219,18 @@ describe('parseRecord', () => {
     expect(parseRecord({ ...unplaced, life: 'dying' }).ok).toBe(true);
     // Created already (an older record): where it is is known.
     expect(parseRecord({ ...unplaced, ebsVolumeId: 'vol-0123456789abcdef0', availabilityZone: 'us-east-1a' }).ok).toBe(true);
+  });
+
+  it('reads a dying volume whose spec EBS would refuse, so it can be deleted; an alive one stays invalid', () => {
+    const raw = { ...newVolume('data-1', { ebsVolumeId: 'vol-0123456789abcdef0', life: 'dying' }), spec: { sizeGiB: 0, volumeType: 'gp3' } };
+    const dying = parseRecord(raw);
+    expect(dying.ok).toBe(true);
+    const alive = parseRecord({ ...raw, life: 'alive' });
+    expect(alive.ok).toBe(false);
+    if (!alive.ok) expect(alive.issues.map((issue) => issue.path)).toContain('spec.sizeGiB');
+    // Structure is still required, and so is everything the system reads to delete it.
+    expect(parseRecord({ ...raw, spec: { sizeGiB: 'big', volumeType: 'gp3' } }).ok).toBe(false);
+    expect(parseRecord({ ...raw, ebsVolumeId: 'not-a-volume' }).ok).toBe(false);
   });
 
   it('names every problem of a bad record', () => {

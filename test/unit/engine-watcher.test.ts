@@ -55,6 +55,24 @@ describe('watcher', () => {
     expect(h.metrics.counter('InvalidRecords')).toBe(1);
   });
 
+  it('a volume whose spec EBS would refuse, written straight into the table, is still deleted with its EC2 volume', async () => {
+    const h = harness();
+    const { ebsVolumeId } = await h.ebs.createVolume({ clientToken: 't', availabilityZone: AZ, spec: { sizeGiB: 10, volumeType: 'gp3' }, tags: {} });
+    await h.clock.advance(10_000);
+    const raw = { ...newVolume('data-1', { ebsVolumeId, status: { state: 'available', attempts: 0, updatedAt: new Date(h.clock.now()).toISOString() } }), spec: { sizeGiB: 0, volumeType: 'gp3' } };
+    h.store.putRaw(raw);
+    await h.watcher.handle([insert(raw as never)]);
+    expect((await h.store.get(volumeKey('data-1')))?.status).toMatchObject({ state: 'error', code: 'InvalidRecord' });
+
+    await h.store.update(volumeKey('data-1'), { life: 'dying' });
+    await h.watch();
+    await h.settle(30_000);
+    await h.watch();
+    expect(await h.store.get(volumeKey('data-1'))).toBeUndefined();
+    expect(h.ebs.calls.DeleteVolume).toBe(1);
+    expect(h.ebs.volume(ebsVolumeId)).toBeUndefined();
+  });
+
   it('a volume written straight into the table with no place to create it in gets an error and no call; deleting it removes it', async () => {
     const h = harness();
     const { availabilityZone: _, ...unplaced } = newVolume('data-1').spec;
