@@ -243,22 +243,25 @@ export class Reconciler {
 
   /**
    * Of the volumes the scan found no record for, those no record owns now either: a record written
-   * after the scan passed its key (and its volume created since) is not a leak. One bulk read.
+   * after the scan passed its key (and its volume created since) is not a leak, nor is a volume
+   * whose record exists but is invalid (that record is counted as invalid, and says why in its
+   * status; its volume is not no one's). One bulk read.
    */
   private async stillUnowned(candidates: ProviderVolume[]): Promise<string[]> {
     const recordIds = [...new Set(candidates.flatMap((volume) => volume.tags[OWNERSHIP_TAGS.record] ?? []))];
     const ownedVolumes = new Set<string>();
-    const creatingRecords = new Set<string>();
+    const claimingRecords = new Set<string>();
     if (recordIds.length > 0) {
       for (const raw of await this.deps.store.getMany(recordIds.map((volumeId) => ({ kind: 'volume' as const, volumeId })))) {
         const parsed = parseRecord(raw);
-        if (!parsed.ok || parsed.value.kind !== 'volume') continue;
-        if (parsed.value.ebsVolumeId) ownedVolumes.add(parsed.value.ebsVolumeId);
-        else if (createUnanswered(parsed.value)) creatingRecords.add(parsed.value.volumeId);
+        if (!parsed.ok) claimingRecords.add((raw as { volumeId: string }).volumeId);
+        else if (parsed.value.kind !== 'volume') continue;
+        else if (parsed.value.ebsVolumeId) ownedVolumes.add(parsed.value.ebsVolumeId);
+        else if (createUnanswered(parsed.value)) claimingRecords.add(parsed.value.volumeId);
       }
     }
     return candidates
-      .filter((volume) => !ownedVolumes.has(volume.ebsVolumeId) && !creatingRecords.has(volume.tags[OWNERSHIP_TAGS.record] ?? ''))
+      .filter((volume) => !ownedVolumes.has(volume.ebsVolumeId) && !claimingRecords.has(volume.tags[OWNERSHIP_TAGS.record] ?? ''))
       .map((volume) => volume.ebsVolumeId);
   }
 }

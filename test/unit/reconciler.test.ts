@@ -238,6 +238,15 @@ describe('Reconciler', () => {
     expect(report).toMatchObject({ scanned: 1, invalid: 1, requeued: [] });
   });
 
+  it('does not report as leaked the volume of a record that exists but is invalid: the record is the one to fix', async () => {
+    const env = setup();
+    const named = await ownedVolume(env, 'bad');
+    const leaked = await ownedVolume(env, 'nobody');
+    env.store.putRaw({ kind: 'volume', volumeId: 'bad', spec: { sizeGiB: -1, volumeType: 'gp3' }, life: 'alive', generation: 1, ebsVolumeId: named.ebsVolumeId });
+    const report = await env.reconciler.run();
+    expect(report).toMatchObject({ scanned: 1, invalid: 1, leaked: [leaked.ebsVolumeId] });
+  });
+
   it('still re-enqueues overdue work when EC2 throttles the describe, and compares with EC2 on the next run', async () => {
     const env = setup();
     const start = new Date(env.clock.now()).toISOString();
