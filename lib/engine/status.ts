@@ -50,7 +50,7 @@ export function specRejectedStatus<S extends string>(previous: Status<string>, s
 }
 
 /** `status` without a spec rejection: once the spec changed, or the volume is dying, it no longer holds. */
-export function withoutSpecRejection<S extends string>(status: Status<S>): Status<S> {
+function withoutSpecRejection<S extends string>(status: Status<S>): Status<S> {
   if (status.code !== SPEC_REJECTED_CODE) return status;
   const { code: _code, message: _message, ...rest } = status;
   return rest;
