@@ -41,7 +41,8 @@ function shutdown(running: LocalRuntime): void {
     },
   );
 }
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+// SIGHUP too: a closed terminal no longer reaches moto_server (a process group of its own) directly.
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
   process.on(signal, () => {
     if (stopRequested) return;
     stopRequested = true;

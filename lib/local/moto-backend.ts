@@ -48,7 +48,7 @@ export async function createMotoBackend(options: {
 }): Promise<MotoBackend> {
   ensureCredentials();
   let moto: MotoServer | undefined;
-  const endpoint = options.endpoint ?? (moto = await startMoto()).endpoint;
+  const endpoint = options.endpoint ?? (moto = await startMoto({ ownProcessGroup: true })).endpoint;
   try {
     const clients = createAwsClients({ endpoint, region: LOCAL_REGION });
     const tableName = options.tableName ?? 'ebs-provisioner-local';

@@ -87,7 +87,12 @@ const START_ATTEMPTS = 3;
  * Spawns `moto_server -H 127.0.0.1 -p <free port>` and resolves once it answers HTTP.
  * Throws when moto_server is not installed (see `findMotoServer`) or does not come up in time.
  */
-export async function startMoto(options: { host?: '127.0.0.1' } = {}): Promise<MotoServer> {
+/**
+ * `ownProcessGroup`: moto_server runs in a process group of its own, so a Ctrl-C in the terminal
+ * (sent to the whole foreground group) reaches only this process, which stops its pipeline before
+ * moto_server; it is still killed when this process exits.
+ */
+export async function startMoto(options: { host?: '127.0.0.1'; ownProcessGroup?: boolean } = {}): Promise<MotoServer> {
   const host = options.host ?? '127.0.0.1';
   const executable = findMotoServer();
   if (executable === undefined) {
@@ -95,16 +100,16 @@ export async function startMoto(options: { host?: '127.0.0.1' } = {}): Promise<M
   }
   for (let attempt = 1; ; attempt++) {
     try {
-      return await spawnMoto(executable, host, await freeLoopbackPort(host));
+      return await spawnMoto(executable, host, await freeLoopbackPort(host), options.ownProcessGroup ?? false);
     } catch (error) {
       if (!(error instanceof ExitedBeforeReady) || attempt >= START_ATTEMPTS) throw error;
     }
   }
 }
 
-async function spawnMoto(executable: string, host: string, port: number): Promise<MotoServer> {
+async function spawnMoto(executable: string, host: string, port: number, detached: boolean): Promise<MotoServer> {
   const endpoint = `http://${host}:${port}`;
-  const child = spawn(executable, ['-H', host, '-p', String(port)], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(executable, ['-H', host, '-p', String(port)], { stdio: ['ignore', 'pipe', 'pipe'], detached });
   // Keep the last few KiB of output for error messages; draining the pipes also keeps moto from blocking.
   let tail = '';
   const keep = (chunk: Buffer): void => {

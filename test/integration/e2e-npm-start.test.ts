@@ -17,13 +17,15 @@ interface Started {
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
-function start(args: string[]): Started {
+/** `detached`: in a process group of its own, as a terminal runs it, so a Ctrl-C can go to the whole group. */
+function start(args: string[], options: { detached?: boolean } = {}): Started {
   // No developer endpoint or profile may redirect the child's traffic; emulators take any credentials.
   const { AWS_ENDPOINT_URL: _endpoint, AWS_PROFILE: _profile, ...env } = process.env;
   // As the `start` script runs it: node itself with tsx's loader, so signals reach the runtime directly.
   const child = spawn(process.execPath, ['--import', 'tsx', 'lib/local/main.ts', ...args], {
     cwd: root,
     env: { ...env, AWS_ACCESS_KEY_ID: 'testing', AWS_SECRET_ACCESS_KEY: 'testing', AWS_REGION: 'us-east-1' },
+    detached: options.detached ?? false,
   });
   const lines: string[] = [];
   let partial = '';
@@ -110,6 +112,16 @@ describe.skipIf(!motoInstalled && !motoRequired)('npm start -- --backend moto', 
 
     running.child.kill('SIGTERM');
     expect(await running.exited).toEqual({ code: 0, signal: null });
+    await expect(fetch(awsEndpoint!)).rejects.toThrow();
+  }, 60_000);
+
+  it('stops in order on a Ctrl-C sent to its whole process group, as a terminal sends it: no errors, moto_server gone', async () => {
+    running = start(['--backend', 'moto', '--port', '0', '--demo-instances', '0'], { detached: true });
+    const [, awsEndpoint] = await running.lineMatching(/AWS endpoint (http:\/\/127\.0\.0\.1:\d+), table /, 30_000);
+    await running.lineMatching(/Ctrl-C stops$/);
+    process.kill(-running.child.pid!, 'SIGINT');
+    expect(await running.exited).toEqual({ code: 0, signal: null });
+    expect(running.lines.filter((line) => / ERROR /.test(line))).toEqual([]);
     await expect(fetch(awsEndpoint!)).rejects.toThrow();
   }, 60_000);
 
