@@ -296,6 +296,17 @@ export class VolumeService {
           { path: field('instanceId'), message: `the volume is not multi-attach and already has an attachment to ${others.map((a) => a.instanceId).join(', ')}` },
         ]);
       }
+      if (request.device !== undefined) {
+        // Another attachment on the instance holds that name (asked for it, or was given it): EC2 would refuse the attach.
+        const holder = (await this.store.attachmentsOfInstance(instanceId)).find(
+          (a) => a.life === 'alive' && a.volumeId !== volumeId && (a.device ?? a.requestedDevice) === request.device,
+        );
+        if (holder) {
+          throw new ApiProblem('conflict', `device ${request.device} on ${instanceId} is held by volume ${holder.volumeId} (${holder.status.state}); choose another device or leave it out`, [
+            { path: field('device'), message: `is held by volume ${holder.volumeId} on ${instanceId}` },
+          ]);
+        }
+      }
       const record = newAttachmentRecord(volume, instanceId, this.isoNow(), request.device);
       try {
         await this.store.create(record);

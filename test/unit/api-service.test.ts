@@ -503,6 +503,25 @@ describe('VolumeService', () => {
       expect(store.writes).toBe(writes);
     });
 
+    it('refuses a device another volume\'s attachment holds on the instance, asked for or given, and writes nothing', async () => {
+      await service.createVolume({ volumeId: 'data-02', spec: GP3 });
+      await service.createVolume({ volumeId: 'data-03', spec: GP3 });
+      await service.putAttachment('data-02', INSTANCE_A, { device: '/dev/sdg' });
+      await service.putAttachment('data-03', INSTANCE_A, {});
+      await store.update<AttachmentRecord>(attachmentKey('data-03', INSTANCE_A), { device: '/dev/sdh' });
+      const writes = store.writes;
+      for (const [device, holder] of [['/dev/sdg', 'data-02'], ['/dev/sdh', 'data-03']] as const) {
+        const problem = await problemOf(() => service.putAttachment('data-01', INSTANCE_A, { device }));
+        expect(problem.status).toBe(409);
+        expect(problem.errors).toEqual([{ path: 'device', message: `is held by volume ${holder} on ${INSTANCE_A}` }]);
+      }
+      expect(store.writes).toBe(writes);
+      expect(await attachment('data-01', INSTANCE_A)).toBeUndefined();
+      // Not refused once that attachment is being removed: the attach retries until the detach frees the name.
+      await store.update<AttachmentRecord>(attachmentKey('data-02', INSTANCE_A), { life: 'dying' });
+      expect((await service.putAttachment('data-01', INSTANCE_A, { device: '/dev/sdg' })).created).toBe(true);
+    });
+
     it('rejects another device for an existing attachment, saying which it has and its state', async () => {
       await service.putAttachment('data-01', INSTANCE_A, { device: '/dev/sdg' });
       const problem = await problemOf(() => service.putAttachment('data-01', INSTANCE_A, { device: '/dev/sdh' }));
