@@ -1,5 +1,5 @@
 /** How the CLI shows volumes, attachments and errors: aligned tables for people, JSON for scripts. */
-import { describeIssues } from '../lib/api/problem.js';
+import { describeValidationIssues } from '../lib/domain/validation.js';
 import type { AttachmentView, VolumeDetails, VolumeView } from '../lib/api/schemas.js';
 import { ApiError, ConnectionError } from './client.js';
 
@@ -95,7 +95,7 @@ export function describeError(error: unknown): string {
   if (error instanceof ApiError) {
     const issues = error.problem?.errors ?? [];
     // The detail ends with the same issues listed below it; say them once.
-    const summary = issues.length > 0 ? `: ${describeIssues(issues)}` : '';
+    const summary = issues.length > 0 ? `: ${describeValidationIssues(issues)}` : '';
     const detail = error.problem && summary && error.problem.detail.endsWith(summary)
       ? error.problem.detail.slice(0, -summary.length)
       : error.problem?.detail;

@@ -8,7 +8,7 @@
 import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
-import { readWholeNumber, wholeNumberMessage, type WholeNumberRange } from '../lib/api/parse.js';
+import { wholeNumberOption } from '../lib/command-line.js';
 import type { CreateVolumeRequest, PatchVolumeRequest, VolumeView } from '../lib/api/schemas.js';
 import type { VolumeSpec } from '../lib/domain/records.js';
 import type { Clock } from '../lib/engine/ports.js';
@@ -54,16 +54,8 @@ interface GlobalOptions {
 
 class UsageError extends Error {}
 
-/** An option value that must be a whole number in `range`; the message says the range. */
-function wholeNumber(range: WholeNumberRange): (value: string) => number {
-  return (value) => {
-    const number = readWholeNumber(value, range);
-    if (number === undefined) throw new InvalidArgumentError(wholeNumberMessage(range));
-    return number;
-  };
-}
 /** Sizes, IOPS, throughput and counts; EBS's own limits per volume type are the API's to check. */
-const POSITIVE = wholeNumber({ min: 1 });
+const POSITIVE = wholeNumberOption({ min: 1 });
 
 function collectTag(value: string, previous: Record<string, string> = {}): Record<string, string> {
   const at = value.indexOf('=');
@@ -188,8 +180,8 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     .option('--type <type>', 'new volume type')
     .option('--iops <n>', 'new IOPS', POSITIVE)
     .option('--throughput <MiBps>', 'new throughput', POSITIVE)
-    .option('--clear-iops', 'drop the IOPS setting (e.g. when moving to gp2)')
-    .option('--clear-throughput', 'drop the throughput setting')
+    .option('--clear-iops', 'drop the IOPS setting: gp3 goes back to its baseline 3000; needed when moving to a type without it, e.g. gp2')
+    .option('--clear-throughput', 'drop the throughput setting (gp3: back to 125 MiB/s)')
     .action(async (volumeId: string, options, command: Command) => {
       const patch: PatchVolumeRequest = {
         ...(options.size !== undefined ? { sizeGiB: options.size } : {}),
@@ -268,14 +260,14 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     .argument('<volumeId>')
     .option('--attachment <instanceId>', 'wait for the attachment to this instance')
     .requiredOption('--state <states>', 'wanted state(s), comma-separated or repeated, e.g. available,in-use', commaList)
-    .option('--timeout <seconds>', 'give up after this long (0: check once)', wholeNumber({ min: 0 }), 600)
+    .option('--timeout <seconds>', 'give up after this long (0: check once)', wholeNumberOption({ min: 0 }), 600)
     .option('--interval <seconds>', 'time between checks', POSITIVE, 2)
     .addHelpText(
       'after',
       '\nA removed record counts as deleted (volume) or detached (attachment). A record\n' +
         'that does not exist, or is removed, while another state is wanted ends the wait\n' +
-        'at once (exit 1). A record in error ends it too (exit 4) unless error is\n' +
-        'wanted, and so does the timeout (exit 3).',
+        'at once (exit 1). A record in error, or a spec change the system refused, ends\n' +
+        'it too (exit 4) unless error is wanted, and so does the timeout (exit 3).',
     )
     .action(async (volumeId: string, options, command: Command) => {
       const target = { volumeId, states: options.state as string[], ...(options.attachment ? { instanceId: options.attachment as string } : {}) };

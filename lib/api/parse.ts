@@ -3,8 +3,8 @@
  * name the field the way the client wrote it (`spec.sizeGiB`, `cursor`, `volumeId`).
  */
 import type { z } from 'zod';
-import { fieldPath } from '../domain/validation.js';
-import { describeIssues, invalid, type FieldIssue } from './problem.js';
+import { describeValidationIssues, fieldPath } from '../domain/validation.js';
+import { invalid, type FieldIssue } from './problem.js';
 
 /** Where a value came from; names the request part in the problem detail. */
 export type RequestPart = 'body' | 'query' | 'path';
@@ -22,7 +22,7 @@ export function parseOrThrow<S extends z.ZodType>(schema: S, value: unknown, par
   });
   if (result.success) return result.data;
   const issues = fieldIssues(result.error.issues);
-  throw invalid(`${PART_NAMES[part]} is not valid: ${describeIssues(issues)}`, issues);
+  throw invalid(`${PART_NAMES[part]} is not valid: ${describeValidationIssues(issues)}`, issues);
 }
 
 /** One field issue per zod issue; an unknown key becomes an issue on that key. */

@@ -69,8 +69,3 @@ export class ApiProblem extends Error {
 export function invalid(detail: string, errors: FieldIssue[]): ApiProblem {
   return new ApiProblem('validation-failed', detail, errors);
 }
-
-/** Sums field issues up in one sentence, e.g. `spec.sizeGiB: must be at least 1`. */
-export function describeIssues(errors: FieldIssue[]): string {
-  return errors.map((issue) => (issue.path ? `${issue.path}: ${issue.message}` : issue.message)).join('; ');
-}

@@ -7,13 +7,13 @@
 import { randomBytes } from 'node:crypto';
 import type { AttachmentRecord, RecordKey, VolumeRecord, VolumeSpec } from '../domain/records.js';
 import { canonicalJson } from '../domain/canonical-json.js';
-import { isPlaced, specChangeIssues, validateVolumeSpec, type ValidationIssue } from '../domain/validation.js';
+import { describeValidationIssues, isPlaced, specChangeIssues, validateVolumeSpec, type ValidationIssue } from '../domain/validation.js';
 import { ACTION_OF, DEFAULT_ENGINE_CONFIG, RATE_BUCKET_OF, type MutatingAction, type RateBucket, type RateBudget } from '../engine/config.js';
 import { errorMessage } from '../engine/errors.js';
 import { planAttachment, planVolume } from '../engine/planner.js';
 import { ConditionFailedError, InvalidCursorError, type Clock, type Log, type RecordStore, type SharedRateBudget } from '../engine/ports.js';
 import { silentLog } from '../memory/log.js';
-import { ApiProblem, describeIssues, invalid, type FieldIssue } from './problem.js';
+import { ApiProblem, invalid, type FieldIssue } from './problem.js';
 import type {
   AttachmentView,
   CreateVolumeRequest,
@@ -111,7 +111,7 @@ export class VolumeService {
     const spec = placedSpec(request);
     if (!isPlaced(spec)) {
       const issues = [{ path: 'spec.availabilityZone', message: UNPLACED }];
-      throw invalid(`the volume has no placement: ${describeIssues(issues)}`, issues);
+      throw invalid(`the volume has no placement: ${describeValidationIssues(issues)}`, issues);
     }
     const volumeId = request.volumeId ?? this.newVolumeId();
     const now = this.isoNow();
@@ -139,7 +139,7 @@ export class VolumeService {
       }
       const differences = createDifferences(existing.spec, spec, request);
       if (differences.length > 0) {
-        throw new ApiProblem('conflict', `volume ${volumeId} already exists and differs from this request: ${describeIssues(differences)}`, differences);
+        throw new ApiProblem('conflict', `volume ${volumeId} already exists and differs from this request: ${describeValidationIssues(differences)}`, differences);
       }
       created = false;
     }
@@ -215,12 +215,12 @@ export class VolumeService {
       const merged = validateVolumeSpec(applyPatch(current.spec, patch));
       if (!merged.ok) {
         const issues = patchFieldIssues(merged.issues);
-        throw invalid(`the change to volume ${volumeId} makes an invalid spec: ${describeIssues(issues)}`, issues);
+        throw invalid(`the change to volume ${volumeId} makes an invalid spec: ${describeValidationIssues(issues)}`, issues);
       }
       const next = merged.value;
       if (sameSpec(current.spec, next)) return this.details(volumeId);
       const issues = patchFieldIssues(specChangeIssues(current, next));
-      if (issues.length > 0) throw invalid(`the change to volume ${volumeId} is not allowed: ${describeIssues(issues)}`, issues);
+      if (issues.length > 0) throw invalid(`the change to volume ${volumeId} is not allowed: ${describeValidationIssues(issues)}`, issues);
       try {
         await this.store.update<VolumeRecord>(
           volumeKey(volumeId),

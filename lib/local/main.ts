@@ -5,23 +5,19 @@
  *   npm start -- --backend moto            real AWS wire protocols against moto_server
  *   npm start -- --backend moto --endpoint http://127.0.0.1:4566   any AWS emulator
  */
-import { Command, InvalidArgumentError, Option } from 'commander';
+import { Command, Option } from 'commander';
+import { wholeNumberOption } from '../command-line.js';
 import { consoleLog } from './console.js';
 import { startLocalRuntime, type Backend, type LocalRuntime } from './runtime.js';
 
-function positiveInt(value: string): number {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError('must be a whole number');
-  return n;
-}
 
 const program = new Command('ebs-provisioner-local')
   .description('Run the provisioner pipeline locally: HTTP API, watcher, executor and reconciler.')
   .addOption(new Option('--backend <backend>', 'where records, messages and volumes live').choices(['memory', 'moto']).default('memory'))
-  .option('--port <port>', 'HTTP API port on 127.0.0.1', positiveInt, 3000)
-  .option('--demo-instances <count>', 'EC2 instances to launch for trying attachments', positiveInt, 2)
+  .option('--port <port>', 'HTTP API port on 127.0.0.1 (0: any free port)', wholeNumberOption({ min: 0, max: 65535 }), 3000)
+  .option('--demo-instances <count>', 'EC2 instances to launch for trying attachments', wholeNumberOption({ min: 0 }), 2)
   .option('--endpoint <url>', 'AWS endpoint for the moto backend instead of starting moto_server (default AWS_ENDPOINT_URL)')
-  .option('--reconcile-seconds <seconds>', 'reconciler period', positiveInt)
+  .option('--reconcile-seconds <seconds>', 'reconciler period', wholeNumberOption({ min: 1 }))
   .option('--verbose', 'log debug lines too')
   .parse();
 

@@ -1,0 +1,12 @@
+/** Reading the command lines of `npm start` and the `ebs-provisioner` CLI alike. */
+import { InvalidArgumentError } from 'commander';
+import { readWholeNumber, wholeNumberMessage, type WholeNumberRange } from './api/parse.js';
+
+/** A commander option reader for a whole number in `range`; the message says the range. */
+export function wholeNumberOption(range: WholeNumberRange): (value: string) => number {
+  return (value) => {
+    const number = readWholeNumber(value, range);
+    if (number === undefined) throw new InvalidArgumentError(wholeNumberMessage(range));
+    return number;
+  };
+}
