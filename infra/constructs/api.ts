@@ -34,7 +34,7 @@ export function requestParameters(route: ApiRoute): Record<string, boolean> {
  * Why cdk-nag's findings on the API's authorization and WAF are acknowledged, per authorization
  * mode: each reason must be true of the API synthesized in that mode.
  */
-export const ACKNOWLEDGEMENT_REASONS: Record<ApiAuthorization, { waf: string; cognito: string; noAuthorizer?: string }> = {
+const ACKNOWLEDGEMENT_REASONS: Record<ApiAuthorization, { waf: string; cognito: string; noAuthorizer?: string }> = {
   iam: {
     waf: 'Requests are SigV4-authorized and throttled per stage; a WAF web ACL is an account-level choice left to the deployer.',
     cognito: 'Callers are AWS principals authorized by IAM (SigV4), not Cognito users.',

@@ -59,7 +59,7 @@ export const EBS_LIMITS: Record<VolumeType, VolumeTypeLimits> = {
 };
 
 /** A volume's type with the IOPS and throughput a spec names or EC2 reports. */
-export type Performance = { volumeType: VolumeType; iops?: number; throughput?: number };
+type Performance = { volumeType: VolumeType; iops?: number; throughput?: number };
 
 /**
  * The IOPS and throughput a volume of its type is provisioned with: a value a gp3 volume leaves

@@ -133,7 +133,7 @@ export function createVolumeClientToken(volumeId: string, createdAt: string, gen
  * as it sent it: its token named the record id and the generation it wrote before the call, and
  * it asked for the record's AZ and spec.
  */
-export function unrecordedCreateRequest(volume: VolumeRecord): CreateRequest {
+function unrecordedCreateRequest(volume: VolumeRecord): CreateRequest {
   const generation = volume.observedGeneration ?? volume.generation;
   const readable = `ebsp-${volume.volumeId}-g${generation}`;
   const clientToken =

@@ -10,6 +10,7 @@
  * removed attachment lets its dying volume go. The others are recognised from their validated
  * image, without reading the table.
  */
+import { canonicalJson } from '../domain/canonical-json.js';
 import { keyOf, keyString, type AttachmentRecord, type ProvisionerRecord, type RecordKey, type Status, type VolumeRecord } from '../domain/records.js';
 import { nextAttachmentState, nextVolumeState } from '../domain/state-machines.js';
 import { describeValidationIssues, parseRecord } from '../domain/validation.js';
@@ -72,7 +73,7 @@ function movesWaitingAttachments(change: RecordChange): boolean {
 
 function clientChanged(change: RecordChange): boolean {
   if (change.eventName !== 'MODIFY' || change.oldRecord === undefined || change.newRecord === undefined) return true;
-  return CLIENT_FIELDS.some((name) => JSON.stringify(field(change.oldRecord, name)) !== JSON.stringify(field(change.newRecord, name)));
+  return CLIENT_FIELDS.some((name) => canonicalJson(field(change.oldRecord, name)) !== canonicalJson(field(change.newRecord, name)));
 }
 
 export class Watcher {
