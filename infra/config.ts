@@ -14,7 +14,7 @@ export interface DeploymentOptions {
   ownerTagValue?: string;
   /** Email address subscribed to the alarm topic. Default: no subscription. */
   alarmEmail?: string;
-  /** `iam` (SigV4, default) or `none` (open API: only behind another access control). */
+  /** `iam` (SigV4, default) or `none` (no authorization: anyone with the URL can call it; only for trials, or with a WAF web ACL limiting callers). */
   apiAuthorization?: ApiAuthorization;
   /** Concurrent executor invocations (event source maximum concurrency and reserved concurrency). Default: EXECUTOR.maxConcurrency. */
   executorMaxConcurrency?: number;
@@ -32,7 +32,7 @@ export interface DeploymentOptions {
   tableRemovalPolicy?: TableRemovalPolicy;
   /** DynamoDB deletion protection. Default: true. */
   deletionProtection?: boolean;
-  /** KMS key the executor may use to encrypt volumes; only then does it get KMS permissions. */
+  /** KMS key (in the stack's Region) the executor may use to encrypt volumes; only then does it get KMS permissions. */
   kmsKeyArn?: string;
 }
 

@@ -198,7 +198,7 @@ export const ROUTES: readonly ApiRoute[] = [
     },
     problems: {
       404: 'No such volume.',
-      409: 'The volume is being deleted, attached elsewhere, being detached from this instance, or the attachment has another device (requested or allocated) than `device`.',
+      409: 'The volume is being deleted, has an attachment to another instance (not multi-attach), is being detached from this instance, the attachment has another device (requested or allocated) than `device`, or another volume\'s attachment on the instance holds `device`.',
     },
     run: async ({ service }, { params, body }) => {
       const { created, value } = await service.putAttachment(params.volumeId, params.instanceId, body);

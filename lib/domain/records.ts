@@ -82,8 +82,9 @@ export interface VolumeRecord {
   /**
    * The CreateVolume request made (token, AZ, spec), written just before the call: what a repeated
    * call sends again until EC2 answers with a volume id, and what EBS fixed at creation (placement,
-   * encryption, snapshot, multi-attach, tags). Dropped when EC2 turns the request down, or when the
-   * volume is gone, so that the next create sends the spec as it is then.
+   * encryption, snapshot, multi-attach, tags). Dropped when EC2 turns the request down, when EC2
+   * will not repeat it (IdempotentParameterMismatch: a volume it made, if any, is left to the leak
+   * report), or when the volume is gone, so that the next create sends the spec as it is then.
    */
   createRequest?: CreateRequest;
   /** The AZ the volume was (or will be) created in, once resolved; forgotten with `createRequest`. */
@@ -102,9 +103,10 @@ export interface VolumeRecord {
  * A CreateVolume request, recorded before it is sent. Until EC2 answers it with a volume id it is
  * repeated exactly (same token, same parameters), never replaced, whatever the spec has become:
  * EC2 then answers with the one volume the token made, so an answer lost to a timeout, a crash or
- * an error status never makes a second volume, nor leaves one behind. Once answered it stays, as
- * what EBS fixed at creation (the baseline spec changes are judged against). It is dropped when EC2
- * refuses it (then no volume exists under its token) and when the volume is gone from EC2.
+ * an error status makes no second volume. Once answered it stays, as what EBS fixed at creation
+ * (the baseline spec changes are judged against). It is dropped when EC2 refuses it (then no volume
+ * exists under its token), when EC2 will not repeat it (IdempotentParameterMismatch: a volume it
+ * made, if any, is left to the reconciler's leak report) and when the volume is gone from EC2.
  */
 export interface CreateRequest {
   /** Unique to the record's incarnation and the generation it was made for (`createVolumeClientToken`). */

@@ -84,9 +84,10 @@ export interface EngineConfig {
   /** Time since the operation started after which it goes to terminal `error` (ms). */
   maxOperationAgeMs: number;
   /**
-   * How long a just-created volume may be missing from DescribeVolumes, and a just-started
-   * modification from DescribeVolumesModifications (eventual consistency), before the volume
-   * counts as lost, the modification as done (ms).
+   * How long a just-created volume may be missing from DescribeVolumes, a just-started
+   * modification from DescribeVolumesModifications, and a just-attached attachment from its
+   * volume's attachments (eventual consistency), before the volume counts as lost, the
+   * modification as done, the attachment as detached outside (ms).
    */
   describeGraceMs: number;
   /**

@@ -199,7 +199,7 @@ export function planAttachment(attachment: AttachmentRecord, volume: VolumeRecor
       case 'pending':
         // A device recorded on a pending attachment (an attach whose answer was lost, or retried after an error): EC2 may have attached it.
         return attachment.device
-          ? { type: 'operation', op: 'detach', reason: 'dying after a retry; may be attached' }
+          ? { type: 'operation', op: 'detach', reason: 'dying with a device kept; may be attached' }
           : { type: 'remove', reason: 'never attached; removed without an EC2 call' };
       case 'attaching':
         return { type: 'operation', op: 'check-attachment', reason: 'waiting for the attach before detaching' };
@@ -220,7 +220,7 @@ export function planAttachment(attachment: AttachmentRecord, volume: VolumeRecor
       // It kept its device (an attach whose answer was lost, or retried after an error): EC2 may
       // have attached it after all, look first.
       if (attachment.device && volume?.ebsVolumeId)
-        return { type: 'operation', op: 'check-attachment', reason: 'retrying; may already be attached' };
+        return { type: 'operation', op: 'check-attachment', reason: 'device kept; may already be attached' };
       const blocked = volumeBlocksAttach(volume, attachment);
       return blocked ? { type: 'wait', reason: blocked } : { type: 'operation', op: 'attach', reason: 'volume ready' };
     }

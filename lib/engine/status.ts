@@ -1,7 +1,9 @@
 /**
  * Building the status a person reads. Success clears the error code, attempts and next attempt
  * time; a failure carries the EC2 error code and message, the attempt count and when the next
- * attempt is due.
+ * attempt is due. Between attempts (`attemptStatus`) the attempts and the operation's start stay;
+ * waits for EC2 or for another record (`waitingStatus`, `waitingOnRecordStatus`) and a refused
+ * spec (`specRejectedStatus`) keep the state.
  */
 import type { Status } from '../domain/records.js';
 import { canonicalJson } from '../domain/canonical-json.js';

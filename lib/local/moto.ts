@@ -86,8 +86,6 @@ const START_ATTEMPTS = 3;
 /**
  * Spawns `moto_server -H 127.0.0.1 -p <free port>` and resolves once it answers HTTP.
  * Throws when moto_server is not installed (see `findMotoServer`) or does not come up in time.
- */
-/**
  * `ownProcessGroup`: moto_server runs in a process group of its own, so a Ctrl-C in the terminal
  * (sent to the whole foreground group) reaches only this process, which stops its pipeline before
  * moto_server; it is still killed when this process exits.
