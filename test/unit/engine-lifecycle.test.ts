@@ -70,25 +70,35 @@ describe('attachment retry after a terminal error, through watcher and executor'
   const attachmentOf = async (h: ReturnType<typeof harness>, instanceId: string) =>
     (await h.store.get(attachmentKey('data-1', instanceId))) as AttachmentRecord;
 
-  it('an attach EC2 keeps refusing counts its attempts, backs off further each time and ends in error after the budget', async () => {
-    const h = harness({ config: { maxAttempts: 4 } });
-    h.ebs.failNext('AttachVolume', new ProviderError('limit-exceeded', 'AttachmentLimitExceeded', 'too many attachments'), 100);
-    await h.store.create(newVolume('data-1'));
-    await h.store.create(newAttachment('data-1'));
+  /** Runs the pipeline until the attachment is in error, noting when each failed attempt with `code` was recorded. */
+  async function failedAttempts(h: ReturnType<typeof harness>, code: string): Promise<{ attempts: number; at: number }[]> {
     const seen: { attempts: number; at: number }[] = [];
     for (let i = 0; i < 600 && (await attachmentOf(h, INSTANCE)).status.state !== 'error'; i++) {
       await h.watch();
       await h.settle(1000);
       const status = (await attachmentOf(h, INSTANCE)).status;
-      if (status.code === 'AttachmentLimitExceeded' && status.attempts !== seen.at(-1)?.attempts) seen.push({ attempts: status.attempts, at: h.clock.now() });
+      if (status.code === code && status.attempts !== seen.at(-1)?.attempts) seen.push({ attempts: status.attempts, at: h.clock.now() });
     }
+    return seen;
+  }
+
+  /** Exponential backoff: each wait between failed attempts longer than the one before (one chain of retries, not two). */
+  function expectGrowingBackoff(seen: { at: number }[]) {
+    const gaps = seen.slice(1).map((s, i) => s.at - seen[i]!.at);
+    for (let i = 1; i < gaps.length; i++) expect(gaps[i]!).toBeGreaterThan(gaps[i - 1]!);
+  }
+
+  it('an attach EC2 keeps refusing counts its attempts, backs off further each time and ends in error after the budget', async () => {
+    const h = harness({ config: { maxAttempts: 4 } });
+    h.ebs.failNext('AttachVolume', new ProviderError('limit-exceeded', 'AttachmentLimitExceeded', 'too many attachments'), 100);
+    await h.store.create(newVolume('data-1'));
+    await h.store.create(newAttachment('data-1'));
+    const seen = await failedAttempts(h, 'AttachmentLimitExceeded');
     const failed = await attachmentOf(h, INSTANCE);
     expect(failed.status).toMatchObject({ state: 'error', code: 'AttachmentLimitExceeded', attempts: 4 });
     expect(h.ebs.calls.AttachVolume).toBe(4);
     expect(seen.map((s) => s.attempts)).toEqual([1, 2, 3, 4]);
-    // Exponential backoff: each wait longer than the one before (one chain of retries, not two).
-    const gaps = seen.slice(1).map((s, i) => s.at - seen[i]!.at);
-    for (let i = 1; i < gaps.length; i++) expect(gaps[i]!).toBeGreaterThan(gaps[i - 1]!);
+    expectGrowingBackoff(seen);
   });
 
   it('an attach that keeps failing uncertainly (EC2 never attaches) counts its attempts across the checks between them and ends in error after the budget', async () => {
@@ -96,13 +106,7 @@ describe('attachment retry after a terminal error, through watcher and executor'
     h.ebs.failNext('AttachVolume', new ProviderError('transient', 'InternalError', 'An internal error has occurred'), 100);
     await h.store.create(newVolume('data-1'));
     await h.store.create(newAttachment('data-1'));
-    const seen: { attempts: number; at: number }[] = [];
-    for (let i = 0; i < 600 && (await attachmentOf(h, INSTANCE)).status.state !== 'error'; i++) {
-      await h.watch();
-      await h.settle(1000);
-      const status = (await attachmentOf(h, INSTANCE)).status;
-      if (status.code === 'InternalError' && status.attempts !== seen.at(-1)?.attempts) seen.push({ attempts: status.attempts, at: h.clock.now() });
-    }
+    const seen = await failedAttempts(h, 'InternalError');
     const failed = await attachmentOf(h, INSTANCE);
     expect(failed.status).toMatchObject({ state: 'error', code: 'InternalError', attempts: 4 });
     expect(failed.status.message).toContain('gave up after 4 failed attempts');
@@ -110,9 +114,7 @@ describe('attachment retry after a terminal error, through watcher and executor'
     expect(failed.device).toMatch(/^\/dev\//);
     expect(h.ebs.calls.AttachVolume).toBe(4);
     expect(seen.map((s) => s.attempts)).toEqual([1, 2, 3, 4]);
-    // Exponential backoff: each wait longer than the one before (one chain of retries, not two).
-    const gaps = seen.slice(1).map((s, i) => s.at - seen[i]!.at);
-    for (let i = 1; i < gaps.length; i++) expect(gaps[i]!).toBeGreaterThan(gaps[i - 1]!);
+    expectGrowingBackoff(seen);
   });
 
   it('an AZ mismatch ends in error; a stale message does nothing; a retry tries afresh and fails again with attempts reset', async () => {

@@ -27,6 +27,14 @@ async function attachedVolume(): Promise<ReturnType<typeof harness>> {
   return h;
 }
 
+/** Volume data-1 created and available, every change it made seen by the watcher. */
+async function createdVolume(h: ReturnType<typeof harness>): Promise<void> {
+  await h.store.create(newVolume('data-1'));
+  await h.watch();
+  await h.settle(30_000);
+  await h.watch();
+}
+
 describe('watcher', () => {
   it('a new volume record enqueues its creation at once', async () => {
     const h = harness();
@@ -190,10 +198,7 @@ describe('watcher', () => {
 
   it('a volume that becomes available releases an attachment that kept its device: it looks whether an earlier attach took, then attaches', async () => {
     const h = harness();
-    await h.store.create(newVolume('data-1'));
-    await h.watch();
-    await h.settle(30_000);
-    await h.watch();
+    await createdVolume(h);
     // Left by an attach whose answer was lost (on a volume since gone), then waiting for this one.
     const at = new Date(h.clock.now()).toISOString();
     await h.store.create(newAttachment('data-1', { device: '/dev/sdf', status: { state: 'pending', message: 'waiting for volume data-1 to become available', attempts: 1, updatedAt: at } }));
@@ -211,10 +216,7 @@ describe('watcher', () => {
 
   it('a volume that becomes available leaves attachments whose retry is scheduled to that retry: no second chain of attempts', async () => {
     const h = harness();
-    await h.store.create(newVolume('data-1'));
-    await h.watch();
-    await h.settle(30_000);
-    await h.watch();
+    await createdVolume(h);
     // Their attaches failed after the volume was available (refused; answer lost); the retry messages are on their way.
     const at = new Date(h.clock.now()).toISOString();
     const retrying = { state: 'pending' as const, attempts: 1, updatedAt: at, operationStartedAt: at, nextAttemptAt: new Date(h.clock.now() + 2000).toISOString() };
