@@ -1376,7 +1376,11 @@ export class Executor {
     }
     if (current.state === 'error') return this.volumeTerminal(volume, now, 'VolumeError', volumeErrorMessage(current.ebsVolumeId));
     if (state === 'creating' || state === 'pending') {
-      if (current.state === 'creating') return this.stillInProgress(volume, now, `creating ${current.ebsVolumeId}`);
+      if (current.state === 'creating') {
+        const message = `creating ${current.ebsVolumeId}`;
+        // A retried volume EC2 still creates: its wait counts from the first look, so the age limit ends it.
+        return this.stillInProgress(volume, now, message, state === 'pending' ? attemptStatus(volume.status, 'pending', now, message) : undefined);
+      }
       return { outcome: 'succeeded', changes: this.observedChanges(volume, current, now) };
     }
     if (state === 'modifying') {

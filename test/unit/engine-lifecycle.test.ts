@@ -53,6 +53,25 @@ describe('lifecycle through watcher and executor', () => {
     expect(volume?.status).toMatchObject({ state: 'available', attempts: 0 });
     expect(h.ebs.volumes()).toHaveLength(1);
   });
+
+  it('a retried volume EC2 keeps creating ends in error again at the age limit, counted from the first look after the retry', async () => {
+    const h = harness({ config: { maxOperationAgeMs: 60_000 }, ebsTimings: { create: 10 * 60 * 60_000 } });
+    await h.store.create(newVolume('data-1'));
+    await h.watch();
+    await h.settle(90_000);
+    await h.watch();
+    expect((await h.store.get(volumeKey('data-1')))?.status).toMatchObject({ state: 'error', code: 'Timeout' });
+
+    await h.store.update<VolumeRecord>(volumeKey('data-1'), { generation: 2 });
+    await h.watch();
+    await h.settle(30_000);
+    await h.watch();
+    expect((await h.store.get(volumeKey('data-1')))?.status).toMatchObject({ state: 'pending', message: expect.stringMatching(/^creating vol-/) });
+    await h.settle(60_000);
+    await h.watch();
+    expect((await h.store.get(volumeKey('data-1')))?.status).toMatchObject({ state: 'error', code: 'Timeout' });
+    expect(h.ebs.calls.CreateVolume).toBe(1);
+  });
 });
 
 describe('attachment retry after a terminal error, through watcher and executor', () => {
