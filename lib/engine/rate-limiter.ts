@@ -124,17 +124,6 @@ export interface TokenGrant extends TokensTaken {
 }
 
 /**
- * Takes up to `count` tokens from a shared bucket at `now`: refills it at `budget.ratePerSecond`
- * since its level was stored (at most `budget.burst`; a missing level is a full bucket), then
- * grants tokens as long as each is usable within `maxWaitMs`, reserving ahead of the refill for
- * those that wait. A level stored by an environment whose clock runs ahead is never refilled
- * backwards.
- *
- * @example
- * // A full bucket of 50 refilling 5/s; 60 wanted, waiting up to 1 s: 50 now, 5 within the second.
- * grantTokens(undefined, { burst: 50, ratePerSecond: 5 }, 60, now, 1000).usableAt.length; // 55
- */
-/**
  * How long a token taken at `now` from a shared bucket stored at `level` would wait (ms): the line
  * of calls that took theirs ahead of the refill. 0 while the bucket has a token.
  *
@@ -146,6 +135,17 @@ export function tokenWaitMs(level: SharedBucketLevel | undefined, budget: RateBu
   return grantTokens(level, budget, 1, now, Number.POSITIVE_INFINITY).usableAt[0]! - now;
 }
 
+/**
+ * Takes up to `count` tokens from a shared bucket at `now`: refills it at `budget.ratePerSecond`
+ * since its level was stored (at most `budget.burst`; a missing level is a full bucket), then
+ * grants tokens as long as each is usable within `maxWaitMs`, reserving ahead of the refill for
+ * those that wait. A level stored by an environment whose clock runs ahead is never refilled
+ * backwards.
+ *
+ * @example
+ * // A full bucket of 50 refilling 5/s; 60 wanted, waiting up to 1 s: 50 now, 5 within the second.
+ * grantTokens(undefined, { burst: 50, ratePerSecond: 5 }, 60, now, 1000).usableAt.length; // 55
+ */
 export function grantTokens(level: SharedBucketLevel | undefined, budget: RateBudget, count: number, now: number, maxWaitMs: number): TokenGrant {
   const since = level ? Math.max(0, now - level.updatedAt) : 0;
   const available = level ? Math.min(budget.burst, level.tokens + (since / 1000) * budget.ratePerSecond) : budget.burst;
