@@ -123,9 +123,12 @@ const MODIFICATION_UNDER_WAY: ReadonlySet<ModificationState> = new Set(['modifyi
  */
 export function createVolumeClientToken(volumeId: string, createdAt: string, generation: number): string {
   const incarnation = createHash('sha256').update(`${volumeId}\n${createdAt}`).digest('hex');
-  const readable = `ebsp-${volumeId}-${incarnation.slice(0, 12)}-g${generation}`;
-  if (readable.length <= 64 && /^[\x21-\x7e]+$/.test(readable)) return readable;
-  return `ebsp-${incarnation.slice(0, 32)}-g${generation}`;
+  return readableClientToken(`ebsp-${volumeId}-${incarnation.slice(0, 12)}-g${generation}`) ?? `ebsp-${incarnation.slice(0, 32)}-g${generation}`;
+}
+
+/** `token` when EC2 takes it as a ClientToken (at most 64 printable ASCII characters), else undefined. */
+function readableClientToken(token: string): string | undefined {
+  return token.length <= 64 && /^[\x21-\x7e]+$/.test(token) ? token : undefined;
 }
 
 /**
@@ -135,11 +138,8 @@ export function createVolumeClientToken(volumeId: string, createdAt: string, gen
  */
 function unrecordedCreateRequest(volume: VolumeRecord): CreateRequest {
   const generation = volume.observedGeneration ?? volume.generation;
-  const readable = `ebsp-${volume.volumeId}-g${generation}`;
   const clientToken =
-    readable.length <= 64 && /^[\x21-\x7e]+$/.test(readable)
-      ? readable
-      : `ebsp-${createHash('sha256').update(volume.volumeId).digest('hex').slice(0, 40)}-g${generation}`;
+    readableClientToken(`ebsp-${volume.volumeId}-g${generation}`) ?? `ebsp-${createHash('sha256').update(volume.volumeId).digest('hex').slice(0, 40)}-g${generation}`;
   return { clientToken, availabilityZone: volume.availabilityZone!, spec: volume.spec };
 }
 
@@ -1376,11 +1376,7 @@ export class Executor {
     }
     if (current.state === 'error') return this.volumeTerminal(volume, now, 'VolumeError', volumeErrorMessage(current.ebsVolumeId));
     if (state === 'creating' || state === 'pending') {
-      if (current.state === 'creating') {
-        const message = `creating ${current.ebsVolumeId}`;
-        // A retried volume EC2 still creates: its wait counts from the first look, so the age limit ends it.
-        return this.stillInProgress(volume, now, message, state === 'pending' ? attemptStatus(volume.status, 'pending', now, message) : undefined);
-      }
+      if (current.state === 'creating') return this.stillInProgress(volume, now, `creating ${current.ebsVolumeId}`);
       return { outcome: 'succeeded', changes: this.observedChanges(volume, current, now) };
     }
     if (state === 'modifying') {
@@ -1441,10 +1437,7 @@ export class Executor {
           volumeSeen: current,
         };
       }
-      if (link?.state === 'attaching') {
-        const message = `EC2 is attaching as ${link.device}`;
-        return this.stillInProgress(attachment, now, message, attemptStatus(attachment.status, 'pending', now, message));
-      }
+      if (link?.state === 'attaching') return this.stillInProgress(attachment, now, `EC2 is attaching as ${link.device}`);
       return { outcome: 'succeeded', changes: { status: attemptStatus(attachment.status, 'pending', now, 'not attached; attaching afresh'), device: null } };
     }
     if (state === 'attaching') {
@@ -1517,13 +1510,17 @@ export class Executor {
 
   /**
    * Still under way: keep looking, unless it has run past the maximum age. `status`: what to write
-   * while it is, by default its state with the attempts reset (the step was accepted).
+   * while it is, by default its state with the attempts reset (the step was accepted); a pending
+   * record's call may not have been (a retried volume EC2 still creates, an attach whose answer was
+   * lost), so its attempts and start stay and the budget and the age limit still end it.
    */
   private stillInProgress(
     record: ProvisionerRecord,
     now: number,
     message: string,
-    status: Status<string> = successStatus(record.status, record.status.state, now, message),
+    status: Status<string> = record.status.state === 'pending'
+      ? attemptStatus(record.status, 'pending', now, message)
+      : successStatus(record.status, record.status.state, now, message),
   ): Result {
     const started = operationStartMs(record.status);
     const spent = budgetSpent(0, started, now, this.config);
