@@ -70,14 +70,11 @@ import {
   attemptStatus,
   failureStatus,
   operationStartMs,
-  sameStatus,
-  settledStatus,
-  SPEC_REJECTED_CODE,
   specRejectedStatus,
   successStatus,
-  waitingOnRecordStatus,
   waitingStatus,
 } from './status.js';
+import { changesWithoutCall, type DecisionWithoutCall } from './without-call.js';
 
 export interface ExecutorDeps {
   store: RecordStore;
@@ -713,8 +710,12 @@ export class Executor {
     }
   }
 
-  /** Decisions that change no EC2 state: waiting for another record, or making attachments dying. */
-  private async handleWithoutClaim(item: Item, decision: Decision, now: number, followUps: { item: Item; operation: QueuedOperation }[]) {
+  /**
+   * Decisions that change no EC2 state, met by a late, repeated or early message: waiting for
+   * another record, making attachments dying, a spec EBS cannot reach, or nothing to do (a spec
+   * change EC2 already holds is recorded, a wait the spec no longer needs is cleared).
+   */
+  private async handleWithoutClaim(item: Item, decision: DecisionWithoutCall, now: number, followUps: { item: Item; operation: QueuedOperation }[]) {
     const record = item.record!;
     try {
       if (decision.type === 'cascade-dying') {
@@ -727,24 +728,8 @@ export class Executor {
           followUps.push({ item, operation: { message: this.message('detach', key, 'volume is dying'), delaySeconds: 0 } });
         }
       }
-      if (decision.type === 'wait' || decision.type === 'cascade-dying') {
-        const status = waitingOnRecordStatus(record.status, now, decision.reason);
-        if (!sameStatus(record.status, status)) await this.deps.store.update(item.key, { status } as RecordChanges, { version: record.version });
-      }
-      // A spec change EC2 already holds, met by a late or repeated message: recorded, no call; and a
-      // wait the spec no longer needs (a late message at its end finds nothing to do) is cleared.
-      if (decision.type === 'none' && record.kind === 'volume') {
-        const changes: RecordChanges<VolumeRecord> = {};
-        if (decision.observedGeneration !== undefined) changes.observedGeneration = decision.observedGeneration;
-        const status = settledStatus(record.status, now);
-        if (status !== record.status) changes.status = status;
-        if (Object.keys(changes).length > 0) await this.deps.store.update<VolumeRecord>(item.key, changes, { version: record.version });
-      }
-      // A late or repeated message for a spec EBS cannot reach: no call, the status says why.
-      if (decision.type === 'invalid-spec' && (record.status.code !== SPEC_REJECTED_CODE || record.status.message !== decision.reason)) {
-        const status = specRejectedStatus(record.status, record.status.state, now, decision.reason);
-        await this.deps.store.update(item.key, { status } as RecordChanges, { version: record.version });
-      }
+      const changes = changesWithoutCall(record, decision, now);
+      if (changes) await this.deps.store.update(item.key, changes, { version: record.version });
       this.deps.metrics.operation({ operation: item.hint, outcome: 'skipped' });
     } catch (error) {
       if (error instanceof ConditionFailedError) return; // changed meanwhile; its own change re-plans it

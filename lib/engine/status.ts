@@ -51,11 +51,11 @@ export function specRejectedStatus<S extends string>(previous: Status<string>, s
   return { ...successStatus(previous, state, nowMs, reasons), code: SPEC_REJECTED_CODE };
 }
 
-/** `status` without a spec rejection: once the spec changed, or the volume is dying, it no longer holds. */
-function withoutSpecRejection<S extends string>(status: Status<S>): Status<S> {
+/** `status` without a spec rejection (written now): once the spec changed, or the volume is dying, it no longer holds. */
+function withoutSpecRejection<S extends string>(status: Status<S>, nowMs: number): Status<S> {
   if (status.code !== SPEC_REJECTED_CODE) return status;
   const { code: _code, message: _message, ...rest } = status;
-  return rest;
+  return { ...rest, updatedAt: new Date(nowMs).toISOString() };
 }
 
 /**
@@ -65,8 +65,7 @@ function withoutSpecRejection<S extends string>(status: Status<S>): Status<S> {
  * next attempt that never comes. The state stays; `status` itself when nothing changes.
  */
 export function settledStatus<S extends string>(status: Status<S>, nowMs: number): Status<S> {
-  const settled = withoutSpecRejection(status);
-  if (settled.nextAttemptAt === undefined || (status.state !== 'available' && status.state !== 'in-use')) return settled;
+  if (status.nextAttemptAt === undefined || (status.state !== 'available' && status.state !== 'in-use')) return withoutSpecRejection(status, nowMs);
   return successStatus(status, status.state, nowMs);
 }
 

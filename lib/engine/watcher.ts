@@ -18,7 +18,7 @@ import { METRICS } from '../settings.js';
 import type { EngineConfig } from './config.js';
 import { errorMessage } from './errors.js';
 import { planAttachment, planVolume, releasedByVolume, type Decision } from './planner.js';
-import { sameStatus, settledStatus, specRejectedStatus, waitingOnRecordStatus } from './status.js';
+import { changesWithoutCall } from './without-call.js';
 import {
   ConditionFailedError,
   type Clock,
@@ -152,7 +152,7 @@ export class Watcher {
     if (record.status.state === 'error' && record.life === 'alive' && this.generationBumped(group)) {
       const state = record.kind === 'volume' ? nextVolumeState('error', 'retry-requested') : nextAttachmentState('error', 'retry-requested');
       const status: Status<string> = { state, attempts: 0, updatedAt: new Date(this.deps.clock.now()).toISOString(), message: 'retry requested' };
-      const written = await this.writeStatus(record, status);
+      const written = await this.write(record, { status } as RecordChanges);
       if (!written) return;
       record = written;
     }
@@ -191,19 +191,10 @@ export class Watcher {
     }
   }
 
-  /**
-   * Writes a status (and the generation EC2 holds, when given) unless nothing would change or the
-   * record changed meanwhile (its own change is then handled).
-   */
-  private async writeStatus(record: ProvisionerRecord, status: Status<string>, observedGeneration?: number): Promise<ProvisionerRecord | undefined> {
-    const caughtUp = observedGeneration === undefined || (record.kind === 'volume' && record.observedGeneration === observedGeneration);
-    if (caughtUp && sameStatus(record.status, status)) return record;
-    const changes = {
-      status: { ...status, updatedAt: new Date(this.deps.clock.now()).toISOString() },
-      ...(observedGeneration !== undefined ? { observedGeneration } : {}),
-    };
+  /** Writes `changes` unless the record changed meanwhile (its own change is then handled). */
+  private async write(record: ProvisionerRecord, changes: RecordChanges): Promise<ProvisionerRecord | undefined> {
     try {
-      return await this.deps.store.update(keyOf(record), changes as RecordChanges, { version: record.version });
+      return await this.deps.store.update(keyOf(record), changes, { version: record.version });
     } catch (error) {
       if (error instanceof ConditionFailedError) return undefined;
       throw error;
@@ -238,27 +229,24 @@ export class Watcher {
         }
         return;
       case 'cascade-dying':
+      case 'wait':
+      case 'invalid-spec':
+      case 'none': {
         // Each attachment's own change (life → dying) comes back through the stream and is
         // planned from there, once: enqueueing its detach here as well sent every detach twice.
-        for (const attachmentKey of decision.attachments) {
-          try {
-            await this.deps.store.update<AttachmentRecord>(attachmentKey, { life: 'dying' }, { life: 'alive' });
-          } catch (error) {
-            if (!(error instanceof ConditionFailedError)) throw error;
+        if (decision.type === 'cascade-dying') {
+          for (const attachmentKey of decision.attachments) {
+            try {
+              await this.deps.store.update<AttachmentRecord>(attachmentKey, { life: 'dying' }, { life: 'alive' });
+            } catch (error) {
+              if (!(error instanceof ConditionFailedError)) throw error;
+            }
           }
         }
-        await this.writeStatus(record, waitingOnRecordStatus(record.status, this.deps.clock.now(), decision.reason));
+        const changes = changesWithoutCall(record, decision, this.deps.clock.now());
+        if (changes) await this.write(record, changes);
         return;
-      case 'wait':
-        await this.writeStatus(record, waitingOnRecordStatus(record.status, this.deps.clock.now(), decision.reason));
-        return;
-      case 'invalid-spec':
-        await this.writeStatus(record, specRejectedStatus(record.status, record.status.state, this.deps.clock.now(), decision.reason));
-        return;
-      case 'none':
-        // A spec the client has since put right: its rejection, or a wait it no longer needs, goes; one EC2 already holds is observed.
-        await this.writeStatus(record, settledStatus(record.status, this.deps.clock.now()), decision.observedGeneration);
-        return;
+      }
     }
   }
 

@@ -115,6 +115,23 @@ describe('a spec change EBS cannot make', () => {
     expect(h.ebs.calls.ModifyVolume).toBe(0);
   });
 
+  it('a cleared rejection is written with the time it was cleared, whether the watcher or a late message to the executor clears it', async () => {
+    for (const clearer of ['watcher', 'executor'] as const) {
+      const h = await availableVolume();
+      await clientWrites(h, { spec: { ...tagged, sizeGiB: 5 }, generation: 2 });
+      await h.clock.advance(MINUTE);
+      await h.store.update<VolumeRecord>(KEY, { spec: tagged, generation: 3 });
+      if (clearer === 'watcher') await h.watch();
+      else {
+        h.changes.splice(0); // the stream has not delivered the change yet
+        await h.executor.run(h.batchOf(h.op('modify-volume', KEY)));
+      }
+      const volume = await volumeOf(h);
+      expect(volume.observedGeneration, clearer).toBe(3);
+      expect(volume.status, clearer).toEqual({ state: 'available', attempts: 0, updatedAt: new Date(h.clock.now()).toISOString() });
+    }
+  });
+
   it('a volume whose spec was rejected is deleted when the client deletes it', async () => {
     const h = await availableVolume();
     const ebsVolumeId = (await volumeOf(h)).ebsVolumeId!;
@@ -269,6 +286,23 @@ describe('IOPS or throughput cleared with null (a PATCH)', () => {
     await h.executor.run(h.batchOf(h.op('modify-volume', KEY)));
     expect(await volumeOf(h)).toMatchObject({ generation: 2, observedGeneration: 2 });
     expect(h.ebs.calls).toEqual(calls);
+  });
+
+  it('catching up observedGeneration leaves the status as it was, updatedAt included, whether the watcher or the executor records it', async () => {
+    for (const recorder of ['watcher', 'executor'] as const) {
+      const { h, service } = await tunedVolume({ iops: 3000, throughput: 125 });
+      const status = (await volumeOf(h)).status;
+      await h.clock.advance(MINUTE);
+      await service.patchVolume('data-1', { iops: null, throughput: null });
+      if (recorder === 'watcher') await h.watch();
+      else {
+        h.changes.splice(0); // the stream has not delivered the change yet
+        await h.executor.run(h.batchOf(h.op('modify-volume', KEY)));
+      }
+      const volume = await volumeOf(h);
+      expect(volume.observedGeneration, recorder).toBe(2);
+      expect(volume.status, recorder).toEqual(status);
+    }
   });
 });
 

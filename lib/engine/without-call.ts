@@ -1,0 +1,39 @@
+/**
+ * What a decision that calls no EC2 API (`wait`, `cascade-dying`, `invalid-spec`, `none`) writes,
+ * one rule for the watcher and the executor: each writes it conditionally on the record's version
+ * and queues what it queues itself.
+ */
+import type { ProvisionerRecord, Status } from '../domain/records.js';
+import type { Decision } from './planner.js';
+import type { RecordChanges } from './ports.js';
+import { sameStatus, settledStatus, specRejectedStatus, waitingOnRecordStatus } from './status.js';
+
+export type DecisionWithoutCall = Exclude<Decision, { type: 'operation' } | { type: 'remove' }>;
+
+/**
+ * The changes `decision` makes to `record`, or undefined when the record already says it. The
+ * status is written only when what it says changes, so its `updatedAt` tells when that was: a
+ * spec change EC2 already holds moves `observedGeneration` alone.
+ */
+export function changesWithoutCall<R extends ProvisionerRecord>(record: R, decision: DecisionWithoutCall, nowMs: number): RecordChanges<R> | undefined {
+  const changes: { status?: Status<string>; observedGeneration?: number } = {};
+  const status = statusFor(record.status, decision, nowMs);
+  if (!sameStatus(record.status, status)) changes.status = status;
+  if (decision.type === 'none' && decision.observedGeneration !== undefined && record.kind === 'volume' && record.observedGeneration !== decision.observedGeneration)
+    changes.observedGeneration = decision.observedGeneration;
+  return Object.keys(changes).length > 0 ? (changes as RecordChanges<R>) : undefined;
+}
+
+function statusFor<S extends string>(status: Status<S>, decision: DecisionWithoutCall, nowMs: number): Status<S> {
+  switch (decision.type) {
+    case 'wait':
+    case 'cascade-dying':
+      return waitingOnRecordStatus(status, nowMs, decision.reason);
+    case 'invalid-spec':
+      return specRejectedStatus(status, status.state, nowMs, decision.reason);
+    case 'none':
+      // A spec the client has since put right: its rejection, or a wait it no longer needs, goes.
+      return settledStatus(status, nowMs);
+  }
+}
+

@@ -1,0 +1,64 @@
+import { describe, expect, it } from 'vitest';
+import type { Status, VolumeRecord, VolumeState } from '../../lib/domain/records.js';
+import { SPEC_REJECTED_CODE } from '../../lib/engine/status.js';
+import { changesWithoutCall, type DecisionWithoutCall } from '../../lib/engine/without-call.js';
+import { START, attachmentKey, newAttachment, newVolume } from './engine-fixtures.js';
+
+const NOW = START + 60_000;
+const at = (ms: number) => new Date(ms).toISOString();
+
+function volumeIn(status: Partial<Status<VolumeState>>, extra: Partial<VolumeRecord> = {}): VolumeRecord {
+  return newVolume('data-1', { ebsVolumeId: 'vol-1', observedGeneration: 1, status: { state: 'available', attempts: 0, updatedAt: at(START), ...status }, ...extra });
+}
+
+describe('changesWithoutCall', () => {
+  it('wait: the reason as message, written once', () => {
+    const attachment = newAttachment('data-1');
+    const changes = changesWithoutCall(attachment, { type: 'wait', reason: 'waiting for volume data-1 to become available' }, NOW);
+    expect(changes).toEqual({ status: { state: 'pending', attempts: 0, message: 'waiting for volume data-1 to become available', updatedAt: at(NOW) } });
+    expect(changesWithoutCall({ ...attachment, status: changes!.status! }, { type: 'wait', reason: 'waiting for volume data-1 to become available' }, NOW + 1000)).toBeUndefined();
+  });
+
+  it('cascade-dying: the volume waits for its attachments, keeping the code of its error; nothing when it already says so', () => {
+    const failed = volumeIn({ state: 'error', code: 'InternalError', message: 'boom', attempts: 8 }, { life: 'dying' });
+    const decision: DecisionWithoutCall = { type: 'cascade-dying', attachments: [attachmentKey('data-1')], reason: 'detaching 1 attachment(s) before deleting' };
+    const changes = changesWithoutCall(failed, decision, NOW);
+    expect(changes).toEqual({ status: { state: 'error', code: 'InternalError', message: 'detaching 1 attachment(s) before deleting', attempts: 8, updatedAt: at(NOW) } });
+    expect(changesWithoutCall({ ...failed, status: changes!.status! }, decision, NOW + 1000)).toBeUndefined();
+  });
+
+  it('invalid-spec: the state kept, the reasons under the rejection code; nothing when already rejected for them', () => {
+    const volume = volumeIn({ state: 'in-use' });
+    const decision: DecisionWithoutCall = { type: 'invalid-spec', reason: 'spec.sizeGiB: volumes only grow' };
+    const changes = changesWithoutCall(volume, decision, NOW);
+    expect(changes).toEqual({ status: { state: 'in-use', code: SPEC_REJECTED_CODE, message: 'spec.sizeGiB: volumes only grow', attempts: 0, updatedAt: at(NOW) } });
+    expect(changesWithoutCall({ ...volume, status: changes!.status! }, decision, NOW + 1000)).toBeUndefined();
+  });
+
+  it('none: nothing for a settled record', () => {
+    expect(changesWithoutCall(volumeIn({ message: 'created' }), { type: 'none', reason: 'volume available' }, NOW)).toBeUndefined();
+    expect(changesWithoutCall(newAttachment('data-1', { status: { state: 'attached', attempts: 0, updatedAt: at(START) } }), { type: 'none', reason: 'attached' }, NOW)).toBeUndefined();
+  });
+
+  it('none: a rejection the spec no longer earns goes, and so does a wait it no longer needs', () => {
+    const rejected = volumeIn({ code: SPEC_REJECTED_CODE, message: 'spec.sizeGiB: volumes only grow' });
+    expect(changesWithoutCall(rejected, { type: 'none', reason: 'volume available' }, NOW)).toEqual({ status: { state: 'available', attempts: 0, updatedAt: at(NOW) } });
+    const cooling = volumeIn({ code: 'VolumeModificationRateExceeded', message: 'trying again later', nextAttemptAt: at(START + 3_600_000) });
+    expect(changesWithoutCall(cooling, { type: 'none', reason: 'volume available' }, NOW)).toEqual({ status: { state: 'available', attempts: 0, updatedAt: at(NOW) } });
+  });
+
+  it('none with observedGeneration: the generation alone, the status (and its updatedAt) kept; nothing once caught up', () => {
+    const volume = volumeIn({ message: 'created' }, { generation: 2 });
+    const decision: DecisionWithoutCall = { type: 'none', reason: 'volume available; EC2 already holds the spec', observedGeneration: 2 };
+    expect(changesWithoutCall(volume, decision, NOW)).toEqual({ observedGeneration: 2 });
+    expect(changesWithoutCall({ ...volume, observedGeneration: 2 }, decision, NOW)).toBeUndefined();
+  });
+
+  it('none with observedGeneration and a rejection the spec no longer earns: both', () => {
+    const volume = volumeIn({ code: SPEC_REJECTED_CODE, message: 'spec.sizeGiB: volumes only grow' }, { generation: 3 });
+    expect(changesWithoutCall(volume, { type: 'none', reason: 'volume available; EC2 already holds the spec', observedGeneration: 3 }, NOW)).toEqual({
+      status: { state: 'available', attempts: 0, updatedAt: at(NOW) },
+      observedGeneration: 3,
+    });
+  });
+});
