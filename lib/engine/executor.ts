@@ -74,7 +74,7 @@ import {
   successStatus,
   waitingStatus,
 } from './status.js';
-import { changesWithoutCall, type DecisionWithoutCall } from './without-call.js';
+import { changesWithoutCall, markAttachmentsDying, type DecisionWithoutCall } from './without-call.js';
 
 export interface ExecutorDeps {
   store: RecordStore;
@@ -415,7 +415,7 @@ export class Executor {
       item.claimOnWrite = claimOnWrite || undefined;
       if (decision.type === 'operation' && ACTION_OF[decision.op]) needTokens.push(item);
       else if (decision.type === 'operation' || decision.type === 'remove') (item.claimOnWrite ? onWrite : toClaim).push(item);
-      else await this.handleWithoutClaim(item, decision, now, followUps);
+      else await this.handleWithoutClaim(item, decision, now);
     }
     // Operations deferred for want of a token go back now, not after this invocation's waits for tokens.
     const deferrals: { item: Item; operation: QueuedOperation }[] = [];
@@ -712,22 +712,14 @@ export class Executor {
 
   /**
    * Decisions that change no EC2 state, met by a late, repeated or early message: waiting for
-   * another record, making attachments dying, a spec EBS cannot reach, or nothing to do (a spec
-   * change EC2 already holds is recorded, a wait the spec no longer needs is cleared).
+   * another record, making attachments dying (whose own changes bring their detaches through the
+   * watcher), a spec EBS cannot reach, or nothing to do (a spec change EC2 already holds is
+   * recorded, a wait the spec no longer needs is cleared).
    */
-  private async handleWithoutClaim(item: Item, decision: DecisionWithoutCall, now: number, followUps: { item: Item; operation: QueuedOperation }[]) {
+  private async handleWithoutClaim(item: Item, decision: DecisionWithoutCall, now: number) {
     const record = item.record!;
     try {
-      if (decision.type === 'cascade-dying') {
-        for (const key of decision.attachments) {
-          try {
-            await this.deps.store.update(key, { life: 'dying' }, { life: 'alive' });
-          } catch (error) {
-            if (!(error instanceof ConditionFailedError)) throw error;
-          }
-          followUps.push({ item, operation: { message: this.message('detach', key, 'volume is dying'), delaySeconds: 0 } });
-        }
-      }
+      if (decision.type === 'cascade-dying') await markAttachmentsDying(this.deps.store, decision.attachments);
       const changes = changesWithoutCall(record, decision, now);
       if (changes) await this.deps.store.update(item.key, changes, { version: record.version });
       this.deps.metrics.operation({ operation: item.hint, outcome: 'skipped' });

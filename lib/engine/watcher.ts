@@ -11,14 +11,14 @@
  * image, without reading the table.
  */
 import { canonicalJson } from '../domain/canonical-json.js';
-import { keyOf, keyString, type AttachmentRecord, type ProvisionerRecord, type RecordKey, type Status, type VolumeRecord } from '../domain/records.js';
+import { keyOf, keyString, type ProvisionerRecord, type RecordKey, type Status, type VolumeRecord } from '../domain/records.js';
 import { nextAttachmentState, nextVolumeState } from '../domain/state-machines.js';
 import { describeValidationIssues, parseRecord } from '../domain/validation.js';
 import { METRICS } from '../settings.js';
 import type { EngineConfig } from './config.js';
 import { errorMessage } from './errors.js';
 import { planAttachment, planVolume, releasedByVolume, type Decision } from './planner.js';
-import { changesWithoutCall } from './without-call.js';
+import { changesWithoutCall, markAttachmentsDying } from './without-call.js';
 import {
   ConditionFailedError,
   type Clock,
@@ -232,17 +232,7 @@ export class Watcher {
       case 'wait':
       case 'invalid-spec':
       case 'none': {
-        // Each attachment's own change (life → dying) comes back through the stream and is
-        // planned from there, once: enqueueing its detach here as well sent every detach twice.
-        if (decision.type === 'cascade-dying') {
-          for (const attachmentKey of decision.attachments) {
-            try {
-              await this.deps.store.update<AttachmentRecord>(attachmentKey, { life: 'dying' }, { life: 'alive' });
-            } catch (error) {
-              if (!(error instanceof ConditionFailedError)) throw error;
-            }
-          }
-        }
+        if (decision.type === 'cascade-dying') await markAttachmentsDying(this.deps.store, decision.attachments);
         const changes = changesWithoutCall(record, decision, this.deps.clock.now());
         if (changes) await this.write(record, changes);
         return;

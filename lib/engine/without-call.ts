@@ -3,9 +3,9 @@
  * one rule for the watcher and the executor: each writes it conditionally on the record's version
  * and queues what it queues itself.
  */
-import type { ProvisionerRecord, Status } from '../domain/records.js';
+import type { ProvisionerRecord, RecordKey, Status } from '../domain/records.js';
 import type { Decision } from './planner.js';
-import type { RecordChanges } from './ports.js';
+import { ConditionFailedError, type RecordChanges, type RecordStore } from './ports.js';
 import { sameStatus, settledStatus, specRejectedStatus, waitingOnRecordStatus } from './status.js';
 
 export type DecisionWithoutCall = Exclude<Decision, { type: 'operation' } | { type: 'remove' }>;
@@ -37,3 +37,17 @@ function statusFor<S extends string>(status: Status<S>, decision: DecisionWithou
   }
 }
 
+/**
+ * A dying volume's cascade: its live attachments become dying (one already dying is left as it
+ * is). Nothing is queued here: each attachment's own change comes back through the stream and the
+ * watcher plans its detach from there, once.
+ */
+export async function markAttachmentsDying(store: RecordStore, attachments: readonly RecordKey[]): Promise<void> {
+  for (const key of attachments) {
+    try {
+      await store.update(key, { life: 'dying' }, { life: 'alive' });
+    } catch (error) {
+      if (!(error instanceof ConditionFailedError)) throw error;
+    }
+  }
+}

@@ -519,10 +519,13 @@ describe('executor: detach and delete', () => {
   it('detach before delete: a dying volume detaches everything, then is deleted', async () => {
     const h = harness();
     await attachedVolume(h, 'data-1');
+    h.changes.splice(0);
     await h.store.update<VolumeRecord>(volumeKey('data-1'), { life: 'dying' });
     await h.executor.run(h.batchOf(h.op('delete-volume', volumeKey('data-1'))));
     expect(h.ebs.calls.DeleteVolume ?? 0).toBe(0);
     expect((await attachmentOf(h, 'data-1')).life).toBe('dying');
+    // The attachment's own change (life → dying) brings its detach, through the stream.
+    await h.watch();
     await h.settle(30_000);
     expect(h.ebs.calls.DetachVolume).toBe(1);
     expect(await h.store.get(attachmentKey('data-1'))).toBeUndefined();
@@ -531,6 +534,53 @@ describe('executor: detach and delete', () => {
     await h.settle(30_000);
     expect(h.ebs.calls.DeleteVolume).toBe(1);
     expect(await h.store.get(volumeKey('data-1'))).toBeUndefined();
+  });
+
+  it("a dying volume's detach is enqueued once per attachment, whichever of executor and watcher makes the cascade", async () => {
+    const detaches = (h: ReturnType<typeof harness>) => h.queued().filter((q) => q.op === 'detach');
+    const dyingVolume = async () => {
+      const h = harness();
+      await attachedVolume(h, 'data-1');
+      h.changes.splice(0);
+      await h.store.update<VolumeRecord>(volumeKey('data-1'), { life: 'dying' });
+      return h;
+    };
+
+    // The volume's message reaches the executor before the watcher planned its change.
+    const executorFirst = await dyingVolume();
+    await executorFirst.executor.run(executorFirst.batchOf(executorFirst.op('check-volume', volumeKey('data-1'))));
+    await executorFirst.watch();
+
+    // The watcher makes the cascade first; a late message for the volume then finds it waiting.
+    const watcherFirst = await dyingVolume();
+    await watcherFirst.watch();
+    await watcherFirst.executor.run(watcherFirst.batchOf(watcherFirst.op('check-volume', volumeKey('data-1'))));
+    await watcherFirst.watch();
+
+    // Both plan the cascade: the watcher marks the attachment dying after the executor read it alive.
+    const both = await dyingVolume();
+    const store: RecordStore = Object.create(both.store);
+    store.attachmentsOfVolume = async (volumeId) => {
+      const attachments = await both.store.attachmentsOfVolume(volumeId);
+      await both.watch();
+      return attachments;
+    };
+    await new Executor({ store, queue: both.queue, provider: both.ebs, clock: both.clock, metrics: both.metrics, log: silentLog }).run(
+      both.batchOf(both.op('check-volume', volumeKey('data-1'))),
+    );
+    await both.watch();
+
+    for (const [order, h] of Object.entries({ executorFirst, watcherFirst, both })) {
+      expect((await attachmentOf(h, 'data-1')).life).toBe('dying');
+      expect(detaches(h), order).toEqual([{ op: 'detach', key: `data-1/${INSTANCE}`, delaySeconds: 0 }]);
+      for (let i = 0; i < 5; i++) {
+        await h.settle(10_000);
+        await h.watch();
+      }
+      expect(h.ebs.calls.DetachVolume, order).toBe(1);
+      expect(h.ebs.calls.DeleteVolume, order).toBe(1);
+      expect(await h.store.get(volumeKey('data-1')), order).toBeUndefined();
+    }
   });
 
   it('already detached and already deleted count as success', async () => {
@@ -827,8 +877,10 @@ describe('executor: one describe per transition', () => {
   it('a detach check of a dying volume writes it available, so its deletion needs no check of its own', async () => {
     const h = harness();
     await attachedVolume(h, 'data-1');
+    h.changes.splice(0);
     await h.store.update<VolumeRecord>(volumeKey('data-1'), { life: 'dying' });
     await h.executor.run(h.batchOf(h.op('delete-volume', volumeKey('data-1'))));
+    await h.watch();
     await h.drain();
     expect(h.ebs.calls.DetachVolume).toBe(1);
     await h.clock.advance(10_000);

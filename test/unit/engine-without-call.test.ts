@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { Status, VolumeRecord, VolumeState } from '../../lib/domain/records.js';
 import { SPEC_REJECTED_CODE } from '../../lib/engine/status.js';
-import { changesWithoutCall, type DecisionWithoutCall } from '../../lib/engine/without-call.js';
+import { changesWithoutCall, markAttachmentsDying, type DecisionWithoutCall } from '../../lib/engine/without-call.js';
+import { MemoryRecordStore } from '../../lib/memory/store.js';
 import { START, attachmentKey, newAttachment, newVolume } from './engine-fixtures.js';
 
 const NOW = START + 60_000;
@@ -60,5 +61,17 @@ describe('changesWithoutCall', () => {
       status: { state: 'available', attempts: 0, updatedAt: at(NOW) },
       observedGeneration: 3,
     });
+  });
+});
+
+describe('markAttachmentsDying', () => {
+  it('makes live attachments dying, leaves a dying one as it is, and skips one that is gone', async () => {
+    const store = new MemoryRecordStore();
+    await store.create(newAttachment('data-1'));
+    await store.create(newAttachment('data-2', { life: 'dying' }));
+    await markAttachmentsDying(store, [attachmentKey('data-1'), attachmentKey('data-2'), attachmentKey('gone')]);
+    expect(await store.get(attachmentKey('data-1'))).toMatchObject({ life: 'dying', version: 2 });
+    expect(await store.get(attachmentKey('data-2'))).toMatchObject({ life: 'dying', version: 1 });
+    expect(await store.get(attachmentKey('gone'))).toBeUndefined();
   });
 });
