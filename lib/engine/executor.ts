@@ -1475,13 +1475,15 @@ export class Executor {
       if (state !== target) state = nextVolumeState(state, event);
     }
     const seen: VolumeRecord = { ...volume, observed: observedOf(current) };
-    const rejected = specRejection(seen);
+    // The spec judged once against what EC2 now holds, for the rejection and the catch-up alike.
+    const issues = specChangeIssues(seen);
+    const rejected = specRejection(seen, issues);
     const changes: RecordChanges<VolumeRecord> = {
       status: rejected ? specRejectedStatus(volume.status, state, now, rejected) : successStatus(volume.status, state, now),
       observed: seen.observed,
       ...zoneOf(current),
     };
-    if (!modificationNeeded(seen) && specChangeIssues(seen).length === 0) changes.observedGeneration = volume.generation;
+    if (issues.length === 0 && !modificationNeeded(seen, issues)) changes.observedGeneration = volume.generation;
     return changes;
   }
 

@@ -10,7 +10,7 @@ import type {
   VolumeSpec,
 } from '../domain/records.js';
 import { performanceChange } from '../domain/ebs-limits.js';
-import { createSentUnrecorded, describeValidationIssues, specChangeIssues } from '../domain/validation.js';
+import { createSentUnrecorded, describeValidationIssues, specChangeIssues, type ValidationIssue } from '../domain/validation.js';
 import type { ModifyVolumeRequest, OperationKind, ProviderInstance, ProviderModification } from './ports.js';
 
 export type Decision =
@@ -36,22 +36,24 @@ export const CHECK_OPERATIONS: ReadonlySet<OperationKind> = new Set(['check-volu
 /**
  * Why EBS cannot bring this live volume to its spec (a shrink below what EC2 holds, a field fixed
  * at creation changed…), or undefined. Until the client changes the spec, nothing is asked of EC2
- * for it; a dying volume's spec no longer matters.
+ * for it; a dying volume's spec no longer matters. `issues`: `specChangeIssues(volume)`, when the
+ * caller has it already.
  */
-export function specRejection(volume: VolumeRecord): string | undefined {
+export function specRejection(volume: VolumeRecord, issues?: ValidationIssue[]): string | undefined {
   if (volume.life !== 'alive') return undefined;
-  const issues = specChangeIssues(volume);
-  return issues.length > 0 ? describeValidationIssues(issues) : undefined;
+  const found = issues ?? specChangeIssues(volume);
+  return found.length > 0 ? describeValidationIssues(found) : undefined;
 }
 
 /**
  * The ModifyVolume request that brings the volume to its spec, or undefined when nothing needs to
- * change or EBS cannot make the change (`specChangeIssues`): a spec is carried out whole or not at all.
+ * change or EBS cannot make the change (`specChangeIssues`, or `issues` when the caller has them
+ * already): a spec is carried out whole or not at all.
  */
-export function modificationNeeded(volume: VolumeRecord): ModifyVolumeRequest | undefined {
+export function modificationNeeded(volume: VolumeRecord, issues?: ValidationIssue[]): ModifyVolumeRequest | undefined {
   const observed = volume.observed;
   if (!observed || !volume.ebsVolumeId) return undefined;
-  if (specChangeIssues(volume).length > 0) return undefined;
+  if ((issues ?? specChangeIssues(volume)).length > 0) return undefined;
   const spec: VolumeSpec = volume.spec;
   const request: ModifyVolumeRequest = { ebsVolumeId: volume.ebsVolumeId };
   let changed = false;
@@ -156,9 +158,10 @@ export function planVolume(volume: VolumeRecord, attachments: readonly Attachmen
         : { type: 'operation', op: 'create-volume', reason: 'EC2 refused the request; creating afresh' };
     case 'available':
     case 'in-use': {
-      const rejected = specRejection(volume);
+      const issues = specChangeIssues(volume);
+      const rejected = specRejection(volume, issues);
       if (rejected) return { type: 'invalid-spec', reason: rejected };
-      if (modificationNeeded(volume)) return { type: 'operation', op: 'modify-volume', reason: 'spec changed' };
+      if (modificationNeeded(volume, issues)) return { type: 'operation', op: 'modify-volume', reason: 'spec changed' };
       return volume.observed && volume.observedGeneration !== volume.generation
         ? { type: 'none', reason: `volume ${state}; EC2 already holds the spec`, observedGeneration: volume.generation }
         : { type: 'none', reason: `volume ${state}` };
