@@ -555,7 +555,7 @@ function nextCallWaitingForTokens(
   const nextAttemptAt = record.status.nextAttemptAt;
   if (nextAttemptAt !== undefined && Date.parse(nextAttemptAt) > now) return undefined;
   try {
-    const decision = record.kind === 'volume' ? planVolume(record, attachments) : planAttachment(record, volume);
+    const decision = record.kind === 'volume' ? planVolume(record, attachments, now) : planAttachment(record, volume);
     return decision.type === 'operation' ? ACTION_OF[decision.op] : undefined;
   } catch {
     return undefined; // a record the planner cannot read; the watcher reports it

@@ -68,7 +68,9 @@ import { TokenBucket } from './rate-limiter.js';
 import { alignedCheckAtMs, backoffDelaySeconds, budgetSpent, checkQueueDelay, progressDelaySeconds, queueDelay, throttleDelaySeconds } from './schedule.js';
 import {
   attemptStatus,
+  cooldownEndMs,
   failureStatus,
+  MODIFICATION_COOLDOWN_CODE,
   operationStartMs,
   specRejectedStatus,
   successStatus,
@@ -164,6 +166,8 @@ interface Item {
   messageIds: string[];
   hint: OperationKind;
   dueAt?: number;
+  /** The latest `dueAt` of its copies: one due after the time it is acted on is consumed all the same. */
+  latestDueAt?: number;
   /** A token taken earlier for this operation from the shared budget, usable from then (`OperationMessage.tokenAt`). */
   tokenAt?: number;
   record?: ProvisionerRecord;
@@ -300,12 +304,13 @@ export class Executor {
       const id = keyString(message.key);
       const existing = byKey.get(id);
       if (!existing) {
-        byKey.set(id, { key: message.key, id, messageIds: [messageId], hint: message.op, dueAt: message.dueAt, tokenAt: message.tokenAt });
+        byKey.set(id, { key: message.key, id, messageIds: [messageId], hint: message.op, dueAt: message.dueAt, latestDueAt: message.dueAt, tokenAt: message.tokenAt });
         continue;
       }
       existing.messageIds.push(messageId);
       // Act as soon as any of the copies is due, on the earliest token any of them holds.
       existing.dueAt = existing.dueAt === undefined || message.dueAt === undefined ? undefined : Math.min(existing.dueAt, message.dueAt);
+      if (message.dueAt !== undefined) existing.latestDueAt = Math.max(existing.latestDueAt ?? message.dueAt, message.dueAt);
       if (message.tokenAt !== undefined) existing.tokenAt = Math.min(existing.tokenAt ?? message.tokenAt, message.tokenAt);
     }
     if (byKey.size < batch.length) this.deps.log.debug('dropped duplicate messages', { duplicates: batch.length - byKey.size });
@@ -364,7 +369,7 @@ export class Executor {
     return undefined;
   }
 
-  private plan(item: Item): Decision | undefined {
+  private plan(item: Item, now: number): Decision | undefined {
     const record = item.record;
     if (!record) return undefined;
     if (record.kind === 'attachment') {
@@ -374,9 +379,9 @@ export class Executor {
         return { type: 'operation', op: 'check-attachment', reason: 'syncing with EC2' };
       return decision;
     }
-    const decision = planVolume(record, item.attachments ?? []);
+    const decision = planVolume(record, item.attachments ?? [], now);
     // A check asked for a volume at rest (an attachment changed, or the reconciler): bring in-use / available in line with EC2.
-    if ((decision.type === 'none' || decision.type === 'invalid-spec') && item.hint === 'check-volume' && record.ebsVolumeId && (record.status.state === 'available' || record.status.state === 'in-use'))
+    if ((decision.type === 'none' || decision.type === 'invalid-spec' || decision.type === 'cooldown') && item.hint === 'check-volume' && record.ebsVolumeId && (record.status.state === 'available' || record.status.state === 'in-use'))
       return { type: 'operation', op: 'check-volume', reason: 'syncing with EC2' };
     return decision;
   }
@@ -397,7 +402,7 @@ export class Executor {
     const needTokens: Item[] = [];
     for (const item of items) {
       if (item.infraFailed) continue;
-      const decision = this.plan(item);
+      const decision = this.plan(item, now);
       if (!decision) {
         this.deps.log.info('record no longer exists; nothing to do', { key: item.id });
         this.deps.metrics.operation({ operation: item.hint, outcome: 'skipped' });
@@ -415,7 +420,7 @@ export class Executor {
       item.claimOnWrite = claimOnWrite || undefined;
       if (decision.type === 'operation' && ACTION_OF[decision.op]) needTokens.push(item);
       else if (decision.type === 'operation' || decision.type === 'remove') (item.claimOnWrite ? onWrite : toClaim).push(item);
-      else await this.handleWithoutClaim(item, decision, now);
+      else await this.handleWithoutClaim(item, decision, now, followUps);
     }
     // Operations deferred for want of a token go back now, not after this invocation's waits for tokens.
     const deferrals: { item: Item; operation: QueuedOperation }[] = [];
@@ -692,7 +697,7 @@ export class Executor {
       if (result.ok) {
         item.claimed = true;
         item.record = this.trusted(result.record);
-        item.decision = this.plan(item) ?? { type: 'none', reason: 'record is invalid' };
+        item.decision = this.plan(item, now) ?? { type: 'none', reason: 'record is invalid' };
         return;
       }
       if (result.reason === 'missing') {
@@ -712,16 +717,22 @@ export class Executor {
 
   /**
    * Decisions that change no EC2 state, met by a late, repeated or early message: waiting for
-   * another record, making attachments dying (whose own changes bring their detaches through the
-   * watcher), a spec EBS cannot reach, or nothing to do (a spec change EC2 already holds is
-   * recorded, a wait the spec no longer needs is cleared).
+   * another record or for EC2's cooldown, making attachments dying (whose own changes bring their
+   * detaches through the watcher), a spec EBS cannot reach, or nothing to do (a spec change EC2
+   * already holds is recorded, a wait the spec no longer needs is cleared).
    */
-  private async handleWithoutClaim(item: Item, decision: DecisionWithoutCall, now: number) {
+  private async handleWithoutClaim(item: Item, decision: DecisionWithoutCall | Extract<Decision, { type: 'cooldown' }>, now: number, followUps: { item: Item; operation: QueuedOperation }[]) {
     const record = item.record!;
     try {
-      if (decision.type === 'cascade-dying') await markAttachmentsDying(this.deps.store, decision.attachments);
-      const changes = changesWithoutCall(record, decision, now);
-      if (changes) await this.deps.store.update(item.key, changes, { version: record.version });
+      if (decision.type === 'cooldown') {
+        // No call and no write; only the wait's own message is kept.
+        const message = this.cooldownMessage(item, decision, now);
+        if (message) followUps.push({ item, operation: message });
+      } else {
+        if (decision.type === 'cascade-dying') await markAttachmentsDying(this.deps.store, decision.attachments);
+        const changes = changesWithoutCall(record, decision, now);
+        if (changes) await this.deps.store.update(item.key, changes, { version: record.version });
+      }
       this.deps.metrics.operation({ operation: item.hint, outcome: 'skipped' });
     } catch (error) {
       if (error instanceof ConditionFailedError) return; // changed meanwhile; its own change re-plans it
@@ -1213,7 +1224,7 @@ export class Executor {
       const { error } = outcome;
       const result =
         error.outcome === 'wait-for-cooldown'
-          ? this.awaitCooldown(volume, current, now, latest, error)
+          ? this.awaitCooldown(volume, current, now, latest)
           : error.outcome === 'wait-for-modification'
             ? // Under way although DescribeVolumesModifications did not list it yet: look again soon.
               this.awaitModification(volume, current, now, undefined, { code: error.code, message: `waiting for the modification under way to finish: ${error.message}` })
@@ -1259,7 +1270,7 @@ export class Executor {
    * it ends, counted from the start of the last modification. No attempt used, and the wait is no
    * part of the operation's age.
    */
-  private awaitCooldown(volume: VolumeRecord, current: ProviderVolume, now: number, latest: ProviderModification | undefined, error: ClassifiedError): Result {
+  private awaitCooldown(volume: VolumeRecord, current: ProviderVolume, now: number, latest: ProviderModification | undefined): Result {
     const endsAt = latest?.startedAt === undefined ? undefined : latest.startedAt + MODIFICATION_COOLDOWN_MS + EC2_TIME_SLACK_MS;
     // No start known, or EC2 still refuses after it: its clock or its count differs from ours; look again after the longest backoff.
     const atMs = endsAt !== undefined && endsAt > now ? endsAt : now + this.config.backoff.capSeconds * 1000;
@@ -1268,7 +1279,8 @@ export class Executor {
       outcome: 'retrying',
       retryAtMs: atMs,
       changes: this.waitingChanges(volume, current, now, {
-        code: error.code,
+        // The code the planner and the status's readers know the wait by.
+        code: MODIFICATION_COOLDOWN_CODE,
         message: `EC2 allows one modification per volume every ${hours} hours; trying again at ${new Date(atMs).toISOString()}`,
         nextAttemptAtMs: atMs,
       }),
@@ -1478,8 +1490,16 @@ export class Executor {
     // The spec judged once against what EC2 now holds, for the rejection and the catch-up alike.
     const issues = specChangeIssues(seen);
     const rejected = specRejection(seen, issues);
+    // A modification waiting for EC2's cooldown still waits, attached or detached meanwhile.
+    const cooldownEnd = cooldownEndMs(volume.status);
+    const status =
+      rejected !== undefined
+        ? specRejectedStatus(volume.status, state, now, rejected)
+        : cooldownEnd !== undefined && modificationNeeded(seen, issues)
+          ? { ...volume.status, state, updatedAt: new Date(now).toISOString() }
+          : successStatus(volume.status, state, now);
     const changes: RecordChanges<VolumeRecord> = {
-      status: rejected ? specRejectedStatus(volume.status, state, now, rejected) : successStatus(volume.status, state, now),
+      status,
       observed: seen.observed,
       ...zoneOf(current),
     };
@@ -1740,9 +1760,12 @@ export class Executor {
   }
 
   private followUp(item: Item, written: ProvisionerRecord, result: Result, now: number): QueuedOperation | undefined {
-    const decision = written.kind === 'volume' ? planVolume(written, item.attachments ?? []) : planAttachment(written, item.volume);
+    const decision = written.kind === 'volume' ? planVolume(written, item.attachments ?? [], now) : planAttachment(written, item.volume);
     // What was written left nothing in EC2 to a dying record (EC2 turned its CreateVolume down, say): removed now.
     if (decision.type === 'remove') return this.messageAt(written.kind === 'volume' ? 'check-volume' : 'check-attachment', keyOf(written), decision.reason, now, now);
+    // The wait this result wrote (EC2 refused the call) brings the call back when it ends; a check during it, nothing.
+    if (decision.type === 'cooldown')
+      return result.retryAtMs !== undefined ? this.messageAt(decision.op, keyOf(written), decision.reason, now, result.retryAtMs) : this.cooldownMessage(item, decision, now);
     if (decision.type !== 'operation') return undefined;
     if (result.retryAtMs !== undefined) return this.messageAt(decision.op, keyOf(written), decision.reason, now, result.retryAtMs);
     if (CHECK_OPERATIONS.has(decision.op) || written.status.state === 'creating') {
@@ -1753,6 +1776,16 @@ export class Executor {
       return this.checkAt(decision.op, keyOf(written), decision.reason, now, dueAtMs);
     }
     return this.messageAt(decision.op, keyOf(written), decision.reason, now, now);
+  }
+
+  /**
+   * The message that brings a modification back when EC2's cooldown ends, when the item consumed
+   * the one the wait scheduled (a copy due later, delivered with one due now, say), which nothing
+   * else replaces: undefined otherwise, as that message is still on its way.
+   */
+  private cooldownMessage(item: Item, decision: Extract<Decision, { type: 'cooldown' }>, now: number): QueuedOperation | undefined {
+    if (item.latestDueAt === undefined || item.latestDueAt <= now) return undefined;
+    return this.messageAt(decision.op, item.key, decision.reason, now, decision.atMs);
   }
 
   private async sendFollowUps(followUps: { item: Item; operation: QueuedOperation }[]) {

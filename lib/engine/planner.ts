@@ -11,6 +11,7 @@ import type {
 } from '../domain/records.js';
 import { performanceChange } from '../domain/ebs-limits.js';
 import { createSentUnrecorded, describeValidationIssues, specChangeIssues, type ValidationIssue } from '../domain/validation.js';
+import { cooldownEndMs } from './status.js';
 import type { ModifyVolumeRequest, OperationKind, ProviderInstance, ProviderModification } from './ports.js';
 
 export type Decision =
@@ -24,6 +25,11 @@ export type Decision =
   | { type: 'invalid-spec'; reason: string }
   /** A prerequisite held by another record; that record's change releases this one. */
   | { type: 'wait'; reason: string }
+  /**
+   * EC2 allows `op` only from `atMs` (its modification cooldown), when the message the wait
+   * scheduled brings it back: no call before, and the status, which says so, stays.
+   */
+  | { type: 'cooldown'; op: OperationKind; atMs: number; reason: string }
   /**
    * Already where it should be (or terminal). `observedGeneration`: EC2, as it last reported the
    * volume, already holds a spec change (one that asks for what it has), to be recorded without a call.
@@ -97,8 +103,11 @@ export function createUnanswered(volume: VolumeRecord): boolean {
   return volume.ebsVolumeId === undefined && (volume.createRequest !== undefined || createSentUnrecorded(volume));
 }
 
-/** What a volume needs now. `attachments` are all attachment records of the volume. */
-export function planVolume(volume: VolumeRecord, attachments: readonly AttachmentRecord[]): Decision {
+/**
+ * What a volume needs now (`nowMs`: a modification waiting for EC2's cooldown is not made before
+ * it ends). `attachments` are all attachment records of the volume.
+ */
+export function planVolume(volume: VolumeRecord, attachments: readonly AttachmentRecord[], nowMs: number): Decision {
   const state = volume.status.state;
   const created = volume.ebsVolumeId !== undefined;
   const unanswered = createUnanswered(volume);
@@ -161,7 +170,13 @@ export function planVolume(volume: VolumeRecord, attachments: readonly Attachmen
       const issues = specChangeIssues(volume);
       const rejected = specRejection(volume, issues);
       if (rejected) return { type: 'invalid-spec', reason: rejected };
-      if (modificationNeeded(volume, issues)) return { type: 'operation', op: 'modify-volume', reason: 'spec changed' };
+      if (modificationNeeded(volume, issues)) {
+        // EC2 refuses every ModifyVolume of the volume until then, whatever the spec asks for now.
+        const cooldownEnd = cooldownEndMs(volume.status);
+        return cooldownEnd !== undefined && cooldownEnd > nowMs
+          ? { type: 'cooldown', op: 'modify-volume', atMs: cooldownEnd, reason: `waiting for EC2's modification cooldown until ${new Date(cooldownEnd).toISOString()}` }
+          : { type: 'operation', op: 'modify-volume', reason: 'spec changed' };
+      }
       return volume.observed && volume.observedGeneration !== volume.generation
         ? { type: 'none', reason: `volume ${state}; EC2 already holds the spec`, observedGeneration: volume.generation }
         : { type: 'none', reason: `volume ${state}` };

@@ -191,7 +191,7 @@ export class Reconciler {
         if (actual.state !== status.state) return `EC2 says ${actual.state}, record says ${status.state}`;
       }
       if (scheduled) return undefined;
-      const decision = planVolume(record, attachmentsByVolume.get(record.volumeId) ?? []);
+      const decision = planVolume(record, attachmentsByVolume.get(record.volumeId) ?? [], now);
       if (decision.type === 'operation' || decision.type === 'remove' || decision.type === 'cascade-dying') {
         return this.waitingInLine(decision, inLine) ? undefined : `work pending (${decision.reason})`;
       }

@@ -110,6 +110,20 @@ export function waitingStatus<S extends string>(
   };
 }
 
+/** The code of a volume's status while its modification waits for EC2's cooldown (one modification per volume every 6 hours). */
+export const MODIFICATION_COOLDOWN_CODE = 'VolumeModificationRateExceeded';
+
+/**
+ * When the modification of a volume at rest whose status waits for EC2's cooldown may be made
+ * (`nextAttemptAt`, epoch ms); undefined for any other status.
+ */
+export function cooldownEndMs(status: Status<string>): number | undefined {
+  if (status.code !== MODIFICATION_COOLDOWN_CODE || status.nextAttemptAt === undefined) return undefined;
+  if (status.state !== 'available' && status.state !== 'in-use') return undefined;
+  const endMs = Date.parse(status.nextAttemptAt);
+  return Number.isNaN(endMs) ? undefined : endMs;
+}
+
 /**
  * Status of a record that waits for another record, whose change releases it (an attachment for
  * its volume, a dying volume for its attachments): its state, with the reason as its message. No

@@ -204,7 +204,7 @@ export class Watcher {
   private async planAndEnqueue(record: ProvisionerRecord, operations: QueuedOperation[]): Promise<void> {
     let decision: Decision;
     if (record.kind === 'volume') {
-      decision = planVolume(record, await this.deps.store.attachmentsOfVolume(record.volumeId));
+      decision = planVolume(record, await this.deps.store.attachmentsOfVolume(record.volumeId), this.deps.clock.now());
     } else {
       const volume = await this.deps.store.get({ kind: 'volume', volumeId: record.volumeId });
       decision = planAttachment(record, volume?.kind === 'volume' ? volume : undefined);
@@ -227,6 +227,9 @@ export class Watcher {
         } catch (error) {
           if (!(error instanceof ConditionFailedError)) throw error;
         }
+        return;
+      case 'cooldown':
+        // The wait's own message comes when it ends, and the status says until when.
         return;
       case 'cascade-dying':
       case 'wait':
@@ -257,8 +260,8 @@ export class Watcher {
     if (volume?.kind !== 'volume') return;
     const parsed = parseRecord(volume);
     if (!parsed.ok || parsed.value.kind !== 'volume') return;
-    const decision = planVolume(parsed.value, await this.deps.store.attachmentsOfVolume(volumeId));
-    if (decision.type === 'none' && (volume.status.state === 'in-use' || volume.status.state === 'available')) {
+    const decision = planVolume(parsed.value, await this.deps.store.attachmentsOfVolume(volumeId), this.deps.clock.now());
+    if ((decision.type === 'none' || decision.type === 'cooldown') && (volume.status.state === 'in-use' || volume.status.state === 'available')) {
       // No attachment change is visible in the record itself: let a check bring in-use/available in line.
       operations.push({ message: { op: 'check-volume', key: { kind: 'volume', volumeId }, reason: 'attachment removed' }, delaySeconds: 0 });
       return;

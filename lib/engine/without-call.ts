@@ -8,7 +8,8 @@ import type { Decision } from './planner.js';
 import { ConditionFailedError, type RecordChanges, type RecordStore } from './ports.js';
 import { sameStatus, settledStatus, specRejectedStatus, waitingOnRecordStatus } from './status.js';
 
-export type DecisionWithoutCall = Exclude<Decision, { type: 'operation' } | { type: 'remove' }>;
+/** A wait for EC2's cooldown writes nothing either: its status already says until when (each caller leaves it be). */
+export type DecisionWithoutCall = Exclude<Decision, { type: 'operation' } | { type: 'remove' } | { type: 'cooldown' }>;
 
 /**
  * The changes `decision` makes to `record`, or undefined when the record already says it. The

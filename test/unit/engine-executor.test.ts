@@ -1166,7 +1166,7 @@ describe("executor: modify within EC2's cooldown (one modification per volume ev
     expect(await attachmentOf(h, 'data-1')).toMatchObject({ status: { state: 'attached' } });
   });
 
-  it('duplicate and late messages during the wait change nothing but the status time; the volume grows once when the cooldown ends', async () => {
+  it('duplicate and late messages during the wait call nothing and change nothing; the volume grows once when the cooldown ends', async () => {
     const h = harness();
     await grownOnce(h, 'data-1');
     const firstStart = await lastModificationStart(h, 'data-1');
@@ -1177,23 +1177,54 @@ describe("executor: modify within EC2's cooldown (one modification per volume ev
     await h.clock.advance(HOUR);
     const key = volumeKey('data-1');
     await h.executor.run(h.batchOf(h.op('modify-volume', key), h.op('modify-volume', key), h.op('check-volume', key)));
+    await h.executor.run(h.batchOf(h.op('check-volume', key), h.op('modify-volume', key)));
     const again = await volumeOf(h, 'data-1');
-    expect(again.status).toEqual({ ...waiting.status, updatedAt: new Date(h.clock.now()).toISOString() });
+    expect(again.version).toBe(waiting.version);
     expect(again.status.nextAttemptAt).toBe(new Date(firstStart + COOLDOWN_AND_SLACK_MS).toISOString());
+    expect(h.ebs.calls.ModifyVolume).toBe(2);
+    // Only the wait's own message is still on its way, none of the late ones.
+    expect(h.queued().map(({ op, key }) => ({ op, key }))).toEqual([{ op: 'modify-volume', key: 'data-1' }]);
 
     await h.settle(6 * HOUR, 60_000);
     const grown = await volumeOf(h, 'data-1');
     expect(grown).toMatchObject({ status: { state: 'in-use', attempts: 0 }, observed: { sizeGiB: 30 }, observedGeneration: 3 });
-    // The first grow, two refusals (one per batch), and the grow after the cooldown.
-    expect(h.ebs.calls.ModifyVolume).toBe(4);
+    // The first grow, the refusal that started the wait, and the grow after the cooldown.
+    expect(h.ebs.calls.ModifyVolume).toBe(3);
     const [modification] = await h.ebs.describeVolumeModifications([again.ebsVolumeId!]);
     expect(modification?.targetSizeGiB).toBe(30);
     expect(modification?.startedAt).toBeGreaterThanOrEqual(firstStart + COOLDOWN_AND_SLACK_MS);
 
     // A modify message delivered late, once it is all done: nothing to call, nothing to write.
     await h.executor.run(h.batchOf(h.op('modify-volume', key)));
-    expect(h.ebs.calls.ModifyVolume).toBe(4);
+    expect(h.ebs.calls.ModifyVolume).toBe(3);
     expect((await volumeOf(h, 'data-1')).version).toBe(grown.version);
+  });
+
+  it.each([
+    ['with a late modify message', 'modify-volume' as const, false],
+    ['behind a check', 'check-volume' as const, true],
+  ])("the wait's own message, delivered in one batch %s, is sent on: the volume still grows when the cooldown ends", async (_, other, otherFirst) => {
+    const h = harness();
+    await grownOnce(h, 'data-1');
+    await growTo(h, 'data-1', 30);
+    await h.executor.run(h.batchOf(h.op('modify-volume', volumeKey('data-1'))));
+    const waitsUntil = Date.parse((await volumeOf(h, 'data-1')).status.nextAttemptAt!);
+
+    // One link of the wait's chain of delayed messages and another message of the volume, in one batch.
+    await h.clock.advance(900_000);
+    const [link] = h.queue.receive(10);
+    expect(link!.message.dueAt).toBe(waitsUntil);
+    const linked = [{ messageId: link!.messageId, message: link!.message }];
+    const others = h.batchOf(h.op(other, volumeKey('data-1')));
+    await h.executor.run(otherFirst ? [...others, ...linked] : [...linked, ...others]);
+    h.queue.delete(link!.receiptHandle);
+    expect(h.ebs.calls.ModifyVolume).toBe(2);
+    expect(h.queue.pending().map((p) => ({ op: p.message.op, dueAt: p.message.dueAt }))).toEqual([{ op: 'modify-volume', dueAt: waitsUntil }]);
+
+    await h.clock.advance(waitsUntil - h.clock.now() - 60_000);
+    await h.settle(600_000, 5_000);
+    expect(await volumeOf(h, 'data-1')).toMatchObject({ status: { state: 'in-use', attempts: 0 }, observed: { sizeGiB: 30 }, observedGeneration: 3 });
+    expect(h.ebs.calls.ModifyVolume).toBe(3);
   });
 
   it("the wait is no part of the operation's age: a failure after it is an ordinary retry, not a terminal error", async () => {

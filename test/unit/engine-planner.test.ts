@@ -4,6 +4,7 @@ import { attachPrerequisites, modificationNeeded, modificationReaches, planAttac
 import type { ProviderInstance } from '../../lib/engine/ports.js';
 
 const T = '2026-01-01T00:00:00.000Z';
+const NOW = Date.parse(T);
 
 function volume(state: VolumeState, extra: Partial<VolumeRecord> = {}): VolumeRecord {
   return {
@@ -47,21 +48,44 @@ describe('planVolume (alive)', () => {
     ['modifying', created, 'check-volume'],
     ['deleting', created, 'check-volume'],
   ] as const)('%s %o → %s', (state, extra, op) => {
-    expect(planVolume(volume(state, extra), [])).toMatchObject({ type: 'operation', op });
+    expect(planVolume(volume(state, extra), [], NOW)).toMatchObject({ type: 'operation', op });
   });
 
   it('does nothing when the volume is where it should be, or terminal', () => {
-    expect(planVolume(volume('available', created), [])).toMatchObject({ type: 'none' });
-    expect(planVolume(volume('in-use', created), [])).toMatchObject({ type: 'none' });
-    expect(planVolume(volume('error'), [])).toMatchObject({ type: 'none' });
+    expect(planVolume(volume('available', created), [], NOW)).toMatchObject({ type: 'none' });
+    expect(planVolume(volume('in-use', created), [], NOW)).toMatchObject({ type: 'none' });
+    expect(planVolume(volume('error'), [], NOW)).toMatchObject({ type: 'none' });
     // Until the client retries, even with a CreateVolume unanswered.
-    expect(planVolume(volume('error', unanswered), [])).toMatchObject({ type: 'none' });
+    expect(planVolume(volume('error', unanswered), [], NOW)).toMatchObject({ type: 'none' });
   });
 
   it('modifies when the spec grew, attached or not', () => {
     const grown = volume('in-use', { ...created, spec: { sizeGiB: 20, volumeType: 'gp3', iops: 4000 } });
-    expect(planVolume(grown, [])).toMatchObject({ type: 'operation', op: 'modify-volume' });
+    expect(planVolume(grown, [], NOW)).toMatchObject({ type: 'operation', op: 'modify-volume' });
     expect(modificationNeeded(grown)).toEqual({ ebsVolumeId: 'vol-1', sizeGiB: 20, iops: 4000 });
+  });
+
+  it("makes no modification while the status waits for EC2's cooldown, whatever the spec asks for; modifies once it ends", () => {
+    const endsAt = '2026-01-01T06:00:05.000Z';
+    const cooling = {
+      ...created,
+      spec: { sizeGiB: 40, volumeType: 'gp3' as const, availabilityZone: 'eu-west-1a' },
+      status: { state: 'in-use' as const, code: 'VolumeModificationRateExceeded', message: 'EC2 allows one modification per volume every 6 hours', attempts: 0, updatedAt: T, nextAttemptAt: endsAt },
+    };
+    const endsAtMs = Date.parse(endsAt);
+    expect(planVolume(volume('in-use', cooling), [], NOW)).toEqual({
+      type: 'cooldown',
+      op: 'modify-volume',
+      atMs: endsAtMs,
+      reason: `waiting for EC2's modification cooldown until ${endsAt}`,
+    });
+    expect(planVolume(volume('in-use', cooling), [], endsAtMs)).toMatchObject({ type: 'operation', op: 'modify-volume' });
+    // A retry's backoff (another code) holds no modification back: its message brings it at its time.
+    expect(planVolume(volume('in-use', { ...cooling, status: { ...cooling.status, code: 'InternalError' } }), [], NOW)).toMatchObject({ type: 'operation', op: 'modify-volume' });
+    // Nothing left to modify (the spec put back), or a spec EBS cannot make, or dying: as without the wait.
+    expect(planVolume(volume('in-use', { ...cooling, spec: { ...cooling.spec, sizeGiB: 10 } }), [], NOW)).toMatchObject({ type: 'none' });
+    expect(planVolume(volume('in-use', { ...cooling, spec: { ...cooling.spec, sizeGiB: 5 } }), [], NOW)).toMatchObject({ type: 'invalid-spec' });
+    expect(planVolume(volume('available', { ...cooling, status: { ...cooling.status, state: 'available' }, life: 'dying' }), [], NOW)).toMatchObject({ type: 'operation', op: 'delete-volume' });
   });
 
   it('brings IOPS or throughput a gp3 spec leaves out (cleared) back to the baseline, 3000 IOPS and 125 MiB/s', () => {
@@ -94,8 +118,8 @@ describe('planVolume (alive)', () => {
 
   it('records a spec change EC2 already holds as observed, with no operation', () => {
     const cleared = volume('available', { ...created, generation: 2, observedGeneration: 1, observed: { sizeGiB: 10, volumeType: 'gp3', iops: 3000, throughput: 125 } });
-    expect(planVolume(cleared, [])).toMatchObject({ type: 'none', observedGeneration: 2 });
-    expect(planVolume({ ...cleared, observedGeneration: 2 }, [])).toEqual({ type: 'none', reason: 'volume available' });
+    expect(planVolume(cleared, [], NOW)).toMatchObject({ type: 'none', observedGeneration: 2 });
+    expect(planVolume({ ...cleared, observedGeneration: 2 }, [], NOW)).toEqual({ type: 'none', reason: 'volume available' });
   });
 
   it('tells a modification that takes the volume where a request asks from one that does not', () => {
@@ -112,21 +136,21 @@ describe('planVolume (alive)', () => {
   it('never plans a shrink: the spec is rejected, naming the size EC2 holds', () => {
     const shrunk = volume('available', { ...created, spec: { sizeGiB: 5, volumeType: 'gp3' } });
     expect(modificationNeeded(shrunk)).toBeUndefined();
-    expect(planVolume(shrunk, [])).toEqual({ type: 'invalid-spec', reason: 'spec.sizeGiB: EBS volumes can only grow: 10 GiB cannot become 5 GiB' });
+    expect(planVolume(shrunk, [], NOW)).toEqual({ type: 'invalid-spec', reason: 'spec.sizeGiB: EBS volumes can only grow: 10 GiB cannot become 5 GiB' });
   });
 
   it('carries out a spec whole or not at all: a grow beside a changed tag is no modification', () => {
     const spec = { sizeGiB: 10, volumeType: 'gp3' as const, availabilityZone: 'eu-west-1a', tags: { team: 'a' } };
     const record = volume('in-use', { ...created, createRequest: { clientToken: 'ebsp-t', availabilityZone: 'eu-west-1a', spec }, spec: { ...spec, sizeGiB: 20, tags: { team: 'b' } } });
     expect(modificationNeeded(record)).toBeUndefined();
-    expect(planVolume(record, [])).toEqual({ type: 'invalid-spec', reason: 'spec.tags: tags is fixed when the volume is created' });
+    expect(planVolume(record, [], NOW)).toEqual({ type: 'invalid-spec', reason: 'spec.tags: tags is fixed when the volume is created' });
     // Put right, the grow goes ahead.
-    expect(planVolume({ ...record, spec: { ...spec, sizeGiB: 20 } }, [])).toMatchObject({ type: 'operation', op: 'modify-volume' });
+    expect(planVolume({ ...record, spec: { ...spec, sizeGiB: 20 } }, [], NOW)).toMatchObject({ type: 'operation', op: 'modify-volume' });
   });
 
   it('judges the spec against EC2, not the spec it was created with: grown outside to 50 GiB, 10 cannot be met, 60 can', () => {
     const grownOutside = { ...created, createRequest: { clientToken: 'ebsp-t', availabilityZone: 'eu-west-1a', spec: volume('available').spec }, observed: { sizeGiB: 50, volumeType: 'gp3' as const } };
-    expect(planVolume(volume('available', grownOutside), [])).toMatchObject({ type: 'invalid-spec', reason: expect.stringMatching(/50 GiB cannot become 10 GiB/) });
+    expect(planVolume(volume('available', grownOutside), [], NOW)).toMatchObject({ type: 'invalid-spec', reason: expect.stringMatching(/50 GiB cannot become 10 GiB/) });
     const grown = volume('available', { ...grownOutside, spec: { ...volume('available').spec, sizeGiB: 60 } });
     expect(modificationNeeded(grown)).toEqual({ ebsVolumeId: 'vol-1', sizeGiB: 60 });
   });
@@ -134,18 +158,18 @@ describe('planVolume (alive)', () => {
   it('judges no spec before CreateVolume is asked for, and plans only checks while an operation is under way', () => {
     const createRequest = { clientToken: 'ebsp-t', availabilityZone: 'eu-west-1a', spec: volume('pending').spec };
     const changed = { sizeGiB: 5, volumeType: 'gp3' as const, availabilityZone: 'eu-west-1a', tags: { team: 'b' } };
-    expect(planVolume(volume('pending', { spec: changed }), [])).toMatchObject({ type: 'operation', op: 'create-volume' });
-    expect(planVolume(volume('creating', { createRequest, spec: changed }), [])).toMatchObject({ type: 'operation', op: 'create-volume' });
-    expect(planVolume(volume('modifying', { ...created, createRequest, spec: changed }), [])).toMatchObject({ type: 'operation', op: 'check-volume' });
+    expect(planVolume(volume('pending', { spec: changed }), [], NOW)).toMatchObject({ type: 'operation', op: 'create-volume' });
+    expect(planVolume(volume('creating', { createRequest, spec: changed }), [], NOW)).toMatchObject({ type: 'operation', op: 'create-volume' });
+    expect(planVolume(volume('modifying', { ...created, createRequest, spec: changed }), [], NOW)).toMatchObject({ type: 'operation', op: 'check-volume' });
   });
 
   it('removes a deleted record', () => {
-    expect(planVolume(volume('deleted'), [])).toMatchObject({ type: 'remove' });
+    expect(planVolume(volume('deleted'), [], NOW)).toMatchObject({ type: 'remove' });
   });
 
   it('decides the same twice on the same state', () => {
     const record = volume('creating', created);
-    expect(planVolume(record, [])).toEqual(planVolume(record, []));
+    expect(planVolume(record, [], NOW)).toEqual(planVolume(record, [], NOW));
   });
 });
 
@@ -153,13 +177,13 @@ describe('planVolume (dying)', () => {
   const dying = (state: VolumeState, extra: Partial<VolumeRecord> = {}) => volume(state, { life: 'dying', ...extra });
 
   it('makes alive attachments dying first, then waits for them', () => {
-    const decision = planVolume(dying('in-use', created), [attachment('attached'), attachment('attached', { instanceId: 'i-2', life: 'dying' })]);
+    const decision = planVolume(dying('in-use', created), [attachment('attached'), attachment('attached', { instanceId: 'i-2', life: 'dying' })], NOW);
     expect(decision).toEqual({
       type: 'cascade-dying',
       attachments: [{ kind: 'attachment', volumeId: 'data-1', instanceId: 'i-0123456789abcdef0' }],
       reason: 'detaching 2 attachment(s) before deleting',
     });
-    expect(planVolume(dying('available', created), [attachment('detaching', { life: 'dying' })])).toMatchObject({ type: 'wait' });
+    expect(planVolume(dying('available', created), [attachment('detaching', { life: 'dying' })], NOW)).toMatchObject({ type: 'wait' });
   });
 
   it.each([
@@ -180,13 +204,13 @@ describe('planVolume (dying)', () => {
     ['deleting', created, { type: 'operation', op: 'check-volume' }],
     ['error', created, { type: 'operation', op: 'delete-volume' }],
   ] as const)('%s %o → %o once no attachment remains', (state, extra, expected) => {
-    expect(planVolume(dying(state, extra), [])).toMatchObject(expected);
+    expect(planVolume(dying(state, extra), [], NOW)).toMatchObject(expected);
   });
 
   it('deletes whatever the spec says: a dying volume grown outside (50 GiB, spec 10 GiB) is not held back', () => {
     const grownOutside = { ...created, observed: { sizeGiB: 50, volumeType: 'gp3' as const } };
-    expect(planVolume(dying('available', grownOutside), [])).toMatchObject({ type: 'operation', op: 'delete-volume' });
-    expect(planVolume(dying('error', grownOutside), [])).toMatchObject({ type: 'operation', op: 'delete-volume' });
+    expect(planVolume(dying('available', grownOutside), [], NOW)).toMatchObject({ type: 'operation', op: 'delete-volume' });
+    expect(planVolume(dying('error', grownOutside), [], NOW)).toMatchObject({ type: 'operation', op: 'delete-volume' });
   });
 });
 

@@ -11,7 +11,7 @@ import { VolumeService } from '../../lib/api/service.js';
 import { Reconciler } from '../../lib/engine/reconciler.js';
 import type { RecordChange } from '../../lib/engine/watcher.js';
 import { silentLog } from '../../lib/memory/log.js';
-import { executorLosingWriteAfterCreate, harness, newVolume, volumeKey } from './engine-fixtures.js';
+import { attachmentKey, executorLosingWriteAfterCreate, harness, newAttachment, newVolume, volumeKey } from './engine-fixtures.js';
 
 const KEY = volumeKey('data-1');
 const MINUTE = 60_000;
@@ -324,5 +324,92 @@ describe('CreateVolume repeated with the same token', () => {
 
     expect((await h.ebs.listOwnedVolumes({ limit: 10 })).items).toHaveLength(1);
     expect(await volumeOf(h)).toMatchObject({ status: { state: 'available' }, observed: { sizeGiB: 20 }, observedGeneration: 2 });
+  });
+});
+
+describe("a grow waiting for EC2's modification cooldown", () => {
+  const attachment = attachmentKey('data-1');
+
+  /** Runs the pipeline (executor and watcher) for `ms`, in steps of `stepMs`. */
+  async function run(h: Harness, ms: number, stepMs = 5000): Promise<void> {
+    for (let spent = 0; spent < ms; spent += stepMs) {
+      await h.watch();
+      await h.settle(stepMs, stepMs);
+    }
+    await h.watch();
+  }
+
+  /** data-1 grown to 20 GiB, then asked to grow to 30 within the cooldown: the time its wait ends. */
+  async function waitingGrow(): Promise<{ h: Harness; waitsUntil: string }> {
+    const h = await availableVolume();
+    await clientWrites(h, { spec: { ...(await volumeOf(h)).spec, sizeGiB: 20 }, generation: 2 });
+    await run(h, 30_000);
+    expect(await volumeOf(h)).toMatchObject({ status: { state: 'available' }, observed: { sizeGiB: 20 } });
+    await clientWrites(h, { spec: { ...(await volumeOf(h)).spec, sizeGiB: 30 }, generation: 3 });
+    await run(h, 5000);
+    const waiting = await volumeOf(h);
+    expect(waiting.status).toMatchObject({ state: 'available', code: 'VolumeModificationRateExceeded', nextAttemptAt: expect.any(String) });
+    expect(h.ebs.calls.ModifyVolume).toBe(2);
+    return { h, waitsUntil: waiting.status.nextAttemptAt! };
+  }
+
+  /** The volume's status says, in `state`, that its modification waits until `waitsUntil`. */
+  async function expectWaiting(h: Harness, state: string, waitsUntil: string): Promise<void> {
+    expect((await volumeOf(h)).status).toMatchObject({
+      state,
+      code: 'VolumeModificationRateExceeded',
+      message: `EC2 allows one modification per volume every 6 hours; trying again at ${waitsUntil}`,
+      nextAttemptAt: waitsUntil,
+      attempts: 0,
+    });
+  }
+
+  it('is attached and detached meanwhile with no ModifyVolume, the status saying in-use or available and the wait; grows when the cooldown ends', async () => {
+    const { h, waitsUntil } = await waitingGrow();
+
+    await h.store.create(newAttachment('data-1'));
+    await run(h, 30_000);
+    expect((await h.store.get(attachment))?.status.state).toBe('attached');
+    await expectWaiting(h, 'in-use', waitsUntil);
+    expect(h.ebs.calls.ModifyVolume).toBe(2);
+
+    // The reconciler's pass, duplicate and late messages.
+    await h.clock.advance(10 * MINUTE);
+    await reconcilerOf(h).run();
+    await h.executor.run(h.batchOf(h.op('modify-volume', KEY), h.op('check-volume', KEY)));
+    await h.executor.run(h.batchOf(h.op('modify-volume', KEY)));
+    await run(h, 10_000);
+    await expectWaiting(h, 'in-use', waitsUntil);
+    expect(h.ebs.calls.ModifyVolume).toBe(2);
+
+    await h.store.update(attachment, { life: 'dying' });
+    await run(h, 30_000);
+    expect(await h.store.get(attachment)).toBeUndefined();
+    await expectWaiting(h, 'available', waitsUntil);
+    await h.clock.advance(10 * MINUTE);
+    await reconcilerOf(h).run();
+    await run(h, 10_000);
+    await expectWaiting(h, 'available', waitsUntil);
+    expect(h.ebs.calls.ModifyVolume).toBe(2);
+
+    await run(h, Date.parse(waitsUntil) - h.clock.now() + 10 * MINUTE, MINUTE);
+    const grown = await volumeOf(h);
+    expect(grown).toMatchObject({ status: { state: 'available', attempts: 0 }, observed: { sizeGiB: 30 }, observedGeneration: 3 });
+    expect(grown.status.code).toBeUndefined();
+    expect(h.ebs.calls.ModifyVolume).toBe(3);
+  });
+
+  it('a further grow by the client waits too, with no ModifyVolume, and is the one made when the cooldown ends', async () => {
+    const { h, waitsUntil } = await waitingGrow();
+    const change = await clientWrites(h, { spec: { ...(await volumeOf(h)).spec, sizeGiB: 40 }, generation: 4 });
+    await h.watcher.handle(change); // a duplicate of the change
+    await run(h, 10 * MINUTE, MINUTE);
+    await expectWaiting(h, 'available', waitsUntil);
+    expect(await volumeOf(h)).toMatchObject({ generation: 4, observedGeneration: 2, observed: { sizeGiB: 20 } });
+    expect(h.ebs.calls.ModifyVolume).toBe(2);
+
+    await run(h, Date.parse(waitsUntil) - h.clock.now() + 10 * MINUTE, MINUTE);
+    expect(await volumeOf(h)).toMatchObject({ status: { state: 'available', attempts: 0 }, observed: { sizeGiB: 40 }, observedGeneration: 4 });
+    expect(h.ebs.calls.ModifyVolume).toBe(3);
   });
 });
