@@ -3,7 +3,8 @@
  * to a deployed API (execute-api URL or `--sigv4`) with SigV4-signed requests.
  *
  * Exit codes (also in --help): 0 done, 1 the request failed (API problem or unreachable) or `wait`
- * found no such record, 2 usage error, 3 `wait` timed out, 4 `wait` saw the record fail.
+ * found no such record, 2 usage error, 3 `wait` timed out, 4 `wait` saw the record fail, 5 `wait`
+ * found the volume's change waiting for EC2's modification cooldown until after its timeout.
  */
 import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -20,9 +21,15 @@ import { waitableStates, waitFor, type Progress, type WaitOutcome } from './wait
 
 export const DEFAULT_ENDPOINT = 'http://127.0.0.1:3000';
 export const ENDPOINT_ENV = 'EBS_PROVISIONER_ENDPOINT';
-export const EXIT = { ok: 0, failed: 1, usage: 2, timeout: 3, errorState: 4 } as const;
+export const EXIT = { ok: 0, failed: 1, usage: 2, timeout: 3, errorState: 4, cooldown: 5 } as const;
 /** A record `wait` finds missing fails like any request answered 404. */
-const WAIT_EXIT: Record<WaitOutcome['result'], number> = { reached: EXIT.ok, timeout: EXIT.timeout, error: EXIT.errorState, 'not-found': EXIT.failed };
+const WAIT_EXIT: Record<WaitOutcome['result'], number> = {
+  reached: EXIT.ok,
+  timeout: EXIT.timeout,
+  error: EXIT.errorState,
+  'not-found': EXIT.failed,
+  cooldown: EXIT.cooldown,
+};
 const EXIT_CODES_HELP = `
 Exit codes:
   0  done
@@ -30,7 +37,9 @@ Exit codes:
      or wait found no such record (and was not waiting for its removal)
   2  usage error
   3  wait timed out
-  4  wait saw the record fail (error state, or a change the system refused)`;
+  4  wait saw the record fail (error state, or a change the system refused)
+  5  wait cannot be met before its timeout: the volume's change waits for EC2's
+     modification cooldown (one modification per volume every 6 hours) until later`;
 
 /** Everything the CLI touches outside itself, so tests can run it in-process. */
 export interface CliIo {
@@ -267,7 +276,10 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       '\nA removed record counts as deleted (volume) or detached (attachment). A record\n' +
         'that does not exist, or is removed, while another state is wanted ends the wait\n' +
         'at once (exit 1). A record in error, or a spec change the system refused, ends\n' +
-        'it too (exit 4) unless error is wanted, and so does the timeout (exit 3).',
+        'it too (exit 4) unless error is wanted, and so does the timeout (exit 3). A volume\n' +
+        "whose change waits for EC2's modification cooldown (one per volume every 6 hours)\n" +
+        'until after the timeout ends it at once (exit 5) when only that change can bring\n' +
+        'the wanted states (available, in-use, modifying); the message says until when.',
     )
     .action(async (volumeId: string, options, command: Command) => {
       const target = { volumeId, states: options.state as string[], ...(options.attachment ? { instanceId: options.attachment as string } : {}) };

@@ -4,11 +4,14 @@
  * system removes records once the EC2 resource is gone. An `error` state nobody waited for ends the
  * wait at once, with the reason, as does a spec change the system refused (it will never be applied),
  * and so does a missing record when its removal is not what was waited for: it never comes back by
- * itself, and it is most often a mistyped id.
+ * itself, and it is most often a mistyped id. A change that waits for EC2's modification cooldown
+ * until after the wait's timeout ends it at once too, when only that change can bring the states
+ * waited for.
  */
-import { ATTACHMENT_STATES, VOLUME_STATES } from '../lib/domain/records.js';
+import { MODIFICATION_COOLDOWN_RULE } from '../lib/domain/ebs-limits.js';
+import { ATTACHMENT_STATES, VOLUME_STATES, type VolumeState } from '../lib/domain/records.js';
 import type { Clock } from '../lib/engine/ports.js';
-import { SPEC_REJECTED_CODE } from '../lib/engine/status.js';
+import { cooldownEndMs, SPEC_REJECTED_CODE } from '../lib/engine/status.js';
 import type { AttachmentView, VolumeDetails } from '../lib/api/schemas.js';
 import { ApiError, type ApiClient } from './client.js';
 import { describeState } from './format.js';
@@ -41,6 +44,8 @@ export type WaitOutcome =
   | { result: 'reached'; state: string; volume?: VolumeDetails; attachment?: AttachmentView }
   | { result: 'timeout'; state: string }
   | { result: 'error'; state: string; message: string }
+  /** The volume's change waits for EC2's modification cooldown until `waitsUntil`, after the wait's timeout. */
+  | { result: 'cooldown'; state: string; waitsUntil: string; message: string }
   /** The record does not exist (or was removed) and its removal was not waited for. */
   | { result: 'not-found'; state: string; message: string };
 
@@ -57,6 +62,8 @@ interface Observation {
   settled: boolean;
   /** A volume at rest whose spec change EBS cannot make: the change will never be applied. */
   refused?: boolean;
+  /** A volume at rest whose spec change waits for EC2's modification cooldown until then (epoch ms). */
+  cooldownEndMs?: number;
   /** The record that was not found, e.g. `volume data-01`: the target's, or its volume's. */
   missing?: string;
   message?: string;
@@ -80,11 +87,13 @@ async function observe(client: ApiClient, target: WaitTarget): Promise<Observati
     const applying = volume.observedGeneration !== undefined && volume.observedGeneration < volume.generation;
     const atRest = volume.status.state === 'available' || volume.status.state === 'in-use';
     const refused = applying && atRest && volume.status.code === SPEC_REJECTED_CODE;
+    const cooldownEnd = applying && atRest ? cooldownEndMs(volume.status) : undefined;
     return {
       state: volume.status.state,
       text: `${subject(target)}: ${describeState(volume)}${applying ? ', change pending' : ''}`,
       settled: !(applying && atRest),
       ...(refused ? { refused } : {}),
+      ...(cooldownEnd !== undefined ? { cooldownEndMs: cooldownEnd } : {}),
       ...(volume.status.message !== undefined ? { message: volume.status.message } : {}),
       volume,
     };
@@ -102,6 +111,13 @@ async function observe(client: ApiClient, target: WaitTarget): Promise<Observati
     attachment,
   };
 }
+
+/**
+ * Volume states that a volume whose change is pending reaches only through that change: at rest
+ * once EC2 has made it (`settled`), or modifying on the way. A delete or a failure is not held back
+ * by a wait for EC2's cooldown.
+ */
+const STATES_AFTER_THE_CHANGE: ReadonlySet<string> = new Set<VolumeState>(['available', 'in-use', 'modifying']);
 
 function subject(target: WaitTarget): string {
   return target.instanceId === undefined ? `volume ${target.volumeId}` : `attachment ${target.volumeId} → ${target.instanceId}`;
@@ -142,6 +158,13 @@ async function poll(target: WaitTarget, options: WaitOptions): Promise<WaitOutco
       const message = seen.message ?? 'no reason given';
       progress.fail(`${subject(target)} ${seen.refused ? 'cannot change' : 'failed'}: ${message}`);
       return { result: 'error', state: seen.state, message };
+    }
+    // Only the change brings what is waited for, and EC2 allows it only after the deadline: waiting cannot help.
+    if (seen.cooldownEndMs !== undefined && seen.cooldownEndMs > deadline && target.states.every((state) => STATES_AFTER_THE_CHANGE.has(state))) {
+      const waitsUntil = new Date(seen.cooldownEndMs).toISOString();
+      const message = `${subject(target)} waits until ${waitsUntil} to apply its change (${MODIFICATION_COOLDOWN_RULE}), after this wait's timeout`;
+      progress.fail(`${message}; wanted ${target.states.join(' or ')}`);
+      return { result: 'cooldown', state: seen.state, waitsUntil, message };
     }
     if (clock.now() >= deadline) {
       progress.fail(`${subject(target)} is still ${seen.state} after ${elapsed()}; wanted ${target.states.join(' or ')}`);

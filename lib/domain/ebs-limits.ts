@@ -97,3 +97,6 @@ export function performanceChange(current: Performance, next: Performance): { io
  * https://docs.aws.amazon.com/ebs/latest/userguide/monitoring-volume-modifications.html
  */
 export const MODIFICATION_COOLDOWN_MS = 6 * 60 * 60 * 1000;
+
+/** EC2's cooldown as people read it, in statuses and messages. */
+export const MODIFICATION_COOLDOWN_RULE = `EC2 allows one modification per volume every ${MODIFICATION_COOLDOWN_MS / 3_600_000} hours`;

@@ -26,7 +26,7 @@ import {
   type VolumeState,
 } from '../domain/records.js';
 import { canonicalJson } from '../domain/canonical-json.js';
-import { MODIFICATION_COOLDOWN_MS } from '../domain/ebs-limits.js';
+import { MODIFICATION_COOLDOWN_MS, MODIFICATION_COOLDOWN_RULE } from '../domain/ebs-limits.js';
 import { nextAttachmentState, nextVolumeState, type AttachmentEvent, type VolumeEvent } from '../domain/state-machines.js';
 import { createSentUnrecorded, parseRecord, specChangeIssues } from '../domain/validation.js';
 import { METRICS, OWNERSHIP_TAGS } from '../settings.js';
@@ -1274,14 +1274,13 @@ export class Executor {
     const endsAt = latest?.startedAt === undefined ? undefined : latest.startedAt + MODIFICATION_COOLDOWN_MS + EC2_TIME_SLACK_MS;
     // No start known, or EC2 still refuses after it: its clock or its count differs from ours; look again after the longest backoff.
     const atMs = endsAt !== undefined && endsAt > now ? endsAt : now + this.config.backoff.capSeconds * 1000;
-    const hours = MODIFICATION_COOLDOWN_MS / 3_600_000;
     return {
       outcome: 'retrying',
       retryAtMs: atMs,
       changes: this.waitingChanges(volume, current, now, {
         // The code the planner and the status's readers know the wait by.
         code: MODIFICATION_COOLDOWN_CODE,
-        message: `EC2 allows one modification per volume every ${hours} hours; trying again at ${new Date(atMs).toISOString()}`,
+        message: `${MODIFICATION_COOLDOWN_RULE}; trying again at ${new Date(atMs).toISOString()}`,
         nextAttemptAtMs: atMs,
       }),
     };

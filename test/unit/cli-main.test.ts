@@ -409,6 +409,59 @@ describe('CLI against the API over HTTP', () => {
       expect(run.stderr).toContain('failed: volume data-01 failed: You have exceeded your maximum gp3 storage limit');
     });
 
+    describe("on a volume whose change waits for EC2's modification cooldown", () => {
+      const HOUR = 3_600_000;
+      /** data-01 grown from 20 to 40 GiB, in-use, its ModifyVolume waiting until `inMs` from now; returns that time. */
+      async function coolingGrow(inMs: number, code = 'VolumeModificationRateExceeded'): Promise<string> {
+        await cli('volumes', 'create', '--az', 'us-east-1a', '--size', '20', '--id', 'data-01');
+        await store.update<VolumeRecord>(volumeKey('data-01'), { observedGeneration: 1 });
+        await cli('volumes', 'grow', 'data-01', '--size', '40');
+        const nextAttemptAt = new Date(clock.now() + inMs).toISOString();
+        await setVolumeState('data-01', 'in-use', { code, message: `trying again at ${nextAttemptAt}`, nextAttemptAt });
+        return nextAttemptAt;
+      }
+
+      it('stops at once (exit 5) saying until when, when that is after the timeout and only the change brings the states wanted', async () => {
+        const waitsUntil = await coolingGrow(5 * HOUR);
+        let polls = 0;
+        clock.onSleep = () => void polls++;
+        const started = clock.now();
+        const run = await cli('wait', 'data-01', '--state', 'in-use');
+        expect(run.code).toBe(EXIT.cooldown);
+        const message = `volume data-01 waits until ${waitsUntil} to apply its change (EC2 allows one modification per volume every 6 hours), after this wait's timeout`;
+        expect(run.stderr).toBe(`failed: ${message}; wanted in-use\n`);
+        expect(clock.now()).toBe(started);
+        expect(polls).toBe(0);
+
+        const json = await cli('-o', 'json', 'wait', 'data-01', '--state', 'available,in-use,modifying', '--timeout', '3600');
+        expect(json.code).toBe(EXIT.cooldown);
+        expect(json.json).toEqual({ result: 'cooldown', state: 'in-use', waitsUntil, message });
+      });
+
+      it('waits on when the change may be made before the timeout, and reaches the state once it is', async () => {
+        await coolingGrow(60_000);
+        clock.onSleep = async (now) => {
+          if (now < Date.parse('2026-01-01T00:01:30.000Z')) return;
+          await setVolumeState('data-01', 'in-use');
+          await store.update<VolumeRecord>(volumeKey('data-01'), { observedGeneration: 2 });
+        };
+        const run = await cli('wait', 'data-01', '--state', 'in-use', '--interval', '30');
+        expect(run.code).toBe(EXIT.ok);
+        expect(run.stderr).toContain('done: volume data-01 is in-use (after 90s)');
+      });
+
+      it.each([
+        ['a retry backing off (another code)', ['in-use'], undefined, 'InternalError'],
+        ['a state the cooldown does not hold back (the volume deleted)', ['in-use', 'deleted'], undefined, undefined],
+        ["an attachment's state", ['attached'], INSTANCE_A, undefined],
+      ])('is no reason to stop early: %s', async (_, states, instanceId, code) => {
+        await coolingGrow(5 * HOUR, code);
+        if (instanceId) await cli('volumes', 'attach', 'data-01', instanceId);
+        const run = await cli('wait', 'data-01', ...(instanceId ? ['--attachment', instanceId] : []), '--state', states.join(','), '--timeout', '10', '--interval', '5');
+        expect(run.code).toBe(EXIT.timeout);
+      });
+    });
+
     it('times out on the injected clock (exit 3), polling at the interval', async () => {
       await cli('volumes', 'create', '--az', 'us-east-1a', '--size', '20', '--id', 'data-01');
       let polls = 0;
