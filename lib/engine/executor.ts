@@ -1489,12 +1489,12 @@ export class Executor {
     // The spec judged once against what EC2 now holds, for the rejection and the catch-up alike.
     const issues = specChangeIssues(seen);
     const rejected = specRejection(seen, issues);
-    // A modification waiting for EC2's cooldown still waits, attached or detached meanwhile.
+    // A modification waiting for EC2's cooldown still waits, attached or detached meanwhile; a dying volume's no longer matters.
     const cooldownEnd = cooldownEndMs(volume.status);
     const status =
       rejected !== undefined
         ? specRejectedStatus(volume.status, state, now, rejected)
-        : cooldownEnd !== undefined && modificationNeeded(seen, issues)
+        : cooldownEnd !== undefined && volume.life === 'alive' && modificationNeeded(seen, issues)
           ? { ...volume.status, state, updatedAt: new Date(now).toISOString() }
           : successStatus(volume.status, state, now);
     const changes: RecordChanges<VolumeRecord> = {

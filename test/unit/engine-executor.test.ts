@@ -1303,6 +1303,26 @@ describe("executor: modify within EC2's cooldown (one modification per volume ev
     });
   });
 
+  it('a volume made dying meanwhile drops the wait: its check writes what EC2 reports, and it is deleted at once', async () => {
+    const h = harness();
+    await grownOnce(h, 'data-1');
+    await growTo(h, 'data-1', 30);
+    await h.executor.run(h.batchOf(h.op('modify-volume', volumeKey('data-1'))));
+    expect((await volumeOf(h, 'data-1')).status).toMatchObject({ state: 'in-use', code: 'VolumeModificationRateExceeded' });
+    // Its attachment already gone (detached, its record removed) when the client deletes the volume.
+    const { ebsVolumeId } = await volumeOf(h, 'data-1');
+    await h.ebs.detachVolume({ ebsVolumeId: ebsVolumeId!, instanceId: INSTANCE });
+    await h.store.remove(attachmentKey('data-1'));
+    await h.clock.advance(10_000);
+    await h.store.update<VolumeRecord>(volumeKey('data-1'), { life: 'dying' });
+
+    await h.executor.run(h.batchOf(h.op('check-volume', volumeKey('data-1'))));
+    expect((await volumeOf(h, 'data-1')).status).toEqual({ state: 'available', attempts: 0, updatedAt: new Date(h.clock.now()).toISOString() });
+    await h.settle(10_000);
+    expect(await h.store.get(volumeKey('data-1'))).toBeUndefined();
+    expect(h.ebs.volume(ebsVolumeId!)).toBeUndefined();
+  });
+
   it('refused with no modification start known: tries again after the longest backoff, without using an attempt', async () => {
     const h = harness();
     await availableVolume(h, 'data-1');
