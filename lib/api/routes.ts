@@ -226,7 +226,7 @@ export const ROUTES: readonly ApiRoute[] = [
       'until asked: this bumps its `generation` and the system starts over from `pending` with its attempts reset.',
     params: AttachmentParamsSchema,
     responses: { 202: { description: 'The retry is under way.', schema: AttachmentSchema } },
-    problems: { 404: 'No such attachment.', 409: 'The attachment is not in error, or is being detached.' },
+    problems: { 404: 'No such attachment.', 409: 'The attachment is not in error, is being detached, or its volume record does not exist (removed from the table).' },
     run: async ({ service }, { params }) => json(202, await service.retryAttachment(params.volumeId, params.instanceId)),
   }),
   defineRoute({

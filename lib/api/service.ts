@@ -247,10 +247,15 @@ export class VolumeService {
   /**
    * Asks the system to try attaching again after a terminal error (e.g. an AZ mismatch the client
    * has since fixed): bumps the attachment's `generation`, which the watcher takes as a retry
-   * request, exactly as for volumes. 404 when absent; 409 unless it is alive and in `error`.
+   * request, exactly as for volumes. 404 when absent; 409 unless it is alive and in `error`, and
+   * while its volume record does not exist (removed from the table): there is nothing to attach.
    */
   async retryAttachment(volumeId: string, instanceId: string): Promise<AttachmentView> {
-    const written = await this.requestRetry(attachmentKey(volumeId, instanceId), `attachment of ${volumeId} to ${instanceId}`, 'being detached');
+    const label = `attachment of ${volumeId} to ${instanceId}`;
+    const written = await this.requestRetry(attachmentKey(volumeId, instanceId), label, 'being detached', async () => {
+      if (!(await this.store.get(volumeKey(volumeId))))
+        throw new ApiProblem('conflict', `${label} cannot be retried: volume record ${volumeId} does not exist; create the volume again first, or delete the attachment`);
+    });
     return attachmentView(written as AttachmentRecord);
   }
 
@@ -332,9 +337,10 @@ export class VolumeService {
 
   /**
    * The retry request the watcher acts on: bumps `generation` of a live record in `error`, leaving
-   * its spec and status alone. `label` names the record in messages; `dyingAs` says what dying is for it.
+   * its spec and status alone. `label` names the record in messages; `dyingAs` says what dying is for
+   * it; `mayRetry` throws what else stands in the way, once the record is found retryable.
    */
-  private async requestRetry(key: RecordKey, label: string, dyingAs: string) {
+  private async requestRetry(key: RecordKey, label: string, dyingAs: string, mayRetry?: () => Promise<void>) {
     for (let attempt = 0; attempt < WRITE_ATTEMPTS; attempt++) {
       const current = await this.store.get(key);
       if (!current) throw new ApiProblem('not-found', `${label} does not exist`);
@@ -342,6 +348,7 @@ export class VolumeService {
       if (current.status.state !== 'error') {
         throw new ApiProblem('conflict', `${label} is ${current.status.state}, not in error: there is nothing to retry`);
       }
+      await mayRetry?.();
       // Conditional on the generation read; an attachment written before it had one, on its version.
       const read = current.generation === undefined ? { version: current.version } : { generation: current.generation };
       try {

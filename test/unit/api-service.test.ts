@@ -461,6 +461,21 @@ describe('VolumeService', () => {
       expect((await problemOf(() => service.retryAttachment('nope', INSTANCE_A))).status).toBe(404);
       expect((await attachment('data-01', INSTANCE_A))?.generation).toBe(1);
     });
+
+    it('is 409 while its volume record is missing (removed from the table), naming what to do, and writes nothing; once the volume is created again it retries', async () => {
+      await fail();
+      await store.remove(volumeKey('data-01'));
+      const writes = store.writes;
+      const missing = await problemOf(() => service.retryAttachment('data-01', INSTANCE_A));
+      expect(missing.status).toBe(409);
+      expect(missing.detail).toBe(
+        `attachment of data-01 to ${INSTANCE_A} cannot be retried: volume record data-01 does not exist; create the volume again first, or delete the attachment`,
+      );
+      expect(store.writes).toBe(writes);
+      expect((await attachment('data-01', INSTANCE_A))?.generation).toBe(1);
+      await service.createVolume({ volumeId: 'data-01', spec: GP3 });
+      expect((await service.retryAttachment('data-01', INSTANCE_A)).generation).toBe(2);
+    });
   });
 
   describe('deleteVolume', () => {
