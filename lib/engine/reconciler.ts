@@ -75,11 +75,22 @@ export class Reconciler {
       }
     } while (cursor);
 
-    report.leaked = await this.findLeaks(volumesByRecord);
+    const leaked = await this.findLeaks(volumesByRecord);
+    report.leaked = leaked.map((volume) => volume.ebsVolumeId);
     this.deps.metrics.count(METRICS.leaked, report.leaked.length);
     for (const { key, reason } of report.requeued) this.deps.log.info('re-enqueued', { key, reason });
     if (report.leaked.length > 0) {
-      this.deps.log.warn('volumes owned by this deployment have no record; not deleting them', { ebsVolumeIds: report.leaked });
+      // A record removed from the table may leave its volume attached, which nothing detaches: say to which instances.
+      const attachedTo = Object.fromEntries(
+        leaked.flatMap((volume) => {
+          const instances = volume.attachments.filter((a) => a.state !== 'detached').map((a) => a.instanceId);
+          return instances.length > 0 ? [[volume.ebsVolumeId, instances]] : [];
+        }),
+      );
+      this.deps.log.warn('volumes owned by this deployment have no record; not deleting them', {
+        ebsVolumeIds: report.leaked,
+        ...(Object.keys(attachedTo).length > 0 ? { attachedTo } : {}),
+      });
     }
     return report;
   }
@@ -223,7 +234,7 @@ export class Reconciler {
   }
 
   /** Owned EC2 volumes that no record claims, paging through the provider's listing. */
-  private async findLeaks(volumes: Map<string, VolumeRecord>): Promise<string[]> {
+  private async findLeaks(volumes: Map<string, VolumeRecord>): Promise<ProviderVolume[]> {
     const known = new Set([...volumes.values()].flatMap((v) => (v.ebsVolumeId ? [v.ebsVolumeId] : [])));
     const leaked: ProviderVolume[] = [];
     let cursor: string | undefined;
@@ -247,7 +258,7 @@ export class Reconciler {
    * whose record exists but is invalid (that record is counted as invalid, and says why in its
    * status; its volume is not no one's). One bulk read.
    */
-  private async stillUnowned(candidates: ProviderVolume[]): Promise<string[]> {
+  private async stillUnowned(candidates: ProviderVolume[]): Promise<ProviderVolume[]> {
     const recordIds = [...new Set(candidates.flatMap((volume) => volume.tags[OWNERSHIP_TAGS.record] ?? []))];
     const ownedVolumes = new Set<string>();
     const claimingRecords = new Set<string>();
@@ -260,8 +271,6 @@ export class Reconciler {
         else if (createUnanswered(parsed.value)) claimingRecords.add(parsed.value.volumeId);
       }
     }
-    return candidates
-      .filter((volume) => !ownedVolumes.has(volume.ebsVolumeId) && !claimingRecords.has(volume.tags[OWNERSHIP_TAGS.record] ?? ''))
-      .map((volume) => volume.ebsVolumeId);
+    return candidates.filter((volume) => !ownedVolumes.has(volume.ebsVolumeId) && !claimingRecords.has(volume.tags[OWNERSHIP_TAGS.record] ?? ''));
   }
 }

@@ -207,6 +207,25 @@ describe('Reconciler', () => {
     expect(env.ebs.calls.DeleteVolume).toBe(0);
   });
 
+  it('names in its log the instances a leaked volume is still attached to (nothing detaches it)', async () => {
+    const env = setup();
+    const log = new RecordingLog();
+    const reconciler = new Reconciler({ store: env.store, queue: env.queue, provider: env.ebs, clock: env.clock, metrics: env.metrics, log, config: { ownerTagValue: OWNER } });
+    env.ebs.addInstance({ instanceId: INSTANCE, availabilityZone: 'us-east-1a' });
+    const attached = await ownedVolume(env, 'removed-while-attached');
+    const detached = await ownedVolume(env, 'removed');
+    await env.clock.advance(10_000);
+    await env.ebs.attachVolume({ ebsVolumeId: attached.ebsVolumeId, instanceId: INSTANCE, device: '/dev/sdf' });
+    await env.clock.advance(10_000);
+    const report = await reconciler.run();
+    expect(report.leaked.sort()).toEqual([attached.ebsVolumeId, detached.ebsVolumeId].sort());
+    expect(log.entries.find((entry) => entry.level === 'warn')).toEqual({
+      level: 'warn',
+      message: 'volumes owned by this deployment have no record; not deleting them',
+      attributes: { ebsVolumeIds: report.leaked, attachedTo: { [attached.ebsVolumeId]: [INSTANCE] } },
+    });
+  });
+
   it('does not report a volume whose record was written after the scan passed its key', async () => {
     const env = setup();
     const now = new Date(env.clock.now()).toISOString();
