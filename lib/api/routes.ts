@@ -210,7 +210,10 @@ export const ROUTES: readonly ApiRoute[] = [
     path: '/volumes/{volumeId}/attachments/{instanceId}',
     operationId: 'detachVolume',
     summary: 'Detach a volume from an instance',
-    description: 'Marks the attachment dying; the system detaches, then removes the record. Repeatable.',
+    description:
+      'Marks the attachment dying; the system detaches, then removes the record. Repeatable. An attachment whose volume record ' +
+      'was removed from the table (code `VolumeRecordRemoved`) is removed without a detach: the EC2 volume id went with that ' +
+      'record, so the volume is left as it is, and the reconciler reports it as leaked.',
     params: AttachmentParamsSchema,
     responses: { 202: { description: 'Detaching is under way.', schema: AttachmentSchema } },
     problems: { 404: 'No such attachment.' },

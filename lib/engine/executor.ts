@@ -76,7 +76,7 @@ import {
   successStatus,
   waitingStatus,
 } from './status.js';
-import { changesWithoutCall, markAttachmentsDying, type DecisionWithoutCall } from './without-call.js';
+import { changesWithoutCall, markAttachmentsDying, VOLUME_RECORD_REMOVED_LOG, type DecisionWithoutCall } from './without-call.js';
 
 export interface ExecutorDeps {
   store: RecordStore;
@@ -718,8 +718,9 @@ export class Executor {
   /**
    * Decisions that change no EC2 state, met by a late, repeated or early message: waiting for
    * another record or for EC2's cooldown, making attachments dying (whose own changes bring their
-   * detaches through the watcher), a spec EBS cannot reach, or nothing to do (a spec change EC2
-   * already holds is recorded, a wait the spec no longer needs is cleared).
+   * detaches through the watcher), a spec EBS cannot reach, an attachment whose volume record was
+   * removed from the table, or nothing to do (a spec change EC2 already holds is recorded, a wait
+   * the spec no longer needs is cleared).
    */
   private async handleWithoutClaim(item: Item, decision: DecisionWithoutCall | Extract<Decision, { type: 'cooldown' }>, now: number, followUps: { item: Item; operation: QueuedOperation }[]) {
     const record = item.record!;
@@ -731,7 +732,10 @@ export class Executor {
       } else {
         if (decision.type === 'cascade-dying') await markAttachmentsDying(this.deps.store, decision.attachments);
         const changes = changesWithoutCall(record, decision, now);
-        if (changes) await this.deps.store.update(item.key, changes, { version: record.version });
+        if (changes) {
+          await this.deps.store.update(item.key, changes, { version: record.version });
+          if (decision.type === 'volume-record-removed') this.deps.log.warn(VOLUME_RECORD_REMOVED_LOG, { key: item.id, reason: decision.reason });
+        }
       }
       this.deps.metrics.operation({ operation: item.hint, outcome: 'skipped' });
     } catch (error) {
@@ -1675,7 +1679,9 @@ export class Executor {
     try {
       if (result.remove) {
         await this.deps.store.remove(item.key, condition);
-        this.deps.log.info('record removed', { key: item.id, op });
+        if (item.decision?.type === 'remove' && item.decision.leftAttached)
+          this.deps.log.warn('attachment record removed; its EC2 volume is left as it is', { key: item.id, reason: item.decision.reason });
+        else this.deps.log.info('record removed', { key: item.id, op });
       } else if (result.changes) {
         const written = await this.deps.store.update(item.key, { ...result.changes, claim: null }, condition);
         item.record = written;

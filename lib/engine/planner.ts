@@ -10,15 +10,20 @@ import type {
   VolumeSpec,
 } from '../domain/records.js';
 import { performanceChange } from '../domain/ebs-limits.js';
+import { nextAttachmentState } from '../domain/state-machines.js';
 import { createSentUnrecorded, describeValidationIssues, specChangeIssues, type ValidationIssue } from '../domain/validation.js';
-import { cooldownEndMs } from './status.js';
 import type { ModifyVolumeRequest, OperationKind, ProviderInstance, ProviderModification } from './ports.js';
+import { cooldownEndMs, VOLUME_RECORD_REMOVED_CODE } from './status.js';
 
 export type Decision =
   /** Enqueue / carry out this operation. */
   | { type: 'operation'; op: OperationKind; reason: string }
-  /** Nothing exists in EC2 and the client wants it gone: remove the record, no EC2 call. */
-  | { type: 'remove'; reason: string }
+  /**
+   * Nothing exists in EC2 and the client wants it gone: remove the record, no EC2 call.
+   * `leftAttached`: an attachment EC2 may still hold, whose volume record was removed from the
+   * table, so nothing can detach it: the reason says so, and it is logged as a warning.
+   */
+  | { type: 'remove'; reason: string; leftAttached?: true }
   /** The volume is dying: these attachments must become dying first (then it waits). */
   | { type: 'cascade-dying'; attachments: RecordKey[]; reason: string }
   /** The spec asks for what EBS cannot make of this volume: no EC2 call, the status says why. */
@@ -30,6 +35,11 @@ export type Decision =
    * scheduled brings it back: no call before, and the status, which says so, stays.
    */
   | { type: 'cooldown'; op: OperationKind; atMs: number; reason: string }
+  /**
+   * A live attachment EC2 may hold attached lost its volume record (`volumeRecordLost`): no EC2
+   * call can be made for it; it goes to `error` with the reason (`volumeRecordRemovedStatus`).
+   */
+  | { type: 'volume-record-removed'; reason: string }
   /**
    * Already where it should be (or terminal). `observedGeneration`: EC2, as it last reported the
    * volume, already holds a spec change (one that asks for what it has), to be recorded without a call.
@@ -196,7 +206,8 @@ export function planVolume(volume: VolumeRecord, attachments: readonly Attachmen
  * of it; only a volume in error, which waits for its client, is told apart.
  */
 function volumeBlocksAttach(volume: VolumeRecord | undefined, attachment: AttachmentRecord): string | undefined {
-  if (!volume) return `waiting for volume record ${attachment.volumeId}`;
+  if (!volume)
+    return `waiting for volume record ${attachment.volumeId}, which is not in the table (removed from it, or not written yet); deleting this attachment removes it, nothing is attached`;
   if (volume.life === 'dying') return `volume ${attachment.volumeId} is being deleted`;
   if (volume.status.state === 'error')
     return `volume ${attachment.volumeId} is in error: ${volume.status.code ?? 'see its status'}; the attach waits until the volume is retried`;
@@ -207,12 +218,49 @@ function volumeBlocksAttach(volume: VolumeRecord | undefined, attachment: Attach
   return undefined;
 }
 
+/**
+ * Whether EC2 may hold the attachment's volume attached: an attach was started or made, or may
+ * have taken (a device is kept while it may have).
+ */
+function mayBeAttached(attachment: AttachmentRecord): boolean {
+  const state = attachment.status.state;
+  return state === 'attaching' || state === 'attached' || ((state === 'pending' || state === 'error') && attachment.device !== undefined);
+}
+
+/**
+ * Whether the attachment may be attached to an EC2 volume no volume record holds: its volume
+ * record was removed from the table (its status may say so already), or removed and written again
+ * since the attachment last changed (a new record, whose volume it never attached; each attach
+ * writes the attachment's status after its volume record exists). The EC2 volume id went with the
+ * removed record, and the system does not look for the volume by its tags: it cannot look at that
+ * volume or detach it, and leaves it as it is (the reconciler reports it as leaked).
+ */
+export function volumeRecordLost(attachment: AttachmentRecord, volume: VolumeRecord | undefined): boolean {
+  if (!mayBeAttached(attachment)) return false;
+  if (!volume || attachment.status.code === VOLUME_RECORD_REMOVED_CODE) return true;
+  return Date.parse(attachment.status.updatedAt) < Date.parse(volume.createdAt);
+}
+
+/** Where EC2 may hold the volume of an attachment that lost its volume record. */
+function leftAttachedTo(attachment: AttachmentRecord): string {
+  return `perhaps still attached to ${attachment.instanceId}${attachment.device ? ` as ${attachment.device}` : ''}`;
+}
+
 /** What an attachment needs now, given its volume record (undefined if it does not exist). */
 export function planAttachment(attachment: AttachmentRecord, volume: VolumeRecord | undefined): Decision {
   const state = attachment.status.state;
   if (state === 'detached') return { type: 'remove', reason: 'detached' };
+  const lost = volumeRecordLost(attachment, volume);
 
   if (attachment.life === 'dying') {
+    if (lost) {
+      nextAttachmentState(state, 'removed-without-volume-record');
+      return {
+        type: 'remove',
+        reason: `volume record ${attachment.volumeId} was removed from the table: nothing to detach with, so the EC2 volume it held, if one exists, is left as it is, ${leftAttachedTo(attachment)}; the reconciler reports it as leaked`,
+        leftAttached: true,
+      };
+    }
     switch (state) {
       case 'pending':
         // A device recorded on a pending attachment (an attach whose answer was lost, or retried after an error): EC2 may have attached it.
@@ -233,6 +281,14 @@ export function planAttachment(attachment: AttachmentRecord, volume: VolumeRecor
     }
   }
 
+  if (lost)
+    return {
+      type: 'volume-record-removed',
+      reason:
+        `volume record ${attachment.volumeId} was removed from the table while this attachment may be attached: the EC2 volume it held, if one exists, ` +
+        `is left as it is, ${leftAttachedTo(attachment)}, and the reconciler reports it as leaked. Deleting this attachment removes this record ` +
+        `without detaching anything; a retry, once the volume record is written again, attaches that record's volume`,
+    };
   switch (state) {
     case 'pending': {
       // It kept its device (an attach whose answer was lost, or retried after an error): EC2 may
@@ -252,24 +308,42 @@ export function planAttachment(attachment: AttachmentRecord, volume: VolumeRecor
     case 'detaching':
       return { type: 'operation', op: 'check-attachment', reason: 'detach in progress' };
     case 'error':
-      return { type: 'none', reason: 'terminal error' };
+      // Phrased to stay true once the volume record is written again.
+      return volume
+        ? { type: 'none', reason: 'terminal error' }
+        : {
+            type: 'wait',
+            reason: `volume record ${attachment.volumeId} was removed from the table (or not written yet) after this attachment failed; nothing is attached: delete this attachment, or retry it once the volume record is written`,
+          };
   }
 }
 
 /**
  * What a change of its volume starts for an attachment: a live one that waits for the volume acts
  * now (it attaches once the volume is there, or first looks whether an attach whose answer was
- * lost took, when it kept its device; otherwise it says why it waits), and one attached to a
- * volume found gone from EC2 leaves `attached`. One whose next attempt is scheduled failed since
- * it last waited, and its own message retries it after its backoff: an operation here would start
- * a second chain of retries beside it. Undefined for the others: attachments under way, dying or
- * in error follow their own operations.
+ * lost took, when it kept its device; otherwise it says why it waits), one attached to a volume
+ * found gone from EC2 leaves `attached`, and one attached to the EC2 volume of a volume record
+ * removed since says so (`volume-record-removed`). One whose next attempt is scheduled failed
+ * since it last waited, and its own message retries it after its backoff: an operation here would
+ * start a second chain of retries beside it. Undefined for the others: attachments under way,
+ * dying or in error follow their own operations.
  */
 export function releasedByVolume(attachment: AttachmentRecord, volume: VolumeRecord): Decision | undefined {
   if (attachment.life !== 'alive' || (attachment.status.state !== 'pending' && attachment.status.state !== 'attached')) return undefined;
   const decision = planAttachment(attachment, volume);
-  if (decision.type === 'wait') return decision;
+  if (decision.type === 'wait' || decision.type === 'volume-record-removed') return decision;
   return decision.type === 'operation' && attachment.status.nextAttemptAt === undefined ? decision : undefined;
+}
+
+/**
+ * What the removal of its volume record from the table starts for an attachment (`volume`: the
+ * record as it is now, if it was written again since): one EC2 may hold attached says that nothing
+ * looks after it any more, or is removed if dying; one that waits says what for now; one dying
+ * that never reached EC2 is removed. Undefined for the others, which follow their own operations.
+ */
+export function affectedByVolumeRecordRemoval(attachment: AttachmentRecord, volume: VolumeRecord | undefined): Decision | undefined {
+  const decision = planAttachment(attachment, volume);
+  return decision.type === 'volume-record-removed' || decision.type === 'wait' || decision.type === 'remove' ? decision : undefined;
 }
 
 export type Prerequisite = { ok: true } | { ok: false; code: string; message: string; terminal: boolean };

@@ -8,6 +8,7 @@ import { parseRecord } from '../domain/validation.js';
 import { METRICS, OWNERSHIP_TAGS } from '../settings.js';
 import { ACTION_OF, RATE_BUCKET_OF, resolveEngineConfig, type EngineConfig, type RateBucket } from './config.js';
 import { createUnanswered, planAttachment, planVolume, type Decision } from './planner.js';
+import { VOLUME_RECORD_REMOVED_CODE } from './status.js';
 import type { ExecutorDeps } from './executor.js';
 import { errorMessage } from './errors.js';
 import { ProviderError, type ProviderVolume, type QueuedOperation } from './ports.js';
@@ -219,6 +220,9 @@ export class Reconciler {
     const decision = planAttachment(record, volume);
     if (decision.type === 'operation' || decision.type === 'remove')
       return this.waitingInLine(decision, inLine) ? undefined : `work pending (${decision.reason})`;
+    // Its volume record's removal never reached the watcher (a stream batch given up): a check has the executor say so.
+    if (decision.type === 'volume-record-removed' && status.code !== VOLUME_RECORD_REMOVED_CODE)
+      return `volume record ${record.volumeId} was removed from the table while this attachment may be attached`;
     return undefined;
   }
 

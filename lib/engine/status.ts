@@ -5,8 +5,9 @@
  * waits for EC2 or for another record (`waitingStatus`, `waitingOnRecordStatus`) and a refused
  * spec (`specRejectedStatus`) keep the state.
  */
-import type { Status } from '../domain/records.js';
+import type { AttachmentState, Status } from '../domain/records.js';
 import { canonicalJson } from '../domain/canonical-json.js';
+import { nextAttachmentState } from '../domain/state-machines.js';
 
 /** Volume and attachment states in which no operation is under way. */
 const RESTING = new Set(['available', 'in-use', 'attached', 'error', 'deleted', 'detached']);
@@ -136,6 +137,19 @@ export function waitingOnRecordStatus<S extends string>(previous: Status<S>, now
   if (previous.state === 'error' && previous.code !== undefined) status.code = previous.code;
   if (previous.state !== 'pending' && previous.operationStartedAt !== undefined) status.operationStartedAt = previous.operationStartedAt;
   return status;
+}
+
+/** The code of an attachment's status once its volume record was removed from the table while EC2 may hold it attached. */
+export const VOLUME_RECORD_REMOVED_CODE = 'VolumeRecordRemoved';
+
+/**
+ * Status of an attachment EC2 may hold attached whose volume record was removed from the table:
+ * `error` until the client deletes it (or retries it once the volume record is written again),
+ * with the reason; no next attempt, since no EC2 call can be made for it.
+ */
+export function volumeRecordRemovedStatus(previous: Status<AttachmentState>, nowMs: number, reason: string): Status<AttachmentState> {
+  const state = previous.state === 'error' ? 'error' : nextAttachmentState(previous.state, 'volume-record-removed');
+  return { state, code: VOLUME_RECORD_REMOVED_CODE, message: reason, attempts: previous.attempts, updatedAt: new Date(nowMs).toISOString() };
 }
 
 /** Whether two statuses say the same, whenever each was written. */

@@ -8,17 +8,19 @@
  * follow-ups, except where they concern other records: a volume that becomes available releases
  * its waiting attachments at once, one that goes into or out of error has them say so, and a
  * removed attachment lets its dying volume go. The others are recognised from their validated
- * image, without reading the table.
+ * image, without reading the table. A volume record removed from the table by someone else (the
+ * system removes only dying volumes with no attachment left) has its attachments say what that
+ * leaves them, and one written again has those that wait for it say so.
  */
 import { canonicalJson } from '../domain/canonical-json.js';
-import { keyOf, keyString, type ProvisionerRecord, type RecordKey, type Status, type VolumeRecord } from '../domain/records.js';
+import { keyOf, keyString, type AttachmentRecord, type ProvisionerRecord, type RecordKey, type Status, type VolumeRecord } from '../domain/records.js';
 import { nextAttachmentState, nextVolumeState } from '../domain/state-machines.js';
 import { describeValidationIssues, parseRecord } from '../domain/validation.js';
 import { METRICS } from '../settings.js';
 import type { EngineConfig } from './config.js';
 import { errorMessage } from './errors.js';
-import { planAttachment, planVolume, releasedByVolume, type Decision } from './planner.js';
-import { changesWithoutCall, markAttachmentsDying } from './without-call.js';
+import { affectedByVolumeRecordRemoval, planAttachment, planVolume, releasedByVolume, type Decision } from './planner.js';
+import { changesWithoutCall, markAttachmentsDying, VOLUME_RECORD_REMOVED_LOG } from './without-call.js';
 import {
   ConditionFailedError,
   type Clock,
@@ -63,12 +65,22 @@ function stateOf(image: unknown): unknown {
 
 /**
  * Whether a volume moving between these states (stream images) changes what its waiting
- * attachments do or say: it became usable (they attach), or went into or out of error.
+ * attachments do or say: it was written (again: they wait for it to become available now), became
+ * usable (they attach), or went into or out of error.
  */
 function movesWaitingAttachments(change: RecordChange): boolean {
+  if (change.eventName === 'INSERT') return true;
   const from = stateOf(change.oldRecord);
   const to = stateOf(change.newRecord);
   return from !== to && (to === 'available' || to === 'in-use' || to === 'error' || from === 'error');
+}
+
+/** The attachments that are valid records; an invalid one is reported by its own change. */
+function validAttachments(attachments: AttachmentRecord[]): AttachmentRecord[] {
+  return attachments.flatMap((raw) => {
+    const parsed = parseRecord(raw);
+    return parsed.ok && parsed.value.kind === 'attachment' ? [parsed.value] : [];
+  });
 }
 
 function clientChanged(change: RecordChange): boolean {
@@ -106,10 +118,12 @@ export class Watcher {
     const attachmentsMoved = group.some(movesWaitingAttachments);
     if (!requested && this.settledByImage(group, attachmentsMoved)) return;
     const current = await this.deps.store.get(key);
+    const volumeRemoved = key.kind === 'volume' && group.some((change) => change.eventName === 'REMOVE');
 
     if (!current) {
       // An attachment went away: its volume may be dying and waiting, or no longer in use.
       if (key.kind === 'attachment') await this.replanVolume(key.volumeId, operations);
+      else await this.replanAttachmentsOfRemovedVolume(await this.deps.store.attachmentsOfVolume(key.volumeId), undefined, operations);
       return;
     }
 
@@ -121,9 +135,14 @@ export class Watcher {
     const record = parsed.value;
 
     if (record.kind === 'volume') {
+      if (!requested && !attachmentsMoved && !volumeRemoved) return;
+      // Read once for all that is planned here: the volume's own plan and what its change means for its attachments.
+      const attachments = await this.deps.store.attachmentsOfVolume(record.volumeId);
+      // Removed and written again since: attachments may still be attached to the removed record's EC2 volume.
+      if (volumeRemoved) await this.replanAttachmentsOfRemovedVolume(attachments, record, operations);
       // A spec EBS cannot reach is the planner's to judge (`invalid-spec`), as for the executor and the reconciler.
-      if (requested) await this.planRequest(record, group, operations);
-      if (attachmentsMoved) await this.replanWaitingAttachments(record, operations);
+      if (requested) await this.planRequest(record, group, operations, attachments);
+      if (attachmentsMoved) await this.replanWaitingAttachments(record, attachments, operations);
       return;
     }
 
@@ -133,12 +152,11 @@ export class Watcher {
   /**
    * Whether a change the system made needs nothing from the watcher, judged from its stream image
    * alone (no read of the table): a valid record whose move changes nothing for others (see
-   * `movesWaitingAttachments`), or a volume's removal. Most changes are the executor's own claims,
-   * status writes and results.
+   * `movesWaitingAttachments`). Most changes are the executor's own claims, status writes and
+   * results.
    */
   private settledByImage(group: RecordChange[], attachmentsMoved: boolean): boolean {
     const last = group[group.length - 1]!;
-    if (last.eventName === 'REMOVE') return last.key.kind === 'volume';
     const parsed = parseRecord(last.newRecord);
     if (!parsed.ok) return false;
     return !(parsed.value.kind === 'volume' && attachmentsMoved);
@@ -148,7 +166,13 @@ export class Watcher {
    * A client change: a bumped generation on a live record in `error` is a retry, which puts it back
    * to `pending` with its attempts reset before planning; volumes and attachments alike.
    */
-  private async planRequest(record: ProvisionerRecord, group: RecordChange[], operations: QueuedOperation[]): Promise<void> {
+  private async planRequest(
+    record: ProvisionerRecord,
+    group: RecordChange[],
+    operations: QueuedOperation[],
+    /** A volume's attachments, when already read. */
+    attachments?: AttachmentRecord[],
+  ): Promise<void> {
     if (record.status.state === 'error' && record.life === 'alive' && this.generationBumped(group)) {
       const state = record.kind === 'volume' ? nextVolumeState('error', 'retry-requested') : nextAttachmentState('error', 'retry-requested');
       const status: Status<string> = { state, attempts: 0, updatedAt: new Date(this.deps.clock.now()).toISOString(), message: 'retry requested' };
@@ -156,7 +180,7 @@ export class Watcher {
       if (!written) return;
       record = written;
     }
-    await this.planAndEnqueue(record, operations);
+    await this.planAndEnqueue(record, operations, attachments);
   }
 
   /** Whether the client bumped `generation`; an attachment written before it had one counts as 1. */
@@ -201,10 +225,10 @@ export class Watcher {
     }
   }
 
-  private async planAndEnqueue(record: ProvisionerRecord, operations: QueuedOperation[]): Promise<void> {
+  private async planAndEnqueue(record: ProvisionerRecord, operations: QueuedOperation[], attachments?: AttachmentRecord[]): Promise<void> {
     let decision: Decision;
     if (record.kind === 'volume') {
-      decision = planVolume(record, await this.deps.store.attachmentsOfVolume(record.volumeId), this.deps.clock.now());
+      decision = planVolume(record, attachments ?? (await this.deps.store.attachmentsOfVolume(record.volumeId)), this.deps.clock.now());
     } else {
       const volume = await this.deps.store.get({ kind: 'volume', volumeId: record.volumeId });
       decision = planAttachment(record, volume?.kind === 'volume' ? volume : undefined);
@@ -222,7 +246,8 @@ export class Watcher {
         // Nothing exists in EC2: remove without any call, unless the record moved on meanwhile.
         try {
           await this.deps.store.remove(key, { version: record.version });
-          this.deps.log.info('record removed without an EC2 call', { key: keyString(key), reason: decision.reason });
+          if (decision.leftAttached) this.deps.log.warn('attachment record removed; its EC2 volume is left as it is', { key: keyString(key), reason: decision.reason });
+          else this.deps.log.info('record removed without an EC2 call', { key: keyString(key), reason: decision.reason });
           if (record.kind === 'attachment') await this.replanVolume(record.volumeId, operations);
         } catch (error) {
           if (!(error instanceof ConditionFailedError)) throw error;
@@ -233,11 +258,13 @@ export class Watcher {
         return;
       case 'cascade-dying':
       case 'wait':
+      case 'volume-record-removed':
       case 'invalid-spec':
       case 'none': {
         if (decision.type === 'cascade-dying') await markAttachmentsDying(this.deps.store, decision.attachments);
         const changes = changesWithoutCall(record, decision, this.deps.clock.now());
-        if (changes) await this.write(record, changes);
+        if (changes && (await this.write(record, changes)) && decision.type === 'volume-record-removed')
+          this.deps.log.warn(VOLUME_RECORD_REMOVED_LOG, { key: keyString(key), reason: decision.reason });
         return;
       }
     }
@@ -248,9 +275,21 @@ export class Watcher {
    * retry (`releasedByVolume`). It went into or out of error: they say so (a status write only
    * where the reason changes; no EC2 call). Attachments under way follow their own operations.
    */
-  private async replanWaitingAttachments(volume: VolumeRecord, operations: QueuedOperation[]): Promise<void> {
-    for (const attachment of await this.deps.store.attachmentsOfVolume(volume.volumeId)) {
+  private async replanWaitingAttachments(volume: VolumeRecord, attachments: AttachmentRecord[], operations: QueuedOperation[]): Promise<void> {
+    for (const attachment of validAttachments(attachments)) {
       const decision = releasedByVolume(attachment, volume);
+      if (decision) await this.apply(attachment, decision, operations);
+    }
+  }
+
+  /**
+   * The volume record was removed from the table (`volume`: written again since, if it was): each
+   * attachment says what that leaves it (`affectedByVolumeRecordRemoval`); no EC2 call, since the
+   * EC2 volume id went with the record.
+   */
+  private async replanAttachmentsOfRemovedVolume(attachments: AttachmentRecord[], volume: VolumeRecord | undefined, operations: QueuedOperation[]): Promise<void> {
+    for (const attachment of validAttachments(attachments)) {
+      const decision = affectedByVolumeRecordRemoval(attachment, volume);
       if (decision) await this.apply(attachment, decision, operations);
     }
   }

@@ -1,15 +1,18 @@
 /**
- * What a decision that calls no EC2 API (`wait`, `cascade-dying`, `invalid-spec`, `none`) writes,
- * one rule for the watcher and the executor: each writes it conditionally on the record's version
- * and queues what it queues itself.
+ * What a decision that calls no EC2 API (`wait`, `cascade-dying`, `invalid-spec`,
+ * `volume-record-removed`, `none`) writes, one rule for the watcher and the executor: each writes
+ * it conditionally on the record's version and queues what it queues itself.
  */
 import type { ProvisionerRecord, RecordKey, Status } from '../domain/records.js';
 import type { Decision } from './planner.js';
 import { ConditionFailedError, type RecordChanges, type RecordStore } from './ports.js';
-import { sameStatus, settledStatus, specRejectedStatus, waitingOnRecordStatus } from './status.js';
+import { sameStatus, settledStatus, specRejectedStatus, volumeRecordRemovedStatus, waitingOnRecordStatus } from './status.js';
 
 /** A wait for EC2's cooldown writes nothing either: its status already says until when (each caller leaves it be). */
 export type DecisionWithoutCall = Exclude<Decision, { type: 'operation' } | { type: 'remove' } | { type: 'cooldown' }>;
+
+/** Logged as a warning when an attachment is written to say its volume record was removed (nothing looks after its EC2 volume). */
+export const VOLUME_RECORD_REMOVED_LOG = 'volume record removed from the table; its attachment is left as it is';
 
 /**
  * The changes `decision` makes to `record`, or undefined when the record already says it. The
@@ -18,20 +21,24 @@ export type DecisionWithoutCall = Exclude<Decision, { type: 'operation' } | { ty
  */
 export function changesWithoutCall<R extends ProvisionerRecord>(record: R, decision: DecisionWithoutCall, nowMs: number): RecordChanges<R> | undefined {
   const changes: { status?: Status<string>; observedGeneration?: number } = {};
-  const status = statusFor(record.status, decision, nowMs);
+  const status = statusFor(record, decision, nowMs);
   if (!sameStatus(record.status, status)) changes.status = status;
   if (decision.type === 'none' && decision.observedGeneration !== undefined && record.kind === 'volume' && record.observedGeneration !== decision.observedGeneration)
     changes.observedGeneration = decision.observedGeneration;
   return Object.keys(changes).length > 0 ? (changes as RecordChanges<R>) : undefined;
 }
 
-function statusFor<S extends string>(status: Status<S>, decision: DecisionWithoutCall, nowMs: number): Status<S> {
+function statusFor(record: ProvisionerRecord, decision: DecisionWithoutCall, nowMs: number): Status<string> {
+  const status = record.status;
   switch (decision.type) {
     case 'wait':
     case 'cascade-dying':
       return waitingOnRecordStatus(status, nowMs, decision.reason);
     case 'invalid-spec':
       return specRejectedStatus(status, status.state, nowMs, decision.reason);
+    case 'volume-record-removed':
+      // Only attachments lose their volume record.
+      return record.kind === 'attachment' ? volumeRecordRemovedStatus(record.status, nowMs, decision.reason) : status;
     case 'none':
       // A spec the client has since put right: its rejection, or a wait it no longer needs, goes.
       return settledStatus(status, nowMs);

@@ -1,6 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import type { AttachmentRecord, AttachmentState, VolumeRecord, VolumeState } from '../../lib/domain/records.js';
-import { attachPrerequisites, modificationNeeded, modificationReaches, planAttachment, planVolume, releasedByVolume } from '../../lib/engine/planner.js';
+import {
+  affectedByVolumeRecordRemoval,
+  attachPrerequisites,
+  modificationNeeded,
+  modificationReaches,
+  planAttachment,
+  planVolume,
+  releasedByVolume,
+} from '../../lib/engine/planner.js';
 import type { ProviderInstance } from '../../lib/engine/ports.js';
 
 const T = '2026-01-01T00:00:00.000Z';
@@ -257,7 +265,7 @@ describe('planAttachment', () => {
     expect(planAttachment(attachment(state, { life, ...extra }), ready)).toMatchObject(expected);
   });
 
-  it('an attached attachment whose volume record no longer holds an EC2 volume (found gone) is looked at; without a volume record it is left alone', () => {
+  it('an attached attachment whose volume record no longer holds an EC2 volume (found gone) is looked at', () => {
     const gone = volume('error', { status: { state: 'error', code: 'InvalidVolume.NotFound', attempts: 1, updatedAt: T } });
     expect(planAttachment(attachment('attached', { device: '/dev/sdf' }), gone)).toEqual({
       type: 'operation',
@@ -265,7 +273,71 @@ describe('planAttachment', () => {
       reason: 'volume data-1 no longer exists in EC2',
     });
     expect(planAttachment(attachment('attached', { device: '/dev/sdf', life: 'dying' }), gone)).toMatchObject({ type: 'operation', op: 'detach' });
-    expect(planAttachment(attachment('attached', { device: '/dev/sdf' }), undefined)).toMatchObject({ type: 'none' });
+  });
+
+  describe('without its volume record (removed from the table)', () => {
+    const leftAttached = /^volume record data-1 was removed from the table while this attachment may be attached: .*perhaps still attached to i-0123456789abcdef0( as \/dev\/sdf)?, and the reconciler reports it as leaked\. Deleting this attachment removes this record without detaching anything/;
+    const removedLeftAttached = { type: 'remove', leftAttached: true, reason: expect.stringMatching(/^volume record data-1 was removed from the table: nothing to detach with/) };
+    it.each([
+      // Nothing can be attached: it waits for the record, or is removed when dying.
+      ['pending', 'alive', {}, { type: 'wait', reason: expect.stringMatching(/^waiting for volume record data-1, which is not in the table/) }],
+      ['error', 'alive', {}, { type: 'wait', reason: expect.stringMatching(/^volume record data-1 was removed from the table \(or not written yet\) after this attachment failed; nothing is attached/) }],
+      ['pending', 'dying', {}, { type: 'remove', reason: 'never attached; removed without an EC2 call' }],
+      ['error', 'dying', {}, { type: 'remove', reason: 'never attached; removed without an EC2 call' }],
+      // EC2 may hold it attached: nothing can look at it or detach it.
+      ['pending', 'alive', { device: '/dev/sdf' }, { type: 'volume-record-removed', reason: expect.stringMatching(leftAttached) }],
+      ['attaching', 'alive', { device: '/dev/sdf' }, { type: 'volume-record-removed', reason: expect.stringMatching(leftAttached) }],
+      ['attached', 'alive', { device: '/dev/sdf' }, { type: 'volume-record-removed', reason: expect.stringMatching(leftAttached) }],
+      ['error', 'alive', { device: '/dev/sdf' }, { type: 'volume-record-removed', reason: expect.stringMatching(leftAttached) }],
+      ['pending', 'dying', { device: '/dev/sdf' }, removedLeftAttached],
+      ['attaching', 'dying', { device: '/dev/sdf' }, removedLeftAttached],
+      ['attached', 'dying', { device: '/dev/sdf' }, removedLeftAttached],
+      ['error', 'dying', { device: '/dev/sdf' }, removedLeftAttached],
+      // DetachVolume was accepted: its check finds nothing to look at and removes it.
+      ['detaching', 'dying', { device: '/dev/sdf' }, { type: 'operation', op: 'check-attachment' }],
+      ['detached', 'dying', {}, { type: 'remove', reason: 'detached' }],
+    ] as const)('%s (%s %o) → %o', (state, life, extra, expected) => {
+      const record = attachment(state, { life, ...extra });
+      expect(planAttachment(record, undefined)).toEqual(expected.type === 'operation' ? expect.objectContaining(expected) : expected);
+    });
+
+    it('names the device it may be attached as, when it has one', () => {
+      expect(planAttachment(attachment('attaching'), undefined).reason).toContain('perhaps still attached to i-0123456789abcdef0, and');
+      expect(planAttachment(attachment('attached', { device: '/dev/sdf' }), undefined).reason).toContain('perhaps still attached to i-0123456789abcdef0 as /dev/sdf, and');
+    });
+
+    it('written again since, the record is a new one: an attachment that has not changed since may be attached to the removed record\'s volume, one that has is not', () => {
+      const later = '2026-01-01T01:00:00.000Z';
+      const rewritten = volume('available', { ...created, ebsVolumeId: 'vol-2', createdAt: later });
+      expect(planAttachment(attachment('attached', { device: '/dev/sdf' }), rewritten)).toMatchObject({ type: 'volume-record-removed' });
+      expect(planAttachment(attachment('attaching', { device: '/dev/sdf' }), rewritten)).toMatchObject({ type: 'volume-record-removed' });
+      expect(planAttachment(attachment('attached', { device: '/dev/sdf', life: 'dying' }), rewritten)).toMatchObject({ type: 'remove', leftAttached: true });
+      // Attached (or retried) after the record was written again: its own volume.
+      const since = { state: 'attached' as const, attempts: 0, updatedAt: '2026-01-01T01:00:05.000Z' };
+      expect(planAttachment(attachment('attached', { device: '/dev/sdf', status: since }), rewritten)).toMatchObject({ type: 'none' });
+      // Nothing attached: it attaches the new record's volume.
+      expect(planAttachment(attachment('pending'), rewritten)).toMatchObject({ type: 'operation', op: 'attach' });
+      // A record without a creation time (written straight into the table) is not told apart.
+      expect(planAttachment(attachment('attached', { device: '/dev/sdf' }), { ...rewritten, createdAt: '' })).toMatchObject({ type: 'none' });
+    });
+
+    it('an attachment whose status says its volume record was removed stays so once the record is written again, until retried or deleted', () => {
+      const said = { state: 'error' as const, code: 'VolumeRecordRemoved', message: 'volume record data-1 was removed', attempts: 0, updatedAt: '2026-01-01T02:00:00.000Z' };
+      const rewritten = volume('available', { ...created, ebsVolumeId: 'vol-2', createdAt: '2026-01-01T01:00:00.000Z' });
+      expect(planAttachment(attachment('error', { device: '/dev/sdf', status: said }), rewritten)).toMatchObject({ type: 'volume-record-removed' });
+      expect(planAttachment(attachment('error', { device: '/dev/sdf', status: said, life: 'dying' }), rewritten)).toMatchObject({ type: 'remove', leftAttached: true });
+    });
+
+    it('its removal makes the attachments say what it leaves them, or removes dying ones; those under way follow their own operations', () => {
+      expect(affectedByVolumeRecordRemoval(attachment('attached', { device: '/dev/sdf' }), undefined)).toMatchObject({ type: 'volume-record-removed' });
+      expect(affectedByVolumeRecordRemoval(attachment('pending'), undefined)).toMatchObject({ type: 'wait' });
+      expect(affectedByVolumeRecordRemoval(attachment('pending', { life: 'dying' }), undefined)).toMatchObject({ type: 'remove' });
+      expect(affectedByVolumeRecordRemoval(attachment('attached', { device: '/dev/sdf', life: 'dying' }), undefined)).toMatchObject({ type: 'remove', leftAttached: true });
+      expect(affectedByVolumeRecordRemoval(attachment('detaching', { device: '/dev/sdf', life: 'dying' }), undefined)).toBeUndefined();
+      // Written again in the meantime: an attachment that waits waits for the new record's volume.
+      expect(affectedByVolumeRecordRemoval(attachment('pending'), volume('creating'))).toMatchObject({ type: 'wait', reason: 'waiting for volume data-1 to become available' });
+      expect(affectedByVolumeRecordRemoval(attachment('pending'), volume('available', created))).toBeUndefined();
+    });
   });
 });
 
@@ -275,6 +347,7 @@ describe('releasedByVolume', () => {
     creating: volume('creating'),
     error: volume('error', { status: { state: 'error', code: 'InternalError', attempts: 1, updatedAt: T } }),
     gone: volume('error', { status: { state: 'error', code: 'InvalidVolume.NotFound', attempts: 1, updatedAt: T } }),
+    rewritten: volume('available', { ...created, createdAt: '2026-01-01T01:00:00.000Z' }),
   };
   const retrying = { state: 'pending' as const, code: 'InternalError', attempts: 1, updatedAt: T, nextAttemptAt: '2026-01-01T00:00:02.000Z' };
 
@@ -293,6 +366,8 @@ describe('releasedByVolume', () => {
     ['pending', 'dying', { device: '/dev/sdf' }, 'available', undefined],
     // Its volume was found gone from EC2: the attachment looks, and leaves attached.
     ['attached', 'alive', { device: '/dev/sdf' }, 'gone', { type: 'operation', op: 'check-attachment' }],
+    // Attached to the volume of a record removed before this one was written: it says so.
+    ['attached', 'alive', { device: '/dev/sdf' }, 'rewritten', { type: 'volume-record-removed' }],
   ] as const)('%s (%s %o), volume %s → %o', (state, life, extra, volumeState, expected) => {
     const decision = releasedByVolume(attachment(state, { life, ...extra }), volumes[volumeState]);
     if (expected) expect(decision).toMatchObject(expected);

@@ -1,0 +1,403 @@
+/**
+ * A volume record removed straight from the table (not through the API) while it still has
+ * attachments: what each attachment says, and what deleting or retrying it through the API does.
+ * The EC2 volume id went with the record, so nothing looks at or detaches that volume: it is left
+ * as it is, and the reconciler reports it as leaked.
+ */
+import { describe, expect, it } from 'vitest';
+import { VolumeService } from '../../lib/api/service.js';
+import { ApiProblem } from '../../lib/api/problem.js';
+import type { AttachmentRecord, VolumeRecord } from '../../lib/domain/records.js';
+import type { RecordChanges } from '../../lib/engine/ports.js';
+import { Reconciler } from '../../lib/engine/reconciler.js';
+import { RecordingLog } from '../../lib/memory/log.js';
+import { AZ, INSTANCE, attachmentKey, harness, newAttachment, newVolume, volumeKey } from './engine-fixtures.js';
+
+const MINUTE = 60_000;
+const KEY = attachmentKey('data-1');
+/** An instance in another AZ than the volume: an attach to it fails for good. */
+const ELSEWHERE = 'i-0aaaaaaaaaaaaaaa3';
+
+type Harness = ReturnType<typeof harness>;
+
+function setup() {
+  const log = new RecordingLog();
+  const h = harness({ log });
+  h.ebs.addInstance({ instanceId: ELSEWHERE, availabilityZone: 'eu-west-1b' });
+  const service = new VolumeService({ store: h.store, clock: h.clock });
+  const reconciler = new Reconciler({ store: h.store, queue: h.queue, provider: h.ebs, clock: h.clock, metrics: h.metrics, log, config: { ownerTagValue: 'ebs-provisioner' } });
+  return { h, log, service, reconciler };
+}
+
+const isoNow = (h: Harness) => new Date(h.clock.now()).toISOString();
+const attachmentOf = async (h: Harness, key = KEY) => (await h.store.get(key)) as AttachmentRecord | undefined;
+const ebsVolumeIdOf = async (h: Harness) => ((await h.store.get(volumeKey('data-1'))) as VolumeRecord).ebsVolumeId!;
+
+/** Runs the pipeline (stream, queue, EBS) until the attachment of data-1 settles. */
+async function settle(h: Harness, rounds = 3) {
+  for (let i = 0; i < rounds; i++) {
+    await h.watch();
+    await h.settle(30_000);
+  }
+  await h.watch();
+}
+
+/** Writes what the system would have written on the attachment by now; its own stream copy is dropped (already handled). */
+async function recordSays(h: Harness, changes: RecordChanges<AttachmentRecord>, key = KEY) {
+  await h.store.update<AttachmentRecord>(key, changes);
+  h.changes.splice(0);
+}
+
+async function attached(h: Harness) {
+  await h.store.create(newVolume('data-1'));
+  await h.store.create(newAttachment('data-1'));
+  await settle(h);
+  expect((await attachmentOf(h))?.status.state).toBe('attached');
+}
+
+/** Where an attachment can stand when its volume record goes, and whether EC2 may hold it attached. */
+const STATES: Record<string, { mayBeAttached: boolean; instanceId?: string; prepare: (h: Harness) => Promise<void> }> = {
+  // Waiting for its volume, which EC2 is creating.
+  pending: {
+    mayBeAttached: false,
+    prepare: async (h) => {
+      await h.store.create(newVolume('data-1'));
+      await h.store.create(newAttachment('data-1'));
+      await h.watch();
+      await h.drain();
+      expect((await attachmentOf(h))?.status).toMatchObject({ state: 'pending', message: 'waiting for volume data-1 to become available' });
+    },
+  },
+  // An AttachVolume whose answer was lost: EC2 attached it, the record kept its device and retries in a minute.
+  'pending with a device kept': {
+    mayBeAttached: true,
+    prepare: async (h) => {
+      await attached(h);
+      const at = isoNow(h);
+      await recordSays(h, {
+        status: { state: 'pending', code: 'RequestTimeout', message: 'AttachVolume timed out', attempts: 1, updatedAt: at, operationStartedAt: at, nextAttemptAt: new Date(h.clock.now() + MINUTE).toISOString() },
+      });
+    },
+  },
+  // AttachVolume accepted; EC2 finished before the record heard of it.
+  attaching: {
+    mayBeAttached: true,
+    prepare: async (h) => {
+      await attached(h);
+      const at = isoNow(h);
+      await recordSays(h, { status: { state: 'attaching', message: 'attaching as /dev/sdf', attempts: 0, updatedAt: at, operationStartedAt: at } });
+    },
+  },
+  attached: { mayBeAttached: true, prepare: attached },
+  // Refused for good before anything was attached.
+  error: {
+    mayBeAttached: false,
+    instanceId: ELSEWHERE,
+    prepare: async (h) => {
+      await h.store.create(newVolume('data-1'));
+      await h.store.create(newAttachment('data-1', { instanceId: ELSEWHERE }));
+      await settle(h);
+      const record = await attachmentOf(h, attachmentKey('data-1', ELSEWHERE));
+      expect(record?.status).toMatchObject({ state: 'error', code: 'InvalidVolume.ZoneMismatch' });
+      expect(record?.device).toBeUndefined();
+    },
+  },
+  // A check that gave up: EC2 may still hold it attached.
+  'error with a device kept': {
+    mayBeAttached: true,
+    prepare: async (h) => {
+      await attached(h);
+      await recordSays(h, { status: { state: 'error', code: 'InternalError', message: 'boom (gave up after 8 failed attempts)', attempts: 8, updatedAt: isoNow(h) } });
+    },
+  },
+};
+
+/** The status each attachment says right after its volume record is removed. */
+const SAYS = {
+  pending: { state: 'pending', message: expect.stringMatching(/^waiting for volume record data-1, which is not in the table \(removed from it, or not written yet\); deleting this attachment removes it, nothing is attached$/) },
+  error: {
+    state: 'error',
+    code: 'InvalidVolume.ZoneMismatch',
+    message: 'volume record data-1 was removed from the table (or not written yet) after this attachment failed; nothing is attached: delete this attachment, or retry it once the volume record is written',
+  },
+  leftAttached: {
+    state: 'error',
+    code: 'VolumeRecordRemoved',
+    message:
+      `volume record data-1 was removed from the table while this attachment may be attached: the EC2 volume it held, if one exists, is left as it is, ` +
+      `perhaps still attached to ${INSTANCE} as /dev/sdf, and the reconciler reports it as leaked. Deleting this attachment removes this record ` +
+      `without detaching anything; a retry, once the volume record is written again, attaches that record's volume`,
+  },
+};
+
+describe('a volume record removed from the table while it has attachments', () => {
+  describe.each(Object.entries(STATES))('an attachment %s', (name, { mayBeAttached, instanceId = INSTANCE, prepare }) => {
+    const expected: object = mayBeAttached ? SAYS.leftAttached : SAYS[name as 'pending' | 'error'];
+    const key = attachmentKey('data-1', instanceId);
+
+    it('says so at once, with no EC2 call; it attaches to nothing and nothing more is written while the record stays away', async () => {
+      const { h, reconciler } = setup();
+      await prepare(h);
+      const ebsVolumeId = await ebsVolumeIdOf(h).catch(() => undefined);
+      const before = await attachmentOf(h, key);
+      const calls = { ...h.ebs.calls };
+
+      await h.store.remove(volumeKey('data-1'));
+      await h.watch();
+      const said = await attachmentOf(h, key);
+      // Its failed attempts stay; no next attempt is announced.
+      expect(said?.status).toEqual(expect.objectContaining({ ...expected, attempts: before!.status.attempts, updatedAt: isoNow(h) }));
+      expect(said?.status.nextAttemptAt).toBeUndefined();
+      expect(said?.device).toBe(before?.device);
+      expect(h.ebs.calls).toEqual(calls);
+
+      // Its own messages (a retry, a progress check) and the reconciler find nothing to do.
+      await h.clock.advance(10 * MINUTE);
+      await h.drain();
+      await h.watch();
+      await reconciler.run();
+      await h.settle(10 * MINUTE, 10_000);
+      await h.watch();
+      expect(await attachmentOf(h, key)).toEqual(said);
+      expect(h.ebs.calls.AttachVolume ?? 0).toBe(calls.AttachVolume ?? 0);
+      expect(h.ebs.calls.DetachVolume ?? 0).toBe(0);
+      if (ebsVolumeId) expect(h.ebs.volume(ebsVolumeId)?.attachments.map((a) => a.instanceId)).toEqual(mayBeAttached ? [INSTANCE] : []);
+    });
+
+    it(`deleted through the API, its record goes without an EC2 call${mayBeAttached ? ', and the log and the leak report say the volume is left attached' : ''}`, async () => {
+      const { h, log, service, reconciler } = setup();
+      await prepare(h);
+      await h.drain();
+      const ebsVolumeId = h.ebs.volumes()[0]!.ebsVolumeId;
+      await h.store.remove(volumeKey('data-1'));
+      await h.watch();
+      const calls = { ...h.ebs.calls };
+
+      const answer = await service.deleteAttachment('data-1', instanceId);
+      // The answer still shows what the status said: what deleting it does.
+      expect(answer).toMatchObject({ life: 'dying', status: expected });
+      await h.watch();
+      await h.settle(MINUTE);
+      expect(await attachmentOf(h, key)).toBeUndefined();
+      expect(h.ebs.calls).toEqual({ ...calls, DescribeVolumes: h.ebs.calls.DescribeVolumes });
+      expect(h.ebs.calls.DetachVolume ?? 0).toBe(0);
+      const removal = log.entries.filter((entry) => entry.attributes?.key === `attachment/data-1/${instanceId}` && /^(attachment )?record removed/.test(entry.message));
+      if (mayBeAttached) {
+        expect(h.ebs.volume(ebsVolumeId)?.attachments).toMatchObject([{ instanceId: INSTANCE, device: '/dev/sdf', state: 'attached' }]);
+        expect(removal).toEqual([
+          {
+            level: 'warn',
+            message: 'attachment record removed; its EC2 volume is left as it is',
+            attributes: {
+              key: `attachment/data-1/${INSTANCE}`,
+              reason: `volume record data-1 was removed from the table: nothing to detach with, so the EC2 volume it held, if one exists, is left as it is, perhaps still attached to ${INSTANCE} as /dev/sdf; the reconciler reports it as leaked`,
+            },
+          },
+        ]);
+      } else {
+        expect(h.ebs.volume(ebsVolumeId)?.attachments).toEqual([]);
+        expect(removal.map((entry) => entry.level)).toEqual(['info']);
+      }
+
+      await h.clock.advance(10 * MINUTE);
+      const report = await reconciler.run();
+      expect(report.leaked).toEqual([ebsVolumeId]);
+      const leakLine = log.entries.find((entry) => /have no record/.test(entry.message));
+      expect(leakLine?.attributes).toEqual({ ebsVolumeIds: [ebsVolumeId], ...(mayBeAttached ? { attachedTo: { [ebsVolumeId]: [INSTANCE] } } : {}) });
+    });
+
+    it('retried through the API while the volume record is missing: 409 saying why, nothing written', async () => {
+      const { h, service } = setup();
+      await prepare(h);
+      await h.store.remove(volumeKey('data-1'));
+      await h.watch();
+      const before = await attachmentOf(h, key);
+      const problem = await service.retryAttachment('data-1', instanceId).catch((error: unknown) => error);
+      expect(problem).toBeInstanceOf(ApiProblem);
+      expect(problem).toMatchObject({
+        kind: 'conflict',
+        detail: `attachment of data-1 to ${instanceId} ${
+          before?.status.state === 'error'
+            ? 'cannot be retried: volume record data-1 does not exist; create the volume again first, or delete the attachment'
+            : 'is pending, not in error: there is nothing to retry'
+        }`,
+      });
+      expect(await attachmentOf(h, key)).toEqual(before);
+    });
+  });
+
+  it('a pending attachment whose attach was already queued does not attach when its message arrives', async () => {
+    const { h } = setup();
+    await h.store.create(newVolume('data-1'));
+    await h.watch();
+    await h.settle(30_000);
+    await h.watch();
+    await h.store.create(newAttachment('data-1'));
+    await h.watch();
+    expect(h.queued()).toEqual([{ op: 'attach', key: `data-1/${INSTANCE}`, delaySeconds: 0 }]);
+
+    await h.store.remove(volumeKey('data-1'));
+    await h.drain();
+    expect(h.ebs.calls.AttachVolume ?? 0).toBe(0);
+    expect((await attachmentOf(h))?.status).toMatchObject(SAYS.pending);
+    // The stream's removal then finds the status already written.
+    const version = (await attachmentOf(h))!.version;
+    await h.watch();
+    expect((await attachmentOf(h))!.version).toBe(version);
+  });
+
+  it('the executor, meeting an attachment before the stream brings the removal, writes what the watcher would: each writes it once', async () => {
+    const { h, log } = setup();
+    await STATES['pending with a device kept']!.prepare(h);
+    await h.store.remove(volumeKey('data-1'));
+    const removal = h.changes.splice(0);
+    await h.clock.advance(MINUTE);
+    await h.executor.run(h.batchOf(h.op('attach', KEY), h.op('check-attachment', KEY)));
+    const written = await attachmentOf(h);
+    expect(written?.status).toEqual({ ...SAYS.leftAttached, attempts: 1, updatedAt: isoNow(h) });
+    expect(log.entries.filter((entry) => entry.level === 'warn' && /attachment is left as it is/.test(entry.message))).toHaveLength(1);
+    // The removal, delivered late and twice, writes nothing more.
+    await h.watcher.handle(removal);
+    await h.watcher.handle(removal);
+    expect(await attachmentOf(h)).toEqual(written);
+    expect(h.ebs.calls.AttachVolume).toBe(1);
+  });
+
+  it('a dying attachment whose detach had not been made yet is removed with a warning, no DetachVolume; one detaching is removed at its check', async () => {
+    const { h, log } = setup();
+    await attached(h);
+    await h.store.create(newAttachment('data-1', { instanceId: ELSEWHERE }));
+    h.changes.splice(0);
+    const at = isoNow(h);
+    // The client asked for both to go; the detach of the first is queued, the second's was accepted by EC2.
+    await recordSays(h, { life: 'dying' });
+    await recordSays(h, { life: 'dying', device: '/dev/sdg', status: { state: 'detaching', message: 'detaching', attempts: 0, updatedAt: at, operationStartedAt: at } }, attachmentKey('data-1', ELSEWHERE));
+    await h.queue.send([{ message: h.op('check-attachment', attachmentKey('data-1', ELSEWHERE)), delaySeconds: 5 }]);
+
+    await h.store.remove(volumeKey('data-1'));
+    await h.watch();
+    expect(await attachmentOf(h)).toBeUndefined();
+    expect(log.entries).toContainEqual(expect.objectContaining({ level: 'warn', message: 'attachment record removed; its EC2 volume is left as it is' }));
+    await h.settle(MINUTE);
+    expect(await attachmentOf(h, attachmentKey('data-1', ELSEWHERE))).toBeUndefined();
+    expect(h.ebs.calls.DetachVolume ?? 0).toBe(0);
+  });
+
+  describe('written again through the API under the same id', () => {
+    it('an attachment that waited for it waits for the new volume, then attaches it', async () => {
+      const { h, service } = setup();
+      await STATES.pending!.prepare(h);
+      await h.store.remove(volumeKey('data-1'));
+      await h.watch();
+      await h.settle(MINUTE);
+      expect((await attachmentOf(h))?.status).toMatchObject(SAYS.pending);
+      const first = h.ebs.volumes()[0]!.ebsVolumeId;
+
+      await service.createVolume({ volumeId: 'data-1', spec: { sizeGiB: 10, volumeType: 'gp3', availabilityZone: AZ } });
+      await h.watch();
+      expect((await attachmentOf(h))?.status).toMatchObject({ state: 'pending', message: 'waiting for volume data-1 to become available' });
+      await settle(h);
+      const second = await ebsVolumeIdOf(h);
+      expect(second).not.toBe(first);
+      expect(await attachmentOf(h)).toMatchObject({ status: { state: 'attached' }, device: '/dev/sdf' });
+      expect(h.ebs.volume(second)?.attachments.map((a) => a.instanceId)).toEqual([INSTANCE]);
+      expect(h.ebs.calls.AttachVolume).toBe(1);
+    });
+
+    it('an attachment left attached to the removed record\'s volume stays in error, attaching nothing, until retried: then it attaches the new volume', async () => {
+      const { h, service, reconciler } = setup();
+      await attached(h);
+      const first = await ebsVolumeIdOf(h);
+      await h.store.remove(volumeKey('data-1'));
+      await h.watch();
+      const said = await attachmentOf(h);
+      expect(said?.status).toMatchObject(SAYS.leftAttached);
+
+      // Asking again for the attachment answers with it as it stands.
+      await h.clock.advance(1000);
+      const { value } = await service.createVolume({ volumeId: 'data-1', spec: { sizeGiB: 10, volumeType: 'gp3', availabilityZone: AZ }, attachTo: { instanceId: INSTANCE } });
+      expect(value.attachments).toMatchObject([{ instanceId: INSTANCE, status: SAYS.leftAttached }]);
+      await settle(h);
+      const second = await ebsVolumeIdOf(h);
+      expect(await attachmentOf(h)).toEqual(said);
+      expect(h.ebs.calls.AttachVolume).toBe(1);
+
+      await service.retryAttachment('data-1', INSTANCE);
+      await settle(h);
+      expect(await attachmentOf(h)).toMatchObject({ status: { state: 'attached', attempts: 0 } });
+      expect(h.ebs.volume(second)?.attachments.map((a) => a.instanceId)).toEqual([INSTANCE]);
+      // The first volume is left as it was, on another device, and reported.
+      expect(h.ebs.volume(first)?.attachments).toMatchObject([{ instanceId: INSTANCE, device: '/dev/sdf', state: 'attached' }]);
+      await h.clock.advance(10 * MINUTE);
+      expect((await reconciler.run()).leaked).toEqual([first]);
+    });
+
+    it('written again before the watcher saw the removal: an attached attachment still says it may be attached to the removed record\'s volume, and is not attached again', async () => {
+      const { h, service } = setup();
+      await attached(h);
+      await h.clock.advance(1000);
+      await h.store.remove(volumeKey('data-1'));
+      await service.createVolume({ volumeId: 'data-1', spec: { sizeGiB: 10, volumeType: 'gp3', availabilityZone: AZ } });
+      await h.watch();
+      expect((await attachmentOf(h))?.status).toMatchObject(SAYS.leftAttached);
+      await settle(h);
+      expect((await attachmentOf(h))?.status).toMatchObject(SAYS.leftAttached);
+      expect(h.ebs.calls.AttachVolume).toBe(1);
+      // Deleted, it is removed: no DetachVolume of the new record's volume, which it never attached.
+      await service.deleteAttachment('data-1', INSTANCE);
+      await settle(h);
+      expect(await attachmentOf(h)).toBeUndefined();
+      expect(h.ebs.calls.DetachVolume ?? 0).toBe(0);
+    });
+
+    it('a late copy of the removal changes nothing for an attachment of the new record', async () => {
+      const { h, service } = setup();
+      await attached(h);
+      await h.clock.advance(1000);
+      await h.store.remove(volumeKey('data-1'));
+      const removal = h.changes.splice(0);
+      await h.watcher.handle(removal);
+      await service.deleteAttachment('data-1', INSTANCE);
+      await settle(h);
+      await h.clock.advance(1000);
+      await service.createVolume({ volumeId: 'data-1', spec: { sizeGiB: 10, volumeType: 'gp3', availabilityZone: AZ }, attachTo: { instanceId: INSTANCE } });
+      await settle(h, 4);
+      const attachedAgain = await attachmentOf(h);
+      expect(attachedAgain?.status.state).toBe('attached');
+      await h.watcher.handle(removal);
+      expect(await attachmentOf(h)).toEqual(attachedAgain);
+    });
+  });
+
+  it('when the watcher never saw the removal (its stream batch given up), the reconciler has the executor write what the attachment says', async () => {
+    const { h, reconciler } = setup();
+    await attached(h);
+    await h.store.remove(volumeKey('data-1'));
+    h.changes.splice(0);
+    await h.clock.advance(10 * MINUTE);
+    const report = await reconciler.run();
+    expect(report.requeued).toEqual([{ key: `attachment/data-1/${INSTANCE}`, reason: 'volume record data-1 was removed from the table while this attachment may be attached' }]);
+    await h.drain();
+    expect((await attachmentOf(h))?.status).toMatchObject(SAYS.leftAttached);
+    await h.clock.advance(10 * MINUTE);
+    expect((await reconciler.run()).requeued).toEqual([]);
+  });
+
+  it('when the watcher never saw the removal, a dying attachment is removed by the executor the reconciler sends, with a warning and no DetachVolume', async () => {
+    const { h, log, reconciler } = setup();
+    await attached(h);
+    await recordSays(h, { life: 'dying' });
+    await h.store.remove(volumeKey('data-1'));
+    h.changes.splice(0);
+    await h.clock.advance(10 * MINUTE);
+    expect((await reconciler.run()).requeued).toEqual([{ key: `attachment/data-1/${INSTANCE}`, reason: expect.stringMatching(/^work pending \(volume record data-1 was removed from the table: nothing to detach with/) }]);
+    await h.drain();
+    expect(await attachmentOf(h)).toBeUndefined();
+    expect(h.ebs.calls.DetachVolume ?? 0).toBe(0);
+    expect(log.entries).toContainEqual({
+      level: 'warn',
+      message: 'attachment record removed; its EC2 volume is left as it is',
+      attributes: { key: `attachment/data-1/${INSTANCE}`, reason: expect.stringContaining(`perhaps still attached to ${INSTANCE} as /dev/sdf`) },
+    });
+  });
+});
