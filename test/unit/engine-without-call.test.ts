@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Status, VolumeRecord, VolumeState } from '../../lib/domain/records.js';
-import { SPEC_REJECTED_CODE } from '../../lib/engine/status.js';
+import { SPEC_REJECTED_CODE, VOLUME_RECORD_REMOVED_CODE } from '../../lib/engine/status.js';
 import { changesWithoutCall, markAttachmentsDying, type DecisionWithoutCall } from '../../lib/engine/without-call.js';
 import { MemoryRecordStore } from '../../lib/memory/store.js';
 import { START, attachmentKey, newAttachment, newVolume } from './engine-fixtures.js';
@@ -34,6 +34,15 @@ describe('changesWithoutCall', () => {
     const changes = changesWithoutCall(volume, decision, NOW);
     expect(changes).toEqual({ status: { state: 'in-use', code: SPEC_REJECTED_CODE, message: 'spec.sizeGiB: volumes only grow', attempts: 0, updatedAt: at(NOW) } });
     expect(changesWithoutCall({ ...volume, status: changes!.status! }, decision, NOW + 1000)).toBeUndefined();
+  });
+
+  it('volume-record-removed: an attachment that may be attached goes to error under its code, once; a volume is left as it is', () => {
+    const attached = newAttachment('data-1', { device: '/dev/sdf', status: { state: 'attached', attempts: 0, updatedAt: at(START) } });
+    const decision: DecisionWithoutCall = { type: 'volume-record-removed', reason: 'volume record data-1 was removed from the table' };
+    const changes = changesWithoutCall(attached, decision, NOW);
+    expect(changes).toEqual({ status: { state: 'error', code: VOLUME_RECORD_REMOVED_CODE, message: 'volume record data-1 was removed from the table', attempts: 0, updatedAt: at(NOW) } });
+    expect(changesWithoutCall({ ...attached, status: changes!.status! }, decision, NOW + 1000)).toBeUndefined();
+    expect(changesWithoutCall(volumeIn({ message: 'created' }), decision, NOW)).toBeUndefined();
   });
 
   it('none: nothing for a settled record', () => {
