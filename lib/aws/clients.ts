@@ -8,6 +8,7 @@ import { EC2Client } from '@aws-sdk/client-ec2';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
+import { ITEM_UNMARSHALL_OPTIONS } from './record-item.js';
 
 export interface AwsClientOptions {
   /** Service endpoint for all clients (moto, LocalStack); defaults to `AWS_ENDPOINT_URL`, else AWS. */
@@ -20,7 +21,7 @@ export interface AwsClientOptions {
 
 export interface AwsClients {
   dynamo: DynamoDBClient;
-  /** Document client over `dynamo`: plain JavaScript values in and out, `undefined` attributes dropped. */
+  /** Document client over `dynamo`: plain JavaScript values in and out (numbers as ITEM_UNMARSHALL_OPTIONS reads them), `undefined` attributes dropped. */
   doc: DynamoDBDocumentClient;
   streams: DynamoDBStreamsClient;
   sqs: SQSClient;
@@ -53,7 +54,8 @@ export function createAwsClients(options: AwsClientOptions = {}): AwsClients {
     dynamo,
     doc: DynamoDBDocumentClient.from(dynamo, {
       marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: false },
-      unmarshallOptions: { wrapNumbers: false },
+      // A copy: the document client sets options of its own on the object it is given.
+      unmarshallOptions: { ...ITEM_UNMARSHALL_OPTIONS },
     }),
     streams: new DynamoDBStreamsClient(config()),
     sqs: new SQSClient(config()),

@@ -3,7 +3,7 @@
  * request, so concurrent writers (executor invocations, the watcher, the API) can never lose each
  * other's updates or resurrect a deleted record.
  */
-import { ConditionalCheckFailedException, type AttributeValue } from '@aws-sdk/client-dynamodb';
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import {
   BatchGetCommand,
   DeleteCommand,
@@ -15,7 +15,6 @@ import {
   type DynamoDBDocumentClient,
   type QueryCommandInput,
 } from '@aws-sdk/lib-dynamodb';
-import { unmarshall } from '@aws-sdk/util-dynamodb';
 import {
   keyString,
   type AttachmentRecord,
@@ -36,6 +35,7 @@ import {
   ATTACHMENT_SORT_PREFIX,
   fromItem,
   instanceIndexPartition,
+  itemFromAttributeValues,
   itemKey,
   KEY_ATTRIBUTES,
   toItem,
@@ -152,8 +152,7 @@ function recordOf(item: TableItem): ProvisionerRecord {
 
 /** The stored item a failed conditional write saw (ReturnValuesOnConditionCheckFailure ALL_OLD). */
 function currentOf(error: ConditionalCheckFailedException): ProvisionerRecord | undefined {
-  const item = error.Item as Record<string, AttributeValue> | undefined;
-  return item === undefined ? undefined : recordOf(unmarshall(item));
+  return error.Item === undefined ? undefined : recordOf(itemFromAttributeValues(error.Item));
 }
 
 export class DynamoRecordStore implements RecordStore {

@@ -5,11 +5,26 @@
  * `gsi1sk = VOLUME#<id>`.
  */
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
-import { unmarshall } from '@aws-sdk/util-dynamodb';
+import { unmarshall, type unmarshallOptions } from '@aws-sdk/util-dynamodb';
 import { keyOf, tableKey, type ProvisionerRecord, type RecordKey } from '../domain/records.js';
 import { TABLE } from '../settings.js';
 
 export type TableItem = Record<string, unknown>;
+
+/**
+ * How every read turns DynamoDB attribute values into JavaScript (document client, stream images,
+ * the item of a failed condition). Each number becomes a plain `number`: the SDK's default makes a
+ * BigInt of an integer beyond Number.MAX_SAFE_INTEGER and throws on a larger one with a fraction,
+ * so one such value written into the table by hand would fail every read that meets it (a scan
+ * page, a stream batch) instead of being an invalid field the record's validation names. Every
+ * number the system itself writes is well inside the exact range.
+ */
+export const ITEM_UNMARSHALL_OPTIONS: Readonly<unmarshallOptions> = { wrapNumbers: (value: string) => Number(value) };
+
+/** An item in attribute-value form (stream image, ALL_OLD of a failed condition) as the store reads items. */
+export function itemFromAttributeValues(attributes: Record<string, unknown>): TableItem {
+  return unmarshall(attributes as Record<string, AttributeValue>, ITEM_UNMARSHALL_OPTIONS);
+}
 
 /** Attributes that exist only in the table, never in a record. */
 export const KEY_ATTRIBUTES = [
@@ -82,10 +97,10 @@ export function keyFromItem(item: TableItem): RecordKey | undefined {
  * typing, so any attribute-value map is accepted.
  */
 export function fromStreamImage(image: Record<string, unknown>): unknown {
-  return fromItem(unmarshall(image as Record<string, AttributeValue>));
+  return fromItem(itemFromAttributeValues(image));
 }
 
 /** The record key in a DynamoDB Stream record's `Keys` (attribute-value form); undefined when they name no record of ours. */
 export function keyFromStreamKeys(keys: Record<string, unknown>): RecordKey | undefined {
-  return keyFromItem(unmarshall(keys as Record<string, AttributeValue>));
+  return keyFromItem(itemFromAttributeValues(keys));
 }

@@ -1,3 +1,4 @@
+import { PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { GetRecordsCommand, GetShardIteratorCommand, DescribeStreamCommand } from '@aws-sdk/client-dynamodb-streams';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, expect, it } from 'vitest';
@@ -227,6 +228,31 @@ describeWithMoto('DynamoRecordStore against moto', (endpoint) => {
       volumeId: 'raw',
       spec: { sizeGiB: 'big' },
     });
+  });
+
+  it('reads numbers written by hand beyond what JavaScript holds exactly, in every read', async () => {
+    const { store, tableName } = await freshStore();
+    await store.create(volume('ok'));
+    await clients.dynamo.send(
+      new PutItemCommand({
+        TableName: tableName,
+        Item: {
+          pk: { S: 'VOLUME#huge' },
+          sk: { S: 'VOLUME' },
+          version: { N: '12345678901234567890.5' },
+          spec: { M: { sizeGiB: { N: '100000000000000000000' }, volumeType: { S: 'gp3' } } },
+        },
+      }),
+    );
+    const huge = { kind: 'volume', volumeId: 'huge', version: Number('12345678901234567890.5'), spec: { sizeGiB: 1e20, volumeType: 'gp3' } };
+    expect(await store.get({ kind: 'volume', volumeId: 'huge' })).toEqual(huge);
+    expect(await store.getMany([{ kind: 'volume', volumeId: 'huge' }, { kind: 'volume', volumeId: 'ok' }])).toHaveLength(2);
+    expect((await store.list({ limit: 10 })).items).toEqual(expect.arrayContaining([huge, volume('ok')]));
+    const failed = await store
+      .update({ kind: 'volume', volumeId: 'huge' }, { life: 'dying' }, { version: 1 })
+      .catch((e: unknown) => e);
+    expect(failed).toBeInstanceOf(ConditionFailedError);
+    expect((failed as ConditionFailedError).current).toEqual(huge);
   });
 
   it('streams every change with old and new images', async () => {

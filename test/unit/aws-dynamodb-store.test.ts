@@ -1,10 +1,10 @@
 import { ConditionalCheckFailedException, DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { BatchGetCommand, DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, DynamoDBDocumentClient, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { DynamoRecordStore, UnprocessedKeysError } from '../../lib/aws/dynamodb-store.js';
-import { fromItem, toItem } from '../../lib/aws/record-item.js';
+import { fromItem, fromStreamImage, keyFromStreamKeys, toItem } from '../../lib/aws/record-item.js';
 import type { AttachmentRecord, RecordKey, VolumeRecord } from '../../lib/domain/records.js';
 import { ConditionFailedError } from '../../lib/engine/ports.js';
 
@@ -103,6 +103,21 @@ describe('DynamoRecordStore requests', () => {
     expect((error as ConditionFailedError).current).toEqual({ kind: 'volume', volumeId: 'v1', version: 9, life: 'dying' });
   });
 
+  it('reads the current record of a failed condition whatever numbers a hand-written item holds', async () => {
+    dynamo.on(PutCommand).rejects(
+      new ConditionalCheckFailedException({
+        message: 'The conditional request failed',
+        $metadata: {},
+        Item: { pk: { S: 'VOLUME#v1' }, sk: { S: 'VOLUME' }, version: { N: '12345678901234567890.5' }, spec: { M: { sizeGiB: { N: '1e+40' } } } },
+      }),
+    );
+    const error = await store()
+      .create({ kind: 'volume', volumeId: 'v1' } as VolumeRecord)
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ConditionFailedError);
+    expect((error as ConditionFailedError).current).toEqual({ kind: 'volume', volumeId: 'v1', version: Number('12345678901234567890.5'), spec: { sizeGiB: 1e40 } });
+  });
+
   it('refuses to change identity or version through update', async () => {
     await expect(store().update({ kind: 'volume', volumeId: 'v1' }, { pk: 'x' } as never)).rejects.toThrow(/pk cannot be changed/);
     expect(dynamo.commandCalls(UpdateCommand)).toHaveLength(0);
@@ -134,5 +149,19 @@ describe('record items', () => {
       instanceId: 'i-9',
     });
     expect(fromItem({ pk: 'SOMETHING', sk: 'ELSE', spec: 1 })).toEqual({ spec: 1 });
+  });
+
+  it('reads any DynamoDB number in a stream image as a plain number, so validation can name it', () => {
+    // Written by hand: beyond Number.MAX_SAFE_INTEGER, with and without a fraction (DynamoDB keeps 38 digits).
+    const image = {
+      pk: { S: 'VOLUME#v1' },
+      sk: { S: 'VOLUME' },
+      version: { N: '12345678901234567890.5' },
+      spec: { M: { sizeGiB: { N: '100000000000000000000' }, iops: { N: '-9007199254740998.25' } } },
+    };
+    const record = fromStreamImage(image) as VolumeRecord;
+    expect(record).toEqual({ kind: 'volume', volumeId: 'v1', version: Number('12345678901234567890.5'), spec: { sizeGiB: 1e20, iops: Number('-9007199254740998.25') } });
+    expect(typeof record.spec.sizeGiB).toBe('number');
+    expect(keyFromStreamKeys({ pk: image.pk, sk: image.sk })).toEqual({ kind: 'volume', volumeId: 'v1' });
   });
 });

@@ -75,6 +75,29 @@ describe('function handlers', () => {
     expect(failed).toEqual({ batchItemFailures: [{ itemIdentifier: '102' }] });
   });
 
+  it('watcher: a record written by hand with a number beyond what JavaScript holds exactly is rejected, not the whole batch', async () => {
+    const clock = new FakeClock(Date.parse(at));
+    const store = new MemoryRecordStore();
+    const queue = new MemoryOperationQueue({ clock });
+    const handler = createWatcherHandler({ store, queue, clock, metrics: new RecordingMetrics(), log: new RecordingLog() });
+    const huge: VolumeRecord = { ...volume, volumeId: 'huge', spec: { ...volume.spec, sizeGiB: Number('12345678901234567890.5') } };
+    await store.create(volume);
+    await store.create(huge);
+    const hugeImage = marshall(toItem(volume), { removeUndefinedValues: true });
+    hugeImage.pk = { S: 'VOLUME#huge' };
+    hugeImage.spec = { M: { ...hugeImage.spec!.M!, sizeGiB: { N: '12345678901234567890.5' } } };
+    const hugeRecord: DynamoDBRecord = {
+      eventID: 'e-200',
+      eventName: 'INSERT',
+      dynamodb: { SequenceNumber: '200', Keys: marshall(itemKey({ kind: 'volume', volumeId: 'huge' })) as never, NewImage: hugeImage as never },
+    };
+    const response = await handler({ Records: [hugeRecord, streamRecord('201', toItem(volume))] });
+    expect(response).toEqual({ batchItemFailures: [] });
+    expect(queue.pending().map((p) => p.message.key)).toEqual([{ kind: 'volume', volumeId: 'data-1' }]);
+    const rejected = (await store.get({ kind: 'volume', volumeId: 'huge' }))!;
+    expect(rejected.status).toMatchObject({ state: 'error', code: 'InvalidRecord', message: expect.stringContaining('spec.sizeGiB') });
+  });
+
   it('executor: runs valid messages as one batch and drops bodies that are not operations', async () => {
     const clock = new FakeClock(Date.parse(at));
     const store = new MemoryRecordStore();
