@@ -9,7 +9,9 @@ type Rule = ProviderErrorKind | ((message: string) => ProviderErrorKind);
 
 /**
  * EC2 error code → kind. Some codes mean different things depending on the situation, which EC2
- * only tells in the message; those rules read it.
+ * only tells in the message; those rules read it. A code may also come with a `Client.` or
+ * `Server.` prefix (the EC2 API reference names the permission error `Client.UnauthorizedOperation`);
+ * it is looked up without it.
  */
 export const EC2_ERROR_KINDS: Readonly<Record<string, Rule>> = {
   // Rate limiting: back off, never an attempt.
@@ -65,8 +67,6 @@ export const EC2_ERROR_KINDS: Readonly<Record<string, Rule>> = {
   InternalFailure: 'transient',
   ServiceUnavailable: 'transient',
   Unavailable: 'transient',
-  'Server.InternalError': 'transient',
-  'Server.Unavailable': 'transient',
   InsufficientVolumeCapacity: 'transient',
   RequestTimeout: 'transient',
   RequestExpired: 'transient',
@@ -111,8 +111,11 @@ export function toProviderError(error: unknown): ProviderError {
   return new ProviderError(classify(code, message, shape), code, message);
 }
 
+/** `Client.` / `Server.`: whose fault EC2 says it is, which the code's kind already tells. */
+const FAULT_PREFIX = /^(?:Client|Server)\./;
+
 function classify(code: string, message: string, shape: SdkErrorShape): ProviderErrorKind {
-  const rule = EC2_ERROR_KINDS[code];
+  const rule = EC2_ERROR_KINDS[code.replace(FAULT_PREFIX, '')];
   if (rule !== undefined) return typeof rule === 'function' ? rule(message) : rule;
   if (TIMEOUT_ERROR_NAMES.has(code) || NETWORK_ERROR_CODES.has(code)) return 'transient';
   if (typeof shape.code === 'string' && NETWORK_ERROR_CODES.has(shape.code)) return 'transient';

@@ -33,6 +33,14 @@ const CASES: { code: string; message: string; status?: number; kind: ProviderErr
     kind: 'idempotency-mismatch',
   },
   { code: 'UnauthorizedOperation', message: 'You are not authorized to perform this operation. Encoded authorization failure message: AbC', kind: 'unauthorized' },
+  // The EC2 API reference names the permission error Client.UnauthorizedOperation; the prefix says only whose fault it is.
+  {
+    code: 'Client.UnauthorizedOperation',
+    message: 'You are not authorized to perform this operation. Encoded authorization failure message: AbC',
+    kind: 'unauthorized',
+  },
+  { code: 'Client.RequestLimitExceeded', message: 'Request limit exceeded.', status: 503, kind: 'throttled' },
+  { code: 'Server.InternalError', message: 'An internal error has occurred', status: 500, kind: 'transient' },
   { code: 'VolumeLimitExceeded', message: 'You have exceeded your maximum gp3 storage limit of 50 TiB in this region.', kind: 'limit-exceeded' },
   { code: 'AttachmentLimitExceeded', message: 'The instance i-0123456789abcdef0 has reached its attachment limit.', kind: 'limit-exceeded' },
   {
