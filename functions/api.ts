@@ -14,6 +14,7 @@ import { DynamoRecordStore } from '../lib/aws/dynamodb-store.js';
 import { readRateBudgetEnvironment } from '../lib/functions/environment.js';
 import { powertoolsLog } from '../lib/functions/logging.js';
 import { SystemClock } from '../lib/memory/clock.js';
+import { API } from '../lib/settings.js';
 
 const tableName = process.env.TABLE_NAME;
 if (!tableName) throw new Error('TABLE_NAME is not set');
@@ -29,7 +30,7 @@ const correlateWithRequestId: MiddlewareObj<APIGatewayProxyEvent> = {
   },
 };
 
-const { doc } = createAwsClients();
+const { doc } = createAwsClients({ requestTimeoutMs: API.awsRequestTimeoutMs });
 
 export const handler = createApiHandler({
   store: new DynamoRecordStore({ client: doc, tableName }),

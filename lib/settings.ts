@@ -75,6 +75,12 @@ export const RECONCILER = {
 
 export const API = {
   timeoutSeconds: 10,
+  /**
+   * Upper bound of one HTTP attempt of the API's AWS calls. The default (5 s) times the SDK's three
+   * attempts outlasts `timeoutSeconds`, so one hung call would end the invocation with a Lambda
+   * timeout instead of an error response.
+   */
+  awsRequestTimeoutMs: 2_000,
   memoryMiB: 512,
   /** Largest request body accepted, in bytes. */
   maxBodyBytes: 16 * 1024,

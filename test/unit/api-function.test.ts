@@ -3,7 +3,22 @@ import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { VolumeRecord } from '../../lib/domain/records.js';
 import { toItem } from '../../lib/aws/record-item.js';
+import type { AwsClientOptions } from '../../lib/aws/clients.js';
 import { localLambdaContext, toProxyEvent } from '../../lib/api/node-server.js';
+import { API } from '../../lib/settings.js';
+
+/** The options the entry point creates its AWS clients with. */
+const clientOptions = vi.hoisted(() => [] as (AwsClientOptions | undefined)[]);
+vi.mock('../../lib/aws/clients.js', async (importOriginal) => {
+  const actual = await importOriginal<typeof import('../../lib/aws/clients.js')>();
+  return {
+    ...actual,
+    createAwsClients: (options?: AwsClientOptions) => {
+      clientOptions.push(options);
+      return actual.createAwsClients(options);
+    },
+  };
+});
 
 /** The Lambda entry point, wired to DynamoDB (mocked at the SDK) and the Powertools logger. */
 describe('functions/api handler', () => {
@@ -108,6 +123,16 @@ describe('functions/api handler', () => {
     expect(entries).toContainEqual(
       expect.objectContaining({ message: 'request rejected', status: 404, correlation_id: 'apigw-request-42', level: 'INFO' }),
     );
+  });
+
+  it('bounds each AWS call so that one whose every attempt hangs still ends within the function timeout', async () => {
+    const { createAwsClients } = await import('../../lib/aws/clients.js');
+    expect(clientOptions).toHaveLength(1);
+    const perAttemptMs = clientOptions[0]?.requestTimeoutMs;
+    expect(perAttemptMs).toBeDefined();
+    const attempts = await createAwsClients(clientOptions[0]).dynamo.config.maxAttempts();
+    // The SDK's standard backoff between three attempts stays under a second.
+    expect(perAttemptMs! * attempts + 1_000).toBeLessThanOrEqual(API.timeoutSeconds * 1_000);
   });
 
   it('answers a failing table with a 500 problem and an error log', async () => {
