@@ -1135,8 +1135,10 @@ export class Executor {
       return undefined;
     }
     return async () => {
+      // Volume and instance name the attachment; a recorded device EC2 no longer has (the volume
+      // attached again outside under another name) would be refused as not attached, read as done.
       const outcome = await this.call(item, 'DetachVolume', () =>
-        this.deps.provider.detachVolume({ ebsVolumeId, instanceId: attachment.instanceId, device: attachment.device }),
+        this.deps.provider.detachVolume({ ebsVolumeId, instanceId: attachment.instanceId }),
       );
       if (outcome.ok) {
         item.result = {

@@ -583,6 +583,26 @@ describe('executor: detach and delete', () => {
     }
   });
 
+  it('detaches a volume attached again outside under another device name, naming it by volume and instance', async () => {
+    const h = harness();
+    await attachedVolume(h, 'data-1');
+    const { ebsVolumeId } = await volumeOf(h, 'data-1');
+    const recorded = (await attachmentOf(h, 'data-1')).device;
+    // Detached in the console and attached again as another device, before any check saw it.
+    await h.ebs.detachVolume({ ebsVolumeId: ebsVolumeId!, instanceId: INSTANCE });
+    await h.clock.advance(10_000);
+    await h.ebs.attachVolume({ ebsVolumeId: ebsVolumeId!, instanceId: INSTANCE, device: '/dev/sdz' });
+    await h.clock.advance(10_000);
+    expect(recorded).not.toBe('/dev/sdz');
+    expect(h.ebs.volume(ebsVolumeId!)?.attachments).toEqual([{ instanceId: INSTANCE, device: '/dev/sdz', state: 'attached' }]);
+
+    await h.store.update<AttachmentRecord>(attachmentKey('data-1'), { life: 'dying' });
+    await h.executor.run(h.batchOf(h.op('detach', attachmentKey('data-1'))));
+    await h.settle(30_000);
+    expect(h.ebs.volume(ebsVolumeId!)?.attachments).toEqual([]);
+    expect(await h.store.get(attachmentKey('data-1'))).toBeUndefined();
+  });
+
   it('already detached and already deleted count as success', async () => {
     const h = harness();
     const volume = await availableVolume(h, 'data-1');
