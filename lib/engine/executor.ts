@@ -1347,7 +1347,13 @@ export class Executor {
   ): Result {
     const volume = item.record as VolumeRecord;
     const state = volume.status.state;
-    if (!(volumes instanceof Map)) return this.volumeFailure(volume, now, volumes);
+    if (!(volumes instanceof Map)) {
+      // At rest, a check only brings the state in line: its failure must not replace the wait the
+      // planner reads (its ModifyVolume would follow at once, within the cooldown). The wait's own
+      // message, or the reconciler, looks again.
+      if (waitsForCooldown(volume)) return { outcome: volumes.outcome === 'throttled' ? 'throttled' : 'retrying' };
+      return this.volumeFailure(volume, now, volumes);
+    }
     const current = volume.ebsVolumeId ? volumes.get(volume.ebsVolumeId) : undefined;
 
     if (state === 'deleting') {
@@ -1495,12 +1501,11 @@ export class Executor {
     // The spec judged once against what EC2 now holds, for the rejection and the catch-up alike.
     const issues = specChangeIssues(seen);
     const rejected = specRejection(seen, issues);
-    // A modification waiting for EC2's cooldown still waits, attached or detached meanwhile; a dying volume's no longer matters.
-    const cooldownEnd = cooldownEndMs(volume.status);
+    // A modification waiting for EC2's cooldown still waits, attached or detached meanwhile.
     const status =
       rejected !== undefined
         ? specRejectedStatus(volume.status, state, now, rejected)
-        : cooldownEnd !== undefined && volume.life === 'alive' && modificationNeeded(seen, issues)
+        : waitsForCooldown(volume) && modificationNeeded(seen, issues)
           ? { ...volume.status, state, updatedAt: new Date(now).toISOString() }
           : successStatus(volume.status, state, now);
     const changes: RecordChanges<VolumeRecord> = {
@@ -1849,6 +1854,11 @@ function observedOf(volume: ProviderVolume): NonNullable<VolumeRecord['observed'
   if (volume.iops !== undefined) observed.iops = volume.iops;
   if (volume.throughput !== undefined) observed.throughput = volume.throughput;
   return observed;
+}
+
+/** Whether the modification of a live volume at rest waits for EC2's cooldown (a dying volume's no longer matters). */
+function waitsForCooldown(volume: VolumeRecord): boolean {
+  return volume.life === 'alive' && cooldownEndMs(volume.status) !== undefined;
 }
 
 /** The operation an item's decision calls for (items that reach token taking all decided one). */

@@ -9,6 +9,7 @@ import { MODIFICATION_COOLDOWN_MS } from '../../lib/domain/ebs-limits.js';
 import type { VolumeRecord, VolumeSpec } from '../../lib/domain/records.js';
 import { VolumeService } from '../../lib/api/service.js';
 import { Reconciler } from '../../lib/engine/reconciler.js';
+import { ProviderError } from '../../lib/engine/ports.js';
 import type { RecordChange } from '../../lib/engine/watcher.js';
 import { silentLog } from '../../lib/memory/log.js';
 import { attachmentKey, executorLosingWriteAfterCreate, harness, newAttachment, newVolume, volumeKey } from './engine-fixtures.js';
@@ -396,6 +397,24 @@ describe("a grow waiting for EC2's modification cooldown", () => {
     const grown = await volumeOf(h);
     expect(grown).toMatchObject({ status: { state: 'available', attempts: 0 }, observed: { sizeGiB: 30 }, observedGeneration: 3 });
     expect(grown.status.code).toBeUndefined();
+    expect(h.ebs.calls.ModifyVolume).toBe(3);
+  });
+
+  it.each([
+    ['throttled', new ProviderError('throttled', 'RequestLimitExceeded', 'Request limit exceeded.')],
+    ['failing', new ProviderError('transient', 'InternalError', 'An internal error has occurred')],
+  ])('keeps its wait, with no ModifyVolume, when a check meanwhile finds DescribeVolumes %s', async (_, error) => {
+    const { h, waitsUntil } = await waitingGrow();
+    h.ebs.failNext('DescribeVolumes', error);
+    // A check asked for at rest: an attachment's change, or the reconciler.
+    await h.executor.run(h.batchOf(h.op('check-volume', KEY)));
+    await expectWaiting(h, 'available', waitsUntil);
+    await run(h, 30 * MINUTE, MINUTE);
+    await expectWaiting(h, 'available', waitsUntil);
+    expect(h.ebs.calls.ModifyVolume).toBe(2);
+
+    await run(h, Date.parse(waitsUntil) - h.clock.now() + 10 * MINUTE, MINUTE);
+    expect(await volumeOf(h)).toMatchObject({ status: { state: 'available', attempts: 0 }, observed: { sizeGiB: 30 }, observedGeneration: 3 });
     expect(h.ebs.calls.ModifyVolume).toBe(3);
   });
 
