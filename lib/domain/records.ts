@@ -4,8 +4,8 @@
  * One table, single-table design: a volume item (`VOLUME#<volumeId>` / `VOLUME`) and one
  * attachment item per instance (`VOLUME#<volumeId>` / `ATTACHMENT#<instanceId>`). The client owns
  * `spec`, `life`, `generation` and `requestedDevice`; the system owns `status`, `ebsVolumeId`,
- * `createRequest`, `device`, `instanceSeen`, `observedGeneration`, `claim` and `version`. Neither
- * side writes the other's fields.
+ * `createRequest`, `device`, `instanceSeen`, `volumeCreatedAt`, `observedGeneration`, `claim` and
+ * `version`. Neither side writes the other's fields.
  */
 
 export const VOLUME_TYPES = ['gp2', 'gp3', 'io1', 'io2', 'st1', 'sc1', 'standard'] as const;
@@ -136,6 +136,12 @@ export interface AttachmentRecord {
    * attaching to the same instance need not describe it again while the description is fresh.
    */
   instanceSeen?: InstanceSeen;
+  /**
+   * The `createdAt` of the volume record whose EC2 volume the last attach was for: tells that
+   * record from one written again under the same id since (`volumeRecordLost`), whatever clock
+   * stamped its `createdAt` (a client writing the table stamps it with its own).
+   */
+  volumeCreatedAt?: string;
   claim?: Claim;
   version: number;
   createdAt: string;

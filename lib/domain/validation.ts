@@ -219,6 +219,7 @@ export const attachmentRecordSchema = z.strictObject({
   status: statusSchema(ATTACHMENT_STATES).default(systemDefaults.status),
   device: deviceNameSchema.optional(),
   instanceSeen: instanceSeenSchema.optional(),
+  volumeCreatedAt: z.string().optional(),
   claim: claimSchema.optional(),
   version: z.number().int().nonnegative().default(systemDefaults.version),
   createdAt: z.string().default(systemDefaults.createdAt),

@@ -1100,6 +1100,7 @@ export class Executor {
           status: attemptStatus(attachment.status, nextAttachmentState('pending', 'attach-started'), now, `attaching as ${allocation.device}`),
           device: allocation.device,
           ...(seen ? { instanceSeen: seen } : {}),
+          volumeCreatedAt: item.volume!.createdAt,
         });
         if (!written) return;
         item.record = written;

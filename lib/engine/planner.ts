@@ -230,14 +230,18 @@ function mayBeAttached(attachment: AttachmentRecord): boolean {
 /**
  * Whether the attachment may be attached to an EC2 volume no volume record holds: its volume
  * record was removed from the table (its status may say so already), or removed and written again
- * since the attachment last changed (a new record, whose volume it never attached; each attach
- * writes the attachment's status after its volume record exists). The EC2 volume id went with the
- * removed record, and the system does not look for the volume by its tags: it cannot look at that
- * volume or detach it, and leaves it as it is (the reconciler reports it as leaked).
+ * since the attachment last changed (a new record, whose volume it never attached: each attach
+ * records the `createdAt` of the record it is for, `volumeCreatedAt`, and writes the attachment's
+ * status after that record exists, which tells where no attach recorded it). The EC2 volume id
+ * went with the removed record, and the system does not look for the volume by its tags: it
+ * cannot look at that volume or detach it, and leaves it as it is (the reconciler reports it as
+ * leaked).
  */
 export function volumeRecordLost(attachment: AttachmentRecord, volume: VolumeRecord | undefined): boolean {
   if (!mayBeAttached(attachment)) return false;
   if (!volume || attachment.status.code === VOLUME_RECORD_REMOVED_CODE) return true;
+  // Its attach was for this record: whatever the clocks say (a client writing the table stamps createdAt with its own).
+  if (attachment.volumeCreatedAt === volume.createdAt) return false;
   return Date.parse(attachment.status.updatedAt) < Date.parse(volume.createdAt);
 }
 

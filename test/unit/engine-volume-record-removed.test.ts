@@ -11,7 +11,7 @@ import type { AttachmentRecord, VolumeRecord } from '../../lib/domain/records.js
 import type { RecordChanges } from '../../lib/engine/ports.js';
 import { Reconciler } from '../../lib/engine/reconciler.js';
 import { RecordingLog } from '../../lib/memory/log.js';
-import { AZ, INSTANCE, attachmentKey, harness, newAttachment, newVolume, volumeKey } from './engine-fixtures.js';
+import { AZ, INSTANCE, START, attachmentKey, harness, newAttachment, newVolume, volumeKey } from './engine-fixtures.js';
 
 const MINUTE = 60_000;
 const KEY = attachmentKey('data-1');
@@ -399,5 +399,25 @@ describe('a volume record removed from the table while it has attachments', () =
       message: 'attachment record removed; its EC2 volume is left as it is',
       attributes: { key: `attachment/data-1/${INSTANCE}`, reason: expect.stringContaining(`perhaps still attached to ${INSTANCE} as /dev/sdf`) },
     });
+  });
+});
+
+describe('a volume record written straight into the table whose createdAt is ahead of the system\'s clock (its writer\'s clock is fast)', () => {
+  it('is the record its attachment attached: the attachment is looked after as any other, and detached when deleted', async () => {
+    const { h, service, reconciler } = setup();
+    await h.store.create(newVolume('data-1', { createdAt: new Date(START + 10 * MINUTE).toISOString() }));
+    await h.store.create(newAttachment('data-1'));
+    await settle(h);
+    const record = await attachmentOf(h);
+    expect(record?.status).toMatchObject({ state: 'attached', attempts: 0 });
+    expect(record?.status.code).toBeUndefined();
+
+    await h.clock.advance(10 * MINUTE);
+    expect((await reconciler.run()).requeued).toEqual([]);
+    await service.deleteAttachment('data-1', INSTANCE);
+    await settle(h);
+    expect(await attachmentOf(h)).toBeUndefined();
+    expect(h.ebs.calls.DetachVolume).toBe(1);
+    expect(h.ebs.volume(await ebsVolumeIdOf(h))?.attachments ?? []).toEqual([]);
   });
 });
