@@ -9,6 +9,8 @@ export const TABLE = {
   /** GSI listing an instance's attachments: partition `gsi1pk` = `INSTANCE#<id>`, sort `gsi1sk` = `VOLUME#<id>`. */
   instanceIndex: { name: 'byInstance', partitionKey: 'gsi1pk', sortKey: 'gsi1sk' },
   streamView: 'NEW_AND_OLD_IMAGES',
+  /** DynamoDB refuses a write that would make an item larger than this (400 KB, names and values counted). */
+  maxItemBytes: 400 * 1024,
 } as const;
 
 /**

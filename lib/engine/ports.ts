@@ -64,6 +64,14 @@ export type ClaimResult =
   | { ok: false; reason: 'held'; record: ProvisionerRecord }
   | { ok: false; reason: 'missing' };
 
+/**
+ * Thrown by a store when a write would make the item larger than the table allows (DynamoDB's
+ * 400 KB, `TABLE.maxItemBytes`); nothing is written. Retrying the same write cannot help.
+ */
+export class ItemTooLargeError extends Error {
+  override readonly name = 'ItemTooLargeError';
+}
+
 /** Thrown by `list` for a cursor the store did not produce (a client-supplied value gone wrong). */
 export class InvalidCursorError extends Error {
   override readonly name = 'InvalidCursorError';
@@ -78,7 +86,8 @@ export interface Page<T> {
 /**
  * The table of volume and attachment records.
  * Writes never create a record implicitly: `update` and `remove` fail on a missing record, so a
- * late status write can never resurrect a record that was deleted.
+ * late status write can never resurrect a record that was deleted. `create` and `update` throw
+ * ItemTooLargeError for a record the table cannot hold.
  */
 export interface RecordStore {
   get(key: RecordKey): Promise<ProvisionerRecord | undefined>;

@@ -1,7 +1,9 @@
 import { keyString, tableKey, type ProvisionerRecord, type RecordKey } from '../domain/records.js';
+import { TABLE } from '../settings.js';
 import {
   ConditionFailedError,
   InvalidCursorError,
+  ItemTooLargeError,
   type AttachmentRecord,
   type ClaimResult,
   type Page,
@@ -39,9 +41,36 @@ function keyOfRaw(raw: unknown): RecordKey {
 }
 
 /**
+ * The size DynamoDB counts for an item, approximately: the UTF-8 bytes of every attribute name and
+ * string (nested ones too), a number's decimal digits, one byte for a boolean or null. DynamoDB
+ * stores numbers more compactly, adds a few bytes per map and list, and counts the table keys the
+ * record is stored with (under 200 bytes): close enough to refuse what it refuses near its limit.
+ */
+export function approximateItemBytes(value: unknown): number {
+  if (typeof value === 'string') return Buffer.byteLength(value, 'utf8');
+  if (typeof value === 'number') return String(value).length;
+  if (value === null || typeof value !== 'object') return 1;
+  if (Array.isArray(value)) return value.reduce((sum: number, element) => sum + approximateItemBytes(element), 0);
+  let bytes = 0;
+  for (const [name, element] of Object.entries(value)) {
+    if (element !== undefined) bytes += Buffer.byteLength(name, 'utf8') + approximateItemBytes(element);
+  }
+  return bytes;
+}
+
+/** Refuses, as DynamoDB does, to store an item larger than `TABLE.maxItemBytes`. */
+function checkItemSize(key: RecordKey, record: unknown): void {
+  const bytes = approximateItemBytes(record);
+  if (bytes > TABLE.maxItemBytes) {
+    throw new ItemTooLargeError(`${keyString(key)}: item size has exceeded the maximum allowed size (${bytes} bytes)`);
+  }
+}
+
+/**
  * The record table in memory, with DynamoDB's semantics: every read and write copies, every write
- * bumps `version`, conditions are checked atomically, updates never create, and each write is
- * reported to change listeners in order (the in-memory stream).
+ * bumps `version`, conditions are checked atomically, updates never create, an item larger than
+ * DynamoDB's limit is refused, and each write is reported to change listeners in order (the
+ * in-memory stream).
  */
 export class MemoryRecordStore implements RecordStore {
   private readonly items = new Map<string, { key: RecordKey; record: ProvisionerRecord }>();
@@ -70,6 +99,7 @@ export class MemoryRecordStore implements RecordStore {
   /** Writes an unvalidated item straight into the table, as a client bypassing the API could. */
   putRaw(raw: unknown): void {
     const key = keyOfRaw(raw);
+    checkItemSize(key, raw);
     const old = this.items.get(orderKey(key))?.record;
     const record = cloneData(raw) as ProvisionerRecord;
     this.put(key, record);
@@ -139,6 +169,7 @@ export class MemoryRecordStore implements RecordStore {
     const existing = this.items.get(orderKey(key));
     if (existing) throw new ConditionFailedError(`${keyString(key)} already exists`, cloneData(existing.record));
     const stored = cloneData({ ...record, version: 1 });
+    checkItemSize(key, stored);
     this.put(key, stored);
     this.writes++;
     this.emit('INSERT', key, undefined, stored);
@@ -154,6 +185,7 @@ export class MemoryRecordStore implements RecordStore {
       else next[field] = cloneData(value);
     }
     next.version = current.version + 1;
+    checkItemSize(key, next);
     const written = next as unknown as ProvisionerRecord;
     this.items.set(orderKey(key), { key, record: written });
     this.writes++;

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { AttachmentRecord, VolumeRecord } from '../../lib/domain/records.js';
-import { ConditionFailedError, InvalidCursorError } from '../../lib/engine/ports.js';
-import { MemoryRecordStore, type RecordChangeEvent } from '../../lib/memory/store.js';
+import { keyOf, type AttachmentRecord, type VolumeRecord } from '../../lib/domain/records.js';
+import { ConditionFailedError, InvalidCursorError, ItemTooLargeError } from '../../lib/engine/ports.js';
+import { approximateItemBytes, MemoryRecordStore, type RecordChangeEvent } from '../../lib/memory/store.js';
+import { TABLE } from '../../lib/settings.js';
 
 const at = '2026-01-01T00:00:00.000Z';
 const volume = (volumeId: string): VolumeRecord => ({
@@ -126,5 +127,28 @@ describe('MemoryRecordStore', () => {
     ]);
     expect(found.map((r) => r.volumeId)).toEqual(['a']);
     expect(store.reads - before).toBe(2);
+  });
+
+  it('counts an item as DynamoDB does, roughly: names and values in UTF-8', () => {
+    expect(approximateItemBytes({ a: 'xyz', é: '€', n: 1234, ok: true, gone: null, list: ['ab', { c: 'd' }] })).toBe(
+      1 + 3 + 2 + 3 + 1 + 4 + 2 + 1 + 4 + 1 + 4 + (2 + 1 + 1),
+    );
+  });
+
+  it('refuses, as DynamoDB does, a write that would make an item larger than 400 KB, and writes nothing', async () => {
+    const store = new MemoryRecordStore();
+    const changes: RecordChangeEvent[] = [];
+    store.onChange((change) => changes.push(change));
+    const near = TABLE.maxItemBytes - approximateItemBytes(volume('a')) - 200;
+    const big = { ...volume('a'), spec: { ...volume('a').spec, tags: { big: 'x'.repeat(near) } } };
+    await store.create(big);
+    // Any write that grows it past the limit fails, whether the table's own or a client's.
+    const message = 'y'.repeat(300);
+    await expect(store.update(keyOf(big), { status: { ...big.status, message } })).rejects.toBeInstanceOf(ItemTooLargeError);
+    await expect(store.claim(keyOf(big), 'owner-1', 0, 60_000)).resolves.toMatchObject({ ok: true });
+    expect(() => store.putRaw({ ...big, status: { ...big.status, message } })).toThrow(ItemTooLargeError);
+    await expect(store.create({ ...volume('b'), spec: { ...volume('b').spec, tags: { big: '€'.repeat(TABLE.maxItemBytes / 3) } } })).rejects.toBeInstanceOf(ItemTooLargeError);
+    expect(store.all().map((record) => [record.volumeId, record.version, record.status.message])).toEqual([['a', 2, undefined]]);
+    expect(changes.map((change) => change.eventName)).toEqual(['INSERT', 'MODIFY']);
   });
 });
