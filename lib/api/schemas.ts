@@ -6,6 +6,7 @@
  */
 import { z } from 'zod';
 import { ATTACHMENT_STATES, VOLUME_STATES } from '../domain/records.js';
+import { MAX_STATUS_MESSAGE_CHARS } from '../domain/status-message.js';
 import { deviceNameSchema, instanceIdSchema, volumeRecordIdSchema, volumeSpecSchema } from '../domain/validation.js';
 import { MUTATING_ACTIONS } from '../engine/config.js';
 import { readWholeNumber, wholeNumberMessage, type WholeNumberRange } from './parse.js';
@@ -43,7 +44,10 @@ function statusSchema<const S extends readonly [string, ...string[]]>(name: stri
   return z
     .object({
       state: z.enum(states),
-      message: z.string().optional().meta({ description: 'Why the record is where it is.' }),
+      message: z
+        .string()
+        .optional()
+        .meta({ description: `Why the record is where it is; at most ${MAX_STATUS_MESSAGE_CHARS} characters (a longer reason is shortened, ending with "…").` }),
       code: z.string().optional().meta({ description: 'Machine-readable error code, e.g. `VolumeInUse`.' }),
       attempts: z.number().int().min(0).meta({ description: 'Failed attempts of the current operation.' }),
       nextAttemptAt: timestamp.optional(),

@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import { canonicalJson } from './canonical-json.js';
 import { EBS_LIMITS, performanceChange, provisionedPerformance } from './ebs-limits.js';
+import { shortenList } from './status-message.js';
 import {
   ATTACHMENT_STATES,
   VOLUME_STATES,
@@ -262,9 +263,17 @@ function isDyingVolume(input: unknown): boolean {
 /** Fields fixed at creation: EBS cannot change them on an existing volume. */
 const IMMUTABLE_FIELDS = ['availabilityZone', 'placementInstanceId', 'encrypted', 'kmsKeyId', 'snapshotId', 'multiAttach', 'tags'] as const;
 
-/** Issues as one line, e.g. for a status message: `spec.sizeGiB: …; spec.tags: …`. */
+/**
+ * Issues as one line, e.g. for a status message: `spec.sizeGiB: …; spec.tags: …`. Within the
+ * status message bound: the first issues, then how many more (a record written straight into the
+ * table may have thousands).
+ */
 export function describeValidationIssues(issues: readonly ValidationIssue[]): string {
-  return issues.map((issue) => (issue.path ? `${issue.path}: ${issue.message}` : issue.message)).join('; ');
+  return shortenList(
+    issues.map((issue) => (issue.path ? `${issue.path}: ${issue.message}` : issue.message)),
+    '; ',
+    (count) => `${count} more ${count === 1 ? 'issue' : 'issues'}`,
+  );
 }
 
 /**

@@ -3,10 +3,12 @@
  * time; a failure carries the EC2 error code and message, the attempt count and when the next
  * attempt is due. Between attempts (`attemptStatus`) the attempts and the operation's start stay;
  * waits for EC2 or for another record (`waitingStatus`, `waitingOnRecordStatus`) and a refused
- * spec (`specRejectedStatus`) keep the state.
+ * spec (`specRejectedStatus`) keep the state. Every message is shortened to the status message
+ * bound (`shortenMessage`), whatever EC2 or a record's content made it.
  */
 import type { AttachmentState, Status } from '../domain/records.js';
 import { canonicalJson } from '../domain/canonical-json.js';
+import { shortenMessage } from '../domain/status-message.js';
 import { nextAttachmentState } from '../domain/state-machines.js';
 
 /** Volume and attachment states in which no operation is under way. */
@@ -25,7 +27,7 @@ export function successStatus<S extends string>(
   accepted = false,
 ): Status<S> {
   const status: Status<S> = { state, attempts: 0, updatedAt: new Date(nowMs).toISOString() };
-  if (message !== undefined) status.message = message;
+  if (message !== undefined) status.message = shortenMessage(message);
   if (!RESTING.has(state) && state !== 'pending')
     status.operationStartedAt = accepted ? new Date(nowMs).toISOString() : operationStart(previous, nowMs);
   return status;
@@ -80,7 +82,7 @@ export function failureStatus<S extends string>(
   const status: Status<S> = {
     state,
     code: failure.code,
-    message: failure.message,
+    message: shortenMessage(failure.message),
     attempts: failure.attempts,
     updatedAt: new Date(nowMs).toISOString(),
     operationStartedAt: operationStart(previous, nowMs),
@@ -104,7 +106,7 @@ export function waitingStatus<S extends string>(
   return {
     state,
     code: wait.code,
-    message: wait.message,
+    message: shortenMessage(wait.message),
     attempts: previous.attempts,
     updatedAt: new Date(nowMs).toISOString(),
     nextAttemptAt: new Date(wait.nextAttemptAtMs).toISOString(),
@@ -133,7 +135,7 @@ export function cooldownEndMs(status: Status<string>): number | undefined {
  * may last as long as the other record takes, is no part of its operation's age.
  */
 export function waitingOnRecordStatus<S extends string>(previous: Status<S>, nowMs: number, reason: string): Status<S> {
-  const status: Status<S> = { state: previous.state, message: reason, attempts: previous.attempts, updatedAt: new Date(nowMs).toISOString() };
+  const status: Status<S> = { state: previous.state, message: shortenMessage(reason), attempts: previous.attempts, updatedAt: new Date(nowMs).toISOString() };
   if (previous.state === 'error' && previous.code !== undefined) status.code = previous.code;
   if (previous.state !== 'pending' && previous.operationStartedAt !== undefined) status.operationStartedAt = previous.operationStartedAt;
   return status;
@@ -149,7 +151,15 @@ export const VOLUME_RECORD_REMOVED_CODE = 'VolumeRecordRemoved';
  */
 export function volumeRecordRemovedStatus(previous: Status<AttachmentState>, nowMs: number, reason: string): Status<AttachmentState> {
   const state = previous.state === 'error' ? 'error' : nextAttachmentState(previous.state, 'volume-record-removed');
-  return { state, code: VOLUME_RECORD_REMOVED_CODE, message: reason, attempts: previous.attempts, updatedAt: new Date(nowMs).toISOString() };
+  return { state, code: VOLUME_RECORD_REMOVED_CODE, message: shortenMessage(reason), attempts: previous.attempts, updatedAt: new Date(nowMs).toISOString() };
+}
+
+/** The code of the status of a record the system will not act on: not valid as it is in the table. */
+export const INVALID_RECORD_CODE = 'InvalidRecord';
+
+/** Status of a record that is not valid (written straight into the table): `error`, with the reasons, until the client corrects it. */
+export function invalidRecordStatus(nowMs: number, reasons: string): Status<'error'> {
+  return { state: 'error', code: INVALID_RECORD_CODE, message: shortenMessage(reasons), attempts: 0, updatedAt: new Date(nowMs).toISOString() };
 }
 
 /** Whether two statuses say the same, whenever each was written. */

@@ -20,6 +20,7 @@ import { METRICS } from '../settings.js';
 import type { EngineConfig } from './config.js';
 import { errorMessage } from './errors.js';
 import { affectedByVolumeRecordRemoval, planAttachment, planVolume, releasedByVolume, type Decision } from './planner.js';
+import { invalidRecordStatus, INVALID_RECORD_CODE } from './status.js';
 import { changesWithoutCall, markAttachmentsDying, VOLUME_RECORD_REMOVED_LOG } from './without-call.js';
 import {
   ConditionFailedError,
@@ -196,18 +197,12 @@ export class Watcher {
   }
 
   private async rejectRecord(current: ProvisionerRecord, key: RecordKey, reasons: string): Promise<void> {
+    const status = invalidRecordStatus(this.deps.clock.now(), reasons);
     const previous = field(current, 'status');
     // Already rejected for these reasons (its own status write coming back, a redelivery): counted then.
-    if (stateOf(current) === 'error' && field(previous, 'code') === 'InvalidRecord' && field(previous, 'message') === reasons) return;
+    if (stateOf(current) === 'error' && field(previous, 'code') === INVALID_RECORD_CODE && field(previous, 'message') === status.message) return;
     this.deps.metrics.count(METRICS.invalidRecords);
-    this.deps.log.warn('invalid record', { key: keyString(key), reasons });
-    const status: Status<'error'> = {
-      state: 'error',
-      code: 'InvalidRecord',
-      message: reasons,
-      attempts: 0,
-      updatedAt: new Date(this.deps.clock.now()).toISOString(),
-    };
+    this.deps.log.warn('invalid record', { key: keyString(key), reasons: status.message });
     try {
       await this.deps.store.update(key, { status } as RecordChanges);
     } catch (error) {

@@ -3,6 +3,7 @@ import { createApiHandler } from '../../lib/api/handler.js';
 import { localLambdaContext, toProxyEvent } from '../../lib/api/node-server.js';
 import { RecordingLog } from '../../lib/memory/log.js';
 import { API } from '../../lib/settings.js';
+import { MAX_STATUS_MESSAGE_CHARS } from '../../lib/domain/status-message.js';
 import { ProblemSchema, VolumeDetailsSchema, VolumeListSchema, AttachmentSchema, AttachmentListSchema } from '../../lib/api/schemas.js';
 import { apiHarness, INSTANCE_A, type ApiHarness, type ApiResponse } from './api-fixtures.js';
 
@@ -211,6 +212,22 @@ describe('API handler', () => {
       const problem = expectProblem(response, 400);
       expect(problem.type).toBe('urn:ebs-provisioner:problem:malformed-json');
       expect(problem.detail).toMatch(/^the request body is not valid JSON/);
+    });
+
+    it('answers the largest body it takes, full of invalid tags, with a detail within the status message bound and every issue listed', async () => {
+      const tags: Record<string, string> = {};
+      const bodyOf = () => JSON.stringify({ volumeId: 'data-01', spec: { ...GP3, tags } });
+      for (let i = 0; Buffer.byteLength(bodyOf()) < API.maxBodyBytes - 20; i++) tags[`aws:${i}`] = '';
+      const count = Object.keys(tags).length;
+      expect(count).toBeGreaterThan(1000);
+      const response = await api.call({ method: 'POST', url: '/volumes', headers: { 'content-type': 'application/json' }, body: bodyOf() });
+      const problem = expectProblem(response, 400);
+      expect(problem.detail.length).toBeLessThanOrEqual(MAX_STATUS_MESSAGE_CHARS + 'the request body is not valid: '.length);
+      expect(problem.detail).toMatch(/^the request body is not valid: spec\.tags: at most 48 tags, got \d+; .*; … \(\d+ more issues\)$/);
+      expect(problem.errors).toHaveLength(count + 1);
+      // Bounded by the body limit: far below what a Lambda function may answer (6 MB).
+      expect(Buffer.byteLength(response.body ?? '')).toBeLessThan(200 * 1024);
+      expect(api.store.all()).toEqual([]);
     });
 
     it('measures the body size in bytes, not characters', async () => {

@@ -2,7 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { GP3_BASELINE, performanceChange, provisionedPerformance } from '../../lib/domain/ebs-limits.js';
 import type { VolumeRecord, VolumeSpec } from '../../lib/domain/records.js';
 import { newVolume } from './engine-fixtures.js';
+import { MAX_STATUS_MESSAGE_CHARS } from '../../lib/domain/status-message.js';
 import {
+  describeValidationIssues,
   deviceNameSchema,
   instanceIdSchema,
   ebsBaseline,
@@ -85,6 +87,23 @@ describe('validateVolumeSpec', () => {
       ]),
     );
     expect(bad.find((i) => i.message.includes('"aws:"'))?.path).toBe('spec.tags.AWS:name');
+  });
+
+  it('describes issues on one line, the first ones and how many more when they do not fit in a status message', () => {
+    expect(describeValidationIssues([{ path: 'spec.sizeGiB', message: 'must be positive' }, { path: '', message: 'bad' }])).toBe('spec.sizeGiB: must be positive; bad');
+    // A record written straight into the table: thousands of invalid tags, or one key far longer than a message.
+    const tags = Object.fromEntries(Array.from({ length: 5000 }, (_, i) => [`aws:${i}`, 'v']));
+    const issues = issuesOf({ sizeGiB: 10, volumeType: 'gp3', tags });
+    const text = describeValidationIssues(issues);
+    expect(text.length).toBeLessThanOrEqual(MAX_STATUS_MESSAGE_CHARS);
+    const listed = text.split('; ').length - 1;
+    expect(text).toBe([...issues.slice(0, listed).map((i) => `${i.path}: ${i.message}`), `… (${5001 - listed} more issues)`].join('; '));
+    expect(listed).toBeGreaterThan(20);
+    const half = { path: 'spec', message: 'x'.repeat(MAX_STATUS_MESSAGE_CHARS / 2) };
+    expect(describeValidationIssues([half, half])).toBe(`spec: ${half.message}; … (1 more issue)`);
+    const longKey = describeValidationIssues(issuesOf({ sizeGiB: 10, volumeType: 'gp3', tags: { ['k'.repeat(100_000)]: 'v' } }));
+    expect(longKey).toHaveLength(MAX_STATUS_MESSAGE_CHARS);
+    expect(longKey).toMatch(/^spec\.tags\.kkk+…$/);
   });
 
   it('checks ids and device names', () => {

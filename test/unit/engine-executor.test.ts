@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { AttachmentRecord, VolumeRecord } from '../../lib/domain/records.js';
+import { MAX_STATUS_MESSAGE_CHARS } from '../../lib/domain/status-message.js';
 import { ProviderError, type RecordStore, type SharedRateBudget, type VolumeProvider } from '../../lib/engine/ports.js';
 import { Executor, createVolumeClientToken } from '../../lib/engine/executor.js';
 import { OWNERSHIP_TAGS } from '../../lib/settings.js';
@@ -372,6 +373,16 @@ describe('executor: failures', () => {
     await h.executor.run(h.batchOf(h.op('create-volume', volumeKey('data-1'))));
     expect((await volumeOf(h, 'data-1')).status).toMatchObject({ state: 'error', code: 'InvalidParameterValue', message: 'bad iops', attempts: 1 });
     expect(h.metrics.counter('OperationsFailed')).toBe(1);
+  });
+
+  it('an EC2 error message of any length goes into the status shortened to the message bound', async () => {
+    const h = harness();
+    await h.store.create(newVolume('data-1'));
+    h.ebs.failNext('CreateVolume', new ProviderError('invalid-request', 'InvalidParameterValue', `bad request: ${'x'.repeat(500_000)}`));
+    expect((await h.executor.run(h.batchOf(h.op('create-volume', volumeKey('data-1'))))).failedMessageIds).toEqual([]);
+    const { status } = await volumeOf(h, 'data-1');
+    expect(status).toMatchObject({ state: 'error', code: 'InvalidParameterValue', message: expect.stringMatching(/^bad request: x+…$/) });
+    expect(status.message).toHaveLength(MAX_STATUS_MESSAGE_CHARS);
   });
 
   it('reports only our own infrastructure failures for redelivery', async () => {

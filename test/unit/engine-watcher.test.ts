@@ -63,6 +63,19 @@ describe('watcher', () => {
     expect(h.metrics.counter('InvalidRecords')).toBe(1);
   });
 
+  it('a record written straight into the table with thousands of invalid tags gets a short rejection it can hold', async () => {
+    const h = harness();
+    const tags = Object.fromEntries(Array.from({ length: 3000 }, (_, i) => [`aws:k${i}`, 'v!']));
+    const raw = { ...newVolume('data-1'), spec: { ...newVolume('data-1').spec, tags } };
+    h.store.putRaw(raw);
+    expect(await h.watcher.handle([insert(raw as never)])).toEqual({ failedChangeIds: [] });
+    const status = (await h.store.get(volumeKey('data-1')))?.status;
+    expect(status).toMatchObject({ state: 'error', code: 'InvalidRecord' });
+    expect(status!.message!.length).toBeLessThanOrEqual(2000);
+    expect(status!.message).toMatch(/^spec\.tags: at most 48 tags, got 3000; spec\.tags\.aws:k0: .*; … \(\d+ more issues\)$/);
+    expect(h.metrics.counter('InvalidRecords')).toBe(1);
+  });
+
   it('a volume whose spec EBS would refuse, written straight into the table, is still deleted with its EC2 volume', async () => {
     const h = harness();
     const { ebsVolumeId } = await h.ebs.createVolume({ clientToken: 't', availabilityZone: AZ, spec: { sizeGiB: 10, volumeType: 'gp3' }, tags: {} });

@@ -1,0 +1,42 @@
+import { describe, expect, it } from 'vitest';
+import { MAX_STATUS_MESSAGE_CHARS, shortenList, shortenMessage } from '../../lib/domain/status-message.js';
+
+describe('shortenMessage', () => {
+  it('keeps a message within the bound as it is', () => {
+    expect(shortenMessage('bad iops')).toBe('bad iops');
+    expect(shortenMessage('x'.repeat(MAX_STATUS_MESSAGE_CHARS))).toBe('x'.repeat(MAX_STATUS_MESSAGE_CHARS));
+  });
+
+  it('cuts a longer one to the bound, ending with "…"', () => {
+    const shortened = shortenMessage('x'.repeat(100_000));
+    expect(shortened).toHaveLength(MAX_STATUS_MESSAGE_CHARS);
+    expect(shortened).toBe(`${'x'.repeat(MAX_STATUS_MESSAGE_CHARS - 1)}…`);
+  });
+
+  it('never cuts a character in two', () => {
+    // '😀' is two UTF-16 units: a cut after 9 units would leave half of one.
+    expect(shortenMessage('😀'.repeat(10), 10)).toBe(`${'😀'.repeat(4)}…`);
+    expect(shortenMessage('a😀😀😀😀😀', 10)).toBe('a😀😀😀😀…');
+  });
+});
+
+describe('shortenList', () => {
+  it('joins the items when they fit', () => {
+    expect(shortenList(['a', 'b', 'c'], '; ')).toBe('a; b; c');
+  });
+
+  it('lists the first items that fit, then says how many more', () => {
+    const items = Array.from({ length: 1000 }, (_, i) => `item ${i} is wrong`);
+    const text = shortenList(items, '; ');
+    expect(text.length).toBeLessThanOrEqual(MAX_STATUS_MESSAGE_CHARS);
+    const listed = text.split('; ').slice(0, -1);
+    expect(listed).toEqual(items.slice(0, listed.length));
+    expect(text.endsWith(`; … (${1000 - listed.length} more)`)).toBe(true);
+    expect(shortenList(items, '; ', (count) => `${count} more issues`, 40)).toBe('item 0 is wrong; … (999 more issues)');
+  });
+
+  it('shortens a first item too long on its own', () => {
+    expect(shortenList(['x'.repeat(50), 'y'], '; ', undefined, 30)).toBe(`${'x'.repeat(17)}…; … (1 more)`);
+    expect(shortenList(['x'.repeat(50)], '; ', undefined, 30)).toBe(`${'x'.repeat(29)}…`);
+  });
+});

@@ -1,0 +1,34 @@
+import { describe, expect, it } from 'vitest';
+import type { Status } from '../../lib/domain/records.js';
+import { MAX_STATUS_MESSAGE_CHARS } from '../../lib/domain/status-message.js';
+import {
+  attemptStatus,
+  failureStatus,
+  invalidRecordStatus,
+  specRejectedStatus,
+  successStatus,
+  volumeRecordRemovedStatus,
+  waitingOnRecordStatus,
+  waitingStatus,
+} from '../../lib/engine/status.js';
+import { START } from './engine-fixtures.js';
+
+describe('status messages', () => {
+  it('every status the system builds holds a message of at most the bound, whatever the reason it is given', () => {
+    const huge = 'EC2 said: '.padEnd(300_000, 'x');
+    const previous: Status<'pending'> = { state: 'pending', attempts: 2, updatedAt: new Date(START).toISOString() };
+    const built = [
+      successStatus(previous, 'creating', START, huge),
+      attemptStatus(previous, 'creating', START, huge),
+      specRejectedStatus(previous, 'pending', START, huge),
+      failureStatus(previous, 'pending', START, { code: 'InternalError', message: huge, attempts: 3 }),
+      waitingStatus(previous, 'pending', START, { code: 'IncorrectModificationState', message: huge, nextAttemptAtMs: START + 1000 }),
+      waitingOnRecordStatus(previous, START, huge),
+      volumeRecordRemovedStatus(previous, START, huge),
+      invalidRecordStatus(START, huge),
+    ];
+    for (const status of built) expect(status.message).toBe(`EC2 said: ${'x'.repeat(MAX_STATUS_MESSAGE_CHARS - 11)}…`);
+    // A message within the bound is kept as it is.
+    expect(failureStatus(previous, 'pending', START, { code: 'InternalError', message: 'boom', attempts: 3 }).message).toBe('boom');
+  });
+});
