@@ -24,6 +24,7 @@ import {
 import {
   ConditionFailedError,
   InvalidCursorError,
+  ItemTooLargeError,
   type ClaimResult,
   type Page,
   type RecordChanges,
@@ -148,6 +149,21 @@ function decodeCursor(cursor: string): Record<string, string> {
 function recordOf(item: TableItem): ProvisionerRecord {
   // Not validated here: see fromItem. Callers that act on records validate them.
   return fromItem(item) as ProvisionerRecord;
+}
+
+/**
+ * DynamoDB's refusal of a write that would make an item larger than 400 KB: a ValidationException
+ * saying "Item size has exceeded the maximum allowed size" (PutItem) or "Item size to update has
+ * exceeded the maximum allowed size" (UpdateItem).
+ */
+const ITEM_TOO_LARGE = /^Item size (?:to update )?has exceeded the maximum allowed size/;
+
+/** `error` as ItemTooLargeError when DynamoDB refused the write for the item's size, else as it is. */
+function itemSizeError(key: RecordKey, error: unknown): unknown {
+  if (error instanceof Error && error.name === 'ValidationException' && ITEM_TOO_LARGE.test(error.message)) {
+    return new ItemTooLargeError(`${keyString(key)}: ${error.message}`);
+  }
+  return error;
 }
 
 /** The stored item a failed conditional write saw (ReturnValuesOnConditionCheckFailure ALL_OLD). */
@@ -303,7 +319,7 @@ export class DynamoRecordStore implements RecordStore {
       if (error instanceof ConditionalCheckFailedException) {
         throw new ConditionFailedError(`${keyString(record)} already exists`, currentOf(error));
       }
-      throw error;
+      throw itemSizeError(record, error);
     }
   }
 
@@ -399,7 +415,7 @@ export class DynamoRecordStore implements RecordStore {
           current,
         );
       }
-      throw error;
+      throw itemSizeError(key, error);
     }
   }
 }

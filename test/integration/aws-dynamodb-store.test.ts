@@ -7,7 +7,7 @@ import { DynamoRecordStore } from '../../lib/aws/dynamodb-store.js';
 import { fromStreamImage } from '../../lib/aws/record-item.js';
 import { ensureTable } from '../../lib/aws/table.js';
 import type { AttachmentRecord, ProvisionerRecord, VolumeRecord } from '../../lib/domain/records.js';
-import { ConditionFailedError, InvalidCursorError } from '../../lib/engine/ports.js';
+import { ConditionFailedError, InvalidCursorError, ItemTooLargeError } from '../../lib/engine/ports.js';
 import { describeWithMoto } from '../support/moto.js';
 
 const T0 = '2026-01-01T00:00:00.000Z';
@@ -253,6 +253,18 @@ describeWithMoto('DynamoRecordStore against moto', (endpoint) => {
       .catch((e: unknown) => e);
     expect(failed).toBeInstanceOf(ConditionFailedError);
     expect((failed as ConditionFailedError).current).toEqual(huge);
+  });
+
+  it('refuses a write that would make an item larger than 400 KB with ItemTooLargeError', async () => {
+    const { store } = await freshStore();
+    await expect(store.create(volume('huge', { createdAt: 'x'.repeat(410_000) }))).rejects.toBeInstanceOf(ItemTooLargeError);
+    // Near the limit, as a client may write it: a long status on top of it does not fit.
+    await store.create(volume('v1', { createdAt: 'x'.repeat(400_000) }));
+    const status = { state: 'error' as const, attempts: 0, updatedAt: T0, message: 'y'.repeat(10_000) };
+    await expect(store.update({ kind: 'volume', volumeId: 'v1' }, { status })).rejects.toBeInstanceOf(ItemTooLargeError);
+    // (moto applies the version bump of the refused update all the same; DynamoDB applies none of it.)
+    expect((await store.get({ kind: 'volume', volumeId: 'v1' }))?.status).toEqual(volume('v1').status);
+    expect(await store.get({ kind: 'volume', volumeId: 'huge' })).toBeUndefined();
   });
 
   it('streams every change with old and new images', async () => {

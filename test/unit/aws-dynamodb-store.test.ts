@@ -1,4 +1,4 @@
-import { ConditionalCheckFailedException, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { ConditionalCheckFailedException, DynamoDBClient, DynamoDBServiceException } from '@aws-sdk/client-dynamodb';
 import { BatchGetCommand, DynamoDBDocumentClient, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
@@ -6,7 +6,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { DynamoRecordStore, UnprocessedKeysError } from '../../lib/aws/dynamodb-store.js';
 import { fromItem, fromStreamImage, keyFromStreamKeys, toItem } from '../../lib/aws/record-item.js';
 import type { AttachmentRecord, RecordKey, VolumeRecord } from '../../lib/domain/records.js';
-import { ConditionFailedError } from '../../lib/engine/ports.js';
+import { ConditionFailedError, ItemTooLargeError } from '../../lib/engine/ports.js';
 
 const doc = DynamoDBDocumentClient.from(new DynamoDBClient({ region: 'us-east-1' }));
 const dynamo = mockClient(doc);
@@ -116,6 +116,21 @@ describe('DynamoRecordStore requests', () => {
       .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ConditionFailedError);
     expect((error as ConditionFailedError).current).toEqual({ kind: 'volume', volumeId: 'v1', version: Number('12345678901234567890.5'), spec: { sizeGiB: 1e40 } });
+  });
+
+  it("turns DynamoDB's refusal of an item over 400 KB into ItemTooLargeError, and leaves other validation errors as they are", async () => {
+    const validation = (message: string) => new DynamoDBServiceException({ name: 'ValidationException', $fault: 'client', $metadata: {}, message });
+    dynamo.on(PutCommand).rejects(validation('Item size has exceeded the maximum allowed size'));
+    dynamo.on(UpdateCommand).rejects(validation('Item size to update has exceeded the maximum allowed size'));
+    const created = await store().create({ kind: 'volume', volumeId: 'v1' } as VolumeRecord).catch((e: unknown) => e);
+    expect(created).toBeInstanceOf(ItemTooLargeError);
+    expect((created as Error).message).toBe('volume/v1: Item size has exceeded the maximum allowed size');
+    await expect(store().update<VolumeRecord>({ kind: 'volume', volumeId: 'v1' }, { observedGeneration: 1 })).rejects.toBeInstanceOf(ItemTooLargeError);
+    await expect(store().claim({ kind: 'volume', volumeId: 'v1' }, 'owner-1', 0, 1000)).rejects.toBeInstanceOf(ItemTooLargeError);
+
+    const other = validation('One or more parameter values were invalid: An AttributeValue may not contain an empty string');
+    dynamo.on(UpdateCommand).rejects(other);
+    await expect(store().update<VolumeRecord>({ kind: 'volume', volumeId: 'v1' }, { observedGeneration: 1 })).rejects.toBe(other);
   });
 
   it('refuses to change identity or version through update', async () => {
