@@ -3,7 +3,8 @@
  *
  * It plans from each record's current state rather than from the change's images, so duplicate,
  * late and out-of-order changes are harmless. Records are untrusted (clients may write the table
- * directly): an invalid record gets status `error` with the reasons and no operation. Changes the
+ * directly): an invalid record gets status `error` with the reasons and no operation; one too
+ * large for DynamoDB to take a status on top is logged and counted, never retried. Changes the
  * system made itself (status, claims) are left to the executor, which schedules its own
  * follow-ups, except where they concern other records: a volume that becomes available releases
  * its waiting attachments at once, one that goes into or out of error has them say so, and a
@@ -24,6 +25,7 @@ import { invalidRecordStatus, INVALID_RECORD_CODE } from './status.js';
 import { changesWithoutCall, markAttachmentsDying, VOLUME_RECORD_REMOVED_LOG } from './without-call.js';
 import {
   ConditionFailedError,
+  ItemTooLargeError,
   type Clock,
   type Log,
   type Metrics,
@@ -52,6 +54,9 @@ export interface WatcherDeps {
   config?: Partial<EngineConfig>;
   random?: () => number;
 }
+
+/** Logged for a record the watcher cannot write because the table cannot hold it any larger. */
+export const RECORD_TOO_LARGE_LOG = 'record too large for the table to take the status the watcher writes; left as it is';
 
 /** Fields only the client writes; a change in any of them is a request. */
 const CLIENT_FIELDS = ['spec', 'life', 'generation', 'requestedDevice'] as const;
@@ -106,6 +111,12 @@ export class Watcher {
         await this.handleRecord(group, operations);
         if (operations.length > 0) await this.deps.queue.send(operations);
       } catch (error) {
+        if (error instanceof ItemTooLargeError) {
+          // Retrying cannot make the record smaller: only its writer can, and that change comes on its own.
+          this.deps.metrics.count(METRICS.invalidRecords);
+          this.deps.log.warn(RECORD_TOO_LARGE_LOG, { key: keyString(group[0]!.key), error: errorMessage(error) });
+          continue;
+        }
         this.deps.log.error('handling record change failed', { key: keyString(group[0]!.key), error: errorMessage(error) });
         failed.push(...group.map((change) => change.id));
       }
@@ -196,18 +207,22 @@ export class Watcher {
     });
   }
 
+  /**
+   * Writes the rejection of an invalid record, counted once it is written (or the record changed
+   * meanwhile). A record too large to hold it fails with ItemTooLargeError, counted by `handle`.
+   */
   private async rejectRecord(current: ProvisionerRecord, key: RecordKey, reasons: string): Promise<void> {
     const status = invalidRecordStatus(this.deps.clock.now(), reasons);
     const previous = field(current, 'status');
     // Already rejected for these reasons (its own status write coming back, a redelivery): counted then.
     if (stateOf(current) === 'error' && field(previous, 'code') === INVALID_RECORD_CODE && field(previous, 'message') === status.message) return;
-    this.deps.metrics.count(METRICS.invalidRecords);
     this.deps.log.warn('invalid record', { key: keyString(key), reasons: status.message });
     try {
       await this.deps.store.update(key, { status } as RecordChanges);
     } catch (error) {
       if (!(error instanceof ConditionFailedError)) throw error;
     }
+    this.deps.metrics.count(METRICS.invalidRecords);
   }
 
   /** Writes `changes` unless the record changed meanwhile (its own change is then handled). */

@@ -1,7 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { newAttachmentRecord } from '../../lib/api/service.js';
 import { ProviderError } from '../../lib/engine/ports.js';
-import type { RecordChange } from '../../lib/engine/watcher.js';
+import { RECORD_TOO_LARGE_LOG, type RecordChange } from '../../lib/engine/watcher.js';
+import { RecordingLog } from '../../lib/memory/log.js';
+import { approximateItemBytes } from '../../lib/memory/store.js';
+import { TABLE } from '../../lib/settings.js';
 import type { VolumeRecord } from '../../lib/domain/records.js';
 import { AZ, INSTANCE, OTHER_INSTANCE, attachmentKey, harness, newAttachment, newVolume, volumeKey } from './engine-fixtures.js';
 
@@ -74,6 +77,48 @@ describe('watcher', () => {
     expect(status!.message!.length).toBeLessThanOrEqual(2000);
     expect(status!.message).toMatch(/^spec\.tags: at most 48 tags, got 3000; spec\.tags\.aws:k0: .*; … \(\d+ more issues\)$/);
     expect(h.metrics.counter('InvalidRecords')).toBe(1);
+  });
+
+  it('an invalid record too large to take its rejection is logged and counted, and its change is not retried', async () => {
+    const log = new RecordingLog();
+    const h = harness({ log });
+    const small = { ...newVolume('data-1'), spec: { ...newVolume('data-1').spec, tags: { big: '' } } };
+    // Just under DynamoDB's limit: a client may write it, but no status with a reason fits on top of it.
+    const raw = { ...small, spec: { ...small.spec, tags: { big: 'x'.repeat(TABLE.maxItemBytes - approximateItemBytes(small) - 50) } } };
+    h.store.putRaw(raw);
+    expect(await h.watcher.handle([insert(raw as never)])).toEqual({ failedChangeIds: [] });
+    expect(await h.store.get(volumeKey('data-1'))).toEqual(raw);
+    expect(sent(h)).toEqual([]);
+    expect(h.metrics.counter('InvalidRecords')).toBe(1);
+    expect(log.entries.filter((entry) => entry.level === 'warn').map((entry) => [entry.message, entry.attributes?.key])).toEqual([
+      ['invalid record', 'volume/data-1'],
+      [RECORD_TOO_LARGE_LOG, 'volume/data-1'],
+    ]);
+    expect(log.entries.filter((entry) => entry.level === 'error')).toEqual([]);
+    // A redelivery ends the same way, without failing the batch.
+    expect(await h.watcher.handle([insert(raw as never)])).toEqual({ failedChangeIds: [] });
+    // Once the client makes it smaller, it takes its rejection.
+    const smaller = { ...raw, spec: { ...raw.spec, tags: { big: 'x'.repeat(300) } } };
+    h.store.putRaw(smaller);
+    expect(await h.watcher.handle([insert(smaller as never)])).toEqual({ failedChangeIds: [] });
+    expect((await h.store.get(volumeKey('data-1')))?.status).toMatchObject({
+      state: 'error',
+      code: 'InvalidRecord',
+      message: 'spec.tags.big: tag value must be at most 256 characters, got 300',
+    });
+  });
+
+  it('a valid record too large to take the status the watcher writes is logged and counted, and its change is not retried', async () => {
+    const log = new RecordingLog();
+    const h = harness({ log });
+    // Valid, and so large that no reason fits on top of it: the watcher would say it waits for its volume record.
+    const attachment = newAttachment('data-1');
+    const raw = { ...attachment, createdAt: 'x'.repeat(TABLE.maxItemBytes - approximateItemBytes(attachment) - 30) };
+    h.store.putRaw(raw);
+    expect(await h.watcher.handle([insert(raw)])).toEqual({ failedChangeIds: [] });
+    expect(await h.store.get(attachmentKey('data-1'))).toEqual(raw);
+    expect(h.metrics.counter('InvalidRecords')).toBe(1);
+    expect(log.entries.filter((entry) => entry.level === 'warn').map((entry) => entry.message)).toEqual([RECORD_TOO_LARGE_LOG]);
   });
 
   it('a volume whose spec EBS would refuse, written straight into the table, is still deleted with its EC2 volume', async () => {
