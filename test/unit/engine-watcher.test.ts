@@ -66,6 +66,18 @@ describe('watcher', () => {
     expect(h.metrics.counter('InvalidRecords')).toBe(1);
   });
 
+  it('an invalid record whose rejection could not be written is retried and counted once, when it is written', async () => {
+    const h = harness();
+    const raw = { ...newVolume('data-1'), spec: { sizeGiB: -5, volumeType: 'gp3' } };
+    h.store.putRaw(raw);
+    h.store.failNext('update', new Error('DynamoDB unavailable'));
+    expect(await h.watcher.handle([insert(raw as never)])).toEqual({ failedChangeIds: ['c1'] });
+    expect(h.metrics.counter('InvalidRecords')).toBe(0);
+    expect(await h.watcher.handle([insert(raw as never)])).toEqual({ failedChangeIds: [] });
+    expect((await h.store.get(volumeKey('data-1')))?.status).toMatchObject({ state: 'error', code: 'InvalidRecord' });
+    expect(h.metrics.counter('InvalidRecords')).toBe(1);
+  });
+
   it('a record written straight into the table with thousands of invalid tags gets a short rejection it can hold', async () => {
     const h = harness();
     const tags = Object.fromEntries(Array.from({ length: 3000 }, (_, i) => [`aws:k${i}`, 'v!']));
