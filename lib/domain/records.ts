@@ -4,8 +4,8 @@
  * One table, single-table design: a volume item (`VOLUME#<volumeId>` / `VOLUME`) and one
  * attachment item per instance (`VOLUME#<volumeId>` / `ATTACHMENT#<instanceId>`). The client owns
  * `spec`, `life`, `generation` and `requestedDevice`; the system owns `status`, `ebsVolumeId`,
- * `createRequest`, `device`, `instanceSeen`, `volumeCreatedAt`, `observedGeneration`, `claim` and
- * `version`. Neither side writes the other's fields.
+ * `createRequest`, `device`, `instanceSeen`, `volumeCreatedAt`, `observedGeneration`,
+ * `lastModificationStartedAt`, `claim` and `version`. Neither side writes the other's fields.
  */
 
 export const VOLUME_TYPES = ['gp2', 'gp3', 'io1', 'io2', 'st1', 'sc1', 'standard'] as const;
@@ -93,6 +93,12 @@ export interface VolumeRecord {
   observedGeneration?: number;
   /** Size/type/iops/throughput EC2 currently reports, once known. */
   observed?: Pick<VolumeSpec, 'sizeGiB' | 'volumeType' | 'iops' | 'throughput'>;
+  /**
+   * ISO-8601 time EC2 started the volume's latest modification, as far as the system knows (its
+   * own ModifyVolume, one it found under way, or the one EC2 named when it refused a modification
+   * for its cooldown): EC2 allows the next one 6 hours after it. Forgotten with the EC2 volume.
+   */
+  lastModificationStartedAt?: string;
   claim?: Claim;
   /** Incremented by every write; optimistic concurrency for system writes. */
   version: number;

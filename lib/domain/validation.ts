@@ -180,6 +180,7 @@ const volumeRecordShape = z.strictObject({
       throughput: z.number().int().positive().optional(),
     })
     .optional(),
+  lastModificationStartedAt: z.iso.datetime().optional(),
   claim: claimSchema.optional(),
   version: z.number().int().nonnegative().default(systemDefaults.version),
   createdAt: z.string().default(systemDefaults.createdAt),

@@ -26,7 +26,6 @@ import {
   type VolumeState,
 } from '../domain/records.js';
 import { canonicalJson } from '../domain/canonical-json.js';
-import { MODIFICATION_COOLDOWN_MS, MODIFICATION_COOLDOWN_RULE } from '../domain/ebs-limits.js';
 import { nextAttachmentState, nextVolumeState, type AttachmentEvent, type VolumeEvent } from '../domain/state-machines.js';
 import { createSentUnrecorded, parseRecord, specChangeIssues } from '../domain/validation.js';
 import { METRICS, OWNERSHIP_TAGS } from '../settings.js';
@@ -68,9 +67,11 @@ import { TokenBucket } from './rate-limiter.js';
 import { alignedCheckAtMs, backoffDelaySeconds, budgetSpent, checkQueueDelay, progressDelaySeconds, queueDelay, throttleDelaySeconds } from './schedule.js';
 import {
   attemptStatus,
+  cooldownEndAfter,
   cooldownEndMs,
+  cooldownStatus,
+  EC2_TIME_SLACK_MS,
   failureStatus,
-  MODIFICATION_COOLDOWN_CODE,
   operationStartMs,
   specRejectedStatus,
   successStatus,
@@ -106,9 +107,6 @@ export interface ExecutorRunOptions {
 
 /** Time kept free at the end of an invocation for status writes and follow-ups after the last EC2 call. */
 const INVOCATION_RESERVE_MS = 10_000;
-
-/** EC2 reports a modification's start to the second, by a clock that may be a little off ours. */
-const EC2_TIME_SLACK_MS = 5_000;
 
 /** Modification states in which EC2 refuses another ModifyVolume of the volume. */
 const MODIFICATION_UNDER_WAY: ReadonlySet<ModificationState> = new Set(['modifying', 'optimizing']);
@@ -202,7 +200,7 @@ interface Item {
 const FORGET_CREATE_REQUEST: RecordChanges<VolumeRecord> = { createRequest: null, availabilityZone: null, observedGeneration: null };
 
 /** What a volume record knows of an EC2 volume, forgotten once that volume is gone: its request too. */
-const FORGET_VOLUME: RecordChanges<VolumeRecord> = { ...FORGET_CREATE_REQUEST, ebsVolumeId: null, observed: null };
+const FORGET_VOLUME: RecordChanges<VolumeRecord> = { ...FORGET_CREATE_REQUEST, ebsVolumeId: null, observed: null, lastModificationStartedAt: null };
 
 /**
  * A volume in EC2 state `error` has lost its data and can only be deleted. Retrying does not
@@ -726,9 +724,17 @@ export class Executor {
     const record = item.record!;
     try {
       if (decision.type === 'cooldown') {
-        // No call and no write; only the wait's own message is kept.
-        const message = this.cooldownMessage(item, decision, now);
-        if (message) followUps.push({ item, operation: message });
+        const volume = record as VolumeRecord;
+        if (cooldownEndMs(volume.status) === decision.atMs) {
+          // The status says so already: no call and no write; only the wait's own message is kept.
+          const message = this.cooldownMessage(item, decision, now);
+          if (message) followUps.push({ item, operation: message });
+        } else {
+          // Known from the record only (the system's own modification, a wait a later status
+          // replaced): the status says so from now on, and a message brings the modification back then.
+          await this.deps.store.update<VolumeRecord>(item.key, { status: cooldownStatus(volume.status, volume.status.state, now, decision.atMs) }, { version: record.version });
+          followUps.push({ item, operation: this.messageAt(decision.op, item.key, decision.reason, now, decision.atMs) });
+        }
       } else {
         if (decision.type === 'cascade-dying') await markAttachmentsDying(this.deps.store, decision.attachments);
         const changes = changesWithoutCall(record, decision, now);
@@ -1224,7 +1230,11 @@ export class Executor {
         item.result = {
           outcome: 'in-progress',
           latencyMs: outcome.latencyMs,
-          changes: { status: successStatus(volume.status, nextVolumeState(volume.status.state, 'modify-started'), now, 'modifying', true) },
+          changes: {
+            status: successStatus(volume.status, nextVolumeState(volume.status.state, 'modify-started'), now, 'modifying', true),
+            // EC2 started it before it answered: the answer's time ends the cooldown no earlier than EC2 does.
+            lastModificationStartedAt: new Date(this.deps.clock.now()).toISOString(),
+          },
         };
         return;
       }
@@ -1249,8 +1259,9 @@ export class Executor {
    */
   private adoptModification(volume: VolumeRecord, modification: ProviderModification, now: number): Result {
     const status = successStatus(volume.status, nextVolumeState(volume.status.state, 'modify-started'), now, 'modifying (EC2 had already accepted this change)', true);
-    if (modification.startedAt !== undefined) status.operationStartedAt = new Date(Math.min(modification.startedAt, now)).toISOString();
-    return { outcome: 'in-progress', changes: { status } };
+    const startedAt = new Date(Math.min(modification.startedAt ?? now, now)).toISOString();
+    status.operationStartedAt = startedAt;
+    return { outcome: 'in-progress', changes: { status, lastModificationStartedAt: startedAt } };
   }
 
   /**
@@ -1278,19 +1289,14 @@ export class Executor {
    * part of the operation's age.
    */
   private awaitCooldown(volume: VolumeRecord, current: ProviderVolume, now: number, latest: ProviderModification | undefined): Result {
-    const endsAt = latest?.startedAt === undefined ? undefined : latest.startedAt + MODIFICATION_COOLDOWN_MS + EC2_TIME_SLACK_MS;
+    const startedAt = latest?.startedAt;
+    const endsAt = startedAt === undefined ? undefined : cooldownEndAfter(startedAt);
     // No start known, or EC2 still refuses after it: its clock or its count differs from ours; look again after the longest backoff.
     const atMs = endsAt !== undefined && endsAt > now ? endsAt : now + this.config.backoff.capSeconds * 1000;
-    return {
-      outcome: 'retrying',
-      retryAtMs: atMs,
-      changes: this.waitingChanges(volume, current, now, {
-        // The code the planner and the status's readers know the wait by.
-        code: MODIFICATION_COOLDOWN_CODE,
-        message: `${MODIFICATION_COOLDOWN_RULE}; trying again at ${new Date(atMs).toISOString()}`,
-        nextAttemptAtMs: atMs,
-      }),
-    };
+    const seen = this.observedChanges(volume, current, now);
+    const changes: RecordChanges<VolumeRecord> = { ...seen, status: cooldownStatus(volume.status, (seen.status as Status<VolumeState>).state, now, atMs) };
+    if (startedAt !== undefined) changes.lastModificationStartedAt = new Date(startedAt).toISOString();
+    return { outcome: 'retrying', retryAtMs: atMs, changes };
   }
 
   /** A volume at rest waiting for EC2 to allow its modification: its state and observed values as EC2 reports them, the wait as its status. */
@@ -1399,7 +1405,8 @@ export class Executor {
         });
         const settled = (changes.status as Status<VolumeState>).state;
         const status = failed.changes?.status as Status<VolumeState>;
-        return { ...failed, changes: { ...changes, status: status.state === 'error' ? status : { ...status, state: settled } } };
+        // A failed modification does not count toward EC2's cooldown: the retry need not wait for it.
+        return { ...failed, changes: { ...changes, status: status.state === 'error' ? status : { ...status, state: settled }, lastModificationStartedAt: null } };
       }
       return { outcome: 'succeeded', changes };
     }
@@ -1777,8 +1784,12 @@ export class Executor {
     // What was written left nothing in EC2 to a dying record (EC2 turned its CreateVolume down, say): removed now.
     if (decision.type === 'remove') return this.messageAt(written.kind === 'volume' ? 'check-volume' : 'check-attachment', keyOf(written), decision.reason, now, now);
     // The wait this result wrote (EC2 refused the call) brings the call back when it ends; a check during it, nothing.
-    if (decision.type === 'cooldown')
-      return result.retryAtMs !== undefined ? this.messageAt(decision.op, keyOf(written), decision.reason, now, result.retryAtMs) : this.cooldownMessage(item, decision, now);
+    // One the status does not say yet (a modification just finished, another spec waiting) is written by a message now.
+    if (decision.type === 'cooldown') {
+      if (result.retryAtMs !== undefined) return this.messageAt(decision.op, keyOf(written), decision.reason, now, result.retryAtMs);
+      if (cooldownEndMs(written.status) !== decision.atMs) return this.messageAt(decision.op, keyOf(written), decision.reason, now, now);
+      return this.cooldownMessage(item, decision, now);
+    }
     if (decision.type !== 'operation') return undefined;
     if (result.retryAtMs !== undefined) return this.messageAt(decision.op, keyOf(written), decision.reason, now, result.retryAtMs);
     if (CHECK_OPERATIONS.has(decision.op) || written.status.state === 'creating') {

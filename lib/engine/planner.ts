@@ -13,7 +13,7 @@ import { performanceChange } from '../domain/ebs-limits.js';
 import { nextAttachmentState } from '../domain/state-machines.js';
 import { createSentUnrecorded, describeValidationIssues, specChangeIssues, type ValidationIssue } from '../domain/validation.js';
 import type { ModifyVolumeRequest, OperationKind, ProviderInstance, ProviderModification } from './ports.js';
-import { cooldownEndMs, VOLUME_RECORD_REMOVED_CODE } from './status.js';
+import { cooldownEndAfter, cooldownEndMs, VOLUME_RECORD_REMOVED_CODE } from './status.js';
 
 export type Decision =
   /** Enqueue / carry out this operation. */
@@ -31,8 +31,8 @@ export type Decision =
   /** A prerequisite held by another record; that record's change releases this one. */
   | { type: 'wait'; reason: string }
   /**
-   * EC2 allows `op` only from `atMs` (its modification cooldown), when the message the wait
-   * scheduled brings it back: no call before, and the status, which says so, stays.
+   * EC2 allows `op` only from `atMs` (its modification cooldown): no call before. The status says
+   * so, with a message scheduled for then; the executor writes both when the status does not yet.
    */
   | { type: 'cooldown'; op: OperationKind; atMs: number; reason: string }
   /**
@@ -92,6 +92,17 @@ export function modificationNeeded(volume: VolumeRecord, issues?: ValidationIssu
     changed = true;
   }
   return changed ? request : undefined;
+}
+
+/**
+ * Until when EC2 refuses a modification of the volume (epoch ms), or undefined: the later of the
+ * end counted from the latest modification's start the record holds, and the wait its status
+ * says (a record written before it held that start, a refusal whose start EC2 did not name).
+ */
+export function modificationCooldownEndMs(volume: VolumeRecord): number | undefined {
+  const startedAtMs = volume.lastModificationStartedAt === undefined ? Number.NaN : Date.parse(volume.lastModificationStartedAt);
+  const ends = [cooldownEndMs(volume.status), Number.isNaN(startedAtMs) ? undefined : cooldownEndAfter(startedAtMs)].filter((end) => end !== undefined);
+  return ends.length > 0 ? Math.max(...ends) : undefined;
 }
 
 /** Whether `modification` takes the volume where `request` asks: it targets every value the request sets. */
@@ -182,7 +193,7 @@ export function planVolume(volume: VolumeRecord, attachments: readonly Attachmen
       if (rejected) return { type: 'invalid-spec', reason: rejected };
       if (modificationNeeded(volume, issues)) {
         // EC2 refuses every ModifyVolume of the volume until then, whatever the spec asks for now.
-        const cooldownEnd = cooldownEndMs(volume.status);
+        const cooldownEnd = modificationCooldownEndMs(volume);
         return cooldownEnd !== undefined && cooldownEnd > nowMs
           ? { type: 'cooldown', op: 'modify-volume', atMs: cooldownEnd, reason: `waiting for EC2's modification cooldown until ${new Date(cooldownEnd).toISOString()}` }
           : { type: 'operation', op: 'modify-volume', reason: 'spec changed' };

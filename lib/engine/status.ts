@@ -8,6 +8,7 @@
  */
 import type { AttachmentState, Status } from '../domain/records.js';
 import { canonicalJson } from '../domain/canonical-json.js';
+import { MODIFICATION_COOLDOWN_MS, MODIFICATION_COOLDOWN_RULE } from '../domain/ebs-limits.js';
 import { shortenMessage } from '../domain/status-message.js';
 import { nextAttachmentState } from '../domain/state-machines.js';
 
@@ -115,6 +116,23 @@ export function waitingStatus<S extends string>(
 
 /** The code of a volume's status while its modification waits for EC2's cooldown (one modification per volume every 6 hours). */
 export const MODIFICATION_COOLDOWN_CODE = 'VolumeModificationRateExceeded';
+
+/** EC2 reports a modification's start to the second, by a clock that may be a little off ours. */
+export const EC2_TIME_SLACK_MS = 5_000;
+
+/** When EC2 allows the next modification of a volume whose latest one started at `startedAtMs` (epoch ms), with our slack. */
+export function cooldownEndAfter(startedAtMs: number): number {
+  return startedAtMs + MODIFICATION_COOLDOWN_MS + EC2_TIME_SLACK_MS;
+}
+
+/** Status of a volume whose modification waits for EC2's cooldown until `atMs` (`waitingStatus`, with the code `cooldownEndMs` reads). */
+export function cooldownStatus<S extends string>(previous: Status<string>, state: S, nowMs: number, atMs: number): Status<S> {
+  return waitingStatus(previous, state, nowMs, {
+    code: MODIFICATION_COOLDOWN_CODE,
+    message: `${MODIFICATION_COOLDOWN_RULE}; trying again at ${new Date(atMs).toISOString()}`,
+    nextAttemptAtMs: atMs,
+  });
+}
 
 /**
  * When the modification of a volume at rest whose status waits for EC2's cooldown may be made

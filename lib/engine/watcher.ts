@@ -264,7 +264,9 @@ export class Watcher {
         }
         return;
       case 'cooldown':
-        // The wait's own message comes when it ends, and the status says until when.
+        // The executor makes sure the status says until when and that a message brings the
+        // modification back then (the wait's own message, or one it sends if the status did not say so).
+        operations.push({ message: { op: decision.op, key, reason: decision.reason }, delaySeconds: 0 });
         return;
       case 'cascade-dying':
       case 'wait':

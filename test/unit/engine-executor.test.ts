@@ -1140,13 +1140,19 @@ async function lastModificationStart(h: ReturnType<typeof harness>, volumeId: st
   return modification!.startedAt!;
 }
 
-/** An attached volume grown once from 10 to 20 GiB, the modification completed. */
-async function grownOnce(h: ReturnType<typeof harness>, volumeId: string) {
+/**
+ * An attached volume grown once from 10 to 20 GiB, the modification completed. `knownStart`
+ * false: the record then forgets when that grow started, as one written before the system
+ * recorded it, so that EC2's refusal is how a modification within the cooldown learns the wait.
+ */
+async function grownOnce(h: ReturnType<typeof harness>, volumeId: string, knownStart = false) {
   await attachedVolume(h, volumeId);
   await growTo(h, volumeId, 20);
   await h.executor.run(h.batchOf(h.op('modify-volume', volumeKey(volumeId))));
   await h.settle(400_000, 5_000);
   expect(await volumeOf(h, volumeId)).toMatchObject({ status: { state: 'in-use', attempts: 0 }, observed: { sizeGiB: 20 }, observedGeneration: 2 });
+  expect((await volumeOf(h, volumeId)).lastModificationStartedAt).toBe(new Date(await lastModificationStart(h, volumeId)).toISOString());
+  if (!knownStart) await h.store.update<VolumeRecord>(volumeKey(volumeId), { lastModificationStartedAt: null });
 }
 
 /** Makes the next ModifyVolume take effect in EC2 and lose its answer (a timeout after EC2 accepted it). */
@@ -1178,6 +1184,8 @@ describe("executor: modify within EC2's cooldown (one modification per volume ev
       nextAttemptAt: retryAt,
       updatedAt: new Date(h.clock.now()).toISOString(),
     });
+    // The start EC2 named, kept on the record: the wait no longer depends on the status alone.
+    expect(waiting.lastModificationStartedAt).toBe(new Date(firstStart).toISOString());
     // Longer than one message's delay: chained on through dueAt.
     expect(h.queued()).toEqual([{ op: 'modify-volume', key: 'data-1', delaySeconds: 900 }]);
     expect(h.queue.pending()[0]!.message.dueAt).toBe(Date.parse(retryAt));
@@ -1195,6 +1203,41 @@ describe("executor: modify within EC2's cooldown (one modification per volume ev
     expect(grown.status.code).toBeUndefined();
     expect(h.ebs.calls.ModifyVolume).toBe(3);
     expect(await attachmentOf(h, 'data-1')).toMatchObject({ status: { state: 'attached' } });
+  });
+
+  it('after its own grow, knows the wait from the record: no ModifyVolume, the same status and message as a refusal would give, and grows then', async () => {
+    const h = harness();
+    await grownOnce(h, 'data-1', true);
+    const firstStart = await lastModificationStart(h, 'data-1');
+    await h.clock.advance(HOUR);
+    await growTo(h, 'data-1', 30);
+    const key = volumeKey('data-1');
+    await h.executor.run(h.batchOf(h.op('modify-volume', key)));
+
+    const retryAt = new Date(firstStart + COOLDOWN_AND_SLACK_MS).toISOString();
+    const waiting = await volumeOf(h, 'data-1');
+    expect(waiting.status).toEqual({
+      state: 'in-use',
+      code: 'VolumeModificationRateExceeded',
+      message: `EC2 allows one modification per volume every 6 hours; trying again at ${retryAt}`,
+      attempts: 0,
+      nextAttemptAt: retryAt,
+      updatedAt: new Date(h.clock.now()).toISOString(),
+    });
+    expect(h.queued()).toEqual([{ op: 'modify-volume', key: 'data-1', delaySeconds: 900 }]);
+    expect(h.queue.pending()[0]!.message.dueAt).toBe(Date.parse(retryAt));
+    expect(h.ebs.calls.ModifyVolume).toBe(1);
+
+    // Duplicates once the status says so: nothing written, no message of their own.
+    await h.executor.run(h.batchOf(h.op('modify-volume', key), h.op('modify-volume', key)));
+    expect((await volumeOf(h, 'data-1')).version).toBe(waiting.version);
+    expect(h.queued()).toHaveLength(1);
+
+    await h.settle(6 * HOUR, 60_000);
+    expect(await volumeOf(h, 'data-1')).toMatchObject({ status: { state: 'in-use', attempts: 0 }, observed: { sizeGiB: 30 }, observedGeneration: 3 });
+    expect(h.ebs.calls.ModifyVolume).toBe(2);
+    const [modification] = await h.ebs.describeVolumeModifications([waiting.ebsVolumeId!]);
+    expect(modification?.startedAt).toBeGreaterThanOrEqual(Date.parse(retryAt));
   });
 
   it('duplicate and late messages during the wait call nothing and change nothing; the volume grows once when the cooldown ends', async () => {
@@ -1395,6 +1438,8 @@ describe('executor: a modification already under way', () => {
       updatedAt: new Date(h.clock.now()).toISOString(),
       operationStartedAt: new Date(started).toISOString(),
     });
+    // The cooldown counts from when EC2 started it.
+    expect(adopted.lastModificationStartedAt).toBe(new Date(started).toISOString());
     expect(h.ebs.calls.ModifyVolume).toBe(1);
     // Checked like a modification it started: first look in 15 s, sent a batching window (1 s) early.
     expect(h.queued()).toEqual([{ op: 'check-volume', key: 'data-1', delaySeconds: 14 }]);

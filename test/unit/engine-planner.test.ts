@@ -96,6 +96,23 @@ describe('planVolume (alive)', () => {
     expect(planVolume(volume('available', { ...cooling, status: { ...cooling.status, state: 'available' }, life: 'dying' }), [], NOW)).toMatchObject({ type: 'operation', op: 'delete-volume' });
   });
 
+  it("knows EC2's cooldown from the latest modification's start on the record, whatever the status says; the later end counts", () => {
+    const grown = { ...created, spec: { sizeGiB: 40, volumeType: 'gp3' as const, availabilityZone: 'eu-west-1a' }, lastModificationStartedAt: T };
+    // Six hours from that start, and the slack given to EC2's clock.
+    const endsAtMs = NOW + 6 * 3_600_000 + 5_000;
+    const cooldown = { type: 'cooldown', op: 'modify-volume', atMs: endsAtMs, reason: `waiting for EC2's modification cooldown until ${new Date(endsAtMs).toISOString()}` };
+    // A status that says nothing of it (a spec rejection written over the wait, say).
+    expect(planVolume(volume('in-use', grown), [], NOW + 3_600_000)).toEqual(cooldown);
+    expect(planVolume(volume('in-use', { ...grown, status: { state: 'in-use', code: 'InvalidSpecChange', attempts: 0, updatedAt: T } }), [], NOW + 3_600_000)).toEqual(cooldown);
+    // A status wait ending earlier or later: the later end.
+    const waitUntil = (at: number) => ({ state: 'in-use' as const, code: 'VolumeModificationRateExceeded', attempts: 0, updatedAt: T, nextAttemptAt: new Date(at).toISOString() });
+    expect(planVolume(volume('in-use', { ...grown, status: waitUntil(endsAtMs - 60_000) }), [], NOW)).toEqual(cooldown);
+    expect(planVolume(volume('in-use', { ...grown, status: waitUntil(endsAtMs + 60_000) }), [], NOW)).toMatchObject({ type: 'cooldown', atMs: endsAtMs + 60_000 });
+    expect(planVolume(volume('in-use', grown), [], endsAtMs)).toMatchObject({ type: 'operation', op: 'modify-volume' });
+    // Nothing to modify: no wait.
+    expect(planVolume(volume('in-use', { ...grown, spec: { ...grown.spec, sizeGiB: 10 } }), [], NOW)).toMatchObject({ type: 'none' });
+  });
+
   it('brings IOPS or throughput a gp3 spec leaves out (cleared) back to the baseline, 3000 IOPS and 125 MiB/s', () => {
     const spec = { sizeGiB: 100, volumeType: 'gp3' as const, availabilityZone: 'eu-west-1a' };
     const tuned = { ...created, spec, observed: { sizeGiB: 100, volumeType: 'gp3' as const, iops: 6000, throughput: 250 } };

@@ -340,7 +340,10 @@ describe("a grow waiting for EC2's modification cooldown", () => {
     await h.watch();
   }
 
-  /** data-1 grown to 20 GiB, then asked to grow to 30 within the cooldown: the time its wait ends. */
+  /**
+   * data-1 grown to 20 GiB, then asked to grow to 30 within the cooldown: the time its wait ends.
+   * The system knows when its own grow started, so it asks EC2 for no modification EC2 would refuse.
+   */
   async function waitingGrow(): Promise<{ h: Harness; waitsUntil: string }> {
     const h = await availableVolume();
     await clientWrites(h, { spec: { ...(await volumeOf(h)).spec, sizeGiB: 20 }, generation: 2 });
@@ -350,7 +353,7 @@ describe("a grow waiting for EC2's modification cooldown", () => {
     await run(h, 5000);
     const waiting = await volumeOf(h);
     expect(waiting.status).toMatchObject({ state: 'available', code: 'VolumeModificationRateExceeded', nextAttemptAt: expect.any(String) });
-    expect(h.ebs.calls.ModifyVolume).toBe(2);
+    expect(h.ebs.calls.ModifyVolume).toBe(1);
     return { h, waitsUntil: waiting.status.nextAttemptAt! };
   }
 
@@ -372,7 +375,7 @@ describe("a grow waiting for EC2's modification cooldown", () => {
     await run(h, 30_000);
     expect((await h.store.get(attachment))?.status.state).toBe('attached');
     await expectWaiting(h, 'in-use', waitsUntil);
-    expect(h.ebs.calls.ModifyVolume).toBe(2);
+    expect(h.ebs.calls.ModifyVolume).toBe(1);
 
     // The reconciler's pass, duplicate and late messages.
     await h.clock.advance(10 * MINUTE);
@@ -381,7 +384,7 @@ describe("a grow waiting for EC2's modification cooldown", () => {
     await h.executor.run(h.batchOf(h.op('modify-volume', KEY)));
     await run(h, 10_000);
     await expectWaiting(h, 'in-use', waitsUntil);
-    expect(h.ebs.calls.ModifyVolume).toBe(2);
+    expect(h.ebs.calls.ModifyVolume).toBe(1);
 
     await h.store.update(attachment, { life: 'dying' });
     await run(h, 30_000);
@@ -391,13 +394,13 @@ describe("a grow waiting for EC2's modification cooldown", () => {
     await reconcilerOf(h).run();
     await run(h, 10_000);
     await expectWaiting(h, 'available', waitsUntil);
-    expect(h.ebs.calls.ModifyVolume).toBe(2);
+    expect(h.ebs.calls.ModifyVolume).toBe(1);
 
     await run(h, Date.parse(waitsUntil) - h.clock.now() + 10 * MINUTE, MINUTE);
     const grown = await volumeOf(h);
     expect(grown).toMatchObject({ status: { state: 'available', attempts: 0 }, observed: { sizeGiB: 30 }, observedGeneration: 3 });
     expect(grown.status.code).toBeUndefined();
-    expect(h.ebs.calls.ModifyVolume).toBe(3);
+    expect(h.ebs.calls.ModifyVolume).toBe(2);
   });
 
   it.each([
@@ -411,11 +414,11 @@ describe("a grow waiting for EC2's modification cooldown", () => {
     await expectWaiting(h, 'available', waitsUntil);
     await run(h, 30 * MINUTE, MINUTE);
     await expectWaiting(h, 'available', waitsUntil);
-    expect(h.ebs.calls.ModifyVolume).toBe(2);
+    expect(h.ebs.calls.ModifyVolume).toBe(1);
 
     await run(h, Date.parse(waitsUntil) - h.clock.now() + 10 * MINUTE, MINUTE);
     expect(await volumeOf(h)).toMatchObject({ status: { state: 'available', attempts: 0 }, observed: { sizeGiB: 30 }, observedGeneration: 3 });
-    expect(h.ebs.calls.ModifyVolume).toBe(3);
+    expect(h.ebs.calls.ModifyVolume).toBe(2);
   });
 
   it('a further grow by the client waits too, with no ModifyVolume, and is the one made when the cooldown ends', async () => {
@@ -425,10 +428,51 @@ describe("a grow waiting for EC2's modification cooldown", () => {
     await run(h, 10 * MINUTE, MINUTE);
     await expectWaiting(h, 'available', waitsUntil);
     expect(await volumeOf(h)).toMatchObject({ generation: 4, observedGeneration: 2, observed: { sizeGiB: 20 } });
-    expect(h.ebs.calls.ModifyVolume).toBe(2);
+    expect(h.ebs.calls.ModifyVolume).toBe(1);
 
     await run(h, Date.parse(waitsUntil) - h.clock.now() + 10 * MINUTE, MINUTE);
     expect(await volumeOf(h)).toMatchObject({ status: { state: 'available', attempts: 0 }, observed: { sizeGiB: 40 }, observedGeneration: 4 });
-    expect(h.ebs.calls.ModifyVolume).toBe(3);
+    expect(h.ebs.calls.ModifyVolume).toBe(2);
+  });
+
+  it('a spec EBS cannot make, written during the wait and then put right, makes no ModifyVolume before the wait ends; the grow is made then', async () => {
+    const { h, waitsUntil } = await waitingGrow();
+    const calls = h.ebs.calls.ModifyVolume;
+    // A shrink below what EC2 holds: the rejection replaces the wait in the status.
+    await clientWrites(h, { spec: { ...(await volumeOf(h)).spec, sizeGiB: 10 }, generation: 4 });
+    await run(h, 10 * MINUTE, MINUTE);
+    expect((await volumeOf(h)).status.code).toBe('InvalidSpecChange');
+    await clientWrites(h, { spec: { ...(await volumeOf(h)).spec, sizeGiB: 30 }, generation: 5 });
+    await run(h, 10 * MINUTE, MINUTE);
+    await expectWaiting(h, 'available', waitsUntil);
+    expect(h.ebs.calls.ModifyVolume).toBe(calls);
+
+    await run(h, Date.parse(waitsUntil) - h.clock.now() - MINUTE, MINUTE);
+    expect(h.ebs.calls.ModifyVolume).toBe(calls);
+    await run(h, 2 * MINUTE, 5000);
+    expect(await volumeOf(h)).toMatchObject({ status: { state: 'available', attempts: 0 }, observed: { sizeGiB: 30 }, observedGeneration: 5 });
+    expect(h.ebs.calls.ModifyVolume).toBe(calls + 1);
+  });
+
+  it("a second grow an hour after the system's own first grow makes no ModifyVolume EC2 would refuse: it waits until the first one's start + 6 hours, and is made then", async () => {
+    const h = await availableVolume();
+    await clientWrites(h, { spec: { ...(await volumeOf(h)).spec, sizeGiB: 20 }, generation: 2 });
+    await run(h, 30_000);
+    expect(await volumeOf(h)).toMatchObject({ status: { state: 'available' }, observed: { sizeGiB: 20 } });
+    expect(h.ebs.calls.ModifyVolume).toBe(1);
+    const [first] = await h.ebs.describeVolumeModifications([(await volumeOf(h)).ebsVolumeId!]);
+    const waitsUntil = new Date(first!.startedAt! + MODIFICATION_COOLDOWN_MS + 5000).toISOString();
+
+    await h.clock.advance(60 * MINUTE);
+    await clientWrites(h, { spec: { ...(await volumeOf(h)).spec, sizeGiB: 30 }, generation: 3 });
+    await run(h, 5 * MINUTE, MINUTE);
+    await expectWaiting(h, 'available', waitsUntil);
+    expect(h.ebs.calls.ModifyVolume).toBe(1);
+
+    await run(h, Date.parse(waitsUntil) - h.clock.now() - MINUTE, MINUTE);
+    expect(h.ebs.calls.ModifyVolume).toBe(1);
+    await run(h, 2 * MINUTE, 5000);
+    expect(await volumeOf(h)).toMatchObject({ status: { state: 'available', attempts: 0 }, observed: { sizeGiB: 30 }, observedGeneration: 3 });
+    expect(h.ebs.calls.ModifyVolume).toBe(2);
   });
 });

@@ -408,6 +408,20 @@ describe('watcher', () => {
     expect((await h.store.get(volumeKey('cooling')))?.status).toEqual({ state: 'in-use', message: 'detaching 1 attachment(s) before deleting', attempts: 0, updatedAt: at });
   });
 
+  it("a client's spec change within EC2's cooldown of the system's own modification enqueues the modification at once, for the executor to write the wait", async () => {
+    const h = harness();
+    await createdVolume(h);
+    const at = new Date(h.clock.now()).toISOString();
+    await h.store.update<VolumeRecord>(volumeKey('data-1'), { lastModificationStartedAt: at });
+    h.changes.splice(0);
+    await h.store.update<VolumeRecord>(volumeKey('data-1'), { spec: { ...newVolume('data-1').spec, sizeGiB: 20 }, generation: 2 });
+    await h.watch();
+    expect(sent(h)).toEqual([{ op: 'modify-volume', key: 'data-1', delaySeconds: 0 }]);
+    await h.drain();
+    expect((await h.store.get(volumeKey('data-1')))?.status).toMatchObject({ state: 'available', code: 'VolumeModificationRateExceeded', nextAttemptAt: new Date(Date.parse(at) + 6 * 3_600_000 + 5_000).toISOString() });
+    expect(h.ebs.calls.ModifyVolume).toBe(0);
+  });
+
   it("an attachment removed from a volume waiting for EC2's modification cooldown has the volume checked, not modified", async () => {
     const h = harness();
     await createdVolume(h);

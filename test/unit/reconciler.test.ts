@@ -159,6 +159,29 @@ describe('Reconciler', () => {
     expect((await env.reconciler.run()).requeued).toEqual([{ key: 'volume/cooling', reason: `next attempt was due at ${nextAttemptAt}` }]);
   });
 
+  it("leaves alone a modification waiting for EC2's cooldown known from the record alone until it ends; nudges it once the cooldown is over", async () => {
+    const env = setup();
+    const { ebsVolumeId } = await ownedVolume(env, 'cooling');
+    const at = new Date(env.clock.now()).toISOString();
+    await env.store.create(
+      volume('cooling', at, {
+        ebsVolumeId,
+        availabilityZone: 'us-east-1a',
+        spec: { sizeGiB: 30, volumeType: 'gp3', availabilityZone: 'us-east-1a' },
+        generation: 2,
+        observed: { sizeGiB: 10, volumeType: 'gp3' },
+        observedGeneration: 1,
+        lastModificationStartedAt: at,
+        // Its message lost before the executor wrote the wait into the status.
+        status: { state: 'available', attempts: 0, updatedAt: at },
+      }),
+    );
+    await env.clock.advance(6 * 60 * MINUTE - MINUTE);
+    expect((await env.reconciler.run()).requeued).toEqual([]);
+    await env.clock.advance(2 * MINUTE);
+    expect((await env.reconciler.run()).requeued).toEqual([{ key: 'volume/cooling', reason: 'work pending (spec changed)' }]);
+  });
+
   it('leaves alone a record in a transitional state backing off until its next attempt is overdue: the executor makes no early call', async () => {
     const env = setup();
     const at = new Date(env.clock.now()).toISOString();
