@@ -745,7 +745,11 @@ export class Executor {
       }
       this.deps.metrics.operation({ operation: item.hint, outcome: 'skipped' });
     } catch (error) {
-      if (error instanceof ConditionFailedError) return; // changed meanwhile; its own change re-plans it
+      if (error instanceof ConditionFailedError) {
+        // Changed meanwhile; its own change re-plans it.
+        this.resendConsumedLater(item, now, followUps);
+        return;
+      }
       this.deps.log.error('status write failed', { key: item.id, error: errorMessage(error) });
       item.infraFailed = true;
     }
@@ -1744,8 +1748,10 @@ export class Executor {
       if (!volumeSynced) for (const operation of result.alsoCheck ?? []) followUps.push({ item, operation });
     } catch (error) {
       if (error instanceof ConditionFailedError) {
-        // Changed or deleted meanwhile: that change is planned on its own.
+        // Changed or deleted meanwhile: that change is planned on its own. A copy due later that
+        // this check consumed (a wait's message) is planned by nothing else: it comes back when due.
         this.deps.log.info('observation not written; record changed meanwhile', { key: item.id, op });
+        this.resendConsumedLater(item, now, followUps);
         return;
       }
       this.deps.log.error('status write failed', { key: item.id, op, error: errorMessage(error) });
@@ -1810,6 +1816,15 @@ export class Executor {
   private cooldownMessage(item: Item, decision: Extract<Decision, { type: 'cooldown' }>, now: number): QueuedOperation | undefined {
     if (item.latestDueAt === undefined || item.latestDueAt <= now) return undefined;
     return this.messageAt(decision.op, item.key, decision.reason, now, decision.atMs);
+  }
+
+  /**
+   * A record changed meanwhile refused this item's write: a copy due later that it consumed (a
+   * wait's message, delivered with one due now) is planned by nothing else, so it comes back when due.
+   */
+  private resendConsumedLater(item: Item, now: number, followUps: { item: Item; operation: QueuedOperation }[]) {
+    if (item.latestDueAt !== undefined && item.latestDueAt > now)
+      followUps.push({ item, operation: this.messageAt(item.hint, item.key, 'record changed meanwhile; the message due later comes back', now, item.latestDueAt) });
   }
 
   private async sendFollowUps(followUps: { item: Item; operation: QueuedOperation }[]) {

@@ -9,10 +9,10 @@ import { MODIFICATION_COOLDOWN_MS } from '../../lib/domain/ebs-limits.js';
 import type { VolumeRecord, VolumeSpec } from '../../lib/domain/records.js';
 import { VolumeService } from '../../lib/api/service.js';
 import { Reconciler } from '../../lib/engine/reconciler.js';
-import { ProviderError } from '../../lib/engine/ports.js';
+import { ConditionFailedError, ProviderError } from '../../lib/engine/ports.js';
 import type { RecordChange } from '../../lib/engine/watcher.js';
 import { silentLog } from '../../lib/memory/log.js';
-import { attachmentKey, executorLosingWriteAfterCreate, harness, newAttachment, newVolume, volumeKey } from './engine-fixtures.js';
+import { attachmentKey, executorLosingWriteAfterCreate, harness, INSTANCE, newAttachment, newVolume, volumeKey } from './engine-fixtures.js';
 
 const KEY = volumeKey('data-1');
 const MINUTE = 60_000;
@@ -451,6 +451,25 @@ describe("a grow waiting for EC2's modification cooldown", () => {
     expect(h.ebs.calls.ModifyVolume).toBe(calls);
     await run(h, 2 * MINUTE, 5000);
     expect(await volumeOf(h)).toMatchObject({ status: { state: 'available', attempts: 0 }, observed: { sizeGiB: 30 }, observedGeneration: 5 });
+    expect(h.ebs.calls.ModifyVolume).toBe(calls + 1);
+  });
+
+  it("whose own message a check consumed and could not follow up (its write refused on a record changed meanwhile) is made when the wait ends, with no reconciler", async () => {
+    const { h, waitsUntil } = await waitingGrow();
+    const calls = h.ebs.calls.ModifyVolume;
+    // Attached outside, so that a check has something to write.
+    await h.ebs.attachVolume({ ebsVolumeId: (await volumeOf(h)).ebsVolumeId!, instanceId: INSTANCE, device: '/dev/sdf' });
+    // The wait's message, delayed as far as a message may be, becomes visible (well before the wait ends)…
+    await h.clock.advance(15 * MINUTE);
+    const received = h.queue.receive(100);
+    expect(received.map((r) => r.message.op)).toEqual(['modify-volume']);
+    // …and is delivered in one batch after a check, whose write a concurrent change of the record refuses.
+    h.store.failNext('update', new ConditionFailedError('record changed meanwhile'));
+    await h.executor.run([...h.batchOf(h.op('check-volume', KEY)), ...received.map((r) => ({ messageId: r.messageId, message: r.message }))]);
+    for (const r of received) h.queue.delete(r.receiptHandle);
+
+    await run(h, Date.parse(waitsUntil) - h.clock.now() + 2 * MINUTE, MINUTE);
+    expect(await volumeOf(h)).toMatchObject({ observed: { sizeGiB: 30 }, observedGeneration: 3 });
     expect(h.ebs.calls.ModifyVolume).toBe(calls + 1);
   });
 
