@@ -78,6 +78,8 @@ export function createSimulatedEbs(loop: EventLoop, random: Random, latencies: L
     detachVolume: (request) => model.detachVolume(request),
     deleteVolume: (id) => model.deleteVolume(id),
     modifyVolume: (request) => model.modifyVolume(request),
+    createTags: (id, tags) => model.createTags(id, tags),
+    deleteTags: (id, keys) => model.deleteTags(id, keys),
     listOwnedVolumes: (options) => model.listOwnedVolumes(options),
   };
   return { provider, model, times, createdIds: () => [...created] };

@@ -109,6 +109,14 @@ export class SimulatedEc2 implements VolumeProvider {
     await this.request('ModifyVolume', () => this.ebs.modifyVolume(request));
   }
 
+  async createTags(ebsVolumeId: string, tags: Record<string, string>): Promise<void> {
+    await this.request('CreateTags', () => this.ebs.createTags(ebsVolumeId, tags));
+  }
+
+  async deleteTags(ebsVolumeId: string, keys: string[]): Promise<void> {
+    await this.request('DeleteTags', () => this.ebs.deleteTags(ebsVolumeId, keys));
+  }
+
   async listOwnedVolumes(options: { cursor?: string; limit: number }): Promise<Page<ProviderVolume>> {
     // DescribeVolumes with a tag filter: the standard non-mutating bucket is not modelled apart.
     return this.request('DescribeVolumes', () => this.ebs.listOwnedVolumes(options));

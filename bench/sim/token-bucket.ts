@@ -56,6 +56,7 @@ export const EC2_ACTIONS = [
   'CreateVolume',
   'DeleteVolume',
   'CreateTags',
+  'DeleteTags',
   'AttachVolume',
   'DetachVolume',
   'ModifyVolume',
@@ -73,7 +74,7 @@ export interface BucketLimit {
 /**
  * Request token bucket sizes and refill rates from the AWS page cited above. CreateVolume,
  * DeleteVolume and CreateTags are "uncategorized actions" with buckets of their own; AttachVolume,
- * DetachVolume and ModifyVolume share the "mutating actions" bucket; DescribeVolumes and
+ * DetachVolume, ModifyVolume and DeleteTags share the "mutating actions" bucket; DescribeVolumes and
  * DescribeInstances without a filter or pagination use the "unfiltered and unpaginated
  * non-mutating" bucket; other Describe* calls use the "non-mutating actions" bucket.
  */
@@ -95,6 +96,7 @@ export const EC2_ACTION_BUCKET: Record<Ec2Action, Ec2BucketName> = {
   AttachVolume: 'mutating',
   DetachVolume: 'mutating',
   ModifyVolume: 'mutating',
+  DeleteTags: 'mutating',
   DescribeVolumes: 'unfilteredNonMutating',
   DescribeInstances: 'unfilteredNonMutating',
   DescribeVolumesModifications: 'nonMutating',

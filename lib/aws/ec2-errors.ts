@@ -55,6 +55,8 @@ export const EC2_ERROR_KINDS: Readonly<Record<string, Rule>> = {
   AttachmentLimitExceeded: 'limit-exceeded',
   MaxIOPSLimitExceeded: 'limit-exceeded',
   ResourceLimitExceeded: 'limit-exceeded',
+  // CreateTags: more than 50 tags on the resource.
+  TagLimitExceeded: 'limit-exceeded',
   // "You've reached the maximum modification rate per volume limit. Wait at least 6 hours …"
   VolumeModificationRateExceeded: 'modification-cooldown',
 

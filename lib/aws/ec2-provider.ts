@@ -4,7 +4,9 @@
  */
 import {
   AttachVolumeCommand,
+  CreateTagsCommand,
   CreateVolumeCommand,
+  DeleteTagsCommand,
   DeleteVolumeCommand,
   DescribeInstancesCommand,
   DescribeVolumesCommand,
@@ -265,6 +267,17 @@ export class Ec2VolumeProvider implements VolumeProvider {
         }),
       ),
     );
+  }
+
+  async createTags(ebsVolumeId: string, tags: Record<string, string>): Promise<void> {
+    const Tags = Object.entries(tags).map(([Key, Value]) => ({ Key, Value }));
+    await this.call(() => this.client.send(new CreateTagsCommand({ Resources: [ebsVolumeId], Tags })));
+  }
+
+  async deleteTags(ebsVolumeId: string, keys: string[]): Promise<void> {
+    // A tag given without a value is deleted whatever its value.
+    const Tags = keys.map((Key) => ({ Key }));
+    await this.call(() => this.client.send(new DeleteTagsCommand({ Resources: [ebsVolumeId], Tags })));
   }
 
   async listOwnedVolumes(options: { cursor?: string; limit: number }): Promise<Page<ProviderVolume>> {

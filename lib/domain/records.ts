@@ -82,7 +82,7 @@ export interface VolumeRecord {
   /**
    * The CreateVolume request made (token, AZ, spec), written just before the call: what a repeated
    * call sends again until EC2 answers with a volume id, and what EBS fixed at creation (placement,
-   * encryption, snapshot, multi-attach, tags). Dropped when EC2 turns the request down, when EC2
+   * encryption, snapshot, multi-attach; the tags until EC2 is seen to hold others). Dropped when EC2 turns the request down, when EC2
    * will not repeat it (IdempotentParameterMismatch: a volume it made, if any, is left to the leak
    * report), or when the volume is gone, so that the next create sends the spec as it is then.
    */
@@ -91,8 +91,11 @@ export interface VolumeRecord {
   availabilityZone?: string;
   /** The generation the EC2 volume currently matches (from its CreateVolume on; none while no volume exists). */
   observedGeneration?: number;
-  /** Size/type/iops/throughput EC2 currently reports, once known. */
-  observed?: Pick<VolumeSpec, 'sizeGiB' | 'volumeType' | 'iops' | 'throughput'>;
+  /**
+   * Size/type/iops/throughput EC2 currently reports, once known, and the client's tags it holds
+   * (ownership tags left out; absent on records written before tags were observed, until a check).
+   */
+  observed?: Pick<VolumeSpec, 'sizeGiB' | 'volumeType' | 'iops' | 'throughput' | 'tags'>;
   /**
    * ISO-8601 time EC2 started the volume's latest modification, as far as the system knows (its
    * own ModifyVolume, one it found under way, or the one EC2 named when it refused a modification

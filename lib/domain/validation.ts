@@ -178,6 +178,8 @@ const volumeRecordShape = z.strictObject({
       volumeType: z.enum(VOLUME_TYPES),
       iops: z.number().int().positive().optional(),
       throughput: z.number().int().positive().optional(),
+      // The client's tags EC2 holds (ownership tags left out); absent until a check has seen them.
+      tags: z.record(z.string(), z.string()).optional(),
     })
     .optional(),
   lastModificationStartedAt: z.iso.datetime().optional(),
@@ -262,7 +264,10 @@ function isDyingVolume(input: unknown): boolean {
 }
 
 /** Fields fixed at creation: EBS cannot change them on an existing volume. */
-const IMMUTABLE_FIELDS = ['availabilityZone', 'placementInstanceId', 'encrypted', 'kmsKeyId', 'snapshotId', 'multiAttach', 'tags'] as const;
+const IMMUTABLE_FIELDS = ['availabilityZone', 'placementInstanceId', 'encrypted', 'kmsKeyId', 'snapshotId', 'multiAttach'] as const;
+
+/** Fields CreateVolume set that EC2 reports only once observed: the fixed ones, and the tags until a check has seen them. */
+const CREATED_FIELDS = [...IMMUTABLE_FIELDS, 'tags'] as const;
 
 /**
  * Issues as one line, e.g. for a status message: `spec.sizeGiB: …; spec.tags: …`. Within the
@@ -279,7 +284,8 @@ export function describeValidationIssues(issues: readonly ValidationIssue[]): st
 
 /**
  * What is wrong with changing `current` into `next`: EBS volumes only grow, a magnetic volume cannot be
- * modified, and placement, encryption, source snapshot, multi-attach and tags are fixed at creation.
+ * modified, and placement, encryption, source snapshot and multi-attach are fixed at creation (tags
+ * may change, within the limits `tagsSchema` checks).
  * An IOPS or throughput `next` leaves out is what its type comes with (`provisionedPerformance`:
  * gp3's baseline), not what the volume has. `next` must also be a valid spec on its own.
  */
@@ -322,8 +328,9 @@ type EbsSide = Pick<VolumeRecord, 'spec' | 'createRequest' | 'ebsVolumeId' | 'ob
 
 /**
  * The volume as it is in EBS, the baseline every spec change is judged against: the fields fixed
- * at creation as CreateVolume was asked for them, and size, type, IOPS and throughput as EC2 last
- * reported them (as created, until it has). Not the previous spec the client wrote: a delete or a
+ * at creation as CreateVolume was asked for them, and size, type, IOPS, throughput and the client's
+ * tags as EC2 last reported them (as created, until it has; a record written before tags were
+ * observed has its tags as created until a check sees them). Not the previous spec the client wrote: a delete or a
  * retry changes no spec, a spec the system refused would become the next write's baseline, and
  * the reconciler and the executor, which act on the record alone, have no previous spec. Undefined
  * before CreateVolume is asked for: any valid spec may still be created. A volume created (or
@@ -334,8 +341,33 @@ export function ebsBaseline(volume: EbsSide): VolumeSpec | undefined {
   const created = volume.createRequest?.spec ?? (volume.ebsVolumeId !== undefined || createSentUnrecorded(volume) ? volume.spec : undefined);
   if (!created || !volume.observed) return created;
   const fixed: Partial<VolumeSpec> = {};
-  for (const field of IMMUTABLE_FIELDS) if (created[field] !== undefined) Object.assign(fixed, { [field]: created[field] });
+  for (const field of CREATED_FIELDS) if (created[field] !== undefined) Object.assign(fixed, { [field]: created[field] });
   return { ...fixed, ...volume.observed };
+}
+
+/**
+ * The tags to set and the keys to remove so that a volume carrying the client tags `held` carries
+ * `wanted`; undefined when it already does (key order does not matter).
+ */
+export function tagChanges(
+  held: Readonly<Record<string, string>> | undefined,
+  wanted: Readonly<Record<string, string>> | undefined,
+): { set: Record<string, string>; remove: string[] } | undefined {
+  const from = held ?? {};
+  const to = wanted ?? {};
+  const set = Object.fromEntries(Object.entries(to).filter(([key, value]) => from[key] !== value));
+  const remove = Object.keys(from).filter((key) => !(key in to));
+  return Object.keys(set).length === 0 && remove.length === 0 ? undefined : { set, remove };
+}
+
+/** Whether EC2 sets a tag key aside for itself or for this system (ownership): never a client's tag. */
+export function isReservedTagKey(key: string): boolean {
+  return RESERVED_TAG_PREFIXES.some((prefix) => key.toLowerCase().startsWith(prefix));
+}
+
+/** The client's tags among all a volume carries: ownership and `aws:` tags left out. */
+export function clientTagsOf(tags: Readonly<Record<string, string>>): Record<string, string> {
+  return Object.fromEntries(Object.entries(tags).filter(([key]) => !isReservedTagKey(key)));
 }
 
 /**

@@ -33,17 +33,17 @@ export interface RateBudget {
 }
 
 /** EC2 mutating actions the executor calls one resource at a time, each with its own budget. */
-export const MUTATING_ACTIONS = ['CreateVolume', 'AttachVolume', 'DetachVolume', 'DeleteVolume', 'ModifyVolume'] as const;
+export const MUTATING_ACTIONS = ['CreateVolume', 'AttachVolume', 'DetachVolume', 'DeleteVolume', 'ModifyVolume', 'CreateTags', 'DeleteTags'] as const;
 export type MutatingAction = (typeof MUTATING_ACTIONS)[number];
 
 /** EC2's request buckets for those actions, named after the action whose budget each uses. */
-export type RateBucket = 'CreateVolume' | 'AttachVolume' | 'DeleteVolume';
+export type RateBucket = 'CreateVolume' | 'AttachVolume' | 'DeleteVolume' | 'CreateTags';
 
 /**
  * Which budget each action draws on. EC2 meters AttachVolume, DetachVolume and ModifyVolume in
- * one request bucket ("mutating actions"), CreateVolume and DeleteVolume in their own (EC2 API
- * throttling docs), so the executor's buckets follow the same grouping: the shared bucket uses
- * the AttachVolume budget.
+ * one request bucket ("mutating actions"), CreateVolume, DeleteVolume and CreateTags in their own
+ * (EC2 API throttling docs); DeleteTags has no bucket of its own and counts as a mutating action.
+ * The executor's buckets follow the same grouping: the shared bucket uses the AttachVolume budget.
  */
 export const RATE_BUCKET_OF: Readonly<Record<MutatingAction, RateBucket>> = {
   CreateVolume: 'CreateVolume',
@@ -51,6 +51,8 @@ export const RATE_BUCKET_OF: Readonly<Record<MutatingAction, RateBucket>> = {
   AttachVolume: 'AttachVolume',
   DetachVolume: 'AttachVolume',
   ModifyVolume: 'AttachVolume',
+  CreateTags: 'CreateTags',
+  DeleteTags: 'AttachVolume',
 };
 
 /** The EC2 action each mutating operation calls; operations not listed call none. */
@@ -60,6 +62,8 @@ export const ACTION_OF: Readonly<Partial<Record<OperationKind, MutatingAction>>>
   detach: 'DetachVolume',
   'delete-volume': 'DeleteVolume',
   'modify-volume': 'ModifyVolume',
+  // Its DeleteTags, needed only when keys are removed, spends this environment's share of its bucket.
+  'tag-volume': 'CreateTags',
 };
 
 export interface EngineConfig {
@@ -182,6 +186,8 @@ export const DEFAULT_ENGINE_CONFIG: EngineConfig = {
     attach: { firstSeconds: 2, growth: 0.5, maxSeconds: 60, alignSeconds: 2 },
     'check-attachment': { firstSeconds: 2, growth: 0.5, maxSeconds: 60, alignSeconds: 2 },
     detach: { firstSeconds: 2, growth: 0.5, maxSeconds: 120, alignSeconds: 4 },
+    // Tagging is synchronous: nothing to check afterwards (only the schedule's shape is shared).
+    'tag-volume': { firstSeconds: 2, growth: 0.5, maxSeconds: 60 },
   },
   backoff: { baseSeconds: 2, capSeconds: 900 },
   throttleBackoff: { minSeconds: 2, maxSeconds: 20 },
@@ -192,10 +198,11 @@ export const DEFAULT_ENGINE_CONFIG: EngineConfig = {
   describeGraceMs: 2 * MINUTE,
   instanceCacheTtlMs: HOUR,
   accountRateBudgets: {
-    // EC2's buckets (100 / 5 per second, 50 / 5, 100 / 5) less a reserve of 5 tokens.
+    // EC2's buckets (100 / 5 per second, 50 / 5, 100 / 5, CreateTags 100 / 10) less a reserve of 5 tokens.
     CreateVolume: { burst: 95, ratePerSecond: 5 },
     AttachVolume: { burst: 45, ratePerSecond: 5 },
     DeleteVolume: { burst: 95, ratePerSecond: 5 },
+    CreateTags: { burst: 95, ratePerSecond: 10 },
   },
   rateBudgets: {
     // A fifth of EC2's bursts each (100, 50, 50, 100), for up to EXECUTOR.maxConcurrency (5) environments.
@@ -204,6 +211,8 @@ export const DEFAULT_ENGINE_CONFIG: EngineConfig = {
     DetachVolume: { burst: 10, ratePerSecond: 1 },
     DeleteVolume: { burst: 20, ratePerSecond: 1 },
     ModifyVolume: { burst: 10, ratePerSecond: 1 },
+    CreateTags: { burst: 20, ratePerSecond: 2 },
+    DeleteTags: { burst: 10, ratePerSecond: 1 },
   },
   rateWaitMaxMs: 10_000,
   // A burst's whole line at EC2's standard pace (18 000 calls an hour per bucket), so calls are

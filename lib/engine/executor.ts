@@ -27,7 +27,7 @@ import {
 } from '../domain/records.js';
 import { canonicalJson } from '../domain/canonical-json.js';
 import { nextAttachmentState, nextVolumeState, type AttachmentEvent, type VolumeEvent } from '../domain/state-machines.js';
-import { createSentUnrecorded, parseRecord, specChangeIssues } from '../domain/validation.js';
+import { clientTagsOf, createSentUnrecorded, isReservedTagKey, parseRecord, specChangeIssues, tagChanges } from '../domain/validation.js';
 import { METRICS, OWNERSHIP_TAGS } from '../settings.js';
 import { ACTION_OF, RATE_BUCKET_OF, resolveEngineConfig, type EngineConfig, type MutatingAction, type RateBucket } from './config.js';
 import { allocateDevices, type DeviceRequest } from './devices.js';
@@ -41,6 +41,7 @@ import {
   planVolume,
   releasedByVolume,
   specRejection,
+  tagsNeeded,
   type Decision,
 } from './planner.js';
 import {
@@ -253,6 +254,8 @@ export class Executor {
       DetachVolume: bucket('DetachVolume'),
       DeleteVolume: bucket('DeleteVolume'),
       ModifyVolume: bucket('ModifyVolume'),
+      CreateTags: bucket('CreateTags'),
+      DeleteTags: bucket('DeleteTags'),
     };
   }
 
@@ -768,12 +771,13 @@ export class Executor {
     const detaches = byOp('detach');
     const deletes = byOp('delete-volume');
     const modifies = byOp('modify-volume');
+    const tags = byOp('tag-volume');
     const volumeChecks = byOp('check-volume');
     const attachmentChecks = byOp('check-attachment');
 
     // One DescribeVolumes for every volume whose EC2 state matters, one DescribeInstances for every instance.
     const volumeIds = new Set<string>();
-    for (const item of [...volumeChecks, ...modifies]) {
+    for (const item of [...volumeChecks, ...modifies, ...tags]) {
       const id = (item.record as VolumeRecord).ebsVolumeId;
       if (id) volumeIds.add(id);
     }
@@ -818,6 +822,10 @@ export class Executor {
     for (const item of deletes) runs.push({ item, run: this.deleteVolume(item, now) });
     for (const item of modifies) {
       const run = this.prepareModify(item, now, volumes, modifications);
+      if (run) runs.push({ item, run });
+    }
+    for (const item of tags) {
+      const run = this.prepareTag(item, now, volumes);
       if (run) runs.push({ item, run });
     }
     // Calls whose tokens fall in the same second are written and followed up together.
@@ -1258,6 +1266,59 @@ export class Executor {
   }
 
   /**
+   * Brings the volume's client tags in EC2 to the spec's: CreateTags for keys added or changed,
+   * DeleteTags for keys removed, judged against the tags EC2 holds now (this batch's
+   * DescribeVolumes), so a repeated or late message whose tags EC2 already holds calls nothing.
+   * Ownership tags are left out of both calls. The record then holds the tags as observed.
+   */
+  private prepareTag(item: Item, now: number, volumes: Map<string, ProviderVolume> | ClassifiedError): (() => Promise<void>) | undefined {
+    const volume = item.record as VolumeRecord;
+    if (!(volumes instanceof Map)) {
+      item.result = this.volumeFailure(volume, now, volumes);
+      return undefined;
+    }
+    const current = volumes.get(volume.ebsVolumeId!);
+    if (!current) {
+      item.result = this.volumeVanished(volume, 'observed-deleted', now);
+      return undefined;
+    }
+    const changes = tagChanges(clientTagsOf(current.tags), volume.spec.tags);
+    if (!changes) {
+      item.result = { outcome: 'succeeded', changes: this.observedChanges(volume, current, now) };
+      return undefined;
+    }
+    const calls: { action: MutatingAction; run: () => Promise<void> }[] = [];
+    if (Object.keys(changes.set).length > 0) calls.push({ action: 'CreateTags', run: () => this.deps.provider.createTags(current.ebsVolumeId, changes.set) });
+    if (changes.remove.length > 0) calls.push({ action: 'DeleteTags', run: () => this.deps.provider.deleteTags(current.ebsVolumeId, changes.remove) });
+    return async () => {
+      let latencyMs = 0;
+      for (const { action, run } of calls) {
+        const outcome = await this.call(item, action, run);
+        latencyMs += outcome.latencyMs;
+        if (!outcome.ok) {
+          item.result = { ...this.tagFailure(volume, now, outcome.error), latencyMs };
+          return;
+        }
+      }
+      // What EC2 holds now: its own and the ownership tags untouched, the client's as the spec has them.
+      const reserved = Object.fromEntries(Object.entries(current.tags).filter(([key]) => isReservedTagKey(key)));
+      const tagged: ProviderVolume = { ...current, tags: { ...reserved, ...volume.spec.tags } };
+      item.result = { outcome: 'succeeded', latencyMs, changes: this.observedChanges(volume, tagged, now) };
+    };
+  }
+
+  /** A failed CreateTags or DeleteTags: a vanished volume is forgotten, as a modification's is; EC2's tag limit is spelt out. */
+  private tagFailure(volume: VolumeRecord, now: number, error: ClassifiedError): Result {
+    if (error.kind === 'not-found') return this.volumeVanished(volume, 'observed-deleted', now);
+    if (error.kind === 'limit-exceeded')
+      return this.volumeFailure(volume, now, {
+        ...error,
+        message: `EC2 refused the tags: ${error.message} (a volume carries at most 50 tags: the client's, the 2 ownership tags and any set outside this system; remove some from spec.tags)`,
+      });
+    return this.volumeFailure(volume, now, error);
+  }
+
+  /**
    * A modification toward the spec is under way in EC2 (ours, whose ModifyVolume answer was
    * lost): the record follows it as its own, from when EC2 started it, with no new call.
    */
@@ -1525,7 +1586,7 @@ export class Executor {
       observed: seen.observed,
       ...zoneOf(current),
     };
-    if (issues.length === 0 && !modificationNeeded(seen, issues)) changes.observedGeneration = volume.generation;
+    if (issues.length === 0 && !modificationNeeded(seen, issues) && !tagsNeeded(seen)) changes.observedGeneration = volume.generation;
     return changes;
   }
 
@@ -1880,6 +1941,7 @@ function observedOf(volume: ProviderVolume): NonNullable<VolumeRecord['observed'
   const observed: NonNullable<VolumeRecord['observed']> = { sizeGiB: volume.sizeGiB, volumeType: volume.volumeType };
   if (volume.iops !== undefined) observed.iops = volume.iops;
   if (volume.throughput !== undefined) observed.throughput = volume.throughput;
+  observed.tags = clientTagsOf(volume.tags);
   return observed;
 }
 

@@ -10,8 +10,9 @@ import type {
   VolumeSpec,
 } from '../domain/records.js';
 import { performanceChange } from '../domain/ebs-limits.js';
+import { canonicalJson } from '../domain/canonical-json.js';
 import { nextAttachmentState } from '../domain/state-machines.js';
-import { createSentUnrecorded, describeValidationIssues, specChangeIssues, type ValidationIssue } from '../domain/validation.js';
+import { createSentUnrecorded, describeValidationIssues, ebsBaseline, specChangeIssues, type ValidationIssue } from '../domain/validation.js';
 import type { ModifyVolumeRequest, OperationKind, ProviderInstance, ProviderModification } from './ports.js';
 import { cooldownEndAfter, cooldownEndMs, VOLUME_RECORD_REMOVED_CODE } from './status.js';
 
@@ -105,6 +106,17 @@ export function modificationCooldownEndMs(volume: VolumeRecord): number | undefi
   return ends.length > 0 ? Math.max(...ends) : undefined;
 }
 
+/**
+ * Whether the client tags of the spec differ from those EC2 holds (as last observed; as created
+ * for a record written before tags were observed, so an upgrade alone retags nothing). Key order
+ * does not matter.
+ */
+export function tagsNeeded(volume: VolumeRecord): boolean {
+  if (!volume.ebsVolumeId) return false;
+  const held = ebsBaseline(volume)?.tags;
+  return canonicalJson(volume.spec.tags ?? {}) !== canonicalJson(held ?? {});
+}
+
 /** Whether `modification` takes the volume where `request` asks: it targets every value the request sets. */
 export function modificationReaches(modification: ProviderModification, request: ModifyVolumeRequest): boolean {
   return (
@@ -191,6 +203,10 @@ export function planVolume(volume: VolumeRecord, attachments: readonly Attachmen
       const issues = specChangeIssues(volume);
       const rejected = specRejection(volume, issues);
       if (rejected) return { type: 'invalid-spec', reason: rejected };
+      // Tags first: CreateTags/DeleteTags answer at once and have no cooldown, while a modification
+      // keeps the volume `modifying` for minutes to hours (or waits 6 hours for EC2's cooldown),
+      // during which nothing else is done to it. The modification follows when the tags are held.
+      if (tagsNeeded(volume)) return { type: 'operation', op: 'tag-volume', reason: 'tags changed' };
       if (modificationNeeded(volume, issues)) {
         // EC2 refuses every ModifyVolume of the volume until then, whatever the spec asks for now.
         const cooldownEnd = modificationCooldownEndMs(volume);

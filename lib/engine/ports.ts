@@ -120,6 +120,7 @@ export const OPERATION_KINDS = [
   'create-volume',
   'check-volume',
   'modify-volume',
+  'tag-volume',
   'delete-volume',
   'attach',
   'check-attachment',
@@ -247,6 +248,13 @@ export interface CreateVolumeRequest {
   tags: Record<string, string>;
 }
 
+/** Tag changes of one volume: keys to set (added or changed) and keys to remove; never the ownership tags. */
+export interface TagVolumeRequest {
+  ebsVolumeId: string;
+  set: Record<string, string>;
+  remove: string[];
+}
+
 export interface ModifyVolumeRequest {
   ebsVolumeId: string;
   sizeGiB?: number;
@@ -271,6 +279,10 @@ export interface VolumeProvider {
   detachVolume(request: { ebsVolumeId: string; instanceId: string; device?: string }): Promise<void>;
   deleteVolume(ebsVolumeId: string): Promise<void>;
   modifyVolume(request: ModifyVolumeRequest): Promise<void>;
+  /** CreateTags with the keys to set; repeating it with the same tags is harmless. */
+  createTags(ebsVolumeId: string, tags: Record<string, string>): Promise<void>;
+  /** DeleteTags of these keys (whatever their values); keys the volume does not carry are ignored. */
+  deleteTags(ebsVolumeId: string, keys: string[]): Promise<void>;
   /** Volumes carrying this deployment's ownership tag, a page at a time (leak detection). */
   listOwnedVolumes(options: { cursor?: string; limit: number }): Promise<Page<ProviderVolume>>;
 }

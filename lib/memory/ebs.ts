@@ -24,7 +24,9 @@ export type Ec2Action =
   | 'AttachVolume'
   | 'DetachVolume'
   | 'DeleteVolume'
-  | 'ModifyVolume';
+  | 'ModifyVolume'
+  | 'CreateTags'
+  | 'DeleteTags';
 
 /** The asynchronous steps EBS takes, each with its own duration. */
 export type TimedStep = 'create' | 'attach' | 'detach' | 'delete' | 'modify' | 'optimize';
@@ -115,6 +117,8 @@ export class MemoryEbs implements VolumeProvider {
     DetachVolume: 0,
     DeleteVolume: 0,
     ModifyVolume: 0,
+    CreateTags: 0,
+    DeleteTags: 0,
   };
   /** Runs before every call and may throw (the simulator's rate limits). */
   beforeCall?: (action: Ec2Action) => void;
@@ -402,6 +406,25 @@ export class MemoryEbs implements VolumeProvider {
     };
     volume.previousModification = last;
     volume.modification = { state: 'modifying', startedAt: now, optimizingAt, completedAt: optimizingAt + this.duration('optimize'), target };
+  }
+
+  /** EC2 allows 50 tags per resource. */
+  static readonly MAX_TAGS = 50;
+
+  async createTags(ebsVolumeId: string, tags: Record<string, string>): Promise<void> {
+    this.enter('CreateTags');
+    const volume = this.mustExist(ebsVolumeId);
+    const next = { ...volume.tags, ...tags };
+    if (Object.keys(next).length > MemoryEbs.MAX_TAGS) {
+      throw new ProviderError('limit-exceeded', 'TagLimitExceeded', `The maximum number of tags for resource ${ebsVolumeId} has been reached.`);
+    }
+    volume.tags = next;
+  }
+
+  async deleteTags(ebsVolumeId: string, keys: string[]): Promise<void> {
+    this.enter('DeleteTags');
+    const volume = this.mustExist(ebsVolumeId);
+    volume.tags = Object.fromEntries(Object.entries(volume.tags).filter(([key]) => !keys.includes(key)));
   }
 
   async listOwnedVolumes(options: { cursor?: string; limit: number }): Promise<Page<ProviderVolume>> {

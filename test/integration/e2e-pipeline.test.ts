@@ -26,6 +26,7 @@ const PROGRESS: Record<OperationKind, ProgressCheck> = {
   'create-volume': quick,
   'check-volume': quick,
   'modify-volume': quick,
+  'tag-volume': quick,
   'delete-volume': quick,
   attach: quick,
   'check-attachment': quick,

@@ -18,7 +18,7 @@ describe('local runtime, memory backend', () => {
       log,
       pollIdleMs: 50,
       engineConfig: {
-        progressChecks: { 'create-volume': quick, 'check-volume': quick, 'modify-volume': quick, 'delete-volume': quick, attach: quick, 'check-attachment': quick, detach: quick },
+        progressChecks: { 'create-volume': quick, 'check-volume': quick, 'modify-volume': quick, 'tag-volume': quick, 'delete-volume': quick, attach: quick, 'check-attachment': quick, detach: quick },
         backoff: { baseSeconds: 1, capSeconds: 2 },
       },
     });

@@ -51,13 +51,15 @@ export function newAttachment(volumeId: string, extra: Partial<AttachmentRecord>
   };
 }
 
-/** EC2's request buckets (CreateVolume 100/5, DeleteVolume 100/5, mutating 50/5), for an executor that is the only environment. */
+/** EC2's request buckets (CreateVolume 100/5, DeleteVolume 100/5, mutating 50/5, CreateTags 100/10), for an executor that is the only environment. */
 const SOLE_ENVIRONMENT_BUDGETS: EngineConfig['rateBudgets'] = {
   CreateVolume: { burst: 100, ratePerSecond: 5 },
   DeleteVolume: { burst: 100, ratePerSecond: 5 },
   AttachVolume: { burst: 50, ratePerSecond: 5 },
   DetachVolume: { burst: 50, ratePerSecond: 5 },
   ModifyVolume: { burst: 50, ratePerSecond: 5 },
+  CreateTags: { burst: 100, ratePerSecond: 10 },
+  DeleteTags: { burst: 50, ratePerSecond: 5 },
 };
 
 export function harness(
@@ -91,6 +93,8 @@ export function harness(
     detachVolume: (request) => ebs.detachVolume(request),
     deleteVolume: (ebsVolumeId) => ebs.deleteVolume(ebsVolumeId),
     modifyVolume: (request) => ebs.modifyVolume(request),
+    createTags: (ebsVolumeId, tags) => ebs.createTags(ebsVolumeId, tags),
+    deleteTags: (ebsVolumeId, keys) => ebs.deleteTags(ebsVolumeId, keys),
     listOwnedVolumes: (options) => ebs.listOwnedVolumes(options),
   };
   /** The next `times` CreateVolume calls make their volume in EC2, then time out: their answers are lost. */

@@ -164,11 +164,11 @@ describe('planVolume (alive)', () => {
     expect(planVolume(shrunk, [], NOW)).toEqual({ type: 'invalid-spec', reason: 'spec.sizeGiB: EBS volumes can only grow: 10 GiB cannot become 5 GiB' });
   });
 
-  it('carries out a spec whole or not at all: a grow beside a changed tag is no modification', () => {
-    const spec = { sizeGiB: 10, volumeType: 'gp3' as const, availabilityZone: 'eu-west-1a', tags: { team: 'a' } };
-    const record = volume('in-use', { ...created, createRequest: { clientToken: 'ebsp-t', availabilityZone: 'eu-west-1a', spec }, spec: { ...spec, sizeGiB: 20, tags: { team: 'b' } } });
+  it('carries out a spec whole or not at all: a grow beside a changed encryption is no modification', () => {
+    const spec = { sizeGiB: 10, volumeType: 'gp3' as const, availabilityZone: 'eu-west-1a', encrypted: false };
+    const record = volume('in-use', { ...created, createRequest: { clientToken: 'ebsp-t', availabilityZone: 'eu-west-1a', spec }, spec: { ...spec, sizeGiB: 20, encrypted: true } });
     expect(modificationNeeded(record)).toBeUndefined();
-    expect(planVolume(record, [], NOW)).toEqual({ type: 'invalid-spec', reason: 'spec.tags: tags is fixed when the volume is created' });
+    expect(planVolume(record, [], NOW)).toEqual({ type: 'invalid-spec', reason: 'spec.encrypted: encrypted is fixed when the volume is created' });
     // Put right, the grow goes ahead.
     expect(planVolume({ ...record, spec: { ...spec, sizeGiB: 20 } }, [], NOW)).toMatchObject({ type: 'operation', op: 'modify-volume' });
   });

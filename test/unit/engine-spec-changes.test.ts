@@ -60,12 +60,12 @@ async function clientWrites(h: Harness, changes: Partial<Pick<VolumeRecord, 'spe
 describe('a spec change EBS cannot make', () => {
   const tagged: VolumeSpec = { sizeGiB: 10, volumeType: 'gp3', availabilityZone: 'eu-west-1a', tags: { team: 'a' } };
 
-  it('a grow beside a changed tag, written straight into the table, is carried out by no path until the spec is put right', async () => {
+  it('a grow beside a changed encryption, written straight into the table, is carried out by no path until the spec is put right', async () => {
     const h = await availableVolume();
     const volume = await volumeOf(h);
-    const change = await clientWrites(h, { spec: { ...tagged, sizeGiB: 20, tags: { team: 'b' } }, generation: 2 });
+    const change = await clientWrites(h, { spec: { ...tagged, sizeGiB: 20, encrypted: true }, generation: 2 });
 
-    const rejected = { state: 'available', code: 'InvalidSpecChange', message: 'spec.tags: tags is fixed when the volume is created' };
+    const rejected = { state: 'available', code: 'InvalidSpecChange', message: 'spec.encrypted: encrypted is fixed when the volume is created' };
     expect((await volumeOf(h)).status).toMatchObject(rejected);
     expect(h.queued()).toEqual([]);
 
@@ -96,7 +96,7 @@ describe('a spec change EBS cannot make', () => {
 
   it('the reconciler leaves a rejected spec alone: no work pending, nothing re-enqueued', async () => {
     const h = await availableVolume();
-    await clientWrites(h, { spec: { ...tagged, sizeGiB: 20, tags: { team: 'b' } }, generation: 2 });
+    await clientWrites(h, { spec: { ...tagged, sizeGiB: 20, encrypted: true }, generation: 2 });
     await h.clock.advance(10 * MINUTE);
     const report = await reconcilerOf(h).run();
     expect(report.requeued).toEqual([]);
