@@ -73,6 +73,57 @@ describe('planVolume (alive)', () => {
     expect(modificationNeeded(grown)).toEqual({ ebsVolumeId: 'vol-1', sizeGiB: 20, iops: 4000 });
   });
 
+  describe('tags', () => {
+    const tagged = { ...created, observed: { sizeGiB: 10, volumeType: 'gp3' as const, tags: { team: 'a', env: 'dev' } } };
+    const spec = (tags?: Record<string, string>) => ({ sizeGiB: 10, volumeType: 'gp3' as const, availabilityZone: 'eu-west-1a', ...(tags ? { tags } : {}) });
+
+    it('retags a live volume available or in use whose spec tags differ from those EC2 holds', () => {
+      for (const state of ['available', 'in-use'] as const) {
+        expect(planVolume(volume(state, { ...tagged, spec: spec({ team: 'b', env: 'dev' }) }), [], NOW)).toEqual({ type: 'operation', op: 'tag-volume', reason: 'tags changed' });
+        // A key removed, or every tag removed, is a change too.
+        expect(planVolume(volume(state, { ...tagged, spec: spec({ team: 'a' }) }), [], NOW)).toMatchObject({ op: 'tag-volume' });
+        expect(planVolume(volume(state, { ...tagged, spec: spec() }), [], NOW)).toMatchObject({ op: 'tag-volume' });
+      }
+    });
+
+    it('sees the same tags in another key order as no change', () => {
+      expect(planVolume(volume('available', { ...tagged, observedGeneration: 1, spec: spec({ env: 'dev', team: 'a' }) }), [], NOW)).toEqual({ type: 'none', reason: 'volume available' });
+      // No tags asked for and none held: no change either.
+      const bare = { ...created, observed: { ...created.observed, tags: {} } };
+      expect(planVolume(volume('available', { ...bare, observedGeneration: 1 }), [], NOW)).toEqual({ type: 'none', reason: 'volume available' });
+    });
+
+    it('never retags a dying volume, nor one whose operation is under way', () => {
+      const changed = { ...tagged, spec: spec({ team: 'b' }) };
+      expect(planVolume(volume('available', { ...changed, life: 'dying' }), [], NOW)).toMatchObject({ type: 'operation', op: 'delete-volume' });
+      expect(planVolume(volume('in-use', { ...changed, life: 'dying' }), [], NOW)).toMatchObject({ type: 'operation', op: 'check-volume' });
+      expect(planVolume(volume('modifying', changed), [], NOW)).toMatchObject({ type: 'operation', op: 'check-volume' });
+      expect(planVolume(volume('error', changed), [], NOW)).toMatchObject({ type: 'none' });
+    });
+
+    it('judges a record written before tags were observed against the tags it was created with: an upgrade retags nothing', () => {
+      const createRequest = { clientToken: 'ebsp-t', availabilityZone: 'eu-west-1a', spec: spec({ team: 'a' }) };
+      const upgraded = { ...created, createRequest, observedGeneration: 1, spec: spec({ team: 'a' }) };
+      expect(planVolume(volume('available', upgraded), [], NOW)).toEqual({ type: 'none', reason: 'volume available' });
+      // Older still, without the request: the spec as it is stands for what was created.
+      expect(planVolume(volume('in-use', { ...created, observedGeneration: 1, spec: spec({ team: 'a' }) }), [], NOW)).toEqual({ type: 'none', reason: 'volume in-use' });
+      // A change the client makes after the upgrade is carried out.
+      expect(planVolume(volume('available', { ...upgraded, spec: spec({ team: 'b' }) }), [], NOW)).toMatchObject({ op: 'tag-volume' });
+    });
+
+    it("retags before modifying, and a modification waiting for EC2's cooldown holds no tag change back", () => {
+      const both = { ...tagged, spec: { ...spec({ team: 'b' }), sizeGiB: 20 } };
+      expect(planVolume(volume('available', both), [], NOW)).toMatchObject({ type: 'operation', op: 'tag-volume' });
+      // Tags held, the modification follows.
+      const retagged = { ...both, observed: { ...both.observed, tags: { team: 'b' } } };
+      expect(planVolume(volume('available', retagged), [], NOW)).toMatchObject({ type: 'operation', op: 'modify-volume' });
+      const endsAt = '2026-01-01T06:00:05.000Z';
+      const status = { state: 'in-use' as const, code: 'VolumeModificationRateExceeded', message: 'EC2 allows one modification per volume every 6 hours', attempts: 0, updatedAt: T, nextAttemptAt: endsAt };
+      expect(planVolume(volume('in-use', { ...both, status }), [], NOW)).toMatchObject({ type: 'operation', op: 'tag-volume' });
+      expect(planVolume(volume('in-use', { ...retagged, status }), [], NOW)).toMatchObject({ type: 'cooldown', op: 'modify-volume' });
+    });
+  });
+
   it("makes no modification while the status waits for EC2's cooldown, whatever the spec asks for; modifies once it ends", () => {
     const endsAt = '2026-01-01T06:00:05.000Z';
     const cooling = {

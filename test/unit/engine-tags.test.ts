@@ -1,0 +1,191 @@
+/**
+ * Tags changed after creation: the watcher plans a tag-volume, the executor brings EC2's client
+ * tags to the spec's with CreateTags and DeleteTags (never touching the ownership tags) and records
+ * what EC2 then holds; duplicate and late messages call nothing more.
+ */
+import { describe, expect, it, vi } from 'vitest';
+import type { VolumeRecord } from '../../lib/domain/records.js';
+import { Reconciler } from '../../lib/engine/reconciler.js';
+import { ProviderError } from '../../lib/engine/ports.js';
+import { silentLog } from '../../lib/memory/log.js';
+import { OWNERSHIP_TAGS } from '../../lib/settings.js';
+import { harness, newVolume, volumeKey } from './engine-fixtures.js';
+
+const KEY = volumeKey('data-1');
+const MINUTE = 60_000;
+const SPEC = { sizeGiB: 10, volumeType: 'gp3' as const, availabilityZone: 'eu-west-1a' };
+
+type Harness = ReturnType<typeof harness>;
+
+async function volumeOf(h: Harness): Promise<VolumeRecord> {
+  const record = await h.store.get(KEY);
+  if (record?.kind !== 'volume') throw new Error('no volume record data-1');
+  return record;
+}
+
+/** Volume data-1 tagged team=a, env=dev, created through the watcher and the executor, available. */
+async function availableVolume(): Promise<Harness> {
+  const h = harness({ ebsTimings: { modify: 1000, optimize: 1000 } });
+  await h.store.create(newVolume('data-1', {}, { tags: { team: 'a', env: 'dev' } }));
+  await h.watch();
+  await h.settle(10_000);
+  await h.watch();
+  expect(await volumeOf(h)).toMatchObject({ status: { state: 'available' }, observed: { tags: { team: 'a', env: 'dev' } }, observedGeneration: 1 });
+  return h;
+}
+
+/** The client changes the spec's tags (the API's write: spec and generation). */
+async function retag(h: Harness, tags: Record<string, string> | undefined, generation = 2, sizeGiB = 10): Promise<void> {
+  await h.store.update<VolumeRecord>(KEY, { spec: { ...SPEC, sizeGiB, ...(tags ? { tags } : {}) }, generation });
+  await h.watch();
+}
+
+function ec2Tags(h: Harness, record: VolumeRecord): Record<string, string> {
+  return h.ebs.volume(record.ebsVolumeId!)!.tags;
+}
+
+describe('tag-volume', () => {
+  it('sets changed and added tags with CreateTags, removes dropped ones with DeleteTags, and leaves the ownership tags alone', async () => {
+    const h = await availableVolume();
+    const createTags = vi.spyOn(h.ebs, 'createTags');
+    const deleteTags = vi.spyOn(h.ebs, 'deleteTags');
+    const ownership = { [OWNERSHIP_TAGS.owner]: 'ebs-provisioner', [OWNERSHIP_TAGS.record]: 'data-1' };
+    expect(ec2Tags(h, await volumeOf(h))).toEqual({ ...ownership, team: 'a', env: 'dev' });
+
+    await retag(h, { team: 'b', cost: 'c-1' });
+    await h.drain();
+    await h.watch();
+
+    const volume = await volumeOf(h);
+    expect(createTags.mock.calls).toEqual([[volume.ebsVolumeId, { team: 'b', cost: 'c-1' }]]);
+    expect(deleteTags.mock.calls).toEqual([[volume.ebsVolumeId, ['env']]]);
+    expect(ec2Tags(h, volume)).toEqual({ ...ownership, team: 'b', cost: 'c-1' });
+    expect(volume).toMatchObject({ status: { state: 'available', attempts: 0 }, observed: { tags: { team: 'b', cost: 'c-1' } }, observedGeneration: 2 });
+    expect(volume.status.code).toBeUndefined();
+    expect(h.metrics.operations).toContainEqual(expect.objectContaining({ operation: 'tag-volume', outcome: 'succeeded' }));
+  });
+
+  it('removes every client tag with DeleteTags alone when the spec drops them all', async () => {
+    const h = await availableVolume();
+    await retag(h, undefined);
+    await h.drain();
+    const volume = await volumeOf(h);
+    expect(h.ebs.calls).toMatchObject({ CreateTags: 0, DeleteTags: 1 });
+    expect(ec2Tags(h, volume)).toEqual({ [OWNERSHIP_TAGS.owner]: 'ebs-provisioner', [OWNERSHIP_TAGS.record]: 'data-1' });
+    expect(volume).toMatchObject({ observed: { tags: {} }, observedGeneration: 2 });
+  });
+
+  it('makes one call for duplicate messages in one batch, and none for late ones once EC2 holds the tags', async () => {
+    const h = await availableVolume();
+    await retag(h, { team: 'b', env: 'dev' });
+    const pending = h.queue.receive(100);
+    expect(pending.map((p) => p.message.op)).toEqual(['tag-volume']);
+    await h.executor.run([...h.batchOf(pending[0]!.message), ...h.batchOf(h.op('tag-volume', KEY))]);
+    expect(h.ebs.calls.CreateTags).toBe(1);
+
+    // A late copy and another environment's redelivery, after the tags are held.
+    await h.executor.run(h.batchOf(h.op('tag-volume', KEY)));
+    await h.environment().run(h.batchOf(h.op('tag-volume', KEY), h.op('check-volume', KEY)));
+    await h.drain();
+    expect(h.ebs.calls).toMatchObject({ CreateTags: 1, DeleteTags: 0 });
+    expect(await volumeOf(h)).toMatchObject({ observed: { tags: { team: 'b', env: 'dev' } }, observedGeneration: 2 });
+  });
+
+  it('calls nothing when EC2 already holds the tags (a status write lost after the call), and records them', async () => {
+    const h = await availableVolume();
+    const volume = await volumeOf(h);
+    await h.ebs.createTags(volume.ebsVolumeId!, { team: 'b' });
+    h.ebs.calls.CreateTags = 0;
+    await retag(h, { team: 'b', env: 'dev' });
+    await h.drain();
+    expect(h.ebs.calls).toMatchObject({ CreateTags: 0, DeleteTags: 0 });
+    expect(await volumeOf(h)).toMatchObject({ observed: { tags: { team: 'b', env: 'dev' } }, observedGeneration: 2, status: { state: 'available' } });
+  });
+
+  it('forgets a volume that vanished, found by the describe or by CreateTags itself', async () => {
+    for (const where of ['describe', 'call'] as const) {
+      const h = await availableVolume();
+      const volume = await volumeOf(h);
+      if (where === 'describe') {
+        await h.ebs.deleteVolume(volume.ebsVolumeId!);
+        await h.clock.advance(MINUTE);
+      } else {
+        h.ebs.failNext('CreateTags', new ProviderError('not-found', 'InvalidVolume.NotFound', `The volume '${volume.ebsVolumeId}' does not exist.`));
+      }
+      await retag(h, { team: 'b', env: 'dev' });
+      await h.drain();
+      const after = await volumeOf(h);
+      expect(after.status).toMatchObject({ state: 'error', code: 'InvalidVolume.NotFound' });
+      expect(after.ebsVolumeId).toBeUndefined();
+      expect(after.observed).toBeUndefined();
+    }
+  });
+
+  it("ends in error on EC2's tag limit, with a message that says what to do", async () => {
+    const h = await availableVolume();
+    h.ebs.failNext('CreateTags', new ProviderError('limit-exceeded', 'TagLimitExceeded', 'The maximum number of tags for resource vol-1 has been reached.'));
+    await retag(h, { team: 'b', env: 'dev' });
+    await h.drain();
+    const volume = await volumeOf(h);
+    expect(volume.status).toMatchObject({ state: 'error', code: 'TagLimitExceeded' });
+    expect(volume.status.message).toMatch(/at most 50 tags.*remove some from spec\.tags/);
+    expect(h.ebs.calls.CreateTags).toBe(1);
+  });
+
+  it('waits after throttling without using an attempt, retries a transient error with one, and gets there', async () => {
+    const h = await availableVolume();
+    h.ebs.failNext('DeleteTags', new ProviderError('throttled', 'RequestLimitExceeded', 'Request limit exceeded.'));
+    await retag(h, { team: 'a' });
+    await h.drain();
+    expect((await volumeOf(h)).status).toMatchObject({ state: 'available', code: 'RequestLimitExceeded', attempts: 0 });
+    h.ebs.failNext('DeleteTags', new ProviderError('transient', 'InternalError', 'An internal error has occurred.'));
+    await h.settle(30_000);
+    await h.settle(2 * MINUTE, 5000);
+    const volume = await volumeOf(h);
+    expect(h.ebs.calls.DeleteTags).toBe(3);
+    expect(volume).toMatchObject({ status: { state: 'available', attempts: 0 }, observed: { tags: { team: 'a' } }, observedGeneration: 2 });
+  });
+
+  it("retags while a modification waits for EC2's cooldown, keeping the wait in the status", async () => {
+    const h = await availableVolume();
+    // A grow goes through; a second one within 6 hours meets EC2's cooldown.
+    await retag(h, { team: 'a', env: 'dev' }, 2, 20);
+    await h.settle(MINUTE);
+    await h.watch();
+    await retag(h, { team: 'a', env: 'dev' }, 3, 30);
+    await h.settle(10_000);
+    await h.watch();
+    expect((await volumeOf(h)).status).toMatchObject({ state: 'available', code: 'VolumeModificationRateExceeded' });
+    const modifies = h.ebs.calls.ModifyVolume;
+
+    await retag(h, { team: 'b', env: 'dev' }, 4, 30);
+    await h.settle(10_000);
+    await h.watch();
+    const volume = await volumeOf(h);
+    expect(h.ebs.calls.CreateTags).toBe(1);
+    expect(h.ebs.calls.ModifyVolume).toBe(modifies);
+    expect(ec2Tags(h, volume)).toMatchObject({ team: 'b' });
+    // Tags held, the modification still waits (so the spec is not held yet).
+    expect(volume).toMatchObject({ observed: { sizeGiB: 20, tags: { team: 'b', env: 'dev' } }, observedGeneration: 2, status: { code: 'VolumeModificationRateExceeded' } });
+  });
+
+  it('retags nothing for a record written before tags were observed, until its client changes them', async () => {
+    const h = await availableVolume();
+    const { tags: _dropped, ...observed } = (await volumeOf(h)).observed!;
+    await h.store.update<VolumeRecord>(KEY, { observed });
+    await h.watch();
+    // The reconciler's pass and a check: no tag call; the check records the tags EC2 holds.
+    await h.clock.advance(10 * MINUTE);
+    await new Reconciler({ store: h.store, queue: h.queue, provider: h.ebs, clock: h.clock, metrics: h.metrics, log: silentLog }).run();
+    await h.drain();
+    await h.executor.run(h.batchOf(h.op('check-volume', KEY)));
+    expect(h.ebs.calls).toMatchObject({ CreateTags: 0, DeleteTags: 0 });
+    expect((await volumeOf(h)).observed?.tags).toEqual({ team: 'a', env: 'dev' });
+
+    await h.store.update<VolumeRecord>(KEY, { observed });
+    await retag(h, { team: 'b', env: 'dev' });
+    await h.drain();
+    expect(h.ebs.calls).toMatchObject({ CreateTags: 1, DeleteTags: 0 });
+    expect(await volumeOf(h)).toMatchObject({ observed: { tags: { team: 'b', env: 'dev' } }, observedGeneration: 2 });
+  });
+});
