@@ -42,6 +42,7 @@ const CASES: { code: string; message: string; status?: number; kind: ProviderErr
   { code: 'Client.RequestLimitExceeded', message: 'Request limit exceeded.', status: 503, kind: 'throttled' },
   { code: 'Server.InternalError', message: 'An internal error has occurred', status: 500, kind: 'transient' },
   { code: 'VolumeLimitExceeded', message: 'You have exceeded your maximum gp3 storage limit of 50 TiB in this region.', kind: 'limit-exceeded' },
+  { code: 'TagLimitExceeded', message: 'The maximum number of tags for resource vol-1 has been reached.', kind: 'limit-exceeded' },
   { code: 'AttachmentLimitExceeded', message: 'The instance i-0123456789abcdef0 has reached its attachment limit.', kind: 'limit-exceeded' },
   {
     code: 'IncorrectModificationState',

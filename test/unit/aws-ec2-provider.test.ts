@@ -1,6 +1,8 @@
 import {
   AttachVolumeCommand,
+  CreateTagsCommand,
   CreateVolumeCommand,
+  DeleteTagsCommand,
   DeleteVolumeCommand,
   DescribeInstancesCommand,
   DescribeVolumesCommand,
@@ -258,6 +260,29 @@ describe('Ec2VolumeProvider (against recorded EC2 behaviour)', () => {
       Iops: 4000,
       Throughput: 250,
     });
+  });
+
+  it('tags one volume per call: CreateTags with keys and values, DeleteTags with keys only', async () => {
+    ec2.on(CreateTagsCommand).resolves({});
+    ec2.on(DeleteTagsCommand).resolves({});
+    await provider().createTags('vol-1', { team: 'b', cost: 'c-1' });
+    await provider().deleteTags('vol-1', ['env']);
+    expect(ec2.commandCalls(CreateTagsCommand).map((call) => call.args[0].input)).toEqual([
+      { Resources: ['vol-1'], Tags: [{ Key: 'team', Value: 'b' }, { Key: 'cost', Value: 'c-1' }] },
+    ]);
+    // Without a value, DeleteTags removes the key whatever its value.
+    expect(ec2.commandCalls(DeleteTagsCommand).map((call) => call.args[0].input)).toEqual([{ Resources: ['vol-1'], Tags: [{ Key: 'env' }] }]);
+  });
+
+  it("maps CreateTags and DeleteTags errors: a vanished volume, EC2's tag limit, throttling", async () => {
+    ec2
+      .on(CreateTagsCommand)
+      .rejectsOnce(await realEc2Error('InvalidVolume.NotFound', "The volume 'vol-1' does not exist."))
+      .rejectsOnce(await realEc2Error('TagLimitExceeded', 'The maximum number of tags for resource vol-1 has been reached.'));
+    ec2.on(DeleteTagsCommand).rejectsOnce(await realEc2Error('RequestLimitExceeded', 'Request limit exceeded.', 503));
+    expect(await rejection(provider().createTags('vol-1', { team: 'b' }))).toMatchObject({ kind: 'not-found', code: 'InvalidVolume.NotFound' });
+    expect(await rejection(provider().createTags('vol-1', { team: 'b' }))).toMatchObject({ kind: 'limit-exceeded', code: 'TagLimitExceeded' });
+    expect(await rejection(provider().deleteTags('vol-1', ['env']))).toMatchObject({ kind: 'throttled' });
   });
 
   it('lists owned volumes by the owner tag, a page at a time', async () => {

@@ -38,6 +38,14 @@ describe('error table', () => {
     }
   });
 
+  it("ends a tag change on a vanished volume and on EC2's tag limit, which the same tags meet again", () => {
+    for (const call of ['CreateTags', 'DeleteTags'] as const) {
+      expect(ERROR_OUTCOMES[call]['not-found'], call).toBe('terminal');
+      expect(ERROR_OUTCOMES[call]['limit-exceeded'], call).toBe('terminal');
+      expect(ERROR_OUTCOMES[call].transient, call).toBe('retry');
+    }
+  });
+
   it('classifies provider errors with their code and anything else as a retry', () => {
     expect(classifyError('DeleteVolume', new ProviderError('incorrect-state', 'VolumeInUse', 'vol-1 is in use'))).toEqual({
       outcome: 'wait-for-prerequisite',

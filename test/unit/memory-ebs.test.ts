@@ -39,6 +39,22 @@ async function availableVolume(clock: FakeClock, ebs: MemoryEbs, token: string, 
 }
 
 describe('MemoryEbs', () => {
+  it('sets and removes tags as EC2 does: repeats are harmless, 50 tags at most, a missing volume is not found', async () => {
+    const { clock, ebs } = setup();
+    const id = await availableVolume(clock, ebs, 't-tags');
+    await ebs.createTags(id, { team: 'a', env: 'dev' });
+    await ebs.createTags(id, { team: 'a', env: 'dev' });
+    await ebs.deleteTags(id, ['env', 'absent']);
+    await ebs.deleteTags(id, ['env']);
+    expect(ebs.volume(id)?.tags).toEqual({ [OWNERSHIP_TAGS.owner]: 'stack-a', [OWNERSHIP_TAGS.record]: 't-tags', team: 'a' });
+    const many = Object.fromEntries(Array.from({ length: 48 }, (_, i) => [`k${i}`, 'v']));
+    await expectCode(ebs.createTags(id, many), 'limit-exceeded', 'TagLimitExceeded');
+    expect(Object.keys(ebs.volume(id)!.tags)).toHaveLength(3);
+    await expectCode(ebs.createTags('vol-missing', { team: 'a' }), 'not-found', 'InvalidVolume.NotFound');
+    await expectCode(ebs.deleteTags('vol-missing', ['team']), 'not-found', 'InvalidVolume.NotFound');
+    expect(ebs.calls).toMatchObject({ CreateTags: 4, DeleteTags: 3 });
+  });
+
   it('creates, attaches, detaches and deletes over time', async () => {
     const { clock, ebs } = setup();
     const created = await ebs.createVolume(request('t1'));
