@@ -149,8 +149,10 @@ export const ROUTES: readonly ApiRoute[] = [
     method: 'PATCH',
     path: '/volumes/{volumeId}',
     operationId: 'modifyVolume',
-    summary: 'Grow a volume or change its type, IOPS or throughput',
-    description: 'Volumes only grow. The change bumps `generation`; the system applies it with ModifyVolume.',
+    summary: 'Grow a volume or change its type, IOPS, throughput or tags',
+    description:
+      'Volumes only grow. The change bumps `generation`; the system applies tags with CreateTags/DeleteTags first, ' +
+      'then size, type and performance with ModifyVolume.',
     params: VolumeParamsSchema,
     body: PatchVolumeRequestSchema,
     responses: { 200: { description: 'The volume with its new spec.', schema: VolumeDetailsSchema } },

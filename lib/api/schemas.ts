@@ -106,6 +106,7 @@ export const VolumeSchema = z
         volumeType: z.string(),
         iops: z.number().optional(),
         throughput: z.number().optional(),
+        tags: z.record(z.string(), z.string()).optional().meta({ description: "The client's tags EC2 holds (ownership tags left out), once a check has seen them." }),
       })
       .optional()
       .meta({ description: 'What EC2 reports for the volume.' }),
@@ -191,10 +192,12 @@ export const PatchVolumeRequestSchema = z
     volumeType: specShape.volumeType.optional(),
     iops: specShape.iops.unwrap().nullable().optional(),
     throughput: specShape.throughput.unwrap().nullable().optional(),
+    tags: specShape.tags.unwrap().nullable().optional(),
   })
-  .refine((body) => Object.keys(body).length > 0, { message: 'give at least one of sizeGiB, volumeType, iops, throughput' })
+  .refine((body) => Object.keys(body).length > 0, { message: 'give at least one of sizeGiB, volumeType, iops, throughput, tags' })
   .meta({ id: 'PatchVolumeRequest',
-    description: 'Grow the volume or change its type, IOPS or throughput. `null` clears iops or throughput: a gp3 volume goes back to its baseline (3000 IOPS, 125 MiB/s).',
+    description:
+      'Grow the volume or change its type, IOPS, throughput or tags. `null` clears iops or throughput: a gp3 volume goes back to its baseline (3000 IOPS, 125 MiB/s). `tags` replaces the client tags as a whole (`null` or `{}` removes them all); the ownership tags (`ebs-provisioner:`) and `aws:` keys cannot be set.',
   });
 
 export const PutAttachmentRequestSchema = z

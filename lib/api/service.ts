@@ -200,7 +200,7 @@ export class VolumeService {
   }
 
   /**
-   * Grows the volume or changes its type, IOPS or throughput: the merged spec must be a valid
+   * Grows the volume or changes its type, IOPS, throughput or tags: the merged spec must be a valid
    * spec and a change EBS can make of the volume as it is (`specChangeIssues`, the rule the watcher
    * and the planner apply). Bumps `generation` so the system acts on it; no-op when nothing
    * changes. Conditional on the version it read: a concurrent change never merges silently, and a
@@ -536,6 +536,9 @@ function applyPatch(spec: VolumeSpec, patch: PatchVolumeRequest): VolumeSpec {
   else if (patch.iops !== undefined) next.iops = patch.iops;
   if (patch.throughput === null) delete next.throughput;
   else if (patch.throughput !== undefined) next.throughput = patch.throughput;
+  // The tag map is replaced whole, not merged key by key: what a client sends is what EC2 ends up holding.
+  if (patch.tags === null || (patch.tags !== undefined && Object.keys(patch.tags).length === 0)) delete next.tags;
+  else if (patch.tags !== undefined) next.tags = patch.tags;
   return next;
 }
 

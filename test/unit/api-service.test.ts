@@ -9,6 +9,7 @@ import type { SharedRateBudget } from '../../lib/engine/ports.js';
 import { ApiProblem } from '../../lib/api/problem.js';
 import { MAX_STORE_READS_PER_PAGE, VolumeService } from '../../lib/api/service.js';
 import { INSTANCE_A, INSTANCE_B, ManualClock, sequentialIds } from './api-fixtures.js';
+import { OWNERSHIP_TAGS } from '../../lib/settings.js';
 
 const GP3: VolumeSpec = { sizeGiB: 20, volumeType: 'gp3', availabilityZone: 'us-east-1a' };
 /** A spec that names no AZ: only `attachTo` can place it. */
@@ -312,6 +313,32 @@ describe('VolumeService', () => {
         observed,
         status: { state: 'available', attempts: 0, updatedAt: '2026-01-01T00:00:00.000Z' },
       });
+
+    it('replaces the client tags of a volume EBS holds and bumps the generation; null removes them all', async () => {
+      await createdInEbs({ sizeGiB: 20, volumeType: 'gp3', iops: 4000, throughput: 125, tags: { team: 'a' } }, { ...GP3, iops: 4000, tags: { team: 'a' } });
+      await store.update<VolumeRecord>(volumeKey('data-01'), { spec: { ...GP3, iops: 4000, tags: { team: 'a', env: 'dev' } } });
+      const details = await service.patchVolume('data-01', { tags: { team: 'b' } });
+      expect(details.spec.tags).toEqual({ team: 'b' });
+      expect(details.generation).toBe(2);
+      const cleared = await service.patchVolume('data-01', { tags: null });
+      expect(cleared.spec.tags).toBeUndefined();
+      expect(cleared.generation).toBe(3);
+      // The same tags in another order change nothing.
+      await service.patchVolume('data-01', { tags: { b: '2', a: '1' } });
+      expect((await service.patchVolume('data-01', { tags: { a: '1', b: '2' } })).generation).toBe(4);
+    });
+
+    it('rejects invalid tags and the ownership tag keys with the field named, and writes nothing', async () => {
+      const before = await volume('data-01');
+      const writes = store.writes;
+      const ownership = await problemOf(() => service.patchVolume('data-01', { tags: { [OWNERSHIP_TAGS.owner]: 'other-stack' } }));
+      expect(ownership.status).toBe(400);
+      expect(ownership.errors).toEqual([{ path: `tags.${OWNERSHIP_TAGS.owner}`, message: 'tag keys starting with "ebs-provisioner:" are reserved' }]);
+      const tooMany = await problemOf(() => service.patchVolume('data-01', { tags: Object.fromEntries(Array.from({ length: 49 }, (_, i) => [`k${i}`, 'v'])) }));
+      expect(tooMany.errors).toEqual([{ path: 'tags', message: 'at most 48 tags, got 49' }]);
+      expect(store.writes).toBe(writes);
+      expect(await volume('data-01')).toEqual(before);
+    });
 
     it('rejects shrinking a volume EBS holds, naming the field, and writes nothing', async () => {
       await createdInEbs({ sizeGiB: 20, volumeType: 'gp3', iops: 4000, throughput: 125 });
