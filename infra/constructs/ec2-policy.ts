@@ -1,7 +1,8 @@
 /**
  * Least-privilege EC2 and KMS statements. The executor may create volumes only when the request
- * carries this deployment's ownership tag, may tag only while creating, and may attach, detach,
- * modify or delete only volumes that carry the tag: other volumes in the account are out of reach.
+ * carries this deployment's ownership tag, and may attach, detach, modify, delete or retag only
+ * volumes that carry the tag: other volumes in the account are out of reach. Tags it sets on an
+ * existing volume never include the ownership keys, so it cannot change or remove ownership.
  */
 import { Stack } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
@@ -44,6 +45,18 @@ export function ec2MutationStatements(stack: Stack, ownerTagValue: string): iam.
       actions: ['ec2:CreateTags'],
       resources: [volumes],
       conditions: { StringEquals: { 'ec2:CreateAction': 'CreateVolume' } },
+    }),
+    // Retagging after creation: only owned volumes, only with the tag keys named in the request
+    // (DeleteTags without any removes every tag), and never an ownership key.
+    new iam.PolicyStatement({
+      sid: 'RetagOwnedVolumes',
+      actions: ['ec2:CreateTags', 'ec2:DeleteTags'],
+      resources: [volumes],
+      conditions: {
+        ...owned,
+        'ForAllValues:StringNotEquals': { 'aws:TagKeys': Object.values(OWNERSHIP_TAGS) },
+        Null: { 'aws:TagKeys': 'false' },
+      },
     }),
     new iam.PolicyStatement({
       sid: 'ChangeOwnedVolumes',
@@ -88,7 +101,8 @@ export function kmsStatements(stack: Stack, kmsKeyArn: string): iam.PolicyStatem
 export const WILDCARD_REASONS: Record<string, string> = {
   CreateOwnedVolumes: 'new volumes have no id yet; the request must carry this deployment\'s ownership tag (aws:RequestTag).',
   CreateVolumesFromSnapshots: 'snapshots are only read as a source; the created volume still needs the ownership tag.',
-  TagOnlyWhileCreatingVolumes: 'tags may be written only as part of CreateVolume (ec2:CreateAction), never on existing volumes.',
+  TagOnlyWhileCreatingVolumes: 'any tags, ownership included, only as part of CreateVolume (ec2:CreateAction).',
+  RetagOwnedVolumes: 'only volumes carrying this deployment\'s ownership tag (ec2:ResourceTag), never with an ownership tag key (aws:TagKeys).',
   ChangeOwnedVolumes: 'only volumes carrying this deployment\'s ownership tag (ec2:ResourceTag).',
   AttachToInstances: 'the instance side of AttachVolume/DetachVolume; the volume side requires the ownership tag.',
 };

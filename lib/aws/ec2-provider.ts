@@ -271,12 +271,14 @@ export class Ec2VolumeProvider implements VolumeProvider {
 
   async createTags(ebsVolumeId: string, tags: Record<string, string>): Promise<void> {
     const Tags = Object.entries(tags).map(([Key, Value]) => ({ Key, Value }));
+    if (Tags.length === 0) return;
     await this.call(() => this.client.send(new CreateTagsCommand({ Resources: [ebsVolumeId], Tags })));
   }
 
   async deleteTags(ebsVolumeId: string, keys: string[]): Promise<void> {
-    // A tag given without a value is deleted whatever its value.
+    // A tag given without a value is deleted whatever its value; DeleteTags naming no tag would delete them all.
     const Tags = keys.map((Key) => ({ Key }));
+    if (Tags.length === 0) return;
     await this.call(() => this.client.send(new DeleteTagsCommand({ Resources: [ebsVolumeId], Tags })));
   }
 

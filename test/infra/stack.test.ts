@@ -258,10 +258,21 @@ describe('IAM', () => {
     expect(resourcesOf(onSnapshots)).toEqual([partitioned(`arn:aws:ec2:${TEST_ENV.region}::snapshot/*`)]);
   });
 
-  it('CreateTags only as part of CreateVolume', () => {
-    const statement = only(allowing('executor', 'ec2:CreateTags'));
-    expect(statement.Condition).toEqual({ StringEquals: { 'ec2:CreateAction': 'CreateVolume' } });
-    expect(actionsOf(statement)).toEqual(['ec2:CreateTags']);
+  it('CreateTags as part of CreateVolume, or on owned volumes without the ownership keys; DeleteTags only the latter', () => {
+    const statements = allowing('executor', 'ec2:CreateTags');
+    const creating = only(statements.filter((statement) => statement.Sid === 'TagOnlyWhileCreatingVolumes'));
+    expect(creating.Condition).toEqual({ StringEquals: { 'ec2:CreateAction': 'CreateVolume' } });
+    expect(actionsOf(creating)).toEqual(['ec2:CreateTags']);
+    const retag = only(statements.filter((statement) => statement !== creating));
+    expect(only(allowing('executor', 'ec2:DeleteTags'))).toBe(retag);
+    expect(actionsOf(retag)).toEqual(['ec2:CreateTags', 'ec2:DeleteTags']);
+    expect(resourcesOf(retag)).toEqual([partitioned(volumeArn)]);
+    expect(retag.Condition).toEqual({
+      StringEquals: { [`ec2:ResourceTag/${OWNERSHIP_TAGS.owner}`]: OWNER },
+      'ForAllValues:StringNotEquals': { 'aws:TagKeys': [OWNERSHIP_TAGS.owner, OWNERSHIP_TAGS.record] },
+      // A DeleteTags naming no key would remove every tag, ownership included.
+      Null: { 'aws:TagKeys': 'false' },
+    });
   });
 
   it.each(['ec2:AttachVolume', 'ec2:DetachVolume', 'ec2:ModifyVolume', 'ec2:DeleteVolume'])('%s only on volumes with the ownership tag', (action) => {

@@ -267,6 +267,9 @@ describe('Ec2VolumeProvider (against recorded EC2 behaviour)', () => {
     ec2.on(DeleteTagsCommand).resolves({});
     await provider().createTags('vol-1', { team: 'b', cost: 'c-1' });
     await provider().deleteTags('vol-1', ['env']);
+    // Nothing to send is no call: DeleteTags naming no tag would remove every tag, ownership included.
+    await provider().createTags('vol-1', {});
+    await provider().deleteTags('vol-1', []);
     expect(ec2.commandCalls(CreateTagsCommand).map((call) => call.args[0].input)).toEqual([
       { Resources: ['vol-1'], Tags: [{ Key: 'team', Value: 'b' }, { Key: 'cost', Value: 'c-1' }] },
     ]);
