@@ -105,6 +105,19 @@ describeWithMoto('Ec2VolumeProvider against moto', (endpoint) => {
     expect(volume).toMatchObject({ sizeGiB: 20, volumeType: 'io2' });
   });
 
+  it('sets and removes tags on one volume, repeats harmlessly, and leaves the other tags alone', async () => {
+    const { ebsVolumeId } = await create({ team: 'a', env: 'dev' });
+    await provider.createTags(ebsVolumeId, { team: 'b', cost: 'c-1' });
+    await provider.createTags(ebsVolumeId, { team: 'b', cost: 'c-1' });
+    await provider.deleteTags(ebsVolumeId, ['env']);
+    await provider.deleteTags(ebsVolumeId, ['env']);
+    const [volume] = await provider.describeVolumes([ebsVolumeId]);
+    expect(volume!.tags).toEqual({ [OWNERSHIP_TAGS.record]: 'v1', [OWNERSHIP_TAGS.owner]: 'stack-test', team: 'b', cost: 'c-1' });
+    const missing = await provider.createTags('vol-0123456789abcdef0', { team: 'b' }).catch((error: unknown) => error);
+    expect(missing).toBeInstanceOf(ProviderError);
+    expect(missing).toMatchObject({ kind: 'not-found' });
+  });
+
   it('lists only volumes carrying this deployment owner tag, page by page', async () => {
     const mine = await Promise.all([create(), create(), create(), create(), create(), create()]);
     const other = new Ec2VolumeProvider({ client: clients.ec2, ownerTagValue: 'another-stack' });
