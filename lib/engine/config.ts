@@ -62,7 +62,7 @@ export const ACTION_OF: Readonly<Partial<Record<OperationKind, MutatingAction>>>
   detach: 'DetachVolume',
   'delete-volume': 'DeleteVolume',
   'modify-volume': 'ModifyVolume',
-  // Its DeleteTags, needed only when keys are removed, spends this environment's share of its bucket.
+  // Its DeleteTags, made only when keys are removed, takes a token of its own bucket when it is made.
   'tag-volume': 'CreateTags',
 };
 

@@ -619,6 +619,21 @@ export class Executor {
     });
   }
 
+  /**
+   * One token of `action`'s bucket from the shared budget for a call made now, waited for up to
+   * `rateWaitMaxMs`: `taken`, `none` (none soon enough: defer the call), or `unavailable` (no
+   * shared budget, or not to be used now, as `takeShared` explains: spend this environment's share).
+   */
+  private async sharedTokenNow(action: MutatingAction): Promise<'taken' | 'none' | 'unavailable'> {
+    const now = this.deps.clock.now();
+    const taken = await this.takeShared(RATE_BUCKET_OF[action], 1, now, this.config.rateWaitMaxMs);
+    if (!taken) return 'unavailable';
+    const atMs = taken.usableAt[0];
+    if (atMs === undefined) return 'none';
+    if (atMs > now) await this.deps.clock.sleep(atMs - now);
+    return 'taken';
+  }
+
   private grantShared(item: Item, atMs: number, granted: Set<Item>) {
     const action = ACTION_OF[decidedOp(item)]!;
     item.token = { action, atMs, used: false, throttles: this.buckets[action].throttleCount, shared: true };
@@ -939,13 +954,18 @@ export class Executor {
         bucket.refund();
         return { ok: false, latencyMs: 0, error: { outcome: 'throttled', code: 'RateBudgetExceeded', message: `deferred: EC2 throttled ${action} calls of this environment` } };
       }
-    } else if (this.config.rateWaitMaxMs > 0 && bucket.msUntilToken() <= this.config.rateWaitMaxMs) await bucket.take();
-    else if (!bucket.tryTake()) {
-      return {
-        ok: false,
-        latencyMs: 0,
-        error: { outcome: 'throttled', code: 'RateBudgetExceeded', message: `deferred: this invocation's ${action} rate budget is spent` },
-      };
+    } else {
+      // No token reserved in this bucket (tag-volume's DeleteTags): one from the shared budget, else from this environment's share.
+      const shared = await this.sharedTokenNow(action);
+      if (shared === 'none') {
+        return { ok: false, latencyMs: 0, error: { outcome: 'throttled', code: 'RateBudgetExceeded', message: `deferred: the shared ${action} rate budget has no token soon enough` } };
+      }
+      if (shared === 'unavailable') {
+        if (this.config.rateWaitMaxMs > 0 && bucket.msUntilToken() <= this.config.rateWaitMaxMs) await bucket.take();
+        else if (!bucket.tryTake()) {
+          return { ok: false, latencyMs: 0, error: { outcome: 'throttled', code: 'RateBudgetExceeded', message: `deferred: this invocation's ${action} rate budget is spent` } };
+        }
+      }
     }
     const started = this.deps.clock.now();
     try {

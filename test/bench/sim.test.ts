@@ -44,6 +44,18 @@ describe('token bucket', () => {
     expect(EC2_ACTION_BUCKET.AttachVolume).toBe('mutating');
     expect(EC2_ACTION_BUCKET.DetachVolume).toBe('mutating');
     expect(EC2_ACTION_BUCKET.DescribeVolumes).toBe('unfilteredNonMutating');
+    // CreateTags has a bucket of its own; DeleteTags counts as a mutating action.
+    expect(EC2_ACTION_BUCKET.CreateTags).toBe('CreateTags');
+    expect(EC2_ACTION_BUCKET.DeleteTags).toBe('mutating');
+  });
+
+  it('meters DeleteTags with attach and detach, CreateTags apart from them', () => {
+    const limiter = new Ec2RateLimiter(T0);
+    for (let i = 0; i < 50; i++) expect(limiter.admit('DeleteTags', T0)).toBe(true);
+    expect(limiter.admit('AttachVolume', T0)).toBe(false);
+    for (let i = 0; i < 100; i++) expect(limiter.admit('CreateTags', T0)).toBe(true);
+    expect(limiter.admit('CreateTags', T0)).toBe(false);
+    expect(limiter.admit('CreateTags', T0 + 100)).toBe(true);
   });
 
   it('shares the mutating bucket between attach and detach, and keeps other buckets apart', () => {

@@ -8,6 +8,8 @@ import type { VolumeRecord } from '../../lib/domain/records.js';
 import { Reconciler } from '../../lib/engine/reconciler.js';
 import { ProviderError } from '../../lib/engine/ports.js';
 import { silentLog } from '../../lib/memory/log.js';
+import { MemoryRateBudget } from '../../lib/memory/rate-budget.js';
+import { DEFAULT_ENGINE_CONFIG } from '../../lib/engine/config.js';
 import { OWNERSHIP_TAGS } from '../../lib/settings.js';
 import { harness, newVolume, volumeKey } from './engine-fixtures.js';
 
@@ -144,6 +146,28 @@ describe('tag-volume', () => {
     const volume = await volumeOf(h);
     expect(h.ebs.calls.DeleteTags).toBe(3);
     expect(volume).toMatchObject({ status: { state: 'available', attempts: 0 }, observed: { tags: { team: 'a' } }, observedGeneration: 2 });
+  });
+
+  it('takes a CreateTags token and a mutating-actions token (DeleteTags) from the shared budget, and defers without one', async () => {
+    const rateBudget = new MemoryRateBudget();
+    const h = harness({ rateBudget });
+    await h.store.create(newVolume('data-1', {}, { tags: { team: 'a', env: 'dev' } }));
+    await h.watch();
+    await h.settle(10_000);
+    await h.watch();
+    const attachLevel = rateBudget.level('AttachVolume');
+    await retag(h, { team: 'b' });
+    await h.drain();
+    expect(h.ebs.calls).toMatchObject({ CreateTags: 1, DeleteTags: 1 });
+    expect(rateBudget.level('CreateTags')?.tokens).toBe(DEFAULT_ENGINE_CONFIG.accountRateBudgets.CreateTags.burst - 1);
+    expect(rateBudget.level('AttachVolume')?.tokens).toBe((attachLevel?.tokens ?? DEFAULT_ENGINE_CONFIG.accountRateBudgets.AttachVolume.burst) - 1);
+
+    // The mutating-actions bucket spent by others: the DeleteTags waits for its token, using no attempt.
+    await rateBudget.take('AttachVolume', 1000, DEFAULT_ENGINE_CONFIG.accountRateBudgets.AttachVolume, h.clock.now(), Number.POSITIVE_INFINITY);
+    await retag(h, {}, 3);
+    await h.drain();
+    expect(h.ebs.calls.DeleteTags).toBe(1);
+    expect((await volumeOf(h)).status).toMatchObject({ state: 'available', code: 'RateBudgetExceeded', attempts: 0 });
   });
 
   it("retags while a modification waits for EC2's cooldown, keeping the wait in the status", async () => {
