@@ -204,6 +204,25 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     });
 
   volumes
+    .command('tag')
+    .description("set and remove a volume's tags (the others stay as they are)")
+    .argument('<volumeId>')
+    .option('--tag <key=value>', 'set this tag (repeatable)', collectTag)
+    .option('--untag <key>', 'remove this tag (repeatable)', (value: string, previous: string[] = []) => [...previous, value])
+    .action(async (volumeId: string, options: { tag?: Record<string, string>; untag?: string[] }, command: Command) => {
+      if (!options.tag && !options.untag) throw new UsageError('give at least one of --tag, --untag');
+      const both = Object.keys(options.tag ?? {}).filter((key) => options.untag?.includes(key));
+      if (both.length > 0) throw new UsageError(`both set and removed: ${both.join(', ')}`);
+      const api = client(command);
+      // The API replaces the tag map whole: start from the volume's tags as they are.
+      const { body: current } = await api.getVolume(volumeId);
+      const tags = { ...current.spec.tags, ...options.tag };
+      for (const key of options.untag ?? []) delete tags[key];
+      const { body } = await api.patchVolume(volumeId, { tags: Object.keys(tags).length > 0 ? tags : null });
+      print(command, body, () => volumeDetails(body));
+    });
+
+  volumes
     .command('attach')
     .description('attach a volume to an instance')
     .argument('<volumeId>')

@@ -162,6 +162,16 @@ describe('CLI against the API over HTTP', () => {
       const modified = await cli('-o', 'json', 'volumes', 'modify', 'data-01', '--type', 'gp2', '--clear-iops');
       expect((modified.json as { spec: object }).spec).toEqual({ sizeGiB: 50, volumeType: 'gp2', availabilityZone: 'us-east-1a' });
 
+      const tagged = await cli('-o', 'json', 'volumes', 'tag', 'data-01', '--tag', 'team=storage', '--tag', 'env=dev');
+      expect(tagged.json).toMatchObject({ generation: 4, spec: { tags: { team: 'storage', env: 'dev' } } });
+      const retagged = await cli('-o', 'json', 'volumes', 'tag', 'data-01', '--tag', 'team=db', '--untag', 'env');
+      expect((retagged.json as { spec: { tags: object } }).spec.tags).toEqual({ team: 'db' });
+      const untagged = await cli('-o', 'json', 'volumes', 'tag', 'data-01', '--untag', 'team');
+      expect((untagged.json as { spec: object }).spec).toEqual({ sizeGiB: 50, volumeType: 'gp2', availabilityZone: 'us-east-1a' });
+      const reserved = await cli('volumes', 'tag', 'data-01', '--tag', 'ebs-provisioner:owner=x');
+      expect(reserved.code).toBe(EXIT.failed);
+      expect(reserved.stderr).toContain('reserved');
+
       const attached = await cli('volumes', 'attach', 'data-01', INSTANCE_B);
       expect(attached.stdout).toBe(`Attaching: data-01 → ${INSTANCE_B}: pending, alive\n`);
       const detached = await cli('volumes', 'detach', 'data-01', INSTANCE_B);
@@ -171,7 +181,7 @@ describe('CLI against the API over HTTP', () => {
       expect(notFailed.stderr).toContain('not in error');
       await setVolumeState('data-01', 'error', { code: 'InternalError', message: 'boom' });
       const retried = await cli('-o', 'json', 'volumes', 'retry', 'data-01');
-      expect(retried.json).toMatchObject({ generation: 4 });
+      expect(retried.json).toMatchObject({ generation: 7 });
 
       const deleted = await cli('volumes', 'delete', 'data-01');
       expect(deleted.stdout).toMatch(/^Deleting: data-01/);
@@ -236,6 +246,8 @@ describe('CLI against the API over HTTP', () => {
         ['volumes', 'create', '--size', '1', '--tag', 'novalue'],
         ['volumes', 'create', '--size', '1', '--device', '/dev/sdf'],
         ['volumes', 'modify', 'data-01'],
+        ['volumes', 'tag', 'data-01'],
+        ['volumes', 'tag', 'data-01', '--tag', 'a=1', '--untag', 'a'],
         ['wait', 'data-01', '--state', 'asleep'],
         ['-o', 'yaml', 'volumes', 'list'],
         ['volumes', 'explode'],
