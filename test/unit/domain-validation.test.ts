@@ -3,9 +3,13 @@ import { GP3_BASELINE, performanceChange, provisionedPerformance } from '../../l
 import type { VolumeRecord, VolumeSpec } from '../../lib/domain/records.js';
 import { newVolume } from './engine-fixtures.js';
 import { MAX_STATUS_MESSAGE_CHARS } from '../../lib/domain/status-message.js';
+import { OWNERSHIP_TAGS } from '../../lib/settings.js';
 import {
+  clientTagsOf,
   describeValidationIssues,
   deviceNameSchema,
+  isReservedTagKey,
+  tagChanges,
   instanceIdSchema,
   ebsBaseline,
   parseRecord,
@@ -139,6 +143,42 @@ describe('validateSpecChange', () => {
     expect(validateSpecChange(multi, { ...multi, volumeType: 'io1' }).map((i) => i.message)).toContain(
       'the type of a multi-attach volume cannot be changed',
     );
+  });
+});
+
+describe('tags after creation', () => {
+  it('lets tags change like any spec field, within the same limits as at creation', () => {
+    const current: VolumeSpec = { sizeGiB: 100, volumeType: 'gp3', availabilityZone: 'us-east-1a', tags: { a: 'b' } };
+    expect(validateSpecChange(current, { ...current, tags: { a: 'c', d: 'e' } })).toEqual([]);
+    expect(validateSpecChange(current, { sizeGiB: 100, volumeType: 'gp3', availabilityZone: 'us-east-1a' })).toEqual([]);
+    expect(validateSpecChange(current, { ...current, tags: { [OWNERSHIP_TAGS.record]: 'other' } })).toEqual([
+      { path: `spec.tags.${OWNERSHIP_TAGS.record}`, message: 'tag keys starting with "ebs-provisioner:" are reserved' },
+    ]);
+  });
+
+  it('never takes an ownership or aws: key for a client tag', () => {
+    for (const key of Object.values(OWNERSHIP_TAGS)) expect(isReservedTagKey(key)).toBe(true);
+    expect(isReservedTagKey('AWS:cloudformation:stack-name')).toBe(true);
+    expect(isReservedTagKey('team')).toBe(false);
+    expect(clientTagsOf({ [OWNERSHIP_TAGS.owner]: 's', 'aws:backup:source': 'x', team: 'a' })).toEqual({ team: 'a' });
+  });
+
+  it('tells the tags to set and the keys to remove, whatever the key order', () => {
+    expect(tagChanges({ a: '1', b: '2' }, { b: '2', a: '1' })).toBeUndefined();
+    expect(tagChanges(undefined, {})).toBeUndefined();
+    expect(tagChanges({ a: '1', b: '2' }, { a: '9', c: '3' })).toEqual({ set: { a: '9', c: '3' }, remove: ['b'] });
+    expect(tagChanges({ a: '1' }, undefined)).toEqual({ set: {}, remove: ['a'] });
+  });
+
+  it('reads the observed tags of a record, and a record written before they were observed', () => {
+    const observed = { sizeGiB: 10, volumeType: 'gp3' as const };
+    const record = (extra: Partial<VolumeRecord>) => ({ ...newVolume('v1'), ebsVolumeId: 'vol-0123456789abcdef0', ...extra });
+    expect(parseRecord(record({ observed: { ...observed, tags: { team: 'a' } } }))).toMatchObject({ ok: true, value: { observed: { tags: { team: 'a' } } } });
+    const before = parseRecord(record({ observed }));
+    expect(before.ok && before.value.kind === 'volume' && before.value.observed?.tags).toBe(undefined);
+    // The baseline: the observed tags when known, else those it was created with.
+    expect(ebsBaseline(record({ spec: { ...newVolume('v1').spec, tags: { team: 'b' } }, createRequest: { clientToken: 't', availabilityZone: 'eu-west-1a', spec: { ...newVolume('v1').spec, tags: { team: 'a' } } }, observed }))?.tags).toEqual({ team: 'a' });
+    expect(ebsBaseline(record({ observed: { ...observed, tags: {} }, createRequest: { clientToken: 't', availabilityZone: 'eu-west-1a', spec: { ...newVolume('v1').spec, tags: { team: 'a' } } } }))?.tags).toEqual({});
   });
 });
 
