@@ -59,7 +59,8 @@ export function readRateBudgetEnvironment(env: NodeJS.ProcessEnv = process.env):
   if (env.RATE_BUDGET_TABLE_NAME) settings.rateBudgetTableName = env.RATE_BUDGET_TABLE_NAME;
   const refill = positive(env, 'EC2_REFILL_PER_SECOND');
   if (refill !== undefined) {
-    const buckets = Object.entries(DEFAULT_ENGINE_CONFIG.accountRateBudgets).map(([bucket, budget]) => [bucket, { ...budget, ratePerSecond: refill }]);
+    // The pace of the CreateVolume, DeleteVolume and mutating-action buckets; CreateTags refills at its own (10 a second).
+    const buckets = Object.entries(DEFAULT_ENGINE_CONFIG.accountRateBudgets).map(([bucket, budget]) => [bucket, bucket === 'CreateTags' ? budget : { ...budget, ratePerSecond: refill }]);
     settings.accountRateBudgets = Object.fromEntries(buckets) as EngineConfig['accountRateBudgets'];
   }
   return settings;

@@ -125,6 +125,7 @@ describe('function handlers', () => {
     expect(env.engineConfig.accountRateBudgets).toBeUndefined();
     const raised = readFunctionEnvironment({ TABLE_NAME: 't', QUEUE_URL: 'q', OWNER_TAG_VALUE: 's', EC2_REFILL_PER_SECOND: '20' }).engineConfig.accountRateBudgets;
     expect(raised?.AttachVolume).toEqual({ ...DEFAULT_ENGINE_CONFIG.accountRateBudgets.AttachVolume, ratePerSecond: 20 });
+    expect(raised?.CreateTags).toEqual(DEFAULT_ENGINE_CONFIG.accountRateBudgets.CreateTags);
     expect(raised?.CreateVolume.ratePerSecond).toBe(20);
     expect(() => readFunctionEnvironment({ TABLE_NAME: 't', QUEUE_URL: 'q', OWNER_TAG_VALUE: 's', EC2_REFILL_PER_SECOND: '-1' })).toThrow(/EC2_REFILL_PER_SECOND must be a positive number/);
     expect(readFunctionEnvironment({ TABLE_NAME: 't', QUEUE_URL: 'q', OWNER_TAG_VALUE: 's', RATE_BUDGET_TABLE_NAME: 'rates' }).rateBudgetTableName).toBe('rates');
