@@ -193,6 +193,17 @@ describe('tag-volume', () => {
     expect(volume).toMatchObject({ observed: { sizeGiB: 20, tags: { team: 'b', env: 'dev' } }, observedGeneration: 2, status: { code: 'VolumeModificationRateExceeded' } });
   });
 
+  it("carries out a tag change whose message was lost, on the reconciler's nudge", async () => {
+    const h = await availableVolume();
+    await retag(h, { team: 'b', env: 'dev' });
+    for (const lost of h.queue.receive(100)) h.queue.delete(lost.receiptHandle);
+    await h.clock.advance(10 * MINUTE);
+    await new Reconciler({ store: h.store, queue: h.queue, provider: h.ebs, clock: h.clock, metrics: h.metrics, log: silentLog }).run();
+    await h.drain();
+    expect(h.ebs.calls.CreateTags).toBe(1);
+    expect(await volumeOf(h)).toMatchObject({ observed: { tags: { team: 'b', env: 'dev' } }, observedGeneration: 2 });
+  });
+
   it('retags nothing for a record written before tags were observed, until its client changes them', async () => {
     const h = await availableVolume();
     const { tags: _dropped, ...observed } = (await volumeOf(h)).observed!;
