@@ -117,6 +117,11 @@ export function tagsNeeded(volume: VolumeRecord): boolean {
   return canonicalJson(volume.spec.tags ?? {}) !== canonicalJson(held ?? {});
 }
 
+/** Whether nothing on the record says which tags EC2 holds: none observed, no CreateVolume request kept. */
+function tagsUnknown(volume: VolumeRecord): boolean {
+  return volume.observed?.tags === undefined && volume.createRequest === undefined;
+}
+
 /** Whether `modification` takes the volume where `request` asks: it targets every value the request sets. */
 export function modificationReaches(modification: ProviderModification, request: ModifyVolumeRequest): boolean {
   return (
@@ -214,6 +219,10 @@ export function planVolume(volume: VolumeRecord, attachments: readonly Attachmen
           ? { type: 'cooldown', op: 'modify-volume', atMs: cooldownEnd, reason: `waiting for EC2's modification cooldown until ${new Date(cooldownEnd).toISOString()}` }
           : { type: 'operation', op: 'modify-volume', reason: 'spec changed' };
       }
+      // A record from before tags were observed and before its CreateVolume request was kept has
+      // no record of the tags EC2 holds: once its client changed the spec, look before saying EC2 holds it.
+      if (volume.observed && volume.observedGeneration !== volume.generation && tagsUnknown(volume))
+        return { type: 'operation', op: 'check-volume', reason: 'spec changed; looking at the tags EC2 holds' };
       return volume.observed && volume.observedGeneration !== volume.generation
         ? { type: 'none', reason: `volume ${state}; EC2 already holds the spec`, observedGeneration: volume.generation }
         : { type: 'none', reason: `volume ${state}` };

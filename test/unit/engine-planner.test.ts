@@ -41,7 +41,9 @@ function attachment(state: AttachmentState, extra: Partial<AttachmentRecord> = {
   };
 }
 
-const created = { ebsVolumeId: 'vol-1', availabilityZone: 'eu-west-1a', observed: { sizeGiB: 10, volumeType: 'gp3' as const } };
+const created = { ebsVolumeId: 'vol-1', availabilityZone: 'eu-west-1a', observed: { sizeGiB: 10, volumeType: 'gp3' as const, tags: {} } };
+/** A volume recorded by a version that kept neither its CreateVolume request nor the tags EC2 holds. */
+const createdLongAgo = { ...created, observed: { sizeGiB: 10, volumeType: 'gp3' as const } };
 /** A CreateVolume was sent and its answer never recorded. */
 const unanswered = { createRequest: { clientToken: 'ebsp-data-1-g1', availabilityZone: 'eu-west-1a', spec: { sizeGiB: 10, volumeType: 'gp3' as const } } };
 
@@ -103,12 +105,18 @@ describe('planVolume (alive)', () => {
 
     it('judges a record written before tags were observed against the tags it was created with: an upgrade retags nothing', () => {
       const createRequest = { clientToken: 'ebsp-t', availabilityZone: 'eu-west-1a', spec: spec({ team: 'a' }) };
-      const upgraded = { ...created, createRequest, observedGeneration: 1, spec: spec({ team: 'a' }) };
+      const upgraded = { ...createdLongAgo, createRequest, observedGeneration: 1, spec: spec({ team: 'a' }) };
       expect(planVolume(volume('available', upgraded), [], NOW)).toEqual({ type: 'none', reason: 'volume available' });
       // Older still, without the request: the spec as it is stands for what was created.
-      expect(planVolume(volume('in-use', { ...created, observedGeneration: 1, spec: spec({ team: 'a' }) }), [], NOW)).toEqual({ type: 'none', reason: 'volume in-use' });
+      expect(planVolume(volume('in-use', { ...createdLongAgo, observedGeneration: 1, spec: spec({ team: 'a' }) }), [], NOW)).toEqual({ type: 'none', reason: 'volume in-use' });
       // A change the client makes after the upgrade is carried out.
       expect(planVolume(volume('available', { ...upgraded, spec: spec({ team: 'b' }) }), [], NOW)).toMatchObject({ op: 'tag-volume' });
+      // Without the request, the tags EC2 holds are unknown: a changed spec is looked at first, not taken as held.
+      expect(planVolume(volume('available', { ...createdLongAgo, observedGeneration: 1, generation: 2, spec: spec({ team: 'b' }) }), [], NOW)).toEqual({
+        type: 'operation',
+        op: 'check-volume',
+        reason: 'spec changed; looking at the tags EC2 holds',
+      });
     });
 
     it("retags before modifying, and a modification waiting for EC2's cooldown holds no tag change back", () => {
@@ -193,7 +201,7 @@ describe('planVolume (alive)', () => {
   });
 
   it('records a spec change EC2 already holds as observed, with no operation', () => {
-    const cleared = volume('available', { ...created, generation: 2, observedGeneration: 1, observed: { sizeGiB: 10, volumeType: 'gp3', iops: 3000, throughput: 125 } });
+    const cleared = volume('available', { ...created, generation: 2, observedGeneration: 1, observed: { sizeGiB: 10, volumeType: 'gp3', iops: 3000, throughput: 125, tags: {} } });
     expect(planVolume(cleared, [], NOW)).toMatchObject({ type: 'none', observedGeneration: 2 });
     expect(planVolume({ ...cleared, observedGeneration: 2 }, [], NOW)).toEqual({ type: 'none', reason: 'volume available' });
   });

@@ -204,6 +204,23 @@ describe('tag-volume', () => {
     expect(await volumeOf(h)).toMatchObject({ observed: { tags: { team: 'b', env: 'dev' } }, observedGeneration: 2 });
   });
 
+  it('looks at the tags of a record kept without its CreateVolume request before retagging it, once its client changes them', async () => {
+    const h = await availableVolume();
+    const { tags: _dropped, ...observed } = (await volumeOf(h)).observed!;
+    await h.store.update<VolumeRecord>(KEY, { observed, createRequest: null });
+    await h.watch();
+    await h.drain();
+    expect(h.ebs.calls).toMatchObject({ CreateTags: 0, DeleteTags: 0 });
+    const describes = h.ebs.calls.DescribeVolumes;
+
+    await retag(h, { team: 'b' });
+    await h.settle(10_000);
+    await h.watch();
+    expect(h.ebs.calls.DescribeVolumes).toBeGreaterThan(describes);
+    expect(h.ebs.calls).toMatchObject({ CreateTags: 1, DeleteTags: 1 });
+    expect(await volumeOf(h)).toMatchObject({ observed: { tags: { team: 'b' } }, observedGeneration: 2 });
+  });
+
   it('retags nothing for a record written before tags were observed, until its client changes them', async () => {
     const h = await availableVolume();
     const { tags: _dropped, ...observed } = (await volumeOf(h)).observed!;
