@@ -42,7 +42,8 @@ export type RateBucket = 'CreateVolume' | 'AttachVolume' | 'DeleteVolume' | 'Cre
 /**
  * Which budget each action draws on. EC2 meters AttachVolume, DetachVolume and ModifyVolume in
  * one request bucket ("mutating actions"), CreateVolume, DeleteVolume and CreateTags in their own
- * (EC2 API throttling docs); DeleteTags has no bucket of its own and counts as a mutating action.
+ * (EC2 API throttling docs); DeleteTags is metered with the mutating actions, the category that
+ * holds the actions that change resources and have no bucket of their own.
  * The executor's buckets follow the same grouping: the shared bucket uses the AttachVolume budget.
  */
 export const RATE_BUCKET_OF: Readonly<Record<MutatingAction, RateBucket>> = {
