@@ -1218,6 +1218,21 @@ export class Executor {
     };
   }
 
+  /**
+   * The volume as this batch's DescribeVolumes saw it, before a call that changes it; undefined,
+   * with the item's result set, when the describe failed or the volume is gone from EC2.
+   */
+  private describedVolume(item: Item, now: number, volumes: Map<string, ProviderVolume> | ClassifiedError): ProviderVolume | undefined {
+    const volume = item.record as VolumeRecord;
+    if (!(volumes instanceof Map)) {
+      item.result = this.volumeFailure(volume, now, volumes);
+      return undefined;
+    }
+    const current = volumes.get(volume.ebsVolumeId!);
+    if (!current) item.result = this.volumeVanished(volume, 'observed-deleted', now);
+    return current;
+  }
+
   private prepareModify(
     item: Item,
     now: number,
@@ -1225,15 +1240,8 @@ export class Executor {
     modifications: Map<string, ProviderModification> | ClassifiedError,
   ): (() => Promise<void>) | undefined {
     const volume = item.record as VolumeRecord;
-    if (!(volumes instanceof Map)) {
-      item.result = this.volumeFailure(volume, now, volumes);
-      return undefined;
-    }
-    const current = volumes.get(volume.ebsVolumeId!);
-    if (!current) {
-      item.result = this.volumeVanished(volume, 'observed-deleted', now);
-      return undefined;
-    }
+    const current = this.describedVolume(item, now, volumes);
+    if (!current) return undefined;
     // EC2 may already be where the spec wants it (a repeated message after a lost status write).
     const refreshed: VolumeRecord = { ...volume, observed: observedOf(current) };
     const request = modificationNeeded(refreshed);
@@ -1293,15 +1301,8 @@ export class Executor {
    */
   private prepareTag(item: Item, now: number, volumes: Map<string, ProviderVolume> | ClassifiedError): (() => Promise<void>) | undefined {
     const volume = item.record as VolumeRecord;
-    if (!(volumes instanceof Map)) {
-      item.result = this.volumeFailure(volume, now, volumes);
-      return undefined;
-    }
-    const current = volumes.get(volume.ebsVolumeId!);
-    if (!current) {
-      item.result = this.volumeVanished(volume, 'observed-deleted', now);
-      return undefined;
-    }
+    const current = this.describedVolume(item, now, volumes);
+    if (!current) return undefined;
     const changes = tagChanges(clientTagsOf(current.tags), volume.spec.tags);
     if (!changes) {
       item.result = { outcome: 'succeeded', changes: this.observedChanges(volume, current, now) };
