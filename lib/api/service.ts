@@ -487,7 +487,14 @@ function placedByAttachTo(request: CreateVolumeRequest): boolean {
 
 /** The spec as stored: with no AZ and no placement, a volume created for an instance goes in its AZ. */
 function placedSpec(request: CreateVolumeRequest): VolumeSpec {
-  return placedByAttachTo(request) ? { ...request.spec, placementInstanceId: request.attachTo!.instanceId } : request.spec;
+  return withoutEmptyTags(placedByAttachTo(request) ? { ...request.spec, placementInstanceId: request.attachTo!.instanceId } : request.spec);
+}
+
+/** An empty tag map asks for no tags, as an absent one does (a PATCH's `{}` removes them): one spec for both. */
+function withoutEmptyTags(spec: VolumeSpec): VolumeSpec {
+  if (spec.tags === undefined || Object.keys(spec.tags).length > 0) return spec;
+  const { tags: _empty, ...rest } = spec;
+  return rest;
 }
 
 const PLACEMENT_FIELDS: ReadonlyArray<keyof VolumeSpec> = ['availabilityZone', 'placementInstanceId'];
@@ -497,7 +504,8 @@ const PLACEMENT_FIELDS: ReadonlyArray<keyof VolumeSpec> = ['availabilityZone', '
  * client wrote: `spec.<field>` for the spec's own fields, `attachTo.instanceId` when the placement
  * differs only because `attachTo` names another instance than the one the volume is placed by.
  */
-function createDifferences(existing: VolumeSpec, wanted: VolumeSpec, request: CreateVolumeRequest): FieldIssue[] {
+function createDifferences(existingSpec: VolumeSpec, wanted: VolumeSpec, request: CreateVolumeRequest): FieldIssue[] {
+  const existing = withoutEmptyTags(existingSpec);
   const fromAttachTo = placedByAttachTo(request);
   const differs = (field: keyof VolumeSpec) => canonicalJson(existing[field]) !== canonicalJson(wanted[field]);
   const fields = [...new Set([...Object.keys(existing), ...Object.keys(wanted)] as Array<keyof VolumeSpec>)].sort();
@@ -544,7 +552,7 @@ function applyPatch(spec: VolumeSpec, patch: PatchVolumeRequest): VolumeSpec {
 
 /** Key-order-independent equality of two specs (both already validated). */
 export function sameSpec(a: VolumeSpec, b: VolumeSpec): boolean {
-  return canonicalJson(a) === canonicalJson(b);
+  return canonicalJson(withoutEmptyTags(a)) === canonicalJson(withoutEmptyTags(b));
 }
 
 // ---------------------------------------------------------------------------------------------

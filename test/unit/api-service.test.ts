@@ -94,6 +94,18 @@ describe('VolumeService', () => {
       expect(await volume('data-01')).toEqual(before);
     });
 
+    it('takes no tags and an empty tag map as the same request, as PATCH does', async () => {
+      await service.createVolume({ volumeId: 'data-01', spec: { ...GP3, tags: {} } });
+      await service.createVolume({ volumeId: 'data-02', spec: GP3 });
+      const writes = store.writes;
+      expect((await service.createVolume({ volumeId: 'data-01', spec: GP3 })).created).toBe(false);
+      expect((await service.createVolume({ volumeId: 'data-02', spec: { ...GP3, tags: {} } })).created).toBe(false);
+      // A record holding an empty map (written straight into the table) likewise.
+      await store.update<VolumeRecord>(volumeKey('data-02'), { spec: { ...GP3, tags: {} } });
+      expect((await service.createVolume({ volumeId: 'data-02', spec: GP3 })).created).toBe(false);
+      expect(store.writes).toBe(writes + 1);
+    });
+
     it('rejects the same id with a different spec as a conflict and changes nothing', async () => {
       await service.createVolume({ volumeId: 'data-01', spec: GP3 });
       const before = await volume('data-01');
@@ -326,6 +338,14 @@ describe('VolumeService', () => {
       // The same tags in another order change nothing.
       await service.patchVolume('data-01', { tags: { b: '2', a: '1' } });
       expect((await service.patchVolume('data-01', { tags: { a: '1', b: '2' } })).generation).toBe(4);
+    });
+
+    it('changes nothing when a PATCH removes the tags of a volume that has none (an empty map)', async () => {
+      await store.update<VolumeRecord>(volumeKey('data-01'), { spec: { ...GP3, tags: {} } });
+      const writes = store.writes;
+      expect((await service.patchVolume('data-01', { tags: {} })).generation).toBe(1);
+      expect((await service.patchVolume('data-01', { tags: null })).generation).toBe(1);
+      expect(store.writes).toBe(writes);
     });
 
     it('rejects invalid tags and the ownership tag keys with the field named, and writes nothing', async () => {
