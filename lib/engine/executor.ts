@@ -1246,7 +1246,14 @@ export class Executor {
     const refreshed: VolumeRecord = { ...volume, observed: observedOf(current) };
     const request = modificationNeeded(refreshed);
     if (!request) {
-      item.result = { outcome: 'succeeded', changes: this.observedChanges(volume, current, now) };
+      const changes = this.observedChanges(volume, current, now);
+      // EC2 holds the spec through a modification the record does not know (ours, whose answer was
+      // lost, now optimizing or completed): its start bounds the next one. A failed one does not.
+      const latest = modifications instanceof Map ? modifications.get(current.ebsVolumeId) : undefined;
+      const startedAt = latest?.state === 'failed' ? undefined : latest?.startedAt;
+      const known = volume.lastModificationStartedAt === undefined ? undefined : Date.parse(volume.lastModificationStartedAt);
+      if (startedAt !== undefined && (known === undefined || startedAt > known)) changes.lastModificationStartedAt = new Date(startedAt).toISOString();
+      item.result = { outcome: 'succeeded', changes };
       return undefined;
     }
     if (!(modifications instanceof Map)) {

@@ -9,7 +9,9 @@ import { MODIFICATION_COOLDOWN_MS } from '../../lib/domain/ebs-limits.js';
 import type { VolumeRecord, VolumeSpec } from '../../lib/domain/records.js';
 import { VolumeService } from '../../lib/api/service.js';
 import { Reconciler } from '../../lib/engine/reconciler.js';
-import { ConditionFailedError, ProviderError } from '../../lib/engine/ports.js';
+import { Executor } from '../../lib/engine/executor.js';
+import { cooldownEndAfter } from '../../lib/engine/status.js';
+import { ConditionFailedError, ProviderError, type VolumeProvider } from '../../lib/engine/ports.js';
 import type { RecordChange } from '../../lib/engine/watcher.js';
 import { silentLog } from '../../lib/memory/log.js';
 import { attachmentKey, executorLosingWriteAfterCreate, harness, INSTANCE, newAttachment, newVolume, volumeKey } from './engine-fixtures.js';
@@ -493,5 +495,32 @@ describe("a grow waiting for EC2's modification cooldown", () => {
     await run(h, 2 * MINUTE, 5000);
     expect(await volumeOf(h)).toMatchObject({ status: { state: 'available', attempts: 0 }, observed: { sizeGiB: 30 }, observedGeneration: 3 });
     expect(h.ebs.calls.ModifyVolume).toBe(2);
+  });
+
+  it("knows the system's own grow whose answer was lost and which EC2 finished before the message came back: a second grow waits for its cooldown", async () => {
+    const h = await availableVolume();
+    // ModifyVolume reaches EC2; the status write after it fails, so its message comes back later.
+    const provider: VolumeProvider = Object.create(h.ebs);
+    provider.modifyVolume = async (request) => {
+      await h.ebs.modifyVolume(request);
+      h.store.failNext('update', new Error('DynamoDB unavailable'));
+    };
+    const losing = new Executor({ store: h.store, queue: h.queue, provider, clock: h.clock, metrics: h.metrics, log: silentLog });
+    await clientWrites(h, { spec: { ...(await volumeOf(h)).spec, sizeGiB: 20 }, generation: 2 });
+    await losing.run(h.batchOf(h.op('modify-volume', KEY)));
+    expect(h.ebs.calls.ModifyVolume).toBe(1);
+    expect((await volumeOf(h)).lastModificationStartedAt).toBeUndefined();
+    const [first] = await h.ebs.describeVolumeModifications([(await volumeOf(h)).ebsVolumeId!]);
+
+    // EC2 finished it by the time the message is delivered again: no call, the record learns its start.
+    await h.clock.advance(10 * MINUTE);
+    await h.executor.run(h.batchOf(h.op('modify-volume', KEY)));
+    await h.watch();
+    expect(await volumeOf(h)).toMatchObject({ observed: { sizeGiB: 20 }, observedGeneration: 2, lastModificationStartedAt: new Date(first!.startedAt!).toISOString() });
+
+    await clientWrites(h, { spec: { ...(await volumeOf(h)).spec, sizeGiB: 30 }, generation: 3 });
+    await run(h, 5 * MINUTE, MINUTE);
+    expect(h.ebs.calls.ModifyVolume).toBe(1);
+    await expectWaiting(h, 'available', new Date(cooldownEndAfter(first!.startedAt!)).toISOString());
   });
 });
