@@ -1338,12 +1338,18 @@ export class Executor {
   /** A failed CreateTags or DeleteTags: a vanished volume is forgotten, as a modification's is; EC2's tag limit is spelt out. */
   private tagFailure(volume: VolumeRecord, now: number, error: ClassifiedError): Result {
     if (error.kind === 'not-found') return this.volumeVanished(volume, 'observed-deleted', now);
-    if (error.kind === 'limit-exceeded')
-      return this.volumeFailure(volume, now, {
-        ...error,
-        message: `EC2 refused the tags: ${error.message} (a volume carries at most 50 tags: the client's, the 2 ownership tags and any set outside this system; remove some from spec.tags)`,
-      });
-    return this.volumeFailure(volume, now, error);
+    const failed =
+      error.kind === 'limit-exceeded'
+        ? this.volumeFailure(volume, now, {
+            ...error,
+            message: `EC2 refused the tags: ${error.message} (a volume carries at most 50 tags: the client's, the 2 ownership tags and any set outside this system; remove some from spec.tags)`,
+          })
+        : this.volumeFailure(volume, now, error);
+    // A modification waiting for EC2's cooldown still waits: the status keeps the wait the planner
+    // reads (else its ModifyVolume would follow at once, within the cooldown), counting the attempt.
+    const retried = failed.changes?.status as Status<VolumeState> | undefined;
+    if (failed.outcome === 'failed' || !retried || !waitsForCooldown(volume)) return failed;
+    return { ...failed, changes: { status: { ...volume.status, attempts: retried.attempts, updatedAt: retried.updatedAt } } };
   }
 
   /**
@@ -1602,12 +1608,13 @@ export class Executor {
     // The spec judged once against what EC2 now holds, for the rejection and the catch-up alike.
     const issues = specChangeIssues(seen);
     const rejected = specRejection(seen, issues);
-    // A modification waiting for EC2's cooldown still waits, attached or detached meanwhile.
+    // A modification waiting for EC2's cooldown still waits, attached or detached meanwhile; this
+    // step succeeded (a tag call that failed first, say), so no failed attempt is left.
     const status =
       rejected !== undefined
         ? specRejectedStatus(volume.status, state, now, rejected)
         : waitsForCooldown(volume) && modificationNeeded(seen, issues)
-          ? { ...volume.status, state, updatedAt: new Date(now).toISOString() }
+          ? { ...volume.status, state, attempts: 0, updatedAt: new Date(now).toISOString() }
           : successStatus(volume.status, state, now);
     const changes: RecordChanges<VolumeRecord> = {
       status,
