@@ -70,7 +70,7 @@ import {
   attemptStatus,
   cooldownEndAfter,
   cooldownEndMs,
-  cooldownStatus,
+  cooldownWait,
   EC2_TIME_SLACK_MS,
   failureStatus,
   operationStartMs,
@@ -750,7 +750,8 @@ export class Executor {
         } else {
           // Known from the record only (the system's own modification, a wait a later status
           // replaced): the status says so from now on, and a message brings the modification back then.
-          await this.deps.store.update<VolumeRecord>(item.key, { status: cooldownStatus(volume.status, volume.status.state, now, decision.atMs) }, { version: record.version });
+          const status = waitingStatus(volume.status, volume.status.state, now, cooldownWait(decision.atMs));
+          await this.deps.store.update<VolumeRecord>(item.key, { status }, { version: record.version });
           followUps.push({ item, operation: this.messageAt(decision.op, item.key, decision.reason, now, decision.atMs) });
         }
       } else {
@@ -1392,8 +1393,7 @@ export class Executor {
     const endsAt = startedAt === undefined ? undefined : cooldownEndAfter(startedAt);
     // No start known, or EC2 still refuses after it: its clock or its count differs from ours; look again after the longest backoff.
     const atMs = endsAt !== undefined && endsAt > now ? endsAt : now + this.config.backoff.capSeconds * 1000;
-    const seen = this.observedChanges(volume, current, now);
-    const changes: RecordChanges<VolumeRecord> = { ...seen, status: cooldownStatus(volume.status, (seen.status as Status<VolumeState>).state, now, atMs) };
+    const changes = this.waitingChanges(volume, current, now, cooldownWait(atMs));
     if (startedAt !== undefined) changes.lastModificationStartedAt = new Date(startedAt).toISOString();
     return { outcome: 'retrying', retryAtMs: atMs, changes };
   }
@@ -1910,7 +1910,7 @@ export class Executor {
    * else replaces: undefined otherwise, as that message is still on its way.
    */
   private cooldownMessage(item: Item, decision: Extract<Decision, { type: 'cooldown' }>, now: number): QueuedOperation | undefined {
-    if (item.latestDueAt === undefined || item.latestDueAt <= now) return undefined;
+    if (!consumedCopyDueLater(item, now)) return undefined;
     return this.messageAt(decision.op, item.key, decision.reason, now, decision.atMs);
   }
 
@@ -1919,8 +1919,8 @@ export class Executor {
    * wait's message, delivered with one due now) is planned by nothing else, so it comes back when due.
    */
   private resendConsumedLater(item: Item, now: number, followUps: { item: Item; operation: QueuedOperation }[]) {
-    if (item.latestDueAt !== undefined && item.latestDueAt > now)
-      followUps.push({ item, operation: this.messageAt(item.hint, item.key, 'record changed meanwhile; the message due later comes back', now, item.latestDueAt) });
+    if (consumedCopyDueLater(item, now))
+      followUps.push({ item, operation: this.messageAt(item.hint, item.key, 'record changed meanwhile; the message due later comes back', now, item.latestDueAt!) });
   }
 
   private async sendFollowUps(followUps: { item: Item; operation: QueuedOperation }[]) {
@@ -1978,6 +1978,11 @@ function observedOf(volume: ProviderVolume): NonNullable<VolumeRecord['observed'
   if (volume.throughput !== undefined) observed.throughput = volume.throughput;
   observed.tags = clientTagsOf(volume.tags);
   return observed;
+}
+
+/** Whether the item holds a copy of its message due after now (a wait's message, delivered with one due now): acting now consumed it. */
+function consumedCopyDueLater(item: Item, now: number): boolean {
+  return item.latestDueAt !== undefined && item.latestDueAt > now;
 }
 
 /** Whether the modification of a live volume at rest waits for EC2's cooldown (a dying volume's no longer matters). */

@@ -125,13 +125,9 @@ export function cooldownEndAfter(startedAtMs: number): number {
   return startedAtMs + MODIFICATION_COOLDOWN_MS + EC2_TIME_SLACK_MS;
 }
 
-/** Status of a volume whose modification waits for EC2's cooldown until `atMs` (`waitingStatus`, with the code `cooldownEndMs` reads). */
-export function cooldownStatus<S extends string>(previous: Status<string>, state: S, nowMs: number, atMs: number): Status<S> {
-  return waitingStatus(previous, state, nowMs, {
-    code: MODIFICATION_COOLDOWN_CODE,
-    message: `${MODIFICATION_COOLDOWN_RULE}; trying again at ${new Date(atMs).toISOString()}`,
-    nextAttemptAtMs: atMs,
-  });
+/** The wait of a modification EC2's cooldown holds back until `atMs`, with the code `cooldownEndMs` reads (for `waitingStatus`). */
+export function cooldownWait(atMs: number): { code: string; message: string; nextAttemptAtMs: number } {
+  return { code: MODIFICATION_COOLDOWN_CODE, message: `${MODIFICATION_COOLDOWN_RULE}; trying again at ${new Date(atMs).toISOString()}`, nextAttemptAtMs: atMs };
 }
 
 /**
