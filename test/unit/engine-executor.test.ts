@@ -7,24 +7,8 @@ import { OWNERSHIP_TAGS } from '../../lib/settings.js';
 import { DEFAULT_ENGINE_CONFIG } from '../../lib/engine/config.js';
 import { RecordingLog, silentLog } from '../../lib/memory/log.js';
 import { MemoryRateBudget } from '../../lib/memory/rate-budget.js';
-import {
-  AZ,
-  INSTANCE,
-  START,
-  OTHER_INSTANCE,
-  attachmentKey,
-  executorLosingWriteAfterCreate,
-  harness,
-  newAttachment,
-  newVolume,
-  volumeKey,
-} from './engine-fixtures.js';
+import { attachmentKey, AZ, executorLosingWriteAfterCreate, harness, INSTANCE, newAttachment, newVolume, OTHER_INSTANCE, START, volumeKey, volumeOf } from './engine-fixtures.js';
 
-async function volumeOf(h: ReturnType<typeof harness>, volumeId: string): Promise<VolumeRecord> {
-  const record = await h.store.get(volumeKey(volumeId));
-  if (record?.kind !== 'volume') throw new Error(`no volume ${volumeId}`);
-  return record;
-}
 
 async function attachmentOf(h: ReturnType<typeof harness>, volumeId: string, instanceId = INSTANCE): Promise<AttachmentRecord> {
   const record = await h.store.get(attachmentKey(volumeId, instanceId));

@@ -1,4 +1,5 @@
 /** Wiring of the engine onto the in-memory store, queue and EBS model, for the engine tests. */
+import { expect } from 'vitest';
 import { FakeClock } from '../../lib/memory/clock.js';
 import { MemoryRecordStore } from '../../lib/memory/store.js';
 import { MemoryOperationQueue } from '../../lib/memory/queue.js';
@@ -158,6 +159,27 @@ export function harness(
   }
 
   return { clock, store, queue, ebs, metrics, executor, environment, watcher, batchOf, op, drain, settle, watch, changes, queued, loseCreateAnswers, createRequests };
+}
+
+/** Volume record `volumeId` as the store holds it; fails the test when there is none. */
+export async function volumeOf(h: ReturnType<typeof harness>, volumeId = 'data-1'): Promise<VolumeRecord> {
+  const record = await h.store.get(volumeKey(volumeId));
+  if (record?.kind !== 'volume') throw new Error(`no volume record ${volumeId}`);
+  return record;
+}
+
+/**
+ * Volume data-1 (10 GiB gp3 in the fixtures' AZ, with `tags`) created through the watcher and the
+ * executor on an EBS model whose modifications take a second, available.
+ */
+export async function availableVolume(tags: Record<string, string>): Promise<ReturnType<typeof harness>> {
+  const h = harness({ ebsTimings: { modify: 1000, optimize: 1000 } });
+  await h.store.create(newVolume('data-1', {}, { tags }));
+  await h.watch();
+  await h.settle(10_000);
+  await h.watch();
+  expect((await volumeOf(h)).status.state).toBe('available');
+  return h;
 }
 
 /** An executor whose CreateVolume reaches EC2 but whose status write after it fails (DynamoDB unavailable just then): the answer is lost. */

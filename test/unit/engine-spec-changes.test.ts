@@ -14,29 +14,12 @@ import { cooldownEndAfter } from '../../lib/engine/status.js';
 import { ConditionFailedError, ProviderError, type VolumeProvider } from '../../lib/engine/ports.js';
 import type { RecordChange } from '../../lib/engine/watcher.js';
 import { silentLog } from '../../lib/memory/log.js';
-import { attachmentKey, executorLosingWriteAfterCreate, harness, INSTANCE, newAttachment, newVolume, volumeKey } from './engine-fixtures.js';
+import { attachmentKey, availableVolume, executorLosingWriteAfterCreate, harness, INSTANCE, newAttachment, newVolume, volumeKey, volumeOf } from './engine-fixtures.js';
 
 const KEY = volumeKey('data-1');
 const MINUTE = 60_000;
 
 type Harness = ReturnType<typeof harness>;
-
-async function volumeOf(h: Harness): Promise<VolumeRecord> {
-  const record = await h.store.get(KEY);
-  if (record?.kind !== 'volume') throw new Error('no volume record data-1');
-  return record;
-}
-
-/** Volume data-1 (10 GiB gp3, tagged team=a) created through the watcher and the executor, available. */
-async function availableVolume(): Promise<Harness> {
-  const h = harness({ ebsTimings: { modify: 1000, optimize: 1000 } });
-  await h.store.create(newVolume('data-1', {}, { tags: { team: 'a' } }));
-  await h.watch();
-  await h.settle(10_000);
-  await h.watch();
-  expect((await volumeOf(h)).status.state).toBe('available');
-  return h;
-}
 
 /** Someone grows the volume in the console; a check (as the reconciler's) records what EC2 now reports. */
 async function growOutside(h: Harness, sizeGiB: number): Promise<void> {
@@ -63,7 +46,7 @@ describe('a spec change EBS cannot make', () => {
   const tagged: VolumeSpec = { sizeGiB: 10, volumeType: 'gp3', availabilityZone: 'eu-west-1a', tags: { team: 'a' } };
 
   it('a grow beside a changed encryption, written straight into the table, is carried out by no path until the spec is put right', async () => {
-    const h = await availableVolume();
+    const h = await availableVolume({ team: 'a' });
     const volume = await volumeOf(h);
     const change = await clientWrites(h, { spec: { ...tagged, sizeGiB: 20, encrypted: true }, generation: 2 });
 
@@ -97,7 +80,7 @@ describe('a spec change EBS cannot make', () => {
   });
 
   it('the reconciler leaves a rejected spec alone: no work pending, nothing re-enqueued', async () => {
-    const h = await availableVolume();
+    const h = await availableVolume({ team: 'a' });
     await clientWrites(h, { spec: { ...tagged, sizeGiB: 20, encrypted: true }, generation: 2 });
     await h.clock.advance(10 * MINUTE);
     const report = await reconcilerOf(h).run();
@@ -106,7 +89,7 @@ describe('a spec change EBS cannot make', () => {
   });
 
   it('a shrink put back to what EC2 holds clears the rejection, with no EC2 call', async () => {
-    const h = await availableVolume();
+    const h = await availableVolume({ team: 'a' });
     await clientWrites(h, { spec: { ...tagged, sizeGiB: 5 }, generation: 2 });
     expect((await volumeOf(h)).status).toMatchObject({ code: 'InvalidSpecChange', message: 'spec.sizeGiB: EBS volumes can only grow: 10 GiB cannot become 5 GiB' });
     await clientWrites(h, { spec: tagged, generation: 3 });
@@ -120,7 +103,7 @@ describe('a spec change EBS cannot make', () => {
 
   it('a cleared rejection is written with the time it was cleared, whether the watcher or a late message to the executor clears it', async () => {
     for (const clearer of ['watcher', 'executor'] as const) {
-      const h = await availableVolume();
+      const h = await availableVolume({ team: 'a' });
       await clientWrites(h, { spec: { ...tagged, sizeGiB: 5 }, generation: 2 });
       await h.clock.advance(MINUTE);
       await h.store.update<VolumeRecord>(KEY, { spec: tagged, generation: 3 });
@@ -136,7 +119,7 @@ describe('a spec change EBS cannot make', () => {
   });
 
   it('a volume whose spec was rejected is deleted when the client deletes it', async () => {
-    const h = await availableVolume();
+    const h = await availableVolume({ team: 'a' });
     const ebsVolumeId = (await volumeOf(h)).ebsVolumeId!;
     await clientWrites(h, { spec: { ...tagged, sizeGiB: 20, tags: { team: 'b' } }, generation: 2 });
     await clientWrites(h, { life: 'dying' });
@@ -174,7 +157,7 @@ describe('tags read back from the table in another key order', () => {
 
 describe('a volume grown outside the system (EC2 holds 50 GiB, the spec says 10)', () => {
   it('is deleted when the client deletes it, once, duplicates and late deliveries notwithstanding', async () => {
-    const h = await availableVolume();
+    const h = await availableVolume({ team: 'a' });
     const ebsVolumeId = (await volumeOf(h)).ebsVolumeId!;
     await growOutside(h, 50);
     const change = await clientWrites(h, { life: 'dying' });
@@ -190,7 +173,7 @@ describe('a volume grown outside the system (EC2 holds 50 GiB, the spec says 10)
   });
 
   it('says why its spec cannot be met, and takes a grow past what EC2 holds', async () => {
-    const h = await availableVolume();
+    const h = await availableVolume({ team: 'a' });
     await growOutside(h, 50);
     expect((await volumeOf(h)).status).toMatchObject({ state: 'available', code: 'InvalidSpecChange', message: 'spec.sizeGiB: EBS volumes can only grow: 50 GiB cannot become 10 GiB' });
     // 40 grows the spec but would shrink the volume.
@@ -206,7 +189,7 @@ describe('a volume grown outside the system (EC2 holds 50 GiB, the spec says 10)
   });
 
   it('in error, is retried by the API: back to pending and checked, not rejected, and no ModifyVolume', async () => {
-    const h = await availableVolume();
+    const h = await availableVolume({ team: 'a' });
     await growOutside(h, 50);
     const modifies = h.ebs.calls.ModifyVolume;
     await h.store.update<VolumeRecord>(KEY, {
@@ -347,7 +330,7 @@ describe("a grow waiting for EC2's modification cooldown", () => {
    * The system knows when its own grow started, so it asks EC2 for no modification EC2 would refuse.
    */
   async function waitingGrow(): Promise<{ h: Harness; waitsUntil: string }> {
-    const h = await availableVolume();
+    const h = await availableVolume({ team: 'a' });
     await clientWrites(h, { spec: { ...(await volumeOf(h)).spec, sizeGiB: 20 }, generation: 2 });
     await run(h, 30_000);
     expect(await volumeOf(h)).toMatchObject({ status: { state: 'available' }, observed: { sizeGiB: 20 } });
@@ -476,7 +459,7 @@ describe("a grow waiting for EC2's modification cooldown", () => {
   });
 
   it("a second grow an hour after the system's own first grow makes no ModifyVolume EC2 would refuse: it waits until the first one's start + 6 hours, and is made then", async () => {
-    const h = await availableVolume();
+    const h = await availableVolume({ team: 'a' });
     await clientWrites(h, { spec: { ...(await volumeOf(h)).spec, sizeGiB: 20 }, generation: 2 });
     await run(h, 30_000);
     expect(await volumeOf(h)).toMatchObject({ status: { state: 'available' }, observed: { sizeGiB: 20 } });
@@ -498,7 +481,7 @@ describe("a grow waiting for EC2's modification cooldown", () => {
   });
 
   it("knows the system's own grow whose answer was lost and which EC2 finished before the message came back: a second grow waits for its cooldown", async () => {
-    const h = await availableVolume();
+    const h = await availableVolume({ team: 'a' });
     // ModifyVolume reaches EC2; the status write after it fails, so its message comes back later.
     const provider: VolumeProvider = Object.create(h.ebs);
     provider.modifyVolume = async (request) => {

@@ -11,7 +11,7 @@ import { silentLog } from '../../lib/memory/log.js';
 import { MemoryRateBudget } from '../../lib/memory/rate-budget.js';
 import { DEFAULT_ENGINE_CONFIG } from '../../lib/engine/config.js';
 import { OWNERSHIP_TAGS } from '../../lib/settings.js';
-import { harness, newVolume, volumeKey } from './engine-fixtures.js';
+import { availableVolume, harness, newVolume, volumeKey, volumeOf } from './engine-fixtures.js';
 
 const KEY = volumeKey('data-1');
 const MINUTE = 60_000;
@@ -19,19 +19,9 @@ const SPEC = { sizeGiB: 10, volumeType: 'gp3' as const, availabilityZone: 'eu-we
 
 type Harness = ReturnType<typeof harness>;
 
-async function volumeOf(h: Harness): Promise<VolumeRecord> {
-  const record = await h.store.get(KEY);
-  if (record?.kind !== 'volume') throw new Error('no volume record data-1');
-  return record;
-}
-
 /** Volume data-1 tagged team=a, env=dev, created through the watcher and the executor, available. */
-async function availableVolume(): Promise<Harness> {
-  const h = harness({ ebsTimings: { modify: 1000, optimize: 1000 } });
-  await h.store.create(newVolume('data-1', {}, { tags: { team: 'a', env: 'dev' } }));
-  await h.watch();
-  await h.settle(10_000);
-  await h.watch();
+async function taggedVolume(): Promise<Harness> {
+  const h = await availableVolume({ team: 'a', env: 'dev' });
   expect(await volumeOf(h)).toMatchObject({ status: { state: 'available' }, observed: { tags: { team: 'a', env: 'dev' } }, observedGeneration: 1 });
   return h;
 }
@@ -48,7 +38,7 @@ function ec2Tags(h: Harness, record: VolumeRecord): Record<string, string> {
 
 describe('tag-volume', () => {
   it('sets changed and added tags with CreateTags, removes dropped ones with DeleteTags, and leaves the ownership tags alone', async () => {
-    const h = await availableVolume();
+    const h = await taggedVolume();
     const createTags = vi.spyOn(h.ebs, 'createTags');
     const deleteTags = vi.spyOn(h.ebs, 'deleteTags');
     const ownership = { [OWNERSHIP_TAGS.owner]: 'ebs-provisioner', [OWNERSHIP_TAGS.record]: 'data-1' };
@@ -68,7 +58,7 @@ describe('tag-volume', () => {
   });
 
   it('removes every client tag with DeleteTags alone when the spec drops them all', async () => {
-    const h = await availableVolume();
+    const h = await taggedVolume();
     await retag(h, undefined);
     await h.drain();
     const volume = await volumeOf(h);
@@ -78,7 +68,7 @@ describe('tag-volume', () => {
   });
 
   it('makes one call for duplicate messages in one batch, and none for late ones once EC2 holds the tags', async () => {
-    const h = await availableVolume();
+    const h = await taggedVolume();
     await retag(h, { team: 'b', env: 'dev' });
     const pending = h.queue.receive(100);
     expect(pending.map((p) => p.message.op)).toEqual(['tag-volume']);
@@ -94,7 +84,7 @@ describe('tag-volume', () => {
   });
 
   it('calls nothing when EC2 already holds the tags (a status write lost after the call), and records them', async () => {
-    const h = await availableVolume();
+    const h = await taggedVolume();
     const volume = await volumeOf(h);
     await h.ebs.createTags(volume.ebsVolumeId!, { team: 'b' });
     h.ebs.calls.CreateTags = 0;
@@ -106,7 +96,7 @@ describe('tag-volume', () => {
 
   it('forgets a volume that vanished, found by the describe or by CreateTags itself', async () => {
     for (const where of ['describe', 'call'] as const) {
-      const h = await availableVolume();
+      const h = await taggedVolume();
       const volume = await volumeOf(h);
       if (where === 'describe') {
         await h.ebs.deleteVolume(volume.ebsVolumeId!);
@@ -124,7 +114,7 @@ describe('tag-volume', () => {
   });
 
   it("ends in error on EC2's tag limit, with a message that says what to do", async () => {
-    const h = await availableVolume();
+    const h = await taggedVolume();
     h.ebs.failNext('CreateTags', new ProviderError('limit-exceeded', 'TagLimitExceeded', 'The maximum number of tags for resource vol-1 has been reached.'));
     await retag(h, { team: 'b', env: 'dev' });
     await h.drain();
@@ -135,7 +125,7 @@ describe('tag-volume', () => {
   });
 
   it('waits after throttling without using an attempt, retries a transient error with one, and gets there', async () => {
-    const h = await availableVolume();
+    const h = await taggedVolume();
     h.ebs.failNext('DeleteTags', new ProviderError('throttled', 'RequestLimitExceeded', 'Request limit exceeded.'));
     await retag(h, { team: 'a' });
     await h.drain();
@@ -171,7 +161,7 @@ describe('tag-volume', () => {
   });
 
   it("retags while a modification waits for EC2's cooldown, keeping the wait in the status", async () => {
-    const h = await availableVolume();
+    const h = await taggedVolume();
     // A grow goes through; a second one within 6 hours meets EC2's cooldown.
     await retag(h, { team: 'a', env: 'dev' }, 2, 20);
     await h.settle(MINUTE);
@@ -194,7 +184,7 @@ describe('tag-volume', () => {
   });
 
   it("keeps a cooldown wait only the status knows when a tag call fails, so no ModifyVolume follows before it ends", async () => {
-    const h = await availableVolume();
+    const h = await taggedVolume();
     await retag(h, { team: 'a', env: 'dev' }, 2, 20);
     await h.settle(MINUTE);
     await h.watch();
@@ -219,7 +209,7 @@ describe('tag-volume', () => {
   });
 
   it("carries out a tag change whose message was lost, on the reconciler's nudge", async () => {
-    const h = await availableVolume();
+    const h = await taggedVolume();
     await retag(h, { team: 'b', env: 'dev' });
     for (const lost of h.queue.receive(100)) h.queue.delete(lost.receiptHandle);
     await h.clock.advance(10 * MINUTE);
@@ -230,7 +220,7 @@ describe('tag-volume', () => {
   });
 
   it('looks at the tags of a record kept without its CreateVolume request before retagging it, once its client changes them', async () => {
-    const h = await availableVolume();
+    const h = await taggedVolume();
     const { tags: _dropped, ...observed } = (await volumeOf(h)).observed!;
     await h.store.update<VolumeRecord>(KEY, { observed, createRequest: null });
     await h.watch();
@@ -247,7 +237,7 @@ describe('tag-volume', () => {
   });
 
   it('retags nothing for a record written before tags were observed, until its client changes them', async () => {
-    const h = await availableVolume();
+    const h = await taggedVolume();
     const { tags: _dropped, ...observed } = (await volumeOf(h)).observed!;
     await h.store.update<VolumeRecord>(KEY, { observed });
     await h.watch();
