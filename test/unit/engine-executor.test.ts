@@ -7,7 +7,19 @@ import { OWNERSHIP_TAGS } from '../../lib/settings.js';
 import { DEFAULT_ENGINE_CONFIG } from '../../lib/engine/config.js';
 import { RecordingLog, silentLog } from '../../lib/memory/log.js';
 import { MemoryRateBudget } from '../../lib/memory/rate-budget.js';
-import { attachmentKey, AZ, executorLosingWriteAfterCreate, harness, INSTANCE, newAttachment, newVolume, OTHER_INSTANCE, START, volumeKey, volumeOf } from './engine-fixtures.js';
+import {
+  attachmentKey,
+  AZ,
+  executorLosingWriteAfterCreate,
+  harness,
+  INSTANCE,
+  newAttachment,
+  newVolume,
+  OTHER_INSTANCE,
+  START,
+  volumeKey,
+  volumeOf,
+} from './engine-fixtures.js';
 
 
 async function attachmentOf(h: ReturnType<typeof harness>, volumeId: string, instanceId = INSTANCE): Promise<AttachmentRecord> {
