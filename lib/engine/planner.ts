@@ -10,9 +10,8 @@ import type {
   VolumeSpec,
 } from '../domain/records.js';
 import { performanceChange } from '../domain/ebs-limits.js';
-import { canonicalJson } from '../domain/canonical-json.js';
 import { nextAttachmentState } from '../domain/state-machines.js';
-import { createSentUnrecorded, describeValidationIssues, ebsBaseline, specChangeIssues, type ValidationIssue } from '../domain/validation.js';
+import { createSentUnrecorded, describeValidationIssues, ebsBaseline, specChangeIssues, tagChanges, type ValidationIssue } from '../domain/validation.js';
 import type { ModifyVolumeRequest, OperationKind, ProviderInstance, ProviderModification } from './ports.js';
 import { cooldownEndAfter, cooldownEndMs, VOLUME_RECORD_REMOVED_CODE } from './status.js';
 
@@ -113,8 +112,7 @@ export function modificationCooldownEndMs(volume: VolumeRecord): number | undefi
  */
 export function tagsNeeded(volume: VolumeRecord): boolean {
   if (!volume.ebsVolumeId) return false;
-  const held = ebsBaseline(volume)?.tags;
-  return canonicalJson(volume.spec.tags ?? {}) !== canonicalJson(held ?? {});
+  return tagChanges(ebsBaseline(volume)?.tags, volume.spec.tags) !== undefined;
 }
 
 /** Whether nothing on the record says which tags EC2 holds: none observed, no CreateVolume request kept. */

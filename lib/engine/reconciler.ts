@@ -4,7 +4,7 @@
  * It never acts on EC2 itself: it enqueues checks for the executor and reports leaks.
  */
 import { keyOf, keyString, type AttachmentRecord, type ProvisionerRecord, type VolumeRecord } from '../domain/records.js';
-import { parseRecord } from '../domain/validation.js';
+import { clientTagsOf, parseRecord, tagChanges } from '../domain/validation.js';
 import { METRICS, OWNERSHIP_TAGS } from '../settings.js';
 import { ACTION_OF, RATE_BUCKET_OF, resolveEngineConfig, type EngineConfig, type RateBucket } from './config.js';
 import { createUnanswered, planAttachment, planVolume, type Decision } from './planner.js';
@@ -34,6 +34,24 @@ export interface ReconcileReport {
 }
 
 const TRANSITIONAL = new Set(['creating', 'modifying', 'deleting', 'attaching', 'detaching']);
+
+/** Tag keys a reason names before it counts the rest. */
+const REASON_TAG_KEYS = 5;
+
+/**
+ * Why the client tags EC2 holds (`ec2Tags`, all of them) differ from those the record last
+ * observed (changed, removed or added outside the system), or undefined when they do not, or when
+ * the record never observed them (written before tags were: an upgrade alone retags nothing).
+ * Judged by `tagChanges`, as the planner judges the spec against them.
+ */
+function tagDrift(observed: Readonly<Record<string, string>> | undefined, ec2Tags: Readonly<Record<string, string>>): string | undefined {
+  if (observed === undefined) return undefined;
+  const back = tagChanges(clientTagsOf(ec2Tags), observed);
+  if (!back) return undefined;
+  const keys = [...Object.keys(back.set), ...back.remove];
+  const more = keys.length - REASON_TAG_KEYS;
+  return `EC2 tags differ from the record's: ${keys.slice(0, REASON_TAG_KEYS).join(', ')}${more > 0 ? ` and ${more} more` : ''}`;
+}
 
 export class Reconciler {
   private readonly config: EngineConfig;
@@ -201,6 +219,9 @@ export class Reconciler {
         const actual = described.get(record.ebsVolumeId);
         if (!actual) return `EC2 no longer has ${record.ebsVolumeId}`;
         if (actual.state !== status.state) return `EC2 says ${actual.state}, record says ${status.state}`;
+        // Tags changed outside: a check records what EC2 holds, and the planner puts the spec's back. A dying volume's no longer matter.
+        const drift = record.life === 'alive' ? tagDrift(record.observed?.tags, actual.tags) : undefined;
+        if (drift) return drift;
       }
       if (scheduled) return undefined;
       const decision = planVolume(record, attachmentsByVolume.get(record.volumeId) ?? [], now);

@@ -209,6 +209,13 @@ export class MemoryEbs implements VolumeProvider {
     this.volumesById.delete(ebsVolumeId);
   }
 
+  /** Replaces a volume's tags out of band (all of them, ownership tags included), as a person in the console could. */
+  retagBehindBack(ebsVolumeId: string, tags: Record<string, string>): void {
+    const volume = this.settled(ebsVolumeId);
+    if (!volume) throw new Error(`no volume ${ebsVolumeId}`);
+    volume.tags = { ...tags };
+  }
+
   async createVolume(request: CreateVolumeRequest): Promise<ProviderVolume> {
     this.enter('CreateVolume');
     // Like EC2, a repeat is the same request when its parameters are, whatever order their fields come in.

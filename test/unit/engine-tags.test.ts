@@ -219,6 +219,39 @@ describe('tag-volume', () => {
     expect(await volumeOf(h)).toMatchObject({ observed: { tags: { team: 'b', env: 'dev' } }, observedGeneration: 2 });
   });
 
+  it("puts back tags changed outside the system on the reconciler's pass: a changed or removed tag with one CreateTags, an added one with one DeleteTags", async () => {
+    const ownership = { [OWNERSHIP_TAGS.owner]: 'ebs-provisioner', [OWNERSHIP_TAGS.record]: 'data-1' };
+    const cases: { outside: Record<string, string>; calls: Record<string, number>; set?: Record<string, string>; removed?: string[] }[] = [
+      { outside: { team: 'x', env: 'dev' }, calls: { CreateTags: 1, DeleteTags: 0 }, set: { team: 'a' } },
+      { outside: { team: 'a' }, calls: { CreateTags: 1, DeleteTags: 0 }, set: { env: 'dev' } },
+      { outside: { team: 'a', env: 'dev', cost: 'c-1' }, calls: { CreateTags: 0, DeleteTags: 1 }, removed: ['cost'] },
+    ];
+    for (const { outside, calls, set, removed } of cases) {
+      const h = await taggedVolume();
+      const createTags = vi.spyOn(h.ebs, 'createTags');
+      const deleteTags = vi.spyOn(h.ebs, 'deleteTags');
+      const before = await volumeOf(h);
+      h.ebs.retagBehindBack(before.ebsVolumeId!, { ...ownership, ...outside });
+
+      await h.clock.advance(10 * MINUTE);
+      const report = await new Reconciler({ store: h.store, queue: h.queue, provider: h.ebs, clock: h.clock, metrics: h.metrics, log: silentLog }).run();
+      expect(report.requeued).toEqual([{ key: 'volume/data-1', reason: expect.stringMatching(/^EC2 tags differ from the record's: /) }]);
+      await h.drain();
+      await h.watch();
+      await h.drain();
+
+      const after = await volumeOf(h);
+      expect(h.ebs.calls).toMatchObject(calls);
+      if (set) expect(createTags.mock.calls).toEqual([[after.ebsVolumeId, set]]);
+      if (removed) expect(deleteTags.mock.calls).toEqual([[after.ebsVolumeId, removed]]);
+      expect(ec2Tags(h, after)).toEqual({ ...ownership, team: 'a', env: 'dev' });
+      expect(after).toMatchObject({ status: { state: 'available', attempts: 0 }, observed: { tags: { team: 'a', env: 'dev' } }, observedGeneration: 1 });
+      // Put back: the next pass finds nothing to do.
+      await h.clock.advance(10 * MINUTE);
+      expect((await new Reconciler({ store: h.store, queue: h.queue, provider: h.ebs, clock: h.clock, metrics: h.metrics, log: silentLog }).run()).requeued).toEqual([]);
+    }
+  });
+
   it('looks at the tags of a record kept without its CreateVolume request before retagging it, once its client changes them', async () => {
     const h = await taggedVolume();
     const { tags: _dropped, ...observed } = (await volumeOf(h)).observed!;

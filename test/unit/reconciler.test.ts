@@ -136,6 +136,50 @@ describe('Reconciler', () => {
     expect(env.ebs.calls.DescribeVolumes - describesBefore).toBe(2);
   });
 
+  it('re-enqueues a volume whose client tags EC2 holds differ from those its record observed, naming the keys; not for key order, ownership tags, or a record that never observed tags', async () => {
+    const env = setup();
+    const old = '2026-02-28T00:00:00.000Z';
+    const tags = { team: 'a', env: 'dev' };
+    const record = async (volumeId: string, overrides: Partial<VolumeRecord> = {}) => {
+      const { ebsVolumeId } = await ownedVolume(env, volumeId);
+      await env.store.create(
+        volume(volumeId, old, {
+          ebsVolumeId,
+          spec: { sizeGiB: 10, volumeType: 'gp3', availabilityZone: 'us-east-1a', tags },
+          observed: { sizeGiB: 10, volumeType: 'gp3', tags },
+          observedGeneration: 1,
+          status: { state: 'available', attempts: 0, updatedAt: old },
+          ...overrides,
+        }),
+      );
+      return ebsVolumeId;
+    };
+    const ownership = (volumeId: string, owner = OWNER) => ({ [OWNERSHIP_TAGS.owner]: owner, [OWNERSHIP_TAGS.record]: volumeId });
+    env.ebs.retagBehindBack(await record('changed'), { ...ownership('changed'), team: 'b', env: 'dev' });
+    env.ebs.retagBehindBack(await record('removed'), { ...ownership('removed'), team: 'a' });
+    env.ebs.retagBehindBack(await record('added'), { ...ownership('added'), team: 'a', env: 'dev', cost: 'c-1' });
+    env.ebs.retagBehindBack(await record('many'), { ...ownership('many'), ...Object.fromEntries(Array.from({ length: 8 }, (_, i) => [`k${i}`, 'v'])) });
+    env.ebs.retagBehindBack(await record('reordered'), { env: 'dev', ...ownership('reordered'), team: 'a' });
+    env.ebs.retagBehindBack(await record('ownership'), { ...ownership('someone', 'other-stack'), ...tags });
+    env.ebs.retagBehindBack(await record('unobserved', { observed: { sizeGiB: 10, volumeType: 'gp3' } }), { ...ownership('unobserved'), team: 'b' });
+    env.ebs.retagBehindBack(await record('dying', { life: 'dying' }), { ...ownership('dying'), team: 'b' });
+    await env.clock.advance(MINUTE);
+
+    const report = await env.reconciler.run();
+    const reasons = Object.fromEntries(report.requeued.map(({ key, reason }) => [key, reason]));
+    expect(reasons).toEqual({
+      'volume/changed': "EC2 tags differ from the record's: team",
+      'volume/removed': "EC2 tags differ from the record's: env",
+      'volume/added': "EC2 tags differ from the record's: cost",
+      'volume/many': "EC2 tags differ from the record's: team, env, k0, k1, k2 and 5 more",
+      // Its delete is due (its message lost): its tags no longer matter.
+      'volume/dying': 'work pending (dying and detached)',
+    });
+    expect(env.queue.pending().map((p) => p.message)).toContainEqual(
+      expect.objectContaining({ op: 'check-volume', key: { kind: 'volume', volumeId: 'changed' }, reason: "reconciler: EC2 tags differ from the record's: team" }),
+    );
+  });
+
   it('leaves alone a record whose next attempt is scheduled (a modification waiting for its cooldown) until it is overdue', async () => {
     const env = setup();
     const { ebsVolumeId } = await ownedVolume(env, 'cooling');
