@@ -8,9 +8,9 @@ import { randomBytes } from 'node:crypto';
 import type { AttachmentRecord, RecordKey, VolumeRecord, VolumeSpec } from '../domain/records.js';
 import { canonicalJson } from '../domain/canonical-json.js';
 import { describeValidationIssues, isPlaced, specChangeIssues, validateVolumeSpec, type ValidationIssue } from '../domain/validation.js';
-import { ACTION_OF, DEFAULT_ENGINE_CONFIG, RATE_BUCKET_OF, type MutatingAction, type RateBucket, type RateBudget } from '../engine/config.js';
+import { DEFAULT_ENGINE_CONFIG, RATE_BUCKET_OF, type MutatingAction, type RateBucket, type RateBudget } from '../engine/config.js';
 import { errorMessage } from '../engine/errors.js';
-import { planAttachment, planVolume } from '../engine/planner.js';
+import { firstActionOf, planAttachment, planVolume } from '../engine/planner.js';
 import { ConditionFailedError, InvalidCursorError, type Clock, type Log, type RecordStore, type SharedRateBudget } from '../engine/ports.js';
 import { silentLog } from '../memory/log.js';
 import { ApiProblem, invalid, type FieldIssue } from './problem.js';
@@ -574,7 +574,7 @@ function nextCallWaitingForTokens(
   if (nextAttemptAt !== undefined && Date.parse(nextAttemptAt) > now) return undefined;
   try {
     const decision = record.kind === 'volume' ? planVolume(record, attachments, now) : planAttachment(record, volume);
-    return decision.type === 'operation' ? ACTION_OF[decision.op] : undefined;
+    return decision.type === 'operation' ? firstActionOf(decision.op, record) : undefined;
   } catch {
     return undefined; // a record the planner cannot read; the watcher reports it
   }

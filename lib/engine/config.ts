@@ -56,14 +56,17 @@ export const RATE_BUCKET_OF: Readonly<Record<MutatingAction, RateBucket>> = {
   DeleteTags: 'AttachVolume',
 };
 
-/** The EC2 action each mutating operation calls; operations not listed call none. */
+/**
+ * The EC2 action each mutating operation calls (first); operations not listed call none. Rate
+ * tokens go by `firstActionOf`, which reads this.
+ */
 export const ACTION_OF: Readonly<Partial<Record<OperationKind, MutatingAction>>> = {
   'create-volume': 'CreateVolume',
   attach: 'AttachVolume',
   detach: 'DetachVolume',
   'delete-volume': 'DeleteVolume',
   'modify-volume': 'ModifyVolume',
-  // Its DeleteTags, made only when keys are removed, takes a token of its own bucket when it is made.
+  // Or DeleteTags alone, for a change that only removes keys: `firstActionOf` judges from the record.
   'tag-volume': 'CreateTags',
 };
 

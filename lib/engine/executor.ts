@@ -27,20 +27,22 @@ import {
 } from '../domain/records.js';
 import { canonicalJson } from '../domain/canonical-json.js';
 import { nextAttachmentState, nextVolumeState, type AttachmentEvent, type VolumeEvent } from '../domain/state-machines.js';
-import { clientTagsOf, createSentUnrecorded, isReservedTagKey, parseRecord, specChangeIssues, tagChanges } from '../domain/validation.js';
+import { clientTagsOf, createSentUnrecorded, isReservedTagKey, parseRecord, specChangeIssues } from '../domain/validation.js';
 import { METRICS, OWNERSHIP_TAGS } from '../settings.js';
-import { ACTION_OF, RATE_BUCKET_OF, resolveEngineConfig, type EngineConfig, type MutatingAction, type RateBucket } from './config.js';
+import { RATE_BUCKET_OF, resolveEngineConfig, type EngineConfig, type MutatingAction, type RateBucket } from './config.js';
 import { allocateDevices, type DeviceRequest } from './devices.js';
 import { classifyError, createRefused, createUnrepeatable, errorMessage, type ClassifiedError, type ProviderCall } from './errors.js';
 import {
   CHECK_OPERATIONS,
   attachPrerequisites,
+  firstActionOf,
   modificationNeeded,
   modificationReaches,
   planAttachment,
   planVolume,
   releasedByVolume,
   specRejection,
+  tagCalls,
   tagsNeeded,
   type Decision,
 } from './planner.js';
@@ -419,7 +421,7 @@ export class Executor {
       const claimOnWrite = decision.type === 'operation' && claimsWithPreWrite(item.record!, decision.op);
       if (claimOnWrite && this.heldByOther(item, now, followUps)) continue;
       item.claimOnWrite = claimOnWrite || undefined;
-      if (decision.type === 'operation' && ACTION_OF[decision.op]) needTokens.push(item);
+      if (decision.type === 'operation' && firstActionOf(decision.op, item.record!)) needTokens.push(item);
       else if (decision.type === 'operation' || decision.type === 'remove') (item.claimOnWrite ? onWrite : toClaim).push(item);
       else await this.handleWithoutClaim(item, decision, now, followUps);
     }
@@ -539,7 +541,7 @@ export class Executor {
   ): Promise<Item[]> {
     const byBucket = new Map<RateBucket, Item[]>();
     for (const item of items) {
-      const bucket = RATE_BUCKET_OF[ACTION_OF[decidedOp(item)]!];
+      const bucket = RATE_BUCKET_OF[tokenAction(item)];
       const group = byBucket.get(bucket);
       if (group) group.push(item);
       else byBucket.set(bucket, [item]);
@@ -553,7 +555,7 @@ export class Executor {
         // and without it is dropped rather than deferred: the operation's own message may already
         // hold a token taken ahead, which the nudge would only come back to take. If that message
         // was lost after all, the next nudge comes when the line has gone.
-        const ahead = takeAhead ? fresh.filter((item) => ACTION_OF[item.hint] !== undefined) : [];
+        const ahead = takeAhead ? fresh.filter((item) => firstActionOf(item.hint, item.record!) !== undefined) : [];
         const nowOnly = fresh.filter((item) => !ahead.includes(item));
         await this.takeTokens(bucket, nowOnly, now, maxWaitMs, maxWaitMs, undefined, granted);
         await this.takeTokens(bucket, ahead, now, maxWaitMs, Math.max(maxWaitMs, this.config.tokenReservationHorizonMs), followUps, granted);
@@ -577,10 +579,11 @@ export class Executor {
     const fresh: Item[] = [];
     for (const item of items) {
       const tokenAt = item.tokenAt;
-      const heldAction = ACTION_OF[item.hint];
+      // The message's own operation took it, for the first call the record asks of it.
+      const heldAction = firstActionOf(item.hint, item.record!);
       if (tokenAt === undefined || heldAction === undefined || RATE_BUCKET_OF[heldAction] !== bucket) fresh.push(item);
       else if (tokenAt - now <= maxWaitMs) this.grantShared(item, Math.max(now, tokenAt), granted);
-      else this.deferUntil(item, decidedOp(item), ACTION_OF[decidedOp(item)]!, now, tokenAt, followUps, tokenAt);
+      else this.deferUntil(item, decidedOp(item), tokenAction(item), now, tokenAt, followUps, tokenAt);
     }
     return fresh;
   }
@@ -613,9 +616,9 @@ export class Executor {
       const atMs = shared.usableAt[index];
       if (atMs !== undefined && atMs - now <= maxWaitMs) this.grantShared(item, atMs, granted);
       else if (!followUps) this.deps.metrics.operation({ operation: op, outcome: 'skipped' });
-      else if (atMs !== undefined) this.deferUntil(item, op, ACTION_OF[op]!, now, atMs, followUps, atMs);
+      else if (atMs !== undefined) this.deferUntil(item, op, tokenAction(item), now, atMs, followUps, atMs);
       // Beyond the horizon: back when the bucket's refill would have its token, to take one then.
-      else this.deferUntil(item, op, ACTION_OF[op]!, now, shared.nextAt + ((index - shared.usableAt.length) * 1000) / ratePerSecond, followUps);
+      else this.deferUntil(item, op, tokenAction(item), now, shared.nextAt + ((index - shared.usableAt.length) * 1000) / ratePerSecond, followUps);
     });
   }
 
@@ -635,7 +638,7 @@ export class Executor {
   }
 
   private grantShared(item: Item, atMs: number, granted: Set<Item>) {
-    const action = ACTION_OF[decidedOp(item)]!;
+    const action = tokenAction(item);
     item.token = { action, atMs, used: false, throttles: this.buckets[action].throttleCount, shared: true };
     granted.add(item);
   }
@@ -690,7 +693,7 @@ export class Executor {
     deferred: Map<MutatingAction, number>,
     followUps: { item: Item; operation: QueuedOperation }[],
   ): boolean {
-    const action = ACTION_OF[op];
+    const action = firstActionOf(op, item.record!);
     if (!action) return true;
     const bucket = this.buckets[action];
     const waitMs = bucket.reserve();
@@ -956,7 +959,7 @@ export class Executor {
         return { ok: false, latencyMs: 0, error: { outcome: 'throttled', code: 'RateBudgetExceeded', message: `deferred: EC2 throttled ${action} calls of this environment` } };
       }
     } else {
-      // No token reserved in this bucket (tag-volume's DeleteTags): one from the shared budget, else from this environment's share.
+      // No token reserved in this bucket (a tag change's second call, or one EC2's tags asked for instead): one from the shared budget, else from this environment's share.
       const shared = await this.sharedTokenNow(action);
       if (shared === 'none') {
         return { ok: false, latencyMs: 0, error: { outcome: 'throttled', code: 'RateBudgetExceeded', message: `deferred: the shared ${action} rate budget has no token soon enough` } };
@@ -1311,18 +1314,17 @@ export class Executor {
     const volume = item.record as VolumeRecord;
     const current = this.describedVolume(item, now, volumes);
     if (!current) return undefined;
-    const changes = tagChanges(clientTagsOf(current.tags), volume.spec.tags);
-    if (!changes) {
+    const calls = tagCalls(clientTagsOf(current.tags), volume.spec.tags);
+    if (calls.length === 0) {
       item.result = { outcome: 'succeeded', changes: this.observedChanges(volume, current, now) };
       return undefined;
     }
-    const calls: { action: MutatingAction; run: () => Promise<void> }[] = [];
-    if (Object.keys(changes.set).length > 0) calls.push({ action: 'CreateTags', run: () => this.deps.provider.createTags(current.ebsVolumeId, changes.set) });
-    if (changes.remove.length > 0) calls.push({ action: 'DeleteTags', run: () => this.deps.provider.deleteTags(current.ebsVolumeId, changes.remove) });
     return async () => {
       let latencyMs = 0;
-      for (const { action, run } of calls) {
-        const outcome = await this.call(item, action, run);
+      for (const call of calls) {
+        const outcome = await this.call(item, call.action, () =>
+          call.action === 'CreateTags' ? this.deps.provider.createTags(current.ebsVolumeId, call.tags) : this.deps.provider.deleteTags(current.ebsVolumeId, call.keys),
+        );
         latencyMs += outcome.latencyMs;
         if (!outcome.ok) {
           item.result = { ...this.tagFailure(volume, now, outcome.error), latencyMs };
@@ -1993,6 +1995,11 @@ function waitsForCooldown(volume: VolumeRecord): boolean {
 /** The operation an item's decision calls for (items that reach token taking all decided one). */
 function decidedOp(item: Item): OperationKind {
   return (item.decision as { op: OperationKind }).op;
+}
+
+/** The action whose rate token an item that reached token taking takes: its operation's first call. */
+function tokenAction(item: Item): MutatingAction {
+  return firstActionOf(decidedOp(item), item.record!)!;
 }
 
 /** Operations whose first write is the pre-call status write, so it can take the claim too. */

@@ -5,6 +5,7 @@
  */
 import type {
   AttachmentRecord,
+  ProvisionerRecord,
   RecordKey,
   VolumeRecord,
   VolumeSpec,
@@ -12,6 +13,7 @@ import type {
 import { performanceChange } from '../domain/ebs-limits.js';
 import { nextAttachmentState } from '../domain/state-machines.js';
 import { createSentUnrecorded, describeValidationIssues, ebsBaseline, specChangeIssues, tagChanges, type ValidationIssue } from '../domain/validation.js';
+import { ACTION_OF, type MutatingAction } from './config.js';
 import type { ModifyVolumeRequest, OperationKind, ProviderInstance, ProviderModification } from './ports.js';
 import { cooldownEndAfter, cooldownEndMs, VOLUME_RECORD_REMOVED_CODE } from './status.js';
 
@@ -113,6 +115,35 @@ export function modificationCooldownEndMs(volume: VolumeRecord): number | undefi
 export function tagsNeeded(volume: VolumeRecord): boolean {
   if (!volume.ebsVolumeId) return false;
   return tagChanges(ebsBaseline(volume)?.tags, volume.spec.tags) !== undefined;
+}
+
+/** One EC2 call of a tag change. */
+export type TagCall = { action: 'CreateTags'; tags: Record<string, string> } | { action: 'DeleteTags'; keys: string[] };
+
+/**
+ * The calls that bring a volume carrying the client tags `held` to `wanted`, in order: CreateTags
+ * for the keys added or changed, DeleteTags for the keys removed; none when it carries them
+ * already. Each takes a rate token of its own action's bucket.
+ */
+export function tagCalls(held: Readonly<Record<string, string>> | undefined, wanted: Readonly<Record<string, string>> | undefined): TagCall[] {
+  const changes = tagChanges(held, wanted);
+  if (!changes) return [];
+  const calls: TagCall[] = [];
+  if (Object.keys(changes.set).length > 0) calls.push({ action: 'CreateTags', tags: changes.set });
+  if (changes.remove.length > 0) calls.push({ action: 'DeleteTags', keys: changes.remove });
+  return calls;
+}
+
+/**
+ * The EC2 action whose rate token an operation on `record` takes before the record is claimed:
+ * the first call it makes, undefined when it makes none. A tag change's is judged from the tags
+ * the record says EC2 holds: one that only removes keys calls DeleteTags alone. Its other call
+ * (DeleteTags after CreateTags), or one EC2's tags turn out to need instead, takes its own token
+ * when it is made.
+ */
+export function firstActionOf(op: OperationKind, record: ProvisionerRecord): MutatingAction | undefined {
+  if (op === 'tag-volume' && record.kind === 'volume') return tagCalls(ebsBaseline(record)?.tags, record.spec.tags)[0]?.action ?? ACTION_OF[op];
+  return ACTION_OF[op];
 }
 
 /** Whether nothing on the record says which tags EC2 holds: none observed, no CreateVolume request kept. */

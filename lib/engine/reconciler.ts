@@ -6,8 +6,8 @@
 import { keyOf, keyString, type AttachmentRecord, type ProvisionerRecord, type VolumeRecord } from '../domain/records.js';
 import { clientTagsOf, parseRecord, tagChanges } from '../domain/validation.js';
 import { METRICS, OWNERSHIP_TAGS } from '../settings.js';
-import { ACTION_OF, RATE_BUCKET_OF, resolveEngineConfig, type EngineConfig, type RateBucket } from './config.js';
-import { createUnanswered, planAttachment, planVolume, type Decision } from './planner.js';
+import { RATE_BUCKET_OF, resolveEngineConfig, type EngineConfig, type RateBucket } from './config.js';
+import { createUnanswered, firstActionOf, planAttachment, planVolume, type Decision } from './planner.js';
 import { VOLUME_RECORD_REMOVED_CODE } from './status.js';
 import type { ExecutorDeps } from './executor.js';
 import { errorMessage } from './errors.js';
@@ -226,7 +226,7 @@ export class Reconciler {
       if (scheduled) return undefined;
       const decision = planVolume(record, attachmentsByVolume.get(record.volumeId) ?? [], now);
       if (decision.type === 'operation' || decision.type === 'remove' || decision.type === 'cascade-dying') {
-        return this.waitingInLine(decision, inLine) ? undefined : `work pending (${decision.reason})`;
+        return this.waitingInLine(decision, record, inLine) ? undefined : `work pending (${decision.reason})`;
       }
       return undefined;
     }
@@ -240,7 +240,7 @@ export class Reconciler {
     if (scheduled) return undefined;
     const decision = planAttachment(record, volume);
     if (decision.type === 'operation' || decision.type === 'remove')
-      return this.waitingInLine(decision, inLine) ? undefined : `work pending (${decision.reason})`;
+      return this.waitingInLine(decision, record, inLine) ? undefined : `work pending (${decision.reason})`;
     // Its volume record's removal never reached the watcher (a stream batch given up): a check has the executor say so.
     if (decision.type === 'volume-record-removed' && status.code !== VOLUME_RECORD_REMOVED_CODE)
       return `volume record ${record.volumeId} was removed from the table while this attachment may be attached`;
@@ -253,8 +253,8 @@ export class Reconciler {
    * place, and a nudge would only bring one back behind the line. A message lost in a burst is
    * nudged once the line is gone.
    */
-  private waitingInLine(decision: Decision, inLine: ReadonlySet<RateBucket>): boolean {
-    const action = decision.type === 'operation' ? ACTION_OF[decision.op] : undefined;
+  private waitingInLine(decision: Decision, record: ProvisionerRecord, inLine: ReadonlySet<RateBucket>): boolean {
+    const action = decision.type === 'operation' ? firstActionOf(decision.op, record) : undefined;
     return action !== undefined && inLine.has(RATE_BUCKET_OF[action]);
   }
 

@@ -5,6 +5,7 @@ import { Random } from '../../bench/sim/random.js';
 import { EC2_ACTION_BUCKET, EC2_REQUEST_LIMITS, Ec2RateLimiter, TokenBucket } from '../../bench/sim/token-bucket.js';
 import { SDK_RETRY, StandardRetry, waiterDelayMs } from '../../bench/naive/sdk.js';
 import { ProviderError } from '../../lib/engine/ports.js';
+import { MUTATING_ACTIONS, RATE_BUCKET_OF } from '../../lib/engine/config.js';
 import { formatCpuReport, type CpuReport } from '../../bench/cpu.js';
 import { MIB_PER_VCPU, SimulatedFunction, lambdaCpuCost } from '../../bench/sim/lambda.js';
 
@@ -47,6 +48,10 @@ describe('token bucket', () => {
     // CreateTags has a bucket of its own; DeleteTags counts as a mutating action.
     expect(EC2_ACTION_BUCKET.CreateTags).toBe('CreateTags');
     expect(EC2_ACTION_BUCKET.DeleteTags).toBe('mutating');
+  });
+
+  it("groups the engine's rate buckets as the simulated EC2 meters them, so the executor's tokens match the calls it makes", () => {
+    for (const action of MUTATING_ACTIONS) expect([action, EC2_ACTION_BUCKET[action]]).toEqual([action, EC2_ACTION_BUCKET[RATE_BUCKET_OF[action]]]);
   });
 
   it('meters DeleteTags with attach and detach, CreateTags apart from them', () => {

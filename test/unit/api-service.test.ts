@@ -732,6 +732,23 @@ describe('VolumeService', () => {
       expect(details.rateWait).toBeUndefined();
     });
 
+    it("shows a tag change that only removes keys in the mutating bucket's line (DeleteTags), one that sets keys in CreateTags'", async () => {
+      await service.createVolume({ volumeId: 'data-01', spec: { ...GP3, tags: { team: 'a', env: 'dev' } } });
+      const now = new Date(clock.now()).toISOString();
+      await setStatus(volumeKey('data-01'), {
+        status: { state: 'available', attempts: 0, updatedAt: now },
+        ebsVolumeId: 'vol-0123456789abcdef0',
+        availabilityZone: 'us-east-1a',
+        observed: { sizeGiB: GP3.sizeGiB, volumeType: 'gp3', tags: { team: 'a', env: 'dev' } },
+        observedGeneration: 1,
+      });
+      await budget.take('AttachVolume', 100, mutatingBucket, clock.now(), 3_600_000);
+      await service.patchVolume('data-01', { tags: { team: 'a' } });
+      expect((await service.getVolume('data-01')).rateWait).toEqual({ action: 'DeleteTags', seconds: 12 });
+      await service.patchVolume('data-01', { tags: { team: 'b' } });
+      expect((await service.getVolume('data-01')).rateWait).toBeUndefined(); // the CreateTags bucket is full
+    });
+
     it('answers without a wait, and logs why, when the budget cannot be read', async () => {
       const unreachable: SharedRateBudget = {
         take: () => Promise.reject(new Error('unused')),

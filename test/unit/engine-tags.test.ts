@@ -9,7 +9,7 @@ import { Reconciler } from '../../lib/engine/reconciler.js';
 import { ProviderError } from '../../lib/engine/ports.js';
 import { silentLog } from '../../lib/memory/log.js';
 import { MemoryRateBudget } from '../../lib/memory/rate-budget.js';
-import { DEFAULT_ENGINE_CONFIG } from '../../lib/engine/config.js';
+import { DEFAULT_ENGINE_CONFIG, type RateBucket } from '../../lib/engine/config.js';
 import { OWNERSHIP_TAGS } from '../../lib/settings.js';
 import { availableVolume, harness, newVolume, volumeKey, volumeOf } from './engine-fixtures.js';
 
@@ -30,6 +30,22 @@ async function taggedVolume(): Promise<Harness> {
 async function retag(h: Harness, tags: Record<string, string> | undefined, generation = 2, sizeGiB = 10): Promise<void> {
   await h.store.update<VolumeRecord>(KEY, { spec: { ...SPEC, sizeGiB, ...(tags ? { tags } : {}) }, generation });
   await h.watch();
+}
+
+/** Volume data-1 tagged team=a, env=dev, created by executors spending `rateBudget` together, available. */
+async function sharedBudgetVolume(rateBudget: MemoryRateBudget): Promise<Harness> {
+  const h = harness({ rateBudget });
+  await h.store.create(newVolume('data-1', {}, { tags: { team: 'a', env: 'dev' } }));
+  await h.watch();
+  await h.settle(10_000);
+  await h.watch();
+  expect((await volumeOf(h)).status.state).toBe('available');
+  return h;
+}
+
+/** Tokens the shared budget's `bucket` holds as stored (a bucket never taken from is full). */
+function tokensLeft(rateBudget: MemoryRateBudget, bucket: RateBucket): number {
+  return rateBudget.level(bucket)?.tokens ?? DEFAULT_ENGINE_CONFIG.accountRateBudgets[bucket].burst;
 }
 
 function ec2Tags(h: Harness, record: VolumeRecord): Record<string, string> {
@@ -138,26 +154,76 @@ describe('tag-volume', () => {
     expect(volume).toMatchObject({ status: { state: 'available', attempts: 0 }, observed: { tags: { team: 'a' } }, observedGeneration: 2 });
   });
 
-  it('takes a CreateTags token and a mutating-actions token (DeleteTags) from the shared budget, and defers without one', async () => {
+  it('takes a CreateTags token and a mutating-actions token (DeleteTags) from the shared budget when it sets and removes keys', async () => {
     const rateBudget = new MemoryRateBudget();
-    const h = harness({ rateBudget });
+    const h = await sharedBudgetVolume(rateBudget);
+    const attachLevel = tokensLeft(rateBudget, 'AttachVolume');
+    await retag(h, { team: 'b' });
+    await h.drain();
+    expect(h.ebs.calls).toMatchObject({ CreateTags: 1, DeleteTags: 1 });
+    expect(tokensLeft(rateBudget, 'CreateTags')).toBe(DEFAULT_ENGINE_CONFIG.accountRateBudgets.CreateTags.burst - 1);
+    expect(tokensLeft(rateBudget, 'AttachVolume')).toBe(attachLevel - 1);
+  });
+
+  it('takes only a mutating-actions token for a change that only removes keys, and only a CreateTags token for one that only sets them', async () => {
+    const rateBudget = new MemoryRateBudget();
+    const h = await sharedBudgetVolume(rateBudget);
+    const createTagsLevel = tokensLeft(rateBudget, 'CreateTags');
+    const attachLevel = tokensLeft(rateBudget, 'AttachVolume');
+
+    await retag(h, { team: 'a' });
+    await h.drain();
+    expect(h.ebs.calls).toMatchObject({ CreateTags: 0, DeleteTags: 1 });
+    expect(tokensLeft(rateBudget, 'CreateTags')).toBe(createTagsLevel);
+    expect(tokensLeft(rateBudget, 'AttachVolume')).toBe(attachLevel - 1);
+
+    await retag(h, { team: 'a', env: 'prod' }, 3);
+    await h.drain();
+    expect(h.ebs.calls).toMatchObject({ CreateTags: 1, DeleteTags: 1 });
+    expect(tokensLeft(rateBudget, 'CreateTags')).toBe(createTagsLevel - 1);
+    expect(tokensLeft(rateBudget, 'AttachVolume')).toBe(attachLevel - 1);
+    expect(await volumeOf(h)).toMatchObject({ observed: { tags: { team: 'a', env: 'prod' } }, observedGeneration: 3 });
+  });
+
+  it('defers a change that only removes keys for a mutating-actions token before claiming it, whatever the CreateTags bucket holds', async () => {
+    const rateBudget = new MemoryRateBudget();
+    const h = await sharedBudgetVolume(rateBudget);
+    // The mutating-actions bucket spent by others, 200 s ahead: the DeleteTags waits in line for its token, with no write.
+    await rateBudget.take('AttachVolume', 1000, DEFAULT_ENGINE_CONFIG.accountRateBudgets.AttachVolume, h.clock.now(), Number.POSITIVE_INFINITY);
+    await retag(h, {});
+    const before = await volumeOf(h);
+    await h.drain();
+    expect(h.ebs.calls.DeleteTags).toBe(0);
+    expect(await volumeOf(h)).toEqual(before);
+    expect(h.queue.pending().map((p) => p.message)).toEqual([expect.objectContaining({ op: 'tag-volume', tokenAt: expect.any(Number) })]);
+    expect(rateBudget.level('CreateTags')).toBeUndefined();
+
+    await h.settle(5 * MINUTE, 10_000);
+    expect(h.ebs.calls).toMatchObject({ CreateTags: 0, DeleteTags: 1 });
+    expect(await volumeOf(h)).toMatchObject({ observed: { tags: {} }, observedGeneration: 2, status: { state: 'available', attempts: 0 } });
+  });
+
+  it("removes keys at once while this environment's CreateTags share is spent, without a shared budget", async () => {
+    const h = harness({ config: { rateBudgets: { ...DEFAULT_ENGINE_CONFIG.rateBudgets, CreateTags: { burst: 1, ratePerSecond: 0.001 } } } });
     await h.store.create(newVolume('data-1', {}, { tags: { team: 'a', env: 'dev' } }));
     await h.watch();
     await h.settle(10_000);
     await h.watch();
-    const attachLevel = rateBudget.level('AttachVolume');
-    await retag(h, { team: 'b' });
+    // The share's one CreateTags token spent; the next lasts 1000 s off.
+    await retag(h, { team: 'b', env: 'dev' });
+    await h.drain();
+    expect(h.ebs.calls).toMatchObject({ CreateTags: 1, DeleteTags: 0 });
+
+    await retag(h, { team: 'b' }, 3);
     await h.drain();
     expect(h.ebs.calls).toMatchObject({ CreateTags: 1, DeleteTags: 1 });
-    expect(rateBudget.level('CreateTags')?.tokens).toBe(DEFAULT_ENGINE_CONFIG.accountRateBudgets.CreateTags.burst - 1);
-    expect(rateBudget.level('AttachVolume')?.tokens).toBe((attachLevel?.tokens ?? DEFAULT_ENGINE_CONFIG.accountRateBudgets.AttachVolume.burst) - 1);
+    expect(await volumeOf(h)).toMatchObject({ observed: { tags: { team: 'b' } }, observedGeneration: 3 });
 
-    // The mutating-actions bucket spent by others: the DeleteTags waits for its token, using no attempt.
-    await rateBudget.take('AttachVolume', 1000, DEFAULT_ENGINE_CONFIG.accountRateBudgets.AttachVolume, h.clock.now(), Number.POSITIVE_INFINITY);
-    await retag(h, {}, 3);
+    // A change that sets a key waits for the CreateTags token.
+    await retag(h, { team: 'c' }, 4);
     await h.drain();
-    expect(h.ebs.calls.DeleteTags).toBe(1);
-    expect((await volumeOf(h)).status).toMatchObject({ state: 'available', code: 'RateBudgetExceeded', attempts: 0 });
+    expect(h.ebs.calls.CreateTags).toBe(1);
+    expect(h.queue.pending().map((p) => p.message.op)).toEqual(['tag-volume']);
   });
 
   it("retags while a modification waits for EC2's cooldown, keeping the wait in the status", async () => {

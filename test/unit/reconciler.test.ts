@@ -95,6 +95,33 @@ describe('Reconciler', () => {
     expect((await reconciler.run()).requeued).toEqual([{ key: 'volume/waiting', reason: expect.stringContaining('work pending') }]);
   });
 
+  it("judges a lost tag change that only removes keys by the mutating actions' line, one that sets keys by CreateTags'", async () => {
+    const env = setup();
+    const budget = new MemoryRateBudget();
+    const reconciler = new Reconciler({ store: env.store, queue: env.queue, provider: env.ebs, rateBudget: budget, clock: env.clock, metrics: env.metrics, log: silentLog, config: { ownerTagValue: OWNER } });
+    const at = new Date(env.clock.now()).toISOString();
+    const held = { team: 'a', env: 'dev' };
+    for (const [volumeId, tags] of [['removes', { team: 'a' }], ['sets', { team: 'b', env: 'dev' }]] as const) {
+      const { ebsVolumeId } = await ownedVolume(env, volumeId);
+      env.ebs.retagBehindBack(ebsVolumeId, { [OWNERSHIP_TAGS.owner]: OWNER, [OWNERSHIP_TAGS.record]: volumeId, ...held });
+      await env.store.create(
+        volume(volumeId, at, {
+          ebsVolumeId,
+          spec: { sizeGiB: 10, volumeType: 'gp3', availabilityZone: 'us-east-1a', tags },
+          generation: 2,
+          observed: { sizeGiB: 10, volumeType: 'gp3', tags: held },
+          observedGeneration: 1,
+          status: { state: 'available', attempts: 0, updatedAt: at },
+        }),
+      );
+    }
+    // A burst took the mutating actions' tokens 20 minutes ahead.
+    const mutating = DEFAULT_ENGINE_CONFIG.accountRateBudgets.AttachVolume;
+    await budget.take('AttachVolume', mutating.burst + 20 * 60 * mutating.ratePerSecond, mutating, env.clock.now(), 3_600_000);
+    await env.clock.advance(10 * MINUTE);
+    expect((await reconciler.run()).requeued).toEqual([{ key: 'volume/sets', reason: 'work pending (tags changed)' }]);
+  });
+
   it('judges pending calls as before when the shared budget cannot be read, and says so', async () => {
     const env = setup();
     const log = new RecordingLog();
