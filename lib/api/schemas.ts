@@ -106,7 +106,7 @@ export const VolumeSchema = z
         volumeType: z.string(),
         iops: z.number().optional(),
         throughput: z.number().optional(),
-        tags: z.record(z.string(), z.string()).optional().meta({ description: "The client's tags EC2 holds (ownership tags left out), once a check has seen them." }),
+        tags: z.record(z.string(), z.string()).optional().meta({ description: "The client's tags EC2 holds under the keys this system manages (those the spec names or last named; ownership tags and tags set outside under other keys left out), once a check has seen them." }),
       })
       .optional()
       .meta({ description: 'What EC2 reports for the volume.' }),
@@ -197,7 +197,7 @@ export const PatchVolumeRequestSchema = z
   .refine((body) => Object.keys(body).length > 0, { message: 'give at least one of sizeGiB, volumeType, iops, throughput, tags' })
   .meta({ id: 'PatchVolumeRequest',
     description:
-      'Grow the volume or change its type, IOPS, throughput or tags. `null` clears iops or throughput: a gp3 volume goes back to its baseline (3000 IOPS, 125 MiB/s). `tags` replaces the client tags as a whole (`null` or `{}` removes them all); the ownership tags (`ebs-provisioner:`) and `aws:` keys cannot be set.',
+      'Grow the volume or change its type, IOPS, throughput or tags. `null` clears iops or throughput: a gp3 volume goes back to its baseline (3000 IOPS, 125 MiB/s). `tags` replaces the client tags as a whole (`null` or `{}` removes them all; tags set outside this system under other keys stay); the ownership tags (`ebs-provisioner:`) and `aws:` keys cannot be set.',
   });
 
 export const PutAttachmentRequestSchema = z

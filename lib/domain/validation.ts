@@ -371,6 +371,20 @@ export function clientTagsOf(tags: Readonly<Record<string, string>>): Record<str
 }
 
 /**
+ * The client tags among `tags` (all a volume carries in EC2) that this system manages on `volume`:
+ * the keys its spec names and those it last held (observed, or as created). A key the client
+ * removes from the spec is still managed until EC2 no longer holds it, so it is removed there; a
+ * tag set outside the system under a key the client never named is none of the system's business
+ * and is left as it is (a cost-allocation tag another tool adds, say).
+ * For a record whose spec and observed tags name only `team`, EC2's `{ team: 'b', costCenter: '7' }`
+ * gives `{ team: 'b' }`.
+ */
+export function managedTagsOf(volume: EbsSide, tags: Readonly<Record<string, string>>): Record<string, string> {
+  const managed = new Set([...Object.keys(volume.spec.tags ?? {}), ...Object.keys(ebsBaseline(volume)?.tags ?? {})]);
+  return Object.fromEntries(Object.entries(clientTagsOf(tags)).filter(([key]) => managed.has(key)));
+}
+
+/**
  * What keeps EBS from bringing this volume to `spec` (its own spec unless given): the one rule
  * the API, the watcher, the planner (and so the executor and the reconciler) apply to a spec change.
  */

@@ -27,7 +27,7 @@ import {
 } from '../domain/records.js';
 import { canonicalJson } from '../domain/canonical-json.js';
 import { nextAttachmentState, nextVolumeState, type AttachmentEvent, type VolumeEvent } from '../domain/state-machines.js';
-import { clientTagsOf, createSentUnrecorded, isReservedTagKey, parseRecord, specChangeIssues } from '../domain/validation.js';
+import { createSentUnrecorded, managedTagsOf, parseRecord, specChangeIssues } from '../domain/validation.js';
 import { METRICS, OWNERSHIP_TAGS } from '../settings.js';
 import { RATE_BUCKET_OF, resolveEngineConfig, type EngineConfig, type MutatingAction, type RateBucket } from './config.js';
 import { allocateDevices, type DeviceRequest } from './devices.js';
@@ -1247,7 +1247,7 @@ export class Executor {
     const current = this.describedVolume(item, now, volumes);
     if (!current) return undefined;
     // EC2 may already be where the spec wants it (a repeated message after a lost status write).
-    const refreshed: VolumeRecord = { ...volume, observed: observedOf(current) };
+    const refreshed: VolumeRecord = { ...volume, observed: observedOf(volume, current) };
     const request = modificationNeeded(refreshed);
     if (!request) {
       const changes = this.observedChanges(volume, current, now);
@@ -1314,7 +1314,7 @@ export class Executor {
     const volume = item.record as VolumeRecord;
     const current = this.describedVolume(item, now, volumes);
     if (!current) return undefined;
-    const calls = tagCalls(clientTagsOf(current.tags), volume.spec.tags);
+    const calls = tagCalls(managedTagsOf(volume, current.tags), volume.spec.tags);
     if (calls.length === 0) {
       item.result = { outcome: 'succeeded', changes: this.observedChanges(volume, current, now) };
       return undefined;
@@ -1331,9 +1331,13 @@ export class Executor {
           return;
         }
       }
-      // What EC2 holds now: its own and the ownership tags untouched, the client's as the spec has them.
-      const reserved = Object.fromEntries(Object.entries(current.tags).filter(([key]) => isReservedTagKey(key)));
-      const tagged: ProviderVolume = { ...current, tags: { ...reserved, ...volume.spec.tags } };
+      // What EC2 holds now: the calls made, every other tag (EC2's, ownership, set outside) untouched.
+      const tags = { ...current.tags };
+      for (const call of calls) {
+        if (call.action === 'CreateTags') Object.assign(tags, call.tags);
+        else for (const key of call.keys) delete tags[key];
+      }
+      const tagged: ProviderVolume = { ...current, tags };
       item.result = { outcome: 'succeeded', latencyMs, changes: this.observedChanges(volume, tagged, now) };
     };
   }
@@ -1606,7 +1610,7 @@ export class Executor {
       if (state === 'creating' && target === 'in-use') state = nextVolumeState(state, 'observed-available');
       if (state !== target) state = nextVolumeState(state, event);
     }
-    const seen: VolumeRecord = { ...volume, observed: observedOf(current) };
+    const seen: VolumeRecord = { ...volume, observed: observedOf(volume, current) };
     // The spec judged once against what EC2 now holds, for the rejection and the catch-up alike.
     const issues = specChangeIssues(seen);
     const rejected = specRejection(seen, issues);
@@ -1974,11 +1978,12 @@ function modificationTarget(modification: ProviderModification): string {
   return parts.length > 0 ? parts.join(', ') : 'an unknown target';
 }
 
-function observedOf(volume: ProviderVolume): NonNullable<VolumeRecord['observed']> {
+/** What EC2 holds of `record`'s volume: size, performance and the client tags the system manages there. */
+function observedOf(record: VolumeRecord, volume: ProviderVolume): NonNullable<VolumeRecord['observed']> {
   const observed: NonNullable<VolumeRecord['observed']> = { sizeGiB: volume.sizeGiB, volumeType: volume.volumeType };
   if (volume.iops !== undefined) observed.iops = volume.iops;
   if (volume.throughput !== undefined) observed.throughput = volume.throughput;
-  observed.tags = clientTagsOf(volume.tags);
+  observed.tags = managedTagsOf(record, volume.tags);
   return observed;
 }
 

@@ -4,7 +4,7 @@
  * It never acts on EC2 itself: it enqueues checks for the executor and reports leaks.
  */
 import { keyOf, keyString, type AttachmentRecord, type ProvisionerRecord, type VolumeRecord } from '../domain/records.js';
-import { clientTagsOf, parseRecord, tagChanges } from '../domain/validation.js';
+import { managedTagsOf, parseRecord, tagChanges } from '../domain/validation.js';
 import { METRICS, OWNERSHIP_TAGS } from '../settings.js';
 import { RATE_BUCKET_OF, resolveEngineConfig, type EngineConfig, type RateBucket } from './config.js';
 import { createUnanswered, firstActionOf, planAttachment, planVolume, type Decision } from './planner.js';
@@ -39,14 +39,15 @@ const TRANSITIONAL = new Set(['creating', 'modifying', 'deleting', 'attaching', 
 const REASON_TAG_KEYS = 5;
 
 /**
- * Why the client tags EC2 holds (`ec2Tags`, all of them) differ from those the record last
- * observed (changed, removed or added outside the system), or undefined when they do not, or when
- * the record never observed them (written before tags were: an upgrade alone retags nothing).
- * Judged by `tagChanges`, as the planner judges the spec against them.
+ * Why the client tags EC2 holds that the system manages (`managedTagsOf`) differ from those the
+ * record last observed (changed or removed outside the system), or undefined when they do not, or
+ * when the record never observed them (written before tags were: an upgrade alone retags
+ * nothing). Judged by `tagChanges`, as the planner judges the spec against them.
  */
-function tagDrift(observed: Readonly<Record<string, string>> | undefined, ec2Tags: Readonly<Record<string, string>>): string | undefined {
+function tagDrift(record: VolumeRecord, ec2Tags: Readonly<Record<string, string>>): string | undefined {
+  const observed = record.observed?.tags;
   if (observed === undefined) return undefined;
-  const back = tagChanges(clientTagsOf(ec2Tags), observed);
+  const back = tagChanges(managedTagsOf(record, ec2Tags), observed);
   if (!back) return undefined;
   const keys = [...Object.keys(back.set), ...back.remove];
   const more = keys.length - REASON_TAG_KEYS;
@@ -220,7 +221,7 @@ export class Reconciler {
         if (!actual) return `EC2 no longer has ${record.ebsVolumeId}`;
         if (actual.state !== status.state) return `EC2 says ${actual.state}, record says ${status.state}`;
         // Tags changed outside: a check records what EC2 holds, and the planner puts the spec's back. A dying volume's no longer matter.
-        const drift = record.life === 'alive' ? tagDrift(record.observed?.tags, actual.tags) : undefined;
+        const drift = record.life === 'alive' ? tagDrift(record, actual.tags) : undefined;
         if (drift) return drift;
       }
       if (scheduled) return undefined;

@@ -6,6 +6,7 @@ import { MAX_STATUS_MESSAGE_CHARS } from '../../lib/domain/status-message.js';
 import { OWNERSHIP_TAGS } from '../../lib/settings.js';
 import {
   clientTagsOf,
+  managedTagsOf,
   describeValidationIssues,
   deviceNameSchema,
   isReservedTagKey,
@@ -179,6 +180,17 @@ describe('tags after creation', () => {
     // The baseline: the observed tags when known, else those it was created with.
     expect(ebsBaseline(record({ spec: { ...newVolume('v1').spec, tags: { team: 'b' } }, createRequest: { clientToken: 't', availabilityZone: 'eu-west-1a', spec: { ...newVolume('v1').spec, tags: { team: 'a' } } }, observed }))?.tags).toEqual({ team: 'a' });
     expect(ebsBaseline(record({ observed: { ...observed, tags: {} }, createRequest: { clientToken: 't', availabilityZone: 'eu-west-1a', spec: { ...newVolume('v1').spec, tags: { team: 'a' } } } }))?.tags).toEqual({});
+  });
+
+  it('manages the client tag keys a spec names or the record last held, and none set outside under other keys', () => {
+    const observed = { sizeGiB: 10, volumeType: 'gp3' as const };
+    const spec = { ...newVolume('v1').spec, tags: { team: 'b' } };
+    const record = { ...newVolume('v1'), ebsVolumeId: 'vol-0123456789abcdef0', spec, observed: { ...observed, tags: { team: 'a', env: 'dev' } } };
+    const ec2 = { [OWNERSHIP_TAGS.owner]: 's', 'aws:backup:source': 'x', team: 'a', env: 'dev', cost: 'c-1' };
+    // `env` left the spec but the record last held it: still managed, so it is removed in EC2.
+    expect(managedTagsOf(record, ec2)).toEqual({ team: 'a', env: 'dev' });
+    // Held no longer: a tag set outside under that key is none of the system's business.
+    expect(managedTagsOf({ ...record, observed: { ...observed, tags: { team: 'b' } } }, ec2)).toEqual({ team: 'a' });
   });
 });
 

@@ -285,12 +285,11 @@ describe('tag-volume', () => {
     expect(await volumeOf(h)).toMatchObject({ observed: { tags: { team: 'b', env: 'dev' } }, observedGeneration: 2 });
   });
 
-  it("puts back tags changed outside the system on the reconciler's pass: a changed or removed tag with one CreateTags, an added one with one DeleteTags", async () => {
+  it("puts back tags changed outside the system on the reconciler's pass: a changed or removed tag with one CreateTags", async () => {
     const ownership = { [OWNERSHIP_TAGS.owner]: 'ebs-provisioner', [OWNERSHIP_TAGS.record]: 'data-1' };
     const cases: { outside: Record<string, string>; calls: Record<string, number>; set?: Record<string, string>; removed?: string[] }[] = [
       { outside: { team: 'x', env: 'dev' }, calls: { CreateTags: 1, DeleteTags: 0 }, set: { team: 'a' } },
       { outside: { team: 'a' }, calls: { CreateTags: 1, DeleteTags: 0 }, set: { env: 'dev' } },
-      { outside: { team: 'a', env: 'dev', cost: 'c-1' }, calls: { CreateTags: 0, DeleteTags: 1 }, removed: ['cost'] },
     ];
     for (const { outside, calls, set, removed } of cases) {
       const h = await taggedVolume();
@@ -318,6 +317,30 @@ describe('tag-volume', () => {
     }
   });
 
+  it('leaves alone a tag set outside the system under a key the client never named, through the reconciler, checks and tag changes', async () => {
+    const h = await taggedVolume();
+    const ownership = { [OWNERSHIP_TAGS.owner]: 'ebs-provisioner', [OWNERSHIP_TAGS.record]: 'data-1' };
+    const before = await volumeOf(h);
+    h.ebs.retagBehindBack(before.ebsVolumeId!, { ...ownership, team: 'a', env: 'dev', cost: 'c-1' });
+
+    await h.clock.advance(10 * MINUTE);
+    const report = await new Reconciler({ store: h.store, queue: h.queue, provider: h.ebs, clock: h.clock, metrics: h.metrics, log: silentLog }).run();
+    expect(report.requeued).toEqual([]);
+    await h.executor.run(h.batchOf(h.op('check-volume', KEY)));
+    await h.watch();
+    await h.drain();
+    expect(h.ebs.calls).toMatchObject({ CreateTags: 0, DeleteTags: 0 });
+    expect((await volumeOf(h)).observed?.tags).toEqual({ team: 'a', env: 'dev' });
+
+    // The client drops `env` and changes `team`: its own keys follow, `cost` stays.
+    const deleteTags = vi.spyOn(h.ebs, 'deleteTags');
+    await retag(h, { team: 'b' });
+    await h.drain();
+    expect(deleteTags.mock.calls).toEqual([[before.ebsVolumeId, ['env']]]);
+    expect(ec2Tags(h, before)).toEqual({ ...ownership, team: 'b', cost: 'c-1' });
+    expect(await volumeOf(h)).toMatchObject({ observed: { tags: { team: 'b' } }, observedGeneration: 2 });
+  });
+
   it('looks at the tags of a record kept without its CreateVolume request before retagging it, once its client changes them', async () => {
     const h = await taggedVolume();
     const { tags: _dropped, ...observed } = (await volumeOf(h)).observed!;
@@ -331,7 +354,8 @@ describe('tag-volume', () => {
     await h.settle(10_000);
     await h.watch();
     expect(h.ebs.calls.DescribeVolumes).toBeGreaterThan(describes);
-    expect(h.ebs.calls).toMatchObject({ CreateTags: 1, DeleteTags: 1 });
+    // `env` was in no spec or observation the record keeps: nothing says the system set it, so it stays.
+    expect(h.ebs.calls).toMatchObject({ CreateTags: 1, DeleteTags: 0 });
     expect(await volumeOf(h)).toMatchObject({ observed: { tags: { team: 'b' } }, observedGeneration: 2 });
   });
 

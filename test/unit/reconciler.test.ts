@@ -163,7 +163,7 @@ describe('Reconciler', () => {
     expect(env.ebs.calls.DescribeVolumes - describesBefore).toBe(2);
   });
 
-  it('re-enqueues a volume whose client tags EC2 holds differ from those its record observed, naming the keys; not for key order, ownership tags, or a record that never observed tags', async () => {
+  it('re-enqueues a volume whose managed client tags EC2 holds differ from those its record observed, naming the keys; not for key order, ownership tags, a tag set outside under a key the client never named, or a record that never observed tags', async () => {
     const env = setup();
     const old = '2026-02-28T00:00:00.000Z';
     const tags = { team: 'a', env: 'dev' };
@@ -185,7 +185,9 @@ describe('Reconciler', () => {
     env.ebs.retagBehindBack(await record('changed'), { ...ownership('changed'), team: 'b', env: 'dev' });
     env.ebs.retagBehindBack(await record('removed'), { ...ownership('removed'), team: 'a' });
     env.ebs.retagBehindBack(await record('added'), { ...ownership('added'), team: 'a', env: 'dev', cost: 'c-1' });
-    env.ebs.retagBehindBack(await record('many'), { ...ownership('many'), ...Object.fromEntries(Array.from({ length: 8 }, (_, i) => [`k${i}`, 'v'])) });
+    const many = Object.fromEntries(Array.from({ length: 8 }, (_, i) => [`k${i}`, 'v']));
+    const manyRecord = { spec: { sizeGiB: 10, volumeType: 'gp3' as const, availabilityZone: 'us-east-1a', tags: many }, observed: { sizeGiB: 10, volumeType: 'gp3' as const, tags: many } };
+    env.ebs.retagBehindBack(await record('many', manyRecord), { ...ownership('many'), ...Object.fromEntries(Object.keys(many).map((key) => [key, 'w'])) });
     env.ebs.retagBehindBack(await record('reordered'), { env: 'dev', ...ownership('reordered'), team: 'a' });
     env.ebs.retagBehindBack(await record('ownership'), { ...ownership('someone', 'other-stack'), ...tags });
     env.ebs.retagBehindBack(await record('unobserved', { observed: { sizeGiB: 10, volumeType: 'gp3' } }), { ...ownership('unobserved'), team: 'b' });
@@ -197,8 +199,7 @@ describe('Reconciler', () => {
     expect(reasons).toEqual({
       'volume/changed': "EC2 tags differ from the record's: team",
       'volume/removed': "EC2 tags differ from the record's: env",
-      'volume/added': "EC2 tags differ from the record's: cost",
-      'volume/many': "EC2 tags differ from the record's: team, env, k0, k1, k2 and 5 more",
+      'volume/many': "EC2 tags differ from the record's: k0, k1, k2, k3, k4 and 3 more",
       // Its delete is due (its message lost): its tags no longer matter.
       'volume/dying': 'work pending (dying and detached)',
     });
