@@ -81,6 +81,7 @@ export function createSimulatedEbs(loop: EventLoop, random: Random, latencies: L
     createTags: (id, tags) => model.createTags(id, tags),
     deleteTags: (id, keys) => model.deleteTags(id, keys),
     listOwnedVolumes: (options) => model.listOwnedVolumes(options),
+    findOwnedVolumes: (recordVolumeId) => model.findOwnedVolumes(recordVolumeId),
   };
   return { provider, model, times, createdIds: () => [...created] };
 }

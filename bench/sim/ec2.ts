@@ -122,6 +122,10 @@ export class SimulatedEc2 implements VolumeProvider {
     return this.request('DescribeVolumes', () => this.ebs.listOwnedVolumes(options));
   }
 
+  async findOwnedVolumes(recordVolumeId: string): Promise<ProviderVolume[]> {
+    return this.request('DescribeVolumes', () => this.ebs.findOwnedVolumes(recordVolumeId));
+  }
+
   /** Half the round trip to reach EC2, the bucket check and the action there, half to come back. */
   private async request<T>(action: Ec2Action, act: () => Promise<T>): Promise<T> {
     const roundTrip = this.roundTrip.sample(this.random);

@@ -282,11 +282,16 @@ export class Ec2VolumeProvider implements VolumeProvider {
     await this.call(() => this.client.send(new DeleteTagsCommand({ Resources: [ebsVolumeId], Tags })));
   }
 
+  /** The filter of this deployment's ownership tag: only volumes it made. */
+  private ownerFilter() {
+    return { Name: `tag:${OWNERSHIP_TAGS.owner}`, Values: [this.ownerTagValue] };
+  }
+
   async listOwnedVolumes(options: { cursor?: string; limit: number }): Promise<Page<ProviderVolume>> {
     const page = await this.call(() =>
       this.client.send(
         new DescribeVolumesCommand({
-          Filters: [{ Name: `tag:${OWNERSHIP_TAGS.owner}`, Values: [this.ownerTagValue] }],
+          Filters: [this.ownerFilter()],
           MaxResults: Math.min(VOLUME_PAGE_MAX, Math.max(PAGE_MIN, Math.floor(options.limit))),
           NextToken: options.cursor,
         }),
@@ -296,5 +301,24 @@ export class Ec2VolumeProvider implements VolumeProvider {
       items: (page.Volumes ?? []).map(toProviderVolume),
       ...(page.NextToken ? { cursor: page.NextToken } : {}),
     };
+  }
+
+  async findOwnedVolumes(recordVolumeId: string): Promise<ProviderVolume[]> {
+    const volumes: ProviderVolume[] = [];
+    let token: string | undefined;
+    do {
+      const page = await this.call(() =>
+        this.client.send(
+          new DescribeVolumesCommand({
+            Filters: [this.ownerFilter(), { Name: `tag:${OWNERSHIP_TAGS.record}`, Values: [recordVolumeId] }],
+            MaxResults: VOLUME_PAGE_MAX,
+            NextToken: token,
+          }),
+        ),
+      );
+      for (const volume of page.Volumes ?? []) volumes.push(toProviderVolume(volume));
+      token = page.NextToken;
+    } while (token);
+    return volumes;
   }
 }

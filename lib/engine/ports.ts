@@ -285,6 +285,11 @@ export interface VolumeProvider {
   deleteTags(ebsVolumeId: string, keys: string[]): Promise<void>;
   /** Volumes carrying this deployment's ownership tag, a page at a time (leak detection). */
   listOwnedVolumes(options: { cursor?: string; limit: number }): Promise<Page<ProviderVolume>>;
+  /**
+   * Every volume carrying this deployment's ownership tag and `recordVolumeId` as its record tag
+   * (all pages): how the EC2 volume of a volume record removed from the table is found again.
+   */
+  findOwnedVolumes(recordVolumeId: string): Promise<ProviderVolume[]>;
 }
 
 /**

@@ -443,6 +443,11 @@ export class MemoryEbs implements VolumeProvider {
     return next < owned.length ? { items, cursor: String(next) } : { items };
   }
 
+  async findOwnedVolumes(recordVolumeId: string): Promise<ProviderVolume[]> {
+    this.enter('DescribeVolumes');
+    return this.volumes().filter((v) => v.tags[OWNERSHIP_TAGS.owner] === this.ownerTagValue && v.tags[OWNERSHIP_TAGS.record] === recordVolumeId);
+  }
+
   private enter(action: Ec2Action): void {
     this.calls[action]++;
     this.beforeCall?.(action);

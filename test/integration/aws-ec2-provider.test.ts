@@ -141,6 +141,25 @@ describeWithMoto('Ec2VolumeProvider against moto', (endpoint) => {
     expect(new Set(seen).size).toBe(seen.length);
   });
 
+  it('finds the volumes of one record id by its tag, only among this deployment\'s', async () => {
+    const first = await create({ [OWNERSHIP_TAGS.record]: 'orphan-1' });
+    const second = await create({ [OWNERSHIP_TAGS.record]: 'orphan-1' });
+    await create({ [OWNERSHIP_TAGS.record]: 'orphan-2' });
+    const other = new Ec2VolumeProvider({ client: clients.ec2, ownerTagValue: 'another-stack' });
+    const theirs = await other.createVolume({
+      clientToken: 'other-orphan',
+      availabilityZone: 'us-east-1a',
+      spec: { sizeGiB: 1, volumeType: 'gp3' },
+      tags: { [OWNERSHIP_TAGS.record]: 'orphan-1' },
+    });
+    await provider.attachVolume({ ebsVolumeId: first.ebsVolumeId, instanceId: instanceIds[0]!, device: '/dev/sdk' });
+    const found = await provider.findOwnedVolumes('orphan-1');
+    expect(found.map((v) => v.ebsVolumeId).sort()).toEqual([first.ebsVolumeId, second.ebsVolumeId].sort());
+    expect(found.map((v) => v.ebsVolumeId)).not.toContain(theirs.ebsVolumeId);
+    expect(found.find((v) => v.ebsVolumeId === first.ebsVolumeId)?.attachments).toMatchObject([{ instanceId: instanceIds[0], state: 'attached' }]);
+    expect(await provider.findOwnedVolumes('orphan-none')).toEqual([]);
+  });
+
   it('classifies moto errors through the same table', async () => {
     const missing = await provider
       .attachVolume({ ebsVolumeId: 'vol-0123456789abcdef0', instanceId: instanceIds[0]!, device: '/dev/sdg' })

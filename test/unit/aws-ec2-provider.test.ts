@@ -301,4 +301,27 @@ describe('Ec2VolumeProvider (against recorded EC2 behaviour)', () => {
     expect(inputs[0]).toEqual({ Filters: [{ Name: `tag:${OWNERSHIP_TAGS.owner}`, Values: ['stack-a'] }], MaxResults: 5 });
     expect(inputs[1]).toMatchObject({ MaxResults: 500, NextToken: 'next' });
   });
+
+  it('finds the owned volumes of one record id by both ownership tags, every page', async () => {
+    ec2
+      .on(DescribeVolumesCommand)
+      .resolvesOnce({ Volumes: [{ VolumeId: 'vol-1', State: 'in-use' }], NextToken: 'next' })
+      .resolves({ Volumes: [{ VolumeId: 'vol-2', State: 'available' }] });
+    const found = await provider().findOwnedVolumes('v1');
+    expect(found.map((v) => v.ebsVolumeId)).toEqual(['vol-1', 'vol-2']);
+    const inputs = ec2.commandCalls(DescribeVolumesCommand).map((c) => c.args[0].input);
+    const Filters = [
+      { Name: `tag:${OWNERSHIP_TAGS.owner}`, Values: ['stack-a'] },
+      { Name: `tag:${OWNERSHIP_TAGS.record}`, Values: ['v1'] },
+    ];
+    expect(inputs).toEqual([
+      { Filters, MaxResults: 500 },
+      { Filters, MaxResults: 500, NextToken: 'next' },
+    ]);
+  });
+
+  it('classifies a failed search through the same table', async () => {
+    ec2.on(DescribeVolumesCommand).rejectsOnce(await realEc2Error('RequestLimitExceeded', 'Request limit exceeded.', 503));
+    expect(await rejection(provider().findOwnedVolumes('v1'))).toMatchObject({ kind: 'throttled' });
+  });
 });

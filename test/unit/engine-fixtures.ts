@@ -97,6 +97,7 @@ export function harness(
     createTags: (ebsVolumeId, tags) => ebs.createTags(ebsVolumeId, tags),
     deleteTags: (ebsVolumeId, keys) => ebs.deleteTags(ebsVolumeId, keys),
     listOwnedVolumes: (options) => ebs.listOwnedVolumes(options),
+    findOwnedVolumes: (recordVolumeId) => ebs.findOwnedVolumes(recordVolumeId),
   };
   /** The next `times` CreateVolume calls make their volume in EC2, then time out: their answers are lost. */
   const loseCreateAnswers = (times = 1) => {

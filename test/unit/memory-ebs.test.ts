@@ -274,6 +274,19 @@ describe('MemoryEbs', () => {
     expect(second.cursor).toBeUndefined();
   });
 
+  it('finds the owned volumes carrying one record id, however many, and no others', async () => {
+    const { ebs } = setup();
+    await ebs.createVolume(request('a'));
+    await ebs.createVolume(request('a2', { tags: { [OWNERSHIP_TAGS.owner]: 'stack-a', [OWNERSHIP_TAGS.record]: 'a' } }));
+    await ebs.createVolume(request('b'));
+    await ebs.createVolume(request('c', { tags: { [OWNERSHIP_TAGS.owner]: 'someone-else', [OWNERSHIP_TAGS.record]: 'a' } }));
+    const found = await ebs.findOwnedVolumes('a');
+    expect(found).toHaveLength(2);
+    expect(found.every((v) => v.tags[OWNERSHIP_TAGS.owner] === 'stack-a' && v.tags[OWNERSHIP_TAGS.record] === 'a')).toBe(true);
+    expect(await ebs.findOwnedVolumes('missing')).toEqual([]);
+    expect(ebs.calls.DescribeVolumes).toBe(2);
+  });
+
   it('injects faults and rate limits, and takes durations from functions', async () => {
     const clock = new FakeClock(0);
     const ebs = new MemoryEbs({ clock, ownerTagValue: 'x', timings: { create: () => 5_000 }, availabilityZones: ['us-east-1a'] });
