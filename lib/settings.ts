@@ -111,4 +111,9 @@ export const METRICS = {
   leaked: 'LeakedVolumes',
   /** Records the watcher rejected as invalid. */
   invalidRecords: 'InvalidRecords',
+  /**
+   * EC2 volumes a dying attachment found attached to its instance by their tags, its volume record
+   * having been removed from the table: each is detached.
+   */
+  orphanVolumesFound: 'OrphanVolumesFound',
 } as const;

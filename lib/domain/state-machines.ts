@@ -47,12 +47,13 @@ export const ATTACHMENT_EVENTS = [
   /**
    * Its volume record was removed from the table (written straight into it, not through the API)
    * while EC2 may hold the volume attached: with the record went the EC2 volume id, so the system
-   * can neither look at that volume nor detach it.
+   * no longer looks after that volume (deleting the attachment detaches it, found by its tags).
    */
   'volume-record-removed',
   /**
-   * A dying attachment whose volume record was removed from the table is removed without any EC2
-   * call: there is no volume id to detach with, and the EC2 volume is left as it is.
+   * A dying attachment whose volume record was removed from the table and written again since is
+   * removed without any EC2 call: the removed record's volume cannot be told from the new one's by
+   * its tags, so it is left as it is.
    */
   'removed-without-volume-record',
   /** Attempt budget or maximum age spent, or an error retrying cannot fix (e.g. AZ mismatch). */
@@ -109,24 +110,25 @@ export const ATTACHMENT_TRANSITIONS: readonly Transition<AttachmentState, Attach
   { from: 'pending', event: 'detach-started', to: 'detaching', why: 'dying with a device kept (a lost answer, a retry), may be attached' },
   { from: 'pending', event: 'failed', to: 'error', why: 'prerequisite never met or budget spent' },
   { from: 'pending', event: 'volume-record-removed', to: 'error', why: 'volume record removed from the table with a device kept: may be attached, no longer looked after' },
-  { from: 'pending', event: 'removed-without-volume-record', to: 'detached', why: 'dying with a device kept, volume record removed: no detach possible, the EC2 volume left as it is' },
+  { from: 'pending', event: 'removed-without-volume-record', to: 'detached', why: 'dying with a device kept, volume record removed and written again: the EC2 volume left as it is' },
   { from: 'attaching', event: 'attach-failed', to: 'pending', why: 'AttachVolume failed, retry later' },
   { from: 'attaching', event: 'observed-attached', to: 'attached', why: 'EC2 finished attaching' },
   { from: 'attaching', event: 'observed-detached', to: 'pending', why: 'attach did not take, retry' },
   { from: 'attaching', event: 'failed', to: 'error', why: 'budget spent' },
   { from: 'attaching', event: 'volume-record-removed', to: 'error', why: 'volume record removed from the table during the attach: may be attached, no longer looked after' },
-  { from: 'attaching', event: 'removed-without-volume-record', to: 'detached', why: 'dying, volume record removed: no detach possible, the EC2 volume left as it is' },
+  { from: 'attaching', event: 'detach-started', to: 'detaching', why: 'dying, volume record removed: detaching the volumes its tags name' },
+  { from: 'attaching', event: 'removed-without-volume-record', to: 'detached', why: 'dying, volume record removed and written again: the EC2 volume left as it is' },
   { from: 'attached', event: 'detach-started', to: 'detaching', why: 'dying' },
   { from: 'attached', event: 'observed-detached', to: 'pending', why: 'detached (or its volume deleted) behind our back, re-attach' },
   { from: 'attached', event: 'failed', to: 'error', why: 'budget spent' },
   { from: 'attached', event: 'volume-record-removed', to: 'error', why: 'volume record removed from the table: left attached, no longer looked after' },
-  { from: 'attached', event: 'removed-without-volume-record', to: 'detached', why: 'dying, volume record removed: no detach possible, the EC2 volume left as it is' },
+  { from: 'attached', event: 'removed-without-volume-record', to: 'detached', why: 'dying, volume record removed and written again: the EC2 volume left as it is' },
   { from: 'detaching', event: 'observed-detached', to: 'detached', why: 'EC2 finished detaching' },
   { from: 'detaching', event: 'failed', to: 'error', why: 'detach failed or budget spent' },
   { from: 'error', event: 'detach-started', to: 'detaching', why: 'dying after an error, may be attached' },
   { from: 'error', event: 'removed-unattached', to: 'detached', why: 'dying after an error, not attached' },
   { from: 'error', event: 'retry-requested', to: 'pending', why: 'client bumped generation to try again' },
-  { from: 'error', event: 'removed-without-volume-record', to: 'detached', why: 'dying after an error with a device kept, volume record removed: no detach possible, the EC2 volume left as it is' },
+  { from: 'error', event: 'removed-without-volume-record', to: 'detached', why: 'dying after an error with a device kept, volume record removed and written again: the EC2 volume left as it is' },
 ];
 
 /** Thrown when an event is not legal in the current state. */

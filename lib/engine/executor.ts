@@ -184,6 +184,11 @@ interface Item {
   /** The record's state when the batch read it. */
   readState?: string;
   /**
+   * An attachment whose volume record is missing: the owned EC2 volumes tagged with its volume id
+   * (`findOwnedVolumes`), or why the search failed.
+   */
+  orphans?: ProviderVolume[] | ClassifiedError;
+  /**
    * Claims with its pre-call status write (one conditional write on the version read) rather than
    * with a claim of its own: creates of pending volumes and attaches.
    */
@@ -824,6 +829,8 @@ export class Executor {
       this.describe([...volumeIds], this.config.describeChunkSize.volumes, (ids) => this.deps.provider.describeVolumes(ids), (v) => v.ebsVolumeId),
       this.describeInstances([...instanceIds], now, describeAfresh),
       this.describe(modifyingIds, this.config.describeChunkSize.volumes, (ids) => this.deps.provider.describeVolumeModifications(ids), (m) => m.ebsVolumeId),
+      // Detaches and checks of attachments whose volume record is gone find its EC2 volumes by their tags.
+      this.findOrphans([...detaches, ...attachmentChecks].filter((item) => !item.volume)),
     ]);
 
     for (const item of volumeChecks) item.result = this.guard(item, () => this.checkVolume(item, now, volumes, modifications));
@@ -860,6 +867,27 @@ export class Executor {
       await Promise.all(group.calls);
       await flush(group.items);
     })]);
+  }
+
+  /**
+   * The owned EC2 volumes tagged with each item's volume id (`Item.orphans`): one search per
+   * volume id. A failed search is one classified error for the items of that id.
+   */
+  private async findOrphans(items: Item[]): Promise<void> {
+    const byVolumeId = new Map<string, Item[]>();
+    for (const item of items) byVolumeId.set(item.key.volumeId, [...(byVolumeId.get(item.key.volumeId) ?? []), item]);
+    await Promise.all(
+      [...byVolumeId].map(async ([volumeId, group]) => {
+        let found: ProviderVolume[] | ClassifiedError;
+        try {
+          found = await this.deps.provider.findOwnedVolumes(volumeId);
+        } catch (error) {
+          found = classifyError('Describe', error);
+          this.deps.log.warn('search for volumes by their tags failed', { volumeId, code: found.code, message: found.message });
+        }
+        for (const item of group) item.orphans = found;
+      }),
+    );
   }
 
   /** One record's bug must not take the batch down: log it, leave the record as it is (the claim is released). */
@@ -1171,7 +1199,8 @@ export class Executor {
 
   private prepareDetach(item: Item, now: number): (() => Promise<void>) | undefined {
     const attachment = item.record as AttachmentRecord;
-    const ebsVolumeId = item.volume?.ebsVolumeId;
+    if (!item.volume) return this.prepareOrphanDetach(item, now);
+    const ebsVolumeId = item.volume.ebsVolumeId;
     if (!ebsVolumeId) {
       // Without an EC2 volume nothing can be attached.
       item.result = { outcome: 'succeeded', remove: true, alsoCheck: this.volumeCheck(attachment) };
@@ -1198,6 +1227,62 @@ export class Executor {
         return;
       }
       item.result = { ...this.attachmentFailure(attachment, now, 'DetachVolume', outcome.error), latencyMs: outcome.latencyMs };
+    };
+  }
+
+  /**
+   * The detach of an attachment whose volume record was removed from the table: every EC2 volume
+   * tagged with its volume id that EC2 shows attached to its instance is detached (no live record
+   * claims any of them). None: nothing is attached, the record goes at once. One EC2 already
+   * detaches needs no call; a failed call retries the whole, which finds the others detaching.
+   */
+  private prepareOrphanDetach(item: Item, now: number): (() => Promise<void>) | undefined {
+    const attachment = item.record as AttachmentRecord;
+    const found = item.orphans ?? [];
+    if (!Array.isArray(found)) {
+      item.result = this.attachmentFailure(attachment, now, 'Describe', found);
+      return undefined;
+    }
+    const attachedHere = found.filter((volume) => attachedTo(volume, attachment.instanceId));
+    this.deps.log.info('volume record removed from the table; found its EC2 volumes by their tags', {
+      key: item.id,
+      found: found.map((volume) => volume.ebsVolumeId),
+      attachedHere: attachedHere.map((volume) => volume.ebsVolumeId),
+    });
+    this.deps.metrics.count(METRICS.orphanVolumesFound, attachedHere.length);
+    if (attachedHere.length === 0) {
+      nextAttachmentState(nextAttachmentState(attachment.status.state, 'detach-started'), 'observed-detached');
+      item.result = { outcome: 'succeeded', remove: true };
+      return undefined;
+    }
+    const toDetach = attachedHere.filter((volume) => volume.attachments.some((a) => a.instanceId === attachment.instanceId && a.state !== 'detaching'));
+    return async () => {
+      // Some already detaching: under way without a call.
+      let started = toDetach.length < attachedHere.length;
+      let latencyMs = 0;
+      let failure: ClassifiedError | undefined;
+      for (const volume of toDetach) {
+        const outcome = await this.call(item, 'DetachVolume', () =>
+          this.deps.provider.detachVolume({ ebsVolumeId: volume.ebsVolumeId, instanceId: attachment.instanceId }),
+        );
+        latencyMs += outcome.latencyMs;
+        if (outcome.ok) {
+          started = true;
+          this.deps.log.info('detaching an EC2 volume of a removed volume record', { key: item.id, ebsVolumeId: volume.ebsVolumeId });
+        } else if (outcome.error.outcome !== 'already-done') failure ??= outcome.error;
+      }
+      if (failure) {
+        item.result = { ...this.attachmentFailure(attachment, now, 'DetachVolume', failure), latencyMs };
+        return;
+      }
+      const detaching = nextAttachmentState(attachment.status.state, 'detach-started');
+      if (!started) {
+        // Every one detached meanwhile: nothing left attached.
+        nextAttachmentState(detaching, 'observed-detached');
+        item.result = { outcome: 'succeeded', latencyMs, remove: true };
+        return;
+      }
+      item.result = { outcome: 'in-progress', latencyMs, changes: { status: successStatus(attachment.status, detaching, now, 'detaching', true) } };
     };
   }
 
@@ -1527,6 +1612,14 @@ export class Executor {
     const attachment = item.record as AttachmentRecord;
     const state = attachment.status.state;
     if (!(volumes instanceof Map)) return this.attachmentFailure(attachment, now, 'Describe', volumes);
+    if (state === 'detaching' && !item.volume) {
+      // Its volume record was removed: the volumes its detach found by their tags, looked for again.
+      const found = item.orphans ?? [];
+      if (!Array.isArray(found)) return this.attachmentFailure(attachment, now, 'Describe', found);
+      if (found.some((volume) => attachedTo(volume, attachment.instanceId))) return this.stillInProgress(attachment, now, `detaching from ${attachment.instanceId}`);
+      nextAttachmentState('detaching', 'observed-detached');
+      return { outcome: 'succeeded', remove: true };
+    }
     const current = item.volume?.ebsVolumeId ? volumes.get(item.volume.ebsVolumeId) : undefined;
     const link = current?.attachments.find((a) => a.instanceId === attachment.instanceId);
     const present = link !== undefined && link.state !== 'detached';
@@ -1938,6 +2031,11 @@ export class Executor {
       for (const { item } of followUps) item.infraFailed = true;
     }
   }
+}
+
+/** Whether EC2 shows `volume` attached to the instance (attaching, attached, busy or detaching). */
+function attachedTo(volume: ProviderVolume, instanceId: string): boolean {
+  return volume.attachments.some((a) => a.instanceId === instanceId && a.state !== 'detached');
 }
 
 /**

@@ -22,8 +22,9 @@ export type Decision =
   | { type: 'operation'; op: OperationKind; reason: string }
   /**
    * Nothing exists in EC2 and the client wants it gone: remove the record, no EC2 call.
-   * `leftAttached`: an attachment EC2 may still hold, whose volume record was removed from the
-   * table, so nothing can detach it: the reason says so, and it is logged as a warning.
+   * `leftAttached`: an attachment EC2 may still hold, attached to the EC2 volume of a volume record
+   * removed from the table and written again since, so nothing detaches it: the reason says so,
+   * and it is logged as a warning.
    */
   | { type: 'remove'; reason: string; leftAttached?: true }
   /** The volume is dying: these attachments must become dying first (then it waits). */
@@ -298,9 +299,9 @@ function mayBeAttached(attachment: AttachmentRecord): boolean {
  * since the attachment last changed (a new record, whose volume it never attached: each attach
  * records the `createdAt` of the record it is for, `volumeCreatedAt`, and writes the attachment's
  * status after that record exists, which tells where no attach recorded it). The EC2 volume id
- * went with the removed record, and the system does not look for the volume by its tags: it
- * cannot look at that volume or detach it, and leaves it as it is (the reconciler reports it as
- * leaked).
+ * went with the removed record: a live attachment is left as it is (the reconciler reports the
+ * volume as leaked); a dying one detaches the volumes found by their ownership tags
+ * (`planAttachment`).
  */
 export function volumeRecordLost(attachment: AttachmentRecord, volume: VolumeRecord | undefined): boolean {
   if (!mayBeAttached(attachment)) return false;
@@ -322,11 +323,23 @@ export function planAttachment(attachment: AttachmentRecord, volume: VolumeRecor
   const lost = volumeRecordLost(attachment, volume);
 
   if (attachment.life === 'dying') {
+    if (lost && !volume) {
+      // Every volume the system creates carries the record's id as a tag: the executor finds the
+      // ones attached to this instance by it and detaches them (none found: removed at once).
+      nextAttachmentState(state, 'detach-started');
+      return {
+        type: 'operation',
+        op: 'detach',
+        reason: `dying; volume record ${attachment.volumeId} was removed from the table: detaching the EC2 volumes tagged with its id from ${attachment.instanceId}`,
+      };
+    }
     if (lost) {
+      // Written again since: a search by the record's id would find the new record's volume too,
+      // which this attachment never attached.
       nextAttachmentState(state, 'removed-without-volume-record');
       return {
         type: 'remove',
-        reason: `volume record ${attachment.volumeId} was removed from the table: nothing to detach with, so the EC2 volume it held, if one exists, is left as it is, ${leftAttachedTo(attachment)}; the reconciler reports it as leaked`,
+        reason: `volume record ${attachment.volumeId} was removed from the table and written again: nothing to detach the removed record's EC2 volume with, so it is left as it is, ${leftAttachedTo(attachment)}; the reconciler reports it as leaked`,
         leftAttached: true,
       };
     }
@@ -355,8 +368,9 @@ export function planAttachment(attachment: AttachmentRecord, volume: VolumeRecor
       type: 'volume-record-removed',
       reason:
         `volume record ${attachment.volumeId} was removed from the table while this attachment may be attached: the EC2 volume it held, if one exists, ` +
-        `is left as it is, ${leftAttachedTo(attachment)}, and the reconciler reports it as leaked. Deleting this attachment removes this record ` +
-        `without detaching anything; a retry, once the volume record is written again, attaches that record's volume`,
+        `is left as it is, ${leftAttachedTo(attachment)}, and the reconciler reports it as leaked. Deleting this attachment detaches from ${attachment.instanceId} ` +
+        `the EC2 volumes tagged with that id, then removes this record (once the volume record is written again, it only removes this record); ` +
+        `a retry, once the volume record is written again, attaches that record's volume`,
     };
   switch (state) {
     case 'pending': {
@@ -407,11 +421,13 @@ export function releasedByVolume(attachment: AttachmentRecord, volume: VolumeRec
 /**
  * What the removal of its volume record from the table starts for an attachment (`volume`: the
  * record as it is now, if it was written again since): one EC2 may hold attached says that nothing
- * looks after it any more, or is removed if dying; one that waits says what for now; one dying
- * that never reached EC2 is removed. Undefined for the others, which follow their own operations.
+ * looks after it any more, or, if dying, detaches the volumes tagged with the record's id (removed
+ * if the record was written again); one that waits says what for now; one dying that never reached
+ * EC2 is removed. Undefined for the others, which follow their own operations.
  */
 export function affectedByVolumeRecordRemoval(attachment: AttachmentRecord, volume: VolumeRecord | undefined): Decision | undefined {
   const decision = planAttachment(attachment, volume);
+  if (decision.type === 'operation') return attachment.life === 'dying' && decision.op === 'detach' ? decision : undefined;
   return decision.type === 'volume-record-removed' || decision.type === 'wait' || decision.type === 'remove' ? decision : undefined;
 }
 

@@ -352,29 +352,33 @@ describe('planAttachment', () => {
   });
 
   describe('without its volume record (removed from the table)', () => {
-    const leftAttached = /^volume record data-1 was removed from the table while this attachment may be attached: .*perhaps still attached to i-0123456789abcdef0( as \/dev\/sdf)?, and the reconciler reports it as leaked\. Deleting this attachment removes this record without detaching anything/;
-    const removedLeftAttached = { type: 'remove', leftAttached: true, reason: expect.stringMatching(/^volume record data-1 was removed from the table: nothing to detach with/) };
+    const leftAttached = /^volume record data-1 was removed from the table while this attachment may be attached: .*perhaps still attached to i-0123456789abcdef0( as \/dev\/sdf)?, and the reconciler reports it as leaked\. Deleting this attachment detaches from i-0123456789abcdef0 the EC2 volumes tagged with that id, then removes this record \(once the volume record is written again, it only removes this record\)/;
+    const detachByTags = {
+      type: 'operation',
+      op: 'detach',
+      reason: 'dying; volume record data-1 was removed from the table: detaching the EC2 volumes tagged with its id from i-0123456789abcdef0',
+    };
     it.each([
       // Nothing can be attached: it waits for the record, or is removed when dying.
       ['pending', 'alive', {}, { type: 'wait', reason: expect.stringMatching(/^waiting for volume record data-1, which is not in the table/) }],
       ['error', 'alive', {}, { type: 'wait', reason: expect.stringMatching(/^volume record data-1 was removed from the table \(or not written yet\) after this attachment failed; nothing is attached/) }],
       ['pending', 'dying', {}, { type: 'remove', reason: 'never attached; removed without an EC2 call' }],
       ['error', 'dying', {}, { type: 'remove', reason: 'never attached; removed without an EC2 call' }],
-      // EC2 may hold it attached: nothing can look at it or detach it.
+      // EC2 may hold it attached: left as it is while alive; dying, the volumes its tags name are detached.
       ['pending', 'alive', { device: '/dev/sdf' }, { type: 'volume-record-removed', reason: expect.stringMatching(leftAttached) }],
       ['attaching', 'alive', { device: '/dev/sdf' }, { type: 'volume-record-removed', reason: expect.stringMatching(leftAttached) }],
       ['attached', 'alive', { device: '/dev/sdf' }, { type: 'volume-record-removed', reason: expect.stringMatching(leftAttached) }],
       ['error', 'alive', { device: '/dev/sdf' }, { type: 'volume-record-removed', reason: expect.stringMatching(leftAttached) }],
-      ['pending', 'dying', { device: '/dev/sdf' }, removedLeftAttached],
-      ['attaching', 'dying', { device: '/dev/sdf' }, removedLeftAttached],
-      ['attached', 'dying', { device: '/dev/sdf' }, removedLeftAttached],
-      ['error', 'dying', { device: '/dev/sdf' }, removedLeftAttached],
-      // DetachVolume was accepted: its check finds nothing to look at and removes it.
+      ['pending', 'dying', { device: '/dev/sdf' }, detachByTags],
+      ['attaching', 'dying', { device: '/dev/sdf' }, detachByTags],
+      ['attached', 'dying', { device: '/dev/sdf' }, detachByTags],
+      ['error', 'dying', { device: '/dev/sdf' }, detachByTags],
+      // DetachVolume was accepted: its check looks for the volumes by their tags.
       ['detaching', 'dying', { device: '/dev/sdf' }, { type: 'operation', op: 'check-attachment' }],
       ['detached', 'dying', {}, { type: 'remove', reason: 'detached' }],
     ] as const)('%s (%s %o) → %o', (state, life, extra, expected) => {
       const record = attachment(state, { life, ...extra });
-      expect(planAttachment(record, undefined)).toEqual(expected.type === 'operation' ? expect.objectContaining(expected) : expected);
+      expect(planAttachment(record, undefined)).toEqual(expected.type === 'operation' && !('reason' in expected) ? expect.objectContaining(expected) : expected);
     });
 
     it('names the device it may be attached as, when it has one', () => {
@@ -387,7 +391,12 @@ describe('planAttachment', () => {
       const rewritten = volume('available', { ...created, ebsVolumeId: 'vol-2', createdAt: later });
       expect(planAttachment(attachment('attached', { device: '/dev/sdf' }), rewritten)).toMatchObject({ type: 'volume-record-removed' });
       expect(planAttachment(attachment('attaching', { device: '/dev/sdf' }), rewritten)).toMatchObject({ type: 'volume-record-removed' });
-      expect(planAttachment(attachment('attached', { device: '/dev/sdf', life: 'dying' }), rewritten)).toMatchObject({ type: 'remove', leftAttached: true });
+      // Dying, it is removed without a detach: a search by the record's id would find the new record's volume too.
+      expect(planAttachment(attachment('attached', { device: '/dev/sdf', life: 'dying' }), rewritten)).toMatchObject({
+        type: 'remove',
+        leftAttached: true,
+        reason: expect.stringMatching(/^volume record data-1 was removed from the table and written again: nothing to detach the removed record's EC2 volume with/),
+      });
       // Attached (or retried) after the record was written again: its own volume.
       const since = { state: 'attached' as const, attempts: 0, updatedAt: '2026-01-01T01:00:05.000Z' };
       expect(planAttachment(attachment('attached', { device: '/dev/sdf', status: since }), rewritten)).toMatchObject({ type: 'none' });
@@ -404,11 +413,12 @@ describe('planAttachment', () => {
       expect(planAttachment(attachment('error', { device: '/dev/sdf', status: said, life: 'dying' }), rewritten)).toMatchObject({ type: 'remove', leftAttached: true });
     });
 
-    it('its removal makes the attachments say what it leaves them, or removes dying ones; those under way follow their own operations', () => {
+    it('its removal makes the attachments say what it leaves them, detaches or removes dying ones; those under way follow their own operations', () => {
       expect(affectedByVolumeRecordRemoval(attachment('attached', { device: '/dev/sdf' }), undefined)).toMatchObject({ type: 'volume-record-removed' });
       expect(affectedByVolumeRecordRemoval(attachment('pending'), undefined)).toMatchObject({ type: 'wait' });
       expect(affectedByVolumeRecordRemoval(attachment('pending', { life: 'dying' }), undefined)).toMatchObject({ type: 'remove' });
-      expect(affectedByVolumeRecordRemoval(attachment('attached', { device: '/dev/sdf', life: 'dying' }), undefined)).toMatchObject({ type: 'remove', leftAttached: true });
+      expect(affectedByVolumeRecordRemoval(attachment('attached', { device: '/dev/sdf', life: 'dying' }), undefined)).toMatchObject({ type: 'operation', op: 'detach' });
+      expect(affectedByVolumeRecordRemoval(attachment('attached', { device: '/dev/sdf', life: 'dying' }), volume('available', { ...created, createdAt: '2026-01-01T01:00:00.000Z' }))).toMatchObject({ type: 'remove', leftAttached: true });
       expect(affectedByVolumeRecordRemoval(attachment('detaching', { device: '/dev/sdf', life: 'dying' }), undefined)).toBeUndefined();
       // Written again in the meantime: an attachment that waits waits for the new record's volume.
       expect(affectedByVolumeRecordRemoval(attachment('pending'), volume('creating'))).toMatchObject({ type: 'wait', reason: 'waiting for volume data-1 to become available' });

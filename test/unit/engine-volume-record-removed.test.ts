@@ -1,17 +1,18 @@
 /**
  * A volume record removed straight from the table (not through the API) while it still has
  * attachments: what each attachment says, and what deleting or retrying it through the API does.
- * The EC2 volume id went with the record, so nothing looks at or detaches that volume: it is left
- * as it is, and the reconciler reports it as leaked.
+ * The EC2 volume id went with the record, so nothing looks after that volume (the reconciler
+ * reports it as leaked); deleting an attachment finds it by its tags and detaches it.
  */
 import { describe, expect, it } from 'vitest';
 import { VolumeService } from '../../lib/api/service.js';
 import { ApiProblem } from '../../lib/api/problem.js';
 import type { AttachmentRecord, VolumeRecord } from '../../lib/domain/records.js';
-import type { RecordChanges } from '../../lib/engine/ports.js';
+import { ProviderError, type RecordChanges } from '../../lib/engine/ports.js';
 import { Reconciler } from '../../lib/engine/reconciler.js';
 import { RecordingLog } from '../../lib/memory/log.js';
-import { AZ, INSTANCE, START, attachmentKey, harness, newAttachment, newVolume, volumeKey } from './engine-fixtures.js';
+import { METRICS, OWNERSHIP_TAGS } from '../../lib/settings.js';
+import { AZ, INSTANCE, OTHER_INSTANCE, START, attachmentKey, harness, newAttachment, newVolume, volumeKey } from './engine-fixtures.js';
 
 const MINUTE = 60_000;
 const KEY = attachmentKey('data-1');
@@ -125,8 +126,9 @@ const SAYS = {
     code: 'VolumeRecordRemoved',
     message:
       `volume record data-1 was removed from the table while this attachment may be attached: the EC2 volume it held, if one exists, is left as it is, ` +
-      `perhaps still attached to ${INSTANCE} as /dev/sdf, and the reconciler reports it as leaked. Deleting this attachment removes this record ` +
-      `without detaching anything; a retry, once the volume record is written again, attaches that record's volume`,
+      `perhaps still attached to ${INSTANCE} as /dev/sdf, and the reconciler reports it as leaked. Deleting this attachment detaches from ${INSTANCE} ` +
+      `the EC2 volumes tagged with that id, then removes this record (once the volume record is written again, it only removes this record); ` +
+      `a retry, once the volume record is written again, attaches that record's volume`,
   },
 };
 
@@ -164,7 +166,7 @@ describe('a volume record removed from the table while it has attachments', () =
       if (ebsVolumeId) expect(h.ebs.volume(ebsVolumeId)?.attachments.map((a) => a.instanceId)).toEqual(mayBeAttached ? [INSTANCE] : []);
     });
 
-    it(`deleted through the API, its record goes without an EC2 call${mayBeAttached ? ', and the log and the leak report say the volume is left attached' : ''}`, async () => {
+    it(`deleted through the API, ${mayBeAttached ? 'the EC2 volume tagged with its id is detached from its instance, then its record goes' : 'its record goes without an EC2 call'}`, async () => {
       const { h, log, service, reconciler } = setup();
       await prepare(h);
       await h.drain();
@@ -179,31 +181,29 @@ describe('a volume record removed from the table while it has attachments', () =
       await h.watch();
       await h.settle(MINUTE);
       expect(await attachmentOf(h, key)).toBeUndefined();
-      expect(h.ebs.calls).toEqual({ ...calls, DescribeVolumes: h.ebs.calls.DescribeVolumes });
-      expect(h.ebs.calls.DetachVolume ?? 0).toBe(0);
+      expect(h.ebs.volume(ebsVolumeId)?.attachments).toEqual([]);
       const removal = log.entries.filter((entry) => entry.attributes?.key === `attachment/data-1/${instanceId}` && /^(attachment )?record removed/.test(entry.message));
+      expect(removal.map((entry) => entry.level)).toEqual(['info']);
       if (mayBeAttached) {
-        expect(h.ebs.volume(ebsVolumeId)?.attachments).toMatchObject([{ instanceId: INSTANCE, device: '/dev/sdf', state: 'attached' }]);
-        expect(removal).toEqual([
-          {
-            level: 'warn',
-            message: 'attachment record removed; its EC2 volume is left as it is',
-            attributes: {
-              key: `attachment/data-1/${INSTANCE}`,
-              reason: `volume record data-1 was removed from the table: nothing to detach with, so the EC2 volume it held, if one exists, is left as it is, perhaps still attached to ${INSTANCE} as /dev/sdf; the reconciler reports it as leaked`,
-            },
-          },
-        ]);
+        // One DetachVolume, of the volume its tags name, from its instance; the record went once EC2 showed it detached.
+        expect(h.ebs.calls).toEqual({ ...calls, DescribeVolumes: h.ebs.calls.DescribeVolumes, DetachVolume: 1 });
+        expect(log.entries).toContainEqual({
+          level: 'info',
+          message: 'volume record removed from the table; found its EC2 volumes by their tags',
+          attributes: { key: `attachment/data-1/${INSTANCE}`, found: [ebsVolumeId], attachedHere: [ebsVolumeId] },
+        });
+        expect(h.metrics.counter(METRICS.orphanVolumesFound)).toBe(1);
       } else {
-        expect(h.ebs.volume(ebsVolumeId)?.attachments).toEqual([]);
-        expect(removal.map((entry) => entry.level)).toEqual(['info']);
+        expect(h.ebs.calls).toEqual({ ...calls, DescribeVolumes: h.ebs.calls.DescribeVolumes });
+        expect(h.ebs.calls.DetachVolume ?? 0).toBe(0);
       }
 
+      // The EC2 volume itself stays, no longer attached: the reconciler reports it.
       await h.clock.advance(10 * MINUTE);
       const report = await reconciler.run();
       expect(report.leaked).toEqual([ebsVolumeId]);
       const leakLine = log.entries.find((entry) => /have no record/.test(entry.message));
-      expect(leakLine?.attributes).toEqual({ ebsVolumeIds: [ebsVolumeId], ...(mayBeAttached ? { attachedTo: { [ebsVolumeId]: [INSTANCE] } } : {}) });
+      expect(leakLine?.attributes).toEqual({ ebsVolumeIds: [ebsVolumeId] });
     });
 
     it('retried through the API while the volume record is missing: 409 saying why, nothing written', async () => {
@@ -263,8 +263,8 @@ describe('a volume record removed from the table while it has attachments', () =
     expect(h.ebs.calls.AttachVolume).toBe(1);
   });
 
-  it('a dying attachment whose detach had not been made yet is removed with a warning, no DetachVolume; one detaching is removed at its check', async () => {
-    const { h, log } = setup();
+  it('a dying attachment whose detach had not been made yet detaches the volume its tags name; one detaching, with nothing attached to its instance, is removed at its check', async () => {
+    const { h } = setup();
     await attached(h);
     await h.store.create(newAttachment('data-1', { instanceId: ELSEWHERE }));
     h.changes.splice(0);
@@ -274,13 +274,16 @@ describe('a volume record removed from the table while it has attachments', () =
     await recordSays(h, { life: 'dying', device: '/dev/sdg', status: { state: 'detaching', message: 'detaching', attempts: 0, updatedAt: at, operationStartedAt: at } }, attachmentKey('data-1', ELSEWHERE));
     await h.queue.send([{ message: h.op('check-attachment', attachmentKey('data-1', ELSEWHERE)), delaySeconds: 5 }]);
 
+    const volume = await ebsVolumeIdOf(h);
     await h.store.remove(volumeKey('data-1'));
+    // The removal has the first detach at once.
     await h.watch();
-    expect(await attachmentOf(h)).toBeUndefined();
-    expect(log.entries).toContainEqual(expect.objectContaining({ level: 'warn', message: 'attachment record removed; its EC2 volume is left as it is' }));
+    expect(h.queued()).toContainEqual({ op: 'detach', key: `data-1/${INSTANCE}`, delaySeconds: 0 });
     await h.settle(MINUTE);
+    expect(await attachmentOf(h)).toBeUndefined();
     expect(await attachmentOf(h, attachmentKey('data-1', ELSEWHERE))).toBeUndefined();
-    expect(h.ebs.calls.DetachVolume ?? 0).toBe(0);
+    expect(h.ebs.calls.DetachVolume).toBe(1);
+    expect(h.ebs.volume(volume)?.attachments).toEqual([]);
   });
 
   describe('written again through the API under the same id', () => {
@@ -383,22 +386,147 @@ describe('a volume record removed from the table while it has attachments', () =
     expect((await reconciler.run()).requeued).toEqual([]);
   });
 
-  it('when the watcher never saw the removal, a dying attachment is removed by the executor the reconciler sends, with a warning and no DetachVolume', async () => {
-    const { h, log, reconciler } = setup();
+  it('when the watcher never saw the removal, a dying attachment is detached by the executor the reconciler sends', async () => {
+    const { h, reconciler } = setup();
     await attached(h);
+    const volume = await ebsVolumeIdOf(h);
     await recordSays(h, { life: 'dying' });
     await h.store.remove(volumeKey('data-1'));
     h.changes.splice(0);
     await h.clock.advance(10 * MINUTE);
-    expect((await reconciler.run()).requeued).toEqual([{ key: `attachment/data-1/${INSTANCE}`, reason: expect.stringMatching(/^work pending \(volume record data-1 was removed from the table: nothing to detach with/) }]);
+    expect((await reconciler.run()).requeued).toEqual([
+      { key: `attachment/data-1/${INSTANCE}`, reason: `work pending (dying; volume record data-1 was removed from the table: detaching the EC2 volumes tagged with its id from ${INSTANCE})` },
+    ]);
+    await h.settle(MINUTE);
+    expect(await attachmentOf(h)).toBeUndefined();
+    expect(h.ebs.calls.DetachVolume).toBe(1);
+    expect(h.ebs.volume(volume)?.attachments).toEqual([]);
+  });
+});
+
+describe('deleting an attachment whose volume record was removed from the table', () => {
+  /** Attached, its volume record removed (the watcher saw it), then deleted through the API: its detach is queued. */
+  async function orphaned() {
+    const env = setup();
+    await attached(env.h);
+    const volume = await ebsVolumeIdOf(env.h);
+    await env.h.store.remove(volumeKey('data-1'));
+    await env.h.watch();
+    await env.service.deleteAttachment('data-1', INSTANCE);
+    await env.h.watch();
+    expect(env.h.queued()).toEqual([{ op: 'detach', key: `data-1/${INSTANCE}`, delaySeconds: 0 }]);
+    return { ...env, volume };
+  }
+
+  it('duplicate and late detach messages make no second DetachVolume', async () => {
+    const { h, volume } = await orphaned();
+    await h.executor.run(h.batchOf(h.op('detach', KEY), h.op('detach', KEY)));
+    expect(h.ebs.calls.DetachVolume).toBe(1);
+    expect((await attachmentOf(h))?.status).toMatchObject({ state: 'detaching', message: 'detaching' });
+    // A copy delivered after the first took: the record says detaching, so only a check.
+    await h.executor.run(h.batchOf(h.op('detach', KEY)));
+    expect(h.ebs.calls.DetachVolume).toBe(1);
+    await h.settle(MINUTE);
+    expect(await attachmentOf(h)).toBeUndefined();
+    expect(h.ebs.volume(volume)?.attachments).toEqual([]);
+    // One after the record went: nothing to do.
+    await h.executor.run(h.batchOf(h.op('detach', KEY)));
+    expect(h.ebs.calls.DetachVolume).toBe(1);
+  });
+
+  it('the record goes only once EC2 shows the volume detached', async () => {
+    const { h, volume } = await orphaned();
+    await h.drain();
+    expect(h.ebs.volume(volume)?.attachments).toMatchObject([{ instanceId: INSTANCE, state: 'detaching' }]);
+    expect((await attachmentOf(h))?.status.state).toBe('detaching');
+    // EBS takes 2 s to detach; a check before then finds it detaching still.
+    await h.executor.run(h.batchOf(h.op('check-attachment', KEY)));
+    expect((await attachmentOf(h))?.status.state).toBe('detaching');
+    await h.settle(MINUTE);
+    expect(await attachmentOf(h)).toBeUndefined();
+  });
+
+  it('a volume detached outside the provisioner meanwhile: no DetachVolume, the record goes at once', async () => {
+    const { h, log, service } = setup();
+    await attached(h);
+    const volume = await ebsVolumeIdOf(h);
+    await h.store.remove(volumeKey('data-1'));
+    await h.watch();
+    await h.ebs.detachVolume({ ebsVolumeId: volume, instanceId: INSTANCE });
+    await h.clock.advance(5_000);
+    const calls = h.ebs.calls.DetachVolume;
+    await service.deleteAttachment('data-1', INSTANCE);
+    await h.watch();
     await h.drain();
     expect(await attachmentOf(h)).toBeUndefined();
+    expect(h.ebs.calls.DetachVolume).toBe(calls);
+    expect(log.entries).toContainEqual(expect.objectContaining({ message: 'volume record removed from the table; found its EC2 volumes by their tags', attributes: { key: `attachment/data-1/${INSTANCE}`, found: [volume], attachedHere: [] } }));
+  });
+
+  it('EC2 answering that the volume is gone, or no longer attached, is a detach already done', async () => {
+    for (const error of [
+      new ProviderError('not-found', 'InvalidVolume.NotFound', 'The volume does not exist.'),
+      new ProviderError('not-attached', 'IncorrectState', 'The volume is in the available state.'),
+    ]) {
+      const { h } = await orphaned();
+      h.ebs.failNext('DetachVolume', error);
+      await h.drain();
+      expect(await attachmentOf(h)).toBeUndefined();
+      expect(h.ebs.calls.DetachVolume).toBe(1);
+    }
+  });
+
+  it('a DetachVolume EC2 refuses for now, or a failed search, is retried as any detach', async () => {
+    const { h, volume } = await orphaned();
+    h.ebs.failNext('DescribeVolumes', new ProviderError('transient', 'InternalError', 'boom'));
+    await h.drain();
+    // It stays as the removal left it, with its next attempt scheduled.
+    expect((await attachmentOf(h))?.status).toMatchObject({ state: 'error', code: 'InternalError', attempts: 1, nextAttemptAt: expect.any(String) });
     expect(h.ebs.calls.DetachVolume ?? 0).toBe(0);
-    expect(log.entries).toContainEqual({
-      level: 'warn',
-      message: 'attachment record removed; its EC2 volume is left as it is',
-      attributes: { key: `attachment/data-1/${INSTANCE}`, reason: expect.stringContaining(`perhaps still attached to ${INSTANCE} as /dev/sdf`) },
+    h.ebs.failNext('DetachVolume', new ProviderError('incorrect-state', 'IncorrectState', 'The volume is busy.'));
+    await h.settle(MINUTE);
+    expect(await attachmentOf(h)).toBeUndefined();
+    expect(h.ebs.calls.DetachVolume).toBe(2);
+    expect(h.ebs.volume(volume)?.attachments).toEqual([]);
+  });
+
+  it('a record id used again: every volume tagged with it that is attached to the instance is detached, and no other', async () => {
+    const { h, service } = setup();
+    await attached(h);
+    const first = await ebsVolumeIdOf(h);
+    await h.store.remove(volumeKey('data-1'));
+    await h.watch();
+    // Written again, retried: the attachment attaches the new record's volume beside the first.
+    await h.clock.advance(1000);
+    await service.createVolume({ volumeId: 'data-1', spec: { sizeGiB: 10, volumeType: 'gp3', availabilityZone: AZ } });
+    await settle(h);
+    await service.retryAttachment('data-1', INSTANCE);
+    await settle(h);
+    const second = await ebsVolumeIdOf(h);
+    expect(h.ebs.volume(second)?.attachments.map((a) => a.instanceId)).toEqual([INSTANCE]);
+    // A third volume under the same id, attached to another instance only.
+    const { ebsVolumeId: third } = await h.ebs.createVolume({
+      clientToken: 'third',
+      availabilityZone: AZ,
+      spec: { sizeGiB: 1, volumeType: 'gp3' },
+      tags: { [OWNERSHIP_TAGS.owner]: 'ebs-provisioner', [OWNERSHIP_TAGS.record]: 'data-1' },
     });
+    await h.clock.advance(5_000);
+    await h.ebs.attachVolume({ ebsVolumeId: third, instanceId: OTHER_INSTANCE, device: '/dev/sdh' });
+    await h.clock.advance(5_000);
+
+    await h.store.remove(volumeKey('data-1'));
+    await h.watch();
+    const detaches = h.ebs.calls.DetachVolume ?? 0;
+    await service.deleteAttachment('data-1', INSTANCE);
+    await h.watch();
+    await h.settle(MINUTE);
+    expect(await attachmentOf(h)).toBeUndefined();
+    expect(h.ebs.calls.DetachVolume).toBe(detaches + 2);
+    expect(h.ebs.volume(first)?.attachments).toEqual([]);
+    expect(h.ebs.volume(second)?.attachments).toEqual([]);
+    expect(h.ebs.volume(third)?.attachments.map((a) => a.instanceId)).toEqual([OTHER_INSTANCE]);
+    expect(h.metrics.counter(METRICS.orphanVolumesFound)).toBe(2);
   });
 });
 
