@@ -214,8 +214,9 @@ export const ROUTES: readonly ApiRoute[] = [
     summary: 'Detach a volume from an instance',
     description:
       'Marks the attachment dying; the system detaches, then removes the record. Repeatable. An attachment whose volume record ' +
-      'was removed from the table (code `VolumeRecordRemoved`) is removed without a detach: the EC2 volume id went with that ' +
-      'record, so the volume is left as it is, and the reconciler reports it as leaked.',
+      'was removed from the table (code `VolumeRecordRemoved`) has its volume found by its ownership tags: every volume of this ' +
+      'deployment tagged with that volume id and attached to the instance is detached, then the record is removed (none attached: ' +
+      'removed at once). Once a volume record with that id is written again, such an attachment is removed without a detach.',
     params: AttachmentParamsSchema,
     responses: { 202: { description: 'Detaching is under way.', schema: AttachmentSchema } },
     problems: { 404: 'No such attachment.' },
