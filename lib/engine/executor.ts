@@ -829,8 +829,8 @@ export class Executor {
       this.describe([...volumeIds], this.config.describeChunkSize.volumes, (ids) => this.deps.provider.describeVolumes(ids), (v) => v.ebsVolumeId),
       this.describeInstances([...instanceIds], now, describeAfresh),
       this.describe(modifyingIds, this.config.describeChunkSize.volumes, (ids) => this.deps.provider.describeVolumeModifications(ids), (m) => m.ebsVolumeId),
-      // Detaches and checks of attachments whose volume record is gone find its EC2 volumes by their tags.
-      this.findOrphans([...detaches, ...attachmentChecks].filter((item) => !item.volume)),
+      // Detaches and checks of detaches of attachments whose volume record is gone find its EC2 volumes by their tags.
+      this.findOrphans([...detaches, ...attachmentChecks.filter((item) => item.record!.status.state === 'detaching')].filter((item) => !item.volume)),
     ]);
 
     for (const item of volumeChecks) item.result = this.guard(item, () => this.checkVolume(item, now, volumes, modifications));

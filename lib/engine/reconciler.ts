@@ -100,7 +100,7 @@ export class Reconciler {
     this.deps.metrics.count(METRICS.leaked, report.leaked.length);
     for (const { key, reason } of report.requeued) this.deps.log.info('re-enqueued', { key, reason });
     if (report.leaked.length > 0) {
-      // A record removed from the table may leave its volume attached, which nothing detaches: say to which instances.
+      // A record removed from the table may leave its volume attached, which nothing detaches until its attachment is deleted: say to which instances.
       const attachedTo = Object.fromEntries(
         leaked.flatMap((volume) => {
           const instances = volume.attachments.filter((a) => a.state !== 'detached').map((a) => a.instanceId);

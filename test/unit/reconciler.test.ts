@@ -302,7 +302,7 @@ describe('Reconciler', () => {
     expect(env.ebs.calls.DeleteVolume).toBe(0);
   });
 
-  it('names in its log the instances a leaked volume is still attached to (nothing detaches it)', async () => {
+  it('names in its log the instances a leaked volume is still attached to (nothing detaches it while its attachment stays)', async () => {
     const env = setup();
     const log = new RecordingLog();
     const reconciler = new Reconciler({ store: env.store, queue: env.queue, provider: env.ebs, clock: env.clock, metrics: env.metrics, log, config: { ownerTagValue: OWNER } });
