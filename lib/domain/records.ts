@@ -97,9 +97,12 @@ export interface VolumeRecord {
    */
   observed?: Pick<VolumeSpec, 'sizeGiB' | 'volumeType' | 'iops' | 'throughput' | 'tags'>;
   /**
-   * ISO-8601 time EC2 started the volume's latest modification, as far as the system knows (its
-   * own ModifyVolume, one it found under way, or the one EC2 named when it refused a modification
-   * for its cooldown): EC2 allows the next one 6 hours after it. Forgotten with the EC2 volume.
+   * ISO-8601 time EC2 started the volume's latest modification, or a time it certainly started by,
+   * as far as the system knows: its own ModifyVolume (answered then), one it found under way, the
+   * start EC2 named when it refused a modification for its cooldown, or, when EC2 refused without
+   * naming a start that explains the refusal, the refusal's time. EC2 allows the next modification
+   * 6 hours after it: the one source of the cooldown (the status only shows the wait). Forgotten with
+   * the EC2 volume, and when the modification failed (a failed one does not count).
    */
   lastModificationStartedAt?: string;
   claim?: Claim;

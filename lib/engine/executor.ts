@@ -71,7 +71,6 @@ import { alignedCheckAtMs, backoffDelaySeconds, budgetSpent, checkQueueDelay, pr
 import {
   attemptStatus,
   cooldownEndAfter,
-  cooldownEndMs,
   cooldownWait,
   EC2_TIME_SLACK_MS,
   failureStatus,
@@ -746,29 +745,20 @@ export class Executor {
    * removed from the table, or nothing to do (a spec change EC2 already holds is recorded, a wait
    * the spec no longer needs is cleared).
    */
-  private async handleWithoutClaim(item: Item, decision: DecisionWithoutCall | Extract<Decision, { type: 'cooldown' }>, now: number, followUps: { item: Item; operation: QueuedOperation }[]) {
+  private async handleWithoutClaim(item: Item, decision: DecisionWithoutCall, now: number, followUps: { item: Item; operation: QueuedOperation }[]) {
     const record = item.record!;
     try {
-      if (decision.type === 'cooldown') {
-        const volume = record as VolumeRecord;
-        if (cooldownEndMs(volume.status) === decision.atMs) {
-          // The status says so already: no call and no write; only the wait's own message is kept.
-          const message = this.cooldownMessage(item, decision, now);
-          if (message) followUps.push({ item, operation: message });
-        } else {
-          // Known from the record only (the system's own modification, a wait a later status
-          // replaced): the status says so from now on, and a message brings the modification back then.
-          const status = waitingStatus(volume.status, volume.status.state, now, cooldownWait(decision.atMs));
-          await this.deps.store.update<VolumeRecord>(item.key, { status }, { version: record.version });
-          followUps.push({ item, operation: this.messageAt(decision.op, item.key, decision.reason, now, decision.atMs) });
-        }
-      } else {
-        if (decision.type === 'cascade-dying') await markAttachmentsDying(this.deps.store, decision.attachments);
-        const changes = changesWithoutCall(record, decision, now);
-        if (changes) {
-          await this.deps.store.update(item.key, changes, { version: record.version });
-          if (decision.type === 'volume-record-removed') this.deps.log.warn(VOLUME_RECORD_REMOVED_LOG, { key: item.id, reason: decision.reason });
-        }
+      if (decision.type === 'cascade-dying') await markAttachmentsDying(this.deps.store, decision.attachments);
+      const changes = changesWithoutCall(record, decision, now);
+      if (changes) {
+        await this.deps.store.update(item.key, changes, { version: record.version });
+        if (decision.type === 'volume-record-removed') this.deps.log.warn(VOLUME_RECORD_REMOVED_LOG, { key: item.id, reason: decision.reason });
+        // The wait shown again (a status write dropped it, or it is new): a message brings the modification back when it ends.
+        if (decision.type === 'cooldown') followUps.push({ item, operation: this.messageAt(decision.op, item.key, decision.reason, now, decision.atMs) });
+      } else if (decision.type === 'cooldown') {
+        // The status shows the wait already: only the wait's own message is kept.
+        const message = this.cooldownMessage(item, decision, now);
+        if (message) followUps.push({ item, operation: message });
       }
       this.deps.metrics.operation({ operation: item.hint, outcome: 'skipped' });
     } catch (error) {
@@ -1430,18 +1420,12 @@ export class Executor {
   /** A failed CreateTags or DeleteTags: a vanished volume is forgotten, as a modification's is; EC2's tag limit is spelt out. */
   private tagFailure(volume: VolumeRecord, now: number, error: ClassifiedError): Result {
     if (error.kind === 'not-found') return this.volumeVanished(volume, 'observed-deleted', now);
-    const failed =
-      error.kind === 'limit-exceeded'
-        ? this.volumeFailure(volume, now, {
-            ...error,
-            message: `EC2 refused the tags: ${error.message} (a volume carries at most 50 tags: the client's, the 2 ownership tags and any set outside this system; remove some from spec.tags)`,
-          })
-        : this.volumeFailure(volume, now, error);
-    // A modification waiting for EC2's cooldown still waits: the status keeps the wait the planner
-    // reads (else its ModifyVolume would follow at once, within the cooldown), counting the attempt.
-    const retried = failed.changes?.status as Status<VolumeState> | undefined;
-    if (failed.outcome === 'failed' || !retried || !waitsForCooldown(volume)) return failed;
-    return { ...failed, changes: { status: { ...volume.status, attempts: retried.attempts, updatedAt: retried.updatedAt } } };
+    return error.kind === 'limit-exceeded'
+      ? this.volumeFailure(volume, now, {
+          ...error,
+          message: `EC2 refused the tags: ${error.message} (a volume carries at most 50 tags: the client's, the 2 ownership tags and any set outside this system; remove some from spec.tags)`,
+        })
+      : this.volumeFailure(volume, now, error);
   }
 
   /**
@@ -1475,17 +1459,19 @@ export class Executor {
   }
 
   /**
-   * EC2 refused the modification for its cooldown (one per volume every 6 hours): try again when
-   * it ends, counted from the start of the last modification. No attempt used, and the wait is no
-   * part of the operation's age.
+   * EC2 refused the modification for its cooldown (one per volume every 6 hours): the record keeps
+   * the start it counts from, and the call comes back when it ends. No attempt used, and the wait
+   * is no part of the operation's age.
    */
   private awaitCooldown(volume: VolumeRecord, current: ProviderVolume, now: number, latest: ProviderModification | undefined): Result {
-    const startedAt = latest?.startedAt;
-    const endsAt = startedAt === undefined ? undefined : cooldownEndAfter(startedAt);
-    // No start known, or EC2 still refuses after it: its clock or its count differs from ours; look again after the longest backoff.
-    const atMs = endsAt !== undefined && endsAt > now ? endsAt : now + this.config.backoff.capSeconds * 1000;
+    const refusedAt = this.deps.clock.now();
+    const named = latest?.startedAt === undefined ? undefined : Math.min(latest.startedAt, refusedAt);
+    // No start named, or one whose 6 hours are over (EC2's clock or count differs from ours): the
+    // latest modification started by the refusal at the latest, so 6 hours from it are certainly enough.
+    const startedAt = named !== undefined && cooldownEndAfter(named) > refusedAt ? named : refusedAt;
+    const atMs = cooldownEndAfter(startedAt);
     const changes = this.waitingChanges(volume, current, now, cooldownWait(atMs));
-    if (startedAt !== undefined) changes.lastModificationStartedAt = new Date(startedAt).toISOString();
+    changes.lastModificationStartedAt = new Date(startedAt).toISOString();
     return { outcome: 'retrying', retryAtMs: atMs, changes };
   }
 
@@ -1544,13 +1530,7 @@ export class Executor {
   ): Result {
     const volume = item.record as VolumeRecord;
     const state = volume.status.state;
-    if (!(volumes instanceof Map)) {
-      // At rest, a check only brings the state in line: its failure must not replace the wait the
-      // planner reads (its ModifyVolume would follow at once, within the cooldown). The wait's own
-      // message, or the reconciler, looks again.
-      if (waitsForCooldown(volume)) return { outcome: volumes.outcome === 'throttled' ? 'throttled' : 'retrying' };
-      return this.volumeFailure(volume, now, volumes);
-    }
+    if (!(volumes instanceof Map)) return this.volumeFailure(volume, now, volumes);
     const current = volume.ebsVolumeId ? volumes.get(volume.ebsVolumeId) : undefined;
 
     if (state === 'deleting') {
@@ -1707,14 +1687,7 @@ export class Executor {
     // The spec judged once against what EC2 now holds, for the rejection and the catch-up alike.
     const issues = specChangeIssues(seen);
     const rejected = specRejection(seen, issues);
-    // A modification waiting for EC2's cooldown still waits, attached or detached meanwhile; this
-    // step succeeded (a tag call that failed first, say), so no failed attempt is left.
-    const status =
-      rejected !== undefined
-        ? specRejectedStatus(volume.status, state, now, rejected)
-        : waitsForCooldown(volume) && modificationNeeded(seen, issues)
-          ? { ...volume.status, state, attempts: 0, updatedAt: new Date(now).toISOString() }
-          : successStatus(volume.status, state, now);
+    const status = rejected !== undefined ? specRejectedStatus(volume.status, state, now, rejected) : successStatus(volume.status, state, now);
     const changes: RecordChanges<VolumeRecord> = {
       status,
       observed: seen.observed,
@@ -1927,7 +1900,7 @@ export class Executor {
     const condition = { version: record.version };
     try {
       // The volume first: when the attachment's removal replans a dying volume, it is already available.
-      const volumeSynced = result.volumeSeen !== undefined && (await this.syncVolume(item, result.volumeSeen, now));
+      const volumeSynced = result.volumeSeen !== undefined && (await this.syncVolume(item, result.volumeSeen, now, followUps));
       if (result.remove) {
         await this.deps.store.remove(item.key, condition);
         this.deps.log.info('record removed', { key: item.id, op });
@@ -1958,9 +1931,10 @@ export class Executor {
    * Brings an attachment's volume record in line with the EC2 state this batch described, on the
    * condition that the record is still the version read and at rest (available or in use, no
    * operation under way): the same write a check of the volume would make, without its own
-   * DescribeVolumes. False when the volume must be checked after all.
+   * DescribeVolumes. False when the volume must be checked after all. A wait for EC2's cooldown
+   * this write drops from the volume's status is shown again, as a check of the volume would.
    */
-  private async syncVolume(item: Item, current: ProviderVolume, now: number): Promise<boolean> {
+  private async syncVolume(item: Item, current: ProviderVolume, now: number, followUps: { item: Item; operation: QueuedOperation }[]): Promise<boolean> {
     const volume = item.volume;
     if (!volume || volume.ebsVolumeId !== current.ebsVolumeId) return false;
     if (volume.status.state !== 'available' && volume.status.state !== 'in-use') return false;
@@ -1972,6 +1946,9 @@ export class Executor {
     const key: RecordKey = { kind: 'volume', volumeId: volume.volumeId };
     try {
       item.volume = await this.deps.store.update<VolumeRecord>(key, changes, { version: volume.version });
+      const decision = planVolume(item.volume, [], now);
+      const showWait = decision.type === 'cooldown' ? this.showWaitAgain(item.volume, decision, now) : undefined;
+      if (showWait) followUps.push({ item, operation: showWait });
       return true;
     } catch (error) {
       if (!(error instanceof ConditionFailedError))
@@ -1984,11 +1961,13 @@ export class Executor {
     const decision = written.kind === 'volume' ? planVolume(written, item.attachments ?? [], now) : planAttachment(written, item.volume);
     // What was written left nothing in EC2 to a dying record (EC2 turned its CreateVolume down, say): removed now.
     if (decision.type === 'remove') return this.messageAt(written.kind === 'volume' ? 'check-volume' : 'check-attachment', keyOf(written), decision.reason, now, now);
-    // The wait this result wrote (EC2 refused the call) brings the call back when it ends; a check during it, nothing.
-    // One the status does not say yet (a modification just finished, another spec waiting) is written by a message now.
+    // A wait the status does not show (this write dropped it, a modification just finished) is
+    // shown again by a message now (`handleWithoutClaim`); one this result wrote (EC2 refused the
+    // call) brings the call back when it ends; a check during it, nothing.
     if (decision.type === 'cooldown') {
+      const showWait = written.kind === 'volume' ? this.showWaitAgain(written, decision, now) : undefined;
+      if (showWait) return showWait;
       if (result.retryAtMs !== undefined) return this.messageAt(decision.op, keyOf(written), decision.reason, now, result.retryAtMs);
-      if (cooldownEndMs(written.status) !== decision.atMs) return this.messageAt(decision.op, keyOf(written), decision.reason, now, now);
       return this.cooldownMessage(item, decision, now);
     }
     if (decision.type !== 'operation') return undefined;
@@ -2001,6 +1980,14 @@ export class Executor {
       return this.checkAt(decision.op, keyOf(written), decision.reason, now, dueAtMs);
     }
     return this.messageAt(decision.op, keyOf(written), decision.reason, now, now);
+  }
+
+  /**
+   * A message now that shows a wait for EC2's cooldown again (`handleWithoutClaim`) when the
+   * volume's status no longer shows it (a status write dropped it); undefined when it does.
+   */
+  private showWaitAgain(volume: VolumeRecord, decision: Extract<Decision, { type: 'cooldown' }>, now: number): QueuedOperation | undefined {
+    return changesWithoutCall(volume, decision, now) ? this.messageAt(decision.op, keyOf(volume), decision.reason, now, now) : undefined;
   }
 
   /**
@@ -2088,11 +2075,6 @@ function observedOf(record: VolumeRecord, volume: ProviderVolume): NonNullable<V
 /** Whether the item holds a copy of its message due after now (a wait's message, delivered with one due now): acting now consumed it. */
 function consumedCopyDueLater(item: Item, now: number): boolean {
   return item.latestDueAt !== undefined && item.latestDueAt > now;
-}
-
-/** Whether the modification of a live volume at rest waits for EC2's cooldown (a dying volume's no longer matters). */
-function waitsForCooldown(volume: VolumeRecord): boolean {
-  return volume.life === 'alive' && cooldownEndMs(volume.status) !== undefined;
 }
 
 /** The operation an item's decision calls for (items that reach token taking all decided one). */

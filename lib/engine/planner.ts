@@ -15,7 +15,7 @@ import { nextAttachmentState } from '../domain/state-machines.js';
 import { createSentUnrecorded, describeValidationIssues, ebsBaseline, specChangeIssues, tagChanges, type ValidationIssue } from '../domain/validation.js';
 import { ACTION_OF, type MutatingAction } from './config.js';
 import type { ModifyVolumeRequest, OperationKind, ProviderInstance, ProviderModification } from './ports.js';
-import { cooldownEndAfter, cooldownEndMs, VOLUME_RECORD_REMOVED_CODE } from './status.js';
+import { cooldownEndAfter, VOLUME_RECORD_REMOVED_CODE } from './status.js';
 
 export type Decision =
   /** Enqueue / carry out this operation. */
@@ -34,8 +34,9 @@ export type Decision =
   /** A prerequisite held by another record; that record's change releases this one. */
   | { type: 'wait'; reason: string }
   /**
-   * EC2 allows `op` only from `atMs` (its modification cooldown): no call before. The status says
-   * so, with a message scheduled for then; the executor writes both when the status does not yet.
+   * EC2 allows `op` only from `atMs` (its modification cooldown, known from the volume record):
+   * no call before. The status shows the wait, with a message scheduled for then; whichever
+   * status write dropped it, the executor writes both again (`changesWithoutCall`).
    */
   | { type: 'cooldown'; op: OperationKind; atMs: number; reason: string }
   /**
@@ -97,15 +98,19 @@ export function modificationNeeded(volume: VolumeRecord, issues?: ValidationIssu
   return changed ? request : undefined;
 }
 
+/** When the volume's latest modification started, as its record says (epoch ms), or undefined. */
+function recordedModificationStartMs(volume: VolumeRecord): number | undefined {
+  const startedAtMs = volume.lastModificationStartedAt === undefined ? Number.NaN : Date.parse(volume.lastModificationStartedAt);
+  return Number.isNaN(startedAtMs) ? undefined : startedAtMs;
+}
+
 /**
- * Until when EC2 refuses a modification of the volume (epoch ms), or undefined: the later of the
- * end counted from the latest modification's start the record holds, and the wait its status
- * says (a record written before it held that start, a refusal whose start EC2 did not name).
+ * Until when EC2 refuses a modification of the volume (epoch ms), or undefined: 6 hours (and our
+ * slack) from the start its record holds, the one source (the status only shows the wait).
  */
 export function modificationCooldownEndMs(volume: VolumeRecord): number | undefined {
-  const startedAtMs = volume.lastModificationStartedAt === undefined ? Number.NaN : Date.parse(volume.lastModificationStartedAt);
-  const ends = [cooldownEndMs(volume.status), Number.isNaN(startedAtMs) ? undefined : cooldownEndAfter(startedAtMs)].filter((end) => end !== undefined);
-  return ends.length > 0 ? Math.max(...ends) : undefined;
+  const startedAtMs = recordedModificationStartMs(volume);
+  return startedAtMs === undefined ? undefined : cooldownEndAfter(startedAtMs);
 }
 
 /**

@@ -125,14 +125,15 @@ export function cooldownEndAfter(startedAtMs: number): number {
   return startedAtMs + MODIFICATION_COOLDOWN_MS + EC2_TIME_SLACK_MS;
 }
 
-/** The wait of a modification EC2's cooldown holds back until `atMs`, with the code `cooldownEndMs` reads (for `waitingStatus`). */
+/** The wait of a modification EC2's cooldown holds back until `atMs`, as the status shows it (for `waitingStatus`). */
 export function cooldownWait(atMs: number): { code: string; message: string; nextAttemptAtMs: number } {
   return { code: MODIFICATION_COOLDOWN_CODE, message: `${MODIFICATION_COOLDOWN_RULE}; trying again at ${new Date(atMs).toISOString()}`, nextAttemptAtMs: atMs };
 }
 
 /**
- * When the modification of a volume at rest whose status waits for EC2's cooldown may be made
- * (`nextAttemptAt`, epoch ms); undefined for any other status.
+ * When the modification of a volume at rest whose status shows a wait for EC2's cooldown may be
+ * made (`nextAttemptAt`, epoch ms), for those who read the status; undefined for any other status.
+ * The engine counts the wait from the volume record (`modificationCooldownEndMs`).
  */
 export function cooldownEndMs(status: Status<string>): number | undefined {
   if (status.code !== MODIFICATION_COOLDOWN_CODE || status.nextAttemptAt === undefined) return undefined;

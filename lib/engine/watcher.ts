@@ -264,8 +264,8 @@ export class Watcher {
         }
         return;
       case 'cooldown':
-        // The executor makes sure the status says until when and that a message brings the
-        // modification back then (the wait's own message, or one it sends if the status did not say so).
+        // The executor shows the wait in the status when it does not (`changesWithoutCall`) and
+        // makes sure a message brings the modification back then (the wait's own, or one it sends).
         operations.push({ message: { op: decision.op, key, reason: decision.reason }, delaySeconds: 0 });
         return;
       case 'cascade-dying':

@@ -1,15 +1,14 @@
 /**
  * What a decision that calls no EC2 API (`wait`, `cascade-dying`, `invalid-spec`,
- * `volume-record-removed`, `none`) writes, one rule for the watcher and the executor: each writes
- * it conditionally on the record's version and queues what it queues itself.
+ * `volume-record-removed`, `cooldown`, `none`) writes, one rule for the watcher and the executor:
+ * each writes it conditionally on the record's version and queues what it queues itself.
  */
 import type { ProvisionerRecord, RecordKey, Status } from '../domain/records.js';
 import type { Decision } from './planner.js';
 import { ConditionFailedError, type RecordChanges, type RecordStore } from './ports.js';
-import { sameStatus, settledStatus, specRejectedStatus, volumeRecordRemovedStatus, waitingOnRecordStatus } from './status.js';
+import { cooldownWait, sameStatus, settledStatus, specRejectedStatus, volumeRecordRemovedStatus, waitingOnRecordStatus, waitingStatus } from './status.js';
 
-/** A wait for EC2's cooldown writes nothing either: its status already says until when (each caller leaves it be). */
-export type DecisionWithoutCall = Exclude<Decision, { type: 'operation' } | { type: 'remove' } | { type: 'cooldown' }>;
+export type DecisionWithoutCall = Exclude<Decision, { type: 'operation' } | { type: 'remove' }>;
 
 /** Logged as a warning when an attachment is written to say its volume record was removed (nothing looks after its EC2 volume). */
 export const VOLUME_RECORD_REMOVED_LOG = 'volume record removed from the table; its attachment is left as it is';
@@ -17,7 +16,8 @@ export const VOLUME_RECORD_REMOVED_LOG = 'volume record removed from the table; 
 /**
  * The changes `decision` makes to `record`, or undefined when the record already says it. The
  * status is written only when what it says changes, so its `updatedAt` tells when that was: a
- * spec change EC2 already holds moves `observedGeneration` alone.
+ * spec change EC2 already holds moves `observedGeneration` alone. A wait for EC2's cooldown is
+ * shown again by whichever write finds the status no longer showing it.
  */
 export function changesWithoutCall<R extends ProvisionerRecord>(record: R, decision: DecisionWithoutCall, nowMs: number): RecordChanges<R> | undefined {
   const changes: { status?: Status<string>; observedGeneration?: number } = {};
@@ -36,6 +36,8 @@ function statusFor(record: ProvisionerRecord, decision: DecisionWithoutCall, now
       return waitingOnRecordStatus(status, nowMs, decision.reason);
     case 'invalid-spec':
       return specRejectedStatus(status, status.state, nowMs, decision.reason);
+    case 'cooldown':
+      return waitingStatus(status, status.state, nowMs, cooldownWait(decision.atMs));
     case 'volume-record-removed':
       // Only attachments lose their volume record.
       return record.kind === 'attachment' ? volumeRecordRemovedStatus(record.status, nowMs, decision.reason) : status;

@@ -1236,7 +1236,7 @@ describe("executor: modify within EC2's cooldown (one modification per volume ev
     expect(modification?.startedAt).toBeGreaterThanOrEqual(Date.parse(retryAt));
   });
 
-  it('duplicate and late messages during the wait call nothing and change nothing; the volume grows once when the cooldown ends', async () => {
+  it('duplicate and late messages during the wait call nothing; a check shows the wait again; the volume grows once when the cooldown ends', async () => {
     const h = harness();
     await grownOnce(h, 'data-1');
     const firstStart = await lastModificationStart(h, 'data-1');
@@ -1247,13 +1247,17 @@ describe("executor: modify within EC2's cooldown (one modification per volume ev
     await h.clock.advance(HOUR);
     const key = volumeKey('data-1');
     await h.executor.run(h.batchOf(h.op('modify-volume', key), h.op('modify-volume', key), h.op('check-volume', key)));
-    await h.executor.run(h.batchOf(h.op('check-volume', key), h.op('modify-volume', key)));
-    const again = await volumeOf(h, 'data-1');
-    expect(again.version).toBe(waiting.version);
-    expect(again.status.nextAttemptAt).toBe(new Date(firstStart + COOLDOWN_AND_SLACK_MS).toISOString());
-    expect(h.ebs.calls.ModifyVolume).toBe(2);
+    expect((await volumeOf(h, 'data-1')).version).toBe(waiting.version);
     // Only the wait's own message is still on its way, none of the late ones.
     expect(h.queued().map(({ op, key }) => ({ op, key }))).toEqual([{ op: 'modify-volume', key: 'data-1' }]);
+
+    // A check writes what EC2 reports over the wait; the record still says it waits, so the status shows it again.
+    await h.executor.run(h.batchOf(h.op('check-volume', key), h.op('modify-volume', key)));
+    await h.settle(10_000);
+    const again = await volumeOf(h, 'data-1');
+    expect(again.status).toMatchObject({ state: 'in-use', code: 'VolumeModificationRateExceeded', nextAttemptAt: new Date(firstStart + COOLDOWN_AND_SLACK_MS).toISOString() });
+    expect(h.ebs.calls.ModifyVolume).toBe(2);
+    expect(new Set(h.queue.pending().map((p) => `${p.message.op} ${p.message.dueAt}`))).toEqual(new Set([`modify-volume ${firstStart + COOLDOWN_AND_SLACK_MS}`]));
 
     await h.settle(6 * HOUR, 60_000);
     const grown = await volumeOf(h, 'data-1');
@@ -1288,8 +1292,11 @@ describe("executor: modify within EC2's cooldown (one modification per volume ev
     const others = h.batchOf(h.op(other, volumeKey('data-1')));
     await h.executor.run(otherFirst ? [...others, ...linked] : [...linked, ...others]);
     h.queue.delete(link!.receiptHandle);
+    // A check writes over the wait: the message that shows it again brings the modification back then.
+    await h.settle(10_000);
     expect(h.ebs.calls.ModifyVolume).toBe(2);
     expect(h.queue.pending().map((p) => ({ op: p.message.op, dueAt: p.message.dueAt }))).toEqual([{ op: 'modify-volume', dueAt: waitsUntil }]);
+    expect((await volumeOf(h, 'data-1')).status).toMatchObject({ code: 'VolumeModificationRateExceeded', nextAttemptAt: new Date(waitsUntil).toISOString() });
 
     await h.clock.advance(waitsUntil - h.clock.now() - 60_000);
     await h.settle(600_000, 5_000);
@@ -1393,24 +1400,77 @@ describe("executor: modify within EC2's cooldown (one modification per volume ev
     expect(h.ebs.volume(ebsVolumeId!)).toBeUndefined();
   });
 
-  it('refused with no modification start known: tries again after the longest backoff, without using an attempt', async () => {
+  it('refused with no modification start known: the record counts the cooldown from the refusal; a check writing over the wait shows it again; one ModifyVolume when it ends', async () => {
     const h = harness();
-    await availableVolume(h, 'data-1');
+    await attachedVolume(h, 'data-1');
     await growTo(h, 'data-1', 20);
     h.ebs.failNext('ModifyVolume', new ProviderError('modification-cooldown', 'VolumeModificationRateExceeded', 'Wait at least 6 hours between modifications per EBS volume.'));
     await h.executor.run(h.batchOf(h.op('modify-volume', volumeKey('data-1'))));
-    const retryAt = new Date(h.clock.now() + DEFAULT_ENGINE_CONFIG.backoff.capSeconds * 1000).toISOString();
-    expect((await volumeOf(h, 'data-1')).status).toMatchObject({
-      state: 'available',
+    const refusedAt = h.clock.now();
+    const retryAt = new Date(refusedAt + COOLDOWN_AND_SLACK_MS).toISOString();
+    const waiting = await volumeOf(h, 'data-1');
+    expect(waiting.lastModificationStartedAt).toBe(new Date(refusedAt).toISOString());
+    expect(waiting.status).toMatchObject({
+      state: 'in-use',
       code: 'VolumeModificationRateExceeded',
       message: `EC2 allows one modification per volume every 6 hours; trying again at ${retryAt}`,
       attempts: 0,
       nextAttemptAt: retryAt,
     });
-    expect(h.queued()).toEqual([{ op: 'modify-volume', key: 'data-1', delaySeconds: DEFAULT_ENGINE_CONFIG.backoff.capSeconds }]);
-    await h.settle(1_500_000, 5_000);
+    expect(h.ebs.calls.ModifyVolume).toBe(1);
+
+    // Detached outside meanwhile: a check writes what EC2 reports, dropping the wait from the status.
+    await h.clock.advance(HOUR);
+    await h.ebs.detachVolume({ ebsVolumeId: waiting.ebsVolumeId!, instanceId: INSTANCE });
+    await h.clock.advance(60_000);
+    await h.executor.run(h.batchOf(h.op('check-volume', volumeKey('data-1'))));
+    expect((await volumeOf(h, 'data-1')).status).toEqual({ state: 'available', attempts: 0, updatedAt: new Date(h.clock.now()).toISOString() });
+    // The record still says it waits: the status shows the wait again, and nothing asks EC2 before it ends.
+    await h.settle(10_000);
+    expect((await volumeOf(h, 'data-1')).status).toMatchObject({ state: 'available', code: 'VolumeModificationRateExceeded', attempts: 0, nextAttemptAt: retryAt });
+    await h.settle(Date.parse(retryAt) - h.clock.now() - 60_000, 60_000);
+    expect(h.ebs.calls.ModifyVolume).toBe(1);
+
+    await h.settle(600_000, 5_000);
     expect(await volumeOf(h, 'data-1')).toMatchObject({ status: { state: 'available', attempts: 0 }, observed: { sizeGiB: 20 }, observedGeneration: 2 });
+    expect(h.ebs.calls.ModifyVolume).toBe(2);
   });
+
+  it('a record from before the start was kept, whose wait only its status shows: one ModifyVolume EC2 refuses, then the record holds the start EC2 names', async () => {
+    const h = harness();
+    await grownOnce(h, 'data-1');
+    const firstStart = await lastModificationStart(h, 'data-1');
+    const retryAt = new Date(firstStart + COOLDOWN_AND_SLACK_MS).toISOString();
+    await growTo(h, 'data-1', 30);
+    const status = (await volumeOf(h, 'data-1')).status;
+    await h.store.update<VolumeRecord>(volumeKey('data-1'), { status: { ...status, code: 'VolumeModificationRateExceeded', message: 'EC2 allows one modification per volume every 6 hours', nextAttemptAt: retryAt } });
+    await h.executor.run(h.batchOf(h.op('modify-volume', volumeKey('data-1'))));
+    expect(h.ebs.calls.ModifyVolume).toBe(2);
+    expect(await volumeOf(h, 'data-1')).toMatchObject({ lastModificationStartedAt: new Date(firstStart).toISOString(), status: { code: 'VolumeModificationRateExceeded', nextAttemptAt: retryAt } });
+
+    await h.settle(Date.parse(retryAt) - h.clock.now() - 60_000, 60_000);
+    expect(h.ebs.calls.ModifyVolume).toBe(2);
+    await h.settle(600_000, 5_000);
+    expect(await volumeOf(h, 'data-1')).toMatchObject({ observed: { sizeGiB: 30 }, observedGeneration: 3 });
+    expect(h.ebs.calls.ModifyVolume).toBe(3);
+  });
+
+  it('refused although the start EC2 names is over 6 hours old (its clock or count differs from ours): counts from the refusal', async () => {
+    const h = harness();
+    await grownOnce(h, 'data-1');
+    await h.clock.advance(7 * HOUR);
+    await growTo(h, 'data-1', 30);
+    h.ebs.failNext('ModifyVolume', new ProviderError('modification-cooldown', 'VolumeModificationRateExceeded', 'Wait at least 6 hours between modifications per EBS volume.'));
+    await h.executor.run(h.batchOf(h.op('modify-volume', volumeKey('data-1'))));
+    const refusedAt = h.clock.now();
+    expect((await volumeOf(h, 'data-1')).lastModificationStartedAt).toBe(new Date(refusedAt).toISOString());
+    await h.settle(COOLDOWN_AND_SLACK_MS - 60_000, 60_000);
+    expect(h.ebs.calls.ModifyVolume).toBe(2);
+    await h.settle(600_000, 5_000);
+    expect(await volumeOf(h, 'data-1')).toMatchObject({ status: { state: 'in-use', attempts: 0 }, observed: { sizeGiB: 30 }, observedGeneration: 3 });
+    expect(h.ebs.calls.ModifyVolume).toBe(3);
+  });
+
 });
 
 describe('executor: a modification already under way', () => {

@@ -125,19 +125,20 @@ describe('planVolume (alive)', () => {
       // Tags held, the modification follows.
       const retagged = { ...both, observed: { ...both.observed, tags: { team: 'b' } } };
       expect(planVolume(volume('available', retagged), [], NOW)).toMatchObject({ type: 'operation', op: 'modify-volume' });
-      const endsAt = '2026-01-01T06:00:05.000Z';
-      const status = { state: 'in-use' as const, code: 'VolumeModificationRateExceeded', message: 'EC2 allows one modification per volume every 6 hours', attempts: 0, updatedAt: T, nextAttemptAt: endsAt };
-      expect(planVolume(volume('in-use', { ...both, status }), [], NOW)).toMatchObject({ type: 'operation', op: 'tag-volume' });
-      expect(planVolume(volume('in-use', { ...retagged, status }), [], NOW)).toMatchObject({ type: 'cooldown', op: 'modify-volume' });
+      // Within EC2's cooldown from the record's latest modification start.
+      const cooling = { lastModificationStartedAt: T };
+      expect(planVolume(volume('in-use', { ...both, ...cooling }), [], NOW)).toMatchObject({ type: 'operation', op: 'tag-volume' });
+      expect(planVolume(volume('in-use', { ...retagged, ...cooling }), [], NOW)).toMatchObject({ type: 'cooldown', op: 'modify-volume' });
     });
   });
 
-  it("makes no modification while the status waits for EC2's cooldown, whatever the spec asks for; modifies once it ends", () => {
+  it("makes no modification within EC2's cooldown of the record's latest modification start, whatever the spec asks for; modifies once it ends", () => {
     const endsAt = '2026-01-01T06:00:05.000Z';
     const cooling = {
       ...created,
       spec: { sizeGiB: 40, volumeType: 'gp3' as const, availabilityZone: 'eu-west-1a' },
-      status: { state: 'in-use' as const, code: 'VolumeModificationRateExceeded', message: 'EC2 allows one modification per volume every 6 hours', attempts: 0, updatedAt: T, nextAttemptAt: endsAt },
+      lastModificationStartedAt: T,
+      status: { state: 'in-use' as const, code: 'InternalError', message: 'An internal error has occurred', attempts: 1, updatedAt: T, nextAttemptAt: T },
     };
     const endsAtMs = Date.parse(endsAt);
     expect(planVolume(volume('in-use', cooling), [], NOW)).toEqual({
@@ -147,15 +148,13 @@ describe('planVolume (alive)', () => {
       reason: `waiting for EC2's modification cooldown until ${endsAt}`,
     });
     expect(planVolume(volume('in-use', cooling), [], endsAtMs)).toMatchObject({ type: 'operation', op: 'modify-volume' });
-    // A retry's backoff (another code) holds no modification back: its message brings it at its time.
-    expect(planVolume(volume('in-use', { ...cooling, status: { ...cooling.status, code: 'InternalError' } }), [], NOW)).toMatchObject({ type: 'operation', op: 'modify-volume' });
     // Nothing left to modify (the spec put back), or a spec EBS cannot make, or dying: as without the wait.
     expect(planVolume(volume('in-use', { ...cooling, spec: { ...cooling.spec, sizeGiB: 10 } }), [], NOW)).toMatchObject({ type: 'none' });
     expect(planVolume(volume('in-use', { ...cooling, spec: { ...cooling.spec, sizeGiB: 5 } }), [], NOW)).toMatchObject({ type: 'invalid-spec' });
     expect(planVolume(volume('available', { ...cooling, status: { ...cooling.status, state: 'available' }, life: 'dying' }), [], NOW)).toMatchObject({ type: 'operation', op: 'delete-volume' });
   });
 
-  it("knows EC2's cooldown from the latest modification's start on the record, whatever the status says; the later end counts", () => {
+  it("knows EC2's cooldown from the latest modification's start on the record alone, whatever the status says", () => {
     const grown = { ...created, spec: { sizeGiB: 40, volumeType: 'gp3' as const, availabilityZone: 'eu-west-1a' }, lastModificationStartedAt: T };
     // Six hours from that start, and the slack given to EC2's clock.
     const endsAtMs = NOW + 6 * 3_600_000 + 5_000;
@@ -163,10 +162,12 @@ describe('planVolume (alive)', () => {
     // A status that says nothing of it (a spec rejection written over the wait, say).
     expect(planVolume(volume('in-use', grown), [], NOW + 3_600_000)).toEqual(cooldown);
     expect(planVolume(volume('in-use', { ...grown, status: { state: 'in-use', code: 'InvalidSpecChange', attempts: 0, updatedAt: T } }), [], NOW + 3_600_000)).toEqual(cooldown);
-    // A status wait ending earlier or later: the later end.
+    // A status that shows another wait: the record's end all the same; a status wait alone holds nothing back.
     const waitUntil = (at: number) => ({ state: 'in-use' as const, code: 'VolumeModificationRateExceeded', attempts: 0, updatedAt: T, nextAttemptAt: new Date(at).toISOString() });
     expect(planVolume(volume('in-use', { ...grown, status: waitUntil(endsAtMs - 60_000) }), [], NOW)).toEqual(cooldown);
-    expect(planVolume(volume('in-use', { ...grown, status: waitUntil(endsAtMs + 60_000) }), [], NOW)).toMatchObject({ type: 'cooldown', atMs: endsAtMs + 60_000 });
+    expect(planVolume(volume('in-use', { ...grown, status: waitUntil(endsAtMs + 60_000) }), [], NOW)).toEqual(cooldown);
+    const { lastModificationStartedAt: _, ...unknownStart } = grown;
+    expect(planVolume(volume('in-use', { ...unknownStart, status: waitUntil(endsAtMs) }), [], NOW)).toMatchObject({ type: 'operation', op: 'modify-volume' });
     expect(planVolume(volume('in-use', grown), [], endsAtMs)).toMatchObject({ type: 'operation', op: 'modify-volume' });
     // Nothing to modify: no wait.
     expect(planVolume(volume('in-use', { ...grown, spec: { ...grown.spec, sizeGiB: 10 } }), [], NOW)).toMatchObject({ type: 'none' });

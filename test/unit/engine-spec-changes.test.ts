@@ -391,14 +391,19 @@ describe("a grow waiting for EC2's modification cooldown", () => {
   it.each([
     ['throttled', new ProviderError('throttled', 'RequestLimitExceeded', 'Request limit exceeded.')],
     ['failing', new ProviderError('transient', 'InternalError', 'An internal error has occurred')],
-  ])('keeps its wait, with no ModifyVolume, when a check meanwhile finds DescribeVolumes %s', async (_, error) => {
+  ])('a check meanwhile finding DescribeVolumes %s says so; the wait is shown again, with no ModifyVolume before it ends', async (_, error) => {
     const { h, waitsUntil } = await waitingGrow();
     h.ebs.failNext('DescribeVolumes', error);
     // A check asked for at rest: an attachment's change, or the reconciler.
     await h.executor.run(h.batchOf(h.op('check-volume', KEY)));
-    await expectWaiting(h, 'available', waitsUntil);
+    expect((await volumeOf(h)).status).toMatchObject({ state: 'available', code: error.code });
     await run(h, 30 * MINUTE, MINUTE);
-    await expectWaiting(h, 'available', waitsUntil);
+    expect((await volumeOf(h)).status).toMatchObject({
+      state: 'available',
+      code: 'VolumeModificationRateExceeded',
+      message: `EC2 allows one modification per volume every 6 hours; trying again at ${waitsUntil}`,
+      nextAttemptAt: waitsUntil,
+    });
     expect(h.ebs.calls.ModifyVolume).toBe(1);
 
     await run(h, Date.parse(waitsUntil) - h.clock.now() + 10 * MINUTE, MINUTE);

@@ -249,7 +249,7 @@ describe('tag-volume', () => {
     expect(volume).toMatchObject({ observed: { sizeGiB: 20, tags: { team: 'b', env: 'dev' } }, observedGeneration: 2, status: { code: 'VolumeModificationRateExceeded' } });
   });
 
-  it("keeps a cooldown wait only the status knows when a tag call fails, so no ModifyVolume follows before it ends", async () => {
+  it("a tag call that fails during a cooldown wait writes its failure over it; once the tags are held the wait is shown again, and no ModifyVolume follows before it ends", async () => {
     const h = await taggedVolume();
     await retag(h, { team: 'a', env: 'dev' }, 2, 20);
     await h.settle(MINUTE);
@@ -257,14 +257,14 @@ describe('tag-volume', () => {
     await retag(h, { team: 'a', env: 'dev' }, 3, 30);
     await h.settle(10_000);
     await h.watch();
-    // A wait the record's modification start does not give (a record from before it was kept, say).
-    await h.store.update<VolumeRecord>(KEY, { lastModificationStartedAt: null });
     const waiting = (await volumeOf(h)).status;
     expect(waiting).toMatchObject({ code: 'VolumeModificationRateExceeded', nextAttemptAt: expect.any(String) });
     const modifies = h.ebs.calls.ModifyVolume;
 
     h.ebs.failNext('CreateTags', new ProviderError('transient', 'InternalError', 'An internal error has occurred.'));
     await retag(h, { team: 'b', env: 'dev' }, 4, 30);
+    await h.drain();
+    expect((await volumeOf(h)).status).toMatchObject({ code: 'InternalError', attempts: 1 });
     await h.settle(10 * MINUTE, 5000);
     await h.watch();
     const volume = await volumeOf(h);
@@ -272,6 +272,12 @@ describe('tag-volume', () => {
     expect(ec2Tags(h, volume)).toMatchObject({ team: 'b' });
     expect(h.ebs.calls.ModifyVolume).toBe(modifies);
     expect(volume).toMatchObject({ observed: { sizeGiB: 20, tags: { team: 'b', env: 'dev' } }, observedGeneration: 2, status: { code: 'VolumeModificationRateExceeded', nextAttemptAt: waiting.nextAttemptAt, attempts: 0 } });
+
+    await h.settle(Date.parse(waiting.nextAttemptAt!) - h.clock.now() - MINUTE, MINUTE);
+    expect(h.ebs.calls.ModifyVolume).toBe(modifies);
+    await h.settle(10 * MINUTE, 5000);
+    expect(await volumeOf(h)).toMatchObject({ observed: { sizeGiB: 30 }, observedGeneration: 4 });
+    expect(h.ebs.calls.ModifyVolume).toBe(modifies + 1);
   });
 
   it("carries out a tag change whose message was lost, on the reconciler's nudge", async () => {

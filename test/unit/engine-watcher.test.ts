@@ -425,18 +425,20 @@ describe('watcher', () => {
   it("an attachment removed from a volume waiting for EC2's modification cooldown has the volume checked, not modified", async () => {
     const h = harness();
     await createdVolume(h);
-    const nextAttemptAt = new Date(h.clock.now() + 3_600_000).toISOString();
-    // Its record still in-use (its attachment detached), a grow waiting for the cooldown.
-    const cooling = await h.store.update<VolumeRecord>(volumeKey('data-1'), {
+    const startedAt = h.clock.now() - 3_600_000;
+    const nextAttemptAt = new Date(startedAt + 6 * 3_600_000 + 5_000).toISOString();
+    // Its record still in-use (its attachment detached), a grow waiting for the cooldown of a modification an hour ago.
+    await h.store.update<VolumeRecord>(volumeKey('data-1'), {
       spec: { ...newVolume('data-1').spec, sizeGiB: 20 },
       generation: 2,
+      lastModificationStartedAt: new Date(startedAt).toISOString(),
       status: { state: 'in-use', code: 'VolumeModificationRateExceeded', message: 'EC2 allows one modification per volume every 6 hours', attempts: 0, updatedAt: new Date(h.clock.now()).toISOString(), nextAttemptAt },
     });
     h.changes.splice(0);
     await h.watcher.handle([{ id: 'c1', eventName: 'REMOVE', key: attachmentKey('data-1'), oldRecord: newAttachment('data-1') }]);
     expect(sent(h)).toEqual([{ op: 'check-volume', key: 'data-1', delaySeconds: 0 }]);
     await h.drain();
-    expect((await h.store.get(volumeKey('data-1')))?.status).toEqual({ ...cooling.status, state: 'available', updatedAt: new Date(h.clock.now()).toISOString() });
+    expect((await h.store.get(volumeKey('data-1')))?.status).toMatchObject({ state: 'available', code: 'VolumeModificationRateExceeded', nextAttemptAt });
     expect(h.ebs.calls.ModifyVolume).toBe(0);
   });
 

@@ -45,6 +45,18 @@ describe('changesWithoutCall', () => {
     expect(changesWithoutCall(volumeIn({ message: 'created' }), decision, NOW)).toBeUndefined();
   });
 
+  it('cooldown: the wait shown in the status (the state kept) when it does not show it, once', () => {
+    const startedAt = at(NOW - 3_600_000);
+    const endsAt = NOW - 3_600_000 + 6 * 3_600_000 + 5_000;
+    const volume = volumeIn({ state: 'in-use', message: 'created' }, { lastModificationStartedAt: startedAt });
+    const decision: DecisionWithoutCall = { type: 'cooldown', op: 'modify-volume', atMs: endsAt, reason: 'waiting' };
+    const changes = changesWithoutCall(volume, decision, NOW);
+    expect(changes).toEqual({
+      status: { state: 'in-use', code: 'VolumeModificationRateExceeded', message: `EC2 allows one modification per volume every 6 hours; trying again at ${at(endsAt)}`, attempts: 0, nextAttemptAt: at(endsAt), updatedAt: at(NOW) },
+    });
+    expect(changesWithoutCall({ ...volume, status: changes!.status! }, decision, NOW + 1000)).toBeUndefined();
+  });
+
   it('none: nothing for a settled record', () => {
     expect(changesWithoutCall(volumeIn({ message: 'created' }), { type: 'none', reason: 'volume available' }, NOW)).toBeUndefined();
     expect(changesWithoutCall(newAttachment('data-1', { status: { state: 'attached', attempts: 0, updatedAt: at(START) } }), { type: 'none', reason: 'attached' }, NOW)).toBeUndefined();
