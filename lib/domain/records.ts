@@ -101,7 +101,8 @@ export interface VolumeRecord {
    * as far as the system knows: its own ModifyVolume (answered then), one it found under way, the
    * start EC2 named when it refused a modification for its cooldown, or, when EC2 refused without
    * naming a start that explains the refusal, the refusal's time. EC2 allows the next modification
-   * 6 hours after it: the one source of the cooldown (the status only shows the wait). Forgotten with
+   * 6 hours after it: the one source of the cooldown (the status only shows the wait). A time later
+   * than now (written straight into the table) counts as now and is replaced by it. Forgotten with
    * the EC2 volume, and when the modification failed (a failed one does not count).
    */
   lastModificationStartedAt?: string;

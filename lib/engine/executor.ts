@@ -79,7 +79,7 @@ import {
   successStatus,
   waitingStatus,
 } from './status.js';
-import { changesWithoutCall, markAttachmentsDying, VOLUME_RECORD_REMOVED_LOG, type DecisionWithoutCall } from './without-call.js';
+import { changesWithoutCall, FUTURE_MODIFICATION_START_LOG, markAttachmentsDying, VOLUME_RECORD_REMOVED_LOG, type DecisionWithoutCall } from './without-call.js';
 
 export interface ExecutorDeps {
   store: RecordStore;
@@ -753,6 +753,8 @@ export class Executor {
       if (changes) {
         await this.deps.store.update(item.key, changes, { version: record.version });
         if (decision.type === 'volume-record-removed') this.deps.log.warn(VOLUME_RECORD_REMOVED_LOG, { key: item.id, reason: decision.reason });
+        if ('lastModificationStartedAt' in changes)
+          this.deps.log.warn(FUTURE_MODIFICATION_START_LOG, { key: item.id, lastModificationStartedAt: (record as VolumeRecord).lastModificationStartedAt });
         // The wait shown again (a status write dropped it, or it is new): a message brings the modification back when it ends.
         if (decision.type === 'cooldown') followUps.push({ item, operation: this.messageAt(decision.op, item.key, decision.reason, now, decision.atMs) });
       } else if (decision.type === 'cooldown') {

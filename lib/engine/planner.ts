@@ -15,7 +15,7 @@ import { nextAttachmentState } from '../domain/state-machines.js';
 import { createSentUnrecorded, describeValidationIssues, ebsBaseline, specChangeIssues, tagChanges, type ValidationIssue } from '../domain/validation.js';
 import { ACTION_OF, type MutatingAction } from './config.js';
 import type { ModifyVolumeRequest, OperationKind, ProviderInstance, ProviderModification } from './ports.js';
-import { cooldownEndAfter, VOLUME_RECORD_REMOVED_CODE } from './status.js';
+import { cooldownEndAfter, EC2_TIME_SLACK_MS, VOLUME_RECORD_REMOVED_CODE } from './status.js';
 
 export type Decision =
   /** Enqueue / carry out this operation. */
@@ -104,13 +104,22 @@ function recordedModificationStartMs(volume: VolumeRecord): number | undefined {
   return Number.isNaN(startedAtMs) ? undefined : startedAtMs;
 }
 
+/** Whether the volume record says its latest modification started later than `nowMs` beyond our slack: bad input written straight into the table. */
+export function modificationStartInFuture(volume: VolumeRecord, nowMs: number): boolean {
+  const startedAtMs = recordedModificationStartMs(volume);
+  return startedAtMs !== undefined && startedAtMs > nowMs + EC2_TIME_SLACK_MS;
+}
+
 /**
  * Until when EC2 refuses a modification of the volume (epoch ms), or undefined: 6 hours (and our
- * slack) from the start its record holds, the one source (the status only shows the wait).
+ * slack) from the start its record holds, the one source (the status only shows the wait). A start
+ * in the future (`modificationStartInFuture`) counts as now, so it holds a modification back 6
+ * hours at most; the executor then writes now in its place, which fixes the end.
  */
-export function modificationCooldownEndMs(volume: VolumeRecord): number | undefined {
+export function modificationCooldownEndMs(volume: VolumeRecord, nowMs: number): number | undefined {
   const startedAtMs = recordedModificationStartMs(volume);
-  return startedAtMs === undefined ? undefined : cooldownEndAfter(startedAtMs);
+  if (startedAtMs === undefined) return undefined;
+  return cooldownEndAfter(modificationStartInFuture(volume, nowMs) ? nowMs : startedAtMs);
 }
 
 /**
@@ -249,7 +258,7 @@ export function planVolume(volume: VolumeRecord, attachments: readonly Attachmen
       if (tagsNeeded(volume)) return { type: 'operation', op: 'tag-volume', reason: 'tags changed' };
       if (modificationNeeded(volume, issues)) {
         // EC2 refuses every ModifyVolume of the volume until then, whatever the spec asks for now.
-        const cooldownEnd = modificationCooldownEndMs(volume);
+        const cooldownEnd = modificationCooldownEndMs(volume, nowMs);
         return cooldownEnd !== undefined && cooldownEnd > nowMs
           ? { type: 'cooldown', op: 'modify-volume', atMs: cooldownEnd, reason: `waiting for EC2's modification cooldown until ${new Date(cooldownEnd).toISOString()}` }
           : { type: 'operation', op: 'modify-volume', reason: 'spec changed' };

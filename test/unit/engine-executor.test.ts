@@ -7,6 +7,7 @@ import { OWNERSHIP_TAGS } from '../../lib/settings.js';
 import { DEFAULT_ENGINE_CONFIG } from '../../lib/engine/config.js';
 import { RecordingLog, silentLog } from '../../lib/memory/log.js';
 import { MemoryRateBudget } from '../../lib/memory/rate-budget.js';
+import { FUTURE_MODIFICATION_START_LOG } from '../../lib/engine/without-call.js';
 import {
   attachmentKey,
   AZ,
@@ -1471,6 +1472,31 @@ describe("executor: modify within EC2's cooldown (one modification per volume ev
     expect(h.ebs.calls.ModifyVolume).toBe(3);
   });
 
+  it('a modification start in the future written straight into the table holds a modification back 6 hours at most: rewritten to now once, with a warning', async () => {
+    const log = new RecordingLog();
+    const h = harness({ log });
+    await grownOnce(h, 'data-1', true);
+    await h.clock.advance(7 * HOUR);
+    await h.store.update<VolumeRecord>(volumeKey('data-1'), { lastModificationStartedAt: new Date(h.clock.now() + 30 * 24 * HOUR).toISOString() });
+    await growTo(h, 'data-1', 30);
+    await h.watch();
+    await h.settle(10_000);
+    const rewrittenAt = h.clock.now() - 10_000;
+    const waiting = await volumeOf(h, 'data-1');
+    expect(waiting.lastModificationStartedAt).toBe(new Date(rewrittenAt).toISOString());
+    const endsAt = new Date(rewrittenAt + COOLDOWN_AND_SLACK_MS).toISOString();
+    expect(waiting.status).toMatchObject({ state: 'in-use', code: 'VolumeModificationRateExceeded', nextAttemptAt: endsAt });
+    expect(log.entries.filter((entry) => entry.level === 'warn' && entry.message === FUTURE_MODIFICATION_START_LOG)).toHaveLength(1);
+
+    // A fixed end: later passes plan the same wait, and nothing asks EC2 before it.
+    await h.watch();
+    await h.settle(Date.parse(endsAt) - h.clock.now() - 60_000, 60_000);
+    expect((await volumeOf(h, 'data-1')).status.nextAttemptAt).toBe(endsAt);
+    expect(h.ebs.calls.ModifyVolume).toBe(1);
+    await h.settle(600_000, 5_000);
+    expect(await volumeOf(h, 'data-1')).toMatchObject({ status: { state: 'in-use', attempts: 0 }, observed: { sizeGiB: 30 }, observedGeneration: 3 });
+    expect(h.ebs.calls.ModifyVolume).toBe(2);
+  });
 });
 
 describe('executor: a modification already under way', () => {

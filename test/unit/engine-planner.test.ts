@@ -173,6 +173,15 @@ describe('planVolume (alive)', () => {
     expect(planVolume(volume('in-use', { ...grown, spec: { ...grown.spec, sizeGiB: 10 } }), [], NOW)).toMatchObject({ type: 'none' });
   });
 
+  it('counts a modification start later than now (beyond the 5 s slack for EC2\'s clock) as now: 6 hours at most from the time it is planned', () => {
+    const inTenDays = new Date(NOW + 10 * 24 * 3_600_000).toISOString();
+    const grown = { ...created, spec: { sizeGiB: 40, volumeType: 'gp3' as const, availabilityZone: 'eu-west-1a' }, lastModificationStartedAt: inTenDays };
+    expect(planVolume(volume('in-use', grown), [], NOW)).toMatchObject({ type: 'cooldown', atMs: NOW + 6 * 3_600_000 + 5_000 });
+    // Within the slack: as the record says.
+    const slightlyAhead = { ...grown, lastModificationStartedAt: new Date(NOW + 5_000).toISOString() };
+    expect(planVolume(volume('in-use', slightlyAhead), [], NOW)).toMatchObject({ type: 'cooldown', atMs: NOW + 6 * 3_600_000 + 10_000 });
+  });
+
   it('brings IOPS or throughput a gp3 spec leaves out (cleared) back to the baseline, 3000 IOPS and 125 MiB/s', () => {
     const spec = { sizeGiB: 100, volumeType: 'gp3' as const, availabilityZone: 'eu-west-1a' };
     const tuned = { ...created, spec, observed: { sizeGiB: 100, volumeType: 'gp3' as const, iops: 6000, throughput: 250 } };

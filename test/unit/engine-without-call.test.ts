@@ -45,7 +45,7 @@ describe('changesWithoutCall', () => {
     expect(changesWithoutCall(volumeIn({ message: 'created' }), decision, NOW)).toBeUndefined();
   });
 
-  it('cooldown: the wait shown in the status (the state kept) when it does not show it, once', () => {
+  it('cooldown: the wait shown in the status (the state kept) when it does not show it, once; a modification start in the future becomes now', () => {
     const startedAt = at(NOW - 3_600_000);
     const endsAt = NOW - 3_600_000 + 6 * 3_600_000 + 5_000;
     const volume = volumeIn({ state: 'in-use', message: 'created' }, { lastModificationStartedAt: startedAt });
@@ -55,6 +55,11 @@ describe('changesWithoutCall', () => {
       status: { state: 'in-use', code: 'VolumeModificationRateExceeded', message: `EC2 allows one modification per volume every 6 hours; trying again at ${at(endsAt)}`, attempts: 0, nextAttemptAt: at(endsAt), updatedAt: at(NOW) },
     });
     expect(changesWithoutCall({ ...volume, status: changes!.status! }, decision, NOW + 1000)).toBeUndefined();
+
+    const ahead = { ...volume, status: changes!.status!, lastModificationStartedAt: at(NOW + 10 * 24 * 3_600_000) };
+    expect(changesWithoutCall(ahead, { ...decision, atMs: NOW + 6 * 3_600_000 + 5_000 }, NOW)).toMatchObject({ lastModificationStartedAt: at(NOW), status: { nextAttemptAt: at(NOW + 6 * 3_600_000 + 5_000) } });
+    // Within EC2's clock slack: as it is.
+    expect(changesWithoutCall({ ...ahead, lastModificationStartedAt: at(NOW + 5_000) }, decision, NOW)).toBeUndefined();
   });
 
   it('none: nothing for a settled record', () => {
