@@ -17,6 +17,7 @@ import { silentLog } from '../memory/log.js';
 import { API } from '../settings.js';
 import { buildOpenApiDocument } from './openapi.js';
 import { parseOrThrow } from './parse.js';
+import { parseIfMatch } from './preconditions.js';
 import { ApiProblem, PROBLEM_CONTENT_TYPE } from './problem.js';
 import { HTTP_METHODS, ROUTES, pathParameterNames, pathPattern, type ApiRoute, type RouteContext } from './routes.js';
 import { VolumeService } from './service.js';
@@ -73,7 +74,10 @@ function routeHandler(route: ApiRoute, context: RouteContext) {
     // Routes without query parameters reject any, like unknown body fields.
     const query = parseOrThrow(route.query ?? NO_QUERY, singleQueryValues(event), 'query');
     const body = route.body ? parseOrThrow(route.body, requestBody(event, route), 'body') : undefined;
-    const result = await route.run(context, { params, query, body });
+    // The header normalizer lowercased the names; several If-Match fields arrive joined as one list.
+    const ifMatchHeader = route.ifMatch ? event.headers?.['if-match'] : undefined;
+    const ifMatch = ifMatchHeader === undefined ? undefined : parseIfMatch(ifMatchHeader);
+    const result = await route.run(context, { params, query, body, ifMatch });
     return {
       statusCode: result.status,
       headers: { 'Content-Type': 'application/json', 'Cache-Control': 'no-store', ...result.headers },

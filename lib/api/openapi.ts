@@ -3,6 +3,7 @@
  * The same document is served at `GET /openapi.json` and committed as docs/openapi.json.
  */
 import { OpenAPIRegistry, OpenApiGeneratorV3, type ResponseConfig } from '@asteasolutions/zod-to-openapi';
+import { z } from 'zod';
 import { API } from '../settings.js';
 import { PROBLEM_CONTENT_TYPE, PROBLEM_KINDS } from './problem.js';
 import { ROUTES, type ApiRoute } from './routes.js';
@@ -24,6 +25,30 @@ function commonProblems(route: ApiRoute): Record<number, string> {
   problems[500] = 'Unexpected failure; safe to retry.';
   return problems;
 }
+
+/** The `If-Match` request header of the routes that take it. */
+const IF_MATCH_HEADERS = z.object({
+  'If-Match': z
+    .string()
+    .optional()
+    .meta({
+      description:
+        'Make the change only if the record is still at this generation: an `ETag` from an earlier response (e.g. `"7"`), ' +
+        'a comma-separated list of them, or `*` (the record exists). Otherwise 412 and nothing changes. Optional.',
+      example: '"7"',
+    }),
+});
+
+/** The `ETag` response header of a response naming one record. */
+const ETAG_HEADER = {
+  ETag: {
+    description:
+      "Strong entity tag of the record's `generation` (its client-owned part), e.g. `\"7\"`: give it as `If-Match` to change " +
+      "the record only if no other client changed it meanwhile. The system's own status changes leave it as it is.",
+    required: true,
+    schema: { type: 'string' as const, example: '"7"' },
+  },
+};
 
 function problemResponse(description: string): ResponseConfig {
   return { description, content: { [PROBLEM_CONTENT_TYPE]: { schema: ProblemSchema } } };
@@ -52,9 +77,11 @@ export function buildOpenApiDocument(routes: readonly ApiRoute[] = ROUTES) {
   for (const route of routes) {
     const responses: Record<string, ResponseConfig> = {};
     for (const [status, spec] of Object.entries(route.responses)) {
-      responses[status] = spec.schema
-        ? { description: spec.description, content: { 'application/json': { schema: spec.schema } } }
-        : { description: spec.description, content: { 'application/json': { schema: { type: 'object' } } } };
+      responses[status] = {
+        description: spec.description,
+        ...(spec.etag ? { headers: ETAG_HEADER } : {}),
+        content: { 'application/json': { schema: spec.schema ?? { type: 'object' } } },
+      };
     }
     for (const [status, description] of Object.entries({ ...commonProblems(route), ...route.problems })) {
       responses[status] = problemResponse(description);
@@ -68,6 +95,7 @@ export function buildOpenApiDocument(routes: readonly ApiRoute[] = ROUTES) {
       request: {
         ...(route.params ? { params: route.params } : {}),
         ...(route.query ? { query: route.query } : {}),
+        ...(route.ifMatch ? { headers: IF_MATCH_HEADERS } : {}),
         ...(route.body
           ? {
               body: {

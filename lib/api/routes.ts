@@ -16,6 +16,7 @@ import {
   VolumeListSchema,
   VolumeParamsSchema,
 } from './schemas.js';
+import { entityTag, type Precondition } from './preconditions.js';
 import type { VolumeService } from './service.js';
 
 export const HTTP_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
@@ -38,6 +39,8 @@ type Out<S> = S extends z.ZodType ? z.output<S> : undefined;
 export interface ResponseSpec {
   description: string;
   schema?: z.ZodType;
+  /** The response names one record and carries its `ETag` (`versioned`). */
+  etag?: boolean;
 }
 
 interface RouteDefinition<P extends z.ZodObject | undefined, Q extends z.ZodObject | undefined, B extends z.ZodType | undefined> {
@@ -56,7 +59,9 @@ interface RouteDefinition<P extends z.ZodObject | undefined, Q extends z.ZodObje
   responses: Record<number, ResponseSpec>;
   /** Problem responses this route can give beyond 400/413/415/500, with what they mean. */
   problems?: Record<number, string>;
-  run(context: RouteContext, input: { params: Out<P>; query: Out<Q>; body: Out<B> }): Promise<RouteResult>;
+  /** The route takes `If-Match` (it then gives 412 as well); `ifMatch` is undefined when the header is absent. */
+  ifMatch?: boolean;
+  run(context: RouteContext, input: { params: Out<P>; query: Out<Q>; body: Out<B>; ifMatch: Precondition | undefined }): Promise<RouteResult>;
 }
 
 /** A route with its input types erased, as the handler and the document generator see it. */
@@ -72,7 +77,8 @@ export interface ApiRoute {
   bodyRequired?: boolean;
   responses: Record<number, ResponseSpec>;
   problems?: Record<number, string>;
-  run(context: RouteContext, input: { params: unknown; query: unknown; body: unknown }): Promise<RouteResult>;
+  ifMatch?: boolean;
+  run(context: RouteContext, input: { params: unknown; query: unknown; body: unknown; ifMatch: Precondition | undefined }): Promise<RouteResult>;
 }
 
 function defineRoute<
@@ -89,7 +95,16 @@ const json = (status: number, body: unknown, headers?: Record<string, string>): 
   ...(headers ? { headers } : {}),
 });
 
+/** A response naming one volume or attachment, with the entity tag of its generation. */
+const versioned = (status: number, record: { generation: number }, headers: Record<string, string> = {}): RouteResult =>
+  json(status, record, { ...headers, ETag: entityTag(record.generation) });
+
 const volumeLocation = (volumeId: string) => ({ Location: `/volumes/${encodeURIComponent(volumeId)}` });
+
+/** What 412 means on every route that takes `If-Match`. */
+const PRECONDITION_FAILED =
+  '`If-Match` does not name the current generation (or is not a list of entity tags): nothing was changed. The `ETag` ' +
+  'header and `detail` give the current one; read the record again and reapply the change.';
 
 export const ROUTES: readonly ApiRoute[] = [
   defineRoute({
@@ -112,8 +127,8 @@ export const ROUTES: readonly ApiRoute[] = [
       '`attachTo` instance) is 409, naming each difference.',
     body: CreateVolumeRequestSchema,
     responses: {
-      201: { description: 'Created.', schema: VolumeDetailsSchema },
-      200: { description: 'Already existed with this spec (repeated request).', schema: VolumeDetailsSchema },
+      201: { description: 'Created.', schema: VolumeDetailsSchema, etag: true },
+      200: { description: 'Already existed with this spec (repeated request).', schema: VolumeDetailsSchema, etag: true },
     },
     problems: {
       404: 'The volume vanished while the attachment was being added.',
@@ -121,7 +136,7 @@ export const ROUTES: readonly ApiRoute[] = [
     },
     run: async ({ service }, { body }) => {
       const { created, value } = await service.createVolume(body);
-      return json(created ? 201 : 200, value, volumeLocation(value.volumeId));
+      return versioned(created ? 201 : 200, value, volumeLocation(value.volumeId));
     },
   }),
   defineRoute({
@@ -141,9 +156,9 @@ export const ROUTES: readonly ApiRoute[] = [
     operationId: 'getVolume',
     summary: 'A volume with its status and attachments',
     params: VolumeParamsSchema,
-    responses: { 200: { description: 'The volume.', schema: VolumeDetailsSchema } },
+    responses: { 200: { description: 'The volume.', schema: VolumeDetailsSchema, etag: true } },
     problems: { 404: 'No such volume.' },
-    run: async ({ service }, { params }) => json(200, await service.getVolume(params.volumeId)),
+    run: async ({ service }, { params }) => versioned(200, await service.getVolume(params.volumeId)),
   }),
   defineRoute({
     method: 'PATCH',
@@ -155,9 +170,10 @@ export const ROUTES: readonly ApiRoute[] = [
       'then size, type and performance with ModifyVolume.',
     params: VolumeParamsSchema,
     body: PatchVolumeRequestSchema,
-    responses: { 200: { description: 'The volume with its new spec.', schema: VolumeDetailsSchema } },
-    problems: { 404: 'No such volume.', 409: 'The volume is being deleted, or changed concurrently.' },
-    run: async ({ service }, { params, body }) => json(200, await service.patchVolume(params.volumeId, body)),
+    responses: { 200: { description: 'The volume with its new spec.', schema: VolumeDetailsSchema, etag: true } },
+    problems: { 404: 'No such volume.', 409: 'The volume is being deleted, or changed concurrently.', 412: PRECONDITION_FAILED },
+    ifMatch: true,
+    run: async ({ service }, { params, body, ifMatch }) => versioned(200, await service.patchVolume(params.volumeId, body, ifMatch)),
   }),
   defineRoute({
     method: 'POST',
@@ -168,9 +184,10 @@ export const ROUTES: readonly ApiRoute[] = [
       'A volume in `error` stays there until asked: this bumps `generation` (the spec is unchanged) and the system ' +
       'starts over from where the volume stands. A spec change with PATCH retries as well.',
     params: VolumeParamsSchema,
-    responses: { 202: { description: 'The retry is under way.', schema: VolumeDetailsSchema } },
-    problems: { 404: 'No such volume.', 409: 'The volume is not in error, or is being deleted.' },
-    run: async ({ service }, { params }) => json(202, await service.retryVolume(params.volumeId)),
+    responses: { 202: { description: 'The retry is under way.', schema: VolumeDetailsSchema, etag: true } },
+    problems: { 404: 'No such volume.', 409: 'The volume is not in error, or is being deleted.', 412: PRECONDITION_FAILED },
+    ifMatch: true,
+    run: async ({ service }, { params, ifMatch }) => versioned(202, await service.retryVolume(params.volumeId, ifMatch)),
   }),
   defineRoute({
     method: 'DELETE',
@@ -179,9 +196,10 @@ export const ROUTES: readonly ApiRoute[] = [
     summary: 'Delete a volume (detaching it everywhere first)',
     description: 'Marks the volume dying; the system detaches it, deletes it, then removes the record. Repeatable.',
     params: VolumeParamsSchema,
-    responses: { 202: { description: 'Deletion is under way.', schema: VolumeDetailsSchema } },
-    problems: { 404: 'No such volume (or it is already gone).' },
-    run: async ({ service }, { params }) => json(202, await service.deleteVolume(params.volumeId)),
+    responses: { 202: { description: 'Deletion is under way.', schema: VolumeDetailsSchema, etag: true } },
+    problems: { 404: 'No such volume (or it is already gone).', 412: PRECONDITION_FAILED },
+    ifMatch: true,
+    run: async ({ service }, { params, ifMatch }) => versioned(202, await service.deleteVolume(params.volumeId, ifMatch)),
   }),
   defineRoute({
     method: 'PUT',
@@ -195,16 +213,18 @@ export const ROUTES: readonly ApiRoute[] = [
     body: PutAttachmentRequestSchema,
     bodyRequired: false,
     responses: {
-      201: { description: 'Attachment requested.', schema: AttachmentSchema },
-      200: { description: 'Already requested.', schema: AttachmentSchema },
+      201: { description: 'Attachment requested.', schema: AttachmentSchema, etag: true },
+      200: { description: 'Already requested.', schema: AttachmentSchema, etag: true },
     },
     problems: {
       404: 'No such volume.',
       409: 'The volume is being deleted, has an attachment to another instance (not multi-attach), is being detached from this instance, the attachment has another device (requested or allocated) than `device`, or another volume\'s attachment on the instance holds `device`.',
+      412: `${PRECONDITION_FAILED} With \`If-Match\` the attachment must exist: such a request never creates one.`,
     },
-    run: async ({ service }, { params, body }) => {
-      const { created, value } = await service.putAttachment(params.volumeId, params.instanceId, body);
-      return json(created ? 201 : 200, value);
+    ifMatch: true,
+    run: async ({ service }, { params, body, ifMatch }) => {
+      const { created, value } = await service.putAttachment(params.volumeId, params.instanceId, body, { ifMatch });
+      return versioned(created ? 201 : 200, value);
     },
   }),
   defineRoute({
@@ -218,9 +238,10 @@ export const ROUTES: readonly ApiRoute[] = [
       'deployment tagged with that volume id and attached to the instance is detached, then the record is removed (none attached: ' +
       'removed at once). Once a volume record with that id is written again, such an attachment is removed without a detach.',
     params: AttachmentParamsSchema,
-    responses: { 202: { description: 'Detaching is under way.', schema: AttachmentSchema } },
-    problems: { 404: 'No such attachment.' },
-    run: async ({ service }, { params }) => json(202, await service.deleteAttachment(params.volumeId, params.instanceId)),
+    responses: { 202: { description: 'Detaching is under way.', schema: AttachmentSchema, etag: true } },
+    problems: { 404: 'No such attachment.', 412: PRECONDITION_FAILED },
+    ifMatch: true,
+    run: async ({ service }, { params, ifMatch }) => versioned(202, await service.deleteAttachment(params.volumeId, params.instanceId, ifMatch)),
   }),
   defineRoute({
     method: 'POST',
@@ -231,9 +252,14 @@ export const ROUTES: readonly ApiRoute[] = [
       'An attachment in `error` (e.g. `InvalidVolume.ZoneMismatch`, or an instance that was terminated) stays there ' +
       'until asked: this bumps its `generation` and the system starts over from `pending` with its attempts reset.',
     params: AttachmentParamsSchema,
-    responses: { 202: { description: 'The retry is under way.', schema: AttachmentSchema } },
-    problems: { 404: 'No such attachment.', 409: 'The attachment is not in error, is being detached, or its volume record does not exist (removed from the table).' },
-    run: async ({ service }, { params }) => json(202, await service.retryAttachment(params.volumeId, params.instanceId)),
+    responses: { 202: { description: 'The retry is under way.', schema: AttachmentSchema, etag: true } },
+    problems: {
+      404: 'No such attachment.',
+      409: 'The attachment is not in error, is being detached, or its volume record does not exist (removed from the table).',
+      412: PRECONDITION_FAILED,
+    },
+    ifMatch: true,
+    run: async ({ service }, { params, ifMatch }) => versioned(202, await service.retryAttachment(params.volumeId, params.instanceId, ifMatch)),
   }),
   defineRoute({
     method: 'GET',

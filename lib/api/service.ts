@@ -2,7 +2,9 @@
  * What the HTTP API does, as plain TypeScript over the record store: no HTTP, no AWS. Requests
  * arrive here already shaped by the request schemas; this layer enforces what needs the current
  * records (existence, life, changes EBS can make, conflicts) and writes only client-owned fields
- * (spec, life, generation, requestedDevice), always conditionally.
+ * (spec, life, generation, requestedDevice), always conditionally. A write given a `Precondition`
+ * (If-Match) is refused with 412 unless the record is at a generation it names, and its write is
+ * conditional on that generation, so a change landing between the read and the write is refused too.
  */
 import { randomBytes } from 'node:crypto';
 import type { AttachmentRecord, RecordKey, VolumeRecord, VolumeSpec } from '../domain/records.js';
@@ -11,8 +13,9 @@ import { describeValidationIssues, isPlaced, specChangeIssues, validateVolumeSpe
 import { DEFAULT_ENGINE_CONFIG, RATE_BUCKET_OF, type MutatingAction, type RateBucket, type RateBudget } from '../engine/config.js';
 import { errorMessage } from '../engine/errors.js';
 import { firstActionOf, planAttachment, planVolume } from '../engine/planner.js';
-import { ConditionFailedError, InvalidCursorError, type Clock, type Log, type RecordStore, type SharedRateBudget } from '../engine/ports.js';
+import { ConditionFailedError, InvalidCursorError, type Clock, type Log, type RecordStore, type SharedRateBudget, type WriteCondition } from '../engine/ports.js';
 import { silentLog } from '../memory/log.js';
+import { requirePrecondition, type Precondition } from './preconditions.js';
 import { ApiProblem, invalid, type FieldIssue } from './problem.js';
 import type {
   AttachmentView,
@@ -146,7 +149,7 @@ export class VolumeService {
 
     if (request.attachTo) {
       const { instanceId, device } = request.attachTo;
-      const attachment = await this.putAttachment(volumeId, instanceId, { device }, 'attachTo');
+      const attachment = await this.putAttachment(volumeId, instanceId, { device }, { bodyPath: 'attachTo' });
       created ||= attachment.created;
     }
     return { created, value: await this.details(volumeId) };
@@ -204,11 +207,13 @@ export class VolumeService {
    * spec and a change EBS can make of the volume as it is (`specChangeIssues`, the rule the watcher
    * and the planner apply). Bumps `generation` so the system acts on it; no-op when nothing
    * changes. Conditional on the version it read: a concurrent change never merges silently, and a
-   * creation or observation landing meanwhile (a new baseline) has the change judged again.
+   * creation or observation landing meanwhile (a new baseline) has the change judged again; with
+   * `ifMatch`, a concurrent client change (a new generation) is 412 on that second look.
    */
-  async patchVolume(volumeId: string, patch: PatchVolumeRequest): Promise<VolumeDetails> {
+  async patchVolume(volumeId: string, patch: PatchVolumeRequest, ifMatch?: Precondition): Promise<VolumeDetails> {
     for (let attempt = 0; attempt < WRITE_ATTEMPTS; attempt++) {
       const current = await this.requireVolume(volumeId);
+      requirePrecondition(ifMatch, `volume ${volumeId}`, current.generation);
       if (current.life === 'dying') {
         throw new ApiProblem('conflict', `volume ${volumeId} is being deleted and can no longer change`);
       }
@@ -225,7 +230,7 @@ export class VolumeService {
         await this.store.update<VolumeRecord>(
           volumeKey(volumeId),
           { spec: next, generation: current.generation + 1 },
-          { version: current.version, life: 'alive' },
+          { version: current.version, life: 'alive', ...(ifMatch ? generationRead(current) : {}) },
         );
         return this.details(volumeId);
       } catch (error) {
@@ -239,8 +244,8 @@ export class VolumeService {
    * Asks the system to try again after a terminal error: bumps `generation` without changing the
    * spec, which the watcher takes as a retry request. 409 unless the volume is alive and in `error`.
    */
-  async retryVolume(volumeId: string): Promise<VolumeDetails> {
-    await this.requestRetry(volumeKey(volumeId), `volume ${volumeId}`, 'being deleted');
+  async retryVolume(volumeId: string, ifMatch?: Precondition): Promise<VolumeDetails> {
+    await this.requestRetry(volumeKey(volumeId), `volume ${volumeId}`, 'being deleted', ifMatch);
     return this.details(volumeId);
   }
 
@@ -250,9 +255,9 @@ export class VolumeService {
    * request, exactly as for volumes. 404 when absent; 409 unless it is alive and in `error`, and
    * while its volume record does not exist (removed from the table): there is nothing to attach.
    */
-  async retryAttachment(volumeId: string, instanceId: string): Promise<AttachmentView> {
+  async retryAttachment(volumeId: string, instanceId: string, ifMatch?: Precondition): Promise<AttachmentView> {
     const label = `attachment of ${volumeId} to ${instanceId}`;
-    const written = await this.requestRetry(attachmentKey(volumeId, instanceId), label, 'being detached', async () => {
+    const written = await this.requestRetry(attachmentKey(volumeId, instanceId), label, 'being detached', ifMatch, async () => {
       if (!(await this.store.get(volumeKey(volumeId))))
         throw new ApiProblem('conflict', `${label} cannot be retried: volume record ${volumeId} does not exist; create the volume again first, or delete the attachment`);
     });
@@ -260,31 +265,37 @@ export class VolumeService {
   }
 
   /** Marks the volume dying: the system detaches everything, then deletes it. Idempotent. */
-  async deleteVolume(volumeId: string): Promise<VolumeDetails> {
-    await this.markDying(volumeKey(volumeId), `volume ${volumeId}`);
+  async deleteVolume(volumeId: string, ifMatch?: Precondition): Promise<VolumeDetails> {
+    await this.markDying(volumeKey(volumeId), `volume ${volumeId}`, ifMatch);
     return this.details(volumeId);
   }
 
   /**
    * Asks for the volume to be attached to the instance. The volume must exist and be alive;
    * repeating the request is harmless, with the device it was requested or allocated with too
-   * (nothing is written); another device for an existing attachment is 409.
+   * (nothing is written); another device for an existing attachment is 409. With `ifMatch` the
+   * attachment must exist already (RFC 9110 §13.1.1), so such a request never creates one.
    */
   async putAttachment(
     volumeId: string,
     instanceId: string,
     request: PutAttachmentRequest,
-    /** Body path the request came in under, for field messages (`attachTo` on create). */
-    bodyPath = '',
+    options: {
+      /** Body path the request came in under, for field messages (`attachTo` on create). */
+      bodyPath?: string;
+      ifMatch?: Precondition;
+    } = {},
   ): Promise<Created<AttachmentView>> {
+    const { bodyPath = '', ifMatch } = options;
     const field = (name: string) => (bodyPath ? `${bodyPath}.${name}` : name);
     for (let attempt = 0; attempt < WRITE_ATTEMPTS; attempt++) {
       const volume = await this.requireVolume(volumeId);
+      const attachments = await this.store.attachmentsOfVolume(volumeId);
+      const existing = attachments.find((a) => a.instanceId === instanceId);
+      requirePrecondition(ifMatch, `the attachment of ${volumeId} to ${instanceId}`, existing && (existing.generation ?? 1));
       if (volume.life === 'dying') {
         throw new ApiProblem('conflict', `volume ${volumeId} is being deleted and cannot be attached`);
       }
-      const attachments = await this.store.attachmentsOfVolume(volumeId);
-      const existing = attachments.find((a) => a.instanceId === instanceId);
       if (existing) {
         if (existing.life === 'dying') {
           throw new ApiProblem('conflict', `volume ${volumeId} is being detached from ${instanceId}; wait until it is detached`);
@@ -324,8 +335,8 @@ export class VolumeService {
   }
 
   /** Marks the attachment dying: the system detaches the volume. Idempotent; 404 when absent. */
-  async deleteAttachment(volumeId: string, instanceId: string): Promise<AttachmentView> {
-    const record = await this.markDying(attachmentKey(volumeId, instanceId), `attachment of ${volumeId} to ${instanceId}`);
+  async deleteAttachment(volumeId: string, instanceId: string, ifMatch?: Precondition): Promise<AttachmentView> {
+    const record = await this.markDying(attachmentKey(volumeId, instanceId), `attachment of ${volumeId} to ${instanceId}`, ifMatch);
     return attachmentView(record as AttachmentRecord);
   }
 
@@ -340,19 +351,18 @@ export class VolumeService {
    * its spec and status alone. `label` names the record in messages; `dyingAs` says what dying is for
    * it; `mayRetry` throws what else stands in the way, once the record is found retryable.
    */
-  private async requestRetry(key: RecordKey, label: string, dyingAs: string, mayRetry?: () => Promise<void>) {
+  private async requestRetry(key: RecordKey, label: string, dyingAs: string, ifMatch: Precondition | undefined, mayRetry?: () => Promise<void>) {
     for (let attempt = 0; attempt < WRITE_ATTEMPTS; attempt++) {
       const current = await this.store.get(key);
       if (!current) throw new ApiProblem('not-found', `${label} does not exist`);
+      requirePrecondition(ifMatch, label, current.generation ?? 1);
       if (current.life === 'dying') throw new ApiProblem('conflict', `${label} is ${dyingAs}`);
       if (current.status.state !== 'error') {
         throw new ApiProblem('conflict', `${label} is ${current.status.state}, not in error: there is nothing to retry`);
       }
       await mayRetry?.();
-      // Conditional on the generation read; an attachment written before it had one, on its version.
-      const read = current.generation === undefined ? { version: current.version } : { generation: current.generation };
       try {
-        return await this.store.update(key, { generation: (current.generation ?? 1) + 1 }, { ...read, life: 'alive' });
+        return await this.store.update(key, { generation: (current.generation ?? 1) + 1 }, { ...generationRead(current), life: 'alive' });
       } catch (error) {
         if (!(error instanceof ConditionFailedError)) throw error;
       }
@@ -360,14 +370,18 @@ export class VolumeService {
     throw new ApiProblem('conflict', `${label} was changed concurrently; read it again and retry`);
   }
 
-  /** Sets `life: dying` unless it already is; `label` names the record in messages. */
-  private async markDying(key: RecordKey, label: string) {
+  /**
+   * Sets `life: dying` unless it already is; `label` names the record in messages. Leaves
+   * `generation` as it is: an earlier version's unrecorded CreateVolume is rebuilt from it.
+   */
+  private async markDying(key: RecordKey, label: string, ifMatch: Precondition | undefined) {
     for (let attempt = 0; attempt < WRITE_ATTEMPTS; attempt++) {
       const current = await this.store.get(key);
       if (!current) throw new ApiProblem('not-found', `${label} does not exist`);
+      requirePrecondition(ifMatch, label, current.generation ?? 1);
       if (current.life === 'dying') return current;
       try {
-        return await this.store.update(key, { life: 'dying' }, { life: 'alive' });
+        return await this.store.update(key, { life: 'dying' }, { life: 'alive', ...(ifMatch ? generationRead(current) : {}) });
       } catch (error) {
         if (!(error instanceof ConditionFailedError)) throw error;
       }
@@ -440,6 +454,14 @@ export class VolumeService {
   private isoNow(): string {
     return new Date(this.clock.now()).toISOString();
   }
+}
+
+/**
+ * The write condition that the record is still at the generation read: its client-owned part is
+ * unchanged. An attachment written before it had a generation is pinned by its version instead.
+ */
+function generationRead(record: VolumeRecord | AttachmentRecord): WriteCondition {
+  return record.generation === undefined ? { version: record.version } : { generation: record.generation };
 }
 
 // ---------------------------------------------------------------------------------------------

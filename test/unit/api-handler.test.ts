@@ -260,6 +260,74 @@ describe('API handler', () => {
     });
   });
 
+  describe('ETag and If-Match', () => {
+    const patch = (headers: Record<string, string>, sizeGiB = 40) =>
+      api.call({ method: 'PATCH', url: '/volumes/data-01', headers, json: { sizeGiB } });
+
+    beforeEach(async () => {
+      await api.call({ method: 'POST', url: '/volumes', json: { volumeId: 'data-01', spec: GP3 } });
+    });
+
+    it('answers one volume or attachment with the strong ETag of its generation; lists carry none', async () => {
+      const created = await api.call({ method: 'POST', url: '/volumes', json: { volumeId: 'data-02', spec: GP3, attachTo: { instanceId: INSTANCE_A } } });
+      expect(created.headers?.ETag).toBe('"1"');
+      expect((await api.call({ method: 'GET', url: '/volumes/data-01' })).headers?.ETag).toBe('"1"');
+      const patched = await patch({});
+      expect(patched.statusCode).toBe(200);
+      expect(patched.headers?.ETag).toBe('"2"');
+      const attached = await api.call({ method: 'PUT', url: `/volumes/data-01/attachments/${INSTANCE_A}` });
+      expect(attached.headers?.ETag).toBe('"1"');
+      expect((await api.call({ method: 'DELETE', url: `/volumes/data-01/attachments/${INSTANCE_A}` })).headers?.ETag).toBe('"1"');
+      expect((await api.call({ method: 'DELETE', url: '/volumes/data-01' })).headers?.ETag).toBe('"2"');
+      expect((await api.call({ method: 'GET', url: '/volumes' })).headers).not.toHaveProperty('ETag');
+    });
+
+    it("keeps the ETag when only the system's status changes", async () => {
+      await api.store.update({ kind: 'volume', volumeId: 'data-01' }, { status: { state: 'available', attempts: 0, updatedAt: '2026-01-01T00:00:05.000Z' } });
+      expect((await api.call({ method: 'GET', url: '/volumes/data-01' })).headers?.ETag).toBe('"1"');
+    });
+
+    it('PATCH with a matching If-Match (any header case) applies and returns the new ETag; `*` matches any', async () => {
+      const matching = await patch({ 'IF-MATCH': '"1"' });
+      expect(matching.statusCode).toBe(200);
+      expect(matching.headers?.ETag).toBe('"2"');
+      const any = await patch({ 'if-match': '*' }, 50);
+      expect(any.statusCode).toBe(200);
+      expect(any.headers?.ETag).toBe('"3"');
+    });
+
+    it('a stale or malformed If-Match is 412 with the current ETag, and changes nothing', async () => {
+      for (const header of ['"7"', '1', 'W/"1"']) {
+        const writes = api.store.writes;
+        const response = await patch({ 'If-Match': header });
+        const problem = expectProblem(response, 412);
+        expect(problem.type).toBe('urn:ebs-provisioner:problem:precondition-failed');
+        expect(problem.detail).toContain('generation 1 (ETag "1")');
+        expect(problem.errors).toEqual([{ path: 'If-Match', message: 'does not name the current generation 1 (ETag "1")' }]);
+        expect(response.headers?.ETag).toBe('"1"');
+        expect(api.store.writes).toBe(writes);
+      }
+      expect(VolumeDetailsSchema.parse((await api.call({ method: 'GET', url: '/volumes/data-01' })).json)).toMatchObject({ generation: 1, spec: { sizeGiB: 20 } });
+    });
+
+    it('DELETE, retry and the attachment routes take If-Match too', async () => {
+      expectProblem(await api.call({ method: 'DELETE', url: '/volumes/data-01', headers: { 'If-Match': '"2"' } }), 412);
+      expectProblem(await api.call({ method: 'POST', url: '/volumes/data-01/retry', headers: { 'If-Match': '"2"' } }), 412);
+      expectProblem(await api.call({ method: 'PUT', url: `/volumes/data-01/attachments/${INSTANCE_A}`, headers: { 'If-Match': '*' } }), 412);
+      expect((await api.call({ method: 'PUT', url: `/volumes/data-01/attachments/${INSTANCE_A}` })).statusCode).toBe(201);
+      expectProblem(await api.call({ method: 'POST', url: `/volumes/data-01/attachments/${INSTANCE_A}/retry`, headers: { 'If-Match': '"2"' } }), 412);
+      expectProblem(await api.call({ method: 'DELETE', url: `/volumes/data-01/attachments/${INSTANCE_A}`, headers: { 'If-Match': '"2"' } }), 412);
+      expect((await api.call({ method: 'DELETE', url: `/volumes/data-01/attachments/${INSTANCE_A}`, headers: { 'If-Match': '"1"' } })).statusCode).toBe(202);
+      const deleted = await api.call({ method: 'DELETE', url: '/volumes/data-01', headers: { 'If-Match': '"1"' } });
+      expect(deleted.statusCode).toBe(202);
+      expect(deleted.json).toMatchObject({ life: 'dying' });
+    });
+
+    it('GET ignores If-Match: only the writes take it', async () => {
+      expect((await api.call({ method: 'GET', url: '/volumes/data-01', headers: { 'If-Match': '"9"' } })).statusCode).toBe(200);
+    });
+  });
+
   describe('routing', () => {
     it('is 404 for an unknown route', async () => {
       const problem = expectProblem(await api.call({ method: 'GET', url: '/snapshots' }), 404);

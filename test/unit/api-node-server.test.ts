@@ -79,6 +79,31 @@ describe('local API server', () => {
     expect(await options.json()).toMatchObject({ type: 'urn:ebs-provisioner:problem:method-not-allowed' });
   });
 
+  it('passes ETag out and If-Match in over HTTP, several If-Match fields read as one list', async () => {
+    server = await startApiServer(createApiHandler({ store: new MemoryRecordStore(), clock: new ManualClock() }));
+    const json = { 'content-type': 'application/json' };
+    const created = await fetch(`${server.url}/volumes`, {
+      method: 'POST',
+      headers: json,
+      body: JSON.stringify({ volumeId: 'data-01', spec: { sizeGiB: 20, volumeType: 'gp3', availabilityZone: 'us-east-1a' } }),
+    });
+    expect(created.headers.get('etag')).toBe('"1"');
+    const stale = await fetch(`${server.url}/volumes/data-01`, { method: 'PATCH', headers: { ...json, 'if-match': '"5"' }, body: '{"sizeGiB":30}' });
+    expect(stale.status).toBe(412);
+    expect(stale.headers.get('etag')).toBe('"1"');
+    const status = await new Promise<number>((resolve, reject) => {
+      const req = request(`${server!.url}/volumes/data-01`, { method: 'PATCH', headers: json }, (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      });
+      req.setHeader('if-match', ['"5"', '"1"']); // two header fields
+      req.on('error', reject);
+      req.end('{"sizeGiB":30}');
+    });
+    expect(status).toBe(200);
+    expect((await fetch(`${server.url}/volumes/data-01`)).headers.get('etag')).toBe('"2"');
+  });
+
   it('answers a handler crash with a 500 problem', async () => {
     server = await startApiServer(async () => {
       throw new Error('boom');

@@ -85,6 +85,33 @@ describe('OpenAPI document', () => {
     }
   });
 
+  it('documents If-Match, 412 and the ETag header on exactly the routes that take or give them', () => {
+    type Operation = { parameters?: Array<{ name: string; in: string; required?: boolean }>; responses: Record<string, { headers?: Record<string, unknown> }> };
+    const operation = (path: string, method: string) => (document.paths as Record<string, Record<string, Operation>>)[path]![method]!;
+    const takesIfMatch = (op: Operation) => op.parameters?.some((p) => p.in === 'header' && p.name === 'If-Match' && p.required === false) ?? false;
+    const writes = [
+      ['/volumes/{volumeId}', 'patch'],
+      ['/volumes/{volumeId}', 'delete'],
+      ['/volumes/{volumeId}/retry', 'post'],
+      ['/volumes/{volumeId}/attachments/{instanceId}', 'put'],
+      ['/volumes/{volumeId}/attachments/{instanceId}', 'delete'],
+      ['/volumes/{volumeId}/attachments/{instanceId}/retry', 'post'],
+    ] as const;
+    for (const [path, method] of writes) {
+      const op = operation(path, method);
+      expect(takesIfMatch(op), `${method} ${path}`).toBe(true);
+      expect(op.responses['412'], `${method} ${path}`).toBeDefined();
+      const success = Object.entries(op.responses).filter(([status]) => status.startsWith('2'));
+      for (const [, response] of success) expect(response.headers, `${method} ${path}`).toHaveProperty('ETag');
+    }
+    expect(operation('/volumes/{volumeId}', 'get').responses['200']!.headers).toHaveProperty('ETag');
+    expect(operation('/volumes', 'post').responses['201']!.headers).toHaveProperty('ETag');
+    for (const [path, method] of [['/volumes', 'get'], ['/volumes/{volumeId}', 'get'], ['/volumes', 'post']] as const) {
+      expect(takesIfMatch(operation(path, method))).toBe(false);
+    }
+    expect(operation('/volumes', 'get').responses['200']!.headers).toBeUndefined();
+  });
+
   it('is committed up to date in docs/openapi.json (regenerate with `npm run openapi`)', () => {
     expect(readFileSync(OPENAPI_DOCUMENT_PATH, 'utf8')).toBe(renderOpenApiDocument());
   });

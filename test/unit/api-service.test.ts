@@ -8,6 +8,7 @@ import { DEFAULT_ENGINE_CONFIG } from '../../lib/engine/config.js';
 import type { SharedRateBudget } from '../../lib/engine/ports.js';
 import { ApiProblem } from '../../lib/api/problem.js';
 import { MAX_STORE_READS_PER_PAGE, VolumeService } from '../../lib/api/service.js';
+import { parseIfMatch } from '../../lib/api/preconditions.js';
 import { INSTANCE_A, INSTANCE_B, ManualClock, sequentialIds } from './api-fixtures.js';
 import { OWNERSHIP_TAGS } from '../../lib/settings.js';
 
@@ -658,6 +659,131 @@ describe('VolumeService', () => {
       expect(store.writes).toBe(writes);
       expect((await volume('data-01'))?.life).toBe('alive');
       expect((await problemOf(() => service.deleteAttachment('data-01', INSTANCE_B))).status).toBe(404);
+    });
+  });
+
+  describe('If-Match preconditions', () => {
+    const ifMatch = parseIfMatch;
+    const failVolume = () =>
+      store.update<VolumeRecord>(volumeKey('data-01'), {
+        status: { state: 'error', code: 'InternalError', message: 'boom', attempts: 5, updatedAt: '2026-01-01T00:00:00.000Z' },
+      });
+    beforeEach(async () => {
+      await service.createVolume({ volumeId: 'data-01', spec: GP3 });
+      await service.patchVolume('data-01', { sizeGiB: 30 }); // generation 2
+    });
+
+    it('reads `*`, lists of strong tags, and anything else as naming no generation', () => {
+      expect(parseIfMatch('*')).toMatchObject({ any: true });
+      expect(parseIfMatch('"7"').generations).toEqual([7]);
+      expect(parseIfMatch(' "1" , "12"').generations).toEqual([1, 12]);
+      expect(parseIfMatch('"1", W/"2"').generations).toEqual([1]);
+      for (const malformed of ['7', '"7', 'W/"7"', '"abc"', '"0"', '"07"', '"1",', '', '"1" "2"']) {
+        expect(parseIfMatch(malformed), malformed).toEqual({ header: malformed, any: false, generations: [] });
+      }
+    });
+
+    it('PATCH applies the change when If-Match names the current generation, or is `*`', async () => {
+      expect((await service.patchVolume('data-01', { sizeGiB: 40 }, ifMatch('"2"'))).generation).toBe(3);
+      expect((await service.patchVolume('data-01', { sizeGiB: 50 }, ifMatch('"1", "3"'))).generation).toBe(4);
+      const details = await service.patchVolume('data-01', { sizeGiB: 60 }, ifMatch('*'));
+      expect(details).toMatchObject({ generation: 5, spec: { sizeGiB: 60 } });
+    });
+
+    it('PATCH is 412 naming the current generation, and changes nothing, when If-Match is stale or malformed', async () => {
+      const before = await volume('data-01');
+      const writes = store.writes;
+      for (const header of ['"1"', '2', 'W/"2"', '"two"']) {
+        const problem = await problemOf(() => service.patchVolume('data-01', { sizeGiB: 40 }, ifMatch(header)));
+        expect(problem.status, header).toBe(412);
+        expect(problem.kind).toBe('precondition-failed');
+        expect(problem.detail).toContain('volume data-01 is at generation 2 (ETag "2")');
+        expect(problem.errors).toEqual([{ path: 'If-Match', message: 'does not name the current generation 2 (ETag "2")' }]);
+        expect(problem.headers).toEqual({ ETag: '"2"' });
+      }
+      expect(store.writes).toBe(writes);
+      expect(await volume('data-01')).toEqual(before);
+    });
+
+    it('PATCH is 412 when another client changes the volume between the read and the write, keeping that change', async () => {
+      raceFirstWrite((update) => update<VolumeRecord>(volumeKey('data-01'), { spec: { ...GP3, sizeGiB: 35 }, generation: 3 }));
+      const problem = await problemOf(() => service.patchVolume('data-01', { sizeGiB: 40 }, ifMatch('"2"')));
+      expect(problem.status).toBe(412);
+      expect(problem.detail).toContain('generation 3');
+      expect(await volume('data-01')).toMatchObject({ generation: 3, spec: { sizeGiB: 35 } });
+    });
+
+    it('PATCH writes conditionally on the generation If-Match names, so the store refuses a change it has not seen', async () => {
+      const conditions: Array<WriteCondition | undefined> = [];
+      const update = store.update.bind(store);
+      store.update = async <R extends VolumeRecord | AttachmentRecord>(key: RecordKey, changes: RecordChanges<R>, condition?: WriteCondition) => {
+        conditions.push(condition);
+        return update<R>(key, changes, condition);
+      };
+      await service.patchVolume('data-01', { sizeGiB: 40 }, ifMatch('"2"'));
+      await service.patchVolume('data-01', { sizeGiB: 50 });
+      expect(conditions[0]).toMatchObject({ generation: 2, life: 'alive' });
+      expect(conditions[1]).not.toHaveProperty('generation');
+    });
+
+    it("PATCH still applies when only the system's status changed between the read and the write: that is not the client's to conflict with", async () => {
+      raceFirstWrite((update) => update<VolumeRecord>(volumeKey('data-01'), { status: { state: 'creating', attempts: 1, updatedAt: '2026-01-01T00:00:01.000Z' } }));
+      const details = await service.patchVolume('data-01', { sizeGiB: 40 }, ifMatch('"2"'));
+      expect(details).toMatchObject({ generation: 3, spec: { sizeGiB: 40 }, status: { state: 'creating' } });
+    });
+
+    it('DELETE marks the volume dying only when If-Match holds; a race with a client change is 412', async () => {
+      expect((await problemOf(() => service.deleteVolume('data-01', ifMatch('"1"')))).status).toBe(412);
+      expect((await volume('data-01'))?.life).toBe('alive');
+      raceFirstWrite((update) => update<VolumeRecord>(volumeKey('data-01'), { spec: { ...GP3, sizeGiB: 35 }, generation: 3 }));
+      expect((await problemOf(() => service.deleteVolume('data-01', ifMatch('"2"')))).status).toBe(412);
+      expect((await volume('data-01'))?.life).toBe('alive');
+      expect((await service.deleteVolume('data-01', ifMatch('"3"'))).life).toBe('dying');
+      // Deleting leaves the generation (and so the ETag) as it is; repeating it is harmless.
+      expect((await service.deleteVolume('data-01', ifMatch('"3"'))).generation).toBe(3);
+    });
+
+    it('retry bumps the generation only when If-Match holds', async () => {
+      await failVolume();
+      const stale = await problemOf(() => service.retryVolume('data-01', ifMatch('"1"')));
+      expect(stale.status).toBe(412);
+      expect((await volume('data-01'))?.generation).toBe(2);
+      expect((await service.retryVolume('data-01', ifMatch('"2"'))).generation).toBe(3);
+    });
+
+    it('attachments: PUT needs an existing attachment at the named generation; retry and DELETE check it too', async () => {
+      const writes = store.writes;
+      const absent = await problemOf(() => service.putAttachment('data-01', INSTANCE_A, {}, { ifMatch: ifMatch('*') }));
+      expect(absent.status).toBe(412);
+      expect(absent.detail).toContain('does not exist');
+      expect(store.writes).toBe(writes);
+      expect(await attachment('data-01', INSTANCE_A)).toBeUndefined();
+
+      await service.putAttachment('data-01', INSTANCE_A, {});
+      expect(await service.putAttachment('data-01', INSTANCE_A, {}, { ifMatch: ifMatch('"1"') })).toMatchObject({ created: false });
+      expect((await problemOf(() => service.putAttachment('data-01', INSTANCE_A, {}, { ifMatch: ifMatch('"2"') }))).status).toBe(412);
+
+      await store.update<AttachmentRecord>(attachmentKey('data-01', INSTANCE_A), {
+        status: { state: 'error', code: 'InvalidVolume.ZoneMismatch', message: 'wrong AZ', attempts: 1, updatedAt: '2026-01-01T00:00:00.000Z' },
+      });
+      expect((await problemOf(() => service.retryAttachment('data-01', INSTANCE_A, ifMatch('"2"')))).status).toBe(412);
+      expect((await service.retryAttachment('data-01', INSTANCE_A, ifMatch('"1"'))).generation).toBe(2);
+      expect((await problemOf(() => service.deleteAttachment('data-01', INSTANCE_A, ifMatch('"1"')))).status).toBe(412);
+      expect((await attachment('data-01', INSTANCE_A))?.life).toBe('alive');
+      expect((await service.deleteAttachment('data-01', INSTANCE_A, ifMatch('"2"'))).life).toBe('dying');
+    });
+
+    it('an attachment written before it had a generation is at generation 1, pinned by its version', async () => {
+      await service.putAttachment('data-01', INSTANCE_A, {});
+      const { generation: _dropped, ...older } = (await attachment('data-01', INSTANCE_A))!;
+      store.putRaw(older);
+      // Another client's retry lands between the read and the write: the version the write is pinned to moved.
+      raceFirstWrite((update) => update<AttachmentRecord>(attachmentKey('data-01', INSTANCE_A), { generation: 2 }));
+      const problem = await problemOf(() => service.deleteAttachment('data-01', INSTANCE_A, ifMatch('"1"')));
+      expect(problem.status).toBe(412);
+      expect(problem.detail).toContain('generation 2');
+      expect((await attachment('data-01', INSTANCE_A))?.life).toBe('alive');
+      expect((await service.deleteAttachment('data-01', INSTANCE_A, ifMatch('"2"'))).life).toBe('dying');
     });
   });
 
