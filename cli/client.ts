@@ -45,6 +45,8 @@ export interface ApiClientOptions {
 export interface ApiResult<T> {
   status: number;
   body: T;
+  /** The `ETag` of the record answered with: give it as `ifMatch` to change it only if no other client did meanwhile. */
+  etag?: string;
 }
 
 export class ApiClient {
@@ -74,8 +76,10 @@ export class ApiClient {
     return this.request<VolumeDetails>('GET', `/volumes/${encodeURIComponent(volumeId)}`);
   }
 
-  patchVolume(volumeId: string, patch: PatchVolumeRequest) {
-    return this.request<VolumeDetails>('PATCH', `/volumes/${encodeURIComponent(volumeId)}`, { body: patch });
+  /** With `ifMatch` (an `etag` read before), the API answers 412 instead of changing a volume another client changed since. */
+  patchVolume(volumeId: string, patch: PatchVolumeRequest, options: { ifMatch?: string } = {}) {
+    const headers = options.ifMatch === undefined ? undefined : { 'if-match': options.ifMatch };
+    return this.request<VolumeDetails>('PATCH', `/volumes/${encodeURIComponent(volumeId)}`, { body: patch, headers });
   }
 
   retryVolume(volumeId: string) {
@@ -105,14 +109,14 @@ export class ApiClient {
   async request<T>(
     method: string,
     path: string,
-    options: { query?: Record<string, string | number | undefined>; body?: unknown } = {},
+    options: { query?: Record<string, string | number | undefined>; body?: unknown; headers?: Record<string, string> | undefined } = {},
   ): Promise<ApiResult<T>> {
     const url = new URL(path.replace(/^\//, ''), this.base);
     for (const [name, value] of Object.entries(options.query ?? {})) {
       if (value !== undefined) url.searchParams.set(name, String(value));
     }
     const body = options.body === undefined ? undefined : JSON.stringify(options.body);
-    let headers: Record<string, string> = { accept: 'application/json, application/problem+json' };
+    let headers: Record<string, string> = { accept: 'application/json, application/problem+json', ...options.headers };
     if (body !== undefined) headers['content-type'] = 'application/json';
     if (this.options.signer) {
       headers = await this.options.signer({ method, url, headers, ...(body !== undefined ? { body } : {}) });
@@ -150,7 +154,8 @@ export class ApiClient {
         problem?.detail ?? (typeof (parsed as { message?: unknown })?.message === 'string' ? (parsed as { message: string }).message : text);
       throw new ApiError(response.status, problem, message || response.statusText, parsed);
     }
-    return { status: response.status, body: parsed as T };
+    const etag = response.headers.get('etag');
+    return { status: response.status, body: parsed as T, ...(etag !== null ? { etag } : {}) };
   }
 }
 

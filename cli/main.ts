@@ -14,7 +14,7 @@ import type { CreateVolumeRequest, PatchVolumeRequest, VolumeView } from '../lib
 import type { VolumeSpec } from '../lib/domain/records.js';
 import type { Clock } from '../lib/engine/ports.js';
 import { SystemClock } from '../lib/memory/clock.js';
-import { ApiClient } from './client.js';
+import { ApiClient, ApiError } from './client.js';
 import { attachmentLine, attachmentsTable, formatError, volumeDetails, volumesTable, type OutputFormat } from './format.js';
 import { createRequestSigner, isExecuteApiUrl, regionFromUrl, type AwsCredentialsProvider } from './sigv4.js';
 import { waitableStates, waitFor, type Progress, type WaitOutcome } from './wait.js';
@@ -62,6 +62,9 @@ interface GlobalOptions {
 }
 
 class UsageError extends Error {}
+
+/** Read-and-write rounds `volumes tag` makes while other clients keep changing the volume, before it gives up. */
+export const TAG_ATTEMPTS = 3;
 
 /** Sizes, IOPS, throughput and counts; EBS's own limits per volume type are the API's to check. */
 const POSITIVE = wholeNumberOption({ min: 1 });
@@ -214,12 +217,23 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       const both = Object.keys(options.tag ?? {}).filter((key) => options.untag?.includes(key));
       if (both.length > 0) throw new UsageError(`both set and removed: ${both.join(', ')}`);
       const api = client(command);
-      // The API replaces the tag map whole: start from the volume's tags as they are.
-      const { body: current } = await api.getVolume(volumeId);
-      const tags = { ...current.spec.tags, ...options.tag };
-      for (const key of options.untag ?? []) delete tags[key];
-      const { body } = await api.patchVolume(volumeId, { tags: Object.keys(tags).length > 0 ? tags : null });
-      print(command, body, () => volumeDetails(body));
+      // The API replaces the tag map whole: start from the volume's tags as they are, and write only
+      // if they still are (If-Match), so another client's change made meanwhile is read and kept.
+      for (let attempt = 1; ; attempt++) {
+        const { body: current, etag } = await api.getVolume(volumeId);
+        const tags = { ...current.spec.tags, ...options.tag };
+        for (const key of options.untag ?? []) delete tags[key];
+        try {
+          const { body } = await api.patchVolume(volumeId, { tags: Object.keys(tags).length > 0 ? tags : null }, { ifMatch: etag });
+          print(command, body, () => volumeDetails(body));
+          return;
+        } catch (error) {
+          if (!(error instanceof ApiError && error.status === 412)) throw error;
+          if (attempt >= TAG_ATTEMPTS) {
+            throw new Error(`volume ${volumeId} was changed by another client during each of ${TAG_ATTEMPTS} attempts; its tags were not changed: run the command again`, { cause: error });
+          }
+        }
+      }
     });
 
   volumes

@@ -5,7 +5,7 @@ import { startApiServer, type RunningApiServer } from '../../lib/api/node-server
 import { MemoryRecordStore } from '../../lib/memory/store.js';
 import { MemoryRateBudget } from '../../lib/memory/rate-budget.js';
 import { DEFAULT_ENGINE_CONFIG } from '../../lib/engine/config.js';
-import { EXIT, runCli, type CliIo } from '../../cli/main.js';
+import { EXIT, runCli, TAG_ATTEMPTS, type CliIo } from '../../cli/main.js';
 import { INSTANCE_A, INSTANCE_B, ManualClock, sequentialIds } from './api-fixtures.js';
 
 const volumeKey = (volumeId: string): RecordKey => ({ kind: 'volume', volumeId });
@@ -23,6 +23,8 @@ describe('CLI against the API over HTTP', () => {
   let server: RunningApiServer;
   /** Requests the CLI sent, as the fetch it used saw them. */
   let sent: Array<{ url: string; method: string; headers: Record<string, string> }>;
+  /** Runs before each request reaches the API: lets a test change the world between the CLI's requests. */
+  let beforeSend: ((request: { url: string; method: string }) => Promise<void>) | undefined;
 
   beforeAll(async () => {
     // One server for the file; each test gets a fresh store behind it.
@@ -38,6 +40,7 @@ describe('CLI against the API over HTTP', () => {
     clock = new ManualClock();
     currentHandler = createApiHandler({ store, clock, newVolumeId: sequentialIds() });
     sent = [];
+    beforeSend = undefined;
   });
 
   async function cli(...argv: string[]): Promise<Run> {
@@ -54,6 +57,7 @@ describe('CLI against the API over HTTP', () => {
         const headers: Record<string, string> = {};
         new Headers(init?.headers).forEach((value, name) => (headers[name] = value));
         sent.push({ url: String(input), method: init?.method ?? 'GET', headers });
+        await beforeSend?.({ url: String(input), method: init?.method ?? 'GET' });
         return fetch(input, init);
       },
     };
@@ -153,6 +157,40 @@ describe('CLI against the API over HTTP', () => {
       const absent = await cli('volumes', 'retry-attachment', 'data-01', INSTANCE_A);
       expect(absent.code).toBe(EXIT.failed);
       expect(absent.stderr).toContain('does not exist');
+    });
+
+    it('tag writes only if the volume is as read (If-Match), and reads again after another client changed it', async () => {
+      await cli('volumes', 'create', '--az', 'us-east-1a', '--size', '20', '--id', 'data-01', '--tag', 'env=dev');
+      let raced = false;
+      beforeSend = async ({ method }) => {
+        if (method !== 'PATCH' || raced) return;
+        raced = true; // another client sets a tag between this command's read and its write
+        const { spec } = (await store.get(volumeKey('data-01'))) as VolumeRecord;
+        await store.update<VolumeRecord>(volumeKey('data-01'), { spec: { ...spec, tags: { env: 'dev', owner: 'ops' } }, generation: 2 });
+      };
+      const tagged = await cli('-o', 'json', 'volumes', 'tag', 'data-01', '--tag', 'team=db', '--untag', 'env');
+      expect(tagged.code).toBe(EXIT.ok);
+      expect(tagged.json).toMatchObject({ generation: 3, spec: { tags: { owner: 'ops', team: 'db' } } });
+      expect((tagged.json as { spec: { tags: object } }).spec.tags).toEqual({ owner: 'ops', team: 'db' });
+      const patches = sent.filter((request) => request.method === 'PATCH');
+      expect(patches.map((request) => request.headers['if-match'])).toEqual(['"1"', '"2"']);
+    });
+
+    it('tag gives up with a clear error, changing nothing, when the volume changes before every write', async () => {
+      await cli('volumes', 'create', '--az', 'us-east-1a', '--size', '20', '--id', 'data-01');
+      let generation = 1;
+      beforeSend = async ({ method }) => {
+        if (method !== 'PATCH') return;
+        const { spec } = (await store.get(volumeKey('data-01'))) as VolumeRecord;
+        await store.update<VolumeRecord>(volumeKey('data-01'), { spec: { ...spec, sizeGiB: spec.sizeGiB + 1 }, generation: ++generation });
+      };
+      const tagged = await cli('volumes', 'tag', 'data-01', '--tag', 'team=db');
+      expect(tagged.code).toBe(EXIT.failed);
+      expect(tagged.stderr).toBe(
+        `error: volume data-01 was changed by another client during each of ${TAG_ATTEMPTS} attempts; its tags were not changed: run the command again\n`,
+      );
+      expect(sent.filter((request) => request.method === 'PATCH')).toHaveLength(TAG_ATTEMPTS);
+      expect((await store.get(volumeKey('data-01')) as VolumeRecord).spec.tags).toBeUndefined();
     });
 
     it('grows, modifies, attaches, detaches and deletes', async () => {
