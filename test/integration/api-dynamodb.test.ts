@@ -1,5 +1,6 @@
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
+import type { VolumeRecord } from '../../lib/domain/records.js';
 import { createApiHandler } from '../../lib/api/handler.js';
 import { startApiServer, type RunningApiServer } from '../../lib/api/node-server.js';
 import { createAwsClients, type AwsClients } from '../../lib/aws/clients.js';
@@ -91,6 +92,41 @@ describeWithMoto('HTTP API on the DynamoDB store (moto)', (endpoint) => {
     expect((byInstance.json.items as Array<{ volumeId: string }>).map((v) => v.volumeId)).toEqual(['v3']);
     const forged = await call('GET', `/volumes?cursor=${Buffer.from('{"filter":"|","store":"forged"}').toString('base64url')}`);
     expect(forged.status).toBe(400);
+  });
+
+  it('refuses a stale If-Match with 412, also when the change lands between the read and the conditional write', async () => {
+    const store = new DynamoRecordStore({ client: clients.doc, tableName });
+    handler = createApiHandler({ store, clock: new FakeClock() });
+    const created = await fetch(`${server.url}/volumes`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ volumeId: 'data-01', spec: { sizeGiB: 20, volumeType: 'gp3', availabilityZone: 'us-east-1a' } }),
+    });
+    expect(created.headers.get('etag')).toBe('"1"');
+    const patch = (ifMatch: string, sizeGiB: number) =>
+      fetch(`${server.url}/volumes/data-01`, { method: 'PATCH', headers: { 'content-type': 'application/json', 'if-match': ifMatch }, body: JSON.stringify({ sizeGiB }) });
+
+    const grown = await patch('"1"', 30);
+    expect(grown.status).toBe(200);
+    expect(grown.headers.get('etag')).toBe('"2"');
+    const stale = await patch('"1"', 40);
+    expect(stale.status).toBe(412);
+    expect(stale.headers.get('etag')).toBe('"2"');
+
+    // Another client's change lands just before the API's write: DynamoDB's condition on the generation refuses it.
+    const update = store.update.bind(store);
+    let raced = false;
+    store.update = async (key, changes, condition) => {
+      if (!raced) {
+        raced = true;
+        await update<VolumeRecord>(key, { spec: { sizeGiB: 35, volumeType: 'gp3', availabilityZone: 'us-east-1a' }, generation: 3 });
+      }
+      return update(key, changes, condition);
+    };
+    const raceLost = await patch('"2"', 50);
+    expect(raceLost.status).toBe(412);
+    expect(((await raceLost.json()) as { detail: string }).detail).toContain('generation 3');
+    expect(await items()).toEqual([expect.objectContaining({ generation: 3, spec: { sizeGiB: 35, volumeType: 'gp3', availabilityZone: 'us-east-1a' } })]);
   });
 
   it('drives a volume through the CLI: grow, attach, detach, delete', async () => {
