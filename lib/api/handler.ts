@@ -74,8 +74,7 @@ function routeHandler(route: ApiRoute, context: RouteContext) {
     // Routes without query parameters reject any, like unknown body fields.
     const query = parseOrThrow(route.query ?? NO_QUERY, singleQueryValues(event), 'query');
     const body = route.body ? parseOrThrow(route.body, requestBody(event, route), 'body') : undefined;
-    // The header normalizer lowercased the names; several If-Match fields arrive joined as one list.
-    const ifMatchHeader = route.ifMatch ? event.headers?.['if-match'] : undefined;
+    const ifMatchHeader = route.ifMatch ? ifMatchOf(event) : undefined;
     const ifMatch = ifMatchHeader === undefined ? undefined : parseIfMatch(ifMatchHeader);
     const result = await route.run(context, { params, query, body, ifMatch });
     return {
@@ -88,6 +87,15 @@ function routeHandler(route: ApiRoute, context: RouteContext) {
   return middy<APIGatewayProxyEvent, APIGatewayProxyResult>()
     .use(jsonBody({ optional: route.bodyRequired === false }))
     .handler(run);
+}
+
+/**
+ * Every `If-Match` field as one list (RFC 9110 §5.3): API Gateway keeps only the last of repeated
+ * fields in `headers`, all of them in `multiValueHeaders` (both lowercased by the header normalizer).
+ */
+function ifMatchOf(event: APIGatewayProxyEvent): string | undefined {
+  const fields = event.multiValueHeaders?.['if-match'];
+  return fields && fields.length > 0 ? fields.join(', ') : event.headers?.['if-match'];
 }
 
 /** The parsed body; a missing optional body reads as `{}`, a missing required one fails validation. */

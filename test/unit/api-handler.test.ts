@@ -323,6 +323,15 @@ describe('API handler', () => {
       expect(deleted.json).toMatchObject({ life: 'dying' });
     });
 
+    it('reads repeated If-Match fields as one list, as API Gateway passes them (headers keeps only the last)', async () => {
+      const event = toProxyEvent({ method: 'PATCH', url: '/volumes/data-01', headers: { 'content-type': 'application/json' }, body: '{"sizeGiB":40}' });
+      event.headers['If-Match'] = '"5"';
+      event.multiValueHeaders['If-Match'] = ['"1"', '"5"'];
+      const response = await api.handler(event, localLambdaContext(event.requestContext.requestId));
+      expect(response.statusCode).toBe(200);
+      expect(response.headers?.ETag).toBe('"2"');
+    });
+
     it('GET ignores If-Match: only the writes take it', async () => {
       expect((await api.call({ method: 'GET', url: '/volumes/data-01', headers: { 'If-Match': '"9"' } })).statusCode).toBe(200);
     });
