@@ -20,8 +20,12 @@ export function entityTag(generation: number): string {
   return `"${generation}"`;
 }
 
-/** One entity tag of an `If-Match` list: `W/"…"` (weak) or `"…"` (strong), per RFC 9110 §8.8.3. */
-const ENTITY_TAG = /^(W\/)?"([\x21\x23-\x7e\x80-\xff]*)"$/;
+/**
+ * One element of an `If-Match` list at the start of the rest: `W/"…"` (weak) or `"…"` (strong) per
+ * RFC 9110 §8.8.3, or nothing (an empty element, which §5.6.1.2 says to ignore), then the comma
+ * or the end. The opaque part may hold a comma, so the list is not split on commas.
+ */
+const LIST_ELEMENT = /^[ \t]*(?:(W\/)?"([\x21\x23-\x7e\x80-\xff]*)")?[ \t]*(?:,|$)/;
 
 /**
  * Reads an `If-Match` header: `*`, or a comma-separated list of entity tags. Weak tags never match
@@ -31,14 +35,19 @@ const ENTITY_TAG = /^(W\/)?"([\x21\x23-\x7e\x80-\xff]*)"$/;
 export function parseIfMatch(header: string): Precondition {
   const text = header.trim();
   if (text === '*') return { header, any: true, generations: [] };
+  const none: Precondition = { header, any: false, generations: [] };
   const generations: number[] = [];
-  for (const item of text.split(',')) {
-    const match = ENTITY_TAG.exec(item.trim());
-    if (!match) return { header, any: false, generations: [] };
-    const [, weak, opaque] = match;
-    if (!weak && /^[1-9][0-9]{0,15}$/.test(opaque!)) generations.push(Number(opaque));
+  let tags = 0;
+  for (let rest = text; rest !== ''; ) {
+    const match = LIST_ELEMENT.exec(rest);
+    if (!match || match[0] === '') return none;
+    const [element, weak, opaque] = match;
+    rest = rest.slice(element.length);
+    if (opaque === undefined) continue;
+    tags++;
+    if (!weak && /^[1-9][0-9]{0,15}$/.test(opaque)) generations.push(Number(opaque));
   }
-  return { header, any: false, generations };
+  return tags === 0 ? none : { header, any: false, generations };
 }
 
 /**

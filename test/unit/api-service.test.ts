@@ -678,7 +678,11 @@ describe('VolumeService', () => {
       expect(parseIfMatch('"7"').generations).toEqual([7]);
       expect(parseIfMatch(' "1" , "12"').generations).toEqual([1, 12]);
       expect(parseIfMatch('"1", W/"2"').generations).toEqual([1]);
-      for (const malformed of ['7', '"7', 'W/"7"', '"abc"', '"0"', '"07"', '"1",', '', '"1" "2"']) {
+      // Empty list elements are ignored (RFC 9110 §5.6.1.2); a comma inside an opaque tag does not split it.
+      expect(parseIfMatch('"1",').generations).toEqual([1]);
+      expect(parseIfMatch(', "1" ,, "2"').generations).toEqual([1, 2]);
+      expect(parseIfMatch('"a,b", "3"').generations).toEqual([3]);
+      for (const malformed of ['7', '"7', 'W/"7"', '"abc"', '"0"', '"07"', '', ' , ', '"1" "2"', '"1", 2']) {
         expect(parseIfMatch(malformed), malformed).toEqual({ header: malformed, any: false, generations: [] });
       }
     });
