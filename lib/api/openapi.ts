@@ -50,8 +50,17 @@ const ETAG_HEADER = {
   },
 };
 
-function problemResponse(description: string): ResponseConfig {
-  return { description, content: { [PROBLEM_CONTENT_TYPE]: { schema: ProblemSchema } } };
+/** The `ETag` header of a 412: the current generation, absent when the record does not exist. */
+const PRECONDITION_ETAG_HEADER = {
+  ETag: {
+    description: "Strong entity tag of the record's current `generation`, when the record exists: read it again and reapply the change.",
+    required: false,
+    schema: { type: 'string' as const, example: '"7"' },
+  },
+};
+
+function problemResponse(description: string, headers?: ResponseConfig['headers']): ResponseConfig {
+  return { description, ...(headers ? { headers } : {}), content: { [PROBLEM_CONTENT_TYPE]: { schema: ProblemSchema } } };
 }
 
 /**
@@ -84,7 +93,7 @@ export function buildOpenApiDocument(routes: readonly ApiRoute[] = ROUTES) {
       };
     }
     for (const [status, description] of Object.entries({ ...commonProblems(route), ...route.problems })) {
-      responses[status] = problemResponse(description);
+      responses[status] = problemResponse(description, route.ifMatch && status === '412' ? PRECONDITION_ETAG_HEADER : undefined);
     }
     registry.registerPath({
       method: route.method.toLowerCase() as Lowercase<ApiRoute['method']>,
