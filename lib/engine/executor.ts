@@ -44,6 +44,7 @@ import {
   specRejection,
   tagCalls,
   tagsNeeded,
+  volumeRecordWrittenSince,
   type Decision,
 } from './planner.js';
 import {
@@ -822,7 +823,7 @@ export class Executor {
       this.describeInstances([...instanceIds], now, describeAfresh),
       this.describe(modifyingIds, this.config.describeChunkSize.volumes, (ids) => this.deps.provider.describeVolumeModifications(ids), (m) => m.ebsVolumeId),
       // Detaches and checks of detaches of attachments whose volume record is gone find its EC2 volumes by their tags.
-      this.findOrphans([...detaches, ...attachmentChecks.filter((item) => item.record!.status.state === 'detaching')].filter((item) => !item.volume)),
+      this.findOrphans([...detaches.filter((item) => !item.volume), ...attachmentChecks.filter(detachingByTags)]),
     ]);
 
     for (const item of volumeChecks) item.result = this.guard(item, () => this.checkVolume(item, now, volumes, modifications));
@@ -1594,8 +1595,8 @@ export class Executor {
     const attachment = item.record as AttachmentRecord;
     const state = attachment.status.state;
     if (!(volumes instanceof Map)) return this.attachmentFailure(attachment, now, 'Describe', volumes);
-    if (state === 'detaching' && !item.volume) {
-      // Its volume record was removed: the volumes its detach found by their tags, looked for again.
+    if (detachingByTags(item)) {
+      // Its volume record was removed (and perhaps written again since): the volumes its detach found by their tags, looked for again.
       const found = item.orphans ?? [];
       if (!Array.isArray(found)) return this.attachmentFailure(attachment, now, 'Describe', found);
       if (found.some((volume) => attachedTo(volume, attachment.instanceId))) return this.stillInProgress(attachment, now, `detaching from ${attachment.instanceId}`);
@@ -2020,6 +2021,17 @@ export class Executor {
       for (const { item } of followUps) item.infraFailed = true;
     }
   }
+}
+
+/**
+ * Whether an attachment's detach is of volumes found by their tags: it is detaching and its volume
+ * record was removed, or removed and written again since the detach began (the new record's
+ * volume is not the one being detached).
+ */
+function detachingByTags(item: Item): boolean {
+  const attachment = item.record as AttachmentRecord;
+  if (attachment.status.state !== 'detaching') return false;
+  return !item.volume || volumeRecordWrittenSince(attachment, item.volume, attachment.status.operationStartedAt ?? attachment.status.updatedAt);
 }
 
 /** Whether EC2 shows `volume` attached to the instance (attaching, attached, busy or detaching). */

@@ -320,9 +320,17 @@ function mayBeAttached(attachment: AttachmentRecord): boolean {
 export function volumeRecordLost(attachment: AttachmentRecord, volume: VolumeRecord | undefined): boolean {
   if (!mayBeAttached(attachment)) return false;
   if (!volume || attachment.status.code === VOLUME_RECORD_REMOVED_CODE) return true;
+  return volumeRecordWrittenSince(attachment, volume, attachment.status.updatedAt);
+}
+
+/**
+ * Whether `volume` is a record written under the attachment's volume id after `since` (ISO-8601),
+ * not the one the attachment attached.
+ */
+export function volumeRecordWrittenSince(attachment: AttachmentRecord, volume: VolumeRecord, since: string): boolean {
   // Its attach was for this record: whatever the clocks say (a client writing the table stamps createdAt with its own).
   if (attachment.volumeCreatedAt === volume.createdAt) return false;
-  return Date.parse(attachment.status.updatedAt) < Date.parse(volume.createdAt);
+  return Date.parse(since) < Date.parse(volume.createdAt);
 }
 
 /** Where EC2 may hold the volume of an attachment that lost its volume record. */

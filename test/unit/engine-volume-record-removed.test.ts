@@ -446,6 +446,32 @@ describe('deleting an attachment whose volume record was removed from the table'
     expect(await attachmentOf(h)).toBeUndefined();
   });
 
+  it('a volume record written again while the detach is under way: the attachment goes only once EC2 shows the removed record\'s volume detached', async () => {
+    const h = harness({ ebsTimings: { detach: 30 * MINUTE } });
+    const service = new VolumeService({ store: h.store, clock: h.clock });
+    await attached(h);
+    const volume = await ebsVolumeIdOf(h);
+    await h.store.remove(volumeKey('data-1'));
+    await h.watch();
+    await service.deleteAttachment('data-1', INSTANCE);
+    await h.watch();
+    await h.drain();
+    expect((await attachmentOf(h))?.status.state).toBe('detaching');
+
+    await h.clock.advance(1000);
+    await service.createVolume({ volumeId: 'data-1', spec: { sizeGiB: 10, volumeType: 'gp3', availabilityZone: AZ } });
+    await h.watch();
+    await h.settle(10 * MINUTE, 10_000);
+    await h.watch();
+    // EC2 still detaching the removed record's volume: the attachment still says so.
+    expect(h.ebs.volume(volume)?.attachments).toMatchObject([{ instanceId: INSTANCE, state: 'detaching' }]);
+    expect((await attachmentOf(h))?.status.state).toBe('detaching');
+    await h.settle(30 * MINUTE, 30_000);
+    expect(h.ebs.volume(volume)?.attachments).toEqual([]);
+    expect(await attachmentOf(h)).toBeUndefined();
+    expect(h.ebs.calls.DetachVolume).toBe(1);
+  });
+
   it('a volume detached outside the provisioner meanwhile: no DetachVolume, the record goes at once', async () => {
     const { h, log, service } = setup();
     await attached(h);
