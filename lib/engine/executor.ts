@@ -1758,10 +1758,19 @@ export class Executor {
     return { ...terminal, retryAtMs: atMs, changes: { ...terminal.changes, status } };
   }
 
+  /**
+   * An attachment's step failed for good. The planner takes a dying one in error up again (its
+   * detach, with its volume found by its tags when the volume record is gone), so, as for a dying
+   * volume (`dyingTerminal`), that is tried again after the longest backoff rather than at once.
+   */
   private attachmentTerminal(attachment: AttachmentRecord, now: number, code: string, message: string): Result {
     const state = attachment.status.state === 'error' ? 'error' : nextAttachmentState(attachment.status.state, 'failed');
     this.deps.metrics.count(METRICS.failed);
-    return { outcome: 'failed', changes: { status: failureStatus(attachment.status, state, now, { code, message, attempts: attachment.status.attempts + 1 }) } };
+    const attempts = attachment.status.attempts + 1;
+    if (attachment.life !== 'dying') return { outcome: 'failed', changes: { status: failureStatus(attachment.status, state, now, { code, message, attempts }) } };
+    const atMs = now + this.config.backoff.capSeconds * 1000;
+    const status = failureStatus(attachment.status, state, now, { code, message: `${message}; being deleted: trying again at ${new Date(atMs).toISOString()}`, attempts, nextAttemptAtMs: atMs });
+    return { outcome: 'failed', retryAtMs: atMs, changes: { status } };
   }
 
   /** A failed step of a volume operation: throttled, retried with backoff, or terminal. */

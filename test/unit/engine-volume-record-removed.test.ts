@@ -516,6 +516,32 @@ describe('deleting an attachment whose volume record was removed from the table'
     expect(h.ebs.volume(volume)?.attachments).toEqual([]);
   });
 
+  it('a search or a DetachVolume that fails for good is tried again after the longest backoff, not at once', async () => {
+    for (const fail of ['search', 'DetachVolume'] as const) {
+      const { h, volume } = await orphaned();
+      const denied = new ProviderError('unauthorized', 'UnauthorizedOperation', 'You are not authorized to perform this operation.');
+      const search = h.ebs.findOwnedVolumes.bind(h.ebs);
+      let searches = 0;
+      h.ebs.findOwnedVolumes = async (recordVolumeId) => {
+        searches++;
+        if (fail === 'search') throw denied;
+        return search(recordVolumeId);
+      };
+      if (fail === 'DetachVolume') h.ebs.failNext('DetachVolume', denied, 1000);
+      // 8 attempts with backoff (about 8 minutes), then one every 15 minutes.
+      await h.settle(30 * MINUTE, 10_000);
+      expect((await attachmentOf(h))?.status).toMatchObject({ state: 'error', code: 'UnauthorizedOperation', message: expect.stringMatching(/being deleted: trying again at /), nextAttemptAt: expect.any(String) });
+      expect(searches).toBeLessThanOrEqual(10);
+
+      // Allowed again: the next try detaches it.
+      h.ebs.findOwnedVolumes = search;
+      h.ebs.failNext('DetachVolume', denied, 0);
+      await h.settle(20 * MINUTE, 10_000);
+      expect(await attachmentOf(h)).toBeUndefined();
+      expect(h.ebs.volume(volume)?.attachments).toEqual([]);
+    }
+  });
+
   it('a record id used again: every volume tagged with it that is attached to the instance is detached, and no other', async () => {
     const { h, service } = setup();
     await attached(h);
