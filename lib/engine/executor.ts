@@ -184,7 +184,8 @@ interface Item {
   /** The record's state when the batch read it. */
   readState?: string;
   /**
-   * An attachment whose volume record is missing: the owned EC2 volumes tagged with its volume id
+   * An attachment whose volume record is missing (or, detaching, written again since the detach
+   * began): the owned EC2 volumes tagged with its volume id
    * (`findOwnedVolumes`), or why the search failed.
    */
   orphans?: ProviderVolume[] | ClassifiedError;
@@ -822,7 +823,7 @@ export class Executor {
       this.describe([...volumeIds], this.config.describeChunkSize.volumes, (ids) => this.deps.provider.describeVolumes(ids), (v) => v.ebsVolumeId),
       this.describeInstances([...instanceIds], now, describeAfresh),
       this.describe(modifyingIds, this.config.describeChunkSize.volumes, (ids) => this.deps.provider.describeVolumeModifications(ids), (m) => m.ebsVolumeId),
-      // Detaches and checks of detaches of attachments whose volume record is gone find its EC2 volumes by their tags.
+      // Detaches and checks of detaches of attachments whose volume record is gone (or written again since the detach began) find its EC2 volumes by their tags.
       this.findOrphans([...detaches.filter((item) => !item.volume), ...attachmentChecks.filter(detachingByTags)]),
     ]);
 
