@@ -1959,15 +1959,30 @@ export class Executor {
     const key: RecordKey = { kind: 'volume', volumeId: volume.volumeId };
     try {
       item.volume = await this.deps.store.update<VolumeRecord>(key, changes, { version: volume.version });
-      const decision = planVolume(item.volume, [], now);
-      const showWait = decision.type === 'cooldown' ? this.showWaitAgain(item.volume, decision, now) : undefined;
-      if (showWait) followUps.push({ item, operation: showWait });
+      const next = this.afterVolumeSync(volume, item.volume, now);
+      if (next) followUps.push({ item, operation: next });
       return true;
     } catch (error) {
       if (!(error instanceof ConditionFailedError))
         this.deps.log.warn('volume status write failed; checking the volume instead', { key: keyString(key), error: errorMessage(error) });
       return false;
     }
+  }
+
+  /**
+   * What a live volume's record, brought in line by an attachment's check (`before` → `written`),
+   * needs next: the watcher does not plan on the system's writes, so this check does what the
+   * volume's own would: a wait for EC2's cooldown the write dropped is shown again, and client tags
+   * the write found changed outside are put back (a tag change the client asked for has its
+   * message already).
+   */
+  private afterVolumeSync(before: VolumeRecord, written: VolumeRecord, now: number): QueuedOperation | undefined {
+    if (written.life !== 'alive') return undefined;
+    const decision = planVolume(written, [], now);
+    if (decision.type === 'cooldown') return this.showWaitAgain(written, decision, now);
+    const tagsMoved = canonicalJson(before.observed?.tags ?? null) !== canonicalJson(written.observed?.tags ?? null);
+    if (decision.type === 'operation' && decision.op === 'tag-volume' && tagsMoved) return this.messageAt(decision.op, keyOf(written), decision.reason, now, now);
+    return undefined;
   }
 
   private followUp(item: Item, written: ProvisionerRecord, result: Result, now: number): QueuedOperation | undefined {

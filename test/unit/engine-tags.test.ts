@@ -11,7 +11,7 @@ import { silentLog } from '../../lib/memory/log.js';
 import { MemoryRateBudget } from '../../lib/memory/rate-budget.js';
 import { DEFAULT_ENGINE_CONFIG, type RateBucket } from '../../lib/engine/config.js';
 import { OWNERSHIP_TAGS } from '../../lib/settings.js';
-import { availableVolume, harness, newVolume, volumeKey, volumeOf } from './engine-fixtures.js';
+import { availableVolume, harness, newAttachment, newVolume, volumeKey, volumeOf } from './engine-fixtures.js';
 
 const KEY = volumeKey('data-1');
 const MINUTE = 60_000;
@@ -321,6 +321,26 @@ describe('tag-volume', () => {
       await h.clock.advance(10 * MINUTE);
       expect((await new Reconciler({ store: h.store, queue: h.queue, provider: h.ebs, clock: h.clock, metrics: h.metrics, log: silentLog }).run()).requeued).toEqual([]);
     }
+  });
+
+  it("puts back tags changed outside that an attachment's check sees, without waiting for the reconciler", async () => {
+    const h = await taggedVolume();
+    const ownership = { [OWNERSHIP_TAGS.owner]: 'ebs-provisioner', [OWNERSHIP_TAGS.record]: 'data-1' };
+    const before = await volumeOf(h);
+    h.ebs.retagBehindBack(before.ebsVolumeId!, { ...ownership, team: 'x', env: 'dev' });
+
+    // The attach's check writes the volume's state from its DescribeVolumes answer, tags included.
+    await h.store.create(newAttachment('data-1'));
+    await h.watch();
+    await h.settle(10_000);
+    await h.watch();
+    await h.drain();
+
+    const after = await volumeOf(h);
+    expect(after.status.state).toBe('in-use');
+    expect(h.ebs.calls).toMatchObject({ CreateTags: 1, DeleteTags: 0 });
+    expect(ec2Tags(h, after)).toEqual({ ...ownership, team: 'a', env: 'dev' });
+    expect(after.observed?.tags).toEqual({ team: 'a', env: 'dev' });
   });
 
   it('leaves alone a tag set outside the system under a key the client never named, through the reconciler, checks and tag changes', async () => {
