@@ -14,6 +14,7 @@ import {
   DetachVolumeCommand,
   ModifyVolumeCommand,
   type EC2Client,
+  type Filter,
   type Instance,
   type Volume,
   type VolumeModification,
@@ -164,22 +165,7 @@ export class Ec2VolumeProvider implements VolumeProvider {
 
   async describeVolumes(ebsVolumeIds: string[]): Promise<ProviderVolume[]> {
     const volumes: ProviderVolume[] = [];
-    for (const ids of chunks([...new Set(ebsVolumeIds)], DESCRIBE_IDS_PER_CALL)) {
-      let token: string | undefined;
-      do {
-        const page = await this.call(() =>
-          this.client.send(
-            new DescribeVolumesCommand({
-              Filters: [{ Name: 'volume-id', Values: ids }],
-              MaxResults: VOLUME_PAGE_MAX,
-              NextToken: token,
-            }),
-          ),
-        );
-        for (const volume of page.Volumes ?? []) volumes.push(toProviderVolume(volume));
-        token = page.NextToken;
-      } while (token);
-    }
+    for (const ids of chunks([...new Set(ebsVolumeIds)], DESCRIBE_IDS_PER_CALL)) volumes.push(...(await this.volumesWhere([{ Name: 'volume-id', Values: ids }])));
     return volumes;
   }
 
@@ -304,18 +290,15 @@ export class Ec2VolumeProvider implements VolumeProvider {
   }
 
   async findOwnedVolumes(recordVolumeId: string): Promise<ProviderVolume[]> {
+    return this.volumesWhere([this.ownerFilter(), { Name: `tag:${OWNERSHIP_TAGS.record}`, Values: [recordVolumeId] }]);
+  }
+
+  /** Every volume DescribeVolumes finds with `filters`, page after page. */
+  private async volumesWhere(filters: Filter[]): Promise<ProviderVolume[]> {
     const volumes: ProviderVolume[] = [];
     let token: string | undefined;
     do {
-      const page = await this.call(() =>
-        this.client.send(
-          new DescribeVolumesCommand({
-            Filters: [this.ownerFilter(), { Name: `tag:${OWNERSHIP_TAGS.record}`, Values: [recordVolumeId] }],
-            MaxResults: VOLUME_PAGE_MAX,
-            NextToken: token,
-          }),
-        ),
-      );
+      const page = await this.call(() => this.client.send(new DescribeVolumesCommand({ Filters: filters, MaxResults: VOLUME_PAGE_MAX, NextToken: token })));
       for (const volume of page.Volumes ?? []) volumes.push(toProviderVolume(volume));
       token = page.NextToken;
     } while (token);
