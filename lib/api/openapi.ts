@@ -33,9 +33,9 @@ const IF_MATCH_HEADERS = z.object({
     .optional()
     .meta({
       description:
-        'Make the change only if the record is still at this generation: an `ETag` from an earlier response (e.g. `"7"`), ' +
+        'Make the change only if the record is still as read: an `ETag` from an earlier response (e.g. `"7.mjv2lsw0"`), ' +
         'a comma-separated list of them, or `*` (the record exists). Otherwise 412 and nothing changes. Optional.',
-      example: '"7"',
+      example: '"7.mjv2lsw0"',
     }),
 });
 
@@ -43,19 +43,20 @@ const IF_MATCH_HEADERS = z.object({
 const ETAG_HEADER = {
   ETag: {
     description:
-      "Strong entity tag of the record's `generation` (its client-owned part), e.g. `\"7\"`: give it as `If-Match` to change " +
-      "the record only if no other client changed it meanwhile. The system's own status changes leave it as it is.",
+      "Strong entity tag of the record's `generation` (its client-owned part) and creation time, e.g. `\"7.mjv2lsw0\"` (opaque): give it " +
+      "as `If-Match` to change the record only if no other client changed it, or deleted it and created another, meanwhile. The system's own " +
+      'status changes leave it as it is.',
     required: true,
-    schema: { type: 'string' as const, example: '"7"' },
+    schema: { type: 'string' as const, example: '"7.mjv2lsw0"' },
   },
 };
 
-/** The `ETag` header of a 412: the current generation, absent when the record does not exist. */
+/** The `ETag` header of a 412: the record's current tag, absent when the record does not exist. */
 const PRECONDITION_ETAG_HEADER = {
   ETag: {
-    description: "Strong entity tag of the record's current `generation`, when the record exists: read it again and reapply the change.",
+    description: 'Strong entity tag of the record as it is now, when it exists: read it again and reapply the change.',
     required: false,
-    schema: { type: 'string' as const, example: '"7"' },
+    schema: { type: 'string' as const, example: '"7.mjv2lsw0"' },
   },
 };
 

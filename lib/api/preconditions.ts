@@ -1,7 +1,9 @@
 /**
  * Optimistic concurrency (RFC 9110 §8.8.3, §13.1.1): a volume's or attachment's entity tag names
- * the `generation` of its client-owned part, and `If-Match` makes a write conditional on it. The
- * system's own status writes leave the tag alone: they are not the client's to conflict with.
+ * the `generation` of its client-owned part and when the record was created (so a record deleted
+ * and created again under the same id has another tag), and `If-Match` makes a write conditional
+ * on it. The system's own status writes leave the tag alone: they are not the client's to
+ * conflict with.
  */
 import { ApiProblem } from './problem.js';
 
@@ -11,13 +13,25 @@ export interface Precondition {
   header: string;
   /** `*`: any current record. */
   any: boolean;
-  /** The generations its strong entity tags name; empty when none does (weak, malformed or foreign tags). */
-  generations: readonly number[];
+  /** Its strong entity tags, quoted as sent; empty when it has none (weak or malformed tags). */
+  tags: readonly string[];
 }
 
-/** The strong entity tag of a record at `generation`, e.g. `"7"`. */
-export function entityTag(generation: number): string {
-  return `"${generation}"`;
+/** What a record's entity tag is made of: its generation (an attachment written before it had one is at 1) and its creation time. */
+export interface Versioned {
+  generation?: number;
+  createdAt: string;
+}
+
+/**
+ * The strong entity tag of a record: its generation and its creation time in milliseconds, base
+ * 36, e.g. `"7.mhv9wq8g"`. A `createdAt` that is no time (written straight into the table) leaves
+ * the generation alone, e.g. `"7"`.
+ */
+export function entityTag(record: Versioned): string {
+  const generation = record.generation ?? 1;
+  const createdMs = Date.parse(record.createdAt);
+  return Number.isNaN(createdMs) || createdMs < 0 ? `"${generation}"` : `"${generation}.${createdMs.toString(36)}"`;
 }
 
 /**
@@ -34,9 +48,9 @@ const LIST_ELEMENT = /^[ \t]*(?:(W\/)?"([\x21\x23-\x7e\x80-\xff]*)")?[ \t]*(?:,|
  */
 export function parseIfMatch(header: string): Precondition {
   const text = header.trim();
-  if (text === '*') return { header, any: true, generations: [] };
-  const none: Precondition = { header, any: false, generations: [] };
-  const generations: number[] = [];
+  if (text === '*') return { header, any: true, tags: [] };
+  const none: Precondition = { header, any: false, tags: [] };
+  const strong: string[] = [];
   let tags = 0;
   for (let rest = text; rest !== ''; ) {
     const match = LIST_ELEMENT.exec(rest);
@@ -45,28 +59,29 @@ export function parseIfMatch(header: string): Precondition {
     rest = rest.slice(element.length);
     if (opaque === undefined) continue;
     tags++;
-    if (!weak && /^[1-9][0-9]{0,15}$/.test(opaque)) generations.push(Number(opaque));
+    if (!weak) strong.push(`"${opaque}"`);
   }
-  return tags === 0 ? none : { header, any: false, generations };
+  return tags === 0 ? none : { header, any: false, tags: strong };
 }
 
 /**
- * Throws 412 unless `precondition` holds for the record `label` names at `generation`
- * (undefined: the record does not exist). Nothing given: nothing to check.
+ * Throws 412 unless `precondition` holds for `record`, which `label` names (undefined: the record
+ * does not exist). Nothing given: nothing to check.
  */
-export function requirePrecondition(precondition: Precondition | undefined, label: string, generation: number | undefined): void {
+export function requirePrecondition(precondition: Precondition | undefined, label: string, record: Versioned | undefined): void {
   if (precondition === undefined) return;
-  if (generation === undefined) {
+  if (record === undefined) {
     throw new ApiProblem('precondition-failed', `${label} does not exist, so If-Match ${precondition.header} does not hold; nothing was changed`, [
       { path: 'If-Match', message: 'names a record that does not exist' },
     ]);
   }
-  if (precondition.any || precondition.generations.includes(generation)) return;
-  const tag = entityTag(generation);
+  const tag = entityTag(record);
+  if (precondition.any || precondition.tags.includes(tag)) return;
+  const generation = record.generation ?? 1;
   throw new ApiProblem(
     'precondition-failed',
     `${label} is at generation ${generation} (ETag ${tag}), not the one If-Match ${precondition.header} names; nothing was changed: read it again and reapply the change`,
-    [{ path: 'If-Match', message: `does not name the current generation ${generation} (ETag ${tag})` }],
+    [{ path: 'If-Match', message: `does not name the current record (ETag ${tag}): changed or created again since` }],
     { ETag: tag },
   );
 }

@@ -16,7 +16,7 @@ import {
   VolumeListSchema,
   VolumeParamsSchema,
 } from './schemas.js';
-import { entityTag, type Precondition } from './preconditions.js';
+import { entityTag, type Precondition, type Versioned } from './preconditions.js';
 import type { VolumeService } from './service.js';
 
 export const HTTP_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
@@ -95,15 +95,15 @@ const json = (status: number, body: unknown, headers?: Record<string, string>): 
   ...(headers ? { headers } : {}),
 });
 
-/** A response naming one volume or attachment, with the entity tag of its generation. */
-const versioned = (status: number, record: { generation: number }, headers: Record<string, string> = {}): RouteResult =>
-  json(status, record, { ...headers, ETag: entityTag(record.generation) });
+/** A response naming one volume or attachment, with its entity tag (`entityTag`). */
+const versioned = (status: number, record: Versioned, headers: Record<string, string> = {}): RouteResult =>
+  json(status, record, { ...headers, ETag: entityTag(record) });
 
 const volumeLocation = (volumeId: string) => ({ Location: `/volumes/${encodeURIComponent(volumeId)}` });
 
 /** What 412 means on every route that takes `If-Match`. */
 const PRECONDITION_FAILED =
-  '`If-Match` does not name the current generation (or is not a list of entity tags): nothing was changed. The `ETag` ' +
+  '`If-Match` does not name the record as it is (changed by another client, or deleted and created again), or is not a list of entity tags: nothing was changed. The `ETag` ' +
   'header and `detail` give the current one; read the record again and reapply the change.';
 
 export const ROUTES: readonly ApiRoute[] = [

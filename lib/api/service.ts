@@ -213,7 +213,7 @@ export class VolumeService {
   async patchVolume(volumeId: string, patch: PatchVolumeRequest, ifMatch?: Precondition): Promise<VolumeDetails> {
     for (let attempt = 0; attempt < WRITE_ATTEMPTS; attempt++) {
       const current = await this.requireVolume(volumeId);
-      requirePrecondition(ifMatch, `volume ${volumeId}`, current.generation);
+      requirePrecondition(ifMatch, `volume ${volumeId}`, current);
       if (current.life === 'dying') {
         throw new ApiProblem('conflict', `volume ${volumeId} is being deleted and can no longer change`);
       }
@@ -292,7 +292,7 @@ export class VolumeService {
       const volume = await this.requireVolume(volumeId);
       const attachments = await this.store.attachmentsOfVolume(volumeId);
       const existing = attachments.find((a) => a.instanceId === instanceId);
-      requirePrecondition(ifMatch, `the attachment of ${volumeId} to ${instanceId}`, existing && (existing.generation ?? 1));
+      requirePrecondition(ifMatch, `the attachment of ${volumeId} to ${instanceId}`, existing);
       if (volume.life === 'dying') {
         throw new ApiProblem('conflict', `volume ${volumeId} is being deleted and cannot be attached`);
       }
@@ -355,7 +355,7 @@ export class VolumeService {
     for (let attempt = 0; attempt < WRITE_ATTEMPTS; attempt++) {
       const current = await this.store.get(key);
       if (!current) throw new ApiProblem('not-found', `${label} does not exist`);
-      requirePrecondition(ifMatch, label, current.generation ?? 1);
+      requirePrecondition(ifMatch, label, current);
       if (current.life === 'dying') throw new ApiProblem('conflict', `${label} is ${dyingAs}`);
       if (current.status.state !== 'error') {
         throw new ApiProblem('conflict', `${label} is ${current.status.state}, not in error: there is nothing to retry`);
@@ -378,7 +378,7 @@ export class VolumeService {
     for (let attempt = 0; attempt < WRITE_ATTEMPTS; attempt++) {
       const current = await this.store.get(key);
       if (!current) throw new ApiProblem('not-found', `${label} does not exist`);
-      requirePrecondition(ifMatch, label, current.generation ?? 1);
+      requirePrecondition(ifMatch, label, current);
       if (current.life === 'dying') return current;
       try {
         return await this.store.update(key, { life: 'dying' }, { life: 'alive', ...(ifMatch ? generationRead(current) : {}) });
@@ -457,11 +457,12 @@ export class VolumeService {
 }
 
 /**
- * The write condition that the record is still at the generation read: its client-owned part is
- * unchanged. An attachment written before it had a generation is pinned by its version instead.
+ * The write condition that the record is still the one read at the generation read: its
+ * client-owned part is unchanged, and it was not deleted and created again meanwhile. An
+ * attachment written before it had a generation is pinned by its version instead.
  */
 function generationRead(record: VolumeRecord | AttachmentRecord): WriteCondition {
-  return record.generation === undefined ? { version: record.version } : { generation: record.generation };
+  return record.generation === undefined ? { version: record.version, createdAt: record.createdAt } : { generation: record.generation, createdAt: record.createdAt };
 }
 
 // ---------------------------------------------------------------------------------------------

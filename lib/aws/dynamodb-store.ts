@@ -111,6 +111,7 @@ function conditionExpression(expr: Expression, condition: WriteCondition | undef
   if (condition?.generation !== undefined) {
     clauses.push(`${expr.name('generation')} = ${expr.value(condition.generation)}`);
   }
+  if (condition?.createdAt !== undefined) clauses.push(`${expr.name('createdAt')} = ${expr.value(condition.createdAt)}`);
   if (condition?.claimOwner !== undefined) {
     clauses.push(`${expr.name('claim.owner')} = ${expr.value(condition.claimOwner)}`);
     // A claim is live while now < expiresAt.

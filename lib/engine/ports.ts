@@ -39,6 +39,8 @@ export interface WriteCondition {
   version?: number;
   life?: Life;
   generation?: number;
+  /** The record is the one created then (not one deleted and created again under the same key). */
+  createdAt?: string;
 }
 
 type Fields<R> = Omit<R, 'kind' | 'volumeId' | 'instanceId' | 'version'>;

@@ -301,6 +301,7 @@ function conditionFailure(record: ProvisionerRecord, condition: WriteCondition |
   if (condition.generation !== undefined) {
     if (record.generation !== condition.generation) return `generation is ${record.generation}, expected ${condition.generation}`;
   }
+  if (condition.createdAt !== undefined && record.createdAt !== condition.createdAt) return `created at ${record.createdAt}, expected ${condition.createdAt}`;
   return undefined;
 }
 

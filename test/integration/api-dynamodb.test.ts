@@ -102,16 +102,18 @@ describeWithMoto('HTTP API on the DynamoDB store (moto)', (endpoint) => {
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ volumeId: 'data-01', spec: { sizeGiB: 20, volumeType: 'gp3', availabilityZone: 'us-east-1a' } }),
     });
-    expect(created.headers.get('etag')).toBe('"1"');
+    const tag1 = created.headers.get('etag')!;
+    expect(tag1).toMatch(/^"1\.[0-9a-z]+"$/);
+    const tag2 = tag1.replace('"1.', '"2.');
     const patch = (ifMatch: string, sizeGiB: number) =>
       fetch(`${server.url}/volumes/data-01`, { method: 'PATCH', headers: { 'content-type': 'application/json', 'if-match': ifMatch }, body: JSON.stringify({ sizeGiB }) });
 
-    const grown = await patch('"1"', 30);
+    const grown = await patch(tag1, 30);
     expect(grown.status).toBe(200);
-    expect(grown.headers.get('etag')).toBe('"2"');
-    const stale = await patch('"1"', 40);
+    expect(grown.headers.get('etag')).toBe(tag2);
+    const stale = await patch(tag1, 40);
     expect(stale.status).toBe(412);
-    expect(stale.headers.get('etag')).toBe('"2"');
+    expect(stale.headers.get('etag')).toBe(tag2);
 
     // Another client's change lands just before the API's write: DynamoDB's condition on the generation refuses it.
     const update = store.update.bind(store);
@@ -123,7 +125,7 @@ describeWithMoto('HTTP API on the DynamoDB store (moto)', (endpoint) => {
       }
       return update(key, changes, condition);
     };
-    const raceLost = await patch('"2"', 50);
+    const raceLost = await patch(tag2, 50);
     expect(raceLost.status).toBe(412);
     expect(((await raceLost.json()) as { detail: string }).detail).toContain('generation 3');
     expect(await items()).toEqual([expect.objectContaining({ generation: 3, spec: { sizeGiB: 35, volumeType: 'gp3', availabilityZone: 'us-east-1a' } })]);

@@ -81,14 +81,14 @@ describeWithMoto('DynamoRecordStore against moto', (endpoint) => {
     const written = await store.update<VolumeRecord>(
       key,
       { status: { state: 'creating', attempts: 0, updatedAt: T0 }, ebsVolumeId: null, observedGeneration: 1 },
-      { version: 1, life: 'alive', generation: 1 },
+      { version: 1, life: 'alive', generation: 1, createdAt: T0 },
     );
     expect(written.version).toBe(2);
     expect(written.status.state).toBe('creating');
     expect(written).not.toHaveProperty('ebsVolumeId');
     expect(await store.get(key)).toEqual(written);
 
-    for (const condition of [{ version: 1 }, { life: 'dying' as const }, { generation: 2 }, { claimOwner: 'x' }]) {
+    for (const condition of [{ version: 1 }, { life: 'dying' as const }, { generation: 2 }, { createdAt: '2026-01-01T00:00:00.001Z' }, { claimOwner: 'x' }]) {
       const error = await store.update<VolumeRecord>(key, { observedGeneration: 9 }, condition).catch((e: unknown) => e);
       expect(error, JSON.stringify(condition)).toBeInstanceOf(ConditionFailedError);
       expect((error as ConditionFailedError).current).toEqual(written);

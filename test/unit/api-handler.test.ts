@@ -5,6 +5,7 @@ import { RecordingLog } from '../../lib/memory/log.js';
 import { API } from '../../lib/settings.js';
 import { MAX_STATUS_MESSAGE_CHARS } from '../../lib/domain/status-message.js';
 import { ProblemSchema, VolumeDetailsSchema, VolumeListSchema, AttachmentSchema, AttachmentListSchema } from '../../lib/api/schemas.js';
+import { entityTag } from '../../lib/api/preconditions.js';
 import { apiHarness, INSTANCE_A, type ApiHarness, type ApiResponse } from './api-fixtures.js';
 
 const GP3 = { sizeGiB: 20, volumeType: 'gp3', availabilityZone: 'us-east-1a' };
@@ -261,6 +262,8 @@ describe('API handler', () => {
   });
 
   describe('ETag and If-Match', () => {
+    /** The entity tag of a record created here at generation `n` (the clock stands still). */
+    const T = (n: number) => entityTag({ generation: n, createdAt: new Date(api.clock.now()).toISOString() });
     const patch = (headers: Record<string, string>, sizeGiB = 40) =>
       api.call({ method: 'PATCH', url: '/volumes/data-01', headers, json: { sizeGiB } });
 
@@ -270,70 +273,70 @@ describe('API handler', () => {
 
     it('answers one volume or attachment with the strong ETag of its generation; lists carry none', async () => {
       const created = await api.call({ method: 'POST', url: '/volumes', json: { volumeId: 'data-02', spec: GP3, attachTo: { instanceId: INSTANCE_A } } });
-      expect(created.headers?.ETag).toBe('"1"');
-      expect((await api.call({ method: 'GET', url: '/volumes/data-01' })).headers?.ETag).toBe('"1"');
+      expect(created.headers?.ETag).toBe(T(1));
+      expect((await api.call({ method: 'GET', url: '/volumes/data-01' })).headers?.ETag).toBe(T(1));
       const patched = await patch({});
       expect(patched.statusCode).toBe(200);
-      expect(patched.headers?.ETag).toBe('"2"');
+      expect(patched.headers?.ETag).toBe(T(2));
       const attached = await api.call({ method: 'PUT', url: `/volumes/data-01/attachments/${INSTANCE_A}` });
-      expect(attached.headers?.ETag).toBe('"1"');
-      expect((await api.call({ method: 'DELETE', url: `/volumes/data-01/attachments/${INSTANCE_A}` })).headers?.ETag).toBe('"1"');
-      expect((await api.call({ method: 'DELETE', url: '/volumes/data-01' })).headers?.ETag).toBe('"2"');
+      expect(attached.headers?.ETag).toBe(T(1));
+      expect((await api.call({ method: 'DELETE', url: `/volumes/data-01/attachments/${INSTANCE_A}` })).headers?.ETag).toBe(T(1));
+      expect((await api.call({ method: 'DELETE', url: '/volumes/data-01' })).headers?.ETag).toBe(T(2));
       expect((await api.call({ method: 'GET', url: '/volumes' })).headers).not.toHaveProperty('ETag');
     });
 
     it("keeps the ETag when only the system's status changes", async () => {
       await api.store.update({ kind: 'volume', volumeId: 'data-01' }, { status: { state: 'available', attempts: 0, updatedAt: '2026-01-01T00:00:05.000Z' } });
-      expect((await api.call({ method: 'GET', url: '/volumes/data-01' })).headers?.ETag).toBe('"1"');
+      expect((await api.call({ method: 'GET', url: '/volumes/data-01' })).headers?.ETag).toBe(T(1));
     });
 
     it('PATCH with a matching If-Match (any header case) applies and returns the new ETag; `*` matches any', async () => {
-      const matching = await patch({ 'IF-MATCH': '"1"' });
+      const matching = await patch({ 'IF-MATCH': T(1) });
       expect(matching.statusCode).toBe(200);
-      expect(matching.headers?.ETag).toBe('"2"');
+      expect(matching.headers?.ETag).toBe(T(2));
       const any = await patch({ 'if-match': '*' }, 50);
       expect(any.statusCode).toBe(200);
-      expect(any.headers?.ETag).toBe('"3"');
+      expect(any.headers?.ETag).toBe(T(3));
     });
 
     it('a stale or malformed If-Match is 412 with the current ETag, and changes nothing', async () => {
-      for (const header of ['"7"', '1', 'W/"1"']) {
+      for (const header of [T(7), T(1).slice(1, -1), `W/${T(1)}`, '"1"']) {
         const writes = api.store.writes;
         const response = await patch({ 'If-Match': header });
         const problem = expectProblem(response, 412);
         expect(problem.type).toBe('urn:ebs-provisioner:problem:precondition-failed');
-        expect(problem.detail).toContain('generation 1 (ETag "1")');
-        expect(problem.errors).toEqual([{ path: 'If-Match', message: 'does not name the current generation 1 (ETag "1")' }]);
-        expect(response.headers?.ETag).toBe('"1"');
+        expect(problem.detail).toContain(`generation 1 (ETag ${T(1)})`);
+        expect(problem.errors).toEqual([{ path: 'If-Match', message: `does not name the current record (ETag ${T(1)}): changed or created again since` }]);
+        expect(response.headers?.ETag).toBe(T(1));
         expect(api.store.writes).toBe(writes);
       }
       expect(VolumeDetailsSchema.parse((await api.call({ method: 'GET', url: '/volumes/data-01' })).json)).toMatchObject({ generation: 1, spec: { sizeGiB: 20 } });
     });
 
     it('DELETE, retry and the attachment routes take If-Match too', async () => {
-      expectProblem(await api.call({ method: 'DELETE', url: '/volumes/data-01', headers: { 'If-Match': '"2"' } }), 412);
-      expectProblem(await api.call({ method: 'POST', url: '/volumes/data-01/retry', headers: { 'If-Match': '"2"' } }), 412);
+      expectProblem(await api.call({ method: 'DELETE', url: '/volumes/data-01', headers: { 'If-Match': T(2) } }), 412);
+      expectProblem(await api.call({ method: 'POST', url: '/volumes/data-01/retry', headers: { 'If-Match': T(2) } }), 412);
       expectProblem(await api.call({ method: 'PUT', url: `/volumes/data-01/attachments/${INSTANCE_A}`, headers: { 'If-Match': '*' } }), 412);
       expect((await api.call({ method: 'PUT', url: `/volumes/data-01/attachments/${INSTANCE_A}` })).statusCode).toBe(201);
-      expectProblem(await api.call({ method: 'POST', url: `/volumes/data-01/attachments/${INSTANCE_A}/retry`, headers: { 'If-Match': '"2"' } }), 412);
-      expectProblem(await api.call({ method: 'DELETE', url: `/volumes/data-01/attachments/${INSTANCE_A}`, headers: { 'If-Match': '"2"' } }), 412);
-      expect((await api.call({ method: 'DELETE', url: `/volumes/data-01/attachments/${INSTANCE_A}`, headers: { 'If-Match': '"1"' } })).statusCode).toBe(202);
-      const deleted = await api.call({ method: 'DELETE', url: '/volumes/data-01', headers: { 'If-Match': '"1"' } });
+      expectProblem(await api.call({ method: 'POST', url: `/volumes/data-01/attachments/${INSTANCE_A}/retry`, headers: { 'If-Match': T(2) } }), 412);
+      expectProblem(await api.call({ method: 'DELETE', url: `/volumes/data-01/attachments/${INSTANCE_A}`, headers: { 'If-Match': T(2) } }), 412);
+      expect((await api.call({ method: 'DELETE', url: `/volumes/data-01/attachments/${INSTANCE_A}`, headers: { 'If-Match': T(1) } })).statusCode).toBe(202);
+      const deleted = await api.call({ method: 'DELETE', url: '/volumes/data-01', headers: { 'If-Match': T(1) } });
       expect(deleted.statusCode).toBe(202);
       expect(deleted.json).toMatchObject({ life: 'dying' });
     });
 
     it('reads repeated If-Match fields as one list, as API Gateway passes them (headers keeps only the last)', async () => {
       const event = toProxyEvent({ method: 'PATCH', url: '/volumes/data-01', headers: { 'content-type': 'application/json' }, body: '{"sizeGiB":40}' });
-      event.headers['If-Match'] = '"5"';
-      event.multiValueHeaders['If-Match'] = ['"1"', '"5"'];
+      event.headers['If-Match'] = T(5);
+      event.multiValueHeaders['If-Match'] = [T(1), T(5)];
       const response = await api.handler(event, localLambdaContext(event.requestContext.requestId));
       expect(response.statusCode).toBe(200);
-      expect(response.headers?.ETag).toBe('"2"');
+      expect(response.headers?.ETag).toBe(T(2));
     });
 
     it('GET ignores If-Match: only the writes take it', async () => {
-      expect((await api.call({ method: 'GET', url: '/volumes/data-01', headers: { 'If-Match': '"9"' } })).statusCode).toBe(200);
+      expect((await api.call({ method: 'GET', url: '/volumes/data-01', headers: { 'If-Match': T(9) } })).statusCode).toBe(200);
     });
   });
 

@@ -8,7 +8,7 @@ import { DEFAULT_ENGINE_CONFIG } from '../../lib/engine/config.js';
 import type { SharedRateBudget } from '../../lib/engine/ports.js';
 import { ApiProblem } from '../../lib/api/problem.js';
 import { MAX_STORE_READS_PER_PAGE, VolumeService } from '../../lib/api/service.js';
-import { parseIfMatch } from '../../lib/api/preconditions.js';
+import { entityTag, parseIfMatch } from '../../lib/api/preconditions.js';
 import { INSTANCE_A, INSTANCE_B, ManualClock, sequentialIds } from './api-fixtures.js';
 import { OWNERSHIP_TAGS } from '../../lib/settings.js';
 
@@ -664,6 +664,8 @@ describe('VolumeService', () => {
 
   describe('If-Match preconditions', () => {
     const ifMatch = parseIfMatch;
+    /** The entity tag of data-01 (and its attachments: the clock stands still here) at generation `n`. */
+    const T = (n: number) => entityTag({ generation: n, createdAt: new Date(clock.now()).toISOString() });
     const failVolume = () =>
       store.update<VolumeRecord>(volumeKey('data-01'), {
         status: { state: 'error', code: 'InternalError', message: 'boom', attempts: 5, updatedAt: '2026-01-01T00:00:00.000Z' },
@@ -673,23 +675,54 @@ describe('VolumeService', () => {
       await service.patchVolume('data-01', { sizeGiB: 30 }); // generation 2
     });
 
-    it('reads `*`, lists of strong tags, and anything else as naming no generation', () => {
+    it('reads `*`, and lists of strong tags as sent; weak tags and anything else name none', () => {
       expect(parseIfMatch('*')).toMatchObject({ any: true });
-      expect(parseIfMatch('"7"').generations).toEqual([7]);
-      expect(parseIfMatch(' "1" , "12"').generations).toEqual([1, 12]);
-      expect(parseIfMatch('"1", W/"2"').generations).toEqual([1]);
+      expect(parseIfMatch('"7.abc"').tags).toEqual(['"7.abc"']);
+      expect(parseIfMatch(' "1" , "12"').tags).toEqual(['"1"', '"12"']);
+      expect(parseIfMatch('"1", W/"2"').tags).toEqual(['"1"']);
       // Empty list elements are ignored (RFC 9110 §5.6.1.2); a comma inside an opaque tag does not split it.
-      expect(parseIfMatch('"1",').generations).toEqual([1]);
-      expect(parseIfMatch(', "1" ,, "2"').generations).toEqual([1, 2]);
-      expect(parseIfMatch('"a,b", "3"').generations).toEqual([3]);
-      for (const malformed of ['7', '"7', 'W/"7"', '"abc"', '"0"', '"07"', '', ' , ', '"1" "2"', '"1", 2']) {
-        expect(parseIfMatch(malformed), malformed).toEqual({ header: malformed, any: false, generations: [] });
+      expect(parseIfMatch('"1",').tags).toEqual(['"1"']);
+      expect(parseIfMatch(', "1" ,, "2"').tags).toEqual(['"1"', '"2"']);
+      expect(parseIfMatch('"a,b", "3"').tags).toEqual(['"a,b"', '"3"']);
+      for (const malformed of ['7', '"7', 'W/"7"', '', ' , ', '"1" "2"', '"1", 2']) {
+        expect(parseIfMatch(malformed), malformed).toEqual({ header: malformed, any: false, tags: [] });
       }
     });
 
+    it('tags a record with its generation and when it was created, so one created again under the same id has another tag', () => {
+      expect(entityTag({ generation: 7, createdAt: '2026-01-01T00:00:00.000Z' })).toBe(`"7.${Date.parse('2026-01-01T00:00:00.000Z').toString(36)}"`);
+      expect(entityTag({ generation: 7, createdAt: '2026-01-01T00:00:00.001Z' })).not.toBe(entityTag({ generation: 7, createdAt: '2026-01-01T00:00:00.000Z' }));
+      // No generation (an attachment from before it had one): 1. A createdAt that is no time: the generation alone.
+      expect(entityTag({ createdAt: '2026-01-01T00:00:00.000Z' })).toBe(entityTag({ generation: 1, createdAt: '2026-01-01T00:00:00.000Z' }));
+      expect(entityTag({ generation: 3, createdAt: 'yesterday' })).toBe('"3"');
+    });
+
+    it('a tag kept from a volume deleted and created again under the same id is 412 on PATCH, DELETE and retry', async () => {
+      const kept = T(1);
+      await store.remove(volumeKey('data-01'));
+      clock.advance(1000);
+      await service.createVolume({ volumeId: 'data-01', spec: GP3 });
+      expect((await problemOf(() => service.patchVolume('data-01', { sizeGiB: 40 }, ifMatch(kept)))).status).toBe(412);
+      expect((await problemOf(() => service.deleteVolume('data-01', ifMatch(kept)))).status).toBe(412);
+      await failVolume();
+      expect((await problemOf(() => service.retryVolume('data-01', ifMatch(kept)))).status).toBe(412);
+      expect(await volume('data-01')).toMatchObject({ generation: 1, life: 'alive', spec: { sizeGiB: GP3.sizeGiB } });
+    });
+
+    it('a write If-Match allowed is refused by the store when the record was deleted and created again meanwhile at the same generation', async () => {
+      raceFirstWrite(async (update) => {
+        await store.remove(volumeKey('data-01'));
+        clock.advance(1000);
+        await service.createVolume({ volumeId: 'data-01', spec: GP3 });
+        await update<VolumeRecord>(volumeKey('data-01'), { generation: 2 });
+      });
+      expect((await problemOf(() => service.patchVolume('data-01', { sizeGiB: 40 }, ifMatch(T(2))))).status).toBe(412);
+      expect(await volume('data-01')).toMatchObject({ generation: 2, spec: { sizeGiB: GP3.sizeGiB } });
+    });
+
     it('PATCH applies the change when If-Match names the current generation, or is `*`', async () => {
-      expect((await service.patchVolume('data-01', { sizeGiB: 40 }, ifMatch('"2"'))).generation).toBe(3);
-      expect((await service.patchVolume('data-01', { sizeGiB: 50 }, ifMatch('"1", "3"'))).generation).toBe(4);
+      expect((await service.patchVolume('data-01', { sizeGiB: 40 }, ifMatch(T(2)))).generation).toBe(3);
+      expect((await service.patchVolume('data-01', { sizeGiB: 50 }, ifMatch(`${T(1)}, ${T(3)}`))).generation).toBe(4);
       const details = await service.patchVolume('data-01', { sizeGiB: 60 }, ifMatch('*'));
       expect(details).toMatchObject({ generation: 5, spec: { sizeGiB: 60 } });
     });
@@ -697,13 +730,13 @@ describe('VolumeService', () => {
     it('PATCH is 412 naming the current generation, and changes nothing, when If-Match is stale or malformed', async () => {
       const before = await volume('data-01');
       const writes = store.writes;
-      for (const header of ['"1"', '2', 'W/"2"', '"two"']) {
+      for (const header of [T(1), T(2).slice(1, -1), `W/${T(2)}`, '"2"', '"two"']) {
         const problem = await problemOf(() => service.patchVolume('data-01', { sizeGiB: 40 }, ifMatch(header)));
         expect(problem.status, header).toBe(412);
         expect(problem.kind).toBe('precondition-failed');
-        expect(problem.detail).toContain('volume data-01 is at generation 2 (ETag "2")');
-        expect(problem.errors).toEqual([{ path: 'If-Match', message: 'does not name the current generation 2 (ETag "2")' }]);
-        expect(problem.headers).toEqual({ ETag: '"2"' });
+        expect(problem.detail).toContain(`volume data-01 is at generation 2 (ETag ${T(2)})`);
+        expect(problem.errors).toEqual([{ path: 'If-Match', message: `does not name the current record (ETag ${T(2)}): changed or created again since` }]);
+        expect(problem.headers).toEqual({ ETag: T(2) });
       }
       expect(store.writes).toBe(writes);
       expect(await volume('data-01')).toEqual(before);
@@ -711,7 +744,7 @@ describe('VolumeService', () => {
 
     it('PATCH is 412 when another client changes the volume between the read and the write, keeping that change', async () => {
       raceFirstWrite((update) => update<VolumeRecord>(volumeKey('data-01'), { spec: { ...GP3, sizeGiB: 35 }, generation: 3 }));
-      const problem = await problemOf(() => service.patchVolume('data-01', { sizeGiB: 40 }, ifMatch('"2"')));
+      const problem = await problemOf(() => service.patchVolume('data-01', { sizeGiB: 40 }, ifMatch(T(2))));
       expect(problem.status).toBe(412);
       expect(problem.detail).toContain('generation 3');
       expect(await volume('data-01')).toMatchObject({ generation: 3, spec: { sizeGiB: 35 } });
@@ -724,35 +757,35 @@ describe('VolumeService', () => {
         conditions.push(condition);
         return update<R>(key, changes, condition);
       };
-      await service.patchVolume('data-01', { sizeGiB: 40 }, ifMatch('"2"'));
+      await service.patchVolume('data-01', { sizeGiB: 40 }, ifMatch(T(2)));
       await service.patchVolume('data-01', { sizeGiB: 50 });
-      expect(conditions[0]).toMatchObject({ generation: 2, life: 'alive' });
+      expect(conditions[0]).toMatchObject({ generation: 2, createdAt: new Date(clock.now()).toISOString(), life: 'alive' });
       expect(conditions[1]).not.toHaveProperty('generation');
     });
 
     it("PATCH still applies when only the system's status changed between the read and the write: that is not the client's to conflict with", async () => {
       raceFirstWrite((update) => update<VolumeRecord>(volumeKey('data-01'), { status: { state: 'creating', attempts: 1, updatedAt: '2026-01-01T00:00:01.000Z' } }));
-      const details = await service.patchVolume('data-01', { sizeGiB: 40 }, ifMatch('"2"'));
+      const details = await service.patchVolume('data-01', { sizeGiB: 40 }, ifMatch(T(2)));
       expect(details).toMatchObject({ generation: 3, spec: { sizeGiB: 40 }, status: { state: 'creating' } });
     });
 
     it('DELETE marks the volume dying only when If-Match holds; a race with a client change is 412', async () => {
-      expect((await problemOf(() => service.deleteVolume('data-01', ifMatch('"1"')))).status).toBe(412);
+      expect((await problemOf(() => service.deleteVolume('data-01', ifMatch(T(1))))).status).toBe(412);
       expect((await volume('data-01'))?.life).toBe('alive');
       raceFirstWrite((update) => update<VolumeRecord>(volumeKey('data-01'), { spec: { ...GP3, sizeGiB: 35 }, generation: 3 }));
-      expect((await problemOf(() => service.deleteVolume('data-01', ifMatch('"2"')))).status).toBe(412);
+      expect((await problemOf(() => service.deleteVolume('data-01', ifMatch(T(2))))).status).toBe(412);
       expect((await volume('data-01'))?.life).toBe('alive');
-      expect((await service.deleteVolume('data-01', ifMatch('"3"'))).life).toBe('dying');
+      expect((await service.deleteVolume('data-01', ifMatch(T(3)))).life).toBe('dying');
       // Deleting leaves the generation (and so the ETag) as it is; repeating it is harmless.
-      expect((await service.deleteVolume('data-01', ifMatch('"3"'))).generation).toBe(3);
+      expect((await service.deleteVolume('data-01', ifMatch(T(3)))).generation).toBe(3);
     });
 
     it('retry bumps the generation only when If-Match holds', async () => {
       await failVolume();
-      const stale = await problemOf(() => service.retryVolume('data-01', ifMatch('"1"')));
+      const stale = await problemOf(() => service.retryVolume('data-01', ifMatch(T(1))));
       expect(stale.status).toBe(412);
       expect((await volume('data-01'))?.generation).toBe(2);
-      expect((await service.retryVolume('data-01', ifMatch('"2"'))).generation).toBe(3);
+      expect((await service.retryVolume('data-01', ifMatch(T(2)))).generation).toBe(3);
     });
 
     it('attachments: PUT needs an existing attachment at the named generation; retry and DELETE check it too', async () => {
@@ -764,17 +797,17 @@ describe('VolumeService', () => {
       expect(await attachment('data-01', INSTANCE_A)).toBeUndefined();
 
       await service.putAttachment('data-01', INSTANCE_A, {});
-      expect(await service.putAttachment('data-01', INSTANCE_A, {}, { ifMatch: ifMatch('"1"') })).toMatchObject({ created: false });
-      expect((await problemOf(() => service.putAttachment('data-01', INSTANCE_A, {}, { ifMatch: ifMatch('"2"') }))).status).toBe(412);
+      expect(await service.putAttachment('data-01', INSTANCE_A, {}, { ifMatch: ifMatch(T(1)) })).toMatchObject({ created: false });
+      expect((await problemOf(() => service.putAttachment('data-01', INSTANCE_A, {}, { ifMatch: ifMatch(T(2)) }))).status).toBe(412);
 
       await store.update<AttachmentRecord>(attachmentKey('data-01', INSTANCE_A), {
         status: { state: 'error', code: 'InvalidVolume.ZoneMismatch', message: 'wrong AZ', attempts: 1, updatedAt: '2026-01-01T00:00:00.000Z' },
       });
-      expect((await problemOf(() => service.retryAttachment('data-01', INSTANCE_A, ifMatch('"2"')))).status).toBe(412);
-      expect((await service.retryAttachment('data-01', INSTANCE_A, ifMatch('"1"'))).generation).toBe(2);
-      expect((await problemOf(() => service.deleteAttachment('data-01', INSTANCE_A, ifMatch('"1"')))).status).toBe(412);
+      expect((await problemOf(() => service.retryAttachment('data-01', INSTANCE_A, ifMatch(T(2))))).status).toBe(412);
+      expect((await service.retryAttachment('data-01', INSTANCE_A, ifMatch(T(1)))).generation).toBe(2);
+      expect((await problemOf(() => service.deleteAttachment('data-01', INSTANCE_A, ifMatch(T(1))))).status).toBe(412);
       expect((await attachment('data-01', INSTANCE_A))?.life).toBe('alive');
-      expect((await service.deleteAttachment('data-01', INSTANCE_A, ifMatch('"2"'))).life).toBe('dying');
+      expect((await service.deleteAttachment('data-01', INSTANCE_A, ifMatch(T(2)))).life).toBe('dying');
     });
 
     it('an attachment written before it had a generation is at generation 1, pinned by its version', async () => {
@@ -783,11 +816,11 @@ describe('VolumeService', () => {
       store.putRaw(older);
       // Another client's retry lands between the read and the write: the version the write is pinned to moved.
       raceFirstWrite((update) => update<AttachmentRecord>(attachmentKey('data-01', INSTANCE_A), { generation: 2 }));
-      const problem = await problemOf(() => service.deleteAttachment('data-01', INSTANCE_A, ifMatch('"1"')));
+      const problem = await problemOf(() => service.deleteAttachment('data-01', INSTANCE_A, ifMatch(T(1))));
       expect(problem.status).toBe(412);
       expect(problem.detail).toContain('generation 2');
       expect((await attachment('data-01', INSTANCE_A))?.life).toBe('alive');
-      expect((await service.deleteAttachment('data-01', INSTANCE_A, ifMatch('"2"'))).life).toBe('dying');
+      expect((await service.deleteAttachment('data-01', INSTANCE_A, ifMatch(T(2)))).life).toBe('dying');
     });
   });
 

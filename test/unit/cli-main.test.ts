@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { AttachmentRecord, RecordKey, VolumeRecord, VolumeState } from '../../lib/domain/records.js';
+import { entityTag } from '../../lib/api/preconditions.js';
 import { createApiHandler } from '../../lib/api/handler.js';
 import { startApiServer, type RunningApiServer } from '../../lib/api/node-server.js';
 import { MemoryRecordStore } from '../../lib/memory/store.js';
@@ -173,7 +174,8 @@ describe('CLI against the API over HTTP', () => {
       expect(tagged.json).toMatchObject({ generation: 3, spec: { tags: { owner: 'ops', team: 'db' } } });
       expect((tagged.json as { spec: { tags: object } }).spec.tags).toEqual({ owner: 'ops', team: 'db' });
       const patches = sent.filter((request) => request.method === 'PATCH');
-      expect(patches.map((request) => request.headers['if-match'])).toEqual(['"1"', '"2"']);
+      const created = new Date((await store.get(volumeKey('data-01')))!.createdAt);
+      expect(patches.map((request) => request.headers['if-match'])).toEqual([1, 2].map((generation) => entityTag({ generation, createdAt: created.toISOString() })));
     });
 
     it('tag gives up with a clear error, changing nothing, when the volume changes before every write', async () => {

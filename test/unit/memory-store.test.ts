@@ -54,6 +54,7 @@ describe('MemoryRecordStore', () => {
     await expect(store.update<VolumeRecord>(key, { generation: 3 }, { version: 1 })).rejects.toThrow(/version is 2, expected 1/);
     await expect(store.update<VolumeRecord>(key, { generation: 3 }, { life: 'dying' })).rejects.toBeInstanceOf(ConditionFailedError);
     await expect(store.update<VolumeRecord>(key, { generation: 3 }, { generation: 1 })).rejects.toThrow(/generation is 2/);
+    await expect(store.update<VolumeRecord>(key, { generation: 3 }, { createdAt: '1999-01-01T00:00:00.000Z' })).rejects.toThrow(/created at .*, expected 1999/);
     await expect(store.update<VolumeRecord>({ kind: "volume", volumeId: "gone" }, { generation: 1 })).rejects.toThrow(/does not exist/);
     expect(await store.get({ kind: 'volume', volumeId: 'gone' })).toBeUndefined();
   });
