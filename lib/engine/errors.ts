@@ -29,6 +29,26 @@ export type ErrorOutcome =
   | 'wait-for-cooldown'
   | 'terminal';
 
+/** CreateTags and DeleteTags: both change one volume's tags, so EC2's errors mean the same for both. */
+const TAG_CALL_OUTCOMES: Readonly<Record<ProviderErrorKind, ErrorOutcome>> = {
+  throttled: 'throttled',
+  // The volume is gone (the executor forgets it, as for ModifyVolume).
+  'not-found': 'terminal',
+  'incorrect-state': 'retry',
+  'already-attached': 'retry',
+  'not-attached': 'retry',
+  'device-in-use': 'retry',
+  'zone-mismatch': 'terminal',
+  'idempotency-mismatch': 'terminal',
+  unauthorized: 'retry',
+  'invalid-request': 'terminal',
+  // TagLimitExceeded: more tags than EC2 allows on a volume; the same tags fail again.
+  'limit-exceeded': 'terminal',
+  'modification-in-progress': 'retry',
+  'modification-cooldown': 'retry',
+  transient: 'retry',
+};
+
 /** The EC2 calls the executor makes; describes share one row. */
 export type ProviderCall = MutatingAction | 'Describe';
 
@@ -128,40 +148,8 @@ export const ERROR_OUTCOMES: Readonly<Record<ProviderCall, Readonly<Record<Provi
     'modification-cooldown': 'wait-for-cooldown',
     transient: 'retry',
   },
-  CreateTags: {
-    throttled: 'throttled',
-    // The volume is gone (the executor forgets it, as for ModifyVolume).
-    'not-found': 'terminal',
-    'incorrect-state': 'retry',
-    'already-attached': 'retry',
-    'not-attached': 'retry',
-    'device-in-use': 'retry',
-    'zone-mismatch': 'terminal',
-    'idempotency-mismatch': 'terminal',
-    unauthorized: 'retry',
-    'invalid-request': 'terminal',
-    // TagLimitExceeded: more tags than EC2 allows on a volume; the same tags fail again.
-    'limit-exceeded': 'terminal',
-    'modification-in-progress': 'retry',
-    'modification-cooldown': 'retry',
-    transient: 'retry',
-  },
-  DeleteTags: {
-    throttled: 'throttled',
-    'not-found': 'terminal',
-    'incorrect-state': 'retry',
-    'already-attached': 'retry',
-    'not-attached': 'retry',
-    'device-in-use': 'retry',
-    'zone-mismatch': 'terminal',
-    'idempotency-mismatch': 'terminal',
-    unauthorized: 'retry',
-    'invalid-request': 'terminal',
-    'limit-exceeded': 'terminal',
-    'modification-in-progress': 'retry',
-    'modification-cooldown': 'retry',
-    transient: 'retry',
-  },
+  CreateTags: TAG_CALL_OUTCOMES,
+  DeleteTags: TAG_CALL_OUTCOMES,
   Describe: {
     throttled: 'throttled',
     'not-found': 'retry',
