@@ -1125,6 +1125,17 @@ const HOUR = 3_600_000;
 /** EC2's modification cooldown (6 hours) plus the slack the executor gives EC2's clock (5 s). */
 const COOLDOWN_AND_SLACK_MS = 6 * HOUR + 5_000;
 
+/** The status of an attached volume whose modification waits for EC2's cooldown until `retryAt`, without its `updatedAt`. */
+function inUseCooldownWait(retryAt: string) {
+  return {
+    state: 'in-use',
+    code: 'VolumeModificationRateExceeded',
+    message: `EC2 allows one modification per volume every 6 hours; trying again at ${retryAt}`,
+    attempts: 0,
+    nextAttemptAt: retryAt,
+  };
+}
+
 /** Asks for a new spec size, as a client's PATCH does (bumping the generation). */
 async function growTo(h: ReturnType<typeof harness>, volumeId: string, sizeGiB: number) {
   const volume = await volumeOf(h, volumeId);
@@ -1173,14 +1184,7 @@ describe("executor: modify within EC2's cooldown (one modification per volume ev
 
     const retryAt = new Date(firstStart + COOLDOWN_AND_SLACK_MS).toISOString();
     const waiting = await volumeOf(h, 'data-1');
-    expect(waiting.status).toEqual({
-      state: 'in-use',
-      code: 'VolumeModificationRateExceeded',
-      message: `EC2 allows one modification per volume every 6 hours; trying again at ${retryAt}`,
-      attempts: 0,
-      nextAttemptAt: retryAt,
-      updatedAt: new Date(h.clock.now()).toISOString(),
-    });
+    expect(waiting.status).toEqual({ ...inUseCooldownWait(retryAt), updatedAt: new Date(h.clock.now()).toISOString() });
     // The start EC2 named, kept on the record: the wait no longer depends on the status alone.
     expect(waiting.lastModificationStartedAt).toBe(new Date(firstStart).toISOString());
     // Longer than one message's delay: chained on through dueAt.
@@ -1213,14 +1217,7 @@ describe("executor: modify within EC2's cooldown (one modification per volume ev
 
     const retryAt = new Date(firstStart + COOLDOWN_AND_SLACK_MS).toISOString();
     const waiting = await volumeOf(h, 'data-1');
-    expect(waiting.status).toEqual({
-      state: 'in-use',
-      code: 'VolumeModificationRateExceeded',
-      message: `EC2 allows one modification per volume every 6 hours; trying again at ${retryAt}`,
-      attempts: 0,
-      nextAttemptAt: retryAt,
-      updatedAt: new Date(h.clock.now()).toISOString(),
-    });
+    expect(waiting.status).toEqual({ ...inUseCooldownWait(retryAt), updatedAt: new Date(h.clock.now()).toISOString() });
     expect(h.queued()).toEqual([{ op: 'modify-volume', key: 'data-1', delaySeconds: 900 }]);
     expect(h.queue.pending()[0]!.message.dueAt).toBe(Date.parse(retryAt));
     expect(h.ebs.calls.ModifyVolume).toBe(1);
@@ -1411,13 +1408,7 @@ describe("executor: modify within EC2's cooldown (one modification per volume ev
     const retryAt = new Date(refusedAt + COOLDOWN_AND_SLACK_MS).toISOString();
     const waiting = await volumeOf(h, 'data-1');
     expect(waiting.lastModificationStartedAt).toBe(new Date(refusedAt).toISOString());
-    expect(waiting.status).toMatchObject({
-      state: 'in-use',
-      code: 'VolumeModificationRateExceeded',
-      message: `EC2 allows one modification per volume every 6 hours; trying again at ${retryAt}`,
-      attempts: 0,
-      nextAttemptAt: retryAt,
-    });
+    expect(waiting.status).toMatchObject(inUseCooldownWait(retryAt));
     expect(h.ebs.calls.ModifyVolume).toBe(1);
 
     // Detached outside meanwhile: a check writes what EC2 reports, dropping the wait from the status.

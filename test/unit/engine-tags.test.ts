@@ -32,6 +32,18 @@ async function retag(h: Harness, tags: Record<string, string> | undefined, gener
   await h.watch();
 }
 
+/** `taggedVolume` grown once to 20 GiB, then asked for 30 GiB within 6 hours: waiting for EC2's cooldown (generation 3). */
+async function coolingVolume(): Promise<Harness> {
+  const h = await taggedVolume();
+  await retag(h, { team: 'a', env: 'dev' }, 2, 20);
+  await h.settle(MINUTE);
+  await h.watch();
+  await retag(h, { team: 'a', env: 'dev' }, 3, 30);
+  await h.settle(10_000);
+  await h.watch();
+  return h;
+}
+
 /** Volume data-1 tagged team=a, env=dev, created by executors spending `rateBudget` together, available. */
 async function sharedBudgetVolume(rateBudget: MemoryRateBudget): Promise<Harness> {
   const h = harness({ rateBudget });
@@ -227,14 +239,7 @@ describe('tag-volume', () => {
   });
 
   it("retags while a modification waits for EC2's cooldown, keeping the wait in the status", async () => {
-    const h = await taggedVolume();
-    // A grow goes through; a second one within 6 hours meets EC2's cooldown.
-    await retag(h, { team: 'a', env: 'dev' }, 2, 20);
-    await h.settle(MINUTE);
-    await h.watch();
-    await retag(h, { team: 'a', env: 'dev' }, 3, 30);
-    await h.settle(10_000);
-    await h.watch();
+    const h = await coolingVolume();
     expect((await volumeOf(h)).status).toMatchObject({ state: 'available', code: 'VolumeModificationRateExceeded' });
     const modifies = h.ebs.calls.ModifyVolume;
 
@@ -250,13 +255,7 @@ describe('tag-volume', () => {
   });
 
   it("a tag call that fails during a cooldown wait writes its failure over it; once the tags are held the wait is shown again, and no ModifyVolume follows before it ends", async () => {
-    const h = await taggedVolume();
-    await retag(h, { team: 'a', env: 'dev' }, 2, 20);
-    await h.settle(MINUTE);
-    await h.watch();
-    await retag(h, { team: 'a', env: 'dev' }, 3, 30);
-    await h.settle(10_000);
-    await h.watch();
+    const h = await coolingVolume();
     const waiting = (await volumeOf(h)).status;
     expect(waiting).toMatchObject({ code: 'VolumeModificationRateExceeded', nextAttemptAt: expect.any(String) });
     const modifies = h.ebs.calls.ModifyVolume;

@@ -38,6 +38,19 @@ function volume(volumeId: string, at: string, overrides: Partial<VolumeRecord> =
 }
 
 /** An EC2 volume made for `record` by the deployment `owner` (this one by default), as CreateVolume tags it. */
+/** Volume record `cooling` of `ebsVolumeId`, available at 10 GiB with a grow to 30 GiB asked for (generation 2) and not made yet. */
+function growWaiting(ebsVolumeId: string, at: string, overrides: Partial<VolumeRecord>): VolumeRecord {
+  return volume('cooling', at, {
+    ebsVolumeId,
+    availabilityZone: 'us-east-1a',
+    spec: { sizeGiB: 30, volumeType: 'gp3', availabilityZone: 'us-east-1a' },
+    generation: 2,
+    observed: { sizeGiB: 10, volumeType: 'gp3' },
+    observedGeneration: 1,
+    ...overrides,
+  });
+}
+
 function ownedVolume(env: ReturnType<typeof setup>, record: string, owner = OWNER) {
   return env.ebs.createVolume({
     clientToken: record,
@@ -215,13 +228,7 @@ describe('Reconciler', () => {
     const at = new Date(env.clock.now()).toISOString();
     const nextAttemptAt = new Date(env.clock.now() + 5 * 60 * MINUTE).toISOString();
     await env.store.create(
-      volume('cooling', at, {
-        ebsVolumeId,
-        availabilityZone: 'us-east-1a',
-        spec: { sizeGiB: 30, volumeType: 'gp3', availabilityZone: 'us-east-1a' },
-        generation: 2,
-        observed: { sizeGiB: 10, volumeType: 'gp3' },
-        observedGeneration: 1,
+      growWaiting(ebsVolumeId, at, {
         status: { state: 'available', code: 'VolumeModificationRateExceeded', message: 'EC2 allows one modification per volume every 6 hours', attempts: 0, updatedAt: at, nextAttemptAt },
       }),
     );
@@ -236,13 +243,7 @@ describe('Reconciler', () => {
     const { ebsVolumeId } = await ownedVolume(env, 'cooling');
     const at = new Date(env.clock.now()).toISOString();
     await env.store.create(
-      volume('cooling', at, {
-        ebsVolumeId,
-        availabilityZone: 'us-east-1a',
-        spec: { sizeGiB: 30, volumeType: 'gp3', availabilityZone: 'us-east-1a' },
-        generation: 2,
-        observed: { sizeGiB: 10, volumeType: 'gp3' },
-        observedGeneration: 1,
+      growWaiting(ebsVolumeId, at, {
         lastModificationStartedAt: at,
         // Its message lost before the executor wrote the wait into the status.
         status: { state: 'available', attempts: 0, updatedAt: at },
