@@ -1185,6 +1185,8 @@ export class Executor {
             return;
           }
           item.result = { ...this.attachmentFailure(written, now, 'AttachVolume', outcome.error), latencyMs: outcome.latencyMs };
+          // The instance was just described: the volume is what EC2 does not find. Deleted outside, its record learns it at once (and the attach waits for its retry).
+          if (outcome.error.kind === 'not-found') item.result.alsoCheck = this.volumeCheck(written);
         } });
       }),
     );

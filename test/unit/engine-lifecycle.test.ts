@@ -403,3 +403,37 @@ describe('attachment retry after a terminal error, through watcher and executor'
     expect(h.ebs.calls.DetachVolume).toBe(0);
   });
 });
+
+describe('an attachment whose volume was deleted outside the system, through watcher and executor', () => {
+  async function run(h: ReturnType<typeof harness>, seconds: number, until?: () => Promise<boolean>) {
+    for (let i = 0; i < seconds && !(await until?.()); i++) {
+      await h.watch();
+      await h.settle(1000);
+    }
+    await h.watch();
+  }
+  const volumeOf = async (h: ReturnType<typeof harness>) => (await h.store.get(volumeKey('data-1'))) as VolumeRecord;
+  const attachmentOf = async (h: ReturnType<typeof harness>) => (await h.store.get(attachmentKey('data-1'))) as AttachmentRecord;
+
+  /** Volume data-1 available, then deleted in the console; an attachment asked for after that. */
+  async function attachToVanishedVolume(maxAttempts: number) {
+    const h = harness({ config: { maxAttempts } });
+    await h.store.create(newVolume('data-1'));
+    await run(h, 10);
+    const created = await volumeOf(h);
+    expect(created.status.state).toBe('available');
+    h.ebs.deleteBehindBack(created.ebsVolumeId!);
+    await h.store.create(newAttachment('data-1'));
+    await run(h, 30, async () => (await volumeOf(h)).status.state === 'error');
+    await run(h, 2);
+    return h;
+  }
+
+  it('an attach EC2 answers with the volume not found has the volume checked at once: the record says the volume is gone and the attach waits for its retry', async () => {
+    const h = await attachToVanishedVolume(3);
+    expect((await volumeOf(h)).status).toMatchObject({ state: 'error', message: expect.stringContaining('no longer exists in EC2') });
+    expect((await attachmentOf(h)).status).toMatchObject({ state: 'pending', message: expect.stringContaining('waits until the volume is retried') });
+    expect(h.ebs.calls.AttachVolume).toBe(1);
+  });
+
+});
