@@ -31,8 +31,12 @@ export type Decision =
   | { type: 'cascade-dying'; attachments: RecordKey[]; reason: string }
   /** The spec asks for what EBS cannot make of this volume: no EC2 call, the status says why. */
   | { type: 'invalid-spec'; reason: string }
-  /** A prerequisite held by another record; that record's change releases this one. */
-  | { type: 'wait'; reason: string }
+  /**
+   * A prerequisite held by another record; that record's change releases this one.
+   * `attemptsEnd`: only a client's retry of that record ends the wait, so the failed attempts of
+   * this one's operation no longer count: it starts afresh with that retry.
+   */
+  | { type: 'wait'; reason: string; attemptsEnd?: true }
   /**
    * EC2 allows `op` only from `atMs` (its modification cooldown, known from the volume record):
    * no call before. The status shows the wait, with a message scheduled for then; whichever
@@ -285,16 +289,18 @@ export function planVolume(volume: VolumeRecord, attachments: readonly Attachmen
  * The reason names no passing state of the volume, which changes without the attachment hearing
  * of it; only a volume in error, which waits for its client, is told apart.
  */
-function volumeBlocksAttach(volume: VolumeRecord | undefined, attachment: AttachmentRecord): string | undefined {
+function volumeBlocksAttach(volume: VolumeRecord | undefined, attachment: AttachmentRecord): Extract<Decision, { type: 'wait' }> | undefined {
+  const wait = (reason: string): Extract<Decision, { type: 'wait' }> => ({ type: 'wait', reason });
   if (!volume)
-    return `waiting for volume record ${attachment.volumeId}, which is not in the table (removed from it, or not written yet); deleting this attachment removes it, nothing is attached`;
-  if (volume.life === 'dying') return `volume ${attachment.volumeId} is being deleted`;
+    return wait(`waiting for volume record ${attachment.volumeId}, which is not in the table (removed from it, or not written yet); deleting this attachment removes it, nothing is attached`);
+  if (volume.life === 'dying') return wait(`volume ${attachment.volumeId} is being deleted`);
   if (volume.status.state === 'error')
-    return `volume ${attachment.volumeId} is in error: ${volume.status.code ?? 'see its status'}; the attach waits until the volume is retried`;
+    // What the attach failed so far was against a volume that must be retried (perhaps one gone from EC2, which the retry replaces).
+    return { ...wait(`volume ${attachment.volumeId} is in error: ${volume.status.code ?? 'see its status'}; the attach waits until the volume is retried`), attemptsEnd: true };
   if (!volume.ebsVolumeId || (volume.status.state !== 'available' && volume.status.state !== 'in-use'))
-    return `waiting for volume ${attachment.volumeId} to become available`;
+    return wait(`waiting for volume ${attachment.volumeId} to become available`);
   if (volume.status.state === 'in-use' && !volume.spec.multiAttach)
-    return `waiting for volume ${attachment.volumeId} to be detached from its other instance`;
+    return wait(`waiting for volume ${attachment.volumeId} to be detached from its other instance`);
   return undefined;
 }
 
@@ -400,8 +406,7 @@ export function planAttachment(attachment: AttachmentRecord, volume: VolumeRecor
       // have attached it after all, look first.
       if (attachment.device && volume?.ebsVolumeId)
         return { type: 'operation', op: 'check-attachment', reason: 'device kept; may already be attached' };
-      const blocked = volumeBlocksAttach(volume, attachment);
-      return blocked ? { type: 'wait', reason: blocked } : { type: 'operation', op: 'attach', reason: 'volume ready' };
+      return volumeBlocksAttach(volume, attachment) ?? { type: 'operation', op: 'attach', reason: 'volume ready' };
     }
     case 'attaching':
       return { type: 'operation', op: 'check-attachment', reason: 'attach in progress' };

@@ -146,11 +146,13 @@ export function cooldownEndMs(status: Status<string>): number | undefined {
  * Status of a record that waits for another record, whose change releases it (an attachment for
  * its volume, a dying volume for its attachments): its state, with the reason as its message. No
  * next attempt of its own, nor the code of an earlier failure or wait, which no longer holds (an
- * error keeps the code it failed with); the failed attempts stay. A pending record's wait, which
- * may last as long as the other record takes, is no part of its operation's age.
+ * error keeps the code it failed with); the failed attempts stay, unless the wait ends them
+ * (`attemptsEnd`: it lasts until a client retries the other record). A pending record's wait,
+ * which may last as long as the other record takes, is no part of its operation's age.
  */
-export function waitingOnRecordStatus<S extends string>(previous: Status<S>, nowMs: number, reason: string): Status<S> {
-  const status: Status<S> = { state: previous.state, message: shortenMessage(reason), attempts: previous.attempts, updatedAt: new Date(nowMs).toISOString() };
+export function waitingOnRecordStatus<S extends string>(previous: Status<S>, nowMs: number, reason: string, attemptsEnd = false): Status<S> {
+  const attempts = attemptsEnd ? 0 : previous.attempts;
+  const status: Status<S> = { state: previous.state, message: shortenMessage(reason), attempts, updatedAt: new Date(nowMs).toISOString() };
   if (previous.state === 'error' && previous.code !== undefined) status.code = previous.code;
   if (previous.state !== 'pending' && previous.operationStartedAt !== undefined) status.operationStartedAt = previous.operationStartedAt;
   return status;

@@ -38,6 +38,7 @@ function statusFor(record: ProvisionerRecord, decision: DecisionWithoutCall, now
   const status = record.status;
   switch (decision.type) {
     case 'wait':
+      return waitingOnRecordStatus(status, nowMs, decision.reason, decision.attemptsEnd);
     case 'cascade-dying':
       return waitingOnRecordStatus(status, nowMs, decision.reason);
     case 'invalid-spec':

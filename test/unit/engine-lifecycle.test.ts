@@ -436,4 +436,17 @@ describe('an attachment whose volume was deleted outside the system, through wat
     expect(h.ebs.calls.AttachVolume).toBe(1);
   });
 
+  it('the attach starts with a fresh attempt budget once the volume is retried: what it failed against the vanished volume no longer counts', async () => {
+    const h = await attachToVanishedVolume(2);
+    expect((await attachmentOf(h)).status).toMatchObject({ state: 'pending', attempts: 0 });
+
+    // The client retries the volume: a new one is created; the first attach to it fails once, uncertainly.
+    await h.store.update<VolumeRecord>(volumeKey('data-1'), { generation: 2 });
+    h.ebs.failNext('AttachVolume', new ProviderError('transient', 'InternalError', 'An internal error has occurred'));
+    await run(h, 120);
+    expect((await attachmentOf(h)).status).toMatchObject({ state: 'attached', attempts: 0 });
+    const volume = await volumeOf(h);
+    expect(h.ebs.volume(volume.ebsVolumeId!)?.attachments).toMatchObject([{ instanceId: INSTANCE, state: 'attached' }]);
+    expect(h.ebs.calls.AttachVolume).toBe(3);
+  });
 });

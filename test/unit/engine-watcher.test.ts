@@ -336,7 +336,7 @@ describe('watcher', () => {
     expect(h.ebs.calls.AttachVolume).toBe(1);
   });
 
-  it('a waiting attachment carries no code, next attempt or operation start of an earlier attempt; watcher and executor write the same wait', async () => {
+  it('an attachment waiting for its volume in error carries no code, next attempt, operation start or failed attempts of an earlier attempt (it starts afresh with the volume\'s retry); watcher and executor write the same wait', async () => {
     const h = harness();
     const at = new Date(h.clock.now()).toISOString();
     const volume = newVolume('data-1', { status: { state: 'error', code: 'InvalidParameterValue', message: 'The parameter is not valid', attempts: 1, updatedAt: at } });
@@ -349,7 +349,7 @@ describe('watcher', () => {
     const waiting = {
       state: 'pending',
       message: 'volume data-1 is in error: InvalidParameterValue; the attach waits until the volume is retried',
-      attempts: 2,
+      attempts: 0,
       updatedAt: new Date(h.clock.now()).toISOString(),
     };
 
@@ -378,11 +378,11 @@ describe('watcher', () => {
     await h.clock.advance(7 * 3_600_000);
     h.ebs.failNext('AttachVolume', new ProviderError('limit-exceeded', 'AttachmentLimitExceeded', 'too many attachments'));
     await h.store.update<VolumeRecord>(volumeKey('data-1'), { generation: 2 });
-    for (let i = 0; i < 20 && (await h.store.get(attachmentKey('data-1')))?.status.attempts !== 2; i++) {
+    for (let i = 0; i < 20 && (await h.store.get(attachmentKey('data-1')))?.status.attempts !== 1; i++) {
       await h.watch();
       await h.settle(1000);
     }
-    expect((await h.store.get(attachmentKey('data-1')))?.status).toMatchObject({ state: 'pending', code: 'AttachmentLimitExceeded', attempts: 2 });
+    expect((await h.store.get(attachmentKey('data-1')))?.status).toMatchObject({ state: 'pending', code: 'AttachmentLimitExceeded', attempts: 1 });
     await h.watch();
     await h.settle(30_000);
     expect((await h.store.get(attachmentKey('data-1')))?.status).toMatchObject({ state: 'attached', attempts: 0 });

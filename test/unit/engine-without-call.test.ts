@@ -20,6 +20,13 @@ describe('changesWithoutCall', () => {
     expect(changesWithoutCall({ ...attachment, status: changes!.status! }, { type: 'wait', reason: 'waiting for volume data-1 to become available' }, NOW + 1000)).toBeUndefined();
   });
 
+  it('wait: failed attempts stay, unless only a client retry of the other record ends the wait', () => {
+    const failed = newAttachment('data-1', { status: { state: 'pending', code: 'InvalidVolume.NotFound', message: 'not found', attempts: 2, updatedAt: at(START) } });
+    expect(changesWithoutCall(failed, { type: 'wait', reason: 'waiting for volume data-1 to become available' }, NOW)?.status).toMatchObject({ attempts: 2 });
+    const reason = 'volume data-1 is in error: VolumeNotFound; the attach waits until the volume is retried';
+    expect(changesWithoutCall(failed, { type: 'wait', reason, attemptsEnd: true }, NOW)).toEqual({ status: { state: 'pending', attempts: 0, message: reason, updatedAt: at(NOW) } });
+  });
+
   it('cascade-dying: the volume waits for its attachments, keeping the code of its error; nothing when it already says so', () => {
     const failed = volumeIn({ state: 'error', code: 'InternalError', message: 'boom', attempts: 8 }, { life: 'dying' });
     const decision: DecisionWithoutCall = { type: 'cascade-dying', attachments: [attachmentKey('data-1')], reason: 'detaching 1 attachment(s) before deleting' };
