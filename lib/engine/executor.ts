@@ -1630,7 +1630,11 @@ export class Executor {
         };
       }
       if (link?.state === 'attaching') return this.stillInProgress(attachment, now, `EC2 is attaching as ${link.device}`);
-      return { outcome: 'succeeded', changes: { status: attemptStatus(attachment.status, 'pending', now, 'not attached; attaching afresh'), device: null } };
+      const status = attemptStatus(attachment.status, 'pending', now, 'not attached; attaching afresh');
+      // Unless its volume is taken (attached to another instance, say): then it says what it waits for, as no message follows a wait.
+      const notAttached: AttachmentRecord = { ...attachment, status, device: undefined };
+      const decision = planAttachment(notAttached, item.volume);
+      return { outcome: 'succeeded', changes: { status: decision.type === 'wait' ? (changesWithoutCall(notAttached, decision, now)?.status ?? status) : status, device: null } };
     }
     if (state === 'attaching') {
       if (link && (link.state === 'attached' || link.state === 'busy')) {

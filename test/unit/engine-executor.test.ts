@@ -955,6 +955,24 @@ describe('executor: one describe per transition', () => {
     expect((await attachmentOf(h, 'data-1')).status.state).toBe('attaching');
   });
 
+  it('a check that finds an attachment that kept its device not attached says what it waits for, when its volume is attached to another instance', async () => {
+    const h = harness();
+    await h.store.create(newVolume('data-1'));
+    await h.store.create(newAttachment('data-1'));
+    await h.watch();
+    await h.settle(30_000);
+    await h.watch();
+    expect((await attachmentOf(h, 'data-1')).status.state).toBe('attached');
+    // Left by an attach to the other instance whose answer was lost, and which EC2 never made.
+    const at = new Date(h.clock.now()).toISOString();
+    await h.store.create(newAttachment('data-1', { instanceId: OTHER_INSTANCE, device: '/dev/sdg', status: { state: 'pending', code: 'RequestTimeout', message: 'AttachVolume timed out', attempts: 1, updatedAt: at } }));
+    await h.executor.run(h.batchOf(h.op('attach', attachmentKey('data-1', OTHER_INSTANCE))));
+    const looked = (await h.store.get(attachmentKey('data-1', OTHER_INSTANCE))) as AttachmentRecord;
+    expect(looked.device).toBeUndefined();
+    expect(looked.status).toMatchObject({ state: 'pending', message: 'waiting for volume data-1 to be detached from its other instance' });
+    expect(h.ebs.calls.AttachVolume).toBe(1);
+  });
+
   it("releases the waiting attachment while the batch's other calls still wait for rate tokens", async () => {
     const budgets = { ...DEFAULT_ENGINE_CONFIG.rateBudgets, CreateVolume: { burst: 1, ratePerSecond: 0.2 } };
     const h = harness({ config: { rateBudgets: budgets, rateWaitMaxMs: 10_000 } });
