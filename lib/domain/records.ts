@@ -5,7 +5,8 @@
  * attachment item per instance (`VOLUME#<volumeId>` / `ATTACHMENT#<instanceId>`). The client owns
  * `spec`, `life`, `generation` and `requestedDevice`; the system owns `status`, `ebsVolumeId`,
  * `createRequest`, `device`, `instanceSeen`, `volumeCreatedAt`, `observedGeneration`,
- * `lastModificationStartedAt`, `claim` and `version`. Neither side writes the other's fields.
+ * `lastModificationStartedAt`, `tagKeysSet`, `claim` and `version`. Neither side writes the
+ * other's fields.
  */
 
 export const VOLUME_TYPES = ['gp2', 'gp3', 'io1', 'io2', 'st1', 'sc1', 'standard'] as const;
@@ -106,6 +107,13 @@ export interface VolumeRecord {
    * the EC2 volume, and when the modification failed (a failed one does not count).
    */
   lastModificationStartedAt?: string;
+  /**
+   * Client tag keys a CreateTags was sent to set and whose result is not yet recorded in
+   * `observed.tags`: managed like those (`managedTagsOf`), so a key the client drops meanwhile is
+   * still removed from EC2. Written with the claim before the call, cleared by the next write of
+   * what EC2 holds.
+   */
+  tagKeysSet?: string[];
   claim?: Claim;
   /** Incremented by every write; optimistic concurrency for system writes. */
   version: number;

@@ -183,6 +183,8 @@ const volumeRecordShape = z.strictObject({
     })
     .optional(),
   lastModificationStartedAt: z.iso.datetime().optional(),
+  // EC2 tag keys: 1–128 characters; a volume carries at most 50 tags.
+  tagKeysSet: z.array(z.string().min(1).max(128)).max(50).optional(),
   claim: claimSchema.optional(),
   version: z.number().int().nonnegative().default(systemDefaults.version),
   createdAt: z.string().default(systemDefaults.createdAt),
@@ -324,7 +326,7 @@ export function createSentUnrecorded(volume: Pick<VolumeRecord, 'ebsVolumeId' | 
 }
 
 /** The fields of a volume record the spec-change rule reads. */
-type EbsSide = Pick<VolumeRecord, 'spec' | 'createRequest' | 'ebsVolumeId' | 'observed' | 'availabilityZone' | 'observedGeneration'>;
+type EbsSide = Pick<VolumeRecord, 'spec' | 'createRequest' | 'ebsVolumeId' | 'observed' | 'availabilityZone' | 'observedGeneration' | 'tagKeysSet'>;
 
 /**
  * The volume as it is in EBS, the baseline every spec change is judged against: the fields fixed
@@ -372,7 +374,8 @@ export function clientTagsOf(tags: Readonly<Record<string, string>>): Record<str
 
 /**
  * The client tags among `tags` (all a volume carries in EC2) that this system manages on `volume`:
- * the keys its spec names and those it last held (observed, or as created). A key the client
+ * the keys its spec names, those it last held (observed, or as created) and those a CreateTags
+ * whose result is not recorded may have set (`tagKeysSet`). A key the client
  * removes from the spec is still managed until EC2 no longer holds it, so it is removed there; a
  * tag set outside the system under a key the client never named is none of the system's business
  * and is left as it is (a cost-allocation tag another tool adds, say).
@@ -380,7 +383,7 @@ export function clientTagsOf(tags: Readonly<Record<string, string>>): Record<str
  * gives `{ team: 'b' }`.
  */
 export function managedTagsOf(volume: EbsSide, tags: Readonly<Record<string, string>>): Record<string, string> {
-  const managed = new Set([...Object.keys(volume.spec.tags ?? {}), ...Object.keys(ebsBaseline(volume)?.tags ?? {})]);
+  const managed = new Set([...Object.keys(volume.spec.tags ?? {}), ...Object.keys(ebsBaseline(volume)?.tags ?? {}), ...(volume.tagKeysSet ?? [])]);
   return Object.fromEntries(Object.entries(clientTagsOf(tags)).filter(([key]) => managed.has(key)));
 }
 

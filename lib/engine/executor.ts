@@ -845,7 +845,7 @@ export class Executor {
       if (run) runs.push({ item, run });
     }
     for (const item of tags) {
-      const run = this.prepareTag(item, now, volumes);
+      const run = this.prepareTag(item, owner, now, volumes);
       if (run) runs.push({ item, run });
     }
     // Calls whose tokens fall in the same second are written and followed up together.
@@ -1391,7 +1391,7 @@ export class Executor {
    * DescribeVolumes), so a repeated or late message whose tags EC2 already holds calls nothing.
    * Ownership tags are left out of both calls. The record then holds the tags as observed.
    */
-  private prepareTag(item: Item, now: number, volumes: Map<string, ProviderVolume> | ClassifiedError): (() => Promise<void>) | undefined {
+  private prepareTag(item: Item, owner: string, now: number, volumes: Map<string, ProviderVolume> | ClassifiedError): (() => Promise<void>) | undefined {
     const volume = item.record as VolumeRecord;
     const current = this.describedVolume(item, now, volumes);
     if (!current) return undefined;
@@ -1401,6 +1401,14 @@ export class Executor {
       return undefined;
     }
     return async () => {
+      // The keys a CreateTags may set are managed from before it is sent (`tagKeysSet`): should its
+      // answer or the write after it be lost, a key the client then drops is still removed. The
+      // write takes the claim too.
+      const setting = calls.flatMap((call) => (call.action === 'CreateTags' ? Object.keys(call.tags) : []));
+      const tagKeysSet = [...new Set([...(volume.tagKeysSet ?? []), ...setting])].sort();
+      const written = await this.preWrite<VolumeRecord>(item, owner, now, setting.length > 0 ? { tagKeysSet } : {});
+      if (!written) return;
+      item.record = written;
       let latencyMs = 0;
       for (const call of calls) {
         const outcome = await this.call(item, call.action, () =>
@@ -1408,7 +1416,7 @@ export class Executor {
         );
         latencyMs += outcome.latencyMs;
         if (!outcome.ok) {
-          item.result = { ...this.tagFailure(volume, now, outcome.error), latencyMs };
+          item.result = { ...this.tagFailure(written, now, outcome.error), latencyMs };
           return;
         }
       }
@@ -1419,7 +1427,7 @@ export class Executor {
         else for (const key of call.keys) delete tags[key];
       }
       const tagged: ProviderVolume = { ...current, tags };
-      item.result = { outcome: 'succeeded', latencyMs, changes: this.observedChanges(volume, tagged, now) };
+      item.result = { outcome: 'succeeded', latencyMs, changes: this.observedChanges(written, tagged, now) };
     };
   }
 
@@ -1693,7 +1701,8 @@ export class Executor {
       if (state === 'creating' && target === 'in-use') state = nextVolumeState(state, 'observed-available');
       if (state !== target) state = nextVolumeState(state, event);
     }
-    const seen: VolumeRecord = { ...volume, observed: observedOf(volume, current) };
+    // What EC2 holds, the keys an unrecorded CreateTags may have set among them (so `tagKeysSet` goes).
+    const seen: VolumeRecord = { ...volume, observed: observedOf(volume, current), tagKeysSet: undefined };
     // The spec judged once against what EC2 now holds, for the rejection and the catch-up alike.
     const issues = specChangeIssues(seen);
     const rejected = specRejection(seen, issues);
@@ -1704,6 +1713,7 @@ export class Executor {
       ...zoneOf(current),
     };
     if (issues.length === 0 && !modificationNeeded(seen, issues) && !tagsNeeded(seen)) changes.observedGeneration = volume.generation;
+    if (volume.tagKeysSet !== undefined) changes.tagKeysSet = null;
     return changes;
   }
 
@@ -2132,9 +2142,9 @@ function tokenAction(item: Item): MutatingAction {
   return firstActionOf(decidedOp(item), item.record!)!;
 }
 
-/** Operations whose first write is the pre-call status write, so it can take the claim too. */
+/** Operations whose first write is the pre-call write, so it can take the claim too. */
 function claimsWithPreWrite(record: ProvisionerRecord, op: OperationKind): boolean {
-  return op === 'attach' || (op === 'create-volume' && record.status.state === 'pending');
+  return op === 'attach' || op === 'tag-volume' || (op === 'create-volume' && record.status.state === 'pending');
 }
 
 /** An instance as the executor uses it: devices in use completed from the records, and where the description came from. */

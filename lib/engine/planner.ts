@@ -133,7 +133,16 @@ export function modificationCooldownEndMs(volume: VolumeRecord, nowMs: number): 
  */
 export function tagsNeeded(volume: VolumeRecord): boolean {
   if (!volume.ebsVolumeId) return false;
-  return tagChanges(ebsBaseline(volume)?.tags, volume.spec.tags) !== undefined;
+  return tagChanges(ebsBaseline(volume)?.tags, volume.spec.tags) !== undefined || droppedUnrecordedTagKeys(volume).length > 0;
+}
+
+/**
+ * Keys a CreateTags whose result is not recorded may have set (`tagKeysSet`) that neither the spec
+ * nor the tags last observed name: EC2 may hold them, so a look (and DeleteTags) is due.
+ */
+function droppedUnrecordedTagKeys(volume: VolumeRecord): string[] {
+  const named = { ...ebsBaseline(volume)?.tags, ...volume.spec.tags };
+  return (volume.tagKeysSet ?? []).filter((key) => !(key in named));
 }
 
 /** One EC2 call of a tag change. */
@@ -156,12 +165,14 @@ export function tagCalls(held: Readonly<Record<string, string>> | undefined, wan
 /**
  * The EC2 action whose rate token an operation on `record` takes before the record is claimed:
  * the first call it makes, undefined when it makes none. A tag change's is judged from the tags
- * the record says EC2 holds: one that only removes keys calls DeleteTags alone. Its other call
+ * the record says EC2 holds: one that only removes keys (those it observed, or an unrecorded
+ * CreateTags may have set) calls DeleteTags alone. Its other call
  * (DeleteTags after CreateTags), or one EC2's tags turn out to need instead, takes its own token
  * when it is made.
  */
 export function firstActionOf(op: OperationKind, record: ProvisionerRecord): MutatingAction | undefined {
-  if (op === 'tag-volume' && record.kind === 'volume') return tagCalls(ebsBaseline(record)?.tags, record.spec.tags)[0]?.action ?? ACTION_OF[op];
+  if (op === 'tag-volume' && record.kind === 'volume')
+    return tagCalls(ebsBaseline(record)?.tags, record.spec.tags)[0]?.action ?? (droppedUnrecordedTagKeys(record).length > 0 ? 'DeleteTags' : ACTION_OF[op]);
   return ACTION_OF[op];
 }
 

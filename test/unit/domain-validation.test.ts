@@ -191,6 +191,18 @@ describe('tags after creation', () => {
     expect(managedTagsOf(record, ec2)).toEqual({ team: 'a', env: 'dev' });
     // Held no longer: a tag set outside under that key is none of the system's business.
     expect(managedTagsOf({ ...record, observed: { ...observed, tags: { team: 'b' } } }, ec2)).toEqual({ team: 'a' });
+    // Unless a CreateTags whose result is not recorded may have set it.
+    expect(managedTagsOf({ ...record, observed: { ...observed, tags: { team: 'b' } }, tagKeysSet: ['cost'] }, ec2)).toEqual({ team: 'a', cost: 'c-1' });
+  });
+
+  it('reads the tag keys an unrecorded CreateTags may have set, and refuses a record whose list is not one of tag keys', () => {
+    const record = (tagKeysSet: unknown) => ({ ...newVolume('v1'), ebsVolumeId: 'vol-0123456789abcdef0', tagKeysSet });
+    expect(parseRecord(record(['team', 'cost']))).toMatchObject({ ok: true, value: { tagKeysSet: ['team', 'cost'] } });
+    for (const bad of ['team', [''], ['k'.repeat(129)], [7], Array.from({ length: 51 }, (_, i) => `k${i}`)]) {
+      const parsed = parseRecord(record(bad));
+      expect(parsed.ok, JSON.stringify(bad)).toBe(false);
+      expect(!parsed.ok && parsed.issues.some((issue) => issue.path.startsWith('tagKeysSet'))).toBe(true);
+    }
   });
 });
 

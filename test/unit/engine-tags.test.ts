@@ -122,6 +122,73 @@ describe('tag-volume', () => {
     expect(await volumeOf(h)).toMatchObject({ observed: { tags: { team: 'b', env: 'dev' } }, observedGeneration: 2, status: { state: 'available' } });
   });
 
+  describe('a key a CreateTags set whose result was never recorded', () => {
+    /** CreateTags reaches EC2 for `cost=7`; then its answer is lost (a timeout) or the status write after it fails. */
+    async function setWithoutRecord(loss: 'answer' | 'write'): Promise<Harness> {
+      const h = await taggedVolume();
+      const createTags = h.ebs.createTags.bind(h.ebs);
+      h.ebs.createTags = async (ebsVolumeId, tags) => {
+        await createTags(ebsVolumeId, tags);
+        h.ebs.createTags = createTags;
+        if (loss === 'answer') throw new ProviderError('transient', 'RequestTimeout', 'CreateTags timed out');
+        h.store.failNext('update', new Error('DynamoDB unavailable'));
+      };
+      await retag(h, { team: 'a', env: 'dev', cost: '7' });
+      await h.executor.run(h.batchOf(h.op('tag-volume', KEY)));
+      const volume = await volumeOf(h);
+      expect(ec2Tags(h, volume)).toMatchObject({ cost: '7' });
+      expect(volume.observed?.tags).toEqual({ team: 'a', env: 'dev' });
+      expect(volume.tagKeysSet).toEqual(['cost']);
+      return h;
+    }
+
+    for (const loss of ['answer', 'write'] as const) {
+      it(`is removed from EC2 when the client drops it before the change is retried (${loss} lost)`, async () => {
+        const h = await setWithoutRecord(loss);
+        await retag(h, { team: 'a', env: 'dev' }, 3);
+        await h.settle(5 * MINUTE);
+        await h.watch();
+        await h.settle(MINUTE);
+        const volume = await volumeOf(h);
+        expect(ec2Tags(h, volume)).not.toHaveProperty('cost');
+        expect(volume).toMatchObject({ observed: { tags: { team: 'a', env: 'dev' } }, observedGeneration: 3 });
+        expect(volume.tagKeysSet).toBeUndefined();
+        expect(h.ebs.calls.DeleteTags).toBe(1);
+      });
+    }
+
+    it('is recorded, and its key forgotten from tagKeysSet, by the next check when the client keeps it', async () => {
+      const h = await setWithoutRecord('answer');
+      await h.executor.run(h.batchOf(h.op('check-volume', KEY)));
+      const volume = await volumeOf(h);
+      expect(volume.observed?.tags).toEqual({ team: 'a', env: 'dev', cost: '7' });
+      expect(volume.tagKeysSet).toBeUndefined();
+    });
+  });
+
+  it('takes the claim with the write naming the keys it sets: a tag change writes twice, before and after its call', async () => {
+    const h = await taggedVolume();
+    await retag(h, { team: 'b', env: 'dev' });
+    const writes = h.store.writes;
+    const other = h.environment();
+    let during: VolumeRecord | undefined;
+    const createTags = h.ebs.createTags.bind(h.ebs);
+    h.ebs.createTags = async (ebsVolumeId, tags) => {
+      during = await volumeOf(h);
+      // Another environment's copy of the message meanwhile finds the claim held: no call.
+      await other.run(h.batchOf(h.op('tag-volume', KEY)));
+      return createTags(ebsVolumeId, tags);
+    };
+    await h.executor.run(h.batchOf(h.op('tag-volume', KEY)));
+    expect(during).toMatchObject({ tagKeysSet: ['team'], claim: { owner: expect.any(String) } });
+    expect(h.store.writes - writes).toBe(2);
+    expect(h.ebs.calls.CreateTags).toBe(1);
+    const volume = await volumeOf(h);
+    expect(volume).toMatchObject({ observed: { tags: { team: 'b', env: 'dev' } }, observedGeneration: 2 });
+    expect(volume.tagKeysSet).toBeUndefined();
+    expect(volume.claim).toBeUndefined();
+  });
+
   it('forgets a volume that vanished, found by the describe or by CreateTags itself', async () => {
     for (const where of ['describe', 'call'] as const) {
       const h = await taggedVolume();
