@@ -5,8 +5,8 @@
  * attachment item per instance (`VOLUME#<volumeId>` / `ATTACHMENT#<instanceId>`). The client owns
  * `spec`, `life`, `generation` and `requestedDevice`; the system owns `status`, `ebsVolumeId`,
  * `createRequest`, `device`, `instanceSeen`, `volumeCreatedAt`, `observedGeneration`,
- * `lastModificationStartedAt`, `tagKeysSet`, `claim` and `version`. Neither side writes the
- * other's fields.
+ * `lastModificationStartedAt`, `modificationSentAt`, `tagKeysSet`, `claim` and `version`. Neither
+ * side writes the other's fields.
  */
 
 export const VOLUME_TYPES = ['gp2', 'gp3', 'io1', 'io2', 'st1', 'sc1', 'standard'] as const;
@@ -107,6 +107,14 @@ export interface VolumeRecord {
    * the EC2 volume, and when the modification failed (a failed one does not count).
    */
   lastModificationStartedAt?: string;
+  /**
+   * ISO-8601 time a ModifyVolume was sent whose answer is not recorded (written with the claim
+   * before the call): EC2 may be modifying the volume toward it, describing the old values until
+   * it optimizes, so the spec is not taken as held from `observed` alone; the modify operation looks
+   * at EC2's modifications first. Cleared by the write of EC2's answer (accepted, or refused for
+   * certain), or once a look finds no modification under way that the record does not follow.
+   */
+  modificationSentAt?: string;
   /**
    * Client tag keys a CreateTags was sent to set and whose result is not yet recorded in
    * `observed.tags`: managed like those (`managedTagsOf`), so a key the client drops meanwhile is

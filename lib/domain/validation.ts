@@ -183,6 +183,7 @@ const volumeRecordShape = z.strictObject({
     })
     .optional(),
   lastModificationStartedAt: z.iso.datetime().optional(),
+  modificationSentAt: z.iso.datetime().optional(),
   // EC2 tag keys: 1–128 characters; a volume carries at most 50 tags.
   tagKeysSet: z.array(z.string().min(1).max(128)).max(50).optional(),
   claim: claimSchema.optional(),

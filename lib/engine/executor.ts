@@ -209,7 +209,7 @@ interface Item {
 const FORGET_CREATE_REQUEST: RecordChanges<VolumeRecord> = { createRequest: null, availabilityZone: null, observedGeneration: null };
 
 /** What a volume record knows of an EC2 volume, forgotten once that volume is gone: its request too. */
-const FORGET_VOLUME: RecordChanges<VolumeRecord> = { ...FORGET_CREATE_REQUEST, ebsVolumeId: null, observed: null, lastModificationStartedAt: null };
+const FORGET_VOLUME: RecordChanges<VolumeRecord> = { ...FORGET_CREATE_REQUEST, ebsVolumeId: null, observed: null, lastModificationStartedAt: null, modificationSentAt: null, tagKeysSet: null };
 
 /**
  * A volume in EC2 state `error` has lost its data and can only be deleted. Retrying does not
@@ -841,7 +841,7 @@ export class Executor {
     }
     for (const item of deletes) runs.push({ item, run: this.deleteVolume(item, now) });
     for (const item of modifies) {
-      const run = this.prepareModify(item, now, volumes, modifications);
+      const run = this.prepareModify(item, owner, now, volumes, modifications);
       if (run) runs.push({ item, run });
     }
     for (const item of tags) {
@@ -1320,6 +1320,7 @@ export class Executor {
 
   private prepareModify(
     item: Item,
+    owner: string,
     now: number,
     volumes: Map<string, ProviderVolume> | ClassifiedError,
     modifications: Map<string, ProviderModification> | ClassifiedError,
@@ -1327,17 +1328,35 @@ export class Executor {
     const volume = item.record as VolumeRecord;
     const current = this.describedVolume(item, now, volumes);
     if (!current) return undefined;
+    const latest = modifications instanceof Map ? modifications.get(current.ebsVolumeId) : undefined;
     // EC2 may already be where the spec wants it (a repeated message after a lost status write).
     const refreshed: VolumeRecord = { ...volume, observed: observedOf(volume, current) };
     const request = modificationNeeded(refreshed);
     if (!request) {
-      const changes = this.observedChanges(volume, current, now);
+      if (volume.modificationSentAt !== undefined) {
+        // A ModifyVolume whose answer was lost may still take EC2 elsewhere: EC2 describes the old
+        // values while it is `modifying`, and lists it a little after accepting it.
+        if (!(modifications instanceof Map)) {
+          item.result = this.volumeFailure(volume, now, modifications);
+          return undefined;
+        }
+        if (latest && MODIFICATION_UNDER_WAY.has(latest.state) && modificationNeeded({ ...volume, observed: observedOf(volume, afterModification(current, latest)) })) {
+          item.result = this.awaitModification(volume, current, now, latest.startedAt, modificationUnderWayWait(latest));
+          return undefined;
+        }
+        const sentAt = Date.parse(volume.modificationSentAt);
+        if (!(latest?.startedAt !== undefined && latest.startedAt >= sentAt) && now - sentAt < this.config.describeGraceMs) {
+          item.result = this.awaitModification(volume, current, now, sentAt, { code: 'ModificationUnconfirmed', message: 'looking whether the ModifyVolume whose answer was lost took' });
+          return undefined;
+        }
+      }
+      const changes = this.observedChanges({ ...volume, modificationSentAt: undefined }, current, now);
       // EC2 holds the spec through a modification the record does not know (ours, whose answer was
       // lost, now optimizing or completed): its start bounds the next one. A failed one does not.
-      const latest = modifications instanceof Map ? modifications.get(current.ebsVolumeId) : undefined;
       const startedAt = latest?.state === 'failed' ? undefined : latest?.startedAt;
       const known = volume.lastModificationStartedAt === undefined ? undefined : Date.parse(volume.lastModificationStartedAt);
       if (startedAt !== undefined && (known === undefined || startedAt > known)) changes.lastModificationStartedAt = new Date(startedAt).toISOString();
+      if (volume.modificationSentAt !== undefined) changes.modificationSentAt = null;
       item.result = { outcome: 'succeeded', changes };
       return undefined;
     }
@@ -1345,18 +1364,19 @@ export class Executor {
       item.result = this.volumeFailure(volume, now, modifications);
       return undefined;
     }
-    const latest = modifications.get(current.ebsVolumeId);
     if (latest && MODIFICATION_UNDER_WAY.has(latest.state)) {
       // Toward this spec: ours, accepted by a ModifyVolume whose answer was lost (or someone else's): follow it.
       item.result = modificationReaches(latest, request)
         ? this.adoptModification(volume, latest, now)
-        : this.awaitModification(volume, current, now, latest.startedAt, {
-            code: 'IncorrectModificationState',
-            message: `waiting for the modification under way (${latest.state}, to ${modificationTarget(latest)}) to finish before modifying`,
-          });
+        : this.awaitModification(volume, current, now, latest.startedAt, modificationUnderWayWait(latest));
       return undefined;
     }
     return async () => {
+      // Written with the claim before the call: until EC2's answer is recorded, the spec is not
+      // taken as held without looking at EC2's modifications (the planner's `modificationSentAt`).
+      const written = await this.preWrite<VolumeRecord>(item, owner, now, { modificationSentAt: new Date(now).toISOString() });
+      if (!written) return;
+      item.record = written;
       const outcome = await this.call(item, 'ModifyVolume', () => this.deps.provider.modifyVolume(request));
       if (outcome.ok) {
         item.result = {
@@ -1366,6 +1386,7 @@ export class Executor {
             status: successStatus(volume.status, nextVolumeState(volume.status.state, 'modify-started'), now, 'modifying', true),
             // EC2 started it before it answered: the answer's time ends the cooldown no earlier than EC2 does.
             lastModificationStartedAt: new Date(this.deps.clock.now()).toISOString(),
+            modificationSentAt: null,
           },
         };
         return;
@@ -1381,6 +1402,8 @@ export class Executor {
               ? // Gone since the describe: forgotten as a check that finds it gone forgets it.
                 this.volumeVanished(volume, 'observed-deleted', now)
               : this.volumeFailure(volume, now, error);
+      // Refused for certain: nothing was sent that could still take.
+      if (!error.uncertain) result.changes = { ...result.changes, modificationSentAt: null };
       item.result = { ...result, latencyMs: outcome.latencyMs };
     };
   }
@@ -1450,7 +1473,7 @@ export class Executor {
     const status = successStatus(volume.status, nextVolumeState(volume.status.state, 'modify-started'), now, 'modifying (EC2 had already accepted this change)', true);
     const startedAt = new Date(Math.min(modification.startedAt ?? now, now)).toISOString();
     status.operationStartedAt = startedAt;
-    return { outcome: 'in-progress', changes: { status, lastModificationStartedAt: startedAt } };
+    return { outcome: 'in-progress', changes: { status, lastModificationStartedAt: startedAt, ...(volume.modificationSentAt !== undefined ? { modificationSentAt: null } : {}) } };
   }
 
   /**
@@ -1712,7 +1735,8 @@ export class Executor {
       observed: seen.observed,
       ...zoneOf(current),
     };
-    if (issues.length === 0 && !modificationNeeded(seen, issues) && !tagsNeeded(seen)) changes.observedGeneration = volume.generation;
+    // Not while a ModifyVolume sent unanswered may still take EC2 elsewhere.
+    if (issues.length === 0 && !modificationNeeded(seen, issues) && !tagsNeeded(seen) && volume.modificationSentAt === undefined) changes.observedGeneration = volume.generation;
     if (volume.tagKeysSet !== undefined) changes.tagKeysSet = null;
     return changes;
   }
@@ -2118,6 +2142,25 @@ function modificationTarget(modification: ProviderModification): string {
   return parts.length > 0 ? parts.join(', ') : 'an unknown target';
 }
 
+/** The wait for a modification of the volume under way toward another spec. */
+function modificationUnderWayWait(modification: ProviderModification): { code: string; message: string } {
+  return {
+    code: 'IncorrectModificationState',
+    message: `waiting for the modification under way (${modification.state}, to ${modificationTarget(modification)}) to finish before modifying`,
+  };
+}
+
+/** The volume as EC2 will describe it once `modification` is done. */
+function afterModification(volume: ProviderVolume, modification: ProviderModification): ProviderVolume {
+  return {
+    ...volume,
+    sizeGiB: modification.targetSizeGiB ?? volume.sizeGiB,
+    volumeType: modification.targetVolumeType ?? volume.volumeType,
+    ...(modification.targetIops !== undefined ? { iops: modification.targetIops } : {}),
+    ...(modification.targetThroughput !== undefined ? { throughput: modification.targetThroughput } : {}),
+  };
+}
+
 /** What EC2 holds of `record`'s volume: size, performance and the client tags the system manages there. */
 function observedOf(record: VolumeRecord, volume: ProviderVolume): NonNullable<VolumeRecord['observed']> {
   const observed: NonNullable<VolumeRecord['observed']> = { sizeGiB: volume.sizeGiB, volumeType: volume.volumeType };
@@ -2144,7 +2187,7 @@ function tokenAction(item: Item): MutatingAction {
 
 /** Operations whose first write is the pre-call write, so it can take the claim too. */
 function claimsWithPreWrite(record: ProvisionerRecord, op: OperationKind): boolean {
-  return op === 'attach' || op === 'tag-volume' || (op === 'create-volume' && record.status.state === 'pending');
+  return op === 'attach' || op === 'tag-volume' || op === 'modify-volume' || (op === 'create-volume' && record.status.state === 'pending');
 }
 
 /** An instance as the executor uses it: devices in use completed from the records, and where the description came from. */

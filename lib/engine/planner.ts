@@ -278,6 +278,9 @@ export function planVolume(volume: VolumeRecord, attachments: readonly Attachmen
           ? { type: 'cooldown', op: 'modify-volume', atMs: cooldownEnd, reason: `waiting for EC2's modification cooldown until ${new Date(cooldownEnd).toISOString()}` }
           : { type: 'operation', op: 'modify-volume', reason: 'spec changed' };
       }
+      // A ModifyVolume whose answer was lost may still take EC2 away from what the record observed.
+      if (volume.modificationSentAt !== undefined)
+        return { type: 'operation', op: 'modify-volume', reason: 'a ModifyVolume whose answer was lost may be under way; looking before taking the spec as held' };
       // A record from before tags were observed and before its CreateVolume request was kept has
       // no record of the tags EC2 holds: once its client changed the spec, look before saying EC2 holds it.
       if (volume.observed && volume.observedGeneration !== volume.generation && tagsUnknown(volume))

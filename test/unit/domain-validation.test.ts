@@ -195,6 +195,15 @@ describe('tags after creation', () => {
     expect(managedTagsOf({ ...record, observed: { ...observed, tags: { team: 'b' } }, tagKeysSet: ['cost'] }, ec2)).toEqual({ team: 'a', cost: 'c-1' });
   });
 
+  it('reads when an unanswered ModifyVolume was sent, and refuses a record whose time is not one', () => {
+    const record = (modificationSentAt: unknown) => ({ ...newVolume('v1'), ebsVolumeId: 'vol-0123456789abcdef0', modificationSentAt });
+    expect(parseRecord(record('2026-01-01T00:00:00.000Z'))).toMatchObject({ ok: true, value: { modificationSentAt: '2026-01-01T00:00:00.000Z' } });
+    for (const bad of ['yesterday', 7, '']) {
+      const parsed = parseRecord(record(bad));
+      expect(!parsed.ok && parsed.issues.some((issue) => issue.path === 'modificationSentAt'), JSON.stringify(bad)).toBe(true);
+    }
+  });
+
   it('reads the tag keys an unrecorded CreateTags may have set, and refuses a record whose list is not one of tag keys', () => {
     const record = (tagKeysSet: unknown) => ({ ...newVolume('v1'), ebsVolumeId: 'vol-0123456789abcdef0', tagKeysSet });
     expect(parseRecord(record(['team', 'cost']))).toMatchObject({ ok: true, value: { tagKeysSet: ['team', 'cost'] } });

@@ -512,3 +512,94 @@ describe("a grow waiting for EC2's modification cooldown", () => {
     await expectWaiting(h, 'available', new Date(cooldownEndAfter(first!.startedAt!)).toISOString());
   });
 });
+
+describe('a ModifyVolume whose answer was never recorded', () => {
+  /** Volume data-1 available at gp3's baseline, on an EBS model whose modifications take 10 minutes to optimize. */
+  async function slowModifyingVolume(): Promise<Harness> {
+    const h = harness({ ebsTimings: { modify: 10 * MINUTE, optimize: MINUTE } });
+    await h.store.create(newVolume('data-1'));
+    await h.watch();
+    await h.settle(10_000);
+    await h.watch();
+    expect((await volumeOf(h)).status.state).toBe('available');
+    return h;
+  }
+
+  /** The client asks for 4000 IOPS; EC2 accepts the ModifyVolume, then its answer, or the write after it, is lost. */
+  async function sentUnrecorded(h: Harness, loss: 'answer' | 'write'): Promise<void> {
+    await clientWrites(h, { spec: { ...(await volumeOf(h)).spec, iops: 4000 }, generation: 2 });
+    const modifyVolume = h.ebs.modifyVolume.bind(h.ebs);
+    h.ebs.modifyVolume = async (request) => {
+      await modifyVolume(request);
+      h.ebs.modifyVolume = modifyVolume;
+      if (loss === 'answer') throw new ProviderError('transient', 'RequestTimeout', 'ModifyVolume timed out');
+      // The invocation dies before the write after the call.
+      h.store.failNext('update', new Error('invocation ended'));
+    };
+    await h.executor.run(h.batchOf(h.op('modify-volume', KEY)));
+    h.queue.receive(100).forEach((m) => h.queue.delete(m.receiptHandle));
+    const volume = await volumeOf(h);
+    expect(h.ebs.calls.ModifyVolume).toBe(1);
+    expect(volume.modificationSentAt).toEqual(expect.any(String));
+    expect(volume.observed?.iops ?? 3000).toBe(3000);
+  }
+
+  for (const loss of ['answer', 'write'] as const) {
+    it(`is not taken for EC2 holding a spec put back meanwhile: EC2 ends at the spec after its cooldown (${loss} lost)`, async () => {
+      const h = await slowModifyingVolume();
+      await sentUnrecorded(h, loss);
+      // The client puts the spec back before anything looks again; EC2 still describes 3000 IOPS.
+      await clientWrites(h, { spec: { ...(await volumeOf(h)).spec, iops: 3000 }, generation: 3 });
+      expect((await volumeOf(h)).observedGeneration).not.toBe(3);
+      for (let i = 0; i < 7 * 60; i++) {
+        await h.watch();
+        await h.settle(MINUTE, MINUTE);
+      }
+      const volume = await volumeOf(h);
+      expect(h.ebs.volume(volume.ebsVolumeId!)).toMatchObject({ iops: 3000 });
+      expect(volume).toMatchObject({ status: { state: 'available' }, observed: { iops: 3000 }, observedGeneration: 3 });
+      expect(volume.modificationSentAt).toBeUndefined();
+      expect(h.ebs.calls.ModifyVolume).toBe(3); // ours to 4000, one EC2 refuses for its cooldown, the one back to 3000
+    });
+  }
+
+  it('is followed as the record\'s own when the spec still asks for it, with no second ModifyVolume', async () => {
+    const h = await slowModifyingVolume();
+    await sentUnrecorded(h, 'answer');
+    for (let i = 0; i < 20; i++) {
+      await h.watch();
+      await h.settle(MINUTE, MINUTE);
+    }
+    const volume = await volumeOf(h);
+    expect(volume).toMatchObject({ status: { state: 'available' }, observed: { iops: 4000 }, observedGeneration: 2 });
+    expect(volume.modificationSentAt).toBeUndefined();
+    expect(h.ebs.calls.ModifyVolume).toBe(1);
+  });
+
+  it('is looked for by the reconciler when its message is lost too', async () => {
+    const h = await slowModifyingVolume();
+    await sentUnrecorded(h, 'write');
+    await clientWrites(h, { spec: { ...(await volumeOf(h)).spec, iops: 3000 }, generation: 3 });
+    h.queue.receive(100).forEach((m) => h.queue.delete(m.receiptHandle));
+    await h.clock.advance(10 * MINUTE);
+    await reconcilerOf(h).run();
+    expect(h.queued()).toHaveLength(1);
+    await h.drain();
+    // It looked: EC2 is still modifying toward 4000 IOPS, so it waits for that before modifying back.
+    const volume = await volumeOf(h);
+    expect(volume.status).toMatchObject({ state: 'available', code: 'IncorrectModificationState' });
+    expect(volume.observedGeneration).not.toBe(3);
+  });
+
+  it('takes the claim with the write naming it: an ordinary modification writes twice, before and after its call, and the answer clears it', async () => {
+    const h = await slowModifyingVolume();
+    await clientWrites(h, { spec: { ...(await volumeOf(h)).spec, iops: 4000 }, generation: 2 });
+    const writes = h.store.writes;
+    await h.executor.run(h.batchOf(h.op('modify-volume', KEY)));
+    expect(h.store.writes - writes).toBe(2);
+    const volume = await volumeOf(h);
+    expect(volume.status.state).toBe('modifying');
+    expect(volume.modificationSentAt).toBeUndefined();
+    expect(volume.claim).toBeUndefined();
+  });
+});
