@@ -128,6 +128,7 @@ export const ATTACHMENT_TRANSITIONS: readonly Transition<AttachmentState, Attach
   { from: 'error', event: 'detach-started', to: 'detaching', why: 'dying after an error, may be attached' },
   { from: 'error', event: 'removed-unattached', to: 'detached', why: 'dying after an error, not attached' },
   { from: 'error', event: 'retry-requested', to: 'pending', why: 'client bumped generation to try again' },
+  { from: 'error', event: 'observed-attached', to: 'attached', why: 'an attach given up on while EC2 might still make it (its answer lost, EC2 still attaching) took after all, seen by a check' },
   { from: 'error', event: 'removed-without-volume-record', to: 'detached', why: 'dying after an error with a device kept, volume record removed and written again: the EC2 volume left as it is' },
 ];
 

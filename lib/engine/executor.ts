@@ -386,6 +386,9 @@ export class Executor {
       // A check asked for an attachment at rest (the reconciler): was it detached, or its volume deleted, behind our back?
       if (decision.type === 'none' && item.hint === 'check-attachment' && record.status.state === 'attached' && item.volume?.ebsVolumeId)
         return { type: 'operation', op: 'check-attachment', reason: 'syncing with EC2' };
+      // A check asked for an attachment given up on with its device kept (the executor itself, or the reconciler): did the attach take after all?
+      if (decision.type === 'none' && item.hint === 'check-attachment' && record.status.state === 'error' && record.device !== undefined && item.volume?.ebsVolumeId)
+        return { type: 'operation', op: 'check-attachment', reason: 'given up with a device kept; the attach may have taken' };
       return decision;
     }
     const decision = planVolume(record, item.attachments ?? [], now);
@@ -1628,7 +1631,10 @@ export class Executor {
   private checkAttachment(item: Item, now: number, volumes: Map<string, ProviderVolume> | ClassifiedError): Result {
     const attachment = item.record as AttachmentRecord;
     const state = attachment.status.state;
-    if (!(volumes instanceof Map)) return this.attachmentFailure(attachment, now, 'Describe', volumes);
+    if (!(volumes instanceof Map)) {
+      // An attachment in error has no attempts left to spend: the next look (the reconciler's) comes on its own.
+      return state === 'error' ? { outcome: 'skipped' } : this.attachmentFailure(attachment, now, 'Describe', volumes);
+    }
     if (detachingByTags(item)) {
       // Its volume record was removed (and perhaps written again since): the volumes its detach found by their tags, looked for again.
       const found = item.orphans ?? [];
@@ -1691,6 +1697,7 @@ export class Executor {
             : 'the attach did not take',
       }, 'observed-detached');
     }
+    if (state === 'error') return this.givenUpSeen(attachment, now, current, link);
     if (state === 'attached' && !present && item.volume) {
       // The volume record holds no EC2 volume once a check of the volume found it gone.
       const ebsVolumeId = item.volume.ebsVolumeId;
@@ -1709,6 +1716,28 @@ export class Executor {
       };
     }
     return { outcome: 'skipped' };
+  }
+
+  /**
+   * What a check finds of an attach given up on while EC2 may still have made it (the device
+   * kept): attached after all, it is `attached`; nothing there once a describe no longer lags,
+   * the device goes, so the error says what EC2 holds and a delete or retry needs no look first.
+   * Still under way in EC2, it is left for a later look (the reconciler's).
+   */
+  private givenUpSeen(attachment: AttachmentRecord, now: number, current: ProviderVolume | undefined, link: ProviderVolume['attachments'][number] | undefined): Result {
+    if (link && (link.state === 'attached' || link.state === 'busy')) {
+      return {
+        outcome: 'succeeded',
+        changes: {
+          status: successStatus(attachment.status, nextAttachmentState('error', 'observed-attached'), now, 'EC2 made the attach after it was given up on'),
+          device: link.device,
+        },
+        alsoCheck: this.volumeCheck(attachment),
+        volumeSeen: current,
+      };
+    }
+    if ((link && link.state !== 'detached') || now - Date.parse(attachment.status.updatedAt) < this.config.describeGraceMs) return { outcome: 'skipped' };
+    return { outcome: 'succeeded', changes: { device: null } };
   }
 
   // -------------------------------------------------------------------------------------------
@@ -1804,14 +1833,21 @@ export class Executor {
    * detach, with its volume found by its tags when the volume record is gone), so, as for a dying
    * volume (`dyingTerminal`), that is tried again after the longest backoff rather than at once.
    */
-  private attachmentTerminal(attachment: AttachmentRecord, now: number, code: string, message: string): Result {
+  private attachmentTerminal(attachment: AttachmentRecord, now: number, code: string, message: string, notAttached = false): Result {
     const state = attachment.status.state === 'error' ? 'error' : nextAttachmentState(attachment.status.state, 'failed');
     this.deps.metrics.count(METRICS.failed);
     const attempts = attachment.status.attempts + 1;
-    if (attachment.life !== 'dying') return { outcome: 'failed', changes: { status: failureStatus(attachment.status, state, now, { code, message, attempts }) } };
+    const device = notAttached ? { device: null } : {};
+    if (attachment.life !== 'dying') {
+      const result: Result = { outcome: 'failed', changes: { status: failureStatus(attachment.status, state, now, { code, message, attempts }), ...device } };
+      // Given up while EC2 may still make the attach (its answer lost, EC2 still attaching): one more look tells the status which it was.
+      if (!notAttached && attachment.device !== undefined)
+        result.alsoCheck = [this.messageAt('check-attachment', keyOf(attachment), 'given up while EC2 may still make the attach: looking once more', now, now + this.config.describeGraceMs)];
+      return result;
+    }
     const atMs = now + this.config.backoff.capSeconds * 1000;
     const status = failureStatus(attachment.status, state, now, { code, message: `${message}; being deleted: trying again at ${new Date(atMs).toISOString()}`, attempts, nextAttemptAtMs: atMs });
-    return { outcome: 'failed', retryAtMs: atMs, changes: { status } };
+    return { outcome: 'failed', retryAtMs: atMs, changes: { status, ...device } };
   }
 
   /** A failed step of a volume operation: throttled, retried with backoff, or terminal. */
@@ -1840,11 +1876,7 @@ export class Executor {
     // attach EC2 refused, or a check that saw it not attached, proves it was not.
     const notAttached = (call === 'AttachVolume' && revertEvent === 'attach-failed' && !error.uncertain) || revertEvent === 'observed-detached';
     const retry = this.retryPlan(attachment.status, now, error);
-    if (retry.terminal) {
-      const result = this.attachmentTerminal(attachment, now, error.code, retry.message);
-      if (notAttached) result.changes = { ...result.changes, device: null };
-      return result;
-    }
+    if (retry.terminal) return this.attachmentTerminal(attachment, now, error.code, retry.message, notAttached);
     const attaching = attachment.status.state === 'attaching';
     const state: AttachmentState = attaching ? nextAttachmentState('attaching', revertEvent) : attachment.status.state;
     const changes: RecordChanges<AttachmentRecord> = {

@@ -7,7 +7,7 @@ import { keyOf, keyString, type AttachmentRecord, type ProvisionerRecord, type V
 import { managedTagsOf, parseRecord, tagChanges } from '../domain/validation.js';
 import { METRICS, OWNERSHIP_TAGS } from '../settings.js';
 import { RATE_BUCKET_OF, resolveEngineConfig, type EngineConfig, type RateBucket } from './config.js';
-import { createUnanswered, firstActionOf, planAttachment, planVolume, type Decision } from './planner.js';
+import { createUnanswered, firstActionOf, planAttachment, planVolume, volumeRecordLost, type Decision } from './planner.js';
 import { VOLUME_RECORD_REMOVED_CODE } from './status.js';
 import type { ExecutorDeps } from './executor.js';
 import { errorMessage } from './errors.js';
@@ -52,6 +52,14 @@ function tagDrift(record: VolumeRecord, ec2Tags: Readonly<Record<string, string>
   const keys = [...Object.keys(back.set), ...back.remove];
   const more = keys.length - REASON_TAG_KEYS;
   return `EC2 tags differ from the record's: ${keys.slice(0, REASON_TAG_KEYS).join(', ')}${more > 0 ? ` and ${more} more` : ''}`;
+}
+
+/**
+ * A live attachment in error that kept its device: an attach given up on that EC2 may have made
+ * to its volume record's volume (not one whose record was removed: that says so on its own).
+ */
+function givenUpWithDevice(record: ProvisionerRecord, volume: VolumeRecord | undefined): record is AttachmentRecord {
+  return record.kind === 'attachment' && record.life === 'alive' && record.status.state === 'error' && record.device !== undefined && !volumeRecordLost(record, volume);
 }
 
 export class Reconciler {
@@ -156,11 +164,12 @@ export class Reconciler {
     inLine: ReadonlySet<RateBucket>,
   ): Promise<{ key: string; reason: string; operation: QueuedOperation }[]> {
     const now = this.deps.clock.now();
-    // The page's volumes, and the volumes of its attached attachments (to see detaches made outside).
+    // The page's volumes, and the volumes of its attachments that EC2 may hold attached (to see
+    // detaches made outside, and attaches given up on that took after all).
     const ids = [
       ...new Set(
         records.flatMap((r) => {
-          const ebsVolumeId = r.kind === 'volume' ? r.ebsVolumeId : r.status.state === 'attached' ? volumes.get(r.volumeId)?.ebsVolumeId : undefined;
+          const ebsVolumeId = r.kind === 'volume' ? r.ebsVolumeId : r.status.state === 'attached' || givenUpWithDevice(r, volumes.get(r.volumeId)) ? volumes.get(r.volumeId)?.ebsVolumeId : undefined;
           return ebsVolumeId ? [ebsVolumeId] : [];
         }),
       ),
@@ -237,6 +246,12 @@ export class Reconciler {
       if (!actual) return `EC2 no longer has ${volume.ebsVolumeId}`;
       const link = actual.attachments.find((a) => a.instanceId === record.instanceId);
       if (!link || link.state === 'detached') return `EC2 shows ${volume.ebsVolumeId} not attached to ${record.instanceId}`;
+    }
+    if (described && givenUpWithDevice(record, volume) && volume?.ebsVolumeId) {
+      // Its look right after giving up found EC2 still at it (or never came): the status says what EC2 holds once it is done.
+      const link = described.get(volume.ebsVolumeId)?.attachments.find((a) => a.instanceId === record.instanceId);
+      if (link?.state === 'attached' || link?.state === 'busy') return `EC2 shows ${volume.ebsVolumeId} attached to ${record.instanceId}, which the attachment gave up on`;
+      if (!link || link.state === 'detached') return `EC2 shows ${volume.ebsVolumeId} not attached to ${record.instanceId}; the attachment keeps device ${record.device}`;
     }
     if (scheduled) return undefined;
     const decision = planAttachment(record, volume);

@@ -505,6 +505,79 @@ describe('executor: attach', () => {
   });
 });
 
+describe('executor: a look at an attach given up on', () => {
+  /** Volume data-1 available, and an attachment that ended in error `agoMs` ago while keeping `/dev/sdf` (its last AttachVolume went unanswered). */
+  async function givenUp(h: ReturnType<typeof harness>, agoMs: number) {
+    const volume = await availableVolume(h, 'data-1');
+    const updatedAt = new Date(h.clock.now() - agoMs).toISOString();
+    await h.store.create(
+      newAttachment('data-1', { device: '/dev/sdf', volumeCreatedAt: volume.createdAt, status: { state: 'error', code: 'RequestTimeout', message: 'Request timed out (gave up after 8 failed attempts)', attempts: 8, updatedAt } }),
+    );
+    return { ebsVolumeId: volume.ebsVolumeId!, failed: await attachmentOf(h, 'data-1') };
+  }
+
+  it('finds EC2 attached after all: the attachment is attached and its volume in use; the same look delivered again writes nothing', async () => {
+    const h = harness();
+    const { ebsVolumeId } = await givenUp(h, 5 * 60_000);
+    await h.ebs.attachVolume({ ebsVolumeId, instanceId: INSTANCE, device: '/dev/sdf' });
+    await h.clock.advance(10_000);
+    const look = h.op('check-attachment', attachmentKey('data-1'));
+    await h.executor.run(h.batchOf(look, look));
+    const attached = await attachmentOf(h, 'data-1');
+    expect(attached.status).toEqual({ state: 'attached', attempts: 0, updatedAt: new Date(h.clock.now()).toISOString(), message: 'EC2 made the attach after it was given up on' });
+    expect(attached.device).toBe('/dev/sdf');
+    expect((await volumeOf(h, 'data-1')).status.state).toBe('in-use');
+
+    await h.clock.advance(1000);
+    await h.executor.run(h.batchOf(look));
+    expect((await attachmentOf(h, 'data-1')).version).toBe(attached.version);
+    expect(h.ebs.calls.AttachVolume).toBe(1);
+  });
+
+  it('finds nothing attached: within the describe grace it writes nothing; after it the device goes and the error stays as it was', async () => {
+    const h = harness();
+    const { failed } = await givenUp(h, 0);
+    const look = h.op('check-attachment', attachmentKey('data-1'));
+    await h.executor.run(h.batchOf(look));
+    expect(await attachmentOf(h, 'data-1')).toEqual(failed);
+
+    await h.clock.advance(DEFAULT_ENGINE_CONFIG.describeGraceMs);
+    await h.executor.run(h.batchOf(look));
+    const looked = await attachmentOf(h, 'data-1');
+    expect(looked.device).toBeUndefined();
+    expect(looked.status).toEqual(failed.status);
+    expect(h.queued()).toEqual([]);
+  });
+
+  it('writes and schedules nothing while EC2 is still attaching, or when DescribeVolumes fails', async () => {
+    const h = harness({ ebsTimings: { attach: 3_600_000 } });
+    const { ebsVolumeId, failed } = await givenUp(h, 5 * 60_000);
+    await h.ebs.attachVolume({ ebsVolumeId, instanceId: INSTANCE, device: '/dev/sdf' });
+    const look = h.op('check-attachment', attachmentKey('data-1'));
+    await h.executor.run(h.batchOf(look));
+    expect(await attachmentOf(h, 'data-1')).toEqual(failed);
+
+    await h.store.update<AttachmentRecord>(attachmentKey('data-1'), { device: '/dev/sdg' });
+    const kept = await attachmentOf(h, 'data-1');
+    h.ebs.failNext('DescribeVolumes', new ProviderError('transient', 'InternalError', 'An internal error has occurred'));
+    await h.executor.run(h.batchOf(look));
+    expect(await attachmentOf(h, 'data-1')).toEqual(kept);
+    expect(h.queued()).toEqual([]);
+  });
+
+  it('is not made for an attachment in error that kept no device: nothing may be attached', async () => {
+    const h = harness();
+    await availableVolume(h, 'data-1');
+    const at = new Date(h.clock.now() - 5 * 60_000).toISOString();
+    await h.store.create(newAttachment('data-1', { status: { state: 'error', code: 'InvalidVolume.ZoneMismatch', message: 'zones differ', attempts: 1, updatedAt: at } }));
+    const describes = h.ebs.calls.DescribeVolumes ?? 0;
+    const before = await attachmentOf(h, 'data-1');
+    await h.executor.run(h.batchOf(h.op('check-attachment', attachmentKey('data-1'))));
+    expect(await attachmentOf(h, 'data-1')).toEqual(before);
+    expect(h.ebs.calls.DescribeVolumes ?? 0).toBe(describes);
+  });
+});
+
 describe('executor: detach and delete', () => {
   it('detaching an attachment that never attached removes it without any EC2 call', async () => {
     const h = harness();

@@ -134,6 +134,20 @@ describe('attachment retry after a terminal error, through watcher and executor'
     expect(h.ebs.calls.AttachVolume).toBe(4);
     expect(seen.map((s) => s.attempts)).toEqual([1, 2, 3, 4]);
     expectGrowingBackoff(seen);
+
+    // One more look, once a describe no longer lags the last attach, finds nothing attached: the device goes, the error stays as it was.
+    await h.settle(60_000);
+    expect((await attachmentOf(h, INSTANCE)).device).toBe(failed.device);
+    await h.settle(90_000);
+    const looked = await attachmentOf(h, INSTANCE);
+    expect(looked.status).toEqual(failed.status);
+    expect(looked.device).toBeUndefined();
+    // Known not to be attached: a delete removes it without an EC2 call.
+    await h.store.update<AttachmentRecord>(attachmentKey('data-1'), { life: 'dying' });
+    await run(h, 30);
+    expect(await h.store.get(attachmentKey('data-1'))).toBeUndefined();
+    expect(h.ebs.calls.DetachVolume).toBe(0);
+    expect(h.ebs.calls.AttachVolume).toBe(4);
   });
 
   it('an AZ mismatch ends in error; a stale message does nothing; a retry tries afresh and fails again with attempts reset', async () => {
@@ -381,6 +395,25 @@ describe('attachment retry after a terminal error, through watcher and executor'
     expect(failed.device).toMatch(/^\/dev\//);
 
     await expectDeleteDetaches(h);
+  });
+
+  it('an attach that runs out of attempts on a lost answer EC2 acted on is found attached by the look that follows, with no second AttachVolume', async () => {
+    const h = harness({ config: { maxAttempts: 1 } });
+    loseAttachAnswers(h, new ProviderError('transient', 'RequestTimeout', 'Request timed out'));
+    await h.store.create(newVolume('data-1'));
+    await h.store.create(newAttachment('data-1'));
+    await runUntil(h, (a) => a.status.state === 'error');
+    const failed = await attachmentOf(h, INSTANCE);
+    expect(failed.status).toMatchObject({ state: 'error', code: 'RequestTimeout' });
+
+    await run(h, 180);
+    const attached = await attachmentOf(h, INSTANCE);
+    expect(attached.status).toMatchObject({ state: 'attached', attempts: 0, message: 'EC2 made the attach after it was given up on' });
+    expect(attached.status.code).toBeUndefined();
+    expect(attached.device).toBe(failed.device);
+    expect((await h.store.get(volumeKey('data-1')))?.status.state).toBe('in-use');
+    expect(h.ebs.calls.AttachVolume).toBe(1);
+    expect(h.queue.deadLetters()).toEqual([]);
   });
 
   it('a generation bump outside error, or on a dying attachment, is not a retry', async () => {

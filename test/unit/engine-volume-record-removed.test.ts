@@ -324,6 +324,9 @@ describe('a volume record removed from the table while it has attachments', () =
       const second = await ebsVolumeIdOf(h);
       expect(await attachmentOf(h)).toEqual(said);
       expect(h.ebs.calls.AttachVolume).toBe(1);
+      // In error with a device kept, but not toward the new record's volume: the reconciler has nothing looked at again.
+      await h.clock.advance(10 * MINUTE);
+      expect((await reconciler.run()).requeued.map((r) => r.key)).not.toContain(`attachment/data-1/${INSTANCE}`);
 
       await service.retryAttachment('data-1', INSTANCE);
       await settle(h);

@@ -425,6 +425,58 @@ describe('Reconciler', () => {
     return { h, reconciler, ebsVolumeId };
   }
 
+  it('looks again at an attach given up on while EC2 was still attaching: once EC2 has made it, the attachment is attached', async () => {
+    const h = harness({ config: { maxOperationAgeMs: 10 * MINUTE }, ebsTimings: { attach: 60 * MINUTE } });
+    const reconciler = new Reconciler({ store: h.store, queue: h.queue, provider: h.ebs, clock: h.clock, metrics: h.metrics, log: silentLog, config: { ownerTagValue: 'ebs-provisioner' } });
+    await h.store.create(newVolume('data-1'));
+    await h.store.create(newAttachment('data-1'));
+    for (let i = 0; i < 30 && (await h.store.get(attachmentKey('data-1')))?.status.state !== 'error'; i++) {
+      await h.watch();
+      await h.settle(MINUTE, 5000);
+    }
+    const failed = (await h.store.get(attachmentKey('data-1'))) as AttachmentRecord;
+    expect(failed.status).toMatchObject({ state: 'error', code: 'Timeout' });
+    // The executor's own look after giving up finds EC2 still attaching: nothing changes, nor on the reconciler's pass.
+    await h.settle(5 * MINUTE, 5000);
+    expect(await h.store.get(attachmentKey('data-1'))).toEqual(failed);
+    expect((await reconciler.run()).requeued.map((r) => r.key)).not.toContain(`attachment/data-1/${INSTANCE}`);
+
+    await h.clock.advance(60 * MINUTE);
+    const ebsVolumeId = ((await h.store.get(volumeKey('data-1'))) as VolumeRecord).ebsVolumeId!;
+    expect((await reconciler.run()).requeued).toContainEqual({
+      key: `attachment/data-1/${INSTANCE}`,
+      reason: `EC2 shows ${ebsVolumeId} attached to ${INSTANCE}, which the attachment gave up on`,
+    });
+    await h.drain();
+    const attached = (await h.store.get(attachmentKey('data-1'))) as AttachmentRecord;
+    expect(attached.status).toMatchObject({ state: 'attached', message: 'EC2 made the attach after it was given up on' });
+    expect(attached.device).toBe(failed.device);
+    await h.settle(5000);
+    expect((await h.store.get(volumeKey('data-1')))?.status.state).toBe('in-use');
+    expect(h.ebs.calls.AttachVolume).toBe(1);
+  });
+
+  it('has an attachment given up on that EC2 shows not attached drop its device (its own look was lost), once', async () => {
+    const h = harness();
+    const reconciler = new Reconciler({ store: h.store, queue: h.queue, provider: h.ebs, clock: h.clock, metrics: h.metrics, log: silentLog, config: { ownerTagValue: 'ebs-provisioner' } });
+    await h.store.create(newVolume('data-1'));
+    await h.watch();
+    await h.settle(10_000);
+    const volume = (await h.store.get(volumeKey('data-1'))) as VolumeRecord;
+    const status = { state: 'error' as const, code: 'RequestTimeout', message: 'Request timed out (gave up after 8 failed attempts)', attempts: 8, updatedAt: new Date(h.clock.now()).toISOString() };
+    await h.store.create(newAttachment('data-1', { device: '/dev/sdf', volumeCreatedAt: volume.createdAt, status }));
+    await h.clock.advance(10 * MINUTE);
+    expect((await reconciler.run()).requeued).toEqual([
+      { key: `attachment/data-1/${INSTANCE}`, reason: `EC2 shows ${volume.ebsVolumeId} not attached to ${INSTANCE}; the attachment keeps device /dev/sdf` },
+    ]);
+    await h.drain();
+    const looked = (await h.store.get(attachmentKey('data-1'))) as AttachmentRecord;
+    expect(looked.status).toEqual(status);
+    expect(looked.device).toBeUndefined();
+    await h.clock.advance(10 * MINUTE);
+    expect((await reconciler.run()).requeued).toEqual([]);
+  });
+
   it('notices an attachment detached behind its back and attaches it again, with one DescribeVolumes for the page', async () => {
     const { h, reconciler, ebsVolumeId } = await attachedVolume();
     const attached = (await h.store.get(attachmentKey('data-1'))) as AttachmentRecord;
