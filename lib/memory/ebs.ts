@@ -172,6 +172,11 @@ export class MemoryEbs implements VolumeProvider {
     this.faults.set(action, { error, times });
   }
 
+  /** Drops every failure `failNext` set that has not happened yet. */
+  clearFaults(): void {
+    this.faults.clear();
+  }
+
   /**
    * Makes the modification under way on the volume fail, as EC2 sometimes does: it reports state
    * `failed` with `message` and the volume keeps its previous size and type. Only a modification

@@ -48,6 +48,11 @@ export class MemoryOperationQueue implements OperationQueue {
     this.sendFault = { error, times };
   }
 
+  /** Drops the failures `failNextSend` set that have not happened yet. */
+  clearFaults(): void {
+    this.sendFault = undefined;
+  }
+
   async send(operations: QueuedOperation[]): Promise<void> {
     if (this.sendFault) {
       const fault = this.sendFault;

@@ -96,6 +96,11 @@ export class MemoryRecordStore implements RecordStore {
     this.faults.set(method, { error, times });
   }
 
+  /** Drops every failure `failNext` set that has not happened yet. */
+  clearFaults(): void {
+    this.faults.clear();
+  }
+
   /** Writes an unvalidated item straight into the table, as a client bypassing the API could. */
   putRaw(raw: unknown): void {
     const key = keyOfRaw(raw);
