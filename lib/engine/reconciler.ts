@@ -3,6 +3,7 @@
  * on without them (or behind their back), and volumes this deployment created that no record owns.
  * It never acts on EC2 itself: it enqueues checks for the executor and reports leaks.
  */
+import { provisionedPerformance } from '../domain/ebs-limits.js';
 import { keyOf, keyString, type AttachmentRecord, type ProvisionerRecord, type VolumeRecord } from '../domain/records.js';
 import { managedTagsOf, parseRecord, tagChanges } from '../domain/validation.js';
 import { METRICS, OWNERSHIP_TAGS } from '../settings.js';
@@ -52,6 +53,24 @@ function tagDrift(record: VolumeRecord, ec2Tags: Readonly<Record<string, string>
   const keys = [...Object.keys(back.set), ...back.remove];
   const more = keys.length - REASON_TAG_KEYS;
   return `EC2 tags differ from the record's: ${keys.slice(0, REASON_TAG_KEYS).join(', ')}${more > 0 ? ` and ${more} more` : ''}`;
+}
+
+/**
+ * Why the size, type or performance EC2 reports for a volume differs from what its record last
+ * observed (modified outside the system: in the console, say), or undefined when it does not.
+ * Performance is compared as provisioned (`provisionedPerformance`: gp3's baseline where none is
+ * named, gp2's IOPS not at all). A check then records what EC2 holds, and the planner judges the
+ * spec against it: a change EBS can undo is undone, one it cannot (a grow) is shown as the spec's
+ * rejection.
+ */
+function configurationDrift(record: VolumeRecord, actual: ProviderVolume): string | undefined {
+  const observed = record.observed;
+  if (!observed) return undefined;
+  const held = { sizeGiB: actual.sizeGiB, volumeType: actual.volumeType, ...provisionedPerformance(actual) };
+  const seen = { sizeGiB: observed.sizeGiB, volumeType: observed.volumeType, ...provisionedPerformance(observed) };
+  const moved = (['sizeGiB', 'volumeType', 'iops', 'throughput'] as const).filter((field) => held[field] !== seen[field]);
+  if (moved.length === 0) return undefined;
+  return `EC2 reports ${moved.map((field) => `${field} ${held[field] ?? 'none'} (the record observed ${seen[field] ?? 'none'})`).join(', ')}`;
 }
 
 /**
@@ -229,8 +248,8 @@ export class Reconciler {
         const actual = described.get(record.ebsVolumeId);
         if (!actual) return `EC2 no longer has ${record.ebsVolumeId}`;
         if (actual.state !== status.state) return `EC2 says ${actual.state}, record says ${status.state}`;
-        // Tags changed outside: a check records what EC2 holds, and the planner puts the spec's back. A dying volume's no longer matter.
-        const drift = record.life === 'alive' ? tagDrift(record, actual.tags) : undefined;
+        // Modified or retagged outside: a check records what EC2 holds, and the planner puts the spec's back. A dying volume's no longer matter.
+        const drift = record.life === 'alive' ? (configurationDrift(record, actual) ?? tagDrift(record, actual.tags)) : undefined;
         if (drift) return drift;
       }
       if (scheduled) return undefined;

@@ -140,12 +140,12 @@ function world(seed: number) {
     removed.add(volume.volumeId);
   }
 
-  /** Someone in the console: detaches an attached volume, deletes a detached one, or changes its tags. */
+  /** Someone in the console: detaches an attached volume, deletes a detached one, changes its tags or its IOPS. */
   async function actOutside(): Promise<void> {
     const volume = random.pick(h.ebs.volumes().filter((v) => v.state === 'available' || v.state === 'in-use'));
     if (!volume) return;
     const attachment = volume.attachments.find((a) => a.state === 'attached');
-    switch (random.between(0, 2)) {
+    switch (random.between(0, 3)) {
       case 0:
         // Faults meant for the system may hit the console's call too.
         if (attachment) await h.ebs.detachVolume({ ebsVolumeId: volume.ebsVolumeId, instanceId: attachment.instanceId }).catch(() => undefined);
@@ -155,6 +155,10 @@ function world(seed: number) {
         return;
       case 2:
         h.ebs.retagBehindBack(volume.ebsVolumeId, random.chance(0.5) ? { ...volume.tags, team: 'console' } : { ...ownershipTags(volume.tags), other: 'kept' });
+        return;
+      case 3:
+        // EC2 may refuse it (a modification under way or in its cooldown, a fault meant for the system).
+        await h.ebs.modifyVolume({ ebsVolumeId: volume.ebsVolumeId, iops: random.pick([3000, 4000, 5000]) }).catch(() => undefined);
         return;
     }
   }

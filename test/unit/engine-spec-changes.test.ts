@@ -5,7 +5,7 @@
  * never held back by it.
  */
 import { describe, expect, it } from 'vitest';
-import { MODIFICATION_COOLDOWN_MS } from '../../lib/domain/ebs-limits.js';
+import { MODIFICATION_COOLDOWN_MS, provisionedPerformance } from '../../lib/domain/ebs-limits.js';
 import type { VolumeRecord, VolumeSpec } from '../../lib/domain/records.js';
 import { VolumeService } from '../../lib/api/service.js';
 import { Reconciler } from '../../lib/engine/reconciler.js';
@@ -18,6 +18,7 @@ import { attachmentKey, availableVolume, executorLosingWriteAfterCreate, harness
 
 const KEY = volumeKey('data-1');
 const MINUTE = 60_000;
+const HOUR_MS = 60 * MINUTE;
 
 type Harness = ReturnType<typeof harness>;
 
@@ -210,6 +211,67 @@ describe('a volume grown outside the system (EC2 holds 50 GiB, the spec says 10)
     const after = await volumeOf(h);
     expect(after.status).toMatchObject({ state: 'available', code: 'InvalidSpecChange', message: expect.stringMatching(/50 GiB cannot become 10 GiB/) });
     expect(h.ebs.calls.ModifyVolume).toBe(modifies);
+  });
+});
+
+describe('a volume modified outside the system, noticed by the reconciler', () => {
+  /** Runs the reconciler, then what it enqueued, as the schedule and the queue would. */
+  async function reconcile(h: Harness) {
+    const report = await reconcilerOf(h).run();
+    await h.drain();
+    await h.watch();
+    return report;
+  }
+
+  it('grown: the record says EC2 holds 50 GiB and why its spec cannot be met, with no ModifyVolume; the next pass finds nothing to do', async () => {
+    const h = await availableVolume({ team: 'a' });
+    const ebsVolumeId = (await volumeOf(h)).ebsVolumeId!;
+    await h.ebs.modifyVolume({ ebsVolumeId, sizeGiB: 50 });
+    const modifies = h.ebs.calls.ModifyVolume;
+    await h.clock.advance(10 * MINUTE);
+
+    const report = await reconcile(h);
+    expect(report.requeued).toEqual([{ key: 'volume/data-1', reason: 'EC2 reports sizeGiB 50 (the record observed 10)' }]);
+    const volume = await volumeOf(h);
+    expect(volume.observed?.sizeGiB).toBe(50);
+    expect(volume.status).toMatchObject({ state: 'available', code: 'InvalidSpecChange', message: 'spec.sizeGiB: EBS volumes can only grow: 50 GiB cannot become 10 GiB' });
+    await h.clock.advance(10 * MINUTE);
+    expect((await reconcile(h)).requeued).toEqual([]);
+    expect(h.ebs.calls.ModifyVolume).toBe(modifies);
+  });
+
+  it("given other IOPS: put back to the spec once EC2's cooldown after the outside change ends (one ModifyVolume refused, one made)", async () => {
+    const h = await availableVolume({ team: 'a' });
+    const ebsVolumeId = (await volumeOf(h)).ebsVolumeId!;
+    const changedAt = new Date(h.clock.now()).toISOString();
+    await h.ebs.modifyVolume({ ebsVolumeId, iops: 4000 });
+    const modifies = h.ebs.calls.ModifyVolume;
+    await h.clock.advance(10 * MINUTE);
+
+    const report = await reconcile(h);
+    expect(report.requeued).toEqual([{ key: 'volume/data-1', reason: 'EC2 reports iops 4000 (the record observed 3000)' }]);
+    expect((await volumeOf(h)).observed?.iops).toBe(4000);
+    // EC2 refuses a ModifyVolume within 6 hours of the outside one: the record learns from that refusal when the wait ends.
+    await h.settle(MINUTE);
+    await h.watch();
+    expect((await volumeOf(h)).status).toMatchObject({
+      state: 'available',
+      code: 'VolumeModificationRateExceeded',
+      nextAttemptAt: new Date(cooldownEndAfter(Date.parse(changedAt))).toISOString(),
+    });
+    expect(h.ebs.calls.ModifyVolume - modifies).toBe(1);
+    for (let hour = 0; hour < 7; hour++) {
+      await h.settle(HOUR_MS, MINUTE);
+      await h.watch();
+    }
+    expect(provisionedPerformance(h.ebs.volume(ebsVolumeId)!)).toEqual({ iops: 3000, throughput: 125 });
+    const putBack = await volumeOf(h);
+    expect(provisionedPerformance(putBack.observed!)).toEqual({ iops: 3000, throughput: 125 });
+    expect(putBack).toMatchObject({ status: { state: 'available' }, observedGeneration: 1 });
+    expect((await volumeOf(h)).status.code).toBeUndefined();
+    expect(h.ebs.calls.ModifyVolume - modifies).toBe(2);
+    await h.clock.advance(10 * MINUTE);
+    expect((await reconcile(h)).requeued).toEqual([]);
   });
 });
 
