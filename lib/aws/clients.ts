@@ -7,6 +7,7 @@ import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import { EC2Client } from '@aws-sdk/client-ec2';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { StandardRetryStrategy } from '@smithy/core/retry';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
 import { ITEM_UNMARSHALL_OPTIONS } from './record-item.js';
 
@@ -33,7 +34,39 @@ const CONNECTION_TIMEOUT_MS = 1_000;
 /** The SDK's standard retry mode: exponential backoff with jitter and a client-side retry quota. */
 const MAX_ATTEMPTS = 3;
 
-/** Creates all clients with the same endpoint, region, retry strategy and timeouts. */
+/**
+ * The standard retry strategy, except that EC2's throttling (`RequestLimitExceeded`) is never
+ * retried by the SDK: each mutating call takes a token from EC2's request buckets in the shared
+ * rate budget before it is sent, and a retry from inside the SDK would be sent without one. The
+ * engine retries a throttled call itself, after its own delay and without spending an attempt,
+ * and learns from each throttle that the account's buckets are short.
+ *
+ * @example
+ * new EC2Client({ retryStrategy: new ThrottlingLeftToCallerRetryStrategy(3) });
+ */
+export class ThrottlingLeftToCallerRetryStrategy {
+  private readonly standard: StandardRetryStrategy;
+
+  constructor(maxAttempts: number) {
+    this.standard = new StandardRetryStrategy(maxAttempts);
+  }
+
+  acquireInitialRetryToken(...args: Parameters<StandardRetryStrategy['acquireInitialRetryToken']>): ReturnType<StandardRetryStrategy['acquireInitialRetryToken']> {
+    return this.standard.acquireInitialRetryToken(...args);
+  }
+
+  refreshRetryTokenForRetry(...args: Parameters<StandardRetryStrategy['refreshRetryTokenForRetry']>): ReturnType<StandardRetryStrategy['refreshRetryTokenForRetry']> {
+    // Refusing the token makes the SDK throw the throttling error itself.
+    if (args[1].errorType === 'THROTTLING') return Promise.reject(new Error('throttling is retried by the caller'));
+    return this.standard.refreshRetryTokenForRetry(...args);
+  }
+
+  recordSuccess(...args: Parameters<StandardRetryStrategy['recordSuccess']>): void {
+    this.standard.recordSuccess(...args);
+  }
+}
+
+/** Creates all clients with the same endpoint, region, retry strategy (EC2's throttling aside) and timeouts. */
 export function createAwsClients(options: AwsClientOptions = {}): AwsClients {
   const endpoint = options.endpoint ?? (process.env.AWS_ENDPOINT_URL || undefined);
   const requestTimeout = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
@@ -59,6 +92,6 @@ export function createAwsClients(options: AwsClientOptions = {}): AwsClients {
     }),
     streams: new DynamoDBStreamsClient(config()),
     sqs: new SQSClient(config()),
-    ec2: new EC2Client(config()),
+    ec2: new EC2Client({ ...config(), retryStrategy: new ThrottlingLeftToCallerRetryStrategy(MAX_ATTEMPTS) }),
   };
 }

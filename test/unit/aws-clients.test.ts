@@ -1,5 +1,7 @@
+import { createServer as createHttpServer } from 'node:http';
 import { createServer, type Server, type Socket } from 'node:net';
-import { DescribeVolumesCommand } from '@aws-sdk/client-ec2';
+import { GetItemCommand } from '@aws-sdk/client-dynamodb';
+import { AttachVolumeCommand, DescribeVolumesCommand } from '@aws-sdk/client-ec2';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createAwsAdapters } from '../../lib/aws/adapters.js';
 import { createAwsClients } from '../../lib/aws/clients.js';
@@ -58,5 +60,58 @@ describe('createAwsClients', () => {
     const adapters = createAwsAdapters({ tableName: 'records', queueUrl: 'http://127.0.0.1:4566/q', ownerTagValue: 'stack', clients });
     expect(adapters.clients).toBe(clients);
     expect(Object.keys(adapters).sort()).toEqual(['clients', 'metrics', 'provider', 'queue', 'store']);
+  });
+
+  /** A loopback endpoint that answers every request with `status` and `body`, counting the requests. */
+  async function answering(status: number, body: string, contentType: string) {
+    let requests = 0;
+    const server = createHttpServer((request, response) => {
+      requests++;
+      request.resume();
+      request.on('end', () => response.writeHead(status, { 'content-type': contentType }).end(body));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    return {
+      endpoint: `http://127.0.0.1:${(server.address() as { port: number }).port}`,
+      requests: () => requests,
+      close: () => new Promise((resolve) => server.close(resolve)),
+    };
+  }
+
+  const ec2Error = (code: string) =>
+    `<?xml version="1.0" encoding="UTF-8"?><Response><Errors><Error><Code>${code}</Code><Message>${code} from the test endpoint</Message></Error></Errors><RequestID>r-1</RequestID></Response>`;
+
+  it("sends an EC2 call EC2 throttles once: the engine retries it under the shared rate budget, not the SDK", async () => {
+    for (const [name, value] of Object.entries(credentials)) vi.stubEnv(name, value);
+    const throttling = await answering(503, ec2Error('RequestLimitExceeded'), 'text/xml');
+    try {
+      const { ec2 } = createAwsClients({ endpoint: throttling.endpoint });
+      const error = await ec2.send(new AttachVolumeCommand({ VolumeId: 'vol-1', InstanceId: 'i-1', Device: '/dev/sdf' })).catch((e: unknown) => e);
+      expect(toProviderError(error)).toMatchObject({ kind: 'throttled', code: 'RequestLimitExceeded' });
+      expect(throttling.requests()).toBe(1);
+    } finally {
+      await throttling.close();
+    }
+  });
+
+  it('retries an EC2 internal error and DynamoDB throttling in the SDK, three attempts in all', async () => {
+    for (const [name, value] of Object.entries(credentials)) vi.stubEnv(name, value);
+    const failing = await answering(500, ec2Error('InternalError'), 'text/xml');
+    const throttlingTable = await answering(
+      400,
+      JSON.stringify({ __type: 'com.amazonaws.dynamodb.v20120810#ThrottlingException', message: 'Rate of requests exceeds the allowed throughput.' }),
+      'application/x-amz-json-1.0',
+    );
+    try {
+      const error = await createAwsClients({ endpoint: failing.endpoint }).ec2.send(new DescribeVolumesCommand({})).catch((e: unknown) => e);
+      expect(toProviderError(error)).toMatchObject({ kind: 'transient', code: 'InternalError' });
+      expect(failing.requests()).toBe(3);
+      const { dynamo } = createAwsClients({ endpoint: throttlingTable.endpoint });
+      await expect(dynamo.send(new GetItemCommand({ TableName: 'records', Key: { pk: { S: 'k' } } }))).rejects.toMatchObject({ name: 'ThrottlingException' });
+      expect(throttlingTable.requests()).toBe(3);
+    } finally {
+      await failing.close();
+      await throttlingTable.close();
+    }
   });
 });
