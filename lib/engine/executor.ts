@@ -1767,6 +1767,12 @@ export class Executor {
     // Not while a ModifyVolume sent unanswered may still take EC2 elsewhere.
     if (issues.length === 0 && !modificationNeeded(seen, issues) && !tagsNeeded(seen) && volume.modificationSentAt === undefined) changes.observedGeneration = volume.generation;
     if (volume.tagKeysSet !== undefined) changes.tagKeysSet = null;
+    // A wait for EC2's cooldown this write would drop from the status is written with it, not shown again by a second write.
+    if (volume.life === 'alive') {
+      const written = withChanges(volume, changes);
+      const decision = planVolume(written, [], now);
+      if (decision.type === 'cooldown') Object.assign(changes, changesWithoutCall(written, decision, now));
+    }
     return changes;
   }
 
@@ -2017,7 +2023,7 @@ export class Executor {
    * condition that the record is still the version read and at rest (available or in use, no
    * operation under way): the same write a check of the volume would make, without its own
    * DescribeVolumes. False when the volume must be checked after all. A wait for EC2's cooldown
-   * this write drops from the volume's status is shown again, as a check of the volume would.
+   * stays in the volume's status (`observedChanges` writes it along).
    */
   private async syncVolume(item: Item, current: ProviderVolume, now: number, followUps: { item: Item; operation: QueuedOperation }[]): Promise<boolean> {
     const volume = item.volume;
@@ -2044,14 +2050,12 @@ export class Executor {
   /**
    * What a live volume's record, brought in line by an attachment's check (`before` → `written`),
    * needs next: the watcher does not plan on the system's writes, so this check does what the
-   * volume's own would: a wait for EC2's cooldown the write dropped is shown again, and client tags
-   * the write found changed outside are put back (a tag change the client asked for has its
-   * message already).
+   * volume's own would: client tags the write found changed outside are put back (a tag change
+   * the client asked for has its message already).
    */
   private afterVolumeSync(before: VolumeRecord, written: VolumeRecord, now: number): QueuedOperation | undefined {
     if (written.life !== 'alive') return undefined;
     const decision = planVolume(written, [], now);
-    if (decision.type === 'cooldown') return this.showWaitAgain(written, decision, now);
     const tagsMoved = canonicalJson(before.observed?.tags ?? null) !== canonicalJson(written.observed?.tags ?? null);
     if (decision.type === 'operation' && decision.op === 'tag-volume' && tagsMoved) return this.messageAt(decision.op, keyOf(written), decision.reason, now, now);
     return undefined;
@@ -2200,6 +2204,16 @@ function observedOf(record: VolumeRecord, volume: ProviderVolume): NonNullable<V
   if (volume.throughput !== undefined) observed.throughput = volume.throughput;
   observed.tags = managedTagsOf(record, volume.tags);
   return observed;
+}
+
+/** `record` as it reads once `changes` are written (a null removes the field). */
+function withChanges<R extends ProvisionerRecord>(record: R, changes: RecordChanges<R>): R {
+  const written: Record<string, unknown> = { ...record };
+  for (const [field, value] of Object.entries(changes)) {
+    if (value === null) delete written[field];
+    else if (value !== undefined) written[field] = value;
+  }
+  return written as R;
 }
 
 /** Whether the item holds a copy of its message due after now (a wait's message, delivered with one due now): acting now consumed it. */

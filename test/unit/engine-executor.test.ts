@@ -1489,7 +1489,7 @@ describe("executor: modify within EC2's cooldown (one modification per volume ev
     expect(h.ebs.volume(ebsVolumeId!)).toBeUndefined();
   });
 
-  it('refused with no modification start known: the record counts the cooldown from the refusal; a check writing over the wait shows it again; one ModifyVolume when it ends', async () => {
+  it('refused with no modification start known: the record counts the cooldown from the refusal; a check keeps showing the wait in the one write it makes; one ModifyVolume when it ends', async () => {
     const h = harness();
     await attachedVolume(h, 'data-1');
     await growTo(h, 'data-1', 20);
@@ -1502,15 +1502,17 @@ describe("executor: modify within EC2's cooldown (one modification per volume ev
     expect(waiting.status).toMatchObject(inUseCooldownWait(retryAt));
     expect(h.ebs.calls.ModifyVolume).toBe(1);
 
-    // Detached outside meanwhile: a check writes what EC2 reports, dropping the wait from the status.
+    // Detached outside meanwhile: a check writes what EC2 reports and, in the same write, the wait the record still says it has.
     await h.clock.advance(HOUR);
     await h.ebs.detachVolume({ ebsVolumeId: waiting.ebsVolumeId!, instanceId: INSTANCE });
     await h.clock.advance(60_000);
+    const queued = h.queued();
     await h.executor.run(h.batchOf(h.op('check-volume', volumeKey('data-1'))));
-    expect((await volumeOf(h, 'data-1')).status).toEqual({ state: 'available', attempts: 0, updatedAt: new Date(h.clock.now()).toISOString() });
-    // The record still says it waits: the status shows the wait again, and nothing asks EC2 before it ends.
-    await h.settle(10_000);
-    expect((await volumeOf(h, 'data-1')).status).toMatchObject({ state: 'available', code: 'VolumeModificationRateExceeded', attempts: 0, nextAttemptAt: retryAt });
+    const checked = await volumeOf(h, 'data-1');
+    expect(checked.status).toMatchObject({ state: 'available', code: 'VolumeModificationRateExceeded', attempts: 0, nextAttemptAt: retryAt });
+    expect(checked.version).toBe(waiting.version + 1);
+    expect(h.queued()).toEqual(queued);
+    // Nothing asks EC2 before the wait ends.
     await h.settle(Date.parse(retryAt) - h.clock.now() - 60_000, 60_000);
     expect(h.ebs.calls.ModifyVolume).toBe(1);
 
