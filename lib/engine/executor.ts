@@ -1698,6 +1698,13 @@ export class Executor {
       }, 'observed-detached');
     }
     if (state === 'error') return this.givenUpSeen(attachment, now, current, link);
+    if (state === 'attached' && (link?.state === 'attached' || link?.state === 'busy') && link.device !== attachment.device) {
+      // Detached and attached again outside under another name before a check saw it: the record names the device the instance has.
+      return {
+        outcome: 'succeeded',
+        changes: { status: successStatus(attachment.status, 'attached', now, `EC2 shows it attached as ${link.device} (attached again outside the provisioner)`), device: link.device },
+      };
+    }
     if (state === 'attached' && !present && item.volume) {
       // The volume record holds no EC2 volume once a check of the volume found it gone.
       const ebsVolumeId = item.volume.ebsVolumeId;

@@ -265,6 +265,8 @@ export class Reconciler {
       if (!actual) return `EC2 no longer has ${volume.ebsVolumeId}`;
       const link = actual.attachments.find((a) => a.instanceId === record.instanceId);
       if (!link || link.state === 'detached') return `EC2 shows ${volume.ebsVolumeId} not attached to ${record.instanceId}`;
+      if ((link.state === 'attached' || link.state === 'busy') && link.device !== record.device)
+        return `EC2 shows ${volume.ebsVolumeId} attached to ${record.instanceId} as ${link.device}, the record says ${record.device}`;
     }
     if (described && givenUpWithDevice(record, volume) && volume?.ebsVolumeId) {
       // Its look right after giving up found EC2 still at it (or never came): the status says what EC2 holds once it is done.
