@@ -384,7 +384,8 @@ describe('attachment retry after a terminal error, through watcher and executor'
     expect(h.ebs.calls.DetachVolume).toBe(0);
   });
 
-  it('an attach that runs out of attempts on a lost answer keeps its device in error; deleting it detaches in EC2', async () => {
+  /** An attach whose one attempt EC2 made but whose answer was lost: the attachment ends in error keeping its device. */
+  async function givenUpOnLostAnswer() {
     const h = harness({ config: { maxAttempts: 1 } });
     loseAttachAnswers(h, new ProviderError('transient', 'RequestTimeout', 'Request timed out'));
     await h.store.create(newVolume('data-1'));
@@ -393,19 +394,16 @@ describe('attachment retry after a terminal error, through watcher and executor'
     const failed = await attachmentOf(h, INSTANCE);
     expect(failed.status).toMatchObject({ state: 'error', code: 'RequestTimeout' });
     expect(failed.device).toMatch(/^\/dev\//);
+    return { h, failed };
+  }
 
+  it('an attach that runs out of attempts on a lost answer keeps its device in error; deleting it detaches in EC2', async () => {
+    const { h } = await givenUpOnLostAnswer();
     await expectDeleteDetaches(h);
   });
 
   it('an attach that runs out of attempts on a lost answer EC2 acted on is found attached by the look that follows, with no second AttachVolume', async () => {
-    const h = harness({ config: { maxAttempts: 1 } });
-    loseAttachAnswers(h, new ProviderError('transient', 'RequestTimeout', 'Request timed out'));
-    await h.store.create(newVolume('data-1'));
-    await h.store.create(newAttachment('data-1'));
-    await runUntil(h, (a) => a.status.state === 'error');
-    const failed = await attachmentOf(h, INSTANCE);
-    expect(failed.status).toMatchObject({ state: 'error', code: 'RequestTimeout' });
-
+    const { h, failed } = await givenUpOnLostAnswer();
     await run(h, 180);
     const attached = await attachmentOf(h, INSTANCE);
     expect(attached.status).toMatchObject({ state: 'attached', attempts: 0, message: 'EC2 made the attach after it was given up on' });
