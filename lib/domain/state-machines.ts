@@ -50,12 +50,6 @@ export const ATTACHMENT_EVENTS = [
    * no longer looks after that volume (deleting the attachment detaches it, found by its tags).
    */
   'volume-record-removed',
-  /**
-   * A dying attachment whose volume record was removed from the table and written again since is
-   * removed without any EC2 call: the removed record's volume cannot be told from the new one's by
-   * its tags, so it is left as it is.
-   */
-  'removed-without-volume-record',
   /** Attempt budget or maximum age spent, or an error retrying cannot fix (e.g. AZ mismatch). */
   'failed',
   /** The client bumped the attachment's `generation` after a terminal error. */
@@ -110,26 +104,22 @@ export const ATTACHMENT_TRANSITIONS: readonly Transition<AttachmentState, Attach
   { from: 'pending', event: 'detach-started', to: 'detaching', why: 'dying with a device kept (a lost answer, a retry), may be attached' },
   { from: 'pending', event: 'failed', to: 'error', why: 'prerequisite never met or budget spent' },
   { from: 'pending', event: 'volume-record-removed', to: 'error', why: 'volume record removed from the table with a device kept: may be attached, no longer looked after' },
-  { from: 'pending', event: 'removed-without-volume-record', to: 'detached', why: 'dying with a device kept, volume record removed and written again: the EC2 volume left as it is' },
   { from: 'attaching', event: 'attach-failed', to: 'pending', why: 'AttachVolume failed, retry later' },
   { from: 'attaching', event: 'observed-attached', to: 'attached', why: 'EC2 finished attaching' },
   { from: 'attaching', event: 'observed-detached', to: 'pending', why: 'attach did not take, retry' },
   { from: 'attaching', event: 'failed', to: 'error', why: 'budget spent' },
   { from: 'attaching', event: 'volume-record-removed', to: 'error', why: 'volume record removed from the table during the attach: may be attached, no longer looked after' },
   { from: 'attaching', event: 'detach-started', to: 'detaching', why: 'dying, volume record removed: detaching the volumes its tags name' },
-  { from: 'attaching', event: 'removed-without-volume-record', to: 'detached', why: 'dying, volume record removed and written again: the EC2 volume left as it is' },
   { from: 'attached', event: 'detach-started', to: 'detaching', why: 'dying' },
   { from: 'attached', event: 'observed-detached', to: 'pending', why: 'detached (or its volume deleted) behind our back, re-attach' },
   { from: 'attached', event: 'failed', to: 'error', why: 'budget spent' },
   { from: 'attached', event: 'volume-record-removed', to: 'error', why: 'volume record removed from the table: left attached, no longer looked after' },
-  { from: 'attached', event: 'removed-without-volume-record', to: 'detached', why: 'dying, volume record removed and written again: the EC2 volume left as it is' },
   { from: 'detaching', event: 'observed-detached', to: 'detached', why: 'EC2 finished detaching' },
   { from: 'detaching', event: 'failed', to: 'error', why: 'detach failed or budget spent' },
   { from: 'error', event: 'detach-started', to: 'detaching', why: 'dying after an error, may be attached' },
   { from: 'error', event: 'removed-unattached', to: 'detached', why: 'dying after an error, not attached' },
   { from: 'error', event: 'retry-requested', to: 'pending', why: 'client bumped generation to try again' },
   { from: 'error', event: 'observed-attached', to: 'attached', why: 'an attach given up on while EC2 might still make it (its answer lost, EC2 still attaching) took after all, seen by a check' },
-  { from: 'error', event: 'removed-without-volume-record', to: 'detached', why: 'dying after an error with a device kept, volume record removed and written again: the EC2 volume left as it is' },
 ];
 
 /** Thrown when an event is not legal in the current state. */

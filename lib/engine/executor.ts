@@ -35,6 +35,7 @@ import { classifyError, createRefused, createUnrepeatable, errorMessage, type Cl
 import {
   CHECK_OPERATIONS,
   attachPrerequisites,
+  detachesByTags,
   firstActionOf,
   modificationNeeded,
   modificationReaches,
@@ -827,7 +828,7 @@ export class Executor {
       this.describeInstances([...instanceIds], now, describeAfresh),
       this.describe(modifyingIds, this.config.describeChunkSize.volumes, (ids) => this.deps.provider.describeVolumeModifications(ids), (m) => m.ebsVolumeId),
       // Detaches and checks of detaches of attachments whose volume record is gone (or written again since the detach began) find its EC2 volumes by their tags.
-      this.findOrphans([...detaches.filter((item) => !item.volume), ...attachmentChecks.filter(detachingByTags)]),
+      this.findOrphans([...detaches.filter((item) => !item.volume || detachesByTags(item.record as AttachmentRecord, item.volume)), ...attachmentChecks.filter(detachingByTags)]),
     ]);
 
     for (const item of volumeChecks) item.result = this.guard(item, () => this.checkVolume(item, now, volumes, modifications));
@@ -1198,7 +1199,7 @@ export class Executor {
 
   private prepareDetach(item: Item, now: number): (() => Promise<void>) | undefined {
     const attachment = item.record as AttachmentRecord;
-    if (!item.volume) return this.prepareOrphanDetach(item, now);
+    if (!item.volume || detachesByTags(attachment, item.volume)) return this.prepareOrphanDetach(item, now);
     const ebsVolumeId = item.volume.ebsVolumeId;
     if (!ebsVolumeId) {
       // Without an EC2 volume nothing can be attached.
@@ -1281,7 +1282,8 @@ export class Executor {
         item.result = { outcome: 'succeeded', latencyMs, remove: true };
         return;
       }
-      item.result = { outcome: 'in-progress', latencyMs, changes: { status: successStatus(attachment.status, detaching, now, 'detaching', true) } };
+      // No device: the mark that this detach is of the volumes found by their tags (`detachingByTags`).
+      item.result = { outcome: 'in-progress', latencyMs, changes: { status: successStatus(attachment.status, detaching, now, 'detaching', true), device: null } };
     };
   }
 
@@ -1964,9 +1966,7 @@ export class Executor {
     try {
       if (result.remove) {
         await this.deps.store.remove(item.key, condition);
-        if (item.decision?.type === 'remove' && item.decision.leftAttached)
-          this.deps.log.warn('attachment record removed; its EC2 volume is left as it is', { key: item.id, reason: item.decision.reason });
-        else this.deps.log.info('record removed', { key: item.id, op });
+        this.deps.log.info('record removed', { key: item.id, op });
       } else if (result.changes) {
         const written = await this.deps.store.update(item.key, { ...result.changes, claim: null }, condition);
         item.record = written;
@@ -2132,14 +2132,15 @@ export class Executor {
 }
 
 /**
- * Whether an attachment's detach is of volumes found by their tags: it is detaching and its volume
- * record was removed, or removed and written again since the detach began (the new record's
- * volume is not the one being detached).
+ * Whether an attachment's detach under way is of volumes found by their tags: it is detaching and
+ * its volume record was removed, or its detach began so (it dropped its device then), or the record
+ * was removed and written again since the detach began (the new record's volume is not the one
+ * being detached).
  */
 function detachingByTags(item: Item): boolean {
   const attachment = item.record as AttachmentRecord;
   if (attachment.status.state !== 'detaching') return false;
-  return !item.volume || volumeRecordWrittenSince(attachment, item.volume, attachment.status.operationStartedAt ?? attachment.status.updatedAt);
+  return !item.volume || attachment.device === undefined || volumeRecordWrittenSince(attachment, item.volume, attachment.status.operationStartedAt ?? attachment.status.updatedAt);
 }
 
 /** Whether EC2 shows `volume` attached to the instance (attaching, attached, busy or detaching). */

@@ -20,13 +20,8 @@ import { cooldownEndAfter, EC2_TIME_SLACK_MS, VOLUME_RECORD_REMOVED_CODE } from 
 export type Decision =
   /** Enqueue / carry out this operation. */
   | { type: 'operation'; op: OperationKind; reason: string }
-  /**
-   * Nothing exists in EC2 and the client wants it gone: remove the record, no EC2 call.
-   * `leftAttached`: an attachment EC2 may still hold, attached to the EC2 volume of a volume record
-   * removed from the table and written again since, so nothing detaches it: the reason says so,
-   * and it is logged as a warning.
-   */
-  | { type: 'remove'; reason: string; leftAttached?: true }
+  /** Nothing exists in EC2 and the client wants it gone: remove the record, no EC2 call. */
+  | { type: 'remove'; reason: string }
   /** The volume is dying: these attachments must become dying first (then it waits). */
   | { type: 'cascade-dying'; attachments: RecordKey[]; reason: string }
   /** The spec asks for what EBS cannot make of this volume: no EC2 call, the status says why. */
@@ -353,6 +348,18 @@ export function volumeRecordWrittenSince(attachment: AttachmentRecord, volume: V
   return Date.parse(since) < Date.parse(volume.createdAt);
 }
 
+/**
+ * Whether a dying attachment's detach is of the EC2 volumes tagged with its volume id (its
+ * instance's, found by `findOwnedVolumes`) rather than of its volume record's volume: the record
+ * was removed, or removed and written again since its attach (`volumeRecordLost`). A dying
+ * attachment is never retried, so an attach it recorded for an earlier record under the id
+ * (`volumeCreatedAt`) stays that record's whatever its status says since (a failed detach, say).
+ */
+export function detachesByTags(attachment: AttachmentRecord, volume: VolumeRecord | undefined): boolean {
+  if (volumeRecordLost(attachment, volume)) return true;
+  return volume !== undefined && mayBeAttached(attachment) && attachment.volumeCreatedAt !== undefined && attachment.volumeCreatedAt !== volume.createdAt;
+}
+
 /** Where EC2 may hold the volume of an attachment that lost its volume record. */
 function leftAttachedTo(attachment: AttachmentRecord): string {
   return `perhaps still attached to ${attachment.instanceId}${attachment.device ? ` as ${attachment.device}` : ''}`;
@@ -365,24 +372,16 @@ export function planAttachment(attachment: AttachmentRecord, volume: VolumeRecor
   const lost = volumeRecordLost(attachment, volume);
 
   if (attachment.life === 'dying') {
-    if (lost && !volume) {
+    if (detachesByTags(attachment, volume)) {
       // Every volume the system creates carries the record's id as a tag: the executor finds the
-      // ones attached to this instance by it and detaches them (none found: removed at once).
+      // ones attached to this instance by it and detaches them (none found: removed at once). A
+      // record written again since has its new volume among them only if it is attached here too,
+      // which no other attachment record could have done: the client asks for none of them here.
       nextAttachmentState(state, 'detach-started');
       return {
         type: 'operation',
         op: 'detach',
-        reason: `dying; volume record ${attachment.volumeId} was removed from the table: detaching the EC2 volumes tagged with its id from ${attachment.instanceId}`,
-      };
-    }
-    if (lost) {
-      // Written again since: a search by the record's id would find the new record's volume too,
-      // which this attachment never attached.
-      nextAttachmentState(state, 'removed-without-volume-record');
-      return {
-        type: 'remove',
-        reason: `volume record ${attachment.volumeId} was removed from the table and written again: nothing to detach the removed record's EC2 volume with, so it is left as it is, ${leftAttachedTo(attachment)}; the reconciler reports it as leaked`,
-        leftAttached: true,
+        reason: `dying; volume record ${attachment.volumeId} was removed from the table${volume ? ' (and written again since)' : ''}: detaching the EC2 volumes tagged with its id from ${attachment.instanceId}`,
       };
     }
     switch (state) {
@@ -411,7 +410,7 @@ export function planAttachment(attachment: AttachmentRecord, volume: VolumeRecor
       reason:
         `volume record ${attachment.volumeId} was removed from the table while this attachment may be attached: the EC2 volume it held, if one exists, ` +
         `is left as it is, ${leftAttachedTo(attachment)}, and the reconciler reports it as leaked. Deleting this attachment detaches from ${attachment.instanceId} ` +
-        `the EC2 volumes tagged with that id, then removes this record (once the volume record is written again, it only removes this record); ` +
+        `the EC2 volumes tagged with that id, then removes this record; ` +
         `a retry, once the volume record is written again, attaches that record's volume`,
     };
   switch (state) {

@@ -256,8 +256,7 @@ export class Watcher {
         // Nothing exists in EC2: remove without any call, unless the record moved on meanwhile.
         try {
           await this.deps.store.remove(key, { version: record.version });
-          if (decision.leftAttached) this.deps.log.warn('attachment record removed; its EC2 volume is left as it is', { key: keyString(key), reason: decision.reason });
-          else this.deps.log.info('record removed without an EC2 call', { key: keyString(key), reason: decision.reason });
+          this.deps.log.info('record removed without an EC2 call', { key: keyString(key), reason: decision.reason });
           if (record.kind === 'attachment') await this.replanVolume(record.volumeId, operations);
         } catch (error) {
           if (!(error instanceof ConditionFailedError)) throw error;

@@ -362,7 +362,7 @@ describe('planAttachment', () => {
   });
 
   describe('without its volume record (removed from the table)', () => {
-    const leftAttached = /^volume record data-1 was removed from the table while this attachment may be attached: .*perhaps still attached to i-0123456789abcdef0( as \/dev\/sdf)?, and the reconciler reports it as leaked\. Deleting this attachment detaches from i-0123456789abcdef0 the EC2 volumes tagged with that id, then removes this record \(once the volume record is written again, it only removes this record\)/;
+    const leftAttached = /^volume record data-1 was removed from the table while this attachment may be attached: .*perhaps still attached to i-0123456789abcdef0( as \/dev\/sdf)?, and the reconciler reports it as leaked\. Deleting this attachment detaches from i-0123456789abcdef0 the EC2 volumes tagged with that id, then removes this record;/;
     const detachByTags = {
       type: 'operation',
       op: 'detach',
@@ -401,11 +401,11 @@ describe('planAttachment', () => {
       const rewritten = volume('available', { ...created, ebsVolumeId: 'vol-2', createdAt: later });
       expect(planAttachment(attachment('attached', { device: '/dev/sdf' }), rewritten)).toMatchObject({ type: 'volume-record-removed' });
       expect(planAttachment(attachment('attaching', { device: '/dev/sdf' }), rewritten)).toMatchObject({ type: 'volume-record-removed' });
-      // Dying, it is removed without a detach: a search by the record's id would find the new record's volume too.
-      expect(planAttachment(attachment('attached', { device: '/dev/sdf', life: 'dying' }), rewritten)).toMatchObject({
-        type: 'remove',
-        leftAttached: true,
-        reason: expect.stringMatching(/^volume record data-1 was removed from the table and written again: nothing to detach the removed record's EC2 volume with/),
+      // Dying, it detaches what its instance holds of the volumes tagged with the record's id: the new record's volume is attached there by no other record.
+      expect(planAttachment(attachment('attached', { device: '/dev/sdf', life: 'dying' }), rewritten)).toEqual({
+        type: 'operation',
+        op: 'detach',
+        reason: 'dying; volume record data-1 was removed from the table (and written again since): detaching the EC2 volumes tagged with its id from i-0123456789abcdef0',
       });
       // Attached (or retried) after the record was written again: its own volume.
       const since = { state: 'attached' as const, attempts: 0, updatedAt: '2026-01-01T01:00:05.000Z' };
@@ -420,7 +420,7 @@ describe('planAttachment', () => {
       const said = { state: 'error' as const, code: 'VolumeRecordRemoved', message: 'volume record data-1 was removed', attempts: 0, updatedAt: '2026-01-01T02:00:00.000Z' };
       const rewritten = volume('available', { ...created, ebsVolumeId: 'vol-2', createdAt: '2026-01-01T01:00:00.000Z' });
       expect(planAttachment(attachment('error', { device: '/dev/sdf', status: said }), rewritten)).toMatchObject({ type: 'volume-record-removed' });
-      expect(planAttachment(attachment('error', { device: '/dev/sdf', status: said, life: 'dying' }), rewritten)).toMatchObject({ type: 'remove', leftAttached: true });
+      expect(planAttachment(attachment('error', { device: '/dev/sdf', status: said, life: 'dying' }), rewritten)).toMatchObject({ type: 'operation', op: 'detach' });
     });
 
     it('its removal makes the attachments say what it leaves them, detaches or removes dying ones; those under way follow their own operations', () => {
@@ -428,7 +428,7 @@ describe('planAttachment', () => {
       expect(affectedByVolumeRecordRemoval(attachment('pending'), undefined)).toMatchObject({ type: 'wait' });
       expect(affectedByVolumeRecordRemoval(attachment('pending', { life: 'dying' }), undefined)).toMatchObject({ type: 'remove' });
       expect(affectedByVolumeRecordRemoval(attachment('attached', { device: '/dev/sdf', life: 'dying' }), undefined)).toMatchObject({ type: 'operation', op: 'detach' });
-      expect(affectedByVolumeRecordRemoval(attachment('attached', { device: '/dev/sdf', life: 'dying' }), volume('available', { ...created, createdAt: '2026-01-01T01:00:00.000Z' }))).toMatchObject({ type: 'remove', leftAttached: true });
+      expect(affectedByVolumeRecordRemoval(attachment('attached', { device: '/dev/sdf', life: 'dying' }), volume('available', { ...created, createdAt: '2026-01-01T01:00:00.000Z' }))).toMatchObject({ type: 'operation', op: 'detach' });
       expect(affectedByVolumeRecordRemoval(attachment('detaching', { device: '/dev/sdf', life: 'dying' }), undefined)).toBeUndefined();
       // Written again in the meantime: an attachment that waits waits for the new record's volume.
       expect(affectedByVolumeRecordRemoval(attachment('pending'), volume('creating'))).toMatchObject({ type: 'wait', reason: 'waiting for volume data-1 to become available' });

@@ -127,7 +127,7 @@ const SAYS = {
     message:
       `volume record data-1 was removed from the table while this attachment may be attached: the EC2 volume it held, if one exists, is left as it is, ` +
       `perhaps still attached to ${INSTANCE} as /dev/sdf, and the reconciler reports it as leaked. Deleting this attachment detaches from ${INSTANCE} ` +
-      `the EC2 volumes tagged with that id, then removes this record (once the volume record is written again, it only removes this record); ` +
+      `the EC2 volumes tagged with that id, then removes this record; ` +
       `a retry, once the volume record is written again, attaches that record's volume`,
   },
 };
@@ -338,9 +338,10 @@ describe('a volume record removed from the table while it has attachments', () =
       expect((await reconciler.run()).leaked).toEqual([first]);
     });
 
-    it('written again before the watcher saw the removal: an attached attachment still says it may be attached to the removed record\'s volume, and is not attached again', async () => {
+    it('written again before the watcher saw the removal: an attached attachment still says it may be attached to the removed record\'s volume, is not attached again, and deleted detaches that volume alone', async () => {
       const { h, service } = setup();
       await attached(h);
+      const first = await ebsVolumeIdOf(h);
       await h.clock.advance(1000);
       await h.store.remove(volumeKey('data-1'));
       await service.createVolume({ volumeId: 'data-1', spec: { sizeGiB: 10, volumeType: 'gp3', availabilityZone: AZ } });
@@ -349,11 +350,42 @@ describe('a volume record removed from the table while it has attachments', () =
       await settle(h);
       expect((await attachmentOf(h))?.status).toMatchObject(SAYS.leftAttached);
       expect(h.ebs.calls.AttachVolume).toBe(1);
-      // Deleted, it is removed: no DetachVolume of the new record's volume, which it never attached.
+      // Deleted, it detaches the removed record's volume, found by its tag; the new record's volume, attached nowhere, is left alone.
+      const second = await ebsVolumeIdOf(h);
       await service.deleteAttachment('data-1', INSTANCE);
+      await h.watch();
+      await h.drain();
+      expect(await attachmentOf(h)).toMatchObject({ status: { state: 'detaching' } });
+      expect((await attachmentOf(h))?.device).toBeUndefined();
+      // A check while EC2 still detaches it looks at the volumes its tags name, not at the new record's.
+      await h.executor.run(h.batchOf(h.op('check-attachment', KEY)));
+      expect(await attachmentOf(h)).toMatchObject({ status: { state: 'detaching' } });
       await settle(h);
       expect(await attachmentOf(h)).toBeUndefined();
-      expect(h.ebs.calls.DetachVolume ?? 0).toBe(0);
+      expect(h.ebs.calls.DetachVolume).toBe(1);
+      expect(h.ebs.volume(first)?.attachments).toEqual([]);
+      expect(h.ebs.volume(second)?.state).toBe('available');
+      expect(((await h.store.get(volumeKey('data-1'))) as VolumeRecord).status.state).toBe('available');
+    });
+
+    it('written again, then deleted: a DetachVolume that fails (its status no longer saying the record was removed) is made again of the removed record\'s volume', async () => {
+      const { h, service } = setup();
+      await attached(h);
+      const first = await ebsVolumeIdOf(h);
+      await h.clock.advance(1000);
+      await h.store.remove(volumeKey('data-1'));
+      await h.watch();
+      await service.createVolume({ volumeId: 'data-1', spec: { sizeGiB: 10, volumeType: 'gp3', availabilityZone: AZ } });
+      await settle(h);
+      h.ebs.failNext('DetachVolume', new ProviderError('transient', 'InternalError', 'An internal error has occurred'));
+      await service.deleteAttachment('data-1', INSTANCE);
+      await h.watch();
+      await h.drain();
+      expect(await attachmentOf(h)).toMatchObject({ life: 'dying', status: { code: 'InternalError', attempts: 1 } });
+      await settle(h);
+      expect(await attachmentOf(h)).toBeUndefined();
+      expect(h.ebs.calls.DetachVolume).toBe(2);
+      expect(h.ebs.volume(first)?.attachments).toEqual([]);
     });
 
     it('a late copy of the removal changes nothing for an attachment of the new record', async () => {
