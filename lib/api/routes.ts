@@ -236,7 +236,7 @@ export const ROUTES: readonly ApiRoute[] = [
       'Marks the attachment dying; the system detaches, then removes the record. Repeatable. An attachment whose volume record ' +
       'was removed from the table (code `VolumeRecordRemoved`) has its volume found by its ownership tags: every volume of this ' +
       'deployment tagged with that volume id and attached to the instance is detached, then the record is removed (none attached: ' +
-      'removed at once). Once a volume record with that id is written again, such an attachment is removed without a detach.',
+      'removed at once), also once a volume record with that id has been written again.',
     params: AttachmentParamsSchema,
     responses: { 202: { description: 'Detaching is under way.', schema: AttachmentSchema, etag: true } },
     problems: { 404: 'No such attachment.', 412: PRECONDITION_FAILED },
