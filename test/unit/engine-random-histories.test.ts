@@ -147,15 +147,23 @@ function world(seed: number) {
     removed.add(volume.volumeId);
   }
 
-  /** Someone in the console: detaches an attached volume, deletes a detached one, changes its tags or its IOPS. */
+  /** Volumes someone detached in the console and attaches again, under another device name, once `atMs` comes. */
+  const reattaches: { ebsVolumeId: string; instanceId: string; atMs: number }[] = [];
+
+  /**
+   * Someone in the console: detaches an attached volume (now and then attaching it again a little
+   * later under another name), deletes a detached one, changes its tags or its IOPS.
+   */
   async function actOutside(): Promise<void> {
     const volume = random.pick(h.ebs.volumes().filter((v) => v.state === 'available' || v.state === 'in-use'));
     if (!volume) return;
     const attachment = volume.attachments.find((a) => a.state === 'attached');
     switch (random.between(0, 3)) {
       case 0:
+        if (!attachment) return;
         // Faults meant for the system may hit the console's call too.
-        if (attachment) await h.ebs.detachVolume({ ebsVolumeId: volume.ebsVolumeId, instanceId: attachment.instanceId }).catch(() => undefined);
+        await h.ebs.detachVolume({ ebsVolumeId: volume.ebsVolumeId, instanceId: attachment.instanceId }).catch(() => undefined);
+        if (random.chance(0.5)) reattaches.push({ ebsVolumeId: volume.ebsVolumeId, instanceId: attachment.instanceId, atMs: h.clock.now() + random.between(1_000, 30_000) });
         return;
       case 1:
         if (volume.attachments.length === 0) h.ebs.deleteBehindBack(volume.ebsVolumeId);
@@ -246,7 +254,18 @@ function world(seed: number) {
     await reconciler.run().catch(() => undefined);
   }
 
+  /** The console's attaches that are due, while the volume's attachment there is still asked for (EC2 may refuse them: the system was quicker). */
+  async function reattachWhenDue(): Promise<void> {
+    for (const due of reattaches.filter((r) => r.atMs <= h.clock.now())) {
+      reattaches.splice(reattaches.indexOf(due), 1);
+      const volume = h.store.all().find((r): r is VolumeRecord => r.kind === 'volume' && r.ebsVolumeId === due.ebsVolumeId);
+      const wanted = h.store.all().some((r) => r.kind === 'attachment' && r.volumeId === volume?.volumeId && r.instanceId === due.instanceId && r.life === 'alive');
+      if (wanted) await h.ebs.attachVolume({ ebsVolumeId: due.ebsVolumeId, instanceId: due.instanceId, device: '/dev/sdz' }).catch(() => undefined);
+    }
+  }
+
   async function step(ms: number): Promise<void> {
+    await reattachWhenDue();
     // The stream's, the queue's and the schedule's functions run side by side.
     await Promise.all([deliverChanges(), deliverMessages(), reconcileWhenDue()]);
     await h.clock.advance(ms);
