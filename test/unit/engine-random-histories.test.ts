@@ -17,7 +17,7 @@ import type { AttachmentRecord, VolumeRecord } from '../../lib/domain/records.js
 import type { Executor } from '../../lib/engine/executor.js';
 import { volumeRecordLost } from '../../lib/engine/planner.js';
 import { ProviderError } from '../../lib/engine/ports.js';
-import { VOLUME_RECORD_REMOVED_CODE } from '../../lib/engine/status.js';
+import { SPEC_REJECTED_CODE, VOLUME_RECORD_REMOVED_CODE } from '../../lib/engine/status.js';
 import { Reconciler } from '../../lib/engine/reconciler.js';
 import type { RecordChange } from '../../lib/engine/watcher.js';
 import type { Ec2Action } from '../../lib/memory/ebs.js';
@@ -152,13 +152,13 @@ function world(seed: number) {
 
   /**
    * Someone in the console: detaches an attached volume (now and then attaching it again a little
-   * later under another name), deletes a detached one, changes its tags or its IOPS.
+   * later under another name), deletes a detached one, changes its tags or its IOPS, or grows it.
    */
   async function actOutside(): Promise<void> {
     const volume = random.pick(h.ebs.volumes().filter((v) => v.state === 'available' || v.state === 'in-use'));
     if (!volume) return;
     const attachment = volume.attachments.find((a) => a.state === 'attached');
-    switch (random.between(0, 3)) {
+    switch (random.between(0, 4)) {
       case 0:
         if (!attachment) return;
         // Faults meant for the system may hit the console's call too.
@@ -174,6 +174,9 @@ function world(seed: number) {
       case 3:
         // EC2 may refuse it (a modification under way or in its cooldown, a fault meant for the system).
         await h.ebs.modifyVolume({ ebsVolumeId: volume.ebsVolumeId, iops: random.pick([3000, 4000, 5000]) }).catch(() => undefined);
+        return;
+      case 4:
+        await h.ebs.modifyVolume({ ebsVolumeId: volume.ebsVolumeId, sizeGiB: volume.sizeGiB + random.between(1, 5) }).catch(() => undefined);
         return;
     }
   }
@@ -307,9 +310,16 @@ function world(seed: number) {
     }
   }
 
-  /** Each record in error is retried, as a client would. */
+  /**
+   * Each record in error is retried, as a client would, and a spec that its status says can no
+   * longer be met (the volume grown in the console) asks for the size EC2 holds.
+   */
   async function retryErrors(): Promise<void> {
     for (const record of h.store.all()) {
+      if (record.kind === 'volume' && record.status.code === SPEC_REJECTED_CODE && record.observed && record.observed.sizeGiB > record.spec.sizeGiB) {
+        const sizeGiB = record.observed.sizeGiB;
+        await ask(() => service.patchVolume(record.volumeId, PatchVolumeRequestSchema.parse({ sizeGiB })));
+      }
       if (record.status.state !== 'error' || record.life !== 'alive') continue;
       await ask(() => (record.kind === 'volume' ? service.retryVolume(record.volumeId) : retryAttachment(record.volumeId, record.instanceId)));
     }
