@@ -6,7 +6,7 @@
 import { z } from 'zod';
 import { canonicalJson } from './canonical-json.js';
 import { EBS_LIMITS, performanceChange, provisionedPerformance } from './ebs-limits.js';
-import { shortenList } from './status-message.js';
+import { MAX_STATUS_MESSAGE_CHARS, shortenList } from './status-message.js';
 import {
   ATTACHMENT_STATES,
   VOLUME_STATES,
@@ -129,18 +129,31 @@ function checkEbsLimits(spec: z.infer<typeof volumeSpecShape>, ctx: z.Refinement
 /** A volume spec: its structure and the current EBS limits for its type. */
 export const volumeSpecSchema = volumeSpecShape.superRefine(checkEbsLimits);
 
-const isoTime = z.string().min(1, 'must be an ISO-8601 time');
+/**
+ * The longest a time the system writes may be, in characters: ISO-8601 needs 24 (27 with a
+ * six-digit year). Every free-text field of a record is bounded like this, so a valid record stays
+ * well within DynamoDB's 400 KB item limit (about 210 KB at the very most) and a status write
+ * always fits on it.
+ */
+const MAX_TIME_CHARS = 64;
+/** The longest status message a record may hold: four times what the system writes (`MAX_STATUS_MESSAGE_CHARS`). */
+const MAX_RECORD_MESSAGE_CHARS = 4 * MAX_STATUS_MESSAGE_CHARS;
+/** The longest status code or claim owner: EC2's error codes and the executors' owner ids are far shorter. */
+const MAX_NAME_CHARS = 256;
 
-const claimSchema = z.strictObject({ owner: z.string().min(1), expiresAt: z.number().int() });
+const isoTime = z.string().min(1, 'must be an ISO-8601 time').max(MAX_TIME_CHARS);
+const timeText = z.string().max(MAX_TIME_CHARS);
+
+const claimSchema = z.strictObject({ owner: z.string().min(1).max(MAX_NAME_CHARS), expiresAt: z.number().int() });
 
 function statusSchema<S extends readonly [string, ...string[]]>(states: S) {
   return z.strictObject({
     state: z.enum(states),
-    message: z.string().optional(),
-    code: z.string().optional(),
+    message: z.string().max(MAX_RECORD_MESSAGE_CHARS).optional(),
+    code: z.string().max(MAX_NAME_CHARS).optional(),
     attempts: z.number().int().nonnegative(),
     nextAttemptAt: isoTime.optional(),
-    updatedAt: z.string(),
+    updatedAt: timeText,
     operationStartedAt: isoTime.optional(),
   });
 }
@@ -178,8 +191,11 @@ const volumeRecordShape = z.strictObject({
       volumeType: z.enum(VOLUME_TYPES),
       iops: z.number().int().positive().optional(),
       throughput: z.number().int().positive().optional(),
-      // The client's tags EC2 holds (ownership tags left out); absent until a check has seen them.
-      tags: z.record(z.string(), z.string()).optional(),
+      // The client's tags EC2 holds (ownership tags left out); absent until a check has seen them. Within EC2's tag limits.
+      tags: z
+        .record(z.string().max(128), z.string().max(256))
+        .refine((tags) => Object.keys(tags).length <= 50, 'at most 50 tags: a volume carries no more')
+        .optional(),
     })
     .optional(),
   lastModificationStartedAt: z.iso.datetime().optional(),
@@ -188,7 +204,7 @@ const volumeRecordShape = z.strictObject({
   tagKeysSet: z.array(z.string().min(1).max(128)).max(50).optional(),
   claim: claimSchema.optional(),
   version: z.number().int().nonnegative().default(systemDefaults.version),
-  createdAt: z.string().default(systemDefaults.createdAt),
+  createdAt: timeText.default(systemDefaults.createdAt),
 });
 
 export const volumeRecordSchema = volumeRecordShape.superRefine((record, ctx) => {
@@ -226,10 +242,10 @@ export const attachmentRecordSchema = z.strictObject({
   status: statusSchema(ATTACHMENT_STATES).default(systemDefaults.status),
   device: deviceNameSchema.optional(),
   instanceSeen: instanceSeenSchema.optional(),
-  volumeCreatedAt: z.string().optional(),
+  volumeCreatedAt: timeText.optional(),
   claim: claimSchema.optional(),
   version: z.number().int().nonnegative().default(systemDefaults.version),
-  createdAt: z.string().default(systemDefaults.createdAt),
+  createdAt: timeText.default(systemDefaults.createdAt),
 });
 
 export const recordSchema = z.discriminatedUnion('kind', [volumeRecordSchema, attachmentRecordSchema]);

@@ -3,7 +3,8 @@ import { GP3_BASELINE, performanceChange, provisionedPerformance } from '../../l
 import type { VolumeRecord, VolumeSpec } from '../../lib/domain/records.js';
 import { newVolume } from './engine-fixtures.js';
 import { MAX_STATUS_MESSAGE_CHARS } from '../../lib/domain/status-message.js';
-import { OWNERSHIP_TAGS } from '../../lib/settings.js';
+import { approximateItemBytes } from '../../lib/memory/store.js';
+import { OWNERSHIP_TAGS, TABLE } from '../../lib/settings.js';
 import {
   clientTagsOf,
   managedTagsOf,
@@ -211,6 +212,40 @@ describe('tags after creation', () => {
       const parsed = parseRecord(record(bad));
       expect(parsed.ok, JSON.stringify(bad)).toBe(false);
       expect(!parsed.ok && parsed.issues.some((issue) => issue.path.startsWith('tagKeysSet'))).toBe(true);
+    }
+  });
+
+  it('bounds every field, so the largest valid record still takes any status the system writes within the table item limit', () => {
+    // Three UTF-8 bytes a character, the most a string of this length can take.
+    const text = (length: number, prefix = '') => prefix + 'あ'.repeat(length - prefix.length);
+    const tags = (count: number) => Object.fromEntries(Array.from({ length: count }, (_, i) => [text(128, `k${i}-`), text(256)]));
+    const time = text(64);
+    const spec = { sizeGiB: 10, volumeType: 'gp3', availabilityZone: 'us-east-1a', tags: tags(48) };
+    const largest = {
+      ...newVolume('v'.repeat(128)),
+      spec,
+      ebsVolumeId: 'vol-0123456789abcdef0',
+      createRequest: { clientToken: 'x'.repeat(64), availabilityZone: 'us-east-1a', spec },
+      observed: { sizeGiB: 10, volumeType: 'gp3', tags: tags(50) },
+      tagKeysSet: Array.from({ length: 50 }, (_, i) => text(128, `k${i}-`)),
+      status: { state: 'available', attempts: 0, message: text(4 * MAX_STATUS_MESSAGE_CHARS), code: text(256), updatedAt: time, nextAttemptAt: time, operationStartedAt: time },
+      claim: { owner: text(256), expiresAt: 0 },
+      createdAt: time,
+    };
+    expect(parseRecord(largest)).toMatchObject({ ok: true });
+    const statusWrite = { state: 'available', attempts: 0, message: text(MAX_STATUS_MESSAGE_CHARS), code: text(256), updatedAt: time, nextAttemptAt: time, operationStartedAt: time };
+    expect(approximateItemBytes({ ...largest, status: statusWrite, previousStatus: largest.status })).toBeLessThan(TABLE.maxItemBytes);
+
+    for (const [field, over] of [
+      ['status.message', { status: { ...largest.status, message: text(4 * MAX_STATUS_MESSAGE_CHARS + 1) } }],
+      ['status.code', { status: { ...largest.status, code: text(257) } }],
+      ['status.updatedAt', { status: { ...largest.status, updatedAt: text(65) } }],
+      ['claim.owner', { claim: { owner: text(257), expiresAt: 0 } }],
+      ['createdAt', { createdAt: text(65) }],
+      ['observed.tags', { observed: { sizeGiB: 10, volumeType: 'gp3', tags: tags(51) } }],
+    ] as const) {
+      const parsed = parseRecord({ ...largest, ...over });
+      expect(!parsed.ok && parsed.issues.some((issue) => issue.path === field), field).toBe(true);
     }
   });
 });
