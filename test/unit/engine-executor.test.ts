@@ -1030,12 +1030,7 @@ describe('executor: one describe per transition', () => {
 
   it('a check that finds an attachment that kept its device not attached says what it waits for, when its volume is attached to another instance', async () => {
     const h = harness();
-    await h.store.create(newVolume('data-1'));
-    await h.store.create(newAttachment('data-1'));
-    await h.watch();
-    await h.settle(30_000);
-    await h.watch();
-    expect((await attachmentOf(h, 'data-1')).status.state).toBe('attached');
+    await attachedVolume(h, 'data-1');
     // Left by an attach to the other instance whose answer was lost, and which EC2 never made.
     const at = new Date(h.clock.now()).toISOString();
     await h.store.create(newAttachment('data-1', { instanceId: OTHER_INSTANCE, device: '/dev/sdg', status: { state: 'pending', code: 'RequestTimeout', message: 'AttachVolume timed out', attempts: 1, updatedAt: at } }));
