@@ -8,7 +8,7 @@
  * of the real behaviour is covered on the EBS model (test/unit/engine-*.test.ts) and, for EC2's
  * error responses, with aws-sdk-client-mock (test/unit/aws-ec2-*.test.ts).
  */
-import { DescribeVolumesCommand } from '@aws-sdk/client-ec2';
+import { AttachVolumeCommand, DescribeVolumesCommand, DetachVolumeCommand, ModifyVolumeCommand } from '@aws-sdk/client-ec2';
 import { GetQueueAttributesCommand, PurgeQueueCommand } from '@aws-sdk/client-sqs';
 import { GetCommand, PutCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -220,5 +220,39 @@ describeWithMoto('pipeline end to end on moto', (endpoint) => {
     }
     await volumeState('lost', 'available');
     expect(await ec2VolumesOf('lost')).toHaveLength(1);
+  });
+
+  it('notices, from the reconciler, a volume grown and one attached again under another device name outside the system', async () => {
+    const [instance] = runtime.instanceIds;
+    await api('POST', '/volumes', { volumeId: 'outside', spec: { sizeGiB: 5, volumeType: 'gp3', availabilityZone: 'us-east-1a' }, attachTo: { instanceId: instance } });
+    const attached = await attachmentState('outside', instance!, 'attached');
+    const ebsVolumeId = attached.body.ebsVolumeId as string;
+    const device = attachmentOf(attached, instance!)!.device!;
+    const renamed = device === '/dev/sdz' ? '/dev/sdy' : '/dev/sdz';
+
+    // In the console: grown, detached and attached again under another name.
+    await clients.ec2.send(new ModifyVolumeCommand({ VolumeId: ebsVolumeId, Size: 8 }));
+    await clients.ec2.send(new DetachVolumeCommand({ VolumeId: ebsVolumeId, InstanceId: instance }));
+    await clients.ec2.send(new AttachVolumeCommand({ VolumeId: ebsVolumeId, InstanceId: instance, Device: renamed }));
+    const report = await runtime.reconcileNow();
+    expect(report.requeued).toEqual(
+      expect.arrayContaining([
+        { key: 'volume/outside', reason: 'EC2 reports sizeGiB 8 (the record observed 5)' },
+        { key: `attachment/outside/${instance}`, reason: `EC2 shows ${ebsVolumeId} attached to ${instance} as ${renamed}, the record says ${device}` },
+      ]),
+    );
+    const noticed = await until(
+      () => volume('outside'),
+      (v) => v.body.status?.code === 'InvalidSpecChange' && attachmentOf(v, instance!)?.device === renamed,
+      'the grow and the new device name recorded',
+    );
+    expect(noticed.body.status?.message).toBe('spec.sizeGiB: EBS volumes can only grow: 8 GiB cannot become 5 GiB');
+    expect(noticed.body.observed).toMatchObject({ sizeGiB: 8 });
+
+    // The client asks for what EC2 holds: the rejection goes, with no modification.
+    expect((await api('PATCH', '/volumes/outside', { sizeGiB: 8 })).status).toBe(200);
+    const settled = await until(() => volume('outside'), (v) => v.body.observedGeneration === 2, 'the spec taken as held');
+    expect(settled.body.status?.code).toBeUndefined();
+    expect((await ec2VolumesOf('outside'))[0]?.Size).toBe(8);
   });
 });
