@@ -1282,8 +1282,7 @@ export class Executor {
         item.result = { outcome: 'succeeded', latencyMs, remove: true };
         return;
       }
-      // No device: the mark that this detach is of the volumes found by their tags (`detachingByTags`).
-      item.result = { outcome: 'in-progress', latencyMs, changes: { status: successStatus(attachment.status, detaching, now, 'detaching', true), device: null } };
+      item.result = { outcome: 'in-progress', latencyMs, changes: { status: successStatus(attachment.status, detaching, now, 'detaching', true) } };
     };
   }
 
@@ -2133,14 +2132,15 @@ export class Executor {
 
 /**
  * Whether an attachment's detach under way is of volumes found by their tags: it is detaching and
- * its volume record was removed, or its detach began so (it dropped its device then), or the record
- * was removed and written again since the detach began (the new record's volume is not the one
- * being detached).
+ * its volume record was removed, or its attach was recorded for an earlier record under the id
+ * (`volumeCreatedAt`), or the record was removed and written again since the detach began (the new
+ * record's volume is not the one being detached).
  */
 function detachingByTags(item: Item): boolean {
   const attachment = item.record as AttachmentRecord;
   if (attachment.status.state !== 'detaching') return false;
-  return !item.volume || attachment.device === undefined || volumeRecordWrittenSince(attachment, item.volume, attachment.status.operationStartedAt ?? attachment.status.updatedAt);
+  if (!item.volume || (attachment.volumeCreatedAt !== undefined && attachment.volumeCreatedAt !== item.volume.createdAt)) return true;
+  return volumeRecordWrittenSince(attachment, item.volume, attachment.status.operationStartedAt ?? attachment.status.updatedAt);
 }
 
 /** Whether EC2 shows `volume` attached to the instance (attaching, attached, busy or detaching). */

@@ -461,8 +461,8 @@ export function releasedByVolume(attachment: AttachmentRecord, volume: VolumeRec
 /**
  * What the removal of its volume record from the table starts for an attachment (`volume`: the
  * record as it is now, if it was written again since): one EC2 may hold attached says that nothing
- * looks after it any more, or, if dying, detaches the volumes tagged with the record's id (removed
- * if the record was written again); one that waits says what for now; one dying that never reached
+ * looks after it any more, or, if dying, detaches the volumes tagged with the record's id (also
+ * when the record was written again); one that waits says what for now; one dying that never reached
  * EC2 is removed. Undefined for the others, which follow their own operations.
  */
 export function affectedByVolumeRecordRemoval(attachment: AttachmentRecord, volume: VolumeRecord | undefined): Decision | undefined {

@@ -15,6 +15,7 @@ import { METRICS, OWNERSHIP_TAGS } from '../../lib/settings.js';
 import { AZ, INSTANCE, OTHER_INSTANCE, START, attachmentKey, harness, newAttachment, newVolume, volumeKey } from './engine-fixtures.js';
 
 const MINUTE = 60_000;
+const HOUR = 60 * MINUTE;
 const KEY = attachmentKey('data-1');
 /** An instance in another AZ than the volume: an attach to it fails for good. */
 const ELSEWHERE = 'i-0aaaaaaaaaaaaaaa3';
@@ -356,7 +357,6 @@ describe('a volume record removed from the table while it has attachments', () =
       await h.watch();
       await h.drain();
       expect(await attachmentOf(h)).toMatchObject({ status: { state: 'detaching' } });
-      expect((await attachmentOf(h))?.device).toBeUndefined();
       // A check while EC2 still detaches it looks at the volumes its tags name, not at the new record's.
       await h.executor.run(h.batchOf(h.op('check-attachment', KEY)));
       expect(await attachmentOf(h)).toMatchObject({ status: { state: 'detaching' } });
@@ -452,6 +452,39 @@ describe('deleting an attachment whose volume record was removed from the table'
     expect(env.h.queued()).toEqual([{ op: 'detach', key: `data-1/${INSTANCE}`, delaySeconds: 0 }]);
     return { ...env, volume };
   }
+
+  it.each([false, true])(
+    'a detach by tags EC2 does not finish within the age limit ends in error keeping its device, looks again after the longest backoff, and the record goes only once EC2 shows it detached (written again: %s)',
+    async (writtenAgain) => {
+      const h = harness({ config: { maxOperationAgeMs: HOUR }, ebsTimings: { detach: 90 * MINUTE } });
+      const service = new VolumeService({ store: h.store, clock: h.clock });
+      await attached(h);
+      const first = await ebsVolumeIdOf(h);
+      await h.clock.advance(1000);
+      await h.store.remove(volumeKey('data-1'));
+      await h.watch();
+      if (writtenAgain) {
+        await service.createVolume({ volumeId: 'data-1', spec: { sizeGiB: 10, volumeType: 'gp3', availabilityZone: AZ } });
+        await settle(h);
+      }
+      await service.deleteAttachment('data-1', INSTANCE);
+      for (let minute = 0; minute < 70; minute++) {
+        await h.watch();
+        await h.settle(MINUTE, 10_000);
+      }
+      const stuck = await attachmentOf(h);
+      expect(stuck).toMatchObject({ life: 'dying', status: { state: 'error', code: 'Timeout' }, device: '/dev/sdf' });
+      expect(h.ebs.volume(first)?.attachments).toMatchObject([{ instanceId: INSTANCE, state: 'detaching' }]);
+
+      for (let minute = 0; minute < 40; minute++) {
+        await h.watch();
+        await h.settle(MINUTE, 10_000);
+      }
+      expect(await attachmentOf(h)).toBeUndefined();
+      expect(h.ebs.volume(first)?.attachments).toEqual([]);
+      expect(h.ebs.calls.DetachVolume).toBe(1);
+    },
+  );
 
   it('duplicate and late detach messages make no second DetachVolume', async () => {
     const { h, volume } = await orphaned();
