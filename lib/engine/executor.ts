@@ -75,6 +75,7 @@ import {
   cooldownEndAfter,
   cooldownWait,
   EC2_TIME_SLACK_MS,
+  MODIFICATION_COOLDOWN_CODE,
   failureStatus,
   operationStartMs,
   specRejectedStatus,
@@ -1967,9 +1968,10 @@ export class Executor {
         await this.deps.store.remove(item.key, condition);
         this.deps.log.info('record removed', { key: item.id, op });
       } else if (result.changes) {
+        const before = item.record!;
         const written = await this.deps.store.update(item.key, { ...result.changes, claim: null }, condition);
         item.record = written;
-        const next = this.followUp(item, written, result, now);
+        const next = this.followUp(item, before, written, result, now);
         if (next) followUps.push({ item, operation: next });
       } else {
         await this.deps.store.release(item.key, owner);
@@ -2007,7 +2009,7 @@ export class Executor {
           current = await this.deps.store.update(item.key, result.changes as RecordChanges, condition);
           item.record = current;
         }
-        const next = this.followUp(item, current, result, now);
+        const next = this.followUp(item, record, current, result, now);
         if (next) followUps.push({ item, operation: next });
       }
       if (!volumeSynced) for (const operation of result.alsoCheck ?? []) followUps.push({ item, operation });
@@ -2056,29 +2058,32 @@ export class Executor {
   /**
    * What a live volume's record, brought in line by an attachment's check (`before` → `written`),
    * needs next: the watcher does not plan on the system's writes, so this check does what the
-   * volume's own would: client tags the write found changed outside are put back (a tag change
-   * the client asked for has its message already).
+   * volume's own would: a wait for EC2's cooldown the write put in the status brings the
+   * modification back when it ends, and client tags the write found changed outside are put back
+   * (a tag change the client asked for has its message already).
    */
   private afterVolumeSync(before: VolumeRecord, written: VolumeRecord, now: number): QueuedOperation | undefined {
     if (written.life !== 'alive') return undefined;
     const decision = planVolume(written, [], now);
+    if (decision.type === 'cooldown') return this.waitShownBy(before, written, decision, now);
     const tagsMoved = canonicalJson(before.observed?.tags ?? null) !== canonicalJson(written.observed?.tags ?? null);
     if (decision.type === 'operation' && decision.op === 'tag-volume' && tagsMoved) return this.messageAt(decision.op, keyOf(written), decision.reason, now, now);
     return undefined;
   }
 
-  private followUp(item: Item, written: ProvisionerRecord, result: Result, now: number): QueuedOperation | undefined {
+  /** The message that carries `written` on (`before`: the record as read, to tell what this write changed). */
+  private followUp(item: Item, before: ProvisionerRecord, written: ProvisionerRecord, result: Result, now: number): QueuedOperation | undefined {
     const decision = written.kind === 'volume' ? planVolume(written, item.attachments ?? [], now) : planAttachment(written, item.volume);
     // What was written left nothing in EC2 to a dying record (EC2 turned its CreateVolume down, say): removed now.
     if (decision.type === 'remove') return this.messageAt(written.kind === 'volume' ? 'check-volume' : 'check-attachment', keyOf(written), decision.reason, now, now);
-    // A wait the status does not show (this write dropped it, a modification just finished) is
-    // shown again by a message now (`handleWithoutClaim`); one this result wrote (EC2 refused the
-    // call) brings the call back when it ends; a check during it, nothing.
+    // A wait the status does not show (this write dropped it) is shown again by a message now
+    // (`handleWithoutClaim`); one this result wrote (EC2 refused the call, or a check wrote it along
+    // with what it saw) brings the call back when it ends; a check during it, nothing.
     if (decision.type === 'cooldown') {
       const showWait = written.kind === 'volume' ? this.showWaitAgain(written, decision, now) : undefined;
       if (showWait) return showWait;
       if (result.retryAtMs !== undefined) return this.messageAt(decision.op, keyOf(written), decision.reason, now, result.retryAtMs);
-      return this.cooldownMessage(item, decision, now);
+      return this.waitShownBy(before, written, decision, now) ?? this.cooldownMessage(item, decision, now);
     }
     if (decision.type !== 'operation') return undefined;
     if (result.retryAtMs !== undefined) return this.messageAt(decision.op, keyOf(written), decision.reason, now, result.retryAtMs);
@@ -2090,6 +2095,17 @@ export class Executor {
       return this.checkAt(decision.op, keyOf(written), decision.reason, now, dueAtMs);
     }
     return this.messageAt(decision.op, keyOf(written), decision.reason, now, now);
+  }
+
+  /**
+   * The message that brings a modification back when EC2's cooldown ends, when the write from
+   * `before` to `written` is the one that put the wait in the status (a check writes it along with
+   * what it saw): nothing else sends it then. Undefined otherwise.
+   */
+  private waitShownBy(before: ProvisionerRecord, written: ProvisionerRecord, decision: Extract<Decision, { type: 'cooldown' }>, now: number): QueuedOperation | undefined {
+    const until = new Date(decision.atMs).toISOString();
+    const shows = (record: ProvisionerRecord) => record.status.code === MODIFICATION_COOLDOWN_CODE && record.status.nextAttemptAt === until;
+    return shows(written) && !shows(before) ? this.messageAt(decision.op, keyOf(written), decision.reason, now, decision.atMs) : undefined;
   }
 
   /**

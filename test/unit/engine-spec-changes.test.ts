@@ -415,6 +415,22 @@ describe("a grow waiting for EC2's modification cooldown", () => {
     });
   }
 
+  it('asked for while the first grow is still modifying: the check that sees the first done shows the wait, and the grow is made when it ends, with no reconciler', async () => {
+    const h = await availableVolume({ team: 'a' });
+    await clientWrites(h, { spec: { ...(await volumeOf(h)).spec, sizeGiB: 20 }, generation: 2 });
+    await h.drain();
+    expect((await volumeOf(h)).status.state).toBe('modifying');
+    await clientWrites(h, { spec: { ...(await volumeOf(h)).spec, sizeGiB: 30 }, generation: 3 });
+    await run(h, 30_000);
+    const waiting = await volumeOf(h);
+    expect(waiting).toMatchObject({ status: { state: 'available', code: 'VolumeModificationRateExceeded' }, observed: { sizeGiB: 20 } });
+    expect(h.queued()).toContainEqual(expect.objectContaining({ op: 'modify-volume' }));
+
+    await run(h, Date.parse(waiting.status.nextAttemptAt!) - h.clock.now() + 60_000, 60_000);
+    expect(await volumeOf(h)).toMatchObject({ status: { state: 'available', attempts: 0 }, observed: { sizeGiB: 30 }, observedGeneration: 3 });
+    expect(h.ebs.calls.ModifyVolume).toBe(2);
+  });
+
   it('is attached and detached meanwhile with no ModifyVolume, the status saying in-use or available and the wait; grows when the cooldown ends', async () => {
     const { h, waitsUntil } = await waitingGrow();
 
