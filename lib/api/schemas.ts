@@ -83,7 +83,7 @@ export const AttachmentSchema = z
     life,
     requestedDevice: DeviceNameSchema.optional(),
     generation: z.number().int().min(1).meta({ description: 'Bumped by a retry after a terminal error; the `ETag` names it (with `createdAt`).' }),
-    device: z.string().optional().meta({ description: 'Device the system allocated and EC2 accepted.' }),
+    device: z.string().optional().meta({ description: 'Device EC2 shows the volume attached as: the one the system allocated, or the name it was attached again under outside the system.' }),
     status: AttachmentStatusSchema,
     rateWait: RateWaitSchema.optional(),
     createdAt: timestamp,

@@ -240,7 +240,8 @@ export const attachmentRecordSchema = z.strictObject({
   requestedDevice: deviceNameSchema.optional(),
   generation: z.number().int().positive().default(1),
   status: statusSchema(ATTACHMENT_STATES).default(systemDefaults.status),
-  device: deviceNameSchema.optional(),
+  // As EC2 shows it: the name the system allocated, or another one the volume was attached under outside the system.
+  device: z.string().min(1).max(64).optional(),
   instanceSeen: instanceSeenSchema.optional(),
   volumeCreatedAt: timeText.optional(),
   claim: claimSchema.optional(),

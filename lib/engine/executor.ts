@@ -1700,7 +1700,7 @@ export class Executor {
       }, 'observed-detached');
     }
     if (state === 'error') return this.givenUpSeen(attachment, now, current, link);
-    if (state === 'attached' && (link?.state === 'attached' || link?.state === 'busy') && link.device !== attachment.device) {
+    if (state === 'attached' && (link?.state === 'attached' || link?.state === 'busy') && link.device !== '' && link.device !== attachment.device) {
       // Detached and attached again outside under another name before a check saw it: the record names the device the instance has.
       return {
         outcome: 'succeeded',

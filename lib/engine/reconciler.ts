@@ -265,7 +265,7 @@ export class Reconciler {
       if (!actual) return `EC2 no longer has ${volume.ebsVolumeId}`;
       const link = actual.attachments.find((a) => a.instanceId === record.instanceId);
       if (!link || link.state === 'detached') return `EC2 shows ${volume.ebsVolumeId} not attached to ${record.instanceId}`;
-      if ((link.state === 'attached' || link.state === 'busy') && link.device !== record.device)
+      if ((link.state === 'attached' || link.state === 'busy') && link.device !== '' && link.device !== record.device)
         return `EC2 shows ${volume.ebsVolumeId} attached to ${record.instanceId} as ${link.device}, the record says ${record.device}`;
     }
     if (described && givenUpWithDevice(record, volume) && volume?.ebsVolumeId) {

@@ -403,8 +403,10 @@ describe('parseRecord', () => {
 
   it('checks attachments and rejects unknown kinds', () => {
     expect(parseRecord({ kind: 'attachment', volumeId: 'v', instanceId: 'i-0123456789abcdef0', life: 'dying', requestedDevice: '/dev/sdz' }).ok).toBe(true);
-    const bad = parseRecord({ kind: 'attachment', volumeId: 'v', instanceId: 'host-1', life: 'alive', device: '/dev/sda' });
-    expect(bad.ok ? [] : bad.issues.map((i) => i.path).sort()).toEqual(['device', 'instanceId']);
+    const bad = parseRecord({ kind: 'attachment', volumeId: 'v', instanceId: 'host-1', life: 'alive', requestedDevice: '/dev/sda', device: '' });
+    expect(bad.ok ? [] : bad.issues.map((i) => i.path).sort()).toEqual(['device', 'instanceId', 'requestedDevice']);
+    // The device is as EC2 shows it: a name attached outside the system under one it would not allocate is still read.
+    expect(parseRecord({ kind: 'attachment', volumeId: 'v', instanceId: 'i-0123456789abcdef0', life: 'alive', device: 'xvdh' }).ok).toBe(true);
     expect(parseRecord({ kind: 'snapshot' }).ok).toBe(false);
     expect(parseRecord('nonsense').ok).toBe(false);
   });

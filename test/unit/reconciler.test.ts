@@ -512,27 +512,34 @@ describe('Reconciler', () => {
     expect((await h.store.get(volumeKey('data-1')))?.status.state).toBe('in-use');
   });
 
-  it('notices an attachment detached and attached again outside under another device name: the record names the device EC2 shows, with no EC2 call', async () => {
+  it.each(['/dev/sdk', 'xvdk'])('notices an attachment detached and attached again outside under another device name (%s): the record names the device EC2 shows, with no EC2 call', async (renamed) => {
     const { h, reconciler, ebsVolumeId } = await attachedVolume();
     const attached = (await h.store.get(attachmentKey('data-1'))) as AttachmentRecord;
     await h.ebs.detachVolume({ ebsVolumeId, instanceId: INSTANCE, device: attached.device! });
     await h.settle(30_000);
-    await h.ebs.attachVolume({ ebsVolumeId, instanceId: INSTANCE, device: '/dev/sdk' });
+    await h.ebs.attachVolume({ ebsVolumeId, instanceId: INSTANCE, device: renamed });
     await h.settle(30_000);
     const calls = { ...h.ebs.calls };
     await h.clock.advance(10 * MINUTE);
 
     expect((await reconciler.run()).requeued).toContainEqual({
       key: `attachment/data-1/${INSTANCE}`,
-      reason: `EC2 shows ${ebsVolumeId} attached to ${INSTANCE} as /dev/sdk, the record says ${attached.device}`,
+      reason: `EC2 shows ${ebsVolumeId} attached to ${INSTANCE} as ${renamed}, the record says ${attached.device}`,
     });
     await h.drain();
-    const renamed = (await h.store.get(attachmentKey('data-1'))) as AttachmentRecord;
-    expect(renamed.device).toBe('/dev/sdk');
-    expect(renamed.status).toMatchObject({ state: 'attached', attempts: 0, message: 'EC2 shows it attached as /dev/sdk (attached again outside the provisioner)' });
+    const record = (await h.store.get(attachmentKey('data-1'))) as AttachmentRecord;
+    expect(record.device).toBe(renamed);
+    expect(record.status).toMatchObject({ state: 'attached', attempts: 0, message: `EC2 shows it attached as ${renamed} (attached again outside the provisioner)` });
     expect({ ...h.ebs.calls, DescribeVolumes: 0 }).toEqual({ ...calls, DescribeVolumes: 0 });
     await h.clock.advance(10 * MINUTE);
     expect((await reconciler.run()).requeued).toEqual([]);
+
+    // Still a valid record the system acts on: deleting it detaches.
+    await h.store.update<AttachmentRecord>(attachmentKey('data-1'), { life: 'dying' });
+    await h.watch();
+    await h.settle(30_000);
+    expect(await h.store.get(attachmentKey('data-1'))).toBeUndefined();
+    expect(h.ebs.volume(ebsVolumeId)?.attachments).toEqual([]);
   });
 
   const gone = (ebsVolumeId?: string) =>
