@@ -39,7 +39,7 @@ export function createAwsAdapters(options: AwsAdapterOptions): AwsAdapters {
     store: new DynamoRecordStore({ client: clients.doc, tableName: options.tableName }),
     queue: new SqsOperationQueue({ client: clients.sqs, queueUrl: options.queueUrl }),
     ...(options.rateBudgetTableName ? { rateBudget: new DynamoRateBudget({ client: clients.doc, tableName: options.rateBudgetTableName }) } : {}),
-    provider: new Ec2VolumeProvider({ client: clients.ec2, ownerTagValue: options.ownerTagValue }),
+    provider: new Ec2VolumeProvider({ client: clients.ec2, meteredClient: clients.ec2Metered, ownerTagValue: options.ownerTagValue }),
     metrics: new EmfMetrics(options.serviceName === undefined ? {} : { serviceName: options.serviceName }),
   };
 }

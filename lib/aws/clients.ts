@@ -26,7 +26,10 @@ export interface AwsClients {
   doc: DynamoDBDocumentClient;
   streams: DynamoDBStreamsClient;
   sqs: SQSClient;
+  /** For the describes: the standard retry strategy, throttling included. */
   ec2: EC2Client;
+  /** For the mutating EC2 calls, which take a token from the shared rate budget: the SDK leaves their throttling to the engine. */
+  ec2Metered: EC2Client;
 }
 
 const DEFAULT_REQUEST_TIMEOUT_MS = 5_000;
@@ -39,7 +42,8 @@ const MAX_ATTEMPTS = 3;
  * retried by the SDK: each mutating call takes a token from EC2's request buckets in the shared
  * rate budget before it is sent, and a retry from inside the SDK would be sent without one. The
  * engine retries a throttled call itself, after its own delay and without spending an attempt,
- * and learns from each throttle that the account's buckets are short.
+ * and learns from each throttle that the account's buckets are short. Describes, which take no
+ * token, keep the SDK's retries.
  *
  * @example
  * new EC2Client({ retryStrategy: new ThrottlingLeftToCallerRetryStrategy(3) });
@@ -66,7 +70,7 @@ export class ThrottlingLeftToCallerRetryStrategy {
   }
 }
 
-/** Creates all clients with the same endpoint, region, retry strategy (EC2's throttling aside) and timeouts. */
+/** Creates all clients with the same endpoint, region, retry strategy (EC2's throttling of mutating calls aside) and timeouts. */
 export function createAwsClients(options: AwsClientOptions = {}): AwsClients {
   const endpoint = options.endpoint ?? (process.env.AWS_ENDPOINT_URL || undefined);
   const requestTimeout = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
@@ -92,6 +96,7 @@ export function createAwsClients(options: AwsClientOptions = {}): AwsClients {
     }),
     streams: new DynamoDBStreamsClient(config()),
     sqs: new SQSClient(config()),
-    ec2: new EC2Client({ ...config(), retryStrategy: new ThrottlingLeftToCallerRetryStrategy(MAX_ATTEMPTS) }),
+    ec2: new EC2Client(config()),
+    ec2Metered: new EC2Client({ ...config(), retryStrategy: new ThrottlingLeftToCallerRetryStrategy(MAX_ATTEMPTS) }),
   };
 }

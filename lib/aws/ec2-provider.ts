@@ -119,10 +119,17 @@ function toProviderModification(modification: VolumeModification): ProviderModif
 
 export class Ec2VolumeProvider implements VolumeProvider {
   private readonly client: EC2Client;
+  private readonly metered: EC2Client;
   private readonly ownerTagValue: string;
 
-  constructor(options: { client: EC2Client; ownerTagValue: string }) {
+  /**
+   * `client` serves the describes; `meteredClient` (by default `client`) the mutating calls, which
+   * take a token from the shared rate budget before they are sent, so its SDK retries should leave
+   * EC2's throttling to the engine (`AwsClients.ec2Metered`).
+   */
+  constructor(options: { client: EC2Client; meteredClient?: EC2Client; ownerTagValue: string }) {
     this.client = options.client;
+    this.metered = options.meteredClient ?? options.client;
     this.ownerTagValue = options.ownerTagValue;
   }
 
@@ -140,7 +147,7 @@ export class Ec2VolumeProvider implements VolumeProvider {
     // This deployment's owner tag always wins: IAM conditions and leak detection rely on it.
     const tags: Record<string, string> = { ...request.tags, [OWNERSHIP_TAGS.owner]: this.ownerTagValue };
     const volume = await this.call(() =>
-      this.client.send(
+      this.metered.send(
         new CreateVolumeCommand({
           ClientToken: request.clientToken,
           AvailabilityZone: request.availabilityZone,
@@ -222,7 +229,7 @@ export class Ec2VolumeProvider implements VolumeProvider {
 
   async attachVolume(request: { ebsVolumeId: string; instanceId: string; device: string }): Promise<void> {
     await this.call(() =>
-      this.client.send(
+      this.metered.send(
         new AttachVolumeCommand({ VolumeId: request.ebsVolumeId, InstanceId: request.instanceId, Device: request.device }),
       ),
     );
@@ -231,19 +238,19 @@ export class Ec2VolumeProvider implements VolumeProvider {
   /** Always names the instance: without it EC2 would detach a multi-attach volume from any instance. */
   async detachVolume(request: { ebsVolumeId: string; instanceId: string; device?: string }): Promise<void> {
     await this.call(() =>
-      this.client.send(
+      this.metered.send(
         new DetachVolumeCommand({ VolumeId: request.ebsVolumeId, InstanceId: request.instanceId, Device: request.device }),
       ),
     );
   }
 
   async deleteVolume(ebsVolumeId: string): Promise<void> {
-    await this.call(() => this.client.send(new DeleteVolumeCommand({ VolumeId: ebsVolumeId })));
+    await this.call(() => this.metered.send(new DeleteVolumeCommand({ VolumeId: ebsVolumeId })));
   }
 
   async modifyVolume(request: ModifyVolumeRequest): Promise<void> {
     await this.call(() =>
-      this.client.send(
+      this.metered.send(
         new ModifyVolumeCommand({
           VolumeId: request.ebsVolumeId,
           Size: request.sizeGiB,
@@ -258,14 +265,14 @@ export class Ec2VolumeProvider implements VolumeProvider {
   async createTags(ebsVolumeId: string, tags: Record<string, string>): Promise<void> {
     const Tags = Object.entries(tags).map(([Key, Value]) => ({ Key, Value }));
     if (Tags.length === 0) return;
-    await this.call(() => this.client.send(new CreateTagsCommand({ Resources: [ebsVolumeId], Tags })));
+    await this.call(() => this.metered.send(new CreateTagsCommand({ Resources: [ebsVolumeId], Tags })));
   }
 
   async deleteTags(ebsVolumeId: string, keys: string[]): Promise<void> {
     // A tag given without a value is deleted whatever its value; DeleteTags naming no tag would delete them all.
     const Tags = keys.map((Key) => ({ Key }));
     if (Tags.length === 0) return;
-    await this.call(() => this.client.send(new DeleteTagsCommand({ Resources: [ebsVolumeId], Tags })));
+    await this.call(() => this.metered.send(new DeleteTagsCommand({ Resources: [ebsVolumeId], Tags })));
   }
 
   /** The filter of this deployment's ownership tag: only volumes it made. */

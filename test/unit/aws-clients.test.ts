@@ -29,7 +29,7 @@ describe('createAwsClients', () => {
   it('points every client at the endpoint from the option, else AWS_ENDPOINT_URL', async () => {
     for (const [name, value] of Object.entries(credentials)) vi.stubEnv(name, value);
     const explicit = createAwsClients({ endpoint: 'http://127.0.0.1:4566', region: 'eu-west-1' });
-    for (const client of [explicit.dynamo, explicit.streams, explicit.sqs, explicit.ec2]) {
+    for (const client of [explicit.dynamo, explicit.streams, explicit.sqs, explicit.ec2, explicit.ec2Metered]) {
       const endpoint = await client.config.endpoint!();
       expect(`${endpoint.protocol}//${endpoint.hostname}:${endpoint.port}`).toBe('http://127.0.0.1:4566');
       expect(await client.config.region()).toBe('eu-west-1');
@@ -81,14 +81,20 @@ describe('createAwsClients', () => {
   const ec2Error = (code: string) =>
     `<?xml version="1.0" encoding="UTF-8"?><Response><Errors><Error><Code>${code}</Code><Message>${code} from the test endpoint</Message></Error></Errors><RequestID>r-1</RequestID></Response>`;
 
-  it("sends an EC2 call EC2 throttles once: the engine retries it under the shared rate budget, not the SDK", async () => {
+  it('sends a mutating EC2 call EC2 throttles once: the engine retries it under the shared rate budget, not the SDK; a describe keeps the SDK\'s retries', async () => {
     for (const [name, value] of Object.entries(credentials)) vi.stubEnv(name, value);
     const throttling = await answering(503, ec2Error('RequestLimitExceeded'), 'text/xml');
     try {
-      const { ec2 } = createAwsClients({ endpoint: throttling.endpoint });
-      const error = await ec2.send(new AttachVolumeCommand({ VolumeId: 'vol-1', InstanceId: 'i-1', Device: '/dev/sdf' })).catch((e: unknown) => e);
+      const clients = createAwsClients({ endpoint: throttling.endpoint });
+      const error = await clients.ec2Metered.send(new AttachVolumeCommand({ VolumeId: 'vol-1', InstanceId: 'i-1', Device: '/dev/sdf' })).catch((e: unknown) => e);
       expect(toProviderError(error)).toMatchObject({ kind: 'throttled', code: 'RequestLimitExceeded' });
       expect(throttling.requests()).toBe(1);
+      // Through the adapters, as the functions use them.
+      const { provider } = createAwsAdapters({ tableName: 'records', queueUrl: `${throttling.endpoint}/q`, ownerTagValue: 'stack', clients });
+      await expect(provider.detachVolume({ ebsVolumeId: 'vol-1', instanceId: 'i-1' })).rejects.toMatchObject({ kind: 'throttled' });
+      expect(throttling.requests()).toBe(2);
+      await expect(provider.describeVolumes(['vol-1'])).rejects.toMatchObject({ kind: 'throttled' });
+      expect(throttling.requests()).toBe(5);
     } finally {
       await throttling.close();
     }
