@@ -1379,7 +1379,9 @@ export class Executor {
     return async () => {
       // Written with the claim before the call: until EC2's answer is recorded, the spec is not
       // taken as held without looking at EC2's modifications (the planner's `modificationSentAt`).
-      const written = await this.preWrite<VolumeRecord>(item, owner, now, { modificationSentAt: new Date(now).toISOString() });
+      // An earlier call whose answer was lost keeps its time: it may be the one EC2 is making.
+      const earlierUnanswered = volume.modificationSentAt !== undefined;
+      const written = await this.preWrite<VolumeRecord>(item, owner, now, earlierUnanswered ? {} : { modificationSentAt: new Date(now).toISOString() });
       if (!written) return;
       item.record = written;
       const outcome = await this.call(item, 'ModifyVolume', () => this.deps.provider.modifyVolume(request));
@@ -1407,8 +1409,9 @@ export class Executor {
               ? // Gone since the describe: forgotten as a check that finds it gone forgets it.
                 this.volumeVanished(volume, 'observed-deleted', now)
               : this.volumeFailure(volume, now, error);
-      // Refused for certain: nothing was sent that could still take.
-      if (!error.uncertain) result.changes = { ...result.changes, modificationSentAt: null };
+      // Refused for certain, with no earlier call unanswered: nothing was sent that could still take.
+      // (After one, the refusal may be of its doing, EC2 modifying the volume already.)
+      if (!error.uncertain && !earlierUnanswered) result.changes = { ...result.changes, modificationSentAt: null };
       item.result = { ...result, latencyMs: outcome.latencyMs };
     };
   }

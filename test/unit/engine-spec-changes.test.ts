@@ -622,6 +622,30 @@ describe('a ModifyVolume whose answer was never recorded', () => {
     expect(volume.observed?.iops ?? 3000).toBe(3000);
   }
 
+  it('keeps its time when the retry, made before EC2 lists the modification, is refused for the one under way: a spec put back is still not taken as held', async () => {
+    const h = await slowModifyingVolume();
+    // EC2 lists a modification a little after accepting it (within the describe grace).
+    h.ebs.modificationListingDelayMs = 30_000;
+    await sentUnrecorded(h, 'answer');
+    const sentAt = (await volumeOf(h)).modificationSentAt;
+    // The retry: EC2 lists no modification yet, so the executor asks again, and EC2 refuses it for the one it is making.
+    await h.clock.advance(10_000);
+    await h.executor.run(h.batchOf(h.op('modify-volume', KEY)));
+    expect(h.ebs.calls.ModifyVolume).toBe(2);
+    expect(await volumeOf(h)).toMatchObject({ modificationSentAt: sentAt, status: { code: 'IncorrectModificationState' } });
+
+    await clientWrites(h, { spec: { ...(await volumeOf(h)).spec, iops: 3000 }, generation: 3 });
+    expect((await volumeOf(h)).observedGeneration).not.toBe(3);
+    for (let i = 0; i < 7 * 60; i++) {
+      await h.watch();
+      await h.settle(MINUTE, MINUTE);
+    }
+    const volume = await volumeOf(h);
+    expect(h.ebs.volume(volume.ebsVolumeId!)).toMatchObject({ iops: 3000 });
+    expect(volume).toMatchObject({ status: { state: 'available' }, observed: { iops: 3000 }, observedGeneration: 3 });
+    expect(volume.modificationSentAt).toBeUndefined();
+  });
+
   for (const loss of ['answer', 'write'] as const) {
     it(`is not taken for EC2 holding a spec put back meanwhile: EC2 ends at the spec after its cooldown (${loss} lost)`, async () => {
       const h = await slowModifyingVolume();
