@@ -200,8 +200,9 @@ const volumeRecordShape = z.strictObject({
     .optional(),
   lastModificationStartedAt: z.iso.datetime().optional(),
   modificationSentAt: z.iso.datetime().optional(),
-  // EC2 tag keys: 1–128 characters; a volume carries at most 50 tags.
-  tagKeysSet: z.array(z.string().min(1).max(128)).max(50).optional(),
+  // EC2 tag keys: 1–128 characters. Those of one CreateTags (a volume carries at most 50 tags) and
+  // those of earlier unrecorded ones that EC2 holds (at most 50 again).
+  tagKeysSet: z.array(z.string().min(1).max(128)).max(100).optional(),
   claim: claimSchema.optional(),
   version: z.number().int().nonnegative().default(systemDefaults.version),
   createdAt: timeText.default(systemDefaults.createdAt),

@@ -1417,8 +1417,8 @@ export class Executor {
   }
 
   /**
-   * Brings the volume's client tags in EC2 to the spec's: CreateTags for keys added or changed,
-   * DeleteTags for keys removed, judged against the tags EC2 holds now (this batch's
+   * Brings the volume's client tags in EC2 to the spec's: DeleteTags for keys removed, then
+   * CreateTags for keys added or changed, judged against the tags EC2 holds now (this batch's
    * DescribeVolumes), so a repeated or late message whose tags EC2 already holds calls nothing.
    * Ownership tags are left out of both calls. The record then holds the tags as observed.
    */
@@ -1433,10 +1433,12 @@ export class Executor {
     }
     return async () => {
       // The keys a CreateTags may set are managed from before it is sent (`tagKeysSet`): should its
-      // answer or the write after it be lost, a key the client then drops is still removed. The
-      // write takes the claim too.
+      // answer or the write after it be lost, a key the client then drops is still removed. An
+      // earlier unrecorded call's keys stay while EC2 holds them (this batch's describe): at most
+      // EC2's 50 tags, beside this call's. The write takes the claim too.
       const setting = calls.flatMap((call) => (call.action === 'CreateTags' ? Object.keys(call.tags) : []));
-      const tagKeysSet = [...new Set([...(volume.tagKeysSet ?? []), ...setting])].sort();
+      const earlier = (volume.tagKeysSet ?? []).filter((key) => key in current.tags);
+      const tagKeysSet = [...new Set([...earlier, ...setting])].sort();
       const written = await this.preWrite<VolumeRecord>(item, owner, now, setting.length > 0 ? { tagKeysSet } : {});
       if (!written) return;
       item.record = written;

@@ -123,12 +123,14 @@ export function modificationCooldownEndMs(volume: VolumeRecord, nowMs: number): 
 
 /**
  * Whether the client tags of the spec differ from those EC2 holds (as last observed; as created
- * for a record written before tags were observed, so an upgrade alone retags nothing). Key order
- * does not matter.
+ * for a record written before tags were observed, so an upgrade alone retags nothing), or may
+ * differ: a CreateTags whose result is not recorded (`tagKeysSet`) may have set keys the client has
+ * dropped since, or values it has put back, so a look is due before the spec is taken as held. Key
+ * order does not matter.
  */
 export function tagsNeeded(volume: VolumeRecord): boolean {
   if (!volume.ebsVolumeId) return false;
-  return tagChanges(ebsBaseline(volume)?.tags, volume.spec.tags) !== undefined || droppedUnrecordedTagKeys(volume).length > 0;
+  return tagChanges(ebsBaseline(volume)?.tags, volume.spec.tags) !== undefined || (volume.tagKeysSet?.length ?? 0) > 0;
 }
 
 /**
@@ -144,30 +146,30 @@ function droppedUnrecordedTagKeys(volume: VolumeRecord): string[] {
 export type TagCall = { action: 'CreateTags'; tags: Record<string, string> } | { action: 'DeleteTags'; keys: string[] };
 
 /**
- * The calls that bring a volume carrying the client tags `held` to `wanted`, in order: CreateTags
- * for the keys added or changed, DeleteTags for the keys removed; none when it carries them
- * already. Each takes a rate token of its own action's bucket.
+ * The calls that bring a volume carrying the client tags `held` to `wanted`, in order: DeleteTags
+ * for the keys removed, then CreateTags for the keys added or changed (removals first, so that
+ * replacing tags never takes the volume past EC2's 50 tags); none when it carries them already.
+ * Each takes a rate token of its own action's bucket.
  */
 export function tagCalls(held: Readonly<Record<string, string>> | undefined, wanted: Readonly<Record<string, string>> | undefined): TagCall[] {
   const changes = tagChanges(held, wanted);
   if (!changes) return [];
   const calls: TagCall[] = [];
-  if (Object.keys(changes.set).length > 0) calls.push({ action: 'CreateTags', tags: changes.set });
   if (changes.remove.length > 0) calls.push({ action: 'DeleteTags', keys: changes.remove });
+  if (Object.keys(changes.set).length > 0) calls.push({ action: 'CreateTags', tags: changes.set });
   return calls;
 }
 
 /**
  * The EC2 action whose rate token an operation on `record` takes before the record is claimed:
  * the first call it makes, undefined when it makes none. A tag change's is judged from the tags
- * the record says EC2 holds: one that only removes keys (those it observed, or an unrecorded
- * CreateTags may have set) calls DeleteTags alone. Its other call
- * (DeleteTags after CreateTags), or one EC2's tags turn out to need instead, takes its own token
- * when it is made.
+ * the record says EC2 holds: one that removes keys (those it observed, or an unrecorded CreateTags
+ * may have set) calls DeleteTags first. Its other call (CreateTags after DeleteTags), or one EC2's
+ * tags turn out to need instead, takes its own token when it is made.
  */
 export function firstActionOf(op: OperationKind, record: ProvisionerRecord): MutatingAction | undefined {
   if (op === 'tag-volume' && record.kind === 'volume')
-    return tagCalls(ebsBaseline(record)?.tags, record.spec.tags)[0]?.action ?? (droppedUnrecordedTagKeys(record).length > 0 ? 'DeleteTags' : ACTION_OF[op]);
+    return droppedUnrecordedTagKeys(record).length > 0 ? 'DeleteTags' : (tagCalls(ebsBaseline(record)?.tags, record.spec.tags)[0]?.action ?? ACTION_OF[op]);
   return ACTION_OF[op];
 }
 

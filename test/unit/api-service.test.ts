@@ -895,7 +895,7 @@ describe('VolumeService', () => {
       expect(details.rateWait).toBeUndefined();
     });
 
-    it("shows a tag change that only removes keys in the mutating bucket's line (DeleteTags), one that sets keys in CreateTags'", async () => {
+    it("shows a tag change that removes keys in the mutating bucket's line (DeleteTags goes first), one that only sets keys in CreateTags'", async () => {
       await service.createVolume({ volumeId: 'data-01', spec: { ...GP3, tags: { team: 'a', env: 'dev' } } });
       const now = new Date(clock.now()).toISOString();
       await setStatus(volumeKey('data-01'), {
@@ -909,6 +909,8 @@ describe('VolumeService', () => {
       await service.patchVolume('data-01', { tags: { team: 'a' } });
       expect((await service.getVolume('data-01')).rateWait).toEqual({ action: 'DeleteTags', seconds: 12 });
       await service.patchVolume('data-01', { tags: { team: 'b' } });
+      expect((await service.getVolume('data-01')).rateWait).toEqual({ action: 'DeleteTags', seconds: 12 });
+      await service.patchVolume('data-01', { tags: { team: 'b', env: 'dev' } });
       expect((await service.getVolume('data-01')).rateWait).toBeUndefined(); // the CreateTags bucket is full
     });
 

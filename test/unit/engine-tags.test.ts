@@ -5,6 +5,7 @@
  */
 import { describe, expect, it, vi } from 'vitest';
 import type { VolumeRecord } from '../../lib/domain/records.js';
+import { parseRecord } from '../../lib/domain/validation.js';
 import { Reconciler } from '../../lib/engine/reconciler.js';
 import { ProviderError } from '../../lib/engine/ports.js';
 import { silentLog } from '../../lib/memory/log.js';
@@ -157,6 +158,28 @@ describe('tag-volume', () => {
       });
     }
 
+    it('with its value changed by the lost call and put back by the client meanwhile, is not taken as held: EC2 gets the value back', async () => {
+      const h = await taggedVolume();
+      const createTags = h.ebs.createTags.bind(h.ebs);
+      h.ebs.createTags = async (ebsVolumeId, tags) => {
+        await createTags(ebsVolumeId, tags);
+        h.ebs.createTags = createTags;
+        throw new ProviderError('transient', 'RequestTimeout', 'CreateTags timed out');
+      };
+      await retag(h, { team: 'b', env: 'dev' });
+      await h.executor.run(h.batchOf(h.op('tag-volume', KEY)));
+      h.queue.receive(100).forEach((m) => h.queue.delete(m.receiptHandle));
+      expect(ec2Tags(h, await volumeOf(h))).toMatchObject({ team: 'b' });
+      await retag(h, { team: 'a', env: 'dev' }, 3);
+      expect((await volumeOf(h)).observedGeneration).not.toBe(3);
+      await h.settle(MINUTE);
+      await h.watch();
+      const volume = await volumeOf(h);
+      expect(ec2Tags(h, volume)).toMatchObject({ team: 'a', env: 'dev' });
+      expect(volume).toMatchObject({ observed: { tags: { team: 'a', env: 'dev' } }, observedGeneration: 3 });
+      expect(volume.tagKeysSet).toBeUndefined();
+    });
+
     it('is recorded, and its key forgotten from tagKeysSet, by the next check when the client keeps it', async () => {
       const h = await setWithoutRecord('answer');
       await h.executor.run(h.batchOf(h.op('check-volume', KEY)));
@@ -164,6 +187,65 @@ describe('tag-volume', () => {
       expect(volume.observed?.tags).toEqual({ team: 'a', env: 'dev', cost: '7' });
       expect(volume.tagKeysSet).toBeUndefined();
     });
+  });
+
+  it('replaces 30 tags by 30 others within EC2\'s limit of 50 a volume: the keys it drops go first', async () => {
+    const h = await taggedVolume();
+    const keys = (prefix: string) => Object.fromEntries(Array.from({ length: 30 }, (_, i) => [`${prefix}${i}`, 'v']));
+    await retag(h, keys('a'));
+    await h.settle(MINUTE);
+    await h.watch();
+    await retag(h, keys('b'), 3);
+    await h.settle(MINUTE);
+    await h.watch();
+    const volume = await volumeOf(h);
+    expect(volume).toMatchObject({ status: { state: 'available' }, observed: { tags: keys('b') }, observedGeneration: 3 });
+    expect(volume.status.code).toBeUndefined();
+    expect(ec2Tags(h, volume)).toEqual({ ...keys('b'), [OWNERSHIP_TAGS.owner]: 'ebs-provisioner', [OWNERSHIP_TAGS.record]: 'data-1' });
+  });
+
+  it('keeps the keys it may have set within bounds across failed calls while the client changes every key: the record stays valid and EC2 ends with the spec', async () => {
+    const h = await taggedVolume();
+    const keys = (prefix: string) => Object.fromEntries(Array.from({ length: 30 }, (_, i) => [`${prefix}${i}`, 'v']));
+    // Every CreateTags fails for a while: a throttle (certain), then timeouts after EC2 acted (the answer lost).
+    const createTags = h.ebs.createTags.bind(h.ebs);
+    let failures = 0;
+    h.ebs.createTags = async (ebsVolumeId, tags) => {
+      failures++;
+      if (failures === 1) throw new ProviderError('throttled', 'RequestLimitExceeded', 'Request limit exceeded.');
+      await createTags(ebsVolumeId, tags);
+      if (failures <= 4) throw new ProviderError('transient', 'RequestTimeout', 'CreateTags timed out');
+    };
+    await retag(h, keys('a'));
+    await h.drain();
+    await retag(h, keys('b'), 3);
+    await h.settle(MINUTE);
+    await h.watch();
+    await retag(h, keys('c'), 4);
+    await h.settle(MINUTE);
+    await h.watch();
+    await retag(h, keys('d'), 5);
+    for (let i = 0; i < 10; i++) {
+      await h.settle(MINUTE);
+      await h.watch();
+    }
+    const volume = await volumeOf(h);
+    expect(volume).toMatchObject({ status: { state: 'available' }, observed: { tags: keys('d') }, observedGeneration: 5 });
+    expect(ec2Tags(h, volume)).toEqual({ ...keys('d'), [OWNERSHIP_TAGS.owner]: 'ebs-provisioner', [OWNERSHIP_TAGS.record]: 'data-1' });
+    expect(volume.tagKeysSet).toBeUndefined();
+  });
+
+  it('names, before a CreateTags, only the earlier unrecorded keys EC2 still holds beside its own: the list stays bounded and the record valid', async () => {
+    const h = await taggedVolume();
+    const stale = Array.from({ length: 90 }, (_, i) => `old${i}`);
+    await h.store.update<VolumeRecord>(KEY, { tagKeysSet: ['env', ...stale].slice(0, 91) });
+    const wanted = Object.fromEntries(Array.from({ length: 30 }, (_, i) => [`new${i}`, 'v']));
+    await retag(h, { ...wanted, team: 'a', env: 'dev' });
+    h.ebs.failNext('CreateTags', new ProviderError('transient', 'RequestTimeout', 'CreateTags timed out'));
+    await h.executor.run(h.batchOf(h.op('tag-volume', KEY)));
+    const volume = await volumeOf(h);
+    expect(volume.tagKeysSet).toEqual(['env', ...Object.keys(wanted)].sort());
+    expect(parseRecord(volume).ok).toBe(true);
   });
 
   it('takes the claim with the write naming the keys it sets: a tag change writes twice, before and after its call', async () => {
