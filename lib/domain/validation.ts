@@ -132,7 +132,7 @@ export const volumeSpecSchema = volumeSpecShape.superRefine(checkEbsLimits);
 /**
  * The longest a time the system writes may be, in characters: ISO-8601 needs 24 (27 with a
  * six-digit year). Every free-text field of a record is bounded like this, so a valid record stays
- * well within DynamoDB's 400 KB item limit (about 210 KB at the very most) and a status write
+ * well within DynamoDB's 400 KB item limit (about 230 KB at the very most) and a status write
  * always fits on it.
  */
 const MAX_TIME_CHARS = 64;
