@@ -1350,7 +1350,8 @@ export class Executor {
           return undefined;
         }
         const sentAt = Date.parse(volume.modificationSentAt);
-        if (!(latest?.startedAt !== undefined && latest.startedAt >= sentAt) && now - sentAt < this.config.describeGraceMs) {
+        // EC2 dates a modification to the second, by a clock a little off ours.
+        if (!(latest?.startedAt !== undefined && latest.startedAt + EC2_TIME_SLACK_MS >= sentAt) && now - sentAt < this.config.describeGraceMs) {
           item.result = this.awaitModification(volume, current, now, sentAt, { code: 'ModificationUnconfirmed', message: 'looking whether the ModifyVolume whose answer was lost took' });
           return undefined;
         }

@@ -665,6 +665,23 @@ describe('a ModifyVolume whose answer was never recorded', () => {
     });
   }
 
+  it('is recognised in a modification EC2 dates to the second, before the time the record wrote: the spec held is recorded at once', async () => {
+    const h = await availableVolume({ team: 'a' });
+    await h.clock.advance(500);
+    await sentUnrecorded(h, 'answer');
+    // EC2 reports a modification's start to the second.
+    const describeModifications = h.ebs.describeVolumeModifications.bind(h.ebs);
+    h.ebs.describeVolumeModifications = async (ids) =>
+      (await describeModifications(ids)).map((m) => (m.startedAt === undefined ? m : { ...m, startedAt: Math.floor(m.startedAt / 1000) * 1000 }));
+    await h.clock.advance(10_000);
+    await h.executor.run(h.batchOf(h.op('modify-volume', KEY)));
+    const volume = await volumeOf(h);
+    expect(volume).toMatchObject({ status: { state: 'available' }, observed: { iops: 4000 }, observedGeneration: 2 });
+    expect(volume.status.code).toBeUndefined();
+    expect(volume.modificationSentAt).toBeUndefined();
+    expect(h.ebs.calls.ModifyVolume).toBe(1);
+  });
+
   it('is followed as the record\'s own when the spec still asks for it, with no second ModifyVolume', async () => {
     const h = await slowModifyingVolume();
     await sentUnrecorded(h, 'answer');
