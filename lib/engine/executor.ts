@@ -34,8 +34,10 @@ import { allocateDevices, type DeviceRequest } from './devices.js';
 import { classifyError, createRefused, createUnrepeatable, errorMessage, type ClassifiedError, type ProviderCall } from './errors.js';
 import {
   CHECK_OPERATIONS,
+  attachedForEarlierRecord,
   attachPrerequisites,
   detachesByTags,
+  givenUpWithDevice,
   firstActionOf,
   modificationNeeded,
   modificationReaches,
@@ -389,7 +391,7 @@ export class Executor {
       if (decision.type === 'none' && item.hint === 'check-attachment' && record.status.state === 'attached' && item.volume?.ebsVolumeId)
         return { type: 'operation', op: 'check-attachment', reason: 'syncing with EC2' };
       // A check asked for an attachment given up on with its device kept (the executor itself, or the reconciler): did the attach take after all?
-      if (decision.type === 'none' && item.hint === 'check-attachment' && record.status.state === 'error' && record.device !== undefined && item.volume?.ebsVolumeId)
+      if (decision.type === 'none' && item.hint === 'check-attachment' && givenUpWithDevice(record, item.volume) && item.volume?.ebsVolumeId)
         return { type: 'operation', op: 'check-attachment', reason: 'given up with a device kept; the attach may have taken' };
       return decision;
     }
@@ -2161,7 +2163,7 @@ export class Executor {
 function detachingByTags(item: Item): boolean {
   const attachment = item.record as AttachmentRecord;
   if (attachment.status.state !== 'detaching') return false;
-  if (!item.volume || (attachment.volumeCreatedAt !== undefined && attachment.volumeCreatedAt !== item.volume.createdAt)) return true;
+  if (!item.volume || attachedForEarlierRecord(attachment, item.volume)) return true;
   return volumeRecordWrittenSince(attachment, item.volume, attachment.status.operationStartedAt ?? attachment.status.updatedAt);
 }
 

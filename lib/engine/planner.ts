@@ -359,7 +359,20 @@ export function volumeRecordWrittenSince(attachment: AttachmentRecord, volume: V
  */
 export function detachesByTags(attachment: AttachmentRecord, volume: VolumeRecord | undefined): boolean {
   if (volumeRecordLost(attachment, volume)) return true;
-  return volume !== undefined && mayBeAttached(attachment) && attachment.volumeCreatedAt !== undefined && attachment.volumeCreatedAt !== volume.createdAt;
+  return volume !== undefined && mayBeAttached(attachment) && attachedForEarlierRecord(attachment, volume);
+}
+
+/** Whether the attachment's attach was recorded (`volumeCreatedAt`) for an earlier volume record under its id than `volume`. */
+export function attachedForEarlierRecord(attachment: AttachmentRecord, volume: VolumeRecord): boolean {
+  return attachment.volumeCreatedAt !== undefined && attachment.volumeCreatedAt !== volume.createdAt;
+}
+
+/**
+ * A live attachment in error that kept its device: an attach given up on that EC2 may have made
+ * to its volume record's volume (not one whose record was removed: that says so on its own).
+ */
+export function givenUpWithDevice(attachment: AttachmentRecord, volume: VolumeRecord | undefined): boolean {
+  return attachment.life === 'alive' && attachment.status.state === 'error' && attachment.device !== undefined && !volumeRecordLost(attachment, volume);
 }
 
 /** Where EC2 may hold the volume of an attachment that lost its volume record. */

@@ -8,7 +8,7 @@ import { keyOf, keyString, type AttachmentRecord, type ProvisionerRecord, type V
 import { managedTagsOf, parseRecord, tagChanges } from '../domain/validation.js';
 import { METRICS, OWNERSHIP_TAGS } from '../settings.js';
 import { RATE_BUCKET_OF, resolveEngineConfig, type EngineConfig, type RateBucket } from './config.js';
-import { createUnanswered, firstActionOf, planAttachment, planVolume, volumeRecordLost, type Decision } from './planner.js';
+import { createUnanswered, firstActionOf, givenUpWithDevice, planAttachment, planVolume, type Decision } from './planner.js';
 import { VOLUME_RECORD_REMOVED_CODE } from './status.js';
 import type { ExecutorDeps } from './executor.js';
 import { errorMessage } from './errors.js';
@@ -71,14 +71,6 @@ function configurationDrift(record: VolumeRecord, actual: ProviderVolume): strin
   const moved = (['sizeGiB', 'volumeType', 'iops', 'throughput'] as const).filter((field) => held[field] !== seen[field]);
   if (moved.length === 0) return undefined;
   return `EC2 reports ${moved.map((field) => `${field} ${held[field] ?? 'none'} (the record observed ${seen[field] ?? 'none'})`).join(', ')}`;
-}
-
-/**
- * A live attachment in error that kept its device: an attach given up on that EC2 may have made
- * to its volume record's volume (not one whose record was removed: that says so on its own).
- */
-function givenUpWithDevice(record: ProvisionerRecord, volume: VolumeRecord | undefined): record is AttachmentRecord {
-  return record.kind === 'attachment' && record.life === 'alive' && record.status.state === 'error' && record.device !== undefined && !volumeRecordLost(record, volume);
 }
 
 export class Reconciler {
