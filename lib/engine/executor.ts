@@ -988,7 +988,7 @@ export class Executor {
         return { ok: false, latencyMs: 0, error: { outcome: 'throttled', code: 'RateBudgetExceeded', message: `deferred: EC2 throttled ${action} calls of this environment` } };
       }
     } else {
-      // No token reserved in this bucket (a tag change's second call, or one EC2's tags asked for instead): one from the shared budget, else from this environment's share.
+      // No token reserved in this bucket (a tag change's second call, or one a look at EC2 showed due): one from the shared budget, else from this environment's share.
       const shared = await this.sharedTokenNow(action);
       if (shared === 'none') {
         return { ok: false, latencyMs: 0, error: { outcome: 'throttled', code: 'RateBudgetExceeded', message: `deferred: the shared ${action} rate budget has no token soon enough` } };

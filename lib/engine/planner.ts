@@ -162,14 +162,19 @@ export function tagCalls(held: Readonly<Record<string, string>> | undefined, wan
 
 /**
  * The EC2 action whose rate token an operation on `record` takes before the record is claimed:
- * the first call it makes, undefined when it makes none. A tag change's is judged from the tags
- * the record says EC2 holds: one that removes keys (those it observed, or an unrecorded CreateTags
- * may have set) calls DeleteTags first. Its other call (CreateTags after DeleteTags), or one EC2's
- * tags turn out to need instead, takes its own token when it is made.
+ * the first call it makes, undefined when it makes none, or when the record asks only for a look
+ * (a ModifyVolume or CreateTags whose answer was lost, the spec otherwise held as observed): EC2
+ * tells then whether any call is due. A tag change's is judged from the tags the record says EC2
+ * holds: one that removes keys (those it observed, or an unrecorded CreateTags may have set) calls
+ * DeleteTags first. Its other call (CreateTags after DeleteTags), or one EC2's answer to the look
+ * turns out to need, takes its own token when it is made.
  */
 export function firstActionOf(op: OperationKind, record: ProvisionerRecord): MutatingAction | undefined {
-  if (op === 'tag-volume' && record.kind === 'volume')
-    return droppedUnrecordedTagKeys(record).length > 0 ? 'DeleteTags' : (tagCalls(ebsBaseline(record)?.tags, record.spec.tags)[0]?.action ?? ACTION_OF[op]);
+  if (record.kind === 'volume') {
+    if (op === 'tag-volume')
+      return droppedUnrecordedTagKeys(record).length > 0 ? 'DeleteTags' : tagCalls(ebsBaseline(record)?.tags, record.spec.tags)[0]?.action;
+    if (op === 'modify-volume' && !modificationNeeded(record)) return undefined;
+  }
   return ACTION_OF[op];
 }
 

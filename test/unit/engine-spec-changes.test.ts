@@ -14,6 +14,7 @@ import { cooldownEndAfter } from '../../lib/engine/status.js';
 import { ConditionFailedError, ProviderError, type VolumeProvider } from '../../lib/engine/ports.js';
 import type { RecordChange } from '../../lib/engine/watcher.js';
 import { silentLog } from '../../lib/memory/log.js';
+import { MemoryRateBudget } from '../../lib/memory/rate-budget.js';
 import { attachmentKey, availableVolume, executorLosingWriteAfterCreate, harness, INSTANCE, newAttachment, newVolume, volumeKey, volumeOf } from './engine-fixtures.js';
 
 const KEY = volumeKey('data-1');
@@ -593,8 +594,8 @@ describe("a grow waiting for EC2's modification cooldown", () => {
 
 describe('a ModifyVolume whose answer was never recorded', () => {
   /** Volume data-1 available at gp3's baseline, on an EBS model whose modifications take 10 minutes to optimize. */
-  async function slowModifyingVolume(): Promise<Harness> {
-    const h = harness({ ebsTimings: { modify: 10 * MINUTE, optimize: MINUTE } });
+  async function slowModifyingVolume(rateBudget?: MemoryRateBudget): Promise<Harness> {
+    const h = harness({ ebsTimings: { modify: 10 * MINUTE, optimize: MINUTE }, ...(rateBudget ? { rateBudget } : {}) });
     await h.store.create(newVolume('data-1'));
     await h.watch();
     await h.settle(10_000);
@@ -679,6 +680,21 @@ describe('a ModifyVolume whose answer was never recorded', () => {
     expect(volume.status.code).toBeUndefined();
     expect(volume.modificationSentAt).toBeUndefined();
     expect(h.ebs.calls.ModifyVolume).toBe(1);
+  });
+
+  it('takes no rate token for the look once the client has put the spec back: EC2 making the lost call is waited for, with no call', async () => {
+    const rateBudget = new MemoryRateBudget();
+    const h = await slowModifyingVolume(rateBudget);
+    await sentUnrecorded(h, 'answer');
+    await clientWrites(h, { spec: { ...(await volumeOf(h)).spec, iops: 3000 }, generation: 3 });
+    await h.clock.advance(10_000);
+    const mutatingBucket = rateBudget.level('AttachVolume');
+    await h.executor.run(h.batchOf(h.op('modify-volume', KEY)));
+    expect(h.ebs.calls.ModifyVolume).toBe(1);
+    expect(rateBudget.level('AttachVolume')).toEqual(mutatingBucket);
+    const volume = await volumeOf(h);
+    expect(volume).toMatchObject({ status: { state: 'available' }, modificationSentAt: expect.any(String) });
+    expect(volume.observedGeneration).not.toBe(3);
   });
 
   it('is followed as the record\'s own when the spec still asks for it, with no second ModifyVolume', async () => {

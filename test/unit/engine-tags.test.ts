@@ -364,6 +364,40 @@ describe('tag-volume', () => {
     expect(await volumeOf(h)).toMatchObject({ observed: { tags: {} }, observedGeneration: 2, status: { state: 'available', attempts: 0 } });
   });
 
+  it('takes no token for a look that only settles a CreateTags whose answer was lost, its value put back by the client: EC2 tells whether a call is due', async () => {
+    const rateBudget = new MemoryRateBudget();
+    const h = await sharedBudgetVolume(rateBudget);
+    const createTags = h.ebs.createTags.bind(h.ebs);
+    h.ebs.createTags = async (ebsVolumeId, tags) => {
+      await createTags(ebsVolumeId, tags);
+      h.ebs.createTags = createTags;
+      throw new ProviderError('transient', 'RequestTimeout', 'CreateTags timed out');
+    };
+    await retag(h, { team: 'b', env: 'dev' });
+    await h.executor.run(h.batchOf(h.op('tag-volume', KEY)));
+    h.queue.receive(100).forEach((m) => h.queue.delete(m.receiptHandle));
+    expect((await volumeOf(h)).tagKeysSet).toEqual(['team']);
+    const createTagsLevel = tokensLeft(rateBudget, 'CreateTags');
+    const attachLevel = tokensLeft(rateBudget, 'AttachVolume');
+
+    // The client puts team=a back: the record names nothing to change, only a key to look at.
+    await retag(h, { team: 'a', env: 'dev' }, 3);
+    await h.executor.run(h.batchOf(h.op('tag-volume', KEY)));
+    expect(tokensLeft(rateBudget, 'CreateTags')).toBe(createTagsLevel - 1);
+    expect(tokensLeft(rateBudget, 'AttachVolume')).toBe(attachLevel);
+    expect(h.ebs.calls.CreateTags).toBe(2);
+    expect(ec2Tags(h, await volumeOf(h))).toMatchObject({ team: 'a' });
+
+    // EC2 already back at team=a (the call above): the next look calls nothing and takes nothing.
+    await h.store.update<VolumeRecord>(KEY, { tagKeysSet: ['team'] });
+    await h.executor.run(h.batchOf(h.op('tag-volume', KEY)));
+    expect(tokensLeft(rateBudget, 'CreateTags')).toBe(createTagsLevel - 1);
+    expect(h.ebs.calls.CreateTags).toBe(2);
+    const volume = await volumeOf(h);
+    expect(volume).toMatchObject({ observed: { tags: { team: 'a', env: 'dev' } }, observedGeneration: 3 });
+    expect(volume.tagKeysSet).toBeUndefined();
+  });
+
   it("removes keys at once while this environment's CreateTags share is spent, without a shared budget", async () => {
     const h = harness({ config: { rateBudgets: { ...DEFAULT_ENGINE_CONFIG.rateBudgets, CreateTags: { burst: 1, ratePerSecond: 0.001 } } } });
     await h.store.create(newVolume('data-1', {}, { tags: { team: 'a', env: 'dev' } }));
