@@ -129,6 +129,13 @@ export class VolumeService {
       createdAt: now,
     };
 
+    if (request.attachTo && !(await this.store.get(volumeKey(volumeId)))) {
+      // A new volume's attachment is judged before anything is written, so a create refused for it
+      // writes nothing. (A conflicting request made between this check and the attachment's write
+      // is still refused after the volume record is written.)
+      const { instanceId, device } = request.attachTo;
+      await this.attachableAs(record, await this.store.attachmentsOfVolume(volumeId), instanceId, { device }, (name) => `attachTo.${name}`);
+    }
     let created = true;
     try {
       await this.store.create(record);
@@ -291,38 +298,9 @@ export class VolumeService {
     for (let attempt = 0; attempt < WRITE_ATTEMPTS; attempt++) {
       const volume = await this.requireVolume(volumeId);
       const attachments = await this.store.attachmentsOfVolume(volumeId);
-      const existing = attachments.find((a) => a.instanceId === instanceId);
-      requirePrecondition(ifMatch, `the attachment of ${volumeId} to ${instanceId}`, existing);
-      if (volume.life === 'dying') {
-        throw new ApiProblem('conflict', `volume ${volumeId} is being deleted and cannot be attached`);
-      }
-      if (existing) {
-        if (existing.life === 'dying') {
-          throw new ApiProblem('conflict', `volume ${volumeId} is being detached from ${instanceId}; wait until it is detached`);
-        }
-        const conflict = request.device === undefined ? undefined : deviceConflict(existing, request.device);
-        if (conflict) throw new ApiProblem('conflict', conflict.detail, [{ path: field('device'), message: conflict.message }]);
-        return { created: false, value: attachmentView(existing) };
-      }
-      const others = attachments.filter((a) => a.life === 'alive');
-      if (others.length > 0 && !volume.spec.multiAttach) {
-        // Say "has an attachment": it may still be pending, not attached yet.
-        const held = others.map((a) => `${a.instanceId} (${a.status.state})`).join(', ');
-        throw new ApiProblem('conflict', `volume ${volumeId} already has an attachment to ${held} and is not multi-attach; detach it first`, [
-          { path: field('instanceId'), message: `the volume is not multi-attach and already has an attachment to ${others.map((a) => a.instanceId).join(', ')}` },
-        ]);
-      }
-      if (request.device !== undefined) {
-        // Another attachment on the instance holds that name (asked for it, or was given it): EC2 would refuse the attach.
-        const holder = (await this.store.attachmentsOfInstance(instanceId)).find(
-          (a) => a.life === 'alive' && a.volumeId !== volumeId && (a.device ?? a.requestedDevice) === request.device,
-        );
-        if (holder) {
-          throw new ApiProblem('conflict', `device ${request.device} on ${instanceId} is held by volume ${holder.volumeId} (${holder.status.state}); choose another device or leave it out`, [
-            { path: field('device'), message: `is held by volume ${holder.volumeId} on ${instanceId}` },
-          ]);
-        }
-      }
+      requirePrecondition(ifMatch, `the attachment of ${volumeId} to ${instanceId}`, attachments.find((a) => a.instanceId === instanceId));
+      const existing = await this.attachableAs(volume, attachments, instanceId, request, field);
+      if (existing) return { created: false, value: attachmentView(existing) };
       const record = newAttachmentRecord(volume, instanceId, this.isoNow(), request.device);
       try {
         await this.store.create(record);
@@ -332,6 +310,53 @@ export class VolumeService {
       }
     }
     throw new ApiProblem('conflict', `the attachment of ${volumeId} to ${instanceId} changed concurrently; retry`);
+  }
+
+  /**
+   * Whether `volume` (with its `attachments`) may be attached to `instanceId` as `request` asks:
+   * the attachment that already does so (a repeated request), undefined when a new one may be
+   * written, or the conflict as a 409.
+   */
+  private async attachableAs(
+    volume: VolumeRecord,
+    attachments: AttachmentRecord[],
+    instanceId: string,
+    request: PutAttachmentRequest,
+    field: (name: string) => string,
+  ): Promise<AttachmentRecord | undefined> {
+    const { volumeId } = volume;
+    const existing = attachments.find((a) => a.instanceId === instanceId);
+    if (volume.life === 'dying') {
+      throw new ApiProblem('conflict', `volume ${volumeId} is being deleted and cannot be attached`);
+    }
+    if (existing) {
+      if (existing.life === 'dying') {
+        throw new ApiProblem('conflict', `volume ${volumeId} is being detached from ${instanceId}; wait until it is detached`);
+      }
+      const conflict = request.device === undefined ? undefined : deviceConflict(existing, request.device);
+      if (conflict) throw new ApiProblem('conflict', conflict.detail, [{ path: field('device'), message: conflict.message }]);
+      return existing;
+    }
+    const others = attachments.filter((a) => a.life === 'alive');
+    if (others.length > 0 && !volume.spec.multiAttach) {
+      // Say "has an attachment": it may still be pending, not attached yet.
+      const held = others.map((a) => `${a.instanceId} (${a.status.state})`).join(', ');
+      throw new ApiProblem('conflict', `volume ${volumeId} already has an attachment to ${held} and is not multi-attach; detach it first`, [
+        { path: field('instanceId'), message: `the volume is not multi-attach and already has an attachment to ${others.map((a) => a.instanceId).join(', ')}` },
+      ]);
+    }
+    if (request.device !== undefined) {
+      // Another attachment on the instance holds that name (asked for it, or was given it): EC2 would refuse the attach.
+      const holder = (await this.store.attachmentsOfInstance(instanceId)).find(
+        (a) => a.life === 'alive' && a.volumeId !== volumeId && (a.device ?? a.requestedDevice) === request.device,
+      );
+      if (holder) {
+        throw new ApiProblem('conflict', `device ${request.device} on ${instanceId} is held by volume ${holder.volumeId} (${holder.status.state}); choose another device or leave it out`, [
+          { path: field('device'), message: `is held by volume ${holder.volumeId} on ${instanceId}` },
+        ]);
+      }
+    }
+    return undefined;
   }
 
   /** Marks the attachment dying: the system detaches the volume. Idempotent; 404 when absent. */

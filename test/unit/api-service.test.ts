@@ -166,6 +166,20 @@ describe('VolumeService', () => {
       expect(store.writes).toBe(writes);
     });
 
+    it('writes nothing when the attachment it asks for is refused: a device another volume holds on the instance', async () => {
+      await service.createVolume({ volumeId: 'data-01', spec: UNPLACED, attachTo: { instanceId: INSTANCE_A, device: '/dev/sdf' } });
+      const writes = store.writes;
+      const problem = await problemOf(() => service.createVolume({ volumeId: 'data-02', spec: UNPLACED, attachTo: { instanceId: INSTANCE_A, device: '/dev/sdf' } }));
+      expect(problem.status).toBe(409);
+      expect(problem.errors).toEqual([{ path: 'attachTo.device', message: `is held by volume data-01 on ${INSTANCE_A}` }]);
+      expect(await volume('data-02')).toBeUndefined();
+      expect(store.writes).toBe(writes);
+      // Another device: created, with its attachment.
+      const { created, value } = await service.createVolume({ volumeId: 'data-02', spec: UNPLACED, attachTo: { instanceId: INSTANCE_A, device: '/dev/sdg' } });
+      expect(created).toBe(true);
+      expect(value.attachments.map((a) => a.instanceId)).toEqual([INSTANCE_A]);
+    });
+
     it('refuses the same request attached to another instance, saying the volume is placed by the first one, not that the spec differs', async () => {
       await service.createVolume({ volumeId: 'data-01', spec: UNPLACED, attachTo: { instanceId: INSTANCE_A } });
       const writes = store.writes;
