@@ -5,7 +5,8 @@
  * attachment item per instance (`VOLUME#<volumeId>` / `ATTACHMENT#<instanceId>`). The client owns
  * `spec`, `life`, `generation` and `requestedDevice`; the system owns `status`, `ebsVolumeId`,
  * `createRequest`, `device`, `instanceSeen`, `volumeCreatedAt`, `observedGeneration`,
- * `lastModificationStartedAt`, `modificationSentAt`, `tagKeysSet`, `claim` and `version`. Neither
+ * `retriedGeneration`, `lastModificationStartedAt`, `modificationSentAt`, `tagKeysSet`, `claim`
+ * and `version`. Neither
  * side writes the other's fields.
  */
 
@@ -93,6 +94,12 @@ export interface VolumeRecord {
   /** The generation the EC2 volume currently matches (from its CreateVolume on; none while no volume exists). */
   observedGeneration?: number;
   /**
+   * The generation whose retry the system has made: a change that bumped the generation of a record
+   * in `error` is a retry once, so a late or repeated delivery of it, after the retry failed again,
+   * retries nothing.
+   */
+  retriedGeneration?: number;
+  /**
    * Size/type/iops/throughput EC2 currently reports, once known, and the client's tags it holds
    * (ownership tags left out; absent on records written before tags were observed, until a check).
    */
@@ -157,6 +164,12 @@ export interface AttachmentRecord {
    * written before attachments had one; it reads as 1.
    */
   generation?: number;
+  /**
+   * The generation whose retry the system has made: a change that bumped the generation of a record
+   * in `error` is a retry once, so a late or repeated delivery of it, after the retry failed again,
+   * retries nothing.
+   */
+  retriedGeneration?: number;
   status: Status<AttachmentState>;
   /** Device the system allocated and EC2 accepted. */
   device?: string;

@@ -185,6 +185,7 @@ const volumeRecordShape = z.strictObject({
     .optional(),
   availabilityZone: availabilityZoneSchema.optional(),
   observedGeneration: z.number().int().nonnegative().optional(),
+  retriedGeneration: z.number().int().positive().optional(),
   observed: z
     .strictObject({
       sizeGiB: z.number().int().positive(),
@@ -240,6 +241,7 @@ export const attachmentRecordSchema = z.strictObject({
   life: z.enum(['alive', 'dying']),
   requestedDevice: deviceNameSchema.optional(),
   generation: z.number().int().positive().default(1),
+  retriedGeneration: z.number().int().positive().optional(),
   status: statusSchema(ATTACHMENT_STATES).default(systemDefaults.status),
   // As EC2 shows it: the name the system allocated, or another one the volume was attached under outside the system.
   device: z.string().min(1).max(64).optional(),

@@ -176,7 +176,8 @@ export class Watcher {
 
   /**
    * A client change: a bumped generation on a live record in `error` is a retry, which puts it back
-   * to `pending` with its attempts reset before planning; volumes and attachments alike.
+   * to `pending` with its attempts reset before planning; volumes and attachments alike. Each
+   * generation is retried once (`retriedGeneration`): a late copy of the change finds it made.
    */
   private async planRequest(
     record: ProvisionerRecord,
@@ -185,10 +186,11 @@ export class Watcher {
     /** A volume's attachments, when already read. */
     attachments?: AttachmentRecord[],
   ): Promise<void> {
-    if (record.status.state === 'error' && record.life === 'alive' && this.generationBumped(group)) {
+    const generation = record.generation ?? 1;
+    if (record.status.state === 'error' && record.life === 'alive' && generation > (record.retriedGeneration ?? 0) && this.generationBumped(group)) {
       const state = record.kind === 'volume' ? nextVolumeState('error', 'retry-requested') : nextAttachmentState('error', 'retry-requested');
       const status: Status<string> = { state, attempts: 0, updatedAt: new Date(this.deps.clock.now()).toISOString(), message: 'retry requested' };
-      const written = await this.write(record, { status } as RecordChanges);
+      const written = await this.write(record, { status, retriedGeneration: generation } as RecordChanges);
       if (!written) return;
       record = written;
     }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { AttachmentRecord, VolumeRecord } from '../../lib/domain/records.js';
 import { ProviderError } from '../../lib/engine/ports.js';
-import { AZ, INSTANCE, attachmentKey, harness, newAttachment, newVolume, volumeKey } from './engine-fixtures.js';
+import { AZ, INSTANCE, attachmentKey, harness, newAttachment, newVolume, volumeKey, volumeOf } from './engine-fixtures.js';
 
 const instanceOf = (index: number) => `i-000000000000000a${index % 4}`;
 
@@ -171,7 +171,9 @@ describe('attachment retry after a terminal error, through watcher and executor'
     expect((await attachmentOf(h, FAR_INSTANCE)).status).toEqual(failed.status);
 
     await h.clock.advance(60_000);
+    h.changes.length = 0;
     await h.store.update<AttachmentRecord>(attachmentKey('data-1', FAR_INSTANCE), { generation: 2 });
+    const retryChanges = [...h.changes];
     await h.watch();
     expect((await attachmentOf(h, FAR_INSTANCE)).status).toMatchObject({ state: 'pending', attempts: 0, message: 'retry requested' });
     expect((await attachmentOf(h, FAR_INSTANCE)).status.code).toBeUndefined();
@@ -182,6 +184,40 @@ describe('attachment retry after a terminal error, through watcher and executor'
     expect(Date.parse(again.status.updatedAt)).toBeGreaterThan(Date.parse(failed.status.updatedAt));
     expect(again.generation).toBe(2);
     expect(h.ebs.calls.AttachVolume).toBe(0);
+
+    // The retry's change delivered again, late (a stream batch retried): that retry was made; the record stays in error.
+    await h.clock.advance(60_000);
+    await h.watcher.handle(retryChanges);
+    await h.drain();
+    expect(await attachmentOf(h, FAR_INSTANCE)).toEqual(again);
+  });
+
+  it('a volume retried after an error, failing again, is not retried once more by a late copy of the retry change', async () => {
+    const h = harness({ config: { maxAttempts: 1 } });
+    h.ebs.failNext('CreateVolume', new ProviderError('invalid-request', 'InvalidParameterValue', 'bad parameter'));
+    await h.store.create(newVolume('data-1'));
+    await run(h, 30);
+    expect((await volumeOf(h)).status).toMatchObject({ state: 'error', code: 'InvalidParameterValue' });
+
+    h.ebs.failNext('CreateVolume', new ProviderError('invalid-request', 'InvalidParameterValue', 'bad parameter'));
+    h.changes.length = 0;
+    await h.store.update<VolumeRecord>(volumeKey('data-1'), { generation: 2 });
+    const retryChanges = [...h.changes];
+    await run(h, 30);
+    const again = await volumeOf(h);
+    expect(again.status).toMatchObject({ state: 'error', code: 'InvalidParameterValue', attempts: 1 });
+    expect(h.ebs.calls.CreateVolume).toBe(2);
+
+    await h.watcher.handle(retryChanges);
+    await h.drain();
+    expect(await volumeOf(h)).toEqual(again);
+    expect(h.ebs.calls.CreateVolume).toBe(2);
+
+    // The client's next retry is one.
+    await h.store.update<VolumeRecord>(volumeKey('data-1'), { generation: 3 });
+    await run(h, 30);
+    expect(await volumeOf(h)).toMatchObject({ status: { state: 'available' } });
+    expect(h.ebs.calls.CreateVolume).toBe(3);
   });
 
   it('an instance that never appears spends the budget; once it exists a retry (delivered twice) attaches once', async () => {
