@@ -106,7 +106,11 @@ class Expression {
 /** `attribute_exists(pk)` plus every field of `condition`. */
 function conditionExpression(expr: Expression, condition: WriteCondition | undefined): string {
   const clauses = [`attribute_exists(${expr.name(TABLE.partitionKey)})`];
-  if (condition?.version !== undefined) clauses.push(`${expr.name('version')} = ${expr.value(condition.version)}`);
+  if (condition?.version !== undefined) {
+    // Version 0 is how an item a client wrote without one reads (the record parser's default).
+    const equal = `${expr.name('version')} = ${expr.value(condition.version)}`;
+    clauses.push(condition.version === 0 ? `(attribute_not_exists(${expr.name('version')}) OR ${equal})` : equal);
+  }
   if (condition?.life !== undefined) clauses.push(`${expr.name('life')} = ${expr.value(condition.life)}`);
   if (condition?.generation !== undefined) {
     clauses.push(`${expr.name('generation')} = ${expr.value(condition.generation)}`);

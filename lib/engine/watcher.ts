@@ -210,8 +210,9 @@ export class Watcher {
   }
 
   /**
-   * Writes the rejection of an invalid record, counted once it is written (or the record changed
-   * meanwhile). A record too large to hold it fails with ItemTooLargeError, counted by `handle`.
+   * Writes the rejection of an invalid record over the version judged, counted once it is written:
+   * a record its client changed meanwhile is judged again by that change. A record too large to
+   * hold it fails with ItemTooLargeError, counted by `handle`.
    */
   private async rejectRecord(current: ProvisionerRecord, key: RecordKey, reasons: string): Promise<void> {
     const status = invalidRecordStatus(this.deps.clock.now(), reasons);
@@ -219,10 +220,13 @@ export class Watcher {
     // Already rejected for these reasons (its own status write coming back, a redelivery): counted then.
     if (stateOf(current) === 'error' && field(previous, 'code') === INVALID_RECORD_CODE && field(previous, 'message') === status.message) return;
     this.deps.log.warn('invalid record', { key: keyString(key), reasons: status.message });
+    // Written without a version it reads as 0; one that is no number cannot be matched, and is rejected whatever it holds.
+    const version = field(current, 'version') ?? 0;
     try {
-      await this.deps.store.update(key, { status } as RecordChanges);
+      await this.deps.store.update(key, { status } as RecordChanges, typeof version === 'number' ? { version } : undefined);
     } catch (error) {
       if (!(error instanceof ConditionFailedError)) throw error;
+      return;
     }
     this.deps.metrics.count(METRICS.invalidRecords);
   }

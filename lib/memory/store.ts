@@ -189,7 +189,8 @@ export class MemoryRecordStore implements RecordStore {
       if (value === null) delete next[field];
       else next[field] = cloneData(value);
     }
-    next.version = current.version + 1;
+    // An item a client wrote without a version reads as version 0.
+    next.version = (current.version ?? 0) + 1;
     checkItemSize(key, next);
     const written = next as unknown as ProvisionerRecord;
     this.items.set(orderKey(key), { key, record: written });
@@ -299,7 +300,7 @@ function conditionFailure(record: ProvisionerRecord, condition: WriteCondition |
     if (record.claim?.owner !== condition.claimOwner) return `claim is not held by ${condition.claimOwner}`;
     if (condition.now !== undefined && record.claim.expiresAt <= condition.now) return 'claim has expired';
   }
-  if (condition.version !== undefined && record.version !== condition.version) {
+  if (condition.version !== undefined && (record.version ?? 0) !== condition.version) {
     return `version is ${record.version}, expected ${condition.version}`;
   }
   if (condition.life !== undefined && record.life !== condition.life) return `life is ${record.life}, expected ${condition.life}`;

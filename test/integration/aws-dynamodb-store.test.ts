@@ -235,6 +235,16 @@ describeWithMoto('DynamoRecordStore against moto', (endpoint) => {
     });
   });
 
+  it('takes an item written straight into the table without a version as version 0: a write conditioned on it holds, and bumps it to 1', async () => {
+    const { store, tableName } = await freshStore();
+    await clients.doc.send(new PutCommand({ TableName: tableName, Item: { pk: 'VOLUME#raw', sk: 'VOLUME', life: 'alive' } }));
+    await expect(store.update({ kind: 'volume', volumeId: 'raw' }, { life: 'dying' }, { version: 1 })).rejects.toBeInstanceOf(ConditionFailedError);
+    const written = await store.update({ kind: 'volume', volumeId: 'raw' }, { life: 'dying' }, { version: 0 });
+    expect(written).toMatchObject({ life: 'dying', version: 1 });
+    // Now it has one: version 0 no longer matches.
+    await expect(store.update({ kind: 'volume', volumeId: 'raw' }, { life: 'alive' }, { version: 0 })).rejects.toBeInstanceOf(ConditionFailedError);
+  });
+
   it('reads numbers written by hand beyond what JavaScript holds exactly, in every read', async () => {
     const { store, tableName } = await freshStore();
     await store.create(volume('ok'));

@@ -66,6 +66,43 @@ describe('watcher', () => {
     expect(h.metrics.counter('InvalidRecords')).toBe(1);
   });
 
+  it('a record written straight into the table with only the client\'s fields (no status, version or createdAt) is created', async () => {
+    const h = harness();
+    const { kind, volumeId, spec, life, generation } = newVolume('data-1');
+    h.store.putRaw({ kind, volumeId, spec, life, generation });
+    for (let i = 0; i < 6; i++) {
+      await h.watch();
+      await h.settle(5000);
+    }
+    const record = await h.store.get(volumeKey('data-1'));
+    expect(record).toMatchObject({ status: { state: 'available' }, ebsVolumeId: expect.any(String) });
+    expect(h.ebs.calls.CreateVolume).toBe(1);
+  });
+
+  it('an invalid record fixed by its client while the watcher judged it keeps the fix: the rejection is written only over what was judged', async () => {
+    const h = harness();
+    const raw = { ...newVolume('data-1'), spec: { sizeGiB: -5, volumeType: 'gp3' } };
+    h.store.putRaw(raw);
+    // The client writes a valid spec between the watcher's read and its rejection.
+    const get = h.store.get.bind(h.store);
+    h.store.get = async (key) => {
+      const read = await get(key);
+      h.store.get = get;
+      await h.store.update<VolumeRecord>(volumeKey('data-1'), { spec: newVolume('data-1').spec, generation: 2 });
+      return read;
+    };
+    h.changes.length = 0;
+    await h.watcher.handle([insert(raw as never)]);
+    const fixed = await h.store.get(volumeKey('data-1'));
+    expect(fixed?.status.state).toBe('pending');
+    expect(h.metrics.counter('InvalidRecords')).toBe(0);
+    // Its own change plans it.
+    await h.watch();
+    await h.settle(10_000);
+    await h.watch();
+    expect(await h.store.get(volumeKey('data-1'))).toMatchObject({ status: { state: 'available' } });
+  });
+
   it('an invalid record whose rejection could not be written is retried and counted once, when it is written', async () => {
     const h = harness();
     const raw = { ...newVolume('data-1'), spec: { sizeGiB: -5, volumeType: 'gp3' } };
