@@ -176,6 +176,8 @@ interface Item {
   /** A token taken earlier for this operation from the shared budget, usable from then (`OperationMessage.tokenAt`). */
   tokenAt?: number;
   record?: ProvisionerRecord;
+  /** The record, or an attachment's volume record, is in the table but does not parse: nothing is done for it. */
+  invalid?: 'record' | 'volume';
   volume?: VolumeRecord;
   attachments?: AttachmentRecord[];
   decision?: Decision;
@@ -347,18 +349,24 @@ export class Executor {
       this.deps.log.error('reading records failed', { error: errorMessage(error) });
       return false;
     }
-    // Records are input: one that does not parse is left alone here (the watcher reports it).
+    // Records are input: one that does not parse is left alone here (the watcher reports it), and so
+    // is an attachment whose volume record does not: it is not a removed one.
     const byId = new Map<string, ProvisionerRecord>();
+    const invalidIds = new Set<string>();
     for (const raw of records) {
       const record = this.trusted(raw);
       if (record) byId.set(keyString(keyOf(record)), record);
+      else invalidIds.add(keyString(keyOf(raw)));
     }
     for (const item of items) {
       item.record = byId.get(item.id);
       item.readState = item.record?.status.state;
+      if (invalidIds.has(item.id)) item.invalid = 'record';
       if (item.key.kind === 'attachment') {
-        const volume = byId.get(keyString({ kind: 'volume', volumeId: item.key.volumeId }));
+        const volumeId = keyString({ kind: 'volume', volumeId: item.key.volumeId });
+        const volume = byId.get(volumeId);
         item.volume = volume?.kind === 'volume' ? volume : undefined;
+        if (invalidIds.has(volumeId)) item.invalid ??= 'volume';
       }
     }
     await Promise.all(
@@ -378,7 +386,7 @@ export class Executor {
   private trusted(raw: ProvisionerRecord): ProvisionerRecord | undefined {
     const parsed = parseRecord(raw);
     if (parsed.ok) return parsed.value;
-    this.deps.log.warn('invalid record; not acting on it', { issues: parsed.issues });
+    this.deps.log.warn('invalid record; not acting on it', { key: keyString(keyOf(raw)), issues: parsed.issues });
     return undefined;
   }
 
@@ -418,6 +426,12 @@ export class Executor {
     const needTokens: Item[] = [];
     for (const item of items) {
       if (item.infraFailed) continue;
+      if (item.invalid) {
+        const message = item.invalid === 'record' ? 'record invalid; not acting on it until it is put right' : 'volume record invalid; its attachment is left as it is until the record is put right';
+        this.deps.log.warn(message, { key: item.id });
+        this.deps.metrics.operation({ operation: item.hint, outcome: 'skipped' });
+        continue;
+      }
       const decision = this.plan(item, now);
       if (!decision) {
         this.deps.log.info('record no longer exists; nothing to do', { key: item.id });

@@ -91,6 +91,8 @@ export class Reconciler {
     // Across pages: a volume's attachments sort before it (`ATTACHMENT#…` < `VOLUME`), so they may
     // sit at the end of the previous page.
     const attachmentsByVolume = new Map<string, AttachmentRecord[]>();
+    // Volume records in the table that do not parse: their attachments are left as they are (the executor would not act on them).
+    const invalidVolumes = new Set<string>();
     let cursor: string | undefined;
     do {
       const page = await this.deps.store.list({ limit: this.pageSize, ...(cursor ? { cursor } : {}) });
@@ -100,14 +102,18 @@ export class Reconciler {
       for (const raw of page.items) {
         const parsed = parseRecord(raw);
         if (parsed.ok) records.push(parsed.value);
-        else report.invalid++;
+        else {
+          report.invalid++;
+          if (raw.kind === 'volume') invalidVolumes.add(raw.volumeId);
+        }
       }
       for (const record of records) {
         if (record.kind === 'volume') volumesByRecord.set(record.volumeId, record);
         else attachmentsByVolume.set(record.volumeId, [...(attachmentsByVolume.get(record.volumeId) ?? []), record]);
       }
-      await this.readVolumesOfAttachments(records, volumesByRecord);
-      const requeue = await this.pageRequeues(records, volumesByRecord, attachmentsByVolume, inLine);
+      await this.readVolumesOfAttachments(records, volumesByRecord, invalidVolumes);
+      const judged = records.filter((record) => record.kind !== 'attachment' || !invalidVolumes.has(record.volumeId));
+      const requeue = await this.pageRequeues(judged, volumesByRecord, attachmentsByVolume, inLine);
       if (requeue.length > 0) {
         await this.deps.queue.send(requeue.map(({ operation }) => operation));
         report.requeued.push(...requeue.map(({ key, reason }) => ({ key, reason })));
@@ -138,12 +144,13 @@ export class Reconciler {
    * Volume records of the page's attachments that the scan has not reached yet (they sort after
    * their attachments), in one bulk read, so an attachment is judged against its volume.
    */
-  private async readVolumesOfAttachments(records: ProvisionerRecord[], volumes: Map<string, VolumeRecord>): Promise<void> {
-    const missing = [...new Set(records.flatMap((r) => (r.kind === 'attachment' && !volumes.has(r.volumeId) ? [r.volumeId] : [])))];
+  private async readVolumesOfAttachments(records: ProvisionerRecord[], volumes: Map<string, VolumeRecord>, invalid: Set<string>): Promise<void> {
+    const missing = [...new Set(records.flatMap((r) => (r.kind === 'attachment' && !volumes.has(r.volumeId) && !invalid.has(r.volumeId) ? [r.volumeId] : [])))];
     if (missing.length === 0) return;
     for (const raw of await this.deps.store.getMany(missing.map((volumeId) => ({ kind: 'volume' as const, volumeId })))) {
       const parsed = parseRecord(raw);
       if (parsed.ok && parsed.value.kind === 'volume') volumes.set(parsed.value.volumeId, parsed.value);
+      else if (!parsed.ok) invalid.add(raw.volumeId);
     }
   }
 

@@ -246,8 +246,14 @@ export class Watcher {
     if (record.kind === 'volume') {
       decision = planVolume(record, attachments ?? (await this.deps.store.attachmentsOfVolume(record.volumeId)), this.deps.clock.now());
     } else {
-      const volume = await this.deps.store.get({ kind: 'volume', volumeId: record.volumeId });
-      decision = planAttachment(record, volume?.kind === 'volume' ? volume : undefined);
+      const raw = await this.deps.store.get({ kind: 'volume', volumeId: record.volumeId });
+      const volume = raw === undefined ? undefined : parseRecord(raw);
+      if (volume && !volume.ok) {
+        // Not a removed volume record: the attachment waits as it is until its client puts the record right (whose change brings it here).
+        this.deps.log.warn('volume record invalid; its attachment is left as it is until the record is put right', { key: keyString(keyOf(record)) });
+        return;
+      }
+      decision = planAttachment(record, volume?.value.kind === 'volume' ? volume.value : undefined);
     }
     await this.apply(record, decision, operations);
   }

@@ -1741,6 +1741,29 @@ describe('executor: more of what EC2 and the records can do', () => {
     expect(h.ebs.calls.CreateVolume).toBe(0);
   });
 
+  it('leaves an attachment alone while its volume record is invalid: not taken for a removed volume record, nothing detached', async () => {
+    const log = new RecordingLog();
+    const h = harness({ log });
+    await attachedVolume(h, 'data-1');
+    const volume = await volumeOf(h, 'data-1');
+    // The volume record made invalid straight in the table.
+    h.store.putRaw({ ...volume, spec: { ...volume.spec, sizeGiB: 0 } });
+    const attached = await attachmentOf(h, 'data-1');
+    await h.executor.run(h.batchOf(h.op('check-attachment', attachmentKey('data-1'))));
+    expect(await attachmentOf(h, 'data-1')).toEqual(attached);
+
+    // Dying: no detach by tags while the volume record cannot be read.
+    await h.store.update<AttachmentRecord>(attachmentKey('data-1'), { life: 'dying' });
+    const dying = await attachmentOf(h, 'data-1');
+    await h.executor.run(h.batchOf(h.op('detach', attachmentKey('data-1'))));
+    expect(await attachmentOf(h, 'data-1')).toEqual(dying);
+    expect(h.ebs.calls.DetachVolume).toBe(0);
+    expect(log.entries.filter((entry) => entry.level === 'warn').map((entry) => [entry.message, entry.attributes?.key])).toContainEqual([
+      'volume record invalid; its attachment is left as it is until the record is put right',
+      'attachment/data-1/' + INSTANCE,
+    ]);
+  });
+
   it('a volume deleted behind our back goes to error with the EC2 code', async () => {
     const h = harness();
     const volume = await availableVolume(h, 'data-1');

@@ -103,6 +103,26 @@ describe('watcher', () => {
     expect(await h.store.get(volumeKey('data-1'))).toMatchObject({ status: { state: 'available' } });
   });
 
+  it('leaves an attachment alone while its volume record is invalid, and attaches it once the record is put right', async () => {
+    const h = harness();
+    const raw = { ...newVolume('data-1'), spec: { sizeGiB: -5, volumeType: 'gp3' } };
+    h.store.putRaw(raw);
+    await h.watch();
+    await h.store.create(newAttachment('data-1'));
+    const before = await h.store.get(attachmentKey('data-1'));
+    await h.watch();
+    await h.drain();
+    expect(await h.store.get(attachmentKey('data-1'))).toEqual(before);
+    expect(h.ebs.calls.AttachVolume).toBe(0);
+
+    await h.store.update<VolumeRecord>(volumeKey('data-1'), { spec: newVolume('data-1').spec, generation: 2 });
+    for (let i = 0; i < 6; i++) {
+      await h.watch();
+      await h.settle(5000);
+    }
+    expect(await h.store.get(attachmentKey('data-1'))).toMatchObject({ status: { state: 'attached' } });
+  });
+
   it('an invalid record whose rejection could not be written is retried and counted once, when it is written', async () => {
     const h = harness();
     const raw = { ...newVolume('data-1'), spec: { sizeGiB: -5, volumeType: 'gp3' } };

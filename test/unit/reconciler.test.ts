@@ -353,6 +353,15 @@ describe('Reconciler', () => {
     expect(report).toMatchObject({ scanned: 1, invalid: 1, requeued: [] });
   });
 
+  it('leaves alone the attachments of an invalid volume record: they are not taken for those of a removed one', async () => {
+    const env = setup();
+    const at = new Date(env.clock.now() - 60 * MINUTE).toISOString();
+    env.store.putRaw({ kind: 'volume', volumeId: 'bad', spec: { sizeGiB: -1, volumeType: 'gp3' }, life: 'alive', generation: 1 });
+    env.store.putRaw({ ...newAttachment('bad'), status: { state: 'attached', attempts: 0, updatedAt: at }, device: '/dev/sdf', createdAt: at });
+    const report = await env.reconciler.run();
+    expect(report).toMatchObject({ scanned: 2, invalid: 1, requeued: [] });
+  });
+
   it('does not report as leaked the volume of a record that exists but is invalid: the record is the one to fix', async () => {
     const env = setup();
     const named = await ownedVolume(env, 'bad');
