@@ -1656,8 +1656,9 @@ export class Executor {
     const attachment = item.record as AttachmentRecord;
     const state = attachment.status.state;
     if (!(volumes instanceof Map)) {
-      // An attachment in error has no attempts left to spend: the next look (the reconciler's) comes on its own.
-      return state === 'error' ? { outcome: 'skipped' } : this.attachmentFailure(attachment, now, 'Describe', volumes);
+      // A look at an attachment at rest (attached, or in error with no attempts left) is no attempt
+      // of anything: the next look (the reconciler's) comes on its own.
+      return state === 'error' || state === 'attached' ? { outcome: 'skipped' } : this.attachmentFailure(attachment, now, 'Describe', volumes);
     }
     if (detachingByTags(item)) {
       // Its volume record was removed (and perhaps written again since): the volumes its detach found by their tags, looked for again.
@@ -1732,6 +1733,10 @@ export class Executor {
         outcome: 'succeeded',
         changes: { status: successStatus(attachment.status, 'attached', now, `EC2 shows it attached as ${link.device} (attached again outside the provisioner)`), device: link.device },
       };
+    }
+    if (state === 'attached' && (link?.state === 'attached' || link?.state === 'busy') && (attachment.status.code !== undefined || attachment.status.nextAttemptAt !== undefined)) {
+      // Attached as recorded, under a status that still names a failed look: the failure is over.
+      return { outcome: 'succeeded', changes: { status: successStatus(attachment.status, 'attached', now) } };
     }
     if (state === 'attached' && !present && item.volume) {
       // The volume record holds no EC2 volume once a check of the volume found it gone.
