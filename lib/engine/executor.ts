@@ -1833,9 +1833,9 @@ export class Executor {
     const started = operationStartMs(record.status);
     const spent = budgetSpent(0, started, now, this.config);
     if (spent) {
-      return record.kind === 'volume'
-        ? this.volumeTerminal(record, now, 'Timeout', `${message}: ${spent.message}`)
-        : this.attachmentTerminal(record, now, 'Timeout', `${message}: ${spent.message}`);
+      if (record.kind === 'attachment') return this.attachmentTerminal(record, now, 'Timeout', `${message}: ${spent.message}`);
+      // A dying volume is taken up again by the planner: after the longest backoff, not at once.
+      return record.life === 'dying' ? this.dyingTerminal(record, now, 'Timeout', `${message}: ${spent.message}`) : this.volumeTerminal(record, now, 'Timeout', `${message}: ${spent.message}`);
     }
     return { outcome: 'in-progress', changes: { status } as Result['changes'] };
   }

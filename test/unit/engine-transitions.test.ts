@@ -110,12 +110,17 @@ describe('volume transitions through the engine', () => {
         await deliverOnce(h);
         status = (await volumeOf(h)).status;
       }
-      expect(status).toMatchObject({ state: 'error', code: 'Timeout', message: expect.stringMatching(new RegExp(`^deleting ${ebsVolumeId}: gave up after 6\\d minutes`)) });
+      expect(status).toMatchObject({ state: 'error', code: 'Timeout', message: expect.stringMatching(new RegExp(`^deleting ${ebsVolumeId}: gave up after 6\\d minutes; being deleted: trying again at `)) });
       expect(h.ebs.volume(ebsVolumeId)?.state).toBe('error');
+      expect(h.ebs.calls.DeleteVolume).toBe(1);
+      // Not at once: after the longest backoff.
+      const nextAttemptAt = Date.parse(status.nextAttemptAt!);
+      expect(nextAttemptAt - h.clock.now()).toBeGreaterThan(10 * MINUTE);
+      await run(h, 5 * MINUTE, 10_000);
       expect(h.ebs.calls.DeleteVolume).toBe(1);
 
       // Dying after an error, with a volume in EC2: deleted again, and the record goes once EC2 is done.
-      await run(h, 20 * MINUTE, 10_000);
+      await run(h, 40 * MINUTE, 10_000);
       expect(await h.store.get(volumeKey('data-1'))).toBeUndefined();
       expect(h.ebs.volumes()).toEqual([]);
       expect(h.ebs.calls.DeleteVolume).toBe(2);
