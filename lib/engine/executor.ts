@@ -1595,7 +1595,9 @@ export class Executor {
     const volume = item.record as VolumeRecord;
     const state = volume.status.state;
     if (!(volumes instanceof Map)) return this.volumeFailure(volume, now, volumes);
-    const current = volume.ebsVolumeId ? volumes.get(volume.ebsVolumeId) : undefined;
+    const listed = volume.ebsVolumeId ? volumes.get(volume.ebsVolumeId) : undefined;
+    // One EC2 is deleting that the record does not delete (deleted outside) is as gone as one EC2 no longer lists.
+    const current = state === 'deleting' || (listed?.state !== 'deleting' && listed?.state !== 'deleted') ? listed : undefined;
 
     if (state === 'deleting') {
       if (!current || current.state === 'deleted') {

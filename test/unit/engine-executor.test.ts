@@ -1772,6 +1772,17 @@ describe('executor: more of what EC2 and the records can do', () => {
     expect((await volumeOf(h, 'data-1')).status).toMatchObject({ state: 'error', code: 'InvalidVolume.NotFound' });
   });
 
+  it('a volume EC2 is deleting, deleted outside, is taken for gone, not for available', async () => {
+    const h = harness({ ebsTimings: { delete: 10 * 60_000 } });
+    const volume = await availableVolume(h, 'data-1');
+    await h.ebs.deleteVolume(volume.ebsVolumeId!);
+    expect(h.ebs.volume(volume.ebsVolumeId!)?.state).toBe('deleting');
+    await h.executor.run(h.batchOf(h.op('check-volume', volumeKey('data-1'))));
+    const checked = await volumeOf(h, 'data-1');
+    expect(checked.status).toMatchObject({ state: 'error', code: 'InvalidVolume.NotFound' });
+    expect(checked.ebsVolumeId).toBeUndefined();
+  });
+
   it('a throttled DescribeVolumes holds every check back without using attempts', async () => {
     const h = harness();
     for (const id of ['a', 'b']) await h.store.create(newVolume(id));
