@@ -1182,7 +1182,7 @@ export class Executor {
         }
         const seen = instance.seen;
         const written = await this.preWrite<AttachmentRecord>(item, owner, now, {
-          status: attemptStatus(attachment.status, nextAttachmentState('pending', 'attach-started'), now, `attaching as ${allocation.device}`),
+          status: attemptStatus(attachment.status, nextAttachmentState(attachment.status.state, 'attach-started'), now, `attaching as ${allocation.device}`),
           device: allocation.device,
           ...(seen ? { instanceSeen: seen } : {}),
           volumeCreatedAt: item.volume!.createdAt,

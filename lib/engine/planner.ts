@@ -5,13 +5,14 @@
  */
 import type {
   AttachmentRecord,
+  AttachmentState,
   ProvisionerRecord,
   RecordKey,
   VolumeRecord,
   VolumeSpec,
 } from '../domain/records.js';
 import { performanceChange } from '../domain/ebs-limits.js';
-import { nextAttachmentState } from '../domain/state-machines.js';
+import { nextAttachmentState, nextVolumeState } from '../domain/state-machines.js';
 import { createSentUnrecorded, describeValidationIssues, ebsBaseline, specChangeIssues, tagChanges, type ValidationIssue } from '../domain/validation.js';
 import { ACTION_OF, type MutatingAction } from './config.js';
 import type { ModifyVolumeRequest, OperationKind, ProviderInstance, ProviderModification } from './ports.js';
@@ -224,7 +225,10 @@ export function planVolume(volume: VolumeRecord, attachments: readonly Attachmen
       return { type: 'wait', reason: `waiting for ${attachments.length} attachment(s) to detach before deleting` };
     // Without the id, repeat the recorded CreateVolume to learn it, then delete.
     const learnId: Decision = { type: 'operation', op: 'create-volume', reason: 'learning the id of a volume a CreateVolume may have made, to delete it' };
-    const neverCreated: Decision = { type: 'remove', reason: 'never created; removed without an EC2 call' };
+    const neverCreated = (): Decision => {
+      nextVolumeState(state, 'removed-uncreated');
+      return { type: 'remove', reason: 'never created; removed without an EC2 call' };
+    };
     switch (state) {
       case 'pending':
         // Retried after an error: the volume may exist.
@@ -232,13 +236,13 @@ export function planVolume(volume: VolumeRecord, attachments: readonly Attachmen
           ? { type: 'operation', op: 'check-volume', reason: 'dying after a retry; looking at the volume before deleting' }
           : unanswered
             ? learnId
-            : neverCreated;
+            : neverCreated();
       case 'creating':
         return created
           ? { type: 'operation', op: 'check-volume', reason: 'waiting for creation to finish before deleting' }
           : unanswered
             ? learnId
-            : neverCreated;
+            : neverCreated();
       case 'available':
         return { type: 'operation', op: 'delete-volume', reason: 'dying and detached' };
       case 'in-use':
@@ -248,7 +252,7 @@ export function planVolume(volume: VolumeRecord, attachments: readonly Attachmen
       case 'deleting':
         return { type: 'operation', op: 'check-volume', reason: 'deletion in progress' };
       case 'error':
-        return created ? { type: 'operation', op: 'delete-volume', reason: 'dying after an error' } : unanswered ? learnId : neverCreated;
+        return created ? { type: 'operation', op: 'delete-volume', reason: 'dying after an error' } : unanswered ? learnId : neverCreated();
     }
   }
 
@@ -385,6 +389,12 @@ function leftAttachedTo(attachment: AttachmentRecord): string {
   return `perhaps still attached to ${attachment.instanceId}${attachment.device ? ` as ${attachment.device}` : ''}`;
 }
 
+/** A dying attachment EC2 never saw attach (no device kept): removed without an EC2 call. */
+function neverAttached(state: AttachmentState): Decision {
+  nextAttachmentState(state, 'removed-unattached');
+  return { type: 'remove', reason: 'never attached; removed without an EC2 call' };
+}
+
 /** What an attachment needs now, given its volume record (undefined if it does not exist). */
 export function planAttachment(attachment: AttachmentRecord, volume: VolumeRecord | undefined): Decision {
   const state = attachment.status.state;
@@ -407,9 +417,7 @@ export function planAttachment(attachment: AttachmentRecord, volume: VolumeRecor
     switch (state) {
       case 'pending':
         // A device recorded on a pending attachment (an attach whose answer was lost, or retried after an error): EC2 may have attached it.
-        return attachment.device
-          ? { type: 'operation', op: 'detach', reason: 'dying with a device kept; may be attached' }
-          : { type: 'remove', reason: 'never attached; removed without an EC2 call' };
+        return attachment.device ? { type: 'operation', op: 'detach', reason: 'dying with a device kept; may be attached' } : neverAttached(state);
       case 'attaching':
         return { type: 'operation', op: 'check-attachment', reason: 'waiting for the attach before detaching' };
       case 'attached':
@@ -418,9 +426,7 @@ export function planAttachment(attachment: AttachmentRecord, volume: VolumeRecor
         return { type: 'operation', op: 'check-attachment', reason: 'detach in progress' };
       case 'error':
         // A device is allocated just before AttachVolume: without one, EC2 never saw the attach.
-        return attachment.device
-          ? { type: 'operation', op: 'detach', reason: 'dying after an error' }
-          : { type: 'remove', reason: 'never attached; removed without an EC2 call' };
+        return attachment.device ? { type: 'operation', op: 'detach', reason: 'dying after an error' } : neverAttached(state);
     }
   }
 
