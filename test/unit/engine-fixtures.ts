@@ -63,6 +63,25 @@ const SOLE_ENVIRONMENT_BUDGETS: EngineConfig['rateBudgets'] = {
   DeleteTags: { burst: 50, ratePerSecond: 5 },
 };
 
+/** EC2 as `ebs` answers it, except for the calls `overrides` answers. */
+export function providerOver(ebs: VolumeProvider, overrides: Partial<VolumeProvider> = {}): VolumeProvider {
+  return {
+    createVolume: (request) => ebs.createVolume(request),
+    describeVolumes: (ids) => ebs.describeVolumes(ids),
+    describeVolumeModifications: (ids) => ebs.describeVolumeModifications(ids),
+    describeInstances: (ids) => ebs.describeInstances(ids),
+    attachVolume: (request) => ebs.attachVolume(request),
+    detachVolume: (request) => ebs.detachVolume(request),
+    deleteVolume: (ebsVolumeId) => ebs.deleteVolume(ebsVolumeId),
+    modifyVolume: (request) => ebs.modifyVolume(request),
+    createTags: (ebsVolumeId, tags) => ebs.createTags(ebsVolumeId, tags),
+    deleteTags: (ebsVolumeId, keys) => ebs.deleteTags(ebsVolumeId, keys),
+    listOwnedVolumes: (options) => ebs.listOwnedVolumes(options),
+    findOwnedVolumes: (recordVolumeId) => ebs.findOwnedVolumes(recordVolumeId),
+    ...overrides,
+  };
+}
+
 export function harness(
   options: { config?: Partial<EngineConfig>; owner?: string; ebsTimings?: Partial<Record<TimedStep, StepDuration>>; rateBudget?: SharedRateBudget; log?: Log } = {},
 ) {
@@ -77,7 +96,7 @@ export function harness(
   let lostCreateAnswers = 0;
   /** Every CreateVolume request sent, in order. */
   const createRequests: CreateVolumeRequest[] = [];
-  const provider: VolumeProvider = {
+  const provider = providerOver(ebs, {
     createVolume: async (request) => {
       createRequests.push(request);
       const volume = await ebs.createVolume(request);
@@ -87,18 +106,7 @@ export function harness(
       }
       return volume;
     },
-    describeVolumes: (ids) => ebs.describeVolumes(ids),
-    describeVolumeModifications: (ids) => ebs.describeVolumeModifications(ids),
-    describeInstances: (ids) => ebs.describeInstances(ids),
-    attachVolume: (request) => ebs.attachVolume(request),
-    detachVolume: (request) => ebs.detachVolume(request),
-    deleteVolume: (ebsVolumeId) => ebs.deleteVolume(ebsVolumeId),
-    modifyVolume: (request) => ebs.modifyVolume(request),
-    createTags: (ebsVolumeId, tags) => ebs.createTags(ebsVolumeId, tags),
-    deleteTags: (ebsVolumeId, keys) => ebs.deleteTags(ebsVolumeId, keys),
-    listOwnedVolumes: (options) => ebs.listOwnedVolumes(options),
-    findOwnedVolumes: (recordVolumeId) => ebs.findOwnedVolumes(recordVolumeId),
-  };
+  });
   /** The next `times` CreateVolume calls make their volume in EC2, then time out: their answers are lost. */
   const loseCreateAnswers = (times = 1) => {
     lostCreateAnswers = times;

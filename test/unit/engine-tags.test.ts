@@ -61,6 +61,19 @@ function tokensLeft(rateBudget: MemoryRateBudget, bucket: RateBucket): number {
   return rateBudget.level(bucket)?.tokens ?? DEFAULT_ENGINE_CONFIG.accountRateBudgets[bucket].burst;
 }
 
+/** The client asks for team=b; EC2 takes the CreateTags, whose answer is lost (a timeout); its message is gone too. */
+async function teamChangedAnswerLost(h: Harness): Promise<void> {
+  const createTags = h.ebs.createTags.bind(h.ebs);
+  h.ebs.createTags = async (ebsVolumeId, tags) => {
+    await createTags(ebsVolumeId, tags);
+    h.ebs.createTags = createTags;
+    throw new ProviderError('transient', 'RequestTimeout', 'CreateTags timed out');
+  };
+  await retag(h, { team: 'b', env: 'dev' });
+  await h.executor.run(h.batchOf(h.op('tag-volume', KEY)));
+  h.queue.receive(100).forEach((m) => h.queue.delete(m.receiptHandle));
+}
+
 function ec2Tags(h: Harness, record: VolumeRecord): Record<string, string> {
   return h.ebs.volume(record.ebsVolumeId!)!.tags;
 }
@@ -160,15 +173,7 @@ describe('tag-volume', () => {
 
     it('with its value changed by the lost call and put back by the client meanwhile, is not taken as held: EC2 gets the value back', async () => {
       const h = await taggedVolume();
-      const createTags = h.ebs.createTags.bind(h.ebs);
-      h.ebs.createTags = async (ebsVolumeId, tags) => {
-        await createTags(ebsVolumeId, tags);
-        h.ebs.createTags = createTags;
-        throw new ProviderError('transient', 'RequestTimeout', 'CreateTags timed out');
-      };
-      await retag(h, { team: 'b', env: 'dev' });
-      await h.executor.run(h.batchOf(h.op('tag-volume', KEY)));
-      h.queue.receive(100).forEach((m) => h.queue.delete(m.receiptHandle));
+      await teamChangedAnswerLost(h);
       expect(ec2Tags(h, await volumeOf(h))).toMatchObject({ team: 'b' });
       await retag(h, { team: 'a', env: 'dev' }, 3);
       expect((await volumeOf(h)).observedGeneration).not.toBe(3);
@@ -367,15 +372,7 @@ describe('tag-volume', () => {
   it('takes no token for a look that only settles a CreateTags whose answer was lost, its value put back by the client: EC2 tells whether a call is due', async () => {
     const rateBudget = new MemoryRateBudget();
     const h = await sharedBudgetVolume(rateBudget);
-    const createTags = h.ebs.createTags.bind(h.ebs);
-    h.ebs.createTags = async (ebsVolumeId, tags) => {
-      await createTags(ebsVolumeId, tags);
-      h.ebs.createTags = createTags;
-      throw new ProviderError('transient', 'RequestTimeout', 'CreateTags timed out');
-    };
-    await retag(h, { team: 'b', env: 'dev' });
-    await h.executor.run(h.batchOf(h.op('tag-volume', KEY)));
-    h.queue.receive(100).forEach((m) => h.queue.delete(m.receiptHandle));
+    await teamChangedAnswerLost(h);
     expect((await volumeOf(h)).tagKeysSet).toEqual(['team']);
     const createTagsLevel = tokensLeft(rateBudget, 'CreateTags');
     const attachLevel = tokensLeft(rateBudget, 'AttachVolume');

@@ -11,7 +11,7 @@ import { ProviderError, type ProviderVolume, type VolumeProvider } from '../../l
 import { Reconciler } from '../../lib/engine/reconciler.js';
 import type { RecordChange } from '../../lib/engine/watcher.js';
 import { silentLog } from '../../lib/memory/log.js';
-import { INSTANCE, attachmentKey, availableVolume, harness, newAttachment, newVolume, volumeKey, volumeOf } from './engine-fixtures.js';
+import { INSTANCE, attachmentKey, availableVolume, harness, newAttachment, newVolume, providerOver, volumeKey, volumeOf } from './engine-fixtures.js';
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
@@ -63,27 +63,26 @@ async function attachedVolume(h: Harness): Promise<string> {
  * model except for the calls `overrides` answers.
  */
 function executorOver(h: Harness, overrides: Partial<VolumeProvider>): Executor {
-  const ebs = h.ebs;
-  const provider: VolumeProvider = {
-    createVolume: (request) => ebs.createVolume(request),
-    describeVolumes: (ids) => ebs.describeVolumes(ids),
-    describeVolumeModifications: (ids) => ebs.describeVolumeModifications(ids),
-    describeInstances: (ids) => ebs.describeInstances(ids),
-    attachVolume: (request) => ebs.attachVolume(request),
-    detachVolume: (request) => ebs.detachVolume(request),
-    deleteVolume: (ebsVolumeId) => ebs.deleteVolume(ebsVolumeId),
-    modifyVolume: (request) => ebs.modifyVolume(request),
-    createTags: (ebsVolumeId, tags) => ebs.createTags(ebsVolumeId, tags),
-    deleteTags: (ebsVolumeId, keys) => ebs.deleteTags(ebsVolumeId, keys),
-    listOwnedVolumes: (options) => ebs.listOwnedVolumes(options),
-    findOwnedVolumes: (recordVolumeId) => ebs.findOwnedVolumes(recordVolumeId),
-    ...overrides,
-  };
+  const provider = providerOver(h.ebs, overrides);
   return new Executor({ store: h.store, queue: h.queue, provider, clock: h.clock, metrics: h.metrics, log: silentLog, config: { rateWaitMaxMs: 0, concurrentEnvironments: 1 } });
 }
 
 function reconcilerOf(h: Harness): Reconciler {
   return new Reconciler({ store: h.store, queue: h.queue, provider: h.ebs, clock: h.clock, metrics: h.metrics, log: silentLog });
+}
+
+/** Volume data-1 created, then made dying: DeleteVolume sent once, the record `deleting`. Its EC2 id. */
+async function deletingVolume(h: Harness): Promise<string> {
+  await h.store.create(newVolume('data-1'));
+  await run(h, 10_000);
+  const ebsVolumeId = (await volumeOf(h)).ebsVolumeId!;
+  await h.store.update<VolumeRecord>(volumeKey('data-1'), { life: 'dying' });
+  await h.watch();
+  await h.drain();
+  expect((await volumeOf(h)).status).toMatchObject({ state: 'deleting', attempts: 0, message: 'deleting' });
+  expect(h.ebs.volume(ebsVolumeId)?.state).toBe('deleting');
+  expect(h.ebs.calls.DeleteVolume).toBe(1);
+  return ebsVolumeId;
 }
 
 const transient = () => new ProviderError('transient', 'InternalError', 'An internal error has occurred');
@@ -92,14 +91,7 @@ describe('volume transitions through the engine', () => {
   describe('deleting --failed--> error', () => {
     it('a deletion EC2 accepted and then failed (the volume in error instead of gone) ends in error with Timeout at the age limit; the dying record then deletes it again', async () => {
       const h = harness({ config: { maxOperationAgeMs: HOUR }, ebsTimings: { delete: 10 * MINUTE } });
-      await h.store.create(newVolume('data-1'));
-      await run(h, 10_000);
-      const ebsVolumeId = (await volumeOf(h)).ebsVolumeId!;
-      await h.store.update<VolumeRecord>(volumeKey('data-1'), { life: 'dying' });
-      await h.watch();
-      await h.drain();
-      expect((await volumeOf(h)).status).toMatchObject({ state: 'deleting', attempts: 0, message: 'deleting' });
-      expect(h.ebs.calls.DeleteVolume).toBe(1);
+      const ebsVolumeId = await deletingVolume(h);
       // EBS fails the deletion: the volume stays, in state error.
       h.ebs.failVolume(ebsVolumeId);
 
@@ -128,14 +120,7 @@ describe('volume transitions through the engine', () => {
 
     it('a deleting volume whose checks keep failing (DescribeVolumes) ends in error after the attempt budget, and is deleted again after the longest backoff', async () => {
       const h = harness({ config: { maxAttempts: 2 } });
-      await h.store.create(newVolume('data-1'));
-      await run(h, 10_000);
-      const ebsVolumeId = (await volumeOf(h)).ebsVolumeId!;
-      await h.store.update<VolumeRecord>(volumeKey('data-1'), { life: 'dying' });
-      await h.watch();
-      await h.drain();
-      expect((await volumeOf(h)).status).toMatchObject({ state: 'deleting', attempts: 0 });
-      expect(h.ebs.volume(ebsVolumeId)?.state).toBe('deleting');
+      const ebsVolumeId = await deletingVolume(h);
 
       h.ebs.failNext('DescribeVolumes', transient(), 2);
       await h.clock.advance(2000);
