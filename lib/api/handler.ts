@@ -11,6 +11,7 @@ import jsonBodyParser from '@middy/http-json-body-parser';
 import httpRouterHandler, { type Route } from '@middy/http-router';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { z } from 'zod';
+import { describeValidationIssues, fieldPath } from '../domain/validation.js';
 import type { RateBucket, RateBudget } from '../engine/config.js';
 import type { Clock, Log, RecordStore, SharedRateBudget } from '../engine/ports.js';
 import { silentLog } from '../memory/log.js';
@@ -18,7 +19,7 @@ import { API } from '../settings.js';
 import { buildOpenApiDocument } from './openapi.js';
 import { parseOrThrow } from './parse.js';
 import { parseIfMatch } from './preconditions.js';
-import { ApiProblem, PROBLEM_CONTENT_TYPE } from './problem.js';
+import { ApiProblem, invalid, PROBLEM_CONTENT_TYPE, type FieldIssue } from './problem.js';
 import { HTTP_METHODS, ROUTES, pathParameterNames, pathPattern, type ApiRoute, type RouteContext } from './routes.js';
 import { VolumeService } from './service.js';
 
@@ -105,7 +106,31 @@ function requestBody(event: APIGatewayProxyEvent, route: ApiRoute): unknown {
     if (route.bodyRequired === false) return {};
     throw new ApiProblem('validation-failed', 'the request body is required', [{ path: '', message: 'a JSON body is required' }]);
   }
+  const issues = protoKeyIssues(body);
+  if (issues.length > 0) throw invalid(`the request body is not valid: ${describeValidationIssues(issues)}`, issues);
   return body;
+}
+
+/**
+ * Every `__proto__` key in a parsed JSON body, wherever it is. JSON.parse keeps it as a key like
+ * any other, but a map of the schemas (tags) skips it without a word, so a tag by that name would
+ * vanish and a PATCH sending only it would remove every tag; it is refused instead, by name. Walked
+ * without recursion: a body within the size limit may still nest thousands of levels deep.
+ */
+function protoKeyIssues(body: unknown): FieldIssue[] {
+  const issues: FieldIssue[] = [];
+  const pending: Array<{ value: unknown; path: string[] }> = [{ value: body, path: [] }];
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    const { value, path } = next;
+    if (value === null || typeof value !== 'object') continue;
+    const keys = Object.keys(value);
+    for (let i = keys.length - 1; i >= 0; i--) {
+      const key = keys[i]!;
+      pending.push({ value: (value as Record<string, unknown>)[key], path: [...path, key] });
+    }
+    if (keys.includes('__proto__')) issues.push({ path: fieldPath([...path, '__proto__']), message: '"__proto__" cannot be a key' });
+  }
+  return issues;
 }
 
 /**

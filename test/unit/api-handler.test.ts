@@ -234,6 +234,27 @@ describe('API handler', () => {
       expect(api.store.all()).toEqual([]);
     });
 
+    it('refuses `__proto__` as a key anywhere in a body, naming where, instead of dropping the tag it names', async () => {
+      await api.call({ method: 'POST', url: '/volumes', json: { volumeId: 'data-01', spec: { ...GP3, tags: { team: 'storage' } } } });
+      const before = await api.call({ method: 'GET', url: '/volumes/data-01' });
+      const writes = api.store.writes;
+      const send = (method: string, url: string, body: string) => api.call({ method, url, headers: { 'content-type': 'application/json' }, body });
+      const message = '"__proto__" cannot be a key';
+
+      const patched = expectProblem(await send('PATCH', '/volumes/data-01', '{"tags": {"__proto__": "x"}}'), 400);
+      expect(patched.type).toBe('urn:ebs-provisioner:problem:validation-failed');
+      expect(patched.detail).toBe(`the request body is not valid: tags.__proto__: ${message}`);
+      expect(patched.errors).toEqual([{ path: 'tags.__proto__', message }]);
+
+      const created = expectProblem(await send('POST', '/volumes', `{"volumeId": "data-02", "spec": ${JSON.stringify(GP3).slice(0, -1)}, "tags": {"a": "b", "__proto__": "x"}}}`), 400);
+      expect(created.errors).toEqual([{ path: 'spec.tags.__proto__', message }]);
+      const nested = expectProblem(await send('PUT', `/volumes/data-01/attachments/${INSTANCE_A}`, '{"__proto__": {"__proto__": {}}}'), 400);
+      expect(nested.errors).toEqual([{ path: '__proto__', message }, { path: '__proto__.__proto__', message }]);
+
+      expect(api.store.writes).toBe(writes);
+      expect((await api.call({ method: 'GET', url: '/volumes/data-01' })).json).toEqual(before.json);
+    });
+
     it('measures the body size in bytes, not characters', async () => {
       const multibyte = '€'.repeat(Math.ceil(API.maxBodyBytes / 3)); // 3 bytes each in UTF-8
       expect(multibyte.length).toBeLessThan(API.maxBodyBytes);
