@@ -71,6 +71,8 @@ const NO_QUERY = z.strictObject({});
 function routeHandler(route: ApiRoute, context: RouteContext) {
   const names = pathParameterNames(route.path);
   const run = async (event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> => {
+    // Routes without a body reject one, like unknown fields in a body.
+    if (!route.body) refuseBody(event);
     const params = route.params ? parseOrThrow(route.params, pickPathParameters(event, names), 'path') : undefined;
     // Routes without query parameters reject any, like unknown body fields.
     const query = parseOrThrow(route.query ?? NO_QUERY, singleQueryValues(event), 'query');
@@ -88,6 +90,29 @@ function routeHandler(route: ApiRoute, context: RouteContext) {
   return middy<APIGatewayProxyEvent, APIGatewayProxyResult>()
     .use(jsonBody({ optional: route.bodyRequired === false }))
     .handler(run);
+}
+
+/**
+ * Throws 400 when a route that takes no body is sent one. No body, an empty or blank one, and an
+ * object without fields (`{}`, which some clients send on every POST) ask for nothing and pass;
+ * an object's fields are each named as unknown, anything else is refused as a whole.
+ */
+function refuseBody(event: APIGatewayProxyEvent): void {
+  if (typeof event.body !== 'string') return;
+  const text = (event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body).trim();
+  if (text === '') return;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    parsed = undefined;
+  }
+  const fields = parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed) ? Object.keys(parsed) : undefined;
+  if (fields?.length === 0) return;
+  const issues: FieldIssue[] = fields
+    ? fields.map((name) => ({ path: fieldPath([name]), message: 'is not a known field: this route takes no body' }))
+    : [{ path: '', message: 'this route takes no body' }];
+  throw invalid(`the request body is not valid: ${describeValidationIssues(issues)}`, issues);
 }
 
 /**

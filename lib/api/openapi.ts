@@ -15,9 +15,10 @@ export const API_VERSION = '1.0.0';
 /** Problems every route with input can give. */
 function commonProblems(route: ApiRoute): Record<number, string> {
   const problems: Record<number, string> = {};
-  if (route.params !== undefined || route.query !== undefined || route.body !== undefined) {
-    problems[400] = 'Invalid input; `errors` names each field and what is wrong with it.';
-  }
+  const noBody = route.body === undefined ? ' This route takes no body: any but an empty one or `{}` is refused.' : '';
+  problems[400] = route.params !== undefined || route.query !== undefined || route.body !== undefined
+    ? `Invalid input; \`errors\` names each field and what is wrong with it.${noBody}`
+    : `A query parameter or a body: this route takes neither (an empty body or \`{}\` is none).`;
   if (route.body !== undefined) {
     problems[413] = `The body is larger than ${API.maxBodyBytes} bytes.`;
     problems[415] = 'The body is not sent as application/json.';

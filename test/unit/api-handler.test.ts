@@ -234,6 +234,31 @@ describe('API handler', () => {
       expect(api.store.all()).toEqual([]);
     });
 
+    it('refuses a body on a route that takes none, writing nothing; no body, an empty one or `{}` is none', async () => {
+      await api.call({ method: 'POST', url: '/volumes', json: { volumeId: 'data-01', spec: GP3, attachTo: { instanceId: INSTANCE_A } } });
+      const before = await api.call({ method: 'GET', url: '/volumes/data-01' });
+      const writes = api.store.writes;
+      const cases = [
+        { method: 'DELETE', url: '/volumes/data-01', json: { hard: true }, errors: [{ path: 'hard', message: 'is not a known field: this route takes no body' }] },
+        { method: 'POST', url: '/volumes/data-01/retry', json: { force: true, now: 1 }, errors: [{ path: 'force', message: 'is not a known field: this route takes no body' }, { path: 'now', message: 'is not a known field: this route takes no body' }] },
+        { method: 'DELETE', url: `/volumes/data-01/attachments/${INSTANCE_A}`, json: [1], errors: [{ path: '', message: 'this route takes no body' }] },
+        { method: 'POST', url: `/volumes/data-01/attachments/${INSTANCE_A}/retry`, body: 'force', errors: [{ path: '', message: 'this route takes no body' }] },
+        { method: 'GET', url: '/volumes/data-01', json: { state: 'error' }, errors: [{ path: 'state', message: 'is not a known field: this route takes no body' }] },
+      ];
+      for (const { errors, ...request } of cases) {
+        const problem = expectProblem(await api.call(request), 400);
+        expect(problem.type, request.url).toBe('urn:ebs-provisioner:problem:validation-failed');
+        expect(problem.detail, request.url).toBe(`the request body is not valid: ${errors.map(({ path, message }) => (path ? `${path}: ${message}` : message)).join('; ')}`);
+        expect(problem.errors, request.url).toEqual(errors);
+      }
+      expect(api.store.writes).toBe(writes);
+      expect((await api.call({ method: 'GET', url: '/volumes/data-01' })).json).toEqual(before.json);
+
+      expect((await api.call({ method: 'GET', url: '/volumes/data-01', body: '' })).statusCode).toBe(200);
+      expect((await api.call({ method: 'GET', url: '/volumes', body: ' \n' })).statusCode).toBe(200);
+      expect((await api.call({ method: 'DELETE', url: '/volumes/data-01', json: {} })).statusCode).toBe(202);
+    });
+
     it('refuses `__proto__` as a key anywhere in a body, naming where, instead of dropping the tag it names', async () => {
       await api.call({ method: 'POST', url: '/volumes', json: { volumeId: 'data-01', spec: { ...GP3, tags: { team: 'storage' } } } });
       const before = await api.call({ method: 'GET', url: '/volumes/data-01' });
