@@ -9,6 +9,7 @@
 import { randomBytes } from 'node:crypto';
 import type { AttachmentRecord, RecordKey, VolumeRecord, VolumeSpec } from '../domain/records.js';
 import { canonicalJson } from '../domain/canonical-json.js';
+import { provisionedPerformance } from '../domain/ebs-limits.js';
 import { describeValidationIssues, isPlaced, specChangeIssues, validateVolumeSpec, type ValidationIssue } from '../domain/validation.js';
 import { DEFAULT_ENGINE_CONFIG, RATE_BUCKET_OF, type MutatingAction, type RateBucket, type RateBudget } from '../engine/config.js';
 import { errorMessage } from '../engine/errors.js';
@@ -551,15 +552,27 @@ const PLACEMENT_FIELDS: ReadonlyArray<keyof VolumeSpec> = ['availabilityZone', '
  * How a repeated create differs from the volume that exists under its id, one issue per field the
  * client wrote: `spec.<field>` for the spec's own fields, `attachTo.instanceId` when the placement
  * differs only because `attachTo` names another instance than the one the volume is placed by.
+ * IOPS and throughput are compared as EBS provisions them (`provisionedPerformance`): a gp3 spec
+ * that spells out the baseline (3000 IOPS, 125 MiB/s) asks for the volume one that leaves it out does.
  */
 function createDifferences(existingSpec: VolumeSpec, wanted: VolumeSpec, request: CreateVolumeRequest): FieldIssue[] {
   const existing = withoutEmptyTags(existingSpec);
   const fromAttachTo = placedByAttachTo(request);
-  const differs = (field: keyof VolumeSpec) => canonicalJson(existing[field]) !== canonicalJson(wanted[field]);
+  const provisioned = { existing: provisionedPerformance(existing), wanted: provisionedPerformance(wanted) };
+  const differs = (field: keyof VolumeSpec) => {
+    if (canonicalJson(existing[field]) === canonicalJson(wanted[field])) return false;
+    // IOPS or throughput left out are what EBS provisions for the type (gp3's baseline): spelt out, the same volume.
+    return !isPerformanceField(field) || provisioned.existing[field] !== provisioned.wanted[field];
+  };
+  const shown = (spec: 'existing' | 'wanted', field: keyof VolumeSpec) => {
+    const value = (spec === 'existing' ? existing : wanted)[field];
+    const byDefault = isPerformanceField(field) && value === undefined ? provisioned[spec][field] : undefined;
+    return byDefault === undefined ? shownValue(value) : `${shownValue(value)} (${byDefault} by default)`;
+  };
   const fields = [...new Set([...Object.keys(existing), ...Object.keys(wanted)] as Array<keyof VolumeSpec>)].sort();
   const issues: FieldIssue[] = fields
     .filter((field) => differs(field) && !(fromAttachTo && PLACEMENT_FIELDS.includes(field)))
-    .map((field) => ({ path: `spec.${field}`, message: `is ${shownValue(wanted[field])} here, ${shownValue(existing[field])} on the volume` }));
+    .map((field) => ({ path: `spec.${field}`, message: `is ${shown('wanted', field)} here, ${shown('existing', field)} on the volume` }));
   if (fromAttachTo && PLACEMENT_FIELDS.some(differs)) {
     issues.unshift({
       path: 'attachTo.instanceId',
@@ -567,6 +580,10 @@ function createDifferences(existingSpec: VolumeSpec, wanted: VolumeSpec, request
     });
   }
   return issues;
+}
+
+function isPerformanceField(field: keyof VolumeSpec): field is 'iops' | 'throughput' {
+  return field === 'iops' || field === 'throughput';
 }
 
 function describePlacement(spec: VolumeSpec): string {

@@ -107,6 +107,28 @@ describe('VolumeService', () => {
       expect(store.writes).toBe(writes + 1);
     });
 
+    it('takes a repeated request that spells out what EBS provisions by default as the same volume', async () => {
+      await service.createVolume({ volumeId: 'data-01', spec: GP3 });
+      await service.createVolume({ volumeId: 'data-02', spec: { ...GP3, iops: 3000, throughput: 125 } });
+      const writes = store.writes;
+      expect((await service.createVolume({ volumeId: 'data-01', spec: { ...GP3, iops: 3000 } })).created).toBe(false);
+      expect((await service.createVolume({ volumeId: 'data-01', spec: { ...GP3, iops: 3000, throughput: 125 } })).created).toBe(false);
+      expect((await service.createVolume({ volumeId: 'data-02', spec: GP3 })).created).toBe(false);
+      expect(store.writes).toBe(writes);
+      expect((await volume('data-01'))?.spec).toEqual(GP3);
+
+      // Other performance is another volume, named by the field that differs.
+      const problem = await problemOf(() => service.createVolume({ volumeId: 'data-01', spec: { ...GP3, iops: 4000, throughput: 125 } }));
+      expect(problem.status).toBe(409);
+      expect(problem.errors).toEqual([{ path: 'spec.iops', message: 'is 4000 here, not set (3000 by default) on the volume' }]);
+      const other = await problemOf(() => service.createVolume({ volumeId: 'data-02', spec: { ...GP3, throughput: 250 } }));
+      expect(other.errors).toEqual([{ path: 'spec.throughput', message: 'is 250 here, 125 on the volume' }]);
+      // Another type: the type differs, and the IOPS a type without them leaves out are no further difference.
+      const typed = await problemOf(() => service.createVolume({ volumeId: 'data-01', spec: { ...GP3, volumeType: 'gp2' } }));
+      expect(typed.errors).toEqual([{ path: 'spec.volumeType', message: 'is gp2 here, gp3 on the volume' }]);
+      expect(store.writes).toBe(writes);
+    });
+
     it('rejects the same id with a different spec as a conflict and changes nothing', async () => {
       await service.createVolume({ volumeId: 'data-01', spec: GP3 });
       const before = await volume('data-01');
