@@ -168,7 +168,9 @@ export const ROUTES: readonly ApiRoute[] = [
     summary: 'Grow a volume or change its type, IOPS, throughput or tags',
     description:
       'Volumes only grow. The change bumps `generation`; the system applies tags with CreateTags/DeleteTags first, ' +
-      'then size, type and performance with ModifyVolume.',
+      'then size, type and performance with ModifyVolume. A change of `tags` alone is judged on its tags, also while ' +
+      'the spec asks for what EBS cannot make of the volume (e.g. a size below one it was grown to outside the system); ' +
+      'a size, type, IOPS or throughput change needs a whole spec EBS can make, and an issue it leaves as it was is named as such.',
     params: VolumeParamsSchema,
     body: PatchVolumeRequestSchema,
     responses: { 200: { description: 'The volume with its new spec.', schema: VolumeDetailsSchema, etag: true } },

@@ -232,7 +232,7 @@ export class VolumeService {
       }
       const next = merged.value;
       if (sameSpec(current.spec, next)) return this.details(volumeId);
-      const issues = patchFieldIssues(specChangeIssues(current, next));
+      const issues = changeIssues(current, next, patch);
       if (issues.length > 0) throw invalid(`the change to volume ${volumeId} is not allowed: ${describeValidationIssues(issues)}`, issues);
       try {
         await this.store.update<VolumeRecord>(
@@ -594,6 +594,31 @@ function describePlacement(spec: VolumeSpec): string {
 function shownValue(value: unknown): string {
   if (value === undefined) return 'not set';
   return typeof value === 'string' ? value : canonicalJson(value);
+}
+
+/**
+ * What refuses `patch`, which takes `current` to `next`: `specChangeIssues`, judged by what the
+ * patch changes. A volume's spec may already ask for what EBS cannot make of it (a size below the
+ * one it was grown to outside the system, say). Tags may change at any time, so a tag-only change
+ * is refused only for issues of its own. A size, type, IOPS or throughput change is made with the
+ * whole spec, so every issue refuses it; one the spec had before, on a field the patch leaves as it
+ * is, says so.
+ */
+function changeIssues(current: VolumeRecord, next: VolumeSpec, patch: PatchVolumeRequest): FieldIssue[] {
+  const issues = patchFieldIssues(specChangeIssues(current, next));
+  if (issues.length === 0) return issues;
+  const before = new Set(patchFieldIssues(specChangeIssues(current)).map((issue) => `${issue.path}\u0000${issue.message}`));
+  const earlier = (issue: FieldIssue) => before.has(`${issue.path}\u0000${issue.message}`);
+  const sent = Object.keys(patch);
+  if (sent.every((field) => field === 'tags')) return issues.filter((issue) => !earlier(issue));
+  return issues.map((issue) => {
+    const field = issue.path.split('.')[0]!;
+    if (!earlier(issue) || sent.includes(field)) return issue;
+    return {
+      ...issue,
+      message: `${issue.message} (so before this change, which leaves ${field} as it is: a size, type, IOPS or throughput change is made only with a spec EBS can make as a whole)`,
+    };
+  });
 }
 
 /** A PATCH body holds the spec's own fields, so its messages name them without the `spec.` prefix. */

@@ -413,10 +413,32 @@ describe('VolumeService', () => {
       const writes = store.writes;
       const shrink = await problemOf(() => service.patchVolume('data-01', { sizeGiB: 40 }));
       expect(shrink.errors).toEqual([{ path: 'sizeGiB', message: 'EBS volumes can only grow: 50 GiB cannot become 40 GiB' }]);
-      // A type change alone would leave the spec asking for 20 GiB of a 50 GiB volume.
-      expect((await problemOf(() => service.patchVolume('data-01', { volumeType: 'io2' }))).errors.map((e) => e.path)).toContain('sizeGiB');
+      // A type change alone would leave the spec asking for 20 GiB of a 50 GiB volume: a modification
+      // is made with the whole spec, so it is refused, saying the issue was there before it.
+      const typeOnly = await problemOf(() => service.patchVolume('data-01', { volumeType: 'io2', iops: 4000 }));
+      expect(typeOnly.status).toBe(400);
+      expect(typeOnly.errors).toEqual([
+        {
+          path: 'sizeGiB',
+          message: 'EBS volumes can only grow: 50 GiB cannot become 20 GiB (so before this change, which leaves sizeGiB as it is: a size, type, IOPS or throughput change is made only with a spec EBS can make as a whole)',
+        },
+      ]);
       expect(store.writes).toBe(writes);
       expect((await service.patchVolume('data-01', { sizeGiB: 60 })).spec.sizeGiB).toBe(60);
+    });
+
+    it('takes a tag change of a volume grown outside, judged on its tags alone: tags may change at any time', async () => {
+      await createdInEbs({ sizeGiB: 40, volumeType: 'gp3', iops: 4000, throughput: 125, tags: { team: 'a' } }, { ...GP3, iops: 4000, tags: { team: 'a' } });
+      await store.update<VolumeRecord>(volumeKey('data-01'), { spec: { ...GP3, iops: 4000, tags: { team: 'a' } } });
+      const details = await service.patchVolume('data-01', { tags: { a: 'b' } });
+      expect(details.spec).toEqual({ ...GP3, iops: 4000, tags: { a: 'b' } });
+      expect(details.generation).toBe(2);
+      // Its tags are still judged.
+      const bad = await problemOf(() => service.patchVolume('data-01', { tags: { 'aws:x': 'b' } }));
+      expect(bad.errors).toEqual([{ path: 'tags.aws:x', message: 'tag keys starting with "aws:" are reserved' }]);
+      // A change that makes the size worse names it as it is.
+      const shrink = await problemOf(() => service.patchVolume('data-01', { sizeGiB: 30, tags: { a: 'c' } }));
+      expect(shrink.errors).toEqual([{ path: 'sizeGiB', message: 'EBS volumes can only grow: 40 GiB cannot become 30 GiB' }]);
     });
 
     it('lets a volume not yet created shrink: nothing exists in EBS to shrink', async () => {
