@@ -189,7 +189,8 @@ export class MemoryRecordStore implements RecordStore {
       if (value === null) delete next[field];
       else next[field] = cloneData(value);
     }
-    next.version = current.version + 1;
+    // DynamoDB's `if_not_exists(version, 0) + 1`: an item written into the table without one gets 1.
+    next.version = (current.version ?? 0) + 1;
     checkItemSize(key, next);
     const written = next as unknown as ProvisionerRecord;
     this.items.set(orderKey(key), { key, record: written });

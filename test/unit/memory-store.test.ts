@@ -59,6 +59,16 @@ describe('MemoryRecordStore', () => {
     expect(await store.get({ kind: 'volume', volumeId: 'gone' })).toBeUndefined();
   });
 
+  it('numbers an item written into the table without a version from 1 at its first update, as DynamoDB does', async () => {
+    const store = new MemoryRecordStore();
+    const { version: _none, ...raw } = volume('raw');
+    store.putRaw(raw);
+    const key = { kind: 'volume', volumeId: 'raw' } as const;
+    await expect(store.update<VolumeRecord>(key, { generation: 2 }, { version: 0 })).rejects.toThrow(/version is undefined, expected 0/);
+    expect((await store.update<VolumeRecord>(key, { generation: 2 }, { generation: 1 })).version).toBe(1);
+    expect((await store.update<VolumeRecord>(key, { generation: 3 })).version).toBe(2);
+  });
+
   it('grants a claim to one owner until it expires, then to another', async () => {
     const store = new MemoryRecordStore();
     const key = { kind: 'volume', volumeId: 'a' } as const;
