@@ -307,6 +307,55 @@ describe('API handler', () => {
     });
   });
 
+  describe('records written straight into the table', () => {
+    const clientOnly = (volumeId: string, extra: Record<string, unknown> = {}) => ({ kind: 'volume', volumeId, spec: GP3, life: 'alive', generation: 1, ...extra });
+
+    it('reads a record without the system fields with their defaults: every answer is in its schema, none is a 500', async () => {
+      api.store.putRaw(clientOnly('raw-01'));
+      const pending = await api.call({ method: 'GET', url: '/volumes?state=pending' });
+      expect(pending.statusCode).toBe(200);
+      expect(VolumeListSchema.parse(pending.json).items.map((item) => item.volumeId)).toEqual(['raw-01']);
+      const shown = await api.call({ method: 'GET', url: '/volumes/raw-01' });
+      expect(shown.statusCode).toBe(200);
+      expect(VolumeDetailsSchema.parse(shown.json).status).toEqual({ state: 'pending', attempts: 0, updatedAt: '' });
+      expect(shown.headers?.ETag).toBe('"1"');
+      expect(expectProblem(await api.call({ method: 'POST', url: '/volumes/raw-01/retry' }), 409).type).toBe('urn:ebs-provisioner:problem:conflict');
+      const attached = await api.call({ method: 'PUT', url: `/volumes/raw-01/attachments/${INSTANCE_A}` });
+      expect(attached.statusCode).toBe(201);
+      AttachmentSchema.parse(attached.json);
+      const patched = await api.call({ method: 'PATCH', url: '/volumes/raw-01', headers: { 'If-Match': '"1"' }, json: { sizeGiB: 40 } });
+      expect(patched.statusCode).toBe(200);
+      expect(VolumeDetailsSchema.parse(patched.json).generation).toBe(2);
+    });
+
+    it('answers 409 invalid-record with the reasons for a record that is not valid, and lists it as such', async () => {
+      api.store.putRaw(clientOnly('bad', { generation: '1' }));
+      api.store.putRaw({ kind: 'volume', volumeId: 'no-spec', life: 'alive', generation: 1 });
+      const writes = api.store.writes;
+      for (const request of [
+        { method: 'GET', url: '/volumes/bad' },
+        { method: 'PATCH', url: '/volumes/bad', json: { sizeGiB: 40 } },
+        { method: 'POST', url: '/volumes/bad/retry' },
+        { method: 'DELETE', url: '/volumes/bad' },
+        { method: 'PUT', url: `/volumes/bad/attachments/${INSTANCE_A}` },
+        { method: 'POST', url: '/volumes', json: { volumeId: 'no-spec', spec: GP3 } },
+      ]) {
+        const problem = expectProblem(await api.call(request), 409);
+        expect(problem.type, request.url).toBe('urn:ebs-provisioner:problem:invalid-record');
+        expect(problem.title).toBe('The record in the table is not valid');
+        expect(problem.errors[0]?.path, request.url).toMatch(/^record\.(generation|spec)$/);
+      }
+      expect(api.store.writes).toBe(writes);
+      expect(api.store.all().find((record) => record.volumeId === 'bad')?.generation).toBe('1');
+
+      const listed = await api.call({ method: 'GET', url: '/volumes?state=error' });
+      expect(VolumeListSchema.parse(listed.json).items).toEqual([
+        expect.objectContaining({ volumeId: 'bad', invalid: true, status: expect.objectContaining({ state: 'error', code: 'InvalidRecord' }) }),
+        expect.objectContaining({ volumeId: 'no-spec', invalid: true }),
+      ]);
+    });
+  });
+
   describe('ETag and If-Match', () => {
     /** The entity tag of a record created here at generation `n` (the clock stands still). */
     const T = (n: number) => entityTag({ generation: n, createdAt: new Date(api.clock.now()).toISOString() });
