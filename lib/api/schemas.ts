@@ -221,6 +221,7 @@ export const PatchVolumeRequestSchema = z
   })
   .refine((body) => Object.keys(body).length > 0, { message: 'give at least one of sizeGiB, volumeType, iops, throughput, tags' })
   .meta({ id: 'PatchVolumeRequest',
+    minProperties: 1,
     description:
       'Grow the volume or change its type, IOPS, throughput or tags. `null` clears iops or throughput: a gp3 volume goes back to its baseline (3000 IOPS, 125 MiB/s). `tags` replaces the client tags as a whole (`null` or `{}` removes them all; tags set outside this system under other keys stay); the ownership tags (`ebs-provisioner:`) and `aws:` keys cannot be set.',
   });

@@ -69,7 +69,14 @@ function atMostCharacters(max: number, min = 0) {
   }, `must be ${min > 0 ? `${min}–${max}` : `at most ${max}`} characters`);
 }
 
-export const tagsSchema = z.record(z.string(), z.string()).superRefine((tags, ctx) => {
+/** The tag rules as people read them (the API documents them with the schema). */
+export const TAG_RULES =
+  `At most ${MAX_CLIENT_TAGS} tags (EC2 allows 50 on a volume; the system adds two ownership tags). Keys of 1–${TAG_KEY_MAX_CHARS} ` +
+  `characters, values of at most ${TAG_VALUE_MAX_CHARS} (Unicode characters, as EC2 counts them). Keys and values may hold only ` +
+  'letters, digits, spaces and `_ . : / = + - @`. Keys starting with `aws:` or `ebs-provisioner:` (in any case) are reserved for AWS and ' +
+  'for the ownership tags the system sets.';
+
+export const tagsSchema = z.record(z.string(), z.string().meta({ maxLength: TAG_VALUE_MAX_CHARS })).superRefine((tags, ctx) => {
   const entries = Object.entries(tags);
   if (entries.length > MAX_CLIENT_TAGS) {
     ctx.addIssue({ code: 'custom', message: `at most ${MAX_CLIENT_TAGS} tags, got ${entries.length}` });
@@ -86,7 +93,7 @@ export const tagsSchema = z.record(z.string(), z.string()).superRefine((tags, ct
     const reserved = RESERVED_TAG_PREFIXES.find((prefix) => key.toLowerCase().startsWith(prefix));
     if (reserved) issue(`tag keys starting with "${reserved}" are reserved`);
   }
-});
+}).meta({ description: TAG_RULES, maxProperties: MAX_CLIENT_TAGS });
 
 const positiveInt = z.number().int('must be a whole number').positive('must be positive');
 
