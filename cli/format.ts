@@ -1,6 +1,6 @@
 /** How the CLI shows volumes, attachments and errors: aligned tables for people, JSON for scripts. */
 import { describeValidationIssues } from '../lib/domain/validation.js';
-import type { AttachmentView, VolumeDetails, VolumeView } from '../lib/api/schemas.js';
+import type { AttachmentListItem, AttachmentView, VolumeDetails, VolumeListItem, VolumeView } from '../lib/api/schemas.js';
 import { ApiError, ConnectionError } from './client.js';
 
 export type OutputFormat = 'json' | 'table';
@@ -26,9 +26,10 @@ export function describeStatus(status: VolumeView['status'] | AttachmentView['st
  * The state, and how long the record's next EC2 call waits in line for the account's request
  * tokens when it does: `pending, ~42 s in line for CreateVolume`.
  */
-export function describeState(record: VolumeView | AttachmentView): string {
+export function describeState(record: VolumeListItem | AttachmentListItem): string {
   const state = describeStatus(record.status);
-  return record.rateWait ? `${state}, ~${record.rateWait.seconds} s in line for ${record.rateWait.action}` : state;
+  const rateWait = 'rateWait' in record ? record.rateWait : undefined;
+  return rateWait ? `${state}, ~${rateWait.seconds} s in line for ${rateWait.action}` : state;
 }
 
 function sizeOf(volume: VolumeView): string {
@@ -43,17 +44,22 @@ function placement(volume: VolumeView): string | undefined {
   return volume.availabilityZone ?? volume.spec.availabilityZone ?? (volume.spec.placementInstanceId ? `near ${volume.spec.placementInstanceId}` : undefined);
 }
 
-export function volumesTable(volumes: VolumeView[]): string {
+/** A record in the table that is not valid shows its id and its status (`error (InvalidRecord)`); its reasons are in the status message. */
+export function volumesTable(volumes: VolumeListItem[]): string {
   return table(
     ['VOLUME', 'STATE', 'LIFE', 'SIZE', 'AZ', 'EBS VOLUME'],
-    volumes.map((v) => [v.volumeId, describeStatus(v.status), v.life, sizeOf(v), placement(v), v.ebsVolumeId]),
+    volumes.map((v) =>
+      'invalid' in v ? [v.volumeId, describeStatus(v.status)] : [v.volumeId, describeStatus(v.status), v.life, sizeOf(v), placement(v), v.ebsVolumeId],
+    ),
   );
 }
 
-export function attachmentsTable(attachments: AttachmentView[]): string {
+export function attachmentsTable(attachments: AttachmentListItem[]): string {
   return table(
     ['VOLUME', 'INSTANCE', 'STATE', 'LIFE', 'DEVICE'],
-    attachments.map((a) => [a.volumeId, a.instanceId, describeState(a), a.life, a.device ?? a.requestedDevice]),
+    attachments.map((a) =>
+      'invalid' in a ? [a.volumeId, a.instanceId, describeState(a)] : [a.volumeId, a.instanceId, describeState(a), a.life, a.device ?? a.requestedDevice],
+    ),
   );
 }
 

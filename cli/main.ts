@@ -10,7 +10,7 @@ import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { wholeNumberOption } from '../lib/command-line.js';
-import type { CreateVolumeRequest, PatchVolumeRequest, VolumeView } from '../lib/api/schemas.js';
+import type { CreateVolumeRequest, PatchVolumeRequest, VolumeListItem } from '../lib/api/schemas.js';
 import type { VolumeSpec } from '../lib/domain/records.js';
 import type { Clock } from '../lib/engine/ports.js';
 import { SystemClock } from '../lib/memory/clock.js';
@@ -154,7 +154,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     .option('--limit <n>', 'show at most this many', POSITIVE)
     .action(async (options, command: Command) => {
       const api = client(command);
-      const items: VolumeView[] = [];
+      const items: VolumeListItem[] = [];
       let cursor: string | undefined;
       do {
         const remaining = options.limit === undefined ? 100 : Math.min(100, options.limit - items.length);

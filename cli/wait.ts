@@ -1,7 +1,8 @@
 /**
  * `wait`: polls the API until a volume or an attachment reaches one of the wanted states, showing
  * progress. A record that is gone counts as `deleted` (volume) or `detached` (attachment), since the
- * system removes records once the EC2 resource is gone. An `error` state nobody waited for ends the
+ * system removes records once the EC2 resource is gone; a record in the table that is not valid
+ * (the API answers 409 `invalid-record`) counts as `error`. An `error` state nobody waited for ends the
  * wait at once, with the reason, as does a spec change the system refused (it will never be applied),
  * and so does a missing record when its removal is not what was waited for: it never comes back by
  * itself, and it is most often a mistyped id. A change that waits for EC2's modification cooldown
@@ -12,7 +13,8 @@ import { MODIFICATION_COOLDOWN_RULE } from '../lib/domain/ebs-limits.js';
 import { ATTACHMENT_STATES, VOLUME_STATES, type VolumeState } from '../lib/domain/records.js';
 import type { Clock } from '../lib/engine/ports.js';
 import { cooldownEndMs, SPEC_REJECTED_CODE } from '../lib/engine/status.js';
-import type { AttachmentView, VolumeDetails } from '../lib/api/schemas.js';
+import { problemType } from '../lib/api/problem.js';
+import type { AttachmentListItem, VolumeDetails } from '../lib/api/schemas.js';
 import { ApiError, type ApiClient } from './client.js';
 import { describeState } from './format.js';
 
@@ -41,7 +43,7 @@ export interface WaitOptions {
 }
 
 export type WaitOutcome =
-  | { result: 'reached'; state: string; volume?: VolumeDetails; attachment?: AttachmentView }
+  | { result: 'reached'; state: string; volume?: VolumeDetails; attachment?: AttachmentListItem }
   | { result: 'timeout'; state: string }
   | { result: 'error'; state: string; message: string }
   /** The volume's change waits for EC2's modification cooldown until `waitsUntil`, after the wait's timeout. */
@@ -68,7 +70,7 @@ interface Observation {
   missing?: string;
   message?: string;
   volume?: VolumeDetails;
-  attachment?: AttachmentView;
+  attachment?: AttachmentListItem;
 }
 
 async function observe(client: ApiClient, target: WaitTarget): Promise<Observation> {
@@ -79,6 +81,10 @@ async function observe(client: ApiClient, target: WaitTarget): Promise<Observati
     if (error instanceof ApiError && error.status === 404) {
       const state = target.instanceId === undefined ? 'deleted' : 'detached';
       return { state, text: `${subject(target)}: ${state} (record removed)`, settled: true, missing: `volume ${target.volumeId}` };
+    }
+    if (error instanceof ApiError && error.problem?.type === problemType('invalid-record')) {
+      // The system does nothing with a record that is not valid: as the watcher marks it, in error.
+      return { state: 'error', text: `${subject(target)}: error (InvalidRecord)`, settled: true, message: error.problem.detail };
     }
     throw error;
   }

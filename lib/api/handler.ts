@@ -11,6 +11,7 @@ import jsonBodyParser from '@middy/http-json-body-parser';
 import httpRouterHandler, { type Route } from '@middy/http-router';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { z } from 'zod';
+import { describeValidationIssues, fieldPath } from '../domain/validation.js';
 import type { RateBucket, RateBudget } from '../engine/config.js';
 import type { Clock, Log, RecordStore, SharedRateBudget } from '../engine/ports.js';
 import { silentLog } from '../memory/log.js';
@@ -18,7 +19,7 @@ import { API } from '../settings.js';
 import { buildOpenApiDocument } from './openapi.js';
 import { parseOrThrow } from './parse.js';
 import { parseIfMatch } from './preconditions.js';
-import { ApiProblem, PROBLEM_CONTENT_TYPE } from './problem.js';
+import { ApiProblem, invalid, PROBLEM_CONTENT_TYPE, type FieldIssue } from './problem.js';
 import { HTTP_METHODS, ROUTES, pathParameterNames, pathPattern, type ApiRoute, type RouteContext } from './routes.js';
 import { VolumeService } from './service.js';
 
@@ -70,6 +71,8 @@ const NO_QUERY = z.strictObject({});
 function routeHandler(route: ApiRoute, context: RouteContext) {
   const names = pathParameterNames(route.path);
   const run = async (event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> => {
+    // Routes without a body reject one, like unknown fields in a body.
+    if (!route.body) refuseBody(event);
     const params = route.params ? parseOrThrow(route.params, pickPathParameters(event, names), 'path') : undefined;
     // Routes without query parameters reject any, like unknown body fields.
     const query = parseOrThrow(route.query ?? NO_QUERY, singleQueryValues(event), 'query');
@@ -90,6 +93,29 @@ function routeHandler(route: ApiRoute, context: RouteContext) {
 }
 
 /**
+ * Throws 400 when a route that takes no body is sent one. No body, an empty or blank one, and an
+ * object without fields (`{}`, which some clients send on every POST) ask for nothing and pass;
+ * an object's fields are each named as unknown, anything else is refused as a whole.
+ */
+function refuseBody(event: APIGatewayProxyEvent): void {
+  if (typeof event.body !== 'string') return;
+  const text = (event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body).trim();
+  if (text === '') return;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    parsed = undefined;
+  }
+  const fields = parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed) ? Object.keys(parsed) : undefined;
+  if (fields?.length === 0) return;
+  const issues: FieldIssue[] = fields
+    ? fields.map((name) => ({ path: fieldPath([name]), message: 'is not a known field: this route takes no body' }))
+    : [{ path: '', message: 'this route takes no body' }];
+  throw invalid(`the request body is not valid: ${describeValidationIssues(issues)}`, issues);
+}
+
+/**
  * Every `If-Match` field as one list (RFC 9110 §5.3): API Gateway keeps only the last of repeated
  * fields in `headers`, all of them in `multiValueHeaders` (both lowercased by the header normalizer).
  */
@@ -105,7 +131,31 @@ function requestBody(event: APIGatewayProxyEvent, route: ApiRoute): unknown {
     if (route.bodyRequired === false) return {};
     throw new ApiProblem('validation-failed', 'the request body is required', [{ path: '', message: 'a JSON body is required' }]);
   }
+  const issues = protoKeyIssues(body);
+  if (issues.length > 0) throw invalid(`the request body is not valid: ${describeValidationIssues(issues)}`, issues);
   return body;
+}
+
+/**
+ * Every `__proto__` key in a parsed JSON body, wherever it is. JSON.parse keeps it as a key like
+ * any other, but a map of the schemas (tags) skips it without a word, so a tag by that name would
+ * vanish and a PATCH sending only it would remove every tag; it is refused instead, by name. Walked
+ * without recursion: a body within the size limit may still nest thousands of levels deep.
+ */
+function protoKeyIssues(body: unknown): FieldIssue[] {
+  const issues: FieldIssue[] = [];
+  const pending: Array<{ value: unknown; path: string[] }> = [{ value: body, path: [] }];
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    const { value, path } = next;
+    if (value === null || typeof value !== 'object') continue;
+    const keys = Object.keys(value);
+    for (let i = keys.length - 1; i >= 0; i--) {
+      const key = keys[i]!;
+      pending.push({ value: (value as Record<string, unknown>)[key], path: [...path, key] });
+    }
+    if (keys.includes('__proto__')) issues.push({ path: fieldPath([...path, '__proto__']), message: '"__proto__" cannot be a key' });
+  }
+  return issues;
 }
 
 /**

@@ -15,9 +15,10 @@ export const API_VERSION = '1.0.0';
 /** Problems every route with input can give. */
 function commonProblems(route: ApiRoute): Record<number, string> {
   const problems: Record<number, string> = {};
-  if (route.params !== undefined || route.query !== undefined || route.body !== undefined) {
-    problems[400] = 'Invalid input; `errors` names each field and what is wrong with it.';
-  }
+  const noBody = route.body === undefined ? ' This route takes no body: any but an empty one or `{}` is refused.' : '';
+  problems[400] = route.params !== undefined || route.query !== undefined || route.body !== undefined
+    ? `Invalid input; \`errors\` names each field and what is wrong with it.${noBody}`
+    : `A query parameter or a body: this route takes neither (an empty body or \`{}\` is none).`;
   if (route.body !== undefined) {
     problems[413] = `The body is larger than ${API.maxBodyBytes} bytes.`;
     problems[415] = 'The body is not sent as application/json.';
@@ -74,9 +75,30 @@ const METHOD_NOT_ALLOWED = {
     'The path exists, but not with this method (HEAD and OPTIONS included: the API serves no CORS); `Allow` lists its methods.',
 } as const;
 
+/**
+ * How a deployed API authorizes callers: API Gateway's IAM authorization, i.e. requests signed with
+ * AWS Signature Version 4. OpenAPI 3.0 has no scheme type for it; `apiKey` in the `Authorization`
+ * header with `x-amazon-apigateway-authtype: awsSigv4` is how API Gateway itself describes it.
+ */
+const SIGV4 = {
+  name: 'sigv4',
+  scheme: {
+    type: 'apiKey' as const,
+    in: 'header' as const,
+    name: 'Authorization',
+    description:
+      'AWS Signature Version 4 (IAM authorization): a deployed API takes only requests signed for the `execute-api` service in its ' +
+      'region, with the credentials of an AWS principal that IAM allows `execute-api:Invoke` on it; others are refused by API Gateway ' +
+      'with 403 before they reach the function. Temporary credentials add `X-Amz-Security-Token`. The local runtime (`npm start`) ' +
+      'and a stack deployed with `apiAuthorization=none` check no signature.',
+    'x-amazon-apigateway-authtype': 'awsSigv4',
+  },
+};
+
 /** Builds the document for `routes` (the API's own table by default). */
 export function buildOpenApiDocument(routes: readonly ApiRoute[] = ROUTES) {
   const registry = new OpenAPIRegistry();
+  registry.registerComponent('securitySchemes', SIGV4.name, SIGV4.scheme);
   registry.registerComponent('responses', METHOD_NOT_ALLOWED.name, {
     description: METHOD_NOT_ALLOWED.description,
     headers: {
@@ -133,6 +155,7 @@ export function buildOpenApiDocument(routes: readonly ApiRoute[] = ROUTES) {
         '`{"message": "Missing Authentication Token"}`. A deployed API requires SigV4-signed requests (IAM authorization).',
     },
     servers: [{ url: 'http://127.0.0.1:3000', description: 'The local runtime (`npm start`).' }],
+    security: [{ [SIGV4.name]: [] }],
   });
 }
 

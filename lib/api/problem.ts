@@ -17,6 +17,7 @@ export const PROBLEM_KINDS = {
   'no-such-route': { status: 404, title: 'No such route' },
   'method-not-allowed': { status: 405, title: 'Method not allowed' },
   conflict: { status: 409, title: 'Conflict with the current state' },
+  'invalid-record': { status: 409, title: 'The record in the table is not valid' },
   'precondition-failed': { status: 412, title: 'Precondition failed' },
   'body-too-large': { status: 413, title: 'The request body is too large' },
   'unsupported-media-type': { status: 415, title: 'Unsupported content type' },

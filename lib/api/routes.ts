@@ -101,6 +101,10 @@ const versioned = (status: number, record: Versioned, headers: Record<string, st
 
 const volumeLocation = (volumeId: string) => ({ Location: `/volumes/${encodeURIComponent(volumeId)}` });
 
+/** What 409 `invalid-record` means, on every route that names a record. */
+const INVALID_RECORD =
+  '`invalid-record`: the record is in the table but not valid (written there outside the API); `errors` gives the reasons (`record.<field>`), and nothing was done.';
+
 /** What 412 means on every route that takes `If-Match`. */
 const PRECONDITION_FAILED =
   '`If-Match` does not name the record as it is (changed by another client, or deleted and created again), or is not a list of entity tags: nothing was changed. The `ETag` ' +
@@ -123,7 +127,8 @@ export const ROUTES: readonly ApiRoute[] = [
     description:
       'Creates the volume record; the system then creates the EBS volume. With `attachTo`, also asks for the attachment, ' +
       'and without an availability zone the volume goes in the instance\'s AZ. Repeating a request with the same ' +
-      '`volumeId` and spec answers 200 with the existing volume; the same id with another spec (or placed by another ' +
+      '`volumeId` and spec answers 200 with the existing volume (IOPS and throughput compared as EBS provisions them: ' +
+      'gp3\'s baseline spelt out or left out is the same); the same id with another spec (or placed by another ' +
       '`attachTo` instance) is 409, naming each difference.',
     body: CreateVolumeRequestSchema,
     responses: {
@@ -132,7 +137,7 @@ export const ROUTES: readonly ApiRoute[] = [
     },
     problems: {
       404: 'The volume vanished while the attachment was being added.',
-      409: 'The id is taken by a volume that differs from the request (`errors` names each difference), is being deleted, or already has an attachment to another instance.',
+      409: `The id is taken by a volume that differs from the request (\`errors\` names each difference), is being deleted, or already has an attachment to another instance. ${INVALID_RECORD}`,
     },
     run: async ({ service }, { body }) => {
       const { created, value } = await service.createVolume(body);
@@ -157,7 +162,7 @@ export const ROUTES: readonly ApiRoute[] = [
     summary: 'A volume with its status and attachments',
     params: VolumeParamsSchema,
     responses: { 200: { description: 'The volume.', schema: VolumeDetailsSchema, etag: true } },
-    problems: { 404: 'No such volume.' },
+    problems: { 404: 'No such volume.', 409: INVALID_RECORD },
     run: async ({ service }, { params }) => versioned(200, await service.getVolume(params.volumeId)),
   }),
   defineRoute({
@@ -167,11 +172,13 @@ export const ROUTES: readonly ApiRoute[] = [
     summary: 'Grow a volume or change its type, IOPS, throughput or tags',
     description:
       'Volumes only grow. The change bumps `generation`; the system applies tags with CreateTags/DeleteTags first, ' +
-      'then size, type and performance with ModifyVolume.',
+      'then size, type and performance with ModifyVolume. A change of `tags` alone is judged on its tags, also while ' +
+      'the spec asks for what EBS cannot make of the volume (e.g. a size below one it was grown to outside the system); ' +
+      'a size, type, IOPS or throughput change needs a whole spec EBS can make, and an issue it leaves as it was is named as such.',
     params: VolumeParamsSchema,
     body: PatchVolumeRequestSchema,
     responses: { 200: { description: 'The volume with its new spec.', schema: VolumeDetailsSchema, etag: true } },
-    problems: { 404: 'No such volume.', 409: 'The volume is being deleted, or changed concurrently.', 412: PRECONDITION_FAILED },
+    problems: { 404: 'No such volume.', 409: `The volume is being deleted, or changed concurrently. ${INVALID_RECORD}`, 412: PRECONDITION_FAILED },
     ifMatch: true,
     run: async ({ service }, { params, body, ifMatch }) => versioned(200, await service.patchVolume(params.volumeId, body, ifMatch)),
   }),
@@ -185,7 +192,7 @@ export const ROUTES: readonly ApiRoute[] = [
       'starts over from where the volume stands. A spec change with PATCH retries as well.',
     params: VolumeParamsSchema,
     responses: { 202: { description: 'The retry is under way.', schema: VolumeDetailsSchema, etag: true } },
-    problems: { 404: 'No such volume.', 409: 'The volume is not in error, or is being deleted.', 412: PRECONDITION_FAILED },
+    problems: { 404: 'No such volume.', 409: `The volume is not in error, or is being deleted. ${INVALID_RECORD}`, 412: PRECONDITION_FAILED },
     ifMatch: true,
     run: async ({ service }, { params, ifMatch }) => versioned(202, await service.retryVolume(params.volumeId, ifMatch)),
   }),
@@ -197,7 +204,11 @@ export const ROUTES: readonly ApiRoute[] = [
     description: 'Marks the volume dying; the system detaches it, deletes it, then removes the record. Repeatable.',
     params: VolumeParamsSchema,
     responses: { 202: { description: 'Deletion is under way.', schema: VolumeDetailsSchema, etag: true } },
-    problems: { 404: 'No such volume (or it is already gone).', 412: PRECONDITION_FAILED },
+    problems: {
+      404: 'No such volume (or it is already gone).',
+      409: `${INVALID_RECORD} A volume whose only fault is a spec outside the EBS limits is marked dying all the same: the system deletes it whatever its spec.`,
+      412: PRECONDITION_FAILED,
+    },
     ifMatch: true,
     run: async ({ service }, { params, ifMatch }) => versioned(202, await service.deleteVolume(params.volumeId, ifMatch)),
   }),
@@ -218,7 +229,9 @@ export const ROUTES: readonly ApiRoute[] = [
     },
     problems: {
       404: 'No such volume.',
-      409: 'The volume is being deleted, has an attachment to another instance (not multi-attach), is being detached from this instance, the attachment has another device (requested or allocated) than `device`, or another volume\'s attachment on the instance holds `device`.',
+      409:
+        'The volume is being deleted, has an attachment to another instance (not multi-attach), is being detached from this instance, the attachment has another device (requested or allocated) than `device`, or another volume\'s attachment on the instance holds `device`. ' +
+        `${INVALID_RECORD} The volume's, the attachment's, or (a volume that is not multi-attach) another attachment's of the volume, which may be attached.`,
       412: `${PRECONDITION_FAILED} With \`If-Match\` the attachment must exist: such a request never creates one.`,
     },
     ifMatch: true,
@@ -239,7 +252,7 @@ export const ROUTES: readonly ApiRoute[] = [
       'removed at once), also once a volume record with that id has been written again.',
     params: AttachmentParamsSchema,
     responses: { 202: { description: 'Detaching is under way.', schema: AttachmentSchema, etag: true } },
-    problems: { 404: 'No such attachment.', 412: PRECONDITION_FAILED },
+    problems: { 404: 'No such attachment.', 409: INVALID_RECORD, 412: PRECONDITION_FAILED },
     ifMatch: true,
     run: async ({ service }, { params, ifMatch }) => versioned(202, await service.deleteAttachment(params.volumeId, params.instanceId, ifMatch)),
   }),
@@ -255,7 +268,7 @@ export const ROUTES: readonly ApiRoute[] = [
     responses: { 202: { description: 'The retry is under way.', schema: AttachmentSchema, etag: true } },
     problems: {
       404: 'No such attachment.',
-      409: 'The attachment is not in error, is being detached, or its volume record does not exist (removed from the table).',
+      409: `The attachment is not in error, is being detached, or its volume record does not exist (removed from the table). ${INVALID_RECORD}`,
       412: PRECONDITION_FAILED,
     },
     ifMatch: true,

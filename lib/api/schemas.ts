@@ -115,18 +115,43 @@ export const VolumeSchema = z
   })
   .meta({ id: 'Volume' });
 
+/** What a list says of a record in the table that is not valid. */
+const INVALID_RECORD_DESCRIPTION =
+  'written into the table outside the API. The system does nothing with it, and every request that names it ' +
+  'answers 409 `invalid-record` with the reasons; `status` is what the watcher writes on it: `error`, code `InvalidRecord`, the reasons in `message`. ' +
+  'Correct it in the table, or remove it there.';
+
+const invalidMark = z.literal(true).meta({ description: 'Present, and true, only on a record that is not valid.' });
+
+export const InvalidAttachmentSchema = z
+  .object({
+    volumeId: z.string(),
+    instanceId: z.string(),
+    invalid: invalidMark,
+    status: AttachmentStatusSchema,
+  })
+  .meta({ id: 'InvalidAttachment', description: `An attachment record that is not valid, ${INVALID_RECORD_DESCRIPTION}` });
+
+export const InvalidVolumeSchema = z
+  .object({
+    volumeId: z.string(),
+    invalid: invalidMark,
+    status: VolumeStatusSchema,
+  })
+  .meta({ id: 'InvalidVolume', description: `A volume record that is not valid, ${INVALID_RECORD_DESCRIPTION}` });
+
 export const VolumeDetailsSchema = VolumeSchema.extend({
-  attachments: z.array(AttachmentSchema),
+  attachments: z.array(z.union([AttachmentSchema, InvalidAttachmentSchema])),
 }).meta({ id: 'VolumeDetails' });
 
 export const VolumeListSchema = z
   .object({
-    items: z.array(VolumeSchema),
+    items: z.array(z.union([VolumeSchema, InvalidVolumeSchema])),
     cursor: z.string().optional().meta({ description: 'Pass as `cursor` to get the next page; absent on the last page.' }),
   })
   .meta({ id: 'VolumeList' });
 
-export const AttachmentListSchema = z.object({ items: z.array(AttachmentSchema) }).meta({ id: 'AttachmentList' });
+export const AttachmentListSchema = z.object({ items: z.array(z.union([AttachmentSchema, InvalidAttachmentSchema])) }).meta({ id: 'AttachmentList' });
 
 export const ProblemSchema = z
   .object({
@@ -196,6 +221,7 @@ export const PatchVolumeRequestSchema = z
   })
   .refine((body) => Object.keys(body).length > 0, { message: 'give at least one of sizeGiB, volumeType, iops, throughput, tags' })
   .meta({ id: 'PatchVolumeRequest',
+    minProperties: 1,
     description:
       'Grow the volume or change its type, IOPS, throughput or tags. `null` clears iops or throughput: a gp3 volume goes back to its baseline (3000 IOPS, 125 MiB/s). `tags` replaces the client tags as a whole (`null` or `{}` removes them all; tags set outside this system under other keys stay); the ownership tags (`ebs-provisioner:`) and `aws:` keys cannot be set.',
   });
@@ -211,6 +237,12 @@ export type ListVolumesQuery = z.output<typeof ListVolumesQuerySchema>;
 export type VolumeView = z.output<typeof VolumeSchema>;
 export type VolumeDetails = z.output<typeof VolumeDetailsSchema>;
 export type AttachmentView = z.output<typeof AttachmentSchema>;
+export type InvalidVolumeView = z.output<typeof InvalidVolumeSchema>;
+export type InvalidAttachmentView = z.output<typeof InvalidAttachmentSchema>;
+/** A volume as a list shows it: valid, or marked `invalid`. */
+export type VolumeListItem = VolumeView | InvalidVolumeView;
+/** An attachment as a list shows it: valid, or marked `invalid`. */
+export type AttachmentListItem = AttachmentView | InvalidAttachmentView;
 /** What a view says of a call waiting in line for EC2's request tokens. */
 export type RateWait = z.output<typeof RateWaitSchema>;
 export type VolumeList = z.output<typeof VolumeListSchema>;

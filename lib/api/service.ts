@@ -1,23 +1,39 @@
 /**
  * What the HTTP API does, as plain TypeScript over the record store: no HTTP, no AWS. Requests
- * arrive here already shaped by the request schemas; this layer enforces what needs the current
+ * arrive here already shaped by the request schemas, and every record read from the table goes
+ * through the domain's record parser (`stored-records.ts`: one that is not valid is shown as such,
+ * and never acted on); this layer enforces what needs the current
  * records (existence, life, changes EBS can make, conflicts) and writes only client-owned fields
  * (spec, life, generation, requestedDevice), always conditionally. A write given a `Precondition`
  * (If-Match) is refused with 412 unless the record is at a generation it names, and its write is
  * conditional on that generation, so a change landing between the read and the write is refused too.
  */
 import { randomBytes } from 'node:crypto';
-import type { AttachmentRecord, RecordKey, VolumeRecord, VolumeSpec } from '../domain/records.js';
+import type { AttachmentRecord, ProvisionerRecord, RecordKey, VolumeRecord, VolumeSpec } from '../domain/records.js';
 import { canonicalJson } from '../domain/canonical-json.js';
+import { provisionedPerformance } from '../domain/ebs-limits.js';
 import { describeValidationIssues, isPlaced, specChangeIssues, validateVolumeSpec, type ValidationIssue } from '../domain/validation.js';
 import { DEFAULT_ENGINE_CONFIG, RATE_BUCKET_OF, type MutatingAction, type RateBucket, type RateBudget } from '../engine/config.js';
 import { errorMessage } from '../engine/errors.js';
 import { firstActionOf, planAttachment, planVolume } from '../engine/planner.js';
-import { ConditionFailedError, InvalidCursorError, type Clock, type Log, type RecordStore, type SharedRateBudget, type WriteCondition } from '../engine/ports.js';
+import { ConditionFailedError, InvalidCursorError, type Clock, type Log, type RecordStore, type SharedRateBudget } from '../engine/ports.js';
 import { silentLog } from '../memory/log.js';
 import { requirePrecondition, type Precondition } from './preconditions.js';
 import { ApiProblem, invalid, type FieldIssue } from './problem.js';
+import {
+  generationRead,
+  invalidAttachmentView,
+  invalidRecordProblem,
+  invalidVolumeView,
+  readRecord,
+  validOnceDying,
+  validOrThrow,
+  versionRead,
+  type Read,
+  type Valid,
+} from './stored-records.js';
 import type {
+  AttachmentListItem,
   AttachmentView,
   CreateVolumeRequest,
   ListVolumesQuery,
@@ -26,6 +42,7 @@ import type {
   RateWait,
   VolumeDetails,
   VolumeList,
+  VolumeListItem,
   VolumeView,
 } from './schemas.js';
 
@@ -134,7 +151,7 @@ export class VolumeService {
       // writes nothing. (A conflicting request made between this check and the attachment's write
       // is still refused after the volume record is written.)
       const { instanceId, device } = request.attachTo;
-      await this.attachableAs(record, await this.store.attachmentsOfVolume(volumeId), instanceId, { device }, (name) => `attachTo.${name}`);
+      await this.attachableAs(record, await this.readAttachmentsOf(volumeId), instanceId, { device }, (name) => `attachTo.${name}`);
     }
     let created = true;
     try {
@@ -166,7 +183,11 @@ export class VolumeService {
   async listVolumes(query: ListVolumesQuery): Promise<VolumeList> {
     const filter = filterKey(query);
     const cursor = query.cursor === undefined ? undefined : decodeCursor(query.cursor, filter);
-    const matches = (volume: VolumeRecord) => query.state === undefined || volume.status.state === query.state;
+    const matches = (volume: VolumeListItem) => query.state === undefined || volume.status.state === query.state;
+    const listed = (raw: ProvisionerRecord): VolumeListItem => {
+      const read = readRecord(raw, 'volume');
+      return read.ok ? volumeView(read.record) : invalidVolumeView(read, this.clock.now());
+    };
 
     if (query.instanceId !== undefined) {
       // An instance has few attachments: read them all and page through their volume ids.
@@ -178,17 +199,17 @@ export class VolumeService {
       volumes.sort((a, b) => a.volumeId.localeCompare(b.volumeId));
       const next = offset + pageIds.length;
       return {
-        items: volumes.filter(matches).map(volumeView),
+        items: volumes.map(listed).filter(matches),
         ...(next < volumeIds.length ? { cursor: encodeCursor({ filter, offset: next }) } : {}),
       };
     }
 
     // Ask the store only for what is still missing, so its cursor never skips an unreturned item.
-    const items: VolumeView[] = [];
+    const items: VolumeListItem[] = [];
     let storeCursor = cursor?.store;
     for (let reads = 0; reads < MAX_STORE_READS_PER_PAGE && items.length < query.limit; reads++) {
       const page = await this.listStore(query.limit - items.length, storeCursor);
-      items.push(...page.items.filter(isVolume).filter(matches).map(volumeView));
+      items.push(...page.items.filter(isVolume).map(listed).filter(matches));
       storeCursor = page.cursor;
       if (storeCursor === undefined) break;
     }
@@ -219,7 +240,7 @@ export class VolumeService {
    */
   async patchVolume(volumeId: string, patch: PatchVolumeRequest, ifMatch?: Precondition): Promise<VolumeDetails> {
     for (let attempt = 0; attempt < WRITE_ATTEMPTS; attempt++) {
-      const current = await this.requireVolume(volumeId);
+      const { record: current, stored } = await this.requireVolume(volumeId);
       requirePrecondition(ifMatch, `volume ${volumeId}`, current);
       if (current.life === 'dying') {
         throw new ApiProblem('conflict', `volume ${volumeId} is being deleted and can no longer change`);
@@ -231,13 +252,13 @@ export class VolumeService {
       }
       const next = merged.value;
       if (sameSpec(current.spec, next)) return this.details(volumeId);
-      const issues = patchFieldIssues(specChangeIssues(current, next));
+      const issues = changeIssues(current, next, patch);
       if (issues.length > 0) throw invalid(`the change to volume ${volumeId} is not allowed: ${describeValidationIssues(issues)}`, issues);
       try {
         await this.store.update<VolumeRecord>(
           volumeKey(volumeId),
           { spec: next, generation: current.generation + 1 },
-          { version: current.version, life: 'alive', ...(ifMatch ? generationRead(current) : {}) },
+          { ...versionRead(stored), life: 'alive', ...(ifMatch ? generationRead(stored) : {}) },
         );
         return this.details(volumeId);
       } catch (error) {
@@ -295,10 +316,12 @@ export class VolumeService {
   ): Promise<Created<AttachmentView>> {
     const { bodyPath = '', ifMatch } = options;
     const field = (name: string) => (bodyPath ? `${bodyPath}.${name}` : name);
+    const label = `the attachment of ${volumeId} to ${instanceId}`;
     for (let attempt = 0; attempt < WRITE_ATTEMPTS; attempt++) {
-      const volume = await this.requireVolume(volumeId);
-      const attachments = await this.store.attachmentsOfVolume(volumeId);
-      requirePrecondition(ifMatch, `the attachment of ${volumeId} to ${instanceId}`, attachments.find((a) => a.instanceId === instanceId));
+      const { record: volume } = await this.requireVolume(volumeId);
+      const attachments = await this.readAttachmentsOf(volumeId);
+      const current = attachments.find((read) => instanceOf(read) === instanceId);
+      requirePrecondition(ifMatch, label, current && validOrThrow(current, label).record);
       const existing = await this.attachableAs(volume, attachments, instanceId, request, field);
       if (existing) return { created: false, value: attachmentView(existing) };
       const record = newAttachmentRecord(volume, instanceId, this.isoNow(), request.device);
@@ -319,17 +342,18 @@ export class VolumeService {
    */
   private async attachableAs(
     volume: VolumeRecord,
-    attachments: AttachmentRecord[],
+    attachments: Read<AttachmentRecord>[],
     instanceId: string,
     request: PutAttachmentRequest,
     field: (name: string) => string,
   ): Promise<AttachmentRecord | undefined> {
     const { volumeId } = volume;
-    const existing = attachments.find((a) => a.instanceId === instanceId);
+    const found = attachments.find((read) => instanceOf(read) === instanceId);
     if (volume.life === 'dying') {
       throw new ApiProblem('conflict', `volume ${volumeId} is being deleted and cannot be attached`);
     }
-    if (existing) {
+    if (found) {
+      const existing = validOrThrow(found, `the attachment of ${volumeId} to ${instanceId}`).record;
       if (existing.life === 'dying') {
         throw new ApiProblem('conflict', `volume ${volumeId} is being detached from ${instanceId}; wait until it is detached`);
       }
@@ -337,7 +361,14 @@ export class VolumeService {
       if (conflict) throw new ApiProblem('conflict', conflict.detail, [{ path: field('device'), message: conflict.message }]);
       return existing;
     }
-    const others = attachments.filter((a) => a.life === 'alive');
+    if (!volume.spec.multiAttach) {
+      // One the system does nothing with may still be attached: it stands in the way until put right.
+      const unreadable = attachments.find(isInvalid);
+      if (unreadable) {
+        throw invalidRecordProblem(`the attachment of ${volumeId} to ${instanceOf(unreadable)}`, unreadable.issues, `volume ${volumeId} is not multi-attach and cannot be attached beside another attachment`);
+      }
+    }
+    const others = attachments.flatMap((read) => (read.ok && read.record.life === 'alive' ? [read.record] : []));
     if (others.length > 0 && !volume.spec.multiAttach) {
       // Say "has an attachment": it may still be pending, not attached yet.
       const held = others.map((a) => `${a.instanceId} (${a.status.state})`).join(', ');
@@ -347,7 +378,7 @@ export class VolumeService {
     }
     if (request.device !== undefined) {
       // Another attachment on the instance holds that name (asked for it, or was given it): EC2 would refuse the attach.
-      const holder = (await this.store.attachmentsOfInstance(instanceId)).find(
+      const holder = validRecords(await this.readAttachmentsOfInstance(instanceId)).find(
         (a) => a.life === 'alive' && a.volumeId !== volumeId && (a.device ?? a.requestedDevice) === request.device,
       );
       if (holder) {
@@ -365,10 +396,23 @@ export class VolumeService {
     return attachmentView(record as AttachmentRecord);
   }
 
-  /** Every attachment of the instance, by volume id. */
-  async listInstanceAttachments(instanceId: string): Promise<AttachmentView[]> {
-    const attachments = await this.store.attachmentsOfInstance(instanceId);
-    return attachments.sort((a, b) => a.volumeId.localeCompare(b.volumeId)).map(attachmentView);
+  /** Every attachment of the instance, by volume id; one that is not valid is shown as such. */
+  async listInstanceAttachments(instanceId: string): Promise<AttachmentListItem[]> {
+    const attachments = await this.readAttachmentsOfInstance(instanceId);
+    const nowMs = this.clock.now();
+    return attachments
+      .sort((a, b) => volumeOf(a).localeCompare(volumeOf(b)))
+      .map((read) => (read.ok ? attachmentView(read.record) : invalidAttachmentView(read, nowMs)));
+  }
+
+  /** The volume's attachment records, each read as valid or not. */
+  private async readAttachmentsOf(volumeId: string): Promise<Read<AttachmentRecord>[]> {
+    return (await this.store.attachmentsOfVolume(volumeId)).map((raw) => readRecord(raw, 'attachment'));
+  }
+
+  /** The instance's attachment records, each read as valid or not. */
+  private async readAttachmentsOfInstance(instanceId: string): Promise<Read<AttachmentRecord>[]> {
+    return (await this.store.attachmentsOfInstance(instanceId)).map((raw) => readRecord(raw, 'attachment'));
   }
 
   /**
@@ -378,8 +422,9 @@ export class VolumeService {
    */
   private async requestRetry(key: RecordKey, label: string, dyingAs: string, ifMatch: Precondition | undefined, mayRetry?: () => Promise<void>) {
     for (let attempt = 0; attempt < WRITE_ATTEMPTS; attempt++) {
-      const current = await this.store.get(key);
-      if (!current) throw new ApiProblem('not-found', `${label} does not exist`);
+      const raw = await this.store.get(key);
+      if (!raw) throw new ApiProblem('not-found', `${label} does not exist`);
+      const { record: current, stored } = validOrThrow(readRecord(raw, key.kind), label);
       requirePrecondition(ifMatch, label, current);
       if (current.life === 'dying') throw new ApiProblem('conflict', `${label} is ${dyingAs}`);
       if (current.status.state !== 'error') {
@@ -387,7 +432,8 @@ export class VolumeService {
       }
       await mayRetry?.();
       try {
-        return await this.store.update(key, { generation: (current.generation ?? 1) + 1 }, { ...generationRead(current), life: 'alive' });
+        const written = await this.store.update(key, { generation: (current.generation ?? 1) + 1 }, { ...generationRead(stored), life: 'alive' });
+        return readOrAsWritten(written, current);
       } catch (error) {
         if (!(error instanceof ConditionFailedError)) throw error;
       }
@@ -399,14 +445,18 @@ export class VolumeService {
    * Sets `life: dying` unless it already is; `label` names the record in messages. Leaves
    * `generation` as it is: an earlier version's unrecorded CreateVolume is rebuilt from it.
    */
-  private async markDying(key: RecordKey, label: string, ifMatch: Precondition | undefined) {
+  private async markDying(key: RecordKey, label: string, ifMatch: Precondition | undefined): Promise<ProvisionerRecord> {
     for (let attempt = 0; attempt < WRITE_ATTEMPTS; attempt++) {
-      const current = await this.store.get(key);
-      if (!current) throw new ApiProblem('not-found', `${label} does not exist`);
+      const raw = await this.store.get(key);
+      if (!raw) throw new ApiProblem('not-found', `${label} does not exist`);
+      const read = readRecord(raw, key.kind);
+      // A volume whose spec alone is beyond the EBS limits is deleted all the same, once dying.
+      const { record: current, stored } = (key.kind === 'volume' ? validOnceDying(read as Read<VolumeRecord>) : undefined) ?? validOrThrow(read, label);
       requirePrecondition(ifMatch, label, current);
       if (current.life === 'dying') return current;
       try {
-        return await this.store.update(key, { life: 'dying' }, { life: 'alive', ...(ifMatch ? generationRead(current) : {}) });
+        const written = await this.store.update(key, { life: 'dying' }, { life: 'alive', ...(ifMatch ? generationRead(stored) : {}) });
+        return readOrAsWritten(written, { ...current, life: 'dying' });
       } catch (error) {
         if (!(error instanceof ConditionFailedError)) throw error;
       }
@@ -414,10 +464,11 @@ export class VolumeService {
     throw new ApiProblem('conflict', `${label} changed concurrently; retry`);
   }
 
-  private async requireVolume(volumeId: string): Promise<VolumeRecord> {
-    const record = await this.store.get(volumeKey(volumeId));
-    if (!record || !isVolume(record)) throw new ApiProblem('not-found', `volume ${volumeId} does not exist`);
-    return record;
+  /** The volume's record, valid; 404 when there is none, 409 when it is not valid. */
+  private async requireVolume(volumeId: string): Promise<Valid<VolumeRecord>> {
+    const raw = await this.store.get(volumeKey(volumeId));
+    if (!raw || !isVolume(raw)) throw new ApiProblem('not-found', `volume ${volumeId} does not exist`);
+    return validOrThrow(readRecord(raw, 'volume'), `volume ${volumeId}`);
   }
 
   private async existingVolume(error: ConditionFailedError, volumeId: string): Promise<VolumeRecord> {
@@ -426,20 +477,21 @@ export class VolumeService {
       // Taken a moment ago and already gone: the id is in flux, let the client retry.
       throw new ApiProblem('conflict', `volume ${volumeId} is being replaced; retry`);
     }
-    return current;
+    return validOrThrow(readRecord(current, 'volume'), `volume ${volumeId}`).record;
   }
 
   private async details(volumeId: string): Promise<VolumeDetails> {
-    const volume = await this.requireVolume(volumeId);
-    const attachments = (await this.store.attachmentsOfVolume(volumeId)).sort((a, b) => a.instanceId.localeCompare(b.instanceId));
-    const waitOf = await this.rateWaits(volume, attachments);
+    const { record: volume } = await this.requireVolume(volumeId);
+    const attachments = (await this.readAttachmentsOf(volumeId)).sort((a, b) => instanceOf(a).localeCompare(instanceOf(b)));
+    const waitOf = await this.rateWaits(volume, validRecords(attachments));
     const withWait = <T extends object>(view: T, record: VolumeRecord | AttachmentRecord): T => {
       const rateWait = waitOf(record);
       return rateWait ? { ...view, rateWait } : view;
     };
+    const nowMs = this.clock.now();
     return {
       ...withWait(volumeView(volume), volume),
-      attachments: attachments.map((attachment) => withWait(attachmentView(attachment), attachment)),
+      attachments: attachments.map((read) => (read.ok ? withWait(attachmentView(read.record), read.record) : invalidAttachmentView(read, nowMs))),
     };
   }
 
@@ -479,15 +531,6 @@ export class VolumeService {
   private isoNow(): string {
     return new Date(this.clock.now()).toISOString();
   }
-}
-
-/**
- * The write condition that the record is still the one read at the generation read: its
- * client-owned part is unchanged, and it was not deleted and created again meanwhile. An
- * attachment written before it had a generation is pinned by its version instead.
- */
-function generationRead(record: VolumeRecord | AttachmentRecord): WriteCondition {
-  return record.generation === undefined ? { version: record.version, createdAt: record.createdAt } : { generation: record.generation, createdAt: record.createdAt };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -551,15 +594,27 @@ const PLACEMENT_FIELDS: ReadonlyArray<keyof VolumeSpec> = ['availabilityZone', '
  * How a repeated create differs from the volume that exists under its id, one issue per field the
  * client wrote: `spec.<field>` for the spec's own fields, `attachTo.instanceId` when the placement
  * differs only because `attachTo` names another instance than the one the volume is placed by.
+ * IOPS and throughput are compared as EBS provisions them (`provisionedPerformance`): a gp3 spec
+ * that spells out the baseline (3000 IOPS, 125 MiB/s) asks for the volume one that leaves it out does.
  */
 function createDifferences(existingSpec: VolumeSpec, wanted: VolumeSpec, request: CreateVolumeRequest): FieldIssue[] {
   const existing = withoutEmptyTags(existingSpec);
   const fromAttachTo = placedByAttachTo(request);
-  const differs = (field: keyof VolumeSpec) => canonicalJson(existing[field]) !== canonicalJson(wanted[field]);
+  const provisioned = { existing: provisionedPerformance(existing), wanted: provisionedPerformance(wanted) };
+  const differs = (field: keyof VolumeSpec) => {
+    if (canonicalJson(existing[field]) === canonicalJson(wanted[field])) return false;
+    // IOPS or throughput left out are what EBS provisions for the type (gp3's baseline): spelt out, the same volume.
+    return !isPerformanceField(field) || provisioned.existing[field] !== provisioned.wanted[field];
+  };
+  const shown = (spec: 'existing' | 'wanted', field: keyof VolumeSpec) => {
+    const value = (spec === 'existing' ? existing : wanted)[field];
+    const byDefault = isPerformanceField(field) && value === undefined ? provisioned[spec][field] : undefined;
+    return byDefault === undefined ? shownValue(value) : `${shownValue(value)} (${byDefault} by default)`;
+  };
   const fields = [...new Set([...Object.keys(existing), ...Object.keys(wanted)] as Array<keyof VolumeSpec>)].sort();
   const issues: FieldIssue[] = fields
     .filter((field) => differs(field) && !(fromAttachTo && PLACEMENT_FIELDS.includes(field)))
-    .map((field) => ({ path: `spec.${field}`, message: `is ${shownValue(wanted[field])} here, ${shownValue(existing[field])} on the volume` }));
+    .map((field) => ({ path: `spec.${field}`, message: `is ${shown('wanted', field)} here, ${shown('existing', field)} on the volume` }));
   if (fromAttachTo && PLACEMENT_FIELDS.some(differs)) {
     issues.unshift({
       path: 'attachTo.instanceId',
@@ -567,6 +622,10 @@ function createDifferences(existingSpec: VolumeSpec, wanted: VolumeSpec, request
     });
   }
   return issues;
+}
+
+function isPerformanceField(field: keyof VolumeSpec): field is 'iops' | 'throughput' {
+  return field === 'iops' || field === 'throughput';
 }
 
 function describePlacement(spec: VolumeSpec): string {
@@ -577,6 +636,31 @@ function describePlacement(spec: VolumeSpec): string {
 function shownValue(value: unknown): string {
   if (value === undefined) return 'not set';
   return typeof value === 'string' ? value : canonicalJson(value);
+}
+
+/**
+ * What refuses `patch`, which takes `current` to `next`: `specChangeIssues`, judged by what the
+ * patch changes. A volume's spec may already ask for what EBS cannot make of it (a size below the
+ * one it was grown to outside the system, say). Tags may change at any time, so a tag-only change
+ * is refused only for issues of its own. A size, type, IOPS or throughput change is made with the
+ * whole spec, so every issue refuses it; one the spec had before, on a field the patch leaves as it
+ * is, says so.
+ */
+function changeIssues(current: VolumeRecord, next: VolumeSpec, patch: PatchVolumeRequest): FieldIssue[] {
+  const issues = patchFieldIssues(specChangeIssues(current, next));
+  if (issues.length === 0) return issues;
+  const before = new Set(patchFieldIssues(specChangeIssues(current)).map((issue) => `${issue.path}\u0000${issue.message}`));
+  const earlier = (issue: FieldIssue) => before.has(`${issue.path}\u0000${issue.message}`);
+  const sent = Object.keys(patch);
+  if (sent.every((field) => field === 'tags')) return issues.filter((issue) => !earlier(issue));
+  return issues.map((issue) => {
+    const field = issue.path.split('.')[0]!;
+    if (!earlier(issue) || sent.includes(field)) return issue;
+    return {
+      ...issue,
+      message: `${issue.message} (so before this change, which leaves ${field} as it is: a size, type, IOPS or throughput change is made only with a spec EBS can make as a whole)`,
+    };
+  });
 }
 
 /** A PATCH body holds the spec's own fields, so its messages name them without the `spec.` prefix. */
@@ -630,6 +714,30 @@ function nextCallWaitingForTokens(
 
 function isVolume(record: { kind: string }): record is VolumeRecord {
   return record.kind === 'volume';
+}
+
+/** The instance an attachment record names, valid or not (its key names it). */
+function instanceOf(read: Read<AttachmentRecord>): string {
+  return read.ok ? read.record.instanceId : (read.raw as AttachmentRecord).instanceId;
+}
+
+/** The volume an attachment record names, valid or not (its key names it). */
+function volumeOf(read: Read<AttachmentRecord>): string {
+  return read.ok ? read.record.volumeId : read.raw.volumeId;
+}
+
+function isInvalid<R extends ProvisionerRecord>(read: Read<R>): read is Extract<Read<R>, { ok: false }> {
+  return !read.ok;
+}
+
+function validRecords<R extends ProvisionerRecord>(reads: readonly Read<R>[]): R[] {
+  return reads.flatMap((read) => (read.ok ? [read.record] : []));
+}
+
+/** A record as a write left it, read again; as `expected` should the write have left it unreadable. */
+function readOrAsWritten<R extends ProvisionerRecord>(written: ProvisionerRecord, expected: R): R {
+  const read = readRecord(written, expected.kind);
+  return read.ok ? (read.record as R) : expected;
 }
 
 export function volumeView(record: VolumeRecord): VolumeView {

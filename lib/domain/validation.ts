@@ -48,24 +48,52 @@ export const kmsKeyIdSchema = z
     'must be a KMS key id, alias, key ARN or alias ARN',
   );
 
-const tagKeyPattern = /^[\p{L}\p{Z}\p{N}_.:/=+\-@]*$/u;
+/** What a tag key and value may hold: EC2's letters, digits, spaces and `_ . : / = + - @`. */
+export const TAG_CHARACTERS_PATTERN = /^[\p{L}\p{Z}\p{N}_.:/=+\-@]*$/u;
+/** EC2's limits on a tag, in characters (Unicode code points, not UTF-16 code units). */
+export const TAG_KEY_MAX_CHARS = 128;
+export const TAG_VALUE_MAX_CHARS = 256;
 
-export const tagsSchema = z.record(z.string(), z.string()).superRefine((tags, ctx) => {
+/** The length of `text` in characters as EC2 counts them: Unicode code points (`𠀀` is one, not two). */
+export function characterCount(text: string): number {
+  let count = 0;
+  for (const _character of text) count++;
+  return count;
+}
+
+/** A string of at most `max` characters (code points), e.g. a tag key or value EC2 holds. */
+function atMostCharacters(max: number, min = 0) {
+  return z.string().refine((text) => {
+    const count = characterCount(text);
+    return count >= min && count <= max;
+  }, `must be ${min > 0 ? `${min}–${max}` : `at most ${max}`} characters`);
+}
+
+/** The tag rules as people read them (the API documents them with the schema). */
+export const TAG_RULES =
+  `At most ${MAX_CLIENT_TAGS} tags (EC2 allows 50 on a volume; the system adds two ownership tags). Keys of 1–${TAG_KEY_MAX_CHARS} ` +
+  `characters, values of at most ${TAG_VALUE_MAX_CHARS} (Unicode characters, as EC2 counts them). Keys and values may hold only ` +
+  'letters, digits, spaces and `_ . : / = + - @`. Keys starting with `aws:` or `ebs-provisioner:` (in any case) are reserved for AWS and ' +
+  'for the ownership tags the system sets.';
+
+export const tagsSchema = z.record(z.string(), z.string().meta({ maxLength: TAG_VALUE_MAX_CHARS })).superRefine((tags, ctx) => {
   const entries = Object.entries(tags);
   if (entries.length > MAX_CLIENT_TAGS) {
     ctx.addIssue({ code: 'custom', message: `at most ${MAX_CLIENT_TAGS} tags, got ${entries.length}` });
   }
   for (const [key, value] of entries) {
     const issue = (message: string) => ctx.addIssue({ code: 'custom', path: [key], message });
-    if (key.length < 1 || key.length > 128) issue(`tag key must be 1–128 characters, got ${key.length}`);
-    if (value.length > 256) issue(`tag value must be at most 256 characters, got ${value.length}`);
-    if (!tagKeyPattern.test(key) || !tagKeyPattern.test(value)) {
+    const keyChars = characterCount(key);
+    const valueChars = characterCount(value);
+    if (keyChars < 1 || keyChars > TAG_KEY_MAX_CHARS) issue(`tag key must be 1–${TAG_KEY_MAX_CHARS} characters, got ${keyChars}`);
+    if (valueChars > TAG_VALUE_MAX_CHARS) issue(`tag value must be at most ${TAG_VALUE_MAX_CHARS} characters, got ${valueChars}`);
+    if (!TAG_CHARACTERS_PATTERN.test(key) || !TAG_CHARACTERS_PATTERN.test(value)) {
       issue('tags may contain only letters, digits, spaces and _ . : / = + - @');
     }
     const reserved = RESERVED_TAG_PREFIXES.find((prefix) => key.toLowerCase().startsWith(prefix));
     if (reserved) issue(`tag keys starting with "${reserved}" are reserved`);
   }
-});
+}).meta({ description: TAG_RULES, maxProperties: MAX_CLIENT_TAGS });
 
 const positiveInt = z.number().int('must be a whole number').positive('must be positive');
 
@@ -132,7 +160,7 @@ export const volumeSpecSchema = volumeSpecShape.superRefine(checkEbsLimits);
 /**
  * The longest a time the system writes may be, in characters: ISO-8601 needs 24 (27 with a
  * six-digit year). Every free-text field of a record is bounded like this, so a valid record stays
- * well within DynamoDB's 400 KB item limit (about 230 KB at the very most) and a status write
+ * well within DynamoDB's 400 KB item limit (about 300 KB at the very most) and a status write
  * always fits on it.
  */
 const MAX_TIME_CHARS = 64;
@@ -194,7 +222,7 @@ const volumeRecordShape = z.strictObject({
       throughput: z.number().int().positive().optional(),
       // The client's tags EC2 holds (ownership tags left out); absent until a check has seen them. Within EC2's tag limits.
       tags: z
-        .record(z.string().max(128), z.string().max(256))
+        .record(atMostCharacters(TAG_KEY_MAX_CHARS), atMostCharacters(TAG_VALUE_MAX_CHARS))
         .refine((tags) => Object.keys(tags).length <= 50, 'at most 50 tags: a volume carries no more')
         .optional(),
     })
@@ -203,7 +231,7 @@ const volumeRecordShape = z.strictObject({
   modificationSentAt: z.iso.datetime().optional(),
   // EC2 tag keys: 1–128 characters. Those of one CreateTags (a volume carries at most 50 tags) and
   // those of earlier unrecorded ones that EC2 holds (at most 50 again).
-  tagKeysSet: z.array(z.string().min(1).max(128)).max(100).optional(),
+  tagKeysSet: z.array(atMostCharacters(TAG_KEY_MAX_CHARS, 1)).max(100).optional(),
   claim: claimSchema.optional(),
   version: z.number().int().nonnegative().default(systemDefaults.version),
   createdAt: timeText.default(systemDefaults.createdAt),

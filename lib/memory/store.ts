@@ -189,7 +189,7 @@ export class MemoryRecordStore implements RecordStore {
       if (value === null) delete next[field];
       else next[field] = cloneData(value);
     }
-    // An item a client wrote without a version reads as version 0.
+    // DynamoDB's `if_not_exists(version, 0) + 1`: an item written into the table without one gets 1.
     next.version = (current.version ?? 0) + 1;
     checkItemSize(key, next);
     const written = next as unknown as ProvisionerRecord;

@@ -54,7 +54,7 @@ describe('functions/api handler', () => {
   const pendingVolume: VolumeRecord = {
     kind: 'volume',
     volumeId: 'data-01',
-    spec: { sizeGiB: 20, volumeType: 'gp3' },
+    spec: { sizeGiB: 20, volumeType: 'gp3', availabilityZone: 'us-east-1a' },
     life: 'alive',
     generation: 1,
     status: { state: 'pending', attempts: 0, updatedAt: '2026-01-01T00:00:00.000Z' },

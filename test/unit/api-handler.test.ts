@@ -234,6 +234,52 @@ describe('API handler', () => {
       expect(api.store.all()).toEqual([]);
     });
 
+    it('refuses a body on a route that takes none, writing nothing; no body, an empty one or `{}` is none', async () => {
+      await api.call({ method: 'POST', url: '/volumes', json: { volumeId: 'data-01', spec: GP3, attachTo: { instanceId: INSTANCE_A } } });
+      const before = await api.call({ method: 'GET', url: '/volumes/data-01' });
+      const writes = api.store.writes;
+      const cases = [
+        { method: 'DELETE', url: '/volumes/data-01', json: { hard: true }, errors: [{ path: 'hard', message: 'is not a known field: this route takes no body' }] },
+        { method: 'POST', url: '/volumes/data-01/retry', json: { force: true, now: 1 }, errors: [{ path: 'force', message: 'is not a known field: this route takes no body' }, { path: 'now', message: 'is not a known field: this route takes no body' }] },
+        { method: 'DELETE', url: `/volumes/data-01/attachments/${INSTANCE_A}`, json: [1], errors: [{ path: '', message: 'this route takes no body' }] },
+        { method: 'POST', url: `/volumes/data-01/attachments/${INSTANCE_A}/retry`, body: 'force', errors: [{ path: '', message: 'this route takes no body' }] },
+        { method: 'GET', url: '/volumes/data-01', json: { state: 'error' }, errors: [{ path: 'state', message: 'is not a known field: this route takes no body' }] },
+      ];
+      for (const { errors, ...request } of cases) {
+        const problem = expectProblem(await api.call(request), 400);
+        expect(problem.type, request.url).toBe('urn:ebs-provisioner:problem:validation-failed');
+        expect(problem.detail, request.url).toBe(`the request body is not valid: ${errors.map(({ path, message }) => (path ? `${path}: ${message}` : message)).join('; ')}`);
+        expect(problem.errors, request.url).toEqual(errors);
+      }
+      expect(api.store.writes).toBe(writes);
+      expect((await api.call({ method: 'GET', url: '/volumes/data-01' })).json).toEqual(before.json);
+
+      expect((await api.call({ method: 'GET', url: '/volumes/data-01', body: '' })).statusCode).toBe(200);
+      expect((await api.call({ method: 'GET', url: '/volumes', body: ' \n' })).statusCode).toBe(200);
+      expect((await api.call({ method: 'DELETE', url: '/volumes/data-01', json: {} })).statusCode).toBe(202);
+    });
+
+    it('refuses `__proto__` as a key anywhere in a body, naming where, instead of dropping the tag it names', async () => {
+      await api.call({ method: 'POST', url: '/volumes', json: { volumeId: 'data-01', spec: { ...GP3, tags: { team: 'storage' } } } });
+      const before = await api.call({ method: 'GET', url: '/volumes/data-01' });
+      const writes = api.store.writes;
+      const send = (method: string, url: string, body: string) => api.call({ method, url, headers: { 'content-type': 'application/json' }, body });
+      const message = '"__proto__" cannot be a key';
+
+      const patched = expectProblem(await send('PATCH', '/volumes/data-01', '{"tags": {"__proto__": "x"}}'), 400);
+      expect(patched.type).toBe('urn:ebs-provisioner:problem:validation-failed');
+      expect(patched.detail).toBe(`the request body is not valid: tags.__proto__: ${message}`);
+      expect(patched.errors).toEqual([{ path: 'tags.__proto__', message }]);
+
+      const created = expectProblem(await send('POST', '/volumes', `{"volumeId": "data-02", "spec": ${JSON.stringify(GP3).slice(0, -1)}, "tags": {"a": "b", "__proto__": "x"}}}`), 400);
+      expect(created.errors).toEqual([{ path: 'spec.tags.__proto__', message }]);
+      const nested = expectProblem(await send('PUT', `/volumes/data-01/attachments/${INSTANCE_A}`, '{"__proto__": {"__proto__": {}}}'), 400);
+      expect(nested.errors).toEqual([{ path: '__proto__', message }, { path: '__proto__.__proto__', message }]);
+
+      expect(api.store.writes).toBe(writes);
+      expect((await api.call({ method: 'GET', url: '/volumes/data-01' })).json).toEqual(before.json);
+    });
+
     it('measures the body size in bytes, not characters', async () => {
       const multibyte = '€'.repeat(Math.ceil(API.maxBodyBytes / 3)); // 3 bytes each in UTF-8
       expect(multibyte.length).toBeLessThan(API.maxBodyBytes);
@@ -258,6 +304,55 @@ describe('API handler', () => {
       expectProblem(await api.call({ method: 'PATCH', url: '/volumes/nope', json: { sizeGiB: 30 } }), 404);
       expectProblem(await api.call({ method: 'PUT', url: `/volumes/nope/attachments/${INSTANCE_A}` }), 404);
       expectProblem(await api.call({ method: 'DELETE', url: `/volumes/nope/attachments/${INSTANCE_A}` }), 404);
+    });
+  });
+
+  describe('records written straight into the table', () => {
+    const clientOnly = (volumeId: string, extra: Record<string, unknown> = {}) => ({ kind: 'volume', volumeId, spec: GP3, life: 'alive', generation: 1, ...extra });
+
+    it('reads a record without the system fields with their defaults: every answer is in its schema, none is a 500', async () => {
+      api.store.putRaw(clientOnly('raw-01'));
+      const pending = await api.call({ method: 'GET', url: '/volumes?state=pending' });
+      expect(pending.statusCode).toBe(200);
+      expect(VolumeListSchema.parse(pending.json).items.map((item) => item.volumeId)).toEqual(['raw-01']);
+      const shown = await api.call({ method: 'GET', url: '/volumes/raw-01' });
+      expect(shown.statusCode).toBe(200);
+      expect(VolumeDetailsSchema.parse(shown.json).status).toEqual({ state: 'pending', attempts: 0, updatedAt: '' });
+      expect(shown.headers?.ETag).toBe('"1"');
+      expect(expectProblem(await api.call({ method: 'POST', url: '/volumes/raw-01/retry' }), 409).type).toBe('urn:ebs-provisioner:problem:conflict');
+      const attached = await api.call({ method: 'PUT', url: `/volumes/raw-01/attachments/${INSTANCE_A}` });
+      expect(attached.statusCode).toBe(201);
+      AttachmentSchema.parse(attached.json);
+      const patched = await api.call({ method: 'PATCH', url: '/volumes/raw-01', headers: { 'If-Match': '"1"' }, json: { sizeGiB: 40 } });
+      expect(patched.statusCode).toBe(200);
+      expect(VolumeDetailsSchema.parse(patched.json).generation).toBe(2);
+    });
+
+    it('answers 409 invalid-record with the reasons for a record that is not valid, and lists it as such', async () => {
+      api.store.putRaw(clientOnly('bad', { generation: '1' }));
+      api.store.putRaw({ kind: 'volume', volumeId: 'no-spec', life: 'alive', generation: 1 });
+      const writes = api.store.writes;
+      for (const request of [
+        { method: 'GET', url: '/volumes/bad' },
+        { method: 'PATCH', url: '/volumes/bad', json: { sizeGiB: 40 } },
+        { method: 'POST', url: '/volumes/bad/retry' },
+        { method: 'DELETE', url: '/volumes/bad' },
+        { method: 'PUT', url: `/volumes/bad/attachments/${INSTANCE_A}` },
+        { method: 'POST', url: '/volumes', json: { volumeId: 'no-spec', spec: GP3 } },
+      ]) {
+        const problem = expectProblem(await api.call(request), 409);
+        expect(problem.type, request.url).toBe('urn:ebs-provisioner:problem:invalid-record');
+        expect(problem.title).toBe('The record in the table is not valid');
+        expect(problem.errors[0]?.path, request.url).toMatch(/^record\.(generation|spec)$/);
+      }
+      expect(api.store.writes).toBe(writes);
+      expect(api.store.all().find((record) => record.volumeId === 'bad')?.generation).toBe('1');
+
+      const listed = await api.call({ method: 'GET', url: '/volumes?state=error' });
+      expect(VolumeListSchema.parse(listed.json).items).toEqual([
+        expect.objectContaining({ volumeId: 'bad', invalid: true, status: expect.objectContaining({ state: 'error', code: 'InvalidRecord' }) }),
+        expect.objectContaining({ volumeId: 'no-spec', invalid: true }),
+      ]);
     });
   });
 

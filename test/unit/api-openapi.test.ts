@@ -114,6 +114,26 @@ describe('OpenAPI document', () => {
     expect(operation('/volumes', 'get').responses['200']!.headers).toBeUndefined();
   });
 
+  it('states the tag rules: how many, how long, which characters, which keys are reserved', () => {
+    type Schema = { description?: string; maxProperties?: number; minProperties?: number; additionalProperties?: { maxLength?: number }; properties?: Record<string, Schema> };
+    const schemas = document.components?.schemas as Record<string, Schema>;
+    for (const tags of [schemas.VolumeSpec!.properties!.tags!, schemas.PatchVolumeRequest!.properties!.tags!]) {
+      expect(tags.maxProperties).toBe(48);
+      expect(tags.additionalProperties?.maxLength).toBe(256);
+      for (const rule of ['At most 48 tags', 'Keys of 1–128 characters', 'values of at most 256 (Unicode characters', 'letters, digits, spaces and `_ . : / = + - @`', '`aws:` or `ebs-provisioner:`']) {
+        expect(tags.description).toContain(rule);
+      }
+    }
+    expect(schemas.PatchVolumeRequest!.minProperties).toBe(1);
+  });
+
+  it('describes the SigV4 (IAM) authorization of a deployed API as its security scheme', () => {
+    const scheme = document.components?.securitySchemes?.sigv4 as Record<string, unknown> | undefined;
+    expect(scheme).toMatchObject({ type: 'apiKey', in: 'header', name: 'Authorization', 'x-amazon-apigateway-authtype': 'awsSigv4' });
+    expect(scheme?.description).toMatch(/Signature Version 4.*`execute-api`.*`apiAuthorization=none` check no signature/s);
+    expect(document.security).toEqual([{ sigv4: [] }]);
+  });
+
   it('is committed up to date in docs/openapi.json (regenerate with `npm run openapi`)', () => {
     expect(readFileSync(OPENAPI_DOCUMENT_PATH, 'utf8')).toBe(renderOpenApiDocument());
   });

@@ -9,6 +9,7 @@ import type { SharedRateBudget } from '../../lib/engine/ports.js';
 import { ApiProblem } from '../../lib/api/problem.js';
 import { MAX_STORE_READS_PER_PAGE, VolumeService } from '../../lib/api/service.js';
 import { entityTag, parseIfMatch } from '../../lib/api/preconditions.js';
+import type { AttachmentView } from '../../lib/api/schemas.js';
 import { INSTANCE_A, INSTANCE_B, ManualClock, sequentialIds } from './api-fixtures.js';
 import { OWNERSHIP_TAGS } from '../../lib/settings.js';
 
@@ -105,6 +106,28 @@ describe('VolumeService', () => {
       await store.update<VolumeRecord>(volumeKey('data-02'), { spec: { ...GP3, tags: {} } });
       expect((await service.createVolume({ volumeId: 'data-02', spec: GP3 })).created).toBe(false);
       expect(store.writes).toBe(writes + 1);
+    });
+
+    it('takes a repeated request that spells out what EBS provisions by default as the same volume', async () => {
+      await service.createVolume({ volumeId: 'data-01', spec: GP3 });
+      await service.createVolume({ volumeId: 'data-02', spec: { ...GP3, iops: 3000, throughput: 125 } });
+      const writes = store.writes;
+      expect((await service.createVolume({ volumeId: 'data-01', spec: { ...GP3, iops: 3000 } })).created).toBe(false);
+      expect((await service.createVolume({ volumeId: 'data-01', spec: { ...GP3, iops: 3000, throughput: 125 } })).created).toBe(false);
+      expect((await service.createVolume({ volumeId: 'data-02', spec: GP3 })).created).toBe(false);
+      expect(store.writes).toBe(writes);
+      expect((await volume('data-01'))?.spec).toEqual(GP3);
+
+      // Other performance is another volume, named by the field that differs.
+      const problem = await problemOf(() => service.createVolume({ volumeId: 'data-01', spec: { ...GP3, iops: 4000, throughput: 125 } }));
+      expect(problem.status).toBe(409);
+      expect(problem.errors).toEqual([{ path: 'spec.iops', message: 'is 4000 here, not set (3000 by default) on the volume' }]);
+      const other = await problemOf(() => service.createVolume({ volumeId: 'data-02', spec: { ...GP3, throughput: 250 } }));
+      expect(other.errors).toEqual([{ path: 'spec.throughput', message: 'is 250 here, 125 on the volume' }]);
+      // Another type: the type differs, and the IOPS a type without them leaves out are no further difference.
+      const typed = await problemOf(() => service.createVolume({ volumeId: 'data-01', spec: { ...GP3, volumeType: 'gp2' } }));
+      expect(typed.errors).toEqual([{ path: 'spec.volumeType', message: 'is gp2 here, gp3 on the volume' }]);
+      expect(store.writes).toBe(writes);
     });
 
     it('rejects the same id with a different spec as a conflict and changes nothing', async () => {
@@ -391,10 +414,32 @@ describe('VolumeService', () => {
       const writes = store.writes;
       const shrink = await problemOf(() => service.patchVolume('data-01', { sizeGiB: 40 }));
       expect(shrink.errors).toEqual([{ path: 'sizeGiB', message: 'EBS volumes can only grow: 50 GiB cannot become 40 GiB' }]);
-      // A type change alone would leave the spec asking for 20 GiB of a 50 GiB volume.
-      expect((await problemOf(() => service.patchVolume('data-01', { volumeType: 'io2' }))).errors.map((e) => e.path)).toContain('sizeGiB');
+      // A type change alone would leave the spec asking for 20 GiB of a 50 GiB volume: a modification
+      // is made with the whole spec, so it is refused, saying the issue was there before it.
+      const typeOnly = await problemOf(() => service.patchVolume('data-01', { volumeType: 'io2', iops: 4000 }));
+      expect(typeOnly.status).toBe(400);
+      expect(typeOnly.errors).toEqual([
+        {
+          path: 'sizeGiB',
+          message: 'EBS volumes can only grow: 50 GiB cannot become 20 GiB (so before this change, which leaves sizeGiB as it is: a size, type, IOPS or throughput change is made only with a spec EBS can make as a whole)',
+        },
+      ]);
       expect(store.writes).toBe(writes);
       expect((await service.patchVolume('data-01', { sizeGiB: 60 })).spec.sizeGiB).toBe(60);
+    });
+
+    it('takes a tag change of a volume grown outside, judged on its tags alone: tags may change at any time', async () => {
+      await createdInEbs({ sizeGiB: 40, volumeType: 'gp3', iops: 4000, throughput: 125, tags: { team: 'a' } }, { ...GP3, iops: 4000, tags: { team: 'a' } });
+      await store.update<VolumeRecord>(volumeKey('data-01'), { spec: { ...GP3, iops: 4000, tags: { team: 'a' } } });
+      const details = await service.patchVolume('data-01', { tags: { a: 'b' } });
+      expect(details.spec).toEqual({ ...GP3, iops: 4000, tags: { a: 'b' } });
+      expect(details.generation).toBe(2);
+      // Its tags are still judged.
+      const bad = await problemOf(() => service.patchVolume('data-01', { tags: { 'aws:x': 'b' } }));
+      expect(bad.errors).toEqual([{ path: 'tags.aws:x', message: 'tag keys starting with "aws:" are reserved' }]);
+      // A change that makes the size worse names it as it is.
+      const shrink = await problemOf(() => service.patchVolume('data-01', { sizeGiB: 30, tags: { a: 'c' } }));
+      expect(shrink.errors).toEqual([{ path: 'sizeGiB', message: 'EBS volumes can only grow: 40 GiB cannot become 30 GiB' }]);
     });
 
     it('lets a volume not yet created shrink: nothing exists in EBS to shrink', async () => {
@@ -870,7 +915,7 @@ describe('VolumeService', () => {
       const details = await service.getVolume('data-01');
       expect(details.rateWait).toEqual({ action: 'CreateVolume', seconds: 22 });
       // Its attachment waits for the volume, not for a token.
-      expect(details.attachments[0]!.rateWait).toBeUndefined();
+      expect((details.attachments[0] as AttachmentView).rateWait).toBeUndefined();
       clock.advance(10_000);
       expect((await service.getVolume('data-01')).rateWait).toEqual({ action: 'CreateVolume', seconds: 12 });
       clock.advance(12_000);
@@ -902,7 +947,7 @@ describe('VolumeService', () => {
       await budget.take('AttachVolume', 100, mutatingBucket, clock.now(), 3_600_000);
       const details = await service.getVolume('data-01');
       // 45 at once, 55 more at 5 a second: a new call would start at 11.2 s.
-      expect(details.attachments.map((a) => [a.instanceId, a.rateWait])).toEqual([
+      expect(details.attachments.map((a) => [a.instanceId, (a as AttachmentView).rateWait])).toEqual([
         [INSTANCE_A, { action: 'AttachVolume', seconds: 12 }],
         [INSTANCE_B, { action: 'DetachVolume', seconds: 12 }],
       ]);
@@ -949,6 +994,107 @@ describe('VolumeService', () => {
       await service.createVolume({ volumeId: 'data-01', spec: GP3 });
       await budget.take('CreateVolume', 200, createBucket, clock.now(), 3_600_000);
       expect((await service.getVolume('data-01')).rateWait).toBeUndefined();
+    });
+  });
+
+  describe('records written straight into the table', () => {
+    /** A volume record as a client may write it: only the client's fields. */
+    const clientOnly = (volumeId: string, extra: Record<string, unknown> = {}) => ({ kind: 'volume', volumeId, spec: GP3, life: 'alive', generation: 1, ...extra });
+
+    it('reads a record without the system fields with their defaults, and acts on it', async () => {
+      store.putRaw(clientOnly('raw-01'));
+      store.putRaw({ kind: 'attachment', volumeId: 'raw-01', instanceId: INSTANCE_B, life: 'alive' });
+      const pending = await service.listVolumes({ limit: 10, state: 'pending' });
+      expect(pending.items).toEqual([
+        { volumeId: 'raw-01', spec: GP3, life: 'alive', generation: 1, status: { state: 'pending', attempts: 0, updatedAt: '' }, createdAt: '' },
+      ]);
+      const details = await service.getVolume('raw-01');
+      expect(details.status).toEqual({ state: 'pending', attempts: 0, updatedAt: '' });
+      expect(details.attachments).toEqual([
+        { volumeId: 'raw-01', instanceId: INSTANCE_B, life: 'alive', generation: 1, status: { state: 'pending', attempts: 0, updatedAt: '' }, createdAt: '' },
+      ]);
+      expect((await problemOf(() => service.retryVolume('raw-01'))).detail).toBe('volume raw-01 is pending, not in error: there is nothing to retry');
+      expect((await problemOf(() => service.retryAttachment('raw-01', INSTANCE_B))).status).toBe(409);
+
+      // Changed, attached and deleted as any other record; the store numbers it at its first write.
+      const patched = await service.patchVolume('raw-01', { volumeType: 'io2', iops: 1000 });
+      expect(patched).toMatchObject({ generation: 2, spec: { ...GP3, volumeType: 'io2', iops: 1000 } });
+      expect(await volume('raw-01')).toMatchObject({ generation: 2, version: 1 });
+      store.putRaw(clientOnly('raw-02'));
+      const attached = await service.putAttachment('raw-02', INSTANCE_A, {});
+      expect(attached.created).toBe(true);
+      expect(attached.value.status).toMatchObject({ state: 'pending', message: 'waiting for volume raw-02 to become available' });
+      expect((await service.deleteAttachment('raw-01', INSTANCE_B)).life).toBe('dying');
+      expect((await service.deleteVolume('raw-02')).life).toBe('dying');
+    });
+
+    it('refuses every request naming a record that is not valid with 409 invalid-record and the reasons, and writes nothing', async () => {
+      store.putRaw(clientOnly('bad', { generation: '1' }));
+      const writes = store.writes;
+      const before = await volume('bad');
+      const reasons = [{ path: 'record.generation', message: 'Invalid input: expected number, received string' }];
+      const detail = 'the record of volume bad in the table is not valid, so nothing is done with it: record.generation: Invalid input: expected number, received string. Correct it in the table, or remove it there';
+      for (const request of [
+        () => service.getVolume('bad'),
+        () => service.patchVolume('bad', { sizeGiB: 40 }),
+        () => service.retryVolume('bad'),
+        () => service.deleteVolume('bad'),
+        () => service.putAttachment('bad', INSTANCE_A, {}),
+        () => service.createVolume({ volumeId: 'bad', spec: GP3 }),
+        () => service.createVolume({ volumeId: 'bad', spec: GP3, attachTo: { instanceId: INSTANCE_A } }),
+      ]) {
+        const problem = await problemOf(request);
+        expect(problem.status).toBe(409);
+        expect(problem.kind).toBe('invalid-record');
+        expect(problem.detail).toBe(detail);
+        expect(problem.errors).toEqual(reasons);
+      }
+      expect(store.writes).toBe(writes);
+      expect(await volume('bad')).toEqual(before);
+
+      store.putRaw({ kind: 'volume', volumeId: 'no-spec', life: 'alive', generation: 1 });
+      const created = await problemOf(() => service.createVolume({ volumeId: 'no-spec', spec: GP3 }));
+      expect([created.status, created.errors.map((e) => e.path)]).toEqual([409, ['record.spec']]);
+    });
+
+    it('lists a record that is not valid as the watcher marks it: error, InvalidRecord, the reasons', async () => {
+      await service.createVolume({ volumeId: 'good', spec: GP3 });
+      store.putRaw(clientOnly('bad', { generation: '1' }));
+      const marked = { state: 'error', code: 'InvalidRecord', message: 'generation: Invalid input: expected number, received string', attempts: 0 };
+      const invalidItem = { volumeId: 'bad', invalid: true, status: { ...marked, updatedAt: '2026-01-01T00:00:00.000Z' } };
+      expect((await service.listVolumes({ limit: 10 })).items.map((item) => ('invalid' in item ? item : item.volumeId))).toEqual([invalidItem, 'good']);
+      expect((await service.listVolumes({ limit: 10, state: 'error' })).items).toEqual([invalidItem]);
+      expect((await service.listVolumes({ limit: 10, state: 'pending' })).items.map((item) => item.volumeId)).toEqual(['good']);
+      // As the watcher wrote it: its time is kept.
+      await store.update(volumeKey('bad'), { status: { ...marked, updatedAt: '2025-12-31T00:00:00.000Z' } } as RecordChanges);
+      expect((await service.listVolumes({ limit: 10, state: 'error' })).items).toEqual([{ ...invalidItem, status: { ...marked, updatedAt: '2025-12-31T00:00:00.000Z' } }]);
+
+      // An attachment that is not valid, in its volume's details and the instance's list; requests naming it are 409.
+      store.putRaw({ kind: 'attachment', volumeId: 'good', instanceId: INSTANCE_A, life: 'sleeping', generation: 1 });
+      const invalidAttachment = { volumeId: 'good', instanceId: INSTANCE_A, invalid: true, status: { ...marked, message: 'life: Invalid option: expected one of "alive"|"dying"', updatedAt: '2026-01-01T00:00:00.000Z' } };
+      expect((await service.getVolume('good')).attachments).toEqual([invalidAttachment]);
+      expect(await service.listInstanceAttachments(INSTANCE_A)).toEqual([invalidAttachment]);
+      expect((await service.listVolumes({ limit: 10, instanceId: INSTANCE_A })).items.map((item) => item.volumeId)).toEqual(['good']);
+      for (const request of [
+        () => service.putAttachment('good', INSTANCE_A, {}),
+        () => service.retryAttachment('good', INSTANCE_A),
+        () => service.deleteAttachment('good', INSTANCE_A),
+      ]) {
+        expect((await problemOf(request)).kind).toBe('invalid-record');
+      }
+      // It stands in the way of another attachment of a volume that is not multi-attach.
+      const beside = await problemOf(() => service.putAttachment('good', INSTANCE_B, {}));
+      expect(beside.kind).toBe('invalid-record');
+      expect(beside.detail).toMatch(/^volume good is not multi-attach and cannot be attached beside another attachment, and the record of the attachment of good to i-0aaaaaaaaaaaaaaa1 in the table is not valid/);
+    });
+
+    it('deletes a volume whose spec alone is beyond the EBS limits: the system deletes it all the same', async () => {
+      store.putRaw(clientOnly('huge', { spec: { ...GP3, sizeGiB: 70_000 }, status: { state: 'error', code: 'InvalidRecord', attempts: 0, updatedAt: '' }, version: 3, createdAt: '2025-01-01T00:00:00.000Z' }));
+      expect((await problemOf(() => service.getVolume('huge'))).errors).toEqual([{ path: 'record.spec.sizeGiB', message: 'gp3 volumes are 1–65536 GiB, got 70000' }]);
+      const deleted = await service.deleteVolume('huge');
+      expect(deleted).toMatchObject({ life: 'dying', spec: { sizeGiB: 70_000 } });
+      expect(await volume('huge')).toMatchObject({ life: 'dying', version: 4 });
+      expect((await service.deleteVolume('huge')).life).toBe('dying');
     });
   });
 });

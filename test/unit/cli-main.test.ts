@@ -461,6 +461,18 @@ describe('CLI against the API over HTTP', () => {
       expect(run.stderr).toContain('failed: volume data-01 failed: You have exceeded your maximum gp3 storage limit');
     });
 
+    it('takes a record in the table that is not valid for one in error: stops with the reasons (exit 4), or reaches error', async () => {
+      store.putRaw({ kind: 'volume', volumeId: 'bad', spec: { sizeGiB: 20, volumeType: 'gp3' }, life: 'alive', generation: '1' });
+      const run = await cli('wait', 'bad', '--state', 'available');
+      expect(run.code).toBe(EXIT.errorState);
+      expect(run.stderr).toContain('failed: volume bad failed: the record of volume bad in the table is not valid, so nothing is done with it: record.generation:');
+      expect((await cli('wait', 'bad', '--state', 'error')).code).toBe(EXIT.ok);
+
+      const listed = await cli('volumes', 'list', '--state', 'error');
+      expect(listed.code).toBe(EXIT.ok);
+      expect(listed.stdout).toMatch(/\nbad\s+error \(InvalidRecord\)\s+-\s+-\s+-\s+-\n?$/);
+    });
+
     describe("on a volume whose change waits for EC2's modification cooldown", () => {
       const HOUR = 3_600_000;
       /** data-01 grown from 20 to 40 GiB, in-use, its ModifyVolume waiting until `inMs` from now; returns that time. */

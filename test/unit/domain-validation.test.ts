@@ -95,6 +95,19 @@ describe('validateVolumeSpec', () => {
     expect(bad.find((i) => i.message.includes('"aws:"'))?.path).toBe('spec.tags.AWS:name');
   });
 
+  it('counts tag keys and values in characters, as EC2 does, not in UTF-16 code units', () => {
+    // U+20000 is one character (a letter) that takes two UTF-16 code units.
+    const wide = (count: number) => '\u{20000}'.repeat(count);
+    expect(issuesOf({ sizeGiB: 10, volumeType: 'gp3', tags: { [wide(128)]: wide(256), team: wide(200) } })).toEqual([]);
+    const issues = issuesOf({ sizeGiB: 10, volumeType: 'gp3', tags: { [wide(129)]: 'v', long: wide(257) } });
+    expect(issues.map((issue) => issue.message)).toEqual(['tag key must be 1–128 characters, got 129', 'tag value must be at most 256 characters, got 257']);
+    // What EC2 holds, and the keys a CreateTags was sent to set, are read by the same count.
+    const record = { ...newVolume('v1'), ebsVolumeId: 'vol-0123456789abcdef0', observed: { sizeGiB: 10, volumeType: 'gp3', tags: { [wide(128)]: wide(256) } }, tagKeysSet: [wide(128)] };
+    expect(parseRecord(record)).toMatchObject({ ok: true });
+    const over = parseRecord({ ...record, observed: { ...record.observed, tags: { [wide(129)]: 'v' } }, tagKeysSet: [wide(129)] });
+    expect(over.ok ? [] : over.issues.map((issue) => issue.path.split('.')[0])).toEqual(['observed', 'tagKeysSet']);
+  });
+
   it('describes issues on one line, the first ones and how many more when they do not fit in a status message', () => {
     expect(describeValidationIssues([{ path: 'spec.sizeGiB', message: 'must be positive' }, { path: '', message: 'bad' }])).toBe('spec.sizeGiB: must be positive; bad');
     // A record written straight into the table: thousands of invalid tags, or one key far longer than a message.
@@ -216,9 +229,11 @@ describe('tags after creation', () => {
   });
 
   it('bounds every field, so the largest valid record still takes any status the system writes within the table item limit', () => {
-    // Three UTF-8 bytes a character, the most a string of this length can take.
+    // Three UTF-8 bytes a UTF-16 code unit, the most a string of this length can take.
     const text = (length: number, prefix = '') => prefix + 'あ'.repeat(length - prefix.length);
-    const tags = (count: number) => Object.fromEntries(Array.from({ length: count }, (_, i) => [text(128, `k${i}-`), text(256)]));
+    // Tags are counted in characters: four UTF-8 bytes a character (U+20000) is the most they can take.
+    const wide = (length: number, prefix = '') => prefix + '\u{20000}'.repeat(length - prefix.length);
+    const tags = (count: number) => Object.fromEntries(Array.from({ length: count }, (_, i) => [wide(128, `k${i}-`), wide(256)]));
     const time = text(64);
     const spec = { sizeGiB: 10, volumeType: 'gp3', availabilityZone: 'us-east-1a', tags: tags(48) };
     const largest = {
@@ -227,7 +242,7 @@ describe('tags after creation', () => {
       ebsVolumeId: 'vol-0123456789abcdef0',
       createRequest: { clientToken: 'x'.repeat(64), availabilityZone: 'us-east-1a', spec },
       observed: { sizeGiB: 10, volumeType: 'gp3', tags: tags(50) },
-      tagKeysSet: Array.from({ length: 100 }, (_, i) => text(128, `k${i}-`)),
+      tagKeysSet: Array.from({ length: 100 }, (_, i) => wide(128, `k${i}-`)),
       status: { state: 'available', attempts: 0, message: text(4 * MAX_STATUS_MESSAGE_CHARS), code: text(256), updatedAt: time, nextAttemptAt: time, operationStartedAt: time },
       claim: { owner: text(256), expiresAt: 0 },
       createdAt: time,

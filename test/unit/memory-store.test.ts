@@ -59,6 +59,17 @@ describe('MemoryRecordStore', () => {
     expect(await store.get({ kind: 'volume', volumeId: 'gone' })).toBeUndefined();
   });
 
+  it('takes an item written into the table without a version as version 0 and numbers it from 1 at its first update, as the DynamoDB store does', async () => {
+    const store = new MemoryRecordStore();
+    const { version: _none, ...raw } = volume('raw');
+    store.putRaw(raw);
+    const key = { kind: 'volume', volumeId: 'raw' } as const;
+    await expect(store.update<VolumeRecord>(key, { generation: 2 }, { version: 1 })).rejects.toThrow(/version is undefined, expected 1/);
+    expect((await store.update<VolumeRecord>(key, { generation: 2 }, { version: 0 })).version).toBe(1);
+    await expect(store.update<VolumeRecord>(key, { generation: 3 }, { version: 0 })).rejects.toThrow(/version is 1, expected 0/);
+    expect((await store.update<VolumeRecord>(key, { generation: 3 })).version).toBe(2);
+  });
+
   it('grants a claim to one owner until it expires, then to another', async () => {
     const store = new MemoryRecordStore();
     const key = { kind: 'volume', volumeId: 'a' } as const;
