@@ -162,9 +162,18 @@ describeWithMoto('pipeline end to end on moto', (endpoint) => {
         Item: { pk: 'VOLUME#direct-bad', sk: 'VOLUME', kind: 'volume', volumeId: 'direct-bad', spec: { sizeGiB: 10, volumeType: 'gp3', iops: 999_999 }, life: 'alive', generation: 1 },
       }),
     );
-    const errored = await volumeState('direct-bad', 'error');
-    expect(errored.body.status?.message).toContain('spec.iops');
+    // The watcher writes its rejection on the item.
+    const item = async () =>
+      (await clients.doc.send(new GetCommand({ TableName: runtime.aws!.tableName, Key: { pk: 'VOLUME#direct-bad', sk: 'VOLUME' }, ConsistentRead: true }))).Item as
+        | { status?: { state: string; code?: string; message?: string } }
+        | undefined;
+    const rejected = await until(item, (found) => found?.status?.state === 'error', 'direct-bad rejected');
+    expect(rejected?.status).toMatchObject({ code: 'InvalidRecord', message: expect.stringContaining('spec.iops') });
     expect(await ec2VolumesOf('direct-bad')).toEqual([]);
+    // The API names the record's faults rather than serving it.
+    const read = await volume('direct-bad');
+    expect(read.status).toBe(409);
+    expect(read.body.errors).toEqual(expect.arrayContaining([expect.objectContaining({ path: 'record.spec.iops' })]));
   });
 
   it('answers a malformed request with a 4xx and writes nothing', async () => {
