@@ -9,7 +9,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { API, EXECUTOR, METRICS, OWNERSHIP_TAGS, QUEUE, RATE_BUDGET_TABLE, RECONCILER, TABLE, WATCHER } from '../../lib/settings.js';
 import { ESM_REQUIRE_BANNER, FUNCTION_NAMES, type FunctionName } from '../../infra/constructs/functions.js';
 import { ITERATOR_AGE_ALARM_MS } from '../../infra/constructs/monitoring.js';
-import { acknowledgements, actionsOf, resourceId, resourcesOf, roleStatements, synthesize, TEST_ENV, type Statement, type Synthesized } from './synth.js';
+import { acknowledgements, actionsOf, CDK_JSON_CONTEXT, resourceId, resourcesOf, roleStatements, synthesize, TEST_ENV, type Statement, type Synthesized } from './synth.js';
 
 let s: Synthesized;
 const OWNER = 'EbsProvisionerTest';
@@ -242,8 +242,8 @@ describe('event source mappings', () => {
 });
 
 describe('IAM', () => {
+  // With cdk.json's @aws-cdk/core:enablePartitionLiterals the partition of a known Region is written out.
   const volumeArn = `arn:aws:ec2:${TEST_ENV.region}:${TEST_ENV.account}:volume/*`;
-  const partitioned = (arn: string) => ({ 'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, arn.replace(/^arn:aws/, '')]] });
   const only = (statements: Statement[]) => {
     expect(statements).toHaveLength(1);
     return statements[0]!;
@@ -253,9 +253,9 @@ describe('IAM', () => {
     const statements = allowing('executor', 'ec2:CreateVolume');
     const onVolumes = only(statements.filter((statement) => JSON.stringify(statement.Resource).includes('volume/*')));
     expect(onVolumes.Condition).toEqual({ StringEquals: { [`aws:RequestTag/${OWNERSHIP_TAGS.owner}`]: OWNER } });
-    expect(resourcesOf(onVolumes)).toEqual([partitioned(volumeArn)]);
+    expect(resourcesOf(onVolumes)).toEqual([volumeArn]);
     const onSnapshots = only(statements.filter((statement) => statement !== onVolumes));
-    expect(resourcesOf(onSnapshots)).toEqual([partitioned(`arn:aws:ec2:${TEST_ENV.region}::snapshot/*`)]);
+    expect(resourcesOf(onSnapshots)).toEqual([`arn:aws:ec2:${TEST_ENV.region}::snapshot/*`]);
   });
 
   it('CreateTags as part of CreateVolume, or on owned volumes without the ownership keys; DeleteTags only the latter', () => {
@@ -266,7 +266,7 @@ describe('IAM', () => {
     const retag = only(statements.filter((statement) => statement !== creating));
     expect(only(allowing('executor', 'ec2:DeleteTags'))).toBe(retag);
     expect(actionsOf(retag)).toEqual(['ec2:CreateTags', 'ec2:DeleteTags']);
-    expect(resourcesOf(retag)).toEqual([partitioned(volumeArn)]);
+    expect(resourcesOf(retag)).toEqual([volumeArn]);
     expect(retag.Condition).toEqual({
       StringEquals: { [`ec2:ResourceTag/${OWNERSHIP_TAGS.owner}`]: OWNER },
       'ForAllValues:StringNotEquals': { 'aws:TagKeys': [OWNERSHIP_TAGS.owner, OWNERSHIP_TAGS.record] },
@@ -281,7 +281,7 @@ describe('IAM', () => {
     expect(onVolumes.Condition).toEqual({ StringEquals: { [`ec2:ResourceTag/${OWNERSHIP_TAGS.owner}`]: OWNER } });
     const others = statements.filter((statement) => statement !== onVolumes);
     if (action === 'ec2:AttachVolume' || action === 'ec2:DetachVolume') {
-      expect(resourcesOf(only(others))).toEqual([partitioned(`arn:aws:ec2:${TEST_ENV.region}:${TEST_ENV.account}:instance/*`)]);
+      expect(resourcesOf(only(others))).toEqual([`arn:aws:ec2:${TEST_ENV.region}:${TEST_ENV.account}:instance/*`]);
     } else {
       expect(others).toEqual([]);
     }
@@ -469,7 +469,7 @@ describe('alarms and dashboard', () => {
         Resource: topic(),
         Condition: {
           StringEquals: { 'aws:SourceAccount': TEST_ENV.account },
-          ArnLike: { 'aws:SourceArn': { 'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, `:cloudwatch:${TEST_ENV.region}:${TEST_ENV.account}:alarm:*`]] } },
+          ArnLike: { 'aws:SourceArn': `arn:aws:cloudwatch:${TEST_ENV.region}:${TEST_ENV.account}:alarm:*` },
         },
       }),
     ]);
@@ -486,6 +486,11 @@ describe('alarms and dashboard', () => {
 });
 
 describe('cdk-nag', () => {
+  it('sees the template as deployed: the app carries cdk.json\'s context (feature flags)', () => {
+    expect(Object.keys(CDK_JSON_CONTEXT).length).toBeGreaterThan(0);
+    for (const [key, value] of Object.entries(CDK_JSON_CONTEXT)) expect(s.app.node.tryGetContext(key), key).toEqual(value);
+  });
+
   it('AwsSolutions checks pass (synthesis throws on an unacknowledged finding) and every acknowledgement gives a specific reason', () => {
     const acknowledged = acknowledgements(s.app);
     expect(acknowledged.length).toBeGreaterThan(0);
