@@ -76,23 +76,25 @@ export function ec2MutationStatements(stack: Stack, ownerTagValue: string): iam.
 
 /**
  * Statements for EBS encryption with a customer-managed key (the Amazon EBS User Guide's
- * "Permissions for users"): EC2 uses the key on the caller's behalf, so every use must come
- * through EC2 in this Region (kms:ViaService), and grants are only for AWS resources
- * (kms:GrantIsForAWSResource). EBS never needs kms:Encrypt: it encrypts with data keys.
+ * "Permissions for users"): EC2 uses the key on the caller's behalf, so every use, grants
+ * included, must come through EC2 in this Region (kms:ViaService), and grants are only for AWS
+ * resources (kms:GrantIsForAWSResource). EBS never needs kms:Encrypt: it encrypts with data keys.
  */
 export function kmsStatements(stack: Stack, kmsKeyArn: string): iam.PolicyStatement[] {
+  // EC2's endpoint in the stack's partition (amazonaws.com, amazonaws.com.cn, …).
+  const throughEc2 = { 'kms:ViaService': `ec2.${stack.region}.${stack.urlSuffix}` };
   return [
     new iam.PolicyStatement({
       sid: 'UseVolumeKeyThroughEc2',
       actions: ['kms:Decrypt', 'kms:DescribeKey', 'kms:GenerateDataKeyWithoutPlaintext', 'kms:ReEncryptFrom', 'kms:ReEncryptTo'],
       resources: [kmsKeyArn],
-      conditions: { StringEquals: { 'kms:ViaService': `ec2.${stack.region}.amazonaws.com` } },
+      conditions: { StringEquals: throughEc2 },
     }),
     new iam.PolicyStatement({
       sid: 'GrantVolumeKeyToEbs',
       actions: ['kms:CreateGrant'],
       resources: [kmsKeyArn],
-      conditions: { Bool: { 'kms:GrantIsForAWSResource': 'true' } },
+      conditions: { StringEquals: throughEc2, Bool: { 'kms:GrantIsForAWSResource': 'true' } },
     }),
   ];
 }

@@ -120,15 +120,17 @@ describe('every option away from its default', () => {
     expect(fn('Executor').Environment).toMatchObject({ Variables: { OWNER_TAG_VALUE: 'team-a' } });
   });
 
-  it('KMS permissions on the configured key only, what EBS needs, used only through EC2 in this Region, grants only for AWS resources', () => {
+  it('KMS permissions on the configured key only, what EBS needs, used and granted only through EC2 in this Region, grants only for AWS resources', () => {
     const kms = executorStatements().filter((statement) => actionsOf(statement).some((action) => action.startsWith('kms:')));
     expect(kms.map((statement) => statement.Resource)).toEqual([KEY, KEY]);
+    // EC2's endpoint in the stack's Region, with the partition's URL suffix (amazonaws.com.cn in China).
+    const throughEc2 = { 'kms:ViaService': { 'Fn::Join': ['', [`ec2.${TEST_ENV.region}.`, { Ref: 'AWS::URLSuffix' }]] } };
     const createGrant = kms.find((statement) => actionsOf(statement).includes('kms:CreateGrant'));
     expect(actionsOf(createGrant!)).toEqual(['kms:CreateGrant']);
-    expect(createGrant?.Condition).toEqual({ Bool: { 'kms:GrantIsForAWSResource': 'true' } });
+    expect(createGrant?.Condition).toEqual({ StringEquals: throughEc2, Bool: { 'kms:GrantIsForAWSResource': 'true' } });
     const use = kms.find((statement) => statement !== createGrant)!;
     expect(actionsOf(use).sort()).toEqual(['kms:Decrypt', 'kms:DescribeKey', 'kms:GenerateDataKeyWithoutPlaintext', 'kms:ReEncryptFrom', 'kms:ReEncryptTo']);
-    expect(use.Condition).toEqual({ StringEquals: { 'kms:ViaService': `ec2.${TEST_ENV.region}.amazonaws.com` } });
+    expect(use.Condition).toEqual({ StringEquals: throughEc2 });
     // A permission only: the executor passes the key a volume's spec names, and reads no key setting.
     expect(JSON.stringify(fn('Executor').Environment)).not.toContain(KEY);
     for (const name of ['Api', 'Watcher', 'Reconciler']) {
