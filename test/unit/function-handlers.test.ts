@@ -3,6 +3,7 @@ import type { DynamoDBRecord, SQSRecord } from 'aws-lambda';
 import { Logger } from '@aws-lambda-powertools/logger';
 import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { correlateLogs } from '../../lib/functions/logging.js';
 import type { VolumeRecord } from '../../lib/domain/records.js';
@@ -115,6 +116,33 @@ describe('function handlers', () => {
     store.failNext('getMany', new Error('table unavailable'));
     const retried = await handler({ Records: [sqsRecord('d', message)] });
     expect(retried).toEqual({ batchItemFailures: [{ itemIdentifier: 'd' }] });
+  });
+
+  it('executor: a table or queue error fails just the affected messages, as batch item failures without an invocation error, each logged at ERROR as the README\'s DeadLetters runbook says', async () => {
+    const clock = new FakeClock(Date.parse(at));
+    const store = new MemoryRecordStore();
+    const queue = new MemoryOperationQueue({ clock });
+    const provider = new MemoryEbs({ clock, ownerTagValue: 'test', availabilityZones: ['us-east-1a'] });
+    const log = new RecordingLog();
+    await store.create(volume);
+    await store.create({ ...volume, volumeId: 'data-2' });
+    const handler = createExecutorHandler({ store, queue, provider, clock, metrics: new RecordingMetrics(), log, config: { ownerTagValue: 'test' } });
+    const create = (volumeId: string) => JSON.stringify({ op: 'create-volume', key: { kind: 'volume', volumeId } });
+    store.failNext('update', new Error('ProvisionedThroughputExceededException'));
+    // Resolves (no invocation error, so no ExecutorErrors): only the message whose write failed is retried.
+    const response = await handler({ Records: [sqsRecord('a', create('data-1')), sqsRecord('b', create('data-2'))] });
+    expect(response.batchItemFailures).toHaveLength(1);
+    expect(log.entries.filter((e) => e.level === 'error').map((e) => e.message)).toEqual(['status write before the EC2 call failed']);
+
+    // The runbook names every ERROR line the executor writes when it reports a message back.
+    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+    const runbook = readme.split('\n').find((line) => line.startsWith('| `DeadLetters` |'))!;
+    expect(runbook).toMatch(/batch item/);
+    const source = readFileSync(new URL('../../lib/engine/executor.ts', import.meta.url), 'utf8');
+    // A record whose decision throws is left as it is, its message not reported back.
+    const reportedBack = [...source.matchAll(/log\.error\('([^']+)'/g)].map((match) => match[1]!).filter((message) => message !== 'deciding a result failed');
+    expect(reportedBack).toContain('status write before the EC2 call failed');
+    for (const message of reportedBack) expect(runbook, message).toContain(`\`${message}\``);
   });
 
   it('reads the function environment and rejects a bad one', () => {
