@@ -407,6 +407,7 @@ describe('alarms and dashboard', () => {
       TreatMissingData: 'notBreaching',
       ...properties,
     });
+  const alarmNamed = (name: string) => s.json.Resources[resourceId(s.json, 'AWS::CloudWatch::Alarm', `Monitoring${name}`)]!.Properties!;
 
   it('failed operations (the engine metric) above zero', () => {
     alarm({ Namespace: METRICS.namespace, MetricName: METRICS.failed, Statistic: 'Sum', Threshold: 0, Dimensions: Match.absent() });
@@ -444,9 +445,26 @@ describe('alarms and dashboard', () => {
     }
   });
 
+  it('leaked volumes: the largest count of the passes over three reconciler intervals; a period without a pass keeps the alarm as it is', () => {
+    expect(alarmNamed('LeakedVolumes')).toMatchObject({
+      Namespace: METRICS.namespace,
+      MetricName: METRICS.leaked,
+      Statistic: 'Maximum',
+      Threshold: 0,
+      ComparisonOperator: 'GreaterThanThreshold',
+      EvaluationPeriods: 1,
+      TreatMissingData: 'ignore',
+      AlarmActions: [topic()],
+      OKActions: [topic()],
+    });
+    // One pass per interval at drifting times: a period must span two intervals to hold a pass for
+    // certain, and three still hold one when a pass is missed.
+    expect(alarmNamed('LeakedVolumes').Period).toBe(3 * RECONCILER.intervalMinutes * 60);
+  });
+
   it('API 5xx and leaked volumes; every alarm notifies the SSL-only topic', () => {
     alarm({ Namespace: 'AWS/ApiGateway', MetricName: '5XXError', Statistic: 'Sum', Threshold: 0 });
-    alarm({ Namespace: METRICS.namespace, MetricName: METRICS.leaked, Threshold: 0 });
+    alarm({ Namespace: METRICS.namespace, MetricName: METRICS.leaked, Threshold: 0, TreatMissingData: 'ignore' });
     const alarms = s.template.findResources('AWS::CloudWatch::Alarm');
     expect(Object.keys(alarms)).toHaveLength(6 + 2 * FUNCTION_NAMES.length + 1);
     for (const resource of Object.values(alarms)) expect(resource.Properties.AlarmActions).toEqual([topic()]);
