@@ -9,7 +9,7 @@ import type * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { DynamoEventSource, SqsDlq, SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { Construct } from 'constructs';
-import { EXECUTOR, RECONCILER, TABLE, WATCHER } from '../lib/settings.js';
+import { EXECUTOR, RECONCILER, TABLE, WATCHER, metricsNamespace } from '../lib/settings.js';
 import { resolveOptions, type DeploymentOptions, type ResolvedOptions } from './config.js';
 import { Api } from './constructs/api.js';
 import { acknowledgeWildcardResource } from './constructs/acknowledge.js';
@@ -22,6 +22,8 @@ export interface EbsProvisionerStackProps extends StackProps, DeploymentOptions 
 
 export class EbsProvisionerStack extends Stack {
   readonly options: ResolvedOptions;
+  /** Where this deployment's functions put their metrics and its alarms read them: its own, so two deployments in an account never hear each other. */
+  readonly metricsNamespace: string;
   readonly storage: Storage;
   readonly functions: Functions;
   readonly api: Api;
@@ -31,6 +33,7 @@ export class EbsProvisionerStack extends Stack {
     super(scope, id, props);
     const options = resolveOptions(props, this.stackName, Token.isUnresolved(this.region) ? undefined : this.region);
     this.options = options;
+    this.metricsNamespace = metricsNamespace(this.stackName);
 
     const storage = new Storage(this, 'Storage', {
       tableRemovalPolicy: options.tableRemovalPolicy,
@@ -42,6 +45,7 @@ export class EbsProvisionerStack extends Stack {
 
     const functions = new Functions(this, 'Functions', {
       logRetentionDays: options.logRetentionDays,
+      metricsNamespace: this.metricsNamespace,
       reservedConcurrency: {
         // Caps the executor's EC2 calls even if something else invokes it; equal to the
         // mapping's maximum concurrency so the mapping itself is never throttled.
@@ -147,6 +151,7 @@ export class EbsProvisionerStack extends Stack {
     this.api = new Api(this, 'Api', { handler: api, authorization: options.apiAuthorization, logRetentionDays: options.logRetentionDays });
     this.monitoring = new Monitoring(this, 'Monitoring', {
       alarmEmail: options.alarmEmail,
+      metricsNamespace: this.metricsNamespace,
       functions: functions.all(),
       queue,
       deadLetterQueue: storage.deadLetterQueue,
@@ -165,6 +170,7 @@ export class EbsProvisionerStack extends Stack {
     new CfnOutput(this, 'StreamFailureQueueUrl', { value: storage.streamFailureQueue.queueUrl, description: 'Stream batches the watcher gave up on' });
     new CfnOutput(this, 'AlarmTopicArn', { value: this.monitoring.topic.topicArn, description: 'Where alarms are sent' });
     new CfnOutput(this, 'DashboardName', { value: this.monitoring.dashboard.dashboardName });
+    new CfnOutput(this, 'MetricsNamespace', { value: this.metricsNamespace, description: 'CloudWatch namespace of this deployment\'s metrics' });
   }
 }
 

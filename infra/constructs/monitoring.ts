@@ -27,6 +27,8 @@ const LEAKED_VOLUMES_PERIOD_MINUTES = 3 * RECONCILER.intervalMinutes;
 
 export interface MonitoringProps {
   alarmEmail?: string;
+  /** The deployment's CloudWatch namespace, where its functions' metrics are (`metricsNamespace`). */
+  metricsNamespace: string;
   functions: Record<FunctionName, lambda.IFunction>;
   queue: sqs.IQueue;
   deadLetterQueue: sqs.IQueue;
@@ -69,7 +71,7 @@ export class Monitoring extends Construct {
     this.action = new actions.SnsAction(this.topic);
 
     const engineMetric = (metricName: string) =>
-      new cloudwatch.Metric({ namespace: METRICS.namespace, metricName, statistic: cloudwatch.Stats.SUM, period: MINUTE });
+      new cloudwatch.Metric({ namespace: props.metricsNamespace, metricName, statistic: cloudwatch.Stats.SUM, period: MINUTE });
 
     this.alarm('OperationsFailed', engineMetric(METRICS.failed), {
       threshold: 0,
@@ -123,13 +125,13 @@ export class Monitoring extends Construct {
       new cloudwatch.GraphWidget({
         title: 'Operations by outcome',
         width: 12,
-        left: [search(`SEARCH('{${METRICS.namespace},operation,outcome} MetricName="${METRICS.operations}"', 'Sum', 60)`)],
+        left: [search(`SEARCH('{${props.metricsNamespace},operation,outcome} MetricName="${METRICS.operations}"', 'Sum', 60)`)],
         stacked: true,
       }),
       new cloudwatch.GraphWidget({
         title: 'EC2 call latency by operation (p90, ms)',
         width: 12,
-        left: [search(`SEARCH('{${METRICS.namespace},operation} MetricName="${METRICS.latency}"', 'p90', 60)`)],
+        left: [search(`SEARCH('{${props.metricsNamespace},operation} MetricName="${METRICS.latency}"', 'p90', 60)`)],
       }),
     );
     const queues = [

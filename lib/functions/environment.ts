@@ -8,6 +8,8 @@ export interface FunctionEnvironment {
   tableName: string;
   queueUrl: string;
   ownerTagValue: string;
+  /** CloudWatch namespace of the function's metrics, the deployment's own: the alarms read it. */
+  metricsNamespace: string;
   /** The shared EC2 rate budget's table (the executor takes from it, the reconciler reads it); unset: each executor environment spends its own share. */
   rateBudgetTableName?: string;
   engineConfig: Partial<EngineConfig>;
@@ -27,7 +29,8 @@ function positive(env: NodeJS.ProcessEnv, name: string): number | undefined {
 }
 
 /**
- * Reads TABLE_NAME, QUEUE_URL, OWNER_TAG_VALUE and the optional RATE_BUDGET_TABLE_NAME,
+ * Reads TABLE_NAME, QUEUE_URL, OWNER_TAG_VALUE, POWERTOOLS_METRICS_NAMESPACE (the deployment's
+ * metrics namespace, given to the metrics explicitly) and the optional RATE_BUDGET_TABLE_NAME,
  * EC2_REFILL_PER_SECOND (the pace of EC2's buckets, for the shared budget) and EC2_RATE_BUDGET
  * (mutating calls per second per environment, when the shared budget is unset or unreachable).
  */
@@ -42,7 +45,13 @@ export function readFunctionEnvironment(env: NodeJS.ProcessEnv = process.env): F
   }
   const { rateBudgetTableName, accountRateBudgets } = readRateBudgetEnvironment(env);
   if (accountRateBudgets) engineConfig.accountRateBudgets = accountRateBudgets;
-  const environment: FunctionEnvironment = { tableName: required(env, 'TABLE_NAME'), queueUrl: required(env, 'QUEUE_URL'), ownerTagValue, engineConfig };
+  const environment: FunctionEnvironment = {
+    tableName: required(env, 'TABLE_NAME'),
+    queueUrl: required(env, 'QUEUE_URL'),
+    ownerTagValue,
+    metricsNamespace: required(env, 'POWERTOOLS_METRICS_NAMESPACE'),
+    engineConfig,
+  };
   if (rateBudgetTableName) environment.rateBudgetTableName = rateBudgetTableName;
   return environment;
 }

@@ -166,6 +166,25 @@ describe('every option away from its default', () => {
   });
 });
 
+describe('two deployments in one account and Region', () => {
+  it('each has its own metrics namespace, after its stack name, in its functions\' environment and its alarms', () => {
+    const namespacesOf = (stackName: string) => {
+      const { json } = synthesize({}, { bundle: false, stackName });
+      const resources = Object.values(json.Resources);
+      const functions = resources.filter((r) => r.Type === 'AWS::Lambda::Function' && (r.Properties!.Environment as { Variables?: Record<string, unknown> } | undefined)?.Variables?.TABLE_NAME);
+      const alarms = resources.filter((r) => r.Type === 'AWS::CloudWatch::Alarm' && !String(r.Properties!.Namespace).startsWith('AWS/'));
+      expect(functions).toHaveLength(4);
+      expect(alarms.length).toBeGreaterThan(0);
+      return new Set([
+        ...functions.map((r) => (r.Properties!.Environment as { Variables: Record<string, unknown> }).Variables.POWERTOOLS_METRICS_NAMESPACE),
+        ...alarms.map((r) => r.Properties!.Namespace),
+      ]);
+    };
+    expect(namespacesOf('TeamA')).toEqual(new Set(['EbsProvisioner/TeamA']));
+    expect(namespacesOf('TeamB')).toEqual(new Set(['EbsProvisioner/TeamB']));
+  });
+});
+
 describe('cdk-nag is active', () => {
   it('fails synthesis on an unacknowledged finding', () => {
     const app = new App();

@@ -13,6 +13,8 @@ import { acknowledgements, actionsOf, CDK_JSON_CONTEXT, resourceId, resourcesOf,
 
 let s: Synthesized;
 const OWNER = 'EbsProvisionerTest';
+/** This deployment's own metrics namespace, after its stack name. */
+const NAMESPACE = 'EbsProvisioner/EbsProvisionerTest';
 const SIZING = { api: API, watcher: WATCHER, executor: EXECUTOR, reconciler: RECONCILER };
 const capitalized = (name: string) => name.charAt(0).toUpperCase() + name.slice(1);
 
@@ -145,7 +147,7 @@ describe('functions', () => {
     expect(variables).toMatchObject({
       TABLE_NAME: { Ref: tableId() },
       POWERTOOLS_SERVICE_NAME: `ebs-provisioner-${name}`,
-      POWERTOOLS_METRICS_NAMESPACE: METRICS.namespace,
+      POWERTOOLS_METRICS_NAMESPACE: NAMESPACE,
       LOG_LEVEL: 'INFO',
       OWNER_TAG_VALUE: OWNER,
     });
@@ -410,11 +412,11 @@ describe('alarms and dashboard', () => {
   const alarmNamed = (name: string) => s.json.Resources[resourceId(s.json, 'AWS::CloudWatch::Alarm', `Monitoring${name}`)]!.Properties!;
 
   it('failed operations (the engine metric) above zero', () => {
-    alarm({ Namespace: METRICS.namespace, MetricName: METRICS.failed, Statistic: 'Sum', Threshold: 0, Dimensions: Match.absent() });
+    alarm({ Namespace: NAMESPACE, MetricName: METRICS.failed, Statistic: 'Sum', Threshold: 0, Dimensions: Match.absent() });
   });
 
   it('invalid records (the watcher\'s metric) above zero: their status error comes from no operation', () => {
-    alarm({ Namespace: METRICS.namespace, MetricName: METRICS.invalidRecords, Statistic: 'Sum', Threshold: 0, Dimensions: Match.absent() });
+    alarm({ Namespace: NAMESPACE, MetricName: METRICS.invalidRecords, Statistic: 'Sum', Threshold: 0, Dimensions: Match.absent() });
   });
 
   it('messages in the dead-letter queue and the stream failure queue', () => {
@@ -447,7 +449,7 @@ describe('alarms and dashboard', () => {
 
   it('leaked volumes: the largest count of the passes over three reconciler intervals; a period without a pass keeps the alarm as it is', () => {
     expect(alarmNamed('LeakedVolumes')).toMatchObject({
-      Namespace: METRICS.namespace,
+      Namespace: NAMESPACE,
       MetricName: METRICS.leaked,
       Statistic: 'Maximum',
       Threshold: 0,
@@ -464,7 +466,7 @@ describe('alarms and dashboard', () => {
 
   it('API 5xx and leaked volumes; every alarm notifies the SSL-only topic', () => {
     alarm({ Namespace: 'AWS/ApiGateway', MetricName: '5XXError', Statistic: 'Sum', Threshold: 0 });
-    alarm({ Namespace: METRICS.namespace, MetricName: METRICS.leaked, Threshold: 0, TreatMissingData: 'ignore' });
+    alarm({ Namespace: NAMESPACE, MetricName: METRICS.leaked, Threshold: 0, TreatMissingData: 'ignore' });
     const alarms = s.template.findResources('AWS::CloudWatch::Alarm');
     expect(Object.keys(alarms)).toHaveLength(6 + 2 * FUNCTION_NAMES.length + 1);
     for (const resource of Object.values(alarms)) expect(resource.Properties.AlarmActions).toEqual([topic()]);
@@ -495,10 +497,36 @@ describe('alarms and dashboard', () => {
     expect(Object.values(s.template.findResources('AWS::SNS::Topic'))[0]!.Properties.KmsMasterKeyId).toBeUndefined();
   });
 
+  it('every engine metric an alarm or the dashboard reads is in this deployment\'s namespace, the one its functions are given', () => {
+    const engineMetrics = new Set<string>([METRICS.failed, METRICS.invalidRecords, METRICS.leaked]);
+    const alarms = Object.values(s.template.findResources('AWS::CloudWatch::Alarm')).filter((resource) => engineMetrics.has(resource.Properties.MetricName));
+    expect(alarms).toHaveLength(engineMetrics.size);
+    for (const resource of alarms) expect(resource.Properties.Namespace).toBe(NAMESPACE);
+    for (const name of FUNCTION_NAMES) {
+      expect((s.json.Resources[functionId(name)]!.Properties!.Environment as { Variables: Record<string, unknown> }).Variables.POWERTOOLS_METRICS_NAMESPACE).toBe(NAMESPACE);
+    }
+    // The dashboard's body, its CloudFormation references replaced by a placeholder.
+    const joined = Object.values(s.template.findResources('AWS::CloudWatch::Dashboard'))[0]!.Properties.DashboardBody as { 'Fn::Join': [string, unknown[]] };
+    const body = JSON.parse(joined['Fn::Join'][1].map((part) => (typeof part === 'string' ? part : 'ref')).join('')) as {
+      widgets: { properties: { metrics?: (string | { expression?: string })[][] } }[];
+    };
+    const lines = body.widgets.flatMap((widget) => widget.properties.metrics ?? []);
+    const searches = lines.flatMap((line) => line.flatMap((part) => (typeof part === 'object' && part.expression ? [part.expression] : [])));
+    expect(searches).toHaveLength(2);
+    for (const search of searches) expect(search).toMatch(new RegExp(`^SEARCH\\('\\{${NAMESPACE},`));
+    const engineLines = lines.filter((line) => typeof line[0] === 'string' && !line[0].startsWith('AWS/'));
+    expect(engineLines.map((line) => line.slice(0, 2))).toEqual([
+      [NAMESPACE, METRICS.failed],
+      [NAMESPACE, METRICS.invalidRecords],
+      [NAMESPACE, METRICS.leaked],
+    ]);
+    expect(Object.values(s.template.findOutputs('MetricsNamespace'))[0]!.Value).toBe(NAMESPACE);
+  });
+
   it('dashboard: operations by outcome, latency, queue depth and age, stream lag', () => {
     const body = JSON.stringify(Object.values(s.template.findResources('AWS::CloudWatch::Dashboard'))[0]!.Properties.DashboardBody);
-    expect(body).toContain(`{${METRICS.namespace},operation,outcome} MetricName=\\\\\\"${METRICS.operations}\\\\\\"`);
-    expect(body).toContain(`{${METRICS.namespace},operation} MetricName=\\\\\\"${METRICS.latency}\\\\\\"`);
+    expect(body).toContain(`{${NAMESPACE},operation,outcome} MetricName=\\\\\\"${METRICS.operations}\\\\\\"`);
+    expect(body).toContain(`{${NAMESPACE},operation} MetricName=\\\\\\"${METRICS.latency}\\\\\\"`);
     for (const metric of ['ApproximateNumberOfMessagesVisible', 'ApproximateAgeOfOldestMessage', 'IteratorAge', METRICS.failed, METRICS.invalidRecords, METRICS.leaked]) expect(body).toContain(metric);
   });
 });

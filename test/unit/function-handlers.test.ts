@@ -14,6 +14,8 @@ import { createExecutorHandler, createWatcherHandler, toRecordChange } from '../
 import { FakeClock, MemoryEbs, MemoryOperationQueue, MemoryRecordStore, RecordingLog, RecordingMetrics } from '../../lib/memory/index.js';
 
 const at = '2026-01-01T00:00:00.000Z';
+/** What the stack sets for every engine function. */
+const BASE_ENV = { TABLE_NAME: 't', QUEUE_URL: 'q', OWNER_TAG_VALUE: 's', POWERTOOLS_METRICS_NAMESPACE: 'EbsProvisioner/s' };
 const volume: VolumeRecord = {
   kind: 'volume',
   volumeId: 'data-1',
@@ -146,19 +148,21 @@ describe('function handlers', () => {
   });
 
   it('reads the function environment and rejects a bad one', () => {
-    const env = readFunctionEnvironment({ TABLE_NAME: 't', QUEUE_URL: 'q', OWNER_TAG_VALUE: 'stack', EC2_RATE_BUDGET: '2' });
-    expect(env).toMatchObject({ tableName: 't', queueUrl: 'q', ownerTagValue: 'stack' });
+    const env = readFunctionEnvironment({ ...BASE_ENV, OWNER_TAG_VALUE: 'stack', EC2_RATE_BUDGET: '2' });
+    expect(env).toMatchObject({ tableName: 't', queueUrl: 'q', ownerTagValue: 'stack', metricsNamespace: 'EbsProvisioner/s' });
     expect(env.engineConfig.rateBudgets?.AttachVolume).toEqual({ ratePerSecond: 2, burst: 8 });
     expect(env.rateBudgetTableName).toBeUndefined();
     expect(env.engineConfig.accountRateBudgets).toBeUndefined();
-    const raised = readFunctionEnvironment({ TABLE_NAME: 't', QUEUE_URL: 'q', OWNER_TAG_VALUE: 's', EC2_REFILL_PER_SECOND: '20' }).engineConfig.accountRateBudgets;
+    const raised = readFunctionEnvironment({ ...BASE_ENV, EC2_REFILL_PER_SECOND: '20' }).engineConfig.accountRateBudgets;
     expect(raised?.AttachVolume).toEqual({ ...DEFAULT_ENGINE_CONFIG.accountRateBudgets.AttachVolume, ratePerSecond: 20 });
     expect(raised?.CreateTags).toEqual(DEFAULT_ENGINE_CONFIG.accountRateBudgets.CreateTags);
     expect(raised?.CreateVolume.ratePerSecond).toBe(20);
-    expect(() => readFunctionEnvironment({ TABLE_NAME: 't', QUEUE_URL: 'q', OWNER_TAG_VALUE: 's', EC2_REFILL_PER_SECOND: '-1' })).toThrow(/EC2_REFILL_PER_SECOND must be a positive number/);
-    expect(readFunctionEnvironment({ TABLE_NAME: 't', QUEUE_URL: 'q', OWNER_TAG_VALUE: 's', RATE_BUDGET_TABLE_NAME: 'rates' }).rateBudgetTableName).toBe('rates');
-    expect(() => readFunctionEnvironment({ TABLE_NAME: 't', OWNER_TAG_VALUE: 's' })).toThrow('QUEUE_URL is not set');
-    expect(() => readFunctionEnvironment({ TABLE_NAME: 't', QUEUE_URL: 'q', OWNER_TAG_VALUE: 's', EC2_RATE_BUDGET: 'fast' })).toThrow(/positive number/);
+    expect(() => readFunctionEnvironment({ ...BASE_ENV, EC2_REFILL_PER_SECOND: '-1' })).toThrow(/EC2_REFILL_PER_SECOND must be a positive number/);
+    expect(readFunctionEnvironment({ ...BASE_ENV, RATE_BUDGET_TABLE_NAME: 'rates' }).rateBudgetTableName).toBe('rates');
+    expect(() => readFunctionEnvironment({ TABLE_NAME: 't', OWNER_TAG_VALUE: 's', POWERTOOLS_METRICS_NAMESPACE: 'EbsProvisioner/s' })).toThrow('QUEUE_URL is not set');
+    // Without its deployment's namespace a function's metrics would reach no alarm of its own.
+    expect(() => readFunctionEnvironment({ TABLE_NAME: 't', QUEUE_URL: 'q', OWNER_TAG_VALUE: 's' })).toThrow('POWERTOOLS_METRICS_NAMESPACE is not set');
+    expect(() => readFunctionEnvironment({ ...BASE_ENV, EC2_RATE_BUDGET: 'fast' })).toThrow(/positive number/);
   });
 
   it('reads the rate budget settings alone for the API, which needs no queue', () => {
