@@ -66,8 +66,12 @@ export class EbsProvisionerStack extends Stack {
         executor: {
           ...engine,
           RATE_BUDGET_TABLE_NAME: storage.rateBudgetTable.tableName,
-          EC2_RATE_BUDGET: String(options.ec2RateBudget),
           EC2_REFILL_PER_SECOND: String(options.ec2RefillPerSecond),
+          // How many environments share EC2's buckets: each one's own budget is its share of them,
+          // and calls deferred for tokens come back spread at the rate all of them may use.
+          EXECUTOR_MAX_CONCURRENCY: String(options.executorMaxConcurrency),
+          // Only when given: it replaces every action's own budget by one rate.
+          ...(options.ec2RateBudget === undefined ? {} : { EC2_RATE_BUDGET: String(options.ec2RateBudget) }),
         },
         // Reads the line of calls waiting for EC2's tokens, so it does not nudge calls that are only waiting their turn.
         reconciler: { ...engine, RATE_BUDGET_TABLE_NAME: storage.rateBudgetTable.tableName, EC2_REFILL_PER_SECOND: String(options.ec2RefillPerSecond) },

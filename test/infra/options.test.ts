@@ -7,20 +7,22 @@ import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { optionsFromContext, resolveOptions } from '../../infra/config.js';
+import { resolveEngineConfig } from '../../lib/engine/config.js';
+import { readFunctionEnvironment } from '../../lib/functions/environment.js';
 import { EXECUTOR, OWNERSHIP_TAGS } from '../../lib/settings.js';
 import { acknowledgements, actionsOf, resourceId, roleStatements, synthesize, TEST_ENV, type Synthesized } from './synth.js';
 
 const KEY = 'arn:aws:kms:eu-west-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab';
 
 describe('resolveOptions', () => {
-  it('defaults: owner tag is the stack name, IAM auth, settings concurrency, EC2 refill shared, retain', () => {
+  it('defaults: owner tag is the stack name, IAM auth, settings concurrency, EC2\'s standard refill, no single rate budget, retain', () => {
     expect(resolveOptions({}, 'Prod')).toEqual({
       ownerTagValue: 'Prod',
       alarmEmail: undefined,
       apiAuthorization: 'iam',
       executorMaxConcurrency: EXECUTOR.maxConcurrency,
       ec2RefillPerSecond: 5,
-      ec2RateBudget: 5 / EXECUTOR.maxConcurrency,
+      ec2RateBudget: undefined,
       logRetentionDays: 30,
       tableRemovalPolicy: 'retain',
       deletionProtection: true,
@@ -152,10 +154,18 @@ describe('every option away from its default', () => {
     expect(Object.values(s.template.findOutputs('ApiUrl'))[0]!.Description).toMatch(/no authorization/);
   });
 
-  it('executor concurrency, EC2 refill rate and each environment\'s share of it, retention, table removal and an email subscription', () => {
+  it('executor concurrency, EC2 refill rate and each environment\'s share of EC2\'s buckets, retention, table removal and an email subscription', () => {
     s.template.hasResourceProperties('AWS::Lambda::EventSourceMapping', { ScalingConfig: { MaximumConcurrency: 10 } });
     expect(fn('Executor').ReservedConcurrentExecutions).toBe(10);
-    expect(fn('Executor').Environment).toMatchObject({ Variables: { EC2_REFILL_PER_SECOND: '20', EC2_RATE_BUDGET: '2' } });
+    expect(fn('Executor').Environment).toMatchObject({ Variables: { EC2_REFILL_PER_SECOND: '20', EXECUTOR_MAX_CONCURRENCY: '10' } });
+    // Each of the ten environments takes a tenth of EC2's buckets at the raised refill, action by action.
+    const variables = (fn('Executor').Environment as { Variables: Record<string, unknown> }).Variables;
+    expect(variables.EC2_RATE_BUDGET).toBeUndefined();
+    const config = resolveEngineConfig(readFunctionEnvironment(Object.fromEntries(Object.entries(variables).map(([name, value]) => [name, typeof value === 'string' ? value : name]))).engineConfig);
+    expect(config.concurrentEnvironments).toBe(10);
+    expect(config.rateBudgets.AttachVolume).toEqual({ burst: 5, ratePerSecond: 2 });
+    expect(config.rateBudgets.CreateVolume).toEqual({ burst: 10, ratePerSecond: 2 });
+    expect(config.rateBudgets.CreateTags).toEqual({ burst: 10, ratePerSecond: 1 });
     // Those that read the line of calls waiting for tokens measure it at the same pace.
     for (const reader of ['Reconciler', 'Api']) expect(fn(reader).Environment).toMatchObject({ Variables: { EC2_REFILL_PER_SECOND: '20' } });
     for (const logGroup of Object.values(s.template.findResources('AWS::Logs::LogGroup'))) expect(logGroup.Properties.RetentionInDays).toBe(7);
@@ -163,6 +173,14 @@ describe('every option away from its default', () => {
     expect(table.DeletionPolicy).toBe('Delete');
     expect(table.Properties!.DeletionProtectionEnabled).toBe(false);
     s.template.hasResourceProperties('AWS::SNS::Subscription', { Protocol: 'email', Endpoint: 'ops@example.com' });
+  });
+});
+
+describe('ec2RateBudget', () => {
+  it('only when given, the executor spends that many mutating calls per second per environment for every action', () => {
+    const { json } = synthesize({ ec2RateBudget: 0.5 }, { bundle: false });
+    const executor = json.Resources[resourceId(json, 'AWS::Lambda::Function', 'FunctionsExecutor')]!.Properties!;
+    expect(executor.Environment).toMatchObject({ Variables: { EC2_RATE_BUDGET: '0.5', EXECUTOR_MAX_CONCURRENCY: String(EXECUTOR.maxConcurrency) } });
   });
 });
 

@@ -9,6 +9,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { API, EXECUTOR, METRICS, OWNERSHIP_TAGS, QUEUE, RATE_BUDGET_TABLE, RECONCILER, TABLE, WATCHER } from '../../lib/settings.js';
 import { ESM_REQUIRE_BANNER, FUNCTION_NAMES, type FunctionName } from '../../infra/constructs/functions.js';
 import { ITERATOR_AGE_ALARM_MS } from '../../infra/constructs/monitoring.js';
+import { DEFAULT_ENGINE_CONFIG, resolveEngineConfig } from '../../lib/engine/config.js';
+import { readFunctionEnvironment } from '../../lib/functions/environment.js';
 import { acknowledgements, actionsOf, CDK_JSON_CONTEXT, resourceId, resourcesOf, roleStatements, synthesize, TEST_ENV, type Statement, type Synthesized } from './synth.js';
 
 let s: Synthesized;
@@ -170,9 +172,18 @@ describe('functions', () => {
   it('reserves concurrency where it protects EC2: executor at its maximum concurrency, reconciler at one', () => {
     expect(s.json.Resources[functionId('executor')]!.Properties!.ReservedConcurrentExecutions).toBe(EXECUTOR.maxConcurrency);
     expect(s.json.Resources[functionId('reconciler')]!.Properties!.ReservedConcurrentExecutions).toBe(1);
-    expect(s.json.Resources[functionId('executor')]!.Properties!.Environment).toMatchObject({
-      Variables: { EC2_REFILL_PER_SECOND: '5', EC2_RATE_BUDGET: String(5 / EXECUTOR.maxConcurrency) },
-    });
+  });
+
+  it('the deployed executor runs with the engine\'s settings: its concurrency, and each action\'s own rate budget', () => {
+    const variables = (s.json.Resources[functionId('executor')]!.Properties!.Environment as { Variables: Record<string, unknown> }).Variables;
+    expect(variables).toMatchObject({ EC2_REFILL_PER_SECOND: '5', EXECUTOR_MAX_CONCURRENCY: String(EXECUTOR.maxConcurrency) });
+    expect(variables.EC2_RATE_BUDGET).toBeUndefined();
+    // What the function reads from this environment (references to resources stand in as names).
+    const env = Object.fromEntries(Object.entries(variables).map(([name, value]) => [name, typeof value === 'string' ? value : name]));
+    const config = resolveEngineConfig(readFunctionEnvironment(env).engineConfig);
+    expect(config.concurrentEnvironments).toBe(DEFAULT_ENGINE_CONFIG.concurrentEnvironments);
+    expect(config.rateBudgets).toEqual(DEFAULT_ENGINE_CONFIG.rateBudgets);
+    expect(config.accountRateBudgets).toEqual(DEFAULT_ENGINE_CONFIG.accountRateBudgets);
   });
 
   it.each(FUNCTION_NAMES)('%s: bundled as minified ESM with the createRequire banner and a source map', (name) => {

@@ -9,7 +9,7 @@ import { correlateLogs } from '../../lib/functions/logging.js';
 import type { VolumeRecord } from '../../lib/domain/records.js';
 import { itemKey, toItem } from '../../lib/aws/record-item.js';
 import { readFunctionEnvironment, readRateBudgetEnvironment } from '../../lib/functions/environment.js';
-import { DEFAULT_ENGINE_CONFIG } from '../../lib/engine/config.js';
+import { DEFAULT_ENGINE_CONFIG, EC2_REQUEST_BUCKETS, environmentRateBudgets, resolveEngineConfig } from '../../lib/engine/config.js';
 import { createExecutorHandler, createWatcherHandler, toRecordChange } from '../../lib/functions/handlers.js';
 import { FakeClock, MemoryEbs, MemoryOperationQueue, MemoryRecordStore, RecordingLog, RecordingMetrics } from '../../lib/memory/index.js';
 
@@ -163,6 +163,25 @@ describe('function handlers', () => {
     // Without its deployment's namespace a function's metrics would reach no alarm of its own.
     expect(() => readFunctionEnvironment({ TABLE_NAME: 't', QUEUE_URL: 'q', OWNER_TAG_VALUE: 's' })).toThrow('POWERTOOLS_METRICS_NAMESPACE is not set');
     expect(() => readFunctionEnvironment({ ...BASE_ENV, EC2_RATE_BUDGET: 'fast' })).toThrow(/positive number/);
+  });
+
+  it('executor: its concurrency and EC2\'s refill give each environment its share of EC2\'s buckets; EC2_RATE_BUDGET, only when given, one rate for all', () => {
+    const env = readFunctionEnvironment({ ...BASE_ENV, EXECUTOR_MAX_CONCURRENCY: '10', EC2_REFILL_PER_SECOND: '20' });
+    expect(env.engineConfig.concurrentEnvironments).toBe(10);
+    const buckets = { ...EC2_REQUEST_BUCKETS, CreateVolume: { burst: 100, ratePerSecond: 20 }, AttachVolume: { burst: 50, ratePerSecond: 20 }, DeleteVolume: { burst: 100, ratePerSecond: 20 } };
+    expect(env.engineConfig.rateBudgets).toEqual(environmentRateBudgets(10, buckets));
+    // CreateTags keeps its own pace (10 a second) and burst, shared by ten.
+    expect(env.engineConfig.rateBudgets?.CreateTags).toEqual({ burst: 10, ratePerSecond: 1 });
+    expect(env.engineConfig.rateBudgets?.AttachVolume).toEqual({ burst: 5, ratePerSecond: 2 });
+    // The default deployment's executor: the engine's own defaults.
+    const standard = resolveEngineConfig(readFunctionEnvironment({ ...BASE_ENV, EXECUTOR_MAX_CONCURRENCY: '5', EC2_REFILL_PER_SECOND: '5' }).engineConfig);
+    expect(standard.rateBudgets).toEqual(DEFAULT_ENGINE_CONFIG.rateBudgets);
+    expect(standard.concurrentEnvironments).toBe(DEFAULT_ENGINE_CONFIG.concurrentEnvironments);
+    expect(readFunctionEnvironment(BASE_ENV).engineConfig.rateBudgets).toBeUndefined();
+    const given = readFunctionEnvironment({ ...BASE_ENV, EXECUTOR_MAX_CONCURRENCY: '10', EC2_RATE_BUDGET: '0.5' }).engineConfig;
+    expect(given.concurrentEnvironments).toBe(10);
+    expect(given.rateBudgets?.CreateTags).toEqual({ ratePerSecond: 0.5, burst: 2 });
+    expect(() => readFunctionEnvironment({ ...BASE_ENV, EXECUTOR_MAX_CONCURRENCY: '2.5' })).toThrow(/EXECUTOR_MAX_CONCURRENCY must be a positive integer/);
   });
 
   it('reads the rate budget settings alone for the API, which needs no queue', () => {
