@@ -9,14 +9,15 @@ import type * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { DynamoEventSource, SqsDlq, SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { Construct } from 'constructs';
-import { EXECUTOR, RECONCILER, TABLE, WATCHER, metricsNamespace } from '../lib/settings.js';
+import { EXECUTOR, RECONCILER, WATCHER, metricsNamespace } from '../lib/settings.js';
 import { resolveOptions, type DeploymentOptions, type ResolvedOptions } from './config.js';
 import { Api } from './constructs/api.js';
 import { acknowledgeWildcardResource } from './constructs/acknowledge.js';
 import { EC2_DESCRIBE_ACTIONS, WILDCARD_REASONS, ec2DescribeStatements, ec2MutationStatements, kmsStatements } from './constructs/ec2-policy.js';
-import { Functions } from './constructs/functions.js';
+import { Functions, type FunctionName } from './constructs/functions.js';
 import { Monitoring } from './constructs/monitoring.js';
 import { Storage } from './constructs/storage.js';
+import { grantTableAccess } from './constructs/table-access.js';
 
 export interface EbsProvisionerStackProps extends StackProps, DeploymentOptions {}
 
@@ -80,30 +81,24 @@ export class EbsProvisionerStack extends Stack {
     this.functions = functions;
     const { api, watcher, executor, reconciler } = functions;
 
-    // Grants, least needed per function.
-    table.grantReadWriteData(api);
+    // Grants, least needed per function: on the table, the actions of the store methods each calls.
+    for (const [name, fn] of Object.entries(functions.all()) as [FunctionName, lambda.IFunction][]) grantTableAccess(table, fn, name);
     storage.rateBudgetTable.grant(api, 'dynamodb:GetItem');
-    table.grantReadWriteData(watcher);
     queue.grantSendMessages(watcher);
-    table.grantReadWriteData(executor);
     // A take is a consistent GetItem and a conditional PutItem of one bucket's level.
     storage.rateBudgetTable.grant(executor, 'dynamodb:GetItem', 'dynamodb:PutItem');
     queue.grantSendMessages(executor);
-    table.grantReadWriteData(reconciler);
     storage.rateBudgetTable.grant(reconciler, 'dynamodb:GetItem');
     queue.grantSendMessages(reconciler);
-    for (const fn of [api, watcher, executor, reconciler]) {
-      acknowledgeWildcardResource(roleOf(fn), `${table.tableArn}/index/*`, `Queries the instance index (${TABLE.instanceIndex.name}) of this table only.`);
-    }
     const executorStatements = [
-      ...ec2DescribeStatements(),
+      ...ec2DescribeStatements('executor'),
       ...ec2MutationStatements(this, options.ownerTagValue),
       ...(options.kmsKeyArn ? kmsStatements(this, options.kmsKeyArn) : []),
     ];
     for (const statement of executorStatements) executor.addToRolePolicy(statement);
-    for (const statement of ec2DescribeStatements()) reconciler.addToRolePolicy(statement);
-    for (const fn of [executor, reconciler]) {
-      acknowledgeWildcardResource(roleOf(fn), '*', `Only ${EC2_DESCRIBE_ACTIONS.join(', ')}, which EC2 authorizes on * alone (no resource-level permissions).`);
+    for (const statement of ec2DescribeStatements('reconciler')) reconciler.addToRolePolicy(statement);
+    for (const name of ['executor', 'reconciler'] as const) {
+      acknowledgeWildcardResource(roleOf(functions[name]), '*', `Only ${EC2_DESCRIBE_ACTIONS[name].join(', ')}, which EC2 authorizes on * alone (no resource-level permissions).`);
     }
     for (const statement of executorStatements) {
       for (const resource of statement.resources.filter((r) => r.includes('*') && r !== '*')) {

@@ -9,15 +9,20 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import { OWNERSHIP_TAGS } from '../../lib/settings.js';
 
 /**
- * The Describe calls the functions make. EC2 Describe actions do not support resource-level
- * permissions or tag conditions (the Service Authorization Reference lists no resource type for
- * them), so `*` is the only resource they accept; they read metadata and change nothing.
+ * The Describe calls each function makes: the executor checks volumes, modifications and
+ * instances; the reconciler only reads volumes (records against EC2, and the search for leaked
+ * volumes by their tag). EC2 Describe actions do not support resource-level permissions or tag
+ * conditions (the Service Authorization Reference lists no resource type for them), so `*` is the
+ * only resource they accept; they read metadata and change nothing.
  */
-export const EC2_DESCRIBE_ACTIONS = ['ec2:DescribeVolumes', 'ec2:DescribeVolumesModifications', 'ec2:DescribeInstances'] as const;
+export const EC2_DESCRIBE_ACTIONS = {
+  executor: ['ec2:DescribeVolumes', 'ec2:DescribeVolumesModifications', 'ec2:DescribeInstances'],
+  reconciler: ['ec2:DescribeVolumes'],
+} as const;
 
-/** Statements for reading volume and instance state (the reconciler and the executor). */
-export function ec2DescribeStatements(): iam.PolicyStatement[] {
-  return [new iam.PolicyStatement({ sid: 'DescribeVolumesAndInstances', actions: [...EC2_DESCRIBE_ACTIONS], resources: ['*'] })];
+/** Statements for reading volume (and, for the executor, modification and instance) state. */
+export function ec2DescribeStatements(fn: keyof typeof EC2_DESCRIBE_ACTIONS): iam.PolicyStatement[] {
+  return [new iam.PolicyStatement({ sid: fn === 'executor' ? 'DescribeVolumesAndInstances' : 'DescribeVolumes', actions: [...EC2_DESCRIBE_ACTIONS[fn]], resources: ['*'] })];
 }
 
 /** Statements for creating and changing volumes owned by `ownerTagValue` (the executor). */
