@@ -24,7 +24,13 @@ export interface DeploymentOptions {
    * raise it only when AWS has raised these limits for the account.
    */
   ec2RefillPerSecond?: number;
-  /** Mutating EC2 calls per second per executor environment while the shared rate budget cannot be reached. Default: `ec2RefillPerSecond` shared by the executors. */
+  /**
+   * Mutating EC2 calls per second per executor environment, for every action alike, while the shared
+   * rate budget cannot be reached. Default: none; each environment then takes an equal share
+   * (1/`executorMaxConcurrency`) of each of EC2's request buckets, their refill at
+   * `ec2RefillPerSecond` (CreateTags at its own 10 a second) and their size: the engine's
+   * per-action budgets.
+   */
   ec2RateBudget?: number;
   /** Retention of function and API access logs, in days. Default: 30. */
   logRetentionDays?: number;
@@ -43,7 +49,8 @@ export interface ResolvedOptions {
   apiAuthorization: ApiAuthorization;
   executorMaxConcurrency: number;
   ec2RefillPerSecond: number;
-  ec2RateBudget: number;
+  /** Only when the deployer gives one. */
+  ec2RateBudget?: number;
   logRetentionDays: number;
   tableRemovalPolicy: TableRemovalPolicy;
   deletionProtection: boolean;
@@ -140,8 +147,8 @@ export function resolveOptions(options: DeploymentOptions, stackName: string, re
   if (!Number.isFinite(ec2RefillPerSecond) || ec2RefillPerSecond <= 0) {
     throw new Error(`ec2RefillPerSecond must be a positive number of tokens per second, got ${ec2RefillPerSecond}`);
   }
-  const ec2RateBudget = options.ec2RateBudget ?? ec2RefillPerSecond / executorMaxConcurrency;
-  if (!Number.isFinite(ec2RateBudget) || ec2RateBudget <= 0) {
+  const ec2RateBudget = options.ec2RateBudget;
+  if (ec2RateBudget !== undefined && (!Number.isFinite(ec2RateBudget) || ec2RateBudget <= 0)) {
     throw new Error(`ec2RateBudget must be a positive number of calls per second, got ${ec2RateBudget}`);
   }
   const logRetentionDays = options.logRetentionDays ?? 30;

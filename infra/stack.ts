@@ -9,19 +9,22 @@ import type * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { DynamoEventSource, SqsDlq, SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { Construct } from 'constructs';
-import { EXECUTOR, RECONCILER, TABLE, WATCHER } from '../lib/settings.js';
+import { EXECUTOR, RECONCILER, WATCHER, metricsNamespace } from '../lib/settings.js';
 import { resolveOptions, type DeploymentOptions, type ResolvedOptions } from './config.js';
 import { Api } from './constructs/api.js';
 import { acknowledgeWildcardResource } from './constructs/acknowledge.js';
 import { EC2_DESCRIBE_ACTIONS, WILDCARD_REASONS, ec2DescribeStatements, ec2MutationStatements, kmsStatements } from './constructs/ec2-policy.js';
-import { Functions } from './constructs/functions.js';
+import { Functions, type FunctionName } from './constructs/functions.js';
 import { Monitoring } from './constructs/monitoring.js';
 import { Storage } from './constructs/storage.js';
+import { grantTableAccess } from './constructs/table-access.js';
 
 export interface EbsProvisionerStackProps extends StackProps, DeploymentOptions {}
 
 export class EbsProvisionerStack extends Stack {
   readonly options: ResolvedOptions;
+  /** Where this deployment's functions put their metrics and its alarms read them: its own, so two deployments in an account never hear each other. */
+  readonly metricsNamespace: string;
   readonly storage: Storage;
   readonly functions: Functions;
   readonly api: Api;
@@ -31,6 +34,7 @@ export class EbsProvisionerStack extends Stack {
     super(scope, id, props);
     const options = resolveOptions(props, this.stackName, Token.isUnresolved(this.region) ? undefined : this.region);
     this.options = options;
+    this.metricsNamespace = metricsNamespace(this.stackName);
 
     const storage = new Storage(this, 'Storage', {
       tableRemovalPolicy: options.tableRemovalPolicy,
@@ -42,6 +46,7 @@ export class EbsProvisionerStack extends Stack {
 
     const functions = new Functions(this, 'Functions', {
       logRetentionDays: options.logRetentionDays,
+      metricsNamespace: this.metricsNamespace,
       reservedConcurrency: {
         // Caps the executor's EC2 calls even if something else invokes it; equal to the
         // mapping's maximum concurrency so the mapping itself is never throttled.
@@ -62,8 +67,12 @@ export class EbsProvisionerStack extends Stack {
         executor: {
           ...engine,
           RATE_BUDGET_TABLE_NAME: storage.rateBudgetTable.tableName,
-          EC2_RATE_BUDGET: String(options.ec2RateBudget),
           EC2_REFILL_PER_SECOND: String(options.ec2RefillPerSecond),
+          // How many environments share EC2's buckets: each one's own budget is its share of them,
+          // and calls deferred for tokens come back spread at the rate all of them may use.
+          EXECUTOR_MAX_CONCURRENCY: String(options.executorMaxConcurrency),
+          // Only when given: it replaces every action's own budget by one rate.
+          ...(options.ec2RateBudget === undefined ? {} : { EC2_RATE_BUDGET: String(options.ec2RateBudget) }),
         },
         // Reads the line of calls waiting for EC2's tokens, so it does not nudge calls that are only waiting their turn.
         reconciler: { ...engine, RATE_BUDGET_TABLE_NAME: storage.rateBudgetTable.tableName, EC2_REFILL_PER_SECOND: String(options.ec2RefillPerSecond) },
@@ -72,30 +81,24 @@ export class EbsProvisionerStack extends Stack {
     this.functions = functions;
     const { api, watcher, executor, reconciler } = functions;
 
-    // Grants, least needed per function.
-    table.grantReadWriteData(api);
+    // Grants, least needed per function: on the table, the actions of the store methods each calls.
+    for (const [name, fn] of Object.entries(functions.all()) as [FunctionName, lambda.IFunction][]) grantTableAccess(table, fn, name);
     storage.rateBudgetTable.grant(api, 'dynamodb:GetItem');
-    table.grantReadWriteData(watcher);
     queue.grantSendMessages(watcher);
-    table.grantReadWriteData(executor);
     // A take is a consistent GetItem and a conditional PutItem of one bucket's level.
     storage.rateBudgetTable.grant(executor, 'dynamodb:GetItem', 'dynamodb:PutItem');
     queue.grantSendMessages(executor);
-    table.grantReadWriteData(reconciler);
     storage.rateBudgetTable.grant(reconciler, 'dynamodb:GetItem');
     queue.grantSendMessages(reconciler);
-    for (const fn of [api, watcher, executor, reconciler]) {
-      acknowledgeWildcardResource(roleOf(fn), `${table.tableArn}/index/*`, `Queries the instance index (${TABLE.instanceIndex.name}) of this table only.`);
-    }
     const executorStatements = [
-      ...ec2DescribeStatements(),
+      ...ec2DescribeStatements('executor'),
       ...ec2MutationStatements(this, options.ownerTagValue),
       ...(options.kmsKeyArn ? kmsStatements(this, options.kmsKeyArn) : []),
     ];
     for (const statement of executorStatements) executor.addToRolePolicy(statement);
-    for (const statement of ec2DescribeStatements()) reconciler.addToRolePolicy(statement);
-    for (const fn of [executor, reconciler]) {
-      acknowledgeWildcardResource(roleOf(fn), '*', `Only ${EC2_DESCRIBE_ACTIONS.join(', ')}, which EC2 authorizes on * alone (no resource-level permissions).`);
+    for (const statement of ec2DescribeStatements('reconciler')) reconciler.addToRolePolicy(statement);
+    for (const name of ['executor', 'reconciler'] as const) {
+      acknowledgeWildcardResource(roleOf(functions[name]), '*', `Only ${EC2_DESCRIBE_ACTIONS[name].join(', ')}, which EC2 authorizes on * alone (no resource-level permissions).`);
     }
     for (const statement of executorStatements) {
       for (const resource of statement.resources.filter((r) => r.includes('*') && r !== '*')) {
@@ -147,6 +150,7 @@ export class EbsProvisionerStack extends Stack {
     this.api = new Api(this, 'Api', { handler: api, authorization: options.apiAuthorization, logRetentionDays: options.logRetentionDays });
     this.monitoring = new Monitoring(this, 'Monitoring', {
       alarmEmail: options.alarmEmail,
+      metricsNamespace: this.metricsNamespace,
       functions: functions.all(),
       queue,
       deadLetterQueue: storage.deadLetterQueue,
@@ -165,6 +169,7 @@ export class EbsProvisionerStack extends Stack {
     new CfnOutput(this, 'StreamFailureQueueUrl', { value: storage.streamFailureQueue.queueUrl, description: 'Stream batches the watcher gave up on' });
     new CfnOutput(this, 'AlarmTopicArn', { value: this.monitoring.topic.topicArn, description: 'Where alarms are sent' });
     new CfnOutput(this, 'DashboardName', { value: this.monitoring.dashboard.dashboardName });
+    new CfnOutput(this, 'MetricsNamespace', { value: this.metricsNamespace, description: 'CloudWatch namespace of this deployment\'s metrics' });
   }
 }
 

@@ -98,9 +98,13 @@ export const OWNERSHIP_TAGS = {
   record: 'ebs-provisioner:volume-id',
 } as const;
 
-/** CloudWatch metrics (EMF) the functions emit and the alarms and dashboard read. */
+/**
+ * CloudWatch metrics (EMF) the functions emit and the alarms and dashboard read, each deployment
+ * in a namespace of its own (`metricsNamespace`), so that its alarms hear only its own functions.
+ */
 export const METRICS = {
-  namespace: 'EbsProvisioner',
+  /** First part of every deployment's namespace: `EbsProvisioner/<deployment>`. */
+  namespacePrefix: 'EbsProvisioner',
   /** Count per operation outcome; dimensions `operation` and `outcome`. */
   operations: 'Operations',
   /** EC2 call latency per operation, milliseconds; dimension `operation`. */
@@ -117,3 +121,12 @@ export const METRICS = {
    */
   orphanVolumesFound: 'OrphanVolumesFound',
 } as const;
+
+/**
+ * The CloudWatch namespace of one deployment's metrics, named after the deployment (the stack's
+ * name: unique in its account and Region, and only letters, digits and hyphens, which namespaces
+ * and SEARCH expressions take as they are).
+ */
+export function metricsNamespace(deployment: string): string {
+  return `${METRICS.namespacePrefix}/${deployment}`;
+}

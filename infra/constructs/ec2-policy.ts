@@ -9,15 +9,20 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import { OWNERSHIP_TAGS } from '../../lib/settings.js';
 
 /**
- * The Describe calls the functions make. EC2 Describe actions do not support resource-level
- * permissions or tag conditions (the Service Authorization Reference lists no resource type for
- * them), so `*` is the only resource they accept; they read metadata and change nothing.
+ * The Describe calls each function makes: the executor checks volumes, modifications and
+ * instances; the reconciler only reads volumes (records against EC2, and the search for leaked
+ * volumes by their tag). EC2 Describe actions do not support resource-level permissions or tag
+ * conditions (the Service Authorization Reference lists no resource type for them), so `*` is the
+ * only resource they accept; they read metadata and change nothing.
  */
-export const EC2_DESCRIBE_ACTIONS = ['ec2:DescribeVolumes', 'ec2:DescribeVolumesModifications', 'ec2:DescribeInstances'] as const;
+export const EC2_DESCRIBE_ACTIONS = {
+  executor: ['ec2:DescribeVolumes', 'ec2:DescribeVolumesModifications', 'ec2:DescribeInstances'],
+  reconciler: ['ec2:DescribeVolumes'],
+} as const;
 
-/** Statements for reading volume and instance state (the reconciler and the executor). */
-export function ec2DescribeStatements(): iam.PolicyStatement[] {
-  return [new iam.PolicyStatement({ sid: 'DescribeVolumesAndInstances', actions: [...EC2_DESCRIBE_ACTIONS], resources: ['*'] })];
+/** Statements for reading volume (and, for the executor, modification and instance) state. */
+export function ec2DescribeStatements(fn: keyof typeof EC2_DESCRIBE_ACTIONS): iam.PolicyStatement[] {
+  return [new iam.PolicyStatement({ sid: fn === 'executor' ? 'DescribeVolumesAndInstances' : 'DescribeVolumes', actions: [...EC2_DESCRIBE_ACTIONS[fn]], resources: ['*'] })];
 }
 
 /** Statements for creating and changing volumes owned by `ownerTagValue` (the executor). */
@@ -76,23 +81,25 @@ export function ec2MutationStatements(stack: Stack, ownerTagValue: string): iam.
 
 /**
  * Statements for EBS encryption with a customer-managed key (the Amazon EBS User Guide's
- * "Permissions for users"): EC2 uses the key on the caller's behalf, so every use must come
- * through EC2 in this Region (kms:ViaService), and grants are only for AWS resources
- * (kms:GrantIsForAWSResource). EBS never needs kms:Encrypt: it encrypts with data keys.
+ * "Permissions for users"): EC2 uses the key on the caller's behalf, so every use, grants
+ * included, must come through EC2 in this Region (kms:ViaService), and grants are only for AWS
+ * resources (kms:GrantIsForAWSResource). EBS never needs kms:Encrypt: it encrypts with data keys.
  */
 export function kmsStatements(stack: Stack, kmsKeyArn: string): iam.PolicyStatement[] {
+  // EC2's endpoint in the stack's partition (amazonaws.com, amazonaws.com.cn, …).
+  const throughEc2 = { 'kms:ViaService': `ec2.${stack.region}.${stack.urlSuffix}` };
   return [
     new iam.PolicyStatement({
       sid: 'UseVolumeKeyThroughEc2',
       actions: ['kms:Decrypt', 'kms:DescribeKey', 'kms:GenerateDataKeyWithoutPlaintext', 'kms:ReEncryptFrom', 'kms:ReEncryptTo'],
       resources: [kmsKeyArn],
-      conditions: { StringEquals: { 'kms:ViaService': `ec2.${stack.region}.amazonaws.com` } },
+      conditions: { StringEquals: throughEc2 },
     }),
     new iam.PolicyStatement({
       sid: 'GrantVolumeKeyToEbs',
       actions: ['kms:CreateGrant'],
       resources: [kmsKeyArn],
-      conditions: { Bool: { 'kms:GrantIsForAWSResource': 'true' } },
+      conditions: { StringEquals: throughEc2, Bool: { 'kms:GrantIsForAWSResource': 'true' } },
     }),
   ];
 }

@@ -10,7 +10,7 @@ import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { acknowledgeWildcardResource } from './acknowledge.js';
-import { API, EXECUTOR, METRICS, RECONCILER, WATCHER } from '../../lib/settings.js';
+import { API, EXECUTOR, RECONCILER, WATCHER } from '../../lib/settings.js';
 
 export type FunctionName = 'api' | 'watcher' | 'executor' | 'reconciler';
 export const FUNCTION_NAMES: readonly FunctionName[] = ['api', 'watcher', 'executor', 'reconciler'];
@@ -31,6 +31,8 @@ const ENTRY_DIR = fileURLToPath(new URL('../../functions/', import.meta.url));
 
 export interface FunctionsProps {
   logRetentionDays: number;
+  /** The deployment's CloudWatch namespace, which the functions' metrics go to and the alarms read. */
+  metricsNamespace: string;
   /** Reserved concurrent executions per function; absent means the account's unreserved pool. */
   reservedConcurrency: Partial<Record<FunctionName, number>>;
   /** Environment per function, on top of the Powertools settings every function gets. */
@@ -89,7 +91,8 @@ export class Functions extends Construct {
       reservedConcurrentExecutions: props.reservedConcurrency[name],
       environment: {
         POWERTOOLS_SERVICE_NAME: `ebs-provisioner-${name}`,
-        POWERTOOLS_METRICS_NAMESPACE: METRICS.namespace,
+        // Read by lib/functions/environment.ts and given to the metrics explicitly.
+        POWERTOOLS_METRICS_NAMESPACE: props.metricsNamespace,
         LOG_LEVEL: 'INFO',
         // Stack traces point at the TypeScript sources through the bundled source map.
         NODE_OPTIONS: '--enable-source-maps',

@@ -12,14 +12,23 @@ import * as sns from 'aws-cdk-lib/aws-sns';
 import * as subscriptions from 'aws-cdk-lib/aws-sns-subscriptions';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { METRICS } from '../../lib/settings.js';
+import { METRICS, RECONCILER } from '../../lib/settings.js';
 import type { FunctionName } from './functions.js';
 
 /** Stream lag the watcher may build up before someone is told: well inside WATCHER.maxRecordAgeSeconds. */
 export const ITERATOR_AGE_ALARM_MS = 5 * 60 * 1000;
 
+/**
+ * The LeakedVolumes alarm's period: three reconciler intervals. The reconciler reports its count
+ * once a pass, at times that drift against CloudWatch's period boundaries, so a period of one
+ * interval may hold no pass at all; three hold two passes or more, even with one missed.
+ */
+const LEAKED_VOLUMES_PERIOD_MINUTES = 3 * RECONCILER.intervalMinutes;
+
 export interface MonitoringProps {
   alarmEmail?: string;
+  /** The deployment's CloudWatch namespace, where its functions' metrics are (`metricsNamespace`). */
+  metricsNamespace: string;
   functions: Record<FunctionName, lambda.IFunction>;
   queue: sqs.IQueue;
   deadLetterQueue: sqs.IQueue;
@@ -62,7 +71,7 @@ export class Monitoring extends Construct {
     this.action = new actions.SnsAction(this.topic);
 
     const engineMetric = (metricName: string) =>
-      new cloudwatch.Metric({ namespace: METRICS.namespace, metricName, statistic: cloudwatch.Stats.SUM, period: MINUTE });
+      new cloudwatch.Metric({ namespace: props.metricsNamespace, metricName, statistic: cloudwatch.Stats.SUM, period: MINUTE });
 
     this.alarm('OperationsFailed', engineMetric(METRICS.failed), {
       threshold: 0,
@@ -72,8 +81,12 @@ export class Monitoring extends Construct {
       threshold: 0,
       description: 'The watcher found a record that fails validation: the record is in status error with code InvalidRecord. See the README, section Deploy.',
     });
-    this.alarm('LeakedVolumes', engineMetric(METRICS.leaked).with({ period: FIVE_MINUTES, statistic: cloudwatch.Stats.MAXIMUM }), {
+    // The largest count any pass of the period reported. A period without a pass (the reconciler
+    // failing, which ReconcilerErrors reports) keeps the alarm as it is: only passes that find no
+    // leak clear it.
+    this.alarm('LeakedVolumes', engineMetric(METRICS.leaked).with({ period: Duration.minutes(LEAKED_VOLUMES_PERIOD_MINUTES), statistic: cloudwatch.Stats.MAXIMUM }), {
       threshold: 0,
+      treatMissingData: cloudwatch.TreatMissingData.IGNORE,
       description: 'The reconciler found volumes with this deployment\'s ownership tag that no record owns. See the README, section Deploy.',
     });
     this.alarm('DeadLetters', props.deadLetterQueue.metricApproximateNumberOfMessagesVisible({ period: MINUTE, statistic: cloudwatch.Stats.MAXIMUM }), {
@@ -112,13 +125,13 @@ export class Monitoring extends Construct {
       new cloudwatch.GraphWidget({
         title: 'Operations by outcome',
         width: 12,
-        left: [search(`SEARCH('{${METRICS.namespace},operation,outcome} MetricName="${METRICS.operations}"', 'Sum', 60)`)],
+        left: [search(`SEARCH('{${props.metricsNamespace},operation,outcome} MetricName="${METRICS.operations}"', 'Sum', 60)`)],
         stacked: true,
       }),
       new cloudwatch.GraphWidget({
         title: 'EC2 call latency by operation (p90, ms)',
         width: 12,
-        left: [search(`SEARCH('{${METRICS.namespace},operation} MetricName="${METRICS.latency}"', 'p90', 60)`)],
+        left: [search(`SEARCH('{${props.metricsNamespace},operation} MetricName="${METRICS.latency}"', 'p90', 60)`)],
       }),
     );
     const queues = [
@@ -164,13 +177,17 @@ export class Monitoring extends Construct {
     );
   }
 
-  private alarm(id: string, metric: cloudwatch.IMetric, options: { threshold: number; evaluationPeriods?: number; description: string }): cloudwatch.Alarm {
+  private alarm(
+    id: string,
+    metric: cloudwatch.IMetric,
+    options: { threshold: number; evaluationPeriods?: number; treatMissingData?: cloudwatch.TreatMissingData; description: string },
+  ): cloudwatch.Alarm {
     const alarm = new cloudwatch.Alarm(this, id, {
       metric,
       threshold: options.threshold,
       comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
       evaluationPeriods: options.evaluationPeriods ?? 1,
-      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+      treatMissingData: options.treatMissingData ?? cloudwatch.TreatMissingData.NOT_BREACHING,
       alarmDescription: options.description,
     });
     alarm.addAlarmAction(this.action);

@@ -1,10 +1,14 @@
 /**
  * The engine's Metrics port on Powertools Metrics (CloudWatch Embedded Metric Format), with the
- * metric names and dimensions the stack's alarms and dashboard read (METRICS in lib/settings.ts).
+ * metric names and dimensions the stack's alarms and dashboard read (METRICS in lib/settings.ts),
+ * in the deployment's own namespace (`metricsNamespace`).
  */
 import { Metrics as PowertoolsMetrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { Metrics, OperationKind, OperationOutcome } from '../engine/ports.js';
 import { METRICS } from '../settings.js';
+
+/** Where the metrics go: a namespace (the deployment's), or an existing Powertools instance. */
+export type EmfMetricsOptions = { namespace: string; serviceName?: string } | { powertools: PowertoolsMetrics };
 
 export class EmfMetrics implements Metrics {
   /**
@@ -14,10 +18,10 @@ export class EmfMetrics implements Metrics {
    */
   readonly powertools: PowertoolsMetrics;
 
-  constructor(options: { namespace?: string; serviceName?: string; powertools?: PowertoolsMetrics } = {}) {
-    this.powertools =
-      options.powertools ??
-      new PowertoolsMetrics({ namespace: options.namespace ?? METRICS.namespace, serviceName: options.serviceName });
+  constructor(options: EmfMetricsOptions) {
+    // The namespace is always given: Powertools would otherwise fall back to its environment
+    // variable, or to a default namespace every deployment in the account shares.
+    this.powertools = 'powertools' in options ? options.powertools : new PowertoolsMetrics({ namespace: options.namespace, serviceName: options.serviceName });
     // No default `service` dimension: alarms read OperationsFailed and the counters without
     // dimensions, and Operations / OperationLatency with exactly the dimensions below.
     this.powertools.clearDefaultDimensions();

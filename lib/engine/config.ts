@@ -57,6 +57,34 @@ export const RATE_BUCKET_OF: Readonly<Record<MutatingAction, RateBucket>> = {
 };
 
 /**
+ * EC2's account-wide request buckets at the standard limits (EC2 API throttling docs): size and
+ * refill per second of the CreateVolume, mutating-action (here under AttachVolume), DeleteVolume
+ * and CreateTags buckets.
+ */
+export const EC2_REQUEST_BUCKETS: Readonly<Record<RateBucket, RateBudget>> = {
+  CreateVolume: { burst: 100, ratePerSecond: 5 },
+  AttachVolume: { burst: 50, ratePerSecond: 5 },
+  DeleteVolume: { burst: 100, ratePerSecond: 5 },
+  CreateTags: { burst: 100, ratePerSecond: 10 },
+};
+
+/**
+ * Each executor environment's rate budget per action (`rateBudgets`) when `environments` of them
+ * spend EC2's `buckets` without a shared budget: an equal share of each bucket's refill and size,
+ * so that together they stay within EC2's (the size at least one token, so beyond a bucket's size in
+ * environments their bursts together exceed it). For EXECUTOR.maxConcurrency (5) environments and
+ * EC2's standard buckets these are the defaults below.
+ */
+export function environmentRateBudgets(environments: number, buckets: Readonly<Record<RateBucket, RateBudget>> = EC2_REQUEST_BUCKETS): Record<MutatingAction, RateBudget> {
+  if (!Number.isInteger(environments) || environments < 1) throw new RangeError(`environments must be a positive integer, got ${environments}`);
+  const share = (action: MutatingAction): RateBudget => {
+    const bucket = buckets[RATE_BUCKET_OF[action]];
+    return { burst: Math.max(1, Math.floor(bucket.burst / environments)), ratePerSecond: bucket.ratePerSecond / environments };
+  };
+  return Object.fromEntries(MUTATING_ACTIONS.map((action) => [action, share(action)])) as Record<MutatingAction, RateBudget>;
+}
+
+/**
  * The EC2 action each mutating operation calls (first); operations not listed call none. Rate
  * tokens go by `firstActionOf`, which reads this.
  */
@@ -129,7 +157,8 @@ export interface EngineConfig {
    */
   tokenReservationHorizonMs: number;
   /**
-   * Executor environments that may run at once and share EC2's buckets (EXECUTOR.maxConcurrency).
+   * Executor environments that may run at once and share EC2's buckets (EXECUTOR.maxConcurrency;
+   * a deployment's `executorMaxConcurrency`, through EXECUTOR_MAX_CONCURRENCY).
    * Operations deferred for want of a token come back spread at the rate all of them together may
    * use, so other environments take them up rather than all waiting for this one's budget.
    */
@@ -171,7 +200,8 @@ const HOUR = 60 * MINUTE;
  * burst may spend all of it. Without one, when it cannot be reached, or while EC2 has lately
  * throttled an environment (someone else spends the same tokens), each of the
  * EXECUTOR.maxConcurrency (5) environments takes a fifth of the refill and of the burst, so
- * together they never overrun EC2 either. Either way an invocation waits for tokens up to 10 s and
+ * together they never overrun EC2 either (a deployment with another number of environments gives
+ * each the same share for its number: `environmentRateBudgets`). Either way an invocation waits for tokens up to 10 s and
  * defers the rest, spread at the account's rate, so idle environments take them up. Probing above
  * the share (`maxRatePerSecond`) was measured to trade a few percent of makespan for hundreds of
  * throttled calls, so it is off by default.
@@ -209,7 +239,8 @@ export const DEFAULT_ENGINE_CONFIG: EngineConfig = {
     CreateTags: { burst: 95, ratePerSecond: 10 },
   },
   rateBudgets: {
-    // A fifth of EC2's bursts each (100, 50, 50, 100), for up to EXECUTOR.maxConcurrency (5) environments.
+    // A fifth of EC2's buckets each (100, 50, 100, 100; refill 5, 5, 5, 10 a second), for up to
+    // EXECUTOR.maxConcurrency (5) environments: `environmentRateBudgets(5)`.
     CreateVolume: { burst: 20, ratePerSecond: 1 },
     AttachVolume: { burst: 10, ratePerSecond: 1 },
     DetachVolume: { burst: 10, ratePerSecond: 1 },

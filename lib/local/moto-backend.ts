@@ -10,6 +10,7 @@ import type { DynamoDBRecord, SQSRecord } from 'aws-lambda';
 import { createAwsAdapters, type AwsAdapters } from '../aws/adapters.js';
 import { createAwsClients, type AwsClients } from '../aws/clients.js';
 import { ensureQueues, ensureRateBudgetTable, ensureTable } from '../aws/table.js';
+import { metricsNamespace } from '../settings.js';
 import { startMoto, type MotoServer } from './moto.js';
 import { queueRecord } from './event-records.js';
 import type { QueueSource } from './queue-poller.js';
@@ -57,7 +58,14 @@ export async function createMotoBackend(options: {
     const table = await ensureTable(clients.dynamo, tableName);
     await ensureRateBudgetTable(clients.dynamo, rateBudgetTableName);
     const queues = await ensureQueues(clients.sqs, { queueName, deadLetterQueueName: `${queueName}-dlq` });
-    const adapters = createAwsAdapters({ tableName, queueUrl: queues.queueUrl, rateBudgetTableName, ownerTagValue: options.ownerTagValue, clients });
+    const adapters = createAwsAdapters({
+      tableName,
+      queueUrl: queues.queueUrl,
+      rateBudgetTableName,
+      ownerTagValue: options.ownerTagValue,
+      metricsNamespace: metricsNamespace(options.ownerTagValue),
+      clients,
+    });
     return {
       endpoint,
       adapters,

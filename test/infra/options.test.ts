@@ -7,20 +7,22 @@ import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { optionsFromContext, resolveOptions } from '../../infra/config.js';
+import { resolveEngineConfig } from '../../lib/engine/config.js';
+import { readFunctionEnvironment } from '../../lib/functions/environment.js';
 import { EXECUTOR, OWNERSHIP_TAGS } from '../../lib/settings.js';
 import { acknowledgements, actionsOf, resourceId, roleStatements, synthesize, TEST_ENV, type Synthesized } from './synth.js';
 
 const KEY = 'arn:aws:kms:eu-west-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab';
 
 describe('resolveOptions', () => {
-  it('defaults: owner tag is the stack name, IAM auth, settings concurrency, EC2 refill shared, retain', () => {
+  it('defaults: owner tag is the stack name, IAM auth, settings concurrency, EC2\'s standard refill, no single rate budget, retain', () => {
     expect(resolveOptions({}, 'Prod')).toEqual({
       ownerTagValue: 'Prod',
       alarmEmail: undefined,
       apiAuthorization: 'iam',
       executorMaxConcurrency: EXECUTOR.maxConcurrency,
       ec2RefillPerSecond: 5,
-      ec2RateBudget: 5 / EXECUTOR.maxConcurrency,
+      ec2RateBudget: undefined,
       logRetentionDays: 30,
       tableRemovalPolicy: 'retain',
       deletionProtection: true,
@@ -120,15 +122,17 @@ describe('every option away from its default', () => {
     expect(fn('Executor').Environment).toMatchObject({ Variables: { OWNER_TAG_VALUE: 'team-a' } });
   });
 
-  it('KMS permissions on the configured key only, what EBS needs, used only through EC2 in this Region, grants only for AWS resources', () => {
+  it('KMS permissions on the configured key only, what EBS needs, used and granted only through EC2 in this Region, grants only for AWS resources', () => {
     const kms = executorStatements().filter((statement) => actionsOf(statement).some((action) => action.startsWith('kms:')));
     expect(kms.map((statement) => statement.Resource)).toEqual([KEY, KEY]);
+    // EC2's endpoint in the stack's Region, with the partition's URL suffix (amazonaws.com.cn in China).
+    const throughEc2 = { 'kms:ViaService': { 'Fn::Join': ['', [`ec2.${TEST_ENV.region}.`, { Ref: 'AWS::URLSuffix' }]] } };
     const createGrant = kms.find((statement) => actionsOf(statement).includes('kms:CreateGrant'));
     expect(actionsOf(createGrant!)).toEqual(['kms:CreateGrant']);
-    expect(createGrant?.Condition).toEqual({ Bool: { 'kms:GrantIsForAWSResource': 'true' } });
+    expect(createGrant?.Condition).toEqual({ StringEquals: throughEc2, Bool: { 'kms:GrantIsForAWSResource': 'true' } });
     const use = kms.find((statement) => statement !== createGrant)!;
     expect(actionsOf(use).sort()).toEqual(['kms:Decrypt', 'kms:DescribeKey', 'kms:GenerateDataKeyWithoutPlaintext', 'kms:ReEncryptFrom', 'kms:ReEncryptTo']);
-    expect(use.Condition).toEqual({ StringEquals: { 'kms:ViaService': `ec2.${TEST_ENV.region}.amazonaws.com` } });
+    expect(use.Condition).toEqual({ StringEquals: throughEc2 });
     // A permission only: the executor passes the key a volume's spec names, and reads no key setting.
     expect(JSON.stringify(fn('Executor').Environment)).not.toContain(KEY);
     for (const name of ['Api', 'Watcher', 'Reconciler']) {
@@ -150,10 +154,18 @@ describe('every option away from its default', () => {
     expect(Object.values(s.template.findOutputs('ApiUrl'))[0]!.Description).toMatch(/no authorization/);
   });
 
-  it('executor concurrency, EC2 refill rate and each environment\'s share of it, retention, table removal and an email subscription', () => {
+  it('executor concurrency, EC2 refill rate and each environment\'s share of EC2\'s buckets, retention, table removal and an email subscription', () => {
     s.template.hasResourceProperties('AWS::Lambda::EventSourceMapping', { ScalingConfig: { MaximumConcurrency: 10 } });
     expect(fn('Executor').ReservedConcurrentExecutions).toBe(10);
-    expect(fn('Executor').Environment).toMatchObject({ Variables: { EC2_REFILL_PER_SECOND: '20', EC2_RATE_BUDGET: '2' } });
+    expect(fn('Executor').Environment).toMatchObject({ Variables: { EC2_REFILL_PER_SECOND: '20', EXECUTOR_MAX_CONCURRENCY: '10' } });
+    // Each of the ten environments takes a tenth of EC2's buckets at the raised refill, action by action.
+    const variables = (fn('Executor').Environment as { Variables: Record<string, unknown> }).Variables;
+    expect(variables.EC2_RATE_BUDGET).toBeUndefined();
+    const config = resolveEngineConfig(readFunctionEnvironment(Object.fromEntries(Object.entries(variables).map(([name, value]) => [name, typeof value === 'string' ? value : name]))).engineConfig);
+    expect(config.concurrentEnvironments).toBe(10);
+    expect(config.rateBudgets.AttachVolume).toEqual({ burst: 5, ratePerSecond: 2 });
+    expect(config.rateBudgets.CreateVolume).toEqual({ burst: 10, ratePerSecond: 2 });
+    expect(config.rateBudgets.CreateTags).toEqual({ burst: 10, ratePerSecond: 1 });
     // Those that read the line of calls waiting for tokens measure it at the same pace.
     for (const reader of ['Reconciler', 'Api']) expect(fn(reader).Environment).toMatchObject({ Variables: { EC2_REFILL_PER_SECOND: '20' } });
     for (const logGroup of Object.values(s.template.findResources('AWS::Logs::LogGroup'))) expect(logGroup.Properties.RetentionInDays).toBe(7);
@@ -161,6 +173,33 @@ describe('every option away from its default', () => {
     expect(table.DeletionPolicy).toBe('Delete');
     expect(table.Properties!.DeletionProtectionEnabled).toBe(false);
     s.template.hasResourceProperties('AWS::SNS::Subscription', { Protocol: 'email', Endpoint: 'ops@example.com' });
+  });
+});
+
+describe('ec2RateBudget', () => {
+  it('only when given, the executor spends that many mutating calls per second per environment for every action', () => {
+    const { json } = synthesize({ ec2RateBudget: 0.5 }, { bundle: false });
+    const executor = json.Resources[resourceId(json, 'AWS::Lambda::Function', 'FunctionsExecutor')]!.Properties!;
+    expect(executor.Environment).toMatchObject({ Variables: { EC2_RATE_BUDGET: '0.5', EXECUTOR_MAX_CONCURRENCY: String(EXECUTOR.maxConcurrency) } });
+  });
+});
+
+describe('two deployments in one account and Region', () => {
+  it('each has its own metrics namespace, after its stack name, in its functions\' environment and its alarms', () => {
+    const namespacesOf = (stackName: string) => {
+      const { json } = synthesize({}, { bundle: false, stackName });
+      const resources = Object.values(json.Resources);
+      const functions = resources.filter((r) => r.Type === 'AWS::Lambda::Function' && (r.Properties!.Environment as { Variables?: Record<string, unknown> } | undefined)?.Variables?.TABLE_NAME);
+      const alarms = resources.filter((r) => r.Type === 'AWS::CloudWatch::Alarm' && !String(r.Properties!.Namespace).startsWith('AWS/'));
+      expect(functions).toHaveLength(4);
+      expect(alarms.length).toBeGreaterThan(0);
+      return new Set([
+        ...functions.map((r) => (r.Properties!.Environment as { Variables: Record<string, unknown> }).Variables.POWERTOOLS_METRICS_NAMESPACE),
+        ...alarms.map((r) => r.Properties!.Namespace),
+      ]);
+    };
+    expect(namespacesOf('TeamA')).toEqual(new Set(['EbsProvisioner/TeamA']));
+    expect(namespacesOf('TeamB')).toEqual(new Set(['EbsProvisioner/TeamB']));
   });
 });
 

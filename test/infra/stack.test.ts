@@ -9,10 +9,14 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { API, EXECUTOR, METRICS, OWNERSHIP_TAGS, QUEUE, RATE_BUDGET_TABLE, RECONCILER, TABLE, WATCHER } from '../../lib/settings.js';
 import { ESM_REQUIRE_BANNER, FUNCTION_NAMES, type FunctionName } from '../../infra/constructs/functions.js';
 import { ITERATOR_AGE_ALARM_MS } from '../../infra/constructs/monitoring.js';
-import { acknowledgements, actionsOf, resourceId, resourcesOf, roleStatements, synthesize, TEST_ENV, type Statement, type Synthesized } from './synth.js';
+import { DEFAULT_ENGINE_CONFIG, resolveEngineConfig } from '../../lib/engine/config.js';
+import { readFunctionEnvironment } from '../../lib/functions/environment.js';
+import { acknowledgements, actionsOf, CDK_JSON_CONTEXT, resourceId, resourcesOf, roleStatements, synthesize, TEST_ENV, type Statement, type Synthesized } from './synth.js';
 
 let s: Synthesized;
 const OWNER = 'EbsProvisionerTest';
+/** This deployment's own metrics namespace, after its stack name. */
+const NAMESPACE = 'EbsProvisioner/EbsProvisionerTest';
 const SIZING = { api: API, watcher: WATCHER, executor: EXECUTOR, reconciler: RECONCILER };
 const capitalized = (name: string) => name.charAt(0).toUpperCase() + name.slice(1);
 
@@ -145,7 +149,7 @@ describe('functions', () => {
     expect(variables).toMatchObject({
       TABLE_NAME: { Ref: tableId() },
       POWERTOOLS_SERVICE_NAME: `ebs-provisioner-${name}`,
-      POWERTOOLS_METRICS_NAMESPACE: METRICS.namespace,
+      POWERTOOLS_METRICS_NAMESPACE: NAMESPACE,
       LOG_LEVEL: 'INFO',
       OWNER_TAG_VALUE: OWNER,
     });
@@ -168,9 +172,18 @@ describe('functions', () => {
   it('reserves concurrency where it protects EC2: executor at its maximum concurrency, reconciler at one', () => {
     expect(s.json.Resources[functionId('executor')]!.Properties!.ReservedConcurrentExecutions).toBe(EXECUTOR.maxConcurrency);
     expect(s.json.Resources[functionId('reconciler')]!.Properties!.ReservedConcurrentExecutions).toBe(1);
-    expect(s.json.Resources[functionId('executor')]!.Properties!.Environment).toMatchObject({
-      Variables: { EC2_REFILL_PER_SECOND: '5', EC2_RATE_BUDGET: String(5 / EXECUTOR.maxConcurrency) },
-    });
+  });
+
+  it('the deployed executor runs with the engine\'s settings: its concurrency, and each action\'s own rate budget', () => {
+    const variables = (s.json.Resources[functionId('executor')]!.Properties!.Environment as { Variables: Record<string, unknown> }).Variables;
+    expect(variables).toMatchObject({ EC2_REFILL_PER_SECOND: '5', EXECUTOR_MAX_CONCURRENCY: String(EXECUTOR.maxConcurrency) });
+    expect(variables.EC2_RATE_BUDGET).toBeUndefined();
+    // What the function reads from this environment (references to resources stand in as names).
+    const env = Object.fromEntries(Object.entries(variables).map(([name, value]) => [name, typeof value === 'string' ? value : name]));
+    const config = resolveEngineConfig(readFunctionEnvironment(env).engineConfig);
+    expect(config.concurrentEnvironments).toBe(DEFAULT_ENGINE_CONFIG.concurrentEnvironments);
+    expect(config.rateBudgets).toEqual(DEFAULT_ENGINE_CONFIG.rateBudgets);
+    expect(config.accountRateBudgets).toEqual(DEFAULT_ENGINE_CONFIG.accountRateBudgets);
   });
 
   it.each(FUNCTION_NAMES)('%s: bundled as minified ESM with the createRequire banner and a source map', (name) => {
@@ -242,8 +255,8 @@ describe('event source mappings', () => {
 });
 
 describe('IAM', () => {
+  // With cdk.json's @aws-cdk/core:enablePartitionLiterals the partition of a known Region is written out.
   const volumeArn = `arn:aws:ec2:${TEST_ENV.region}:${TEST_ENV.account}:volume/*`;
-  const partitioned = (arn: string) => ({ 'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, arn.replace(/^arn:aws/, '')]] });
   const only = (statements: Statement[]) => {
     expect(statements).toHaveLength(1);
     return statements[0]!;
@@ -253,9 +266,9 @@ describe('IAM', () => {
     const statements = allowing('executor', 'ec2:CreateVolume');
     const onVolumes = only(statements.filter((statement) => JSON.stringify(statement.Resource).includes('volume/*')));
     expect(onVolumes.Condition).toEqual({ StringEquals: { [`aws:RequestTag/${OWNERSHIP_TAGS.owner}`]: OWNER } });
-    expect(resourcesOf(onVolumes)).toEqual([partitioned(volumeArn)]);
+    expect(resourcesOf(onVolumes)).toEqual([volumeArn]);
     const onSnapshots = only(statements.filter((statement) => statement !== onVolumes));
-    expect(resourcesOf(onSnapshots)).toEqual([partitioned(`arn:aws:ec2:${TEST_ENV.region}::snapshot/*`)]);
+    expect(resourcesOf(onSnapshots)).toEqual([`arn:aws:ec2:${TEST_ENV.region}::snapshot/*`]);
   });
 
   it('CreateTags as part of CreateVolume, or on owned volumes without the ownership keys; DeleteTags only the latter', () => {
@@ -266,7 +279,7 @@ describe('IAM', () => {
     const retag = only(statements.filter((statement) => statement !== creating));
     expect(only(allowing('executor', 'ec2:DeleteTags'))).toBe(retag);
     expect(actionsOf(retag)).toEqual(['ec2:CreateTags', 'ec2:DeleteTags']);
-    expect(resourcesOf(retag)).toEqual([partitioned(volumeArn)]);
+    expect(resourcesOf(retag)).toEqual([volumeArn]);
     expect(retag.Condition).toEqual({
       StringEquals: { [`ec2:ResourceTag/${OWNERSHIP_TAGS.owner}`]: OWNER },
       'ForAllValues:StringNotEquals': { 'aws:TagKeys': [OWNERSHIP_TAGS.owner, OWNERSHIP_TAGS.record] },
@@ -281,7 +294,7 @@ describe('IAM', () => {
     expect(onVolumes.Condition).toEqual({ StringEquals: { [`ec2:ResourceTag/${OWNERSHIP_TAGS.owner}`]: OWNER } });
     const others = statements.filter((statement) => statement !== onVolumes);
     if (action === 'ec2:AttachVolume' || action === 'ec2:DetachVolume') {
-      expect(resourcesOf(only(others))).toEqual([partitioned(`arn:aws:ec2:${TEST_ENV.region}:${TEST_ENV.account}:instance/*`)]);
+      expect(resourcesOf(only(others))).toEqual([`arn:aws:ec2:${TEST_ENV.region}:${TEST_ENV.account}:instance/*`]);
     } else {
       expect(others).toEqual([]);
     }
@@ -297,22 +310,46 @@ describe('IAM', () => {
     }
   });
 
-  it('EC2 per function: executor mutates, reconciler only describes, api and watcher none', () => {
+  it('EC2 per function: executor mutates, reconciler only describes volumes (all it calls), api and watcher none', () => {
     const ec2Actions = (name: FunctionName) => statementsOf(name).flatMap(actionsOf).filter((action) => action.startsWith('ec2:'));
     expect(ec2Actions('api')).toEqual([]);
     expect(ec2Actions('watcher')).toEqual([]);
-    expect(new Set(ec2Actions('reconciler'))).toEqual(new Set(['ec2:DescribeVolumes', 'ec2:DescribeVolumesModifications', 'ec2:DescribeInstances']));
+    expect(ec2Actions('reconciler')).toEqual(['ec2:DescribeVolumes']);
     expect(ec2Actions('executor')).toEqual(expect.arrayContaining(['ec2:CreateVolume', 'ec2:AttachVolume', 'ec2:DescribeVolumes']));
   });
 
-  it('table, stream and queue grants per function, least needed', () => {
+  it('record table grants per function: exactly the actions of the store methods its code calls', () => {
     const table = getAtt(tableId());
+    const instanceIndex = { 'Fn::Join': ['', [table, `/index/${TABLE.instanceIndex.name}`]] };
+    const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
+    const actionsOn = (name: FunctionName, resource: unknown) =>
+      [...new Set(statementsOf(name).filter((statement) => statement.Effect === 'Allow' && resourcesOf(statement).some((r) => same(r, resource))).flatMap(actionsOf))].sort();
+    const expected: Record<FunctionName, { table: string[]; index: string[] }> = {
+      // Reads, lists, creates and changes records; never deletes one.
+      api: { table: ['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:Scan', 'dynamodb:UpdateItem'], index: ['dynamodb:Query'] },
+      watcher: { table: ['dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:UpdateItem'], index: [] },
+      executor: { table: ['dynamodb:BatchGetItem', 'dynamodb:DeleteItem', 'dynamodb:Query', 'dynamodb:UpdateItem'], index: ['dynamodb:Query'] },
+      // Only reads: scans the table and reads volume records in bulk.
+      reconciler: { table: ['dynamodb:BatchGetItem', 'dynamodb:Scan'], index: [] },
+    };
+    for (const name of FUNCTION_NAMES) {
+      expect(actionsOn(name, table), name).toEqual(expected[name].table);
+      expect(actionsOn(name, instanceIndex), name).toEqual(expected[name].index);
+      // No function may write in bulk, and none has a grant on every index of the table.
+      expect(allowing(name, 'dynamodb:BatchWriteItem'), name).toEqual([]);
+      expect(statementsOf(name).flatMap(resourcesOf).filter((r) => JSON.stringify(r).includes('/index/*')), name).toEqual([]);
+      // DynamoDB actions only on the record table, its instance index, the rate budget table, and the watcher's stream.
+      const known = [table, instanceIndex, getAtt(rateTableId()), getAtt(tableId(), 'StreamArn'), '*'];
+      const onDynamo = statementsOf(name).filter((statement) => actionsOf(statement).some((action) => action.startsWith('dynamodb:')));
+      for (const resource of onDynamo.flatMap(resourcesOf)) expect(known.some((k) => same(k, resource)), JSON.stringify(resource)).toBe(true);
+    }
+    expect(allowing('watcher', 'dynamodb:ListStreams').flatMap(resourcesOf)).toEqual(['*']);
+    for (const name of ['api', 'executor', 'reconciler'] as const) expect(allowing(name, 'dynamodb:ListStreams')).toEqual([]);
+  });
+
+  it('stream and queue grants per function, least needed', () => {
     const queue = getAtt(queueId('OperationQueue'));
     const grants = (name: FunctionName, action: string) => allowing(name, action).flatMap(resourcesOf);
-    for (const name of FUNCTION_NAMES) {
-      expect(grants(name, 'dynamodb:PutItem')).toContainEqual(table);
-      expect(grants(name, 'dynamodb:Query')).toContainEqual(table);
-    }
     expect(grants('api', 'sqs:SendMessage')).toEqual([]);
     expect(grants('watcher', 'sqs:SendMessage')).toContainEqual(queue);
     expect(grants('watcher', 'dynamodb:GetRecords')).toContainEqual(getAtt(tableId(), 'StreamArn'));
@@ -407,13 +444,14 @@ describe('alarms and dashboard', () => {
       TreatMissingData: 'notBreaching',
       ...properties,
     });
+  const alarmNamed = (name: string) => s.json.Resources[resourceId(s.json, 'AWS::CloudWatch::Alarm', `Monitoring${name}`)]!.Properties!;
 
   it('failed operations (the engine metric) above zero', () => {
-    alarm({ Namespace: METRICS.namespace, MetricName: METRICS.failed, Statistic: 'Sum', Threshold: 0, Dimensions: Match.absent() });
+    alarm({ Namespace: NAMESPACE, MetricName: METRICS.failed, Statistic: 'Sum', Threshold: 0, Dimensions: Match.absent() });
   });
 
   it('invalid records (the watcher\'s metric) above zero: their status error comes from no operation', () => {
-    alarm({ Namespace: METRICS.namespace, MetricName: METRICS.invalidRecords, Statistic: 'Sum', Threshold: 0, Dimensions: Match.absent() });
+    alarm({ Namespace: NAMESPACE, MetricName: METRICS.invalidRecords, Statistic: 'Sum', Threshold: 0, Dimensions: Match.absent() });
   });
 
   it('messages in the dead-letter queue and the stream failure queue', () => {
@@ -444,9 +482,26 @@ describe('alarms and dashboard', () => {
     }
   });
 
+  it('leaked volumes: the largest count of the passes over three reconciler intervals; a period without a pass keeps the alarm as it is', () => {
+    expect(alarmNamed('LeakedVolumes')).toMatchObject({
+      Namespace: NAMESPACE,
+      MetricName: METRICS.leaked,
+      Statistic: 'Maximum',
+      Threshold: 0,
+      ComparisonOperator: 'GreaterThanThreshold',
+      EvaluationPeriods: 1,
+      TreatMissingData: 'ignore',
+      AlarmActions: [topic()],
+      OKActions: [topic()],
+    });
+    // One pass per interval at drifting times: a period must span two intervals to hold a pass for
+    // certain, and three still hold one when a pass is missed.
+    expect(alarmNamed('LeakedVolumes').Period).toBe(3 * RECONCILER.intervalMinutes * 60);
+  });
+
   it('API 5xx and leaked volumes; every alarm notifies the SSL-only topic', () => {
     alarm({ Namespace: 'AWS/ApiGateway', MetricName: '5XXError', Statistic: 'Sum', Threshold: 0 });
-    alarm({ Namespace: METRICS.namespace, MetricName: METRICS.leaked, Threshold: 0 });
+    alarm({ Namespace: NAMESPACE, MetricName: METRICS.leaked, Threshold: 0, TreatMissingData: 'ignore' });
     const alarms = s.template.findResources('AWS::CloudWatch::Alarm');
     expect(Object.keys(alarms)).toHaveLength(6 + 2 * FUNCTION_NAMES.length + 1);
     for (const resource of Object.values(alarms)) expect(resource.Properties.AlarmActions).toEqual([topic()]);
@@ -469,7 +524,7 @@ describe('alarms and dashboard', () => {
         Resource: topic(),
         Condition: {
           StringEquals: { 'aws:SourceAccount': TEST_ENV.account },
-          ArnLike: { 'aws:SourceArn': { 'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, `:cloudwatch:${TEST_ENV.region}:${TEST_ENV.account}:alarm:*`]] } },
+          ArnLike: { 'aws:SourceArn': `arn:aws:cloudwatch:${TEST_ENV.region}:${TEST_ENV.account}:alarm:*` },
         },
       }),
     ]);
@@ -477,15 +532,46 @@ describe('alarms and dashboard', () => {
     expect(Object.values(s.template.findResources('AWS::SNS::Topic'))[0]!.Properties.KmsMasterKeyId).toBeUndefined();
   });
 
+  it('every engine metric an alarm or the dashboard reads is in this deployment\'s namespace, the one its functions are given', () => {
+    const engineMetrics = new Set<string>([METRICS.failed, METRICS.invalidRecords, METRICS.leaked]);
+    const alarms = Object.values(s.template.findResources('AWS::CloudWatch::Alarm')).filter((resource) => engineMetrics.has(resource.Properties.MetricName));
+    expect(alarms).toHaveLength(engineMetrics.size);
+    for (const resource of alarms) expect(resource.Properties.Namespace).toBe(NAMESPACE);
+    for (const name of FUNCTION_NAMES) {
+      expect((s.json.Resources[functionId(name)]!.Properties!.Environment as { Variables: Record<string, unknown> }).Variables.POWERTOOLS_METRICS_NAMESPACE).toBe(NAMESPACE);
+    }
+    // The dashboard's body, its CloudFormation references replaced by a placeholder.
+    const joined = Object.values(s.template.findResources('AWS::CloudWatch::Dashboard'))[0]!.Properties.DashboardBody as { 'Fn::Join': [string, unknown[]] };
+    const body = JSON.parse(joined['Fn::Join'][1].map((part) => (typeof part === 'string' ? part : 'ref')).join('')) as {
+      widgets: { properties: { metrics?: (string | { expression?: string })[][] } }[];
+    };
+    const lines = body.widgets.flatMap((widget) => widget.properties.metrics ?? []);
+    const searches = lines.flatMap((line) => line.flatMap((part) => (typeof part === 'object' && part.expression ? [part.expression] : [])));
+    expect(searches).toHaveLength(2);
+    for (const search of searches) expect(search).toMatch(new RegExp(`^SEARCH\\('\\{${NAMESPACE},`));
+    const engineLines = lines.filter((line) => typeof line[0] === 'string' && !line[0].startsWith('AWS/'));
+    expect(engineLines.map((line) => line.slice(0, 2))).toEqual([
+      [NAMESPACE, METRICS.failed],
+      [NAMESPACE, METRICS.invalidRecords],
+      [NAMESPACE, METRICS.leaked],
+    ]);
+    expect(Object.values(s.template.findOutputs('MetricsNamespace'))[0]!.Value).toBe(NAMESPACE);
+  });
+
   it('dashboard: operations by outcome, latency, queue depth and age, stream lag', () => {
     const body = JSON.stringify(Object.values(s.template.findResources('AWS::CloudWatch::Dashboard'))[0]!.Properties.DashboardBody);
-    expect(body).toContain(`{${METRICS.namespace},operation,outcome} MetricName=\\\\\\"${METRICS.operations}\\\\\\"`);
-    expect(body).toContain(`{${METRICS.namespace},operation} MetricName=\\\\\\"${METRICS.latency}\\\\\\"`);
+    expect(body).toContain(`{${NAMESPACE},operation,outcome} MetricName=\\\\\\"${METRICS.operations}\\\\\\"`);
+    expect(body).toContain(`{${NAMESPACE},operation} MetricName=\\\\\\"${METRICS.latency}\\\\\\"`);
     for (const metric of ['ApproximateNumberOfMessagesVisible', 'ApproximateAgeOfOldestMessage', 'IteratorAge', METRICS.failed, METRICS.invalidRecords, METRICS.leaked]) expect(body).toContain(metric);
   });
 });
 
 describe('cdk-nag', () => {
+  it('sees the template as deployed: the app carries cdk.json\'s context (feature flags)', () => {
+    expect(Object.keys(CDK_JSON_CONTEXT).length).toBeGreaterThan(0);
+    for (const [key, value] of Object.entries(CDK_JSON_CONTEXT)) expect(s.app.node.tryGetContext(key), key).toEqual(value);
+  });
+
   it('AwsSolutions checks pass (synthesis throws on an unacknowledged finding) and every acknowledgement gives a specific reason', () => {
     const acknowledged = acknowledgements(s.app);
     expect(acknowledged.length).toBeGreaterThan(0);

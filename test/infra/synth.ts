@@ -6,12 +6,15 @@
 import { App, Validations } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EbsProvisionerStack, type EbsProvisionerStackProps } from '../../infra/stack.js';
 
 export const TEST_ENV = { account: '123456789012', region: 'eu-west-1' } as const;
+
+/** The feature flags and options under `context` in cdk.json, which `cdk synth` and `cdk deploy` apply to the app. */
+export const CDK_JSON_CONTEXT = (JSON.parse(readFileSync(new URL('../../cdk.json', import.meta.url), 'utf8')) as { context?: Record<string, unknown> }).context ?? {};
 
 export interface Synthesized {
   app: App;
@@ -25,7 +28,8 @@ export interface Synthesized {
 /** `bundle: false` skips esbuild (the code becomes a placeholder), for tests of options only. */
 export function synthesize(props: EbsProvisionerStackProps = {}, options: { bundle?: boolean; stackName?: string } = {}): Synthesized {
   const outdir = mkdtempSync(join(tmpdir(), 'ebs-provisioner-synth-'));
-  const app = new App({ outdir, context: options.bundle === false ? { 'aws:cdk:bundling-stacks': [] } : {} });
+  // With cdk.json's context, so the template and cdk-nag's checks are those of a deployment.
+  const app = new App({ outdir, context: { ...CDK_JSON_CONTEXT, ...(options.bundle === false ? { 'aws:cdk:bundling-stacks': [] } : {}) } });
   const stack = new EbsProvisionerStack(app, options.stackName ?? 'EbsProvisionerTest', { env: TEST_ENV, ...props });
   Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
   const assembly = app.synth();

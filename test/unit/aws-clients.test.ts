@@ -57,7 +57,7 @@ describe('createAwsClients', () => {
   it('wires all adapters from one set of clients', () => {
     for (const [name, value] of Object.entries(credentials)) vi.stubEnv(name, value);
     const clients = createAwsClients({ endpoint: 'http://127.0.0.1:4566' });
-    const adapters = createAwsAdapters({ tableName: 'records', queueUrl: 'http://127.0.0.1:4566/q', ownerTagValue: 'stack', clients });
+    const adapters = createAwsAdapters({ tableName: 'records', queueUrl: 'http://127.0.0.1:4566/q', ownerTagValue: 'stack', metricsNamespace: 'EbsProvisioner/Stack', clients });
     expect(adapters.clients).toBe(clients);
     expect(Object.keys(adapters).sort()).toEqual(['clients', 'metrics', 'provider', 'queue', 'store']);
   });
@@ -90,7 +90,7 @@ describe('createAwsClients', () => {
       expect(toProviderError(error)).toMatchObject({ kind: 'throttled', code: 'RequestLimitExceeded' });
       expect(throttling.requests()).toBe(1);
       // Through the adapters, as the functions use them.
-      const { provider } = createAwsAdapters({ tableName: 'records', queueUrl: `${throttling.endpoint}/q`, ownerTagValue: 'stack', clients });
+      const { provider } = createAwsAdapters({ tableName: 'records', queueUrl: `${throttling.endpoint}/q`, ownerTagValue: 'stack', metricsNamespace: 'EbsProvisioner/Stack', clients });
       await expect(provider.detachVolume({ ebsVolumeId: 'vol-1', instanceId: 'i-1' })).rejects.toMatchObject({ kind: 'throttled' });
       expect(throttling.requests()).toBe(2);
       await expect(provider.describeVolumes(['vol-1'])).rejects.toMatchObject({ kind: 'throttled' });

@@ -1,5 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { createAwsAdapters } from '../../lib/aws/adapters.js';
+import { createAwsClients } from '../../lib/aws/clients.js';
 import { EmfMetrics } from '../../lib/aws/metrics.js';
+import { readFunctionEnvironment } from '../../lib/functions/environment.js';
 import { Executor } from '../../lib/engine/executor.js';
 import { ProviderError } from '../../lib/engine/ports.js';
 import { silentLog } from '../../lib/memory/log.js';
@@ -9,6 +12,9 @@ interface EmfDocument {
   _aws: { CloudWatchMetrics: { Namespace: string; Dimensions: string[][]; Metrics: { Name: string; Unit: string }[] }[] };
   [key: string]: unknown;
 }
+
+/** One deployment's namespace (`metricsNamespace` of its stack name). */
+const NAMESPACE = 'EbsProvisioner/Prod';
 
 describe('EmfMetrics', () => {
   let lines: EmfDocument[];
@@ -25,17 +31,18 @@ describe('EmfMetrics', () => {
   });
 
   it('emits Operations by operation and outcome, and latency by operation', () => {
-    const metrics = new EmfMetrics({ serviceName: 'executor' });
+    const metrics = new EmfMetrics({ namespace: NAMESPACE, serviceName: 'executor' });
     metrics.operation({ operation: 'attach', outcome: 'succeeded', latencyMs: 120 });
     expect(lines).toHaveLength(2);
     const [operations, latency] = lines as [EmfDocument, EmfDocument];
     expect(operations._aws.CloudWatchMetrics[0]).toMatchObject({
-      Namespace: 'EbsProvisioner',
+      Namespace: NAMESPACE,
       Dimensions: [['operation', 'outcome']],
       Metrics: [{ Name: 'Operations', Unit: 'Count' }],
     });
     expect(operations).toMatchObject({ operation: 'attach', outcome: 'succeeded', Operations: 1 });
     expect(latency._aws.CloudWatchMetrics[0]).toMatchObject({
+      Namespace: NAMESPACE,
       Dimensions: [['operation']],
       Metrics: [{ Name: 'OperationLatency', Unit: 'Milliseconds' }],
     });
@@ -44,20 +51,20 @@ describe('EmfMetrics', () => {
   });
 
   it('buffers OperationsFailed (no dimensions) and counters until the handler flushes', () => {
-    const metrics = new EmfMetrics();
+    const metrics = new EmfMetrics({ namespace: NAMESPACE });
     metrics.count('OperationsFailed');
     metrics.count('LeakedVolumes', 3);
     expect(lines).toHaveLength(0);
     metrics.powertools.publishStoredMetrics();
     const flushed = lines[0]!;
-    expect(flushed._aws.CloudWatchMetrics[0]!.Dimensions).toEqual([]);
+    expect(flushed._aws.CloudWatchMetrics[0]).toMatchObject({ Namespace: NAMESPACE, Dimensions: [] });
     expect(flushed).toMatchObject({ OperationsFailed: 1, LeakedVolumes: 3 });
     expect(flushed).not.toHaveProperty('service');
   });
 
   it('one terminal failure in the executor emits OperationsFailed 1, not once more for its failed outcome', async () => {
     const h = harness();
-    const metrics = new EmfMetrics();
+    const metrics = new EmfMetrics({ namespace: NAMESPACE });
     const executor = new Executor({ store: h.store, queue: h.queue, provider: h.ebs, clock: h.clock, metrics, log: silentLog, config: { rateWaitMaxMs: 0 }, random: () => 0.5 });
     await h.store.create(newVolume('data-1'));
     h.ebs.failNext('CreateVolume', new ProviderError('invalid-request', 'InvalidParameterValue', 'bad iops'));
@@ -69,5 +76,17 @@ describe('EmfMetrics', () => {
     const failed = lines.filter((line) => line._aws.CloudWatchMetrics[0]!.Metrics.some((metric) => metric.Name === 'OperationsFailed'));
     expect(failed).toHaveLength(1);
     expect(failed[0]!.OperationsFailed).toBe(1);
+  });
+
+  it('a function\'s metrics go to the namespace its environment names, the deployment\'s own, not to one every deployment shares', () => {
+    // What a deployed function does (functions/reconciler.ts): its environment read, the adapters built from it.
+    const env = readFunctionEnvironment({ TABLE_NAME: 't', QUEUE_URL: 'http://127.0.0.1:1/q', OWNER_TAG_VALUE: 'Prod', POWERTOOLS_METRICS_NAMESPACE: NAMESPACE });
+    const clients = createAwsClients({ endpoint: 'http://127.0.0.1:1', region: 'us-east-1' });
+    const { metrics } = createAwsAdapters({ ...env, clients, serviceName: 'reconciler' });
+    metrics.count('LeakedVolumes', 0);
+    metrics.operation({ operation: 'attach', outcome: 'succeeded', latencyMs: 5 });
+    metrics.powertools.publishStoredMetrics();
+    expect(lines.length).toBeGreaterThan(0);
+    for (const line of lines) expect(line._aws.CloudWatchMetrics[0]!.Namespace).toBe(NAMESPACE);
   });
 });

@@ -2,6 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { FakeClock } from '../../lib/memory/clock.js';
 import { grantTokens, tokenWaitMs, TokenBucket } from '../../lib/engine/rate-limiter.js';
 import { MemoryRateBudget } from '../../lib/memory/rate-budget.js';
+import { DEFAULT_ENGINE_CONFIG, EC2_REQUEST_BUCKETS, RATE_BUCKET_OF, environmentRateBudgets, MUTATING_ACTIONS } from '../../lib/engine/config.js';
+import { EXECUTOR } from '../../lib/settings.js';
 
 describe('token bucket', () => {
   it('lets a burst through, then one call per refill interval on the clock', async () => {
@@ -100,5 +102,27 @@ describe('shared bucket grants', () => {
     expect((await shared.take('AttachVolume', 40, budget, T, 0)).usableAt).toHaveLength(10);
     expect((await shared.take('CreateVolume', 40, budget, T, 0)).usableAt).toHaveLength(40);
     expect(shared.level('AttachVolume')).toEqual({ tokens: 0, updatedAt: T });
+  });
+});
+
+describe('each executor environment\'s share of EC2\'s buckets', () => {
+  it('for EXECUTOR.maxConcurrency environments at EC2\'s standard limits: the engine\'s default budgets', () => {
+    expect(DEFAULT_ENGINE_CONFIG.concurrentEnvironments).toBe(EXECUTOR.maxConcurrency);
+    expect(environmentRateBudgets(EXECUTOR.maxConcurrency)).toEqual(DEFAULT_ENGINE_CONFIG.rateBudgets);
+  });
+
+  it('scales with the number of environments, all of them together within EC2\'s buckets', () => {
+    for (const environments of [2, 3, 10, 50]) {
+      const budgets = environmentRateBudgets(environments);
+      for (const action of MUTATING_ACTIONS) {
+        const bucket = EC2_REQUEST_BUCKETS[RATE_BUCKET_OF[action]];
+        expect(budgets[action].ratePerSecond * environments).toBeCloseTo(bucket.ratePerSecond, 10);
+        expect(budgets[action].burst * environments).toBeLessThanOrEqual(bucket.burst);
+        expect(budgets[action].burst).toBeGreaterThanOrEqual(1);
+      }
+    }
+    expect(environmentRateBudgets(10).CreateTags).toEqual({ burst: 10, ratePerSecond: 1 });
+    expect(environmentRateBudgets(10).ModifyVolume).toEqual({ burst: 5, ratePerSecond: 0.5 });
+    expect(() => environmentRateBudgets(0)).toThrow(RangeError);
   });
 });

@@ -3,16 +3,19 @@ import type { DynamoDBRecord, SQSRecord } from 'aws-lambda';
 import { Logger } from '@aws-lambda-powertools/logger';
 import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { correlateLogs } from '../../lib/functions/logging.js';
 import type { VolumeRecord } from '../../lib/domain/records.js';
 import { itemKey, toItem } from '../../lib/aws/record-item.js';
 import { readFunctionEnvironment, readRateBudgetEnvironment } from '../../lib/functions/environment.js';
-import { DEFAULT_ENGINE_CONFIG } from '../../lib/engine/config.js';
+import { DEFAULT_ENGINE_CONFIG, EC2_REQUEST_BUCKETS, environmentRateBudgets, resolveEngineConfig } from '../../lib/engine/config.js';
 import { createExecutorHandler, createWatcherHandler, toRecordChange } from '../../lib/functions/handlers.js';
 import { FakeClock, MemoryEbs, MemoryOperationQueue, MemoryRecordStore, RecordingLog, RecordingMetrics } from '../../lib/memory/index.js';
 
 const at = '2026-01-01T00:00:00.000Z';
+/** What the stack sets for every engine function. */
+const BASE_ENV = { TABLE_NAME: 't', QUEUE_URL: 'q', OWNER_TAG_VALUE: 's', POWERTOOLS_METRICS_NAMESPACE: 'EbsProvisioner/s' };
 const volume: VolumeRecord = {
   kind: 'volume',
   volumeId: 'data-1',
@@ -117,20 +120,68 @@ describe('function handlers', () => {
     expect(retried).toEqual({ batchItemFailures: [{ itemIdentifier: 'd' }] });
   });
 
+  it('executor: a table or queue error fails just the affected messages, as batch item failures without an invocation error, each logged at ERROR as the README\'s DeadLetters runbook says', async () => {
+    const clock = new FakeClock(Date.parse(at));
+    const store = new MemoryRecordStore();
+    const queue = new MemoryOperationQueue({ clock });
+    const provider = new MemoryEbs({ clock, ownerTagValue: 'test', availabilityZones: ['us-east-1a'] });
+    const log = new RecordingLog();
+    await store.create(volume);
+    await store.create({ ...volume, volumeId: 'data-2' });
+    const handler = createExecutorHandler({ store, queue, provider, clock, metrics: new RecordingMetrics(), log, config: { ownerTagValue: 'test' } });
+    const create = (volumeId: string) => JSON.stringify({ op: 'create-volume', key: { kind: 'volume', volumeId } });
+    store.failNext('update', new Error('ProvisionedThroughputExceededException'));
+    // Resolves (no invocation error, so no ExecutorErrors): only the message whose write failed is retried.
+    const response = await handler({ Records: [sqsRecord('a', create('data-1')), sqsRecord('b', create('data-2'))] });
+    expect(response.batchItemFailures).toHaveLength(1);
+    expect(log.entries.filter((e) => e.level === 'error').map((e) => e.message)).toEqual(['status write before the EC2 call failed']);
+
+    // The runbook names every ERROR line the executor writes when it reports a message back.
+    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+    const runbook = readme.split('\n').find((line) => line.startsWith('| `DeadLetters` |'))!;
+    expect(runbook).toMatch(/batch item/);
+    const source = readFileSync(new URL('../../lib/engine/executor.ts', import.meta.url), 'utf8');
+    // A record whose decision throws is left as it is, its message not reported back.
+    const reportedBack = [...source.matchAll(/log\.error\('([^']+)'/g)].map((match) => match[1]!).filter((message) => message !== 'deciding a result failed');
+    expect(reportedBack).toContain('status write before the EC2 call failed');
+    for (const message of reportedBack) expect(runbook, message).toContain(`\`${message}\``);
+  });
+
   it('reads the function environment and rejects a bad one', () => {
-    const env = readFunctionEnvironment({ TABLE_NAME: 't', QUEUE_URL: 'q', OWNER_TAG_VALUE: 'stack', EC2_RATE_BUDGET: '2' });
-    expect(env).toMatchObject({ tableName: 't', queueUrl: 'q', ownerTagValue: 'stack' });
+    const env = readFunctionEnvironment({ ...BASE_ENV, OWNER_TAG_VALUE: 'stack', EC2_RATE_BUDGET: '2' });
+    expect(env).toMatchObject({ tableName: 't', queueUrl: 'q', ownerTagValue: 'stack', metricsNamespace: 'EbsProvisioner/s' });
     expect(env.engineConfig.rateBudgets?.AttachVolume).toEqual({ ratePerSecond: 2, burst: 8 });
     expect(env.rateBudgetTableName).toBeUndefined();
     expect(env.engineConfig.accountRateBudgets).toBeUndefined();
-    const raised = readFunctionEnvironment({ TABLE_NAME: 't', QUEUE_URL: 'q', OWNER_TAG_VALUE: 's', EC2_REFILL_PER_SECOND: '20' }).engineConfig.accountRateBudgets;
+    const raised = readFunctionEnvironment({ ...BASE_ENV, EC2_REFILL_PER_SECOND: '20' }).engineConfig.accountRateBudgets;
     expect(raised?.AttachVolume).toEqual({ ...DEFAULT_ENGINE_CONFIG.accountRateBudgets.AttachVolume, ratePerSecond: 20 });
     expect(raised?.CreateTags).toEqual(DEFAULT_ENGINE_CONFIG.accountRateBudgets.CreateTags);
     expect(raised?.CreateVolume.ratePerSecond).toBe(20);
-    expect(() => readFunctionEnvironment({ TABLE_NAME: 't', QUEUE_URL: 'q', OWNER_TAG_VALUE: 's', EC2_REFILL_PER_SECOND: '-1' })).toThrow(/EC2_REFILL_PER_SECOND must be a positive number/);
-    expect(readFunctionEnvironment({ TABLE_NAME: 't', QUEUE_URL: 'q', OWNER_TAG_VALUE: 's', RATE_BUDGET_TABLE_NAME: 'rates' }).rateBudgetTableName).toBe('rates');
-    expect(() => readFunctionEnvironment({ TABLE_NAME: 't', OWNER_TAG_VALUE: 's' })).toThrow('QUEUE_URL is not set');
-    expect(() => readFunctionEnvironment({ TABLE_NAME: 't', QUEUE_URL: 'q', OWNER_TAG_VALUE: 's', EC2_RATE_BUDGET: 'fast' })).toThrow(/positive number/);
+    expect(() => readFunctionEnvironment({ ...BASE_ENV, EC2_REFILL_PER_SECOND: '-1' })).toThrow(/EC2_REFILL_PER_SECOND must be a positive number/);
+    expect(readFunctionEnvironment({ ...BASE_ENV, RATE_BUDGET_TABLE_NAME: 'rates' }).rateBudgetTableName).toBe('rates');
+    expect(() => readFunctionEnvironment({ TABLE_NAME: 't', OWNER_TAG_VALUE: 's', POWERTOOLS_METRICS_NAMESPACE: 'EbsProvisioner/s' })).toThrow('QUEUE_URL is not set');
+    // Without its deployment's namespace a function's metrics would reach no alarm of its own.
+    expect(() => readFunctionEnvironment({ TABLE_NAME: 't', QUEUE_URL: 'q', OWNER_TAG_VALUE: 's' })).toThrow('POWERTOOLS_METRICS_NAMESPACE is not set');
+    expect(() => readFunctionEnvironment({ ...BASE_ENV, EC2_RATE_BUDGET: 'fast' })).toThrow(/positive number/);
+  });
+
+  it('executor: its concurrency and EC2\'s refill give each environment its share of EC2\'s buckets; EC2_RATE_BUDGET, only when given, one rate for all', () => {
+    const env = readFunctionEnvironment({ ...BASE_ENV, EXECUTOR_MAX_CONCURRENCY: '10', EC2_REFILL_PER_SECOND: '20' });
+    expect(env.engineConfig.concurrentEnvironments).toBe(10);
+    const buckets = { ...EC2_REQUEST_BUCKETS, CreateVolume: { burst: 100, ratePerSecond: 20 }, AttachVolume: { burst: 50, ratePerSecond: 20 }, DeleteVolume: { burst: 100, ratePerSecond: 20 } };
+    expect(env.engineConfig.rateBudgets).toEqual(environmentRateBudgets(10, buckets));
+    // CreateTags keeps its own pace (10 a second) and burst, shared by ten.
+    expect(env.engineConfig.rateBudgets?.CreateTags).toEqual({ burst: 10, ratePerSecond: 1 });
+    expect(env.engineConfig.rateBudgets?.AttachVolume).toEqual({ burst: 5, ratePerSecond: 2 });
+    // The default deployment's executor: the engine's own defaults.
+    const standard = resolveEngineConfig(readFunctionEnvironment({ ...BASE_ENV, EXECUTOR_MAX_CONCURRENCY: '5', EC2_REFILL_PER_SECOND: '5' }).engineConfig);
+    expect(standard.rateBudgets).toEqual(DEFAULT_ENGINE_CONFIG.rateBudgets);
+    expect(standard.concurrentEnvironments).toBe(DEFAULT_ENGINE_CONFIG.concurrentEnvironments);
+    expect(readFunctionEnvironment(BASE_ENV).engineConfig.rateBudgets).toBeUndefined();
+    const given = readFunctionEnvironment({ ...BASE_ENV, EXECUTOR_MAX_CONCURRENCY: '10', EC2_RATE_BUDGET: '0.5' }).engineConfig;
+    expect(given.concurrentEnvironments).toBe(10);
+    expect(given.rateBudgets?.CreateTags).toEqual({ ratePerSecond: 0.5, burst: 2 });
+    expect(() => readFunctionEnvironment({ ...BASE_ENV, EXECUTOR_MAX_CONCURRENCY: '2.5' })).toThrow(/EXECUTOR_MAX_CONCURRENCY must be a positive integer/);
   });
 
   it('reads the rate budget settings alone for the API, which needs no queue', () => {
