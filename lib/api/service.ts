@@ -15,7 +15,7 @@ import { provisionedPerformance } from '../domain/ebs-limits.js';
 import { describeValidationIssues, isPlaced, specChangeIssues, validateVolumeSpec, type ValidationIssue } from '../domain/validation.js';
 import { DEFAULT_ENGINE_CONFIG, RATE_BUCKET_OF, type MutatingAction, type RateBucket, type RateBudget } from '../engine/config.js';
 import { errorMessage } from '../engine/errors.js';
-import { firstActionOf, planAttachment, planVolume } from '../engine/planner.js';
+import { firstActionOf, planAttachment, planVolume, volumeRecordLost } from '../engine/planner.js';
 import { ConditionFailedError, InvalidCursorError, type Clock, type Log, type RecordStore, type SharedRateBudget } from '../engine/ports.js';
 import { silentLog } from '../memory/log.js';
 import { requirePrecondition, type Precondition } from './preconditions.js';
@@ -285,9 +285,17 @@ export class VolumeService {
    */
   async retryAttachment(volumeId: string, instanceId: string, ifMatch?: Precondition): Promise<AttachmentView> {
     const label = `attachment of ${volumeId} to ${instanceId}`;
-    const written = await this.requestRetry(attachmentKey(volumeId, instanceId), label, 'being detached', ifMatch, async () => {
-      if (!(await this.store.get(volumeKey(volumeId))))
+    const written = await this.requestRetry(attachmentKey(volumeId, instanceId), label, 'being detached', ifMatch, async (current) => {
+      const volume = await this.store.get(volumeKey(volumeId));
+      if (!volume)
         throw new ApiProblem('conflict', `${label} cannot be retried: volume record ${volumeId} does not exist; create the volume again first, or delete the attachment`);
+      // Retried, it would attach the new record's volume beside the one the removed record left attached.
+      if (current.kind === 'attachment' && volume.kind === 'volume' && volumeRecordLost(current, volume))
+        throw new ApiProblem(
+          'conflict',
+          `${label} cannot be retried: it may still hold the EC2 volume of the removed volume record ${volumeId} attached to ${instanceId}${current.device ? ` as ${current.device}` : ''}; ` +
+            `delete this attachment (the volumes tagged with that id are detached from the instance), then attach the volume again`,
+        );
     });
     return attachmentView(written as AttachmentRecord);
   }
@@ -420,7 +428,7 @@ export class VolumeService {
    * its spec and status alone. `label` names the record in messages; `dyingAs` says what dying is for
    * it; `mayRetry` throws what else stands in the way, once the record is found retryable.
    */
-  private async requestRetry(key: RecordKey, label: string, dyingAs: string, ifMatch: Precondition | undefined, mayRetry?: () => Promise<void>) {
+  private async requestRetry(key: RecordKey, label: string, dyingAs: string, ifMatch: Precondition | undefined, mayRetry?: (current: ProvisionerRecord) => Promise<void>) {
     for (let attempt = 0; attempt < WRITE_ATTEMPTS; attempt++) {
       const raw = await this.store.get(key);
       if (!raw) throw new ApiProblem('not-found', `${label} does not exist`);
@@ -430,7 +438,7 @@ export class VolumeService {
       if (current.status.state !== 'error') {
         throw new ApiProblem('conflict', `${label} is ${current.status.state}, not in error: there is nothing to retry`);
       }
-      await mayRetry?.();
+      await mayRetry?.(current);
       try {
         const written = await this.store.update(key, { generation: (current.generation ?? 1) + 1 }, { ...generationRead(stored), life: 'alive' });
         return readOrAsWritten(written, current);

@@ -437,7 +437,7 @@ export function planAttachment(attachment: AttachmentRecord, volume: VolumeRecor
         `volume record ${attachment.volumeId} was removed from the table while this attachment may be attached: the EC2 volume it held, if one exists, ` +
         `is left as it is, ${leftAttachedTo(attachment)}, and the reconciler reports it as leaked. Deleting this attachment detaches from ${attachment.instanceId} ` +
         `the EC2 volumes tagged with that id, then removes this record; ` +
-        `a retry, once the volume record is written again, attaches that record's volume`,
+        `once it is gone, the volume record written again can be attached`,
     };
   switch (state) {
     case 'pending': {

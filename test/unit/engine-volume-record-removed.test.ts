@@ -129,7 +129,7 @@ const SAYS = {
       `volume record data-1 was removed from the table while this attachment may be attached: the EC2 volume it held, if one exists, is left as it is, ` +
       `perhaps still attached to ${INSTANCE} as /dev/sdf, and the reconciler reports it as leaked. Deleting this attachment detaches from ${INSTANCE} ` +
       `the EC2 volumes tagged with that id, then removes this record; ` +
-      `a retry, once the volume record is written again, attaches that record's volume`,
+      `once it is gone, the volume record written again can be attached`,
   },
 };
 
@@ -308,7 +308,7 @@ describe('a volume record removed from the table while it has attachments', () =
       expect(h.ebs.calls.AttachVolume).toBe(1);
     });
 
-    it('an attachment left attached to the removed record\'s volume stays in error, attaching nothing, until retried: then it attaches the new volume', async () => {
+    it('an attachment left attached to the removed record\'s volume stays in error, attaching nothing; a retry is refused; deleted, it detaches that volume, and the new one is attached when asked', async () => {
       const { h, service, reconciler } = setup();
       await attached(h);
       const first = await ebsVolumeIdOf(h);
@@ -329,12 +329,25 @@ describe('a volume record removed from the table while it has attachments', () =
       await h.clock.advance(10 * MINUTE);
       expect((await reconciler.run()).requeued.map((r) => r.key)).not.toContain(`attachment/data-1/${INSTANCE}`);
 
-      await service.retryAttachment('data-1', INSTANCE);
+      // Retried, it would attach the new volume beside the first: refused, saying what to do, nothing written.
+      const retry = await service.retryAttachment('data-1', INSTANCE).catch((error: unknown) => error);
+      expect(retry).toBeInstanceOf(ApiProblem);
+      expect((retry as ApiProblem).kind).toBe('conflict');
+      expect((retry as ApiProblem).detail).toBe(
+        `attachment of data-1 to ${INSTANCE} cannot be retried: it may still hold the EC2 volume of the removed volume record data-1 attached to ${INSTANCE} as /dev/sdf; ` +
+          'delete this attachment (the volumes tagged with that id are detached from the instance), then attach the volume again',
+      );
+      expect(await attachmentOf(h)).toEqual(said);
+
+      await service.deleteAttachment('data-1', INSTANCE);
+      await settle(h);
+      expect(await attachmentOf(h)).toBeUndefined();
+      expect(h.ebs.volume(first)?.attachments).toEqual([]);
+      await service.putAttachment('data-1', INSTANCE, {});
       await settle(h);
       expect(await attachmentOf(h)).toMatchObject({ status: { state: 'attached', attempts: 0 } });
       expect(h.ebs.volume(second)?.attachments.map((a) => a.instanceId)).toEqual([INSTANCE]);
-      // The first volume is left as it was, on another device, and reported.
-      expect(h.ebs.volume(first)?.attachments).toMatchObject([{ instanceId: INSTANCE, device: '/dev/sdf', state: 'attached' }]);
+      // The first volume stays, detached, and is reported.
       await h.clock.advance(10 * MINUTE);
       expect((await reconciler.run()).leaked).toEqual([first]);
     });
@@ -616,13 +629,13 @@ describe('deleting an attachment whose volume record was removed from the table'
     const first = await ebsVolumeIdOf(h);
     await h.store.remove(volumeKey('data-1'));
     await h.watch();
-    // Written again, retried: the attachment attaches the new record's volume beside the first.
+    // Written again, and its volume attached to the instance outside the system, beside the first.
     await h.clock.advance(1000);
     await service.createVolume({ volumeId: 'data-1', spec: { sizeGiB: 10, volumeType: 'gp3', availabilityZone: AZ } });
     await settle(h);
-    await service.retryAttachment('data-1', INSTANCE);
-    await settle(h);
     const second = await ebsVolumeIdOf(h);
+    await h.ebs.attachVolume({ ebsVolumeId: second, instanceId: INSTANCE, device: '/dev/sdg' });
+    await h.clock.advance(5_000);
     expect(h.ebs.volume(second)?.attachments.map((a) => a.instanceId)).toEqual([INSTANCE]);
     // A third volume under the same id, attached to another instance only.
     const { ebsVolumeId: third } = await h.ebs.createVolume({
