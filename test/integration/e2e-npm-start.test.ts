@@ -5,7 +5,7 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { motoInstalled, motoRequired } from '../support/moto.js';
+import { motoInstalled, motoRequired, userAwsEnvironment } from '../support/moto.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -19,12 +19,11 @@ interface Started {
 
 /** `detached`: in a process group of its own, as a terminal runs it, so a Ctrl-C can go to the whole group. */
 function start(args: string[], options: { detached?: boolean } = {}): Started {
-  // No developer endpoint or profile may redirect the child's traffic; emulators take any credentials.
-  const { AWS_ENDPOINT_URL: _endpoint, AWS_PROFILE: _profile, ...env } = process.env;
   // As the `start` script runs it: node itself with tsx's loader, so signals reach the runtime directly.
   const child = spawn(process.execPath, ['--import', 'tsx', 'lib/local/main.ts', ...args], {
     cwd: root,
-    env: { ...env, AWS_ACCESS_KEY_ID: 'testing', AWS_SECRET_ACCESS_KEY: 'testing', AWS_REGION: 'us-east-1' },
+    // A user's own AWS_PROFILE set, no credentials: the runtime uses its dummy ones, never the profile.
+    env: userAwsEnvironment(process.env),
     detached: options.detached ?? false,
   });
   const lines: string[] = [];
