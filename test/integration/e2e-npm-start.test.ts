@@ -1,6 +1,7 @@
 /**
  * `npm start` itself, as a user runs it: the entry point in a child process with its flag parsing,
- * first log line, demo instances, HTTP API, status lines and a clean stop on SIGINT.
+ * first log line, demo instances, HTTP API, status lines and a clean stop on SIGINT or SIGTERM, the
+ * latter also sent to npm itself.
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -17,15 +18,21 @@ interface Started {
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
-/** `detached`: in a process group of its own, as a terminal runs it, so a Ctrl-C can go to the whole group. */
-function start(args: string[], options: { detached?: boolean } = {}): Started {
-  // As the `start` script runs it: node itself with tsx's loader, so signals reach the runtime directly.
-  const child = spawn(process.execPath, ['--import', 'tsx', 'lib/local/main.ts', ...args], {
-    cwd: root,
-    // A user's own AWS_PROFILE set, no credentials: the runtime uses its dummy ones, never the profile.
-    env: userAwsEnvironment(process.env),
-    detached: options.detached ?? false,
-  });
+/**
+ * `detached`: in a process group of its own, as a terminal runs it, so a Ctrl-C can go to the whole
+ * group (and the group is killed after the test). `viaNpm`: `npm start -- <args>` itself (detached),
+ * rather than the command its script runs.
+ */
+function start(args: string[], options: { detached?: boolean; viaNpm?: boolean } = {}): Started {
+  // A user's own AWS_PROFILE set, no credentials: the runtime uses its dummy ones, never the profile.
+  const env = userAwsEnvironment(process.env);
+  const detached = (options.detached ?? false) || (options.viaNpm ?? false);
+  const child = options.viaNpm
+    ? // npm's own registry calls are switched off: only the runtime runs.
+      spawn('npm', ['start', '--', ...args], { cwd: root, env: { ...env, npm_config_update_notifier: 'false' }, detached })
+    : // As the `start` script runs it: node itself with tsx's loader, so signals reach the runtime directly.
+      spawn(process.execPath, ['--import', 'tsx', 'lib/local/main.ts', ...args], { cwd: root, env, detached });
+  if (detached) groups.push(child.pid!);
   const lines: string[] = [];
   let partial = '';
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
@@ -59,9 +66,39 @@ function start(args: string[], options: { detached?: boolean } = {}): Started {
 }
 
 let running: Started | undefined;
+/** Process groups started, killed after each test: what is left of one must not outlive it. */
+const groups: number[] = [];
 afterEach(() => {
   if (running && running.child.exitCode === null) running.child.kill('SIGKILL');
+  for (const group of groups.splice(0)) {
+    try {
+      process.kill(-group, 'SIGKILL');
+    } catch {
+      // the group is gone
+    }
+  }
 });
+
+/** Whether something accepts connections at `url` (bounded). */
+async function listening(url: string): Promise<boolean> {
+  try {
+    const response = await fetch(url, { signal: AbortSignal.timeout(2_000) });
+    await response.body?.cancel();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Waits (bounded) until nothing accepts connections at `url`. */
+async function closed(url: string, timeoutMs = 15_000): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (!(await listening(url))) return true;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  return false;
+}
 
 describe('npm start (memory backend)', () => {
   it('names the backend first, serves the API, runs the pipeline and exits 0 on SIGINT', async () => {
@@ -83,6 +120,16 @@ describe('npm start (memory backend)', () => {
     running.child.kill('SIGINT');
     expect(await running.exited).toEqual({ code: 0, signal: null });
     expect(running.lines).toEqual(expect.arrayContaining([expect.stringMatching(/SIGINT: stopping$/)]));
+  }, 45_000);
+
+  it('stops on a SIGTERM sent to npm itself (a process manager stopping `npm start`): the runtime exits and its port closes', async () => {
+    running = start(['--port', '0', '--demo-instances', '0'], { viaNpm: true });
+    const [, apiUrl] = await running.lineMatching(/HTTP API on (http:\/\/127\.0\.0\.1:\d+)/);
+    await running.lineMatching(/Ctrl-C stops$/);
+    running.child.kill('SIGTERM');
+    await running.exited;
+    expect(await closed(`${apiUrl}/openapi.json`)).toBe(true);
+    expect(running.lines).toEqual(expect.arrayContaining([expect.stringMatching(/SIGTERM: stopping/)]));
   }, 45_000);
 
   it('rejects an unknown backend before starting anything', async () => {
