@@ -8,6 +8,7 @@
 import { Command, Option } from 'commander';
 import { wholeNumberOption } from '../command-line.js';
 import { consoleLog } from './console.js';
+import { handleStopSignals } from './signals.js';
 import { startLocalRuntime, type Backend, type LocalRuntime } from './runtime.js';
 
 
@@ -26,8 +27,8 @@ const log = consoleLog({ level: options.verbose ? 'debug' : 'info' });
 const endpoint = options.endpoint ?? (process.env.AWS_ENDPOINT_URL || undefined);
 
 // Listen for Ctrl-C before starting, so a stop during start-up still shuts moto_server down.
+// SIGHUP too: a closed terminal no longer reaches moto_server (a process group of its own) directly.
 const started: { runtime?: LocalRuntime } = {};
-let stopRequested = false;
 function shutdown(running: LocalRuntime): void {
   running.stop().then(
     () => process.exit(0),
@@ -37,15 +38,13 @@ function shutdown(running: LocalRuntime): void {
     },
   );
 }
-// SIGHUP too: a closed terminal no longer reaches moto_server (a process group of its own) directly.
-for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
-  process.on(signal, () => {
-    if (stopRequested) return;
-    stopRequested = true;
-    log.info(`${signal}: stopping`);
+const stopRequested = handleStopSignals({
+  log,
+  stop: () => {
     if (started.runtime) shutdown(started.runtime);
-  });
-}
+  },
+  exit: (status) => process.exit(status),
+});
 
 // The first line names the backend; a stop from here on is handled.
 log.info(`ebs-provisioner local runtime: backend=${options.backend}${options.backend === 'moto' ? ` endpoint=${endpoint ?? 'moto_server (starting)'}` : ''}`);
@@ -63,7 +62,7 @@ const runtime = await startLocalRuntime({
 });
 
 started.runtime = runtime;
-if (stopRequested) shutdown(runtime);
+if (stopRequested()) shutdown(runtime);
 else {
   if (runtime.aws) log.info(`AWS endpoint ${runtime.aws.endpoint}, table ${runtime.aws.tableName}`);
   log.info(`HTTP API on ${runtime.apiUrl} (OpenAPI document at ${runtime.apiUrl}/openapi.json)`);

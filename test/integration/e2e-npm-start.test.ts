@@ -4,6 +4,7 @@
  * latter also sent to npm itself.
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { motoInstalled, motoRequired, userAwsEnvironment } from '../support/moto.js';
@@ -79,6 +80,41 @@ afterEach(() => {
   }
 });
 
+/** The state letter of process `pid` in /proc (Linux), undefined once it is gone. */
+function processState(pid: number): string | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // "pid (command) state ppid …": the command may hold spaces and parentheses.
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[0];
+  } catch {
+    return undefined;
+  }
+}
+
+/** Whether process `pid` runs (a zombie waiting to be reaped has ended). */
+function processAlive(pid: number): boolean {
+  const state = processState(pid);
+  return state !== undefined && state !== 'Z';
+}
+
+/** The first child process of `parent` to appear (Linux /proc; bounded). */
+async function childOf(parent: number, timeoutMs = 15_000): Promise<number> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    for (const entry of readdirSync('/proc')) {
+      if (!/^\d+$/.test(entry)) continue;
+      try {
+        const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+        if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === parent) return Number(entry);
+      } catch {
+        // gone meanwhile
+      }
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`process ${parent} started no child within ${timeoutMs} ms`);
+}
+
 /** Whether something accepts connections at `url` (bounded). */
 async function listening(url: string): Promise<boolean> {
   try {
@@ -119,7 +155,7 @@ describe('npm start (memory backend)', () => {
 
     running.child.kill('SIGINT');
     expect(await running.exited).toEqual({ code: 0, signal: null });
-    expect(running.lines).toEqual(expect.arrayContaining([expect.stringMatching(/SIGINT: stopping$/)]));
+    expect(running.lines).toEqual(expect.arrayContaining([expect.stringMatching(/SIGINT: stopping… \(again to force\)$/)]));
   }, 45_000);
 
   it('stops on a SIGTERM sent to npm itself (a process manager stopping `npm start`): the runtime exits and its port closes', async () => {
@@ -170,6 +206,20 @@ describe.skipIf(!motoInstalled && !motoRequired)('npm start -- --backend moto', 
     expect(running.lines.filter((line) => / ERROR /.test(line))).toEqual([]);
     await expect(fetch(awsEndpoint!)).rejects.toThrow();
   }, 60_000);
+
+  it.skipIf(process.platform !== 'linux')('exits at once on a second SIGTERM, killing the moto_server it started', async () => {
+    running = start(['--backend', 'moto', '--port', '0', '--demo-instances', '0']);
+    const runtimePid = running.child.pid!;
+    await running.lineMatching(/backend=moto endpoint=moto_server \(starting\)$/);
+    // moto_server takes seconds to answer: the orderly stop waits for it, and the second signal comes first.
+    const moto = await childOf(runtimePid);
+    running.child.kill('SIGTERM');
+    await running.lineMatching(/SIGTERM: stopping… \(again to force\)$/);
+    running.child.kill('SIGTERM');
+    expect(await running.exited).toEqual({ code: 143, signal: null });
+    expect(running.lines).toEqual(expect.arrayContaining([expect.stringMatching(/WARN +SIGTERM again: exiting at once$/)]));
+    expect(processAlive(moto)).toBe(false);
+  }, 30_000);
 
   it('stops cleanly when told to while moto_server is still starting', async () => {
     running = start(['--backend', 'moto', '--port', '0', '--demo-instances', '0']);
