@@ -5,26 +5,14 @@
  *   npm start -- --backend moto            real AWS wire protocols against moto_server
  *   npm start -- --backend moto --endpoint http://127.0.0.1:4566   any AWS emulator
  */
-import { Command, Option } from 'commander';
-import { wholeNumberOption } from '../command-line.js';
 import { consoleLog } from './console.js';
+import { readLocalOptions, startFailureMessage } from './options.js';
+import { startLocalRuntime, type LocalRuntime } from './runtime.js';
 import { handleStopSignals } from './signals.js';
-import { startLocalRuntime, type Backend, type LocalRuntime } from './runtime.js';
 
-
-const program = new Command('ebs-provisioner-local')
-  .description('Run the provisioner pipeline locally: HTTP API, watcher, executor and reconciler.')
-  .addOption(new Option('--backend <backend>', 'where records, messages and volumes live').choices(['memory', 'moto']).default('memory'))
-  .option('--port <port>', 'HTTP API port on 127.0.0.1 (0: any free port)', wholeNumberOption({ min: 0, max: 65535 }), 3000)
-  .option('--demo-instances <count>', 'EC2 instances to launch for trying attachments', wholeNumberOption({ min: 0 }), 2)
-  .option('--endpoint <url>', 'AWS endpoint for the moto backend instead of starting moto_server (default AWS_ENDPOINT_URL)')
-  .option('--reconcile-seconds <seconds>', 'reconciler period', wholeNumberOption({ min: 1 }))
-  .option('--verbose', 'log debug lines too')
-  .parse();
-
-const options = program.opts<{ backend: Backend; port: number; demoInstances: number; endpoint?: string; reconcileSeconds?: number; verbose?: boolean }>();
+const options = readLocalOptions(process.argv.slice(2), process.env);
 const log = consoleLog({ level: options.verbose ? 'debug' : 'info' });
-const endpoint = options.endpoint ?? (process.env.AWS_ENDPOINT_URL || undefined);
+const endpoint = options.endpoint?.url;
 
 // Listen for Ctrl-C before starting, so a stop during start-up still shuts moto_server down.
 // SIGHUP too: a closed terminal no longer reaches moto_server (a process group of its own) directly.
@@ -48,6 +36,7 @@ const stopRequested = handleStopSignals({
 
 // The first line names the backend; a stop from here on is handled.
 log.info(`ebs-provisioner local runtime: backend=${options.backend}${options.backend === 'moto' ? ` endpoint=${endpoint ?? 'moto_server (starting)'}` : ''}`);
+for (const warning of options.warnings) log.warn(warning);
 
 const runtime = await startLocalRuntime({
   backend: options.backend,
@@ -57,7 +46,7 @@ const runtime = await startLocalRuntime({
   ...(endpoint ? { endpoint } : {}),
   ...(options.reconcileSeconds ? { reconcileEveryMs: options.reconcileSeconds * 1000 } : {}),
 }).catch((error: unknown) => {
-  log.error('could not start', { error: error instanceof Error ? error.message : String(error) });
+  log.error(`could not start: ${startFailureMessage(error, options)}`);
   process.exit(1);
 });
 

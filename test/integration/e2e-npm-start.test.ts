@@ -5,6 +5,7 @@
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { motoInstalled, motoRequired, userAwsEnvironment } from '../support/moto.js';
@@ -174,6 +175,39 @@ describe('npm start (memory backend)', () => {
     expect(code).not.toBe(0);
     expect(running.lines.some((line) => line.includes('HTTP API on'))).toBe(false);
   }, 15_000);
+});
+
+describe('npm start that cannot start', () => {
+  /** A loopback port nothing listens on while `use` runs (listened on, then closed), or one held open. */
+  async function withPort<T>(hold: boolean, use: (port: number) => Promise<T>): Promise<T> {
+    const server = createServer();
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    if (!hold) await new Promise((resolve) => server.close(resolve));
+    try {
+      return await use(port);
+    } finally {
+      if (hold) await new Promise((resolve) => server.close(resolve));
+    }
+  }
+
+  it('says to choose another --port when the port is taken, and exits 1', async () => {
+    await withPort(true, async (port) => {
+      running = start(['--port', String(port), '--demo-instances', '0']);
+      expect(await running.exited).toEqual({ code: 1, signal: null });
+      expect(running.lines.at(-1)).toMatch(
+        new RegExp(`ERROR could not start: port ${port} on 127\\.0\\.0\\.1 is in use: give another with --port N \\(--port 0 picks a free one\\)$`),
+      );
+    });
+  }, 20_000);
+
+  it('says the AWS endpoint nothing answers at came from --endpoint, and exits 1', async () => {
+    await withPort(false, async (port) => {
+      running = start(['--backend', 'moto', '--endpoint', `http://127.0.0.1:${port}`, '--port', '0']);
+      expect(await running.exited).toEqual({ code: 1, signal: null });
+      expect(running.lines.at(-1)).toContain(`ERROR could not start: nothing answers at the AWS endpoint http://127.0.0.1:${port} (from --endpoint)`);
+    });
+  }, 20_000);
 });
 
 describe.skipIf(!motoInstalled && !motoRequired)('npm start -- --backend moto', () => {
