@@ -5,7 +5,8 @@
  *   npm start -- --backend moto            real AWS wire protocols against moto_server
  *   npm start -- --backend moto --endpoint http://127.0.0.1:4566   any AWS emulator
  */
-import { consoleLog } from './console.js';
+import { consoleLog, tryCommand } from './console.js';
+import { LOCAL_AVAILABILITY_ZONE } from './moto-backend.js';
 import { readLocalOptions, startFailureMessage } from './options.js';
 import { startLocalRuntime, type LocalRuntime } from './runtime.js';
 import { handleStopSignals } from './signals.js';
@@ -44,7 +45,7 @@ const runtime = await startLocalRuntime({
   demoInstances: options.demoInstances,
   log,
   ...(endpoint ? { endpoint } : {}),
-  ...(options.reconcileSeconds ? { reconcileEveryMs: options.reconcileSeconds * 1000 } : {}),
+  reconcileEveryMs: options.reconcileSeconds * 1000,
 }).catch((error: unknown) => {
   log.error(`could not start: ${startFailureMessage(error, options)}`);
   process.exit(1);
@@ -55,7 +56,7 @@ if (stopRequested()) shutdown(runtime);
 else {
   if (runtime.aws) log.info(`AWS endpoint ${runtime.aws.endpoint}, table ${runtime.aws.tableName}`);
   log.info(`HTTP API on ${runtime.apiUrl} (OpenAPI document at ${runtime.apiUrl}/openapi.json)`);
-  log.info(`demo instances in us-east-1a: ${runtime.instanceIds.join(' ') || 'none'}`);
-  log.info(`try: npx ebs-provisioner --endpoint ${runtime.apiUrl} volumes create --size 20 --type gp3 --attach ${runtime.instanceIds[0] ?? 'i-…'}`);
+  log.info(`demo instances in ${LOCAL_AVAILABILITY_ZONE}: ${runtime.instanceIds.join(' ') || 'none'}`);
+  log.info(`try: ${tryCommand(runtime.apiUrl, runtime.instanceIds, LOCAL_AVAILABILITY_ZONE)}`);
   log.info('Ctrl-C stops');
 }

@@ -4,6 +4,7 @@
  */
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { wholeNumberOption } from '../command-line.js';
+import { RECONCILER } from '../settings.js';
 import type { Backend } from './runtime.js';
 
 export interface LocalOptions {
@@ -12,7 +13,7 @@ export interface LocalOptions {
   demoInstances: number;
   /** The moto backend's AWS endpoint and where it was given; absent: the runtime starts moto_server. */
   endpoint?: { url: string; from: '--endpoint' | 'AWS_ENDPOINT_URL' };
-  reconcileSeconds?: number;
+  reconcileSeconds: number;
   verbose: boolean;
   /** Options given that have no effect, to be logged as warnings. */
   warnings: string[];
@@ -38,10 +39,10 @@ export function localCommand(): Command {
   return new Command('ebs-provisioner-local')
     .description('Run the provisioner pipeline locally: HTTP API, watcher, executor and reconciler.')
     .addOption(new Option('--backend <backend>', 'where records, messages and volumes live').choices(['memory', 'moto']).default('memory'))
-    .option('--port <port>', 'HTTP API port on 127.0.0.1 (0: any free port)', wholeNumberOption({ min: 0, max: 65535 }), 3000)
+    .option('--port <port>', 'HTTP API port on 127.0.0.1 (0 picks a free one)', wholeNumberOption({ min: 0, max: 65535 }), 3000)
     .option('--demo-instances <count>', 'EC2 instances to launch for trying attachments', wholeNumberOption({ min: 0 }), 2)
     .option('--endpoint <url>', 'AWS endpoint for the moto backend instead of starting moto_server (default AWS_ENDPOINT_URL)', endpointOption)
-    .option('--reconcile-seconds <seconds>', 'reconciler period', wholeNumberOption({ min: 1 }))
+    .option('--reconcile-seconds <seconds>', 'reconciler period', wholeNumberOption({ min: 1 }), RECONCILER.intervalMinutes * 60)
     .option('--verbose', 'log debug lines too');
 }
 
@@ -54,7 +55,7 @@ export function readLocalOptions(argv: readonly string[], env: NodeJS.ProcessEnv
   const command = localCommand();
   configure?.(command);
   command.parse(argv, { from: 'user' });
-  const given = command.opts<{ backend: Backend; port: number; demoInstances: number; endpoint?: string; reconcileSeconds?: number; verbose?: boolean }>();
+  const given = command.opts<{ backend: Backend; port: number; demoInstances: number; endpoint?: string; reconcileSeconds: number; verbose?: boolean }>();
   const warnings: string[] = [];
   let endpoint: LocalOptions['endpoint'];
   if (given.backend === 'moto') {
@@ -73,7 +74,7 @@ export function readLocalOptions(argv: readonly string[], env: NodeJS.ProcessEnv
     port: given.port,
     demoInstances: given.demoInstances,
     ...(endpoint ? { endpoint } : {}),
-    ...(given.reconcileSeconds ? { reconcileSeconds: given.reconcileSeconds } : {}),
+    reconcileSeconds: given.reconcileSeconds,
     verbose: given.verbose ?? false,
     warnings,
   };

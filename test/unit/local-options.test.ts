@@ -19,7 +19,7 @@ function read(argv: string[], env: NodeJS.ProcessEnv = {}): { options?: LocalOpt
 
 describe('npm start options', () => {
   it('defaults to the memory backend on port 3000 with two demo instances', () => {
-    expect(read([]).options).toEqual({ backend: 'memory', port: 3000, demoInstances: 2, verbose: false, warnings: [] });
+    expect(read([]).options).toEqual({ backend: 'memory', port: 3000, demoInstances: 2, reconcileSeconds: 300, verbose: false, warnings: [] });
   });
 
   it('takes the moto endpoint from --endpoint, else AWS_ENDPOINT_URL, and says which', () => {
@@ -49,6 +49,14 @@ describe('npm start options', () => {
     const { options } = read(['--endpoint', 'http://127.0.0.1:4566']);
     expect(options?.endpoint).toBeUndefined();
     expect(options?.warnings).toEqual(['--endpoint is ignored with --backend memory: it names the AWS endpoint of --backend moto']);
+  });
+
+  it('shows the defaults in --help, the reconciler period included', () => {
+    const { options, stdout } = read(['--help']);
+    expect(options).toBeUndefined();
+    const help = stdout.replace(/\s+/g, ' ');
+    expect(help).toContain('--port <port> HTTP API port on 127.0.0.1 (0 picks a free one) (default: 3000)');
+    expect(help).toContain('--reconcile-seconds <seconds> reconciler period (default: 300)');
   });
 
   it('rejects a port out of range and an unknown backend', () => {
