@@ -43,7 +43,7 @@ export function localCommand(): Command {
     .option('--demo-instances <count>', 'EC2 instances to launch for trying attachments', wholeNumberOption({ min: 0 }), 2)
     .option('--endpoint <url>', 'AWS endpoint for the moto backend instead of starting moto_server (default AWS_ENDPOINT_URL)', endpointOption)
     .option('--reconcile-seconds <seconds>', 'reconciler period', wholeNumberOption({ min: 1 }), RECONCILER.intervalMinutes * 60)
-    .option('--verbose', 'log debug lines too');
+    .option('--verbose', 'log debug lines too (each poller batch and how it was handled)');
 }
 
 /**
