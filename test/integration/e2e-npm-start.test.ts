@@ -8,7 +8,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { motoInstalled, motoRequired, userAwsEnvironment } from '../support/moto.js';
+import { describeWithMoto, userAwsEnvironment } from '../support/moto.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -210,7 +210,7 @@ describe('npm start that cannot start', () => {
   }, 20_000);
 });
 
-describe.skipIf(!motoInstalled && !motoRequired)('npm start -- --backend moto', () => {
+describeWithMoto('npm start -- --backend moto', () => {
   it('starts moto_server, serves the API over it, and stops both on SIGTERM', async () => {
     running = start(['--backend', 'moto', '--port', '0', '--demo-instances', '1']);
     const [, awsEndpoint] = await running.lineMatching(/AWS endpoint (http:\/\/127\.0\.0\.1:\d+), table /, 30_000);
@@ -262,4 +262,4 @@ describe.skipIf(!motoInstalled && !motoRequired)('npm start -- --backend moto', 
     expect(await running.exited).toEqual({ code: 0, signal: null });
     expect(running.lines.some((line) => line.includes('HTTP API on'))).toBe(false);
   }, 30_000);
-});
+}, { server: false });

@@ -50,6 +50,12 @@ function isolateFromAwsEnvironment(): void {
 export const motoInstalled = findMotoServer() !== undefined;
 export const motoRequired = process.env.REQUIRE_MOTO === '1';
 
+function assertMotoInstalled(): void {
+  if (!motoInstalled) {
+    throw new Error(`moto_server is required${motoRequired ? ' (REQUIRE_MOTO=1)' : ''} but was not found on PATH; ${INSTALL_HINT}`);
+  }
+}
+
 /**
  * Starts moto once for the enclosing suite (beforeAll) and stops it afterwards (afterAll).
  * Returns an accessor for the endpoint, valid inside tests and hooks registered after this call.
@@ -60,11 +66,7 @@ export function useMoto(): () => string {
   // At registration, before any client is created while the suite is collected.
   isolateFromAwsEnvironment();
   beforeAll(async () => {
-    if (!motoInstalled) {
-      throw new Error(
-        `moto_server is required${motoRequired ? ' (REQUIRE_MOTO=1)' : ''} but was not found on PATH; ${INSTALL_HINT}`,
-      );
-    }
+    assertMotoInstalled();
     server = await startMoto();
   });
   afterAll(async () => {
@@ -81,14 +83,23 @@ let warned = false;
 /**
  * `describe` with a moto_server for its tests; skipped (with the install command in the suite
  * name and a warning) when moto_server is missing, failed instead when REQUIRE_MOTO=1.
+ * `server: false` for suites whose tests start moto_server themselves (through `startMoto` or the
+ * local runtime): skipped or failed alike, but no server is started for them.
  */
-export function describeWithMoto(name: string, body: (endpoint: () => string) => void): void {
+export function describeWithMoto(name: string, body: (endpoint: () => string) => void, options: { server?: boolean } = {}): void {
   const skip = !motoInstalled && !motoRequired;
   if (skip && !warned) {
     warned = true;
     console.warn(`Integration tests against moto are skipped: moto_server was not found on PATH; ${INSTALL_HINT}`);
   }
   describe.skipIf(skip)(skip ? `${name} (skipped: moto_server not found; ${INSTALL_HINT})` : name, () => {
-    body(useMoto());
+    if (options.server ?? true) {
+      body(useMoto());
+      return;
+    }
+    beforeAll(assertMotoInstalled);
+    body(() => {
+      throw new Error(`${name} starts no moto_server for its tests: they start their own`);
+    });
   });
 }
