@@ -18,6 +18,11 @@ export interface AwsClientOptions {
   region?: string;
   /** Upper bound of one HTTP attempt, connection included. Default 5 s. */
   requestTimeoutMs?: number;
+  /**
+   * Fixed credentials for all clients (an emulator's dummy ones); the environment, profiles and
+   * instance metadata are then never consulted. Defaults to the SDK's own resolution.
+   */
+  credentials?: { accessKeyId: string; secretAccessKey: string };
 }
 
 export interface AwsClients {
@@ -70,13 +75,14 @@ export class ThrottlingLeftToCallerRetryStrategy {
   }
 }
 
-/** Creates all clients with the same endpoint, region, retry strategy (EC2's throttling of mutating calls aside) and timeouts. */
+/** Creates all clients with the same endpoint, region, credentials, retry strategy (EC2's throttling of mutating calls aside) and timeouts. */
 export function createAwsClients(options: AwsClientOptions = {}): AwsClients {
   const endpoint = options.endpoint ?? (process.env.AWS_ENDPOINT_URL || undefined);
   const requestTimeout = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
   const config = () => ({
     ...(endpoint === undefined ? {} : { endpoint }),
     ...(options.region === undefined ? {} : { region: options.region }),
+    ...(options.credentials === undefined ? {} : { credentials: { ...options.credentials } }),
     retryMode: 'standard',
     maxAttempts: MAX_ATTEMPTS,
     // One handler per client: each keeps its own connection pool.

@@ -7,8 +7,9 @@ import { toRecordChange } from '../functions/handlers.js';
 type Level = 'debug' | 'info' | 'warn' | 'error';
 const ORDER: Record<Level, number> = { debug: 0, info: 1, warn: 2, error: 3 };
 
-function time(): string {
-  return new Date().toISOString().slice(11, 19);
+/** The time of day in UTC, marked as such: `14:03:07Z`. */
+function time(now: Date): string {
+  return `${now.toISOString().slice(11, 19)}Z`;
 }
 
 function format(attributes?: Record<string, unknown>): string {
@@ -18,11 +19,12 @@ function format(attributes?: Record<string, unknown>): string {
     .join('');
 }
 
-export function consoleLog(options: { level?: Level; write?: (line: string) => void } = {}): Log {
+export function consoleLog(options: { level?: Level; write?: (line: string) => void; now?: () => Date } = {}): Log {
   const min = ORDER[options.level ?? 'info'];
   const write = options.write ?? ((line: string) => process.stdout.write(`${line}\n`));
+  const now = options.now ?? (() => new Date());
   const at = (level: Level) => (message: string, attributes?: Record<string, unknown>) => {
-    if (ORDER[level] >= min) write(`${time()} ${level.toUpperCase().padEnd(5)} ${message}${format(attributes)}`);
+    if (ORDER[level] >= min) write(`${time(now())} ${level.toUpperCase().padEnd(5)} ${message}${format(attributes)}`);
   };
   return { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
 }
@@ -46,4 +48,13 @@ export function describeTransition(record: DynamoDBRecord): string | undefined {
     .filter((v) => typeof v === 'string' && v.length > 0)
     .join('  ');
   return `${name}  ${before ?? 'new'} → ${after ?? '?'}${details ? `  ${details}` : ''}`;
+}
+
+/**
+ * A command to try the API with: a volume attached to the first demo instance, or, with none, a
+ * volume in `availabilityZone` (an attach needs an instance).
+ */
+export function tryCommand(apiUrl: string, instanceIds: readonly string[], availabilityZone: string): string {
+  const create = `npx ebs-provisioner --endpoint ${apiUrl} volumes create --size 20 --type gp3`;
+  return instanceIds[0] ? `${create} --attach ${instanceIds[0]}` : `${create} --az ${availabilityZone}`;
 }

@@ -34,12 +34,12 @@ export interface MotoBackend {
   stop(): Promise<void>;
 }
 
-/** Emulators accept any credentials; the SDK still wants some. Real ones in the environment win. */
-function ensureCredentials(): void {
-  process.env.AWS_ACCESS_KEY_ID ??= 'testing';
-  process.env.AWS_SECRET_ACCESS_KEY ??= 'testing';
-  process.env.AWS_REGION ??= LOCAL_REGION;
-}
+/**
+ * Emulators accept any credentials; the SDK still wants some. These fixed dummy ones are given to
+ * every client, so the environment's credentials and AWS_PROFILE (which might name an SSO or
+ * assume-role profile that calls AWS) are never consulted.
+ */
+export const LOCAL_CREDENTIALS = { accessKeyId: 'testing', secretAccessKey: 'testing' } as const;
 
 export async function createMotoBackend(options: {
   endpoint?: string;
@@ -47,11 +47,10 @@ export async function createMotoBackend(options: {
   tableName?: string;
   queueName?: string;
 }): Promise<MotoBackend> {
-  ensureCredentials();
   let moto: MotoServer | undefined;
   const endpoint = options.endpoint ?? (moto = await startMoto({ ownProcessGroup: true })).endpoint;
   try {
-    const clients = createAwsClients({ endpoint, region: LOCAL_REGION });
+    const clients = createAwsClients({ endpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
     const tableName = options.tableName ?? 'ebs-provisioner-local';
     const queueName = options.queueName ?? 'ebs-provisioner-operations';
     const rateBudgetTableName = `${tableName}-rate-budget`;

@@ -80,6 +80,15 @@ async function waitUntilReady(endpoint: string, child: ChildProcess, output: () 
   throw new Error(`moto_server at ${endpoint} was not ready within ${READY_TIMEOUT_MS} ms: ${output()}`);
 }
 
+/**
+ * moto_server's environment: this process's, without the AWS settings. moto runs on botocore, which
+ * fails every request when AWS_PROFILE names a profile it cannot find; and nothing of a user's AWS
+ * configuration concerns an emulator.
+ */
+function motoEnvironment(): NodeJS.ProcessEnv {
+  return Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('AWS_')));
+}
+
 /** Attempts when another process takes the chosen port before moto binds it. */
 const START_ATTEMPTS = 3;
 
@@ -107,7 +116,7 @@ export async function startMoto(options: { host?: '127.0.0.1'; ownProcessGroup?:
 
 async function spawnMoto(executable: string, host: string, port: number, detached: boolean): Promise<MotoServer> {
   const endpoint = `http://${host}:${port}`;
-  const child = spawn(executable, ['-H', host, '-p', String(port)], { stdio: ['ignore', 'pipe', 'pipe'], detached });
+  const child = spawn(executable, ['-H', host, '-p', String(port)], { stdio: ['ignore', 'pipe', 'pipe'], detached, env: motoEnvironment() });
   // Keep the last few KiB of output for error messages; draining the pipes also keeps moto from blocking.
   let tail = '';
   const keep = (chunk: Buffer): void => {

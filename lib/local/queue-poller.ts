@@ -71,15 +71,19 @@ export class QueuePoller {
       if (received.length === 0) await this.options.clock.sleep(Math.min(100, Math.max(0, windowEnds - this.options.clock.now())));
     }
     if (batch.length === 0) return 0;
+    const log = this.options.log;
+    log.debug('executor batch received', { messages: batch.length, receives: batch.map((r) => Number(r.attributes?.ApproximateReceiveCount ?? 1)).join(',') });
+    const started = this.options.clock.now();
     let failed: Set<string>;
     try {
       const response = await this.options.handler({ Records: batch });
       failed = new Set((response?.batchItemFailures ?? []).map((f) => f.itemIdentifier));
     } catch (error) {
-      this.options.log.warn('executor invocation failed; its messages will be redelivered', { error: String(error), messages: batch.length });
+      log.warn('executor invocation failed; its messages will be redelivered', { error: String(error), messages: batch.length });
       failed = new Set(batch.map((r) => r.messageId));
     }
     await this.options.source.delete(batch.filter((r) => !failed.has(r.messageId)));
+    log.debug('executor batch handled', { deleted: batch.length - failed.size, redelivered: failed.size, ms: this.options.clock.now() - started });
     return batch.length;
   }
 }

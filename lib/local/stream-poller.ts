@@ -105,6 +105,9 @@ export class StreamPoller {
   }
 
   private async invoke(batch: Pending[]): Promise<number> {
+    const log = this.options.log;
+    log.debug('watcher batch received', { records: batch.length, first: batch[0]?.record.dynamodb?.SequenceNumber });
+    const started = this.options.clock.now();
     let failedFrom: number | undefined;
     try {
       const response = await this.options.handler({ Records: batch.map((p) => p.record) });
@@ -120,6 +123,7 @@ export class StreamPoller {
       failedFrom = 0;
     }
     const done = failedFrom ?? batch.length;
+    log.debug('watcher batch handled', { records: done, retried: batch.length - done, ms: this.options.clock.now() - started });
     this.buffer.splice(0, done);
     this.consumeSegment(done);
     if (failedFrom !== undefined) {

@@ -3,14 +3,14 @@ import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
 import type { VolumeRecord } from '../../lib/domain/records.js';
 import { createApiHandler } from '../../lib/api/handler.js';
 import { startApiServer, type RunningApiServer } from '../../lib/api/node-server.js';
-import { createAwsClients, type AwsClients } from '../../lib/aws/clients.js';
+import type { AwsClients } from '../../lib/aws/clients.js';
 import { DynamoRecordStore } from '../../lib/aws/dynamodb-store.js';
 import { DynamoRateBudget } from '../../lib/aws/dynamodb-rate-budget.js';
 import { ensureRateBudgetTable, ensureTable } from '../../lib/aws/table.js';
 import { DEFAULT_ENGINE_CONFIG } from '../../lib/engine/config.js';
 import { FakeClock } from '../../lib/memory/clock.js';
 import { EXIT, runCli } from '../../cli/main.js';
-import { describeWithMoto } from '../support/moto.js';
+import { describeWithMoto, motoClients } from '../support/moto.js';
 
 const INSTANCE = 'i-0123456789abcdef0';
 
@@ -23,7 +23,7 @@ describeWithMoto('HTTP API on the DynamoDB store (moto)', (endpoint) => {
   let handler: ReturnType<typeof createApiHandler>;
 
   beforeAll(async () => {
-    clients = createAwsClients({ endpoint: endpoint(), region: 'us-east-1' });
+    clients = motoClients(endpoint());
     server = await startApiServer((event, context) => handler(event, context));
   });
   afterAll(async () => {

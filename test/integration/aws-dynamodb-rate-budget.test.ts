@@ -1,9 +1,9 @@
 import { DescribeTableCommand } from '@aws-sdk/client-dynamodb';
 import { beforeAll, expect, it } from 'vitest';
-import { createAwsClients, type AwsClients } from '../../lib/aws/clients.js';
+import type { AwsClients } from '../../lib/aws/clients.js';
 import { DynamoRateBudget } from '../../lib/aws/dynamodb-rate-budget.js';
 import { ensureRateBudgetTable } from '../../lib/aws/table.js';
-import { describeWithMoto } from '../support/moto.js';
+import { describeWithMoto, motoClients } from '../support/moto.js';
 
 const budget = { burst: 45, ratePerSecond: 5 };
 const T = Date.parse('2026-01-01T00:00:00.000Z');
@@ -19,7 +19,7 @@ describeWithMoto('DynamoRateBudget against moto', (endpoint) => {
   }
 
   beforeAll(() => {
-    clients = createAwsClients({ endpoint: endpoint(), region: 'us-east-1' });
+    clients = motoClients(endpoint());
   });
 
   it('creates the table idempotently: one string key, on demand, no stream', async () => {

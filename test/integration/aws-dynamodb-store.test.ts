@@ -2,13 +2,13 @@ import { PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { GetRecordsCommand, GetShardIteratorCommand, DescribeStreamCommand } from '@aws-sdk/client-dynamodb-streams';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, expect, it } from 'vitest';
-import { createAwsClients, type AwsClients } from '../../lib/aws/clients.js';
+import type { AwsClients } from '../../lib/aws/clients.js';
 import { DynamoRecordStore } from '../../lib/aws/dynamodb-store.js';
 import { fromStreamImage } from '../../lib/aws/record-item.js';
 import { ensureTable } from '../../lib/aws/table.js';
 import type { AttachmentRecord, ProvisionerRecord, VolumeRecord } from '../../lib/domain/records.js';
 import { ConditionFailedError, InvalidCursorError, ItemTooLargeError } from '../../lib/engine/ports.js';
-import { describeWithMoto } from '../support/moto.js';
+import { describeWithMoto, motoClients } from '../support/moto.js';
 
 const T0 = '2026-01-01T00:00:00.000Z';
 
@@ -52,7 +52,7 @@ describeWithMoto('DynamoRecordStore against moto', (endpoint) => {
   }
 
   beforeAll(async () => {
-    clients = createAwsClients({ endpoint: endpoint(), region: 'us-east-1' });
+    clients = motoClients(endpoint());
     streamArn = (await ensureTable(clients.dynamo, 'records-0')).streamArn;
   });
 

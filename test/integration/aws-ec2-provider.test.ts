@@ -1,10 +1,10 @@
 import { DescribeImagesCommand, RunInstancesCommand, TerminateInstancesCommand } from '@aws-sdk/client-ec2';
 import { beforeAll, expect, it } from 'vitest';
-import { createAwsClients, type AwsClients } from '../../lib/aws/clients.js';
+import type { AwsClients } from '../../lib/aws/clients.js';
 import { Ec2VolumeProvider } from '../../lib/aws/ec2-provider.js';
 import { ProviderError } from '../../lib/engine/ports.js';
 import { OWNERSHIP_TAGS } from '../../lib/settings.js';
-import { describeWithMoto } from '../support/moto.js';
+import { describeWithMoto, motoClients } from '../support/moto.js';
 
 // moto makes volumes available and attachments attached at once (EC2 takes seconds), ignores
 // ClientToken and checks neither AZ nor device names: those behaviours are covered with recorded
@@ -15,7 +15,7 @@ describeWithMoto('Ec2VolumeProvider against moto', (endpoint) => {
   let instanceIds: string[];
 
   beforeAll(async () => {
-    clients = createAwsClients({ endpoint: endpoint(), region: 'us-east-1' });
+    clients = motoClients(endpoint());
     provider = new Ec2VolumeProvider({ client: clients.ec2, ownerTagValue: 'stack-test' });
     const { Images } = await clients.ec2.send(new DescribeImagesCommand({ Owners: ['amazon'] }));
     const imageId = Images?.find((image) => image.RootDeviceType === 'ebs')?.ImageId ?? Images?.[0]?.ImageId;

@@ -1,8 +1,8 @@
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { findMotoServer, startMoto } from '../../lib/local/moto.js';
-import { motoInstalled, motoRequired } from '../support/moto.js';
+import { describeWithMoto } from '../support/moto.js';
 
-describe.skipIf(!motoInstalled && !motoRequired)('startMoto', () => {
+describeWithMoto('startMoto', () => {
   it('finds moto_server on PATH', () => {
     expect(findMotoServer()).toMatch(/moto_server$/);
   });
@@ -22,4 +22,4 @@ describe.skipIf(!motoInstalled && !motoRequired)('startMoto', () => {
     // Stopping twice is harmless.
     await a.stop();
   });
-});
+}, { server: false });

@@ -1,11 +1,11 @@
 import { GetQueueAttributesCommand, ReceiveMessageCommand, type Message } from '@aws-sdk/client-sqs';
 import { beforeAll, expect, it } from 'vitest';
-import { createAwsClients, type AwsClients } from '../../lib/aws/clients.js';
+import type { AwsClients } from '../../lib/aws/clients.js';
 import { parseOperationMessage, SqsOperationQueue } from '../../lib/aws/sqs-queue.js';
 import { ensureQueues, type QueueInfo } from '../../lib/aws/table.js';
 import type { QueuedOperation } from '../../lib/engine/ports.js';
 import { QUEUE } from '../../lib/settings.js';
-import { describeWithMoto } from '../support/moto.js';
+import { describeWithMoto, motoClients } from '../support/moto.js';
 
 describeWithMoto('SqsOperationQueue against moto', (endpoint) => {
   let clients: AwsClients;
@@ -13,7 +13,7 @@ describeWithMoto('SqsOperationQueue against moto', (endpoint) => {
   let queue: SqsOperationQueue;
 
   beforeAll(async () => {
-    clients = createAwsClients({ endpoint: endpoint(), region: 'us-east-1' });
+    clients = motoClients(endpoint());
     queues = await ensureQueues(clients.sqs, { queueName: 'operations', deadLetterQueueName: 'operations-dlq' });
     queue = new SqsOperationQueue({ client: clients.sqs, queueUrl: queues.queueUrl });
   });

@@ -1,11 +1,14 @@
 /**
  * `npm start` itself, as a user runs it: the entry point in a child process with its flag parsing,
- * first log line, demo instances, HTTP API, status lines and a clean stop on SIGINT.
+ * first log line, demo instances, HTTP API, status lines and a clean stop on SIGINT or SIGTERM, the
+ * latter also sent to npm itself.
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { motoInstalled, motoRequired } from '../support/moto.js';
+import { describeWithMoto, userAwsEnvironment } from '../support/moto.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -17,16 +20,21 @@ interface Started {
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
-/** `detached`: in a process group of its own, as a terminal runs it, so a Ctrl-C can go to the whole group. */
-function start(args: string[], options: { detached?: boolean } = {}): Started {
-  // No developer endpoint or profile may redirect the child's traffic; emulators take any credentials.
-  const { AWS_ENDPOINT_URL: _endpoint, AWS_PROFILE: _profile, ...env } = process.env;
-  // As the `start` script runs it: node itself with tsx's loader, so signals reach the runtime directly.
-  const child = spawn(process.execPath, ['--import', 'tsx', 'lib/local/main.ts', ...args], {
-    cwd: root,
-    env: { ...env, AWS_ACCESS_KEY_ID: 'testing', AWS_SECRET_ACCESS_KEY: 'testing', AWS_REGION: 'us-east-1' },
-    detached: options.detached ?? false,
-  });
+/**
+ * `detached`: in a process group of its own, as a terminal runs it, so a Ctrl-C can go to the whole
+ * group (and the group is killed after the test). `viaNpm`: `npm start -- <args>` itself (detached),
+ * rather than the command its script runs.
+ */
+function start(args: string[], options: { detached?: boolean; viaNpm?: boolean } = {}): Started {
+  // A user's own AWS_PROFILE set, no credentials: the runtime uses its dummy ones, never the profile.
+  const env = userAwsEnvironment(process.env);
+  const detached = (options.detached ?? false) || (options.viaNpm ?? false);
+  const child = options.viaNpm
+    ? // npm's own registry calls are switched off: only the runtime runs.
+      spawn('npm', ['start', '--', ...args], { cwd: root, env: { ...env, npm_config_update_notifier: 'false' }, detached })
+    : // As the `start` script runs it: node itself with tsx's loader, so signals reach the runtime directly.
+      spawn(process.execPath, ['--import', 'tsx', 'lib/local/main.ts', ...args], { cwd: root, env, detached });
+  if (detached) groups.push(child.pid!);
   const lines: string[] = [];
   let partial = '';
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
@@ -60,9 +68,74 @@ function start(args: string[], options: { detached?: boolean } = {}): Started {
 }
 
 let running: Started | undefined;
+/** Process groups started, killed after each test: what is left of one must not outlive it. */
+const groups: number[] = [];
 afterEach(() => {
   if (running && running.child.exitCode === null) running.child.kill('SIGKILL');
+  for (const group of groups.splice(0)) {
+    try {
+      process.kill(-group, 'SIGKILL');
+    } catch {
+      // the group is gone
+    }
+  }
 });
+
+/** The state letter of process `pid` in /proc (Linux), undefined once it is gone. */
+function processState(pid: number): string | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // "pid (command) state ppid …": the command may hold spaces and parentheses.
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[0];
+  } catch {
+    return undefined;
+  }
+}
+
+/** Whether process `pid` runs (a zombie waiting to be reaped has ended). */
+function processAlive(pid: number): boolean {
+  const state = processState(pid);
+  return state !== undefined && state !== 'Z';
+}
+
+/** The first child process of `parent` to appear (Linux /proc; bounded). */
+async function childOf(parent: number, timeoutMs = 15_000): Promise<number> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    for (const entry of readdirSync('/proc')) {
+      if (!/^\d+$/.test(entry)) continue;
+      try {
+        const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+        if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === parent) return Number(entry);
+      } catch {
+        // gone meanwhile
+      }
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`process ${parent} started no child within ${timeoutMs} ms`);
+}
+
+/** Whether something accepts connections at `url` (bounded). */
+async function listening(url: string): Promise<boolean> {
+  try {
+    const response = await fetch(url, { signal: AbortSignal.timeout(2_000) });
+    await response.body?.cancel();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Waits (bounded) until nothing accepts connections at `url`. */
+async function closed(url: string, timeoutMs = 15_000): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (!(await listening(url))) return true;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  return false;
+}
 
 describe('npm start (memory backend)', () => {
   it('names the backend first, serves the API, runs the pipeline and exits 0 on SIGINT', async () => {
@@ -83,7 +156,17 @@ describe('npm start (memory backend)', () => {
 
     running.child.kill('SIGINT');
     expect(await running.exited).toEqual({ code: 0, signal: null });
-    expect(running.lines).toEqual(expect.arrayContaining([expect.stringMatching(/SIGINT: stopping$/)]));
+    expect(running.lines).toEqual(expect.arrayContaining([expect.stringMatching(/SIGINT: stopping… \(again to force\)$/)]));
+  }, 45_000);
+
+  it('stops on a SIGTERM sent to npm itself (a process manager stopping `npm start`): the runtime exits and its port closes', async () => {
+    running = start(['--port', '0', '--demo-instances', '0'], { viaNpm: true });
+    const [, apiUrl] = await running.lineMatching(/HTTP API on (http:\/\/127\.0\.0\.1:\d+)/);
+    await running.lineMatching(/Ctrl-C stops$/);
+    running.child.kill('SIGTERM');
+    await running.exited;
+    expect(await closed(`${apiUrl}/openapi.json`)).toBe(true);
+    expect(running.lines).toEqual(expect.arrayContaining([expect.stringMatching(/SIGTERM: stopping/)]));
   }, 45_000);
 
   it('rejects an unknown backend before starting anything', async () => {
@@ -94,7 +177,40 @@ describe('npm start (memory backend)', () => {
   }, 15_000);
 });
 
-describe.skipIf(!motoInstalled && !motoRequired)('npm start -- --backend moto', () => {
+describe('npm start that cannot start', () => {
+  /** A loopback port nothing listens on while `use` runs (listened on, then closed), or one held open. */
+  async function withPort<T>(hold: boolean, use: (port: number) => Promise<T>): Promise<T> {
+    const server = createServer();
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    if (!hold) await new Promise((resolve) => server.close(resolve));
+    try {
+      return await use(port);
+    } finally {
+      if (hold) await new Promise((resolve) => server.close(resolve));
+    }
+  }
+
+  it('says to choose another --port when the port is taken, and exits 1', async () => {
+    await withPort(true, async (port) => {
+      running = start(['--port', String(port), '--demo-instances', '0']);
+      expect(await running.exited).toEqual({ code: 1, signal: null });
+      expect(running.lines.at(-1)).toMatch(
+        new RegExp(`ERROR could not start: port ${port} on 127\\.0\\.0\\.1 is in use: give another with --port N \\(--port 0 picks a free one\\)$`),
+      );
+    });
+  }, 20_000);
+
+  it('says the AWS endpoint nothing answers at came from --endpoint, and exits 1', async () => {
+    await withPort(false, async (port) => {
+      running = start(['--backend', 'moto', '--endpoint', `http://127.0.0.1:${port}`, '--port', '0']);
+      expect(await running.exited).toEqual({ code: 1, signal: null });
+      expect(running.lines.at(-1)).toContain(`ERROR could not start: nothing answers at the AWS endpoint http://127.0.0.1:${port} (from --endpoint)`);
+    });
+  }, 20_000);
+});
+
+describeWithMoto('npm start -- --backend moto', () => {
   it('starts moto_server, serves the API over it, and stops both on SIGTERM', async () => {
     running = start(['--backend', 'moto', '--port', '0', '--demo-instances', '1']);
     const [, awsEndpoint] = await running.lineMatching(/AWS endpoint (http:\/\/127\.0\.0\.1:\d+), table /, 30_000);
@@ -125,6 +241,20 @@ describe.skipIf(!motoInstalled && !motoRequired)('npm start -- --backend moto', 
     await expect(fetch(awsEndpoint!)).rejects.toThrow();
   }, 60_000);
 
+  it.skipIf(process.platform !== 'linux')('exits at once on a second SIGTERM, killing the moto_server it started', async () => {
+    running = start(['--backend', 'moto', '--port', '0', '--demo-instances', '0']);
+    const runtimePid = running.child.pid!;
+    await running.lineMatching(/backend=moto endpoint=moto_server \(starting\)$/);
+    // moto_server takes seconds to answer: the orderly stop waits for it, and the second signal comes first.
+    const moto = await childOf(runtimePid);
+    running.child.kill('SIGTERM');
+    await running.lineMatching(/SIGTERM: stopping… \(again to force\)$/);
+    running.child.kill('SIGTERM');
+    expect(await running.exited).toEqual({ code: 143, signal: null });
+    expect(running.lines).toEqual(expect.arrayContaining([expect.stringMatching(/WARN +SIGTERM again: exiting at once$/)]));
+    expect(processAlive(moto)).toBe(false);
+  }, 30_000);
+
   it('stops cleanly when told to while moto_server is still starting', async () => {
     running = start(['--backend', 'moto', '--port', '0', '--demo-instances', '0']);
     await running.lineMatching(/backend=moto endpoint=moto_server \(starting\)$/);
@@ -132,4 +262,4 @@ describe.skipIf(!motoInstalled && !motoRequired)('npm start -- --backend moto', 
     expect(await running.exited).toEqual({ code: 0, signal: null });
     expect(running.lines.some((line) => line.includes('HTTP API on'))).toBe(false);
   }, 30_000);
-});
+}, { server: false });

@@ -12,14 +12,14 @@ import { AttachVolumeCommand, DescribeVolumesCommand, DetachVolumeCommand, Modif
 import { GetQueueAttributesCommand, PurgeQueueCommand } from '@aws-sdk/client-sqs';
 import { GetCommand, PutCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { createAwsClients, type AwsClients } from '../../lib/aws/clients.js';
+import type { AwsClients } from '../../lib/aws/clients.js';
 import { SqsOperationQueue } from '../../lib/aws/sqs-queue.js';
 import { OWNERSHIP_TAGS } from '../../lib/settings.js';
 import { RecordingLog } from '../../lib/memory/log.js';
 import { startLocalRuntime, type LocalRuntime } from '../../lib/local/runtime.js';
 import { DEFAULT_ENGINE_CONFIG, type ProgressCheck } from '../../lib/engine/config.js';
 import type { OperationKind } from '../../lib/engine/ports.js';
-import { describeWithMoto } from '../support/moto.js';
+import { describeWithMoto, motoClients } from '../support/moto.js';
 
 const quick: ProgressCheck = { firstSeconds: 1, growth: 0.5, maxSeconds: 2 };
 const PROGRESS: Record<OperationKind, ProgressCheck> = {
@@ -55,7 +55,7 @@ describeWithMoto('pipeline end to end on moto', (endpoint) => {
       reconcilerOverdueAfterMs: 0,
       engineConfig: { progressChecks: PROGRESS, backoff: { baseSeconds: 1, capSeconds: 2 } },
     });
-    clients = createAwsClients({ endpoint: endpoint(), region: 'us-east-1' });
+    clients = motoClients(endpoint());
   }, 60_000);
 
   afterAll(async () => {

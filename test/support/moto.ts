@@ -5,26 +5,56 @@
  * When moto_server is not installed the suites are reported as skipped with the install command,
  * unless `REQUIRE_MOTO=1` (set by CI), which turns the skip into a failure.
  */
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe } from 'vitest';
+import { createAwsClients, type AwsClients } from '../../lib/aws/clients.js';
+import { LOCAL_CREDENTIALS } from '../../lib/local/moto-backend.js';
 import { findMotoServer, startMoto, type MotoServer } from '../../lib/local/moto.js';
 
 const INSTALL_HINT = "install it with: pip install 'moto[server]'";
 export const MOTO_REGION = 'us-east-1';
 
-/** moto accepts any credentials; fixed fake ones keep the SDK from looking for real ones. */
-function useFakeCredentials(): void {
-  process.env.AWS_ACCESS_KEY_ID = 'testing';
-  process.env.AWS_SECRET_ACCESS_KEY = 'testing';
-  process.env.AWS_SESSION_TOKEN = 'testing';
-  process.env.AWS_REGION = MOTO_REGION;
-  process.env.AWS_DEFAULT_REGION = MOTO_REGION;
-  // Never let a developer's endpoint or profile redirect test traffic.
-  delete process.env.AWS_ENDPOINT_URL;
-  delete process.env.AWS_PROFILE;
+/**
+ * Clients for the tests' own calls to moto: its dummy credentials and region given explicitly,
+ * as the local runtime gives them, so nothing in the environment is consulted.
+ */
+export function motoClients(endpoint: string): AwsClients {
+  return createAwsClients({ endpoint, region: MOTO_REGION, credentials: LOCAL_CREDENTIALS });
+}
+
+/**
+ * `env` as a user with an AWS profile of their own has it, whose AWS settings must neither redirect
+ * test traffic nor be needed: no endpoint, credentials or region, and a profile set that names
+ * nothing (in config files that do not exist). Every client talking to moto must therefore carry
+ * its credentials and region; one that consulted the profile fails.
+ */
+export function userAwsEnvironment(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const nowhere = join(tmpdir(), `ebs-provisioner-no-aws-config-${process.pid}`);
+  return {
+    ...Object.fromEntries(Object.entries(env).filter(([name]) => !name.startsWith('AWS_'))),
+    AWS_PROFILE: 'ebs-provisioner-test-profile-that-does-not-exist',
+    AWS_CONFIG_FILE: join(nowhere, 'config'),
+    AWS_SHARED_CREDENTIALS_FILE: join(nowhere, 'credentials'),
+    // Nor may a client that looks for credentials reach for instance metadata.
+    AWS_EC2_METADATA_DISABLED: 'true',
+  };
+}
+
+function isolateFromAwsEnvironment(): void {
+  const isolated = userAwsEnvironment(process.env);
+  for (const name of Object.keys(process.env)) if (!(name in isolated)) delete process.env[name];
+  Object.assign(process.env, isolated);
 }
 
 export const motoInstalled = findMotoServer() !== undefined;
 export const motoRequired = process.env.REQUIRE_MOTO === '1';
+
+function assertMotoInstalled(): void {
+  if (!motoInstalled) {
+    throw new Error(`moto_server is required${motoRequired ? ' (REQUIRE_MOTO=1)' : ''} but was not found on PATH; ${INSTALL_HINT}`);
+  }
+}
 
 /**
  * Starts moto once for the enclosing suite (beforeAll) and stops it afterwards (afterAll).
@@ -33,14 +63,10 @@ export const motoRequired = process.env.REQUIRE_MOTO === '1';
  */
 export function useMoto(): () => string {
   let server: MotoServer | undefined;
-  // At registration too, so clients created while the suite is collected see them.
-  useFakeCredentials();
+  // At registration, before any client is created while the suite is collected.
+  isolateFromAwsEnvironment();
   beforeAll(async () => {
-    if (!motoInstalled) {
-      throw new Error(
-        `moto_server is required${motoRequired ? ' (REQUIRE_MOTO=1)' : ''} but was not found on PATH; ${INSTALL_HINT}`,
-      );
-    }
+    assertMotoInstalled();
     server = await startMoto();
   });
   afterAll(async () => {
@@ -57,14 +83,23 @@ let warned = false;
 /**
  * `describe` with a moto_server for its tests; skipped (with the install command in the suite
  * name and a warning) when moto_server is missing, failed instead when REQUIRE_MOTO=1.
+ * `server: false` for suites whose tests start moto_server themselves (through `startMoto` or the
+ * local runtime): skipped or failed alike, but no server is started for them.
  */
-export function describeWithMoto(name: string, body: (endpoint: () => string) => void): void {
+export function describeWithMoto(name: string, body: (endpoint: () => string) => void, options: { server?: boolean } = {}): void {
   const skip = !motoInstalled && !motoRequired;
   if (skip && !warned) {
     warned = true;
     console.warn(`Integration tests against moto are skipped: moto_server was not found on PATH; ${INSTALL_HINT}`);
   }
   describe.skipIf(skip)(skip ? `${name} (skipped: moto_server not found; ${INSTALL_HINT})` : name, () => {
-    body(useMoto());
+    if (options.server ?? true) {
+      body(useMoto());
+      return;
+    }
+    beforeAll(assertMotoInstalled);
+    body(() => {
+      throw new Error(`${name} starts no moto_server for its tests: they start their own`);
+    });
   });
 }

@@ -41,6 +41,19 @@ describe('createAwsClients', () => {
     expect(String((await fromEnv.sqs.config.endpoint!()).port)).toBe('5000');
   });
 
+  it('uses fixed credentials when given, never the profile or the environment', async () => {
+    vi.stubEnv('AWS_PROFILE', 'a-profile-that-does-not-exist');
+    vi.stubEnv('AWS_CONFIG_FILE', '/nonexistent/aws/config');
+    vi.stubEnv('AWS_SHARED_CREDENTIALS_FILE', '/nonexistent/aws/credentials');
+    vi.stubEnv('AWS_EC2_METADATA_DISABLED', 'true');
+    vi.stubEnv('AWS_ACCESS_KEY_ID', 'FROM-THE-ENVIRONMENT');
+    vi.stubEnv('AWS_SECRET_ACCESS_KEY', 'from-the-environment');
+    const clients = createAwsClients({ endpoint: 'http://127.0.0.1:4566', region: 'us-east-1', credentials: { accessKeyId: 'testing', secretAccessKey: 'testing' } });
+    for (const client of [clients.dynamo, clients.streams, clients.sqs, clients.ec2, clients.ec2Metered]) {
+      expect(await client.config.credentials()).toMatchObject({ accessKeyId: 'testing', secretAccessKey: 'testing' });
+    }
+  });
+
   it('gives up on a silent endpoint after the request timeout, as a transient provider error', async () => {
     for (const [name, value] of Object.entries(credentials)) vi.stubEnv(name, value);
     const { ec2 } = createAwsClients({ endpoint: `http://127.0.0.1:${port}`, requestTimeoutMs: 150 });

@@ -51,6 +51,26 @@ describe('StreamPoller', () => {
     expect(seen).toEqual([[1, 2, 3, 4], [2, 3, 4]]);
   });
 
+  it('logs each batch received and how much of it was handled at debug level (--verbose)', async () => {
+    const clock = new FakeClock(0);
+    const log = new RecordingLog();
+    const poller = new StreamPoller({
+      source: streamOf([record(1), record(2), record(3), record(4)]),
+      clock,
+      log,
+      settings,
+      handler: async () => {
+        await clock.advance(25);
+        return { batchItemFailures: [{ itemIdentifier: '3' }] };
+      },
+    });
+    expect(await poller.pollOnce()).toBe(2);
+    expect(log.entries).toEqual([
+      { level: 'debug', message: 'watcher batch received', attributes: { records: 4, first: '1' } },
+      { level: 'debug', message: 'watcher batch handled', attributes: { records: 2, retried: 2, ms: 25 } },
+    ]);
+  });
+
   it('bisects a failing batch and gives up on a record after the retry attempts', async () => {
     const clock = new FakeClock(0);
     const seen: number[][] = [];
@@ -164,6 +184,27 @@ describe('QueuePoller', () => {
     expect(await poller.pollOnce()).toBe(1);
     expect(deleted).toEqual(['a', 'c']);
     expect(await poller.pollOnce()).toBe(0);
+  });
+
+  it('logs each batch received and how it was handled at debug level (--verbose)', async () => {
+    const clock = new FakeClock(0);
+    const visible = [message('a'), message('b')];
+    const log = new RecordingLog();
+    const poller = new QueuePoller({
+      source: { receive: async (max: number) => visible.splice(0, max), delete: async () => {} },
+      clock,
+      log,
+      settings: { batchSize: 2, maxBatchingWindowSeconds: 0, maxConcurrency: 1 },
+      handler: async () => {
+        await clock.advance(40);
+        return { batchItemFailures: [{ itemIdentifier: 'b' }] };
+      },
+    });
+    expect(await poller.pollOnce()).toBe(2);
+    expect(log.entries).toEqual([
+      { level: 'debug', message: 'executor batch received', attributes: { messages: 2, receives: '1,1' } },
+      { level: 'debug', message: 'executor batch handled', attributes: { deleted: 1, redelivered: 1, ms: 40 } },
+    ]);
   });
 });
 

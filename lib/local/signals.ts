@@ -1,0 +1,45 @@
+/**
+ * How the local runtime answers Ctrl-C, SIGTERM and SIGHUP: the first asks for an orderly stop (the
+ * pollers, the API server, then moto_server if the runtime started it); a second one, while that
+ * stop is still under way, exits at once. A moto_server the runtime started is killed on the way
+ * out all the same (its launcher kills it when this process exits).
+ */
+import { constants } from 'node:os';
+import type { Log } from '../engine/ports.js';
+
+export const STOP_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+export type StopSignal = (typeof STOP_SIGNALS)[number];
+
+export interface StopSignalOptions {
+  log: Log;
+  /** Starts the orderly stop; called once, on the first signal. */
+  stop: (signal: StopSignal) => void;
+  /** Exits the process at once with this status; called on every further signal. */
+  exit: (status: number) => void;
+  /** Where the signals are listened for (the process, or a stand-in in tests). */
+  on?: (signal: StopSignal, listener: () => void) => void;
+}
+
+/** The status a shell reports for a process killed by `signal`: 128 + its number (130 for SIGINT). */
+export function signalExitStatus(signal: StopSignal): number {
+  return 128 + constants.signals[signal];
+}
+
+/** Listens for the stop signals; returns whether a stop has been asked for yet. */
+export function handleStopSignals(options: StopSignalOptions): () => boolean {
+  const on = options.on ?? ((signal, listener) => void process.on(signal, listener));
+  let requested = false;
+  for (const signal of STOP_SIGNALS) {
+    on(signal, () => {
+      if (requested) {
+        options.log.warn(`${signal} again: exiting at once`);
+        options.exit(signalExitStatus(signal));
+        return;
+      }
+      requested = true;
+      options.log.info(`${signal}: stopping… (again to force)`);
+      options.stop(signal);
+    });
+  }
+  return () => requested;
+}
