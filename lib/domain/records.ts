@@ -5,8 +5,8 @@
  * attachment item per instance (`VOLUME#<volumeId>` / `ATTACHMENT#<instanceId>`). The client owns
  * `spec`, `life`, `generation` and `requestedDevice`; the system owns `status`, `ebsVolumeId`,
  * `createRequest`, `device`, `instanceSeen`, `volumeCreatedAt`, `observedGeneration`,
- * `retriedGeneration`, `lastModificationStartedAt`, `modificationSentAt`, `tagKeysSet`, `claim`
- * and `version`. Neither
+ * `retriedGeneration`, `lastModificationStartedAt`, `earlierModificationStarts`,
+ * `modificationSentAt`, `tagKeysSet`, `claim` and `version`. Neither
  * side writes the other's fields.
  */
 
@@ -114,6 +114,12 @@ export interface VolumeRecord {
    * the EC2 volume, and when the modification failed (a failed one does not count).
    */
   lastModificationStartedAt?: string;
+  /**
+   * ISO-8601 starts of the volume's modifications before `lastModificationStartedAt` that EC2 still
+   * counts (within 24 hours of the latest), oldest first, at most 3; each, likewise, a time the
+   * modification certainly started by. Kept and forgotten with `lastModificationStartedAt`.
+   */
+  earlierModificationStarts?: string[];
   /**
    * ISO-8601 time a ModifyVolume was sent whose answer is not recorded (written with the claim
    * before the call): EC2 may be modifying the volume toward it, describing the old values until
