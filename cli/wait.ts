@@ -8,7 +8,7 @@
  * until after the wait's timeout ends it at once too, when only that change can bring the states
  * waited for.
  */
-import { MODIFICATION_COOLDOWN_RULE } from '../lib/domain/ebs-limits.js';
+import { MODIFICATION_RATE_RULE } from '../lib/domain/ebs-limits.js';
 import { ATTACHMENT_STATES, VOLUME_STATES, type VolumeState } from '../lib/domain/records.js';
 import type { Clock } from '../lib/engine/ports.js';
 import { cooldownEndMs, SPEC_REJECTED_CODE } from '../lib/engine/status.js';
@@ -162,7 +162,7 @@ async function poll(target: WaitTarget, options: WaitOptions): Promise<WaitOutco
     // Only the change brings what is waited for, and EC2 allows it only after the deadline: waiting cannot help.
     if (seen.cooldownEndMs !== undefined && seen.cooldownEndMs > deadline && target.states.every((state) => STATES_AFTER_THE_CHANGE.has(state))) {
       const waitsUntil = new Date(seen.cooldownEndMs).toISOString();
-      const message = `${subject(target)} waits until ${waitsUntil} to apply its change (${MODIFICATION_COOLDOWN_RULE}), after this wait's timeout`;
+      const message = `${subject(target)} waits until ${waitsUntil} to apply its change (${MODIFICATION_RATE_RULE}), after this wait's timeout`;
       progress.fail(`${message}; wanted ${target.states.join(' or ')}`);
       return { result: 'cooldown', state: seen.state, waitsUntil, message };
     }

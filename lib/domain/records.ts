@@ -106,12 +106,14 @@ export interface VolumeRecord {
   observed?: Pick<VolumeSpec, 'sizeGiB' | 'volumeType' | 'iops' | 'throughput' | 'tags'>;
   /**
    * ISO-8601 time EC2 started the volume's latest modification, or a time it certainly started by,
-   * as far as the system knows: its own ModifyVolume (answered then), one it found under way, the
-   * start EC2 named when it refused a modification for its cooldown, or, when EC2 refused without
-   * naming a start that explains the refusal, the refusal's time. EC2 allows the next modification
-   * 6 hours after it: the one source of the cooldown (the status only shows the wait). A time later
-   * than now (written straight into the table) counts as now and is replaced by it. Forgotten with
-   * the EC2 volume, and when the modification failed (a failed one does not count).
+   * as far as the system knows: its own ModifyVolume (answered then), one it found under way or
+   * learnt from DescribeVolumesModifications, or, when EC2 refused a modification for its rate
+   * limit, the latest start EC2 names (the refusal's time when none explains it), taken as the start
+   * of all of EC2's 4 modifications in the window. With `earlierModificationStarts`, the one source
+   * of that limit (the status only shows the wait): EC2 allows a 5th modification 24 hours after the
+   * 4th most recent start. A time later than now (written straight into the table) counts as now and
+   * is replaced by it. Forgotten with the EC2 volume; a failed modification's start is dropped (a
+   * failed one does not count), the latest earlier one taking its place.
    */
   lastModificationStartedAt?: string;
   /**
