@@ -89,6 +89,7 @@ import {
   learntModificationStart,
   modificationStarted,
   modificationsStartedBy,
+  recordedModificationStarts,
   windowEndAfter,
   withStarts,
 } from './modification-window.js';
@@ -1537,17 +1538,20 @@ export class Executor {
   /**
    * EC2 refused the modification for its rate limit (4 per volume in any 24 hours), counting
    * modifications the record may not know (made in the console, say): every one it counts started
-   * by the latest start DescribeVolumesModifications names, so a window from that start is certainly
-   * enough. The record holds that (`modificationsStartedBy`), so the planner alone keeps the wait,
-   * and the call comes back when it ends. No attempt used, and the wait is no part of the
-   * operation's age.
+   * by the latest start DescribeVolumesModifications names (or the record knows, if later), so a
+   * window from that start is certainly enough. The record holds that (`modificationsStartedBy`),
+   * so the planner alone keeps the wait, and the call comes back when it ends. No attempt used, and
+   * the wait is no part of the operation's age.
    */
   private awaitCooldown(volume: VolumeRecord, current: ProviderVolume, now: number, latest: ProviderModification | undefined): Result {
     const refusedAt = this.deps.clock.now();
-    const named = latest?.startedAt === undefined ? undefined : Math.min(latest.startedAt, refusedAt);
+    const listed = latest?.startedAt === undefined ? undefined : Math.min(latest.startedAt, refusedAt);
+    // A later one the record knows that EC2 does not list yet (it lists a modification a little after accepting it).
+    const known = recordedModificationStarts(volume, refusedAt).at(-1);
+    const named = listed === undefined || known === undefined ? listed : Math.max(listed, known);
     // No start named, or one whose window is over (EC2's clock or count differs from ours): every
     // modification EC2 counts started by the refusal, so a window from it is certainly enough.
-    const startedBy = named !== undefined && windowEndAfter(named) > refusedAt ? named : refusedAt;
+    const startedBy = named !== undefined && windowEndAfter(named) > refusedAt ? Math.min(named, refusedAt) : refusedAt;
     const atMs = windowEndAfter(startedBy);
     return { outcome: 'retrying', retryAtMs: atMs, changes: { ...this.waitingChanges(volume, current, now, cooldownWait(atMs)), ...modificationsStartedBy(startedBy) } };
   }

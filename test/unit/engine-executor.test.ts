@@ -1703,6 +1703,20 @@ describe("executor: modify beyond EC2's limit (4 modifications per volume in any
     expect(h.ebs.calls.ModifyVolume).toBe(6);
   });
 
+  it('refused while the record knows a start later than the one EC2 lists (listed late): waits a day from the later one', async () => {
+    const h = harness();
+    await attachedVolume(h, 'data-1');
+    const listed = await grownTo(h, 'data-1', 20);
+    // The record knows one EC2 does not list yet, an hour after the one it lists.
+    await h.store.update<VolumeRecord>(volumeKey('data-1'), { lastModificationStartedAt: iso(listed + HOUR), earlierModificationStarts: [iso(listed)] });
+    await h.clock.advance(2 * HOUR);
+    await growTo(h, 'data-1', 30);
+    h.ebs.failNext('ModifyVolume', new ProviderError('modification-cooldown', 'VolumeModificationRateExceeded', "You've reached the maximum modification rate per volume limit."));
+    await h.executor.run(h.batchOf(h.op('modify-volume', volumeKey('data-1'))));
+    expect(await recordedStarts(h, 'data-1')).toEqual(Array(4).fill(iso(listed + HOUR)));
+    expect((await volumeOf(h, 'data-1')).status).toMatchObject(inUseCooldownWait(iso(listed + HOUR + WINDOW_AND_SLACK_MS)));
+  });
+
   it('modification starts in the future written straight into the table hold a modification back 24 hours at most: rewritten to now once, with a warning', async () => {
     const log = new RecordingLog();
     const h = harness({ log });
