@@ -4,7 +4,7 @@
  *
  * Exit codes (also in --help): 0 done, 1 the request failed (API problem or unreachable) or `wait`
  * found no such record, 2 usage error, 3 `wait` timed out, 4 `wait` saw the record fail, 5 `wait`
- * found the volume's change waiting for EC2's modification cooldown until after its timeout.
+ * found the volume's change waiting for EC2's limit on modifications until after its timeout.
  */
 import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -39,7 +39,7 @@ Exit codes:
   3  wait timed out
   4  wait saw the record fail (error state, or a change the system refused)
   5  wait cannot be met before its timeout: the volume's change waits for EC2's
-     modification cooldown (one modification per volume every 6 hours) until later`;
+     limit on modifications (4 per volume in any 24 hours) until later`;
 
 /** Everything the CLI touches outside itself, so tests can run it in-process. */
 export interface CliIo {
@@ -310,7 +310,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
         'that does not exist, or is removed, while another state is wanted ends the wait\n' +
         'at once (exit 1). A record in error, or a spec change the system refused, ends\n' +
         'it too (exit 4) unless error is wanted, and so does the timeout (exit 3). A volume\n' +
-        "whose change waits for EC2's modification cooldown (one per volume every 6 hours)\n" +
+        "whose change waits for EC2's limit on modifications (4 per volume in 24 hours)\n" +
         'until after the timeout ends it at once (exit 5) when only that change can bring\n' +
         'the wanted states (available, in-use, modifying); the message says until when.',
     )

@@ -5,11 +5,11 @@
  * (the API answers 409 `invalid-record`) counts as `error`. An `error` state nobody waited for ends the
  * wait at once, with the reason, as does a spec change the system refused (it will never be applied),
  * and so does a missing record when its removal is not what was waited for: it never comes back by
- * itself, and it is most often a mistyped id. A change that waits for EC2's modification cooldown
+ * itself, and it is most often a mistyped id. A change that waits for EC2's limit on modifications
  * until after the wait's timeout ends it at once too, when only that change can bring the states
  * waited for.
  */
-import { MODIFICATION_COOLDOWN_RULE } from '../lib/domain/ebs-limits.js';
+import { MODIFICATION_RATE_RULE } from '../lib/domain/ebs-limits.js';
 import { ATTACHMENT_STATES, VOLUME_STATES, type VolumeState } from '../lib/domain/records.js';
 import type { Clock } from '../lib/engine/ports.js';
 import { cooldownEndMs, SPEC_REJECTED_CODE } from '../lib/engine/status.js';
@@ -46,7 +46,7 @@ export type WaitOutcome =
   | { result: 'reached'; state: string; volume?: VolumeDetails; attachment?: AttachmentListItem }
   | { result: 'timeout'; state: string }
   | { result: 'error'; state: string; message: string }
-  /** The volume's change waits for EC2's modification cooldown until `waitsUntil`, after the wait's timeout. */
+  /** The volume's change waits for EC2's limit on modifications until `waitsUntil`, after the wait's timeout. */
   | { result: 'cooldown'; state: string; waitsUntil: string; message: string }
   /** The record does not exist (or was removed) and its removal was not waited for. */
   | { result: 'not-found'; state: string; message: string };
@@ -64,7 +64,7 @@ interface Observation {
   settled: boolean;
   /** A volume at rest whose spec change EBS cannot make: the change will never be applied. */
   refused?: boolean;
-  /** A volume at rest whose spec change waits for EC2's modification cooldown until then (epoch ms). */
+  /** A volume at rest whose spec change waits for EC2's limit on modifications until then (epoch ms). */
   cooldownEndMs?: number;
   /** The record that was not found, e.g. `volume data-01`: the target's, or its volume's. */
   missing?: string;
@@ -121,7 +121,7 @@ async function observe(client: ApiClient, target: WaitTarget): Promise<Observati
 /**
  * Volume states that a volume whose change is pending reaches only through that change: at rest
  * once EC2 has made it (`settled`), or modifying on the way. A delete or a failure is not held back
- * by a wait for EC2's cooldown.
+ * by a wait for EC2's limit on modifications.
  */
 const STATES_AFTER_THE_CHANGE: ReadonlySet<string> = new Set<VolumeState>(['available', 'in-use', 'modifying']);
 
@@ -168,7 +168,7 @@ async function poll(target: WaitTarget, options: WaitOptions): Promise<WaitOutco
     // Only the change brings what is waited for, and EC2 allows it only after the deadline: waiting cannot help.
     if (seen.cooldownEndMs !== undefined && seen.cooldownEndMs > deadline && target.states.every((state) => STATES_AFTER_THE_CHANGE.has(state))) {
       const waitsUntil = new Date(seen.cooldownEndMs).toISOString();
-      const message = `${subject(target)} waits until ${waitsUntil} to apply its change (${MODIFICATION_COOLDOWN_RULE}), after this wait's timeout`;
+      const message = `${subject(target)} waits until ${waitsUntil} to apply its change (${MODIFICATION_RATE_RULE}), after this wait's timeout`;
       progress.fail(`${message}; wanted ${target.states.join(' or ')}`);
       return { result: 'cooldown', state: seen.state, waitsUntil, message };
     }

@@ -57,7 +57,7 @@ export const EC2_ERROR_KINDS: Readonly<Record<string, Rule>> = {
   ResourceLimitExceeded: 'limit-exceeded',
   // CreateTags: more than 50 tags on the resource.
   TagLimitExceeded: 'limit-exceeded',
-  // "You've reached the maximum modification rate per volume limit. Wait at least 6 hours …"
+  // ModifyVolume: the volume was modified 4 times within 24 hours ("You've reached the maximum modification rate per volume limit …").
   VolumeModificationRateExceeded: 'modification-cooldown',
 
   // Wrong parameters that name other resources: not the volume or instance being "not found".

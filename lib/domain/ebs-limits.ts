@@ -90,13 +90,21 @@ export function performanceChange(current: Performance, next: Performance): { io
 }
 
 /**
- * EC2 allows one modification per volume in this time, counted from the start of the last one it
- * accepted; a ModifyVolume within it is refused with VolumeModificationRateExceeded. A failed
- * modification does not hold the next one back ("retry the volume modification").
+ * EC2 modifies a volume at most `MODIFICATIONS_PER_WINDOW` times in any `MODIFICATION_WINDOW_MS`
+ * (a rolling window, counted from each modification's start), and each only once the one before it
+ * has `completed`; a ModifyVolume beyond the count is refused with VolumeModificationRateExceeded,
+ * one while a modification is still `modifying` or `optimizing` with IncorrectModificationState. A
+ * failed modification does not hold the next one back ("retry the volume modification").
+ * Sources: ModifyVolume in the EC2 API reference, as shipped in the API model of
+ * @aws-sdk/client-ec2 3.1169 ("You can modify a volume up to four times within a rolling 24-hour
+ * period, as long as … all previous modifications for that volume are completed").
  * https://docs.aws.amazon.com/AWSEC2/latest/APIReference/API_ModifyVolume.html
  * https://docs.aws.amazon.com/ebs/latest/userguide/monitoring-volume-modifications.html
  */
-export const MODIFICATION_COOLDOWN_MS = 6 * 60 * 60 * 1000;
+export const MODIFICATIONS_PER_WINDOW = 4;
 
-/** EC2's cooldown as people read it, in statuses and messages. */
-export const MODIFICATION_COOLDOWN_RULE = `EC2 allows one modification per volume every ${MODIFICATION_COOLDOWN_MS / 3_600_000} hours`;
+/** The rolling window of `MODIFICATIONS_PER_WINDOW`: 24 hours. */
+export const MODIFICATION_WINDOW_MS = 24 * 60 * 60 * 1000;
+
+/** EC2's limit on modifications as people read it, in statuses and messages. */
+export const MODIFICATION_RATE_RULE = `EC2 allows ${MODIFICATIONS_PER_WINDOW} modifications per volume in any ${MODIFICATION_WINDOW_MS / 3_600_000} hours`;

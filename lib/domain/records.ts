@@ -5,8 +5,8 @@
  * attachment item per instance (`VOLUME#<volumeId>` / `ATTACHMENT#<instanceId>`). The client owns
  * `spec`, `life`, `generation` and `requestedDevice`; the system owns `status`, `ebsVolumeId`,
  * `createRequest`, `device`, `instanceSeen`, `volumeCreatedAt`, `observedGeneration`,
- * `retriedGeneration`, `lastModificationStartedAt`, `modificationSentAt`, `tagKeysSet`, `claim`
- * and `version`. Neither
+ * `retriedGeneration`, `lastModificationStartedAt`, `earlierModificationStarts`,
+ * `modificationSentAt`, `tagKeysSet`, `claim` and `version`. Neither
  * side writes the other's fields.
  */
 
@@ -106,14 +106,22 @@ export interface VolumeRecord {
   observed?: Pick<VolumeSpec, 'sizeGiB' | 'volumeType' | 'iops' | 'throughput' | 'tags'>;
   /**
    * ISO-8601 time EC2 started the volume's latest modification, or a time it certainly started by,
-   * as far as the system knows: its own ModifyVolume (answered then), one it found under way, the
-   * start EC2 named when it refused a modification for its cooldown, or, when EC2 refused without
-   * naming a start that explains the refusal, the refusal's time. EC2 allows the next modification
-   * 6 hours after it: the one source of the cooldown (the status only shows the wait). A time later
-   * than now (written straight into the table) counts as now and is replaced by it. Forgotten with
-   * the EC2 volume, and when the modification failed (a failed one does not count).
+   * as far as the system knows: its own ModifyVolume (answered then), one it found under way or
+   * learnt from DescribeVolumesModifications, or, when EC2 refused a modification for its rate
+   * limit, the latest start EC2 names (the refusal's time when none explains it), taken as the start
+   * of all of EC2's 4 modifications in the window. With `earlierModificationStarts`, the one source
+   * of that limit (the status only shows the wait): EC2 allows a 5th modification 24 hours after the
+   * 4th most recent start. A time later than now (written straight into the table) counts as now and
+   * is replaced by it. Forgotten with the EC2 volume; a failed modification's start is dropped (a
+   * failed one does not count), the latest earlier one taking its place.
    */
   lastModificationStartedAt?: string;
+  /**
+   * ISO-8601 starts of the volume's modifications before `lastModificationStartedAt` that EC2 still
+   * counts (within 24 hours of the latest), oldest first, at most 3; each, likewise, a time the
+   * modification certainly started by. Kept and forgotten with `lastModificationStartedAt`.
+   */
+  earlierModificationStarts?: string[];
   /**
    * ISO-8601 time a ModifyVolume was sent whose answer is not recorded (written with the claim
    * before the call): EC2 may be modifying the volume toward it, describing the old values until

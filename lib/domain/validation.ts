@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import { canonicalJson } from './canonical-json.js';
-import { EBS_LIMITS, performanceChange, provisionedPerformance } from './ebs-limits.js';
+import { EBS_LIMITS, MODIFICATIONS_PER_WINDOW, performanceChange, provisionedPerformance } from './ebs-limits.js';
 import { MAX_STATUS_MESSAGE_CHARS, shortenList } from './status-message.js';
 import {
   ATTACHMENT_STATES,
@@ -228,6 +228,8 @@ const volumeRecordShape = z.strictObject({
     })
     .optional(),
   lastModificationStartedAt: z.iso.datetime().optional(),
+  // The starts EC2 still counts before the latest: 3 at most.
+  earlierModificationStarts: z.array(z.iso.datetime()).max(MODIFICATIONS_PER_WINDOW - 1).optional(),
   modificationSentAt: z.iso.datetime().optional(),
   // EC2 tag keys: 1–128 characters. Those of one CreateTags (a volume carries at most 50 tags) and
   // those of earlier unrecorded ones that EC2 holds (at most 50 again).

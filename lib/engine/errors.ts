@@ -16,8 +16,8 @@ import type { MutatingAction } from './config.js';
  *   a terminal error, and the status says what it waits for.
  * - `wait-for-modification`: another modification of the volume is under way; waits for it
  *   without using an attempt (modifications take minutes to hours, and always end).
- * - `wait-for-cooldown`: EC2 allows one modification per volume every 6 hours; waits for the
- *   cooldown to end without using an attempt.
+ * - `wait-for-cooldown`: EC2 allows 4 modifications per volume in any 24 hours; waits until it
+ *   allows the next one without using an attempt.
  * - `terminal`: retrying cannot help (bad parameters, AZ mismatch, token reuse); goes to `error`.
  */
 export type ErrorOutcome =
@@ -144,7 +144,7 @@ export const ERROR_OUTCOMES: Readonly<Record<ProviderCall, Readonly<Record<Provi
     'limit-exceeded': 'retry',
     // IncorrectModificationState: the previous modification has not finished.
     'modification-in-progress': 'wait-for-modification',
-    // VolumeModificationRateExceeded: modified less than 6 hours ago.
+    // VolumeModificationRateExceeded: modified 4 times within the last 24 hours.
     'modification-cooldown': 'wait-for-cooldown',
     transient: 'retry',
   },

@@ -74,7 +74,6 @@ import { TokenBucket } from './rate-limiter.js';
 import { alignedCheckAtMs, backoffDelaySeconds, budgetSpent, checkQueueDelay, progressDelaySeconds, queueDelay, throttleDelaySeconds } from './schedule.js';
 import {
   attemptStatus,
-  cooldownEndAfter,
   cooldownWait,
   EC2_TIME_SLACK_MS,
   MODIFICATION_COOLDOWN_CODE,
@@ -84,6 +83,16 @@ import {
   successStatus,
   waitingStatus,
 } from './status.js';
+import {
+  FORGET_MODIFICATION_STARTS,
+  latestModificationFailed,
+  learntModificationStart,
+  modificationStarted,
+  modificationsStartedBy,
+  recordedModificationStarts,
+  windowEndAfter,
+  withStarts,
+} from './modification-window.js';
 import { changesWithoutCall, FUTURE_MODIFICATION_START_LOG, markAttachmentsDying, VOLUME_RECORD_REMOVED_LOG, type DecisionWithoutCall } from './without-call.js';
 
 export interface ExecutorDeps {
@@ -215,7 +224,7 @@ interface Item {
 const FORGET_CREATE_REQUEST: RecordChanges<VolumeRecord> = { createRequest: null, availabilityZone: null, observedGeneration: null };
 
 /** What a volume record knows of an EC2 volume, forgotten once that volume is gone: its request too. */
-const FORGET_VOLUME: RecordChanges<VolumeRecord> = { ...FORGET_CREATE_REQUEST, ebsVolumeId: null, observed: null, lastModificationStartedAt: null, modificationSentAt: null, tagKeysSet: null };
+const FORGET_VOLUME: RecordChanges<VolumeRecord> = { ...FORGET_CREATE_REQUEST, ...FORGET_MODIFICATION_STARTS, ebsVolumeId: null, observed: null, modificationSentAt: null, tagKeysSet: null };
 
 /**
  * A volume in EC2 state `error` has lost its data and can only be deleted. Retrying does not
@@ -763,7 +772,7 @@ export class Executor {
 
   /**
    * Decisions that change no EC2 state, met by a late, repeated or early message: waiting for
-   * another record or for EC2's cooldown, making attachments dying (whose own changes bring their
+   * another record or for EC2's modification limit, making attachments dying (whose own changes bring their
    * detaches through the watcher), a spec EBS cannot reach, an attachment whose volume record was
    * removed from the table, or nothing to do (a spec change EC2 already holds is recorded, a wait
    * the spec no longer needs is cleared).
@@ -776,8 +785,10 @@ export class Executor {
       if (changes) {
         await this.deps.store.update(item.key, changes, { version: record.version });
         if (decision.type === 'volume-record-removed') this.deps.log.warn(VOLUME_RECORD_REMOVED_LOG, { key: item.id, reason: decision.reason });
-        if ('lastModificationStartedAt' in changes)
-          this.deps.log.warn(FUTURE_MODIFICATION_START_LOG, { key: item.id, lastModificationStartedAt: (record as VolumeRecord).lastModificationStartedAt });
+        if ('lastModificationStartedAt' in changes) {
+          const { lastModificationStartedAt, earlierModificationStarts } = record as VolumeRecord;
+          this.deps.log.warn(FUTURE_MODIFICATION_START_LOG, { key: item.id, lastModificationStartedAt, earlierModificationStarts });
+        }
         // The wait shown again (a status write dropped it, or it is new): a message brings the modification back when it ends.
         if (decision.type === 'cooldown') followUps.push({ item, operation: this.messageAt(decision.op, item.key, decision.reason, now, decision.atMs) });
       } else if (decision.type === 'cooldown') {
@@ -1374,10 +1385,8 @@ export class Executor {
       }
       const changes = this.observedChanges({ ...volume, modificationSentAt: undefined }, current, now);
       // EC2 holds the spec through a modification the record does not know (ours, whose answer was
-      // lost, now optimizing or completed): its start bounds the next one. A failed one does not.
-      const startedAt = latest?.state === 'failed' ? undefined : latest?.startedAt;
-      const known = volume.lastModificationStartedAt === undefined ? undefined : Date.parse(volume.lastModificationStartedAt);
-      if (startedAt !== undefined && (known === undefined || startedAt > known)) changes.lastModificationStartedAt = new Date(startedAt).toISOString();
+      // lost, now optimizing or completed): it counts toward EC2's limit. A failed one does not.
+      Object.assign(changes, learntModificationStart(volume, latest, now));
       if (volume.modificationSentAt !== undefined) changes.modificationSentAt = null;
       item.result = { outcome: 'succeeded', changes };
       return undefined;
@@ -1408,8 +1417,9 @@ export class Executor {
           latencyMs: outcome.latencyMs,
           changes: {
             status: successStatus(volume.status, nextVolumeState(volume.status.state, 'modify-started'), now, 'modifying', true),
-            // EC2 started it before it answered: the answer's time ends the cooldown no earlier than EC2 does.
-            lastModificationStartedAt: new Date(this.deps.clock.now()).toISOString(),
+            // EC2 started it before it answered: counted from the answer's time, it leaves EC2's window
+            // no earlier than EC2 counts. One before it the record did not know (made in the console) counts too.
+            ...modificationStarted(withStarts(volume, learntModificationStart(volume, latest, now)), this.deps.clock.now(), this.deps.clock.now()),
             modificationSentAt: null,
           },
         };
@@ -1498,9 +1508,12 @@ export class Executor {
    */
   private adoptModification(volume: VolumeRecord, modification: ProviderModification, now: number): Result {
     const status = successStatus(volume.status, nextVolumeState(volume.status.state, 'modify-started'), now, 'modifying (EC2 had already accepted this change)', true);
-    const startedAt = new Date(Math.min(modification.startedAt ?? now, now)).toISOString();
-    status.operationStartedAt = startedAt;
-    return { outcome: 'in-progress', changes: { status, lastModificationStartedAt: startedAt, ...(volume.modificationSentAt !== undefined ? { modificationSentAt: null } : {}) } };
+    const startedAtMs = Math.min(modification.startedAt ?? now, now);
+    status.operationStartedAt = new Date(startedAtMs).toISOString();
+    return {
+      outcome: 'in-progress',
+      changes: { status, ...modificationStarted(volume, startedAtMs, now, true), ...(volume.modificationSentAt !== undefined ? { modificationSentAt: null } : {}) },
+    };
   }
 
   /**
@@ -1523,20 +1536,24 @@ export class Executor {
   }
 
   /**
-   * EC2 refused the modification for its cooldown (one per volume every 6 hours): the record keeps
-   * the start it counts from, and the call comes back when it ends. No attempt used, and the wait
-   * is no part of the operation's age.
+   * EC2 refused the modification for its rate limit (4 per volume in any 24 hours), counting
+   * modifications the record may not know (made in the console, say): every one it counts started
+   * by the latest start DescribeVolumesModifications names (or the record knows, if later), so a
+   * window from that start is certainly enough. The record holds that (`modificationsStartedBy`),
+   * so the planner alone keeps the wait, and the call comes back when it ends. No attempt used, and
+   * the wait is no part of the operation's age.
    */
   private awaitCooldown(volume: VolumeRecord, current: ProviderVolume, now: number, latest: ProviderModification | undefined): Result {
     const refusedAt = this.deps.clock.now();
-    const named = latest?.startedAt === undefined ? undefined : Math.min(latest.startedAt, refusedAt);
-    // No start named, or one whose 6 hours are over (EC2's clock or count differs from ours): the
-    // latest modification started by the refusal at the latest, so 6 hours from it are certainly enough.
-    const startedAt = named !== undefined && cooldownEndAfter(named) > refusedAt ? named : refusedAt;
-    const atMs = cooldownEndAfter(startedAt);
-    const changes = this.waitingChanges(volume, current, now, cooldownWait(atMs));
-    changes.lastModificationStartedAt = new Date(startedAt).toISOString();
-    return { outcome: 'retrying', retryAtMs: atMs, changes };
+    const listed = latest?.startedAt === undefined ? undefined : Math.min(latest.startedAt, refusedAt);
+    // A later one the record knows that EC2 does not list yet (it lists a modification a little after accepting it).
+    const known = recordedModificationStarts(volume, refusedAt).at(-1);
+    const named = listed === undefined || known === undefined ? listed : Math.max(listed, known);
+    // No start named, or one whose window is over (EC2's clock or count differs from ours): every
+    // modification EC2 counts started by the refusal, so a window from it is certainly enough.
+    const startedBy = named !== undefined && windowEndAfter(named) > refusedAt ? Math.min(named, refusedAt) : refusedAt;
+    const atMs = windowEndAfter(startedBy);
+    return { outcome: 'retrying', retryAtMs: atMs, changes: { ...this.waitingChanges(volume, current, now, cooldownWait(atMs)), ...modificationsStartedBy(startedBy) } };
   }
 
   /** A volume at rest waiting for EC2 to allow its modification: its state and observed values as EC2 reports them, the wait as its status. */
@@ -1641,8 +1658,8 @@ export class Executor {
         });
         const settled = (changes.status as Status<VolumeState>).state;
         const status = failed.changes?.status as Status<VolumeState>;
-        // A failed modification does not count toward EC2's cooldown: the retry need not wait for it.
-        return { ...failed, changes: { ...changes, status: status.state === 'error' ? status : { ...status, state: settled }, lastModificationStartedAt: null } };
+        // A failed modification does not count toward EC2's limit: the retry need not wait for it.
+        return { ...failed, changes: { ...changes, status: status.state === 'error' ? status : { ...status, state: settled }, ...latestModificationFailed(volume, now) } };
       }
       return { outcome: 'succeeded', changes };
     }
@@ -1809,7 +1826,7 @@ export class Executor {
     // Not while a ModifyVolume sent unanswered may still take EC2 elsewhere.
     if (issues.length === 0 && !modificationNeeded(seen, issues) && !tagsNeeded(seen) && volume.modificationSentAt === undefined) changes.observedGeneration = volume.generation;
     if (volume.tagKeysSet !== undefined) changes.tagKeysSet = null;
-    // A wait for EC2's cooldown this write would drop from the status is written with it, not shown again by a second write.
+    // A wait for EC2's modification limit this write would drop from the status is written with it, not shown again by a second write.
     if (volume.life === 'alive') {
       const written = withChanges(volume, changes);
       const decision = planVolume(written, [], now);
@@ -2063,7 +2080,7 @@ export class Executor {
    * Brings an attachment's volume record in line with the EC2 state this batch described, on the
    * condition that the record is still the version read and at rest (available or in use, no
    * operation under way): the same write a check of the volume would make, without its own
-   * DescribeVolumes. False when the volume must be checked after all. A wait for EC2's cooldown
+   * DescribeVolumes. False when the volume must be checked after all. A wait for EC2's modification limit
    * stays in the volume's status (`observedChanges` writes it along).
    */
   private async syncVolume(item: Item, current: ProviderVolume, now: number, followUps: { item: Item; operation: QueuedOperation }[]): Promise<boolean> {
@@ -2091,7 +2108,7 @@ export class Executor {
   /**
    * What a live volume's record, brought in line by an attachment's check (`before` → `written`),
    * needs next: the watcher does not plan on the system's writes, so this check does what the
-   * volume's own would: a wait for EC2's cooldown the write put in the status brings the
+   * volume's own would: a wait for EC2's modification limit the write put in the status brings the
    * modification back when it ends, and client tags the write found changed outside are put back
    * (a tag change the client asked for has its message already).
    */
@@ -2131,7 +2148,7 @@ export class Executor {
   }
 
   /**
-   * The message that brings a modification back when EC2's cooldown ends, when the write from
+   * The message that brings a modification back when EC2's modification limit allows it, when the write from
    * `before` to `written` is the one that put the wait in the status (a check writes it along with
    * what it saw): nothing else sends it then. Undefined otherwise.
    */
@@ -2142,7 +2159,7 @@ export class Executor {
   }
 
   /**
-   * A message now that shows a wait for EC2's cooldown again (`handleWithoutClaim`) when the
+   * A message now that shows a wait for EC2's modification limit again (`handleWithoutClaim`) when the
    * volume's status no longer shows it (a status write dropped it); undefined when it does.
    */
   private showWaitAgain(volume: VolumeRecord, decision: Extract<Decision, { type: 'cooldown' }>, now: number): QueuedOperation | undefined {
@@ -2150,7 +2167,7 @@ export class Executor {
   }
 
   /**
-   * The message that brings a modification back when EC2's cooldown ends, when the item consumed
+   * The message that brings a modification back when EC2's modification limit allows it, when the item consumed
    * the one the wait scheduled (a copy due later, delivered with one due now, say), which nothing
    * else replaces: undefined otherwise, as that message is still on its way.
    */

@@ -11,12 +11,13 @@ import type {
   VolumeRecord,
   VolumeSpec,
 } from '../domain/records.js';
-import { performanceChange } from '../domain/ebs-limits.js';
+import { MODIFICATION_RATE_RULE, MODIFICATIONS_PER_WINDOW, performanceChange } from '../domain/ebs-limits.js';
 import { nextAttachmentState, nextVolumeState } from '../domain/state-machines.js';
 import { createSentUnrecorded, describeValidationIssues, ebsBaseline, specChangeIssues, tagChanges, type ValidationIssue } from '../domain/validation.js';
 import { ACTION_OF, type MutatingAction } from './config.js';
 import type { ModifyVolumeRequest, OperationKind, ProviderInstance, ProviderModification } from './ports.js';
-import { cooldownEndAfter, EC2_TIME_SLACK_MS, VOLUME_RECORD_REMOVED_CODE } from './status.js';
+import { recordedModificationStarts, windowEndAfter } from './modification-window.js';
+import { VOLUME_RECORD_REMOVED_CODE } from './status.js';
 
 export type Decision =
   /** Enqueue / carry out this operation. */
@@ -34,7 +35,7 @@ export type Decision =
    */
   | { type: 'wait'; reason: string; attemptsEnd?: true }
   /**
-   * EC2 allows `op` only from `atMs` (its modification cooldown, known from the volume record):
+   * EC2 allows `op` only from `atMs` (its limit on modifications, known from the volume record):
    * no call before. The status shows the wait, with a message scheduled for then; whichever
    * status write dropped it, the executor writes both again (`changesWithoutCall`).
    */
@@ -98,28 +99,18 @@ export function modificationNeeded(volume: VolumeRecord, issues?: ValidationIssu
   return changed ? request : undefined;
 }
 
-/** When the volume's latest modification started, as its record says (epoch ms), or undefined. */
-function recordedModificationStartMs(volume: VolumeRecord): number | undefined {
-  const startedAtMs = volume.lastModificationStartedAt === undefined ? Number.NaN : Date.parse(volume.lastModificationStartedAt);
-  return Number.isNaN(startedAtMs) ? undefined : startedAtMs;
-}
-
-/** Whether the volume record says its latest modification started later than `nowMs` beyond our slack: bad input written straight into the table. */
-export function modificationStartInFuture(volume: VolumeRecord, nowMs: number): boolean {
-  const startedAtMs = recordedModificationStartMs(volume);
-  return startedAtMs !== undefined && startedAtMs > nowMs + EC2_TIME_SLACK_MS;
-}
-
 /**
- * Until when EC2 refuses a modification of the volume (epoch ms), or undefined: 6 hours (and our
- * slack) from the start its record holds, the one source (the status only shows the wait). A start
- * in the future (`modificationStartInFuture`) counts as now, so it holds a modification back 6
- * hours at most; the executor then writes now in its place, which fixes the end.
+ * Until when EC2 refuses a modification of the volume for its rate limit (epoch ms), or undefined:
+ * with 4 starts known, 24 hours (and our slack) from the 4th most recent, the record the one source
+ * (the status only shows the wait). A start in the future counts as now
+ * (`recordedModificationStarts`), so it holds a modification back 24 hours at most; the executor
+ * then writes now in its place, which fixes the end. The end may be past: no wait then.
  */
 export function modificationCooldownEndMs(volume: VolumeRecord, nowMs: number): number | undefined {
-  const startedAtMs = recordedModificationStartMs(volume);
-  if (startedAtMs === undefined) return undefined;
-  return cooldownEndAfter(modificationStartInFuture(volume, nowMs) ? nowMs : startedAtMs);
+  const starts = recordedModificationStarts(volume, nowMs);
+  // Fewer than the count: none to wait for.
+  const oldestCounted = starts.at(-MODIFICATIONS_PER_WINDOW);
+  return oldestCounted === undefined ? undefined : windowEndAfter(oldestCounted);
 }
 
 /**
@@ -204,7 +195,7 @@ export function createUnanswered(volume: VolumeRecord): boolean {
 }
 
 /**
- * What a volume needs now (`nowMs`: a modification waiting for EC2's cooldown is not made before
+ * What a volume needs now (`nowMs`: a modification waiting for EC2's rate limit is not made before
  * it ends). `attachments` are all attachment records of the volume.
  */
 export function planVolume(volume: VolumeRecord, attachments: readonly AttachmentRecord[], nowMs: number): Decision {
@@ -273,15 +264,15 @@ export function planVolume(volume: VolumeRecord, attachments: readonly Attachmen
       const issues = specChangeIssues(volume);
       const rejected = specRejection(volume, issues);
       if (rejected) return { type: 'invalid-spec', reason: rejected };
-      // Tags first: CreateTags/DeleteTags answer at once and have no cooldown, while a modification
-      // keeps the volume `modifying` for minutes to hours (or waits 6 hours for EC2's cooldown),
+      // Tags first: CreateTags/DeleteTags answer at once and have no rate limit, while a modification
+      // keeps the volume `modifying` for minutes to hours (or waits up to 24 hours for EC2's limit),
       // during which nothing else is done to it. The modification follows when the tags are held.
       if (tagsNeeded(volume)) return { type: 'operation', op: 'tag-volume', reason: 'tags changed' };
       if (modificationNeeded(volume, issues)) {
         // EC2 refuses every ModifyVolume of the volume until then, whatever the spec asks for now.
         const cooldownEnd = modificationCooldownEndMs(volume, nowMs);
         return cooldownEnd !== undefined && cooldownEnd > nowMs
-          ? { type: 'cooldown', op: 'modify-volume', atMs: cooldownEnd, reason: `waiting for EC2's modification cooldown until ${new Date(cooldownEnd).toISOString()}` }
+          ? { type: 'cooldown', op: 'modify-volume', atMs: cooldownEnd, reason: `waiting until ${new Date(cooldownEnd).toISOString()}: ${MODIFICATION_RATE_RULE}` }
           : { type: 'operation', op: 'modify-volume', reason: 'spec changed' };
       }
       // A ModifyVolume whose answer was lost may still take EC2 away from what the record observed.

@@ -227,7 +227,7 @@ export interface ProviderModification {
   targetIops?: number;
   targetThroughput?: number;
   statusMessage?: string;
-  /** When EC2 started it (epoch ms): EC2's per-volume modification cooldown counts from here. */
+  /** When EC2 started it (epoch ms): EC2's limit of modifications per volume in 24 hours counts from here. */
   startedAt?: number;
 }
 
@@ -324,8 +324,8 @@ export const PROVIDER_ERROR_KINDS = [
   /** A modification of the volume is still under way (IncorrectModificationState). */
   'modification-in-progress',
   /**
-   * The volume was modified too recently (VolumeModificationRateExceeded): EC2 allows one
-   * modification per volume in `MODIFICATION_COOLDOWN_MS`.
+   * The volume was modified too often (VolumeModificationRateExceeded): EC2 allows
+   * `MODIFICATIONS_PER_WINDOW` modifications per volume in any `MODIFICATION_WINDOW_MS`.
    */
   'modification-cooldown',
   /** EC2-side fault (5xx, network, timeout): retry. */

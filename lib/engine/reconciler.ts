@@ -236,7 +236,7 @@ export class Reconciler {
     if (quietFor < this.overdueAfterMs) return undefined;
 
     const nextAttemptAt = status.nextAttemptAt === undefined ? Number.NaN : Date.parse(status.nextAttemptAt);
-    // A next attempt is scheduled (a backoff, a modification's 6-hour cooldown): until it is
+    // A next attempt is scheduled (a backoff, a modification waiting for EC2's 24-hour limit): until it is
     // overdue its message is not lost, and a nudge would only make the call early.
     const scheduled = !Number.isNaN(nextAttemptAt);
     if (scheduled && now - nextAttemptAt >= this.overdueAfterMs) return `next attempt was due at ${status.nextAttemptAt}`;

@@ -8,7 +8,7 @@
  */
 import type { AttachmentState, Status } from '../domain/records.js';
 import { canonicalJson } from '../domain/canonical-json.js';
-import { MODIFICATION_COOLDOWN_MS, MODIFICATION_COOLDOWN_RULE } from '../domain/ebs-limits.js';
+import { MODIFICATION_RATE_RULE } from '../domain/ebs-limits.js';
 import { shortenMessage } from '../domain/status-message.js';
 import { nextAttachmentState } from '../domain/state-machines.js';
 
@@ -65,7 +65,7 @@ function withoutSpecRejection<S extends string>(status: Status<S>, nowMs: number
 /**
  * Status of a volume the planner finds nothing to do for (`none`): a spec rejection no longer
  * holds, and in `available` or `in-use` neither does a wait or a retry the spec no longer needs
- * (a grow waiting for EC2's cooldown whose size the client put back, say), which would announce a
+ * (a grow waiting for EC2's rate limit whose size the client put back, say), which would announce a
  * next attempt that never comes. The state stays; `status` itself when nothing changes.
  */
 export function settledStatus<S extends string>(status: Status<S>, nowMs: number): Status<S> {
@@ -94,7 +94,7 @@ export function failureStatus<S extends string>(
 
 /**
  * Status of an operation that waits for EC2 to allow it (another modification under way, EC2's
- * modification cooldown): the state stays, no attempt is used, and the wait is no part of the
+ * limit on modifications): the state stays, no attempt is used, and the wait is no part of the
  * operation's age (no `operationStartedAt`: the next attempt starts the count), so a wait of
  * hours cannot end in a terminal error.
  */
@@ -114,24 +114,19 @@ export function waitingStatus<S extends string>(
   };
 }
 
-/** The code of a volume's status while its modification waits for EC2's cooldown (one modification per volume every 6 hours). */
+/** The code of a volume's status while its modification waits for EC2's rate limit (4 modifications per volume in any 24 hours). */
 export const MODIFICATION_COOLDOWN_CODE = 'VolumeModificationRateExceeded';
 
 /** EC2 reports a modification's start to the second, by a clock that may be a little off ours. */
 export const EC2_TIME_SLACK_MS = 5_000;
 
-/** When EC2 allows the next modification of a volume whose latest one started at `startedAtMs` (epoch ms), with our slack. */
-export function cooldownEndAfter(startedAtMs: number): number {
-  return startedAtMs + MODIFICATION_COOLDOWN_MS + EC2_TIME_SLACK_MS;
-}
-
-/** The wait of a modification EC2's cooldown holds back until `atMs`, as the status shows it (for `waitingStatus`). */
+/** The wait of a modification EC2's rate limit holds back until `atMs`, as the status shows it (for `waitingStatus`): the rule and the time. */
 export function cooldownWait(atMs: number): { code: string; message: string; nextAttemptAtMs: number } {
-  return { code: MODIFICATION_COOLDOWN_CODE, message: `${MODIFICATION_COOLDOWN_RULE}; trying again at ${new Date(atMs).toISOString()}`, nextAttemptAtMs: atMs };
+  return { code: MODIFICATION_COOLDOWN_CODE, message: `${MODIFICATION_RATE_RULE}; trying again at ${new Date(atMs).toISOString()}`, nextAttemptAtMs: atMs };
 }
 
 /**
- * When the modification of a volume at rest whose status shows a wait for EC2's cooldown may be
+ * When the modification of a volume at rest whose status shows a wait for EC2's rate limit may be
  * made (`nextAttemptAt`, epoch ms), for those who read the status; undefined for any other status.
  * The engine counts the wait from the volume record (`modificationCooldownEndMs`).
  */

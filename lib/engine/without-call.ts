@@ -3,15 +3,16 @@
  * `volume-record-removed`, `cooldown`, `none`) writes, one rule for the watcher and the executor:
  * each writes it conditionally on the record's version and queues what it queues itself.
  */
-import type { ProvisionerRecord, RecordKey, Status } from '../domain/records.js';
-import { modificationStartInFuture, type Decision } from './planner.js';
+import type { ProvisionerRecord, RecordKey, Status, VolumeRecord } from '../domain/records.js';
+import { futureStartsAsNow, modificationStartInFuture } from './modification-window.js';
+import type { Decision } from './planner.js';
 import { ConditionFailedError, type RecordChanges, type RecordStore } from './ports.js';
 import { cooldownWait, sameStatus, settledStatus, specRejectedStatus, volumeRecordRemovedStatus, waitingOnRecordStatus, waitingStatus } from './status.js';
 
 export type DecisionWithoutCall = Exclude<Decision, { type: 'operation' } | { type: 'remove' }>;
 
-/** Logged as a warning when a volume record's modification start in the future (bad input) is replaced by now. */
-export const FUTURE_MODIFICATION_START_LOG = 'volume record says its latest modification starts in the future; counting from now';
+/** Logged as a warning when a volume record's modification starts in the future (bad input) are replaced by now. */
+export const FUTURE_MODIFICATION_START_LOG = 'volume record says a modification starts in the future; counting from now';
 
 /** Logged as a warning when an attachment is written to say its volume record was removed (nothing looks after its EC2 volume). */
 export const VOLUME_RECORD_REMOVED_LOG = 'volume record removed from the table; its attachment is left as it is';
@@ -19,18 +20,17 @@ export const VOLUME_RECORD_REMOVED_LOG = 'volume record removed from the table; 
 /**
  * The changes `decision` makes to `record`, or undefined when the record already says it. The
  * status is written only when what it says changes, so its `updatedAt` tells when that was: a
- * spec change EC2 already holds moves `observedGeneration` alone. A wait for EC2's cooldown is
+ * spec change EC2 already holds moves `observedGeneration` alone. A wait for EC2's rate limit is
  * shown again by whichever write finds the status no longer showing it; a modification start in
  * the future becomes now (the end the planner counted from now), so the end no longer moves.
  */
 export function changesWithoutCall<R extends ProvisionerRecord>(record: R, decision: DecisionWithoutCall, nowMs: number): RecordChanges<R> | undefined {
-  const changes: { status?: Status<string>; observedGeneration?: number; lastModificationStartedAt?: string } = {};
+  const changes: { status?: Status<string> } & Omit<RecordChanges<VolumeRecord>, 'status'> = {};
   const status = statusFor(record, decision, nowMs);
   if (!sameStatus(record.status, status)) changes.status = status;
   if (decision.type === 'none' && decision.observedGeneration !== undefined && record.kind === 'volume' && record.observedGeneration !== decision.observedGeneration)
     changes.observedGeneration = decision.observedGeneration;
-  if (decision.type === 'cooldown' && record.kind === 'volume' && modificationStartInFuture(record, nowMs))
-    changes.lastModificationStartedAt = new Date(nowMs).toISOString();
+  if (decision.type === 'cooldown' && record.kind === 'volume' && modificationStartInFuture(record, nowMs)) Object.assign(changes, futureStartsAsNow(record, nowMs));
   return Object.keys(changes).length > 0 ? (changes as RecordChanges<R>) : undefined;
 }
 

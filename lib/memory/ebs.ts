@@ -1,4 +1,4 @@
-import { MODIFICATION_COOLDOWN_MS } from '../domain/ebs-limits.js';
+import { MODIFICATION_WINDOW_MS, MODIFICATIONS_PER_WINDOW } from '../domain/ebs-limits.js';
 import type { VolumeSpec, VolumeType } from '../domain/records.js';
 import { OWNERSHIP_TAGS } from '../settings.js';
 import { canonicalJson } from '../domain/canonical-json.js';
@@ -75,6 +75,8 @@ interface ModelVolume {
   /** The latest modification, and the one before it (listed until the latest is). */
   modification?: ModelModification;
   previousModification?: ModelModification;
+  /** The modifications started within EC2's window, oldest first: those not failed count toward its limit. */
+  recentModifications?: ModelModification[];
 }
 
 interface ModelInstance {
@@ -394,12 +396,16 @@ export class MemoryEbs implements VolumeProvider {
         `Cannot modify volume ${volume.ebsVolumeId} as it is in '${last.state}' state. Try again later.`,
       );
     }
-    // One modification per volume in the cooldown; a failed one does not count.
-    if (last && last.state !== 'failed' && now - last.startedAt < MODIFICATION_COOLDOWN_MS) {
+    // At most 4 modifications per volume in any 24 hours, counted from their starts; a failed one does not count.
+    const recent = (volume.recentModifications ?? []).filter((modification) => now - modification.startedAt < MODIFICATION_WINDOW_MS);
+    volume.recentModifications = recent;
+    const counted = recent.filter((modification) => modification.state !== 'failed');
+    if (counted.length >= MODIFICATIONS_PER_WINDOW) {
+      const nextAt = counted.at(-MODIFICATIONS_PER_WINDOW)!.startedAt + MODIFICATION_WINDOW_MS;
       throw new ProviderError(
         'modification-cooldown',
         'VolumeModificationRateExceeded',
-        "You've reached the maximum modification rate per volume limit. Wait at least 6 hours between modifications per EBS volume.",
+        `You've reached the maximum modification rate per volume limit. You can modify volume ${volume.ebsVolumeId} again after ${new Date(nextAt).toISOString()}.`,
       );
     }
     if (request.sizeGiB !== undefined && request.sizeGiB < volume.sizeGiB) {
@@ -418,6 +424,7 @@ export class MemoryEbs implements VolumeProvider {
     };
     volume.previousModification = last;
     volume.modification = { state: 'modifying', startedAt: now, optimizingAt, completedAt: optimizingAt + this.duration('optimize'), target };
+    recent.push(volume.modification);
   }
 
   /** EC2 allows 50 tags per resource. */

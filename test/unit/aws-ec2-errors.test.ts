@@ -51,7 +51,7 @@ const CASES: { code: string; message: string; status?: number; kind: ProviderErr
   },
   {
     code: 'VolumeModificationRateExceeded',
-    message: "You've reached the maximum modification rate per volume limit. Wait at least 6 hours between modifications per EBS volume.",
+    message: "You've reached the maximum modification rate per volume limit. You can modify volume vol-0a1b2c3d4e5f67890 again after 2026-01-02T00:00:00.000Z.",
     kind: 'modification-cooldown',
   },
   { code: 'InvalidSnapshot.NotFound', message: "The snapshot 'snap-0123456789abcdef0' does not exist.", kind: 'invalid-request' },

@@ -229,7 +229,7 @@ describe('Ec2VolumeProvider (against recorded EC2 behaviour)', () => {
     expect(ec2.commandCalls(DetachVolumeCommand)[0]!.args[0].input).toMatchObject({ VolumeId: 'vol-1', InstanceId: 'i-1' });
   });
 
-  it('delete and modify: in-use, gone, throttled, optimizing, modified less than 6 hours ago', async () => {
+  it('delete and modify: in-use, gone, throttled, optimizing, modified 4 times within 24 hours', async () => {
     ec2
       .on(DeleteVolumeCommand)
       .rejectsOnce(await realEc2Error('VolumeInUse', 'Volume vol-1 is currently attached to i-1'))
@@ -243,7 +243,7 @@ describe('Ec2VolumeProvider (against recorded EC2 behaviour)', () => {
       .rejectsOnce(
         await realEc2Error(
           'VolumeModificationRateExceeded',
-          "You've reached the maximum modification rate per volume limit. Wait at least 6 hours between modifications per EBS volume.",
+          "You've reached the maximum modification rate per volume limit. You can modify volume vol-1 again after 2026-01-02T00:00:00.000Z.",
         ),
       );
     expect(await rejection(provider().modifyVolume({ ebsVolumeId: 'vol-1', sizeGiB: 40 }))).toMatchObject({ kind: 'throttled' });

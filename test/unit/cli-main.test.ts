@@ -445,7 +445,7 @@ describe('CLI against the API over HTTP', () => {
       await cli('volumes', 'create', '--az', 'us-east-1a', '--size', '20', '--id', 'data-01');
       await store.update<VolumeRecord>(volumeKey('data-01'), { observedGeneration: 1 });
       await cli('volumes', 'grow', 'data-01', '--size', '40');
-      await setVolumeState('data-01', 'error', { code: 'VolumeModificationRateExceeded', message: 'wait 6 hours between modifications' });
+      await setVolumeState('data-01', 'error', { code: 'VolumeModificationRateExceeded', message: 'You have reached the maximum modification rate per volume limit.' });
       const run = await cli('wait', 'data-01', '--state', 'error');
       expect(run.code).toBe(EXIT.ok);
       expect(run.stderr).toContain('done: volume data-01 is error');
@@ -473,7 +473,7 @@ describe('CLI against the API over HTTP', () => {
       expect(listed.stdout).toMatch(/\nbad\s+error \(InvalidRecord\)\s+-\s+-\s+-\s+-\n?$/);
     });
 
-    describe("on a volume whose change waits for EC2's modification cooldown", () => {
+    describe("on a volume whose change waits for EC2's limit on modifications", () => {
       const HOUR = 3_600_000;
       /** data-01 grown from 20 to 40 GiB, in-use, its ModifyVolume waiting until `inMs` from now; returns that time. */
       async function coolingGrow(inMs: number, code = 'VolumeModificationRateExceeded'): Promise<string> {
@@ -492,7 +492,7 @@ describe('CLI against the API over HTTP', () => {
         const started = clock.now();
         const run = await cli('wait', 'data-01', '--state', 'in-use');
         expect(run.code).toBe(EXIT.cooldown);
-        const message = `volume data-01 waits until ${waitsUntil} to apply its change (EC2 allows one modification per volume every 6 hours), after this wait's timeout`;
+        const message = `volume data-01 waits until ${waitsUntil} to apply its change (EC2 allows 4 modifications per volume in any 24 hours), after this wait's timeout`;
         expect(run.stderr).toBe(`failed: ${message}; wanted in-use\n`);
         expect(clock.now()).toBe(started);
         expect(polls).toBe(0);
@@ -516,7 +516,7 @@ describe('CLI against the API over HTTP', () => {
 
       it.each([
         ['a retry backing off (another code)', ['in-use'], undefined, 'InternalError'],
-        ['a state the cooldown does not hold back (the volume deleted)', ['in-use', 'deleted'], undefined, undefined],
+        ['a state the wait does not hold back (the volume deleted)', ['in-use', 'deleted'], undefined, undefined],
         ["an attachment's state", ['attached'], INSTANCE_A, undefined],
       ])('is no reason to stop early: %s', async (_, states, instanceId, code) => {
         await coolingGrow(5 * HOUR, code);

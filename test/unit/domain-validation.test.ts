@@ -218,6 +218,21 @@ describe('tags after creation', () => {
     }
   });
 
+  it('reads the earlier modification starts EC2 still counts, at most 3 ISO times, and refuses a record whose list is not one', () => {
+    const record = (earlierModificationStarts: unknown) => ({
+      ...newVolume('v1'),
+      ebsVolumeId: 'vol-0123456789abcdef0',
+      lastModificationStartedAt: '2026-01-01T03:00:00.000Z',
+      earlierModificationStarts,
+    });
+    const three = ['2026-01-01T00:00:00.000Z', '2026-01-01T01:00:00.000Z', '2026-01-01T02:00:00.000Z'];
+    expect(parseRecord(record(three))).toMatchObject({ ok: true, value: { earlierModificationStarts: three } });
+    for (const bad of ['2026-01-01T00:00:00.000Z', ['yesterday'], [7], [...three, '2026-01-01T02:30:00.000Z']]) {
+      const parsed = parseRecord(record(bad));
+      expect(!parsed.ok && parsed.issues.some((issue) => issue.path.startsWith('earlierModificationStarts')), JSON.stringify(bad)).toBe(true);
+    }
+  });
+
   it('reads the tag keys an unrecorded CreateTags may have set, and refuses a record whose list is not one of tag keys', () => {
     const record = (tagKeysSet: unknown) => ({ ...newVolume('v1'), ebsVolumeId: 'vol-0123456789abcdef0', tagKeysSet });
     expect(parseRecord(record(['team', 'cost']))).toMatchObject({ ok: true, value: { tagKeysSet: ['team', 'cost'] } });
@@ -243,6 +258,9 @@ describe('tags after creation', () => {
       createRequest: { clientToken: 'x'.repeat(64), availabilityZone: 'us-east-1a', spec },
       observed: { sizeGiB: 10, volumeType: 'gp3', tags: tags(50) },
       tagKeysSet: Array.from({ length: 100 }, (_, i) => wide(128, `k${i}-`)),
+      lastModificationStartedAt: '2026-01-01T03:00:00.000Z',
+      earlierModificationStarts: ['2026-01-01T00:00:00.000Z', '2026-01-01T01:00:00.000Z', '2026-01-01T02:00:00.000Z'],
+      modificationSentAt: '2026-01-01T03:00:00.000Z',
       status: { state: 'available', attempts: 0, message: text(4 * MAX_STATUS_MESSAGE_CHARS), code: text(256), updatedAt: time, nextAttemptAt: time, operationStartedAt: time },
       claim: { owner: text(256), expiresAt: 0 },
       createdAt: time,

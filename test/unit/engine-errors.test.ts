@@ -28,7 +28,7 @@ describe('error table', () => {
     expect(ERROR_OUTCOMES.CreateVolume.transient).toBe('retry');
   });
 
-  it('waits for a modification under way and for the modification cooldown without an attempt; elsewhere they are retries', () => {
+  it("waits for a modification under way and for EC2's limit on modifications without an attempt; elsewhere they are retries", () => {
     expect(ERROR_OUTCOMES.ModifyVolume['modification-in-progress']).toBe('wait-for-modification');
     expect(ERROR_OUTCOMES.ModifyVolume['modification-cooldown']).toBe('wait-for-cooldown');
     expect(ERROR_OUTCOMES.ModifyVolume['limit-exceeded']).toBe('retry');

@@ -1208,15 +1208,17 @@ describe('executor: modify', () => {
 
 
 const HOUR = 3_600_000;
-/** EC2's modification cooldown (6 hours) plus the slack the executor gives EC2's clock (5 s). */
-const COOLDOWN_AND_SLACK_MS = 6 * HOUR + 5_000;
+/** EC2's window (24 hours) plus the slack the executor gives EC2's clock (5 s). */
+const WINDOW_AND_SLACK_MS = 24 * HOUR + 5_000;
 
-/** The status of an attached volume whose modification waits for EC2's cooldown until `retryAt`, without its `updatedAt`. */
+const iso = (ms: number) => new Date(ms).toISOString();
+
+/** The status of an attached volume whose modification waits for EC2's limit until `retryAt`, without its `updatedAt`. */
 function inUseCooldownWait(retryAt: string) {
   return {
     state: 'in-use',
     code: 'VolumeModificationRateExceeded',
-    message: `EC2 allows one modification per volume every 6 hours; trying again at ${retryAt}`,
+    message: `EC2 allows 4 modifications per volume in any 24 hours; trying again at ${retryAt}`,
     attempts: 0,
     nextAttemptAt: retryAt,
   };
@@ -1234,19 +1236,57 @@ async function lastModificationStart(h: ReturnType<typeof harness>, volumeId: st
   return modification!.startedAt!;
 }
 
-/**
- * An attached volume grown once from 10 to 20 GiB, the modification completed. `knownStart`
- * false: the record then forgets when that grow started, as one written before the system
- * recorded it, so that EC2's refusal is how a modification within the cooldown learns the wait.
- */
-async function grownOnce(h: ReturnType<typeof harness>, volumeId: string, knownStart = false) {
-  await attachedVolume(h, volumeId);
-  await growTo(h, volumeId, 20);
+/** The modification starts the volume record holds, oldest first, as ISO times. */
+async function recordedStarts(h: ReturnType<typeof harness>, volumeId: string): Promise<string[]> {
+  const volume = await volumeOf(h, volumeId);
+  return [...(volume.earlierModificationStarts ?? []), ...(volume.lastModificationStartedAt !== undefined ? [volume.lastModificationStartedAt] : [])];
+}
+
+/** Grows the volume to `sizeGiB` through the executor and waits until EC2 has completed it (generation bumped); its start, as EC2 lists it. */
+async function grownTo(h: ReturnType<typeof harness>, volumeId: string, sizeGiB: number): Promise<number> {
+  await growTo(h, volumeId, sizeGiB);
   await h.executor.run(h.batchOf(h.op('modify-volume', volumeKey(volumeId))));
   await h.settle(400_000, 5_000);
-  expect(await volumeOf(h, volumeId)).toMatchObject({ status: { state: 'in-use', attempts: 0 }, observed: { sizeGiB: 20 }, observedGeneration: 2 });
-  expect((await volumeOf(h, volumeId)).lastModificationStartedAt).toBe(new Date(await lastModificationStart(h, volumeId)).toISOString());
-  if (!knownStart) await h.store.update<VolumeRecord>(volumeKey(volumeId), { lastModificationStartedAt: null });
+  const volume = await volumeOf(h, volumeId);
+  expect(volume).toMatchObject({ status: { attempts: 0 }, observed: { sizeGiB } });
+  expect(volume.observedGeneration).toBe(volume.generation);
+  return lastModificationStart(h, volumeId);
+}
+
+/**
+ * An attached volume grown four times, from 10 to 50 GiB, each once the one before completed
+ * (generation 5): EC2 allows no fifth modification until 24 hours after the first started. The
+ * starts, as EC2 lists them. `knownStarts` false: the record then forgets them, as one whose
+ * modifications were made in the console, so that EC2's refusal is how a fifth learns the wait.
+ */
+async function grownFourTimes(h: ReturnType<typeof harness>, volumeId: string, knownStarts = false): Promise<number[]> {
+  await attachedVolume(h, volumeId);
+  const starts: number[] = [];
+  for (const sizeGiB of [20, 30, 40, 50]) starts.push(await grownTo(h, volumeId, sizeGiB));
+  expect(await volumeOf(h, volumeId)).toMatchObject({ status: { state: 'in-use', attempts: 0 }, observed: { sizeGiB: 50 }, observedGeneration: 5 });
+  expect(await recordedStarts(h, volumeId)).toEqual(starts.map(iso));
+  if (!knownStarts) await h.store.update<VolumeRecord>(volumeKey(volumeId), { lastModificationStartedAt: null, earlierModificationStarts: null });
+  return starts;
+}
+
+/** Runs the pipeline in steps of `stepMs`, then of a minute, up to (never past) the minute before `atMs`, delivering what falls due. */
+async function settleUntil(h: ReturnType<typeof harness>, atMs: number, stepMs: number) {
+  for (const step of [stepMs, 60_000]) await h.settle(Math.floor((atMs - 1 - h.clock.now()) / step) * step, step);
+}
+
+/** Counts the ModifyVolume calls EC2 refuses (any error), as they happen. */
+function countModifyRefusals(h: ReturnType<typeof harness>): { refused: string[] } {
+  const modify = h.ebs.modifyVolume.bind(h.ebs);
+  const counter = { refused: [] as string[] };
+  h.ebs.modifyVolume = async (request) => {
+    try {
+      await modify(request);
+    } catch (error) {
+      counter.refused.push((error as ProviderError).code);
+      throw error;
+    }
+  };
+  return counter;
 }
 
 /** Makes the next ModifyVolume take effect in EC2 and lose its answer (a timeout after EC2 accepted it). */
@@ -1259,74 +1299,186 @@ function loseNextModifyAnswer(h: ReturnType<typeof harness>) {
   };
 }
 
-describe("executor: modify within EC2's cooldown (one modification per volume every 6 hours)", () => {
-  it('waits for the cooldown without using attempts, says why and until when, and grows then', async () => {
+describe('executor: modifications one after another, each once the one before completed', () => {
+  it('a second spec change made while the first modification is optimizing waits, saying so, with no ModifyVolume EC2 would refuse; it is made once EC2 reports completed', async () => {
     const h = harness();
-    await grownOnce(h, 'data-1');
-    const firstStart = await lastModificationStart(h, 'data-1');
-    await h.clock.advance(HOUR);
+    const refusals = countModifyRefusals(h);
+    await attachedVolume(h, 'data-1');
+    await growTo(h, 'data-1', 20);
+    await h.executor.run(h.batchOf(h.op('modify-volume', volumeKey('data-1'))));
+    // Modified after a minute: the check sees EC2 holding 20 GiB, optimizing for 5 minutes more.
+    await h.settle(90_000, 5_000);
+    const [optimizing] = await h.ebs.describeVolumeModifications([(await volumeOf(h, 'data-1')).ebsVolumeId!]);
+    expect(optimizing?.state).toBe('optimizing');
+    expect(await volumeOf(h, 'data-1')).toMatchObject({ status: { state: 'in-use' }, observed: { sizeGiB: 20 }, observedGeneration: 2 });
+
     await growTo(h, 'data-1', 30);
     await h.executor.run(h.batchOf(h.op('modify-volume', volumeKey('data-1'))));
+    expect((await volumeOf(h, 'data-1')).status).toMatchObject({
+      state: 'in-use',
+      code: 'IncorrectModificationState',
+      message: 'waiting for the modification under way (optimizing, to 20 GiB, gp3) to finish before modifying',
+      attempts: 0,
+      nextAttemptAt: expect.any(String),
+    });
+    expect(h.ebs.calls.ModifyVolume).toBe(1);
 
-    const retryAt = new Date(firstStart + COOLDOWN_AND_SLACK_MS).toISOString();
-    const waiting = await volumeOf(h, 'data-1');
-    expect(waiting.status).toEqual({ ...inUseCooldownWait(retryAt), updatedAt: new Date(h.clock.now()).toISOString() });
-    // The start EC2 named, kept on the record: the wait no longer depends on the status alone.
-    expect(waiting.lastModificationStartedAt).toBe(new Date(firstStart).toISOString());
-    // Longer than one message's delay: chained on through dueAt.
-    expect(h.queued()).toEqual([{ op: 'modify-volume', key: 'data-1', delaySeconds: 900 }]);
-    expect(h.queue.pending()[0]!.message.dueAt).toBe(Date.parse(retryAt));
-    expect(h.ebs.calls.ModifyVolume).toBe(2);
-
-    // Far past the minutes an attempt budget lasts: still waiting, nothing called, no error.
-    await h.settle(HOUR, 60_000);
-    expect((await volumeOf(h, 'data-1')).status).toEqual(waiting.status);
-    expect(h.ebs.calls.ModifyVolume).toBe(2);
-
-    await h.clock.advance(Date.parse(retryAt) - h.clock.now() - 60_000);
+    // Still optimizing on the next looks: no call; completed: the second one is made.
+    await h.settle(150_000, 5_000);
+    expect(h.ebs.calls.ModifyVolume).toBe(1);
     await h.settle(600_000, 5_000);
     const grown = await volumeOf(h, 'data-1');
     expect(grown).toMatchObject({ status: { state: 'in-use', attempts: 0 }, observed: { sizeGiB: 30 }, observedGeneration: 3 });
     expect(grown.status.code).toBeUndefined();
-    expect(h.ebs.calls.ModifyVolume).toBe(3);
+    expect(h.ebs.calls.ModifyVolume).toBe(2);
+    expect(refusals.refused).toEqual([]);
+    const [second] = await h.ebs.describeVolumeModifications([grown.ebsVolumeId!]);
+    expect(second?.startedAt).toBeGreaterThanOrEqual(optimizing!.startedAt! + 360_000);
+    expect(await recordedStarts(h, 'data-1')).toEqual([iso(optimizing!.startedAt!), iso(second!.startedAt!)]);
+  });
+
+  it('a second grow an hour after the first is made at once; the record keeps both starts', async () => {
+    const h = harness();
+    await attachedVolume(h, 'data-1');
+    const first = await grownTo(h, 'data-1', 20);
+    await h.clock.advance(HOUR);
+    const second = await grownTo(h, 'data-1', 30);
+    expect(h.ebs.calls.ModifyVolume).toBe(2);
+    expect(await volumeOf(h, 'data-1')).toMatchObject({ lastModificationStartedAt: iso(second), earlierModificationStarts: [iso(first)] });
+  });
+
+  it('forgets starts more than 24 hours old, and keeps 3 before the latest at most', async () => {
+    const h = harness();
+    const starts = await grownFourTimes(h, 'data-1', true);
+    // A day after the first: the first leaves EC2's window, the others stay.
+    await h.clock.advance(starts[0]! + WINDOW_AND_SLACK_MS - h.clock.now());
+    const fifth = await grownTo(h, 'data-1', 60);
+    expect(await recordedStarts(h, 'data-1')).toEqual([...starts.slice(1), fifth].map(iso));
+    // Over a day later: the others leave it too.
+    await h.clock.advance(fifth + WINDOW_AND_SLACK_MS - h.clock.now());
+    const sixth = await grownTo(h, 'data-1', 70);
+    expect(await volumeOf(h, 'data-1')).toMatchObject({ lastModificationStartedAt: iso(sixth) });
+    expect((await volumeOf(h, 'data-1')).earlierModificationStarts).toBeUndefined();
+    expect(h.ebs.calls.ModifyVolume).toBe(6);
+  });
+
+  it('a failed modification drops its own start only: the retry is made at once, and the fourth counts the three before it', async () => {
+    const h = harness();
+    await attachedVolume(h, 'data-1');
+    const starts = [await grownTo(h, 'data-1', 20), await grownTo(h, 'data-1', 30), await grownTo(h, 'data-1', 40)];
+    await growTo(h, 'data-1', 50);
+    await h.executor.run(h.batchOf(h.op('modify-volume', volumeKey('data-1'))));
+    h.ebs.failModification((await volumeOf(h, 'data-1')).ebsVolumeId!, 'The volume could not be modified.');
+    await h.settle(15_000);
+    expect((await volumeOf(h, 'data-1')).status).toMatchObject({ state: 'in-use', code: 'ModificationFailed', attempts: 1 });
+    expect(await recordedStarts(h, 'data-1')).toEqual(starts.map(iso));
+
+    await h.settle(400_000, 5_000);
+    expect(await volumeOf(h, 'data-1')).toMatchObject({ status: { state: 'in-use', attempts: 0 }, observed: { sizeGiB: 50 }, observedGeneration: 5 });
+    expect(h.ebs.calls.ModifyVolume).toBe(5);
+    const fourth = await lastModificationStart(h, 'data-1');
+    expect(await recordedStarts(h, 'data-1')).toEqual([...starts, fourth].map(iso));
+    // A fifth waits for the first to leave EC2's window, with no call.
+    await growTo(h, 'data-1', 60);
+    await h.executor.run(h.batchOf(h.op('modify-volume', volumeKey('data-1'))));
+    expect((await volumeOf(h, 'data-1')).status).toMatchObject(inUseCooldownWait(iso(starts[0]! + WINDOW_AND_SLACK_MS)));
+    expect(h.ebs.calls.ModifyVolume).toBe(5);
+  });
+
+  it('over many spec changes never sends a ModifyVolume EC2 refuses: each once the one before completed, a fifth in 24 hours when the window allows', async () => {
+    const h = harness();
+    const refusals = countModifyRefusals(h);
+    await attachedVolume(h, 'data-1');
+    // 24 grows over two days, some while the one before is still modifying or optimizing, some while a wait is on.
+    const gapsInMinutes = [1, 5, 30, 120, 240];
+    for (let i = 1; i <= 24; i++) {
+      await growTo(h, 'data-1', 10 + 10 * i);
+      await h.executor.run(h.batchOf(h.op('modify-volume', volumeKey('data-1'))));
+      await h.settle(gapsInMinutes[i % gapsInMinutes.length]! * 60_000, 60_000);
+    }
+    await h.settle(2 * 24 * HOUR, 10 * 60_000);
+    await h.settle(600_000, 5_000);
+    const volume = await volumeOf(h, 'data-1');
+    expect(volume).toMatchObject({ status: { state: 'in-use', attempts: 0 }, observed: { sizeGiB: 250 }, observedGeneration: 25 });
+    expect(refusals.refused).toEqual([]);
+    // More than one window's 4, and fewer calls than grows: those asked for during a wait or a modification went together.
+    expect(h.ebs.calls.ModifyVolume).toBeGreaterThan(4);
+    expect(h.ebs.calls.ModifyVolume).toBeLessThan(24);
+  });
+
+});
+
+describe("executor: modify beyond EC2's limit (4 modifications per volume in any 24 hours)", () => {
+  it("refused for modifications the record does not know (made in the console): waits without using attempts from the latest start EC2 names, says why and until when, and grows then", async () => {
+    const h = harness();
+    const starts = await grownFourTimes(h, 'data-1');
+    await h.clock.advance(HOUR);
+    await growTo(h, 'data-1', 60);
+    await h.executor.run(h.batchOf(h.op('modify-volume', volumeKey('data-1'))));
+
+    // EC2's message is not read: every one it counts started by the latest it lists, so a day from that is certainly enough.
+    const retryAt = iso(starts[3]! + WINDOW_AND_SLACK_MS);
+    const waiting = await volumeOf(h, 'data-1');
+    expect(waiting.status).toEqual({ ...inUseCooldownWait(retryAt), updatedAt: iso(h.clock.now()) });
+    // Kept on the record, as 4 started by then: the wait no longer depends on the status.
+    expect(await recordedStarts(h, 'data-1')).toEqual(Array(4).fill(iso(starts[3]!)));
+    // Longer than one message's delay: chained on through dueAt.
+    expect(h.queued()).toEqual([{ op: 'modify-volume', key: 'data-1', delaySeconds: 900 }]);
+    expect(h.queue.pending()[0]!.message.dueAt).toBe(Date.parse(retryAt));
+    expect(h.ebs.calls.ModifyVolume).toBe(5);
+
+    // Far past the minutes an attempt budget lasts: still waiting, nothing called, no error.
+    await h.settle(HOUR, 60_000);
+    expect((await volumeOf(h, 'data-1')).status).toEqual(waiting.status);
+    expect(h.ebs.calls.ModifyVolume).toBe(5);
+
+    await h.clock.advance(Date.parse(retryAt) - h.clock.now() - 60_000);
+    await h.settle(600_000, 5_000);
+    const grown = await volumeOf(h, 'data-1');
+    expect(grown).toMatchObject({ status: { state: 'in-use', attempts: 0 }, observed: { sizeGiB: 60 }, observedGeneration: 6 });
+    expect(grown.status.code).toBeUndefined();
+    expect(h.ebs.calls.ModifyVolume).toBe(6);
     expect(await attachmentOf(h, 'data-1')).toMatchObject({ status: { state: 'attached' } });
   });
 
-  it('after its own grow, knows the wait from the record: no ModifyVolume, the same status and message as a refusal would give, and grows then', async () => {
+  it('after its own four, knows the wait from the record: no ModifyVolume, until 24 hours after the first started, and grows then', async () => {
     const h = harness();
-    await grownOnce(h, 'data-1', true);
-    const firstStart = await lastModificationStart(h, 'data-1');
+    const starts = await grownFourTimes(h, 'data-1', true);
     await h.clock.advance(HOUR);
-    await growTo(h, 'data-1', 30);
+    await growTo(h, 'data-1', 60);
     const key = volumeKey('data-1');
     await h.executor.run(h.batchOf(h.op('modify-volume', key)));
 
-    const retryAt = new Date(firstStart + COOLDOWN_AND_SLACK_MS).toISOString();
+    const retryAt = iso(starts[0]! + WINDOW_AND_SLACK_MS);
     const waiting = await volumeOf(h, 'data-1');
-    expect(waiting.status).toEqual({ ...inUseCooldownWait(retryAt), updatedAt: new Date(h.clock.now()).toISOString() });
+    expect(waiting.status).toEqual({ ...inUseCooldownWait(retryAt), updatedAt: iso(h.clock.now()) });
     expect(h.queued()).toEqual([{ op: 'modify-volume', key: 'data-1', delaySeconds: 900 }]);
     expect(h.queue.pending()[0]!.message.dueAt).toBe(Date.parse(retryAt));
-    expect(h.ebs.calls.ModifyVolume).toBe(1);
+    expect(h.ebs.calls.ModifyVolume).toBe(4);
 
     // Duplicates once the status says so: nothing written, no message of their own.
     await h.executor.run(h.batchOf(h.op('modify-volume', key), h.op('modify-volume', key)));
     expect((await volumeOf(h, 'data-1')).version).toBe(waiting.version);
     expect(h.queued()).toHaveLength(1);
 
-    await h.settle(6 * HOUR, 60_000);
-    expect(await volumeOf(h, 'data-1')).toMatchObject({ status: { state: 'in-use', attempts: 0 }, observed: { sizeGiB: 30 }, observedGeneration: 3 });
-    expect(h.ebs.calls.ModifyVolume).toBe(2);
-    const [modification] = await h.ebs.describeVolumeModifications([waiting.ebsVolumeId!]);
-    expect(modification?.startedAt).toBeGreaterThanOrEqual(Date.parse(retryAt));
+    await settleUntil(h, Date.parse(retryAt), 10 * 60_000);
+    expect(h.ebs.calls.ModifyVolume).toBe(4);
+    await h.settle(600_000, 5_000);
+    expect(await volumeOf(h, 'data-1')).toMatchObject({ status: { state: 'in-use', attempts: 0 }, observed: { sizeGiB: 60 }, observedGeneration: 6 });
+    expect(h.ebs.calls.ModifyVolume).toBe(5);
+    const fifth = await lastModificationStart(h, 'data-1');
+    expect(fifth).toBeGreaterThanOrEqual(Date.parse(retryAt));
+    // The first no longer counts; the sixth waits for the second.
+    expect(await recordedStarts(h, 'data-1')).toEqual([...starts.slice(1), fifth].map(iso));
   });
 
-  it('duplicate and late messages during the wait call nothing; a check shows the wait again; the volume grows once when the cooldown ends', async () => {
+  it('duplicate and late messages during the wait call nothing; a check shows the wait again; the volume grows once when the window allows', async () => {
     const h = harness();
-    await grownOnce(h, 'data-1');
-    const firstStart = await lastModificationStart(h, 'data-1');
-    await growTo(h, 'data-1', 30);
+    const starts = await grownFourTimes(h, 'data-1');
+    await growTo(h, 'data-1', 60);
     await h.executor.run(h.batchOf(h.op('modify-volume', volumeKey('data-1'))));
     const waiting = await volumeOf(h, 'data-1');
+    const retryAtMs = starts[3]! + WINDOW_AND_SLACK_MS;
 
     await h.clock.advance(HOUR);
     const key = volumeKey('data-1');
@@ -1339,32 +1491,32 @@ describe("executor: modify within EC2's cooldown (one modification per volume ev
     await h.executor.run(h.batchOf(h.op('check-volume', key), h.op('modify-volume', key)));
     await h.settle(10_000);
     const again = await volumeOf(h, 'data-1');
-    expect(again.status).toMatchObject({ state: 'in-use', code: 'VolumeModificationRateExceeded', nextAttemptAt: new Date(firstStart + COOLDOWN_AND_SLACK_MS).toISOString() });
-    expect(h.ebs.calls.ModifyVolume).toBe(2);
-    expect(new Set(h.queue.pending().map((p) => `${p.message.op} ${p.message.dueAt}`))).toEqual(new Set([`modify-volume ${firstStart + COOLDOWN_AND_SLACK_MS}`]));
+    expect(again.status).toMatchObject({ state: 'in-use', code: 'VolumeModificationRateExceeded', nextAttemptAt: iso(retryAtMs) });
+    expect(h.ebs.calls.ModifyVolume).toBe(5);
+    expect(new Set(h.queue.pending().map((p) => `${p.message.op} ${p.message.dueAt}`))).toEqual(new Set([`modify-volume ${retryAtMs}`]));
 
-    await h.settle(6 * HOUR, 60_000);
+    await h.settle(24 * HOUR, 10 * 60_000);
     const grown = await volumeOf(h, 'data-1');
-    expect(grown).toMatchObject({ status: { state: 'in-use', attempts: 0 }, observed: { sizeGiB: 30 }, observedGeneration: 3 });
-    // The first grow, the refusal that started the wait, and the grow after the cooldown.
-    expect(h.ebs.calls.ModifyVolume).toBe(3);
+    expect(grown).toMatchObject({ status: { state: 'in-use', attempts: 0 }, observed: { sizeGiB: 60 }, observedGeneration: 6 });
+    // The four grows, the refusal that started the wait, and the grow after it.
+    expect(h.ebs.calls.ModifyVolume).toBe(6);
     const [modification] = await h.ebs.describeVolumeModifications([again.ebsVolumeId!]);
-    expect(modification?.targetSizeGiB).toBe(30);
-    expect(modification?.startedAt).toBeGreaterThanOrEqual(firstStart + COOLDOWN_AND_SLACK_MS);
+    expect(modification?.targetSizeGiB).toBe(60);
+    expect(modification?.startedAt).toBeGreaterThanOrEqual(retryAtMs);
 
     // A modify message delivered late, once it is all done: nothing to call, nothing to write.
     await h.executor.run(h.batchOf(h.op('modify-volume', key)));
-    expect(h.ebs.calls.ModifyVolume).toBe(3);
+    expect(h.ebs.calls.ModifyVolume).toBe(6);
     expect((await volumeOf(h, 'data-1')).version).toBe(grown.version);
   });
 
   it.each([
     ['with a late modify message', 'modify-volume' as const, false],
     ['behind a check', 'check-volume' as const, true],
-  ])("the wait's own message, delivered in one batch %s, is sent on: the volume still grows when the cooldown ends", async (_, other, otherFirst) => {
+  ])("the wait's own message, delivered in one batch %s, is sent on: the volume still grows when the window allows", async (_, other, otherFirst) => {
     const h = harness();
-    await grownOnce(h, 'data-1');
-    await growTo(h, 'data-1', 30);
+    await grownFourTimes(h, 'data-1');
+    await growTo(h, 'data-1', 60);
     await h.executor.run(h.batchOf(h.op('modify-volume', volumeKey('data-1'))));
     const waitsUntil = Date.parse((await volumeOf(h, 'data-1')).status.nextAttemptAt!);
 
@@ -1378,21 +1530,20 @@ describe("executor: modify within EC2's cooldown (one modification per volume ev
     h.queue.delete(link!.receiptHandle);
     // A check writes over the wait: the message that shows it again brings the modification back then.
     await h.settle(10_000);
-    expect(h.ebs.calls.ModifyVolume).toBe(2);
+    expect(h.ebs.calls.ModifyVolume).toBe(5);
     expect(h.queue.pending().map((p) => ({ op: p.message.op, dueAt: p.message.dueAt }))).toEqual([{ op: 'modify-volume', dueAt: waitsUntil }]);
-    expect((await volumeOf(h, 'data-1')).status).toMatchObject({ code: 'VolumeModificationRateExceeded', nextAttemptAt: new Date(waitsUntil).toISOString() });
+    expect((await volumeOf(h, 'data-1')).status).toMatchObject({ code: 'VolumeModificationRateExceeded', nextAttemptAt: iso(waitsUntil) });
 
     await h.clock.advance(waitsUntil - h.clock.now() - 60_000);
     await h.settle(600_000, 5_000);
-    expect(await volumeOf(h, 'data-1')).toMatchObject({ status: { state: 'in-use', attempts: 0 }, observed: { sizeGiB: 30 }, observedGeneration: 3 });
-    expect(h.ebs.calls.ModifyVolume).toBe(3);
+    expect(await volumeOf(h, 'data-1')).toMatchObject({ status: { state: 'in-use', attempts: 0 }, observed: { sizeGiB: 60 }, observedGeneration: 6 });
+    expect(h.ebs.calls.ModifyVolume).toBe(6);
   });
 
   it("the wait is no part of the operation's age: a failure after it is an ordinary retry, not a terminal error", async () => {
     const h = harness({ config: { maxOperationAgeMs: HOUR } });
-    await grownOnce(h, 'data-1');
-    const firstStart = await lastModificationStart(h, 'data-1');
-    await growTo(h, 'data-1', 30);
+    const starts = await grownFourTimes(h, 'data-1');
+    await growTo(h, 'data-1', 60);
     h.ebs.failNext('ModifyVolume', new ProviderError('transient', 'InternalError', 'An internal error has occurred'));
     await h.executor.run(h.batchOf(h.op('modify-volume', volumeKey('data-1'))));
     expect((await volumeOf(h, 'data-1')).status).toMatchObject({ state: 'in-use', code: 'InternalError', attempts: 1 });
@@ -1402,48 +1553,48 @@ describe("executor: modify within EC2's cooldown (one modification per volume ev
     expect(waiting.status).toMatchObject({ state: 'in-use', code: 'VolumeModificationRateExceeded', attempts: 1 });
     expect(waiting.status.operationStartedAt).toBeUndefined();
 
-    await h.clock.advance(firstStart + COOLDOWN_AND_SLACK_MS - h.clock.now() - 1_000);
+    await h.clock.advance(starts[3]! + WINDOW_AND_SLACK_MS - h.clock.now() - 1_000);
     h.ebs.failNext('ModifyVolume', new ProviderError('transient', 'InternalError', 'An internal error has occurred'));
     await h.settle(2_000);
     expect((await volumeOf(h, 'data-1')).status).toMatchObject({ state: 'in-use', code: 'InternalError', attempts: 2 });
 
     await h.settle(600_000, 5_000);
-    expect(await volumeOf(h, 'data-1')).toMatchObject({ status: { state: 'in-use', attempts: 0 }, observed: { sizeGiB: 30 }, observedGeneration: 3 });
+    expect(await volumeOf(h, 'data-1')).toMatchObject({ status: { state: 'in-use', attempts: 0 }, observed: { sizeGiB: 60 }, observedGeneration: 6 });
   });
 
   it('a wait the client made pointless (the size put back to what EC2 holds) is cleared at once, with no EC2 call; its late message changes nothing', async () => {
     const h = harness();
-    await grownOnce(h, 'data-1');
-    await growTo(h, 'data-1', 30);
+    await grownFourTimes(h, 'data-1');
+    await growTo(h, 'data-1', 60);
     await h.executor.run(h.batchOf(h.op('modify-volume', volumeKey('data-1'))));
     expect((await volumeOf(h, 'data-1')).status).toMatchObject({ code: 'VolumeModificationRateExceeded', nextAttemptAt: expect.any(String) });
     h.changes.splice(0);
     const calls = { ...h.ebs.calls };
 
-    await growTo(h, 'data-1', 20);
+    await growTo(h, 'data-1', 50);
     const change = [...h.changes];
     await h.watch();
     const settled = await volumeOf(h, 'data-1');
-    expect(settled).toMatchObject({ generation: 4, observedGeneration: 4, status: { state: 'in-use', attempts: 0 } });
-    expect(settled.status).toEqual({ state: 'in-use', attempts: 0, updatedAt: new Date(h.clock.now()).toISOString() });
+    expect(settled).toMatchObject({ generation: 7, observedGeneration: 7, status: { state: 'in-use', attempts: 0 } });
+    expect(settled.status).toEqual({ state: 'in-use', attempts: 0, updatedAt: iso(h.clock.now()) });
 
-    // A duplicate of the change, and the wait's own message when the cooldown ends: nothing to call or write.
+    // A duplicate of the change, and the wait's own message when the window allows: nothing to call or write.
     await h.watcher.handle(change);
-    await h.settle(7 * HOUR, 60_000);
+    await h.settle(25 * HOUR, 10 * 60_000);
     expect(h.ebs.calls).toEqual(calls);
     expect((await volumeOf(h, 'data-1')).version).toBe(settled.version);
   });
 
   it('a late message finds the wait pointless before the watcher does: the executor clears it, with no EC2 call', async () => {
     const h = harness();
-    await grownOnce(h, 'data-1');
-    await growTo(h, 'data-1', 30);
+    await grownFourTimes(h, 'data-1');
+    await growTo(h, 'data-1', 60);
     await h.executor.run(h.batchOf(h.op('modify-volume', volumeKey('data-1'))));
     const calls = { ...h.ebs.calls };
-    await growTo(h, 'data-1', 20);
+    await growTo(h, 'data-1', 50);
     h.changes.splice(0); // the stream has not delivered the change yet
     await h.executor.run(h.batchOf(h.op('modify-volume', volumeKey('data-1'))));
-    expect(await volumeOf(h, 'data-1')).toMatchObject({ observedGeneration: 4, status: { state: 'in-use', attempts: 0 } });
+    expect(await volumeOf(h, 'data-1')).toMatchObject({ observedGeneration: 7, status: { state: 'in-use', attempts: 0 } });
     expect((await volumeOf(h, 'data-1')).status.code).toBeUndefined();
     expect((await volumeOf(h, 'data-1')).status.nextAttemptAt).toBeUndefined();
     expect(h.ebs.calls).toEqual(calls);
@@ -1451,23 +1602,23 @@ describe("executor: modify within EC2's cooldown (one modification per volume ev
 
   it('the wait keeps the record in line with EC2: a volume detached meanwhile waits as available', async () => {
     const h = harness();
-    await grownOnce(h, 'data-1');
+    await grownFourTimes(h, 'data-1');
     const { ebsVolumeId } = await volumeOf(h, 'data-1');
     await h.ebs.detachVolume({ ebsVolumeId: ebsVolumeId!, instanceId: INSTANCE });
     await h.clock.advance(10_000);
-    await growTo(h, 'data-1', 30);
+    await growTo(h, 'data-1', 60);
     await h.executor.run(h.batchOf(h.op('modify-volume', volumeKey('data-1'))));
     expect(await volumeOf(h, 'data-1')).toMatchObject({
       status: { state: 'available', code: 'VolumeModificationRateExceeded', attempts: 0 },
-      observed: { sizeGiB: 20 },
-      observedGeneration: 2,
+      observed: { sizeGiB: 50 },
+      observedGeneration: 5,
     });
   });
 
   it('a volume made dying meanwhile drops the wait: its check writes what EC2 reports, and it is deleted at once', async () => {
     const h = harness();
-    await grownOnce(h, 'data-1');
-    await growTo(h, 'data-1', 30);
+    await grownFourTimes(h, 'data-1');
+    await growTo(h, 'data-1', 60);
     await h.executor.run(h.batchOf(h.op('modify-volume', volumeKey('data-1'))));
     expect((await volumeOf(h, 'data-1')).status).toMatchObject({ state: 'in-use', code: 'VolumeModificationRateExceeded' });
     // Its attachment already gone (detached, its record removed) when the client deletes the volume.
@@ -1478,22 +1629,22 @@ describe("executor: modify within EC2's cooldown (one modification per volume ev
     await h.store.update<VolumeRecord>(volumeKey('data-1'), { life: 'dying' });
 
     await h.executor.run(h.batchOf(h.op('check-volume', volumeKey('data-1'))));
-    expect((await volumeOf(h, 'data-1')).status).toEqual({ state: 'available', attempts: 0, updatedAt: new Date(h.clock.now()).toISOString() });
+    expect((await volumeOf(h, 'data-1')).status).toEqual({ state: 'available', attempts: 0, updatedAt: iso(h.clock.now()) });
     await h.settle(10_000);
     expect(await h.store.get(volumeKey('data-1'))).toBeUndefined();
     expect(h.ebs.volume(ebsVolumeId!)).toBeUndefined();
   });
 
-  it('refused with no modification start known: the record counts the cooldown from the refusal; a check keeps showing the wait in the one write it makes; one ModifyVolume when it ends', async () => {
+  it('refused with no modification EC2 lists: the record counts the wait from the refusal; a check keeps showing the wait in the one write it makes; one ModifyVolume when it ends', async () => {
     const h = harness();
     await attachedVolume(h, 'data-1');
     await growTo(h, 'data-1', 20);
-    h.ebs.failNext('ModifyVolume', new ProviderError('modification-cooldown', 'VolumeModificationRateExceeded', 'Wait at least 6 hours between modifications per EBS volume.'));
+    h.ebs.failNext('ModifyVolume', new ProviderError('modification-cooldown', 'VolumeModificationRateExceeded', "You've reached the maximum modification rate per volume limit."));
     await h.executor.run(h.batchOf(h.op('modify-volume', volumeKey('data-1'))));
     const refusedAt = h.clock.now();
-    const retryAt = new Date(refusedAt + COOLDOWN_AND_SLACK_MS).toISOString();
+    const retryAt = iso(refusedAt + WINDOW_AND_SLACK_MS);
     const waiting = await volumeOf(h, 'data-1');
-    expect(waiting.lastModificationStartedAt).toBe(new Date(refusedAt).toISOString());
+    expect(await recordedStarts(h, 'data-1')).toEqual(Array(4).fill(iso(refusedAt)));
     expect(waiting.status).toMatchObject(inUseCooldownWait(retryAt));
     expect(h.ebs.calls.ModifyVolume).toBe(1);
 
@@ -1508,7 +1659,7 @@ describe("executor: modify within EC2's cooldown (one modification per volume ev
     expect(checked.version).toBe(waiting.version + 1);
     expect(h.queued()).toEqual(queued);
     // Nothing asks EC2 before the wait ends.
-    await h.settle(Date.parse(retryAt) - h.clock.now() - 60_000, 60_000);
+    await settleUntil(h, Date.parse(retryAt), 10 * 60_000);
     expect(h.ebs.calls.ModifyVolume).toBe(1);
 
     await h.settle(600_000, 5_000);
@@ -1516,65 +1667,81 @@ describe("executor: modify within EC2's cooldown (one modification per volume ev
     expect(h.ebs.calls.ModifyVolume).toBe(2);
   });
 
-  it('a record from before the start was kept, whose wait only its status shows: one ModifyVolume EC2 refuses, then the record holds the start EC2 names', async () => {
+  it('a record whose wait only its status shows (no starts kept): one ModifyVolume EC2 refuses, then the record holds the start EC2 names', async () => {
     const h = harness();
-    await grownOnce(h, 'data-1');
-    const firstStart = await lastModificationStart(h, 'data-1');
-    const retryAt = new Date(firstStart + COOLDOWN_AND_SLACK_MS).toISOString();
-    await growTo(h, 'data-1', 30);
+    const starts = await grownFourTimes(h, 'data-1');
+    const retryAt = iso(starts[3]! + WINDOW_AND_SLACK_MS);
+    await growTo(h, 'data-1', 60);
     const status = (await volumeOf(h, 'data-1')).status;
-    await h.store.update<VolumeRecord>(volumeKey('data-1'), { status: { ...status, code: 'VolumeModificationRateExceeded', message: 'EC2 allows one modification per volume every 6 hours', nextAttemptAt: retryAt } });
+    await h.store.update<VolumeRecord>(volumeKey('data-1'), {
+      status: { ...status, code: 'VolumeModificationRateExceeded', message: 'EC2 allows 4 modifications per volume in any 24 hours', nextAttemptAt: iso(starts[0]! + WINDOW_AND_SLACK_MS) },
+    });
     await h.executor.run(h.batchOf(h.op('modify-volume', volumeKey('data-1'))));
-    expect(h.ebs.calls.ModifyVolume).toBe(2);
-    expect(await volumeOf(h, 'data-1')).toMatchObject({ lastModificationStartedAt: new Date(firstStart).toISOString(), status: { code: 'VolumeModificationRateExceeded', nextAttemptAt: retryAt } });
+    expect(h.ebs.calls.ModifyVolume).toBe(5);
+    expect(await volumeOf(h, 'data-1')).toMatchObject({ lastModificationStartedAt: iso(starts[3]!), status: { code: 'VolumeModificationRateExceeded', nextAttemptAt: retryAt } });
 
-    await h.settle(Date.parse(retryAt) - h.clock.now() - 60_000, 60_000);
-    expect(h.ebs.calls.ModifyVolume).toBe(2);
+    await settleUntil(h, Date.parse(retryAt), 10 * 60_000);
+    expect(h.ebs.calls.ModifyVolume).toBe(5);
     await h.settle(600_000, 5_000);
-    expect(await volumeOf(h, 'data-1')).toMatchObject({ observed: { sizeGiB: 30 }, observedGeneration: 3 });
-    expect(h.ebs.calls.ModifyVolume).toBe(3);
+    expect(await volumeOf(h, 'data-1')).toMatchObject({ observed: { sizeGiB: 60 }, observedGeneration: 6 });
+    expect(h.ebs.calls.ModifyVolume).toBe(6);
   });
 
-  it('refused although the start EC2 names is over 6 hours old (its clock or count differs from ours): counts from the refusal', async () => {
+  it('refused although the start EC2 names is over 24 hours old (its clock or count differs from ours): counts from the refusal', async () => {
     const h = harness();
-    await grownOnce(h, 'data-1');
-    await h.clock.advance(7 * HOUR);
-    await growTo(h, 'data-1', 30);
-    h.ebs.failNext('ModifyVolume', new ProviderError('modification-cooldown', 'VolumeModificationRateExceeded', 'Wait at least 6 hours between modifications per EBS volume.'));
+    await grownFourTimes(h, 'data-1');
+    await h.clock.advance(25 * HOUR);
+    await growTo(h, 'data-1', 60);
+    h.ebs.failNext('ModifyVolume', new ProviderError('modification-cooldown', 'VolumeModificationRateExceeded', "You've reached the maximum modification rate per volume limit."));
     await h.executor.run(h.batchOf(h.op('modify-volume', volumeKey('data-1'))));
     const refusedAt = h.clock.now();
-    expect((await volumeOf(h, 'data-1')).lastModificationStartedAt).toBe(new Date(refusedAt).toISOString());
-    await h.settle(COOLDOWN_AND_SLACK_MS - 60_000, 60_000);
-    expect(h.ebs.calls.ModifyVolume).toBe(2);
+    expect(await recordedStarts(h, 'data-1')).toEqual(Array(4).fill(iso(refusedAt)));
+    await settleUntil(h, refusedAt + WINDOW_AND_SLACK_MS, 10 * 60_000);
+    expect(h.ebs.calls.ModifyVolume).toBe(5);
     await h.settle(600_000, 5_000);
-    expect(await volumeOf(h, 'data-1')).toMatchObject({ status: { state: 'in-use', attempts: 0 }, observed: { sizeGiB: 30 }, observedGeneration: 3 });
-    expect(h.ebs.calls.ModifyVolume).toBe(3);
+    expect(await volumeOf(h, 'data-1')).toMatchObject({ status: { state: 'in-use', attempts: 0 }, observed: { sizeGiB: 60 }, observedGeneration: 6 });
+    expect(h.ebs.calls.ModifyVolume).toBe(6);
   });
 
-  it('a modification start in the future written straight into the table holds a modification back 6 hours at most: rewritten to now once, with a warning', async () => {
+  it('refused while the record knows a start later than the one EC2 lists (listed late): waits a day from the later one', async () => {
+    const h = harness();
+    await attachedVolume(h, 'data-1');
+    const listed = await grownTo(h, 'data-1', 20);
+    // The record knows one EC2 does not list yet, an hour after the one it lists.
+    await h.store.update<VolumeRecord>(volumeKey('data-1'), { lastModificationStartedAt: iso(listed + HOUR), earlierModificationStarts: [iso(listed)] });
+    await h.clock.advance(2 * HOUR);
+    await growTo(h, 'data-1', 30);
+    h.ebs.failNext('ModifyVolume', new ProviderError('modification-cooldown', 'VolumeModificationRateExceeded', "You've reached the maximum modification rate per volume limit."));
+    await h.executor.run(h.batchOf(h.op('modify-volume', volumeKey('data-1'))));
+    expect(await recordedStarts(h, 'data-1')).toEqual(Array(4).fill(iso(listed + HOUR)));
+    expect((await volumeOf(h, 'data-1')).status).toMatchObject(inUseCooldownWait(iso(listed + HOUR + WINDOW_AND_SLACK_MS)));
+  });
+
+  it('modification starts in the future written straight into the table hold a modification back 24 hours at most: rewritten to now once, with a warning', async () => {
     const log = new RecordingLog();
     const h = harness({ log });
-    await grownOnce(h, 'data-1', true);
-    await h.clock.advance(7 * HOUR);
-    await h.store.update<VolumeRecord>(volumeKey('data-1'), { lastModificationStartedAt: new Date(h.clock.now() + 30 * 24 * HOUR).toISOString() });
-    await growTo(h, 'data-1', 30);
+    await grownFourTimes(h, 'data-1', true);
+    await h.clock.advance(25 * HOUR);
+    const inAMonth = iso(h.clock.now() + 30 * 24 * HOUR);
+    await h.store.update<VolumeRecord>(volumeKey('data-1'), { lastModificationStartedAt: inAMonth, earlierModificationStarts: [inAMonth, inAMonth, inAMonth] });
+    await growTo(h, 'data-1', 60);
     await h.watch();
     await h.settle(10_000);
     const rewrittenAt = h.clock.now() - 10_000;
     const waiting = await volumeOf(h, 'data-1');
-    expect(waiting.lastModificationStartedAt).toBe(new Date(rewrittenAt).toISOString());
-    const endsAt = new Date(rewrittenAt + COOLDOWN_AND_SLACK_MS).toISOString();
+    expect(await recordedStarts(h, 'data-1')).toEqual(Array(4).fill(iso(rewrittenAt)));
+    const endsAt = iso(rewrittenAt + WINDOW_AND_SLACK_MS);
     expect(waiting.status).toMatchObject({ state: 'in-use', code: 'VolumeModificationRateExceeded', nextAttemptAt: endsAt });
     expect(log.entries.filter((entry) => entry.level === 'warn' && entry.message === FUTURE_MODIFICATION_START_LOG)).toHaveLength(1);
 
     // A fixed end: later passes plan the same wait, and nothing asks EC2 before it.
     await h.watch();
-    await h.settle(Date.parse(endsAt) - h.clock.now() - 60_000, 60_000);
+    await settleUntil(h, Date.parse(endsAt), 10 * 60_000);
     expect((await volumeOf(h, 'data-1')).status.nextAttemptAt).toBe(endsAt);
-    expect(h.ebs.calls.ModifyVolume).toBe(1);
+    expect(h.ebs.calls.ModifyVolume).toBe(4);
     await h.settle(600_000, 5_000);
-    expect(await volumeOf(h, 'data-1')).toMatchObject({ status: { state: 'in-use', attempts: 0 }, observed: { sizeGiB: 30 }, observedGeneration: 3 });
-    expect(h.ebs.calls.ModifyVolume).toBe(2);
+    expect(await volumeOf(h, 'data-1')).toMatchObject({ status: { state: 'in-use', attempts: 0 }, observed: { sizeGiB: 60 }, observedGeneration: 6 });
+    expect(h.ebs.calls.ModifyVolume).toBe(5);
   });
 });
 
@@ -1599,7 +1766,7 @@ describe('executor: a modification already under way', () => {
       updatedAt: new Date(h.clock.now()).toISOString(),
       operationStartedAt: new Date(started).toISOString(),
     });
-    // The cooldown counts from when EC2 started it.
+    // It counts toward EC2's limit from when EC2 started it.
     expect(adopted.lastModificationStartedAt).toBe(new Date(started).toISOString());
     expect(h.ebs.calls.ModifyVolume).toBe(1);
     // Checked like a modification it started: first look in 15 s, sent a batching window (1 s) early.
@@ -1645,15 +1812,13 @@ describe('executor: a modification already under way', () => {
     expect(h.ebs.calls.ModifyVolume).toBe(1);
     expect((await volumeOf(h, 'data-1')).status.attempts).toBe(0);
 
-    // Far longer than an attempt budget lasts: done at 6 minutes, then the cooldown from its start.
+    // Far longer than an attempt budget lasts: done at 6 minutes, and the next one made at once.
     await h.settle(600_000, 5_000);
-    const cooling = await volumeOf(h, 'data-1');
-    expect(cooling.status).toMatchObject({ state: 'available', code: 'VolumeModificationRateExceeded', attempts: 0 });
-    expect(cooling.status.nextAttemptAt).toBe(new Date(outside + COOLDOWN_AND_SLACK_MS).toISOString());
-    expect(cooling.observed?.sizeGiB).toBe(20);
-
-    await h.settle(6 * HOUR, 60_000);
     expect(await volumeOf(h, 'data-1')).toMatchObject({ status: { state: 'available', attempts: 0 }, observed: { sizeGiB: 30 }, observedGeneration: 2 });
+    expect(h.ebs.calls.ModifyVolume).toBe(2);
+    const [made] = await h.ebs.describeVolumeModifications([volume.ebsVolumeId!]);
+    expect(made?.startedAt).toBeGreaterThanOrEqual(outside + 360_000);
+    expect((await volumeOf(h, 'data-1')).earlierModificationStarts).toEqual([iso(outside)]);
   });
 
   it('refused as under way before DescribeVolumesModifications lists it: waits without attempts, then follows it', async () => {
@@ -1700,8 +1865,9 @@ describe('executor: checking a modification EC2 does not list yet', () => {
 
   it('the modification before it, listed meanwhile, is not taken for the new one', async () => {
     const h = harness();
-    await grownOnce(h, 'data-1');
-    await h.clock.advance(7 * HOUR);
+    await attachedVolume(h, 'data-1');
+    await grownTo(h, 'data-1', 20);
+    await h.clock.advance(HOUR);
     h.ebs.modificationListingDelayMs = 30_000;
     await growTo(h, 'data-1', 30);
     await h.executor.run(h.batchOf(h.op('modify-volume', volumeKey('data-1'))));

@@ -13,6 +13,26 @@ import type { ProviderInstance } from '../../lib/engine/ports.js';
 
 const T = '2026-01-01T00:00:00.000Z';
 const NOW = Date.parse(T);
+const HOUR = 3_600_000;
+const DAY = 24 * HOUR;
+/** EC2's slack for its clock, as the planner gives it. */
+const SLACK = 5_000;
+
+const at = (ms: number) => new Date(ms).toISOString();
+
+/** A volume record's fields for modifications started at these times (epoch ms, oldest first). */
+function starts(...times: number[]): Pick<VolumeRecord, 'lastModificationStartedAt' | 'earlierModificationStarts'> {
+  const iso = times.map(at);
+  return { lastModificationStartedAt: iso.at(-1)!, ...(iso.length > 1 ? { earlierModificationStarts: iso.slice(0, -1) } : {}) };
+}
+
+/** The 4 modifications EC2 allows in 24 hours, the latest at `latest`, an hour apart. */
+const fourStarts = (latest: number) => starts(latest - 3 * HOUR, latest - 2 * HOUR, latest - HOUR, latest);
+
+/** What the planner says while EC2's limit holds a modification back until `atMs`. */
+function waitsUntil(atMs: number) {
+  return { type: 'cooldown', op: 'modify-volume', atMs, reason: `waiting until ${at(atMs)}: EC2 allows 4 modifications per volume in any 24 hours` };
+}
 
 function volume(state: VolumeState, extra: Partial<VolumeRecord> = {}): VolumeRecord {
   return {
@@ -119,34 +139,29 @@ describe('planVolume (alive)', () => {
       });
     });
 
-    it("retags before modifying, and a modification waiting for EC2's cooldown holds no tag change back", () => {
+    it("retags before modifying, and a modification waiting for EC2's limit holds no tag change back", () => {
       const both = { ...tagged, spec: { ...spec({ team: 'b' }), sizeGiB: 20 } };
       expect(planVolume(volume('available', both), [], NOW)).toMatchObject({ type: 'operation', op: 'tag-volume' });
       // Tags held, the modification follows.
       const retagged = { ...both, observed: { ...both.observed, tags: { team: 'b' } } };
       expect(planVolume(volume('available', retagged), [], NOW)).toMatchObject({ type: 'operation', op: 'modify-volume' });
-      // Within EC2's cooldown from the record's latest modification start.
-      const cooling = { lastModificationStartedAt: T };
+      // 4 modifications within the last 24 hours, as the record says.
+      const cooling = fourStarts(NOW);
       expect(planVolume(volume('in-use', { ...both, ...cooling }), [], NOW)).toMatchObject({ type: 'operation', op: 'tag-volume' });
       expect(planVolume(volume('in-use', { ...retagged, ...cooling }), [], NOW)).toMatchObject({ type: 'cooldown', op: 'modify-volume' });
     });
   });
 
-  it("makes no modification within EC2's cooldown of the record's latest modification start, whatever the spec asks for; modifies once it ends", () => {
-    const endsAt = '2026-01-01T06:00:05.000Z';
+  it("makes no modification while the record knows 4 started within 24 hours, whatever the spec asks for; modifies once the oldest of them is 24 hours old", () => {
+    const endsAt = '2026-01-01T21:00:05.000Z';
     const cooling = {
       ...created,
       spec: { sizeGiB: 40, volumeType: 'gp3' as const, availabilityZone: 'eu-west-1a' },
-      lastModificationStartedAt: T,
+      ...fourStarts(NOW),
       status: { state: 'in-use' as const, code: 'InternalError', message: 'An internal error has occurred', attempts: 1, updatedAt: T, nextAttemptAt: T },
     };
     const endsAtMs = Date.parse(endsAt);
-    expect(planVolume(volume('in-use', cooling), [], NOW)).toEqual({
-      type: 'cooldown',
-      op: 'modify-volume',
-      atMs: endsAtMs,
-      reason: `waiting for EC2's modification cooldown until ${endsAt}`,
-    });
+    expect(planVolume(volume('in-use', cooling), [], NOW)).toEqual(waitsUntil(endsAtMs));
     expect(planVolume(volume('in-use', cooling), [], endsAtMs)).toMatchObject({ type: 'operation', op: 'modify-volume' });
     // Nothing left to modify (the spec put back), or a spec EBS cannot make, or dying: as without the wait.
     expect(planVolume(volume('in-use', { ...cooling, spec: { ...cooling.spec, sizeGiB: 10 } }), [], NOW)).toMatchObject({ type: 'none' });
@@ -154,32 +169,54 @@ describe('planVolume (alive)', () => {
     expect(planVolume(volume('available', { ...cooling, status: { ...cooling.status, state: 'available' }, life: 'dying' }), [], NOW)).toMatchObject({ type: 'operation', op: 'delete-volume' });
   });
 
-  it("knows EC2's cooldown from the latest modification's start on the record alone, whatever the status says", () => {
-    const grown = { ...created, spec: { sizeGiB: 40, volumeType: 'gp3' as const, availabilityZone: 'eu-west-1a' }, lastModificationStartedAt: T };
-    // Six hours from that start, and the slack given to EC2's clock.
-    const endsAtMs = NOW + 6 * 3_600_000 + 5_000;
-    const cooldown = { type: 'cooldown', op: 'modify-volume', atMs: endsAtMs, reason: `waiting for EC2's modification cooldown until ${new Date(endsAtMs).toISOString()}` };
+  it('counts the window from the starts on the record: 4 within 24 hours wait until the oldest is 24 hours old (and the slack); 3 do not wait', () => {
+    const grown = { ...created, spec: { sizeGiB: 40, volumeType: 'gp3' as const, availabilityZone: 'eu-west-1a' } };
+    // Four: until the 4th most recent start leaves the window.
+    expect(planVolume(volume('in-use', { ...grown, ...starts(NOW - 20 * HOUR, NOW - 10 * HOUR, NOW - HOUR, NOW) }), [], NOW)).toEqual(waitsUntil(NOW + 4 * HOUR + SLACK));
+    // Three, or none: no wait, the first one after the system's own modification included.
+    expect(planVolume(volume('in-use', { ...grown, ...starts(NOW - 2 * HOUR, NOW - HOUR, NOW) }), [], NOW)).toMatchObject({ type: 'operation', op: 'modify-volume' });
+    expect(planVolume(volume('in-use', { ...grown, ...starts(NOW) }), [], NOW)).toMatchObject({ type: 'operation', op: 'modify-volume' });
+    expect(planVolume(volume('in-use', grown), [], NOW)).toMatchObject({ type: 'operation', op: 'modify-volume' });
+    // Four of which the oldest is 24 hours old (and the slack): it no longer counts.
+    expect(planVolume(volume('in-use', { ...grown, ...starts(NOW - DAY - SLACK, NOW - 2 * HOUR, NOW - HOUR, NOW) }), [], NOW)).toMatchObject({ type: 'operation', op: 'modify-volume' });
+    expect(planVolume(volume('in-use', { ...grown, ...starts(NOW - DAY, NOW - 2 * HOUR, NOW - HOUR, NOW) }), [], NOW)).toEqual(waitsUntil(NOW + SLACK));
+    // A start the record cannot read does not count; the earlier ones in any order all do.
+    expect(planVolume(volume('in-use', { ...grown, lastModificationStartedAt: T, earlierModificationStarts: ['not a time', at(NOW - HOUR), at(NOW - 2 * HOUR)] }), [], NOW)).toMatchObject({
+      type: 'operation',
+    });
+    expect(planVolume(volume('in-use', { ...grown, lastModificationStartedAt: T, earlierModificationStarts: [at(NOW - HOUR), at(NOW - 3 * HOUR), at(NOW - 2 * HOUR)] }), [], NOW)).toEqual(
+      waitsUntil(NOW + 21 * HOUR + SLACK),
+    );
+  });
+
+  it("knows EC2's limit from the modification starts on the record alone, whatever the status says", () => {
+    const grown = { ...created, spec: { sizeGiB: 40, volumeType: 'gp3' as const, availabilityZone: 'eu-west-1a' }, ...fourStarts(NOW) };
+    // 24 hours from the oldest of the four, and the slack given to EC2's clock.
+    const endsAtMs = NOW - 3 * HOUR + DAY + SLACK;
+    const cooldown = waitsUntil(endsAtMs);
     // A status that says nothing of it (a spec rejection written over the wait, say).
-    expect(planVolume(volume('in-use', grown), [], NOW + 3_600_000)).toEqual(cooldown);
-    expect(planVolume(volume('in-use', { ...grown, status: { state: 'in-use', code: 'InvalidSpecChange', attempts: 0, updatedAt: T } }), [], NOW + 3_600_000)).toEqual(cooldown);
+    expect(planVolume(volume('in-use', grown), [], NOW + HOUR)).toEqual(cooldown);
+    expect(planVolume(volume('in-use', { ...grown, status: { state: 'in-use', code: 'InvalidSpecChange', attempts: 0, updatedAt: T } }), [], NOW + HOUR)).toEqual(cooldown);
     // A status that shows another wait: the record's end all the same; a status wait alone holds nothing back.
-    const waitUntil = (at: number) => ({ state: 'in-use' as const, code: 'VolumeModificationRateExceeded', attempts: 0, updatedAt: T, nextAttemptAt: new Date(at).toISOString() });
+    const waitUntil = (time: number) => ({ state: 'in-use' as const, code: 'VolumeModificationRateExceeded', attempts: 0, updatedAt: T, nextAttemptAt: at(time) });
     expect(planVolume(volume('in-use', { ...grown, status: waitUntil(endsAtMs - 60_000) }), [], NOW)).toEqual(cooldown);
     expect(planVolume(volume('in-use', { ...grown, status: waitUntil(endsAtMs + 60_000) }), [], NOW)).toEqual(cooldown);
-    const { lastModificationStartedAt: _, ...unknownStart } = grown;
-    expect(planVolume(volume('in-use', { ...unknownStart, status: waitUntil(endsAtMs) }), [], NOW)).toMatchObject({ type: 'operation', op: 'modify-volume' });
+    const { lastModificationStartedAt: _, earlierModificationStarts: __, ...unknownStarts } = grown;
+    expect(planVolume(volume('in-use', { ...unknownStarts, status: waitUntil(endsAtMs) }), [], NOW)).toMatchObject({ type: 'operation', op: 'modify-volume' });
     expect(planVolume(volume('in-use', grown), [], endsAtMs)).toMatchObject({ type: 'operation', op: 'modify-volume' });
     // Nothing to modify: no wait.
     expect(planVolume(volume('in-use', { ...grown, spec: { ...grown.spec, sizeGiB: 10 } }), [], NOW)).toMatchObject({ type: 'none' });
   });
 
-  it('counts a modification start later than now (beyond the 5 s slack for EC2\'s clock) as now: 6 hours at most from the time it is planned', () => {
-    const inTenDays = new Date(NOW + 10 * 24 * 3_600_000).toISOString();
-    const grown = { ...created, spec: { sizeGiB: 40, volumeType: 'gp3' as const, availabilityZone: 'eu-west-1a' }, lastModificationStartedAt: inTenDays };
-    expect(planVolume(volume('in-use', grown), [], NOW)).toMatchObject({ type: 'cooldown', atMs: NOW + 6 * 3_600_000 + 5_000 });
+  it("counts a modification start later than now (beyond the 5 s slack for EC2's clock) as now: 24 hours at most from the time it is planned", () => {
+    const inTenDays = NOW + 10 * DAY;
+    const grown = { ...created, spec: { sizeGiB: 40, volumeType: 'gp3' as const, availabilityZone: 'eu-west-1a' }, ...starts(inTenDays, inTenDays, inTenDays, inTenDays) };
+    expect(planVolume(volume('in-use', grown), [], NOW)).toEqual(waitsUntil(NOW + DAY + SLACK));
+    // One of four in the future: now, the oldest still counting from its own start.
+    expect(planVolume(volume('in-use', { ...grown, ...starts(NOW - 3 * HOUR, NOW - 2 * HOUR, NOW - HOUR, inTenDays) }), [], NOW)).toEqual(waitsUntil(NOW + 21 * HOUR + SLACK));
     // Within the slack: as the record says.
-    const slightlyAhead = { ...grown, lastModificationStartedAt: new Date(NOW + 5_000).toISOString() };
-    expect(planVolume(volume('in-use', slightlyAhead), [], NOW)).toMatchObject({ type: 'cooldown', atMs: NOW + 6 * 3_600_000 + 10_000 });
+    const slightlyAhead = NOW + 5_000;
+    expect(planVolume(volume('in-use', { ...grown, ...starts(slightlyAhead, slightlyAhead, slightlyAhead, slightlyAhead) }), [], NOW)).toEqual(waitsUntil(NOW + DAY + 2 * SLACK));
   });
 
   it('brings IOPS or throughput a gp3 spec leaves out (cleared) back to the baseline, 3000 IOPS and 125 MiB/s', () => {

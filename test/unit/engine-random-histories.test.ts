@@ -172,7 +172,7 @@ function world(seed: number) {
         h.ebs.retagBehindBack(volume.ebsVolumeId, random.chance(0.5) ? { ...volume.tags, team: 'console' } : { ...ownershipTags(volume.tags), other: 'kept' });
         return;
       case 3:
-        // EC2 may refuse it (a modification under way or in its cooldown, a fault meant for the system).
+        // EC2 may refuse it (a modification under way, its 4 in 24 hours made, a fault meant for the system).
         await h.ebs.modifyVolume({ ebsVolumeId: volume.ebsVolumeId, iops: random.pick([3000, 4000, 5000]) }).catch(() => undefined);
         return;
       case 4:

@@ -5,12 +5,11 @@
  * never held back by it.
  */
 import { describe, expect, it } from 'vitest';
-import { MODIFICATION_COOLDOWN_MS, provisionedPerformance } from '../../lib/domain/ebs-limits.js';
+import { provisionedPerformance } from '../../lib/domain/ebs-limits.js';
 import type { VolumeRecord, VolumeSpec } from '../../lib/domain/records.js';
 import { VolumeService } from '../../lib/api/service.js';
 import { Reconciler } from '../../lib/engine/reconciler.js';
 import { Executor } from '../../lib/engine/executor.js';
-import { cooldownEndAfter } from '../../lib/engine/status.js';
 import { ConditionFailedError, ProviderError, type VolumeProvider } from '../../lib/engine/ports.js';
 import type { RecordChange } from '../../lib/engine/watcher.js';
 import { silentLog } from '../../lib/memory/log.js';
@@ -20,6 +19,9 @@ import { attachmentKey, availableVolume, executorLosingWriteAfterCreate, harness
 const KEY = volumeKey('data-1');
 const MINUTE = 60_000;
 const HOUR_MS = 60 * MINUTE;
+/** EC2's window of 4 modifications, and the slack given to its clock. */
+const DAY_AND_SLACK = 24 * HOUR_MS + 5_000;
+const iso = (ms: number) => new Date(ms).toISOString();
 
 type Harness = ReturnType<typeof harness>;
 
@@ -181,8 +183,7 @@ describe('a volume grown outside the system (EC2 holds 50 GiB, the spec says 10)
     // 40 grows the spec but would shrink the volume.
     await clientWrites(h, { spec: { ...(await volumeOf(h)).spec, sizeGiB: 40 }, generation: 2 });
     expect((await volumeOf(h)).status.message).toBe('spec.sizeGiB: EBS volumes can only grow: 50 GiB cannot become 40 GiB');
-    // EC2 takes the next modification once its 6-hour cooldown after the outside grow is over.
-    await h.clock.advance(MODIFICATION_COOLDOWN_MS);
+    // EC2 takes the next modification once the outside grow has completed (it has: EBS took 2 s).
     await clientWrites(h, { spec: { ...(await volumeOf(h)).spec, sizeGiB: 60 }, generation: 3 });
     await h.settle(2 * MINUTE);
     await h.watch();
@@ -241,39 +242,71 @@ describe('a volume modified outside the system, noticed by the reconciler', () =
     expect(h.ebs.calls.ModifyVolume).toBe(modifies);
   });
 
-  it("given other IOPS: put back to the spec once EC2's cooldown after the outside change ends (one ModifyVolume refused, one made)", async () => {
+  it('given other IOPS: put back to the spec with one ModifyVolume once the outside change completed', async () => {
     const h = await availableVolume({ team: 'a' });
     const ebsVolumeId = (await volumeOf(h)).ebsVolumeId!;
-    const changedAt = new Date(h.clock.now()).toISOString();
     await h.ebs.modifyVolume({ ebsVolumeId, iops: 4000 });
     const modifies = h.ebs.calls.ModifyVolume;
     await h.clock.advance(10 * MINUTE);
 
     const report = await reconcile(h);
     expect(report.requeued).toEqual([{ key: 'volume/data-1', reason: 'EC2 reports iops 4000 (the record observed 3000)' }]);
-    expect((await volumeOf(h)).observed?.iops).toBe(4000);
-    // EC2 refuses a ModifyVolume within 6 hours of the outside one: the record learns from that refusal when the wait ends.
     await h.settle(MINUTE);
     await h.watch();
-    expect((await volumeOf(h)).status).toMatchObject({
-      state: 'available',
-      code: 'VolumeModificationRateExceeded',
-      nextAttemptAt: new Date(cooldownEndAfter(Date.parse(changedAt))).toISOString(),
-    });
-    expect(h.ebs.calls.ModifyVolume - modifies).toBe(1);
-    for (let hour = 0; hour < 7; hour++) {
-      await h.settle(HOUR_MS, MINUTE);
-      await h.watch();
-    }
     expect(provisionedPerformance(h.ebs.volume(ebsVolumeId)!)).toEqual({ iops: 3000, throughput: 125 });
     const putBack = await volumeOf(h);
     expect(provisionedPerformance(putBack.observed!)).toEqual({ iops: 3000, throughput: 125 });
     expect(putBack).toMatchObject({ status: { state: 'available' }, observedGeneration: 1 });
-    expect((await volumeOf(h)).status.code).toBeUndefined();
+    expect(putBack.status.code).toBeUndefined();
+    expect(h.ebs.calls.ModifyVolume - modifies).toBe(1);
+    // The outside one counts toward EC2's limit, as the record now knows.
+    expect(putBack.earlierModificationStarts).toHaveLength(1);
+  });
+
+  it("given other IOPS four times in an hour in the console: EC2 refuses the put-back once, and the record waits a day from the latest outside start (EC2's message unread), then puts it back", async () => {
+    const h = await availableVolume({ team: 'a' });
+    const ebsVolumeId = (await volumeOf(h)).ebsVolumeId!;
+    for (const iops of [4000, 5000, 6000, 7000]) {
+      await h.ebs.modifyVolume({ ebsVolumeId, iops });
+      await h.clock.advance(15 * MINUTE);
+    }
+    const lastOutside = (await h.ebs.describeVolumeModifications([ebsVolumeId]))[0]!.startedAt!;
+    const modifies = h.ebs.calls.ModifyVolume;
+
+    const report = await reconcile(h);
+    expect(report.requeued).toEqual([{ key: 'volume/data-1', reason: 'EC2 reports iops 7000 (the record observed 3000)' }]);
+    expect((await volumeOf(h)).observed?.iops).toBe(7000);
+    // The record knew none of them: EC2 refuses, and the record takes the 4 it counts as started by the latest it lists.
+    await h.settle(MINUTE);
+    await h.watch();
+    const waitsUntil = lastOutside + DAY_AND_SLACK;
+    const waiting = await volumeOf(h);
+    expect(waiting.status).toMatchObject({
+      state: 'available',
+      code: 'VolumeModificationRateExceeded',
+      message: `EC2 allows 4 modifications per volume in any 24 hours; trying again at ${iso(waitsUntil)}`,
+      nextAttemptAt: iso(waitsUntil),
+    });
+    expect(waiting).toMatchObject({ lastModificationStartedAt: iso(lastOutside), earlierModificationStarts: [iso(lastOutside), iso(lastOutside), iso(lastOutside)] });
+    expect(h.ebs.calls.ModifyVolume - modifies).toBe(1);
+
+    // The reconciler's hourly passes leave the wait alone; nothing is asked of EC2 before it ends.
+    while (h.clock.now() + HOUR_MS < waitsUntil) {
+      await h.settle(HOUR_MS, 10 * MINUTE);
+      await reconcile(h);
+    }
+    expect(h.ebs.calls.ModifyVolume - modifies).toBe(1);
+    for (let i = 0; i < 12; i++) await reconcile(h).then(() => h.settle(10 * MINUTE, MINUTE));
+    expect(provisionedPerformance(h.ebs.volume(ebsVolumeId)!)).toEqual({ iops: 3000, throughput: 125 });
+    const putBack = await volumeOf(h);
+    expect(provisionedPerformance(putBack.observed!)).toEqual({ iops: 3000, throughput: 125 });
+    expect(putBack).toMatchObject({ status: { state: 'available' }, observedGeneration: 1 });
+    expect(putBack.status.code).toBeUndefined();
     expect(h.ebs.calls.ModifyVolume - modifies).toBe(2);
     await h.clock.advance(10 * MINUTE);
     expect((await reconcile(h)).requeued).toEqual([]);
   });
+
 });
 
 describe('IOPS or throughput cleared with null (a PATCH)', () => {
@@ -376,7 +409,7 @@ describe('CreateVolume repeated with the same token', () => {
   });
 });
 
-describe("a grow waiting for EC2's modification cooldown", () => {
+describe("a grow waiting for EC2's limit (4 modifications per volume in any 24 hours)", () => {
   const attachment = attachmentKey('data-1');
 
   /** Runs the pipeline (executor and watcher) for `ms`, in steps of `stepMs`. */
@@ -388,21 +421,44 @@ describe("a grow waiting for EC2's modification cooldown", () => {
     await h.watch();
   }
 
+  /** Runs the pipeline in steps of 10 minutes, then of a minute, up to (never past) the minute before `atMs`. */
+  async function runUntil(h: Harness, atMs: number): Promise<void> {
+    for (const step of [10 * MINUTE, MINUTE]) await run(h, Math.floor((atMs - 1 - h.clock.now()) / step) * step, step);
+  }
+
+  /** The start of the latest modification EC2 lists for data-1 (epoch ms). */
+  async function latestStart(h: Harness): Promise<number> {
+    return (await h.ebs.describeVolumeModifications([(await volumeOf(h)).ebsVolumeId!]))[0]!.startedAt!;
+  }
+
+  /** data-1 grown `times` times, 10 GiB at a time, each once EC2 completed the one before; their starts. */
+  async function grown(h: Harness, times: number): Promise<number[]> {
+    const starts: number[] = [];
+    for (let i = 1; i <= times; i++) {
+      const { spec, generation } = await volumeOf(h);
+      const sizeGiB = spec.sizeGiB + 10;
+      await clientWrites(h, { spec: { ...spec, sizeGiB }, generation: generation + 1 });
+      await run(h, 30_000);
+      expect(await volumeOf(h)).toMatchObject({ status: { state: 'available' }, observed: { sizeGiB }, observedGeneration: generation + 1 });
+      starts.push(await latestStart(h));
+    }
+    return starts;
+  }
+
   /**
-   * data-1 grown to 20 GiB, then asked to grow to 30 within the cooldown: the time its wait ends.
-   * The system knows when its own grow started, so it asks EC2 for no modification EC2 would refuse.
+   * data-1 grown four times to 50 GiB (generation 5), then asked to grow to 60 (generation 6): the
+   * time its wait ends, 24 hours (and the slack) after the first grow started. The system knows
+   * when its own grows started, so it asks EC2 for no modification EC2 would refuse.
    */
   async function waitingGrow(): Promise<{ h: Harness; waitsUntil: string }> {
     const h = await availableVolume({ team: 'a' });
-    await clientWrites(h, { spec: { ...(await volumeOf(h)).spec, sizeGiB: 20 }, generation: 2 });
-    await run(h, 30_000);
-    expect(await volumeOf(h)).toMatchObject({ status: { state: 'available' }, observed: { sizeGiB: 20 } });
-    await clientWrites(h, { spec: { ...(await volumeOf(h)).spec, sizeGiB: 30 }, generation: 3 });
+    const starts = await grown(h, 4);
+    await clientWrites(h, { spec: { ...(await volumeOf(h)).spec, sizeGiB: 60 }, generation: 6 });
     await run(h, 5000);
-    const waiting = await volumeOf(h);
-    expect(waiting.status).toMatchObject({ state: 'available', code: 'VolumeModificationRateExceeded', nextAttemptAt: expect.any(String) });
-    expect(h.ebs.calls.ModifyVolume).toBe(1);
-    return { h, waitsUntil: waiting.status.nextAttemptAt! };
+    const waitsUntil = iso(starts[0]! + DAY_AND_SLACK);
+    expect((await volumeOf(h)).status).toMatchObject({ state: 'available', code: 'VolumeModificationRateExceeded', nextAttemptAt: waitsUntil });
+    expect(h.ebs.calls.ModifyVolume).toBe(4);
+    return { h, waitsUntil };
   }
 
   /** The volume's status says, in `state`, that its modification waits until `waitsUntil`. */
@@ -410,36 +466,53 @@ describe("a grow waiting for EC2's modification cooldown", () => {
     expect((await volumeOf(h)).status).toMatchObject({
       state,
       code: 'VolumeModificationRateExceeded',
-      message: `EC2 allows one modification per volume every 6 hours; trying again at ${waitsUntil}`,
+      message: `EC2 allows 4 modifications per volume in any 24 hours; trying again at ${waitsUntil}`,
       nextAttemptAt: waitsUntil,
       attempts: 0,
     });
   }
 
-  it('asked for while the first grow is still modifying: the check that sees the first done shows the wait, and the grow is made when it ends, with no reconciler', async () => {
+  it('asked for while the first grow is still modifying: made once EC2 completed the first, with no wait for the limit and no call EC2 refuses', async () => {
     const h = await availableVolume({ team: 'a' });
     await clientWrites(h, { spec: { ...(await volumeOf(h)).spec, sizeGiB: 20 }, generation: 2 });
     await h.drain();
     expect((await volumeOf(h)).status.state).toBe('modifying');
     await clientWrites(h, { spec: { ...(await volumeOf(h)).spec, sizeGiB: 30 }, generation: 3 });
     await run(h, 30_000);
-    const waiting = await volumeOf(h);
-    expect(waiting).toMatchObject({ status: { state: 'available', code: 'VolumeModificationRateExceeded' }, observed: { sizeGiB: 20 } });
-    expect(h.queued()).toContainEqual(expect.objectContaining({ op: 'modify-volume' }));
-
-    await run(h, Date.parse(waiting.status.nextAttemptAt!) - h.clock.now() + 60_000, 60_000);
-    expect(await volumeOf(h)).toMatchObject({ status: { state: 'available', attempts: 0 }, observed: { sizeGiB: 30 }, observedGeneration: 3 });
+    const grownTwice = await volumeOf(h);
+    expect(grownTwice).toMatchObject({ status: { state: 'available', attempts: 0 }, observed: { sizeGiB: 30 }, observedGeneration: 3 });
+    expect(grownTwice.status.code).toBeUndefined();
     expect(h.ebs.calls.ModifyVolume).toBe(2);
   });
 
-  it('is attached and detached meanwhile with no ModifyVolume, the status saying in-use or available and the wait; grows when the cooldown ends', async () => {
+  it('asked for while the fourth grow is still modifying: the check that sees it done shows the wait, and the grow is made when the window allows, with no reconciler', async () => {
+    const h = await availableVolume({ team: 'a' });
+    const [first] = await grown(h, 3);
+    await clientWrites(h, { spec: { ...(await volumeOf(h)).spec, sizeGiB: 50 }, generation: 5 });
+    await h.drain();
+    expect((await volumeOf(h)).status.state).toBe('modifying');
+    await clientWrites(h, { spec: { ...(await volumeOf(h)).spec, sizeGiB: 60 }, generation: 6 });
+    await run(h, 30_000);
+    const waiting = await volumeOf(h);
+    expect(waiting).toMatchObject({ status: { state: 'available', code: 'VolumeModificationRateExceeded', nextAttemptAt: iso(first! + DAY_AND_SLACK) }, observed: { sizeGiB: 50 } });
+    expect(h.queued()).toContainEqual(expect.objectContaining({ op: 'modify-volume' }));
+    expect(h.ebs.calls.ModifyVolume).toBe(4);
+
+    await runUntil(h, first! + DAY_AND_SLACK);
+    expect(h.ebs.calls.ModifyVolume).toBe(4);
+    await run(h, 2 * MINUTE, MINUTE);
+    expect(await volumeOf(h)).toMatchObject({ status: { state: 'available', attempts: 0 }, observed: { sizeGiB: 60 }, observedGeneration: 6 });
+    expect(h.ebs.calls.ModifyVolume).toBe(5);
+  });
+
+  it('is attached and detached meanwhile with no ModifyVolume, the status saying in-use or available and the wait; grows when the window allows', async () => {
     const { h, waitsUntil } = await waitingGrow();
 
     await h.store.create(newAttachment('data-1'));
     await run(h, 30_000);
     expect((await h.store.get(attachment))?.status.state).toBe('attached');
     await expectWaiting(h, 'in-use', waitsUntil);
-    expect(h.ebs.calls.ModifyVolume).toBe(1);
+    expect(h.ebs.calls.ModifyVolume).toBe(4);
 
     // The reconciler's pass, duplicate and late messages.
     await h.clock.advance(10 * MINUTE);
@@ -448,7 +521,7 @@ describe("a grow waiting for EC2's modification cooldown", () => {
     await h.executor.run(h.batchOf(h.op('modify-volume', KEY)));
     await run(h, 10_000);
     await expectWaiting(h, 'in-use', waitsUntil);
-    expect(h.ebs.calls.ModifyVolume).toBe(1);
+    expect(h.ebs.calls.ModifyVolume).toBe(4);
 
     await h.store.update(attachment, { life: 'dying' });
     await run(h, 30_000);
@@ -458,13 +531,15 @@ describe("a grow waiting for EC2's modification cooldown", () => {
     await reconcilerOf(h).run();
     await run(h, 10_000);
     await expectWaiting(h, 'available', waitsUntil);
-    expect(h.ebs.calls.ModifyVolume).toBe(1);
+    expect(h.ebs.calls.ModifyVolume).toBe(4);
 
-    await run(h, Date.parse(waitsUntil) - h.clock.now() + 10 * MINUTE, MINUTE);
-    const grown = await volumeOf(h);
-    expect(grown).toMatchObject({ status: { state: 'available', attempts: 0 }, observed: { sizeGiB: 30 }, observedGeneration: 3 });
-    expect(grown.status.code).toBeUndefined();
-    expect(h.ebs.calls.ModifyVolume).toBe(2);
+    await runUntil(h, Date.parse(waitsUntil));
+    expect(h.ebs.calls.ModifyVolume).toBe(4);
+    await run(h, 10 * MINUTE, MINUTE);
+    const grownAgain = await volumeOf(h);
+    expect(grownAgain).toMatchObject({ status: { state: 'available', attempts: 0 }, observed: { sizeGiB: 60 }, observedGeneration: 6 });
+    expect(grownAgain.status.code).toBeUndefined();
+    expect(h.ebs.calls.ModifyVolume).toBe(5);
   });
 
   it.each([
@@ -480,46 +555,49 @@ describe("a grow waiting for EC2's modification cooldown", () => {
     expect((await volumeOf(h)).status).toMatchObject({
       state: 'available',
       code: 'VolumeModificationRateExceeded',
-      message: `EC2 allows one modification per volume every 6 hours; trying again at ${waitsUntil}`,
+      message: `EC2 allows 4 modifications per volume in any 24 hours; trying again at ${waitsUntil}`,
       nextAttemptAt: waitsUntil,
     });
-    expect(h.ebs.calls.ModifyVolume).toBe(1);
+    expect(h.ebs.calls.ModifyVolume).toBe(4);
 
-    await run(h, Date.parse(waitsUntil) - h.clock.now() + 10 * MINUTE, MINUTE);
-    expect(await volumeOf(h)).toMatchObject({ status: { state: 'available', attempts: 0 }, observed: { sizeGiB: 30 }, observedGeneration: 3 });
-    expect(h.ebs.calls.ModifyVolume).toBe(2);
+    await runUntil(h, Date.parse(waitsUntil));
+    expect(h.ebs.calls.ModifyVolume).toBe(4);
+    await run(h, 10 * MINUTE, MINUTE);
+    expect(await volumeOf(h)).toMatchObject({ status: { state: 'available', attempts: 0 }, observed: { sizeGiB: 60 }, observedGeneration: 6 });
+    expect(h.ebs.calls.ModifyVolume).toBe(5);
   });
 
-  it('a further grow by the client waits too, with no ModifyVolume, and is the one made when the cooldown ends', async () => {
+  it('a further grow by the client waits too, with no ModifyVolume, and is the one made when the window allows', async () => {
     const { h, waitsUntil } = await waitingGrow();
-    const change = await clientWrites(h, { spec: { ...(await volumeOf(h)).spec, sizeGiB: 40 }, generation: 4 });
+    const change = await clientWrites(h, { spec: { ...(await volumeOf(h)).spec, sizeGiB: 70 }, generation: 7 });
     await h.watcher.handle(change); // a duplicate of the change
     await run(h, 10 * MINUTE, MINUTE);
     await expectWaiting(h, 'available', waitsUntil);
-    expect(await volumeOf(h)).toMatchObject({ generation: 4, observedGeneration: 2, observed: { sizeGiB: 20 } });
-    expect(h.ebs.calls.ModifyVolume).toBe(1);
+    expect(await volumeOf(h)).toMatchObject({ generation: 7, observedGeneration: 5, observed: { sizeGiB: 50 } });
+    expect(h.ebs.calls.ModifyVolume).toBe(4);
 
-    await run(h, Date.parse(waitsUntil) - h.clock.now() + 10 * MINUTE, MINUTE);
-    expect(await volumeOf(h)).toMatchObject({ status: { state: 'available', attempts: 0 }, observed: { sizeGiB: 40 }, observedGeneration: 4 });
-    expect(h.ebs.calls.ModifyVolume).toBe(2);
+    await runUntil(h, Date.parse(waitsUntil));
+    await run(h, 10 * MINUTE, MINUTE);
+    expect(await volumeOf(h)).toMatchObject({ status: { state: 'available', attempts: 0 }, observed: { sizeGiB: 70 }, observedGeneration: 7 });
+    expect(h.ebs.calls.ModifyVolume).toBe(5);
   });
 
   it('a spec EBS cannot make, written during the wait and then put right, makes no ModifyVolume before the wait ends; the grow is made then', async () => {
     const { h, waitsUntil } = await waitingGrow();
     const calls = h.ebs.calls.ModifyVolume;
     // A shrink below what EC2 holds: the rejection replaces the wait in the status.
-    await clientWrites(h, { spec: { ...(await volumeOf(h)).spec, sizeGiB: 10 }, generation: 4 });
+    await clientWrites(h, { spec: { ...(await volumeOf(h)).spec, sizeGiB: 10 }, generation: 7 });
     await run(h, 10 * MINUTE, MINUTE);
     expect((await volumeOf(h)).status.code).toBe('InvalidSpecChange');
-    await clientWrites(h, { spec: { ...(await volumeOf(h)).spec, sizeGiB: 30 }, generation: 5 });
+    await clientWrites(h, { spec: { ...(await volumeOf(h)).spec, sizeGiB: 60 }, generation: 8 });
     await run(h, 10 * MINUTE, MINUTE);
     await expectWaiting(h, 'available', waitsUntil);
     expect(h.ebs.calls.ModifyVolume).toBe(calls);
 
-    await run(h, Date.parse(waitsUntil) - h.clock.now() - MINUTE, MINUTE);
+    await runUntil(h, Date.parse(waitsUntil));
     expect(h.ebs.calls.ModifyVolume).toBe(calls);
     await run(h, 2 * MINUTE, 5000);
-    expect(await volumeOf(h)).toMatchObject({ status: { state: 'available', attempts: 0 }, observed: { sizeGiB: 30 }, observedGeneration: 5 });
+    expect(await volumeOf(h)).toMatchObject({ status: { state: 'available', attempts: 0 }, observed: { sizeGiB: 60 }, observedGeneration: 8 });
     expect(h.ebs.calls.ModifyVolume).toBe(calls + 1);
   });
 
@@ -537,35 +615,38 @@ describe("a grow waiting for EC2's modification cooldown", () => {
     await h.executor.run([...h.batchOf(h.op('check-volume', KEY)), ...received.map((r) => ({ messageId: r.messageId, message: r.message }))]);
     for (const r of received) h.queue.delete(r.receiptHandle);
 
-    await run(h, Date.parse(waitsUntil) - h.clock.now() + 2 * MINUTE, MINUTE);
-    expect(await volumeOf(h)).toMatchObject({ observed: { sizeGiB: 30 }, observedGeneration: 3 });
+    await runUntil(h, Date.parse(waitsUntil));
+    await run(h, 3 * MINUTE, MINUTE);
+    expect(await volumeOf(h)).toMatchObject({ observed: { sizeGiB: 60 }, observedGeneration: 6 });
     expect(h.ebs.calls.ModifyVolume).toBe(calls + 1);
   });
 
-  it("a second grow an hour after the system's own first grow makes no ModifyVolume EC2 would refuse: it waits until the first one's start + 6 hours, and is made then", async () => {
+  it("a second grow an hour after the system's own first grow is made at once; a fifth within 24 hours makes no ModifyVolume EC2 would refuse: it waits until the first one's start + 24 hours, and is made then", async () => {
     const h = await availableVolume({ team: 'a' });
-    await clientWrites(h, { spec: { ...(await volumeOf(h)).spec, sizeGiB: 20 }, generation: 2 });
-    await run(h, 30_000);
-    expect(await volumeOf(h)).toMatchObject({ status: { state: 'available' }, observed: { sizeGiB: 20 } });
-    expect(h.ebs.calls.ModifyVolume).toBe(1);
-    const [first] = await h.ebs.describeVolumeModifications([(await volumeOf(h)).ebsVolumeId!]);
-    const waitsUntil = new Date(first!.startedAt! + MODIFICATION_COOLDOWN_MS + 5000).toISOString();
-
+    const [first] = await grown(h, 1);
     await h.clock.advance(60 * MINUTE);
-    await clientWrites(h, { spec: { ...(await volumeOf(h)).spec, sizeGiB: 30 }, generation: 3 });
-    await run(h, 5 * MINUTE, MINUTE);
-    await expectWaiting(h, 'available', waitsUntil);
-    expect(h.ebs.calls.ModifyVolume).toBe(1);
-
-    await run(h, Date.parse(waitsUntil) - h.clock.now() - MINUTE, MINUTE);
-    expect(h.ebs.calls.ModifyVolume).toBe(1);
-    await run(h, 2 * MINUTE, 5000);
-    expect(await volumeOf(h)).toMatchObject({ status: { state: 'available', attempts: 0 }, observed: { sizeGiB: 30 }, observedGeneration: 3 });
+    await grown(h, 1);
     expect(h.ebs.calls.ModifyVolume).toBe(2);
+    expect((await latestStart(h)) - first!).toBeLessThan(2 * HOUR_MS);
+    // The third and fourth, then the fifth.
+    await grown(h, 2);
+    expect(h.ebs.calls.ModifyVolume).toBe(4);
+    await clientWrites(h, { spec: { ...(await volumeOf(h)).spec, sizeGiB: 60 }, generation: 6 });
+    await run(h, 5 * MINUTE, MINUTE);
+    const waitsUntil = iso(first! + DAY_AND_SLACK);
+    await expectWaiting(h, 'available', waitsUntil);
+    expect(h.ebs.calls.ModifyVolume).toBe(4);
+
+    await runUntil(h, Date.parse(waitsUntil));
+    expect(h.ebs.calls.ModifyVolume).toBe(4);
+    await run(h, 2 * MINUTE, 5000);
+    expect(await volumeOf(h)).toMatchObject({ status: { state: 'available', attempts: 0 }, observed: { sizeGiB: 60 }, observedGeneration: 6 });
+    expect(h.ebs.calls.ModifyVolume).toBe(5);
   });
 
-  it("knows the system's own grow whose answer was lost and which EC2 finished before the message came back: a second grow waits for its cooldown", async () => {
+  it("knows the system's own grow whose answer was lost and which EC2 finished before the message came back: it counts toward the 4, and a fifth waits for the window", async () => {
     const h = await availableVolume({ team: 'a' });
+    const starts = await grown(h, 3);
     // ModifyVolume reaches EC2; the status write after it fails, so its message comes back later.
     const provider: VolumeProvider = Object.create(h.ebs);
     provider.modifyVolume = async (request) => {
@@ -573,22 +654,27 @@ describe("a grow waiting for EC2's modification cooldown", () => {
       h.store.failNext('update', new Error('DynamoDB unavailable'));
     };
     const losing = new Executor({ store: h.store, queue: h.queue, provider, clock: h.clock, metrics: h.metrics, log: silentLog });
-    await clientWrites(h, { spec: { ...(await volumeOf(h)).spec, sizeGiB: 20 }, generation: 2 });
+    await clientWrites(h, { spec: { ...(await volumeOf(h)).spec, sizeGiB: 50 }, generation: 5 });
     await losing.run(h.batchOf(h.op('modify-volume', KEY)));
-    expect(h.ebs.calls.ModifyVolume).toBe(1);
-    expect((await volumeOf(h)).lastModificationStartedAt).toBeUndefined();
-    const [first] = await h.ebs.describeVolumeModifications([(await volumeOf(h)).ebsVolumeId!]);
+    expect(h.ebs.calls.ModifyVolume).toBe(4);
+    expect((await volumeOf(h)).lastModificationStartedAt).toBe(iso(starts[2]!));
+    const fourth = await latestStart(h);
 
     // EC2 finished it by the time the message is delivered again: no call, the record learns its start.
     await h.clock.advance(10 * MINUTE);
     await h.executor.run(h.batchOf(h.op('modify-volume', KEY)));
     await h.watch();
-    expect(await volumeOf(h)).toMatchObject({ observed: { sizeGiB: 20 }, observedGeneration: 2, lastModificationStartedAt: new Date(first!.startedAt!).toISOString() });
+    expect(await volumeOf(h)).toMatchObject({
+      observed: { sizeGiB: 50 },
+      observedGeneration: 5,
+      lastModificationStartedAt: iso(fourth),
+      earlierModificationStarts: starts.map(iso),
+    });
 
-    await clientWrites(h, { spec: { ...(await volumeOf(h)).spec, sizeGiB: 30 }, generation: 3 });
+    await clientWrites(h, { spec: { ...(await volumeOf(h)).spec, sizeGiB: 60 }, generation: 6 });
     await run(h, 5 * MINUTE, MINUTE);
-    expect(h.ebs.calls.ModifyVolume).toBe(1);
-    await expectWaiting(h, 'available', new Date(cooldownEndAfter(first!.startedAt!)).toISOString());
+    expect(h.ebs.calls.ModifyVolume).toBe(4);
+    await expectWaiting(h, 'available', iso(starts[0]! + DAY_AND_SLACK));
   });
 });
 
@@ -624,13 +710,14 @@ describe('a ModifyVolume whose answer was never recorded', () => {
   }
 
   /**
-   * The client puts iops back to 3000 (generation 3), which is not taken as held at once; over the
-   * next 7 hours (EC2's cooldown included) EC2 ends at 3000 and the record says so, marker cleared.
+   * The client puts iops back to 3000 (generation 3), which is not taken as held at once; within the
+   * next hour (the lost call's modification completed, then the one back) EC2 ends at 3000 and the
+   * record says so, marker cleared.
    */
   async function expectSpecPutBackHeld(h: Harness): Promise<void> {
     await clientWrites(h, { spec: { ...(await volumeOf(h)).spec, iops: 3000 }, generation: 3 });
     expect((await volumeOf(h)).observedGeneration).not.toBe(3);
-    for (let i = 0; i < 7 * 60; i++) {
+    for (let i = 0; i < 60; i++) {
       await h.watch();
       await h.settle(MINUTE, MINUTE);
     }
@@ -656,12 +743,12 @@ describe('a ModifyVolume whose answer was never recorded', () => {
   });
 
   for (const loss of ['answer', 'write'] as const) {
-    it(`is not taken for EC2 holding a spec put back meanwhile: EC2 ends at the spec after its cooldown (${loss} lost)`, async () => {
+    it(`is not taken for EC2 holding a spec put back meanwhile: EC2 ends at the spec once the lost call's modification completed (${loss} lost)`, async () => {
       const h = await slowModifyingVolume();
       await sentUnrecorded(h, loss);
       // The client puts the spec back before anything looks again; EC2 still describes 3000 IOPS.
       await expectSpecPutBackHeld(h);
-      expect(h.ebs.calls.ModifyVolume).toBe(3); // ours to 4000, one EC2 refuses for its cooldown, the one back to 3000
+      expect(h.ebs.calls.ModifyVolume).toBe(2); // ours to 4000, and the one back to 3000: none EC2 refuses
     });
   }
 

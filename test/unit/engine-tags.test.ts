@@ -33,15 +33,23 @@ async function retag(h: Harness, tags: Record<string, string> | undefined, gener
   await h.watch();
 }
 
-/** `taggedVolume` grown once to 20 GiB, then asked for 30 GiB within 6 hours: waiting for EC2's cooldown (generation 3). */
+/**
+ * `taggedVolume` grown four times to 50 GiB (generations 2 to 5), each once the one before
+ * completed, then asked for 60 GiB within 24 hours of the first: waiting for EC2's limit of 4
+ * modifications in 24 hours (generation 6).
+ */
 async function coolingVolume(): Promise<Harness> {
   const h = await taggedVolume();
-  await retag(h, { team: 'a', env: 'dev' }, 2, 20);
-  await h.settle(MINUTE);
-  await h.watch();
-  await retag(h, { team: 'a', env: 'dev' }, 3, 30);
+  for (const [i, sizeGiB] of [20, 30, 40, 50].entries()) {
+    await retag(h, { team: 'a', env: 'dev' }, i + 2, sizeGiB);
+    await h.settle(MINUTE);
+    await h.watch();
+    expect(await volumeOf(h)).toMatchObject({ observed: { sizeGiB }, observedGeneration: i + 2 });
+  }
+  await retag(h, { team: 'a', env: 'dev' }, 6, 60);
   await h.settle(10_000);
   await h.watch();
+  expect(h.ebs.calls.ModifyVolume).toBe(4);
   return h;
 }
 
@@ -418,12 +426,12 @@ describe('tag-volume', () => {
     expect(h.queue.pending().map((p) => p.message.op)).toEqual(['tag-volume']);
   });
 
-  it("retags while a modification waits for EC2's cooldown, keeping the wait in the status", async () => {
+  it("retags while a modification waits for EC2's limit, keeping the wait in the status", async () => {
     const h = await coolingVolume();
     expect((await volumeOf(h)).status).toMatchObject({ state: 'available', code: 'VolumeModificationRateExceeded' });
     const modifies = h.ebs.calls.ModifyVolume;
 
-    await retag(h, { team: 'b', env: 'dev' }, 4, 30);
+    await retag(h, { team: 'b', env: 'dev' }, 7, 60);
     await h.settle(10_000);
     await h.watch();
     const volume = await volumeOf(h);
@@ -431,17 +439,17 @@ describe('tag-volume', () => {
     expect(h.ebs.calls.ModifyVolume).toBe(modifies);
     expect(ec2Tags(h, volume)).toMatchObject({ team: 'b' });
     // Tags held, the modification still waits (so the spec is not held yet).
-    expect(volume).toMatchObject({ observed: { sizeGiB: 20, tags: { team: 'b', env: 'dev' } }, observedGeneration: 2, status: { code: 'VolumeModificationRateExceeded' } });
+    expect(volume).toMatchObject({ observed: { sizeGiB: 50, tags: { team: 'b', env: 'dev' } }, observedGeneration: 5, status: { code: 'VolumeModificationRateExceeded' } });
   });
 
-  it("a tag call that fails during a cooldown wait writes its failure over it; once the tags are held the wait is shown again, and no ModifyVolume follows before it ends", async () => {
+  it("a tag call that fails during a wait for EC2's limit writes its failure over it; once the tags are held the wait is shown again, and no ModifyVolume follows before it ends", async () => {
     const h = await coolingVolume();
     const waiting = (await volumeOf(h)).status;
     expect(waiting).toMatchObject({ code: 'VolumeModificationRateExceeded', nextAttemptAt: expect.any(String) });
     const modifies = h.ebs.calls.ModifyVolume;
 
     h.ebs.failNext('CreateTags', new ProviderError('transient', 'InternalError', 'An internal error has occurred.'));
-    await retag(h, { team: 'b', env: 'dev' }, 4, 30);
+    await retag(h, { team: 'b', env: 'dev' }, 7, 60);
     await h.drain();
     expect((await volumeOf(h)).status).toMatchObject({ code: 'InternalError', attempts: 1 });
     await h.settle(10 * MINUTE, 5000);
@@ -450,12 +458,13 @@ describe('tag-volume', () => {
     expect(h.ebs.calls.CreateTags).toBe(2);
     expect(ec2Tags(h, volume)).toMatchObject({ team: 'b' });
     expect(h.ebs.calls.ModifyVolume).toBe(modifies);
-    expect(volume).toMatchObject({ observed: { sizeGiB: 20, tags: { team: 'b', env: 'dev' } }, observedGeneration: 2, status: { code: 'VolumeModificationRateExceeded', nextAttemptAt: waiting.nextAttemptAt, attempts: 0 } });
+    expect(volume).toMatchObject({ observed: { sizeGiB: 50, tags: { team: 'b', env: 'dev' } }, observedGeneration: 5, status: { code: 'VolumeModificationRateExceeded', nextAttemptAt: waiting.nextAttemptAt, attempts: 0 } });
 
-    await h.settle(Date.parse(waiting.nextAttemptAt!) - h.clock.now() - MINUTE, MINUTE);
+    // Up to (never past) the minute before the wait ends, in steps of 10 minutes, then of a minute.
+    for (const step of [10 * MINUTE, MINUTE]) await h.settle(Math.floor((Date.parse(waiting.nextAttemptAt!) - 1 - h.clock.now()) / step) * step, step);
     expect(h.ebs.calls.ModifyVolume).toBe(modifies);
     await h.settle(10 * MINUTE, 5000);
-    expect(await volumeOf(h)).toMatchObject({ observed: { sizeGiB: 30 }, observedGeneration: 4 });
+    expect(await volumeOf(h)).toMatchObject({ observed: { sizeGiB: 60 }, observedGeneration: 7 });
     expect(h.ebs.calls.ModifyVolume).toBe(modifies + 1);
   });
 

@@ -454,7 +454,7 @@ describe('watcher', () => {
     const cooling = newVolume('cooling', {
       ebsVolumeId: 'vol-00000000000000002',
       life: 'dying',
-      status: { state: 'in-use', code: 'VolumeModificationRateExceeded', message: 'EC2 allows one modification per volume every 6 hours', attempts: 0, updatedAt: at, nextAttemptAt },
+      status: { state: 'in-use', code: 'VolumeModificationRateExceeded', message: 'EC2 allows 4 modifications per volume in any 24 hours', attempts: 0, updatedAt: at, nextAttemptAt },
     });
     for (const volume of [failed, cooling]) {
       await h.store.create(volume);
@@ -465,31 +465,33 @@ describe('watcher', () => {
     expect((await h.store.get(volumeKey('cooling')))?.status).toEqual({ state: 'in-use', message: 'detaching 1 attachment(s) before deleting', attempts: 0, updatedAt: at });
   });
 
-  it("a client's spec change within EC2's cooldown of the system's own modification enqueues the modification at once, for the executor to write the wait", async () => {
+  it("a client's spec change after the system's own 4 modifications within 24 hours enqueues the modification at once, for the executor to write the wait", async () => {
     const h = harness();
     await createdVolume(h);
-    const at = new Date(h.clock.now()).toISOString();
-    await h.store.update<VolumeRecord>(volumeKey('data-1'), { lastModificationStartedAt: at });
+    const iso = (hoursAgo: number) => new Date(h.clock.now() - hoursAgo * 3_600_000).toISOString();
+    const at = iso(3);
+    await h.store.update<VolumeRecord>(volumeKey('data-1'), { lastModificationStartedAt: iso(0), earlierModificationStarts: [at, iso(2), iso(1)] });
     h.changes.splice(0);
     await h.store.update<VolumeRecord>(volumeKey('data-1'), { spec: { ...newVolume('data-1').spec, sizeGiB: 20 }, generation: 2 });
     await h.watch();
     expect(sent(h)).toEqual([{ op: 'modify-volume', key: 'data-1', delaySeconds: 0 }]);
     await h.drain();
-    expect((await h.store.get(volumeKey('data-1')))?.status).toMatchObject({ state: 'available', code: 'VolumeModificationRateExceeded', nextAttemptAt: new Date(Date.parse(at) + 6 * 3_600_000 + 5_000).toISOString() });
+    expect((await h.store.get(volumeKey('data-1')))?.status).toMatchObject({ state: 'available', code: 'VolumeModificationRateExceeded', nextAttemptAt: new Date(Date.parse(at) + 24 * 3_600_000 + 5_000).toISOString() });
     expect(h.ebs.calls.ModifyVolume).toBe(0);
   });
 
-  it("an attachment removed from a volume waiting for EC2's modification cooldown has the volume checked, not modified", async () => {
+  it("an attachment removed from a volume waiting for EC2's limit on modifications has the volume checked, not modified", async () => {
     const h = harness();
     await createdVolume(h);
-    const startedAt = h.clock.now() - 3_600_000;
-    const nextAttemptAt = new Date(startedAt + 6 * 3_600_000 + 5_000).toISOString();
-    // Its record still in-use (its attachment detached), a grow waiting for the cooldown of a modification an hour ago.
+    const startedAt = new Date(h.clock.now() - 3_600_000).toISOString();
+    const nextAttemptAt = new Date(h.clock.now() - 3_600_000 + 24 * 3_600_000 + 5_000).toISOString();
+    // Its record still in-use (its attachment detached), a grow waiting for the window of 4 modifications an hour ago (as a refusal records them).
     await h.store.update<VolumeRecord>(volumeKey('data-1'), {
       spec: { ...newVolume('data-1').spec, sizeGiB: 20 },
       generation: 2,
-      lastModificationStartedAt: new Date(startedAt).toISOString(),
-      status: { state: 'in-use', code: 'VolumeModificationRateExceeded', message: 'EC2 allows one modification per volume every 6 hours', attempts: 0, updatedAt: new Date(h.clock.now()).toISOString(), nextAttemptAt },
+      lastModificationStartedAt: startedAt,
+      earlierModificationStarts: [startedAt, startedAt, startedAt],
+      status: { state: 'in-use', code: 'VolumeModificationRateExceeded', message: 'EC2 allows 4 modifications per volume in any 24 hours', attempts: 0, updatedAt: new Date(h.clock.now()).toISOString(), nextAttemptAt },
     });
     h.changes.splice(0);
     await h.watcher.handle([{ id: 'c1', eventName: 'REMOVE', key: attachmentKey('data-1'), oldRecord: newAttachment('data-1') }]);

@@ -53,20 +53,34 @@ describe('changesWithoutCall', () => {
   });
 
   it('cooldown: the wait shown in the status (the state kept) when it does not show it, once; a modification start in the future becomes now', () => {
-    const startedAt = at(NOW - 3_600_000);
-    const endsAt = NOW - 3_600_000 + 6 * 3_600_000 + 5_000;
-    const volume = volumeIn({ state: 'in-use', message: 'created' }, { lastModificationStartedAt: startedAt });
+    const HOUR = 3_600_000;
+    const startedAt = [NOW - 4 * HOUR, NOW - 3 * HOUR, NOW - 2 * HOUR, NOW - HOUR].map(at);
+    const endsAt = NOW - 4 * HOUR + 24 * HOUR + 5_000;
+    const volume = volumeIn({ state: 'in-use', message: 'created' }, { lastModificationStartedAt: startedAt[3]!, earlierModificationStarts: startedAt.slice(0, 3) });
     const decision: DecisionWithoutCall = { type: 'cooldown', op: 'modify-volume', atMs: endsAt, reason: 'waiting' };
     const changes = changesWithoutCall(volume, decision, NOW);
     expect(changes).toEqual({
-      status: { state: 'in-use', code: 'VolumeModificationRateExceeded', message: `EC2 allows one modification per volume every 6 hours; trying again at ${at(endsAt)}`, attempts: 0, nextAttemptAt: at(endsAt), updatedAt: at(NOW) },
+      status: {
+        state: 'in-use',
+        code: 'VolumeModificationRateExceeded',
+        message: `EC2 allows 4 modifications per volume in any 24 hours; trying again at ${at(endsAt)}`,
+        attempts: 0,
+        nextAttemptAt: at(endsAt),
+        updatedAt: at(NOW),
+      },
     });
     expect(changesWithoutCall({ ...volume, status: changes!.status! }, decision, NOW + 1000)).toBeUndefined();
 
-    const ahead = { ...volume, status: changes!.status!, lastModificationStartedAt: at(NOW + 10 * 24 * 3_600_000) };
-    expect(changesWithoutCall(ahead, { ...decision, atMs: NOW + 6 * 3_600_000 + 5_000 }, NOW)).toMatchObject({ lastModificationStartedAt: at(NOW), status: { nextAttemptAt: at(NOW + 6 * 3_600_000 + 5_000) } });
+    // Starts in the future (the latest, and one before it): now in their place, the others kept.
+    const inTenDays = at(NOW + 10 * 24 * HOUR);
+    const ahead = { ...volume, status: changes!.status!, lastModificationStartedAt: inTenDays, earlierModificationStarts: [startedAt[1]!, inTenDays, startedAt[2]!] };
+    expect(changesWithoutCall(ahead, { ...decision, atMs: NOW - 3 * HOUR + 24 * HOUR + 5_000 }, NOW)).toEqual({
+      lastModificationStartedAt: at(NOW),
+      earlierModificationStarts: [startedAt[1], startedAt[2], at(NOW)],
+      status: expect.objectContaining({ nextAttemptAt: at(NOW - 3 * HOUR + 24 * HOUR + 5_000) }),
+    });
     // Within EC2's clock slack: as it is.
-    expect(changesWithoutCall({ ...ahead, lastModificationStartedAt: at(NOW + 5_000) }, decision, NOW)).toBeUndefined();
+    expect(changesWithoutCall({ ...volume, status: changes!.status!, lastModificationStartedAt: at(NOW + 5_000) }, decision, NOW)).toBeUndefined();
   });
 
   it('none: nothing for a settled record', () => {

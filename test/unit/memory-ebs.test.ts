@@ -4,6 +4,8 @@ import { FakeClock } from '../../lib/memory/clock.js';
 import { MemoryEbs } from '../../lib/memory/ebs.js';
 import { OWNERSHIP_TAGS } from '../../lib/settings.js';
 
+const HOUR = 3_600_000;
+const DAY = 24 * HOUR;
 const I1 = 'i-0000000000000000a';
 const I2 = 'i-0000000000000000b';
 const I_OTHER_AZ = 'i-0000000000000000c';
@@ -209,25 +211,50 @@ describe('MemoryEbs', () => {
     expect((await ebs.describeVolumeModifications([v]))[0]?.state).toBe('completed');
   });
 
-  it('allows one modification per volume every 6 hours from the start of the last one, as EC2 does', async () => {
+  it('allows 4 modifications per volume in any 24 hours, counted from their starts, as EC2 does; the refusal says when', async () => {
     const { clock, ebs } = setup();
     const v = await availableVolume(clock, ebs, 't');
     const other = await availableVolume(clock, ebs, 'u');
-    await ebs.modifyVolume({ ebsVolumeId: v, sizeGiB: 20 });
-    const startedAt = clock.now();
-    await clock.advance(6 * 3_600_000 - 1);
-    await expectCode(
-      ebs.modifyVolume({ ebsVolumeId: v, sizeGiB: 30 }),
-      'modification-cooldown',
-      'VolumeModificationRateExceeded',
-      /Wait at least 6 hours between modifications/,
+    const starts: number[] = [];
+    for (const sizeGiB of [20, 30, 40, 50]) {
+      await ebs.modifyVolume({ ebsVolumeId: v, sizeGiB });
+      starts.push(clock.now());
+      // Modified and optimized: the next one is allowed as far as the one before goes.
+      await clock.advance(HOUR);
+    }
+    const refused = await ebs.modifyVolume({ ebsVolumeId: v, sizeGiB: 60 }).then(() => undefined, (e: unknown) => e);
+    expect(refused).toMatchObject({ kind: 'modification-cooldown', code: 'VolumeModificationRateExceeded' });
+    expect((refused as Error).message).toBe(
+      `You've reached the maximum modification rate per volume limit. You can modify volume ${v} again after ${new Date(starts[0]! + DAY).toISOString()}.`,
     );
-    // Refused: the last modification is still the one that started 6 hours ago; other volumes are not held back.
-    expect((await ebs.describeVolumeModifications([v]))[0]).toMatchObject({ state: 'completed', targetSizeGiB: 20, startedAt });
+    // Refused: the last modification is still the 4th; other volumes are not held back.
+    expect((await ebs.describeVolumeModifications([v]))[0]).toMatchObject({ state: 'completed', targetSizeGiB: 50, startedAt: starts[3] });
     await ebs.modifyVolume({ ebsVolumeId: other, sizeGiB: 20 });
+
+    // A rolling window: the 1st start leaves it 24 hours later, and lets one more in; the 2nd an hour after that.
+    await clock.advance(starts[0]! + DAY - clock.now() - 1);
+    await expectCode(ebs.modifyVolume({ ebsVolumeId: v, sizeGiB: 60 }), 'modification-cooldown', 'VolumeModificationRateExceeded', new RegExp(new Date(starts[0]! + DAY).toISOString()));
     await clock.advance(1);
-    await ebs.modifyVolume({ ebsVolumeId: v, sizeGiB: 30 });
-    expect((await ebs.describeVolumeModifications([v]))[0]).toMatchObject({ state: 'modifying', targetSizeGiB: 30, startedAt: clock.now() });
+    await ebs.modifyVolume({ ebsVolumeId: v, sizeGiB: 60 });
+    expect((await ebs.describeVolumeModifications([v]))[0]).toMatchObject({ state: 'modifying', targetSizeGiB: 60, startedAt: clock.now() });
+    await clock.advance(HOUR - 1);
+    await expectCode(ebs.modifyVolume({ ebsVolumeId: v, sizeGiB: 70 }), 'modification-cooldown', 'VolumeModificationRateExceeded', new RegExp(new Date(starts[1]! + DAY).toISOString()));
+    await clock.advance(1);
+    await ebs.modifyVolume({ ebsVolumeId: v, sizeGiB: 70 });
+  });
+
+  it('counts no failed modification toward the 4 in 24 hours', async () => {
+    const { clock, ebs } = setup();
+    const v = await availableVolume(clock, ebs, 't');
+    await ebs.modifyVolume({ ebsVolumeId: v, sizeGiB: 20 });
+    ebs.failModification(v, 'The volume could not be modified.');
+    for (const sizeGiB of [20, 30, 40, 50]) {
+      await clock.advance(HOUR);
+      await ebs.modifyVolume({ ebsVolumeId: v, sizeGiB });
+    }
+    await clock.advance(HOUR);
+    expect(ebs.volume(v)?.sizeGiB).toBe(50);
+    await expectCode(ebs.modifyVolume({ ebsVolumeId: v, sizeGiB: 60 }), 'modification-cooldown', 'VolumeModificationRateExceeded');
   });
 
   it('lists a modification only after the listing delay, the one before it until then', async () => {
@@ -238,7 +265,7 @@ describe('MemoryEbs', () => {
     expect(await ebs.describeVolumeModifications([v])).toEqual([]);
     await clock.advance(10_000);
     expect((await ebs.describeVolumeModifications([v]))[0]).toMatchObject({ state: 'modifying', targetSizeGiB: 20 });
-    await clock.advance(6 * 3_600_000);
+    await clock.advance(HOUR);
     await ebs.modifyVolume({ ebsVolumeId: v, sizeGiB: 30 });
     expect((await ebs.describeVolumeModifications([v]))[0]).toMatchObject({ state: 'completed', targetSizeGiB: 20 });
     await clock.advance(10_000);

@@ -221,7 +221,7 @@ describe('Reconciler', () => {
     );
   });
 
-  it('leaves alone a record whose next attempt is scheduled (a modification waiting for its cooldown) until it is overdue', async () => {
+  it("leaves alone a record whose next attempt is scheduled (a modification waiting for EC2's limit) until it is overdue", async () => {
     const env = setup();
     const { ebsVolumeId } = await ownedVolume(env, 'cooling');
     await env.clock.advance(MINUTE);
@@ -229,7 +229,7 @@ describe('Reconciler', () => {
     const nextAttemptAt = new Date(env.clock.now() + 5 * 60 * MINUTE).toISOString();
     await env.store.create(
       growWaiting(ebsVolumeId, at, {
-        status: { state: 'available', code: 'VolumeModificationRateExceeded', message: 'EC2 allows one modification per volume every 6 hours', attempts: 0, updatedAt: at, nextAttemptAt },
+        status: { state: 'available', code: 'VolumeModificationRateExceeded', message: 'EC2 allows 4 modifications per volume in any 24 hours', attempts: 0, updatedAt: at, nextAttemptAt },
       }),
     );
     await env.clock.advance(4 * 60 * MINUTE);
@@ -238,18 +238,20 @@ describe('Reconciler', () => {
     expect((await env.reconciler.run()).requeued).toEqual([{ key: 'volume/cooling', reason: `next attempt was due at ${nextAttemptAt}` }]);
   });
 
-  it("leaves alone a modification waiting for EC2's cooldown known from the record alone until it ends; nudges it once the cooldown is over", async () => {
+  it("leaves alone a modification waiting for EC2's limit known from the record alone until it ends; nudges it once the window allows", async () => {
     const env = setup();
     const { ebsVolumeId } = await ownedVolume(env, 'cooling');
     const at = new Date(env.clock.now()).toISOString();
     await env.store.create(
       growWaiting(ebsVolumeId, at, {
+        // 4 started by then, as a refusal records them.
         lastModificationStartedAt: at,
+        earlierModificationStarts: [at, at, at],
         // Its message lost before the executor wrote the wait into the status.
         status: { state: 'available', attempts: 0, updatedAt: at },
       }),
     );
-    await env.clock.advance(6 * 60 * MINUTE - MINUTE);
+    await env.clock.advance(24 * 60 * MINUTE - MINUTE);
     expect((await env.reconciler.run()).requeued).toEqual([]);
     await env.clock.advance(2 * MINUTE);
     expect((await env.reconciler.run()).requeued).toEqual([{ key: 'volume/cooling', reason: 'work pending (spec changed)' }]);
