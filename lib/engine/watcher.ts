@@ -20,7 +20,7 @@ import { describeValidationIssues, parseRecord } from '../domain/validation.js';
 import { METRICS } from '../settings.js';
 import type { EngineConfig } from './config.js';
 import { errorMessage } from './errors.js';
-import { affectedByVolumeRecordRemoval, planAttachment, planVolume, releasedByVolume, type Decision } from './planner.js';
+import { affectedByVolumeRecordRemoval, planAttachment, planVolume, releasedByVolume, volumeRecordLost, type Decision } from './planner.js';
 import { invalidRecordStatus, INVALID_RECORD_CODE } from './status.js';
 import { changesWithoutCall, markAttachmentsDying, VOLUME_RECORD_REMOVED_LOG } from './without-call.js';
 import {
@@ -177,7 +177,10 @@ export class Watcher {
   /**
    * A client change: a bumped generation on a live record in `error` is a retry, which puts it back
    * to `pending` with its attempts reset before planning; volumes and attachments alike. Each
-   * generation is retried once (`retriedGeneration`): a late copy of the change finds it made.
+   * generation is retried once (`retriedGeneration`): a late copy of the change finds it made. A
+   * record rejected as invalid that its client put right is taken up the same way. An attachment
+   * that may still hold the EC2 volume of a removed volume record is not retried (the API refuses
+   * it too): it would attach the record written again beside that volume.
    */
   private async planRequest(
     record: ProvisionerRecord,
@@ -187,7 +190,9 @@ export class Watcher {
     attachments?: AttachmentRecord[],
   ): Promise<void> {
     const generation = record.generation ?? 1;
-    if (record.status.state === 'error' && record.life === 'alive' && generation > (record.retriedGeneration ?? 0) && this.generationBumped(group)) {
+    const putRight = record.status.state === 'error' && record.status.code === INVALID_RECORD_CODE;
+    const retried = putRight || (generation > (record.retriedGeneration ?? 0) && this.generationBumped(group));
+    if (record.status.state === 'error' && record.life === 'alive' && retried && !(await this.holdsRemovedRecordsVolume(record))) {
       const state = record.kind === 'volume' ? nextVolumeState('error', 'retry-requested') : nextAttachmentState('error', 'retry-requested');
       const status: Status<string> = { state, attempts: 0, updatedAt: new Date(this.deps.clock.now()).toISOString(), message: 'retry requested' };
       const written = await this.write(record, { status, retriedGeneration: generation } as RecordChanges);
@@ -197,16 +202,29 @@ export class Watcher {
     await this.planAndEnqueue(record, operations, attachments);
   }
 
-  /** Whether the client bumped `generation`; an attachment written before it had one counts as 1. */
+  /**
+   * Whether the client bumped `generation` of the record while it was in error (alive): a bump made
+   * before (a spec change), delivered late once the record failed, asks for no retry. An attachment
+   * written before it had one counts as 1.
+   */
   private generationBumped(group: RecordChange[]): boolean {
     return group.some((change) => {
       if (change.oldRecord === undefined || change.newRecord === undefined) return false;
+      if (stateOf(change.oldRecord) !== 'error' || field(change.oldRecord, 'life') !== 'alive') return false;
       const generationOf = (image: unknown) => {
         const generation = field(image, 'generation');
         return typeof generation === 'number' ? generation : 1;
       };
       return generationOf(change.newRecord) > generationOf(change.oldRecord);
     });
+  }
+
+  /** Whether `record` is an attachment that may still hold the EC2 volume of a removed volume record (`volumeRecordLost`). */
+  private async holdsRemovedRecordsVolume(record: ProvisionerRecord): Promise<boolean> {
+    if (record.kind !== 'attachment') return false;
+    const raw = await this.deps.store.get({ kind: 'volume', volumeId: record.volumeId });
+    const volume = raw === undefined ? undefined : parseRecord(raw);
+    return volumeRecordLost(record, volume?.ok && volume.value.kind === 'volume' ? volume.value : undefined);
   }
 
   /**

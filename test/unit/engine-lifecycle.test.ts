@@ -192,6 +192,26 @@ describe('attachment retry after a terminal error, through watcher and executor'
     expect(await attachmentOf(h, FAR_INSTANCE)).toEqual(again);
   });
 
+  it('a late copy of a spec change made before the volume failed asks for no retry: the volume stays in error', async () => {
+    const h = harness({ config: { maxAttempts: 1 } });
+    await h.store.create(newVolume('data-1'));
+    await run(h, 30);
+    expect((await volumeOf(h)).status.state).toBe('available');
+    h.changes.length = 0;
+    await h.store.update<VolumeRecord>(volumeKey('data-1'), { spec: { ...(await volumeOf(h)).spec, sizeGiB: 20 }, generation: 2 });
+    const growChanges = [...h.changes];
+    h.ebs.failNext('ModifyVolume', new ProviderError('invalid-request', 'InvalidParameterValue', 'bad parameter'));
+    await run(h, 30);
+    const failed = await volumeOf(h);
+    expect(failed.status).toMatchObject({ state: 'error', code: 'InvalidParameterValue' });
+    expect(h.ebs.calls.ModifyVolume).toBe(1);
+
+    await h.watcher.handle(growChanges);
+    await h.drain();
+    expect(await volumeOf(h)).toEqual(failed);
+    expect(h.ebs.calls.ModifyVolume).toBe(1);
+  });
+
   it('a volume retried after an error, failing again, is not retried once more by a late copy of the retry change', async () => {
     const h = harness({ config: { maxAttempts: 1 } });
     h.ebs.failNext('CreateVolume', new ProviderError('invalid-request', 'InvalidParameterValue', 'bad parameter'));

@@ -93,7 +93,7 @@ function world(seed: number) {
           return;
         case 7:
           if (random.chance(0.5)) await service.retryVolume(volumeId);
-          else await retryAttachment(volumeId, instanceId);
+          else await service.retryAttachment(volumeId, instanceId);
           return;
         case 8:
           // Performance or type: some of these EBS cannot make (io2 to gp3 keeps multi-attach), refused with the reason.
@@ -125,17 +125,6 @@ function world(seed: number) {
 
   /** Ids of volume records removed straight from the table (their EC2 volumes are left behind, as documented). */
   const removed = new Set<string>();
-  /** Of those, the ids a client created again: an attachment of the old volume deleted then is removed without a detach (documented). */
-  const writtenAgain = new Set<string>();
-  /** Attachments (`volumeId/instanceId`) retried once their volume record was written again: they leave the removed record's volume attached (documented). */
-  const retriedAfterRewrite = new Set<string>();
-  async function retryAttachment(volumeId: string, instanceId: string) {
-    if (writtenAgain.has(volumeId)) retriedAfterRewrite.add(`${volumeId}/${instanceId}`);
-    return service.retryAttachment(volumeId, instanceId);
-  }
-  h.store.onChange((change) => {
-    if (change.eventName === 'INSERT' && change.key.kind === 'volume' && removed.has(change.key.volumeId)) writtenAgain.add(change.key.volumeId);
-  });
   async function removeFromTable(): Promise<void> {
     const volume = random.pick(h.store.all().filter((r): r is VolumeRecord => r.kind === 'volume'));
     if (!volume) return;
@@ -321,7 +310,7 @@ function world(seed: number) {
         await ask(() => service.patchVolume(record.volumeId, PatchVolumeRequestSchema.parse({ sizeGiB })));
       }
       if (record.status.state !== 'error' || record.life !== 'alive') continue;
-      await ask(() => (record.kind === 'volume' ? service.retryVolume(record.volumeId) : retryAttachment(record.volumeId, record.instanceId)));
+      await ask(() => (record.kind === 'volume' ? service.retryVolume(record.volumeId) : service.retryAttachment(record.volumeId, record.instanceId)));
     }
   }
 
@@ -337,7 +326,7 @@ function world(seed: number) {
     }
   }
 
-  return { h, history, settle, retryErrors, deleteAttachmentsOfRemovedRecords, removed, retriedAfterRewrite };
+  return { h, history, settle, retryErrors, deleteAttachmentsOfRemovedRecords, removed };
 }
 
 function ownershipTags(tags: Record<string, string>): Record<string, string> {
@@ -346,7 +335,7 @@ function ownershipTags(tags: Record<string, string>): Record<string, string> {
 }
 
 /** What must hold once nothing is asked and nothing fails any more. */
-function inconsistencies(h: ReturnType<typeof harness>, removed: Set<string>, retriedAfterRewrite: Set<string>): string[] {
+function inconsistencies(h: ReturnType<typeof harness>, removed: Set<string>): string[] {
   const problems: string[] = [];
   const records = h.store.all();
   const volumes = records.filter((r): r is VolumeRecord => r.kind === 'volume');
@@ -386,13 +375,12 @@ function inconsistencies(h: ReturnType<typeof harness>, removed: Set<string>, re
   for (const v of ec2) {
     const owned = volumes.some((r) => r.ebsVolumeId === v.ebsVolumeId);
     const recordId = v.tags[OWNERSHIP_TAGS.record] ?? '';
-    // A volume whose record was removed from the table is left in EC2 (documented), attached where it was while an attachment of that id
-    // is there, or after one was retried once the record was written again (it attaches the new record's volume beside it: documented).
+    // A volume whose record was removed from the table is left in EC2 (documented), attached where it was while an attachment of that id is there.
     if (!owned && !removed.has(recordId)) problems.push(`EC2 volume ${v.ebsVolumeId} (${recordId}) owned by no record`);
     for (const a of v.attachments) {
       const record = owned
         ? attachments.find((r) => r.instanceId === a.instanceId && volumes.some((vr) => vr.volumeId === r.volumeId && vr.ebsVolumeId === v.ebsVolumeId))
-        : retriedAfterRewrite.has(`${recordId}/${a.instanceId}`) || attachments.find((r) => r.instanceId === a.instanceId && r.volumeId === recordId && r.life === 'alive');
+        : attachments.find((r) => r.instanceId === a.instanceId && r.volumeId === recordId && r.life === 'alive');
       if (!record) problems.push(`EC2 volume ${v.ebsVolumeId}${owned ? '' : ' (record removed)'} attached to ${a.instanceId} with no attachment record`);
     }
   }
@@ -437,7 +425,7 @@ describe('random histories with faults, duplicates and crashes', () => {
   const calls = new Map<string, number>();
 
   it.each(SEEDS)('seed %i: every record ends as EC2 holds it, nothing leaked or duplicated', async (seed) => {
-    const { h, history, settle, retryErrors, deleteAttachmentsOfRemovedRecords, removed, retriedAfterRewrite } = world(seed);
+    const { h, history, settle, retryErrors, deleteAttachmentsOfRemovedRecords, removed } = world(seed);
     await history(40);
     await settle(7 * HOUR, 30_000);
     expect(errorsThatMisstate(h)).toEqual([]);
@@ -451,7 +439,7 @@ describe('random histories with faults, duplicates and crashes', () => {
     // A spec change EC2's limit holds back (4 modifications in any 24 hours) is made when its status says.
     const rateWaitEnd = Math.max(0, ...h.store.all().flatMap((r) => (r.status.code === MODIFICATION_COOLDOWN_CODE && r.status.nextAttemptAt ? [Date.parse(r.status.nextAttemptAt)] : [])));
     if (rateWaitEnd > h.clock.now()) await settle(rateWaitEnd - h.clock.now() + 10 * MINUTE, MINUTE);
-    expect(inconsistencies(h, removed, retriedAfterRewrite)).toEqual([]);
+    expect(inconsistencies(h, removed)).toEqual([]);
     for (const [action, count] of Object.entries(h.ebs.calls)) calls.set(action, (calls.get(action) ?? 0) + count);
   });
 

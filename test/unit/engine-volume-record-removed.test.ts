@@ -352,6 +352,26 @@ describe('a volume record removed from the table while it has attachments', () =
       expect((await reconciler.run()).leaked).toEqual([first]);
     });
 
+    it('an attachment that may hold the removed record\'s volume is not retried by a generation bump written straight into the table either', async () => {
+      const { h, service } = setup();
+      await attached(h);
+      const first = await ebsVolumeIdOf(h);
+      await h.store.remove(volumeKey('data-1'));
+      await h.watch();
+      await h.clock.advance(1000);
+      await service.createVolume({ volumeId: 'data-1', spec: { sizeGiB: 10, volumeType: 'gp3', availabilityZone: AZ } });
+      await settle(h);
+      const said = await attachmentOf(h);
+      expect(said?.status).toMatchObject(SAYS.leftAttached);
+
+      await h.store.update<AttachmentRecord>(attachmentKey('data-1'), { generation: (said?.generation ?? 1) + 1 });
+      await settle(h);
+      expect((await attachmentOf(h))?.status).toEqual(said?.status);
+      expect(h.ebs.calls.AttachVolume).toBe(1);
+      expect(h.ebs.volume(first)?.attachments).toMatchObject([{ instanceId: INSTANCE, device: '/dev/sdf', state: 'attached' }]);
+      expect(h.ebs.volume(await ebsVolumeIdOf(h))?.attachments).toEqual([]);
+    });
+
     it('written again before the watcher saw the removal: an attached attachment still says it may be attached to the removed record\'s volume, is not attached again, and deleted detaches that volume alone', async () => {
       const { h, service } = setup();
       await attached(h);

@@ -123,6 +123,21 @@ describe('watcher', () => {
     expect(await h.store.get(attachmentKey('data-1'))).toMatchObject({ status: { state: 'attached' } });
   });
 
+  it('a record rejected as invalid and put right by its client without a new generation is taken up', async () => {
+    const h = harness();
+    const raw = { ...newVolume('data-1'), spec: { sizeGiB: -5, volumeType: 'gp3' } };
+    h.store.putRaw(raw);
+    await h.watch();
+    expect((await h.store.get(volumeKey('data-1')))?.status).toMatchObject({ state: 'error', code: 'InvalidRecord' });
+    // Put right straight in the table, generation unchanged.
+    await h.store.update<VolumeRecord>(volumeKey('data-1'), { spec: newVolume('data-1').spec });
+    for (let i = 0; i < 4; i++) {
+      await h.watch();
+      await h.settle(5000);
+    }
+    expect(await h.store.get(volumeKey('data-1'))).toMatchObject({ status: { state: 'available' }, ebsVolumeId: expect.any(String) });
+  });
+
   it('an invalid record whose rejection could not be written is retried and counted once, when it is written', async () => {
     const h = harness();
     const raw = { ...newVolume('data-1'), spec: { sizeGiB: -5, volumeType: 'gp3' } };
