@@ -239,11 +239,18 @@ const volumeRecordShape = z.strictObject({
   createdAt: timeText.default(systemDefaults.createdAt),
 });
 
+/** A retry made for a generation the record has not reached would swallow the retries asked for up to it. */
+function retriedGenerationReached(record: { generation?: number; retriedGeneration?: number | undefined }, ctx: z.RefinementCtx): void {
+  if (record.retriedGeneration !== undefined && record.retriedGeneration > (record.generation ?? 1))
+    ctx.addIssue({ code: 'custom', path: ['retriedGeneration'], message: `is ${record.retriedGeneration}, past the record's generation ${record.generation ?? 1}` });
+}
+
 export const volumeRecordSchema = volumeRecordShape.superRefine((record, ctx) => {
   // A volume still to be created needs a place; a dying one is removed without EC2 all the same.
   if (record.life === 'alive' && record.ebsVolumeId === undefined && record.availabilityZone === undefined && !isPlaced(record.spec)) {
     ctx.addIssue({ code: 'custom', path: ['spec', 'availabilityZone'], message: 'is required unless placementInstanceId names an instance whose AZ the volume goes in' });
   }
+  retriedGenerationReached(record, ctx);
 });
 
 /**
@@ -280,7 +287,7 @@ export const attachmentRecordSchema = z.strictObject({
   claim: claimSchema.optional(),
   version: z.number().int().nonnegative().default(systemDefaults.version),
   createdAt: timeText.default(systemDefaults.createdAt),
-});
+}).superRefine(retriedGenerationReached);
 
 export const recordSchema = z.discriminatedUnion('kind', [volumeRecordSchema, attachmentRecordSchema]);
 

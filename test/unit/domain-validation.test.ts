@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { GP3_BASELINE, performanceChange, provisionedPerformance } from '../../lib/domain/ebs-limits.js';
 import type { VolumeRecord, VolumeSpec } from '../../lib/domain/records.js';
-import { newVolume } from './engine-fixtures.js';
+import { newAttachment, newVolume } from './engine-fixtures.js';
 import { MAX_STATUS_MESSAGE_CHARS } from '../../lib/domain/status-message.js';
 import { approximateItemBytes } from '../../lib/memory/store.js';
 import { OWNERSHIP_TAGS, TABLE } from '../../lib/settings.js';
@@ -231,6 +231,17 @@ describe('tags after creation', () => {
       const parsed = parseRecord(record(bad));
       expect(!parsed.ok && parsed.issues.some((issue) => issue.path.startsWith('earlierModificationStarts')), JSON.stringify(bad)).toBe(true);
     }
+  });
+
+  it('reads the generation a retry was made for, and refuses one past the record\'s generation', () => {
+    expect(parseRecord({ ...newVolume('v'), generation: 3, retriedGeneration: 3 })).toMatchObject({ ok: true, value: { retriedGeneration: 3 } });
+    const ahead = parseRecord({ ...newVolume('v'), generation: 2, retriedGeneration: 9 });
+    expect(ahead.ok).toBe(false);
+    if (!ahead.ok) expect(ahead.issues).toEqual([{ path: 'retriedGeneration', message: "is 9, past the record's generation 2" }]);
+    // An attachment written before it had a generation reads as 1.
+    const { generation: _none, ...attachment } = newAttachment('v');
+    expect(parseRecord({ ...attachment, retriedGeneration: 2 }).ok).toBe(false);
+    expect(parseRecord({ ...attachment, retriedGeneration: 1 }).ok).toBe(true);
   });
 
   it('reads the tag keys an unrecorded CreateTags may have set, and refuses a record whose list is not one of tag keys', () => {
