@@ -310,7 +310,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
         'that does not exist, or is removed, while another state is wanted ends the wait\n' +
         'at once (exit 1). A record in error, or a spec change the system refused, ends\n' +
         'it too (exit 4) unless error is wanted, and so does the timeout (exit 3). A volume\n' +
-        "whose change waits for EC2's limit on modifications (4 per volume in 24 hours)\n" +
+        "whose change waits for EC2's limit on modifications (4 per volume in any 24 hours)\n" +
         'until after the timeout ends it at once (exit 5) when only that change can bring\n' +
         'the wanted states (available, in-use, modifying); the message says until when.',
     )

@@ -287,15 +287,15 @@ export class VolumeService {
     const label = `attachment of ${volumeId} to ${instanceId}`;
     const written = await this.requestRetry(attachmentKey(volumeId, instanceId), label, 'being detached', ifMatch, async (current) => {
       const volume = await this.store.get(volumeKey(volumeId));
-      if (!volume)
-        throw new ApiProblem('conflict', `${label} cannot be retried: volume record ${volumeId} does not exist; create the volume again first, or delete the attachment`);
-      // Retried, it would attach the new record's volume beside the one the removed record left attached.
-      if (current.kind === 'attachment' && volume.kind === 'volume' && volumeRecordLost(current, volume))
+      // Retried, it would attach the volume record written again beside the one the removed record left attached.
+      if (current.kind === 'attachment' && volumeRecordLost(current, volume?.kind === 'volume' ? volume : undefined))
         throw new ApiProblem(
           'conflict',
           `${label} cannot be retried: it may still hold the EC2 volume of the removed volume record ${volumeId} attached to ${instanceId}${current.device ? ` as ${current.device}` : ''}; ` +
             `delete this attachment (the volumes tagged with that id are detached from the instance), then attach the volume again`,
         );
+      if (!volume)
+        throw new ApiProblem('conflict', `${label} cannot be retried: volume record ${volumeId} does not exist; create the volume again first, or delete the attachment`);
     });
     return attachmentView(written as AttachmentRecord);
   }

@@ -218,9 +218,11 @@ describe('a volume record removed from the table while it has attachments', () =
       expect(problem).toMatchObject({
         kind: 'conflict',
         detail: `attachment of data-1 to ${instanceId} ${
-          before?.status.state === 'error'
-            ? 'cannot be retried: volume record data-1 does not exist; create the volume again first, or delete the attachment'
-            : 'is pending, not in error: there is nothing to retry'
+          before?.status.state !== 'error'
+            ? 'is pending, not in error: there is nothing to retry'
+            : mayBeAttached
+              ? `cannot be retried: it may still hold the EC2 volume of the removed volume record data-1 attached to ${instanceId} as ${before.device}; delete this attachment (the volumes tagged with that id are detached from the instance), then attach the volume again`
+              : 'cannot be retried: volume record data-1 does not exist; create the volume again first, or delete the attachment'
         }`,
       });
       expect(await attachmentOf(h, key)).toEqual(before);
