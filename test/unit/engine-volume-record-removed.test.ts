@@ -57,6 +57,20 @@ async function attached(h: Harness) {
   expect((await attachmentOf(h))?.status.state).toBe('attached');
 }
 
+/** `attached`, then its volume record removed from the table and, once the watcher saw that, written again through the API. `first`: the removed record's EC2 volume. */
+async function attachedThenWrittenAgain() {
+  const world = setup();
+  const { h, service } = world;
+  await attached(h);
+  const first = await ebsVolumeIdOf(h);
+  await h.store.remove(volumeKey('data-1'));
+  await h.watch();
+  await h.clock.advance(1000);
+  await service.createVolume({ volumeId: 'data-1', spec: { sizeGiB: 10, volumeType: 'gp3', availabilityZone: AZ } });
+  await settle(h);
+  return { ...world, first };
+}
+
 /** Where an attachment can stand when its volume record goes, and whether EC2 may hold it attached. */
 const STATES: Record<string, { mayBeAttached: boolean; instanceId?: string; prepare: (h: Harness) => Promise<void> }> = {
   // Waiting for its volume, which EC2 is creating.
@@ -355,14 +369,7 @@ describe('a volume record removed from the table while it has attachments', () =
     });
 
     it('an attachment that may hold the removed record\'s volume is not retried by a generation bump written straight into the table either', async () => {
-      const { h, service } = setup();
-      await attached(h);
-      const first = await ebsVolumeIdOf(h);
-      await h.store.remove(volumeKey('data-1'));
-      await h.watch();
-      await h.clock.advance(1000);
-      await service.createVolume({ volumeId: 'data-1', spec: { sizeGiB: 10, volumeType: 'gp3', availabilityZone: AZ } });
-      await settle(h);
+      const { h, first } = await attachedThenWrittenAgain();
       const said = await attachmentOf(h);
       expect(said?.status).toMatchObject(SAYS.leftAttached);
 
@@ -646,16 +653,9 @@ describe('deleting an attachment whose volume record was removed from the table'
   });
 
   it('a record id used again: every volume tagged with it that is attached to the instance is detached, and no other', async () => {
-    const { h, service } = setup();
-    await attached(h);
-    const first = await ebsVolumeIdOf(h);
-    await h.store.remove(volumeKey('data-1'));
-    await h.watch();
-    // Written again, and its volume attached to the instance outside the system, beside the first.
-    await h.clock.advance(1000);
-    await service.createVolume({ volumeId: 'data-1', spec: { sizeGiB: 10, volumeType: 'gp3', availabilityZone: AZ } });
-    await settle(h);
+    const { h, service, first } = await attachedThenWrittenAgain();
     const second = await ebsVolumeIdOf(h);
+    // Its volume attached to the instance outside the system, beside the first.
     await h.ebs.attachVolume({ ebsVolumeId: second, instanceId: INSTANCE, device: '/dev/sdg' });
     await h.clock.advance(5_000);
     expect(h.ebs.volume(second)?.attachments.map((a) => a.instanceId)).toEqual([INSTANCE]);

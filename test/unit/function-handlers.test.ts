@@ -53,6 +53,19 @@ function sqsRecord(messageId: string, body: string): SQSRecord {
   };
 }
 
+
+/** The executor's handler over in-memory AWS holding the volume record `volume`. */
+async function executorOverVolume() {
+  const clock = new FakeClock(Date.parse(at));
+  const store = new MemoryRecordStore();
+  const queue = new MemoryOperationQueue({ clock });
+  const provider = new MemoryEbs({ clock, ownerTagValue: 'test', availabilityZones: ['us-east-1a'] });
+  const log = new RecordingLog();
+  await store.create(volume);
+  const handler = createExecutorHandler({ store, queue, provider, clock, metrics: new RecordingMetrics(), log, config: { ownerTagValue: 'test' } });
+  return { store, provider, log, handler };
+}
+
 describe('function handlers', () => {
   it('turns stream records into record changes, images untrusted', () => {
     const change = toRecordChange(streamRecord('100', toItem(volume)));
@@ -102,13 +115,7 @@ describe('function handlers', () => {
   });
 
   it('executor: runs valid messages as one batch and drops bodies that are not operations', async () => {
-    const clock = new FakeClock(Date.parse(at));
-    const store = new MemoryRecordStore();
-    const queue = new MemoryOperationQueue({ clock });
-    const provider = new MemoryEbs({ clock, ownerTagValue: 'test', availabilityZones: ['us-east-1a'] });
-    const log = new RecordingLog();
-    await store.create(volume);
-    const handler = createExecutorHandler({ store, queue, provider, clock, metrics: new RecordingMetrics(), log, config: { ownerTagValue: 'test' } });
+    const { store, provider, log, handler } = await executorOverVolume();
     const message = JSON.stringify({ op: 'create-volume', key: { kind: 'volume', volumeId: 'data-1' } });
     const response = await handler({ Records: [sqsRecord('a', message), sqsRecord('b', message), sqsRecord('c', '{"op":"format-disk"}')] });
     expect(response).toEqual({ batchItemFailures: [] });
@@ -121,14 +128,8 @@ describe('function handlers', () => {
   });
 
   it('executor: a table or queue error fails just the affected messages, as batch item failures without an invocation error, each logged at ERROR as the README\'s DeadLetters runbook says', async () => {
-    const clock = new FakeClock(Date.parse(at));
-    const store = new MemoryRecordStore();
-    const queue = new MemoryOperationQueue({ clock });
-    const provider = new MemoryEbs({ clock, ownerTagValue: 'test', availabilityZones: ['us-east-1a'] });
-    const log = new RecordingLog();
-    await store.create(volume);
+    const { store, log, handler } = await executorOverVolume();
     await store.create({ ...volume, volumeId: 'data-2' });
-    const handler = createExecutorHandler({ store, queue, provider, clock, metrics: new RecordingMetrics(), log, config: { ownerTagValue: 'test' } });
     const create = (volumeId: string) => JSON.stringify({ op: 'create-volume', key: { kind: 'volume', volumeId } });
     store.failNext('update', new Error('ProvisionedThroughputExceededException'));
     // Resolves (no invocation error, so no ExecutorErrors): only the message whose write failed is retried.
