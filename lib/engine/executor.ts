@@ -1621,6 +1621,8 @@ export class Executor {
         nextVolumeState('deleting', 'observed-deleted');
         return { outcome: 'succeeded', remove: true };
       }
+      // EBS failed the volume instead of deleting it: DeleteVolume again, after the longest backoff (an error volume may be deleted).
+      if (current.state === 'error') return this.dyingTerminal(volume, now, 'VolumeError', `EC2 reports volume ${current.ebsVolumeId} in state error instead of deleted`);
       return this.stillInProgress(volume, now, `deleting ${volume.ebsVolumeId}`);
     }
     if (!current) {
