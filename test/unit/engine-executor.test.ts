@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { AttachmentRecord, VolumeRecord } from '../../lib/domain/records.js';
 import { MAX_STATUS_MESSAGE_CHARS } from '../../lib/domain/status-message.js';
-import { ProviderError, type RecordStore, type SharedRateBudget, type VolumeProvider } from '../../lib/engine/ports.js';
+import { ProviderError, type ProviderVolume, type RecordStore, type SharedRateBudget, type VolumeProvider } from '../../lib/engine/ports.js';
 import { Executor, createVolumeClientToken } from '../../lib/engine/executor.js';
 import { OWNERSHIP_TAGS } from '../../lib/settings.js';
 import { DEFAULT_ENGINE_CONFIG } from '../../lib/engine/config.js';
@@ -17,6 +17,7 @@ import {
   newAttachment,
   newVolume,
   OTHER_INSTANCE,
+  providerOver,
   START,
   volumeKey,
   volumeOf,
@@ -1928,6 +1929,27 @@ describe('executor: more of what EC2 and the records can do', () => {
       'volume record invalid; its attachment is left as it is until the record is put right',
       'attachment/data-1/' + INSTANCE,
     ]);
+  });
+
+  it('an answer of an unexpected shape fails only its own message: the batch\'s other work is done, the claim let go, the error logged', async () => {
+    const log = new RecordingLog();
+    const h = harness({ log });
+    await h.store.create(newVolume('data-1'));
+    await h.store.create(newVolume('data-2'));
+    const provider = providerOver(h.ebs, {
+      createVolume: async (request) => {
+        const volume = await h.ebs.createVolume(request);
+        return (request.tags[OWNERSHIP_TAGS.record] === 'data-1' ? undefined : volume) as unknown as ProviderVolume;
+      },
+    });
+    const executor = new Executor({ store: h.store, queue: h.queue, provider, clock: h.clock, metrics: h.metrics, log, config: { rateWaitMaxMs: 0 } });
+    const batch = h.batchOf(h.op('create-volume', volumeKey('data-1')), h.op('create-volume', volumeKey('data-2')));
+    const result = await executor.run(batch);
+    expect(result.failedMessageIds).toEqual([batch[0]!.messageId]);
+    expect((await volumeOf(h, 'data-2')).status.state).toBe('creating');
+    const first = await volumeOf(h, 'data-1');
+    expect(first.claim).toBeUndefined();
+    expect(log.entries.filter((entry) => entry.level === 'error').map((entry) => [entry.message, entry.attributes?.key])).toEqual([['operation step failed', 'volume/data-1']]);
   });
 
   it('a volume deleted behind our back goes to error with the EC2 code', async () => {
