@@ -886,28 +886,27 @@ export class Executor {
       const second = item.token ? Math.max(0, Math.floor((item.token.atMs - now) / 1000)) : 0;
       const group = bySecond.get(second) ?? { items: [], calls: [] };
       group.items.push(item);
-      group.calls.push(this.contained(item, run));
+      group.calls.push(run());
       bySecond.set(second, group);
     }
     await Promise.all([checksWritten, ...[...bySecond.values()].map(async (group) => {
-      await Promise.all(group.calls);
+      const outcomes = await Promise.allSettled(group.calls);
+      outcomes.forEach((outcome, index) => {
+        if (outcome.status === 'rejected') this.stepFailed(group.items[index]!, outcome.reason);
+      });
       await flush(group.items);
     })]);
   }
 
   /**
-   * Runs one item's step so that an error nothing classified (an answer of an unexpected shape, a
-   * transition the table refuses) fails that item's message alone, not the batch: logged, its
+   * An item's step threw on something nothing classified (an answer of an unexpected shape, a
+   * transition the table refuses): that item's message alone fails, not the batch: logged, its
    * claim let go, its message delivered again (and dead-lettered if it keeps failing).
    */
-  private async contained(item: Item, run: () => Promise<void>): Promise<void> {
-    try {
-      await run();
-    } catch (error) {
-      this.deps.log.error('operation step failed', { key: item.id, error: errorMessage(error) });
-      item.result = undefined;
-      item.infraFailed = true;
-    }
+  private stepFailed(item: Item, error: unknown): void {
+    this.deps.log.error('operation step failed', { key: item.id, error: errorMessage(error) });
+    item.result = undefined;
+    item.infraFailed = true;
   }
 
   /**
