@@ -262,12 +262,13 @@ export function planVolume(volume: VolumeRecord, attachments: readonly Attachmen
     case 'available':
     case 'in-use': {
       const issues = specChangeIssues(volume);
-      const rejected = specRejection(volume, issues);
-      if (rejected) return { type: 'invalid-spec', reason: rejected };
       // Tags first: CreateTags/DeleteTags answer at once and have no rate limit, while a modification
       // keeps the volume `modifying` for minutes to hours (or waits up to 24 hours for EC2's limit),
       // during which nothing else is done to it. The modification follows when the tags are held.
+      // Tags are independent of the size and performance: a spec EBS cannot make holds back only those.
       if (tagsNeeded(volume)) return { type: 'operation', op: 'tag-volume', reason: 'tags changed' };
+      const rejected = specRejection(volume, issues);
+      if (rejected) return { type: 'invalid-spec', reason: rejected };
       if (modificationNeeded(volume, issues)) {
         // EC2 refuses every ModifyVolume of the volume until then, whatever the spec asks for now.
         const cooldownEnd = modificationCooldownEndMs(volume, nowMs);

@@ -1,6 +1,6 @@
 /**
  * Spec changes a client writes (through the API or straight into the table): EBS cannot make
- * every change, and one it cannot make must cause no EC2 call by any path (watcher, executor,
+ * every change, and one it cannot make must cause no ModifyVolume by any path (watcher, executor,
  * reconciler, duplicate or late messages) while the record says why; a delete or a retry is
  * never held back by it.
  */
@@ -189,6 +189,21 @@ describe('a volume grown outside the system (EC2 holds 50 GiB, the spec says 10)
     await h.watch();
     expect(await volumeOf(h)).toMatchObject({ observed: { sizeGiB: 60 }, observedGeneration: 3 });
     expect((await volumeOf(h)).status.code).toBeUndefined();
+  });
+
+  it('takes a tag change all the same: the tags are set, the size still said to be impossible, and no ModifyVolume', async () => {
+    const h = await availableVolume({ team: 'a' });
+    await growOutside(h, 50);
+    const modifies = h.ebs.calls.ModifyVolume;
+    // The API takes a tag-only change of such a volume (judged on its tags).
+    await new VolumeService({ store: h.store, clock: h.clock }).patchVolume('data-1', { tags: { team: 'b' } });
+    await h.watch();
+    await h.settle(MINUTE);
+    await h.watch();
+    const volume = await volumeOf(h);
+    expect(h.ebs.volume(volume.ebsVolumeId!)?.tags).toMatchObject({ team: 'b' });
+    expect(volume).toMatchObject({ observed: { sizeGiB: 50, tags: { team: 'b' } }, status: { state: 'available', code: 'InvalidSpecChange', message: 'spec.sizeGiB: EBS volumes can only grow: 50 GiB cannot become 10 GiB' } });
+    expect(h.ebs.calls.ModifyVolume).toBe(modifies);
   });
 
   it('in error, is retried by the API: back to pending and checked, not rejected, and no ModifyVolume', async () => {
