@@ -329,8 +329,20 @@ export class DynamoRecordStore implements RecordStore {
   }
 
   async update<R extends ProvisionerRecord>(key: RecordKey, changes: RecordChanges<R>, condition?: WriteCondition): Promise<R> {
+    try {
+      return await this.updateItem<R>(key, changes, condition, false);
+    } catch (error) {
+      // An item written straight into the table with a version that is no number cannot be bumped:
+      // it is numbered afresh from 1 (the record parser reads it as invalid; only its rejection writes it).
+      if (error instanceof Error && error.name === 'ValidationException' && /Incorrect operand type for operator or function; operator or function: \+/.test(error.message))
+        return this.updateItem<R>(key, changes, condition, true);
+      throw error;
+    }
+  }
+
+  private async updateItem<R extends ProvisionerRecord>(key: RecordKey, changes: RecordChanges<R>, condition: WriteCondition | undefined, renumber: boolean): Promise<R> {
     const expr = new Expression();
-    const sets = [bumpVersion(expr)];
+    const sets = [renumber ? `${expr.name('version')} = ${expr.value(1)}` : bumpVersion(expr)];
     const removes: string[] = [];
     for (const [field, value] of Object.entries(changes)) {
       if (value === undefined) continue;
@@ -341,7 +353,8 @@ export class DynamoRecordStore implements RecordStore {
       else sets.push(`${expr.name(field)} = ${expr.value(value)}`);
     }
     const update = `SET ${sets.join(', ')}${removes.length > 0 ? ` REMOVE ${removes.join(', ')}` : ''}`;
-    const item = await this.conditionalUpdate(key, update, conditionExpression(expr, condition), expr);
+    const unnumbered = renumber ? ` AND NOT attribute_type(${expr.name('version')}, ${expr.value('N')})` : '';
+    const item = await this.conditionalUpdate(key, update, conditionExpression(expr, condition) + unnumbered, expr);
     return recordOf(item) as R;
   }
 

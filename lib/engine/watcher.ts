@@ -239,9 +239,10 @@ export class Watcher {
     if (stateOf(current) === 'error' && field(previous, 'code') === INVALID_RECORD_CODE && field(previous, 'message') === status.message) return;
     this.deps.log.warn('invalid record', { key: keyString(key), reasons: status.message });
     // Written without a version it reads as 0; one that is no number cannot be matched, and is rejected whatever it holds.
-    const version = field(current, 'version') ?? 0;
+    const version = field(current, 'version');
+    const judged = version === undefined ? { version: 0 } : typeof version === 'number' ? { version } : undefined;
     try {
-      await this.deps.store.update(key, { status } as RecordChanges, typeof version === 'number' ? { version } : undefined);
+      await this.deps.store.update(key, { status } as RecordChanges, judged);
     } catch (error) {
       if (!(error instanceof ConditionFailedError)) throw error;
       return;

@@ -190,7 +190,8 @@ export class MemoryRecordStore implements RecordStore {
       else next[field] = cloneData(value);
     }
     // DynamoDB's `if_not_exists(version, 0) + 1`: an item written into the table without one gets 1.
-    next.version = (current.version ?? 0) + 1;
+    // One that is no number (written straight into the table) is numbered afresh, as the DynamoDB store does.
+    next.version = typeof current.version === 'number' ? current.version + 1 : 1;
     checkItemSize(key, next);
     const written = next as unknown as ProvisionerRecord;
     this.items.set(orderKey(key), { key, record: written });

@@ -245,6 +245,16 @@ describeWithMoto('DynamoRecordStore against moto', (endpoint) => {
     await expect(store.update({ kind: 'volume', volumeId: 'raw' }, { life: 'alive' }, { version: 0 })).rejects.toBeInstanceOf(ConditionFailedError);
   });
 
+  it('numbers afresh from 1 an item written straight into the table with a version that is no number', async () => {
+    const { store, tableName } = await freshStore();
+    for (const [id, version] of [['text', 'abc'], ['null', null]] as const) {
+      await clients.doc.send(new PutCommand({ TableName: tableName, Item: { pk: `VOLUME#${id}`, sk: 'VOLUME', life: 'alive', version } }));
+      const written = await store.update({ kind: 'volume', volumeId: id }, { life: 'dying' });
+      expect(written).toMatchObject({ life: 'dying', version: 1 });
+      expect((await store.update({ kind: 'volume', volumeId: id }, { life: 'alive' }, { version: 1 })).version).toBe(2);
+    }
+  });
+
   it('reads numbers written by hand beyond what JavaScript holds exactly, in every read', async () => {
     const { store, tableName } = await freshStore();
     await store.create(volume('ok'));

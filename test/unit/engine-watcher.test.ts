@@ -138,6 +138,18 @@ describe('watcher', () => {
     expect(await h.store.get(volumeKey('data-1'))).toMatchObject({ status: { state: 'available' }, ebsVolumeId: expect.any(String) });
   });
 
+  it('rejects a record written straight into the table with a version that is no number, numbering it afresh', async () => {
+    for (const version of ['abc', null]) {
+      const h = harness();
+      const raw = { ...newVolume('data-1'), spec: { sizeGiB: -5, volumeType: 'gp3' }, version };
+      h.store.putRaw(raw);
+      expect(await h.watcher.handle([insert(raw as never)])).toEqual({ failedChangeIds: [] });
+      const record = await h.store.get(volumeKey('data-1'));
+      expect(record).toMatchObject({ version: 1, status: { state: 'error', code: 'InvalidRecord', message: expect.stringContaining('version') } });
+      expect(h.metrics.counter('InvalidRecords')).toBe(1);
+    }
+  });
+
   it('an invalid record whose rejection could not be written is retried and counted once, when it is written', async () => {
     const h = harness();
     const raw = { ...newVolume('data-1'), spec: { sizeGiB: -5, volumeType: 'gp3' } };
