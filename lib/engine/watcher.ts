@@ -69,6 +69,11 @@ function stateOf(image: unknown): unknown {
   return field(field(image, 'status'), 'state');
 }
 
+/** Whether `record` is an attachment that may still hold the EC2 volume of a removed volume record (`volumeRecordLost`), its volume record as read. */
+function holdsRemovedRecordsVolume(record: ProvisionerRecord, volume: VolumeRecord | 'invalid' | undefined): boolean {
+  return record.kind === 'attachment' && volumeRecordLost(record, volume === 'invalid' ? undefined : volume);
+}
+
 /**
  * Whether a volume moving between these states (stream images) changes what its waiting
  * attachments do or say: it was written (again: they wait for it to become available now), became
@@ -190,16 +195,18 @@ export class Watcher {
     attachments?: AttachmentRecord[],
   ): Promise<void> {
     const generation = record.generation ?? 1;
-    const putRight = record.status.state === 'error' && record.status.code === INVALID_RECORD_CODE;
+    // An attachment is planned against its volume record: read once, for the retry and the plan.
+    const volume = record.kind === 'attachment' ? await this.readVolume(record.volumeId) : undefined;
+    const putRight = record.status.code === INVALID_RECORD_CODE;
     const retried = putRight || (generation > (record.retriedGeneration ?? 0) && this.generationBumped(group));
-    if (record.status.state === 'error' && record.life === 'alive' && retried && !(await this.holdsRemovedRecordsVolume(record))) {
+    if (record.status.state === 'error' && record.life === 'alive' && retried && !holdsRemovedRecordsVolume(record, volume)) {
       const state = record.kind === 'volume' ? nextVolumeState('error', 'retry-requested') : nextAttachmentState('error', 'retry-requested');
       const status: Status<string> = { state, attempts: 0, updatedAt: new Date(this.deps.clock.now()).toISOString(), message: 'retry requested' };
       const written = await this.write(record, { status, retriedGeneration: generation } as RecordChanges);
       if (!written) return;
       record = written;
     }
-    await this.planAndEnqueue(record, operations, attachments);
+    await this.planAndEnqueue(record, operations, attachments, volume);
   }
 
   /**
@@ -219,12 +226,13 @@ export class Watcher {
     });
   }
 
-  /** Whether `record` is an attachment that may still hold the EC2 volume of a removed volume record (`volumeRecordLost`). */
-  private async holdsRemovedRecordsVolume(record: ProvisionerRecord): Promise<boolean> {
-    if (record.kind !== 'attachment') return false;
-    const raw = await this.deps.store.get({ kind: 'volume', volumeId: record.volumeId });
-    const volume = raw === undefined ? undefined : parseRecord(raw);
-    return volumeRecordLost(record, volume?.ok && volume.value.kind === 'volume' ? volume.value : undefined);
+  /** The volume record `volumeId` as the table holds it: `invalid` when it does not parse, undefined when there is none. */
+  private async readVolume(volumeId: string): Promise<VolumeRecord | 'invalid' | undefined> {
+    const raw = await this.deps.store.get({ kind: 'volume', volumeId });
+    if (raw === undefined) return undefined;
+    const parsed = parseRecord(raw);
+    if (!parsed.ok) return 'invalid';
+    return parsed.value.kind === 'volume' ? parsed.value : undefined;
   }
 
   /**
@@ -260,19 +268,24 @@ export class Watcher {
     }
   }
 
-  private async planAndEnqueue(record: ProvisionerRecord, operations: QueuedOperation[], attachments?: AttachmentRecord[]): Promise<void> {
+  private async planAndEnqueue(
+    record: ProvisionerRecord,
+    operations: QueuedOperation[],
+    attachments?: AttachmentRecord[],
+    /** An attachment's volume record, when already read (`readVolume`). */
+    volumeRead?: VolumeRecord | 'invalid',
+  ): Promise<void> {
     let decision: Decision;
     if (record.kind === 'volume') {
       decision = planVolume(record, attachments ?? (await this.deps.store.attachmentsOfVolume(record.volumeId)), this.deps.clock.now());
     } else {
-      const raw = await this.deps.store.get({ kind: 'volume', volumeId: record.volumeId });
-      const volume = raw === undefined ? undefined : parseRecord(raw);
-      if (volume && !volume.ok) {
+      const volume = volumeRead ?? (await this.readVolume(record.volumeId));
+      if (volume === 'invalid') {
         // Not a removed volume record: the attachment waits as it is until its client puts the record right (whose change brings it here).
         this.deps.log.warn('volume record invalid; its attachment is left as it is until the record is put right', { key: keyString(keyOf(record)) });
         return;
       }
-      decision = planAttachment(record, volume?.value.kind === 'volume' ? volume.value : undefined);
+      decision = planAttachment(record, volume);
     }
     await this.apply(record, decision, operations);
   }
@@ -337,16 +350,14 @@ export class Watcher {
   }
 
   private async replanVolume(volumeId: string, operations: QueuedOperation[]): Promise<void> {
-    const volume = await this.deps.store.get({ kind: 'volume', volumeId });
-    if (volume?.kind !== 'volume') return;
-    const parsed = parseRecord(volume);
-    if (!parsed.ok || parsed.value.kind !== 'volume') return;
-    const decision = planVolume(parsed.value, await this.deps.store.attachmentsOfVolume(volumeId), this.deps.clock.now());
+    const volume = await this.readVolume(volumeId);
+    if (volume === undefined || volume === 'invalid') return;
+    const decision = planVolume(volume, await this.deps.store.attachmentsOfVolume(volumeId), this.deps.clock.now());
     if ((decision.type === 'none' || decision.type === 'cooldown') && (volume.status.state === 'in-use' || volume.status.state === 'available')) {
       // No attachment change is visible in the record itself: let a check bring in-use/available in line.
       operations.push({ message: { op: 'check-volume', key: { kind: 'volume', volumeId }, reason: 'attachment removed' }, delaySeconds: 0 });
       return;
     }
-    await this.apply(parsed.value, decision, operations);
+    await this.apply(volume, decision, operations);
   }
 }
