@@ -10,6 +10,7 @@ import type {
   RecordKey,
   VolumeRecord,
   VolumeSpec,
+  VolumeState,
 } from '../domain/records.js';
 import { MODIFICATION_RATE_RULE, MODIFICATIONS_PER_WINDOW, performanceChange } from '../domain/ebs-limits.js';
 import { nextAttachmentState, nextVolumeState } from '../domain/state-machines.js';
@@ -216,10 +217,6 @@ export function planVolume(volume: VolumeRecord, attachments: readonly Attachmen
       return { type: 'wait', reason: `waiting for ${attachments.length} attachment(s) to detach before deleting` };
     // Without the id, repeat the recorded CreateVolume to learn it, then delete.
     const learnId: Decision = { type: 'operation', op: 'create-volume', reason: 'learning the id of a volume a CreateVolume may have made, to delete it' };
-    const neverCreated = (): Decision => {
-      nextVolumeState(state, 'removed-uncreated');
-      return { type: 'remove', reason: 'never created; removed without an EC2 call' };
-    };
     switch (state) {
       case 'pending':
         // Retried after an error: the volume may exist.
@@ -227,13 +224,13 @@ export function planVolume(volume: VolumeRecord, attachments: readonly Attachmen
           ? { type: 'operation', op: 'check-volume', reason: 'dying after a retry; looking at the volume before deleting' }
           : unanswered
             ? learnId
-            : neverCreated();
+            : neverCreated(state);
       case 'creating':
         return created
           ? { type: 'operation', op: 'check-volume', reason: 'waiting for creation to finish before deleting' }
           : unanswered
             ? learnId
-            : neverCreated();
+            : neverCreated(state);
       case 'available':
         return { type: 'operation', op: 'delete-volume', reason: 'dying and detached' };
       case 'in-use':
@@ -243,7 +240,7 @@ export function planVolume(volume: VolumeRecord, attachments: readonly Attachmen
       case 'deleting':
         return { type: 'operation', op: 'check-volume', reason: 'deletion in progress' };
       case 'error':
-        return created ? { type: 'operation', op: 'delete-volume', reason: 'dying after an error' } : unanswered ? learnId : neverCreated();
+        return created ? { type: 'operation', op: 'delete-volume', reason: 'dying after an error' } : unanswered ? learnId : neverCreated(state);
     }
   }
 
@@ -379,6 +376,12 @@ export function givenUpWithDevice(attachment: AttachmentRecord, volume: VolumeRe
 /** Where EC2 may hold the volume of an attachment that lost its volume record. */
 function leftAttachedTo(attachment: AttachmentRecord): string {
   return `perhaps still attached to ${attachment.instanceId}${attachment.device ? ` as ${attachment.device}` : ''}`;
+}
+
+/** A dying volume no CreateVolume can have made: removed without an EC2 call. */
+function neverCreated(state: VolumeState): Decision {
+  nextVolumeState(state, 'removed-uncreated');
+  return { type: 'remove', reason: 'never created; removed without an EC2 call' };
 }
 
 /** A dying attachment EC2 never saw attach (no device kept): removed without an EC2 call. */
