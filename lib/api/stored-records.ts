@@ -2,8 +2,8 @@
  * Records as the API reads them from the table. The table is input: a client may write a record
  * straight into it, so every record the API reads goes through the domain's record parser, the one
  * the watcher applies. A valid record is used as parsed, the fields the system has not written yet
- * read with their defaults (`pending` with no attempts, version 0, no creation time); write
- * conditions pin only what the item holds. An invalid record is never acted on: a request naming it
+ * read with their defaults (`pending` with no attempts, version 0, no creation time), as the stores
+ * read them in write conditions too (a missing version matches 0). An invalid record is never acted on: a request naming it
  * is a 409 `invalid-record` with the reasons, and a list shows it as the watcher marks it (`error`,
  * code `InvalidRecord`, the reasons), so a record the watcher has not seen yet reads the same.
  */
@@ -14,9 +14,10 @@ import { INVALID_RECORD_CODE, invalidRecordStatus } from '../engine/status.js';
 import { ApiProblem, type FieldIssue } from './problem.js';
 import type { InvalidAttachmentView, InvalidVolumeView } from './schemas.js';
 
-/** The fields a write condition pins, as the item holds them (absent: not written yet). */
+/** The fields a write condition pins, as the item holds them (generation, creation time: absent when not written yet). */
 export interface Stored {
-  version?: number;
+  /** 0 for an item written without one, as the stores match it. */
+  version: number;
   generation?: number;
   createdAt?: string;
 }
@@ -52,7 +53,7 @@ function storedOf(raw: ProvisionerRecord): Stored {
   const item = raw as unknown as Record<string, unknown>;
   const { version, generation, createdAt } = item;
   return {
-    ...(typeof version === 'number' ? { version } : {}),
+    version: typeof version === 'number' ? version : 0,
     ...(typeof generation === 'number' ? { generation } : {}),
     ...(typeof createdAt === 'string' ? { createdAt } : {}),
   };
@@ -61,22 +62,17 @@ function storedOf(raw: ProvisionerRecord): Stored {
 /**
  * The write condition that the record is still the one read at the generation read: its
  * client-owned part is unchanged, and it was not deleted and created again meanwhile. An
- * attachment written before it had a generation is pinned by its version instead. Only what the
- * item holds is pinned: a condition on a field it lacks never holds.
+ * attachment written before it had a generation is pinned by its version instead. A creation
+ * time the item lacks is not pinned (a condition on it would never hold).
  */
 export function generationRead(stored: Stored): WriteCondition {
   const created = stored.createdAt !== undefined ? { createdAt: stored.createdAt } : {};
-  if (stored.generation !== undefined) return { generation: stored.generation, ...created };
-  return { ...(stored.version !== undefined ? { version: stored.version } : {}), ...created };
+  return stored.generation !== undefined ? { generation: stored.generation, ...created } : { version: stored.version, ...created };
 }
 
-/**
- * The write condition that nothing wrote the record since it was read: its version. An item no
- * write has numbered yet (written into the table without one) is pinned by its generation; the
- * system's first write to it numbers it.
- */
+/** The write condition that nothing wrote the record since it was read: its version. */
 export function versionRead(stored: Stored): WriteCondition {
-  return stored.version !== undefined ? { version: stored.version } : generationRead(stored);
+  return { version: stored.version };
 }
 
 /** Field issues listed in an `invalid-record` problem; the detail counts the rest. */
