@@ -69,6 +69,14 @@ function stateOf(image: unknown): unknown {
   return field(field(image, 'status'), 'state');
 }
 
+/** A volume record as the table holds it (`raw`): `invalid` when it does not parse, undefined when there is none. */
+function volumeRecordOf(raw: ProvisionerRecord | undefined): VolumeRecord | 'invalid' | undefined {
+  if (raw === undefined) return undefined;
+  const parsed = parseRecord(raw);
+  if (!parsed.ok) return 'invalid';
+  return parsed.value.kind === 'volume' ? parsed.value : undefined;
+}
+
 /** Whether `record` is an attachment that may still hold the EC2 volume of a removed volume record (`volumeRecordLost`), its volume record as read. */
 function holdsRemovedRecordsVolume(record: ProvisionerRecord, volume: VolumeRecord | 'invalid' | undefined): boolean {
   return record.kind === 'attachment' && volumeRecordLost(record, volume === 'invalid' ? undefined : volume);
@@ -196,7 +204,7 @@ export class Watcher {
   ): Promise<void> {
     const generation = record.generation ?? 1;
     // An attachment is planned against its volume record: read once, for the retry and the plan.
-    const volume = record.kind === 'attachment' ? await this.readVolume(record.volumeId) : undefined;
+    const volume = record.kind === 'attachment' ? volumeRecordOf(await this.deps.store.get({ kind: 'volume', volumeId: record.volumeId })) : undefined;
     const putRight = record.status.code === INVALID_RECORD_CODE;
     const retried = putRight || (generation > (record.retriedGeneration ?? 0) && this.generationBumped(group));
     if (record.status.state === 'error' && record.life === 'alive' && retried && !holdsRemovedRecordsVolume(record, volume)) {
@@ -206,7 +214,7 @@ export class Watcher {
       if (!written) return;
       record = written;
     }
-    await this.planAndEnqueue(record, operations, attachments, volume);
+    await this.planAndEnqueue(record, operations, attachments, record.kind === 'attachment' ? { volume } : undefined);
   }
 
   /**
@@ -226,14 +234,6 @@ export class Watcher {
     });
   }
 
-  /** The volume record `volumeId` as the table holds it: `invalid` when it does not parse, undefined when there is none. */
-  private async readVolume(volumeId: string): Promise<VolumeRecord | 'invalid' | undefined> {
-    const raw = await this.deps.store.get({ kind: 'volume', volumeId });
-    if (raw === undefined) return undefined;
-    const parsed = parseRecord(raw);
-    if (!parsed.ok) return 'invalid';
-    return parsed.value.kind === 'volume' ? parsed.value : undefined;
-  }
 
   /**
    * Writes the rejection of an invalid record over the version judged, counted once it is written:
@@ -272,14 +272,14 @@ export class Watcher {
     record: ProvisionerRecord,
     operations: QueuedOperation[],
     attachments?: AttachmentRecord[],
-    /** An attachment's volume record, when already read (`readVolume`). */
-    volumeRead?: VolumeRecord | 'invalid',
+    /** An attachment's volume record, as already read (`volumeRecordOf`). */
+    volumeRead?: { volume: VolumeRecord | 'invalid' | undefined },
   ): Promise<void> {
     let decision: Decision;
     if (record.kind === 'volume') {
       decision = planVolume(record, attachments ?? (await this.deps.store.attachmentsOfVolume(record.volumeId)), this.deps.clock.now());
     } else {
-      const volume = volumeRead ?? (await this.readVolume(record.volumeId));
+      const volume = volumeRead ? volumeRead.volume : volumeRecordOf(await this.deps.store.get({ kind: 'volume', volumeId: record.volumeId }));
       if (volume === 'invalid') {
         // Not a removed volume record: the attachment waits as it is until its client puts the record right (whose change brings it here).
         this.deps.log.warn('volume record invalid; its attachment is left as it is until the record is put right', { key: keyString(keyOf(record)) });
@@ -350,7 +350,7 @@ export class Watcher {
   }
 
   private async replanVolume(volumeId: string, operations: QueuedOperation[]): Promise<void> {
-    const volume = await this.readVolume(volumeId);
+    const volume = volumeRecordOf(await this.deps.store.get({ kind: 'volume', volumeId }));
     if (volume === undefined || volume === 'invalid') return;
     const decision = planVolume(volume, await this.deps.store.attachmentsOfVolume(volumeId), this.deps.clock.now());
     if ((decision.type === 'none' || decision.type === 'cooldown') && (volume.status.state === 'in-use' || volume.status.state === 'available')) {
