@@ -441,7 +441,13 @@ export class Executor {
         this.deps.metrics.operation({ operation: item.hint, outcome: 'skipped' });
         continue;
       }
-      const decision = this.plan(item, now);
+      let decision: Decision | undefined;
+      try {
+        decision = this.plan(item, now);
+      } catch (error) {
+        this.stepFailed(item, error);
+        continue;
+      }
       if (!decision) {
         this.deps.log.info('record no longer exists; nothing to do', { key: item.id });
         this.deps.metrics.operation({ operation: item.hint, outcome: 'skipped' });
@@ -867,19 +873,19 @@ export class Executor {
     const runs: { item: Item; run: () => Promise<void> }[] = [];
     runs.push(...(await this.prepareCreates(creates, owner, now, instances)));
     runs.push(...(await this.prepareAttaches(attaches, owner, now, instances)));
-    for (const item of detaches) {
-      const run = this.prepareDetach(item, now);
-      if (run) runs.push({ item, run });
-    }
-    for (const item of deletes) runs.push({ item, run: this.deleteVolume(item, now) });
-    for (const item of modifies) {
-      const run = this.prepareModify(item, owner, now, volumes, modifications);
-      if (run) runs.push({ item, run });
-    }
-    for (const item of tags) {
-      const run = this.prepareTag(item, owner, now, volumes);
-      if (run) runs.push({ item, run });
-    }
+    // Each step prepared on its own: one that throws fails its own message (`stepFailed`), not the batch.
+    const prepare = (item: Item, prepared: () => (() => Promise<void>) | undefined) => {
+      try {
+        const run = prepared();
+        if (run) runs.push({ item, run });
+      } catch (error) {
+        this.stepFailed(item, error);
+      }
+    };
+    for (const item of detaches) prepare(item, () => this.prepareDetach(item, now));
+    for (const item of deletes) prepare(item, () => this.deleteVolume(item, now));
+    for (const item of modifies) prepare(item, () => this.prepareModify(item, owner, now, volumes, modifications));
+    for (const item of tags) prepare(item, () => this.prepareTag(item, owner, now, volumes));
     // Calls whose tokens fall in the same second are written and followed up together.
     const bySecond = new Map<number, { items: Item[]; calls: Promise<void>[] }>();
     for (const { item, run } of runs) {
@@ -899,9 +905,10 @@ export class Executor {
   }
 
   /**
-   * An item's step threw on something nothing classified (an answer of an unexpected shape, a
-   * transition the table refuses): that item's message alone fails, not the batch: logged, its
-   * claim let go, its message delivered again (and dead-lettered if it keeps failing).
+   * An item's step (planning, preparing or making its call) threw on something nothing classified
+   * (an answer of an unexpected shape, a transition the table refuses): that item's message alone
+   * fails, not the batch: logged, its claim let go, its message delivered again (and dead-lettered
+   * if it keeps failing).
    */
   private stepFailed(item: Item, error: unknown): void {
     this.deps.log.error('operation step failed', { key: item.id, error: errorMessage(error) });
@@ -1055,72 +1062,76 @@ export class Executor {
     const runs: { item: Item; run: () => Promise<void> }[] = [];
     await Promise.all(
       items.map(async (item) => {
-        let volume = item.record as VolumeRecord;
-        // An unanswered request is repeated as it was (same token, same parameters, whatever the spec is
-        // now), so EC2 answers with the one volume its token made: never a second one, nor a mismatch.
-        // One an earlier version sent without recording it is recorded now, as it was sent.
-        const unrecorded = !volume.createRequest && createSentUnrecorded(volume);
-        const repeat = unrecorded ? unrecordedCreateRequest(volume) : volume.createRequest;
-        let request: CreateRequest;
-        if (repeat) request = repeat;
-        else {
-          const placed = this.placeVolume(volume, now, instances);
-          if (typeof placed !== 'string') {
-            item.result = placed;
-            return;
-          }
-          // A record written without createdAt has no mark of its incarnation: a random one serves, as the token is recorded before it is sent.
-          const incarnation = volume.createdAt || randomUUID();
-          request = { clientToken: createVolumeClientToken(volume.volumeId, incarnation, volume.generation), availabilityZone: placed, spec: volume.spec };
-        }
-        // Record the request (and the attempt) before calling EC2, so a crash, a lost answer or a dying record repeats it.
-        const changes: RecordChanges<VolumeRecord> = !repeat
-          ? { createRequest: request, observedGeneration: volume.generation, availabilityZone: request.availabilityZone }
-          : unrecorded
-            ? { createRequest: request }
-            : {};
-        if (volume.status.state !== 'creating') {
-          const message = repeat ? 'repeating an unanswered CreateVolume' : 'creating';
-          changes.status = successStatus(volume.status, nextVolumeState(volume.status.state, 'create-started'), now, message);
-        }
-        if (Object.keys(changes).length > 0) {
-          const written = await this.preWrite<VolumeRecord>(item, owner, now, changes);
-          if (!written) return;
-          volume = written;
-          item.record = written;
-        }
-        runs.push({ item, run: async () => {
-          const tags = { ...request.spec.tags, [OWNERSHIP_TAGS.owner]: this.config.ownerTagValue, [OWNERSHIP_TAGS.record]: volume.volumeId };
-          const outcome = await this.call(item, 'CreateVolume', () => this.deps.provider.createVolume({ ...request, tags }));
-          if (!outcome.ok) {
-            if (createUnrepeatable(outcome.error)) {
-              item.result = { ...this.createUnrepeatable(volume, request, now, outcome.error), latencyMs: outcome.latencyMs };
+        try {
+          let volume = item.record as VolumeRecord;
+          // An unanswered request is repeated as it was (same token, same parameters, whatever the spec is
+          // now), so EC2 answers with the one volume its token made: never a second one, nor a mismatch.
+          // One an earlier version sent without recording it is recorded now, as it was sent.
+          const unrecorded = !volume.createRequest && createSentUnrecorded(volume);
+          const repeat = unrecorded ? unrecordedCreateRequest(volume) : volume.createRequest;
+          let request: CreateRequest;
+          if (repeat) request = repeat;
+          else {
+            const placed = this.placeVolume(volume, now, instances);
+            if (typeof placed !== 'string') {
+              item.result = placed;
               return;
             }
-            const failed = this.volumeFailure(volume, now, outcome.error);
-            // Turned down: nothing exists under the token, and the next attempt places and sends the spec
-            // as it is then (a zone EC2 does not have, put right, must not be taken from the refused request).
-            if (createRefused(outcome.error)) failed.changes = { ...(failed.changes as RecordChanges<VolumeRecord>), ...FORGET_CREATE_REQUEST };
-            item.result = { ...failed, latencyMs: outcome.latencyMs };
-            return;
+            // A record written without createdAt has no mark of its incarnation: a random one serves, as the token is recorded before it is sent.
+            const incarnation = volume.createdAt || randomUUID();
+            request = { clientToken: createVolumeClientToken(volume.volumeId, incarnation, volume.generation), availabilityZone: placed, spec: volume.spec };
           }
-          const created = outcome.value;
-          const base: RecordChanges<VolumeRecord> = { ebsVolumeId: created.ebsVolumeId, ...zoneOf(created) };
-          if (created.state === 'error') {
-            const terminal = this.volumeTerminal(volume, now, 'VolumeError', volumeErrorMessage(created.ebsVolumeId));
-            item.result = { ...terminal, latencyMs: outcome.latencyMs, changes: { ...base, ...(terminal.changes as RecordChanges<VolumeRecord>) } };
-            return;
+          // Record the request (and the attempt) before calling EC2, so a crash, a lost answer or a dying record repeats it.
+          const changes: RecordChanges<VolumeRecord> = !repeat
+            ? { createRequest: request, observedGeneration: volume.generation, availabilityZone: request.availabilityZone }
+            : unrecorded
+              ? { createRequest: request }
+              : {};
+          if (volume.status.state !== 'creating') {
+            const message = repeat ? 'repeating an unanswered CreateVolume' : 'creating';
+            changes.status = successStatus(volume.status, nextVolumeState(volume.status.state, 'create-started'), now, message);
           }
-          if (created.state === 'available' || created.state === 'in-use') {
-            item.result = { outcome: 'succeeded', latencyMs: outcome.latencyMs, changes: { ...base, ...this.observedChanges(volume, created, now) } };
-            return;
+          if (Object.keys(changes).length > 0) {
+            const written = await this.preWrite<VolumeRecord>(item, owner, now, changes);
+            if (!written) return;
+            volume = written;
+            item.record = written;
           }
-          item.result = {
-            outcome: 'in-progress',
-            latencyMs: outcome.latencyMs,
-            changes: { ...base, status: successStatus(volume.status, volume.status.state, now, `creating ${created.ebsVolumeId}`, true) },
-          };
-        } });
+          runs.push({ item, run: async () => {
+            const tags = { ...request.spec.tags, [OWNERSHIP_TAGS.owner]: this.config.ownerTagValue, [OWNERSHIP_TAGS.record]: volume.volumeId };
+            const outcome = await this.call(item, 'CreateVolume', () => this.deps.provider.createVolume({ ...request, tags }));
+            if (!outcome.ok) {
+              if (createUnrepeatable(outcome.error)) {
+                item.result = { ...this.createUnrepeatable(volume, request, now, outcome.error), latencyMs: outcome.latencyMs };
+                return;
+              }
+              const failed = this.volumeFailure(volume, now, outcome.error);
+              // Turned down: nothing exists under the token, and the next attempt places and sends the spec
+              // as it is then (a zone EC2 does not have, put right, must not be taken from the refused request).
+              if (createRefused(outcome.error)) failed.changes = { ...(failed.changes as RecordChanges<VolumeRecord>), ...FORGET_CREATE_REQUEST };
+              item.result = { ...failed, latencyMs: outcome.latencyMs };
+              return;
+            }
+            const created = outcome.value;
+            const base: RecordChanges<VolumeRecord> = { ebsVolumeId: created.ebsVolumeId, ...zoneOf(created) };
+            if (created.state === 'error') {
+              const terminal = this.volumeTerminal(volume, now, 'VolumeError', volumeErrorMessage(created.ebsVolumeId));
+              item.result = { ...terminal, latencyMs: outcome.latencyMs, changes: { ...base, ...(terminal.changes as RecordChanges<VolumeRecord>) } };
+              return;
+            }
+            if (created.state === 'available' || created.state === 'in-use') {
+              item.result = { outcome: 'succeeded', latencyMs: outcome.latencyMs, changes: { ...base, ...this.observedChanges(volume, created, now) } };
+              return;
+            }
+            item.result = {
+              outcome: 'in-progress',
+              latencyMs: outcome.latencyMs,
+              changes: { ...base, status: successStatus(volume.status, volume.status.state, now, `creating ${created.ebsVolumeId}`, true) },
+            };
+          } });
+        } catch (error) {
+          this.stepFailed(item, error);
+        }
       }),
     );
     return runs;
@@ -1167,26 +1178,30 @@ export class Executor {
   private async prepareAttaches(items: Item[], owner: string, now: number, instances: Map<string, InstanceView> | ClassifiedError) {
     const ready: { item: Item; instance: InstanceView }[] = [];
     for (const item of items) {
-      const attachment = item.record as AttachmentRecord;
-      const volume = item.volume!;
-      if (!(instances instanceof Map)) {
-        item.result = this.attachmentFailure(attachment, now, 'Describe', instances);
-        continue;
+      try {
+        const attachment = item.record as AttachmentRecord;
+        const volume = item.volume!;
+        if (!(instances instanceof Map)) {
+          item.result = this.attachmentFailure(attachment, now, 'Describe', instances);
+          continue;
+        }
+        const instance = instances.get(attachment.instanceId);
+        const prerequisite = attachPrerequisites(volume, instance, attachment.instanceId);
+        if (!prerequisite.ok) {
+          // Judged on another environment's description: the retry describes the instance afresh before giving up.
+          if (instance?.shared) this.instanceCache.delete(attachment.instanceId);
+          item.result = this.attachmentFailure(attachment, now, 'AttachVolume', {
+            outcome: prerequisite.terminal && !instance?.shared ? 'terminal' : 'wait-for-prerequisite',
+            code: prerequisite.code,
+            message: prerequisite.message,
+          });
+          continue;
+        }
+        // Prerequisites hold only for an instance that was found.
+        ready.push({ item, instance: instance! });
+      } catch (error) {
+        this.stepFailed(item, error);
       }
-      const instance = instances.get(attachment.instanceId);
-      const prerequisite = attachPrerequisites(volume, instance, attachment.instanceId);
-      if (!prerequisite.ok) {
-        // Judged on another environment's description: the retry describes the instance afresh before giving up.
-        if (instance?.shared) this.instanceCache.delete(attachment.instanceId);
-        item.result = this.attachmentFailure(attachment, now, 'AttachVolume', {
-          outcome: prerequisite.terminal && !instance?.shared ? 'terminal' : 'wait-for-prerequisite',
-          code: prerequisite.code,
-          message: prerequisite.message,
-        });
-        continue;
-      }
-      // Prerequisites hold only for an instance that was found.
-      ready.push({ item, instance: instance! });
     }
     const requests: DeviceRequest[] = ready.map(({ item }) => {
       const attachment = item.record as AttachmentRecord;
@@ -1199,41 +1214,45 @@ export class Executor {
     const runs: { item: Item; run: () => Promise<void> }[] = [];
     await Promise.all(
       ready.map(async ({ item, instance }) => {
-        const attachment = item.record as AttachmentRecord;
-        const allocation = devices.get(item.id)!;
-        if (!allocation.ok) {
-          item.result = this.attachmentFailure(attachment, now, 'AttachVolume', { outcome: 'retry', code: allocation.code, message: allocation.message });
-          return;
-        }
-        const seen = instance.seen;
-        const written = await this.preWrite<AttachmentRecord>(item, owner, now, {
-          status: attemptStatus(attachment.status, nextAttachmentState(attachment.status.state, 'attach-started'), now, `attaching as ${allocation.device}`),
-          device: allocation.device,
-          ...(seen ? { instanceSeen: seen } : {}),
-          volumeCreatedAt: item.volume!.createdAt,
-        });
-        if (!written) return;
-        item.record = written;
-        runs.push({ item, run: async () => {
-          const outcome = await this.call(item, 'AttachVolume', () =>
-            this.deps.provider.attachVolume({ ebsVolumeId: item.volume!.ebsVolumeId!, instanceId: written.instanceId, device: allocation.device }),
-          );
-          const cached = this.instanceCache.get(written.instanceId);
-          if (outcome.ok && cached) cached.instance = { ...cached.instance, deviceNames: [...cached.instance.deviceNames, allocation.device] };
-          // The instance may have changed under the cache (state, devices): describe it next time.
-          if (!outcome.ok && outcome.error.outcome !== 'throttled') this.instanceCache.delete(written.instanceId);
-          if (outcome.ok || outcome.error.outcome === 'already-done') {
-            item.result = {
-              outcome: 'in-progress',
-              latencyMs: outcome.latencyMs,
-              changes: { status: successStatus(written.status, 'attaching', now, `attaching as ${allocation.device}`, true) },
-            };
+        try {
+          const attachment = item.record as AttachmentRecord;
+          const allocation = devices.get(item.id)!;
+          if (!allocation.ok) {
+            item.result = this.attachmentFailure(attachment, now, 'AttachVolume', { outcome: 'retry', code: allocation.code, message: allocation.message });
             return;
           }
-          item.result = { ...this.attachmentFailure(written, now, 'AttachVolume', outcome.error), latencyMs: outcome.latencyMs };
-          // The instance was just described: the volume is what EC2 does not find. Deleted outside, its record learns it at once (and the attach waits for its retry).
-          if (outcome.error.kind === 'not-found') item.result.alsoCheck = this.volumeCheck(written);
-        } });
+          const seen = instance.seen;
+          const written = await this.preWrite<AttachmentRecord>(item, owner, now, {
+            status: attemptStatus(attachment.status, nextAttachmentState(attachment.status.state, 'attach-started'), now, `attaching as ${allocation.device}`),
+            device: allocation.device,
+            ...(seen ? { instanceSeen: seen } : {}),
+            volumeCreatedAt: item.volume!.createdAt,
+          });
+          if (!written) return;
+          item.record = written;
+          runs.push({ item, run: async () => {
+            const outcome = await this.call(item, 'AttachVolume', () =>
+              this.deps.provider.attachVolume({ ebsVolumeId: item.volume!.ebsVolumeId!, instanceId: written.instanceId, device: allocation.device }),
+            );
+            const cached = this.instanceCache.get(written.instanceId);
+            if (outcome.ok && cached) cached.instance = { ...cached.instance, deviceNames: [...cached.instance.deviceNames, allocation.device] };
+            // The instance may have changed under the cache (state, devices): describe it next time.
+            if (!outcome.ok && outcome.error.outcome !== 'throttled') this.instanceCache.delete(written.instanceId);
+            if (outcome.ok || outcome.error.outcome === 'already-done') {
+              item.result = {
+                outcome: 'in-progress',
+                latencyMs: outcome.latencyMs,
+                changes: { status: successStatus(written.status, 'attaching', now, `attaching as ${allocation.device}`, true) },
+              };
+              return;
+            }
+            item.result = { ...this.attachmentFailure(written, now, 'AttachVolume', outcome.error), latencyMs: outcome.latencyMs };
+            // The instance was just described: the volume is what EC2 does not find. Deleted outside, its record learns it at once (and the attach waits for its retry).
+            if (outcome.error.kind === 'not-found') item.result.alsoCheck = this.volumeCheck(written);
+          } });
+        } catch (error) {
+          this.stepFailed(item, error);
+        }
       }),
     );
     return runs;

@@ -1952,6 +1952,30 @@ describe('executor: more of what EC2 and the records can do', () => {
     expect(log.entries.filter((entry) => entry.level === 'error').map((entry) => [entry.message, entry.attributes?.key])).toEqual([['operation step failed', 'volume/data-1']]);
   });
 
+  it('a step that throws while it is prepared fails only its own message: the batch\'s other work is done, the error logged', async () => {
+    const log = new RecordingLog();
+    const h = harness({ log });
+    const first = await availableVolume(h, 'data-1');
+    await availableVolume(h, 'data-2');
+    for (const volumeId of ['data-1', 'data-2']) {
+      const volume = await volumeOf(h, volumeId);
+      await h.store.update<VolumeRecord>(volumeKey(volumeId), { spec: { ...volume.spec, tags: { team: 'b' } }, generation: volume.generation + 1 });
+    }
+    // DescribeVolumes answers data-1's volume without its tags: preparing its tag change throws.
+    const provider = providerOver(h.ebs, {
+      describeVolumes: async (ids) =>
+        (await h.ebs.describeVolumes(ids)).map((volume) => (volume.ebsVolumeId === first.ebsVolumeId ? ({ ...volume, tags: undefined } as unknown as ProviderVolume) : volume)),
+    });
+    const executor = new Executor({ store: h.store, queue: h.queue, provider, clock: h.clock, metrics: h.metrics, log, config: { rateWaitMaxMs: 0 } });
+    const batch = h.batchOf(h.op('tag-volume', volumeKey('data-1')), h.op('tag-volume', volumeKey('data-2')));
+    const result = await executor.run(batch);
+    expect(result.failedMessageIds).toEqual([batch[0]!.messageId]);
+    expect((await volumeOf(h, 'data-2')).observed?.tags).toEqual({ team: 'b' });
+    expect((await volumeOf(h, 'data-1')).claim).toBeUndefined();
+    expect(h.ebs.calls.CreateTags).toBe(1);
+    expect(log.entries.filter((entry) => entry.level === 'error').map((entry) => [entry.message, entry.attributes?.key])).toEqual([['operation step failed', 'volume/data-1']]);
+  });
+
   it('a volume deleted behind our back goes to error with the EC2 code', async () => {
     const h = harness();
     const volume = await availableVolume(h, 'data-1');
