@@ -171,6 +171,12 @@ function itemSizeError(key: RecordKey, error: unknown): unknown {
   return error;
 }
 
+/**
+ * DynamoDB's refusals of `version + 1` on an attribute that is no number. Real DynamoDB says "An
+ * operand in the update expression has an incorrect data type"; the emulator may also name the
+ * operator ("Incorrect operand type for operator or function; operator or function: +").
+ */
+const NOT_A_NUMBER_OPERAND = /An operand in the update expression has an incorrect data type|Incorrect operand type for operator or function; operator or function: \+/;
 /** The stored item a failed conditional write saw (ReturnValuesOnConditionCheckFailure ALL_OLD). */
 function currentOf(error: ConditionalCheckFailedException): ProvisionerRecord | undefined {
   return error.Item === undefined ? undefined : recordOf(itemFromAttributeValues(error.Item));
@@ -334,7 +340,7 @@ export class DynamoRecordStore implements RecordStore {
     } catch (error) {
       // An item written straight into the table with a version that is no number cannot be bumped:
       // it is numbered afresh from 1 (the record parser reads it as invalid; only its rejection writes it).
-      if (error instanceof Error && error.name === 'ValidationException' && /Incorrect operand type for operator or function; operator or function: \+/.test(error.message))
+      if (error instanceof Error && error.name === 'ValidationException' && NOT_A_NUMBER_OPERAND.test(error.message))
         return this.updateItem<R>(key, changes, condition, true);
       throw error;
     }

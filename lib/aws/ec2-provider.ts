@@ -44,8 +44,9 @@ import { toProviderError } from './ec2-errors.js';
  * the executor to a whole batch. A filter simply leaves unknown ids out.
  * The cost: filtered describes are paginated (hence MaxResults/NextToken below) and EC2 evaluates
  * the filter over the account's resources in the region, so they are somewhat slower; they count
- * against the same describe rate budget, one request per page. 200 values per filter is a
- * conservative chunk, well within what EC2 accepts.
+ * against the same describe rate budget, one request per page. 200 is EC2's limit on filter
+ * values in one call (FilterLimitExceeded beyond it), counted over all filters: a second filter
+ * beside the ids would need smaller chunks.
  */
 const DESCRIBE_IDS_PER_CALL = 200;
 /** DescribeVolumes / DescribeVolumesModifications return at most 500 per page. */

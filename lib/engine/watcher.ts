@@ -246,9 +246,10 @@ export class Watcher {
     // Already rejected for these reasons (its own status write coming back, a redelivery): counted then.
     if (stateOf(current) === 'error' && field(previous, 'code') === INVALID_RECORD_CODE && field(previous, 'message') === status.message) return;
     this.deps.log.warn('invalid record', { key: keyString(key), reasons: status.message });
-    // Written without a version it reads as 0; one that is no number cannot be matched, and is rejected whatever it holds.
+    // Written without a version it reads as 0; one that is no number, or a number too large to be
+    // read exactly (a condition on it cannot even be sent), cannot be matched: rejected whatever it holds.
     const version = field(current, 'version');
-    const judged = version === undefined ? { version: 0 } : typeof version === 'number' ? { version } : undefined;
+    const judged = version === undefined ? { version: 0 } : Number.isSafeInteger(version) ? { version: version as number } : undefined;
     try {
       await this.deps.store.update(key, { status } as RecordChanges, judged);
     } catch (error) {

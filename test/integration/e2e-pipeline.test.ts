@@ -10,6 +10,7 @@
  */
 import { AttachVolumeCommand, DescribeVolumesCommand, DetachVolumeCommand, ModifyVolumeCommand } from '@aws-sdk/client-ec2';
 import { GetQueueAttributesCommand, PurgeQueueCommand } from '@aws-sdk/client-sqs';
+import { PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { AwsClients } from '../../lib/aws/clients.js';
@@ -174,6 +175,23 @@ describeWithMoto('pipeline end to end on moto', (endpoint) => {
     const read = await volume('direct-bad');
     expect(read.status).toBe(409);
     expect(read.body.errors).toEqual(expect.arrayContaining([expect.objectContaining({ path: 'record.spec.iops' })]));
+  });
+
+  it('rejects a record written straight into the table whatever its version holds: text, or a number too large to read exactly', async () => {
+    const base = { sk: { S: 'VOLUME' }, kind: { S: 'volume' }, life: { S: 'alive' }, generation: { N: '1' } };
+    const spec = { M: { sizeGiB: { N: '10' }, volumeType: { S: 'gp3' }, iops: { N: '999999' } } };
+    for (const [id, version] of [['odd-text', { S: 'one' }], ['odd-huge', { N: '12345678901234567890' }]] as const) {
+      await clients.dynamo.send(new PutItemCommand({ TableName: runtime.aws!.tableName, Item: { ...base, pk: { S: `VOLUME#${id}` }, volumeId: { S: id }, spec, version } }));
+    }
+    for (const id of ['odd-text', 'odd-huge']) {
+      const item = async () =>
+        (await clients.doc.send(new GetCommand({ TableName: runtime.aws!.tableName, Key: { pk: `VOLUME#${id}`, sk: 'VOLUME' }, ConsistentRead: true }))).Item as
+          | { status?: { state: string; code?: string } }
+          | undefined;
+      const rejected = await until(item, (found) => found?.status?.state === 'error', `${id} rejected`);
+      expect(rejected?.status).toMatchObject({ code: 'InvalidRecord' });
+      expect(await ec2VolumesOf(id)).toEqual([]);
+    }
   });
 
   it('answers a malformed request with a 4xx and writes nothing', async () => {

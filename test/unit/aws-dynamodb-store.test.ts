@@ -133,6 +133,22 @@ describe('DynamoRecordStore requests', () => {
     await expect(store().update<VolumeRecord>({ kind: 'volume', volumeId: 'v1' }, { observedGeneration: 1 })).rejects.toBe(other);
   });
 
+  it("numbers afresh from 1 an item whose version DynamoDB refuses to add to, in either wording of the refusal", async () => {
+    const validation = (message: string) => new DynamoDBServiceException({ name: 'ValidationException', $fault: 'client', $metadata: {}, message });
+    for (const message of [
+      'Invalid UpdateExpression: An operand in the update expression has an incorrect data type',
+      'Invalid UpdateExpression: Incorrect operand type for operator or function; operator or function: +, operand type: S',
+    ]) {
+      dynamo.reset();
+      dynamo.on(UpdateCommand).rejectsOnce(validation(message)).resolves({ Attributes: { pk: 'VOLUME#v1', sk: 'VOLUME', kind: 'volume', volumeId: 'v1', version: 1, life: 'dying' } });
+      expect(await store().update<VolumeRecord>({ kind: 'volume', volumeId: 'v1' }, { life: 'dying' })).toMatchObject({ version: 1, life: 'dying' });
+      const [first, second] = dynamo.commandCalls(UpdateCommand).map((call) => call.args[0].input);
+      expect(first!.UpdateExpression).toMatch(/ \+ /);
+      expect(second!.UpdateExpression).not.toMatch(/ \+ /);
+      expect(second!.ConditionExpression).toMatch(/NOT attribute_type\(/);
+    }
+  });
+
   it('refuses to change identity or version through update', async () => {
     await expect(store().update({ kind: 'volume', volumeId: 'v1' }, { pk: 'x' } as never)).rejects.toThrow(/pk cannot be changed/);
     expect(dynamo.commandCalls(UpdateCommand)).toHaveLength(0);
