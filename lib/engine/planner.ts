@@ -343,8 +343,9 @@ export function volumeRecordLost(attachment: AttachmentRecord, volume: VolumeRec
  * not the one the attachment attached.
  */
 export function volumeRecordWrittenSince(attachment: AttachmentRecord, volume: VolumeRecord, since: string): boolean {
-  // Its attach was for this record: whatever the clocks say (a client writing the table stamps createdAt with its own).
-  if (attachment.volumeCreatedAt === volume.createdAt) return false;
+  // Its attach recorded the record it was for: that decides, whatever the clocks say (a client
+  // writing the table stamps createdAt with its own, which may be behind).
+  if (attachment.volumeCreatedAt !== undefined) return attachment.volumeCreatedAt !== volume.createdAt;
   return Date.parse(since) < Date.parse(volume.createdAt);
 }
 

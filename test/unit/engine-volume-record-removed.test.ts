@@ -381,6 +381,25 @@ describe('a volume record removed from the table while it has attachments', () =
       expect(h.ebs.volume(await ebsVolumeIdOf(h))?.attachments).toEqual([]);
     });
 
+    it('written again straight into the table by a client whose clock is behind (createdAt before the attachment\'s last write): the attachment is still not attached beside the removed record\'s volume', async () => {
+      const { h, reconciler } = setup();
+      await attached(h);
+      const first = await ebsVolumeIdOf(h);
+      await h.clock.advance(60 * 60_000);
+      await h.store.remove(volumeKey('data-1'));
+      h.store.putRaw(newVolume('data-1', { createdAt: new Date(h.clock.now() - 2 * 60 * 60_000 + 1000).toISOString(), version: 1 }));
+      await settle(h);
+      for (let pass = 0; pass < 3; pass++) {
+        await h.clock.advance(6 * 60_000);
+        await reconciler.run();
+        await settle(h);
+      }
+      expect((await attachmentOf(h))?.status).toMatchObject(SAYS.leftAttached);
+      expect(h.ebs.calls.AttachVolume).toBe(1);
+      expect(h.ebs.volume(first)?.attachments).toMatchObject([{ instanceId: INSTANCE, state: 'attached' }]);
+      expect(h.ebs.volume(await ebsVolumeIdOf(h))?.attachments).toEqual([]);
+    });
+
     it('written again before the watcher saw the removal: an attached attachment still says it may be attached to the removed record\'s volume, is not attached again, and deleted detaches that volume alone', async () => {
       const { h, service } = setup();
       await attached(h);
