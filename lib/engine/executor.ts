@@ -1644,7 +1644,12 @@ export class Executor {
   ): Result {
     const volume = item.record as VolumeRecord;
     const state = volume.status.state;
-    if (!(volumes instanceof Map)) return this.volumeFailure(volume, now, volumes);
+    if (!(volumes instanceof Map)) {
+      // A look at a live volume at rest is no attempt of anything, as for an attachment at rest:
+      // counted, a long EC2 outage would end a healthy volume in error. The next look (the reconciler's) comes on its own.
+      if (volume.life === 'alive' && (state === 'available' || state === 'in-use')) return { outcome: 'skipped' };
+      return this.volumeFailure(volume, now, volumes);
+    }
     const listed = volume.ebsVolumeId ? volumes.get(volume.ebsVolumeId) : undefined;
     // One EC2 is deleting that the record does not delete (deleted outside) is as gone as one EC2 no longer lists.
     const current = state === 'deleting' || (listed?.state !== 'deleting' && listed?.state !== 'deleted') ? listed : undefined;

@@ -3,6 +3,7 @@ import type { AttachmentRecord, VolumeRecord } from '../../lib/domain/records.js
 import { MAX_STATUS_MESSAGE_CHARS } from '../../lib/domain/status-message.js';
 import { ProviderError, type ProviderVolume, type RecordStore, type SharedRateBudget, type VolumeProvider } from '../../lib/engine/ports.js';
 import { Executor, createVolumeClientToken } from '../../lib/engine/executor.js';
+import { Reconciler } from '../../lib/engine/reconciler.js';
 import { OWNERSHIP_TAGS } from '../../lib/settings.js';
 import { DEFAULT_ENGINE_CONFIG } from '../../lib/engine/config.js';
 import { RecordingLog, silentLog } from '../../lib/memory/log.js';
@@ -1974,6 +1975,46 @@ describe('executor: more of what EC2 and the records can do', () => {
     expect((await volumeOf(h, 'data-1')).claim).toBeUndefined();
     expect(h.ebs.calls.CreateTags).toBe(1);
     expect(log.entries.filter((entry) => entry.level === 'error').map((entry) => [entry.message, entry.attributes?.key])).toEqual([['operation step failed', 'volume/data-1']]);
+  });
+
+  it('a long DescribeVolumes outage leaves a healthy volume at rest as it is: its looks count no attempt, so it never ends in error', async () => {
+    const h = harness();
+    await attachedVolume(h, 'data-1');
+    const before = await volumeOf(h, 'data-1');
+    expect(before.status.state).toBe('in-use');
+    let failing = true;
+    const provider = providerOver(h.ebs, {
+      describeVolumes: async (ids) => {
+        if (failing) throw new ProviderError('transient', 'InternalError', 'An internal error has occurred');
+        return h.ebs.describeVolumes(ids);
+      },
+    });
+    const executor = new Executor({ store: h.store, queue: h.queue, provider, clock: h.clock, metrics: h.metrics, log: silentLog, config: { rateWaitMaxMs: 0 } });
+    const reconciler = new Reconciler({ store: h.store, queue: h.queue, provider, clock: h.clock, metrics: h.metrics, log: silentLog, config: { ownerTagValue: 'ebs-provisioner' } });
+    const drain = async () => {
+      for (let round = 0; round < 20; round++) {
+        const received = h.queue.receive(100);
+        if (received.length === 0) return;
+        const { failedMessageIds } = await executor.run(received.map(({ messageId, message }) => ({ messageId, message })));
+        for (const { messageId, receiptHandle } of received) if (!failedMessageIds.includes(messageId)) h.queue.delete(receiptHandle);
+      }
+    };
+    // A look during the outage (an attachment's change, a reconciler sync), then 90 minutes of reconciler passes.
+    await executor.run(h.batchOf(h.op('check-volume', volumeKey('data-1'))));
+    expect(await volumeOf(h, 'data-1')).toEqual(before);
+    for (let minute = 0; minute < 90; minute++) {
+      if (minute % 5 === 0) await reconciler.run();
+      await drain();
+      await h.clock.advance(60_000);
+    }
+    failing = false;
+    for (let minute = 0; minute < 30; minute++) {
+      if (minute % 5 === 0) await reconciler.run();
+      await drain();
+      await h.clock.advance(60_000);
+    }
+    expect((await volumeOf(h, 'data-1')).status).toMatchObject({ state: 'in-use', attempts: 0 });
+    expect((await volumeOf(h, 'data-1')).status.code).toBeUndefined();
   });
 
   it('a volume deleted behind our back goes to error with the EC2 code', async () => {
