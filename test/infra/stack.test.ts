@@ -174,6 +174,13 @@ describe('functions', () => {
     expect(s.json.Resources[functionId('reconciler')]!.Properties!.ReservedConcurrentExecutions).toBe(1);
   });
 
+  it('only the executor, which chains its own delayed messages on its queue, lets Lambda run it in a recursive loop', () => {
+    for (const name of FUNCTION_NAMES) {
+      // Absent is Lambda's default, Terminate.
+      expect(s.json.Resources[functionId(name)]!.Properties!.RecursiveLoop, name).toBe(name === 'executor' ? 'Allow' : undefined);
+    }
+  });
+
   it('the deployed executor runs with the engine\'s settings: its concurrency, and each action\'s own rate budget', () => {
     const variables = (s.json.Resources[functionId('executor')]!.Properties!.Environment as { Variables: Record<string, unknown> }).Variables;
     expect(variables).toMatchObject({ EC2_REFILL_PER_SECOND: '5', EXECUTOR_MAX_CONCURRENCY: String(EXECUTOR.maxConcurrency) });
