@@ -1,13 +1,13 @@
 /** Lambda entry point: on a schedule, re-enqueue lost work, check records against EC2, report leaks. */
 import { Logger } from '@aws-lambda-powertools/logger';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
-import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import middy from '@middy/core';
 import type { ScheduledEvent } from 'aws-lambda';
 import { createAwsAdapters } from '../lib/aws/adapters.js';
 import { readFunctionEnvironment } from '../lib/functions/environment.js';
 import { createReconcilerHandler } from '../lib/functions/handlers.js';
 import { correlateLogs, powertoolsLog } from '../lib/functions/logging.js';
+import { publishStoredMetrics } from '../lib/functions/metrics.js';
 import { SystemClock } from '../lib/memory/clock.js';
 
 const env = readFunctionEnvironment();
@@ -19,4 +19,4 @@ export const handler = middy<ScheduledEvent>(
 )
   .use(injectLambdaContext(logger, { resetKeys: true }))
   .use(correlateLogs<ScheduledEvent>(logger, (event) => event.id))
-  .use(logMetrics(metrics.powertools));
+  .use(publishStoredMetrics(metrics.powertools));

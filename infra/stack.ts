@@ -152,6 +152,7 @@ export class EbsProvisionerStack extends Stack {
       alarmEmail: options.alarmEmail,
       metricsNamespace: this.metricsNamespace,
       functions: functions.all(),
+      executorMaxConcurrency: options.executorMaxConcurrency,
       queue,
       deadLetterQueue: storage.deadLetterQueue,
       streamFailureQueue: storage.streamFailureQueue,

@@ -111,7 +111,7 @@ export const METRICS = {
   latency: 'OperationLatency',
   /** Operations that ended in a terminal error; no dimensions, so one alarm covers all. */
   failed: 'OperationsFailed',
-  /** Volumes carrying this deployment's ownership tag that no record owns. */
+  /** Volumes carrying this deployment's ownership tag that no record owns; reported by every reconciler pass, zero too. */
   leaked: 'LeakedVolumes',
   /** Records the watcher rejected as invalid. */
   invalidRecords: 'InvalidRecords',

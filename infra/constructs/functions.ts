@@ -89,6 +89,10 @@ export class Functions extends Construct {
       logGroup,
       loggingFormat: lambda.LoggingFormat.JSON,
       reservedConcurrentExecutions: props.reservedConcurrency[name],
+      // The executor feeds its own queue on purpose (waits chained past SQS's 900 s delay, progress
+      // checks, messages not yet due), chains the engine ends (attempt and operation-age budgets, a
+      // modification-limit wait of 24 h at most); Terminate would dead-letter one after ~16 hops.
+      ...(name === 'executor' ? { recursiveLoop: lambda.RecursiveLoop.ALLOW } : {}),
       environment: {
         POWERTOOLS_SERVICE_NAME: `ebs-provisioner-${name}`,
         // Read by lib/functions/environment.ts and given to the metrics explicitly.

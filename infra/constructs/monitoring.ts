@@ -1,6 +1,7 @@
 /**
- * Alarms on what needs a person (failed operations, invalid records, dead letters, stream lag, function errors and
- * throttles, API 5xx, leaked volumes), all sent to one SNS topic, and a dashboard of the pipeline.
+ * Alarms on what needs a person (failed operations, invalid records, dead letters, an executor backlog, stream lag
+ * and undeliverable stream failures, function errors and throttles, API 5xx, leaked volumes, a reconciler that no
+ * longer runs), all sent to one SNS topic, and a dashboard of the pipeline.
  */
 import { ArnFormat, Duration, Stack, Validations } from 'aws-cdk-lib';
 import type * as apigateway from 'aws-cdk-lib/aws-apigateway';
@@ -12,24 +13,37 @@ import * as sns from 'aws-cdk-lib/aws-sns';
 import * as subscriptions from 'aws-cdk-lib/aws-sns-subscriptions';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { METRICS, RECONCILER } from '../../lib/settings.js';
+import { EXECUTOR, METRICS, RECONCILER } from '../../lib/settings.js';
 import type { FunctionName } from './functions.js';
 
 /** Stream lag the watcher may build up before someone is told: well inside WATCHER.maxRecordAgeSeconds. */
 export const ITERATOR_AGE_ALARM_MS = 5 * 60 * 1000;
 
 /**
- * The LeakedVolumes alarm's period: three reconciler intervals. The reconciler reports its count
- * once a pass, at times that drift against CloudWatch's period boundaries, so a period of one
- * interval may hold no pass at all; three hold two passes or more, even with one missed.
+ * The period of the alarms on the reconciler's passes (LeakedVolumes, ReconcilerNotRunning): three
+ * reconciler intervals. The reconciler reports its count once a pass, at times that drift against
+ * CloudWatch's period boundaries, so a period of one interval may hold no pass at all; three hold
+ * two passes or more, even with one missed.
  */
-const LEAKED_VOLUMES_PERIOD_MINUTES = 3 * RECONCILER.intervalMinutes;
+const RECONCILER_PASSES_PERIOD_MINUTES = 3 * RECONCILER.intervalMinutes;
+
+/**
+ * Visible operation messages that, staying above it for 15 minutes, say the executor is not keeping
+ * up: one full batch for each of its concurrent invocations, as many as it takes in at once.
+ * Delayed messages (waits, progress checks, calls deferred for EC2's tokens) are not visible, so
+ * work the executor is pacing does not count; a backlog of a full round that never drains does.
+ */
+export function executorBacklogThreshold(executorMaxConcurrency: number): number {
+  return EXECUTOR.batchSize * executorMaxConcurrency;
+}
 
 export interface MonitoringProps {
   alarmEmail?: string;
   /** The deployment's CloudWatch namespace, where its functions' metrics are (`metricsNamespace`). */
   metricsNamespace: string;
   functions: Record<FunctionName, lambda.IFunction>;
+  /** Concurrent executor invocations (`executorMaxConcurrency`), which set the backlog alarm's threshold. */
+  executorMaxConcurrency: number;
   queue: sqs.IQueue;
   deadLetterQueue: sqs.IQueue;
   streamFailureQueue: sqs.IQueue;
@@ -82,16 +96,30 @@ export class Monitoring extends Construct {
       description: 'The watcher found a record that fails validation: the record is in status error with code InvalidRecord. See the README, section Deploy.',
     });
     // The largest count any pass of the period reported. A period without a pass (the reconciler
-    // failing, which ReconcilerErrors reports) keeps the alarm as it is: only passes that find no
-    // leak clear it.
-    this.alarm('LeakedVolumes', engineMetric(METRICS.leaked).with({ period: Duration.minutes(LEAKED_VOLUMES_PERIOD_MINUTES), statistic: cloudwatch.Stats.MAXIMUM }), {
+    // failing or not invoked, which ReconcilerErrors and ReconcilerNotRunning report) keeps the
+    // alarm as it is: only passes that find no leak clear it.
+    this.alarm('LeakedVolumes', engineMetric(METRICS.leaked).with({ period: Duration.minutes(RECONCILER_PASSES_PERIOD_MINUTES), statistic: cloudwatch.Stats.MAXIMUM }), {
       threshold: 0,
       treatMissingData: cloudwatch.TreatMissingData.IGNORE,
       description: 'The reconciler found volumes with this deployment\'s ownership tag that no record owns. See the README, section Deploy.',
     });
+    // Every finished pass reports its leak count, zero too: a period without one means no pass
+    // finished (its schedule disabled, its invoke permission gone, or every pass failing), which no
+    // other alarm hears when the reconciler is not invoked at all.
+    this.alarm('ReconcilerNotRunning', engineMetric(METRICS.leaked).with({ period: Duration.minutes(RECONCILER_PASSES_PERIOD_MINUTES), statistic: cloudwatch.Stats.SAMPLE_COUNT }), {
+      threshold: 1,
+      comparisonOperator: cloudwatch.ComparisonOperator.LESS_THAN_THRESHOLD,
+      treatMissingData: cloudwatch.TreatMissingData.BREACHING,
+      description: `No reconciler pass finished in ${RECONCILER_PASSES_PERIOD_MINUTES} minutes. See the README, section Deploy.`,
+    });
     this.alarm('DeadLetters', props.deadLetterQueue.metricApproximateNumberOfMessagesVisible({ period: MINUTE, statistic: cloudwatch.Stats.MAXIMUM }), {
       threshold: 0,
       description: 'Operation messages failed every delivery and sit in the dead-letter queue. See the README, section Deploy.',
+    });
+    this.alarm('ExecutorBacklog', props.queue.metricApproximateNumberOfMessagesVisible({ period: FIVE_MINUTES, statistic: cloudwatch.Stats.MINIMUM }), {
+      threshold: executorBacklogThreshold(props.executorMaxConcurrency),
+      evaluationPeriods: 3,
+      description: 'Operation messages have waited for the executor in a backlog for 15 minutes. See the README, section Deploy.',
     });
     this.alarm('StreamFailures', props.streamFailureQueue.metricApproximateNumberOfMessagesVisible({ period: MINUTE, statistic: cloudwatch.Stats.MAXIMUM }), {
       threshold: 0,
@@ -101,6 +129,11 @@ export class Monitoring extends Construct {
       threshold: ITERATOR_AGE_ALARM_MS,
       evaluationPeriods: 5,
       description: 'The watcher is more than 5 minutes behind the table stream. See the README, section Deploy.',
+    });
+    // Lambda counts here the stream batches it gave up on but could not put in the stream failure queue.
+    this.alarm('WatcherDestinationDeliveryFailures', props.functions.watcher.metric('DestinationDeliveryFailures', { period: FIVE_MINUTES, statistic: cloudwatch.Stats.SUM }), {
+      threshold: 0,
+      description: 'The watcher gave up on a batch of table changes and Lambda could not record it in the stream failure queue. See the README, section Deploy.',
     });
     for (const [name, fn] of Object.entries(props.functions)) {
       const id = name.charAt(0).toUpperCase() + name.slice(1);
@@ -180,12 +213,18 @@ export class Monitoring extends Construct {
   private alarm(
     id: string,
     metric: cloudwatch.IMetric,
-    options: { threshold: number; evaluationPeriods?: number; treatMissingData?: cloudwatch.TreatMissingData; description: string },
+    options: {
+      threshold: number;
+      comparisonOperator?: cloudwatch.ComparisonOperator;
+      evaluationPeriods?: number;
+      treatMissingData?: cloudwatch.TreatMissingData;
+      description: string;
+    },
   ): cloudwatch.Alarm {
     const alarm = new cloudwatch.Alarm(this, id, {
       metric,
       threshold: options.threshold,
-      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+      comparisonOperator: options.comparisonOperator ?? cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
       evaluationPeriods: options.evaluationPeriods ?? 1,
       treatMissingData: options.treatMissingData ?? cloudwatch.TreatMissingData.NOT_BREACHING,
       alarmDescription: options.description,

@@ -13,8 +13,8 @@ export type EmfMetricsOptions = { namespace: string; serviceName?: string } | { 
 export class EmfMetrics implements Metrics {
   /**
    * The Powertools instance holding buffered metrics (the counters, OperationsFailed among them).
-   * Handlers flush it with the `logMetrics` middy middleware; the local runtime with
-   * `publishStoredMetrics()`.
+   * The Lambda handlers flush it after each invocation that stored any, with the
+   * `publishStoredMetrics` middy middleware (lib/functions/metrics.ts).
    */
   readonly powertools: PowertoolsMetrics;
 

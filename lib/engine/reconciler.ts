@@ -122,6 +122,7 @@ export class Reconciler {
 
     const leaked = await this.findLeaks(volumesByRecord);
     report.leaked = leaked.map((volume) => volume.ebsVolumeId);
+    // Zero too: each pass's sample is the heartbeat the ReconcilerNotRunning alarm counts.
     this.deps.metrics.count(METRICS.leaked, report.leaked.length);
     for (const { key, reason } of report.requeued) this.deps.log.info('re-enqueued', { key, reason });
     if (report.leaked.length > 0) {

@@ -157,6 +157,8 @@ describe('every option away from its default', () => {
   it('executor concurrency, EC2 refill rate and each environment\'s share of EC2\'s buckets, retention, table removal and an email subscription', () => {
     s.template.hasResourceProperties('AWS::Lambda::EventSourceMapping', { ScalingConfig: { MaximumConcurrency: 10 } });
     expect(fn('Executor').ReservedConcurrentExecutions).toBe(10);
+    // The backlog alarm scales with the executor: one batch for each of the ten invocations.
+    expect(s.json.Resources[resourceId(s.json, 'AWS::CloudWatch::Alarm', 'MonitoringExecutorBacklog')]!.Properties!.Threshold).toBe(EXECUTOR.batchSize * 10);
     expect(fn('Executor').Environment).toMatchObject({ Variables: { EC2_REFILL_PER_SECOND: '20', EXECUTOR_MAX_CONCURRENCY: '10' } });
     // Each of the ten environments takes a tenth of EC2's buckets at the raised refill, action by action.
     const variables = (fn('Executor').Environment as { Variables: Record<string, unknown> }).Variables;

@@ -8,7 +8,7 @@ import { Match } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { API, EXECUTOR, METRICS, OWNERSHIP_TAGS, QUEUE, RATE_BUDGET_TABLE, RECONCILER, TABLE, WATCHER } from '../../lib/settings.js';
 import { ESM_REQUIRE_BANNER, FUNCTION_NAMES, type FunctionName } from '../../infra/constructs/functions.js';
-import { ITERATOR_AGE_ALARM_MS } from '../../infra/constructs/monitoring.js';
+import { executorBacklogThreshold, ITERATOR_AGE_ALARM_MS } from '../../infra/constructs/monitoring.js';
 import { DEFAULT_ENGINE_CONFIG, resolveEngineConfig } from '../../lib/engine/config.js';
 import { readFunctionEnvironment } from '../../lib/functions/environment.js';
 import { acknowledgements, actionsOf, CDK_JSON_CONTEXT, resourceId, resourcesOf, roleStatements, synthesize, TEST_ENV, type Statement, type Synthesized } from './synth.js';
@@ -172,6 +172,13 @@ describe('functions', () => {
   it('reserves concurrency where it protects EC2: executor at its maximum concurrency, reconciler at one', () => {
     expect(s.json.Resources[functionId('executor')]!.Properties!.ReservedConcurrentExecutions).toBe(EXECUTOR.maxConcurrency);
     expect(s.json.Resources[functionId('reconciler')]!.Properties!.ReservedConcurrentExecutions).toBe(1);
+  });
+
+  it('only the executor, which chains its own delayed messages on its queue, lets Lambda run it in a recursive loop', () => {
+    for (const name of FUNCTION_NAMES) {
+      // Absent is Lambda's default, Terminate.
+      expect(s.json.Resources[functionId(name)]!.Properties!.RecursiveLoop, name).toBe(name === 'executor' ? 'Allow' : undefined);
+    }
   });
 
   it('the deployed executor runs with the engine\'s settings: its concurrency, and each action\'s own rate budget', () => {
@@ -476,6 +483,56 @@ describe('alarms and dashboard', () => {
     expect(ITERATOR_AGE_ALARM_MS).toBeLessThan(WATCHER.maxRecordAgeSeconds * 1000);
   });
 
+  it('the watcher\'s stream failure destination unreachable: Lambda could not record a batch it gave up on', () => {
+    expect(alarmNamed('WatcherDestinationDeliveryFailures')).toMatchObject({
+      Namespace: 'AWS/Lambda',
+      MetricName: 'DestinationDeliveryFailures',
+      Statistic: 'Sum',
+      Dimensions: [{ Name: 'FunctionName', Value: { Ref: functionId('watcher') } }],
+      Threshold: 0,
+      ComparisonOperator: 'GreaterThanThreshold',
+      TreatMissingData: 'notBreaching',
+      AlarmActions: [topic()],
+      OKActions: [topic()],
+    });
+  });
+
+  it('executor backlog: more visible operation messages than one batch per concurrent invocation, all along 15 minutes', () => {
+    expect(executorBacklogThreshold(EXECUTOR.maxConcurrency)).toBe(EXECUTOR.batchSize * EXECUTOR.maxConcurrency);
+    const backlog = alarmNamed('ExecutorBacklog');
+    expect(backlog).toMatchObject({
+      Namespace: 'AWS/SQS',
+      MetricName: 'ApproximateNumberOfMessagesVisible',
+      Dimensions: [{ Name: 'QueueName', Value: getAtt(queueId('OperationQueue'), 'QueueName') }],
+      // The lowest count of each period: above the threshold throughout, not at one peak.
+      Statistic: 'Minimum',
+      Threshold: EXECUTOR.batchSize * EXECUTOR.maxConcurrency,
+      ComparisonOperator: 'GreaterThanThreshold',
+      TreatMissingData: 'notBreaching',
+      AlarmActions: [topic()],
+      OKActions: [topic()],
+    });
+    expect((backlog.Period as number) * (backlog.EvaluationPeriods as number)).toBe(15 * 60);
+  });
+
+  it('reconciler not running: no pass reported its leak count over three reconciler intervals, missing data breaching', () => {
+    expect(alarmNamed('ReconcilerNotRunning')).toMatchObject({
+      Namespace: NAMESPACE,
+      MetricName: METRICS.leaked,
+      Statistic: 'SampleCount',
+      Period: 3 * RECONCILER.intervalMinutes * 60,
+      EvaluationPeriods: 1,
+      Threshold: 1,
+      ComparisonOperator: 'LessThanThreshold',
+      // No data at all is what a reconciler that is never invoked leaves.
+      TreatMissingData: 'breaching',
+      AlarmActions: [topic()],
+      OKActions: [topic()],
+    });
+    // The dimensionless count the reconciler reports, like the LeakedVolumes alarm's.
+    expect(alarmNamed('ReconcilerNotRunning').Dimensions).toBeUndefined();
+  });
+
   it.each(FUNCTION_NAMES)('%s errors and throttles', (name) => {
     for (const metric of ['Errors', 'Throttles']) {
       alarm({ Namespace: 'AWS/Lambda', MetricName: metric, Statistic: 'Sum', Dimensions: [{ Name: 'FunctionName', Value: { Ref: functionId(name) } }], Threshold: 0 });
@@ -503,7 +560,7 @@ describe('alarms and dashboard', () => {
     alarm({ Namespace: 'AWS/ApiGateway', MetricName: '5XXError', Statistic: 'Sum', Threshold: 0 });
     alarm({ Namespace: NAMESPACE, MetricName: METRICS.leaked, Threshold: 0, TreatMissingData: 'ignore' });
     const alarms = s.template.findResources('AWS::CloudWatch::Alarm');
-    expect(Object.keys(alarms)).toHaveLength(6 + 2 * FUNCTION_NAMES.length + 1);
+    expect(Object.keys(alarms)).toHaveLength(9 + 2 * FUNCTION_NAMES.length + 1);
     for (const resource of Object.values(alarms)) expect(resource.Properties.AlarmActions).toEqual([topic()]);
     s.template.hasResourceProperties('AWS::SNS::TopicPolicy', {
       PolicyDocument: { Statement: Match.arrayWith([Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } })]) },
@@ -535,7 +592,8 @@ describe('alarms and dashboard', () => {
   it('every engine metric an alarm or the dashboard reads is in this deployment\'s namespace, the one its functions are given', () => {
     const engineMetrics = new Set<string>([METRICS.failed, METRICS.invalidRecords, METRICS.leaked]);
     const alarms = Object.values(s.template.findResources('AWS::CloudWatch::Alarm')).filter((resource) => engineMetrics.has(resource.Properties.MetricName));
-    expect(alarms).toHaveLength(engineMetrics.size);
+    // LeakedVolumes and ReconcilerNotRunning both read the reconciler's leak count.
+    expect(alarms.map((resource) => resource.Properties.MetricName as string).sort()).toEqual([METRICS.leaked, METRICS.leaked, METRICS.failed, METRICS.invalidRecords].sort());
     for (const resource of alarms) expect(resource.Properties.Namespace).toBe(NAMESPACE);
     for (const name of FUNCTION_NAMES) {
       expect((s.json.Resources[functionId(name)]!.Properties!.Environment as { Variables: Record<string, unknown> }).Variables.POWERTOOLS_METRICS_NAMESPACE).toBe(NAMESPACE);

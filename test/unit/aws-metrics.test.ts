@@ -4,6 +4,7 @@ import { createAwsClients } from '../../lib/aws/clients.js';
 import { EmfMetrics } from '../../lib/aws/metrics.js';
 import { readFunctionEnvironment } from '../../lib/functions/environment.js';
 import { Executor } from '../../lib/engine/executor.js';
+import { Reconciler } from '../../lib/engine/reconciler.js';
 import { ProviderError } from '../../lib/engine/ports.js';
 import { silentLog } from '../../lib/memory/log.js';
 import { harness, newVolume, volumeKey } from './engine-fixtures.js';
@@ -76,6 +77,17 @@ describe('EmfMetrics', () => {
     const failed = lines.filter((line) => line._aws.CloudWatchMetrics[0]!.Metrics.some((metric) => metric.Name === 'OperationsFailed'));
     expect(failed).toHaveLength(1);
     expect(failed[0]!.OperationsFailed).toBe(1);
+  });
+
+  it('every reconciler pass publishes its leak count, zero too: the ReconcilerNotRunning alarm counts these samples', async () => {
+    const h = harness();
+    const metrics = new EmfMetrics({ namespace: NAMESPACE });
+    const reconciler = new Reconciler({ store: h.store, queue: h.queue, provider: h.ebs, clock: h.clock, metrics, log: silentLog, config: {} });
+    for (let pass = 0; pass < 2; pass++) {
+      expect((await reconciler.run()).leaked).toEqual([]);
+      metrics.powertools.publishStoredMetrics();
+    }
+    expect(lines.map((line) => line.LeakedVolumes)).toEqual([0, 0]);
   });
 
   it('a function\'s metrics go to the namespace its environment names, the deployment\'s own, not to one every deployment shares', () => {
