@@ -177,7 +177,11 @@ export class Monitoring extends Construct {
         title: 'Queue depth',
         width: 8,
         left: queues.map(([label, queue]) => queue.metricApproximateNumberOfMessagesVisible({ label, period: MINUTE, statistic: cloudwatch.Stats.MAXIMUM })),
-        right: [props.queue.metricApproximateNumberOfMessagesNotVisible({ label: 'in flight or delayed', period: MINUTE, statistic: cloudwatch.Stats.MAXIMUM })],
+        // Delayed messages are the schedule (waits, progress checks, calls deferred for tokens), not a backlog.
+        right: [
+          props.queue.metricApproximateNumberOfMessagesNotVisible({ label: 'in flight', period: MINUTE, statistic: cloudwatch.Stats.MAXIMUM }),
+          props.queue.metricApproximateNumberOfMessagesDelayed({ label: 'delayed (scheduled)', period: MINUTE, statistic: cloudwatch.Stats.MAXIMUM }),
+        ],
       }),
       new cloudwatch.GraphWidget({
         title: 'Age of oldest message (s)',

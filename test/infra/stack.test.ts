@@ -616,11 +616,11 @@ describe('alarms and dashboard', () => {
     expect(Object.values(s.template.findOutputs('MetricsNamespace'))[0]!.Value).toBe(NAMESPACE);
   });
 
-  it('dashboard: operations by outcome, latency, queue depth and age, stream lag', () => {
+  it('dashboard: operations by outcome, latency, queue depth (visible, in flight, delayed) and age, stream lag', () => {
     const body = JSON.stringify(Object.values(s.template.findResources('AWS::CloudWatch::Dashboard'))[0]!.Properties.DashboardBody);
     expect(body).toContain(`{${NAMESPACE},operation,outcome} MetricName=\\\\\\"${METRICS.operations}\\\\\\"`);
     expect(body).toContain(`{${NAMESPACE},operation} MetricName=\\\\\\"${METRICS.latency}\\\\\\"`);
-    for (const metric of ['ApproximateNumberOfMessagesVisible', 'ApproximateAgeOfOldestMessage', 'IteratorAge', METRICS.failed, METRICS.invalidRecords, METRICS.leaked]) expect(body).toContain(metric);
+    for (const metric of ['ApproximateNumberOfMessagesVisible', 'ApproximateNumberOfMessagesNotVisible', 'ApproximateNumberOfMessagesDelayed', 'ApproximateAgeOfOldestMessage', 'IteratorAge', METRICS.failed, METRICS.invalidRecords, METRICS.leaked]) expect(body).toContain(metric);
   });
 });
 
