@@ -69,7 +69,8 @@ export const RECONCILER = {
   intervalMinutes: 5,
   /**
    * Below the interval: with one reserved execution, a pass still running when the next is due
-   * would throttle it. A pass that needs longer times out instead, which its errors alarm reports.
+   * would throttle it. A pass stops starting work in time to report within it, and the next passes
+   * take up the table segments it left (engine config `reconcilerScanSegments`).
    */
   timeoutSeconds: 240,
   memoryMiB: 512,

@@ -10,7 +10,9 @@ import type { VolumeRecord } from '../../lib/domain/records.js';
 import { itemKey, toItem } from '../../lib/aws/record-item.js';
 import { readFunctionEnvironment, readRateBudgetEnvironment } from '../../lib/functions/environment.js';
 import { DEFAULT_ENGINE_CONFIG, EC2_REQUEST_BUCKETS, environmentRateBudgets, resolveEngineConfig } from '../../lib/engine/config.js';
-import { createExecutorHandler, createWatcherHandler, toRecordChange } from '../../lib/functions/handlers.js';
+import { createExecutorHandler, createReconcilerHandler, createWatcherHandler, toRecordChange } from '../../lib/functions/handlers.js';
+import { SCAN_RESERVE_MS } from '../../lib/engine/reconciler.js';
+import { RECONCILER } from '../../lib/settings.js';
 import { FakeClock, MemoryEbs, MemoryOperationQueue, MemoryRecordStore, RecordingLog, RecordingMetrics } from '../../lib/memory/index.js';
 
 const at = '2026-01-01T00:00:00.000Z';
@@ -146,6 +148,27 @@ describe('function handlers', () => {
     const reportedBack = [...source.matchAll(/log\.error\('([^']+)'/g)].map((match) => match[1]!).filter((message) => message !== 'deciding a result failed');
     expect(reportedBack).toContain('status write before the EC2 call failed');
     for (const message of reportedBack) expect(runbook, message).toContain(`\`${message}\``);
+  });
+
+  it("reconciler: bounds the pass by the invocation's remaining time, and logs whether it was complete", async () => {
+    const clock = new FakeClock(Date.parse(at));
+    const store = new MemoryRecordStore();
+    const queue = new MemoryOperationQueue({ clock });
+    const provider = new MemoryEbs({ clock, ownerTagValue: 'test', availabilityZones: ['us-east-1a'] });
+    const log = new RecordingLog();
+    await store.create(volume);
+    const handler = createReconcilerHandler({ store, queue, provider, clock, metrics: new RecordingMetrics(), log, config: { ownerTagValue: 'test' } });
+    const reconciled = () => log.entries.filter((entry) => entry.message === 'reconciled').at(-1)?.attributes;
+
+    await handler({}, { getRemainingTimeInMillis: () => RECONCILER.timeoutSeconds * 1000 });
+    expect(reconciled()).toEqual({ scanned: 1, invalid: 0, requeued: 0, leaked: 0, complete: true, segmentsDone: 8, segmentsTotal: 8, leakCheckComplete: true });
+    // Less time left than the pass keeps for its leak check and report: it scans nothing, and says so.
+    await handler({}, { getRemainingTimeInMillis: () => SCAN_RESERVE_MS - 1 });
+    expect(reconciled()).toEqual({ scanned: 0, invalid: 0, requeued: 0, leaked: 0, complete: false, segmentsDone: 0, segmentsTotal: 8, leakCheckComplete: true });
+    expect(log.entries).toContainEqual(expect.objectContaining({ level: 'warn', message: 'reconciler pass ran out of time; the next passes take up the rest' }));
+    // Without a context (the local runtime), no limit.
+    await handler();
+    expect(reconciled()).toMatchObject({ scanned: 1, complete: true });
   });
 
   it('reads the function environment and rejects a bad one', () => {
