@@ -189,6 +189,13 @@ describe('function handlers', () => {
     expect(() => readFunctionEnvironment({ ...BASE_ENV, EC2_RATE_BUDGET: 'fast' })).toThrow(/positive number/);
   });
 
+  it("reconciler: RECONCILER_SCAN_SEGMENTS, only when given, sets the table's segments; the engine's default otherwise", () => {
+    expect(readFunctionEnvironment({ ...BASE_ENV, RECONCILER_SCAN_SEGMENTS: '32' }).engineConfig.reconcilerScanSegments).toBe(32);
+    expect(resolveEngineConfig(readFunctionEnvironment(BASE_ENV).engineConfig).reconcilerScanSegments).toBe(DEFAULT_ENGINE_CONFIG.reconcilerScanSegments);
+    expect(() => readFunctionEnvironment({ ...BASE_ENV, RECONCILER_SCAN_SEGMENTS: '0' })).toThrow(/RECONCILER_SCAN_SEGMENTS must be a positive integer/);
+    expect(() => readFunctionEnvironment({ ...BASE_ENV, RECONCILER_SCAN_SEGMENTS: '2000000' })).toThrow(/RECONCILER_SCAN_SEGMENTS must be at most 1000000/);
+  });
+
   it('executor: its concurrency and EC2\'s refill give each environment its share of EC2\'s buckets; EC2_RATE_BUDGET, only when given, one rate for all', () => {
     const env = readFunctionEnvironment({ ...BASE_ENV, EXECUTOR_MAX_CONCURRENCY: '10', EC2_REFILL_PER_SECOND: '20' });
     expect(env.engineConfig.concurrentEnvironments).toBe(10);
