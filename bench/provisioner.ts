@@ -174,7 +174,8 @@ export class ProvisionerDesign implements MeasuredDesign {
       if (stopped()) return;
       if (this.reconcilerFunction.hasCapacity()) {
         void this.reconcilerFunction.invoke(async () => {
-          const report = await reconciler.run();
+          // As the deployed handler does, the pass is bounded by the function's timeout.
+          const report = await reconciler.run({ remainingTimeMs: RECONCILER.timeoutSeconds * 1000 });
           this.reconcilerPasses++;
           this.reconcilerRequeued += report.requeued.length;
         });

@@ -3,6 +3,7 @@
  * context (`cdk deploy -c alarmEmail=ops@example.com`) for the command line. Bad values fail
  * synthesis with a message naming the option, before anything is deployed.
  */
+import { MAX_SCAN_SEGMENTS } from '../lib/engine/ports.js';
 import { EXECUTOR } from '../lib/settings.js';
 
 export type ApiAuthorization = 'iam' | 'none';
@@ -40,6 +41,12 @@ export interface DeploymentOptions {
   deletionProtection?: boolean;
   /** KMS key (in the stack's Region) the executor may use to encrypt volumes; only then does it get KMS permissions. */
   kmsKeyArn?: string;
+  /**
+   * Parallel scan segments the reconciler divides the record table into (engine config
+   * `reconcilerScanSegments`). Default: the engine's, 8. Raise it when a segment holds more than
+   * one pass can scan (the reconciler's log says so).
+   */
+  reconcilerScanSegments?: number;
 }
 
 /** Options with defaults applied and values checked. */
@@ -55,6 +62,8 @@ export interface ResolvedOptions {
   tableRemovalPolicy: TableRemovalPolicy;
   deletionProtection: boolean;
   kmsKeyArn?: string;
+  /** Only when the deployer gives one. */
+  reconcilerScanSegments?: number;
 }
 
 /** EC2's account-wide buckets for CreateVolume, DeleteVolume and mutating actions refill this many tokens per second by default. */
@@ -72,6 +81,7 @@ export const CONTEXT_KEYS = [
   'tableRemovalPolicy',
   'deletionProtection',
   'kmsKeyArn',
+  'reconcilerScanSegments',
 ] as const satisfies readonly (keyof DeploymentOptions)[];
 
 /** CloudWatch Logs accepts only these retention periods. */
@@ -120,6 +130,7 @@ export function optionsFromContext(get: (key: string) => unknown): DeploymentOpt
     tableRemovalPolicy: text('tableRemovalPolicy') as TableRemovalPolicy | undefined,
     deletionProtection: boolean('deletionProtection'),
     kmsKeyArn: text('kmsKeyArn'),
+    reconcilerScanSegments: number('reconcilerScanSegments'),
   };
 }
 
@@ -174,6 +185,10 @@ export function resolveOptions(options: DeploymentOptions, stackName: string, re
       throw new Error(`kmsKeyArn must be a key in the stack's Region ${region}, got one in ${keyRegion}: ${options.kmsKeyArn}`);
     }
   }
+  const reconcilerScanSegments = options.reconcilerScanSegments;
+  if (reconcilerScanSegments !== undefined && (!Number.isInteger(reconcilerScanSegments) || reconcilerScanSegments < 1 || reconcilerScanSegments > MAX_SCAN_SEGMENTS)) {
+    throw new Error(`reconcilerScanSegments must be an integer from 1 to ${MAX_SCAN_SEGMENTS}, got ${reconcilerScanSegments}`);
+  }
   return {
     ownerTagValue,
     alarmEmail: options.alarmEmail,
@@ -185,5 +200,6 @@ export function resolveOptions(options: DeploymentOptions, stackName: string, re
     tableRemovalPolicy,
     deletionProtection,
     kmsKeyArn: options.kmsKeyArn,
+    reconcilerScanSegments,
   };
 }

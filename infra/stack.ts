@@ -75,7 +75,13 @@ export class EbsProvisionerStack extends Stack {
           ...(options.ec2RateBudget === undefined ? {} : { EC2_RATE_BUDGET: String(options.ec2RateBudget) }),
         },
         // Reads the line of calls waiting for EC2's tokens, so it does not nudge calls that are only waiting their turn.
-        reconciler: { ...engine, RATE_BUDGET_TABLE_NAME: storage.rateBudgetTable.tableName, EC2_REFILL_PER_SECOND: String(options.ec2RefillPerSecond) },
+        reconciler: {
+          ...engine,
+          RATE_BUDGET_TABLE_NAME: storage.rateBudgetTable.tableName,
+          EC2_REFILL_PER_SECOND: String(options.ec2RefillPerSecond),
+          // Only when given: the engine's default otherwise.
+          ...(options.reconcilerScanSegments === undefined ? {} : { RECONCILER_SCAN_SEGMENTS: String(options.reconcilerScanSegments) }),
+        },
       },
     });
     this.functions = functions;

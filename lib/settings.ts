@@ -69,7 +69,8 @@ export const RECONCILER = {
   intervalMinutes: 5,
   /**
    * Below the interval: with one reserved execution, a pass still running when the next is due
-   * would throttle it. A pass that needs longer times out instead, which its errors alarm reports.
+   * would throttle it. A pass stops starting work in time to report within it, and the next passes
+   * take up the table segments it left (engine config `reconcilerScanSegments`).
    */
   timeoutSeconds: 240,
   memoryMiB: 512,
@@ -111,8 +112,13 @@ export const METRICS = {
   latency: 'OperationLatency',
   /** Operations that ended in a terminal error; no dimensions, so one alarm covers all. */
   failed: 'OperationsFailed',
-  /** Volumes carrying this deployment's ownership tag that no record owns; reported by every reconciler pass, zero too. */
+  /**
+   * Volumes carrying this deployment's ownership tag that no record owns; reported by a reconciler
+   * pass that judged every owned volume (zero too), or that found leaks.
+   */
   leaked: 'LeakedVolumes',
+  /** One per reconciler pass, complete or cut short by its time: the heartbeat an alarm counts. */
+  reconcilerPasses: 'ReconcilerPasses',
   /** Records the watcher rejected as invalid. */
   invalidRecords: 'InvalidRecords',
   /**

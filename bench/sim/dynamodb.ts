@@ -7,6 +7,7 @@
  */
 import type {
   ClaimResult,
+  ListOptions,
   Page,
   ProvisionerRecord,
   RecordChanges,
@@ -64,7 +65,7 @@ export class MeteredRecordStore implements RecordStore {
     return items;
   }
 
-  async list(options: { limit: number; cursor?: string; kind?: 'volume' | 'attachment' }): Promise<Page<ProvisionerRecord>> {
+  async list(options: ListOptions): Promise<Page<ProvisionerRecord>> {
     await this.roundTrip();
     const page = await this.inner.list(options);
     this.readUnits += queryUnits(page.items.length);

@@ -21,7 +21,7 @@ export const ITERATOR_AGE_ALARM_MS = 5 * 60 * 1000;
 
 /**
  * The period of the alarms on the reconciler's passes (LeakedVolumes, ReconcilerNotRunning): three
- * reconciler intervals. The reconciler reports its count once a pass, at times that drift against
+ * reconciler intervals. The reconciler reports once a pass, at times that drift against
  * CloudWatch's period boundaries, so a period of one interval may hold no pass at all; three hold
  * two passes or more, even with one missed.
  */
@@ -103,10 +103,10 @@ export class Monitoring extends Construct {
       treatMissingData: cloudwatch.TreatMissingData.IGNORE,
       description: 'The reconciler found volumes with this deployment\'s ownership tag that no record owns. See the README, section Deploy.',
     });
-    // Every finished pass reports its leak count, zero too: a period without one means no pass
-    // finished (its schedule disabled, its invoke permission gone, or every pass failing), which no
-    // other alarm hears when the reconciler is not invoked at all.
-    this.alarm('ReconcilerNotRunning', engineMetric(METRICS.leaked).with({ period: Duration.minutes(RECONCILER_PASSES_PERIOD_MINUTES), statistic: cloudwatch.Stats.SAMPLE_COUNT }), {
+    // Every pass that ends, complete or cut short by its time, counts itself: a period without one
+    // means no pass ended (its schedule disabled, its invoke permission gone, or every pass
+    // failing), which no other alarm hears when the reconciler is not invoked at all.
+    this.alarm('ReconcilerNotRunning', engineMetric(METRICS.reconcilerPasses).with({ period: Duration.minutes(RECONCILER_PASSES_PERIOD_MINUTES), statistic: cloudwatch.Stats.SAMPLE_COUNT }), {
       threshold: 1,
       comparisonOperator: cloudwatch.ComparisonOperator.LESS_THAN_THRESHOLD,
       treatMissingData: cloudwatch.TreatMissingData.BREACHING,

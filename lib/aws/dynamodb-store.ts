@@ -22,10 +22,12 @@ import {
   type RecordKey,
 } from '../domain/records.js';
 import {
+  checkScanSegment,
   ConditionFailedError,
   InvalidCursorError,
   ItemTooLargeError,
   type ClaimResult,
+  type ListOptions,
   type Page,
   type RecordChanges,
   type RecordStore,
@@ -270,11 +272,14 @@ export class DynamoRecordStore implements RecordStore {
   /**
    * Scans in table order. With a `kind` filter DynamoDB applies `Limit` before the filter, so this
    * scans further (at most MAX_SCANS_PER_PAGE requests) and may return a short page with a cursor.
+   * A segment is one of a parallel scan's (Segment, TotalSegments).
    */
-  async list(options: { limit: number; cursor?: string; kind?: 'volume' | 'attachment' }): Promise<Page<ProvisionerRecord>> {
+  async list(options: ListOptions): Promise<Page<ProvisionerRecord>> {
     if (!Number.isInteger(options.limit) || options.limit < 1) {
       throw new RangeError(`limit must be a positive integer, got ${options.limit}`);
     }
+    if (options.segment) checkScanSegment(options.segment);
+    const segment = options.segment ? { Segment: options.segment.index, TotalSegments: options.segment.total } : {};
     const expr = new Expression();
     const filter =
       options.kind === undefined
@@ -292,6 +297,7 @@ export class DynamoRecordStore implements RecordStore {
           TableName: this.tableName,
           Limit: filter === undefined ? remaining : Math.max(remaining, BATCH_GET_MAX_KEYS),
           ExclusiveStartKey: start,
+          ...segment,
           ...(filter === undefined ? {} : { FilterExpression: filter, ...expr.attributes() }),
         }),
       );

@@ -171,6 +171,12 @@ export interface EngineConfig {
   deviceNames: readonly string[];
   /** Value of the ownership tag put on every volume (the owning stack / deployment). */
   ownerTagValue: string;
+  /**
+   * Parallel scan segments the reconciler divides the record table into (RECONCILER_SCAN_SEGMENTS).
+   * A pass short of time scans whole segments from one that turns with each pass, so passes
+   * together cover a table too large for one; each segment must fit in one pass. 1: a plain scan.
+   */
+  reconcilerScanSegments: number;
 }
 
 function letters(from: string, to: string): string[] {
@@ -260,6 +266,10 @@ export const DEFAULT_ENGINE_CONFIG: EngineConfig = {
   describeChunkSize: { volumes: 500, instances: 1000 },
   deviceNames: DEFAULT_DEVICE_NAMES,
   ownerTagValue: 'ebs-provisioner',
+  // A pass scans about 90 000 records (a page of 500 a second for the 180 s of a 240 s invocation it
+  // may scan): 8 segments cover some 700 000 within 8 passes (40 minutes). One segment cannot: a
+  // pass short of time would start it over each time, never reaching its tail.
+  reconcilerScanSegments: 8,
 };
 
 /** Deep-enough merge of a partial config over the defaults (nested records merge per key). */

@@ -86,6 +86,32 @@ export interface Page<T> {
 }
 
 /**
+ * Part `index` of `total` disjoint parts that together hold every record (DynamoDB's parallel scan
+ * segments): a volume and its attachments, one partition, always fall in the same part.
+ */
+export interface ScanSegment {
+  index: number;
+  total: number;
+}
+
+/** DynamoDB's bound on a parallel scan's segments. */
+export const MAX_SCAN_SEGMENTS = 1_000_000;
+
+/** Throws RangeError for a segment no store can scan (DynamoDB would refuse it). */
+export function checkScanSegment({ index, total }: ScanSegment): void {
+  if (!Number.isInteger(total) || total < 1 || total > MAX_SCAN_SEGMENTS) throw new RangeError(`segment total must be an integer from 1 to ${MAX_SCAN_SEGMENTS}, got ${total}`);
+  if (!Number.isInteger(index) || index < 0 || index >= total) throw new RangeError(`segment index must be an integer from 0 to ${total - 1}, got ${index}`);
+}
+
+export interface ListOptions {
+  limit: number;
+  cursor?: string;
+  kind?: 'volume' | 'attachment';
+  /** Only this part of the table; a cursor then continues only the segment whose page returned it. */
+  segment?: ScanSegment;
+}
+
+/**
  * The table of volume and attachment records.
  * Writes never create a record implicitly: `update` and `remove` fail on a missing record, so a
  * late status write can never resurrect a record that was deleted. `create` and `update` throw
@@ -97,8 +123,8 @@ export interface RecordStore {
   getMany(keys: RecordKey[]): Promise<ProvisionerRecord[]>;
   attachmentsOfVolume(volumeId: string): Promise<AttachmentRecord[]>;
   attachmentsOfInstance(instanceId: string): Promise<AttachmentRecord[]>;
-  /** Every record, a page at a time (reconciler, API listing). */
-  list(options: { limit: number; cursor?: string; kind?: 'volume' | 'attachment' }): Promise<Page<ProvisionerRecord>>;
+  /** Every record (of `segment`, when given), a page at a time (reconciler, API listing). */
+  list(options: ListOptions): Promise<Page<ProvisionerRecord>>;
   /** Inserts a new record; ConditionFailedError (with `current`) if the key is taken. */
   create(record: ProvisionerRecord): Promise<void>;
   /** Applies `changes` when `condition` holds; returns the record as written. */

@@ -6,13 +6,13 @@
 import { provisionedPerformance } from '../domain/ebs-limits.js';
 import { keyOf, keyString, type AttachmentRecord, type ProvisionerRecord, type VolumeRecord } from '../domain/records.js';
 import { managedTagsOf, parseRecord, tagChanges } from '../domain/validation.js';
-import { METRICS, OWNERSHIP_TAGS } from '../settings.js';
+import { METRICS, OWNERSHIP_TAGS, RECONCILER } from '../settings.js';
 import { RATE_BUCKET_OF, resolveEngineConfig, type EngineConfig, type RateBucket } from './config.js';
 import { createUnanswered, firstActionOf, givenUpWithDevice, planAttachment, planVolume, type Decision } from './planner.js';
 import { VOLUME_RECORD_REMOVED_CODE } from './status.js';
 import type { ExecutorDeps } from './executor.js';
 import { errorMessage } from './errors.js';
-import { ProviderError, type ProviderVolume, type QueuedOperation } from './ports.js';
+import { checkScanSegment, ProviderError, type ProviderVolume, type QueuedOperation, type ScanSegment } from './ports.js';
 
 /** What the executor talks to (less its invocation-specific knobs), plus the scan's own settings. */
 export interface ReconcilerDeps extends Omit<ExecutorDeps, 'random' | 'newOwnerId'> {
@@ -25,6 +25,11 @@ export interface ReconcilerDeps extends Omit<ExecutorDeps, 'random' | 'newOwnerI
   overdueAfterMs?: number;
 }
 
+export interface ReconcileRunOptions {
+  /** Milliseconds the invocation has left (Lambda's getRemainingTimeInMillis); unset: no limit. */
+  remainingTimeMs?: number;
+}
+
 export interface ReconcileReport {
   scanned: number;
   invalid: number;
@@ -32,6 +37,46 @@ export interface ReconcileReport {
   requeued: { key: string; reason: string }[];
   /** EC2 volumes carrying this deployment's ownership tag that no record owns. */
   leaked: string[];
+  /** Table segments scanned to the end, of all (`reconcilerScanSegments`): all when the pass looked at every record. */
+  segments: { done: number; total: number };
+  /** Every owned EC2 volume was judged: `leaked` is the whole count, not only the leaks found before time ran out. */
+  leakCheckComplete: boolean;
+}
+
+/**
+ * Time a pass keeps, once it stops starting scan requests, for the page under way and the leak
+ * check: some 50 s of listing owned volumes (a DescribeVolumes of 500 in about half a second, plus
+ * a bulk read of the records of those the scan did not reach) judges about 50 000 volumes, as many
+ * as the ~90 000 records a 240 s invocation scans in the rest of its time (a page of 500 a second)
+ * hold with their attachments.
+ */
+export const SCAN_RESERVE_MS = 60_000;
+
+/**
+ * Time kept at the very end, once the leak check stops listing: its page under way, the bulk read
+ * of its volumes' records, the log and the metric (as the executor keeps).
+ */
+export const WRAP_UP_RESERVE_MS = 10_000;
+
+/** What the scan of a pass found, for the leak check and the report. */
+interface ScanState {
+  volumesByRecord: Map<string, VolumeRecord>;
+  // Across pages: a volume's attachments sort before it (`ATTACHMENT#…` < `VOLUME`), so they may
+  // sit at the end of the previous page.
+  attachmentsByVolume: Map<string, AttachmentRecord[]>;
+  // Volume records in the table that do not parse: their attachments are left as they are (the executor would not act on them).
+  invalidVolumes: Set<string>;
+  inLine: ReadonlySet<RateBucket>;
+}
+
+interface LeakCheck {
+  leaked: ProviderVolume[];
+  /** Every owned volume was listed. */
+  listed: boolean;
+  /** Owned volumes listed so far. */
+  volumes: number;
+  /** Volumes naming no record, whose owner may be in a segment the scan did not reach. */
+  unjudged: string[];
 }
 
 const TRANSITIONAL = new Set(['creating', 'modifying', 'deleting', 'attaching', 'detaching']);
@@ -82,53 +127,58 @@ export class Reconciler {
     this.config = resolveEngineConfig(deps.config);
     this.pageSize = deps.pageSize ?? this.config.describeChunkSize.volumes;
     this.overdueAfterMs = deps.overdueAfterMs ?? 5 * 60_000;
+    checkScanSegment({ index: 0, total: this.config.reconcilerScanSegments });
   }
 
-  async run(): Promise<ReconcileReport> {
-    const report: ReconcileReport = { scanned: 0, invalid: 0, requeued: [], leaked: [] };
-    const inLine = await this.bucketsInLine();
-    const volumesByRecord = new Map<string, VolumeRecord>();
-    // Across pages: a volume's attachments sort before it (`ATTACHMENT#…` < `VOLUME`), so they may
-    // sit at the end of the previous page.
-    const attachmentsByVolume = new Map<string, AttachmentRecord[]>();
-    // Volume records in the table that do not parse: their attachments are left as they are (the executor would not act on them).
-    const invalidVolumes = new Set<string>();
-    let cursor: string | undefined;
-    do {
-      const page = await this.deps.store.list({ limit: this.pageSize, ...(cursor ? { cursor } : {}) });
-      cursor = page.cursor;
-      report.scanned += page.items.length;
-      const records: ProvisionerRecord[] = [];
-      for (const raw of page.items) {
-        const parsed = parseRecord(raw);
-        if (parsed.ok) records.push(parsed.value);
-        else {
-          report.invalid++;
-          if (raw.kind === 'volume') invalidVolumes.add(raw.volumeId);
-        }
-      }
-      for (const record of records) {
-        if (record.kind === 'volume') volumesByRecord.set(record.volumeId, record);
-        else attachmentsByVolume.set(record.volumeId, [...(attachmentsByVolume.get(record.volumeId) ?? []), record]);
-      }
-      await this.readVolumesOfAttachments(records, volumesByRecord, invalidVolumes);
-      const judged = records.filter((record) => record.kind !== 'attachment' || !invalidVolumes.has(record.volumeId));
-      const requeue = await this.pageRequeues(judged, volumesByRecord, attachmentsByVolume, inLine);
-      if (requeue.length > 0) {
-        await this.deps.queue.send(requeue.map(({ operation }) => operation));
-        report.requeued.push(...requeue.map(({ key, reason }) => ({ key, reason })));
-      }
-    } while (cursor);
+  /**
+   * One pass: the table's segments in turn, then the leak check. With `remainingTimeMs` it starts
+   * no scan page within SCAN_RESERVE_MS of the end and no listing page within WRAP_UP_RESERVE_MS,
+   * and says what it left for the next passes.
+   */
+  async run(options: ReconcileRunOptions = {}): Promise<ReconcileReport> {
+    const startedAt = this.deps.clock.now();
+    const end = options.remainingTimeMs === undefined ? Number.POSITIVE_INFINITY : startedAt + options.remainingTimeMs;
+    const total = this.config.reconcilerScanSegments;
+    const report: ReconcileReport = { scanned: 0, invalid: 0, requeued: [], leaked: [], segments: { done: 0, total }, leakCheckComplete: false };
+    const state: ScanState = { volumesByRecord: new Map(), attachmentsByVolume: new Map(), invalidVolumes: new Set(), inLine: await this.bucketsInLine() };
 
-    const leaked = await this.findLeaks(volumesByRecord);
-    report.leaked = leaked.map((volume) => volume.ebsVolumeId);
-    // Zero too: each pass's sample is the heartbeat the ReconcilerNotRunning alarm counts.
-    this.deps.metrics.count(METRICS.leaked, report.leaked.length);
+    // Each pass begins one segment further than the last (by the clock: nothing is kept between
+    // passes), so every segment begins a pass once in `total`, however few a pass gets through.
+    const first = Math.floor(startedAt / (RECONCILER.intervalMinutes * 60_000)) % total;
+    const order = Array.from({ length: total }, (_, i) => (first + i) % total);
+    const left: number[] = [];
+    let cutShort: { segment: number; scanned: number } | undefined;
+    // A page gathers records across segments, so a small table costs the calls it did unsegmented.
+    let page: ProvisionerRecord[] = [];
+    for (const index of order) {
+      if (left.length > 0) {
+        left.push(index);
+        continue;
+      }
+      const scanned = await this.scanSegment(total === 1 ? undefined : { index, total }, page, end - SCAN_RESERVE_MS, (full) => this.judgePage(full, state, report));
+      report.scanned += scanned.records;
+      if (scanned.finished) report.segments.done++;
+      else {
+        left.push(index);
+        if (scanned.records > 0) cutShort = { segment: index, scanned: scanned.records };
+      }
+      page = scanned.rest;
+    }
+    if (page.length > 0) await this.judgePage(page, state, report);
+
+    const scanComplete = report.segments.done === total;
+    const leaks = await this.findLeaks(state.volumesByRecord, scanComplete, end - WRAP_UP_RESERVE_MS);
+    report.leaked = leaks.leaked.map((volume) => volume.ebsVolumeId);
+    report.leakCheckComplete = leaks.listed && leaks.unjudged.length === 0;
+    // An alarm reads the count (> 0): a partial count is published only when it found leaks, never a 0 that did not look everywhere.
+    if (report.leakCheckComplete || report.leaked.length > 0) this.deps.metrics.count(METRICS.leaked, report.leaked.length);
+    // Every pass, complete or cut short: the heartbeat the ReconcilerNotRunning alarm counts.
+    this.deps.metrics.count(METRICS.reconcilerPasses);
     for (const { key, reason } of report.requeued) this.deps.log.info('re-enqueued', { key, reason });
     if (report.leaked.length > 0) {
       // A record removed from the table may leave its volume attached, which nothing detaches until its attachment is deleted: say to which instances.
       const attachedTo = Object.fromEntries(
-        leaked.flatMap((volume) => {
+        leaks.leaked.flatMap((volume) => {
           const instances = volume.attachments.filter((a) => a.state !== 'detached').map((a) => a.instanceId);
           return instances.length > 0 ? [[volume.ebsVolumeId, instances]] : [];
         }),
@@ -138,7 +188,78 @@ export class Reconciler {
         ...(Object.keys(attachedTo).length > 0 ? { attachedTo } : {}),
       });
     }
+    if (leaks.unjudged.length > 0) {
+      this.deps.log.warn('owned volumes without a record tag are judged only by a pass that scans the whole table', { ebsVolumeIds: leaks.unjudged });
+    }
+    if (!scanComplete || !leaks.listed) {
+      this.deps.log.warn('reconciler pass ran out of time; the next passes take up the rest', {
+        segmentsDone: report.segments.done,
+        segmentsTotal: total,
+        segmentsLeft: left,
+        ...(cutShort ? { segmentCutShort: cutShort.segment, recordsScannedOfIt: cutShort.scanned } : {}),
+        leakCheck: leaks.listed ? 'complete' : `stopped after ${leaks.volumes} owned volumes`,
+      });
+    }
+    if (cutShort && cutShort.segment === first) {
+      // Begun with the whole pass ahead of it and still not finished: no pass reaches its tail.
+      this.deps.log.warn('a table segment holds more than one pass can scan; raise reconcilerScanSegments', {
+        segment: cutShort.segment,
+        recordsScanned: cutShort.scanned,
+        segmentsTotal: total,
+      });
+    }
     return report;
+  }
+
+  /**
+   * Reads one segment (the whole table when undefined) onto `page`, handing each full page to
+   * `judge`, until the segment ends or `until` comes. What is left on the page goes on with the next.
+   */
+  private async scanSegment(
+    segment: ScanSegment | undefined,
+    page: ProvisionerRecord[],
+    until: number,
+    judge: (full: ProvisionerRecord[]) => Promise<void>,
+  ): Promise<{ finished: boolean; records: number; rest: ProvisionerRecord[] }> {
+    let records = 0;
+    let cursor: string | undefined;
+    do {
+      if (this.deps.clock.now() >= until) return { finished: false, records, rest: page };
+      const read = await this.deps.store.list({ limit: this.pageSize - page.length, ...(cursor ? { cursor } : {}), ...(segment ? { segment } : {}) });
+      cursor = read.cursor;
+      records += read.items.length;
+      page.push(...read.items);
+      if (page.length >= this.pageSize) {
+        await judge(page);
+        page = [];
+      }
+    } while (cursor);
+    return { finished: true, records, rest: page };
+  }
+
+  /** Judges one page of raw table items: parses them, then re-enqueues those that need a nudge, with one DescribeVolumes. */
+  private async judgePage(items: ProvisionerRecord[], state: ScanState, report: ReconcileReport): Promise<void> {
+    const { volumesByRecord, attachmentsByVolume, invalidVolumes, inLine } = state;
+    const records: ProvisionerRecord[] = [];
+    for (const raw of items) {
+      const parsed = parseRecord(raw);
+      if (parsed.ok) records.push(parsed.value);
+      else {
+        report.invalid++;
+        if (raw.kind === 'volume') invalidVolumes.add(raw.volumeId);
+      }
+    }
+    for (const record of records) {
+      if (record.kind === 'volume') volumesByRecord.set(record.volumeId, record);
+      else attachmentsByVolume.set(record.volumeId, [...(attachmentsByVolume.get(record.volumeId) ?? []), record]);
+    }
+    await this.readVolumesOfAttachments(records, volumesByRecord, invalidVolumes);
+    const judged = records.filter((record) => record.kind !== 'attachment' || !invalidVolumes.has(record.volumeId));
+    const requeue = await this.pageRequeues(judged, volumesByRecord, attachmentsByVolume, inLine);
+    if (requeue.length > 0) {
+      await this.deps.queue.send(requeue.map(({ operation }) => operation));
+      report.requeued.push(...requeue.map(({ key, reason }) => ({ key, reason })));
+    }
   }
 
   /**
@@ -295,30 +416,46 @@ export class Reconciler {
     return action !== undefined && inLine.has(RATE_BUCKET_OF[action]);
   }
 
-  /** Owned EC2 volumes that no record claims, paging through the provider's listing. */
-  private async findLeaks(volumes: Map<string, VolumeRecord>): Promise<ProviderVolume[]> {
+  /**
+   * Owned EC2 volumes that no record claims, paging through the provider's listing until `until`.
+   * After a partial scan a volume's record may be in a segment not reached: each is judged by the
+   * record its tag names (`stillUnowned`), a bulk read per page's worth.
+   */
+  private async findLeaks(volumes: Map<string, VolumeRecord>, scanComplete: boolean, until: number): Promise<LeakCheck> {
     const known = new Set([...volumes.values()].flatMap((v) => (v.ebsVolumeId ? [v.ebsVolumeId] : [])));
-    const leaked: ProviderVolume[] = [];
+    const check: LeakCheck = { leaked: [], listed: false, volumes: 0, unjudged: [] };
+    let candidates: ProviderVolume[] = [];
     let cursor: string | undefined;
     do {
+      if (this.deps.clock.now() >= until) break;
       const page = await this.deps.provider.listOwnedVolumes({ limit: this.pageSize, ...(cursor ? { cursor } : {}) });
       cursor = page.cursor;
+      check.volumes += page.items.length;
+      if (!cursor) check.listed = true;
       for (const volume of page.items) {
         if (known.has(volume.ebsVolumeId) || volume.state === 'deleting' || volume.state === 'deleted') continue;
-        const record = volumes.get(volume.tags[OWNERSHIP_TAGS.record] ?? '');
+        const recordId = volume.tags[OWNERSHIP_TAGS.record];
+        const record = volumes.get(recordId ?? '');
         // A record whose CreateVolume went unanswered does not know its EC2 id yet (whatever its state): the executor learns it by repeating the request.
         if (record && createUnanswered(record)) continue;
-        leaked.push(volume);
+        // Naming no record to read, it could belong to one in a segment not scanned.
+        if (!scanComplete && !recordId) check.unjudged.push(volume.ebsVolumeId);
+        else candidates.push(volume);
+      }
+      if (candidates.length >= this.pageSize) {
+        check.leaked.push(...(await this.stillUnowned(candidates)));
+        candidates = [];
       }
     } while (cursor);
-    return this.stillUnowned(leaked);
+    check.leaked.push(...(await this.stillUnowned(candidates)));
+    return check;
   }
 
   /**
    * Of the volumes the scan found no record for, those no record owns now either: a record written
    * after the scan passed its key (and its volume created since) is not a leak, nor is a volume
    * whose record exists but is invalid (that record is counted as invalid, and says why in its
-   * status; its volume is not no one's). One bulk read.
+   * status; its volume is not no one's). One bulk read (a BatchGetItem per 100 keys).
    */
   private async stillUnowned(candidates: ProviderVolume[]): Promise<ProviderVolume[]> {
     const recordIds = [...new Set(candidates.flatMap((volume) => volume.tags[OWNERSHIP_TAGS.record] ?? []))];

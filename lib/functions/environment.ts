@@ -3,6 +3,7 @@
  * misconfigured function fails loudly on its first invocation instead of half-working.
  */
 import { DEFAULT_ENGINE_CONFIG, EC2_REQUEST_BUCKETS, MUTATING_ACTIONS, environmentRateBudgets, type EngineConfig, type RateBucket, type RateBudget } from '../engine/config.js';
+import { MAX_SCAN_SEGMENTS } from '../engine/ports.js';
 
 export interface FunctionEnvironment {
   tableName: string;
@@ -48,7 +49,8 @@ function atRefill(buckets: Readonly<Record<RateBucket, RateBudget>>, refillPerSe
  * Reads TABLE_NAME, QUEUE_URL, OWNER_TAG_VALUE, POWERTOOLS_METRICS_NAMESPACE (the deployment's
  * metrics namespace, given to the metrics explicitly) and the optional RATE_BUDGET_TABLE_NAME,
  * EC2_REFILL_PER_SECOND (the pace of EC2's buckets), EXECUTOR_MAX_CONCURRENCY (executor
- * environments that may run at once) and EC2_RATE_BUDGET.
+ * environments that may run at once), EC2_RATE_BUDGET and RECONCILER_SCAN_SEGMENTS (the
+ * reconciler's table segments, `reconcilerScanSegments`).
  *
  * Each executor environment's own budget (`rateBudgets`, spent when the shared budget is unset or
  * unreachable): with EC2_RATE_BUDGET, that many mutating calls per second for every action; else,
@@ -71,6 +73,11 @@ export function readFunctionEnvironment(env: NodeJS.ProcessEnv = process.env): F
     const buckets = refillPerSecond === undefined ? EC2_REQUEST_BUCKETS : atRefill(EC2_REQUEST_BUCKETS, refillPerSecond);
     engineConfig.rateBudgets = environmentRateBudgets(environments ?? DEFAULT_ENGINE_CONFIG.concurrentEnvironments, buckets);
   }
+  const scanSegments = positiveInteger(env, 'RECONCILER_SCAN_SEGMENTS');
+  if (scanSegments !== undefined && scanSegments > MAX_SCAN_SEGMENTS) {
+    throw new Error(`RECONCILER_SCAN_SEGMENTS must be at most ${MAX_SCAN_SEGMENTS} (DynamoDB's limit), got ${scanSegments}`);
+  }
+  if (scanSegments !== undefined) engineConfig.reconcilerScanSegments = scanSegments;
   const { rateBudgetTableName, accountRateBudgets } = readRateBudgetEnvironment(env);
   if (accountRateBudgets) engineConfig.accountRateBudgets = accountRateBudgets;
   const environment: FunctionEnvironment = {

@@ -15,7 +15,7 @@ import { METRICS } from '../settings.js';
 export type PipelineDeps = ExecutorDeps;
 
 export type StreamHandler = (event: DynamoDBStreamEvent) => Promise<DynamoDBBatchResponse>;
-/** Lambda's context, as far as the executor needs it: how long the invocation has left. */
+/** Lambda's context, as far as the executor and the reconciler need it: how long the invocation has left. */
 export interface InvocationContext {
   getRemainingTimeInMillis(): number;
 }
@@ -77,11 +77,22 @@ export function createExecutorHandler(deps: PipelineDeps): QueueHandler {
 }
 
 /** Scheduled event → reconciler. */
-export function createReconcilerHandler(deps: ReconcilerDeps): () => Promise<ReconcileReport> {
+export function createReconcilerHandler(deps: ReconcilerDeps): (event?: unknown, context?: InvocationContext) => Promise<ReconcileReport> {
   const reconciler = new Reconciler(deps);
-  return async () => {
-    const report = await reconciler.run();
-    deps.log.info('reconciled', { scanned: report.scanned, invalid: report.invalid, requeued: report.requeued.length, leaked: report.leaked.length });
+  return async (_event, context) => {
+    // The pass stops in time to report what it did and left, rather than being stopped by a timeout.
+    const report = await reconciler.run(context ? { remainingTimeMs: context.getRemainingTimeInMillis() } : {});
+    const { segments, leakCheckComplete } = report;
+    deps.log.info('reconciled', {
+      scanned: report.scanned,
+      invalid: report.invalid,
+      requeued: report.requeued.length,
+      leaked: report.leaked.length,
+      complete: segments.done === segments.total && leakCheckComplete,
+      segmentsDone: segments.done,
+      segmentsTotal: segments.total,
+      leakCheckComplete,
+    });
     return report;
   };
 }

@@ -1,11 +1,13 @@
 import { keyString, tableKey, type ProvisionerRecord, type RecordKey } from '../domain/records.js';
 import { TABLE } from '../settings.js';
 import {
+  checkScanSegment,
   ConditionFailedError,
   InvalidCursorError,
   ItemTooLargeError,
   type AttachmentRecord,
   type ClaimResult,
+  type ListOptions,
   type Page,
   type RecordChanges,
   type RecordStore,
@@ -27,6 +29,16 @@ type Listener = (change: RecordChangeEvent) => void;
 function orderKey(key: RecordKey): string {
   const { pk, sk } = tableKey(key);
   return `${pk}\u0000${sk}`;
+}
+
+/**
+ * The parallel scan segment of a partition key among `total`: a stable hash (32-bit FNV-1a of its
+ * UTF-8 bytes), so that, as in DynamoDB, a partition's items always fall in the same segment.
+ */
+function segmentOf(partitionKey: string, total: number): number {
+  let hash = 0x811c9dc5;
+  for (const byte of Buffer.from(partitionKey, 'utf8')) hash = Math.imul(hash ^ byte, 0x01000193) >>> 0;
+  return hash % total;
 }
 
 /** The key a raw item names, read the way the table would: from its identity fields. */
@@ -144,8 +156,11 @@ export class MemoryRecordStore implements RecordStore {
     return this.attachments(this.byInstance.get(instanceId));
   }
 
-  async list(options: { limit: number; cursor?: string; kind?: 'volume' | 'attachment' }): Promise<Page<ProvisionerRecord>> {
+  async list(options: ListOptions): Promise<Page<ProvisionerRecord>> {
     this.injectFault('list');
+    const segment = options.segment;
+    if (segment) checkScanSegment(segment);
+    const inSegment = (partitionKey: string) => !segment || segmentOf(partitionKey, segment.total) === segment.index;
     let after: string | undefined;
     if (options.cursor !== undefined) {
       try {
@@ -154,9 +169,12 @@ export class MemoryRecordStore implements RecordStore {
         throw new InvalidCursorError('invalid cursor');
       }
       if (!after.startsWith('VOLUME#')) throw new InvalidCursorError('invalid cursor');
+      // DynamoDB takes a segment's cursor only back to the same segment.
+      if (!inSegment(after.split('\u0000')[0]!)) throw new InvalidCursorError('cursor of another segment');
     }
     const matching = this.sorted().filter(
-      (entry) => (after === undefined || orderKey(entry.key) > after) && (!options.kind || entry.key.kind === options.kind),
+      (entry) =>
+        (after === undefined || orderKey(entry.key) > after) && (!options.kind || entry.key.kind === options.kind) && inSegment(tableKey(entry.key).pk),
     );
     const page = matching.slice(0, Math.max(1, options.limit));
     this.reads += page.length;

@@ -7,7 +7,7 @@ import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { optionsFromContext, resolveOptions } from '../../infra/config.js';
-import { resolveEngineConfig } from '../../lib/engine/config.js';
+import { DEFAULT_ENGINE_CONFIG, resolveEngineConfig } from '../../lib/engine/config.js';
 import { readFunctionEnvironment } from '../../lib/functions/environment.js';
 import { EXECUTOR, OWNERSHIP_TAGS } from '../../lib/settings.js';
 import { acknowledgements, actionsOf, resourceId, roleStatements, synthesize, TEST_ENV, type Synthesized } from './synth.js';
@@ -27,6 +27,7 @@ describe('resolveOptions', () => {
       tableRemovalPolicy: 'retain',
       deletionProtection: true,
       kmsKeyArn: undefined,
+      reconcilerScanSegments: undefined,
     });
   });
 
@@ -44,6 +45,9 @@ describe('resolveOptions', () => {
     [{ tableRemovalPolicy: 'destroy' as const }, /tableRemovalPolicy=destroy needs deletionProtection=false/],
     [{ tableRemovalPolicy: 'destroy' as const, deletionProtection: true }, /tableRemovalPolicy=destroy needs deletionProtection=false/],
     [{ kmsKeyArn: 'arn:aws:kms:eu-west-1:123456789012:alias/ebs' }, /kmsKeyArn/],
+    [{ reconcilerScanSegments: 0 }, /reconcilerScanSegments/],
+    [{ reconcilerScanSegments: 2.5 }, /reconcilerScanSegments/],
+    [{ reconcilerScanSegments: 1_000_001 }, /reconcilerScanSegments/],
   ])('rejects %j naming the option', (options, field) => {
     expect(() => resolveOptions(options, 'Prod')).toThrow(field);
   });
@@ -72,7 +76,7 @@ describe('resolveOptions', () => {
 describe('optionsFromContext', () => {
   it('reads strings from the command line and typed values from cdk.json', () => {
     const app = new App({
-      context: { ownerTagValue: 'team-a', executorMaxConcurrency: '10', ec2RefillPerSecond: '20', ec2RateBudget: 0.25, deletionProtection: 'false', apiAuthorization: 'none', alarmEmail: '' },
+      context: { ownerTagValue: 'team-a', executorMaxConcurrency: '10', ec2RefillPerSecond: '20', ec2RateBudget: 0.25, deletionProtection: 'false', apiAuthorization: 'none', alarmEmail: '', reconcilerScanSegments: '16' },
     });
     expect(optionsFromContext((key) => app.node.tryGetContext(key))).toEqual({
       ownerTagValue: 'team-a',
@@ -85,6 +89,7 @@ describe('optionsFromContext', () => {
       tableRemovalPolicy: undefined,
       deletionProtection: false,
       kmsKeyArn: undefined,
+      reconcilerScanSegments: 16,
     });
   });
 
@@ -108,6 +113,7 @@ describe('every option away from its default', () => {
         tableRemovalPolicy: 'destroy',
         deletionProtection: false,
         kmsKeyArn: KEY,
+        reconcilerScanSegments: 16,
       },
       { bundle: false },
     );
@@ -175,6 +181,18 @@ describe('every option away from its default', () => {
     expect(table.DeletionPolicy).toBe('Delete');
     expect(table.Properties!.DeletionProtectionEnabled).toBe(false);
     s.template.hasResourceProperties('AWS::SNS::Subscription', { Protocol: 'email', Endpoint: 'ops@example.com' });
+  });
+});
+
+describe('reconcilerScanSegments', () => {
+  it('only when given, the reconciler divides the table into that many segments; the engine\'s default otherwise', () => {
+    const segmentsOf = (json: Synthesized['json']) => {
+      const variables = (json.Resources[resourceId(json, 'AWS::Lambda::Function', 'FunctionsReconciler')]!.Properties!.Environment as { Variables: Record<string, unknown> }).Variables;
+      const env = Object.fromEntries(Object.entries(variables).map(([name, value]) => [name, typeof value === 'string' ? value : name]));
+      return { variable: variables.RECONCILER_SCAN_SEGMENTS, segments: resolveEngineConfig(readFunctionEnvironment(env).engineConfig).reconcilerScanSegments };
+    };
+    expect(segmentsOf(synthesize({ reconcilerScanSegments: 16 }, { bundle: false }).json)).toEqual({ variable: '16', segments: 16 });
+    expect(segmentsOf(synthesize({}, { bundle: false }).json)).toEqual({ variable: undefined, segments: DEFAULT_ENGINE_CONFIG.reconcilerScanSegments });
   });
 });
 

@@ -515,10 +515,10 @@ describe('alarms and dashboard', () => {
     expect((backlog.Period as number) * (backlog.EvaluationPeriods as number)).toBe(15 * 60);
   });
 
-  it('reconciler not running: no pass reported its leak count over three reconciler intervals, missing data breaching', () => {
+  it('reconciler not running: no pass counted itself over three reconciler intervals, missing data breaching', () => {
     expect(alarmNamed('ReconcilerNotRunning')).toMatchObject({
       Namespace: NAMESPACE,
-      MetricName: METRICS.leaked,
+      MetricName: METRICS.reconcilerPasses,
       Statistic: 'SampleCount',
       Period: 3 * RECONCILER.intervalMinutes * 60,
       EvaluationPeriods: 1,
@@ -529,7 +529,7 @@ describe('alarms and dashboard', () => {
       AlarmActions: [topic()],
       OKActions: [topic()],
     });
-    // The dimensionless count the reconciler reports, like the LeakedVolumes alarm's.
+    // The dimensionless count the reconciler reports each pass.
     expect(alarmNamed('ReconcilerNotRunning').Dimensions).toBeUndefined();
   });
 
@@ -590,10 +590,9 @@ describe('alarms and dashboard', () => {
   });
 
   it('every engine metric an alarm or the dashboard reads is in this deployment\'s namespace, the one its functions are given', () => {
-    const engineMetrics = new Set<string>([METRICS.failed, METRICS.invalidRecords, METRICS.leaked]);
+    const engineMetrics = new Set<string>([METRICS.failed, METRICS.invalidRecords, METRICS.leaked, METRICS.reconcilerPasses]);
     const alarms = Object.values(s.template.findResources('AWS::CloudWatch::Alarm')).filter((resource) => engineMetrics.has(resource.Properties.MetricName));
-    // LeakedVolumes and ReconcilerNotRunning both read the reconciler's leak count.
-    expect(alarms.map((resource) => resource.Properties.MetricName as string).sort()).toEqual([METRICS.leaked, METRICS.leaked, METRICS.failed, METRICS.invalidRecords].sort());
+    expect(alarms.map((resource) => resource.Properties.MetricName as string).sort()).toEqual([METRICS.leaked, METRICS.reconcilerPasses, METRICS.failed, METRICS.invalidRecords].sort());
     for (const resource of alarms) expect(resource.Properties.Namespace).toBe(NAMESPACE);
     for (const name of FUNCTION_NAMES) {
       expect((s.json.Resources[functionId(name)]!.Properties!.Environment as { Variables: Record<string, unknown> }).Variables.POWERTOOLS_METRICS_NAMESPACE).toBe(NAMESPACE);

@@ -223,6 +223,31 @@ describeWithMoto('DynamoRecordStore against moto', (endpoint) => {
     await expect(store.list({ limit: 5, cursor: 'not-a-cursor' })).rejects.toBeInstanceOf(InvalidCursorError);
   });
 
+  it('lists one segment of a parallel scan: the segments partition the table, a volume and its attachments in one', async () => {
+    const { store } = await freshStore();
+    const all: ProvisionerRecord[] = [];
+    for (let i = 0; i < 24; i++) {
+      all.push(volume(`v${i}`));
+      if (i % 3 === 0) all.push(attachment(`v${i}`, `i-${i}`));
+    }
+    await Promise.all(all.map((record) => store.create(record)));
+    const keyOfRecord = (r: ProvisionerRecord) => (r.kind === 'volume' ? r.volumeId : `${r.volumeId}/${r.instanceId}`);
+    const segments: string[][] = [];
+    for (let index = 0; index < 4; index++) {
+      const seen: string[] = [];
+      let cursor: string | undefined;
+      do {
+        const page = await store.list({ limit: 3, segment: { index, total: 4 }, ...(cursor ? { cursor } : {}) });
+        seen.push(...page.items.map(keyOfRecord));
+        cursor = page.cursor;
+      } while (cursor !== undefined);
+      segments.push(seen);
+    }
+    expect(segments.flat().sort()).toEqual(all.map(keyOfRecord).sort());
+    expect(segments.filter((segment) => segment.length > 0).length).toBeGreaterThan(1);
+    for (let i = 0; i < 24; i += 3) expect(segments.findIndex((s) => s.includes(`v${i}`))).toBe(segments.findIndex((s) => s.includes(`v${i}/i-${i}`)));
+  });
+
   it('reads an item written straight into the table with identity from its keys', async () => {
     const { store, tableName } = await freshStore();
     await clients.doc.send(

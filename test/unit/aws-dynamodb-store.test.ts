@@ -1,5 +1,5 @@
 import { ConditionalCheckFailedException, DynamoDBClient, DynamoDBServiceException } from '@aws-sdk/client-dynamodb';
-import { BatchGetCommand, DynamoDBDocumentClient, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, DynamoDBDocumentClient, PutCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
@@ -147,6 +147,26 @@ describe('DynamoRecordStore requests', () => {
       expect(second!.UpdateExpression).not.toMatch(/ \+ /);
       expect(second!.ConditionExpression).toMatch(/NOT attribute_type\(/);
     }
+  });
+
+  it('scans one segment of a parallel scan with Segment and TotalSegments on every request, its cursor included; refuses a segment DynamoDB would', async () => {
+    dynamo
+      .on(ScanCommand)
+      .resolvesOnce({ Items: [{ pk: 'VOLUME#v1', sk: 'VOLUME', kind: 'volume', volumeId: 'v1' }], LastEvaluatedKey: { pk: 'VOLUME#v1', sk: 'VOLUME' } })
+      .resolves({ Items: [] });
+    const page = await store().list({ limit: 1, segment: { index: 3, total: 8 } });
+    // With a kind filter a page may take several requests: each names the segment.
+    await store().list({ limit: 5, kind: 'attachment', segment: { index: 3, total: 8 }, cursor: page.cursor! });
+    expect(dynamo.commandCalls(ScanCommand).map((c) => c.args[0].input)).toEqual([
+      expect.objectContaining({ TableName: 'records', Segment: 3, TotalSegments: 8, Limit: 1, ExclusiveStartKey: undefined }),
+      expect.objectContaining({ Segment: 3, TotalSegments: 8, FilterExpression: 'begins_with(#n0, :v0)', ExclusiveStartKey: { pk: 'VOLUME#v1', sk: 'VOLUME' } }),
+    ]);
+    await store().list({ limit: 5 });
+    expect(dynamo.commandCalls(ScanCommand)[2]!.args[0].input).not.toHaveProperty('Segment');
+    expect(dynamo.commandCalls(ScanCommand)[2]!.args[0].input).not.toHaveProperty('TotalSegments');
+    await expect(store().list({ limit: 5, segment: { index: 8, total: 8 } })).rejects.toBeInstanceOf(RangeError);
+    await expect(store().list({ limit: 5, segment: { index: 0, total: 1_000_001 } })).rejects.toBeInstanceOf(RangeError);
+    expect(dynamo.commandCalls(ScanCommand)).toHaveLength(3);
   });
 
   it('refuses to change identity or version through update', async () => {

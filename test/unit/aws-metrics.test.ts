@@ -79,7 +79,7 @@ describe('EmfMetrics', () => {
     expect(failed[0]!.OperationsFailed).toBe(1);
   });
 
-  it('every reconciler pass publishes its leak count, zero too: the ReconcilerNotRunning alarm counts these samples', async () => {
+  it('every reconciler pass counts itself (the ReconcilerNotRunning alarm counts these samples), and one that judged every owned volume publishes its leak count, zero too', async () => {
     const h = harness();
     const metrics = new EmfMetrics({ namespace: NAMESPACE });
     const reconciler = new Reconciler({ store: h.store, queue: h.queue, provider: h.ebs, clock: h.clock, metrics, log: silentLog, config: {} });
@@ -88,6 +88,7 @@ describe('EmfMetrics', () => {
       metrics.powertools.publishStoredMetrics();
     }
     expect(lines.map((line) => line.LeakedVolumes)).toEqual([0, 0]);
+    expect(lines.map((line) => line.ReconcilerPasses)).toEqual([1, 1]);
   });
 
   it('a function\'s metrics go to the namespace its environment names, the deployment\'s own, not to one every deployment shares', () => {

@@ -10,7 +10,9 @@ import type { VolumeRecord } from '../../lib/domain/records.js';
 import { itemKey, toItem } from '../../lib/aws/record-item.js';
 import { readFunctionEnvironment, readRateBudgetEnvironment } from '../../lib/functions/environment.js';
 import { DEFAULT_ENGINE_CONFIG, EC2_REQUEST_BUCKETS, environmentRateBudgets, resolveEngineConfig } from '../../lib/engine/config.js';
-import { createExecutorHandler, createWatcherHandler, toRecordChange } from '../../lib/functions/handlers.js';
+import { createExecutorHandler, createReconcilerHandler, createWatcherHandler, toRecordChange } from '../../lib/functions/handlers.js';
+import { SCAN_RESERVE_MS } from '../../lib/engine/reconciler.js';
+import { RECONCILER } from '../../lib/settings.js';
 import { FakeClock, MemoryEbs, MemoryOperationQueue, MemoryRecordStore, RecordingLog, RecordingMetrics } from '../../lib/memory/index.js';
 
 const at = '2026-01-01T00:00:00.000Z';
@@ -148,6 +150,27 @@ describe('function handlers', () => {
     for (const message of reportedBack) expect(runbook, message).toContain(`\`${message}\``);
   });
 
+  it("reconciler: bounds the pass by the invocation's remaining time, and logs whether it was complete", async () => {
+    const clock = new FakeClock(Date.parse(at));
+    const store = new MemoryRecordStore();
+    const queue = new MemoryOperationQueue({ clock });
+    const provider = new MemoryEbs({ clock, ownerTagValue: 'test', availabilityZones: ['us-east-1a'] });
+    const log = new RecordingLog();
+    await store.create(volume);
+    const handler = createReconcilerHandler({ store, queue, provider, clock, metrics: new RecordingMetrics(), log, config: { ownerTagValue: 'test' } });
+    const reconciled = () => log.entries.filter((entry) => entry.message === 'reconciled').at(-1)?.attributes;
+
+    await handler({}, { getRemainingTimeInMillis: () => RECONCILER.timeoutSeconds * 1000 });
+    expect(reconciled()).toEqual({ scanned: 1, invalid: 0, requeued: 0, leaked: 0, complete: true, segmentsDone: 8, segmentsTotal: 8, leakCheckComplete: true });
+    // Less time left than the pass keeps for its leak check and report: it scans nothing, and says so.
+    await handler({}, { getRemainingTimeInMillis: () => SCAN_RESERVE_MS - 1 });
+    expect(reconciled()).toEqual({ scanned: 0, invalid: 0, requeued: 0, leaked: 0, complete: false, segmentsDone: 0, segmentsTotal: 8, leakCheckComplete: true });
+    expect(log.entries).toContainEqual(expect.objectContaining({ level: 'warn', message: 'reconciler pass ran out of time; the next passes take up the rest' }));
+    // Without a context (the local runtime), no limit.
+    await handler();
+    expect(reconciled()).toMatchObject({ scanned: 1, complete: true });
+  });
+
   it('reads the function environment and rejects a bad one', () => {
     const env = readFunctionEnvironment({ ...BASE_ENV, OWNER_TAG_VALUE: 'stack', EC2_RATE_BUDGET: '2' });
     expect(env).toMatchObject({ tableName: 't', queueUrl: 'q', ownerTagValue: 'stack', metricsNamespace: 'EbsProvisioner/s' });
@@ -164,6 +187,13 @@ describe('function handlers', () => {
     // Without its deployment's namespace a function's metrics would reach no alarm of its own.
     expect(() => readFunctionEnvironment({ TABLE_NAME: 't', QUEUE_URL: 'q', OWNER_TAG_VALUE: 's' })).toThrow('POWERTOOLS_METRICS_NAMESPACE is not set');
     expect(() => readFunctionEnvironment({ ...BASE_ENV, EC2_RATE_BUDGET: 'fast' })).toThrow(/positive number/);
+  });
+
+  it("reconciler: RECONCILER_SCAN_SEGMENTS, only when given, sets the table's segments; the engine's default otherwise", () => {
+    expect(readFunctionEnvironment({ ...BASE_ENV, RECONCILER_SCAN_SEGMENTS: '32' }).engineConfig.reconcilerScanSegments).toBe(32);
+    expect(resolveEngineConfig(readFunctionEnvironment(BASE_ENV).engineConfig).reconcilerScanSegments).toBe(DEFAULT_ENGINE_CONFIG.reconcilerScanSegments);
+    expect(() => readFunctionEnvironment({ ...BASE_ENV, RECONCILER_SCAN_SEGMENTS: '0' })).toThrow(/RECONCILER_SCAN_SEGMENTS must be a positive integer/);
+    expect(() => readFunctionEnvironment({ ...BASE_ENV, RECONCILER_SCAN_SEGMENTS: '2000000' })).toThrow(/RECONCILER_SCAN_SEGMENTS must be at most 1000000/);
   });
 
   it('executor: its concurrency and EC2\'s refill give each environment its share of EC2\'s buckets; EC2_RATE_BUDGET, only when given, one rate for all', () => {

@@ -105,6 +105,39 @@ describe('MemoryRecordStore', () => {
     await expect(store.list({ limit: 1, cursor: 'bm9wZQ' })).rejects.toBeInstanceOf(InvalidCursorError);
   });
 
+  it('lists one segment of a parallel scan: the segments partition the table, a volume and its attachments in one, the same every time', async () => {
+    const store = new MemoryRecordStore();
+    for (let i = 0; i < 40; i++) {
+      await store.create(volume(`v${i}`));
+      if (i % 4 === 0) await store.create(attachment(`v${i}`, `i-${i}`));
+    }
+    const keyOfRecord = (r: { kind: string; volumeId: string; instanceId?: string }) => `${r.kind}/${r.volumeId}/${r.instanceId ?? ''}`;
+    const listSegment = async (index: number, total: number) => {
+      const seen: string[] = [];
+      let cursor: string | undefined;
+      do {
+        const page = await store.list({ limit: 3, segment: { index, total }, ...(cursor ? { cursor } : {}) });
+        seen.push(...page.items.map(keyOfRecord));
+        cursor = page.cursor;
+      } while (cursor);
+      return seen;
+    };
+    const segments = await Promise.all([0, 1, 2, 3].map((index) => listSegment(index, 4)));
+    expect(segments.flat().sort()).toEqual(store.all().map(keyOfRecord).sort());
+    expect(segments.every((segment) => segment.length > 0 && segment.length < 40)).toBe(true);
+    for (let i = 0; i < 40; i += 4) {
+      expect(segments.findIndex((segment) => segment.includes(`volume/v${i}/`))).toBe(segments.findIndex((segment) => segment.includes(`attachment/v${i}/i-${i}`)));
+    }
+    expect(await listSegment(2, 4)).toEqual(segments[2]);
+    expect(await listSegment(0, 1)).toEqual(store.all().map(keyOfRecord));
+
+    // A cursor goes back only to its own segment, as DynamoDB's does.
+    const first = await store.list({ limit: 1, segment: { index: 0, total: 4 } });
+    await expect(store.list({ limit: 1, cursor: first.cursor!, segment: { index: 1, total: 4 } })).rejects.toBeInstanceOf(InvalidCursorError);
+    await expect(store.list({ limit: 1, segment: { index: 4, total: 4 } })).rejects.toBeInstanceOf(RangeError);
+    await expect(store.list({ limit: 1, segment: { index: 0, total: 0 } })).rejects.toBeInstanceOf(RangeError);
+  });
+
   it('reports every write in order, like a NEW_AND_OLD_IMAGES stream', async () => {
     const store = new MemoryRecordStore();
     const changes: RecordChangeEvent[] = [];

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import type { AttachmentRecord, VolumeRecord } from '../../lib/domain/records.js';
 import { Executor } from '../../lib/engine/executor.js';
-import { Reconciler } from '../../lib/engine/reconciler.js';
+import { Reconciler, SCAN_RESERVE_MS, WRAP_UP_RESERVE_MS, type ReconcileReport } from '../../lib/engine/reconciler.js';
 import { DEFAULT_ENGINE_CONFIG } from '../../lib/engine/config.js';
-import { ProviderError, type SharedRateBudget } from '../../lib/engine/ports.js';
+import { ProviderError, type Metrics, type SharedRateBudget } from '../../lib/engine/ports.js';
 import { FakeClock, MemoryEbs, MemoryOperationQueue, MemoryRateBudget, MemoryRecordStore, RecordingLog, RecordingMetrics, silentLog } from '../../lib/memory/index.js';
-import { METRICS, OWNERSHIP_TAGS } from '../../lib/settings.js';
+import { METRICS, OWNERSHIP_TAGS, RECONCILER } from '../../lib/settings.js';
 import { INSTANCE, attachmentKey, harness, newAttachment, newVolume, volumeKey } from './engine-fixtures.js';
 
 const OWNER = 'stack-test';
@@ -644,5 +644,171 @@ describe('Reconciler', () => {
     await h.clock.advance(DEFAULT_ENGINE_CONFIG.describeGraceMs);
     await h.executor.run(h.batchOf(h.op('check-attachment', attachmentKey('data-1'))));
     expect(((await h.store.get(attachmentKey('data-1'))) as AttachmentRecord).status.state).toBe('pending');
+  });
+});
+
+describe("Reconciler passes bounded by the invocation's time", () => {
+  const SCAN_REQUEST_MS = 10_000;
+
+  /** A reconciler of four segments and pages of five, whose every scan request takes 10 s of the fake clock. */
+  function slowScan(env: ReturnType<typeof setup>, overrides: { log?: RecordingLog; metrics?: Metrics; segments?: number } = {}) {
+    const list = env.store.list.bind(env.store);
+    env.store.list = async (options) => {
+      await env.clock.advance(SCAN_REQUEST_MS);
+      return list(options);
+    };
+    return new Reconciler({
+      store: env.store,
+      queue: env.queue,
+      provider: env.ebs,
+      clock: env.clock,
+      metrics: overrides.metrics ?? env.metrics,
+      log: overrides.log ?? silentLog,
+      config: { ownerTagValue: OWNER, reconcilerScanSegments: overrides.segments ?? 4 },
+      pageSize: 5,
+    });
+  }
+
+  /** Metrics that keep every data point, so a count of 0 is told from no count at all; and the passes counted. */
+  function leakCounts(): { metrics: Metrics; published: number[]; passes: () => number } {
+    const published: number[] = [];
+    let passes = 0;
+    const count = (name: string, value = 1) => {
+      if (name === METRICS.leaked) published.push(value);
+      if (name === METRICS.reconcilerPasses) passes += value;
+    };
+    return { published, passes: () => passes, metrics: { operation: () => undefined, count } };
+  }
+
+  it('stops starting scan requests with its reserve left, and the passes that follow cover the rest: every stale record re-enqueued within as many passes as segments', async () => {
+    const env = setup();
+    const log = new RecordingLog();
+    const at = new Date(env.clock.now()).toISOString();
+    const keys = Array.from({ length: 40 }, (_, i) => `lost-${i}`);
+    for (const id of keys) await env.store.create(volume(id, at));
+    await env.clock.advance(10 * MINUTE);
+    const reconciler = slowScan(env, { log });
+    // Six scan requests of five records: fewer than the table holds, more than its largest segment needs.
+    const budget = SCAN_RESERVE_MS + 6 * SCAN_REQUEST_MS - 1;
+
+    const reports: ReconcileReport[] = [];
+    for (let pass = 0; pass < 4; pass++) {
+      const startedAt = env.clock.now();
+      reports.push(await reconciler.run({ remainingTimeMs: budget }));
+      // The last request began before the reserve.
+      expect(env.clock.now() - startedAt).toBeLessThanOrEqual(budget - SCAN_RESERVE_MS + SCAN_REQUEST_MS);
+      await env.clock.advance(RECONCILER.intervalMinutes * MINUTE);
+    }
+    const first = reports[0]!;
+    expect(first.scanned).toBeLessThanOrEqual(30);
+    expect(first.segments.total).toBe(4);
+    expect(first.segments.done).toBeGreaterThanOrEqual(1);
+    expect(first.segments.done).toBeLessThan(4);
+    const left = log.entries.find((entry) => entry.message === 'reconciler pass ran out of time; the next passes take up the rest')!;
+    expect(left.level).toBe('warn');
+    expect(left.attributes).toMatchObject({ segmentsDone: first.segments.done, segmentsTotal: 4, leakCheck: 'complete' });
+    expect(left.attributes!.segmentsLeft).toHaveLength(4 - first.segments.done);
+    // Each pass begins one segment further, so four passes have each begun with a different one.
+    const covered = new Set(reports.flatMap((report) => report.requeued.map((r) => r.key)));
+    expect([...covered].sort()).toEqual(keys.map((id) => `volume/${id}`).sort());
+  });
+
+  it('with one segment a pass short of time starts over each time and never reaches the tail, and says so', async () => {
+    const env = setup();
+    const log = new RecordingLog();
+    const at = new Date(env.clock.now()).toISOString();
+    for (let i = 0; i < 12; i++) await env.store.create(volume(`lost-${String(i).padStart(2, '0')}`, at));
+    await env.clock.advance(10 * MINUTE);
+    const reconciler = slowScan(env, { log, segments: 1 });
+    const passes: string[][] = [];
+    for (let pass = 0; pass < 3; pass++) {
+      passes.push((await reconciler.run({ remainingTimeMs: SCAN_RESERVE_MS + SCAN_REQUEST_MS })).requeued.map((r) => r.key));
+      await env.clock.advance(RECONCILER.intervalMinutes * MINUTE);
+    }
+    expect(passes[0]).toHaveLength(5);
+    expect(passes[1]).toEqual(passes[0]);
+    expect(passes[2]).toEqual(passes[0]);
+    expect(log.entries).toContainEqual({
+      level: 'warn',
+      message: 'a table segment holds more than one pass can scan; raise reconcilerScanSegments',
+      attributes: { segment: 0, recordsScanned: 5, segmentsTotal: 1 },
+    });
+  });
+
+  it('reports no volume as leaked because its record is in a segment the pass did not reach: those are judged by the record their tag names', async () => {
+    const env = setup();
+    const now = new Date(env.clock.now()).toISOString();
+    for (let i = 0; i < 20; i++) {
+      const { ebsVolumeId } = await ownedVolume(env, `owned-${i}`);
+      await env.store.create(volume(`owned-${i}`, now, { ebsVolumeId, status: { state: 'available', attempts: 0, updatedAt: now } }));
+    }
+    const orphan = await ownedVolume(env, 'nobody');
+    const { metrics, published } = leakCounts();
+    const reconciler = slowScan(env, { metrics });
+    const report = await reconciler.run({ remainingTimeMs: SCAN_RESERVE_MS + SCAN_REQUEST_MS });
+    expect(report.scanned).toBeLessThanOrEqual(5);
+    expect(report.segments.done).toBeLessThan(4);
+    expect(report.leaked).toEqual([orphan.ebsVolumeId]);
+    expect(report.leakCheckComplete).toBe(true);
+    expect(published).toEqual([1]);
+  });
+
+  it('publishes no leak count on a pass that did not judge every owned volume, unless it found leaks; a volume naming no record waits for a pass over the whole table', async () => {
+    const env = setup();
+    const now = new Date(env.clock.now()).toISOString();
+    const untagged = await ownedVolume(env, 'kept');
+    await env.store.create(volume('kept', now, { ebsVolumeId: untagged.ebsVolumeId, status: { state: 'available', attempts: 0, updatedAt: now } }));
+    // Someone removed the record tag: only a scan that reaches the record knows whose it is.
+    env.ebs.retagBehindBack(untagged.ebsVolumeId, { [OWNERSHIP_TAGS.owner]: OWNER });
+    const log = new RecordingLog();
+    const { metrics, published, passes } = leakCounts();
+    const reconciler = slowScan(env, { metrics, log });
+
+    // Too little time to scan anything: no leak count, but the pass counts itself (the heartbeat an alarm counts).
+    const partial = await reconciler.run({ remainingTimeMs: SCAN_RESERVE_MS - 1 });
+    expect(partial).toMatchObject({ scanned: 0, leaked: [], segments: { done: 0, total: 4 }, leakCheckComplete: false });
+    expect(published).toEqual([]);
+    expect(passes()).toBe(1);
+    expect(log.entries).toContainEqual({
+      level: 'warn',
+      message: 'owned volumes without a record tag are judged only by a pass that scans the whole table',
+      attributes: { ebsVolumeIds: [untagged.ebsVolumeId] },
+    });
+
+    const complete = await reconciler.run({ remainingTimeMs: RECONCILER.timeoutSeconds * 1000 });
+    expect(complete).toMatchObject({ scanned: 1, leaked: [], segments: { done: 4, total: 4 }, leakCheckComplete: true });
+    expect(published).toEqual([0]);
+
+    // Time for one listing page of one volume: the leak it finds is counted, the rest is not looked at.
+    const orphans = [await ownedVolume(env, 'nobody-1'), await ownedVolume(env, 'nobody-2')];
+    const listOwned = env.ebs.listOwnedVolumes.bind(env.ebs);
+    env.ebs.listOwnedVolumes = async (options) => {
+      await env.clock.advance(SCAN_REQUEST_MS);
+      return listOwned({ ...options, limit: 1 });
+    };
+    const owned = env.ebs.volumes().filter((v) => v.tags[OWNERSHIP_TAGS.owner] === OWNER);
+    expect(owned[0]!.ebsVolumeId).toBe(untagged.ebsVolumeId);
+    const stopped = await reconciler.run({ remainingTimeMs: WRAP_UP_RESERVE_MS + 2 * SCAN_REQUEST_MS - 1 });
+    expect(stopped).toMatchObject({ scanned: 0, leaked: [orphans[0]!.ebsVolumeId], leakCheckComplete: false });
+    expect(published).toEqual([0, 1]);
+    expect(log.entries.at(-1)).toEqual({
+      level: 'warn',
+      message: 'reconciler pass ran out of time; the next passes take up the rest',
+      attributes: { segmentsDone: 0, segmentsTotal: 4, segmentsLeft: expect.any(Array), leakCheck: 'stopped after 2 owned volumes' },
+    });
+  });
+
+  it('a pass with time to spare behaves as one without a limit', async () => {
+    const env = setup();
+    const log = new RecordingLog();
+    const at = new Date(env.clock.now()).toISOString();
+    await env.store.create(volume('lost', at));
+    await ownedVolume(env, 'nobody');
+    await env.clock.advance(10 * MINUTE);
+    const reconciler = new Reconciler({ store: env.store, queue: env.queue, provider: env.ebs, clock: env.clock, metrics: env.metrics, log, config: { ownerTagValue: OWNER } });
+    const report = await reconciler.run({ remainingTimeMs: RECONCILER.timeoutSeconds * 1000 });
+    expect(report).toMatchObject({ scanned: 1, requeued: [{ key: 'volume/lost' }], segments: { done: 8, total: 8 }, leakCheckComplete: true });
+    expect(report.leaked).toHaveLength(1);
+    expect(log.entries.filter((entry) => entry.level === 'warn').map((entry) => entry.message)).toEqual(['volumes owned by this deployment have no record; not deleting them']);
   });
 });
