@@ -178,7 +178,10 @@ interface Item {
   key: RecordKey;
   id: string;
   messageIds: string[];
+  /** The first copy's operation. */
   hint: OperationKind;
+  /** The operations its copies carried, each once, in the order delivered. */
+  ops: OperationKind[];
   dueAt?: number;
   /** The latest `dueAt` of its copies: one due after the time it is acted on is consumed all the same. */
   latestDueAt?: number;
@@ -328,10 +331,11 @@ export class Executor {
       const id = keyString(message.key);
       const existing = byKey.get(id);
       if (!existing) {
-        byKey.set(id, { key: message.key, id, messageIds: [messageId], hint: message.op, dueAt: message.dueAt, latestDueAt: message.dueAt, tokenAt: message.tokenAt });
+        byKey.set(id, { key: message.key, id, messageIds: [messageId], hint: message.op, ops: [message.op], dueAt: message.dueAt, latestDueAt: message.dueAt, tokenAt: message.tokenAt });
         continue;
       }
       existing.messageIds.push(messageId);
+      if (!existing.ops.includes(message.op)) existing.ops.push(message.op);
       // Act as soon as any of the copies is due, on the earliest token any of them holds.
       existing.dueAt = existing.dueAt === undefined || message.dueAt === undefined ? undefined : Math.min(existing.dueAt, message.dueAt);
       if (message.dueAt !== undefined) existing.latestDueAt = Math.max(existing.latestDueAt ?? message.dueAt, message.dueAt);
@@ -554,7 +558,7 @@ export class Executor {
             const id = keyString(key);
             if (inBatch.has(id)) continue;
             inBatch.add(id);
-            released.push({ key, id, messageIds: [], hint: decision.op, record: attachment, volume });
+            released.push({ key, id, messageIds: [], hint: decision.op, ops: [decision.op], record: attachment, volume });
           }
         } catch (error) {
           this.deps.log.warn('reading attachments of an available volume failed; the watcher releases them', { key: keyString(keyOf(volume)), error: errorMessage(error) });
@@ -592,12 +596,13 @@ export class Executor {
     await Promise.all(
       [...byBucket].map(async ([bucket, group]) => {
         const fresh = this.spendTokensTaken(bucket, group, now, maxWaitMs, followUps, granted);
-        // Only an operation's own message takes its token ahead. A check that plans a call (the
-        // reconciler's nudge of work that is only waiting its turn, say) takes what is usable now,
-        // and without it is dropped rather than deferred: the operation's own message may already
-        // hold a token taken ahead, which the nudge would only come back to take. If that message
-        // was lost after all, the next nudge comes when the line has gone.
-        const ahead = takeAhead ? fresh.filter((item) => firstActionOf(item.hint, item.record!) !== undefined) : [];
+        // Only an operation's own message takes its token ahead, also when delivered behind a check
+        // of the same record. A check that plans a call (the reconciler's nudge of work that is only
+        // waiting its turn, say) takes what is usable now, and without it is dropped rather than
+        // deferred: the operation's own message may already hold a token taken ahead, which the
+        // nudge would only come back to take. If that message was lost after all, the next nudge
+        // comes when the line has gone.
+        const ahead = takeAhead ? fresh.filter((item) => item.ops.some((op) => firstActionOf(op, item.record!) !== undefined)) : [];
         const nowOnly = fresh.filter((item) => !ahead.includes(item));
         await this.takeTokens(bucket, nowOnly, now, maxWaitMs, maxWaitMs, undefined, granted);
         await this.takeTokens(bucket, ahead, now, maxWaitMs, Math.max(maxWaitMs, this.config.tokenReservationHorizonMs), followUps, granted);

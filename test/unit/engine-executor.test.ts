@@ -845,6 +845,30 @@ describe('executor: the shared rate budget', () => {
     expect(shared.level('CreateVolume')!.tokens).toBe(level.tokens - 1);
   });
 
+  it.each([
+    ['a check alone is dropped, taking no token', ['check-volume'], []],
+    ['copies of a check are dropped, taking no token', ['check-volume', 'check-volume'], []],
+    ["the operation's own message behind a check of the record is deferred with its token", ['check-volume', 'create-volume'], ['create-volume']],
+    ["the operation's own message ahead of a check of the record is deferred with its token", ['create-volume', 'check-volume'], ['create-volume']],
+    ["copies of the operation's own message are deferred once, with one token", ['create-volume', 'create-volume'], ['create-volume']],
+  ] as const)('with no token usable now, %s', async (_, ops, deferredOps) => {
+    const shared = new MemoryRateBudget();
+    const h = harness({ config: { rateBudgets: ownShare, accountRateBudgets: account }, rateBudget: shared });
+    for (const id of ['a', 'b', 'c', 'd']) await h.store.create(newVolume(id));
+    await h.executor.run(h.batchOf(...['a', 'b', 'c'].map((id) => h.op('create-volume', volumeKey(id)))));
+    const level = shared.level('CreateVolume')!;
+    await h.executor.run(h.batchOf(...ops.map((op) => h.op(op, volumeKey('d')))));
+    expect(h.ebs.calls.CreateVolume).toBe(3);
+    expect((await volumeOf(h, 'd')).status).toMatchObject({ state: 'pending', attempts: 0 });
+    const queued = h.queue.pending().filter((p) => p.message.key.kind === 'volume' && p.message.key.volumeId === 'd');
+    expect(queued.map((p) => [p.message.op, p.message.tokenAt])).toEqual(deferredOps.map((op) => [op, h.clock.now() + 1000]));
+    expect(shared.level('CreateVolume')!.tokens).toBe(level.tokens - deferredOps.length);
+    if (deferredOps.length === 0) return;
+    await h.settle(30_000);
+    expect(h.ebs.calls.CreateVolume).toBe(4);
+    expect((await volumeOf(h, 'd')).status.state).toBe('available');
+  });
+
   it('a message back before the token it carries waits for that token again, taking none', async () => {
     const shared = new MemoryRateBudget();
     const h = harness({ config: { rateBudgets: ownShare, accountRateBudgets: account }, rateBudget: shared });
