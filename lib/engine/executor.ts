@@ -187,6 +187,8 @@ interface Item {
   latestDueAt?: number;
   /** A token taken earlier for this operation from the shared budget, usable from then (`OperationMessage.tokenAt`). */
   tokenAt?: number;
+  /** The operation of the copy that carried `tokenAt`: the token is for that operation's first call. */
+  tokenOp?: OperationKind;
   record?: ProvisionerRecord;
   /** The record, or an attachment's volume record, is in the table but does not parse: nothing is done for it. */
   invalid?: 'record' | 'volume';
@@ -331,7 +333,9 @@ export class Executor {
       const id = keyString(message.key);
       const existing = byKey.get(id);
       if (!existing) {
-        byKey.set(id, { key: message.key, id, messageIds: [messageId], hint: message.op, ops: [message.op], dueAt: message.dueAt, latestDueAt: message.dueAt, tokenAt: message.tokenAt });
+        const item: Item = { key: message.key, id, messageIds: [messageId], hint: message.op, ops: [message.op], dueAt: message.dueAt, latestDueAt: message.dueAt, tokenAt: message.tokenAt };
+        if (message.tokenAt !== undefined) item.tokenOp = message.op;
+        byKey.set(id, item);
         continue;
       }
       existing.messageIds.push(messageId);
@@ -339,7 +343,10 @@ export class Executor {
       // Act as soon as any of the copies is due, on the earliest token any of them holds.
       existing.dueAt = existing.dueAt === undefined || message.dueAt === undefined ? undefined : Math.min(existing.dueAt, message.dueAt);
       if (message.dueAt !== undefined) existing.latestDueAt = Math.max(existing.latestDueAt ?? message.dueAt, message.dueAt);
-      if (message.tokenAt !== undefined) existing.tokenAt = Math.min(existing.tokenAt ?? message.tokenAt, message.tokenAt);
+      if (message.tokenAt !== undefined && (existing.tokenAt === undefined || message.tokenAt < existing.tokenAt)) {
+        existing.tokenAt = message.tokenAt;
+        existing.tokenOp = message.op;
+      }
     }
     if (byKey.size < batch.length) this.deps.log.debug('dropped duplicate messages', { duplicates: batch.length - byKey.size });
     return [...byKey.values()];
@@ -627,7 +634,7 @@ export class Executor {
     for (const item of items) {
       const tokenAt = item.tokenAt;
       // The message's own operation took it, for the first call the record asks of it.
-      const heldAction = firstActionOf(item.hint, item.record!);
+      const heldAction = item.tokenOp === undefined ? undefined : firstActionOf(item.tokenOp, item.record!);
       if (tokenAt === undefined || heldAction === undefined || RATE_BUCKET_OF[heldAction] !== bucket) fresh.push(item);
       else if (tokenAt - now <= maxWaitMs) this.grantShared(item, Math.max(now, tokenAt), granted);
       else this.deferUntil(item, decidedOp(item), tokenAction(item), now, tokenAt, followUps, tokenAt);

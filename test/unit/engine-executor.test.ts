@@ -884,6 +884,22 @@ describe('executor: the shared rate budget', () => {
     expect(shared.level('CreateVolume')).toBeUndefined();
   });
 
+  it.each([
+    ['behind', ['check-volume', 'create-volume']],
+    ['ahead of', ['create-volume', 'check-volume']],
+  ] as const)('an operation\'s message delivered %s a check of the same record spends the token it carries, taking none', async (_, ops) => {
+    const shared = new MemoryRateBudget();
+    const h = harness({ config: { rateBudgets: ownShare, accountRateBudgets: account }, rateBudget: shared });
+    for (const id of ['a', 'b', 'c', 'd']) await h.store.create(newVolume(id));
+    await h.executor.run(h.batchOf(...['a', 'b', 'c'].map((id) => h.op('create-volume', volumeKey(id)))));
+    const level = shared.level('CreateVolume');
+    const tokenAt = h.clock.now();
+    await h.executor.run(h.batchOf(...ops.map((op) => ({ ...h.op(op, volumeKey('d')), ...(op === 'create-volume' ? { tokenAt } : {}) }))));
+    expect(h.ebs.calls.CreateVolume).toBe(4);
+    expect((await volumeOf(h, 'd')).status.state).toBe('creating');
+    expect(shared.level('CreateVolume')).toEqual(level);
+  });
+
   it('attachments a check releases take only tokens usable now; the rest are left to the watcher\'s message, with no token taken ahead', async () => {
     const shared = new MemoryRateBudget();
     const oneAttach = { ...DEFAULT_ENGINE_CONFIG.accountRateBudgets, AttachVolume: { burst: 1, ratePerSecond: 0.1 } };
