@@ -299,7 +299,7 @@ export class Executor {
     const active: Item[] = [];
     for (const item of items) {
       if (item.dueAt !== undefined && item.dueAt > now) {
-        followUps.push({ item, operation: this.messageAt(item.hint, item.key, 'waiting for dueAt', now, item.dueAt) });
+        followUps.push({ item, operation: this.messageAt(resendOp(item), item.key, 'waiting for dueAt', now, item.dueAt) });
       } else active.push(item);
     }
 
@@ -515,7 +515,7 @@ export class Executor {
   private heldByOther(item: Item, now: number, followUps: { item: Item; operation: QueuedOperation }[]): boolean {
     const claim = item.record?.claim;
     if (!claim || claim.expiresAt <= now) return false;
-    followUps.push({ item, operation: this.messageAt(item.hint, item.key, 'claimed by another invocation', now, Math.max(claim.expiresAt, now + 1000)) });
+    followUps.push({ item, operation: this.messageAt(resendOp(item), item.key, 'claimed by another invocation', now, Math.max(claim.expiresAt, now + 1000)) });
     this.deps.metrics.operation({ operation: item.hint, outcome: 'skipped' });
     return true;
   }
@@ -780,7 +780,7 @@ export class Executor {
       }
       // Someone else is on it; look again when their lease ends in case they crashed.
       const expiresAt = result.record.claim?.expiresAt ?? now;
-      followUps.push({ item, operation: this.messageAt(item.hint, item.key, 'claimed by another invocation', now, Math.max(expiresAt, now + 1000)) });
+      followUps.push({ item, operation: this.messageAt(resendOp(item), item.key, 'claimed by another invocation', now, Math.max(expiresAt, now + 1000)) });
       this.deps.metrics.operation({ operation: item.hint, outcome: 'skipped' });
     } catch (error) {
       this.deps.log.error('claim failed', { key: item.id, error: errorMessage(error) });
@@ -2051,7 +2051,7 @@ export class Executor {
     this.deps.metrics.operation({ operation: op, outcome: result.outcome, latencyMs: result.latencyMs });
     if (item.observer) return this.writeObservation(item, result, now, followUps);
     if (item.lookAgainAt !== undefined) {
-      followUps.push({ item, operation: this.messageAt(item.hint, item.key, 'record changed before the call; looking again', now, item.lookAgainAt) });
+      followUps.push({ item, operation: this.messageAt(resendOp(item), item.key, 'record changed before the call; looking again', now, item.lookAgainAt) });
       return;
     }
     // An operation that would have claimed with its pre-call write but stopped before it (a
@@ -2078,7 +2078,7 @@ export class Executor {
       if (error instanceof ConditionFailedError) {
         // Deleted or taken over meanwhile: never recreate it; whoever holds it now carries on.
         this.deps.log.warn('status write refused; record deleted or claim lost', { key: item.id, op });
-        if (unclaimed && error.current) followUps.push({ item, operation: this.messageAt(item.hint, item.key, 'record changed meanwhile; looking again', now, now + 1000) });
+        if (unclaimed && error.current) followUps.push({ item, operation: this.messageAt(resendOp(item), item.key, 'record changed meanwhile; looking again', now, now + 1000) });
         return;
       }
       this.deps.log.error('status write failed', { key: item.id, op, error: errorMessage(error) });
@@ -2340,6 +2340,14 @@ function withChanges<R extends ProvisionerRecord>(record: R, changes: RecordChan
 /** Whether the item holds a copy of its message due after now (a wait's message, delivered with one due now): acting now consumed it. */
 function consumedCopyDueLater(item: Item, now: number): boolean {
   return item.latestDueAt !== undefined && item.latestDueAt > now;
+}
+
+/**
+ * The operation of the one message that brings the item's copies back: an operation's own when one
+ * of them was (a check in its place takes only tokens usable now), else the first copy's.
+ */
+function resendOp(item: Item): OperationKind {
+  return item.ops.find((op) => !CHECK_OPERATIONS.has(op)) ?? item.hint;
 }
 
 /** The operation an item's decision calls for (items that reach token taking all decided one). */

@@ -241,6 +241,16 @@ describe('executor: duplicates, late and stale messages', () => {
     await h.drain();
     expect(h.ebs.calls.CreateVolume).toBe(1);
   });
+
+  it.each([
+    ['behind', ['check-volume', 'create-volume']],
+    ['ahead of', ['create-volume', 'check-volume']],
+  ] as const)("an operation's message not yet due, delivered %s a check of the same record, is chained on as the operation's", async (_, ops) => {
+    const h = harness();
+    await h.store.create(newVolume('data-1'));
+    await h.executor.run(h.batchOf(...ops.map((op) => ({ ...h.op(op, volumeKey('data-1')), dueAt: START + 3600_000 }))));
+    expect(h.queued().map((q) => q.op)).toEqual(['create-volume']);
+  });
 });
 
 describe('executor: claims', () => {
@@ -269,6 +279,17 @@ describe('executor: claims', () => {
     const lookAgain = h.queued().filter((q) => q.op === 'create-volume');
     expect(lookAgain).toHaveLength(1);
     expect(lookAgain[0]!.delaySeconds).toBe(DEFAULT_ENGINE_CONFIG.claimLeaseMs / 1000);
+  });
+
+  it.each([
+    ['behind', ['check-volume', 'create-volume']],
+    ['ahead of', ['create-volume', 'check-volume']],
+  ] as const)("a record claimed elsewhere, its operation's message delivered %s a check of it, is looked at after the lease by the operation's message", async (_, ops) => {
+    const h = harness();
+    await h.store.create(newVolume('data-1'));
+    await h.store.claim(volumeKey('data-1'), 'other-invocation', h.clock.now(), 180_000);
+    await h.executor.run(h.batchOf(...ops.map((op) => h.op(op, volumeKey('data-1')))));
+    expect(h.queued()).toEqual([{ op: 'create-volume', key: 'data-1', delaySeconds: 180 }]);
   });
 });
 
@@ -299,6 +320,18 @@ describe('executor: claims taken with the pre-call write', () => {
     await h.settle(5000);
     expect(h.ebs.calls.CreateVolume).toBe(1);
     expect((await volumeOf(h, 'data-1')).status.state).not.toBe('pending');
+  });
+
+  it("a create delivered behind a check of its record, which changed before the pre-call write, is looked at again by its own message", async () => {
+    const h = harness();
+    await h.store.create(newVolume('data-1'));
+    const executor = executorWritingAfterRead(h, async () => {
+      const volume = await volumeOf(h, 'data-1');
+      await h.store.update<VolumeRecord>(volumeKey('data-1'), { status: { ...volume.status, message: 'a status note' } });
+    });
+    await executor.run(h.batchOf(h.op('check-volume', volumeKey('data-1')), h.op('create-volume', volumeKey('data-1'))));
+    expect(h.ebs.calls.CreateVolume ?? 0).toBe(0);
+    expect(h.queued()).toEqual([{ op: 'create-volume', key: 'data-1', delaySeconds: 1 }]);
   });
 });
 
