@@ -185,6 +185,8 @@ interface Item {
   dueAt?: number;
   /** The latest `dueAt` of its copies: one due after the time it is acted on is consumed all the same. */
   latestDueAt?: number;
+  /** The operation of the copy due at `latestDueAt`. */
+  latestOp?: OperationKind;
   /** A token taken earlier for this operation from the shared budget, usable from then (`OperationMessage.tokenAt`). */
   tokenAt?: number;
   /** The operation of the copy that carried `tokenAt`: the token is for that operation's first call. */
@@ -334,6 +336,7 @@ export class Executor {
       const existing = byKey.get(id);
       if (!existing) {
         const item: Item = { key: message.key, id, messageIds: [messageId], hint: message.op, ops: [message.op], dueAt: message.dueAt, latestDueAt: message.dueAt, tokenAt: message.tokenAt };
+        if (message.dueAt !== undefined) item.latestOp = message.op;
         if (message.tokenAt !== undefined) item.tokenOp = message.op;
         byKey.set(id, item);
         continue;
@@ -342,7 +345,10 @@ export class Executor {
       if (!existing.ops.includes(message.op)) existing.ops.push(message.op);
       // Act as soon as any of the copies is due, on the earliest token any of them holds.
       existing.dueAt = existing.dueAt === undefined || message.dueAt === undefined ? undefined : Math.min(existing.dueAt, message.dueAt);
-      if (message.dueAt !== undefined) existing.latestDueAt = Math.max(existing.latestDueAt ?? message.dueAt, message.dueAt);
+      if (message.dueAt !== undefined && (existing.latestDueAt === undefined || message.dueAt > existing.latestDueAt)) {
+        existing.latestDueAt = message.dueAt;
+        existing.latestOp = message.op;
+      }
       if (message.tokenAt !== undefined && (existing.tokenAt === undefined || message.tokenAt < existing.tokenAt)) {
         existing.tokenAt = message.tokenAt;
         existing.tokenOp = message.op;
@@ -2229,7 +2235,7 @@ export class Executor {
    */
   private resendConsumedLater(item: Item, now: number, followUps: { item: Item; operation: QueuedOperation }[]) {
     if (consumedCopyDueLater(item, now))
-      followUps.push({ item, operation: this.messageAt(item.hint, item.key, 'record changed meanwhile; the message due later comes back', now, item.latestDueAt!) });
+      followUps.push({ item, operation: this.messageAt(item.latestOp!, item.key, 'record changed meanwhile; the message due later comes back', now, item.latestDueAt!) });
   }
 
   private async sendFollowUps(followUps: { item: Item; operation: QueuedOperation }[]) {
