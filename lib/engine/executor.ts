@@ -422,16 +422,16 @@ export class Executor {
     if (record.kind === 'attachment') {
       const decision = planAttachment(record, item.volume);
       // A check asked for an attachment at rest (the reconciler): was it detached, or its volume deleted, behind our back?
-      if (decision.type === 'none' && item.hint === 'check-attachment' && record.status.state === 'attached' && item.volume?.ebsVolumeId)
+      if (decision.type === 'none' && item.ops.includes('check-attachment') && record.status.state === 'attached' && item.volume?.ebsVolumeId)
         return { type: 'operation', op: 'check-attachment', reason: 'syncing with EC2' };
       // A check asked for an attachment given up on with its device kept (the executor itself, or the reconciler): did the attach take after all?
-      if (decision.type === 'none' && item.hint === 'check-attachment' && givenUpWithDevice(record, item.volume) && item.volume?.ebsVolumeId)
+      if (decision.type === 'none' && item.ops.includes('check-attachment') && givenUpWithDevice(record, item.volume) && item.volume?.ebsVolumeId)
         return { type: 'operation', op: 'check-attachment', reason: 'given up with a device kept; the attach may have taken' };
       return decision;
     }
     const decision = planVolume(record, item.attachments ?? [], now);
     // A check asked for a volume at rest (an attachment changed, or the reconciler): bring in-use / available in line with EC2.
-    if ((decision.type === 'none' || decision.type === 'invalid-spec' || decision.type === 'cooldown') && item.hint === 'check-volume' && record.ebsVolumeId && (record.status.state === 'available' || record.status.state === 'in-use'))
+    if ((decision.type === 'none' || decision.type === 'invalid-spec' || decision.type === 'cooldown') && item.ops.includes('check-volume') && record.ebsVolumeId && (record.status.state === 'available' || record.status.state === 'in-use'))
       return { type: 'operation', op: 'check-volume', reason: 'syncing with EC2' };
     return decision;
   }
@@ -532,6 +532,7 @@ export class Executor {
    * point rather than describing now, when EC2 cannot have finished yet.
    */
   private checkNotDue(item: Item, op: OperationKind, now: number, followUps: { item: Item; operation: QueuedOperation }[]): boolean {
+    // The first copy's kind decides: a check merged behind the operation's message is sent again, as a check, for its grid point.
     if (CHECK_OPERATIONS.has(item.hint) || item.dueAt !== undefined) return false;
     const record = item.record!;
     const schedule = IN_PROGRESS[record.status.state];

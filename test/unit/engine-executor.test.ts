@@ -222,6 +222,32 @@ describe('executor: duplicates, late and stale messages', () => {
     expect((await volumeOf(h, 'data-1')).status).toEqual(before.status);
   });
 
+  it.each([
+    ['behind', ['create-volume', 'check-volume']],
+    ['ahead of', ['check-volume', 'create-volume']],
+  ] as const)('a check of a volume at rest delivered %s a late create still brings the record in line with EC2', async (_, ops) => {
+    const h = harness();
+    const { ebsVolumeId } = await availableVolume(h, 'data-1');
+    // Attached outside the provisioner.
+    await h.ebs.attachVolume({ ebsVolumeId: ebsVolumeId!, instanceId: INSTANCE, device: '/dev/sdf' });
+    await h.clock.advance(30_000);
+    await h.executor.run(h.batchOf(...ops.map((op) => h.op(op, volumeKey('data-1')))));
+    expect((await volumeOf(h, 'data-1')).status.state).toBe('in-use');
+  });
+
+  it.each([
+    ['behind', ['attach', 'check-attachment']],
+    ['ahead of', ['check-attachment', 'attach']],
+  ] as const)('a check of an attachment at rest delivered %s a late attach still notices it detached outside', async (_, ops) => {
+    const h = harness();
+    await attachedVolume(h, 'data-1');
+    const { ebsVolumeId } = await volumeOf(h, 'data-1');
+    await h.ebs.detachVolume({ ebsVolumeId: ebsVolumeId!, instanceId: INSTANCE });
+    await h.clock.advance(600_000);
+    await h.executor.run(h.batchOf(...ops.map((op) => h.op(op, attachmentKey('data-1')))));
+    expect((await attachmentOf(h, 'data-1')).status).toMatchObject({ state: 'pending', message: expect.stringContaining('detached outside the provisioner') });
+  });
+
   it('a message for a record that no longer exists makes no EC2 call', async () => {
     const h = harness();
     await h.executor.run(h.batchOf(h.op('create-volume', volumeKey('gone')), h.op('attach', attachmentKey('gone'))));
@@ -565,6 +591,16 @@ describe('executor: a look at an attach given up on', () => {
     await h.clock.advance(1000);
     await h.executor.run(h.batchOf(look));
     expect((await attachmentOf(h, 'data-1')).version).toBe(attached.version);
+    expect(h.ebs.calls.AttachVolume).toBe(1);
+  });
+
+  it('delivered behind a late attach message, still finds EC2 attached after all', async () => {
+    const h = harness();
+    const { ebsVolumeId } = await givenUp(h, 5 * 60_000);
+    await h.ebs.attachVolume({ ebsVolumeId, instanceId: INSTANCE, device: '/dev/sdf' });
+    await h.clock.advance(10_000);
+    await h.executor.run(h.batchOf(h.op('attach', attachmentKey('data-1')), h.op('check-attachment', attachmentKey('data-1'))));
+    expect((await attachmentOf(h, 'data-1')).status).toMatchObject({ state: 'attached', message: 'EC2 made the attach after it was given up on' });
     expect(h.ebs.calls.AttachVolume).toBe(1);
   });
 
