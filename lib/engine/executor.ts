@@ -178,12 +178,19 @@ interface Item {
   key: RecordKey;
   id: string;
   messageIds: string[];
+  /** The first copy's operation. */
   hint: OperationKind;
+  /** The operations its copies carried, each once, in the order delivered. */
+  ops: OperationKind[];
   dueAt?: number;
   /** The latest `dueAt` of its copies: one due after the time it is acted on is consumed all the same. */
   latestDueAt?: number;
+  /** The operation of the copy due at `latestDueAt`. */
+  latestOp?: OperationKind;
   /** A token taken earlier for this operation from the shared budget, usable from then (`OperationMessage.tokenAt`). */
   tokenAt?: number;
+  /** The operation of the copy that carried `tokenAt`: the token is for that operation's first call. */
+  tokenOp?: OperationKind;
   record?: ProvisionerRecord;
   /** The record, or an attachment's volume record, is in the table but does not parse: nothing is done for it. */
   invalid?: 'record' | 'volume';
@@ -294,7 +301,7 @@ export class Executor {
     const active: Item[] = [];
     for (const item of items) {
       if (item.dueAt !== undefined && item.dueAt > now) {
-        followUps.push({ item, operation: this.messageAt(item.hint, item.key, 'waiting for dueAt', now, item.dueAt) });
+        followUps.push({ item, operation: this.messageAt(resendOp(item), item.key, 'waiting for dueAt', now, item.dueAt) });
       } else active.push(item);
     }
 
@@ -328,14 +335,24 @@ export class Executor {
       const id = keyString(message.key);
       const existing = byKey.get(id);
       if (!existing) {
-        byKey.set(id, { key: message.key, id, messageIds: [messageId], hint: message.op, dueAt: message.dueAt, latestDueAt: message.dueAt, tokenAt: message.tokenAt });
+        const item: Item = { key: message.key, id, messageIds: [messageId], hint: message.op, ops: [message.op], dueAt: message.dueAt, latestDueAt: message.dueAt, tokenAt: message.tokenAt };
+        if (message.dueAt !== undefined) item.latestOp = message.op;
+        if (message.tokenAt !== undefined) item.tokenOp = message.op;
+        byKey.set(id, item);
         continue;
       }
       existing.messageIds.push(messageId);
+      if (!existing.ops.includes(message.op)) existing.ops.push(message.op);
       // Act as soon as any of the copies is due, on the earliest token any of them holds.
       existing.dueAt = existing.dueAt === undefined || message.dueAt === undefined ? undefined : Math.min(existing.dueAt, message.dueAt);
-      if (message.dueAt !== undefined) existing.latestDueAt = Math.max(existing.latestDueAt ?? message.dueAt, message.dueAt);
-      if (message.tokenAt !== undefined) existing.tokenAt = Math.min(existing.tokenAt ?? message.tokenAt, message.tokenAt);
+      if (message.dueAt !== undefined && (existing.latestDueAt === undefined || message.dueAt > existing.latestDueAt)) {
+        existing.latestDueAt = message.dueAt;
+        existing.latestOp = message.op;
+      }
+      if (message.tokenAt !== undefined && (existing.tokenAt === undefined || message.tokenAt < existing.tokenAt)) {
+        existing.tokenAt = message.tokenAt;
+        existing.tokenOp = message.op;
+      }
     }
     if (byKey.size < batch.length) this.deps.log.debug('dropped duplicate messages', { duplicates: batch.length - byKey.size });
     return [...byKey.values()];
@@ -405,16 +422,16 @@ export class Executor {
     if (record.kind === 'attachment') {
       const decision = planAttachment(record, item.volume);
       // A check asked for an attachment at rest (the reconciler): was it detached, or its volume deleted, behind our back?
-      if (decision.type === 'none' && item.hint === 'check-attachment' && record.status.state === 'attached' && item.volume?.ebsVolumeId)
+      if (decision.type === 'none' && item.ops.includes('check-attachment') && record.status.state === 'attached' && item.volume?.ebsVolumeId)
         return { type: 'operation', op: 'check-attachment', reason: 'syncing with EC2' };
       // A check asked for an attachment given up on with its device kept (the executor itself, or the reconciler): did the attach take after all?
-      if (decision.type === 'none' && item.hint === 'check-attachment' && givenUpWithDevice(record, item.volume) && item.volume?.ebsVolumeId)
+      if (decision.type === 'none' && item.ops.includes('check-attachment') && givenUpWithDevice(record, item.volume) && item.volume?.ebsVolumeId)
         return { type: 'operation', op: 'check-attachment', reason: 'given up with a device kept; the attach may have taken' };
       return decision;
     }
     const decision = planVolume(record, item.attachments ?? [], now);
     // A check asked for a volume at rest (an attachment changed, or the reconciler): bring in-use / available in line with EC2.
-    if ((decision.type === 'none' || decision.type === 'invalid-spec' || decision.type === 'cooldown') && item.hint === 'check-volume' && record.ebsVolumeId && (record.status.state === 'available' || record.status.state === 'in-use'))
+    if ((decision.type === 'none' || decision.type === 'invalid-spec' || decision.type === 'cooldown') && item.ops.includes('check-volume') && record.ebsVolumeId && (record.status.state === 'available' || record.status.state === 'in-use'))
       return { type: 'operation', op: 'check-volume', reason: 'syncing with EC2' };
     return decision;
   }
@@ -504,7 +521,7 @@ export class Executor {
   private heldByOther(item: Item, now: number, followUps: { item: Item; operation: QueuedOperation }[]): boolean {
     const claim = item.record?.claim;
     if (!claim || claim.expiresAt <= now) return false;
-    followUps.push({ item, operation: this.messageAt(item.hint, item.key, 'claimed by another invocation', now, Math.max(claim.expiresAt, now + 1000)) });
+    followUps.push({ item, operation: this.messageAt(resendOp(item), item.key, 'claimed by another invocation', now, Math.max(claim.expiresAt, now + 1000)) });
     this.deps.metrics.operation({ operation: item.hint, outcome: 'skipped' });
     return true;
   }
@@ -515,6 +532,7 @@ export class Executor {
    * point rather than describing now, when EC2 cannot have finished yet.
    */
   private checkNotDue(item: Item, op: OperationKind, now: number, followUps: { item: Item; operation: QueuedOperation }[]): boolean {
+    // The first copy's kind decides: a check merged behind the operation's message is sent again, as a check, for its grid point.
     if (CHECK_OPERATIONS.has(item.hint) || item.dueAt !== undefined) return false;
     const record = item.record!;
     const schedule = IN_PROGRESS[record.status.state];
@@ -554,7 +572,7 @@ export class Executor {
             const id = keyString(key);
             if (inBatch.has(id)) continue;
             inBatch.add(id);
-            released.push({ key, id, messageIds: [], hint: decision.op, record: attachment, volume });
+            released.push({ key, id, messageIds: [], hint: decision.op, ops: [decision.op], record: attachment, volume });
           }
         } catch (error) {
           this.deps.log.warn('reading attachments of an available volume failed; the watcher releases them', { key: keyString(keyOf(volume)), error: errorMessage(error) });
@@ -592,12 +610,13 @@ export class Executor {
     await Promise.all(
       [...byBucket].map(async ([bucket, group]) => {
         const fresh = this.spendTokensTaken(bucket, group, now, maxWaitMs, followUps, granted);
-        // Only an operation's own message takes its token ahead. A check that plans a call (the
-        // reconciler's nudge of work that is only waiting its turn, say) takes what is usable now,
-        // and without it is dropped rather than deferred: the operation's own message may already
-        // hold a token taken ahead, which the nudge would only come back to take. If that message
-        // was lost after all, the next nudge comes when the line has gone.
-        const ahead = takeAhead ? fresh.filter((item) => firstActionOf(item.hint, item.record!) !== undefined) : [];
+        // Only an operation's own message takes its token ahead, also when delivered behind a check
+        // of the same record. A check that plans a call (the reconciler's nudge of work that is only
+        // waiting its turn, say) takes what is usable now, and without it is dropped rather than
+        // deferred: the operation's own message may already hold a token taken ahead, which the
+        // nudge would only come back to take. If that message was lost after all, the next nudge
+        // comes when the line has gone.
+        const ahead = takeAhead ? fresh.filter((item) => item.ops.some((op) => firstActionOf(op, item.record!) !== undefined)) : [];
         const nowOnly = fresh.filter((item) => !ahead.includes(item));
         await this.takeTokens(bucket, nowOnly, now, maxWaitMs, maxWaitMs, undefined, granted);
         await this.takeTokens(bucket, ahead, now, maxWaitMs, Math.max(maxWaitMs, this.config.tokenReservationHorizonMs), followUps, granted);
@@ -622,7 +641,7 @@ export class Executor {
     for (const item of items) {
       const tokenAt = item.tokenAt;
       // The message's own operation took it, for the first call the record asks of it.
-      const heldAction = firstActionOf(item.hint, item.record!);
+      const heldAction = item.tokenOp === undefined ? undefined : firstActionOf(item.tokenOp, item.record!);
       if (tokenAt === undefined || heldAction === undefined || RATE_BUCKET_OF[heldAction] !== bucket) fresh.push(item);
       else if (tokenAt - now <= maxWaitMs) this.grantShared(item, Math.max(now, tokenAt), granted);
       else this.deferUntil(item, decidedOp(item), tokenAction(item), now, tokenAt, followUps, tokenAt);
@@ -768,7 +787,7 @@ export class Executor {
       }
       // Someone else is on it; look again when their lease ends in case they crashed.
       const expiresAt = result.record.claim?.expiresAt ?? now;
-      followUps.push({ item, operation: this.messageAt(item.hint, item.key, 'claimed by another invocation', now, Math.max(expiresAt, now + 1000)) });
+      followUps.push({ item, operation: this.messageAt(resendOp(item), item.key, 'claimed by another invocation', now, Math.max(expiresAt, now + 1000)) });
       this.deps.metrics.operation({ operation: item.hint, outcome: 'skipped' });
     } catch (error) {
       this.deps.log.error('claim failed', { key: item.id, error: errorMessage(error) });
@@ -2044,7 +2063,7 @@ export class Executor {
     this.deps.metrics.operation({ operation: op, outcome: result.outcome, latencyMs: result.latencyMs });
     if (item.observer) return this.writeObservation(item, result, now, followUps);
     if (item.lookAgainAt !== undefined) {
-      followUps.push({ item, operation: this.messageAt(item.hint, item.key, 'record changed before the call; looking again', now, item.lookAgainAt) });
+      followUps.push({ item, operation: this.messageAt(resendOp(item), item.key, 'record changed before the call; looking again', now, item.lookAgainAt) });
       return;
     }
     // An operation that would have claimed with its pre-call write but stopped before it (a
@@ -2071,7 +2090,7 @@ export class Executor {
       if (error instanceof ConditionFailedError) {
         // Deleted or taken over meanwhile: never recreate it; whoever holds it now carries on.
         this.deps.log.warn('status write refused; record deleted or claim lost', { key: item.id, op });
-        if (unclaimed && error.current) followUps.push({ item, operation: this.messageAt(item.hint, item.key, 'record changed meanwhile; looking again', now, now + 1000) });
+        if (unclaimed && error.current) followUps.push({ item, operation: this.messageAt(resendOp(item), item.key, 'record changed meanwhile; looking again', now, now + 1000) });
         return;
       }
       this.deps.log.error('status write failed', { key: item.id, op, error: errorMessage(error) });
@@ -2222,7 +2241,7 @@ export class Executor {
    */
   private resendConsumedLater(item: Item, now: number, followUps: { item: Item; operation: QueuedOperation }[]) {
     if (consumedCopyDueLater(item, now))
-      followUps.push({ item, operation: this.messageAt(item.hint, item.key, 'record changed meanwhile; the message due later comes back', now, item.latestDueAt!) });
+      followUps.push({ item, operation: this.messageAt(item.latestOp!, item.key, 'record changed meanwhile; the message due later comes back', now, item.latestDueAt!) });
   }
 
   private async sendFollowUps(followUps: { item: Item; operation: QueuedOperation }[]) {
@@ -2333,6 +2352,14 @@ function withChanges<R extends ProvisionerRecord>(record: R, changes: RecordChan
 /** Whether the item holds a copy of its message due after now (a wait's message, delivered with one due now): acting now consumed it. */
 function consumedCopyDueLater(item: Item, now: number): boolean {
   return item.latestDueAt !== undefined && item.latestDueAt > now;
+}
+
+/**
+ * The operation of the one message that brings the item's copies back: an operation's own when one
+ * of them was (a check in its place takes only tokens usable now), else the first copy's.
+ */
+function resendOp(item: Item): OperationKind {
+  return item.ops.find((op) => !CHECK_OPERATIONS.has(op)) ?? item.hint;
 }
 
 /** The operation an item's decision calls for (items that reach token taking all decided one). */

@@ -223,6 +223,32 @@ describe('executor: duplicates, late and stale messages', () => {
     expect((await volumeOf(h, 'data-1')).status).toEqual(before.status);
   });
 
+  it.each([
+    ['behind', ['create-volume', 'check-volume']],
+    ['ahead of', ['check-volume', 'create-volume']],
+  ] as const)('a check of a volume at rest delivered %s a late create still brings the record in line with EC2', async (_, ops) => {
+    const h = harness();
+    const { ebsVolumeId } = await availableVolume(h, 'data-1');
+    // Attached outside the provisioner.
+    await h.ebs.attachVolume({ ebsVolumeId: ebsVolumeId!, instanceId: INSTANCE, device: '/dev/sdf' });
+    await h.clock.advance(30_000);
+    await h.executor.run(h.batchOf(...ops.map((op) => h.op(op, volumeKey('data-1')))));
+    expect((await volumeOf(h, 'data-1')).status.state).toBe('in-use');
+  });
+
+  it.each([
+    ['behind', ['attach', 'check-attachment']],
+    ['ahead of', ['check-attachment', 'attach']],
+  ] as const)('a check of an attachment at rest delivered %s a late attach still notices it detached outside', async (_, ops) => {
+    const h = harness();
+    await attachedVolume(h, 'data-1');
+    const { ebsVolumeId } = await volumeOf(h, 'data-1');
+    await h.ebs.detachVolume({ ebsVolumeId: ebsVolumeId!, instanceId: INSTANCE });
+    await h.clock.advance(600_000);
+    await h.executor.run(h.batchOf(...ops.map((op) => h.op(op, attachmentKey('data-1')))));
+    expect((await attachmentOf(h, 'data-1')).status).toMatchObject({ state: 'pending', message: expect.stringContaining('detached outside the provisioner') });
+  });
+
   it('a message for a record that no longer exists makes no EC2 call', async () => {
     const h = harness();
     await h.executor.run(h.batchOf(h.op('create-volume', volumeKey('gone')), h.op('attach', attachmentKey('gone'))));
@@ -241,6 +267,16 @@ describe('executor: duplicates, late and stale messages', () => {
     await h.clock.advance(2700_000);
     await h.drain();
     expect(h.ebs.calls.CreateVolume).toBe(1);
+  });
+
+  it.each([
+    ['behind', ['check-volume', 'create-volume']],
+    ['ahead of', ['create-volume', 'check-volume']],
+  ] as const)("an operation's message not yet due, delivered %s a check of the same record, is chained on as the operation's", async (_, ops) => {
+    const h = harness();
+    await h.store.create(newVolume('data-1'));
+    await h.executor.run(h.batchOf(...ops.map((op) => ({ ...h.op(op, volumeKey('data-1')), dueAt: START + 3600_000 }))));
+    expect(h.queued().map((q) => q.op)).toEqual(['create-volume']);
   });
 });
 
@@ -271,6 +307,17 @@ describe('executor: claims', () => {
     expect(lookAgain).toHaveLength(1);
     expect(lookAgain[0]!.delaySeconds).toBe(DEFAULT_ENGINE_CONFIG.claimLeaseMs / 1000);
   });
+
+  it.each([
+    ['behind', ['check-volume', 'create-volume']],
+    ['ahead of', ['create-volume', 'check-volume']],
+  ] as const)("a record claimed elsewhere, its operation's message delivered %s a check of it, is looked at after the lease by the operation's message", async (_, ops) => {
+    const h = harness();
+    await h.store.create(newVolume('data-1'));
+    await h.store.claim(volumeKey('data-1'), 'other-invocation', h.clock.now(), 180_000);
+    await h.executor.run(h.batchOf(...ops.map((op) => h.op(op, volumeKey('data-1')))));
+    expect(h.queued()).toEqual([{ op: 'create-volume', key: 'data-1', delaySeconds: 180 }]);
+  });
 });
 
 describe('executor: claims taken with the pre-call write', () => {
@@ -300,6 +347,18 @@ describe('executor: claims taken with the pre-call write', () => {
     await h.settle(5000);
     expect(h.ebs.calls.CreateVolume).toBe(1);
     expect((await volumeOf(h, 'data-1')).status.state).not.toBe('pending');
+  });
+
+  it("a create delivered behind a check of its record, which changed before the pre-call write, is looked at again by its own message", async () => {
+    const h = harness();
+    await h.store.create(newVolume('data-1'));
+    const executor = executorWritingAfterRead(h, async () => {
+      const volume = await volumeOf(h, 'data-1');
+      await h.store.update<VolumeRecord>(volumeKey('data-1'), { status: { ...volume.status, message: 'a status note' } });
+    });
+    await executor.run(h.batchOf(h.op('check-volume', volumeKey('data-1')), h.op('create-volume', volumeKey('data-1'))));
+    expect(h.ebs.calls.CreateVolume ?? 0).toBe(0);
+    expect(h.queued()).toEqual([{ op: 'create-volume', key: 'data-1', delaySeconds: 1 }]);
   });
 });
 
@@ -533,6 +592,16 @@ describe('executor: a look at an attach given up on', () => {
     await h.clock.advance(1000);
     await h.executor.run(h.batchOf(look));
     expect((await attachmentOf(h, 'data-1')).version).toBe(attached.version);
+    expect(h.ebs.calls.AttachVolume).toBe(1);
+  });
+
+  it('delivered behind a late attach message, still finds EC2 attached after all', async () => {
+    const h = harness();
+    const { ebsVolumeId } = await givenUp(h, 5 * 60_000);
+    await h.ebs.attachVolume({ ebsVolumeId, instanceId: INSTANCE, device: '/dev/sdf' });
+    await h.clock.advance(10_000);
+    await h.executor.run(h.batchOf(h.op('attach', attachmentKey('data-1')), h.op('check-attachment', attachmentKey('data-1'))));
+    expect((await attachmentOf(h, 'data-1')).status).toMatchObject({ state: 'attached', message: 'EC2 made the attach after it was given up on' });
     expect(h.ebs.calls.AttachVolume).toBe(1);
   });
 
@@ -846,6 +915,30 @@ describe('executor: the shared rate budget', () => {
     expect(shared.level('CreateVolume')!.tokens).toBe(level.tokens - 1);
   });
 
+  it.each([
+    ['a check alone is dropped, taking no token', ['check-volume'], []],
+    ['copies of a check are dropped, taking no token', ['check-volume', 'check-volume'], []],
+    ["the operation's own message behind a check of the record is deferred with its token", ['check-volume', 'create-volume'], ['create-volume']],
+    ["the operation's own message ahead of a check of the record is deferred with its token", ['create-volume', 'check-volume'], ['create-volume']],
+    ["copies of the operation's own message are deferred once, with one token", ['create-volume', 'create-volume'], ['create-volume']],
+  ] as const)('with no token usable now, %s', async (_, ops, deferredOps) => {
+    const shared = new MemoryRateBudget();
+    const h = harness({ config: { rateBudgets: ownShare, accountRateBudgets: account }, rateBudget: shared });
+    for (const id of ['a', 'b', 'c', 'd']) await h.store.create(newVolume(id));
+    await h.executor.run(h.batchOf(...['a', 'b', 'c'].map((id) => h.op('create-volume', volumeKey(id)))));
+    const level = shared.level('CreateVolume')!;
+    await h.executor.run(h.batchOf(...ops.map((op) => h.op(op, volumeKey('d')))));
+    expect(h.ebs.calls.CreateVolume).toBe(3);
+    expect((await volumeOf(h, 'd')).status).toMatchObject({ state: 'pending', attempts: 0 });
+    const queued = h.queue.pending().filter((p) => p.message.key.kind === 'volume' && p.message.key.volumeId === 'd');
+    expect(queued.map((p) => [p.message.op, p.message.tokenAt])).toEqual(deferredOps.map((op) => [op, h.clock.now() + 1000]));
+    expect(shared.level('CreateVolume')!.tokens).toBe(level.tokens - deferredOps.length);
+    if (deferredOps.length === 0) return;
+    await h.settle(30_000);
+    expect(h.ebs.calls.CreateVolume).toBe(4);
+    expect((await volumeOf(h, 'd')).status.state).toBe('available');
+  });
+
   it('a message back before the token it carries waits for that token again, taking none', async () => {
     const shared = new MemoryRateBudget();
     const h = harness({ config: { rateBudgets: ownShare, accountRateBudgets: account }, rateBudget: shared });
@@ -859,6 +952,22 @@ describe('executor: the shared rate budget', () => {
     await h.drain();
     expect(h.ebs.calls.CreateVolume).toBe(1);
     expect(shared.level('CreateVolume')).toBeUndefined();
+  });
+
+  it.each([
+    ['behind', ['check-volume', 'create-volume']],
+    ['ahead of', ['create-volume', 'check-volume']],
+  ] as const)('an operation\'s message delivered %s a check of the same record spends the token it carries, taking none', async (_, ops) => {
+    const shared = new MemoryRateBudget();
+    const h = harness({ config: { rateBudgets: ownShare, accountRateBudgets: account }, rateBudget: shared });
+    for (const id of ['a', 'b', 'c', 'd']) await h.store.create(newVolume(id));
+    await h.executor.run(h.batchOf(...['a', 'b', 'c'].map((id) => h.op('create-volume', volumeKey(id)))));
+    const level = shared.level('CreateVolume');
+    const tokenAt = h.clock.now();
+    await h.executor.run(h.batchOf(...ops.map((op) => ({ ...h.op(op, volumeKey('d')), ...(op === 'create-volume' ? { tokenAt } : {}) }))));
+    expect(h.ebs.calls.CreateVolume).toBe(4);
+    expect((await volumeOf(h, 'd')).status.state).toBe('creating');
+    expect(shared.level('CreateVolume')).toEqual(level);
   });
 
   it('attachments a check releases take only tokens usable now; the rest are left to the watcher\'s message, with no token taken ahead', async () => {

@@ -617,7 +617,7 @@ describe("a grow waiting for EC2's limit (4 modifications per volume in any 24 h
     expect(h.ebs.calls.ModifyVolume).toBe(calls + 1);
   });
 
-  it("whose own message a check consumed and could not follow up (its write refused on a record changed meanwhile) is made when the wait ends, with no reconciler", async () => {
+  it("whose own message a check consumed and could not follow up (its write refused on a record changed meanwhile) comes back as its own and is made when the wait ends, with no reconciler", async () => {
     const { h, waitsUntil } = await waitingGrow();
     const calls = h.ebs.calls.ModifyVolume;
     // Attached outside, so that a check has something to write.
@@ -630,6 +630,8 @@ describe("a grow waiting for EC2's limit (4 modifications per volume in any 24 h
     h.store.failNext('update', new ConditionFailedError('record changed meanwhile'));
     await h.executor.run([...h.batchOf(h.op('check-volume', KEY)), ...received.map((r) => ({ messageId: r.messageId, message: r.message }))]);
     for (const r of received) h.queue.delete(r.receiptHandle);
+    // The modification's message, not the check's: it takes its rate token ahead.
+    expect(h.queue.pending().map((p) => [p.message.op, p.message.dueAt])).toEqual([['modify-volume', Date.parse(waitsUntil)]]);
 
     await runUntil(h, Date.parse(waitsUntil));
     await run(h, 3 * MINUTE, MINUTE);
