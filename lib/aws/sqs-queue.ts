@@ -120,6 +120,7 @@ export const operationMessageSchema = z.object({
   key: recordKeySchema,
   dueAt: z.number().int().nonnegative().optional(),
   tokenAt: z.number().int().nonnegative().optional(),
+  nudge: z.literal(true).optional(),
   reason: z.string().optional(),
 });
 
@@ -138,13 +139,14 @@ export function parseOperationMessage(body: string): ParsedOperationMessage {
   }
   const parsed = operationMessageSchema.safeParse(json);
   if (!parsed.success) return { ok: false, error: `invalid operation message: ${z.prettifyError(parsed.error)}` };
-  const { dueAt, tokenAt, reason, ...required } = parsed.data;
+  const { dueAt, tokenAt, nudge, reason, ...required } = parsed.data;
   return {
     ok: true,
     message: {
       ...required,
       ...(dueAt === undefined ? {} : { dueAt }),
       ...(tokenAt === undefined ? {} : { tokenAt }),
+      ...(nudge === undefined ? {} : { nudge }),
       ...(reason === undefined ? {} : { reason }),
     },
   };

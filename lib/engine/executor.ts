@@ -191,6 +191,8 @@ interface Item {
   tokenAt?: number;
   /** The operation of the copy that carried `tokenAt`: the token is for that operation's first call. */
   tokenOp?: OperationKind;
+  /** Every copy was the reconciler's look (`OperationMessage.nudge`): no chain of checks follows it. */
+  nudgeOnly?: boolean;
   record?: ProvisionerRecord;
   /** The record, or an attachment's volume record, is in the table but does not parse: nothing is done for it. */
   invalid?: 'record' | 'volume';
@@ -336,6 +338,7 @@ export class Executor {
       const existing = byKey.get(id);
       if (!existing) {
         const item: Item = { key: message.key, id, messageIds: [messageId], hint: message.op, ops: [message.op], dueAt: message.dueAt, latestDueAt: message.dueAt, tokenAt: message.tokenAt };
+        if (message.nudge) item.nudgeOnly = true;
         if (message.dueAt !== undefined) item.latestOp = message.op;
         if (message.tokenAt !== undefined) item.tokenOp = message.op;
         byKey.set(id, item);
@@ -343,6 +346,7 @@ export class Executor {
       }
       existing.messageIds.push(messageId);
       if (!existing.ops.includes(message.op)) existing.ops.push(message.op);
+      if (!message.nudge) delete existing.nudgeOnly;
       // Act as soon as any of the copies is due, on the earliest token any of them holds.
       existing.dueAt = existing.dueAt === undefined || message.dueAt === undefined ? undefined : Math.min(existing.dueAt, message.dueAt);
       if (message.dueAt !== undefined && (existing.latestDueAt === undefined || message.dueAt > existing.latestDueAt)) {
@@ -2118,7 +2122,8 @@ export class Executor {
           current = await this.deps.store.update(item.key, result.changes as RecordChanges, condition);
           item.record = current;
         }
-        const next = this.followUp(item, record, current, result, now);
+        // The reconciler's look at an operation still under way leaves the checking to the operation's own chain.
+        const next = item.nudgeOnly && result.outcome === 'in-progress' ? undefined : this.followUp(item, record, current, result, now);
         if (next) followUps.push({ item, operation: next });
       }
       if (!volumeSynced) for (const operation of result.alsoCheck ?? []) followUps.push({ item, operation });

@@ -171,6 +171,12 @@ export interface OperationMessage {
    * it instead of queueing for a new one behind operations asked for later.
    */
   tokenAt?: number;
+  /**
+   * Sent by the reconciler to look at a record that has been quiet: a look that finds the
+   * operation still under way schedules no further checks of its own (the operation's own chain,
+   * if alive, goes on; if lost, the reconciler looks again), so passes do not multiply chains.
+   */
+  nudge?: true;
   /** Free text for logs: why this was scheduled. */
   reason?: string;
 }

@@ -335,7 +335,7 @@ export class Reconciler {
         key: keyString(key),
         reason,
         operation: {
-          message: { op: record.kind === 'volume' ? 'check-volume' : 'check-attachment', key, reason: `reconciler: ${reason}` },
+          message: { op: record.kind === 'volume' ? 'check-volume' : 'check-attachment', key, nudge: true, reason: `reconciler: ${reason}` },
           delaySeconds: 0,
         },
       });

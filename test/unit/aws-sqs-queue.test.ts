@@ -121,6 +121,12 @@ describe('parseOperationMessage', () => {
       ok: true,
       message: { op: 'check-volume', key: { kind: 'volume', volumeId: 'v1' } },
     });
+    // The reconciler's look keeps its mark; anything but true is refused.
+    expect(parseOperationMessage('{"op":"check-volume","key":{"kind":"volume","volumeId":"v1"},"nudge":true}')).toEqual({
+      ok: true,
+      message: { op: 'check-volume', key: { kind: 'volume', volumeId: 'v1' }, nudge: true },
+    });
+    expect(parseOperationMessage('{"op":"check-volume","key":{"kind":"volume","volumeId":"v1"},"nudge":false}').ok).toBe(false);
   });
 
   it.each([

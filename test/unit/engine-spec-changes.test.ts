@@ -842,3 +842,54 @@ describe('a ModifyVolume whose answer was never recorded', () => {
     expect(volume.claim).toBeUndefined();
   });
 });
+
+describe('a modification that takes hours, with the reconciler passing every 5 minutes', () => {
+  /** data-1 available, then its IOPS raised: EC2 takes three hours over the modification. */
+  async function longModification(): Promise<Harness> {
+    const h = harness({ ebsTimings: { modify: 3 * 60 * MINUTE, optimize: 1000 } });
+    await h.store.create(newVolume('data-1'));
+    await h.watch();
+    await h.settle(10_000);
+    await h.watch();
+    const volume = await volumeOf(h);
+    await h.store.update<VolumeRecord>(KEY, { spec: { ...volume.spec, iops: 4000 }, generation: 2 });
+    await h.watch();
+    await h.settle(20_000);
+    await h.watch();
+    expect((await volumeOf(h)).status.state).toBe('modifying');
+    return h;
+  }
+
+  const checksQueued = (h: Harness) => h.queued().filter((queued) => queued.key === 'data-1').length;
+
+  it('its looks do not multiply the chain of progress checks: at most the chain and one look are queued at a time', async () => {
+    const h = await longModification();
+    const reconciler = reconcilerOf(h);
+    let most = 0;
+    let looks = 0;
+    for (let minute = 0; minute < 120; minute++) {
+      if (minute % 5 === 0) looks += (await reconciler.run()).requeued.length;
+      await h.settle(MINUTE, 5_000);
+      most = Math.max(most, checksQueued(h));
+    }
+    // The reconciler did look: the status stays quiet while EC2 is at it.
+    expect(looks).toBeGreaterThan(0);
+    expect(most).toBeLessThanOrEqual(2);
+    expect((await volumeOf(h)).status.state).toBe('modifying');
+  });
+
+  it('with its chain of checks lost, the reconciler\'s looks still see it end', async () => {
+    const h = await longModification();
+    // Every queued message lost.
+    for (const { receiptHandle } of h.queue.receive(100)) h.queue.delete(receiptHandle);
+    await h.clock.advance(2 * MINUTE);
+    for (const { receiptHandle } of h.queue.receive(100)) h.queue.delete(receiptHandle);
+    expect(checksQueued(h)).toBe(0);
+    const reconciler = reconcilerOf(h);
+    for (let minute = 0; minute < 4 * 60 && (await volumeOf(h)).status.state === 'modifying'; minute++) {
+      if (minute % 5 === 0) await reconciler.run();
+      await h.settle(MINUTE, 5_000);
+    }
+    expect(await volumeOf(h)).toMatchObject({ status: { state: 'available' }, observed: { iops: 4000 }, observedGeneration: 2 });
+  });
+});
