@@ -56,16 +56,21 @@ function sqsRecord(messageId: string, body: string): SQSRecord {
 }
 
 
-/** The executor's handler over in-memory AWS holding the volume record `volume`. */
-async function executorOverVolume() {
+/** In-memory AWS holding the volume record `volume`, and what a handler is built from. */
+async function inMemoryAwsWithVolume() {
   const clock = new FakeClock(Date.parse(at));
   const store = new MemoryRecordStore();
   const queue = new MemoryOperationQueue({ clock });
   const provider = new MemoryEbs({ clock, ownerTagValue: 'test', availabilityZones: ['us-east-1a'] });
   const log = new RecordingLog();
   await store.create(volume);
-  const handler = createExecutorHandler({ store, queue, provider, clock, metrics: new RecordingMetrics(), log, config: { ownerTagValue: 'test' } });
-  return { store, provider, log, handler };
+  return { store, provider, log, deps: { store, queue, provider, clock, metrics: new RecordingMetrics(), log, config: { ownerTagValue: 'test' } } };
+}
+
+/** The executor's handler over in-memory AWS holding the volume record `volume`. */
+async function executorOverVolume() {
+  const { store, provider, log, deps } = await inMemoryAwsWithVolume();
+  return { store, provider, log, handler: createExecutorHandler(deps) };
 }
 
 describe('function handlers', () => {
@@ -151,13 +156,8 @@ describe('function handlers', () => {
   });
 
   it("reconciler: bounds the pass by the invocation's remaining time, and logs whether it was complete", async () => {
-    const clock = new FakeClock(Date.parse(at));
-    const store = new MemoryRecordStore();
-    const queue = new MemoryOperationQueue({ clock });
-    const provider = new MemoryEbs({ clock, ownerTagValue: 'test', availabilityZones: ['us-east-1a'] });
-    const log = new RecordingLog();
-    await store.create(volume);
-    const handler = createReconcilerHandler({ store, queue, provider, clock, metrics: new RecordingMetrics(), log, config: { ownerTagValue: 'test' } });
+    const { log, deps } = await inMemoryAwsWithVolume();
+    const handler = createReconcilerHandler(deps);
     const reconciled = () => log.entries.filter((entry) => entry.message === 'reconciled').at(-1)?.attributes;
 
     await handler({}, { getRemainingTimeInMillis: () => RECONCILER.timeoutSeconds * 1000 });
