@@ -303,7 +303,7 @@ export class Executor {
     const active: Item[] = [];
     for (const item of items) {
       if (item.dueAt !== undefined && item.dueAt > now) {
-        followUps.push({ item, operation: this.messageAt(resendOp(item), item.key, 'waiting for dueAt', now, item.dueAt) });
+        followUps.push({ item, operation: this.resend(item, 'waiting for dueAt', now, item.dueAt) });
       } else active.push(item);
     }
 
@@ -525,7 +525,7 @@ export class Executor {
   private heldByOther(item: Item, now: number, followUps: { item: Item; operation: QueuedOperation }[]): boolean {
     const claim = item.record?.claim;
     if (!claim || claim.expiresAt <= now) return false;
-    followUps.push({ item, operation: this.messageAt(resendOp(item), item.key, 'claimed by another invocation', now, Math.max(claim.expiresAt, now + 1000)) });
+    followUps.push({ item, operation: this.resend(item, 'claimed by another invocation', now, Math.max(claim.expiresAt, now + 1000)) });
     this.deps.metrics.operation({ operation: item.hint, outcome: 'skipped' });
     return true;
   }
@@ -791,7 +791,7 @@ export class Executor {
       }
       // Someone else is on it; look again when their lease ends in case they crashed.
       const expiresAt = result.record.claim?.expiresAt ?? now;
-      followUps.push({ item, operation: this.messageAt(resendOp(item), item.key, 'claimed by another invocation', now, Math.max(expiresAt, now + 1000)) });
+      followUps.push({ item, operation: this.resend(item, 'claimed by another invocation', now, Math.max(expiresAt, now + 1000)) });
       this.deps.metrics.operation({ operation: item.hint, outcome: 'skipped' });
     } catch (error) {
       this.deps.log.error('claim failed', { key: item.id, error: errorMessage(error) });
@@ -2046,6 +2046,16 @@ export class Executor {
     return { message: this.message(op, key, reason, delay.dueAt), delaySeconds: delay.delaySeconds };
   }
 
+  /**
+   * The item's message sent again, due at `atMs`: as its operation's own when a copy carried one
+   * (`resendOp`), and still the reconciler's look when every copy was one (`nudgeOnly`).
+   */
+  private resend(item: Item, reason: string, now: number, atMs: number): QueuedOperation {
+    const operation = this.messageAt(resendOp(item), item.key, reason, now, atMs);
+    if (item.nudgeOnly) operation.message.nudge = true;
+    return operation;
+  }
+
   /** A progress check due at `atMs`, sent so that its batch forms then (`checkQueueDelay`). */
   private checkAt(op: OperationKind, key: RecordKey, reason: string, now: number, atMs: number): QueuedOperation {
     const delay = checkQueueDelay(now, atMs, this.config);
@@ -2067,7 +2077,7 @@ export class Executor {
     this.deps.metrics.operation({ operation: op, outcome: result.outcome, latencyMs: result.latencyMs });
     if (item.observer) return this.writeObservation(item, result, now, followUps);
     if (item.lookAgainAt !== undefined) {
-      followUps.push({ item, operation: this.messageAt(resendOp(item), item.key, 'record changed before the call; looking again', now, item.lookAgainAt) });
+      followUps.push({ item, operation: this.resend(item, 'record changed before the call; looking again', now, item.lookAgainAt) });
       return;
     }
     // An operation that would have claimed with its pre-call write but stopped before it (a
@@ -2094,7 +2104,7 @@ export class Executor {
       if (error instanceof ConditionFailedError) {
         // Deleted or taken over meanwhile: never recreate it; whoever holds it now carries on.
         this.deps.log.warn('status write refused; record deleted or claim lost', { key: item.id, op });
-        if (unclaimed && error.current) followUps.push({ item, operation: this.messageAt(resendOp(item), item.key, 'record changed meanwhile; looking again', now, now + 1000) });
+        if (unclaimed && error.current) followUps.push({ item, operation: this.resend(item, 'record changed meanwhile; looking again', now, now + 1000) });
         return;
       }
       this.deps.log.error('status write failed', { key: item.id, op, error: errorMessage(error) });

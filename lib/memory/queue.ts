@@ -109,6 +109,11 @@ export class MemoryOperationQueue implements OperationQueue {
     this.messages = this.messages.filter((m) => m.receiptHandle !== receiptHandle);
   }
 
+  /** Drops every message, visible, in flight or delayed (SQS's PurgeQueue): messages lost. */
+  purge(): void {
+    this.messages = [];
+  }
+
   /** Makes a received message visible again after `seconds`. */
   changeVisibility(receiptHandle: string, seconds: number): void {
     const stored = this.messages.find((m) => m.receiptHandle === receiptHandle);

@@ -10,7 +10,7 @@ import type { VolumeRecord, VolumeSpec } from '../../lib/domain/records.js';
 import { VolumeService } from '../../lib/api/service.js';
 import { Reconciler } from '../../lib/engine/reconciler.js';
 import { Executor } from '../../lib/engine/executor.js';
-import { ConditionFailedError, ProviderError, type VolumeProvider } from '../../lib/engine/ports.js';
+import { ConditionFailedError, ProviderError, type OperationMessage, type VolumeProvider } from '../../lib/engine/ports.js';
 import type { RecordChange } from '../../lib/engine/watcher.js';
 import { silentLog } from '../../lib/memory/log.js';
 import { MemoryRateBudget } from '../../lib/memory/rate-budget.js';
@@ -878,13 +878,32 @@ describe('a modification that takes hours, with the reconciler passing every 5 m
     expect((await volumeOf(h)).status.state).toBe('modifying');
   });
 
+  it('a look delivered in one batch with the chain\'s own check keeps the chain going; a look alone adds none', async () => {
+    const h = await longModification();
+    const lost = () => h.queue.purge();
+    const look: OperationMessage = { ...h.op('check-volume', KEY), nudge: true };
+    lost();
+    await h.executor.run(h.batchOf(look));
+    expect(checksQueued(h)).toBe(0);
+    for (const batch of [h.batchOf(look, h.op('check-volume', KEY)), h.batchOf(h.op('check-volume', KEY), look)]) {
+      lost();
+      await h.executor.run(batch);
+      expect(h.queued()).toEqual([expect.objectContaining({ op: 'check-volume', key: 'data-1' })]);
+    }
+  });
+
+  it('a look that finds the record held by another invocation comes back as a look', async () => {
+    const h = await longModification();
+    h.queue.purge();
+    await h.store.claim(KEY, 'another-invocation', h.clock.now(), 60_000);
+    await h.executor.run(h.batchOf({ ...h.op('check-volume', KEY), nudge: true }));
+    expect(h.queue.pending().map((pending) => pending.message)).toEqual([expect.objectContaining({ op: 'check-volume', nudge: true })]);
+  });
+
   it('with its chain of checks lost, the reconciler\'s looks still see it end', async () => {
     const h = await longModification();
     // Every queued message lost.
-    for (const { receiptHandle } of h.queue.receive(100)) h.queue.delete(receiptHandle);
-    await h.clock.advance(2 * MINUTE);
-    for (const { receiptHandle } of h.queue.receive(100)) h.queue.delete(receiptHandle);
-    expect(checksQueued(h)).toBe(0);
+    h.queue.purge();
     const reconciler = reconcilerOf(h);
     for (let minute = 0; minute < 4 * 60 && (await volumeOf(h)).status.state === 'modifying'; minute++) {
       if (minute % 5 === 0) await reconciler.run();
