@@ -711,6 +711,8 @@ describe("Reconciler passes bounded by the invocation's time", () => {
     // Each pass begins one segment further, so four passes have each begun with a different one.
     const covered = new Set(reports.flatMap((report) => report.requeued.map((r) => r.key)));
     expect([...covered].sort()).toEqual(keys.map((id) => `volume/${id}`).sort());
+    // Cut short in a later segment, not in the one it began with: its segments fit in a pass.
+    expect(log.entries.map((entry) => entry.message)).not.toContain('a table segment holds more than one pass can scan; raise reconcilerScanSegments');
   });
 
   it('with one segment a pass short of time starts over each time and never reaches the tail, and says so', async () => {
@@ -750,6 +752,36 @@ describe("Reconciler passes bounded by the invocation's time", () => {
     expect(report.segments.done).toBeLessThan(4);
     expect(report.leaked).toEqual([orphan.ebsVolumeId]);
     expect(report.leakCheckComplete).toBe(true);
+    expect(published).toEqual([1]);
+  });
+
+  it('judges records in pages of at most its page size across segments: one DescribeVolumes of at most that many ids a page', async () => {
+    const env = setup();
+    const at = new Date(env.clock.now()).toISOString();
+    for (let i = 0; i < 12; i++) {
+      const id = `at-rest-${i}`;
+      const { ebsVolumeId } = await ownedVolume(env, id);
+      await env.store.create(volume(id, at, { ebsVolumeId, status: { state: 'available', attempts: 0, updatedAt: at }, observed: { sizeGiB: 10, volumeType: 'gp3' } }));
+    }
+    const described: number[] = [];
+    const describe = env.ebs.describeVolumes.bind(env.ebs);
+    env.ebs.describeVolumes = async (ids) => {
+      described.push(ids.length);
+      return describe(ids);
+    };
+    const report = await slowScan(env).run({ remainingTimeMs: RECONCILER.timeoutSeconds * 1000 });
+    expect(report.scanned).toBe(12);
+    expect(described.reduce((sum, n) => sum + n, 0)).toBe(12);
+    expect(Math.max(...described)).toBeLessThanOrEqual(5);
+  });
+
+  it('a volume naming no record that no record holds is reported as leaked by a pass over the whole table', async () => {
+    const env = setup();
+    const orphan = await ownedVolume(env, 'nobody');
+    env.ebs.retagBehindBack(orphan.ebsVolumeId, { [OWNERSHIP_TAGS.owner]: OWNER });
+    const { metrics, published } = leakCounts();
+    const report = await slowScan(env, { metrics }).run({ remainingTimeMs: RECONCILER.timeoutSeconds * 1000 });
+    expect(report).toMatchObject({ segments: { done: 4, total: 4 }, leakCheckComplete: true, leaked: [orphan.ebsVolumeId] });
     expect(published).toEqual([1]);
   });
 
