@@ -211,6 +211,25 @@ describeWithMoto('pipeline end to end on moto', (endpoint) => {
         .Attributes?.ApproximateNumberOfMessages ?? 0,
     );
 
+  /** Work the pipeline still holds: messages on the operation queue (waiting, in flight, delayed) and claimed records. */
+  const pipelineWork = async () => {
+    const { Attributes } = await clients.sqs.send(
+      new GetQueueAttributesCommand({
+        QueueUrl: runtime.aws!.queueUrl,
+        AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible', 'ApproximateNumberOfMessagesDelayed'],
+      }),
+    );
+    const claimed = await clients.doc.send(
+      new ScanCommand({ TableName: runtime.aws!.tableName, FilterExpression: 'attribute_exists(#claim)', ExpressionAttributeNames: { '#claim': 'claim' }, ConsistentRead: true }),
+    );
+    return {
+      waiting: Number(Attributes?.ApproximateNumberOfMessages ?? 0),
+      inFlight: Number(Attributes?.ApproximateNumberOfMessagesNotVisible ?? 0),
+      delayed: Number(Attributes?.ApproximateNumberOfMessagesDelayed ?? 0),
+      claimed: claimed.Items?.length ?? 0,
+    };
+  };
+
   it('does not make a second volume when the same operation message is delivered again, before or after the create', async () => {
     const queue = new SqsOperationQueue({ client: clients.sqs, queueUrl: runtime.aws!.queueUrl });
     const message = { op: 'create-volume' as const, key: { kind: 'volume' as const, volumeId: 'redelivered' } };
@@ -228,7 +247,9 @@ describeWithMoto('pipeline end to end on moto', (endpoint) => {
     // And late copies, once the volume exists.
     await queue.send([{ message, delaySeconds: 0 }, { message, delaySeconds: 0 }]);
     await until(visibleMessages, (n) => n === 0, 'the late copies to be consumed');
-    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    // Only once nothing is left that could still call CreateVolume: no message waiting, in flight
+    // or delayed, and no record claimed by an executor.
+    await until(pipelineWork, (work) => Object.values(work).every((n) => n === 0), 'the pipeline to be idle');
     expect(await ec2VolumesOf('redelivered')).toHaveLength(1);
     expect((await volume('redelivered')).body.status?.state).toBe('available');
   });

@@ -100,17 +100,23 @@ describe('functions/api handler', () => {
   });
 
   it('reads the line of calls waiting for EC2 tokens from RATE_BUDGET_TABLE_NAME, at EC2_REFILL_PER_SECOND', async () => {
-    const now = Date.now();
-    dynamo.on(GetCommand, { TableName: 'provisioner-records' }).resolves({ Item: toItem(pendingVolume) });
-    // 105 tokens owed at 10 a second (the raised refill): a new call would start in 10.6 s.
-    dynamo.on(GetCommand, { TableName: 'provisioner-rate-budget' }).resolves({ Item: { bucket: 'CreateVolume', tokens: -105, updatedAt: now, version: 7 } });
-    dynamo.on(QueryCommand).resolves({ Items: [] });
-    const response = await invoke({ method: 'GET', url: '/volumes/data-01' });
+    // The handler reads the system clock: hold it still, so the wait does not depend on how long the call takes.
+    const now = Date.parse('2026-03-01T12:00:00.000Z');
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(now);
+    let response: Awaited<ReturnType<typeof invoke>>;
+    try {
+      dynamo.on(GetCommand, { TableName: 'provisioner-records' }).resolves({ Item: toItem(pendingVolume) });
+      // 105 tokens owed at 10 a second (the raised refill): a new call would start in 10.6 s, shown as 11.
+      dynamo.on(GetCommand, { TableName: 'provisioner-rate-budget' }).resolves({ Item: { bucket: 'CreateVolume', tokens: -105, updatedAt: now, version: 7 } });
+      dynamo.on(QueryCommand).resolves({ Items: [] });
+      response = await invoke({ method: 'GET', url: '/volumes/data-01' });
+    } finally {
+      vi.useRealTimers();
+    }
     expect(response.statusCode).toBe(200);
     const { rateWait } = JSON.parse(response.body) as { rateWait: { action: string; seconds: number } };
-    expect(rateWait.action).toBe('CreateVolume');
-    expect(rateWait.seconds).toBeGreaterThanOrEqual(10); // a few ms pass between the mock's `now` and the handler's
-    expect(rateWait.seconds).toBeLessThanOrEqual(11);
+    expect(rateWait).toEqual({ action: 'CreateVolume', seconds: 11 });
     const reads = dynamo.commandCalls(GetCommand).map((call) => call.args[0].input);
     expect(reads).toContainEqual({ TableName: 'provisioner-rate-budget', Key: { bucket: 'CreateVolume' } });
   });
