@@ -522,6 +522,15 @@ describe('VolumeService', () => {
       expect((await problemOf(() => service.retryVolume('data-01'))).status).toBe(409);
       expect((await problemOf(() => service.retryVolume('nope'))).status).toBe(404);
     });
+
+    it('is 409 when the volume is marked dying between its read and its write, and leaves the generation as it was', async () => {
+      await fail();
+      raceFirstWrite((update) => update(volumeKey('data-01'), { life: 'dying' }));
+      const dying = await problemOf(() => service.retryVolume('data-01'));
+      expect(dying.status).toBe(409);
+      expect(dying.detail).toBe('volume data-01 is being deleted');
+      expect(await volume('data-01')).toMatchObject({ life: 'dying', generation: 1 });
+    });
   });
 
   describe('retryAttachment', () => {
@@ -582,6 +591,15 @@ describe('VolumeService', () => {
       expect((await attachment('data-01', INSTANCE_A))?.generation).toBe(1);
       await service.createVolume({ volumeId: 'data-01', spec: GP3 });
       expect((await service.retryAttachment('data-01', INSTANCE_A)).generation).toBe(2);
+    });
+
+    it('is 409 when the attachment is marked dying between its read and its write, and leaves the generation as it was', async () => {
+      await fail();
+      raceFirstWrite((update) => update(attachmentKey('data-01', INSTANCE_A), { life: 'dying' }));
+      const dying = await problemOf(() => service.retryAttachment('data-01', INSTANCE_A));
+      expect(dying.status).toBe(409);
+      expect(dying.detail).toBe(`attachment of data-01 to ${INSTANCE_A} is being detached`);
+      expect(await attachment('data-01', INSTANCE_A)).toMatchObject({ life: 'dying', generation: 1 });
     });
   });
 
