@@ -312,6 +312,17 @@ describe('VolumeService', () => {
       expect(forged.errors[0]?.path).toBe('cursor');
     });
 
+    it('rejects a forged instance cursor with a negative offset, before reading or listing anything', async () => {
+      await seed(3);
+      for (const id of ['vol-01', 'vol-02', 'vol-03']) await service.putAttachment(id, INSTANCE_A, {});
+      const forged = Buffer.from(JSON.stringify({ filter: `${INSTANCE_A}|`, offset: -1 })).toString('base64url');
+      const reads = store.reads;
+      const problem = await problemOf(() => service.listVolumes({ limit: 10, instanceId: INSTANCE_A, cursor: forged }));
+      expect(problem.status).toBe(400);
+      expect(problem.errors).toEqual([{ path: 'cursor', message: 'is not a cursor this API issued' }]);
+      expect(store.reads).toBe(reads);
+    });
+
     it("reports the store's rejection of a tampered inner cursor as a bad cursor", async () => {
       await seed(3);
       const page = await service.listVolumes({ limit: 1 });
