@@ -178,7 +178,6 @@ describe('API handler', () => {
         request: { method: 'POST', url: '/volumes', json: { spec: { ...GP3, tags: { big: 'x'.repeat(API.maxBodyBytes) } } } },
         status: 413,
       },
-      { name: 'empty patch', request: { method: 'PATCH', url: '/volumes/data-01', json: {} }, status: 400 },
       { name: 'unknown patch field', request: { method: 'PATCH', url: '/volumes/data-01', json: { sizeGiB: 40, availabilityZone: 'eu-west-1b' } }, status: 400, paths: ['availabilityZone'] },
       { name: 'patch past the type\'s limits', request: { method: 'PATCH', url: '/volumes/data-01', json: { sizeGiB: 70_000 } }, status: 400, paths: ['sizeGiB'] },
       { name: 'patch with an ownership tag key', request: { method: 'PATCH', url: '/volumes/data-01', json: { tags: { 'ebs-provisioner:owner': 'other-stack' } } }, status: 400, paths: ['tags.ebs-provisioner:owner'] },
@@ -211,6 +210,16 @@ describe('API handler', () => {
         expect((await api.call({ method: 'GET', url: '/volumes/data-01' })).json).toEqual(before.json);
       });
     }
+
+    it('names an empty patch as asking for no change, writing nothing', async () => {
+      await api.call({ method: 'POST', url: '/volumes', json: { volumeId: 'data-01', spec: GP3 } });
+      const writes = api.store.writes;
+      const problem = expectProblem(await api.call({ method: 'PATCH', url: '/volumes/data-01', json: {} }), 400);
+      expect(problem.type).toBe('urn:ebs-provisioner:problem:validation-failed');
+      expect(problem.errors).toEqual([{ path: '', message: 'give at least one of sizeGiB, volumeType, iops, throughput, tags' }]);
+      expect(problem.detail).toBe('the request body is not valid: give at least one of sizeGiB, volumeType, iops, throughput, tags');
+      expect(api.store.writes).toBe(writes);
+    });
 
     it('says which field is missing and what is wrong', async () => {
       const problem = expectProblem(await api.call({ method: 'POST', url: '/volumes', json: { spec: { volumeType: 'gp3' } } }), 400);
