@@ -28,6 +28,15 @@ describe('API handler', () => {
     api = apiHarness();
   });
 
+  /** Sends `json` (or `text`) base64-encoded, as API Gateway passes a body it treats as binary. */
+  const callBase64 = async (request: { method: string; url: string; text: string; contentType?: string }): Promise<ApiResponse> => {
+    const headers = request.contentType ? { 'Content-Type': request.contentType } : {};
+    const event = { ...toProxyEvent({ method: request.method, url: request.url, headers }), body: Buffer.from(request.text, 'utf8').toString('base64'), isBase64Encoded: true };
+    const result = await api.handler(event, localLambdaContext(event.requestContext.requestId));
+    const contentType = Object.entries(result.headers ?? {}).find(([name]) => name.toLowerCase() === 'content-type')?.[1];
+    return { ...result, json: result.body ? JSON.parse(result.body) : undefined, contentType: contentType as string | undefined };
+  };
+
   describe('success paths', () => {
     it('creates a volume (201 with Location), repeats it (200), and shows it', async () => {
       const created = await api.call({ method: 'POST', url: '/volumes', json: { volumeId: 'data-01', spec: GP3 } });
@@ -127,6 +136,23 @@ describe('API handler', () => {
       expect(attached.statusCode).toBe(201);
       expect(AttachmentSchema.parse(attached.json).requestedDevice).toBe('/dev/sdf');
     });
+
+    it('takes a structured-syntax +json media type (RFC 6839), such as application/merge-patch+json, and still refuses one that is not JSON', async () => {
+      await api.call({ method: 'POST', url: '/volumes', json: { volumeId: 'data-01', spec: GP3 } });
+      const patched = await api.call({ method: 'PATCH', url: '/volumes/data-01', headers: { 'Content-Type': 'application/merge-patch+json' }, body: JSON.stringify({ sizeGiB: 50 }) });
+      expect(patched.statusCode).toBe(200);
+      expect(VolumeDetailsSchema.parse(patched.json)).toMatchObject({ generation: 2, spec: { sizeGiB: 50 } });
+      const writes = api.store.writes;
+      const refused = expectProblem(await api.call({ method: 'PATCH', url: '/volumes/data-01', headers: { 'Content-Type': 'application/merge-patch+xml' }, body: JSON.stringify({ sizeGiB: 60 }) }), 415);
+      expect(refused.errors).toEqual([{ path: 'Content-Type', message: 'must be application/json' }]);
+      expect(api.store.writes).toBe(writes);
+    });
+
+    it('reads a base64-encoded body (API Gateway isBase64Encoded) as the JSON it encodes', async () => {
+      const created = await callBase64({ method: 'POST', url: '/volumes', contentType: 'application/json', text: JSON.stringify({ volumeId: 'data-01', spec: GP3 }) });
+      expect(created.statusCode).toBe(201);
+      expect(VolumeDetailsSchema.parse(created.json)).toMatchObject({ volumeId: 'data-01', spec: GP3 });
+    });
   });
 
   describe('bad input is a 4xx with field messages and writes nothing', () => {
@@ -152,7 +178,6 @@ describe('API handler', () => {
         request: { method: 'POST', url: '/volumes', json: { spec: { ...GP3, tags: { big: 'x'.repeat(API.maxBodyBytes) } } } },
         status: 413,
       },
-      { name: 'empty patch', request: { method: 'PATCH', url: '/volumes/data-01', json: {} }, status: 400 },
       { name: 'unknown patch field', request: { method: 'PATCH', url: '/volumes/data-01', json: { sizeGiB: 40, availabilityZone: 'eu-west-1b' } }, status: 400, paths: ['availabilityZone'] },
       { name: 'patch past the type\'s limits', request: { method: 'PATCH', url: '/volumes/data-01', json: { sizeGiB: 70_000 } }, status: 400, paths: ['sizeGiB'] },
       { name: 'patch with an ownership tag key', request: { method: 'PATCH', url: '/volumes/data-01', json: { tags: { 'ebs-provisioner:owner': 'other-stack' } } }, status: 400, paths: ['tags.ebs-provisioner:owner'] },
@@ -185,6 +210,16 @@ describe('API handler', () => {
         expect((await api.call({ method: 'GET', url: '/volumes/data-01' })).json).toEqual(before.json);
       });
     }
+
+    it('names an empty patch as asking for no change, writing nothing', async () => {
+      await api.call({ method: 'POST', url: '/volumes', json: { volumeId: 'data-01', spec: GP3 } });
+      const writes = api.store.writes;
+      const problem = expectProblem(await api.call({ method: 'PATCH', url: '/volumes/data-01', json: {} }), 400);
+      expect(problem.type).toBe('urn:ebs-provisioner:problem:validation-failed');
+      expect(problem.errors).toEqual([{ path: '', message: 'give at least one of sizeGiB, volumeType, iops, throughput, tags' }]);
+      expect(problem.detail).toBe('the request body is not valid: give at least one of sizeGiB, volumeType, iops, throughput, tags');
+      expect(api.store.writes).toBe(writes);
+    });
 
     it('says which field is missing and what is wrong', async () => {
       const problem = expectProblem(await api.call({ method: 'POST', url: '/volumes', json: { spec: { volumeType: 'gp3' } } }), 400);
@@ -278,6 +313,30 @@ describe('API handler', () => {
 
       expect(api.store.writes).toBe(writes);
       expect((await api.call({ method: 'GET', url: '/volumes/data-01' })).json).toEqual(before.json);
+    });
+
+    it('refuses a base64-encoded body on a route that takes none by the fields it encodes; an encoded `{}` is none', async () => {
+      await api.call({ method: 'POST', url: '/volumes', json: { volumeId: 'data-01', spec: GP3 } });
+      const writes = api.store.writes;
+      const problem = expectProblem(await callBase64({ method: 'POST', url: '/volumes/data-01/retry', text: '{"force":true}' }), 400);
+      expect(problem.type).toBe('urn:ebs-provisioner:problem:validation-failed');
+      expect(problem.errors).toEqual([{ path: 'force', message: 'is not a known field: this route takes no body' }]);
+      expect(problem.detail).toBe('the request body is not valid: force: is not a known field: this route takes no body');
+      expect(api.store.writes).toBe(writes);
+      expect((await callBase64({ method: 'DELETE', url: '/volumes/data-01', text: '{}' })).statusCode).toBe(202);
+    });
+
+    it('measures a base64-encoded body by its decoded bytes, not by its encoded length', async () => {
+      const padded = (bytes: number, volumeId: string) => {
+        const json = JSON.stringify({ volumeId, spec: GP3 });
+        return json + ' '.repeat(bytes - json.length);
+      };
+      const under = padded(Math.floor(API.maxBodyBytes * 0.9), 'data-01');
+      expect(Buffer.from(under).toString('base64').length).toBeGreaterThan(API.maxBodyBytes);
+      expect((await callBase64({ method: 'POST', url: '/volumes', contentType: 'application/json', text: under })).statusCode).toBe(201);
+      const over = padded(API.maxBodyBytes + 1, 'data-02');
+      const problem = expectProblem(await callBase64({ method: 'POST', url: '/volumes', contentType: 'application/json', text: over }), 413);
+      expect(problem.detail).toBe(`the request body is ${API.maxBodyBytes + 1} bytes; the limit is ${API.maxBodyBytes} bytes`);
     });
 
     it('measures the body size in bytes, not characters', async () => {

@@ -312,6 +312,17 @@ describe('VolumeService', () => {
       expect(forged.errors[0]?.path).toBe('cursor');
     });
 
+    it('rejects a forged instance cursor with a negative offset, before reading or listing anything', async () => {
+      await seed(3);
+      for (const id of ['vol-01', 'vol-02', 'vol-03']) await service.putAttachment(id, INSTANCE_A, {});
+      const forged = Buffer.from(JSON.stringify({ filter: `${INSTANCE_A}|`, offset: -1 })).toString('base64url');
+      const reads = store.reads;
+      const problem = await problemOf(() => service.listVolumes({ limit: 10, instanceId: INSTANCE_A, cursor: forged }));
+      expect(problem.status).toBe(400);
+      expect(problem.errors).toEqual([{ path: 'cursor', message: 'is not a cursor this API issued' }]);
+      expect(store.reads).toBe(reads);
+    });
+
     it("reports the store's rejection of a tampered inner cursor as a bad cursor", async () => {
       await seed(3);
       const page = await service.listVolumes({ limit: 1 });
@@ -522,6 +533,15 @@ describe('VolumeService', () => {
       expect((await problemOf(() => service.retryVolume('data-01'))).status).toBe(409);
       expect((await problemOf(() => service.retryVolume('nope'))).status).toBe(404);
     });
+
+    it('is 409 when the volume is marked dying between its read and its write, and leaves the generation as it was', async () => {
+      await fail();
+      raceFirstWrite((update) => update(volumeKey('data-01'), { life: 'dying' }));
+      const dying = await problemOf(() => service.retryVolume('data-01'));
+      expect(dying.status).toBe(409);
+      expect(dying.detail).toBe('volume data-01 is being deleted');
+      expect(await volume('data-01')).toMatchObject({ life: 'dying', generation: 1 });
+    });
   });
 
   describe('retryAttachment', () => {
@@ -582,6 +602,15 @@ describe('VolumeService', () => {
       expect((await attachment('data-01', INSTANCE_A))?.generation).toBe(1);
       await service.createVolume({ volumeId: 'data-01', spec: GP3 });
       expect((await service.retryAttachment('data-01', INSTANCE_A)).generation).toBe(2);
+    });
+
+    it('is 409 when the attachment is marked dying between its read and its write, and leaves the generation as it was', async () => {
+      await fail();
+      raceFirstWrite((update) => update(attachmentKey('data-01', INSTANCE_A), { life: 'dying' }));
+      const dying = await problemOf(() => service.retryAttachment('data-01', INSTANCE_A));
+      expect(dying.status).toBe(409);
+      expect(dying.detail).toBe(`attachment of data-01 to ${INSTANCE_A} is being detached`);
+      expect(await attachment('data-01', INSTANCE_A)).toMatchObject({ life: 'dying', generation: 1 });
     });
   });
 

@@ -42,6 +42,14 @@ describe('validateVolumeSpec', () => {
     for (const spec of good) expect(issuesOf(spec), JSON.stringify(spec)).toEqual([]);
   });
 
+  it("takes a type's minimum IOPS at any size: gp3's 3000 baseline comes with every size, above 500 per GiB of a small volume", () => {
+    expect(issuesOf({ sizeGiB: 1, volumeType: 'gp3', iops: 3000 })).toEqual([]);
+    expect(issuesOf({ sizeGiB: 5, volumeType: 'gp3', iops: 3000, throughput: 125 })).toEqual([]);
+    expect(issuesOf({ sizeGiB: 1, volumeType: 'gp3', iops: 3001 })).toEqual([
+      { path: 'spec.iops', message: 'gp3 allows at most 500 IOPS per GiB: 1 GiB allows 500, got 3001' },
+    ]);
+  });
+
   it.each([
     [{ sizeGiB: 0, volumeType: 'gp3' }, 'spec.sizeGiB', /positive/],
     [{ sizeGiB: 1.5, volumeType: 'gp3' }, 'spec.sizeGiB', /whole number/],

@@ -37,6 +37,17 @@ const STORE_FAILURE = 'DynamoDB unavailable';
 /** The values clients ask for (`t1`…`t3`); the console writes others. */
 const SYSTEM_SET_TAG_VALUE = /^t[0-9]$/;
 
+/**
+ * Whether the API's refusal is one the history can bring about: a record missing (404) or in a
+ * state that stands in the way (409), or, for the `invalidPaths` a request names, a change EBS
+ * cannot make of a volume as it is now (grown in the console, or multi-attach kept on gp3). Any
+ * other refusal is a valid request wrongly refused.
+ */
+function expectedRefusal(problem: ApiProblem, invalidPaths: readonly string[] = []): boolean {
+  if (problem.kind === 'not-found' || problem.kind === 'conflict') return true;
+  return problem.kind === 'validation-failed' && problem.errors.length > 0 && problem.errors.every((issue) => invalidPaths.includes(issue.path));
+}
+
 /** The bench's seeded generator, so each seed replays the same history. */
 function randomSource(seed: number) {
   const random = new Random(seed);
@@ -59,10 +70,15 @@ function world(seed: number) {
   let lastBatch: RecordChange[] = [];
   let nextReconcileAt = h.clock.now() + 5 * MINUTE;
 
-  /** One client request; the API's refusals (400, 404, 409, and 500 when the table fails under it) are part of the history. */
+  /**
+   * One client request; the refusals the history can bring about (404, 409, a change EBS cannot make
+   * now) and 500 when the table fails under it are part of it, any other refusal fails the test.
+   */
   async function request(): Promise<void> {
     const volumeId = random.pick(VOLUME_IDS);
     const instanceId = random.pick(INSTANCES);
+    /** What a request may be refused for beyond 404 and 409, by field. */
+    let invalidPaths: string[] = [];
     try {
       switch (random.between(0, 8)) {
         case 0:
@@ -75,6 +91,8 @@ function world(seed: number) {
           return;
         }
         case 2: {
+          // Grown in the console past what this asks, the volume cannot shrink back.
+          invalidPaths = ['sizeGiB'];
           const { spec } = await service.getVolume(volumeId);
           await service.patchVolume(volumeId, PatchVolumeRequestSchema.parse({ sizeGiB: spec.sizeGiB + random.between(1, 3) }));
           return;
@@ -97,6 +115,7 @@ function world(seed: number) {
           return;
         case 8:
           // Performance or type: some of these EBS cannot make (io2 to gp3 keeps multi-attach), refused with the reason.
+          invalidPaths = ['multiAttach', 'sizeGiB'];
           await service.patchVolume(
             volumeId,
             PatchVolumeRequestSchema.parse(random.chance(0.5) ? { iops: random.pick([3000, 4000, 5000]) } : { volumeType: random.pick(['gp3', 'io2']), iops: 3000 }),
@@ -104,7 +123,8 @@ function world(seed: number) {
           return;
       }
     } catch (error) {
-      if (!(error instanceof ApiProblem || (error instanceof Error && error.message === STORE_FAILURE))) throw error;
+      if (error instanceof ApiProblem && expectedRefusal(error, invalidPaths)) return;
+      if (!(error instanceof Error && error.message === STORE_FAILURE)) throw error;
     }
   }
 
@@ -286,14 +306,14 @@ function world(seed: number) {
     for (let spent = 0; spent < totalMs; spent += stepMs) await step(stepMs);
   }
 
-  /** A client's request after the history: again after a 500 (a fault injected earlier may still be pending); a refusal ends it. */
+  /** A client's request after the history: again after a 500 (a fault injected earlier may still be pending); a 404 or 409 ends it. */
   async function ask(request: () => Promise<unknown>): Promise<void> {
     for (let attempt = 0; attempt < 3; attempt++) {
       try {
         await request();
         return;
       } catch (error) {
-        if (error instanceof ApiProblem) return;
+        if (error instanceof ApiProblem && expectedRefusal(error)) return;
         if (!(error instanceof Error && error.message === STORE_FAILURE)) throw error;
       }
     }

@@ -5,7 +5,7 @@ import { RECORD_TOO_LARGE_LOG, type RecordChange } from '../../lib/engine/watche
 import { RecordingLog } from '../../lib/memory/log.js';
 import { approximateItemBytes } from '../../lib/memory/store.js';
 import { TABLE } from '../../lib/settings.js';
-import type { VolumeRecord } from '../../lib/domain/records.js';
+import type { AttachmentRecord, VolumeRecord } from '../../lib/domain/records.js';
 import { AZ, INSTANCE, OTHER_INSTANCE, attachmentKey, harness, newAttachment, newVolume, volumeKey } from './engine-fixtures.js';
 
 function insert(record: { kind: string; volumeId: string; instanceId?: string }, id = 'c1'): RecordChange {
@@ -296,6 +296,19 @@ describe('watcher', () => {
     expect(sent(h)).toEqual([]);
     // A move that changes nothing for its attachments (neither usable nor in or out of error) reads nothing either.
     expect(h.store.reads).toBe(reads);
+  });
+
+  it("a table write that changes only an attachment's requested device is a client's request: the attachment is planned and attaches there", async () => {
+    const h = harness();
+    await createdVolume(h);
+    const attachment = newAttachment('data-1', { requestedDevice: '/dev/sdf' });
+    await h.store.create(attachment);
+    const changed = await h.store.update<AttachmentRecord>(attachmentKey('data-1'), { requestedDevice: '/dev/sdg' });
+    expect(sent(h)).toEqual([]);
+    await h.watcher.handle([{ id: 'c1', eventName: 'MODIFY', key: attachmentKey('data-1'), oldRecord: attachment, newRecord: changed }]);
+    expect(sent(h)).toEqual([{ op: 'attach', key: `data-1/${INSTANCE}`, delaySeconds: 0 }]);
+    await h.settle(30_000);
+    expect(await h.store.get(attachmentKey('data-1'))).toMatchObject({ status: { state: 'attached' }, device: '/dev/sdg' });
   });
 
   it('an attachment that starts with the reason it waits, as the API writes it, gets no status write', async () => {

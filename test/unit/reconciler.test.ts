@@ -553,6 +553,20 @@ describe('Reconciler', () => {
     expect(h.ebs.volume(ebsVolumeId)?.attachments).toEqual([]);
   });
 
+  it('takes an attachment EC2 reports with no device name for one it cannot compare, not for one attached under another: no drift, nothing re-enqueued', async () => {
+    const { h, reconciler, ebsVolumeId } = await attachedVolume();
+    const attached = (await h.store.get(attachmentKey('data-1'))) as AttachmentRecord;
+    expect(attached.device).toBeDefined();
+    const describe = h.ebs.describeVolumes.bind(h.ebs);
+    h.ebs.describeVolumes = async (ids) => (await describe(ids)).map((v) => ({ ...v, attachments: v.attachments.map((a) => ({ ...a, device: '' })) }));
+    expect((await h.ebs.describeVolumes([ebsVolumeId]))[0]?.attachments).toEqual([{ instanceId: INSTANCE, device: '', state: 'attached' }]);
+    await h.clock.advance(10 * MINUTE);
+
+    expect((await reconciler.run()).requeued).toEqual([]);
+    expect(h.queued()).toEqual([]);
+    expect(((await h.store.get(attachmentKey('data-1'))) as AttachmentRecord).device).toBe(attached.device);
+  });
+
   const gone = (ebsVolumeId?: string) =>
     `volume data-1${ebsVolumeId ? ` (${ebsVolumeId})` : ''} no longer exists in EC2 (deleted outside the provisioner); waiting for it to be created again`;
 
