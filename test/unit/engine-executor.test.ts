@@ -9,6 +9,8 @@ import { DEFAULT_ENGINE_CONFIG } from '../../lib/engine/config.js';
 import { RecordingLog, silentLog } from '../../lib/memory/log.js';
 import { MemoryRateBudget } from '../../lib/memory/rate-budget.js';
 import { FUTURE_MODIFICATION_START_LOG } from '../../lib/engine/without-call.js';
+import { toProviderError } from '../../lib/aws/ec2-errors.js';
+import { realEc2Error } from '../support/ec2-errors.js';
 import {
   attachmentKey,
   AZ,
@@ -398,6 +400,22 @@ describe('executor: failures', () => {
     expect(volume.status).toMatchObject({ code: 'RequestLimitExceeded', attempts: 0 });
     expect(volume.status.nextAttemptAt).toBeDefined();
     expect(h.metrics.outcomes('create-volume')).toContain('throttled');
+  });
+
+  it('EC2 out of volume capacity is retried: an attempt used, the request kept for the next one', async () => {
+    const h = harness();
+    await h.store.create(newVolume('data-1'));
+    const capacity = toProviderError(await realEc2Error('InsufficientVolumeCapacity', 'There is currently insufficient capacity to serve the request.'));
+    h.ebs.failNext('CreateVolume', capacity);
+    await h.executor.run(h.batchOf(h.op('create-volume', volumeKey('data-1'))));
+    const volume = await volumeOf(h, 'data-1');
+    expect(volume.status).toMatchObject({ state: 'creating', code: 'InsufficientVolumeCapacity', attempts: 1, nextAttemptAt: new Date(START + 2000).toISOString() });
+    expect(volume.createRequest).toMatchObject({ availabilityZone: AZ });
+    expect(h.metrics.counter('OperationsFailed') ?? 0).toBe(0);
+
+    await h.settle(30_000);
+    expect((await volumeOf(h, 'data-1')).status).toMatchObject({ state: 'available', attempts: 0 });
+    expect(h.createRequests.map((r) => r.clientToken)).toEqual([volume.createRequest!.clientToken, volume.createRequest!.clientToken]);
   });
 
   it('ends in a terminal error after the attempt budget, with the reason', async () => {
