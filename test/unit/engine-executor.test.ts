@@ -216,6 +216,19 @@ describe('executor: duplicates, late and stale messages', () => {
     expect(h.ebs.calls.CreateVolume).toBe(1);
   });
 
+  it.each([
+    ['first', [-1000, 3_600_000]],
+    ['second', [3_600_000, -1000]],
+  ] as const)('copies of one message due at different times act as soon as one is due: the copy due now comes %s', async (_, offsets) => {
+    const h = harness();
+    await h.store.create(newVolume('data-1'));
+    const now = h.clock.now();
+    await h.executor.run(h.batchOf(...offsets.map((offset) => ({ ...h.op('create-volume', volumeKey('data-1')), dueAt: now + offset }))));
+    expect(h.ebs.calls.CreateVolume).toBe(1);
+    expect((await volumeOf(h, 'data-1')).status.state).toBe('creating');
+    expect(h.queued().filter((q) => q.op === 'create-volume')).toEqual([]);
+  });
+
   it('a late create for an available volume changes nothing', async () => {
     const h = harness();
     const before = await availableVolume(h, 'data-1');
@@ -955,6 +968,21 @@ describe('executor: the shared rate budget', () => {
     await h.settle(30_000);
     expect(h.ebs.calls.CreateVolume).toBe(4);
     expect((await volumeOf(h, 'd')).status.state).toBe('available');
+  });
+
+  it.each([
+    ['first', [1000, 600_000]],
+    ['second', [600_000, 1000]],
+  ] as const)('copies of one message carrying different tokens spend the earliest, taking none: the earliest comes %s', async (_, offsets) => {
+    const shared = new MemoryRateBudget();
+    const h = harness({ config: { rateBudgets: ownShare, accountRateBudgets: account }, rateBudget: shared });
+    await h.store.create(newVolume('a'));
+    const start = h.clock.now();
+    await h.clock.advance(1000);
+    await h.executor.run(h.batchOf(...offsets.map((offset) => ({ ...h.op('create-volume', volumeKey('a')), tokenAt: start + offset }))));
+    expect(h.ebs.calls.CreateVolume).toBe(1);
+    expect(shared.level('CreateVolume')).toBeUndefined();
+    expect(h.queued().filter((q) => q.op === 'create-volume')).toEqual([]);
   });
 
   it('a message back before the token it carries waits for that token again, taking none', async () => {
