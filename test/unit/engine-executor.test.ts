@@ -555,6 +555,19 @@ describe('executor: attach', () => {
     expect((await attachmentOf(h, 'data-1', 'i-00000000000000002')).status).toMatchObject({ state: 'error', code: 'InvalidVolume.ZoneMismatch' });
   });
 
+  it('an instance shutting down will never run again: the attach ends in error after one attempt, without waiting', async () => {
+    const h = harness();
+    h.ebs.addInstance({ instanceId: 'i-00000000000000003', availabilityZone: AZ, state: 'shutting-down' });
+    await availableVolume(h, 'data-1');
+    await h.store.create(newAttachment('data-1', { instanceId: 'i-00000000000000003' }));
+    await h.executor.run(h.batchOf(h.op('attach', attachmentKey('data-1', 'i-00000000000000003'))));
+    expect(h.ebs.calls.AttachVolume ?? 0).toBe(0);
+    const { status } = await attachmentOf(h, 'data-1', 'i-00000000000000003');
+    expect(status).toMatchObject({ state: 'error', code: 'IncorrectInstanceState', attempts: 1, message: expect.stringMatching(/shutting-down/) });
+    expect(status.nextAttemptAt).toBeUndefined();
+    expect(h.queued().filter((q) => q.op === 'attach')).toEqual([]);
+  });
+
   it('20 attaches to one instance in one batch get 20 distinct device names', async () => {
     const h = harness({ config: { rateBudgets: { CreateVolume: { burst: 100, ratePerSecond: 10 }, AttachVolume: { burst: 100, ratePerSecond: 10 }, DetachVolume: { burst: 20, ratePerSecond: 1 }, DeleteVolume: { burst: 20, ratePerSecond: 1 }, ModifyVolume: { burst: 10, ratePerSecond: 1 }, CreateTags: { burst: 20, ratePerSecond: 2 }, DeleteTags: { burst: 10, ratePerSecond: 1 } } } });
     h.ebs.addInstance({ instanceId: 'i-0000000000000000b', availabilityZone: AZ, maxAttachments: 40 });
