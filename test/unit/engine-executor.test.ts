@@ -1179,6 +1179,19 @@ describe('executor: one describe per transition', () => {
     expect((await attachmentOf(h, 'data-1')).status.state).toBe('attaching');
   });
 
+  it('a check that finds a retried volume (pending, with its EC2 volume) available attaches its waiting attachment in the same invocation', async () => {
+    const h = harness();
+    const created = await availableVolume(h, 'data-1');
+    // Retried after an error: back to pending, its EC2 volume kept, for a check to look at before anything else.
+    const at = new Date(h.clock.now()).toISOString();
+    await h.store.update<VolumeRecord>(volumeKey('data-1'), { status: { state: 'pending', attempts: 0, updatedAt: at } });
+    await h.store.create(newAttachment('data-1', { status: { state: 'pending', attempts: 0, updatedAt: at, message: 'waiting for volume data-1 to become available' } }));
+    await h.executor.run(h.batchOf(h.op('check-volume', volumeKey('data-1'))));
+    expect(await volumeOf(h, 'data-1')).toMatchObject({ ebsVolumeId: created.ebsVolumeId, status: { state: 'available' } });
+    expect(h.ebs.calls.AttachVolume).toBe(1);
+    expect((await attachmentOf(h, 'data-1')).status.state).toBe('attaching');
+  });
+
   it('a check that sees a volume become available looks at once at its waiting attachment that kept a device, then attaches it', async () => {
     const h = harness();
     await h.store.create(newVolume('data-1'));
