@@ -1,11 +1,59 @@
 import { describe, expect, it } from 'vitest';
-import { ERROR_OUTCOMES, classifyError, createRefused, createUnrepeatable } from '../../lib/engine/errors.js';
+import { ERROR_OUTCOMES, classifyError, createRefused, createUnrepeatable, type ErrorOutcome, type ProviderCall } from '../../lib/engine/errors.js';
 import { PROVIDER_ERROR_KINDS, ProviderError, type ProviderErrorKind } from '../../lib/engine/ports.js';
 
+const done = 'already-done';
+const retry = 'retry';
+const throttled = 'throttled';
+const prereq = 'wait-for-prerequisite';
+const modif = 'wait-for-modification';
+const cooldown = 'wait-for-cooldown';
+const fatal = 'terminal';
+
+const CALLS = ['CreateVolume', 'AttachVolume', 'DetachVolume', 'DeleteVolume', 'ModifyVolume', 'CreateTags', 'DeleteTags', 'Describe'] as const satisfies readonly ProviderCall[];
+
+/**
+ * What each kind of error does for each call, one column per call in the order of CALLS:
+ * CreateVolume, AttachVolume, DetachVolume, DeleteVolume, ModifyVolume, CreateTags, DeleteTags, Describe.
+ */
+const EXPECTED: Record<ProviderErrorKind, readonly ErrorOutcome[]> = {
+  // Never an attempt, whatever the call.
+  throttled: [throttled, throttled, throttled, throttled, throttled, throttled, throttled, throttled],
+  // Create: snapshot or KMS key missing. Attach: instance not visible yet. Detach, delete: nothing left to do.
+  // Modify, tags: the volume is gone. Describe: described again.
+  'not-found': [fatal, prereq, done, done, fatal, fatal, fatal, retry],
+  // Snapshot pending, volume not available / instance not running, volume still in use, volume not modifiable yet.
+  'incorrect-state': [prereq, prereq, retry, prereq, prereq, retry, retry, retry],
+  // Attach: attached already (a check tells to which instance). Delete: still attached, so wait.
+  'already-attached': [retry, done, retry, prereq, retry, retry, retry, retry],
+  // Detach: nothing attached any more.
+  'not-attached': [retry, retry, done, retry, retry, retry, retry, retry],
+  // Attach: the next attempt allocates another device name.
+  'device-in-use': [retry, retry, retry, retry, retry, retry, retry, retry],
+  'zone-mismatch': [fatal, fatal, fatal, fatal, fatal, fatal, fatal, retry],
+  'idempotency-mismatch': [fatal, fatal, fatal, fatal, fatal, fatal, fatal, retry],
+  // Permissions are often fixed while we wait; the attempt budget bounds it.
+  unauthorized: [retry, retry, retry, retry, retry, retry, retry, retry],
+  'invalid-request': [fatal, fatal, fatal, fatal, fatal, fatal, fatal, retry],
+  // Account limits and attachment slots free up; EC2's tag limit is met again by the same tags.
+  'limit-exceeded': [retry, retry, retry, retry, retry, fatal, fatal, retry],
+  'modification-in-progress': [retry, retry, retry, retry, modif, retry, retry, retry],
+  'modification-cooldown': [retry, retry, retry, retry, cooldown, retry, retry, retry],
+  // Insufficient capacity, EC2 faults, timeouts.
+  transient: [retry, retry, retry, retry, retry, retry, retry, retry],
+};
+
 describe('error table', () => {
-  it('has an outcome for every kind of every call', () => {
-    for (const [call, row] of Object.entries(ERROR_OUTCOMES))
-      for (const kind of PROVIDER_ERROR_KINDS) expect(row[kind], `${call}/${kind}`).toBeDefined();
+  it('covers exactly the calls and kinds there are', () => {
+    expect(Object.keys(ERROR_OUTCOMES).sort()).toEqual([...CALLS].sort());
+    expect(Object.keys(EXPECTED).sort()).toEqual([...PROVIDER_ERROR_KINDS].sort());
+    for (const call of CALLS) expect(Object.keys(ERROR_OUTCOMES[call]).sort(), call).toEqual([...PROVIDER_ERROR_KINDS].sort());
+  });
+
+  it.each(CALLS.map((call, column) => ({ call, column })))('$call: every kind of error has its outcome', ({ call, column }) => {
+    const actual = Object.fromEntries(PROVIDER_ERROR_KINDS.map((kind) => [kind, classifyError(call, new ProviderError(kind, 'Code', 'message')).outcome]));
+    const expected = Object.fromEntries(PROVIDER_ERROR_KINDS.map((kind) => [kind, EXPECTED[kind][column]]));
+    expect(actual).toEqual(expected);
   });
 
   it('treats throttling as throttling everywhere, never as a failed attempt', () => {

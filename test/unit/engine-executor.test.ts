@@ -9,6 +9,8 @@ import { DEFAULT_ENGINE_CONFIG } from '../../lib/engine/config.js';
 import { RecordingLog, silentLog } from '../../lib/memory/log.js';
 import { MemoryRateBudget } from '../../lib/memory/rate-budget.js';
 import { FUTURE_MODIFICATION_START_LOG } from '../../lib/engine/without-call.js';
+import { toProviderError } from '../../lib/aws/ec2-errors.js';
+import { realEc2Error } from '../support/ec2-errors.js';
 import {
   attachmentKey,
   AZ,
@@ -214,6 +216,19 @@ describe('executor: duplicates, late and stale messages', () => {
     expect(h.ebs.calls.CreateVolume).toBe(1);
   });
 
+  it.each([
+    ['first', [-1000, 3_600_000]],
+    ['second', [3_600_000, -1000]],
+  ] as const)('copies of one message due at different times act as soon as one is due: the copy due now comes %s', async (_, offsets) => {
+    const h = harness();
+    await h.store.create(newVolume('data-1'));
+    const now = h.clock.now();
+    await h.executor.run(h.batchOf(...offsets.map((offset) => ({ ...h.op('create-volume', volumeKey('data-1')), dueAt: now + offset }))));
+    expect(h.ebs.calls.CreateVolume).toBe(1);
+    expect((await volumeOf(h, 'data-1')).status.state).toBe('creating');
+    expect(h.queued().filter((q) => q.op === 'create-volume')).toEqual([]);
+  });
+
   it('a late create for an available volume changes nothing', async () => {
     const h = harness();
     const before = await availableVolume(h, 'data-1');
@@ -400,6 +415,22 @@ describe('executor: failures', () => {
     expect(h.metrics.outcomes('create-volume')).toContain('throttled');
   });
 
+  it('EC2 out of volume capacity is retried: an attempt used, the request kept for the next one', async () => {
+    const h = harness();
+    await h.store.create(newVolume('data-1'));
+    const capacity = toProviderError(await realEc2Error('InsufficientVolumeCapacity', 'There is currently insufficient capacity to serve the request.'));
+    h.ebs.failNext('CreateVolume', capacity);
+    await h.executor.run(h.batchOf(h.op('create-volume', volumeKey('data-1'))));
+    const volume = await volumeOf(h, 'data-1');
+    expect(volume.status).toMatchObject({ state: 'creating', code: 'InsufficientVolumeCapacity', attempts: 1, nextAttemptAt: new Date(START + 2000).toISOString() });
+    expect(volume.createRequest).toMatchObject({ availabilityZone: AZ });
+    expect(h.metrics.counter('OperationsFailed') ?? 0).toBe(0);
+
+    await h.settle(30_000);
+    expect((await volumeOf(h, 'data-1')).status).toMatchObject({ state: 'available', attempts: 0 });
+    expect(h.createRequests.map((r) => r.clientToken)).toEqual([volume.createRequest!.clientToken, volume.createRequest!.clientToken]);
+  });
+
   it('ends in a terminal error after the attempt budget, with the reason', async () => {
     const h = harness({ config: { maxAttempts: 2 } });
     await h.store.create(newVolume('data-1'));
@@ -522,6 +553,19 @@ describe('executor: attach', () => {
     expect(h.ebs.calls.DescribeInstances).toBe(1);
     expect((await attachmentOf(h, 'data-1', 'i-00000000000000001')).status).toMatchObject({ state: 'pending', code: 'IncorrectInstanceState', attempts: 1 });
     expect((await attachmentOf(h, 'data-1', 'i-00000000000000002')).status).toMatchObject({ state: 'error', code: 'InvalidVolume.ZoneMismatch' });
+  });
+
+  it('an instance shutting down will never run again: the attach ends in error after one attempt, without waiting', async () => {
+    const h = harness();
+    h.ebs.addInstance({ instanceId: 'i-00000000000000003', availabilityZone: AZ, state: 'shutting-down' });
+    await availableVolume(h, 'data-1');
+    await h.store.create(newAttachment('data-1', { instanceId: 'i-00000000000000003' }));
+    await h.executor.run(h.batchOf(h.op('attach', attachmentKey('data-1', 'i-00000000000000003'))));
+    expect(h.ebs.calls.AttachVolume ?? 0).toBe(0);
+    const { status } = await attachmentOf(h, 'data-1', 'i-00000000000000003');
+    expect(status).toMatchObject({ state: 'error', code: 'IncorrectInstanceState', attempts: 1, message: expect.stringMatching(/shutting-down/) });
+    expect(status.nextAttemptAt).toBeUndefined();
+    expect(h.queued().filter((q) => q.op === 'attach')).toEqual([]);
   });
 
   it('20 attaches to one instance in one batch get 20 distinct device names', async () => {
@@ -939,6 +983,21 @@ describe('executor: the shared rate budget', () => {
     expect((await volumeOf(h, 'd')).status.state).toBe('available');
   });
 
+  it.each([
+    ['first', [1000, 600_000]],
+    ['second', [600_000, 1000]],
+  ] as const)('copies of one message carrying different tokens spend the earliest, taking none: the earliest comes %s', async (_, offsets) => {
+    const shared = new MemoryRateBudget();
+    const h = harness({ config: { rateBudgets: ownShare, accountRateBudgets: account }, rateBudget: shared });
+    await h.store.create(newVolume('a'));
+    const start = h.clock.now();
+    await h.clock.advance(1000);
+    await h.executor.run(h.batchOf(...offsets.map((offset) => ({ ...h.op('create-volume', volumeKey('a')), tokenAt: start + offset }))));
+    expect(h.ebs.calls.CreateVolume).toBe(1);
+    expect(shared.level('CreateVolume')).toBeUndefined();
+    expect(h.queued().filter((q) => q.op === 'create-volume')).toEqual([]);
+  });
+
   it('a message back before the token it carries waits for that token again, taking none', async () => {
     const shared = new MemoryRateBudget();
     const h = harness({ config: { rateBudgets: ownShare, accountRateBudgets: account }, rateBudget: shared });
@@ -1116,6 +1175,19 @@ describe('executor: one describe per transition', () => {
     await h.clock.advance(10_000);
     await h.executor.run(h.batchOf(h.op('check-volume', volumeKey('data-1'))));
     expect((await volumeOf(h, 'data-1')).status.state).toBe('available');
+    expect(h.ebs.calls.AttachVolume).toBe(1);
+    expect((await attachmentOf(h, 'data-1')).status.state).toBe('attaching');
+  });
+
+  it('a check that finds a retried volume (pending, with its EC2 volume) available attaches its waiting attachment in the same invocation', async () => {
+    const h = harness();
+    const created = await availableVolume(h, 'data-1');
+    // Retried after an error: back to pending, its EC2 volume kept, for a check to look at before anything else.
+    const at = new Date(h.clock.now()).toISOString();
+    await h.store.update<VolumeRecord>(volumeKey('data-1'), { status: { state: 'pending', attempts: 0, updatedAt: at } });
+    await h.store.create(newAttachment('data-1', { status: { state: 'pending', attempts: 0, updatedAt: at, message: 'waiting for volume data-1 to become available' } }));
+    await h.executor.run(h.batchOf(h.op('check-volume', volumeKey('data-1'))));
+    expect(await volumeOf(h, 'data-1')).toMatchObject({ ebsVolumeId: created.ebsVolumeId, status: { state: 'available' } });
     expect(h.ebs.calls.AttachVolume).toBe(1);
     expect((await attachmentOf(h, 'data-1')).status.state).toBe('attaching');
   });

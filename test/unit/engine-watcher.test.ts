@@ -363,6 +363,28 @@ describe('watcher', () => {
     expect(h.ebs.calls.AttachVolume).toBe(1);
   });
 
+  it('a volume that goes in use tells its waiting attachment to another instance that it waits for the volume to be detached from the other instance; no EC2 call', async () => {
+    const h = await attachedVolume();
+    // Written while the volume was still available, and planned then.
+    await h.store.create(
+      newAttachment('data-1', {
+        instanceId: OTHER_INSTANCE,
+        status: { state: 'pending', attempts: 0, updatedAt: new Date(h.clock.now()).toISOString(), message: 'waiting for volume data-1 to become available' },
+      }),
+    );
+    h.changes.splice(0);
+    const volume = (await h.store.get(volumeKey('data-1'))) as VolumeRecord;
+    expect(volume.status.state).toBe('in-use');
+    const calls = { ...h.ebs.calls };
+    await h.watcher.handle([{ id: 'c9', eventName: 'MODIFY', key: volumeKey('data-1'), oldRecord: { ...volume, status: { ...volume.status, state: 'available' } }, newRecord: volume }]);
+    expect((await h.store.get(attachmentKey('data-1', OTHER_INSTANCE)))?.status).toMatchObject({
+      state: 'pending',
+      message: 'waiting for volume data-1 to be detached from its other instance',
+    });
+    expect(sent(h).filter((s) => s.key === `data-1/${OTHER_INSTANCE}`)).toEqual([]);
+    expect(h.ebs.calls).toEqual(calls);
+  });
+
   it('a volume that becomes available releases an attachment that kept its device: it looks whether an earlier attach took, then attaches', async () => {
     const h = harness();
     await createdVolume(h);
