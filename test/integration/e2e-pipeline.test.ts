@@ -247,9 +247,11 @@ describeWithMoto('pipeline end to end on moto', (endpoint) => {
     // And late copies, once the volume exists.
     await queue.send([{ message, delaySeconds: 0 }, { message, delaySeconds: 0 }]);
     await until(visibleMessages, (n) => n === 0, 'the late copies to be consumed');
-    // Only once nothing is left that could still call CreateVolume: no message waiting, in flight
-    // or delayed, and no record claimed by an executor.
-    await until(pipelineWork, (work) => Object.values(work).every((n) => n === 0), 'the pipeline to be idle');
+    // Only once nothing is left that could still call CreateVolume: no message waiting or in
+    // flight, and no record claimed by an executor. Delayed messages do not count: other records of
+    // this runtime keep their scheduled checks, and a delayed copy of this one is planned on the
+    // record as it is when it comes (available: nothing to create).
+    await until(pipelineWork, ({ waiting, inFlight, claimed }) => waiting + inFlight + claimed === 0, 'the pipeline to be idle');
     expect(await ec2VolumesOf('redelivered')).toHaveLength(1);
     expect((await volume('redelivered')).body.status?.state).toBe('available');
   });
