@@ -150,19 +150,17 @@ export class Reconciler {
     let cutShort: { segment: number; scanned: number } | undefined;
     // A page gathers records across segments, so a small table costs the calls it did unsegmented.
     let page: ProvisionerRecord[] = [];
-    for (const index of order) {
-      if (left.length > 0) {
-        left.push(index);
-        continue;
-      }
+    for (const [position, index] of order.entries()) {
       const scanned = await this.scanSegment(total === 1 ? undefined : { index, total }, page, end - SCAN_RESERVE_MS, (full) => this.judgePage(full, state, report));
       report.scanned += scanned.records;
-      if (scanned.finished) report.segments.done++;
-      else {
-        left.push(index);
-        if (scanned.records > 0) cutShort = { segment: index, scanned: scanned.records };
-      }
       page = scanned.rest;
+      if (!scanned.finished) {
+        // Out of time: this segment and the ones after it are the next passes'.
+        left.push(...order.slice(position));
+        if (scanned.records > 0) cutShort = { segment: index, scanned: scanned.records };
+        break;
+      }
+      report.segments.done++;
     }
     if (page.length > 0) await this.judgePage(page, state, report);
 
