@@ -104,13 +104,13 @@ export async function runDesign(options: RunOptions): Promise<DesignResult> {
   const bound = lowerBound(spec.volumes, spec.arrival, spec.holdMs, latencies);
   const sampleEveryMs = Math.max(1000, Math.round(bound.ms / 400 / 1000) * 1000);
   const timeline: TimelineSample[] = [];
-  const sample = async () => {
-    timeline.push({ atMs: loop.now() - driver.startedAt, counts: await countStates(driver, ec2, ebs) });
+  const sample = () => {
+    timeline.push({ atMs: loop.now() - driver.startedAt, counts: countStates(driver, ec2, ebs) });
   };
   let sampling = true;
   const tick = () => {
     if (!sampling) return;
-    void sample();
+    sample();
     loop.after(sampleEveryMs, tick);
   };
 
@@ -120,7 +120,7 @@ export async function runDesign(options: RunOptions): Promise<DesignResult> {
   tick();
   const maxVirtualMs = options.maxVirtualMs ?? 48 * 3600_000;
   await loop.run({ done: () => driver.done(), untilMs: driver.startedAt + maxVirtualMs });
-  await sample();
+  sample();
   sampling = false;
   finished = true;
   const settleUntil = loop.now() + SETTLE_MS;
@@ -201,23 +201,15 @@ function ebsTimeOf(id: string, ec2: SimulatedEc2, times: Map<string, EbsTimes>):
   return best;
 }
 
-async function countStates(driver: WorkloadDriver, ec2: SimulatedEc2, ebs: SimulatedEbs): Promise<Record<TimelineState, number>> {
+function countStates(driver: WorkloadDriver, ec2: SimulatedEc2, ebs: SimulatedEbs): Record<TimelineState, number> {
   const counts = Object.fromEntries(TIMELINE_STATES.map((s) => [s, 0])) as Record<TimelineState, number>;
-  // Only lifecycles still under way need EC2's view: the latest volume each one made.
-  const latest = new Map<string, string>();
-  for (const [id, lifecycle] of driver.lifecycles) {
-    if (lifecycle.failure !== undefined) counts.failed++;
-    else if (lifecycle.finishedAt !== undefined) counts.finished++;
-    else {
-      const made = [...(ec2.volumesByLifecycle.get(id) ?? [])];
-      if (made.length === 0) counts.waiting++;
-      else latest.set(id, made[made.length - 1]!);
-    }
-  }
-  const volumes = await ebs.provider.describeVolumes([...latest.values()]);
-  const stateById = new Map(volumes.map((v) => [v.ebsVolumeId, v.state]));
-  for (const ebsVolumeId of latest.values()) {
-    const state = stateById.get(ebsVolumeId);
+  counts.failed = driver.failedCount;
+  counts.finished = driver.finishedCount;
+  for (const id of driver.underWay) {
+    // A lifecycle under way is where EC2 holds the latest volume it made.
+    let latest: string | undefined;
+    for (const ebsVolumeId of ec2.volumesByLifecycle.get(id) ?? []) latest = ebsVolumeId;
+    const state = latest === undefined ? undefined : ebs.model.volumeState(latest);
     if (state === undefined) counts.waiting++;
     else if (state === 'creating') counts.creating++;
     else if (state === 'available') counts.available++;

@@ -93,6 +93,10 @@ export interface LifecycleTimes {
 /** Drives a workload against a design and records what happened to each lifecycle, in virtual time. */
 export class WorkloadDriver implements LifecycleObserver {
   readonly lifecycles = new Map<string, LifecycleTimes>();
+  /** Lifecycles requested that have neither finished nor failed yet. */
+  readonly underWay = new Set<string>();
+  finishedCount = 0;
+  failedCount = 0;
   private open = 0;
   startedAt = 0;
   lastFinishedAt = 0;
@@ -122,6 +126,7 @@ export class WorkloadDriver implements LifecycleObserver {
       const offset = this.spec.arrival.kind === 'burst' ? 0 : (i * 1000) / this.spec.arrival.perSecond;
       this.loop.after(offset, () => {
         this.lifecycles.set(request.id, { requestedAt: this.loop.now() });
+        this.underWay.add(request.id);
         void design.request(request).catch((error: unknown) => this.failed(request.id, `request: ${String(error)}`));
       });
     });
@@ -146,7 +151,8 @@ export class WorkloadDriver implements LifecycleObserver {
     if (!times || times.finishedAt !== undefined || times.failure !== undefined) return;
     times.finishedAt = this.loop.now();
     this.lastFinishedAt = Math.max(this.lastFinishedAt, times.finishedAt);
-    this.open--;
+    this.settle(id);
+    this.finishedCount++;
   }
 
   failed(id: string, reason: string): void {
@@ -154,6 +160,12 @@ export class WorkloadDriver implements LifecycleObserver {
     if (!times || times.finishedAt !== undefined || times.failure !== undefined) return;
     times.failure = reason;
     this.lastFinishedAt = Math.max(this.lastFinishedAt, this.loop.now());
+    this.settle(id);
+    this.failedCount++;
+  }
+
+  private settle(id: string): void {
+    this.underWay.delete(id);
     this.open--;
   }
 }

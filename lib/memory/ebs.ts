@@ -197,6 +197,13 @@ export class MemoryEbs implements VolumeProvider {
     return found ? this.describe(found) : undefined;
   }
 
+  /** A volume's state as EC2 would describe it now (`in-use` while attached), or undefined when it does not exist. */
+  volumeState(ebsVolumeId: string): ProviderVolume['state'] | undefined {
+    const found = this.settled(ebsVolumeId);
+    if (!found) return undefined;
+    return found.state === 'available' && found.attachments.length > 0 ? 'in-use' : found.state;
+  }
+
   volumes(): ProviderVolume[] {
     return [...this.volumesById.keys()].flatMap((id) => this.volume(id) ?? []);
   }
@@ -517,10 +524,9 @@ export class MemoryEbs implements VolumeProvider {
   }
 
   private describe(volume: ModelVolume): ProviderVolume {
-    const inUse = volume.state === 'available' && volume.attachments.length > 0;
     return {
       ebsVolumeId: volume.ebsVolumeId,
-      state: inUse ? 'in-use' : volume.state,
+      state: volume.state === 'available' && volume.attachments.length > 0 ? 'in-use' : volume.state,
       availabilityZone: volume.availabilityZone,
       sizeGiB: volume.sizeGiB,
       volumeType: volume.volumeType,

@@ -32,13 +32,33 @@ function orderKey(key: RecordKey): string {
 }
 
 /**
- * The parallel scan segment of a partition key among `total`: a stable hash (32-bit FNV-1a of its
- * UTF-8 bytes), so that, as in DynamoDB, a partition's items always fall in the same segment.
+ * A stable hash of a partition key (32-bit FNV-1a of its UTF-8 bytes); modulo a parallel scan's
+ * total it is the key's segment, so that, as in DynamoDB, a partition's items always fall in the
+ * same segment.
  */
-function segmentOf(partitionKey: string, total: number): number {
+function partitionHash(partitionKey: string): number {
   let hash = 0x811c9dc5;
   for (const byte of Buffer.from(partitionKey, 'utf8')) hash = Math.imul(hash ^ byte, 0x01000193) >>> 0;
-  return hash % total;
+  return hash;
+}
+
+/** A stored item, with the hash of its partition key kept for scan segments. */
+interface StoredItem {
+  key: RecordKey;
+  record: ProvisionerRecord;
+  partitionHash: number;
+}
+
+/** The index of the first of `sortedKeys` that sorts after `after`. */
+function firstAfter(sortedKeys: readonly string[], after: string): number {
+  let low = 0;
+  let high = sortedKeys.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (sortedKeys[middle]! > after) high = middle;
+    else low = middle + 1;
+  }
+  return low;
 }
 
 /** The key a raw item names, read the way the table would: from its identity fields. */
@@ -85,7 +105,7 @@ function checkItemSize(key: RecordKey, record: unknown): void {
  * in-memory stream).
  */
 export class MemoryRecordStore implements RecordStore {
-  private readonly items = new Map<string, { key: RecordKey; record: ProvisionerRecord }>();
+  private readonly items = new Map<string, StoredItem>();
   /** Table order, rebuilt only after a key is added or removed. */
   private sortedKeys?: string[];
   /** Attachment keys by volume and by instance (the table's partition and the instance GSI). */
@@ -160,7 +180,6 @@ export class MemoryRecordStore implements RecordStore {
     this.injectFault('list');
     const segment = options.segment;
     if (segment) checkScanSegment(segment);
-    const inSegment = (partitionKey: string) => !segment || segmentOf(partitionKey, segment.total) === segment.index;
     let after: string | undefined;
     if (options.cursor !== undefined) {
       try {
@@ -170,17 +189,25 @@ export class MemoryRecordStore implements RecordStore {
       }
       if (!after.startsWith('VOLUME#')) throw new InvalidCursorError('invalid cursor');
       // DynamoDB takes a segment's cursor only back to the same segment.
-      if (!inSegment(after.split('\u0000')[0]!)) throw new InvalidCursorError('cursor of another segment');
+      if (segment && partitionHash(after.split('\u0000')[0]!) % segment.total !== segment.index) throw new InvalidCursorError('cursor of another segment');
     }
-    const matching = this.sorted().filter(
-      (entry) =>
-        (after === undefined || orderKey(entry.key) > after) && (!options.kind || entry.key.kind === options.kind) && inSegment(tableKey(entry.key).pk),
-    );
-    const page = matching.slice(0, Math.max(1, options.limit));
+    const keys = this.sortedKeys ??= [...this.items.keys()].sort();
+    const pageSize = Math.max(1, options.limit);
+    const page: StoredItem[] = [];
+    let more = false;
+    // Keys are in table order: start past the cursor, stop at the first match after a full page.
+    for (let i = after === undefined ? 0 : firstAfter(keys, after); i < keys.length; i++) {
+      const entry = this.items.get(keys[i]!)!;
+      if ((options.kind && entry.key.kind !== options.kind) || (segment && entry.partitionHash % segment.total !== segment.index)) continue;
+      if (page.length === pageSize) {
+        more = true;
+        break;
+      }
+      page.push(entry);
+    }
     this.reads += page.length;
     const last = page[page.length - 1];
-    const cursor =
-      matching.length > page.length && last ? Buffer.from(orderKey(last.key), 'utf8').toString('base64url') : undefined;
+    const cursor = more && last ? Buffer.from(orderKey(last.key), 'utf8').toString('base64url') : undefined;
     return { items: page.map((entry) => cloneData(entry.record)), ...(cursor ? { cursor } : {}) };
   }
 
@@ -212,7 +239,7 @@ export class MemoryRecordStore implements RecordStore {
     next.version = typeof current.version === 'number' ? current.version + 1 : 1;
     checkItemSize(key, next);
     const written = next as unknown as ProvisionerRecord;
-    this.items.set(orderKey(key), { key, record: written });
+    this.items.get(orderKey(key))!.record = written;
     this.writes++;
     this.emit('MODIFY', key, current, written);
     return cloneData(written) as R;
@@ -264,21 +291,24 @@ export class MemoryRecordStore implements RecordStore {
     return found.map((r) => cloneData(r));
   }
 
-  private sorted(): { key: RecordKey; record: ProvisionerRecord }[] {
+  private sorted(): StoredItem[] {
     this.sortedKeys ??= [...this.items.keys()].sort();
     return this.sortedKeys.map((k) => this.items.get(k)!);
   }
 
   private put(key: RecordKey, record: ProvisionerRecord): void {
     const k = orderKey(key);
-    if (!this.items.has(k)) {
-      this.sortedKeys = undefined;
-      if (key.kind === 'attachment') {
-        index(this.byVolume, key.volumeId).add(k);
-        index(this.byInstance, key.instanceId).add(k);
-      }
+    const stored = this.items.get(k);
+    if (stored) {
+      stored.record = record;
+      return;
     }
-    this.items.set(k, { key, record });
+    this.sortedKeys = undefined;
+    if (key.kind === 'attachment') {
+      index(this.byVolume, key.volumeId).add(k);
+      index(this.byInstance, key.instanceId).add(k);
+    }
+    this.items.set(k, { key, record, partitionHash: partitionHash(tableKey(key).pk) });
   }
 
   private drop(key: RecordKey): void {

@@ -105,6 +105,19 @@ describe('MemoryRecordStore', () => {
     await expect(store.list({ limit: 1, cursor: 'bm9wZQ' })).rejects.toBeInstanceOf(InvalidCursorError);
   });
 
+  it('goes on from a cursor whose item was removed since, and gives no cursor when no match is left after a full page', async () => {
+    const store = new MemoryRecordStore();
+    for (const id of ['a', 'b', 'c', 'd']) await store.create(volume(id));
+    await store.create(attachment('d', 'i-1'));
+    const first = await store.list({ limit: 2, kind: 'volume' });
+    expect(first.items.map((r) => r.volumeId)).toEqual(['a', 'b']);
+    await store.remove({ kind: 'volume', volumeId: 'b' });
+    const second = await store.list({ limit: 2, kind: 'volume', cursor: first.cursor! });
+    // The attachment sorts after d's volume record, but only volumes were asked for.
+    expect(second.items.map((r) => r.volumeId)).toEqual(['c', 'd']);
+    expect(second.cursor).toBeUndefined();
+  });
+
   it('lists one segment of a parallel scan: the segments partition the table, a volume and its attachments in one, the same every time', async () => {
     const store = new MemoryRecordStore();
     for (let i = 0; i < 40; i++) {
