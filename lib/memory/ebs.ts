@@ -498,7 +498,9 @@ export class MemoryEbs implements VolumeProvider {
       this.volumesById.delete(ebsVolumeId);
       return undefined;
     }
-    volume.attachments = volume.attachments.filter((a) => !(a.state === 'detaching' && now >= a.until));
+    if (volume.attachments.some((a) => a.state === 'detaching' && now >= a.until)) {
+      volume.attachments = volume.attachments.filter((a) => !(a.state === 'detaching' && now >= a.until));
+    }
     for (const a of volume.attachments) if (a.state === 'attaching' && now >= a.until) a.state = 'attached';
     const modification = volume.modification;
     if (modification) {

@@ -228,7 +228,9 @@ export class MemoryRecordStore implements RecordStore {
   async update<R extends ProvisionerRecord>(key: RecordKey, changes: RecordChanges<R>, condition?: WriteCondition): Promise<R> {
     this.injectFault('update');
     const current = this.checked(key, condition);
-    const next = cloneData(current) as unknown as Record<string, unknown>;
+    // Stored records are never changed in place and leave the store only as copies, so the new
+    // version may share the fields it leaves as they are with the old one.
+    const next = { ...current } as unknown as Record<string, unknown>;
     for (const [field, value] of Object.entries(changes as Record<string, unknown>)) {
       if (value === undefined) continue;
       if (value === null) delete next[field];
