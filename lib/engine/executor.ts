@@ -303,7 +303,7 @@ export class Executor {
     const active: Item[] = [];
     for (const item of items) {
       if (item.dueAt !== undefined && item.dueAt > now) {
-        followUps.push({ item, operation: this.resend(item, 'waiting for dueAt', now, item.dueAt) });
+        this.resend(item, 'waiting for dueAt', now, item.dueAt, followUps);
       } else active.push(item);
     }
 
@@ -525,7 +525,7 @@ export class Executor {
   private heldByOther(item: Item, now: number, followUps: { item: Item; operation: QueuedOperation }[]): boolean {
     const claim = item.record?.claim;
     if (!claim || claim.expiresAt <= now) return false;
-    followUps.push({ item, operation: this.resend(item, 'claimed by another invocation', now, Math.max(claim.expiresAt, now + 1000)) });
+    this.resend(item, 'claimed by another invocation', now, Math.max(claim.expiresAt, now + 1000), followUps);
     this.deps.metrics.operation({ operation: item.hint, outcome: 'skipped' });
     return true;
   }
@@ -741,6 +741,7 @@ export class Executor {
     const message = this.message(op, item.key, `waiting for the ${action} rate budget`);
     if (tokenAt !== undefined) message.tokenAt = tokenAt;
     followUps.push({ item, operation: { message, delaySeconds } });
+    this.resendLaterCopy(item, now, now + delaySeconds * 1000, followUps);
     this.deps.metrics.operation({ operation: op, outcome: 'throttled' });
   }
 
@@ -791,7 +792,7 @@ export class Executor {
       }
       // Someone else is on it; look again when their lease ends in case they crashed.
       const expiresAt = result.record.claim?.expiresAt ?? now;
-      followUps.push({ item, operation: this.resend(item, 'claimed by another invocation', now, Math.max(expiresAt, now + 1000)) });
+      this.resend(item, 'claimed by another invocation', now, Math.max(expiresAt, now + 1000), followUps);
       this.deps.metrics.operation({ operation: item.hint, outcome: 'skipped' });
     } catch (error) {
       this.deps.log.error('claim failed', { key: item.id, error: errorMessage(error) });
@@ -2048,12 +2049,14 @@ export class Executor {
 
   /**
    * The item's message sent again, due at `atMs`: as its operation's own when a copy carried one
-   * (`resendOp`), and still the reconciler's look when every copy was one (`nudgeOnly`).
+   * (`resendOp`), and still the reconciler's look when every copy was one (`nudgeOnly`). A copy due
+   * later still goes back as well (`resendLaterCopy`).
    */
-  private resend(item: Item, reason: string, now: number, atMs: number): QueuedOperation {
+  private resend(item: Item, reason: string, now: number, atMs: number, followUps: { item: Item; operation: QueuedOperation }[]): void {
     const operation = this.messageAt(resendOp(item), item.key, reason, now, atMs);
     if (item.nudgeOnly) operation.message.nudge = true;
-    return operation;
+    followUps.push({ item, operation });
+    this.resendLaterCopy(item, now, atMs, followUps);
   }
 
   /** A progress check due at `atMs`, sent so that its batch forms then (`checkQueueDelay`). */
@@ -2077,7 +2080,7 @@ export class Executor {
     this.deps.metrics.operation({ operation: op, outcome: result.outcome, latencyMs: result.latencyMs });
     if (item.observer) return this.writeObservation(item, result, now, followUps);
     if (item.lookAgainAt !== undefined) {
-      followUps.push({ item, operation: this.resend(item, 'record changed before the call; looking again', now, item.lookAgainAt) });
+      this.resend(item, 'record changed before the call; looking again', now, item.lookAgainAt, followUps);
       return;
     }
     // An operation that would have claimed with its pre-call write but stopped before it (a
@@ -2104,7 +2107,8 @@ export class Executor {
       if (error instanceof ConditionFailedError) {
         // Deleted or taken over meanwhile: never recreate it; whoever holds it now carries on.
         this.deps.log.warn('status write refused; record deleted or claim lost', { key: item.id, op });
-        if (unclaimed && error.current) followUps.push({ item, operation: this.resend(item, 'record changed meanwhile; looking again', now, now + 1000) });
+        if (unclaimed && error.current) this.resend(item, 'record changed meanwhile; looking again', now, now + 1000, followUps);
+        else this.resendConsumedLater(item, now, followUps);
         return;
       }
       this.deps.log.error('status write failed', { key: item.id, op, error: errorMessage(error) });
@@ -2255,8 +2259,17 @@ export class Executor {
    * wait's message, delivered with one due now) is planned by nothing else, so it comes back when due.
    */
   private resendConsumedLater(item: Item, now: number, followUps: { item: Item; operation: QueuedOperation }[]) {
-    if (consumedCopyDueLater(item, now))
-      followUps.push({ item, operation: this.messageAt(item.latestOp!, item.key, 'record changed meanwhile; the message due later comes back', now, item.latestDueAt!) });
+    this.resendLaterCopy(item, now, now, followUps);
+  }
+
+  /**
+   * The copy due latest among those merged into the item (a wait's message, delivered with one due
+   * sooner), sent again when it falls due after `afterMs`, when the item's own message comes back:
+   * nothing else brings back the modification that wait holds.
+   */
+  private resendLaterCopy(item: Item, now: number, afterMs: number, followUps: { item: Item; operation: QueuedOperation }[]) {
+    if (item.latestDueAt !== undefined && item.latestDueAt > afterMs)
+      followUps.push({ item, operation: this.messageAt(item.latestOp!, item.key, 'a message merged with one due sooner comes back when due', now, item.latestDueAt) });
   }
 
   private async sendFollowUps(followUps: { item: Item; operation: QueuedOperation }[]) {

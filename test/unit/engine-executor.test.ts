@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { AttachmentRecord, VolumeRecord } from '../../lib/domain/records.js';
 import { MAX_STATUS_MESSAGE_CHARS } from '../../lib/domain/status-message.js';
-import { ProviderError, type ProviderVolume, type RecordStore, type SharedRateBudget, type VolumeProvider } from '../../lib/engine/ports.js';
+import { ProviderError, type OperationKind, type ProviderVolume, type RecordStore, type SharedRateBudget, type VolumeProvider } from '../../lib/engine/ports.js';
 import { Executor, createVolumeClientToken } from '../../lib/engine/executor.js';
 import { Reconciler } from '../../lib/engine/reconciler.js';
 import { OWNERSHIP_TAGS } from '../../lib/settings.js';
@@ -292,6 +292,18 @@ describe('executor: duplicates, late and stale messages', () => {
     await h.store.create(newVolume('data-1'));
     await h.executor.run(h.batchOf(...ops.map((op) => ({ ...h.op(op, volumeKey('data-1')), dueAt: START + 3600_000 }))));
     expect(h.queued().map((q) => q.op)).toEqual(['create-volume']);
+  });
+
+  it('copies of one message, none due yet, come back at both their times: the later is no copy of the sooner', async () => {
+    const h = harness();
+    await h.store.create(newVolume('data-1'));
+    const sooner = START + 3_600_000;
+    const later = START + 7_200_000;
+    await h.executor.run(h.batchOf({ ...h.op('modify-volume', volumeKey('data-1')), dueAt: later }, { ...h.op('create-volume', volumeKey('data-1')), dueAt: sooner }));
+    expect(h.queue.pending().map((p) => ({ op: p.message.op, dueAt: p.message.dueAt }))).toEqual([
+      { op: 'modify-volume', dueAt: sooner },
+      { op: 'modify-volume', dueAt: later },
+    ]);
   });
 });
 
@@ -1720,6 +1732,48 @@ describe("executor: modify beyond EC2's limit (4 modifications per volume in any
     await h.clock.advance(waitsUntil - h.clock.now() - 60_000);
     await h.settle(600_000, 5_000);
     expect(await volumeOf(h, 'data-1')).toMatchObject({ status: { state: 'in-use', attempts: 0 }, observed: { sizeGiB: 60 }, observedGeneration: 6 });
+    expect(h.ebs.calls.ModifyVolume).toBe(6);
+  });
+
+  it.each([
+    ['behind a check of a volume another invocation holds', 'claimed'],
+    ['with a tag change deferred for want of a CreateTags token', 'deferred'],
+  ] as const)("the wait's own message, delivered in one batch %s, comes back when due: the volume still grows when the window allows", async (_, blocked) => {
+    const tagBudget = { ...DEFAULT_ENGINE_CONFIG.rateBudgets, CreateTags: { burst: 1, ratePerSecond: 0.5 } };
+    const h = harness({ config: { rateBudgets: tagBudget } });
+    await grownFourTimes(h, 'data-1');
+    await growTo(h, 'data-1', 60);
+    await h.executor.run(h.batchOf(h.op('modify-volume', volumeKey('data-1'))));
+    const waitsUntil = Date.parse((await volumeOf(h, 'data-1')).status.nextAttemptAt!);
+    await h.clock.advance(900_000);
+    const [link] = h.queue.receive(10);
+    expect(link!.message.dueAt).toBe(waitsUntil);
+    const linked = [{ messageId: link!.messageId, message: link!.message }];
+
+    const retag = async (team: string) => {
+      const volume = await volumeOf(h, 'data-1');
+      await h.store.update<VolumeRecord>(volumeKey('data-1'), { spec: { ...volume.spec, tags: { team } }, generation: volume.generation + 1 });
+    };
+    let other: OperationKind = 'check-volume';
+    if (blocked === 'claimed') {
+      // Another invocation is working on the volume: the check looks again when its claim ends.
+      expect((await h.store.claim(volumeKey('data-1'), 'other-owner', h.clock.now(), 180_000)).ok).toBe(true);
+    } else {
+      // The one CreateTags token goes to a first tag change; the second waits two seconds for the next.
+      await retag('a');
+      await h.executor.run(h.batchOf(h.op('tag-volume', volumeKey('data-1'))));
+      await retag('b');
+      other = 'tag-volume';
+    }
+    await h.executor.run([...h.batchOf(h.op(other, volumeKey('data-1'))), ...linked]);
+    h.queue.delete(link!.receiptHandle);
+    expect(h.queue.pending().map((p) => p.message)).toContainEqual(expect.objectContaining({ op: 'modify-volume', dueAt: waitsUntil }));
+
+    await h.settle(600_000, 1_000);
+    expect(h.ebs.calls.ModifyVolume).toBe(5);
+    await h.clock.advance(waitsUntil - h.clock.now() - 60_000);
+    await h.settle(600_000, 5_000);
+    expect(await volumeOf(h, 'data-1')).toMatchObject({ status: { state: 'in-use', attempts: 0 }, observed: { sizeGiB: 60 } });
     expect(h.ebs.calls.ModifyVolume).toBe(6);
   });
 
