@@ -12,7 +12,7 @@ import { createUnanswered, firstActionOf, givenUpWithDevice, planAttachment, pla
 import { VOLUME_RECORD_REMOVED_CODE } from './status.js';
 import type { ExecutorDeps } from './executor.js';
 import { errorMessage } from './errors.js';
-import { checkScanSegment, ProviderError, type ProviderVolume, type QueuedOperation, type ScanSegment } from './ports.js';
+import { checkScanSegment, ProviderError, type Page, type ProviderVolume, type QueuedOperation, type ScanSegment } from './ports.js';
 
 /** What the executor talks to (less its invocation-specific knobs), plus the scan's own settings. */
 export interface ReconcilerDeps extends Omit<ExecutorDeps, 'random' | 'newOwnerId'> {
@@ -28,6 +28,11 @@ export interface ReconcilerDeps extends Omit<ExecutorDeps, 'random' | 'newOwnerI
 export interface ReconcileRunOptions {
   /** Milliseconds the invocation has left (Lambda's getRemainingTimeInMillis); unset: no limit. */
   remainingTimeMs?: number;
+  /**
+   * When the schedule fired (the scheduled event's `time`), in ms: the segment a pass begins with
+   * follows it, since the passes' own start times drift with delivery and cold starts. Unset: the clock.
+   */
+  scheduledAt?: number;
 }
 
 export interface ReconcileReport {
@@ -75,6 +80,8 @@ interface LeakCheck {
   listed: boolean;
   /** Owned volumes listed so far. */
   volumes: number;
+  /** EC2 refused a listing request: the check stopped there, not for want of time. */
+  failed: boolean;
   /** Volumes naming no record, whose owner may be in a segment the scan did not reach. */
   unjudged: string[];
 }
@@ -142,9 +149,9 @@ export class Reconciler {
     const report: ReconcileReport = { scanned: 0, invalid: 0, requeued: [], leaked: [], segments: { done: 0, total }, leakCheckComplete: false };
     const state: ScanState = { volumesByRecord: new Map(), attachmentsByVolume: new Map(), invalidVolumes: new Set(), inLine: await this.bucketsInLine() };
 
-    // Each pass begins one segment further than the last (by the clock: nothing is kept between
-    // passes), so every segment begins a pass once in `total`, however few a pass gets through.
-    const first = Math.floor(startedAt / (RECONCILER.intervalMinutes * 60_000)) % total;
+    // Each pass begins one segment further than the last (by the schedule's time: nothing is kept
+    // between passes), so every segment begins a pass once in `total`, however few a pass gets through.
+    const first = Math.floor((options.scheduledAt ?? startedAt) / (RECONCILER.intervalMinutes * 60_000)) % total;
     const order = Array.from({ length: total }, (_, i) => (first + i) % total);
     const left: number[] = [];
     let cutShort: { segment: number; scanned: number } | undefined;
@@ -189,13 +196,13 @@ export class Reconciler {
     if (leaks.unjudged.length > 0) {
       this.deps.log.warn('owned volumes without a record tag are judged only by a pass that scans the whole table', { ebsVolumeIds: leaks.unjudged });
     }
-    if (!scanComplete || !leaks.listed) {
+    if (!scanComplete || (!leaks.listed && !leaks.failed)) {
       this.deps.log.warn('reconciler pass ran out of time; the next passes take up the rest', {
         segmentsDone: report.segments.done,
         segmentsTotal: total,
         segmentsLeft: left,
         ...(cutShort ? { segmentCutShort: cutShort.segment, recordsScannedOfIt: cutShort.scanned } : {}),
-        leakCheck: leaks.listed ? 'complete' : `stopped after ${leaks.volumes} owned volumes`,
+        leakCheck: leaks.listed ? 'complete' : leaks.failed ? `EC2 refused the listing after ${leaks.volumes} owned volumes` : `stopped after ${leaks.volumes} owned volumes`,
       });
     }
     if (cutShort && cutShort.segment === first) {
@@ -421,12 +428,21 @@ export class Reconciler {
    */
   private async findLeaks(volumes: Map<string, VolumeRecord>, scanComplete: boolean, until: number): Promise<LeakCheck> {
     const known = new Set([...volumes.values()].flatMap((v) => (v.ebsVolumeId ? [v.ebsVolumeId] : [])));
-    const check: LeakCheck = { leaked: [], listed: false, volumes: 0, unjudged: [] };
+    const check: LeakCheck = { leaked: [], listed: false, volumes: 0, failed: false, unjudged: [] };
     let candidates: ProviderVolume[] = [];
     let cursor: string | undefined;
     do {
       if (this.deps.clock.now() >= until) break;
-      const page = await this.deps.provider.listOwnedVolumes({ limit: this.pageSize, ...(cursor ? { cursor } : {}) });
+      let page: Page<ProviderVolume>;
+      try {
+        page = await this.deps.provider.listOwnedVolumes({ limit: this.pageSize, ...(cursor ? { cursor } : {}) });
+      } catch (error) {
+        // EC2 could not list them this time: the check is left unfinished (no count published), the pass's work kept.
+        if (!(error instanceof ProviderError)) throw error;
+        this.deps.log.warn('could not list owned volumes; the leak check waits for the next pass', { code: error.code, error: error.message, listedSoFar: check.volumes });
+        check.failed = true;
+        break;
+      }
       cursor = page.cursor;
       check.volumes += page.items.length;
       if (!cursor) check.listed = true;

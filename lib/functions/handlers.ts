@@ -76,14 +76,40 @@ export function createExecutorHandler(deps: PipelineDeps): QueueHandler {
   };
 }
 
-/** Scheduled event → reconciler. */
-export function createReconcilerHandler(deps: ReconcilerDeps): (event?: unknown, context?: InvocationContext) => Promise<ReconcileReport> {
+/** What a reconciler pass did, as its `reconciled` log line says it: counts, not the records (a pass may re-enqueue tens of thousands). */
+export interface ReconcileSummary {
+  scanned: number;
+  invalid: number;
+  requeued: number;
+  leaked: number;
+  complete: boolean;
+  segmentsDone: number;
+  segmentsTotal: number;
+  leakCheckComplete: boolean;
+}
+
+/** When a scheduled event says its schedule fired (`time`, ISO 8601), in ms; undefined for anything else. */
+function scheduledTime(event: unknown): number | undefined {
+  const time = event !== null && typeof event === 'object' ? (event as { time?: unknown }).time : undefined;
+  const ms = typeof time === 'string' ? Date.parse(time) : Number.NaN;
+  return Number.isFinite(ms) ? ms : undefined;
+}
+
+/**
+ * Scheduled event → one reconciler pass, logged as `reconciled` with its summary. The local
+ * runtime reads the whole report; the Lambda function returns the summary only.
+ */
+export function createReconcilerPass(deps: ReconcilerDeps): (event?: unknown, context?: InvocationContext) => Promise<{ report: ReconcileReport; summary: ReconcileSummary }> {
   const reconciler = new Reconciler(deps);
-  return async (_event, context) => {
+  return async (event, context) => {
+    const scheduledAt = scheduledTime(event);
     // The pass stops in time to report what it did and left, rather than being stopped by a timeout.
-    const report = await reconciler.run(context ? { remainingTimeMs: context.getRemainingTimeInMillis() } : {});
+    const report = await reconciler.run({
+      ...(context ? { remainingTimeMs: context.getRemainingTimeInMillis() } : {}),
+      ...(scheduledAt !== undefined ? { scheduledAt } : {}),
+    });
     const { segments, leakCheckComplete } = report;
-    deps.log.info('reconciled', {
+    const summary: ReconcileSummary = {
       scanned: report.scanned,
       invalid: report.invalid,
       requeued: report.requeued.length,
@@ -92,7 +118,14 @@ export function createReconcilerHandler(deps: ReconcilerDeps): (event?: unknown,
       segmentsDone: segments.done,
       segmentsTotal: segments.total,
       leakCheckComplete,
-    });
-    return report;
+    };
+    deps.log.info('reconciled', { ...summary });
+    return { report, summary };
   };
+}
+
+/** Scheduled event → reconciler: the pass's summary is the function's result. */
+export function createReconcilerHandler(deps: ReconcilerDeps): (event?: unknown, context?: InvocationContext) => Promise<ReconcileSummary> {
+  const pass = createReconcilerPass(deps);
+  return async (event, context) => (await pass(event, context)).summary;
 }

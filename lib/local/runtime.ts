@@ -10,7 +10,7 @@ import { startApiServer, type RunningApiServer } from '../api/node-server.js';
 import { resolveEngineConfig, type EngineConfig } from '../engine/config.js';
 import type { Clock, Log, Metrics, OperationQueue, RecordStore, SharedRateBudget, VolumeProvider } from '../engine/ports.js';
 import type { ReconcileReport } from '../engine/reconciler.js';
-import { createExecutorHandler, createReconcilerHandler, createWatcherHandler } from '../functions/handlers.js';
+import { createExecutorHandler, createReconcilerPass, createWatcherHandler } from '../functions/handlers.js';
 import { SystemClock } from '../memory/clock.js';
 import { RecordingMetrics } from '../memory/metrics.js';
 import { RECONCILER } from '../settings.js';
@@ -114,11 +114,12 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
     },
   });
   const queuePoller = new QueuePoller({ source: messages, handler: createExecutorHandler({ ...deps, ...(rateBudget ? { rateBudget } : {}) }), clock, log, idleMs: options.pollIdleMs ?? 200 });
-  const reconcile = createReconcilerHandler({
+  const reconcilePass = createReconcilerPass({
     ...deps,
     ...(rateBudget ? { rateBudget } : {}),
     ...(options.reconcilerOverdueAfterMs !== undefined ? { overdueAfterMs: options.reconcilerOverdueAfterMs } : {}),
   });
+  const reconcile = async () => (await reconcilePass()).report;
 
   let api: RunningApiServer;
   try {

@@ -4,14 +4,14 @@ import { Logger } from '@aws-lambda-powertools/logger';
 import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
 import { readFileSync } from 'node:fs';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { correlateLogs } from '../../lib/functions/logging.js';
 import type { VolumeRecord } from '../../lib/domain/records.js';
 import { itemKey, toItem } from '../../lib/aws/record-item.js';
 import { readFunctionEnvironment, readRateBudgetEnvironment } from '../../lib/functions/environment.js';
 import { DEFAULT_ENGINE_CONFIG, EC2_REQUEST_BUCKETS, environmentRateBudgets, resolveEngineConfig } from '../../lib/engine/config.js';
 import { createExecutorHandler, createReconcilerHandler, createWatcherHandler, toRecordChange } from '../../lib/functions/handlers.js';
-import { SCAN_RESERVE_MS } from '../../lib/engine/reconciler.js';
+import { Reconciler, SCAN_RESERVE_MS } from '../../lib/engine/reconciler.js';
 import { RECONCILER } from '../../lib/settings.js';
 import { FakeClock, MemoryEbs, MemoryOperationQueue, MemoryRecordStore, RecordingLog, RecordingMetrics } from '../../lib/memory/index.js';
 
@@ -169,6 +169,22 @@ describe('function handlers', () => {
     // Without a context (the local runtime), no limit.
     await handler();
     expect(reconciled()).toMatchObject({ scanned: 1, complete: true });
+  });
+
+  it("reconciler: returns the pass's counts, not its records, and rotates segments by the scheduled event's time", async () => {
+    const { log, deps } = await inMemoryAwsWithVolume();
+    const run = vi.spyOn(Reconciler.prototype, 'run');
+    try {
+      const handler = createReconcilerHandler(deps);
+      const result = await handler({ 'detail-type': 'Scheduled Event', time: '2026-11-26T01:05:00Z' }, { getRemainingTimeInMillis: () => 240_000 });
+      expect(result).toEqual(log.entries.filter((entry) => entry.message === 'reconciled').at(-1)?.attributes);
+      expect(run).toHaveBeenLastCalledWith({ remainingTimeMs: 240_000, scheduledAt: Date.parse('2026-11-26T01:05:00Z') });
+      // An event without a readable time: the clock decides.
+      await handler({ time: 'soon' });
+      expect(run).toHaveBeenLastCalledWith({});
+    } finally {
+      run.mockRestore();
+    }
   });
 
   it('reads the function environment and rejects a bad one', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { AttachmentRecord, VolumeRecord } from '../../lib/domain/records.js';
+import { keyString, type AttachmentRecord, type VolumeRecord } from '../../lib/domain/records.js';
 import { Executor } from '../../lib/engine/executor.js';
 import { Reconciler, SCAN_RESERVE_MS, WRAP_UP_RESERVE_MS, type ReconcileReport } from '../../lib/engine/reconciler.js';
 import { DEFAULT_ENGINE_CONFIG } from '../../lib/engine/config.js';
@@ -842,6 +842,58 @@ describe("Reconciler passes bounded by the invocation's time", () => {
       message: 'reconciler pass ran out of time; the next passes take up the rest',
       attributes: { segmentsDone: 0, segmentsTotal: 4, segmentsLeft: expect.any(Array), leakCheck: 'stopped after 2 owned volumes' },
     });
+  });
+
+  it("begins each pass with the segment after the last by the schedule's time, however late each pass starts", async () => {
+    const env = setup();
+    const firstSegments: number[] = [];
+    const list = env.store.list.bind(env.store);
+    let passStarted = false;
+    env.store.list = async (options) => {
+      if (passStarted) firstSegments.push(options.segment!.index);
+      passStarted = false;
+      return list(options);
+    };
+    const reconciler = new Reconciler({ store: env.store, queue: env.queue, provider: env.ebs, clock: env.clock, metrics: env.metrics, log: silentLog, config: { ownerTagValue: OWNER, reconcilerScanSegments: 8 } });
+    const interval = RECONCILER.intervalMinutes * MINUTE;
+    // Fired on the schedule's minute every five minutes; delivered and started up to a minute later, across a boundary of the interval.
+    const base = Math.ceil(env.clock.now() / interval) * interval + interval - MINUTE;
+    const passes = [
+      { scheduledAt: base, startsAt: base + 59_999 },
+      { scheduledAt: base + interval, startsAt: base + interval + MINUTE + 500 },
+      { scheduledAt: base + 2 * interval, startsAt: base + 2 * interval + 59_999 },
+    ];
+    for (const { scheduledAt, startsAt } of passes) {
+      await env.clock.advance(startsAt - env.clock.now());
+      passStarted = true;
+      await reconciler.run({ scheduledAt });
+    }
+    const [a, b, c] = firstSegments as [number, number, number];
+    expect([(b - a + 8) % 8, (c - b + 8) % 8]).toEqual([1, 1]);
+  });
+
+  it('a failed listing of owned volumes leaves the leak check unfinished, not the pass: its re-enqueued work and heartbeat stand', async () => {
+    const env = setup();
+    const at = new Date(env.clock.now()).toISOString();
+    await env.store.create(volume('lost', at));
+    await env.clock.advance(10 * MINUTE);
+    const log = new RecordingLog();
+    const { metrics, published, passes } = leakCounts();
+    const reconciler = slowScan(env, { metrics, log });
+    env.ebs.listOwnedVolumes = async () => {
+      throw new ProviderError('throttled', 'RequestLimitExceeded', 'Request limit exceeded.');
+    };
+    const report = await reconciler.run({ remainingTimeMs: RECONCILER.timeoutSeconds * 1000 });
+    expect(report).toMatchObject({ scanned: 1, requeued: [{ key: 'volume/lost' }], segments: { done: 4, total: 4 }, leakCheckComplete: false });
+    expect(env.queue.pending().map((p) => keyString(p.message.key))).toEqual(['volume/lost']);
+    expect(passes()).toBe(1);
+    expect(published).toEqual([]);
+    expect(log.entries).toContainEqual({
+      level: 'warn',
+      message: 'could not list owned volumes; the leak check waits for the next pass',
+      attributes: { code: 'RequestLimitExceeded', error: 'Request limit exceeded.', listedSoFar: 0 },
+    });
+    expect(log.entries.map((entry) => entry.message)).not.toContain('reconciler pass ran out of time; the next passes take up the rest');
   });
 
   it('a pass with time to spare behaves as one without a limit', async () => {
