@@ -2268,8 +2268,10 @@ export class Executor {
    * nothing else brings back the modification that wait holds.
    */
   private resendLaterCopy(item: Item, now: number, afterMs: number, followUps: { item: Item; operation: QueuedOperation }[]) {
-    if (item.latestDueAt !== undefined && item.latestDueAt > afterMs)
-      followUps.push({ item, operation: this.messageAt(item.latestOp!, item.key, 'a message merged with one due sooner comes back when due', now, item.latestDueAt) });
+    if (item.latestDueAt === undefined || item.latestDueAt <= afterMs) return;
+    const operation = this.messageAt(item.latestOp!, item.key, 'a message merged with one due sooner comes back when due', now, item.latestDueAt);
+    if (item.nudgeOnly) operation.message.nudge = true;
+    followUps.push({ item, operation });
   }
 
   private async sendFollowUps(followUps: { item: Item; operation: QueuedOperation }[]) {

@@ -80,7 +80,7 @@ interface LeakCheck {
   listed: boolean;
   /** Owned volumes listed so far. */
   volumes: number;
-  /** EC2 refused a listing request: the check stopped there, not for want of time. */
+  /** EC2 throttled or failed a listing request: the check stopped there, not for want of time. */
   failed: boolean;
   /** Volumes naming no record, whose owner may be in a segment the scan did not reach. */
   unjudged: string[];
@@ -202,7 +202,7 @@ export class Reconciler {
         segmentsTotal: total,
         segmentsLeft: left,
         ...(cutShort ? { segmentCutShort: cutShort.segment, recordsScannedOfIt: cutShort.scanned } : {}),
-        leakCheck: leaks.listed ? 'complete' : leaks.failed ? `EC2 refused the listing after ${leaks.volumes} owned volumes` : `stopped after ${leaks.volumes} owned volumes`,
+        leakCheck: leaks.listed ? 'complete' : leaks.failed ? `EC2 failed the listing after ${leaks.volumes} owned volumes` : `stopped after ${leaks.volumes} owned volumes`,
       });
     }
     if (cutShort && cutShort.segment === first) {
@@ -437,8 +437,10 @@ export class Reconciler {
       try {
         page = await this.deps.provider.listOwnedVolumes({ limit: this.pageSize, ...(cursor ? { cursor } : {}) });
       } catch (error) {
-        // EC2 could not list them this time: the check is left unfinished (no count published), the pass's work kept.
-        if (!(error instanceof ProviderError)) throw error;
+        // EC2 could not list them this time (throttled, a fault): the check is left unfinished (no
+        // count published), the pass's work kept. Anything else (a permission lost) fails the pass,
+        // so its alarms say so rather than a warning each pass.
+        if (!(error instanceof ProviderError) || (error.kind !== 'throttled' && error.kind !== 'transient')) throw error;
         this.deps.log.warn('could not list owned volumes; the leak check waits for the next pass', { code: error.code, error: error.message, listedSoFar: check.volumes });
         check.failed = true;
         break;

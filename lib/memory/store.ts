@@ -192,14 +192,14 @@ export class MemoryRecordStore implements RecordStore {
       if (segment && partitionHash(after.split('\u0000')[0]!) % segment.total !== segment.index) throw new InvalidCursorError('cursor of another segment');
     }
     const keys = this.sortedKeys ??= [...this.items.keys()].sort();
-    const pageSize = Math.max(1, options.limit);
+    const pageSize = Math.max(1, Math.floor(options.limit) || 1);
     const page: StoredItem[] = [];
     let more = false;
     // Keys are in table order: start past the cursor, stop at the first match after a full page.
     for (let i = after === undefined ? 0 : firstAfter(keys, after); i < keys.length; i++) {
       const entry = this.items.get(keys[i]!)!;
       if ((options.kind && entry.key.kind !== options.kind) || (segment && entry.partitionHash % segment.total !== segment.index)) continue;
-      if (page.length === pageSize) {
+      if (page.length >= pageSize) {
         more = true;
         break;
       }

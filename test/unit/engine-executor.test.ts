@@ -305,6 +305,17 @@ describe('executor: duplicates, late and stale messages', () => {
       { op: 'modify-volume', dueAt: later },
     ]);
   });
+
+  it("the reconciler's looks, none due yet, come back as looks at both their times", async () => {
+    const h = harness();
+    await h.store.create(newVolume('data-1'));
+    const look = (dueAt: number) => ({ ...h.op('check-volume', volumeKey('data-1')), dueAt, nudge: true as const });
+    await h.executor.run(h.batchOf(look(START + 7_200_000), look(START + 3_600_000)));
+    expect(h.queue.pending().map((p) => ({ op: p.message.op, dueAt: p.message.dueAt, nudge: p.message.nudge }))).toEqual([
+      { op: 'check-volume', dueAt: START + 3_600_000, nudge: true },
+      { op: 'check-volume', dueAt: START + 7_200_000, nudge: true },
+    ]);
+  });
 });
 
 describe('executor: claims', () => {

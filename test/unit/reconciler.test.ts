@@ -894,6 +894,13 @@ describe("Reconciler passes bounded by the invocation's time", () => {
       attributes: { code: 'RequestLimitExceeded', error: 'Request limit exceeded.', listedSoFar: 0 },
     });
     expect(log.entries.map((entry) => entry.message)).not.toContain('reconciler pass ran out of time; the next passes take up the rest');
+
+    // A permission lost is no passing fault: the pass fails, so its alarm fires, rather than a warning every pass.
+    env.ebs.listOwnedVolumes = async () => {
+      throw new ProviderError('unauthorized', 'UnauthorizedOperation', 'You are not authorized to perform this operation.');
+    };
+    await expect(reconciler.run({ remainingTimeMs: RECONCILER.timeoutSeconds * 1000 })).rejects.toThrow('not authorized');
+    expect(passes()).toBe(1);
   });
 
   it('a pass with time to spare behaves as one without a limit', async () => {
