@@ -545,6 +545,7 @@ export class Executor {
     const dueAtMs = alignedCheckAtMs(schedule, started + this.config.progressChecks[schedule].firstSeconds * 1000, this.config);
     if (dueAtMs <= now) return false;
     followUps.push({ item, operation: this.checkAt(op, item.key, 'operation already started; checking at its time', now, dueAtMs) });
+    this.resendLaterCopy(item, now, dueAtMs, followUps);
     this.deps.metrics.operation({ operation: item.hint, outcome: 'skipped' });
     return true;
   }

@@ -306,6 +306,21 @@ describe('executor: duplicates, late and stale messages', () => {
     ]);
   });
 
+  it('a late message for an operation just started waits for its first check, and a copy merged with it due later still comes back then', async () => {
+    const h = harness({ ebsTimings: { create: 60_000 } });
+    await h.store.create(newVolume('data-1'));
+    await h.executor.run(h.batchOf(h.op('create-volume', volumeKey('data-1'))));
+    expect((await volumeOf(h, 'data-1')).status.state).toBe('creating');
+    h.queue.purge();
+    const later = START + 7_200_000;
+    await h.executor.run(h.batchOf(h.op('create-volume', volumeKey('data-1')), { ...h.op('modify-volume', volumeKey('data-1')), dueAt: later }));
+    const pending = h.queue.pending().map((p) => ({ op: p.message.op, dueAt: p.message.dueAt }));
+    expect(pending).toHaveLength(2);
+    expect(pending[0]!.op).toBe('check-volume');
+    expect(pending[1]).toEqual({ op: 'modify-volume', dueAt: later });
+    expect(h.ebs.calls.DescribeVolumes ?? 0).toBe(0);
+  });
+
   it("the reconciler's looks, none due yet, come back as looks at both their times", async () => {
     const h = harness();
     await h.store.create(newVolume('data-1'));
