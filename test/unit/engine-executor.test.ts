@@ -1495,6 +1495,21 @@ async function settleUntil(h: ReturnType<typeof harness>, atMs: number, stepMs: 
   for (const step of [stepMs, 60_000]) await h.settle(Math.floor((atMs - 1 - h.clock.now()) / step) * step, step);
 }
 
+/**
+ * data-1 grown four times and asked for a fifth: waiting for EC2's window, with one link of the
+ * wait's chain of delayed messages received (in flight), as a batch item.
+ */
+async function waitingWithLinkInFlight(h: ReturnType<typeof harness>) {
+  await grownFourTimes(h, 'data-1');
+  await growTo(h, 'data-1', 60);
+  await h.executor.run(h.batchOf(h.op('modify-volume', volumeKey('data-1'))));
+  const waitsUntil = Date.parse((await volumeOf(h, 'data-1')).status.nextAttemptAt!);
+  await h.clock.advance(900_000);
+  const [link] = h.queue.receive(10);
+  expect(link!.message.dueAt).toBe(waitsUntil);
+  return { waitsUntil, link: link!, linked: [{ messageId: link!.messageId, message: link!.message }] };
+}
+
 /** Counts the ModifyVolume calls EC2 refuses (any error), as they happen. */
 function countModifyRefusals(h: ReturnType<typeof harness>): { refused: string[] } {
   const modify = h.ebs.modifyVolume.bind(h.ebs);
@@ -1736,19 +1751,11 @@ describe("executor: modify beyond EC2's limit (4 modifications per volume in any
     ['behind a check', 'check-volume' as const, true],
   ])("the wait's own message, delivered in one batch %s, is sent on: the volume still grows when the window allows", async (_, other, otherFirst) => {
     const h = harness();
-    await grownFourTimes(h, 'data-1');
-    await growTo(h, 'data-1', 60);
-    await h.executor.run(h.batchOf(h.op('modify-volume', volumeKey('data-1'))));
-    const waitsUntil = Date.parse((await volumeOf(h, 'data-1')).status.nextAttemptAt!);
-
     // One link of the wait's chain of delayed messages and another message of the volume, in one batch.
-    await h.clock.advance(900_000);
-    const [link] = h.queue.receive(10);
-    expect(link!.message.dueAt).toBe(waitsUntil);
-    const linked = [{ messageId: link!.messageId, message: link!.message }];
+    const { waitsUntil, link, linked } = await waitingWithLinkInFlight(h);
     const others = h.batchOf(h.op(other, volumeKey('data-1')));
     await h.executor.run(otherFirst ? [...others, ...linked] : [...linked, ...others]);
-    h.queue.delete(link!.receiptHandle);
+    h.queue.delete(link.receiptHandle);
     // A check writes over the wait: the message that shows it again brings the modification back then.
     await h.settle(10_000);
     expect(h.ebs.calls.ModifyVolume).toBe(5);
@@ -1767,14 +1774,7 @@ describe("executor: modify beyond EC2's limit (4 modifications per volume in any
   ] as const)("the wait's own message, delivered in one batch %s, comes back when due: the volume still grows when the window allows", async (_, blocked) => {
     const tagBudget = { ...DEFAULT_ENGINE_CONFIG.rateBudgets, CreateTags: { burst: 1, ratePerSecond: 0.5 } };
     const h = harness({ config: { rateBudgets: tagBudget } });
-    await grownFourTimes(h, 'data-1');
-    await growTo(h, 'data-1', 60);
-    await h.executor.run(h.batchOf(h.op('modify-volume', volumeKey('data-1'))));
-    const waitsUntil = Date.parse((await volumeOf(h, 'data-1')).status.nextAttemptAt!);
-    await h.clock.advance(900_000);
-    const [link] = h.queue.receive(10);
-    expect(link!.message.dueAt).toBe(waitsUntil);
-    const linked = [{ messageId: link!.messageId, message: link!.message }];
+    const { waitsUntil, link, linked } = await waitingWithLinkInFlight(h);
 
     const retag = async (team: string) => {
       const volume = await volumeOf(h, 'data-1');
@@ -1792,7 +1792,7 @@ describe("executor: modify beyond EC2's limit (4 modifications per volume in any
       other = 'tag-volume';
     }
     await h.executor.run([...h.batchOf(h.op(other, volumeKey('data-1'))), ...linked]);
-    h.queue.delete(link!.receiptHandle);
+    h.queue.delete(link.receiptHandle);
     expect(h.queue.pending().map((p) => p.message)).toContainEqual(expect.objectContaining({ op: 'modify-volume', dueAt: waitsUntil }));
 
     await h.settle(600_000, 1_000);
