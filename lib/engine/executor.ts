@@ -831,7 +831,7 @@ export class Executor {
     } catch (error) {
       if (error instanceof ConditionFailedError) {
         // Changed meanwhile; its own change re-plans it.
-        this.resendConsumedLater(item, now, followUps);
+        this.resendLaterCopy(item, now, now, followUps);
         return;
       }
       this.deps.log.error('status write failed', { key: item.id, error: errorMessage(error) });
@@ -2109,7 +2109,7 @@ export class Executor {
         // Deleted or taken over meanwhile: never recreate it; whoever holds it now carries on.
         this.deps.log.warn('status write refused; record deleted or claim lost', { key: item.id, op });
         if (unclaimed && error.current) this.resend(item, 'record changed meanwhile; looking again', now, now + 1000, followUps);
-        else this.resendConsumedLater(item, now, followUps);
+        else this.resendLaterCopy(item, now, now, followUps);
         return;
       }
       this.deps.log.error('status write failed', { key: item.id, op, error: errorMessage(error) });
@@ -2147,7 +2147,7 @@ export class Executor {
         // Changed or deleted meanwhile: that change is planned on its own. A copy due later that
         // this check consumed (a wait's message) is planned by nothing else: it comes back when due.
         this.deps.log.info('observation not written; record changed meanwhile', { key: item.id, op });
-        this.resendConsumedLater(item, now, followUps);
+        this.resendLaterCopy(item, now, now, followUps);
         return;
       }
       this.deps.log.error('status write failed', { key: item.id, op, error: errorMessage(error) });
@@ -2256,21 +2256,13 @@ export class Executor {
   }
 
   /**
-   * A record changed meanwhile refused this item's write: a copy due later that it consumed (a
-   * wait's message, delivered with one due now) is planned by nothing else, so it comes back when due.
-   */
-  private resendConsumedLater(item: Item, now: number, followUps: { item: Item; operation: QueuedOperation }[]) {
-    this.resendLaterCopy(item, now, now, followUps);
-  }
-
-  /**
    * The copy due latest among those merged into the item (a wait's message, delivered with one due
    * sooner), sent again when it falls due after `afterMs`, when the item's own message comes back:
    * nothing else brings back the modification that wait holds.
    */
   private resendLaterCopy(item: Item, now: number, afterMs: number, followUps: { item: Item; operation: QueuedOperation }[]) {
-    if (item.latestDueAt === undefined || item.latestDueAt <= afterMs) return;
-    const operation = this.messageAt(item.latestOp!, item.key, 'a message merged with one due sooner comes back when due', now, item.latestDueAt);
+    if (!consumedCopyDueLater(item, afterMs)) return;
+    const operation = this.messageAt(item.latestOp!, item.key, 'a message merged with one due sooner comes back when due', now, item.latestDueAt!);
     if (item.nudgeOnly) operation.message.nudge = true;
     followUps.push({ item, operation });
   }
@@ -2380,9 +2372,9 @@ function withChanges<R extends ProvisionerRecord>(record: R, changes: RecordChan
   return written as R;
 }
 
-/** Whether the item holds a copy of its message due after now (a wait's message, delivered with one due now): acting now consumed it. */
-function consumedCopyDueLater(item: Item, now: number): boolean {
-  return item.latestDueAt !== undefined && item.latestDueAt > now;
+/** Whether the item holds a copy of its message due after `atMs` (a wait's message, delivered with one due sooner): acting by then consumed it. */
+function consumedCopyDueLater(item: Item, atMs: number): boolean {
+  return item.latestDueAt !== undefined && item.latestDueAt > atMs;
 }
 
 /**

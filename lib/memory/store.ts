@@ -191,7 +191,7 @@ export class MemoryRecordStore implements RecordStore {
       // DynamoDB takes a segment's cursor only back to the same segment.
       if (segment && partitionHash(after.split('\u0000')[0]!) % segment.total !== segment.index) throw new InvalidCursorError('cursor of another segment');
     }
-    const keys = this.sortedKeys ??= [...this.items.keys()].sort();
+    const keys = this.keysInOrder();
     const pageSize = Math.max(1, Math.floor(options.limit) || 1);
     const page: StoredItem[] = [];
     let more = false;
@@ -293,9 +293,13 @@ export class MemoryRecordStore implements RecordStore {
     return found.map((r) => cloneData(r));
   }
 
+  /** Every key in table order, sorted again only after a key was added or removed. */
+  private keysInOrder(): string[] {
+    return (this.sortedKeys ??= [...this.items.keys()].sort());
+  }
+
   private sorted(): StoredItem[] {
-    this.sortedKeys ??= [...this.items.keys()].sort();
-    return this.sortedKeys.map((k) => this.items.get(k)!);
+    return this.keysInOrder().map((k) => this.items.get(k)!);
   }
 
   private put(key: RecordKey, record: ProvisionerRecord): void {
