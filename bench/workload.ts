@@ -97,7 +97,6 @@ export class WorkloadDriver implements LifecycleObserver {
   readonly underWay = new Set<string>();
   finishedCount = 0;
   failedCount = 0;
-  private open = 0;
   startedAt = 0;
   lastFinishedAt = 0;
   /** Lifecycles the workload will request in all. */
@@ -121,7 +120,6 @@ export class WorkloadDriver implements LifecycleObserver {
     const design = this.design;
     if (!design) throw new Error('design: not attached');
     this.startedAt = this.loop.now();
-    this.open = this.requests.length;
     this.requests.forEach((request, i) => {
       const offset = this.spec.arrival.kind === 'burst' ? 0 : (i * 1000) / this.spec.arrival.perSecond;
       this.loop.after(offset, () => {
@@ -133,7 +131,7 @@ export class WorkloadDriver implements LifecycleObserver {
   }
 
   done(): boolean {
-    return this.open === 0;
+    return this.finishedCount + this.failedCount === this.planned;
   }
 
   attached(id: string): void {
@@ -151,7 +149,7 @@ export class WorkloadDriver implements LifecycleObserver {
     if (!times || times.finishedAt !== undefined || times.failure !== undefined) return;
     times.finishedAt = this.loop.now();
     this.lastFinishedAt = Math.max(this.lastFinishedAt, times.finishedAt);
-    this.settle(id);
+    this.underWay.delete(id);
     this.finishedCount++;
   }
 
@@ -160,12 +158,7 @@ export class WorkloadDriver implements LifecycleObserver {
     if (!times || times.finishedAt !== undefined || times.failure !== undefined) return;
     times.failure = reason;
     this.lastFinishedAt = Math.max(this.lastFinishedAt, this.loop.now());
-    this.settle(id);
-    this.failedCount++;
-  }
-
-  private settle(id: string): void {
     this.underWay.delete(id);
-    this.open--;
+    this.failedCount++;
   }
 }
