@@ -51,7 +51,15 @@ export class EmfMetrics implements Metrics {
     return single;
   }
 
+  /**
+   * Buffers an undimensioned counter. EMF's schema needs at least one dimension set per document
+   * (`"Dimensions": [[]]` publishes a metric without dimensions), but Powertools writes
+   * `"Dimensions": []` when it has none, which CloudWatch would reject, and then the alarms on
+   * these counters could never fire. So whenever the buffer starts (a publish, or Powertools'
+   * own flush at 100 values, clears dimension sets with it), an empty dimension set goes first.
+   */
   count(name: string, value = 1): void {
+    if (!this.powertools.hasStoredMetrics()) this.powertools.addDimensions({});
     this.powertools.addMetric(name, MetricUnit.Count, value);
   }
 }

@@ -14,6 +14,25 @@ interface EmfDocument {
   [key: string]: unknown;
 }
 
+/**
+ * The rules of CloudWatch's EMF specification a document must keep for its metrics to be
+ * extracted: at least one dimension set per directive (the schema's `minItems: 1`; a set may be
+ * empty), at most 30 keys per set, each key and each metric a member of the document.
+ */
+function expectExtractable(document: EmfDocument): void {
+  for (const directive of document._aws.CloudWatchMetrics) {
+    expect(directive.Dimensions.length, 'a directive needs at least one dimension set').toBeGreaterThan(0);
+    for (const set of directive.Dimensions) {
+      expect(set.length).toBeLessThanOrEqual(30);
+      for (const key of set) expect(typeof document[key]).toBe('string');
+    }
+    for (const metric of directive.Metrics) {
+      const value = document[metric.Name];
+      expect(typeof value === 'number' || (Array.isArray(value) && value.length <= 100 && value.every((v) => typeof v === 'number'))).toBe(true);
+    }
+  }
+}
+
 /** One deployment's namespace (`metricsNamespace` of its stack name). */
 const NAMESPACE = 'EbsProvisioner/Prod';
 
@@ -27,6 +46,7 @@ describe('EmfMetrics', () => {
     vi.spyOn(console, 'log').mockImplementation((line: string) => void lines.push(JSON.parse(line)));
   });
   afterEach(() => {
+    for (const line of lines) expectExtractable(line);
     vi.unstubAllEnvs();
     vi.restoreAllMocks();
   });
@@ -58,9 +78,25 @@ describe('EmfMetrics', () => {
     expect(lines).toHaveLength(0);
     metrics.powertools.publishStoredMetrics();
     const flushed = lines[0]!;
-    expect(flushed._aws.CloudWatchMetrics[0]).toMatchObject({ Namespace: NAMESPACE, Dimensions: [] });
+    // One empty dimension set: the metrics without dimensions the alarms read.
+    expect(flushed._aws.CloudWatchMetrics[0]).toMatchObject({ Namespace: NAMESPACE, Dimensions: [[]] });
     expect(flushed).toMatchObject({ OperationsFailed: 1, LeakedVolumes: 3 });
     expect(flushed).not.toHaveProperty('service');
+    metrics.count('OperationsFailed');
+    metrics.powertools.publishStoredMetrics();
+    expect(lines).toHaveLength(2);
+    expect(lines[1]!._aws.CloudWatchMetrics[0]!.Dimensions).toEqual([[]]);
+  });
+
+  it('a counter reaching 100 values is published by Powertools on its own, and the documents on both sides of it keep their empty dimension set', () => {
+    const metrics = new EmfMetrics({ namespace: NAMESPACE });
+    for (let i = 0; i < 150; i++) metrics.count('OperationsFailed');
+    expect(lines).toHaveLength(1);
+    metrics.powertools.publishStoredMetrics();
+    expect(lines).toHaveLength(2);
+    for (const line of lines) expect(line._aws.CloudWatchMetrics[0]!.Dimensions).toEqual([[]]);
+    const total = lines.flatMap((line) => line.OperationsFailed as number | number[]).reduce((sum, value) => sum + value, 0);
+    expect(total).toBe(150);
   });
 
   it('one terminal failure in the executor emits OperationsFailed 1, not once more for its failed outcome', async () => {
