@@ -2054,8 +2054,11 @@ export class Executor {
    * later still goes back as well (`resendLaterCopy`).
    */
   private resend(item: Item, reason: string, now: number, atMs: number, followUps: { item: Item; operation: QueuedOperation }[]): void {
-    const operation = this.messageAt(resendOp(item), item.key, reason, now, atMs);
+    const op = resendOp(item);
+    const operation = this.messageAt(op, item.key, reason, now, atMs);
     if (item.nudgeOnly) operation.message.nudge = true;
+    const tokenAt = unspentTokenAt(item, op);
+    if (tokenAt !== undefined) operation.message.tokenAt = tokenAt;
     followUps.push({ item, operation });
     this.resendLaterCopy(item, now, atMs, followUps);
   }
@@ -2383,6 +2386,16 @@ function consumedCopyDueLater(item: Item, atMs: number): boolean {
  */
 function resendOp(item: Item): OperationKind {
   return item.ops.find((op) => !CHECK_OPERATIONS.has(op)) ?? item.hint;
+}
+
+/**
+ * A token of the shared budget taken for the item's operation and not spent (the call was not
+ * made): its message sent again keeps it, so the operation does not take a second one at the back
+ * of the line. Tokens of the environment's own share are refunded instead.
+ */
+function unspentTokenAt(item: Item, op: OperationKind): number | undefined {
+  if (item.token) return item.token.shared && !item.token.used ? item.token.atMs : undefined;
+  return item.tokenOp === op ? item.tokenAt : undefined;
 }
 
 /** The operation an item's decision calls for (items that reach token taking all decided one). */

@@ -1052,6 +1052,44 @@ describe('executor: the shared rate budget', () => {
   });
 
   it.each([
+    ['another invocation claimed the record after it was read', 'claimed'],
+    ['the record changed between the read and the pre-call write', 'changed'],
+    ['the record is claimed elsewhere and the message carries a token taken ahead', 'carried'],
+  ] as const)('an operation sent again before its call because %s keeps its token and spends it when back, taking no second one', async (_, why) => {
+    const shared = new MemoryRateBudget();
+    const config = { rateBudgets: ownShare, accountRateBudgets: account };
+    const h = harness({ config, rateBudget: shared });
+    await h.store.create(newVolume('a'));
+    const start = h.clock.now();
+    if (why === 'carried') await h.store.claim(volumeKey('a'), 'other-invocation', start, 60_000);
+    // What another invocation does between this one's read and its claim.
+    let meanwhile: (() => Promise<unknown>) | undefined =
+      why === 'claimed'
+        ? () => h.store.claim(volumeKey('a'), 'other-invocation', start, 60_000)
+        : why === 'changed'
+          ? async () => h.store.update<VolumeRecord>(volumeKey('a'), { status: { ...(await volumeOf(h, 'a')).status, message: 'a status note' } })
+          : undefined;
+    const store: RecordStore = Object.create(h.store);
+    store.getMany = async (keys) => {
+      const records = await h.store.getMany(keys);
+      await meanwhile?.();
+      meanwhile = undefined;
+      return records;
+    };
+    const executor = new Executor({ store, queue: h.queue, provider: h.ebs, clock: h.clock, metrics: h.metrics, log: silentLog, rateBudget: shared, config });
+    await executor.run(h.batchOf({ ...h.op('create-volume', volumeKey('a')), ...(why === 'carried' ? { tokenAt: start } : {}) }));
+    expect(h.ebs.calls.CreateVolume ?? 0).toBe(0);
+    expect(h.queue.pending().map((p) => [p.message.op, p.message.tokenAt])).toEqual([['create-volume', start]]);
+    const level = shared.level('CreateVolume');
+    if (why !== 'changed') await h.store.release(volumeKey('a'), 'other-invocation');
+    await h.clock.advance(60_000);
+    await h.drain();
+    expect(h.ebs.calls.CreateVolume).toBe(1);
+    expect((await volumeOf(h, 'a')).status.state).toBe('creating');
+    expect(shared.level('CreateVolume')).toEqual(level);
+  });
+
+  it.each([
     ['behind', ['check-volume', 'create-volume']],
     ['ahead of', ['create-volume', 'check-volume']],
   ] as const)('an operation\'s message delivered %s a check of the same record spends the token it carries, taking none', async (_, ops) => {
