@@ -416,7 +416,7 @@ export function tagChanges(
   const from = held ?? {};
   const to = wanted ?? {};
   const set = Object.fromEntries(Object.entries(to).filter(([key, value]) => from[key] !== value));
-  const remove = Object.keys(from).filter((key) => !(key in to));
+  const remove = Object.keys(from).filter((key) => !Object.hasOwn(to, key));
   return Object.keys(set).length === 0 && remove.length === 0 ? undefined : { set, remove };
 }
 

@@ -1522,7 +1522,7 @@ export class Executor {
       // earlier unrecorded call's keys stay while EC2 holds them (this batch's describe): at most
       // EC2's 50 tags, beside this call's. The write takes the claim too.
       const setting = calls.flatMap((call) => (call.action === 'CreateTags' ? Object.keys(call.tags) : []));
-      const earlier = (volume.tagKeysSet ?? []).filter((key) => key in current.tags);
+      const earlier = (volume.tagKeysSet ?? []).filter((key) => Object.hasOwn(current.tags, key));
       const tagKeysSet = [...new Set([...earlier, ...setting])].sort();
       const written = await this.preWrite<VolumeRecord>(item, owner, now, setting.length > 0 ? { tagKeysSet } : {});
       if (!written) return;

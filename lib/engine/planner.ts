@@ -132,7 +132,7 @@ export function tagsNeeded(volume: VolumeRecord): boolean {
  */
 function droppedUnrecordedTagKeys(volume: VolumeRecord): string[] {
   const named = { ...ebsBaseline(volume)?.tags, ...volume.spec.tags };
-  return (volume.tagKeysSet ?? []).filter((key) => !(key in named));
+  return (volume.tagKeysSet ?? []).filter((key) => !Object.hasOwn(named, key));
 }
 
 /** One EC2 call of a tag change. */

@@ -191,6 +191,9 @@ describe('tags after creation', () => {
     expect(tagChanges(undefined, {})).toBeUndefined();
     expect(tagChanges({ a: '1', b: '2' }, { a: '9', c: '3' })).toEqual({ set: { a: '9', c: '3' }, remove: ['b'] });
     expect(tagChanges({ a: '1' }, undefined)).toEqual({ set: {}, remove: ['a'] });
+    // Keys named like an object's own properties are keys like any other.
+    expect(tagChanges({ toString: '1', constructor: '2', a: '1' }, { a: '1' })).toEqual({ set: {}, remove: ['toString', 'constructor'] });
+    expect(tagChanges({}, { valueOf: '1' })).toEqual({ set: { valueOf: '1' }, remove: [] });
   });
 
   it('reads the observed tags of a record, and a record written before they were observed', () => {

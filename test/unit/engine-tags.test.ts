@@ -117,6 +117,41 @@ describe('tag-volume', () => {
     expect(volume).toMatchObject({ observed: { tags: {} }, observedGeneration: 2 });
   });
 
+  it("removes tags named like an object's own properties (toString, constructor, __defineGetter__) as any other", async () => {
+    const h = await taggedVolume();
+    const named = { toString: 'x', constructor: 'y', __defineGetter__: 'z' };
+    await retag(h, { team: 'a', ...named });
+    await h.drain();
+    await h.watch();
+    expect(ec2Tags(h, await volumeOf(h))).toMatchObject(named);
+    await retag(h, { team: 'a' }, 3);
+    await h.drain();
+    await h.watch();
+    const volume = await volumeOf(h);
+    expect(ec2Tags(h, volume)).toEqual({ [OWNERSHIP_TAGS.owner]: 'ebs-provisioner', [OWNERSHIP_TAGS.record]: 'data-1', team: 'a' });
+    expect(volume).toMatchObject({ observed: { tags: { team: 'a' } }, observedGeneration: 3 });
+  });
+
+  it("after a lost CreateTags answer, drops a key named like an object's own property that the client no longer wants", async () => {
+    const h = await taggedVolume();
+    const createTags = h.ebs.createTags.bind(h.ebs);
+    h.ebs.createTags = async (ebsVolumeId, tags) => {
+      await createTags(ebsVolumeId, tags);
+      h.ebs.createTags = createTags;
+      throw new ProviderError('transient', 'RequestTimeout', 'CreateTags timed out');
+    };
+    await retag(h, { team: 'a', env: 'dev', constructor: 'c' });
+    await h.executor.run(h.batchOf(h.op('tag-volume', KEY)));
+    h.queue.receive(100).forEach((m) => h.queue.delete(m.receiptHandle));
+    expect((await volumeOf(h)).tagKeysSet).toEqual(['constructor']);
+    await retag(h, { team: 'a', env: 'dev' }, 3);
+    await h.drain();
+    await h.watch();
+    const volume = await volumeOf(h);
+    expect(Object.hasOwn(ec2Tags(h, volume), 'constructor')).toBe(false);
+    expect(volume.tagKeysSet ?? []).toEqual([]);
+  });
+
   it('makes one call for duplicate messages in one batch, and none for late ones once EC2 holds the tags', async () => {
     const h = await taggedVolume();
     await retag(h, { team: 'b', env: 'dev' });
