@@ -1902,9 +1902,10 @@ export class Executor {
 
   /**
    * Still under way: keep looking, unless it has run past the maximum age. `status`: what to write
-   * while it is, by default its state with the attempts reset (the step was accepted); a pending
-   * record's call may not have been (a retried volume EC2 still creates, an attach whose answer was
-   * lost), so its attempts and start stay and the budget and the age limit still end it.
+   * while it is, by default its state with its failed attempts kept (under way is not done: should
+   * EC2 fail the work, the failure counts on); a pending record's call may not have been accepted
+   * (a retried volume EC2 still creates, an attach whose answer was lost), so its start stays too
+   * and the budget and the age limit still end it.
    */
   private stillInProgress(
     record: ProvisionerRecord,
@@ -1912,7 +1913,7 @@ export class Executor {
     message: string,
     status: Status<string> = record.status.state === 'pending'
       ? attemptStatus(record.status, 'pending', now, message)
-      : successStatus(record.status, record.status.state, now, message),
+      : { ...successStatus(record.status, record.status.state, now, message), attempts: record.status.attempts },
   ): Result {
     const started = operationStartMs(record.status);
     const spent = budgetSpent(0, started, now, this.config);

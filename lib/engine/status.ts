@@ -18,7 +18,10 @@ const RESTING = new Set(['available', 'in-use', 'attached', 'error', 'deleted', 
 /**
  * Status after a step that succeeded; keeps the operation's start time while it is under way.
  * `accepted`: EC2 just accepted the call, so the wait for its asynchronous work starts now (time
- * spent on retries before it does not make the progress checks sparser).
+ * spent on retries before it does not make the progress checks sparser). The operation has not
+ * succeeded yet, so its failed attempts stay: should EC2 fail the work it accepted (a modification
+ * that ends `failed`, an attach that never takes, a volume gone while creating), the failure counts
+ * on, and the attempt budget ends an operation EC2 accepts and fails every time.
  */
 export function successStatus<S extends string>(
   previous: Status<string>,
@@ -27,7 +30,7 @@ export function successStatus<S extends string>(
   message?: string,
   accepted = false,
 ): Status<S> {
-  const status: Status<S> = { state, attempts: 0, updatedAt: new Date(nowMs).toISOString() };
+  const status: Status<S> = { state, attempts: accepted ? previous.attempts : 0, updatedAt: new Date(nowMs).toISOString() };
   if (message !== undefined) status.message = shortenMessage(message);
   if (!RESTING.has(state) && state !== 'pending')
     status.operationStartedAt = accepted ? new Date(nowMs).toISOString() : operationStart(previous, nowMs);

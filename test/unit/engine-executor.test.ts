@@ -526,6 +526,60 @@ describe('executor: failures', () => {
   });
 });
 
+describe('executor: work EC2 accepts and then fails, every time', () => {
+  /** Runs the watcher and the executor over `minutes` of fake time. */
+  async function run(h: ReturnType<typeof harness>, minutes: number) {
+    for (let minute = 0; minute < minutes; minute++) {
+      await h.watch();
+      await h.settle(60_000, 5_000);
+    }
+  }
+
+  it('a modification EC2 fails every time counts each failure and ends in error after the attempt budget, instead of being sent again forever', async () => {
+    const h = harness();
+    await availableVolume(h, 'data-1');
+    const modify = h.ebs.modifyVolume.bind(h.ebs);
+    h.ebs.modifyVolume = async (request) => {
+      await modify(request);
+      h.ebs.failModification(request.ebsVolumeId, 'The volume could not be modified.');
+    };
+    await growTo(h, 'data-1', 20);
+    await run(h, 3 * 60);
+    const volume = await volumeOf(h, 'data-1');
+    expect(volume.status).toMatchObject({ state: 'error', code: 'ModificationFailed', attempts: DEFAULT_ENGINE_CONFIG.maxAttempts });
+    expect(h.ebs.calls.ModifyVolume).toBe(DEFAULT_ENGINE_CONFIG.maxAttempts);
+    await run(h, 60);
+    expect(h.ebs.calls.ModifyVolume).toBe(DEFAULT_ENGINE_CONFIG.maxAttempts);
+  });
+
+  it('an attach EC2 accepts but never makes counts each time it is not seen, and ends in error after the attempt budget', async () => {
+    const h = harness();
+    await availableVolume(h, 'data-1');
+    let calls = 0;
+    h.ebs.attachVolume = async () => void calls++;
+    await h.store.create(newAttachment('data-1'));
+    await run(h, 3 * 60);
+    expect((await attachmentOf(h, 'data-1')).status).toMatchObject({ state: 'error', code: 'AttachmentNotFound', attempts: DEFAULT_ENGINE_CONFIG.maxAttempts });
+    expect(calls).toBe(DEFAULT_ENGINE_CONFIG.maxAttempts);
+    await run(h, 60);
+    expect(calls).toBe(DEFAULT_ENGINE_CONFIG.maxAttempts);
+  });
+
+  it('a volume EC2 removes while creating it (an encryption key it cannot use) ends in error at once: no CreateVolume again', async () => {
+    const h = harness();
+    const create = h.ebs.createVolume.bind(h.ebs);
+    h.ebs.createVolume = async (request) => {
+      const volume = await create(request);
+      h.ebs.deleteBehindBack(volume.ebsVolumeId);
+      return volume;
+    };
+    await h.store.create(newVolume('data-1'));
+    await run(h, 3 * 60);
+    expect((await volumeOf(h, 'data-1')).status).toMatchObject({ state: 'error', attempts: 1 });
+    expect(h.ebs.calls.CreateVolume).toBe(1);
+  });
+});
+
 describe('executor: deleted while in flight', () => {
   it('no EC2 call if the record is deleted after the bulk read but before the call', async () => {
     const h = harness();
@@ -2063,7 +2117,8 @@ describe('executor: a modification already under way', () => {
     expect(adopted.status).toEqual({
       state: 'modifying',
       message: 'modifying (EC2 had already accepted this change)',
-      attempts: 0,
+      // The call whose answer was lost counts: should this modification fail, the next failure is the second.
+      attempts: 1,
       updatedAt: new Date(h.clock.now()).toISOString(),
       operationStartedAt: new Date(started).toISOString(),
     });
