@@ -467,14 +467,17 @@ export function planAttachment(attachment: AttachmentRecord, volume: VolumeRecor
  * What a change of its volume starts for an attachment: a live one that waits for the volume acts
  * now (it attaches once the volume is there, or first looks whether an attach whose answer was
  * lost took, when it kept its device; otherwise it says why it waits), one attached to a volume
- * found gone from EC2 leaves `attached`, and one attached to the EC2 volume of a volume record
- * removed since says so (`volume-record-removed`). One whose next attempt is scheduled failed
+ * found gone from EC2 (`ebsVolumeReplaced`: the record let go of it, and may hold a new one by
+ * now) leaves `attached`, and one attached to the EC2 volume of a volume record removed since says
+ * so (`volume-record-removed`). One whose next attempt is scheduled failed
  * since it last waited, and its own message retries it after its backoff: an operation here would
  * start a second chain of retries beside it. Undefined for the others: attachments under way,
  * dying or in error follow their own operations.
  */
-export function releasedByVolume(attachment: AttachmentRecord, volume: VolumeRecord): Decision | undefined {
+export function releasedByVolume(attachment: AttachmentRecord, volume: VolumeRecord, ebsVolumeReplaced = false): Decision | undefined {
   if (attachment.life !== 'alive' || (attachment.status.state !== 'pending' && attachment.status.state !== 'attached')) return undefined;
+  if (ebsVolumeReplaced && attachment.status.state === 'attached')
+    return { type: 'operation', op: 'check-attachment', reason: `volume record ${attachment.volumeId} let go of the EC2 volume this attachment was made to` };
   const decision = planAttachment(attachment, volume);
   if (decision.type === 'wait' || decision.type === 'volume-record-removed') return decision;
   return decision.type === 'operation' && attachment.status.nextAttemptAt === undefined ? decision : undefined;

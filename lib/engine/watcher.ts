@@ -88,10 +88,19 @@ function holdsRemovedRecordsVolume(record: ProvisionerRecord, volume: VolumeReco
  * usable (they attach), or went into or out of error.
  */
 function movesWaitingAttachments(change: RecordChange): boolean {
-  if (change.eventName === 'INSERT') return true;
+  if (change.eventName === 'INSERT' || ebsVolumeReplaced(change)) return true;
   const from = stateOf(change.oldRecord);
   const to = stateOf(change.newRecord);
   return from !== to && (to === 'available' || to === 'in-use' || to === 'error' || from === 'error');
+}
+
+/**
+ * Whether the volume record let go of the EC2 volume it held (a check found it gone, and a retry
+ * may create another under the same record): whatever was attached to it is no longer.
+ */
+function ebsVolumeReplaced(change: RecordChange): boolean {
+  const from = field(change.oldRecord, 'ebsVolumeId');
+  return from !== undefined && from !== field(change.newRecord, 'ebsVolumeId');
 }
 
 /** The attachments that are valid records; an invalid one is reported by its own change. */
@@ -167,7 +176,7 @@ export class Watcher {
       if (volumeRemoved) await this.replanAttachmentsOfRemovedVolume(attachments, record, operations);
       // A spec EBS cannot reach is the planner's to judge (`invalid-spec`), as for the executor and the reconciler.
       if (requested) await this.planRequest(record, group, operations, attachments);
-      if (attachmentsMoved) await this.replanWaitingAttachments(record, attachments, operations);
+      if (attachmentsMoved) await this.replanWaitingAttachments(record, attachments, operations, group.some(ebsVolumeReplaced));
       return;
     }
 
@@ -329,11 +338,13 @@ export class Watcher {
   /**
    * The volume became available (or in use): its waiting attachments go now, not at their next
    * retry (`releasedByVolume`). It went into or out of error: they say so (a status write only
-   * where the reason changes; no EC2 call). Attachments under way follow their own operations.
+   * where the reason changes; no EC2 call). It let go of its EC2 volume (`replaced`): those
+   * attached to it look at EC2, even when the record holds a new one by now. Attachments under way
+   * follow their own operations.
    */
-  private async replanWaitingAttachments(volume: VolumeRecord, attachments: AttachmentRecord[], operations: QueuedOperation[]): Promise<void> {
+  private async replanWaitingAttachments(volume: VolumeRecord, attachments: AttachmentRecord[], operations: QueuedOperation[], replaced: boolean): Promise<void> {
     for (const attachment of validAttachments(attachments)) {
-      const decision = releasedByVolume(attachment, volume);
+      const decision = releasedByVolume(attachment, volume, replaced);
       if (decision) await this.apply(attachment, decision, operations);
     }
   }

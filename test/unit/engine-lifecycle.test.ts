@@ -425,6 +425,33 @@ describe('attachment retry after a terminal error, through watcher and executor'
     expect(h.ebs.calls.AttachVolume).toBe(2);
   });
 
+  it('an attached volume that failed, was deleted outside and retried is created again and attached again: the attachment does not keep saying attached', async () => {
+    const h = harness();
+    await h.store.create(newVolume('data-1'));
+    await h.store.create(newAttachment('data-1'));
+    await runUntil(h, (a) => a.status.state === 'attached');
+    const gone = ((await h.store.get(volumeKey('data-1'))) as VolumeRecord).ebsVolumeId!;
+    // EBS fails the volume; an operator deletes it in the console and retries the record.
+    h.ebs.failVolume(gone);
+    await h.executor.run(h.batchOf(h.op('check-volume', volumeKey('data-1'))));
+    await h.watch();
+    await h.settle(10_000);
+    expect((await volumeOf(h)).status.state).toBe('error');
+    h.ebs.deleteBehindBack(gone);
+    await h.clock.advance(5 * 60_000);
+    await h.store.update<VolumeRecord>(volumeKey('data-1'), { generation: 2 });
+    for (let i = 0; i < 120; i++) {
+      await h.watch();
+      await h.settle(1000);
+    }
+    const volume = await volumeOf(h);
+    expect(volume.status.state).toBe('in-use');
+    expect(volume.ebsVolumeId).not.toBe(gone);
+    expect(h.ebs.volume(volume.ebsVolumeId!)?.attachments.map((a) => [a.instanceId, a.state])).toEqual([[INSTANCE, 'attached']]);
+    expect((await attachmentOf(h, INSTANCE)).status).toMatchObject({ state: 'attached', attempts: 0 });
+    expect(h.ebs.calls.AttachVolume).toBe(2);
+  });
+
   it('an attach EC2 refused forgets its device: a dying attachment is then removed without an EC2 call', async () => {
     const h = harness();
     h.ebs.failNext('AttachVolume', new ProviderError('limit-exceeded', 'AttachmentLimitExceeded', 'too many attachments'));
