@@ -519,6 +519,25 @@ export class Executor {
   }
 
   /**
+   * An attachment's wait for its volume, written on the volume as read at the start of the batch:
+   * the volume may have moved since, and the watcher, reading the attachment before this write,
+   * left it to the retry it had scheduled, which the wait just cleared. So the volume is read once
+   * more after the write: one of the two sees the other's change, and a wait that no longer holds
+   * goes on at once. A failed read leaves it to the reconciler's pass.
+   */
+  private async lookAgainAfterWait(item: Item, written: AttachmentRecord, now: number, followUps: { item: Item; operation: QueuedOperation }[]) {
+    try {
+      const raw = await this.deps.store.get({ kind: 'volume', volumeId: written.volumeId });
+      const volume = raw && this.trusted(raw);
+      if (volume?.kind !== 'volume' || volume.version === item.volume?.version) return;
+      const decision = planAttachment(written, volume);
+      if (decision.type === 'operation') followUps.push({ item, operation: this.messageAt(decision.op, item.key, decision.reason, now, now) });
+    } catch (error) {
+      this.deps.log.warn('reading the volume after a wait failed', { key: item.id, error: errorMessage(error) });
+    }
+  }
+
+  /**
    * Whether another invocation holds a live claim on the record (an operation under way there): a
    * check then looks again when that claim ends instead of writing beside it.
    */
@@ -814,7 +833,8 @@ export class Executor {
       if (decision.type === 'cascade-dying') await markAttachmentsDying(this.deps.store, decision.attachments);
       const changes = changesWithoutCall(record, decision, now);
       if (changes) {
-        await this.deps.store.update(item.key, changes, { version: record.version });
+        const written = await this.deps.store.update(item.key, changes, { version: record.version });
+        if (decision.type === 'wait' && written.kind === 'attachment') await this.lookAgainAfterWait(item, written, now, followUps);
         if (decision.type === 'volume-record-removed') this.deps.log.warn(VOLUME_RECORD_REMOVED_LOG, { key: item.id, reason: decision.reason });
         if ('lastModificationStartedAt' in changes) {
           const { lastModificationStartedAt, earlierModificationStarts } = record as VolumeRecord;

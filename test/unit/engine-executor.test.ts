@@ -702,6 +702,48 @@ describe('executor: attach', () => {
   });
 });
 
+describe('executor: an attachment waiting for its volume', () => {
+  it('whose wait is written while its volume becomes free (the watcher left it to its retry) goes on at once: no lost wake-up', async () => {
+    const h = harness();
+    await availableVolume(h, 'data-1');
+    await h.store.create(newAttachment('data-1'));
+    await h.executor.run(h.batchOf(h.op('attach', attachmentKey('data-1'))));
+    await h.settle(10_000);
+    expect((await attachmentOf(h, 'data-1')).status.state).toBe('attached');
+    // A second instance's attachment was refused (the volume is in use) and waits for its retry.
+    const failedAt = new Date(h.clock.now()).toISOString();
+    await h.store.create(
+      newAttachment('data-1', {
+        instanceId: OTHER_INSTANCE,
+        status: { state: 'pending', attempts: 1, code: 'VolumeInUse', message: 'in use', updatedAt: failedAt, operationStartedAt: failedAt, nextAttemptAt: new Date(h.clock.now() + 30_000).toISOString() },
+      }),
+    );
+    h.changes.splice(0);
+    // The first attachment is deleted: its detach starts.
+    await h.store.update<AttachmentRecord>(attachmentKey('data-1'), { life: 'dying' });
+    await h.watch();
+    await h.drain();
+    await h.clock.advance(30_000);
+    // The retry reads the volume in use; before it writes its wait, another invocation finishes the
+    // detach and the watcher sees the volume become available (the waiting one has a retry due).
+    const executor = executorWritingAfterRead(h, async () => {
+      const due = h.queue.receive(100);
+      const detach = due.filter((d) => d.message.key.kind === 'attachment' && d.message.key.instanceId === INSTANCE);
+      await h.environment().run(detach.map((d) => ({ messageId: d.messageId, message: d.message })));
+      for (const d of detach) h.queue.delete(d.receiptHandle);
+      await h.watch();
+      expect((await volumeOf(h, 'data-1')).status.state).toBe('available');
+    });
+    await executor.run(h.batchOf(h.op('attach', attachmentKey('data-1', OTHER_INSTANCE))));
+    for (let i = 0; i < 20; i++) {
+      await h.watch();
+      await h.settle(1000);
+    }
+    expect((await attachmentOf(h, 'data-1', OTHER_INSTANCE)).status.state).toBe('attached');
+    expect(h.ebs.volume((await volumeOf(h, 'data-1')).ebsVolumeId!)?.attachments.map((a) => a.instanceId)).toEqual([OTHER_INSTANCE]);
+  });
+});
+
 describe('executor: a look at an attach given up on', () => {
   /** Volume data-1 available, and an attachment that ended in error `agoMs` ago while keeping `/dev/sdf` (its last AttachVolume went unanswered). */
   async function givenUp(h: ReturnType<typeof harness>, agoMs: number) {
