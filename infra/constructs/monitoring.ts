@@ -154,17 +154,19 @@ export class Monitoring extends Construct {
     this.dashboard = new cloudwatch.Dashboard(this, 'Dashboard', { defaultInterval: Duration.hours(3) });
     // SEARCH draws one line per dimension combination, whichever operations and outcomes occur.
     const search = (expression: string) => new cloudwatch.MathExpression({ expression, period: MINUTE, usingMetrics: {} });
+    // A namespace with characters other than letters and digits (a stack name's hyphens) is quoted in a search's schema.
+    const namespace = JSON.stringify(props.metricsNamespace);
     this.dashboard.addWidgets(
       new cloudwatch.GraphWidget({
         title: 'Operations by outcome',
         width: 12,
-        left: [search(`SEARCH('{${props.metricsNamespace},operation,outcome} MetricName="${METRICS.operations}"', 'Sum', 60)`)],
+        left: [search(`SEARCH('{${namespace},operation,outcome} MetricName="${METRICS.operations}"', 'Sum', 60)`)],
         stacked: true,
       }),
       new cloudwatch.GraphWidget({
         title: 'EC2 call latency by operation (p90, ms)',
         width: 12,
-        left: [search(`SEARCH('{${props.metricsNamespace},operation} MetricName="${METRICS.latency}"', 'p90', 60)`)],
+        left: [search(`SEARCH('{${namespace},operation} MetricName="${METRICS.latency}"', 'p90', 60)`)],
       }),
     );
     const queues = [
