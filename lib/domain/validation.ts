@@ -79,7 +79,9 @@ export const TAG_RULES =
 export const tagsSchema = z.record(z.string(), z.string().meta({ maxLength: TAG_VALUE_MAX_CHARS })).superRefine((tags, ctx) => {
   const entries = Object.entries(tags);
   if (entries.length > MAX_CLIENT_TAGS) {
+    // The count alone: one issue per key would let a large body of tags make an answer as large.
     ctx.addIssue({ code: 'custom', message: `at most ${MAX_CLIENT_TAGS} tags, got ${entries.length}` });
+    return;
   }
   for (const [key, value] of entries) {
     const issue = (message: string) => ctx.addIssue({ code: 'custom', path: [key], message });

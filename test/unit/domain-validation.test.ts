@@ -86,6 +86,9 @@ describe('validateVolumeSpec', () => {
   it('enforces AWS tag rules and keeps the reserved prefixes for the system', () => {
     const tooMany = Object.fromEntries(Array.from({ length: 49 }, (_, i) => [`k${i}`, 'v']));
     expect(issuesOf({ sizeGiB: 10, volumeType: 'gp3', tags: tooMany })[0]?.message).toMatch(/at most 48 tags, got 49/);
+    // Too many tags is the one issue, however many of them are invalid too.
+    const tooManyInvalid = Object.fromEntries(Array.from({ length: 49 }, (_, i) => [`aws:${i}`, ';']));
+    expect(issuesOf({ sizeGiB: 10, volumeType: 'gp3', tags: tooManyInvalid })).toEqual([{ path: 'spec.tags', message: 'at most 48 tags, got 49' }]);
     const bad = issuesOf({
       sizeGiB: 10,
       volumeType: 'gp3',
@@ -118,13 +121,13 @@ describe('validateVolumeSpec', () => {
 
   it('describes issues on one line, the first ones and how many more when they do not fit in a status message', () => {
     expect(describeValidationIssues([{ path: 'spec.sizeGiB', message: 'must be positive' }, { path: '', message: 'bad' }])).toBe('spec.sizeGiB: must be positive; bad');
-    // A record written straight into the table: thousands of invalid tags, or one key far longer than a message.
-    const tags = Object.fromEntries(Array.from({ length: 5000 }, (_, i) => [`aws:${i}`, 'v']));
+    // A record written straight into the table: many invalid tags, or one key far longer than a message.
+    const tags = Object.fromEntries(Array.from({ length: 48 }, (_, i) => [`aws:${'x'.repeat(20)}${i}`, 'v']));
     const issues = issuesOf({ sizeGiB: 10, volumeType: 'gp3', tags });
     const text = describeValidationIssues(issues);
     expect(text.length).toBeLessThanOrEqual(MAX_STATUS_MESSAGE_CHARS);
     const listed = text.split('; ').length - 1;
-    expect(text).toBe([...issues.slice(0, listed).map((i) => `${i.path}: ${i.message}`), `… (${5001 - listed} more issues)`].join('; '));
+    expect(text).toBe([...issues.slice(0, listed).map((i) => `${i.path}: ${i.message}`), `… (${48 - listed} more issues)`].join('; '));
     expect(listed).toBeGreaterThan(20);
     const half = { path: 'spec', message: 'x'.repeat(MAX_STATUS_MESSAGE_CHARS / 2) };
     expect(describeValidationIssues([half, half])).toBe(`spec: ${half.message}; … (1 more issue)`);
