@@ -12,17 +12,16 @@ import { ProblemSchema } from './schemas.js';
 /** Version of the API contract (not of the package). */
 export const API_VERSION = '1.0.0';
 
-/** Problems every route with input can give. */
+/** Problems every route can give, and those of a route with input. */
 function commonProblems(route: ApiRoute): Record<number, string> {
   const problems: Record<number, string> = {};
   const noBody = route.body === undefined ? ' This route takes no body: any but an empty one or `{}` is refused.' : '';
   problems[400] = route.params !== undefined || route.query !== undefined || route.body !== undefined
     ? `Invalid input; \`errors\` names each field and what is wrong with it.${noBody}`
     : `A query parameter or a body: this route takes neither (an empty body or \`{}\` is none).`;
-  if (route.body !== undefined) {
-    problems[413] = `The body is larger than ${API.maxBodyBytes} bytes.`;
-    problems[415] = 'The body is not sent as application/json.';
-  }
+  // The size limit is checked before routing, so it applies to a body on any route.
+  problems[413] = `The body is larger than ${API.maxBodyBytes} bytes.`;
+  if (route.body !== undefined) problems[415] = 'The body is not sent as application/json.';
   problems[500] = 'Unexpected failure; safe to retry.';
   return problems;
 }

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { API_ROUTES } from '../../lib/api/handler.js';
 import { buildOpenApiDocument, renderOpenApiDocument } from '../../lib/api/openapi.js';
 import { OPENAPI_DOCUMENT_PATH } from '../../lib/api/write-openapi.js';
+import { API } from '../../lib/settings.js';
 import { apiHarness, INSTANCE_A } from './api-fixtures.js';
 
 type Document = ReturnType<typeof buildOpenApiDocument>;
@@ -49,6 +50,18 @@ describe('OpenAPI document', () => {
           ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'].filter((m) => documented.includes(m)).join(', '),
         );
       }
+    }
+  });
+
+  it('documents the 413 every operation gives for a body over the limit, one it takes or not', async () => {
+    const api = apiHarness();
+    const body = ' '.repeat(API.maxBodyBytes + 1);
+    for (const operation of documentedOperations(document)) {
+      const [method, template] = operation.split(' ') as [string, string];
+      const response = await api.call({ method, url: concretePath(template), headers: { 'content-type': 'application/json' }, body });
+      expect(response.statusCode, operation).toBe(413);
+      const item = document.paths![template] as Record<string, { responses: Record<string, unknown> }>;
+      expect(item[method.toLowerCase()]?.responses, operation).toHaveProperty('413');
     }
   });
 
