@@ -219,7 +219,11 @@ export const PatchVolumeRequestSchema = z
     throughput: specShape.throughput.unwrap().nullable().optional(),
     tags: specShape.tags.unwrap().nullable().optional(),
   })
-  .refine((body) => Object.keys(body).length > 0, { message: 'give at least one of sizeGiB, volumeType, iops, throughput, tags' })
+  .refine((body) => Object.keys(body).length > 0, {
+    message: 'give at least one of sizeGiB, volumeType, iops, throughput, tags',
+    // A body of unknown fields only is empty once they are dropped; its own issue says what is wrong.
+    when: (payload) => payload.issues.length === 0,
+  })
   .meta({ id: 'PatchVolumeRequest',
     minProperties: 1,
     description:

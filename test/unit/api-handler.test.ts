@@ -220,6 +220,12 @@ describe('API handler', () => {
       expect(api.store.writes).toBe(writes);
     });
 
+    it('names a patch of fields it cannot change by those fields alone, not as asking for no change', async () => {
+      await api.call({ method: 'POST', url: '/volumes', json: { volumeId: 'data-01', spec: GP3 } });
+      const problem = expectProblem(await api.call({ method: 'PATCH', url: '/volumes/data-01', json: { availabilityZone: 'us-east-1b' } }), 400);
+      expect(problem.errors).toEqual([{ path: 'availabilityZone', message: 'is not a known field' }]);
+    });
+
     it('says which field is missing and what is wrong', async () => {
       const problem = expectProblem(await api.call({ method: 'POST', url: '/volumes', json: { spec: { volumeType: 'gp3' } } }), 400);
       expect(problem.errors).toEqual([{ path: 'spec.sizeGiB', message: 'is required' }]);
