@@ -293,9 +293,15 @@ export const attachmentRecordSchema = z.strictObject({
 
 export const recordSchema = z.discriminatedUnion('kind', [volumeRecordSchema, attachmentRecordSchema]);
 
-/** The dotted path of a field from its zod path segments, under `prefix`: `spec.iops`. */
+/**
+ * The dotted path of a field from its zod path segments, under `prefix`: `spec.iops`. An empty key
+ * shows as `[""]` (`spec.tags[""]`), so the path still names it rather than its parent.
+ */
 export function fieldPath(segments: readonly PropertyKey[], prefix = ''): string {
-  return [prefix, ...segments.map(String)].filter(Boolean).join('.');
+  return segments.map(String).reduce((path, name) => {
+    if (name === '') return `${path}[""]`;
+    return path === '' ? name : `${path}.${name}`;
+  }, prefix);
 }
 
 /** Zod issues as field-level messages. */

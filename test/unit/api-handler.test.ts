@@ -180,6 +180,7 @@ describe('API handler', () => {
       { name: 'unknown patch field', request: { method: 'PATCH', url: '/volumes/data-01', json: { sizeGiB: 40, availabilityZone: 'eu-west-1b' } }, status: 400, paths: ['availabilityZone'] },
       { name: 'patch past the type\'s limits', request: { method: 'PATCH', url: '/volumes/data-01', json: { sizeGiB: 70_000 } }, status: 400, paths: ['sizeGiB'] },
       { name: 'patch with an ownership tag key', request: { method: 'PATCH', url: '/volumes/data-01', json: { tags: { 'ebs-provisioner:owner': 'other-stack' } } }, status: 400, paths: ['tags.ebs-provisioner:owner'] },
+      { name: 'patch with an empty tag key', request: { method: 'PATCH', url: '/volumes/data-01', json: { tags: { '': 'x' } } }, status: 400, paths: ['tags[""]'] },
       { name: 'patch with an aws: tag key', request: { method: 'PATCH', url: '/volumes/data-01', json: { tags: { 'aws:cost': 'x' } } }, status: 400, paths: ['tags.aws:cost'] },
       { name: 'patch with a tag value of forbidden characters', request: { method: 'PATCH', url: '/volumes/data-01', json: { tags: { team: 'a;b' } } }, status: 400, paths: ['tags.team'] },
       { name: 'invalid path volume id', request: { method: 'GET', url: '/volumes/bad%20id' }, status: 400, paths: ['volumeId'] },
@@ -192,7 +193,7 @@ describe('API handler', () => {
       { name: 'repeated query parameter', request: { method: 'GET', url: '/volumes?state=pending&state=error' }, status: 400, paths: ['state'] },
       { name: 'unknown state filter', request: { method: 'GET', url: '/volumes?state=sleeping' }, status: 400, paths: ['state'] },
       // Named as the domain's own validation names it.
-      { name: 'empty tag key', request: { method: 'POST', url: '/volumes', json: { spec: { ...GP3, tags: { '': 'x' } } } }, status: 400, paths: ['spec.tags'] },
+      { name: 'empty tag key', request: { method: 'POST', url: '/volumes', json: { spec: { ...GP3, tags: { '': 'x' } } } }, status: 400, paths: ['spec.tags[""]'] },
     ];
 
     for (const { name, request, status, paths } of cases) {

@@ -104,6 +104,8 @@ describe('validateVolumeSpec', () => {
       ]),
     );
     expect(bad.find((i) => i.message.includes('"aws:"'))?.path).toBe('spec.tags.AWS:name');
+    // An empty key is named as such, not as the tags as a whole.
+    expect(issuesOf({ sizeGiB: 10, volumeType: 'gp3', tags: { '': 'x' } })).toEqual([{ path: 'spec.tags[""]', message: 'tag key must be 1–128 characters, got 0' }]);
   });
 
   it('counts tag keys and values in characters, as EC2 does, not in UTF-16 code units', () => {
