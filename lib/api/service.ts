@@ -12,7 +12,7 @@ import { randomBytes } from 'node:crypto';
 import type { AttachmentRecord, ProvisionerRecord, RecordKey, VolumeRecord, VolumeSpec } from '../domain/records.js';
 import { canonicalJson } from '../domain/canonical-json.js';
 import { provisionedPerformance } from '../domain/ebs-limits.js';
-import { describeValidationIssues, isPlaced, specChangeIssues, validateVolumeSpec, type ValidationIssue } from '../domain/validation.js';
+import { describeValidationIssues, isPlaced, sameSpecValue, specChangeIssues, validateVolumeSpec, type ValidationIssue } from '../domain/validation.js';
 import { DEFAULT_ENGINE_CONFIG, RATE_BUCKET_OF, type MutatingAction, type RateBucket, type RateBudget } from '../engine/config.js';
 import { errorMessage } from '../engine/errors.js';
 import { firstActionOf, planAttachment, planVolume, volumeRecordLost } from '../engine/planner.js';
@@ -603,14 +603,15 @@ const PLACEMENT_FIELDS: ReadonlyArray<keyof VolumeSpec> = ['availabilityZone', '
  * client wrote: `spec.<field>` for the spec's own fields, `attachTo.instanceId` when the placement
  * differs only because `attachTo` names another instance than the one the volume is placed by.
  * IOPS and throughput are compared as EBS provisions them (`provisionedPerformance`): a gp3 spec
- * that spells out the baseline (3000 IOPS, 125 MiB/s) asks for the volume one that leaves it out does.
+ * that spells out the baseline (3000 IOPS, 125 MiB/s) asks for the volume one that leaves it out does;
+ * so does one that spells out `encrypted: false` or `multiAttach: false` (`sameSpecValue`).
  */
 function createDifferences(existingSpec: VolumeSpec, wanted: VolumeSpec, request: CreateVolumeRequest): FieldIssue[] {
   const existing = withoutEmptyTags(existingSpec);
   const fromAttachTo = placedByAttachTo(request);
   const provisioned = { existing: provisionedPerformance(existing), wanted: provisionedPerformance(wanted) };
   const differs = (field: keyof VolumeSpec) => {
-    if (canonicalJson(existing[field]) === canonicalJson(wanted[field])) return false;
+    if (sameSpecValue(field, existing[field], wanted[field])) return false;
     // IOPS or throughput left out are what EBS provisions for the type (gp3's baseline): spelt out, the same volume.
     return !isPerformanceField(field) || provisioned.existing[field] !== provisioned.wanted[field];
   };

@@ -334,6 +334,18 @@ function isDyingVolume(input: unknown): boolean {
 /** Fields fixed at creation: EBS cannot change them on an existing volume. */
 const IMMUTABLE_FIELDS = ['availabilityZone', 'placementInstanceId', 'encrypted', 'kmsKeyId', 'snapshotId', 'multiAttach'] as const;
 
+/**
+ * Spec fields whose `false` asks for what leaving them out does, as CreateVolume reads them: no
+ * encryption asked for (the account's default applies either way) and no Multi-Attach.
+ */
+const FALSE_IS_DEFAULT_FIELDS: ReadonlyArray<keyof VolumeSpec> = ['encrypted', 'multiAttach'];
+
+/** Whether two values of a spec field ask EBS for the same: equal, or `false` and absent where that is the default. */
+export function sameSpecValue(field: keyof VolumeSpec, a: unknown, b: unknown): boolean {
+  const asked = (value: unknown) => (value === false && FALSE_IS_DEFAULT_FIELDS.includes(field) ? undefined : value);
+  return canonicalJson(asked(a)) === canonicalJson(asked(b));
+}
+
 /** Fields CreateVolume set that EC2 reports only once observed: the fixed ones, and the tags until a check has seen them. */
 const CREATED_FIELDS = [...IMMUTABLE_FIELDS, 'tags'] as const;
 
@@ -373,7 +385,7 @@ export function validateSpecChange(current: VolumeSpec, next: VolumeSpec): Valid
     issues.push({ path: 'spec.volumeType', message: 'the type of a multi-attach volume cannot be changed' });
   }
   for (const field of IMMUTABLE_FIELDS) {
-    if (canonicalJson(current[field]) !== canonicalJson(next[field])) {
+    if (!sameSpecValue(field, current[field], next[field])) {
       issues.push({ path: `spec.${field}`, message: `${field} is fixed when the volume is created` });
     }
   }

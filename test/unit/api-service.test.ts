@@ -130,6 +130,16 @@ describe('VolumeService', () => {
       expect(store.writes).toBe(writes);
     });
 
+    it('repeats a create that spells out encrypted: false or multiAttach: false as the create that leaves them out, and the other way round', async () => {
+      await service.createVolume({ volumeId: 'data-01', spec: GP3 });
+      expect((await service.createVolume({ volumeId: 'data-01', spec: { ...GP3, encrypted: false, multiAttach: false } })).created).toBe(false);
+      await service.createVolume({ volumeId: 'data-02', spec: { ...GP3, encrypted: false, multiAttach: false } });
+      expect((await service.createVolume({ volumeId: 'data-02', spec: GP3 })).created).toBe(false);
+      // true is another volume.
+      const problem = await problemOf(() => service.createVolume({ volumeId: 'data-02', spec: { ...GP3, encrypted: true } }));
+      expect(problem.errors).toEqual([{ path: 'spec.encrypted', message: 'is true here, false on the volume' }]);
+    });
+
     it('rejects the same id with a different spec as a conflict and changes nothing', async () => {
       await service.createVolume({ volumeId: 'data-01', spec: GP3 });
       const before = await volume('data-01');

@@ -354,6 +354,13 @@ describe('specChangeIssues: a spec judged against the volume as it is in EBS', (
     ]);
   });
 
+  it('reads encrypted: false and multiAttach: false as left out, as CreateVolume does: no change of a fixed field', () => {
+    const spelt = { ...createdSpec, encrypted: false, multiAttach: false };
+    expect(validateSpecChange(spelt, { ...createdSpec, sizeGiB: 200 })).toEqual([]);
+    expect(validateSpecChange(createdSpec, { ...spelt, sizeGiB: 200 })).toEqual([]);
+    expect(validateSpecChange(spelt, { ...createdSpec, encrypted: true }).map((i) => i.path)).toEqual(['spec.encrypted']);
+  });
+
   it('judges a volume being created against what it is being created with', () => {
     const creating = { spec: createdSpec, createRequest: { clientToken: 'ebsp-t', availabilityZone: 'us-east-1a', spec: createdSpec } };
     expect(specChangeIssues(creating, { ...createdSpec, sizeGiB: 50 }).map((i) => i.path)).toEqual(['spec.sizeGiB']);
