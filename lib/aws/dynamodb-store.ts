@@ -136,6 +136,24 @@ function encodeCursor(key: Record<string, unknown>): string {
   return Buffer.from(JSON.stringify(key), 'utf8').toString('base64url');
 }
 
+/** DynamoDB's limits on a string key value, in UTF-8 bytes: 1–2048 for a partition key, 1–1024 for a sort key. */
+const KEY_MAX_BYTES = { [TABLE.partitionKey]: 2048, [TABLE.sortKey]: 1024 } as const;
+
+/**
+ * Whether `value` could be a key value in the table: a non-empty string within DynamoDB's limit
+ * that is valid Unicode (a lone surrogate would not survive UTF-8). Shapes beyond these are not
+ * checked: an item written into the table by hand may have any key and end a page.
+ */
+function isKeyValue(value: unknown, maxBytes: number): value is string {
+  if (typeof value !== 'string' || value === '') return false;
+  const bytes = Buffer.from(value, 'utf8');
+  return bytes.length <= maxBytes && bytes.toString('utf8') === value;
+}
+
+/**
+ * The start key of a cursor. One DynamoDB would refuse (an empty or oversized key) is refused here
+ * as a cursor no page returned, not left to fail the Scan as a ValidationException.
+ */
 function decodeCursor(cursor: string): Record<string, string> {
   let decoded: unknown;
   try {
@@ -147,8 +165,7 @@ function decodeCursor(cursor: string): Record<string, string> {
     typeof decoded === 'object' &&
     decoded !== null &&
     Object.keys(decoded).length === 2 &&
-    typeof (decoded as Record<string, unknown>)[TABLE.partitionKey] === 'string' &&
-    typeof (decoded as Record<string, unknown>)[TABLE.sortKey] === 'string';
+    Object.entries(KEY_MAX_BYTES).every(([name, maxBytes]) => isKeyValue((decoded as Record<string, unknown>)[name], maxBytes));
   if (!ok) throw new InvalidCursorError('cursor is not one returned by a previous page');
   return decoded as Record<string, string>;
 }

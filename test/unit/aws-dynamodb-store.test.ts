@@ -6,7 +6,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { DynamoRecordStore, UnprocessedKeysError } from '../../lib/aws/dynamodb-store.js';
 import { fromItem, fromStreamImage, keyFromStreamKeys, toItem } from '../../lib/aws/record-item.js';
 import type { AttachmentRecord, RecordKey, VolumeRecord } from '../../lib/domain/records.js';
-import { ConditionFailedError, ItemTooLargeError } from '../../lib/engine/ports.js';
+import { ConditionFailedError, InvalidCursorError, ItemTooLargeError } from '../../lib/engine/ports.js';
 
 const doc = DynamoDBDocumentClient.from(new DynamoDBClient({ region: 'us-east-1' }));
 const dynamo = mockClient(doc);
@@ -147,6 +147,28 @@ describe('DynamoRecordStore requests', () => {
       expect(second!.UpdateExpression).not.toMatch(/ \+ /);
       expect(second!.ConditionExpression).toMatch(/NOT attribute_type\(/);
     }
+  });
+
+  it('refuses a cursor whose keys DynamoDB would refuse as a cursor no page returned, without scanning; takes any key DynamoDB takes', async () => {
+    dynamo.on(ScanCommand).resolves({ Items: [] });
+    const cursorOf = (key: unknown) => Buffer.from(JSON.stringify(key), 'utf8').toString('base64url');
+    for (const key of [
+      { pk: '', sk: 'VOLUME' },
+      { pk: 'VOLUME#v1', sk: '' },
+      { pk: `VOLUME#${'v'.repeat(2042)}`, sk: 'VOLUME' },
+      { pk: 'VOLUME#v1', sk: `ATTACHMENT#${'€'.repeat(338)}` },
+      { pk: 'VOLUME#\ud800', sk: 'VOLUME' },
+      { pk: 'VOLUME#v1', sk: 'VOLUME', other: 'x' },
+      { pk: 'VOLUME#v1', sk: 1 },
+    ]) {
+      await expect(store().list({ limit: 5, cursor: cursorOf(key) }), JSON.stringify(key)).rejects.toBeInstanceOf(InvalidCursorError);
+    }
+    expect(dynamo.commandCalls(ScanCommand)).toHaveLength(0);
+    // At DynamoDB's limits (2048 and 1024 bytes), and a key of another shape an item written by hand may have.
+    for (const key of [{ pk: `VOLUME#${'v'.repeat(2041)}`, sk: `ATTACHMENT#${'€'.repeat(337)}ab` }, { pk: 'other', sk: 'x' }]) {
+      await store().list({ limit: 5, cursor: cursorOf(key) });
+    }
+    expect(dynamo.commandCalls(ScanCommand).map((c) => c.args[0].input.ExclusiveStartKey?.pk)).toEqual([`VOLUME#${'v'.repeat(2041)}`, 'other']);
   });
 
   it('scans one segment of a parallel scan with Segment and TotalSegments on every request, its cursor included; refuses a segment DynamoDB would', async () => {
