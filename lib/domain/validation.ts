@@ -48,7 +48,11 @@ export const kmsKeyIdSchema = z
     'must be a KMS key id, alias, key ARN or alias ARN',
   );
 
-/** What a tag key and value may hold: EC2's letters, digits, spaces and `_ . : / = + - @`. */
+/**
+ * What a tag key and value may hold: letters, digits, spaces and `_ . : / = + - @`, the set AWS
+ * allows across its services. EC2 itself takes more, but a tag outside this set may be refused by
+ * other services that read it (cost allocation, say).
+ */
 export const TAG_CHARACTERS_PATTERN = /^[\p{L}\p{Z}\p{N}_.:/=+\-@]*$/u;
 /** EC2's limits on a tag, in characters (Unicode code points, not UTF-16 code units). */
 export const TAG_KEY_MAX_CHARS = 128;
@@ -73,7 +77,8 @@ function atMostCharacters(max: number, min = 0) {
 export const TAG_RULES =
   `At most ${MAX_CLIENT_TAGS} tags (EC2 allows 50 on a volume; the system adds two ownership tags). Keys of 1–${TAG_KEY_MAX_CHARS} ` +
   `characters, values of at most ${TAG_VALUE_MAX_CHARS} (Unicode characters, as EC2 counts them). Keys and values may hold only ` +
-  'letters, digits, spaces and `_ . : / = + - @`. Keys starting with `aws:` or `ebs-provisioner:` (in any case) are reserved for AWS and ' +
+  'letters, digits, spaces and `_ . : / = + - @`: the set AWS allows across its services (EC2 takes more), so the tags stay usable by ' +
+  'the other services that read them (cost allocation, say). Keys starting with `aws:` or `ebs-provisioner:` (in any case) are reserved for AWS and ' +
   'for the ownership tags the system sets.';
 
 export const tagsSchema = z.record(z.string(), z.string().meta({ maxLength: TAG_VALUE_MAX_CHARS })).superRefine((tags, ctx) => {
