@@ -527,7 +527,7 @@ export class Executor {
    */
   private async lookAgainAfterWait(item: Item, written: AttachmentRecord, now: number, followUps: { item: Item; operation: QueuedOperation }[]) {
     try {
-      const raw = await this.deps.store.get({ kind: 'volume', volumeId: written.volumeId });
+      const [raw] = await this.deps.store.getMany([{ kind: 'volume', volumeId: written.volumeId }]);
       const volume = raw && this.trusted(raw);
       if (volume?.kind !== 'volume' || volume.version === item.volume?.version) return;
       const decision = planAttachment(written, volume);

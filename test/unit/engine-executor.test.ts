@@ -726,7 +726,10 @@ describe('executor: an attachment waiting for its volume', () => {
     await h.clock.advance(30_000);
     // The retry reads the volume in use; before it writes its wait, another invocation finishes the
     // detach and the watcher sees the volume become available (the waiting one has a retry due).
+    let freed = false;
     const executor = executorWritingAfterRead(h, async () => {
+      if (freed) return;
+      freed = true;
       const due = h.queue.receive(100);
       const detach = due.filter((d) => d.message.key.kind === 'attachment' && d.message.key.instanceId === INSTANCE);
       await h.environment().run(detach.map((d) => ({ messageId: d.messageId, message: d.message })));
