@@ -72,6 +72,9 @@ export const EC2_ERROR_KINDS: Readonly<Record<string, Rule>> = {
   InsufficientVolumeCapacity: 'transient',
   RequestTimeout: 'transient',
   RequestExpired: 'transient',
+  // CreateTags / DeleteTags while another tag change of the same volume is under way (someone
+  // else's, or this system's removals then additions): EC2 asks to retry once it is done.
+  ConcurrentTagAccess: 'transient',
 };
 
 /** Node and SDK errors that mean the request never got a definite answer. */

@@ -104,6 +104,7 @@ const TABLE: { code: string; message: string; status?: number; kind: ProviderErr
   { code: 'InsufficientVolumeCapacity', message: 'There is currently insufficient capacity to serve the request.', kind: 'transient' },
   { code: 'RequestTimeout', message: 'The request timed out', kind: 'transient' },
   { code: 'RequestExpired', message: 'Request has expired.', kind: 'transient' },
+  { code: 'ConcurrentTagAccess', message: 'Another tag operation on this resource is in progress; retry when it has completed.', kind: 'transient' },
 ];
 
 describe('EC2 error code table, code by code', () => {
