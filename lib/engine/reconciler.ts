@@ -58,10 +58,11 @@ export interface ReconcileReport {
 export const SCAN_RESERVE_MS = 60_000;
 
 /**
- * Time kept at the very end, once the leak check stops listing: its page under way, the bulk read
- * of its volumes' records, the log and the metric (as the executor keeps).
+ * Time kept at the very end, once the leak check stops listing: its page under way at its worst
+ * (the SDK's three attempts of up to 5 s each and the backoff between them, about 17 s, when EC2
+ * is slow or throttling), the bulk read of its volumes' records, the log and the metric.
  */
-export const WRAP_UP_RESERVE_MS = 10_000;
+export const WRAP_UP_RESERVE_MS = 30_000;
 
 /** What the scan of a pass found, for the leak check and the report. */
 interface ScanState {
