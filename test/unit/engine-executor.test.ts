@@ -204,6 +204,18 @@ describe('executor: create', () => {
     expect(h.ebs.calls.DescribeInstances).toBe(1);
     expect((await volumeOf(h, 'data-1')).availabilityZone).toBe(AZ);
   });
+
+  it('waits for a placement instance EC2 does not know, then ends in error when its attempts run out, having created nothing', async () => {
+    const h = harness();
+    await h.store.create(newVolume('data-1', {}, { availabilityZone: undefined, placementInstanceId: 'i-0000000000000dead' }));
+    await h.executor.run(h.batchOf(h.op('create-volume', volumeKey('data-1'))));
+    expect((await volumeOf(h, 'data-1')).status).toMatchObject({ state: 'pending', code: 'InvalidInstanceID.NotFound', attempts: 1, message: expect.stringMatching(/^waiting: /) });
+    await h.settle(3 * 3_600_000, 60_000);
+    const volume = await volumeOf(h, 'data-1');
+    expect(volume.status).toMatchObject({ state: 'error', code: 'InvalidInstanceID.NotFound', attempts: DEFAULT_ENGINE_CONFIG.maxAttempts });
+    expect(volume.ebsVolumeId).toBeUndefined();
+    expect(h.ebs.calls.CreateVolume ?? 0).toBe(0);
+  });
 });
 
 describe('executor: duplicates, late and stale messages', () => {

@@ -314,8 +314,18 @@ describe('attachment retry after a terminal error, through watcher and executor'
 
   /** The client deletes the attachment: it is detached in EC2 once, and only then removed. */
   async function expectDeleteDetaches(h: ReturnType<typeof harness>) {
+    // The states the attachment is written in from here: it goes through detaching, its failure cleared.
+    const written: AttachmentRecord['status'][] = [];
+    const stop = h.store.onChange((change) => {
+      if (change.newRecord?.kind === 'attachment') written.push(change.newRecord.status);
+    });
     await h.store.update<AttachmentRecord>(attachmentKey('data-1'), { life: 'dying' });
     await run(h, 60);
+    stop();
+    const detaching = written.find((status) => status.state === 'detaching');
+    expect(detaching).toBeDefined();
+    expect(detaching!.code).toBeUndefined();
+    expect(written.at(-1)!.state).toBe('detaching');
     expect(await h.store.get(attachmentKey('data-1'))).toBeUndefined();
     expect(h.ebs.calls.DetachVolume).toBe(1);
     const ebsVolumeId = ((await h.store.get(volumeKey('data-1'))) as VolumeRecord).ebsVolumeId!;
