@@ -30,7 +30,10 @@ export function successStatus<S extends string>(
   message?: string,
   accepted = false,
 ): Status<S> {
-  const status: Status<S> = { state, attempts: accepted ? previous.attempts : 0, updatedAt: new Date(nowMs).toISOString() };
+  // From `error` the call starts a new operation (a detach or delete after an attach or create that
+  // gave up): the attempts of the one that ended are not its own.
+  const attempts = accepted && previous.state !== 'error' ? previous.attempts : 0;
+  const status: Status<S> = { state, attempts, updatedAt: new Date(nowMs).toISOString() };
   if (message !== undefined) status.message = shortenMessage(message);
   if (!RESTING.has(state) && state !== 'pending')
     status.operationStartedAt = accepted ? new Date(nowMs).toISOString() : operationStart(previous, nowMs);

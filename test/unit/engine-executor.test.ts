@@ -843,6 +843,23 @@ describe('executor: a look at an attach given up on', () => {
 });
 
 describe('executor: detach and delete', () => {
+  it('a volume that ended in error with its attempts spent, then deleted, has the delete\'s own attempts: a failed look after DeleteVolume retries', async () => {
+    const h = harness();
+    const volume = await availableVolume(h, 'data-1');
+    const at = new Date(h.clock.now()).toISOString();
+    await h.store.update<VolumeRecord>(volumeKey('data-1'), {
+      status: { state: 'error', code: 'ModificationFailed', message: 'gave up', attempts: DEFAULT_ENGINE_CONFIG.maxAttempts, updatedAt: at, operationStartedAt: at },
+      life: 'dying',
+    });
+    await h.executor.run(h.batchOf(h.op('delete-volume', volumeKey('data-1'))));
+    expect(await volumeOf(h, 'data-1')).toMatchObject({ status: { state: 'deleting', attempts: 0 } });
+    h.ebs.failNext('DescribeVolumes', new ProviderError('transient', 'InternalError', 'An internal error has occurred'));
+    await h.settle(60_000);
+    expect(await h.store.get(volumeKey('data-1'))).toBeUndefined();
+    expect(h.ebs.volume(volume.ebsVolumeId!)?.state ?? 'gone').toBe('gone');
+    expect(h.ebs.calls.DeleteVolume).toBe(1);
+  });
+
   it('detaching an attachment that never attached removes it without any EC2 call', async () => {
     const h = harness();
     await availableVolume(h, 'data-1');

@@ -32,3 +32,25 @@ describe('status messages', () => {
     expect(failureStatus(previous, 'pending', START, { code: 'InternalError', message: 'boom', attempts: 3 }).message).toBe('boom');
   });
 });
+
+describe('a call EC2 accepted', () => {
+  const at = new Date(START).toISOString();
+
+  it('keeps the failed attempts of its operation, which has not succeeded yet: a failure EC2 reports later counts on', () => {
+    const failedTwice: Status<'attaching'> = { state: 'attaching', code: 'InternalError', attempts: 2, updatedAt: at, operationStartedAt: at };
+    expect(successStatus(failedTwice, 'attaching', START + 5000, 'attaching as /dev/sdf', true)).toEqual({
+      state: 'attaching',
+      attempts: 2,
+      message: 'attaching as /dev/sdf',
+      updatedAt: new Date(START + 5000).toISOString(),
+      operationStartedAt: new Date(START + 5000).toISOString(),
+    });
+    // Done: the attempts go.
+    expect(successStatus(failedTwice, 'attached', START + 9000).attempts).toBe(0);
+  });
+
+  it('from error starts a new operation (a detach after an attach that gave up): the attempts of the one that ended stay behind', () => {
+    const gaveUp: Status<'error'> = { state: 'error', code: 'AttachmentNotFound', attempts: 8, updatedAt: at, operationStartedAt: at };
+    expect(successStatus(gaveUp, 'detaching', START + 5000, 'detaching', true)).toMatchObject({ state: 'detaching', attempts: 0 });
+  });
+});
