@@ -74,13 +74,16 @@ import { TokenBucket } from './rate-limiter.js';
 import { alignedCheckAtMs, backoffDelaySeconds, budgetSpent, checkQueueDelay, progressDelaySeconds, queueDelay, throttleDelaySeconds } from './schedule.js';
 import {
   attemptStatus,
+  continuedStatus,
   cooldownWait,
   EC2_TIME_SLACK_MS,
   MODIFICATION_COOLDOWN_CODE,
+  MODIFICATION_FAILED_CODE,
   failureStatus,
   operationStartMs,
   specRejectedStatus,
   successStatus,
+  underWayStatus,
   waitingStatus,
 } from './status.js';
 import {
@@ -1171,7 +1174,7 @@ export class Executor {
             item.result = {
               outcome: 'in-progress',
               latencyMs: outcome.latencyMs,
-              changes: { ...base, status: successStatus(volume.status, volume.status.state, now, `creating ${created.ebsVolumeId}`, true) },
+              changes: { ...base, status: continuedStatus(volume.status, volume.status.state, now, `creating ${created.ebsVolumeId}`) },
             };
           } });
         } catch (error) {
@@ -1287,7 +1290,7 @@ export class Executor {
               item.result = {
                 outcome: 'in-progress',
                 latencyMs: outcome.latencyMs,
-                changes: { status: successStatus(written.status, 'attaching', now, `attaching as ${allocation.device}`, true) },
+                changes: { status: continuedStatus(written.status, 'attaching', now, `attaching as ${allocation.device}`) },
               };
               return;
             }
@@ -1494,7 +1497,11 @@ export class Executor {
           outcome: 'in-progress',
           latencyMs: outcome.latencyMs,
           changes: {
-            status: successStatus(volume.status, nextVolumeState(volume.status.state, 'modify-started'), now, 'modifying', true),
+            // Asked again after EC2 failed the last one: the same modification, its failures counting on.
+            status:
+              volume.status.code === MODIFICATION_FAILED_CODE
+                ? continuedStatus(volume.status, nextVolumeState(volume.status.state, 'modify-started'), now, 'modifying')
+                : successStatus(volume.status, nextVolumeState(volume.status.state, 'modify-started'), now, 'modifying', true),
             // EC2 started it before it answered: counted from the answer's time, it leaves EC2's window
             // no earlier than EC2 counts. One before it the record did not know (made in the console) counts too.
             ...modificationStarted(withStarts(volume, learntModificationStart(volume, latest, now)), this.deps.clock.now(), this.deps.clock.now()),
@@ -1738,7 +1745,7 @@ export class Executor {
       if (modification?.state === 'failed') {
         const failed = this.volumeFailure(volume, now, {
           outcome: 'retry',
-          code: 'ModificationFailed',
+          code: MODIFICATION_FAILED_CODE,
           message: modification.statusMessage ?? 'EC2 reports the modification failed',
         });
         const settled = (changes.status as Status<VolumeState>).state;
@@ -1933,7 +1940,7 @@ export class Executor {
     message: string,
     status: Status<string> = record.status.state === 'pending'
       ? attemptStatus(record.status, 'pending', now, message)
-      : { ...successStatus(record.status, record.status.state, now, message), attempts: record.status.attempts },
+      : underWayStatus(record.status, record.status.state, now, message),
   ): Result {
     const started = operationStartMs(record.status);
     const spent = budgetSpent(0, started, now, this.config);

@@ -18,10 +18,7 @@ const RESTING = new Set(['available', 'in-use', 'attached', 'error', 'deleted', 
 /**
  * Status after a step that succeeded; keeps the operation's start time while it is under way.
  * `accepted`: EC2 just accepted the call, so the wait for its asynchronous work starts now (time
- * spent on retries before it does not make the progress checks sparser). The operation has not
- * succeeded yet, so its failed attempts stay: should EC2 fail the work it accepted (a modification
- * that ends `failed`, an attach that never takes, a volume gone while creating), the failure counts
- * on, and the attempt budget ends an operation EC2 accepts and fails every time.
+ * spent on retries before it does not make the progress checks sparser).
  */
 export function successStatus<S extends string>(
   previous: Status<string>,
@@ -30,13 +27,30 @@ export function successStatus<S extends string>(
   message?: string,
   accepted = false,
 ): Status<S> {
-  // From `error` the call starts a new operation (a detach or delete after an attach or create that
-  // gave up): the attempts of the one that ended are not its own.
-  const attempts = accepted && previous.state !== 'error' ? previous.attempts : 0;
-  const status: Status<S> = { state, attempts, updatedAt: new Date(nowMs).toISOString() };
+  const status: Status<S> = { state, attempts: 0, updatedAt: new Date(nowMs).toISOString() };
   if (message !== undefined) status.message = shortenMessage(message);
   if (!RESTING.has(state) && state !== 'pending')
     status.operationStartedAt = accepted ? new Date(nowMs).toISOString() : operationStart(previous, nowMs);
+  return status;
+}
+
+/**
+ * Status after EC2 accepted a call that goes on with the operation whose failed attempts
+ * `previous` counts (a create or an attach tried again, a modification asked again after EC2
+ * failed the last one): as `successStatus` of an accepted call, but the attempts stay until the
+ * operation completes, so work EC2 accepts and then fails every time still ends at the budget.
+ */
+export function continuedStatus<S extends string>(previous: Status<string>, state: S, nowMs: number, message: string): Status<S> {
+  return { ...successStatus(previous, state, nowMs, message, true), attempts: previous.attempts };
+}
+
+/**
+ * Status of an operation a look found still under way: no failure now, but not done either, so
+ * the failed attempts of an operation under way stay (a resting state has none).
+ */
+export function underWayStatus<S extends string>(previous: Status<string>, state: S, nowMs: number, message: string): Status<S> {
+  const status = successStatus(previous, state, nowMs, message);
+  if (!RESTING.has(state)) status.attempts = previous.attempts;
   return status;
 }
 
@@ -49,6 +63,9 @@ export function successStatus<S extends string>(
 export function attemptStatus<S extends string>(previous: Status<string>, state: S, nowMs: number, message: string): Status<S> {
   return { ...successStatus(previous, state, nowMs, message), attempts: previous.attempts, operationStartedAt: operationStart(previous, nowMs) };
 }
+
+/** The code of a volume's status after EC2 failed a modification it had accepted (DescribeVolumesModifications says `failed`). */
+export const MODIFICATION_FAILED_CODE = 'ModificationFailed';
 
 /** The code of a volume's status while EBS cannot bring it to its spec; the message says why. */
 export const SPEC_REJECTED_CODE = 'InvalidSpecChange';

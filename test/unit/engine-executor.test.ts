@@ -577,6 +577,29 @@ describe('executor: work EC2 accepts and then fails, every time', () => {
     expect(calls).toBe(DEFAULT_ENGINE_CONFIG.maxAttempts);
   });
 
+  it("another operation after failed ones has its own attempts: a grow after failed tag changes, a delete after failed modifications", async () => {
+    const h = harness({ ebsTimings: { modify: 1000, optimize: 1000 } });
+    const volume = await availableVolume(h, 'data-1');
+    const at = new Date(h.clock.now()).toISOString();
+    const failedSeven = (code: string) => ({ state: 'available' as const, attempts: 7, code, message: 'failed', updatedAt: at, operationStartedAt: at });
+    // Seven failed tag changes, then a grow that EC2 accepts and fails once: one failure of the grow, not the eighth.
+    await h.store.update<VolumeRecord>(volumeKey('data-1'), { spec: { ...volume.spec, sizeGiB: 20 }, generation: volume.generation + 1, status: failedSeven('TagLimitExceeded') });
+    const modify = h.ebs.modifyVolume.bind(h.ebs);
+    h.ebs.modifyVolume = async (request) => {
+      await modify(request);
+      h.ebs.failModification(request.ebsVolumeId, 'The volume could not be modified.');
+    };
+    await h.executor.run(h.batchOf(h.op('modify-volume', volumeKey('data-1'))));
+    expect((await volumeOf(h, 'data-1')).status).toMatchObject({ state: 'modifying', attempts: 0 });
+    await h.clock.advance(20_000);
+    await h.executor.run(h.batchOf(h.op('check-volume', volumeKey('data-1'))));
+    expect((await volumeOf(h, 'data-1')).status).toMatchObject({ state: 'available', code: 'ModificationFailed', attempts: 1 });
+    // Seven failed modifications, then the volume is deleted: the delete starts with none.
+    await h.store.update<VolumeRecord>(volumeKey('data-1'), { life: 'dying', status: failedSeven('ModificationFailed') });
+    await h.executor.run(h.batchOf(h.op('delete-volume', volumeKey('data-1'))));
+    expect((await volumeOf(h, 'data-1')).status).toMatchObject({ state: 'deleting', attempts: 0 });
+  });
+
   it('a volume EC2 removes while creating it (an encryption key it cannot use) ends in error at once: no CreateVolume again', async () => {
     const h = harness();
     const create = h.ebs.createVolume.bind(h.ebs);
@@ -2191,8 +2214,7 @@ describe('executor: a modification already under way', () => {
     expect(adopted.status).toEqual({
       state: 'modifying',
       message: 'modifying (EC2 had already accepted this change)',
-      // The call whose answer was lost counts: should this modification fail, the next failure is the second.
-      attempts: 1,
+      attempts: 0,
       updatedAt: new Date(h.clock.now()).toISOString(),
       operationStartedAt: new Date(started).toISOString(),
     });

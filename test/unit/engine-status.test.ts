@@ -3,10 +3,12 @@ import type { Status } from '../../lib/domain/records.js';
 import { MAX_STATUS_MESSAGE_CHARS } from '../../lib/domain/status-message.js';
 import {
   attemptStatus,
+  continuedStatus,
   failureStatus,
   invalidRecordStatus,
   specRejectedStatus,
   successStatus,
+  underWayStatus,
   volumeRecordRemovedStatus,
   waitingOnRecordStatus,
   waitingStatus,
@@ -38,7 +40,7 @@ describe('a call EC2 accepted', () => {
 
   it('keeps the failed attempts of its operation, which has not succeeded yet: a failure EC2 reports later counts on', () => {
     const failedTwice: Status<'attaching'> = { state: 'attaching', code: 'InternalError', attempts: 2, updatedAt: at, operationStartedAt: at };
-    expect(successStatus(failedTwice, 'attaching', START + 5000, 'attaching as /dev/sdf', true)).toEqual({
+    expect(continuedStatus(failedTwice, 'attaching', START + 5000, 'attaching as /dev/sdf')).toEqual({
       state: 'attaching',
       attempts: 2,
       message: 'attaching as /dev/sdf',
@@ -49,8 +51,18 @@ describe('a call EC2 accepted', () => {
     expect(successStatus(failedTwice, 'attached', START + 9000).attempts).toBe(0);
   });
 
-  it('from error starts a new operation (a detach after an attach that gave up): the attempts of the one that ended stay behind', () => {
+  it('starting another operation (a detach after an attach that gave up, a delete after failed tag changes) leaves the attempts of the one before behind', () => {
     const gaveUp: Status<'error'> = { state: 'error', code: 'AttachmentNotFound', attempts: 8, updatedAt: at, operationStartedAt: at };
     expect(successStatus(gaveUp, 'detaching', START + 5000, 'detaching', true)).toMatchObject({ state: 'detaching', attempts: 0 });
+    const tagsFailing: Status<'available'> = { state: 'available', code: 'InternalError', attempts: 7, updatedAt: at, operationStartedAt: at };
+    expect(successStatus(tagsFailing, 'deleting', START + 5000, 'deleting', true)).toMatchObject({ state: 'deleting', attempts: 0 });
+  });
+
+  it('still under way keeps the attempts of an operation under way, and a resting state none', () => {
+    const looked: Status<'attaching'> = { state: 'attaching', code: 'InternalError', attempts: 3, updatedAt: at, operationStartedAt: at };
+    expect(underWayStatus(looked, 'attaching', START + 5000, 'attaching as /dev/sdf')).toMatchObject({ state: 'attaching', attempts: 3, operationStartedAt: at });
+    expect(underWayStatus(looked, 'attaching', START + 5000, 'x').code).toBeUndefined();
+    const inUse: Status<'in-use'> = { state: 'in-use', code: 'InternalError', attempts: 3, updatedAt: at };
+    expect(underWayStatus(inUse, 'in-use', START + 5000, 'attached to instances no record knows')).toMatchObject({ state: 'in-use', attempts: 0 });
   });
 });
