@@ -17,7 +17,7 @@ import type { Clock, Log, RecordStore, SharedRateBudget } from '../engine/ports.
 import { silentLog } from '../memory/log.js';
 import { API } from '../settings.js';
 import { buildOpenApiDocument } from './openapi.js';
-import { parseOrThrow } from './parse.js';
+import { parseOrThrow, unknownFieldIssues } from './parse.js';
 import { parseIfMatch } from './preconditions.js';
 import { ApiProblem, invalid, PROBLEM_CONTENT_TYPE, type FieldIssue } from './problem.js';
 import { HTTP_METHODS, ROUTES, pathParameterNames, pathPattern, type ApiRoute, type RouteContext } from './routes.js';
@@ -110,7 +110,7 @@ function refuseBody(event: APIGatewayProxyEvent): void {
   const fields = parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed) ? Object.keys(parsed) : undefined;
   if (fields?.length === 0) return;
   const issues: FieldIssue[] = fields
-    ? fields.map((name) => ({ path: fieldPath([name]), message: 'is not a known field: this route takes no body' }))
+    ? unknownFieldIssues([], fields, 'is not a known field: this route takes no body')
     : [{ path: '', message: 'this route takes no body' }];
   throw invalid(`the request body is not valid: ${describeValidationIssues(issues)}`, issues);
 }

@@ -25,12 +25,23 @@ export function parseOrThrow<S extends z.ZodType>(schema: S, value: unknown, par
   throw invalid(`${PART_NAMES[part]} is not valid: ${describeValidationIssues(issues)}`, issues);
 }
 
+/** Unknown fields of one object named one by one, the rest counted: a body of thousands of them gets a bounded answer. */
+export const MAX_UNKNOWN_FIELDS_LISTED = 50;
+
+/**
+ * An issue on each unknown key of the object at `path`, up to MAX_UNKNOWN_FIELDS_LISTED, and one
+ * on the object counting the others.
+ */
+export function unknownFieldIssues(path: readonly PropertyKey[], keys: readonly string[], message = 'is not a known field'): FieldIssue[] {
+  const listed = keys.slice(0, MAX_UNKNOWN_FIELDS_LISTED).map((key) => ({ path: fieldPath([...path, key]), message }));
+  const more = keys.length - listed.length;
+  return more > 0 ? [...listed, { path: fieldPath(path), message: `and ${more} more unknown fields` }] : listed;
+}
+
 /** One field issue per zod issue; an unknown key becomes an issue on that key. */
 export function fieldIssues(issues: readonly z.core.$ZodIssue[]): FieldIssue[] {
   return issues.flatMap((issue) => {
-    if (issue.code === 'unrecognized_keys') {
-      return issue.keys.map((key) => ({ path: fieldPath([...issue.path, key]), message: 'is not a known field' }));
-    }
+    if (issue.code === 'unrecognized_keys') return unknownFieldIssues(issue.path, issue.keys);
     return [{ path: fieldPath(issue.path), message: issue.message }];
   });
 }

@@ -1,5 +1,6 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { createApiHandler } from '../../lib/api/handler.js';
+import { MAX_UNKNOWN_FIELDS_LISTED } from '../../lib/api/parse.js';
 import { localLambdaContext, toProxyEvent } from '../../lib/api/node-server.js';
 import { RecordingLog } from '../../lib/memory/log.js';
 import { API } from '../../lib/settings.js';
@@ -277,13 +278,19 @@ describe('API handler', () => {
       expect(api.store.all()).toEqual([]);
     });
 
-    it('answers the largest body full of unknown fields with every one listed, far below what a Lambda function may answer (6 MB)', async () => {
+    it.each([
+      ['POST', '/volumes', (fields: string) => `{"spec":{"sizeGiB":20,"volumeType":"gp3",${fields}}}`, 'spec', 'is not a known field'],
+      ['GET', '/volumes', (fields: string) => `{${fields}}`, '', 'is not a known field: this route takes no body'],
+    ] as const)('answers %s %s with the largest body full of unknown fields with the first ones named and the rest counted: a small answer', async (method, url, bodyOf, parent, message) => {
       const fields: string[] = [];
       for (let i = 0, bytes = 100; bytes < API.maxBodyBytes; i++) bytes += fields[fields.push(`"${i}":0`) - 1]!.length + 1;
-      const body = `{"spec":{"sizeGiB":20,"volumeType":"gp3",${fields.join(',')}}}`;
-      const response = await api.call({ method: 'POST', url: '/volumes', headers: { 'content-type': 'application/json' }, body });
-      expect(expectProblem(response, 400).errors).toHaveLength(fields.length);
-      expect(Buffer.byteLength(response.body ?? '')).toBeLessThan(2 * 1024 * 1024);
+      const response = await api.call({ method, url, headers: { 'content-type': 'application/json' }, body: bodyOf(fields.join(',')) });
+      const { errors } = expectProblem(response, 400);
+      const named = (key: string) => (parent ? `${parent}.${key}` : key);
+      expect(errors.slice(0, 2)).toEqual([{ path: named('0'), message }, { path: named('1'), message }]);
+      expect(errors).toHaveLength(MAX_UNKNOWN_FIELDS_LISTED + 1);
+      expect(errors.at(-1)).toEqual({ path: parent, message: `and ${fields.length - MAX_UNKNOWN_FIELDS_LISTED} more unknown fields` });
+      expect(Buffer.byteLength(response.body ?? '')).toBeLessThan(16 * 1024);
     });
 
     it('takes the largest valid request even with every character escaped, astral ones as surrogate pairs', async () => {
