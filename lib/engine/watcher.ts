@@ -99,6 +99,8 @@ function movesWaitingAttachments(change: RecordChange): boolean {
  * may create another under the same record): whatever was attached to it is no longer.
  */
 function ebsVolumeReplaced(change: RecordChange): boolean {
+  // A record removed is not one letting go of its volume: its attachments learn of the removal on their own (`affectedByVolumeRecordRemoval`).
+  if (change.eventName !== 'MODIFY') return false;
   const from = field(change.oldRecord, 'ebsVolumeId');
   return from !== undefined && from !== field(change.newRecord, 'ebsVolumeId');
 }

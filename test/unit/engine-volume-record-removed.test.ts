@@ -409,6 +409,8 @@ describe('a volume record removed from the table while it has attachments', () =
       await service.createVolume({ volumeId: 'data-1', spec: { sizeGiB: 10, volumeType: 'gp3', availabilityZone: AZ } });
       await h.watch();
       expect((await attachmentOf(h))?.status).toMatchObject(SAYS.leftAttached);
+      // The removal is not read as the record letting go of its volume: no look at the attachment is queued for it.
+      expect(h.queue.pending().filter((p) => p.message.op === 'check-attachment')).toEqual([]);
       await settle(h);
       expect((await attachmentOf(h))?.status).toMatchObject(SAYS.leftAttached);
       expect(h.ebs.calls.AttachVolume).toBe(1);
