@@ -188,8 +188,9 @@ export const ROUTES: readonly ApiRoute[] = [
     operationId: 'retryVolume',
     summary: 'Try again after a terminal error',
     description:
-      'A volume in `error` stays there until asked: this bumps `generation` (the spec is unchanged) and the system ' +
-      'starts over from where the volume stands. A spec change with PATCH retries as well.',
+      'A volume in `error` stays there until asked: this bumps `generation` (the spec is unchanged) and puts it back to ' +
+      '`pending` with its attempts reset, as the answer shows; the system starts over from where the volume stands. ' +
+      'A spec change with PATCH retries as well.',
     params: VolumeParamsSchema,
     responses: { 202: { description: 'The retry is under way.', schema: VolumeDetailsSchema, etag: true } },
     problems: { 404: 'No such volume.', 409: `The volume is not in error, or is being deleted. ${INVALID_RECORD}`, 412: PRECONDITION_FAILED },
@@ -263,7 +264,8 @@ export const ROUTES: readonly ApiRoute[] = [
     summary: 'Try attaching again after a terminal error',
     description:
       'An attachment in `error` (e.g. `InvalidVolume.ZoneMismatch`, or an instance that was terminated) stays there ' +
-      'until asked: this bumps its `generation` and the system starts over from `pending` with its attempts reset.',
+      'until asked: this bumps its `generation` and puts it back to `pending` with its attempts reset, as the answer ' +
+      'shows; the system starts over from there.',
     params: AttachmentParamsSchema,
     responses: { 202: { description: 'The retry is under way.', schema: AttachmentSchema, etag: true } },
     problems: {

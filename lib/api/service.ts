@@ -16,6 +16,7 @@ import { describeValidationIssues, isPlaced, sameSpecValue, specChangeIssues, va
 import { DEFAULT_ENGINE_CONFIG, RATE_BUCKET_OF, type MutatingAction, type RateBucket, type RateBudget } from '../engine/config.js';
 import { errorMessage } from '../engine/errors.js';
 import { firstActionOf, planAttachment, planVolume, volumeRecordLost } from '../engine/planner.js';
+import { retryRequestedStatus } from '../engine/status.js';
 import { ConditionFailedError, InvalidCursorError, type Clock, type Log, type RecordStore, type SharedRateBudget } from '../engine/ports.js';
 import { silentLog } from '../memory/log.js';
 import { requirePrecondition, type Precondition } from './preconditions.js';
@@ -424,9 +425,12 @@ export class VolumeService {
   }
 
   /**
-   * The retry request the watcher acts on: bumps `generation` of a live record in `error`, leaving
-   * its spec and status alone. `label` names the record in messages; `dyingAs` says what dying is for
-   * it; `mayRetry` throws what else stands in the way, once the record is found retryable.
+   * The retry request: bumps `generation` of a live record in `error` and puts it back to `pending`
+   * (`retryRequestedStatus`, as the watcher does for a bump written straight into the table), its
+   * spec left alone, so the answer and a client waiting on the record see the retry at once. The
+   * write holds only if nothing wrote the record since it was read. `label` names the record in
+   * messages; `dyingAs` says what dying is for it; `mayRetry` throws what else stands in the way,
+   * once the record is found retryable.
    */
   private async requestRetry(key: RecordKey, label: string, dyingAs: string, ifMatch: Precondition | undefined, mayRetry?: (current: ProvisionerRecord) => Promise<void>) {
     for (let attempt = 0; attempt < WRITE_ATTEMPTS; attempt++) {
@@ -440,7 +444,9 @@ export class VolumeService {
       }
       await mayRetry?.(current);
       try {
-        const written = await this.store.update(key, { generation: (current.generation ?? 1) + 1 }, { ...generationRead(stored), life: 'alive' });
+        const generation = (current.generation ?? 1) + 1;
+        const changes = { generation, retriedGeneration: generation, status: retryRequestedStatus(key.kind, this.clock.now()) };
+        const written = await this.store.update(key, changes, { ...versionRead(stored), ...generationRead(stored), life: 'alive' });
         return readOrAsWritten(written, current);
       } catch (error) {
         if (!(error instanceof ConditionFailedError)) throw error;

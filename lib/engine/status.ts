@@ -10,7 +10,7 @@ import type { AttachmentState, Status } from '../domain/records.js';
 import { canonicalJson } from '../domain/canonical-json.js';
 import { MODIFICATION_RATE_RULE } from '../domain/ebs-limits.js';
 import { shortenMessage } from '../domain/status-message.js';
-import { nextAttachmentState } from '../domain/state-machines.js';
+import { nextAttachmentState, nextVolumeState } from '../domain/state-machines.js';
 
 /** Volume and attachment states in which no operation is under way. */
 const RESTING = new Set(['available', 'in-use', 'attached', 'error', 'deleted', 'detached']);
@@ -62,6 +62,16 @@ export function underWayStatus<S extends string>(previous: Status<string>, state
  */
 export function attemptStatus<S extends string>(previous: Status<string>, state: S, nowMs: number, message: string): Status<S> {
   return { ...successStatus(previous, state, nowMs, message), attempts: previous.attempts, operationStartedAt: operationStart(previous, nowMs) };
+}
+
+/**
+ * Status of a record in `error` its client asked to try again: back to `pending`, attempts reset.
+ * Written by the API with the retry request itself, so its answer and a client waiting on it see
+ * the retry at once, and by the watcher for a retry written straight into the table.
+ */
+export function retryRequestedStatus(kind: 'volume' | 'attachment', nowMs: number): Status<'pending'> {
+  const state = kind === 'volume' ? nextVolumeState('error', 'retry-requested') : nextAttachmentState('error', 'retry-requested');
+  return { state: state as 'pending', attempts: 0, updatedAt: new Date(nowMs).toISOString(), message: 'retry requested' };
 }
 
 /** The code of a volume's status after EC2 failed a modification it had accepted (DescribeVolumesModifications says `failed`). */

@@ -14,14 +14,13 @@
  * leaves them, and one written again has those that wait for it say so.
  */
 import { canonicalJson } from '../domain/canonical-json.js';
-import { keyOf, keyString, type AttachmentRecord, type ProvisionerRecord, type RecordKey, type Status, type VolumeRecord } from '../domain/records.js';
-import { nextAttachmentState, nextVolumeState } from '../domain/state-machines.js';
+import { keyOf, keyString, type AttachmentRecord, type ProvisionerRecord, type RecordKey, type VolumeRecord } from '../domain/records.js';
 import { describeValidationIssues, parseRecord } from '../domain/validation.js';
 import { METRICS } from '../settings.js';
 import type { EngineConfig } from './config.js';
 import { errorMessage } from './errors.js';
 import { affectedByVolumeRecordRemoval, planAttachment, planVolume, releasedByVolume, volumeRecordLost, type Decision } from './planner.js';
-import { invalidRecordStatus, INVALID_RECORD_CODE } from './status.js';
+import { invalidRecordStatus, INVALID_RECORD_CODE, retryRequestedStatus } from './status.js';
 import { changesWithoutCall, markAttachmentsDying, VOLUME_RECORD_REMOVED_LOG } from './without-call.js';
 import {
   ConditionFailedError,
@@ -219,8 +218,7 @@ export class Watcher {
     const putRight = record.status.code === INVALID_RECORD_CODE;
     const retried = putRight || (generation > (record.retriedGeneration ?? 0) && this.generationBumped(group));
     if (record.status.state === 'error' && record.life === 'alive' && retried && !holdsRemovedRecordsVolume(record, volume)) {
-      const state = record.kind === 'volume' ? nextVolumeState('error', 'retry-requested') : nextAttachmentState('error', 'retry-requested');
-      const status: Status<string> = { state, attempts: 0, updatedAt: new Date(this.deps.clock.now()).toISOString(), message: 'retry requested' };
+      const status = retryRequestedStatus(record.kind, this.deps.clock.now());
       const written = await this.write(record, { status, retriedGeneration: generation } as RecordChanges);
       if (!written) return;
       record = written;

@@ -524,12 +524,22 @@ describe('VolumeService', () => {
         status: { state: 'error', code: 'InternalError', message: 'boom', attempts: 5, updatedAt: '2026-01-01T00:00:00.000Z' },
       });
 
-    it('bumps the generation of a volume in error, leaving the spec and status to the system', async () => {
+    it('bumps the generation of a volume in error and puts it back to pending at once, leaving the spec alone', async () => {
       await fail();
       const details = await service.retryVolume('data-01');
-      expect(details.generation).toBe(2);
-      expect(details.spec).toEqual(GP3);
-      expect((await volume('data-01'))?.status).toMatchObject({ state: 'error', code: 'InternalError' });
+      expect(details).toMatchObject({ generation: 2, spec: GP3, status: { state: 'pending', attempts: 0, message: 'retry requested' } });
+      expect(details.status.code).toBeUndefined();
+      // The retry made, as the watcher would have: a late delivery of the bump retries nothing more.
+      expect(await volume('data-01')).toMatchObject({ generation: 2, retriedGeneration: 2, status: { state: 'pending', attempts: 0 } });
+    });
+
+    it('writes nothing over a status the system wrote between its read and its write: read again, no longer in error, 409', async () => {
+      await fail();
+      raceFirstWrite((update) => update(volumeKey('data-01'), { status: { state: 'available', attempts: 0, updatedAt: '2026-01-01T00:00:01.000Z' } }));
+      const problem = await problemOf(() => service.retryVolume('data-01'));
+      expect(problem.status).toBe(409);
+      expect(problem.detail).toContain('is available, not in error');
+      expect(await volume('data-01')).toMatchObject({ generation: 1, status: { state: 'available' } });
     });
 
     it('is 409 when there is nothing to retry or the volume is dying, 404 when missing, and writes nothing then', async () => {
@@ -568,11 +578,13 @@ describe('VolumeService', () => {
       expect((await attachment('data-01', INSTANCE_A))?.generation).toBe(1);
     });
 
-    it('bumps the generation of an attachment in error, leaving its status to the system', async () => {
+    it('bumps the generation of an attachment in error and puts it back to pending at once; asked again before it fails again, 409', async () => {
       await fail();
       const view = await service.retryAttachment('data-01', INSTANCE_A);
-      expect(view).toMatchObject({ instanceId: INSTANCE_A, generation: 2, life: 'alive' });
-      expect((await attachment('data-01', INSTANCE_A))?.status).toMatchObject({ state: 'error', code: 'InvalidVolume.ZoneMismatch' });
+      expect(view).toMatchObject({ instanceId: INSTANCE_A, generation: 2, life: 'alive', status: { state: 'pending', attempts: 0, message: 'retry requested' } });
+      expect(await attachment('data-01', INSTANCE_A)).toMatchObject({ generation: 2, retriedGeneration: 2, status: { state: 'pending' } });
+      expect((await problemOf(() => service.retryAttachment('data-01', INSTANCE_A))).status).toBe(409);
+      await fail();
       expect((await service.retryAttachment('data-01', INSTANCE_A)).generation).toBe(3);
     });
 

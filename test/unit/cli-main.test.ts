@@ -153,7 +153,7 @@ describe('CLI against the API over HTTP', () => {
       );
       const retriedAttachment = await cli('volumes', 'retry-attachment', 'data-01', INSTANCE_B);
       expect(retriedAttachment.code).toBe(EXIT.ok);
-      expect(retriedAttachment.stdout).toMatch(new RegExp(`^Retrying: data-01 → ${INSTANCE_B}: error`));
+      expect(retriedAttachment.stdout).toMatch(new RegExp(`^Retrying: data-01 → ${INSTANCE_B}: pending`));
       expect((await store.get({ kind: 'attachment', volumeId: 'data-01', instanceId: INSTANCE_B }))?.generation).toBe(2);
       const absent = await cli('volumes', 'retry-attachment', 'data-01', INSTANCE_A);
       expect(absent.code).toBe(EXIT.failed);
