@@ -13,6 +13,9 @@ import { PROBLEM_CONTENT_TYPE, ApiProblem } from './problem.js';
 /** API Gateway's own payload limit; larger requests never reach a Lambda function. */
 export const GATEWAY_MAX_PAYLOAD_BYTES = 10 * 1024 * 1024;
 
+/** How long closing the server lets requests under way finish before their connections are cut. */
+export const CLOSE_GRACE_MS = 5_000;
+
 export interface ProxyRequest {
   method: string;
   /** Path with optional query string, e.g. `/volumes?state=available`. */
@@ -121,6 +124,7 @@ export async function startApiServer(
   options: { host?: string; port?: number } = {},
 ): Promise<RunningApiServer> {
   const host = options.host ?? '127.0.0.1';
+  let closing = false;
   const server = createServer((req, res) => {
     void (async () => {
       let result: APIGatewayProxyResult;
@@ -141,6 +145,8 @@ export async function startApiServer(
       for (const [name, value] of Object.entries(result.headers ?? {})) headers[name] = String(value);
       const payload = result.isBase64Encoded ? Buffer.from(result.body, 'base64') : Buffer.from(result.body, 'utf8');
       headers['Content-Length'] = String(payload.length);
+      // Closing: the answer ends its connection, so the server need not wait out its keep-alive.
+      if (closing) headers.Connection = 'close';
       res.writeHead(result.statusCode, headers);
       res.end(payload);
     })();
@@ -157,10 +163,18 @@ export async function startApiServer(
     url: `http://${host}:${port}`,
     port,
     server,
+    // Requests under way finish (their writes may already be stored) within a grace; idle connections go at once.
     close: () =>
       new Promise<void>((resolve, reject) => {
-        server.closeAllConnections();
-        server.close((error) => (error ? reject(error) : resolve()));
+        closing = true;
+        const force = setTimeout(() => server.closeAllConnections(), CLOSE_GRACE_MS);
+        force.unref();
+        server.close((error) => {
+          clearTimeout(force);
+          if (error) reject(error);
+          else resolve();
+        });
+        server.closeIdleConnections();
       }),
   };
 }

@@ -150,8 +150,9 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
     reconcileNow: reconcile,
     async stop() {
       clearInterval(timer);
-      await Promise.all([streamPoller.stop(), queuePoller.stop()]);
+      // The API first: no new request, those under way finish, and their changes still reach the pollers.
       await api.close();
+      await Promise.all([streamPoller.stop(), queuePoller.stop()]);
       await stopBackend();
     },
   };

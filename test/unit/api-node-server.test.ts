@@ -31,6 +31,27 @@ describe('local API server', () => {
     expect(toProxyEvent({ method: 'GET', url: '/volumes' }).queryStringParameters).toBeNull();
   });
 
+  it('closing lets a request under way finish with its answer, and takes no new one', async () => {
+    let entered!: () => void;
+    const inHandler = new Promise<void>((resolve) => (entered = resolve));
+    let finish!: () => void;
+    const finished = new Promise<void>((resolve) => (finish = resolve));
+    const running = await startApiServer(async () => {
+      entered();
+      await finished;
+      return { statusCode: 201, headers: { 'Content-Type': 'application/json' }, body: '{"stored":true}' };
+    });
+    const answer = fetch(`${running.url}/volumes`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    await inHandler;
+    const closed = running.close();
+    await expect(fetch(`${running.url}/volumes`)).rejects.toThrow();
+    finish();
+    const response = await answer;
+    expect(response.status).toBe(201);
+    expect(await response.json()).toEqual({ stored: true });
+    await closed;
+  });
+
   it('serves a handler on a free loopback port, passing status, headers and body through', async () => {
     const seen: APIGatewayProxyEvent[] = [];
     server = await startApiServer(async (event) => {
