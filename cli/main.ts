@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { wholeNumberOption } from '../lib/command-line.js';
 import type { CreateVolumeRequest, PatchVolumeRequest, VolumeListItem } from '../lib/api/schemas.js';
-import type { VolumeSpec } from '../lib/domain/records.js';
+import { VOLUME_STATES, type VolumeSpec } from '../lib/domain/records.js';
 import type { Clock } from '../lib/engine/ports.js';
 import { SystemClock } from '../lib/memory/clock.js';
 import { ApiClient, ApiError } from './client.js';
@@ -73,6 +73,12 @@ function collectTag(value: string, previous: Record<string, string> = {}): Recor
   const at = value.indexOf('=');
   if (at <= 0) throw new InvalidArgumentError('must be key=value');
   return { ...previous, [value.slice(0, at)]: value.slice(at + 1) };
+}
+
+/** A volume state, checked before any request: an unknown one is a usage error (exit 2), as for `wait`. */
+function volumeState(value: string): string {
+  if (!(VOLUME_STATES as readonly string[]).includes(value)) throw new InvalidArgumentError(`must be one of ${VOLUME_STATES.join(', ')}`);
+  return value;
 }
 
 function commaList(value: string, previous: string[] = []): string[] {
@@ -149,7 +155,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   volumes
     .command('list')
     .description('list volumes')
-    .option('--state <state>', 'only volumes in this state')
+    .option('--state <state>', 'only volumes in this state', volumeState)
     .option('--instance <instanceId>', 'only volumes attached to this instance')
     .option('--limit <n>', 'show at most this many', POSITIVE)
     .action(async (options, command: Command) => {
@@ -354,7 +360,9 @@ function createClient(options: GlobalOptions, io: CliIo): ApiClient {
   try {
     url = new URL(options.endpoint);
   } catch {
-    throw new UsageError(`--endpoint ${options.endpoint} is not a URL`);
+    // Named the way the user gave it: the option, or the environment variable behind its default.
+    const given = options.endpoint === io.env[ENDPOINT_ENV] ? ENDPOINT_ENV : '--endpoint';
+    throw new UsageError(`${given} ${options.endpoint} is not a URL`);
   }
   if (!options.sigv4 && !isExecuteApiUrl(url)) {
     return new ApiClient({ endpoint: options.endpoint, ...(io.fetch ? { fetch: io.fetch } : {}) });

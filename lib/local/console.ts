@@ -47,7 +47,9 @@ export function describeTransition(record: DynamoDBRecord): string | undefined {
   const details = [field(change.newRecord, 'ebsVolumeId'), field(change.newRecord, 'device'), field(change.newRecord, 'status', 'message')]
     .filter((v) => typeof v === 'string' && v.length > 0)
     .join('  ');
-  return `${name}  ${before ?? 'new'} → ${after ?? '?'}${details ? `  ${details}` : ''}`;
+  // A record written straight into the table may have no status yet.
+  const from = change.eventName === 'INSERT' ? 'new' : (before ?? '(no status)');
+  return `${name}  ${from} → ${after ?? '(no status)'}${details ? `  ${details}` : ''}`;
 }
 
 /**

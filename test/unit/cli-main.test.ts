@@ -289,6 +289,7 @@ describe('CLI against the API over HTTP', () => {
         ['volumes', 'tag', 'data-01'],
         ['volumes', 'tag', 'data-01', '--tag', 'a=1', '--untag', 'a'],
         ['wait', 'data-01', '--state', 'asleep'],
+        ['volumes', 'list', '--state', 'asleep'],
         ['-o', 'yaml', 'volumes', 'list'],
         ['volumes', 'explode'],
       ]) {
@@ -554,6 +555,16 @@ describe('CLI against the API over HTTP', () => {
     it('does not sign requests to the local API', async () => {
       await cli('volumes', 'list');
       expect(sent[0]!.headers.authorization).toBeUndefined();
+    });
+
+    it('names where an endpoint that is not a URL came from: the option, or the environment variable', async () => {
+      const run = await cli('--endpoint', 'notaurl', 'volumes', 'list');
+      expect(run.code).toBe(EXIT.usage);
+      expect(run.stderr).toContain('error: --endpoint notaurl is not a URL');
+      let stderr = '';
+      const code = await runCli(['volumes', 'list'], { stdout: () => {}, stderr: (text) => void (stderr += text), env: { EBS_PROVISIONER_ENDPOINT: 'notaurl' }, isTTY: false, clock });
+      expect(code).toBe(EXIT.usage);
+      expect(stderr).toContain('error: EBS_PROVISIONER_ENDPOINT notaurl is not a URL');
     });
 
     it('needs a region to sign', async () => {

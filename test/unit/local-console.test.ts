@@ -1,5 +1,8 @@
+import { marshall } from '@aws-sdk/util-dynamodb';
+import type { DynamoDBRecord } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
-import { consoleLog, tryCommand } from '../../lib/local/console.js';
+import { itemKey } from '../../lib/aws/record-item.js';
+import { consoleLog, describeTransition, tryCommand } from '../../lib/local/console.js';
 
 describe('local runtime console', () => {
   it('stamps each line with the time of day in UTC, marked Z', () => {
@@ -18,5 +21,31 @@ describe('local runtime console', () => {
     expect(tryCommand('http://127.0.0.1:3000', [], 'us-east-1a')).toBe(
       'npx ebs-provisioner --endpoint http://127.0.0.1:3000 volumes create --size 20 --type gp3 --az us-east-1a',
     );
+  });
+});
+
+describe('status lines', () => {
+  const keys = itemKey({ kind: 'volume', volumeId: 'raw-ok' });
+  const image = (status?: object) => ({ ...keys, kind: 'volume', volumeId: 'raw-ok', spec: { sizeGiB: 10, volumeType: 'gp3' }, ...(status ? { status } : {}) });
+  const change = (eventName: 'INSERT' | 'MODIFY', oldImage: object | undefined, newImage: object): DynamoDBRecord => ({
+    eventName,
+    dynamodb: {
+      SequenceNumber: '1',
+      Keys: marshall(keys) as never,
+      ...(oldImage ? { OldImage: marshall(oldImage) as never } : {}),
+      NewImage: marshall(newImage) as never,
+    },
+  });
+  const pending = { state: 'pending', attempts: 0, updatedAt: '2026-01-01T00:00:00.000Z' };
+  const creating = { ...pending, state: 'creating', message: 'creating' };
+
+  it('says new → the state for a record created, and from → to for a change', () => {
+    expect(describeTransition(change('INSERT', undefined, image(pending)))).toBe('volume/raw-ok  new → pending');
+    expect(describeTransition(change('MODIFY', image(pending), image(creating)))).toBe('volume/raw-ok  pending → creating  creating');
+  });
+
+  it('says (no status) for a record written straight into the table without one, not new or ?', () => {
+    expect(describeTransition(change('INSERT', undefined, image()))).toBe('volume/raw-ok  new → (no status)');
+    expect(describeTransition(change('MODIFY', image(), image(creating)))).toBe('volume/raw-ok  (no status) → creating  creating');
   });
 });
