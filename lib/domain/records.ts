@@ -6,7 +6,7 @@
  * `spec`, `life`, `generation` and `requestedDevice`; the system owns `status`, `ebsVolumeId`,
  * `createRequest`, `device`, `instanceSeen`, `volumeCreatedAt`, `observedGeneration`,
  * `retriedGeneration`, `lastModificationStartedAt`, `earlierModificationStarts`,
- * `modificationSentAt`, `tagKeysSet`, `claim` and `version`. Neither
+ * `modificationSentAt`, `failedModifications`, `tagKeysSet`, `claim` and `version`. Neither
  * side writes the other's fields.
  */
 
@@ -116,6 +116,13 @@ export interface VolumeRecord {
    * failed one does not count), the latest earlier one taking its place.
    */
   lastModificationStartedAt?: string;
+  /**
+   * Modifications EC2 accepted and then failed (DescribeVolumesModifications `failed`) toward the
+   * spec of `generation`. They count toward the attempt budget whatever the status says between
+   * them (a throttled call, a wait), so a change EC2 fails every time ends in `error`; a spec change
+   * (another generation) counts afresh. Cleared when a modification completes, or with the EC2 volume.
+   */
+  failedModifications?: { generation: number; count: number };
   /**
    * ISO-8601 starts of the volume's modifications before `lastModificationStartedAt` that EC2 still
    * counts (within 24 hours of the latest), oldest first, at most 3; each, likewise, a time the

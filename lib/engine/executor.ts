@@ -236,7 +236,15 @@ interface Item {
 const FORGET_CREATE_REQUEST: RecordChanges<VolumeRecord> = { createRequest: null, availabilityZone: null, observedGeneration: null };
 
 /** What a volume record knows of an EC2 volume, forgotten once that volume is gone: its request too. */
-const FORGET_VOLUME: RecordChanges<VolumeRecord> = { ...FORGET_CREATE_REQUEST, ...FORGET_MODIFICATION_STARTS, ebsVolumeId: null, observed: null, modificationSentAt: null, tagKeysSet: null };
+const FORGET_VOLUME: RecordChanges<VolumeRecord> = {
+  ...FORGET_CREATE_REQUEST,
+  ...FORGET_MODIFICATION_STARTS,
+  ebsVolumeId: null,
+  observed: null,
+  modificationSentAt: null,
+  tagKeysSet: null,
+  failedModifications: null,
+};
 
 /**
  * A volume in EC2 state `error` has lost its data and can only be deleted. Retrying does not
@@ -1497,11 +1505,8 @@ export class Executor {
           outcome: 'in-progress',
           latencyMs: outcome.latencyMs,
           changes: {
-            // Asked again after EC2 failed the last one: the same modification, its failures counting on.
-            status:
-              volume.status.code === MODIFICATION_FAILED_CODE
-                ? continuedStatus(volume.status, nextVolumeState(volume.status.state, 'modify-started'), now, 'modifying')
-                : successStatus(volume.status, nextVolumeState(volume.status.state, 'modify-started'), now, 'modifying', true),
+            // Failures of earlier modifications toward this spec are counted on the record (`failedModifications`).
+            status: successStatus(volume.status, nextVolumeState(volume.status.state, 'modify-started'), now, 'modifying', true),
             // EC2 started it before it answered: counted from the answer's time, it leaves EC2's window
             // no earlier than EC2 counts. One before it the record did not know (made in the console) counts too.
             ...modificationStarted(withStarts(volume, learntModificationStart(volume, latest, now)), this.deps.clock.now(), this.deps.clock.now()),
@@ -1743,7 +1748,10 @@ export class Executor {
         return this.stillInProgress(volume, now, `waiting for the modification of ${current.ebsVolumeId} to appear`);
       const changes = this.observedChanges(volume, current, now);
       if (modification?.state === 'failed') {
-        const failed = this.volumeFailure(volume, now, {
+        // Counted per spec on the record, not from the status, which a throttled call or a wait between
+        // them rewrites: a change EC2 accepts and fails every time ends at the attempt budget.
+        const earlier = volume.failedModifications?.generation === volume.generation ? volume.failedModifications.count : 0;
+        const failed = this.volumeFailure({ ...volume, status: { ...volume.status, attempts: Math.max(volume.status.attempts, earlier) } }, now, {
           outcome: 'retry',
           code: MODIFICATION_FAILED_CODE,
           message: modification.statusMessage ?? 'EC2 reports the modification failed',
@@ -1751,9 +1759,17 @@ export class Executor {
         const settled = (changes.status as Status<VolumeState>).state;
         const status = failed.changes?.status as Status<VolumeState>;
         // A failed modification does not count toward EC2's limit: the retry need not wait for it.
-        return { ...failed, changes: { ...changes, status: status.state === 'error' ? status : { ...status, state: settled }, ...latestModificationFailed(volume, now) } };
+        return {
+          ...failed,
+          changes: {
+            ...changes,
+            status: status.state === 'error' ? status : { ...status, state: settled },
+            ...latestModificationFailed(volume, now),
+            failedModifications: { generation: volume.generation, count: earlier + 1 },
+          },
+        };
       }
-      return { outcome: 'succeeded', changes };
+      return { outcome: 'succeeded', changes: volume.failedModifications ? { ...changes, failedModifications: null } : changes };
     }
     if (state === 'in-use' && current.state === 'in-use' && volume.life === 'dying') {
       const others = current.attachments.map((a) => a.instanceId).join(', ');

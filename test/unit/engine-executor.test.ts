@@ -564,6 +564,55 @@ describe('executor: work EC2 accepts and then fails, every time', () => {
     expect(h.ebs.calls.ModifyVolume).toBe(DEFAULT_ENGINE_CONFIG.maxAttempts);
   });
 
+  it('a modification EC2 fails every time, with a throttled ModifyVolume between each, still ends at the budget: the failures are counted per spec on the record', async () => {
+    const h = harness();
+    await availableVolume(h, 'data-1');
+    const modify = h.ebs.modifyVolume.bind(h.ebs);
+    let accepted = 0;
+    let throttleNext = false;
+    h.ebs.modifyVolume = async (request) => {
+      if (throttleNext) {
+        throttleNext = false;
+        throw new ProviderError('throttled', 'RequestLimitExceeded', 'Request limit exceeded.');
+      }
+      await modify(request);
+      accepted++;
+      h.ebs.failModification(request.ebsVolumeId, 'The volume could not be modified.');
+      throttleNext = true;
+    };
+    await growTo(h, 'data-1', 20);
+    await run(h, 3 * 60);
+    const volume = await volumeOf(h, 'data-1');
+    expect(volume.status).toMatchObject({ state: 'error', code: 'ModificationFailed' });
+    expect(volume.failedModifications).toEqual({ generation: 2, count: DEFAULT_ENGINE_CONFIG.maxAttempts });
+    expect(accepted).toBe(DEFAULT_ENGINE_CONFIG.maxAttempts);
+  });
+
+  it('a new spec after failed modifications counts its own, and a modification that completes clears the count', async () => {
+    const h = harness();
+    await availableVolume(h, 'data-1');
+    const modify = h.ebs.modifyVolume.bind(h.ebs);
+    let failThirty = 1;
+    // EC2 fails every modification to 20 GiB, and the first to 30 GiB.
+    h.ebs.modifyVolume = async (request) => {
+      await modify(request);
+      if (request.sizeGiB === 20 || (request.sizeGiB === 30 && failThirty-- > 0)) h.ebs.failModification(request.ebsVolumeId, 'The volume could not be modified.');
+    };
+    await growTo(h, 'data-1', 20);
+    for (let i = 0; i < 60 && ((await volumeOf(h, 'data-1')).failedModifications?.count ?? 0) < 2; i++) await run(h, 1);
+    const failing = (await volumeOf(h, 'data-1')).failedModifications!;
+    expect(failing.generation).toBe(2);
+    expect(failing.count).toBeGreaterThanOrEqual(2);
+    // The client asks for another size instead: its first failure is its first.
+    await growTo(h, 'data-1', 30);
+    for (let i = 0; i < 60 && (await volumeOf(h, 'data-1')).failedModifications?.generation !== 3; i++) await run(h, 1);
+    expect((await volumeOf(h, 'data-1')).failedModifications).toEqual({ generation: 3, count: 1 });
+    await run(h, 30);
+    const done = await volumeOf(h, 'data-1');
+    expect(done).toMatchObject({ observed: { sizeGiB: 30 }, status: { state: 'available', attempts: 0 } });
+    expect(done.failedModifications).toBeUndefined();
+  });
+
   it('an attach EC2 accepts but never makes counts each time it is not seen, and ends in error after the attempt budget', async () => {
     const h = harness();
     await availableVolume(h, 'data-1');
