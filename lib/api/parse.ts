@@ -35,7 +35,7 @@ export const MAX_UNKNOWN_FIELDS_LISTED = 50;
 export function unknownFieldIssues(path: readonly PropertyKey[], keys: readonly string[], message = 'is not a known field'): FieldIssue[] {
   const listed = keys.slice(0, MAX_UNKNOWN_FIELDS_LISTED).map((key) => ({ path: fieldPath([...path, key]), message }));
   const more = keys.length - listed.length;
-  return more > 0 ? [...listed, { path: fieldPath(path), message: `and ${more} more unknown fields` }] : listed;
+  return more > 0 ? [...listed, { path: fieldPath(path), message: `and ${more} more unknown ${more === 1 ? 'field' : 'fields'}` }] : listed;
 }
 
 /** One field issue per zod issue; an unknown key becomes an issue on that key. */

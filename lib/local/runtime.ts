@@ -151,9 +151,12 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
     async stop() {
       clearInterval(timer);
       // The API first: no new request, those under way finish, and their changes still reach the pollers.
-      await api.close();
-      await Promise.all([streamPoller.stop(), queuePoller.stop()]);
-      await stopBackend();
+      try {
+        await api.close();
+      } finally {
+        await Promise.all([streamPoller.stop(), queuePoller.stop()]);
+        await stopBackend();
+      }
     },
   };
 }

@@ -1,6 +1,6 @@
 /**
  * How the local runtime answers Ctrl-C, SIGTERM and SIGHUP: the first asks for an orderly stop (the
- * pollers, the API server, then moto_server if the runtime started it); a second one, while that
+ * API server, the pollers, then moto_server if the runtime started it); a second one, while that
  * stop is still under way, exits at once. A moto_server the runtime started is killed on the way
  * out all the same (its launcher kills it when this process exits).
  */
