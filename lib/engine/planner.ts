@@ -469,10 +469,10 @@ export function planAttachment(attachment: AttachmentRecord, volume: VolumeRecor
  * lost took, when it kept its device; otherwise it says why it waits), one attached to a volume
  * found gone from EC2 (`ebsVolumeReplaced`: the record let go of it, and may hold a new one by
  * now) leaves `attached`, and one attached to the EC2 volume of a volume record removed since says
- * so (`volume-record-removed`). One whose next attempt is scheduled failed
- * since it last waited, and its own message retries it after its backoff: an operation here would
- * start a second chain of retries beside it. Undefined for the others: attachments under way,
- * dying or in error follow their own operations.
+ * so (`volume-record-removed`). One whose next attempt is scheduled failed since it last waited,
+ * and its own message retries it after its backoff: an operation here would start a second chain
+ * of retries beside it. Undefined for the others: attachments under way, dying or in error follow
+ * their own operations.
  */
 export function releasedByVolume(attachment: AttachmentRecord, volume: VolumeRecord, ebsVolumeReplaced = false): Decision | undefined {
   if (attachment.life !== 'alive' || (attachment.status.state !== 'pending' && attachment.status.state !== 'attached')) return undefined;

@@ -36,9 +36,10 @@ export function successStatus<S extends string>(
 
 /**
  * Status after EC2 accepted a call that goes on with the operation whose failed attempts
- * `previous` counts (a create or an attach tried again, a modification asked again after EC2
- * failed the last one): as `successStatus` of an accepted call, but the attempts stay until the
- * operation completes, so work EC2 accepts and then fails every time still ends at the budget.
+ * `previous` counts (a create or an attach tried again): as `successStatus` of an accepted call,
+ * but the attempts stay until the operation completes, so work EC2 accepts and then fails every
+ * time still ends at the budget. (Failed modifications are counted on the record instead:
+ * `failedModifications`.)
  */
 export function continuedStatus<S extends string>(previous: Status<string>, state: S, nowMs: number, message: string): Status<S> {
   return { ...successStatus(previous, state, nowMs, message, true), attempts: previous.attempts };

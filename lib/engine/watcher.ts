@@ -84,7 +84,8 @@ function holdsRemovedRecordsVolume(record: ProvisionerRecord, volume: VolumeReco
 /**
  * Whether a volume moving between these states (stream images) changes what its waiting
  * attachments do or say: it was written (again: they wait for it to become available now), became
- * usable (they attach), or went into or out of error.
+ * usable (they attach), went into or out of error, or let go of its EC2 volume (those attached to
+ * it look at EC2).
  */
 function movesWaitingAttachments(change: RecordChange): boolean {
   if (change.eventName === 'INSERT' || ebsVolumeReplaced(change)) return true;
