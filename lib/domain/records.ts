@@ -16,6 +16,9 @@ export type VolumeType = (typeof VOLUME_TYPES)[number];
 /** `alive` while the client wants the thing to exist; `dying` once it asked for removal. */
 export type Life = 'alive' | 'dying';
 
+/** The part of a spec a ModifyVolume changes. */
+export type ModificationTarget = Pick<VolumeSpec, 'sizeGiB' | 'volumeType' | 'iops' | 'throughput'>;
+
 /** What a client asks for. Sizes in GiB, throughput in MiB/s. */
 export interface VolumeSpec {
   sizeGiB: number;
@@ -117,12 +120,13 @@ export interface VolumeRecord {
    */
   lastModificationStartedAt?: string;
   /**
-   * Modifications EC2 accepted and then failed (DescribeVolumesModifications `failed`) toward the
-   * spec of `generation`. They count toward the attempt budget whatever the status says between
-   * them (a throttled call, a wait), so a change EC2 fails every time ends in `error`; a spec change
-   * (another generation) counts afresh. Cleared when a modification completes, or with the EC2 volume.
+   * Modifications EC2 accepted and then failed (DescribeVolumesModifications `failed`) toward
+   * `target`, the size, type and performance the spec asked for. They count toward the attempt
+   * budget whatever the status says between them (a throttled call, a wait, a change of tags), so a
+   * change EC2 fails every time ends in `error`; another target counts afresh. Cleared once EC2
+   * holds the spec's size, type and performance, or with the EC2 volume.
    */
-  failedModifications?: { generation: number; count: number };
+  failedModifications?: { target: ModificationTarget; count: number };
   /**
    * ISO-8601 starts of the volume's modifications before `lastModificationStartedAt` that EC2 still
    * counts (within 24 hours of the latest), oldest first, at most 3; each, likewise, a time the

@@ -238,7 +238,17 @@ const volumeRecordShape = z.strictObject({
   // The starts EC2 still counts before the latest: 3 at most.
   earlierModificationStarts: z.array(z.iso.datetime()).max(MODIFICATIONS_PER_WINDOW - 1).optional(),
   modificationSentAt: z.iso.datetime().optional(),
-  failedModifications: z.strictObject({ generation: z.number().int().min(1), count: z.number().int().positive() }).optional(),
+  failedModifications: z
+    .strictObject({
+      target: z.strictObject({
+        sizeGiB: z.number().int().positive(),
+        volumeType: z.enum(VOLUME_TYPES),
+        iops: z.number().int().positive().optional(),
+        throughput: z.number().int().positive().optional(),
+      }),
+      count: z.number().int().positive(),
+    })
+    .optional(),
   // EC2 tag keys: 1–128 characters. Those of one CreateTags (a volume carries at most 50 tags) and
   // those of earlier unrecorded ones that EC2 holds (at most 50 again).
   tagKeysSet: z.array(atMostCharacters(TAG_KEY_MAX_CHARS, 1)).max(100).optional(),

@@ -19,10 +19,12 @@ import {
   type AttachmentState,
   type CreateRequest,
   type InstanceSeen,
+  type ModificationTarget,
   type ProvisionerRecord,
   type RecordKey,
   type Status,
   type VolumeRecord,
+  type VolumeSpec,
   type VolumeState,
 } from '../domain/records.js';
 import { canonicalJson } from '../domain/canonical-json.js';
@@ -1748,9 +1750,10 @@ export class Executor {
         return this.stillInProgress(volume, now, `waiting for the modification of ${current.ebsVolumeId} to appear`);
       const changes = this.observedChanges(volume, current, now);
       if (modification?.state === 'failed') {
-        // Counted per spec on the record, not from the status, which a throttled call or a wait between
-        // them rewrites: a change EC2 accepts and fails every time ends at the attempt budget.
-        const earlier = volume.failedModifications?.generation === volume.generation ? volume.failedModifications.count : 0;
+        // Counted per target on the record, not from the status, which a throttled call, a wait or a
+        // change of tags between them rewrites: a change EC2 accepts and fails every time ends at the budget.
+        const target = modificationTargetOf(volume.spec);
+        const earlier = volume.failedModifications && canonicalJson(volume.failedModifications.target) === canonicalJson(target) ? volume.failedModifications.count : 0;
         const failed = this.volumeFailure({ ...volume, status: { ...volume.status, attempts: Math.max(volume.status.attempts, earlier) } }, now, {
           outcome: 'retry',
           code: MODIFICATION_FAILED_CODE,
@@ -1765,11 +1768,11 @@ export class Executor {
             ...changes,
             status: status.state === 'error' ? status : { ...status, state: settled },
             ...latestModificationFailed(volume, now),
-            failedModifications: { generation: volume.generation, count: earlier + 1 },
+            failedModifications: { target, count: earlier + 1 },
           },
         };
       }
-      return { outcome: 'succeeded', changes: volume.failedModifications ? { ...changes, failedModifications: null } : changes };
+      return { outcome: 'succeeded', changes };
     }
     if (state === 'in-use' && current.state === 'in-use' && volume.life === 'dying') {
       const others = current.attachments.map((a) => a.instanceId).join(', ');
@@ -1934,6 +1937,8 @@ export class Executor {
     // Not while a ModifyVolume sent unanswered may still take EC2 elsewhere.
     if (issues.length === 0 && !modificationNeeded(seen, issues) && !tagsNeeded(seen) && volume.modificationSentAt === undefined) changes.observedGeneration = volume.generation;
     if (volume.tagKeysSet !== undefined) changes.tagKeysSet = null;
+    // EC2 holds the spec's size, type and performance, however it got there: no failed modification counts any more.
+    if (volume.failedModifications !== undefined && !modificationNeeded(seen, issues)) changes.failedModifications = null;
     // A wait for EC2's modification limit this write would drop from the status is written with it, not shown again by a second write.
     if (volume.life === 'alive') {
       const written = withChanges(volume, changes);
@@ -2440,6 +2445,12 @@ function resendOp(item: Item): OperationKind {
 function unspentTokenAt(item: Item, op: OperationKind): number | undefined {
   if (item.token) return item.token.shared && !item.token.used ? item.token.atMs : undefined;
   return item.tokenOp === op ? item.tokenAt : undefined;
+}
+
+/** What of a spec a ModifyVolume brings EBS to: failed modifications are counted per target. */
+function modificationTargetOf(spec: VolumeSpec): ModificationTarget {
+  const { sizeGiB, volumeType, iops, throughput } = spec;
+  return { sizeGiB, volumeType, ...(iops !== undefined ? { iops } : {}), ...(throughput !== undefined ? { throughput } : {}) };
 }
 
 /** The operation an item's decision calls for (items that reach token taking all decided one). */

@@ -584,11 +584,11 @@ describe('executor: work EC2 accepts and then fails, every time', () => {
     await run(h, 3 * 60);
     const volume = await volumeOf(h, 'data-1');
     expect(volume.status).toMatchObject({ state: 'error', code: 'ModificationFailed' });
-    expect(volume.failedModifications).toEqual({ generation: 2, count: DEFAULT_ENGINE_CONFIG.maxAttempts });
+    expect(volume.failedModifications).toEqual({ target: { sizeGiB: 20, volumeType: 'gp3' }, count: DEFAULT_ENGINE_CONFIG.maxAttempts });
     expect(accepted).toBe(DEFAULT_ENGINE_CONFIG.maxAttempts);
   });
 
-  it('a new spec after failed modifications counts its own, and a modification that completes clears the count', async () => {
+  it('failed modifications count per target: a change of tags between them keeps counting, another size counts afresh, and a modification that completes clears the count', async () => {
     const h = harness();
     await availableVolume(h, 'data-1');
     const modify = h.ebs.modifyVolume.bind(h.ebs);
@@ -598,19 +598,46 @@ describe('executor: work EC2 accepts and then fails, every time', () => {
       await modify(request);
       if (request.sizeGiB === 20 || (request.sizeGiB === 30 && failThirty-- > 0)) h.ebs.failModification(request.ebsVolumeId, 'The volume could not be modified.');
     };
+    const countOf = async () => (await volumeOf(h, 'data-1')).failedModifications;
     await growTo(h, 'data-1', 20);
-    for (let i = 0; i < 60 && ((await volumeOf(h, 'data-1')).failedModifications?.count ?? 0) < 2; i++) await run(h, 1);
-    const failing = (await volumeOf(h, 'data-1')).failedModifications!;
-    expect(failing.generation).toBe(2);
-    expect(failing.count).toBeGreaterThanOrEqual(2);
-    // The client asks for another size instead: its first failure is its first.
+    for (let i = 0; i < 60 && ((await countOf())?.count ?? 0) < 2; i++) await run(h, 1);
+    const before = (await countOf())!;
+    expect(before.target).toEqual({ sizeGiB: 20, volumeType: 'gp3' });
+    expect(before.count).toBeGreaterThanOrEqual(2);
+    // A change of tags (a new generation) asks for the same size: the count goes on.
+    const volume = await volumeOf(h, 'data-1');
+    await h.store.update<VolumeRecord>(volumeKey('data-1'), { spec: { ...volume.spec, tags: { team: 'a' } }, generation: volume.generation + 1 });
+    for (let i = 0; i < 60 && ((await countOf())?.count ?? 0) <= before.count; i++) await run(h, 1);
+    expect((await countOf())!.count).toBeGreaterThan(before.count);
+    // Another size instead: its first failure is its first.
     await growTo(h, 'data-1', 30);
-    for (let i = 0; i < 60 && (await volumeOf(h, 'data-1')).failedModifications?.generation !== 3; i++) await run(h, 1);
-    expect((await volumeOf(h, 'data-1')).failedModifications).toEqual({ generation: 3, count: 1 });
+    for (let i = 0; i < 60 && (await countOf())?.target.sizeGiB !== 30; i++) await run(h, 1);
+    expect(await countOf()).toEqual({ target: { sizeGiB: 30, volumeType: 'gp3' }, count: 1 });
     await run(h, 30);
     const done = await volumeOf(h, 'data-1');
     expect(done).toMatchObject({ observed: { sizeGiB: 30 }, status: { state: 'available', attempts: 0 } });
     expect(done.failedModifications).toBeUndefined();
+  });
+
+  it('failed modifications stop counting once EC2 holds the spec another way (grown in the console)', async () => {
+    const h = harness();
+    const created = await availableVolume(h, 'data-1');
+    const modify = h.ebs.modifyVolume.bind(h.ebs);
+    let failing = true;
+    h.ebs.modifyVolume = async (request) => {
+      await modify(request);
+      if (failing) h.ebs.failModification(request.ebsVolumeId, 'The volume could not be modified.');
+    };
+    await growTo(h, 'data-1', 20);
+    for (let i = 0; i < 60 && ((await volumeOf(h, 'data-1')).failedModifications?.count ?? 0) < 3; i++) await run(h, 1);
+    // Grown to 20 GiB outside the system, and done before the system looks again: a look finds the spec held.
+    failing = false;
+    await modify({ ebsVolumeId: created.ebsVolumeId!, sizeGiB: 20 });
+    await h.clock.advance(3 * 3_600_000);
+    await h.executor.run(h.batchOf(h.op('check-volume', volumeKey('data-1'))));
+    const held = await volumeOf(h, 'data-1');
+    expect(held).toMatchObject({ observed: { sizeGiB: 20 }, status: { state: 'available' } });
+    expect(held.failedModifications).toBeUndefined();
   });
 
   it('an attach EC2 accepts but never makes counts each time it is not seen, and ends in error after the attempt budget', async () => {
