@@ -249,6 +249,16 @@ describe('tags after creation', () => {
     }
   });
 
+  it('reads the failed modifications counted toward a target, and refuses a count or target that is not one', () => {
+    const record = (failedModifications: unknown) => ({ ...newVolume('v1'), ebsVolumeId: 'vol-0123456789abcdef0', failedModifications });
+    const counted = { target: { sizeGiB: 20, volumeType: 'gp3', iops: 4000 }, count: 3 };
+    expect(parseRecord(record(counted))).toMatchObject({ ok: true, value: { failedModifications: counted } });
+    for (const bad of [{ ...counted, count: 0 }, { count: 1 }, { ...counted, target: { sizeGiB: 20 } }, { ...counted, target: { ...counted.target, volumeType: 'gp9' } }, { ...counted, extra: 1 }]) {
+      const parsed = parseRecord(record(bad));
+      expect(!parsed.ok && parsed.issues.some((issue) => issue.path.startsWith('failedModifications')), JSON.stringify(bad)).toBe(true);
+    }
+  });
+
   it('reads the generation a retry was made for, and refuses one past the record\'s generation', () => {
     expect(parseRecord({ ...newVolume('v'), generation: 3, retriedGeneration: 3 })).toMatchObject({ ok: true, value: { retriedGeneration: 3 } });
     const ahead = parseRecord({ ...newVolume('v'), generation: 2, retriedGeneration: 9 });
