@@ -106,7 +106,7 @@ export interface VolumeRecord {
    * Size/type/iops/throughput EC2 currently reports, once known, and the client's tags it holds
    * (ownership tags left out; absent on records written before tags were observed, until a check).
    */
-  observed?: Pick<VolumeSpec, 'sizeGiB' | 'volumeType' | 'iops' | 'throughput' | 'tags'>;
+  observed?: ModificationTarget & Pick<VolumeSpec, 'tags'>;
   /**
    * ISO-8601 time EC2 started the volume's latest modification, or a time it certainly started by,
    * as far as the system knows: its own ModifyVolume (answered then), one it found under way or

@@ -201,6 +201,14 @@ export function isPlaced(spec: Pick<VolumeSpec, 'availabilityZone' | 'placementI
   return spec.availabilityZone !== undefined || spec.placementInstanceId !== undefined;
 }
 
+/** A volume's size, type and performance as EBS holds them (or a ModifyVolume brings them to): `ModificationTarget`. */
+const modificationTargetShape = {
+  sizeGiB: z.number().int().positive(),
+  volumeType: z.enum(VOLUME_TYPES),
+  iops: z.number().int().positive().optional(),
+  throughput: z.number().int().positive().optional(),
+};
+
 const volumeRecordShape = z.strictObject({
   kind: z.literal('volume'),
   volumeId: volumeRecordIdSchema,
@@ -223,10 +231,7 @@ const volumeRecordShape = z.strictObject({
   retriedGeneration: z.number().int().positive().optional(),
   observed: z
     .strictObject({
-      sizeGiB: z.number().int().positive(),
-      volumeType: z.enum(VOLUME_TYPES),
-      iops: z.number().int().positive().optional(),
-      throughput: z.number().int().positive().optional(),
+      ...modificationTargetShape,
       // The client's tags EC2 holds (ownership tags left out); absent until a check has seen them. Within EC2's tag limits.
       tags: z
         .record(atMostCharacters(TAG_KEY_MAX_CHARS), atMostCharacters(TAG_VALUE_MAX_CHARS))
@@ -238,17 +243,7 @@ const volumeRecordShape = z.strictObject({
   // The starts EC2 still counts before the latest: 3 at most.
   earlierModificationStarts: z.array(z.iso.datetime()).max(MODIFICATIONS_PER_WINDOW - 1).optional(),
   modificationSentAt: z.iso.datetime().optional(),
-  failedModifications: z
-    .strictObject({
-      target: z.strictObject({
-        sizeGiB: z.number().int().positive(),
-        volumeType: z.enum(VOLUME_TYPES),
-        iops: z.number().int().positive().optional(),
-        throughput: z.number().int().positive().optional(),
-      }),
-      count: z.number().int().positive(),
-    })
-    .optional(),
+  failedModifications: z.strictObject({ target: z.strictObject(modificationTargetShape), count: z.number().int().positive() }).optional(),
   // EC2 tag keys: 1–128 characters. Those of one CreateTags (a volume carries at most 50 tags) and
   // those of earlier unrecorded ones that EC2 holds (at most 50 again).
   tagKeysSet: z.array(atMostCharacters(TAG_KEY_MAX_CHARS, 1)).max(100).optional(),
