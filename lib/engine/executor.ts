@@ -1934,11 +1934,12 @@ export class Executor {
       observed: seen.observed,
       ...zoneOf(current),
     };
+    const specHeld = !modificationNeeded(seen, issues);
     // Not while a ModifyVolume sent unanswered may still take EC2 elsewhere.
-    if (issues.length === 0 && !modificationNeeded(seen, issues) && !tagsNeeded(seen) && volume.modificationSentAt === undefined) changes.observedGeneration = volume.generation;
+    if (issues.length === 0 && specHeld && !tagsNeeded(seen) && volume.modificationSentAt === undefined) changes.observedGeneration = volume.generation;
     if (volume.tagKeysSet !== undefined) changes.tagKeysSet = null;
     // EC2 holds the spec's size, type and performance, however it got there: no failed modification counts any more.
-    if (volume.failedModifications !== undefined && !modificationNeeded(seen, issues)) changes.failedModifications = null;
+    if (volume.failedModifications !== undefined && specHeld) changes.failedModifications = null;
     // A wait for EC2's modification limit this write would drop from the status is written with it, not shown again by a second write.
     if (volume.life === 'alive') {
       const written = withChanges(volume, changes);
