@@ -1984,7 +1984,7 @@ export class Executor {
     this.deps.metrics.count(METRICS.failed);
     const status = failureStatus(volume.status, state, now, {
       code: 'InvalidVolume.NotFound',
-      message: `volume ${volume.ebsVolumeId} no longer exists in EC2; a retry creates a new, empty volume`,
+      message: event === 'failed' ? removedWhileCreatingMessage(volume) : `volume ${volume.ebsVolumeId} no longer exists in EC2; a retry creates a new, empty volume`,
       attempts: volume.status.attempts + 1,
     });
     return { outcome: 'failed', changes: { status, ...FORGET_VOLUME } };
@@ -2329,6 +2329,21 @@ export class Executor {
       for (const { item } of followUps) item.infraFailed = true;
     }
   }
+}
+
+/**
+ * Why a volume EC2 accepted and then removed before it was ever available is gone. EBS does that
+ * when it cannot use the volume's KMS key (disabled, pending deletion, or not allowed to the
+ * executor by IAM or the key policy), which CreateVolume's answer does not say: the message names
+ * the likely cause rather than only the missing id.
+ */
+function removedWhileCreatingMessage(volume: VolumeRecord): string {
+  const { kmsKeyId, encrypted } = volume.spec;
+  const key = kmsKeyId ? `its KMS key ${kmsKeyId}` : encrypted ? "its KMS key (the account's default for EBS, or the snapshot's)" : undefined;
+  const cause = key
+    ? `; EBS does this when it cannot use ${key}: disabled, pending deletion, or not allowed to this deployment (the stack's kmsKeyArn option, the key policy)`
+    : '; EBS does this when it cannot use the KMS key of a volume encrypted by default (the account\'s default key, or the snapshot\'s): disabled, pending deletion, or not allowed to this deployment';
+  return `EC2 removed volume ${volume.ebsVolumeId} while creating it${cause}; a retry creates a new volume`;
 }
 
 /**

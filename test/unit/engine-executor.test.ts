@@ -684,10 +684,17 @@ describe('executor: work EC2 accepts and then fails, every time', () => {
       h.ebs.deleteBehindBack(volume.ebsVolumeId);
       return volume;
     };
-    await h.store.create(newVolume('data-1'));
+    await h.store.create(newVolume('data-1', {}, { encrypted: true, kmsKeyId: 'alias/volumes' }));
+    await h.store.create(newVolume('data-2', {}, { encrypted: true }));
+    await h.store.create(newVolume('data-3'));
     await run(h, 3 * 60);
-    expect((await volumeOf(h, 'data-1')).status).toMatchObject({ state: 'error', attempts: 1 });
-    expect(h.ebs.calls.CreateVolume).toBe(1);
+    const ended = await Promise.all(['data-1', 'data-2', 'data-3'].map((id) => volumeOf(h, id)));
+    for (const volume of ended) expect(volume.status).toMatchObject({ state: 'error', attempts: 1, code: 'InvalidVolume.NotFound' });
+    expect(h.ebs.calls.CreateVolume).toBe(3);
+    // The message names the likely cause, the key, since CreateVolume's answer said nothing of it.
+    expect(ended[0].status.message).toMatch(/^EC2 removed volume vol-\w+ while creating it; EBS does this when it cannot use its KMS key alias\/volumes: .*kmsKeyArn.*; a retry creates a new volume$/);
+    expect(ended[1].status.message).toMatch(/cannot use its KMS key \(the account's default for EBS, or the snapshot's\)/);
+    expect(ended[2].status.message).toMatch(/cannot use the KMS key of a volume encrypted by default/);
   });
 });
 
