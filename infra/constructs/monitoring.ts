@@ -205,12 +205,14 @@ export class Monitoring extends Construct {
         right: Object.entries(props.functions).map(([name, fn]) => fn.metricThrottles({ label: `${name} throttles`, period: FIVE_MINUTES })),
       }),
       new cloudwatch.GraphWidget({
-        title: 'Failed operations, invalid records and leaked volumes',
+        title: 'Failed operations, invalid records, leaked and orphaned volumes',
         width: 12,
         left: [
           engineMetric(METRICS.failed).with({ label: 'failed operations' }),
           engineMetric(METRICS.invalidRecords).with({ label: 'invalid records' }),
           engineMetric(METRICS.leaked).with({ label: 'leaked volumes', statistic: cloudwatch.Stats.MAXIMUM }),
+          // Volumes of records removed from the table, detached by their attachments: no alarm (the detach is the repair), but a sign of direct deletes.
+          engineMetric(METRICS.orphanVolumesFound).with({ label: 'orphaned volumes detached' }),
         ],
       }),
     );

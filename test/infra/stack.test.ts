@@ -612,7 +612,15 @@ describe('alarms and dashboard', () => {
       [NAMESPACE, METRICS.failed],
       [NAMESPACE, METRICS.invalidRecords],
       [NAMESPACE, METRICS.leaked],
+      [NAMESPACE, METRICS.orphanVolumesFound],
     ]);
+    // Every metric the functions publish is read: by an alarm, or on the dashboard by name or by a search of its name.
+    const named = new Set([
+      ...alarms.map((resource) => resource.Properties.MetricName as string),
+      ...engineLines.map((line) => line[1]),
+      ...searches.map((search) => /MetricName="(\w+)"/.exec(search)?.[1]),
+    ]);
+    for (const [key, metric] of Object.entries(METRICS)) if (key !== 'namespacePrefix') expect(named.has(metric), metric).toBe(true);
     expect(Object.values(s.template.findOutputs('MetricsNamespace'))[0]!.Value).toBe(NAMESPACE);
   });
 
