@@ -1164,9 +1164,13 @@ export class Executor {
                 return;
               }
               const failed = this.volumeFailure(volume, now, outcome.error);
-              // Turned down: nothing exists under the token, and the next attempt places and sends the spec
-              // as it is then (a zone EC2 does not have, put right, must not be taken from the refused request).
-              if (createRefused(outcome.error)) failed.changes = { ...(failed.changes as RecordChanges<VolumeRecord>), ...FORGET_CREATE_REQUEST };
+              // Turned down, or answered with a definite no (a permission, a KMS key) the first time it was
+              // sent: nothing exists under the token, and the next attempt places and sends the spec as it
+              // is then (a zone EC2 does not have, or a key, put right, must not be taken from the refused
+              // request; a dying record has nothing to learn and goes). A repeat keeps it, unless refused: an
+              // earlier send may have made a volume.
+              const refusedFirstTime = !repeat && !outcome.error.uncertain && outcome.error.outcome !== 'throttled';
+              if (createRefused(outcome.error) || refusedFirstTime) failed.changes = { ...(failed.changes as RecordChanges<VolumeRecord>), ...FORGET_CREATE_REQUEST };
               item.result = { ...failed, latencyMs: outcome.latencyMs };
               return;
             }

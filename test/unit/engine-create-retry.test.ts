@@ -327,6 +327,55 @@ describe('a CreateVolume that EC2 turns down', () => {
   });
 });
 
+describe('a CreateVolume answered with a definite no the first time it is sent (a KMS key, a permission)', () => {
+  const BAD_KEY = 'arn:aws:kms:eu-west-1:111122223333:key/11111111-1111-1111-1111-111111111111';
+  const GOOD_KEY = 'arn:aws:kms:eu-west-1:111122223333:key/22222222-2222-2222-2222-222222222222';
+  const keyDisabled = () => new ProviderError('unauthorized', 'KMS.DisabledException', 'The KMS key is disabled');
+
+  it('is not repeated: the client points the spec at another key, and the retry sends that one', async () => {
+    const h = harness({ config: { maxAttempts: 2 } });
+    h.ebs.failNext('CreateVolume', keyDisabled(), 2);
+    await h.store.create(newVolume('data-1', {}, { encrypted: true, kmsKeyId: BAD_KEY }));
+    await run(h, 120);
+    const failed = await volumeOf(h);
+    expect(failed?.status).toMatchObject({ state: 'error', code: 'KMS.DisabledException' });
+    expect(failed?.createRequest).toBeUndefined();
+
+    await h.store.update<VolumeRecord>(volumeKey('data-1'), { spec: { ...failed!.spec, kmsKeyId: GOOD_KEY }, generation: 2 });
+    await run(h, 30);
+    expect((await volumeOf(h))?.status).toMatchObject({ state: 'available' });
+    expect(h.createRequests.map((request) => request.spec.kmsKeyId)).toEqual([BAD_KEY, BAD_KEY, GOOD_KEY]);
+    expect(h.ebs.volumes()).toHaveLength(1);
+  });
+
+  it('on a record made dying, leaves nothing to learn: the record goes without calling EC2 again', async () => {
+    const h = harness({ config: { maxAttempts: 2 } });
+    h.ebs.failNext('CreateVolume', keyDisabled(), 100);
+    await h.store.create(newVolume('data-1', {}, { encrypted: true, kmsKeyId: BAD_KEY }));
+    await run(h, 120);
+    expect((await volumeOf(h))?.status).toMatchObject({ state: 'error', code: 'KMS.DisabledException' });
+    await h.store.update<VolumeRecord>(volumeKey('data-1'), { life: 'dying' });
+    await run(h, 6 * 3600);
+    expect(await volumeOf(h)).toBeUndefined();
+    expect(h.ebs.calls.CreateVolume).toBe(2);
+    expect(h.ebs.volumes()).toEqual([]);
+  });
+
+  it('after an unanswered send, is repeated as it was: that send may have made a volume', async () => {
+    const h = harness({ config: { maxAttempts: 3 } });
+    h.loseCreateAnswers(1);
+    await h.store.create(newVolume('data-1', {}, { encrypted: true, kmsKeyId: BAD_KEY }));
+    await h.watch();
+    await h.drain();
+    h.ebs.failNext('CreateVolume', keyDisabled(), 1);
+    await run(h, 120);
+    // The repeat refused, the third send learns the volume the first one made.
+    expect((await volumeOf(h))?.status).toMatchObject({ state: 'available' });
+    expect(h.createRequests.map((request) => request.clientToken)).toEqual(Array(3).fill(h.createRequests[0]!.clientToken));
+    expect(h.ebs.volumes()).toHaveLength(1);
+  });
+});
+
 describe('a volume gone from EC2', () => {
   /** An available volume deleted behind the system's back, then found gone by a check. */
   async function vanished(h: Harness) {

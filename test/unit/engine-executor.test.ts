@@ -692,9 +692,9 @@ describe('executor: work EC2 accepts and then fails, every time', () => {
     for (const volume of ended) expect(volume.status).toMatchObject({ state: 'error', attempts: 1, code: 'InvalidVolume.NotFound' });
     expect(h.ebs.calls.CreateVolume).toBe(3);
     // The message names the likely cause, the key, since CreateVolume's answer said nothing of it.
-    expect(ended[0].status.message).toMatch(/^EC2 removed volume vol-\w+ while creating it; EBS does this when it cannot use its KMS key alias\/volumes: .*kmsKeyArn.*; a retry creates a new volume$/);
-    expect(ended[1].status.message).toMatch(/cannot use its KMS key \(the account's default for EBS, or the snapshot's\)/);
-    expect(ended[2].status.message).toMatch(/cannot use the KMS key of a volume encrypted by default/);
+    expect(ended[0]!.status.message).toMatch(/^EC2 removed volume vol-\w+ while creating it; EBS does this when it cannot use its KMS key alias\/volumes: .*kmsKeyArn.*; a retry creates a new volume$/);
+    expect(ended[1]!.status.message).toMatch(/cannot use its KMS key \(the account's default for EBS, or the snapshot's\)/);
+    expect(ended[2]!.status.message).toMatch(/cannot use the KMS key of a volume encrypted by default/);
   });
 });
 
