@@ -1847,8 +1847,9 @@ export class Executor {
       if (link?.state === 'attaching') return this.stillInProgress(attachment, now, `attaching as ${link.device}`);
       const elsewhere = current?.attachments.filter((a) => a.instanceId !== attachment.instanceId).map((a) => a.instanceId) ?? [];
       // A describe may lag the AttachVolume EC2 accepted (its `operationStartedAt`): within the grace, look again.
+      // Attached elsewhere, a single-attach volume cannot be attached here too; a Multi-Attach one can.
       const acceptedAt = operationStartMs(attachment.status) ?? now;
-      if (current && !link && elsewhere.length === 0 && now - acceptedAt < this.config.describeGraceMs)
+      if (current && !link && (elsewhere.length === 0 || current.multiAttach) && now - acceptedAt < this.config.describeGraceMs)
         return this.stillInProgress(attachment, now, `attaching as ${attachment.device ?? 'its device'}; EC2 does not list the attachment yet`);
       return this.attachmentFailure(attachment, now, 'AttachVolume', {
         outcome: 'retry',

@@ -11,7 +11,7 @@ import { ProviderError, type ProviderVolume, type VolumeProvider } from '../../l
 import { Reconciler } from '../../lib/engine/reconciler.js';
 import type { RecordChange } from '../../lib/engine/watcher.js';
 import { silentLog } from '../../lib/memory/log.js';
-import { INSTANCE, attachmentKey, availableVolume, harness, newAttachment, newVolume, providerOver, volumeKey, volumeOf } from './engine-fixtures.js';
+import { INSTANCE, OTHER_INSTANCE, attachmentKey, availableVolume, harness, newAttachment, newVolume, providerOver, volumeKey, volumeOf } from './engine-fixtures.js';
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
@@ -379,6 +379,49 @@ describe('attachment transitions through the engine', () => {
     expect(await attachmentOf(h)).toBeUndefined();
     expect(h.ebs.volume(ebsVolumeId)?.attachments).toEqual([]);
     expect(checked).toMatchObject({ device: '/dev/sdf', status: { state: 'attaching' } });
+  });
+
+  it('attaching: a Multi-Attach volume attached to another instance gets the same describe grace; deleted then, the new attachment is detached', async () => {
+    const h = harness();
+    await h.store.create(newVolume('data-1', {}, { volumeType: 'io2', iops: 1000, multiAttach: true }));
+    await h.store.create(newAttachment('data-1'));
+    await run(h, 30_000);
+    expect((await attachmentOf(h))?.status.state).toBe('attached');
+    const ebsVolumeId = (await volumeOf(h)).ebsVolumeId!;
+    const SECOND = attachmentKey('data-1', OTHER_INSTANCE);
+    const LAG_MS = 10_000;
+    let attachedAt = Number.POSITIVE_INFINITY;
+    // EC2's DescribeVolumes lists the second instance's attachment only LAG_MS after its AttachVolume.
+    const lagging = executorOver(h, {
+      attachVolume: async (request) => {
+        await h.ebs.attachVolume(request);
+        if (request.instanceId === OTHER_INSTANCE) attachedAt = h.clock.now();
+      },
+      describeVolumes: async (ids) =>
+        (await h.ebs.describeVolumes(ids)).map((volume): ProviderVolume => ({
+          ...volume,
+          attachments: volume.attachments.filter((a) => a.instanceId !== OTHER_INSTANCE || h.clock.now() - attachedAt >= LAG_MS),
+        })),
+    });
+    await h.store.create(newAttachment('data-1', { instanceId: OTHER_INSTANCE }));
+    await h.watch();
+    await drainWith(h, lagging);
+    await h.clock.advance(3000);
+    await drainWith(h, lagging);
+    const checked = await h.store.get(SECOND);
+    expect(checked).toMatchObject({ device: '/dev/sdf', status: { state: 'attaching' } });
+    expect(checked?.status.code).toBeUndefined();
+
+    await h.store.update<AttachmentRecord>(SECOND, { life: 'dying' });
+    for (let second = 0; second < 60; second++) {
+      await h.watch();
+      await drainWith(h, lagging);
+      await h.clock.advance(1000);
+    }
+    await h.watch();
+    await drainWith(h, lagging);
+    expect(await h.store.get(SECOND)).toBeUndefined();
+    expect(h.ebs.volume(ebsVolumeId)?.attachments.map((a) => a.instanceId)).toEqual([INSTANCE]);
   });
 
   it('attached --failed--> error: a dying attachment whose DetachVolume EC2 keeps refusing ends in error after the attempt budget, keeps its device, and detaches after the longest backoff', async () => {
