@@ -71,6 +71,7 @@ import {
   type SharedRateBudget,
   type TokensTaken,
   type VolumeProvider,
+  unchangedSince,
 } from './ports.js';
 import { TokenBucket } from './rate-limiter.js';
 import { alignedCheckAtMs, backoffDelaySeconds, budgetSpent, checkQueueDelay, progressDelaySeconds, queueDelay, throttleDelaySeconds } from './schedule.js';
@@ -846,7 +847,7 @@ export class Executor {
       if (decision.type === 'cascade-dying') await markAttachmentsDying(this.deps.store, decision.attachments);
       const changes = changesWithoutCall(record, decision, now);
       if (changes) {
-        const written = await this.deps.store.update(item.key, changes, { version: record.version });
+        const written = await this.deps.store.update(item.key, changes, unchangedSince(record));
         if (decision.type === 'wait' && written.kind === 'attachment') await this.lookAgainAfterWait(item, written, now, followUps);
         if (decision.type === 'volume-record-removed') this.deps.log.warn(VOLUME_RECORD_REMOVED_LOG, { key: item.id, reason: decision.reason });
         if ('lastModificationStartedAt' in changes) {
@@ -1671,7 +1672,7 @@ export class Executor {
   private async preWrite<R extends ProvisionerRecord>(item: Item, owner: string, now: number, changes: RecordChanges<R>): Promise<R | undefined> {
     const claiming = item.claimOnWrite === true && !item.claimed;
     const write = claiming ? { ...changes, claim: { owner, expiresAt: now + this.config.claimLeaseMs } } : changes;
-    const condition = claiming ? { version: item.record!.version } : { claimOwner: owner, now: this.deps.clock.now() };
+    const condition = claiming ? unchangedSince(item.record!) : { claimOwner: owner, now: this.deps.clock.now() };
     try {
       const written = await this.deps.store.update<R>(item.key, write as RecordChanges<R>, condition);
       if (claiming) item.claimed = true;
@@ -2147,7 +2148,7 @@ export class Executor {
     const unclaimed = !item.claimed && item.claimOnWrite === true && result.changes !== undefined;
     if (!item.claimed && !unclaimed) return;
     // The claim must still be ours now, not just when the batch started.
-    const condition = unclaimed ? { version: item.record!.version } : { claimOwner: owner, now: this.deps.clock.now() };
+    const condition = unclaimed ? unchangedSince(item.record!) : { claimOwner: owner, now: this.deps.clock.now() };
     try {
       if (result.remove) {
         await this.deps.store.remove(item.key, condition);
@@ -2182,7 +2183,7 @@ export class Executor {
   private async writeObservation(item: Item, result: Result, now: number, followUps: { item: Item; operation: QueuedOperation }[]) {
     const record = item.record!;
     const op = item.decision?.type === 'operation' ? item.decision.op : item.hint;
-    const condition = { version: record.version };
+    const condition = unchangedSince(record);
     try {
       // The volume first: when the attachment's removal replans a dying volume, it is already available.
       const volumeSynced = result.volumeSeen !== undefined && (await this.syncVolume(item, result.volumeSeen, now, followUps));
@@ -2231,7 +2232,7 @@ export class Executor {
     if (!changesSomething(volume, changes)) return true;
     const key: RecordKey = { kind: 'volume', volumeId: volume.volumeId };
     try {
-      item.volume = await this.deps.store.update<VolumeRecord>(key, changes, { version: volume.version });
+      item.volume = await this.deps.store.update<VolumeRecord>(key, changes, unchangedSince(volume));
       const next = this.afterVolumeSync(volume, item.volume, now);
       if (next) followUps.push({ item, operation: next });
       return true;

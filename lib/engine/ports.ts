@@ -43,6 +43,15 @@ export interface WriteCondition {
   createdAt?: string;
 }
 
+/**
+ * The condition that `record` is still as it was read: the same version of the same copy. A record
+ * removed and written again under its key starts its version again, so the version alone could
+ * match a copy the reader never saw; its creation time tells them apart (when it has one).
+ */
+export function unchangedSince(record: { version: number; createdAt?: string }): WriteCondition {
+  return record.createdAt ? { version: record.version, createdAt: record.createdAt } : { version: record.version };
+}
+
 type Fields<R> = Omit<R, 'kind' | 'volumeId' | 'instanceId' | 'version'>;
 /** Attribute changes: a value sets the field, `null` removes it. `version` is bumped by the store. */
 export type RecordChanges<R extends ProvisionerRecord = ProvisionerRecord> = {

@@ -32,6 +32,7 @@ import {
   type QueuedOperation,
   type RecordChanges,
   type RecordStore,
+  unchangedSince,
 } from './ports.js';
 
 /** One change of one record, as the table's stream reports it (images are untrusted). */
@@ -259,7 +260,9 @@ export class Watcher {
     // Written without a version it reads as 0; one that is no number, or a number too large to be
     // read exactly (a condition on it cannot even be sent), cannot be matched: rejected whatever it holds.
     const version = field(current, 'version');
-    const judged = version === undefined ? { version: 0 } : Number.isSafeInteger(version) ? { version: version as number } : undefined;
+    const createdAt = field(current, 'createdAt');
+    const judged =
+      version === undefined ? { version: 0 } : Number.isSafeInteger(version) ? unchangedSince({ version: version as number, ...(typeof createdAt === 'string' ? { createdAt } : {}) }) : undefined;
     try {
       await this.deps.store.update(key, { status } as RecordChanges, judged);
     } catch (error) {
@@ -272,7 +275,7 @@ export class Watcher {
   /** Writes `changes` unless the record changed meanwhile (its own change is then handled). */
   private async write(record: ProvisionerRecord, changes: RecordChanges): Promise<ProvisionerRecord | undefined> {
     try {
-      return await this.deps.store.update(keyOf(record), changes, { version: record.version });
+      return await this.deps.store.update(keyOf(record), changes, unchangedSince(record));
     } catch (error) {
       if (error instanceof ConditionFailedError) return undefined;
       throw error;
@@ -310,7 +313,7 @@ export class Watcher {
       case 'remove':
         // Nothing exists in EC2: remove without any call, unless the record moved on meanwhile.
         try {
-          await this.deps.store.remove(key, { version: record.version });
+          await this.deps.store.remove(key, unchangedSince(record));
           this.deps.log.info('record removed without an EC2 call', { key: keyString(key), reason: decision.reason });
           if (record.kind === 'attachment') await this.replanVolume(record.volumeId, operations);
         } catch (error) {

@@ -709,6 +709,36 @@ describe('executor: deleted while in flight', () => {
     expect(await h.store.get(volumeKey('data-1'))).toBeUndefined();
   });
 
+  it('a record removed and written again under its key after the read (its version starts again) is not taken for the one read: nothing is created from the old spec', async () => {
+    const h = harness();
+    let swapped = false;
+    const store: RecordStore = Object.create(h.store);
+    store.update = async (key, changes, condition) => {
+      if (!swapped && key.kind === 'volume' && (changes as Partial<VolumeRecord>).createRequest) {
+        swapped = true;
+        // Just before the claiming write: the client removes the record and writes it again, asking for an encrypted 50 GiB volume.
+        await h.store.remove(key);
+        await h.store.create(newVolume('data-1', { createdAt: new Date(START + 5).toISOString() }, { sizeGiB: 50, encrypted: true }));
+      }
+      return h.store.update(key, changes, condition);
+    };
+    const executor = new Executor({ store, queue: h.queue, provider: h.ebs, clock: h.clock, metrics: h.metrics, log: silentLog, random: () => 0.5, config: { rateWaitMaxMs: 0, concurrentEnvironments: 1 } });
+    await h.store.create(newVolume('data-1'));
+    await h.watch();
+    for (let second = 0; second < 20; second++) {
+      await h.watch();
+      const received = h.queue.receive(100);
+      const { failedMessageIds } = await executor.run(received.map((r) => ({ messageId: r.messageId, message: r.message })));
+      for (const r of received) if (!failedMessageIds.includes(r.messageId)) h.queue.delete(r.receiptHandle);
+      await h.clock.advance(1000);
+    }
+    expect(swapped).toBe(true);
+    const volume = await volumeOf(h, 'data-1');
+    expect(volume.status.state).toBe('available');
+    expect(volume.createRequest?.spec).toMatchObject({ sizeGiB: 50, encrypted: true });
+    expect(h.ebs.volumes().map((v) => ({ sizeGiB: v.sizeGiB, encrypted: v.encrypted }))).toEqual([{ sizeGiB: 50, encrypted: true }]);
+  });
+
   it('a status write never recreates a record deleted during the EC2 call', async () => {
     const h = harness();
     await h.store.create(newVolume('data-1'));
