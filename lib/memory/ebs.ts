@@ -363,11 +363,9 @@ export class MemoryEbs implements VolumeProvider {
     const volume = this.mustExist(request.ebsVolumeId);
     const attachment = volume.attachments.find((a) => a.instanceId === request.instanceId);
     if (!attachment || (request.device !== undefined && attachment.device !== request.device)) {
-      throw new ProviderError(
-        'not-attached',
-        'IncorrectState',
-        `Volume '${volume.ebsVolumeId}' is in the '${volume.attachments.length > 0 ? 'in-use' : volume.state}' state.`,
-      );
+      // As EC2 answers: a volume attached nowhere is in the wrong state; one attached elsewhere has no such attachment.
+      if (volume.attachments.length === 0) throw new ProviderError('not-attached', 'IncorrectState', `Volume '${volume.ebsVolumeId}' is in the '${volume.state}' state.`);
+      throw new ProviderError('not-attached', 'InvalidAttachment.NotFound', `Volume '${volume.ebsVolumeId}' is not attached to instance '${request.instanceId}'${request.device !== undefined ? ` as ${request.device}` : ''}.`);
     }
     if (attachment.state === 'detaching') return;
     attachment.state = 'detaching';

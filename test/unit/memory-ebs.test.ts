@@ -3,6 +3,8 @@ import { ProviderError, type CreateVolumeRequest } from '../../lib/engine/ports.
 import { FakeClock } from '../../lib/memory/clock.js';
 import { MemoryEbs } from '../../lib/memory/ebs.js';
 import { OWNERSHIP_TAGS } from '../../lib/settings.js';
+import { toProviderError } from '../../lib/aws/ec2-errors.js';
+import { realEc2Error } from '../support/ec2-errors.js';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -82,6 +84,28 @@ describe('MemoryEbs', () => {
     await clock.advance(1_000);
     expect(await ebs.describeVolumes([created.ebsVolumeId])).toEqual([]);
     expect(ebs.calls).toMatchObject({ CreateVolume: 1, AttachVolume: 1, DetachVolume: 1, DeleteVolume: 1, DescribeVolumes: 1 });
+  });
+
+  it('refuses a detach from an instance the volume is not attached to as EC2 does, with an error the EC2 adapter classifies the same way', async () => {
+    const { clock, ebs } = setup();
+    const id = await availableVolume(clock, ebs, 't-detach');
+    const refusals: ProviderError[] = [];
+    const refused = async (detach: Promise<void>) => {
+      const error = await detach.then(() => undefined, (e: unknown) => e);
+      expect(error).toBeInstanceOf(ProviderError);
+      refusals.push(error as ProviderError);
+    };
+    // Attached nowhere: the volume is in the wrong state.
+    await refused(ebs.detachVolume({ ebsVolumeId: id, instanceId: I1 }));
+    // Attached to another instance (or under another device): no such attachment.
+    await ebs.attachVolume({ ebsVolumeId: id, instanceId: I1, device: '/dev/sdf' });
+    await refused(ebs.detachVolume({ ebsVolumeId: id, instanceId: I2 }));
+    await refused(ebs.detachVolume({ ebsVolumeId: id, instanceId: I1, device: '/dev/sdg' }));
+    expect(refusals.map((e) => e.code)).toEqual(['IncorrectState', 'InvalidAttachment.NotFound', 'InvalidAttachment.NotFound']);
+    for (const error of refusals) {
+      expect(error.kind).toBe('not-attached');
+      expect(toProviderError(await realEc2Error(error.code, error.message)).kind).toBe(error.kind);
+    }
   });
 
   it('returns the same volume for a repeated client token and rejects the token with other parameters', async () => {
