@@ -47,6 +47,25 @@ export interface DeploymentOptions {
    * one pass can scan (the reconciler's log says so).
    */
   reconcilerScanSegments?: number;
+  /**
+   * Owners of the snapshots the executor may restore volumes from (the `ec2:Owner` condition on
+   * the snapshot side of CreateVolume): 12-digit account ids, or `amazon`. Whoever may call the API
+   * may restore any snapshot of these owners that the account can use. `['*']` alone allows any
+   * snapshot the account can use (no condition). Default: the stack's own account only.
+   */
+  restorableSnapshotOwners?: string[];
+  /**
+   * `key=value`: volumes are attached to (and detached from) only instances carrying this tag (the
+   * `ec2:ResourceTag` condition on the instance side of AttachVolume and DetachVolume). Default:
+   * none; any instance in the stack's account and Region.
+   */
+  attachableInstanceTag?: string;
+}
+
+/** A tag an instance must carry for the executor to attach volumes to it. */
+export interface InstanceTag {
+  key: string;
+  value: string;
 }
 
 /** Options with defaults applied and values checked. */
@@ -64,6 +83,10 @@ export interface ResolvedOptions {
   kmsKeyArn?: string;
   /** Only when the deployer gives one. */
   reconcilerScanSegments?: number;
+  /** Only when the deployer gives them: the stack's own account otherwise (known only as a token at synthesis). `['*']`: any owner. */
+  restorableSnapshotOwners?: string[];
+  /** Only when the deployer gives one: any instance otherwise. */
+  attachableInstanceTag?: InstanceTag;
 }
 
 /** EC2's account-wide buckets for CreateVolume, DeleteVolume and mutating actions refill this many tokens per second by default. */
@@ -82,6 +105,8 @@ export const CONTEXT_KEYS = [
   'deletionProtection',
   'kmsKeyArn',
   'reconcilerScanSegments',
+  'restorableSnapshotOwners',
+  'attachableInstanceTag',
 ] as const satisfies readonly (keyof DeploymentOptions)[];
 
 /** CloudWatch Logs accepts only these retention periods. */
@@ -94,6 +119,13 @@ const MAX_CONCURRENCY_RANGE = { min: 2, max: 1000 } as const;
 const TAG_VALUE = /^[\p{L}\p{Z}\p{N}_.:/=+\-@]{1,256}$/u;
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 const KMS_KEY_ARN = /^arn:aws[a-z-]*:kms:(?<region>[a-z0-9-]+):\d{12}:key\/[A-Za-z0-9-]+$/;
+// Values of ec2:Owner for a snapshot: the owning account's id, or `amazon` for Amazon's own.
+const SNAPSHOT_OWNER = /^(\d{12}|amazon)$/;
+/** `restorableSnapshotOwners` allowing any snapshot the account can use. */
+export const ANY_SNAPSHOT_OWNER = '*';
+// EC2 tags: keys of 1 to 128 characters, not starting with the reserved aws: prefix; values of 0 to 256.
+const MAX_TAG_KEY_LENGTH = 128;
+const MAX_TAG_VALUE_LENGTH = 256;
 
 /** Reads the options from CDK context values (strings on the command line, any JSON type in cdk.json). */
 export function optionsFromContext(get: (key: string) => unknown): DeploymentOptions {
@@ -119,6 +151,14 @@ export function optionsFromContext(get: (key: string) => unknown): DeploymentOpt
     if (value === 'true' || value === 'false') return value === 'true';
     throw new Error(`${key} must be true or false, got ${JSON.stringify(value)}`);
   };
+  // A comma-separated list on the command line, a JSON array of strings in cdk.json.
+  const list = (key: keyof DeploymentOptions) => {
+    const value = options[key];
+    if (value === undefined) return value;
+    if (typeof value === 'string') return value.split(',').map((item) => item.trim());
+    if (Array.isArray(value) && value.every((item) => typeof item === 'string')) return value as string[];
+    throw new Error(`${key} must be a comma-separated string or an array of strings, got ${JSON.stringify(value)}`);
+  };
   return {
     ownerTagValue: text('ownerTagValue'),
     alarmEmail: text('alarmEmail'),
@@ -131,7 +171,33 @@ export function optionsFromContext(get: (key: string) => unknown): DeploymentOpt
     deletionProtection: boolean('deletionProtection'),
     kmsKeyArn: text('kmsKeyArn'),
     reconcilerScanSegments: number('reconcilerScanSegments'),
+    restorableSnapshotOwners: list('restorableSnapshotOwners'),
+    attachableInstanceTag: text('attachableInstanceTag'),
   };
+}
+
+function resolveSnapshotOwners(owners: string[] | undefined): string[] | undefined {
+  if (owners === undefined) return undefined;
+  if (!Array.isArray(owners)) throw new Error(`restorableSnapshotOwners must be a list of owners, got ${JSON.stringify(owners)}`);
+  if (owners.length === 1 && owners[0] === ANY_SNAPSHOT_OWNER) return [ANY_SNAPSHOT_OWNER];
+  if (owners.length === 0 || owners.some((owner) => typeof owner !== 'string' || !SNAPSHOT_OWNER.test(owner))) {
+    throw new Error(`restorableSnapshotOwners must be 12-digit account ids or amazon, or '*' alone for any owner, got ${JSON.stringify(owners)}`);
+  }
+  return [...new Set(owners)];
+}
+
+function resolveInstanceTag(tag: string | undefined): InstanceTag | undefined {
+  if (tag === undefined) return undefined;
+  // The key ends at the first `=`; the value may hold more of them.
+  const separator = typeof tag === 'string' ? tag.indexOf('=') : -1;
+  const key = separator < 0 ? '' : tag.slice(0, separator);
+  const value = separator < 0 ? '' : tag.slice(separator + 1);
+  if (key.length < 1 || key.length > MAX_TAG_KEY_LENGTH || value.length > MAX_TAG_VALUE_LENGTH || key.toLowerCase().startsWith('aws:')) {
+    throw new Error(
+      `attachableInstanceTag must be key=value, a tag key of 1-${MAX_TAG_KEY_LENGTH} characters not starting with aws: and a value of 0-${MAX_TAG_VALUE_LENGTH}, got ${JSON.stringify(tag)}`,
+    );
+  }
+  return { key, value };
 }
 
 /**
@@ -189,6 +255,8 @@ export function resolveOptions(options: DeploymentOptions, stackName: string, re
   if (reconcilerScanSegments !== undefined && (!Number.isInteger(reconcilerScanSegments) || reconcilerScanSegments < 1 || reconcilerScanSegments > MAX_SCAN_SEGMENTS)) {
     throw new Error(`reconcilerScanSegments must be an integer from 1 to ${MAX_SCAN_SEGMENTS}, got ${reconcilerScanSegments}`);
   }
+  const restorableSnapshotOwners = resolveSnapshotOwners(options.restorableSnapshotOwners);
+  const attachableInstanceTag = resolveInstanceTag(options.attachableInstanceTag);
   return {
     ownerTagValue,
     alarmEmail: options.alarmEmail,
@@ -201,5 +269,7 @@ export function resolveOptions(options: DeploymentOptions, stackName: string, re
     deletionProtection,
     kmsKeyArn: options.kmsKeyArn,
     reconcilerScanSegments,
+    restorableSnapshotOwners,
+    attachableInstanceTag,
   };
 }

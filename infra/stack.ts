@@ -13,7 +13,7 @@ import { EXECUTOR, RECONCILER, WATCHER, metricsNamespace } from '../lib/settings
 import { resolveOptions, type DeploymentOptions, type ResolvedOptions } from './config.js';
 import { Api } from './constructs/api.js';
 import { acknowledgeWildcardResource } from './constructs/acknowledge.js';
-import { EC2_DESCRIBE_ACTIONS, WILDCARD_REASONS, ec2DescribeStatements, ec2MutationStatements, kmsStatements } from './constructs/ec2-policy.js';
+import { EC2_DESCRIBE_ACTIONS, ec2DescribeStatements, ec2MutationStatements, kmsStatements, wildcardReasons } from './constructs/ec2-policy.js';
 import { Functions, type FunctionName } from './constructs/functions.js';
 import { Monitoring } from './constructs/monitoring.js';
 import { Storage } from './constructs/storage.js';
@@ -98,7 +98,7 @@ export class EbsProvisionerStack extends Stack {
     queue.grantSendMessages(reconciler);
     const executorStatements = [
       ...ec2DescribeStatements('executor'),
-      ...ec2MutationStatements(this, options.ownerTagValue),
+      ...ec2MutationStatements(this, options),
       ...(options.kmsKeyArn ? kmsStatements(this, options.kmsKeyArn) : []),
     ];
     for (const statement of executorStatements) executor.addToRolePolicy(statement);
@@ -106,9 +106,10 @@ export class EbsProvisionerStack extends Stack {
     for (const name of ['executor', 'reconciler'] as const) {
       acknowledgeWildcardResource(roleOf(functions[name]), '*', `Only ${EC2_DESCRIBE_ACTIONS[name].join(', ')}, which EC2 authorizes on * alone (no resource-level permissions).`);
     }
+    const reasons = wildcardReasons(options);
     for (const statement of executorStatements) {
       for (const resource of statement.resources.filter((r) => r.includes('*') && r !== '*')) {
-        const reason = statement.sid ? WILDCARD_REASONS[statement.sid] : undefined;
+        const reason = statement.sid ? reasons[statement.sid] : undefined;
         if (!reason) throw new Error(`EC2 statement ${statement.sid ?? '(no sid)'} has a wildcard resource but no recorded reason`);
         acknowledgeWildcardResource(roleOf(executor), resource, `${statement.sid}: ${reason}`);
       }

@@ -3,10 +3,17 @@
  * carries this deployment's ownership tag, and may attach, detach, modify, delete or retag only
  * volumes that carry the tag: other volumes in the account are out of reach. Tags it sets on an
  * existing volume never include the ownership keys, so it cannot change or remove ownership.
+ * API callers choose the snapshot and the instance, so those sides are limited by the deployment's
+ * options: snapshots of the restorable owners only (default: this account), and, when an
+ * attachable-instance tag is set, only instances carrying it.
  */
 import { Stack } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import { OWNERSHIP_TAGS } from '../../lib/settings.js';
+import { ANY_SNAPSHOT_OWNER, type ResolvedOptions } from '../config.js';
+
+/** The options the EC2 statements depend on. */
+export type Ec2PolicyOptions = Pick<ResolvedOptions, 'ownerTagValue' | 'restorableSnapshotOwners' | 'attachableInstanceTag'>;
 
 /**
  * The Describe calls each function makes: the executor checks volumes, modifications and
@@ -25,12 +32,23 @@ export function ec2DescribeStatements(fn: keyof typeof EC2_DESCRIBE_ACTIONS): ia
   return [new iam.PolicyStatement({ sid: fn === 'executor' ? 'DescribeVolumesAndInstances' : 'DescribeVolumes', actions: [...EC2_DESCRIBE_ACTIONS[fn]], resources: ['*'] })];
 }
 
+/**
+ * The `ec2:Owner` values of the snapshots volumes may be restored from: the deployer's, or this
+ * stack's account (a token until deployment); undefined for any owner.
+ */
+function snapshotOwners(stack: Stack, options: Ec2PolicyOptions): string[] | undefined {
+  const owners = options.restorableSnapshotOwners ?? [stack.account];
+  return owners.includes(ANY_SNAPSHOT_OWNER) ? undefined : owners;
+}
+
 /** Statements for creating and changing volumes owned by `ownerTagValue` (the executor). */
-export function ec2MutationStatements(stack: Stack, ownerTagValue: string): iam.PolicyStatement[] {
+export function ec2MutationStatements(stack: Stack, options: Ec2PolicyOptions): iam.PolicyStatement[] {
+  const { ownerTagValue, attachableInstanceTag } = options;
   const arn = (resource: string, account = stack.account) =>
     `arn:${stack.partition}:ec2:${stack.region}:${account}:${resource}`;
   const volumes = arn('volume/*');
   const owned = { StringEquals: { [`ec2:ResourceTag/${OWNERSHIP_TAGS.owner}`]: ownerTagValue } };
+  const owners = snapshotOwners(stack, options);
   return [
     new iam.PolicyStatement({
       sid: 'CreateOwnedVolumes',
@@ -39,11 +57,13 @@ export function ec2MutationStatements(stack: Stack, ownerTagValue: string): iam.
       conditions: { StringEquals: { [`aws:RequestTag/${OWNERSHIP_TAGS.owner}`]: ownerTagValue } },
     }),
     // Restoring from a snapshot authorizes the snapshot too; snapshots are only read, and the
-    // volume statement above still requires the ownership tag. Snapshot ARNs have no account.
+    // volume statement above still requires the ownership tag. Snapshot ARNs have no account, so
+    // which snapshots (the API caller names any) is limited by their owner, ec2:Owner.
     new iam.PolicyStatement({
       sid: 'CreateVolumesFromSnapshots',
       actions: ['ec2:CreateVolume'],
       resources: [arn('snapshot/*', '')],
+      ...(owners ? { conditions: { StringEquals: { 'ec2:Owner': owners } } } : {}),
     }),
     new iam.PolicyStatement({
       sid: 'TagOnlyWhileCreatingVolumes',
@@ -69,12 +89,16 @@ export function ec2MutationStatements(stack: Stack, ownerTagValue: string): iam.
       resources: [volumes],
       conditions: owned,
     }),
-    // Attach and Detach also authorize the instance; which instances get volumes is the
-    // API caller's choice, so any instance in this account and region.
+    // Attach and Detach also authorize the instance; which instances get volumes is the API
+    // caller's choice: those carrying the attachable-instance tag when one is set, otherwise any
+    // instance in this account and region.
     new iam.PolicyStatement({
       sid: 'AttachToInstances',
       actions: ['ec2:AttachVolume', 'ec2:DetachVolume'],
       resources: [arn('instance/*')],
+      ...(attachableInstanceTag
+        ? { conditions: { StringEquals: { [`ec2:ResourceTag/${attachableInstanceTag.key}`]: attachableInstanceTag.value } } }
+        : {}),
     }),
   ];
 }
@@ -104,12 +128,23 @@ export function kmsStatements(stack: Stack, kmsKeyArn: string): iam.PolicyStatem
   ];
 }
 
-/** Why each EC2 statement with a wildcard resource is still least privilege, by statement id. */
-export const WILDCARD_REASONS: Record<string, string> = {
-  CreateOwnedVolumes: 'new volumes have no id yet; the request must carry this deployment\'s ownership tag (aws:RequestTag).',
-  CreateVolumesFromSnapshots: 'snapshots are only read as a source; the created volume still needs the ownership tag.',
-  TagOnlyWhileCreatingVolumes: 'any tags, ownership included, only as part of CreateVolume (ec2:CreateAction).',
-  RetagOwnedVolumes: 'only volumes carrying this deployment\'s ownership tag (ec2:ResourceTag), never with an ownership tag key (aws:TagKeys).',
-  ChangeOwnedVolumes: 'only volumes carrying this deployment\'s ownership tag (ec2:ResourceTag).',
-  AttachToInstances: 'the instance side of AttachVolume/DetachVolume; the volume side requires the ownership tag.',
-};
+/**
+ * Why each EC2 statement with a wildcard resource is still least privilege, by statement id: the
+ * conditions `ec2MutationStatements` puts on it with these options.
+ */
+export function wildcardReasons(options: Ec2PolicyOptions): Record<string, string> {
+  const owners = options.restorableSnapshotOwners ?? ['this account'];
+  const tag = options.attachableInstanceTag;
+  return {
+    CreateOwnedVolumes: 'new volumes have no id yet; the request must carry this deployment\'s ownership tag (aws:RequestTag).',
+    CreateVolumesFromSnapshots: owners.includes(ANY_SNAPSHOT_OWNER)
+      ? 'snapshots are only read as a source, any the account can use (restorableSnapshotOwners=*); the created volume still needs the ownership tag.'
+      : `snapshots are only read as a source, only those owned by ${owners.join(', ')} (ec2:Owner); the created volume still needs the ownership tag.`,
+    TagOnlyWhileCreatingVolumes: 'any tags, ownership included, only as part of CreateVolume (ec2:CreateAction).',
+    RetagOwnedVolumes: 'only volumes carrying this deployment\'s ownership tag (ec2:ResourceTag), never with an ownership tag key (aws:TagKeys).',
+    ChangeOwnedVolumes: 'only volumes carrying this deployment\'s ownership tag (ec2:ResourceTag).',
+    AttachToInstances: tag
+      ? `the instance side of AttachVolume/DetachVolume, only instances tagged ${tag.key}=${tag.value} (ec2:ResourceTag); the volume side requires the ownership tag.`
+      : 'the instance side of AttachVolume/DetachVolume, any instance in this account and Region (no attachableInstanceTag); the volume side requires the ownership tag.',
+  };
+}
