@@ -28,7 +28,11 @@ describe('resolveOptions', () => {
       deletionProtection: true,
       kmsKeyArn: undefined,
       reconcilerScanSegments: undefined,
+      restorableSnapshotOwners: undefined,
+      attachableInstanceTag: undefined,
     });
+    // Not given: the policy then restores snapshots of the stack's own account only, and attaches to any instance.
+    expect(Object.keys(resolveOptions({}, 'Prod'))).toEqual(expect.arrayContaining(['restorableSnapshotOwners', 'attachableInstanceTag']));
   });
 
   it.each([
@@ -48,6 +52,19 @@ describe('resolveOptions', () => {
     [{ reconcilerScanSegments: 0 }, /reconcilerScanSegments/],
     [{ reconcilerScanSegments: 2.5 }, /reconcilerScanSegments/],
     [{ reconcilerScanSegments: 1_000_001 }, /reconcilerScanSegments/],
+    [{ restorableSnapshotOwners: [] }, /restorableSnapshotOwners/],
+    [{ restorableSnapshotOwners: ['12345'] }, /restorableSnapshotOwners/],
+    [{ restorableSnapshotOwners: ['self'] }, /restorableSnapshotOwners/],
+    [{ restorableSnapshotOwners: ['111122223333', ''] }, /restorableSnapshotOwners/],
+    // '*' means any owner, so only alone.
+    [{ restorableSnapshotOwners: ['*', 'amazon'] }, /restorableSnapshotOwners/],
+    [{ restorableSnapshotOwners: '111122223333' as never }, /restorableSnapshotOwners/],
+    [{ attachableInstanceTag: 'env' }, /attachableInstanceTag/],
+    [{ attachableInstanceTag: '=prod' }, /attachableInstanceTag/],
+    [{ attachableInstanceTag: 'aws:cloudformation:stack-name=x' }, /attachableInstanceTag/],
+    [{ attachableInstanceTag: 'AWS:reserved=x' }, /attachableInstanceTag/],
+    [{ attachableInstanceTag: `${'k'.repeat(129)}=v` }, /attachableInstanceTag/],
+    [{ attachableInstanceTag: `k=${'v'.repeat(257)}` }, /attachableInstanceTag/],
   ])('rejects %j naming the option', (options, field) => {
     expect(() => resolveOptions(options, 'Prod')).toThrow(field);
   });
@@ -60,6 +77,18 @@ describe('resolveOptions', () => {
     expect(resolveOptions({ kmsKeyArn: elsewhere }, 'Prod').kmsKeyArn).toBe(elsewhere);
     expect(() => synthesize({ kmsKeyArn: elsewhere }, { bundle: false })).toThrow(/kmsKeyArn must be a key in the stack's Region/);
     expect(() => synthesize({ kmsKeyArn: elsewhere, env: {} }, { bundle: false })).not.toThrow();
+  });
+
+  it('restorable snapshot owners: account ids and amazon (repeats dropped), or \'*\' alone for any', () => {
+    expect(resolveOptions({ restorableSnapshotOwners: ['111122223333', 'amazon', '111122223333'] }, 'Prod').restorableSnapshotOwners).toEqual(['111122223333', 'amazon']);
+    expect(resolveOptions({ restorableSnapshotOwners: ['*'] }, 'Prod').restorableSnapshotOwners).toEqual(['*']);
+  });
+
+  it('attachable instance tag: the key up to the first =, the value after it (may be empty, may hold =)', () => {
+    expect(resolveOptions({ attachableInstanceTag: 'ebs-provisioner:attach=yes' }, 'Prod').attachableInstanceTag).toEqual({ key: 'ebs-provisioner:attach', value: 'yes' });
+    expect(resolveOptions({ attachableInstanceTag: 'Role=' }, 'Prod').attachableInstanceTag).toEqual({ key: 'Role', value: '' });
+    expect(resolveOptions({ attachableInstanceTag: 'a=b=c' }, 'Prod').attachableInstanceTag).toEqual({ key: 'a', value: 'b=c' });
+    expect(resolveOptions({ attachableInstanceTag: `${'k'.repeat(128)}=${'v'.repeat(256)}` }, 'Prod').attachableInstanceTag).toEqual({ key: 'k'.repeat(128), value: 'v'.repeat(256) });
   });
 
   it('accepts destroy with deletion protection off, and retain either way', () => {
@@ -90,12 +119,31 @@ describe('optionsFromContext', () => {
       deletionProtection: false,
       kmsKeyArn: undefined,
       reconcilerScanSegments: 16,
+      restorableSnapshotOwners: undefined,
+      attachableInstanceTag: undefined,
     });
+  });
+
+  it('restorable snapshot owners: comma-separated on the command line, a JSON array in cdk.json; the instance tag as key=value', () => {
+    const fromCommandLine = new App({ context: { restorableSnapshotOwners: '111122223333, amazon', attachableInstanceTag: 'Team=storage' } });
+    expect(optionsFromContext((key) => fromCommandLine.node.tryGetContext(key))).toMatchObject({
+      restorableSnapshotOwners: ['111122223333', 'amazon'],
+      attachableInstanceTag: 'Team=storage',
+    });
+    const fromCdkJson = new App({ context: { restorableSnapshotOwners: ['111122223333', 'amazon'] } });
+    expect(optionsFromContext((key) => fromCdkJson.node.tryGetContext(key)).restorableSnapshotOwners).toEqual(['111122223333', 'amazon']);
+    expect(optionsFromContext((key) => (key === 'restorableSnapshotOwners' ? '*' : undefined)).restorableSnapshotOwners).toEqual(['*']);
+    // An empty entry (a stray comma) is refused when the options are resolved.
+    const stray = optionsFromContext((key) => (key === 'restorableSnapshotOwners' ? '111122223333,' : undefined));
+    expect(() => resolveOptions(stray, 'Prod')).toThrow(/restorableSnapshotOwners must be 12-digit account ids or amazon/);
   });
 
   it('names the option with a value of the wrong type', () => {
     expect(() => optionsFromContext((key) => (key === 'executorMaxConcurrency' ? 'many' : undefined))).toThrow(/executorMaxConcurrency must be a number/);
     expect(() => optionsFromContext((key) => (key === 'deletionProtection' ? 'yes' : undefined))).toThrow(/deletionProtection must be true or false/);
+    expect(() => optionsFromContext((key) => (key === 'restorableSnapshotOwners' ? [111122223333] : undefined))).toThrow(/restorableSnapshotOwners must be a comma-separated string or an array of strings/);
+    expect(() => optionsFromContext((key) => (key === 'restorableSnapshotOwners' ? { owner: 'amazon' } : undefined))).toThrow(/restorableSnapshotOwners/);
+    expect(() => optionsFromContext((key) => (key === 'attachableInstanceTag' ? { Team: 'storage' } : undefined))).toThrow(/attachableInstanceTag must be a string/);
   });
 });
 
@@ -114,6 +162,8 @@ describe('every option away from its default', () => {
         deletionProtection: false,
         kmsKeyArn: KEY,
         reconcilerScanSegments: 16,
+        restorableSnapshotOwners: ['111122223333', 'amazon'],
+        attachableInstanceTag: 'Team=storage',
       },
       { bundle: false },
     );
@@ -126,6 +176,12 @@ describe('every option away from its default', () => {
     expect(conditions).toContain(`"aws:RequestTag/${OWNERSHIP_TAGS.owner}":"team-a"`);
     expect(conditions).toContain(`"ec2:ResourceTag/${OWNERSHIP_TAGS.owner}":"team-a"`);
     expect(fn('Executor').Environment).toMatchObject({ Variables: { OWNER_TAG_VALUE: 'team-a' } });
+  });
+
+  it('snapshots of the listed owners only, instances with the tag only', () => {
+    const bySid = (sid: string) => executorStatements().find((statement) => statement.Sid === sid);
+    expect(bySid('CreateVolumesFromSnapshots')?.Condition).toEqual({ StringEquals: { 'ec2:Owner': ['111122223333', 'amazon'] } });
+    expect(bySid('AttachToInstances')?.Condition).toEqual({ StringEquals: { 'ec2:ResourceTag/Team': 'storage' } });
   });
 
   it('KMS permissions on the configured key only, what EBS needs, used and granted only through EC2 in this Region, grants only for AWS resources', () => {

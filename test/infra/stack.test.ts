@@ -269,13 +269,15 @@ describe('IAM', () => {
     return statements[0]!;
   };
 
-  it('CreateVolume only with the ownership tag in the request (and snapshots only as a source)', () => {
+  it('CreateVolume only with the ownership tag in the request (and snapshots only as a source, by default only this account\'s)', () => {
     const statements = allowing('executor', 'ec2:CreateVolume');
     const onVolumes = only(statements.filter((statement) => JSON.stringify(statement.Resource).includes('volume/*')));
     expect(onVolumes.Condition).toEqual({ StringEquals: { [`aws:RequestTag/${OWNERSHIP_TAGS.owner}`]: OWNER } });
     expect(resourcesOf(onVolumes)).toEqual([volumeArn]);
     const onSnapshots = only(statements.filter((statement) => statement !== onVolumes));
     expect(resourcesOf(onSnapshots)).toEqual([`arn:aws:ec2:${TEST_ENV.region}::snapshot/*`]);
+    // API callers name any snapshot: only those the stack's own account owns.
+    expect(onSnapshots.Condition).toEqual({ StringEquals: { 'ec2:Owner': [TEST_ENV.account] } });
   });
 
   it('CreateTags as part of CreateVolume, or on owned volumes without the ownership keys; DeleteTags only the latter', () => {
@@ -301,7 +303,10 @@ describe('IAM', () => {
     expect(onVolumes.Condition).toEqual({ StringEquals: { [`ec2:ResourceTag/${OWNERSHIP_TAGS.owner}`]: OWNER } });
     const others = statements.filter((statement) => statement !== onVolumes);
     if (action === 'ec2:AttachVolume' || action === 'ec2:DetachVolume') {
-      expect(resourcesOf(only(others))).toEqual([`arn:aws:ec2:${TEST_ENV.region}:${TEST_ENV.account}:instance/*`]);
+      const onInstances = only(others);
+      expect(resourcesOf(onInstances)).toEqual([`arn:aws:ec2:${TEST_ENV.region}:${TEST_ENV.account}:instance/*`]);
+      // Without attachableInstanceTag: any instance in the account and Region.
+      expect(onInstances.Condition).toBeUndefined();
     } else {
       expect(others).toEqual([]);
     }
@@ -369,6 +374,45 @@ describe('IAM', () => {
     // Nobody reads the dead-letter queue automatically: its messages wait for a person.
     const dlq = getAtt(queueId('DeadLetterQueue'));
     for (const name of FUNCTION_NAMES) expect(statementsOf(name).flatMap(resourcesOf)).not.toContainEqual(dlq);
+  });
+});
+
+describe('restorableSnapshotOwners and attachableInstanceTag', () => {
+  const executorStatement = (json: Synthesized['json'], sid: string) => {
+    const role = json.Resources[resourceId(json, 'AWS::Lambda::Function', 'FunctionsExecutor')]!.Properties!.Role as { 'Fn::GetAtt': [string, string] };
+    const statements = roleStatements(json, role['Fn::GetAtt'][0]).filter((statement) => statement.Sid === sid);
+    expect(statements).toHaveLength(1);
+    return statements[0]!;
+  };
+  const snapshotCondition = (json: Synthesized['json']) => executorStatement(json, 'CreateVolumesFromSnapshots').Condition;
+  const instanceCondition = (json: Synthesized['json']) => executorStatement(json, 'AttachToInstances').Condition;
+  const reason = (app: Synthesized['app'], sid: string) => acknowledgements(app).find(({ reason }) => reason.startsWith(`${sid}: `))?.reason;
+
+  it('by default only snapshots of the stack\'s own account, its id resolved at deployment when synthesis does not know it', () => {
+    const { json } = synthesize({ env: {} }, { bundle: false });
+    expect(snapshotCondition(json)).toEqual({ StringEquals: { 'ec2:Owner': [{ Ref: 'AWS::AccountId' }] } });
+  });
+
+  it('only snapshots of the owners given', () => {
+    const { app, json } = synthesize({ restorableSnapshotOwners: ['111122223333', 'amazon'] }, { bundle: false });
+    expect(snapshotCondition(json)).toEqual({ StringEquals: { 'ec2:Owner': ['111122223333', 'amazon'] } });
+    expect(reason(app, 'CreateVolumesFromSnapshots')).toMatch(/only those owned by 111122223333, amazon \(ec2:Owner\)/);
+  });
+
+  it('\'*\': any snapshot the account can use, no condition', () => {
+    const { app, json } = synthesize({ restorableSnapshotOwners: ['*'] }, { bundle: false });
+    expect(snapshotCondition(json)).toBeUndefined();
+    expect(reason(app, 'CreateVolumesFromSnapshots')).toMatch(/any the account can use \(restorableSnapshotOwners=\*\)/);
+  });
+
+  it('with a tag, volumes are attached to and detached from only instances carrying it; without, any instance', () => {
+    const tagged = synthesize({ attachableInstanceTag: 'ebs-provisioner:attachable=yes' }, { bundle: false });
+    expect(instanceCondition(tagged.json)).toEqual({ StringEquals: { 'ec2:ResourceTag/ebs-provisioner:attachable': 'yes' } });
+    expect(actionsOf(executorStatement(tagged.json, 'AttachToInstances'))).toEqual(['ec2:AttachVolume', 'ec2:DetachVolume']);
+    expect(reason(tagged.app, 'AttachToInstances')).toMatch(/only instances tagged ebs-provisioner:attachable=yes \(ec2:ResourceTag\)/);
+    expect(instanceCondition(s.json)).toBeUndefined();
+    expect(reason(s.app, 'AttachToInstances')).toMatch(/any instance in this account and Region/);
+    expect(reason(s.app, 'CreateVolumesFromSnapshots')).toMatch(/only those owned by this account \(ec2:Owner\)/);
   });
 });
 
