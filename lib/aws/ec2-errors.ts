@@ -45,6 +45,12 @@ export const EC2_ERROR_KINDS: Readonly<Record<string, Rule>> = {
   AccessDenied: 'unauthorized',
   AccessDeniedException: 'unauthorized',
   AuthFailure: 'unauthorized',
+  // Credentials that expired or a signature off by clock skew: refused before anything was done,
+  // and put right by the SDK's next credentials or clock correction, so retried, never terminal.
+  ExpiredToken: 'unauthorized',
+  ExpiredTokenException: 'unauthorized',
+  InvalidClientTokenId: 'unauthorized',
+  SignatureDoesNotMatch: 'unauthorized',
   'InvalidKMSKey.InvalidState': 'unauthorized',
   'KMS.DisabledException': 'unauthorized',
   'KMS.NotFoundException': 'unauthorized',
