@@ -1224,6 +1224,14 @@ export class Executor {
     if (volume.spec.placementInstanceId) {
       if (!(instances instanceof Map)) return this.volumeFailure(volume, now, instances);
       const instance = instances.get(volume.spec.placementInstanceId);
+      // Terminated (or on its way there, which never turns back): a volume in its zone would be for no one.
+      if (instance && (instance.state === 'terminated' || instance.state === 'shutting-down')) {
+        return this.volumeFailure(volume, now, {
+          outcome: 'terminal',
+          code: 'IncorrectInstanceState',
+          message: `placement instance ${instance.instanceId} is ${instance.state}; nothing was created: name another instance or an availabilityZone`,
+        });
+      }
       if (instance) return instance.availabilityZone;
       return this.volumeFailure(volume, now, {
         outcome: 'wait-for-prerequisite',

@@ -218,6 +218,19 @@ describe('executor: create', () => {
   });
 });
 
+describe('executor: placement by a terminated instance', () => {
+  it.each(['terminated', 'shutting-down'] as const)('an instance %s places nothing: the volume ends in error at once, having created nothing', async (state) => {
+    const h = harness();
+    h.ebs.addInstance({ instanceId: 'i-0000000000000dead', availabilityZone: 'eu-west-1b', state });
+    await h.store.create(newVolume('data-1', {}, { availabilityZone: undefined, placementInstanceId: 'i-0000000000000dead' }));
+    await h.executor.run(h.batchOf(h.op('create-volume', volumeKey('data-1'))));
+    const volume = await volumeOf(h, 'data-1');
+    expect(volume.status).toMatchObject({ state: 'error', code: 'IncorrectInstanceState', message: expect.stringMatching(new RegExp(`^placement instance i-0000000000000dead is ${state}; nothing was created`)) });
+    expect(volume.availabilityZone).toBeUndefined();
+    expect(h.ebs.calls.CreateVolume ?? 0).toBe(0);
+  });
+});
+
 describe('executor: duplicates, late and stale messages', () => {
   it('acts once for duplicate messages in one batch', async () => {
     const h = harness();
