@@ -179,6 +179,8 @@ export interface ClassifiedError {
    * would make unnecessary (an attach's device name, say).
    */
   uncertain?: true;
+  /** The call never went to EC2: the executor deferred it for want of a rate token. */
+  notSent?: true;
   /** The provider's kind of error; absent for anything else (an unclassified failure, the executor's own). */
   kind?: ProviderErrorKind;
 }

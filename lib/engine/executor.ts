@@ -1090,18 +1090,18 @@ export class Executor {
       if (bucket.throttleCount !== item.token.throttles) {
         // EC2 throttled since the reservation, whose time assumed a rate that was too high: back off instead.
         bucket.refund();
-        return { ok: false, latencyMs: 0, error: { outcome: 'throttled', code: 'RateBudgetExceeded', message: `deferred: EC2 throttled ${action} calls of this environment` } };
+        return { ok: false, latencyMs: 0, error: { outcome: 'throttled', code: 'RateBudgetExceeded', message: `deferred: EC2 throttled ${action} calls of this environment`, notSent: true } };
       }
     } else {
       // No token reserved in this bucket (a tag change's second call, or one a look at EC2 showed due): one from the shared budget, else from this environment's share.
       const shared = await this.sharedTokenNow(action);
       if (shared === 'none') {
-        return { ok: false, latencyMs: 0, error: { outcome: 'throttled', code: 'RateBudgetExceeded', message: `deferred: the shared ${action} rate budget has no token soon enough` } };
+        return { ok: false, latencyMs: 0, error: { outcome: 'throttled', code: 'RateBudgetExceeded', message: `deferred: the shared ${action} rate budget has no token soon enough`, notSent: true } };
       }
       if (shared === 'unavailable') {
         if (this.config.rateWaitMaxMs > 0 && bucket.msUntilToken() <= this.config.rateWaitMaxMs) await bucket.take();
         else if (!bucket.tryTake()) {
-          return { ok: false, latencyMs: 0, error: { outcome: 'throttled', code: 'RateBudgetExceeded', message: `deferred: this invocation's ${action} rate budget is spent` } };
+          return { ok: false, latencyMs: 0, error: { outcome: 'throttled', code: 'RateBudgetExceeded', message: `deferred: this invocation's ${action} rate budget is spent`, notSent: true } };
         }
       }
     }
@@ -1168,10 +1168,11 @@ export class Executor {
               // Turned down, or answered with a definite no (a permission, a KMS key) the first time it was
               // sent: nothing exists under the token, and the next attempt places and sends the spec as it
               // is then (a zone EC2 does not have, or a key, put right, must not be taken from the refused
-              // request; a dying record has nothing to learn and goes). A repeat keeps it, unless refused: an
+              // request; a dying record has nothing to learn and goes). Recorded now and deferred unsent, it
+              // goes too, so its first send is not taken for a repeat. A repeat keeps it, unless refused: an
               // earlier send may have made a volume.
-              const refusedFirstTime = !repeat && !outcome.error.uncertain && outcome.error.outcome !== 'throttled';
-              if (createRefused(outcome.error) || refusedFirstTime) failed.changes = { ...(failed.changes as RecordChanges<VolumeRecord>), ...FORGET_CREATE_REQUEST };
+              const first = !repeat && (outcome.error.notSent || (!outcome.error.uncertain && outcome.error.outcome !== 'throttled'));
+              if (createRefused(outcome.error) || first) failed.changes = { ...(failed.changes as RecordChanges<VolumeRecord>), ...FORGET_CREATE_REQUEST };
               item.result = { ...failed, latencyMs: outcome.latencyMs };
               return;
             }

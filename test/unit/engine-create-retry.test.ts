@@ -5,7 +5,9 @@ import { Reconciler } from '../../lib/engine/reconciler.js';
 import { ProviderError } from '../../lib/engine/ports.js';
 import { silentLog } from '../../lib/memory/log.js';
 import { OWNERSHIP_TAGS } from '../../lib/settings.js';
-import { AZ, harness, newVolume, volumeKey } from './engine-fixtures.js';
+import { AZ, harness, newVolume, providerOver, volumeKey } from './engine-fixtures.js';
+import { Executor } from '../../lib/engine/executor.js';
+import { DEFAULT_ENGINE_CONFIG } from '../../lib/engine/config.js';
 
 type Harness = ReturnType<typeof harness>;
 
@@ -359,6 +361,71 @@ describe('a CreateVolume answered with a definite no the first time it is sent (
     expect(await volumeOf(h)).toBeUndefined();
     expect(h.ebs.calls.CreateVolume).toBe(2);
     expect(h.ebs.volumes()).toEqual([]);
+  });
+
+  /**
+   * data-1's first send is throttled by EC2, which makes this environment defer data-2's call, its
+   * request already recorded: data-2's first real send comes on a later turn, and is refused.
+   */
+  function deferredFirstSend() {
+    const h = harness();
+    const sent: { record: string; kmsKeyId?: string }[] = [];
+    const provider = providerOver(h.ebs, {
+      createVolume: async (request) => {
+        const record = request.tags?.[OWNERSHIP_TAGS.record] ?? '?';
+        sent.push({ record, kmsKeyId: request.spec.kmsKeyId });
+        if (record === 'data-1' && sent.filter((s) => s.record === 'data-1').length === 1) throw new ProviderError('throttled', 'RequestLimitExceeded', 'Request limit exceeded.');
+        if (request.spec.kmsKeyId === BAD_KEY) throw keyDisabled();
+        return h.ebs.createVolume(request);
+      },
+    });
+    const rateBudgets = { ...DEFAULT_ENGINE_CONFIG.rateBudgets, CreateVolume: { burst: 1, ratePerSecond: 1 } };
+    const executor = new Executor({
+      store: h.store, queue: h.queue, provider, clock: h.clock, metrics: h.metrics, log: silentLog, random: () => 0.5,
+      config: { rateWaitMaxMs: 5000, concurrentEnvironments: 1, rateBudgets, maxAttempts: 2 },
+    });
+    /** Watcher and executor for `seconds`, the clock moving while an invocation waits for a token. */
+    async function runFor(seconds: number, step = 1) {
+      for (let elapsed = 0; elapsed < seconds; elapsed += step) {
+        await h.watch();
+        const received = h.queue.receive(100);
+        let done = false;
+        const invocation = executor.run(received.map((r) => ({ messageId: r.messageId, message: r.message }))).finally(() => (done = true));
+        await h.clock.advance(step * 1000);
+        while (!done) await h.clock.advance(1000);
+        const { failedMessageIds } = await invocation;
+        for (const r of received) if (!failedMessageIds.includes(r.messageId)) h.queue.delete(r.receiptHandle);
+      }
+      await h.watch();
+    }
+    const sendsOf = (record: string) => sent.filter((s) => s.record === record);
+    return { h, sendsOf, runFor };
+  }
+
+  it('deferred unsent after its request was recorded, is still a first send: a dying record goes once it is refused', async () => {
+    const { h, sendsOf, runFor } = deferredFirstSend();
+    await h.store.create(newVolume('data-1'));
+    await h.store.create(newVolume('data-2', {}, { encrypted: true, kmsKeyId: BAD_KEY }));
+    await runFor(120);
+    expect((await volumeOf(h, 'data-2'))?.status).toMatchObject({ state: 'error', code: 'KMS.DisabledException' });
+    await h.store.update<VolumeRecord>(volumeKey('data-2'), { life: 'dying' });
+    const before = sendsOf('data-2').length;
+    await runFor(3 * 3600, 20);
+    expect(await volumeOf(h, 'data-2')).toBeUndefined();
+    expect(sendsOf('data-2').length).toBe(before);
+  });
+
+  it('deferred unsent after its request was recorded, is still a first send: the retry sends the key the client fixed', async () => {
+    const { h, sendsOf, runFor } = deferredFirstSend();
+    await h.store.create(newVolume('data-1'));
+    await h.store.create(newVolume('data-2', {}, { encrypted: true, kmsKeyId: BAD_KEY }));
+    await runFor(120);
+    const failed = (await volumeOf(h, 'data-2'))!;
+    expect(failed.status.state).toBe('error');
+    await h.store.update<VolumeRecord>(volumeKey('data-2'), { spec: { ...failed.spec, kmsKeyId: GOOD_KEY }, generation: 2 });
+    await runFor(120);
+    expect((await volumeOf(h, 'data-2'))?.status.state).toBe('available');
+    expect(sendsOf('data-2').map((s) => s.kmsKeyId).at(-1)).toBe(GOOD_KEY);
   });
 
   it('after an unanswered send, is repeated as it was: that send may have made a volume', async () => {
