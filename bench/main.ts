@@ -104,7 +104,7 @@ async function main(): Promise<void> {
   const checks = checkTargets(all);
   if (checks.length > 0) {
     console.log('| target | measured | met |\n|---|---|---|');
-    for (const check of checks) console.log(`| ${check.target} | ${check.measured} | ${check.met ? 'yes' : '**no**'} |`);
+    for (const check of checks) console.log(`| ${check.target} | ${check.measured} | ${check.met === 'not comparable' ? 'not comparable' : check.met ? 'yes' : '**no**'} |`);
   }
   console.log(`\nJSON and SVG in ${options.out}/`);
 }

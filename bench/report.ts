@@ -31,7 +31,7 @@ export interface DesignResult {
   volumes: number;
   instances: number;
   seed: number;
-  /** Lifecycles that finished (volume detached, deleted, records removed); cost is per 1000 of these. */
+  /** Lifecycles that finished (volume detached, deleted, records removed). */
   converged: number;
   /** Lifecycles a design gave up on, with the first few reasons. */
   failed: number;
@@ -61,7 +61,10 @@ export interface DesignResult {
   dynamodbWriteUnits: number;
   dynamodbReadUnits: number;
   cost: CostBreakdown;
-  costPer1000Lifecycles: number;
+  /** The run's cost per 1000 lifecycles requested (N), converged or not: what the targets judge. */
+  costPer1000Requested: number;
+  /** The run's cost per 1000 lifecycles that converged (infinite when none did). */
+  costPer1000Converged: number;
   /** Operations the engine reported as failed by throttling (0 for the naive design: it has no such notion). */
   operationsFailedByThrottling: number;
   /** The reconciler's scheduled passes and the records they re-enqueued (absent for the naive design). */
@@ -112,7 +115,8 @@ export function formatTable(results: DesignResult[]): string {
     ['SQS requests', (r) => String(r.sqsRequests)],
     ['DynamoDB write units', (r) => String(r.dynamodbWriteUnits)],
     ['DynamoDB read units', (r) => String(r.dynamodbReadUnits)],
-    ['cost per 1000 converged lifecycles (us-east-1)', (r) => dollars(r.costPer1000Lifecycles)],
+    ['cost per 1000 requested lifecycles (us-east-1)', (r) => dollars(r.costPer1000Requested)],
+    ['cost per 1000 converged lifecycles', (r) => (Number.isFinite(r.costPer1000Converged) ? dollars(r.costPer1000Converged) : 'n/a (none converged)')],
     ['simulated events / wall time', (r) => `${r.virtualEvents} / ${(r.wallMs / 1000).toFixed(1)} s`],
   ];
   const header = `| ${first.workload} (N = ${first.volumes}, M = ${first.instances} instances) | ${results.map((r) => r.design).join(' | ')} |`;

@@ -181,8 +181,10 @@ export async function runDesign(options: RunOptions): Promise<DesignResult> {
     functions,
     ...usage,
     cost,
+    // Per lifecycle requested: what the run cost, whatever became of each lifecycle.
+    costPer1000Requested: (cost.total / spec.volumes) * 1000,
     // Per lifecycle that finished: what a design spends on lifecycles it gave up on is part of the price.
-    costPer1000Lifecycles: converged > 0 ? (cost.total / converged) * 1000 : Number.POSITIVE_INFINITY,
+    costPer1000Converged: converged > 0 ? (cost.total / converged) * 1000 : Number.POSITIVE_INFINITY,
     operationsFailedByThrottling: design.operationsFailedByThrottling(),
     ...(design.reconcilerReport ? { reconciler: design.reconcilerReport() } : {}),
     timeline,
