@@ -4,6 +4,11 @@
  * (conditional or not, failed conditions included) is one write unit and every item read is one
  * read unit (strongly consistent reads, the conservative assumption); a Query costs one unit per
  * started 4 KB of items returned, taken as 8 records per unit, at least one.
+ *
+ * The table has one global secondary index (`byInstance`, ALL projection) whose keys only
+ * attachment items carry. Each write that changes an attachment item (put, update, delete) is
+ * written to the index too, one more write unit (index keys never change, so never two); a
+ * write whose condition fails changes nothing and writes no index item.
  */
 import type {
   ClaimResult,
@@ -19,6 +24,7 @@ import type {
 } from '../../lib/engine/ports.js';
 import type { RateBucket, RateBudget } from '../../lib/engine/config.js';
 import type { AttachmentRecord } from '../../lib/domain/records.js';
+import type { RecordChangeEvent } from '../../lib/memory/store.js';
 import type { EventLoop } from './event-loop.js';
 import type { Lognormal } from './latency.js';
 import type { Random } from './random.js';
@@ -26,16 +32,29 @@ import type { Random } from './random.js';
 const RECORDS_PER_QUERY_UNIT = 8;
 
 export class MeteredRecordStore implements RecordStore {
-  writeUnits = 0;
+  /** Write units on the table itself. */
+  tableWriteUnits = 0;
+  /** Write units on the instance index (attachment items written, changed or removed). */
+  indexWriteUnits = 0;
   readUnits = 0;
   requests = 0;
 
   constructor(
     private readonly loop: EventLoop,
     private readonly random: Random,
-    readonly inner: RecordStore,
+    readonly inner: RecordStore & { onChange?(listener: (change: RecordChangeEvent) => void): unknown },
     private readonly latency: Lognormal,
-  ) {}
+  ) {
+    // Every change the table makes is reported in order; those to attachment items reach the index.
+    inner.onChange?.((change) => {
+      if (change.key.kind === 'attachment') this.indexWriteUnits += 1;
+    });
+  }
+
+  /** Table and index write units. */
+  get writeUnits(): number {
+    return this.tableWriteUnits + this.indexWriteUnits;
+  }
 
   async get(key: RecordKey): Promise<ProvisionerRecord | undefined> {
     await this.roundTrip();
@@ -74,31 +93,31 @@ export class MeteredRecordStore implements RecordStore {
 
   async create(record: ProvisionerRecord): Promise<void> {
     await this.roundTrip();
-    this.writeUnits += 1;
+    this.tableWriteUnits += 1;
     return this.inner.create(record);
   }
 
   async update<R extends ProvisionerRecord>(key: RecordKey, changes: RecordChanges<R>, condition?: WriteCondition): Promise<R> {
     await this.roundTrip();
-    this.writeUnits += 1;
+    this.tableWriteUnits += 1;
     return this.inner.update<R>(key, changes, condition);
   }
 
   async remove(key: RecordKey, condition?: WriteCondition): Promise<void> {
     await this.roundTrip();
-    this.writeUnits += 1;
+    this.tableWriteUnits += 1;
     return this.inner.remove(key, condition);
   }
 
   async claim(key: RecordKey, owner: string, now: number, leaseMs: number): Promise<ClaimResult> {
     await this.roundTrip();
-    this.writeUnits += 1;
+    this.tableWriteUnits += 1;
     return this.inner.claim(key, owner, now, leaseMs);
   }
 
   async release(key: RecordKey, owner: string): Promise<void> {
     await this.roundTrip();
-    this.writeUnits += 1;
+    this.tableWriteUnits += 1;
     return this.inner.release(key, owner);
   }
 

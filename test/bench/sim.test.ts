@@ -7,6 +7,10 @@ import { SDK_RETRY, StandardRetry, waiterDelayMs } from '../../bench/naive/sdk.j
 import { ProviderError } from '../../lib/engine/ports.js';
 import { MUTATING_ACTIONS, RATE_BUCKET_OF } from '../../lib/engine/config.js';
 import { formatCpuReport, type CpuReport } from '../../bench/cpu.js';
+import { MeteredRecordStore } from '../../bench/sim/dynamodb.js';
+import { MemoryRecordStore } from '../../lib/memory/index.js';
+import { newAttachmentRecord } from '../../lib/api/service.js';
+import type { VolumeRecord } from '../../lib/domain/records.js';
 import { MIB_PER_VCPU, SimulatedFunction, lambdaCpuCost } from '../../bench/sim/lambda.js';
 
 const T0 = Date.UTC(2026, 0, 1);
@@ -243,5 +247,37 @@ describe('function CPU report', () => {
     const text = formatCpuReport(report(7));
     expect(text).toContain('lifecycles: 7 of 10 converged');
     expect(text).toContain('| watcher | 512 MiB | 4 | 200 | 600 | 3.00 | n/a | n/a | n/a |');
+  });
+});
+
+describe('metered DynamoDB table', () => {
+  it("charges the instance index a write unit for each change to an attachment item, none for volumes or failed conditions", async () => {
+    const loop = new EventLoop(T0);
+    const store = new MeteredRecordStore(loop, new Random(1), new MemoryRecordStore(), DEFAULT_LATENCIES.dynamodbRequest);
+    const now = new Date(T0).toISOString();
+    const volume: VolumeRecord = {
+      kind: 'volume',
+      volumeId: 'v-1',
+      spec: { sizeGiB: 8, volumeType: 'gp3', availabilityZone: 'us-east-1a' },
+      life: 'alive',
+      generation: 1,
+      status: { state: 'pending', attempts: 0, updatedAt: now },
+      version: 1,
+      createdAt: now,
+    };
+    const attachment = newAttachmentRecord(volume, 'i-1', now);
+    const key = { kind: 'attachment' as const, volumeId: 'v-1', instanceId: 'i-1' };
+    const work = (async () => {
+      await store.create(volume);
+      await store.create(attachment);
+      await store.update(key, { life: 'dying' });
+      await expect(store.update(key, { life: 'dying' }, { version: 1 })).rejects.toThrow();
+      await store.remove(key);
+    })();
+    await loop.run({ done: () => false, untilMs: T0 + 60_000 });
+    await work;
+    expect(store.tableWriteUnits).toBe(5);
+    expect(store.indexWriteUnits).toBe(3);
+    expect(store.writeUnits).toBe(8);
   });
 });
