@@ -8,13 +8,13 @@
  * shares are per environment, as deployed); all executors take EC2 tokens from one shared rate
  * budget, a metered table item like the deployed one.
  */
-import { newAttachmentRecord } from '../lib/api/service.js';
+import { VolumeService } from '../lib/api/service.js';
 import type { AttachmentRecord, RecordKey, VolumeRecord } from '../lib/domain/records.js';
 import { tableKey } from '../lib/domain/records.js';
 import { Executor, Watcher, type Log, type Metrics, type OperationKind, type OperationOutcome } from '../lib/engine/index.js';
 import { Reconciler } from '../lib/engine/reconciler.js';
 import { MemoryRateBudget, MemoryRecordStore } from '../lib/memory/index.js';
-import { EXECUTOR, QUEUE, RECONCILER, WATCHER } from '../lib/settings.js';
+import { API, EXECUTOR, QUEUE, RECONCILER, WATCHER } from '../lib/settings.js';
 import type { DesignContext, MeasuredDesign } from './run.js';
 import { MeteredRateBudget, MeteredRecordStore } from './sim/dynamodb.js';
 import { SimulatedFunction } from './sim/lambda.js';
@@ -85,6 +85,12 @@ export class ProvisionerDesign implements MeasuredDesign {
   readonly watcherFunction: SimulatedFunction;
   readonly executorFunction: SimulatedFunction;
   readonly reconcilerFunction: SimulatedFunction;
+  /** The API's function behind API Gateway (REST), one invocation per client request. */
+  readonly apiFunction: SimulatedFunction;
+  /** The API's own code, against the same metered table and shared budget (read only) as the engine. */
+  readonly service: VolumeService;
+  /** REST API requests API Gateway received (billed per request). */
+  private apiRequests = 0;
   private reconcilerPasses = 0;
   private reconcilerRequeued = 0;
   readonly metrics = new CountingMetrics();
@@ -104,6 +110,13 @@ export class ProvisionerDesign implements MeasuredDesign {
     this.watcherFunction = new SimulatedFunction(loop, 'watcher', WATCHER.memoryMiB, Number.POSITIVE_INFINITY, WATCHER.timeoutSeconds * 1000, CPU_MS_PER_ITEM.watcher);
     this.executorFunction = new SimulatedFunction(loop, 'executor', EXECUTOR.memoryMiB, EXECUTOR.maxConcurrency, EXECUTOR.timeoutSeconds * 1000, CPU_MS_PER_ITEM.executor);
     this.reconcilerFunction = new SimulatedFunction(loop, 'reconciler', RECONCILER.memoryMiB, 1, RECONCILER.timeoutSeconds * 1000);
+    this.apiFunction = new SimulatedFunction(loop, 'api', API.memoryMiB, Number.POSITIVE_INFINITY, API.timeoutSeconds * 1000);
+    this.service = new VolumeService({
+      store: this.store,
+      clock: loop.clock,
+      ...(context.sharedRateBudget ? { rateBudget: this.rateBudget } : {}),
+      log: this.log,
+    });
     this.queue = new SimulatedQueue(
       loop,
       random.fork(),
@@ -148,7 +161,7 @@ export class ProvisionerDesign implements MeasuredDesign {
   }
 
   functions(): SimulatedFunction[] {
-    return [this.watcherFunction, this.executorFunction, this.reconcilerFunction];
+    return [this.apiFunction, this.watcherFunction, this.executorFunction, this.reconcilerFunction];
   }
 
   reconcilerReport(): { passes: number; requeued: number } {
@@ -185,6 +198,10 @@ export class ProvisionerDesign implements MeasuredDesign {
     loop.after(RECONCILER.intervalMinutes * 60_000, tick);
   }
 
+  apiGatewayRequests(): number {
+    return this.apiRequests;
+  }
+
   sqsRequests(): number {
     return this.queue.requests(this.context.loop.now() - this.startedAt);
   }
@@ -201,27 +218,22 @@ export class ProvisionerDesign implements MeasuredDesign {
     return this.failedByThrottling;
   }
 
+  /** POST /volumes with attachTo, through API Gateway and the API function's VolumeService. */
   async request(volume: VolumeRequest): Promise<void> {
-    const now = new Date(this.context.loop.now()).toISOString();
-    const record: VolumeRecord = {
-      kind: 'volume',
-      volumeId: volume.id,
-      spec: { sizeGiB: volume.sizeGiB, volumeType: 'gp3', availabilityZone: volume.availabilityZone },
-      life: 'alive',
-      generation: 1,
-      status: { state: 'pending', attempts: 0, updatedAt: now },
-      version: 1,
-      createdAt: now,
-    };
-    const attachment = newAttachmentRecord(record, volume.instanceId, now);
-    // POST /volumes with attachTo: both items, written one after the other.
-    await this.store.create(record);
-    await this.store.create(attachment);
+    this.apiRequests++;
+    await this.apiFunction.invoke(() =>
+      this.service.createVolume({
+        volumeId: volume.id,
+        spec: { sizeGiB: volume.sizeGiB, volumeType: 'gp3', availabilityZone: volume.availabilityZone },
+        attachTo: { instanceId: volume.instanceId },
+      }),
+    );
   }
 
+  /** DELETE /volumes/{id}: the volume becomes dying; the engine detaches, then deletes. */
   async release(id: string): Promise<void> {
-    // DELETE /volumes/{id}: the volume becomes dying; the engine detaches, then deletes.
-    await this.store.update<VolumeRecord>({ kind: 'volume', volumeId: id }, { life: 'dying' });
+    this.apiRequests++;
+    await this.apiFunction.invoke(() => this.service.deleteVolume(id));
   }
 
   private async execute(batch: Delivery[]): Promise<{ failedMessageIds: string[] }> {

@@ -55,6 +55,8 @@ export interface DesignResult {
   overheadP50Ms: number;
   overheadP99Ms: number;
   functions: FunctionUsage[];
+  /** REST API requests through API Gateway (the provisioner's POST and DELETE per lifecycle). */
+  apiGatewayRequests: number;
   lambdaInvocations: number;
   lambdaGbSeconds: number;
   sqsRequests: number;
@@ -110,6 +112,7 @@ export function formatTable(results: DesignResult[]): string {
     ['overhead p50 (request→attached − EBS time)', (r) => seconds(r.overheadP50Ms)],
     ['overhead p99', (r) => seconds(r.overheadP99Ms)],
     ['reconciler passes / records re-enqueued', (r) => (r.reconciler ? `${r.reconciler.passes} / ${r.reconciler.requeued}` : '—')],
+    ['API Gateway requests', (r) => String(r.apiGatewayRequests)],
     ['Lambda invocations', (r) => String(r.lambdaInvocations)],
     ['Lambda GB-seconds', (r) => r.lambdaGbSeconds.toFixed(1)],
     ['SQS requests', (r) => String(r.sqsRequests)],

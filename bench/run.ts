@@ -35,6 +35,8 @@ export type DesignName = 'provisioner' | 'naive';
 export interface MeasuredDesign extends DesignUnderTest {
   functions(): SimulatedFunction[];
   sqsRequests(): number;
+  /** REST API requests through API Gateway (0 for a design whose client writes the table itself). */
+  apiGatewayRequests?(): number;
   dynamodbWriteUnits(): number;
   dynamodbReadUnits(): number;
   /** Lifecycles that ended in an error caused by throttling. */
@@ -148,6 +150,7 @@ export async function runDesign(options: RunOptions): Promise<DesignResult> {
   const lambdaInvocations = functions.reduce((sum, fn) => sum + fn.invocations, 0);
   const lambdaGbSeconds = functions.reduce((sum, fn) => sum + fn.gbSeconds, 0);
   const usage = {
+    apiGatewayRequests: design.apiGatewayRequests?.() ?? 0,
     lambdaInvocations,
     lambdaGbSeconds,
     sqsRequests: design.sqsRequests(),

@@ -7,6 +7,8 @@ export const US_EAST_1_PRICES = {
   lambdaArmPerGbSecond: 0.0000133334,
   /** https://aws.amazon.com/lambda/pricing/ — $0.20 per million requests. */
   lambdaPerRequest: 0.2 / 1e6,
+  /** https://aws.amazon.com/api-gateway/pricing/ — REST APIs, $3.50 per million requests (first 333 million a month). */
+  apiGatewayRestPerRequest: 3.5 / 1e6,
   /** https://aws.amazon.com/sqs/pricing/ — standard queue, $0.40 per million requests (each 64 KB chunk). */
   sqsPerRequest: 0.4 / 1e6,
   /** https://aws.amazon.com/dynamodb/pricing/on-demand/ — $0.625 per million write request units (since Nov 2024). */
@@ -22,6 +24,7 @@ export const US_EAST_1_PRICES = {
 } as const;
 
 export interface UsageForCost {
+  apiGatewayRequests: number;
   lambdaInvocations: number;
   lambdaGbSeconds: number;
   sqsRequests: number;
@@ -30,6 +33,7 @@ export interface UsageForCost {
 }
 
 export interface CostBreakdown {
+  apiGateway: number;
   lambdaRequests: number;
   lambdaDuration: number;
   sqs: number;
@@ -41,17 +45,19 @@ export interface CostBreakdown {
 /** What `usage` costs in US dollars at the prices above. */
 export function costOf(usage: UsageForCost): CostBreakdown {
   const p = US_EAST_1_PRICES;
+  const apiGateway = usage.apiGatewayRequests * p.apiGatewayRestPerRequest;
   const lambdaRequests = usage.lambdaInvocations * p.lambdaPerRequest;
   const lambdaDuration = usage.lambdaGbSeconds * p.lambdaArmPerGbSecond;
   const sqs = usage.sqsRequests * p.sqsPerRequest;
   const dynamodbWrites = usage.dynamodbWriteUnits * p.dynamodbPerWriteUnit;
   const dynamodbReads = usage.dynamodbReadUnits * p.dynamodbPerReadUnit;
   return {
+    apiGateway,
     lambdaRequests,
     lambdaDuration,
     sqs,
     dynamodbWrites,
     dynamodbReads,
-    total: lambdaRequests + lambdaDuration + sqs + dynamodbWrites + dynamodbReads,
+    total: apiGateway + lambdaRequests + lambdaDuration + sqs + dynamodbWrites + dynamodbReads,
   };
 }
