@@ -4,6 +4,7 @@
  */
 import type { LowerBound } from './bound.js';
 import type { CostBreakdown } from './sim/pricing.js';
+import type { StandingCost } from './standing.js';
 import { EC2_ACTIONS, type Ec2Action } from './sim/token-bucket.js';
 
 /** What the chart shows for each volume lifecycle at a point in time. */
@@ -71,6 +72,8 @@ export interface DesignResult {
   operationsFailedByThrottling: number;
   /** The reconciler's scheduled passes and the records they re-enqueued (absent for the naive design). */
   reconciler?: { passes: number; requeued: number };
+  /** Fixed cost a month at rest (reconciler schedule, SQS pollers), apart from the per-lifecycle cost. */
+  standingCostPerMonth?: StandingCost;
   timeline: TimelineSample[];
   virtualEvents: number;
   wallMs: number;
@@ -120,13 +123,24 @@ export function formatTable(results: DesignResult[]): string {
     ['DynamoDB read units', (r) => String(r.dynamodbReadUnits)],
     ['cost per 1000 requested lifecycles (us-east-1)', (r) => dollars(r.costPer1000Requested)],
     ['cost per 1000 converged lifecycles', (r) => (Number.isFinite(r.costPer1000Converged) ? dollars(r.costPer1000Converged) : 'n/a (none converged)')],
+    ['fixed cost per month at rest (not in the above)', (r) => (r.standingCostPerMonth ? dollars(r.standingCostPerMonth.total) : '—')],
     ['simulated events / wall time', (r) => `${r.virtualEvents} / ${(r.wallMs / 1000).toFixed(1)} s`],
   ];
   const header = `| ${first.workload} (N = ${first.volumes}, M = ${first.instances} instances) | ${results.map((r) => r.design).join(' | ')} |`;
   const rule = `|---|${results.map(() => '---:').join('|')}|`;
   const body = rows.map(([name, cell]) => `| ${name} | ${results.map(cell).join(' | ')} |`);
   const bound = `Lower bound: ${first.lowerBound.derivation}.`;
-  return [header, rule, ...body, '', bound].join('\n');
+  const standing = results.flatMap((r) => (r.standingCostPerMonth ? [`Fixed cost per month (${r.design}): ${standingText(r.standingCostPerMonth)}.`] : []));
+  return [header, rule, ...body, '', bound, ...standing].join('\n');
+}
+
+function standingText(s: StandingCost): string {
+  const pass = s.reconcilerPass;
+  return (
+    `reconciler ${s.reconcilerInvocationsPerMonth} passes × (${pass.billedMs} ms at ${pass.memoryMiB} MiB, ` +
+    `${pass.dynamodbReadUnits} read / ${pass.dynamodbWriteUnits} write units, as measured on the empty table) = ${dollars(s.reconciler)}; ` +
+    `SQS ${s.idlePollers} pollers × 20 s long polls = ${s.sqsIdleReceivesPerMonth} empty receives = ${dollars(s.sqs)}; total ${dollars(s.total)}`
+  );
 }
 
 const STATE_COLOURS: Record<TimelineState, string> = {

@@ -10,6 +10,7 @@ import { EventLoop } from './sim/event-loop.js';
 import type { SimulatedFunction } from './sim/lambda.js';
 import { DEFAULT_LATENCIES, type LatencyModel } from './sim/latency.js';
 import { costOf } from './sim/pricing.js';
+import { standingCostPerMonth, type IdlePass } from './standing.js';
 import { Random } from './sim/random.js';
 import { NaiveDesign } from './naive/design.js';
 import { ProvisionerDesign } from './provisioner.js';
@@ -43,6 +44,9 @@ export interface MeasuredDesign extends DesignUnderTest {
   operationsFailedByThrottling(): number;
   /** Starts what runs on a schedule (the provisioner's reconciler) until `stopped` says the run is over. */
   startSchedules?(stopped: () => boolean): void;
+  /** One reconciler pass on the emptied table, measured after the run (the standing cost). */
+  idleReconcilerPass?(): Promise<IdlePass>;
+  idlePollers?(): number;
   /** The reconciler's passes so far and the records they re-enqueued. */
   reconcilerReport?(): { passes: number; requeued: number };
 }
@@ -159,6 +163,15 @@ export async function runDesign(options: RunOptions): Promise<DesignResult> {
   };
   const cost = costOf(usage);
   const makespanMs = driver.lastFinishedAt - driver.startedAt;
+  const wallMs = performance.now() - wallStarted;
+  // Measured after every figure above is taken, so it adds nothing to them.
+  let standing: DesignResult['standingCostPerMonth'];
+  if (design.idleReconcilerPass) {
+    let pass: IdlePass | undefined;
+    void design.idleReconcilerPass().then((measured) => (pass = measured));
+    await loop.run({ done: () => pass !== undefined });
+    if (pass) standing = standingCostPerMonth(pass, design.idlePollers?.() ?? 0);
+  }
   return {
     design: design.name,
     workload: spec.name,
@@ -190,9 +203,10 @@ export async function runDesign(options: RunOptions): Promise<DesignResult> {
     costPer1000Converged: converged > 0 ? (cost.total / converged) * 1000 : Number.POSITIVE_INFINITY,
     operationsFailedByThrottling: design.operationsFailedByThrottling(),
     ...(design.reconcilerReport ? { reconciler: design.reconcilerReport() } : {}),
+    ...(standing ? { standingCostPerMonth: standing } : {}),
     timeline,
     virtualEvents: loop.eventsFired,
-    wallMs: performance.now() - wallStarted,
+    wallMs,
   };
 }
 

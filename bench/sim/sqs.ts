@@ -41,7 +41,7 @@ export interface Delivery {
 /** SQS's per-request batch limit. */
 const SQS_BATCH = 10;
 /** Long-poll wait of an empty receive. */
-const LONG_POLL_MS = 20_000;
+export const LONG_POLL_MS = 20_000;
 
 export class SimulatedQueue implements OperationQueue {
   private ready: StoredMessage[] = [];
@@ -72,6 +72,10 @@ export class SimulatedQueue implements OperationQueue {
     if (!(settings.duplicateRate >= 0 && settings.duplicateRate < 1)) {
       throw new Error(`duplicateRate: must be in [0, 1), got ${settings.duplicateRate}`);
     }
+  }
+
+  get idlePollers(): number {
+    return this.settings.idlePollers;
   }
 
   /** Requests billed so far, including the idle long polls of the time the mapping was idle. */
