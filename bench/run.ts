@@ -5,7 +5,7 @@ import type { VolumeProvider } from '../lib/engine/ports.js';
 import { lowerBound } from './bound.js';
 import type { EbsTimes, SimulatedEbs } from './sim/ebs.js';
 import { createSimulatedEbs } from './sim/ebs.js';
-import { SimulatedEc2 } from './sim/ec2.js';
+import { ADAPTER_DESCRIBES, SDK_WAITER_DESCRIBES, SimulatedEc2 } from './sim/ec2.js';
 import { EventLoop } from './sim/event-loop.js';
 import type { SimulatedFunction } from './sim/lambda.js';
 import { DEFAULT_LATENCIES, type LatencyModel } from './sim/latency.js';
@@ -91,7 +91,9 @@ export async function runDesign(options: RunOptions): Promise<DesignResult> {
   const instances = instancesFor(spec.volumes);
   const requests = requestsFor(spec.volumes, instances);
   const ebs: SimulatedEbs = createSimulatedEbs(loop, random.fork(), latencies, instances);
-  const ec2 = new SimulatedEc2(loop, random.fork(), ebs.provider, latencies.ec2Request);
+  // Each design's describes as its client sends them: the project's adapter by filter, the naive design's SDK waiters by id.
+  const describes = options.design === 'naive' ? SDK_WAITER_DESCRIBES : ADAPTER_DESCRIBES;
+  const ec2 = new SimulatedEc2(loop, random.fork(), ebs.provider, latencies.ec2Request, describes);
   const driver = new WorkloadDriver(loop, spec, requests);
   const context: DesignContext = {
     loop,

@@ -19,10 +19,24 @@ import { OWNERSHIP_TAGS } from '../../lib/settings.js';
 import type { EventLoop } from './event-loop.js';
 import type { Lognormal } from './latency.js';
 import type { Random } from './random.js';
-import { EC2_ACTIONS, Ec2RateLimiter, type Ec2Action } from './token-bucket.js';
+import { EC2_ACTIONS, Ec2RateLimiter, type Ec2Action, type Ec2BucketName } from './token-bucket.js';
 
-/** Ids per DescribeVolumes / DescribeInstances request (the APIs' MaxResults). */
-export const DESCRIBE_CHUNK = { volumes: 500, instances: 1000 } as const;
+/**
+ * How a client sends its describes by id. The project's EC2 adapter (`lib/aws/ec2-provider.ts`)
+ * describes through the `volume-id` / `instance-id` filter, 200 values per request (EC2's filter
+ * value limit), paginated (MaxResults 500 / 1000, so 200 ids fit one page): filtered and
+ * paginated, EC2 meters these in the standard non-mutating bucket (100 / 20 per second). An SDK
+ * waiter sends DescribeVolumes with VolumeIds and no pagination: the unfiltered bucket (50 / 10).
+ */
+export interface DescribeStyle {
+  idsPerRequest: number;
+  bucket: Ec2BucketName;
+}
+
+/** The provisioner's adapter: `DESCRIBE_IDS_PER_CALL` in lib/aws/ec2-provider.ts, filtered and paginated. */
+export const ADAPTER_DESCRIBES: DescribeStyle = { idsPerRequest: 200, bucket: 'nonMutating' };
+/** The AWS SDK's volume waiters (and a hand-written client): VolumeIds, unpaginated (DescribeVolumes' 500 ids at most). */
+export const SDK_WAITER_DESCRIBES: DescribeStyle = { idsPerRequest: 500, bucket: 'unfilteredNonMutating' };
 
 export class SimulatedEc2 implements VolumeProvider {
   readonly limiter: Ec2RateLimiter;
@@ -43,6 +57,8 @@ export class SimulatedEc2 implements VolumeProvider {
     /** The EBS model. */
     readonly ebs: VolumeProvider,
     private readonly roundTrip: Lognormal,
+    /** How the client under test sends its describes by id. */
+    private readonly describes: DescribeStyle = ADAPTER_DESCRIBES,
   ) {
     this.limiter = new Ec2RateLimiter(loop.now());
   }
@@ -68,15 +84,16 @@ export class SimulatedEc2 implements VolumeProvider {
 
   async describeVolumes(ebsVolumeIds: string[]): Promise<ProviderVolume[]> {
     const out: ProviderVolume[] = [];
-    for (const chunk of chunks(ebsVolumeIds, DESCRIBE_CHUNK.volumes)) {
-      out.push(...(await this.request('DescribeVolumes', () => this.ebs.describeVolumes(chunk))));
+    for (const chunk of chunks(ebsVolumeIds, this.describes.idsPerRequest)) {
+      out.push(...(await this.request('DescribeVolumes', () => this.ebs.describeVolumes(chunk), this.describes.bucket)));
     }
     return out;
   }
 
   async describeVolumeModifications(ebsVolumeIds: string[]): Promise<ProviderModification[]> {
     const out: ProviderModification[] = [];
-    for (const chunk of chunks(ebsVolumeIds, DESCRIBE_CHUNK.volumes)) {
+    // Always by filter (the action has no unfiltered bucket), 200 values per request.
+    for (const chunk of chunks(ebsVolumeIds, ADAPTER_DESCRIBES.idsPerRequest)) {
       out.push(...(await this.request('DescribeVolumesModifications', () => this.ebs.describeVolumeModifications(chunk))));
     }
     return out;
@@ -84,8 +101,8 @@ export class SimulatedEc2 implements VolumeProvider {
 
   async describeInstances(instanceIds: string[]): Promise<ProviderInstance[]> {
     const out: ProviderInstance[] = [];
-    for (const chunk of chunks(instanceIds, DESCRIBE_CHUNK.instances)) {
-      out.push(...(await this.request('DescribeInstances', () => this.ebs.describeInstances(chunk))));
+    for (const chunk of chunks(instanceIds, this.describes.idsPerRequest)) {
+      out.push(...(await this.request('DescribeInstances', () => this.ebs.describeInstances(chunk), this.describes.bucket)));
     }
     return out;
   }
@@ -118,20 +135,20 @@ export class SimulatedEc2 implements VolumeProvider {
   }
 
   async listOwnedVolumes(options: { cursor?: string; limit: number }): Promise<Page<ProviderVolume>> {
-    // DescribeVolumes with a tag filter: the standard non-mutating bucket is not modelled apart.
-    return this.request('DescribeVolumes', () => this.ebs.listOwnedVolumes(options));
+    // DescribeVolumes with a tag filter, paginated: the standard non-mutating bucket.
+    return this.request('DescribeVolumes', () => this.ebs.listOwnedVolumes(options), 'nonMutating');
   }
 
   async findOwnedVolumes(recordVolumeId: string): Promise<ProviderVolume[]> {
-    return this.request('DescribeVolumes', () => this.ebs.findOwnedVolumes(recordVolumeId));
+    return this.request('DescribeVolumes', () => this.ebs.findOwnedVolumes(recordVolumeId), 'nonMutating');
   }
 
   /** Half the round trip to reach EC2, the bucket check and the action there, half to come back. */
-  private async request<T>(action: Ec2Action, act: () => Promise<T>): Promise<T> {
+  private async request<T>(action: Ec2Action, act: () => Promise<T>, bucket?: Ec2BucketName): Promise<T> {
     const roundTrip = this.roundTrip.sample(this.random);
     await this.loop.clock.sleep(Math.floor(roundTrip / 2));
     this.calls[action]++;
-    if (!this.limiter.admit(action, this.loop.now())) {
+    if (!this.limiter.admit(action, this.loop.now(), bucket)) {
       this.throttled[action]++;
       await this.loop.clock.sleep(Math.ceil(roundTrip / 2));
       throw new ProviderError('throttled', 'RequestLimitExceeded', 'Request limit exceeded.');

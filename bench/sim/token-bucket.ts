@@ -118,8 +118,12 @@ export class Ec2RateLimiter {
     };
   }
 
-  /** True when `action` may proceed at `nowMs`; false: answer RequestLimitExceeded. */
-  admit(action: Ec2Action, nowMs: number): boolean {
-    return this.buckets[EC2_ACTION_BUCKET[action]].tryTake(nowMs);
+  /**
+   * True when `action` may proceed at `nowMs`; false: answer RequestLimitExceeded. `bucket`
+   * overrides the action's own bucket (a describe sent with a filter or pagination is metered in
+   * the standard non-mutating bucket, not the unfiltered one).
+   */
+  admit(action: Ec2Action, nowMs: number, bucket: Ec2BucketName = EC2_ACTION_BUCKET[action]): boolean {
+    return this.buckets[bucket].tryTake(nowMs);
   }
 }

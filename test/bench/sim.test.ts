@@ -8,6 +8,7 @@ import { ProviderError } from '../../lib/engine/ports.js';
 import { MUTATING_ACTIONS, RATE_BUCKET_OF } from '../../lib/engine/config.js';
 import { formatCpuReport, type CpuReport } from '../../bench/cpu.js';
 import { MeteredRecordStore } from '../../bench/sim/dynamodb.js';
+import { ADAPTER_DESCRIBES, SDK_WAITER_DESCRIBES } from '../../bench/sim/ec2.js';
 import { MemoryRecordStore } from '../../lib/memory/index.js';
 import { newAttachmentRecord } from '../../lib/api/service.js';
 import type { VolumeRecord } from '../../lib/domain/records.js';
@@ -65,6 +66,17 @@ describe('token bucket', () => {
     for (let i = 0; i < 100; i++) expect(limiter.admit('CreateTags', T0)).toBe(true);
     expect(limiter.admit('CreateTags', T0)).toBe(false);
     expect(limiter.admit('CreateTags', T0 + 100)).toBe(true);
+  });
+
+  it("meters the adapter's describes (by filter, 200 values, paginated) in the standard non-mutating bucket, a waiter's by id in the unfiltered one", () => {
+    expect(ADAPTER_DESCRIBES).toEqual({ idsPerRequest: 200, bucket: 'nonMutating' });
+    expect(SDK_WAITER_DESCRIBES.bucket).toBe('unfilteredNonMutating');
+    const limiter = new Ec2RateLimiter(T0);
+    for (let i = 0; i < 100; i++) expect(limiter.admit('DescribeVolumes', T0, ADAPTER_DESCRIBES.bucket)).toBe(true);
+    expect(limiter.admit('DescribeVolumes', T0, ADAPTER_DESCRIBES.bucket)).toBe(false);
+    // The unfiltered bucket is apart and still full.
+    for (let i = 0; i < 50; i++) expect(limiter.admit('DescribeVolumes', T0)).toBe(true);
+    expect(limiter.admit('DescribeVolumes', T0)).toBe(false);
   });
 
   it('shares the mutating bucket between attach and detach, and keeps other buckets apart', () => {
