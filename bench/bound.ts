@@ -3,8 +3,10 @@
  * CreateVolume, two calls from the shared mutating bucket (AttachVolume, DetachVolume) and one
  * DeleteVolume. Bucket b, holding C_b tokens and refilling r_b per second, cannot hand out its
  * d_b-th token before (d_b − C_b) / r_b; after that token the volume still has to go through the
- * rest of its lifecycle on EBS (taken at median latencies). Arrivals bound it too: the last
- * request arrives at (N − 1) / rate and then needs a whole lifecycle.
+ * rest of its lifecycle on EBS, taken at the least any draw of the latency model can be (1 ms a
+ * step: the lognormal distributions have no higher floor), plus the fixed hold time. So no run
+ * of the simulation can finish sooner: it is a true lower bound, not a typical time. Arrivals
+ * bound it too: the last request arrives at (N − 1) / rate and then needs a whole lifecycle.
  */
 import type { LatencyModel } from './sim/latency.js';
 import { EC2_REQUEST_LIMITS, type BucketLimit } from './sim/token-bucket.js';
@@ -18,10 +20,10 @@ export interface LowerBound {
 }
 
 export function lowerBound(volumes: number, arrival: ArrivalPattern, holdMs: number, latencies: LatencyModel): LowerBound {
-  const create = latencies.createVolume.medianMs;
-  const attach = latencies.attach.medianMs;
-  const detach = latencies.detach.medianMs;
-  const remove = latencies.deleteVolume.medianMs;
+  const create = latencies.createVolume.minMs;
+  const attach = latencies.attach.minMs;
+  const detach = latencies.detach.minMs;
+  const remove = latencies.deleteVolume.minMs;
   const lifecycle = create + attach + holdMs + detach + remove;
   const lastArrival = arrival.kind === 'burst' ? 0 : ((volumes - 1) * 1000) / arrival.perSecond;
   const bucketTerm = (name: string, limit: BucketLimit, demand: number, tail: number, tailText: string) => {

@@ -27,6 +27,11 @@ export class Lognormal {
     return Math.max(1, Math.round(Math.exp(this.mu + this.sigma * random.normal())));
   }
 
+  /** The least a draw can be (`sample` rounds to whole milliseconds, at least 1): what a true lower bound may assume. */
+  get minMs(): number {
+    return 1;
+  }
+
   /** The q-quantile (0 < q < 1), for deriving bounds. */
   quantile(q: number): number {
     return Math.exp(this.mu + this.sigma * normalQuantile(q));

@@ -31,6 +31,8 @@ describe('scale simulation (N = 200)', () => {
     expect(result.doubleAttaches).toBe(0);
     expect(result.ec2Calls.CreateVolume).toBeGreaterThanOrEqual(200);
     expect(result.requestLimitExceeded).toBe(0);
+    // The bound takes every EBS step at the least a draw can be: no run can beat it.
+    expect(result.makespanMs).toBeGreaterThanOrEqual(result.lowerBound.ms);
   }, 120_000);
 
   it('makes exactly one call per mutating action per lifecycle and stays within 4.28 EC2 calls per lifecycle', async () => {
