@@ -73,8 +73,9 @@ export interface BucketLimit {
 
 /**
  * Request token bucket sizes and refill rates from the AWS page cited above. CreateVolume,
- * DeleteVolume and CreateTags are "uncategorized actions" with buckets of their own; AttachVolume,
- * DetachVolume, ModifyVolume and DeleteTags share the "mutating actions" bucket; DescribeVolumes and
+ * DeleteVolume, CreateTags and DeleteTags are "uncategorized actions" with buckets of their own
+ * (DeleteTags 100 / 10, as CreateTags); AttachVolume, DetachVolume and ModifyVolume share the
+ * "mutating actions" bucket; DescribeVolumes and
  * DescribeInstances without a filter or pagination use the "unfiltered and unpaginated
  * non-mutating" bucket; other Describe* calls use the "non-mutating actions" bucket.
  */
@@ -82,6 +83,7 @@ export const EC2_REQUEST_LIMITS = {
   CreateVolume: { capacity: 100, refillPerSecond: 5 },
   DeleteVolume: { capacity: 100, refillPerSecond: 5 },
   CreateTags: { capacity: 100, refillPerSecond: 10 },
+  DeleteTags: { capacity: 100, refillPerSecond: 10 },
   mutating: { capacity: 50, refillPerSecond: 5 },
   unfilteredNonMutating: { capacity: 50, refillPerSecond: 10 },
   nonMutating: { capacity: 100, refillPerSecond: 20 },
@@ -96,7 +98,7 @@ export const EC2_ACTION_BUCKET: Record<Ec2Action, Ec2BucketName> = {
   AttachVolume: 'mutating',
   DetachVolume: 'mutating',
   ModifyVolume: 'mutating',
-  DeleteTags: 'mutating',
+  DeleteTags: 'DeleteTags',
   DescribeVolumes: 'unfilteredNonMutating',
   DescribeInstances: 'unfilteredNonMutating',
   DescribeVolumesModifications: 'nonMutating',
@@ -112,6 +114,7 @@ export class Ec2RateLimiter {
       CreateVolume: bucket('CreateVolume'),
       DeleteVolume: bucket('DeleteVolume'),
       CreateTags: bucket('CreateTags'),
+      DeleteTags: bucket('DeleteTags'),
       mutating: bucket('mutating'),
       unfilteredNonMutating: bucket('unfilteredNonMutating'),
       nonMutating: bucket('nonMutating'),
