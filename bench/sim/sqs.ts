@@ -46,9 +46,10 @@ export const LONG_POLL_MS = 20_000;
 export class SimulatedQueue implements OperationQueue {
   private ready: StoredMessage[] = [];
   private nextId = 0;
-  private busyMs = 0;
   private running = 0;
-  private busySince = 0;
+  /** Poller-milliseconds spent long-polling: pollers not waiting on an invocation, integrated over time. */
+  private idlePollerMs = 0;
+  private idleSince: number;
   private firstReadyAt: number | undefined;
   private wakeAt: number | undefined;
   sendRequests = 0;
@@ -72,16 +73,33 @@ export class SimulatedQueue implements OperationQueue {
     if (!(settings.duplicateRate >= 0 && settings.duplicateRate < 1)) {
       throw new Error(`duplicateRate: must be in [0, 1), got ${settings.duplicateRate}`);
     }
+    this.idleSince = loop.now();
+  }
+
+  /** Pollers long-polling now: those of the mapping's idle pollers not waiting on a running invocation. */
+  private pollingNow(): number {
+    return Math.max(0, this.settings.idlePollers - this.running);
+  }
+
+  /** Adds the long-polling time since the last change in running invocations. */
+  private accrueIdle(): void {
+    const now = this.loop.now();
+    this.idlePollerMs += (now - this.idleSince) * this.pollingNow();
+    this.idleSince = now;
   }
 
   get idlePollers(): number {
     return this.settings.idlePollers;
   }
 
-  /** Requests billed so far, including the idle long polls of the time the mapping was idle. */
-  requests(elapsedMs: number): number {
-    const idleMs = Math.max(0, elapsedMs - this.busyMs);
-    const idlePolls = Math.ceil(idleMs / LONG_POLL_MS) * this.settings.idlePollers;
+  /**
+   * Requests billed so far, including the empty long polls (one per 20 s) of every poller not
+   * waiting on an invocation: all of them while the mapping is idle, the rest while some
+   * invocations run. `_elapsedMs` is kept for callers; the time is integrated as it passes.
+   */
+  requests(_elapsedMs?: number): number {
+    this.accrueIdle();
+    const idlePolls = Math.ceil(this.idlePollerMs / LONG_POLL_MS);
     return this.sendRequests + this.receiveRequests + this.deleteRequests + idlePolls;
   }
 
@@ -131,7 +149,8 @@ export class SimulatedQueue implements OperationQueue {
   }
 
   private async deliver(batch: StoredMessage[]): Promise<void> {
-    if (this.running++ === 0) this.busySince = this.loop.now();
+    this.accrueIdle();
+    this.running++;
     this.receiveRequests += Math.ceil(batch.length / SQS_BATCH);
     for (const stored of batch) {
       stored.receives++;
@@ -169,7 +188,8 @@ export class SimulatedQueue implements OperationQueue {
         }
       });
     }
-    if (--this.running === 0) this.busyMs += this.loop.now() - this.busySince;
+    this.accrueIdle();
+    this.running--;
     this.pump();
   }
 }
