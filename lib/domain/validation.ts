@@ -414,8 +414,14 @@ export function createSentUnrecorded(volume: Pick<VolumeRecord, 'ebsVolumeId' | 
   return volume.ebsVolumeId === undefined && volume.createRequest === undefined && volume.availabilityZone !== undefined && volume.observedGeneration !== undefined;
 }
 
-/** The fields of a volume record the spec-change rule reads. */
-type EbsSide = Pick<VolumeRecord, 'spec' | 'createRequest' | 'ebsVolumeId' | 'observed' | 'availabilityZone' | 'observedGeneration' | 'tagKeysSet'>;
+/**
+ * The fields of a volume record the spec-change rule reads. `status` and `modificationSentAt` tell
+ * a modification already sent (`sizeEc2MayReach`); without them none is taken to be.
+ */
+type EbsSide = Pick<VolumeRecord, 'spec' | 'createRequest' | 'ebsVolumeId' | 'observed' | 'availabilityZone' | 'observedGeneration' | 'tagKeysSet'> & {
+  status?: Pick<VolumeRecord['status'], 'state'>;
+  modificationSentAt?: string | undefined;
+};
 
 /**
  * The volume as it is in EBS, the baseline every spec change is judged against: the fields fixed
@@ -485,7 +491,39 @@ export function specChangeIssues(
   spec: VolumeSpec = volume.spec,
 ): ValidationIssue[] {
   const baseline = ebsBaseline(volume);
-  if (baseline) return validateSpecChange(baseline, spec);
-  const own = validateVolumeSpec(spec);
-  return own.ok ? [] : own.issues;
+  if (!baseline) {
+    const own = validateVolumeSpec(spec);
+    return own.ok ? [] : own.issues;
+  }
+  const issues = validateSpecChange(baseline, spec);
+  // EBS cannot shrink what a modification already sent (or the CreateVolume) may leave it at either.
+  const reach = sizeEc2MayReach(volume);
+  if (reach && reach.sizeGiB > baseline.sizeGiB && spec.sizeGiB < reach.sizeGiB && !issues.some((issue) => issue.path === 'spec.sizeGiB')) {
+    issues.unshift({
+      path: 'spec.sizeGiB',
+      message: `EBS volumes can only grow: ${reach.sizeGiB} GiB cannot become ${spec.sizeGiB} GiB (${reach.why}; EC2 reports ${baseline.sizeGiB} GiB until it is done)`,
+    });
+  }
+  return issues;
+}
+
+/**
+ * The largest size EC2 may end with for this volume that it does not report yet, and why: a
+ * ModifyVolume sent (the record `modifying`, or one sent whose answer is not recorded) takes it to
+ * the spec's size, the spec it was sent for (a spec the client grew since only asks for more, and a
+ * smaller one is refused here); a CreateVolume request creates it at its spec's size. Undefined when
+ * neither is known: the size EC2 reports (`ebsBaseline`) is all there is. A size below this is a
+ * shrink EBS cannot make, however the volume looks now.
+ *
+ * @example
+ * // Grown from 1 to 40 GiB, still modifying:
+ * sizeEc2MayReach({ ...volume, status: { state: 'modifying' } }); // { sizeGiB: 40, why: 'a modification to 40 GiB is under way' }
+ */
+export function sizeEc2MayReach(volume: EbsSide): { sizeGiB: number; why: string } | undefined {
+  const modifying = volume.ebsVolumeId !== undefined && (volume.status?.state === 'modifying' || volume.modificationSentAt !== undefined);
+  const modified = modifying ? volume.spec.sizeGiB : undefined;
+  const created = volume.createRequest?.spec.sizeGiB;
+  if (modified !== undefined && (created === undefined || modified >= created))
+    return { sizeGiB: modified, why: `a modification to ${modified} GiB is under way` };
+  return created !== undefined ? { sizeGiB: created, why: `the volume was created at ${created} GiB` } : undefined;
 }

@@ -449,6 +449,30 @@ describe('VolumeService', () => {
       expect((await service.patchVolume('data-01', { sizeGiB: 60 })).spec.sizeGiB).toBe(60);
     });
 
+    it('judges a size against the size a modification under way takes the volume to, not the one EC2 still reports', async () => {
+      await createdInEbs({ sizeGiB: 20, volumeType: 'gp3', iops: 4000, throughput: 125 });
+      await service.patchVolume('data-01', { sizeGiB: 40 });
+      // The executor sent ModifyVolume for 40 GiB: EC2 reports 20 GiB until it is done.
+      await store.update<VolumeRecord>(volumeKey('data-01'), { status: { state: 'modifying', attempts: 0, updatedAt: '2026-01-01T00:00:00.000Z' } });
+      const writes = store.writes;
+      const shrink = await problemOf(() => service.patchVolume('data-01', { sizeGiB: 30 }));
+      expect(shrink.status).toBe(400);
+      expect(shrink.errors).toEqual([
+        { path: 'sizeGiB', message: 'EBS volumes can only grow: 40 GiB cannot become 30 GiB (a modification to 40 GiB is under way; EC2 reports 20 GiB until it is done)' },
+      ]);
+      expect(store.writes).toBe(writes);
+      expect((await volume('data-01'))?.spec.sizeGiB).toBe(40);
+      // Tags, performance and growing on still change.
+      expect((await service.patchVolume('data-01', { tags: { team: 'a' } })).generation).toBe(3);
+      expect((await service.patchVolume('data-01', { sizeGiB: 50, iops: 5000 })).spec).toMatchObject({ sizeGiB: 50, iops: 5000 });
+      // A ModifyVolume sent whose answer is not recorded counts the same.
+      await store.update<VolumeRecord>(volumeKey('data-01'), {
+        status: { state: 'available', attempts: 0, updatedAt: '2026-01-01T00:00:00.000Z' },
+        modificationSentAt: '2026-01-01T00:00:00.000Z',
+      });
+      expect((await problemOf(() => service.patchVolume('data-01', { sizeGiB: 45 }))).errors.map((e) => e.path)).toEqual(['sizeGiB']);
+    });
+
     it('takes a tag change of a volume grown outside, judged on its tags alone: tags may change at any time', async () => {
       await createdInEbs({ sizeGiB: 40, volumeType: 'gp3', iops: 4000, throughput: 125, tags: { team: 'a' } }, { ...GP3, iops: 4000, tags: { team: 'a' } });
       await store.update<VolumeRecord>(volumeKey('data-01'), { spec: { ...GP3, iops: 4000, tags: { team: 'a' } } });

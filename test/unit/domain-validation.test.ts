@@ -371,6 +371,20 @@ describe('specChangeIssues: a spec judged against the volume as it is in EBS', (
     expect(validateSpecChange(spelt, { ...createdSpec, encrypted: true }).map((i) => i.path)).toEqual(['spec.encrypted']);
   });
 
+  it('judges a size against the size a modification already sent takes the volume to; its own spec stays valid', () => {
+    const modifying = { ...inEbs({ spec: { ...createdSpec, sizeGiB: 400 } }), status: { state: 'modifying' as const } };
+    expect(specChangeIssues(modifying)).toEqual([]);
+    expect(specChangeIssues(modifying, { ...createdSpec, sizeGiB: 200 })).toEqual([
+      { path: 'spec.sizeGiB', message: 'EBS volumes can only grow: 400 GiB cannot become 200 GiB (a modification to 400 GiB is under way; EC2 reports 100 GiB until it is done)' },
+    ]);
+    expect(specChangeIssues(modifying, { ...createdSpec, sizeGiB: 500 })).toEqual([]);
+    // Below what EC2 reports, the shrink is named as before.
+    expect(specChangeIssues(modifying, { ...createdSpec, sizeGiB: 50 })).toEqual([{ path: 'spec.sizeGiB', message: 'EBS volumes can only grow: 100 GiB cannot become 50 GiB' }]);
+    // A ModifyVolume sent whose answer is not recorded counts too; a volume not modifying is judged by what EC2 reports.
+    expect(specChangeIssues({ ...modifying, status: { state: 'in-use' }, modificationSentAt: '2026-01-01T00:00:00.000Z' }, { ...createdSpec, sizeGiB: 200 })).toHaveLength(1);
+    expect(specChangeIssues({ ...modifying, status: { state: 'in-use' } }, { ...createdSpec, sizeGiB: 200 })).toEqual([]);
+  });
+
   it('judges a volume being created against what it is being created with', () => {
     const creating = { spec: createdSpec, createRequest: { clientToken: 'ebsp-t', availabilityZone: 'us-east-1a', spec: createdSpec } };
     expect(specChangeIssues(creating, { ...createdSpec, sizeGiB: 50 }).map((i) => i.path)).toEqual(['spec.sizeGiB']);
