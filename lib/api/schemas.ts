@@ -210,6 +210,20 @@ export const CreateVolumeRequestSchema = z
   .meta({ id: 'CreateVolumeRequest' });
 
 const specShape = volumeSpecSchema.shape;
+/** The spec fields a PATCH may name: every one. Those fixed at creation only until CreateVolume is asked for. */
+export const PATCHABLE_FIELDS = [
+  'sizeGiB',
+  'volumeType',
+  'iops',
+  'throughput',
+  'tags',
+  'availabilityZone',
+  'placementInstanceId',
+  'snapshotId',
+  'encrypted',
+  'kmsKeyId',
+  'multiAttach',
+] as const;
 /** Fields a PATCH may change; `null` removes an optional one (JSON merge patch). */
 export const PatchVolumeRequestSchema = z
   .strictObject({
@@ -218,16 +232,24 @@ export const PatchVolumeRequestSchema = z
     iops: specShape.iops.unwrap().nullable().optional(),
     throughput: specShape.throughput.unwrap().nullable().optional(),
     tags: specShape.tags.unwrap().nullable().optional(),
+    // Fixed at creation: they may change only while no volume exists and none is being created.
+    availabilityZone: specShape.availabilityZone.unwrap().nullable().optional(),
+    placementInstanceId: specShape.placementInstanceId.unwrap().nullable().optional(),
+    snapshotId: specShape.snapshotId.unwrap().nullable().optional(),
+    encrypted: specShape.encrypted.unwrap().nullable().optional(),
+    kmsKeyId: specShape.kmsKeyId.unwrap().nullable().optional(),
+    multiAttach: specShape.multiAttach.unwrap().nullable().optional(),
   })
   .refine((body) => Object.keys(body).length > 0, {
-    message: 'give at least one of sizeGiB, volumeType, iops, throughput, tags',
+    message: `give at least one of ${PATCHABLE_FIELDS.join(', ')}`,
     // A body of unknown fields only is empty once they are dropped; its own issue says what is wrong.
     when: (payload) => payload.issues.length === 0,
   })
   .meta({ id: 'PatchVolumeRequest',
     minProperties: 1,
     description:
-      'Grow the volume or change its type, IOPS, throughput or tags. `null` clears iops or throughput: a gp3 volume goes back to its baseline (3000 IOPS, 125 MiB/s). `tags` replaces the client tags as a whole (`null` or `{}` removes them all; tags set outside this system under other keys stay); the ownership tags (`ebs-provisioner:`) and `aws:` keys cannot be set.',
+      'Grow the volume or change its type, IOPS, throughput or tags. `null` clears iops or throughput: a gp3 volume goes back to its baseline (3000 IOPS, 125 MiB/s). `tags` replaces the client tags as a whole (`null` or `{}` removes them all; tags set outside this system under other keys stay); the ownership tags (`ebs-provisioner:`) and `aws:` keys cannot be set. ' +
+      'The fields fixed at creation (availabilityZone, placementInstanceId, snapshotId, encrypted, kmsKeyId, multiAttach; `null` clears one) may change only while no EC2 volume exists and no CreateVolume is recorded, e.g. to fix an AZ or a snapshot EC2 refused; afterwards changing one is a 400 saying it is fixed. One placement replaces the other: an availabilityZone drops the placementInstanceId, and the other way round.',
   });
 
 export const PutAttachmentRequestSchema = z

@@ -247,6 +247,10 @@ export class VolumeService {
         throw new ApiProblem('conflict', `volume ${volumeId} is being deleted and can no longer change`);
       }
       const merged = validateVolumeSpec(applyPatch(current.spec, patch));
+      if (merged.ok && !isPlaced(merged.value) && PLACEMENT_FIELDS.some((field) => patch[field] !== undefined)) {
+        const issues = [{ path: 'availabilityZone', message: 'is required unless placementInstanceId names an instance whose AZ the volume goes in' }];
+        throw invalid(`the change to volume ${volumeId} leaves it no placement: ${describeValidationIssues(issues)}`, issues);
+      }
       if (!merged.ok) {
         const issues = patchFieldIssues(merged.issues);
         throw invalid(`the change to volume ${volumeId} makes an invalid spec: ${describeValidationIssues(issues)}`, issues);
@@ -602,7 +606,7 @@ function withoutEmptyTags(spec: VolumeSpec): VolumeSpec {
   return rest;
 }
 
-const PLACEMENT_FIELDS: ReadonlyArray<keyof VolumeSpec> = ['availabilityZone', 'placementInstanceId'];
+const PLACEMENT_FIELDS: ReadonlyArray<'availabilityZone' | 'placementInstanceId'> = ['availabilityZone', 'placementInstanceId'];
 
 /**
  * How a repeated create differs from the volume that exists under its id, one issue per field the
@@ -628,7 +632,7 @@ function createDifferences(existingSpec: VolumeSpec, wanted: VolumeSpec, request
   };
   const fields = [...new Set([...Object.keys(existing), ...Object.keys(wanted)] as Array<keyof VolumeSpec>)].sort();
   const issues: FieldIssue[] = fields
-    .filter((field) => differs(field) && !(fromAttachTo && PLACEMENT_FIELDS.includes(field)))
+    .filter((field) => differs(field) && !(fromAttachTo && (PLACEMENT_FIELDS as ReadonlyArray<keyof VolumeSpec>).includes(field)))
     .map((field) => ({ path: `spec.${field}`, message: `is ${shown('wanted', field)} here, ${shown('existing', field)} on the volume` }));
   if (fromAttachTo && PLACEMENT_FIELDS.some(differs)) {
     issues.unshift({
@@ -670,6 +674,10 @@ function changeIssues(current: VolumeRecord, next: VolumeSpec, patch: PatchVolum
   if (sent.every((field) => field === 'tags')) return issues.filter((issue) => !earlier(issue));
   return issues.map((issue) => {
     const field = issue.path.split('.')[0]!;
+    if (sent.includes(field) && (FIXED_AT_CREATION as readonly string[]).includes(field)) {
+      const asked = current.ebsVolumeId !== undefined ? `EC2 created it as ${current.ebsVolumeId}` : 'CreateVolume was asked for it already';
+      return { ...issue, message: `${issue.message}: ${asked}; delete the volume and create another to change it` };
+    }
     if (!earlier(issue) || sent.includes(field)) return issue;
     return {
       ...issue,
@@ -694,8 +702,19 @@ function applyPatch(spec: VolumeSpec, patch: PatchVolumeRequest): VolumeSpec {
   // The tag map is replaced whole, not merged key by key: what a client sends is what EC2 ends up holding.
   if (patch.tags === null || (patch.tags !== undefined && Object.keys(patch.tags).length === 0)) delete next.tags;
   else if (patch.tags !== undefined) next.tags = patch.tags;
+  // One placement replaces the other, unless the patch names both.
+  if (typeof patch.availabilityZone === 'string' && patch.placementInstanceId === undefined) delete next.placementInstanceId;
+  if (typeof patch.placementInstanceId === 'string' && patch.availabilityZone === undefined) delete next.availabilityZone;
+  for (const field of FIXED_AT_CREATION) {
+    const value = patch[field];
+    if (value === null) delete next[field];
+    else if (value !== undefined) Object.assign(next, { [field]: value });
+  }
   return next;
 }
+
+/** The spec fields EBS fixes at creation: a PATCH may change them only while nothing is created. */
+const FIXED_AT_CREATION = ['availabilityZone', 'placementInstanceId', 'snapshotId', 'encrypted', 'kmsKeyId', 'multiAttach'] as const;
 
 /** Key-order-independent equality of two specs (both already validated). */
 export function sameSpec(a: VolumeSpec, b: VolumeSpec): boolean {

@@ -178,7 +178,7 @@ describe('API handler', () => {
         request: { method: 'POST', url: '/volumes', json: { spec: { ...GP3, tags: { big: 'x'.repeat(API.maxBodyBytes) } } } },
         status: 413,
       },
-      { name: 'unknown patch field', request: { method: 'PATCH', url: '/volumes/data-01', json: { sizeGiB: 40, availabilityZone: 'eu-west-1b' } }, status: 400, paths: ['availabilityZone'] },
+      { name: 'unknown patch field', request: { method: 'PATCH', url: '/volumes/data-01', json: { sizeGiB: 40, volumeId: 'data-02' } }, status: 400, paths: ['volumeId'] },
       { name: 'patch past the type\'s limits', request: { method: 'PATCH', url: '/volumes/data-01', json: { sizeGiB: 70_000 } }, status: 400, paths: ['sizeGiB'] },
       { name: 'patch with an ownership tag key', request: { method: 'PATCH', url: '/volumes/data-01', json: { tags: { 'ebs-provisioner:owner': 'other-stack' } } }, status: 400, paths: ['tags.ebs-provisioner:owner'] },
       { name: 'patch with an empty tag key', request: { method: 'PATCH', url: '/volumes/data-01', json: { tags: { '': 'x' } } }, status: 400, paths: ['tags[""]'] },
@@ -217,15 +217,23 @@ describe('API handler', () => {
       const writes = api.store.writes;
       const problem = expectProblem(await api.call({ method: 'PATCH', url: '/volumes/data-01', json: {} }), 400);
       expect(problem.type).toBe('urn:ebs-provisioner:problem:validation-failed');
-      expect(problem.errors).toEqual([{ path: '', message: 'give at least one of sizeGiB, volumeType, iops, throughput, tags' }]);
-      expect(problem.detail).toBe('the request body is not valid: give at least one of sizeGiB, volumeType, iops, throughput, tags');
+      const fields = 'sizeGiB, volumeType, iops, throughput, tags, availabilityZone, placementInstanceId, snapshotId, encrypted, kmsKeyId, multiAttach';
+      expect(problem.errors).toEqual([{ path: '', message: `give at least one of ${fields}` }]);
+      expect(problem.detail).toBe(`the request body is not valid: give at least one of ${fields}`);
       expect(api.store.writes).toBe(writes);
     });
 
     it('names a patch of fields it cannot change by those fields alone, not as asking for no change', async () => {
       await api.call({ method: 'POST', url: '/volumes', json: { volumeId: 'data-01', spec: GP3 } });
-      const problem = expectProblem(await api.call({ method: 'PATCH', url: '/volumes/data-01', json: { availabilityZone: 'us-east-1b' } }), 400);
-      expect(problem.errors).toEqual([{ path: 'availabilityZone', message: 'is not a known field' }]);
+      const problem = expectProblem(await api.call({ method: 'PATCH', url: '/volumes/data-01', json: { volumeId: 'data-02' } }), 400);
+      expect(problem.errors).toEqual([{ path: 'volumeId', message: 'is not a known field' }]);
+    });
+
+    it('changes the placement of a volume not created yet, bumping the generation', async () => {
+      await api.call({ method: 'POST', url: '/volumes', json: { volumeId: 'data-01', spec: GP3 } });
+      const response = await api.call({ method: 'PATCH', url: '/volumes/data-01', json: { availabilityZone: 'us-east-1b' } });
+      expect(response.statusCode).toBe(200);
+      expect(response.json).toMatchObject({ spec: { ...GP3, availabilityZone: 'us-east-1b' }, generation: 2 });
     });
 
     it('says which field is missing and what is wrong', async () => {

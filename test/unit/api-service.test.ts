@@ -493,6 +493,46 @@ describe('VolumeService', () => {
       expect(details.generation).toBe(2);
     });
 
+    it('changes the fields fixed at creation while nothing is created, e.g. after EC2 refused the AZ; one placement replaces the other', async () => {
+      // EC2 refused the create: the executor forgot the request, and the volume rests in error.
+      await store.update<VolumeRecord>(volumeKey('data-01'), {
+        status: { state: 'error', code: 'InvalidZone.NotFound', attempts: 1, updatedAt: '2026-01-01T00:00:00.000Z' },
+      });
+      const moved = await service.patchVolume('data-01', { availabilityZone: 'us-east-1b', snapshotId: 'snap-0123456789abcdef0' });
+      expect(moved.spec).toEqual({ ...GP3, iops: 4000, availabilityZone: 'us-east-1b', snapshotId: 'snap-0123456789abcdef0' });
+      expect(moved.generation).toBe(2);
+      const near = await service.patchVolume('data-01', { placementInstanceId: INSTANCE_A, snapshotId: null, encrypted: true, kmsKeyId: 'alias/ebs' });
+      expect(near.spec).toEqual({ sizeGiB: 20, volumeType: 'gp3', iops: 4000, placementInstanceId: INSTANCE_A, encrypted: true, kmsKeyId: 'alias/ebs' });
+      expect(near.generation).toBe(3);
+      // No placement at all is refused, naming the field.
+      const unplaced = await problemOf(() => service.patchVolume('data-01', { placementInstanceId: null }));
+      expect(unplaced.status).toBe(400);
+      expect(unplaced.errors.map((e) => e.path)).toEqual(['availabilityZone']);
+    });
+
+    it('refuses a change of a field fixed at creation once CreateVolume is asked for, saying why, and writes nothing', async () => {
+      await store.update<VolumeRecord>(volumeKey('data-01'), {
+        createRequest: { clientToken: 'ebsp-data-01-g1', availabilityZone: 'us-east-1a', spec: { ...GP3, iops: 4000 } },
+        status: { state: 'creating', attempts: 0, updatedAt: '2026-01-01T00:00:00.000Z' },
+      });
+      let writes = store.writes;
+      const creating = await problemOf(() => service.patchVolume('data-01', { availabilityZone: 'us-east-1b' }));
+      expect(creating.status).toBe(400);
+      expect(creating.errors).toEqual([
+        { path: 'availabilityZone', message: 'availabilityZone is fixed when the volume is created: CreateVolume was asked for it already; delete the volume and create another to change it' },
+      ]);
+      expect(store.writes).toBe(writes);
+      await createdInEbs({ sizeGiB: 20, volumeType: 'gp3', iops: 4000, throughput: 125 });
+      writes = store.writes;
+      const created = await problemOf(() => service.patchVolume('data-01', { encrypted: true }));
+      expect(created.errors).toEqual([
+        { path: 'encrypted', message: 'encrypted is fixed when the volume is created: EC2 created it as vol-0123456789abcdef0; delete the volume and create another to change it' },
+      ]);
+      expect(store.writes).toBe(writes);
+      // The same value as created is no change.
+      expect((await service.patchVolume('data-01', { availabilityZone: 'us-east-1a' })).generation).toBe(1);
+    });
+
     it('judges the change again when the volume was created between its read and its write', async () => {
       // The executor records the creation between the service's read and its write.
       raceFirstWrite(() => createdInEbs({ sizeGiB: 20, volumeType: 'gp3', iops: 4000, throughput: 125 }));
