@@ -15,6 +15,12 @@ export interface Precondition {
   any: boolean;
   /** Its strong entity tags, quoted as sent; empty when it has none (weak or malformed tags). */
   tags: readonly string[];
+  /**
+   * Why the header can never match, whatever the record: `malformed` (not `*` nor a list of quoted
+   * entity tags) or `weak` (only `W/` tags, which If-Match never matches). A client that sends such
+   * a header has a bug to fix, not a record to read again.
+   */
+  fault?: 'malformed' | 'weak';
 }
 
 /** What a record's entity tag is made of: its generation (an attachment written before it had one is at 1) and its creation time. */
@@ -49,7 +55,7 @@ const LIST_ELEMENT = /^[ \t]*(?:(W\/)?"([\x21\x23-\x7e\x80-\xff]*)")?[ \t]*(?:,|
 export function parseIfMatch(header: string): Precondition {
   const text = header.trim();
   if (text === '*') return { header, any: true, tags: [] };
-  const none: Precondition = { header, any: false, tags: [] };
+  const none: Precondition = { header, any: false, tags: [], fault: 'malformed' };
   const strong: string[] = [];
   let tags = 0;
   for (let rest = text; rest !== ''; ) {
@@ -61,8 +67,21 @@ export function parseIfMatch(header: string): Precondition {
     tags++;
     if (!weak) strong.push(`"${opaque}"`);
   }
-  return tags === 0 ? none : { header, any: false, tags: strong };
+  if (tags === 0) return none;
+  return strong.length === 0 ? { header, any: false, tags: strong, fault: 'weak' } : { header, any: false, tags: strong };
 }
+
+/** What is wrong with a header that can never match: for the detail and for `errors`. */
+const FAULTS: Record<NonNullable<Precondition['fault']>, (example: string) => { detail: string; message: string }> = {
+  malformed: (example) => ({
+    detail: `If-Match must be a list of quoted entity tags or *, such as ${example}`,
+    message: `must be a list of quoted entity tags or *, such as ${example}`,
+  }),
+  weak: (example) => ({
+    detail: `weak entity tags (W/) never match: If-Match compares strongly; send the ETag as the API gave it, such as ${example}`,
+    message: `weak entity tags (W/) never match; send the ETag as the API gave it, such as ${example}`,
+  }),
+};
 
 /**
  * Throws 412 unless `precondition` holds for `record`, which `label` names (undefined: the record
@@ -70,6 +89,17 @@ export function parseIfMatch(header: string): Precondition {
  */
 export function requirePrecondition(precondition: Precondition | undefined, label: string, record: Versioned | undefined): void {
   if (precondition === undefined) return;
+  if (precondition.fault !== undefined) {
+    // Not a record changed since: reading it again would not help, so the message says what to fix.
+    const tag = record === undefined ? undefined : entityTag(record);
+    const fault = FAULTS[precondition.fault](tag ?? '"3.mhv9wq8g"');
+    throw new ApiProblem(
+      'precondition-failed',
+      `If-Match ${precondition.header} never matches: ${fault.detail}; nothing was changed`,
+      [{ path: 'If-Match', message: fault.message }],
+      tag === undefined ? undefined : { ETag: tag },
+    );
+  }
   if (record === undefined) {
     throw new ApiProblem('precondition-failed', `${label} does not exist, so If-Match ${precondition.header} does not hold; nothing was changed`, [
       { path: 'If-Match', message: 'names a record that does not exist' },

@@ -500,8 +500,24 @@ describe('API handler', () => {
       expect(any.headers?.ETag).toBe(T(3));
     });
 
-    it('a stale or malformed If-Match is 412 with the current ETag, and changes nothing', async () => {
-      for (const header of [T(7), T(1).slice(1, -1), `W/${T(1)}`, '"1"']) {
+    it('a malformed or weak If-Match is 412 with the current ETag, saying what is wrong with it, and changes nothing', async () => {
+      for (const [header, message] of [
+        ['garbage', 'must be a list of quoted entity tags or *'],
+        [`W/${T(1)}`, 'weak entity tags (W/) never match'],
+      ] as const) {
+        const writes = api.store.writes;
+        const response = await patch({ 'If-Match': header });
+        const problem = expectProblem(response, 412);
+        expect(problem.type).toBe('urn:ebs-provisioner:problem:precondition-failed');
+        expect(problem.detail).not.toContain('read it again');
+        expect(problem.errors[0]?.message).toContain(message);
+        expect(response.headers?.ETag).toBe(T(1));
+        expect(api.store.writes).toBe(writes);
+      }
+    });
+
+    it('a stale If-Match is 412 with the current ETag, and changes nothing', async () => {
+      for (const header of [T(7), '"1"']) {
         const writes = api.store.writes;
         const response = await patch({ 'If-Match': header });
         const problem = expectProblem(response, 412);

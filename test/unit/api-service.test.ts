@@ -858,9 +858,11 @@ describe('VolumeService', () => {
       expect(parseIfMatch('"1",').tags).toEqual(['"1"']);
       expect(parseIfMatch(', "1" ,, "2"').tags).toEqual(['"1"', '"2"']);
       expect(parseIfMatch('"a,b", "3"').tags).toEqual(['"a,b"', '"3"']);
-      for (const malformed of ['7', '"7', 'W/"7"', '', ' , ', '"1" "2"', '"1", 2']) {
-        expect(parseIfMatch(malformed), malformed).toEqual({ header: malformed, any: false, tags: [] });
+      for (const malformed of ['7', '"7', '', ' , ', '"1" "2"', '"1", 2']) {
+        expect(parseIfMatch(malformed), malformed).toEqual({ header: malformed, any: false, tags: [], fault: 'malformed' });
       }
+      expect(parseIfMatch('W/"7"')).toEqual({ header: 'W/"7"', any: false, tags: [], fault: 'weak' });
+      expect(parseIfMatch('W/"7", W/"8"')).toMatchObject({ tags: [], fault: 'weak' });
     });
 
     it('tags a record with its generation and when it was created, so one created again under the same id has another tag', () => {
@@ -901,10 +903,32 @@ describe('VolumeService', () => {
       expect(details).toMatchObject({ generation: 5, spec: { sizeGiB: 60 } });
     });
 
-    it('PATCH is 412 naming the current generation, and changes nothing, when If-Match is stale or malformed', async () => {
+    it('PATCH is 412 saying what to fix, not to read the volume again, when If-Match is malformed or only weak', async () => {
       const before = await volume('data-01');
       const writes = store.writes;
-      for (const header of [T(1), T(2).slice(1, -1), `W/${T(2)}`, '"2"', '"two"']) {
+      for (const header of ['garbage', T(2).slice(1, -1), '"2" x']) {
+        const problem = await problemOf(() => service.patchVolume('data-01', { sizeGiB: 40 }, ifMatch(header)));
+        expect(problem.status, header).toBe(412);
+        expect(problem.detail).toBe(`If-Match ${header} never matches: If-Match must be a list of quoted entity tags or *, such as ${T(2)}; nothing was changed`);
+        expect(problem.detail).not.toContain('read it again');
+        expect(problem.errors).toEqual([{ path: 'If-Match', message: `must be a list of quoted entity tags or *, such as ${T(2)}` }]);
+        expect(problem.headers).toEqual({ ETag: T(2) });
+      }
+      const weak = await problemOf(() => service.patchVolume('data-01', { sizeGiB: 40 }, ifMatch(`W/${T(2)}`)));
+      expect(weak.status).toBe(412);
+      expect(weak.detail).toContain('weak entity tags (W/) never match');
+      expect(weak.errors).toEqual([{ path: 'If-Match', message: `weak entity tags (W/) never match; send the ETag as the API gave it, such as ${T(2)}` }]);
+      // Of a record that does not exist, too.
+      expect((await problemOf(() => service.patchVolume('nope', { sizeGiB: 40 }, ifMatch('garbage')))).status).toBe(404);
+      expect((await problemOf(() => service.putAttachment('data-01', INSTANCE_A, {}, { ifMatch: ifMatch('garbage') }))).detail).toContain('must be a list of quoted entity tags');
+      expect(store.writes).toBe(writes);
+      expect(await volume('data-01')).toEqual(before);
+    });
+
+    it('PATCH is 412 naming the current generation, and changes nothing, when If-Match is stale', async () => {
+      const before = await volume('data-01');
+      const writes = store.writes;
+      for (const header of [T(1), '"2"', '"two"', `W/${T(2)}, ${T(1)}`]) {
         const problem = await problemOf(() => service.patchVolume('data-01', { sizeGiB: 40 }, ifMatch(header)));
         expect(problem.status, header).toBe(412);
         expect(problem.kind).toBe('precondition-failed');
