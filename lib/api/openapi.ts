@@ -51,6 +51,15 @@ const ETAG_HEADER = {
   },
 };
 
+/** The `Location` response header of a response naming the volume a request created (or found). */
+const LOCATION_HEADER = {
+  Location: {
+    description: 'The path of the volume, e.g. `/volumes/data-01`, relative to the API base URL.',
+    required: true,
+    schema: { type: 'string' as const, example: '/volumes/data-01' },
+  },
+};
+
 /** The `ETag` header of a 412: the record's current tag, absent when the record does not exist. */
 const PRECONDITION_ETAG_HEADER = {
   ETag: {
@@ -110,7 +119,7 @@ export function buildOpenApiDocument(routes: readonly ApiRoute[] = ROUTES) {
     for (const [status, spec] of Object.entries(route.responses)) {
       responses[status] = {
         description: spec.description,
-        ...(spec.etag ? { headers: ETAG_HEADER } : {}),
+        ...(spec.etag || spec.location ? { headers: { ...(spec.etag ? ETAG_HEADER : {}), ...(spec.location ? LOCATION_HEADER : {}) } } : {}),
         content: { 'application/json': { schema: spec.schema ?? { type: 'object' } } },
       };
     }

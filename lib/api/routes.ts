@@ -41,6 +41,8 @@ export interface ResponseSpec {
   schema?: z.ZodType;
   /** The response names one record and carries its `ETag` (`versioned`). */
   etag?: boolean;
+  /** The response carries the record's path in `Location` (`volumeLocation`). */
+  location?: boolean;
 }
 
 interface RouteDefinition<P extends z.ZodObject | undefined, Q extends z.ZodObject | undefined, B extends z.ZodType | undefined> {
@@ -132,8 +134,8 @@ export const ROUTES: readonly ApiRoute[] = [
       '`attachTo` instance) is 409, naming each difference.',
     body: CreateVolumeRequestSchema,
     responses: {
-      201: { description: 'Created.', schema: VolumeDetailsSchema, etag: true },
-      200: { description: 'Already existed with this spec (repeated request).', schema: VolumeDetailsSchema, etag: true },
+      201: { description: 'Created.', schema: VolumeDetailsSchema, etag: true, location: true },
+      200: { description: 'Already existed with this spec (repeated request).', schema: VolumeDetailsSchema, etag: true, location: true },
     },
     problems: {
       404: 'The volume vanished while the attachment was being added.',

@@ -36,6 +36,14 @@ export const DeviceNameSchema = deviceNameSchema.meta({ id: 'DeviceName',
 });
 
 const timestamp = z.string().meta({ format: 'date-time', example: '2026-01-01T12:00:00.000Z' });
+/**
+ * A time the system writes on every record it makes (`createdAt`, `status.updatedAt`): empty on a
+ * record written straight into the table without it, which reads as the system would start it.
+ */
+const recordTime = z.union([timestamp, z.literal('')]).meta({
+  description: 'ISO-8601 time; empty (`""`) on a record written straight into the table without it.',
+  example: '2026-01-01T12:00:00.000Z',
+});
 const life = z.enum(['alive', 'dying']).meta({
   description: '`alive` while the volume or attachment is wanted; `dying` once removal was asked for.',
 });
@@ -51,7 +59,7 @@ function statusSchema<const S extends readonly [string, ...string[]]>(name: stri
       code: z.string().optional().meta({ description: 'Machine-readable error code, e.g. `VolumeInUse`.' }),
       attempts: z.number().int().min(0).meta({ description: 'Failed attempts of the current operation.' }),
       nextAttemptAt: timestamp.optional(),
-      updatedAt: timestamp,
+      updatedAt: recordTime,
       operationStartedAt: timestamp.optional(),
     })
     .meta({ id: name, description: 'The status the system keeps true.' });
@@ -86,7 +94,7 @@ export const AttachmentSchema = z
     device: z.string().optional().meta({ description: 'Device EC2 shows the volume attached as: the one the system allocated, or the name it was attached again under outside the system.' }),
     status: AttachmentStatusSchema,
     rateWait: RateWaitSchema.optional(),
-    createdAt: timestamp,
+    createdAt: recordTime,
   })
   .meta({ id: 'Attachment' });
 
@@ -111,7 +119,7 @@ export const VolumeSchema = z
       .optional()
       .meta({ description: 'What EC2 reports for the volume.' }),
     rateWait: RateWaitSchema.optional(),
-    createdAt: timestamp,
+    createdAt: recordTime,
   })
   .meta({ id: 'Volume' });
 

@@ -127,6 +127,37 @@ describe('OpenAPI document', () => {
     expect(operation('/volumes', 'get').responses['200']!.headers).toBeUndefined();
   });
 
+  it('documents the Location header POST /volumes sends with the volume, created or found', async () => {
+    type Operation = { responses: Record<string, { headers?: Record<string, { required?: boolean }> }> };
+    const create = (document.paths as Record<string, Record<string, Operation>>)['/volumes']!.post!;
+    const api = apiHarness();
+    const request = { method: 'POST', url: '/volumes', json: { volumeId: 'data-01', spec: { sizeGiB: 20, volumeType: 'gp3', availabilityZone: 'us-east-1a' } } };
+    for (const status of [201, 200]) {
+      const response = await api.call(request);
+      expect(response.statusCode).toBe(status);
+      expect(response.headers?.Location).toBe('/volumes/data-01');
+      expect(create.responses[String(status)]?.headers?.Location, String(status)).toMatchObject({ required: true });
+      expect(create.responses[String(status)]?.headers).toHaveProperty('ETag');
+    }
+  });
+
+  it('admits the empty createdAt and status.updatedAt of a record written straight into the table without them', async () => {
+    type Schema = { required?: string[]; properties?: Record<string, Schema>; anyOf?: Schema[]; enum?: unknown[]; format?: string; $ref?: string };
+    const schemas = document.components?.schemas as Record<string, Schema>;
+    const admitsEmpty = (schema: Schema | undefined) => schema?.format === undefined && (schema?.anyOf ?? []).some((choice) => choice.enum?.includes(''));
+    for (const name of ['Volume', 'VolumeDetails', 'Attachment']) {
+      expect(schemas[name]!.required, name).toContain('createdAt');
+      expect(admitsEmpty(schemas[name]!.properties!.createdAt), name).toBe(true);
+    }
+    for (const name of ['VolumeStatus', 'AttachmentStatus']) expect(admitsEmpty(schemas[name]!.properties!.updatedAt), name).toBe(true);
+    // As served.
+    const api = apiHarness();
+    api.store.putRaw({ kind: 'volume', volumeId: 'raw', spec: { sizeGiB: 20, volumeType: 'gp3', availabilityZone: 'us-east-1a' }, life: 'alive', generation: 1 });
+    const served = (await api.call({ method: 'GET', url: '/volumes/raw' })).json as { createdAt: string; status: { updatedAt: string } };
+    expect(served.createdAt).toBe('');
+    expect(served.status.updatedAt).toBe('');
+  });
+
   it('states the tag rules: how many, how long, which characters, which keys are reserved', () => {
     type Schema = { description?: string; maxProperties?: number; minProperties?: number; additionalProperties?: { maxLength?: number }; properties?: Record<string, Schema> };
     const schemas = document.components?.schemas as Record<string, Schema>;
