@@ -63,7 +63,7 @@ const LOCATION_HEADER = {
 /** The `ETag` header of a 412: the record's current tag, absent when the record does not exist. */
 const PRECONDITION_ETAG_HEADER = {
   ETag: {
-    description: 'Strong entity tag of the record as it is now, when it exists: read it again and reapply the change.',
+    description: 'Strong entity tag of the record as it is now, when it exists: read it again and reapply the change (or, when `detail` says the header can never match, fix the header).',
     required: false,
     schema: { type: 'string' as const, example: '"7.mjv2lsw0"' },
   },

@@ -109,8 +109,9 @@ const INVALID_RECORD =
 
 /** What 412 means on every route that takes `If-Match`. */
 const PRECONDITION_FAILED =
-  '`If-Match` does not name the record as it is (changed by another client, or deleted and created again), or is not a list of entity tags: nothing was changed. The `ETag` ' +
-  'header and `detail` give the current one; read the record again and reapply the change.';
+  '`If-Match` does not name the record as it is (changed by another client, or deleted and created again): nothing was changed. The `ETag` ' +
+  'header and `detail` give the current one; read the record again and reapply the change. A header that can never match (not a list of quoted ' +
+  'entity tags or `*`, or weak `W/` tags only) is 412 too, and its `detail` says what is wrong with it: fix the header.';
 
 export const ROUTES: readonly ApiRoute[] = [
   defineRoute({
