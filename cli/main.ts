@@ -356,13 +356,17 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
 }
 
 function createClient(options: GlobalOptions, io: CliIo): ApiClient {
-  let url: URL;
+  let url: URL | undefined;
   try {
     url = new URL(options.endpoint);
   } catch {
+    url = undefined;
+  }
+  // `localhost:3000` parses, as a URL of scheme `localhost:`: only http and https reach an API.
+  if (url === undefined || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
     // Named the way the user gave it: the option, or the environment variable behind its default.
     const given = options.endpoint === io.env[ENDPOINT_ENV] ? ENDPOINT_ENV : '--endpoint';
-    throw new UsageError(`${given} ${options.endpoint} is not a URL`);
+    throw new UsageError(`${given} ${options.endpoint}: expected an http:// or https:// URL, such as ${DEFAULT_ENDPOINT}`);
   }
   if (!options.sigv4 && !isExecuteApiUrl(url)) {
     return new ApiClient({ endpoint: options.endpoint, ...(io.fetch ? { fetch: io.fetch } : {}) });

@@ -560,11 +560,19 @@ describe('CLI against the API over HTTP', () => {
     it('names where an endpoint that is not a URL came from: the option, or the environment variable', async () => {
       const run = await cli('--endpoint', 'notaurl', 'volumes', 'list');
       expect(run.code).toBe(EXIT.usage);
-      expect(run.stderr).toContain('error: --endpoint notaurl is not a URL');
+      expect(run.stderr).toContain('error: --endpoint notaurl: expected an http:// or https:// URL, such as http://127.0.0.1:3000');
+      // A host and port without a scheme parses as a URL of scheme `localhost:`: a usage error too, before any request.
+      for (const endpoint of ['localhost:3000', 'ftp://127.0.0.1:3000']) {
+        const sentBefore = sent.length;
+        const scheme = await cli('--endpoint', endpoint, 'volumes', 'list');
+        expect(scheme.code, endpoint).toBe(EXIT.usage);
+        expect(scheme.stderr, endpoint).toContain(`error: --endpoint ${endpoint}: expected an http:// or https:// URL, such as http://127.0.0.1:3000`);
+        expect(sent.length).toBe(sentBefore);
+      }
       let stderr = '';
       const code = await runCli(['volumes', 'list'], { stdout: () => {}, stderr: (text) => void (stderr += text), env: { EBS_PROVISIONER_ENDPOINT: 'notaurl' }, isTTY: false, clock });
       expect(code).toBe(EXIT.usage);
-      expect(stderr).toContain('error: EBS_PROVISIONER_ENDPOINT notaurl is not a URL');
+      expect(stderr).toContain('error: EBS_PROVISIONER_ENDPOINT notaurl: expected an http:// or https:// URL');
     });
 
     it('needs a region to sign', async () => {
