@@ -63,6 +63,19 @@ interface GlobalOptions {
 
 class UsageError extends Error {}
 
+/** A failure of the request with a hint on what to give the command instead (printed after it, in table output). */
+class HintedError extends Error {
+  constructor(
+    readonly failure: unknown,
+    readonly hint: string,
+  ) {
+    super(failure instanceof Error ? failure.message : String(failure));
+  }
+}
+
+/** What `volumes create` needs to place a volume, for the hint after the API's refusal of an unplaced one. */
+const PLACEMENT_HINT = 'give --az <zone>, --near <instanceId> (the AZ of that instance) or --attach <instanceId>';
+
 /** Read-and-write rounds `volumes tag` makes while other clients keep changing the volume, before it gives up. */
 export const TAG_ATTEMPTS = 3;
 
@@ -120,8 +133,9 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     .option('--type <type>', 'volume type (gp2, gp3, io1, io2, st1, sc1, standard)', 'gp3')
     .option('--iops <n>', 'provisioned IOPS', POSITIVE)
     .option('--throughput <MiBps>', 'throughput in MiB/s (gp3)', POSITIVE)
-    .option('--az <zone>', 'availability zone (required unless --attach names the instance whose AZ it goes in)')
-    .option('--attach <instanceId>', 'attach to this instance (and create the volume in its AZ)')
+    .option('--az <zone>', 'availability zone (required unless --near or --attach names the instance whose AZ it goes in)')
+    .option('--near <instanceId>', 'create the volume in the AZ of this instance (without attaching it)')
+    .option('--attach <instanceId>', 'attach to this instance (and, without --az or --near, create the volume in its AZ)')
     .option('--device <name>', 'device name for --attach, e.g. /dev/sdf')
     .option('--id <volumeId>', 'choose the volume id (makes the request safely repeatable)')
     .option('--tag <key=value>', 'tag the volume (repeatable)', collectTag)
@@ -131,12 +145,14 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     .option('--multi-attach', 'allow attaching to several instances (io1/io2)')
     .action(async (options, command: Command) => {
       if (options.device && !options.attach) throw new UsageError('--device needs --attach');
+      if (options.az && options.near) throw new UsageError('give either --az or --near, not both');
       const spec: VolumeSpec = {
         sizeGiB: options.size,
         volumeType: options.type,
         ...(options.iops !== undefined ? { iops: options.iops } : {}),
         ...(options.throughput !== undefined ? { throughput: options.throughput } : {}),
         ...(options.az ? { availabilityZone: options.az } : {}),
+        ...(options.near ? { placementInstanceId: options.near } : {}),
         ...(options.encrypted ? { encrypted: true } : {}),
         ...(options.kmsKey ? { kmsKeyId: options.kmsKey } : {}),
         ...(options.snapshot ? { snapshotId: options.snapshot } : {}),
@@ -148,7 +164,11 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
         ...(options.id ? { volumeId: options.id } : {}),
         ...(options.attach ? { attachTo: { instanceId: options.attach, ...(options.device ? { device: options.device } : {}) } } : {}),
       };
-      const { status, body } = await client(command).createVolume(request);
+      const api = client(command);
+      const { status, body } = await api.createVolume(request).catch((error: unknown) => {
+        const unplaced = error instanceof ApiError && (error.problem?.errors ?? []).some((issue) => issue.path === 'spec.availabilityZone');
+        throw unplaced ? new HintedError(error, PLACEMENT_HINT) : error;
+      });
       print(command, body, () => `${status === 201 ? 'Created' : 'Already exists (same spec)'}: ${body.volumeId}\n\n${volumeDetails(body)}`);
     });
 
@@ -350,7 +370,10 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       io.stderr(`error: ${error.message}\n`);
       return EXIT.usage;
     }
-    io.stderr(`${formatError(error, program.opts<GlobalOptions>().output)}\n`);
+    const output = program.opts<GlobalOptions>().output;
+    io.stderr(`${formatError(error instanceof HintedError ? error.failure : error, output)}\n`);
+    // In JSON, stderr holds the problem document alone.
+    if (error instanceof HintedError && output !== 'json') io.stderr(`hint: ${error.hint}\n`);
     return EXIT.failed;
   }
 }

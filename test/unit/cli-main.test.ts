@@ -240,6 +240,26 @@ describe('CLI against the API over HTTP', () => {
       expect(store.writes).toBe(0);
     });
 
+    it('places a volume with --near in the AZ of an instance, and hints at it when the API finds no placement', async () => {
+      const near = await cli('-o', 'json', 'volumes', 'create', '--size', '20', '--near', INSTANCE_A, '--id', 'near-01');
+      expect(near.code).toBe(EXIT.ok);
+      expect(near.json).toMatchObject({ volumeId: 'near-01', spec: { sizeGiB: 20, placementInstanceId: INSTANCE_A }, attachments: [] });
+      const both = await cli('volumes', 'create', '--size', '20', '--near', INSTANCE_A, '--az', 'us-east-1a');
+      expect(both.code).toBe(EXIT.usage);
+      expect(both.stderr).toContain('give either --az or --near, not both');
+      const writes = store.writes;
+      const unplaced = await cli('volumes', 'create', '--size', '20');
+      expect(unplaced.code).toBe(EXIT.failed);
+      expect(unplaced.stderr).toContain('spec.availabilityZone: is required unless placementInstanceId or attachTo names an instance');
+      expect(unplaced.stderr.trim().split('\n').at(-1)).toBe('hint: give --az <zone>, --near <instanceId> (the AZ of that instance) or --attach <instanceId>');
+      // JSON keeps stderr to the problem document.
+      const json = await cli('-o', 'json', 'volumes', 'create', '--size', '20');
+      expect(json.stderr).not.toContain('hint:');
+      expect(JSON.parse(json.stderr)).toMatchObject({ status: 400 });
+      expect(store.writes).toBe(writes);
+      expect((await cli('volumes', 'create', '--help')).stdout).toContain('--near <instanceId>');
+    });
+
     it('prints conflicts and missing volumes', async () => {
       await cli('volumes', 'create', '--az', 'us-east-1a', '--size', '20', '--id', 'data-01');
       const conflict = await cli('volumes', 'create', '--az', 'us-east-1a', '--size', '30', '--id', 'data-01');
