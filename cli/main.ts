@@ -212,7 +212,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
 
   volumes
     .command('modify')
-    .description("change a volume's size, type, IOPS or throughput")
+    .description("change a volume's size, type, IOPS or throughput (and, until it is created, its placement or snapshot)")
     .argument('<volumeId>')
     .option('--size <GiB>', 'new size in GiB', POSITIVE)
     .option('--type <type>', 'new volume type')
@@ -220,14 +220,21 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     .option('--throughput <MiBps>', 'new throughput', POSITIVE)
     .option('--clear-iops', 'drop the IOPS setting: gp3 goes back to its baseline 3000; needed when moving to a type without it, e.g. gp2')
     .option('--clear-throughput', 'drop the throughput setting (gp3: back to 125 MiB/s)')
+    .option('--az <zone>', 'new availability zone, e.g. after EC2 refused the one given (only until the volume is created)')
+    .option('--near <instanceId>', 'create the volume in the AZ of this instance instead (only until the volume is created)')
+    .option('--snapshot <snapshotId>', 'create from this snapshot instead (only until the volume is created)')
     .action(async (volumeId: string, options, command: Command) => {
+      if (options.az && options.near) throw new UsageError('give either --az or --near, not both');
       const patch: PatchVolumeRequest = {
         ...(options.size !== undefined ? { sizeGiB: options.size } : {}),
         ...(options.type !== undefined ? { volumeType: options.type } : {}),
         ...(options.iops !== undefined ? { iops: options.iops } : options.clearIops ? { iops: null } : {}),
         ...(options.throughput !== undefined ? { throughput: options.throughput } : options.clearThroughput ? { throughput: null } : {}),
+        ...(options.az !== undefined ? { availabilityZone: options.az } : {}),
+        ...(options.near !== undefined ? { placementInstanceId: options.near } : {}),
+        ...(options.snapshot !== undefined ? { snapshotId: options.snapshot } : {}),
       };
-      if (Object.keys(patch).length === 0) throw new UsageError('give at least one of --size, --type, --iops, --throughput, --clear-iops, --clear-throughput');
+      if (Object.keys(patch).length === 0) throw new UsageError('give at least one of --size, --type, --iops, --throughput, --clear-iops, --clear-throughput, --az, --near, --snapshot');
       const { body } = await client(command).patchVolume(volumeId, patch);
       print(command, body, () => volumeDetails(body));
     });

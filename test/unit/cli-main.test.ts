@@ -260,6 +260,17 @@ describe('CLI against the API over HTTP', () => {
       expect((await cli('volumes', 'create', '--help')).stdout).toContain('--near <instanceId>');
     });
 
+    it('moves a volume not created yet to another AZ or instance with modify --az or --near', async () => {
+      await cli('volumes', 'create', '--az', 'us-east-1a', '--size', '20', '--id', 'data-01');
+      const moved = await cli('-o', 'json', 'volumes', 'modify', 'data-01', '--az', 'us-east-1b');
+      expect(moved.code).toBe(EXIT.ok);
+      expect(moved.json).toMatchObject({ spec: { availabilityZone: 'us-east-1b' }, generation: 2 });
+      const near = await cli('-o', 'json', 'volumes', 'modify', 'data-01', '--near', INSTANCE_A, '--snapshot', 'snap-0123456789abcdef0');
+      expect(near.json).toMatchObject({ spec: { placementInstanceId: INSTANCE_A, snapshotId: 'snap-0123456789abcdef0' }, generation: 3 });
+      expect((near.json as { spec: object }).spec).not.toHaveProperty('availabilityZone');
+      expect((await cli('volumes', 'modify', 'data-01', '--az', 'us-east-1a', '--near', INSTANCE_A)).code).toBe(EXIT.usage);
+    });
+
     it('prints conflicts and missing volumes', async () => {
       await cli('volumes', 'create', '--az', 'us-east-1a', '--size', '20', '--id', 'data-01');
       const conflict = await cli('volumes', 'create', '--az', 'us-east-1a', '--size', '30', '--id', 'data-01');
