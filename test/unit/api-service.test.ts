@@ -12,6 +12,7 @@ import { entityTag, parseIfMatch } from '../../lib/api/preconditions.js';
 import type { AttachmentView } from '../../lib/api/schemas.js';
 import { INSTANCE_A, INSTANCE_B, ManualClock, sequentialIds } from './api-fixtures.js';
 import { OWNERSHIP_TAGS } from '../../lib/settings.js';
+import { AZ as ENGINE_AZ, harness } from './engine-fixtures.js';
 
 const GP3: VolumeSpec = { sizeGiB: 20, volumeType: 'gp3', availabilityZone: 'us-east-1a' };
 /** A spec that names no AZ: only `attachTo` can place it. */
@@ -1235,5 +1236,31 @@ describe('VolumeService', () => {
       expect(await volume('huge')).toMatchObject({ life: 'dying', version: 4 });
       expect((await service.deleteVolume('huge')).life).toBe('dying');
     });
+  });
+});
+
+describe('VolumeService with the engine: a spec EC2 refused at creation, put right through PATCH', () => {
+  /** Watcher and executor together for `seconds`, as the stream and the queue would run them. */
+  async function run(h: ReturnType<typeof harness>, seconds: number) {
+    for (let i = 0; i < seconds / 5; i++) {
+      await h.watch();
+      await h.settle(5000);
+    }
+    await h.watch();
+  }
+
+  it('a PATCH of the AZ EC2 refused creates the volume there; once created, the AZ is fixed', async () => {
+    const h = harness();
+    const service = new VolumeService({ store: h.store, clock: h.clock });
+    await service.createVolume({ volumeId: 'data-1', spec: { sizeGiB: 10, volumeType: 'gp3', availabilityZone: 'zz-nowhere-9z' } });
+    await run(h, 30);
+    expect(await service.getVolume('data-1')).toMatchObject({ status: { state: 'error', code: 'InvalidZone.NotFound' } });
+
+    const fixed = await service.patchVolume('data-1', { availabilityZone: ENGINE_AZ });
+    expect(fixed.generation).toBe(2);
+    await run(h, 30);
+    expect(await service.getVolume('data-1')).toMatchObject({ status: { state: 'available' }, availabilityZone: ENGINE_AZ, ebsVolumeId: expect.any(String) });
+    expect(h.ebs.volumes()).toHaveLength(1);
+    expect((await problemOf(() => service.patchVolume('data-1', { availabilityZone: 'zz-nowhere-9z' }))).status).toBe(400);
   });
 });
