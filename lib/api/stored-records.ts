@@ -70,9 +70,12 @@ export function generationRead(stored: Stored): WriteCondition {
   return stored.generation !== undefined ? { generation: stored.generation, ...created } : { version: stored.version, ...created };
 }
 
-/** The write condition that nothing wrote the record since it was read: its version. */
+/**
+ * The write condition that nothing wrote the record since it was read: its version, and its
+ * creation time (a record deleted and created again starts its version again).
+ */
 export function versionRead(stored: Stored): WriteCondition {
-  return { version: stored.version };
+  return stored.createdAt !== undefined ? { version: stored.version, createdAt: stored.createdAt } : { version: stored.version };
 }
 
 /** Field issues listed in an `invalid-record` problem; the detail counts the rest. */

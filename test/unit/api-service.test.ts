@@ -372,6 +372,21 @@ describe('VolumeService', () => {
       expect((await volume('data-01'))?.generation).toBe(2);
     });
 
+    it('never lands on a record deleted and created again under the id between its read and its write (the version starting again)', async () => {
+      raceFirstWrite(async () => {
+        await store.remove(volumeKey('data-01'));
+        clock.advance(1000);
+        await new VolumeService({ store, clock, newVolumeId: sequentialIds() }).createVolume({
+          volumeId: 'data-01',
+          spec: { sizeGiB: 500, volumeType: 'io2', iops: 10_000, availabilityZone: 'us-east-1a', encrypted: true },
+        });
+      });
+      const details = await service.patchVolume('data-01', { tags: { team: 'storage' } });
+      // The new record keeps its own spec, patched on a second read: the old one's is never written over it.
+      expect((await volume('data-01'))?.spec).toMatchObject({ sizeGiB: 500, volumeType: 'io2', encrypted: true, tags: { team: 'storage' } });
+      expect(details.spec).toEqual((await volume('data-01'))?.spec);
+    });
+
     it('changes type and clears an optional field with null', async () => {
       const details = await service.patchVolume('data-01', { volumeType: 'gp2', iops: null });
       expect(details.spec).toEqual({ sizeGiB: 20, volumeType: 'gp2', availabilityZone: 'us-east-1a' });
