@@ -71,6 +71,7 @@ import {
   type SharedRateBudget,
   type TokensTaken,
   type VolumeProvider,
+  type WriteCondition,
   unchangedSince,
 } from './ports.js';
 import { TokenBucket } from './rate-limiter.js';
@@ -1151,7 +1152,8 @@ export class Executor {
             changes.status = successStatus(volume.status, nextVolumeState(volume.status.state, 'create-started'), now, message);
           }
           if (Object.keys(changes).length > 0) {
-            const written = await this.preWrite<VolumeRecord>(item, owner, now, changes);
+            // A request made now is of the spec as read: a client change since (a new zone, say) must not be sent under its name.
+            const written = await this.preWrite<VolumeRecord>(item, owner, now, changes, repeat ? {} : { generation: volume.generation });
             if (!written) return;
             volume = written;
             item.record = written;
@@ -1678,10 +1680,17 @@ export class Executor {
    * or the claim lost. For an operation that claims on this write, the write takes the claim, on
    * the condition that the record is still the version the batch read (which no live claim held).
    */
-  private async preWrite<R extends ProvisionerRecord>(item: Item, owner: string, now: number, changes: RecordChanges<R>): Promise<R | undefined> {
+  private async preWrite<R extends ProvisionerRecord>(
+    item: Item,
+    owner: string,
+    now: number,
+    changes: RecordChanges<R>,
+    /** Held under a claim, what must still hold too (the generation the call was made of). */
+    alsoUnchanged: WriteCondition = {},
+  ): Promise<R | undefined> {
     const claiming = item.claimOnWrite === true && !item.claimed;
     const write = claiming ? { ...changes, claim: { owner, expiresAt: now + this.config.claimLeaseMs } } : changes;
-    const condition = claiming ? unchangedSince(item.record!) : { claimOwner: owner, now: this.deps.clock.now() };
+    const condition = claiming ? unchangedSince(item.record!) : { claimOwner: owner, now: this.deps.clock.now(), ...alsoUnchanged };
     try {
       const written = await this.deps.store.update<R>(item.key, write as RecordChanges<R>, condition);
       if (claiming) item.claimed = true;
@@ -1690,7 +1699,9 @@ export class Executor {
       if (error instanceof ConditionFailedError) {
         this.deps.log.info('record changed or deleted before the EC2 call; not calling', { key: item.id });
         item.result = { outcome: 'skipped' };
-        item.claimed = false;
+        // Still ours, changed by the client under it: the claim is let go at once, for the change's own operation.
+        const stillOurs = !claiming && error.current?.claim?.owner === owner;
+        item.claimed = stillOurs;
         if (claiming && error.current) {
           // Held elsewhere: look again when that lease ends, in case its holder crashed; changed: look again soon.
           const held = error.current.claim && error.current.claim.owner !== owner ? error.current.claim.expiresAt : 0;

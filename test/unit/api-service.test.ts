@@ -12,7 +12,7 @@ import { entityTag, parseIfMatch } from '../../lib/api/preconditions.js';
 import type { AttachmentView } from '../../lib/api/schemas.js';
 import { INSTANCE_A, INSTANCE_B, ManualClock, sequentialIds } from './api-fixtures.js';
 import { OWNERSHIP_TAGS } from '../../lib/settings.js';
-import { AZ as ENGINE_AZ, harness } from './engine-fixtures.js';
+import { AZ as ENGINE_AZ, harness, newVolume } from './engine-fixtures.js';
 
 const GP3: VolumeSpec = { sizeGiB: 20, volumeType: 'gp3', availabilityZone: 'us-east-1a' };
 /** A spec that names no AZ: only `attachTo` can place it. */
@@ -1277,5 +1277,27 @@ describe('VolumeService with the engine: a spec EC2 refused at creation, put rig
     expect(await service.getVolume('data-1')).toMatchObject({ status: { state: 'available' }, availabilityZone: ENGINE_AZ, ebsVolumeId: expect.any(String) });
     expect(h.ebs.volumes()).toHaveLength(1);
     expect((await problemOf(() => service.patchVolume('data-1', { availabilityZone: 'zz-nowhere-9z' }))).status).toBe(400);
+  });
+
+  it('a PATCH of the AZ landing under the executor\'s claim, before it records its CreateVolume, is the AZ EC2 is asked for', async () => {
+    const h = harness();
+    const OTHER_AZ = 'eu-west-1b';
+    h.ebs.addInstance({ instanceId: 'i-0bbbbbbbbbbbbbbb2', availabilityZone: OTHER_AZ });
+    const service = new VolumeService({ store: h.store, clock: h.clock });
+    // Creating, its first send refused (nothing recorded): a PATCH of the AZ is accepted.
+    await h.store.create({ ...newVolume('data-1'), status: { state: 'creating', attempts: 1, updatedAt: new Date(h.clock.now()).toISOString() } });
+    const update = h.store.update.bind(h.store);
+    let patched: Awaited<ReturnType<VolumeService['patchVolume']>> | undefined;
+    h.store.update = async (key, changes, condition) => {
+      // The client's PATCH lands after the executor claimed the record, just before it records its request.
+      if ((changes as Partial<VolumeRecord>).createRequest && !patched) patched = await service.patchVolume('data-1', { availabilityZone: OTHER_AZ });
+      return update(key, changes, condition);
+    };
+    await h.queue.send([{ message: { op: 'create-volume', key: volumeKey('data-1') }, delaySeconds: 0 }]);
+    await run(h, 60);
+    expect(patched?.spec.availabilityZone).toBe(OTHER_AZ);
+    expect(h.ebs.volumes().map((volume) => volume.availabilityZone)).toEqual([OTHER_AZ]);
+    expect(await service.getVolume('data-1')).toMatchObject({ status: { state: 'available' }, availabilityZone: OTHER_AZ });
+    expect((await service.getVolume('data-1')).status.code).toBeUndefined();
   });
 });
