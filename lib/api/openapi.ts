@@ -54,9 +54,9 @@ const ETAG_HEADER = {
 /** The `Location` response header of a response naming the volume a request created (or found). */
 const LOCATION_HEADER = {
   Location: {
-    description: 'The path of the volume, e.g. `/volumes/data-01`, relative to the API base URL.',
+    description: 'The volume\'s URL as a relative reference, e.g. `volumes/data-01`: resolved against the request\'s URL (`…/volumes`), it keeps the stage or base path the API is served under.',
     required: true,
-    schema: { type: 'string' as const, example: '/volumes/data-01' },
+    schema: { type: 'string' as const, example: 'volumes/data-01' },
   },
 };
 

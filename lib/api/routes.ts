@@ -101,7 +101,8 @@ const json = (status: number, body: unknown, headers?: Record<string, string>): 
 const versioned = (status: number, record: Versioned, headers: Record<string, string> = {}): RouteResult =>
   json(status, record, { ...headers, ETag: entityTag(record) });
 
-const volumeLocation = (volumeId: string) => ({ Location: `/volumes/${encodeURIComponent(volumeId)}` });
+// Relative to the request's URL (`…/volumes`), so it resolves to the volume's URL under any stage or base path.
+const volumeLocation = (volumeId: string) => ({ Location: `volumes/${encodeURIComponent(volumeId)}` });
 
 /** What 409 `invalid-record` means, on every route that names a record. */
 const INVALID_RECORD =

@@ -42,7 +42,9 @@ describe('API handler', () => {
       const created = await api.call({ method: 'POST', url: '/volumes', json: { volumeId: 'data-01', spec: GP3 } });
       expect(created.statusCode).toBe(201);
       expect(created.contentType).toBe('application/json');
-      expect(created.headers?.Location).toBe('/volumes/data-01');
+      expect(created.headers?.Location).toBe('volumes/data-01');
+      // Resolved as a client resolves it, under the deployed stage.
+      expect(new URL(String(created.headers?.Location), 'https://abc.execute-api.us-east-1.amazonaws.com/v1/volumes').href).toBe('https://abc.execute-api.us-east-1.amazonaws.com/v1/volumes/data-01');
       expect(VolumeDetailsSchema.parse(created.json)).toMatchObject({ volumeId: 'data-01', status: { state: 'pending' } });
 
       const repeated = await api.call({ method: 'POST', url: '/volumes', json: { volumeId: 'data-01', spec: GP3 } });

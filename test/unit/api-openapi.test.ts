@@ -135,7 +135,7 @@ describe('OpenAPI document', () => {
     for (const status of [201, 200]) {
       const response = await api.call(request);
       expect(response.statusCode).toBe(status);
-      expect(response.headers?.Location).toBe('/volumes/data-01');
+      expect(response.headers?.Location).toBe('volumes/data-01');
       expect(create.responses[String(status)]?.headers?.Location, String(status)).toMatchObject({ required: true });
       expect(create.responses[String(status)]?.headers).toHaveProperty('ETag');
     }
