@@ -166,7 +166,9 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       };
       const api = client(command);
       const { status, body } = await api.createVolume(request).catch((error: unknown) => {
-        const unplaced = error instanceof ApiError && (error.problem?.errors ?? []).some((issue) => issue.path === 'spec.availabilityZone');
+        // Only the refusal of a create that named no placement at all: a malformed zone or a conflict says what it is.
+        const placed = options.az !== undefined || options.near !== undefined || options.attach !== undefined;
+        const unplaced = !placed && error instanceof ApiError && error.status === 400 && (error.problem?.errors ?? []).some((issue) => issue.path === 'spec.availabilityZone');
         throw unplaced ? new HintedError(error, PLACEMENT_HINT) : error;
       });
       print(command, body, () => `${status === 201 ? 'Created' : 'Already exists (same spec)'}: ${body.volumeId}\n\n${volumeDetails(body)}`);

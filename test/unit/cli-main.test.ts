@@ -257,6 +257,11 @@ describe('CLI against the API over HTTP', () => {
       expect(json.stderr).not.toContain('hint:');
       expect(JSON.parse(json.stderr)).toMatchObject({ status: 400 });
       expect(store.writes).toBe(writes);
+      // A create that named its zone, malformed, says what is wrong with it and no more.
+      const malformed = await cli('volumes', 'create', '--size', '20', '--az', 'not a zone');
+      expect(malformed.code).toBe(EXIT.failed);
+      expect(malformed.stderr).toContain('spec.availabilityZone');
+      expect(malformed.stderr).not.toContain('hint:');
       expect((await cli('volumes', 'create', '--help')).stdout).toContain('--near <instanceId>');
     });
 
