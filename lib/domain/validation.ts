@@ -517,13 +517,13 @@ export function specChangeIssues(
  *
  * @example
  * // Grown from 1 to 40 GiB, still modifying:
- * sizeEc2MayReach({ ...volume, status: { state: 'modifying' } }); // { sizeGiB: 40, why: 'a modification to 40 GiB is under way' }
+ * sizeEc2MayReach({ ...volume, status: { state: 'modifying' } }); // { sizeGiB: 40, why: 'a modification is under way, the spec asking for 40 GiB' }
  */
 export function sizeEc2MayReach(volume: EbsSide): { sizeGiB: number; why: string } | undefined {
   const modifying = volume.ebsVolumeId !== undefined && (volume.status?.state === 'modifying' || volume.modificationSentAt !== undefined);
   const modified = modifying ? volume.spec.sizeGiB : undefined;
   const created = volume.createRequest?.spec.sizeGiB;
   if (modified !== undefined && (created === undefined || modified >= created))
-    return { sizeGiB: modified, why: `a modification to ${modified} GiB is under way` };
+    return { sizeGiB: modified, why: `a modification is under way, the spec asking for ${modified} GiB` };
   return created !== undefined ? { sizeGiB: created, why: `the volume was created at ${created} GiB` } : undefined;
 }
