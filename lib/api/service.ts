@@ -260,9 +260,12 @@ export class VolumeService {
       const issues = changeIssues(current, next, patch);
       if (issues.length > 0) throw invalid(`the change to volume ${volumeId} is not allowed: ${describeValidationIssues(issues)}`, issues);
       try {
+        const generation = current.generation + 1;
+        // A change to a volume in error is its retry too: written with it, as `requestRetry` does, so the answer shows the retry.
+        const retry = current.status.state === 'error' ? { retriedGeneration: generation, status: retryRequestedStatus('volume', this.clock.now()) } : {};
         await this.store.update<VolumeRecord>(
           volumeKey(volumeId),
-          { spec: next, generation: current.generation + 1 },
+          { spec: next, generation, ...retry },
           { ...versionRead(stored), life: 'alive', ...(ifMatch ? generationRead(stored) : {}) },
         );
         return this.details(volumeId);

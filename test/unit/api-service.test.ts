@@ -1273,6 +1273,9 @@ describe('VolumeService with the engine: a spec EC2 refused at creation, put rig
 
     const fixed = await service.patchVolume('data-1', { availabilityZone: ENGINE_AZ });
     expect(fixed.generation).toBe(2);
+    // The change is the retry too, and the answer says so: a client waiting on it right after never reads the error.
+    expect(fixed.status).toMatchObject({ state: 'pending', message: 'retry requested', attempts: 0 });
+    expect(fixed.status.code).toBeUndefined();
     await run(h, 30);
     expect(await service.getVolume('data-1')).toMatchObject({ status: { state: 'available' }, availabilityZone: ENGINE_AZ, ebsVolumeId: expect.any(String) });
     expect(h.ebs.volumes()).toHaveLength(1);
