@@ -119,8 +119,13 @@ export function toProviderError(error: unknown): ProviderError {
         : typeof shape.code === 'string'
           ? shape.code
           : 'Unknown';
-  return new ProviderError(classify(code, message, shape), code, message);
+  // The SDK's placeholder when EC2 sent no message (moto leaves some out): the code says more.
+  const said = message === '' || message === SDK_NO_MESSAGE ? `${code} (EC2 gave no message)` : message;
+  return new ProviderError(classify(code, message, shape), code, said);
 }
+
+/** The message the SDK gives an error whose answer carried none. */
+const SDK_NO_MESSAGE = 'UnknownError';
 
 /** `Client.` / `Server.`: whose fault EC2 says it is, which the code's kind already tells. */
 const FAULT_PREFIX = /^(?:Client|Server)\./;

@@ -111,6 +111,13 @@ const TABLE: { code: string; message: string; status?: number; kind: ProviderErr
   { code: 'ConcurrentTagAccess', message: 'Another tag operation on this resource is in progress; retry when it has completed.', kind: 'transient' },
 ];
 
+describe('an EC2 error answered without a message', () => {
+  it('says its code, not the SDK placeholder', async () => {
+    const error = toProviderError(await realEc2Error('InvalidSnapshot.NotFound', ''));
+    expect(error).toMatchObject({ kind: 'invalid-request', code: 'InvalidSnapshot.NotFound', message: 'InvalidSnapshot.NotFound (EC2 gave no message)' });
+  });
+});
+
 describe('EC2 error code table, code by code', () => {
   it('covers every code of the table', () => {
     expect(new Set(TABLE.map(({ code }) => code))).toEqual(new Set(Object.keys(EC2_ERROR_KINDS)));
