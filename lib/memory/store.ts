@@ -374,7 +374,14 @@ function conditionFailure(record: ProvisionerRecord, condition: WriteCondition |
 function cloneData<T>(value: T): T {
   if (value === null || typeof value !== 'object') return value;
   if (Array.isArray(value)) return value.map(cloneData) as T;
+  const source = value as Record<string, unknown>;
   const copy: Record<string, unknown> = {};
-  for (const key of Object.keys(value)) copy[key] = cloneData((value as Record<string, unknown>)[key]);
+  const keys = Object.keys(source);
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i]!;
+    const field = source[key];
+    // Most fields are strings and numbers: copied without a call.
+    copy[key] = field === null || typeof field !== 'object' ? field : cloneData(field);
+  }
   return copy as T;
 }
