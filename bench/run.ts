@@ -226,10 +226,10 @@ function countStates(driver: WorkloadDriver, ec2: SimulatedEc2, ebs: SimulatedEb
   const counts = Object.fromEntries(TIMELINE_STATES.map((s) => [s, 0])) as Record<TimelineState, number>;
   counts.failed = driver.failedCount;
   counts.finished = driver.finishedCount;
+  // A lifecycle under way is where EC2 holds the latest volume it made.
+  const latestVolume = ec2.latestVolumeByLifecycle;
   for (const id of driver.underWay) {
-    // A lifecycle under way is where EC2 holds the latest volume it made.
-    let latest: string | undefined;
-    for (const ebsVolumeId of ec2.volumesByLifecycle.get(id) ?? []) latest = ebsVolumeId;
+    const latest = latestVolume.get(id);
     const state = latest === undefined ? undefined : ebs.model.volumeState(latest);
     if (state === undefined) counts.waiting++;
     else if (state === 'creating') counts.creating++;

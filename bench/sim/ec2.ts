@@ -46,6 +46,8 @@ export class SimulatedEc2 implements VolumeProvider {
   readonly throttled: Record<Ec2Action, number> = Object.fromEntries(EC2_ACTIONS.map((a) => [a, 0])) as Record<Ec2Action, number>;
   /** EBS volumes created per lifecycle (by the record tag). */
   readonly volumesByLifecycle = new Map<string, Set<string>>();
+  /** The last of `volumesByLifecycle`'s volumes per lifecycle (the one EC2 holds for it now). */
+  readonly latestVolumeByLifecycle = new Map<string, string>();
   /** Invariant violations seen on attach: a volume on two instances, or two volumes on one device. */
   doubleAttaches = 0;
   /** Which volume last attached on each `instance device`. */
@@ -76,7 +78,10 @@ export class SimulatedEc2 implements VolumeProvider {
     const lifecycle = request.tags[OWNERSHIP_TAGS.record];
     if (lifecycle !== undefined) {
       const created = this.volumesByLifecycle.get(lifecycle) ?? new Set<string>();
-      created.add(volume.ebsVolumeId);
+      if (!created.has(volume.ebsVolumeId)) {
+        created.add(volume.ebsVolumeId);
+        this.latestVolumeByLifecycle.set(lifecycle, volume.ebsVolumeId);
+      }
       this.volumesByLifecycle.set(lifecycle, created);
     }
     return volume;
