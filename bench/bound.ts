@@ -5,8 +5,11 @@
  * d_b-th token before (d_b − C_b) / r_b; after that token the volume still has to go through the
  * rest of its lifecycle on EBS, taken at the least any draw of the latency model can be (1 ms a
  * step: the lognormal distributions have no higher floor), plus the fixed hold time. So no run
- * of the simulation can finish sooner: it is a true lower bound, not a typical time. Arrivals
- * bound it too: the last request arrives at (N − 1) / rate and then needs a whole lifecycle.
+ * in which every lifecycle converges can finish sooner: it is a true lower bound for such runs,
+ * not a typical time. A run whose lifecycles fail or give up makes fewer calls than the bound
+ * counts, and its makespan (the last lifecycle to end, converged or failed) can fall below it.
+ * Arrivals bound it too: the last request arrives at (N − 1) / rate and then needs a whole
+ * lifecycle.
  */
 import type { LatencyModel } from './sim/latency.js';
 import { EC2_REQUEST_LIMITS, type BucketLimit } from './sim/token-bucket.js';
