@@ -35,14 +35,15 @@ describe('scale simulation (N = 200)', () => {
     expect(result.makespanMs).toBeGreaterThanOrEqual(result.lowerBound.ms);
   }, 120_000);
 
-  it('makes exactly one call per mutating action per lifecycle and stays within 4.28 EC2 calls per lifecycle', async () => {
+  it('makes one CreateVolume, DetachVolume and DeleteVolume per lifecycle, at most one extra AttachVolume per 100, and stays within 4.28 EC2 calls per lifecycle', async () => {
     const result = await runProvisioner();
     console.log(`EC2 calls per lifecycle: ${result.ec2CallsPerLifecycle.toFixed(3)}`, result.ec2Calls);
     for (const action of ['CreateVolume', 'DetachVolume', 'DeleteVolume'] as const) expect(result.ec2Calls[action]).toBe(200);
-    // Since the client's requests go through the API's VolumeService (its reads and writes now
-    // take simulated time, as deployed), seed 1 has one AttachVolume answered "attachment point
-    // /dev/sdf is already in use" and retried on another device, as the N = 100 burst already did
-    // before; the engine's code is unchanged. One such retry per 100 lifecycles is allowed, no more.
+    // An extra AttachVolume is a known engine behaviour, not a timing artifact of the simulation:
+    // two executor environments attaching volumes to the same instance at the same moment can both
+    // pick the same free device name; EC2 refuses one AttachVolume ("attachment point /dev/sdf is
+    // already in use") and that executor retries with the next free name. Seed 1 has one. One such
+    // retry per 100 lifecycles is allowed, no more.
     expect(result.ec2Calls.AttachVolume).toBeGreaterThanOrEqual(200);
     expect(result.ec2Calls.AttachVolume).toBeLessThanOrEqual(202);
     // Measured 4.225 (seed 1; 4.205–4.235 for seeds 1–8 before the client went through the simulated
