@@ -16,10 +16,15 @@ import { Reconciler } from '../lib/engine/reconciler.js';
 import { MemoryRateBudget, MemoryRecordStore } from '../lib/memory/index.js';
 import { API, EXECUTOR, QUEUE, RECONCILER, WATCHER } from '../lib/settings.js';
 import type { DesignContext, MeasuredDesign } from './run.js';
+import type { Random } from './sim/random.js';
 import type { IdlePass } from './standing.js';
 import { MeteredRateBudget, MeteredRecordStore } from './sim/dynamodb.js';
 import { SimulatedFunction } from './sim/lambda.js';
 import { SimulatedQueue, type Delivery } from './sim/sqs.js';
+import { TokenBucket } from './sim/token-bucket.js';
+import { StandardRetry } from './naive/sdk.js';
+import { ProviderError } from '../lib/engine/ports.js';
+import { NAIVE_SETTINGS } from './naive/design.js';
 import { StreamSimulator } from './sim/stream.js';
 import type { VolumeRequest } from './workload.js';
 
@@ -76,6 +81,20 @@ export class QuietLog implements Log {
  */
 export const CPU_MS_PER_ITEM = { watcher: 3.6, executor: 5.6 } as const;
 
+/**
+ * API Gateway's account throttle per Region, a token bucket: 10 000 requests per second, a burst
+ * of 5 000 (API Gateway developer guide, "Throttle requests to your REST APIs"); beyond it a
+ * request is answered 429 Too Many Requests without reaching the integration.
+ */
+export const API_GATEWAY_ACCOUNT_THROTTLE = { ratePerSecond: 10_000, burst: 5_000 } as const;
+
+/**
+ * The stack reserves concurrency for the executor (its mapping's maximum) and the reconciler (1);
+ * the API and watcher functions share what is left of the account's concurrency.
+ */
+export const RESERVED_CONCURRENCY = EXECUTOR.maxConcurrency + 1;
+export const UNRESERVED_CONCURRENCY = NAIVE_SETTINGS.accountConcurrency - RESERVED_CONCURRENCY;
+
 export class ProvisionerDesign implements MeasuredDesign {
   readonly name = 'provisioner';
   readonly store: MeteredRecordStore;
@@ -90,8 +109,14 @@ export class ProvisionerDesign implements MeasuredDesign {
   readonly apiFunction: SimulatedFunction;
   /** The API's own code, against the same metered table and shared budget (read only) as the engine. */
   readonly service: VolumeService;
-  /** REST API requests API Gateway received (billed per request). */
+  /** REST API requests API Gateway passed to the API function, throttled by Lambda or not (billed per request). */
   private apiRequests = 0;
+  /** Requests API Gateway's account throttle answered 429 (not passed on, not billed). */
+  private apiGatewayThrottled = 0;
+  /** Invocations of the API function Lambda throttled (no unreserved concurrency left): API Gateway answers 500. */
+  private apiLambdaThrottled = 0;
+  private readonly apiGatewayBucket: TokenBucket;
+  private readonly clientRandom: Random;
   private reconcilerPasses = 0;
   private reconcilerRequeued = 0;
   readonly metrics = new CountingMetrics();
@@ -111,7 +136,8 @@ export class ProvisionerDesign implements MeasuredDesign {
     this.watcherFunction = new SimulatedFunction(loop, 'watcher', WATCHER.memoryMiB, Number.POSITIVE_INFINITY, WATCHER.timeoutSeconds * 1000, CPU_MS_PER_ITEM.watcher);
     this.executorFunction = new SimulatedFunction(loop, 'executor', EXECUTOR.memoryMiB, EXECUTOR.maxConcurrency, EXECUTOR.timeoutSeconds * 1000, CPU_MS_PER_ITEM.executor);
     this.reconcilerFunction = new SimulatedFunction(loop, 'reconciler', RECONCILER.memoryMiB, 1, RECONCILER.timeoutSeconds * 1000);
-    this.apiFunction = new SimulatedFunction(loop, 'api', API.memoryMiB, Number.POSITIVE_INFINITY, API.timeoutSeconds * 1000);
+    this.apiFunction = new SimulatedFunction(loop, 'api', API.memoryMiB, UNRESERVED_CONCURRENCY, API.timeoutSeconds * 1000);
+    this.apiGatewayBucket = new TokenBucket(API_GATEWAY_ACCOUNT_THROTTLE.burst, API_GATEWAY_ACCOUNT_THROTTLE.ratePerSecond, loop.now());
     this.service = new VolumeService({
       store: this.store,
       clock: loop.clock,
@@ -159,6 +185,7 @@ export class ProvisionerDesign implements MeasuredDesign {
       this.stream.publish(tableKey(change.key).pk, item);
       if (record) this.report(item);
     });
+    this.clientRandom = random.fork();
   }
 
   functions(): SimulatedFunction[] {
@@ -193,6 +220,11 @@ export class ProvisionerDesign implements MeasuredDesign {
 
   apiGatewayRequests(): number {
     return this.apiRequests;
+  }
+
+  /** Client requests refused: 429 by API Gateway's throttle, 500 for the API function throttled by Lambda. */
+  apiThrottling(): { apiGateway429: number; lambda500: number } {
+    return { apiGateway429: this.apiGatewayThrottled, lambda500: this.apiLambdaThrottled };
   }
 
   private newReconciler(): Reconciler {
@@ -248,8 +280,7 @@ export class ProvisionerDesign implements MeasuredDesign {
 
   /** POST /volumes with attachTo, through API Gateway and the API function's VolumeService. */
   async request(volume: VolumeRequest): Promise<void> {
-    this.apiRequests++;
-    await this.apiFunction.invoke(() =>
+    await this.callApi(() =>
       this.service.createVolume({
         volumeId: volume.id,
         spec: { sizeGiB: volume.sizeGiB, volumeType: 'gp3', availabilityZone: volume.availabilityZone },
@@ -260,8 +291,31 @@ export class ProvisionerDesign implements MeasuredDesign {
 
   /** DELETE /volumes/{id}: the volume becomes dying; the engine detaches, then deletes. */
   async release(id: string): Promise<void> {
-    this.apiRequests++;
-    await this.apiFunction.invoke(() => this.service.deleteVolume(id));
+    await this.callApi(() => this.service.deleteVolume(id));
+  }
+
+  /**
+   * One client call through API Gateway, with the SDK's standard retry strategy (each lifecycle's
+   * client its own, as the naive design's workers): API Gateway's account throttle answers 429
+   * (a throttling error); a request it passes on is billed, and when the API function has no
+   * unreserved concurrency left Lambda throttles the invocation and API Gateway answers 500 (a
+   * transient error); either is retried as the SDK retries them.
+   */
+  private async callApi(handler: () => Promise<unknown>): Promise<void> {
+    const { loop } = this.context;
+    const client = new StandardRetry(loop.clock, this.clientRandom);
+    await client.call(async () => {
+      if (!this.apiGatewayBucket.tryTake(loop.now())) {
+        this.apiGatewayThrottled++;
+        throw new ProviderError('throttled', 'TooManyRequests', '429 Too Many Requests (API Gateway account throttle)');
+      }
+      this.apiRequests++;
+      if (this.apiFunction.running + this.watcherFunction.running >= UNRESERVED_CONCURRENCY) {
+        this.apiLambdaThrottled++;
+        throw new ProviderError('transient', 'InternalServerError', '500 Internal server error (Lambda throttled the API function)');
+      }
+      await this.apiFunction.invoke(handler);
+    });
   }
 
   private async execute(batch: Delivery[]): Promise<{ failedMessageIds: string[] }> {

@@ -70,6 +70,8 @@ export interface DesignResult {
   costPer1000Converged: number;
   /** Operations the engine reported as failed by throttling (0 for the naive design: it has no such notion). */
   operationsFailedByThrottling: number;
+  /** Client calls refused by API Gateway's throttle (429) or for the API function throttled by Lambda (500); absent for the naive design. */
+  apiThrottling?: { apiGateway429: number; lambda500: number };
   /** The reconciler's scheduled passes and the records they re-enqueued (absent for the naive design). */
   reconciler?: { passes: number; requeued: number };
   /** Fixed cost a month at rest (reconciler schedule, SQS pollers), apart from the per-lifecycle cost. */
@@ -116,6 +118,7 @@ export function formatTable(results: DesignResult[]): string {
     ['overhead p99', (r) => seconds(r.overheadP99Ms)],
     ['reconciler passes / records re-enqueued', (r) => (r.reconciler ? `${r.reconciler.passes} / ${r.reconciler.requeued}` : '—')],
     ['API Gateway requests', (r) => String(r.apiGatewayRequests)],
+    ['API calls refused: 429 (API Gateway) / 500 (Lambda throttled)', (r) => (r.apiThrottling ? `${r.apiThrottling.apiGateway429} / ${r.apiThrottling.lambda500}` : '—')],
     ['Lambda invocations', (r) => String(r.lambdaInvocations)],
     ['Lambda GB-seconds', (r) => r.lambdaGbSeconds.toFixed(1)],
     ['SQS requests', (r) => String(r.sqsRequests)],

@@ -38,6 +38,8 @@ export interface MeasuredDesign extends DesignUnderTest {
   sqsRequests(): number;
   /** REST API requests through API Gateway (0 for a design whose client writes the table itself). */
   apiGatewayRequests?(): number;
+  /** Client calls refused by API Gateway's throttle (429) or for the API function throttled by Lambda (500). */
+  apiThrottling?(): { apiGateway429: number; lambda500: number };
   dynamodbWriteUnits(): number;
   dynamodbReadUnits(): number;
   /** Lifecycles that ended in an error caused by throttling. */
@@ -204,6 +206,7 @@ export async function runDesign(options: RunOptions): Promise<DesignResult> {
     // Per lifecycle that finished: what a design spends on lifecycles it gave up on is part of the price.
     costPer1000Converged: converged > 0 ? (cost.total / converged) * 1000 : Number.POSITIVE_INFINITY,
     operationsFailedByThrottling: design.operationsFailedByThrottling(),
+    ...(design.apiThrottling ? { apiThrottling: design.apiThrottling() } : {}),
     ...(design.reconcilerReport ? { reconciler: design.reconcilerReport() } : {}),
     ...(standing ? { standingCostPerMonth: standing } : {}),
     timeline,
