@@ -97,6 +97,8 @@ export const UNRESERVED_CONCURRENCY = NAIVE_SETTINGS.accountConcurrency - RESERV
 
 export class ProvisionerDesign implements MeasuredDesign {
   readonly name = 'provisioner';
+  /** As the stack deploys every function (infra/constructs/functions.ts). */
+  readonly lambdaArchitecture = 'arm64' as const;
   readonly store: MeteredRecordStore;
   readonly rateBudget: MeteredRateBudget;
   readonly memoryStore: MemoryRecordStore;

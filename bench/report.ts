@@ -68,7 +68,7 @@ export interface DesignResult {
   costPer1000Requested: number;
   /** The run's cost per 1000 lifecycles that converged (infinite when none did). */
   costPer1000Converged: number;
-  /** Operations the engine reported as failed by throttling (0 for the naive design: it has no such notion). */
+  /** Lifecycles that ended in an error caused by EC2 throttling (the engine's RequestLimitExceeded status; the naive design's error messages naming RequestLimitExceeded). */
   operationsFailedByThrottling: number;
   /** Client calls refused by API Gateway's throttle (429) or for the API function throttled by Lambda (500); absent for the naive design. */
   apiThrottling?: { apiGateway429: number; lambda500: number };

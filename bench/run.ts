@@ -9,7 +9,7 @@ import { ADAPTER_DESCRIBES, SDK_WAITER_DESCRIBES, SimulatedEc2 } from './sim/ec2
 import { EventLoop } from './sim/event-loop.js';
 import type { SimulatedFunction } from './sim/lambda.js';
 import { DEFAULT_LATENCIES, type LatencyModel } from './sim/latency.js';
-import { costOf } from './sim/pricing.js';
+import { costOf, type LambdaArchitecture } from './sim/pricing.js';
 import { standingCostPerMonth, type IdlePass } from './standing.js';
 import { Random } from './sim/random.js';
 import { NaiveDesign } from './naive/design.js';
@@ -35,6 +35,8 @@ export type DesignName = 'provisioner' | 'naive';
 /** What a design exposes to be measured. */
 export interface MeasuredDesign extends DesignUnderTest {
   functions(): SimulatedFunction[];
+  /** What its functions run on, as deployed (the duration price depends on it). */
+  readonly lambdaArchitecture: LambdaArchitecture;
   sqsRequests(): number;
   /** REST API requests through API Gateway (0 for a design whose client writes the table itself). */
   apiGatewayRequests?(): number;
@@ -158,6 +160,7 @@ export async function runDesign(options: RunOptions): Promise<DesignResult> {
   const lambdaInvocations = functions.reduce((sum, fn) => sum + fn.invocations, 0);
   const lambdaGbSeconds = functions.reduce((sum, fn) => sum + fn.gbSeconds, 0);
   const usage = {
+    lambdaArchitecture: design.lambdaArchitecture,
     apiGatewayRequests: design.apiGatewayRequests?.() ?? 0,
     lambdaInvocations,
     lambdaGbSeconds,

@@ -96,6 +96,8 @@ class NaiveTable {
 
 export class NaiveDesign implements MeasuredDesign {
   readonly name = 'naive';
+  /** Lambda's default architecture, which a function written with the defaults runs on. */
+  readonly lambdaArchitecture = 'x86_64' as const;
   readonly table: NaiveTable;
   readonly dispatcher: SimulatedFunction;
   readonly worker: SimulatedFunction;

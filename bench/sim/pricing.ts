@@ -5,6 +5,8 @@
 export const US_EAST_1_PRICES = {
   /** https://aws.amazon.com/lambda/pricing/ — Arm (Graviton) duration, first 7.5 billion GB-s a month. */
   lambdaArmPerGbSecond: 0.0000133334,
+  /** https://aws.amazon.com/lambda/pricing/ — x86 duration (Lambda's default architecture), first 6 billion GB-s a month. */
+  lambdaX86PerGbSecond: 0.0000166667,
   /** https://aws.amazon.com/lambda/pricing/ — $0.20 per million requests. */
   lambdaPerRequest: 0.2 / 1e6,
   /** https://aws.amazon.com/api-gateway/pricing/ — REST APIs, $3.50 per million requests (first 333 million a month). */
@@ -23,7 +25,12 @@ export const US_EAST_1_PRICES = {
   streamsPerReadUnitOutsideLambda: 0.02 / 1e5,
 } as const;
 
+/** The instruction set a design's functions run on, which sets Lambda's duration price. */
+export type LambdaArchitecture = 'arm64' | 'x86_64';
+
 export interface UsageForCost {
+  /** The provisioner's stack deploys arm64; a function left at Lambda's defaults (the naive design) runs on x86_64. */
+  lambdaArchitecture: LambdaArchitecture;
   apiGatewayRequests: number;
   lambdaInvocations: number;
   lambdaGbSeconds: number;
@@ -47,7 +54,7 @@ export function costOf(usage: UsageForCost): CostBreakdown {
   const p = US_EAST_1_PRICES;
   const apiGateway = usage.apiGatewayRequests * p.apiGatewayRestPerRequest;
   const lambdaRequests = usage.lambdaInvocations * p.lambdaPerRequest;
-  const lambdaDuration = usage.lambdaGbSeconds * p.lambdaArmPerGbSecond;
+  const lambdaDuration = usage.lambdaGbSeconds * (usage.lambdaArchitecture === 'arm64' ? p.lambdaArmPerGbSecond : p.lambdaX86PerGbSecond);
   const sqs = usage.sqsRequests * p.sqsPerRequest;
   const dynamodbWrites = usage.dynamodbWriteUnits * p.dynamodbPerWriteUnit;
   const dynamodbReads = usage.dynamodbReadUnits * p.dynamodbPerReadUnit;
