@@ -117,6 +117,8 @@ export class ProvisionerDesign implements MeasuredDesign {
   private apiGatewayThrottled = 0;
   /** Invocations of the API function Lambda throttled (no unreserved concurrency left): API Gateway answers 500. */
   private apiLambdaThrottled = 0;
+  /** Client calls that ended refused for throttling after the SDK's retries (the lifecycle fails). */
+  private apiCallsGivenUp = 0;
   private readonly apiGatewayBucket: TokenBucket;
   private readonly clientRandom: Random;
   private reconcilerPasses = 0;
@@ -224,9 +226,9 @@ export class ProvisionerDesign implements MeasuredDesign {
     return this.apiRequests;
   }
 
-  /** Client requests refused: 429 by API Gateway's throttle, 500 for the API function throttled by Lambda. */
-  apiThrottling(): { apiGateway429: number; lambda500: number } {
-    return { apiGateway429: this.apiGatewayThrottled, lambda500: this.apiLambdaThrottled };
+  /** Client requests refused: 429 by API Gateway's throttle, 500 for the API function throttled by Lambda; calls that gave up. */
+  apiThrottling(): { apiGateway429: number; lambda500: number; givenUp: number } {
+    return { apiGateway429: this.apiGatewayThrottled, lambda500: this.apiLambdaThrottled, givenUp: this.apiCallsGivenUp };
   }
 
   private newReconciler(): Reconciler {
@@ -317,6 +319,9 @@ export class ProvisionerDesign implements MeasuredDesign {
         throw new ProviderError('transient', 'InternalServerError', '500 Internal server error (Lambda throttled the API function)');
       }
       await this.apiFunction.invoke(handler);
+    }).catch((error: unknown) => {
+      if (error instanceof ProviderError && (error.kind === 'throttled' || error.kind === 'transient')) this.apiCallsGivenUp++;
+      throw error;
     });
   }
 

@@ -26,15 +26,18 @@ export function checkTargets(results: DesignResult[]): TargetCheck[] {
     });
   }
   for (const r of provisioner.filter((r) => r.volumes === 10_000 && r.workload === 'burst')) {
+    // The bound holds only for runs in which every lifecycle converges (bench/bound.ts): a run that
+    // lost lifecycles can end below it without being fast.
+    const lost = r.volumes - r.converged;
     checks.push({
       target: 'burst N=10000: makespan ≤ 1.1× lower bound',
-      measured: `${r.makespanToBound.toFixed(3)}×`,
-      met: r.makespanToBound <= 1.1,
+      measured: `${r.makespanToBound.toFixed(3)}×${lost > 0 ? ` (${lost} of ${r.volumes} did not converge)` : ''}`,
+      met: lost === 0 && r.makespanToBound <= 1.1,
     });
     checks.push({
       target: 'burst N=10000: zero operations failed by throttling',
-      measured: String(r.operationsFailedByThrottling),
-      met: r.operationsFailedByThrottling === 0,
+      measured: `${r.operationsFailedByThrottling} by EC2's, ${r.apiThrottling?.givenUp ?? 0} client calls refused by the API's throttling after the SDK's retries`,
+      met: r.operationsFailedByThrottling === 0 && (r.apiThrottling?.givenUp ?? 0) === 0,
     });
   }
   for (const r of provisioner.filter((r) => r.volumes === 100 && r.workload === 'steady')) {
