@@ -22,8 +22,7 @@ import { MeteredRateBudget, MeteredRecordStore } from './sim/dynamodb.js';
 import { SimulatedFunction } from './sim/lambda.js';
 import { SimulatedQueue, type Delivery } from './sim/sqs.js';
 import { TokenBucket } from './sim/token-bucket.js';
-import { StandardRetry } from './naive/sdk.js';
-import { ProviderError } from '../lib/engine/ports.js';
+import { SDK_RETRY } from './naive/sdk.js';
 import { NAIVE_SETTINGS } from './naive/design.js';
 import { StreamSimulator } from './sim/stream.js';
 import type { VolumeRequest } from './workload.js';
@@ -89,6 +88,13 @@ export const CPU_MS_PER_ITEM = { watcher: 3.6, executor: 5.6 } as const;
 export const API_GATEWAY_ACCOUNT_THROTTLE = { ratePerSecond: 10_000, burst: 5_000 } as const;
 
 /**
+ * A client asking for many volumes at once retries every throttled (429) or throttled-function
+ * (500) answer until the request is taken, as a bulk client must, with the SDK's jittered
+ * exponential backoff for throttling (base 1 s, capped at 20 s) and no cap on attempts.
+ */
+export const BULK_CLIENT_BACKOFF = { baseDelayMs: SDK_RETRY.throttlingBaseDelayMs, maxDelayMs: SDK_RETRY.maxDelayMs } as const;
+
+/**
  * The stack reserves concurrency for the executor (its mapping's maximum) and the reconciler (1);
  * the API and watcher functions share what is left of the account's concurrency.
  */
@@ -118,8 +124,10 @@ export class ProvisionerDesign implements MeasuredDesign {
   /** Invocations of the API function Lambda throttled (no unreserved concurrency left): API Gateway answers 500. */
   private apiLambdaThrottled = 0;
   /** Client calls that ended refused for throttling after the SDK's retries (the lifecycle fails). */
-  private apiCallsGivenUp = 0;
+  /** Client calls made again after a 429 or a 500. */
+  private apiClientRetries = 0;
   private readonly apiGatewayBucket: TokenBucket;
+  private readonly apiStageBucket: TokenBucket;
   private readonly clientRandom: Random;
   private reconcilerPasses = 0;
   private reconcilerRequeued = 0;
@@ -142,6 +150,7 @@ export class ProvisionerDesign implements MeasuredDesign {
     this.reconcilerFunction = new SimulatedFunction(loop, 'reconciler', RECONCILER.memoryMiB, 1, RECONCILER.timeoutSeconds * 1000);
     this.apiFunction = new SimulatedFunction(loop, 'api', API.memoryMiB, UNRESERVED_CONCURRENCY, API.timeoutSeconds * 1000);
     this.apiGatewayBucket = new TokenBucket(API_GATEWAY_ACCOUNT_THROTTLE.burst, API_GATEWAY_ACCOUNT_THROTTLE.ratePerSecond, loop.now());
+    this.apiStageBucket = new TokenBucket(API.throttleBurst, API.throttleRatePerSecond, loop.now());
     this.service = new VolumeService({
       store: this.store,
       clock: loop.clock,
@@ -227,8 +236,8 @@ export class ProvisionerDesign implements MeasuredDesign {
   }
 
   /** Client requests refused: 429 by API Gateway's throttle, 500 for the API function throttled by Lambda; calls that gave up. */
-  apiThrottling(): { apiGateway429: number; lambda500: number; givenUp: number } {
-    return { apiGateway429: this.apiGatewayThrottled, lambda500: this.apiLambdaThrottled, givenUp: this.apiCallsGivenUp };
+  apiThrottling(): { apiGateway429: number; lambda500: number; clientRetries: number } {
+    return { apiGateway429: this.apiGatewayThrottled, lambda500: this.apiLambdaThrottled, clientRetries: this.apiClientRetries };
   }
 
   private newReconciler(): Reconciler {
@@ -299,30 +308,32 @@ export class ProvisionerDesign implements MeasuredDesign {
   }
 
   /**
-   * One client call through API Gateway, with the SDK's standard retry strategy (each lifecycle's
-   * client its own, as the naive design's workers): API Gateway's account throttle answers 429
-   * (a throttling error); a request it passes on is billed, and when the API function has no
-   * unreserved concurrency left Lambda throttles the invocation and API Gateway answers 500 (a
-   * transient error); either is retried as the SDK retries them.
+   * One client call through API Gateway, retried until it is taken (`BULK_CLIENT_BACKOFF`): the
+   * account's throttle and then the stage's (`API.throttleRatePerSecond`, `API.throttleBurst`, as
+   * the stack deploys it) answer 429 without reaching the integration; a request they pass on is
+   * billed, and when the API function has no unreserved concurrency left Lambda throttles the
+   * invocation and API Gateway answers 500.
    */
   private async callApi(handler: () => Promise<unknown>): Promise<void> {
     const { loop } = this.context;
-    const client = new StandardRetry(loop.clock, this.clientRandom);
-    await client.call(async () => {
-      if (!this.apiGatewayBucket.tryTake(loop.now())) {
+    for (let attempt = 0; ; attempt++) {
+      if (attempt > 0) {
+        this.apiClientRetries++;
+        await loop.clock.sleep(Math.floor(this.clientRandom.next() * Math.min(BULK_CLIENT_BACKOFF.baseDelayMs * 2 ** (attempt - 1), BULK_CLIENT_BACKOFF.maxDelayMs)));
+      }
+      const now = loop.now();
+      if (!this.apiGatewayBucket.tryTake(now) || !this.apiStageBucket.tryTake(now)) {
         this.apiGatewayThrottled++;
-        throw new ProviderError('throttled', 'TooManyRequests', '429 Too Many Requests (API Gateway account throttle)');
+        continue;
       }
       this.apiRequests++;
       if (this.apiFunction.running + this.watcherFunction.running >= UNRESERVED_CONCURRENCY) {
         this.apiLambdaThrottled++;
-        throw new ProviderError('transient', 'InternalServerError', '500 Internal server error (Lambda throttled the API function)');
+        continue;
       }
       await this.apiFunction.invoke(handler);
-    }).catch((error: unknown) => {
-      if (error instanceof ProviderError && (error.kind === 'throttled' || error.kind === 'transient')) this.apiCallsGivenUp++;
-      throw error;
-    });
+      return;
+    }
   }
 
   private async execute(batch: Delivery[]): Promise<{ failedMessageIds: string[] }> {

@@ -71,7 +71,7 @@ export interface DesignResult {
   /** Lifecycles that ended in an error caused by EC2 throttling (the engine's RequestLimitExceeded status; the naive design's error messages naming RequestLimitExceeded). */
   operationsFailedByThrottling: number;
   /** Client calls refused by API Gateway's throttle (429) or for the API function throttled by Lambda (500); absent for the naive design. */
-  apiThrottling?: { apiGateway429: number; lambda500: number; givenUp: number };
+  apiThrottling?: { apiGateway429: number; lambda500: number; clientRetries: number };
   /** The reconciler's scheduled passes and the records they re-enqueued (absent for the naive design). */
   reconciler?: { passes: number; requeued: number };
   /** Fixed cost a month at rest (reconciler schedule, SQS pollers), apart from the per-lifecycle cost. */
@@ -118,7 +118,7 @@ export function formatTable(results: DesignResult[]): string {
     ['overhead p99', (r) => seconds(r.overheadP99Ms)],
     ['reconciler passes / records re-enqueued', (r) => (r.reconciler ? `${r.reconciler.passes} / ${r.reconciler.requeued}` : '—')],
     ['API Gateway requests', (r) => String(r.apiGatewayRequests)],
-    ['API calls refused: 429 (API Gateway) / 500 (Lambda throttled) / given up after retries', (r) => (r.apiThrottling ? `${r.apiThrottling.apiGateway429} / ${r.apiThrottling.lambda500} / ${r.apiThrottling.givenUp}` : '—')],
+    ['API calls refused: 429 (API Gateway throttles) / 500 (API function throttled); the client retries them', (r) => (r.apiThrottling ? `${r.apiThrottling.apiGateway429} / ${r.apiThrottling.lambda500}` : '—')],
     ['Lambda invocations', (r) => String(r.lambdaInvocations)],
     ['Lambda GB-seconds', (r) => r.lambdaGbSeconds.toFixed(1)],
     ['SQS requests', (r) => String(r.sqsRequests)],

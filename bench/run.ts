@@ -41,7 +41,7 @@ export interface MeasuredDesign extends DesignUnderTest {
   /** REST API requests through API Gateway (0 for a design whose client writes the table itself). */
   apiGatewayRequests?(): number;
   /** Client calls refused by API Gateway's throttle (429) or for the API function throttled by Lambda (500). */
-  apiThrottling?(): { apiGateway429: number; lambda500: number; givenUp: number };
+  apiThrottling?(): { apiGateway429: number; lambda500: number; clientRetries: number };
   dynamodbWriteUnits(): number;
   dynamodbReadUnits(): number;
   /** Lifecycles that ended in an error caused by throttling. */
