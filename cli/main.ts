@@ -76,8 +76,8 @@ class HintedError extends Error {
 /** What `volumes create` needs to place a volume, for the hint after the API's refusal of an unplaced one. */
 const PLACEMENT_HINT = 'give --az <zone>, --near <instanceId> (the AZ of that instance) or --attach <instanceId>';
 
-/** Read-and-write rounds `volumes tag` makes while other clients keep changing the volume, before it gives up. */
-export const TAG_ATTEMPTS = 3;
+/** Read-and-write rounds `volumes tag` and `volumes grow` make while other clients keep changing the volume, before they give up. */
+export const WRITE_ATTEMPTS = 3;
 
 /** Sizes, IOPS, throughput and counts; EBS's own limits per volume type are the API's to check. */
 const POSITIVE = wholeNumberOption({ min: 1 });
@@ -204,12 +204,31 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
 
   volumes
     .command('grow')
-    .description('grow a volume')
+    .description('grow a volume to at least this size (a volume already asking for more is left as it is)')
     .argument('<volumeId>')
     .requiredOption('--size <GiB>', 'new size in GiB', POSITIVE)
-    .action(async (volumeId: string, options, command: Command) => {
-      const { body } = await client(command).patchVolume(volumeId, { sizeGiB: options.size });
-      print(command, body, () => volumeDetails(body));
+    .action(async (volumeId: string, options: { size: number }, command: Command) => {
+      const api = client(command);
+      // Written only if the volume is as read (If-Match), so two grows at once end at the larger
+      // size: one that lands second never takes back a larger size the other asked for.
+      for (let attempt = 1; ; attempt++) {
+        const { body: current, etag } = await api.getVolume(volumeId);
+        if (current.spec.sizeGiB >= options.size) {
+          io.stderr(`volume ${volumeId} already asks for ${current.spec.sizeGiB} GiB; left as it is (volumes modify --size asks for less before the volume is made)\n`);
+          print(command, current, () => volumeDetails(current));
+          return;
+        }
+        try {
+          const { body } = await api.patchVolume(volumeId, { sizeGiB: options.size }, { ifMatch: etag });
+          print(command, body, () => volumeDetails(body));
+          return;
+        } catch (error) {
+          if (!(error instanceof ApiError && error.status === 412)) throw error;
+          if (attempt >= WRITE_ATTEMPTS) {
+            throw new Error(`volume ${volumeId} was changed by another client during each of ${WRITE_ATTEMPTS} attempts; its size was not changed: run the command again`, { cause: error });
+          }
+        }
+      }
     });
 
   volumes
@@ -264,8 +283,8 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
           return;
         } catch (error) {
           if (!(error instanceof ApiError && error.status === 412)) throw error;
-          if (attempt >= TAG_ATTEMPTS) {
-            throw new Error(`volume ${volumeId} was changed by another client during each of ${TAG_ATTEMPTS} attempts; its tags were not changed: run the command again`, { cause: error });
+          if (attempt >= WRITE_ATTEMPTS) {
+            throw new Error(`volume ${volumeId} was changed by another client during each of ${WRITE_ATTEMPTS} attempts; its tags were not changed: run the command again`, { cause: error });
           }
         }
       }

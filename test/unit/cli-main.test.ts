@@ -6,7 +6,7 @@ import { startApiServer, type RunningApiServer } from '../../lib/api/node-server
 import { MemoryRecordStore } from '../../lib/memory/store.js';
 import { MemoryRateBudget } from '../../lib/memory/rate-budget.js';
 import { DEFAULT_ENGINE_CONFIG } from '../../lib/engine/config.js';
-import { EXIT, runCli, TAG_ATTEMPTS, type CliIo } from '../../cli/main.js';
+import { EXIT, runCli, WRITE_ATTEMPTS, type CliIo } from '../../cli/main.js';
 import { INSTANCE_A, INSTANCE_B, ManualClock, sequentialIds } from './api-fixtures.js';
 
 const volumeKey = (volumeId: string): RecordKey => ({ kind: 'volume', volumeId });
@@ -189,10 +189,29 @@ describe('CLI against the API over HTTP', () => {
       const tagged = await cli('volumes', 'tag', 'data-01', '--tag', 'team=db');
       expect(tagged.code).toBe(EXIT.failed);
       expect(tagged.stderr).toBe(
-        `error: volume data-01 was changed by another client during each of ${TAG_ATTEMPTS} attempts; its tags were not changed: run the command again\n`,
+        `error: volume data-01 was changed by another client during each of ${WRITE_ATTEMPTS} attempts; its tags were not changed: run the command again\n`,
       );
-      expect(sent.filter((request) => request.method === 'PATCH')).toHaveLength(TAG_ATTEMPTS);
+      expect(sent.filter((request) => request.method === 'PATCH')).toHaveLength(WRITE_ATTEMPTS);
       expect((await store.get(volumeKey('data-01')) as VolumeRecord).spec.tags).toBeUndefined();
+    });
+
+    it('grow never takes back a larger size another client asked for: it writes only the volume as read (If-Match)', async () => {
+      await cli('volumes', 'create', '--az', 'us-east-1a', '--size', '10', '--id', 'data-01');
+      let raced = false;
+      beforeSend = async ({ method }) => {
+        if (method !== 'PATCH' || raced) return;
+        raced = true; // another client grows it to 13 GiB between this command's read and its write
+        const { spec } = (await store.get(volumeKey('data-01'))) as VolumeRecord;
+        await store.update<VolumeRecord>(volumeKey('data-01'), { spec: { ...spec, sizeGiB: 13 }, generation: 2 });
+      };
+      const grown = await cli('-o', 'json', 'volumes', 'grow', 'data-01', '--size', '11');
+      expect(grown.code).toBe(EXIT.ok);
+      expect(grown.json).toMatchObject({ generation: 2, spec: { sizeGiB: 13 } });
+      expect(grown.stderr).toBe('volume data-01 already asks for 13 GiB; left as it is (volumes modify --size asks for less before the volume is made)\n');
+      expect(sent.filter((request) => request.method === 'PATCH')).toHaveLength(1);
+      expect(((await store.get(volumeKey('data-01'))) as VolumeRecord).spec.sizeGiB).toBe(13);
+      const larger = await cli('-o', 'json', 'volumes', 'grow', 'data-01', '--size', '20');
+      expect(larger.json).toMatchObject({ generation: 3, spec: { sizeGiB: 20 } });
     });
 
     it('grows, modifies, attaches, detaches and deletes', async () => {
