@@ -10,7 +10,7 @@ import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { wholeNumberOption } from '../lib/command-line.js';
-import type { CreateVolumeRequest, PatchVolumeRequest, VolumeListItem } from '../lib/api/schemas.js';
+import type { CreateVolumeRequest, PatchVolumeRequest, VolumeDetails, VolumeListItem } from '../lib/api/schemas.js';
 import { VOLUME_STATES, type VolumeSpec } from '../lib/domain/records.js';
 import type { Clock } from '../lib/engine/ports.js';
 import { SystemClock } from '../lib/memory/clock.js';
@@ -78,6 +78,32 @@ const PLACEMENT_HINT = 'give --az <zone>, --near <instanceId> (the AZ of that in
 
 /** Read-and-write rounds `volumes tag` and `volumes grow` make while other clients keep changing the volume, before they give up. */
 export const WRITE_ATTEMPTS = 3;
+
+/**
+ * A change made of the volume as it is: read, the change worked out from it (`change`; undefined
+ * when it asks for nothing), written only if the volume is still as read (If-Match), and read again
+ * after another client's change, up to WRITE_ATTEMPTS times. Answers the volume as it ends.
+ */
+async function patchAsRead(
+  api: ApiClient,
+  volumeId: string,
+  what: string,
+  change: (current: VolumeDetails) => PatchVolumeRequest | undefined,
+): Promise<VolumeDetails> {
+  for (let attempt = 1; ; attempt++) {
+    const { body: current, etag } = await api.getVolume(volumeId);
+    const patch = change(current);
+    if (!patch) return current;
+    try {
+      return (await api.patchVolume(volumeId, patch, { ifMatch: etag })).body;
+    } catch (error) {
+      if (!(error instanceof ApiError && error.status === 412)) throw error;
+      if (attempt >= WRITE_ATTEMPTS) {
+        throw new Error(`volume ${volumeId} was changed by another client during each of ${WRITE_ATTEMPTS} attempts; its ${what} ${what === 'tags' ? 'were' : 'was'} not changed: run the command again`, { cause: error });
+      }
+    }
+  }
+}
 
 /** Sizes, IOPS, throughput and counts; EBS's own limits per volume type are the API's to check. */
 const POSITIVE = wholeNumberOption({ min: 1 });
@@ -208,27 +234,13 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     .argument('<volumeId>')
     .requiredOption('--size <GiB>', 'new size in GiB', POSITIVE)
     .action(async (volumeId: string, options: { size: number }, command: Command) => {
-      const api = client(command);
-      // Written only if the volume is as read (If-Match), so two grows at once end at the larger
-      // size: one that lands second never takes back a larger size the other asked for.
-      for (let attempt = 1; ; attempt++) {
-        const { body: current, etag } = await api.getVolume(volumeId);
-        if (current.spec.sizeGiB >= options.size) {
-          io.stderr(`volume ${volumeId} already asks for ${current.spec.sizeGiB} GiB; left as it is (volumes modify --size asks for less before the volume is made)\n`);
-          print(command, current, () => volumeDetails(current));
-          return;
-        }
-        try {
-          const { body } = await api.patchVolume(volumeId, { sizeGiB: options.size }, { ifMatch: etag });
-          print(command, body, () => volumeDetails(body));
-          return;
-        } catch (error) {
-          if (!(error instanceof ApiError && error.status === 412)) throw error;
-          if (attempt >= WRITE_ATTEMPTS) {
-            throw new Error(`volume ${volumeId} was changed by another client during each of ${WRITE_ATTEMPTS} attempts; its size was not changed: run the command again`, { cause: error });
-          }
-        }
-      }
+      // Two grows at once end at the larger size: one that lands second never takes back a larger size the other asked for.
+      const body = await patchAsRead(client(command), volumeId, 'size', (current) => {
+        if (current.spec.sizeGiB < options.size) return { sizeGiB: options.size };
+        io.stderr(`volume ${volumeId} already asks for ${current.spec.sizeGiB} GiB; left as it is (volumes modify --size asks for less before the volume is made)\n`);
+        return undefined;
+      });
+      print(command, body, () => volumeDetails(body));
     });
 
   volumes
@@ -270,24 +282,13 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       if (!options.tag && !options.untag) throw new UsageError('give at least one of --tag, --untag');
       const both = Object.keys(options.tag ?? {}).filter((key) => options.untag?.includes(key));
       if (both.length > 0) throw new UsageError(`both set and removed: ${both.join(', ')}`);
-      const api = client(command);
-      // The API replaces the tag map whole: start from the volume's tags as they are, and write only
-      // if they still are (If-Match), so another client's change made meanwhile is read and kept.
-      for (let attempt = 1; ; attempt++) {
-        const { body: current, etag } = await api.getVolume(volumeId);
+      // The API replaces the tag map whole: start from the volume's tags as they are, so another client's change made meanwhile is read and kept.
+      const body = await patchAsRead(client(command), volumeId, 'tags', (current) => {
         const tags = { ...current.spec.tags, ...options.tag };
         for (const key of options.untag ?? []) delete tags[key];
-        try {
-          const { body } = await api.patchVolume(volumeId, { tags: Object.keys(tags).length > 0 ? tags : null }, { ifMatch: etag });
-          print(command, body, () => volumeDetails(body));
-          return;
-        } catch (error) {
-          if (!(error instanceof ApiError && error.status === 412)) throw error;
-          if (attempt >= WRITE_ATTEMPTS) {
-            throw new Error(`volume ${volumeId} was changed by another client during each of ${WRITE_ATTEMPTS} attempts; its tags were not changed: run the command again`, { cause: error });
-          }
-        }
-      }
+        return { tags: Object.keys(tags).length > 0 ? tags : null };
+      });
+      print(command, body, () => volumeDetails(body));
     });
 
   volumes
