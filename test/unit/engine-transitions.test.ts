@@ -5,7 +5,7 @@
  * (state, and code where there is one) and what EC2 holds.
  */
 import { describe, expect, it } from 'vitest';
-import type { AttachmentRecord, VolumeRecord } from '../../lib/domain/records.js';
+import type { AttachmentRecord, RecordKey, VolumeRecord } from '../../lib/domain/records.js';
 import { Executor } from '../../lib/engine/executor.js';
 import { ProviderError, type ProviderVolume, type VolumeProvider } from '../../lib/engine/ports.js';
 import { Reconciler } from '../../lib/engine/reconciler.js';
@@ -44,6 +44,18 @@ async function deliverOnce(h: Harness, executor: Executor = h.executor): Promise
 /** Delivers every message due to `executor` until none is, without moving the clock. */
 async function drainWith(h: Harness, executor: Executor) {
   for (let round = 0; round < 50 && (await deliverOnce(h, executor)) > 0; round++);
+}
+
+/** The client deletes the attachment `key`; the stream and `executor` then run for a minute. */
+async function deleteAndRun(h: Harness, key: RecordKey, executor: Executor) {
+  await h.store.update<AttachmentRecord>(key, { life: 'dying' });
+  for (let second = 0; second < 60; second++) {
+    await h.watch();
+    await drainWith(h, executor);
+    await h.clock.advance(1000);
+  }
+  await h.watch();
+  await drainWith(h, executor);
 }
 
 /** Volume data-1 and its attachment to INSTANCE, created and attached through the watcher and the executor. */
@@ -368,14 +380,7 @@ describe('attachment transitions through the engine', () => {
     const checked = await attachmentOf(h);
 
     // The client deletes the attachment now.
-    await h.store.update<AttachmentRecord>(KEY, { life: 'dying' });
-    for (let second = 0; second < 60; second++) {
-      await h.watch();
-      await drainWith(h, lagging);
-      await h.clock.advance(1000);
-    }
-    await h.watch();
-    await drainWith(h, lagging);
+    await deleteAndRun(h, KEY, lagging);
     expect(await attachmentOf(h)).toBeUndefined();
     expect(h.ebs.volume(ebsVolumeId)?.attachments).toEqual([]);
     expect(checked).toMatchObject({ device: '/dev/sdf', status: { state: 'attaching' } });
@@ -412,14 +417,7 @@ describe('attachment transitions through the engine', () => {
     expect(checked).toMatchObject({ device: '/dev/sdf', status: { state: 'attaching' } });
     expect(checked?.status.code).toBeUndefined();
 
-    await h.store.update<AttachmentRecord>(SECOND, { life: 'dying' });
-    for (let second = 0; second < 60; second++) {
-      await h.watch();
-      await drainWith(h, lagging);
-      await h.clock.advance(1000);
-    }
-    await h.watch();
-    await drainWith(h, lagging);
+    await deleteAndRun(h, SECOND, lagging);
     expect(await h.store.get(SECOND)).toBeUndefined();
     expect(h.ebs.volume(ebsVolumeId)?.attachments.map((a) => a.instanceId)).toEqual([INSTANCE]);
   });
