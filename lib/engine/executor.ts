@@ -1702,6 +1702,8 @@ export class Executor {
         // Still ours, changed by the client under it: the claim is let go at once, for the change's own operation.
         const stillOurs = !claiming && error.current?.claim?.owner === owner;
         item.claimed = stillOurs;
+        // Nothing else plans it again once the claim goes (its change's own message may have found it held): this message does, at once.
+        if (stillOurs) item.lookAgainAt = now;
         if (claiming && error.current) {
           // Held elsewhere: look again when that lease ends, in case its holder crashed; changed: look again soon.
           const held = error.current.claim && error.current.claim.owner !== owner ? error.current.claim.expiresAt : 0;
@@ -2160,6 +2162,14 @@ export class Executor {
     this.deps.metrics.operation({ operation: op, outcome: result.outcome, latencyMs: result.latencyMs });
     if (item.observer) return this.writeObservation(item, result, now, followUps);
     if (item.lookAgainAt !== undefined) {
+      if (item.claimed) {
+        try {
+          await this.deps.store.release(item.key, owner);
+        } catch (error) {
+          // Held until its lease ends: the look again then waits for that.
+          this.deps.log.warn('could not let go of the claim; it lapses with its lease', { key: item.id, error: errorMessage(error) });
+        }
+      }
       this.resend(item, 'record changed before the call; looking again', now, item.lookAgainAt, followUps);
       return;
     }

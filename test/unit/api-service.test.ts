@@ -1303,4 +1303,30 @@ describe('VolumeService with the engine: a spec EC2 refused at creation, put rig
     expect(await service.getVolume('data-1')).toMatchObject({ status: { state: 'available' }, availabilityZone: OTHER_AZ });
     expect((await service.getVolume('data-1')).status.code).toBeUndefined();
   });
+
+  it('the create of that PATCH, whose message another environment found while the claim was held, is made as soon as the claim goes, not when its lease ends', async () => {
+    const h = harness();
+    const OTHER_AZ = 'eu-west-1b';
+    h.ebs.addInstance({ instanceId: 'i-0bbbbbbbbbbbbbbb2', availabilityZone: OTHER_AZ });
+    const service = new VolumeService({ store: h.store, clock: h.clock });
+    await h.store.create({ ...newVolume('data-1'), status: { state: 'creating', attempts: 1, updatedAt: new Date(h.clock.now()).toISOString() } });
+    const update = h.store.update.bind(h.store);
+    const other = h.environment();
+    let patched = false;
+    h.store.update = async (key, changes, condition) => {
+      if ((changes as Partial<VolumeRecord>).createRequest && !patched) {
+        patched = true;
+        await service.patchVolume('data-1', { availabilityZone: OTHER_AZ });
+        // The stream brings the PATCH to the watcher, and its message to another environment, while the claim is still held.
+        await h.watch();
+        const received = h.queue.receive(10);
+        await other.run(received.map((r) => ({ messageId: r.messageId, message: r.message })));
+        for (const r of received) h.queue.delete(r.receiptHandle);
+      }
+      return update(key, changes, condition);
+    };
+    await h.queue.send([{ message: { op: 'create-volume', key: volumeKey('data-1') }, delaySeconds: 0 }]);
+    await run(h, 30);
+    expect(h.ebs.volumes().map((volume) => volume.availabilityZone)).toEqual([OTHER_AZ]);
+  });
 });
