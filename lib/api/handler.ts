@@ -79,7 +79,7 @@ function routeHandler(route: ApiRoute, context: RouteContext) {
     const body = route.body ? parseOrThrow(route.body, requestBody(event, route), 'body') : undefined;
     const ifMatchHeader = route.ifMatch ? ifMatchOf(event) : undefined;
     const ifMatch = ifMatchHeader === undefined ? undefined : parseIfMatch(ifMatchHeader);
-    const result = await route.run(context, { params, query, body, ifMatch });
+    const result = await route.run(context, { params, query, body, ifMatch, path: event.path });
     return {
       statusCode: result.status,
       headers: { 'Content-Type': 'application/json', 'Cache-Control': 'no-store', ...result.headers },

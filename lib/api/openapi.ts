@@ -54,7 +54,7 @@ const ETAG_HEADER = {
 /** The `Location` response header of a response naming the volume a request created (or found). */
 const LOCATION_HEADER = {
   Location: {
-    description: 'The volume\'s URL as a relative reference, e.g. `volumes/data-01`: resolved against the request\'s URL (`…/volumes`), it keeps the stage or base path the API is served under.',
+    description: 'The volume\'s URL as a reference relative to the request\'s, e.g. `volumes/data-01` (`data-01` for a request to `…/volumes/`): resolved against the request\'s URL, it keeps the stage or base path the API is served under.',
     required: true,
     schema: { type: 'string' as const, example: 'volumes/data-01' },
   },

@@ -63,7 +63,8 @@ interface RouteDefinition<P extends z.ZodObject | undefined, Q extends z.ZodObje
   problems?: Record<number, string>;
   /** The route takes `If-Match` (it then gives 412 as well); `ifMatch` is undefined when the header is absent. */
   ifMatch?: boolean;
-  run(context: RouteContext, input: { params: Out<P>; query: Out<Q>; body: Out<B>; ifMatch: Precondition | undefined }): Promise<RouteResult>;
+  /** `path`: the request's path, as the client sent it (for references relative to it). */
+  run(context: RouteContext, input: { params: Out<P>; query: Out<Q>; body: Out<B>; ifMatch: Precondition | undefined; path: string }): Promise<RouteResult>;
 }
 
 /** A route with its input types erased, as the handler and the document generator see it. */
@@ -80,7 +81,7 @@ export interface ApiRoute {
   responses: Record<number, ResponseSpec>;
   problems?: Record<number, string>;
   ifMatch?: boolean;
-  run(context: RouteContext, input: { params: unknown; query: unknown; body: unknown; ifMatch: Precondition | undefined }): Promise<RouteResult>;
+  run(context: RouteContext, input: { params: unknown; query: unknown; body: unknown; ifMatch: Precondition | undefined; path: string }): Promise<RouteResult>;
 }
 
 function defineRoute<
@@ -101,8 +102,13 @@ const json = (status: number, body: unknown, headers?: Record<string, string>): 
 const versioned = (status: number, record: Versioned, headers: Record<string, string> = {}): RouteResult =>
   json(status, record, { ...headers, ETag: entityTag(record) });
 
-// Relative to the request's URL (`…/volumes`), so it resolves to the volume's URL under any stage or base path.
-const volumeLocation = (volumeId: string) => ({ Location: `volumes/${encodeURIComponent(volumeId)}` });
+/**
+ * The volume's URL relative to the request's (`…/volumes`, or `…/volumes/`), so it resolves under
+ * any stage or base path the API is served under.
+ */
+const volumeLocation = (volumeId: string, requestPath: string) => ({
+  Location: `${requestPath.endsWith('/') ? '' : 'volumes/'}${encodeURIComponent(volumeId)}`,
+});
 
 /** What 409 `invalid-record` means, on every route that names a record. */
 const INVALID_RECORD =
@@ -143,9 +149,9 @@ export const ROUTES: readonly ApiRoute[] = [
       404: 'The volume vanished while the attachment was being added.',
       409: `The id is taken by a volume that differs from the request (\`errors\` names each difference), is being deleted, or already has an attachment to another instance. ${INVALID_RECORD}`,
     },
-    run: async ({ service }, { body }) => {
+    run: async ({ service }, { body, path }) => {
       const { created, value } = await service.createVolume(body);
-      return versioned(created ? 201 : 200, value, volumeLocation(value.volumeId));
+      return versioned(created ? 201 : 200, value, volumeLocation(value.volumeId, path));
     },
   }),
   defineRoute({

@@ -49,6 +49,9 @@ describe('API handler', () => {
 
       const repeated = await api.call({ method: 'POST', url: '/volumes', json: { volumeId: 'data-01', spec: GP3 } });
       expect(repeated.statusCode).toBe(200);
+      // Sent to `…/volumes/`, the reference is relative to that.
+      const slashed = await api.call({ method: 'POST', url: '/volumes/', json: { volumeId: 'data-01', spec: GP3 } });
+      expect(new URL(String(slashed.headers?.Location), 'https://abc.execute-api.us-east-1.amazonaws.com/v1/volumes/').href).toBe('https://abc.execute-api.us-east-1.amazonaws.com/v1/volumes/data-01');
 
       const shown = await api.call({ method: 'GET', url: '/volumes/data-01' });
       expect(shown.statusCode).toBe(200);
