@@ -119,8 +119,8 @@ export function toProviderError(error: unknown): ProviderError {
         : typeof shape.code === 'string'
           ? shape.code
           : 'Unknown';
-  // The SDK's placeholder when EC2 sent no message (moto leaves some out): the code says more.
-  const said = message === '' || message === SDK_NO_MESSAGE ? `${code} (EC2 gave no message)` : message;
+  // The SDK's placeholder for an error without a message (moto leaves some out): the code says more.
+  const said = message === '' || message === SDK_NO_MESSAGE ? `${code} (no message)` : message;
   return new ProviderError(classify(code, message, shape), code, said);
 }
 

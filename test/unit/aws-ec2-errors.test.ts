@@ -114,7 +114,7 @@ const TABLE: { code: string; message: string; status?: number; kind: ProviderErr
 describe('an EC2 error answered without a message', () => {
   it('says its code, not the SDK placeholder', async () => {
     const error = toProviderError(await realEc2Error('InvalidSnapshot.NotFound', ''));
-    expect(error).toMatchObject({ kind: 'invalid-request', code: 'InvalidSnapshot.NotFound', message: 'InvalidSnapshot.NotFound (EC2 gave no message)' });
+    expect(error).toMatchObject({ kind: 'invalid-request', code: 'InvalidSnapshot.NotFound', message: 'InvalidSnapshot.NotFound (no message)' });
   });
 });
 
