@@ -15,14 +15,20 @@ export interface DeviceRequest {
   instanceId: string;
   /** A device the client asked for; allocated as is unless another attach in the batch holds it. */
   requestedDevice?: string;
+  /**
+   * Its place among the attaches to the instance waiting for a name, as every executor environment
+   * sees them (the attachment records without a device, in key order): it takes the free name at
+   * that place, so environments naming different attaches at once pick different names.
+   */
+  rank?: number;
 }
 
 export type DeviceAllocation = { ok: true; device: string } | { ok: false; code: string; message: string };
 
 /**
  * Allocates one device name per request. Requested names are honoured first (EC2 decides whether
- * they are free); the others take the first free names of `pool` in order. Past the pool, a
- * per-request error.
+ * they are free); the others take the free name of `pool` at their `rank` among the free names,
+ * else (taken, or no rank) the first free one in order. Past the pool, a per-request error.
  */
 export function allocateDevices(
   requests: readonly DeviceRequest[],
@@ -54,10 +60,27 @@ export function allocateDevices(
     slots.add(slot);
     result.set(request.id, { ok: true, device: request.requestedDevice });
   }
+  // The names free once the requested ones are taken, per instance, as every environment sees them.
+  const freeAtStart = new Map<string, string[]>();
+  const freeOn = (instanceId: string) => {
+    let free = freeAtStart.get(instanceId);
+    if (!free) {
+      const slots = takenOn(instanceId);
+      free = pool.filter((device) => !slots.has(deviceSlot(device)));
+      freeAtStart.set(instanceId, free);
+    }
+    return free;
+  };
   const cursor = new Map<string, number>();
   for (const request of requests) {
     if (request.requestedDevice !== undefined) continue;
+    const ranked = request.rank === undefined ? undefined : freeOn(request.instanceId)[request.rank];
     const slots = takenOn(request.instanceId);
+    if (ranked !== undefined && !slots.has(deviceSlot(ranked))) {
+      slots.add(deviceSlot(ranked));
+      result.set(request.id, { ok: true, device: ranked });
+      continue;
+    }
     let index = cursor.get(request.instanceId) ?? 0;
     while (index < pool.length && slots.has(deviceSlot(pool[index]!))) index++;
     const device = pool[index];

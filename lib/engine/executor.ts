@@ -1073,8 +1073,10 @@ export class Executor {
     }
     const views = new Map<string, InstanceView>();
     for (const [id, { instance, describedAt, shared }] of known) {
-      const held = new Set((attachments?.get(id) ?? []).flatMap((a) => (a.device ? [a.device] : [])));
+      const records = attachments?.get(id);
+      const held = new Set((records ?? []).flatMap((a) => (a.device ? [a.device] : [])));
       const view: InstanceView = { ...instance, deviceNames: [...new Set([...instance.deviceNames, ...held])], shared };
+      if (records) view.awaitingDevice = awaitingDevice(records);
       if (instance.state === 'running' || instance.state === 'stopped') {
         const otherDevices = instance.deviceNames.filter((device) => !held.has(device));
         view.seen = { availabilityZone: instance.availabilityZone, state: instance.state, otherDevices, describedAt };
@@ -1283,9 +1285,10 @@ export class Executor {
         this.stepFailed(item, error);
       }
     }
-    const requests: DeviceRequest[] = ready.map(({ item }) => {
+    const requests: DeviceRequest[] = ready.map(({ item, instance }) => {
       const attachment = item.record as AttachmentRecord;
-      return { id: item.id, instanceId: attachment.instanceId, requestedDevice: attachment.requestedDevice };
+      const rank = instance.awaitingDevice?.indexOf(attachment.volumeId) ?? -1;
+      return { id: item.id, instanceId: attachment.instanceId, requestedDevice: attachment.requestedDevice, ...(rank >= 0 ? { rank } : {}) };
     });
     const used = new Map<string, string[]>();
     if (instances instanceof Map) for (const [id, instance] of instances) used.set(id, instance.deviceNames);
@@ -2543,9 +2546,22 @@ function claimsWithPreWrite(record: ProvisionerRecord, op: OperationKind): boole
 type InstanceView = ProviderInstance & {
   /** Taken from another environment's description on an attachment record, not from EC2 by this one. */
   shared: boolean;
+  /** Volume ids of the live attachments to it waiting for a device name, in order (`DeviceRequest.rank`); unknown without its records. */
+  awaitingDevice?: string[];
   /** The description to leave on the attachment record this attach writes. */
   seen?: InstanceSeen;
 };
+
+/**
+ * The live attachments of one instance that wait for the executor to name their device, as every
+ * environment reading the instance's records sees them: their volume ids, sorted.
+ */
+function awaitingDevice(records: readonly AttachmentRecord[]): string[] {
+  return records
+    .filter((a) => a.life === 'alive' && a.status.state === 'pending' && a.device === undefined && a.requestedDevice === undefined)
+    .map((a) => a.volumeId)
+    .sort();
+}
 
 /** The most recent description of an instance left on its attachment records, if still fresh. */
 function freshestSeen(attachments: readonly AttachmentRecord[], now: number, ttlMs: number): InstanceSeen | undefined {

@@ -25,6 +25,32 @@ describe('device allocation', () => {
     expect(devices[0]).toBe('/dev/sdg');
   });
 
+  it('gives each attach the free name at its rank, so environments naming different attaches at once pick different names', () => {
+    const used = new Map([['i-1', ['/dev/xvda', '/dev/sdg']]]);
+    // Two environments, each with one of the two attaches both see waiting (ranks 0 and 1).
+    const first = allocateDevices([{ id: 'a', instanceId: 'i-1', rank: 0 }], used, DEFAULT_DEVICE_NAMES);
+    const second = allocateDevices([{ id: 'b', instanceId: 'i-1', rank: 1 }], used, DEFAULT_DEVICE_NAMES);
+    expect(first.get('a')).toEqual({ ok: true, device: '/dev/sdf' });
+    expect(second.get('b')).toEqual({ ok: true, device: '/dev/sdh' });
+    // In one batch too; a rank past the free names, or whose name is taken, takes the first free one.
+    const batch = allocateDevices(
+      [
+        { id: 'b', instanceId: 'i-1', rank: 1 },
+        { id: 'a', instanceId: 'i-1', rank: 0 },
+        { id: 'c', instanceId: 'i-1', rank: 500 },
+        { id: 'd', instanceId: 'i-1', rank: 0 },
+      ],
+      used,
+      DEFAULT_DEVICE_NAMES,
+    );
+    expect([...batch.values()]).toEqual([
+      { ok: true, device: '/dev/sdh' },
+      { ok: true, device: '/dev/sdf' },
+      { ok: true, device: '/dev/sdi' },
+      { ok: true, device: '/dev/sdj' },
+    ]);
+  });
+
   it('allocates per instance independently', () => {
     const result = allocateDevices(
       [

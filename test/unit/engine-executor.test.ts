@@ -218,6 +218,35 @@ describe('executor: create', () => {
   });
 });
 
+describe('executor: device names of attaches to one instance made by two environments at once', () => {
+  it('are different, with no AttachVolume refused for a name in use: each takes the free name at its place among the attaches waiting', async () => {
+    const h = harness();
+    await h.store.create(newVolume('a'));
+    await h.store.create(newVolume('b'));
+    await h.settle(10_000);
+    await h.watch();
+    await h.settle(10_000);
+    await h.store.create(newAttachment('a'));
+    await h.store.create(newAttachment('b'));
+    await h.watch();
+    const received = h.queue.receive(100);
+    // One attach message per attachment (the watcher plans each from its own change and from its volume's).
+    const attaches = received.filter((r, i) => r.message.op === 'attach' && received.findIndex((o) => o.message.op === 'attach' && o.message.key.volumeId === r.message.key.volumeId) === i);
+    expect(attaches.map((r) => r.message.key)).toEqual([attachmentKey('a'), attachmentKey('b')]);
+    // Both environments read the instance's records before either writes its device.
+    const [first, second] = [h.environment(), h.environment()];
+    await Promise.all(attaches.map((r, i) => [first, second][i]!.run([{ messageId: r.messageId, message: r.message }])));
+    const rest = received.filter((r) => !attaches.includes(r));
+    await h.executor.run(rest.map((r) => ({ messageId: r.messageId, message: r.message })));
+    for (const r of received) h.queue.delete(r.receiptHandle);
+    await h.settle(30_000);
+    const devices = await Promise.all(['a', 'b'].map(async (id) => (await attachmentOf(h, id)).device));
+    expect(devices).toEqual(['/dev/sdf', '/dev/sdg']);
+    expect(h.ebs.calls.AttachVolume).toBe(2);
+    for (const id of ['a', 'b']) expect((await attachmentOf(h, id)).status.state).toBe('attached');
+  });
+});
+
 describe('executor: placement by a terminated instance', () => {
   it.each(['terminated', 'shutting-down'] as const)('an instance %s places nothing: the volume ends in error at once, having created nothing', async (state) => {
     const h = harness();
