@@ -11,7 +11,7 @@ import { MeteredRecordStore } from '../../bench/sim/dynamodb.js';
 import { ADAPTER_DESCRIBES, SDK_WAITER_DESCRIBES } from '../../bench/sim/ec2.js';
 import { MemoryRecordStore } from '../../lib/memory/index.js';
 import { newAttachmentRecord } from '../../lib/api/service.js';
-import type { VolumeRecord } from '../../lib/domain/records.js';
+import { newVolume } from '../unit/engine-fixtures.js';
 import { MIB_PER_VCPU, SimulatedFunction, lambdaCpuCost } from '../../bench/sim/lambda.js';
 
 const T0 = Date.UTC(2026, 0, 1);
@@ -280,16 +280,7 @@ describe('metered DynamoDB table', () => {
     const loop = new EventLoop(T0);
     const store = new MeteredRecordStore(loop, new Random(1), new MemoryRecordStore(), DEFAULT_LATENCIES.dynamodbRequest);
     const now = new Date(T0).toISOString();
-    const volume: VolumeRecord = {
-      kind: 'volume',
-      volumeId: 'v-1',
-      spec: { sizeGiB: 8, volumeType: 'gp3', availabilityZone: 'us-east-1a' },
-      life: 'alive',
-      generation: 1,
-      status: { state: 'pending', attempts: 0, updatedAt: now },
-      version: 1,
-      createdAt: now,
-    };
+    const volume = newVolume('v-1', { createdAt: now }, { sizeGiB: 8 });
     const attachment = newAttachmentRecord(volume, 'i-1', now);
     const key = { kind: 'attachment' as const, volumeId: 'v-1', instanceId: 'i-1' };
     const work = (async () => {

@@ -1282,13 +1282,19 @@ describe('VolumeService with the engine: a spec EC2 refused at creation, put rig
     expect((await problemOf(() => service.patchVolume('data-1', { availabilityZone: 'zz-nowhere-9z' }))).status).toBe(400);
   });
 
-  it('a PATCH of the AZ landing under the executor\'s claim, before it records its CreateVolume, is the AZ EC2 is asked for', async () => {
+  const OTHER_AZ = 'eu-west-1b';
+
+  /** A volume creating with no CreateVolume recorded (its first send refused), whose AZ a PATCH may still change. */
+  async function creatingWithNothingRecorded() {
     const h = harness();
-    const OTHER_AZ = 'eu-west-1b';
     h.ebs.addInstance({ instanceId: 'i-0bbbbbbbbbbbbbbb2', availabilityZone: OTHER_AZ });
     const service = new VolumeService({ store: h.store, clock: h.clock });
-    // Creating, its first send refused (nothing recorded): a PATCH of the AZ is accepted.
     await h.store.create({ ...newVolume('data-1'), status: { state: 'creating', attempts: 1, updatedAt: new Date(h.clock.now()).toISOString() } });
+    return { h, service };
+  }
+
+  it('a PATCH of the AZ landing under the executor\'s claim, before it records its CreateVolume, is the AZ EC2 is asked for', async () => {
+    const { h, service } = await creatingWithNothingRecorded();
     const update = h.store.update.bind(h.store);
     let patched: Awaited<ReturnType<VolumeService['patchVolume']>> | undefined;
     h.store.update = async (key, changes, condition) => {
@@ -1305,11 +1311,7 @@ describe('VolumeService with the engine: a spec EC2 refused at creation, put rig
   });
 
   it('the create of that PATCH, whose message another environment found while the claim was held, is made as soon as the claim goes, not when its lease ends', async () => {
-    const h = harness();
-    const OTHER_AZ = 'eu-west-1b';
-    h.ebs.addInstance({ instanceId: 'i-0bbbbbbbbbbbbbbb2', availabilityZone: OTHER_AZ });
-    const service = new VolumeService({ store: h.store, clock: h.clock });
-    await h.store.create({ ...newVolume('data-1'), status: { state: 'creating', attempts: 1, updatedAt: new Date(h.clock.now()).toISOString() } });
+    const { h, service } = await creatingWithNothingRecorded();
     const update = h.store.update.bind(h.store);
     const other = h.environment();
     let patched = false;
