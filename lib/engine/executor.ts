@@ -31,7 +31,7 @@ import { canonicalJson } from '../domain/canonical-json.js';
 import { nextAttachmentState, nextVolumeState, type AttachmentEvent, type VolumeEvent } from '../domain/state-machines.js';
 import { createSentUnrecorded, managedTagsOf, parseRecord, specChangeIssues } from '../domain/validation.js';
 import { METRICS, OWNERSHIP_TAGS } from '../settings.js';
-import { RATE_BUCKET_OF, resolveEngineConfig, type EngineConfig, type MutatingAction, type RateBucket, type RateBudget } from './config.js';
+import { RATE_BUCKET_OF, resolveEngineConfig, type EngineConfig, type MutatingAction, type RateBucket } from './config.js';
 import { allocateDevices, type DeviceRequest } from './devices.js';
 import { classifyError, createRefused, createUnrepeatable, errorMessage, type ClassifiedError, type ProviderCall } from './errors.js';
 import {
@@ -666,8 +666,7 @@ export class Executor {
 
   /**
    * Items whose message carries a token of `bucket` taken for them earlier spend it, or, still
-   * too far off, wait for it again; returns the others, and those whose token has lapsed
-   * (`heldTokenLapsed`), which take a new one like them.
+   * too far off, wait for it again; returns the others.
    */
   private spendTokensTaken(
     bucket: RateBucket,
@@ -683,12 +682,7 @@ export class Executor {
       // The message's own operation took it, for the first call the record asks of it.
       const heldAction = item.tokenOp === undefined ? undefined : firstActionOf(item.tokenOp, item.record!);
       if (tokenAt === undefined || heldAction === undefined || RATE_BUCKET_OF[heldAction] !== bucket) fresh.push(item);
-      else if (heldTokenLapsed(tokenAt, now, this.config.accountRateBudgets[bucket])) {
-        this.deps.log.info('a token taken ahead came back too late to be spent; taking a new one', { key: item.id, bucket, lateMs: now - tokenAt });
-        delete item.tokenAt;
-        delete item.tokenOp;
-        fresh.push(item);
-      } else if (tokenAt - now <= maxWaitMs) this.grantShared(item, Math.max(now, tokenAt), granted);
+      else if (tokenAt - now <= maxWaitMs) this.grantShared(item, Math.max(now, tokenAt), granted);
       else this.deferUntil(item, decidedOp(item), tokenAction(item), now, tokenAt, followUps, tokenAt);
     }
     return fresh;
@@ -2512,19 +2506,6 @@ function unspentTokenAt(item: Item, op: OperationKind): number | undefined {
 function modificationTargetOf(spec: VolumeSpec): ModificationTarget {
   const { sizeGiB, volumeType, iops, throughput } = spec;
   return { sizeGiB, volumeType, ...(iops !== undefined ? { iops } : {}), ...(throughput !== undefined ? { throughput } : {}) };
-}
-
-/**
- * Whether a token taken ahead from the shared budget, usable from `tokenAt`, is too old to be
- * spent at `now`. The shared budget sells each of EC2's refills once, at its time; a refill whose
- * call comes late stays in EC2's bucket until then, but the bucket holds only so much (the
- * budget's `burst`, with the reserve, while calls wait in line). Calls held back past their time
- * together (their messages delivered late behind a backlog, say) would find their refills spilt,
- * and EC2 would throttle them at once when they all come: a token is spent at most the time the
- * bucket takes to refill its burst late, after which the operation takes a new one.
- */
-export function heldTokenLapsed(tokenAt: number, now: number, budget: RateBudget): boolean {
-  return now - tokenAt > (budget.burst / budget.ratePerSecond) * 1000;
 }
 
 /** The operation an item's decision calls for (items that reach token taking all decided one). */

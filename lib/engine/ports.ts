@@ -177,8 +177,7 @@ export interface OperationMessage {
   /**
    * Epoch ms from which an EC2 request token taken for this operation from the shared budget may
    * be spent: the operation was deferred with its token already taken, so it comes back to spend
-   * it instead of queueing for a new one behind operations asked for later. Back later than the
-   * bucket takes to refill its burst, the token has lapsed (`heldTokenLapsed`) and a new one is taken.
+   * it instead of queueing for a new one behind operations asked for later.
    */
   tokenAt?: number;
   /**
