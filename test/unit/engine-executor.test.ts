@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { AttachmentRecord, VolumeRecord } from '../../lib/domain/records.js';
 import { MAX_STATUS_MESSAGE_CHARS } from '../../lib/domain/status-message.js';
-import { ProviderError, type OperationKind, type ProviderVolume, type RecordStore, type SharedRateBudget, type VolumeProvider } from '../../lib/engine/ports.js';
+import { ProviderError, type OperationKind, type ProviderVolume, type QueuedOperation, type RecordStore, type SharedRateBudget, type VolumeProvider } from '../../lib/engine/ports.js';
 import { Executor, createVolumeClientToken } from '../../lib/engine/executor.js';
 import { Reconciler } from '../../lib/engine/reconciler.js';
 import { OWNERSHIP_TAGS } from '../../lib/settings.js';
@@ -1340,6 +1340,24 @@ describe('executor: the shared rate budget', () => {
     expect(h.ebs.calls.CreateVolume).toBe(1);
     expect(shared.level('CreateVolume')).toBeUndefined();
     expect(h.queued().filter((q) => q.op === 'create-volume')).toEqual([]);
+  });
+
+  it('calls whose messages all come back a while after their tokens\' time still go, every one: a late token is spent, whatever its age', async () => {
+    const shared = new MemoryRateBudget();
+    const h = harness({ config: { rateBudgets: ownShare, accountRateBudgets: account }, rateBudget: shared });
+    // Every message is delivered 5 s after it is due, longer than the bucket of 3 takes to refill at 1 a second.
+    const lateQueue = { send: (operations: QueuedOperation[]) => h.queue.send(operations.map((o) => ({ ...o, delaySeconds: Math.min(900, o.delaySeconds + 5) }))) };
+    const executor = new Executor({ store: h.store, queue: lateQueue, clock: h.clock, metrics: h.metrics, log: silentLog, provider: h.ebs, rateBudget: shared, config: { rateWaitMaxMs: 0, concurrentEnvironments: 1, rateBudgets: ownShare, accountRateBudgets: account } });
+    const ids = Array.from({ length: 12 }, (_, i) => `v${i}`);
+    for (const id of ids) await h.store.create(newVolume(id));
+    await executor.run(h.batchOf(...ids.map((id) => h.op('create-volume', volumeKey(id)))));
+    for (let second = 0; second < 300; second++) {
+      await h.clock.advance(1000);
+      const received = h.queue.receive(100);
+      await executor.run(received.map((r) => ({ messageId: r.messageId, message: r.message })));
+      for (const r of received) h.queue.delete(r.receiptHandle);
+    }
+    expect(h.ebs.calls.CreateVolume).toBe(ids.length);
   });
 
   it('a message back before the token it carries waits for that token again, taking none', async () => {
