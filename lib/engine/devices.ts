@@ -60,20 +60,19 @@ export function allocateDevices(
     slots.add(slot);
     result.set(request.id, { ok: true, device: request.requestedDevice });
   }
-  // The names free once the requested ones are taken, per instance, as every environment sees them.
+  // The names free once the requested ones are taken, per instance, as every environment sees them
+  // (before this batch names any: the ranks index this list).
   const freeAtStart = new Map<string, string[]>();
-  const freeOn = (instanceId: string) => {
-    let free = freeAtStart.get(instanceId);
-    if (!free) {
-      const slots = takenOn(instanceId);
-      free = pool.filter((device) => !slots.has(deviceSlot(device)));
-      freeAtStart.set(instanceId, free);
-    }
-    return free;
-  };
+  for (const { instanceId } of requests) {
+    if (freeAtStart.has(instanceId)) continue;
+    const slots = takenOn(instanceId);
+    freeAtStart.set(instanceId, pool.filter((device) => !slots.has(deviceSlot(device))));
+  }
+  const freeOn = (instanceId: string) => freeAtStart.get(instanceId)!;
   const cursor = new Map<string, number>();
-  for (const request of requests) {
-    if (request.requestedDevice !== undefined) continue;
+  // Ranked ones first, so one without a rank never takes the name at another's.
+  const unrequested = requests.filter((request) => request.requestedDevice === undefined);
+  for (const request of [...unrequested.filter((r) => r.rank !== undefined), ...unrequested.filter((r) => r.rank === undefined)]) {
     const ranked = request.rank === undefined ? undefined : freeOn(request.instanceId)[request.rank];
     const slots = takenOn(request.instanceId);
     if (ranked !== undefined && !slots.has(deviceSlot(ranked))) {

@@ -1068,7 +1068,8 @@ export class Executor {
     const views = new Map<string, InstanceView>();
     for (const [id, { instance, describedAt, shared }] of known) {
       const records = attachments?.get(id);
-      const held = new Set((records ?? []).flatMap((a) => (a.device ? [a.device] : [])));
+      // Names attaches hold, and those live waiting attaches asked for (theirs alone, in every environment's view).
+      const held = new Set((records ?? []).flatMap((a) => (a.device ? [a.device] : a.life === 'alive' && a.requestedDevice ? [a.requestedDevice] : [])));
       const view: InstanceView = { ...instance, deviceNames: [...new Set([...instance.deviceNames, ...held])], shared };
       if (records) view.awaitingDevice = awaitingDevice(records);
       if (instance.state === 'running' || instance.state === 'stopped') {
@@ -1281,8 +1282,10 @@ export class Executor {
     }
     const requests: DeviceRequest[] = ready.map(({ item, instance }) => {
       const attachment = item.record as AttachmentRecord;
-      const rank = instance.awaitingDevice?.indexOf(attachment.volumeId) ?? -1;
-      return { id: item.id, instanceId: attachment.instanceId, requestedDevice: attachment.requestedDevice, ...(rank >= 0 ? { rank } : {}) };
+      const waiting = instance.awaitingDevice;
+      // One the instance's records do not show yet (the index lags a new record) comes after those they do.
+      const rank = waiting === undefined ? undefined : waiting.includes(attachment.volumeId) ? waiting.indexOf(attachment.volumeId) : waiting.length;
+      return { id: item.id, instanceId: attachment.instanceId, requestedDevice: attachment.requestedDevice, ...(rank !== undefined ? { rank } : {}) };
     });
     const used = new Map<string, string[]>();
     if (instances instanceof Map) for (const [id, instance] of instances) used.set(id, instance.deviceNames);

@@ -51,6 +51,14 @@ describe('device allocation', () => {
     ]);
   });
 
+  it('ranks index the names free before the batch names any, whatever it names first', () => {
+    const used = new Map([['i-1', ['/dev/xvda']]]);
+    // An attach the index does not show yet comes first in the batch; the ranked one still takes the name at its rank.
+    const batch = allocateDevices([{ id: 'late', instanceId: 'i-1' }, { id: 'x', instanceId: 'i-1', rank: 0 }], used, DEFAULT_DEVICE_NAMES);
+    expect(batch.get('x')).toEqual({ ok: true, device: '/dev/sdf' });
+    expect(batch.get('late')).toEqual({ ok: true, device: '/dev/sdg' });
+  });
+
   it('allocates per instance independently', () => {
     const result = allocateDevices(
       [

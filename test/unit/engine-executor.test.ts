@@ -247,6 +247,21 @@ describe('executor: device names of attaches to one instance made by two environ
   });
 });
 
+describe('executor: device names an attach waiting elsewhere asked for', () => {
+  it('are kept from the names the executor hands out, as every environment sees them', async () => {
+    const h = harness();
+    // One attachment asks for /dev/sdf; its volume is not created yet, so it waits.
+    await h.store.create(newVolume('r', { status: { state: 'pending', attempts: 0, updatedAt: new Date(START).toISOString() } }, { availabilityZone: 'eu-west-1z' }));
+    await h.store.create(newAttachment('r', { requestedDevice: '/dev/sdf' }));
+    await h.store.create(newVolume('x'));
+    await h.executor.run(h.batchOf(h.op('create-volume', volumeKey('x'))));
+    await h.settle(10_000);
+    await h.store.create(newAttachment('x'));
+    await h.executor.run(h.batchOf(h.op('attach', attachmentKey('x'))));
+    expect((await attachmentOf(h, 'x')).device).toBe('/dev/sdg');
+  });
+});
+
 describe('executor: placement by a terminated instance', () => {
   it.each(['terminated', 'shutting-down'] as const)('an instance %s places nothing: the volume ends in error at once, having created nothing', async (state) => {
     const h = harness();
