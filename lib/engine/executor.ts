@@ -1068,8 +1068,7 @@ export class Executor {
     const views = new Map<string, InstanceView>();
     for (const [id, { instance, describedAt, shared }] of known) {
       const records = attachments?.get(id);
-      // Names attaches hold, and those live waiting attaches asked for (theirs alone, in every environment's view).
-      const held = new Set((records ?? []).flatMap((a) => (a.device ? [a.device] : a.life === 'alive' && a.requestedDevice ? [a.requestedDevice] : [])));
+      const held = new Set((records ?? []).flatMap((a) => (a.device ? [a.device] : [])));
       const view: InstanceView = { ...instance, deviceNames: [...new Set([...instance.deviceNames, ...held])], shared };
       if (records) view.awaitingDevice = awaitingDevice(records);
       if (instance.state === 'running' || instance.state === 'stopped') {

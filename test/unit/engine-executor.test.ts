@@ -247,18 +247,20 @@ describe('executor: device names of attaches to one instance made by two environ
   });
 });
 
-describe('executor: device names an attach waiting elsewhere asked for', () => {
-  it('are kept from the names the executor hands out, as every environment sees them', async () => {
+describe('executor: two attaches asking for the same device name in one batch', () => {
+  it('the second is refused as a clash, with one AttachVolume made', async () => {
     const h = harness();
-    // One attachment asks for /dev/sdf; its volume is not created yet, so it waits.
-    await h.store.create(newVolume('r', { status: { state: 'pending', attempts: 0, updatedAt: new Date(START).toISOString() } }, { availabilityZone: 'eu-west-1z' }));
-    await h.store.create(newAttachment('r', { requestedDevice: '/dev/sdf' }));
-    await h.store.create(newVolume('x'));
-    await h.executor.run(h.batchOf(h.op('create-volume', volumeKey('x'))));
+    for (const id of ['a', 'b']) {
+      await h.store.create(newVolume(id));
+      await h.executor.run(h.batchOf(h.op('create-volume', volumeKey(id))));
+    }
     await h.settle(10_000);
-    await h.store.create(newAttachment('x'));
-    await h.executor.run(h.batchOf(h.op('attach', attachmentKey('x'))));
-    expect((await attachmentOf(h, 'x')).device).toBe('/dev/sdg');
+    await h.store.create(newAttachment('a', { requestedDevice: '/dev/sdf' }));
+    await h.store.create(newAttachment('b', { requestedDevice: '/dev/sdf' }));
+    const before = h.ebs.calls.AttachVolume ?? 0;
+    await h.executor.run(h.batchOf(h.op('attach', attachmentKey('a')), h.op('attach', attachmentKey('b'))));
+    expect((h.ebs.calls.AttachVolume ?? 0) - before).toBe(1);
+    expect((await attachmentOf(h, 'b')).status.code).toBe('DeviceNameClash');
   });
 });
 
