@@ -221,11 +221,7 @@ describe('executor: create', () => {
 describe('executor: device names of attaches to one instance made by two environments at once', () => {
   it('are different, with no AttachVolume refused for a name in use: each takes the free name at its place among the attaches waiting', async () => {
     const h = harness();
-    await h.store.create(newVolume('a'));
-    await h.store.create(newVolume('b'));
-    await h.settle(10_000);
-    await h.watch();
-    await h.settle(10_000);
+    for (const id of ['a', 'b']) await availableVolume(h, id);
     await h.store.create(newAttachment('a'));
     await h.store.create(newAttachment('b'));
     await h.watch();
@@ -250,11 +246,7 @@ describe('executor: device names of attaches to one instance made by two environ
 describe('executor: two attaches asking for the same device name in one batch', () => {
   it('the second is refused as a clash, with one AttachVolume made', async () => {
     const h = harness();
-    for (const id of ['a', 'b']) {
-      await h.store.create(newVolume(id));
-      await h.executor.run(h.batchOf(h.op('create-volume', volumeKey(id))));
-    }
-    await h.settle(10_000);
+    for (const id of ['a', 'b']) await availableVolume(h, id);
     await h.store.create(newAttachment('a', { requestedDevice: '/dev/sdf' }));
     await h.store.create(newAttachment('b', { requestedDevice: '/dev/sdf' }));
     const before = h.ebs.calls.AttachVolume ?? 0;
