@@ -12,24 +12,24 @@ import { randomBytes } from 'node:crypto';
 import type { AttachmentRecord, ProvisionerRecord, RecordKey, VolumeRecord, VolumeSpec } from '../domain/records.js';
 import { canonicalJson } from '../domain/canonical-json.js';
 import { provisionedPerformance } from '../domain/ebs-limits.js';
-import { describeValidationIssues, isPlaced, sameSpecValue, specChangeIssues, validateVolumeSpec, type ValidationIssue } from '../domain/validation.js';
+import { describeValidationIssues, IMMUTABLE_FIELDS, isPlaced, sameSpecValue, specChangeIssues, validateVolumeSpec, type ValidationIssue } from '../domain/validation.js';
 import { DEFAULT_ENGINE_CONFIG, RATE_BUCKET_OF, type MutatingAction, type RateBucket, type RateBudget } from '../engine/config.js';
 import { errorMessage } from '../engine/errors.js';
 import { firstActionOf, planAttachment, planVolume, volumeRecordLost } from '../engine/planner.js';
-import { retryRequestedStatus } from '../engine/status.js';
+import { retryRequested } from '../engine/status.js';
 import { ConditionFailedError, InvalidCursorError, type Clock, type Log, type RecordStore, type SharedRateBudget } from '../engine/ports.js';
 import { silentLog } from '../memory/log.js';
 import { requirePrecondition, type Precondition } from './preconditions.js';
 import { ApiProblem, invalid, type FieldIssue } from './problem.js';
 import {
   generationRead,
+  versionRead,
   invalidAttachmentView,
   invalidRecordProblem,
   invalidVolumeView,
   readRecord,
   validOnceDying,
   validOrThrow,
-  versionRead,
   type Read,
   type Valid,
 } from './stored-records.js';
@@ -262,7 +262,7 @@ export class VolumeService {
       try {
         const generation = current.generation + 1;
         // A change to a volume in error is its retry too: written with it, as `requestRetry` does, so the answer shows the retry.
-        const retry = current.status.state === 'error' ? { retriedGeneration: generation, status: retryRequestedStatus('volume', this.clock.now()) } : {};
+        const retry = current.status.state === 'error' ? retryRequested('volume', generation, this.clock.now()) : {};
         await this.store.update<VolumeRecord>(
           volumeKey(volumeId),
           { spec: next, generation, ...retry },
@@ -433,7 +433,7 @@ export class VolumeService {
 
   /**
    * The retry request: bumps `generation` of a live record in `error` and puts it back to `pending`
-   * (`retryRequestedStatus`, as the watcher does for a bump written straight into the table), its
+   * (`retryRequested`, as the watcher does for a bump written straight into the table), its
    * spec left alone, so the answer and a client waiting on the record see the retry at once. The
    * write holds only if nothing wrote the record since it was read. `label` names the record in
    * messages; `dyingAs` says what dying is for it; `mayRetry` throws what else stands in the way,
@@ -452,7 +452,7 @@ export class VolumeService {
       await mayRetry?.(current);
       try {
         const generation = (current.generation ?? 1) + 1;
-        const changes = { generation, retriedGeneration: generation, status: retryRequestedStatus(key.kind, this.clock.now()) };
+        const changes = { generation, ...retryRequested(key.kind, generation, this.clock.now()) };
         const written = await this.store.update(key, changes, { ...versionRead(stored), ...generationRead(stored), life: 'alive' });
         return readOrAsWritten(written, current);
       } catch (error) {
@@ -677,7 +677,7 @@ function changeIssues(current: VolumeRecord, next: VolumeSpec, patch: PatchVolum
   if (sent.every((field) => field === 'tags')) return issues.filter((issue) => !earlier(issue));
   return issues.map((issue) => {
     const field = issue.path.split('.')[0]!;
-    if (sent.includes(field) && (FIXED_AT_CREATION as readonly string[]).includes(field)) {
+    if (sent.includes(field) && (IMMUTABLE_FIELDS as readonly string[]).includes(field)) {
       const asked = current.ebsVolumeId !== undefined ? `EC2 created it as ${current.ebsVolumeId}` : 'CreateVolume was asked for it already';
       return { ...issue, message: `${issue.message}: ${asked}; delete the volume and create another to change it` };
     }
@@ -708,16 +708,13 @@ function applyPatch(spec: VolumeSpec, patch: PatchVolumeRequest): VolumeSpec {
   // One placement replaces the other, unless the patch names both.
   if (typeof patch.availabilityZone === 'string' && patch.placementInstanceId === undefined) delete next.placementInstanceId;
   if (typeof patch.placementInstanceId === 'string' && patch.availabilityZone === undefined) delete next.availabilityZone;
-  for (const field of FIXED_AT_CREATION) {
+  for (const field of IMMUTABLE_FIELDS) {
     const value = patch[field];
     if (value === null) delete next[field];
     else if (value !== undefined) Object.assign(next, { [field]: value });
   }
   return next;
 }
-
-/** The spec fields EBS fixes at creation: a PATCH may change them only while nothing is created. */
-const FIXED_AT_CREATION = ['availabilityZone', 'placementInstanceId', 'snapshotId', 'encrypted', 'kmsKeyId', 'multiAttach'] as const;
 
 /** Key-order-independent equality of two specs (both already validated). */
 export function sameSpec(a: VolumeSpec, b: VolumeSpec): boolean {

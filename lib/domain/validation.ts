@@ -342,8 +342,8 @@ function isDyingVolume(input: unknown): boolean {
   return typeof input === 'object' && input !== null && (input as { kind?: unknown }).kind === 'volume' && (input as { life?: unknown }).life === 'dying';
 }
 
-/** Fields fixed at creation: EBS cannot change them on an existing volume. */
-const IMMUTABLE_FIELDS = ['availabilityZone', 'placementInstanceId', 'encrypted', 'kmsKeyId', 'snapshotId', 'multiAttach'] as const;
+/** Fields fixed at creation: EBS cannot change them on an existing volume (a PATCH may only while nothing is created). */
+export const IMMUTABLE_FIELDS = ['availabilityZone', 'placementInstanceId', 'encrypted', 'kmsKeyId', 'snapshotId', 'multiAttach'] as const;
 
 /**
  * Spec fields whose `false` asks for what leaving them out does, as CreateVolume reads them: no

@@ -66,13 +66,15 @@ export function attemptStatus<S extends string>(previous: Status<string>, state:
 }
 
 /**
- * Status of a record in `error` its client asked to try again: back to `pending`, attempts reset.
- * Written by the API with the retry request itself, so its answer and a client waiting on it see
- * the retry at once, and by the watcher for a retry written straight into the table.
+ * What a retry of a record in `error` its client asked for at `generation` writes: back to
+ * `pending`, attempts reset, and the generation marked retried so a late copy of the change finds
+ * it made. Written by the API with the retry request itself (or the PATCH that is one), so its
+ * answer and a client waiting on it see the retry at once, and by the watcher for a retry written
+ * straight into the table.
  */
-export function retryRequestedStatus(kind: 'volume' | 'attachment', nowMs: number): Status<'pending'> {
+export function retryRequested(kind: 'volume' | 'attachment', generation: number, nowMs: number): { status: Status<'pending'>; retriedGeneration: number } {
   const state = kind === 'volume' ? nextVolumeState('error', 'retry-requested') : nextAttachmentState('error', 'retry-requested');
-  return { state: state as 'pending', attempts: 0, updatedAt: new Date(nowMs).toISOString(), message: 'retry requested' };
+  return { status: { state: state as 'pending', attempts: 0, updatedAt: new Date(nowMs).toISOString(), message: 'retry requested' }, retriedGeneration: generation };
 }
 
 /** The code of a volume's status after EC2 failed a modification it had accepted (DescribeVolumesModifications says `failed`). */

@@ -20,7 +20,7 @@ import { METRICS } from '../settings.js';
 import type { EngineConfig } from './config.js';
 import { errorMessage } from './errors.js';
 import { affectedByVolumeRecordRemoval, planAttachment, planVolume, releasedByVolume, volumeRecordLost, type Decision } from './planner.js';
-import { invalidRecordStatus, INVALID_RECORD_CODE, retryRequestedStatus } from './status.js';
+import { invalidRecordStatus, INVALID_RECORD_CODE, retryRequested } from './status.js';
 import { changesWithoutCall, markAttachmentsDying, VOLUME_RECORD_REMOVED_LOG } from './without-call.js';
 import {
   ConditionFailedError,
@@ -220,8 +220,7 @@ export class Watcher {
     const putRight = record.status.code === INVALID_RECORD_CODE;
     const retried = putRight || (generation > (record.retriedGeneration ?? 0) && this.generationBumped(group));
     if (record.status.state === 'error' && record.life === 'alive' && retried && !holdsRemovedRecordsVolume(record, volume)) {
-      const status = retryRequestedStatus(record.kind, this.deps.clock.now());
-      const written = await this.write(record, { status, retriedGeneration: generation } as RecordChanges);
+      const written = await this.write(record, retryRequested(record.kind, generation, this.deps.clock.now()) as RecordChanges);
       if (!written) return;
       record = written;
     }
