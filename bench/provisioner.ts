@@ -22,7 +22,7 @@ import { MeteredRateBudget, MeteredRecordStore } from './sim/dynamodb.js';
 import { SimulatedFunction } from './sim/lambda.js';
 import { SimulatedQueue, type Delivery } from './sim/sqs.js';
 import { TokenBucket } from './sim/token-bucket.js';
-import { SDK_RETRY } from './naive/sdk.js';
+import { retryDelayMs, SDK_RETRY } from './naive/sdk.js';
 import { NAIVE_SETTINGS } from './naive/design.js';
 import { StreamSimulator } from './sim/stream.js';
 import type { VolumeRequest } from './workload.js';
@@ -90,9 +90,9 @@ export const API_GATEWAY_ACCOUNT_THROTTLE = { ratePerSecond: 10_000, burst: 5_00
 /**
  * A client asking for many volumes at once retries every throttled (429) or throttled-function
  * (500) answer until the request is taken, as a bulk client must, with the SDK's jittered
- * exponential backoff for throttling (base 1 s, capped at 20 s) and no cap on attempts.
+ * exponential backoff for throttling (`retryDelayMs`: base 1 s, capped at 20 s) and no cap on attempts.
  */
-export const BULK_CLIENT_BACKOFF = { baseDelayMs: SDK_RETRY.throttlingBaseDelayMs, maxDelayMs: SDK_RETRY.maxDelayMs } as const;
+export const BULK_CLIENT_BASE_DELAY_MS = SDK_RETRY.throttlingBaseDelayMs;
 
 /**
  * The stack reserves concurrency for the executor (its mapping's maximum) and the reconciler (1);
@@ -119,11 +119,10 @@ export class ProvisionerDesign implements MeasuredDesign {
   readonly service: VolumeService;
   /** REST API requests API Gateway passed to the API function, throttled by Lambda or not (billed per request). */
   private apiRequests = 0;
-  /** Requests API Gateway's account throttle answered 429 (not passed on, not billed). */
+  /** Requests API Gateway's throttles (the account's, then the stage's) answered 429 (not passed on, not billed). */
   private apiGatewayThrottled = 0;
   /** Invocations of the API function Lambda throttled (no unreserved concurrency left): API Gateway answers 500. */
   private apiLambdaThrottled = 0;
-  /** Client calls that ended refused for throttling after the SDK's retries (the lifecycle fails). */
   /** Client calls made again after a 429 or a 500. */
   private apiClientRetries = 0;
   private readonly apiGatewayBucket: TokenBucket;
@@ -235,7 +234,7 @@ export class ProvisionerDesign implements MeasuredDesign {
     return this.apiRequests;
   }
 
-  /** Client requests refused: 429 by API Gateway's throttle, 500 for the API function throttled by Lambda; calls that gave up. */
+  /** Client requests refused (429 by API Gateway's throttles, 500 for the API function throttled by Lambda), and the client's retries of them. */
   apiThrottling(): { apiGateway429: number; lambda500: number; clientRetries: number } {
     return { apiGateway429: this.apiGatewayThrottled, lambda500: this.apiLambdaThrottled, clientRetries: this.apiClientRetries };
   }
@@ -308,7 +307,7 @@ export class ProvisionerDesign implements MeasuredDesign {
   }
 
   /**
-   * One client call through API Gateway, retried until it is taken (`BULK_CLIENT_BACKOFF`): the
+   * One client call through API Gateway, retried until it is taken (`BULK_CLIENT_BASE_DELAY_MS`): the
    * account's throttle and then the stage's (`API.throttleRatePerSecond`, `API.throttleBurst`, as
    * the stack deploys it) answer 429 without reaching the integration; a request they pass on is
    * billed, and when the API function has no unreserved concurrency left Lambda throttles the
@@ -319,7 +318,7 @@ export class ProvisionerDesign implements MeasuredDesign {
     for (let attempt = 0; ; attempt++) {
       if (attempt > 0) {
         this.apiClientRetries++;
-        await loop.clock.sleep(Math.floor(this.clientRandom.next() * Math.min(BULK_CLIENT_BACKOFF.baseDelayMs * 2 ** (attempt - 1), BULK_CLIENT_BACKOFF.maxDelayMs)));
+        await loop.clock.sleep(retryDelayMs(attempt - 1, BULK_CLIENT_BASE_DELAY_MS, this.clientRandom));
       }
       const now = loop.now();
       if (!this.apiGatewayBucket.tryTake(now) || !this.apiStageBucket.tryTake(now)) {

@@ -29,6 +29,11 @@ export const SDK_RETRY = {
 
 export const VOLUME_WAITER = { minDelaySeconds: 15, maxDelaySeconds: 120 } as const;
 
+/** The SDK's wait before retry number `retry` (0 for the first): full jitter on an exponential, capped at `maxDelayMs`. */
+export function retryDelayMs(retry: number, baseDelayMs: number, random: Random): number {
+  return Math.floor(random.next() * Math.min(baseDelayMs * 2 ** retry, SDK_RETRY.maxDelayMs));
+}
+
 /** One SDK client's retry state (the retry quota lives in the client). */
 export class StandardRetry {
   private quota: number = SDK_RETRY.initialQuota;
@@ -58,8 +63,7 @@ export class StandardRetry {
         this.quota -= cost;
         retryCost = cost;
         this.retries++;
-        const base = throttling ? SDK_RETRY.throttlingBaseDelayMs : SDK_RETRY.baseDelayMs;
-        await this.clock.sleep(Math.floor(this.random.next() * Math.min(base * 2 ** attempt, SDK_RETRY.maxDelayMs)));
+        await this.clock.sleep(retryDelayMs(attempt, throttling ? SDK_RETRY.throttlingBaseDelayMs : SDK_RETRY.baseDelayMs, this.random));
       }
     }
   }
