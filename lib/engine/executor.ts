@@ -1777,7 +1777,11 @@ export class Executor {
       // if any, which says nothing of this one.
       const listed = modifications.get(current.ebsVolumeId);
       const modification = listed && startedSince(listed, started) ? listed : undefined;
-      if (modification?.state === 'modifying') return this.stillInProgress(volume, now, 'modification in progress');
+      // EC2 lists it under way: no age limit, as for the waits of modifications (a modification always
+      // ends, and a performance change may stay `modifying` for hours): given up on, the record would say
+      // `error` while EC2 goes on to make it, and stay there once it has.
+      if (modification?.state === 'modifying')
+        return { outcome: 'in-progress', changes: { status: underWayStatus(volume.status, volume.status.state, now, 'modification in progress') } };
       if (!modification && now - started < this.config.describeGraceMs)
         return this.stillInProgress(volume, now, `waiting for the modification of ${current.ebsVolumeId} to appear`);
       const changes = this.observedChanges(volume, current, now);

@@ -1,0 +1,44 @@
+/**
+ * Review findings on the modification lifecycle (grow / type / IOPS / throughput changes).
+ */
+import { describe, expect, it } from 'vitest';
+import type { VolumeRecord } from '../../lib/domain/records.js';
+import { harness, newVolume, volumeKey, volumeOf } from './engine-fixtures.js';
+
+const KEY = volumeKey('data-1');
+const MINUTE = 60_000;
+const HOUR = 60 * MINUTE;
+
+type Harness = ReturnType<typeof harness>;
+
+async function run(h: Harness, ms: number, stepMs = 5000): Promise<void> {
+  for (let spent = 0; spent < ms; spent += stepMs) {
+    await h.watch();
+    await h.settle(stepMs, stepMs);
+  }
+  await h.watch();
+}
+
+describe('a modification EC2 keeps `modifying` for longer than the maximum operation age (6 hours)', () => {
+  it('is not given up on while EC2 is still making it: the record ends available with the new IOPS, never in error', async () => {
+    const h = harness({ ebsTimings: { modify: 8 * HOUR, optimize: 1000 } });
+    await h.store.create(newVolume('data-1'));
+    await h.watch();
+    await h.settle(10_000);
+    await h.watch();
+    const volume = await volumeOf(h);
+    await h.store.update<VolumeRecord>(KEY, { spec: { ...volume.spec, iops: 4000 }, generation: 2 });
+    await h.watch();
+    await run(h, 30_000);
+    expect((await volumeOf(h)).status.state).toBe('modifying');
+
+    const states = new Set<string>();
+    for (let hour = 0; hour < 9; hour++) {
+      await run(h, HOUR, 5 * MINUTE);
+      states.add((await volumeOf(h)).status.state);
+    }
+    expect([...states]).not.toContain('error');
+    expect(await volumeOf(h)).toMatchObject({ status: { state: 'available' }, observed: { iops: 4000 }, observedGeneration: 2 });
+    expect(h.ebs.calls.ModifyVolume).toBe(1);
+  });
+});
