@@ -72,9 +72,18 @@ export function attemptStatus<S extends string>(previous: Status<string>, state:
  * answer and a client waiting on it see the retry at once, and by the watcher for a retry written
  * straight into the table.
  */
-export function retryRequested(kind: 'volume' | 'attachment', generation: number, nowMs: number): { status: Status<'pending'>; retriedGeneration: number } {
+export function retryRequested(
+  kind: 'volume' | 'attachment',
+  generation: number,
+  nowMs: number,
+): { status: Status<'pending'>; retriedGeneration: number; failedModifications?: null } {
   const state = kind === 'volume' ? nextVolumeState('error', 'retry-requested') : nextAttachmentState('error', 'retry-requested');
-  return { status: { state: state as 'pending', attempts: 0, updatedAt: new Date(nowMs).toISOString(), message: 'retry requested' }, retriedGeneration: generation };
+  return {
+    status: { state: state as 'pending', attempts: 0, updatedAt: new Date(nowMs).toISOString(), message: 'retry requested' },
+    retriedGeneration: generation,
+    // The modifications EC2 failed are the attempts of a volume's modification: a retry starts them afresh too.
+    ...(kind === 'volume' ? { failedModifications: null } : {}),
+  };
 }
 
 /** The code of a volume's status after EC2 failed a modification it had accepted (DescribeVolumesModifications says `failed`). */

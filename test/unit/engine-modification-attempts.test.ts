@@ -3,6 +3,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { VolumeRecord } from '../../lib/domain/records.js';
+import { VolumeService } from '../../lib/api/service.js';
 import { harness, newVolume, volumeKey, volumeOf } from './engine-fixtures.js';
 
 const KEY = volumeKey('data-1');
@@ -40,5 +41,34 @@ describe('a modification EC2 keeps `modifying` for longer than the maximum opera
     expect([...states]).not.toContain('error');
     expect(await volumeOf(h)).toMatchObject({ status: { state: 'available' }, observed: { iops: 4000 }, observedGeneration: 2 });
     expect(h.ebs.calls.ModifyVolume).toBe(1);
+  });
+});
+
+describe('a client retry of a volume whose modification EC2 failed until the attempt budget ran out', () => {
+  it('starts the modification over with a fresh attempt budget, as every retry does: one more failure does not put it back in error', async () => {
+    const h = harness({ ebsTimings: { modify: 1000, optimize: 1000 } });
+    await h.store.create(newVolume('data-1'));
+    await h.watch();
+    await h.settle(10_000);
+    await h.watch();
+    const modify = h.ebs.modifyVolume.bind(h.ebs);
+    let failing = Number.POSITIVE_INFINITY;
+    h.ebs.modifyVolume = async (request) => {
+      await modify(request);
+      if (failing-- > 0) h.ebs.failModification(request.ebsVolumeId, 'The volume could not be modified.');
+    };
+    const volume = await volumeOf(h);
+    await h.store.update<VolumeRecord>(KEY, { spec: { ...volume.spec, sizeGiB: 20 }, generation: 2 });
+    for (let i = 0; i < 6 * 60 && (await volumeOf(h)).status.state !== 'error'; i++) await run(h, MINUTE);
+    expect((await volumeOf(h)).status).toMatchObject({ state: 'error', code: 'ModificationFailed', attempts: 8 });
+    const modifies = h.ebs.calls.ModifyVolume;
+
+    // EC2's trouble passes, but for one more failure; the client retries.
+    failing = 1;
+    await new VolumeService({ store: h.store, clock: h.clock }).retryVolume('data-1');
+    await h.watch();
+    for (let i = 0; i < 60 && (await volumeOf(h)).observed?.sizeGiB !== 20 && (await volumeOf(h)).status.state !== 'error'; i++) await run(h, MINUTE);
+    expect(h.ebs.calls.ModifyVolume - modifies).toBeGreaterThanOrEqual(2);
+    expect(await volumeOf(h)).toMatchObject({ status: { state: 'available' }, observed: { sizeGiB: 20 } });
   });
 });
