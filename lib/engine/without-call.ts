@@ -5,7 +5,7 @@
  */
 import type { ProvisionerRecord, RecordKey, Status, VolumeRecord } from '../domain/records.js';
 import { futureStartsAsNow, modificationStartInFuture } from './modification-window.js';
-import type { Decision } from './planner.js';
+import { modificationNeeded, type Decision } from './planner.js';
 import { ConditionFailedError, type RecordChanges, type RecordStore } from './ports.js';
 import { cooldownWait, sameStatus, settledStatus, specRejectedStatus, volumeRecordRemovedStatus, waitingOnRecordStatus, waitingStatus } from './status.js';
 
@@ -30,6 +30,15 @@ export function changesWithoutCall<R extends ProvisionerRecord>(record: R, decis
   if (!sameStatus(record.status, status)) changes.status = status;
   if (decision.type === 'none' && decision.observedGeneration !== undefined && record.kind === 'volume' && record.observedGeneration !== decision.observedGeneration)
     changes.observedGeneration = decision.observedGeneration;
+  // EC2 holds the spec (its client put it back, say): the modifications EC2 failed no longer count, as when a check sees it held.
+  if (
+    decision.type === 'none' &&
+    record.kind === 'volume' &&
+    record.failedModifications !== undefined &&
+    (record.status.state === 'available' || record.status.state === 'in-use') &&
+    !modificationNeeded(record)
+  )
+    changes.failedModifications = null;
   if (decision.type === 'cooldown' && record.kind === 'volume' && modificationStartInFuture(record, nowMs)) Object.assign(changes, futureStartsAsNow(record, nowMs));
   return Object.keys(changes).length > 0 ? (changes as RecordChanges<R>) : undefined;
 }

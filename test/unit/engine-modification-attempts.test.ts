@@ -72,3 +72,37 @@ describe('a client retry of a volume whose modification EC2 failed until the att
     expect(await volumeOf(h)).toMatchObject({ status: { state: 'available' }, observed: { sizeGiB: 20 } });
   });
 });
+
+describe('failed modifications counted toward a target the client then gives up on', () => {
+  it('are forgotten once EC2 holds the spec (the client put it back): asking for that target again later gets the whole attempt budget', async () => {
+    const h = harness({ ebsTimings: { modify: 1000, optimize: 1000 } });
+    await h.store.create(newVolume('data-1'));
+    await h.watch();
+    await h.settle(10_000);
+    await h.watch();
+    const modify = h.ebs.modifyVolume.bind(h.ebs);
+    let failing = Number.POSITIVE_INFINITY;
+    h.ebs.modifyVolume = async (request) => {
+      await modify(request);
+      if (failing-- > 0) h.ebs.failModification(request.ebsVolumeId, 'The volume could not be modified.');
+    };
+    const spec = (await volumeOf(h)).spec;
+    await h.store.update<VolumeRecord>(KEY, { spec: { ...spec, sizeGiB: 20 }, generation: 2 });
+    for (let i = 0; i < 6 * 60 && ((await volumeOf(h)).failedModifications?.count ?? 0) < 6; i++) await run(h, MINUTE);
+    expect((await volumeOf(h)).failedModifications?.count).toBe(6);
+
+    // The client gives up on 20 GiB: the spec is back at what EC2 holds.
+    await h.store.update<VolumeRecord>(KEY, { spec, generation: 3 });
+    await run(h, 10 * MINUTE);
+    expect(await volumeOf(h)).toMatchObject({ status: { state: 'available' }, observedGeneration: 3 });
+
+    // A day later it asks for 20 GiB again; EC2 fails it a few times more, then makes it.
+    await h.clock.advance(24 * HOUR);
+    failing = 3;
+    const modifies = h.ebs.calls.ModifyVolume;
+    await h.store.update<VolumeRecord>(KEY, { spec: { ...spec, sizeGiB: 20 }, generation: 4 });
+    for (let i = 0; i < 6 * 60 && (await volumeOf(h)).observed?.sizeGiB !== 20 && (await volumeOf(h)).status.state !== 'error'; i++) await run(h, MINUTE);
+    expect(h.ebs.calls.ModifyVolume - modifies).toBe(4);
+    expect(await volumeOf(h)).toMatchObject({ status: { state: 'available' }, observed: { sizeGiB: 20 }, observedGeneration: 4 });
+  });
+});
