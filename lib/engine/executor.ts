@@ -893,7 +893,9 @@ export class Executor {
 
     // One DescribeVolumes for every volume whose EC2 state matters, one DescribeInstances for every instance.
     const volumeIds = new Set<string>();
-    for (const item of [...volumeChecks, ...modifies, ...tags]) {
+    // Deletes too, of records that cannot show their EC2 volume is their own (`ownCreateRequest`): a
+    // volume record written straight into the table may name another record's (`ownedByAnotherRecord`).
+    for (const item of [...volumeChecks, ...modifies, ...tags, ...deletes.filter((item) => !ownCreateRequest(item.record as VolumeRecord))]) {
       const id = (item.record as VolumeRecord).ebsVolumeId;
       if (id) volumeIds.add(id);
     }
@@ -943,7 +945,7 @@ export class Executor {
       }
     };
     for (const item of detaches) prepare(item, () => this.prepareDetach(item, now));
-    for (const item of deletes) prepare(item, () => this.deleteVolume(item, now));
+    for (const item of deletes) prepare(item, () => this.deleteVolume(item, now, volumes));
     for (const item of modifies) prepare(item, () => this.prepareModify(item, owner, now, volumes, modifications));
     for (const item of tags) prepare(item, () => this.prepareTag(item, owner, now, volumes));
     // Calls whose tokens fall in the same second are written and followed up together.
@@ -1426,8 +1428,16 @@ export class Executor {
     };
   }
 
-  private deleteVolume(item: Item, now: number): () => Promise<void> {
+  private deleteVolume(item: Item, now: number, volumes: Map<string, ProviderVolume> | ClassifiedError): (() => Promise<void>) | undefined {
     const volume = item.record as VolumeRecord;
+    const owner = volumes instanceof Map ? ownedByAnotherRecord(volume, volumes.get(volume.ebsVolumeId!)) : undefined;
+    if (owner !== undefined) {
+      // A copy of another record (written straight into the table, its EC2 volume id with it): that
+      // volume is the other record's to delete. This record never had one of its own: it goes, no call.
+      this.deps.log.warn('volume record names the EC2 volume of another record; removed without deleting it', { key: item.id, ebsVolumeId: volume.ebsVolumeId, ownerRecord: owner });
+      item.result = { outcome: 'succeeded', remove: true };
+      return undefined;
+    }
     return async () => {
       const outcome = await this.call(item, 'DeleteVolume', () => this.deps.provider.deleteVolume(volume.ebsVolumeId!));
       if (outcome.ok) {
@@ -2557,4 +2567,26 @@ function freshestSeen(attachments: readonly AttachmentRecord[], now: number, ttl
     if (instanceSeen && now - instanceSeen.describedAt < ttlMs && (!freshest || instanceSeen.describedAt > freshest.describedAt)) freshest = instanceSeen;
   }
   return freshest;
+}
+
+/**
+ * The id of the volume record the EC2 volume `described` belongs to (its `ebs-provisioner:volume-id`
+ * tag, which CreateVolume sets), when that is another record than `volume`: `volume` then names an
+ * EC2 volume it did not create (its item copied from another one in the table, say). Undefined when
+ * the volume is the record's own, carries no such tag (made before the tag existed), or was not described.
+ */
+export function ownedByAnotherRecord(volume: Pick<VolumeRecord, 'volumeId'>, described: ProviderVolume | undefined): string | undefined {
+  const tagged = described?.tags[OWNERSHIP_TAGS.record];
+  return tagged !== undefined && tagged !== volume.volumeId ? tagged : undefined;
+}
+
+/**
+ * Whether the volume's recorded CreateVolume request is one this record made (its token is the
+ * record's own, `createVolumeClientToken`): its EC2 volume id then came from EC2's answer to it, and
+ * is the record's own. A record copied in the table from another one carries that one's request.
+ */
+export function ownCreateRequest(volume: Pick<VolumeRecord, 'volumeId' | 'createdAt' | 'createRequest'>): boolean {
+  const token = volume.createRequest?.clientToken;
+  const generation = token === undefined ? undefined : /-g(\d+)$/.exec(token)?.[1];
+  return generation !== undefined && token === createVolumeClientToken(volume.volumeId, volume.createdAt, Number(generation));
 }

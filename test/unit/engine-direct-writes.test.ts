@@ -1,0 +1,39 @@
+/**
+ * Records written straight into the table (not through the API), as a person with the DynamoDB
+ * console or a script may: the watcher and the executor must never act on EC2 for a record with
+ * what belongs to another record, nor leave a record waiting for ever behind a false reason.
+ */
+import { describe, expect, it } from 'vitest';
+import { harness, newAttachment, newVolume, volumeKey, volumeOf } from './engine-fixtures.js';
+
+/** Runs the watcher and the executor until the pipeline is quiet, the clock moving on. */
+async function settleAll(h: ReturnType<typeof harness>, rounds = 6): Promise<void> {
+  for (let i = 0; i < rounds; i++) {
+    await h.watch();
+    await h.settle(10_000);
+  }
+  await h.watch();
+}
+
+describe('records written straight into the table', () => {
+  it("a volume item duplicated in the table under another id (EC2 volume id and all) and then deleted leaves the original's EC2 volume alone", async () => {
+    const h = harness();
+    await h.store.create(newVolume('data-1'));
+    await settleAll(h);
+    const original = await volumeOf(h, 'data-1');
+    expect(original).toMatchObject({ status: { state: 'available' }, ebsVolumeId: expect.any(String) });
+    const ebsVolumeId = original.ebsVolumeId!;
+
+    // The console's "duplicate item": the whole item under a new key, the system's fields with it.
+    h.store.putRaw({ ...original, volumeId: 'data-2' });
+    await settleAll(h);
+    // The client deletes the copy (DELETE /volumes/data-2 marks it dying).
+    await h.store.update(volumeKey('data-2'), { life: 'dying' });
+    await settleAll(h);
+
+    // data-1's volume is data-1's: nothing deletes it but data-1's own delete.
+    expect(h.ebs.volume(ebsVolumeId)).toBeDefined();
+    expect(h.ebs.calls.DeleteVolume).toBe(0);
+    expect(await volumeOf(h, 'data-1')).toMatchObject({ status: { state: 'available' }, ebsVolumeId });
+  });
+});
