@@ -446,6 +446,9 @@ export class Executor {
       // A check asked for an attachment given up on with its device kept (the executor itself, or the reconciler): did the attach take after all?
       if (decision.type === 'none' && item.ops.includes('check-attachment') && givenUpWithDevice(record, item.volume) && item.volume?.ebsVolumeId)
         return { type: 'operation', op: 'check-attachment', reason: 'given up with a device kept; the attach may have taken' };
+      // A check asked for an attachment waiting for its single-attach volume in use that no other attachment record holds (the watcher): is it attached here?
+      if (decision.type === 'wait' && item.ops.includes('check-attachment') && record.life === 'alive' && record.status.state === 'pending' && item.volume?.ebsVolumeId && item.volume.life === 'alive' && item.volume.status.state === 'in-use' && !item.volume.spec.multiAttach)
+        return { type: 'operation', op: 'check-attachment', reason: 'volume in use; looking whether it is attached here' };
       return decision;
     }
     const decision = planVolume(record, item.attachments ?? [], now);

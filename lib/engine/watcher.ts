@@ -299,8 +299,23 @@ export class Watcher {
         return;
       }
       decision = planAttachment(record, volume);
+      if (decision.type === 'wait' && (await this.inUseByNoOtherRecord(record, volume)))
+        decision = { type: 'operation', op: 'check-attachment', reason: `volume ${record.volumeId} is in use and no other attachment record holds it: looking whether it is attached here` };
     }
     await this.apply(record, decision, operations);
+  }
+
+  /**
+   * Whether a waiting attachment's single-attach volume is in use though none of its other
+   * attachment records may hold it: attached outside the system, or to this very instance by an
+   * attachment record removed straight from the table and written again. A check (one
+   * DescribeVolumes) then tells: attached here, the attachment records it; elsewhere, it says so.
+   */
+  private async inUseByNoOtherRecord(attachment: AttachmentRecord, volume: VolumeRecord | undefined): Promise<boolean> {
+    if (!volume || attachment.status.state !== 'pending' || attachment.life !== 'alive') return false;
+    if (volume.life !== 'alive' || volume.status.state !== 'in-use' || volume.spec.multiAttach || !volume.ebsVolumeId) return false;
+    const others = validAttachments(await this.deps.store.attachmentsOfVolume(volume.volumeId)).filter((other) => other.instanceId !== attachment.instanceId);
+    return !others.some((other) => other.status.state !== 'pending' || other.device !== undefined);
   }
 
   private async apply(record: ProvisionerRecord, decision: Decision, operations: QueuedOperation[]): Promise<void> {

@@ -4,7 +4,9 @@
  * what belongs to another record, nor leave a record waiting for ever behind a false reason.
  */
 import { describe, expect, it } from 'vitest';
-import { harness, newAttachment, newVolume, volumeKey, volumeOf } from './engine-fixtures.js';
+import { Reconciler } from '../../lib/engine/reconciler.js';
+import { silentLog } from '../../lib/memory/log.js';
+import { attachmentKey, harness, newAttachment, newVolume, volumeKey, volumeOf } from './engine-fixtures.js';
 
 /** Runs the watcher and the executor until the pipeline is quiet, the clock moving on. */
 async function settleAll(h: ReturnType<typeof harness>, rounds = 6): Promise<void> {
@@ -35,5 +37,33 @@ describe('records written straight into the table', () => {
     expect(h.ebs.volume(ebsVolumeId)).toBeDefined();
     expect(h.ebs.calls.DeleteVolume).toBe(0);
     expect(await volumeOf(h, 'data-1')).toMatchObject({ status: { state: 'available' }, ebsVolumeId });
+  });
+});
+
+describe('attachment records removed from the table and written again', () => {
+  it('an attachment removed straight from the table while attached and written again under the same key is taken up as attached, not left waiting for a detach from "its other instance"', async () => {
+    const h = harness();
+    await h.store.create(newVolume('data-1'));
+    await h.store.create(newAttachment('data-1'));
+    await settleAll(h);
+    expect(await h.store.get(attachmentKey('data-1'))).toMatchObject({ status: { state: 'attached' }, device: '/dev/sdf' });
+
+    // Removed straight from the table (no detach: EC2 keeps the volume attached), then written again.
+    await h.store.remove(attachmentKey('data-1'));
+    await settleAll(h);
+    h.store.putRaw(newAttachment('data-1', { createdAt: new Date(h.clock.now()).toISOString() }));
+    await settleAll(h);
+    // The reconciler's passes too.
+    const reconciler = new Reconciler({ store: h.store, queue: h.queue, provider: h.ebs, clock: h.clock, metrics: h.metrics, log: silentLog, config: { ownerTagValue: 'ebs-provisioner' } });
+    for (let pass = 0; pass < 3; pass++) {
+      await h.clock.advance(300_000);
+      await reconciler.run({});
+      await settleAll(h, 2);
+    }
+
+    const attachment = await h.store.get(attachmentKey('data-1'));
+    // The volume is attached to this very instance: no other instance holds it.
+    expect(attachment?.status.message ?? '').not.toMatch(/other instance/);
+    expect(attachment).toMatchObject({ status: { state: 'attached' }, device: '/dev/sdf' });
   });
 });
