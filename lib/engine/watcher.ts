@@ -114,6 +114,15 @@ function validAttachments(attachments: AttachmentRecord[]): AttachmentRecord[] {
   });
 }
 
+/**
+ * Whether the change leaves a record rejected as invalid valid: its client put it right in the
+ * table, perhaps in a field that is not a client's (an attribute the record has no place for
+ * removed, a malformed system field dropped). That is its retry, as a change of a client field is.
+ */
+function putRightInTable(change: RecordChange): boolean {
+  return change.newRecord !== undefined && field(field(change.newRecord, 'status'), 'code') === INVALID_RECORD_CODE && parseRecord(change.newRecord).ok;
+}
+
 function clientChanged(change: RecordChange): boolean {
   if (change.eventName !== 'MODIFY' || change.oldRecord === undefined || change.newRecord === undefined) return true;
   return CLIENT_FIELDS.some((name) => canonicalJson(field(change.oldRecord, name)) !== canonicalJson(field(change.newRecord, name)));
@@ -151,7 +160,7 @@ export class Watcher {
 
   private async handleRecord(group: RecordChange[], operations: QueuedOperation[]): Promise<void> {
     const key = group[0]!.key;
-    const requested = group.some(clientChanged);
+    const requested = group.some(clientChanged) || group.some(putRightInTable);
     const attachmentsMoved = group.some(movesWaitingAttachments);
     if (!requested && this.settledByImage(group, attachmentsMoved)) return;
     const current = await this.deps.store.get(key);

@@ -67,3 +67,34 @@ describe('attachment records removed from the table and written again', () => {
     expect(attachment).toMatchObject({ status: { state: 'attached' }, device: '/dev/sdf' });
   });
 });
+
+describe('invalid records put right in the table', () => {
+  it('a record rejected for an attribute the record has no place for is taken up once its client removes that attribute, generation unchanged', async () => {
+    const h = harness();
+    h.store.putRaw({ ...newVolume('data-1'), note: 'made by hand' });
+    await settleAll(h);
+    const rejected = await volumeOf(h, 'data-1');
+    expect(rejected.status).toMatchObject({ state: 'error', code: 'InvalidRecord', message: 'Unrecognized key: "note"' });
+
+    // Put right in the table: the attribute removed, nothing else changed (the console's "remove attribute").
+    const { note: _note, ...putRight } = rejected as typeof rejected & { note?: string };
+    h.store.putRaw(putRight);
+    await settleAll(h);
+    expect(await volumeOf(h, 'data-1')).toMatchObject({ status: { state: 'available' }, ebsVolumeId: expect.any(String) });
+  });
+
+  it('an attachment rejected for a malformed system field is taken up once its client removes that field', async () => {
+    const h = harness();
+    await h.store.create(newVolume('data-1'));
+    await settleAll(h);
+    h.store.putRaw({ ...newAttachment('data-1'), instanceSeen: { availabilityZone: 'eu-west-1a' } });
+    await settleAll(h);
+    const rejected = await h.store.get(attachmentKey('data-1'));
+    expect(rejected?.status).toMatchObject({ state: 'error', code: 'InvalidRecord', message: expect.stringContaining('instanceSeen') });
+
+    const { instanceSeen: _seen, ...putRight } = rejected as NonNullable<typeof rejected> & { instanceSeen?: unknown };
+    h.store.putRaw(putRight);
+    await settleAll(h);
+    expect(await h.store.get(attachmentKey('data-1'))).toMatchObject({ status: { state: 'attached' } });
+  });
+});
