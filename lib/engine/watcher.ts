@@ -17,7 +17,7 @@ import { canonicalJson } from '../domain/canonical-json.js';
 import { keyOf, keyString, type AttachmentRecord, type ProvisionerRecord, type RecordKey, type VolumeRecord } from '../domain/records.js';
 import { describeValidationIssues, parseRecord } from '../domain/validation.js';
 import { METRICS } from '../settings.js';
-import type { EngineConfig } from './config.js';
+import { DEFAULT_ENGINE_CONFIG, type EngineConfig } from './config.js';
 import { errorMessage } from './errors.js';
 import { affectedByVolumeRecordRemoval, planAttachment, planVolume, releasedByVolume, volumeRecordLost, type Decision } from './planner.js';
 import { invalidRecordStatus, INVALID_RECORD_CODE, retryRequested } from './status.js';
@@ -123,6 +123,19 @@ function putRightInTable(change: RecordChange): boolean {
   return change.newRecord !== undefined && field(field(change.newRecord, 'status'), 'code') === INVALID_RECORD_CODE && parseRecord(change.newRecord).ok;
 }
 
+/**
+ * Why a record's claim cannot be one the system took: it ends more than twice the lease
+ * (`claimLeaseMs`) after `nowMs`, where every claim the system writes ends one lease after it was
+ * taken. Written straight into the table, such a claim would keep every executor off the record
+ * for as long as it says (years, if it says so), the record left as it is without a word.
+ */
+function claimBeyondLease(record: ProvisionerRecord, nowMs: number, leaseMs: number): string | undefined {
+  const expiresAt = record.claim?.expiresAt;
+  if (expiresAt === undefined || expiresAt <= nowMs + 2 * leaseMs) return undefined;
+  const ends = Math.abs(expiresAt) <= 8.64e15 ? new Date(expiresAt).toISOString() : String(expiresAt);
+  return `claim.expiresAt: ends at ${ends}, beyond the ${leaseMs / 1000} s lease the system takes: claims are the system's to write; remove it`;
+}
+
 function clientChanged(change: RecordChange): boolean {
   if (change.eventName !== 'MODIFY' || change.oldRecord === undefined || change.newRecord === undefined) return true;
   return CLIENT_FIELDS.some((name) => canonicalJson(field(change.oldRecord, name)) !== canonicalJson(field(change.newRecord, name)));
@@ -179,6 +192,11 @@ export class Watcher {
       return;
     }
     const record = parsed.value;
+    const bogusClaim = claimBeyondLease(record, this.deps.clock.now(), this.leaseMs());
+    if (bogusClaim) {
+      await this.rejectRecord(current, key, bogusClaim);
+      return;
+    }
 
     if (record.kind === 'volume') {
       if (!requested && !attachmentsMoved && !volumeRemoved) return;
@@ -204,8 +222,12 @@ export class Watcher {
   private settledByImage(group: RecordChange[], attachmentsMoved: boolean): boolean {
     const last = group[group.length - 1]!;
     const parsed = parseRecord(last.newRecord);
-    if (!parsed.ok) return false;
+    if (!parsed.ok || claimBeyondLease(parsed.value, this.deps.clock.now(), this.leaseMs())) return false;
     return !(parsed.value.kind === 'volume' && attachmentsMoved);
+  }
+
+  private leaseMs(): number {
+    return this.deps.config?.claimLeaseMs ?? DEFAULT_ENGINE_CONFIG.claimLeaseMs;
   }
 
   /**

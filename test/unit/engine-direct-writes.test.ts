@@ -68,6 +68,36 @@ describe('attachment records removed from the table and written again', () => {
   });
 });
 
+describe('system-owned fields written straight into the table', () => {
+  it('a record written with a claim whose lease ends far beyond any the system takes is not left pending for ever without a word: its status names the claim', async () => {
+    const h = harness();
+    // The system's claims last minutes (`claimLeaseMs`); this one ends in the year 33658.
+    h.store.putRaw({ ...newVolume('data-1'), claim: { owner: 'someone', expiresAt: 1e15 } });
+    await settleAll(h);
+    await h.clock.advance(3_600_000);
+    await settleAll(h);
+    const record = await volumeOf(h, 'data-1');
+    // Either taken up (the bogus claim disregarded) or rejected naming the field; never silently stuck.
+    if (record.status.state !== 'available') expect(record.status).toMatchObject({ state: 'error', code: 'InvalidRecord', message: expect.stringContaining('claim') });
+    expect(h.ebs.calls.CreateVolume).toBe(record.status.state === 'available' ? 1 : 0);
+
+    // Its client removes the claim: the record is taken up.
+    const { claim: _claim, ...putRight } = record;
+    h.store.putRaw(putRight);
+    await settleAll(h);
+    expect(await volumeOf(h, 'data-1')).toMatchObject({ status: { state: 'available' }, ebsVolumeId: expect.any(String) });
+  });
+
+  it("the system's own claims are not taken for ones written outside it", async () => {
+    const h = harness();
+    await h.store.create(newVolume('data-1'));
+    const claimed = await h.store.claim(volumeKey('data-1'), 'executor-1', h.clock.now(), 3 * 60_000);
+    expect(claimed.ok).toBe(true);
+    await h.watch();
+    expect((await volumeOf(h, 'data-1')).status.code).toBeUndefined();
+  });
+});
+
 describe('invalid records put right in the table', () => {
   it('a record rejected for an attribute the record has no place for is taken up once its client removes that attribute, generation unchanged', async () => {
     const h = harness();
