@@ -1472,6 +1472,12 @@ export class Executor {
     }
     const current = volumes.get(volume.ebsVolumeId!);
     if (!current) item.result = this.volumeVanished(volume, 'observed-deleted', now);
+    const owner = ownedByAnotherRecord(volume, current);
+    if (owner !== undefined) {
+      // Written straight into the table, copied from another record: nothing is done to that record's volume for this one.
+      item.result = this.volumeTerminal(volume, now, VOLUME_OF_ANOTHER_RECORD_CODE, anotherRecordsVolume(volume, owner));
+      return undefined;
+    }
     return current;
   }
 
@@ -2592,4 +2598,15 @@ export function ownCreateRequest(volume: Pick<VolumeRecord, 'volumeId' | 'create
   const token = volume.createRequest?.clientToken;
   const generation = token === undefined ? undefined : /-g(\d+)$/.exec(token)?.[1];
   return generation !== undefined && token === createVolumeClientToken(volume.volumeId, volume.createdAt, Number(generation));
+}
+
+/** The code of the status of a volume record whose `ebsVolumeId` names another record's EC2 volume (`ownedByAnotherRecord`). */
+export const VOLUME_OF_ANOTHER_RECORD_CODE = 'VolumeOfAnotherRecord';
+
+function anotherRecordsVolume(volume: VolumeRecord, owner: string): string {
+  return (
+    `ebsVolumeId: ${volume.ebsVolumeId} is the EC2 volume of volume record ${owner} (its tag ${OWNERSHIP_TAGS.record}), not of this one ` +
+    `(copied from that record in the table?): a record cannot take over another's volume, so nothing is done to it for this record; ` +
+    `delete this record (its delete leaves that volume alone) and write it afresh without the system's fields`
+  );
 }

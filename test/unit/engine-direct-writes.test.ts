@@ -4,6 +4,7 @@
  * what belongs to another record, nor leave a record waiting for ever behind a false reason.
  */
 import { describe, expect, it } from 'vitest';
+import type { VolumeRecord } from '../../lib/domain/records.js';
 import { Reconciler } from '../../lib/engine/reconciler.js';
 import { silentLog } from '../../lib/memory/log.js';
 import { attachmentKey, harness, newAttachment, newVolume, volumeKey, volumeOf } from './engine-fixtures.js';
@@ -36,6 +37,28 @@ describe('records written straight into the table', () => {
     // data-1's volume is data-1's: nothing deletes it but data-1's own delete.
     expect(h.ebs.volume(ebsVolumeId)).toBeDefined();
     expect(h.ebs.calls.DeleteVolume).toBe(0);
+    expect(await volumeOf(h, 'data-1')).toMatchObject({ status: { state: 'available' }, ebsVolumeId });
+  });
+});
+
+describe('volume records copied in the table', () => {
+  it("a volume item duplicated in the table under another id and then grown or retagged leaves the original's EC2 volume alone, and says why", async () => {
+    const h = harness();
+    await h.store.create(newVolume('data-1'));
+    await settleAll(h);
+    const original = await volumeOf(h, 'data-1');
+    const ebsVolumeId = original.ebsVolumeId!;
+    h.store.putRaw({ ...original, volumeId: 'data-2' });
+    await settleAll(h);
+
+    // The client asks the copy for more (as PATCH /volumes/data-2 would).
+    await h.store.update<VolumeRecord>(volumeKey('data-2'), { spec: { ...original.spec, sizeGiB: 20, tags: { team: 'b' } }, generation: 2 });
+    await settleAll(h);
+
+    expect(h.ebs.calls.ModifyVolume).toBe(0);
+    expect(h.ebs.calls.CreateTags).toBe(0);
+    expect(h.ebs.volume(ebsVolumeId)).toMatchObject({ sizeGiB: 10 });
+    expect((await volumeOf(h, 'data-2')).status).toMatchObject({ state: 'error', message: expect.stringContaining('data-1') });
     expect(await volumeOf(h, 'data-1')).toMatchObject({ status: { state: 'available' }, ebsVolumeId });
   });
 });
