@@ -903,6 +903,8 @@ export class Executor {
       if (id) volumeIds.add(id);
     }
     for (const item of attachmentChecks) if (item.volume?.ebsVolumeId) volumeIds.add(item.volume.ebsVolumeId);
+    // Attaches and detaches of such a record's attachments, which would act on the other record's volume.
+    for (const item of [...attaches, ...detaches]) if (item.volume?.ebsVolumeId && !ownCreateRequest(item.volume)) volumeIds.add(item.volume.ebsVolumeId);
     const instanceIds = new Set<string>();
     // A retried attach describes its instance afresh: the description it used may be what failed it.
     const describeAfresh = new Set<string>();
@@ -937,7 +939,7 @@ export class Executor {
 
     const runs: { item: Item; run: () => Promise<void> }[] = [];
     runs.push(...(await this.prepareCreates(creates, owner, now, instances)));
-    runs.push(...(await this.prepareAttaches(attaches, owner, now, instances)));
+    runs.push(...(await this.prepareAttaches(attaches, owner, now, instances, volumes)));
     // Each step prepared on its own: one that throws fails its own message (`stepFailed`), not the batch.
     const prepare = (item: Item, prepared: () => (() => Promise<void>) | undefined) => {
       try {
@@ -947,7 +949,7 @@ export class Executor {
         this.stepFailed(item, error);
       }
     };
-    for (const item of detaches) prepare(item, () => this.prepareDetach(item, now));
+    for (const item of detaches) prepare(item, () => this.prepareDetach(item, now, volumes));
     for (const item of deletes) prepare(item, () => this.deleteVolume(item, now, volumes));
     for (const item of modifies) prepare(item, () => this.prepareModify(item, owner, now, volumes, modifications));
     for (const item of tags) prepare(item, () => this.prepareTag(item, owner, now, volumes));
@@ -1256,7 +1258,13 @@ export class Executor {
     });
   }
 
-  private async prepareAttaches(items: Item[], owner: string, now: number, instances: Map<string, InstanceView> | ClassifiedError) {
+  private async prepareAttaches(
+    items: Item[],
+    owner: string,
+    now: number,
+    instances: Map<string, InstanceView> | ClassifiedError,
+    volumes: Map<string, ProviderVolume> | ClassifiedError,
+  ) {
     const ready: { item: Item; instance: InstanceView }[] = [];
     for (const item of items) {
       try {
@@ -1264,6 +1272,15 @@ export class Executor {
         const volume = item.volume!;
         if (!(instances instanceof Map)) {
           item.result = this.attachmentFailure(attachment, now, 'Describe', instances);
+          continue;
+        }
+        const ownership = this.volumeOwnership(volume, volumes);
+        if (ownership.kind === 'unknown') {
+          item.result = this.attachmentFailure(attachment, now, 'Describe', ownership.error);
+          continue;
+        }
+        if (ownership.kind === 'another') {
+          item.result = this.attachmentTerminal(attachment, now, VOLUME_OF_ANOTHER_RECORD_CODE, anotherRecordsVolume(volume, ownership.owner), true);
           continue;
         }
         const instance = instances.get(attachment.instanceId);
@@ -1342,13 +1359,28 @@ export class Executor {
     return runs;
   }
 
-  private prepareDetach(item: Item, now: number): (() => Promise<void>) | undefined {
+  private prepareDetach(item: Item, now: number, volumes: Map<string, ProviderVolume> | ClassifiedError): (() => Promise<void>) | undefined {
     const attachment = item.record as AttachmentRecord;
     if (!item.volume || detachesByTags(attachment, item.volume)) return this.prepareOrphanDetach(item, now);
     const ebsVolumeId = item.volume.ebsVolumeId;
     if (!ebsVolumeId) {
       // Without an EC2 volume nothing can be attached.
       item.result = { outcome: 'succeeded', remove: true, alsoCheck: this.volumeCheck(attachment) };
+      return undefined;
+    }
+    const ownership = this.volumeOwnership(item.volume, volumes);
+    if (ownership.kind === 'unknown') {
+      item.result = this.attachmentFailure(attachment, now, 'Describe', ownership.error);
+      return undefined;
+    }
+    if (ownership.kind === 'another') {
+      // Its volume record names another record's EC2 volume: detaching it would detach that record's.
+      this.deps.log.warn('attachment of a volume record naming the EC2 volume of another record; removed without detaching it', {
+        key: item.id,
+        ebsVolumeId,
+        ownerRecord: ownership.owner,
+      });
+      item.result = { outcome: 'succeeded', remove: true };
       return undefined;
     }
     return async () => {
@@ -1431,14 +1463,45 @@ export class Executor {
     };
   }
 
+  /**
+   * Whether the EC2 volume a volume record names is its own before a call acts on it: `own` when
+   * its recorded CreateVolume request is the record's (`ownCreateRequest`: no describe needed),
+   * else as this batch's describe shows its ownership tag: `another` record's (the item copied in
+   * the table), or `unknown` when the describe failed.
+   */
+  private volumeOwnership(
+    volume: VolumeRecord,
+    volumes: Map<string, ProviderVolume> | ClassifiedError,
+  ): { kind: 'own' } | { kind: 'another'; owner: string } | { kind: 'unknown'; error: ClassifiedError } {
+    if (!volume.ebsVolumeId || ownCreateRequest(volume)) return { kind: 'own' };
+    if (!(volumes instanceof Map)) return { kind: 'unknown', error: volumes };
+    const owner = ownedByAnotherRecord(volume, volumes.get(volume.ebsVolumeId));
+    return owner === undefined ? { kind: 'own' } : { kind: 'another', owner };
+  }
+
+  /**
+   * A volume record naming another record's EC2 volume (its item copied from that one in the table,
+   * the volume id with it): nothing is done to that volume for it. Dying, it never had a volume of
+   * its own and goes with no call; alive, it ends in error saying whose volume it names.
+   */
+  private volumeOfAnotherRecord(item: Item, now: number, owner: string): Result {
+    const volume = item.record as VolumeRecord;
+    if (volume.life === 'dying') {
+      this.deps.log.warn('volume record names the EC2 volume of another record; removed without deleting it', { key: item.id, ebsVolumeId: volume.ebsVolumeId, ownerRecord: owner });
+      return { outcome: 'succeeded', remove: true };
+    }
+    return this.volumeTerminal(volume, now, VOLUME_OF_ANOTHER_RECORD_CODE, anotherRecordsVolume(volume, owner));
+  }
+
   private deleteVolume(item: Item, now: number, volumes: Map<string, ProviderVolume> | ClassifiedError): (() => Promise<void>) | undefined {
     const volume = item.record as VolumeRecord;
-    const owner = volumes instanceof Map ? ownedByAnotherRecord(volume, volumes.get(volume.ebsVolumeId!)) : undefined;
-    if (owner !== undefined) {
-      // A copy of another record (written straight into the table, its EC2 volume id with it): that
-      // volume is the other record's to delete. This record never had one of its own: it goes, no call.
-      this.deps.log.warn('volume record names the EC2 volume of another record; removed without deleting it', { key: item.id, ebsVolumeId: volume.ebsVolumeId, ownerRecord: owner });
-      item.result = { outcome: 'succeeded', remove: true };
+    const ownership = this.volumeOwnership(volume, volumes);
+    if (ownership.kind === 'unknown') {
+      item.result = this.volumeFailure(volume, now, ownership.error);
+      return undefined;
+    }
+    if (ownership.kind === 'another') {
+      item.result = this.volumeOfAnotherRecord(item, now, ownership.owner);
       return undefined;
     }
     return async () => {
@@ -1472,10 +1535,9 @@ export class Executor {
     }
     const current = volumes.get(volume.ebsVolumeId!);
     if (!current) item.result = this.volumeVanished(volume, 'observed-deleted', now);
-    const owner = ownedByAnotherRecord(volume, current);
-    if (owner !== undefined) {
-      // Written straight into the table, copied from another record: nothing is done to that record's volume for this one.
-      item.result = this.volumeTerminal(volume, now, VOLUME_OF_ANOTHER_RECORD_CODE, anotherRecordsVolume(volume, owner));
+    const ownership = this.volumeOwnership(volume, volumes);
+    if (ownership.kind === 'another') {
+      item.result = this.volumeOfAnotherRecord(item, now, ownership.owner);
       return undefined;
     }
     return current;
@@ -1763,6 +1825,8 @@ export class Executor {
     const listed = volume.ebsVolumeId ? volumes.get(volume.ebsVolumeId) : undefined;
     // One EC2 is deleting that the record does not delete (deleted outside) is as gone as one EC2 no longer lists.
     const current = state === 'deleting' || (listed?.state !== 'deleting' && listed?.state !== 'deleted') ? listed : undefined;
+    const ownership = this.volumeOwnership(volume, volumes);
+    if (ownership.kind === 'another') return this.volumeOfAnotherRecord(item, now, ownership.owner);
 
     if (state === 'deleting') {
       if (!current || current.state === 'deleted') {
@@ -2603,10 +2667,11 @@ export function ownCreateRequest(volume: Pick<VolumeRecord, 'volumeId' | 'create
 /** The code of the status of a volume record whose `ebsVolumeId` names another record's EC2 volume (`ownedByAnotherRecord`). */
 export const VOLUME_OF_ANOTHER_RECORD_CODE = 'VolumeOfAnotherRecord';
 
+/** Why nothing is done for volume record `volume` (or an attachment of it) to the EC2 volume it names, which is `owner`'s. */
 function anotherRecordsVolume(volume: VolumeRecord, owner: string): string {
   return (
-    `ebsVolumeId: ${volume.ebsVolumeId} is the EC2 volume of volume record ${owner} (its tag ${OWNERSHIP_TAGS.record}), not of this one ` +
-    `(copied from that record in the table?): a record cannot take over another's volume, so nothing is done to it for this record; ` +
-    `delete this record (its delete leaves that volume alone) and write it afresh without the system's fields`
+    `volume record ${volume.volumeId} names ${volume.ebsVolumeId}, the EC2 volume of volume record ${owner} (its tag ${OWNERSHIP_TAGS.record}) ` +
+    `(copied from that record in the table?): a record cannot take over another's volume, so nothing is done to it for this one; ` +
+    `delete volume record ${volume.volumeId} (its delete leaves that volume alone) and write it afresh without the system's fields`
   );
 }

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import type { VolumeRecord } from '../../lib/domain/records.js';
 import { Reconciler } from '../../lib/engine/reconciler.js';
 import { silentLog } from '../../lib/memory/log.js';
-import { attachmentKey, harness, newAttachment, newVolume, volumeKey, volumeOf } from './engine-fixtures.js';
+import { attachmentKey, harness, INSTANCE, newAttachment, newVolume, volumeKey, volumeOf } from './engine-fixtures.js';
 
 /** Runs the watcher and the executor until the pipeline is quiet, the clock moving on. */
 async function settleAll(h: ReturnType<typeof harness>, rounds = 6): Promise<void> {
@@ -60,6 +60,51 @@ describe('volume records copied in the table', () => {
     expect(h.ebs.volume(ebsVolumeId)).toMatchObject({ sizeGiB: 10 });
     expect((await volumeOf(h, 'data-2')).status).toMatchObject({ state: 'error', message: expect.stringContaining('data-1') });
     expect(await volumeOf(h, 'data-1')).toMatchObject({ status: { state: 'available' }, ebsVolumeId });
+  });
+});
+
+describe("attachments of a volume record copied in the table act on no other record's volume", () => {
+  it("an attachment of the copy is not attached: it ends in error naming the record the volume belongs to, and the original's volume stays unattached", async () => {
+    const h = harness();
+    await h.store.create(newVolume('data-1'));
+    await settleAll(h);
+    const original = await volumeOf(h, 'data-1');
+    const ebsVolumeId = original.ebsVolumeId!;
+    h.store.putRaw({ ...original, volumeId: 'data-2' });
+    await h.store.create(newAttachment('data-2'));
+    await settleAll(h);
+
+    expect(h.ebs.calls.AttachVolume).toBe(0);
+    expect(h.ebs.volume(ebsVolumeId)!.attachments).toEqual([]);
+    const attachment = await h.store.get(attachmentKey('data-2'));
+    expect(attachment).toMatchObject({ status: { state: 'error', code: 'VolumeOfAnotherRecord', message: expect.stringContaining('volume record data-1') } });
+    expect(attachment).not.toHaveProperty('device');
+  });
+
+  it("a copied attachment of the copy, deleted, is removed without detaching the original's volume from its instance", async () => {
+    const h = harness();
+    await h.store.create(newVolume('data-1'));
+    await h.store.create(newAttachment('data-1'));
+    await settleAll(h);
+    const original = await volumeOf(h, 'data-1');
+    const ebsVolumeId = original.ebsVolumeId!;
+    const attached = await h.store.get(attachmentKey('data-1'));
+    expect(attached).toMatchObject({ status: { state: 'attached' } });
+
+    // Both items duplicated under the new id, then the copy deleted (its attachment first, as DELETE does).
+    h.store.putRaw({ ...original, volumeId: 'data-2' });
+    h.store.putRaw({ ...attached!, volumeId: 'data-2' });
+    await settleAll(h);
+    await h.store.update(attachmentKey('data-2'), { life: 'dying' });
+    await h.store.update(volumeKey('data-2'), { life: 'dying' });
+    await settleAll(h);
+
+    expect(h.ebs.calls.DetachVolume).toBe(0);
+    expect(h.ebs.calls.DeleteVolume).toBe(0);
+    expect(h.ebs.volume(ebsVolumeId)!.attachments).toMatchObject([{ instanceId: INSTANCE, state: 'attached' }]);
+    expect(await h.store.get(attachmentKey('data-2'))).toBeUndefined();
+    expect(await h.store.get(volumeKey('data-2'))).toBeUndefined();
+    expect(await h.store.get(attachmentKey('data-1'))).toMatchObject({ status: { state: 'attached' } });
   });
 });
 
