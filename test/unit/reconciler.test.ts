@@ -917,3 +917,22 @@ describe("Reconciler passes bounded by the invocation's time", () => {
     expect(log.entries.filter((entry) => entry.level === 'warn').map((entry) => entry.message)).toEqual(['volumes owned by this deployment have no record; not deleting them']);
   });
 });
+
+describe('Reconciler review: work legitimately waiting is not nudged every pass', () => {
+  it('leaves alone a retry whose next attempt is past while its call waits in line for its bucket\'s tokens (its message holds its place); nudges it once the line is gone', async () => {
+    const env = setup();
+    const budget = new MemoryRateBudget();
+    const reconciler = new Reconciler({ store: env.store, queue: env.queue, provider: env.ebs, rateBudget: budget, clock: env.clock, metrics: env.metrics, log: silentLog, config: { ownerTagValue: OWNER } });
+    const at = new Date(env.clock.now()).toISOString();
+    // EC2 throttled its CreateVolume: it was to be tried again a few seconds later, and was, only to find the line below.
+    const retryAt = new Date(env.clock.now() + 5_000).toISOString();
+    await env.store.create(volume('throttled', at, { status: { state: 'pending', code: 'RequestLimitExceeded', message: 'Request limit exceeded.', attempts: 0, updatedAt: at, nextAttemptAt: retryAt } }));
+    // A burst took CreateVolume tokens 20 minutes ahead: its call, deferred with its token taken, waits in that line (no status write).
+    const { burst, ratePerSecond } = DEFAULT_ENGINE_CONFIG.accountRateBudgets.CreateVolume;
+    await budget.take('CreateVolume', burst + 20 * 60 * ratePerSecond, DEFAULT_ENGINE_CONFIG.accountRateBudgets.CreateVolume, env.clock.now(), 3_600_000);
+    await env.clock.advance(10 * MINUTE);
+    expect((await reconciler.run()).requeued).toEqual([]);
+    await env.clock.advance(11 * MINUTE);
+    expect((await reconciler.run()).requeued).toEqual([{ key: 'volume/throttled', reason: expect.stringContaining('next attempt was due') }]);
+  });
+});
