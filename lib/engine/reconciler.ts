@@ -367,10 +367,13 @@ export class Reconciler {
     // A next attempt is scheduled (a backoff, a modification waiting for EC2's 24-hour limit): until it is
     // overdue its message is not lost, and a nudge would only make the call early.
     const scheduled = !Number.isNaN(nextAttemptAt);
-    // Overdue, unless its call waits in line for its bucket's tokens: the attempt's message came and was deferred with its token taken (no status write), and holds its place.
+    // Overdue, unless its call waits in line for its bucket's tokens (the attempt's message came and
+    // was deferred with its token taken, no status write: it holds its place), or it is in error with
+    // nothing to do (it waits for its client's retry: no attempt is coming, and a look writes nothing).
     if (scheduled && now - nextAttemptAt >= this.overdueAfterMs) {
       const decision = record.kind === 'volume' ? planVolume(record, attachmentsByVolume.get(record.volumeId) ?? [], now) : planAttachment(record, volumes.get(record.volumeId));
-      if (!this.waitingInLine(decision, record, inLine)) return `next attempt was due at ${status.nextAttemptAt}`;
+      const settledInError = status.state === 'error' && decision.type === 'none';
+      if (!settledInError && !this.waitingInLine(decision, record, inLine)) return `next attempt was due at ${status.nextAttemptAt}`;
     }
     if (TRANSITIONAL.has(status.state) && !scheduled) return `${status.state} with no progress since ${status.updatedAt}`;
 

@@ -164,7 +164,7 @@ describe('Reconciler', () => {
     const old = '2026-02-28T00:00:00.000Z';
     await env.store.create(volume('gone', old, { ebsVolumeId, status: { state: 'available', attempts: 0, updatedAt: old } }));
     await env.store.create(
-      volume('retry', old, { status: { state: 'error', attempts: 2, updatedAt: old, nextAttemptAt: '2026-02-28T00:01:00.000Z' } }),
+      volume('retry', old, { status: { state: 'pending', code: 'RequestTimeout', message: 'Request timed out', attempts: 2, updatedAt: old, nextAttemptAt: '2026-02-28T00:01:00.000Z' } }),
     );
     await env.store.create(volume('stuck', old, { ebsVolumeId: 'vol-00000000000000abc', status: { state: 'creating', attempts: 0, updatedAt: old } }));
     env.ebs.deleteBehindBack(ebsVolumeId);
@@ -919,6 +919,27 @@ describe("Reconciler passes bounded by the invocation's time", () => {
 });
 
 describe('Reconciler review: work legitimately waiting is not nudged every pass', () => {
+
+  it('does not nudge every pass a volume or attachment in error whose status still names a next attempt: nothing is tried until its client retries it', async () => {
+    const env = setup();
+    const old = '2026-02-28T00:00:00.000Z';
+    const status = { state: 'error' as const, code: 'VolumeLimitExceeded', message: 'gave up', attempts: 8, updatedAt: old, nextAttemptAt: '2026-02-28T00:01:00.000Z' };
+    // As a client or a restore writes it into the table: in error, its status naming a next attempt long past.
+    await env.store.create(volume('failed', old, { status }));
+    const { ebsVolumeId } = await env.ebs.createVolume({ clientToken: 'held', availabilityZone: 'us-east-1a', spec: { sizeGiB: 10, volumeType: 'gp3' }, tags: { [OWNERSHIP_TAGS.owner]: OWNER, [OWNERSHIP_TAGS.record]: 'held' } });
+    await env.store.create(volume('held', old, { ebsVolumeId, observed: { sizeGiB: 10, volumeType: 'gp3' }, status: { state: 'available', attempts: 0, updatedAt: old } }));
+    await env.store.create({ ...newAttachment('held'), status: { ...status, code: 'InvalidInstanceID.NotFound' } });
+    const passes: string[][] = [];
+    for (let pass = 0; pass < 3; pass++) {
+      passes.push((await env.reconciler.run()).requeued.map((r) => r.key));
+      await drain(env);
+      await env.clock.advance(RECONCILER.intervalMinutes * MINUTE);
+    }
+    // The executor's look changes nothing (a record in error waits for its client): a nudge a pass would go on for ever.
+    expect(passes.slice(1)).toEqual([[], []]);
+    expect(((await env.store.get(volumeKey('failed'))) as VolumeRecord).status).toMatchObject({ state: 'error', code: 'VolumeLimitExceeded' });
+    expect(env.ebs.calls.CreateVolume).toBe(1);
+  });
   it('leaves alone a retry whose next attempt is past while its call waits in line for its bucket\'s tokens (its message holds its place); nudges it once the line is gone', async () => {
     const env = setup();
     const budget = new MemoryRateBudget();
