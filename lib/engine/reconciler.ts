@@ -391,6 +391,9 @@ export class Reconciler {
       if (decision.type === 'operation' || decision.type === 'remove' || decision.type === 'cascade-dying') {
         return this.waitingInLine(decision, record, inLine) ? undefined : `work pending (${decision.reason})`;
       }
+      // A spec change EC2 already holds is recorded without a call, by the watcher: a change it never saw (a stream batch given up) is recorded by a check.
+      if (decision.type === 'none' && decision.observedGeneration !== undefined && decision.observedGeneration !== record.observedGeneration)
+        return `EC2 already holds the spec of generation ${decision.observedGeneration}; observedGeneration is ${record.observedGeneration ?? 'unset'}`;
       return undefined;
     }
     const volume = volumes.get(record.volumeId);

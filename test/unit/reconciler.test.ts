@@ -957,3 +957,31 @@ describe('Reconciler review: work legitimately waiting is not nudged every pass'
     expect((await reconciler.run()).requeued).toEqual([{ key: 'volume/throttled', reason: expect.stringContaining('next attempt was due') }]);
   });
 });
+
+describe('Reconciler review: no-call work whose stream change was lost', () => {
+  it("records a spec change EC2 already holds when the watcher never saw it (a stream batch given up): observedGeneration catches up", async () => {
+    const env = setup();
+    const old = '2026-02-28T00:00:00.000Z';
+    const { ebsVolumeId } = await env.ebs.createVolume({ clientToken: 'same', availabilityZone: 'us-east-1a', spec: { sizeGiB: 10, volumeType: 'gp3', iops: 3000 }, tags: { [OWNERSHIP_TAGS.owner]: OWNER, [OWNERSHIP_TAGS.record]: 'same' } });
+    await env.clock.advance(MINUTE);
+    expect((await env.ebs.describeVolumes([ebsVolumeId]))[0]?.state).toBe('available');
+    // Generation 2 cleared the IOPS the volume has at gp3's baseline: EC2 already holds it, no call to make; only observedGeneration to write, which the watcher would have.
+    await env.store.create(
+      volume('same', old, {
+        ebsVolumeId,
+        availabilityZone: 'us-east-1a',
+        generation: 2,
+        observedGeneration: 1,
+        observed: { sizeGiB: 10, volumeType: 'gp3', iops: 3000, tags: {} },
+        status: { state: 'available', attempts: 0, updatedAt: old },
+      }),
+    );
+    const report = await env.reconciler.run();
+    expect(report.requeued.map((r) => r.key)).toEqual(['volume/same']);
+    await drain(env);
+    expect(((await env.store.get(volumeKey('same'))) as VolumeRecord).observedGeneration).toBe(2);
+    expect(env.ebs.calls.ModifyVolume).toBe(0);
+    await env.clock.advance(RECONCILER.intervalMinutes * MINUTE);
+    expect((await env.reconciler.run()).requeued).toEqual([]);
+  });
+});
