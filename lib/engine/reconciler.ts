@@ -253,6 +253,10 @@ export class Reconciler {
       else {
         report.invalid++;
         if (raw.kind === 'volume') invalidVolumes.add(raw.volumeId);
+        // Still an attachment of its volume, as the executor and the watcher read them (every record
+        // under the volume's key): a dying volume waits for it, and is not nudged to be deleted.
+        else if (raw.kind === 'attachment' && typeof raw.volumeId === 'string')
+          attachmentsByVolume.set(raw.volumeId, [...(attachmentsByVolume.get(raw.volumeId) ?? []), raw]);
       }
     }
     for (const record of records) {

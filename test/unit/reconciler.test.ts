@@ -364,6 +364,25 @@ describe('Reconciler', () => {
     expect(report).toMatchObject({ scanned: 2, invalid: 1, requeued: [] });
   });
 
+  it('does not nudge every pass a dying volume that waits for an attachment record that is not valid: it is an attachment to the executor too, which waits for it', async () => {
+    const env = setup();
+    const old = '2026-02-28T00:00:00.000Z';
+    const { ebsVolumeId } = await env.ebs.createVolume({ clientToken: 'doomed', availabilityZone: 'us-east-1a', spec: { sizeGiB: 10, volumeType: 'gp3' }, tags: { [OWNERSHIP_TAGS.owner]: OWNER, [OWNERSHIP_TAGS.record]: 'doomed' } });
+    await env.clock.advance(MINUTE);
+    await env.store.create(volume('doomed', old, { ebsVolumeId, life: 'dying', observed: { sizeGiB: 10, volumeType: 'gp3' }, status: { state: 'available', attempts: 0, updatedAt: old } }));
+    // Its attachment, being detached, was changed in the table by hand and is no longer valid: the client must put it right (or remove it) first.
+    env.store.putRaw({ ...newAttachment('doomed'), life: 'dying', device: '/dev/sdf', status: { state: 'detaching', attempts: 0, updatedAt: old }, createdAt: old, note: 'edited by hand' });
+    const passes: string[][] = [];
+    for (let pass = 0; pass < 3; pass++) {
+      passes.push((await env.reconciler.run()).requeued.map((r) => r.key));
+      await drain(env);
+      await env.clock.advance(RECONCILER.intervalMinutes * MINUTE);
+    }
+    // The executor plans the volume with every attachment record of it, valid or not, and waits: nothing is deleted while one is there.
+    expect(env.ebs.calls.DeleteVolume).toBe(0);
+    expect(passes).toEqual([[], [], []]);
+  });
+
   it('does not report as leaked the volume of a record that exists but is invalid: the record is the one to fix', async () => {
     const env = setup();
     const named = await ownedVolume(env, 'bad');
