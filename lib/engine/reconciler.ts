@@ -9,7 +9,7 @@ import { managedTagsOf, parseRecord, tagChanges } from '../domain/validation.js'
 import { METRICS, OWNERSHIP_TAGS, RECONCILER } from '../settings.js';
 import { RATE_BUCKET_OF, resolveEngineConfig, type EngineConfig, type RateBucket } from './config.js';
 import { createUnanswered, firstActionOf, givenUpWithDevice, planAttachment, planVolume, type Decision } from './planner.js';
-import { VOLUME_RECORD_REMOVED_CODE } from './status.js';
+import { SPEC_REJECTED_CODE, VOLUME_RECORD_REMOVED_CODE } from './status.js';
 import type { ExecutorDeps } from './executor.js';
 import { errorMessage } from './errors.js';
 import { checkScanSegment, ProviderError, type Page, type ProviderVolume, type QueuedOperation, type ScanSegment } from './ports.js';
@@ -395,9 +395,11 @@ export class Reconciler {
       if (decision.type === 'operation' || decision.type === 'remove' || decision.type === 'cascade-dying') {
         return this.waitingInLine(decision, record, inLine) ? undefined : `work pending (${decision.reason})`;
       }
-      // A spec change EC2 already holds is recorded without a call, by the watcher: a change it never saw (a stream batch given up) is recorded by a check.
+      // The watcher records without a call a spec change EC2 already holds, and shows why one EBS
+      // cannot make is not carried out: a change it never saw (a stream batch given up) has a check record it.
       if (decision.type === 'none' && decision.observedGeneration !== undefined && decision.observedGeneration !== record.observedGeneration)
         return `EC2 already holds the spec of generation ${decision.observedGeneration}; observedGeneration is ${record.observedGeneration ?? 'unset'}`;
+      if (decision.type === 'invalid-spec' && status.code !== SPEC_REJECTED_CODE) return `the spec cannot be made, and the status does not say why: ${decision.reason}`;
       return undefined;
     }
     const volume = volumes.get(record.volumeId);

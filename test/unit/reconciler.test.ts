@@ -978,6 +978,29 @@ describe('Reconciler review: work legitimately waiting is not nudged every pass'
 });
 
 describe('Reconciler review: no-call work whose stream change was lost', () => {
+
+  it('shows why a spec EBS cannot make is not carried out when the watcher never saw it (a shrink written into the table, its stream batch given up)', async () => {
+    const env = setup();
+    const old = '2026-02-28T00:00:00.000Z';
+    const { ebsVolumeId } = await env.ebs.createVolume({ clientToken: 'shrunk', availabilityZone: 'us-east-1a', spec: { sizeGiB: 20, volumeType: 'gp3' }, tags: { [OWNERSHIP_TAGS.owner]: OWNER, [OWNERSHIP_TAGS.record]: 'shrunk' } });
+    await env.clock.advance(MINUTE);
+    await env.store.create(
+      volume('shrunk', old, {
+        ebsVolumeId,
+        availabilityZone: 'us-east-1a',
+        generation: 2,
+        observedGeneration: 1,
+        observed: { sizeGiB: 20, volumeType: 'gp3', tags: {} },
+        status: { state: 'available', attempts: 0, updatedAt: old },
+      }),
+    );
+    expect((await env.reconciler.run()).requeued.map((r) => r.key)).toEqual(['volume/shrunk']);
+    await drain(env);
+    expect(((await env.store.get(volumeKey('shrunk'))) as VolumeRecord).status).toMatchObject({ state: 'available', code: 'InvalidSpecChange' });
+    expect(env.ebs.calls.ModifyVolume).toBe(0);
+    await env.clock.advance(RECONCILER.intervalMinutes * MINUTE);
+    expect((await env.reconciler.run()).requeued).toEqual([]);
+  });
   it("records a spec change EC2 already holds when the watcher never saw it (a stream batch given up): observedGeneration catches up", async () => {
     const env = setup();
     const old = '2026-02-28T00:00:00.000Z';
