@@ -476,12 +476,33 @@ export class Reconciler {
         else candidates.push(volume);
       }
       if (candidates.length >= this.pageSize) {
-        check.leaked.push(...(await this.stillUnowned(candidates)));
+        check.leaked.push(...(await this.stillThere(await this.stillUnowned(candidates))));
         candidates = [];
       }
     } while (cursor);
-    check.leaked.push(...(await this.stillUnowned(candidates)));
+    check.leaked.push(...(await this.stillThere(await this.stillUnowned(candidates))));
     return check;
+  }
+
+  /**
+   * Of the volumes no record owns, those EC2 still holds: a volume listed pages before its record
+   * was read may have been deleted since, with its record (a record written after the scan passed
+   * its key, created and deleted while the listing went on). One DescribeVolumes of those alone,
+   * as EC2 holds them now; when EC2 cannot be asked, they are judged as listed.
+   */
+  private async stillThere(unowned: ProviderVolume[]): Promise<ProviderVolume[]> {
+    if (unowned.length === 0) return unowned;
+    let held: Map<string, ProviderVolume>;
+    try {
+      held = new Map((await this.deps.provider.describeVolumes(unowned.map((volume) => volume.ebsVolumeId))).map((volume) => [volume.ebsVolumeId, volume]));
+    } catch (error) {
+      if (!(error instanceof ProviderError)) throw error;
+      return unowned;
+    }
+    return unowned.flatMap((volume) => {
+      const current = held.get(volume.ebsVolumeId);
+      return current && current.state !== 'deleting' && current.state !== 'deleted' ? [current] : [];
+    });
   }
 
   /**

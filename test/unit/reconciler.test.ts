@@ -1027,3 +1027,41 @@ describe('Reconciler review: no-call work whose stream change was lost', () => {
     expect((await env.reconciler.run()).requeued).toEqual([]);
   });
 });
+
+describe('Reconciler review: leaks judged against the table and EC2 as they are then', () => {
+  it('does not report the volume of a record created after the scan passed it and deleted (volume and record) before the listing ended', async () => {
+    const env = setup();
+    const at = new Date(env.clock.now()).toISOString();
+    // Enough owned volumes, each held by its record, for the listing to take several pages.
+    for (let i = 0; i < 12; i++) {
+      const { ebsVolumeId } = await env.ebs.createVolume({ clientToken: `held-${i}`, availabilityZone: 'us-east-1a', spec: { sizeGiB: 10, volumeType: 'gp3' }, tags: { [OWNERSHIP_TAGS.owner]: OWNER, [OWNERSHIP_TAGS.record]: `held-${i}` } });
+      await env.store.create(volume(`held-${i}`, at, { ebsVolumeId, status: { state: 'available', attempts: 0, updatedAt: at } }));
+    }
+    const metrics = new RecordingMetrics();
+    const reconciler = new Reconciler({ store: env.store, queue: env.queue, provider: env.ebs, clock: env.clock, metrics, log: silentLog, config: { ownerTagValue: OWNER }, pageSize: 5 });
+    const listOwned = env.ebs.listOwnedVolumes.bind(env.ebs);
+    let listings = 0;
+    let ephemeral = '';
+    env.ebs.listOwnedVolumes = async (options) => {
+      listings++;
+      if (listings === 1) {
+        // Written after the scan passed its key, and created in EC2 at once: the first page lists its volume.
+        ephemeral = (await env.ebs.createVolume({ clientToken: 'ephemeral', availabilityZone: 'us-east-1a', spec: { sizeGiB: 10, volumeType: 'gp3' }, tags: { [OWNERSHIP_TAGS.owner]: OWNER, [OWNERSHIP_TAGS.record]: 'ephemeral' } })).ebsVolumeId;
+        await env.store.create(volume('ephemeral', at, { ebsVolumeId: ephemeral, status: { state: 'available', attempts: 0, updatedAt: at } }));
+        const page = await listOwned({ ...options, cursor: String(12) });
+        return { ...page, cursor: '0' };
+      }
+      if (listings === 2) {
+        // Deleted as asked while the rest is listed: EC2 deletes the volume, the record goes.
+        await env.clock.advance(MINUTE);
+        await env.ebs.deleteVolume(ephemeral);
+        await env.store.remove(volumeKey('ephemeral'));
+      }
+      return listOwned(options);
+    };
+    const report = await reconciler.run();
+    expect(report.leakCheckComplete).toBe(true);
+    expect(report.leaked).toEqual([]);
+    expect(metrics.counter(METRICS.leaked)).toBe(0);
+  });
+});
