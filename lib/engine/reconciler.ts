@@ -476,11 +476,11 @@ export class Reconciler {
         else candidates.push(volume);
       }
       if (candidates.length >= this.pageSize) {
-        check.leaked.push(...(await this.stillThere(await this.stillUnowned(candidates))));
+        check.leaked.push(...(await this.stillThere(await this.stillUnowned(candidates), until)));
         candidates = [];
       }
     } while (cursor);
-    check.leaked.push(...(await this.stillThere(await this.stillUnowned(candidates))));
+    check.leaked.push(...(await this.stillThere(await this.stillUnowned(candidates), until)));
     return check;
   }
 
@@ -488,10 +488,10 @@ export class Reconciler {
    * Of the volumes no record owns, those EC2 still holds: a volume listed pages before its record
    * was read may have been deleted since, with its record (a record written after the scan passed
    * its key, created and deleted while the listing went on). One DescribeVolumes of those alone,
-   * as EC2 holds them now; when EC2 cannot be asked, they are judged as listed.
+   * as EC2 holds them now; when EC2 cannot be asked, or the wrap-up's time has come (`until`), they are judged as listed.
    */
-  private async stillThere(unowned: ProviderVolume[]): Promise<ProviderVolume[]> {
-    if (unowned.length === 0) return unowned;
+  private async stillThere(unowned: ProviderVolume[], until: number): Promise<ProviderVolume[]> {
+    if (unowned.length === 0 || this.deps.clock.now() >= until) return unowned;
     let held: Map<string, ProviderVolume>;
     try {
       held = new Map((await this.deps.provider.describeVolumes(unowned.map((volume) => volume.ebsVolumeId))).map((volume) => [volume.ebsVolumeId, volume]));
