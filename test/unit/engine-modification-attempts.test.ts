@@ -1,5 +1,6 @@
 /**
- * Review findings on the modification lifecycle (grow / type / IOPS / throughput changes).
+ * A modification's attempts (grow / type / IOPS / throughput changes): how long one EC2 is making
+ * is followed, and when the modifications EC2 failed stop counting (a retry, the spec put back).
  */
 import { describe, expect, it } from 'vitest';
 import type { VolumeRecord } from '../../lib/domain/records.js';

@@ -937,7 +937,7 @@ describe("Reconciler passes bounded by the invocation's time", () => {
   });
 });
 
-describe('Reconciler review: work legitimately waiting is not nudged every pass', () => {
+describe('Reconciler: work legitimately waiting is not nudged every pass', () => {
 
   it('does not nudge every pass a volume or attachment in error whose status still names a next attempt: nothing is tried until its client retries it', async () => {
     const env = setup();
@@ -977,7 +977,7 @@ describe('Reconciler review: work legitimately waiting is not nudged every pass'
   });
 });
 
-describe('Reconciler review: no-call work whose stream change was lost', () => {
+describe('Reconciler: no-call work whose stream change was lost', () => {
 
   it('shows why a spec EBS cannot make is not carried out when the watcher never saw it (a shrink written into the table, its stream batch given up)', async () => {
     const env = setup();
@@ -1028,7 +1028,7 @@ describe('Reconciler review: no-call work whose stream change was lost', () => {
   });
 });
 
-describe('Reconciler review: leaks judged against the table and EC2 as they are then', () => {
+describe('Reconciler: leaks judged against the table and EC2 as they are then', () => {
   it('does not report the volume of a record created after the scan passed it and deleted (volume and record) before the listing ended', async () => {
     const env = setup();
     const at = new Date(env.clock.now()).toISOString();
