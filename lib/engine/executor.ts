@@ -227,6 +227,8 @@ interface Item {
   claimOnWrite?: boolean;
   /** That write found the record changed or held elsewhere: look again then, without acting now. */
   lookAgainAt?: number;
+  /** When the invocation stops starting EC2 calls (epoch ms): its time left less INVOCATION_RESERVE_MS. */
+  deadline?: number;
   /** A rate token reserved before the claim: the call may go at `atMs`. `shared`: from the shared budget, which takes no refunds. */
   token?: { action: MutatingAction; atMs: number; used: boolean; throttles: number; shared?: boolean };
 }
@@ -311,6 +313,8 @@ export class Executor {
     const now = this.deps.clock.now();
     const remaining = options.remainingTimeMs === undefined ? Number.POSITIVE_INFINITY : options.remainingTimeMs - INVOCATION_RESERVE_MS;
     const maxTokenWaitMs = Math.max(0, Math.min(this.config.rateWaitMaxMs, remaining));
+    // No EC2 call starts after this: what is left of the invocation is for the writes and follow-ups.
+    const deadline = now + remaining;
     const items = this.dedupe(batch);
     const followUps: { item: Item; operation: QueuedOperation }[] = [];
 
@@ -332,9 +336,9 @@ export class Executor {
         if (released.length === 0) return;
         const later = this.deps.clock.now();
         // The watcher's message for each brings it back anyway: here only what tokens allow now.
-        await this.process(released, owner, later, followUps, Math.max(0, Math.min(maxTokenWaitMs, remaining - (later - now))), undefined, false);
+        await this.process(released, owner, later, followUps, Math.max(0, Math.min(maxTokenWaitMs, remaining - (later - now))), undefined, false, deadline);
       };
-      await this.process(active, owner, now, followUps, maxTokenWaitMs, releaseWaiting);
+      await this.process(active, owner, now, followUps, maxTokenWaitMs, releaseWaiting, true, deadline);
     }
 
     await this.sendFollowUps(followUps);
@@ -467,6 +471,8 @@ export class Executor {
     afterChecks?: (checked: Item[]) => Promise<void>,
     /** False: calls take only tokens usable within `maxTokenWaitMs`; one without is left to another message. */
     takeAhead = true,
+    /** When the invocation stops starting EC2 calls (epoch ms). */
+    deadline = Number.POSITIVE_INFINITY,
   ) {
     const toClaim: Item[] = [];
     const onWrite: Item[] = [];
@@ -474,6 +480,7 @@ export class Executor {
     const needTokens: Item[] = [];
     for (const item of items) {
       if (item.infraFailed) continue;
+      item.deadline = deadline;
       if (item.invalid) {
         const message = item.invalid === 'record' ? 'record invalid; not acting on it until it is put right' : 'volume record invalid; its attachment is left as it is until the record is put right';
         this.deps.log.warn(message, { key: item.id });
@@ -932,14 +939,25 @@ export class Executor {
       this.findOrphans([...detaches.filter((item) => !item.volume || detachesByTags(item.record as AttachmentRecord, item.volume)), ...attachmentChecks.filter(detachingByTags)]),
     ]);
 
+    // The describes (or the reads before them) took the time the calls had: none starts now, each
+    // comes back in a message of its own, with its claim let go and nothing written.
+    const mutating = [...creates, ...attaches, ...detaches, ...deletes, ...modifies, ...tags];
+    const late = mutating.filter((item) => item.deadline !== undefined && this.deps.clock.now() >= item.deadline);
+    for (const item of late) {
+      this.deps.log.warn('invocation out of time; deferring the EC2 call to a message', { key: item.id });
+      item.result = { outcome: 'throttled' };
+      item.lookAgainAt = this.deps.clock.now();
+    }
+    const inTime = (group: Item[]) => group.filter((item) => !late.includes(item));
+
     for (const item of volumeChecks) item.result = this.guard(item, () => this.checkVolume(item, now, volumes, modifications));
     for (const item of attachmentChecks) item.result = this.guard(item, () => this.checkAttachment(item, now, volumes));
     const checked = [...volumeChecks, ...attachmentChecks];
     const checksWritten = flush(checked).then(() => afterChecks?.(checked));
 
     const runs: { item: Item; run: () => Promise<void> }[] = [];
-    runs.push(...(await this.prepareCreates(creates, owner, now, instances)));
-    runs.push(...(await this.prepareAttaches(attaches, owner, now, instances, volumes)));
+    runs.push(...(await this.prepareCreates(inTime(creates), owner, now, instances)));
+    runs.push(...(await this.prepareAttaches(inTime(attaches), owner, now, instances, volumes)));
     // Each step prepared on its own: one that throws fails its own message (`stepFailed`), not the batch.
     const prepare = (item: Item, prepared: () => (() => Promise<void>) | undefined) => {
       try {
@@ -949,10 +967,10 @@ export class Executor {
         this.stepFailed(item, error);
       }
     };
-    for (const item of detaches) prepare(item, () => this.prepareDetach(item, now, volumes));
-    for (const item of deletes) prepare(item, () => this.deleteVolume(item, now, volumes));
-    for (const item of modifies) prepare(item, () => this.prepareModify(item, owner, now, volumes, modifications));
-    for (const item of tags) prepare(item, () => this.prepareTag(item, owner, now, volumes));
+    for (const item of inTime(detaches)) prepare(item, () => this.prepareDetach(item, now, volumes));
+    for (const item of inTime(deletes)) prepare(item, () => this.deleteVolume(item, now, volumes));
+    for (const item of inTime(modifies)) prepare(item, () => this.prepareModify(item, owner, now, volumes, modifications));
+    for (const item of inTime(tags)) prepare(item, () => this.prepareTag(item, owner, now, volumes));
     // Calls whose tokens fall in the same second are written and followed up together.
     const bySecond = new Map<number, { items: Item[]; calls: Promise<void>[] }>();
     for (const { item, run } of runs) {
@@ -1093,6 +1111,10 @@ export class Executor {
    */
   private async call<T>(item: Item, action: MutatingAction, run: () => Promise<T>): Promise<{ ok: true; value: T; latencyMs: number } | { ok: false; error: ClassifiedError; latencyMs: number }> {
     const bucket = this.buckets[action];
+    // Made now, its answer could come after the invocation ends: deferred unsent, as a call without a token is.
+    if (item.deadline !== undefined && this.deps.clock.now() >= item.deadline) {
+      return { ok: false, latencyMs: 0, error: { outcome: 'throttled', code: 'InvocationOutOfTime', message: `deferred: the invocation has no time left for ${action}`, notSent: true } };
+    }
     if (item.token && !item.token.used && RATE_BUCKET_OF[item.token.action] === RATE_BUCKET_OF[action]) {
       item.token.used = true;
       const waitMs = item.token.atMs - this.deps.clock.now();
