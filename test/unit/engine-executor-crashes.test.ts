@@ -10,7 +10,7 @@ import { CreateVolumeRequestSchema, PatchVolumeRequestSchema } from '../../lib/a
 import { VolumeService } from '../../lib/api/service.js';
 import type { AttachmentRecord, VolumeRecord } from '../../lib/domain/records.js';
 import { Executor } from '../../lib/engine/executor.js';
-import type { OperationQueue, RecordStore, VolumeProvider } from '../../lib/engine/ports.js';
+import { ProviderError, type OperationQueue, type RecordStore, type VolumeProvider } from '../../lib/engine/ports.js';
 import { Reconciler } from '../../lib/engine/reconciler.js';
 import { silentLog } from '../../lib/memory/index.js';
 import { OWNERSHIP_TAGS } from '../../lib/settings.js';
@@ -21,6 +21,13 @@ const MINUTE = 60_000;
 const STORE_EFFECTS = new Set(['create', 'update', 'remove', 'claim', 'release']);
 const EC2_EFFECTS = new Set(['createVolume', 'attachVolume', 'detachVolume', 'deleteVolume', 'modifyVolume', 'createTags', 'deleteTags']);
 
+/**
+ * `after` / `before`: the invocation dies after its `at`-th side effect, or sending it (never made).
+ * `fails`: that effect is refused with an error (DynamoDB throttling, SQS or EC2 unavailable) and the
+ * invocation goes on; `fails-made`: it is made, but its answer is an error (a timeout after the fact).
+ */
+type Mode = 'after' | 'before' | 'fails' | 'fails-made';
+
 /** Where one invocation dies: after its `at`-th side effect (counted across its store, EC2 and queue). */
 class Crash {
   effects: string[] = [];
@@ -30,7 +37,7 @@ class Crash {
   constructor(
     readonly at: number,
     /** `before`: the invocation dies sending its `at`-th effect, which is never made. */
-    readonly mode: 'after' | 'before' = 'after',
+    readonly mode: Mode = 'after',
   ) {}
 
   /** `target` whose calls stop for good once the invocation died; the `at`-th effect is made, then it dies. */
@@ -41,6 +48,15 @@ class Crash {
         if (typeof value !== 'function') return value;
         return (...args: unknown[]) => {
           if (this.dead) return new Promise(() => undefined);
+          if ((this.mode === 'fails' || this.mode === 'fails-made') && effects.has(String(prop)) && this.effects.length + 1 === this.at) {
+            this.effects.push(`${name}.${String(prop)}`);
+            const error = name === 'ec2' ? new ProviderError('transient', 'RequestTimeout', 'timed out') : new Error(`${name} unavailable`);
+            if (this.mode === 'fails') return Promise.reject(error);
+            return Promise.resolve(value.apply(obj, args)).then(
+              () => Promise.reject(error),
+              () => Promise.reject(error),
+            );
+          }
           if (this.mode === 'before' && effects.has(String(prop)) && this.effects.length + 1 === this.at) {
             this.effects.push(`${name}.${String(prop)}`);
             this.dead = true;
@@ -65,7 +81,7 @@ class Crash {
   }
 }
 
-function world(crashAt: number, mode: 'after' | 'before' = 'after') {
+function world(crashAt: number, mode: Mode = 'after') {
   const h = harness({ ebsTimings: { modify: 20_000, optimize: 20_000 } });
   const service = new VolumeService({ store: h.store, clock: h.clock });
   const reconciler = new Reconciler({ store: h.store, queue: h.queue, provider: h.ebs, clock: h.clock, metrics: h.metrics, log: silentLog });
@@ -144,7 +160,7 @@ async function explore(history: (w: World) => Promise<void>, check: (w: World) =
   const total = await effectsOf(history);
   expect(total).toBeGreaterThan(3);
   const failures: string[] = [];
-  for (const mode of ['after', 'before'] as const) {
+  for (const mode of ['after', 'before', 'fails', 'fails-made'] as const) {
     for (let at = 1; at <= total; at++) {
       const w = world(at, mode);
       await history(w);
