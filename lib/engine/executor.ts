@@ -1061,8 +1061,13 @@ export class Executor {
    */
   private async describeInstances(ids: string[], now: number, describeAfresh: ReadonlySet<string>): Promise<Map<string, InstanceView> | ClassifiedError> {
     let attachments: Map<string, AttachmentRecord[]> | undefined;
+    /** Device names the instance's records hold, those that do not parse included (a name in one is not handed out). */
+    const heldBy = new Map<string, Set<string>>();
     try {
-      attachments = new Map(await Promise.all(ids.map(async (id) => [id, await this.deps.store.attachmentsOfInstance(id)] as const)));
+      const read = await Promise.all(ids.map(async (id) => [id, await this.deps.store.attachmentsOfInstance(id)] as const));
+      for (const [id, raws] of read) heldBy.set(id, new Set(raws.flatMap((a) => (typeof a.device === 'string' && a.device ? [a.device] : []))));
+      // Records are input: one written straight into the table that does not parse is left out (it fails no attach of the instance's others).
+      attachments = new Map(read.map(([id, raws]) => [id, raws.flatMap((raw) => validAttachment(raw))]));
     } catch (error) {
       this.deps.log.warn('reading attachments of instances failed; describing them from EC2', { error: errorMessage(error) });
     }
@@ -1093,7 +1098,7 @@ export class Executor {
     const views = new Map<string, InstanceView>();
     for (const [id, { instance, describedAt, shared }] of known) {
       const records = attachments?.get(id);
-      const held = new Set((records ?? []).flatMap((a) => (a.device ? [a.device] : [])));
+      const held = heldBy.get(id) ?? new Set<string>();
       const view: InstanceView = { ...instance, deviceNames: [...new Set([...instance.deviceNames, ...held])], shared };
       if (records) view.awaitingDevice = awaitingDevice(records);
       if (instance.state === 'running' || instance.state === 'stopped') {
@@ -2653,6 +2658,12 @@ function awaitingDevice(records: readonly AttachmentRecord[]): string[] {
     .filter((a) => a.life === 'alive' && a.status.state === 'pending' && a.device === undefined && a.requestedDevice === undefined)
     .map((a) => a.volumeId)
     .sort();
+}
+
+/** `raw` as an attachment record when it parses as one; none otherwise. */
+function validAttachment(raw: ProvisionerRecord): AttachmentRecord[] {
+  const parsed = parseRecord(raw);
+  return parsed.ok && parsed.value.kind === 'attachment' ? [parsed.value] : [];
 }
 
 /** The most recent description of an instance left on its attachment records, if still fresh. */
