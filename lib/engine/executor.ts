@@ -30,7 +30,8 @@ import {
 import { canonicalJson } from '../domain/canonical-json.js';
 import { nextAttachmentState, nextVolumeState, type AttachmentEvent, type VolumeEvent } from '../domain/state-machines.js';
 import { createSentUnrecorded, managedTagsOf, parseRecord, specChangeIssues } from '../domain/validation.js';
-import { METRICS, OWNERSHIP_TAGS } from '../settings.js';
+import { METRICS, OWNERSHIP_TAGS, QUEUE } from '../settings.js';
+import { shortenMessage } from '../domain/status-message.js';
 import { RATE_BUCKET_OF, resolveEngineConfig, type EngineConfig, type MutatingAction, type RateBucket } from './config.js';
 import { allocateDevices, type DeviceRequest } from './devices.js';
 import { classifyError, createRefused, createUnrepeatable, errorMessage, type ClassifiedError, type ProviderCall } from './errors.js';
@@ -121,12 +122,17 @@ export interface ExecutorDeps {
 export interface ExecutorBatchItem {
   messageId: string;
   message: OperationMessage;
+  /** Deliveries of this message so far, this one included (SQS's ApproximateReceiveCount); unknown when absent. */
+  receiveCount?: number;
 }
 
 export interface ExecutorRunOptions {
   /** Milliseconds the invocation has left (Lambda's getRemainingTimeInMillis); bounds waits for rate tokens. */
   remainingTimeMs?: number;
 }
+
+/** The status code of a record whose message SQS dead-lettered, the executor having failed on it every time. */
+export const EXECUTOR_FAILED_CODE = 'ExecutorFailed';
 
 /** Time kept free at the end of an invocation for status writes and follow-ups after the last EC2 call. */
 const INVOCATION_RESERVE_MS = 10_000;
@@ -210,6 +216,10 @@ interface Item {
   result?: Result;
   /** Failed in our own infrastructure: report for redelivery. */
   infraFailed?: boolean;
+  /** The most deliveries any of its copies has had (`ExecutorBatchItem.receiveCount`). */
+  receiveCount?: number;
+  /** Why a step of it threw (`stepFailed`), for the status written when its message is dead-lettered. */
+  failure?: string;
   /** A progress check: acts without a claim, writes only a change, conditioned on the version it read. */
   observer?: boolean;
   /** The record's state when the batch read it. */
@@ -342,8 +352,40 @@ export class Executor {
     }
 
     await this.sendFollowUps(followUps);
-    const failedMessageIds = items.filter((item) => item.infraFailed).flatMap((item) => item.messageIds);
-    return { failedMessageIds };
+    const failed = items.filter((item) => item.infraFailed);
+    await this.noteDeadLetters(failed, owner);
+    return { failedMessageIds: failed.flatMap((item) => item.messageIds) };
+  }
+
+  /**
+   * Items failed on the last delivery SQS makes of their message (`QUEUE.maxReceiveCount`): the
+   * message goes to the dead-letter queue, and the record's status says so (its state as it is),
+   * so a client does not read an operation under way with nothing wrong. Its claim is let go. The
+   * reconciler's nudges try again; the next status written in its place clears the note. A write
+   * that cannot be made (the record changed, the table failing) is left: the log has the failure.
+   */
+  private async noteDeadLetters(failed: Item[], owner: string): Promise<void> {
+    await Promise.all(
+      failed.map(async (item) => {
+        if (!item.record || item.receiveCount === undefined || item.receiveCount < QUEUE.maxReceiveCount) return;
+        const cause = item.failure ?? 'the record table or the queue failed';
+        try {
+          // As it is now (this invocation may have let go of its claim since), unless another invocation holds it.
+          const raw = await this.deps.store.get(item.key);
+          const record = raw && this.trusted(raw);
+          const now = this.deps.clock.now();
+          if (!record || (record.claim && record.claim.owner !== owner && record.claim.expiresAt > now)) return;
+          const message =
+            `the executor failed on this record ${item.receiveCount} times (${cause}); its message went to the dead-letter queue.` +
+            ' Nothing more is done until the reconciler looks at it again';
+          const status = { ...record.status, code: EXECUTOR_FAILED_CODE, message: shortenMessage(message), updatedAt: new Date(now).toISOString() };
+          await this.deps.store.update(item.key, { status, claim: null } as RecordChanges, unchangedSince(record));
+          this.deps.log.error('message dead-lettered; status written on the record', { key: item.id, receiveCount: item.receiveCount, cause });
+        } catch (error) {
+          this.deps.log.warn('could not write the status of a dead-lettered message', { key: item.id, error: errorMessage(error) });
+        }
+      }),
+    );
   }
 
   // -------------------------------------------------------------------------------------------
@@ -352,11 +394,12 @@ export class Executor {
 
   private dedupe(batch: ExecutorBatchItem[]): Item[] {
     const byKey = new Map<string, Item>();
-    for (const { messageId, message } of batch) {
+    for (const { messageId, message, receiveCount } of batch) {
       const id = keyString(message.key);
       const existing = byKey.get(id);
       if (!existing) {
         const item: Item = { key: message.key, id, messageIds: [messageId], hint: message.op, ops: [message.op], dueAt: message.dueAt, latestDueAt: message.dueAt, tokenAt: message.tokenAt };
+        if (receiveCount !== undefined) item.receiveCount = receiveCount;
         if (message.nudge) item.nudgeOnly = true;
         if (message.dueAt !== undefined) item.latestOp = message.op;
         if (message.tokenAt !== undefined) item.tokenOp = message.op;
@@ -364,6 +407,7 @@ export class Executor {
         continue;
       }
       existing.messageIds.push(messageId);
+      if (receiveCount !== undefined) existing.receiveCount = Math.max(existing.receiveCount ?? 0, receiveCount);
       if (!existing.ops.includes(message.op)) existing.ops.push(message.op);
       if (!message.nudge) delete existing.nudgeOnly;
       // Act as soon as any of the copies is due, on the earliest token any of them holds.
@@ -997,6 +1041,7 @@ export class Executor {
    */
   private stepFailed(item: Item, error: unknown): void {
     this.deps.log.error('operation step failed', { key: item.id, error: errorMessage(error) });
+    item.failure = errorMessage(error);
     item.result = undefined;
     item.infraFailed = true;
   }

@@ -67,7 +67,9 @@ export function createExecutorHandler(deps: PipelineDeps): QueueHandler {
     const batch: ExecutorBatchItem[] = [];
     for (const record of event.Records) {
       const parsed = parseOperationMessage(record.body);
-      if (parsed.ok) batch.push({ messageId: record.messageId, message: parsed.message });
+      // Deliveries so far: on the last one SQS allows, a record the executor fails on is told so in its status.
+      const receiveCount = Number(record.attributes?.ApproximateReceiveCount);
+      if (parsed.ok) batch.push({ messageId: record.messageId, message: parsed.message, ...(Number.isInteger(receiveCount) && receiveCount > 0 ? { receiveCount } : {}) });
       else deps.log.error('dropping a message that is not an operation', { messageId: record.messageId, error: parsed.error });
     }
     // Waits for EC2 rate tokens stay within the invocation's time.

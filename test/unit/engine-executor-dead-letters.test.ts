@@ -1,0 +1,76 @@
+/**
+ * A message whose record the executor fails on every time (a step that throws: an answer of an
+ * unexpected shape, a bug) is delivered again until SQS moves it to the dead-letter queue. The
+ * record's status must then say so, for the client reading it: not go on saying the operation is
+ * under way as if nothing were wrong.
+ */
+import { describe, expect, it } from 'vitest';
+import { Executor } from '../../lib/engine/executor.js';
+import { createExecutorHandler } from '../../lib/functions/handlers.js';
+import type { ProviderVolume } from '../../lib/engine/ports.js';
+import { silentLog } from '../../lib/memory/index.js';
+import { OWNERSHIP_TAGS, QUEUE } from '../../lib/settings.js';
+import { harness, newVolume, providerOver, volumeKey, volumeOf } from './engine-fixtures.js';
+
+describe('executor: a message that keeps failing', () => {
+  it('is dead-lettered with the record\'s status saying the executor keeps failing on it', async () => {
+    const h = harness();
+    await h.store.create(newVolume('data-1'));
+    // EC2 makes the volume, but its answer has a shape the executor does not expect: every attempt throws.
+    const provider = providerOver(h.ebs, {
+      createVolume: async (request) => {
+        await h.ebs.createVolume(request);
+        return undefined as unknown as ProviderVolume;
+      },
+    });
+    const executor = new Executor({ store: h.store, queue: h.queue, provider, clock: h.clock, metrics: h.metrics, log: silentLog, config: { rateWaitMaxMs: 0 } });
+    await h.queue.send([{ message: h.op('create-volume', volumeKey('data-1')), delaySeconds: 0 }]);
+
+    // The event source mapping: failed messages come back after the visibility timeout, until SQS gives up on them.
+    for (let delivery = 0; delivery <= QUEUE.maxReceiveCount; delivery++) {
+      const received = h.queue.receive(10);
+      if (received.length > 0) {
+        const { failedMessageIds } = await executor.run(received.map((r) => ({ messageId: r.messageId, message: r.message, receiveCount: r.receiveCount })));
+        for (const r of received) if (!failedMessageIds.includes(r.messageId)) h.queue.delete(r.receiptHandle);
+      }
+      await h.clock.advance(QUEUE.visibilityTimeoutSeconds * 1000 + 1000);
+    }
+    h.queue.receive(10);
+    expect(h.queue.deadLetters().map((m) => m.message.key)).toEqual([volumeKey('data-1')]);
+    expect(h.ebs.volumes().filter((v) => v.tags[OWNERSHIP_TAGS.record] === 'data-1')).toHaveLength(1);
+
+    const volume = await volumeOf(h);
+    // Not a plain "creating" with no word of what is wrong.
+    expect(volume.status.code).toBe('ExecutorFailed');
+    expect(volume.status.message).toMatch(/failed .*5 times/);
+    expect(volume.claim).toBeUndefined();
+  });
+
+  it('the executor function passes on how often SQS delivered each message', async () => {
+    const h = harness();
+    await h.store.create(newVolume('data-1'));
+    const provider = providerOver(h.ebs, {
+      createVolume: async (request) => {
+        await h.ebs.createVolume(request);
+        return undefined as unknown as ProviderVolume;
+      },
+    });
+    const handler = createExecutorHandler({ store: h.store, queue: h.queue, provider, clock: h.clock, metrics: h.metrics, log: silentLog, config: { rateWaitMaxMs: 0 } });
+    const record = (receives: number) => ({
+      messageId: `m-${receives}`,
+      receiptHandle: `r-${receives}`,
+      body: JSON.stringify(h.op('create-volume', volumeKey('data-1'))),
+      attributes: { ApproximateReceiveCount: String(receives), SentTimestamp: '0', SenderId: 'local', ApproximateFirstReceiveTimestamp: '0' },
+      messageAttributes: {},
+      md5OfBody: '',
+      eventSource: 'aws:sqs',
+      eventSourceARN: 'arn:aws:sqs:us-east-1:000000000000:operations',
+      awsRegion: 'us-east-1',
+    });
+    expect(await handler({ Records: [record(1)] })).toEqual({ batchItemFailures: [{ itemIdentifier: 'm-1' }] });
+    expect((await volumeOf(h)).status.code).toBeUndefined();
+    await h.clock.advance(QUEUE.visibilityTimeoutSeconds * 1000);
+    expect(await handler({ Records: [record(QUEUE.maxReceiveCount)] })).toEqual({ batchItemFailures: [{ itemIdentifier: `m-${QUEUE.maxReceiveCount}` }] });
+    expect((await volumeOf(h)).status).toMatchObject({ state: 'creating', code: 'ExecutorFailed' });
+  });
+});
