@@ -358,7 +358,7 @@ export class Executor {
   }
 
   /**
-   * Items failed on the last delivery SQS makes of their message (`QUEUE.maxReceiveCount`): the
+   * Items whose step threw (`stepFailed`) on the last delivery SQS makes of their message (`QUEUE.maxReceiveCount`): the
    * message goes to the dead-letter queue, and the record's status says so (its state as it is),
    * so a client does not read an operation under way with nothing wrong. Its claim is let go. The
    * reconciler's nudges try again; the next status written in its place clears the note. A write
@@ -367,8 +367,9 @@ export class Executor {
   private async noteDeadLetters(failed: Item[], owner: string): Promise<void> {
     await Promise.all(
       failed.map(async (item) => {
-        if (!item.record || item.receiveCount === undefined || item.receiveCount < QUEUE.maxReceiveCount) return;
-        const cause = item.failure ?? 'the record table or the queue failed';
+        // Only a step that threw: a failure of the table or the queue may come after the record's work was done and written.
+        const cause = item.failure;
+        if (!item.record || cause === undefined || item.receiveCount === undefined || item.receiveCount < QUEUE.maxReceiveCount) return;
         try {
           // As it is now (this invocation may have let go of its claim since), unless another invocation holds it.
           const raw = await this.deps.store.get(item.key);
