@@ -13,6 +13,7 @@ import { Executor } from '../../lib/engine/executor.js';
 import { ProviderError, type OperationQueue, type RecordStore, type VolumeProvider } from '../../lib/engine/ports.js';
 import { Reconciler } from '../../lib/engine/reconciler.js';
 import { silentLog } from '../../lib/memory/index.js';
+import { MemoryRateBudget } from '../../lib/memory/rate-budget.js';
 import { OWNERSHIP_TAGS } from '../../lib/settings.js';
 import { AZ, INSTANCE, OTHER_INSTANCE, harness } from './engine-fixtures.js';
 
@@ -81,8 +82,12 @@ class Crash {
   }
 }
 
+/** Every environment of the deployment takes its EC2 tokens from one shared budget (the budget table). */
+let sharedBudget = false;
+
 function world(crashAt: number, mode: Mode = 'after') {
-  const h = harness({ ebsTimings: { modify: 20_000, optimize: 20_000 } });
+  const rateBudget = sharedBudget ? new MemoryRateBudget() : undefined;
+  const h = harness({ ebsTimings: { modify: 20_000, optimize: 20_000 }, ...(rateBudget ? { rateBudget } : {}) });
   const service = new VolumeService({ store: h.store, clock: h.clock });
   const reconciler = new Reconciler({ store: h.store, queue: h.queue, provider: h.ebs, clock: h.clock, metrics: h.metrics, log: silentLog });
   const crash = new Crash(crashAt, mode);
@@ -96,6 +101,7 @@ function world(crashAt: number, mode: Mode = 'after') {
     log: silentLog,
     config,
     newOwnerId: () => 'crashing-invocation',
+    ...(rateBudget ? { rateBudget } : {}),
   });
   let crashedWhile: string | undefined;
 
@@ -270,5 +276,22 @@ describe('an invocation that dies at any point of its work', () => {
         expect(w.h.queue.deadLetters()).toEqual([]);
       }),
     ).toEqual([]);
+  });
+
+  it('with a shared rate budget: creating and attaching three volumes, each once, each attached', async () => {
+    sharedBudget = true;
+    try {
+      const ids = ['data-1', 'data-2', 'data-3'];
+      expect(
+        await explore(
+          (w) => createAttached(w, ids),
+          async (w) => {
+            for (const id of ids) await expectAttached(w, id);
+          },
+        ),
+      ).toEqual([]);
+    } finally {
+      sharedBudget = false;
+    }
   });
 });
