@@ -50,10 +50,10 @@ export interface ReconcileReport {
 
 /**
  * Time a pass keeps, once it stops starting scan requests, for the page under way and the leak
- * check: some 50 s of listing owned volumes (a DescribeVolumes of 500 in about half a second, plus
- * a bulk read of the records of those the scan did not reach) judges about 50 000 volumes, as many
- * as the ~90 000 records a 240 s invocation scans in the rest of its time (a page of 500 a second)
- * hold with their attachments.
+ * check: less the wrap-up's `WRAP_UP_RESERVE_MS`, some 30 s of listing owned volumes (a
+ * DescribeVolumes of 500 in about half a second, plus a bulk read of the records of those the scan
+ * did not reach), which judges about 30 000 volumes after a scan that used all its time (a pass
+ * whose scan ends sooner lists for the rest of the invocation).
  */
 export const SCAN_RESERVE_MS = 60_000;
 
