@@ -37,6 +37,7 @@ import { TABLE } from '../settings.js';
 import {
   ATTACHMENT_SORT_PREFIX,
   fromItem,
+  instanceIndexKey,
   instanceIndexPartition,
   itemFromAttributeValues,
   itemKey,
@@ -381,6 +382,7 @@ export class DynamoRecordStore implements RecordStore {
       if (value === null) removes.push(expr.name(field));
       else sets.push(`${expr.name(field)} = ${expr.value(value)}`);
     }
+    sets.push(...indexKeySets(expr, key));
     const update = `SET ${sets.join(', ')}${removes.length > 0 ? ` REMOVE ${removes.join(', ')}` : ''}`;
     const unnumbered = renumber ? ` AND NOT attribute_type(${expr.name('version')}, ${expr.value('N')})` : '';
     const item = await this.conditionalUpdate(key, update, conditionExpression(expr, condition) + unnumbered, expr);
@@ -415,7 +417,7 @@ export class DynamoRecordStore implements RecordStore {
   async claim(key: RecordKey, owner: string, now: number, leaseMs: number): Promise<ClaimResult> {
     const expr = new Expression();
     const claim = expr.name('claim');
-    const update = `SET ${claim} = ${expr.value({ owner, expiresAt: now + leaseMs })}, ${bumpVersion(expr)}`;
+    const update = `SET ${[`${claim} = ${expr.value({ owner, expiresAt: now + leaseMs })}`, bumpVersion(expr), ...indexKeySets(expr, key)].join(', ')}`;
     const condition =
       `attribute_exists(${expr.name(TABLE.partitionKey)}) AND (attribute_not_exists(${claim})` +
       ` OR ${expr.name('claim.expiresAt')} <= ${expr.value(now)}` +
@@ -465,4 +467,14 @@ export class DynamoRecordStore implements RecordStore {
       throw itemSizeError(key, error);
     }
   }
+}
+
+/**
+ * SET clauses for an attachment's instance index keys, written with every update: an attachment
+ * item written straight into the table may lack them (or name another instance), and the index
+ * then lists it from the system's first write on. None for a volume.
+ */
+function indexKeySets(expr: Expression, key: RecordKey): string[] {
+  if (key.kind !== 'attachment') return [];
+  return Object.entries(instanceIndexKey(key.instanceId, key.volumeId)).map(([attribute, value]) => `${expr.name(attribute)} = ${expr.value(value)}`);
 }
