@@ -365,23 +365,31 @@ export class Executor {
    * that cannot be made (the record changed, the table failing) is left: the log has the failure.
    */
   private async noteDeadLetters(failed: Item[], owner: string): Promise<void> {
+    // Only a step that threw: a failure of the table or the queue may come after the record's work was done and written.
+    const last = failed.filter((item) => item.record && item.failure !== undefined && item.receiveCount !== undefined && item.receiveCount >= QUEUE.maxReceiveCount);
+    if (last.length === 0) return;
+    let current: Map<string, ProvisionerRecord>;
+    try {
+      // As they are now (this invocation may have let go of their claims since): one bulk read, as the batch reads its records.
+      current = new Map((await this.deps.store.getMany(last.map((item) => item.key))).map((raw) => [keyString(keyOf(raw)), raw]));
+    } catch (error) {
+      this.deps.log.warn('could not read the records of dead-lettered messages', { keys: last.map((item) => item.id), error: errorMessage(error) });
+      return;
+    }
     await Promise.all(
-      failed.map(async (item) => {
-        // Only a step that threw: a failure of the table or the queue may come after the record's work was done and written.
-        const cause = item.failure;
-        if (!item.record || cause === undefined || item.receiveCount === undefined || item.receiveCount < QUEUE.maxReceiveCount) return;
+      last.map(async (item) => {
+        const raw = current.get(item.id);
+        const record = raw && this.trusted(raw);
+        const now = this.deps.clock.now();
+        // Unless another invocation holds it.
+        if (!record || (record.claim && record.claim.owner !== owner && record.claim.expiresAt > now)) return;
+        const message =
+          `the executor failed on this record ${item.receiveCount} times (${item.failure}); its message went to the dead-letter queue.` +
+          ' Nothing more is done until the reconciler looks at it again';
+        const status = { ...record.status, code: EXECUTOR_FAILED_CODE, message: shortenMessage(message), updatedAt: new Date(now).toISOString() };
         try {
-          // As it is now (this invocation may have let go of its claim since), unless another invocation holds it.
-          const raw = await this.deps.store.get(item.key);
-          const record = raw && this.trusted(raw);
-          const now = this.deps.clock.now();
-          if (!record || (record.claim && record.claim.owner !== owner && record.claim.expiresAt > now)) return;
-          const message =
-            `the executor failed on this record ${item.receiveCount} times (${cause}); its message went to the dead-letter queue.` +
-            ' Nothing more is done until the reconciler looks at it again';
-          const status = { ...record.status, code: EXECUTOR_FAILED_CODE, message: shortenMessage(message), updatedAt: new Date(now).toISOString() };
           await this.deps.store.update(item.key, { status, claim: null } as RecordChanges, unchangedSince(record));
-          this.deps.log.error('message dead-lettered; status written on the record', { key: item.id, receiveCount: item.receiveCount, cause });
+          this.deps.log.error('message dead-lettered; status written on the record', { key: item.id, receiveCount: item.receiveCount, cause: item.failure });
         } catch (error) {
           this.deps.log.warn('could not write the status of a dead-lettered message', { key: item.id, error: errorMessage(error) });
         }
