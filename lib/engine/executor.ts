@@ -2406,15 +2406,37 @@ export class Executor {
       if (!volumeSynced) for (const operation of result.alsoCheck ?? []) followUps.push({ item, operation });
     } catch (error) {
       if (error instanceof ConditionFailedError) {
-        // Changed or deleted meanwhile: that change is planned on its own. A copy due later that
-        // this check consumed (a wait's message) is planned by nothing else: it comes back when due.
+        // Changed or deleted meanwhile: that change is planned on its own, unless it left the
+        // operation under way (`chainGoesOn`). A copy due later that this check consumed (a wait's
+        // message) is planned by nothing else: it comes back when due.
         this.deps.log.info('observation not written; record changed meanwhile', { key: item.id, op });
+        const next = this.chainGoesOn(item, result, error.current, now);
+        if (next) followUps.push({ item, operation: next });
         this.resendLaterCopy(item, now, now, followUps);
         return;
       }
       this.deps.log.error('status write failed', { key: item.id, op, error: errorMessage(error) });
       item.infraFailed = true;
     }
+  }
+
+  /**
+   * The next check of an operation's chain whose observation found the record changed meanwhile
+   * with the same operation still under way, unclaimed: a client's change of its spec or tags, or a
+   * look's status write. A look schedules no check of an operation still under way, so the chain
+   * goes on: on its schedule when it saw the operation still under way, else at once (or when its
+   * retry is due), to see again on the record as it is now what it saw. Undefined when the item was
+   * only a look, when the record is gone or moved on (its writer planned what follows), or held by
+   * another invocation (which does).
+   */
+  private chainGoesOn(item: Item, result: Result, raw: ProvisionerRecord | undefined, now: number): QueuedOperation | undefined {
+    const read = item.record!;
+    const current = raw && this.trusted(raw);
+    if (item.nudgeOnly || !current || !IN_PROGRESS[read.status.state] || item.decision?.type !== 'operation') return undefined;
+    if (current.status.state !== read.status.state || current.status.operationStartedAt !== read.status.operationStartedAt) return undefined;
+    if (current.status.nextAttemptAt !== undefined || (current.claim && current.claim.expiresAt > now)) return undefined;
+    if (result.outcome === 'in-progress') return this.followUp(item, read, current, result, now);
+    return this.messageAt(item.decision.op, item.key, 'the record changed while it was checked; looking again', now, result.retryAtMs ?? now);
   }
 
   /**

@@ -14,7 +14,7 @@ import { ConditionFailedError, ProviderError, type OperationMessage, type Volume
 import type { RecordChange } from '../../lib/engine/watcher.js';
 import { silentLog } from '../../lib/memory/log.js';
 import { MemoryRateBudget } from '../../lib/memory/rate-budget.js';
-import { attachmentKey, availableVolume, executorLosingWriteAfterCreate, harness, INSTANCE, newAttachment, newVolume, volumeKey, volumeOf } from './engine-fixtures.js';
+import { attachmentKey, availableVolume, executorLosingWriteAfterCreate, harness, INSTANCE, newAttachment, newVolume, providerOver, volumeKey, volumeOf } from './engine-fixtures.js';
 
 const KEY = volumeKey('data-1');
 const MINUTE = 60_000;
@@ -840,6 +840,50 @@ describe('a ModifyVolume whose answer was never recorded', () => {
     expect(volume.status.state).toBe('modifying');
     expect(volume.modificationSentAt).toBeUndefined();
     expect(volume.claim).toBeUndefined();
+  });
+});
+
+describe('a client change written while the chain\'s check of a modification is under way', () => {
+  it('the check that sees the modification end goes on when its write meets the change, whose own message finds EC2 still at it', async () => {
+    const h = harness({ ebsTimings: { modify: 10 * MINUTE, optimize: MINUTE } });
+    await h.store.create(newVolume('data-1', {}, { tags: { team: 'a' } }));
+    await h.watch();
+    await h.settle(10_000);
+    await h.watch();
+    const created = await volumeOf(h);
+    await h.store.update<VolumeRecord>(KEY, { spec: { ...created.spec, iops: 4000 }, generation: 2 });
+    await h.watch();
+    await h.settle(20_000);
+    await h.watch();
+    expect((await volumeOf(h)).status.state).toBe('modifying');
+    await h.clock.advance(9 * MINUTE);
+
+    // The chain's check reads the record; before it describes, the client retags the volume, the
+    // watcher's message for it finds EC2 still modifying, and EC2 then ends the modification.
+    let meanwhile: Promise<void> | undefined;
+    const clientWritesMeanwhile = () =>
+      (meanwhile ??= (async () => {
+        const volume = await volumeOf(h);
+        await h.store.update<VolumeRecord>(KEY, { spec: { ...volume.spec, tags: { team: 'b' } }, generation: volume.generation + 1 });
+        await h.watch();
+        await h.drain();
+        expect((await volumeOf(h)).status.state).toBe('modifying');
+        await h.clock.advance(2 * MINUTE);
+      })());
+    const provider = providerOver(h.ebs, {
+      describeVolumes: async (ids) => (await clientWritesMeanwhile(), h.ebs.describeVolumes(ids)),
+      describeVolumeModifications: async (ids) => (await clientWritesMeanwhile(), h.ebs.describeVolumeModifications(ids)),
+    });
+    const chain = new Executor({ store: h.store, queue: h.queue, provider, clock: h.clock, metrics: h.metrics, log: silentLog });
+    h.queue.purge();
+    await chain.run(h.batchOf(h.op('check-volume', KEY)));
+    expect(meanwhile).toBeDefined();
+
+    // No reconciler: the chain alone brings the record to the end of the modification, then to its tags.
+    await h.settle(15 * MINUTE, 5_000);
+    await h.watch();
+    await h.settle(MINUTE, 5_000);
+    expect(await volumeOf(h)).toMatchObject({ status: { state: 'available' }, observed: { iops: 4000, tags: { team: 'b' } } });
   });
 });
 
