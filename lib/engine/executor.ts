@@ -204,7 +204,7 @@ interface Item {
   tokenAt?: number;
   /** The operation of the copy that carried `tokenAt`: the token is for that operation's first call. */
   tokenOp?: OperationKind;
-  /** Every copy was the reconciler's look (`OperationMessage.nudge`): no chain of checks follows it. */
+  /** Every copy was a look (`OperationMessage.nudge`: the reconciler's, or the watcher's): no chain of checks follows it. */
   nudgeOnly?: boolean;
   record?: ProvisionerRecord;
   /** The record, or an attachment's volume record, is in the table but does not parse: nothing is done for it. */
@@ -2301,7 +2301,7 @@ export class Executor {
 
   /**
    * The item's message sent again, due at `atMs`: as its operation's own when a copy carried one
-   * (`resendOp`), and still the reconciler's look when every copy was one (`nudgeOnly`). A copy due
+   * (`resendOp`), and still a look when every copy was one (`nudgeOnly`). A copy due
    * later still goes back as well (`resendLaterCopy`).
    */
   private resend(item: Item, reason: string, now: number, atMs: number, followUps: { item: Item; operation: QueuedOperation }[]): void {
@@ -2399,7 +2399,7 @@ export class Executor {
           current = await this.deps.store.update(item.key, result.changes as RecordChanges, condition);
           item.record = current;
         }
-        // The reconciler's look at an operation still under way leaves the checking to the operation's own chain.
+        // A look (the reconciler's, the watcher's) at an operation still under way leaves the checking to the operation's own chain.
         const next = item.nudgeOnly && result.outcome === 'in-progress' ? undefined : this.followUp(item, record, current, result, now);
         if (next) followUps.push({ item, operation: next });
       }
@@ -2423,11 +2423,13 @@ export class Executor {
   /**
    * The next check of an operation's chain whose observation found the record changed meanwhile
    * with the same operation still under way, unclaimed: a client's change of its spec or tags, or a
-   * look's status write. A look schedules no check of an operation still under way, so the chain
-   * goes on: on its schedule when it saw the operation still under way, else at once (or when its
-   * retry is due), to see again on the record as it is now what it saw. Undefined when the item was
-   * only a look, when the record is gone or moved on (its writer planned what follows), or held by
-   * another invocation (which does).
+   * look's status write. A look schedules no check of an operation still under way (the watcher's
+   * message for a client change of a record under way is one, as the reconciler's are, so that
+   * client changes do not start chains beside it), so the chain goes on: on its schedule when it
+   * saw the operation still under way, else at once (or when its retry is due), to see again on
+   * the record as it is now what it saw. Undefined when the item was only a look, when the record
+   * is gone or moved on (its writer planned what follows), or held by another invocation (which
+   * does).
    */
   private chainGoesOn(item: Item, result: Result, raw: ProvisionerRecord | undefined, now: number): QueuedOperation | undefined {
     const read = item.record!;

@@ -181,9 +181,11 @@ export interface OperationMessage {
    */
   tokenAt?: number;
   /**
-   * Sent by the reconciler to look at a record that has been quiet: a look that finds the
-   * operation still under way schedules no further checks of its own (the operation's own chain,
-   * if alive, goes on; if lost, the reconciler looks again), so passes do not multiply chains.
+   * A look: sent by the reconciler to look at a record that has been quiet, and by the watcher for
+   * a client change of a record whose operation is under way. A look that finds the operation
+   * still under way schedules no further checks of its own (the operation's own chain, if alive,
+   * goes on; if lost, the reconciler looks again), so passes and client changes do not multiply
+   * chains.
    */
   nudge?: true;
   /** Free text for logs: why this was scheduled. */

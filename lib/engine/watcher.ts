@@ -19,7 +19,7 @@ import { describeValidationIssues, parseRecord } from '../domain/validation.js';
 import { METRICS } from '../settings.js';
 import { DEFAULT_ENGINE_CONFIG, type EngineConfig } from './config.js';
 import { errorMessage } from './errors.js';
-import { affectedByVolumeRecordRemoval, planAttachment, planVolume, releasedByVolume, volumeRecordLost, type Decision } from './planner.js';
+import { affectedByVolumeRecordRemoval, CHECK_OPERATIONS, planAttachment, planVolume, releasedByVolume, volumeRecordLost, type Decision } from './planner.js';
 import { invalidRecordStatus, INVALID_RECORD_CODE, retryRequested } from './status.js';
 import { changesWithoutCall, markAttachmentsDying, VOLUME_RECORD_REMOVED_LOG } from './without-call.js';
 import {
@@ -28,6 +28,7 @@ import {
   type Clock,
   type Log,
   type Metrics,
+  type OperationMessage,
   type OperationQueue,
   type QueuedOperation,
   type RecordChanges,
@@ -135,6 +136,13 @@ function claimBeyondLease(record: ProvisionerRecord, nowMs: number, leaseMs: num
   const ends = Math.abs(expiresAt) <= 8.64e15 ? new Date(expiresAt).toISOString() : String(expiresAt);
   return `claim.expiresAt: ends at ${ends}, beyond the ${leaseMs / 1000} s lease the system takes: claims are the system's to write; remove it`;
 }
+
+/**
+ * States of an operation under way. The executor that wrote one keeps a chain of progress checks on
+ * the record until the operation ends, and the check that sees it end plans what the record asks
+ * for then, client changes made meanwhile included.
+ */
+const UNDER_WAY = new Set(['creating', 'modifying', 'deleting', 'attaching', 'detaching']);
 
 function clientChanged(change: RecordChange): boolean {
   if (change.eventName !== 'MODIFY' || change.oldRecord === undefined || change.newRecord === undefined) return true;
@@ -255,7 +263,9 @@ export class Watcher {
       if (!written) return;
       record = written;
     }
-    await this.planAndEnqueue(record, operations, attachments, record.kind === 'attachment' ? { volume } : undefined);
+    // A record written anew (a put of a whole item) has had no operation of the executor's, whatever its status says: no chain of checks runs on it.
+    const written = group.some((change) => change.eventName === 'INSERT');
+    await this.planAndEnqueue(record, operations, attachments, record.kind === 'attachment' ? { volume } : undefined, written);
   }
 
   /**
@@ -318,6 +328,8 @@ export class Watcher {
     attachments?: AttachmentRecord[],
     /** An attachment's volume record, as already read (`volumeRecordOf`). */
     volumeRead?: { volume: VolumeRecord | 'invalid' | undefined },
+    /** The record was written anew: no chain of checks runs on it (`apply`). */
+    writtenAnew = false,
   ): Promise<void> {
     let decision: Decision;
     if (record.kind === 'volume') {
@@ -333,7 +345,7 @@ export class Watcher {
       if (decision.type === 'wait' && (await this.inUseByNoOtherRecord(record, volume)))
         decision = { type: 'operation', op: 'check-attachment', reason: `volume ${record.volumeId} is in use and no other attachment record holds it: looking whether it is attached here` };
     }
-    await this.apply(record, decision, operations);
+    await this.apply(record, decision, operations, writtenAnew);
   }
 
   /**
@@ -349,12 +361,23 @@ export class Watcher {
     return !others.some((other) => other.status.state !== 'pending' || other.device !== undefined);
   }
 
-  private async apply(record: ProvisionerRecord, decision: Decision, operations: QueuedOperation[]): Promise<void> {
+  /**
+   * Carries out a decision for `record`. The check of an operation under way goes as a look
+   * (`OperationMessage.nudge`): the operation's own chain of progress checks is already on the
+   * record, and a check that went on with checks of its own would start another chain beside it,
+   * one more for each change a client writes while EC2 is at it (a modification may stay
+   * `modifying` for hours). The look still moves the record on at once if it finds the operation
+   * ended. `writtenAnew`: the record was just put whole into the table, so no chain runs on it.
+   */
+  private async apply(record: ProvisionerRecord, decision: Decision, operations: QueuedOperation[], writtenAnew = false): Promise<void> {
     const key = keyOf(record);
     switch (decision.type) {
-      case 'operation':
-        operations.push({ message: { op: decision.op, key, reason: decision.reason }, delaySeconds: 0 });
+      case 'operation': {
+        const message: OperationMessage = { op: decision.op, key, reason: decision.reason };
+        if (!writtenAnew && CHECK_OPERATIONS.has(decision.op) && UNDER_WAY.has(record.status.state)) message.nudge = true;
+        operations.push({ message, delaySeconds: 0 });
         return;
+      }
       case 'remove':
         // Nothing exists in EC2: remove without any call, unless the record moved on meanwhile.
         try {

@@ -922,6 +922,41 @@ describe('a modification that takes hours, with the reconciler passing every 5 m
     expect((await volumeOf(h)).status.state).toBe('modifying');
   });
 
+  /**
+   * An hour of the modification (minute by minute, as `settle` delivers), with a client change of
+   * the spec written at each of `changeAt` (minutes; the tags, then the IOPS), planned by the
+   * watcher: the DescribeVolumes calls of the hour and the most messages queued for the record.
+   */
+  async function hourOfModification(changeAt: number[]): Promise<{ describes: number; mostQueued: number; h: Harness }> {
+    const h = await longModification();
+    const before = h.ebs.calls.DescribeVolumes;
+    let mostQueued = 0;
+    for (let minute = 0; minute < 60; minute++) {
+      const change = changeAt.indexOf(minute);
+      if (change >= 0) {
+        const volume = await volumeOf(h);
+        const spec = change % 2 === 0 ? { ...volume.spec, tags: { change: String(change) } } : { ...volume.spec, iops: 4000 + 100 * change };
+        await h.store.update<VolumeRecord>(KEY, { spec, generation: volume.generation + 1 });
+        await h.watch();
+      }
+      await h.settle(MINUTE, 5_000);
+      await h.watch();
+      mostQueued = Math.max(mostQueued, checksQueued(h));
+    }
+    return { describes: h.ebs.calls.DescribeVolumes - before, mostQueued, h };
+  }
+
+  it('client changes written during it do not multiply the chain of progress checks: one chain, and the describes of an hour with none', async () => {
+    const quiet = await hourOfModification([]);
+    const changed = await hourOfModification([3, 12, 25, 41]);
+    expect(quiet.mostQueued).toBe(1);
+    expect(changed.mostQueued).toBe(1);
+    // Each change may cost a look of its own at most; never a chain of checks.
+    expect(changed.describes).toBeLessThanOrEqual(quiet.describes + 4);
+    expect(changed.h.ebs.calls.ModifyVolume).toBe(quiet.h.ebs.calls.ModifyVolume);
+    expect((await volumeOf(changed.h)).status.state).toBe('modifying');
+  });
+
   it('a look delivered in one batch with the chain\'s own check keeps the chain going; a look alone adds none', async () => {
     const h = await longModification();
     const lost = () => h.queue.purge();

@@ -543,6 +543,35 @@ describe('watcher', () => {
     expect(h.ebs.calls.ModifyVolume).toBe(0);
   });
 
+  it('a client change of a volume whose modification is under way enqueues a look: the modification\'s own chain of checks stays the only one', async () => {
+    const h = harness({ ebsTimings: { modify: 3_600_000, optimize: 1000 } });
+    await createdVolume(h);
+    await h.store.update<VolumeRecord>(volumeKey('data-1'), { spec: { ...newVolume('data-1').spec, iops: 4000 }, generation: 2 });
+    await h.watch();
+    await h.settle(20_000);
+    await h.watch();
+    expect((await h.store.get(volumeKey('data-1')))?.status.state).toBe('modifying');
+    const chain = h.queue.pending().map((pending) => pending.message);
+    expect(chain).toEqual([expect.objectContaining({ op: 'check-volume' })]);
+    expect(chain[0]!.nudge).toBeUndefined();
+
+    await h.store.update<VolumeRecord>(volumeKey('data-1'), { spec: { ...newVolume('data-1').spec, iops: 4000, tags: { team: 'b' } }, generation: 3 });
+    await h.watch();
+    expect(h.queue.pending().map((pending) => pending.message)).toEqual([...chain, expect.objectContaining({ op: 'check-volume', nudge: true })]);
+    await h.drain();
+    expect(h.queue.pending().map((pending) => pending.message)).toEqual(chain);
+  });
+
+  it('a volume record put whole into the table in a state of an operation under way gets a check of its own: no chain of checks runs on it yet', async () => {
+    const h = harness();
+    const at = new Date(h.clock.now()).toISOString();
+    await h.store.create(newVolume('data-1', { ebsVolumeId: 'vol-0123456789abcdef0', status: { state: 'modifying', attempts: 0, updatedAt: at, operationStartedAt: at } }));
+    await h.watch();
+    const messages = h.queue.pending().map((pending) => pending.message);
+    expect(messages).toEqual([expect.objectContaining({ op: 'check-volume' })]);
+    expect(messages[0]!.nudge).toBeUndefined();
+  });
+
   it("an attachment removed from a volume waiting for EC2's limit on modifications has the volume checked, not modified", async () => {
     const h = harness();
     await createdVolume(h);
