@@ -2289,6 +2289,23 @@ export class Executor {
     };
   }
 
+  /**
+   * The result's checks of other records (`alsoCheck`: an attachment's volume). The check of a
+   * volume whose operation was under way when the batch read it goes as a look
+   * (`OperationMessage.nudge`): the operation's own chain of checks is on it and sees its end, and
+   * a check that went on with checks of its own would start another chain beside it (an
+   * attachment detached during a modification that takes hours, say).
+   */
+  private alsoChecks(item: Item, result: Result): QueuedOperation[] {
+    const volume = item.volume;
+    const underWay = volume !== undefined && IN_PROGRESS[volume.status.state] !== undefined;
+    return (result.alsoCheck ?? []).map((operation) => {
+      const { message } = operation;
+      const ofVolume = message.key.kind === 'volume' && message.key.volumeId === volume?.volumeId && CHECK_OPERATIONS.has(message.op);
+      return underWay && ofVolume ? { ...operation, message: { ...message, nudge: true } } : operation;
+    });
+  }
+
   private volumeCheck(attachment: AttachmentRecord): QueuedOperation[] {
     return [{ message: this.message('check-volume', { kind: 'volume', volumeId: attachment.volumeId }, 'attachment changed'), delaySeconds: 0 }];
   }
@@ -2365,7 +2382,7 @@ export class Executor {
       } else {
         await this.deps.store.release(item.key, owner);
       }
-      for (const operation of result.alsoCheck ?? []) followUps.push({ item, operation });
+      for (const operation of this.alsoChecks(item, result)) followUps.push({ item, operation });
     } catch (error) {
       if (error instanceof ConditionFailedError) {
         // Deleted or taken over meanwhile: never recreate it; whoever holds it now carries on.
@@ -2403,7 +2420,7 @@ export class Executor {
         const next = item.nudgeOnly && result.outcome === 'in-progress' ? undefined : this.followUp(item, record, current, result, now);
         if (next) followUps.push({ item, operation: next });
       }
-      if (!volumeSynced) for (const operation of result.alsoCheck ?? []) followUps.push({ item, operation });
+      if (!volumeSynced) for (const operation of this.alsoChecks(item, result)) followUps.push({ item, operation });
     } catch (error) {
       if (error instanceof ConditionFailedError) {
         // Changed or deleted meanwhile: that change is planned on its own, unless it left the

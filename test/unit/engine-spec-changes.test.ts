@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { provisionedPerformance } from '../../lib/domain/ebs-limits.js';
-import type { VolumeRecord, VolumeSpec } from '../../lib/domain/records.js';
+import type { AttachmentRecord, VolumeRecord, VolumeSpec } from '../../lib/domain/records.js';
 import { VolumeService } from '../../lib/api/service.js';
 import { Reconciler } from '../../lib/engine/reconciler.js';
 import { Executor } from '../../lib/engine/executor.js';
@@ -955,6 +955,35 @@ describe('a modification that takes hours, with the reconciler passing every 5 m
     expect(changed.describes).toBeLessThanOrEqual(quiet.describes + 4);
     expect(changed.h.ebs.calls.ModifyVolume).toBe(quiet.h.ebs.calls.ModifyVolume);
     expect((await volumeOf(changed.h)).status.state).toBe('modifying');
+  });
+
+  it('an attachment detached during it has the volume looked at, with no second chain of checks', async () => {
+    const h = harness({ ebsTimings: { modify: 3 * 60 * MINUTE, optimize: 1000 } });
+    await h.store.create(newVolume('data-1'));
+    await h.store.create(newAttachment('data-1'));
+    for (let round = 0; round < 3; round++) {
+      await h.watch();
+      await h.settle(30_000);
+    }
+    expect((await volumeOf(h)).status.state).toBe('in-use');
+    await h.store.update<VolumeRecord>(KEY, { spec: { ...(await volumeOf(h)).spec, iops: 4000 }, generation: 2 });
+    await h.watch();
+    await h.settle(20_000);
+    await h.watch();
+    expect((await volumeOf(h)).status.state).toBe('modifying');
+
+    // The volume's chain: the messages for it that are not looks.
+    const chains = () => h.queue.pending().filter((pending) => pending.message.key.kind === 'volume' && !pending.message.nudge).length;
+    await h.store.update<AttachmentRecord>(attachmentKey('data-1'), { life: 'dying' });
+    let most = 0;
+    for (let minute = 0; minute < 60; minute++) {
+      await h.watch();
+      await h.settle(MINUTE, 5_000);
+      most = Math.max(most, chains());
+    }
+    expect(await h.store.get(attachmentKey('data-1'))).toBeUndefined();
+    expect(most).toBe(1);
+    expect((await volumeOf(h)).status.state).toBe('modifying');
   });
 
   it('a look delivered in one batch with the chain\'s own check keeps the chain going; a look alone adds none', async () => {
