@@ -110,7 +110,7 @@ function world(crashAt: number, mode: Mode = 'after') {
     for (let round = 0; round < 20; round++) {
       const received = h.queue.receive(10);
       if (received.length === 0) return;
-      const batch = received.map((r) => ({ messageId: r.messageId, message: r.message }));
+      const batch = received.map((r) => ({ messageId: r.messageId, message: r.message, receiveCount: r.receiveCount }));
       let failed: Set<string>;
       if (!crash.dead) {
         const outcome = await Promise.race([crashing.run(batch), crash.fired.then(() => 'crashed' as const)]);

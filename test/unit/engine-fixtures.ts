@@ -133,7 +133,7 @@ export function harness(
       const received = queue.receive(100);
       if (received.length === 0) return delivered;
       delivered += received.length;
-      const { failedMessageIds } = await executor.run(received.map((r) => ({ messageId: r.messageId, message: r.message })));
+      const { failedMessageIds } = await executor.run(received.map((r) => ({ messageId: r.messageId, message: r.message, receiveCount: r.receiveCount })));
       const failed = new Set(failedMessageIds);
       for (const r of received) if (!failed.has(r.messageId)) queue.delete(r.receiptHandle);
     }
