@@ -121,6 +121,7 @@ export const operationMessageSchema = z.object({
   dueAt: z.number().int().nonnegative().optional(),
   tokenAt: z.number().int().nonnegative().optional(),
   nudge: z.literal(true).optional(),
+  chainOf: z.string().optional(),
   reason: z.string().optional(),
 });
 
@@ -139,7 +140,7 @@ export function parseOperationMessage(body: string): ParsedOperationMessage {
   }
   const parsed = operationMessageSchema.safeParse(json);
   if (!parsed.success) return { ok: false, error: `invalid operation message: ${z.prettifyError(parsed.error)}` };
-  const { dueAt, tokenAt, nudge, reason, ...required } = parsed.data;
+  const { dueAt, tokenAt, nudge, chainOf, reason, ...required } = parsed.data;
   return {
     ok: true,
     message: {
@@ -147,6 +148,7 @@ export function parseOperationMessage(body: string): ParsedOperationMessage {
       ...(dueAt === undefined ? {} : { dueAt }),
       ...(tokenAt === undefined ? {} : { tokenAt }),
       ...(nudge === undefined ? {} : { nudge }),
+      ...(chainOf === undefined ? {} : { chainOf }),
       ...(reason === undefined ? {} : { reason }),
     },
   };

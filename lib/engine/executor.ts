@@ -206,6 +206,10 @@ interface Item {
   tokenOp?: OperationKind;
   /** Every copy was a look (`OperationMessage.nudge`: the reconciler's, or the watcher's): no chain of checks follows it. */
   nudgeOnly?: boolean;
+  /** The operation starts the copies that were progress checks of a chain carried (`OperationMessage.chainOf`), looks left out. */
+  chainOf?: string[];
+  /** A copy that is no look and no check of a chain (an operation's message, a check the watcher or the executor sent once). */
+  unchained?: boolean;
   record?: ProvisionerRecord;
   /** The record, or an attachment's volume record, is in the table but does not parse: nothing is done for it. */
   invalid?: 'record' | 'volume';
@@ -410,6 +414,7 @@ export class Executor {
         const item: Item = { key: message.key, id, messageIds: [messageId], hint: message.op, ops: [message.op], dueAt: message.dueAt, latestDueAt: message.dueAt, tokenAt: message.tokenAt };
         if (receiveCount !== undefined) item.receiveCount = receiveCount;
         if (message.nudge) item.nudgeOnly = true;
+        noteChain(item, message);
         if (message.dueAt !== undefined) item.latestOp = message.op;
         if (message.tokenAt !== undefined) item.tokenOp = message.op;
         byKey.set(id, item);
@@ -419,6 +424,7 @@ export class Executor {
       if (receiveCount !== undefined) existing.receiveCount = Math.max(existing.receiveCount ?? 0, receiveCount);
       if (!existing.ops.includes(message.op)) existing.ops.push(message.op);
       if (!message.nudge) delete existing.nudgeOnly;
+      noteChain(existing, message);
       // Act as soon as any of the copies is due, on the earliest token any of them holds.
       existing.dueAt = existing.dueAt === undefined || message.dueAt === undefined ? undefined : Math.min(existing.dueAt, message.dueAt);
       if (message.dueAt !== undefined && (existing.latestDueAt === undefined || message.dueAt > existing.latestDueAt)) {
@@ -540,6 +546,7 @@ export class Executor {
         this.deps.metrics.operation({ operation: item.hint, outcome: 'skipped' });
         continue;
       }
+      if (this.chainEnded(item)) item.nudgeOnly = true;
       let decision: Decision | undefined;
       try {
         decision = this.plan(item, now);
@@ -616,6 +623,23 @@ export class Executor {
   }
 
   /**
+   * Whether every copy of the item that is no look is a progress check of the chain of an
+   * operation other than the record's (`OperationMessage.chainOf`): a look saw that operation end
+   * and the next one begin, which has its own chain. The item is then only a look, so the chains do
+   * not double. A copy without a chain (an operation's message, the watcher's) or a record with no
+   * operation start leaves it as it is, and so does a copy delivered before: an invocation that
+   * acted on it may have started the record's operation and failed before sending that
+   * operation's first check, which this message, delivered again, is then the only one to make.
+   */
+  private chainEnded(item: Item): boolean {
+    const started = item.record?.status.operationStartedAt;
+    if (item.nudgeOnly || item.unchained || !item.chainOf?.length || started === undefined || item.chainOf.includes(started)) return false;
+    if ((item.receiveCount ?? 1) > 1) return false;
+    this.deps.log.debug("a check of an earlier operation's chain; looking only", { key: item.id, chainOf: item.chainOf, operationStartedAt: started });
+    return true;
+  }
+
+  /**
    * Whether another invocation holds a live claim on the record (an operation under way there): a
    * check then looks again when that claim ends instead of writing beside it.
    */
@@ -641,7 +665,7 @@ export class Executor {
     if (!schedule || started === undefined) return false;
     const dueAtMs = alignedCheckAtMs(schedule, started + this.config.progressChecks[schedule].firstSeconds * 1000, this.config);
     if (dueAtMs <= now) return false;
-    followUps.push({ item, operation: this.checkAt(op, item.key, 'operation already started; checking at its time', now, dueAtMs) });
+    followUps.push({ item, operation: chained(this.checkAt(op, item.key, 'operation already started; checking at its time', now, dueAtMs), record) });
     this.resendLaterCopy(item, now, dueAtMs, followUps);
     this.deps.metrics.operation({ operation: item.hint, outcome: 'skipped' });
     return true;
@@ -2327,6 +2351,9 @@ export class Executor {
     if (item.nudgeOnly) operation.message.nudge = true;
     const tokenAt = unspentTokenAt(item, op);
     if (tokenAt !== undefined) operation.message.tokenAt = tokenAt;
+    // A check of a chain stays one (of the same operation) when it comes back, unless a copy was not.
+    const chainOf = new Set(item.chainOf);
+    if (!item.nudgeOnly && !item.unchained && chainOf.size === 1 && CHECK_OPERATIONS.has(op)) operation.message.chainOf = [...chainOf][0]!;
     followUps.push({ item, operation });
     this.resendLaterCopy(item, now, atMs, followUps);
   }
@@ -2455,7 +2482,7 @@ export class Executor {
     if (current.status.state !== read.status.state || current.status.operationStartedAt !== read.status.operationStartedAt) return undefined;
     if (current.status.nextAttemptAt !== undefined || (current.claim && current.claim.expiresAt > now)) return undefined;
     if (result.outcome === 'in-progress') return this.followUp(item, read, current, result, now);
-    return this.messageAt(item.decision.op, item.key, 'the record changed while it was checked; looking again', now, result.retryAtMs ?? now);
+    return chained(this.messageAt(item.decision.op, item.key, 'the record changed while it was checked; looking again', now, result.retryAtMs ?? now), current);
   }
 
   /**
@@ -2524,7 +2551,8 @@ export class Executor {
       const started = operationStartMs(written.status) ?? now;
       const schedule = IN_PROGRESS[written.status.state] ?? decision.op;
       const dueAtMs = alignedCheckAtMs(schedule, now + progressDelaySeconds(schedule, now - started, this.config) * 1000, this.config);
-      return this.checkAt(decision.op, keyOf(written), decision.reason, now, dueAtMs);
+      const check = this.checkAt(decision.op, keyOf(written), decision.reason, now, dueAtMs);
+      return CHECK_OPERATIONS.has(decision.op) ? chained(check, written) : check;
     }
     return this.messageAt(decision.op, keyOf(written), decision.reason, now, now);
   }
@@ -2688,6 +2716,20 @@ function withChanges<R extends ProvisionerRecord>(record: R, changes: RecordChan
     else if (value !== undefined) written[field] = value;
   }
   return written as R;
+}
+
+/** Notes what chain, if any, a copy of the item's message belongs to (`Item.chainOf`, `Item.unchained`); a look belongs to none. */
+function noteChain(item: Item, message: OperationMessage): void {
+  if (message.nudge) return;
+  if (message.chainOf !== undefined && CHECK_OPERATIONS.has(message.op)) (item.chainOf ??= []).push(message.chainOf);
+  else item.unchained = true;
+}
+
+/** `operation`, a progress check, marked as one of the chain of the operation under way on `record` (`OperationMessage.chainOf`), if any. */
+function chained(operation: QueuedOperation, record: ProvisionerRecord): QueuedOperation {
+  const started = record.status.operationStartedAt;
+  if (started !== undefined) operation.message.chainOf = started;
+  return operation;
 }
 
 /** Whether the item holds a copy of its message due after `atMs` (a wait's message, delivered with one due sooner): acting by then consumed it. */

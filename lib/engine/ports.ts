@@ -188,6 +188,12 @@ export interface OperationMessage {
    * chains.
    */
   nudge?: true;
+  /**
+   * A progress check of an operation's chain: the operation's start (`status.operationStartedAt`)
+   * when it was sent. One that finds the record under another operation (a look saw this one end
+   * and the next one began, with a chain of its own) is only a look.
+   */
+  chainOf?: string;
   /** Free text for logs: why this was scheduled. */
   reason?: string;
 }

@@ -127,6 +127,11 @@ describe('parseOperationMessage', () => {
       message: { op: 'check-volume', key: { kind: 'volume', volumeId: 'v1' }, nudge: true },
     });
     expect(parseOperationMessage('{"op":"check-volume","key":{"kind":"volume","volumeId":"v1"},"nudge":false}').ok).toBe(false);
+    // A check of a chain keeps the start of its operation.
+    expect(parseOperationMessage('{"op":"check-volume","key":{"kind":"volume","volumeId":"v1"},"chainOf":"2026-01-01T00:00:00.000Z"}')).toEqual({
+      ok: true,
+      message: { op: 'check-volume', key: { kind: 'volume', volumeId: 'v1' }, chainOf: '2026-01-01T00:00:00.000Z' },
+    });
   });
 
   it.each([

@@ -887,6 +887,83 @@ describe('a client change written while the chain\'s check of a modification is 
   });
 });
 
+describe('a client change written after EC2 ended a modification, before its chain looked again', () => {
+  it('the look for the change moves the record on to the next modification, whose chain is then the only one: the first chain\'s check only looks', async () => {
+    const h = harness({ ebsTimings: { modify: 10 * MINUTE, optimize: 1000 } });
+    await h.store.create(newVolume('data-1'));
+    await h.watch();
+    await h.settle(10_000);
+    await h.watch();
+    await h.store.update<VolumeRecord>(KEY, { spec: { ...(await volumeOf(h)).spec, iops: 4000 }, generation: 2 });
+    await h.watch();
+    await h.settle(20_000);
+    await h.watch();
+    const first = (await volumeOf(h)).status.operationStartedAt;
+    expect(first).toBeDefined();
+    // The chain's next check after EC2 ends the modification (at 10 minutes) is minutes away.
+    await h.settle(10 * MINUTE + 20_000, 1000);
+    expect((await volumeOf(h)).status.state).toBe('modifying');
+    expect(h.queue.pending().map((pending) => pending.message)).toEqual([expect.objectContaining({ op: 'check-volume', chainOf: first })]);
+
+    const volume = await volumeOf(h);
+    await h.store.update<VolumeRecord>(KEY, { spec: { ...volume.spec, iops: 5000 }, generation: volume.generation + 1 });
+    await h.watch();
+    await h.settle(10_000, 1000);
+    const secondStart = (await volumeOf(h)).status.operationStartedAt;
+    expect(secondStart).not.toBe(first);
+    expect(h.ebs.calls.ModifyVolume).toBe(2);
+
+    // Second by second: the first chain's check arrives, only looks, and leaves the second's chain the only one.
+    const ofFirst = () => h.queue.pending().filter((pending) => pending.message.chainOf === first).length;
+    expect(ofFirst()).toBe(1);
+    for (let second = 0; second < 10 * 60 && ofFirst() > 0; second++) await h.settle(1000, 1000);
+    expect(ofFirst()).toBe(0);
+    let most = 0;
+    for (let second = 0; second < 20 * 60 && (await volumeOf(h)).status.state === 'modifying'; second++) {
+      await h.settle(1000, 1000);
+      const chains = h.queue.pending().filter((pending) => !pending.message.nudge);
+      most = Math.max(most, chains.length);
+      for (const chain of chains) expect(chain.message.chainOf).toBe(secondStart);
+    }
+    expect(most).toBe(1);
+    await h.watch();
+    expect(await volumeOf(h)).toMatchObject({ status: { state: 'available' }, observed: { iops: 5000 } });
+  });
+});
+
+describe('a check of an earlier operation\'s chain that starts the next modification itself', () => {
+  it('delivered again after its follow-up could not be sent, it is the new modification\'s first check', async () => {
+    const h = harness({ ebsTimings: { modify: HOUR_MS, optimize: 1000 } });
+    await h.store.create(newVolume('data-1'));
+    await h.watch();
+    await h.settle(10_000);
+    await h.watch();
+    // The client's change, which the chain's check (of an earlier operation, say) finds first.
+    const volume = await volumeOf(h);
+    await h.store.update<VolumeRecord>(KEY, { spec: { ...volume.spec, iops: 4000 }, generation: 2 });
+    h.changes.splice(0);
+    const check: OperationMessage = { ...h.op('check-volume', KEY), chainOf: '2025-12-31T23:00:00.000Z' };
+    await h.queue.send([{ message: check, delaySeconds: 0 }]);
+    const [received] = h.queue.receive(10);
+    h.queue.failNextSend(new Error('SQS unavailable'));
+    const { failedMessageIds } = await h.executor.run([{ messageId: received!.messageId, message: received!.message, receiveCount: received!.receiveCount }]);
+    expect(failedMessageIds).toEqual([received!.messageId]);
+    expect((await volumeOf(h)).status.state).toBe('modifying');
+    expect(h.queue.pending()).toHaveLength(1);
+
+    // SQS delivers it again after its visibility timeout (saying so): no reconciler, the modification is followed to its end.
+    for (let spent = 0; spent < 3 * HOUR_MS && (await volumeOf(h)).status.state === 'modifying'; spent += 5_000) {
+      await h.clock.advance(5_000);
+      const batch = h.queue.receive(10);
+      if (batch.length === 0) continue;
+      const failed = new Set((await h.executor.run(batch.map((r) => ({ messageId: r.messageId, message: r.message, receiveCount: r.receiveCount })))).failedMessageIds);
+      for (const r of batch) if (!failed.has(r.messageId)) h.queue.delete(r.receiptHandle);
+    }
+    expect(await volumeOf(h)).toMatchObject({ status: { state: 'available' }, observed: { iops: 4000 } });
+    expect(h.ebs.calls.ModifyVolume).toBe(1);
+  });
+});
+
 describe('a modification that takes hours, with the reconciler passing every 5 minutes', () => {
   /** data-1 available, then its IOPS raised: EC2 takes three hours over the modification. */
   async function longModification(): Promise<Harness> {
@@ -984,6 +1061,24 @@ describe('a modification that takes hours, with the reconciler passing every 5 m
     expect(await h.store.get(attachmentKey('data-1'))).toBeUndefined();
     expect(most).toBe(1);
     expect((await volumeOf(h)).status.state).toBe('modifying');
+  });
+
+  it('its checks carry its start; one of an earlier operation\'s chain only looks, unless delivered with one of its own or with a check of no chain', async () => {
+    const h = await longModification();
+    const started = (await volumeOf(h)).status.operationStartedAt!;
+    expect(h.queue.pending().map((pending) => pending.message)).toEqual([expect.objectContaining({ op: 'check-volume', chainOf: started })]);
+    const ofEarlier: OperationMessage = { ...h.op('check-volume', KEY), chainOf: '2025-12-31T23:00:00.000Z' };
+    const own: OperationMessage = { ...h.op('check-volume', KEY), chainOf: started };
+    h.queue.purge();
+    await h.executor.run(h.batchOf(ofEarlier));
+    expect(checksQueued(h)).toBe(0);
+    // Delivered again, it may be the message whose handling started the operation and failed before sending its first check.
+    const again = [{ messageId: 'again', message: ofEarlier, receiveCount: 2 }];
+    for (const batch of [h.batchOf(own), h.batchOf(ofEarlier, own), h.batchOf(ofEarlier, h.op('check-volume', KEY)), h.batchOf(h.op('check-volume', KEY)), again]) {
+      h.queue.purge();
+      await h.executor.run(batch);
+      expect(h.queue.pending().map((pending) => pending.message)).toEqual([expect.objectContaining({ op: 'check-volume', chainOf: started })]);
+    }
   });
 
   it('a look delivered in one batch with the chain\'s own check keeps the chain going; a look alone adds none', async () => {
