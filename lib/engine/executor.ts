@@ -831,18 +831,33 @@ export class Executor {
   }
 
   /**
-   * Tokens from the shared budget; undefined without one, when it fails (logged), or while this
-   * environment's own bucket is still slowed by a RequestLimitExceeded (someone else is spending
-   * EC2's tokens too, so the shared level overstates them: the slowed share is the safer budget).
+   * Tokens from the shared budget; undefined without one, or when it fails (logged). It stays the
+   * budget after a RequestLimitExceeded too, which it learns of (`throttledShared`): an environment
+   * that spent its own share then, while the budget sold every refill to the others, overdrew EC2's
+   * bucket, and its throttles set the others off in turn.
    */
   private async takeShared(bucket: RateBucket, count: number, now: number, maxWaitMs: number): Promise<TokensTaken | undefined> {
     if (!this.deps.rateBudget) return undefined;
-    if (this.buckets[bucket].ratePerSecond < this.config.rateBudgets[bucket].ratePerSecond) return undefined;
     try {
       return await this.deps.rateBudget.take(bucket, count, this.config.accountRateBudgets[bucket], now, maxWaitMs);
     } catch (error) {
       this.deps.log.warn('shared rate budget unavailable; spending this environment\'s share', { bucket, error: errorMessage(error) });
       return undefined;
+    }
+  }
+
+  /**
+   * EC2 refused a call of `bucket` for its rate (RequestLimitExceeded): its bucket held fewer tokens
+   * than the shared budget counted (calls spent late, after refills had spilt; requests from outside
+   * the system). One token is taken and not spent, so the budget sells one refill fewer: each
+   * refusal moves the line back by one, and the budget settles at what EC2 lets through.
+   */
+  private async throttledShared(bucket: RateBucket): Promise<void> {
+    if (!this.deps.rateBudget) return;
+    try {
+      await this.deps.rateBudget.take(bucket, 1, this.config.accountRateBudgets[bucket], this.deps.clock.now(), Number.POSITIVE_INFINITY);
+    } catch (error) {
+      this.deps.log.warn('shared rate budget unavailable; spending this environment\'s share', { bucket, error: errorMessage(error) });
     }
   }
 
@@ -1227,7 +1242,10 @@ export class Executor {
       return { ok: true, value, latencyMs: this.deps.clock.now() - started };
     } catch (error) {
       const classified = classifyError(action, error);
-      if (classified.outcome === 'throttled') bucket.throttled();
+      if (classified.outcome === 'throttled') {
+        bucket.throttled();
+        await this.throttledShared(RATE_BUCKET_OF[action]);
+      }
       return { ok: false, error: classified, latencyMs: this.deps.clock.now() - started };
     }
   }

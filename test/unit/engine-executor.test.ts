@@ -1461,22 +1461,26 @@ describe('executor: the shared rate budget', () => {
     expect(h.queue.pending().filter((p) => p.message.op === 'attach').map((p) => p.message.tokenAt)).toEqual([expect.any(Number)]);
   });
 
-  it('after RequestLimitExceeded an environment spends its own slowed share until it recovers: someone else spends EC2\'s tokens too', async () => {
+  it('after RequestLimitExceeded the shared budget sells one refill fewer for each refusal, and every environment, the refused one too, goes on spending it', async () => {
     const shared = new MemoryRateBudget();
     const h = harness({ config: { rateBudgets: ownShare, accountRateBudgets: account }, rateBudget: shared });
-    for (const id of ['a', 'b', 'c']) await h.store.create(newVolume(id));
+    for (const id of ['a', 'b', 'c', 'd']) await h.store.create(newVolume(id));
     h.ebs.failNext('CreateVolume', new ProviderError('throttled', 'RequestLimitExceeded', 'Request limit exceeded.'));
     await h.executor.run(h.batchOf(h.op('create-volume', volumeKey('a'))));
     expect((await volumeOf(h, 'a')).status).toMatchObject({ code: 'RequestLimitExceeded', attempts: 0 });
-    const level = shared.level('CreateVolume');
+    // Three tokens: one spent on the refused call, one taken for the refusal.
+    expect(shared.level('CreateVolume')).toEqual({ tokens: 1, updatedAt: h.clock.now() });
+    // The refused environment spends the shared budget as before (its own halved share would have nothing): one now, one deferred to the refill.
     await h.executor.run(h.batchOf(h.op('create-volume', volumeKey('b')), h.op('create-volume', volumeKey('c'))));
-    // The shared level still has two tokens, but this environment's halved share has none: both wait.
-    expect(shared.level('CreateVolume')).toEqual(level);
-    expect(h.ebs.calls.CreateVolume).toBe(1);
-    for (const id of ['b', 'c']) expect(await volumeOf(h, id)).toMatchObject({ version: 1, status: { state: 'pending', attempts: 0 } });
-    // Another environment, not throttled itself, still spends the shared budget.
-    await h.environment().run(h.batchOf(h.op('create-volume', volumeKey('b'))));
     expect(h.ebs.calls.CreateVolume).toBe(2);
+    expect((await volumeOf(h, 'b')).status.state).toBe('creating');
+    expect(await volumeOf(h, 'c')).toMatchObject({ version: 1, status: { state: 'pending', attempts: 0 } });
+    // So does another environment: the line is shared.
+    await h.environment().run(h.batchOf(h.op('create-volume', volumeKey('d'))));
+    expect(h.ebs.calls.CreateVolume).toBe(2);
+    await h.settle(30_000);
+    for (const id of ['a', 'b', 'c', 'd']) expect((await volumeOf(h, id)).status.state).toBe('available');
+    expect(h.ebs.calls.CreateVolume).toBe(5);
   });
 
   it('when the shared budget cannot be reached, the environment spends its own share and says so', async () => {
