@@ -18,90 +18,83 @@ async function settleAll(h: ReturnType<typeof harness>, rounds = 6): Promise<voi
   await h.watch();
 }
 
-describe('records written straight into the table', () => {
-  it("a volume item duplicated in the table under another id (EC2 volume id and all) and then deleted leaves the original's EC2 volume alone", async () => {
-    const h = harness();
-    await h.store.create(newVolume('data-1'));
-    await settleAll(h);
-    const original = await volumeOf(h, 'data-1');
-    expect(original).toMatchObject({ status: { state: 'available' }, ebsVolumeId: expect.any(String) });
-    const ebsVolumeId = original.ebsVolumeId!;
+/**
+ * Volume record data-1 made (attached to INSTANCE when `attached`), then its item duplicated in
+ * the table under data-2 as the console's "duplicate item" does: the whole item under a new key,
+ * the system's fields (EC2 volume id, CreateVolume request) with it; with `attached`, its
+ * attachment item too. Returns data-1 as it was copied.
+ */
+async function copiedVolume(h: ReturnType<typeof harness>, options: { attached?: boolean } = {}): Promise<VolumeRecord> {
+  await h.store.create(newVolume('data-1'));
+  if (options.attached) await h.store.create(newAttachment('data-1'));
+  await settleAll(h);
+  const original = await volumeOf(h, 'data-1');
+  expect(original).toMatchObject({ status: { state: options.attached ? 'in-use' : 'available' }, ebsVolumeId: expect.any(String) });
+  h.store.putRaw({ ...original, volumeId: 'data-2' });
+  if (options.attached) {
+    const attached = await h.store.get(attachmentKey('data-1'));
+    expect(attached).toMatchObject({ status: { state: 'attached' } });
+    h.store.putRaw({ ...attached!, volumeId: 'data-2' });
+  }
+  return original;
+}
 
-    // The console's "duplicate item": the whole item under a new key, the system's fields with it.
-    h.store.putRaw({ ...original, volumeId: 'data-2' });
+describe("volume records copied in the table act on no other record's volume", () => {
+  it("the copy deleted leaves the original's EC2 volume alone", async () => {
+    const h = harness();
+    const { ebsVolumeId } = await copiedVolume(h);
     await settleAll(h);
     // The client deletes the copy (DELETE /volumes/data-2 marks it dying).
     await h.store.update(volumeKey('data-2'), { life: 'dying' });
     await settleAll(h);
 
     // data-1's volume is data-1's: nothing deletes it but data-1's own delete.
-    expect(h.ebs.volume(ebsVolumeId)).toBeDefined();
+    expect(h.ebs.volume(ebsVolumeId!)).toBeDefined();
     expect(h.ebs.calls.DeleteVolume).toBe(0);
+    expect(await h.store.get(volumeKey('data-2'))).toBeUndefined();
     expect(await volumeOf(h, 'data-1')).toMatchObject({ status: { state: 'available' }, ebsVolumeId });
   });
-});
 
-describe('volume records copied in the table', () => {
-  it("a volume item duplicated in the table under another id and then grown or retagged leaves the original's EC2 volume alone, and says why", async () => {
+  it("the copy grown or retagged leaves the original's EC2 volume alone, and says why", async () => {
     const h = harness();
-    await h.store.create(newVolume('data-1'));
+    const original = await copiedVolume(h);
     await settleAll(h);
-    const original = await volumeOf(h, 'data-1');
-    const ebsVolumeId = original.ebsVolumeId!;
-    h.store.putRaw({ ...original, volumeId: 'data-2' });
-    await settleAll(h);
-
     // The client asks the copy for more (as PATCH /volumes/data-2 would).
     await h.store.update<VolumeRecord>(volumeKey('data-2'), { spec: { ...original.spec, sizeGiB: 20, tags: { team: 'b' } }, generation: 2 });
     await settleAll(h);
 
     expect(h.ebs.calls.ModifyVolume).toBe(0);
     expect(h.ebs.calls.CreateTags).toBe(0);
-    expect(h.ebs.volume(ebsVolumeId)).toMatchObject({ sizeGiB: 10 });
+    expect(h.ebs.volume(original.ebsVolumeId!)).toMatchObject({ sizeGiB: 10 });
     expect((await volumeOf(h, 'data-2')).status).toMatchObject({ state: 'error', message: expect.stringContaining('data-1') });
-    expect(await volumeOf(h, 'data-1')).toMatchObject({ status: { state: 'available' }, ebsVolumeId });
+    expect(await volumeOf(h, 'data-1')).toMatchObject({ status: { state: 'available' }, ebsVolumeId: original.ebsVolumeId });
   });
-});
 
-describe("attachments of a volume record copied in the table act on no other record's volume", () => {
-  it("an attachment of the copy is not attached: it ends in error naming the record the volume belongs to, and the original's volume stays unattached", async () => {
+  it('an attachment of the copy is not attached: it ends in error naming the record the volume belongs to, and the original\'s volume stays unattached', async () => {
     const h = harness();
-    await h.store.create(newVolume('data-1'));
-    await settleAll(h);
-    const original = await volumeOf(h, 'data-1');
-    const ebsVolumeId = original.ebsVolumeId!;
-    h.store.putRaw({ ...original, volumeId: 'data-2' });
+    const { ebsVolumeId } = await copiedVolume(h);
     await h.store.create(newAttachment('data-2'));
     await settleAll(h);
 
     expect(h.ebs.calls.AttachVolume).toBe(0);
-    expect(h.ebs.volume(ebsVolumeId)!.attachments).toEqual([]);
+    expect(h.ebs.volume(ebsVolumeId!)!.attachments).toEqual([]);
     const attachment = await h.store.get(attachmentKey('data-2'));
     expect(attachment).toMatchObject({ status: { state: 'error', code: 'VolumeOfAnotherRecord', message: expect.stringContaining('volume record data-1') } });
     expect(attachment).not.toHaveProperty('device');
   });
 
-  it("a copied attachment of the copy, deleted, is removed without detaching the original's volume from its instance", async () => {
+  it("the copy and its copied attachment, deleted, are removed without detaching the original's volume from its instance", async () => {
     const h = harness();
-    await h.store.create(newVolume('data-1'));
-    await h.store.create(newAttachment('data-1'));
+    const { ebsVolumeId } = await copiedVolume(h, { attached: true });
     await settleAll(h);
-    const original = await volumeOf(h, 'data-1');
-    const ebsVolumeId = original.ebsVolumeId!;
-    const attached = await h.store.get(attachmentKey('data-1'));
-    expect(attached).toMatchObject({ status: { state: 'attached' } });
-
-    // Both items duplicated under the new id, then the copy deleted (its attachment first, as DELETE does).
-    h.store.putRaw({ ...original, volumeId: 'data-2' });
-    h.store.putRaw({ ...attached!, volumeId: 'data-2' });
-    await settleAll(h);
+    // The copy deleted, its attachment first, as DELETE does.
     await h.store.update(attachmentKey('data-2'), { life: 'dying' });
     await h.store.update(volumeKey('data-2'), { life: 'dying' });
     await settleAll(h);
 
     expect(h.ebs.calls.DetachVolume).toBe(0);
     expect(h.ebs.calls.DeleteVolume).toBe(0);
-    expect(h.ebs.volume(ebsVolumeId)!.attachments).toMatchObject([{ instanceId: INSTANCE, state: 'attached' }]);
+    expect(h.ebs.volume(ebsVolumeId!)!.attachments).toMatchObject([{ instanceId: INSTANCE, state: 'attached' }]);
     expect(await h.store.get(attachmentKey('data-2'))).toBeUndefined();
     expect(await h.store.get(volumeKey('data-2'))).toBeUndefined();
     expect(await h.store.get(attachmentKey('data-1'))).toMatchObject({ status: { state: 'attached' } });

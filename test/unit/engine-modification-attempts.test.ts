@@ -21,6 +21,24 @@ async function run(h: Harness, ms: number, stepMs = 5000): Promise<void> {
   await h.watch();
 }
 
+/**
+ * data-1 made, and every modification of it then failed by EC2 once accepted, until `remaining`
+ * (set by the test) runs out.
+ */
+async function failingModifications(h: Harness): Promise<{ remaining: number }> {
+  await h.store.create(newVolume('data-1'));
+  await h.watch();
+  await h.settle(10_000);
+  await h.watch();
+  const failing = { remaining: Number.POSITIVE_INFINITY };
+  const modify = h.ebs.modifyVolume.bind(h.ebs);
+  h.ebs.modifyVolume = async (request) => {
+    await modify(request);
+    if (failing.remaining-- > 0) h.ebs.failModification(request.ebsVolumeId, 'The volume could not be modified.');
+  };
+  return failing;
+}
+
 describe('a modification EC2 keeps `modifying` for longer than the maximum operation age (6 hours)', () => {
   it('is not given up on while EC2 is still making it: the record ends available with the new IOPS, never in error', async () => {
     const h = harness({ ebsTimings: { modify: 8 * HOUR, optimize: 1000 } });
@@ -48,16 +66,7 @@ describe('a modification EC2 keeps `modifying` for longer than the maximum opera
 describe('a client retry of a volume whose modification EC2 failed until the attempt budget ran out', () => {
   it('starts the modification over with a fresh attempt budget, as every retry does: one more failure does not put it back in error', async () => {
     const h = harness({ ebsTimings: { modify: 1000, optimize: 1000 } });
-    await h.store.create(newVolume('data-1'));
-    await h.watch();
-    await h.settle(10_000);
-    await h.watch();
-    const modify = h.ebs.modifyVolume.bind(h.ebs);
-    let failing = Number.POSITIVE_INFINITY;
-    h.ebs.modifyVolume = async (request) => {
-      await modify(request);
-      if (failing-- > 0) h.ebs.failModification(request.ebsVolumeId, 'The volume could not be modified.');
-    };
+    const failing = await failingModifications(h);
     const volume = await volumeOf(h);
     await h.store.update<VolumeRecord>(KEY, { spec: { ...volume.spec, sizeGiB: 20 }, generation: 2 });
     for (let i = 0; i < 6 * 60 && (await volumeOf(h)).status.state !== 'error'; i++) await run(h, MINUTE);
@@ -65,7 +74,7 @@ describe('a client retry of a volume whose modification EC2 failed until the att
     const modifies = h.ebs.calls.ModifyVolume;
 
     // EC2's trouble passes, but for one more failure; the client retries.
-    failing = 1;
+    failing.remaining = 1;
     await new VolumeService({ store: h.store, clock: h.clock }).retryVolume('data-1');
     await h.watch();
     for (let i = 0; i < 60 && (await volumeOf(h)).observed?.sizeGiB !== 20 && (await volumeOf(h)).status.state !== 'error'; i++) await run(h, MINUTE);
@@ -77,16 +86,7 @@ describe('a client retry of a volume whose modification EC2 failed until the att
 describe('failed modifications counted toward a target the client then gives up on', () => {
   it('are forgotten once EC2 holds the spec (the client put it back): asking for that target again later gets the whole attempt budget', async () => {
     const h = harness({ ebsTimings: { modify: 1000, optimize: 1000 } });
-    await h.store.create(newVolume('data-1'));
-    await h.watch();
-    await h.settle(10_000);
-    await h.watch();
-    const modify = h.ebs.modifyVolume.bind(h.ebs);
-    let failing = Number.POSITIVE_INFINITY;
-    h.ebs.modifyVolume = async (request) => {
-      await modify(request);
-      if (failing-- > 0) h.ebs.failModification(request.ebsVolumeId, 'The volume could not be modified.');
-    };
+    const failing = await failingModifications(h);
     const spec = (await volumeOf(h)).spec;
     await h.store.update<VolumeRecord>(KEY, { spec: { ...spec, sizeGiB: 20 }, generation: 2 });
     for (let i = 0; i < 6 * 60 && ((await volumeOf(h)).failedModifications?.count ?? 0) < 6; i++) await run(h, MINUTE);
@@ -99,7 +99,7 @@ describe('failed modifications counted toward a target the client then gives up 
 
     // A day later it asks for 20 GiB again; EC2 fails it a few times more, then makes it.
     await h.clock.advance(24 * HOUR);
-    failing = 3;
+    failing.remaining = 3;
     const modifies = h.ebs.calls.ModifyVolume;
     await h.store.update<VolumeRecord>(KEY, { spec: { ...spec, sizeGiB: 20 }, generation: 4 });
     for (let i = 0; i < 6 * 60 && (await volumeOf(h)).observed?.sizeGiB !== 20 && (await volumeOf(h)).status.state !== 'error'; i++) await run(h, MINUTE);

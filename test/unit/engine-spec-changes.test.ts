@@ -843,19 +843,25 @@ describe('a ModifyVolume whose answer was never recorded', () => {
   });
 });
 
+/** data-1 (with `spec`) available, then its IOPS raised to 4000: EC2 at it for as long as `timings` say. */
+async function iopsModification(timings: { modify: number; optimize: number }, spec: Partial<VolumeSpec> = {}): Promise<Harness> {
+  const h = harness({ ebsTimings: timings });
+  await h.store.create(newVolume('data-1', {}, spec));
+  await h.watch();
+  await h.settle(10_000);
+  await h.watch();
+  const volume = await volumeOf(h);
+  await h.store.update<VolumeRecord>(KEY, { spec: { ...volume.spec, iops: 4000 }, generation: 2 });
+  await h.watch();
+  await h.settle(20_000);
+  await h.watch();
+  expect((await volumeOf(h)).status.state).toBe('modifying');
+  return h;
+}
+
 describe('a client change written while the chain\'s check of a modification is under way', () => {
   it('the check that sees the modification end goes on when its write meets the change, whose own message finds EC2 still at it', async () => {
-    const h = harness({ ebsTimings: { modify: 10 * MINUTE, optimize: MINUTE } });
-    await h.store.create(newVolume('data-1', {}, { tags: { team: 'a' } }));
-    await h.watch();
-    await h.settle(10_000);
-    await h.watch();
-    const created = await volumeOf(h);
-    await h.store.update<VolumeRecord>(KEY, { spec: { ...created.spec, iops: 4000 }, generation: 2 });
-    await h.watch();
-    await h.settle(20_000);
-    await h.watch();
-    expect((await volumeOf(h)).status.state).toBe('modifying');
+    const h = await iopsModification({ modify: 10 * MINUTE, optimize: MINUTE }, { tags: { team: 'a' } });
     await h.clock.advance(9 * MINUTE);
 
     // The chain's check reads the record; before it describes, the client retags the volume, the
@@ -966,20 +972,7 @@ describe('a check of an earlier operation\'s chain that starts the next modifica
 
 describe('a modification that takes hours, with the reconciler passing every 5 minutes', () => {
   /** data-1 available, then its IOPS raised: EC2 takes three hours over the modification. */
-  async function longModification(): Promise<Harness> {
-    const h = harness({ ebsTimings: { modify: 3 * 60 * MINUTE, optimize: 1000 } });
-    await h.store.create(newVolume('data-1'));
-    await h.watch();
-    await h.settle(10_000);
-    await h.watch();
-    const volume = await volumeOf(h);
-    await h.store.update<VolumeRecord>(KEY, { spec: { ...volume.spec, iops: 4000 }, generation: 2 });
-    await h.watch();
-    await h.settle(20_000);
-    await h.watch();
-    expect((await volumeOf(h)).status.state).toBe('modifying');
-    return h;
-  }
+  const longModification = () => iopsModification({ modify: 3 * 60 * MINUTE, optimize: 1000 });
 
   const checksQueued = (h: Harness) => h.queued().filter((queued) => queued.key === 'data-1').length;
 
