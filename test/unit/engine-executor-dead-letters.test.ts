@@ -12,17 +12,21 @@ import { silentLog } from '../../lib/memory/index.js';
 import { OWNERSHIP_TAGS, QUEUE } from '../../lib/settings.js';
 import { harness, newVolume, providerOver, volumeKey, volumeOf } from './engine-fixtures.js';
 
+/** EC2 as `h` models it, but CreateVolume, made, answers with nothing the executor can read: each attempt throws. */
+function answerOfNoShape(h: ReturnType<typeof harness>) {
+  return providerOver(h.ebs, {
+    createVolume: async (request) => {
+      await h.ebs.createVolume(request);
+      return undefined as unknown as ProviderVolume;
+    },
+  });
+}
+
 describe('executor: a message that keeps failing', () => {
   it('is dead-lettered with the record\'s status saying the executor keeps failing on it', async () => {
     const h = harness();
     await h.store.create(newVolume('data-1'));
-    // EC2 makes the volume, but its answer has a shape the executor does not expect: every attempt throws.
-    const provider = providerOver(h.ebs, {
-      createVolume: async (request) => {
-        await h.ebs.createVolume(request);
-        return undefined as unknown as ProviderVolume;
-      },
-    });
+    const provider = answerOfNoShape(h);
     const executor = new Executor({ store: h.store, queue: h.queue, provider, clock: h.clock, metrics: h.metrics, log: silentLog, config: { rateWaitMaxMs: 0 } });
     await h.queue.send([{ message: h.op('create-volume', volumeKey('data-1')), delaySeconds: 0 }]);
 
@@ -49,12 +53,7 @@ describe('executor: a message that keeps failing', () => {
   it('the executor function passes on how often SQS delivered each message', async () => {
     const h = harness();
     await h.store.create(newVolume('data-1'));
-    const provider = providerOver(h.ebs, {
-      createVolume: async (request) => {
-        await h.ebs.createVolume(request);
-        return undefined as unknown as ProviderVolume;
-      },
-    });
+    const provider = answerOfNoShape(h);
     const handler = createExecutorHandler({ store: h.store, queue: h.queue, provider, clock: h.clock, metrics: h.metrics, log: silentLog, config: { rateWaitMaxMs: 0 } });
     const record = (receives: number) => ({
       messageId: `m-${receives}`,

@@ -191,6 +191,22 @@ export async function availableVolume(tags: Record<string, string>): Promise<Ret
   return h;
 }
 
+/** data-1 (with `spec`) available, then its IOPS raised to 4000: EC2 modifying it for as long as `timings` say. */
+export async function iopsModification(timings: { modify: number; optimize: number }, spec: Partial<VolumeSpec> = {}): Promise<ReturnType<typeof harness>> {
+  const h = harness({ ebsTimings: timings });
+  await h.store.create(newVolume('data-1', {}, spec));
+  await h.watch();
+  await h.settle(10_000);
+  await h.watch();
+  const volume = await volumeOf(h);
+  await h.store.update<VolumeRecord>(volumeKey('data-1'), { spec: { ...volume.spec, iops: 4000 }, generation: 2 });
+  await h.watch();
+  await h.settle(20_000);
+  await h.watch();
+  expect((await volumeOf(h)).status.state).toBe('modifying');
+  return h;
+}
+
 /** An executor whose CreateVolume reaches EC2 but whose status write after it fails (DynamoDB unavailable just then): the answer is lost. */
 export function executorLosingWriteAfterCreate(h: ReturnType<typeof harness>): Executor {
   const provider: VolumeProvider = Object.create(h.ebs);

@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import type { VolumeRecord } from '../../lib/domain/records.js';
 import { VolumeService } from '../../lib/api/service.js';
-import { harness, newVolume, volumeKey, volumeOf } from './engine-fixtures.js';
+import { harness, iopsModification, newVolume, volumeKey, volumeOf } from './engine-fixtures.js';
 
 const KEY = volumeKey('data-1');
 const MINUTE = 60_000;
@@ -41,16 +41,7 @@ async function failingModifications(h: Harness): Promise<{ remaining: number }> 
 
 describe('a modification EC2 keeps `modifying` for longer than the maximum operation age (6 hours)', () => {
   it('is not given up on while EC2 is still making it: the record ends available with the new IOPS, never in error', async () => {
-    const h = harness({ ebsTimings: { modify: 8 * HOUR, optimize: 1000 } });
-    await h.store.create(newVolume('data-1'));
-    await h.watch();
-    await h.settle(10_000);
-    await h.watch();
-    const volume = await volumeOf(h);
-    await h.store.update<VolumeRecord>(KEY, { spec: { ...volume.spec, iops: 4000 }, generation: 2 });
-    await h.watch();
-    await run(h, 30_000);
-    expect((await volumeOf(h)).status.state).toBe('modifying');
+    const h = await iopsModification({ modify: 8 * HOUR, optimize: 1000 });
 
     const states = new Set<string>();
     for (let hour = 0; hour < 9; hour++) {

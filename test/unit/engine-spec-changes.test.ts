@@ -14,7 +14,7 @@ import { ConditionFailedError, ProviderError, type OperationMessage, type Volume
 import type { RecordChange } from '../../lib/engine/watcher.js';
 import { silentLog } from '../../lib/memory/log.js';
 import { MemoryRateBudget } from '../../lib/memory/rate-budget.js';
-import { attachmentKey, availableVolume, executorLosingWriteAfterCreate, harness, INSTANCE, newAttachment, newVolume, providerOver, volumeKey, volumeOf } from './engine-fixtures.js';
+import { attachmentKey, availableVolume, executorLosingWriteAfterCreate, harness, INSTANCE, iopsModification, newAttachment, newVolume, providerOver, volumeKey, volumeOf } from './engine-fixtures.js';
 
 const KEY = volumeKey('data-1');
 const MINUTE = 60_000;
@@ -842,22 +842,6 @@ describe('a ModifyVolume whose answer was never recorded', () => {
     expect(volume.claim).toBeUndefined();
   });
 });
-
-/** data-1 (with `spec`) available, then its IOPS raised to 4000: EC2 at it for as long as `timings` say. */
-async function iopsModification(timings: { modify: number; optimize: number }, spec: Partial<VolumeSpec> = {}): Promise<Harness> {
-  const h = harness({ ebsTimings: timings });
-  await h.store.create(newVolume('data-1', {}, spec));
-  await h.watch();
-  await h.settle(10_000);
-  await h.watch();
-  const volume = await volumeOf(h);
-  await h.store.update<VolumeRecord>(KEY, { spec: { ...volume.spec, iops: 4000 }, generation: 2 });
-  await h.watch();
-  await h.settle(20_000);
-  await h.watch();
-  expect((await volumeOf(h)).status.state).toBe('modifying');
-  return h;
-}
 
 describe('a client change written while the chain\'s check of a modification is under way', () => {
   it('the check that sees the modification end goes on when its write meets the change, whose own message finds EC2 still at it', async () => {
