@@ -377,7 +377,12 @@ export class Reconciler {
     if (scheduled && now - nextAttemptAt >= this.overdueAfterMs) {
       const decision = record.kind === 'volume' ? planVolume(record, attachmentsByVolume.get(record.volumeId) ?? [], now) : planAttachment(record, volumes.get(record.volumeId));
       const settledInError = status.state === 'error' && decision.type === 'none';
-      if (!settledInError && !this.waitingInLine(decision, record, inLine)) return `next attempt was due at ${status.nextAttemptAt}`;
+      // A call in line holds a token at most the reservation horizon ahead of its deferral: overdue by
+      // more than that, no message of its own can still be waiting for it (it was lost), however long
+      // the line other calls keep. The nudge, a look, takes only a token usable at once, so it costs
+      // nothing if the message is there after all.
+      const lineMayHoldIt = now - nextAttemptAt < this.overdueAfterMs + this.config.tokenReservationHorizonMs;
+      if (!settledInError && !(lineMayHoldIt && this.waitingInLine(decision, record, inLine))) return `next attempt was due at ${status.nextAttemptAt}`;
     }
     if (TRANSITIONAL.has(status.state) && !scheduled) return `${status.state} with no progress since ${status.updatedAt}`;
 
