@@ -850,7 +850,9 @@ export class Executor {
    * EC2 refused a call of `bucket` for its rate (RequestLimitExceeded): its bucket held fewer tokens
    * than the shared budget counted (calls spent late, after refills had spilt; requests from outside
    * the system). One token is taken and not spent, so the budget sells one refill fewer: each
-   * refusal moves the line back by one, and the budget settles at what EC2 lets through.
+   * refusal moves the line back by one. Under a steady load from outside the system this settles
+   * halfway between the budget and what EC2 leaves, not at it (test/unit/rate-budget-outside-load):
+   * reaching it needs a rate the budget adapts.
    */
   private async throttledShared(bucket: RateBucket): Promise<void> {
     if (!this.deps.rateBudget) return;
