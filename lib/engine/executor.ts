@@ -832,9 +832,10 @@ export class Executor {
 
   /**
    * Tokens from the shared budget; undefined without one, or when it fails (logged). It stays the
-   * budget after a RequestLimitExceeded too, which it learns of (`throttledShared`): an environment
-   * that spent its own share then, while the budget sold every refill to the others, overdrew EC2's
-   * bucket, and its throttles set the others off in turn.
+   * budget after a RequestLimitExceeded too, which it learns of (`throttledShared`), the refused
+   * environment held to its own slowed share as well (`call`): one that spent its own share instead,
+   * while the budget sold every refill to the others, overdrew EC2's bucket, and its refusals set
+   * the others off in turn.
    */
   private async takeShared(bucket: RateBucket, count: number, now: number, maxWaitMs: number): Promise<TokensTaken | undefined> {
     if (!this.deps.rateBudget) return undefined;
@@ -850,9 +851,9 @@ export class Executor {
    * EC2 refused a call of `bucket` for its rate (RequestLimitExceeded): its bucket held fewer tokens
    * than the shared budget counted (calls spent late, after refills had spilt; requests from outside
    * the system). One token is taken and not spent, so the budget sells one refill fewer: each
-   * refusal moves the line back by one. Under a steady load from outside the system this settles
-   * halfway between the budget and what EC2 leaves, not at it (test/unit/rate-budget-outside-load):
-   * reaching it needs a rate the budget adapts.
+   * refusal moves the line back by one. Under a steady load from outside the system that alone
+   * settles halfway between the budget and what EC2 leaves (test/unit/rate-budget-outside-load);
+   * the refused environment's own slowed share (`call`) holds the rest back.
    */
   private async throttledShared(bucket: RateBucket): Promise<void> {
     if (!this.deps.rateBudget) return;
@@ -1215,8 +1216,10 @@ export class Executor {
     if (item.deadline !== undefined && this.deps.clock.now() >= item.deadline) {
       return { ok: false, latencyMs: 0, error: { outcome: 'throttled', code: 'InvocationOutOfTime', message: `deferred: the invocation has no time left for ${action}`, notSent: true } };
     }
+    let fromShared: boolean;
     if (item.token && !item.token.used && RATE_BUCKET_OF[item.token.action] === RATE_BUCKET_OF[action]) {
       item.token.used = true;
+      fromShared = item.token.shared === true;
       const waitMs = item.token.atMs - this.deps.clock.now();
       if (waitMs > 0) await this.deps.clock.sleep(waitMs);
       if (bucket.throttleCount !== item.token.throttles) {
@@ -1227,6 +1230,7 @@ export class Executor {
     } else {
       // No token reserved in this bucket (a tag change's second call, or one a look at EC2 showed due): one from the shared budget, else from this environment's share.
       const shared = await this.sharedTokenNow(action);
+      fromShared = shared === 'taken';
       if (shared === 'none') {
         return { ok: false, latencyMs: 0, error: { outcome: 'throttled', code: 'RateBudgetExceeded', message: `deferred: the shared ${action} rate budget has no token soon enough`, notSent: true } };
       }
@@ -1235,6 +1239,15 @@ export class Executor {
         else if (!bucket.tryTake()) {
           return { ok: false, latencyMs: 0, error: { outcome: 'throttled', code: 'RateBudgetExceeded', message: `deferred: this invocation's ${action} rate budget is spent`, notSent: true } };
         }
+      }
+    }
+    // Lately refused, this environment is held to its own share, slowed by the refusal, as well as to
+    // the shared budget's token: someone outside the system may be spending EC2's tokens, which the
+    // shared budget learns of only by a token per refusal. (Spending that share instead of the shared
+    // budget's tokens overdrew EC2's bucket while the budget sold every refill to the others.)
+    if (fromShared && bucket.ratePerSecond < this.config.rateBudgets[RATE_BUCKET_OF[action]].ratePerSecond) {
+      if (!bucket.tryTake()) {
+        return { ok: false, latencyMs: 0, error: { outcome: 'throttled', code: 'RateBudgetExceeded', message: `deferred: EC2 refused ${action} calls of this environment lately`, notSent: true } };
       }
     }
     const started = this.deps.clock.now();

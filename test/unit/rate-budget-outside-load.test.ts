@@ -1,13 +1,12 @@
 /**
  * The shared rate budget learns of EC2's refusals by one unspent token each
  * (`Executor.throttledShared`). With a steady load from outside the system, EC2 lets through C
- * calls a second of the budget's B; one token per refusal settles the calls made at (B + C) / 2 a
- * second, so (B - C) / 2 are refused (and retried) every second for as long as the load lasts: the
- * budget does not yet fall to what EC2 lets through. Reaching it needs a rate the budget adapts
- * (cut on a refusal, raised back slowly) and tokens already sold ahead timed again; until then this
- * test is expected to fail (`it.fails`), beside one that holds what the token per refusal gives. The budget is
- * driven here as the executor drives it: a token taken (`take`, waiting at most `rateWaitMaxMs`)
- * before each call, one more (`take(…, 1, …, Infinity)`) for each RequestLimitExceeded.
+ * calls a second of the budget's B; that token alone settles the calls made at (B + C) / 2 a
+ * second, (B - C) / 2 of them refused: it brings the calls halfway down. The executor holds a
+ * refused environment to its own slowed share as well, which brings them the rest of the way
+ * (engine-executor-outside-load.test.ts). The budget is driven here as the executor drives it: a
+ * token taken (`take`, waiting at most `rateWaitMaxMs`) before each call, one more
+ * (`take(…, 1, …, Infinity)`) for each RequestLimitExceeded.
  */
 import { describe, expect, it } from 'vitest';
 import { MemoryRateBudget } from '../../lib/memory/rate-budget.js';
@@ -52,13 +51,5 @@ describe('shared rate budget under a steady load from outside the system', () =>
     const { made, refused } = await lastMinuteUnderOutsideLoad(true);
     expect(made).toBeLessThanOrEqual(3.5 * 60 * 1.05);
     expect(refused).toBeLessThanOrEqual(1.5 * 60 * 1.05);
-  });
-
-  it.fails('stops EC2 refusing the system\'s calls once the budget has learnt what EC2 lets through', async () => {
-    // After half an hour of the same outside load, calls are made at about what EC2 lets through (2/s),
-    // and hardly any is refused.
-    const { made, refused } = await lastMinuteUnderOutsideLoad(true);
-    expect(made).toBeLessThanOrEqual(2 * 60 * 1.1);
-    expect(refused).toBeLessThanOrEqual(6);
   });
 });
