@@ -11,6 +11,7 @@ import {
   ATTACHMENT_STATES,
   VOLUME_STATES,
   VOLUME_TYPES,
+  type AttachmentRecord,
   type ProvisionerRecord,
   type VolumeRecord,
   type VolumeSpec,
@@ -328,6 +329,17 @@ function parseWith<T>(schema: z.ZodType<T>, input: unknown, prefix = ''): Result
 /** Validates a spec a client asked for. */
 export function validateVolumeSpec(input: unknown): Result<VolumeSpec> {
   return parseWith(volumeSpecSchema, input, 'spec') as Result<VolumeSpec>;
+}
+
+/**
+ * The attachment records among `records` read from the table that are valid, as parsed (defaults
+ * filled in); one that does not parse is left out (its own change reports it).
+ */
+export function validAttachments(records: readonly unknown[]): AttachmentRecord[] {
+  return records.flatMap((raw) => {
+    const parsed = parseRecord(raw);
+    return parsed.ok && parsed.value.kind === 'attachment' ? [parsed.value] : [];
+  });
 }
 
 /** Validates a record read from the table; the system's own fields get defaults when absent. */

@@ -29,7 +29,7 @@ import {
 } from '../domain/records.js';
 import { canonicalJson } from '../domain/canonical-json.js';
 import { nextAttachmentState, nextVolumeState, type AttachmentEvent, type VolumeEvent } from '../domain/state-machines.js';
-import { createSentUnrecorded, managedTagsOf, parseRecord, specChangeIssues } from '../domain/validation.js';
+import { createSentUnrecorded, managedTagsOf, parseRecord, specChangeIssues, validAttachments } from '../domain/validation.js';
 import { METRICS, OWNERSHIP_TAGS, QUEUE } from '../settings.js';
 import { shortenMessage } from '../domain/status-message.js';
 import { RATE_BUCKET_OF, resolveEngineConfig, type EngineConfig, type MutatingAction, type RateBucket } from './config.js';
@@ -51,6 +51,7 @@ import {
   tagCalls,
   tagsNeeded,
   volumeRecordWrittenSince,
+  waitsForVolumeInUse,
   type Decision,
 } from './planner.js';
 import {
@@ -510,7 +511,7 @@ export class Executor {
       if (decision.type === 'none' && item.ops.includes('check-attachment') && givenUpWithDevice(record, item.volume) && item.volume?.ebsVolumeId)
         return { type: 'operation', op: 'check-attachment', reason: 'given up with a device kept; the attach may have taken' };
       // A check asked for an attachment waiting for its single-attach volume in use that no other attachment record holds (the watcher): is it attached here?
-      if (decision.type === 'wait' && item.ops.includes('check-attachment') && record.life === 'alive' && record.status.state === 'pending' && item.volume?.ebsVolumeId && item.volume.life === 'alive' && item.volume.status.state === 'in-use' && !item.volume.spec.multiAttach)
+      if (decision.type === 'wait' && item.ops.includes('check-attachment') && waitsForVolumeInUse(record, item.volume))
         return { type: 'operation', op: 'check-attachment', reason: 'volume in use; looking whether it is attached here' };
       return decision;
     }
@@ -860,7 +861,7 @@ export class Executor {
     try {
       await this.deps.rateBudget.take(bucket, 1, this.config.accountRateBudgets[bucket], this.deps.clock.now(), Number.POSITIVE_INFINITY);
     } catch (error) {
-      this.deps.log.warn('shared rate budget unavailable; spending this environment\'s share', { bucket, error: errorMessage(error) });
+      this.deps.log.warn('shared rate budget unavailable; the refusal is not counted there', { bucket, error: errorMessage(error) });
     }
   }
 
@@ -1163,7 +1164,7 @@ export class Executor {
       const read = await Promise.all(ids.map(async (id) => [id, await this.deps.store.attachmentsOfInstance(id)] as const));
       for (const [id, raws] of read) heldBy.set(id, new Set(raws.flatMap((a) => (typeof a.device === 'string' && a.device ? [a.device] : []))));
       // Records are input: one written straight into the table that does not parse is left out (it fails no attach of the instance's others).
-      attachments = new Map(read.map(([id, raws]) => [id, raws.flatMap((raw) => validAttachment(raw))]));
+      attachments = new Map(read.map(([id, raws]) => [id, validAttachments(raws)]));
     } catch (error) {
       this.deps.log.warn('reading attachments of instances failed; describing them from EC2', { error: errorMessage(error) });
     }
@@ -2828,12 +2829,6 @@ function awaitingDevice(records: readonly AttachmentRecord[]): string[] {
     .filter((a) => a.life === 'alive' && a.status.state === 'pending' && a.device === undefined && a.requestedDevice === undefined)
     .map((a) => a.volumeId)
     .sort();
-}
-
-/** `raw` as an attachment record when it parses as one; none otherwise. */
-function validAttachment(raw: ProvisionerRecord): AttachmentRecord[] {
-  const parsed = parseRecord(raw);
-  return parsed.ok && parsed.value.kind === 'attachment' ? [parsed.value] : [];
 }
 
 /** The most recent description of an instance left on its attachment records, if still fresh. */

@@ -56,6 +56,13 @@ export type Decision =
 export const CHECK_OPERATIONS: ReadonlySet<OperationKind> = new Set(['check-volume', 'check-attachment']);
 
 /**
+ * Record states of an operation EC2 has under way. The executor that writes one keeps a chain of
+ * progress checks on the record until the operation ends, and the check that sees it end plans
+ * what the record asks for then.
+ */
+export const UNDER_WAY_STATES: ReadonlySet<string> = new Set(['creating', 'modifying', 'deleting', 'attaching', 'detaching']);
+
+/**
  * Why EBS cannot bring this live volume to its spec (a shrink below what EC2 holds, a field fixed
  * at creation changed…), or undefined. Until the client changes the spec, nothing is asked of EC2
  * for it; a dying volume's spec no longer matters. `issues`: `specChangeIssues(volume)`, when the
@@ -311,6 +318,23 @@ function volumeBlocksAttach(volume: VolumeRecord | undefined, attachment: Attach
   if (volume.status.state === 'in-use' && !volume.spec.multiAttach)
     return wait(`waiting for volume ${attachment.volumeId} to be detached from its other instance`);
   return undefined;
+}
+
+/**
+ * Whether a live attachment that has attached nothing (`pending`) waits for its single-attach
+ * volume, which is in use: attached to another instance, or, its record removed from the table and
+ * written again, to this one. A check of the attachment (one DescribeVolumes) tells which.
+ */
+export function waitsForVolumeInUse(attachment: AttachmentRecord, volume: VolumeRecord | undefined): volume is VolumeRecord {
+  return (
+    attachment.life === 'alive' &&
+    attachment.status.state === 'pending' &&
+    volume !== undefined &&
+    volume.life === 'alive' &&
+    volume.status.state === 'in-use' &&
+    !volume.spec.multiAttach &&
+    volume.ebsVolumeId !== undefined
+  );
 }
 
 /**

@@ -8,7 +8,7 @@ import { keyOf, keyString, type AttachmentRecord, type ProvisionerRecord, type V
 import { managedTagsOf, parseRecord, tagChanges } from '../domain/validation.js';
 import { METRICS, OWNERSHIP_TAGS, RECONCILER } from '../settings.js';
 import { RATE_BUCKET_OF, resolveEngineConfig, type EngineConfig, type RateBucket } from './config.js';
-import { createUnanswered, firstActionOf, givenUpWithDevice, planAttachment, planVolume, type Decision } from './planner.js';
+import { createUnanswered, firstActionOf, givenUpWithDevice, planAttachment, planVolume, UNDER_WAY_STATES, type Decision } from './planner.js';
 import { SPEC_REJECTED_CODE, VOLUME_RECORD_REMOVED_CODE } from './status.js';
 import type { ExecutorDeps } from './executor.js';
 import { errorMessage } from './errors.js';
@@ -86,8 +86,6 @@ interface LeakCheck {
   /** Volumes naming no record, whose owner may be in a segment the scan did not reach. */
   unjudged: string[];
 }
-
-const TRANSITIONAL = new Set(['creating', 'modifying', 'deleting', 'attaching', 'detaching']);
 
 /** Tag keys a reason names before it counts the rest. */
 const REASON_TAG_KEYS = 5;
@@ -384,7 +382,7 @@ export class Reconciler {
       const lineMayHoldIt = now - nextAttemptAt < this.overdueAfterMs + this.config.tokenReservationHorizonMs;
       if (!settledInError && !(lineMayHoldIt && this.waitingInLine(decision, record, inLine))) return `next attempt was due at ${status.nextAttemptAt}`;
     }
-    if (TRANSITIONAL.has(status.state) && !scheduled) return `${status.state} with no progress since ${status.updatedAt}`;
+    if (UNDER_WAY_STATES.has(status.state) && !scheduled) return `${status.state} with no progress since ${status.updatedAt}`;
 
     if (record.kind === 'volume') {
       if (described && record.ebsVolumeId && (status.state === 'available' || status.state === 'in-use')) {

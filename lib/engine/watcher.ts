@@ -15,11 +15,21 @@
  */
 import { canonicalJson } from '../domain/canonical-json.js';
 import { keyOf, keyString, type AttachmentRecord, type ProvisionerRecord, type RecordKey, type VolumeRecord } from '../domain/records.js';
-import { describeValidationIssues, parseRecord } from '../domain/validation.js';
+import { describeValidationIssues, parseRecord, validAttachments } from '../domain/validation.js';
 import { METRICS } from '../settings.js';
 import { DEFAULT_ENGINE_CONFIG, type EngineConfig } from './config.js';
 import { errorMessage } from './errors.js';
-import { affectedByVolumeRecordRemoval, CHECK_OPERATIONS, planAttachment, planVolume, releasedByVolume, volumeRecordLost, type Decision } from './planner.js';
+import {
+  affectedByVolumeRecordRemoval,
+  CHECK_OPERATIONS,
+  planAttachment,
+  planVolume,
+  releasedByVolume,
+  UNDER_WAY_STATES,
+  volumeRecordLost,
+  waitsForVolumeInUse,
+  type Decision,
+} from './planner.js';
 import { invalidRecordStatus, INVALID_RECORD_CODE, retryRequested } from './status.js';
 import { changesWithoutCall, markAttachmentsDying, VOLUME_RECORD_REMOVED_LOG } from './without-call.js';
 import {
@@ -107,13 +117,6 @@ function ebsVolumeReplaced(change: RecordChange): boolean {
   return from !== undefined && from !== field(change.newRecord, 'ebsVolumeId');
 }
 
-/** The attachments that are valid records; an invalid one is reported by its own change. */
-function validAttachments(attachments: AttachmentRecord[]): AttachmentRecord[] {
-  return attachments.flatMap((raw) => {
-    const parsed = parseRecord(raw);
-    return parsed.ok && parsed.value.kind === 'attachment' ? [parsed.value] : [];
-  });
-}
 
 /**
  * Whether the change leaves a record rejected as invalid valid: its client put it right in the
@@ -136,13 +139,6 @@ function claimBeyondLease(record: ProvisionerRecord, nowMs: number, leaseMs: num
   const ends = Math.abs(expiresAt) <= 8.64e15 ? new Date(expiresAt).toISOString() : String(expiresAt);
   return `claim.expiresAt: ends at ${ends}, beyond the ${leaseMs / 1000} s lease the system takes: claims are the system's to write; remove it`;
 }
-
-/**
- * States of an operation under way. The executor that wrote one keeps a chain of progress checks on
- * the record until the operation ends, and the check that sees it end plans what the record asks
- * for then, client changes made meanwhile included.
- */
-const UNDER_WAY = new Set(['creating', 'modifying', 'deleting', 'attaching', 'detaching']);
 
 function clientChanged(change: RecordChange): boolean {
   if (change.eventName !== 'MODIFY' || change.oldRecord === undefined || change.newRecord === undefined) return true;
@@ -355,8 +351,7 @@ export class Watcher {
    * DescribeVolumes) then tells: attached here, the attachment records it; elsewhere, it says so.
    */
   private async inUseByNoOtherRecord(attachment: AttachmentRecord, volume: VolumeRecord | undefined): Promise<boolean> {
-    if (!volume || attachment.status.state !== 'pending' || attachment.life !== 'alive') return false;
-    if (volume.life !== 'alive' || volume.status.state !== 'in-use' || volume.spec.multiAttach || !volume.ebsVolumeId) return false;
+    if (!waitsForVolumeInUse(attachment, volume)) return false;
     const others = validAttachments(await this.deps.store.attachmentsOfVolume(volume.volumeId)).filter((other) => other.instanceId !== attachment.instanceId);
     return !others.some((other) => other.status.state !== 'pending' || other.device !== undefined);
   }
@@ -374,7 +369,7 @@ export class Watcher {
     switch (decision.type) {
       case 'operation': {
         const message: OperationMessage = { op: decision.op, key, reason: decision.reason };
-        if (!writtenAnew && CHECK_OPERATIONS.has(decision.op) && UNDER_WAY.has(record.status.state)) message.nudge = true;
+        if (!writtenAnew && CHECK_OPERATIONS.has(decision.op) && UNDER_WAY_STATES.has(record.status.state)) message.nudge = true;
         operations.push({ message, delaySeconds: 0 });
         return;
       }
