@@ -99,7 +99,10 @@ function checkItemSize(key: RecordKey, record: unknown): void {
 }
 
 /**
- * The record table in memory, with DynamoDB's semantics: every read and write copies, every write
+ * The record table in memory, with DynamoDB's semantics: every write copies what it is given and
+ * no one can change a stored record in place (stored records are frozen, so what reads and change
+ * listeners get is the stored record itself, and a caller that tries to change it gets a
+ * TypeError rather than a silent difference from DynamoDB's copies), every write
  * bumps `version`, conditions are checked atomically, updates never create, an item larger than
  * DynamoDB's limit is refused, and each write is reported to change listeners in order (the
  * in-memory stream).
@@ -138,7 +141,7 @@ export class MemoryRecordStore implements RecordStore {
     const key = keyOfRaw(raw);
     checkItemSize(key, raw);
     const old = this.items.get(orderKey(key))?.record;
-    const record = cloneData(raw) as ProvisionerRecord;
+    const record = frozenCopy(raw) as ProvisionerRecord;
     this.put(key, record);
     this.writes++;
     this.emit(old ? 'MODIFY' : 'INSERT', key, old, record);
@@ -146,14 +149,14 @@ export class MemoryRecordStore implements RecordStore {
 
   /** Every record, in table order (tests and the simulator). */
   all(): ProvisionerRecord[] {
-    return this.sorted().map((entry) => cloneData(entry.record));
+    return this.sorted().map((entry) => entry.record);
   }
 
   async get(key: RecordKey): Promise<ProvisionerRecord | undefined> {
     this.injectFault('get');
     this.reads++;
     const found = this.items.get(orderKey(key));
-    return found ? cloneData(found.record) : undefined;
+    return found?.record;
   }
 
   async getMany(keys: RecordKey[]): Promise<ProvisionerRecord[]> {
@@ -162,7 +165,7 @@ export class MemoryRecordStore implements RecordStore {
     this.reads += unique.size;
     return [...unique.keys()].flatMap((k) => {
       const found = this.items.get(k);
-      return found ? [cloneData(found.record)] : [];
+      return found ? [found.record] : [];
     });
   }
 
@@ -208,7 +211,7 @@ export class MemoryRecordStore implements RecordStore {
     this.reads += page.length;
     const last = page[page.length - 1];
     const cursor = more && last ? Buffer.from(orderKey(last.key), 'utf8').toString('base64url') : undefined;
-    return { items: page.map((entry) => cloneData(entry.record)), ...(cursor ? { cursor } : {}) };
+    return { items: page.map((entry) => entry.record), ...(cursor ? { cursor } : {}) };
   }
 
   async create(record: ProvisionerRecord): Promise<void> {
@@ -217,8 +220,8 @@ export class MemoryRecordStore implements RecordStore {
       ? { kind: 'volume' as const, volumeId: record.volumeId }
       : { kind: 'attachment' as const, volumeId: record.volumeId, instanceId: record.instanceId };
     const existing = this.items.get(orderKey(key));
-    if (existing) throw new ConditionFailedError(`${keyString(key)} already exists`, cloneData(existing.record));
-    const stored = cloneData({ ...record, version: 1 });
+    if (existing) throw new ConditionFailedError(`${keyString(key)} already exists`, existing.record);
+    const stored = frozenCopy({ ...record, version: 1 });
     checkItemSize(key, stored);
     this.put(key, stored);
     this.writes++;
@@ -228,23 +231,23 @@ export class MemoryRecordStore implements RecordStore {
   async update<R extends ProvisionerRecord>(key: RecordKey, changes: RecordChanges<R>, condition?: WriteCondition): Promise<R> {
     this.injectFault('update');
     const current = this.checked(key, condition);
-    // Stored records are never changed in place and leave the store only as copies, so the new
-    // version may share the fields it leaves as they are with the old one.
+    // Stored records are frozen, so the new version may share the fields it leaves as they are
+    // with the old one.
     const next = { ...current } as unknown as Record<string, unknown>;
     for (const [field, value] of Object.entries(changes as Record<string, unknown>)) {
       if (value === undefined) continue;
       if (value === null) delete next[field];
-      else next[field] = cloneData(value);
+      else next[field] = frozenCopy(value);
     }
     // DynamoDB's `if_not_exists(version, 0) + 1`: an item written into the table without one gets 1.
     // One that is no number (written straight into the table) is numbered afresh, as the DynamoDB store does.
     next.version = typeof current.version === 'number' ? current.version + 1 : 1;
     checkItemSize(key, next);
-    const written = next as unknown as ProvisionerRecord;
+    const written = Object.freeze(next) as unknown as ProvisionerRecord;
     this.items.get(orderKey(key))!.record = written;
     this.writes++;
     this.emit('MODIFY', key, current, written);
-    return cloneData(written) as R;
+    return written as R;
   }
 
   async remove(key: RecordKey, condition?: WriteCondition): Promise<void> {
@@ -262,7 +265,7 @@ export class MemoryRecordStore implements RecordStore {
     const held = found.record.claim;
     // Same boundary as the DynamoDB store: a claim is live while now < expiresAt.
     if (held && held.owner !== owner && held.expiresAt > now) {
-      return { ok: false, reason: 'held', record: cloneData(found.record) };
+      return { ok: false, reason: 'held', record: found.record };
     }
     const record = await this.update(key, { claim: { owner, expiresAt: now + leaseMs } });
     return { ok: true, record };
@@ -280,7 +283,7 @@ export class MemoryRecordStore implements RecordStore {
     if (!found) throw new ConditionFailedError(`${keyString(key)} does not exist`);
     const record = found.record;
     const failure = conditionFailure(record, condition);
-    if (failure) throw new ConditionFailedError(`${keyString(key)}: ${failure}`, cloneData(record));
+    if (failure) throw new ConditionFailedError(`${keyString(key)}: ${failure}`, record);
     return record;
   }
 
@@ -290,7 +293,7 @@ export class MemoryRecordStore implements RecordStore {
       .map((k) => this.items.get(k)?.record)
       .filter((r): r is AttachmentRecord => r?.kind === 'attachment');
     this.reads += found.length;
-    return found.map((r) => cloneData(r));
+    return found;
   }
 
   /** Every key in table order, sorted again only after a key was added or removed. */
@@ -329,8 +332,8 @@ export class MemoryRecordStore implements RecordStore {
 
   private emit(eventName: RecordChangeEvent['eventName'], key: RecordKey, oldRecord?: ProvisionerRecord, newRecord?: ProvisionerRecord): void {
     const change: RecordChangeEvent = { eventName, key, sequenceNumber: ++this.sequence };
-    if (oldRecord) change.oldRecord = cloneData(oldRecord);
-    if (newRecord) change.newRecord = cloneData(newRecord);
+    if (oldRecord) change.oldRecord = oldRecord;
+    if (newRecord) change.newRecord = newRecord;
     for (const listener of this.listeners) listener(change);
   }
 
@@ -367,13 +370,13 @@ function conditionFailure(record: ProvisionerRecord, condition: WriteCondition |
 }
 
 /**
- * A deep copy of JSON-shaped data (what a table item holds), so callers never share the stored
- * objects. Several times faster than structuredClone for small records, which matters when the
- * simulator pushes a million changes through the store.
+ * A frozen deep copy of JSON-shaped data (what a table item holds): written once, it is handed
+ * to every reader and listener as it is. Copying on every read and change instead cost the
+ * simulator a tenth of its time for a million changes.
  */
-function cloneData<T>(value: T): T {
+function frozenCopy<T>(value: T): T {
   if (value === null || typeof value !== 'object') return value;
-  if (Array.isArray(value)) return value.map(cloneData) as T;
+  if (Array.isArray(value)) return Object.freeze(value.map(frozenCopy)) as T;
   const source = value as Record<string, unknown>;
   const copy: Record<string, unknown> = {};
   const keys = Object.keys(source);
@@ -381,7 +384,7 @@ function cloneData<T>(value: T): T {
     const key = keys[i]!;
     const field = source[key];
     // Most fields are strings and numbers: copied without a call.
-    copy[key] = field === null || typeof field !== 'object' ? field : cloneData(field);
+    copy[key] = field === null || typeof field !== 'object' ? field : frozenCopy(field);
   }
-  return copy as T;
+  return Object.freeze(copy) as T;
 }

@@ -34,14 +34,29 @@ describe('MemoryRecordStore', () => {
     expect((error as ConditionFailedError).current).toMatchObject({ volumeId: 'a', version: 1 });
   });
 
-  it('copies on the way in and out', async () => {
+  it('copies on the way in; what it hands out cannot be changed in place', async () => {
     const store = new MemoryRecordStore();
     const record = volume('a');
+    const changes: RecordChangeEvent[] = [];
+    store.onChange((change) => changes.push(change));
     await store.create(record);
     record.spec.sizeGiB = 999;
     const read = (await store.get({ kind: 'volume', volumeId: 'a' })) as VolumeRecord;
-    read.spec.sizeGiB = 500;
-    expect(((await store.get({ kind: 'volume', volumeId: 'a' })) as VolumeRecord).spec.sizeGiB).toBe(10);
+    expect(() => {
+      read.spec.sizeGiB = 500;
+    }).toThrow(TypeError);
+    const tags = { team: 'a' };
+    const updated = await store.update<VolumeRecord>({ kind: 'volume', volumeId: 'a' }, { spec: { ...read.spec, tags } });
+    tags.team = 'b';
+    expect(() => {
+      updated.status.state = 'available';
+    }).toThrow(TypeError);
+    expect(() => {
+      (changes[1]!.newRecord as VolumeRecord).spec.tags!.team = 'c';
+    }).toThrow(TypeError);
+    const [listed] = (await store.list({ limit: 10 })).items as VolumeRecord[];
+    expect(listed!.spec).toEqual({ ...volume('a').spec, tags: { team: 'a' } });
+    expect(changes[0]!.newRecord).toMatchObject({ spec: { sizeGiB: 10 } });
   });
 
   it('updates with conditions, bumps the version, removes null fields, and never creates', async () => {
