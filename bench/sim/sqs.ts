@@ -29,7 +29,8 @@ export interface QueueMappingSettings {
 
 interface StoredMessage {
   messageId: string;
-  message: OperationMessage;
+  /** The message as SQS holds it: the JSON text the sender's SendMessageBatch carried. */
+  body: string;
   receives: number;
 }
 
@@ -111,9 +112,10 @@ export class SimulatedQueue implements OperationQueue {
       }
     }
     this.sendRequests += Math.ceil(operations.length / SQS_BATCH);
+    const bodies = operations.map((operation) => JSON.stringify(operation.message));
     await this.loop.clock.sleep(this.requestLatency.sample(this.random));
-    for (const operation of operations) {
-      const stored: StoredMessage = { messageId: `m-${++this.nextId}`, message: operation.message, receives: 0 };
+    for (const [index, operation] of operations.entries()) {
+      const stored: StoredMessage = { messageId: `m-${++this.nextId}`, body: bodies[index]!, receives: 0 };
       this.messagesSent++;
       this.outstanding++;
       this.loop.after(operation.delaySeconds * 1000, () => this.makeVisible(stored));
@@ -159,14 +161,14 @@ export class SimulatedQueue implements OperationQueue {
         // At-least-once: another copy shows up again a little later.
         this.duplicatesDelivered++;
         this.outstanding++;
-        const copy: StoredMessage = { messageId: `m-${++this.nextId}`, message: stored.message, receives: 0 };
+        const copy: StoredMessage = { messageId: `m-${++this.nextId}`, body: stored.body, receives: 0 };
         this.loop.after(Math.floor(this.random.uniform(0, 10_000)), () => this.makeVisible(copy));
       }
     }
     let failed: Set<string>;
     try {
       const result = await this.fn.invoke(
-        () => this.handler(batch.map((stored) => ({ messageId: stored.messageId, message: structuredClone(stored.message) }))),
+        () => this.handler(batch.map((stored) => ({ messageId: stored.messageId, message: JSON.parse(stored.body) as OperationMessage }))),
         batch.length,
       );
       failed = new Set(result.failedMessageIds);
