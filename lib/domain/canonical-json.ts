@@ -13,6 +13,15 @@ export function canonicalJson(value: unknown): string {
   return write('', value) as string;
 }
 
+/**
+ * Whether `a` and `b` are the same as canonical JSON: `sameJson({ a: 1, b: 2 }, { b: 2, a: 1 })`.
+ * The same value or object is so without being written out (records that share the fields a write
+ * left as they were compare at once).
+ */
+export function sameJson(a: unknown, b: unknown): boolean {
+  return a === b || canonicalJson(a) === canonicalJson(b);
+}
+
 /** `value` as JSON with sorted keys, or undefined where JSON.stringify leaves it out. */
 function write(key: string, value: unknown): string | undefined {
   if (value !== null && typeof value === 'object' && typeof (value as { toJSON?: unknown }).toJSON === 'function') {

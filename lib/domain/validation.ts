@@ -4,7 +4,7 @@
  * the value, e.g. `spec.iops: gp3 supports 3000–80000 IOPS, got 90000`.
  */
 import { z } from 'zod';
-import { canonicalJson } from './canonical-json.js';
+import { sameJson } from './canonical-json.js';
 import { EBS_LIMITS, MODIFICATIONS_PER_WINDOW, performanceChange, provisionedPerformance } from './ebs-limits.js';
 import { MAX_STATUS_MESSAGE_CHARS, shortenList } from './status-message.js';
 import {
@@ -365,8 +365,12 @@ const FALSE_IS_DEFAULT_FIELDS: ReadonlyArray<keyof VolumeSpec> = ['encrypted', '
 
 /** Whether two values of a spec field ask EBS for the same: equal, or `false` and absent where that is the default. */
 export function sameSpecValue(field: keyof VolumeSpec, a: unknown, b: unknown): boolean {
-  const asked = (value: unknown) => (value === false && FALSE_IS_DEFAULT_FIELDS.includes(field) ? undefined : value);
-  return canonicalJson(asked(a)) === canonicalJson(asked(b));
+  return sameJson(asAsked(field, a), asAsked(field, b));
+}
+
+/** A spec field's value as CreateVolume reads it: `false` where that is the default is no value. */
+function asAsked(field: keyof VolumeSpec, value: unknown): unknown {
+  return value === false && FALSE_IS_DEFAULT_FIELDS.includes(field) ? undefined : value;
 }
 
 /** Fields CreateVolume set that EC2 reports only once observed: the fixed ones, and the tags until a check has seen them. */

@@ -27,7 +27,7 @@ import {
   type VolumeSpec,
   type VolumeState,
 } from '../domain/records.js';
-import { canonicalJson } from '../domain/canonical-json.js';
+import { canonicalJson, sameJson } from '../domain/canonical-json.js';
 import { nextAttachmentState, nextVolumeState, type AttachmentEvent, type VolumeEvent } from '../domain/state-machines.js';
 import { createSentUnrecorded, managedTagsOf, parseRecord, specChangeIssues, validAttachments } from '../domain/validation.js';
 import { METRICS, OWNERSHIP_TAGS, QUEUE } from '../settings.js';
@@ -2011,7 +2011,7 @@ export class Executor {
         // Counted per target on the record, not from the status, which a throttled call, a wait or a
         // change of tags between them rewrites: a change EC2 accepts and fails every time ends at the budget.
         const target = modificationTargetOf(volume.spec);
-        const earlier = volume.failedModifications && canonicalJson(volume.failedModifications.target) === canonicalJson(target) ? volume.failedModifications.count : 0;
+        const earlier = volume.failedModifications && sameJson(volume.failedModifications.target, target) ? volume.failedModifications.count : 0;
         const failed = this.volumeFailure({ ...volume, status: { ...volume.status, attempts: Math.max(volume.status.attempts, earlier) } }, now, {
           outcome: 'retry',
           code: MODIFICATION_FAILED_CODE,
@@ -2559,7 +2559,7 @@ export class Executor {
     if (written.life !== 'alive') return undefined;
     const decision = planVolume(written, [], now);
     if (decision.type === 'cooldown') return this.waitShownBy(before, written, decision, now);
-    const tagsMoved = canonicalJson(before.observed?.tags ?? null) !== canonicalJson(written.observed?.tags ?? null);
+    const tagsMoved = !sameJson(before.observed?.tags ?? null, written.observed?.tags ?? null);
     if (decision.type === 'operation' && decision.op === 'tag-volume' && tagsMoved) return this.messageAt(decision.op, keyOf(written), decision.reason, now, now);
     return undefined;
   }
@@ -2689,7 +2689,7 @@ function changesSomething(record: ProvisionerRecord, changes: NonNullable<Result
       if (comparable(value as Status<string>) !== comparable(record.status)) return true;
       continue;
     }
-    if (value === null ? current[field] !== undefined : canonicalJson(value) !== canonicalJson(current[field])) return true;
+    if (value === null ? current[field] !== undefined : !sameJson(value, current[field])) return true;
   }
   return false;
 }

@@ -13,7 +13,7 @@
  * system removes only dying volumes with no attachment left) has its attachments say what that
  * leaves them, and one written again has those that wait for it say so.
  */
-import { canonicalJson } from '../domain/canonical-json.js';
+import { sameJson } from '../domain/canonical-json.js';
 import { keyOf, keyString, type AttachmentRecord, type ProvisionerRecord, type RecordKey, type VolumeRecord } from '../domain/records.js';
 import { describeValidationIssues, parseRecord, validAttachments } from '../domain/validation.js';
 import { METRICS } from '../settings.js';
@@ -142,7 +142,7 @@ function claimBeyondLease(record: ProvisionerRecord, nowMs: number, leaseMs: num
 
 function clientChanged(change: RecordChange): boolean {
   if (change.eventName !== 'MODIFY' || change.oldRecord === undefined || change.newRecord === undefined) return true;
-  return CLIENT_FIELDS.some((name) => canonicalJson(field(change.oldRecord, name)) !== canonicalJson(field(change.newRecord, name)));
+  return CLIENT_FIELDS.some((name) => !sameJson(field(change.oldRecord, name), field(change.newRecord, name)));
 }
 
 export class Watcher {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { canonicalJson } from '../../lib/domain/canonical-json.js';
+import { canonicalJson, sameJson } from '../../lib/domain/canonical-json.js';
 
 /** What canonicalJson is defined to be: JSON.stringify of a copy whose objects are rebuilt with sorted keys. */
 function byRebuiltObjects(value: unknown): string {
@@ -63,5 +63,24 @@ describe('canonicalJson', () => {
 
   it('refuses what JSON.stringify refuses', () => {
     expect(() => canonicalJson({ a: 1n })).toThrow(TypeError);
+  });
+});
+
+describe('sameJson', () => {
+  it('holds exactly when the canonical JSON of both is the same, for 2000 random pairs and each value with itself', () => {
+    for (let seed = 1; seed <= 2000; seed++) {
+      const next = random(seed);
+      const a = value(next, 0);
+      const b = next() < 0.3 ? JSON.parse(JSON.stringify(a ?? null)) as unknown : value(next, 0);
+      expect(sameJson(a, b), `seed ${seed}`).toBe(canonicalJson(a) === canonicalJson(b));
+      expect(sameJson(a, a), `seed ${seed}`).toBe(true);
+    }
+  });
+
+  it('compares objects by content, not identity or key order', () => {
+    expect(sameJson({ a: 1, b: [1, { c: 2 }] }, { b: [1, { c: 2 }], a: 1 })).toBe(true);
+    expect(sameJson({ a: 1 }, { a: 2 })).toBe(false);
+    expect(sameJson(NaN, null)).toBe(true);
+    expect(sameJson(undefined, null)).toBe(false);
   });
 });
