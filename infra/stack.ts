@@ -7,7 +7,8 @@ import * as events from 'aws-cdk-lib/aws-events';
 import * as targets from 'aws-cdk-lib/aws-events-targets';
 import type * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
-import { DynamoEventSource, SqsDlq, SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import { DynamoEventSource, SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { EXECUTOR, RECONCILER, WATCHER, metricsNamespace } from '../lib/settings.js';
 import { resolveOptions, type DeploymentOptions, type ResolvedOptions } from './config.js';
@@ -90,12 +91,14 @@ export class EbsProvisionerStack extends Stack {
     // Grants, least needed per function: on the table, the actions of the store methods each calls.
     for (const [name, fn] of Object.entries(functions.all()) as [FunctionName, lambda.IFunction][]) grantTableAccess(table, fn, name);
     storage.rateBudgetTable.grant(api, 'dynamodb:GetItem');
-    queue.grantSendMessages(watcher);
+    // On the queue, sending is all their code does (SendMessageBatch is authorized as sqs:SendMessage):
+    // grantSendMessages would add GetQueueAttributes and GetQueueUrl, which none of them calls.
+    queue.grant(watcher, 'sqs:SendMessage');
     // A take is a consistent GetItem and a conditional PutItem of one bucket's level.
     storage.rateBudgetTable.grant(executor, 'dynamodb:GetItem', 'dynamodb:PutItem');
-    queue.grantSendMessages(executor);
+    queue.grant(executor, 'sqs:SendMessage');
     storage.rateBudgetTable.grant(reconciler, 'dynamodb:GetItem');
-    queue.grantSendMessages(reconciler);
+    queue.grant(reconciler, 'sqs:SendMessage');
     const executorStatements = [
       ...ec2DescribeStatements('executor'),
       ...ec2MutationStatements(this, options),
@@ -130,7 +133,7 @@ export class EbsProvisionerStack extends Stack {
         retryAttempts: WATCHER.retryAttempts,
         maxRecordAge: Duration.seconds(WATCHER.maxRecordAgeSeconds),
         parallelizationFactor: WATCHER.parallelizationFactor,
-        onFailure: new SqsDlq(storage.streamFailureQueue),
+        onFailure: sendOnlyDestination(storage.streamFailureQueue),
       }),
     );
     acknowledgeWildcardResource(roleOf(watcher), '*', 'dynamodb:ListStreams, which the stream event source mapping needs, supports no resource-level permissions.');
@@ -185,4 +188,17 @@ export class EbsProvisionerStack extends Stack {
 function roleOf(fn: lambda.IFunction): iam.IRole {
   if (!fn.role) throw new Error(`${fn.node.path} has no role`);
   return fn.role;
+}
+
+/**
+ * A queue as the failure destination of an event source mapping, to which Lambda only sends
+ * (sqs:SendMessage, all an SQS destination needs); SqsDlq would also grant GetQueueAttributes and GetQueueUrl.
+ */
+function sendOnlyDestination(queue: sqs.IQueue): lambda.IEventSourceDlq {
+  return {
+    bind: (_target, targetHandler) => {
+      queue.grant(targetHandler, 'sqs:SendMessage');
+      return { destination: queue.queueArn };
+    },
+  };
 }

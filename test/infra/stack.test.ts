@@ -375,6 +375,27 @@ describe('IAM', () => {
     const dlq = getAtt(queueId('DeadLetterQueue'));
     for (const name of FUNCTION_NAMES) expect(statementsOf(name).flatMap(resourcesOf)).not.toContainEqual(dlq);
   });
+
+  it('a function that only sends to a queue may only send to it (sqs:SendMessage, which SendMessageBatch is authorized as)', () => {
+    const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
+    const sqsActionsOn = (name: FunctionName, queue: unknown) =>
+      [
+        ...new Set(
+          statementsOf(name)
+            .filter((statement) => statement.Effect === 'Allow' && resourcesOf(statement).some((resource) => same(resource, queue)))
+            .flatMap(actionsOf)
+            .filter((action) => action.startsWith('sqs:')),
+        ),
+      ].sort();
+    const queue = getAtt(queueId('OperationQueue'));
+    // The watcher sends operations, and Lambda sends the descriptions of the stream batches it gives up on in the watcher's name.
+    expect(sqsActionsOn('watcher', queue)).toEqual(['sqs:SendMessage']);
+    expect(sqsActionsOn('watcher', getAtt(queueId('StreamFailureQueue')))).toEqual(['sqs:SendMessage']);
+    expect(sqsActionsOn('reconciler', queue)).toEqual(['sqs:SendMessage']);
+    // The executor sends its follow-ups; the rest is what its event source mapping needs to receive and delete its messages.
+    expect(sqsActionsOn('executor', queue)).toEqual(expect.arrayContaining(['sqs:DeleteMessage', 'sqs:GetQueueAttributes', 'sqs:ReceiveMessage', 'sqs:SendMessage']));
+    expect(sqsActionsOn('api', queue)).toEqual([]);
+  });
 });
 
 describe('restorableSnapshotOwners and attachableInstanceTag', () => {
