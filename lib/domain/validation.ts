@@ -82,6 +82,18 @@ export const TAG_RULES =
   'the other services that read them (cost allocation, say). Keys starting with `aws:` or `ebs-provisioner:` (in any case) are reserved for AWS and ' +
   'for the ownership tags the system sets.';
 
+/** Adds a custom issue at `path` (a tag key, a spec field). Module level: schemas run it for every record read. */
+function addIssue(ctx: z.RefinementCtx, path: string, message: string): void {
+  ctx.addIssue({ code: 'custom', path: [path], message });
+}
+
+/** The reserved prefix `key` starts with, in any case, if any. */
+function reservedPrefixOf(key: string): string | undefined {
+  const lower = key.toLowerCase();
+  for (const prefix of RESERVED_TAG_PREFIXES) if (lower.startsWith(prefix)) return prefix;
+  return undefined;
+}
+
 export const tagsSchema = z.record(z.string(), z.string().meta({ maxLength: TAG_VALUE_MAX_CHARS })).superRefine((tags, ctx) => {
   const entries = Object.entries(tags);
   if (entries.length > MAX_CLIENT_TAGS) {
@@ -90,16 +102,15 @@ export const tagsSchema = z.record(z.string(), z.string().meta({ maxLength: TAG_
     return;
   }
   for (const [key, value] of entries) {
-    const issue = (message: string) => ctx.addIssue({ code: 'custom', path: [key], message });
     const keyChars = characterCount(key);
     const valueChars = characterCount(value);
-    if (keyChars < 1 || keyChars > TAG_KEY_MAX_CHARS) issue(`tag key must be 1–${TAG_KEY_MAX_CHARS} characters, got ${keyChars}`);
-    if (valueChars > TAG_VALUE_MAX_CHARS) issue(`tag value must be at most ${TAG_VALUE_MAX_CHARS} characters, got ${valueChars}`);
+    if (keyChars < 1 || keyChars > TAG_KEY_MAX_CHARS) addIssue(ctx, key, `tag key must be 1–${TAG_KEY_MAX_CHARS} characters, got ${keyChars}`);
+    if (valueChars > TAG_VALUE_MAX_CHARS) addIssue(ctx, key, `tag value must be at most ${TAG_VALUE_MAX_CHARS} characters, got ${valueChars}`);
     if (!TAG_CHARACTERS_PATTERN.test(key) || !TAG_CHARACTERS_PATTERN.test(value)) {
-      issue('tags may contain only letters, digits, spaces and _ . : / = + - @');
+      addIssue(ctx, key, 'tags may contain only letters, digits, spaces and _ . : / = + - @');
     }
-    const reserved = RESERVED_TAG_PREFIXES.find((prefix) => key.toLowerCase().startsWith(prefix));
-    if (reserved) issue(`tag keys starting with "${reserved}" are reserved`);
+    const reserved = reservedPrefixOf(key);
+    if (reserved) addIssue(ctx, key, `tag keys starting with "${reserved}" are reserved`);
   }
 }).meta({ description: TAG_RULES, maxProperties: MAX_CLIENT_TAGS });
 
@@ -124,41 +135,40 @@ const volumeSpecShape = z.strictObject({
 function checkEbsLimits(spec: z.infer<typeof volumeSpecShape>, ctx: z.RefinementCtx): void {
   const limits = EBS_LIMITS[spec.volumeType];
   const type = spec.volumeType;
-  const issue = (path: string, message: string) => ctx.addIssue({ code: 'custom', path: [path], message });
 
   if (spec.sizeGiB < limits.sizeGiB.min || spec.sizeGiB > limits.sizeGiB.max) {
-    issue('sizeGiB', `${type} volumes are ${limits.sizeGiB.min}–${limits.sizeGiB.max} GiB, got ${spec.sizeGiB}`);
+    addIssue(ctx, 'sizeGiB', `${type} volumes are ${limits.sizeGiB.min}–${limits.sizeGiB.max} GiB, got ${spec.sizeGiB}`);
   }
   if (!limits.iops) {
-    if (spec.iops !== undefined) issue('iops', `${type} volumes take no IOPS setting`);
+    if (spec.iops !== undefined) addIssue(ctx, 'iops', `${type} volumes take no IOPS setting`);
   } else if (spec.iops === undefined) {
-    if (limits.iops.required) issue('iops', `${type} volumes require an IOPS setting (${limits.iops.min}–${limits.iops.max})`);
+    if (limits.iops.required) addIssue(ctx, 'iops', `${type} volumes require an IOPS setting (${limits.iops.min}–${limits.iops.max})`);
   } else {
     if (spec.iops < limits.iops.min || spec.iops > limits.iops.max) {
-      issue('iops', `${type} supports ${limits.iops.min}–${limits.iops.max} IOPS, got ${spec.iops}`);
+      addIssue(ctx, 'iops', `${type} supports ${limits.iops.min}–${limits.iops.max} IOPS, got ${spec.iops}`);
     }
     const perGiB = limits.iops.maxPerGiB;
     // At or below the type's minimum, any size is fine (gp3's baseline 3000 IOPS comes with every size).
     if (perGiB !== undefined && spec.iops > limits.iops.min && spec.iops > spec.sizeGiB * perGiB) {
-      issue('iops', `${type} allows at most ${perGiB} IOPS per GiB: ${spec.sizeGiB} GiB allows ${spec.sizeGiB * perGiB}, got ${spec.iops}`);
+      addIssue(ctx, 'iops', `${type} allows at most ${perGiB} IOPS per GiB: ${spec.sizeGiB} GiB allows ${spec.sizeGiB * perGiB}, got ${spec.iops}`);
     }
   }
   if (!limits.throughput) {
-    if (spec.throughput !== undefined) issue('throughput', `${type} volumes take no throughput setting`);
+    if (spec.throughput !== undefined) addIssue(ctx, 'throughput', `${type} volumes take no throughput setting`);
   } else if (spec.throughput !== undefined) {
     if (spec.throughput < limits.throughput.min || spec.throughput > limits.throughput.max) {
-      issue('throughput', `${type} supports ${limits.throughput.min}–${limits.throughput.max} MiB/s, got ${spec.throughput}`);
+      addIssue(ctx, 'throughput', `${type} supports ${limits.throughput.min}–${limits.throughput.max} MiB/s, got ${spec.throughput}`);
     }
     const perIops = limits.throughput.maxPerIops;
     const iops = provisionedPerformance(spec).iops;
     if (perIops !== undefined && iops !== undefined && spec.throughput > limits.throughput.min && spec.throughput > iops * perIops) {
-      issue('throughput', `${type} allows at most ${perIops} MiB/s per IOPS: ${iops} IOPS allows ${iops * perIops}, got ${spec.throughput}`);
+      addIssue(ctx, 'throughput', `${type} allows at most ${perIops} MiB/s per IOPS: ${iops} IOPS allows ${iops * perIops}, got ${spec.throughput}`);
     }
   }
-  if (spec.multiAttach && !limits.multiAttach) issue('multiAttach', `multi-attach is available on io1 and io2 only, not ${type}`);
-  if (spec.kmsKeyId !== undefined && spec.encrypted !== true) issue('encrypted', 'must be true when kmsKeyId is given');
+  if (spec.multiAttach && !limits.multiAttach) addIssue(ctx, 'multiAttach', `multi-attach is available on io1 and io2 only, not ${type}`);
+  if (spec.kmsKeyId !== undefined && spec.encrypted !== true) addIssue(ctx, 'encrypted', 'must be true when kmsKeyId is given');
   if (spec.availabilityZone !== undefined && spec.placementInstanceId !== undefined) {
-    issue('placementInstanceId', 'give either availabilityZone or placementInstanceId, not both');
+    addIssue(ctx, 'placementInstanceId', 'give either availabilityZone or placementInstanceId, not both');
   }
 }
 
@@ -475,7 +485,7 @@ export function tagChanges(
 
 /** Whether EC2 sets a tag key aside for itself or for this system (ownership): never a client's tag. */
 export function isReservedTagKey(key: string): boolean {
-  return RESERVED_TAG_PREFIXES.some((prefix) => key.toLowerCase().startsWith(prefix));
+  return reservedPrefixOf(key) !== undefined;
 }
 
 /** The client's tags among all a volume carries: ownership and `aws:` tags left out. */
