@@ -1,6 +1,7 @@
 /**
  * Device-name allocation for attaches: per instance, no clash with the instance's current block
- * device mappings nor with other attaches in the same batch. `/dev/sdf` and `/dev/xvdf` name the
+ * device mappings, with other attaches in the same batch, nor with the names other attachments to
+ * the instance asked for. `/dev/sdf` and `/dev/xvdf` name the
  * same slot on many instance types, so names are compared by their slot (`f`).
  */
 
@@ -29,11 +30,14 @@ export type DeviceAllocation = { ok: true; device: string } | { ok: false; code:
  * Allocates one device name per request. Requested names are honoured first (EC2 decides whether
  * they are free); the others take the free name of `pool` at their `rank` among the free names,
  * else (taken, or no rank) the first free one in order. Past the pool, a per-request error.
+ * `reservedByInstance`: names other attachments to the instance asked for and may not hold yet
+ * (their volume not ready): the pool hands none of them out, and a request for one is honoured.
  */
 export function allocateDevices(
   requests: readonly DeviceRequest[],
   usedByInstance: ReadonlyMap<string, readonly string[]>,
   pool: readonly string[],
+  reservedByInstance: ReadonlyMap<string, readonly string[]> = new Map(),
 ): Map<string, DeviceAllocation> {
   const result = new Map<string, DeviceAllocation>();
   const taken = new Map<string, Set<string>>();
@@ -60,12 +64,13 @@ export function allocateDevices(
     slots.add(slot);
     result.set(request.id, { ok: true, device: request.requestedDevice });
   }
-  // The names free once the requested ones are taken, per instance, as every environment sees them
-  // (before this batch names any: the ranks index this list).
+  // The names free once the requested and reserved ones are taken, per instance, as every
+  // environment sees them (before this batch names any: the ranks index this list).
   const freeAtStart = new Map<string, string[]>();
   for (const { instanceId } of requests) {
     if (freeAtStart.has(instanceId)) continue;
     const slots = takenOn(instanceId);
+    for (const reserved of reservedByInstance.get(instanceId) ?? []) slots.add(deviceSlot(reserved));
     freeAtStart.set(instanceId, pool.filter((device) => !slots.has(deviceSlot(device))));
   }
   const freeOn = (instanceId: string) => freeAtStart.get(instanceId)!;

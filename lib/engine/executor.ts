@@ -1197,7 +1197,10 @@ export class Executor {
       const records = attachments?.get(id);
       const held = heldBy.get(id) ?? new Set<string>();
       const view: InstanceView = { ...instance, deviceNames: [...new Set([...instance.deviceNames, ...held])], shared };
-      if (records) view.awaitingDevice = awaitingDevice(records);
+      if (records) {
+        view.awaitingDevice = awaitingDevice(records);
+        view.askedFor = askedFor(records);
+      }
       if (instance.state === 'running' || instance.state === 'stopped') {
         const otherDevices = instance.deviceNames.filter((device) => !held.has(device));
         view.seen = { availabilityZone: instance.availabilityZone, state: instance.state, otherDevices, describedAt };
@@ -1448,8 +1451,13 @@ export class Executor {
       return { id: item.id, instanceId: attachment.instanceId, requestedDevice: attachment.requestedDevice, ...(rank !== undefined ? { rank } : {}) };
     });
     const used = new Map<string, string[]>();
-    if (instances instanceof Map) for (const [id, instance] of instances) used.set(id, instance.deviceNames);
-    const devices = allocateDevices(requests, used, this.config.deviceNames);
+    const reserved = new Map<string, string[]>();
+    if (instances instanceof Map)
+      for (const [id, instance] of instances) {
+        used.set(id, instance.deviceNames);
+        reserved.set(id, instance.askedFor ?? []);
+      }
+    const devices = allocateDevices(requests, used, this.config.deviceNames, reserved);
 
     const runs: { item: Item; run: () => Promise<void> }[] = [];
     await Promise.all(
@@ -2818,7 +2826,14 @@ type InstanceView = ProviderInstance & {
   awaitingDevice?: string[];
   /** The description to leave on the attachment record this attach writes. */
   seen?: InstanceSeen;
+  /** Device names the live attachments to it asked for (`requestedDevice`), held or not yet: none is handed out to another. */
+  askedFor?: string[];
 };
+
+/** The device names the live attachments of one instance asked for (`requestedDevice`). */
+function askedFor(records: readonly AttachmentRecord[]): string[] {
+  return records.flatMap((a) => (a.life === 'alive' && a.requestedDevice !== undefined ? [a.requestedDevice] : []));
+}
 
 /**
  * The live attachments of one instance that wait for the executor to name their device, as every

@@ -59,6 +59,23 @@ describe('device allocation', () => {
     expect(batch.get('late')).toEqual({ ok: true, device: '/dev/sdg' });
   });
 
+  it('keeps the pool away from names other attachments to the instance asked for, and honours a request for one', () => {
+    const reserved = new Map([['i-1', ['/dev/sdf', '/dev/xvdh']]]);
+    const result = allocateDevices(
+      [
+        { id: 'auto', instanceId: 'i-1', rank: 0 },
+        { id: 'next', instanceId: 'i-1' },
+        { id: 'asked', instanceId: 'i-1', requestedDevice: '/dev/sdh' },
+      ],
+      new Map([['i-1', ['/dev/xvda']]]),
+      DEFAULT_DEVICE_NAMES,
+      reserved,
+    );
+    expect(result.get('auto')).toEqual({ ok: true, device: '/dev/sdg' });
+    expect(result.get('next')).toEqual({ ok: true, device: '/dev/sdi' });
+    expect(result.get('asked')).toEqual({ ok: true, device: '/dev/sdh' });
+  });
+
   it('allocates per instance independently', () => {
     const result = allocateDevices(
       [

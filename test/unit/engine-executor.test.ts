@@ -256,6 +256,26 @@ describe('executor: two attaches asking for the same device name in one batch', 
   });
 });
 
+describe('executor: a device name another attachment to the instance asked for', () => {
+  it('is not given to an attach that asked for none while that attachment waits for its volume: both attach, no AttachVolume refused', async () => {
+    const h = harness();
+    await availableVolume(h, 'a');
+    await h.store.create(newVolume('b'));
+    await h.store.create(newAttachment('b', { requestedDevice: '/dev/sdf' }));
+    await h.store.create(newAttachment('a'));
+    // b waits for its volume; a attaches first.
+    await h.executor.run(h.batchOf(h.op('attach', attachmentKey('b')), h.op('attach', attachmentKey('a'))));
+    expect((await attachmentOf(h, 'b')).status.state).toBe('pending');
+    expect((await attachmentOf(h, 'a')).device).toBe('/dev/sdg');
+    await h.executor.run(h.batchOf(h.op('create-volume', volumeKey('b'))));
+    await h.settle(30_000);
+    await h.executor.run(h.batchOf(h.op('attach', attachmentKey('b'))));
+    await h.settle(20_000);
+    for (const [id, device] of [['a', '/dev/sdg'], ['b', '/dev/sdf']] as const) expect(await attachmentOf(h, id)).toMatchObject({ device, status: { state: 'attached', attempts: 0 } });
+    expect(h.ebs.calls.AttachVolume).toBe(2);
+  });
+});
+
 describe('executor: placement by a terminated instance', () => {
   it.each(['terminated', 'shutting-down'] as const)('an instance %s places nothing: the volume ends in error at once, having created nothing', async (state) => {
     const h = harness();
