@@ -129,7 +129,7 @@ export interface EngineConfig {
   /**
    * How long an executor environment reuses an instance it described (AZ and state) before
    * describing it again (ms). Device names in use come from the attachment records on top of the
-   * cached mappings, and a failed attach drops the entry, so a stale entry costs at most one
+   * cached mappings (which keep only the names no record held), and a failed attach drops the entry, so a stale entry costs at most one
    * failed AttachVolume (an AZ never changes). 0: describe on every batch.
    */
   instanceCacheTtlMs: number;

@@ -1189,7 +1189,12 @@ export class Executor {
     const described = await this.describe(missing, this.config.describeChunkSize.instances, (part) => this.deps.provider.describeInstances(part), (i) => i.instanceId);
     if (!(described instanceof Map)) return described;
     for (const [id, instance] of described) {
-      this.instanceCache.set(id, { instance, describedAt: now });
+      // Kept without the names the records hold: those come from the records each time, so a name
+      // an attachment let go of (detached, its record removed) is not held on here for the TTL,
+      // where other environments' views no longer have it and the ranks would name differently.
+      const held = heldBy.get(id);
+      const kept = attachments !== undefined && held ? { ...instance, deviceNames: instance.deviceNames.filter((device) => !held.has(device)) } : instance;
+      this.instanceCache.set(id, { instance: kept, describedAt: now });
       known.set(id, { instance, describedAt: now, shared: false });
     }
     const views = new Map<string, InstanceView>();
@@ -1482,8 +1487,7 @@ export class Executor {
             const outcome = await this.call(item, 'AttachVolume', () =>
               this.deps.provider.attachVolume({ ebsVolumeId: item.volume!.ebsVolumeId!, instanceId: written.instanceId, device: allocation.device }),
             );
-            const cached = this.instanceCache.get(written.instanceId);
-            if (outcome.ok && cached) cached.instance = { ...cached.instance, deviceNames: [...cached.instance.deviceNames, allocation.device] };
+            // The device is the record's to hold (written above), not the cache's.
             // The instance may have changed under the cache (state, devices): describe it next time.
             if (!outcome.ok && outcome.error.outcome !== 'throttled') this.instanceCache.delete(written.instanceId);
             if (outcome.ok || outcome.error.outcome === 'already-done') {

@@ -243,6 +243,32 @@ describe('executor: device names of attaches to one instance made by two environ
   });
 });
 
+describe('executor: device names of attaches to one instance made by two environments at once, after a detach there', () => {
+  it('are different: the environment that attached the volume since detached does not hold on to its name', async () => {
+    const h = harness();
+    for (const id of ['v0', 'a', 'b']) await availableVolume(h, id);
+    const [first, second] = [h.environment(), h.environment()];
+    // The first environment attaches v0 (as /dev/sdf), which is then detached and its record removed.
+    await h.store.create(newAttachment('v0'));
+    await first.run(h.batchOf(h.op('attach', attachmentKey('v0'))));
+    await h.settle(20_000);
+    expect(await attachmentOf(h, 'v0')).toMatchObject({ device: '/dev/sdf', status: { state: 'attached' } });
+    await h.store.update<AttachmentRecord>(attachmentKey('v0'), { life: 'dying' });
+    await h.watch();
+    await h.settle(30_000);
+    expect(await h.store.get(attachmentKey('v0'))).toBeUndefined();
+    // Within the first environment's description's lifetime, each environment attaches one of two volumes.
+    await h.store.create(newAttachment('a'));
+    await h.store.create(newAttachment('b'));
+    await Promise.all([first.run(h.batchOf(h.op('attach', attachmentKey('a')))), second.run(h.batchOf(h.op('attach', attachmentKey('b'))))]);
+    await h.settle(30_000);
+    const devices = await Promise.all(['a', 'b'].map(async (id) => (await attachmentOf(h, id)).device));
+    expect(devices).toEqual(['/dev/sdf', '/dev/sdg']);
+    for (const id of ['a', 'b']) expect((await attachmentOf(h, id)).status).toMatchObject({ state: 'attached', attempts: 0 });
+    expect(h.ebs.calls.AttachVolume).toBe(3);
+  });
+});
+
 describe('executor: two attaches asking for the same device name in one batch', () => {
   it('the second is refused as a clash, with one AttachVolume made', async () => {
     const h = harness();
