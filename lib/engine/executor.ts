@@ -2117,6 +2117,26 @@ export class Executor {
       const acceptedAt = operationStartMs(attachment.status) ?? now;
       if (current && !link && (elsewhere.length === 0 || current.multiAttach) && now - acceptedAt < this.config.describeGraceMs)
         return this.stillInProgress(attachment, now, `attaching as ${attachment.device ?? 'its device'}; EC2 does not list the attachment yet`);
+      if (current && !link && elsewhere.length > 0 && !current.multiAttach && item.volume) {
+        // The single-attach volume is attached to another instance (outside the system, or by another
+        // attachment first): the volume record learns it is in use from this answer, and the attach
+        // waits for it to be detached, as it would have had the record said so, instead of retrying
+        // an AttachVolume EC2 refuses until its attempts run out. A describe that lags a detach there
+        // and this attach after it would leave it waiting while attached here: it looks once more
+        // when a describe no longer lags.
+        const notAttached: AttachmentRecord = { ...attachment, status: attemptStatus(attachment.status, nextAttachmentState('attaching', 'observed-detached'), now, 'not attached'), device: undefined };
+        const decision = planAttachment(notAttached, { ...item.volume, status: { ...item.volume.status, state: 'in-use' } });
+        if (decision.type === 'wait')
+          return {
+            outcome: 'succeeded',
+            changes: { status: changesWithoutCall(notAttached, decision, now)?.status ?? notAttached.status, device: null },
+            alsoCheck: [
+              ...this.volumeCheck(attachment),
+              this.messageAt('check-attachment', keyOf(attachment), 'the volume was seen attached to another instance right after the attach: looking once more', now, acceptedAt + this.config.describeGraceMs),
+            ],
+            volumeSeen: current,
+          };
+      }
       return this.attachmentFailure(attachment, now, 'AttachVolume', {
         outcome: 'retry',
         code: current ? 'AttachmentNotFound' : 'InvalidVolume.NotFound',
@@ -2493,7 +2513,8 @@ export class Executor {
         const next = item.nudgeOnly && result.outcome === 'in-progress' ? undefined : this.followUp(item, record, current, result, now);
         if (next) followUps.push({ item, operation: next });
       }
-      if (!volumeSynced) for (const operation of this.alsoChecks(item, result)) followUps.push({ item, operation });
+      // The volume's check is needed only when its record could not be brought in line here.
+      for (const operation of this.alsoChecks(item, result)) if (!volumeSynced || operation.message.key.kind !== 'volume') followUps.push({ item, operation });
     } catch (error) {
       if (error instanceof ConditionFailedError) {
         // Changed or deleted meanwhile: that change is planned on its own, unless it left the

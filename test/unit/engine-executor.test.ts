@@ -2731,6 +2731,72 @@ describe('executor: more of what EC2 and the records can do', () => {
     for (const id of ['a', 'b']) expect((await volumeOf(h, id)).status).toMatchObject({ state: 'available', attempts: 0 });
   });
 
+  it('a single-attach volume attached to another instance outside the system while its record says available: one AttachVolume, then the attach waits for it with the volume record in use, and attaches once it is detached there', async () => {
+    const h = harness();
+    const { ebsVolumeId } = await availableVolume(h, 'data-1');
+    await h.ebs.attachVolume({ ebsVolumeId: ebsVolumeId!, instanceId: OTHER_INSTANCE, device: '/dev/sdz' });
+    await h.settle(5000);
+    expect((await volumeOf(h, 'data-1')).status.state).toBe('available');
+    const before = h.ebs.calls.AttachVolume;
+    await h.store.create(newAttachment('data-1'));
+    h.changes.length = 0;
+    await h.executor.run(h.batchOf(h.op('attach', attachmentKey('data-1'))));
+    for (let i = 0; i < 10; i++) {
+      await h.watch();
+      await h.settle(30_000, 2000);
+    }
+    expect(h.ebs.calls.AttachVolume - before).toBe(1);
+    const waiting = await attachmentOf(h, 'data-1');
+    expect(waiting.status).toMatchObject({ state: 'pending', attempts: 0, message: expect.stringMatching(/detached from its other instance/) });
+    expect(waiting.status.nextAttemptAt).toBeUndefined();
+    expect(waiting.device).toBeUndefined();
+    expect((await volumeOf(h, 'data-1')).status.state).toBe('in-use');
+
+    // Detached there: the reconciler finds the volume available, which releases the attach.
+    await h.ebs.detachVolume({ ebsVolumeId: ebsVolumeId!, instanceId: OTHER_INSTANCE });
+    const reconciler = new Reconciler({ store: h.store, queue: h.queue, provider: h.ebs, clock: h.clock, metrics: h.metrics, log: silentLog });
+    await h.settle(10_000);
+    await reconciler.run();
+    for (let i = 0; i < 4; i++) {
+      await h.watch();
+      await h.settle(10_000);
+    }
+    expect(await attachmentOf(h, 'data-1')).toMatchObject({ device: '/dev/sdf', status: { state: 'attached', attempts: 0 } });
+    expect(h.ebs.calls.AttachVolume - before).toBe(2);
+  });
+
+  it('a check right after the attach that EC2 describes late, the volume still attached to another instance: the attach waits, looks once more, and finds it attached here', async () => {
+    const h = harness();
+    await availableVolume(h, 'data-1');
+    let late = false;
+    // A describe that lags: the volume still attached to the other instance, not yet to this one.
+    const provider = providerOver(h.ebs, {
+      describeVolumes: async (ids) =>
+        (await h.ebs.describeVolumes(ids)).map((volume) => (late ? { ...volume, state: 'in-use' as const, attachments: [{ instanceId: OTHER_INSTANCE, device: '/dev/sdz', state: 'attached' as const }] } : volume)),
+    });
+    const executor = new Executor({ store: h.store, queue: h.queue, provider, clock: h.clock, metrics: h.metrics, log: silentLog, config: { rateWaitMaxMs: 0 } });
+    const run = async (ms: number) => {
+      for (let spent = 0; spent < ms; spent += 1000) {
+        await h.watch();
+        const received = h.queue.receive(100);
+        if (received.length > 0) await executor.run(received.map((r) => ({ messageId: r.messageId, message: r.message })));
+        for (const r of received) h.queue.delete(r.receiptHandle);
+        await h.clock.advance(1000);
+      }
+    };
+    await h.store.create(newAttachment('data-1'));
+    h.changes.length = 0;
+    await executor.run(h.batchOf(h.op('attach', attachmentKey('data-1'))));
+    late = true;
+    await run(5000);
+    expect((await attachmentOf(h, 'data-1')).status).toMatchObject({ state: 'pending', message: expect.stringMatching(/detached from its other instance/) });
+    late = false;
+    await run(3 * 60_000);
+    expect(await attachmentOf(h, 'data-1')).toMatchObject({ device: '/dev/sdf', status: { state: 'attached' } });
+    expect((await volumeOf(h, 'data-1')).status.state).toBe('in-use');
+    expect(h.ebs.calls.AttachVolume).toBe(1);
+  });
+
   it('a single-attach volume waits for its other attachment to detach, then moves over', async () => {
     const h = harness();
     await attachedVolume(h, 'data-1');
