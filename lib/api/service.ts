@@ -191,17 +191,20 @@ export class VolumeService {
     };
 
     if (query.instanceId !== undefined) {
-      // An instance has few attachments: read them all and page through their volume ids.
+      // An instance has few attachments: read them all and page through their volume ids, in order.
+      // The cursor names the last id returned, so attachments added or removed before it between
+      // pages neither repeat a volume nor skip one (a cursor of an earlier version holds an offset).
       const attachments = await this.store.attachmentsOfInstance(query.instanceId);
       const volumeIds = [...new Set(attachments.map((a) => a.volumeId))].sort();
-      const offset = cursor?.offset ?? 0;
-      const pageIds = volumeIds.slice(offset, offset + query.limit);
+      const after = cursor?.after;
+      const rest = after !== undefined ? volumeIds.filter((id) => id > after) : volumeIds.slice(cursor?.offset ?? 0);
+      const pageIds = rest.slice(0, query.limit);
       const volumes = (await this.store.getMany(pageIds.map(volumeKey))).filter(isVolume);
-      volumes.sort((a, b) => a.volumeId.localeCompare(b.volumeId));
-      const next = offset + pageIds.length;
+      volumes.sort((a, b) => (a.volumeId < b.volumeId ? -1 : a.volumeId > b.volumeId ? 1 : 0));
+      const last = pageIds[pageIds.length - 1];
       return {
         items: volumes.map(listed).filter(matches),
-        ...(next < volumeIds.length ? { cursor: encodeCursor({ filter, offset: next }) } : {}),
+        ...(last !== undefined && rest.length > pageIds.length ? { cursor: encodeCursor({ filter, after: last }) } : {}),
       };
     }
 
@@ -810,7 +813,9 @@ interface ListCursor {
   filter: string;
   /** The store's own cursor (table scan). */
   store?: string;
-  /** Position in the instance's sorted volume ids (instance filter). */
+  /** The last volume id returned (instance filter): the next page starts after it. */
+  after?: string;
+  /** Position in the instance's sorted volume ids (instance filter), as an earlier version issued it. */
   offset?: number;
 }
 
@@ -839,6 +844,7 @@ function decodeCursor(text: string, filter: string): ListCursor {
   const wellFormed =
     typeof cursor.filter === 'string' &&
     (cursor.store === undefined || typeof cursor.store === 'string') &&
+    (cursor.after === undefined || typeof cursor.after === 'string') &&
     (cursor.offset === undefined || (Number.isSafeInteger(cursor.offset) && cursor.offset >= 0));
   if (!wellFormed) throw bad('is not a cursor this API issued');
   if (cursor.filter !== filter) throw bad('was issued for a different state/instanceId filter');

@@ -313,6 +313,30 @@ describe('VolumeService', () => {
       expect(inUse.items.map((v) => v.volumeId)).toEqual(['vol-03']);
     });
 
+    it("pages by instance from the last volume returned: an attachment removed or added before it between pages moves no volume past the cursor", async () => {
+      await seed(5);
+      for (const id of ['vol-02', 'vol-03', 'vol-04', 'vol-05']) await service.putAttachment(id, INSTANCE_A, {});
+      const first = await service.listVolumes({ limit: 2, instanceId: INSTANCE_A });
+      expect(first.items.map((v) => v.volumeId)).toEqual(['vol-02', 'vol-03']);
+      // vol-02 detached (its record removed) between the pages: vol-04 is not skipped.
+      await store.remove(attachmentKey('vol-02', INSTANCE_A));
+      const second = await service.listVolumes({ limit: 2, instanceId: INSTANCE_A, cursor: first.cursor! });
+      expect(second.items.map((v) => v.volumeId)).toEqual(['vol-04', 'vol-05']);
+      expect(second.cursor).toBeUndefined();
+
+      // vol-01 attached between the pages: vol-03 is not shown again.
+      const again = await service.listVolumes({ limit: 1, instanceId: INSTANCE_A });
+      expect(again.items.map((v) => v.volumeId)).toEqual(['vol-03']);
+      await service.putAttachment('vol-01', INSTANCE_A, {});
+      const next = await service.listVolumes({ limit: 1, instanceId: INSTANCE_A, cursor: again.cursor! });
+      expect(next.items.map((v) => v.volumeId)).toEqual(['vol-04']);
+
+      // A cursor an earlier version issued (a position) still reads.
+      const earlier = Buffer.from(JSON.stringify({ filter: `${INSTANCE_A}|`, offset: 2 })).toString('base64url');
+      const resumed = await service.listVolumes({ limit: 1, instanceId: INSTANCE_A, cursor: earlier });
+      expect(resumed.items.map((v) => v.volumeId)).toEqual(['vol-04']);
+    });
+
     it('rejects a cursor issued for another filter, or one it did not issue', async () => {
       await seed(3);
       const page = await service.listVolumes({ limit: 1 });
