@@ -1,13 +1,14 @@
 /**
  * `npm start` itself, as a user runs it: the entry point in a child process with its flag parsing,
  * first log line, demo instances, HTTP API, status lines and a clean stop on SIGINT or SIGTERM, the
- * latter also sent to npm itself.
+ * latter also sent to npm itself, and a Ctrl-C sent to the process group of npm and the runtime.
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
+import { REPEAT_WINDOW_MS } from '../../lib/local/signals.js';
 import { describeWithMoto, userAwsEnvironment } from '../support/moto.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -169,6 +170,15 @@ describe('npm start (memory backend)', () => {
     expect(running.lines).toEqual(expect.arrayContaining([expect.stringMatching(/SIGTERM: stopping/)]));
   }, 45_000);
 
+  it('stops in order, exiting 0, on a Ctrl-C sent to the process group of `npm start`, as a terminal sends it (npm passes its own SIGINT on too)', async () => {
+    running = start(['--port', '0', '--demo-instances', '0'], { viaNpm: true });
+    await running.lineMatching(/Ctrl-C stops$/);
+    process.kill(-running.child.pid!, 'SIGINT');
+    expect(await running.exited).toEqual({ code: 0, signal: null });
+    expect(running.lines).toEqual(expect.arrayContaining([expect.stringMatching(/SIGINT: stopping… \(again to force\)$/)]));
+    expect(running.lines.filter((line) => /again: exiting at once/.test(line))).toEqual([]);
+  }, 45_000);
+
   it('rejects an unknown backend before starting anything', async () => {
     running = start(['--backend', 'dynamo']);
     const { code } = await running.exited;
@@ -249,6 +259,8 @@ describeWithMoto('npm start -- --backend moto', () => {
     const moto = await childOf(runtimePid);
     running.child.kill('SIGTERM');
     await running.lineMatching(/SIGTERM: stopping… \(again to force\)$/);
+    // Past the moment within which the same signal is the first one delivered twice.
+    await new Promise((resolve) => setTimeout(resolve, REPEAT_WINDOW_MS + 100));
     running.child.kill('SIGTERM');
     expect(await running.exited).toEqual({ code: 143, signal: null });
     expect(running.lines).toEqual(expect.arrayContaining([expect.stringMatching(/WARN +SIGTERM again: exiting at once$/)]));

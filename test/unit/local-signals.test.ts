@@ -1,20 +1,25 @@
 import { describe, expect, it } from 'vitest';
 import { RecordingLog } from '../../lib/memory/log.js';
-import { handleStopSignals, signalExitStatus, type StopSignal } from '../../lib/local/signals.js';
+import { handleStopSignals, REPEAT_WINDOW_MS, signalExitStatus, type StopSignal } from '../../lib/local/signals.js';
 
 function setUp() {
   const listeners = new Map<StopSignal, () => void>();
   const log = new RecordingLog();
   const stops: StopSignal[] = [];
   const exits: number[] = [];
+  let nowMs = 0;
   const requested = handleStopSignals({
     log,
     stop: (signal) => stops.push(signal),
     exit: (status) => exits.push(status),
     on: (signal, listener) => listeners.set(signal, listener),
+    now: () => nowMs,
   });
   const send = (signal: StopSignal) => listeners.get(signal)!();
-  return { log, stops, exits, requested, send };
+  const wait = (ms: number) => {
+    nowMs += ms;
+  };
+  return { log, stops, exits, requested, send, wait };
 }
 
 describe('stop signals of the local runtime', () => {
@@ -29,13 +34,31 @@ describe('stop signals of the local runtime', () => {
   });
 
   it('exits at once on a second signal, with the status a shell reports for it, without stopping again', () => {
-    const { log, stops, exits, send } = setUp();
+    const { log, stops, exits, send, wait } = setUp();
     send('SIGINT');
+    wait(REPEAT_WINDOW_MS);
     send('SIGINT');
     send('SIGHUP');
     expect(stops).toEqual(['SIGINT']);
     expect(exits).toEqual([130, signalExitStatus('SIGHUP')]);
     expect(log.entries.at(1)).toEqual({ level: 'warn', message: 'SIGINT again: exiting at once' });
+  });
+
+  it("takes the same signal again within moments of the first as that one delivered twice (a terminal's Ctrl-C reaching npm, which passes it on, and the runtime): the stop goes on", () => {
+    const { log, stops, exits, requested, send, wait } = setUp();
+    send('SIGINT');
+    wait(50);
+    send('SIGINT');
+    expect(requested()).toBe(true);
+    expect(stops).toEqual(['SIGINT']);
+    expect(exits).toEqual([]);
+    expect(log.entries.filter((entry) => entry.level !== 'debug')).toEqual([{ level: 'info', message: 'SIGINT: stopping… (again to force)' }]);
+    // Another signal, or the same one once the moment has passed, is a second request: it forces.
+    send('SIGTERM');
+    expect(exits).toEqual([signalExitStatus('SIGTERM')]);
+    wait(REPEAT_WINDOW_MS);
+    send('SIGINT');
+    expect(exits).toEqual([signalExitStatus('SIGTERM'), 130]);
   });
 
   it('maps signals to 128 + their number', () => {
