@@ -131,8 +131,22 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
   }
   streamPoller.start();
   queuePoller.start();
+  // One pass at a time, as the deployed function runs (its reserved concurrency is 1): a tick while
+  // a pass is under way starts none, and the stop waits for that pass before the backend goes.
+  let passUnderWay: Promise<void> | undefined;
   const timer = setInterval(() => {
-    reconcile().catch((error: unknown) => log.error('reconciler failed', { error: String(error) }));
+    if (passUnderWay) {
+      log.debug('reconciler pass still under way; this tick starts none');
+      return;
+    }
+    passUnderWay = reconcile()
+      .then(
+        () => undefined,
+        (error: unknown) => log.error('reconciler failed', { error: String(error) }),
+      )
+      .finally(() => {
+        passUnderWay = undefined;
+      });
   }, options.reconcileEveryMs ?? RECONCILER.intervalMinutes * 60_000);
   timer.unref();
 
@@ -154,7 +168,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
       try {
         await api.close();
       } finally {
-        await Promise.all([streamPoller.stop(), queuePoller.stop()]);
+        await Promise.all([streamPoller.stop(), queuePoller.stop(), passUnderWay]);
         await stopBackend();
       }
     },

@@ -82,3 +82,38 @@ describe('local runtime, memory backend', () => {
     expect(instance?.deviceNames).toEqual(expect.arrayContaining(devices as string[]));
   }, 30_000);
 });
+
+describe('local runtime, reconciler timer', () => {
+  it('runs one pass at a time, as the deployed function does, and stops only once the pass under way has ended', async () => {
+    const log = new RecordingLog();
+    const runtime = await startLocalRuntime({ backend: 'memory', port: 0, demoInstances: 0, log, pollIdleMs: 50, reconcileEveryMs: 50 });
+    // The first table scan of a pass waits until released: ticks meanwhile must not start another pass.
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let scansStarted = 0;
+    const list = runtime.store.list.bind(runtime.store);
+    runtime.store.list = async (options) => {
+      if (++scansStarted === 1) await released;
+      return list(options);
+    };
+    const passesEnded = () => log.entries.filter((entry) => entry.message === 'reconciled').length;
+    try {
+      for (let i = 0; i < 50 && scansStarted === 0; i++) await new Promise((resolve) => setTimeout(resolve, 20));
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(scansStarted).toBe(1);
+
+      let stopped = false;
+      const stopping = runtime.stop().then(() => {
+        stopped = true;
+      });
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(stopped).toBe(false);
+      release();
+      await stopping;
+      expect(passesEnded()).toBe(1);
+    } finally {
+      release();
+      await runtime.stop().catch(() => undefined);
+    }
+  }, 20_000);
+});
