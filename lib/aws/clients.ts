@@ -9,7 +9,7 @@ import { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { StandardRetryStrategy } from '@smithy/core/retry';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
-import { ITEM_UNMARSHALL_OPTIONS } from './record-item.js';
+import { ITEM_MARSHALL_OPTIONS, ITEM_UNMARSHALL_OPTIONS } from './record-item.js';
 
 export interface AwsClientOptions {
   /** Service endpoint for all clients (moto, LocalStack); defaults to `AWS_ENDPOINT_URL`, else AWS. */
@@ -96,8 +96,8 @@ export function createAwsClients(options: AwsClientOptions = {}): AwsClients {
   return {
     dynamo,
     doc: DynamoDBDocumentClient.from(dynamo, {
-      marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: false },
-      // A copy: the document client sets options of its own on the object it is given.
+      // Copies: the document client sets options of its own on the objects it is given.
+      marshallOptions: { ...ITEM_MARSHALL_OPTIONS },
       unmarshallOptions: { ...ITEM_UNMARSHALL_OPTIONS },
     }),
     streams: new DynamoDBStreamsClient(config()),

@@ -5,7 +5,7 @@
  * `gsi1sk = VOLUME#<id>`.
  */
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
-import { unmarshall, type unmarshallOptions } from '@aws-sdk/util-dynamodb';
+import { unmarshall, type marshallOptions, type unmarshallOptions } from '@aws-sdk/util-dynamodb';
 import { keyOf, tableKey, type ProvisionerRecord, type RecordKey } from '../domain/records.js';
 import { TABLE } from '../settings.js';
 
@@ -20,6 +20,15 @@ export type TableItem = Record<string, unknown>;
  * number the system itself writes is well inside the exact range.
  */
 export const ITEM_UNMARSHALL_OPTIONS: Readonly<unmarshallOptions> = { wrapNumbers: (value: string) => Number(value) };
+
+/**
+ * How every write turns a record into DynamoDB attribute values (document client, the local
+ * runtime's stream images). Undefined fields are left out. A map is taken as a map whatever keys it
+ * holds: the SDK tells a plain object by its `constructor`, so one holding a key of that name (a tag
+ * EC2 allows, `constructor`) would otherwise be refused as a class instance and fail the write. The
+ * records are plain JSON (their validation admits nothing else), so no class instance reaches here.
+ */
+export const ITEM_MARSHALL_OPTIONS: Readonly<marshallOptions> = { removeUndefinedValues: true, convertClassInstanceToMap: true };
 
 /** An item in attribute-value form (stream image, ALL_OLD of a failed condition) as the store reads items. */
 export function itemFromAttributeValues(attributes: Record<string, unknown>): TableItem {

@@ -4,14 +4,14 @@
  */
 import { marshall } from '@aws-sdk/util-dynamodb';
 import type { DynamoDBRecord, SQSRecord } from 'aws-lambda';
-import { itemKey, toItem } from '../aws/record-item.js';
+import { ITEM_MARSHALL_OPTIONS, itemKey, toItem } from '../aws/record-item.js';
 import type { ProvisionerRecord, RecordKey } from '../domain/records.js';
 import type { OperationMessage } from '../engine/ports.js';
 
 const REGION = 'us-east-1';
 
 function image(record: ProvisionerRecord | undefined) {
-  return record ? (marshall(toItem(record), { removeUndefinedValues: true }) as NonNullable<DynamoDBRecord['dynamodb']>['NewImage']) : undefined;
+  return record ? (marshall(toItem(record), ITEM_MARSHALL_OPTIONS) as NonNullable<DynamoDBRecord['dynamodb']>['NewImage']) : undefined;
 }
 
 export function streamRecord(change: {

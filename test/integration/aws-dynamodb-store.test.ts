@@ -56,6 +56,17 @@ describeWithMoto('DynamoRecordStore against moto', (endpoint) => {
     streamArn = (await ensureTable(clients.dynamo, 'records-0')).streamArn;
   });
 
+  it('stores tags under any key EC2 allows, `constructor` included (a map holding it is no class instance)', async () => {
+    const { store } = await freshStore();
+    const tags = { constructor: 'x', toString: 'y', team: 'storage' };
+    const v = volume('v-tags', { spec: { sizeGiB: 20, volumeType: 'gp3', availabilityZone: 'us-east-1a', tags } });
+    await store.create(v);
+    expect(await store.get({ kind: 'volume', volumeId: 'v-tags' })).toEqual(v);
+    const observed = { sizeGiB: 20, volumeType: 'gp3' as const, tags: { constructor: 'z' } };
+    await store.update<VolumeRecord>({ kind: 'volume', volumeId: 'v-tags' }, { observed });
+    expect(await store.get({ kind: 'volume', volumeId: 'v-tags' })).toMatchObject({ spec: { tags }, observed });
+  });
+
   it('ensureTable is idempotent and returns the stream', async () => {
     const again = await ensureTable(clients.dynamo, 'records-0');
     expect(again.streamArn).toBe(streamArn);
