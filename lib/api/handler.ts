@@ -216,11 +216,10 @@ function singleQueryValues(event: APIGatewayProxyEvent): Record<string, string> 
   if (repeated.length > 0) {
     throw new ApiProblem('validation-failed', 'the query string is not valid: a parameter is repeated', repeated);
   }
-  const values: Record<string, string> = {};
-  for (const [name, value] of Object.entries(event.queryStringParameters ?? {})) {
-    if (value !== undefined) values[name] = value;
-  }
-  return values;
+  // Built with fromEntries, so a parameter named `__proto__` stays a key (and is refused as unknown).
+  return Object.fromEntries(
+    Object.entries(event.queryStringParameters ?? {}).filter((entry): entry is [string, string] => entry[1] !== undefined),
+  );
 }
 
 /** Rejects bodies over the limit before anything parses them. */

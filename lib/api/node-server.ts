@@ -24,24 +24,27 @@ export interface ProxyRequest {
   body?: string | null;
 }
 
-/** The REST proxy event API Gateway would build for this request. */
+/**
+ * The REST proxy event API Gateway would build for this request. Its maps are built from `Map`s, so
+ * a name such as `constructor` or `__proto__` is a key of its own, as in the event Lambda parses.
+ */
 export function toProxyEvent(request: ProxyRequest): APIGatewayProxyEvent {
   const url = new URL(request.url, 'http://localhost');
-  const query: Record<string, string> = {};
-  const multiQuery: Record<string, string[]> = {};
+  const multiQueryValues = new Map<string, string[]>();
   for (const [name, value] of url.searchParams) {
-    query[name] = value;
-    (multiQuery[name] ??= []).push(value);
+    const values = multiQueryValues.get(name) ?? [];
+    multiQueryValues.set(name, [...values, value]);
   }
-  const headers: Record<string, string> = {};
-  const multiHeaders: Record<string, string[]> = {};
+  const query: Record<string, string> = Object.fromEntries([...multiQueryValues].map(([name, values]) => [name, values[values.length - 1]!]));
+  const multiQuery: Record<string, string[]> = Object.fromEntries(multiQueryValues);
+  const headerValues = new Map<string, string[]>();
   for (const [name, value] of Object.entries(request.headers ?? {})) {
     if (value === undefined) continue;
-    const values = Array.isArray(value) ? value : [value];
-    headers[name] = values.join(',');
-    multiHeaders[name] = values;
+    headerValues.set(name, Array.isArray(value) ? value : [value]);
   }
-  const hasQuery = Object.keys(query).length > 0;
+  const headers: Record<string, string> = Object.fromEntries([...headerValues].map(([name, values]) => [name, values.join(',')]));
+  const multiHeaders: Record<string, string[]> = Object.fromEntries(headerValues);
+  const hasQuery = multiQueryValues.size > 0;
   const requestId = randomUUID();
   const now = Date.now();
   return {

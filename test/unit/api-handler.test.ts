@@ -234,6 +234,19 @@ describe('API handler', () => {
       expect(problem.errors).toEqual([{ path: 'volumeId', message: 'is not a known field' }]);
     });
 
+    it('refuses a query parameter named __proto__ as unknown, as API Gateway passes it (a key of the parsed event)', async () => {
+      await api.call({ method: 'POST', url: '/volumes', json: { volumeId: 'data-01', spec: GP3 } });
+      const base = toProxyEvent({ method: 'GET', url: '/volumes/data-01' });
+      const event = {
+        ...base,
+        queryStringParameters: JSON.parse('{"__proto__": "x"}') as Record<string, string>,
+        multiValueQueryStringParameters: JSON.parse('{"__proto__": ["x"]}') as Record<string, string[]>,
+      };
+      const result = await api.handler(event, localLambdaContext(base.requestContext.requestId));
+      expect(result.statusCode).toBe(400);
+      expect(JSON.parse(result.body)).toMatchObject({ errors: [{ path: '__proto__', message: 'is not a known field' }] });
+    });
+
     it('changes the placement of a volume not created yet, bumping the generation', async () => {
       await api.call({ method: 'POST', url: '/volumes', json: { volumeId: 'data-01', spec: GP3 } });
       const response = await api.call({ method: 'PATCH', url: '/volumes/data-01', json: { availabilityZone: 'us-east-1b' } });

@@ -100,6 +100,19 @@ describe('local API server', () => {
     expect(await options.json()).toMatchObject({ type: 'urn:ebs-provisioner:problem:method-not-allowed' });
   });
 
+  it('answers query parameters named like the members every object has (constructor, __proto__) as unknown ones, 400 naming them', async () => {
+    const event = toProxyEvent({ method: 'GET', url: '/volumes?constructor=1&__proto__=2&toString=3&toString=4' });
+    expect(Object.entries(event.queryStringParameters!)).toEqual([['constructor', '1'], ['__proto__', '2'], ['toString', '4']]);
+    expect(Object.entries(event.multiValueQueryStringParameters!)).toEqual([['constructor', ['1']], ['__proto__', ['2']], ['toString', ['3', '4']]]);
+
+    server = await startApiServer(createApiHandler({ store: new MemoryRecordStore(), clock: new ManualClock() }));
+    for (const name of ['constructor', '__proto__', 'hasOwnProperty']) {
+      const response = await fetch(`${server.url}/volumes?${name}=1`);
+      expect(response.status).toBe(400);
+      expect(await response.json()).toMatchObject({ errors: [{ path: name, message: 'is not a known field' }] });
+    }
+  });
+
   it('passes ETag out and If-Match in over HTTP, several If-Match fields read as one list', async () => {
     server = await startApiServer(createApiHandler({ store: new MemoryRecordStore(), clock: new ManualClock() }));
     const json = { 'content-type': 'application/json' };
