@@ -73,35 +73,38 @@ export class EventLoop {
     }
   }
 
+  // A binary heap on (at, seq): an event moves into the hole it is sifted to, without swaps.
   private push(event: ScheduledEvent): void {
     const heap = this.heap;
+    let i = heap.length;
     heap.push(event);
-    let i = heap.length - 1;
     while (i > 0) {
       const parent = (i - 1) >> 1;
-      if (!before(heap[i]!, heap[parent]!)) break;
-      [heap[i], heap[parent]] = [heap[parent]!, heap[i]!];
+      const above = heap[parent]!;
+      if (!before(event, above)) break;
+      heap[i] = above;
       i = parent;
     }
+    heap[i] = event;
   }
 
   private pop(): ScheduledEvent {
     const heap = this.heap;
     const top = heap[0]!;
     const last = heap.pop()!;
-    if (heap.length > 0) {
-      heap[0] = last;
+    const size = heap.length;
+    if (size > 0) {
       let i = 0;
       for (;;) {
         const left = 2 * i + 1;
+        if (left >= size) break;
         const right = left + 1;
-        let smallest = i;
-        if (left < heap.length && before(heap[left]!, heap[smallest]!)) smallest = left;
-        if (right < heap.length && before(heap[right]!, heap[smallest]!)) smallest = right;
-        if (smallest === i) break;
-        [heap[i], heap[smallest]] = [heap[smallest]!, heap[i]!];
-        i = smallest;
+        const child = right < size && before(heap[right]!, heap[left]!) ? right : left;
+        if (!before(heap[child]!, last)) break;
+        heap[i] = heap[child]!;
+        i = child;
       }
+      heap[i] = last;
     }
     return top;
   }
