@@ -496,10 +496,14 @@ export class MemoryEbs implements VolumeProvider {
       this.volumesById.delete(ebsVolumeId);
       return undefined;
     }
-    if (volume.attachments.some((a) => a.state === 'detaching' && now >= a.until)) {
-      volume.attachments = volume.attachments.filter((a) => !(a.state === 'detaching' && now >= a.until));
+    // A plain loop: this runs on every look at a volume.
+    let detached = false;
+    for (const a of volume.attachments) {
+      if (now < a.until) continue;
+      if (a.state === 'attaching') a.state = 'attached';
+      else if (a.state === 'detaching') detached = true;
     }
-    for (const a of volume.attachments) if (a.state === 'attaching' && now >= a.until) a.state = 'attached';
+    if (detached) volume.attachments = volume.attachments.filter((a) => !(a.state === 'detaching' && now >= a.until));
     const modification = volume.modification;
     if (modification) {
       if (modification.state === 'modifying' && now >= modification.optimizingAt) {
