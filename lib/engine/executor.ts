@@ -149,8 +149,24 @@ const MODIFICATION_UNDER_WAY: ReadonlySet<ModificationState> = new Set(['modifyi
  * generation a number can hold fits either way.
  */
 export function createVolumeClientToken(volumeId: string, createdAt: string, generation: number): string {
-  const incarnation = createHash('sha256').update(`${volumeId}\n${createdAt}`).digest('hex');
+  const incarnation = incarnationHash(volumeId, createdAt);
   return readableClientToken(`ebsp-${volumeId}-${incarnation.slice(0, 12)}-g${generation}`) ?? `ebsp-${incarnation.slice(0, 32)}-g${generation}`;
+}
+
+/** The latest incarnations' hashes: every batch asks for its records' tokens again (`ownCreateRequest`). */
+const incarnationHashes = new Map<string, string>();
+const INCARNATION_HASHES_KEPT = 4096;
+
+/** SHA-256, in hex, of a record's id and creation time. */
+function incarnationHash(volumeId: string, createdAt: string): string {
+  const incarnation = `${volumeId}\n${createdAt}`;
+  let hash = incarnationHashes.get(incarnation);
+  if (hash === undefined) {
+    if (incarnationHashes.size >= INCARNATION_HASHES_KEPT) incarnationHashes.clear();
+    hash = createHash('sha256').update(incarnation).digest('hex');
+    incarnationHashes.set(incarnation, hash);
+  }
+  return hash;
 }
 
 /** `token` when EC2 takes it as a ClientToken (at most 64 printable ASCII characters), else undefined. */

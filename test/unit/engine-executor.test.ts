@@ -113,6 +113,10 @@ describe('executor: create', () => {
     expect(longest).toMatch(/^[\x21-\x7e]{1,64}$/);
     expect(createVolumeClientToken('x'.repeat(128), createdAt, Number.MAX_SAFE_INTEGER)).toMatch(/^[\x21-\x7e]{1,64}$/);
     expect(createVolumeClientToken('x'.repeat(127), createdAt, 12)).not.toBe(createVolumeClientToken('x'.repeat(128), createdAt, 12));
+    // The same token every time, however many other records' tokens were asked for between.
+    expect(createVolumeClientToken('data-1', createdAt, 3)).toBe(token);
+    for (let i = 0; i < 5000; i++) createVolumeClientToken(`other-${i}`, createdAt, 1);
+    expect(createVolumeClientToken('data-1', createdAt, 3)).toBe(token);
   });
 
   it('a record deleted and created again under the same id gets a volume of its own', async () => {
