@@ -45,6 +45,11 @@ export const ATTACHMENT_EVENTS = [
   /** A dying attachment that never reached EC2 is removed without any EC2 call. */
   'removed-unattached',
   /**
+   * EC2 finished detaching an attachment its client set back to alive meanwhile (written straight
+   * into the table): as any client change during an operation, carried out once EC2 is done.
+   */
+  'detached-while-wanted',
+  /**
    * Its volume record was removed from the table (written straight into it, not through the API)
    * while EC2 may hold the volume attached: with the record went the EC2 volume id, so the system
    * no longer looks after that volume (deleting the attachment detaches it, found by its tags).
@@ -115,6 +120,7 @@ export const ATTACHMENT_TRANSITIONS: readonly Transition<AttachmentState, Attach
   { from: 'attached', event: 'failed', to: 'error', why: 'budget spent' },
   { from: 'attached', event: 'volume-record-removed', to: 'error', why: 'volume record removed from the table: left attached, no longer looked after' },
   { from: 'detaching', event: 'observed-detached', to: 'detached', why: 'EC2 finished detaching' },
+  { from: 'detaching', event: 'detached-while-wanted', to: 'pending', why: 'EC2 finished detaching, but the client set the record back to alive meanwhile: attach again' },
   { from: 'detaching', event: 'failed', to: 'error', why: 'detach failed or budget spent' },
   { from: 'error', event: 'detach-started', to: 'detaching', why: 'dying after an error, may be attached' },
   { from: 'error', event: 'removed-unattached', to: 'detached', why: 'dying after an error, not attached' },

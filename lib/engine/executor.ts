@@ -2089,6 +2089,17 @@ export class Executor {
     const present = link !== undefined && link.state !== 'detached';
 
     if (state === 'detaching') {
+      if (!present && attachment.life === 'alive') {
+        // Set back to alive (straight in the table) while EC2 detached it: as a client's change during
+        // any operation, carried out once EC2 is done. The record stays and attaches again.
+        const message = 'detached; attaching again: the record was set back to alive during the detach';
+        return {
+          outcome: 'succeeded',
+          changes: { status: successStatus(attachment.status, nextAttachmentState('detaching', 'detached-while-wanted'), now, message), device: null },
+          alsoCheck: this.volumeCheck(attachment),
+          volumeSeen: current,
+        };
+      }
       if (!present) {
         nextAttachmentState('detaching', 'observed-detached');
         return { outcome: 'succeeded', remove: true, alsoCheck: this.volumeCheck(attachment), volumeSeen: current };

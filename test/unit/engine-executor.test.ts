@@ -1218,6 +1218,27 @@ describe('executor: detach and delete', () => {
     expect(await h.store.get(volumeKey('data-1'))).toBeUndefined();
   });
 
+  it('an attachment set back to alive in the table while its detach is under way is kept once the detach completes, and attached again', async () => {
+    const h = harness();
+    await attachedVolume(h, 'data-1');
+    const { ebsVolumeId } = await volumeOf(h, 'data-1');
+    h.changes.length = 0;
+    await h.store.update<AttachmentRecord>(attachmentKey('data-1'), { life: 'dying' });
+    await h.executor.run(h.batchOf(h.op('detach', attachmentKey('data-1'))));
+    expect((await attachmentOf(h, 'data-1')).status.state).toBe('detaching');
+    // The client wants it after all: written straight into the table while EC2 detaches.
+    await h.store.update<AttachmentRecord>(attachmentKey('data-1'), { life: 'alive' });
+    for (let i = 0; i < 6; i++) {
+      await h.watch();
+      await h.settle(10_000);
+    }
+    expect(await attachmentOf(h, 'data-1')).toMatchObject({ life: 'alive', device: '/dev/sdf', status: { state: 'attached', attempts: 0 } });
+    expect(h.ebs.volume(ebsVolumeId!)?.attachments).toEqual([{ instanceId: INSTANCE, device: '/dev/sdf', state: 'attached' }]);
+    expect((await volumeOf(h, 'data-1')).status.state).toBe('in-use');
+    expect(h.ebs.calls.DetachVolume).toBe(1);
+    expect(h.ebs.calls.AttachVolume).toBe(2);
+  });
+
   it('delete waits while the volume is still in use', async () => {
     const h = harness();
     const volume = await availableVolume(h, 'data-1');
