@@ -2822,6 +2822,49 @@ describe('executor: more of what EC2 and the records can do', () => {
     expect(h.ebs.calls.AttachVolume).toBe(1);
   });
 
+  it('two attachments of a single-attach volume written at once (two API requests racing): one attaches, the other waits for it with no further AttachVolume, and attaches once the first is deleted', async () => {
+    const h = harness();
+    const { ebsVolumeId } = await availableVolume(h, 'data-1');
+    h.changes.length = 0;
+    await h.store.create(newAttachment('data-1'));
+    await h.store.create(newAttachment('data-1', { instanceId: OTHER_INSTANCE }));
+    for (let i = 0; i < 10; i++) {
+      await h.watch();
+      await h.settle(30_000, 2000);
+    }
+    const attached = h.ebs.volume(ebsVolumeId!)?.attachments ?? [];
+    expect(attached).toHaveLength(1);
+    const winner = attached[0]!.instanceId;
+    const loser = winner === INSTANCE ? OTHER_INSTANCE : INSTANCE;
+    expect((await attachmentOf(h, 'data-1', winner)).status).toMatchObject({ state: 'attached', attempts: 0 });
+    const waiting = await attachmentOf(h, 'data-1', loser);
+    expect(waiting.status).toMatchObject({ state: 'pending', attempts: 0, message: 'waiting for volume data-1 to be detached from its other instance' });
+    expect(waiting.status.code).toBeUndefined();
+    expect(waiting.status.nextAttemptAt).toBeUndefined();
+    expect(waiting.device).toBeUndefined();
+    // EC2 refused the loser's one AttachVolume; nothing asks again while the volume is in use.
+    expect(h.ebs.calls.AttachVolume).toBe(2);
+    const reconciler = new Reconciler({ store: h.store, queue: h.queue, provider: h.ebs, clock: h.clock, metrics: h.metrics, log: silentLog });
+    for (let i = 0; i < 4; i++) {
+      await reconciler.run();
+      await h.watch();
+      await h.settle(10 * 60_000, 10_000);
+    }
+    expect(h.ebs.calls.AttachVolume).toBe(2);
+    expect((await attachmentOf(h, 'data-1', loser)).status).toMatchObject({ state: 'pending', message: expect.stringMatching(/detached from its other instance/) });
+
+    // The first is deleted: once it is detached, the volume is available and the other attaches.
+    await h.store.update<AttachmentRecord>(attachmentKey('data-1', winner), { life: 'dying' });
+    for (let i = 0; i < 6; i++) {
+      await h.watch();
+      await h.settle(10_000);
+    }
+    expect(await h.store.get(attachmentKey('data-1', winner))).toBeUndefined();
+    expect((await attachmentOf(h, 'data-1', loser)).status).toMatchObject({ state: 'attached', attempts: 0 });
+    expect(h.ebs.volume(ebsVolumeId!)?.attachments.map((a) => a.instanceId)).toEqual([loser]);
+    expect(h.ebs.calls.AttachVolume).toBe(3);
+  });
+
   it('a single-attach volume waits for its other attachment to detach, then moves over', async () => {
     const h = harness();
     await attachedVolume(h, 'data-1');
