@@ -11,7 +11,7 @@
 import { randomBytes } from 'node:crypto';
 import type { AttachmentRecord, ProvisionerRecord, RecordKey, VolumeRecord, VolumeSpec } from '../domain/records.js';
 import { canonicalJson } from '../domain/canonical-json.js';
-import { provisionedPerformance } from '../domain/ebs-limits.js';
+import { MULTI_ATTACH_MAX_INSTANCES, provisionedPerformance } from '../domain/ebs-limits.js';
 import { describeValidationIssues, IMMUTABLE_FIELDS, isPlaced, sameSpecValue, specChangeIssues, validateVolumeSpec, type ValidationIssue } from '../domain/validation.js';
 import { DEFAULT_ENGINE_CONFIG, RATE_BUCKET_OF, type MutatingAction, type RateBucket, type RateBudget } from '../engine/config.js';
 import { errorMessage } from '../engine/errors.js';
@@ -394,6 +394,14 @@ export class VolumeService {
       throw new ApiProblem('conflict', `volume ${volumeId} already has an attachment to ${held} and is not multi-attach; detach it first`, [
         { path: field('instanceId'), message: `the volume is not multi-attach and already has an attachment to ${others.map((a) => a.instanceId).join(', ')}` },
       ]);
+    }
+    if (volume.spec.multiAttach && others.length >= MULTI_ATTACH_MAX_INSTANCES) {
+      // EC2 would refuse the attach: it ends in error once its attempts run out.
+      throw new ApiProblem(
+        'conflict',
+        `volume ${volumeId} already has attachments to ${others.length} instances, the most EBS attaches a Multi-Attach volume to; detach it from one first`,
+        [{ path: field('instanceId'), message: `the volume already has attachments to ${others.length} instances, the most EBS allows for a Multi-Attach volume` }],
+      );
     }
     if (request.device !== undefined) {
       // Another attachment on the instance holds that name (asked for it, or was given it): EC2 would refuse the attach.

@@ -58,6 +58,12 @@ export const EBS_LIMITS: Record<VolumeType, VolumeTypeLimits> = {
   standard: { sizeGiB: { min: 1, max: 1_024 }, multiAttach: false, modifiable: false },
 };
 
+/**
+ * The most instances EBS attaches one Multi-Attach volume to (Nitro instances in its AZ).
+ * https://docs.aws.amazon.com/ebs/latest/userguide/ebs-volumes-multi.html
+ */
+export const MULTI_ATTACH_MAX_INSTANCES = 16;
+
 /** A volume's type with the IOPS and throughput a spec names or EC2 reports. */
 type Performance = { volumeType: VolumeType; iops?: number; throughput?: number };
 

@@ -855,6 +855,21 @@ describe('VolumeService', () => {
       expect((await service.putAttachment('shared', INSTANCE_B, {})).created).toBe(true);
     });
 
+    it('refuses a Multi-Attach volume a 17th instance, the most EBS attaches it to being 16, until one of them is detached', async () => {
+      await service.createVolume({ volumeId: 'shared', spec: { sizeGiB: 100, volumeType: 'io2', iops: 1000, multiAttach: true, availabilityZone: 'us-east-1a' } });
+      const instances = Array.from({ length: 17 }, (_, i) => `i-${(i + 1).toString(16).padStart(17, '0')}`);
+      for (const instanceId of instances.slice(0, 16)) expect((await service.putAttachment('shared', instanceId, {})).created).toBe(true);
+      const problem = await problemOf(() => service.putAttachment('shared', instances[16]!, {}));
+      expect(problem.status).toBe(409);
+      expect(problem.detail).toBe('volume shared already has attachments to 16 instances, the most EBS attaches a Multi-Attach volume to; detach it from one first');
+      expect(await attachment('shared', instances[16]!)).toBeUndefined();
+      // One already asked for is as it stands.
+      expect((await service.putAttachment('shared', instances[0]!, {})).created).toBe(false);
+
+      await service.deleteAttachment('shared', instances[0]!);
+      expect((await service.putAttachment('shared', instances[16]!, {})).created).toBe(true);
+    });
+
     it('is 409 while the same attachment is being detached', async () => {
       await service.putAttachment('data-01', INSTANCE_A, {});
       await service.deleteAttachment('data-01', INSTANCE_A);
