@@ -994,6 +994,22 @@ describe('executor: an attachment waiting for its volume', () => {
     expect((await attachmentOf(h, 'data-1', OTHER_INSTANCE)).status.state).toBe('attached');
     expect(h.ebs.volume((await volumeOf(h, 'data-1')).ebsVolumeId!)?.attachments.map((a) => a.instanceId)).toEqual([OTHER_INSTANCE]);
   });
+  it('a retry of an attach EC2 refused that finds the volume in use elsewhere waits with no code or next attempt of the refusal, its failed attempt still counted', async () => {
+    const h = harness();
+    await attachedVolume(h, 'data-1');
+    const failedAt = new Date(h.clock.now()).toISOString();
+    await h.store.create(
+      newAttachment('data-1', {
+        instanceId: OTHER_INSTANCE,
+        status: { state: 'pending', attempts: 1, code: 'VolumeInUse', message: 'in use', updatedAt: failedAt, operationStartedAt: failedAt, nextAttemptAt: new Date(h.clock.now() + 30_000).toISOString() },
+      }),
+    );
+    await h.clock.advance(30_000);
+    await h.executor.run(h.batchOf(h.op('attach', attachmentKey('data-1', OTHER_INSTANCE))));
+    const waiting = await attachmentOf(h, 'data-1', OTHER_INSTANCE);
+    expect(waiting.status).toEqual({ state: 'pending', attempts: 1, message: 'waiting for volume data-1 to be detached from its other instance', updatedAt: new Date(h.clock.now()).toISOString() });
+    expect(h.ebs.calls.AttachVolume).toBe(1);
+  });
 });
 
 describe('executor: a look at an attach given up on', () => {
