@@ -24,6 +24,11 @@ export const VOLUME_EVENTS = [
   'observed-deleted',
   /** A dying volume of which EC2 made nothing is removed without any further EC2 call. */
   'removed-uncreated',
+  /**
+   * EC2 finished deleting a volume its client set back to alive meanwhile (written straight into
+   * the table): the data is gone, so the record stays and says so; its retry creates a new, empty volume.
+   */
+  'deleted-while-wanted',
   /** Attempt budget or maximum age spent, or an error retrying cannot fix. */
   'failed',
   /** The client bumped `generation` (or changed the spec) after a terminal error. */
@@ -94,6 +99,7 @@ export const VOLUME_TRANSITIONS: readonly Transition<VolumeState, VolumeEvent>[]
   { from: 'modifying', event: 'observed-deleted', to: 'error', why: 'volume vanished behind our back' },
   { from: 'modifying', event: 'failed', to: 'error', why: 'budget spent' },
   { from: 'deleting', event: 'observed-deleted', to: 'deleted', why: 'EC2 finished deleting' },
+  { from: 'deleting', event: 'deleted-while-wanted', to: 'error', why: 'EC2 finished deleting, but the client set the record back to alive meanwhile: a retry creates a new, empty volume' },
   { from: 'deleting', event: 'failed', to: 'error', why: 'deletion failed or budget spent' },
   { from: 'error', event: 'create-started', to: 'creating', why: 'dying after an error, CreateVolume unanswered: repeated to learn the id' },
   { from: 'error', event: 'delete-started', to: 'deleting', why: 'dying after an error, volume exists' },

@@ -1997,6 +1997,9 @@ export class Executor {
 
     if (state === 'deleting') {
       if (!current || current.state === 'deleted') {
+        // Set back to alive (straight in the table) while EC2 deleted it: the record stays, in error,
+        // as creating a volume again silently would not give back what was asked for.
+        if (volume.life === 'alive') return this.volumeVanished(volume, 'deleted-while-wanted', now);
         nextVolumeState('deleting', 'observed-deleted');
         return { outcome: 'succeeded', remove: true };
       }
@@ -2302,7 +2305,10 @@ export class Executor {
     this.deps.metrics.count(METRICS.failed);
     const status = failureStatus(volume.status, state, now, {
       code: 'InvalidVolume.NotFound',
-      message: event === 'failed' ? removedWhileCreatingMessage(volume) : `volume ${volume.ebsVolumeId} no longer exists in EC2; a retry creates a new, empty volume`,
+      message:
+        event === 'failed'
+          ? removedWhileCreatingMessage(volume)
+          : `volume ${volume.ebsVolumeId} ${event === 'deleted-while-wanted' ? 'was deleted before the record was set back to alive' : 'no longer exists in EC2'}; a retry creates a new, empty volume`,
       attempts: volume.status.attempts + 1,
     });
     return { outcome: 'failed', changes: { status, ...FORGET_VOLUME } };

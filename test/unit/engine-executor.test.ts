@@ -1255,6 +1255,39 @@ describe('executor: detach and delete', () => {
     expect(h.ebs.calls.AttachVolume).toBe(2);
   });
 
+  it('a volume set back to alive in the table while EC2 deletes it is kept, in error, saying a retry creates a new, empty volume', async () => {
+    const h = harness();
+    const { ebsVolumeId } = await availableVolume(h, 'data-1');
+    await h.store.update<VolumeRecord>(volumeKey('data-1'), { life: 'dying' });
+    await h.executor.run(h.batchOf(h.op('delete-volume', volumeKey('data-1'))));
+    expect((await volumeOf(h, 'data-1')).status.state).toBe('deleting');
+    // The client wants it after all: written straight into the table while EC2 deletes it.
+    await h.store.update<VolumeRecord>(volumeKey('data-1'), { life: 'alive' });
+    for (let i = 0; i < 6; i++) {
+      await h.watch();
+      await h.settle(10_000);
+    }
+    const kept = await volumeOf(h, 'data-1');
+    expect(kept).toMatchObject({
+      life: 'alive',
+      status: { state: 'error', code: 'InvalidVolume.NotFound', message: `volume ${ebsVolumeId} was deleted before the record was set back to alive; a retry creates a new, empty volume` },
+    });
+    expect(kept.ebsVolumeId).toBeUndefined();
+    expect(h.ebs.volume(ebsVolumeId!)).toBeUndefined();
+    expect(h.ebs.calls.DeleteVolume).toBe(1);
+    expect(h.ebs.calls.CreateVolume).toBe(1);
+    // Its retry (a generation bump, as the API's) creates a new volume.
+    await h.store.update<VolumeRecord>(volumeKey('data-1'), { generation: kept.generation + 1 });
+    for (let i = 0; i < 6; i++) {
+      await h.watch();
+      await h.settle(10_000);
+    }
+    const created = await volumeOf(h, 'data-1');
+    expect(created.status.state).toBe('available');
+    expect(created.ebsVolumeId).not.toBe(ebsVolumeId);
+    expect(h.ebs.calls.CreateVolume).toBe(2);
+  });
+
   it('delete waits while the volume is still in use', async () => {
     const h = harness();
     const volume = await availableVolume(h, 'data-1');
