@@ -241,7 +241,7 @@ export const ROUTES: readonly ApiRoute[] = [
     problems: {
       404: 'No such volume.',
       409:
-        'The volume is being deleted, has an attachment to another instance (not multi-attach) or, multi-attach, attachments to 16 other instances, is being detached from this instance, the attachment has another device (requested or allocated) than `device`, or another volume\'s attachment on the instance holds `device`. ' +
+        'The volume is being deleted, has an attachment to another instance (not multi-attach) or, multi-attach, attachments to 16 other instances, is being detached from this instance, the attachment has another device (requested or allocated) than `device`, or another volume\'s attachment on the instance holds `device` (or another name of its slot: `/dev/sdf` and `/dev/xvdf` are one). ' +
         `${INVALID_RECORD} The volume's, the attachment's, or (a volume that is not multi-attach) another attachment's of the volume, which may be attached.`,
       412: `${PRECONDITION_FAILED} With \`If-Match\` the attachment must exist: such a request never creates one.`,
     },

@@ -14,6 +14,7 @@ import { canonicalJson } from '../domain/canonical-json.js';
 import { MULTI_ATTACH_MAX_INSTANCES, provisionedPerformance } from '../domain/ebs-limits.js';
 import { describeValidationIssues, IMMUTABLE_FIELDS, isPlaced, sameSpecValue, specChangeIssues, validateVolumeSpec, type ValidationIssue } from '../domain/validation.js';
 import { DEFAULT_ENGINE_CONFIG, RATE_BUCKET_OF, type MutatingAction, type RateBucket, type RateBudget } from '../engine/config.js';
+import { deviceSlot } from '../engine/devices.js';
 import { errorMessage } from '../engine/errors.js';
 import { firstActionOf, planAttachment, planVolume, volumeRecordLost } from '../engine/planner.js';
 import { retryRequested } from '../engine/status.js';
@@ -405,12 +406,17 @@ export class VolumeService {
     }
     if (request.device !== undefined) {
       // Another attachment on the instance holds that name (asked for it, or was given it): EC2 would refuse the attach.
-      const holder = validRecords(await this.readAttachmentsOfInstance(instanceId)).find(
-        (a) => a.life === 'alive' && a.volumeId !== volumeId && (a.device ?? a.requestedDevice) === request.device,
-      );
+      // Compared by slot, as the executor allocates names: /dev/sdf and /dev/xvdf are one attachment point.
+      const slot = deviceSlot(request.device);
+      const holder = validRecords(await this.readAttachmentsOfInstance(instanceId)).find((a) => {
+        const held = a.device ?? a.requestedDevice;
+        return a.life === 'alive' && a.volumeId !== volumeId && held !== undefined && deviceSlot(held) === slot;
+      });
       if (holder) {
-        throw new ApiProblem('conflict', `device ${request.device} on ${instanceId} is held by volume ${holder.volumeId} (${holder.status.state}); choose another device or leave it out`, [
-          { path: field('device'), message: `is held by volume ${holder.volumeId} on ${instanceId}` },
+        const held = holder.device ?? holder.requestedDevice;
+        const as = held === request.device ? '' : ` as ${held}`;
+        throw new ApiProblem('conflict', `device ${request.device} on ${instanceId} is held by volume ${holder.volumeId}${as} (${holder.status.state}); choose another device or leave it out`, [
+          { path: field('device'), message: `is held by volume ${holder.volumeId}${as} on ${instanceId}` },
         ]);
       }
     }

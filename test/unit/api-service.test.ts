@@ -799,6 +799,21 @@ describe('VolumeService', () => {
       expect((await service.putAttachment('data-01', INSTANCE_A, { device: '/dev/sdg' })).created).toBe(true);
     });
 
+    it('refuses a device that names the same slot as one another volume\'s attachment holds (/dev/xvdg for /dev/sdg), saying which name holds it', async () => {
+      await service.createVolume({ volumeId: 'data-02', spec: GP3 });
+      await service.putAttachment('data-02', INSTANCE_A, { device: '/dev/sdg' });
+      const writes = store.writes;
+      for (const device of ['/dev/xvdg', 'xvdg', 'sdg']) {
+        const problem = await problemOf(() => service.putAttachment('data-01', INSTANCE_A, { device }));
+        expect(problem.status).toBe(409);
+        expect(problem.detail).toBe(`device ${device} on ${INSTANCE_A} is held by volume data-02 as /dev/sdg (pending); choose another device or leave it out`);
+        expect(problem.errors).toEqual([{ path: 'device', message: `is held by volume data-02 as /dev/sdg on ${INSTANCE_A}` }]);
+      }
+      expect(store.writes).toBe(writes);
+      // Another slot is free.
+      expect((await service.putAttachment('data-01', INSTANCE_A, { device: '/dev/xvdh' })).created).toBe(true);
+    });
+
     it('rejects another device for an existing attachment, saying which it has and its state', async () => {
       await service.putAttachment('data-01', INSTANCE_A, { device: '/dev/sdg' });
       const problem = await problemOf(() => service.putAttachment('data-01', INSTANCE_A, { device: '/dev/sdh' }));
