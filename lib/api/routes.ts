@@ -137,13 +137,13 @@ export const ROUTES: readonly ApiRoute[] = [
     description:
       'Creates the volume record; the system then creates the EBS volume. With `attachTo`, also asks for the attachment, ' +
       'and without an availability zone the volume goes in the instance\'s AZ. Repeating a request with the same ' +
-      '`volumeId` and spec answers 200 with the existing volume (IOPS and throughput compared as EBS provisions them: ' +
+      '`volumeId` and spec answers 200 with the existing volume, also when the attachment `attachTo` asks for is new (IOPS and throughput compared as EBS provisions them: ' +
       'gp3\'s baseline spelt out or left out is the same); the same id with another spec (or placed by another ' +
       '`attachTo` instance) is 409, naming each difference.',
     body: CreateVolumeRequestSchema,
     responses: {
       201: { description: 'Created.', schema: VolumeDetailsSchema, etag: true, location: true },
-      200: { description: 'Already existed with this spec (repeated request).', schema: VolumeDetailsSchema, etag: true, location: true },
+      200: { description: 'Already existed with this spec (repeated request; an attachment asked for may be new).', schema: VolumeDetailsSchema, etag: true, location: true },
     },
     problems: {
       404: 'The volume vanished while the attachment was being added.',

@@ -174,9 +174,9 @@ export class VolumeService {
     }
 
     if (request.attachTo) {
+      // Created or not, the answer is the volume's: 201 names a new volume, 200 the one that was there (its attachment may be new).
       const { instanceId, device } = request.attachTo;
-      const attachment = await this.putAttachment(volumeId, instanceId, { device }, { bodyPath: 'attachTo' });
-      created ||= attachment.created;
+      await this.putAttachment(volumeId, instanceId, { device }, { bodyPath: 'attachTo' });
     }
     return { created, value: await this.details(volumeId) };
   }

@@ -200,6 +200,16 @@ describe('VolumeService', () => {
       expect(store.writes).toBe(writes);
     });
 
+    it('answers a repeated create whose attachment is new (the first was detached and removed) as the existing volume, not created, with the attachment asked for again', async () => {
+      const request = { volumeId: 'data-01', spec: UNPLACED, attachTo: { instanceId: INSTANCE_A } };
+      await service.createVolume(request);
+      await store.remove(attachmentKey('data-01', INSTANCE_A));
+      const again = await service.createVolume(request);
+      expect(again.created).toBe(false);
+      expect(again.value.attachments).toEqual([expect.objectContaining({ instanceId: INSTANCE_A, life: 'alive', status: expect.objectContaining({ state: 'pending' }) })]);
+      expect(await attachment('data-01', INSTANCE_A)).toBeDefined();
+    });
+
     it('writes nothing when the attachment it asks for is refused: a device another volume holds on the instance', async () => {
       await service.createVolume({ volumeId: 'data-01', spec: UNPLACED, attachTo: { instanceId: INSTANCE_A, device: '/dev/sdf' } });
       const writes = store.writes;
