@@ -423,7 +423,7 @@ export function validateSpecChange(current: VolumeSpec, next: VolumeSpec): Valid
   }
   for (const field of IMMUTABLE_FIELDS) {
     if (!sameSpecValue(field, current[field], next[field])) {
-      issues.push({ path: `spec.${field}`, message: `${field} is fixed when the volume is created` });
+      issues.push({ path: `spec.${field}`, message: 'is fixed when the volume is created' });
     }
   }
   return issues;

@@ -568,15 +568,18 @@ describe('VolumeService', () => {
       let writes = store.writes;
       const creating = await problemOf(() => service.patchVolume('data-01', { availabilityZone: 'us-east-1b' }));
       expect(creating.status).toBe(400);
+      expect(creating.detail).toBe(
+        'the change to volume data-01 is not allowed: availabilityZone: is fixed when the volume is created: CreateVolume was asked for it already; delete the volume and create another to change it',
+      );
       expect(creating.errors).toEqual([
-        { path: 'availabilityZone', message: 'availabilityZone is fixed when the volume is created: CreateVolume was asked for it already; delete the volume and create another to change it' },
+        { path: 'availabilityZone', message: 'is fixed when the volume is created: CreateVolume was asked for it already; delete the volume and create another to change it' },
       ]);
       expect(store.writes).toBe(writes);
       await createdInEbs({ sizeGiB: 20, volumeType: 'gp3', iops: 4000, throughput: 125 });
       writes = store.writes;
       const created = await problemOf(() => service.patchVolume('data-01', { encrypted: true }));
       expect(created.errors).toEqual([
-        { path: 'encrypted', message: 'encrypted is fixed when the volume is created: EC2 created it as vol-0123456789abcdef0; delete the volume and create another to change it' },
+        { path: 'encrypted', message: 'is fixed when the volume is created: EC2 created it as vol-0123456789abcdef0; delete the volume and create another to change it' },
       ]);
       expect(store.writes).toBe(writes);
       // The same value as created is no change.

@@ -360,7 +360,7 @@ describe('specChangeIssues: a spec judged against the volume as it is in EBS', (
     expect(specChangeIssues(grownOutside, { ...createdSpec, sizeGiB: 600 })).toEqual([]);
     // The spec a client wrote since does not move the baseline: an encryption changed earlier stays a change.
     expect(specChangeIssues(inEbs({ spec: { ...createdSpec, encrypted: true } }), { ...createdSpec, sizeGiB: 200, encrypted: true })).toEqual([
-      { path: 'spec.encrypted', message: 'encrypted is fixed when the volume is created' },
+      { path: 'spec.encrypted', message: 'is fixed when the volume is created' },
     ]);
   });
 

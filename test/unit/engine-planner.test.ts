@@ -274,7 +274,7 @@ describe('planVolume (alive)', () => {
     const spec = { sizeGiB: 10, volumeType: 'gp3' as const, availabilityZone: 'eu-west-1a', encrypted: false };
     const record = volume('in-use', { ...created, createRequest: { clientToken: 'ebsp-t', availabilityZone: 'eu-west-1a', spec }, spec: { ...spec, sizeGiB: 20, encrypted: true } });
     expect(modificationNeeded(record)).toBeUndefined();
-    expect(planVolume(record, [], NOW)).toEqual({ type: 'invalid-spec', reason: 'spec.encrypted: encrypted is fixed when the volume is created' });
+    expect(planVolume(record, [], NOW)).toEqual({ type: 'invalid-spec', reason: 'spec.encrypted: is fixed when the volume is created' });
     // Put right, the grow goes ahead.
     expect(planVolume({ ...record, spec: { ...spec, sizeGiB: 20 } }, [], NOW)).toMatchObject({ type: 'operation', op: 'modify-volume' });
   });

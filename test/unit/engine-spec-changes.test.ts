@@ -54,7 +54,7 @@ describe('a spec change EBS cannot make', () => {
     const volume = await volumeOf(h);
     const change = await clientWrites(h, { spec: { ...tagged, sizeGiB: 20, encrypted: true }, generation: 2 });
 
-    const rejected = { state: 'available', code: 'InvalidSpecChange', message: 'spec.encrypted: encrypted is fixed when the volume is created' };
+    const rejected = { state: 'available', code: 'InvalidSpecChange', message: 'spec.encrypted: is fixed when the volume is created' };
     expect((await volumeOf(h)).status).toMatchObject(rejected);
     expect(h.queued()).toEqual([]);
 
