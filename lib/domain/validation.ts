@@ -114,7 +114,15 @@ export const tagsSchema = z.record(z.string(), z.string().meta({ maxLength: TAG_
   }
 }).meta({ description: TAG_RULES, maxProperties: MAX_CLIENT_TAGS });
 
-const positiveInt = z.number().int('must be a whole number').positive('must be positive');
+/**
+ * A positive whole number. One past `Number.MAX_SAFE_INTEGER` is a whole number too, so it is
+ * refused as too large (the EBS limits then say the range), never as not whole; a negative one is
+ * refused as not positive alone.
+ */
+const positiveInt = z
+  .number()
+  .positive({ error: 'must be positive', abort: true })
+  .int({ error: (issue) => (issue.code === 'too_big' ? `must be at most ${Number.MAX_SAFE_INTEGER}` : 'must be a whole number') });
 
 /** The structure of a volume spec, before the per-type EBS limits. */
 const volumeSpecShape = z.strictObject({

@@ -50,6 +50,16 @@ describe('validateVolumeSpec', () => {
     ]);
   });
 
+  it('refuses a whole number past the safe range (2^53 and up) as too large, with the EBS range, not as a number that is not whole', () => {
+    expect(issuesOf({ sizeGiB: 2 ** 53, volumeType: 'gp3' })).toEqual([
+      { path: 'spec.sizeGiB', message: `must be at most ${Number.MAX_SAFE_INTEGER}` },
+      { path: 'spec.sizeGiB', message: 'gp3 volumes are 1–65536 GiB, got 9007199254740992' },
+    ]);
+    expect(issuesOf({ sizeGiB: 100, volumeType: 'io2', iops: 1e300 }).filter((issue) => /whole/.test(issue.message))).toEqual([]);
+    // A negative one is not positive, whatever its size.
+    expect(issuesOf({ sizeGiB: -(2 ** 53), volumeType: 'gp3' })).toEqual([{ path: 'spec.sizeGiB', message: 'must be positive' }]);
+  });
+
   it.each([
     [{ sizeGiB: 0, volumeType: 'gp3' }, 'spec.sizeGiB', /positive/],
     [{ sizeGiB: 1.5, volumeType: 'gp3' }, 'spec.sizeGiB', /whole number/],
