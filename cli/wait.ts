@@ -89,8 +89,9 @@ async function observe(client: ApiClient, target: WaitTarget): Promise<Observati
     throw error;
   }
   if (target.instanceId === undefined) {
-    // An available or in-use volume whose new spec EC2 does not match yet is still on its way.
-    const applying = volume.observedGeneration !== undefined && volume.observedGeneration < volume.generation;
+    // An available or in-use volume whose new spec EC2 does not match yet is still on its way;
+    // a volume being deleted never gets it.
+    const applying = volume.life === 'alive' && volume.observedGeneration !== undefined && volume.observedGeneration < volume.generation;
     const atRest = volume.status.state === 'available' || volume.status.state === 'in-use';
     const refused = applying && atRest && volume.status.code === SPEC_REJECTED_CODE;
     const cooldownEnd = applying && atRest ? cooldownEndMs(volume.status) : undefined;

@@ -422,6 +422,24 @@ describe('CLI against the API over HTTP', () => {
       expect(polls).toBe(2);
     });
 
+    it('shows no change pending on a volume being deleted: its change is never applied', async () => {
+      await cli('volumes', 'create', '--az', 'us-east-1a', '--size', '20', '--id', 'data-01');
+      await store.update<VolumeRecord>(volumeKey('data-01'), { observedGeneration: 1 });
+      await setVolumeState('data-01', 'available');
+      await cli('volumes', 'grow', 'data-01', '--size', '40');
+      await cli('volumes', 'delete', 'data-01');
+      let polls = 0;
+      clock.onSleep = async () => {
+        polls++;
+        if (polls === 1) await setVolumeState('data-01', 'deleting');
+        if (polls === 2) await store.remove(volumeKey('data-01'));
+      };
+      const run = await cli('wait', 'data-01', '--state', 'deleted');
+      expect(run.code).toBe(EXIT.ok);
+      expect(run.stderr).not.toContain('change pending');
+      expect(run.stderr.trim().split('\n').slice(0, 2)).toEqual(['volume data-01: available', 'volume data-01: deleting']);
+    });
+
     it('stops with the reason (exit 4) when the system refused the change: it will never be applied', async () => {
       await cli('volumes', 'create', '--az', 'us-east-1a', '--size', '20', '--id', 'data-01');
       await store.update<VolumeRecord>(volumeKey('data-01'), { observedGeneration: 1 });
