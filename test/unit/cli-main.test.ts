@@ -360,7 +360,9 @@ describe('CLI against the API over HTTP', () => {
         [['volumes', 'create', '--size', '-5'], "option '--size <GiB>' argument '-5' is invalid. must be a whole number, at least 1"],
         [['volumes', 'grow', 'data-01', '--size', '1e1'], "option '--size <GiB>' argument '1e1' is invalid. must be a whole number, at least 1"],
         [['volumes', 'list', '--limit', '0'], "option '--limit <n>' argument '0' is invalid. must be a whole number, at least 1"],
-        [['wait', 'data-01', '--state', 'available', '--interval', '0'], "option '--interval <seconds>' argument '0' is invalid. must be a whole number, at least 1"],
+        [['wait', 'data-01', '--state', 'available', '--interval', '0'], "option '--interval <seconds>' argument '0' is invalid. must be a whole number from 1 to 2147483"],
+        // Past Node's longest timer (2^31 - 1 ms) a sleep would end at once: checks every millisecond.
+        [['wait', 'data-01', '--state', 'available', '--timeout', '9999999', '--interval', '2147484'], "option '--interval <seconds>' argument '2147484' is invalid. must be a whole number from 1 to 2147483"],
         [['wait', 'data-01', '--state', 'available', '--timeout', '-1'], "option '--timeout <seconds>' argument '-1' is invalid. must be a whole number, at least 0"],
       ] as const) {
         const run = await cli(...argv);
