@@ -421,7 +421,11 @@ function createClient(options: GlobalOptions, io: CliIo): ApiClient {
   if (url === undefined || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
     // Named the way the user gave it: the option, or the environment variable behind its default.
     const given = options.endpoint === io.env[ENDPOINT_ENV] ? ENDPOINT_ENV : '--endpoint';
-    throw new UsageError(`${given} ${options.endpoint}: expected an http:// or https:// URL, such as ${DEFAULT_ENDPOINT}`);
+    // An empty one is refused too, not taken as unset: it is most likely a variable that expanded to nothing,
+    // and the local API is not where such a command was meant to go.
+    const what = options.endpoint === '' ? `${given} is empty` : `${given} ${options.endpoint}`;
+    const unset = options.endpoint === '' && given === ENDPOINT_ENV ? ` (unset ${ENDPOINT_ENV} for the local API)` : '';
+    throw new UsageError(`${what}: expected an http:// or https:// URL, such as ${DEFAULT_ENDPOINT}${unset}`);
   }
   if (!options.sigv4 && !isExecuteApiUrl(url)) {
     return new ApiClient({ endpoint: options.endpoint, ...(io.fetch ? { fetch: io.fetch } : {}) });

@@ -650,6 +650,19 @@ describe('CLI against the API over HTTP', () => {
       expect(stderr).toContain('error: EBS_PROVISIONER_ENDPOINT notaurl: expected an http:// or https:// URL');
     });
 
+    it('refuses an empty endpoint, saying it is empty, rather than taking it as unset and sending to the local API', async () => {
+      const run = await cli('--endpoint', '', 'volumes', 'list');
+      expect(run.code).toBe(EXIT.usage);
+      expect(run.stderr).toContain('error: --endpoint is empty: expected an http:// or https:// URL, such as http://127.0.0.1:3000\n');
+      let stderr = '';
+      const code = await runCli(['volumes', 'list'], { stdout: () => {}, stderr: (text) => void (stderr += text), env: { EBS_PROVISIONER_ENDPOINT: '' }, isTTY: false, clock });
+      expect(code).toBe(EXIT.usage);
+      expect(stderr).toBe(
+        'error: EBS_PROVISIONER_ENDPOINT is empty: expected an http:// or https:// URL, such as http://127.0.0.1:3000 (unset EBS_PROVISIONER_ENDPOINT for the local API)\n',
+      );
+      expect(sent).toEqual([]);
+    });
+
     it('needs a region to sign', async () => {
       const run = await cli('--sigv4', 'volumes', 'list');
       expect(run.code).toBe(EXIT.usage);
