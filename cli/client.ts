@@ -35,7 +35,7 @@ export class ConnectionError extends Error {
 }
 
 export interface ApiClientOptions {
-  /** Base URL, possibly with a stage path, e.g. `https://abc.execute-api.eu-west-1.amazonaws.com/prod`. */
+  /** Base URL, possibly with a stage path, e.g. `https://abc.execute-api.eu-west-1.amazonaws.com/v1`. */
   endpoint: string;
   signer?: RequestSigner;
   fetch?: typeof fetch;
