@@ -3,6 +3,7 @@
  * context (`cdk deploy -c alarmEmail=ops@example.com`) for the command line. Bad values fail
  * synthesis with a message naming the option, before anything is deployed.
  */
+import { characterCount, TAG_KEY_MAX_CHARS as MAX_TAG_KEY_LENGTH, TAG_VALUE_MAX_CHARS as MAX_TAG_VALUE_LENGTH } from '../lib/domain/validation.js';
 import { MAX_SCAN_SEGMENTS } from '../lib/engine/ports.js';
 import { EXECUTOR } from '../lib/settings.js';
 
@@ -123,9 +124,6 @@ const KMS_KEY_ARN = /^arn:aws[a-z-]*:kms:(?<region>[a-z0-9-]+):\d{12}:key\/[A-Za
 const SNAPSHOT_OWNER = /^(\d{12}|amazon)$/;
 /** `restorableSnapshotOwners` allowing any snapshot the account can use. */
 export const ANY_SNAPSHOT_OWNER = '*';
-// EC2 tags: keys of 1 to 128 characters, not starting with the reserved aws: prefix; values of 0 to 256.
-const MAX_TAG_KEY_LENGTH = 128;
-const MAX_TAG_VALUE_LENGTH = 256;
 
 /** Reads the options from CDK context values (strings on the command line, any JSON type in cdk.json). */
 export function optionsFromContext(get: (key: string) => unknown): DeploymentOptions {
@@ -192,7 +190,9 @@ function resolveInstanceTag(tag: string | undefined): InstanceTag | undefined {
   const separator = typeof tag === 'string' ? tag.indexOf('=') : -1;
   const key = separator < 0 ? '' : tag.slice(0, separator);
   const value = separator < 0 ? '' : tag.slice(separator + 1);
-  if (key.length < 1 || key.length > MAX_TAG_KEY_LENGTH || value.length > MAX_TAG_VALUE_LENGTH || key.toLowerCase().startsWith('aws:')) {
+  // Characters as EC2 counts them: Unicode code points.
+  const keyChars = characterCount(key);
+  if (keyChars < 1 || keyChars > MAX_TAG_KEY_LENGTH || characterCount(value) > MAX_TAG_VALUE_LENGTH || key.toLowerCase().startsWith('aws:')) {
     throw new Error(
       `attachableInstanceTag must be key=value, a tag key of 1-${MAX_TAG_KEY_LENGTH} characters not starting with aws: and a value of 0-${MAX_TAG_VALUE_LENGTH}, got ${JSON.stringify(tag)}`,
     );

@@ -89,6 +89,8 @@ describe('resolveOptions', () => {
     expect(resolveOptions({ attachableInstanceTag: 'Role=' }, 'Prod').attachableInstanceTag).toEqual({ key: 'Role', value: '' });
     expect(resolveOptions({ attachableInstanceTag: 'a=b=c' }, 'Prod').attachableInstanceTag).toEqual({ key: 'a', value: 'b=c' });
     expect(resolveOptions({ attachableInstanceTag: `${'k'.repeat(128)}=${'v'.repeat(256)}` }, 'Prod').attachableInstanceTag).toEqual({ key: 'k'.repeat(128), value: 'v'.repeat(256) });
+    // Characters are code points, as EC2 counts them: 128 of them that each take two UTF-16 units are a key.
+    expect(resolveOptions({ attachableInstanceTag: `${'𠀀'.repeat(128)}=${'𠀀'.repeat(256)}` }, 'Prod').attachableInstanceTag).toEqual({ key: '𠀀'.repeat(128), value: '𠀀'.repeat(256) });
   });
 
   it('accepts destroy with deletion protection off, and retain either way', () => {
