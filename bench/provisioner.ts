@@ -21,7 +21,7 @@ import type { IdlePass } from './standing.js';
 import { MeteredRateBudget, MeteredRecordStore } from './sim/dynamodb.js';
 import { SimulatedFunction } from './sim/lambda.js';
 import { SimulatedQueue, type Delivery } from './sim/sqs.js';
-import { TokenBucket } from './sim/token-bucket.js';
+import { ApiGatewayThrottles } from './sim/api-gateway.js';
 import { retryDelayMs, SDK_RETRY } from './naive/sdk.js';
 import { NAIVE_SETTINGS } from './naive/design.js';
 import { StreamSimulator } from './sim/stream.js';
@@ -119,14 +119,13 @@ export class ProvisionerDesign implements MeasuredDesign {
   readonly service: VolumeService;
   /** REST API requests API Gateway passed to the API function, throttled by Lambda or not (billed per request). */
   private apiRequests = 0;
-  /** Requests API Gateway's throttles (the account's, then the stage's) answered 429 (not passed on, not billed). */
+  /** Requests API Gateway's throttles (the account's, then the stage's for the method) answered 429 (not passed on, not billed). */
   private apiGatewayThrottled = 0;
   /** Invocations of the API function Lambda throttled (no unreserved concurrency left): API Gateway answers 500. */
   private apiLambdaThrottled = 0;
   /** Client calls made again after a 429 or a 500. */
   private apiClientRetries = 0;
-  private readonly apiGatewayBucket: TokenBucket;
-  private readonly apiStageBucket: TokenBucket;
+  private readonly apiThrottles: ApiGatewayThrottles;
   private readonly clientRandom: Random;
   private reconcilerPasses = 0;
   private reconcilerRequeued = 0;
@@ -148,8 +147,7 @@ export class ProvisionerDesign implements MeasuredDesign {
     this.executorFunction = new SimulatedFunction(loop, 'executor', EXECUTOR.memoryMiB, EXECUTOR.maxConcurrency, EXECUTOR.timeoutSeconds * 1000, CPU_MS_PER_ITEM.executor);
     this.reconcilerFunction = new SimulatedFunction(loop, 'reconciler', RECONCILER.memoryMiB, 1, RECONCILER.timeoutSeconds * 1000);
     this.apiFunction = new SimulatedFunction(loop, 'api', API.memoryMiB, UNRESERVED_CONCURRENCY, API.timeoutSeconds * 1000);
-    this.apiGatewayBucket = new TokenBucket(API_GATEWAY_ACCOUNT_THROTTLE.burst, API_GATEWAY_ACCOUNT_THROTTLE.ratePerSecond, loop.now());
-    this.apiStageBucket = new TokenBucket(API.throttleBurst, API.throttleRatePerSecond, loop.now());
+    this.apiThrottles = new ApiGatewayThrottles(API_GATEWAY_ACCOUNT_THROTTLE, { ratePerSecond: API.throttleRatePerSecond, burst: API.throttleBurst }, loop.now());
     this.service = new VolumeService({
       store: this.store,
       clock: loop.clock,
@@ -292,7 +290,7 @@ export class ProvisionerDesign implements MeasuredDesign {
 
   /** POST /volumes with attachTo, through API Gateway and the API function's VolumeService. */
   async request(volume: VolumeRequest): Promise<void> {
-    await this.callApi(() =>
+    await this.callApi('POST /volumes', () =>
       this.service.createVolume({
         volumeId: volume.id,
         spec: { sizeGiB: volume.sizeGiB, volumeType: 'gp3', availabilityZone: volume.availabilityZone },
@@ -303,17 +301,18 @@ export class ProvisionerDesign implements MeasuredDesign {
 
   /** DELETE /volumes/{id}: the volume becomes dying; the engine detaches, then deletes. */
   async release(id: string): Promise<void> {
-    await this.callApi(() => this.service.deleteVolume(id));
+    await this.callApi('DELETE /volumes/{id}', () => this.service.deleteVolume(id));
   }
 
   /**
-   * One client call through API Gateway, retried until it is taken (`BULK_CLIENT_BASE_DELAY_MS`): the
-   * account's throttle and then the stage's (`API.throttleRatePerSecond`, `API.throttleBurst`, as
-   * the stack deploys it) answer 429 without reaching the integration; a request they pass on is
+   * One client call of `method` through API Gateway, retried until it is taken
+   * (`BULK_CLIENT_BASE_DELAY_MS`): the account's throttle and then the stage's for that method
+   * (`API.throttleRatePerSecond`, `API.throttleBurst`, as the stack deploys them, a bucket per
+   * method) answer 429 without reaching the integration; a request they pass on is
    * billed, and when the API function has no unreserved concurrency left Lambda throttles the
    * invocation and API Gateway answers 500.
    */
-  private async callApi(handler: () => Promise<unknown>): Promise<void> {
+  private async callApi(method: string, handler: () => Promise<unknown>): Promise<void> {
     const { loop } = this.context;
     for (let attempt = 0; ; attempt++) {
       if (attempt > 0) {
@@ -321,7 +320,7 @@ export class ProvisionerDesign implements MeasuredDesign {
         await loop.clock.sleep(retryDelayMs(attempt - 1, BULK_CLIENT_BASE_DELAY_MS, this.clientRandom));
       }
       const now = loop.now();
-      if (!this.apiGatewayBucket.tryTake(now) || !this.apiStageBucket.tryTake(now)) {
+      if (!this.apiThrottles.admit(method, now)) {
         this.apiGatewayThrottled++;
         continue;
       }

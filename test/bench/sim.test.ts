@@ -13,6 +13,9 @@ import { MemoryRecordStore } from '../../lib/memory/index.js';
 import { newAttachmentRecord } from '../../lib/api/service.js';
 import { newVolume } from '../unit/engine-fixtures.js';
 import { MIB_PER_VCPU, SimulatedFunction, lambdaCpuCost } from '../../bench/sim/lambda.js';
+import { ApiGatewayThrottles } from '../../bench/sim/api-gateway.js';
+import { API_GATEWAY_ACCOUNT_THROTTLE } from '../../bench/provisioner.js';
+import { API } from '../../lib/settings.js';
 
 const T0 = Date.UTC(2026, 0, 1);
 
@@ -99,6 +102,32 @@ describe('token bucket', () => {
     expect(limiter.admit('AttachVolume', T0)).toBe(false);
     expect(limiter.admit('CreateVolume', T0)).toBe(true);
     expect(limiter.admit('DescribeVolumes', T0)).toBe(true);
+  });
+});
+
+describe('API Gateway throttles', () => {
+  it("gives each method of the stage a bucket of its own at the stage's rate and burst, as API Gateway applies a stage's limits per method", () => {
+    const stage = { ratePerSecond: API.throttleRatePerSecond, burst: API.throttleBurst };
+    expect(stage).toEqual({ ratePerSecond: 50, burst: 100 });
+    const throttles = new ApiGatewayThrottles(API_GATEWAY_ACCOUNT_THROTTLE, stage, T0);
+    for (let i = 0; i < 100; i++) expect(throttles.admit('POST /volumes', T0)).toBe(true);
+    expect(throttles.admit('POST /volumes', T0)).toBe(false);
+    // The POSTs' burst spent leaves the DELETEs' bucket full.
+    for (let i = 0; i < 100; i++) expect(throttles.admit('DELETE /volumes/{id}', T0)).toBe(true);
+    expect(throttles.admit('DELETE /volumes/{id}', T0)).toBe(false);
+    // Each refills at 50 a second: one token every 20 ms.
+    expect(throttles.admit('POST /volumes', T0 + 19)).toBe(false);
+    expect(throttles.admit('POST /volumes', T0 + 20)).toBe(true);
+    expect(throttles.admit('DELETE /volumes/{id}', T0 + 20)).toBe(true);
+    expect(throttles.admit('POST /volumes', T0 + 20)).toBe(false);
+  });
+
+  it("refuses every method once the account's bucket, shared by them all, is empty", () => {
+    const throttles = new ApiGatewayThrottles({ ratePerSecond: 1, burst: 2 }, { ratePerSecond: 50, burst: 100 }, T0);
+    expect(throttles.admit('POST /volumes', T0)).toBe(true);
+    expect(throttles.admit('DELETE /volumes/{id}', T0)).toBe(true);
+    expect(throttles.admit('GET /volumes/{id}', T0)).toBe(false);
+    expect(throttles.admit('POST /volumes', T0 + 1000)).toBe(true);
   });
 });
 
