@@ -1016,7 +1016,8 @@ export class Executor {
     // One DescribeVolumes for every volume whose EC2 state matters, one DescribeInstances for every instance.
     const volumeIds = new Set<string>();
     // Deletes too, of records that cannot show their EC2 volume is their own (`ownCreateRequest`): a
-    // volume record written straight into the table may name another record's (`ownedByAnotherRecord`).
+    // volume record written straight into the table may name another record's (`ownedByAnotherRecord`),
+    // or one this deployment did not create (`notThisDeployments`).
     for (const item of [...volumeChecks, ...modifies, ...tags, ...deletes.filter((item) => !ownCreateRequest(item.record as VolumeRecord))]) {
       const id = (item.record as VolumeRecord).ebsVolumeId;
       if (id) volumeIds.add(id);
@@ -1443,7 +1444,7 @@ export class Executor {
           continue;
         }
         if (ownership.kind === 'another') {
-          item.result = this.attachmentTerminal(attachment, now, VOLUME_OF_ANOTHER_RECORD_CODE, anotherRecordsVolume(volume, ownership.owner), true);
+          item.result = this.attachmentTerminal(attachment, now, notOwnedCode(ownership.owner), anotherRecordsVolume(volume, ownership.owner, this.config.ownerTagValue), true);
           continue;
         }
         const instance = instances.get(attachment.instanceId);
@@ -1541,12 +1542,13 @@ export class Executor {
       return undefined;
     }
     if (ownership.kind === 'another') {
-      // Its volume record names another record's EC2 volume: detaching it would detach that record's.
-      this.deps.log.warn('attachment of a volume record naming the EC2 volume of another record; removed without detaching it', {
-        key: item.id,
-        ebsVolumeId,
-        ownerRecord: ownership.owner,
-      });
+      // Its volume record names another record's EC2 volume (or one this deployment did not create): detaching it would detach that one.
+      this.deps.log.warn(
+        ownership.owner === undefined
+          ? 'attachment of a volume record naming an EC2 volume this deployment did not create; removed without detaching it'
+          : 'attachment of a volume record naming the EC2 volume of another record; removed without detaching it',
+        { key: item.id, ebsVolumeId, ...(ownership.owner === undefined ? {} : { ownerRecord: ownership.owner }) },
+      );
       item.result = { outcome: 'succeeded', remove: true };
       return undefined;
     }
@@ -1633,31 +1635,40 @@ export class Executor {
   /**
    * Whether the EC2 volume a volume record names is its own before a call acts on it: `own` when
    * its recorded CreateVolume request is the record's (`ownCreateRequest`: no describe needed),
-   * else as this batch's describe shows its ownership tag: `another` record's (the item copied in
-   * the table), or `unknown` when the describe failed.
+   * else as this batch's describe shows its ownership tags: `another` record's (the item copied in
+   * the table; `owner` undefined: no volume of this deployment at all, `notThisDeployments`), or
+   * `unknown` when the describe failed.
    */
   private volumeOwnership(
     volume: VolumeRecord,
     volumes: Map<string, ProviderVolume> | ClassifiedError,
-  ): { kind: 'own' } | { kind: 'another'; owner: string } | { kind: 'unknown'; error: ClassifiedError } {
+  ): { kind: 'own' } | { kind: 'another'; owner: string | undefined } | { kind: 'unknown'; error: ClassifiedError } {
     if (!volume.ebsVolumeId || ownCreateRequest(volume)) return { kind: 'own' };
     if (!(volumes instanceof Map)) return { kind: 'unknown', error: volumes };
-    const owner = ownedByAnotherRecord(volume, volumes.get(volume.ebsVolumeId));
+    const described = volumes.get(volume.ebsVolumeId);
+    if (notThisDeployments(described, this.config.ownerTagValue)) return { kind: 'another', owner: undefined };
+    const owner = ownedByAnotherRecord(volume, described);
     return owner === undefined ? { kind: 'own' } : { kind: 'another', owner };
   }
 
   /**
    * A volume record naming another record's EC2 volume (its item copied from that one in the table,
-   * the volume id with it): nothing is done to that volume for it. Dying, it never had a volume of
-   * its own and goes with no call; alive, it ends in error saying whose volume it names.
+   * the volume id with it), or one this deployment did not create (`owner` undefined): nothing is
+   * done to that volume for it. Dying, it never had a volume of its own and goes with no call;
+   * alive, it ends in error saying whose volume it names.
    */
-  private volumeOfAnotherRecord(item: Item, now: number, owner: string): Result {
+  private volumeOfAnotherRecord(item: Item, now: number, owner: string | undefined): Result {
     const volume = item.record as VolumeRecord;
     if (volume.life === 'dying') {
-      this.deps.log.warn('volume record names the EC2 volume of another record; removed without deleting it', { key: item.id, ebsVolumeId: volume.ebsVolumeId, ownerRecord: owner });
+      this.deps.log.warn(
+        owner === undefined
+          ? 'volume record names an EC2 volume this deployment did not create; removed without deleting it'
+          : 'volume record names the EC2 volume of another record; removed without deleting it',
+        { key: item.id, ebsVolumeId: volume.ebsVolumeId, ...(owner === undefined ? {} : { ownerRecord: owner }) },
+      );
       return { outcome: 'succeeded', remove: true };
     }
-    return this.volumeTerminal(volume, now, VOLUME_OF_ANOTHER_RECORD_CODE, anotherRecordsVolume(volume, owner));
+    return this.volumeTerminal(volume, now, notOwnedCode(owner), anotherRecordsVolume(volume, owner, this.config.ownerTagValue));
   }
 
   private deleteVolume(item: Item, now: number, volumes: Map<string, ProviderVolume> | ClassifiedError): (() => Promise<void>) | undefined {
@@ -2935,11 +2946,38 @@ export function ownCreateRequest(volume: Pick<VolumeRecord, 'volumeId' | 'create
   return generation !== undefined && token === createVolumeClientToken(volume.volumeId, volume.createdAt, Number(generation));
 }
 
+/**
+ * Whether the EC2 volume `described` is not this deployment's: it lacks the ownership tag with this
+ * deployment's value (`ownerTagValue`), which CreateVolume always sets and nothing here removes.
+ * It is another deployment's, or was made outside the system; IAM lets the executor change only
+ * volumes carrying the tag, and the engine holds to the same rule on every backend. False when
+ * the volume was not described (gone).
+ */
+export function notThisDeployments(described: ProviderVolume | undefined, ownerTagValue: string): boolean {
+  return described !== undefined && described.tags[OWNERSHIP_TAGS.owner] !== ownerTagValue;
+}
+
 /** The code of the status of a volume record whose `ebsVolumeId` names another record's EC2 volume (`ownedByAnotherRecord`). */
 export const VOLUME_OF_ANOTHER_RECORD_CODE = 'VolumeOfAnotherRecord';
+/** The code of the status of a volume record whose `ebsVolumeId` names an EC2 volume this deployment did not create (`notThisDeployments`). */
+export const VOLUME_NOT_OWNED_CODE = 'VolumeNotOwned';
 
-/** Why nothing is done for volume record `volume` (or an attachment of it) to the EC2 volume it names, which is `owner`'s. */
-function anotherRecordsVolume(volume: VolumeRecord, owner: string): string {
+function notOwnedCode(owner: string | undefined): string {
+  return owner === undefined ? VOLUME_NOT_OWNED_CODE : VOLUME_OF_ANOTHER_RECORD_CODE;
+}
+
+/**
+ * Why nothing is done for volume record `volume` (or an attachment of it) to the EC2 volume it
+ * names, which is `owner`'s, or (`owner` undefined) not this deployment's.
+ */
+function anotherRecordsVolume(volume: VolumeRecord, owner: string | undefined, ownerTagValue: string): string {
+  if (owner === undefined) {
+    return (
+      `volume record ${volume.volumeId} names ${volume.ebsVolumeId}, an EC2 volume this deployment did not create (it lacks the tag ` +
+      `${OWNERSHIP_TAGS.owner}=${ownerTagValue}): a record cannot take over a volume it did not create, so nothing is done to it for this one; ` +
+      `delete volume record ${volume.volumeId} (its delete leaves that volume alone) and write it afresh without the system's fields`
+    );
+  }
   return (
     `volume record ${volume.volumeId} names ${volume.ebsVolumeId}, the EC2 volume of volume record ${owner} (its tag ${OWNERSHIP_TAGS.record}) ` +
     `(copied from that record in the table?): a record cannot take over another's volume, so nothing is done to it for this one; ` +

@@ -7,7 +7,8 @@ import { describe, expect, it } from 'vitest';
 import type { VolumeRecord } from '../../lib/domain/records.js';
 import { Reconciler } from '../../lib/engine/reconciler.js';
 import { silentLog } from '../../lib/memory/log.js';
-import { attachmentKey, harness, INSTANCE, newAttachment, newVolume, volumeKey, volumeOf } from './engine-fixtures.js';
+import { OWNERSHIP_TAGS } from '../../lib/settings.js';
+import { attachmentKey, AZ, harness, INSTANCE, newAttachment, newVolume, volumeKey, volumeOf } from './engine-fixtures.js';
 
 /** Runs the watcher and the executor until the pipeline is quiet, the clock moving on. */
 async function settleAll(h: ReturnType<typeof harness>, rounds = 6): Promise<void> {
@@ -98,6 +99,93 @@ describe("volume records copied in the table act on no other record's volume", (
     expect(await h.store.get(attachmentKey('data-2'))).toBeUndefined();
     expect(await h.store.get(volumeKey('data-2'))).toBeUndefined();
     expect(await h.store.get(attachmentKey('data-1'))).toMatchObject({ status: { state: 'attached' } });
+  });
+});
+
+/**
+ * An EC2 volume this deployment did not create, in the EC2 view the engine has: another
+ * deployment's (its owner tag another value, its record tag naming a record of the same id), or
+ * one without ownership tags (made outside the system). Then volume record data-1 written straight
+ * into the table naming it, as if it were its own, with no CreateVolume request of its own.
+ */
+async function foreignVolumeNamed(h: ReturnType<typeof harness>, tags: Record<string, string>): Promise<string> {
+  const { ebsVolumeId } = await h.ebs.createVolume({ clientToken: 'outside', availabilityZone: AZ, spec: { sizeGiB: 10, volumeType: 'gp3' }, tags });
+  await h.clock.advance(10_000);
+  const at = new Date(h.clock.now()).toISOString();
+  h.store.putRaw(
+    newVolume('data-1', {
+      ebsVolumeId,
+      availabilityZone: AZ,
+      observed: { sizeGiB: 10, volumeType: 'gp3', tags: { team: 'theirs' } },
+      observedGeneration: 1,
+      status: { state: 'available', attempts: 0, updatedAt: at },
+      createdAt: at,
+    }, { tags: { team: 'theirs' } }),
+  );
+  return ebsVolumeId;
+}
+
+const FOREIGN_VOLUMES: Array<[string, Record<string, string>]> = [
+  ["another deployment's", { [OWNERSHIP_TAGS.owner]: 'another-stack', [OWNERSHIP_TAGS.record]: 'data-1', team: 'theirs' }],
+  ['one made outside the system', { team: 'theirs' }],
+];
+
+describe.each(FOREIGN_VOLUMES)("volume records written in the table naming an EC2 volume this deployment did not create (%s) act on it in no way", (_kind, tags) => {
+  it('deleted: the record goes, the EC2 volume stays', async () => {
+    const h = harness();
+    const ebsVolumeId = await foreignVolumeNamed(h, tags);
+    await settleAll(h);
+    await h.store.update(volumeKey('data-1'), { life: 'dying' });
+    await settleAll(h);
+
+    expect(h.ebs.calls.DeleteVolume).toBe(0);
+    expect(h.ebs.volume(ebsVolumeId)).toMatchObject({ state: 'available', tags });
+    expect(await h.store.get(volumeKey('data-1'))).toBeUndefined();
+  });
+
+  it('grown or retagged: no ModifyVolume or tag call, and the record says why', async () => {
+    const h = harness();
+    const ebsVolumeId = await foreignVolumeNamed(h, tags);
+    await settleAll(h);
+    const record = await volumeOf(h, 'data-1');
+    await h.store.update<VolumeRecord>(volumeKey('data-1'), { spec: { ...record.spec, sizeGiB: 20, tags: { team: 'ours' } }, generation: 2 });
+    await settleAll(h);
+
+    expect(h.ebs.calls.ModifyVolume).toBe(0);
+    expect(h.ebs.calls.CreateTags).toBe(0);
+    expect(h.ebs.calls.DeleteTags ?? 0).toBe(0);
+    expect(h.ebs.volume(ebsVolumeId)).toMatchObject({ sizeGiB: 10, tags });
+    expect((await volumeOf(h, 'data-1')).status).toMatchObject({
+      state: 'error',
+      code: 'VolumeNotOwned',
+      message: expect.stringContaining(`${ebsVolumeId}, an EC2 volume this deployment did not create`),
+    });
+  });
+
+  it('attached: no AttachVolume, the attachment ends in error saying why', async () => {
+    const h = harness();
+    const ebsVolumeId = await foreignVolumeNamed(h, tags);
+    await h.store.create(newAttachment('data-1'));
+    await settleAll(h);
+
+    expect(h.ebs.calls.AttachVolume).toBe(0);
+    expect(h.ebs.volume(ebsVolumeId)!.attachments).toEqual([]);
+    expect(await h.store.get(attachmentKey('data-1'))).toMatchObject({ status: { state: 'error', code: 'VolumeNotOwned' } });
+  });
+
+  it('detached: the attachment record goes, the EC2 volume stays attached where it is', async () => {
+    const h = harness();
+    const ebsVolumeId = await foreignVolumeNamed(h, tags);
+    await h.ebs.attachVolume({ ebsVolumeId, instanceId: INSTANCE, device: '/dev/sdf' });
+    await h.clock.advance(10_000);
+    const at = new Date(h.clock.now()).toISOString();
+    h.store.putRaw(newAttachment('data-1', { status: { state: 'attached', attempts: 0, updatedAt: at }, device: '/dev/sdf', createdAt: at }));
+    await h.store.update(attachmentKey('data-1'), { life: 'dying' });
+    await settleAll(h);
+
+    expect(h.ebs.calls.DetachVolume).toBe(0);
+    expect(h.ebs.volume(ebsVolumeId)!.attachments).toMatchObject([{ instanceId: INSTANCE, state: 'attached' }]);
+    expect(await h.store.get(attachmentKey('data-1'))).toBeUndefined();
   });
 });
 

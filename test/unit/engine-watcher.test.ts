@@ -4,7 +4,7 @@ import { ItemTooLargeError, ProviderError } from '../../lib/engine/ports.js';
 import { RECORD_TOO_LARGE_LOG, type RecordChange } from '../../lib/engine/watcher.js';
 import { RecordingLog } from '../../lib/memory/log.js';
 import { approximateItemBytes } from '../../lib/memory/store.js';
-import { TABLE } from '../../lib/settings.js';
+import { OWNERSHIP_TAGS, TABLE } from '../../lib/settings.js';
 import type { AttachmentRecord, VolumeRecord } from '../../lib/domain/records.js';
 import { AZ, INSTANCE, OTHER_INSTANCE, attachmentKey, harness, newAttachment, newVolume, volumeKey } from './engine-fixtures.js';
 
@@ -220,7 +220,9 @@ describe('watcher', () => {
 
   it('a volume whose spec EBS would refuse, written straight into the table, is still deleted with its EC2 volume', async () => {
     const h = harness();
-    const { ebsVolumeId } = await h.ebs.createVolume({ clientToken: 't', availabilityZone: AZ, spec: { sizeGiB: 10, volumeType: 'gp3' }, tags: {} });
+    // Made by this deployment for data-1 (its ownership tags), its record then written by hand.
+    const tags = { [OWNERSHIP_TAGS.owner]: 'ebs-provisioner', [OWNERSHIP_TAGS.record]: 'data-1' };
+    const { ebsVolumeId } = await h.ebs.createVolume({ clientToken: 't', availabilityZone: AZ, spec: { sizeGiB: 10, volumeType: 'gp3' }, tags });
     await h.clock.advance(10_000);
     const raw = { ...newVolume('data-1', { ebsVolumeId, status: { state: 'available', attempts: 0, updatedAt: new Date(h.clock.now()).toISOString() } }), spec: { sizeGiB: 0, volumeType: 'gp3' } };
     h.store.putRaw(raw);
