@@ -1,7 +1,9 @@
 /**
  * The REST API in front of the api function. Its resources and methods are the API's own route
  * table (lib/api/routes.ts, the source of docs/openapi.json), so API Gateway rejects unknown paths
- * and missing required parameters before the function runs, and the two cannot drift apart.
+ * and missing required parameters before the function runs, and the two cannot drift apart. Bodies
+ * are the function's alone to judge: it answers every bad one as a problem (RFC 9457), where API
+ * Gateway's own body validation would answer `{"message": "Invalid request body"}`.
  */
 import { RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import * as apigateway from 'aws-cdk-lib/aws-apigateway';
@@ -74,16 +76,13 @@ export class Api extends Construct {
       },
       defaultMethodOptions: { authorizationType },
     });
+    // Methods name no body model, so the body check has nothing to hold a body to: one that is not
+    // JSON, not an object or missing is the function's to refuse, as a problem naming what is wrong
+    // (`malformed-json`, `validation-failed`), as it does locally.
     const validator = this.restApi.addRequestValidator('Validator', {
       requestValidatorName: 'parameters-and-body',
       validateRequestParameters: true,
       validateRequestBody: true,
-    });
-    // API Gateway checks that a body is a JSON object; the function checks its fields and names
-    // the bad one (the route's zod schema), which a draft-4 model could not do as well.
-    const jsonObject = this.restApi.addModel('JsonObject', {
-      contentType: 'application/json',
-      schema: { schema: apigateway.JsonSchemaVersion.DRAFT4, type: apigateway.JsonSchemaType.OBJECT },
     });
     // One permission for the whole API instead of one per method (the policy size limit).
     const integration = new apigateway.LambdaIntegration(props.handler, { proxy: true, scopePermissionToMethod: false });
@@ -93,7 +92,6 @@ export class Api extends Construct {
         operationName: route.operationId,
         requestValidator: validator,
         requestParameters: requestParameters(route),
-        ...(route.body && (route.bodyRequired ?? true) ? { requestModels: { 'application/json': jsonObject } } : {}),
       });
     }
 

@@ -474,6 +474,11 @@ describe('API', () => {
     }
   });
 
+  it('leaves every request body to the api function, which answers one that is not a JSON object as a problem (API Gateway would answer {"message": "Invalid request body"})', () => {
+    for (const { path, properties } of methods()) expect(properties.RequestModels, `${properties.HttpMethod as string} ${path}`).toBeUndefined();
+    expect(Object.values(s.json.Resources).filter((resource) => resource.Type === 'AWS::ApiGateway::Model')).toEqual([]);
+  });
+
   it('cdk-nag acknowledgements on authorization and WAF name IAM (SigV4) authorization; the URL output asks for signed requests', () => {
     const reasons = (id: string) => acknowledgements(s.app).filter((entry) => entry.id === `AwsSolutions-${id}`).map((entry) => entry.reason);
     expect(reasons('APIG3')).toEqual([expect.stringMatching(/SigV4-authorized/)]);
