@@ -136,24 +136,39 @@ function requestBody(event: APIGatewayProxyEvent, route: ApiRoute): unknown {
   return body;
 }
 
+/** A value met in a body, with the key it is under and the place of its parent: its path, spelt out only when needed. */
+interface Place {
+  value: unknown;
+  key?: string;
+  parent?: Place;
+}
+
+function pathOf(place: Place): string[] {
+  const path: string[] = [];
+  for (let at: Place | undefined = place; at?.key !== undefined; at = at.parent) path.push(at.key);
+  return path.reverse();
+}
+
 /**
  * Every `__proto__` key in a parsed JSON body, wherever it is. JSON.parse keeps it as a key like
  * any other, but a map of the schemas (tags) skips it without a word, so a tag by that name would
  * vanish and a PATCH sending only it would remove every tag; it is refused instead, by name. Walked
- * without recursion: a body within the size limit may still nest thousands of levels deep.
+ * without recursion, and each value holds only its key and its parent, its path spelt out when
+ * found: a body within the size limit may nest some hundred thousand levels deep, whose paths,
+ * copied level by level, would take billions of steps.
  */
 function protoKeyIssues(body: unknown): FieldIssue[] {
   const issues: FieldIssue[] = [];
-  const pending: Array<{ value: unknown; path: string[] }> = [{ value: body, path: [] }];
+  const pending: Place[] = [{ value: body }];
   for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
-    const { value, path } = next;
+    const { value } = next;
     if (value === null || typeof value !== 'object') continue;
     const keys = Object.keys(value);
     for (let i = keys.length - 1; i >= 0; i--) {
       const key = keys[i]!;
-      pending.push({ value: (value as Record<string, unknown>)[key], path: [...path, key] });
+      pending.push({ value: (value as Record<string, unknown>)[key], key, parent: next });
     }
-    if (keys.includes('__proto__')) issues.push({ path: fieldPath([...path, '__proto__']), message: '"__proto__" cannot be a key' });
+    if (keys.includes('__proto__')) issues.push({ path: fieldPath([...pathOf(next), '__proto__']), message: '"__proto__" cannot be a key' });
   }
   return issues;
 }
