@@ -410,6 +410,9 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   }
 }
 
+/** Host names of this machine, as a URL spells them: `localhost`, 127.0.0.0/8, `[::1]`. */
+const LOOPBACK_HOST = /^(?:localhost|127(?:\.\d{1,3}){3}|\[::1\])$/;
+
 function createClient(options: GlobalOptions, io: CliIo): ApiClient {
   let url: URL | undefined;
   try {
@@ -429,6 +432,11 @@ function createClient(options: GlobalOptions, io: CliIo): ApiClient {
   }
   if (!options.sigv4 && !isExecuteApiUrl(url)) {
     return new ApiClient({ endpoint: options.endpoint, ...(io.fetch ? { fetch: io.fetch } : {}) });
+  }
+  if (url.protocol === 'http:' && !LOOPBACK_HOST.test(url.hostname)) {
+    // A signed request carries the signature (good for the same request for 5 minutes) and any session token.
+    const given = options.endpoint === io.env[ENDPOINT_ENV] ? ENDPOINT_ENV : '--endpoint';
+    throw new UsageError(`${given} ${options.endpoint}: signed requests go over https:// only (or to this machine), so no one on the way can read or replay them`);
   }
   const region = options.region ?? regionFromUrl(url) ?? io.env.AWS_REGION ?? io.env.AWS_DEFAULT_REGION;
   if (!region) throw new UsageError('cannot tell which AWS region to sign for; pass --region');

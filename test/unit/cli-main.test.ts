@@ -663,6 +663,26 @@ describe('CLI against the API over HTTP', () => {
       expect(sent).toEqual([]);
     });
 
+    it('sends no signed request over plain http but to this machine: the signature and session token would cross the network readable', async () => {
+      for (const args of [
+        ['--endpoint', 'http://abc123defg.execute-api.eu-west-1.amazonaws.com/v1'],
+        ['--sigv4', '--region', 'eu-west-1', '--endpoint', 'http://api.example.com'],
+      ]) {
+        const sentBefore = sent.length;
+        const run = await cli(...args, 'volumes', 'list');
+        expect(run.code, args.join(' ')).toBe(EXIT.usage);
+        expect(run.stderr).toContain(`error: --endpoint ${args[args.length - 1]}: signed requests go over https:// only`);
+        expect(sent.length).toBe(sentBefore);
+      }
+      // The local API and a tunnel to this machine may be signed over http (this one's port: nothing listens there).
+      expect((await cli('--sigv4', '--region', 'eu-west-1', 'volumes', 'list')).code).toBe(EXIT.ok);
+      for (const endpoint of ['http://localhost:1', 'http://[::1]:1', 'http://127.0.0.2:1']) {
+        const run = await cli('--sigv4', '--region', 'eu-west-1', '--endpoint', endpoint, 'volumes', 'list');
+        expect(run.code, endpoint).toBe(EXIT.failed);
+        expect(run.stderr, endpoint).not.toContain('https:// only');
+      }
+    });
+
     it('needs a region to sign', async () => {
       const run = await cli('--sigv4', 'volumes', 'list');
       expect(run.code).toBe(EXIT.usage);
