@@ -216,9 +216,28 @@ export function errorMessage(error: unknown): string {
  * the adapter did not classify, a bug) is retried: the attempt budget bounds it. Transient errors
  * and unclassified ones are `uncertain`.
  */
+/**
+ * EC2's encoded authorization failure message, which `sts:DecodeAuthorizationMessage` turns into
+ * the whole policy evaluation (the roles, policies and conditions that refused the call).
+ */
+const ENCODED_AUTHORIZATION_FAILURE = /Encoded authorization failure message:\s*\S+/;
+
+/**
+ * `message` without EC2's encoded authorization failure message: a record's status, which any API
+ * caller reads, says who was refused what; the executor's log keeps the encoded part for whoever
+ * looks into the policies.
+ *
+ * @example withoutEncodedAuthorizationFailure('… the ec2:DeleteVolume action. Encoded authorization failure message: Zm9v')
+ * // '… the ec2:DeleteVolume action. Encoded authorization failure message: in the executor\'s log'
+ */
+export function withoutEncodedAuthorizationFailure(message: string): string {
+  return message.replace(ENCODED_AUTHORIZATION_FAILURE, "Encoded authorization failure message: in the executor's log");
+}
+
 export function classifyError(call: ProviderCall, error: unknown): ClassifiedError {
   if (error instanceof ProviderError) {
-    const classified: ClassifiedError = { outcome: ERROR_OUTCOMES[call][error.kind], code: error.code, message: error.message, kind: error.kind };
+    const message = withoutEncodedAuthorizationFailure(error.message);
+    const classified: ClassifiedError = { outcome: ERROR_OUTCOMES[call][error.kind], code: error.code, message, kind: error.kind };
     return error.kind === 'transient' ? { ...classified, uncertain: true } : classified;
   }
   return { outcome: 'retry', code: 'InternalError', message: errorMessage(error), uncertain: true };

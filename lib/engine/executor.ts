@@ -1283,6 +1283,10 @@ export class Executor {
       return { ok: true, value, latencyMs: this.deps.clock.now() - started };
     } catch (error) {
       const classified = classifyError(action, error);
+      if (classified.kind === 'unauthorized') {
+        // In full here only: the record's status leaves the encoded policy evaluation out.
+        this.deps.log.warn('EC2 refused the call: not authorized', { key: item.id, action, error: errorMessage(error) });
+      }
       if (classified.outcome === 'throttled') {
         bucket.throttled();
         await this.throttledShared(RATE_BUCKET_OF[action]);

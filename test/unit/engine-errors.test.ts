@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ERROR_OUTCOMES, classifyError, createRefused, createUnrepeatable, type ErrorOutcome, type ProviderCall } from '../../lib/engine/errors.js';
+import { ERROR_OUTCOMES, classifyError, createRefused, createUnrepeatable, withoutEncodedAuthorizationFailure, type ErrorOutcome, type ProviderCall } from '../../lib/engine/errors.js';
 import { PROVIDER_ERROR_KINDS, ProviderError, type ProviderErrorKind } from '../../lib/engine/ports.js';
 
 const done = 'already-done';
@@ -92,6 +92,16 @@ describe('error table', () => {
       expect(ERROR_OUTCOMES[call]['limit-exceeded'], call).toBe('terminal');
       expect(ERROR_OUTCOMES[call].transient, call).toBe('retry');
     }
+  });
+
+  it('leaves only the encoded authorization failure message out of an error message', () => {
+    expect(withoutEncodedAuthorizationFailure('not authorized to perform: ec2:AttachVolume. Encoded authorization failure message: AbC-_123= ')).toBe(
+      "not authorized to perform: ec2:AttachVolume. Encoded authorization failure message: in the executor's log ",
+    );
+    expect(withoutEncodedAuthorizationFailure('vol-1 is in use')).toBe('vol-1 is in use');
+    expect(classifyError('AttachVolume', new ProviderError('unauthorized', 'UnauthorizedOperation', 'No. Encoded authorization failure message: xyz')).message).toBe(
+      "No. Encoded authorization failure message: in the executor's log",
+    );
   });
 
   it('classifies provider errors with their code and anything else as a retry', () => {

@@ -1288,6 +1288,24 @@ describe('executor: detach and delete', () => {
     expect(h.ebs.calls.CreateVolume).toBe(2);
   });
 
+  it('a call EC2 refuses as not authorized leaves the encoded policy evaluation out of the status, and logs it in full', async () => {
+    const log = new RecordingLog();
+    const h = harness({ log });
+    await availableVolume(h, 'data-1');
+    await h.store.update<VolumeRecord>(volumeKey('data-1'), { life: 'dying' });
+    const refusal =
+      'You are not authorized to perform this operation. User: arn:aws:sts::111122223333:assumed-role/Executor/fn is not authorized to perform: ec2:DeleteVolume ' +
+      'on resource: arn:aws:ec2:us-east-1:111122223333:volume/vol-1 because no identity-based policy allows the ec2:DeleteVolume action. Encoded authorization failure message: Zm9vYmFy-_x0';
+    h.ebs.failNext('DeleteVolume', new ProviderError('unauthorized', 'UnauthorizedOperation', refusal));
+    await h.executor.run(h.batchOf(h.op('delete-volume', volumeKey('data-1'))));
+    const { status } = await volumeOf(h, 'data-1');
+    expect(status.code).toBe('UnauthorizedOperation');
+    expect(status.message).toContain('is not authorized to perform: ec2:DeleteVolume');
+    expect(status.message).toContain("Encoded authorization failure message: in the executor's log");
+    expect(status.message).not.toContain('Zm9vYmFy');
+    expect(log.entries).toContainEqual({ level: 'warn', message: 'EC2 refused the call: not authorized', attributes: { key: 'volume/data-1', action: 'DeleteVolume', error: refusal } });
+  });
+
   it('delete waits while the volume is still in use', async () => {
     const h = harness();
     const volume = await availableVolume(h, 'data-1');
