@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { AttachmentRecord, VolumeRecord } from '../../lib/domain/records.js';
+import type { AttachmentRecord, RecordKey, VolumeRecord } from '../../lib/domain/records.js';
 import { MAX_STATUS_MESSAGE_CHARS } from '../../lib/domain/status-message.js';
 import { ProviderError, type OperationKind, type ProviderVolume, type QueuedOperation, type RecordStore, type SharedRateBudget, type VolumeProvider } from '../../lib/engine/ports.js';
 import { Executor, createVolumeClientToken } from '../../lib/engine/executor.js';
@@ -50,6 +50,27 @@ async function availableVolume(h: ReturnType<typeof harness>, volumeId: string, 
   const volume = await volumeOf(h, volumeId);
   expect(volume.status.state).toBe('available');
   return volume;
+}
+
+/**
+ * Marks the record dying, runs `op` (its detach or delete) and sees it in `state`, then writes it
+ * back to alive straight into the table, as a client changing its mind while EC2 works, and lets
+ * the watcher and the executor carry on.
+ */
+async function setBackToAliveDuring(h: ReturnType<typeof harness>, key: RecordKey, op: OperationKind, state: string) {
+  await h.store.update(key, { life: 'dying' });
+  await h.executor.run(h.batchOf(h.op(op, key)));
+  expect((await h.store.get(key))?.status.state).toBe(state);
+  await h.store.update(key, { life: 'alive' });
+  await watchUntilSettled(h);
+}
+
+/** A minute of the watcher planning from the changes and the executor running what it sends. */
+async function watchUntilSettled(h: ReturnType<typeof harness>) {
+  for (let i = 0; i < 6; i++) {
+    await h.watch();
+    await h.settle(10_000);
+  }
 }
 
 /** An executor whose store lets `meanwhile` write right after the batch's bulk read, as a concurrent writer would. */
@@ -1239,15 +1260,7 @@ describe('executor: detach and delete', () => {
     await attachedVolume(h, 'data-1');
     const { ebsVolumeId } = await volumeOf(h, 'data-1');
     h.changes.length = 0;
-    await h.store.update<AttachmentRecord>(attachmentKey('data-1'), { life: 'dying' });
-    await h.executor.run(h.batchOf(h.op('detach', attachmentKey('data-1'))));
-    expect((await attachmentOf(h, 'data-1')).status.state).toBe('detaching');
-    // The client wants it after all: written straight into the table while EC2 detaches.
-    await h.store.update<AttachmentRecord>(attachmentKey('data-1'), { life: 'alive' });
-    for (let i = 0; i < 6; i++) {
-      await h.watch();
-      await h.settle(10_000);
-    }
+    await setBackToAliveDuring(h, attachmentKey('data-1'), 'detach', 'detaching');
     expect(await attachmentOf(h, 'data-1')).toMatchObject({ life: 'alive', device: '/dev/sdf', status: { state: 'attached', attempts: 0 } });
     expect(h.ebs.volume(ebsVolumeId!)?.attachments).toEqual([{ instanceId: INSTANCE, device: '/dev/sdf', state: 'attached' }]);
     expect((await volumeOf(h, 'data-1')).status.state).toBe('in-use');
@@ -1258,15 +1271,7 @@ describe('executor: detach and delete', () => {
   it('a volume set back to alive in the table while EC2 deletes it is kept, in error, saying a retry creates a new, empty volume', async () => {
     const h = harness();
     const { ebsVolumeId } = await availableVolume(h, 'data-1');
-    await h.store.update<VolumeRecord>(volumeKey('data-1'), { life: 'dying' });
-    await h.executor.run(h.batchOf(h.op('delete-volume', volumeKey('data-1'))));
-    expect((await volumeOf(h, 'data-1')).status.state).toBe('deleting');
-    // The client wants it after all: written straight into the table while EC2 deletes it.
-    await h.store.update<VolumeRecord>(volumeKey('data-1'), { life: 'alive' });
-    for (let i = 0; i < 6; i++) {
-      await h.watch();
-      await h.settle(10_000);
-    }
+    await setBackToAliveDuring(h, volumeKey('data-1'), 'delete-volume', 'deleting');
     const kept = await volumeOf(h, 'data-1');
     expect(kept).toMatchObject({
       life: 'alive',
@@ -1278,10 +1283,7 @@ describe('executor: detach and delete', () => {
     expect(h.ebs.calls.CreateVolume).toBe(1);
     // Its retry (a generation bump, as the API's) creates a new volume.
     await h.store.update<VolumeRecord>(volumeKey('data-1'), { generation: kept.generation + 1 });
-    for (let i = 0; i < 6; i++) {
-      await h.watch();
-      await h.settle(10_000);
-    }
+    await watchUntilSettled(h);
     const created = await volumeOf(h, 'data-1');
     expect(created.status.state).toBe('available');
     expect(created.ebsVolumeId).not.toBe(ebsVolumeId);
