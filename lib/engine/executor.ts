@@ -1171,7 +1171,7 @@ export class Executor {
    * DescribeInstances call for the rest. Device names in use are completed with the devices the
    * instance's attachment records hold (written before every AttachVolume, by any environment), so
    * allocation does not hand out a name another attach has taken meanwhile. Without those records
-   * every instance is described from EC2.
+   * every instance is described from EC2, and that description is not kept for later batches.
    */
   private async describeInstances(ids: string[], now: number, describeAfresh: ReadonlySet<string>): Promise<Map<string, InstanceView> | ClassifiedError> {
     let attachments: Map<string, AttachmentRecord[]> | undefined;
@@ -1209,9 +1209,11 @@ export class Executor {
       // Kept without the names the records hold: those come from the records each time, so a name
       // an attachment let go of (detached, its record removed) is not held on here for the TTL,
       // where other environments' views no longer have it and the ranks would name differently.
+      // Records that could not be read tell no such names apart: that description is not kept.
       const held = heldBy.get(id);
-      const kept = attachments !== undefined && held ? { ...instance, deviceNames: instance.deviceNames.filter((device) => !held.has(device)) } : instance;
-      this.instanceCache.set(id, { instance: kept, describedAt: now });
+      if (attachments !== undefined && held) {
+        this.instanceCache.set(id, { instance: { ...instance, deviceNames: instance.deviceNames.filter((device) => !held.has(device)) }, describedAt: now });
+      }
       known.set(id, { instance, describedAt: now, shared: false });
     }
     const views = new Map<string, InstanceView>();
