@@ -2158,7 +2158,8 @@ export class Executor {
         };
       }
       if (link?.state === 'attaching') return this.stillInProgress(attachment, now, `attaching as ${link.device}`);
-      const elsewhere = current?.attachments.filter((a) => a.instanceId !== attachment.instanceId).map((a) => a.instanceId) ?? [];
+      // An attachment EC2 still lists as detached holds the volume nowhere.
+      const elsewhere = current?.attachments.filter((a) => a.instanceId !== attachment.instanceId && a.state !== 'detached').map((a) => a.instanceId) ?? [];
       // A describe may lag the AttachVolume EC2 accepted (its `operationStartedAt`): within the grace, look again.
       // Attached elsewhere, a single-attach volume cannot be attached here too; a Multi-Attach one can.
       const acceptedAt = operationStartMs(attachment.status) ?? now;

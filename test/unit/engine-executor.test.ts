@@ -2891,6 +2891,38 @@ describe('executor: more of what EC2 and the records can do', () => {
     expect(h.ebs.calls.AttachVolume - before).toBe(2);
   });
 
+  it('a check right after the attach that EC2 describes late, listing only an attachment to another instance that is detached: the attach is still under way, not waiting for that instance', async () => {
+    const h = harness();
+    await availableVolume(h, 'data-1');
+    let late = false;
+    // EC2 still lists a finished detach from another instance, and (lagging) not yet the attach here.
+    const gone = { instanceId: OTHER_INSTANCE, device: '/dev/sdz', state: 'detached' as const };
+    const provider = providerOver(h.ebs, {
+      describeVolumes: async (ids) =>
+        (await h.ebs.describeVolumes(ids)).map((volume) => ({ ...volume, attachments: [...(late ? [] : volume.attachments), gone] })),
+    });
+    const executor = new Executor({ store: h.store, queue: h.queue, provider, clock: h.clock, metrics: h.metrics, log: silentLog, config: { rateWaitMaxMs: 0 } });
+    const run = async (ms: number) => {
+      for (let spent = 0; spent < ms; spent += 1000) {
+        await h.watch();
+        const received = h.queue.receive(100);
+        if (received.length > 0) await executor.run(received.map((r) => ({ messageId: r.messageId, message: r.message })));
+        for (const r of received) h.queue.delete(r.receiptHandle);
+        await h.clock.advance(1000);
+      }
+    };
+    await h.store.create(newAttachment('data-1'));
+    h.changes.length = 0;
+    await executor.run(h.batchOf(h.op('attach', attachmentKey('data-1'))));
+    late = true;
+    await run(5000);
+    expect(await attachmentOf(h, 'data-1')).toMatchObject({ device: '/dev/sdf', status: { state: 'attaching', attempts: 0 } });
+    late = false;
+    await run(60_000);
+    expect(await attachmentOf(h, 'data-1')).toMatchObject({ device: '/dev/sdf', status: { state: 'attached' } });
+    expect(h.ebs.calls.AttachVolume).toBe(1);
+  });
+
   it('a check right after the attach that EC2 describes late, the volume still attached to another instance: the attach waits, looks once more, and finds it attached here', async () => {
     const h = harness();
     await availableVolume(h, 'data-1');
