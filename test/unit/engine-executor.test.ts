@@ -73,6 +73,23 @@ async function watchUntilSettled(h: ReturnType<typeof harness>) {
   }
 }
 
+/** An executor that sees EC2's DescribeVolumes answers as `describe` makes them look (a describe that lags, say), waiting for no rate token. */
+function executorDescribing(h: ReturnType<typeof harness>, describe: (volume: ProviderVolume) => ProviderVolume): Executor {
+  const provider = providerOver(h.ebs, { describeVolumes: async (ids) => (await h.ebs.describeVolumes(ids)).map(describe) });
+  return new Executor({ store: h.store, queue: h.queue, provider, clock: h.clock, metrics: h.metrics, log: silentLog, config: { rateWaitMaxMs: 0 } });
+}
+
+/** `ms` of the watcher planning and `executor` running what the queue holds, a second at a time. */
+async function runFor(h: ReturnType<typeof harness>, executor: Executor, ms: number) {
+  for (let spent = 0; spent < ms; spent += 1000) {
+    await h.watch();
+    const received = h.queue.receive(100);
+    if (received.length > 0) await executor.run(received.map((r) => ({ messageId: r.messageId, message: r.message })));
+    for (const r of received) h.queue.delete(r.receiptHandle);
+    await h.clock.advance(1000);
+  }
+}
+
 /** An executor whose store lets `meanwhile` write right after the batch's bulk read, as a concurrent writer would. */
 function executorWritingAfterRead(h: ReturnType<typeof harness>, meanwhile: () => Promise<void>): Executor {
   const store: RecordStore = Object.create(h.store);
@@ -2897,28 +2914,15 @@ describe('executor: more of what EC2 and the records can do', () => {
     let late = false;
     // EC2 still lists a finished detach from another instance, and (lagging) not yet the attach here.
     const gone = { instanceId: OTHER_INSTANCE, device: '/dev/sdz', state: 'detached' as const };
-    const provider = providerOver(h.ebs, {
-      describeVolumes: async (ids) =>
-        (await h.ebs.describeVolumes(ids)).map((volume) => ({ ...volume, attachments: [...(late ? [] : volume.attachments), gone] })),
-    });
-    const executor = new Executor({ store: h.store, queue: h.queue, provider, clock: h.clock, metrics: h.metrics, log: silentLog, config: { rateWaitMaxMs: 0 } });
-    const run = async (ms: number) => {
-      for (let spent = 0; spent < ms; spent += 1000) {
-        await h.watch();
-        const received = h.queue.receive(100);
-        if (received.length > 0) await executor.run(received.map((r) => ({ messageId: r.messageId, message: r.message })));
-        for (const r of received) h.queue.delete(r.receiptHandle);
-        await h.clock.advance(1000);
-      }
-    };
+    const executor = executorDescribing(h, (volume) => ({ ...volume, attachments: [...(late ? [] : volume.attachments), gone] }));
     await h.store.create(newAttachment('data-1'));
     h.changes.length = 0;
     await executor.run(h.batchOf(h.op('attach', attachmentKey('data-1'))));
     late = true;
-    await run(5000);
+    await runFor(h, executor, 5000);
     expect(await attachmentOf(h, 'data-1')).toMatchObject({ device: '/dev/sdf', status: { state: 'attaching', attempts: 0 } });
     late = false;
-    await run(60_000);
+    await runFor(h, executor, 60_000);
     expect(await attachmentOf(h, 'data-1')).toMatchObject({ device: '/dev/sdf', status: { state: 'attached' } });
     expect(h.ebs.calls.AttachVolume).toBe(1);
   });
@@ -2928,28 +2932,17 @@ describe('executor: more of what EC2 and the records can do', () => {
     await availableVolume(h, 'data-1');
     let late = false;
     // A describe that lags: the volume still attached to the other instance, not yet to this one.
-    const provider = providerOver(h.ebs, {
-      describeVolumes: async (ids) =>
-        (await h.ebs.describeVolumes(ids)).map((volume) => (late ? { ...volume, state: 'in-use' as const, attachments: [{ instanceId: OTHER_INSTANCE, device: '/dev/sdz', state: 'attached' as const }] } : volume)),
-    });
-    const executor = new Executor({ store: h.store, queue: h.queue, provider, clock: h.clock, metrics: h.metrics, log: silentLog, config: { rateWaitMaxMs: 0 } });
-    const run = async (ms: number) => {
-      for (let spent = 0; spent < ms; spent += 1000) {
-        await h.watch();
-        const received = h.queue.receive(100);
-        if (received.length > 0) await executor.run(received.map((r) => ({ messageId: r.messageId, message: r.message })));
-        for (const r of received) h.queue.delete(r.receiptHandle);
-        await h.clock.advance(1000);
-      }
-    };
+    const executor = executorDescribing(h, (volume) =>
+      late ? { ...volume, state: 'in-use' as const, attachments: [{ instanceId: OTHER_INSTANCE, device: '/dev/sdz', state: 'attached' as const }] } : volume,
+    );
     await h.store.create(newAttachment('data-1'));
     h.changes.length = 0;
     await executor.run(h.batchOf(h.op('attach', attachmentKey('data-1'))));
     late = true;
-    await run(5000);
+    await runFor(h, executor, 5000);
     expect((await attachmentOf(h, 'data-1')).status).toMatchObject({ state: 'pending', message: expect.stringMatching(/detached from its other instance/) });
     late = false;
-    await run(3 * 60_000);
+    await runFor(h, executor, 3 * 60_000);
     expect(await attachmentOf(h, 'data-1')).toMatchObject({ device: '/dev/sdf', status: { state: 'attached' } });
     expect((await volumeOf(h, 'data-1')).status.state).toBe('in-use');
     expect(h.ebs.calls.AttachVolume).toBe(1);
