@@ -285,28 +285,43 @@ describe('executor: device names of attaches to one instance made by two environ
   });
 });
 
+/** Three available volumes (v0, a, b); the first of two environments attaches v0, as /dev/sdf. */
+async function v0AttachedByTheFirstOfTwo(h: ReturnType<typeof harness>): Promise<[Executor, Executor]> {
+  for (const id of ['v0', 'a', 'b']) await availableVolume(h, id);
+  const [first, second] = [h.environment(), h.environment()];
+  await h.store.create(newAttachment('v0'));
+  await first.run(h.batchOf(h.op('attach', attachmentKey('v0'))));
+  await h.settle(20_000);
+  expect(await attachmentOf(h, 'v0')).toMatchObject({ device: '/dev/sdf', status: { state: 'attached' } });
+  return [first, second];
+}
+
+/** v0 detached and its record removed. */
+async function v0DetachedAndRemoved(h: ReturnType<typeof harness>) {
+  await h.store.update<AttachmentRecord>(attachmentKey('v0'), { life: 'dying' });
+  await h.watch();
+  await h.settle(30_000);
+  expect(await h.store.get(attachmentKey('v0'))).toBeUndefined();
+}
+
+/** Each environment attaches one of a and b at once: different names, neither refused. */
+async function expectAttachesAtOnceNamedApart(h: ReturnType<typeof harness>, first: Executor, second: Executor) {
+  await h.store.create(newAttachment('a'));
+  await h.store.create(newAttachment('b'));
+  await Promise.all([first.run(h.batchOf(h.op('attach', attachmentKey('a')))), second.run(h.batchOf(h.op('attach', attachmentKey('b'))))]);
+  await h.settle(30_000);
+  const devices = await Promise.all(['a', 'b'].map(async (id) => (await attachmentOf(h, id)).device));
+  expect(devices).toEqual(['/dev/sdf', '/dev/sdg']);
+  for (const id of ['a', 'b']) expect((await attachmentOf(h, id)).status).toMatchObject({ state: 'attached', attempts: 0 });
+}
+
 describe('executor: device names of attaches to one instance made by two environments at once, after a detach there', () => {
   it('are different: the environment that attached the volume since detached does not hold on to its name', async () => {
     const h = harness();
-    for (const id of ['v0', 'a', 'b']) await availableVolume(h, id);
-    const [first, second] = [h.environment(), h.environment()];
-    // The first environment attaches v0 (as /dev/sdf), which is then detached and its record removed.
-    await h.store.create(newAttachment('v0'));
-    await first.run(h.batchOf(h.op('attach', attachmentKey('v0'))));
-    await h.settle(20_000);
-    expect(await attachmentOf(h, 'v0')).toMatchObject({ device: '/dev/sdf', status: { state: 'attached' } });
-    await h.store.update<AttachmentRecord>(attachmentKey('v0'), { life: 'dying' });
-    await h.watch();
-    await h.settle(30_000);
-    expect(await h.store.get(attachmentKey('v0'))).toBeUndefined();
-    // Within the first environment's description's lifetime, each environment attaches one of two volumes.
-    await h.store.create(newAttachment('a'));
-    await h.store.create(newAttachment('b'));
-    await Promise.all([first.run(h.batchOf(h.op('attach', attachmentKey('a')))), second.run(h.batchOf(h.op('attach', attachmentKey('b'))))]);
-    await h.settle(30_000);
-    const devices = await Promise.all(['a', 'b'].map(async (id) => (await attachmentOf(h, id)).device));
-    expect(devices).toEqual(['/dev/sdf', '/dev/sdg']);
-    for (const id of ['a', 'b']) expect((await attachmentOf(h, id)).status).toMatchObject({ state: 'attached', attempts: 0 });
+    const [first, second] = await v0AttachedByTheFirstOfTwo(h);
+    await v0DetachedAndRemoved(h);
+    // Within the first environment's description's lifetime.
+    await expectAttachesAtOnceNamedApart(h, first, second);
     expect(h.ebs.calls.AttachVolume).toBe(3);
   });
 });
@@ -314,12 +329,7 @@ describe('executor: device names of attaches to one instance made by two environ
 describe('executor: an instance described while its attachment records could not be read', () => {
   it('is not kept for later batches: a name an attachment held then and let go of since is not held on to, and two environments attaching there at once name different devices', async () => {
     const h = harness();
-    for (const id of ['v0', 'a', 'b']) await availableVolume(h, id);
-    const [first, second] = [h.environment(), h.environment()];
-    await h.store.create(newAttachment('v0'));
-    await first.run(h.batchOf(h.op('attach', attachmentKey('v0'))));
-    await h.settle(20_000);
-    expect(await attachmentOf(h, 'v0')).toMatchObject({ device: '/dev/sdf', status: { state: 'attached' } });
+    const [first, second] = await v0AttachedByTheFirstOfTwo(h);
     // The first environment describes the instance (placing a volume by it) while the read of its records fails: EC2 lists v0's /dev/sdf.
     await h.store.create(newVolume('placed', {}, { availabilityZone: undefined, placementInstanceId: INSTANCE }));
     h.store.failNext('attachmentsOfInstance', new Error('read failed'));
@@ -327,19 +337,9 @@ describe('executor: an instance described while its attachment records could not
     await first.run(h.batchOf(h.op('create-volume', volumeKey('placed'))));
     expect(h.ebs.calls.DescribeInstances).toBe(describedBefore + 1);
     expect((await volumeOf(h, 'placed')).availabilityZone).toBe(AZ);
-    // v0 is detached and its record removed.
-    await h.store.update<AttachmentRecord>(attachmentKey('v0'), { life: 'dying' });
-    await h.watch();
-    await h.settle(30_000);
-    expect(await h.store.get(attachmentKey('v0'))).toBeUndefined();
-    // Within the hour, each environment attaches one of two volumes.
-    await h.store.create(newAttachment('a'));
-    await h.store.create(newAttachment('b'));
-    await Promise.all([first.run(h.batchOf(h.op('attach', attachmentKey('a')))), second.run(h.batchOf(h.op('attach', attachmentKey('b'))))]);
-    await h.settle(30_000);
-    const devices = await Promise.all(['a', 'b'].map(async (id) => (await attachmentOf(h, id)).device));
-    expect(devices).toEqual(['/dev/sdf', '/dev/sdg']);
-    for (const id of ['a', 'b']) expect((await attachmentOf(h, id)).status).toMatchObject({ state: 'attached', attempts: 0 });
+    await v0DetachedAndRemoved(h);
+    // Within the hour.
+    await expectAttachesAtOnceNamedApart(h, first, second);
   });
 });
 
