@@ -101,10 +101,10 @@ function checkItemSize(key: RecordKey, record: unknown): void {
 /**
  * The record table in memory, with DynamoDB's semantics: every write copies what it is given and
  * no one changes a stored record in place (reads and change listeners get the stored record
- * itself, frozen, so a caller that tries to change it gets a TypeError rather than a silent
- * difference from DynamoDB's copies), every write bumps `version`, conditions are checked atomically, updates never create, an item larger than
- * DynamoDB's limit is refused, and each write is reported to change listeners in order (the
- * in-memory stream).
+ * itself, frozen unless `freeze` is off, so a caller that tries to change it gets a TypeError
+ * rather than a silent difference from DynamoDB's copies), every write bumps `version`,
+ * conditions are checked atomically, updates never create, an item larger than DynamoDB's limit
+ * is refused, and each write is reported to change listeners in order (the in-memory stream).
  */
 export class MemoryRecordStore implements RecordStore {
   /**
@@ -241,8 +241,8 @@ export class MemoryRecordStore implements RecordStore {
   async update<R extends ProvisionerRecord>(key: RecordKey, changes: RecordChanges<R>, condition?: WriteCondition): Promise<R> {
     this.injectFault('update');
     const current = this.checked(key, condition);
-    // Stored records are frozen, so the new version may share the fields it leaves as they are
-    // with the old one.
+    // Stored records are never changed in place, so the new version may share the fields it
+    // leaves as they are with the old one.
     const next = { ...current } as unknown as Record<string, unknown>;
     for (const [field, value] of Object.entries(changes as Record<string, unknown>)) {
       if (value === undefined) continue;
