@@ -7,10 +7,10 @@
  * ahead, so overdue by more than that, its message cannot still be waiting for it.
  */
 import { describe, expect, it } from 'vitest';
-import type { VolumeRecord } from '../../lib/domain/records.js';
 import { DEFAULT_ENGINE_CONFIG } from '../../lib/engine/config.js';
 import { Reconciler } from '../../lib/engine/reconciler.js';
 import { FakeClock, MemoryEbs, MemoryOperationQueue, MemoryRateBudget, MemoryRecordStore, RecordingMetrics, silentLog } from '../../lib/memory/index.js';
+import { AZ, newVolume } from './engine-fixtures.js';
 
 const OWNER = 'stack-test';
 const MINUTE = 60_000;
@@ -20,23 +20,19 @@ describe('reconciler: a lost retry and a line of calls that never goes', () => {
     const clock = new FakeClock(Date.parse('2026-03-01T00:00:00Z'));
     const store = new MemoryRecordStore();
     const queue = new MemoryOperationQueue({ clock });
-    const ebs = new MemoryEbs({ clock, ownerTagValue: OWNER, availabilityZones: ['us-east-1a'] });
+    const ebs = new MemoryEbs({ clock, ownerTagValue: OWNER, availabilityZones: [AZ] });
     const budget = new MemoryRateBudget();
     const reconciler = new Reconciler({ store, queue, provider: ebs, rateBudget: budget, clock, metrics: new RecordingMetrics(), log: silentLog, config: { ownerTagValue: OWNER } });
     const at = new Date(clock.now()).toISOString();
     const retryAt = new Date(clock.now() + 5_000).toISOString();
     // EC2 refused its CreateVolume; the retry's message was then lost: nothing in the queue for it.
-    const record: VolumeRecord = {
-      kind: 'volume',
-      volumeId: 'lost',
-      spec: { sizeGiB: 10, volumeType: 'gp3', availabilityZone: 'us-east-1a' },
-      life: 'alive',
-      generation: 1,
-      status: { state: 'pending', code: 'RequestLimitExceeded', message: 'Request limit exceeded.', attempts: 0, updatedAt: at, nextAttemptAt: retryAt },
-      version: 0,
-      createdAt: at,
-    };
-    await store.create(record);
+    await store.create(
+      newVolume('lost', {
+        status: { state: 'pending', code: 'RequestLimitExceeded', message: 'Request limit exceeded.', attempts: 0, updatedAt: at, nextAttemptAt: retryAt },
+        version: 0,
+        createdAt: at,
+      }),
+    );
     expect(queue.pending()).toEqual([]);
 
     // A steady load of other creates keeps some ten minutes of CreateVolume tokens taken ahead, pass after pass.
