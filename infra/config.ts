@@ -3,7 +3,7 @@
  * context (`cdk deploy -c alarmEmail=ops@example.com`) for the command line. Bad values fail
  * synthesis with a message naming the option, before anything is deployed.
  */
-import { characterCount, TAG_KEY_MAX_CHARS as MAX_TAG_KEY_LENGTH, TAG_VALUE_MAX_CHARS as MAX_TAG_VALUE_LENGTH } from '../lib/domain/validation.js';
+import { characterCount, TAG_KEY_MAX_CHARS, TAG_VALUE_MAX_CHARS } from '../lib/domain/validation.js';
 import { MAX_SCAN_SEGMENTS } from '../lib/engine/ports.js';
 import { EXECUTOR } from '../lib/settings.js';
 
@@ -192,9 +192,9 @@ function resolveInstanceTag(tag: string | undefined): InstanceTag | undefined {
   const value = separator < 0 ? '' : tag.slice(separator + 1);
   // Characters as EC2 counts them: Unicode code points.
   const keyChars = characterCount(key);
-  if (keyChars < 1 || keyChars > MAX_TAG_KEY_LENGTH || characterCount(value) > MAX_TAG_VALUE_LENGTH || key.toLowerCase().startsWith('aws:')) {
+  if (keyChars < 1 || keyChars > TAG_KEY_MAX_CHARS || characterCount(value) > TAG_VALUE_MAX_CHARS || key.toLowerCase().startsWith('aws:')) {
     throw new Error(
-      `attachableInstanceTag must be key=value, a tag key of 1-${MAX_TAG_KEY_LENGTH} characters not starting with aws: and a value of 0-${MAX_TAG_VALUE_LENGTH}, got ${JSON.stringify(tag)}`,
+      `attachableInstanceTag must be key=value, a tag key of 1-${TAG_KEY_MAX_CHARS} characters not starting with aws: and a value of 0-${TAG_VALUE_MAX_CHARS}, got ${JSON.stringify(tag)}`,
     );
   }
   return { key, value };
