@@ -22,7 +22,7 @@ export class ApiError extends Error {
     /** The problem body, when the API sent one. */
     readonly problem: ProblemBody | undefined,
     message: string,
-    /** The JSON the API answered with (the problem document, or e.g. API Gateway's own `{ message }`). */
+    /** The JSON the API answered with (the problem document, or e.g. a `{ message }` API Gateway gives for a type without a problem). */
     readonly body: unknown = undefined,
   ) {
     super(message);

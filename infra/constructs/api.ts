@@ -3,13 +3,15 @@
  * table (lib/api/routes.ts, the source of docs/openapi.json), so API Gateway rejects unknown paths
  * and missing required parameters before the function runs, and the two cannot drift apart. Bodies
  * are the function's alone to judge: it answers every bad one as a problem (RFC 9457), where API
- * Gateway's own body validation would answer `{"message": "Invalid request body"}`.
+ * Gateway's own body validation would answer `{"message": "Invalid request body"}`. What API Gateway
+ * still answers itself (a bad signature, throttling, a route it does not know) is a problem too.
  */
 import { RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import * as apigateway from 'aws-cdk-lib/aws-apigateway';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
+import { gatewayProblemTemplate, PROBLEM_CONTENT_TYPE, PROBLEM_KINDS, type ProblemKind } from '../../lib/api/problem.js';
 import { ROUTES, type ApiRoute } from '../../lib/api/routes.js';
 import { API } from '../../lib/settings.js';
 import type { ApiAuthorization } from '../config.js';
@@ -31,6 +33,31 @@ export function requestParameters(route: ApiRoute): Record<string, boolean> {
   }
   return parameters;
 }
+
+/**
+ * The problem kind of each answer API Gateway gives itself. Each kind's status is the type's
+ * documented default (https://docs.aws.amazon.com/apigateway/latest/developerguide/supported-gateway-response-types.html);
+ * the custom authorizer types (this API has none) and the DEFAULT_4XX / DEFAULT_5XX fallbacks,
+ * whose status varies, keep API Gateway's `{"message"}`.
+ */
+export const GATEWAY_PROBLEMS: ReadonlyArray<readonly [apigateway.ResponseType, ProblemKind]> = [
+  [apigateway.ResponseType.MISSING_AUTHENTICATION_TOKEN, 'missing-authentication-token'],
+  [apigateway.ResponseType.ACCESS_DENIED, 'not-authorized'],
+  [apigateway.ResponseType.INVALID_SIGNATURE, 'not-authorized'],
+  [apigateway.ResponseType.EXPIRED_TOKEN, 'not-authorized'],
+  [apigateway.ResponseType.INVALID_API_KEY, 'not-authorized'],
+  [apigateway.ResponseType.WAF_FILTERED, 'not-authorized'],
+  [apigateway.ResponseType.THROTTLED, 'throttled'],
+  [apigateway.ResponseType.QUOTA_EXCEEDED, 'throttled'],
+  [apigateway.ResponseType.BAD_REQUEST_PARAMETERS, 'validation-failed'],
+  [apigateway.ResponseType.BAD_REQUEST_BODY, 'validation-failed'],
+  [apigateway.ResponseType.RESOURCE_NOT_FOUND, 'no-such-route'],
+  [apigateway.ResponseType.REQUEST_TOO_LARGE, 'body-too-large'],
+  [apigateway.ResponseType.UNSUPPORTED_MEDIA_TYPE, 'unsupported-media-type'],
+  [apigateway.ResponseType.INTEGRATION_FAILURE, 'no-answer'],
+  [apigateway.ResponseType.INTEGRATION_TIMEOUT, 'no-answer'],
+  [apigateway.ResponseType.API_CONFIGURATION_ERROR, 'internal'],
+];
 
 /**
  * Why cdk-nag's findings on the API's authorization and WAF are acknowledged, per authorization
@@ -92,6 +119,14 @@ export class Api extends Construct {
         operationName: route.operationId,
         requestValidator: validator,
         requestParameters: requestParameters(route),
+      });
+    }
+    for (const [type, kind] of GATEWAY_PROBLEMS) {
+      this.restApi.addGatewayResponse(type.responseType, {
+        type,
+        statusCode: String(PROBLEM_KINDS[kind].status),
+        responseHeaders: { 'Content-Type': `'${PROBLEM_CONTENT_TYPE}'` },
+        templates: { 'application/json': gatewayProblemTemplate(kind) },
       });
     }
 

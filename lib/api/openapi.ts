@@ -160,7 +160,8 @@ export function buildOpenApiDocument(routes: readonly ApiRoute[] = ROUTES) {
         Object.keys(PROBLEM_KINDS).map((kind) => `\`urn:ebs-provisioner:problem:${kind}\``).join(', ') +
         '). A path answers a method it does not list with 405 and an `Allow` header (`#/components/responses/' +
         `${METHOD_NOT_ALLOWED.name}\`); deployed, API Gateway answers a path or method it does not route itself, with 403 ` +
-        '`{"message": "Missing Authentication Token"}`. A deployed API requires SigV4-signed requests (IAM authorization).',
+        '`missing-authentication-token`, and its own refusals (signature, throttling) are problems too. A deployed API requires ' +
+        'SigV4-signed requests (IAM authorization).',
     },
     servers: [{ url: 'http://127.0.0.1:3000', description: 'The local runtime (`npm start`).' }],
     security: [{ [SIGV4.name]: [] }],

@@ -22,6 +22,11 @@ export const PROBLEM_KINDS = {
   'body-too-large': { status: 413, title: 'The request body is too large' },
   'unsupported-media-type': { status: 415, title: 'Unsupported content type' },
   internal: { status: 500, title: 'Internal error' },
+  // Given by API Gateway itself, deployed (gateway responses), never by the function.
+  'missing-authentication-token': { status: 403, title: 'The request is not signed, or names no route' },
+  'not-authorized': { status: 403, title: 'The caller is not authorized' },
+  throttled: { status: 429, title: 'Too many requests' },
+  'no-answer': { status: 504, title: 'The API function did not answer' },
 } as const;
 export type ProblemKind = keyof typeof PROBLEM_KINDS;
 
@@ -70,4 +75,19 @@ export class ApiProblem extends Error {
 /** Shorthand for a 400 carrying field issues. */
 export function invalid(detail: string, errors: FieldIssue[]): ApiProblem {
   return new ApiProblem('validation-failed', detail, errors);
+}
+
+/**
+ * A gateway response's body template for `kind`: API Gateway's own refusals (throttling, a bad
+ * signature, a route it does not know) as problems too, with its message as `detail`. Templates
+ * take simple `$context` substitution only; `messageString` is the message quoted for JSON.
+ *
+ * @example
+ * gatewayProblemTemplate('throttled')
+ * // {"type":"urn:ebs-provisioner:problem:throttled","title":"Too many requests","status":429,"detail":$context.error.messageString,"errors":[]}
+ */
+export function gatewayProblemTemplate(kind: ProblemKind): string {
+  const { status, title } = PROBLEM_KINDS[kind];
+  const fixed = JSON.stringify({ type: problemType(kind), title, status });
+  return `${fixed.slice(0, -1)},"detail":$context.error.messageString,"errors":[]}`;
 }

@@ -479,6 +479,34 @@ describe('API', () => {
     expect(Object.values(s.json.Resources).filter((resource) => resource.Type === 'AWS::ApiGateway::Model')).toEqual([]);
   });
 
+  it('answers what API Gateway refuses itself (throttling, a bad signature, a route it does not know) as problems with the type\'s documented status', () => {
+    const responses = Object.values(s.json.Resources)
+      .filter((resource) => resource.Type === 'AWS::ApiGateway::GatewayResponse')
+      .map((resource) => resource.Properties!);
+    const byType = new Map(responses.map((properties) => [properties.ResponseType as string, properties]));
+    const documentedStatus: Record<string, number> = {
+      MISSING_AUTHENTICATION_TOKEN: 403, ACCESS_DENIED: 403, INVALID_SIGNATURE: 403, EXPIRED_TOKEN: 403, INVALID_API_KEY: 403, WAF_FILTERED: 403,
+      THROTTLED: 429, QUOTA_EXCEEDED: 429, BAD_REQUEST_PARAMETERS: 400, BAD_REQUEST_BODY: 400, RESOURCE_NOT_FOUND: 404,
+      REQUEST_TOO_LARGE: 413, UNSUPPORTED_MEDIA_TYPE: 415, INTEGRATION_FAILURE: 504, INTEGRATION_TIMEOUT: 504, API_CONFIGURATION_ERROR: 500,
+    };
+    expect([...byType.keys()].sort()).toEqual(Object.keys(documentedStatus).sort());
+    // API Gateway's messages carry quotes and line breaks (a signature mismatch shows the canonical request).
+    const message = 'The request signature we calculated does not match.\n\'POST\n/v1/volumes\' "x"';
+    for (const [type, properties] of byType) {
+      const status = documentedStatus[type]!;
+      expect(properties.StatusCode, type).toBe(String(status));
+      expect(properties.ResponseParameters, type).toEqual({ 'gatewayresponse.header.Content-Type': "'application/problem+json'" });
+      const template = (properties.ResponseTemplates as Record<string, string>)['application/json']!;
+      const body = JSON.parse(template.replace('$context.error.messageString', JSON.stringify(message))) as Record<string, unknown>;
+      expect(body, type).toEqual({ type: expect.stringMatching(/^urn:ebs-provisioner:problem:[a-z-]+$/), title: expect.any(String), status, detail: message, errors: [] });
+    }
+    const throttled = (byType.get('THROTTLED')!.ResponseTemplates as Record<string, string>)['application/json']!;
+    expect(JSON.parse(throttled.replace('$context.error.messageString', '"Too Many Requests"'))).toMatchObject({
+      type: 'urn:ebs-provisioner:problem:throttled',
+      title: 'Too many requests',
+    });
+  });
+
   it('cdk-nag acknowledgements on authorization and WAF name IAM (SigV4) authorization; the URL output asks for signed requests', () => {
     const reasons = (id: string) => acknowledgements(s.app).filter((entry) => entry.id === `AwsSolutions-${id}`).map((entry) => entry.reason);
     expect(reasons('APIG3')).toEqual([expect.stringMatching(/SigV4-authorized/)]);
