@@ -10,7 +10,7 @@ import { METRICS, OWNERSHIP_TAGS, RECONCILER } from '../settings.js';
 import { RATE_BUCKET_OF, resolveEngineConfig, type EngineConfig, type RateBucket } from './config.js';
 import { createUnanswered, firstActionOf, givenUpWithDevice, planAttachment, planVolume, UNDER_WAY_STATES, type Decision } from './planner.js';
 import { SPEC_REJECTED_CODE, VOLUME_RECORD_REMOVED_CODE } from './status.js';
-import type { ExecutorDeps } from './executor.js';
+import { ownedByAnotherRecord, type ExecutorDeps } from './executor.js';
 import { errorMessage } from './errors.js';
 import { checkScanSegment, ProviderError, type Page, type ProviderVolume, type QueuedOperation, type ScanSegment } from './ports.js';
 
@@ -447,7 +447,16 @@ export class Reconciler {
    * record its tag names (`stillUnowned`), a bulk read per page's worth.
    */
   private async findLeaks(volumes: Map<string, VolumeRecord>, scanComplete: boolean, until: number): Promise<LeakCheck> {
-    const known = new Set([...volumes.values()].flatMap((v) => (v.ebsVolumeId ? [v.ebsVolumeId] : [])));
+    // The records naming each EC2 volume. One copied in the table from another record names that
+    // one's volume without holding it (the executor does nothing to it for the copy).
+    const namedBy = new Map<string, string[]>();
+    for (const record of volumes.values()) {
+      if (!record.ebsVolumeId) continue;
+      const names = namedBy.get(record.ebsVolumeId);
+      if (names) names.push(record.volumeId);
+      else namedBy.set(record.ebsVolumeId, [record.volumeId]);
+    }
+    const held = (volume: ProviderVolume) => namedBy.get(volume.ebsVolumeId)?.some((volumeId) => ownedByAnotherRecord({ volumeId }, volume) === undefined) === true;
     const check: LeakCheck = { leaked: [], listed: false, volumes: 0, failed: false, unjudged: [] };
     let candidates: ProviderVolume[] = [];
     let cursor: string | undefined;
@@ -469,7 +478,7 @@ export class Reconciler {
       check.volumes += page.items.length;
       if (!cursor) check.listed = true;
       for (const volume of page.items) {
-        if (known.has(volume.ebsVolumeId) || volume.state === 'deleting' || volume.state === 'deleted') continue;
+        if (held(volume) || volume.state === 'deleting' || volume.state === 'deleted') continue;
         const recordId = volume.tags[OWNERSHIP_TAGS.record];
         const record = volumes.get(recordId ?? '');
         // A record whose CreateVolume went unanswered does not know its EC2 id yet (whatever its state): the executor learns it by repeating the request.

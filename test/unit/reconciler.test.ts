@@ -392,6 +392,20 @@ describe('Reconciler', () => {
     expect(report).toMatchObject({ scanned: 1, invalid: 1, leaked: [leaked.ebsVolumeId] });
   });
 
+  it('reports as leaked the volume of a removed record that a copy of that record still names: the copy does not hold it', async () => {
+    const env = setup();
+    const at = new Date(env.clock.now()).toISOString();
+    const original = await ownedVolume(env, 'original');
+    const shared = await ownedVolume(env, 'shared');
+    // 'copy' was copied in the table from 'original', which was then removed without its volume;
+    // 'twin' copies 'shared', whose own record is still there.
+    await env.store.create(volume('copy', at, { ebsVolumeId: original.ebsVolumeId, status: { state: 'error', attempts: 0, updatedAt: at, code: 'VolumeOfAnotherRecord' } }));
+    await env.store.create(volume('shared', at, { ebsVolumeId: shared.ebsVolumeId, status: { state: 'available', attempts: 0, updatedAt: at } }));
+    await env.store.create(volume('twin', at, { ebsVolumeId: shared.ebsVolumeId, status: { state: 'error', attempts: 0, updatedAt: at, code: 'VolumeOfAnotherRecord' } }));
+    const report = await env.reconciler.run();
+    expect(report).toMatchObject({ scanned: 3, leaked: [original.ebsVolumeId], leakCheckComplete: true });
+  });
+
   it('still re-enqueues overdue work when EC2 throttles the describe, and compares with EC2 on the next run', async () => {
     const env = setup();
     const start = new Date(env.clock.now()).toISOString();
