@@ -2496,14 +2496,7 @@ export class Executor {
     this.deps.metrics.operation({ operation: op, outcome: result.outcome, latencyMs: result.latencyMs });
     if (item.observer) return this.writeObservation(item, result, now, followUps);
     if (item.lookAgainAt !== undefined) {
-      if (item.claimed) {
-        try {
-          await this.deps.store.release(item.key, owner);
-        } catch (error) {
-          // Held until its lease ends: the look again then waits for that.
-          this.deps.log.warn('could not let go of the claim; it lapses with its lease', { key: item.id, error: errorMessage(error) });
-        }
-      }
+      if (item.claimed) await this.releaseOrLetLapse(item, owner);
       this.resend(item, 'record changed before the call; looking again', now, item.lookAgainAt, followUps);
       return;
     }
@@ -2515,7 +2508,8 @@ export class Executor {
     const condition = unclaimed ? unchangedSince(item.record!) : { claimOwner: owner, now: this.deps.clock.now() };
     try {
       if (result.remove) {
-        await this.deps.store.remove(item.key, condition);
+        // Only as dying as it was read: a record set back to alive during the call is wanted after all.
+        await this.deps.store.remove(item.key, { ...condition, life: item.record!.life });
         this.deps.log.info('record removed', { key: item.id, op });
       } else if (result.changes) {
         const before = item.record!;
@@ -2529,6 +2523,14 @@ export class Executor {
       for (const operation of this.alsoChecks(item, result)) followUps.push({ item, operation });
     } catch (error) {
       if (error instanceof ConditionFailedError) {
+        if (result.remove && !unclaimed && error.current?.claim?.owner === owner && error.current.life !== item.record!.life) {
+          // Set back to alive during the call: kept, and looked at as it is now (EC2 may have
+          // detached or deleted it meanwhile), without waiting for the claim's lease to end.
+          await this.releaseOrLetLapse(item, owner);
+          const check = item.key.kind === 'volume' ? 'check-volume' : 'check-attachment';
+          followUps.push({ item, operation: this.messageAt(check, item.key, 'record set back to alive during the call; checking it', now, now) });
+          return;
+        }
         // Deleted or taken over meanwhile: never recreate it; whoever holds it now carries on.
         this.deps.log.warn('status write refused; record deleted or claim lost', { key: item.id, op });
         if (unclaimed && error.current) this.resend(item, 'record changed meanwhile; looking again', now, now + 1000, followUps);
@@ -2537,6 +2539,15 @@ export class Executor {
       }
       this.deps.log.error('status write failed', { key: item.id, op, error: errorMessage(error) });
       item.infraFailed = true;
+    }
+  }
+
+  private async releaseOrLetLapse(item: Item, owner: string): Promise<void> {
+    try {
+      await this.deps.store.release(item.key, owner);
+    } catch (error) {
+      // Held until its lease ends: the look again then waits for that.
+      this.deps.log.warn('could not let go of the claim; it lapses with its lease', { key: item.id, error: errorMessage(error) });
     }
   }
 

@@ -1317,6 +1317,54 @@ describe('executor: detach and delete', () => {
     expect(h.ebs.calls.AttachVolume).toBe(2);
   });
 
+  it('an attachment set back to alive in the table while EC2 answers its detach "not attached" is kept, and attached again', async () => {
+    const h = harness();
+    await attachedVolume(h, 'data-1');
+    const { ebsVolumeId } = await volumeOf(h, 'data-1');
+    // Detached in the console a while after the attach, before the record was set dying: EC2 answers the detach "not attached".
+    await h.clock.advance(5 * 60_000);
+    await h.ebs.detachVolume({ ebsVolumeId: ebsVolumeId!, instanceId: INSTANCE });
+    await h.clock.advance(10_000);
+    await h.store.update<AttachmentRecord>(attachmentKey('data-1'), { life: 'dying' });
+    const provider = providerOver(h.ebs, {
+      detachVolume: async (request) => {
+        await h.store.update<AttachmentRecord>(attachmentKey('data-1'), { life: 'alive' });
+        return h.ebs.detachVolume(request);
+      },
+    });
+    const executor = new Executor({ store: h.store, queue: h.queue, provider, clock: h.clock, metrics: h.metrics, log: silentLog, config: { rateWaitMaxMs: 0 } });
+    await executor.run(h.batchOf(h.op('detach', attachmentKey('data-1'))));
+    expect(await attachmentOf(h, 'data-1')).toMatchObject({ life: 'alive' });
+    await watchUntilSettled(h);
+    expect(await attachmentOf(h, 'data-1')).toMatchObject({ life: 'alive', status: { state: 'attached' } });
+    expect(h.ebs.volume(ebsVolumeId!)?.attachments).toEqual([expect.objectContaining({ instanceId: INSTANCE, state: 'attached' })]);
+    // The console's detach, then the executor's.
+    expect(h.ebs.calls.DetachVolume).toBe(2);
+    expect(h.ebs.calls.AttachVolume).toBe(2);
+  });
+
+  it('a volume set back to alive in the table while EC2 answers its delete "not found" is kept, in error, saying so', async () => {
+    const h = harness();
+    const { ebsVolumeId } = await availableVolume(h, 'data-1');
+    // Deleted in the console a while after it was made, before the record was set dying: EC2 answers the delete "not found".
+    await h.clock.advance(5 * 60_000);
+    h.ebs.deleteBehindBack(ebsVolumeId!);
+    await h.store.update<VolumeRecord>(volumeKey('data-1'), { life: 'dying' });
+    const provider = providerOver(h.ebs, {
+      deleteVolume: async (id) => {
+        await h.store.update<VolumeRecord>(volumeKey('data-1'), { life: 'alive' });
+        return h.ebs.deleteVolume(id);
+      },
+    });
+    const executor = new Executor({ store: h.store, queue: h.queue, provider, clock: h.clock, metrics: h.metrics, log: silentLog, config: { rateWaitMaxMs: 0 } });
+    await executor.run(h.batchOf(h.op('delete-volume', volumeKey('data-1'))));
+    expect(h.ebs.calls.DeleteVolume).toBe(1);
+    await watchUntilSettled(h);
+    const kept = await volumeOf(h, 'data-1');
+    expect(kept).toMatchObject({ life: 'alive', status: { state: 'error', code: 'InvalidVolume.NotFound' } });
+    expect(kept.status.message).toMatch(/a retry creates a new, empty volume/);
+  });
+
   it('a volume set back to alive in the table while EC2 deletes it is kept, in error, saying a retry creates a new, empty volume', async () => {
     const h = harness();
     const { ebsVolumeId } = await availableVolume(h, 'data-1');
