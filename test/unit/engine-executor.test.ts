@@ -627,13 +627,17 @@ describe('executor: failures', () => {
 
   it('throttling waits without using an attempt and slows the rate budget', async () => {
     const h = harness();
-    await h.store.create(newVolume('data-1'));
+    for (const id of ['data-1', 'data-2']) await h.store.create(newVolume(id));
     h.ebs.failNext('CreateVolume', new ProviderError('throttled', 'RequestLimitExceeded', 'Request limit exceeded.'));
     await h.executor.run(h.batchOf(h.op('create-volume', volumeKey('data-1'))));
     const volume = await volumeOf(h, 'data-1');
     expect(volume.status).toMatchObject({ code: 'RequestLimitExceeded', attempts: 0 });
-    expect(volume.status.nextAttemptAt).toBeDefined();
+    expect(Date.parse(volume.status.nextAttemptAt!)).toBeGreaterThan(h.clock.now());
     expect(h.metrics.outcomes('create-volume')).toContain('throttled');
+    // The bucket's burst is gone: a create at the same moment, with 99 of its 100 tokens left before, is held back.
+    await h.executor.run(h.batchOf(h.op('create-volume', volumeKey('data-2'))));
+    expect(h.ebs.calls.CreateVolume).toBe(1);
+    expect((await volumeOf(h, 'data-2')).status).toMatchObject({ state: 'pending', attempts: 0 });
   });
 
   it('EC2 out of volume capacity is retried: an attempt used, the request kept for the next one', async () => {
