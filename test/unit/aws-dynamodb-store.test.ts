@@ -1,5 +1,5 @@
 import { ConditionalCheckFailedException, DynamoDBClient, DynamoDBServiceException } from '@aws-sdk/client-dynamodb';
-import { BatchGetCommand, DynamoDBDocumentClient, PutCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, DynamoDBDocumentClient, PutCommand, QueryCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
@@ -69,6 +69,31 @@ describe('DynamoRecordStore requests', () => {
     const records = await store().getMany([...keys, volumeKey(7), volumeKey(249)]);
     expect(records).toHaveLength(250);
     expect(dynamo.commandCalls(BatchGetCommand).map((c) => c.args[0].input.RequestItems!.records!.Keys!.length)).toEqual([100, 100, 50]);
+  });
+
+  it("reads a volume's or an instance's attachments to the last page, each query starting at the key the previous one stopped at", async () => {
+    const attachmentItem = (volumeId: string, instanceId: string) => ({ pk: `VOLUME#${volumeId}`, sk: `ATTACHMENT#${instanceId}`, gsi1pk: `INSTANCE#${instanceId}`, gsi1sk: `VOLUME#${volumeId}` });
+    const firstPage = { pk: 'VOLUME#v1', sk: 'ATTACHMENT#i-1' };
+    dynamo
+      .on(QueryCommand)
+      .resolvesOnce({ Items: [attachmentItem('v1', 'i-1')], LastEvaluatedKey: firstPage })
+      .resolvesOnce({ Items: [], LastEvaluatedKey: { ...firstPage, sk: 'ATTACHMENT#i-2' } })
+      .resolvesOnce({ Items: [attachmentItem('v1', 'i-3')] });
+    expect((await store().attachmentsOfVolume('v1')).map((a) => a.instanceId)).toEqual(['i-1', 'i-3']);
+    expect(dynamo.commandCalls(QueryCommand).map((c) => c.args[0].input.ExclusiveStartKey)).toEqual([undefined, firstPage, { ...firstPage, sk: 'ATTACHMENT#i-2' }]);
+
+    dynamo.reset();
+    // An index's LastEvaluatedKey holds the index keys and the table keys.
+    const indexKey = attachmentItem('v1', 'i-1');
+    dynamo
+      .on(QueryCommand)
+      .resolvesOnce({ Items: [attachmentItem('v1', 'i-1')], LastEvaluatedKey: indexKey })
+      .resolvesOnce({ Items: [attachmentItem('v2', 'i-1')] });
+    expect((await store().attachmentsOfInstance('i-1')).map((a) => a.volumeId)).toEqual(['v1', 'v2']);
+    expect(dynamo.commandCalls(QueryCommand).map((c) => c.args[0].input)).toEqual([
+      expect.objectContaining({ IndexName: 'byInstance', ExclusiveStartKey: undefined }),
+      expect.objectContaining({ IndexName: 'byInstance', ExclusiveStartKey: indexKey }),
+    ]);
   });
 
   it('builds one conditional UpdateItem: SET, REMOVE for null, version bump, never creating', async () => {
