@@ -98,6 +98,19 @@ describe('function handlers', () => {
     expect(failed).toEqual({ batchItemFailures: [{ itemIdentifier: '102' }] });
   });
 
+  it("watcher: a record whose handling fails has each of its changes reported, by sequence number, and no other record's", async () => {
+    const { store, deps } = await inMemoryAwsWithVolume();
+    const other: VolumeRecord = { ...volume, volumeId: 'data-2' };
+    await store.create(other);
+    const handler = createWatcherHandler(deps);
+    const otherKeys = itemKey({ kind: 'volume', volumeId: 'data-2' });
+    // data-1's two changes come around data-2's; data-1 is read first, and that read fails.
+    store.failNext('get', new Error('table unavailable'));
+    const response = await handler({ Records: [streamRecord('100', toItem(volume)), streamRecord('200', toItem(other), otherKeys), streamRecord('300', toItem(volume))] });
+    expect(response).toEqual({ batchItemFailures: [{ itemIdentifier: '100' }, { itemIdentifier: '300' }] });
+    expect(deps.queue.pending().map((p) => p.message.key)).toEqual([{ kind: 'volume', volumeId: 'data-2' }]);
+  });
+
   it('watcher: a record written by hand with a number beyond what JavaScript holds exactly is rejected, not the whole batch', async () => {
     const clock = new FakeClock(Date.parse(at));
     const store = new MemoryRecordStore();
