@@ -154,7 +154,10 @@ describe('function handlers', () => {
     store.failNext('update', new Error('ProvisionedThroughputExceededException'));
     // Resolves (no invocation error, so no ExecutorErrors): only the message whose write failed is retried.
     const response = await handler({ Records: [sqsRecord('a', create('data-1')), sqsRecord('b', create('data-2'))] });
-    expect(response.batchItemFailures).toHaveLength(1);
+    // The first write, data-1's, failed: its message is reported back, data-2's is done with.
+    const states = await Promise.all(['data-1', 'data-2'].map(async (volumeId) => (await store.get({ kind: 'volume', volumeId }))!.status.state));
+    expect(states).toEqual(['pending', 'creating']);
+    expect(response.batchItemFailures).toEqual([{ itemIdentifier: 'a' }]);
     expect(log.entries.filter((e) => e.level === 'error').map((e) => e.message)).toEqual(['status write before the EC2 call failed']);
 
     // The runbook names every ERROR line the executor writes when it reports a message back.
