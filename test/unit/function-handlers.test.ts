@@ -11,6 +11,7 @@ import { itemKey, toItem } from '../../lib/aws/record-item.js';
 import { readFunctionEnvironment, readRateBudgetEnvironment } from '../../lib/functions/environment.js';
 import { DEFAULT_ENGINE_CONFIG, EC2_REQUEST_BUCKETS, environmentRateBudgets, resolveEngineConfig } from '../../lib/engine/config.js';
 import { createExecutorHandler, createReconcilerHandler, createWatcherHandler, toRecordChange } from '../../lib/functions/handlers.js';
+import { Executor } from '../../lib/engine/executor.js';
 import { Reconciler, SCAN_RESERVE_MS } from '../../lib/engine/reconciler.js';
 import { RECONCILER } from '../../lib/settings.js';
 import { FakeClock, MemoryEbs, MemoryOperationQueue, MemoryRecordStore, RecordingLog, RecordingMetrics } from '../../lib/memory/index.js';
@@ -137,7 +138,16 @@ describe('function handlers', () => {
   it('executor: runs valid messages as one batch and drops bodies that are not operations', async () => {
     const { store, provider, log, handler } = await executorOverVolume();
     const message = JSON.stringify({ op: 'create-volume', key: { kind: 'volume', volumeId: 'data-1' } });
-    const response = await handler({ Records: [sqsRecord('a', message), sqsRecord('b', message), sqsRecord('c', '{"op":"format-disk"}')] });
+    const run = vi.spyOn(Executor.prototype, 'run');
+    let response: Awaited<ReturnType<typeof handler>>;
+    try {
+      response = await handler({ Records: [sqsRecord('a', message), sqsRecord('b', message), sqsRecord('c', '{"op":"format-disk"}')] });
+      // One run for the batch, so its EC2 calls are grouped: not one per message.
+      expect(run).toHaveBeenCalledTimes(1);
+      expect(run.mock.calls[0]![0].map((item) => item.messageId)).toEqual(['a', 'b']);
+    } finally {
+      run.mockRestore();
+    }
     expect(response).toEqual({ batchItemFailures: [] });
     expect(provider.calls.CreateVolume).toBe(1);
     expect(log.entries.some((e) => e.level === 'error' && e.message.includes('not an operation') && e.attributes?.messageId === 'c')).toBe(true);
