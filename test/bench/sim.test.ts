@@ -4,7 +4,7 @@ import { DEFAULT_LATENCIES, Lognormal, normalQuantile } from '../../bench/sim/la
 import { Random } from '../../bench/sim/random.js';
 import { EC2_ACTION_BUCKET, EC2_REQUEST_LIMITS, Ec2RateLimiter, TokenBucket } from '../../bench/sim/token-bucket.js';
 import { SDK_RETRY, StandardRetry, waiterDelayMs } from '../../bench/naive/sdk.js';
-import { ProviderError } from '../../lib/engine/ports.js';
+import { ConditionFailedError, ProviderError } from '../../lib/engine/ports.js';
 import { MUTATING_ACTIONS, RATE_BUCKET_OF } from '../../lib/engine/config.js';
 import { formatCpuReport, type CpuReport } from '../../bench/cpu.js';
 import { MeteredRecordStore } from '../../bench/sim/dynamodb.js';
@@ -316,7 +316,7 @@ describe('metered DynamoDB table', () => {
       await store.create(volume);
       await store.create(attachment);
       await store.update(key, { life: 'dying' });
-      await expect(store.update(key, { life: 'dying' }, { version: 1 })).rejects.toThrow();
+      await expect(store.update(key, { life: 'dying' }, { version: 1 })).rejects.toBeInstanceOf(ConditionFailedError);
       await store.remove(key);
     })();
     await loop.run({ done: () => false, untilMs: T0 + 60_000 });
