@@ -65,6 +65,22 @@ async function setBackToAliveDuring(h: ReturnType<typeof harness>, key: RecordKe
   await watchUntilSettled(h);
 }
 
+/**
+ * Sets `key` dying and runs `op` with an executor whose EC2 call `call` is made after the record
+ * is set back to alive in the table: a client's write landing while the call is under way.
+ */
+async function setBackToAliveInCall(h: ReturnType<typeof harness>, key: RecordKey, op: OperationKind, call: 'detachVolume' | 'deleteVolume') {
+  await h.store.update(key, { life: 'dying' });
+  const made = h.ebs[call].bind(h.ebs) as (...args: unknown[]) => Promise<unknown>;
+  const during = async (...args: unknown[]) => {
+    await h.store.update(key, { life: 'alive' });
+    return made(...args);
+  };
+  const provider = providerOver(h.ebs, { [call]: during } as Partial<VolumeProvider>);
+  const executor = new Executor({ store: h.store, queue: h.queue, provider, clock: h.clock, metrics: h.metrics, log: silentLog, config: { rateWaitMaxMs: 0 } });
+  await executor.run(h.batchOf(h.op(op, key)));
+}
+
 /** A minute of the watcher planning from the changes and the executor running what it sends. */
 async function watchUntilSettled(h: ReturnType<typeof harness>) {
   for (let i = 0; i < 6; i++) {
@@ -1329,15 +1345,7 @@ describe('executor: detach and delete', () => {
     await h.clock.advance(5 * 60_000);
     await h.ebs.detachVolume({ ebsVolumeId: ebsVolumeId!, instanceId: INSTANCE });
     await h.clock.advance(10_000);
-    await h.store.update<AttachmentRecord>(attachmentKey('data-1'), { life: 'dying' });
-    const provider = providerOver(h.ebs, {
-      detachVolume: async (request) => {
-        await h.store.update<AttachmentRecord>(attachmentKey('data-1'), { life: 'alive' });
-        return h.ebs.detachVolume(request);
-      },
-    });
-    const executor = new Executor({ store: h.store, queue: h.queue, provider, clock: h.clock, metrics: h.metrics, log: silentLog, config: { rateWaitMaxMs: 0 } });
-    await executor.run(h.batchOf(h.op('detach', attachmentKey('data-1'))));
+    await setBackToAliveInCall(h, attachmentKey('data-1'), 'detach', 'detachVolume');
     expect(await attachmentOf(h, 'data-1')).toMatchObject({ life: 'alive' });
     await watchUntilSettled(h);
     expect(await attachmentOf(h, 'data-1')).toMatchObject({ life: 'alive', status: { state: 'attached' } });
@@ -1353,15 +1361,7 @@ describe('executor: detach and delete', () => {
     // Deleted in the console a while after it was made, before the record was set dying: EC2 answers the delete "not found".
     await h.clock.advance(5 * 60_000);
     h.ebs.deleteBehindBack(ebsVolumeId!);
-    await h.store.update<VolumeRecord>(volumeKey('data-1'), { life: 'dying' });
-    const provider = providerOver(h.ebs, {
-      deleteVolume: async (id) => {
-        await h.store.update<VolumeRecord>(volumeKey('data-1'), { life: 'alive' });
-        return h.ebs.deleteVolume(id);
-      },
-    });
-    const executor = new Executor({ store: h.store, queue: h.queue, provider, clock: h.clock, metrics: h.metrics, log: silentLog, config: { rateWaitMaxMs: 0 } });
-    await executor.run(h.batchOf(h.op('delete-volume', volumeKey('data-1'))));
+    await setBackToAliveInCall(h, volumeKey('data-1'), 'delete-volume', 'deleteVolume');
     expect(h.ebs.calls.DeleteVolume).toBe(1);
     await watchUntilSettled(h);
     const kept = await volumeOf(h, 'data-1');
