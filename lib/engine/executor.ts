@@ -2060,7 +2060,10 @@ export class Executor {
         // change of tags between them rewrites: a change EC2 accepts and fails every time ends at the budget.
         const target = modificationTargetOf(volume.spec);
         const earlier = volume.failedModifications && sameJson(volume.failedModifications.target, target) ? volume.failedModifications.count : 0;
-        const failed = this.volumeFailure({ ...volume, status: { ...volume.status, attempts: Math.max(volume.status.attempts, earlier) } }, now, {
+        // The hours EC2 spent making it are no part of the operation's age (it is never given up on
+        // while `modifying`): the retry's age counts from the failure, its attempts bound it.
+        const { operationStartedAt: _made, ...withoutStart } = volume.status;
+        const failed = this.volumeFailure({ ...volume, status: { ...withoutStart, attempts: Math.max(volume.status.attempts, earlier) } }, now, {
           outcome: 'retry',
           code: MODIFICATION_FAILED_CODE,
           message: modification.statusMessage ?? 'EC2 reports the modification failed',

@@ -54,6 +54,19 @@ describe('a modification EC2 keeps `modifying` for longer than the maximum opera
   });
 });
 
+describe('a modification EC2 keeps `modifying` for longer than the maximum operation age, then fails', () => {
+  it('is retried, its hours in EC2 no part of the age: the first failure is one attempt, not a give-up', async () => {
+    const h = await iopsModification({ modify: 8 * HOUR, optimize: 1000 });
+    await run(h, 7 * HOUR, 5 * MINUTE);
+    h.ebs.failModification((await volumeOf(h)).ebsVolumeId!, 'The volume could not be modified.');
+    // The next check (at most 10 minutes on) sees it failed.
+    await run(h, 15 * MINUTE, MINUTE);
+
+    expect(h.ebs.calls.ModifyVolume).toBe(2);
+    expect(await volumeOf(h)).toMatchObject({ status: { state: 'modifying' }, failedModifications: { count: 1 } });
+  });
+});
+
 describe('a client retry of a volume whose modification EC2 failed until the attempt budget ran out', () => {
   it('starts the modification over with a fresh attempt budget, as every retry does: one more failure does not put it back in error', async () => {
     const h = harness({ ebsTimings: { modify: 1000, optimize: 1000 } });
