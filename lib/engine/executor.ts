@@ -2004,7 +2004,7 @@ export class Executor {
       // A look at a live volume at rest is no attempt of anything, as for an attachment at rest:
       // counted, a long EC2 outage would end a healthy volume in error. The next look (the reconciler's) comes on its own.
       if (volume.life === 'alive' && (state === 'available' || state === 'in-use')) return { outcome: 'skipped' };
-      return this.volumeFailure(volume, now, volumes);
+      return state === 'modifying' ? this.modificationLookFailure(volume, now, volumes) : this.volumeFailure(volume, now, volumes);
     }
     const listed = volume.ebsVolumeId ? volumes.get(volume.ebsVolumeId) : undefined;
     // One EC2 is deleting that the record does not delete (deleted outside) is as gone as one EC2 no longer lists.
@@ -2041,7 +2041,7 @@ export class Executor {
       return { outcome: 'succeeded', changes: this.observedChanges(volume, current, now) };
     }
     if (state === 'modifying') {
-      if (!(modifications instanceof Map)) return this.volumeFailure(volume, now, modifications);
+      if (!(modifications instanceof Map)) return this.modificationLookFailure(volume, now, modifications);
       const started = operationStartMs(volume.status) ?? now;
       // EC2 lists a modification a little after accepting it; until then it lists the one before,
       // if any, which says nothing of this one.
@@ -2373,6 +2373,19 @@ export class Executor {
     const atMs = now + this.config.backoff.capSeconds * 1000;
     const status = failureStatus(attachment.status, state, now, { code, message: `${message}; being deleted: trying again at ${new Date(atMs).toISOString()}`, attempts, nextAttemptAtMs: atMs });
     return { outcome: 'failed', retryAtMs: atMs, changes: { status, ...device } };
+  }
+
+  /**
+   * A failed look at a modification under way: an attempt, but judged without the operation's
+   * age, as EC2's making of it is not (it is never given up on while `modifying`). Its start stays
+   * on the status: the checks tell this modification from earlier ones by it.
+   */
+  private modificationLookFailure(volume: VolumeRecord, now: number, error: ClassifiedError): Result {
+    const { operationStartedAt, ...withoutStart } = volume.status;
+    const result = this.volumeFailure({ ...volume, status: withoutStart }, now, error);
+    const status = result.changes?.status as Status<VolumeState> | undefined;
+    if (status && operationStartedAt !== undefined) status.operationStartedAt = operationStartedAt;
+    return result;
   }
 
   /** A failed step of a volume operation: throttled, retried with backoff, or terminal. */

@@ -5,7 +5,8 @@
 import { describe, expect, it } from 'vitest';
 import type { VolumeRecord } from '../../lib/domain/records.js';
 import { VolumeService } from '../../lib/api/service.js';
-import { harness, iopsModification, newVolume, volumeKey, volumeOf } from './engine-fixtures.js';
+import { ProviderError } from '../../lib/engine/ports.js';
+import { harness, iopsModification, newVolume, START, volumeKey, volumeOf } from './engine-fixtures.js';
 
 const KEY = volumeKey('data-1');
 const MINUTE = 60_000;
@@ -64,6 +65,20 @@ describe('a modification EC2 keeps `modifying` for longer than the maximum opera
 
     expect(h.ebs.calls.ModifyVolume).toBe(2);
     expect(await volumeOf(h)).toMatchObject({ status: { state: 'modifying' }, failedModifications: { count: 1 } });
+  });
+});
+
+describe('a look at a modification EC2 keeps `modifying` for longer than the maximum operation age that fails', () => {
+  it.each(['DescribeVolumes', 'DescribeVolumesModifications'] as const)('(%s) is one failed attempt, not a give-up: the record follows the modification to its end', async (action) => {
+    const h = await iopsModification({ modify: 8 * HOUR, optimize: 1000 });
+    await run(h, 7 * HOUR, 5 * MINUTE);
+    h.ebs.failNext(action, new ProviderError('transient', 'InternalError', 'An internal error has occurred'));
+    await run(h, 15 * MINUTE, MINUTE);
+    expect((await volumeOf(h)).status).toMatchObject({ state: 'modifying', operationStartedAt: new Date(START + 10_000).toISOString() });
+
+    await run(h, 2 * HOUR, 5 * MINUTE);
+    expect(await volumeOf(h)).toMatchObject({ status: { state: 'available' }, observed: { iops: 4000 }, observedGeneration: 2 });
+    expect(h.ebs.calls.ModifyVolume).toBe(1);
   });
 });
 
