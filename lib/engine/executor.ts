@@ -2049,9 +2049,11 @@ export class Executor {
       const modification = listed && startedSince(listed, started) ? listed : undefined;
       // EC2 lists it under way: no age limit, as for the waits of modifications (a modification always
       // ends, and a performance change may stay `modifying` for hours): given up on, the record would say
-      // `error` while EC2 goes on to make it, and stay there once it has.
+      // `error` while EC2 goes on to make it, and stay there once it has. Seen under way, it also ends a
+      // run of failed looks (`modificationLookFailure`), the only attempts a modification EC2 accepted
+      // has: looks that fail now and then over its hours do not add up.
       if (modification?.state === 'modifying')
-        return { outcome: 'in-progress', changes: { status: underWayStatus(volume.status, volume.status.state, now, 'modification in progress') } };
+        return { outcome: 'in-progress', changes: { status: successStatus(volume.status, volume.status.state, now, 'modification in progress') } };
       if (!modification && now - started < this.config.describeGraceMs)
         return this.stillInProgress(volume, now, `waiting for the modification of ${current.ebsVolumeId} to appear`);
       const changes = this.observedChanges(volume, current, now);

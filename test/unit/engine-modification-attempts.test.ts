@@ -82,6 +82,25 @@ describe('a look at a modification EC2 keeps `modifying` for longer than the max
   });
 });
 
+describe('looks at a modification EC2 keeps `modifying` for hours that fail now and then', () => {
+  it('do not add up to the attempt budget: each look that sees it under way ends their run, and the record follows it to its end', async () => {
+    const h = await iopsModification({ modify: 10 * HOUR, optimize: 1000 });
+    const states = new Set<string>();
+    // One failed DescribeVolumesModifications an hour, 9 in all: more than the 8 attempts.
+    for (let hour = 0; hour < 9; hour++) {
+      await run(h, 45 * MINUTE, 5 * MINUTE);
+      h.ebs.failNext('DescribeVolumesModifications', new ProviderError('transient', 'InternalError', 'An internal error has occurred'));
+      await run(h, 15 * MINUTE, MINUTE);
+      states.add((await volumeOf(h)).status.state);
+    }
+    expect([...states]).toEqual(['modifying']);
+
+    await run(h, 2 * HOUR, 5 * MINUTE);
+    expect(await volumeOf(h)).toMatchObject({ status: { state: 'available' }, observed: { iops: 4000 }, observedGeneration: 2 });
+    expect(h.ebs.calls.ModifyVolume).toBe(1);
+  });
+});
+
 describe('a client retry of a volume whose modification EC2 failed until the attempt budget ran out', () => {
   it('starts the modification over with a fresh attempt budget, as every retry does: one more failure does not put it back in error', async () => {
     const h = harness({ ebsTimings: { modify: 1000, optimize: 1000 } });
