@@ -1709,7 +1709,8 @@ export class Executor {
 
   /**
    * The volume as this batch's DescribeVolumes saw it, before a call that changes it; undefined,
-   * with the item's result set, when the describe failed or the volume is gone from EC2.
+   * with the item's result set, when the describe failed, the volume is gone from EC2, or EC2
+   * reports it in state `error` (as a check of it would say).
    */
   private describedVolume(item: Item, now: number, volumes: Map<string, ProviderVolume> | ClassifiedError): ProviderVolume | undefined {
     const volume = item.record as VolumeRecord;
@@ -1722,6 +1723,11 @@ export class Executor {
     const ownership = this.volumeOwnership(volume, volumes);
     if (ownership.kind === 'another') {
       item.result = this.volumeOfAnotherRecord(item, now, ownership.owner);
+      return undefined;
+    }
+    // Its storage failed: no call changes that (EC2 only refuses, IncorrectState), the status says what does.
+    if (current?.state === 'error') {
+      item.result = this.volumeTerminal(volume, now, 'VolumeError', volumeErrorMessage(current.ebsVolumeId));
       return undefined;
     }
     return current;

@@ -294,6 +294,20 @@ describe('volume transitions through the engine', () => {
       expect((await attachmentOf(h))?.status.state).toBe('attached');
       expect(h.ebs.calls.DetachVolume + h.ebs.calls.DeleteVolume + h.ebs.calls.ModifyVolume).toBe(0);
     });
+
+    it('a volume whose storage EC2 reports failed when its spec grows is VolumeError at once, with no ModifyVolume EC2 could only refuse', async () => {
+      const h = await availableVolume({});
+      const volume = await volumeOf(h);
+      h.ebs.failVolume(volume.ebsVolumeId!);
+      await h.store.update<VolumeRecord>(volumeKey('data-1'), { spec: { ...volume.spec, sizeGiB: 20 }, generation: 2 });
+      await run(h, 30 * MINUTE, 5000);
+      expect((await volumeOf(h)).status).toMatchObject({
+        state: 'error',
+        code: 'VolumeError',
+        message: expect.stringMatching(new RegExp(`^EC2 reports volume ${volume.ebsVolumeId} in state error: its storage failed`)),
+      });
+      expect(h.ebs.calls.ModifyVolume).toBe(0);
+    });
   });
 });
 
