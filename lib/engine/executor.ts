@@ -2093,7 +2093,10 @@ export class Executor {
     }
     if (state === 'in-use' && current.state === 'in-use' && volume.life === 'dying') {
       const others = current.attachments.map((a) => a.instanceId).join(', ');
-      return this.stillInProgress(volume, now, `attached to instances no record knows: ${others}`);
+      // No record's detach frees it: a wait that uses attempts, as a DeleteVolume EC2 refuses with
+      // VolumeInUse does, so the looks back off and, spent, come back after the longest backoff
+      // (an in-use status carries no start for an age limit to end a look every few seconds).
+      return this.volumeFailure(volume, now, { outcome: 'wait-for-prerequisite', code: 'VolumeInUse', message: `attached to instances no record knows: ${others}` });
     }
     // Resting states: bring the record in line with EC2.
     return { outcome: 'succeeded', changes: this.observedChanges(volume, current, now) };

@@ -308,6 +308,25 @@ describe('volume transitions through the engine', () => {
       });
       expect(h.ebs.calls.ModifyVolume).toBe(0);
     });
+
+    it('a dying volume EC2 shows attached to an instance no record knows backs off its looks and, spent, tries again every 15 minutes; deleted once detached', async () => {
+      const h = await availableVolume({});
+      const volume = await volumeOf(h);
+      await h.ebs.attachVolume({ ebsVolumeId: volume.ebsVolumeId!, instanceId: INSTANCE, device: '/dev/sdz' });
+      await h.store.update<VolumeRecord>(volumeKey('data-1'), { status: { ...volume.status, state: 'in-use' } });
+      await run(h, 10_000);
+      await h.store.update<VolumeRecord>(volumeKey('data-1'), { life: 'dying' });
+      const describes = h.ebs.calls.DescribeVolumes;
+      await run(h, 60 * MINUTE, 10_000);
+      // Not a look every few seconds for as long as it stays attached.
+      expect(h.ebs.calls.DescribeVolumes - describes).toBeLessThan(20);
+      expect((await volumeOf(h)).status).toMatchObject({ state: 'error', code: 'VolumeInUse', nextAttemptAt: expect.any(String) });
+
+      await h.ebs.detachVolume({ ebsVolumeId: volume.ebsVolumeId!, instanceId: INSTANCE });
+      await run(h, 20 * MINUTE, 10_000);
+      expect(await h.store.get(volumeKey('data-1'))).toBeUndefined();
+      expect(h.ebs.volume(volume.ebsVolumeId!)).toBeUndefined();
+    });
   });
 });
 
