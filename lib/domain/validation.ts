@@ -195,7 +195,8 @@ const MAX_RECORD_MESSAGE_CHARS = 4 * MAX_STATUS_MESSAGE_CHARS;
 /** The longest status code or claim owner: EC2's error codes and the executors' owner ids are far shorter. */
 const MAX_NAME_CHARS = 256;
 
-const isoTime = z.string().min(1, 'must be an ISO-8601 time').max(MAX_TIME_CHARS);
+// A time the engine computes with (a next attempt, an operation's start): one that does not read as a time would schedule nothing.
+const isoTime = z.iso.datetime({ error: 'must be an ISO-8601 time like 2026-01-01T12:00:00.000Z' }).max(MAX_TIME_CHARS);
 const timeText = z.string().max(MAX_TIME_CHARS);
 
 const claimSchema = z.strictObject({ owner: z.string().min(1).max(MAX_NAME_CHARS), expiresAt: z.number().int() });

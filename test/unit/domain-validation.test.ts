@@ -297,6 +297,8 @@ describe('tags after creation', () => {
     const wide = (length: number, prefix = '') => prefix + '\u{20000}'.repeat(length - prefix.length);
     const tags = (count: number) => Object.fromEntries(Array.from({ length: count }, (_, i) => [wide(128, `k${i}-`), wide(256)]));
     const time = text(64);
+    // A time the engine computes with is an ISO-8601 time, ASCII: its longest has 43 digits of fraction.
+    const isoTime = (length: number) => `2026-01-01T00:00:00.${'0'.repeat(length - 21)}Z`;
     const spec = { sizeGiB: 10, volumeType: 'gp3', availabilityZone: 'us-east-1a', tags: tags(48) };
     const largest = {
       ...newVolume('v'.repeat(128)),
@@ -308,18 +310,20 @@ describe('tags after creation', () => {
       lastModificationStartedAt: '2026-01-01T03:00:00.000Z',
       earlierModificationStarts: ['2026-01-01T00:00:00.000Z', '2026-01-01T01:00:00.000Z', '2026-01-01T02:00:00.000Z'],
       modificationSentAt: '2026-01-01T03:00:00.000Z',
-      status: { state: 'available', attempts: 0, message: text(4 * MAX_STATUS_MESSAGE_CHARS), code: text(256), updatedAt: time, nextAttemptAt: time, operationStartedAt: time },
+      status: { state: 'available', attempts: 0, message: text(4 * MAX_STATUS_MESSAGE_CHARS), code: text(256), updatedAt: time, nextAttemptAt: isoTime(64), operationStartedAt: isoTime(64) },
       claim: { owner: text(256), expiresAt: 0 },
       createdAt: time,
     };
     expect(parseRecord(largest)).toMatchObject({ ok: true });
-    const statusWrite = { state: 'available', attempts: 0, message: text(MAX_STATUS_MESSAGE_CHARS), code: text(256), updatedAt: time, nextAttemptAt: time, operationStartedAt: time };
+    const statusWrite = { state: 'available', attempts: 0, message: text(MAX_STATUS_MESSAGE_CHARS), code: text(256), updatedAt: time, nextAttemptAt: isoTime(64), operationStartedAt: isoTime(64) };
     expect(approximateItemBytes({ ...largest, status: statusWrite, previousStatus: largest.status })).toBeLessThan(TABLE.maxItemBytes);
 
     for (const [field, over] of [
       ['status.message', { status: { ...largest.status, message: text(4 * MAX_STATUS_MESSAGE_CHARS + 1) } }],
       ['status.code', { status: { ...largest.status, code: text(257) } }],
       ['status.updatedAt', { status: { ...largest.status, updatedAt: text(65) } }],
+      ['status.nextAttemptAt', { status: { ...largest.status, nextAttemptAt: isoTime(65) } }],
+      ['status.operationStartedAt', { status: { ...largest.status, operationStartedAt: 'soon' } }],
       ['claim.owner', { claim: { owner: text(257), expiresAt: 0 } }],
       ['createdAt', { createdAt: text(65) }],
       ['observed.tags', { observed: { sizeGiB: 10, volumeType: 'gp3', tags: tags(51) } }],

@@ -150,6 +150,26 @@ describe('watcher', () => {
     }
   });
 
+  it('a record written straight into the table with an operation start that is no time is rejected without an EC2 call, then taken up with the status the rejection wrote', async () => {
+    const log = new RecordingLog();
+    const h = harness({ log, ebsTimings: { create: 60_000 } });
+    const volume = newVolume('data-1');
+    const tags = { [OWNERSHIP_TAGS.owner]: 'ebs-provisioner', [OWNERSHIP_TAGS.record]: 'data-1' };
+    const { ebsVolumeId } = await h.ebs.createVolume({ clientToken: 'restored', availabilityZone: AZ, spec: volume.spec, tags });
+    // Its checks would be scheduled from that start: a delay that is no number, which no queue takes.
+    const raw = { ...volume, ebsVolumeId, availabilityZone: AZ, status: { state: 'creating', attempts: 0, updatedAt: '', operationStartedAt: 'soon' } };
+    h.store.putRaw(raw);
+    await h.watcher.handle([insert(raw as never)]);
+    expect((await h.store.get(volumeKey('data-1')))?.status).toMatchObject({ state: 'error', code: 'InvalidRecord', message: expect.stringContaining('status.operationStartedAt') });
+    expect(sent(h)).toEqual([]);
+    expect(h.ebs.calls.DescribeVolumes).toBe(0);
+    // The rejection wrote a status of the system's own over the one that was no time: the record is valid again, and checked.
+    await h.watch();
+    await h.settle(90_000);
+    expect(await h.store.get(volumeKey('data-1'))).toMatchObject({ ebsVolumeId, status: { state: 'available' } });
+    expect(log.entries.filter((entry) => entry.level === 'error')).toEqual([]);
+  });
+
   it('an invalid record whose rejection could not be written is retried and counted once, when it is written', async () => {
     const h = harness();
     const raw = { ...newVolume('data-1'), spec: { sizeGiB: -5, volumeType: 'gp3' } };
