@@ -278,11 +278,21 @@ function retriedGenerationReached(record: { generation?: number; retriedGenerati
     ctx.addIssue({ code: 'custom', path: ['retriedGeneration'], message: `is ${record.retriedGeneration}, past the record's generation ${record.generation ?? 1}` });
 }
 
+/** Volume states the system writes only while the record holds its EC2 volume's id: their checks and calls are of that volume. */
+const STATES_OF_A_HELD_VOLUME: ReadonlySet<string> = new Set(['available', 'in-use', 'modifying', 'deleting']);
+
+/** Written without the id in such a state (by hand), nothing would create the volume, and a check or DeleteVolume would name none. */
+function heldVolumeNamed(record: { ebsVolumeId?: string | undefined; status: { state: string } }, ctx: z.RefinementCtx): void {
+  if (record.ebsVolumeId === undefined && STATES_OF_A_HELD_VOLUME.has(record.status.state))
+    ctx.addIssue({ code: 'custom', path: ['ebsVolumeId'], message: `is required in state ${record.status.state}, which the system writes only with the EC2 volume's id` });
+}
+
 export const volumeRecordSchema = volumeRecordShape.superRefine((record, ctx) => {
   // A volume still to be created needs a place; a dying one is removed without EC2 all the same.
   if (record.life === 'alive' && record.ebsVolumeId === undefined && record.availabilityZone === undefined && !isPlaced(record.spec)) {
     ctx.addIssue({ code: 'custom', path: ['spec', 'availabilityZone'], message: 'is required unless placementInstanceId names an instance whose AZ the volume goes in' });
   }
+  heldVolumeNamed(record, ctx);
   retriedGenerationReached(record, ctx);
 });
 
@@ -291,10 +301,12 @@ export const volumeRecordSchema = volumeRecordShape.superRefine((record, ctx) =>
  * the same, so its spec is read for its structure only. Everything the system needs to delete it
  * (its EC2 id, an unanswered CreateVolume request) is checked as for any record.
  */
-const dyingVolumeRecordSchema = volumeRecordShape.extend({
-  spec: volumeSpecShape.extend({ sizeGiB: z.number(), iops: z.number().optional(), throughput: z.number().optional() }),
-  life: z.literal('dying'),
-});
+const dyingVolumeRecordSchema = volumeRecordShape
+  .extend({
+    spec: volumeSpecShape.extend({ sizeGiB: z.number(), iops: z.number().optional(), throughput: z.number().optional() }),
+    life: z.literal('dying'),
+  })
+  .superRefine(heldVolumeNamed);
 
 const instanceSeenSchema = z.strictObject({
   availabilityZone: z.string().min(1).max(64),

@@ -526,7 +526,7 @@ describe('API handler', () => {
     });
 
     it("keeps the ETag when only the system's status changes", async () => {
-      await api.store.update({ kind: 'volume', volumeId: 'data-01' }, { status: { state: 'available', attempts: 0, updatedAt: '2026-01-01T00:00:05.000Z' } });
+      await api.store.update({ kind: 'volume', volumeId: 'data-01' }, { status: { state: 'creating', attempts: 0, updatedAt: '2026-01-01T00:00:05.000Z' } });
       expect((await api.call({ method: 'GET', url: '/volumes/data-01' })).headers?.ETag).toBe(T(1));
     });
 

@@ -265,8 +265,12 @@ describe('VolumeService', () => {
     async function seed(count: number) {
       for (let i = 1; i <= count; i++) await service.createVolume({ volumeId: `vol-${String(i).padStart(2, '0')}`, spec: GP3 });
     }
+    // As the system writes them: a volume available or in use holds its EC2 volume's id.
     const setState = (volumeId: string, state: VolumeRecord['status']['state']) =>
-      store.update<VolumeRecord>(volumeKey(volumeId), { status: { state, attempts: 0, updatedAt: '2026-01-01T00:00:00.000Z' } });
+      store.update<VolumeRecord>(volumeKey(volumeId), {
+        status: { state, attempts: 0, updatedAt: '2026-01-01T00:00:00.000Z' },
+        ...(state === 'available' || state === 'in-use' ? { ebsVolumeId: 'vol-0123456789abcdef0' } : {}),
+      });
 
     it('pages through every volume exactly once', async () => {
       await seed(5);
@@ -652,7 +656,7 @@ describe('VolumeService', () => {
 
     it('writes nothing over a status the system wrote between its read and its write: read again, no longer in error, 409', async () => {
       await fail();
-      raceFirstWrite((update) => update(volumeKey('data-01'), { status: { state: 'available', attempts: 0, updatedAt: '2026-01-01T00:00:01.000Z' } }));
+      raceFirstWrite((update) => update<VolumeRecord>(volumeKey('data-01'), { ebsVolumeId: 'vol-0123456789abcdef0', status: { state: 'available', attempts: 0, updatedAt: '2026-01-01T00:00:01.000Z' } }));
       const problem = await problemOf(() => service.retryVolume('data-01'));
       expect(problem.status).toBe(409);
       expect(problem.detail).toContain('is available, not in error');

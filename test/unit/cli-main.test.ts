@@ -72,8 +72,12 @@ describe('CLI against the API over HTTP', () => {
     return { code, stdout, stderr, json };
   }
 
+  // As the system writes them: a volume past creating (and not in error) holds its EC2 volume's id.
   const setVolumeState = (volumeId: string, state: VolumeState, extra: Partial<VolumeRecord['status']> = {}) =>
-    store.update<VolumeRecord>(volumeKey(volumeId), { status: { state, attempts: 0, updatedAt: new Date(clock.now()).toISOString(), ...extra } });
+    store.update<VolumeRecord>(volumeKey(volumeId), {
+      status: { state, attempts: 0, updatedAt: new Date(clock.now()).toISOString(), ...extra },
+      ...(['available', 'in-use', 'modifying', 'deleting'].includes(state) ? { ebsVolumeId: 'vol-0123456789abcdef0' } : {}),
+    });
 
   describe('volumes', () => {
     it('creates, shows and lists a volume', async () => {

@@ -170,6 +170,32 @@ describe('watcher', () => {
     expect(log.entries.filter((entry) => entry.level === 'error')).toEqual([]);
   });
 
+  it('a volume record written straight into the table in a state of a volume EC2 holds, without its EC2 id, is rejected without an EC2 call: dying, it is removed; alive, it is created', async () => {
+    for (const state of ['available', 'in-use', 'modifying', 'deleting'] as const) {
+      const h = harness();
+      const raw = { ...newVolume('data-1'), life: 'dying', status: { state, attempts: 0, updatedAt: '' } };
+      h.store.putRaw(raw);
+      await h.watcher.handle([insert(raw as never)]);
+      expect((await h.store.get(volumeKey('data-1')))?.status, state).toMatchObject({ state: 'error', code: 'InvalidRecord', message: expect.stringContaining('ebsVolumeId') });
+      expect(sent(h), state).toEqual([]);
+      // The rejection's status holds no volume: a dying record with none goes without EC2 (no DeleteVolume of no id).
+      await h.watch();
+      await h.settle(10_000);
+      expect(await h.store.get(volumeKey('data-1')), state).toBeUndefined();
+      expect(Object.values(h.ebs.calls).every((count) => count === 0), state).toBe(true);
+    }
+    // Alive, with an attachment waiting: the volume is created and attached, instead of the record saying available for ever.
+    const h = harness();
+    h.store.putRaw({ ...newVolume('data-1'), status: { state: 'available', attempts: 0, updatedAt: '' } });
+    await h.store.create(newAttachment('data-1'));
+    for (let i = 0; i < 4; i++) {
+      await h.watch();
+      await h.settle(10_000);
+    }
+    expect(await h.store.get(volumeKey('data-1'))).toMatchObject({ ebsVolumeId: expect.any(String), status: { state: 'in-use' } });
+    expect((await h.store.get(attachmentKey('data-1')))?.status.state).toBe('attached');
+  });
+
   it('an invalid record whose rejection could not be written is retried and counted once, when it is written', async () => {
     const h = harness();
     const raw = { ...newVolume('data-1'), spec: { sizeGiB: -5, volumeType: 'gp3' } };
