@@ -2700,6 +2700,11 @@ export class Executor {
       if (result.retryAtMs !== undefined) return this.messageAt(decision.op, keyOf(written), decision.reason, now, result.retryAtMs);
       return this.waitShownBy(before, written, decision, now) ?? this.cooldownMessage(item, decision, now);
     }
+    // A retry whose record now waits for another (an attachment for its volume): its status names the
+    // attempt, which leaves the watcher to it once the other is ready, so the message comes then all
+    // the same, to attach or write the wait; the reconciler would take it up only once overdue.
+    if (decision.type === 'wait' && result.retryAtMs !== undefined)
+      return this.messageAt(written.kind === 'volume' ? 'check-volume' : 'check-attachment', keyOf(written), decision.reason, now, result.retryAtMs);
     if (decision.type !== 'operation') return undefined;
     if (result.retryAtMs !== undefined) return this.messageAt(decision.op, keyOf(written), decision.reason, now, result.retryAtMs);
     if (CHECK_OPERATIONS.has(decision.op) || written.status.state === 'creating') {

@@ -237,6 +237,17 @@ describe('system-owned fields written straight into the table', () => {
     expect(await volumeOf(h, 'data-1')).toMatchObject({ status: { state: 'available' }, ebsVolumeId: expect.any(String) });
   });
 
+  it('an attachment written as attaching before its volume is created keeps the retry its status names: it attaches once the volume is available, not after the reconciler', async () => {
+    const h = harness();
+    h.store.putRaw({ ...newAttachment('data-1'), status: { state: 'attaching', attempts: 0, updatedAt: '' } });
+    await h.store.create(newVolume('data-1'));
+    // Its check finds no volume attached: pending, with a next attempt, while the volume is still being created.
+    await settleAll(h);
+    expect(await volumeOf(h, 'data-1')).toMatchObject({ status: { state: 'in-use' } });
+    expect(await h.store.get(attachmentKey('data-1'))).toMatchObject({ status: { state: 'attached' }, device: expect.any(String) });
+    expect(h.ebs.calls.AttachVolume).toBe(1);
+  });
+
   it("the system's own claims are not taken for ones written outside it", async () => {
     const h = harness();
     await h.store.create(newVolume('data-1'));
