@@ -2965,11 +2965,20 @@ function awaitingDevice(records: readonly AttachmentRecord[]): string[] {
     .sort();
 }
 
-/** The most recent description of an instance left on its attachment records, if still fresh. */
+/** How far ahead of an executor's clock another's may date a description: clocks a little apart, not a date written by hand. */
+const DESCRIBED_AHEAD_MAX_MS = 60_000;
+
+/**
+ * The most recent description of an instance left on its attachment records, if still fresh. One
+ * dated ahead of now (written into the table by hand, say) is none the system made: taken, it would
+ * stay the freshest, and be passed on, for as long as its date says.
+ */
 function freshestSeen(attachments: readonly AttachmentRecord[], now: number, ttlMs: number): InstanceSeen | undefined {
   let freshest: InstanceSeen | undefined;
   for (const { instanceSeen } of attachments) {
-    if (instanceSeen && now - instanceSeen.describedAt < ttlMs && (!freshest || instanceSeen.describedAt > freshest.describedAt)) freshest = instanceSeen;
+    if (!instanceSeen) continue;
+    const age = now - instanceSeen.describedAt;
+    if (age < ttlMs && age >= -DESCRIBED_AHEAD_MAX_MS && (!freshest || instanceSeen.describedAt > freshest.describedAt)) freshest = instanceSeen;
   }
   return freshest;
 }

@@ -248,6 +248,27 @@ describe('system-owned fields written straight into the table', () => {
     expect(h.ebs.calls.AttachVolume).toBe(1);
   });
 
+  it("an instance's description dated ahead of now, written on one attachment, is not taken for a fresh one: the other records' attaches go by EC2's", async () => {
+    const h = harness();
+    await h.store.create(newVolume('data-1'));
+    await h.store.create(newVolume('data-2'));
+    await settleAll(h);
+    // Executors date what EC2 said of an instance by their clock and reuse it for an hour; this one is dated in the year 2286, naming another AZ.
+    const forged = { availabilityZone: 'eu-west-1b', state: 'running', otherDevices: [], describedAt: 1e13 } as const;
+    h.store.putRaw({ ...newAttachment('data-2'), status: { state: 'error', code: 'IncorrectInstanceState', attempts: 1, updatedAt: new Date(h.clock.now()).toISOString() }, instanceSeen: forged });
+    const statuses: unknown[] = [];
+    h.store.onChange((change) => {
+      if (change.key.kind === 'attachment' && change.key.volumeId === 'data-1') statuses.push((change.newRecord as { status?: unknown } | undefined)?.status);
+    });
+    await h.store.create(newAttachment('data-1'));
+    await settleAll(h);
+    const attached = await h.store.get(attachmentKey('data-1'));
+    expect(attached).toMatchObject({ status: { state: 'attached', attempts: 0 }, instanceSeen: { availabilityZone: AZ } });
+    // No attempt judged by the forged description (a zone mismatch), and none of it passed on to the records the system writes.
+    expect(statuses).not.toContainEqual(expect.objectContaining({ code: 'InvalidVolume.ZoneMismatch' }));
+    expect((attached as { instanceSeen?: { describedAt: number } }).instanceSeen!.describedAt).toBeLessThanOrEqual(h.clock.now());
+  });
+
   it("the system's own claims are not taken for ones written outside it", async () => {
     const h = harness();
     await h.store.create(newVolume('data-1'));
