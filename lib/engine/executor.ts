@@ -29,7 +29,7 @@ import {
 } from '../domain/records.js';
 import { canonicalJson, sameJson } from '../domain/canonical-json.js';
 import { nextAttachmentState, nextVolumeState, type AttachmentEvent, type VolumeEvent } from '../domain/state-machines.js';
-import { createSentUnrecorded, managedTagsOf, parseRecord, specChangeIssues, validAttachments } from '../domain/validation.js';
+import { createSentUnrecorded, describeValidationIssues, managedTagsOf, parseRecord, specChangeIssues, validAttachments } from '../domain/validation.js';
 import { METRICS, OWNERSHIP_TAGS, QUEUE } from '../settings.js';
 import { shortenMessage } from '../domain/status-message.js';
 import { RATE_BUCKET_OF, resolveEngineConfig, type EngineConfig, type MutatingAction, type RateBucket } from './config.js';
@@ -56,6 +56,7 @@ import {
 } from './planner.js';
 import {
   ConditionFailedError,
+  ItemTooLargeError,
   type Clock,
   type Log,
   type Metrics,
@@ -77,6 +78,7 @@ import {
   unchangedSince,
 } from './ports.js';
 import { TokenBucket } from './rate-limiter.js';
+import { RECORD_TOO_LARGE_LOG, writeRejection } from './rejection.js';
 import { alignedCheckAtMs, backoffDelaySeconds, budgetSpent, checkQueueDelay, progressDelaySeconds, queueDelay, throttleDelaySeconds } from './schedule.js';
 import {
   attemptStatus,
@@ -230,6 +232,8 @@ interface Item {
   record?: ProvisionerRecord;
   /** The record, or an attachment's volume record, is in the table but does not parse: nothing is done for it. */
   invalid?: 'record' | 'volume';
+  /** The record as the table holds it and why it does not parse, when `invalid` is 'record'. */
+  rejected?: { raw: ProvisionerRecord; reasons: string };
   volume?: VolumeRecord;
   attachments?: AttachmentRecord[];
   decision?: Decision;
@@ -477,16 +481,17 @@ export class Executor {
     // Records are input: one that does not parse is left alone here (the watcher reports it), and so
     // is an attachment whose volume record does not: it is not a removed one.
     const byId = new Map<string, ProvisionerRecord>();
-    const invalidIds = new Set<string>();
+    const invalidIds = new Map<string, { raw: ProvisionerRecord; reasons: string }>();
     for (const raw of records) {
-      const record = this.trusted(raw);
-      if (record) byId.set(keyString(keyOf(record)), record);
-      else invalidIds.add(keyString(keyOf(raw)));
+      const parsed = parseRecord(raw);
+      if (parsed.ok) byId.set(keyString(keyOf(parsed.value)), parsed.value);
+      else invalidIds.set(keyString(keyOf(raw)), { raw, reasons: describeValidationIssues(parsed.issues) });
     }
     for (const item of items) {
       item.record = byId.get(item.id);
       item.readState = item.record?.status.state;
-      if (invalidIds.has(item.id)) item.invalid = 'record';
+      item.rejected = invalidIds.get(item.id);
+      if (item.rejected) item.invalid = 'record';
       if (item.key.kind === 'attachment') {
         const volumeId = keyString({ kind: 'volume', volumeId: item.key.volumeId });
         const volume = byId.get(volumeId);
@@ -513,6 +518,20 @@ export class Executor {
     if (parsed.ok) return parsed.value;
     this.deps.log.warn('invalid record; not acting on it', { key: keyString(keyOf(raw)), issues: parsed.issues });
     return undefined;
+  }
+
+  /**
+   * Writes the rejection of an invalid record that does not carry it yet (the watcher's change lost
+   * on the way, found by the reconciler), as the watcher does: it says why in the end.
+   */
+  private async reject(item: Item, { raw, reasons }: { raw: ProvisionerRecord; reasons: string }): Promise<void> {
+    try {
+      await writeRejection(this.deps, raw, item.key, reasons);
+    } catch (error) {
+      // The record stays as it is: its client's next change is judged again.
+      if (error instanceof ItemTooLargeError) this.deps.log.warn(RECORD_TOO_LARGE_LOG, { key: item.id, error: errorMessage(error) });
+      else this.deps.log.error('writing the rejection of an invalid record failed', { key: item.id, error: errorMessage(error) });
+    }
   }
 
   private plan(item: Item, now: number): Decision | undefined {
@@ -561,6 +580,7 @@ export class Executor {
         const message = item.invalid === 'record' ? 'record invalid; not acting on it until it is put right' : 'volume record invalid; its attachment is left as it is until the record is put right';
         this.deps.log.warn(message, { key: item.id });
         this.deps.metrics.operation({ operation: item.hint, outcome: 'skipped' });
+        if (item.rejected) await this.reject(item, item.rejected);
         continue;
       }
       if (this.chainEnded(item)) item.nudgeOnly = true;

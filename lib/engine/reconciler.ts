@@ -5,10 +5,11 @@
  */
 import { provisionedPerformance } from '../domain/ebs-limits.js';
 import { keyOf, keyString, type AttachmentRecord, type ProvisionerRecord, type VolumeRecord } from '../domain/records.js';
-import { managedTagsOf, parseRecord, tagChanges } from '../domain/validation.js';
+import { describeValidationIssues, managedTagsOf, parseRecord, tagChanges } from '../domain/validation.js';
 import { METRICS, OWNERSHIP_TAGS, RECONCILER } from '../settings.js';
 import { RATE_BUCKET_OF, resolveEngineConfig, type EngineConfig, type RateBucket } from './config.js';
 import { createUnanswered, firstActionOf, givenUpWithDevice, planAttachment, planVolume, UNDER_WAY_STATES, type Decision } from './planner.js';
+import { rejectionStands } from './rejection.js';
 import { SPEC_REJECTED_CODE, VOLUME_RECORD_REMOVED_CODE } from './status.js';
 import { ownedByAnotherRecord, type ExecutorDeps } from './executor.js';
 import { errorMessage } from './errors.js';
@@ -245,11 +246,14 @@ export class Reconciler {
   private async judgePage(items: ProvisionerRecord[], state: ScanState, report: ReconcileReport): Promise<void> {
     const { volumesByRecord, attachmentsByVolume, invalidVolumes, inLine } = state;
     const records: ProvisionerRecord[] = [];
+    const unrejected: ProvisionerRecord[] = [];
     for (const raw of items) {
       const parsed = parseRecord(raw);
       if (parsed.ok) records.push(parsed.value);
       else {
         report.invalid++;
+        // Its status does not say why (the watcher's change lost on the way): the executor writes it.
+        if (!rejectionStands(raw, describeValidationIssues(parsed.issues))) unrejected.push(raw);
         if (raw.kind === 'volume') invalidVolumes.add(raw.volumeId);
         // Still an attachment of its volume, as the executor and the watcher read them (every record
         // under the volume's key): a dying volume waits for it, and is not nudged to be deleted.
@@ -263,7 +267,7 @@ export class Reconciler {
     }
     await this.readVolumesOfAttachments(records, volumesByRecord, invalidVolumes);
     const judged = records.filter((record) => record.kind !== 'attachment' || !invalidVolumes.has(record.volumeId));
-    const requeue = await this.pageRequeues(judged, volumesByRecord, attachmentsByVolume, inLine);
+    const requeue = [...(await this.pageRequeues(judged, volumesByRecord, attachmentsByVolume, inLine)), ...unrejected.map((raw) => nudge(raw, 'invalid, and its status does not say why'))];
     if (requeue.length > 0) {
       await this.deps.queue.send(requeue.map(({ operation }) => operation));
       report.requeued.push(...requeue.map(({ key, reason }) => ({ key, reason })));
@@ -337,16 +341,7 @@ export class Reconciler {
     const out: { key: string; reason: string; operation: QueuedOperation }[] = [];
     for (const record of records) {
       const reason = this.whyRequeue(record, now, described, volumes, attachmentsByVolume, inLine);
-      if (!reason) continue;
-      const key = keyOf(record);
-      out.push({
-        key: keyString(key),
-        reason,
-        operation: {
-          message: { op: record.kind === 'volume' ? 'check-volume' : 'check-attachment', key, nudge: true, reason: `reconciler: ${reason}` },
-          delaySeconds: 0,
-        },
-      });
+      if (reason) out.push(nudge(record, reason));
     }
     return out;
   }
@@ -538,4 +533,14 @@ export class Reconciler {
     }
     return candidates.filter((volume) => !ownedVolumes.has(volume.ebsVolumeId) && !claimingRecords.has(volume.tags[OWNERSHIP_TAGS.record] ?? ''));
   }
+}
+
+/** The reconciler's look at `record`, for the reason given. */
+function nudge(record: ProvisionerRecord, reason: string): { key: string; reason: string; operation: QueuedOperation } {
+  const key = keyOf(record);
+  return {
+    key: keyString(key),
+    reason,
+    operation: { message: { op: record.kind === 'volume' ? 'check-volume' : 'check-attachment', key, nudge: true, reason: `reconciler: ${reason}` }, delaySeconds: 0 },
+  };
 }

@@ -30,7 +30,8 @@ import {
   waitsForVolumeInUse,
   type Decision,
 } from './planner.js';
-import { invalidRecordStatus, INVALID_RECORD_CODE, retryRequested } from './status.js';
+import { RECORD_TOO_LARGE_LOG, writeRejection } from './rejection.js';
+import { INVALID_RECORD_CODE, retryRequested } from './status.js';
 import { changesWithoutCall, markAttachmentsDying, VOLUME_RECORD_REMOVED_LOG } from './without-call.js';
 import {
   ConditionFailedError,
@@ -66,8 +67,6 @@ export interface WatcherDeps {
   random?: () => number;
 }
 
-/** Logged for a record the watcher cannot write because the table cannot hold it any larger. */
-export const RECORD_TOO_LARGE_LOG = 'record too large for the table to take the status the watcher writes; left as it is';
 
 /** Fields only the client writes; a change in any of them is a request. */
 const CLIENT_FIELDS = ['spec', 'life', 'generation', 'requestedDevice'] as const;
@@ -282,30 +281,9 @@ export class Watcher {
   }
 
 
-  /**
-   * Writes the rejection of an invalid record over the version judged, counted once it is written:
-   * a record its client changed meanwhile is judged again by that change. A record too large to
-   * hold it fails with ItemTooLargeError, counted by `handle`.
-   */
+  /** Writes the rejection of an invalid record (`writeRejection`); one too large to hold it fails with ItemTooLargeError, counted by `handle`. */
   private async rejectRecord(current: ProvisionerRecord, key: RecordKey, reasons: string): Promise<void> {
-    const status = invalidRecordStatus(this.deps.clock.now(), reasons);
-    const previous = field(current, 'status');
-    // Already rejected for these reasons (its own status write coming back, a redelivery): counted then.
-    if (stateOf(current) === 'error' && field(previous, 'code') === INVALID_RECORD_CODE && field(previous, 'message') === status.message) return;
-    this.deps.log.warn('invalid record', { key: keyString(key), reasons: status.message });
-    // Written without a version it reads as 0; one that is no number, or a number too large to be
-    // read exactly (a condition on it cannot even be sent), cannot be matched: rejected whatever it holds.
-    const version = field(current, 'version');
-    const createdAt = field(current, 'createdAt');
-    const judged =
-      version === undefined ? { version: 0 } : Number.isSafeInteger(version) ? unchangedSince({ version: version as number, ...(typeof createdAt === 'string' ? { createdAt } : {}) }) : undefined;
-    try {
-      await this.deps.store.update(key, { status } as RecordChanges, judged);
-    } catch (error) {
-      if (!(error instanceof ConditionFailedError)) throw error;
-      return;
-    }
-    this.deps.metrics.count(METRICS.invalidRecords);
+    await writeRejection(this.deps, current, key, reasons);
   }
 
   /** Writes `changes` unless the record changed meanwhile (its own change is then handled). */

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { newAttachmentRecord } from '../../lib/api/service.js';
 import { ItemTooLargeError, ProviderError } from '../../lib/engine/ports.js';
-import { RECORD_TOO_LARGE_LOG, type RecordChange } from '../../lib/engine/watcher.js';
+import { type RecordChange } from '../../lib/engine/watcher.js';
+import { RECORD_TOO_LARGE_LOG } from '../../lib/engine/rejection.js';
 import { RecordingLog } from '../../lib/memory/log.js';
 import { approximateItemBytes } from '../../lib/memory/store.js';
 import { OWNERSHIP_TAGS, TABLE } from '../../lib/settings.js';

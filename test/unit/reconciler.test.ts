@@ -3,7 +3,8 @@ import { keyString, type AttachmentRecord, type VolumeRecord } from '../../lib/d
 import { Executor } from '../../lib/engine/executor.js';
 import { Reconciler, SCAN_RESERVE_MS, WRAP_UP_RESERVE_MS, type ReconcileReport } from '../../lib/engine/reconciler.js';
 import { DEFAULT_ENGINE_CONFIG } from '../../lib/engine/config.js';
-import { ProviderError, type Metrics, type SharedRateBudget } from '../../lib/engine/ports.js';
+import { ItemTooLargeError, ProviderError, type Metrics, type SharedRateBudget } from '../../lib/engine/ports.js';
+import { RECORD_TOO_LARGE_LOG } from '../../lib/engine/rejection.js';
 import { FakeClock, MemoryEbs, MemoryOperationQueue, MemoryRateBudget, MemoryRecordStore, RecordingLog, RecordingMetrics, silentLog } from '../../lib/memory/index.js';
 import { METRICS, OWNERSHIP_TAGS, RECONCILER } from '../../lib/settings.js';
 import { INSTANCE, attachmentKey, harness, newAttachment, newVolume, volumeKey } from './engine-fixtures.js';
@@ -348,11 +349,36 @@ describe('Reconciler', () => {
     expect(report.leaked).toEqual([env.ebs.volumes().find((v) => v.tags[OWNERSHIP_TAGS.record] === 'orphan')!.ebsVolumeId]);
   });
 
-  it('counts invalid records without acting on them', async () => {
+  it('counts invalid records; one whose status does not say why (its change never reached the watcher) is looked at once, and the executor writes why, with no EC2 call', async () => {
     const env = setup();
     env.store.putRaw({ kind: 'volume', volumeId: 'bad', spec: { sizeGiB: -1 }, life: 'alive', generation: 1 });
-    const report = await env.reconciler.run();
-    expect(report).toMatchObject({ scanned: 1, invalid: 1, requeued: [] });
+    const first = await env.reconciler.run();
+    expect(first).toMatchObject({ scanned: 1, invalid: 1, requeued: [{ key: 'volume/bad', reason: 'invalid, and its status does not say why' }] });
+    const ec2Calls = () => Object.values(env.ebs.calls).reduce((sum, count) => sum + count, 0);
+    const beforeExecutor = ec2Calls();
+    await drain(env);
+    expect(await env.store.get(volumeKey('bad'))).toMatchObject({
+      status: { state: 'error', code: 'InvalidRecord', message: expect.stringMatching(/spec\.sizeGiB/) },
+    });
+    expect(ec2Calls()).toBe(beforeExecutor);
+    await env.clock.advance(RECONCILER.intervalMinutes * MINUTE);
+    expect(await env.reconciler.run()).toMatchObject({ scanned: 1, invalid: 1, requeued: [] });
+  });
+
+  it('an invalid record too large to take its rejection is left as it is, the executor logging why, and looked at again next pass', async () => {
+    const env = setup();
+    const log = new RecordingLog();
+    env.executor = new Executor({ store: env.store, queue: env.queue, provider: env.ebs, clock: env.clock, metrics: env.metrics, log, config: { ownerTagValue: OWNER }, random: () => 0.5 });
+    const raw = { kind: 'volume', volumeId: 'bad', spec: { sizeGiB: -1 }, life: 'alive', generation: 1 } as const;
+    env.store.putRaw(raw);
+    expect((await env.reconciler.run()).requeued).toEqual([{ key: 'volume/bad', reason: 'invalid, and its status does not say why' }]);
+    env.store.failNext('update', new ItemTooLargeError('volume/bad: Item size has exceeded the maximum allowed size'));
+    await drain(env);
+    expect(await env.store.get(volumeKey('bad'))).toEqual(raw);
+    expect(log.entries.filter((entry) => entry.message === RECORD_TOO_LARGE_LOG).map((entry) => entry.attributes?.key)).toEqual(['volume/bad']);
+    expect(log.entries.filter((entry) => entry.level === 'error')).toEqual([]);
+    await env.clock.advance(RECONCILER.intervalMinutes * MINUTE);
+    expect((await env.reconciler.run()).requeued).toEqual([{ key: 'volume/bad', reason: 'invalid, and its status does not say why' }]);
   });
 
   it('leaves alone the attachments of an invalid volume record: they are not taken for those of a removed one', async () => {
@@ -361,7 +387,8 @@ describe('Reconciler', () => {
     env.store.putRaw({ kind: 'volume', volumeId: 'bad', spec: { sizeGiB: -1, volumeType: 'gp3' }, life: 'alive', generation: 1 });
     env.store.putRaw({ ...newAttachment('bad'), status: { state: 'attached', attempts: 0, updatedAt: at }, device: '/dev/sdf', createdAt: at });
     const report = await env.reconciler.run();
-    expect(report).toMatchObject({ scanned: 2, invalid: 1, requeued: [] });
+    // The volume record is looked at only for its status to say why it is invalid.
+    expect(report).toMatchObject({ scanned: 2, invalid: 1, requeued: [{ key: 'volume/bad' }] });
   });
 
   it('does not nudge every pass a dying volume that waits for an attachment record that is not valid: it is an attachment to the executor too, which waits for it', async () => {
@@ -380,7 +407,8 @@ describe('Reconciler', () => {
     }
     // The executor plans the volume with every attachment record of it, valid or not, and waits: nothing is deleted while one is there.
     expect(env.ebs.calls.DeleteVolume).toBe(0);
-    expect(passes).toEqual([[], [], []]);
+    // The attachment is looked at once, for its status to say why it is invalid.
+    expect(passes).toEqual([[attachmentKey('doomed').kind + '/doomed/' + INSTANCE], [], []]);
   });
 
   it('does not report as leaked the volume of a record that exists but is invalid: the record is the one to fix', async () => {

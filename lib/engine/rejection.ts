@@ -1,0 +1,57 @@
+/**
+ * The rejection of a record that is not valid (written straight into the table): status `error`,
+ * code `InvalidRecord`, with the reasons, until its client puts it right. The watcher writes it
+ * when a change brings the record; the executor when the reconciler finds an invalid record
+ * without it (its change lost on the way), so every invalid record says why in the end.
+ */
+import { keyString, type ProvisionerRecord, type RecordKey } from '../domain/records.js';
+import { METRICS } from '../settings.js';
+import { ConditionFailedError, unchangedSince, type Clock, type Log, type Metrics, type RecordChanges, type RecordStore } from './ports.js';
+import { invalidRecordStatus, INVALID_RECORD_CODE } from './status.js';
+
+/** Logged for a record that cannot take its rejection because the table cannot hold it any larger. */
+export const RECORD_TOO_LARGE_LOG = 'record too large for the table to take the status the watcher writes; left as it is';
+
+export interface RejectionDeps {
+  store: RecordStore;
+  clock: Clock;
+  metrics: Metrics;
+  log: Log;
+}
+
+function field(image: unknown, name: string): unknown {
+  return image && typeof image === 'object' ? (image as Record<string, unknown>)[name] : undefined;
+}
+
+/** Whether the record as the table holds it (`current`) already carries the rejection for `reasons`. */
+export function rejectionStands(current: unknown, reasons: string): boolean {
+  const status = field(current, 'status');
+  // The message as written: the status message bound shortens long reasons.
+  const message = invalidRecordStatus(0, reasons).message;
+  return field(status, 'state') === 'error' && field(status, 'code') === INVALID_RECORD_CODE && field(status, 'message') === message;
+}
+
+/**
+ * Writes the rejection of `current` for `reasons` over the version judged, counted once it is
+ * written: a record its client changed meanwhile is judged again by that change. One already
+ * rejected for these reasons (its own status write coming back, a redelivery) is left as it is. A
+ * record too large to hold it fails with ItemTooLargeError.
+ */
+export async function writeRejection(deps: RejectionDeps, current: ProvisionerRecord, key: RecordKey, reasons: string): Promise<void> {
+  if (rejectionStands(current, reasons)) return;
+  const status = invalidRecordStatus(deps.clock.now(), reasons);
+  deps.log.warn('invalid record', { key: keyString(key), reasons: status.message });
+  // Written without a version it reads as 0; one that is no number, or a number too large to be
+  // read exactly (a condition on it cannot even be sent), cannot be matched: rejected whatever it holds.
+  const version = field(current, 'version');
+  const createdAt = field(current, 'createdAt');
+  const judged =
+    version === undefined ? { version: 0 } : Number.isSafeInteger(version) ? unchangedSince({ version: version as number, ...(typeof createdAt === 'string' ? { createdAt } : {}) }) : undefined;
+  try {
+    await deps.store.update(key, { status } as RecordChanges, judged);
+  } catch (error) {
+    if (!(error instanceof ConditionFailedError)) throw error;
+    return;
+  }
+  deps.metrics.count(METRICS.invalidRecords);
+}
