@@ -3,8 +3,8 @@
  *
  * One table, single-table design: a volume item (`VOLUME#<volumeId>` / `VOLUME`) and one
  * attachment item per instance (`VOLUME#<volumeId>` / `ATTACHMENT#<instanceId>`). The client owns
- * `spec`, `life`, `generation` and `requestedDevice`; the system owns `status`, `ebsVolumeId`,
- * `createRequest`, `device`, `instanceSeen`, `volumeCreatedAt`, `observedGeneration`,
+ * `spec`, `life`, `generation`, `requestedDevice` and `forceDetach`; the system owns `status`, `ebsVolumeId`,
+ * `createRequest`, `device`, `instanceSeen`, `volumeCreatedAt`, `forceDetachSentAt`, `observedGeneration`,
  * `retriedGeneration`, `lastModificationStartedAt`, `earlierModificationStarts`,
  * `modificationSentAt`, `failedModifications`, `tagKeysSet`, `claim` and `version`. Neither
  * side writes the other's fields.
@@ -179,6 +179,12 @@ export interface AttachmentRecord {
   /** Device the client asked for, e.g. `/dev/sdf`; the system picks one when absent. */
   requestedDevice?: string;
   /**
+   * The client's last resort for a detach EC2 cannot finish (the volume busy on the instance, an
+   * impaired instance): while dying, DetachVolume is sent with `Force`, which does not let the
+   * instance flush its caches and may lose data or corrupt its file system. Ignored while alive.
+   */
+  forceDetach?: boolean;
+  /**
    * Bumped by the client to retry an attachment in `error`, as for volumes. Absent on records
    * written before attachments had one; it reads as 1.
    */
@@ -203,6 +209,13 @@ export interface AttachmentRecord {
    * stamped its `createdAt` (a client writing the table stamps it with its own).
    */
   volumeCreatedAt?: string;
+  /**
+   * ISO-8601 time a forced DetachVolume was sent for this attachment (written with the claim before
+   * the call): a detach already under way when force was asked for gets one forced call, not one
+   * per check, nor a second from a late or repeated message, even if its answer was lost. Cleared
+   * when EC2 refused the call for certain, so that it is sent again.
+   */
+  forceDetachSentAt?: string;
   claim?: Claim;
   version: number;
   createdAt: string;

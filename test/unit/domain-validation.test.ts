@@ -506,6 +506,15 @@ describe('parseRecord', () => {
     expect(bad.ok ? [] : bad.issues.map((i) => i.path).sort()).toEqual(['instanceSeen', 'instanceSeen.describedAt', 'instanceSeen.state']);
   });
 
+  it("reads a forced detach and the time its call was sent, and names a malformed one's fields", () => {
+    const base = { kind: 'attachment', volumeId: 'v', instanceId: 'i-0123456789abcdef0', life: 'dying' };
+    const good = parseRecord({ ...base, forceDetach: true, forceDetachSentAt: '2026-01-01T00:00:00.000Z' });
+    expect(good.ok && good.value).toMatchObject({ forceDetach: true, forceDetachSentAt: '2026-01-01T00:00:00.000Z' });
+    expect(parseRecord({ ...base, forceDetach: false }).ok).toBe(true);
+    const bad = parseRecord({ ...base, forceDetach: 'yes', forceDetachSentAt: 17 });
+    expect(bad.ok ? [] : bad.issues.map((i) => i.path).sort()).toEqual(['forceDetach', 'forceDetachSentAt']);
+  });
+
   it('checks attachments and rejects unknown kinds', () => {
     expect(parseRecord({ kind: 'attachment', volumeId: 'v', instanceId: 'i-0123456789abcdef0', life: 'dying', requestedDevice: '/dev/sdz' }).ok).toBe(true);
     const bad = parseRecord({ kind: 'attachment', volumeId: 'v', instanceId: 'host-1', life: 'alive', requestedDevice: '/dev/sda', device: '' });
