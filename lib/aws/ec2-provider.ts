@@ -236,11 +236,16 @@ export class Ec2VolumeProvider implements VolumeProvider {
     );
   }
 
-  /** Always names the instance: without it EC2 would detach a multi-attach volume from any instance. */
-  async detachVolume(request: { ebsVolumeId: string; instanceId: string; device?: string }): Promise<void> {
+  /** Always names the instance: without it EC2 would detach a multi-attach volume from any instance. `Force` only when asked for. */
+  async detachVolume(request: { ebsVolumeId: string; instanceId: string; device?: string; force?: boolean }): Promise<void> {
     await this.call(() =>
       this.metered.send(
-        new DetachVolumeCommand({ VolumeId: request.ebsVolumeId, InstanceId: request.instanceId, Device: request.device }),
+        new DetachVolumeCommand({
+          VolumeId: request.ebsVolumeId,
+          InstanceId: request.instanceId,
+          Device: request.device,
+          ...(request.force ? { Force: true } : {}),
+        }),
       ),
     );
   }

@@ -47,6 +47,11 @@ export const ATTACHMENT_EVENTS = [
   'observed-detached',
   /** DetachVolume was accepted. */
   'detach-started',
+  /**
+   * A forced DetachVolume was accepted for a detach already under way (the client asked for force
+   * while EC2 could not finish it): the detach goes on, counted afresh from that call.
+   */
+  'force-detach-started',
   /** A dying attachment that never reached EC2 is removed without any EC2 call. */
   'removed-unattached',
   /**
@@ -126,6 +131,7 @@ export const ATTACHMENT_TRANSITIONS: readonly Transition<AttachmentState, Attach
   { from: 'attached', event: 'failed', to: 'error', why: 'budget spent' },
   { from: 'attached', event: 'volume-record-removed', to: 'error', why: 'volume record removed from the table: left attached, no longer looked after' },
   { from: 'detaching', event: 'observed-detached', to: 'detached', why: 'EC2 finished detaching' },
+  { from: 'detaching', event: 'force-detach-started', to: 'detaching', why: 'dying, force asked for while a detach was under way: one forced DetachVolume' },
   { from: 'detaching', event: 'detached-while-wanted', to: 'pending', why: 'EC2 finished detaching, but the client set the record back to alive meanwhile: attach again' },
   { from: 'detaching', event: 'failed', to: 'error', why: 'detach failed or budget spent' },
   { from: 'error', event: 'detach-started', to: 'detaching', why: 'dying after an error, may be attached' },

@@ -1100,7 +1100,7 @@ export class Executor {
         this.stepFailed(item, error);
       }
     };
-    for (const item of inTime(detaches)) prepare(item, () => this.prepareDetach(item, now, volumes));
+    for (const item of inTime(detaches)) prepare(item, () => this.prepareDetach(item, owner, now, volumes));
     for (const item of inTime(deletes)) prepare(item, () => this.deleteVolume(item, now, volumes));
     for (const item of inTime(modifies)) prepare(item, () => this.prepareModify(item, owner, now, volumes, modifications));
     for (const item of inTime(tags)) prepare(item, () => this.prepareTag(item, owner, now, volumes));
@@ -1553,7 +1553,7 @@ export class Executor {
     return runs;
   }
 
-  private prepareDetach(item: Item, now: number, volumes: Map<string, ProviderVolume> | ClassifiedError): (() => Promise<void>) | undefined {
+  private prepareDetach(item: Item, owner: string, now: number, volumes: Map<string, ProviderVolume> | ClassifiedError): (() => Promise<void>) | undefined {
     const attachment = item.record as AttachmentRecord;
     if (!item.volume || detachesByTags(attachment, item.volume)) return this.prepareOrphanDetach(item, now);
     const ebsVolumeId = item.volume.ebsVolumeId;
@@ -1578,27 +1578,40 @@ export class Executor {
       item.result = { outcome: 'succeeded', remove: true };
       return undefined;
     }
+    const force = attachment.forceDetach === true;
+    // A detach under way that the client forced since: its one forced call (the planner's `forceDetachSentAt`).
+    const started = nextAttachmentState(attachment.status.state, attachment.status.state === 'detaching' ? 'force-detach-started' : 'detach-started');
     return async () => {
+      if (force) {
+        // Written under the claim before the call: a late or repeated message, or a check after an
+        // answer lost with the executor, finds the forced call made and does not send it again.
+        const written = await this.preWrite<AttachmentRecord>(item, owner, now, { forceDetachSentAt: new Date(now).toISOString() });
+        if (!written) return;
+        item.record = written;
+      }
       // Volume and instance name the attachment; a recorded device EC2 no longer has (the volume
       // attached again outside under another name) would be refused as not attached, read as done.
       const outcome = await this.call(item, 'DetachVolume', () =>
-        this.deps.provider.detachVolume({ ebsVolumeId, instanceId: attachment.instanceId }),
+        this.deps.provider.detachVolume({ ebsVolumeId, instanceId: attachment.instanceId, ...(force ? { force: true } : {}) }),
       );
       if (outcome.ok) {
         item.result = {
           outcome: 'in-progress',
           latencyMs: outcome.latencyMs,
-          changes: { status: successStatus(attachment.status, nextAttachmentState(attachment.status.state, 'detach-started'), now, 'detaching', true) },
+          changes: { status: successStatus(attachment.status, started, now, force ? 'detaching (forced)' : 'detaching', true) },
         };
         return;
       }
       if (outcome.error.outcome === 'already-done') {
         // Already detached: the attachment is gone, no progress check needed.
-        nextAttachmentState(nextAttachmentState(attachment.status.state, 'detach-started'), 'observed-detached');
+        nextAttachmentState(started, 'observed-detached');
         item.result = { outcome: 'succeeded', latencyMs: outcome.latencyMs, remove: true, alsoCheck: this.volumeCheck(attachment) };
         return;
       }
-      item.result = { ...this.attachmentFailure(attachment, now, 'DetachVolume', outcome.error), latencyMs: outcome.latencyMs };
+      const failed = this.attachmentFailure(attachment, now, 'DetachVolume', outcome.error);
+      // Refused for certain (or never sent): the forced call is still to be made.
+      if (force && !outcome.error.uncertain) failed.changes = { ...failed.changes, forceDetachSentAt: null };
+      item.result = { ...failed, latencyMs: outcome.latencyMs };
     };
   }
 
@@ -2149,7 +2162,11 @@ export class Executor {
         const message = 'detached; attaching again: the record was set back to alive during the detach';
         return {
           outcome: 'succeeded',
-          changes: { status: successStatus(attachment.status, nextAttachmentState('detaching', 'detached-while-wanted'), now, message), device: null },
+          changes: {
+            status: successStatus(attachment.status, nextAttachmentState('detaching', 'detached-while-wanted'), now, message),
+            device: null,
+            ...(attachment.forceDetachSentAt !== undefined ? { forceDetachSentAt: null } : {}),
+          },
           alsoCheck: this.volumeCheck(attachment),
           volumeSeen: current,
         };

@@ -443,6 +443,11 @@ export function planAttachment(attachment: AttachmentRecord, volume: VolumeRecor
       case 'attached':
         return { type: 'operation', op: 'detach', reason: 'dying' };
       case 'detaching':
+        // Force asked for while a detach is under way (one EC2 cannot finish): one forced call, then its checks.
+        if (attachment.forceDetach === true && attachment.forceDetachSentAt === undefined) {
+          nextAttachmentState(state, 'force-detach-started');
+          return { type: 'operation', op: 'detach', reason: 'dying; forcing the detach under way' };
+        }
         return { type: 'operation', op: 'check-attachment', reason: 'detach in progress' };
       case 'error':
         // A device is allocated just before AttachVolume: without one, EC2 never saw the attach.

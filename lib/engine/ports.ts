@@ -327,7 +327,11 @@ export interface VolumeProvider {
   /** One call for many ids; instances that do not exist are left out. */
   describeInstances(instanceIds: string[]): Promise<ProviderInstance[]>;
   attachVolume(request: { ebsVolumeId: string; instanceId: string; device: string }): Promise<void>;
-  detachVolume(request: { ebsVolumeId: string; instanceId: string; device?: string }): Promise<void>;
+  /**
+   * `force`: EC2's forced detach, a last resort for a detach that cannot finish; the instance does
+   * not flush its caches first, so data not yet written may be lost.
+   */
+  detachVolume(request: { ebsVolumeId: string; instanceId: string; device?: string; force?: boolean }): Promise<void>;
   deleteVolume(ebsVolumeId: string): Promise<void>;
   modifyVolume(request: ModifyVolumeRequest): Promise<void>;
   /** CreateTags with the keys to set; repeating it with the same tags is harmless. */

@@ -69,7 +69,7 @@ export interface WatcherDeps {
 
 
 /** Fields only the client writes; a change in any of them is a request. */
-const CLIENT_FIELDS = ['spec', 'life', 'generation', 'requestedDevice'] as const;
+const CLIENT_FIELDS = ['spec', 'life', 'generation', 'requestedDevice', 'forceDetach'] as const;
 
 function field(image: unknown, name: string): unknown {
   return image && typeof image === 'object' ? (image as Record<string, unknown>)[name] : undefined;

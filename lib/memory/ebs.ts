@@ -108,6 +108,8 @@ export class MemoryEbs implements VolumeProvider {
   private readonly zones = new Set<string>();
   private readonly tokens = new Map<string, { volumeId: string; fingerprint: string }>();
   private readonly faults = new Map<Ec2Action, { error: ProviderError; times: number }>();
+  /** `<ebsVolumeId>/<instanceId>` pairs a plain detach cannot finish (`keepBusy`). */
+  private readonly busy = new Set<string>();
   private nextVolume = 0;
   /** Calls per EC2 action, successful or not. */
   readonly calls: Record<Ec2Action, number> = {
@@ -167,6 +169,14 @@ export class MemoryEbs implements VolumeProvider {
     const instance = this.instances.get(instanceId);
     if (!instance) throw new Error(`no instance ${instanceId}`);
     instance.state = state;
+  }
+
+  /**
+   * Keeps the volume busy on the instance (mounted, in use, or the instance impaired): a plain
+   * DetachVolume leaves it `detaching` for good; a forced one detaches it as usual.
+   */
+  keepBusy(ebsVolumeId: string, instanceId: string): void {
+    this.busy.add(`${ebsVolumeId}/${instanceId}`);
   }
 
   /** Makes the next `times` calls of `action` fail with `error`. */
@@ -358,7 +368,7 @@ export class MemoryEbs implements VolumeProvider {
     onInstance.add(volume.ebsVolumeId);
   }
 
-  async detachVolume(request: { ebsVolumeId: string; instanceId: string; device?: string }): Promise<void> {
+  async detachVolume(request: { ebsVolumeId: string; instanceId: string; device?: string; force?: boolean }): Promise<void> {
     this.enter('DetachVolume');
     const volume = this.mustExist(request.ebsVolumeId);
     const attachment = volume.attachments.find((a) => a.instanceId === request.instanceId);
@@ -367,9 +377,11 @@ export class MemoryEbs implements VolumeProvider {
       if (volume.attachments.length === 0) throw new ProviderError('not-attached', 'IncorrectState', `Volume '${volume.ebsVolumeId}' is in the '${volume.state}' state.`);
       throw new ProviderError('not-attached', 'InvalidAttachment.NotFound', `Volume '${volume.ebsVolumeId}' is not attached to instance '${request.instanceId}'${request.device !== undefined ? ` as ${request.device}` : ''}.`);
     }
-    if (attachment.state === 'detaching') return;
+    const stuck = this.busy.has(`${volume.ebsVolumeId}/${request.instanceId}`) && !request.force;
+    // A forced detach finishes one that is stuck; a plain one leaves a detach under way as it is.
+    if (attachment.state === 'detaching' && (stuck || attachment.until !== Number.POSITIVE_INFINITY)) return;
     attachment.state = 'detaching';
-    attachment.until = this.clock.now() + this.duration('detach');
+    attachment.until = stuck ? Number.POSITIVE_INFINITY : this.clock.now() + this.duration('detach');
   }
 
   async deleteVolume(ebsVolumeId: string): Promise<void> {

@@ -229,6 +229,15 @@ describe('Ec2VolumeProvider (against recorded EC2 behaviour)', () => {
     expect(ec2.commandCalls(DetachVolumeCommand)[0]!.args[0].input).toMatchObject({ VolumeId: 'vol-1', InstanceId: 'i-1' });
   });
 
+  it('sends Force only on a forced detach', async () => {
+    ec2.on(DetachVolumeCommand).resolves({});
+    await provider().detachVolume({ ebsVolumeId: 'vol-1', instanceId: 'i-1', force: true });
+    await provider().detachVolume({ ebsVolumeId: 'vol-1', instanceId: 'i-1' });
+    const inputs = ec2.commandCalls(DetachVolumeCommand).map((call) => call.args[0].input);
+    expect(inputs[0]).toEqual({ VolumeId: 'vol-1', InstanceId: 'i-1', Force: true });
+    expect(inputs[1]).not.toHaveProperty('Force');
+  });
+
   it('delete and modify: in-use, gone, throttled, optimizing, modified 4 times within 24 hours', async () => {
     ec2
       .on(DeleteVolumeCommand)

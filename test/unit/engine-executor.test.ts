@@ -1421,6 +1421,109 @@ describe('executor: detach and delete', () => {
   });
 });
 
+/** An executor whose DetachVolume requests are kept in `detaches`; `loseAnswers` of them reach EC2 and then time out. */
+function executorRecordingDetaches(h: ReturnType<typeof harness>, loseAnswers = 0) {
+  const detaches: { ebsVolumeId: string; instanceId: string; force?: boolean }[] = [];
+  let lost = 0;
+  const provider = providerOver(h.ebs, {
+    detachVolume: async (request) => {
+      detaches.push(request);
+      await h.ebs.detachVolume(request);
+      if (lost++ < loseAnswers) throw new ProviderError('transient', 'RequestTimeout', 'DetachVolume timed out');
+    },
+  });
+  const executor = new Executor({ store: h.store, queue: h.queue, provider, clock: h.clock, metrics: h.metrics, log: silentLog, config: { rateWaitMaxMs: 0 } });
+  return { executor, detaches };
+}
+
+/** A volume attached to INSTANCE that EC2 cannot detach without force (busy there), its records to match. */
+async function busyAttachedVolume(h: ReturnType<typeof harness>, volumeId: string): Promise<string> {
+  await attachedVolume(h, volumeId);
+  const { ebsVolumeId } = await volumeOf(h, volumeId);
+  h.ebs.keepBusy(ebsVolumeId!, INSTANCE);
+  await h.watch();
+  await h.settle(10_000);
+  h.changes.length = 0;
+  return ebsVolumeId!;
+}
+
+describe('executor: forced detach', () => {
+  it('a dying attachment with force set detaches with Force, once, and is removed though its volume is busy on the instance', async () => {
+    const h = harness();
+    const ebsVolumeId = await busyAttachedVolume(h, 'data-1');
+    const { executor, detaches } = executorRecordingDetaches(h);
+    await h.store.update<AttachmentRecord>(attachmentKey('data-1'), { life: 'dying', forceDetach: true });
+    await runFor(h, executor, 60_000);
+    expect(detaches).toEqual([{ ebsVolumeId, instanceId: INSTANCE, force: true }]);
+    expect(await h.store.get(attachmentKey('data-1'))).toBeUndefined();
+    expect(h.ebs.volume(ebsVolumeId)?.attachments).toEqual([]);
+  });
+
+  it('a plain detach stuck on a busy volume, then forced: one more DetachVolume, with Force, and the attachment is removed', async () => {
+    const h = harness();
+    const ebsVolumeId = await busyAttachedVolume(h, 'data-1');
+    const { executor, detaches } = executorRecordingDetaches(h);
+    await h.store.update<AttachmentRecord>(attachmentKey('data-1'), { life: 'dying' });
+    await runFor(h, executor, 10 * 60_000);
+    expect(detaches).toEqual([{ ebsVolumeId, instanceId: INSTANCE }]);
+    expect((await attachmentOf(h, 'data-1')).status.state).toBe('detaching');
+
+    await h.store.update<AttachmentRecord>(attachmentKey('data-1'), { forceDetach: true });
+    await runFor(h, executor, 10 * 60_000);
+    expect(detaches).toEqual([
+      { ebsVolumeId, instanceId: INSTANCE },
+      { ebsVolumeId, instanceId: INSTANCE, force: true },
+    ]);
+    expect(await h.store.get(attachmentKey('data-1'))).toBeUndefined();
+  });
+
+  it('a repeated message of a stuck detach forced sends no second forced call', async () => {
+    const h = harness();
+    await busyAttachedVolume(h, 'data-1');
+    const { executor, detaches } = executorRecordingDetaches(h);
+    await h.store.update<AttachmentRecord>(attachmentKey('data-1'), { life: 'dying' });
+    await executor.run(h.batchOf(h.op('detach', attachmentKey('data-1'))));
+    await h.clock.advance(60_000);
+    await h.store.update<AttachmentRecord>(attachmentKey('data-1'), { forceDetach: true });
+    await executor.run(h.batchOf(h.op('detach', attachmentKey('data-1'))));
+    await executor.run(h.batchOf(h.op('detach', attachmentKey('data-1'))));
+    expect(detaches.map((d) => d.force === true)).toEqual([false, true]);
+    expect(await attachmentOf(h, 'data-1')).toMatchObject({ forceDetachSentAt: new Date(h.clock.now()).toISOString(), status: { state: 'detaching', message: 'detaching (forced)' } });
+  });
+
+  it('a forced call whose answer is lost is not sent again: its checks see the detach through', async () => {
+    const h = harness();
+    await busyAttachedVolume(h, 'data-1');
+    const { executor, detaches } = executorRecordingDetaches(h);
+    await h.store.update<AttachmentRecord>(attachmentKey('data-1'), { life: 'dying' });
+    await executor.run(h.batchOf(h.op('detach', attachmentKey('data-1'))));
+    const lossy = executorRecordingDetaches(h, 1);
+    await h.store.update<AttachmentRecord>(attachmentKey('data-1'), { forceDetach: true });
+    await lossy.executor.run(h.batchOf(h.op('detach', attachmentKey('data-1'))));
+    expect(lossy.detaches).toEqual([expect.objectContaining({ force: true })]);
+    h.changes.length = 0;
+    await runFor(h, executor, 10 * 60_000);
+    expect(detaches).toHaveLength(1);
+    expect(await h.store.get(attachmentKey('data-1'))).toBeUndefined();
+  });
+
+  it('a forced call EC2 refused for certain is sent again at its retry', async () => {
+    const h = harness();
+    await busyAttachedVolume(h, 'data-1');
+    const { executor, detaches } = executorRecordingDetaches(h);
+    await h.store.update<AttachmentRecord>(attachmentKey('data-1'), { life: 'dying' });
+    await executor.run(h.batchOf(h.op('detach', attachmentKey('data-1'))));
+    h.ebs.failNext('DetachVolume', new ProviderError('throttled', 'RequestLimitExceeded', 'Request limit exceeded.'));
+    await h.store.update<AttachmentRecord>(attachmentKey('data-1'), { forceDetach: true });
+    h.changes.length = 0;
+    await executor.run(h.batchOf(h.op('detach', attachmentKey('data-1'))));
+    expect((await attachmentOf(h, 'data-1')).forceDetachSentAt).toBeUndefined();
+    await runFor(h, executor, 10 * 60_000);
+    expect(detaches.map((d) => d.force === true)).toEqual([false, true, true]);
+    expect(await h.store.get(attachmentKey('data-1'))).toBeUndefined();
+  });
+});
+
 describe('executor: batching', () => {
   it('a batch of 100 state checks makes exactly 1 DescribeVolumes call', async () => {
     const h = harness({ config: { rateBudgets: { CreateVolume: { burst: 100, ratePerSecond: 10 }, AttachVolume: { burst: 20, ratePerSecond: 1 }, DetachVolume: { burst: 20, ratePerSecond: 1 }, DeleteVolume: { burst: 20, ratePerSecond: 1 }, ModifyVolume: { burst: 10, ratePerSecond: 1 }, CreateTags: { burst: 20, ratePerSecond: 2 }, DeleteTags: { burst: 10, ratePerSecond: 1 } } } });

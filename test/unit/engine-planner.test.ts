@@ -384,6 +384,11 @@ describe('planAttachment', () => {
     // It kept its device (an attach whose answer was lost, or retried after an error): EC2 may have attached it after all.
     ['pending', 'alive', { device: '/dev/sdf' }, { type: 'operation', op: 'check-attachment' }],
     ['pending', 'dying', { device: '/dev/sdf' }, { type: 'operation', op: 'detach' }],
+    // Force asked for during a detach under way: one forced DetachVolume, then its checks; ignored while alive.
+    ['detaching', 'dying', { forceDetach: true }, { type: 'operation', op: 'detach', reason: 'dying; forcing the detach under way' }],
+    ['detaching', 'dying', { forceDetach: true, forceDetachSentAt: T }, { type: 'operation', op: 'check-attachment' }],
+    ['detaching', 'alive', { forceDetach: true }, { type: 'operation', op: 'check-attachment' }],
+    ['attached', 'alive', { forceDetach: true }, { type: 'none' }],
   ] as const)('%s (%s %o) → %o', (state, life, extra, expected) => {
     expect(planAttachment(attachment(state, { life, ...extra }), ready)).toMatchObject(expected);
   });

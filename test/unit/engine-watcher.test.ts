@@ -361,6 +361,16 @@ describe('watcher', () => {
     expect(await h.store.get(attachmentKey('data-1'))).toMatchObject({ status: { state: 'attached' }, device: '/dev/sdg' });
   });
 
+  it("a table write that only sets force on a detach under way is a client's request: the forced detach is sent for at once", async () => {
+    const h = harness();
+    await createdVolume(h);
+    const detaching = newAttachment('data-1', { life: 'dying', device: '/dev/sdf', status: { state: 'detaching', attempts: 0, updatedAt: new Date(h.clock.now()).toISOString() } });
+    await h.store.create(detaching);
+    const forced = await h.store.update<AttachmentRecord>(attachmentKey('data-1'), { forceDetach: true });
+    await h.watcher.handle([{ id: 'c1', eventName: 'MODIFY', key: attachmentKey('data-1'), oldRecord: detaching, newRecord: forced }]);
+    expect(sent(h)).toEqual([{ op: 'detach', key: `data-1/${INSTANCE}`, delaySeconds: 0 }]);
+  });
+
   it('an attachment that starts with the reason it waits, as the API writes it, gets no status write', async () => {
     const h = harness();
     const volume = newVolume('data-1');

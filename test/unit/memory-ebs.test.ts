@@ -86,6 +86,22 @@ describe('MemoryEbs', () => {
     expect(ebs.calls).toMatchObject({ CreateVolume: 1, AttachVolume: 1, DetachVolume: 1, DeleteVolume: 1, DescribeVolumes: 1 });
   });
 
+  it('keeps a busy volume detaching for good on a plain detach; a forced one detaches it', async () => {
+    const { clock, ebs } = setup();
+    const id = await availableVolume(clock, ebs, 't-busy');
+    await ebs.attachVolume({ ebsVolumeId: id, instanceId: I1, device: '/dev/sdf' });
+    await clock.advance(2_000);
+    ebs.keepBusy(id, I1);
+    await ebs.detachVolume({ ebsVolumeId: id, instanceId: I1 });
+    await clock.advance(DAY);
+    await ebs.detachVolume({ ebsVolumeId: id, instanceId: I1 });
+    await clock.advance(DAY);
+    expect(ebs.volume(id)?.attachments[0]?.state).toBe('detaching');
+    await ebs.detachVolume({ ebsVolumeId: id, instanceId: I1, force: true });
+    await clock.advance(2_000);
+    expect(ebs.volume(id)).toMatchObject({ state: 'available', attachments: [] });
+  });
+
   it('refuses a detach from an instance the volume is not attached to as EC2 does, with an error the EC2 adapter classifies the same way', async () => {
     const { clock, ebs } = setup();
     const id = await availableVolume(clock, ebs, 't-detach');
