@@ -8,6 +8,7 @@ import {
   AttachmentParamsSchema,
   AttachmentSchema,
   CreateVolumeRequestSchema,
+  DetachQuerySchema,
   InstanceParamsSchema,
   ListVolumesQuerySchema,
   PatchVolumeRequestSchema,
@@ -260,12 +261,16 @@ export const ROUTES: readonly ApiRoute[] = [
       'Marks the attachment dying; the system detaches, then removes the record. Repeatable. An attachment whose volume record ' +
       'was removed from the table (code `VolumeRecordRemoved`) has its volume found by its ownership tags: every volume of this ' +
       'deployment tagged with that volume id and attached to the instance is detached, then the record is removed (none attached: ' +
-      'removed at once), also once a volume record with that id has been written again.',
+      'removed at once), also once a volume record with that id has been written again. With `force=true` the detach is forced ' +
+      '(`forceDetach`; it may lose data), in the same write, or on an attachment already dying; a detach under way then gets one ' +
+      'more DetachVolume, forced. The detach of volumes found by their tags is not forced.',
     params: AttachmentParamsSchema,
+    query: DetachQuerySchema,
     responses: { 202: { description: 'Detaching is under way.', schema: AttachmentSchema, etag: true } },
     problems: { 404: 'No such attachment.', 409: INVALID_RECORD, 412: PRECONDITION_FAILED },
     ifMatch: true,
-    run: async ({ service }, { params, ifMatch }) => versioned(202, await service.deleteAttachment(params.volumeId, params.instanceId, ifMatch)),
+    run: async ({ service }, { params, query, ifMatch }) =>
+      versioned(202, await service.deleteAttachment(params.volumeId, params.instanceId, ifMatch, query.force)),
   }),
   defineRoute({
     method: 'POST',

@@ -90,6 +90,7 @@ export const AttachmentSchema = z
     instanceId: InstanceIdSchema,
     life,
     requestedDevice: DeviceNameSchema.optional(),
+    forceDetach: z.boolean().optional().meta({ description: 'The detach is forced (`DELETE …?force=true`): EC2 detaches without letting the instance flush its caches.' }),
     generation: z.number().int().min(1).meta({ description: 'Bumped by a retry after a terminal error; the `ETag` names it (with `createdAt`).' }),
     device: z.string().optional().meta({ description: 'Device EC2 shows the volume attached as: the one the system allocated, or the name it was attached again under outside the system.' }),
     status: AttachmentStatusSchema,
@@ -199,6 +200,23 @@ export const ListVolumesQuerySchema = z.strictObject({
   cursor: z.string().min(1).max(4096).optional().meta({ description: 'From the previous page.' }),
   state: z.enum(VOLUME_STATES).optional().meta({ description: 'Only volumes in this state.' }),
   instanceId: InstanceIdSchema.optional().meta({ description: 'Only volumes with an attachment to this instance.' }),
+});
+
+/** A query parameter holding `true` or `false`, as written; anything else gets the one message that says so. */
+function booleanParameter() {
+  const read = (value: unknown) => (value === 'true' ? true : value === 'false' ? false : value);
+  return z.preprocess(read, z.boolean({ error: 'true or false' }));
+}
+
+export const DetachQuerySchema = z.strictObject({
+  force: booleanParameter()
+    .default(false)
+    .meta({
+      description:
+        'Detach with EC2\'s `Force`: a last resort for a detach EC2 cannot finish (the volume busy on the instance, an impaired instance). ' +
+        'The instance gets no chance to flush its file system caches or metadata: data not yet written may be lost and the file system ' +
+        'corrupted (check and repair it before using the volume again). On an attachment already being detached, the detach under way is forced.',
+    }),
 });
 
 export const AttachToSchema = z

@@ -4,7 +4,7 @@
  * through the domain's record parser (`stored-records.ts`: one that is not valid is shown as such,
  * and never acted on); this layer enforces what needs the current
  * records (existence, life, changes EBS can make, conflicts) and writes only client-owned fields
- * (spec, life, generation, requestedDevice), always conditionally. A write given a `Precondition`
+ * (spec, life, generation, requestedDevice, forceDetach), always conditionally. A write given a `Precondition`
  * (If-Match) is refused with 412 unless the record is at a generation it names, and its write is
  * conditional on that generation, so a change landing between the read and the write is refused too.
  */
@@ -18,7 +18,7 @@ import { deviceSlot } from '../engine/devices.js';
 import { errorMessage } from '../engine/errors.js';
 import { firstActionOf, planAttachment, planVolume, volumeRecordLost } from '../engine/planner.js';
 import { retryRequested } from '../engine/status.js';
-import { ConditionFailedError, InvalidCursorError, type Clock, type Log, type RecordStore, type SharedRateBudget } from '../engine/ports.js';
+import { ConditionFailedError, InvalidCursorError, type Clock, type Log, type RecordChanges, type RecordStore, type SharedRateBudget } from '../engine/ports.js';
 import { silentLog } from '../memory/log.js';
 import { requirePrecondition, type Precondition } from './preconditions.js';
 import { ApiProblem, invalid, type FieldIssue } from './problem.js';
@@ -424,8 +424,13 @@ export class VolumeService {
   }
 
   /** Marks the attachment dying: the system detaches the volume. Idempotent; 404 when absent. */
-  async deleteAttachment(volumeId: string, instanceId: string, ifMatch?: Precondition): Promise<AttachmentView> {
-    const record = await this.markDying(attachmentKey(volumeId, instanceId), `attachment of ${volumeId} to ${instanceId}`, ifMatch);
+  /**
+   * `force`: EC2 detaches with `Force` (data not flushed may be lost); asked for on an attachment
+   * already dying (a detach under way that EC2 cannot finish), it is set on it. A plain delete
+   * leaves a force asked for before as it is.
+   */
+  async deleteAttachment(volumeId: string, instanceId: string, ifMatch?: Precondition, force = false): Promise<AttachmentView> {
+    const record = await this.markDying(attachmentKey(volumeId, instanceId), `attachment of ${volumeId} to ${instanceId}`, ifMatch, force);
     return attachmentView(record as AttachmentRecord);
   }
 
@@ -483,7 +488,7 @@ export class VolumeService {
    * Sets `life: dying` unless it already is; `label` names the record in messages. Leaves
    * `generation` as it is: an earlier version's unrecorded CreateVolume is rebuilt from it.
    */
-  private async markDying(key: RecordKey, label: string, ifMatch: Precondition | undefined): Promise<ProvisionerRecord> {
+  private async markDying(key: RecordKey, label: string, ifMatch: Precondition | undefined, forceDetach = false): Promise<ProvisionerRecord> {
     for (let attempt = 0; attempt < WRITE_ATTEMPTS; attempt++) {
       const raw = await this.store.get(key);
       if (!raw) throw new ApiProblem('not-found', `${label} does not exist`);
@@ -491,10 +496,23 @@ export class VolumeService {
       // A volume whose spec alone is beyond the EBS limits is deleted all the same, once dying.
       const { record: current, stored } = (key.kind === 'volume' ? validOnceDying(read as Read<VolumeRecord>) : undefined) ?? validOrThrow(read, label);
       requirePrecondition(ifMatch, label, current);
-      if (current.life === 'dying') return current;
+      const forced = current.kind === 'attachment' && current.forceDetach === true;
+      // Dying already: only a force not yet asked for changes it (a detach under way that EC2 cannot finish).
+      if (current.life === 'dying' && (!forceDetach || forced)) return current;
+      const expected: ProvisionerRecord = { ...current, life: 'dying' };
+      let changes: RecordChanges<AttachmentRecord> = { life: 'dying' };
+      if (expected.kind === 'attachment' && forceDetach) {
+        // Marked dying and forced in one write, or forced while dying.
+        expected.forceDetach = true;
+        changes = current.life === 'dying' ? { forceDetach: true } : { life: 'dying', forceDetach: true };
+      } else if (expected.kind === 'attachment' && expected.forceDetach !== undefined) {
+        // A plain delete is a plain detach, whatever was written straight into the table while alive.
+        delete expected.forceDetach;
+        changes = { life: 'dying', forceDetach: null };
+      }
       try {
-        const written = await this.store.update(key, { life: 'dying' }, { life: 'alive', ...(ifMatch ? generationRead(stored) : {}) });
-        return readOrAsWritten(written, { ...current, life: 'dying' });
+        const written = await this.store.update(key, changes as RecordChanges, { life: current.life, ...(ifMatch ? generationRead(stored) : {}) });
+        return readOrAsWritten(written, expected);
       } catch (error) {
         if (!(error instanceof ConditionFailedError)) throw error;
       }
@@ -812,6 +830,7 @@ export function attachmentView(record: AttachmentRecord): AttachmentView {
     instanceId: record.instanceId,
     life: record.life,
     ...(record.requestedDevice !== undefined ? { requestedDevice: record.requestedDevice } : {}),
+    ...(record.forceDetach !== undefined ? { forceDetach: record.forceDetach } : {}),
     generation: record.generation ?? 1,
     ...(record.device !== undefined ? { device: record.device } : {}),
     status: record.status,

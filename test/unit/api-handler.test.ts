@@ -153,6 +153,17 @@ describe('API handler', () => {
       expect(api.store.writes).toBe(writes);
     });
 
+    it('forces a detach with force=true in the query, and reads force=false as a plain detach', async () => {
+      await api.call({ method: 'POST', url: '/volumes', json: { volumeId: 'data-01', spec: GP3, attachTo: { instanceId: INSTANCE_A } } });
+      await api.call({ method: 'POST', url: '/volumes', json: { volumeId: 'data-02', spec: GP3, attachTo: { instanceId: INSTANCE_A } } });
+      const forced = await api.call({ method: 'DELETE', url: `/volumes/data-01/attachments/${INSTANCE_A}?force=true` });
+      expect(forced.statusCode).toBe(202);
+      expect(AttachmentSchema.parse(forced.json)).toMatchObject({ life: 'dying', forceDetach: true });
+      const plain = await api.call({ method: 'DELETE', url: `/volumes/data-02/attachments/${INSTANCE_A}?force=false` });
+      expect(plain.statusCode).toBe(202);
+      expect(AttachmentSchema.parse(plain.json)).not.toHaveProperty('forceDetach');
+    });
+
     it('reads a base64-encoded body (API Gateway isBase64Encoded) as the JSON it encodes', async () => {
       const created = await callBase64({ method: 'POST', url: '/volumes', contentType: 'application/json', text: JSON.stringify({ volumeId: 'data-01', spec: GP3 }) });
       expect(created.statusCode).toBe(201);
@@ -194,6 +205,8 @@ describe('API handler', () => {
       { name: 'invalid device', request: { method: 'PUT', url: `/volumes/data-01/attachments/${INSTANCE_A}`, json: { device: 'sdf' } }, status: 400, paths: ['device'] },
       { name: 'unknown query parameter', request: { method: 'GET', url: '/volumes?sort=asc' }, status: 400, paths: ['sort'] },
       { name: 'query parameter on a route that takes none', request: { method: 'DELETE', url: '/volumes/data-01?force=true' }, status: 400, paths: ['force'] },
+      { name: 'force neither true nor false', request: { method: 'DELETE', url: `/volumes/data-01/attachments/${INSTANCE_A}?force=yes` }, status: 400, paths: ['force'] },
+      { name: 'unknown query parameter of a detach', request: { method: 'DELETE', url: `/volumes/data-01/attachments/${INSTANCE_A}?forced=true` }, status: 400, paths: ['forced'] },
       { name: 'limit out of range', request: { method: 'GET', url: '/volumes?limit=1000' }, status: 400, paths: ['limit'] },
       { name: 'limit not a number', request: { method: 'GET', url: '/volumes?limit=ten' }, status: 400, paths: ['limit'] },
       { name: 'repeated query parameter', request: { method: 'GET', url: '/volumes?state=pending&state=error' }, status: 400, paths: ['state'] },

@@ -921,6 +921,35 @@ describe('VolumeService', () => {
       expect((await volume('data-01'))?.life).toBe('alive');
       expect((await problemOf(() => service.deleteAttachment('data-01', INSTANCE_B))).status).toBe(404);
     });
+
+    it('force on a live attachment marks it dying and forced in one write', async () => {
+      await service.createVolume({ volumeId: 'data-01', spec: GP3, attachTo: { instanceId: INSTANCE_A } });
+      const writes = store.writes;
+      expect(await service.deleteAttachment('data-01', INSTANCE_A, undefined, true)).toMatchObject({ life: 'dying', forceDetach: true });
+      expect(store.writes).toBe(writes + 1);
+      expect(await attachment('data-01', INSTANCE_A)).toMatchObject({ life: 'dying', forceDetach: true });
+    });
+
+    it('force on an attachment already dying (a detach under way) sets it, once; a plain delete after it leaves it', async () => {
+      await service.createVolume({ volumeId: 'data-01', spec: GP3, attachTo: { instanceId: INSTANCE_A } });
+      await service.deleteAttachment('data-01', INSTANCE_A);
+      await store.update<AttachmentRecord>(attachmentKey('data-01', INSTANCE_A), { status: { state: 'detaching', attempts: 3, updatedAt: new Date(clock.now()).toISOString() } });
+      expect(await service.deleteAttachment('data-01', INSTANCE_A, undefined, true)).toMatchObject({ life: 'dying', forceDetach: true, status: { state: 'detaching' } });
+      const writes = store.writes;
+      expect((await service.deleteAttachment('data-01', INSTANCE_A, undefined, true)).forceDetach).toBe(true);
+      expect((await service.deleteAttachment('data-01', INSTANCE_A)).forceDetach).toBe(true);
+      expect(store.writes).toBe(writes);
+      expect(await attachment('data-01', INSTANCE_A)).toMatchObject({ life: 'dying', forceDetach: true, status: { state: 'detaching', attempts: 3 } });
+    });
+
+    it('a plain delete of a live attachment is not forced, even when a force was written straight into the table', async () => {
+      await service.createVolume({ volumeId: 'data-01', spec: GP3, attachTo: { instanceId: INSTANCE_A } });
+      await store.update<AttachmentRecord>(attachmentKey('data-01', INSTANCE_A), { forceDetach: true });
+      const answer = await service.deleteAttachment('data-01', INSTANCE_A);
+      expect(answer.life).toBe('dying');
+      expect(answer).not.toHaveProperty('forceDetach');
+      expect(await attachment('data-01', INSTANCE_A)).not.toHaveProperty('forceDetach');
+    });
   });
 
   describe('If-Match preconditions', () => {
