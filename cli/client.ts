@@ -94,8 +94,9 @@ export class ApiClient {
     return this.request<AttachmentView>('PUT', attachmentPath(volumeId, instanceId), { body: request });
   }
 
-  detach(volumeId: string, instanceId: string) {
-    return this.request<AttachmentView>('DELETE', attachmentPath(volumeId, instanceId));
+  /** `force`: EC2 detaches with `Force`, which may lose data the instance did not flush (`?force=true`). */
+  detach(volumeId: string, instanceId: string, options: { force?: boolean } = {}) {
+    return this.request<AttachmentView>('DELETE', attachmentPath(volumeId, instanceId), { query: { force: options.force ? 'true' : undefined } });
   }
 
   retryAttachment(volumeId: string, instanceId: string) {

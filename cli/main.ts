@@ -310,9 +310,10 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     .description('detach a volume from an instance')
     .argument('<volumeId>')
     .argument('<instanceId>')
-    .action(async (volumeId: string, instanceId: string, _options, command: Command) => {
-      const { body } = await client(command).detach(volumeId, instanceId);
-      print(command, body, () => `Detaching: ${attachmentLine(body)}`);
+    .option('--force', "force the detach (EC2's Force), also one under way: a last resort, the instance does not flush its caches and data may be lost")
+    .action(async (volumeId: string, instanceId: string, options: { force?: boolean }, command: Command) => {
+      const { body } = await client(command).detach(volumeId, instanceId, { force: options.force === true });
+      print(command, body, () => `${body.forceDetach ? 'Detaching (forced)' : 'Detaching'}: ${attachmentLine(body)}`);
     });
 
   volumes

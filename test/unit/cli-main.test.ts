@@ -239,6 +239,11 @@ describe('CLI against the API over HTTP', () => {
       expect(attached.stdout).toBe(`Attaching: data-01 → ${INSTANCE_B}: pending, alive\n`);
       const detached = await cli('volumes', 'detach', 'data-01', INSTANCE_B);
       expect(detached.stdout).toBe(`Detaching: data-01 → ${INSTANCE_B}: pending, dying\n`);
+      expect(sent.at(-1)).toMatchObject({ method: 'DELETE', url: expect.not.stringContaining('force') });
+      const forced = await cli('volumes', 'detach', 'data-01', INSTANCE_B, '--force');
+      expect(forced.stdout).toBe(`Detaching (forced): data-01 → ${INSTANCE_B}: pending, dying\n`);
+      expect(sent.at(-1)).toMatchObject({ method: 'DELETE', url: expect.stringMatching(/\/attachments\/i-[0-9a-f]+\?force=true$/) });
+      expect(await store.get({ kind: 'attachment', volumeId: 'data-01', instanceId: INSTANCE_B })).toMatchObject({ life: 'dying', forceDetach: true });
       const notFailed = await cli('volumes', 'retry', 'data-01');
       expect(notFailed.code).toBe(EXIT.failed);
       expect(notFailed.stderr).toContain('not in error');
