@@ -1507,6 +1507,29 @@ describe('executor: forced detach', () => {
     expect(await h.store.get(attachmentKey('data-1'))).toBeUndefined();
   });
 
+  it('a plain detach stuck until its budget ends in error (Timeout), then forced: detached with Force at once, not after the 15-minute retry', async () => {
+    const h = harness();
+    const ebsVolumeId = await busyAttachedVolume(h, 'data-1');
+    const { executor, detaches } = executorRecordingDetaches(h);
+    await h.store.update<AttachmentRecord>(attachmentKey('data-1'), { life: 'dying' });
+    for (let spent = 0; spent < 7 * 3_600_000 && (await attachmentOf(h, 'data-1')).status.state !== 'error'; spent += 60_000) {
+      await h.watch();
+      const received = h.queue.receive(100);
+      if (received.length > 0) await executor.run(received.map((r) => ({ messageId: r.messageId, message: r.message })));
+      for (const r of received) h.queue.delete(r.receiptHandle);
+      await h.clock.advance(60_000);
+    }
+    const stuck = await attachmentOf(h, 'data-1');
+    expect(stuck).toMatchObject({ device: '/dev/sdf', status: { state: 'error', code: 'Timeout' } });
+    const plainCalls = detaches.length;
+    expect(detaches.every((d) => d.force === undefined)).toBe(true);
+
+    await h.store.update<AttachmentRecord>(attachmentKey('data-1'), { forceDetach: true });
+    await runFor(h, executor, 60_000);
+    expect(detaches.slice(plainCalls)).toEqual([{ ebsVolumeId, instanceId: INSTANCE, force: true }]);
+    expect(await h.store.get(attachmentKey('data-1'))).toBeUndefined();
+  });
+
   it('a forced call EC2 refused for certain is sent again at its retry', async () => {
     const h = harness();
     await busyAttachedVolume(h, 'data-1');
