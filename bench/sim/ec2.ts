@@ -119,7 +119,7 @@ export class SimulatedEc2 implements VolumeProvider {
     });
   }
 
-  async detachVolume(request: { ebsVolumeId: string; instanceId: string; device?: string }): Promise<void> {
+  async detachVolume(request: { ebsVolumeId: string; instanceId: string; device?: string; force?: boolean }): Promise<void> {
     await this.request('DetachVolume', () => this.ebs.detachVolume(request));
   }
 
