@@ -528,9 +528,9 @@ export class Executor {
     try {
       await writeRejection(this.deps, raw, item.key, reasons);
     } catch (error) {
-      // The record stays as it is: its client's next change is judged again.
+      // The record stays as it is: its client's next change, or the reconciler's next pass, brings it again.
       if (error instanceof ItemTooLargeError) this.deps.log.warn(RECORD_TOO_LARGE_LOG, { key: item.id, error: errorMessage(error) });
-      else this.deps.log.error('writing the rejection of an invalid record failed', { key: item.id, error: errorMessage(error) });
+      else this.deps.log.warn('could not write the rejection of an invalid record; the reconciler looks at it again', { key: item.id, error: errorMessage(error) });
     }
   }
 

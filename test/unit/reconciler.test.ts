@@ -365,17 +365,20 @@ describe('Reconciler', () => {
     expect(await env.reconciler.run()).toMatchObject({ scanned: 1, invalid: 1, requeued: [] });
   });
 
-  it('an invalid record too large to take its rejection is left as it is, the executor logging why, and looked at again next pass', async () => {
+  it.each([
+    ['too large to take its rejection', new ItemTooLargeError('volume/bad: Item size has exceeded the maximum allowed size'), RECORD_TOO_LARGE_LOG],
+    ['whose rejection the table failed to write', new Error('ProvisionedThroughputExceededException'), 'could not write the rejection of an invalid record; the reconciler looks at it again'],
+  ])('an invalid record %s is left as it is, the executor warning why, and looked at again next pass', async (_, failure, warning) => {
     const env = setup();
     const log = new RecordingLog();
     env.executor = new Executor({ store: env.store, queue: env.queue, provider: env.ebs, clock: env.clock, metrics: env.metrics, log, config: { ownerTagValue: OWNER }, random: () => 0.5 });
     const raw = { kind: 'volume', volumeId: 'bad', spec: { sizeGiB: -1 }, life: 'alive', generation: 1 } as const;
     env.store.putRaw(raw);
     expect((await env.reconciler.run()).requeued).toEqual([{ key: 'volume/bad', reason: 'invalid, and its status does not say why' }]);
-    env.store.failNext('update', new ItemTooLargeError('volume/bad: Item size has exceeded the maximum allowed size'));
+    env.store.failNext('update', failure);
     await drain(env);
     expect(await env.store.get(volumeKey('bad'))).toEqual(raw);
-    expect(log.entries.filter((entry) => entry.message === RECORD_TOO_LARGE_LOG).map((entry) => entry.attributes?.key)).toEqual(['volume/bad']);
+    expect(log.entries.filter((entry) => entry.message === warning).map((entry) => [entry.level, entry.attributes?.key])).toEqual([['warn', 'volume/bad']]);
     expect(log.entries.filter((entry) => entry.level === 'error')).toEqual([]);
     await env.clock.advance(RECONCILER.intervalMinutes * MINUTE);
     expect((await env.reconciler.run()).requeued).toEqual([{ key: 'volume/bad', reason: 'invalid, and its status does not say why' }]);
