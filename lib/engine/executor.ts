@@ -2845,7 +2845,9 @@ function attachedTo(volume: ProviderVolume, instanceId: string): boolean {
  * a check that saw an operation still under way writes nothing.
  */
 function changesSomething(record: ProvisionerRecord, changes: NonNullable<Result['changes']>): boolean {
-  const comparable = (status: Status<string>) => canonicalJson({ ...status, updatedAt: '', operationStartedAt: '' });
+  // A start the status lacks is written (a status written straight into the table, say): without
+  // it the checks never age, so the operation would be looked at every few seconds without end.
+  const comparable = (status: Status<string>) => canonicalJson({ ...status, updatedAt: '', operationStartedAt: status.operationStartedAt === undefined ? undefined : '' });
   const current = record as unknown as Record<string, unknown>;
   for (const [field, value] of Object.entries(changes as Record<string, unknown>)) {
     if (value === undefined) continue;

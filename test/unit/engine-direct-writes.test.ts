@@ -269,6 +269,30 @@ describe('system-owned fields written straight into the table', () => {
     expect((attached as { instanceSeen?: { describedAt: number } }).instanceSeen!.describedAt).toBeLessThanOrEqual(h.clock.now());
   });
 
+  it('an attachment written `detaching` without its operation start, whose detach EC2 never finishes, backs off its looks, gives up at the age limit and, being deleted, detaches again after the longest backoff', async () => {
+    const h = harness({ ebsTimings: { detach: 100 * 3_600_000 } });
+    await h.store.create(newVolume('data-1'));
+    await h.store.create(newAttachment('data-1'));
+    await settleAll(h, 3);
+    await h.store.update(attachmentKey('data-1'), { life: 'dying' });
+    await settleAll(h, 1);
+    const detaching = (await h.store.get(attachmentKey('data-1')))!;
+    expect(detaching.status).toMatchObject({ state: 'detaching', operationStartedAt: expect.any(String) });
+    // Put back in the table without `operationStartedAt` (restored from an export, say).
+    const { operationStartedAt: _started, ...status } = detaching.status;
+    h.store.putRaw({ ...detaching, status });
+    const describes = h.ebs.calls.DescribeVolumes;
+    const states: string[] = [];
+    for (let hour = 0; hour < 7; hour++) {
+      for (let minute = 0; minute < 60; minute++) await h.settle(60_000, 10_000);
+      states.push((await h.store.get(attachmentKey('data-1')))!.status.state);
+    }
+    // Looks that grow to one a minute or two (about 200 in 6 hours), not one every few seconds; given up on at 6 hours.
+    expect(h.ebs.calls.DescribeVolumes - describes).toBeLessThan(300);
+    expect(states.slice(0, 6)).toEqual(Array(6).fill('detaching'));
+    expect(h.ebs.calls.DetachVolume).toBe(2);
+  });
+
   it("the system's own claims are not taken for ones written outside it", async () => {
     const h = harness();
     await h.store.create(newVolume('data-1'));
