@@ -2693,6 +2693,10 @@ export class Executor {
     // A dying volume still attached elsewhere waits for its own check (it may be attached to instances no record knows).
     if (volume.life === 'dying' && current.state !== 'available') return false;
     const changes = this.observedChanges(volume, current, now);
+    // A look for an attachment is no step of the volume's own operation: a run of its failed
+    // attempts (a ModifyVolume EC2 keeps failing, its retry due) stays, state aside, so the budget still ends it.
+    const seen = changes.status as Status<VolumeState>;
+    if (volume.status.attempts > 0 && seen.code === undefined) changes.status = { ...volume.status, state: seen.state, updatedAt: seen.updatedAt };
     if (!changesSomething(volume, changes)) return true;
     const key: RecordKey = { kind: 'volume', volumeId: volume.volumeId };
     try {

@@ -3,10 +3,10 @@
  * is followed, and when the modifications EC2 failed stop counting (a retry, the spec put back).
  */
 import { describe, expect, it } from 'vitest';
-import type { VolumeRecord } from '../../lib/domain/records.js';
+import type { AttachmentRecord, VolumeRecord } from '../../lib/domain/records.js';
 import { VolumeService } from '../../lib/api/service.js';
 import { ProviderError } from '../../lib/engine/ports.js';
-import { harness, iopsModification, newVolume, START, volumeKey, volumeOf } from './engine-fixtures.js';
+import { attachmentKey, harness, iopsModification, newAttachment, newVolume, START, volumeKey, volumeOf } from './engine-fixtures.js';
 
 const KEY = volumeKey('data-1');
 const MINUTE = 60_000;
@@ -143,5 +143,31 @@ describe('failed modifications counted toward a target the client then gives up 
     for (let i = 0; i < 6 * 60 && (await volumeOf(h)).observed?.sizeGiB !== 20 && (await volumeOf(h)).status.state !== 'error'; i++) await run(h, MINUTE);
     expect(h.ebs.calls.ModifyVolume - modifies).toBe(4);
     expect(await volumeOf(h)).toMatchObject({ status: { state: 'available' }, observed: { sizeGiB: 20 }, observedGeneration: 4 });
+  });
+});
+
+describe('a modification whose ModifyVolume EC2 keeps failing (an internal error) while the volume is attached and detached in turn', () => {
+  it('ends in error at the attempt budget: the looks of its attachments, which bring in-use / available in line, do not start its attempts over', async () => {
+    const h = harness();
+    await h.store.create(newVolume('data-1'));
+    await run(h, 10_000, 1000);
+    let modifies = 0;
+    h.ebs.modifyVolume = async () => {
+      modifies++;
+      throw new ProviderError('transient', 'InternalError', 'An internal error has occurred');
+    };
+    const volume = await volumeOf(h);
+    await h.store.update<VolumeRecord>(KEY, { spec: { ...volume.spec, sizeGiB: 20 }, generation: 2 });
+    const states = new Set<string>();
+    for (let i = 0; i < 20 && (await volumeOf(h)).status.state !== 'error'; i++) {
+      await h.store.create(newAttachment('data-1'));
+      await run(h, 30_000, 1000);
+      states.add((await volumeOf(h)).status.state);
+      await h.store.update<AttachmentRecord>(attachmentKey('data-1'), { life: 'dying' });
+      await run(h, 30_000, 1000);
+    }
+    expect(states).toContain('in-use');
+    expect((await volumeOf(h)).status).toMatchObject({ state: 'error', code: 'InternalError', attempts: 8 });
+    expect(modifies).toBe(8);
   });
 });
