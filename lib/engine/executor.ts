@@ -1742,8 +1742,8 @@ export class Executor {
 
   /**
    * The volume as this batch's DescribeVolumes saw it, before a call that changes it; undefined,
-   * with the item's result set, when the describe failed, the volume is gone from EC2, or EC2
-   * reports it in state `error` (as a check of it would say).
+   * with the item's result set, when the describe failed, the volume is gone from EC2 (or being
+   * deleted), or EC2 reports it in state `error` (as a check of it would say).
    */
   private describedVolume(item: Item, now: number, volumes: Map<string, ProviderVolume> | ClassifiedError): ProviderVolume | undefined {
     const volume = item.record as VolumeRecord;
@@ -1751,7 +1751,9 @@ export class Executor {
       item.result = this.volumeFailure(volume, now, volumes);
       return undefined;
     }
-    const current = volumes.get(volume.ebsVolumeId!);
+    const listed = volumes.get(volume.ebsVolumeId!);
+    // One EC2 is deleting (deleted outside) is as gone as one it no longer lists, as for a check (`checkVolume`).
+    const current = listed?.state === 'deleting' || listed?.state === 'deleted' ? undefined : listed;
     if (!current) item.result = this.volumeVanished(volume, 'observed-deleted', now);
     const ownership = this.volumeOwnership(volume, volumes);
     if (ownership.kind === 'another') {

@@ -193,6 +193,25 @@ describe('volume transitions through the engine', () => {
     expect(h.ebs.calls.CreateVolume).toBe(1);
   });
 
+  it.each([
+    ['grown', (spec: VolumeRecord['spec']) => ({ ...spec, sizeGiB: 20 })],
+    ['retagged', (spec: VolumeRecord['spec']) => ({ ...spec, tags: { team: 'data' } })],
+  ] as const)('available --observed-deleted--> error: a volume EC2 is deleting (deleted outside) %s is InvalidVolume.NotFound, as its check says, with no ModifyVolume or CreateTags', async (_change, changed) => {
+    const h = harness({ ebsTimings: { delete: 10 * MINUTE } });
+    await h.store.create(newVolume('data-1'));
+    await run(h, 10_000);
+    const volume = await volumeOf(h);
+    const ebsVolumeId = volume.ebsVolumeId!;
+    await h.ebs.deleteVolume(ebsVolumeId);
+    await h.store.update<VolumeRecord>(volumeKey('data-1'), { spec: changed(volume.spec), generation: 2 });
+    await run(h, 30_000);
+    expect(h.ebs.volume(ebsVolumeId)?.state).toBe('deleting');
+    const after = await volumeOf(h);
+    expect(after.status).toMatchObject({ state: 'error', code: 'InvalidVolume.NotFound', message: `volume ${ebsVolumeId} no longer exists in EC2; a retry creates a new, empty volume` });
+    expect(after.ebsVolumeId).toBeUndefined();
+    expect(h.ebs.calls.ModifyVolume + h.ebs.calls.CreateTags).toBe(0);
+  });
+
   describe('creating --removed-uncreated--> deleted', () => {
     /** Volume data-1 whose CreateVolume EC2 turned down: still creating, waiting for its next attempt, nothing in EC2. */
     async function refused(): Promise<Harness> {
