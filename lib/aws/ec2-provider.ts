@@ -108,7 +108,7 @@ export function toProviderInstance(instance: Instance): ProviderInstance {
 function toProviderModification(modification: VolumeModification): ProviderModification {
   return {
     ebsVolumeId: modification.VolumeId ?? '',
-    state: (modification.ModificationState ?? 'modifying') as ModificationState,
+    state: modification.ModificationState as ModificationState,
     ...(modification.TargetSize === undefined ? {} : { targetSizeGiB: modification.TargetSize }),
     ...(modification.TargetVolumeType === undefined ? {} : { targetVolumeType: modification.TargetVolumeType as VolumeType }),
     ...(modification.TargetIops === undefined ? {} : { targetIops: modification.TargetIops }),
@@ -193,7 +193,8 @@ export class Ec2VolumeProvider implements VolumeProvider {
         );
         for (const modification of page.VolumesModifications ?? []) {
           const id = modification.VolumeId;
-          if (id === undefined) continue;
+          // No state: the volume was never modified (EC2 leaves the state null then), so nothing is under way.
+          if (id === undefined || modification.ModificationState === undefined) continue;
           const seen = latest.get(id);
           if (seen === undefined || (modification.StartTime?.getTime() ?? 0) >= (seen.StartTime?.getTime() ?? 0)) {
             latest.set(id, modification);

@@ -205,6 +205,17 @@ describe('Ec2VolumeProvider (against recorded EC2 behaviour)', () => {
     ]);
   });
 
+  it('reports no modification for a volume EC2 lists with no modification state (never modified), not one under way', async () => {
+    ec2.on(DescribeVolumesModificationsCommand).resolves({
+      VolumesModifications: [
+        { VolumeId: 'vol-1' },
+        { VolumeId: 'vol-2', ModificationState: 'completed', TargetSize: 20, StartTime: new Date('2026-01-01T00:00:00Z') },
+      ],
+    });
+    const modifications = await provider().describeVolumeModifications(['vol-1', 'vol-2']);
+    expect(modifications).toEqual([{ ebsVolumeId: 'vol-2', state: 'completed', targetSizeGiB: 20, startedAt: Date.parse('2026-01-01T00:00:00Z') }]);
+  });
+
   // moto checks neither the AZ nor device names; EC2 does, with these errors.
   it('classifies attach failures EC2 reports and moto does not', async () => {
     ec2
