@@ -78,7 +78,7 @@ import {
   unchangedSince,
 } from './ports.js';
 import { TokenBucket } from './rate-limiter.js';
-import { RECORD_TOO_LARGE_LOG, writeRejection } from './rejection.js';
+import { claimBeyondLease, RECORD_TOO_LARGE_LOG, writeRejection } from './rejection.js';
 import { alignedCheckAtMs, backoffDelaySeconds, budgetSpent, checkQueueDelay, progressDelaySeconds, queueDelay, throttleDelaySeconds } from './schedule.js';
 import {
   attemptStatus,
@@ -482,15 +482,24 @@ export class Executor {
     // is an attachment whose volume record does not: it is not a removed one.
     const byId = new Map<string, ProvisionerRecord>();
     const invalidIds = new Map<string, { raw: ProvisionerRecord; reasons: string }>();
+    // A record under a claim no executor wrote (by hand, ending beyond the lease) is rejected as the
+    // watcher rejects it, instead of being waited for until the claim ends; its attachments read it as it is.
+    const bogusClaims = new Map<string, { raw: ProvisionerRecord; reasons: string }>();
+    const now = this.deps.clock.now();
     for (const raw of records) {
       const parsed = parseRecord(raw);
-      if (parsed.ok) byId.set(keyString(keyOf(parsed.value)), parsed.value);
-      else invalidIds.set(keyString(keyOf(raw)), { raw, reasons: describeValidationIssues(parsed.issues) });
+      if (!parsed.ok) {
+        invalidIds.set(keyString(keyOf(raw)), { raw, reasons: describeValidationIssues(parsed.issues) });
+        continue;
+      }
+      byId.set(keyString(keyOf(parsed.value)), parsed.value);
+      const bogusClaim = claimBeyondLease(parsed.value, now, this.config.claimLeaseMs);
+      if (bogusClaim) bogusClaims.set(keyString(keyOf(raw)), { raw, reasons: bogusClaim });
     }
     for (const item of items) {
-      item.record = byId.get(item.id);
+      item.rejected = invalidIds.get(item.id) ?? bogusClaims.get(item.id);
+      item.record = item.rejected ? undefined : byId.get(item.id);
       item.readState = item.record?.status.state;
-      item.rejected = invalidIds.get(item.id);
       if (item.rejected) item.invalid = 'record';
       if (item.key.kind === 'attachment') {
         const volumeId = keyString({ kind: 'volume', volumeId: item.key.volumeId });

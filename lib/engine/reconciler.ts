@@ -9,7 +9,7 @@ import { describeValidationIssues, managedTagsOf, parseRecord, tagChanges } from
 import { METRICS, OWNERSHIP_TAGS, RECONCILER } from '../settings.js';
 import { RATE_BUCKET_OF, resolveEngineConfig, type EngineConfig, type RateBucket } from './config.js';
 import { createUnanswered, firstActionOf, givenUpWithDevice, planAttachment, planVolume, UNDER_WAY_STATES, type Decision } from './planner.js';
-import { rejectionStands } from './rejection.js';
+import { claimBeyondLease, rejectionStands } from './rejection.js';
 import { SPEC_REJECTED_CODE, VOLUME_RECORD_REMOVED_CODE } from './status.js';
 import { ownedByAnotherRecord, type ExecutorDeps } from './executor.js';
 import { errorMessage } from './errors.js';
@@ -249,8 +249,12 @@ export class Reconciler {
     const unrejected: ProvisionerRecord[] = [];
     for (const raw of items) {
       const parsed = parseRecord(raw);
-      if (parsed.ok) records.push(parsed.value);
-      else {
+      if (parsed.ok) {
+        records.push(parsed.value);
+        // A claim no executor wrote keeps every one off the record: the watcher rejects it, and so does the executor then.
+        const bogusClaim = claimBeyondLease(parsed.value, this.deps.clock.now(), this.config.claimLeaseMs);
+        if (bogusClaim && !rejectionStands(raw, bogusClaim)) unrejected.push(raw);
+      } else {
         report.invalid++;
         // Its status does not say why (the watcher's change lost on the way): the executor writes it.
         if (!rejectionStands(raw, describeValidationIssues(parsed.issues))) unrejected.push(raw);

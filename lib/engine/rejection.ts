@@ -1,6 +1,7 @@
 /**
- * The rejection of a record that is not valid (written straight into the table): status `error`,
- * code `InvalidRecord`, with the reasons, until its client puts it right. The watcher writes it
+ * The rejection of a record that is not valid (written straight into the table), or whose claim
+ * no executor wrote (`claimBeyondLease`): status `error`, code `InvalidRecord`, with the reasons,
+ * until its client puts it right. The watcher writes it
  * when a change brings the record; the executor when the reconciler finds an invalid record
  * without it (its change lost on the way), so every invalid record says why in the end.
  */
@@ -21,6 +22,19 @@ export interface RejectionDeps {
 
 function field(image: unknown, name: string): unknown {
   return image && typeof image === 'object' ? (image as Record<string, unknown>)[name] : undefined;
+}
+
+/**
+ * Why a record's claim cannot be one the system took: it ends more than twice the lease
+ * (`claimLeaseMs`) after `nowMs`, where every claim the system writes ends one lease after it was
+ * taken. Written straight into the table, such a claim would keep every executor off the record
+ * for as long as it says (years, if it says so), the record left as it is without a word.
+ */
+export function claimBeyondLease(record: ProvisionerRecord, nowMs: number, leaseMs: number): string | undefined {
+  const expiresAt = record.claim?.expiresAt;
+  if (expiresAt === undefined || expiresAt <= nowMs + 2 * leaseMs) return undefined;
+  const ends = Math.abs(expiresAt) <= 8.64e15 ? new Date(expiresAt).toISOString() : String(expiresAt);
+  return `claim.expiresAt: ends at ${ends}, beyond the ${leaseMs / 1000} s lease the system takes: claims are the system's to write; remove it`;
 }
 
 /** Whether the record as the table holds it (`current`) already carries the rejection for `reasons`. */

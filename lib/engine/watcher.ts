@@ -30,7 +30,7 @@ import {
   waitsForVolumeInUse,
   type Decision,
 } from './planner.js';
-import { RECORD_TOO_LARGE_LOG, writeRejection } from './rejection.js';
+import { claimBeyondLease, RECORD_TOO_LARGE_LOG, writeRejection } from './rejection.js';
 import { INVALID_RECORD_CODE, retryRequested } from './status.js';
 import { changesWithoutCall, markAttachmentsDying, VOLUME_RECORD_REMOVED_LOG } from './without-call.js';
 import {
@@ -124,19 +124,6 @@ function ebsVolumeReplaced(change: RecordChange): boolean {
  */
 function putRightInTable(change: RecordChange): boolean {
   return change.newRecord !== undefined && field(field(change.newRecord, 'status'), 'code') === INVALID_RECORD_CODE && parseRecord(change.newRecord).ok;
-}
-
-/**
- * Why a record's claim cannot be one the system took: it ends more than twice the lease
- * (`claimLeaseMs`) after `nowMs`, where every claim the system writes ends one lease after it was
- * taken. Written straight into the table, such a claim would keep every executor off the record
- * for as long as it says (years, if it says so), the record left as it is without a word.
- */
-function claimBeyondLease(record: ProvisionerRecord, nowMs: number, leaseMs: number): string | undefined {
-  const expiresAt = record.claim?.expiresAt;
-  if (expiresAt === undefined || expiresAt <= nowMs + 2 * leaseMs) return undefined;
-  const ends = Math.abs(expiresAt) <= 8.64e15 ? new Date(expiresAt).toISOString() : String(expiresAt);
-  return `claim.expiresAt: ends at ${ends}, beyond the ${leaseMs / 1000} s lease the system takes: claims are the system's to write; remove it`;
 }
 
 function clientChanged(change: RecordChange): boolean {

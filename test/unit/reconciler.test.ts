@@ -365,6 +365,24 @@ describe('Reconciler', () => {
     expect(await env.reconciler.run()).toMatchObject({ scanned: 1, invalid: 1, requeued: [] });
   });
 
+  it('a record whose claim ends beyond the lease (written by hand) and whose status does not say why is looked at once; the executor writes why instead of waiting for the claim, with no EC2 call', async () => {
+    const env = setup();
+    const at = new Date(env.clock.now()).toISOString();
+    const claim = { owner: 'someone', expiresAt: env.clock.now() + 365 * 24 * 60 * MINUTE };
+    env.store.putRaw(volume('held', at, { claim }));
+    const first = await env.reconciler.run();
+    expect(first.requeued).toEqual([{ key: 'volume/held', reason: 'invalid, and its status does not say why' }]);
+    const ec2Calls = () => Object.values(env.ebs.calls).reduce((sum, count) => sum + count, 0);
+    const beforeExecutor = ec2Calls();
+    await drain(env);
+    expect(await env.store.get(volumeKey('held'))).toMatchObject({ claim, status: { state: 'error', code: 'InvalidRecord', message: expect.stringMatching(/^claim\.expiresAt: /) } });
+    // Not sent back every 15 minutes for as long as the claim says.
+    expect(env.queue.nextVisibleAt()).toBeUndefined();
+    expect(ec2Calls()).toBe(beforeExecutor);
+    await env.clock.advance(RECONCILER.intervalMinutes * MINUTE);
+    expect((await env.reconciler.run()).requeued).toEqual([]);
+  });
+
   it.each([
     ['too large to take its rejection', new ItemTooLargeError('volume/bad: Item size has exceeded the maximum allowed size'), RECORD_TOO_LARGE_LOG],
     ['whose rejection the table failed to write', new Error('ProvisionedThroughputExceededException'), 'could not write the rejection of an invalid record; the reconciler looks at it again'],
