@@ -78,7 +78,9 @@ async function observe(client: ApiClient, target: WaitTarget): Promise<Observati
   try {
     volume = (await client.getVolume(target.volumeId)).body;
   } catch (error) {
-    if (error instanceof ApiError && error.status === 404) {
+    // Only the API's not-found says the record is gone: a 404 for a route it does not know
+    // (an endpoint with a wrong path) is an error, not a record deleted.
+    if (error instanceof ApiError && error.problem?.type === problemType('not-found')) {
       const state = target.instanceId === undefined ? 'deleted' : 'detached';
       return { state, text: `${subject(target)}: ${state} (record removed)`, settled: true, missing: `volume ${target.volumeId}` };
     }

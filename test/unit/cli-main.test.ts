@@ -507,6 +507,14 @@ describe('CLI against the API over HTTP', () => {
       expect((await cli('wait', 'data-0l', '--state', 'deleted')).code).toBe(EXIT.ok);
     });
 
+    it('does not take a route the API does not know (an endpoint with a wrong path) for a removed record: a 404 other than not-found is an error', async () => {
+      await cli('volumes', 'create', '--az', 'us-east-1a', '--size', '20', '--id', 'data-01');
+      const run = await cli('--endpoint', `${server.url}/v1`, 'wait', 'data-01', '--state', 'deleted');
+      expect(run.code).toBe(EXIT.failed);
+      expect(run.stderr).toContain('error: 404 No such route');
+      expect(run.stderr).not.toContain('deleted');
+    });
+
     it('fails at once when the volume is removed while another state is wanted', async () => {
       await cli('volumes', 'create', '--az', 'us-east-1a', '--size', '20', '--id', 'data-01');
       clock.onSleep = async () => store.remove(volumeKey('data-01'));
