@@ -1607,7 +1607,11 @@ export class Executor {
         item.result = {
           outcome: 'in-progress',
           latencyMs: outcome.latencyMs,
-          changes: { status: successStatus(attachment.status, started, now, force ? 'detaching (forced)' : 'detaching', true) },
+          changes: {
+            status: successStatus(attachment.status, started, now, force ? 'detaching (forced)' : 'detaching', true),
+            // A forced call recorded for an earlier detach (the record set back to alive since) is not this detach's: forcing it later sends one.
+            ...(!force && attachment.forceDetachSentAt !== undefined ? { forceDetachSentAt: null } : {}),
+          },
         };
         return;
       }

@@ -1530,6 +1530,23 @@ describe('executor: forced detach', () => {
     expect(await h.store.get(attachmentKey('data-1'))).toBeUndefined();
   });
 
+  it('a plain detach stuck and then forced gets its forced call though a forced call of an earlier detach (the record set back to alive since) is recorded', async () => {
+    const h = harness();
+    const ebsVolumeId = await busyAttachedVolume(h, 'data-1');
+    // Left by a forced detach whose answer was lost, before the record was set back to alive in the table and attached again.
+    await h.store.update<AttachmentRecord>(attachmentKey('data-1'), { forceDetachSentAt: new Date(h.clock.now() - 3_600_000).toISOString() });
+    const { executor, detaches } = executorRecordingDetaches(h);
+    await h.store.update<AttachmentRecord>(attachmentKey('data-1'), { life: 'dying' });
+    await runFor(h, executor, 10 * 60_000);
+    expect(detaches).toEqual([{ ebsVolumeId, instanceId: INSTANCE }]);
+    expect((await attachmentOf(h, 'data-1')).status.state).toBe('detaching');
+
+    await h.store.update<AttachmentRecord>(attachmentKey('data-1'), { forceDetach: true });
+    await runFor(h, executor, 60_000);
+    expect(detaches.map((d) => d.force === true)).toEqual([false, true]);
+    expect(await h.store.get(attachmentKey('data-1'))).toBeUndefined();
+  });
+
   it('a forced call EC2 refused for certain is sent again at its retry', async () => {
     const h = harness();
     await busyAttachedVolume(h, 'data-1');
