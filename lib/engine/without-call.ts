@@ -3,7 +3,7 @@
  * `volume-record-removed`, `cooldown`, `none`) writes, one rule for the watcher and the executor:
  * each writes it conditionally on the record's version and queues what it queues itself.
  */
-import type { ProvisionerRecord, RecordKey, Status, VolumeRecord } from '../domain/records.js';
+import type { AttachmentRecord, ProvisionerRecord, RecordKey, Status, VolumeRecord } from '../domain/records.js';
 import { futureStartsAsNow, modificationStartInFuture } from './modification-window.js';
 import { modificationNeeded, type Decision } from './planner.js';
 import { ConditionFailedError, type RecordChanges, type RecordStore } from './ports.js';
@@ -65,13 +65,14 @@ function statusFor(record: ProvisionerRecord, decision: DecisionWithoutCall, now
 
 /**
  * A dying volume's cascade: its live attachments become dying (one already dying is left as it
- * is). Nothing is queued here: each attachment's own change comes back through the stream and the
- * watcher plans its detach from there, once.
+ * is), their detaches not forced: a `forceDetach` written while alive goes, as with a plain delete
+ * of the attachment. Nothing is queued here: each attachment's own change comes back through the
+ * stream and the watcher plans its detach from there, once.
  */
 export async function markAttachmentsDying(store: RecordStore, attachments: readonly RecordKey[]): Promise<void> {
   for (const key of attachments) {
     try {
-      await store.update(key, { life: 'dying' }, { life: 'alive' });
+      await store.update<AttachmentRecord>(key, { life: 'dying', forceDetach: null }, { life: 'alive' });
     } catch (error) {
       if (!(error instanceof ConditionFailedError)) throw error;
     }

@@ -1547,6 +1547,19 @@ describe('executor: forced detach', () => {
     expect(await h.store.get(attachmentKey('data-1'))).toBeUndefined();
   });
 
+  it("a volume's delete does not force the detach of a live attachment carrying forceDetach (written into the table while alive): it is dropped", async () => {
+    const h = harness();
+    const ebsVolumeId = await busyAttachedVolume(h, 'data-1');
+    await h.store.update<AttachmentRecord>(attachmentKey('data-1'), { forceDetach: true });
+    const { executor, detaches } = executorRecordingDetaches(h);
+    await h.store.update<VolumeRecord>({ kind: 'volume', volumeId: 'data-1' }, { life: 'dying' });
+    await runFor(h, executor, 5 * 60_000);
+    expect(detaches).toEqual([{ ebsVolumeId, instanceId: INSTANCE }]);
+    const attachment = await attachmentOf(h, 'data-1');
+    expect(attachment).toMatchObject({ life: 'dying', status: { state: 'detaching' } });
+    expect(attachment).not.toHaveProperty('forceDetach');
+  });
+
   it('a forced call EC2 refused for certain is sent again at its retry', async () => {
     const h = harness();
     await busyAttachedVolume(h, 'data-1');
