@@ -244,6 +244,14 @@ export function keyOf(record: ProvisionerRecord): RecordKey {
     : { kind: 'attachment', volumeId: record.volumeId, instanceId: record.instanceId };
 }
 
+/**
+ * Whether every id of `key` is non-empty, as an operation message's key must be: an item written
+ * into the table with a bare sort key (`ATTACHMENT#`) names a record no message can carry.
+ */
+export function keyNamesRecord(key: RecordKey): boolean {
+  return key.volumeId !== '' && (key.kind !== 'attachment' || key.instanceId !== '');
+}
+
 /** Stable string form of a key, usable as a map key and in logs: `volume/v1`, `attachment/v1/i-0abc`. */
 export function keyString(key: RecordKey): string {
   return key.kind === 'volume' ? `volume/${key.volumeId}` : `attachment/${key.volumeId}/${key.instanceId}`;

@@ -4,7 +4,7 @@
  * It never acts on EC2 itself: it enqueues checks for the executor and reports leaks.
  */
 import { provisionedPerformance } from '../domain/ebs-limits.js';
-import { keyOf, keyString, type AttachmentRecord, type ProvisionerRecord, type VolumeRecord } from '../domain/records.js';
+import { keyNamesRecord, keyOf, keyString, type AttachmentRecord, type ProvisionerRecord, type VolumeRecord } from '../domain/records.js';
 import { describeValidationIssues, managedTagsOf, parseRecord, tagChanges } from '../domain/validation.js';
 import { METRICS, OWNERSHIP_TAGS, RECONCILER } from '../settings.js';
 import { RATE_BUCKET_OF, resolveEngineConfig, type EngineConfig, type RateBucket } from './config.js';
@@ -271,7 +271,7 @@ export class Reconciler {
     }
     await this.readVolumesOfAttachments(records, volumesByRecord, invalidVolumes);
     const judged = records.filter((record) => record.kind !== 'attachment' || !invalidVolumes.has(record.volumeId));
-    const requeue = [...(await this.pageRequeues(judged, volumesByRecord, attachmentsByVolume, inLine)), ...unrejected.map((raw) => nudge(raw, 'invalid, and its status does not say why'))];
+    const requeue = [...(await this.pageRequeues(judged, volumesByRecord, attachmentsByVolume, inLine)), ...unrejected.filter((raw) => keyNamesRecord(keyOf(raw))).map((raw) => nudge(raw, 'invalid, and its status does not say why'))];
     if (requeue.length > 0) {
       await this.deps.queue.send(requeue.map(({ operation }) => operation));
       report.requeued.push(...requeue.map(({ key, reason }) => ({ key, reason })));

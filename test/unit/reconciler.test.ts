@@ -402,6 +402,13 @@ describe('Reconciler', () => {
     expect((await env.reconciler.run()).requeued).toEqual([{ key: 'volume/bad', reason: 'invalid, and its status does not say why' }]);
   });
 
+  it('does not send a look for an invalid record whose key names an empty id: no message can carry it, and one sent every pass would be dropped every time', async () => {
+    const env = setup();
+    env.store.putRaw({ ...newAttachment('data-1'), instanceId: '' });
+    const report = await env.reconciler.run();
+    expect(report).toMatchObject({ scanned: 1, invalid: 1, requeued: [] });
+  });
+
   it('leaves alone the attachments of an invalid volume record: they are not taken for those of a removed one', async () => {
     const env = setup();
     const at = new Date(env.clock.now() - 60 * MINUTE).toISOString();
