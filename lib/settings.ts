@@ -115,7 +115,7 @@ export const METRICS = {
   operations: 'Operations',
   /** EC2 call latency per operation, milliseconds; dimension `operation`. */
   latency: 'OperationLatency',
-  /** Operations that ended in a terminal error; no dimensions, so one alarm covers all. */
+  /** Operations that ended in a terminal error, counted once their error status is written; no dimensions, so one alarm covers all. */
   failed: 'OperationsFailed',
   /**
    * Volumes carrying this deployment's ownership tag that no record owns; reported by a reconciler

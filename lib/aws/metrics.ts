@@ -31,7 +31,7 @@ export class EmfMetrics implements Metrics {
    * `Operations` (count; dimensions operation, outcome) and `OperationLatency` (ms; dimension
    * operation) are emitted at once, each in its own EMF document, since their dimension sets
    * differ per call. A failed outcome adds nothing to `OperationsFailed`: the engine counts that
-   * itself (`count`), once per failure.
+   * itself (`count`), once per error status it writes.
    */
   operation(event: { operation: OperationKind; outcome: OperationOutcome; latencyMs?: number }): void {
     this.single()

@@ -2386,7 +2386,6 @@ export class Executor {
    */
   private volumeVanished(volume: VolumeRecord, event: VolumeEvent, now: number): Result {
     const state = nextVolumeState(volume.status.state, event);
-    this.deps.metrics.count(METRICS.failed);
     const status = failureStatus(volume.status, state, now, {
       code: 'InvalidVolume.NotFound',
       message:
@@ -2400,7 +2399,6 @@ export class Executor {
 
   private volumeTerminal(volume: VolumeRecord, now: number, code: string, message: string): Result {
     const state = volume.status.state === 'error' ? 'error' : nextVolumeState(volume.status.state, 'failed');
-    this.deps.metrics.count(METRICS.failed);
     return { outcome: 'failed', changes: { status: failureStatus(volume.status, state, now, { code, message, attempts: volume.status.attempts + 1 }) } };
   }
 
@@ -2423,7 +2421,6 @@ export class Executor {
    */
   private attachmentTerminal(attachment: AttachmentRecord, now: number, code: string, message: string, notAttached = false): Result {
     const state = attachment.status.state === 'error' ? 'error' : nextAttachmentState(attachment.status.state, 'failed');
-    this.deps.metrics.count(METRICS.failed);
     const attempts = attachment.status.attempts + 1;
     const device = notAttached ? { device: null } : {};
     if (attachment.life !== 'dying') {
@@ -2594,6 +2591,7 @@ export class Executor {
         const before = item.record!;
         const written = await this.deps.store.update(item.key, { ...result.changes, claim: null }, condition);
         item.record = written;
+        this.countFailure(result);
         const next = this.followUp(item, before, written, result, now);
         if (next) followUps.push({ item, operation: next });
       } else {
@@ -2619,6 +2617,14 @@ export class Executor {
       this.deps.log.error('status write failed', { key: item.id, op, error: errorMessage(error) });
       item.infraFailed = true;
     }
+  }
+
+  /**
+   * OperationsFailed, once the error status is written: a write refused (the record deleted or
+   * changed meanwhile) or lost and retried leaves no record in error, or counts it on the retry.
+   */
+  private countFailure(result: Result): void {
+    if (result.outcome === 'failed') this.deps.metrics.count(METRICS.failed);
   }
 
   private async releaseOrLetLapse(item: Item, owner: string): Promise<void> {
@@ -2649,6 +2655,7 @@ export class Executor {
         if (result.changes && changesSomething(record, result.changes)) {
           current = await this.deps.store.update(item.key, result.changes as RecordChanges, condition);
           item.record = current;
+          this.countFailure(result);
         }
         // A look (the reconciler's, the watcher's) at an operation still under way leaves the checking to the operation's own chain.
         const next = item.nudgeOnly && result.outcome === 'in-progress' ? undefined : this.followUp(item, record, current, result, now);

@@ -705,6 +705,43 @@ describe('executor: failures', () => {
     expect(h.metrics.counter('OperationsFailed')).toBe(1);
   });
 
+  it('OperationsFailed counts the error statuses written: none for a record deleted during the failed call, one for a failure whose first status write was lost and retried', async () => {
+    const h = harness();
+    await h.store.create(newVolume('data-1'));
+    const provider: VolumeProvider = Object.create(h.ebs);
+    provider.createVolume = async (request) => {
+      await h.store.remove(volumeKey('data-1'));
+      return h.ebs.createVolume(request);
+    };
+    const executor = new Executor({ store: h.store, queue: h.queue, provider, clock: h.clock, metrics: h.metrics, log: silentLog });
+    h.ebs.failNext('CreateVolume', new ProviderError('invalid-request', 'InvalidParameterValue', 'bad iops'));
+    expect((await executor.run(h.batchOf(h.op('create-volume', volumeKey('data-1'))))).failedMessageIds).toEqual([]);
+    expect(await h.store.get(volumeKey('data-1'))).toBeUndefined();
+    expect(h.metrics.counter('OperationsFailed')).toBe(0);
+
+    await h.store.create(newVolume('data-2'));
+    h.ebs.failNext('CreateVolume', new ProviderError('invalid-request', 'InvalidParameterValue', 'bad iops'), 2);
+    let calls = 0;
+    const failing: VolumeProvider = Object.create(h.ebs);
+    failing.createVolume = async (request) => {
+      try {
+        return await h.ebs.createVolume(request);
+      } finally {
+        // The status write after the first call fails: the message comes back and the call is made again.
+        if (++calls === 1) h.store.failNext('update', new Error('DynamoDB unavailable'));
+      }
+    };
+    const retrying = new Executor({ store: h.store, queue: h.queue, provider: failing, clock: h.clock, metrics: h.metrics, log: silentLog });
+    const batch = h.batchOf(h.op('create-volume', volumeKey('data-2')));
+    expect((await retrying.run(batch)).failedMessageIds).toEqual([batch[0]!.messageId]);
+    expect(h.metrics.counter('OperationsFailed')).toBe(0);
+    // The claim the lost write would have let go ends with its lease.
+    await h.clock.advance(DEFAULT_ENGINE_CONFIG.claimLeaseMs + 1000);
+    expect((await retrying.run(h.batchOf(h.op('create-volume', volumeKey('data-2'))))).failedMessageIds).toEqual([]);
+    expect((await volumeOf(h, 'data-2')).status).toMatchObject({ state: 'error', code: 'InvalidParameterValue' });
+    expect(h.metrics.counter('OperationsFailed')).toBe(1);
+  });
+
   it('an EC2 error message of any length goes into the status shortened to the message bound', async () => {
     const h = harness();
     await h.store.create(newVolume('data-1'));
