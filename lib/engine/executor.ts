@@ -225,6 +225,8 @@ interface Item {
   tokenOp?: OperationKind;
   /** Every copy was a look (`OperationMessage.nudge`: the reconciler's, or the watcher's): no chain of checks follows it. */
   nudgeOnly?: boolean;
+  /** A copy was an operation's own message (no look, no check): a client's change, say, which a retry's backoff does not hold back. */
+  ownMessage?: boolean;
   /** The operation starts the copies that were progress checks of a chain carried (`OperationMessage.chainOf`), looks left out. */
   chainOf?: string[];
   /** A copy that is no look and no check of a chain (an operation's message, a check the watcher or the executor sent once). */
@@ -435,6 +437,7 @@ export class Executor {
         const item: Item = { key: message.key, id, messageIds: [messageId], hint: message.op, ops: [message.op], dueAt: message.dueAt, latestDueAt: message.dueAt, tokenAt: message.tokenAt };
         if (receiveCount !== undefined) item.receiveCount = receiveCount;
         if (message.nudge) item.nudgeOnly = true;
+        if (ownMessage(message)) item.ownMessage = true;
         noteChain(item, message);
         if (message.dueAt !== undefined) item.latestOp = message.op;
         if (message.tokenAt !== undefined) item.tokenOp = message.op;
@@ -445,6 +448,7 @@ export class Executor {
       if (receiveCount !== undefined) existing.receiveCount = Math.max(existing.receiveCount ?? 0, receiveCount);
       if (!existing.ops.includes(message.op)) existing.ops.push(message.op);
       if (!message.nudge) delete existing.nudgeOnly;
+      if (ownMessage(message)) existing.ownMessage = true;
       noteChain(existing, message);
       // Act as soon as any of the copies is due, on the earliest token any of them holds.
       existing.dueAt = existing.dueAt === undefined || message.dueAt === undefined ? undefined : Math.min(existing.dueAt, message.dueAt);
@@ -606,6 +610,7 @@ export class Executor {
         continue;
       }
       item.decision = decision;
+      if (decision.type === 'operation' && this.retryNotDue(item, decision.op, now, followUps)) continue;
       if (decision.type === 'operation' && CHECK_OPERATIONS.has(decision.op)) {
         if (this.heldByOther(item, now, followUps) || this.checkNotDue(item, decision.op, now, followUps)) continue;
         item.observer = true;
@@ -718,6 +723,29 @@ export class Executor {
   }
 
   /**
+   * Whether a look (every copy a check or a nudge: an attachment's change, a pass of the
+   * reconciler) reached a record whose failed operation waits out its backoff
+   * (`status.nextAttemptAt`): the attempt, or the check that comes first (an attach that may have
+   * taken), is not made before that time, when the failed attempt's own message brings it, rather
+   * than as often as looks come. A client's change (the watcher sends it as the operation's own
+   * message) and a message holding a rate token act as before. A look delivered again (its
+   * invocation failed, perhaps before sending that message) comes back then.
+   */
+  private retryNotDue(item: Item, op: OperationKind, now: number, followUps: { item: Item; operation: QueuedOperation }[]): boolean {
+    const record = item.record!;
+    const status = record.status;
+    if (status.nextAttemptAt === undefined || status.code === MODIFICATION_COOLDOWN_CODE || item.ownMessage || item.tokenAt !== undefined) return false;
+    const atMs = Date.parse(status.nextAttemptAt);
+    if (!(atMs > now)) return false;
+    // A check the look asked of a record with no step of its own to take (`plan`: a volume at rest synced with EC2) is no part of the retry.
+    if (CHECK_OPERATIONS.has(op) && (record.kind === 'attachment' ? planAttachment(record, item.volume) : planVolume(record, item.attachments ?? [], now)).type !== 'operation') return false;
+    if ((item.receiveCount ?? 1) > 1) this.resend(item, 'next attempt not due yet', now, atMs, followUps);
+    else this.resendLaterCopy(item, now, atMs, followUps);
+    this.deps.metrics.operation({ operation: item.hint, outcome: 'skipped' });
+    return true;
+  }
+
+  /**
    * The attachments waiting for volumes that this batch's checks saw become available, as items
    * to process in the same invocation (`releasedByVolume`: an attach, or the check of one that kept
    * its device); the stream would bring them to the watcher a few seconds later, whose messages
@@ -744,7 +772,7 @@ export class Executor {
             const id = keyString(key);
             if (inBatch.has(id)) continue;
             inBatch.add(id);
-            released.push({ key, id, messageIds: [], hint: decision.op, ops: [decision.op], record: attachment, volume });
+            released.push({ key, id, messageIds: [], hint: decision.op, ops: [decision.op], ownMessage: true, record: attachment, volume });
           }
         } catch (error) {
           this.deps.log.warn('reading attachments of an available volume failed; the watcher releases them', { key: keyString(keyOf(volume)), error: errorMessage(error) });
@@ -2942,6 +2970,11 @@ function withChanges<R extends ProvisionerRecord>(record: R, changes: RecordChan
     else if (value !== undefined) written[field] = value;
   }
   return written as R;
+}
+
+/** Whether a copy is an operation's own message: no look (`OperationMessage.nudge`), no check. */
+function ownMessage(message: OperationMessage): boolean {
+  return !message.nudge && !CHECK_OPERATIONS.has(message.op);
 }
 
 /** Notes what chain, if any, a copy of the item's message belongs to (`Item.chainOf`, `Item.unchained`); a look belongs to none. */

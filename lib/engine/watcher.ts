@@ -402,6 +402,9 @@ export class Watcher {
       operations.push({ message: { op: 'check-volume', key: { kind: 'volume', volumeId }, reason: 'attachment removed' }, delaySeconds: 0 });
       return;
     }
+    const planned = operations.length;
     await this.apply(volume, decision, operations);
+    // A look (a check is one already), not the client's change: a retry of the volume's failed operation still waits for its time (`nextAttemptAt`).
+    for (const { message } of operations.slice(planned)) if (!CHECK_OPERATIONS.has(message.op)) message.nudge = true;
   }
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { AttachmentRecord, RecordKey, VolumeRecord } from '../../lib/domain/records.js';
 import { MAX_STATUS_MESSAGE_CHARS } from '../../lib/domain/status-message.js';
-import { ProviderError, type OperationKind, type ProviderVolume, type QueuedOperation, type RecordStore, type SharedRateBudget, type VolumeProvider } from '../../lib/engine/ports.js';
+import { ProviderError, type OperationKind, type OperationMessage, type ProviderVolume, type QueuedOperation, type RecordStore, type SharedRateBudget, type VolumeProvider } from '../../lib/engine/ports.js';
 import { Executor, createVolumeClientToken } from '../../lib/engine/executor.js';
 import { Reconciler } from '../../lib/engine/reconciler.js';
 import { OWNERSHIP_TAGS } from '../../lib/settings.js';
@@ -763,6 +763,106 @@ describe('executor: failures', () => {
     h.queue.failNextSend(new Error('SQS unavailable'));
     const again = h.batchOf(h.op('create-volume', volumeKey('data-1')));
     expect((await h.executor.run(again)).failedMessageIds).toEqual([again[0]!.messageId]);
+  });
+});
+
+/**
+ * Delivers what falls due one second at a time for `seconds`, with looks at `key` every second
+ * beside (`looks`: checks and nudges, as the watcher and the reconciler send them), while the
+ * failing EC2 calls are counted elsewhere: the next attempt each failure named, in order.
+ */
+async function retriedUnderLooks(h: ReturnType<typeof harness>, key: RecordKey, looks: OperationMessage[], seconds = 300): Promise<number[]> {
+  const due: number[] = [];
+  for (let second = 0; second < seconds; second++) {
+    await h.queue.send(looks.map((message) => ({ message, delaySeconds: 0 })));
+    await h.drain();
+    const next = (await h.store.get(key))?.status.nextAttemptAt;
+    if (next !== undefined && Date.parse(next) !== due.at(-1)) due.push(Date.parse(next));
+    await h.clock.advance(1000);
+  }
+  return due;
+}
+
+describe('executor: a failed operation looked at during its backoff', () => {
+  const internalError = () => new ProviderError('transient', 'InternalError', 'An internal error has occurred');
+
+  it('a CreateVolume EC2 keeps failing is tried again when each backoff ends, not at each look', async () => {
+    const h = harness();
+    const key = volumeKey('data-1');
+    await h.store.create(newVolume('data-1'));
+    const calls: number[] = [];
+    h.ebs.createVolume = async () => {
+      calls.push(h.clock.now());
+      throw internalError();
+    };
+    await h.executor.run(h.batchOf(h.op('create-volume', key)));
+    const due = await retriedUnderLooks(h, key, [h.op('check-volume', key), { ...h.op('create-volume', key), nudge: true }]);
+    expect((await volumeOf(h, 'data-1')).status).toMatchObject({ state: 'error', attempts: DEFAULT_ENGINE_CONFIG.maxAttempts });
+    expect(calls).toHaveLength(DEFAULT_ENGINE_CONFIG.maxAttempts);
+    expect(calls.slice(1)).toEqual(due.slice(0, calls.length - 1));
+  });
+
+  it('an AttachVolume EC2 keeps failing is tried again when each backoff ends, not at each look', async () => {
+    const h = harness();
+    const key = attachmentKey('data-1');
+    await availableVolume(h, 'data-1');
+    await h.store.create(newAttachment('data-1'));
+    const calls: number[] = [];
+    h.ebs.attachVolume = async () => {
+      calls.push(h.clock.now());
+      throw internalError();
+    };
+    await h.executor.run(h.batchOf(h.op('attach', key)));
+    const due = await retriedUnderLooks(h, key, [h.op('check-attachment', key), { ...h.op('attach', key), nudge: true }, h.op('check-volume', volumeKey('data-1'))]);
+    expect((await attachmentOf(h, 'data-1')).status).toMatchObject({ state: 'error', attempts: DEFAULT_ENGINE_CONFIG.maxAttempts });
+    expect(calls).toHaveLength(DEFAULT_ENGINE_CONFIG.maxAttempts);
+    expect(calls.slice(1)).toEqual(due.slice(0, calls.length - 1));
+  });
+
+  it('a DeleteVolume EC2 keeps failing is tried again when each backoff ends, not at each look', async () => {
+    const h = harness();
+    const key = volumeKey('data-1');
+    await availableVolume(h, 'data-1');
+    await h.store.update<VolumeRecord>(key, { life: 'dying' });
+    const calls: number[] = [];
+    h.ebs.deleteVolume = async () => {
+      calls.push(h.clock.now());
+      throw internalError();
+    };
+    await h.executor.run(h.batchOf(h.op('delete-volume', key)));
+    const due = await retriedUnderLooks(h, key, [h.op('check-volume', key), { ...h.op('delete-volume', key), nudge: true }]);
+    expect((await volumeOf(h, 'data-1')).status).toMatchObject({ state: 'error', attempts: DEFAULT_ENGINE_CONFIG.maxAttempts });
+    expect(calls).toHaveLength(DEFAULT_ENGINE_CONFIG.maxAttempts);
+    expect(calls.slice(1)).toEqual(due.slice(0, calls.length - 1));
+  });
+
+  it('a look at a volume left with nothing to do (the change that failed put back) still brings it in line with EC2 at once', async () => {
+    const h = harness();
+    const key = volumeKey('data-1');
+    await availableVolume(h, 'data-1');
+    const nextAttemptAt = new Date(h.clock.now() + 60_000).toISOString();
+    const at = new Date(h.clock.now()).toISOString();
+    await h.store.update<VolumeRecord>(key, { status: { state: 'available', code: 'InternalError', message: 'An internal error has occurred', attempts: 2, updatedAt: at, operationStartedAt: at, nextAttemptAt } });
+    const describes = h.ebs.calls.DescribeVolumes;
+    await h.executor.run(h.batchOf(h.op('check-volume', key)));
+    expect(h.ebs.calls.DescribeVolumes).toBe(describes + 1);
+    expect((await volumeOf(h, 'data-1')).status).toEqual({ state: 'available', attempts: 0, updatedAt: at });
+  });
+
+  it('a look delivered again, its invocation having failed, comes back when the backoff ends', async () => {
+    const h = harness();
+    const key = volumeKey('data-1');
+    await h.store.create(newVolume('data-1'));
+    h.ebs.failNext('CreateVolume', internalError());
+    await h.executor.run(h.batchOf(h.op('create-volume', key)));
+    h.queue.purge();
+    const due = Date.parse((await volumeOf(h, 'data-1')).status.nextAttemptAt!);
+    await h.executor.run([{ messageId: 'm-again', message: h.op('check-volume', key), receiveCount: 2 }]);
+    expect(h.ebs.calls.CreateVolume).toBe(1);
+    expect(h.queued()).toEqual([{ op: 'check-volume', key: 'data-1', delaySeconds: (due - h.clock.now()) / 1000 }]);
+    await h.settle(10_000);
+    expect(await volumeOf(h, 'data-1')).toMatchObject({ status: { state: 'available', attempts: 0 } });
+    expect(h.ebs.calls.CreateVolume).toBe(2);
   });
 });
 

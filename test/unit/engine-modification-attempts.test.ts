@@ -171,3 +171,57 @@ describe('a modification whose ModifyVolume EC2 keeps failing (an internal error
     expect(modifies).toBe(8);
   });
 });
+
+
+describe('a ModifyVolume EC2 keeps failing (an internal error) while its volume is attached and detached, and looked at', () => {
+  it('is tried again only when its backoff ends (`nextAttemptAt`): the looks that come sooner make no call', async () => {
+    const h = harness();
+    await h.store.create(newVolume('data-1'));
+    await run(h, 10_000, 1000);
+    const calls: number[] = [];
+    h.ebs.modifyVolume = async () => {
+      calls.push(h.clock.now());
+      throw new ProviderError('transient', 'InternalError', 'An internal error has occurred');
+    };
+    const volume = await volumeOf(h);
+    await h.store.update<VolumeRecord>(KEY, { spec: { ...volume.spec, sizeGiB: 20 }, generation: 2 });
+    // The next attempt each failure names, as the status shows it.
+    const due: number[] = [];
+    for (let second = 0; second < 300 && (await volumeOf(h)).status.state !== 'error'; second++) {
+      // An attachment made and removed in turn (the watcher's and the executor's looks at the volume), and the reconciler's look.
+      if (second % 20 === 0) await h.store.create(newAttachment('data-1'));
+      if (second % 20 === 10) await h.store.update<AttachmentRecord>(attachmentKey('data-1'), { life: 'dying' });
+      if (second % 7 === 0) await h.queue.send([{ message: { op: 'modify-volume', key: KEY, nudge: true }, delaySeconds: 0 }]);
+      await h.watch();
+      await h.drain();
+      const next = (await volumeOf(h)).status.nextAttemptAt;
+      if (next !== undefined && Date.parse(next) !== due.at(-1)) due.push(Date.parse(next));
+      await h.clock.advance(1000);
+    }
+    expect((await volumeOf(h)).status).toMatchObject({ state: 'error', code: 'InternalError', attempts: 8 });
+    expect(calls).toHaveLength(8);
+    // Each at the time the failure before it named (a second late when its attachment's check wrote the volume in the same batch).
+    expect(calls.slice(1).map((at, i) => (at - due[i]!) / 1000).filter((late) => late < 0 || late > 1)).toEqual([]);
+  });
+
+  it("a client's change of the spec during the backoff is acted on at once", async () => {
+    const h = harness();
+    await h.store.create(newVolume('data-1'));
+    await run(h, 10_000, 1000);
+    const sizes: number[] = [];
+    h.ebs.modifyVolume = async (request) => {
+      sizes.push(request.sizeGiB ?? 0);
+      throw new ProviderError('transient', 'InternalError', 'An internal error has occurred');
+    };
+    const volume = await volumeOf(h);
+    await h.store.update<VolumeRecord>(KEY, { spec: { ...volume.spec, sizeGiB: 20 }, generation: 2 });
+    await run(h, 30_000, 1000);
+    const waiting = await volumeOf(h);
+    expect(Date.parse(waiting.status.nextAttemptAt!)).toBeGreaterThan(h.clock.now() + 10_000);
+    const tried = sizes.length;
+    await h.store.update<VolumeRecord>(KEY, { spec: { ...waiting.spec, sizeGiB: 30 }, generation: 3 });
+    await h.watch();
+    await h.drain();
+    expect(sizes.slice(tried)).toEqual([30]);
+  });
+});

@@ -652,6 +652,23 @@ describe('watcher', () => {
     expect(h.ebs.calls.ModifyVolume).toBe(0);
   });
 
+  it('an attachment removed from a volume whose failed modification waits for its next attempt sends the modification as a look: no ModifyVolume before that time', async () => {
+    const h = harness();
+    await createdVolume(h);
+    const nextAttemptAt = new Date(h.clock.now() + 60_000).toISOString();
+    await h.store.update<VolumeRecord>(volumeKey('data-1'), {
+      spec: { ...newVolume('data-1').spec, sizeGiB: 20 },
+      generation: 2,
+      status: { state: 'in-use', code: 'InternalError', message: 'An internal error has occurred', attempts: 3, updatedAt: new Date(h.clock.now()).toISOString(), nextAttemptAt },
+    });
+    h.changes.splice(0);
+    await h.watcher.handle([{ id: 'c1', eventName: 'REMOVE', key: attachmentKey('data-1'), oldRecord: newAttachment('data-1') }]);
+    expect(h.queue.pending().map((pending) => pending.message)).toEqual([expect.objectContaining({ op: 'modify-volume', nudge: true })]);
+    await h.drain();
+    expect(h.ebs.calls.ModifyVolume).toBe(0);
+    expect((await h.store.get(volumeKey('data-1')))?.status).toMatchObject({ code: 'InternalError', attempts: 3, nextAttemptAt });
+  });
+
   it('a volume found gone from EC2 takes its attached attachment back to pending at once, waiting for the volume; no EC2 call but the check', async () => {
     const h = await attachedVolume();
     const ebsVolumeId = ((await h.store.get(volumeKey('data-1'))) as VolumeRecord).ebsVolumeId!;
