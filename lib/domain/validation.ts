@@ -377,10 +377,27 @@ export function validAttachments(records: readonly unknown[]): AttachmentRecord[
 
 /** Validates a record read from the table; the system's own fields get defaults when absent. */
 export function parseRecord(input: unknown): Result<ProvisionerRecord> {
+  const result = parseRecordFields(input);
+  if (!hasProtoTag(input)) return result;
+  const issue = { path: 'spec.tags.__proto__', message: '"__proto__" cannot be a key' };
+  return { ok: false, issues: result.ok ? [issue] : [...result.issues, issue] };
+}
+
+function parseRecordFields(input: unknown): Result<ProvisionerRecord> {
   const parsed = parseWith(recordSchema, input) as Result<ProvisionerRecord>;
   if (parsed.ok || !isDyingVolume(input)) return parsed;
   const dying = parseWith(dyingVolumeRecordSchema, input) as Result<ProvisionerRecord>;
   return dying.ok ? dying : parsed;
+}
+
+/**
+ * Whether the spec's tags hold a key `__proto__` (written by hand; the API refuses it): a record
+ * parses its maps skipping that key without a word, so the tag would never reach the volume.
+ */
+function hasProtoTag(input: unknown): boolean {
+  const spec = typeof input === 'object' && input !== null ? (input as { spec?: unknown }).spec : undefined;
+  const tags = typeof spec === 'object' && spec !== null ? (spec as { tags?: unknown }).tags : undefined;
+  return typeof tags === 'object' && tags !== null && Object.hasOwn(tags, '__proto__');
 }
 
 function isDyingVolume(input: unknown): boolean {

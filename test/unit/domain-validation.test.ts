@@ -235,6 +235,17 @@ describe('tags after creation', () => {
     expect(managedTagsOf({ ...record, observed: { ...observed, tags: { team: 'b' } }, tagKeysSet: ['cost'] }, ec2)).toEqual({ team: 'a', cost: 'c-1' });
   });
 
+  it('refuses a record whose spec names a tag `__proto__` (written by hand), naming it, instead of parsing it without that tag', () => {
+    const record = { ...newVolume('v1'), spec: { ...newVolume('v1').spec, tags: JSON.parse('{"team": "a", "__proto__": "x"}') as Record<string, string> } };
+    expect(parseRecord(record)).toEqual({ ok: false, issues: [{ path: 'spec.tags.__proto__', message: '"__proto__" cannot be a key' }] });
+    // Named with the record's other issues.
+    const parsed = parseRecord({ ...record, generation: 0 });
+    expect(!parsed.ok && parsed.issues.map((issue) => issue.path)).toEqual(['generation', 'spec.tags.__proto__']);
+    // Tags EC2 reports by that name are the volume's, not the client's input: read as they are.
+    const observed = { ...newVolume('v1'), ebsVolumeId: 'vol-0123456789abcdef0', observed: { sizeGiB: 10, volumeType: 'gp3' as const, tags: JSON.parse('{"__proto__": "x"}') as Record<string, string> } };
+    expect(parseRecord(observed).ok).toBe(true);
+  });
+
   it('reads when an unanswered ModifyVolume was sent, and refuses a record whose time is not one', () => {
     const record = (modificationSentAt: unknown) => ({ ...newVolume('v1'), ebsVolumeId: 'vol-0123456789abcdef0', modificationSentAt });
     expect(parseRecord(record('2026-01-01T00:00:00.000Z'))).toMatchObject({ ok: true, value: { modificationSentAt: '2026-01-01T00:00:00.000Z' } });
