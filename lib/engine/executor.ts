@@ -78,7 +78,7 @@ import {
   unchangedSince,
 } from './ports.js';
 import { TokenBucket } from './rate-limiter.js';
-import { claimBeyondLease, RECORD_TOO_LARGE_LOG, writeRejection } from './rejection.js';
+import { notWrittenBySystem, RECORD_TOO_LARGE_LOG, writeRejection } from './rejection.js';
 import { alignedCheckAtMs, backoffDelaySeconds, budgetSpent, checkQueueDelay, progressDelaySeconds, queueDelay, throttleDelaySeconds } from './schedule.js';
 import {
   attemptStatus,
@@ -486,9 +486,9 @@ export class Executor {
     // is an attachment whose volume record does not: it is not a removed one.
     const byId = new Map<string, ProvisionerRecord>();
     const invalidIds = new Map<string, { raw: ProvisionerRecord; reasons: string }>();
-    // A record under a claim no executor wrote (by hand, ending beyond the lease) is rejected as the
+    // A record under a claim or with times no executor wrote (by hand, ending beyond the lease, ahead of the clock) is rejected as the
     // watcher rejects it, instead of being waited for until the claim ends; its attachments read it as it is.
-    const bogusClaims = new Map<string, { raw: ProvisionerRecord; reasons: string }>();
+    const notWrittenRecords = new Map<string, { raw: ProvisionerRecord; reasons: string }>();
     const now = this.deps.clock.now();
     for (const raw of records) {
       const parsed = parseRecord(raw);
@@ -497,11 +497,11 @@ export class Executor {
         continue;
       }
       byId.set(keyString(keyOf(parsed.value)), parsed.value);
-      const bogusClaim = claimBeyondLease(parsed.value, now, this.config.claimLeaseMs);
-      if (bogusClaim) bogusClaims.set(keyString(keyOf(raw)), { raw, reasons: bogusClaim });
+      const notWritten = notWrittenBySystem(parsed.value, now, this.config.claimLeaseMs);
+      if (notWritten) notWrittenRecords.set(keyString(keyOf(raw)), { raw, reasons: notWritten });
     }
     for (const item of items) {
-      item.rejected = invalidIds.get(item.id) ?? bogusClaims.get(item.id);
+      item.rejected = invalidIds.get(item.id) ?? notWrittenRecords.get(item.id);
       item.record = item.rejected ? undefined : byId.get(item.id);
       item.readState = item.record?.status.state;
       if (item.rejected) item.invalid = 'record';

@@ -9,7 +9,7 @@ import { describeValidationIssues, managedTagsOf, parseRecord, tagChanges } from
 import { METRICS, OWNERSHIP_TAGS, RECONCILER } from '../settings.js';
 import { RATE_BUCKET_OF, resolveEngineConfig, type EngineConfig, type RateBucket } from './config.js';
 import { createUnanswered, firstActionOf, givenUpWithDevice, planAttachment, planVolume, UNDER_WAY_STATES, type Decision } from './planner.js';
-import { claimBeyondLease, rejectionStands } from './rejection.js';
+import { notWrittenBySystem, rejectionStands } from './rejection.js';
 import { SPEC_REJECTED_CODE, VOLUME_RECORD_REMOVED_CODE } from './status.js';
 import { ownedByAnotherRecord, type ExecutorDeps } from './executor.js';
 import { errorMessage } from './errors.js';
@@ -247,13 +247,16 @@ export class Reconciler {
     const { volumesByRecord, attachmentsByVolume, invalidVolumes, inLine } = state;
     const records: ProvisionerRecord[] = [];
     const unrejected: ProvisionerRecord[] = [];
+    // Valid, but rejected all the same: context for the others, never nudged but for their rejection.
+    const notWrittenRecords = new Set<ProvisionerRecord>();
     for (const raw of items) {
       const parsed = parseRecord(raw);
       if (parsed.ok) {
         records.push(parsed.value);
-        // A claim no executor wrote keeps every one off the record: the watcher rejects it, and so does the executor then.
-        const bogusClaim = claimBeyondLease(parsed.value, this.deps.clock.now(), this.config.claimLeaseMs);
-        if (bogusClaim && !rejectionStands(raw, bogusClaim)) unrejected.push(raw);
+        // A claim or times the system did not write keep every executor off the record or hold it fresh: the watcher rejects it, and so does the executor then.
+        const notWritten = notWrittenBySystem(parsed.value, this.deps.clock.now(), this.config.claimLeaseMs);
+        if (notWritten) notWrittenRecords.add(parsed.value);
+        if (notWritten && !rejectionStands(raw, notWritten)) unrejected.push(raw);
       } else {
         report.invalid++;
         // Its status does not say why (the watcher's change lost on the way): the executor writes it.
@@ -270,7 +273,7 @@ export class Reconciler {
       else attachmentsByVolume.set(record.volumeId, [...(attachmentsByVolume.get(record.volumeId) ?? []), record]);
     }
     await this.readVolumesOfAttachments(records, volumesByRecord, invalidVolumes);
-    const judged = records.filter((record) => record.kind !== 'attachment' || !invalidVolumes.has(record.volumeId));
+    const judged = records.filter((record) => !notWrittenRecords.has(record) && (record.kind !== 'attachment' || !invalidVolumes.has(record.volumeId)));
     const requeue = [...(await this.pageRequeues(judged, volumesByRecord, attachmentsByVolume, inLine)), ...unrejected.filter((raw) => keyNamesRecord(keyOf(raw))).map((raw) => nudge(raw, 'invalid, and its status does not say why'))];
     if (requeue.length > 0) {
       await this.deps.queue.send(requeue.map(({ operation }) => operation));

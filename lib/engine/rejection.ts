@@ -1,7 +1,7 @@
 /**
  * The rejection of a record that is not valid (written straight into the table), or whose claim
- * no executor wrote (`claimBeyondLease`): status `error`, code `InvalidRecord`, with the reasons,
- * until its client puts it right. The watcher writes it
+ * or times the system did not write (`notWrittenBySystem`): status `error`, code `InvalidRecord`,
+ * with the reasons, until its client puts it right. The watcher writes it
  * when a change brings the record; the executor when the reconciler finds an invalid record
  * without it (its change lost on the way), so every invalid record says why in the end.
  */
@@ -35,6 +35,34 @@ export function claimBeyondLease(record: ProvisionerRecord, nowMs: number, lease
   if (expiresAt === undefined || expiresAt <= nowMs + 2 * leaseMs) return undefined;
   const ends = Math.abs(expiresAt) <= 8.64e15 ? new Date(expiresAt).toISOString() : String(expiresAt);
   return `claim.expiresAt: ends at ${ends}, beyond the ${leaseMs / 1000} s lease the system takes: claims are the system's to write; remove it`;
+}
+
+/** How far ahead of a function's clock a time another function wrote may be: their clocks differ by far less. */
+const CLOCK_SKEW_MS = 60_000;
+
+/**
+ * Why a record's times cannot be ones the system wrote: `status.updatedAt`,
+ * `status.operationStartedAt` or `modificationSentAt` more than a minute after `nowMs`, where the
+ * system writes each as the time of its write (never later). Written straight into the table, such
+ * a time would keep the record fresh for as long as it says: never overdue to the reconciler, an
+ * attached volume gone from EC2 taken for a describe that lags, a ModifyVolume looked for without
+ * end. A record at rest only falls behind the clock, so it is never judged by this.
+ */
+export function timesAhead(record: ProvisionerRecord, nowMs: number): string | undefined {
+  const times: [string, string | undefined][] = [
+    ['status.updatedAt', record.status.updatedAt],
+    ['status.operationStartedAt', record.status.operationStartedAt],
+    ...(record.kind === 'volume' ? ([['modificationSentAt', record.modificationSentAt]] as [string, string | undefined][]) : []),
+  ];
+  const ahead = times.filter(([, time]) => time !== undefined && Date.parse(time) > nowMs + CLOCK_SKEW_MS);
+  if (ahead.length === 0) return undefined;
+  return ahead.map(([name, time]) => `${name}: ${time} is ahead of the clock: the system writes its times as it writes them; put it right or remove it`).join('; ');
+}
+
+/** Why a valid record's claim or times cannot be ones the system wrote (see claimBeyondLease, timesAhead), or undefined. */
+export function notWrittenBySystem(record: ProvisionerRecord, nowMs: number, leaseMs: number): string | undefined {
+  const reasons = [claimBeyondLease(record, nowMs, leaseMs), timesAhead(record, nowMs)].filter((reason) => reason !== undefined);
+  return reasons.length === 0 ? undefined : reasons.join('; ');
 }
 
 /** Whether the record as the table holds it (`current`) already carries the rejection for `reasons`. */

@@ -30,7 +30,7 @@ import {
   waitsForVolumeInUse,
   type Decision,
 } from './planner.js';
-import { claimBeyondLease, RECORD_TOO_LARGE_LOG, writeRejection } from './rejection.js';
+import { notWrittenBySystem, RECORD_TOO_LARGE_LOG, writeRejection } from './rejection.js';
 import { INVALID_RECORD_CODE, retryRequested } from './status.js';
 import { changesWithoutCall, markAttachmentsDying, VOLUME_RECORD_REMOVED_LOG } from './without-call.js';
 import {
@@ -182,9 +182,9 @@ export class Watcher {
       return;
     }
     const record = parsed.value;
-    const bogusClaim = claimBeyondLease(record, this.deps.clock.now(), this.leaseMs());
-    if (bogusClaim) {
-      await this.rejectRecord(current, key, bogusClaim);
+    const notWritten = notWrittenBySystem(record, this.deps.clock.now(), this.leaseMs());
+    if (notWritten) {
+      await this.rejectRecord(current, key, notWritten);
       return;
     }
 
@@ -212,7 +212,7 @@ export class Watcher {
   private settledByImage(group: RecordChange[], attachmentsMoved: boolean): boolean {
     const last = group[group.length - 1]!;
     const parsed = parseRecord(last.newRecord);
-    if (!parsed.ok || claimBeyondLease(parsed.value, this.deps.clock.now(), this.leaseMs())) return false;
+    if (!parsed.ok || notWrittenBySystem(parsed.value, this.deps.clock.now(), this.leaseMs())) return false;
     return !(parsed.value.kind === 'volume' && attachmentsMoved);
   }
 

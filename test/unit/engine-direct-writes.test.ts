@@ -237,6 +237,17 @@ describe('system-owned fields written straight into the table', () => {
     expect(await volumeOf(h, 'data-1')).toMatchObject({ status: { state: 'available' }, ebsVolumeId: expect.any(String) });
   });
 
+  it('a record written with the time of a ModifyVolume sent a day ahead is rejected naming it, with no EC2 call; a time a few seconds ahead (another function\'s clock) is taken up', async () => {
+    const h = harness();
+    const ahead = new Date(h.clock.now() + 24 * 3_600_000).toISOString();
+    h.store.putRaw({ ...newVolume('data-1'), modificationSentAt: ahead });
+    h.store.putRaw({ ...newVolume('data-2'), status: { state: 'pending', attempts: 0, updatedAt: new Date(h.clock.now() + 30_000).toISOString() } });
+    await settleAll(h);
+    expect((await volumeOf(h, 'data-1')).status).toMatchObject({ state: 'error', code: 'InvalidRecord', message: expect.stringMatching(/^modificationSentAt: /) });
+    expect(await volumeOf(h, 'data-2')).toMatchObject({ status: { state: 'available' }, ebsVolumeId: expect.any(String) });
+    expect(h.ebs.calls.CreateVolume).toBe(1);
+  });
+
   it('an attachment written as attaching before its volume is created keeps the retry its status names: it attaches once the volume is available, not after the reconciler', async () => {
     const h = harness();
     h.store.putRaw({ ...newAttachment('data-1'), status: { state: 'attaching', attempts: 0, updatedAt: '' } });

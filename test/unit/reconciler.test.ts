@@ -383,6 +383,23 @@ describe('Reconciler', () => {
     expect((await env.reconciler.run()).requeued).toEqual([]);
   });
 
+  it.each(['updatedAt', 'operationStartedAt'])('a record whose status.%s is a year ahead (written by hand) is not held fresh for that year: it is looked at and rejected naming the field, with no EC2 call', async (field) => {
+    const env = setup();
+    const now = new Date(env.clock.now()).toISOString();
+    const ahead = new Date(env.clock.now() + 365 * 24 * 60 * MINUTE).toISOString();
+    // Under way with no message of its own: only the reconciler can take it up, once it is overdue.
+    env.store.putRaw(volume('late', now, { status: { state: 'creating', attempts: 1, updatedAt: now, [field]: ahead } }));
+    await env.clock.advance(RECONCILER.intervalMinutes * MINUTE);
+    expect((await env.reconciler.run()).requeued).toEqual([{ key: 'volume/late', reason: 'invalid, and its status does not say why' }]);
+    const ec2Calls = () => Object.values(env.ebs.calls).reduce((sum, count) => sum + count, 0);
+    const beforeExecutor = ec2Calls();
+    await drain(env);
+    expect(await env.store.get(volumeKey('late'))).toMatchObject({ status: { state: 'error', code: 'InvalidRecord', message: `status.${field}: ${ahead} is ahead of the clock: the system writes its times as it writes them; put it right or remove it` } });
+    expect(ec2Calls()).toBe(beforeExecutor);
+    await env.clock.advance(RECONCILER.intervalMinutes * MINUTE);
+    expect((await env.reconciler.run()).requeued).toEqual([]);
+  });
+
   it.each([
     ['too large to take its rejection', new ItemTooLargeError('volume/bad: Item size has exceeded the maximum allowed size'), RECORD_TOO_LARGE_LOG],
     ['whose rejection the table failed to write', new Error('ProvisionedThroughputExceededException'), 'could not write the rejection of an invalid record; the reconciler looks at it again'],
