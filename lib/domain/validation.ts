@@ -378,8 +378,9 @@ export function validAttachments(records: readonly unknown[]): AttachmentRecord[
 /** Validates a record read from the table; the system's own fields get defaults when absent. */
 export function parseRecord(input: unknown): Result<ProvisionerRecord> {
   const result = parseRecordFields(input);
-  if (!hasProtoTag(input)) return result;
-  const issue = { path: 'spec.tags.__proto__', message: '"__proto__" cannot be a key' };
+  const path = protoKeyPath(input, '');
+  if (path === undefined) return result;
+  const issue = { path, message: '"__proto__" cannot be a key' };
   return { ok: false, issues: result.ok ? [issue] : [...result.issues, issue] };
 }
 
@@ -391,13 +392,22 @@ function parseRecordFields(input: unknown): Result<ProvisionerRecord> {
 }
 
 /**
- * Whether the spec's tags hold a key `__proto__` (written by hand; the API refuses it): a record
- * parses its maps skipping that key without a word, so the tag would never reach the volume.
+ * Where a record written by hand holds a key `__proto__` (the API refuses it), as its path. Kept as
+ * a key (a JSON source), a record's maps are parsed skipping it without a word, so a tag of that
+ * name would never reach the volume; read by the DynamoDB SDK, it becomes the prototype of its map,
+ * whose fields validation then reads while change detection does not see them. Tags EC2 reports
+ * (`observed.tags`) are the volume's, not the client's input: read as they are.
  */
-function hasProtoTag(input: unknown): boolean {
-  const spec = typeof input === 'object' && input !== null ? (input as { spec?: unknown }).spec : undefined;
-  const tags = typeof spec === 'object' && spec !== null ? (spec as { tags?: unknown }).tags : undefined;
-  return typeof tags === 'object' && tags !== null && Object.hasOwn(tags, '__proto__');
+function protoKeyPath(value: unknown, path: string): string | undefined {
+  if (typeof value !== 'object' || value === null || path === 'observed.tags') return undefined;
+  const prototype = Object.getPrototypeOf(value) as unknown;
+  const plain = Array.isArray(value) ? prototype === Array.prototype : prototype === Object.prototype || prototype === null;
+  if (!plain || Object.hasOwn(value, '__proto__')) return path === '' ? '__proto__' : `${path}.__proto__`;
+  for (const [key, field] of Object.entries(value)) {
+    const found = protoKeyPath(field, path === '' ? key : `${path}.${key}`);
+    if (found !== undefined) return found;
+  }
+  return undefined;
 }
 
 function isDyingVolume(input: unknown): boolean {

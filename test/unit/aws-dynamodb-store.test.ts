@@ -1,4 +1,4 @@
-import { ConditionalCheckFailedException, DynamoDBClient, DynamoDBServiceException } from '@aws-sdk/client-dynamodb';
+import { ConditionalCheckFailedException, DynamoDBClient, DynamoDBServiceException, type AttributeValue } from '@aws-sdk/client-dynamodb';
 import { BatchGetCommand, DynamoDBDocumentClient, PutCommand, QueryCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
@@ -6,6 +6,8 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { DynamoRecordStore, UnprocessedKeysError } from '../../lib/aws/dynamodb-store.js';
 import { fromItem, fromStreamImage, keyFromStreamKeys, toItem } from '../../lib/aws/record-item.js';
 import type { AttachmentRecord, RecordKey, VolumeRecord } from '../../lib/domain/records.js';
+import { parseRecord } from '../../lib/domain/validation.js';
+import { newVolume } from './engine-fixtures.js';
 import { ConditionFailedError, InvalidCursorError, ItemTooLargeError } from '../../lib/engine/ports.js';
 
 const doc = DynamoDBDocumentClient.from(new DynamoDBClient({ region: 'us-east-1' }));
@@ -247,6 +249,22 @@ describe('record items', () => {
       instanceId: 'i-9',
     });
     expect(fromItem({ pk: 'SOMETHING', sk: 'ELSE', spec: 1 })).toEqual({ spec: 1 });
+  });
+
+  it('a map key `__proto__` written by hand, which the SDK reads as its map\'s prototype, makes the record invalid, naming it, rather than a field validation reads and change detection does not see', () => {
+    const volume = newVolume('v1');
+    const image = marshall({ ...toItem(volume) }, { removeUndefinedValues: true }) as Record<string, AttributeValue>;
+    // The spec's iops hidden under `__proto__`, and the record's life under a top-level one, as own keys (as the wire's JSON holds them).
+    const ownKey = (map: object, value: AttributeValue) => Object.defineProperty(map, '__proto__', { value, enumerable: true, writable: true, configurable: true });
+    ownKey((image.spec as { M: Record<string, AttributeValue> }).M, { M: { iops: { N: '16000' } } });
+    ownKey(image, { M: { life: { S: 'dying' } } });
+    const read = fromStreamImage(image) as VolumeRecord;
+    // The top-level one is gone (the record is built of the item's own fields); the spec's is its prototype.
+    expect(read.life).toBe('alive');
+    expect(Object.getPrototypeOf(read.spec)).not.toBe(Object.prototype);
+    const parsed = parseRecord(read);
+    expect(parsed.ok).toBe(false);
+    expect(!parsed.ok && parsed.issues).toContainEqual({ path: 'spec.__proto__', message: '"__proto__" cannot be a key' });
   });
 
   it('reads any DynamoDB number in a stream image as a plain number, so validation can name it', () => {
