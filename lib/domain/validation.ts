@@ -378,7 +378,7 @@ export function validAttachments(records: readonly unknown[]): AttachmentRecord[
 /** Validates a record read from the table; the system's own fields get defaults when absent. */
 export function parseRecord(input: unknown): Result<ProvisionerRecord> {
   const result = parseRecordFields(input);
-  const path = protoKeyPath(input, '');
+  const path = protoKeyPath(input);
   if (path === undefined) return result;
   const issue = { path, message: '"__proto__" cannot be a key' };
   return { ok: false, issues: result.ok ? [issue] : [...result.issues, issue] };
@@ -398,14 +398,31 @@ function parseRecordFields(input: unknown): Result<ProvisionerRecord> {
  * whose fields validation then reads while change detection does not see them. Tags EC2 reports
  * (`observed.tags`) are the volume's, not the client's input: read as they are.
  */
-function protoKeyPath(value: unknown, path: string): string | undefined {
-  if (typeof value !== 'object' || value === null || path === 'observed.tags') return undefined;
+function protoKeyPath(input: unknown): string | undefined {
+  const found = protoKeySegments(input, 0);
+  return found?.join('.');
+}
+
+/** The segments of `protoKeyPath`, built only once one is found (a record's every parse walks it). */
+function protoKeySegments(value: unknown, depth: number, parentKey?: string): string[] | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  if (Array.isArray(value)) {
+    if (Object.getPrototypeOf(value) !== Array.prototype || Object.hasOwn(value, '__proto__')) return ['__proto__'];
+    for (let i = 0; i < value.length; i++) {
+      const found = protoKeySegments(value[i], depth + 1);
+      if (found) return [String(i), ...found];
+    }
+    return undefined;
+  }
   const prototype = Object.getPrototypeOf(value) as unknown;
-  const plain = Array.isArray(value) ? prototype === Array.prototype : prototype === Object.prototype || prototype === null;
-  if (!plain || Object.hasOwn(value, '__proto__')) return path === '' ? '__proto__' : `${path}.__proto__`;
-  for (const [key, field] of Object.entries(value)) {
-    const found = protoKeyPath(field, path === '' ? key : `${path}.${key}`);
-    if (found !== undefined) return found;
+  if ((prototype !== Object.prototype && prototype !== null) || Object.hasOwn(value, '__proto__')) return ['__proto__'];
+  // A plain object: `for in` walks its own keys only.
+  for (const key in value) {
+    const field = (value as Record<string, unknown>)[key];
+    if (typeof field !== 'object' || field === null) continue;
+    if (depth === 1 && parentKey === 'observed' && key === 'tags') continue;
+    const found = protoKeySegments(field, depth + 1, key);
+    if (found) return [key, ...found];
   }
   return undefined;
 }
