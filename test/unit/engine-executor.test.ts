@@ -783,23 +783,32 @@ async function retriedUnderLooks(h: ReturnType<typeof harness>, key: RecordKey, 
   return due;
 }
 
-describe('executor: a failed operation looked at during its backoff', () => {
-  const internalError = () => new ProviderError('transient', 'InternalError', 'An internal error has occurred');
+const internalError = () => new ProviderError('transient', 'InternalError', 'An internal error has occurred');
 
+/**
+ * Makes every `call` to EC2 fail, sends `op` for `key`, then looks at the record every second
+ * (`retriedUnderLooks`): the record ends in error at the attempt budget, with no call made but the
+ * one at the end of each backoff.
+ */
+async function expectRetriedWhenEachBackoffEnds(h: ReturnType<typeof harness>, key: RecordKey, op: OperationKind, call: 'createVolume' | 'attachVolume' | 'deleteVolume', looks: OperationMessage[]) {
+  const calls: number[] = [];
+  h.ebs[call] = async () => {
+    calls.push(h.clock.now());
+    throw internalError();
+  };
+  await h.executor.run(h.batchOf(h.op(op, key)));
+  const due = await retriedUnderLooks(h, key, looks);
+  expect((await h.store.get(key))?.status).toMatchObject({ state: 'error', attempts: DEFAULT_ENGINE_CONFIG.maxAttempts });
+  expect(calls).toHaveLength(DEFAULT_ENGINE_CONFIG.maxAttempts);
+  expect(calls.slice(1)).toEqual(due.slice(0, calls.length - 1));
+}
+
+describe('executor: a failed operation looked at during its backoff', () => {
   it('a CreateVolume EC2 keeps failing is tried again when each backoff ends, not at each look', async () => {
     const h = harness();
     const key = volumeKey('data-1');
     await h.store.create(newVolume('data-1'));
-    const calls: number[] = [];
-    h.ebs.createVolume = async () => {
-      calls.push(h.clock.now());
-      throw internalError();
-    };
-    await h.executor.run(h.batchOf(h.op('create-volume', key)));
-    const due = await retriedUnderLooks(h, key, [h.op('check-volume', key), { ...h.op('create-volume', key), nudge: true }]);
-    expect((await volumeOf(h, 'data-1')).status).toMatchObject({ state: 'error', attempts: DEFAULT_ENGINE_CONFIG.maxAttempts });
-    expect(calls).toHaveLength(DEFAULT_ENGINE_CONFIG.maxAttempts);
-    expect(calls.slice(1)).toEqual(due.slice(0, calls.length - 1));
+    await expectRetriedWhenEachBackoffEnds(h, key, 'create-volume', 'createVolume', [h.op('check-volume', key), { ...h.op('create-volume', key), nudge: true }]);
   });
 
   it('an AttachVolume EC2 keeps failing is tried again when each backoff ends, not at each look', async () => {
@@ -807,16 +816,7 @@ describe('executor: a failed operation looked at during its backoff', () => {
     const key = attachmentKey('data-1');
     await availableVolume(h, 'data-1');
     await h.store.create(newAttachment('data-1'));
-    const calls: number[] = [];
-    h.ebs.attachVolume = async () => {
-      calls.push(h.clock.now());
-      throw internalError();
-    };
-    await h.executor.run(h.batchOf(h.op('attach', key)));
-    const due = await retriedUnderLooks(h, key, [h.op('check-attachment', key), { ...h.op('attach', key), nudge: true }, h.op('check-volume', volumeKey('data-1'))]);
-    expect((await attachmentOf(h, 'data-1')).status).toMatchObject({ state: 'error', attempts: DEFAULT_ENGINE_CONFIG.maxAttempts });
-    expect(calls).toHaveLength(DEFAULT_ENGINE_CONFIG.maxAttempts);
-    expect(calls.slice(1)).toEqual(due.slice(0, calls.length - 1));
+    await expectRetriedWhenEachBackoffEnds(h, key, 'attach', 'attachVolume', [h.op('check-attachment', key), { ...h.op('attach', key), nudge: true }, h.op('check-volume', volumeKey('data-1'))]);
   });
 
   it('a DeleteVolume EC2 keeps failing is tried again when each backoff ends, not at each look', async () => {
@@ -824,16 +824,7 @@ describe('executor: a failed operation looked at during its backoff', () => {
     const key = volumeKey('data-1');
     await availableVolume(h, 'data-1');
     await h.store.update<VolumeRecord>(key, { life: 'dying' });
-    const calls: number[] = [];
-    h.ebs.deleteVolume = async () => {
-      calls.push(h.clock.now());
-      throw internalError();
-    };
-    await h.executor.run(h.batchOf(h.op('delete-volume', key)));
-    const due = await retriedUnderLooks(h, key, [h.op('check-volume', key), { ...h.op('delete-volume', key), nudge: true }]);
-    expect((await volumeOf(h, 'data-1')).status).toMatchObject({ state: 'error', attempts: DEFAULT_ENGINE_CONFIG.maxAttempts });
-    expect(calls).toHaveLength(DEFAULT_ENGINE_CONFIG.maxAttempts);
-    expect(calls.slice(1)).toEqual(due.slice(0, calls.length - 1));
+    await expectRetriedWhenEachBackoffEnds(h, key, 'delete-volume', 'deleteVolume', [h.op('check-volume', key), { ...h.op('delete-volume', key), nudge: true }]);
   });
 
   it('a look at a volume left with nothing to do (the change that failed put back) still brings it in line with EC2 at once', async () => {
