@@ -1575,6 +1575,19 @@ async function busyAttachedVolume(h: ReturnType<typeof harness>, volumeId: strin
   return ebsVolumeId!;
 }
 
+/**
+ * Marks data-1's attachment dying and runs the executor for ten minutes: its one plain
+ * DetachVolume leaves the busy volume detaching.
+ */
+async function stuckPlainDetach(h: ReturnType<typeof harness>, ebsVolumeId: string) {
+  const recording = executorRecordingDetaches(h);
+  await h.store.update<AttachmentRecord>(attachmentKey('data-1'), { life: 'dying' });
+  await runFor(h, recording.executor, 10 * 60_000);
+  expect(recording.detaches).toEqual([{ ebsVolumeId, instanceId: INSTANCE }]);
+  expect((await attachmentOf(h, 'data-1')).status.state).toBe('detaching');
+  return recording;
+}
+
 describe('executor: forced detach', () => {
   it('a dying attachment with force set detaches with Force, once, and is removed though its volume is busy on the instance', async () => {
     const h = harness();
@@ -1590,11 +1603,7 @@ describe('executor: forced detach', () => {
   it('a plain detach stuck on a busy volume, then forced: one more DetachVolume, with Force, and the attachment is removed', async () => {
     const h = harness();
     const ebsVolumeId = await busyAttachedVolume(h, 'data-1');
-    const { executor, detaches } = executorRecordingDetaches(h);
-    await h.store.update<AttachmentRecord>(attachmentKey('data-1'), { life: 'dying' });
-    await runFor(h, executor, 10 * 60_000);
-    expect(detaches).toEqual([{ ebsVolumeId, instanceId: INSTANCE }]);
-    expect((await attachmentOf(h, 'data-1')).status.state).toBe('detaching');
+    const { executor, detaches } = await stuckPlainDetach(h, ebsVolumeId);
 
     await h.store.update<AttachmentRecord>(attachmentKey('data-1'), { forceDetach: true });
     await runFor(h, executor, 10 * 60_000);
@@ -1663,11 +1672,7 @@ describe('executor: forced detach', () => {
     const ebsVolumeId = await busyAttachedVolume(h, 'data-1');
     // Left by a forced detach whose answer was lost, before the record was set back to alive in the table and attached again.
     await h.store.update<AttachmentRecord>(attachmentKey('data-1'), { forceDetachSentAt: new Date(h.clock.now() - 3_600_000).toISOString() });
-    const { executor, detaches } = executorRecordingDetaches(h);
-    await h.store.update<AttachmentRecord>(attachmentKey('data-1'), { life: 'dying' });
-    await runFor(h, executor, 10 * 60_000);
-    expect(detaches).toEqual([{ ebsVolumeId, instanceId: INSTANCE }]);
-    expect((await attachmentOf(h, 'data-1')).status.state).toBe('detaching');
+    const { executor, detaches } = await stuckPlainDetach(h, ebsVolumeId);
 
     await h.store.update<AttachmentRecord>(attachmentKey('data-1'), { forceDetach: true });
     await runFor(h, executor, 60_000);
