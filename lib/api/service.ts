@@ -423,8 +423,8 @@ export class VolumeService {
     return undefined;
   }
 
-  /** Marks the attachment dying: the system detaches the volume. Idempotent; 404 when absent. */
   /**
+   * Marks the attachment dying: the system detaches the volume. Idempotent; 404 when absent.
    * `force`: EC2 detaches with `Force` (data not flushed may be lost); asked for on an attachment
    * already dying (a detach under way that EC2 cannot finish), it is set on it. A plain delete
    * leaves a force asked for before as it is.
@@ -485,7 +485,8 @@ export class VolumeService {
   }
 
   /**
-   * Sets `life: dying` unless it already is; `label` names the record in messages. Leaves
+   * Sets `life: dying` unless it already is, and on an attachment `forceDetach` as asked (a plain
+   * delete of a live one drops one written into the table); `label` names the record in messages. Leaves
    * `generation` as it is: an earlier version's unrecorded CreateVolume is rebuilt from it.
    */
   private async markDying(key: RecordKey, label: string, ifMatch: Precondition | undefined, forceDetach = false): Promise<ProvisionerRecord> {

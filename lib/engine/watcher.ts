@@ -67,7 +67,6 @@ export interface WatcherDeps {
   random?: () => number;
 }
 
-
 /** Fields only the client writes; a change in any of them is a request. */
 const CLIENT_FIELDS = ['spec', 'life', 'generation', 'requestedDevice', 'forceDetach'] as const;
 
