@@ -78,7 +78,7 @@ import {
   unchangedSince,
 } from './ports.js';
 import { TokenBucket } from './rate-limiter.js';
-import { notWrittenBySystem, RECORD_TOO_LARGE_LOG, writeRejection } from './rejection.js';
+import { CLOCK_SKEW_MS, notWrittenBySystem, RECORD_TOO_LARGE_LOG, writeRejection } from './rejection.js';
 import { alignedCheckAtMs, backoffDelaySeconds, budgetSpent, checkQueueDelay, progressDelaySeconds, queueDelay, throttleDelaySeconds } from './schedule.js';
 import {
   attemptStatus,
@@ -3063,12 +3063,9 @@ function awaitingDevice(records: readonly AttachmentRecord[]): string[] {
     .sort();
 }
 
-/** How far ahead of an executor's clock another's may date a description: clocks a little apart, not a date written by hand. */
-const DESCRIBED_AHEAD_MAX_MS = 60_000;
-
 /**
  * The most recent description of an instance left on its attachment records, if still fresh. One
- * dated ahead of now (written into the table by hand, say) is none the system made: taken, it would
+ * dated ahead of now by more than clocks differ (`CLOCK_SKEW_MS`; written into the table by hand, say) is none the system made: taken, it would
  * stay the freshest, and be passed on, for as long as its date says.
  */
 function freshestSeen(attachments: readonly AttachmentRecord[], now: number, ttlMs: number): InstanceSeen | undefined {
@@ -3076,7 +3073,7 @@ function freshestSeen(attachments: readonly AttachmentRecord[], now: number, ttl
   for (const { instanceSeen } of attachments) {
     if (!instanceSeen) continue;
     const age = now - instanceSeen.describedAt;
-    if (age < ttlMs && age >= -DESCRIBED_AHEAD_MAX_MS && (!freshest || instanceSeen.describedAt > freshest.describedAt)) freshest = instanceSeen;
+    if (age < ttlMs && age >= -CLOCK_SKEW_MS && (!freshest || instanceSeen.describedAt > freshest.describedAt)) freshest = instanceSeen;
   }
   return freshest;
 }

@@ -38,7 +38,7 @@ export function claimBeyondLease(record: ProvisionerRecord, nowMs: number, lease
 }
 
 /** How far ahead of a function's clock a time another function wrote may be: their clocks differ by far less. */
-const CLOCK_SKEW_MS = 60_000;
+export const CLOCK_SKEW_MS = 60_000;
 
 /**
  * Why a record's times cannot be ones the system wrote: `status.updatedAt`,
