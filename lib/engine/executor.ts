@@ -482,8 +482,8 @@ export class Executor {
       this.deps.log.error('reading records failed', { error: errorMessage(error) });
       return false;
     }
-    // Records are input: one that does not parse is left alone here (the watcher reports it), and so
-    // is an attachment whose volume record does not: it is not a removed one.
+    // Records are input: one that does not parse is not acted on here (its rejection is written as
+    // the watcher writes it, `reject`), nor is an attachment whose volume record does not parse: it is not a removed one.
     const byId = new Map<string, ProvisionerRecord>();
     const invalidIds = new Map<string, { raw: ProvisionerRecord; reasons: string }>();
     // A record under a claim or with times no executor wrote (by hand, ending beyond the lease, ahead of the clock) is rejected as the
