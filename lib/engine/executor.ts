@@ -728,8 +728,9 @@ export class Executor {
    * (`status.nextAttemptAt`): the attempt, or the check that comes first (an attach that may have
    * taken), is not made before that time, when the failed attempt's own message brings it, rather
    * than as often as looks come. A client's change (the watcher sends it as the operation's own
-   * message) and a message holding a rate token act as before. A look delivered again (its
-   * invocation failed, perhaps before sending that message) comes back then.
+   * message), a message holding a rate token and a wait for EC2's modification limit (no backoff
+   * of a failure) are not held back. A look delivered again (its invocation failed, perhaps before
+   * sending that message) comes back then.
    */
   private retryNotDue(item: Item, op: OperationKind, now: number, followUps: { item: Item; operation: QueuedOperation }[]): boolean {
     const record = item.record!;
