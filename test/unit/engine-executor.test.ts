@@ -78,7 +78,7 @@ async function setBackToAliveInCall(h: ReturnType<typeof harness>, key: RecordKe
   };
   const provider = providerOver(h.ebs, { [call]: during } as Partial<VolumeProvider>);
   const executor = new Executor({ store: h.store, queue: h.queue, provider, clock: h.clock, metrics: h.metrics, log: silentLog, config: { rateWaitMaxMs: 0 } });
-  await executor.run(h.batchOf(h.op(op, key)));
+  return executor.run(h.batchOf(h.op(op, key)));
 }
 
 /** A minute of the watcher planning from the changes and the executor running what it sends. */
@@ -1495,6 +1495,19 @@ describe('executor: detach and delete', () => {
     const kept = await volumeOf(h, 'data-1');
     expect(kept).toMatchObject({ life: 'alive', status: { state: 'error', code: 'InvalidVolume.NotFound' } });
     expect(kept.status.message).toMatch(/a retry creates a new, empty volume/);
+  });
+
+  it('a volume set back to alive while EC2 answers its delete "not found", whose claim the table fails to let go of, is kept, and brought in line once the claim lapses', async () => {
+    const h = harness();
+    const { ebsVolumeId } = await availableVolume(h, 'data-1');
+    await h.clock.advance(5 * 60_000);
+    h.ebs.deleteBehindBack(ebsVolumeId!);
+    h.store.failNext('release', new Error('ProvisionedThroughputExceededException'));
+    expect((await setBackToAliveInCall(h, volumeKey('data-1'), 'delete-volume', 'deleteVolume')).failedMessageIds).toEqual([]);
+    expect(await volumeOf(h, 'data-1')).toMatchObject({ life: 'alive', claim: expect.anything() });
+    await h.clock.advance(DEFAULT_ENGINE_CONFIG.claimLeaseMs);
+    await watchUntilSettled(h);
+    expect(await volumeOf(h, 'data-1')).toMatchObject({ life: 'alive', status: { state: 'error', code: 'InvalidVolume.NotFound' } });
   });
 
   it('a volume set back to alive in the table while EC2 deletes it is kept, in error, saying a retry creates a new, empty volume', async () => {
