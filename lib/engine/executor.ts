@@ -232,9 +232,12 @@ interface Item {
   /** A copy that is no look and no check of a chain (an operation's message, a check the watcher or the executor sent once). */
   unchained?: boolean;
   record?: ProvisionerRecord;
-  /** The record, or an attachment's volume record, is in the table but does not parse: nothing is done for it. */
+  /**
+   * The record is in the table but does not parse, or holds a claim or times the system did not
+   * write (`notWrittenBySystem`); or an attachment's volume record does not parse: nothing is done for it.
+   */
   invalid?: 'record' | 'volume';
-  /** The record as the table holds it and why it does not parse, when `invalid` is 'record'. */
+  /** The record as the table holds it and why it is rejected, when `invalid` is 'record'. */
   rejected?: { raw: ProvisionerRecord; reasons: string };
   volume?: VolumeRecord;
   attachments?: AttachmentRecord[];
