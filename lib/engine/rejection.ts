@@ -49,20 +49,30 @@ export const CLOCK_SKEW_MS = 60_000;
  * end. A record at rest only falls behind the clock, so it is never judged by this.
  */
 export function timesAhead(record: ProvisionerRecord, nowMs: number): string | undefined {
+  const limitMs = nowMs + CLOCK_SKEW_MS;
+  const modificationSentAt = record.kind === 'volume' ? record.modificationSentAt : undefined;
+  // Every record read is judged: nothing is built unless a time is ahead.
+  if (!isAfter(record.status.updatedAt, limitMs) && !isAfter(record.status.operationStartedAt, limitMs) && !isAfter(modificationSentAt, limitMs)) return undefined;
   const times: [string, string | undefined][] = [
     ['status.updatedAt', record.status.updatedAt],
     ['status.operationStartedAt', record.status.operationStartedAt],
-    ...(record.kind === 'volume' ? ([['modificationSentAt', record.modificationSentAt]] as [string, string | undefined][]) : []),
+    ['modificationSentAt', modificationSentAt],
   ];
-  const ahead = times.filter(([, time]) => time !== undefined && Date.parse(time) > nowMs + CLOCK_SKEW_MS);
-  if (ahead.length === 0) return undefined;
-  return ahead.map(([name, time]) => `${name}: ${time} is ahead of the clock: the system writes its times as it writes them; put it right or remove it`).join('; ');
+  return times
+    .filter(([, time]) => isAfter(time, limitMs))
+    .map(([name, time]) => `${name}: ${time} is ahead of the clock: the system writes its times as it writes them; put it right or remove it`)
+    .join('; ');
+}
+
+function isAfter(time: string | undefined, limitMs: number): boolean {
+  return time !== undefined && Date.parse(time) > limitMs;
 }
 
 /** Why a valid record's claim or times cannot be ones the system wrote (see claimBeyondLease, timesAhead), or undefined. */
 export function notWrittenBySystem(record: ProvisionerRecord, nowMs: number, leaseMs: number): string | undefined {
-  const reasons = [claimBeyondLease(record, nowMs, leaseMs), timesAhead(record, nowMs)].filter((reason) => reason !== undefined);
-  return reasons.length === 0 ? undefined : reasons.join('; ');
+  const claim = claimBeyondLease(record, nowMs, leaseMs);
+  const times = timesAhead(record, nowMs);
+  return claim === undefined ? times : times === undefined ? claim : `${claim}; ${times}`;
 }
 
 /** Whether the record as the table holds it (`current`) already carries the rejection for `reasons`. */
