@@ -93,7 +93,7 @@ export class Monitoring extends Construct {
     });
     this.alarm('InvalidRecords', engineMetric(METRICS.invalidRecords), {
       threshold: 0,
-      description: 'The watcher found a record that fails validation: the record is in status error with code InvalidRecord. See the README, section Deploy.',
+      description: 'A record written into the table outside the API is not valid: it is in status error with code InvalidRecord (or, too large to take that status, only logged). See the README, section Deploy.',
     });
     // The largest count any pass of the period reported. A period without a pass (the reconciler
     // failing or not invoked, which ReconcilerErrors and ReconcilerNotRunning report) keeps the

@@ -11,7 +11,7 @@ import { ConditionFailedError, unchangedSince, type Clock, type Log, type Metric
 import { invalidRecordStatus, INVALID_RECORD_CODE } from './status.js';
 
 /** Logged for a record that cannot take its rejection because the table cannot hold it any larger. */
-export const RECORD_TOO_LARGE_LOG = 'record too large for the table to take the status the watcher writes; left as it is';
+export const RECORD_TOO_LARGE_LOG = 'record too large for the table to take the status that rejects it; left as it is';
 
 export interface RejectionDeps {
   store: RecordStore;
