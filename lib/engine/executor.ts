@@ -29,7 +29,7 @@ import {
 } from '../domain/records.js';
 import { canonicalJson, sameJson } from '../domain/canonical-json.js';
 import { nextAttachmentState, nextVolumeState, type AttachmentEvent, type VolumeEvent } from '../domain/state-machines.js';
-import { createSentUnrecorded, describeValidationIssues, managedTagsOf, parseRecord, specChangeIssues, validAttachments } from '../domain/validation.js';
+import { createSentUnrecorded, managedTagsOf, parseRecord, specChangeIssues, validAttachments } from '../domain/validation.js';
 import { METRICS, OWNERSHIP_TAGS, QUEUE } from '../settings.js';
 import { shortenMessage } from '../domain/status-message.js';
 import { RATE_BUCKET_OF, resolveEngineConfig, type EngineConfig, type MutatingAction, type RateBucket } from './config.js';
@@ -78,7 +78,7 @@ import {
   unchangedSince,
 } from './ports.js';
 import { TokenBucket } from './rate-limiter.js';
-import { CLOCK_SKEW_MS, notWrittenBySystem, RECORD_TOO_LARGE_LOG, writeRejection } from './rejection.js';
+import { CLOCK_SKEW_MS, judgeRecord, RECORD_TOO_LARGE_LOG, writeRejection } from './rejection.js';
 import { alignedCheckAtMs, backoffDelaySeconds, budgetSpent, checkQueueDelay, progressDelaySeconds, queueDelay, throttleDelaySeconds } from './schedule.js';
 import {
   attemptStatus,
@@ -234,7 +234,7 @@ interface Item {
   record?: ProvisionerRecord;
   /**
    * The record is in the table but does not parse, or holds a claim or times the system did not
-   * write (`notWrittenBySystem`); or an attachment's volume record does not parse: nothing is done for it.
+   * write (`judgeRecord`); or an attachment's volume record does not parse: nothing is done for it.
    */
   invalid?: 'record' | 'volume';
   /** The record as the table holds it and why it is rejected, when `invalid` is 'record'. */
@@ -485,26 +485,20 @@ export class Executor {
       this.deps.log.error('reading records failed', { error: errorMessage(error) });
       return false;
     }
-    // Records are input: one that does not parse is not acted on here (its rejection is written as
-    // the watcher writes it, `reject`), nor is an attachment whose volume record does not parse: it is not a removed one.
+    // Records are input: one rejected (`judgeRecord`) is not acted on here (its rejection is written
+    // as the watcher writes it, `reject`), nor is an attachment whose volume record does not parse: it
+    // is not a removed one. One rejected only for a claim or times no executor wrote is read as it
+    // is by its attachments.
     const byId = new Map<string, ProvisionerRecord>();
-    const invalidIds = new Map<string, { raw: ProvisionerRecord; reasons: string }>();
-    // A record under a claim or with times no executor wrote (by hand, ending beyond the lease, ahead of the clock) is rejected as the
-    // watcher rejects it, instead of being waited for until the claim ends; its attachments read it as it is.
-    const notWrittenRecords = new Map<string, { raw: ProvisionerRecord; reasons: string }>();
+    const rejected = new Map<string, { raw: ProvisionerRecord; reasons: string }>();
     const now = this.deps.clock.now();
     for (const raw of records) {
-      const parsed = parseRecord(raw);
-      if (!parsed.ok) {
-        invalidIds.set(keyString(keyOf(raw)), { raw, reasons: describeValidationIssues(parsed.issues) });
-        continue;
-      }
-      byId.set(keyString(keyOf(parsed.value)), parsed.value);
-      const notWritten = notWrittenBySystem(parsed.value, now, this.config.claimLeaseMs);
-      if (notWritten) notWrittenRecords.set(keyString(keyOf(raw)), { raw, reasons: notWritten });
+      const { record, rejection } = judgeRecord(raw, now, this.config.claimLeaseMs);
+      if (record) byId.set(keyString(keyOf(record)), record);
+      if (rejection !== undefined) rejected.set(keyString(keyOf(raw)), { raw, reasons: rejection });
     }
     for (const item of items) {
-      item.rejected = invalidIds.get(item.id) ?? notWrittenRecords.get(item.id);
+      item.rejected = rejected.get(item.id);
       item.record = item.rejected ? undefined : byId.get(item.id);
       item.readState = item.record?.status.state;
       if (item.rejected) item.invalid = 'record';
@@ -512,7 +506,7 @@ export class Executor {
         const volumeId = keyString({ kind: 'volume', volumeId: item.key.volumeId });
         const volume = byId.get(volumeId);
         item.volume = volume?.kind === 'volume' ? volume : undefined;
-        if (invalidIds.has(volumeId)) item.invalid ??= 'volume';
+        if (!volume && rejected.has(volumeId)) item.invalid ??= 'volume';
       }
     }
     await Promise.all(

@@ -5,11 +5,11 @@
  */
 import { provisionedPerformance } from '../domain/ebs-limits.js';
 import { keyNamesRecord, keyOf, keyString, type AttachmentRecord, type ProvisionerRecord, type VolumeRecord } from '../domain/records.js';
-import { describeValidationIssues, managedTagsOf, parseRecord, tagChanges } from '../domain/validation.js';
+import { managedTagsOf, parseRecord, tagChanges } from '../domain/validation.js';
 import { METRICS, OWNERSHIP_TAGS, RECONCILER } from '../settings.js';
 import { RATE_BUCKET_OF, resolveEngineConfig, type EngineConfig, type RateBucket } from './config.js';
 import { createUnanswered, firstActionOf, givenUpWithDevice, planAttachment, planVolume, UNDER_WAY_STATES, type Decision } from './planner.js';
-import { notWrittenBySystem, rejectionStands } from './rejection.js';
+import { judgeRecord, rejectionStands } from './rejection.js';
 import { SPEC_REJECTED_CODE, VOLUME_RECORD_REMOVED_CODE } from './status.js';
 import { ownedByAnotherRecord, type ExecutorDeps } from './executor.js';
 import { errorMessage } from './errors.js';
@@ -250,17 +250,15 @@ export class Reconciler {
     // Valid, but rejected all the same: context for the others, never nudged but for their rejection.
     const notWrittenRecords = new Set<ProvisionerRecord>();
     for (const raw of items) {
-      const parsed = parseRecord(raw);
-      if (parsed.ok) {
-        records.push(parsed.value);
+      const { record, rejection } = judgeRecord(raw, this.deps.clock.now(), this.config.claimLeaseMs);
+      // Its status does not say why it is rejected (the watcher's change lost on the way): the executor writes it.
+      if (rejection !== undefined && !rejectionStands(raw, rejection)) unrejected.push(raw);
+      if (record) {
+        records.push(record);
         // A claim or times the system did not write keep every executor off the record or hold it fresh: the watcher rejects it, and so does the executor then.
-        const notWritten = notWrittenBySystem(parsed.value, this.deps.clock.now(), this.config.claimLeaseMs);
-        if (notWritten) notWrittenRecords.add(parsed.value);
-        if (notWritten && !rejectionStands(raw, notWritten)) unrejected.push(raw);
+        if (rejection !== undefined) notWrittenRecords.add(record);
       } else {
         report.invalid++;
-        // Its status does not say why (the watcher's change lost on the way): the executor writes it.
-        if (!rejectionStands(raw, describeValidationIssues(parsed.issues))) unrejected.push(raw);
         if (raw.kind === 'volume') invalidVolumes.add(raw.volumeId);
         // Still an attachment of its volume, as the executor and the watcher read them (every record
         // under the volume's key): a dying volume waits for it, and is not nudged to be deleted.

@@ -6,6 +6,7 @@
  * without it (its change lost on the way), so every invalid record says why in the end.
  */
 import { keyString, type ProvisionerRecord, type RecordKey } from '../domain/records.js';
+import { describeValidationIssues, parseRecord } from '../domain/validation.js';
 import { METRICS } from '../settings.js';
 import { ConditionFailedError, unchangedSince, type Clock, type Log, type Metrics, type RecordChanges, type RecordStore } from './ports.js';
 import { invalidRecordStatus, INVALID_RECORD_CODE } from './status.js';
@@ -30,7 +31,7 @@ function field(image: unknown, name: string): unknown {
  * taken. Written straight into the table, such a claim would keep every executor off the record
  * for as long as it says (years, if it says so), the record left as it is without a word.
  */
-export function claimBeyondLease(record: ProvisionerRecord, nowMs: number, leaseMs: number): string | undefined {
+function claimBeyondLease(record: ProvisionerRecord, nowMs: number, leaseMs: number): string | undefined {
   const expiresAt = record.claim?.expiresAt;
   if (expiresAt === undefined || expiresAt <= nowMs + 2 * leaseMs) return undefined;
   const ends = Math.abs(expiresAt) <= 8.64e15 ? new Date(expiresAt).toISOString() : String(expiresAt);
@@ -48,7 +49,7 @@ export const CLOCK_SKEW_MS = 60_000;
  * attached volume gone from EC2 taken for a describe that lags, a ModifyVolume looked for without
  * end. A record at rest only falls behind the clock, so it is never judged by this.
  */
-export function timesAhead(record: ProvisionerRecord, nowMs: number): string | undefined {
+function timesAhead(record: ProvisionerRecord, nowMs: number): string | undefined {
   const limitMs = nowMs + CLOCK_SKEW_MS;
   const modificationSentAt = record.kind === 'volume' ? record.modificationSentAt : undefined;
   // Every record read is judged: nothing is built unless a time is ahead.
@@ -69,10 +70,23 @@ function isAfter(time: string | undefined, limitMs: number): boolean {
 }
 
 /** Why a valid record's claim or times cannot be ones the system wrote (see claimBeyondLease, timesAhead), or undefined. */
-export function notWrittenBySystem(record: ProvisionerRecord, nowMs: number, leaseMs: number): string | undefined {
+function notWrittenBySystem(record: ProvisionerRecord, nowMs: number, leaseMs: number): string | undefined {
   const claim = claimBeyondLease(record, nowMs, leaseMs);
   const times = timesAhead(record, nowMs);
   return claim === undefined ? times : times === undefined ? claim : `${claim}; ${times}`;
+}
+
+/**
+ * How the watcher, the executor and the reconciler judge a record read from the table: `record`
+ * when its form is valid, `rejection` the reasons it is refused for when it is not, or when its
+ * claim or times are not ones the system wrote (`notWrittenBySystem`; `record` is then kept, as
+ * its attachments read it as it is). Acted on only with a record and no rejection.
+ */
+export function judgeRecord(raw: unknown, nowMs: number, leaseMs: number): { record?: ProvisionerRecord; rejection?: string } {
+  const parsed = parseRecord(raw);
+  if (!parsed.ok) return { rejection: describeValidationIssues(parsed.issues) };
+  const rejection = notWrittenBySystem(parsed.value, nowMs, leaseMs);
+  return rejection === undefined ? { record: parsed.value } : { record: parsed.value, rejection };
 }
 
 /** Whether the record as the table holds it (`current`) already carries the rejection for `reasons`. */

@@ -15,7 +15,7 @@
  */
 import { sameJson } from '../domain/canonical-json.js';
 import { keyOf, keyString, type AttachmentRecord, type ProvisionerRecord, type RecordKey, type VolumeRecord } from '../domain/records.js';
-import { describeValidationIssues, parseRecord, validAttachments } from '../domain/validation.js';
+import { parseRecord, validAttachments } from '../domain/validation.js';
 import { METRICS } from '../settings.js';
 import { DEFAULT_ENGINE_CONFIG, type EngineConfig } from './config.js';
 import { errorMessage } from './errors.js';
@@ -30,7 +30,7 @@ import {
   waitsForVolumeInUse,
   type Decision,
 } from './planner.js';
-import { notWrittenBySystem, RECORD_TOO_LARGE_LOG, writeRejection } from './rejection.js';
+import { judgeRecord, RECORD_TOO_LARGE_LOG, writeRejection } from './rejection.js';
 import { INVALID_RECORD_CODE, retryRequested } from './status.js';
 import { changesWithoutCall, markAttachmentsDying, VOLUME_RECORD_REMOVED_LOG } from './without-call.js';
 import {
@@ -175,15 +175,9 @@ export class Watcher {
       return;
     }
 
-    const parsed = parseRecord(current);
-    if (!parsed.ok) {
-      await this.rejectRecord(current, key, describeValidationIssues(parsed.issues));
-      return;
-    }
-    const record = parsed.value;
-    const notWritten = notWrittenBySystem(record, this.deps.clock.now(), this.leaseMs());
-    if (notWritten) {
-      await this.rejectRecord(current, key, notWritten);
+    const { record, rejection } = judgeRecord(current, this.deps.clock.now(), this.leaseMs());
+    if (!record || rejection !== undefined) {
+      await this.rejectRecord(current, key, rejection!);
       return;
     }
 
@@ -210,9 +204,9 @@ export class Watcher {
    */
   private settledByImage(group: RecordChange[], attachmentsMoved: boolean): boolean {
     const last = group[group.length - 1]!;
-    const parsed = parseRecord(last.newRecord);
-    if (!parsed.ok || notWrittenBySystem(parsed.value, this.deps.clock.now(), this.leaseMs())) return false;
-    return !(parsed.value.kind === 'volume' && attachmentsMoved);
+    const { record, rejection } = judgeRecord(last.newRecord, this.deps.clock.now(), this.leaseMs());
+    if (!record || rejection !== undefined) return false;
+    return !(record.kind === 'volume' && attachmentsMoved);
   }
 
   private leaseMs(): number {
