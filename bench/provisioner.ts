@@ -140,7 +140,7 @@ export class ProvisionerDesign implements MeasuredDesign {
   constructor(private readonly context: DesignContext) {
     const { loop, random, latencies } = context;
     this.startedAt = loop.now();
-    this.memoryStore = new MemoryRecordStore({ freeze: false });
+    this.memoryStore = new MemoryRecordStore();
     this.store = new MeteredRecordStore(loop, random.fork(), this.memoryStore, latencies.dynamodbRequest);
     this.rateBudget = new MeteredRateBudget(loop, random.fork(), new MemoryRateBudget(), latencies.dynamodbRequest);
     this.watcherFunction = new SimulatedFunction(loop, 'watcher', WATCHER.memoryMiB, Number.POSITIVE_INFINITY, WATCHER.timeoutSeconds * 1000, CPU_MS_PER_ITEM.watcher);

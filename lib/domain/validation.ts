@@ -375,8 +375,40 @@ export function validAttachments(records: readonly unknown[]): AttachmentRecord[
   });
 }
 
-/** Validates a record read from the table; the system's own fields get defaults when absent. */
+/**
+ * Judgements of frozen records, by identity. A frozen record cannot change, so its judgement cannot
+ * either: the memory store hands the same frozen item to the watcher (its change), the executor
+ * (each read) and every batch that lists an instance's attachments, three parses in four of them
+ * repeats. Records read from DynamoDB are new objects each time and are parsed each time.
+ */
+const frozenJudgements = new WeakMap<object, Result<ProvisionerRecord>>();
+
+/**
+ * Validates a record read from the table; the system's own fields get defaults when absent. A
+ * frozen record is parsed once, and the same frozen result is handed to every caller.
+ *
+ * @example
+ * const parsed = parseRecord(await store.get({ kind: 'volume', volumeId: 'data-01' }));
+ * if (!parsed.ok) log.warn('invalid record', { issues: parsed.issues });
+ */
 export function parseRecord(input: unknown): Result<ProvisionerRecord> {
+  if (typeof input !== 'object' || input === null || !Object.isFrozen(input)) return parseRecordAfresh(input);
+  let judgement = frozenJudgements.get(input);
+  if (judgement === undefined) {
+    // Frozen all the way down: shared by every caller, a result one of them changed would change for all.
+    judgement = deepFreeze(parseRecordAfresh(input));
+    frozenJudgements.set(input, judgement);
+  }
+  return judgement;
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value === null || typeof value !== 'object' || Object.isFrozen(value)) return value;
+  for (const field of Object.values(value)) deepFreeze(field);
+  return Object.freeze(value);
+}
+
+function parseRecordAfresh(input: unknown): Result<ProvisionerRecord> {
   const result = parseRecordFields(input);
   const path = protoKeyPath(input);
   if (path === undefined) return result;

@@ -113,19 +113,13 @@ function checkItemSize(key: RecordKey, record: unknown): void {
 /**
  * The record table in memory, with DynamoDB's semantics: every write copies what it is given and
  * no one changes a stored record in place (reads and change listeners get the stored record
- * itself, frozen unless `freeze` is off, so a caller that tries to change it gets a TypeError
- * rather than a silent difference from DynamoDB's copies), every write bumps `version`,
- * conditions are checked atomically, updates never create, an item larger than DynamoDB's limit
- * is refused, and each write is reported to change listeners in order (the in-memory stream).
+ * itself, frozen, so a caller that tries to change it gets a TypeError rather than a silent
+ * difference from DynamoDB's copies, and `parseRecord` judges each item once however often it is
+ * read), every write bumps `version`, conditions are checked atomically, updates never create, an
+ * item larger than DynamoDB's limit is refused, and each write is reported to change listeners in
+ * order (the in-memory stream).
  */
 export class MemoryRecordStore implements RecordStore {
-  /**
-   * Whether stored records are frozen (the default). The simulator turns it off: V8 copies a
-   * frozen object on its slow path, so every spread and parse of a record read would cost more
-   * than the copies sharing saves; the engine's tests, on frozen records, hold that it changes
-   * nothing it reads.
-   */
-  private readonly freeze: boolean;
   private readonly items = new Map<string, StoredItem>();
   /** Table order, rebuilt only after a key is added or removed. */
   private sortedKeys?: string[];
@@ -138,10 +132,6 @@ export class MemoryRecordStore implements RecordStore {
   /** Item reads and writes, for cost estimates. */
   reads = 0;
   writes = 0;
-
-  constructor(options: { freeze?: boolean } = {}) {
-    this.freeze = options.freeze ?? true;
-  }
 
   onChange(listener: Listener): () => void {
     this.listeners.add(listener);
@@ -265,7 +255,7 @@ export class MemoryRecordStore implements RecordStore {
     // One that is no number (written straight into the table) is numbered afresh, as the DynamoDB store does.
     next.version = typeof current.version === 'number' ? current.version + 1 : 1;
     checkItemSize(key, next);
-    const written = (this.freeze ? Object.freeze(next) : next) as unknown as ProvisionerRecord;
+    const written = Object.freeze(next) as unknown as ProvisionerRecord;
     this.items.get(orderKey(key))!.record = written;
     this.writes++;
     this.emit('MODIFY', key, current, written);
@@ -360,7 +350,7 @@ export class MemoryRecordStore implements RecordStore {
   }
 
   private storedCopy<T>(value: T): T {
-    return deepCopy(value, this.freeze);
+    return deepCopy(value);
   }
 
   private injectFault(method: keyof RecordStore): void {
@@ -396,24 +386,24 @@ function conditionFailure(record: ProvisionerRecord, condition: WriteCondition |
 }
 
 /**
- * A deep copy of JSON-shaped data (what a table item holds), frozen when `freeze`: written once,
- * it is handed to every reader and listener as it is. Several times faster than structuredClone
+ * A deep copy of JSON-shaped data (what a table item holds), frozen: written once, it is handed
+ * to every reader and listener as it is. Several times faster than structuredClone
  * for small records (a million changes go through the simulator's store).
  */
-function deepCopy<T>(value: T, freeze: boolean): T {
+function deepCopy<T>(value: T): T {
   if (value === null || typeof value !== 'object') return value;
-  const copy: unknown = Array.isArray(value) ? value.map((element: unknown) => deepCopy(element, freeze)) : copyFields(value as Record<string, unknown>, freeze);
-  return (freeze ? Object.freeze(copy) : copy) as T;
+  const copy: unknown = Array.isArray(value) ? value.map((element: unknown) => deepCopy(element)) : copyFields(value as Record<string, unknown>);
+  return Object.freeze(copy) as T;
 }
 
-function copyFields(source: Record<string, unknown>, freeze: boolean): Record<string, unknown> {
+function copyFields(source: Record<string, unknown>): Record<string, unknown> {
   const copy: Record<string, unknown> = {};
   const keys = Object.keys(source);
   for (let i = 0; i < keys.length; i++) {
     const key = keys[i]!;
     const field = source[key];
     // Most fields are strings and numbers: copied without a call.
-    copy[key] = field === null || typeof field !== 'object' ? field : deepCopy(field, freeze);
+    copy[key] = field === null || typeof field !== 'object' ? field : deepCopy(field);
   }
   return copy;
 }

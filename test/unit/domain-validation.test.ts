@@ -3,7 +3,7 @@ import { GP3_BASELINE, performanceChange, provisionedPerformance } from '../../l
 import type { VolumeRecord, VolumeSpec } from '../../lib/domain/records.js';
 import { newAttachment, newVolume } from './engine-fixtures.js';
 import { MAX_STATUS_MESSAGE_CHARS } from '../../lib/domain/status-message.js';
-import { approximateItemBytes } from '../../lib/memory/store.js';
+import { approximateItemBytes, MemoryRecordStore } from '../../lib/memory/store.js';
 import { OWNERSHIP_TAGS, TABLE } from '../../lib/settings.js';
 import {
   clientTagsOf,
@@ -534,5 +534,31 @@ describe('parseRecord', () => {
     expect(parseRecord({ kind: 'attachment', volumeId: 'v', instanceId: 'i-0123456789abcdef0', life: 'alive', device: 'xvdh' }).ok).toBe(true);
     expect(parseRecord({ kind: 'snapshot' }).ok).toBe(false);
     expect(parseRecord('nonsense').ok).toBe(false);
+  });
+
+  it('judges a frozen record once and hands every caller the same frozen result; a record that can change is judged afresh', async () => {
+    const written = { kind: 'volume', volumeId: 'data-1', spec: { sizeGiB: 10, volumeType: 'gp3', availabilityZone: 'us-east-1a', tags: { team: 'a' } }, life: 'alive', generation: 1 };
+    // The memory store's items are frozen: read twice, the same item.
+    const store = new MemoryRecordStore();
+    store.putRaw(written);
+    store.putRaw({ ...written, volumeId: 'data-2', spec: { ...written.spec, sizeGiB: -1 } });
+    const stored = await store.get({ kind: 'volume', volumeId: 'data-1' });
+    const first = parseRecord(stored);
+    expect(parseRecord(await store.get({ kind: 'volume', volumeId: 'data-1' }))).toBe(first);
+    expect(first.ok && first.value.kind === 'volume' ? first.value.spec.tags : undefined).toEqual({ team: 'a' });
+    // Shared by every caller: a change to it would change what all of them read.
+    expect(() => {
+      (first as { value: VolumeRecord }).value.spec.tags!.team = 'b';
+    }).toThrow(TypeError);
+    const invalid = await store.get({ kind: 'volume', volumeId: 'data-2' });
+    const refused = parseRecord(invalid);
+    expect(refused.ok ? [] : refused.issues.map((issue) => issue.path)).toEqual(['spec.sizeGiB']);
+    expect(parseRecord(invalid)).toBe(refused);
+    expect(Object.isFrozen(refused.ok ? undefined : refused.issues[0])).toBe(true);
+
+    const open = structuredClone(written);
+    expect(parseRecord(open).ok).toBe(true);
+    open.spec.sizeGiB = -1;
+    expect(parseRecord(open).ok).toBe(false);
   });
 });
