@@ -10,6 +10,18 @@ import { QUEUE } from '../settings.js';
 /** SendMessageBatch's maximum entries per request. */
 const SEND_BATCH_MAX = 10;
 
+/**
+ * Characters SQS refuses in a message body (it takes #x9, #xA, #xD, #x20–#xD7FF, #xE000–#xFFFD and
+ * #x10000–#x10FFFF) that JSON.stringify leaves as they are (it escapes control characters and lone
+ * surrogates). A key written into the table by hand may hold them, and the reconciler sends it.
+ */
+const REFUSED_BY_SQS = /[\uFFFE\uFFFF]/g;
+
+/** The message as JSON SQS takes: the characters it refuses as JSON escapes, which read back the same. */
+function messageBody(message: OperationMessage): string {
+  return JSON.stringify(message).replace(REFUSED_BY_SQS, (char) => `\\u${char.charCodeAt(0).toString(16)}`);
+}
+
 export interface SendRetryOptions {
   /** SendMessageBatch requests per chunk, the first included. Default 5. */
   maxAttempts?: number;
@@ -75,7 +87,7 @@ export class SqsOperationQueue implements OperationQueue {
         String(index),
         {
           message: operation.message,
-          entry: { Id: String(index), MessageBody: JSON.stringify(operation.message), DelaySeconds: operation.delaySeconds },
+          entry: { Id: String(index), MessageBody: messageBody(operation.message), DelaySeconds: operation.delaySeconds },
         },
       ]),
     );

@@ -89,6 +89,16 @@ describe('SqsOperationQueue', () => {
     expect(calls.map((c) => c.args[0].input.Entries?.map((e) => e.Id))).toEqual([['0', '1', '2'], ['2'], ['2']]);
   });
 
+  it('writes the characters SQS refuses in a body (U+FFFE, U+FFFF: a key written into the table by hand may hold them) as JSON escapes, read back as they were', async () => {
+    sqs.on(SendMessageBatchCommand).callsFake(allSucceed);
+    const key = { kind: 'volume' as const, volumeId: 'v\ufffe\uffff\\\uffff' };
+    await queue().send([{ message: { op: 'check-volume', key, reason: 'invalid, and its status does not say why' }, delaySeconds: 0 }]);
+    const body = sqs.commandCalls(SendMessageBatchCommand)[0]!.args[0].input.Entries![0]!.MessageBody!;
+    // SQS's allowed characters: #x9 | #xA | #xD | #x20 to #xD7FF | #xE000 to #xFFFD | #x10000 to #x10FFFF.
+    expect(body).toMatch(/^[\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]*$/u);
+    expect(parseOperationMessage(body)).toEqual({ ok: true, message: { op: 'check-volume', key, reason: 'invalid, and its status does not say why' } });
+  });
+
   it('rejects an out-of-range delay before sending anything', async () => {
     const bad = [...operations(12), { message: operations(1)[0]!.message, delaySeconds: 901 }];
     await expect(queue().send(bad)).rejects.toThrow(/operations\[12\]\.delaySeconds/);
