@@ -4,7 +4,7 @@
  * middleware; the local runtime calls the very same functions with its own backends.
  */
 import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent, SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { fromStreamImage, keyFromStreamKeys } from '../aws/record-item.js';
+import { fromStreamImage, itemFromAttributeValues, keyFromStreamKeys } from '../aws/record-item.js';
 import { parseOperationMessage } from '../aws/sqs-queue.js';
 import { Executor, type ExecutorBatchItem, type ExecutorDeps } from '../engine/executor.js';
 import { Reconciler, type ReconcileReport, type ReconcilerDeps } from '../engine/reconciler.js';
@@ -46,7 +46,9 @@ export function createWatcherHandler(deps: Omit<PipelineDeps, 'provider'>): Stre
       const change = toRecordChange(record);
       if (change) changes.push(change);
       else {
-        deps.log.warn('stream record names no volume or attachment; skipped', { eventID: record.eventID });
+        // Its key is all that finds such an item in the table: no API lists it, and it has no status.
+        const keys = record.dynamodb?.Keys;
+        deps.log.warn('stream record names no volume or attachment; skipped', { eventID: record.eventID, ...(keys ? { keys: itemFromAttributeValues(keys) } : {}) });
         deps.metrics.count(METRICS.invalidRecords);
       }
     }

@@ -99,6 +99,17 @@ describe('function handlers', () => {
     expect(failed).toEqual({ batchItemFailures: [{ itemIdentifier: '102' }] });
   });
 
+  it('watcher: a table item whose key names no volume or attachment is logged with that key, the only way to find it in the table', async () => {
+    const { deps } = await inMemoryAwsWithVolume();
+    const handler = createWatcherHandler(deps);
+    expect(await handler({ Records: [streamRecord('100', { pk: 'VOLUME#v1', sk: 'SNAPSHOT', note: 'x' }, { pk: 'VOLUME#v1', sk: 'SNAPSHOT' })] })).toEqual({ batchItemFailures: [] });
+    expect(deps.log.entries).toContainEqual({
+      level: 'warn',
+      message: 'stream record names no volume or attachment; skipped',
+      attributes: { eventID: 'e-100', keys: { pk: 'VOLUME#v1', sk: 'SNAPSHOT' } },
+    });
+  });
+
   it("watcher: a record whose handling fails has each of its changes reported, by sequence number, and no other record's", async () => {
     const { store, deps } = await inMemoryAwsWithVolume();
     const other: VolumeRecord = { ...volume, volumeId: 'data-2' };
