@@ -42,6 +42,7 @@ import {
   itemFromAttributeValues,
   itemKey,
   KEY_ATTRIBUTES,
+  keyFromItem,
   toItem,
   type TableItem,
 } from './record-item.js';
@@ -290,7 +291,8 @@ export class DynamoRecordStore implements RecordStore {
   /**
    * Scans in table order. With a `kind` filter DynamoDB applies `Limit` before the filter, so this
    * scans further (at most MAX_SCANS_PER_PAGE requests) and may return a short page with a cursor.
-   * A segment is one of a parallel scan's (Segment, TotalSegments).
+   * A segment is one of a parallel scan's (Segment, TotalSegments). Items whose keys name no record
+   * are left out.
    */
   async list(options: ListOptions): Promise<Page<ProvisionerRecord>> {
     if (!Number.isInteger(options.limit) || options.limit < 1) {
@@ -319,7 +321,9 @@ export class DynamoRecordStore implements RecordStore {
           ...(filter === undefined ? {} : { FilterExpression: filter, ...expr.attributes() }),
         }),
       );
-      const found = page.Items ?? [];
+      // An item written by hand under a key of another shape is no record, whatever fields it holds
+      // (the watcher skips it, and a read by its fields' key finds nothing): listed, it would show as one.
+      const found = (page.Items ?? []).filter((item) => keyFromItem(item) !== undefined);
       if (found.length > remaining) {
         // Read past the page: resume right after the last item returned.
         const kept = found.slice(0, remaining);

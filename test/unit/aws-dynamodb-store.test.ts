@@ -218,6 +218,19 @@ describe('DynamoRecordStore requests', () => {
     expect(dynamo.commandCalls(ScanCommand)).toHaveLength(3);
   });
 
+  it('lists only items whose keys name a record: one written by hand under a key of another shape is none, whatever fields it holds', async () => {
+    const record = (volumeId: string) => ({ pk: `VOLUME#${volumeId}`, sk: 'VOLUME', kind: 'volume', volumeId });
+    dynamo
+      .on(ScanCommand)
+      // A pk without its `VOLUME#`: the watcher skips it, and a read of volume d2 finds nothing.
+      .resolvesOnce({ Items: [record('d1'), { pk: 'd2', sk: 'VOLUME', kind: 'volume', volumeId: 'd2' }], LastEvaluatedKey: { pk: 'd2', sk: 'VOLUME' } })
+      .resolvesOnce({ Items: [record('d3')], LastEvaluatedKey: { pk: 'VOLUME#d3', sk: 'VOLUME' } });
+    const page = await store().list({ limit: 2 });
+    expect(page.items.map((r) => (r as VolumeRecord).volumeId)).toEqual(['d1', 'd3']);
+    expect(dynamo.commandCalls(ScanCommand).map((c) => c.args[0].input.Limit)).toEqual([2, 1]);
+    expect(page.cursor).toBeDefined();
+  });
+
   it('refuses to change identity or version through update', async () => {
     await expect(store().update({ kind: 'volume', volumeId: 'v1' }, { pk: 'x' } as never)).rejects.toThrow(/pk cannot be changed/);
     expect(dynamo.commandCalls(UpdateCommand)).toHaveLength(0);
