@@ -45,7 +45,10 @@ export function createWatcherHandler(deps: Omit<PipelineDeps, 'provider'>): Stre
     for (const record of event.Records) {
       const change = toRecordChange(record);
       if (change) changes.push(change);
-      else {
+      else if (record.eventName === 'REMOVE') {
+        // Such an item gone from the table (its removal is what the InvalidRecords runbook asks for) is nothing invalid.
+        deps.log.debug('stream record names no volume or attachment; its removal skipped', { eventID: record.eventID });
+      } else {
         // Its key is all that finds such an item in the table: no API lists it, and it has no status.
         const keys = record.dynamodb?.Keys;
         deps.log.warn('stream record names no volume or attachment; skipped', { eventID: record.eventID, ...(keys ? { keys: itemFromAttributeValues(keys) } : {}) });

@@ -110,6 +110,16 @@ describe('function handlers', () => {
     });
   });
 
+  it('watcher: the removal of a table item whose key names no record, as the InvalidRecords runbook asks, counts no invalid record', async () => {
+    const { deps } = await inMemoryAwsWithVolume();
+    const handler = createWatcherHandler(deps);
+    const removal: DynamoDBRecord = { ...streamRecord('100', undefined, { pk: 'VOLUME#v1', sk: 'SNAPSHOT' }), eventName: 'REMOVE' };
+    removal.dynamodb!.OldImage = marshall({ pk: 'VOLUME#v1', sk: 'SNAPSHOT', note: 'x' }) as never;
+    expect(await handler({ Records: [removal] })).toEqual({ batchItemFailures: [] });
+    expect(deps.metrics.counter('InvalidRecords')).toBe(0);
+    expect(deps.log.entries.filter((entry) => entry.level === 'warn')).toEqual([]);
+  });
+
   it("watcher: a record whose handling fails has each of its changes reported, by sequence number, and no other record's", async () => {
     const { store, deps } = await inMemoryAwsWithVolume();
     const other: VolumeRecord = { ...volume, volumeId: 'data-2' };
