@@ -172,6 +172,15 @@ function decodeCursor(cursor: string): Record<string, string> {
   return decoded as Record<string, string>;
 }
 
+/**
+ * The items of a page that are records. One written by hand under keys of another shape is none,
+ * whatever fields it holds (the watcher skips it, and a read by its fields' key finds nothing):
+ * read by a scan or through the instance index, it would show as the record its fields name.
+ */
+function recordItems(items: TableItem[] | undefined): TableItem[] {
+  return (items ?? []).filter((item) => keyFromItem(item) !== undefined);
+}
+
 function recordOf(item: TableItem): ProvisionerRecord {
   // Not validated here: see fromItem. Callers that act on records validate them.
   return fromItem(item) as ProvisionerRecord;
@@ -282,7 +291,7 @@ export class DynamoRecordStore implements RecordStore {
     let start: Record<string, unknown> | undefined;
     do {
       const page = await this.client.send(new QueryCommand({ ...input, ExclusiveStartKey: start }));
-      for (const item of page.Items ?? []) records.push(recordOf(item));
+      for (const item of recordItems(page.Items)) records.push(recordOf(item));
       start = page.LastEvaluatedKey;
     } while (start !== undefined);
     return records;
@@ -321,9 +330,7 @@ export class DynamoRecordStore implements RecordStore {
           ...(filter === undefined ? {} : { FilterExpression: filter, ...expr.attributes() }),
         }),
       );
-      // An item written by hand under a key of another shape is no record, whatever fields it holds
-      // (the watcher skips it, and a read by its fields' key finds nothing): listed, it would show as one.
-      const found = (page.Items ?? []).filter((item) => keyFromItem(item) !== undefined);
+      const found = recordItems(page.Items);
       if (found.length > remaining) {
         // Read past the page: resume right after the last item returned.
         const kept = found.slice(0, remaining);

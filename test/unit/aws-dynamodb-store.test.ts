@@ -231,6 +231,17 @@ describe('DynamoRecordStore requests', () => {
     expect(page.cursor).toBeDefined();
   });
 
+  it("reads through the instance index only items whose keys name a record, as a list does", async () => {
+    dynamo.on(QueryCommand).resolves({
+      Items: [
+        { pk: 'VOLUME#v1', sk: 'ATTACHMENT#i-1', gsi1pk: 'INSTANCE#i-1', gsi1sk: 'VOLUME#v1' },
+        // Index keys written by hand on an item whose own keys name nothing: no attachment of v9 to i-1 exists.
+        { pk: 'v9', sk: 'ATTACHMENT#i-1', gsi1pk: 'INSTANCE#i-1', gsi1sk: 'VOLUME#v9', kind: 'attachment', volumeId: 'v9', instanceId: 'i-1' },
+      ],
+    });
+    expect((await store().attachmentsOfInstance('i-1')).map((a) => a.volumeId)).toEqual(['v1']);
+  });
+
   it('refuses to change identity or version through update', async () => {
     await expect(store().update({ kind: 'volume', volumeId: 'v1' }, { pk: 'x' } as never)).rejects.toThrow(/pk cannot be changed/);
     expect(dynamo.commandCalls(UpdateCommand)).toHaveLength(0);
