@@ -1184,7 +1184,7 @@ export class Executor {
           found = await this.deps.provider.findOwnedVolumes(volumeId);
         } catch (error) {
           found = classifyError('Describe', error);
-          this.deps.log.warn('search for volumes by their tags failed', { volumeId, code: found.code, message: found.message });
+          this.deps.log.warn('search for volumes by their tags failed', { volumeId, code: found.code, error: found.message });
         }
         for (const item of group) item.orphans = found;
       }),
@@ -1215,7 +1215,7 @@ export class Executor {
       return found;
     } catch (error) {
       const classified = classifyError('Describe', error);
-      this.deps.log.warn('describe failed', { code: classified.code, message: classified.message });
+      this.deps.log.warn('describe failed', { code: classified.code, error: classified.message });
       return classified;
     }
   }

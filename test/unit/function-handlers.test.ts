@@ -5,13 +5,14 @@ import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it, vi } from 'vitest';
-import { correlateLogs } from '../../lib/functions/logging.js';
+import { correlateLogs, powertoolsLog } from '../../lib/functions/logging.js';
 import type { VolumeRecord } from '../../lib/domain/records.js';
 import { itemKey, toItem } from '../../lib/aws/record-item.js';
 import { readFunctionEnvironment, readRateBudgetEnvironment } from '../../lib/functions/environment.js';
 import { DEFAULT_ENGINE_CONFIG, EC2_REQUEST_BUCKETS, environmentRateBudgets, resolveEngineConfig } from '../../lib/engine/config.js';
 import { createExecutorHandler, createReconcilerHandler, createWatcherHandler, toRecordChange } from '../../lib/functions/handlers.js';
 import { Executor } from '../../lib/engine/executor.js';
+import { ProviderError } from '../../lib/engine/ports.js';
 import { Reconciler, SCAN_RESERVE_MS } from '../../lib/engine/reconciler.js';
 import { RECONCILER } from '../../lib/settings.js';
 import { FakeClock, MemoryEbs, MemoryOperationQueue, MemoryRecordStore, RecordingLog, RecordingMetrics } from '../../lib/memory/index.js';
@@ -284,6 +285,28 @@ describe('function handlers', () => {
     expect(settings.rateBudgetTableName).toBe('rates');
     expect(settings.accountRateBudgets?.DeleteVolume).toEqual({ ...DEFAULT_ENGINE_CONFIG.accountRateBudgets.DeleteVolume, ratePerSecond: 20 });
     expect(() => readRateBudgetEnvironment({ EC2_REFILL_PER_SECOND: '0' })).toThrow(/EC2_REFILL_PER_SECOND must be a positive number/);
+  });
+
+  it("executor through Powertools: a failed describe's log line keeps EC2's message (Powertools drops an attribute named message)", async () => {
+    const { deps, provider } = await inMemoryAwsWithVolume();
+    const lines: string[] = [];
+    // Powertools logs through the global console in dev mode, where the test reads it.
+    vi.stubEnv('POWERTOOLS_DEV', 'true');
+    const warn = vi.spyOn(console, 'warn').mockImplementation((line: string) => void lines.push(line));
+    try {
+      const handler = createExecutorHandler({ ...deps, log: powertoolsLog(new Logger({ serviceName: 'executor', logLevel: 'WARN' })) });
+      const message = (op: string) => JSON.stringify({ op, key: { kind: 'volume', volumeId: 'data-1' } });
+      await handler({ Records: [sqsRecord('a', message('create-volume'))] });
+      deps.clock.advance(60_000);
+      provider.failNext('DescribeVolumes', new ProviderError('throttled', 'RequestLimitExceeded', 'Request limit exceeded.'));
+      await handler({ Records: [sqsRecord('b', message('check-volume'))] });
+    } finally {
+      warn.mockRestore();
+      vi.unstubAllEnvs();
+    }
+    const logged = lines.map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(logged.find((line) => line.message === 'describe failed')).toMatchObject({ code: 'RequestLimitExceeded', error: 'Request limit exceeded.' });
+    expect(logged.filter((line) => String(line.message).includes('reserved key'))).toEqual([]);
   });
 
   it('tags every log line of a scheduled run with the event id as correlation id', async () => {
