@@ -387,8 +387,12 @@ export class Watcher {
   }
 
   private async replanVolume(volumeId: string, operations: QueuedOperation[]): Promise<void> {
-    const volume = volumeRecordOf(await this.deps.store.get({ kind: 'volume', volumeId }));
-    if (volume === undefined || volume === 'invalid') return;
+    const raw = await this.deps.store.get({ kind: 'volume', volumeId });
+    if (!raw) return;
+    // Planned for itself here, not read as an attachment's context: one rejected (a claim or times
+    // the system did not write) is not acted on, as its own change is not (no cascade of its dying).
+    const { record: volume, rejection } = judgeRecord(raw, this.deps.clock.now(), this.leaseMs());
+    if (volume?.kind !== 'volume' || rejection !== undefined) return;
     const decision = planVolume(volume, await this.deps.store.attachmentsOfVolume(volumeId), this.deps.clock.now());
     if ((decision.type === 'none' || decision.type === 'cooldown') && (volume.status.state === 'in-use' || volume.status.state === 'available')) {
       // No attachment change is visible in the record itself: let a check bring in-use/available in line.

@@ -718,6 +718,28 @@ describe('watcher', () => {
     expect(detaches()).toEqual([{ op: 'detach', key: `data-1/${INSTANCE}`, delaySeconds: 0 }]);
   });
 
+  it('a dying volume rejected for a time written ahead of the clock is not planned when another of its attachments goes: its attached one stays, no detach', async () => {
+    const h = await attachedVolume();
+    // A second attachment, written straight into the table, waits for the volume to be detached from INSTANCE.
+    await h.store.create(newAttachment('data-1', { instanceId: OTHER_INSTANCE }));
+    await h.watch();
+    const ahead = new Date(h.clock.now() + 24 * 3_600_000).toISOString();
+    await h.store.update<VolumeRecord>(volumeKey('data-1'), { modificationSentAt: ahead, life: 'dying' });
+    await h.watch();
+    const rejection = (await h.store.get(volumeKey('data-1')))?.status;
+    expect(rejection).toMatchObject({ state: 'error', code: 'InvalidRecord', message: expect.stringMatching(/^modificationSentAt: /) });
+
+    // The waiting attachment is deleted: never attached, it is removed without an EC2 call.
+    await h.store.update<AttachmentRecord>(attachmentKey('data-1', OTHER_INSTANCE), { life: 'dying' });
+    await h.watch();
+    expect(await h.store.get(attachmentKey('data-1', OTHER_INSTANCE))).toBeUndefined();
+    await h.settle(30_000);
+    await h.watch();
+    expect(await h.store.get(attachmentKey('data-1'))).toMatchObject({ life: 'alive', status: { state: 'attached' } });
+    expect((await h.store.get(volumeKey('data-1')))?.status).toEqual(rejection);
+    expect(h.ebs.calls.DetachVolume ?? 0).toBe(0);
+  });
+
   it('a dying volume that was never created is removed without any EC2 call', async () => {
     const h = harness();
     const volume = newVolume('data-1', { life: 'dying' });
