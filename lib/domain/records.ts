@@ -212,9 +212,9 @@ export interface AttachmentRecord {
   /**
    * ISO-8601 time a forced DetachVolume was sent for this attachment (written with the claim before
    * the call): a detach already under way when force was asked for gets one forced call, not one
-   * per check, nor a second from a late or repeated message, even if its answer was lost. Cleared
-   * when EC2 refused the call for certain, so that it is sent again, and when a plain detach
-   * starts (the record set back to alive since the forced call): that detach has had none.
+   * per check, nor a second from a late or repeated message. Cleared when the call failed (refused,
+   * or without an answer: EC2 may not have had it), so that its retry sends it again, and when a
+   * plain detach starts (the record set back to alive since the forced call): that detach has had none.
    */
   forceDetachSentAt?: string;
   claim?: Claim;

@@ -1648,8 +1648,9 @@ export class Executor {
         return;
       }
       const failed = this.attachmentFailure(attachment, now, 'DetachVolume', outcome.error);
-      // Refused for certain (or never sent): the forced call is still to be made.
-      if (force && !outcome.error.uncertain) failed.changes = { ...failed.changes, forceDetachSentAt: null };
+      // Failed, for certain or not (EC2 unavailable, a timeout): sent again at its retry, as one
+      // that never reached EC2 must be; a second after one that took finds the volume detached.
+      if (force) failed.changes = { ...failed.changes, forceDetachSentAt: null };
       item.result = { ...failed, latencyMs: outcome.latencyMs };
     };
   }

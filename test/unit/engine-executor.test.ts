@@ -1641,7 +1641,7 @@ describe('executor: forced detach', () => {
     expect(await attachmentOf(h, 'data-1')).toMatchObject({ forceDetachSentAt: new Date(h.clock.now()).toISOString(), status: { state: 'detaching', message: 'detaching (forced)' } });
   });
 
-  it('a forced call whose answer is lost is not sent again: its checks see the detach through', async () => {
+  it('a forced call whose answer is lost is sent again at its retry: after one that took, EC2 answers it detached and the attachment is removed', async () => {
     const h = harness();
     await busyAttachedVolume(h, 'data-1');
     const { executor, detaches } = executorRecordingDetaches(h);
@@ -1653,8 +1653,20 @@ describe('executor: forced detach', () => {
     expect(lossy.detaches).toEqual([expect.objectContaining({ force: true })]);
     h.changes.length = 0;
     await runFor(h, executor, 10 * 60_000);
-    expect(detaches).toHaveLength(1);
+    expect(detaches.map((d) => d.force === true)).toEqual([false, true]);
     expect(await h.store.get(attachmentKey('data-1'))).toBeUndefined();
+  });
+
+  it('a forced call that failed without a definite answer (EC2 unavailable) is sent again at its retry, not left until the plain detach gives up hours later', async () => {
+    const h = harness();
+    const ebsVolumeId = await busyAttachedVolume(h, 'data-1');
+    const { executor, detaches } = await stuckPlainDetach(h, ebsVolumeId);
+    h.ebs.failNext('DetachVolume', new ProviderError('transient', 'Unavailable', 'The service is unavailable. Please try again shortly.'));
+    await h.store.update<AttachmentRecord>(attachmentKey('data-1'), { forceDetach: true });
+    await runFor(h, executor, 5 * 60_000);
+    expect(detaches.map((d) => d.force === true)).toEqual([false, true, true]);
+    expect(await h.store.get(attachmentKey('data-1'))).toBeUndefined();
+    expect(h.ebs.volume(ebsVolumeId)?.attachments).toEqual([]);
   });
 
   it('a plain detach stuck until its budget ends in error (Timeout), then forced: detached with Force at once, not after the 15-minute retry', async () => {
