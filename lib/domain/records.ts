@@ -215,6 +215,8 @@ export interface AttachmentRecord {
    * per check, nor a second from a late or repeated message. Cleared when the call failed (refused,
    * or without an answer: EC2 may not have had it), so that its retry sends it again, and when a
    * plain detach starts (the record set back to alive since the forced call): that detach has had none.
+   * Later than the detach's `operationStartedAt`, which EC2's acceptance moves to it, the call may
+   * never have been made (its invocation stopped): it is made again once that claim is gone.
    */
   forceDetachSentAt?: string;
   claim?: Claim;

@@ -415,6 +415,20 @@ function neverAttached(state: AttachmentState): Decision {
   return { type: 'remove', reason: 'never attached; removed without an EC2 call' };
 }
 
+/**
+ * Whether the forced DetachVolume of a detach under way was made and EC2 accepted it: its time is
+ * recorded (`forceDetachSentAt`) and the detach's start moved to it with its answer. Recorded with
+ * the start still before it, the invocation that wrote it stopped before the call or its answer (a
+ * failed call drops the time): it may never have been made, and is made again once that claim is
+ * gone (a second after one that took finds the volume detached).
+ */
+function forcedCallAccepted(attachment: AttachmentRecord): boolean {
+  const sentAt = attachment.forceDetachSentAt;
+  if (sentAt === undefined) return false;
+  const startedAt = attachment.status.operationStartedAt;
+  return startedAt === undefined || !(Date.parse(sentAt) > Date.parse(startedAt));
+}
+
 /** What an attachment needs now, given its volume record (undefined if it does not exist). */
 export function planAttachment(attachment: AttachmentRecord, volume: VolumeRecord | undefined): Decision {
   const state = attachment.status.state;
@@ -444,7 +458,7 @@ export function planAttachment(attachment: AttachmentRecord, volume: VolumeRecor
         return { type: 'operation', op: 'detach', reason: 'dying' };
       case 'detaching':
         // Force asked for while a detach is under way (one EC2 cannot finish): one forced call, then its checks.
-        if (attachment.forceDetach === true && attachment.forceDetachSentAt === undefined) {
+        if (attachment.forceDetach === true && !forcedCallAccepted(attachment)) {
           nextAttachmentState(state, 'force-detach-started');
           return { type: 'operation', op: 'detach', reason: 'dying; forcing the detach under way' };
         }

@@ -1669,6 +1669,19 @@ describe('executor: forced detach', () => {
     expect(h.ebs.volume(ebsVolumeId)?.attachments).toEqual([]);
   });
 
+  it('a forced call recorded by an invocation that stopped before making it is sent once that claim lapses, not left until the plain detach gives up hours later', async () => {
+    const h = harness();
+    const ebsVolumeId = await busyAttachedVolume(h, 'data-1');
+    const { executor, detaches } = await stuckPlainDetach(h, ebsVolumeId);
+    // What an invocation leaves that took the forced detach's message, wrote the time of its call under its claim and stopped (a timeout, a crash).
+    expect((await h.store.claim(attachmentKey('data-1'), 'stopped-invocation', h.clock.now(), DEFAULT_ENGINE_CONFIG.claimLeaseMs)).ok).toBe(true);
+    await h.store.update<AttachmentRecord>(attachmentKey('data-1'), { forceDetach: true, forceDetachSentAt: new Date(h.clock.now()).toISOString() });
+    h.changes.length = 0;
+    await runFor(h, executor, 10 * 60_000);
+    expect(detaches.map((d) => d.force === true)).toEqual([false, true]);
+    expect(await h.store.get(attachmentKey('data-1'))).toBeUndefined();
+  });
+
   it('a plain detach stuck until its budget ends in error (Timeout), then forced: detached with Force at once, not after the 15-minute retry', async () => {
     const h = harness();
     const ebsVolumeId = await busyAttachedVolume(h, 'data-1');
