@@ -79,27 +79,15 @@ function keyOfRaw(raw: unknown): RecordKey {
  * record is stored with (under 200 bytes): close enough to refuse what it refuses near its limit.
  */
 export function approximateItemBytes(value: unknown): number {
-  if (typeof value === 'string') return utf8Bytes(value);
+  if (typeof value === 'string') return Buffer.byteLength(value, 'utf8');
   if (typeof value === 'number') return String(value).length;
   if (value === null || typeof value !== 'object') return 1;
-  // Indexed loops: every write of the table walks its whole item.
+  if (Array.isArray(value)) return value.reduce((sum: number, element) => sum + approximateItemBytes(element), 0);
   let bytes = 0;
-  if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) bytes += approximateItemBytes(value[i]);
-    return bytes;
-  }
-  const names = Object.keys(value);
-  for (let i = 0; i < names.length; i++) {
-    const element = (value as Record<string, unknown>)[names[i]!];
-    if (element !== undefined) bytes += utf8Bytes(names[i]!) + approximateItemBytes(element);
+  for (const [name, element] of Object.entries(value)) {
+    if (element !== undefined) bytes += Buffer.byteLength(name, 'utf8') + approximateItemBytes(element);
   }
   return bytes;
-}
-
-/** The UTF-8 length of `text`: its length when it is all ASCII, as nearly every field of a record is. */
-function utf8Bytes(text: string): number {
-  for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) > 0x7f) return Buffer.byteLength(text, 'utf8');
-  return text.length;
 }
 
 /** Refuses, as DynamoDB does, to store an item larger than `TABLE.maxItemBytes`. */
