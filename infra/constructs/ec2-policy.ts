@@ -41,6 +41,14 @@ function snapshotOwners(stack: Stack, options: Ec2PolicyOptions): string[] | und
   return owners.includes(ANY_SNAPSHOT_OWNER) ? undefined : owners;
 }
 
+/**
+ * `text` as a condition value IAM matches as written: IAM reads `${...}` in a value as a policy
+ * variable, and `${$}` is its `$` (EC2 tag values may hold both; `a${b}` is written `a${$}{b}`).
+ */
+export function policyLiteral(text: string): string {
+  return text.replaceAll('$', '${$}');
+}
+
 /** Statements for creating and changing volumes owned by `ownerTagValue` (the executor). */
 export function ec2MutationStatements(stack: Stack, options: Ec2PolicyOptions): iam.PolicyStatement[] {
   const { ownerTagValue, attachableInstanceTag } = options;
@@ -97,7 +105,7 @@ export function ec2MutationStatements(stack: Stack, options: Ec2PolicyOptions): 
       actions: ['ec2:AttachVolume', 'ec2:DetachVolume'],
       resources: [arn('instance/*')],
       ...(attachableInstanceTag
-        ? { conditions: { StringEquals: { [`ec2:ResourceTag/${attachableInstanceTag.key}`]: attachableInstanceTag.value } } }
+        ? { conditions: { StringEquals: { [`ec2:ResourceTag/${attachableInstanceTag.key}`]: policyLiteral(attachableInstanceTag.value) } } }
         : {}),
     }),
   ];

@@ -7,6 +7,7 @@ import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { optionsFromContext, resolveOptions } from '../../infra/config.js';
+import { ec2MutationStatements } from '../../infra/constructs/ec2-policy.js';
 import { DEFAULT_ENGINE_CONFIG, resolveEngineConfig } from '../../lib/engine/config.js';
 import { readFunctionEnvironment } from '../../lib/functions/environment.js';
 import { EXECUTOR, OWNERSHIP_TAGS } from '../../lib/settings.js';
@@ -184,6 +185,13 @@ describe('every option away from its default', () => {
     const bySid = (sid: string) => executorStatements().find((statement) => statement.Sid === sid);
     expect(bySid('CreateVolumesFromSnapshots')?.Condition).toEqual({ StringEquals: { 'ec2:Owner': ['111122223333', 'amazon'] } });
     expect(bySid('AttachToInstances')?.Condition).toEqual({ StringEquals: { 'ec2:ResourceTag/Team': 'storage' } });
+  });
+
+  it('an instance tag value holding ${ is matched as written, not read by IAM as a policy variable', () => {
+    const stack = new Stack(new App(), 'Escaped', { env: TEST_ENV });
+    const options = resolveOptions({ attachableInstanceTag: 'Team=a${aws:username}$b' }, 'Escaped');
+    const attach = ec2MutationStatements(stack, options).find((statement) => statement.sid === 'AttachToInstances');
+    expect(attach?.toStatementJson().Condition).toEqual({ StringEquals: { 'ec2:ResourceTag/Team': 'a${$}{aws:username}${$}b' } });
   });
 
   it('KMS permissions on the configured key only, what EBS needs, used and granted only through EC2 in this Region, grants only for AWS resources', () => {
