@@ -376,6 +376,8 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     .action(async (volumeId: string, options, command: Command) => {
       const target = { volumeId, states: options.state as string[], ...(options.attachment ? { instanceId: options.attachment as string } : {}) };
       const known = waitableStates(target);
+      // `--state ""` (a variable that expanded to nothing) wants nothing: the wait could only time out.
+      if (target.states.length === 0) throw new UsageError(`--state names no state; use ${known.join(', ')}`);
       const unknown = target.states.filter((state) => !known.includes(state));
       if (unknown.length > 0) {
         throw new UsageError(`unknown state ${unknown.join(', ')} for ${target.instanceId ? 'an attachment' : 'a volume'}; use ${known.join(', ')}`);

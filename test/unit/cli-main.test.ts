@@ -630,6 +630,19 @@ describe('CLI against the API over HTTP', () => {
       expect(polls).toBe(4); // 3 + 3 + 3 + 1 seconds
       expect(run.stderr).toContain('failed: volume data-01 is still pending after 10s; wanted available');
     });
+
+    it('refuses a --state that names no state (exit 2, nothing sent): such a wait could only time out', async () => {
+      await cli('volumes', 'create', '--az', 'us-east-1a', '--size', '20', '--id', 'data-01');
+      sent = [];
+      for (const states of ['', ',', ' , ']) {
+        const run = await cli('wait', 'data-01', '--state', states);
+        expect(run.code, JSON.stringify(states)).toBe(EXIT.usage);
+        expect(run.stderr, JSON.stringify(states)).toBe('error: --state names no state; use pending, creating, available, in-use, modifying, deleting, deleted, error\n');
+      }
+      const attachment = await cli('wait', 'data-01', '--attachment', INSTANCE_A, '--state', '');
+      expect(attachment.stderr).toBe('error: --state names no state; use pending, attaching, attached, detaching, detached, error\n');
+      expect(sent).toEqual([]);
+    });
   });
 
   describe('signing', () => {
