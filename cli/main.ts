@@ -9,7 +9,7 @@
 import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
-import { wholeNumberOption } from '../lib/command-line.js';
+import { MAX_TIMER_SECONDS, wholeNumberOption } from '../lib/command-line.js';
 import type { CreateVolumeRequest, PatchVolumeRequest, VolumeDetails, VolumeListItem } from '../lib/api/schemas.js';
 import { VOLUME_STATES, type VolumeSpec } from '../lib/domain/records.js';
 import type { Clock } from '../lib/engine/ports.js';
@@ -107,9 +107,6 @@ async function patchAsRead(
 
 /** Sizes, IOPS, throughput and counts; EBS's own limits per volume type are the API's to check. */
 const POSITIVE = wholeNumberOption({ min: 1 });
-
-/** The longest `wait --interval`, in seconds: Node's timers hold at most 2^31 - 1 ms (a longer one fires at once). */
-const MAX_INTERVAL_SECONDS = Math.floor((2 ** 31 - 1) / 1000);
 
 function collectTag(value: string, previous: Record<string, string> = {}): Record<string, string> {
   const at = value.indexOf('=');
@@ -362,7 +359,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     .option('--attachment <instanceId>', 'wait for the attachment to this instance')
     .requiredOption('--state <states>', 'wanted state(s), comma-separated or repeated, e.g. available,in-use', commaList)
     .option('--timeout <seconds>', 'give up after this long (0: check once)', wholeNumberOption({ min: 0 }), 600)
-    .option('--interval <seconds>', `time between checks (at most ${MAX_INTERVAL_SECONDS}, about 24 days)`, wholeNumberOption({ min: 1, max: MAX_INTERVAL_SECONDS }), 2)
+    .option('--interval <seconds>', `time between checks (at most ${MAX_TIMER_SECONDS}, about 24 days)`, wholeNumberOption({ min: 1, max: MAX_TIMER_SECONDS }), 2)
     .addHelpText(
       'after',
       '\nA removed record counts as deleted (volume) or detached (attachment). A record\n' +

@@ -3,7 +3,7 @@
  * failed start tells the user to do.
  */
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { wholeNumberOption } from '../command-line.js';
+import { MAX_TIMER_SECONDS, wholeNumberOption } from '../command-line.js';
 import { RECONCILER } from '../settings.js';
 import type { Backend } from './runtime.js';
 
@@ -42,7 +42,8 @@ export function localCommand(): Command {
     .option('--port <port>', 'HTTP API port on 127.0.0.1 (0 picks a free one)', wholeNumberOption({ min: 0, max: 65535 }), 3000)
     .option('--demo-instances <count>', 'EC2 instances to launch for trying attachments', wholeNumberOption({ min: 0 }), 2)
     .option('--endpoint <url>', 'AWS endpoint for the moto backend instead of starting moto_server (default AWS_ENDPOINT_URL)', endpointOption)
-    .option('--reconcile-seconds <seconds>', 'reconciler period', wholeNumberOption({ min: 1 }), RECONCILER.intervalMinutes * 60)
+    // A longer period than a timer holds would run a pass every millisecond.
+    .option('--reconcile-seconds <seconds>', 'reconciler period', wholeNumberOption({ min: 1, max: MAX_TIMER_SECONDS }), RECONCILER.intervalMinutes * 60)
     .option('--verbose', 'log debug lines too (each poller batch and how it was handled)');
 }
 

@@ -59,6 +59,13 @@ describe('npm start options', () => {
     expect(help).toContain('--reconcile-seconds <seconds> reconciler period (default: 300)');
   });
 
+  it('rejects a reconciler period past the longest timer Node keeps (2^31 - 1 ms), which would run a pass every millisecond', () => {
+    expect(read(['--reconcile-seconds', '2147483']).options?.reconcileSeconds).toBe(2147483);
+    const { options, stderr } = read(['--reconcile-seconds', '2147484']);
+    expect(options).toBeUndefined();
+    expect(stderr).toContain("option '--reconcile-seconds <seconds>' argument '2147484' is invalid. must be a whole number from 1 to 2147483");
+  });
+
   it('rejects a port out of range and an unknown backend', () => {
     expect(read(['--port', '70000']).stderr).toContain("option '--port <port>' argument '70000' is invalid");
     expect(read(['--backend', 'dynamo']).stderr).toContain("argument 'dynamo' is invalid. Allowed choices are memory, moto.");
