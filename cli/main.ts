@@ -120,6 +120,15 @@ function volumeState(value: string): string {
   return value;
 }
 
+/**
+ * An id the request's path carries as one segment. Empty, `.` or `..` would name another path: `volumes
+ * detach data-01 ..` would send DELETE /volumes/data-01, the volume's delete.
+ */
+function pathSegment(value: string): string {
+  if (value === '' || value === '.' || value === '..') throw new InvalidArgumentError('must not be empty, "." or "..", which name another path');
+  return value;
+}
+
 function commaList(value: string, previous: string[] = []): string[] {
   return [...previous, ...value.split(',').map((s) => s.trim()).filter(Boolean)];
 }
@@ -222,7 +231,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   volumes
     .command('get')
     .description('show a volume with its status and attachments')
-    .argument('<volumeId>')
+    .argument('<volumeId>', 'the volume record id', pathSegment)
     .action(async (volumeId: string, _options, command: Command) => {
       const { body } = await client(command).getVolume(volumeId);
       print(command, body, () => volumeDetails(body));
@@ -231,7 +240,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   volumes
     .command('grow')
     .description('grow a volume to at least this size (a volume already asking for more is left as it is)')
-    .argument('<volumeId>')
+    .argument('<volumeId>', 'the volume record id', pathSegment)
     .requiredOption('--size <GiB>', 'new size in GiB', POSITIVE)
     .action(async (volumeId: string, options: { size: number }, command: Command) => {
       // Two grows at once end at the larger size: one that lands second never takes back a larger size the other asked for.
@@ -246,7 +255,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   volumes
     .command('modify')
     .description("change a volume's size, type, IOPS or throughput (and, until it is created, its placement or snapshot)")
-    .argument('<volumeId>')
+    .argument('<volumeId>', 'the volume record id', pathSegment)
     .option('--size <GiB>', 'new size in GiB', POSITIVE)
     .option('--type <type>', 'new volume type')
     .option('--iops <n>', 'new IOPS', POSITIVE)
@@ -275,7 +284,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   volumes
     .command('tag')
     .description("set and remove a volume's tags (the others stay as they are)")
-    .argument('<volumeId>')
+    .argument('<volumeId>', 'the volume record id', pathSegment)
     .option('--tag <key=value>', 'set this tag (repeatable)', collectTag)
     .option('--untag <key>', 'remove this tag (repeatable)', (value: string, previous: string[] = []) => [...previous, value])
     .action(async (volumeId: string, options: { tag?: Record<string, string>; untag?: string[] }, command: Command) => {
@@ -294,8 +303,8 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   volumes
     .command('attach')
     .description('attach a volume to an instance')
-    .argument('<volumeId>')
-    .argument('<instanceId>')
+    .argument('<volumeId>', 'the volume record id', pathSegment)
+    .argument('<instanceId>', 'the EC2 instance id', pathSegment)
     .option('--device <name>', 'device name, e.g. /dev/sdf (the system picks one otherwise)')
     .action(async (volumeId: string, instanceId: string, options, command: Command) => {
       const { status, body } = await client(command).attach(volumeId, instanceId, options.device ? { device: options.device } : {});
@@ -305,8 +314,8 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   volumes
     .command('detach')
     .description('detach a volume from an instance')
-    .argument('<volumeId>')
-    .argument('<instanceId>')
+    .argument('<volumeId>', 'the volume record id', pathSegment)
+    .argument('<instanceId>', 'the EC2 instance id', pathSegment)
     .option('--force', "force the detach (EC2's Force), also one under way: a last resort, the instance does not flush its caches and data may be lost")
     .action(async (volumeId: string, instanceId: string, options: { force?: boolean }, command: Command) => {
       const { body } = await client(command).detach(volumeId, instanceId, { force: options.force === true });
@@ -316,7 +325,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   volumes
     .command('retry')
     .description('try again after the volume ended in an error')
-    .argument('<volumeId>')
+    .argument('<volumeId>', 'the volume record id', pathSegment)
     .action(async (volumeId: string, _options, command: Command) => {
       const { body } = await client(command).retryVolume(volumeId);
       print(command, body, () => `Retrying: ${body.volumeId}\n\n${volumeDetails(body)}`);
@@ -325,8 +334,8 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   volumes
     .command('retry-attachment')
     .description('try attaching again after the attachment ended in an error')
-    .argument('<volumeId>')
-    .argument('<instanceId>')
+    .argument('<volumeId>', 'the volume record id', pathSegment)
+    .argument('<instanceId>', 'the EC2 instance id', pathSegment)
     .action(async (volumeId: string, instanceId: string, _options, command: Command) => {
       const { body } = await client(command).retryAttachment(volumeId, instanceId);
       print(command, body, () => `Retrying: ${attachmentLine(body)}`);
@@ -335,7 +344,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   volumes
     .command('delete')
     .description('delete a volume (it is detached everywhere first)')
-    .argument('<volumeId>')
+    .argument('<volumeId>', 'the volume record id', pathSegment)
     .action(async (volumeId: string, _options, command: Command) => {
       const { body } = await client(command).deleteVolume(volumeId);
       print(command, body, () => `Deleting: ${body.volumeId}\n\n${volumeDetails(body)}`);
@@ -346,7 +355,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     .description('inspect instances')
     .command('attachments')
     .description("list an instance's attachments")
-    .argument('<instanceId>')
+    .argument('<instanceId>', 'the EC2 instance id', pathSegment)
     .action(async (instanceId: string, _options, command: Command) => {
       const { body } = await client(command).instanceAttachments(instanceId);
       print(command, body, () => (body.items.length === 0 ? 'No attachments.' : attachmentsTable(body.items)));
@@ -355,8 +364,8 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   program
     .command('wait')
     .description('wait until a volume (or, with --attachment, its attachment) reaches a state')
-    .argument('<volumeId>')
-    .option('--attachment <instanceId>', 'wait for the attachment to this instance')
+    .argument('<volumeId>', 'the volume record id', pathSegment)
+    .option('--attachment <instanceId>', 'wait for the attachment to this instance', pathSegment)
     .requiredOption('--state <states>', 'wanted state(s), comma-separated or repeated, e.g. available,in-use', commaList)
     .option('--timeout <seconds>', 'give up after this long (0: check once)', wholeNumberOption({ min: 0 }), 600)
     .option('--interval <seconds>', `time between checks (at most ${MAX_TIMER_SECONDS}, about 24 days)`, wholeNumberOption({ min: 1, max: MAX_TIMER_SECONDS }), 2)

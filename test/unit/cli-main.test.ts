@@ -381,6 +381,36 @@ describe('CLI against the API over HTTP', () => {
       expect(sent).toEqual([]);
     });
 
+    it('refuses a volume or instance id that is empty, "." or "..", whose path names another route (exit 2, nothing sent)', async () => {
+      await cli('volumes', 'create', '--az', 'us-east-1a', '--size', '20', '--id', 'data-01');
+      await cli('volumes', 'attach', 'data-01', INSTANCE_A);
+      sent = [];
+      for (const id of ['', '.', '..']) {
+        for (const argv of [
+          // Sent, `volumes detach data-01 ..` was DELETE /volumes/data-01: the volume deleted; retry-attachment retried the volume.
+          ['volumes', 'detach', 'data-01', id],
+          ['volumes', 'retry-attachment', 'data-01', id],
+          ['volumes', 'attach', 'data-01', id],
+          ['volumes', 'get', id],
+          ['volumes', 'modify', id, '--size', '30'],
+          ['volumes', 'retry', id],
+          ['volumes', 'grow', id, '--size', '30'],
+          ['volumes', 'tag', id, '--tag', 'a=b'],
+          ['volumes', 'delete', id],
+          ['volumes', 'detach', id, INSTANCE_A],
+          ['instances', 'attachments', id],
+          ['wait', id, '--state', 'deleted'],
+          ['wait', 'data-01', '--attachment', id, '--state', 'detached'],
+        ]) {
+          const run = await cli(...argv);
+          expect(run.code, JSON.stringify(argv)).toBe(EXIT.usage);
+          expect(run.stderr, JSON.stringify(argv)).toMatch(/^error: .* is invalid for argument '(volumeId|instanceId)'\. must not be empty, "\." or "\.\.", which name another path$|^error: option '--attachment <instanceId>' argument '.*' is invalid\. must not be empty/m);
+        }
+      }
+      expect(sent).toEqual([]);
+      expect((await cli('-o', 'json', 'volumes', 'get', 'data-01')).json).toMatchObject({ life: 'alive', attachments: [{ instanceId: INSTANCE_A, life: 'alive' }] });
+    });
+
     it('says when the API cannot be reached', async () => {
       const run = await cli('--endpoint', 'http://127.0.0.1:1', 'volumes', 'list');
       expect(run.code).toBe(EXIT.failed);
