@@ -3,7 +3,7 @@
  * to a deployed API (execute-api URL or `--sigv4`) with SigV4-signed requests.
  *
  * Exit codes (also in --help): 0 done, 1 the request failed (API problem or unreachable) or `wait`
- * found no such record, 2 usage error, 3 `wait` timed out, 4 `wait` saw the record fail, 5 `wait`
+ * found no such record, 2 usage error, 3 `wait` timed out, 4 `wait` saw the record (or an attachment's volume) fail, 5 `wait`
  * found the volume's change waiting for EC2's limit on modifications until after its timeout.
  */
 import { realpathSync } from 'node:fs';
@@ -37,7 +37,8 @@ Exit codes:
      or wait found no such record (and was not waiting for its removal)
   2  usage error
   3  wait timed out
-  4  wait saw the record fail (error state, or a change the system refused)
+  4  wait saw the record fail (error state, or a change the system refused), or
+     the volume an attachment waits to attach fail
   5  wait cannot be met before its timeout: the volume's change waits for EC2's
      limit on modifications (4 per volume in any 24 hours) until later`;
 
@@ -373,11 +374,13 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       'after',
       '\nA removed record counts as deleted (volume) or detached (attachment). A record\n' +
         'that does not exist, or is removed, while another state is wanted ends the wait\n' +
-        'at once (exit 1). A record in error, or a spec change the system refused, ends\n' +
-        'it too (exit 4) unless error is wanted, and so does the timeout (exit 3). A volume\n' +
-        "whose change waits for EC2's limit on modifications (4 per volume in any 24 hours)\n" +
-        'until after the timeout ends it at once (exit 5) when only that change can bring\n' +
-        'the wanted states (available, in-use, modifying); the message says until when.',
+        'at once (exit 1). A record in error, a spec change the system refused, or an\n' +
+        "attachment waiting to attach a volume in error (it waits for the volume's retry)\n" +
+        'ends it too (exit 4) unless that state is wanted, and so does the timeout (exit 3).\n' +
+        "A volume whose change waits for EC2's limit on modifications (4 per volume in any\n" +
+        '24 hours) until after the timeout ends it at once (exit 5) when only that change\n' +
+        'can bring the wanted states (available, in-use, modifying); the message says\n' +
+        'until when.',
     )
     .action(async (volumeId: string, options, command: Command) => {
       const target = { volumeId, states: options.state as string[], ...(options.attachment ? { instanceId: options.attachment as string } : {}) };

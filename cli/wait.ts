@@ -3,7 +3,8 @@
  * progress. A record that is gone counts as `deleted` (volume) or `detached` (attachment), since the
  * system removes records once the EC2 resource is gone; a record in the table that is not valid
  * (the API answers 409 `invalid-record`) counts as `error`. An `error` state nobody waited for ends the
- * wait at once, with the reason, as does a spec change the system refused (it will never be applied),
+ * wait at once, with the reason, as does a spec change the system refused (it will never be applied)
+ * or an attachment waiting to attach a volume in error (it waits for a retry only a client asks for),
  * and so does a missing record when its removal is not what was waited for: it never comes back by
  * itself, and it is most often a mistyped id. A change that waits for EC2's limit on modifications
  * until after the wait's timeout ends it at once too, when only that change can bring the states
@@ -64,6 +65,8 @@ interface Observation {
   settled: boolean;
   /** A volume at rest whose spec change EBS cannot make: the change will never be applied. */
   refused?: boolean;
+  /** An attachment waiting to attach whose volume is in error: it waits for the volume's retry, which only a client asks for. */
+  volumeFailed?: boolean;
   /** A volume at rest whose spec change waits for EC2's limit on modifications until then (epoch ms). */
   cooldownEndMs?: number;
   /** The record that was not found, e.g. `volume data-01`: the target's, or its volume's. */
@@ -111,11 +114,17 @@ async function observe(client: ApiClient, target: WaitTarget): Promise<Observati
   if (!attachment) {
     return { state: 'detached', text: `${subject(target)}: detached (record removed)`, settled: true, missing: subject(target), volume };
   }
+  // A volume in error stays there until a client retries it, and the attach waits for it as long.
+  const volumeFailed = attachment.status.state === 'pending' && 'life' in attachment && attachment.life === 'alive' && volume.life === 'alive' && volume.status.state === 'error';
+  const message = volumeFailed
+    ? `volume ${volume.volumeId} is in error${volume.status.code ? ` (${volume.status.code})` : ''}: ${volume.status.message ?? 'no reason given'}; the attach waits until the volume is retried`
+    : attachment.status.message;
   return {
     state: attachment.status.state,
     text: `${subject(target)}: ${describeState(attachment)}`,
     settled: true,
-    ...(attachment.status.message !== undefined ? { message: attachment.status.message } : {}),
+    ...(volumeFailed ? { volumeFailed } : {}),
+    ...(message !== undefined ? { message } : {}),
     volume,
     attachment,
   };
@@ -163,9 +172,9 @@ async function poll(target: WaitTarget, options: WaitOptions): Promise<WaitOutco
       progress.fail(`${message}; wanted ${target.states.join(' or ')}`);
       return { result: 'not-found', state: seen.state, message };
     }
-    if (seen.state === 'error' || seen.refused) {
+    if (seen.state === 'error' || seen.refused || seen.volumeFailed) {
       const message = seen.message ?? 'no reason given';
-      progress.fail(`${subject(target)} ${seen.refused ? 'cannot change' : 'failed'}: ${message}`);
+      progress.fail(`${subject(target)} ${seen.refused ? 'cannot change' : seen.volumeFailed ? 'cannot attach' : 'failed'}: ${message}`);
       return { result: 'error', state: seen.state, message };
     }
     // Only the change brings what is waited for, and EC2 allows it only after the deadline: waiting cannot help.

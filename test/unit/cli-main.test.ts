@@ -574,6 +574,26 @@ describe('CLI against the API over HTTP', () => {
       expect(run.stderr).toContain('done: volume data-01 is error');
     });
 
+    it('stops waiting for an attachment (exit 4) when its volume fails: the attach waits for the volume\'s retry', async () => {
+      await cli('volumes', 'create', '--size', '20', '--id', 'data-01', '--attach', INSTANCE_A);
+      let polls = 0;
+      clock.onSleep = async () => {
+        polls++;
+        await setVolumeState('data-01', 'error', { code: 'VolumeLimitExceeded', message: 'You have exceeded your maximum gp3 storage limit', attempts: 3 });
+      };
+      const run = await cli('wait', 'data-01', '--attachment', INSTANCE_A, '--state', 'attached');
+      expect(run.code).toBe(EXIT.errorState);
+      expect(polls).toBe(1);
+      expect(run.stderr.trim().split('\n').at(-1)).toBe(
+        `failed: attachment data-01 → ${INSTANCE_A} cannot attach: volume data-01 is in error (VolumeLimitExceeded): You have exceeded your maximum gp3 storage limit; the attach waits until the volume is retried`,
+      );
+      const json = await cli('-o', 'json', 'wait', 'data-01', '--attachment', INSTANCE_A, '--state', 'attached,detached');
+      expect(json.code).toBe(EXIT.errorState);
+      expect(json.json).toMatchObject({ result: 'error', state: 'pending' });
+      // Waited for, the pending attachment is reached all the same.
+      expect((await cli('wait', 'data-01', '--attachment', INSTANCE_A, '--state', 'pending')).code).toBe(EXIT.ok);
+    });
+
     it('stops at an error state with the reason (exit 4)', async () => {
       await cli('volumes', 'create', '--az', 'us-east-1a', '--size', '20', '--id', 'data-01');
       clock.onSleep = async () => {
