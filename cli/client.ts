@@ -155,6 +155,10 @@ export class ApiClient {
         problem?.detail ?? (typeof (parsed as { message?: unknown })?.message === 'string' ? (parsed as { message: string }).message : text);
       throw new ApiError(response.status, problem, message || response.statusText, parsed);
     }
+    // The API answers every success with JSON: anything else is another server at the endpoint (a web page, say).
+    if (parsed === undefined) {
+      throw new Error(`${method} ${url.href} answered ${response.status} with ${contentType || 'no content type'}, not the provisioner API's JSON: is ${this.endpoint} its URL?`);
+    }
     const etag = response.headers.get('etag');
     return { status: response.status, body: parsed as T, ...(etag !== null ? { etag } : {}) };
   }

@@ -411,6 +411,22 @@ describe('CLI against the API over HTTP', () => {
       expect((await cli('-o', 'json', 'volumes', 'get', 'data-01')).json).toMatchObject({ life: 'alive', attachments: [{ instanceId: INSTANCE_A, life: 'alive' }] });
     });
 
+    it('says when the endpoint answers with something other than the API\'s JSON, rather than failing on the answer', async () => {
+      // Another web server on the port (a development server answers its page for any path).
+      currentHandler = (async () => ({
+        statusCode: 200,
+        headers: { 'Content-Type': 'text/html; charset=utf-8' },
+        body: '<!doctype html><title>app</title>',
+      })) as unknown as typeof currentHandler;
+      for (const argv of [['volumes', 'get', 'data-01'], ['volumes', 'list'], ['volumes', 'grow', 'data-01', '--size', '30'], ['wait', 'data-01', '--state', 'available']]) {
+        const run = await cli(...argv);
+        expect(run.code, argv.join(' ')).toBe(EXIT.failed);
+        expect(run.stderr, argv.join(' ')).toMatch(
+          new RegExp(`^error: GET ${server.url}/volumes\\S* answered 200 with text/html; charset=utf-8, not the provisioner API's JSON: is ${server.url} its URL\\?\n$`),
+        );
+      }
+    });
+
     it('says when the API cannot be reached', async () => {
       const run = await cli('--endpoint', 'http://127.0.0.1:1', 'volumes', 'list');
       expect(run.code).toBe(EXIT.failed);
