@@ -374,9 +374,11 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       'after',
       '\nA removed record counts as deleted (volume) or detached (attachment). A record\n' +
         'that does not exist, or is removed, while another state is wanted ends the wait\n' +
-        'at once (exit 1). A record in error, a spec change the system refused, or an\n' +
-        "attachment waiting to attach a volume in error (it waits for the volume's retry)\n" +
-        'ends it too (exit 4) unless that state is wanted, and so does the timeout (exit 3).\n' +
+        'at once (exit 1). A record in error (not the error it was in when its delete or\n' +
+        'detach was asked for: the system takes that up), a spec change the system\n' +
+        "refused, or an attachment waiting to attach a volume in error (it waits for the\n" +
+        "volume's retry) ends it too (exit 4) unless that state is wanted, and so does the\n" +
+        'timeout (exit 3).\n' +
         "A volume whose change waits for EC2's limit on modifications (4 per volume in any\n" +
         '24 hours) until after the timeout ends it at once (exit 5) when only that change\n' +
         'can bring the wanted states (available, in-use, modifying); the message says\n' +

@@ -3,9 +3,10 @@
  * progress. A record that is gone counts as `deleted` (volume) or `detached` (attachment), since the
  * system removes records once the EC2 resource is gone; a record in the table that is not valid
  * (the API answers 409 `invalid-record`) counts as `error`. An `error` state nobody waited for ends the
- * wait at once, with the reason, as does a spec change the system refused (it will never be applied)
- * or an attachment waiting to attach a volume in error (it waits for a retry only a client asks for),
- * and so does a missing record when its removal is not what was waited for: it never comes back by
+ * wait at once, with the reason (not the error a record had before its removal was asked for: the
+ * system takes the removal up), as does a spec change the system refused (it will never be applied),
+ * an attachment waiting to attach a volume in error (it waits for a retry only a client asks for),
+ * and a missing record when its removal is not what was waited for: it never comes back by
  * itself, and it is most often a mistyped id. A change that waits for EC2's limit on modifications
  * until after the wait's timeout ends it at once too, when only that change can bring the states
  * waited for.
@@ -13,7 +14,7 @@
 import { MODIFICATION_RATE_RULE } from '../lib/domain/ebs-limits.js';
 import { ATTACHMENT_STATES, VOLUME_STATES, type VolumeState } from '../lib/domain/records.js';
 import type { Clock } from '../lib/engine/ports.js';
-import { cooldownEndMs, SPEC_REJECTED_CODE } from '../lib/engine/status.js';
+import { cooldownEndMs, INVALID_RECORD_CODE, SPEC_REJECTED_CODE } from '../lib/engine/status.js';
 import { problemType } from '../lib/api/problem.js';
 import type { AttachmentListItem, VolumeDetails } from '../lib/api/schemas.js';
 import { ApiError, type ApiClient } from './client.js';
@@ -65,6 +66,11 @@ interface Observation {
   settled: boolean;
   /** A volume at rest whose spec change EBS cannot make: the change will never be applied. */
   refused?: boolean;
+  /**
+   * A record in error whose removal was asked for since: the system takes the removal up (a removal
+   * that failed for good, by contrast, says when it is tried again: `nextAttemptAt`).
+   */
+  removalAsked?: boolean;
   /** An attachment waiting to attach whose volume is in error: it waits for the volume's retry, which only a client asks for. */
   volumeFailed?: boolean;
   /** A volume at rest whose spec change waits for EC2's limit on modifications until then (epoch ms). */
@@ -104,6 +110,7 @@ async function observe(client: ApiClient, target: WaitTarget): Promise<Observati
       state: volume.status.state,
       text: `${subject(target)}: ${describeState(volume)}${applying ? ', change pending' : ''}`,
       settled: !(applying && atRest),
+      ...(removalAsked(volume) ? { removalAsked: true } : {}),
       ...(refused ? { refused } : {}),
       ...(cooldownEnd !== undefined ? { cooldownEndMs: cooldownEnd } : {}),
       ...(volume.status.message !== undefined ? { message: volume.status.message } : {}),
@@ -124,10 +131,19 @@ async function observe(client: ApiClient, target: WaitTarget): Promise<Observati
     text: `${subject(target)}: ${describeState(attachment)}`,
     settled: true,
     ...(volumeFailed ? { volumeFailed } : {}),
+    ...('life' in attachment && removalAsked(attachment) ? { removalAsked: true } : {}),
     ...(message !== undefined ? { message } : {}),
     volume,
     attachment,
   };
+}
+
+/**
+ * A dying record in an error from before its removal was asked for (see `Observation.removalAsked`);
+ * not one the system rejects, which it does not act on.
+ */
+function removalAsked(record: { life: string; status: { state: string; code?: string; nextAttemptAt?: string } }): boolean {
+  return record.life === 'dying' && record.status.state === 'error' && record.status.nextAttemptAt === undefined && record.status.code !== INVALID_RECORD_CODE;
 }
 
 /**
@@ -172,7 +188,7 @@ async function poll(target: WaitTarget, options: WaitOptions): Promise<WaitOutco
       progress.fail(`${message}; wanted ${target.states.join(' or ')}`);
       return { result: 'not-found', state: seen.state, message };
     }
-    if (seen.state === 'error' || seen.refused || seen.volumeFailed) {
+    if ((seen.state === 'error' && !seen.removalAsked) || seen.refused || seen.volumeFailed) {
       const message = seen.message ?? 'no reason given';
       progress.fail(`${subject(target)} ${seen.refused ? 'cannot change' : seen.volumeFailed ? 'cannot attach' : 'failed'}: ${message}`);
       return { result: 'error', state: seen.state, message };

@@ -610,6 +610,40 @@ describe('CLI against the API over HTTP', () => {
       expect((await cli('wait', 'data-01', '--attachment', INSTANCE_A, '--state', 'pending')).code).toBe(EXIT.ok);
     });
 
+    it('waits on a record in error whose removal was asked for since: the error is the one before, and the system takes the removal up', async () => {
+      await cli('volumes', 'create', '--az', 'us-east-1a', '--size', '20', '--id', 'data-01');
+      await cli('volumes', 'attach', 'data-01', INSTANCE_A);
+      await setVolumeState('data-01', 'error', { code: 'VolumeLimitExceeded', message: 'You have exceeded your maximum gp3 storage limit', attempts: 3 });
+      const attachmentKey: RecordKey = { kind: 'attachment', volumeId: 'data-01', instanceId: INSTANCE_A };
+      await store.update<AttachmentRecord>(attachmentKey, { status: { state: 'error', code: 'IncorrectInstanceState', message: 'the instance is terminated', attempts: 1, updatedAt: '2026-01-01T00:00:00.000Z' } });
+
+      expect((await cli('volumes', 'detach', 'data-01', INSTANCE_A)).code).toBe(EXIT.ok);
+      clock.onSleep = async () => store.remove(attachmentKey);
+      const detached = await cli('wait', 'data-01', '--attachment', INSTANCE_A, '--state', 'detached');
+      expect(detached.code).toBe(EXIT.ok);
+      expect(detached.stderr).toContain(`done: attachment data-01 → ${INSTANCE_A} is detached`);
+
+      expect((await cli('volumes', 'delete', 'data-01')).code).toBe(EXIT.ok);
+      clock.onSleep = async () => store.remove(volumeKey('data-01'));
+      const deleted = await cli('wait', 'data-01', '--state', 'deleted');
+      expect(deleted.code).toBe(EXIT.ok);
+      expect(deleted.stderr).toContain('done: volume data-01 is deleted');
+    });
+
+    it('stops (exit 4) at a removal that failed: the system tries it again only after its longest backoff', async () => {
+      await cli('volumes', 'create', '--az', 'us-east-1a', '--size', '20', '--id', 'data-01');
+      await cli('volumes', 'delete', 'data-01');
+      await setVolumeState('data-01', 'error', {
+        code: 'Timeout',
+        message: 'deleting vol-0123456789abcdef0: 6 hours since the operation started; being deleted: trying again at 2026-01-01T00:15:00.000Z',
+        attempts: 8,
+        nextAttemptAt: '2026-01-01T00:15:00.000Z',
+      });
+      const run = await cli('wait', 'data-01', '--state', 'deleted');
+      expect(run.code).toBe(EXIT.errorState);
+      expect(run.stderr).toContain('failed: volume data-01 failed: deleting vol-0123456789abcdef0');
+    });
+
     it('stops at an error state with the reason (exit 4)', async () => {
       await cli('volumes', 'create', '--az', 'us-east-1a', '--size', '20', '--id', 'data-01');
       clock.onSleep = async () => {
