@@ -131,7 +131,8 @@ async function observe(client: ApiClient, target: WaitTarget): Promise<Observati
     text: `${subject(target)}: ${describeState(attachment)}`,
     settled: true,
     ...(volumeFailed ? { volumeFailed } : {}),
-    ...('life' in attachment && removalAsked(attachment) ? { removalAsked: true } : {}),
+    // A dying volume has its attachments marked dying too, and detached.
+    ...('life' in attachment && removalAsked({ ...attachment, life: volume.life === 'dying' ? 'dying' : attachment.life }) ? { removalAsked: true } : {}),
     ...(message !== undefined ? { message } : {}),
     volume,
     attachment,

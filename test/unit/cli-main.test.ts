@@ -623,7 +623,13 @@ describe('CLI against the API over HTTP', () => {
       expect(detached.code).toBe(EXIT.ok);
       expect(detached.stderr).toContain(`done: attachment data-01 → ${INSTANCE_A} is detached`);
 
+      // The volume's delete detaches its attachments: one in error is taken up as well.
+      await cli('volumes', 'attach', 'data-01', INSTANCE_B);
+      const otherKey: RecordKey = { kind: 'attachment', volumeId: 'data-01', instanceId: INSTANCE_B };
+      await store.update<AttachmentRecord>(otherKey, { status: { state: 'error', code: 'IncorrectInstanceState', message: 'the instance is terminated', attempts: 1, updatedAt: '2026-01-01T00:00:00.000Z' } });
       expect((await cli('volumes', 'delete', 'data-01')).code).toBe(EXIT.ok);
+      clock.onSleep = async () => store.remove(otherKey);
+      expect((await cli('wait', 'data-01', '--attachment', INSTANCE_B, '--state', 'detached')).code).toBe(EXIT.ok);
       clock.onSleep = async () => store.remove(volumeKey('data-01'));
       const deleted = await cli('wait', 'data-01', '--state', 'deleted');
       expect(deleted.code).toBe(EXIT.ok);
