@@ -4,7 +4,8 @@
  * through the domain's record parser (`stored-records.ts`: one that is not valid is shown as such,
  * and never acted on); this layer enforces what needs the current
  * records (existence, life, changes EBS can make, conflicts) and writes only client-owned fields
- * (spec, life, generation, requestedDevice, forceDetach), always conditionally. A write given a `Precondition`
+ * (spec, life, generation, requestedDevice, forceDetach), always conditionally; of the status, only
+ * what the request itself makes untrue (a retry's error, the refusal of a spec it replaces). A write given a `Precondition`
  * (If-Match) is refused with 412 unless the record is at a generation it names, and its write is
  * conditional on that generation, so a change landing between the read and the write is refused too.
  */
@@ -17,7 +18,7 @@ import { DEFAULT_ENGINE_CONFIG, RATE_BUCKET_OF, type MutatingAction, type RateBu
 import { deviceSlot } from '../engine/devices.js';
 import { errorMessage } from '../engine/errors.js';
 import { firstActionOf, planAttachment, planVolume, volumeRecordLost } from '../engine/planner.js';
-import { retryRequested } from '../engine/status.js';
+import { retryRequested, SPEC_REJECTED_CODE, withoutSpecRejection } from '../engine/status.js';
 import { ConditionFailedError, InvalidCursorError, type Clock, type Log, type RecordChanges, type RecordStore, type SharedRateBudget } from '../engine/ports.js';
 import { silentLog } from '../memory/log.js';
 import { requirePrecondition, type Precondition } from './preconditions.js';
@@ -266,10 +267,16 @@ export class VolumeService {
       try {
         const generation = current.generation + 1;
         // A change to a volume in error is its retry too: written with it, as `requestRetry` does, so the answer shows the retry.
-        const retry = current.status.state === 'error' ? retryRequested('volume', generation, this.clock.now()) : {};
+        // The refusal of the spec it replaces no longer holds: the system judges the new one (its call may wait minutes in line).
+        const status =
+          current.status.state === 'error'
+            ? retryRequested('volume', generation, this.clock.now())
+            : current.status.code === SPEC_REJECTED_CODE
+              ? { status: withoutSpecRejection(current.status, this.clock.now()) }
+              : {};
         await this.store.update<VolumeRecord>(
           volumeKey(volumeId),
-          { spec: next, generation, ...retry },
+          { spec: next, generation, ...status },
           { ...versionRead(stored), life: 'alive', ...(ifMatch ? generationRead(stored) : {}) },
         );
         return this.details(volumeId);

@@ -101,7 +101,7 @@ export function specRejectedStatus<S extends string>(previous: Status<string>, s
 }
 
 /** `status` without a spec rejection (written now): once the spec changed, or the volume is dying, it no longer holds. */
-function withoutSpecRejection<S extends string>(status: Status<S>, nowMs: number): Status<S> {
+export function withoutSpecRejection<S extends string>(status: Status<S>, nowMs: number): Status<S> {
   if (status.code !== SPEC_REJECTED_CODE) return status;
   const { code: _code, message: _message, ...rest } = status;
   return { ...rest, updatedAt: new Date(nowMs).toISOString() };

@@ -527,6 +527,28 @@ describe('VolumeService', () => {
       expect((await problemOf(() => service.patchVolume('data-01', { sizeGiB: 45 }))).errors.map((e) => e.path)).toEqual(['sizeGiB']);
     });
 
+    it('drops the refusal of the spec it changes from the status, in the same write: the system judges the new spec, which may take minutes in line for EC2', async () => {
+      await createdInEbs({ sizeGiB: 50, volumeType: 'gp3', iops: 4000, throughput: 125 });
+      // The system refused the spec's 20 GiB of a volume grown outside to 50 GiB.
+      const refused = { state: 'available', attempts: 0, updatedAt: '2026-01-01T00:00:00.000Z', code: 'InvalidSpecChange', message: 'EBS volumes can only grow: 50 GiB cannot become 20 GiB' } as const;
+      await store.update<VolumeRecord>(volumeKey('data-01'), { status: refused });
+      clock.advance(60_000);
+      const grown = await service.patchVolume('data-01', { sizeGiB: 60 });
+      expect(grown.status).toEqual({ state: 'available', attempts: 0, updatedAt: '2026-01-01T00:01:00.000Z' });
+      expect((await volume('data-01'))?.status).toEqual(grown.status);
+      // Any other word of the system's stands: a wait for EC2's limit on modifications holds for the new spec too.
+      const cooling = {
+        state: 'available',
+        attempts: 0,
+        updatedAt: '2026-01-01T00:01:00.000Z',
+        code: 'VolumeModificationRateExceeded',
+        message: 'EC2 allows 4 modifications per volume in any 24 hours; trying again at 2026-01-01T05:00:00.000Z',
+        nextAttemptAt: '2026-01-01T05:00:00.000Z',
+      } as const;
+      await store.update<VolumeRecord>(volumeKey('data-01'), { status: cooling });
+      expect((await service.patchVolume('data-01', { sizeGiB: 70 })).status).toEqual(cooling);
+    });
+
     it('takes a tag change of a volume grown outside, judged on its tags alone: tags may change at any time', async () => {
       await createdInEbs({ sizeGiB: 40, volumeType: 'gp3', iops: 4000, throughput: 125, tags: { team: 'a' } }, { ...GP3, iops: 4000, tags: { team: 'a' } });
       await store.update<VolumeRecord>(volumeKey('data-01'), { spec: { ...GP3, iops: 4000, tags: { team: 'a' } } });

@@ -508,6 +508,18 @@ describe('CLI against the API over HTTP', () => {
       expect(run.stderr).toContain(`volume data-01 cannot change: ${reason}`);
     });
 
+    it('waits for the change that puts a refused spec right, rather than stopping on the refusal of the spec before it', async () => {
+      await cli('volumes', 'create', '--az', 'us-east-1a', '--size', '20', '--id', 'data-01');
+      await store.update<VolumeRecord>(volumeKey('data-01'), { observedGeneration: 1 });
+      await cli('volumes', 'grow', 'data-01', '--size', '40');
+      await setVolumeState('data-01', 'available', { code: 'InvalidSpecChange', message: 'spec.sizeGiB: EBS volumes can only grow: 50 GiB cannot become 40 GiB' });
+      expect((await cli('volumes', 'grow', 'data-01', '--size', '60')).code).toBe(EXIT.ok);
+      clock.onSleep = async () => void (await store.update<VolumeRecord>(volumeKey('data-01'), { observedGeneration: 3 }));
+      const run = await cli('wait', 'data-01', '--state', 'available');
+      expect(run.code).toBe(EXIT.ok);
+      expect(run.stderr.trim().split('\n')).toEqual(['volume data-01: available, change pending', 'done: volume data-01 is available (after 2s)']);
+    });
+
     it('waits for an attachment to be attached, then for it to be gone', async () => {
       await cli('volumes', 'create', '--size', '20', '--id', 'data-01', '--attach', INSTANCE_A);
       const key: RecordKey = { kind: 'attachment', volumeId: 'data-01', instanceId: INSTANCE_A };
