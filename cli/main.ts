@@ -268,6 +268,8 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     .option('--snapshot <snapshotId>', 'create from this snapshot instead (only until the volume is created)')
     .action(async (volumeId: string, options, command: Command) => {
       if (options.az && options.near) throw new UsageError('give either --az or --near, not both');
+      if (options.iops !== undefined && options.clearIops) throw new UsageError('give either --iops or --clear-iops, not both');
+      if (options.throughput !== undefined && options.clearThroughput) throw new UsageError('give either --throughput or --clear-throughput, not both');
       const patch: PatchVolumeRequest = {
         ...(options.size !== undefined ? { sizeGiB: options.size } : {}),
         ...(options.type !== undefined ? { volumeType: options.type } : {}),

@@ -304,6 +304,19 @@ describe('CLI against the API over HTTP', () => {
       expect((await cli('volumes', 'modify', 'data-01', '--az', 'us-east-1a', '--near', INSTANCE_A)).code).toBe(EXIT.usage);
     });
 
+    it('refuses modify with a value and its clearing at once (exit 2, nothing sent), rather than taking the value', async () => {
+      await cli('volumes', 'create', '--az', 'us-east-1a', '--size', '20', '--id', 'data-01', '--iops', '4000', '--throughput', '200');
+      sent = [];
+      const iops = await cli('volumes', 'modify', 'data-01', '--iops', '5000', '--clear-iops');
+      expect(iops.code).toBe(EXIT.usage);
+      expect(iops.stderr).toBe('error: give either --iops or --clear-iops, not both\n');
+      const throughput = await cli('volumes', 'modify', 'data-01', '--clear-throughput', '--throughput', '300');
+      expect(throughput.code).toBe(EXIT.usage);
+      expect(throughput.stderr).toBe('error: give either --throughput or --clear-throughput, not both\n');
+      expect(sent).toEqual([]);
+      expect((await cli('-o', 'json', 'volumes', 'get', 'data-01')).json).toMatchObject({ generation: 1, spec: { iops: 4000, throughput: 200 } });
+    });
+
     it('prints conflicts and missing volumes', async () => {
       await cli('volumes', 'create', '--az', 'us-east-1a', '--size', '20', '--id', 'data-01');
       const conflict = await cli('volumes', 'create', '--az', 'us-east-1a', '--size', '30', '--id', 'data-01');
