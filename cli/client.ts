@@ -133,6 +133,11 @@ export class ApiClient {
         signal: AbortSignal.timeout(this.timeoutMs),
       });
     } catch (error) {
+      if (error instanceof Error && error.name === 'TimeoutError') {
+        // The request reached the API, or may have: a write may be stored, as with API Gateway's 504.
+        const write = method === 'GET' ? '' : '; the change may have been made: read the record before repeating it';
+        throw new ConnectionError(`the API at ${this.endpoint} did not answer ${method} ${path} within ${this.timeoutMs / 1000} s${write}`);
+      }
       const cause = error instanceof Error ? ((error.cause as Error | undefined)?.message ?? error.message) : String(error);
       const local = ['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname);
       const hint = local ? ' (is the local runtime running? start it with `npm start`)' : '';

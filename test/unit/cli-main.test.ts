@@ -440,6 +440,18 @@ describe('CLI against the API over HTTP', () => {
       }
     });
 
+    it('says that a request the API did not answer in time may have been made, rather than that the API cannot be reached', async () => {
+      beforeSend = async () => {
+        throw new DOMException('The operation was aborted due to timeout', 'TimeoutError');
+      };
+      const write = await cli('volumes', 'create', '--az', 'us-east-1a', '--size', '20', '--id', 'data-01');
+      expect(write.code).toBe(EXIT.failed);
+      expect(write.stderr).toBe(`error: the API at ${server.url} did not answer POST /volumes within 30 s; the change may have been made: read the record before repeating it\n`);
+      const read = await cli('volumes', 'get', 'data-01');
+      expect(read.code).toBe(EXIT.failed);
+      expect(read.stderr).toBe(`error: the API at ${server.url} did not answer GET /volumes/data-01 within 30 s\n`);
+    });
+
     it('says when the API cannot be reached', async () => {
       const run = await cli('--endpoint', 'http://127.0.0.1:1', 'volumes', 'list');
       expect(run.code).toBe(EXIT.failed);
