@@ -9,7 +9,7 @@
  * and a missing record when its removal is not what was waited for: it never comes back by
  * itself, and it is most often a mistyped id. A change that waits for EC2's limit on modifications
  * until after the wait's timeout ends it at once too, when only that change can bring the states
- * waited for.
+ * waited for. A look the API answers with 429 or a 5xx is tried again at the next interval.
  */
 import { MODIFICATION_RATE_RULE } from '../lib/domain/ebs-limits.js';
 import { ATTACHMENT_STATES, VOLUME_STATES, type VolumeState } from '../lib/domain/records.js';
@@ -166,6 +166,11 @@ export async function waitFor(target: WaitTarget, options: WaitOptions): Promise
   }
 }
 
+/** An answer to try again after: 429 (API Gateway's throttle) or a 5xx (`internal` and `no-answer` say so). */
+function retryable(error: unknown): error is ApiError {
+  return error instanceof ApiError && (error.status === 429 || error.status >= 500);
+}
+
 async function poll(target: WaitTarget, options: WaitOptions): Promise<WaitOutcome> {
   const { client, clock, progress } = options;
   const started = clock.now();
@@ -173,7 +178,16 @@ async function poll(target: WaitTarget, options: WaitOptions): Promise<WaitOutco
   const elapsed = () => `${Math.round((clock.now() - started) / 1000)}s`;
   let found = false;
   for (;;) {
-    const seen = await observe(client, target);
+    let seen: Observation;
+    try {
+      seen = await observe(client, target);
+    } catch (error) {
+      // Throttled, or a failure the API says is safe to retry: a later poll may well be answered.
+      if (!retryable(error) || clock.now() >= deadline) throw error;
+      progress.update(`${subject(target)}: the API answered ${error.status} ${error.problem?.title ?? error.message}; trying again`);
+      await clock.sleep(Math.min(options.intervalMs, Math.max(0, deadline - clock.now())));
+      continue;
+    }
     if (seen.missing === undefined) found = true;
     if (target.states.includes(seen.state) && seen.settled) {
       progress.succeed(`${subject(target)} is ${seen.state} (after ${elapsed()})`);

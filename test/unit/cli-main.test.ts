@@ -762,6 +762,33 @@ describe('CLI against the API over HTTP', () => {
       });
     });
 
+    it('polls on through answers the API says to retry (429 throttled, 5xx), until its timeout; others end it at once', async () => {
+      await cli('volumes', 'create', '--az', 'us-east-1a', '--size', '20', '--id', 'data-01');
+      const api = currentHandler;
+      const refusals = [429, 503];
+      currentHandler = (async (event, context) => {
+        const status = refusals.shift();
+        if (status === undefined) return api(event, context);
+        const title = status === 429 ? 'Too many requests' : 'Service Unavailable';
+        return { statusCode: status, headers: { 'Content-Type': 'application/problem+json' }, body: JSON.stringify({ type: 'about:blank', title, status, detail: title, errors: [] }) };
+      }) as typeof currentHandler;
+      clock.onSleep = async () => void (refusals.length === 0 && (await setVolumeState('data-01', 'available')));
+      const run = await cli('wait', 'data-01', '--state', 'available');
+      expect(run.code).toBe(EXIT.ok);
+      expect(run.stderr.trim().split('\n')).toEqual([
+        'volume data-01: the API answered 429 Too many requests; trying again',
+        'volume data-01: the API answered 503 Service Unavailable; trying again',
+        'done: volume data-01 is available (after 4s)',
+      ]);
+
+      // Failing until the timeout, the last answer is the wait's error.
+      clock.onSleep = undefined;
+      refusals.push(...Array<number>(10).fill(503));
+      const failing = await cli('wait', 'data-01', '--state', 'in-use', '--timeout', '4', '--interval', '2');
+      expect(failing.code).toBe(EXIT.failed);
+      expect(failing.stderr.trim().split('\n').at(-1)).toBe('error: 503 Service Unavailable: Service Unavailable');
+    });
+
     it('times out on the injected clock (exit 3), polling at the interval', async () => {
       await cli('volumes', 'create', '--az', 'us-east-1a', '--size', '20', '--id', 'data-01');
       let polls = 0;
