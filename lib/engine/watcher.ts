@@ -368,7 +368,7 @@ export class Watcher {
    * follow their own operations.
    */
   private async replanWaitingAttachments(volume: VolumeRecord, attachments: AttachmentRecord[], operations: QueuedOperation[], replaced: boolean): Promise<void> {
-    for (const attachment of validAttachments(attachments)) {
+    for (const attachment of this.acceptedAttachments(attachments)) {
       const decision = releasedByVolume(attachment, volume, replaced);
       if (decision) await this.apply(attachment, decision, operations);
     }
@@ -380,10 +380,22 @@ export class Watcher {
    * EC2 volume id went with the record.
    */
   private async replanAttachmentsOfRemovedVolume(attachments: AttachmentRecord[], volume: VolumeRecord | undefined, operations: QueuedOperation[]): Promise<void> {
-    for (const attachment of validAttachments(attachments)) {
+    for (const attachment of this.acceptedAttachments(attachments)) {
       const decision = affectedByVolumeRecordRemoval(attachment, volume);
       if (decision) await this.apply(attachment, decision, operations);
     }
+  }
+
+  /**
+   * The attachments (as read) planned for themselves here: those `judgeRecord` accepts. One
+   * rejected (its form, or a claim or times the system did not write) is not acted on, as its own
+   * change is not: its rejection stands until its client puts it right.
+   */
+  private acceptedAttachments(attachments: readonly AttachmentRecord[]): AttachmentRecord[] {
+    return attachments.flatMap((raw) => {
+      const { record, rejection } = judgeRecord(raw, this.deps.clock.now(), this.leaseMs());
+      return record?.kind === 'attachment' && rejection === undefined ? [record] : [];
+    });
   }
 
   private async replanVolume(volumeId: string, operations: QueuedOperation[]): Promise<void> {

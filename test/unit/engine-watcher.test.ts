@@ -740,6 +740,21 @@ describe('watcher', () => {
     expect(h.ebs.calls.DetachVolume ?? 0).toBe(0);
   });
 
+  it('an attachment rejected for a claim the system did not write keeps its rejection when its volume record is removed: nothing is written over it', async () => {
+    const h = await attachedVolume();
+    await h.store.update<AttachmentRecord>(attachmentKey('data-1'), { claim: { owner: 'someone', expiresAt: h.clock.now() + 24 * 3_600_000 } });
+    await h.watch();
+    const rejected = await h.store.get(attachmentKey('data-1'));
+    expect(rejected?.status).toMatchObject({ state: 'error', code: 'InvalidRecord', message: expect.stringMatching(/^claim\.expiresAt: /) });
+    const counted = h.metrics.counter('InvalidRecords');
+
+    await h.store.remove(volumeKey('data-1'));
+    await h.watch();
+    expect(await h.store.get(attachmentKey('data-1'))).toEqual(rejected);
+    expect(h.metrics.counter('InvalidRecords')).toBe(counted);
+    expect(sent(h)).toEqual([]);
+  });
+
   it('a dying volume that was never created is removed without any EC2 call', async () => {
     const h = harness();
     const volume = newVolume('data-1', { life: 'dying' });
