@@ -311,7 +311,8 @@ export class Watcher {
   private async inUseByNoOtherRecord(attachment: AttachmentRecord, volume: VolumeRecord | undefined): Promise<boolean> {
     if (!waitsForVolumeInUse(attachment, volume)) return false;
     const others = validAttachments(await this.deps.store.attachmentsOfVolume(volume.volumeId)).filter((other) => other.instanceId !== attachment.instanceId);
-    return !others.some((other) => other.status.state !== 'pending' || other.device !== undefined);
+    // One pending or in error without a device never had its AttachVolume sent (the device is allocated just before): it holds nothing.
+    return !others.some((other) => (other.status.state !== 'pending' && other.status.state !== 'error') || other.device !== undefined);
   }
 
   /**

@@ -215,6 +215,31 @@ describe('attachment records removed from the table and written again', () => {
     expect(attachment?.status.message ?? '').not.toMatch(/other instance/);
     expect(attachment).toMatchObject({ status: { state: 'attached' }, device: '/dev/sdf' });
   });
+
+  it('written again while another attachment of the volume failed before any attach (in error, no device): it is still taken up as attached, the failed one holding nothing', async () => {
+    const h = harness();
+    const elsewhere = 'i-0aaaaaaaaaaaaaaa3';
+    h.ebs.addInstance({ instanceId: elsewhere, availabilityZone: 'eu-west-1b' });
+    await h.store.create(newVolume('data-1'));
+    // An attachment to an instance in another AZ fails for good before any AttachVolume: no device.
+    await h.store.create(newAttachment('data-1', { instanceId: elsewhere }));
+    await settleAll(h);
+    const failed = await h.store.get(attachmentKey('data-1', elsewhere));
+    expect(failed).toMatchObject({ status: { state: 'error', code: 'InvalidVolume.ZoneMismatch' } });
+    expect(failed).not.toHaveProperty('device');
+    await h.store.create(newAttachment('data-1'));
+    await settleAll(h);
+    expect(await h.store.get(attachmentKey('data-1'))).toMatchObject({ status: { state: 'attached' }, device: '/dev/sdf' });
+
+    await h.store.remove(attachmentKey('data-1'));
+    await settleAll(h);
+    h.store.putRaw(newAttachment('data-1', { createdAt: new Date(h.clock.now()).toISOString() }));
+    await settleAll(h);
+
+    const attachment = await h.store.get(attachmentKey('data-1'));
+    expect(attachment?.status.message ?? '').not.toMatch(/other instance/);
+    expect(attachment).toMatchObject({ status: { state: 'attached' }, device: '/dev/sdf' });
+  });
 });
 
 describe('system-owned fields written straight into the table', () => {
