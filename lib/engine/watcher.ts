@@ -177,6 +177,10 @@ export class Watcher {
 
     const { record, rejection } = judgeRecord(current, this.deps.clock.now(), this.leaseMs());
     if (!record || rejection !== undefined) {
+      // Written again and rejected for a claim or times only: its attachments read it as it is (as the
+      // executor and the reconciler do) and learn of the removal all the same. One that does not parse leaves them as they are.
+      if (volumeRemoved && record?.kind === 'volume')
+        await this.replanAttachmentsOfRemovedVolume(await this.deps.store.attachmentsOfVolume(record.volumeId), record, operations);
       await this.rejectRecord(current, key, rejection!);
       return;
     }

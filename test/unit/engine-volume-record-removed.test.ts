@@ -303,6 +303,18 @@ describe('a volume record removed from the table while it has attachments', () =
     expect(h.ebs.volume(volume)?.attachments).toEqual([]);
   });
 
+  it('written again straight into the table, rejected (a claim beyond the lease), before the watcher saw the removal: its attachment still says at once what the removal leaves it', async () => {
+    const { h } = setup();
+    await attached(h);
+    await h.clock.advance(1000);
+    await h.store.remove(volumeKey('data-1'));
+    h.store.putRaw(newVolume('data-1', { createdAt: isoNow(h), claim: { owner: 'someone', expiresAt: h.clock.now() + HOUR } }));
+    await h.watch();
+    expect((await h.store.get(volumeKey('data-1')))?.status).toMatchObject({ state: 'error', code: 'InvalidRecord', message: expect.stringMatching(/^claim\.expiresAt: /) });
+    expect((await attachmentOf(h))?.status).toMatchObject(SAYS.leftAttached);
+    expect(h.ebs.calls.DetachVolume ?? 0).toBe(0);
+  });
+
   describe('written again through the API under the same id', () => {
     it('an attachment that waited for it waits for the new volume, then attaches it', async () => {
       const { h, service } = setup();
