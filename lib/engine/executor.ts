@@ -2143,6 +2143,9 @@ export class Executor {
         // change of tags between them rewrites: a change EC2 accepts and fails every time ends at the budget.
         const target = modificationTargetOf(volume.spec);
         const earlier = volume.failedModifications && sameJson(volume.failedModifications.target, target) ? volume.failedModifications.count : 0;
+        const counted = { ...latestModificationFailed(volume, now), failedModifications: { target, count: earlier + 1 } };
+        // Dying, its spec no longer matters: no retry of it, no backoff or give-up holding back the delete.
+        if (volume.life === 'dying') return { outcome: 'succeeded', changes: { ...changes, ...counted } };
         // The hours EC2 spent making it are no part of the operation's age (it is never given up on
         // while `modifying`): the retry's age counts from the failure, its attempts bound it.
         const { operationStartedAt: _made, ...withoutStart } = volume.status;
@@ -2159,8 +2162,7 @@ export class Executor {
           changes: {
             ...changes,
             status: status.state === 'error' ? status : { ...status, state: settled },
-            ...latestModificationFailed(volume, now),
-            failedModifications: { target, count: earlier + 1 },
+            ...counted,
           },
         };
       }

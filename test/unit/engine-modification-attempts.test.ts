@@ -225,3 +225,23 @@ describe('a ModifyVolume EC2 keeps failing (an internal error) while its volume 
     expect(sizes.slice(tried)).toEqual([30]);
   });
 });
+
+describe('a volume deleted while EC2 modifies it, whose modification EC2 then fails', () => {
+  it('is deleted once the failure is seen: the failed modification, whatever failed before it, holds back no delete and puts nothing in error', async () => {
+    const h = await iopsModification({ modify: HOUR, optimize: 1000 });
+    const volume = await volumeOf(h);
+    // Seven modifications toward this target failed before: an eighth, counted, would spend the attempt budget.
+    await h.store.update<VolumeRecord>(KEY, { life: 'dying', failedModifications: { target: { sizeGiB: 10, volumeType: 'gp3', iops: 4000 }, count: 7 } });
+    await h.watch();
+    h.ebs.failModification(volume.ebsVolumeId!, 'The volume could not be modified.');
+    const states = new Set<string>();
+    for (let i = 0; i < 15 && (await h.store.get(KEY)); i++) {
+      await run(h, MINUTE, 1000);
+      const status = (await h.store.get(KEY))?.status;
+      if (status) states.add(`${status.state}/${status.code ?? ''}`);
+    }
+    expect(await h.store.get(KEY)).toBeUndefined();
+    expect([...states].filter((state) => state.startsWith('error') || state.endsWith('ModificationFailed'))).toEqual([]);
+    expect(h.ebs.volume(volume.ebsVolumeId!)).toBeUndefined();
+  });
+});
