@@ -86,6 +86,19 @@ export function retryRequested(
   };
 }
 
+/**
+ * Status of a record its client just made dying, or undefined when it needs no write: the failed
+ * attempts of the live record's operation, which is not made any more, go with its next attempt
+ * and start, so the delete or detach that follows has an attempt budget and age of its own (the
+ * code and message still say what failed, until that operation writes). An operation under way in
+ * EC2 goes on: its failures count on.
+ */
+export function madeDyingStatus<S extends string>(previous: Status<S>, nowMs: number): Status<S> | undefined {
+  if (previous.attempts === 0 || (!RESTING.has(previous.state) && previous.state !== 'pending')) return undefined;
+  const { nextAttemptAt: _next, operationStartedAt: _started, ...rest } = previous;
+  return { ...rest, attempts: 0, updatedAt: new Date(nowMs).toISOString() };
+}
+
 /** The code of a volume's status after EC2 failed a modification it had accepted (DescribeVolumesModifications says `failed`). */
 export const MODIFICATION_FAILED_CODE = 'ModificationFailed';
 

@@ -31,7 +31,7 @@ import {
   type Decision,
 } from './planner.js';
 import { judgeRecord, RECORD_TOO_LARGE_LOG, writeRejection } from './rejection.js';
-import { INVALID_RECORD_CODE, retryRequested } from './status.js';
+import { INVALID_RECORD_CODE, madeDyingStatus, retryRequested } from './status.js';
 import { changesWithoutCall, markAttachmentsDying, VOLUME_RECORD_REMOVED_LOG } from './without-call.js';
 import {
   ConditionFailedError,
@@ -123,6 +123,11 @@ function ebsVolumeReplaced(change: RecordChange): boolean {
  */
 function putRightInTable(change: RecordChange): boolean {
   return change.newRecord !== undefined && field(field(change.newRecord, 'status'), 'code') === INVALID_RECORD_CODE && parseRecord(change.newRecord).ok;
+}
+
+/** Whether the change made the record dying (its client's delete, or its volume's cascade). */
+function madeDying(change: RecordChange): boolean {
+  return change.oldRecord !== undefined && field(change.oldRecord, 'life') === 'alive' && field(change.newRecord, 'life') === 'dying';
 }
 
 function clientChanged(change: RecordChange): boolean {
@@ -242,6 +247,9 @@ export class Watcher {
       if (!written) return;
       record = written;
     }
+    // Deleted by its client: the live operation's failed attempts are not the delete's or the detach's.
+    const dyingStatus = record.life === 'dying' && group.some(madeDying) ? madeDyingStatus(record.status, this.deps.clock.now()) : undefined;
+    if (dyingStatus) record = (await this.write(record, { status: dyingStatus } as RecordChanges)) ?? record;
     // A record written anew (a put of a whole item) has had no operation of the executor's, whatever its status says: no chain of checks runs on it.
     const written = group.some((change) => change.eventName === 'INSERT');
     await this.planAndEnqueue(record, operations, attachments, record.kind === 'attachment' ? { volume } : undefined, written);

@@ -1331,6 +1331,47 @@ describe('executor: detach and delete', () => {
     expect(h.ebs.calls.DeleteVolume).toBe(1);
   });
 
+  it('a volume whose operation failed, then deleted by its client, gives its delete the whole attempt budget: a DeleteVolume EC2 fails once is tried again after its own backoff', async () => {
+    const h = harness();
+    const volume = await availableVolume(h, 'data-1');
+    const at = new Date(h.clock.now()).toISOString();
+    await h.store.update<VolumeRecord>(volumeKey('data-1'), {
+      status: { state: 'error', code: 'ModificationFailed', message: 'gave up', attempts: DEFAULT_ENGINE_CONFIG.maxAttempts, updatedAt: at, operationStartedAt: at },
+    });
+    await h.watch();
+    h.ebs.failNext('DeleteVolume', new ProviderError('transient', 'InternalError', 'An internal error has occurred'));
+    await h.store.update<VolumeRecord>(volumeKey('data-1'), { life: 'dying' });
+    await h.watch();
+    await h.drain();
+    const failed = (await volumeOf(h, 'data-1')).status;
+    expect(failed).toMatchObject({ state: 'error', code: 'InternalError', attempts: 1, message: 'An internal error has occurred' });
+    expect(Date.parse(failed.nextAttemptAt!) - h.clock.now()).toBeLessThanOrEqual(2000);
+    await h.settle(60_000);
+    expect(await h.store.get(volumeKey('data-1'))).toBeUndefined();
+    expect(h.ebs.volume(volume.ebsVolumeId!)?.state ?? 'gone').toBe('gone');
+  });
+
+  it('an attach given up on with its device kept, then deleted by its client, gives its detach the whole attempt budget: a DetachVolume EC2 fails once is tried again after its own backoff', async () => {
+    const h = harness();
+    const volume = await availableVolume(h, 'data-1');
+    await h.ebs.attachVolume({ ebsVolumeId: volume.ebsVolumeId!, instanceId: INSTANCE, device: '/dev/sdf' });
+    const updatedAt = new Date(h.clock.now()).toISOString();
+    await h.store.create(
+      newAttachment('data-1', { device: '/dev/sdf', volumeCreatedAt: volume.createdAt, status: { state: 'error', code: 'RequestTimeout', message: 'Request timed out (gave up after 8 failed attempts)', attempts: 8, updatedAt } }),
+    );
+    await h.clock.advance(1000);
+    h.ebs.failNext('DetachVolume', new ProviderError('transient', 'InternalError', 'An internal error has occurred'));
+    await h.store.update<AttachmentRecord>(attachmentKey('data-1'), { life: 'dying' });
+    await h.watch();
+    await h.drain();
+    const failed = (await attachmentOf(h, 'data-1')).status;
+    expect(failed).toMatchObject({ state: 'error', code: 'InternalError', attempts: 1, message: 'An internal error has occurred' });
+    expect(Date.parse(failed.nextAttemptAt!) - h.clock.now()).toBeLessThanOrEqual(2000);
+    await h.settle(60_000);
+    expect(await h.store.get(attachmentKey('data-1'))).toBeUndefined();
+    expect(h.ebs.volume(volume.ebsVolumeId!)?.attachments).toEqual([]);
+  });
+
   it('detaching an attachment that never attached removes it without any EC2 call', async () => {
     const h = harness();
     await availableVolume(h, 'data-1');

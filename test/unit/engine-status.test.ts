@@ -6,6 +6,7 @@ import {
   continuedStatus,
   failureStatus,
   invalidRecordStatus,
+  madeDyingStatus,
   specRejectedStatus,
   successStatus,
   underWayStatus,
@@ -64,5 +65,19 @@ describe('a call EC2 accepted', () => {
     expect(underWayStatus(looked, 'attaching', START + 5000, 'x').code).toBeUndefined();
     const inUse: Status<'in-use'> = { state: 'in-use', code: 'InternalError', attempts: 3, updatedAt: at };
     expect(underWayStatus(inUse, 'in-use', START + 5000, 'attached to instances no record knows')).toMatchObject({ state: 'in-use', attempts: 0 });
+  });
+});
+
+describe('a record its client makes dying', () => {
+  const at = new Date(START).toISOString();
+
+  it('leaves the failed attempts of the live operation behind, with their next attempt and start; the code and message still say what failed', () => {
+    const failing: Status<'available'> = { state: 'available', code: 'InternalError', message: 'failed', attempts: 3, updatedAt: at, operationStartedAt: at, nextAttemptAt: at };
+    expect(madeDyingStatus(failing, START + 5000)).toEqual({ state: 'available', code: 'InternalError', message: 'failed', attempts: 0, updatedAt: new Date(START + 5000).toISOString() });
+  });
+
+  it('writes nothing for a status without failed attempts, nor for an operation under way in EC2, whose failures count on', () => {
+    expect(madeDyingStatus({ state: 'in-use', attempts: 0, updatedAt: at }, START)).toBeUndefined();
+    expect(madeDyingStatus({ state: 'creating', code: 'InternalError', attempts: 2, updatedAt: at, operationStartedAt: at }, START)).toBeUndefined();
   });
 });
