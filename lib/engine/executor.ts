@@ -84,6 +84,7 @@ import {
   attemptStatus,
   continuedStatus,
   cooldownWait,
+  dyingGiveUpMessage,
   EC2_TIME_SLACK_MS,
   MODIFICATION_COOLDOWN_CODE,
   MODIFICATION_FAILED_CODE,
@@ -2438,7 +2439,7 @@ export class Executor {
    */
   private dyingTerminal(volume: VolumeRecord, now: number, code: string, message: string): Result {
     const atMs = now + this.config.backoff.capSeconds * 1000;
-    const terminal = this.volumeTerminal(volume, now, code, `${message}; being deleted: trying again at ${new Date(atMs).toISOString()}`);
+    const terminal = this.volumeTerminal(volume, now, code, dyingGiveUpMessage(message, atMs));
     const status: Status<VolumeState> = { ...(terminal.changes!.status as Status<VolumeState>), nextAttemptAt: new Date(atMs).toISOString() };
     return { ...terminal, retryAtMs: atMs, changes: { ...terminal.changes, status } };
   }
@@ -2460,7 +2461,7 @@ export class Executor {
       return result;
     }
     const atMs = now + this.config.backoff.capSeconds * 1000;
-    const status = failureStatus(attachment.status, state, now, { code, message: `${message}; being deleted: trying again at ${new Date(atMs).toISOString()}`, attempts, nextAttemptAtMs: atMs });
+    const status = failureStatus(attachment.status, state, now, { code, message: dyingGiveUpMessage(message, atMs), attempts, nextAttemptAtMs: atMs });
     return { outcome: 'failed', retryAtMs: atMs, changes: { status, ...device } };
   }
 

@@ -120,13 +120,34 @@ export function withoutSpecRejection<S extends string>(status: Status<S>, nowMs:
   return { ...rest, updatedAt: new Date(nowMs).toISOString() };
 }
 
+/** What a dying record's give-up adds to its message: it is tried again at `atMs`, as its `nextAttemptAt` says. */
+const DYING_RETRY = '; being deleted: trying again at ';
+
+/** The message of a dying record's step that failed for good, tried again at `atMs`; `withoutDyingRetry` takes the clause off again. */
+export function dyingGiveUpMessage(message: string, atMs: number): string {
+  return `${message}${DYING_RETRY}${new Date(atMs).toISOString()}`;
+}
+
+/**
+ * `status` of a record in error set back to alive (written straight into the table) after its
+ * delete or detach failed: no next attempt comes any more, so neither it nor the message says one
+ * does. Only a dying record's step writes an `error` with a next attempt.
+ */
+function withoutDyingRetry<S extends string>(status: Status<S>, nowMs: number): Status<S> {
+  const { nextAttemptAt: _next, ...rest } = status;
+  const at = rest.message?.lastIndexOf(DYING_RETRY) ?? -1;
+  return { ...rest, ...(at >= 0 ? { message: rest.message!.slice(0, at) } : {}), updatedAt: new Date(nowMs).toISOString() };
+}
+
 /**
  * Status of a volume the planner finds nothing to do for (`none`): a spec rejection no longer
  * holds, and in `available` or `in-use` neither does a wait or a retry the spec no longer needs
  * (a grow waiting for EC2's rate limit whose size the client put back, say), which would announce a
- * next attempt that never comes. The state stays; `status` itself when nothing changes.
+ * next attempt that never comes, nor in `error` the retry of a delete or detach the record no longer
+ * asks for (`withoutDyingRetry`). The state stays; `status` itself when nothing changes.
  */
 export function settledStatus<S extends string>(status: Status<S>, nowMs: number): Status<S> {
+  if (status.state === 'error' && status.nextAttemptAt !== undefined) return withoutDyingRetry(status, nowMs);
   if (status.nextAttemptAt === undefined || (status.state !== 'available' && status.state !== 'in-use')) return withoutSpecRejection(status, nowMs);
   return successStatus(status, status.state, nowMs);
 }

@@ -1551,6 +1551,38 @@ describe('executor: detach and delete', () => {
     expect(await volumeOf(h, 'data-1')).toMatchObject({ life: 'alive', status: { state: 'error', code: 'InvalidVolume.NotFound' } });
   });
 
+  it('a volume whose delete failed for good, set back to alive in the table, no longer says it is being deleted nor announces a next attempt', async () => {
+    const h = harness();
+    await availableVolume(h, 'data-1');
+    h.ebs.failNext('DeleteVolume', new ProviderError('invalid-request', 'InvalidParameterValue', 'refused'));
+    await h.store.update<VolumeRecord>(volumeKey('data-1'), { life: 'dying' });
+    await h.executor.run(h.batchOf(h.op('delete-volume', volumeKey('data-1'))));
+    expect((await volumeOf(h, 'data-1')).status).toMatchObject({ state: 'error', message: expect.stringMatching(/^refused; being deleted: trying again at /) });
+    await h.store.update<VolumeRecord>(volumeKey('data-1'), { life: 'alive' });
+    await watchUntilSettled(h);
+    await h.settle(20 * 60_000, 60_000);
+    const kept = await volumeOf(h, 'data-1');
+    expect(kept.status).toMatchObject({ state: 'error', code: 'InvalidParameterValue', message: 'refused' });
+    expect(kept.status.nextAttemptAt).toBeUndefined();
+    expect(h.ebs.calls.DeleteVolume).toBe(1);
+  });
+
+  it('an attachment whose detach failed for good, set back to alive in the table, no longer says it is being deleted nor announces a next attempt', async () => {
+    const h = harness();
+    await attachedVolume(h, 'data-1');
+    h.ebs.failNext('DetachVolume', new ProviderError('invalid-request', 'InvalidParameterValue', 'refused'));
+    await h.store.update<AttachmentRecord>(attachmentKey('data-1'), { life: 'dying' });
+    await h.executor.run(h.batchOf(h.op('detach', attachmentKey('data-1'))));
+    expect((await attachmentOf(h, 'data-1')).status).toMatchObject({ state: 'error', message: expect.stringMatching(/^refused; being deleted: trying again at /) });
+    await h.store.update<AttachmentRecord>(attachmentKey('data-1'), { life: 'alive' });
+    await watchUntilSettled(h);
+    await h.settle(20 * 60_000, 60_000);
+    const kept = await attachmentOf(h, 'data-1');
+    expect(kept.status.message).not.toMatch(/being deleted/);
+    expect(kept.status.nextAttemptAt).toBeUndefined();
+    expect(h.ebs.calls.DetachVolume).toBe(1);
+  });
+
   it('a volume set back to alive in the table while EC2 deletes it is kept, in error, saying a retry creates a new, empty volume', async () => {
     const h = harness();
     const { ebsVolumeId } = await availableVolume(h, 'data-1');
