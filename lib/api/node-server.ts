@@ -25,11 +25,23 @@ export interface ProxyRequest {
 }
 
 /**
+ * The path of `requestUrl` as sent. `new URL` resolves `.` and `..` segments and reads `//x` as a
+ * host, so `DELETE /volumes/v/attachments/..` would reach the router as the delete of volume `v`;
+ * as sent, such a path names no record and is refused.
+ */
+function pathAsSent(requestUrl: string, url: URL): string {
+  const end = requestUrl.search(/[?#]/);
+  const path = end < 0 ? requestUrl : requestUrl.slice(0, end);
+  return path.startsWith('/') ? path : url.pathname;
+}
+
+/**
  * The REST proxy event API Gateway would build for this request. Its maps are built from `Map`s, so
  * a name such as `constructor` or `__proto__` is a key of its own, as in the event Lambda parses.
  */
 export function toProxyEvent(request: ProxyRequest): APIGatewayProxyEvent {
   const url = new URL(request.url, 'http://localhost');
+  const path = pathAsSent(request.url, url);
   const multiQueryValues = new Map<string, string[]>();
   for (const [name, value] of url.searchParams) {
     const values = multiQueryValues.get(name) ?? [];
@@ -49,7 +61,7 @@ export function toProxyEvent(request: ProxyRequest): APIGatewayProxyEvent {
   const now = Date.now();
   return {
     httpMethod: request.method.toUpperCase(),
-    path: url.pathname,
+    path,
     resource: '/{proxy+}',
     headers,
     multiValueHeaders: multiHeaders,
@@ -82,7 +94,7 @@ export function toProxyEvent(request: ProxyRequest): APIGatewayProxyEvent {
         userAgent: headers['user-agent'] ?? null,
         userArn: null,
       },
-      path: url.pathname,
+      path,
       stage: 'local',
       requestId,
       requestTimeEpoch: now,

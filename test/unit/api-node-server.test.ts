@@ -31,6 +31,31 @@ describe('local API server', () => {
     expect(toProxyEvent({ method: 'GET', url: '/volumes' }).queryStringParameters).toBeNull();
   });
 
+  it('routes the path as sent: a `..` segment names no record, where resolving it would have named the volume above', async () => {
+    expect(toProxyEvent({ method: 'DELETE', url: '/volumes/v/attachments/..?force=true' }).path).toBe('/volumes/v/attachments/..');
+    expect(toProxyEvent({ method: 'GET', url: '//volumes' }).path).toBe('//volumes');
+    const store = new MemoryRecordStore();
+    server = await startApiServer(createApiHandler({ store, clock: new ManualClock() }));
+    const created = await fetch(`${server.url}/volumes`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ volumeId: 'data-01', spec: { sizeGiB: 10, volumeType: 'gp3', availabilityZone: 'us-east-1a' } }),
+    });
+    expect(created.status).toBe(201);
+    // fetch, and request given a URL, resolve dot segments themselves; a path given as it is is sent as it is.
+    const { hostname, port } = new URL(server.url);
+    const status = await new Promise<number>((resolve, reject) => {
+      const req = request({ hostname, port, path: '/volumes/data-01/attachments/..', method: 'DELETE' }, (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode!));
+      });
+      req.on('error', reject);
+      req.end();
+    });
+    expect(status).toBe(400);
+    expect((await store.get({ kind: 'volume', volumeId: 'data-01' }))?.life).toBe('alive');
+  });
+
   it('closing lets a request under way finish with its answer, and takes no new one', async () => {
     let entered!: () => void;
     const inHandler = new Promise<void>((resolve) => (entered = resolve));
