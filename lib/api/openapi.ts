@@ -163,7 +163,11 @@ export function buildOpenApiDocument(routes: readonly ApiRoute[] = ROUTES) {
         '`missing-authentication-token`, and its own refusals (signature, throttling) are problems too. A deployed API requires ' +
         'SigV4-signed requests (IAM authorization).',
     },
-    servers: [{ url: 'http://127.0.0.1:3000', description: 'The local runtime (`npm start`).' }],
+    // Relative first: served by a deployed stage, the document names that stage (its own location), not the local runtime.
+    servers: [
+      { url: '.', description: 'Where this document is served from (`GET /openapi.json`): the deployed stage, or the local runtime.' },
+      { url: 'http://127.0.0.1:3000', description: 'The local runtime (`npm start`).' },
+    ],
     security: [{ [SIGV4.name]: [] }],
   });
 }

@@ -178,6 +178,16 @@ describe('OpenAPI document', () => {
     expect(document.security).toEqual([{ sigv4: [] }]);
   });
 
+  it('names first the server it is served from, relative to its own location, so a client of a deployed stage is not sent to the local runtime', () => {
+    expect(document.servers?.[0]?.url).toBe('.');
+    // As a client resolves it against the document's address, on a deployed stage and locally.
+    expect(new URL(document.servers![0]!.url, 'https://abc123.execute-api.eu-west-1.amazonaws.com/prod/openapi.json').href).toBe(
+      'https://abc123.execute-api.eu-west-1.amazonaws.com/prod/',
+    );
+    expect(new URL(document.servers![0]!.url, 'http://127.0.0.1:3000/openapi.json').href).toBe('http://127.0.0.1:3000/');
+    expect(document.servers?.map((server) => server.url)).toContain('http://127.0.0.1:3000');
+  });
+
   it('is committed up to date in docs/openapi.json (regenerate with `npm run openapi`)', () => {
     expect(readFileSync(OPENAPI_DOCUMENT_PATH, 'utf8')).toBe(renderOpenApiDocument());
   });
