@@ -190,6 +190,14 @@ describe.each(FOREIGN_VOLUMES)("volume records written in the table naming an EC
 });
 
 describe('attachment records removed from the table and written again', () => {
+  /** Removes the attachment straight from the table (no detach: EC2 keeps the volume attached), then writes it again. */
+  async function removeAndWriteAgain(h: ReturnType<typeof harness>, volumeId: string): Promise<void> {
+    await h.store.remove(attachmentKey(volumeId));
+    await settleAll(h);
+    h.store.putRaw(newAttachment(volumeId, { createdAt: new Date(h.clock.now()).toISOString() }));
+    await settleAll(h);
+  }
+
   it('an attachment removed straight from the table while attached and written again under the same key is taken up as attached, not left waiting for a detach from "its other instance"', async () => {
     const h = harness();
     await h.store.create(newVolume('data-1'));
@@ -197,11 +205,7 @@ describe('attachment records removed from the table and written again', () => {
     await settleAll(h);
     expect(await h.store.get(attachmentKey('data-1'))).toMatchObject({ status: { state: 'attached' }, device: '/dev/sdf' });
 
-    // Removed straight from the table (no detach: EC2 keeps the volume attached), then written again.
-    await h.store.remove(attachmentKey('data-1'));
-    await settleAll(h);
-    h.store.putRaw(newAttachment('data-1', { createdAt: new Date(h.clock.now()).toISOString() }));
-    await settleAll(h);
+    await removeAndWriteAgain(h, 'data-1');
     // The reconciler's passes too.
     const reconciler = new Reconciler({ store: h.store, queue: h.queue, provider: h.ebs, clock: h.clock, metrics: h.metrics, log: silentLog, config: { ownerTagValue: 'ebs-provisioner' } });
     for (let pass = 0; pass < 3; pass++) {
@@ -231,10 +235,7 @@ describe('attachment records removed from the table and written again', () => {
     await settleAll(h);
     expect(await h.store.get(attachmentKey('data-1'))).toMatchObject({ status: { state: 'attached' }, device: '/dev/sdf' });
 
-    await h.store.remove(attachmentKey('data-1'));
-    await settleAll(h);
-    h.store.putRaw(newAttachment('data-1', { createdAt: new Date(h.clock.now()).toISOString() }));
-    await settleAll(h);
+    await removeAndWriteAgain(h, 'data-1');
 
     const attachment = await h.store.get(attachmentKey('data-1'));
     expect(attachment?.status.message ?? '').not.toMatch(/other instance/);
