@@ -31,7 +31,7 @@ import {
   type Decision,
 } from './planner.js';
 import { judgeRecord, RECORD_TOO_LARGE_LOG, writeRejection } from './rejection.js';
-import { INVALID_RECORD_CODE, madeDyingStatus, retryRequested } from './status.js';
+import { INVALID_RECORD_CODE, madeDyingStatus, retryRequested, successStatus } from './status.js';
 import { changesWithoutCall, markAttachmentsDying, VOLUME_RECORD_REMOVED_LOG } from './without-call.js';
 import {
   ConditionFailedError,
@@ -128,6 +128,14 @@ function putRightInTable(change: RecordChange): boolean {
 /** Whether the change made the record dying (its client's delete, or its volume's cascade). */
 function madeDying(change: RecordChange): boolean {
   return change.oldRecord !== undefined && field(change.oldRecord, 'life') === 'alive' && field(change.newRecord, 'life') === 'dying';
+}
+
+/** The live volume states whose operations (a tag change, a modification) go toward the spec as it is now. */
+const AT_REST: ReadonlySet<string> = new Set(['available', 'in-use']);
+
+/** Whether the change gave the record another spec. */
+function specChanged(change: RecordChange): boolean {
+  return change.eventName === 'MODIFY' && change.oldRecord !== undefined && !sameJson(field(change.oldRecord, 'spec'), field(change.newRecord, 'spec'));
 }
 
 function clientChanged(change: RecordChange): boolean {
@@ -248,8 +256,12 @@ export class Watcher {
       record = written;
     }
     // Deleted by its client: the live operation's failed attempts are not the delete's or the detach's.
-    const dyingStatus = record.life === 'dying' && group.some(madeDying) ? madeDyingStatus(record.status, this.deps.clock.now()) : undefined;
-    if (dyingStatus) record = (await this.write(record, { status: dyingStatus } as RecordChanges)) ?? record;
+    // A volume at rest given another spec: the failures toward the old one are not those of the tag
+    // change or grow toward the new one (which may need no call, and would leave them shown).
+    const now = this.deps.clock.now();
+    const respecified = record.kind === 'volume' && record.life === 'alive' && AT_REST.has(record.status.state) && record.status.attempts > 0 && group.some(specChanged);
+    const droppedStatus = record.life === 'dying' && group.some(madeDying) ? madeDyingStatus(record.status, now) : respecified ? successStatus(record.status, record.status.state, now) : undefined;
+    if (droppedStatus) record = (await this.write(record, { status: droppedStatus } as RecordChanges)) ?? record;
     // A record written anew (a put of a whole item) has had no operation of the executor's, whatever its status says: no chain of checks runs on it.
     const written = group.some((change) => change.eventName === 'INSERT');
     await this.planAndEnqueue(record, operations, attachments, record.kind === 'attachment' ? { volume } : undefined, written);

@@ -351,6 +351,58 @@ describe('tag-volume', () => {
     expect(h.ebs.calls.CreateTags).toBe(1);
   });
 
+  it('gives a tag change asked for while a grow EC2 refused 7 times waits its retry a budget of its own, and the grow after it one too', async () => {
+    const h = await taggedVolume();
+    h.ebs.failNext('ModifyVolume', new ProviderError('unauthorized', 'UnauthorizedOperation', 'You are not authorized to perform this operation.'), 8);
+    await retag(h, { team: 'a', env: 'dev' }, 2, 20);
+    while ((h.ebs.calls.ModifyVolume ?? 0) < 7) await h.settle(1000);
+    expect((await volumeOf(h)).status).toMatchObject({ state: 'available', code: 'UnauthorizedOperation', attempts: 7 });
+
+    h.ebs.failNext('CreateTags', new ProviderError('transient', 'InternalError', 'An internal error has occurred.'));
+    await retag(h, { team: 'b', env: 'dev' }, 3, 20);
+    await h.drain();
+    expect(h.ebs.calls.CreateTags).toBe(1);
+    expect((await volumeOf(h)).status).toMatchObject({ state: 'available', code: 'InternalError', attempts: 1 });
+    await h.settle(10 * MINUTE, 5000);
+    await h.watch();
+    expect(h.ebs.calls.ModifyVolume).toBe(9);
+    expect(await volumeOf(h)).toMatchObject({ status: { state: 'available', attempts: 0 }, observed: { sizeGiB: 20, tags: { team: 'b', env: 'dev' } }, observedGeneration: 3 });
+  });
+
+  it('gives a grow asked for once a tag removal EC2 failed 7 times is put back a budget of its own', async () => {
+    const h = await taggedVolume();
+    h.ebs.failNext('DeleteTags', new ProviderError('unauthorized', 'UnauthorizedOperation', 'You are not authorized to perform this operation.'), 7);
+    await retag(h, { team: 'a' });
+    while ((h.ebs.calls.DeleteTags ?? 0) < 7) await h.settle(1000);
+    expect((await volumeOf(h)).status).toMatchObject({ state: 'available', code: 'UnauthorizedOperation', attempts: 7 });
+
+    h.ebs.failNext('ModifyVolume', new ProviderError('transient', 'InternalError', 'An internal error has occurred.'));
+    await retag(h, { team: 'a', env: 'dev' }, 3, 20);
+    await h.drain();
+    expect(h.ebs.calls.ModifyVolume).toBe(1);
+    expect((await volumeOf(h)).status).toMatchObject({ state: 'available', code: 'InternalError', attempts: 1 });
+    await h.settle(10 * MINUTE, 5000);
+    await h.watch();
+    expect(h.ebs.calls).toMatchObject({ DeleteTags: 7, ModifyVolume: 2 });
+    expect(await volumeOf(h)).toMatchObject({ status: { state: 'available', attempts: 0 }, observed: { sizeGiB: 20, tags: { team: 'a', env: 'dev' } }, observedGeneration: 3 });
+  });
+
+  it('leaves no failure in the status of a tag removal EC2 kept failing once the client puts the tag back', async () => {
+    const h = await taggedVolume();
+    h.ebs.failNext('DeleteTags', new ProviderError('unauthorized', 'UnauthorizedOperation', 'You are not authorized to perform this operation.'), 8);
+    await retag(h, { team: 'a' });
+    while ((h.ebs.calls.DeleteTags ?? 0) < 3) await h.settle(1000);
+    expect((await volumeOf(h)).status).toMatchObject({ state: 'available', code: 'UnauthorizedOperation', attempts: 3 });
+
+    await retag(h, { team: 'a', env: 'dev' }, 3);
+    await h.settle(10 * MINUTE, 5000);
+    await h.watch();
+    const volume = await volumeOf(h);
+    expect(volume.status).toEqual({ state: 'available', attempts: 0, updatedAt: expect.any(String) });
+    expect(volume).toMatchObject({ observed: { tags: { team: 'a', env: 'dev' } }, observedGeneration: 3 });
+    expect(h.ebs.calls.DeleteTags).toBe(3);
+  });
+
   it('waits after throttling without using an attempt, retries a transient error with one, and gets there', async () => {
     const h = await taggedVolume();
     h.ebs.failNext('DeleteTags', new ProviderError('throttled', 'RequestLimitExceeded', 'Request limit exceeded.'));
