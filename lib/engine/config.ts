@@ -107,6 +107,11 @@ export interface EngineConfig {
   backoff: { baseSeconds: number; capSeconds: number };
   /** Wait after RequestLimitExceeded: uniform in [min, max] seconds; never counts as an attempt. */
   throttleBackoff: { minSeconds: number; maxSeconds: number };
+  /**
+   * Looks again at a CreateVolume whose snapshot EC2 has not completed: a wait that uses no
+   * attempt and may last hours, so it grows with the time waited; the maximum age ends it.
+   */
+  snapshotWait: ProgressCheck;
   /** Largest delay of one queue message; longer waits are chained through `dueAt`. */
   maxMessageDelaySeconds: number;
   /**
@@ -231,6 +236,8 @@ export const DEFAULT_ENGINE_CONFIG: EngineConfig = {
   },
   backoff: { baseSeconds: 2, capSeconds: 900 },
   throttleBackoff: { minSeconds: 2, maxSeconds: 20 },
+  // A snapshot of a large volume may stay pending for hours: after half an hour, a call every 15 minutes.
+  snapshotWait: { firstSeconds: 2, growth: 0.5, maxSeconds: 900 },
   maxMessageDelaySeconds: QUEUE.maxDelaySeconds,
   queueBatchingWindowSeconds: EXECUTOR.maxBatchingWindowSeconds,
   maxAttempts: 8,
@@ -280,6 +287,7 @@ export function resolveEngineConfig(partial: Partial<EngineConfig> = {}): Engine
     progressChecks: { ...DEFAULT_ENGINE_CONFIG.progressChecks, ...partial.progressChecks },
     backoff: { ...DEFAULT_ENGINE_CONFIG.backoff, ...partial.backoff },
     throttleBackoff: { ...DEFAULT_ENGINE_CONFIG.throttleBackoff, ...partial.throttleBackoff },
+    snapshotWait: { ...DEFAULT_ENGINE_CONFIG.snapshotWait, ...partial.snapshotWait },
     accountRateBudgets: { ...DEFAULT_ENGINE_CONFIG.accountRateBudgets, ...partial.accountRateBudgets },
     rateBudgets: { ...DEFAULT_ENGINE_CONFIG.rateBudgets, ...partial.rateBudgets },
     describeChunkSize: { ...DEFAULT_ENGINE_CONFIG.describeChunkSize, ...partial.describeChunkSize },

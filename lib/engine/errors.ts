@@ -18,6 +18,8 @@ import type { MutatingAction } from './config.js';
  *   without using an attempt (modifications take minutes to hours, and always end).
  * - `wait-for-cooldown`: EC2 allows 4 modifications per volume in any 24 hours; waits until it
  *   allows the next one without using an attempt.
+ * - `wait-for-snapshot`: the snapshot a volume is created from is not completed yet; waits without
+ *   using an attempt (a large snapshot stays pending for hours), up to the operation's maximum age.
  * - `terminal`: retrying cannot help (bad parameters, AZ mismatch, token reuse); goes to `error`.
  */
 export type ErrorOutcome =
@@ -27,6 +29,7 @@ export type ErrorOutcome =
   | 'wait-for-prerequisite'
   | 'wait-for-modification'
   | 'wait-for-cooldown'
+  | 'wait-for-snapshot'
   | 'terminal';
 
 /** CreateTags and DeleteTags: both change one volume's tags, so EC2's errors mean the same for both. */
@@ -57,8 +60,8 @@ export const ERROR_OUTCOMES: Readonly<Record<ProviderCall, Readonly<Record<Provi
     throttled: 'throttled',
     // Snapshot or KMS key not found.
     'not-found': 'terminal',
-    // Snapshot still pending.
-    'incorrect-state': 'wait-for-prerequisite',
+    // IncorrectState: the snapshot is still pending (or failed, which the age limit ends).
+    'incorrect-state': 'wait-for-snapshot',
     'already-attached': 'retry',
     'not-attached': 'retry',
     'device-in-use': 'retry',

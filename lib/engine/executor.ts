@@ -79,7 +79,7 @@ import {
 } from './ports.js';
 import { TokenBucket } from './rate-limiter.js';
 import { CLOCK_SKEW_MS, judgeRecord, RECORD_TOO_LARGE_LOG, writeRejection } from './rejection.js';
-import { alignedCheckAtMs, backoffDelaySeconds, budgetSpent, checkQueueDelay, progressDelaySeconds, queueDelay, throttleDelaySeconds } from './schedule.js';
+import { alignedCheckAtMs, backoffDelaySeconds, budgetSpent, checkQueueDelay, progressDelaySeconds, queueDelay, snapshotWaitSeconds, throttleDelaySeconds } from './schedule.js';
 import {
   attemptStatus,
   continuedStatus,
@@ -2523,6 +2523,13 @@ export class Executor {
       return { terminal: false, outcome: 'throttled', attempts: status.attempts, atMs: now + throttleDelaySeconds(this.config, this.random) * 1000, message: error.message };
     }
     if (error.outcome === 'terminal') return { terminal: true, message: error.message };
+    if (error.outcome === 'wait-for-snapshot') {
+      // No attempt: the wait ends when EC2 completes the snapshot, or at the operation's maximum age.
+      const startedMs = operationStartMs(status) ?? now;
+      const aged = budgetSpent(status.attempts, startedMs, now, this.config);
+      if (aged) return { terminal: true, message: `${error.message} (${aged.message})` };
+      return { terminal: false, outcome: 'retrying', attempts: status.attempts, atMs: now + snapshotWaitSeconds(now - startedMs, this.config) * 1000, message: `waiting: ${error.message}` };
+    }
     const attempts = status.attempts + 1;
     const spent = budgetSpent(attempts, operationStartMs(status) ?? now, now, this.config);
     if (spent) return { terminal: true, message: `${error.message} (${spent.message})` };

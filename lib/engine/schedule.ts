@@ -39,6 +39,15 @@ export function backoffDelaySeconds(attempt: number, config: EngineConfig, rando
   return Math.max(1, Math.min(config.backoff.capSeconds, Math.round(half + random() * half)));
 }
 
+/**
+ * Seconds until the next CreateVolume of a volume whose snapshot EC2 has not completed, given how
+ * long it has waited (`snapshotWait`): it grows with the wait, as a progress check does.
+ */
+export function snapshotWaitSeconds(elapsedMs: number, config: EngineConfig): number {
+  const wait = config.snapshotWait;
+  return Math.min(wait.maxSeconds, Math.max(wait.firstSeconds, Math.ceil((Math.max(0, elapsedMs) / 1000) * wait.growth)));
+}
+
 /** Seconds to wait after RequestLimitExceeded: uniform in the configured range; no attempt is used. */
 export function throttleDelaySeconds(config: EngineConfig, random: () => number): number {
   const { minSeconds, maxSeconds } = config.throttleBackoff;

@@ -581,3 +581,36 @@ describe('a volume EC2 reports in state error', () => {
     expect(h.ebs.calls.DeleteVolume).toBe(1);
   });
 });
+
+describe('a CreateVolume from a snapshot EC2 has not completed yet', () => {
+  const SNAPSHOT = 'snap-0123456789abcdef0';
+  const pending = () => new ProviderError('incorrect-state', 'IncorrectState', `Snapshot ${SNAPSHOT} is in invalid state - pending`);
+
+  it('waits for it without using attempts, asking again less often as the wait grows, and creates the volume once it completes', async () => {
+    const h = harness();
+    // About 3 hours of refusals at the wait's pace: far beyond the attempt budget (8).
+    h.ebs.failNext('CreateVolume', pending(), 25);
+    await h.store.create(newVolume('data-1', {}, { snapshotId: SNAPSHOT }));
+    await run(h, 600);
+    expect((await volumeOf(h))?.status).toMatchObject({ state: 'creating', code: 'IncorrectState', attempts: 0, message: expect.stringMatching(/^waiting: Snapshot .* pending$/) });
+    for (let i = 0; i < 3 * 12; i++) await h.settle(5 * 60_000, 60_000);
+    await h.watch();
+    await run(h, 30);
+    expect(await volumeOf(h)).toMatchObject({ status: { state: 'available', attempts: 0 }, spec: { snapshotId: SNAPSHOT } });
+    expect(h.ebs.calls.CreateVolume).toBe(26);
+    expect(h.ebs.volumes()).toHaveLength(1);
+  });
+
+  it('gives up at the maximum operation age when it never completes', async () => {
+    const h = harness();
+    h.ebs.failNext('CreateVolume', pending(), 1000);
+    await h.store.create(newVolume('data-1', {}, { snapshotId: SNAPSHOT }));
+    await run(h, 30);
+    for (let i = 0; i < 6 * 12 + 2; i++) await h.settle(5 * 60_000, 60_000);
+    const failed = await volumeOf(h);
+    // At the first look past 6 hours: within the 15 minutes between looks.
+    expect(failed?.status).toMatchObject({ state: 'error', code: 'IncorrectState', message: expect.stringMatching(/pending \(gave up after (36\d|37[0-5]) minutes\)$/) });
+    expect(h.ebs.calls.CreateVolume).toBeLessThan(40);
+    expect(h.ebs.volumes()).toEqual([]);
+  });
+});

@@ -8,6 +8,7 @@ const throttled = 'throttled';
 const prereq = 'wait-for-prerequisite';
 const modif = 'wait-for-modification';
 const cooldown = 'wait-for-cooldown';
+const snapshot = 'wait-for-snapshot';
 const fatal = 'terminal';
 
 const CALLS = ['CreateVolume', 'AttachVolume', 'DetachVolume', 'DeleteVolume', 'ModifyVolume', 'CreateTags', 'DeleteTags', 'Describe'] as const satisfies readonly ProviderCall[];
@@ -23,7 +24,7 @@ const EXPECTED: Record<ProviderErrorKind, readonly ErrorOutcome[]> = {
   // Modify, tags: the volume is gone. Describe: described again.
   'not-found': [fatal, prereq, done, done, fatal, fatal, fatal, retry],
   // Snapshot pending, volume not available / instance not running, volume still in use, volume not modifiable yet.
-  'incorrect-state': [prereq, prereq, retry, prereq, prereq, retry, retry, retry],
+  'incorrect-state': [snapshot, prereq, retry, prereq, prereq, retry, retry, retry],
   // Attach: attached already (a check tells to which instance). Delete: still attached, so wait.
   'already-attached': [retry, done, retry, prereq, retry, retry, retry, retry],
   // Detach: nothing attached any more.

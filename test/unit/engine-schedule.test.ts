@@ -7,6 +7,7 @@ import {
   checkQueueDelay,
   progressDelaySeconds,
   queueDelay,
+  snapshotWaitSeconds,
   throttleDelaySeconds,
 } from '../../lib/engine/schedule.js';
 
@@ -55,6 +56,12 @@ describe('failure backoff', () => {
   it('throttling waits within its own range', () => {
     expect(throttleDelaySeconds(config, () => 0)).toBe(config.throttleBackoff.minSeconds);
     expect(throttleDelaySeconds(config, () => 0.999999)).toBe(config.throttleBackoff.maxSeconds);
+  });
+
+  it('a CreateVolume waiting for its snapshot is sent again after half the time waited, from 2 s to 15 minutes', () => {
+    expect(snapshotWaitSeconds(0, config)).toBe(2);
+    expect(snapshotWaitSeconds(10 * 60_000, config)).toBe(300);
+    expect(snapshotWaitSeconds(5 * 60 * 60_000, config)).toBe(900);
   });
 });
 
