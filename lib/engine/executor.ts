@@ -2193,6 +2193,19 @@ export class Executor {
       const found = item.orphans ?? [];
       if (!Array.isArray(found)) return this.attachmentFailure(attachment, now, 'Describe', found);
       if (found.some((volume) => attachedTo(volume, attachment.instanceId))) return this.stillInProgress(attachment, now, `detaching from ${attachment.instanceId}`);
+      if (attachment.life === 'alive') {
+        // Set back to alive (straight in the table) during the detach: kept, as any attachment set
+        // back so, and planned as one with nothing attached: it waits for its volume record, or
+        // attaches the one written again (whose volume is not the one detached).
+        const notAttached: AttachmentRecord = {
+          ...attachment,
+          status: successStatus(attachment.status, nextAttachmentState('detaching', 'detached-while-wanted'), now, 'detached; attaching again: the record was set back to alive during the detach'),
+          device: undefined,
+        };
+        const decision = planAttachment(notAttached, item.volume);
+        const status = decision.type === 'wait' ? (changesWithoutCall(notAttached, decision, now)?.status ?? notAttached.status) : notAttached.status;
+        return { outcome: 'succeeded', changes: { status, device: null, ...(attachment.forceDetachSentAt !== undefined ? { forceDetachSentAt: null } : {}) } };
+      }
       nextAttachmentState('detaching', 'observed-detached');
       return { outcome: 'succeeded', remove: true };
     }

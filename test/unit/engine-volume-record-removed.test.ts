@@ -615,6 +615,36 @@ describe('deleting an attachment whose volume record was removed from the table'
     expect(h.ebs.calls.DetachVolume).toBe(1);
   });
 
+  it('set back to alive straight into the table during its detach: kept once EC2 shows the volume detached, waiting for its volume record, and attaches the one written again', async () => {
+    const h = harness({ ebsTimings: { detach: 30 * MINUTE } });
+    const service = new VolumeService({ store: h.store, clock: h.clock });
+    await attached(h);
+    const first = await ebsVolumeIdOf(h);
+    await h.store.remove(volumeKey('data-1'));
+    await h.watch();
+    await service.deleteAttachment('data-1', INSTANCE);
+    await h.watch();
+    await h.drain();
+    expect((await attachmentOf(h))?.status.state).toBe('detaching');
+
+    await h.store.update<AttachmentRecord>(KEY, { life: 'alive' });
+    await h.watch();
+    await h.settle(40 * MINUTE, 30_000);
+    await h.watch();
+    expect(h.ebs.volume(first)?.attachments).toEqual([]);
+    const kept = await attachmentOf(h);
+    expect(kept).toMatchObject({ life: 'alive', status: SAYS.pending });
+    expect(kept?.device).toBeUndefined();
+    expect(h.ebs.calls.AttachVolume).toBe(1);
+
+    await service.createVolume({ volumeId: 'data-1', spec: { sizeGiB: 10, volumeType: 'gp3', availabilityZone: AZ } });
+    await settle(h);
+    const second = await ebsVolumeIdOf(h);
+    expect(await attachmentOf(h)).toMatchObject({ life: 'alive', status: { state: 'attached' } });
+    expect(h.ebs.volume(second)?.attachments).toMatchObject([{ instanceId: INSTANCE, state: 'attached' }]);
+    expect(h.ebs.volume(first)?.attachments).toEqual([]);
+  });
+
   it('a volume detached outside the provisioner meanwhile: no DetachVolume, the record goes at once', async () => {
     const { h, log, service } = setup();
     await attached(h);
