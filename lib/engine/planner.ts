@@ -321,6 +321,17 @@ function volumeBlocksAttach(volume: VolumeRecord | undefined, attachment: Attach
 }
 
 /**
+ * What a live attachment that has attached nothing (`pending`, no device) says while its volume
+ * record is in the table but does not parse (rejected: its status says why), undefined for the
+ * others, which are left as they are: nothing is planned against such a record until its client
+ * puts it right, whose change releases the attachment.
+ */
+export function waitsForInvalidVolume(attachment: AttachmentRecord): Extract<Decision, { type: 'wait' }> | undefined {
+  if (attachment.life !== 'alive' || attachment.status.state !== 'pending' || attachment.device !== undefined) return undefined;
+  return { type: 'wait', reason: `volume record ${attachment.volumeId} is not valid (its status says why); the attach waits until its client puts it right` };
+}
+
+/**
  * Whether a live attachment that has attached nothing (`pending`) waits for its single-attach
  * volume, which is in use: attached to another instance, or, its record removed from the table and
  * written again, to this one. A check of the attachment (one DescribeVolumes) tells which.

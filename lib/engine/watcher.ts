@@ -27,11 +27,12 @@ import {
   releasedByVolume,
   UNDER_WAY_STATES,
   volumeRecordLost,
+  waitsForInvalidVolume,
   waitsForVolumeInUse,
   type Decision,
 } from './planner.js';
 import { judgeRecord, RECORD_TOO_LARGE_LOG, writeRejection } from './rejection.js';
-import { INVALID_RECORD_CODE, madeDyingStatus, retryRequested, successStatus } from './status.js';
+import { INVALID_RECORD_CODE, invalidRecordStatus, madeDyingStatus, retryRequested, successStatus } from './status.js';
 import { changesWithoutCall, markAttachmentsDying, VOLUME_RECORD_REMOVED_LOG } from './without-call.js';
 import {
   ConditionFailedError,
@@ -195,6 +196,7 @@ export class Watcher {
       if (volumeRemoved && record?.kind === 'volume')
         await this.replanAttachmentsOfRemovedVolume(await this.deps.store.attachmentsOfVolume(record.volumeId), record, operations);
       await this.rejectRecord(current, key, rejection!);
+      if (key.kind === 'volume') await this.replanAttachmentsOfRejectedVolume(key.volumeId, record?.kind === 'volume' ? record : undefined, rejection!, operations);
       return;
     }
 
@@ -408,6 +410,20 @@ export class Watcher {
     for (const attachment of this.acceptedAttachments(attachments)) {
       const decision = affectedByVolumeRecordRemoval(attachment, volume);
       if (decision) await this.apply(attachment, decision, operations);
+    }
+  }
+
+  /**
+   * A volume record rejected as invalid (`volume`: as read, when it parses) is a volume in error:
+   * the attachments waiting for it say what they wait for now, rather than what they waited for
+   * before (a record not in the table, say). A wait alone is written; until its client puts the
+   * record right, nothing else is planned from it here.
+   */
+  private async replanAttachmentsOfRejectedVolume(volumeId: string, volume: VolumeRecord | undefined, reasons: string, operations: QueuedOperation[]): Promise<void> {
+    const rejected = volume && { ...volume, status: invalidRecordStatus(this.deps.clock.now(), reasons) };
+    for (const attachment of this.acceptedAttachments(await this.deps.store.attachmentsOfVolume(volumeId))) {
+      const decision = rejected ? releasedByVolume(attachment, rejected) : waitsForInvalidVolume(attachment);
+      if (decision?.type === 'wait') await this.apply(attachment, decision, operations);
     }
   }
 

@@ -315,6 +315,28 @@ describe('a volume record removed from the table while it has attachments', () =
     expect(h.ebs.calls.DetachVolume ?? 0).toBe(0);
   });
 
+  it.each([
+    ['that does not parse', { spec: { sizeGiB: -5, volumeType: 'gp3' } }, 'volume record data-1 is not valid (its status says why); the attach waits until its client puts it right'],
+    ['with a claim beyond the lease', { claim: { owner: 'someone', expiresAt: START + 10 * HOUR } }, 'volume data-1 is in error: InvalidRecord; the attach waits until the volume is retried'],
+  ])('written again straight into the table, rejected as invalid (%s): an attachment that waited for it no longer says the record is not in the table, and attaches once the record is put right', async (_, invalid, says) => {
+    const { h } = setup();
+    await STATES.pending!.prepare(h);
+    await h.store.remove(volumeKey('data-1'));
+    await h.watch();
+    expect((await attachmentOf(h))?.status).toMatchObject(SAYS.pending);
+    await h.clock.advance(1000);
+    h.store.putRaw({ ...newVolume('data-1', { createdAt: isoNow(h) }), ...invalid });
+    await h.watch();
+    await h.watch();
+    expect((await h.store.get(volumeKey('data-1')))?.status).toMatchObject({ state: 'error', code: 'InvalidRecord' });
+    expect((await attachmentOf(h))?.status).toEqual({ state: 'pending', message: says, attempts: 0, updatedAt: isoNow(h) });
+
+    await h.store.update<VolumeRecord>(volumeKey('data-1'), { spec: newVolume('data-1').spec, claim: null } as RecordChanges<VolumeRecord>);
+    await settle(h);
+    expect((await attachmentOf(h))?.status.state).toBe('attached');
+    expect(h.ebs.calls.AttachVolume).toBe(1);
+  });
+
   describe('written again through the API under the same id', () => {
     it('an attachment that waited for it waits for the new volume, then attaches it', async () => {
       const { h, service } = setup();
