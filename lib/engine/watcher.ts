@@ -163,8 +163,7 @@ export class Watcher {
       } catch (error) {
         if (error instanceof ItemTooLargeError) {
           // Retrying cannot make the record smaller: only its writer can, and that change comes on its own.
-          this.deps.metrics.count(METRICS.invalidRecords);
-          this.deps.log.warn(RECORD_TOO_LARGE_LOG, { key: keyString(group[0]!.key), error: errorMessage(error) });
+          this.tooLarge(group[0]!.key, error);
           continue;
         }
         this.deps.log.error('handling record change failed', { key: keyString(group[0]!.key), error: errorMessage(error) });
@@ -226,6 +225,26 @@ export class Watcher {
     const { record, rejection } = judgeRecord(last.newRecord, this.deps.clock.now(), this.leaseMs());
     if (!record || rejection !== undefined) return false;
     return !(record.kind === 'volume' && attachmentsMoved);
+  }
+
+  /** A record the table refused a write to for its size: logged and counted, never retried. */
+  private tooLarge(key: RecordKey, error: ItemTooLargeError): void {
+    this.deps.metrics.count(METRICS.invalidRecords);
+    this.deps.log.warn(RECORD_TOO_LARGE_LOG, { key: keyString(key), error: errorMessage(error) });
+  }
+
+  /**
+   * `apply` for another record than the one whose change is handled (an attachment of a changed
+   * volume): a write the table refuses for that record's size is that record's alone, and the
+   * change's other work (its own operations, the other attachments) goes on.
+   */
+  private async applyToOther(record: ProvisionerRecord, decision: Decision, operations: QueuedOperation[]): Promise<void> {
+    try {
+      await this.apply(record, decision, operations);
+    } catch (error) {
+      if (!(error instanceof ItemTooLargeError)) throw error;
+      this.tooLarge(keyOf(record), error);
+    }
   }
 
   private leaseMs(): number {
@@ -397,7 +416,7 @@ export class Watcher {
   private async replanWaitingAttachments(volume: VolumeRecord, attachments: AttachmentRecord[], operations: QueuedOperation[], replaced: boolean): Promise<void> {
     for (const attachment of this.acceptedAttachments(attachments)) {
       const decision = releasedByVolume(attachment, volume, replaced);
-      if (decision) await this.apply(attachment, decision, operations);
+      if (decision) await this.applyToOther(attachment, decision, operations);
     }
   }
 
@@ -409,7 +428,7 @@ export class Watcher {
   private async replanAttachmentsOfRemovedVolume(attachments: AttachmentRecord[], volume: VolumeRecord | undefined, operations: QueuedOperation[]): Promise<void> {
     for (const attachment of this.acceptedAttachments(attachments)) {
       const decision = affectedByVolumeRecordRemoval(attachment, volume);
-      if (decision) await this.apply(attachment, decision, operations);
+      if (decision) await this.applyToOther(attachment, decision, operations);
     }
   }
 
@@ -423,7 +442,7 @@ export class Watcher {
     const rejected = volume && { ...volume, status: invalidRecordStatus(this.deps.clock.now(), reasons) };
     for (const attachment of this.acceptedAttachments(await this.deps.store.attachmentsOfVolume(volumeId))) {
       const decision = rejected ? releasedByVolume(attachment, rejected) : waitsForInvalidVolume(attachment);
-      if (decision?.type === 'wait') await this.apply(attachment, decision, operations);
+      if (decision?.type === 'wait') await this.applyToOther(attachment, decision, operations);
     }
   }
 

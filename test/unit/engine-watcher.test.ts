@@ -265,6 +265,26 @@ describe('watcher', () => {
     expect(log.entries.filter((entry) => entry.level === 'warn').map((entry) => entry.message)).toEqual([RECORD_TOO_LARGE_LOG]);
   });
 
+  it("a status write the table refuses for the size of another record during a volume's change skips that record alone: the volume's operations and its other attachments go on", async () => {
+    const log = new RecordingLog();
+    const h = harness({ log });
+    await h.store.create(newVolume('data-1'));
+    await h.store.create(newAttachment('data-1'));
+    await h.store.create(newAttachment('data-1', { instanceId: OTHER_INSTANCE }));
+    await h.store.remove(volumeKey('data-1'));
+    await h.watch();
+    h.queue.receive(100);
+    // Written again: its creation is enqueued, and its waiting attachments say they wait for its volume now.
+    await h.store.create(newVolume('data-1'));
+    h.store.failNext('update', new ItemTooLargeError(`attachment/data-1/${INSTANCE}: Item size has exceeded the maximum allowed size`));
+    await h.watch();
+    expect(sent(h)).toEqual([{ op: 'create-volume', key: 'data-1', delaySeconds: 0 }]);
+    expect((await h.store.get(attachmentKey('data-1', OTHER_INSTANCE)))?.status).toMatchObject({ state: 'pending', message: 'waiting for volume data-1 to become available' });
+    expect(log.entries.filter((entry) => entry.level === 'warn').map((entry) => [entry.message, entry.attributes?.key])).toEqual([[RECORD_TOO_LARGE_LOG, `attachment/data-1/${INSTANCE}`]]);
+    expect(log.entries.filter((entry) => entry.level === 'error')).toEqual([]);
+    expect(h.metrics.counter('InvalidRecords')).toBe(1);
+  });
+
   it('a volume whose spec EBS would refuse, written straight into the table, is still deleted with its EC2 volume', async () => {
     const h = harness();
     // Made by this deployment for data-1 (its ownership tags), its record then written by hand.
