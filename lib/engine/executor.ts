@@ -40,6 +40,7 @@ import {
   attachedForEarlierRecord,
   attachPrerequisites,
   detachesByTags,
+  detachesPastInvalidRecord,
   givenUpWithDevice,
   firstActionOf,
   modificationNeeded,
@@ -507,7 +508,8 @@ export class Executor {
         const volumeId = keyString({ kind: 'volume', volumeId: item.key.volumeId });
         const volume = byId.get(volumeId);
         item.volume = volume?.kind === 'volume' ? volume : undefined;
-        if (!volume && rejected.has(volumeId)) item.invalid ??= 'volume';
+        const invalidVolume = volume ? undefined : rejected.get(volumeId)?.raw;
+        if (invalidVolume && !(item.record?.kind === 'attachment' && detachesPastInvalidRecord(item.record, (invalidVolume as { createdAt?: unknown }).createdAt))) item.invalid ??= 'volume';
       }
     }
     await Promise.all(

@@ -396,6 +396,17 @@ export function detachesByTags(attachment: AttachmentRecord, volume: VolumeRecor
   return volume !== undefined && mayBeAttached(attachment) && attachedForEarlierRecord(attachment, volume);
 }
 
+/**
+ * Whether a dying attachment whose volume record is in the table but does not parse (`createdAt`:
+ * as the table holds it) was attached for an earlier record under its id (`volumeCreatedAt`): the
+ * record is one written again since, which its detach, of the volumes found by their tags, does
+ * not need. That detach goes on as if the record were removed; other attachments of a record that
+ * does not parse are left as they are until it is put right.
+ */
+export function detachesPastInvalidRecord(attachment: AttachmentRecord, createdAt: unknown): boolean {
+  return attachment.life === 'dying' && attachment.volumeCreatedAt !== undefined && attachment.volumeCreatedAt !== createdAt;
+}
+
 /** Whether the attachment's attach was recorded (`volumeCreatedAt`) for an earlier volume record under its id than `volume`. */
 export function attachedForEarlierRecord(attachment: AttachmentRecord, volume: VolumeRecord): boolean {
   return attachment.volumeCreatedAt !== undefined && attachment.volumeCreatedAt !== volume.createdAt;

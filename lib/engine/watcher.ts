@@ -22,6 +22,7 @@ import { errorMessage } from './errors.js';
 import {
   affectedByVolumeRecordRemoval,
   CHECK_OPERATIONS,
+  detachesPastInvalidRecord,
   planAttachment,
   planVolume,
   releasedByVolume,
@@ -79,11 +80,14 @@ function stateOf(image: unknown): unknown {
   return field(field(image, 'status'), 'state');
 }
 
-/** A volume record as the table holds it (`raw`): `invalid` when it does not parse, undefined when there is none. */
-function volumeRecordOf(raw: ProvisionerRecord | undefined): VolumeRecord | 'invalid' | undefined {
+/**
+ * A volume record as the table holds it (`raw`): `invalid` when it does not parse, undefined when
+ * there is none, or when `attachment` detaches past it (`detachesPastInvalidRecord`).
+ */
+function volumeRecordOf(raw: ProvisionerRecord | undefined, attachment: AttachmentRecord): VolumeRecord | 'invalid' | undefined {
   if (raw === undefined) return undefined;
   const parsed = parseRecord(raw);
-  if (!parsed.ok) return 'invalid';
+  if (!parsed.ok) return detachesPastInvalidRecord(attachment, field(raw, 'createdAt')) ? undefined : 'invalid';
   return parsed.value.kind === 'volume' ? parsed.value : undefined;
 }
 
@@ -268,7 +272,7 @@ export class Watcher {
   ): Promise<void> {
     const generation = record.generation ?? 1;
     // An attachment is planned against its volume record: read once, for the retry and the plan.
-    const volume = record.kind === 'attachment' ? volumeRecordOf(await this.deps.store.get({ kind: 'volume', volumeId: record.volumeId })) : undefined;
+    const volume = record.kind === 'attachment' ? volumeRecordOf(await this.deps.store.get({ kind: 'volume', volumeId: record.volumeId }), record) : undefined;
     const putRight = record.status.code === INVALID_RECORD_CODE;
     const retried = putRight || (generation > (record.retriedGeneration ?? 0) && this.generationBumped(group));
     if (record.status.state === 'error' && record.life === 'alive' && retried && !holdsRemovedRecordsVolume(record, volume)) {
@@ -334,7 +338,7 @@ export class Watcher {
     if (record.kind === 'volume') {
       decision = planVolume(record, attachments ?? (await this.deps.store.attachmentsOfVolume(record.volumeId)), this.deps.clock.now());
     } else {
-      const volume = volumeRead ? volumeRead.volume : volumeRecordOf(await this.deps.store.get({ kind: 'volume', volumeId: record.volumeId }));
+      const volume = volumeRead ? volumeRead.volume : volumeRecordOf(await this.deps.store.get({ kind: 'volume', volumeId: record.volumeId }), record);
       if (volume === 'invalid') {
         // Not a removed volume record: the attachment waits as it is until its client puts the record right (whose change brings it here).
         this.deps.log.warn('volume record invalid; its attachment is left as it is until the record is put right', { key: keyString(keyOf(record)) });

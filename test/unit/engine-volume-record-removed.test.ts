@@ -667,6 +667,48 @@ describe('deleting an attachment whose volume record was removed from the table'
     expect(h.ebs.volume(first)?.attachments).toEqual([]);
   });
 
+  it('a volume record written again straight into the table while the detach is under way, one that does not parse: the attachment still goes once EC2 shows the removed record\'s volume detached', async () => {
+    const h = harness({ ebsTimings: { detach: 5 * MINUTE } });
+    const service = new VolumeService({ store: h.store, clock: h.clock });
+    await attached(h);
+    const volume = await ebsVolumeIdOf(h);
+    await h.store.remove(volumeKey('data-1'));
+    await h.watch();
+    await service.deleteAttachment('data-1', INSTANCE);
+    await h.watch();
+    await h.drain();
+    expect((await attachmentOf(h))?.status.state).toBe('detaching');
+
+    await h.clock.advance(1000);
+    h.store.putRaw({ ...newVolume('data-1', { createdAt: isoNow(h) }), spec: { sizeGiB: -5, volumeType: 'gp3' } });
+    await h.watch();
+    await h.settle(10 * MINUTE, 10_000);
+    await h.watch();
+    expect(h.ebs.volume(volume)?.attachments).toEqual([]);
+    expect(await attachmentOf(h)).toBeUndefined();
+    expect(h.ebs.calls.DetachVolume).toBe(1);
+    // The record written again is left as it is, rejected.
+    expect((await h.store.get(volumeKey('data-1')))?.status).toMatchObject({ state: 'error', code: 'InvalidRecord' });
+  });
+
+  it('deleted once its volume record was written again straight into the table, one that does not parse: the removed record\'s volume is detached, then the attachment goes', async () => {
+    const { h, service } = setup();
+    await attached(h);
+    const volume = await ebsVolumeIdOf(h);
+    await h.store.remove(volumeKey('data-1'));
+    await h.watch();
+    await h.clock.advance(1000);
+    h.store.putRaw({ ...newVolume('data-1', { createdAt: isoNow(h) }), spec: { sizeGiB: -5, volumeType: 'gp3' } });
+    await h.watch();
+    await service.deleteAttachment('data-1', INSTANCE);
+    await h.watch();
+    expect(h.queued()).toEqual([{ op: 'detach', key: `data-1/${INSTANCE}`, delaySeconds: 0 }]);
+    await h.settle(MINUTE);
+    expect(h.ebs.volume(volume)?.attachments).toEqual([]);
+    expect(await attachmentOf(h)).toBeUndefined();
+    expect(h.ebs.calls.DetachVolume).toBe(1);
+  });
+
   it('a volume detached outside the provisioner meanwhile: no DetachVolume, the record goes at once', async () => {
     const { h, log, service } = setup();
     await attached(h);
