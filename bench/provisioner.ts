@@ -167,7 +167,7 @@ export class ProvisionerDesign implements MeasuredDesign {
       },
       latencies.sqsRequest,
       this.executorFunction,
-      (batch) => this.execute(batch),
+      (batch, context) => this.execute(batch, context.remainingTimeMs()),
     );
     this.stream = new StreamSimulator<WatcherChange>(
       loop,
@@ -334,10 +334,11 @@ export class ProvisionerDesign implements MeasuredDesign {
     }
   }
 
-  private async execute(batch: Delivery[]): Promise<{ failedMessageIds: string[] }> {
+  /** As the deployed handler runs it: each message's receive count, and the time the invocation has left. */
+  private async execute(batch: Delivery[], remainingTimeMs: number): Promise<{ failedMessageIds: string[] }> {
     const executor = this.idleExecutors.pop() ?? this.newExecutor();
     try {
-      return await executor.run(batch);
+      return await executor.run(batch, { remainingTimeMs });
     } finally {
       this.idleExecutors.push(executor);
     }

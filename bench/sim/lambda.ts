@@ -16,6 +16,12 @@ export function lambdaCpuCost(cpuMs: number, memoryMiB: number): { vcpu: number;
   return { vcpu, wallMs, gbSeconds: (wallMs / 1000) * (memoryMiB / 1024) };
 }
 
+/** What a handler can ask of its invocation's context. */
+export interface InvocationContext {
+  /** Milliseconds left before the function's timeout (Lambda's `getRemainingTimeInMillis`). */
+  remainingTimeMs(): number;
+}
+
 /**
  * A Lambda function's concurrency and bill: at most `maxConcurrency` invocations run at once;
  * every invocation counts one request and its duration, rounded up to the millisecond, times its
@@ -56,7 +62,7 @@ export class SimulatedFunction {
   }
 
   /** Runs one invocation of `items` now; the caller (an event source poller) must have checked `hasCapacity`. */
-  async invoke<T>(handler: () => Promise<T>, items = 0): Promise<T> {
+  async invoke<T>(handler: (context: InvocationContext) => Promise<T>, items = 0): Promise<T> {
     if (!this.hasCapacity()) throw new Error(`${this.name}: invoked above its concurrency limit ${this.maxConcurrency}`);
     this.running++;
     this.peakConcurrency = Math.max(this.peakConcurrency, this.running);
@@ -66,7 +72,7 @@ export class SimulatedFunction {
       const cpuMs = items * this.cpuMsPerItem;
       // Whole milliseconds, as a real clock reads.
       if (cpuMs > 0) await this.loop.clock.sleep(Math.ceil(lambdaCpuCost(cpuMs, this.memoryMiB).wallMs));
-      return await handler();
+      return await handler({ remainingTimeMs: () => Math.max(0, started + this.timeoutMs - this.loop.now()) });
     } catch (error) {
       this.errors++;
       throw error;

@@ -12,7 +12,7 @@
  */
 import type { OperationMessage, OperationQueue, QueuedOperation } from '../../lib/engine/ports.js';
 import type { EventLoop } from './event-loop.js';
-import type { SimulatedFunction } from './lambda.js';
+import type { InvocationContext, SimulatedFunction } from './lambda.js';
 import type { Lognormal } from './latency.js';
 import type { Random } from './random.js';
 
@@ -37,6 +37,8 @@ interface StoredMessage {
 export interface Delivery {
   messageId: string;
   message: OperationMessage;
+  /** Receives of this message so far, this one included (the record's ApproximateReceiveCount). */
+  receiveCount: number;
 }
 
 /** SQS's per-request batch limit. */
@@ -69,7 +71,7 @@ export class SimulatedQueue implements OperationQueue {
     private readonly settings: QueueMappingSettings,
     private readonly requestLatency: Lognormal,
     private readonly fn: SimulatedFunction,
-    private readonly handler: (batch: Delivery[]) => Promise<{ failedMessageIds: string[] }>,
+    private readonly handler: (batch: Delivery[], context: InvocationContext) => Promise<{ failedMessageIds: string[] }>,
   ) {
     if (!(settings.duplicateRate >= 0 && settings.duplicateRate < 1)) {
       throw new Error(`duplicateRate: must be in [0, 1), got ${settings.duplicateRate}`);
@@ -168,7 +170,11 @@ export class SimulatedQueue implements OperationQueue {
     let failed: Set<string>;
     try {
       const result = await this.fn.invoke(
-        () => this.handler(batch.map((stored) => ({ messageId: stored.messageId, message: JSON.parse(stored.body) as OperationMessage }))),
+        (context) =>
+          this.handler(
+            batch.map((stored) => ({ messageId: stored.messageId, message: JSON.parse(stored.body) as OperationMessage, receiveCount: stored.receives })),
+            context,
+          ),
         batch.length,
       );
       failed = new Set(result.failedMessageIds);

@@ -15,7 +15,11 @@ import { newVolume } from '../unit/engine-fixtures.js';
 import { MIB_PER_VCPU, SimulatedFunction, lambdaCpuCost } from '../../bench/sim/lambda.js';
 import { ApiGatewayThrottles } from '../../bench/sim/api-gateway.js';
 import { API_GATEWAY_ACCOUNT_THROTTLE } from '../../bench/provisioner.js';
-import { API } from '../../lib/settings.js';
+import { API, EXECUTOR } from '../../lib/settings.js';
+import { SimulatedQueue, type Delivery } from '../../bench/sim/sqs.js';
+import { runDesign } from '../../bench/run.js';
+import { Executor, type ExecutorBatchItem, type ExecutorRunOptions } from '../../lib/engine/executor.js';
+import type { OperationMessage } from '../../lib/engine/ports.js';
 
 const T0 = Date.UTC(2026, 0, 1);
 
@@ -325,4 +329,46 @@ describe('metered DynamoDB table', () => {
     expect(store.indexWriteUnits).toBe(3);
     expect(store.writeUnits).toBe(8);
   });
+});
+
+describe('simulated SQS queue and its event source mapping', () => {
+  const settings = { batchSize: 10, maxBatchingWindowSeconds: 0, visibilityTimeoutSeconds: 30, maxReceiveCount: 3, duplicateRate: 0, idlePollers: 5 };
+  const message: OperationMessage = { op: 'create-volume', key: { kind: 'volume', volumeId: 'v-1' } };
+
+  it('hands each delivery its receive count, one more each time a failed message comes back, and dead-letters it after the last', async () => {
+    const loop = new EventLoop(T0);
+    const fn = new SimulatedFunction(loop, 'executor', 1024, 5, 120_000);
+    const counts: number[] = [];
+    const queue = new SimulatedQueue(loop, new Random(1), settings, DEFAULT_LATENCIES.sqsRequest, fn, async (batch: Delivery[]) => {
+      counts.push(...batch.map((delivery) => delivery.receiveCount));
+      return { failedMessageIds: batch.map((delivery) => delivery.messageId) };
+    });
+    void queue.send([{ message, delaySeconds: 0 }]);
+    await loop.run();
+    expect(counts).toEqual([1, 2, 3]);
+    expect(queue.deadLettered).toBe(1);
+  });
+});
+
+describe('simulated provisioner', () => {
+  it("runs the executor as the deployed handler does: each message's receive count, and the time its invocation has left after the batch's CPU time", async () => {
+    const runs: Array<{ batch: ExecutorBatchItem[]; options: ExecutorRunOptions | undefined }> = [];
+    const run = Executor.prototype.run;
+    const spy = vi.spyOn(Executor.prototype, 'run').mockImplementation(function (this: Executor, batch, options) {
+      runs.push({ batch, options });
+      return run.call(this, batch, options);
+    });
+    try {
+      const result = await runDesign({ design: 'provisioner', workload: { name: 'burst', volumes: 2, arrival: { kind: 'burst' }, holdMs: 1000 }, seed: 1 });
+      expect(result.converged).toBe(2);
+    } finally {
+      spy.mockRestore();
+    }
+    expect(runs.length).toBeGreaterThan(0);
+    for (const { batch, options } of runs) {
+      expect(batch.every((item) => item.receiveCount === 1)).toBe(true);
+      const cpuMs = Math.ceil(lambdaCpuCost(batch.length * 5.6, EXECUTOR.memoryMiB).wallMs);
+      expect(options?.remainingTimeMs).toBe(EXECUTOR.timeoutSeconds * 1000 - cpuMs);
+    }
+  }, 60_000);
 });
