@@ -1,7 +1,7 @@
 /**
  * An SQS standard queue read by a Lambda event source mapping, in virtual time: per-message
- * DelaySeconds; a received message is invisible for the visibility timeout and comes back unless
- * deleted; after `maxReceiveCount` receives it goes to the dead-letter queue; delivery is
+ * DelaySeconds; a received message is invisible for the visibility timeout from its receive and
+ * comes back unless deleted; after `maxReceiveCount` receives it goes to the dead-letter queue; delivery is
  * at-least-once: a share of deliveries is delivered a second time shortly after. The mapping
  * runs at most `maxConcurrency` invocations, each with up to `batchSize` messages gathered for at
  * most the batching window, and deletes what the function did not report as failed.
@@ -153,6 +153,8 @@ export class SimulatedQueue implements OperationQueue {
   }
 
   private async deliver(batch: StoredMessage[]): Promise<void> {
+    // The visibility timeout runs from the receive, not from the invocation's end.
+    const receivedAt = this.loop.now();
     this.accrueIdle();
     this.running++;
     this.receiveRequests += Math.ceil(batch.length / SQS_BATCH);
@@ -187,7 +189,7 @@ export class SimulatedQueue implements OperationQueue {
       this.outstanding -= succeeded.length;
     }
     for (const stored of batch.filter((s) => failed.has(s.messageId))) {
-      this.loop.after(this.settings.visibilityTimeoutSeconds * 1000, () => {
+      this.loop.at(receivedAt + this.settings.visibilityTimeoutSeconds * 1000, () => {
         if (stored.receives >= this.settings.maxReceiveCount) {
           this.deadLettered++;
           this.outstanding--;

@@ -348,6 +348,20 @@ describe('simulated SQS queue and its event source mapping', () => {
     expect(counts).toEqual([1, 2, 3]);
     expect(queue.deadLettered).toBe(1);
   });
+
+  it('brings a failed message back a visibility timeout after it was received, however long its invocation ran', async () => {
+    const loop = new EventLoop(T0);
+    const fn = new SimulatedFunction(loop, 'executor', 1024, 5, 120_000);
+    const receivedAt: number[] = [];
+    const queue = new SimulatedQueue(loop, new Random(1), settings, DEFAULT_LATENCIES.sqsRequest, fn, async (batch: Delivery[]) => {
+      receivedAt.push(loop.now());
+      await loop.clock.sleep(20_000);
+      return { failedMessageIds: batch.map((delivery) => delivery.messageId) };
+    });
+    void queue.send([{ message, delaySeconds: 0 }]);
+    await loop.run();
+    expect(receivedAt.slice(1).map((at, i) => at - receivedAt[i]!)).toEqual([30_000, 30_000]);
+  });
 });
 
 describe('simulated provisioner', () => {
