@@ -2,8 +2,10 @@
  * DynamoDB as the engine sees it in the simulation: the in-memory record store behind a request
  * round trip, metered in on-demand request units. Items here are well under 1 KB, so every write
  * (conditional or not, failed conditions included) is one write unit and every item read is one
- * read unit (strongly consistent reads, the conservative assumption); a Query costs one unit per
- * started 4 KB of items returned, taken as 8 records per unit, at least one.
+ * read unit (strongly consistent reads, as the adapter makes them); a Query or Scan costs one unit
+ * per started 4 KB of items returned, taken as 8 records per unit, at least one, and half that
+ * when eventually consistent, as the adapter's queries of the index (which has no consistent
+ * reads) and its Scans are.
  *
  * The table has one global secondary index (`byInstance`, ALL projection) whose keys only
  * attachment items carry. Each write that changes an attachment item (put, update, delete) is
@@ -73,21 +75,23 @@ export class MeteredRecordStore implements RecordStore {
   async attachmentsOfVolume(volumeId: string): Promise<AttachmentRecord[]> {
     await this.roundTrip();
     const items = await this.inner.attachmentsOfVolume(volumeId);
-    this.readUnits += queryUnits(items.length);
+    this.readUnits += queryUnits(items.length, 'strong');
     return items;
   }
 
+  /** Through the byInstance index: eventually consistent. */
   async attachmentsOfInstance(instanceId: string): Promise<AttachmentRecord[]> {
     await this.roundTrip();
     const items = await this.inner.attachmentsOfInstance(instanceId);
-    this.readUnits += queryUnits(items.length);
+    this.readUnits += queryUnits(items.length, 'eventual');
     return items;
   }
 
+  /** A Scan page: eventually consistent. */
   async list(options: ListOptions): Promise<Page<ProvisionerRecord>> {
     await this.roundTrip();
     const page = await this.inner.list(options);
-    this.readUnits += queryUnits(page.items.length);
+    this.readUnits += queryUnits(page.items.length, 'eventual');
     return page;
   }
 
@@ -127,8 +131,10 @@ export class MeteredRecordStore implements RecordStore {
   }
 }
 
-function queryUnits(items: number): number {
-  return Math.max(1, Math.ceil(items / RECORDS_PER_QUERY_UNIT));
+/** An eventually consistent read costs half a strongly consistent one. */
+function queryUnits(items: number, consistency: 'strong' | 'eventual'): number {
+  const units = Math.max(1, Math.ceil(items / RECORDS_PER_QUERY_UNIT));
+  return consistency === 'strong' ? units : units / 2;
 }
 
 /**

@@ -329,6 +329,31 @@ describe('metered DynamoDB table', () => {
     expect(store.indexWriteUnits).toBe(3);
     expect(store.writeUnits).toBe(8);
   });
+
+  it('charges a query of the instance index and a scan page half the read units of a consistent query, as they are eventually consistent', async () => {
+    const loop = new EventLoop(T0);
+    const store = new MeteredRecordStore(loop, new Random(1), new MemoryRecordStore(), DEFAULT_LATENCIES.dynamodbRequest);
+    const now = new Date(T0).toISOString();
+    const units: number[] = [];
+    const work = (async () => {
+      for (let i = 0; i < 9; i++) {
+        const volume = newVolume(`v-${i}`, { createdAt: now }, { sizeGiB: 8 });
+        await store.create(volume);
+        await store.create(newAttachmentRecord(volume, 'i-1', now));
+      }
+      const read = async (query: () => Promise<unknown>) => {
+        const before = store.readUnits;
+        await query();
+        units.push(store.readUnits - before);
+      };
+      await read(() => store.attachmentsOfVolume('v-0')); // 1 item, strongly consistent
+      await read(() => store.attachmentsOfInstance('i-1')); // 9 items: 2 units' worth, eventually consistent
+      await read(() => store.list({ limit: 8 })); // 8 items: 1 unit's worth, eventually consistent
+    })();
+    await loop.run({ done: () => false, untilMs: T0 + 60_000 });
+    await work;
+    expect(units).toEqual([1, 1, 0.5]);
+  });
 });
 
 describe('simulated SQS queue and its event source mapping', () => {
