@@ -376,10 +376,11 @@ export function validAttachments(records: readonly unknown[]): AttachmentRecord[
 }
 
 /**
- * Judgements of frozen records, by identity. A frozen record cannot change, so its judgement cannot
- * either: the memory store hands the same frozen item to the watcher (its change), the executor
- * (each read) and every batch that lists an instance's attachments, three parses in four of them
- * repeats. Records read from DynamoDB are new objects each time and are parsed each time.
+ * Judgements of frozen records, by identity. A record frozen all the way down, as the memory store
+ * freezes its items, cannot change, so its judgement cannot either: that store hands the same item
+ * to the watcher (its change), the executor (each read) and every batch that lists an instance's
+ * attachments, three parses in four of them repeats. Records read from DynamoDB are new objects
+ * each time and are parsed each time.
  */
 const frozenJudgements = new WeakMap<object, Result<ProvisionerRecord>>();
 
