@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_ENGINE_CONFIG, resolveEngineConfig } from '../../lib/engine/config.js';
+import { DEFAULT_ENGINE_CONFIG, resolveEngineConfig, type EngineConfig } from '../../lib/engine/config.js';
 import {
   alignedCheckAtMs,
   backoffDelaySeconds,
@@ -105,15 +105,30 @@ describe('queue delays', () => {
 
 describe('config', () => {
   it('merges partial overrides over the defaults, nested records per key', () => {
+    // Each nested record names one key only: the others come from the defaults, not from the override.
     const resolved = resolveEngineConfig({
       maxAttempts: 3,
-      rateBudgets: { ...DEFAULT_ENGINE_CONFIG.rateBudgets, CreateVolume: { burst: 1, ratePerSecond: 1 } },
-      describeChunkSize: { volumes: 2, instances: 3 },
+      rateBudgets: { CreateVolume: { burst: 1, ratePerSecond: 1 } } as EngineConfig['rateBudgets'],
+      accountRateBudgets: { DeleteVolume: { burst: 2, ratePerSecond: 2 } } as EngineConfig['accountRateBudgets'],
+      progressChecks: { attach: { firstSeconds: 5, growth: 1, maxSeconds: 30 } } as EngineConfig['progressChecks'],
+      backoff: { capSeconds: 60 } as EngineConfig['backoff'],
+      throttleBackoff: { maxSeconds: 40 } as EngineConfig['throttleBackoff'],
+      snapshotWait: { maxSeconds: 60 } as EngineConfig['snapshotWait'],
+      describeChunkSize: { volumes: 2 } as EngineConfig['describeChunkSize'],
     });
-    expect(resolved.maxAttempts).toBe(3);
-    expect(resolved.rateBudgets.CreateVolume).toEqual({ burst: 1, ratePerSecond: 1 });
-    expect(resolved.rateBudgets.AttachVolume).toEqual(DEFAULT_ENGINE_CONFIG.rateBudgets.AttachVolume);
-    expect(resolved.claimLeaseMs).toBe(DEFAULT_ENGINE_CONFIG.claimLeaseMs);
+    expect(resolved).toEqual({
+      ...DEFAULT_ENGINE_CONFIG,
+      maxAttempts: 3,
+      rateBudgets: { ...DEFAULT_ENGINE_CONFIG.rateBudgets, CreateVolume: { burst: 1, ratePerSecond: 1 } },
+      accountRateBudgets: { ...DEFAULT_ENGINE_CONFIG.accountRateBudgets, DeleteVolume: { burst: 2, ratePerSecond: 2 } },
+      progressChecks: { ...DEFAULT_ENGINE_CONFIG.progressChecks, attach: { firstSeconds: 5, growth: 1, maxSeconds: 30 } },
+      backoff: { ...DEFAULT_ENGINE_CONFIG.backoff, capSeconds: 60 },
+      throttleBackoff: { ...DEFAULT_ENGINE_CONFIG.throttleBackoff, maxSeconds: 40 },
+      snapshotWait: { ...DEFAULT_ENGINE_CONFIG.snapshotWait, maxSeconds: 60 },
+      describeChunkSize: { ...DEFAULT_ENGINE_CONFIG.describeChunkSize, volumes: 2 },
+    });
+    // The defaults themselves are left as they were.
+    expect(resolveEngineConfig()).toEqual(DEFAULT_ENGINE_CONFIG);
   });
 
   it('offers enough distinct device names for a heavily attached instance', () => {
