@@ -1,11 +1,15 @@
 import { createServer as createHttpServer } from 'node:http';
 import { createServer, type Server, type Socket } from 'node:net';
 import { GetItemCommand } from '@aws-sdk/client-dynamodb';
-import { AttachVolumeCommand, DescribeVolumesCommand } from '@aws-sdk/client-ec2';
+import { AttachVolumeCommand, CreateVolumeCommand, DescribeVolumesCommand } from '@aws-sdk/client-ec2';
+import { SendMessageBatchCommand } from '@aws-sdk/client-sqs';
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createAwsAdapters } from '../../lib/aws/adapters.js';
 import { createAwsClients } from '../../lib/aws/clients.js';
 import { toProviderError } from '../../lib/aws/ec2-errors.js';
+import { OWNERSHIP_TAGS } from '../../lib/settings.js';
 
 const credentials = { AWS_ACCESS_KEY_ID: 'testing', AWS_SECRET_ACCESS_KEY: 'testing', AWS_REGION: 'us-east-1' };
 
@@ -75,12 +79,50 @@ describe('createAwsClients', () => {
     expect(toProviderError(error).kind).toBe('transient');
   });
 
-  it('wires all adapters from one set of clients', () => {
+  it('wires all adapters from one set of clients, each to what its options name: the table, the queue, the shared rate budget, the owner tag', async () => {
     for (const [name, value] of Object.entries(credentials)) vi.stubEnv(name, value);
     const clients = createAwsClients({ endpoint: 'http://127.0.0.1:4566' });
-    const adapters = createAwsAdapters({ tableName: 'records', queueUrl: 'http://127.0.0.1:4566/q', ownerTagValue: 'stack', metricsNamespace: 'EbsProvisioner/Stack', clients });
+    const options = { tableName: 'records', queueUrl: 'http://127.0.0.1:4566/q', ownerTagValue: 'stack', metricsNamespace: 'EbsProvisioner/Stack', clients };
+    const adapters = createAwsAdapters(options);
     expect(adapters.clients).toBe(clients);
     expect(Object.keys(adapters).sort()).toEqual(['clients', 'metrics', 'provider', 'queue', 'store']);
+
+    // With a shared budget's table, the executor and the reconciler spend from it; each adapter sends through these clients.
+    const shared = createAwsAdapters({ ...options, rateBudgetTableName: 'rates' });
+    expect(Object.keys(shared).sort()).toEqual(['clients', 'metrics', 'provider', 'queue', 'rateBudget', 'store']);
+    const doc = mockClient(clients.doc);
+    const sqs = mockClient(clients.sqs);
+    const ec2 = mockClient(clients.ec2);
+    const ec2Metered = mockClient(clients.ec2Metered);
+    try {
+      doc.on(GetCommand).resolves({});
+      doc.on(PutCommand).resolves({});
+      sqs.on(SendMessageBatchCommand).callsFake((input: { Entries?: { Id?: string }[] }) => ({
+        Successful: (input.Entries ?? []).map((e) => ({ Id: e.Id, MessageId: `m-${e.Id}`, MD5OfMessageBody: 'x' })),
+        Failed: [],
+      }));
+      ec2.on(DescribeVolumesCommand).resolves({ Volumes: [] });
+      ec2Metered.on(CreateVolumeCommand).resolves({ VolumeId: 'vol-1', State: 'creating', AvailabilityZone: 'us-east-1a', Size: 1, VolumeType: 'gp3' });
+
+      await shared.store.get({ kind: 'volume', volumeId: 'v1' });
+      await shared.rateBudget!.take('CreateVolume', 1, { burst: 5, ratePerSecond: 1 }, 1_000, 0);
+      expect(doc.commandCalls(GetCommand).map((call) => call.args[0].input.TableName)).toEqual(['records', 'rates']);
+      expect(doc.commandCalls(PutCommand).map((call) => call.args[0].input.TableName)).toEqual(['rates']);
+
+      await shared.queue.send([{ message: { op: 'check-volume', key: { kind: 'volume', volumeId: 'v1' } }, delaySeconds: 0 }]);
+      expect(sqs.commandCalls(SendMessageBatchCommand).map((call) => call.args[0].input.QueueUrl)).toEqual([options.queueUrl]);
+
+      // A mutating call goes through the metered client, with this deployment's owner tag; a describe through the other.
+      await shared.provider.createVolume({ clientToken: 't', availabilityZone: 'us-east-1a', spec: { sizeGiB: 1, volumeType: 'gp3' }, tags: {} });
+      await shared.provider.describeVolumes(['vol-1']);
+      const created = ec2Metered.commandCalls(CreateVolumeCommand).map((call) => call.args[0].input.TagSpecifications?.[0]?.Tags);
+      expect(created).toEqual([[{ Key: OWNERSHIP_TAGS.owner, Value: 'stack' }]]);
+      expect(ec2.commandCalls(CreateVolumeCommand)).toHaveLength(0);
+      expect(ec2.commandCalls(DescribeVolumesCommand)).toHaveLength(1);
+      expect(ec2Metered.commandCalls(DescribeVolumesCommand)).toHaveLength(0);
+    } finally {
+      for (const mock of [doc, sqs, ec2, ec2Metered]) mock.restore();
+    }
   });
 
   /** A loopback endpoint that answers every request with `status` and `body`, counting the requests. */
