@@ -1,6 +1,6 @@
 import { SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { mockClient } from 'aws-sdk-client-mock';
-import { beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { parseOperationMessage, QueueSendError, SqsOperationQueue } from '../../lib/aws/sqs-queue.js';
 import type { QueuedOperation } from '../../lib/engine/ports.js';
 
@@ -30,6 +30,7 @@ const allSucceed = (input: { Entries?: Entry[] }) => ({
 
 describe('SqsOperationQueue', () => {
   beforeEach(() => sqs.reset());
+  afterEach(() => vi.restoreAllMocks());
 
   it('sends in batches of ten with each message body and delay', async () => {
     sqs.on(SendMessageBatchCommand).callsFake(allSucceed);
@@ -49,6 +50,8 @@ describe('SqsOperationQueue', () => {
 
   it('retries only the entries that failed, with backoff', async () => {
     const sleeps: number[] = [];
+    // Full jitter: a random part of the backoff, here the whole of it.
+    vi.spyOn(Math, 'random').mockReturnValue(0.999);
     sqs
       .on(SendMessageBatchCommand)
       .resolvesOnce({
@@ -63,7 +66,7 @@ describe('SqsOperationQueue', () => {
     const calls = sqs.commandCalls(SendMessageBatchCommand);
     expect(calls).toHaveLength(2);
     expect(calls[1]!.args[0].input.Entries?.map((e) => e.Id)).toEqual(['1', '2']);
-    expect(sleeps).toHaveLength(1);
+    expect(sleeps).toEqual([9.99]);
   });
 
   it('throws with details when entries keep failing, without retrying sender faults', async () => {
@@ -77,7 +80,9 @@ describe('SqsOperationQueue', () => {
             : { Id: e.Id, SenderFault: false, Code: 'InternalError', Message: 'still failing' },
         ),
     }));
-    const error = (await queue().send(operations(3)).catch((e: unknown) => e)) as QueueSendError;
+    vi.spyOn(Math, 'random').mockReturnValue(0.5);
+    const sleeps: number[] = [];
+    const error = (await queue(sleeps).send(operations(3)).catch((e: unknown) => e)) as QueueSendError;
     expect(error).toBeInstanceOf(QueueSendError);
     expect(error.failures).toEqual([
       expect.objectContaining({ code: 'InvalidParameterValue', senderFault: true, message: operations(3)[1]!.message }),
@@ -87,6 +92,8 @@ describe('SqsOperationQueue', () => {
     // 3 attempts; the sender fault is only in the first.
     const calls = sqs.commandCalls(SendMessageBatchCommand);
     expect(calls.map((c) => c.args[0].input.Entries?.map((e) => e.Id))).toEqual([['0', '1', '2'], ['2'], ['2']]);
+    // A wait before each retry, twice as long as the one before.
+    expect(sleeps).toEqual([5, 10]);
   });
 
   it('writes the characters SQS refuses in a body (U+FFFE, U+FFFF: a key written into the table by hand may hold them) as JSON escapes, read back as they were', async () => {
