@@ -2,7 +2,7 @@ import { ConditionalCheckFailedException, DynamoDBClient, DynamoDBServiceExcepti
 import { BatchGetCommand, DynamoDBDocumentClient, PutCommand, QueryCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
-import { beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { DynamoRecordStore, UnprocessedKeysError } from '../../lib/aws/dynamodb-store.js';
 import { fromItem, fromStreamImage, keyFromStreamKeys, toItem } from '../../lib/aws/record-item.js';
 import type { AttachmentRecord, RecordKey, VolumeRecord } from '../../lib/domain/records.js';
@@ -27,9 +27,12 @@ const itemFor = (key: Record<string, unknown>) => ({ ...key, kind: 'volume', vol
 
 describe('DynamoRecordStore requests', () => {
   beforeEach(() => dynamo.reset());
+  afterEach(() => vi.restoreAllMocks());
 
   it('retries unprocessed keys with backoff until all are read', async () => {
     const sleeps: number[] = [];
+    // Full jitter: a random part of the backoff, here the whole of it.
+    vi.spyOn(Math, 'random').mockReturnValue(0.999);
     dynamo
       .on(BatchGetCommand)
       .callsFakeOnce((input) => {
@@ -47,11 +50,12 @@ describe('DynamoRecordStore requests', () => {
       [0, 1, 2, 3, 4].map((i) => ({ pk: `VOLUME#v${i}`, sk: 'VOLUME' })),
       [2, 3, 4].map((i) => ({ pk: `VOLUME#v${i}`, sk: 'VOLUME' })),
     ]);
-    expect(sleeps).toHaveLength(1);
+    expect(sleeps).toEqual([9.99]);
   });
 
   it('gives up after the retry budget with the count of unread keys', async () => {
     const sleeps: number[] = [];
+    vi.spyOn(Math, 'random').mockReturnValue(0.5);
     dynamo.on(BatchGetCommand).callsFake((input) => ({
       Responses: { records: [] },
       UnprocessedKeys: { records: { Keys: input.RequestItems.records.Keys } },
@@ -60,9 +64,8 @@ describe('DynamoRecordStore requests', () => {
     expect(error).toBeInstanceOf(UnprocessedKeysError);
     expect((error as UnprocessedKeysError).unprocessed).toBe(2);
     expect(dynamo.commandCalls(BatchGetCommand)).toHaveLength(4);
-    // Exponential backoff with full jitter: each wait is below base * 2^(retry-1).
-    expect(sleeps).toHaveLength(3);
-    sleeps.forEach((ms, i) => expect(ms).toBeLessThan(10 * 2 ** i));
+    // Exponential backoff with full jitter: each wait a random part (here half) of base * 2^(retry-1).
+    expect(sleeps).toEqual([5, 10, 20]);
   });
 
   it('chunks at 100 keys and drops duplicate keys', async () => {
