@@ -20,7 +20,7 @@ describe('token bucket', () => {
     expect(done).toEqual([0, 1, 2, 3, 4, 5]);
   });
 
-  it('throttling halves the rate and drops the burst; successes bring it back', async () => {
+  it('throttling halves the rate, down to a sixteenth, and drops the burst; successes bring it back, a twentieth at a time, up to its maximum', async () => {
     const clock = new FakeClock(0);
     const bucket = new TokenBucket(clock, { burst: 10, ratePerSecond: 4 });
     bucket.throttled();
@@ -36,6 +36,18 @@ describe('token bucket', () => {
     expect(bucket.ratePerSecond).toBeGreaterThan(3.9);
     for (let i = 0; i < 50; i++) bucket.succeeded();
     expect(bucket.ratePerSecond).toBe(4);
+
+    // Throttled again and again, it keeps a sixteenth of its rate; each success adds a twentieth.
+    for (let i = 0; i < 10; i++) bucket.throttled();
+    expect(bucket.ratePerSecond).toBe(0.25);
+    bucket.succeeded();
+    expect(bucket.ratePerSecond).toBeCloseTo(0.45);
+    // With a maximum above the rate, successes probe past it up to that maximum, and no further.
+    const probing = new TokenBucket(clock, { burst: 10, ratePerSecond: 4, maxRatePerSecond: 6 });
+    for (let i = 0; i < 5; i++) probing.succeeded();
+    expect(probing.ratePerSecond).toBeCloseTo(5);
+    for (let i = 0; i < 50; i++) probing.succeeded();
+    expect(probing.ratePerSecond).toBe(6);
   });
 
   it('reserves tokens ahead: the burst at once, then one refill interval apart; refunds give them back', () => {
