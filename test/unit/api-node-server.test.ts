@@ -164,13 +164,16 @@ describe('local API server', () => {
     expect((await fetch(`${server.url}/volumes/data-01`)).headers.get('etag')).toBe(tag.replace('"1.', '"2.'));
   });
 
-  it('answers a handler crash with a 500 problem', async () => {
+  it('answers a handler crash with a 500 problem that keeps the crash to itself', async () => {
     server = await startApiServer(async () => {
-      throw new Error('boom');
+      throw new Error('boom at /srv/secret-path');
     });
     const response = await fetch(`${server.url}/volumes`);
     expect(response.status).toBe(500);
     expect(response.headers.get('content-type')).toBe('application/problem+json');
-    expect(await response.json()).toMatchObject({ status: 500, type: 'urn:ebs-provisioner:problem:internal' });
+    const body = await response.text();
+    expect(JSON.parse(body)).toMatchObject({ status: 500, type: 'urn:ebs-provisioner:problem:internal', detail: 'the local server failed to run the request' });
+    expect(body).not.toContain('boom');
+    expect(body).not.toContain('secret-path');
   });
 });
