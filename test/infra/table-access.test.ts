@@ -2,7 +2,7 @@
  * The record table grants follow the code: the store methods each function's code calls, and the
  * DynamoDB commands the DynamoDB record store sends. Reads the sources; no synthesis.
  */
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { FUNCTION_NAMES, type FunctionName } from '../../infra/constructs/functions.js';
 import { STORE_METHOD_ACTIONS, STORE_METHODS_USED, tableActions, type StoreMethod } from '../../infra/constructs/table-access.js';
@@ -12,8 +12,8 @@ const source = (path: string) => readFileSync(new URL(`../../${path}`, import.me
 /** The source files whose record store calls each function makes. */
 const SOURCES: Record<FunctionName, string[]> = {
   api: ['lib/api/service.ts', 'lib/api/handler.ts', 'functions/api.ts'],
-  watcher: ['lib/engine/watcher.ts', 'lib/engine/without-call.ts', 'lib/functions/handlers.ts'],
-  executor: ['lib/engine/executor.ts', 'lib/engine/without-call.ts', 'lib/functions/handlers.ts'],
+  watcher: ['lib/engine/watcher.ts', 'lib/engine/without-call.ts', 'lib/engine/rejection.ts', 'lib/functions/handlers.ts'],
+  executor: ['lib/engine/executor.ts', 'lib/engine/without-call.ts', 'lib/engine/rejection.ts', 'lib/functions/handlers.ts'],
   reconciler: ['lib/engine/reconciler.ts', 'lib/functions/handlers.ts'],
 };
 
@@ -25,6 +25,18 @@ function storeCalls(text: string): string[] {
 describe('record table access', () => {
   it('finds the call forms it reads', () => {
     expect(storeCalls('await this.deps.store.update<R>(key); store.get(k); this.store\n  .list({})')).toEqual(['update', 'get', 'list']);
+  });
+
+  it('reads every source that calls the record store: none is left out of a function\'s', () => {
+    const read = new Set(Object.values(SOURCES).flat());
+    const callers = ['lib/api', 'lib/engine', 'lib/functions', 'functions'].flatMap((dir) =>
+      readdirSync(new URL(`../../${dir}`, import.meta.url))
+        .filter((file) => file.endsWith('.ts'))
+        .map((file) => `${dir}/${file}`)
+        .filter((path) => storeCalls(source(path)).length > 0),
+    );
+    expect(callers).toContain('lib/engine/executor.ts');
+    expect(callers.filter((path) => !read.has(path))).toEqual([]);
   });
 
   it.each(FUNCTION_NAMES)('%s: granted for exactly the store methods its code calls', (name) => {
