@@ -96,6 +96,18 @@ describe('OpenAPI document', () => {
     for (const status of ['400', '409', '413', '415', '500']) {
       expect(create.responses[status]?.content, status).toHaveProperty(['application/problem+json']);
     }
+    // Every error of every operation, its 412s and route-specific ones included: a problem, and only that.
+    let errors = 0;
+    for (const [path, item] of Object.entries(document.paths ?? {})) {
+      for (const [method, operation] of Object.entries(item as Record<string, { responses: Record<string, { content?: object }> }>)) {
+        for (const [status, response] of Object.entries(operation.responses)) {
+          if (Number(status) < 400) continue;
+          errors++;
+          expect(response.content, `${method} ${path} ${status}`).toEqual({ 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } });
+        }
+      }
+    }
+    expect(errors).toBeGreaterThan(50);
   });
 
   it('documents If-Match, 412 and the ETag header on exactly the routes that take or give them', () => {
