@@ -190,18 +190,46 @@ describe('Ec2VolumeProvider (against recorded EC2 behaviour)', () => {
     ]);
   });
 
-  it('keeps the latest modification per volume, with when EC2 started it', async () => {
+  it('keeps the latest modification per volume, with when EC2 started it, from every page of every chunk', async () => {
     ec2.on(DescribeVolumesModificationsCommand).resolves({
       VolumesModifications: [
         { VolumeId: 'vol-1', ModificationState: 'completed', TargetSize: 20, StartTime: new Date('2026-01-01T00:00:00Z') },
         { VolumeId: 'vol-1', ModificationState: 'optimizing', TargetSize: 40, TargetVolumeType: 'gp3', StartTime: new Date('2026-01-02T00:00:00Z') },
         { VolumeId: 'vol-2', ModificationState: 'failed', StatusMessage: 'size too small', StartTime: new Date('2026-01-01T00:00:00Z') },
+        // EC2 does not list them in order: the latest may come first.
+        { VolumeId: 'vol-3', ModificationState: 'modifying', TargetIops: 5000, StartTime: new Date('2026-01-03T00:00:00Z') },
+        { VolumeId: 'vol-3', ModificationState: 'completed', TargetIops: 4000, StartTime: new Date('2026-01-01T00:00:00Z') },
       ],
     });
-    const modifications = await provider().describeVolumeModifications(['vol-1', 'vol-2']);
+    const modifications = await provider().describeVolumeModifications(['vol-1', 'vol-2', 'vol-3']);
     expect(modifications).toEqual([
       { ebsVolumeId: 'vol-1', state: 'optimizing', targetSizeGiB: 40, targetVolumeType: 'gp3', startedAt: Date.parse('2026-01-02T00:00:00Z') },
       { ebsVolumeId: 'vol-2', state: 'failed', statusMessage: 'size too small', startedAt: Date.parse('2026-01-01T00:00:00Z') },
+      { ebsVolumeId: 'vol-3', state: 'modifying', targetIops: 5000, startedAt: Date.parse('2026-01-03T00:00:00Z') },
+    ]);
+
+    // Many volumes: by filter in chunks, every page of each.
+    ec2.reset();
+    ec2.on(DescribeVolumesModificationsCommand).callsFake((input) => {
+      const wanted: string[] = input.Filters[0].Values;
+      const half = Math.ceil(wanted.length / 2);
+      const page = input.NextToken === undefined ? wanted.slice(0, half) : wanted.slice(half);
+      return {
+        VolumesModifications: page.map((id) => ({ VolumeId: id, ModificationState: 'optimizing', TargetSize: 20, StartTime: new Date('2026-01-01T00:00:00Z') })),
+        NextToken: input.NextToken === undefined ? 'page-2' : undefined,
+      };
+    });
+    const ids = Array.from({ length: 450 }, (_, i) => `vol-${i}`);
+    const many = await provider().describeVolumeModifications(ids);
+    expect(many.map((m) => m.ebsVolumeId)).toEqual(ids);
+    const calls = ec2.commandCalls(DescribeVolumesModificationsCommand).map((c) => c.args[0].input);
+    expect(calls.map((input) => [input.Filters![0]!.Name, input.Filters![0]!.Values!.length, input.NextToken])).toEqual([
+      ['volume-id', 200, undefined],
+      ['volume-id', 200, 'page-2'],
+      ['volume-id', 200, undefined],
+      ['volume-id', 200, 'page-2'],
+      ['volume-id', 50, undefined],
+      ['volume-id', 50, 'page-2'],
     ]);
   });
 
