@@ -160,7 +160,7 @@ describe('Ec2VolumeProvider (against recorded EC2 behaviour)', () => {
     expect(volumes[2]!.attachments[0]!.state).toBe('busy');
   });
 
-  it('describes instances by filter: AZ from placement, devices from block device mappings', async () => {
+  it('describes instances by filter in chunks, every page: AZ from placement, devices from block device mappings', async () => {
     ec2.on(DescribeInstancesCommand).resolves({
       Reservations: [
         {
@@ -187,6 +187,28 @@ describe('Ec2VolumeProvider (against recorded EC2 behaviour)', () => {
     expect(instances).toEqual([
       { instanceId: 'i-1', availabilityZone: 'us-east-1b', state: 'running', deviceNames: ['/dev/xvda', '/dev/sdf'] },
       { instanceId: 'i-2', availabilityZone: 'us-east-1a', state: 'stopped', deviceNames: ['/dev/sda1'] },
+    ]);
+
+    // Many instances: in chunks, every page of each, each id once.
+    ec2.reset();
+    ec2.on(DescribeInstancesCommand).callsFake((input) => {
+      const wanted: string[] = input.Filters[0].Values;
+      const half = Math.ceil(wanted.length / 2);
+      const page = input.NextToken === undefined ? wanted.slice(0, half) : wanted.slice(half);
+      return {
+        Reservations: [{ Instances: page.map((id) => ({ InstanceId: id, State: { Name: 'running' }, Placement: { AvailabilityZone: 'us-east-1a' } })) }],
+        NextToken: input.NextToken === undefined ? 'page-2' : undefined,
+      };
+    });
+    const ids = Array.from({ length: 250 }, (_, i) => `i-${i}`);
+    const many = await provider().describeInstances([...ids, 'i-0']);
+    expect(many.map((instance) => instance.instanceId)).toEqual(ids);
+    const calls = ec2.commandCalls(DescribeInstancesCommand).map((c) => c.args[0].input);
+    expect(calls.map((input) => [input.Filters![0]!.Values!.length, input.NextToken])).toEqual([
+      [200, undefined],
+      [200, 'page-2'],
+      [50, undefined],
+      [50, 'page-2'],
     ]);
   });
 
