@@ -50,6 +50,36 @@ describe('executor: a message that keeps failing', () => {
     expect(volume.claim).toBeUndefined();
   });
 
+  it('notes the last delivery of any copy of the message in the batch, and leaves alone a record another invocation has claimed meanwhile', async () => {
+    const h = harness();
+    await h.store.create(newVolume('data-1'));
+    const executor = new Executor({ store: h.store, queue: h.queue, provider: answerOfNoShape(h), clock: h.clock, metrics: h.metrics, log: silentLog, config: { rateWaitMaxMs: 0 } });
+    // Two copies of the message: its last delivery first, a later copy delivered once.
+    const copies = [
+      { messageId: 'last', message: h.op('create-volume', volumeKey('data-1')), receiveCount: QUEUE.maxReceiveCount },
+      { messageId: 'copy', message: h.op('create-volume', volumeKey('data-1')), receiveCount: 1 },
+    ];
+    expect((await executor.run(copies)).failedMessageIds.sort()).toEqual(['copy', 'last']);
+    expect((await volumeOf(h)).status.code).toBe('ExecutorFailed');
+
+    // The step runs past its lease and another invocation claims the record before the note would be written.
+    await h.store.create(newVolume('data-2'));
+    const other = { owner: 'another-invocation', expiresAt: h.clock.now() + 60_000 };
+    const taken = providerOver(h.ebs, {
+      createVolume: async (request) => {
+        await h.store.update(volumeKey('data-2'), { claim: other });
+        await h.ebs.createVolume(request);
+        return undefined as unknown as ProviderVolume;
+      },
+    });
+    const late = new Executor({ store: h.store, queue: h.queue, provider: taken, clock: h.clock, metrics: h.metrics, log: silentLog, config: { rateWaitMaxMs: 0 } });
+    const last = { messageId: 'last-2', message: h.op('create-volume', volumeKey('data-2')), receiveCount: QUEUE.maxReceiveCount };
+    expect((await late.run([last])).failedMessageIds).toEqual(['last-2']);
+    const held = await volumeOf(h, 'data-2');
+    expect(held.claim).toEqual(other);
+    expect(held.status.code).toBeUndefined();
+  });
+
   it('the executor function passes on how often SQS delivered each message', async () => {
     const h = harness();
     await h.store.create(newVolume('data-1'));
