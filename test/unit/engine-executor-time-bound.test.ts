@@ -6,6 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { Executor } from '../../lib/engine/executor.js';
+import { createExecutorHandler } from '../../lib/functions/handlers.js';
 import { silentLog } from '../../lib/memory/index.js';
 import { AZ, INSTANCE, harness, newVolume, providerOver, volumeKey, volumeOf } from './engine-fixtures.js';
 
@@ -43,6 +44,34 @@ describe('executor: the invocation time bound', () => {
     expect(h.ebs.calls.CreateVolume).toBe(1);
     expect((await volumeOf(h)).status.state).toBe('available');
     expect((await volumeOf(h)).availabilityZone).toBe(AZ);
+  });
+
+  it('through the executor function, the bound is the time Lambda says the invocation has left', async () => {
+    const h = harness();
+    const provider = providerOver(h.ebs, {
+      describeInstances: async (ids) => {
+        await h.clock.sleep(115_000);
+        return h.ebs.describeInstances(ids);
+      },
+    });
+    const handler = createExecutorHandler({ store: h.store, queue: h.queue, provider, clock: h.clock, metrics: h.metrics, log: silentLog, config: { rateWaitMaxMs: 0 } });
+    await h.store.create(newVolume('data-1', {}, { availabilityZone: undefined, placementInstanceId: INSTANCE }));
+    const record = {
+      messageId: 'm-1',
+      receiptHandle: 'r-1',
+      body: JSON.stringify(h.op('create-volume', volumeKey('data-1'))),
+      attributes: { ApproximateReceiveCount: '1', SentTimestamp: '0', SenderId: 'local', ApproximateFirstReceiveTimestamp: '0' },
+      messageAttributes: {},
+      md5OfBody: '',
+      eventSource: 'aws:sqs',
+      eventSourceARN: 'arn:aws:sqs:us-east-1:000000000000:operations',
+      awsRegion: 'us-east-1',
+    };
+    const run = handler({ Records: [record] }, { getRemainingTimeInMillis: () => LAMBDA_TIMEOUT_MS });
+    await h.clock.advance(LAMBDA_TIMEOUT_MS);
+    expect(await run).toEqual({ batchItemFailures: [] });
+    expect(h.ebs.calls.CreateVolume ?? 0).toBe(0);
+    expect(h.queued().filter((q) => q.op === 'create-volume' && q.key === 'data-1')).toHaveLength(1);
   });
 
   it('a call whose turn comes after that point (a slow status write before it) is deferred unsent; the volume is still created once', async () => {
