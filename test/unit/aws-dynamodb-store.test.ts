@@ -121,6 +121,28 @@ describe('DynamoRecordStore requests', () => {
     expect(input.ReturnValuesOnConditionCheckFailure).toBe('ALL_OLD');
   });
 
+  it('creates only where no item is; claims only a free, lapsed or own claim; lets go only of its own', async () => {
+    dynamo.on(PutCommand).resolves({});
+    dynamo.on(UpdateCommand).resolves({ Attributes: { pk: 'VOLUME#v1', sk: 'VOLUME', kind: 'volume', volumeId: 'v1', version: 2 } });
+    const key = { kind: 'volume' as const, volumeId: 'v1' };
+    await store().create({ kind: 'volume', volumeId: 'v1' } as VolumeRecord);
+    await store().claim(key, 'exec-a', 1_000, 500);
+    await store().release(key, 'exec-a');
+    const resolved = (input: { ConditionExpression?: string; UpdateExpression?: string; ExpressionAttributeNames?: Record<string, string>; ExpressionAttributeValues?: Record<string, unknown> }) => {
+      const text = `${input.UpdateExpression ?? ''} | ${input.ConditionExpression ?? ''}`;
+      return text.replace(/#n\d+/g, (n) => input.ExpressionAttributeNames![n]!).replace(/:v\d+/g, (v) => JSON.stringify(input.ExpressionAttributeValues![v]));
+    };
+    const put = dynamo.commandCalls(PutCommand)[0]!.args[0].input;
+    expect(put).toMatchObject({ TableName: 'records', Item: { pk: 'VOLUME#v1', sk: 'VOLUME' }, ReturnValuesOnConditionCheckFailure: 'ALL_OLD' });
+    expect(resolved(put)).toBe(' | attribute_not_exists(pk)');
+    const [claim, release] = dynamo.commandCalls(UpdateCommand).map((call) => call.args[0].input);
+    expect(resolved(claim!)).toBe(
+      'SET claim = {"owner":"exec-a","expiresAt":1500}, version = if_not_exists(version, 0) + 1 | ' +
+        'attribute_exists(pk) AND (attribute_not_exists(claim) OR claim.expiresAt <= 1000 OR claim.owner = "exec-a")',
+    );
+    expect(resolved(release!)).toBe('SET version = if_not_exists(version, 0) + 1 REMOVE claim | claim.owner = "exec-a"');
+  });
+
   it('turns a failed condition into ConditionFailedError carrying the current record', async () => {
     const current = { pk: 'VOLUME#v1', sk: 'VOLUME', kind: 'volume', volumeId: 'v1', version: 9, life: 'dying' };
     dynamo.on(UpdateCommand).rejects(
