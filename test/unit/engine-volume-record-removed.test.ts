@@ -57,6 +57,19 @@ async function attached(h: Harness) {
   expect((await attachmentOf(h))?.status.state).toBe('attached');
 }
 
+/** `attached`, then its volume record removed from the table and its attachment deleted: its detach under way. Returns the removed record's EC2 volume. */
+async function detachingOfRemovedRecord(h: Harness, service: VolumeService): Promise<string> {
+  await attached(h);
+  const volume = await ebsVolumeIdOf(h);
+  await h.store.remove(volumeKey('data-1'));
+  await h.watch();
+  await service.deleteAttachment('data-1', INSTANCE);
+  await h.watch();
+  await h.drain();
+  expect((await attachmentOf(h))?.status.state).toBe('detaching');
+  return volume;
+}
+
 /** `attached`, then its volume record removed from the table and, once the watcher saw that, written again through the API. `first`: the removed record's EC2 volume. */
 async function attachedThenWrittenAgain() {
   const world = setup();
@@ -614,14 +627,7 @@ describe('deleting an attachment whose volume record was removed from the table'
   it('a volume record written again while the detach is under way: the attachment goes only once EC2 shows the removed record\'s volume detached', async () => {
     const h = harness({ ebsTimings: { detach: 30 * MINUTE } });
     const service = new VolumeService({ store: h.store, clock: h.clock });
-    await attached(h);
-    const volume = await ebsVolumeIdOf(h);
-    await h.store.remove(volumeKey('data-1'));
-    await h.watch();
-    await service.deleteAttachment('data-1', INSTANCE);
-    await h.watch();
-    await h.drain();
-    expect((await attachmentOf(h))?.status.state).toBe('detaching');
+    const volume = await detachingOfRemovedRecord(h, service);
 
     await h.clock.advance(1000);
     await service.createVolume({ volumeId: 'data-1', spec: { sizeGiB: 10, volumeType: 'gp3', availabilityZone: AZ } });
@@ -640,14 +646,7 @@ describe('deleting an attachment whose volume record was removed from the table'
   it('set back to alive straight into the table during its detach: kept once EC2 shows the volume detached, waiting for its volume record, and attaches the one written again', async () => {
     const h = harness({ ebsTimings: { detach: 30 * MINUTE } });
     const service = new VolumeService({ store: h.store, clock: h.clock });
-    await attached(h);
-    const first = await ebsVolumeIdOf(h);
-    await h.store.remove(volumeKey('data-1'));
-    await h.watch();
-    await service.deleteAttachment('data-1', INSTANCE);
-    await h.watch();
-    await h.drain();
-    expect((await attachmentOf(h))?.status.state).toBe('detaching');
+    const first = await detachingOfRemovedRecord(h, service);
 
     await h.store.update<AttachmentRecord>(KEY, { life: 'alive' });
     await h.watch();
@@ -670,14 +669,7 @@ describe('deleting an attachment whose volume record was removed from the table'
   it('a volume record written again straight into the table while the detach is under way, one that does not parse: the attachment still goes once EC2 shows the removed record\'s volume detached', async () => {
     const h = harness({ ebsTimings: { detach: 5 * MINUTE } });
     const service = new VolumeService({ store: h.store, clock: h.clock });
-    await attached(h);
-    const volume = await ebsVolumeIdOf(h);
-    await h.store.remove(volumeKey('data-1'));
-    await h.watch();
-    await service.deleteAttachment('data-1', INSTANCE);
-    await h.watch();
-    await h.drain();
-    expect((await attachmentOf(h))?.status.state).toBe('detaching');
+    const volume = await detachingOfRemovedRecord(h, service);
 
     await h.clock.advance(1000);
     h.store.putRaw({ ...newVolume('data-1', { createdAt: isoNow(h) }), spec: { sizeGiB: -5, volumeType: 'gp3' } });
