@@ -10,7 +10,7 @@ import { createExecutorHandler } from '../../lib/functions/handlers.js';
 import type { ProviderVolume } from '../../lib/engine/ports.js';
 import { silentLog } from '../../lib/memory/index.js';
 import { OWNERSHIP_TAGS, QUEUE } from '../../lib/settings.js';
-import { harness, newVolume, providerOver, volumeKey, volumeOf } from './engine-fixtures.js';
+import { harness, newVolume, providerOver, sqsRecord, volumeKey, volumeOf } from './engine-fixtures.js';
 
 /** EC2 as `h` models it, but CreateVolume, made, answers with nothing the executor can read: each attempt throws. */
 function answerOfNoShape(h: ReturnType<typeof harness>) {
@@ -85,17 +85,7 @@ describe('executor: a message that keeps failing', () => {
     await h.store.create(newVolume('data-1'));
     const provider = answerOfNoShape(h);
     const handler = createExecutorHandler({ store: h.store, queue: h.queue, provider, clock: h.clock, metrics: h.metrics, log: silentLog, config: { rateWaitMaxMs: 0 } });
-    const record = (receives: number) => ({
-      messageId: `m-${receives}`,
-      receiptHandle: `r-${receives}`,
-      body: JSON.stringify(h.op('create-volume', volumeKey('data-1'))),
-      attributes: { ApproximateReceiveCount: String(receives), SentTimestamp: '0', SenderId: 'local', ApproximateFirstReceiveTimestamp: '0' },
-      messageAttributes: {},
-      md5OfBody: '',
-      eventSource: 'aws:sqs',
-      eventSourceARN: 'arn:aws:sqs:us-east-1:000000000000:operations',
-      awsRegion: 'us-east-1',
-    });
+    const record = (receives: number) => sqsRecord(`m-${receives}`, JSON.stringify(h.op('create-volume', volumeKey('data-1'))), receives);
     expect(await handler({ Records: [record(1)] })).toEqual({ batchItemFailures: [{ itemIdentifier: 'm-1' }] });
     expect((await volumeOf(h)).status.code).toBeUndefined();
     await h.clock.advance(QUEUE.visibilityTimeoutSeconds * 1000);

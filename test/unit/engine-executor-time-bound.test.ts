@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { Executor } from '../../lib/engine/executor.js';
 import { createExecutorHandler } from '../../lib/functions/handlers.js';
 import { silentLog } from '../../lib/memory/index.js';
-import { AZ, INSTANCE, harness, newVolume, providerOver, volumeKey, volumeOf } from './engine-fixtures.js';
+import { AZ, INSTANCE, harness, newVolume, providerOver, sqsRecord, volumeKey, volumeOf } from './engine-fixtures.js';
 
 const LAMBDA_TIMEOUT_MS = 120_000;
 
@@ -56,17 +56,7 @@ describe('executor: the invocation time bound', () => {
     });
     const handler = createExecutorHandler({ store: h.store, queue: h.queue, provider, clock: h.clock, metrics: h.metrics, log: silentLog, config: { rateWaitMaxMs: 0 } });
     await h.store.create(newVolume('data-1', {}, { availabilityZone: undefined, placementInstanceId: INSTANCE }));
-    const record = {
-      messageId: 'm-1',
-      receiptHandle: 'r-1',
-      body: JSON.stringify(h.op('create-volume', volumeKey('data-1'))),
-      attributes: { ApproximateReceiveCount: '1', SentTimestamp: '0', SenderId: 'local', ApproximateFirstReceiveTimestamp: '0' },
-      messageAttributes: {},
-      md5OfBody: '',
-      eventSource: 'aws:sqs',
-      eventSourceARN: 'arn:aws:sqs:us-east-1:000000000000:operations',
-      awsRegion: 'us-east-1',
-    };
+    const record = sqsRecord('m-1', JSON.stringify(h.op('create-volume', volumeKey('data-1'))));
     const run = handler({ Records: [record] }, { getRemainingTimeInMillis: () => LAMBDA_TIMEOUT_MS });
     await h.clock.advance(LAMBDA_TIMEOUT_MS);
     expect(await run).toEqual({ batchItemFailures: [] });

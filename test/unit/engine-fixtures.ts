@@ -1,4 +1,5 @@
 /** Wiring of the engine onto the in-memory store, queue and EBS model, for the engine tests. */
+import type { SQSRecord } from 'aws-lambda';
 import { expect } from 'vitest';
 import { FakeClock } from '../../lib/memory/clock.js';
 import { MemoryRecordStore } from '../../lib/memory/store.js';
@@ -216,4 +217,19 @@ export function executorLosingWriteAfterCreate(h: ReturnType<typeof harness>): E
     return volume;
   };
   return new Executor({ store: h.store, queue: h.queue, provider, clock: h.clock, metrics: h.metrics, log: silentLog });
+}
+
+/** An SQS message as Lambda hands it to the executor function, on its `receiveCount`th delivery. */
+export function sqsRecord(messageId: string, body: string, receiveCount = 1): SQSRecord {
+  return {
+    messageId,
+    receiptHandle: `r-${messageId}`,
+    body,
+    attributes: { ApproximateReceiveCount: String(receiveCount), SentTimestamp: '0', SenderId: 'local', ApproximateFirstReceiveTimestamp: '0' },
+    messageAttributes: {},
+    md5OfBody: '',
+    eventSource: 'aws:sqs',
+    eventSourceARN: 'arn:aws:sqs:us-east-1:000000000000:operations',
+    awsRegion: 'us-east-1',
+  };
 }

@@ -1,5 +1,5 @@
 import { marshall } from '@aws-sdk/util-dynamodb';
-import type { DynamoDBRecord, SQSRecord } from 'aws-lambda';
+import type { DynamoDBRecord } from 'aws-lambda';
 import { Logger } from '@aws-lambda-powertools/logger';
 import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
@@ -16,6 +16,7 @@ import { ProviderError } from '../../lib/engine/ports.js';
 import { Reconciler, SCAN_RESERVE_MS } from '../../lib/engine/reconciler.js';
 import { RECONCILER } from '../../lib/settings.js';
 import { FakeClock, MemoryEbs, MemoryOperationQueue, MemoryRecordStore, RecordingLog, RecordingMetrics } from '../../lib/memory/index.js';
+import { sqsRecord } from './engine-fixtures.js';
 
 const at = '2026-01-01T00:00:00.000Z';
 /** What the stack sets for every engine function. */
@@ -43,19 +44,6 @@ function streamRecord(sequence: string, newImage: object | undefined, keys = ite
   };
 }
 
-function sqsRecord(messageId: string, body: string): SQSRecord {
-  return {
-    messageId,
-    receiptHandle: `r-${messageId}`,
-    body,
-    attributes: { ApproximateReceiveCount: '1', SentTimestamp: '0', SenderId: 'local', ApproximateFirstReceiveTimestamp: '0' },
-    messageAttributes: {},
-    md5OfBody: '',
-    eventSource: 'aws:sqs',
-    eventSourceARN: 'arn:aws:sqs:us-east-1:000000000000:operations',
-    awsRegion: 'us-east-1',
-  };
-}
 
 
 /** In-memory AWS holding the volume record `volume`, and what a handler is built from. */
