@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Status, VolumeRecord, VolumeState } from '../../lib/domain/records.js';
-import { SPEC_REJECTED_CODE, VOLUME_RECORD_REMOVED_CODE } from '../../lib/engine/status.js';
+import { MODIFICATION_FAILED_CODE, SPEC_REJECTED_CODE, VOLUME_RECORD_REMOVED_CODE } from '../../lib/engine/status.js';
 import { changesWithoutCall, markAttachmentsDying, type DecisionWithoutCall } from '../../lib/engine/without-call.js';
 import { MemoryRecordStore } from '../../lib/memory/store.js';
 import { START, attachmentKey, newAttachment, newVolume } from './engine-fixtures.js';
@@ -100,6 +100,14 @@ describe('changesWithoutCall', () => {
     const decision: DecisionWithoutCall = { type: 'none', reason: 'volume available; EC2 already holds the spec', observedGeneration: 2 };
     expect(changesWithoutCall(volume, decision, NOW)).toEqual({ observedGeneration: 2 });
     expect(changesWithoutCall({ ...volume, observedGeneration: 2 }, decision, NOW)).toBeUndefined();
+  });
+
+  it('none: the modifications EC2 failed go once EC2 holds the spec, but a volume in error keeps them (what its error counted) until its retry', () => {
+    const failed = { target: { sizeGiB: 20, volumeType: 'gp3' as const }, count: 6 };
+    const extra = { observed: { sizeGiB: 10, volumeType: 'gp3' as const }, failedModifications: failed };
+    expect(changesWithoutCall(volumeIn({ state: 'in-use', message: 'created' }, extra), { type: 'none', reason: 'volume in-use' }, NOW)).toEqual({ failedModifications: null });
+    const givenUp = volumeIn({ state: 'error', code: MODIFICATION_FAILED_CODE, message: 'The volume could not be modified.', attempts: 6 }, extra);
+    expect(changesWithoutCall(givenUp, { type: 'none', reason: 'terminal error' }, NOW)).toBeUndefined();
   });
 
   it('none with observedGeneration and a rejection the spec no longer earns: both', () => {
