@@ -1116,6 +1116,44 @@ describe('Reconciler: no-call work whose stream change was lost', () => {
 });
 
 describe('Reconciler: leaks judged against the table and EC2 as they are then', () => {
+  it('does not judge an owned volume EC2 lists as deleting or deleted: neither reported nor looked at again', async () => {
+    const env = setup();
+    const leaked = await ownedVolume(env, 'nobody');
+    const deleting = await ownedVolume(env, 'deleting');
+    const deleted = await ownedVolume(env, 'deleted');
+    const list = env.ebs.listOwnedVolumes.bind(env.ebs);
+    const listedAs = new Map([[deleting.ebsVolumeId, 'deleting' as const], [deleted.ebsVolumeId, 'deleted' as const]]);
+    env.ebs.listOwnedVolumes = async (options) => {
+      const page = await list(options);
+      return { ...page, items: page.items.map((v) => ({ ...v, state: listedAs.get(v.ebsVolumeId) ?? v.state })) };
+    };
+    const describe = env.ebs.describeVolumes.bind(env.ebs);
+    const described: string[][] = [];
+    env.ebs.describeVolumes = async (ids) => {
+      described.push([...ids]);
+      return describe(ids);
+    };
+    const report = await env.reconciler.run();
+    expect(report.leaked).toEqual([leaked.ebsVolumeId]);
+    expect(described).toEqual([[leaked.ebsVolumeId]]);
+  });
+
+  it('judges volumes no record owns as listed when EC2 cannot be asked whether it still holds them; a failure that is not an EC2 error fails the pass', async () => {
+    const env = setup();
+    const leaked = await ownedVolume(env, 'nobody');
+    let failure: Error = new ProviderError('throttled', 'RequestLimitExceeded', 'Request limit exceeded.');
+    let describes = 0;
+    env.ebs.describeVolumes = async () => {
+      describes++;
+      throw failure;
+    };
+    expect(await env.reconciler.run()).toMatchObject({ leaked: [leaked.ebsVolumeId], leakCheckComplete: true });
+    expect(describes).toBe(1);
+
+    failure = new TypeError("Cannot read properties of undefined (reading 'Volumes')");
+    await expect(env.reconciler.run()).rejects.toThrow(failure);
+  });
+
   it('does not report the volume of a record created after the scan passed it and deleted (volume and record) before the listing ended', async () => {
     const env = setup();
     const at = new Date(env.clock.now()).toISOString();
