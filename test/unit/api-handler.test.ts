@@ -114,6 +114,22 @@ describe('API handler', () => {
       expect(response.json).toMatchObject({ openapi: '3.0.3', paths: { '/volumes': {} } });
     });
 
+    it('marks every answer, success or problem, as not to be stored: a status changes behind any cache', async () => {
+      const answers = [
+        await api.call({ method: 'POST', url: '/volumes', json: { volumeId: 'data-01', spec: GP3 } }),
+        await api.call({ method: 'GET', url: '/volumes/data-01' }),
+        await api.call({ method: 'GET', url: '/volumes' }),
+        await api.call({ method: 'GET', url: '/openapi.json' }),
+        await api.call({ method: 'GET', url: '/volumes/missing' }),
+        await api.call({ method: 'POST', url: '/volumes', json: { spec: { ...GP3, sizeGiB: -1 } } }),
+        await api.call({ method: 'HEAD', url: '/volumes' }),
+      ];
+      api.store.failNext('get', new Error('connection reset by table'));
+      answers.push(await api.call({ method: 'GET', url: '/volumes/data-01' }));
+      expect(answers.map((answer) => answer.statusCode)).toEqual([201, 200, 200, 200, 404, 400, 405, 500]);
+      for (const answer of answers) expect(answer.headers?.['Cache-Control']).toBe('no-store');
+    });
+
     it('accepts a trailing slash and mixed-case headers', async () => {
       const response = await api.call({
         method: 'POST',
