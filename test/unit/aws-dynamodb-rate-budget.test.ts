@@ -27,7 +27,7 @@ describe('DynamoRateBudget requests', () => {
     });
   });
 
-  it('stores the next level on the version it read; losing the race reads again and grants from the newer level', async () => {
+  it('stores the next level on the version it read; losing the race reads again, consistently, and grants from the newer level', async () => {
     dynamo
       .on(GetCommand)
       .resolvesOnce({ Item: { bucket: 'CreateVolume', tokens: 20, updatedAt: T, version: 7 } })
@@ -38,6 +38,9 @@ describe('DynamoRateBudget requests', () => {
     const puts = dynamo.commandCalls(PutCommand).map((call) => call.args[0].input);
     expect(puts[0]).toMatchObject({ Item: { tokens: 15, version: 8 }, ConditionExpression: '#version = :version', ExpressionAttributeValues: { ':version': 7 } });
     expect(puts[1]).toMatchObject({ Item: { tokens: 0, version: 9 }, ExpressionAttributeValues: { ':version': 8 } });
+    // An eventually consistent read again could return the level the race was lost to, and lose every attempt to it.
+    const read = { TableName: 'rates', Key: { bucket: 'CreateVolume' }, ConsistentRead: true };
+    expect(dynamo.commandCalls(GetCommand).map((call) => call.args[0].input)).toEqual([read, read]);
   });
 
   it('reads the line with one eventually consistent GetItem and writes nothing', async () => {
