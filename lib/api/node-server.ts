@@ -152,7 +152,7 @@ export async function startApiServer(
           error instanceof ApiProblem ? error : new ApiProblem('internal', 'the local server failed to run the request');
         result = {
           statusCode: problem.status,
-          headers: { 'Content-Type': PROBLEM_CONTENT_TYPE },
+          headers: { 'Content-Type': PROBLEM_CONTENT_TYPE, 'Cache-Control': 'no-store' },
           body: JSON.stringify(problem.toBody()),
         };
       }

@@ -101,15 +101,17 @@ describe('local API server', () => {
       called = true;
       return { statusCode: 200, body: '' };
     });
-    const status = await new Promise<number>((resolve, reject) => {
+    const { status, cacheControl } = await new Promise<{ status: number; cacheControl: string | undefined }>((resolve, reject) => {
       const req = request(`${server!.url}/volumes`, { method: 'POST', headers: { 'content-type': 'application/json' } }, (res) => {
         res.resume();
-        resolve(res.statusCode ?? 0);
+        resolve({ status: res.statusCode ?? 0, cacheControl: res.headers['cache-control'] });
       });
       req.on('error', reject);
       req.end(Buffer.alloc(GATEWAY_MAX_PAYLOAD_BYTES + 1, 'x'));
     });
     expect(status).toBe(413);
+    // Like every answer of the API's handler.
+    expect(cacheControl).toBe('no-store');
     expect(called).toBe(false);
   });
 
@@ -171,6 +173,7 @@ describe('local API server', () => {
     const response = await fetch(`${server.url}/volumes`);
     expect(response.status).toBe(500);
     expect(response.headers.get('content-type')).toBe('application/problem+json');
+    expect(response.headers.get('cache-control')).toBe('no-store');
     const body = await response.text();
     expect(JSON.parse(body)).toMatchObject({ status: 500, type: 'urn:ebs-provisioner:problem:internal', detail: 'the local server failed to run the request' });
     expect(body).not.toContain('boom');
