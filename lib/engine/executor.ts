@@ -37,9 +37,9 @@ import { allocateDevices, type DeviceRequest } from './devices.js';
 import { classifyError, createRefused, createUnrepeatable, errorMessage, type ClassifiedError, type ProviderCall } from './errors.js';
 import {
   CHECK_OPERATIONS,
-  attachedForEarlierRecord,
   attachPrerequisites,
   detachesByTags,
+  detachingByTags,
   detachesPastInvalidRecord,
   givenUpWithDevice,
   firstActionOf,
@@ -51,7 +51,6 @@ import {
   specRejection,
   tagCalls,
   tagsNeeded,
-  volumeRecordWrittenSince,
   waitsForVolumeInUse,
   type Decision,
 } from './planner.js';
@@ -1107,7 +1106,7 @@ export class Executor {
       this.describeInstances([...instanceIds], now, describeAfresh),
       this.describe(modifyingIds, this.config.describeChunkSize.volumes, (ids) => this.deps.provider.describeVolumeModifications(ids), (m) => m.ebsVolumeId),
       // Detaches and checks of detaches of attachments whose volume record is gone (or written again since the detach began) find its EC2 volumes by their tags.
-      this.findOrphans([...detaches.filter((item) => !item.volume || detachesByTags(item.record as AttachmentRecord, item.volume)), ...attachmentChecks.filter(detachingByTags)]),
+      this.findOrphans([...detaches.filter((item) => !item.volume || detachesByTags(item.record as AttachmentRecord, item.volume)), ...attachmentChecks.filter((item) => detachingByTags(item.record as AttachmentRecord, item.volume))]),
     ]);
 
     // The describes (or the reads before them) took the time the calls had: none starts now, each
@@ -2190,7 +2189,7 @@ export class Executor {
       // of anything: the next look (the reconciler's) comes on its own.
       return state === 'error' || state === 'attached' ? { outcome: 'skipped' } : this.attachmentFailure(attachment, now, 'Describe', volumes);
     }
-    if (detachingByTags(item)) {
+    if (detachingByTags(attachment, item.volume)) {
       // Its volume record was removed (and perhaps written again since): the volumes its detach found by their tags, looked for again.
       const found = item.orphans ?? [];
       if (!Array.isArray(found)) return this.attachmentFailure(attachment, now, 'Describe', found);
@@ -2898,19 +2897,6 @@ function removedWhileCreatingMessage(volume: VolumeRecord): string {
     ? `; EBS does this when it cannot use ${key}: disabled, pending deletion, or not allowed to this deployment (the stack's kmsKeyArn option, the key policy)`
     : '; EBS does this when it cannot use the KMS key of a volume encrypted by default (the account\'s default key, or the snapshot\'s): disabled, pending deletion, or not allowed to this deployment';
   return `EC2 removed volume ${volume.ebsVolumeId} while creating it${cause}; a retry creates a new volume`;
-}
-
-/**
- * Whether an attachment's detach under way is of volumes found by their tags: it is detaching and
- * its volume record was removed, or its attach was recorded for an earlier record under the id
- * (`volumeCreatedAt`), or the record was removed and written again since the detach began (the new
- * record's volume is not the one being detached).
- */
-function detachingByTags(item: Item): boolean {
-  const attachment = item.record as AttachmentRecord;
-  if (attachment.status.state !== 'detaching') return false;
-  if (!item.volume || attachedForEarlierRecord(attachment, item.volume)) return true;
-  return volumeRecordWrittenSince(attachment, item.volume, attachment.status.operationStartedAt ?? attachment.status.updatedAt);
 }
 
 /** Whether EC2 shows `volume` attached to the instance (attaching, attached, busy or detaching). */

@@ -407,6 +407,18 @@ export function detachesPastInvalidRecord(attachment: AttachmentRecord, createdA
   return attachment.life === 'dying' && attachment.volumeCreatedAt !== undefined && attachment.volumeCreatedAt !== createdAt;
 }
 
+/**
+ * Whether an attachment's detach under way is of volumes found by their tags: it is detaching and
+ * its volume record was removed, or its attach was recorded for an earlier record under the id
+ * (`volumeCreatedAt`), or the record was removed and written again since the detach began (the new
+ * record's volume is not the one being detached).
+ */
+export function detachingByTags(attachment: AttachmentRecord, volume: VolumeRecord | undefined): boolean {
+  if (attachment.status.state !== 'detaching') return false;
+  if (!volume || attachedForEarlierRecord(attachment, volume)) return true;
+  return volumeRecordWrittenSince(attachment, volume, attachment.status.operationStartedAt ?? attachment.status.updatedAt);
+}
+
 /** Whether the attachment's attach was recorded (`volumeCreatedAt`) for an earlier volume record under its id than `volume`. */
 export function attachedForEarlierRecord(attachment: AttachmentRecord, volume: VolumeRecord): boolean {
   return attachment.volumeCreatedAt !== undefined && attachment.volumeCreatedAt !== volume.createdAt;
@@ -479,8 +491,9 @@ export function planAttachment(attachment: AttachmentRecord, volume: VolumeRecor
       case 'attached':
         return { type: 'operation', op: 'detach', reason: 'dying' };
       case 'detaching':
-        // Force asked for while a detach is under way (one EC2 cannot finish): one forced call, then its checks.
-        if (attachment.forceDetach === true && !forcedCallAccepted(attachment)) {
+        // Force asked for while a detach is under way (one EC2 cannot finish): one forced call, then its
+        // checks. A detach of volumes found by their tags is never forced: its checks only.
+        if (attachment.forceDetach === true && !forcedCallAccepted(attachment) && !detachingByTags(attachment, volume)) {
           nextAttachmentState(state, 'force-detach-started');
           return { type: 'operation', op: 'detach', reason: 'dying; forcing the detach under way' };
         }

@@ -427,6 +427,8 @@ describe('planAttachment', () => {
       ['error', 'dying', { device: '/dev/sdf' }, detachByTags],
       // DetachVolume was accepted: its check looks for the volumes by their tags.
       ['detaching', 'dying', { device: '/dev/sdf' }, { type: 'operation', op: 'check-attachment' }],
+      // Forced since: a detach of volumes found by their tags is never forced, so no second detach beside its checks.
+      ['detaching', 'dying', { device: '/dev/sdf', forceDetach: true }, { type: 'operation', op: 'check-attachment' }],
       ['detached', 'dying', {}, { type: 'remove', reason: 'detached' }],
     ] as const)('%s (%s %o) → %o', (state, life, extra, expected) => {
       const record = attachment(state, { life, ...extra });

@@ -643,6 +643,28 @@ describe('deleting an attachment whose volume record was removed from the table'
     expect(h.ebs.calls.DetachVolume).toBe(1);
   });
 
+  it('forced while its detach is under way: the detach is not forced (no volume record to force it by), and no second chain of detaches runs beside its checks', async () => {
+    async function run(force: boolean) {
+      const h = harness({ ebsTimings: { detach: 30 * MINUTE } });
+      const service = new VolumeService({ store: h.store, clock: h.clock });
+      const volume = await detachingOfRemovedRecord(h, service);
+      if (force) {
+        await service.deleteAttachment('data-1', INSTANCE, undefined, true);
+        await h.watch();
+        // The client's change brings a look beside its check, no detach.
+        expect(h.queued().filter((m) => m.op !== 'check-attachment')).toEqual([]);
+      }
+      await h.settle(10 * MINUTE, 10_000);
+      expect(h.ebs.volume(volume)?.attachments).toMatchObject([{ instanceId: INSTANCE, state: 'detaching' }]);
+      await h.settle(30 * MINUTE, 30_000);
+      expect(await attachmentOf(h)).toBeUndefined();
+      expect(h.ebs.calls.DetachVolume).toBe(1);
+      return h.ebs.calls.DescribeVolumes;
+    }
+    // Its searches by tags: the unforced detach's, and that one look.
+    expect(await run(true)).toBe((await run(false)) + 1);
+  });
+
   it('set back to alive straight into the table during its detach: kept once EC2 shows the volume detached, waiting for its volume record, and attaches the one written again', async () => {
     const h = harness({ ebsTimings: { detach: 30 * MINUTE } });
     const service = new VolumeService({ store: h.store, clock: h.clock });
