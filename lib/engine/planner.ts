@@ -8,6 +8,7 @@ import type {
   AttachmentState,
   ProvisionerRecord,
   RecordKey,
+  Status,
   VolumeRecord,
   VolumeSpec,
   VolumeState,
@@ -202,6 +203,16 @@ export function createUnanswered(volume: VolumeRecord): boolean {
   return volume.ebsVolumeId === undefined && (volume.createRequest !== undefined || createSentUnrecorded(volume));
 }
 
+/** The ends of a dying volume's messages while it waits for its attachments (`cascade-dying`, then `wait`). */
+const ATTACHMENTS_BEFORE_DELETING = 'attachment(s) before deleting';
+const ATTACHMENTS_TO_DETACH_BEFORE_DELETING = 'attachment(s) to detach before deleting';
+
+/** Whether a volume's status message says it waits, dying, for its attachments before deleting. */
+export function saysWaitingForAttachments(status: Status<string>): boolean {
+  const message = status.message ?? '';
+  return message.endsWith(ATTACHMENTS_BEFORE_DELETING) || message.endsWith(ATTACHMENTS_TO_DETACH_BEFORE_DELETING);
+}
+
 /**
  * What a volume needs now (`nowMs`: a modification waiting for EC2's rate limit is not made before
  * it ends). `attachments` are all attachment records of the volume.
@@ -218,10 +229,10 @@ export function planVolume(volume: VolumeRecord, attachments: readonly Attachmen
       return {
         type: 'cascade-dying',
         attachments: alive.map((a) => ({ kind: 'attachment', volumeId: a.volumeId, instanceId: a.instanceId })),
-        reason: `detaching ${attachments.length} attachment(s) before deleting`,
+        reason: `detaching ${attachments.length} ${ATTACHMENTS_BEFORE_DELETING}`,
       };
     if (attachments.length > 0)
-      return { type: 'wait', reason: `waiting for ${attachments.length} attachment(s) to detach before deleting` };
+      return { type: 'wait', reason: `waiting for ${attachments.length} ${ATTACHMENTS_TO_DETACH_BEFORE_DELETING}` };
     // Without the id, repeat the recorded CreateVolume to learn it, then delete.
     const learnId: Decision = { type: 'operation', op: 'create-volume', reason: 'learning the id of a volume a CreateVolume may have made, to delete it' };
     switch (state) {

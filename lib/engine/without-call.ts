@@ -5,7 +5,7 @@
  */
 import type { AttachmentRecord, ProvisionerRecord, RecordKey, Status, VolumeRecord } from '../domain/records.js';
 import { futureStartsAsNow, modificationStartInFuture } from './modification-window.js';
-import { modificationNeeded, type Decision } from './planner.js';
+import { modificationNeeded, saysWaitingForAttachments, type Decision } from './planner.js';
 import { ConditionFailedError, type RecordChanges, type RecordStore } from './ports.js';
 import { cooldownWait, sameStatus, settledStatus, specRejectedStatus, volumeRecordRemovedStatus, waitingOnRecordStatus, waitingStatus } from './status.js';
 
@@ -57,9 +57,15 @@ function statusFor(record: ProvisionerRecord, decision: DecisionWithoutCall, now
     case 'volume-record-removed':
       // Only attachments lose their volume record.
       return record.kind === 'attachment' ? volumeRecordRemovedStatus(record.status, nowMs, decision.reason) : status;
-    case 'none':
+    case 'none': {
+      // A volume set back to alive (straight in the table) while it waited, dying, for its attachments: that wait no longer holds.
+      if (record.kind === 'volume' && saysWaitingForAttachments(status)) {
+        const { message: _message, ...rest } = status;
+        return settledStatus({ ...rest, updatedAt: new Date(nowMs).toISOString() }, nowMs);
+      }
       // A spec the client has since put right: its rejection, or a wait it no longer needs, goes.
       return settledStatus(status, nowMs);
+    }
   }
 }
 

@@ -722,6 +722,19 @@ describe('watcher', () => {
     expect(await h.store.get(volumeKey('data-1'))).toBeUndefined();
   });
 
+  it('a dying volume set back to alive straight into the table while its attachments detach no longer says it waits for them', async () => {
+    const h = await attachedVolume();
+    await h.store.update<VolumeRecord>(volumeKey('data-1'), { life: 'dying' });
+    await h.watch();
+    expect((await h.store.get(volumeKey('data-1')))?.status.message).toBe('detaching 1 attachment(s) before deleting');
+
+    await h.store.update<VolumeRecord>(volumeKey('data-1'), { life: 'alive' });
+    await h.watch();
+    const status = (await h.store.get(volumeKey('data-1')))?.status;
+    expect(status?.state).toBe('in-use');
+    expect(status?.message).toBeUndefined();
+  });
+
   it("a dying volume's cascade enqueues no detach itself: its attachment's own change does, once", async () => {
     const h = await attachedVolume();
     const detaches = () => sent(h).filter((s) => s.op === 'detach');

@@ -95,6 +95,15 @@ describe('changesWithoutCall', () => {
     expect(changesWithoutCall(cooling, { type: 'none', reason: 'volume available' }, NOW)).toEqual({ status: { state: 'available', attempts: 0, updatedAt: at(NOW) } });
   });
 
+  it('none: a volume set back to alive while dying no longer says it waits for its attachments before deleting', () => {
+    for (const message of ['waiting for 2 attachment(s) to detach before deleting', 'detaching 2 attachment(s) before deleting']) {
+      expect(changesWithoutCall(volumeIn({ state: 'in-use', message }), { type: 'none', reason: 'volume in-use' }, NOW)).toEqual({ status: { state: 'in-use', attempts: 0, updatedAt: at(NOW) } });
+      // In error, the code of its failure stays.
+      const failed = volumeIn({ state: 'error', code: 'InternalError', message, attempts: 8 });
+      expect(changesWithoutCall(failed, { type: 'none', reason: 'terminal error' }, NOW)).toEqual({ status: { state: 'error', code: 'InternalError', attempts: 8, updatedAt: at(NOW) } });
+    }
+  });
+
   it('none with observedGeneration: the generation alone, the status (and its updatedAt) kept; nothing once caught up', () => {
     const volume = volumeIn({ message: 'created' }, { generation: 2 });
     const decision: DecisionWithoutCall = { type: 'none', reason: 'volume available; EC2 already holds the spec', observedGeneration: 2 };
