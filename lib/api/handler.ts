@@ -19,7 +19,7 @@ import { API } from '../settings.js';
 import { buildOpenApiDocument } from './openapi.js';
 import { parseOrThrow, unknownFieldIssues } from './parse.js';
 import { parseIfMatch } from './preconditions.js';
-import { ApiProblem, invalid, PROBLEM_CONTENT_TYPE, type FieldIssue } from './problem.js';
+import { ApiProblem, invalid, type FieldIssue } from './problem.js';
 import { HTTP_METHODS, ROUTES, pathParameterNames, pathPattern, type ApiRoute, type RouteContext } from './routes.js';
 import { VolumeService } from './service.js';
 
@@ -301,11 +301,7 @@ function problemResponses(log: Log): MiddlewareObj<APIGatewayProxyEvent, APIGate
       if (problem.status < 500) {
         log.info('request rejected', { status: problem.status, detail: problem.detail, method: request.event.httpMethod, path: request.event.path });
       }
-      request.response = {
-        statusCode: problem.status,
-        headers: { 'Content-Type': PROBLEM_CONTENT_TYPE, 'Cache-Control': 'no-store', ...problem.headers },
-        body: JSON.stringify(problem.toBody()),
-      };
+      request.response = problem.toResponse();
     },
   };
 }

@@ -8,7 +8,7 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { API } from '../settings.js';
-import { PROBLEM_CONTENT_TYPE, ApiProblem } from './problem.js';
+import { ApiProblem } from './problem.js';
 
 /** API Gateway's own payload limit; larger requests never reach a Lambda function. */
 export const GATEWAY_MAX_PAYLOAD_BYTES = 10 * 1024 * 1024;
@@ -150,11 +150,7 @@ export async function startApiServer(
       } catch (error) {
         const problem =
           error instanceof ApiProblem ? error : new ApiProblem('internal', 'the local server failed to run the request');
-        result = {
-          statusCode: problem.status,
-          headers: { 'Content-Type': PROBLEM_CONTENT_TYPE, 'Cache-Control': 'no-store' },
-          body: JSON.stringify(problem.toBody()),
-        };
+        result = problem.toResponse();
       }
       const headers: Record<string, string> = {};
       for (const [name, value] of Object.entries(result.headers ?? {})) headers[name] = String(value);

@@ -70,6 +70,15 @@ export class ApiProblem extends Error {
       errors: this.errors,
     };
   }
+
+  /** The HTTP answer: problem+json, never stored (as every answer of the API), with its extra headers. */
+  toResponse(): { statusCode: number; headers: Record<string, string>; body: string } {
+    return {
+      statusCode: this.status,
+      headers: { 'Content-Type': PROBLEM_CONTENT_TYPE, 'Cache-Control': 'no-store', ...this.headers },
+      body: JSON.stringify(this.toBody()),
+    };
+  }
 }
 
 /** Shorthand for a 400 carrying field issues. */
