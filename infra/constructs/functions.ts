@@ -9,7 +9,6 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { acknowledgeWildcardResource } from './acknowledge.js';
 import { API, EXECUTOR, RECONCILER, WATCHER } from '../../lib/settings.js';
 
 export type FunctionName = 'api' | 'watcher' | 'executor' | 'reconciler';
@@ -76,7 +75,6 @@ export class Functions extends Construct {
         resources: [logGroup.logGroupArn],
       }),
     );
-    acknowledgeWildcardResource(role, logGroup.logGroupArn, 'A log group ARN ends in :* so the role can write the log streams Lambda creates in this one log group.');
     const sizing = SIZING[name];
     const fn = new NodejsFunction(this, id, {
       entry: `${ENTRY_DIR}${name}.ts`,

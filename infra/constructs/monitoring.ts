@@ -3,7 +3,7 @@
  * and undeliverable stream failures, function errors and throttles, API 5xx, leaked volumes, a reconciler that no
  * longer runs), all sent to one SNS topic, and a dashboard of the pipeline.
  */
-import { ArnFormat, Duration, Stack, Validations } from 'aws-cdk-lib';
+import { ArnFormat, Duration, Stack } from 'aws-cdk-lib';
 import type * as apigateway from 'aws-cdk-lib/aws-apigateway';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as actions from 'aws-cdk-lib/aws-cloudwatch-actions';
@@ -60,6 +60,8 @@ export class Monitoring extends Construct {
 
   constructor(scope: Construct, id: string, props: MonitoringProps) {
     super(scope, id);
+    // Unencrypted: CloudWatch alarms cannot publish to a topic under the AWS-managed SNS key, and
+    // notifications carry only alarm names and states.
     this.topic = new sns.Topic(this, 'AlarmTopic', { displayName: 'EBS provisioner alarms', enforceSSL: true });
     // enforceSSL gives the topic a policy of its own, which replaces SNS's default policy (the one
     // that let this account's services publish): without this statement no alarm could notify.
@@ -76,11 +78,6 @@ export class Monitoring extends Construct {
         },
       }),
     );
-    Validations.of(this.topic).acknowledge({
-      id: 'AwsSolutions-SNS2',
-      reason:
-        'Alarm notifications carry alarm names and states only; the AWS-managed SNS key cannot be used by CloudWatch alarms, and a customer key per deployment would add cost for no protected data.',
-    });
     if (props.alarmEmail) this.topic.addSubscription(new subscriptions.EmailSubscription(props.alarmEmail));
     this.action = new actions.SnsAction(this.topic);
 

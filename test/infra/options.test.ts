@@ -11,7 +11,7 @@ import { ec2MutationStatements } from '../../infra/constructs/ec2-policy.js';
 import { DEFAULT_ENGINE_CONFIG, resolveEngineConfig } from '../../lib/engine/config.js';
 import { readFunctionEnvironment } from '../../lib/functions/environment.js';
 import { EXECUTOR, OWNERSHIP_TAGS } from '../../lib/settings.js';
-import { acknowledgements, actionsOf, resourceId, roleStatements, synthesize, TEST_ENV, type Synthesized } from './synth.js';
+import { acknowledgements, actionsOf, resourceId, roleStatements, synthesize, TEST_ENV, unneededAcknowledgements, type Synthesized } from './synth.js';
 
 const KEY = 'arn:aws:kms:eu-west-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab';
 
@@ -224,6 +224,10 @@ describe('every option away from its default', () => {
       expect(reason, id).not.toMatch(/SigV4|IAM/);
     }
     expect(Object.values(s.template.findOutputs('ApiUrl'))[0]!.Description).toMatch(/no authorization/);
+  });
+
+  it('every acknowledgement answers a finding, with every option away from its default too', () => {
+    expect(unneededAcknowledgements(s.app)).toEqual([]);
   });
 
   it('executor concurrency, EC2 refill rate and each environment\'s share of EC2\'s buckets, retention, table removal and an email subscription', () => {

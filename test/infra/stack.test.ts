@@ -11,7 +11,7 @@ import { ESM_REQUIRE_BANNER, FUNCTION_NAMES, type FunctionName } from '../../inf
 import { executorBacklogThreshold, ITERATOR_AGE_ALARM_MS } from '../../infra/constructs/monitoring.js';
 import { DEFAULT_ENGINE_CONFIG, resolveEngineConfig } from '../../lib/engine/config.js';
 import { readFunctionEnvironment } from '../../lib/functions/environment.js';
-import { acknowledgements, actionsOf, CDK_JSON_CONTEXT, resourceId, resourcesOf, roleStatements, synthesize, TEST_ENV, type Statement, type Synthesized } from './synth.js';
+import { acknowledgements, actionsOf, CDK_JSON_CONTEXT, resourceId, resourcesOf, roleStatements, synthesize, TEST_ENV, unneededAcknowledgements, type Statement, type Synthesized } from './synth.js';
 
 let s: Synthesized;
 const OWNER = 'EbsProvisionerTest';
@@ -695,7 +695,7 @@ describe('alarms and dashboard', () => {
         },
       }),
     ]);
-    // Unencrypted (AwsSolutions-SNS2 acknowledged), so CloudWatch needs no KMS key permission.
+    // Unencrypted, so CloudWatch needs no KMS key permission.
     expect(Object.values(s.template.findResources('AWS::SNS::Topic'))[0]!.Properties.KmsMasterKeyId).toBeUndefined();
   });
 
@@ -746,6 +746,10 @@ describe('cdk-nag', () => {
   it('sees the template as deployed: the app carries cdk.json\'s context (feature flags)', () => {
     expect(Object.keys(CDK_JSON_CONTEXT).length).toBeGreaterThan(0);
     for (const [key, value] of Object.entries(CDK_JSON_CONTEXT)) expect(s.app.node.tryGetContext(key), key).toEqual(value);
+  });
+
+  it('every acknowledgement answers a finding the checks make: none is left for a rule or a resource that no longer needs it', () => {
+    expect(unneededAcknowledgements(s.app)).toEqual([]);
   });
 
   it('AwsSolutions checks pass (synthesis throws on an unacknowledged finding) and every acknowledgement gives a specific reason', () => {

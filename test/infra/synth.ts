@@ -6,6 +6,7 @@
 import { App, Validations } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
+import type { IConstruct } from 'constructs';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -43,6 +44,40 @@ export function acknowledgements(app: App): { id: string; reason: string }[] {
     .findAll()
     .flatMap((construct) => construct.node.metadata.filter((entry) => entry.type === Validations.ACKNOWLEDGED_RULES_METADATA_KEY))
     .flatMap((entry) => Object.entries(entry.data as Record<string, string>).map(([id, reason]) => ({ id: id.replace(/^Annotation::/, ''), reason })));
+}
+
+/** What cdk-nag's checks ask of each resource: whether a finding on it is acknowledged there or above it. */
+interface ConsultingChecks {
+  isAcknowledged(resource: IConstruct, ruleId: string): boolean;
+}
+
+/**
+ * The acknowledgements in the app (`path id`, the construct holding it) that no finding of
+ * cdk-nag's AwsSolutions checks is acknowledged by: those of a rule or a resource that no longer
+ * needs one. Runs the checks once more, noting the acknowledgement each finding is answered by.
+ */
+export function unneededAcknowledgements(app: App): string[] {
+  const checks = new AwsSolutionsChecks();
+  const consulting = checks as unknown as ConsultingChecks;
+  const answers = new Set<string>();
+  const ids = (construct: IConstruct) =>
+    construct.node.metadata
+      .filter((entry) => entry.type === Validations.ACKNOWLEDGED_RULES_METADATA_KEY)
+      .flatMap((entry) => Object.keys(entry.data as Record<string, string>).map((id) => id.replace(/^Annotation::/i, '')));
+  consulting.isAcknowledged = (resource, ruleId) => {
+    for (let construct: IConstruct | undefined = resource; construct; construct = construct.node.scope) {
+      if (ids(construct).includes(ruleId)) {
+        answers.add(`${construct.node.path} ${ruleId}`);
+        return true;
+      }
+    }
+    return false;
+  };
+  checks.validateScope(app);
+  return app.node
+    .findAll()
+    .flatMap((construct) => ids(construct).map((id) => `${construct.node.path} ${id}`))
+    .filter((acknowledgement) => !answers.has(acknowledgement));
 }
 
 /** Logical ids of the resources of `type`. */
