@@ -177,6 +177,8 @@ export class EbsProvisionerStack extends Stack {
     new CfnOutput(this, 'TableName', { value: table.tableName, description: 'The record table' });
     new CfnOutput(this, 'QueueUrl', { value: queue.queueUrl, description: 'The operation queue' });
     new CfnOutput(this, 'DeadLetterQueueUrl', { value: storage.deadLetterQueue.queueUrl, description: 'Operation messages that failed every delivery' });
+    // The redrive (`aws sqs start-message-move-task --source-arn`) names the queue by its ARN.
+    new CfnOutput(this, 'DeadLetterQueueArn', { value: storage.deadLetterQueue.queueArn, description: 'The dead-letter queue, as a redrive names it' });
     new CfnOutput(this, 'StreamFailureQueueUrl', { value: storage.streamFailureQueue.queueUrl, description: 'Stream batches the watcher gave up on' });
     new CfnOutput(this, 'AlarmTopicArn', { value: this.monitoring.topic.topicArn, description: 'Where alarms are sent' });
     new CfnOutput(this, 'DashboardName', { value: this.monitoring.dashboard.dashboardName });

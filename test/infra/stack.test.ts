@@ -527,6 +527,12 @@ describe('API', () => {
     expect(Object.values(s.template.findOutputs('ApiUrl'))[0]!.Description).toMatch(/SigV4-signed/);
   });
 
+  it('outputs the dead-letter queue by URL and by the ARN its redrive names', () => {
+    const queue = queueId('DeadLetterQueue');
+    expect(Object.values(s.template.findOutputs('DeadLetterQueueArn'))[0]!.Value).toEqual({ 'Fn::GetAtt': [queue, 'Arn'] });
+    expect(Object.values(s.template.findOutputs('DeadLetterQueueUrl'))[0]!.Value).toEqual({ Ref: queue });
+  });
+
   it('stage throttling from API and JSON access logs', () => {
     s.template.hasResourceProperties('AWS::ApiGateway::Stage', {
       MethodSettings: [Match.objectLike({ HttpMethod: '*', ResourcePath: '/*', ThrottlingRateLimit: API.throttleRatePerSecond, ThrottlingBurstLimit: API.throttleBurst })],
