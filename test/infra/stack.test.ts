@@ -112,6 +112,11 @@ describe('queues', () => {
     });
   });
 
+  it("a record's claim outlasts an executor invocation and lapses within the visibility timeout, so a crashed invocation's redelivery takes the work over", () => {
+    expect(DEFAULT_ENGINE_CONFIG.claimLeaseMs).toBeGreaterThan(EXECUTOR.timeoutSeconds * 1000);
+    expect(DEFAULT_ENGINE_CONFIG.claimLeaseMs).toBeLessThan(QUEUE.visibilityTimeoutSeconds * 1000);
+  });
+
   it('the dead-letter and stream failure queues keep messages longer than the operation queue (a dead letter keeps its first enqueue time)', () => {
     expect(QUEUE.deadLetterRetentionDays).toBeGreaterThan(QUEUE.retentionDays);
     for (const id of [queueId('DeadLetterQueue'), queueId('StreamFailureQueue')]) {
