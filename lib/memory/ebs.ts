@@ -333,6 +333,10 @@ export class MemoryEbs implements VolumeProvider {
     if (!instance || instance.state === 'terminated') {
       throw new ProviderError('not-found', 'InvalidInstanceID.NotFound', `The instance ID '${request.instanceId}' does not exist`);
     }
+    // AttachVolume: "Attaches an EBS volume to a running or stopped instance".
+    if (instance.state !== 'running' && instance.state !== 'stopped') {
+      throw new ProviderError('incorrect-state', 'IncorrectInstanceState', `The instance '${instance.instanceId}' is '${instance.state}', not 'running' or 'stopped'.`);
+    }
     if (volume.state !== 'available') {
       throw new ProviderError('incorrect-state', 'IncorrectState', `Volume '${volume.ebsVolumeId}' is in the '${volume.state}' state.`);
     }

@@ -210,6 +210,21 @@ describe('MemoryEbs', () => {
     await expectCode(ebs.attachVolume({ ebsVolumeId: v3, instanceId: 'i-00000000000000999', device: '/dev/sdg' }), 'not-found', 'InvalidInstanceID.NotFound');
   });
 
+  it('attaches only to a running or stopped instance, as EC2 does; the refusal classifies as the EC2 adapter classifies it', async () => {
+    const { clock, ebs } = setup();
+    const id = await availableVolume(clock, ebs, 't-states');
+    for (const state of ['pending', 'stopping', 'shutting-down'] as const) {
+      ebs.setInstanceState(I1, state);
+      await expectCode(ebs.attachVolume({ ebsVolumeId: id, instanceId: I1, device: '/dev/sdf' }), 'incorrect-state', 'IncorrectInstanceState', new RegExp(state));
+    }
+    const error = await ebs.attachVolume({ ebsVolumeId: id, instanceId: I1, device: '/dev/sdf' }).catch((e: unknown) => e as ProviderError);
+    expect(toProviderError(await realEc2Error(error!.code, error!.message)).kind).toBe(error!.kind);
+    expect(ebs.volume(id)?.attachments).toEqual([]);
+    ebs.setInstanceState(I1, 'stopped');
+    await ebs.attachVolume({ ebsVolumeId: id, instanceId: I1, device: '/dev/sdf' });
+    expect(ebs.volume(id)?.attachments).toEqual([{ instanceId: I1, device: '/dev/sdf', state: 'attaching' }]);
+  });
+
   it('refuses a second attachment of a single-attach volume but allows it for multi-attach', async () => {
     const { clock, ebs } = setup();
     ebs.addInstance({ instanceId: 'i-0000000000000000d', availabilityZone: 'us-east-1a' });
