@@ -1,4 +1,4 @@
-import { MODIFICATION_WINDOW_MS, MODIFICATIONS_PER_WINDOW } from '../domain/ebs-limits.js';
+import { EBS_LIMITS, GP3_BASELINE, MODIFICATION_WINDOW_MS, MODIFICATIONS_PER_WINDOW } from '../domain/ebs-limits.js';
 import type { VolumeSpec, VolumeType } from '../domain/records.js';
 import { OWNERSHIP_TAGS } from '../settings.js';
 import { canonicalJson } from '../domain/canonical-json.js';
@@ -437,11 +437,17 @@ export class MemoryEbs implements VolumeProvider {
       );
     }
     const optimizingAt = now + this.duration('modify');
+    const volumeType = request.volumeType ?? volume.volumeType;
+    // What ModifyVolume leaves out: the volume's own on the same type; on a type change the new
+    // type's default (IOPS 3,000 on gp3, io1 and io2; throughput 125 on gp3), none on a type without it.
+    const sameType = volumeType === volume.volumeType;
+    const iops = request.iops ?? (sameType ? volume.iops : EBS_LIMITS[volumeType].iops ? GP3_BASELINE.iops : undefined);
+    const throughput = request.throughput ?? (sameType ? volume.throughput : EBS_LIMITS[volumeType].throughput ? GP3_BASELINE.throughput : undefined);
     const target = {
       sizeGiB: request.sizeGiB ?? volume.sizeGiB,
-      volumeType: request.volumeType ?? volume.volumeType,
-      ...((request.iops ?? volume.iops) !== undefined ? { iops: request.iops ?? volume.iops } : {}),
-      ...((request.throughput ?? volume.throughput) !== undefined ? { throughput: request.throughput ?? volume.throughput } : {}),
+      volumeType,
+      ...(iops !== undefined ? { iops } : {}),
+      ...(throughput !== undefined ? { throughput } : {}),
     };
     volume.previousModification = last;
     volume.modification = { state: 'modifying', startedAt: now, optimizingAt, completedAt: optimizingAt + this.duration('optimize'), target };
@@ -524,6 +530,9 @@ export class MemoryEbs implements VolumeProvider {
     if (modification) {
       if (modification.state === 'modifying' && now >= modification.optimizingAt) {
         modification.state = 'optimizing';
+        // A type without IOPS or throughput drops the old type's.
+        delete volume.iops;
+        delete volume.throughput;
         Object.assign(volume, modification.target);
       }
       if (modification.state === 'optimizing' && now >= modification.completedAt) modification.state = 'completed';

@@ -266,6 +266,23 @@ describe('MemoryEbs', () => {
     expect((await ebs.describeVolumeModifications([v]))[0]?.state).toBe('completed');
   });
 
+  it("on a type change applies the new type's IOPS and throughput that ModifyVolume leaves out, as EC2 does; the same type keeps its own", async () => {
+    const { clock, ebs } = setup();
+    const modified = async (ebsVolumeId: string, change: Omit<Parameters<MemoryEbs['modifyVolume']>[0], 'ebsVolumeId'>) => {
+      await ebs.modifyVolume({ ebsVolumeId, ...change });
+      await clock.advance(360_000);
+      const { volumeType, iops, throughput } = ebs.volume(ebsVolumeId)!;
+      return { volumeType, iops, throughput };
+    };
+    const io1 = await availableVolume(clock, ebs, 'io1', { spec: { sizeGiB: 100, volumeType: 'io1', iops: 4_000 } });
+    expect(await modified(io1, { volumeType: 'gp3' })).toEqual({ volumeType: 'gp3', iops: 3_000, throughput: 125 });
+    const gp3 = await availableVolume(clock, ebs, 'gp3', { spec: { sizeGiB: 100, volumeType: 'gp3', iops: 6_000, throughput: 500 } });
+    expect(await modified(gp3, { sizeGiB: 200 })).toEqual({ volumeType: 'gp3', iops: 6_000, throughput: 500 });
+    expect(await modified(gp3, { volumeType: 'io2' })).toEqual({ volumeType: 'io2', iops: 3_000, throughput: undefined });
+    const toGp2 = await availableVolume(clock, ebs, 'gp2', { spec: { sizeGiB: 100, volumeType: 'gp3', iops: 6_000, throughput: 500 } });
+    expect(await modified(toGp2, { volumeType: 'gp2' })).toEqual({ volumeType: 'gp2', iops: undefined, throughput: undefined });
+  });
+
   it('allows 4 modifications per volume in any 24 hours, counted from their starts, as EC2 does; the refusal says when', async () => {
     const { clock, ebs } = setup();
     const v = await availableVolume(clock, ebs, 't');
