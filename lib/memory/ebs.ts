@@ -378,7 +378,10 @@ export class MemoryEbs implements VolumeProvider {
     const attachment = volume.attachments.find((a) => a.instanceId === request.instanceId);
     if (!attachment || (request.device !== undefined && attachment.device !== request.device)) {
       // As EC2 answers: a volume attached nowhere is in the wrong state; one attached elsewhere has no such attachment.
-      if (volume.attachments.length === 0) throw new ProviderError('not-attached', 'IncorrectState', `Volume '${volume.ebsVolumeId}' is in the '${volume.state}' state.`);
+      // Only "in the 'available' state" says it is detached (ec2-errors.ts): creating or failed, it is in the wrong state.
+      if (volume.attachments.length === 0) {
+        throw new ProviderError(volume.state === 'available' ? 'not-attached' : 'incorrect-state', 'IncorrectState', `Volume '${volume.ebsVolumeId}' is in the '${volume.state}' state.`);
+      }
       throw new ProviderError('not-attached', 'InvalidAttachment.NotFound', `Volume '${volume.ebsVolumeId}' is not attached to instance '${request.instanceId}'${request.device !== undefined ? ` as ${request.device}` : ''}.`);
     }
     const stuck = this.busy.has(`${volume.ebsVolumeId}/${request.instanceId}`) && !request.force;

@@ -124,6 +124,18 @@ describe('MemoryEbs', () => {
     }
   });
 
+  it('refuses a detach of a volume attached nowhere that is not available (creating, failed) as in the wrong state, as the EC2 adapter classifies that answer', async () => {
+    const { clock, ebs } = setup();
+    const failed = await availableVolume(clock, ebs, 't-failed');
+    ebs.failVolume(failed);
+    const { ebsVolumeId: creating } = await ebs.createVolume(request('t-creating'));
+    for (const ebsVolumeId of [creating, failed]) {
+      const error = await ebs.detachVolume({ ebsVolumeId, instanceId: I1 }).catch((e: unknown) => e as ProviderError);
+      expect(error).toMatchObject({ kind: 'incorrect-state', code: 'IncorrectState' });
+      expect(toProviderError(await realEc2Error(error!.code, error!.message)).kind).toBe(error!.kind);
+    }
+  });
+
   it('returns the same volume for a repeated client token and rejects the token with other parameters', async () => {
     const { ebs } = setup();
     const first = await ebs.createVolume(request('t1'));
