@@ -87,6 +87,47 @@ interface ModelInstance {
   maxAttachments: number;
 }
 
+/** A volume's size, type and performance as CreateVolume asks for them or a ModifyVolume would leave them. */
+type Configuration = { sizeGiB: number; volumeType: VolumeType; iops?: number; throughput?: number; multiAttach?: boolean };
+
+/** A ratio as EC2 writes it in its refusals: at most 3 decimals. */
+const ratio = (value: number): number => Number(value.toFixed(3));
+
+/**
+ * Throws what EC2 answers a configuration its type does not allow, by the limits of ebs-limits.ts
+ * (which cites EC2's): size, IOPS and throughput within range and within their ratios (at the
+ * type's least IOPS any size will do), no parameter only other types take, the IOPS io1 and io2
+ * require, Multi-Attach on io1 and io2 only.
+ */
+function checkConfiguration(volume: Configuration): void {
+  const { sizeGiB, volumeType: type, iops, throughput } = volume;
+  const limits = EBS_LIMITS[type];
+  const refused = (code: string, message: string) => new ProviderError('invalid-request', code, message);
+  if (sizeGiB < limits.sizeGiB.min) throw refused('InvalidParameterValue', `Volume of size ${sizeGiB}GiB is too small; minimum is ${limits.sizeGiB.min}GiB.`);
+  if (sizeGiB > limits.sizeGiB.max) throw refused('InvalidParameterValue', `Volume of size ${sizeGiB}GiB is too large; maximum is ${limits.sizeGiB.max}GiB.`);
+  if (iops !== undefined && !limits.iops) throw refused('InvalidParameterCombination', `The parameter iops is not supported for ${type} volumes.`);
+  if (throughput !== undefined && !limits.throughput) throw refused('InvalidParameterCombination', `The parameter throughput is not supported for ${type} volumes.`);
+  if (volume.multiAttach && !limits.multiAttach) throw refused('InvalidParameterCombination', `Multi-Attach is not supported for ${type} volumes.`);
+  if (limits.iops && iops === undefined && limits.iops.required) throw refused('MissingParameter', `The request must contain the parameter iops for ${type} volumes.`);
+  if (limits.iops && iops !== undefined) {
+    if (iops < limits.iops.min) throw refused('InvalidParameterValue', `Volume iops of ${iops} is too low; minimum is ${limits.iops.min}.`);
+    if (iops > limits.iops.max) throw refused('InvalidParameterValue', `Volume iops of ${iops} is too high; maximum is ${limits.iops.max}.`);
+    const perGiB = limits.iops.maxPerGiB;
+    if (perGiB !== undefined && iops > limits.iops.min && iops > sizeGiB * perGiB) {
+      throw refused('InvalidParameterValue', `Iops to volume size ratio of ${ratio(iops / sizeGiB)} is too high; maximum is ${perGiB}.`);
+    }
+  }
+  if (limits.throughput && throughput !== undefined) {
+    if (throughput < limits.throughput.min) throw refused('InvalidParameterValue', `Volume throughput of ${throughput} is too low; minimum is ${limits.throughput.min}.`);
+    if (throughput > limits.throughput.max) throw refused('InvalidParameterValue', `Volume throughput of ${throughput} is too high; maximum is ${limits.throughput.max}.`);
+    const perIops = limits.throughput.maxPerIops;
+    const provisioned = iops ?? limits.iops?.included;
+    if (perIops !== undefined && provisioned !== undefined && throughput > limits.throughput.min && throughput > provisioned * perIops) {
+      throw refused('InvalidParameterValue', `Throughput to iops ratio of ${ratio(throughput / provisioned)} is too high; maximum is ${perIops} MiBps per iops.`);
+    }
+  }
+}
+
 /**
  * EBS in memory, on an injected clock: volumes go creating → available, attachments attaching →
  * attached and detaching → gone, deletes and modifications take time, and every rule EC2 enforces
@@ -261,6 +302,7 @@ export class MemoryEbs implements VolumeProvider {
       throw new ProviderError('invalid-request', 'InvalidZone.NotFound', `The zone '${request.availabilityZone}' does not exist.`);
     }
     const spec: VolumeSpec = request.spec;
+    checkConfiguration(spec);
     const ebsVolumeId = `vol-${(++this.nextVolume).toString(16).padStart(17, '0')}`;
     const volume: ModelVolume = {
       ebsVolumeId,
@@ -452,6 +494,7 @@ export class MemoryEbs implements VolumeProvider {
       ...(iops !== undefined ? { iops } : {}),
       ...(throughput !== undefined ? { throughput } : {}),
     };
+    checkConfiguration(target);
     volume.previousModification = last;
     volume.modification = { state: 'modifying', startedAt: now, optimizingAt, completedAt: optimizingAt + this.duration('optimize'), target };
     recent.push(volume.modification);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ProviderError, type CreateVolumeRequest } from '../../lib/engine/ports.js';
+import type { VolumeSpec } from '../../lib/domain/records.js';
 import { FakeClock } from '../../lib/memory/clock.js';
 import { MemoryEbs } from '../../lib/memory/ebs.js';
 import { OWNERSHIP_TAGS } from '../../lib/settings.js';
@@ -134,6 +135,60 @@ describe('MemoryEbs', () => {
       expect(error).toMatchObject({ kind: 'incorrect-state', code: 'IncorrectState' });
       expect(toProviderError(await realEc2Error(error!.code, error!.message)).kind).toBe(error!.kind);
     }
+  });
+
+  it("refuses a CreateVolume its type does not allow as EC2 does (size, IOPS and throughput ranges and ratios, parameters of other types, Multi-Attach), creating nothing", async () => {
+    const { ebs } = setup();
+    const refused: [VolumeSpec, RegExp][] = [
+      [{ sizeGiB: 10, volumeType: 'st1' }, /too small; minimum is 125/],
+      [{ sizeGiB: 16_385, volumeType: 'gp2' }, /too large; maximum is 16384/],
+      [{ sizeGiB: 10, volumeType: 'gp2', iops: 3_000 }, /iops is not supported for gp2/],
+      [{ sizeGiB: 10, volumeType: 'io1' }, /must contain the parameter iops/],
+      [{ sizeGiB: 100, volumeType: 'io1', iops: 64_001 }, /iops of 64001 is too high; maximum is 64000/],
+      [{ sizeGiB: 10, volumeType: 'io1', iops: 1_000 }, /ratio of 100 is too high; maximum is 50/],
+      [{ sizeGiB: 10, volumeType: 'gp3', iops: 2_000 }, /iops of 2000 is too low; minimum is 3000/],
+      [{ sizeGiB: 10, volumeType: 'gp3', iops: 6_000 }, /ratio of 600 is too high; maximum is 500/],
+      [{ sizeGiB: 100, volumeType: 'gp3', throughput: 1_000 }, /throughput to iops ratio of 0.333 is too high; maximum is 0.25/i],
+      [{ sizeGiB: 100, volumeType: 'gp3', iops: 16_000, throughput: 2_001 }, /throughput of 2001 is too high; maximum is 2000/],
+      [{ sizeGiB: 100, volumeType: 'io2', iops: 1_000, throughput: 500 }, /throughput is not supported for io2/],
+      [{ sizeGiB: 100, volumeType: 'gp3', multiAttach: true }, /Multi-Attach is not supported for gp3/],
+    ];
+    for (const [index, [spec, message]] of refused.entries()) {
+      const error = await ebs.createVolume(request(`t-${index}`, { spec })).catch((e: unknown) => e as ProviderError);
+      expect(error, JSON.stringify(spec)).toBeInstanceOf(ProviderError);
+      expect(error, JSON.stringify(spec)).toMatchObject({ kind: 'invalid-request' });
+      expect((error as ProviderError).message).toMatch(message);
+      expect(toProviderError(await realEc2Error((error as ProviderError).code, (error as ProviderError).message)).kind).toBe('invalid-request');
+    }
+    expect(ebs.volumes()).toEqual([]);
+    // At the type's least IOPS any size will do; the ratios hold up to their bounds.
+    for (const spec of [
+      { sizeGiB: 1, volumeType: 'gp3', iops: 3_000, throughput: 750 },
+      { sizeGiB: 4, volumeType: 'io1', iops: 200 },
+      { sizeGiB: 125, volumeType: 'sc1' },
+      { sizeGiB: 4, volumeType: 'io2', iops: 4_000, multiAttach: true },
+    ] satisfies VolumeSpec[]) {
+      await ebs.createVolume(request(`ok-${spec.volumeType}`, { spec }));
+    }
+    expect(ebs.volumes()).toHaveLength(4);
+  });
+
+  it("refuses a ModifyVolume whose result its type does not allow, as EC2 does, and leaves the volume as it was", async () => {
+    const { clock, ebs } = setup();
+    const gp3 = await availableVolume(clock, ebs, 't-gp3', { spec: { sizeGiB: 10, volumeType: 'gp3' } });
+    const refused: [Omit<Parameters<MemoryEbs['modifyVolume']>[0], 'ebsVolumeId'>, string, RegExp][] = [
+      [{ sizeGiB: 65_537 }, 'InvalidParameterValue', /too large; maximum is 65536/],
+      [{ volumeType: 'st1' }, 'InvalidParameterValue', /too small; minimum is 125/],
+      [{ iops: 6_000 }, 'InvalidParameterValue', /ratio of 600 is too high; maximum is 500/],
+      [{ throughput: 1_000 }, 'InvalidParameterValue', /throughput to iops ratio of 0.333 is too high; maximum is 0.25/i],
+      [{ volumeType: 'gp2', iops: 3_000 }, 'InvalidParameterCombination', /iops is not supported for gp2/],
+      // On a change to io1 the IOPS left out are 3,000: more than 50 per GiB of 10 GiB.
+      [{ volumeType: 'io1' }, 'InvalidParameterValue', /ratio of 300 is too high; maximum is 50/],
+    ];
+    for (const [change, code, message] of refused) await expectCode(ebs.modifyVolume({ ebsVolumeId: gp3, ...change }), 'invalid-request', code, message);
+    expect(await ebs.describeVolumeModifications([gp3])).toEqual([]);
+    await ebs.modifyVolume({ ebsVolumeId: gp3, sizeGiB: 200, volumeType: 'st1' });
+    expect((await ebs.describeVolumeModifications([gp3]))[0]).toMatchObject({ state: 'modifying', targetSizeGiB: 200, targetVolumeType: 'st1' });
   });
 
   it('returns the same volume for a repeated client token and rejects the token with other parameters', async () => {
