@@ -1,4 +1,4 @@
-import { EBS_LIMITS, GP3_BASELINE, MODIFICATION_WINDOW_MS, MODIFICATIONS_PER_WINDOW } from '../domain/ebs-limits.js';
+import { EBS_LIMITS, GP3_BASELINE, MODIFICATION_WINDOW_MS, MODIFICATIONS_PER_WINDOW, provisionedPerformance } from '../domain/ebs-limits.js';
 import type { VolumeSpec, VolumeType } from '../domain/records.js';
 import { OWNERSHIP_TAGS } from '../settings.js';
 import { canonicalJson } from '../domain/canonical-json.js';
@@ -309,8 +309,8 @@ export class MemoryEbs implements VolumeProvider {
       availabilityZone: request.availabilityZone,
       sizeGiB: spec.sizeGiB,
       volumeType: spec.volumeType,
-      ...(spec.iops !== undefined ? { iops: spec.iops } : {}),
-      ...(spec.throughput !== undefined ? { throughput: spec.throughput } : {}),
+      // What EC2 provisions and describes: gp3's baseline when the spec names no IOPS or throughput.
+      ...provisionedPerformance(spec),
       multiAttach: spec.multiAttach ?? false,
       encrypted: spec.encrypted ?? false,
       tags: { ...request.tags },

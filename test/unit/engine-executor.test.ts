@@ -2570,7 +2570,7 @@ describe('executor: modifications one after another, each once the one before co
     expect((await volumeOf(h, 'data-1')).status).toMatchObject({
       state: 'in-use',
       code: 'IncorrectModificationState',
-      message: 'waiting for the modification under way (optimizing, to 20 GiB, gp3) to finish before modifying',
+      message: 'waiting for the modification under way (optimizing, to 20 GiB, gp3, 3000 IOPS, 125 MiB/s) to finish before modifying',
       attempts: 0,
       nextAttemptAt: expect.any(String),
     });
@@ -3080,7 +3080,7 @@ describe('executor: a modification already under way', () => {
     expect(waiting.status).toMatchObject({
       state: 'available',
       code: 'IncorrectModificationState',
-      message: 'waiting for the modification under way (modifying, to 20 GiB, gp3) to finish before modifying',
+      message: 'waiting for the modification under way (modifying, to 20 GiB, gp3, 3000 IOPS, 125 MiB/s) to finish before modifying',
       attempts: 0,
       nextAttemptAt: new Date(h.clock.now() + 15_000).toISOString(),
     });

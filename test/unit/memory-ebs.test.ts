@@ -333,6 +333,17 @@ describe('MemoryEbs', () => {
     expect((await ebs.describeVolumeModifications([v]))[0]?.state).toBe('completed');
   });
 
+  it('describes a gp3 volume created without IOPS or throughput with the 3,000 IOPS and 125 MiB/s EC2 gives it, and keeps them through a grow', async () => {
+    const { clock, ebs } = setup();
+    const created = await ebs.createVolume(request('t-gp3'));
+    expect(created).toMatchObject({ volumeType: 'gp3', iops: 3_000, throughput: 125 });
+    await clock.advance(2_000);
+    await ebs.modifyVolume({ ebsVolumeId: created.ebsVolumeId, sizeGiB: 20 });
+    expect((await ebs.describeVolumeModifications([created.ebsVolumeId]))[0]).toMatchObject({ targetSizeGiB: 20, targetIops: 3_000, targetThroughput: 125 });
+    await clock.advance(360_000);
+    expect(ebs.volume(created.ebsVolumeId)).toMatchObject({ sizeGiB: 20, iops: 3_000, throughput: 125 });
+  });
+
   it("on a type change applies the new type's IOPS and throughput that ModifyVolume leaves out, as EC2 does; the same type keeps its own", async () => {
     const { clock, ebs } = setup();
     const modified = async (ebsVolumeId: string, change: Omit<Parameters<MemoryEbs['modifyVolume']>[0], 'ebsVolumeId'>) => {
