@@ -296,7 +296,12 @@ export class MemoryEbs implements VolumeProvider {
       }
       const existing = this.volume(previous.volumeId);
       if (existing) return existing;
-      return { ...this.describeGone(previous.volumeId, request), state: 'deleted' };
+      // EC2 will not answer with a volume it has deleted (deleted outside, or by EC2 itself for a key it could not use).
+      throw new ProviderError(
+        'idempotency-mismatch',
+        'IdempotentParameterMismatch',
+        'The client token you have provided is associated with a resource that is already deleted. Please use a different client token.',
+      );
     }
     if (!this.zones.has(request.availabilityZone)) {
       throw new ProviderError('invalid-request', 'InvalidZone.NotFound', `The zone '${request.availabilityZone}' does not exist.`);
@@ -611,20 +616,6 @@ export class MemoryEbs implements VolumeProvider {
       encrypted: volume.encrypted,
       attachments: volume.attachments.map(({ instanceId, device, state }) => ({ instanceId, device, state })),
       tags: { ...volume.tags },
-    };
-  }
-
-  private describeGone(ebsVolumeId: string, request: CreateVolumeRequest): ProviderVolume {
-    return {
-      ebsVolumeId,
-      state: 'deleted',
-      availabilityZone: request.availabilityZone,
-      sizeGiB: request.spec.sizeGiB,
-      volumeType: request.spec.volumeType,
-      multiAttach: request.spec.multiAttach ?? false,
-      encrypted: request.spec.encrypted ?? false,
-      attachments: [],
-      tags: { ...request.tags },
     };
   }
 }

@@ -214,12 +214,18 @@ describe('MemoryEbs', () => {
     expect(ebs.volumes()).toHaveLength(1);
   });
 
-  it('answers a token whose volume was deleted with that volume, deleted', async () => {
+  it('refuses a repeat of a token whose volume was deleted, as EC2 does, creating nothing; the EC2 adapter classifies the refusal the same way', async () => {
     const { clock, ebs } = setup();
     const ebsVolumeId = await availableVolume(clock, ebs, 't1');
     await ebs.deleteVolume(ebsVolumeId);
     await clock.advance(1_000);
-    expect(await ebs.createVolume(request('t1'))).toMatchObject({ ebsVolumeId, state: 'deleted' });
+    const error = (await ebs.createVolume(request('t1')).then(() => undefined, (e: unknown) => e)) as ProviderError;
+    expect(error).toMatchObject({ kind: 'idempotency-mismatch', code: 'IdempotentParameterMismatch', message: expect.stringMatching(/already deleted/) });
+    expect(toProviderError(await realEc2Error(error.code, error.message)).kind).toBe(error.kind);
+    // Deleted outside as well.
+    const other = await availableVolume(clock, ebs, 't2');
+    ebs.deleteBehindBack(other);
+    await expectCode(ebs.createVolume(request('t2')), 'idempotency-mismatch', 'IdempotentParameterMismatch', /already deleted/);
     expect(ebs.volumes()).toEqual([]);
   });
 
