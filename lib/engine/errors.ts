@@ -215,11 +215,6 @@ export function errorMessage(error: unknown): string {
 }
 
 /**
- * What `error`, thrown by `call`, means. Anything that is not a ProviderError (a network failure
- * the adapter did not classify, a bug) is retried: the attempt budget bounds it. Transient errors
- * and unclassified ones are `uncertain`.
- */
-/**
  * EC2's encoded authorization failure message, which `sts:DecodeAuthorizationMessage` turns into
  * the whole policy evaluation (the roles, policies and conditions that refused the call).
  */
@@ -237,6 +232,11 @@ export function withoutEncodedAuthorizationFailure(message: string): string {
   return message.replace(ENCODED_AUTHORIZATION_FAILURE, "Encoded authorization failure message: in the executor's log");
 }
 
+/**
+ * What `error`, thrown by `call`, means. Anything that is not a ProviderError (a network failure
+ * the adapter did not classify, a bug) is retried: the attempt budget bounds it. Transient errors
+ * and unclassified ones are `uncertain`.
+ */
 export function classifyError(call: ProviderCall, error: unknown): ClassifiedError {
   if (error instanceof ProviderError) {
     const message = withoutEncodedAuthorizationFailure(error.message);
