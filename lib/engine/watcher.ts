@@ -148,6 +148,24 @@ function clientChanged(change: RecordChange): boolean {
   return CLIENT_FIELDS.some((name) => !sameJson(field(change.oldRecord, name), field(change.newRecord, name)));
 }
 
+/**
+ * Whether `record` (as read) is still as its client put it whole into the table (an INSERT of the
+ * group), changed since by its client only: no operation of the executor's, whatever its status
+ * says, so no chain of checks runs on it. An insert delivered again (a stream batch replayed, late)
+ * once the executor has written the record is not one.
+ */
+function writtenAnew(group: RecordChange[], record: ProvisionerRecord): boolean {
+  const inserted = group.map((change) => change.eventName).lastIndexOf('INSERT');
+  if (inserted < 0) return false;
+  const since = group.slice(inserted + 1);
+  const last = group[group.length - 1]!.newRecord;
+  return (
+    field(last, 'version') === record.version &&
+    field(last, 'createdAt') === record.createdAt &&
+    since.every((change) => sameJson(field(change.oldRecord, 'status'), field(change.newRecord, 'status')) && sameJson(field(change.oldRecord, 'claim'), field(change.newRecord, 'claim')))
+  );
+}
+
 export class Watcher {
   constructor(private readonly deps: WatcherDeps) {}
 
@@ -287,9 +305,7 @@ export class Watcher {
     const respecified = record.kind === 'volume' && record.life === 'alive' && AT_REST.has(record.status.state) && record.status.attempts > 0 && group.some(specChanged);
     const droppedStatus = record.life === 'dying' && group.some(madeDying) ? madeDyingStatus(record.status, now) : respecified ? successStatus(record.status, record.status.state, now) : undefined;
     if (droppedStatus) record = (await this.write(record, { status: droppedStatus } as RecordChanges)) ?? record;
-    // A record written anew (a put of a whole item) has had no operation of the executor's, whatever its status says: no chain of checks runs on it.
-    const written = group.some((change) => change.eventName === 'INSERT');
-    await this.planAndEnqueue(record, operations, attachments, record.kind === 'attachment' ? { volume } : undefined, written);
+    await this.planAndEnqueue(record, operations, attachments, record.kind === 'attachment' ? { volume } : undefined, writtenAnew(group, record));
   }
 
   /**

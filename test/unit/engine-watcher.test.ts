@@ -651,6 +651,24 @@ describe('watcher', () => {
     expect(messages[0]!.nudge).toBeUndefined();
   });
 
+  it('an insert delivered again once the executor started its operation (a stream batch replayed) enqueues a look: the operation\'s own chain of checks stays the only one', async () => {
+    const h = harness({ ebsTimings: { create: 600_000 } });
+    await h.store.create(newVolume('data-1'));
+    const inserted = h.changes.slice();
+    await h.watch();
+    await h.drain();
+    await h.watch();
+    expect((await h.store.get(volumeKey('data-1')))?.status.state).toBe('creating');
+    const chain = h.queue.pending().map((pending) => pending.message);
+    expect(chain).toEqual([expect.objectContaining({ op: 'check-volume' })]);
+
+    // The batch that held the insert failed after it: the stream delivers it again.
+    await h.watcher.handle(inserted);
+    expect(h.queue.pending().map((pending) => pending.message)).toEqual([...chain, expect.objectContaining({ op: 'check-volume', nudge: true })]);
+    await h.drain();
+    expect(h.queue.pending().map((pending) => pending.message)).toEqual(chain);
+  });
+
   it("an attachment removed from a volume waiting for EC2's limit on modifications has the volume checked, not modified", async () => {
     const h = harness();
     await createdVolume(h);
