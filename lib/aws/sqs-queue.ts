@@ -134,6 +134,7 @@ export const operationMessageSchema = z.object({
   tokenAt: z.number().int().nonnegative().optional(),
   nudge: z.literal(true).optional(),
   chainOf: z.string().optional(),
+  retryOf: z.string().optional(),
   reason: z.string().optional(),
 });
 
@@ -152,7 +153,7 @@ export function parseOperationMessage(body: string): ParsedOperationMessage {
   }
   const parsed = operationMessageSchema.safeParse(json);
   if (!parsed.success) return { ok: false, error: `invalid operation message: ${z.prettifyError(parsed.error)}` };
-  const { dueAt, tokenAt, nudge, chainOf, reason, ...required } = parsed.data;
+  const { dueAt, tokenAt, nudge, chainOf, retryOf, reason, ...required } = parsed.data;
   return {
     ok: true,
     message: {
@@ -161,6 +162,7 @@ export function parseOperationMessage(body: string): ParsedOperationMessage {
       ...(tokenAt === undefined ? {} : { tokenAt }),
       ...(nudge === undefined ? {} : { nudge }),
       ...(chainOf === undefined ? {} : { chainOf }),
+      ...(retryOf === undefined ? {} : { retryOf }),
       ...(reason === undefined ? {} : { reason }),
     },
   };

@@ -228,6 +228,8 @@ interface Item {
   nudgeOnly?: boolean;
   /** A copy was an operation's own message (no look, no check): a client's change, say, which a retry's backoff does not hold back. */
   ownMessage?: boolean;
+  /** The next attempts its copies that were retries of failed attempts were sent for (`OperationMessage.retryOf`). */
+  retriesOf?: string[];
   /** The operation starts the copies that were progress checks of a chain carried (`OperationMessage.chainOf`), looks left out. */
   chainOf?: string[];
   /** A copy that is no look and no check of a chain (an operation's message, a check the watcher or the executor sent once). */
@@ -442,6 +444,7 @@ export class Executor {
         if (receiveCount !== undefined) item.receiveCount = receiveCount;
         if (message.nudge) item.nudgeOnly = true;
         if (ownMessage(message)) item.ownMessage = true;
+        if (message.retryOf !== undefined) item.retriesOf = [message.retryOf];
         noteChain(item, message);
         if (message.dueAt !== undefined) item.latestOp = message.op;
         if (message.tokenAt !== undefined) item.tokenOp = message.op;
@@ -453,6 +456,7 @@ export class Executor {
       if (!existing.ops.includes(message.op)) existing.ops.push(message.op);
       if (!message.nudge) delete existing.nudgeOnly;
       if (ownMessage(message)) existing.ownMessage = true;
+      if (message.retryOf !== undefined) (existing.retriesOf ??= []).push(message.retryOf);
       noteChain(existing, message);
       // Act as soon as any of the copies is due, on the earliest token any of them holds.
       existing.dueAt = existing.dueAt === undefined || message.dueAt === undefined ? undefined : Math.min(existing.dueAt, message.dueAt);
@@ -728,13 +732,16 @@ export class Executor {
    * taken), is not made before that time, when the failed attempt's own message brings it, rather
    * than as often as looks come. A client's change (the watcher sends it as the operation's own
    * message), a message holding a rate token and a wait for EC2's modification limit (no backoff
-   * of a failure) are not held back. A look delivered again (its invocation failed, perhaps before
+   * of a failure) are not held back, nor is that attempt's own retry (`OperationMessage.retryOf`);
+   * the retry of an earlier attempt is a look (a client's change brought the operation at once,
+   * whose failure sent its own retry). A look delivered again (its invocation failed, perhaps before
    * sending that message) comes back then.
    */
   private retryNotDue(item: Item, op: OperationKind, now: number, followUps: { item: Item; operation: QueuedOperation }[]): boolean {
     const record = item.record!;
     const status = record.status;
     if (status.nextAttemptAt === undefined || status.code === MODIFICATION_COOLDOWN_CODE || item.ownMessage || item.tokenAt !== undefined) return false;
+    if (item.retriesOf?.includes(status.nextAttemptAt)) return false;
     const atMs = Date.parse(status.nextAttemptAt);
     if (!(atMs > now)) return false;
     // A check the look asked of a record with no step of its own to take (`plan`: a volume at rest synced with EC2) is no part of the retry.
@@ -2593,6 +2600,9 @@ export class Executor {
     const op = resendOp(item);
     const operation = this.messageAt(op, item.key, reason, now, atMs);
     if (item.nudgeOnly) operation.message.nudge = true;
+    // Still a retry when every copy that was an operation's message was one: it stays held back by a later attempt's backoff.
+    const retryOf = item.ownMessage || CHECK_OPERATIONS.has(op) ? undefined : item.retriesOf?.at(-1);
+    if (retryOf !== undefined) operation.message.retryOf = retryOf;
     const tokenAt = unspentTokenAt(item, op);
     if (tokenAt !== undefined) operation.message.tokenAt = tokenAt;
     // A check of a chain stays one (of the same operation) when it comes back, unless a copy was not.
@@ -2820,7 +2830,7 @@ export class Executor {
     if (decision.type === 'wait' && result.retryAtMs !== undefined)
       return this.messageAt(written.kind === 'volume' ? 'check-volume' : 'check-attachment', keyOf(written), decision.reason, now, result.retryAtMs);
     if (decision.type !== 'operation') return undefined;
-    if (result.retryAtMs !== undefined) return this.messageAt(decision.op, keyOf(written), decision.reason, now, result.retryAtMs);
+    if (result.retryAtMs !== undefined) return retryOfAttempt(this.messageAt(decision.op, keyOf(written), decision.reason, now, result.retryAtMs), written);
     if (CHECK_OPERATIONS.has(decision.op) || written.status.state === 'creating') {
       // Paced by the operation under way: a modification takes far longer than an attach.
       const started = operationStartMs(written.status) ?? now;
@@ -2982,9 +2992,16 @@ function withChanges<R extends ProvisionerRecord>(record: R, changes: RecordChan
   return written as R;
 }
 
-/** Whether a copy is an operation's own message: no look (`OperationMessage.nudge`), no check. */
+/** Whether a copy is an operation's own message: no look (`OperationMessage.nudge`), no check, no retry of a failed attempt (`OperationMessage.retryOf`). */
 function ownMessage(message: OperationMessage): boolean {
-  return !message.nudge && !CHECK_OPERATIONS.has(message.op);
+  return !message.nudge && !CHECK_OPERATIONS.has(message.op) && message.retryOf === undefined;
+}
+
+/** `operation`, sent for the next attempt `written` names after a failure, marked as that attempt's retry (`OperationMessage.retryOf`). */
+function retryOfAttempt(operation: QueuedOperation, written: ProvisionerRecord): QueuedOperation {
+  const next = written.status.nextAttemptAt;
+  if (next !== undefined && !CHECK_OPERATIONS.has(operation.message.op)) operation.message.retryOf = next;
+  return operation;
 }
 
 /** Notes what chain, if any, a copy of the item's message belongs to (`Item.chainOf`, `Item.unchained`); a look belongs to none. */

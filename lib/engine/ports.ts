@@ -194,6 +194,12 @@ export interface OperationMessage {
    * and the next one began, with a chain of its own) is only a look.
    */
   chainOf?: string;
+  /**
+   * The retry of a failed attempt: the `status.nextAttemptAt` it was sent for. One that finds the
+   * record's next attempt set later (another attempt made since, a client's change having brought
+   * it at once, whose own retry comes then) is only a look, held back by that backoff.
+   */
+  retryOf?: string;
   /** Free text for logs: why this was scheduled. */
   reason?: string;
 }

@@ -149,6 +149,11 @@ describe('parseOperationMessage', () => {
       ok: true,
       message: { op: 'check-volume', key: { kind: 'volume', volumeId: 'v1' }, chainOf: '2026-01-01T00:00:00.000Z' },
     });
+    // A retry of a failed attempt keeps the next attempt it was sent for.
+    expect(parseOperationMessage('{"op":"attach","key":{"kind":"volume","volumeId":"v1"},"retryOf":"2026-01-01T00:00:02.000Z"}')).toEqual({
+      ok: true,
+      message: { op: 'attach', key: { kind: 'volume', volumeId: 'v1' }, retryOf: '2026-01-01T00:00:02.000Z' },
+    });
   });
 
   it.each([

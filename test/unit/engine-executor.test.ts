@@ -840,6 +840,36 @@ describe('executor: a failed operation looked at during its backoff', () => {
     expect((await volumeOf(h, 'data-1')).status).toEqual({ state: 'available', attempts: 0, updatedAt: at });
   });
 
+  it("a client's change during an attach's backoff tries it again at once, and only that: the failed attempt's own retry makes no call before the next backoff ends", async () => {
+    const h = harness();
+    const key = attachmentKey('data-1');
+    await availableVolume(h, 'data-1');
+    await h.store.create(newAttachment('data-1'));
+    /** When the record says the next attempt is due, and when its client changed it (an attempt due at once). */
+    let due = 0;
+    let changedAt = Number.NaN;
+    const early: number[] = [];
+    h.ebs.attachVolume = async () => {
+      if (h.clock.now() < due && h.clock.now() !== changedAt) early.push(h.clock.now());
+      throw new ProviderError('incorrect-state', 'IncorrectState', 'The instance is not ready');
+    };
+    await h.executor.run(h.batchOf(h.op('attach', key)));
+    due = Date.parse((await h.store.get(key))!.status.nextAttemptAt!);
+    await h.clock.advance(1000);
+    h.changes.splice(0);
+    await h.store.update<AttachmentRecord>(key, { requestedDevice: '/dev/sdh' });
+    changedAt = h.clock.now();
+    for (let second = 0; second < 300; second++) {
+      await h.watch();
+      await h.drain();
+      const next = (await h.store.get(key))?.status.nextAttemptAt;
+      if (next !== undefined) due = Date.parse(next);
+      await h.clock.advance(1000);
+    }
+    expect(early).toEqual([]);
+    expect((await h.store.get(key))?.status).toMatchObject({ state: 'error', attempts: DEFAULT_ENGINE_CONFIG.maxAttempts });
+  });
+
   it('a look delivered again, its invocation having failed, comes back when the backoff ends', async () => {
     const h = harness();
     const key = volumeKey('data-1');
