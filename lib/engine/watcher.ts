@@ -143,6 +143,15 @@ function specChanged(change: RecordChange): boolean {
   return change.eventName === 'MODIFY' && change.oldRecord !== undefined && !sameJson(field(change.oldRecord, 'spec'), field(change.newRecord, 'spec'));
 }
 
+/**
+ * Whether the record's failed attempts are of the operation's run (`status.operationStartedAt`)
+ * that the change's image shows: not those of an operation started since, after the change's
+ * own handling dropped that run's (a failure from a fresh status starts a run of its own).
+ */
+function sameRun(change: RecordChange, record: ProvisionerRecord): boolean {
+  return field(field(change.newRecord, 'status'), 'operationStartedAt') === record.status.operationStartedAt;
+}
+
 function clientChanged(change: RecordChange): boolean {
   if (change.eventName !== 'MODIFY' || change.oldRecord === undefined || change.newRecord === undefined) return true;
   return CLIENT_FIELDS.some((name) => !sameJson(field(change.oldRecord, name), field(change.newRecord, name)));
@@ -301,9 +310,11 @@ export class Watcher {
     // Deleted by its client: the live operation's failed attempts are not the delete's or the detach's.
     // A volume at rest given another spec: the failures toward the old one are not those of the tag
     // change or grow toward the new one (which may need no call, and would leave them shown).
+    // Only the failures the change found: delivered again or late, it may find those of the operation it started (`sameRun`).
     const now = this.deps.clock.now();
-    const respecified = record.kind === 'volume' && record.life === 'alive' && AT_REST.has(record.status.state) && record.status.attempts > 0 && group.some(specChanged);
-    const droppedStatus = record.life === 'dying' && group.some(madeDying) ? madeDyingStatus(record.status, now) : respecified ? successStatus(record.status, record.status.state, now) : undefined;
+    const found = (asked: (change: RecordChange) => boolean) => group.some((change) => asked(change) && sameRun(change, record));
+    const respecified = record.kind === 'volume' && record.life === 'alive' && AT_REST.has(record.status.state) && record.status.attempts > 0 && found(specChanged);
+    const droppedStatus = record.life === 'dying' && found(madeDying) ? madeDyingStatus(record.status, now) : respecified ? successStatus(record.status, record.status.state, now) : undefined;
     if (droppedStatus) record = (await this.write(record, { status: droppedStatus } as RecordChanges)) ?? record;
     await this.planAndEnqueue(record, operations, attachments, record.kind === 'attachment' ? { volume } : undefined, writtenAnew(group, record));
   }
