@@ -230,6 +230,8 @@ interface Item {
   ownMessage?: boolean;
   /** The next attempts its copies that were retries of failed attempts were sent for (`OperationMessage.retryOf`). */
   retriesOf?: string[];
+  /** Every copy was a look or a retry of a failed attempt: only a look once the record no longer waits for that attempt (`retrySuperseded`). */
+  looksAndRetriesOnly?: boolean;
   /** The operation starts the copies that were progress checks of a chain carried (`OperationMessage.chainOf`), looks left out. */
   chainOf?: string[];
   /** A copy that is no look and no check of a chain (an operation's message, a check the watcher or the executor sent once). */
@@ -445,6 +447,7 @@ export class Executor {
         if (message.nudge) item.nudgeOnly = true;
         if (ownMessage(message)) item.ownMessage = true;
         if (message.retryOf !== undefined) item.retriesOf = [message.retryOf];
+        if (message.nudge || message.retryOf !== undefined) item.looksAndRetriesOnly = true;
         noteChain(item, message);
         if (message.dueAt !== undefined) item.latestOp = message.op;
         if (message.tokenAt !== undefined) item.tokenOp = message.op;
@@ -457,6 +460,7 @@ export class Executor {
       if (!message.nudge) delete existing.nudgeOnly;
       if (ownMessage(message)) existing.ownMessage = true;
       if (message.retryOf !== undefined) (existing.retriesOf ??= []).push(message.retryOf);
+      if (!message.nudge && message.retryOf === undefined) delete existing.looksAndRetriesOnly;
       noteChain(existing, message);
       // Act as soon as any of the copies is due, on the earliest token any of them holds.
       existing.dueAt = existing.dueAt === undefined || message.dueAt === undefined ? undefined : Math.min(existing.dueAt, message.dueAt);
@@ -599,7 +603,7 @@ export class Executor {
         if (item.rejected) await this.reject(item, item.rejected);
         continue;
       }
-      if (this.chainEnded(item)) item.nudgeOnly = true;
+      if (this.chainEnded(item) || this.retrySuperseded(item)) item.nudgeOnly = true;
       let decision: Decision | undefined;
       try {
         decision = this.plan(item, now);
@@ -694,6 +698,19 @@ export class Executor {
   }
 
   /**
+   * Whether the item's copies are looks and retries of failed attempts the record no longer waits
+   * for (its `nextAttemptAt` is another, or gone): an attempt was made since (a client's change
+   * brings one at once), which follows itself up, with a chain of checks if it started an
+   * operation. The item is then only a look, so that chain is not doubled (a modification may stay
+   * `modifying` for hours). One delivered before is left as it is, as in `chainEnded`.
+   */
+  private retrySuperseded(item: Item): boolean {
+    if (item.nudgeOnly || !item.looksAndRetriesOnly || !item.retriesOf || (item.receiveCount ?? 1) > 1) return false;
+    const next = item.record?.status.nextAttemptAt;
+    return next === undefined || !item.retriesOf.includes(next);
+  }
+
+  /**
    * Whether another invocation holds a live claim on the record (an operation under way there): a
    * check then looks again when that claim ends instead of writing beside it.
    */
@@ -746,7 +763,8 @@ export class Executor {
     if (!(atMs > now)) return false;
     // A check the look asked of a record with no step of its own to take (`plan`: a volume at rest synced with EC2) is no part of the retry.
     if (CHECK_OPERATIONS.has(op) && (record.kind === 'attachment' ? planAttachment(record, item.volume) : planVolume(record, item.attachments ?? [], now)).type !== 'operation') return false;
-    if ((item.receiveCount ?? 1) > 1) this.resend(item, 'next attempt not due yet', now, atMs, followUps);
+    // Delivered again, it stands in for the retry its invocation may not have sent.
+    if ((item.receiveCount ?? 1) > 1) this.resend(item, 'next attempt not due yet', now, atMs, followUps, status.nextAttemptAt);
     else this.resendLaterCopy(item, now, atMs, followUps);
     this.deps.metrics.operation({ operation: item.hint, outcome: 'skipped' });
     return true;
@@ -2596,12 +2614,20 @@ export class Executor {
    * (`resendOp`), and still a look when every copy was one (`nudgeOnly`). A copy due
    * later still goes back as well (`resendLaterCopy`).
    */
-  private resend(item: Item, reason: string, now: number, atMs: number, followUps: { item: Item; operation: QueuedOperation }[]): void {
+  private resend(
+    item: Item,
+    reason: string,
+    now: number,
+    atMs: number,
+    followUps: { item: Item; operation: QueuedOperation }[],
+    /** The next attempt it comes back as the retry of (`OperationMessage.retryOf`). */
+    attempt?: string,
+  ): void {
     const op = resendOp(item);
     const operation = this.messageAt(op, item.key, reason, now, atMs);
     if (item.nudgeOnly) operation.message.nudge = true;
     // Still a retry when every copy that was an operation's message was one: it stays held back by a later attempt's backoff.
-    const retryOf = item.ownMessage || CHECK_OPERATIONS.has(op) ? undefined : item.retriesOf?.at(-1);
+    const retryOf = item.ownMessage || CHECK_OPERATIONS.has(op) ? undefined : (attempt ?? item.retriesOf?.at(-1));
     if (retryOf !== undefined) operation.message.retryOf = retryOf;
     const tokenAt = unspentTokenAt(item, op);
     if (tokenAt !== undefined) operation.message.tokenAt = tokenAt;

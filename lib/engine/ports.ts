@@ -196,8 +196,8 @@ export interface OperationMessage {
   chainOf?: string;
   /**
    * The retry of a failed attempt: the `status.nextAttemptAt` it was sent for. One that finds the
-   * record's next attempt set later (another attempt made since, a client's change having brought
-   * it at once, whose own retry comes then) is only a look, held back by that backoff.
+   * record waiting for another attempt, or for none (an attempt made since: a client's change
+   * brings one at once, which follows itself up), is only a look, held back by that backoff.
    */
   retryOf?: string;
   /** Free text for logs: why this was scheduled. */

@@ -870,6 +870,23 @@ describe('executor: a failed operation looked at during its backoff', () => {
     expect((await h.store.get(key))?.status).toMatchObject({ state: 'error', attempts: DEFAULT_ENGINE_CONFIG.maxAttempts });
   });
 
+  it("an earlier attempt's retry delivered again, its invocation having failed, comes back as the retry of the attempt now due", async () => {
+    const h = harness();
+    const key = volumeKey('data-1');
+    await h.store.create(newVolume('data-1'));
+    h.ebs.failNext('CreateVolume', internalError());
+    await h.executor.run(h.batchOf(h.op('create-volume', key)));
+    h.queue.purge();
+    const { nextAttemptAt } = (await volumeOf(h, 'data-1')).status;
+    const earlier = new Date(h.clock.now() - 60_000).toISOString();
+    await h.executor.run([{ messageId: 'm-again', message: { ...h.op('create-volume', key), retryOf: earlier }, receiveCount: 2 }]);
+    expect(h.ebs.calls.CreateVolume).toBe(1);
+    expect(h.queue.pending().map((pending) => pending.message)).toEqual([expect.objectContaining({ op: 'create-volume', retryOf: nextAttemptAt })]);
+    await h.settle(10_000);
+    expect(await volumeOf(h, 'data-1')).toMatchObject({ status: { state: 'available', attempts: 0 } });
+    expect(h.ebs.calls.CreateVolume).toBe(2);
+  });
+
   it('a look delivered again, its invocation having failed, comes back when the backoff ends', async () => {
     const h = harness();
     const key = volumeKey('data-1');

@@ -1011,6 +1011,30 @@ describe('a modification that takes hours, with the reconciler passing every 5 m
     expect((await volumeOf(changed.h)).status.state).toBe('modifying');
   });
 
+  it("a failed grow's retry, come after a client's new spec has started the modification, only looks: one chain of checks", async () => {
+    const h = harness({ ebsTimings: { modify: 3 * 60 * MINUTE, optimize: 1000 } });
+    await h.store.create(newVolume('data-1'));
+    await h.watch();
+    await h.settle(10_000);
+    await h.watch();
+    h.ebs.failNext('ModifyVolume', new ProviderError('transient', 'InternalError', 'An internal error has occurred'), 6);
+    await h.store.update<VolumeRecord>(KEY, { spec: { ...newVolume('data-1').spec, sizeGiB: 20 }, generation: 2 });
+    for (let second = 0; second < 120 && (h.ebs.calls.ModifyVolume ?? 0) < 6; second++) {
+      await h.watch();
+      await h.settle(1000);
+    }
+    await h.watch();
+    // Its next attempt is due after the first check of a modification started now.
+    const { status } = await volumeOf(h);
+    expect(Date.parse(status.nextAttemptAt!) - h.clock.now()).toBeGreaterThan(30_000);
+    await h.store.update<VolumeRecord>(KEY, { spec: { ...newVolume('data-1').spec, sizeGiB: 30 }, generation: 3 });
+    await h.watch();
+    await h.settle(10 * MINUTE, 5_000);
+    expect((await volumeOf(h)).status.state).toBe('modifying');
+    expect(h.ebs.calls.ModifyVolume).toBe(7);
+    expect(checksQueued(h)).toBe(1);
+  });
+
   it('an attachment detached during it has the volume looked at, with no second chain of checks', async () => {
     const h = harness({ ebsTimings: { modify: 3 * 60 * MINUTE, optimize: 1000 } });
     await h.store.create(newVolume('data-1'));
