@@ -149,7 +149,12 @@ function specChanged(change: RecordChange): boolean {
  * own handling dropped that run's (a failure from a fresh status starts a run of its own).
  */
 function sameRun(change: RecordChange, record: ProvisionerRecord): boolean {
-  return field(field(change.newRecord, 'status'), 'operationStartedAt') === record.status.operationStartedAt;
+  return sameIncarnation(change, record) && field(field(change.newRecord, 'status'), 'operationStartedAt') === record.status.operationStartedAt;
+}
+
+/** Whether the change is one of `record` as read, not of a record removed before it was written again under its key (its `createdAt`). */
+function sameIncarnation(change: RecordChange, record: ProvisionerRecord): boolean {
+  return field(change.newRecord, 'createdAt') === record.createdAt;
 }
 
 function clientChanged(change: RecordChange): boolean {
@@ -301,7 +306,7 @@ export class Watcher {
     // An attachment is planned against its volume record: read once, for the retry and the plan.
     const volume = record.kind === 'attachment' ? volumeRecordOf(await this.deps.store.get({ kind: 'volume', volumeId: record.volumeId }), record) : undefined;
     const putRight = record.status.code === INVALID_RECORD_CODE;
-    const retried = putRight || (generation > (record.retriedGeneration ?? 0) && this.generationBumped(group));
+    const retried = putRight || (generation > (record.retriedGeneration ?? 0) && this.generationBumped(group, record));
     if (record.status.state === 'error' && record.life === 'alive' && retried && !holdsRemovedRecordsVolume(record, volume)) {
       const written = await this.write(record, retryRequested(record.kind, generation, this.deps.clock.now()) as RecordChanges);
       if (!written) return;
@@ -321,12 +326,13 @@ export class Watcher {
 
   /**
    * Whether the client bumped `generation` of the record while it was in error (alive): a bump made
-   * before (a spec change), delivered late once the record failed, asks for no retry. An attachment
-   * written before it had one counts as 1.
+   * before (a spec change), delivered late once the record failed, asks for no retry, nor does one
+   * of a record removed before `record` was written again under its key. An attachment written
+   * before it had one counts as 1.
    */
-  private generationBumped(group: RecordChange[]): boolean {
+  private generationBumped(group: RecordChange[], record: ProvisionerRecord): boolean {
     return group.some((change) => {
-      if (change.oldRecord === undefined || change.newRecord === undefined) return false;
+      if (change.oldRecord === undefined || change.newRecord === undefined || !sameIncarnation(change, record)) return false;
       if (stateOf(change.oldRecord) !== 'error' || field(change.oldRecord, 'life') !== 'alive') return false;
       const generationOf = (image: unknown) => {
         const generation = field(image, 'generation');

@@ -701,6 +701,34 @@ describe('watcher', () => {
     expect((await h.store.get(volumeKey('data-1')))?.status).toEqual(failed);
   });
 
+  it('a retry delivered again (a stream batch replayed) once its record was removed and written again under its id retries nothing: the new record in error waits for its own client', async () => {
+    const h = harness();
+    const refused = () => new ProviderError('invalid-request', 'InvalidParameterValue', 'The parameter is not valid');
+    await h.store.create(newVolume('data-1'));
+    h.ebs.failNext('CreateVolume', refused());
+    await h.watch();
+    await h.drain();
+    h.changes.splice(0);
+    await h.store.update<VolumeRecord>(volumeKey('data-1'), { generation: 2 });
+    const retried = h.changes.slice();
+    await h.watch();
+    await h.settle(10_000);
+    // Removed straight from the table and written again, the new record fails for good.
+    await h.store.remove(volumeKey('data-1'));
+    await h.clock.advance(1000);
+    await h.store.create(newVolume('data-1', { createdAt: new Date(h.clock.now()).toISOString() }));
+    h.ebs.failNext('CreateVolume', refused());
+    await h.watch();
+    await h.drain();
+    await h.watch();
+    const failed = (await h.store.get(volumeKey('data-1')))!;
+    expect(failed.status).toMatchObject({ state: 'error', code: 'InvalidParameterValue' });
+
+    await h.watcher.handle(retried);
+    expect(await h.store.get(volumeKey('data-1'))).toEqual(failed);
+    expect(sent(h)).toEqual([]);
+  });
+
   it("an attachment removed from a volume waiting for EC2's limit on modifications has the volume checked, not modified", async () => {
     const h = harness();
     await createdVolume(h);
