@@ -303,6 +303,8 @@ export class Watcher {
     attachments?: AttachmentRecord[],
   ): Promise<void> {
     const generation = record.generation ?? 1;
+    // Judged on the record as read, before the writes below.
+    const anew = writtenAnew(group, record);
     // An attachment is planned against its volume record: read once, for the retry and the plan.
     const volume = record.kind === 'attachment' ? volumeRecordOf(await this.deps.store.get({ kind: 'volume', volumeId: record.volumeId }), record) : undefined;
     const putRight = record.status.code === INVALID_RECORD_CODE;
@@ -321,7 +323,7 @@ export class Watcher {
     const respecified = record.kind === 'volume' && record.life === 'alive' && AT_REST.has(record.status.state) && record.status.attempts > 0 && found(specChanged);
     const droppedStatus = record.life === 'dying' && found(madeDying) ? madeDyingStatus(record.status, now) : respecified ? successStatus(record.status, record.status.state, now) : undefined;
     if (droppedStatus) record = (await this.write(record, { status: droppedStatus } as RecordChanges)) ?? record;
-    await this.planAndEnqueue(record, operations, attachments, record.kind === 'attachment' ? { volume } : undefined, writtenAnew(group, record));
+    await this.planAndEnqueue(record, operations, attachments, record.kind === 'attachment' ? { volume } : undefined, anew);
   }
 
   /**
