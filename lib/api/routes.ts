@@ -189,7 +189,11 @@ export const ROUTES: readonly ApiRoute[] = [
     params: VolumeParamsSchema,
     body: PatchVolumeRequestSchema,
     responses: { 200: { description: 'The volume with its new spec.', schema: VolumeDetailsSchema, etag: true } },
-    problems: { 404: 'No such volume.', 409: `The volume is being deleted, or changed concurrently. ${INVALID_RECORD}`, 412: PRECONDITION_FAILED },
+    problems: {
+      404: 'No such volume.',
+      409: `The volume is being deleted, changed concurrently, or has attachments to more than one instance while the change turns \`multiAttach\` off. ${INVALID_RECORD}`,
+      412: PRECONDITION_FAILED,
+    },
     ifMatch: true,
     run: async ({ service }, { params, body, ifMatch }) => versioned(200, await service.patchVolume(params.volumeId, body, ifMatch)),
   }),

@@ -264,6 +264,7 @@ export class VolumeService {
       if (sameSpec(current.spec, next)) return this.details(volumeId);
       const issues = changeIssues(current, next, patch);
       if (issues.length > 0) throw invalid(`the change to volume ${volumeId} is not allowed: ${describeValidationIssues(issues)}`, issues);
+      if (current.spec.multiAttach && !next.multiAttach) await this.requireOneInstance(volumeId);
       try {
         const generation = current.generation + 1;
         // A change to a volume in error is its retry too: written with it, as `requestRetry` does, so the answer shows the retry.
@@ -285,6 +286,24 @@ export class VolumeService {
       }
     }
     throw new ApiProblem('conflict', `volume ${volumeId} was changed concurrently; read it again and retry`);
+  }
+
+  /**
+   * 409 unless the volume's live attachments name one instance at most: a volume that is not
+   * multi-attach is attached to one, and the others would wait for it without end.
+   */
+  private async requireOneInstance(volumeId: string): Promise<void> {
+    const instances = validRecords(await this.readAttachmentsOf(volumeId))
+      .filter((a) => a.life === 'alive')
+      .map((a) => a.instanceId)
+      .sort();
+    if (instances.length <= 1) return;
+    const named = instances.join(', ');
+    throw new ApiProblem(
+      'conflict',
+      `volume ${volumeId} has attachments to ${instances.length} instances (${named}); a volume that is not multi-attach is attached to one: detach it from all but one first`,
+      [{ path: 'multiAttach', message: `the volume has attachments to ${named}; detach it from all but one first` }],
+    );
   }
 
   /**

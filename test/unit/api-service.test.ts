@@ -649,6 +649,28 @@ describe('VolumeService', () => {
       expect((await problemOf(() => service.patchVolume('nope', { sizeGiB: 40 }))).status).toBe(404);
     });
 
+    it('refuses turning Multi-Attach off while the volume has attachments to more than one instance, and writes nothing', async () => {
+      await service.createVolume({ volumeId: 'shared', spec: { sizeGiB: 100, volumeType: 'io2', iops: 1000, multiAttach: true, availabilityZone: 'us-east-1a' } });
+      await service.putAttachment('shared', INSTANCE_A, {});
+      await service.putAttachment('shared', INSTANCE_B, {});
+      const writes = store.writes;
+      for (const multiAttach of [false, null]) {
+        const problem = await problemOf(() => service.patchVolume('shared', { multiAttach }));
+        expect(problem.status).toBe(409);
+        expect(problem.kind).toBe('conflict');
+        expect(problem.detail).toBe(
+          `volume shared has attachments to 2 instances (${INSTANCE_A}, ${INSTANCE_B}); a volume that is not multi-attach is attached to one: detach it from all but one first`,
+        );
+        expect(problem.errors).toEqual([{ path: 'multiAttach', message: `the volume has attachments to ${INSTANCE_A}, ${INSTANCE_B}; detach it from all but one first` }]);
+      }
+      expect(store.writes).toBe(writes);
+      expect((await volume('shared'))?.spec.multiAttach).toBe(true);
+
+      // One being detached stands in the way no more.
+      await service.deleteAttachment('shared', INSTANCE_B);
+      expect((await service.patchVolume('shared', { multiAttach: false })).spec.multiAttach).toBe(false);
+    });
+
     it('re-reads and re-validates after a concurrent client change instead of overwriting it', async () => {
       // Another client grows the volume between the service's read and its write.
       raceFirstWrite((update) => update<VolumeRecord>(volumeKey('data-01'), { spec: { ...GP3, iops: 4000, sizeGiB: 30 }, generation: 2 }));
