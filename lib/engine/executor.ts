@@ -2351,9 +2351,17 @@ export class Executor {
       const message = current
         ? `EC2 shows ${current.ebsVolumeId} not attached to ${attachment.instanceId} (detached outside the provisioner); attaching again`
         : `volume ${attachment.volumeId}${ebsVolumeId ? ` (${ebsVolumeId})` : ''} no longer exists in EC2 (deleted outside the provisioner); waiting for it to be created again`;
+      let status = successStatus(attachment.status, nextAttachmentState('attached', 'observed-detached'), now, message);
+      // A single-attach volume attached to another instance there (moved in the console): no attach
+      // follows until it is detached, so the status says that wait, as no message follows a wait.
+      if (current && !current.multiAttach && current.attachments.some((a) => a.instanceId !== attachment.instanceId && a.state !== 'detached')) {
+        const notAttached: AttachmentRecord = { ...attachment, status, device: undefined };
+        const decision = planAttachment(notAttached, { ...item.volume, status: { ...item.volume.status, state: 'in-use' } });
+        if (decision.type === 'wait') status = changesWithoutCall(notAttached, decision, now)?.status ?? status;
+      }
       return {
         outcome: 'succeeded',
-        changes: { status: successStatus(attachment.status, nextAttachmentState('attached', 'observed-detached'), now, message), device: null },
+        changes: { status, device: null },
         // A volume record that still holds the id learns it is gone from its own check.
         alsoCheck: ebsVolumeId ? this.volumeCheck(attachment) : undefined,
         volumeSeen: current,

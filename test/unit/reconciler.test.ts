@@ -7,7 +7,7 @@ import { ItemTooLargeError, ProviderError, type Metrics, type SharedRateBudget }
 import { RECORD_TOO_LARGE_LOG } from '../../lib/engine/rejection.js';
 import { FakeClock, MemoryEbs, MemoryOperationQueue, MemoryRateBudget, MemoryRecordStore, RecordingLog, RecordingMetrics, silentLog } from '../../lib/memory/index.js';
 import { METRICS, OWNERSHIP_TAGS, RECONCILER } from '../../lib/settings.js';
-import { INSTANCE, attachmentKey, harness, newAttachment, newVolume, volumeKey } from './engine-fixtures.js';
+import { INSTANCE, OTHER_INSTANCE, attachmentKey, harness, newAttachment, newVolume, volumeKey } from './engine-fixtures.js';
 
 const OWNER = 'stack-test';
 const MINUTE = 60_000;
@@ -627,6 +627,38 @@ describe('Reconciler', () => {
     await h.watch();
     await h.settle(5000);
     expect((await h.store.get(volumeKey('data-1')))?.status.state).toBe('in-use');
+  });
+
+  it('an attachment whose volume was moved to another instance in the console says it waits for that detach, and is attached again once EC2 has made it', async () => {
+    const { h, reconciler, ebsVolumeId } = await attachedVolume();
+    const attached = (await h.store.get(attachmentKey('data-1'))) as AttachmentRecord;
+    await h.ebs.detachVolume({ ebsVolumeId, instanceId: INSTANCE, device: attached.device! });
+    await h.settle(30_000);
+    await h.ebs.attachVolume({ ebsVolumeId, instanceId: OTHER_INSTANCE, device: '/dev/sdq' });
+    await h.settle(30_000);
+    await h.clock.advance(10 * MINUTE);
+    expect((await reconciler.run()).requeued).toEqual([{ key: `attachment/data-1/${INSTANCE}`, reason: `EC2 shows ${ebsVolumeId} not attached to ${INSTANCE}` }]);
+    await h.drain();
+    await h.watch();
+    await h.settle(30_000);
+    // No attach follows while the volume is attached there: the status says what it waits for, not that it attaches again.
+    expect(((await h.store.get(attachmentKey('data-1'))) as AttachmentRecord).status).toMatchObject({
+      state: 'pending',
+      message: 'waiting for volume data-1 to be detached from its other instance',
+    });
+    expect(h.ebs.calls.AttachVolume).toBe(2);
+
+    // Detached there: the next passes see the volume available and the attachment is attached again.
+    await h.ebs.detachVolume({ ebsVolumeId, instanceId: OTHER_INSTANCE, device: '/dev/sdq' });
+    for (let i = 0; i < 3 && (await h.store.get(attachmentKey('data-1')))?.status.state !== 'attached'; i++) {
+      await h.clock.advance(5 * MINUTE);
+      await reconciler.run();
+      await h.watch();
+      await h.settle(30_000);
+      await h.watch();
+    }
+    expect((await h.store.get(attachmentKey('data-1')))?.status.state).toBe('attached');
+    expect(h.ebs.volume(ebsVolumeId)?.attachments.map((a) => a.instanceId)).toEqual([INSTANCE]);
   });
 
   it.each(['/dev/sdk', 'xvdk'])('notices an attachment detached and attached again outside under another device name (%s): the record names the device EC2 shows, with no EC2 call', async (renamed) => {
