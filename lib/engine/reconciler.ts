@@ -13,7 +13,7 @@ import { judgeRecord, rejectionStands } from './rejection.js';
 import { SPEC_REJECTED_CODE, VOLUME_RECORD_REMOVED_CODE } from './status.js';
 import { ownedByAnotherRecord, type ExecutorDeps } from './executor.js';
 import { errorMessage } from './errors.js';
-import { checkScanSegment, ProviderError, type Page, type ProviderVolume, type QueuedOperation, type ScanSegment } from './ports.js';
+import { checkScanSegment, ProviderError, type OperationKind, type Page, type ProviderVolume, type QueuedOperation, type ScanSegment } from './ports.js';
 
 /** What the executor talks to (less its invocation-specific knobs), plus the scan's own settings. */
 export interface ReconcilerDeps extends Omit<ExecutorDeps, 'random' | 'newOwnerId'> {
@@ -345,8 +345,8 @@ export class Reconciler {
 
     const out: { key: string; reason: string; operation: QueuedOperation }[] = [];
     for (const record of records) {
-      const reason = this.whyRequeue(record, now, described, volumes, attachmentsByVolume, inLine);
-      if (reason) out.push(nudge(record, reason));
+      const why = this.whyRequeue(record, now, described, volumes, attachmentsByVolume, inLine);
+      if (why) out.push(typeof why === 'string' ? nudge(record, why) : nudge(record, why.reason, why.op));
     }
     return out;
   }
@@ -358,7 +358,7 @@ export class Reconciler {
     volumes: Map<string, VolumeRecord>,
     attachmentsByVolume: Map<string, AttachmentRecord[]>,
     inLine: ReadonlySet<RateBucket>,
-  ): string | undefined {
+  ): string | { reason: string; op: OperationKind } | undefined {
     const status = record.status;
     if (record.claim && record.claim.expiresAt > now) return undefined; // someone is on it
     const updatedAt = Date.parse(status.updatedAt);
@@ -377,10 +377,16 @@ export class Reconciler {
       const settledInError = status.state === 'error' && decision.type === 'none';
       // A call in line holds a token at most the reservation horizon ahead of its deferral: overdue by
       // more than that, no message of its own can still be waiting for it (it was lost), however long
-      // the line other calls keep. The nudge, a look, takes only a token usable at once, so it costs
-      // nothing if the message is there after all.
+      // the line other calls keep. Without a line the nudge, a look, takes a token usable at once.
       const lineMayHoldIt = now - nextAttemptAt < this.overdueAfterMs + this.config.tokenReservationHorizonMs;
-      if (!settledInError && !(lineMayHoldIt && this.waitingInLine(decision, record, inLine))) return `next attempt was due at ${status.nextAttemptAt}`;
+      const waitingInLine = this.waitingInLine(decision, record, inLine);
+      if (!settledInError && !(lineMayHoldIt && waitingInLine)) {
+        const reason = `next attempt was due at ${status.nextAttemptAt}`;
+        // Lost while the line lasts: the nudge is the operation, which takes its token at the end of
+        // the line as its own message did; a look, taking only one usable at once, would be dropped
+        // pass after pass. Passes before its token comes send it again (a token each, no second call).
+        return waitingInLine && decision.type === 'operation' ? { reason, op: decision.op } : reason;
+      }
     }
     if (UNDER_WAY_STATES.has(status.state) && !scheduled) return `${status.state} with no progress since ${status.updatedAt}`;
 
@@ -540,12 +546,12 @@ export class Reconciler {
   }
 }
 
-/** The reconciler's look at `record`, for the reason given. */
-function nudge(record: ProvisionerRecord, reason: string): { key: string; reason: string; operation: QueuedOperation } {
+/** The reconciler's look at `record`, for the reason given: a check, or `op` (the operation whose message was lost in a line for tokens). */
+function nudge(record: ProvisionerRecord, reason: string, op?: OperationKind): { key: string; reason: string; operation: QueuedOperation } {
   const key = keyOf(record);
   return {
     key: keyString(key),
     reason,
-    operation: { message: { op: record.kind === 'volume' ? 'check-volume' : 'check-attachment', key, nudge: true, reason: `reconciler: ${reason}` }, delaySeconds: 0 },
+    operation: { message: { op: op ?? (record.kind === 'volume' ? 'check-volume' : 'check-attachment'), key, nudge: true, reason: `reconciler: ${reason}` }, delaySeconds: 0 },
   };
 }

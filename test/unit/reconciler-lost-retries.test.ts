@@ -8,8 +8,10 @@
  */
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_ENGINE_CONFIG } from '../../lib/engine/config.js';
+import { Executor } from '../../lib/engine/executor.js';
 import { Reconciler } from '../../lib/engine/reconciler.js';
 import { FakeClock, MemoryEbs, MemoryOperationQueue, MemoryRateBudget, MemoryRecordStore, RecordingMetrics, silentLog } from '../../lib/memory/index.js';
+import { OWNERSHIP_TAGS } from '../../lib/settings.js';
 import { AZ, newVolume } from './engine-fixtures.js';
 
 const OWNER = 'stack-test';
@@ -46,5 +48,111 @@ describe('reconciler: a lost retry and a line of calls that never goes', () => {
     }
     // Three hours on (the token horizon is one), the record is still `pending` with nothing queued: it must have been nudged.
     expect(nudged).toEqual(['volume/lost']);
+  });
+});
+
+describe('reconciler: a lost retry nudged while its line lasts', () => {
+  it('has the executor make the call at its place in the line, not drop the nudge for want of a token usable at once pass after pass', async () => {
+    const clock = new FakeClock(Date.parse('2026-03-01T00:00:00Z'));
+    const store = new MemoryRecordStore();
+    const queue = new MemoryOperationQueue({ clock });
+    const ebs = new MemoryEbs({ clock, ownerTagValue: OWNER, availabilityZones: [AZ] });
+    const budget = new MemoryRateBudget();
+    const config = { ownerTagValue: OWNER, rateWaitMaxMs: 0 };
+    const reconciler = new Reconciler({ store, queue, provider: ebs, rateBudget: budget, clock, metrics: new RecordingMetrics(), log: silentLog, config });
+    const executor = new Executor({ store, queue, provider: ebs, rateBudget: budget, clock, metrics: new RecordingMetrics(), log: silentLog, config, random: () => 0.5 });
+    const at = new Date(clock.now()).toISOString();
+    const retryAt = new Date(clock.now() + 5_000).toISOString();
+    // EC2 refused its CreateVolume; the retry's message was then lost.
+    await store.create(
+      newVolume('lost', {
+        status: { state: 'pending', code: 'RequestLimitExceeded', message: 'Request limit exceeded.', attempts: 0, updatedAt: at, nextAttemptAt: retryAt },
+        version: 0,
+        createdAt: at,
+      }),
+    );
+
+    // Other creates keep some ten minutes of CreateVolume tokens taken ahead, minute after minute.
+    const account = DEFAULT_ENGINE_CONFIG.accountRateBudgets.CreateVolume;
+    await budget.take('CreateVolume', account.burst + 10 * 60 * account.ratePerSecond, account, clock.now(), 3_600_000);
+    const nudged: string[] = [];
+    for (let minute = 1; minute <= 180; minute++) {
+      await clock.advance(MINUTE);
+      await budget.take('CreateVolume', 60 * account.ratePerSecond, account, clock.now(), 3_600_000);
+      const batch = queue.receive(10);
+      if (batch.length > 0) {
+        const { failedMessageIds } = await executor.run(batch.map((m) => ({ messageId: m.messageId, message: m.message, receiveCount: m.receiveCount })));
+        for (const m of batch) if (!failedMessageIds.includes(m.messageId)) queue.delete(m.receiptHandle);
+      }
+      if (minute % 5 === 0) nudged.push(...(await reconciler.run()).requeued.map((r) => r.key));
+    }
+    // Nudged once the line could no longer hold its message (an hour and more overdue), as the
+    // operation, which takes its token at the end of the line: made some ten minutes later, once,
+    // and nudged no more (passes meanwhile see it overdue still, and their copies find it made).
+    expect(nudged.length).toBeGreaterThan(0);
+    expect(nudged.length).toBeLessThanOrEqual(3);
+    expect(ebs.calls.CreateVolume).toBe(1);
+    expect((await store.get({ kind: 'volume', volumeId: 'lost' }))?.status).toMatchObject({ state: 'available', attempts: 0 });
+    expect(queue.pending()).toEqual([]);
+  });
+});
+
+describe('reconciler: a lost modification retry nudged while its line lasts', () => {
+  it('keeps one chain of checks while EC2 modifies the volume for an hour: the copies of the nudge that come back then are looks', async () => {
+    const clock = new FakeClock(Date.parse('2026-03-01T00:00:00Z'));
+    const store = new MemoryRecordStore();
+    const queue = new MemoryOperationQueue({ clock });
+    const ebs = new MemoryEbs({ clock, ownerTagValue: OWNER, availabilityZones: [AZ], timings: { modify: 60 * MINUTE, optimize: MINUTE } });
+    const budget = new MemoryRateBudget();
+    const config = { ownerTagValue: OWNER, rateWaitMaxMs: 0 };
+    const reconciler = new Reconciler({ store, queue, provider: ebs, rateBudget: budget, clock, metrics: new RecordingMetrics(), log: silentLog, config });
+    const executor = new Executor({ store, queue, provider: ebs, rateBudget: budget, clock, metrics: new RecordingMetrics(), log: silentLog, config, random: () => 0.5 });
+    const { ebsVolumeId } = await ebs.createVolume({
+      clientToken: 'grow',
+      availabilityZone: AZ,
+      spec: { sizeGiB: 10, volumeType: 'gp3' },
+      tags: { [OWNERSHIP_TAGS.owner]: OWNER, [OWNERSHIP_TAGS.record]: 'grow' },
+    });
+    await clock.advance(MINUTE);
+    const at = new Date(clock.now()).toISOString();
+    const retryAt = new Date(clock.now() + 5_000).toISOString();
+    // A grow to 30 GiB that EC2 throttled; the retry's message was then lost.
+    await store.create(
+      newVolume(
+        'grow',
+        {
+          ebsVolumeId,
+          availabilityZone: AZ,
+          generation: 2,
+          observed: { sizeGiB: 10, volumeType: 'gp3', tags: {} },
+          observedGeneration: 1,
+          status: { state: 'available', code: 'RequestLimitExceeded', message: 'Request limit exceeded.', attempts: 1, updatedAt: at, nextAttemptAt: retryAt },
+          version: 0,
+          createdAt: at,
+        },
+        { sizeGiB: 30 },
+      ),
+    );
+
+    // Other calls of the mutating actions' bucket keep some ten minutes of its tokens taken ahead.
+    const mutating = DEFAULT_ENGINE_CONFIG.accountRateBudgets.AttachVolume;
+    await budget.take('AttachVolume', mutating.burst + 10 * 60 * mutating.ratePerSecond, mutating, clock.now(), 3_600_000);
+    let checksAtOnce = 0;
+    for (let minute = 1; minute <= 180; minute++) {
+      await clock.advance(MINUTE);
+      await budget.take('AttachVolume', 60 * mutating.ratePerSecond, mutating, clock.now(), 3_600_000);
+      const batch = queue.receive(10);
+      if (batch.length > 0) {
+        const { failedMessageIds } = await executor.run(batch.map((m) => ({ messageId: m.messageId, message: m.message, receiveCount: m.receiveCount })));
+        for (const m of batch) if (!failedMessageIds.includes(m.messageId)) queue.delete(m.receiptHandle);
+      }
+      if (minute % 5 === 0) await reconciler.run();
+      if ((await store.get({ kind: 'volume', volumeId: 'grow' }))?.status.state === 'modifying')
+        checksAtOnce = Math.max(checksAtOnce, queue.pending().filter((p) => p.message.op === 'check-volume' && !p.message.nudge).length);
+    }
+    expect(ebs.calls.ModifyVolume).toBe(1);
+    expect(ebs.volume(ebsVolumeId)?.sizeGiB).toBe(30);
+    expect((await store.get({ kind: 'volume', volumeId: 'grow' }))?.status.state).toBe('available');
+    expect(checksAtOnce).toBe(1);
   });
 });
