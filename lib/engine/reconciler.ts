@@ -197,12 +197,15 @@ export class Reconciler {
       this.deps.log.warn('owned volumes without a record tag are judged only by a pass that scans the whole table', { ebsVolumeIds: leaks.unjudged });
     }
     if (!scanComplete || (!leaks.listed && !leaks.failed)) {
+      // Listed whole, it is complete only with every volume judged: those naming no record wait for a pass over the whole table.
+      const listed = leaks.unjudged.length === 0 ? 'complete' : `all ${leaks.volumes} owned volumes listed; ${leaks.unjudged.length} without a record tag not judged`;
+      const leakCheck = leaks.listed ? listed : leaks.failed ? `EC2 failed the listing after ${leaks.volumes} owned volumes` : `stopped after ${leaks.volumes} owned volumes`;
       this.deps.log.warn('reconciler pass ran out of time; the next passes take up the rest', {
         segmentsDone: report.segments.done,
         segmentsTotal: total,
         segmentsLeft: left,
         ...(cutShort ? { segmentCutShort: cutShort.segment, recordsScannedOfIt: cutShort.scanned } : {}),
-        leakCheck: leaks.listed ? 'complete' : leaks.failed ? `EC2 failed the listing after ${leaks.volumes} owned volumes` : `stopped after ${leaks.volumes} owned volumes`,
+        leakCheck,
       });
     }
     if (cutShort && cutShort.segment === first) {

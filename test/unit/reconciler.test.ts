@@ -982,6 +982,20 @@ describe("Reconciler passes bounded by the invocation's time", () => {
     });
   });
 
+  it('a pass out of time before reaching the record of a volume without a record tag does not call its leak check complete in its warning', async () => {
+    const env = setup();
+    const now = new Date(env.clock.now()).toISOString();
+    const untagged = await ownedVolume(env, 'kept');
+    await env.store.create(volume('kept', now, { ebsVolumeId: untagged.ebsVolumeId, status: { state: 'available', attempts: 0, updatedAt: now } }));
+    env.ebs.retagBehindBack(untagged.ebsVolumeId, { [OWNERSHIP_TAGS.owner]: OWNER });
+    const log = new RecordingLog();
+    const report = await slowScan(env, { log }).run({ remainingTimeMs: SCAN_RESERVE_MS - 1 });
+    expect(report.leakCheckComplete).toBe(false);
+    expect(log.entries.find((entry) => entry.message === 'reconciler pass ran out of time; the next passes take up the rest')?.attributes).toMatchObject({
+      leakCheck: 'all 1 owned volumes listed; 1 without a record tag not judged',
+    });
+  });
+
   it("begins each pass with the segment after the last by the schedule's time, however late each pass starts", async () => {
     const env = setup();
     const firstSegments: number[] = [];
