@@ -8,7 +8,7 @@ import { keyNamesRecord, keyOf, keyString, type AttachmentRecord, type Provision
 import { managedTagsOf, parseRecord, tagChanges } from '../domain/validation.js';
 import { METRICS, OWNERSHIP_TAGS, RECONCILER } from '../settings.js';
 import { RATE_BUCKET_OF, resolveEngineConfig, type EngineConfig, type RateBucket } from './config.js';
-import { createUnanswered, firstActionOf, givenUpWithDevice, planAttachment, planVolume, UNDER_WAY_STATES, type Decision } from './planner.js';
+import { createUnanswered, firstActionOf, givenUpWithDevice, planAttachment, planVolume, UNDER_WAY_STATES, waitsForVolumeInUse, type Decision } from './planner.js';
 import { judgeRecord, rejectionStands } from './rejection.js';
 import { SPEC_REJECTED_CODE, VOLUME_RECORD_REMOVED_CODE } from './status.js';
 import { ownedByAnotherRecord, type ExecutorDeps } from './executor.js';
@@ -325,11 +325,13 @@ export class Reconciler {
   ): Promise<{ key: string; reason: string; operation: QueuedOperation }[]> {
     const now = this.deps.clock.now();
     // The page's volumes, and the volumes of its attachments that EC2 may hold attached (to see
-    // detaches made outside, and attaches given up on that took after all).
+    // detaches made outside, attaches given up on that took after all, and single-attach volumes
+    // waited for that were attached outside to the attachment's instance).
+    const mayBeAttached = (r: AttachmentRecord) => r.status.state === 'attached' || givenUpWithDevice(r, volumes.get(r.volumeId)) || waitsForVolumeInUse(r, volumes.get(r.volumeId));
     const ids = [
       ...new Set(
         records.flatMap((r) => {
-          const ebsVolumeId = r.kind === 'volume' ? r.ebsVolumeId : r.status.state === 'attached' || givenUpWithDevice(r, volumes.get(r.volumeId)) ? volumes.get(r.volumeId)?.ebsVolumeId : undefined;
+          const ebsVolumeId = r.kind === 'volume' ? r.ebsVolumeId : mayBeAttached(r) ? volumes.get(r.volumeId)?.ebsVolumeId : undefined;
           return ebsVolumeId ? [ebsVolumeId] : [];
         }),
       ),
@@ -428,6 +430,11 @@ export class Reconciler {
       const link = described.get(volume.ebsVolumeId)?.attachments.find((a) => a.instanceId === record.instanceId);
       if (link?.state === 'attached' || link?.state === 'busy') return `EC2 shows ${volume.ebsVolumeId} attached to ${record.instanceId}, which the attachment gave up on`;
       if (!link || link.state === 'detached') return `EC2 shows ${volume.ebsVolumeId} not attached to ${record.instanceId}; the attachment keeps device ${record.device}`;
+    }
+    if (described && waitsForVolumeInUse(record, volume) && volume.ebsVolumeId) {
+      // Its volume moved outside to its instance: nothing else looks (the wait ends only once the volume is detached), a check records the attach.
+      const link = described.get(volume.ebsVolumeId)?.attachments.find((a) => a.instanceId === record.instanceId);
+      if (link?.state === 'attached' || link?.state === 'busy') return `EC2 shows ${volume.ebsVolumeId} attached to ${record.instanceId}, which the attachment waits to attach`;
     }
     if (scheduled) return undefined;
     const decision = planAttachment(record, volume);

@@ -661,6 +661,35 @@ describe('Reconciler', () => {
     expect(h.ebs.volume(ebsVolumeId)?.attachments.map((a) => a.instanceId)).toEqual([INSTANCE]);
   });
 
+  it('an attachment waiting for its single-attach volume whose volume was moved in the console to its own instance records that attach, with no EC2 call', async () => {
+    const { h, reconciler, ebsVolumeId } = await attachedVolume();
+    await h.store.create(newAttachment('data-1', { instanceId: OTHER_INSTANCE }));
+    await h.watch();
+    await h.settle(30_000);
+    expect((await h.store.get(attachmentKey('data-1', OTHER_INSTANCE)))?.status).toMatchObject({ state: 'pending', message: 'waiting for volume data-1 to be detached from its other instance' });
+    const attached = (await h.store.get(attachmentKey('data-1'))) as AttachmentRecord;
+    await h.ebs.detachVolume({ ebsVolumeId, instanceId: INSTANCE, device: attached.device! });
+    await h.settle(30_000);
+    await h.ebs.attachVolume({ ebsVolumeId, instanceId: OTHER_INSTANCE, device: '/dev/sdq' });
+    await h.settle(30_000);
+    const calls = { ...h.ebs.calls };
+    await h.clock.advance(10 * MINUTE);
+
+    expect((await reconciler.run()).requeued).toContainEqual({
+      key: `attachment/data-1/${OTHER_INSTANCE}`,
+      reason: `EC2 shows ${ebsVolumeId} attached to ${OTHER_INSTANCE}, which the attachment waits to attach`,
+    });
+    await h.drain();
+    await h.watch();
+    await h.settle(30_000);
+    const moved = (await h.store.get(attachmentKey('data-1', OTHER_INSTANCE))) as AttachmentRecord;
+    expect(moved).toMatchObject({ status: { state: 'attached' }, device: '/dev/sdq' });
+    expect((await h.store.get(attachmentKey('data-1')))?.status).toMatchObject({ state: 'pending', message: 'waiting for volume data-1 to be detached from its other instance' });
+    expect({ ...h.ebs.calls, DescribeVolumes: 0, DescribeInstances: 0 }).toEqual({ ...calls, DescribeVolumes: 0, DescribeInstances: 0 });
+    await h.clock.advance(10 * MINUTE);
+    expect((await reconciler.run()).requeued).toEqual([]);
+  });
+
   it.each(['/dev/sdk', 'xvdk'])('notices an attachment detached and attached again outside under another device name (%s): the record names the device EC2 shows, with no EC2 call', async (renamed) => {
     const { h, reconciler, ebsVolumeId } = await attachedVolume();
     const attached = (await h.store.get(attachmentKey('data-1'))) as AttachmentRecord;
