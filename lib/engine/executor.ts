@@ -725,7 +725,10 @@ export class Executor {
   /**
    * Whether a check reached here before its time: a message for an operation that another
    * message (or this invocation) has already started. The check then comes back on its grid
-   * point rather than describing now, when EC2 cannot have finished yet.
+   * point rather than describing now, when EC2 cannot have finished yet. Past that point the
+   * operation's chain of checks is under way, so such a message is only a look (`nudgeOnly`), as
+   * in `chainEnded`, unless a copy is a check of that chain or it was delivered before (its
+   * invocation may have started the operation and failed before sending the first check).
    */
   private checkNotDue(item: Item, op: OperationKind, now: number, followUps: { item: Item; operation: QueuedOperation }[]): boolean {
     // The first copy's kind decides: a check merged behind the operation's message is sent again, as a check, for its grid point.
@@ -735,7 +738,11 @@ export class Executor {
     const started = operationStartMs(record.status);
     if (!schedule || started === undefined) return false;
     const dueAtMs = alignedCheckAtMs(schedule, started + this.config.progressChecks[schedule].firstSeconds * 1000, this.config);
-    if (dueAtMs <= now) return false;
+    if (dueAtMs <= now) {
+      const ofChain = item.chainOf?.includes(record.status.operationStartedAt!);
+      if (item.ownMessage && !ofChain && (item.receiveCount ?? 1) === 1) item.nudgeOnly = true;
+      return false;
+    }
     followUps.push({ item, operation: chained(this.checkAt(op, item.key, 'operation already started; checking at its time', now, dueAtMs), record) });
     this.resendLaterCopy(item, now, dueAtMs, followUps);
     this.deps.metrics.operation({ operation: item.hint, outcome: 'skipped' });

@@ -1035,6 +1035,23 @@ describe('a modification that takes hours, with the reconciler passing every 5 m
     expect(checksQueued(h)).toBe(1);
   });
 
+  it("a client's modify message delivered late, after the modification another message started was checked, only looks: one chain of checks", async () => {
+    const h = await longModification();
+    const started = (await volumeOf(h)).status.operationStartedAt!;
+    // Past the modification's first check (15 s): its chain has its next check queued.
+    expect(h.clock.now() - Date.parse(started)).toBeGreaterThan(15_000);
+    expect(h.queue.pending().map((pending) => pending.message)).toEqual([expect.objectContaining({ op: 'check-volume', chainOf: started })]);
+    const describes = h.ebs.calls.DescribeVolumes ?? 0;
+    await h.executor.run(h.batchOf(h.op('modify-volume', KEY)));
+    expect(h.ebs.calls.DescribeVolumes).toBe(describes + 1);
+    expect(h.queue.pending().map((pending) => pending.message)).toEqual([expect.objectContaining({ op: 'check-volume', chainOf: started })]);
+    // Delivered again, it may be the message that started the modification and failed before sending its first check.
+    h.queue.purge();
+    await h.executor.run([{ messageId: 'again', message: h.op('modify-volume', KEY), receiveCount: 2 }]);
+    expect(h.queue.pending().map((pending) => pending.message)).toEqual([expect.objectContaining({ op: 'check-volume', chainOf: started })]);
+    expect(h.ebs.calls.ModifyVolume).toBe(1);
+  });
+
   it('an attachment detached during it has the volume looked at, with no second chain of checks', async () => {
     const h = harness({ ebsTimings: { modify: 3 * 60 * MINUTE, optimize: 1000 } });
     await h.store.create(newVolume('data-1'));
