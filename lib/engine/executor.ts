@@ -755,23 +755,24 @@ export class Executor {
    * (`status.nextAttemptAt`): the attempt, or the check that comes first (an attach that may have
    * taken), is not made before that time, when the failed attempt's own message brings it, rather
    * than as often as looks come. A client's change (the watcher sends it as the operation's own
-   * message), a message holding a rate token and a wait for EC2's modification limit (no backoff
-   * of a failure) are not held back, nor is that attempt's own retry (`OperationMessage.retryOf`);
-   * the retry of an earlier attempt is a look (a client's change brought the operation at once,
-   * whose failure sent its own retry). A look delivered again (its invocation failed, perhaps before
-   * sending that message) comes back then.
+   * message) and a wait for EC2's modification limit (no backoff of a failure) are not held back,
+   * nor is that attempt's own retry (`OperationMessage.retryOf`); the retry of an earlier attempt
+   * is a look (a client's change brought the operation at once, whose failure sent its own retry),
+   * also when it holds a rate token. A look delivered again (its invocation failed, perhaps before
+   * sending that message), or holding a token, comes back then.
    */
   private retryNotDue(item: Item, op: OperationKind, now: number, followUps: { item: Item; operation: QueuedOperation }[]): boolean {
     const record = item.record!;
     const status = record.status;
-    if (status.nextAttemptAt === undefined || status.code === MODIFICATION_COOLDOWN_CODE || item.ownMessage || item.tokenAt !== undefined) return false;
+    if (status.nextAttemptAt === undefined || status.code === MODIFICATION_COOLDOWN_CODE || item.ownMessage) return false;
     if (item.retriesOf?.includes(status.nextAttemptAt)) return false;
     const atMs = Date.parse(status.nextAttemptAt);
     if (!(atMs > now)) return false;
     // A check the look asked of a record with no step of its own to take (`plan`: a volume at rest synced with EC2) is no part of the retry.
     if (CHECK_OPERATIONS.has(op) && (record.kind === 'attachment' ? planAttachment(record, item.volume) : planVolume(record, item.attachments ?? [], now)).type !== 'operation') return false;
-    // Delivered again, it stands in for the retry its invocation may not have sent.
-    if ((item.receiveCount ?? 1) > 1) this.resend(item, 'next attempt not due yet', now, atMs, followUps, status.nextAttemptAt);
+    // Delivered again, it stands in for the retry its invocation may not have sent; a token taken
+    // ahead comes back with it (`resend`), for that attempt to spend rather than queue for another.
+    if ((item.receiveCount ?? 1) > 1 || item.tokenAt !== undefined) this.resend(item, 'next attempt not due yet', now, atMs, followUps, status.nextAttemptAt);
     else this.resendLaterCopy(item, now, atMs, followUps);
     this.deps.metrics.operation({ operation: item.hint, outcome: 'skipped' });
     return true;

@@ -870,6 +870,30 @@ describe('executor: a failed operation looked at during its backoff', () => {
     expect((await h.store.get(key))?.status).toMatchObject({ state: 'error', attempts: DEFAULT_ENGINE_CONFIG.maxAttempts });
   });
 
+  it("an earlier attempt's retry holding a rate token makes no attempt before the later attempt's backoff ends: it comes back then, with its token", async () => {
+    const h = harness();
+    const key = volumeKey('data-1');
+    await h.store.create(newVolume('data-1'));
+    h.ebs.failNext('CreateVolume', internalError(), 2);
+    await h.executor.run(h.batchOf(h.op('create-volume', key)));
+    const earlier = (await volumeOf(h, 'data-1')).status.nextAttemptAt!;
+    h.queue.purge();
+    // A client's change brings an attempt at once, which fails as well.
+    await h.executor.run(h.batchOf(h.op('create-volume', key)));
+    expect(h.ebs.calls.CreateVolume).toBe(2);
+    const { nextAttemptAt } = (await volumeOf(h, 'data-1')).status;
+    expect(nextAttemptAt).not.toBe(earlier);
+    h.queue.purge();
+    // The earlier attempt's retry, deferred before for a token it holds.
+    const tokenAt = h.clock.now();
+    await h.executor.run(h.batchOf({ ...h.op('create-volume', key), retryOf: earlier, tokenAt }));
+    expect(h.ebs.calls.CreateVolume).toBe(2);
+    expect(h.queue.pending().map((pending) => pending.message)).toEqual([expect.objectContaining({ op: 'create-volume', retryOf: nextAttemptAt, tokenAt })]);
+    await h.settle(10_000);
+    expect(await volumeOf(h, 'data-1')).toMatchObject({ status: { state: 'available', attempts: 0 } });
+    expect(h.ebs.calls.CreateVolume).toBe(3);
+  });
+
   it("an earlier attempt's retry delivered again, its invocation having failed, comes back as the retry of the attempt now due", async () => {
     const h = harness();
     const key = volumeKey('data-1');
