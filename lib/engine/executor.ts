@@ -672,7 +672,8 @@ export class Executor {
     try {
       const [raw] = await this.deps.store.getMany([{ kind: 'volume', volumeId: written.volumeId }]);
       const volume = raw && this.trusted(raw);
-      if (volume?.kind !== 'volume' || volume.version === item.volume?.version) return;
+      // The same version of the same record: one removed and written again starts its version again.
+      if (volume?.kind !== 'volume' || (volume.version === item.volume?.version && volume.createdAt === item.volume.createdAt)) return;
       const decision = planAttachment(written, volume);
       if (decision.type === 'operation') followUps.push({ item, operation: this.messageAt(decision.op, item.key, decision.reason, now, now) });
     } catch (error) {

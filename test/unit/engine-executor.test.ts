@@ -1283,6 +1283,32 @@ describe('executor: an attachment waiting for its volume', () => {
     expect((await attachmentOf(h, 'data-1', OTHER_INSTANCE)).status.state).toBe('attached');
     expect(h.ebs.volume((await volumeOf(h, 'data-1')).ebsVolumeId!)?.attachments.map((a) => a.instanceId)).toEqual([OTHER_INSTANCE]);
   });
+  it('whose wait is written while its volume record is removed and written again, available, at the version read, goes on at once', async () => {
+    const h = harness();
+    const fresh = await availableVolume(h, 'data-1');
+    // As read: the record the client removed, still waiting for its volume to be created; the one written again has reached the same version.
+    h.store.putRaw({ ...newVolume('data-1', { createdAt: new Date(START - 3_600_000).toISOString() }), version: fresh.version });
+    const failedAt = new Date(h.clock.now()).toISOString();
+    const status = { state: 'pending' as const, attempts: 1, code: 'IncorrectState', message: 'The instance is not ready', updatedAt: failedAt, operationStartedAt: failedAt, nextAttemptAt: failedAt };
+    await h.store.create(newAttachment('data-1', { status }));
+    h.changes.splice(0);
+    // The watcher sees the volume record written again, available, while the attachment's retry is due: it leaves the attachment to it.
+    let replaced = false;
+    const executor = executorWritingAfterRead(h, async () => {
+      if (replaced) return;
+      replaced = true;
+      h.store.putRaw(fresh);
+      await h.watch();
+    });
+    await executor.run(h.batchOf({ ...h.op('attach', attachmentKey('data-1')), retryOf: failedAt }));
+    expect(replaced).toBe(true);
+    for (let i = 0; i < 20; i++) {
+      await h.watch();
+      await h.settle(1000);
+    }
+    expect((await attachmentOf(h, 'data-1')).status.state).toBe('attached');
+  });
+
   it('a retry of an attach EC2 refused that finds the volume in use elsewhere waits with no code or next attempt of the refusal, its failed attempt still counted', async () => {
     const h = harness();
     await attachedVolume(h, 'data-1');
