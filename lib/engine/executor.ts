@@ -974,7 +974,8 @@ export class Executor {
 
   /**
    * Defers a mutating operation for want of a rate token: no claim, no status write, no attempt
-   * used. `tokenAt`: the token already taken for it, which its message carries.
+   * used; its message is still a look or a retry if the item's copies were (`markAsCopies`).
+   * `tokenAt`: the token already taken for it, which its message carries.
    */
   private deferUntil(
     item: Item,
@@ -987,6 +988,7 @@ export class Executor {
   ) {
     const delaySeconds = Math.min(this.config.maxMessageDelaySeconds, Math.max(1, Math.ceil((atMs - now) / 1000)));
     const message = this.message(op, item.key, `waiting for the ${action} rate budget`);
+    markAsCopies(message, item);
     if (tokenAt !== undefined) message.tokenAt = tokenAt;
     // A look stays one: come back after its record moved on, it starts no chain of checks beside the operation's.
     if (item.nudgeOnly) message.nudge = true;
@@ -2644,10 +2646,7 @@ export class Executor {
   ): void {
     const op = resendOp(item);
     const operation = this.messageAt(op, item.key, reason, now, atMs);
-    if (item.nudgeOnly) operation.message.nudge = true;
-    // Still a retry when every copy that was an operation's message was one: it stays held back by a later attempt's backoff.
-    const retryOf = item.ownMessage || CHECK_OPERATIONS.has(op) ? undefined : (attempt ?? item.retriesOf?.at(-1));
-    if (retryOf !== undefined) operation.message.retryOf = retryOf;
+    markAsCopies(operation.message, item, attempt);
     const tokenAt = unspentTokenAt(item, op);
     if (tokenAt !== undefined) operation.message.tokenAt = tokenAt;
     // A check of a chain stays one (of the same operation) when it comes back, unless a copy was not.
@@ -3047,6 +3046,17 @@ function retryOfAttempt(operation: QueuedOperation, written: ProvisionerRecord):
   const next = written.status.nextAttemptAt;
   if (next !== undefined && !CHECK_OPERATIONS.has(operation.message.op)) operation.message.retryOf = next;
   return operation;
+}
+
+/**
+ * `message`, sent again for the item's copies, marked as they were: a look when every copy was one
+ * (`nudgeOnly`), and still a retry when every copy that was an operation's message was one, so a
+ * later attempt's backoff holds it back (of `attempt` when given, else of the copies' last).
+ */
+function markAsCopies(message: OperationMessage, item: Item, attempt?: string): void {
+  if (item.nudgeOnly) message.nudge = true;
+  const retryOf = item.ownMessage || CHECK_OPERATIONS.has(message.op) ? undefined : (attempt ?? item.retriesOf?.at(-1));
+  if (retryOf !== undefined) message.retryOf = retryOf;
 }
 
 /** Notes what chain, if any, a copy of the item's message belongs to (`Item.chainOf`, `Item.unchained`); a look belongs to none. */

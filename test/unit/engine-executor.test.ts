@@ -870,6 +870,48 @@ describe('executor: a failed operation looked at during its backoff', () => {
     expect((await h.store.get(key))?.status).toMatchObject({ state: 'error', attempts: DEFAULT_ENGINE_CONFIG.maxAttempts });
   });
 
+  it("a failed attempt's retry deferred for a rate token stays its retry: once a client's change has made another attempt, it makes none before that attempt's backoff ends", async () => {
+    const h = harness({ config: { rateBudgets: { ...DEFAULT_ENGINE_CONFIG.rateBudgets, CreateVolume: { burst: 1, ratePerSecond: 1 } } } });
+    const key = volumeKey('data-1');
+    await h.store.create(newVolume('data-1'));
+    await h.store.create(newVolume('a'));
+    h.ebs.failNext('CreateVolume', internalError());
+    await h.executor.run(h.batchOf(h.op('create-volume', key)));
+    const first = (await volumeOf(h, 'data-1')).status.nextAttemptAt!;
+    h.queue.purge();
+    await h.clock.advance(Date.parse(first) - h.clock.now());
+    // Its retry comes behind another volume's create, which takes the one token there is.
+    await h.executor.run(h.batchOf(h.op('create-volume', volumeKey('a')), { ...h.op('create-volume', key), retryOf: first }));
+    expect(h.ebs.calls.CreateVolume).toBe(2);
+    const ofData1 = () => h.queue.pending().filter((pending) => pending.message.key.volumeId === 'data-1');
+    expect(ofData1().map((pending) => pending.message)).toEqual([expect.objectContaining({ op: 'create-volume', retryOf: first })]);
+    // A client's change, come before it: an attempt at once, which fails as well.
+    await h.clock.advance(1000);
+    h.ebs.failNext('CreateVolume', internalError());
+    await h.executor.run(h.batchOf(h.op('create-volume', key)));
+    expect(h.ebs.calls.CreateVolume).toBe(3);
+    const due = Date.parse((await volumeOf(h, 'data-1')).status.nextAttemptAt!);
+    while (h.clock.now() < due - 1000) {
+      await h.drain();
+      expect(h.ebs.calls.CreateVolume).toBe(3);
+      await h.clock.advance(1000);
+    }
+    await h.settle(10_000);
+    expect(await volumeOf(h, 'data-1')).toMatchObject({ status: { state: 'available', attempts: 0 } });
+    expect(h.ebs.calls.CreateVolume).toBe(4);
+  });
+
+  it('a look deferred for a rate token comes back a look', async () => {
+    const h = harness({ config: { rateBudgets: { ...DEFAULT_ENGINE_CONFIG.rateBudgets, CreateVolume: { burst: 1, ratePerSecond: 1 } } } });
+    await h.store.create(newVolume('data-1'));
+    await h.store.create(newVolume('a'));
+    await h.executor.run(h.batchOf(h.op('create-volume', volumeKey('a')), { ...h.op('create-volume', volumeKey('data-1')), nudge: true }));
+    expect(h.ebs.calls.CreateVolume).toBe(1);
+    expect(h.queue.pending().filter((pending) => pending.message.key.volumeId === 'data-1').map((pending) => pending.message)).toEqual([
+      expect.objectContaining({ op: 'create-volume', nudge: true }),
+    ]);
+  });
+
   it("an earlier attempt's retry holding a rate token makes no attempt before the later attempt's backoff ends: it comes back then, with its token", async () => {
     const h = harness();
     const key = volumeKey('data-1');
