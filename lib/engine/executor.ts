@@ -990,8 +990,6 @@ export class Executor {
     const message = this.message(op, item.key, `waiting for the ${action} rate budget`);
     markAsCopies(message, item);
     if (tokenAt !== undefined) message.tokenAt = tokenAt;
-    // A look stays one: come back after its record moved on, it starts no chain of checks beside the operation's.
-    if (item.nudgeOnly) message.nudge = true;
     followUps.push({ item, operation: { message, delaySeconds } });
     this.resendLaterCopy(item, now, now + delaySeconds * 1000, followUps);
     this.deps.metrics.operation({ operation: op, outcome: 'throttled' });
