@@ -275,15 +275,20 @@ export class DynamoRecordStore implements RecordStore {
     }) as Promise<AttachmentRecord[]>;
   }
 
-  /** Through the instance index: eventually consistent (GSIs offer no consistent reads). */
+  /**
+   * Through the instance index: eventually consistent (GSIs offer no consistent reads). Only the
+   * instance's attachments by their own keys: index keys written by hand on a volume item, or on
+   * an attachment of another instance (until the system's first write to it sets them), name none.
+   */
   async attachmentsOfInstance(instanceId: string): Promise<AttachmentRecord[]> {
     const expr = new Expression();
-    return this.queryAll({
+    const records = await this.queryAll({
       TableName: this.tableName,
       IndexName: TABLE.instanceIndex.name,
       KeyConditionExpression: `${expr.name(TABLE.instanceIndex.partitionKey)} = ${expr.value(instanceIndexPartition(instanceId))}`,
       ...expr.attributes(),
-    }) as Promise<AttachmentRecord[]>;
+    });
+    return records.filter((record): record is AttachmentRecord => record.kind === 'attachment' && record.instanceId === instanceId);
   }
 
   private async queryAll(input: QueryCommandInput): Promise<ProvisionerRecord[]> {

@@ -267,6 +267,20 @@ describe('DynamoRecordStore requests', () => {
     expect((await store().attachmentsOfInstance('i-1')).map((a) => a.volumeId)).toEqual(['v1']);
   });
 
+  it('reads through the instance index only attachments of that instance by their own keys: index keys written by hand on a volume item or on an attachment of another instance name none', async () => {
+    dynamo.on(QueryCommand).resolves({
+      Items: [
+        { pk: 'VOLUME#v1', sk: 'ATTACHMENT#i-1', gsi1pk: 'INSTANCE#i-1', gsi1sk: 'VOLUME#v1', instanceSeen: { availabilityZone: 'us-east-1a' } },
+        // Copied by hand from an attachment of i-1: a volume item, and an attachment to i-2 (its index keys not yet set by the system).
+        { pk: 'VOLUME#v2', sk: 'VOLUME', gsi1pk: 'INSTANCE#i-1', gsi1sk: 'VOLUME#v2' },
+        { pk: 'VOLUME#v3', sk: 'ATTACHMENT#i-2', gsi1pk: 'INSTANCE#i-1', gsi1sk: 'VOLUME#v3', instanceSeen: { availabilityZone: 'us-east-1b' } },
+      ],
+    });
+    expect(await store().attachmentsOfInstance('i-1')).toEqual([
+      { kind: 'attachment', volumeId: 'v1', instanceId: 'i-1', instanceSeen: { availabilityZone: 'us-east-1a' } },
+    ]);
+  });
+
   it('refuses to change identity or version through update', async () => {
     await expect(store().update({ kind: 'volume', volumeId: 'v1' }, { pk: 'x' } as never)).rejects.toThrow(/pk cannot be changed/);
     expect(dynamo.commandCalls(UpdateCommand)).toHaveLength(0);
