@@ -262,9 +262,9 @@ export class MemoryRecordStore implements RecordStore {
     this.injectFault('claim');
     const found = this.items.get(orderKey(key));
     if (!found) return { ok: false, reason: 'missing' };
-    const held = found.record.claim;
-    // Same boundary as the DynamoDB store: a claim is live while now < expiresAt.
-    if (held && held.owner !== owner && held.expiresAt > now) {
+    const held = found.record.claim as StoredClaim;
+    // DynamoDB's condition: free when absent, lapsed or the owner's own (one written by hand as null is there).
+    if (held !== undefined && held?.owner !== owner && !lapsed(held, now)) {
       return { ok: false, reason: 'held', record: found.record };
     }
     const record = await this.update(key, { claim: { owner, expiresAt: now + leaseMs } });
@@ -355,14 +355,28 @@ function index(map: Map<string, Set<string>>, name: string): Set<string> {
   return keys;
 }
 
+/** A claim as an item written straight into the table may hold it. */
+type StoredClaim = { owner?: unknown; expiresAt?: unknown } | null | undefined;
+
+/**
+ * Whether `claim` has lapsed at `now` as DynamoDB compares it: its expiresAt a number no later
+ * than `now`. One without a numeric expiresAt (written by hand) never lapses.
+ */
+function lapsed(claim: StoredClaim, now: number): boolean {
+  return typeof claim?.expiresAt === 'number' && claim.expiresAt <= now;
+}
+
 /** Why `condition` does not hold for `record`, or undefined when it does. */
 function conditionFailure(record: ProvisionerRecord, condition: WriteCondition | undefined): string | undefined {
   if (!condition) return undefined;
   if (condition.claimOwner !== undefined) {
-    if (record.claim?.owner !== condition.claimOwner) return `claim is not held by ${condition.claimOwner}`;
-    if (condition.now !== undefined && record.claim.expiresAt <= condition.now) return 'claim has expired';
+    const claim = record.claim as StoredClaim;
+    if (claim?.owner !== condition.claimOwner) return `claim is not held by ${condition.claimOwner}`;
+    // Live while now < expiresAt, a number (DynamoDB's condition).
+    if (condition.now !== undefined && !(typeof claim.expiresAt === 'number' && claim.expiresAt > condition.now)) return 'claim has expired';
   }
-  if (condition.version !== undefined && (record.version ?? 0) !== condition.version) {
+  // Version 0 matches an item without one, as the DynamoDB store's attribute_not_exists (not one of null).
+  if (condition.version !== undefined && (record.version === undefined ? 0 : record.version) !== condition.version) {
     return `version is ${record.version}, expected ${condition.version}`;
   }
   if (condition.life !== undefined && record.life !== condition.life) return `life is ${record.life}, expected ${condition.life}`;

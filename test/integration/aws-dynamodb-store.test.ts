@@ -1,14 +1,15 @@
 import { PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { GetRecordsCommand, GetShardIteratorCommand, DescribeStreamCommand } from '@aws-sdk/client-dynamodb-streams';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
-import { beforeAll, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { AwsClients } from '../../lib/aws/clients.js';
 import { DynamoRecordStore } from '../../lib/aws/dynamodb-store.js';
-import { fromStreamImage } from '../../lib/aws/record-item.js';
+import { fromStreamImage, toItem } from '../../lib/aws/record-item.js';
 import { ensureTable } from '../../lib/aws/table.js';
 import type { AttachmentRecord, ProvisionerRecord, VolumeRecord } from '../../lib/domain/records.js';
 import { ConditionFailedError, InvalidCursorError, ItemTooLargeError } from '../../lib/engine/ports.js';
 import { describeWithMoto, motoClients } from '../support/moto.js';
+import { recordStoreContract } from '../support/record-store-contract.js';
 
 const T0 = '2026-01-01T00:00:00.000Z';
 
@@ -65,6 +66,13 @@ describeWithMoto('DynamoRecordStore against moto', (endpoint) => {
     const observed = { sizeGiB: 20, volumeType: 'gp3' as const, tags: { constructor: 'z' } };
     await store.update<VolumeRecord>({ kind: 'volume', volumeId: 'v-tags' }, { observed });
     expect(await store.get({ kind: 'volume', volumeId: 'v-tags' })).toMatchObject({ spec: { tags }, observed });
+  });
+
+  describe('as the in-memory table', () => {
+    recordStoreContract(async () => {
+      const { store, tableName } = await freshStore();
+      return { store, putRaw: async (item) => void (await clients.doc.send(new PutCommand({ TableName: tableName, Item: toItem(item as unknown as ProvisionerRecord) }))) };
+    });
   });
 
   it('ensureTable is idempotent and returns the stream', async () => {

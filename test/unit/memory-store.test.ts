@@ -3,6 +3,7 @@ import { keyOf, type AttachmentRecord, type VolumeRecord } from '../../lib/domai
 import { ConditionFailedError, InvalidCursorError, ItemTooLargeError } from '../../lib/engine/ports.js';
 import { approximateItemBytes, MemoryRecordStore, type RecordChangeEvent } from '../../lib/memory/store.js';
 import { TABLE } from '../../lib/settings.js';
+import { recordStoreContract } from '../support/record-store-contract.js';
 
 const at = '2026-01-01T00:00:00.000Z';
 const volume = (volumeId: string): VolumeRecord => ({
@@ -223,5 +224,12 @@ describe('MemoryRecordStore', () => {
     await expect(store.create({ ...volume('b'), spec: { ...volume('b').spec, tags: { big: '€'.repeat(TABLE.maxItemBytes / 3) } } })).rejects.toBeInstanceOf(ItemTooLargeError);
     expect(store.all().map((record) => [record.volumeId, record.version, record.status.message])).toEqual([['a', 2, undefined]]);
     expect(changes.map((change) => change.eventName)).toEqual(['INSERT', 'MODIFY']);
+  });
+});
+
+describe('MemoryRecordStore as DynamoDB', () => {
+  recordStoreContract(async () => {
+    const store = new MemoryRecordStore();
+    return { store, putRaw: async (item) => store.putRaw(item) };
   });
 });

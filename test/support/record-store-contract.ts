@@ -1,0 +1,57 @@
+/**
+ * What every RecordStore does alike, run against the in-memory table (test/unit/memory-store.test.ts)
+ * and against DynamoDB on moto (test/integration/aws-dynamodb-store.test.ts): the engine, the API
+ * and the local runtime are tested on the one and deployed on the other, so what the first accepts,
+ * refuses or returns must be what the second does.
+ */
+import { expect, it } from 'vitest';
+import type { VolumeRecord } from '../../lib/domain/records.js';
+import { ConditionFailedError, type RecordStore } from '../../lib/engine/ports.js';
+
+export interface StoreUnderTest {
+  store: RecordStore;
+  /** Writes an item straight into the table, as a client bypassing the API could: its table keys from its identity fields. */
+  putRaw(item: { kind: 'volume'; volumeId: string } & Record<string, unknown>): Promise<void>;
+}
+
+const T0 = '2026-01-01T00:00:00.000Z';
+
+function volume(volumeId: string, overrides: Record<string, unknown> = {}): VolumeRecord & Record<string, unknown> {
+  return {
+    kind: 'volume',
+    volumeId,
+    spec: { sizeGiB: 20, volumeType: 'gp3', availabilityZone: 'us-east-1a' },
+    life: 'alive',
+    generation: 1,
+    status: { state: 'pending', attempts: 0, updatedAt: T0 },
+    version: 1,
+    createdAt: T0,
+    ...overrides,
+  };
+}
+
+/** Registers the shared cases; `fresh` gives an empty table for each. */
+export function recordStoreContract(fresh: () => Promise<StoreUnderTest>): void {
+  it('holds a claim written by hand as null or without a numeric expiresAt as live: no other owner takes it, and a write conditioned on it as live fails', async () => {
+    const { store, putRaw } = await fresh();
+    await putRaw(volume('null-claim', { claim: null }));
+    await putRaw(volume('no-expiry', { claim: { owner: 'someone' } }));
+    for (const volumeId of ['null-claim', 'no-expiry']) {
+      const key = { kind: 'volume', volumeId } as const;
+      expect(await store.claim(key, 'executor-1', 1_000, 60_000), volumeId).toMatchObject({ ok: false, reason: 'held' });
+    }
+    const key = { kind: 'volume', volumeId: 'no-expiry' } as const;
+    await expect(store.update(key, { life: 'dying' }, { claimOwner: 'someone', now: 1_000 })).rejects.toBeInstanceOf(ConditionFailedError);
+    expect((await store.claim(key, 'someone', 1_000, 60_000)).ok).toBe(true);
+  });
+
+  it('takes version 0 for an item written without a version only: one whose version is null fails the condition', async () => {
+    const { store, putRaw } = await fresh();
+    const { version: _none, ...withoutVersion } = volume('none');
+    await putRaw(withoutVersion);
+    await putRaw(volume('null', { version: null }));
+    expect((await store.update({ kind: 'volume', volumeId: 'none' }, { life: 'dying' }, { version: 0 })).version).toBe(1);
+    await expect(store.update({ kind: 'volume', volumeId: 'null' }, { life: 'dying' }, { version: 0 })).rejects.toBeInstanceOf(ConditionFailedError);
+    expect((await store.update({ kind: 'volume', volumeId: 'null' }, { life: 'dying' })).version).toBe(1);
+  });
+}
