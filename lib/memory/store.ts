@@ -1,3 +1,4 @@
+import { sameJson } from '../domain/canonical-json.js';
 import { keyString, tableKey, type ProvisionerRecord, type RecordKey } from '../domain/records.js';
 import { TABLE } from '../settings.js';
 import {
@@ -142,8 +143,10 @@ export class MemoryRecordStore implements RecordStore {
     checkItemSize(key, raw);
     const old = this.items.get(orderKey(key))?.record;
     const record = this.storedCopy(raw) as ProvisionerRecord;
-    this.put(key, record);
     this.writes++;
+    // DynamoDB Streams writes no record for a put that changes nothing in the item.
+    if (old && sameJson(old, record)) return;
+    this.put(key, record);
     this.emit(old ? 'MODIFY' : 'INSERT', key, old, record);
   }
 

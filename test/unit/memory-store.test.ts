@@ -187,6 +187,19 @@ describe('MemoryRecordStore', () => {
     expect(changes[3]?.newRecord).toMatchObject({ spec: 'not a spec' });
   });
 
+  it('reports no change for an item written straight into the table as it already is, as DynamoDB Streams writes no record for a put that changes nothing', async () => {
+    const store = new MemoryRecordStore();
+    const changes: RecordChangeEvent[] = [];
+    store.onChange((change) => changes.push(change));
+    const { status, ...rest } = volume('raw');
+    store.putRaw({ ...rest, status });
+    // The same item, its fields in another order.
+    store.putRaw({ status, ...rest });
+    store.putRaw({ ...rest, status: { ...status, message: 'changed' } });
+    expect(changes.map((change) => change.eventName)).toEqual(['INSERT', 'MODIFY']);
+    expect(changes[1]!.newRecord?.status.message).toBe('changed');
+  });
+
   it('injects faults for a number of calls, and reads deduplicated keys once', async () => {
     const store = new MemoryRecordStore();
     await store.create(volume('a'));
