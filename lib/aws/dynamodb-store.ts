@@ -22,6 +22,7 @@ import {
   type RecordKey,
 } from '../domain/records.js';
 import {
+  checkRecordChanges,
   checkScanSegment,
   ConditionFailedError,
   InvalidCursorError,
@@ -41,7 +42,6 @@ import {
   instanceIndexPartition,
   itemFromAttributeValues,
   itemKey,
-  KEY_ATTRIBUTES,
   keyFromItem,
   toItem,
   type TableItem,
@@ -390,11 +390,9 @@ export class DynamoRecordStore implements RecordStore {
     const expr = new Expression();
     const sets = [renumber ? `${expr.name('version')} = ${expr.value(1)}` : bumpVersion(expr)];
     const removes: string[] = [];
+    checkRecordChanges(changes);
     for (const [field, value] of Object.entries(changes)) {
       if (value === undefined) continue;
-      if (field === 'version' || field === 'kind' || (KEY_ATTRIBUTES as readonly string[]).includes(field)) {
-        throw new TypeError(`${field} cannot be changed by an update`);
-      }
       if (value === null) removes.push(expr.name(field));
       else sets.push(`${expr.name(field)} = ${expr.value(value)}`);
     }

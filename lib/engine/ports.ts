@@ -3,6 +3,7 @@
  * AWS adapters (lib/aws), the in-memory implementations (lib/memory) and the simulator (bench/)
  * implement these.
  */
+import { TABLE } from '../settings.js';
 import type { RateBucket, RateBudget } from './config.js';
 import type {
   AttachmentRecord,
@@ -57,6 +58,25 @@ type Fields<R> = Omit<R, 'kind' | 'volumeId' | 'instanceId' | 'version'>;
 export type RecordChanges<R extends ProvisionerRecord = ProvisionerRecord> = {
   [K in keyof Fields<R>]?: Fields<R>[K] | null;
 };
+
+/** What no update may change: a record's identity, the version the store bumps, the attributes the table keys it by. */
+const FIXED_FIELDS: ReadonlySet<string> = new Set([
+  'kind',
+  'volumeId',
+  'instanceId',
+  'version',
+  TABLE.partitionKey,
+  TABLE.sortKey,
+  TABLE.instanceIndex.partitionKey,
+  TABLE.instanceIndex.sortKey,
+]);
+
+/** Throws TypeError, before anything is written, when `changes` sets or removes a field no update may change. */
+export function checkRecordChanges(changes: object): void {
+  for (const [field, value] of Object.entries(changes)) {
+    if (value !== undefined && FIXED_FIELDS.has(field)) throw new TypeError(`${field} cannot be changed by an update`);
+  }
+}
 
 /** Thrown by a store when a write's condition does not hold (including "record does not exist"). */
 export class ConditionFailedError extends Error {

@@ -2,6 +2,7 @@ import { sameJson } from '../domain/canonical-json.js';
 import { keyString, tableKey, type ProvisionerRecord, type RecordKey } from '../domain/records.js';
 import { TABLE } from '../settings.js';
 import {
+  checkRecordChanges,
   checkScanSegment,
   ConditionFailedError,
   InvalidCursorError,
@@ -233,6 +234,7 @@ export class MemoryRecordStore implements RecordStore {
 
   async update<R extends ProvisionerRecord>(key: RecordKey, changes: RecordChanges<R>, condition?: WriteCondition): Promise<R> {
     this.injectFault('update');
+    checkRecordChanges(changes);
     const current = this.checked(key, condition);
     // Stored records are never changed in place, so the new version may share the fields it
     // leaves as they are with the old one.

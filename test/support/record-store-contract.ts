@@ -54,4 +54,14 @@ export function recordStoreContract(fresh: () => Promise<StoreUnderTest>): void 
     await expect(store.update({ kind: 'volume', volumeId: 'null' }, { life: 'dying' }, { version: 0 })).rejects.toBeInstanceOf(ConditionFailedError);
     expect((await store.update({ kind: 'volume', volumeId: 'null' }, { life: 'dying' })).version).toBe(1);
   });
+
+  it('refuses an update that names the record\'s identity, its version or a table key, and writes nothing', async () => {
+    const { store, putRaw } = await fresh();
+    await putRaw(volume('v1'));
+    const key = { kind: 'volume', volumeId: 'v1' } as const;
+    for (const field of ['kind', 'volumeId', 'instanceId', 'version', 'pk', 'gsi1pk']) {
+      await expect(store.update(key, { [field]: 'x' } as never), field).rejects.toBeInstanceOf(TypeError);
+    }
+    expect(await store.get(key)).toEqual(volume('v1'));
+  });
 }
