@@ -22,6 +22,7 @@ import {
   type RecordKey,
 } from '../domain/records.js';
 import {
+  checkPageLimit,
   checkRecordChanges,
   checkScanSegment,
   ConditionFailedError,
@@ -309,9 +310,7 @@ export class DynamoRecordStore implements RecordStore {
    * are left out.
    */
   async list(options: ListOptions): Promise<Page<ProvisionerRecord>> {
-    if (!Number.isInteger(options.limit) || options.limit < 1) {
-      throw new RangeError(`limit must be a positive integer, got ${options.limit}`);
-    }
+    checkPageLimit(options.limit);
     if (options.segment) checkScanSegment(options.segment);
     const segment = options.segment ? { Segment: options.segment.index, TotalSegments: options.segment.total } : {};
     const expr = new Expression();

@@ -132,6 +132,11 @@ export function checkScanSegment({ index, total }: ScanSegment): void {
   if (!Number.isInteger(index) || index < 0 || index >= total) throw new RangeError(`segment index must be an integer from 0 to ${total - 1}, got ${index}`);
 }
 
+/** Throws RangeError for a page size that is not a positive integer (DynamoDB's Limit takes no other). */
+export function checkPageLimit(limit: number): void {
+  if (!Number.isInteger(limit) || limit < 1) throw new RangeError(`limit must be a positive integer, got ${limit}`);
+}
+
 export interface ListOptions {
   limit: number;
   cursor?: string;

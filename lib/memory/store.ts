@@ -2,6 +2,7 @@ import { sameJson } from '../domain/canonical-json.js';
 import { keyString, tableKey, type ProvisionerRecord, type RecordKey } from '../domain/records.js';
 import { TABLE } from '../settings.js';
 import {
+  checkPageLimit,
   checkRecordChanges,
   checkScanSegment,
   ConditionFailedError,
@@ -185,6 +186,7 @@ export class MemoryRecordStore implements RecordStore {
 
   async list(options: ListOptions): Promise<Page<ProvisionerRecord>> {
     this.injectFault('list');
+    checkPageLimit(options.limit);
     const segment = options.segment;
     if (segment) checkScanSegment(segment);
     let after: string | undefined;
@@ -199,7 +201,7 @@ export class MemoryRecordStore implements RecordStore {
       if (segment && partitionHash(after.split('\u0000')[0]!) % segment.total !== segment.index) throw new InvalidCursorError('cursor of another segment');
     }
     const keys = this.keysInOrder();
-    const pageSize = Math.max(1, Math.floor(options.limit) || 1);
+    const pageSize = options.limit;
     const page: StoredItem[] = [];
     let more = false;
     // Keys are in table order: start past the cursor, stop at the first match after a full page.

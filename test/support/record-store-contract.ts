@@ -64,4 +64,11 @@ export function recordStoreContract(fresh: () => Promise<StoreUnderTest>): void 
     }
     expect(await store.get(key)).toEqual(volume('v1'));
   });
+
+  it('refuses a page size that is not a positive integer, as DynamoDB\'s Limit does', async () => {
+    const { store, putRaw } = await fresh();
+    await putRaw(volume('v1'));
+    for (const limit of [0, -1, 2.5, Number.NaN]) await expect(store.list({ limit }), String(limit)).rejects.toBeInstanceOf(RangeError);
+    expect((await store.list({ limit: 1 })).items).toEqual([volume('v1')]);
+  });
 }
