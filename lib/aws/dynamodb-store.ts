@@ -359,7 +359,8 @@ export class DynamoRecordStore implements RecordStore {
       await this.client.send(
         new PutCommand({
           TableName: this.tableName,
-          Item: toItem(record),
+          // A new record starts at version 1, whatever version it was given (as in the in-memory table).
+          Item: toItem({ ...record, version: 1 }),
           ConditionExpression: `attribute_not_exists(${expr.name(TABLE.partitionKey)})`,
           ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
           ...expr.attributes(),

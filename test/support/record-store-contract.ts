@@ -71,4 +71,12 @@ export function recordStoreContract(fresh: () => Promise<StoreUnderTest>): void 
     for (const limit of [0, -1, 2.5, Number.NaN]) await expect(store.list({ limit }), String(limit)).rejects.toBeInstanceOf(RangeError);
     expect((await store.list({ limit: 1 })).items).toEqual([volume('v1')]);
   });
+
+  it('creates a record at version 1, whatever version it is given', async () => {
+    const { store } = await fresh();
+    await store.create(volume('v0', { version: 0 }));
+    await store.create(volume('v7', { version: 7 }));
+    expect((await store.get({ kind: 'volume', volumeId: 'v0' }))?.version).toBe(1);
+    expect((await store.get({ kind: 'volume', volumeId: 'v7' }))?.version).toBe(1);
+  });
 }
