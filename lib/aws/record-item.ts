@@ -6,7 +6,7 @@
  */
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { unmarshall, type marshallOptions, type unmarshallOptions } from '@aws-sdk/util-dynamodb';
-import { keyOf, tableKey, type ProvisionerRecord, type RecordKey } from '../domain/records.js';
+import { instanceIndexKeyValues, keyOf, tableKey, type ProvisionerRecord, type RecordKey } from '../domain/records.js';
 import { TABLE } from '../settings.js';
 
 export type TableItem = Record<string, unknown>;
@@ -55,14 +55,12 @@ export function itemKey(key: RecordKey): Record<string, string> {
 
 /** Instance index key values of an attachment. */
 export function instanceIndexKey(instanceId: string, volumeId: string): Record<string, string> {
-  return {
-    [TABLE.instanceIndex.partitionKey]: instanceIndexPartition(instanceId),
-    [TABLE.instanceIndex.sortKey]: `${VOLUME_PREFIX}${volumeId}`,
-  };
+  const { partition, sort } = instanceIndexKeyValues(instanceId, volumeId);
+  return { [TABLE.instanceIndex.partitionKey]: partition, [TABLE.instanceIndex.sortKey]: sort };
 }
 
 export function instanceIndexPartition(instanceId: string): string {
-  return `INSTANCE#${instanceId}`;
+  return instanceIndexKeyValues(instanceId, '').partition;
 }
 
 /** The item that stores `record`. */

@@ -265,3 +265,8 @@ export function tableKey(key: RecordKey): { pk: string; sk: string } {
     ? { pk: `VOLUME#${key.volumeId}`, sk: 'VOLUME' }
     : { pk: `VOLUME#${key.volumeId}`, sk: `ATTACHMENT#${key.instanceId}` };
 }
+
+/** Keys of an attachment in the index that lists an instance's attachments: `INSTANCE#<instanceId>`, `VOLUME#<volumeId>`. */
+export function instanceIndexKeyValues(instanceId: string, volumeId: string): { partition: string; sort: string } {
+  return { partition: `INSTANCE#${instanceId}`, sort: `VOLUME#${volumeId}` };
+}

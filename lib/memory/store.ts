@@ -1,5 +1,5 @@
 import { sameJson } from '../domain/canonical-json.js';
-import { keyString, tableKey, type ProvisionerRecord, type RecordKey } from '../domain/records.js';
+import { instanceIndexKeyValues, keyString, tableKey, type ProvisionerRecord, type RecordKey } from '../domain/records.js';
 import { TABLE } from '../settings.js';
 import {
   checkPageLimit,
@@ -76,26 +76,59 @@ function keyOfRaw(raw: unknown): RecordKey {
 }
 
 /**
- * The size DynamoDB counts for an item, approximately: the UTF-8 bytes of every attribute name and
- * string (nested ones too), a number's decimal digits, one byte for a boolean or null. DynamoDB
- * stores numbers more compactly, adds a few bytes per map and list, and counts the table keys the
- * record is stored with (under 200 bytes): close enough to refuse what it refuses near its limit.
+ * The size DynamoDB counts for an item's attributes, as it documents it ("Item sizes and formats"):
+ * each attribute's name and value in bytes, a string's UTF-8 bytes, a number one byte per two
+ * significant digits and one more (DynamoDB calls that approximate), a boolean or null one byte, a
+ * map or list 3 bytes and its elements (a map's with their names), each one byte more.
  */
-export function approximateItemBytes(value: unknown): number {
-  if (typeof value === 'string') return Buffer.byteLength(value, 'utf8');
-  if (typeof value === 'number') return String(value).length;
-  if (value === null || typeof value !== 'object') return 1;
-  if (Array.isArray(value)) return value.reduce((sum: number, element) => sum + approximateItemBytes(element), 0);
+export function approximateItemBytes(item: object): number {
   let bytes = 0;
-  for (const [name, element] of Object.entries(value)) {
-    if (element !== undefined) bytes += Buffer.byteLength(name, 'utf8') + approximateItemBytes(element);
+  for (const [name, value] of Object.entries(item)) {
+    if (value !== undefined) bytes += Buffer.byteLength(name, 'utf8') + valueBytes(value);
   }
   return bytes;
 }
 
-/** Refuses, as DynamoDB does, to store an item larger than `TABLE.maxItemBytes`. */
-function checkItemSize(key: RecordKey, record: unknown): void {
-  const bytes = approximateItemBytes(record);
+function valueBytes(value: unknown): number {
+  if (typeof value === 'string') return Buffer.byteLength(value, 'utf8');
+  if (typeof value === 'number') return numberBytes(value);
+  if (value === null || typeof value !== 'object') return 1;
+  if (Array.isArray(value)) return value.reduce((sum: number, element) => sum + valueBytes(element) + 1, 3);
+  let bytes = 3;
+  for (const [name, element] of Object.entries(value)) {
+    if (element !== undefined) bytes += Buffer.byteLength(name, 'utf8') + valueBytes(element) + 1;
+  }
+  return bytes;
+}
+
+/** One byte per two significant digits (leading and trailing zeros trimmed), and one more. */
+function numberBytes(value: number): number {
+  let digits = 0;
+  if (Number.isSafeInteger(value)) {
+    // Most numbers are whole (times, sizes, counts): counted without a string.
+    let rest = Math.abs(value);
+    while (rest !== 0 && rest % 10 === 0) rest /= 10;
+    for (; rest >= 1; rest = Math.floor(rest / 10)) digits++;
+  } else {
+    digits = String(Math.abs(value)).split('e')[0]!.replace('.', '').replace(/^0+|0+$/g, '').length;
+  }
+  return Math.ceil(Math.max(digits, 1) / 2) + 1;
+}
+
+/** The bytes of the table keys an item is stored with: `pk` and `sk`, and an attachment's instance index keys. */
+function keyAttributeBytes(key: RecordKey): number {
+  const { pk, sk } = tableKey(key);
+  let bytes = TABLE.partitionKey.length + Buffer.byteLength(pk, 'utf8') + TABLE.sortKey.length + Buffer.byteLength(sk, 'utf8');
+  if (key.kind === 'attachment') {
+    const { partition, sort } = instanceIndexKeyValues(key.instanceId, key.volumeId);
+    bytes += TABLE.instanceIndex.partitionKey.length + Buffer.byteLength(partition, 'utf8') + TABLE.instanceIndex.sortKey.length + Buffer.byteLength(sort, 'utf8');
+  }
+  return bytes;
+}
+
+/** Refuses, as DynamoDB does, to store an item larger than `TABLE.maxItemBytes`, its table keys counted. */
+function checkItemSize(key: RecordKey, record: object): void {
+  const bytes = approximateItemBytes(record) + keyAttributeBytes(key);
   if (bytes > TABLE.maxItemBytes) {
     throw new ItemTooLargeError(`${keyString(key)}: item size has exceeded the maximum allowed size (${bytes} bytes)`);
   }
@@ -142,7 +175,7 @@ export class MemoryRecordStore implements RecordStore {
   /** Writes an unvalidated item straight into the table, as a client bypassing the API could. */
   putRaw(raw: unknown): void {
     const key = keyOfRaw(raw);
-    checkItemSize(key, raw);
+    checkItemSize(key, raw as object);
     const old = this.items.get(orderKey(key))?.record;
     const record = this.storedCopy(raw) as ProvisionerRecord;
     this.writes++;

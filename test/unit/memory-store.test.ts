@@ -216,10 +216,28 @@ describe('MemoryRecordStore', () => {
     expect(store.reads - before).toBe(2);
   });
 
-  it('counts an item as DynamoDB does, roughly: names and values in UTF-8', () => {
+  it('counts an item as DynamoDB documents it: names and values in UTF-8, numbers by significant digits, maps and lists with their overhead', () => {
     expect(approximateItemBytes({ a: 'xyz', é: '€', n: 1234, ok: true, gone: null, list: ['ab', { c: 'd' }] })).toBe(
-      1 + 3 + 2 + 3 + 1 + 4 + 2 + 1 + 4 + 1 + 4 + (2 + 1 + 1),
+      1 + 3 + (2 + 3) + (1 + 3) + (2 + 1) + (4 + 1) + (4 + 3 + (2 + 1) + (3 + (1 + 1 + 1) + 1)),
     );
+    // Two significant digits to a byte, and one; leading and trailing zeros trimmed.
+    expect([0, 7, 1_000_000, 1_767_225_600_000, 0.25, -12.5, 1e21].map((n) => approximateItemBytes({ n }) - 1)).toEqual([2, 2, 2, 5, 2, 3, 2]);
+  });
+
+  it('counts the table keys an item is stored with, as DynamoDB does: a record that fits only without them is refused', async () => {
+    const store = new MemoryRecordStore();
+    // Attributes of exactly TABLE.maxItemBytes, less `room`.
+    const filled = <R extends VolumeRecord | AttachmentRecord>(record: R, room: number): R => {
+      const empty = { ...record, tagKeysSet: [''] };
+      return { ...empty, tagKeysSet: ['x'.repeat(TABLE.maxItemBytes - approximateItemBytes(empty) - room)] };
+    };
+    // pk VOLUME#a, sk VOLUME; an attachment's also its instance index keys INSTANCE#i-1 and VOLUME#a.
+    const volumeKeys = 2 + 8 + 2 + 6;
+    const attachmentKeys = 2 + 8 + 2 + 14 + 6 + 12 + 6 + 8;
+    await expect(store.create(filled(volume('a'), volumeKeys - 1))).rejects.toBeInstanceOf(ItemTooLargeError);
+    await store.create(filled(volume('a'), volumeKeys));
+    await expect(store.create(filled(attachment('a', 'i-1'), attachmentKeys - 1))).rejects.toBeInstanceOf(ItemTooLargeError);
+    await store.create(filled(attachment('a', 'i-1'), attachmentKeys));
   });
 
   it('refuses, as DynamoDB does, a write that would make an item larger than 400 KB, and writes nothing', async () => {
