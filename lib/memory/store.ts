@@ -126,6 +126,20 @@ function keyAttributeBytes(key: RecordKey): number {
   return bytes;
 }
 
+/**
+ * Throws, as the DynamoDB client does before it sends a write, for a number it does not write: NaN,
+ * an infinity, or one beyond Number.MAX_SAFE_INTEGER either way (not read back exactly). An item
+ * written straight into the table may hold one (`putRaw`): only what the store writes is checked.
+ */
+function checkWritableNumbers(key: RecordKey, value: unknown, path: string): void {
+  if (typeof value === 'number') {
+    if (!(Math.abs(value) <= Number.MAX_SAFE_INTEGER)) throw new Error(`${keyString(key)}: ${path} is ${value}, a number the DynamoDB client does not write`);
+    return;
+  }
+  if (value === null || typeof value !== 'object') return;
+  for (const [name, element] of Object.entries(value)) checkWritableNumbers(key, element, path === '' ? name : `${path}.${name}`);
+}
+
 /** Refuses, as DynamoDB does, to store an item larger than `TABLE.maxItemBytes`, its table keys counted. */
 function checkItemSize(key: RecordKey, record: object): void {
   const bytes = approximateItemBytes(record) + keyAttributeBytes(key);
@@ -258,9 +272,12 @@ export class MemoryRecordStore implements RecordStore {
     const key = record.kind === 'volume'
       ? { kind: 'volume' as const, volumeId: record.volumeId }
       : { kind: 'attachment' as const, volumeId: record.volumeId, instanceId: record.instanceId };
+    const written = { ...record, version: 1 };
+    // Before the condition, as the DynamoDB client refuses the request before it is sent.
+    checkWritableNumbers(key, written, '');
     const existing = this.items.get(orderKey(key));
     if (existing) throw new ConditionFailedError(`${keyString(key)} already exists`, existing.record);
-    const stored = this.storedCopy({ ...record, version: 1 });
+    const stored = this.storedCopy(written);
     checkItemSize(key, stored);
     this.put(key, stored);
     this.writes++;
@@ -270,6 +287,7 @@ export class MemoryRecordStore implements RecordStore {
   async update<R extends ProvisionerRecord>(key: RecordKey, changes: RecordChanges<R>, condition?: WriteCondition): Promise<R> {
     this.injectFault('update');
     checkRecordChanges(changes);
+    checkWritableNumbers(key, changes, '');
     const current = this.checked(key, condition);
     // Stored records are never changed in place, so the new version may share the fields it
     // leaves as they are with the old one.

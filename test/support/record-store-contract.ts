@@ -79,4 +79,21 @@ export function recordStoreContract(fresh: () => Promise<StoreUnderTest>): void 
     expect((await store.get({ kind: 'volume', volumeId: 'v0' }))?.version).toBe(1);
     expect((await store.get({ kind: 'volume', volumeId: 'v7' }))?.version).toBe(1);
   });
+
+  it('refuses to write a number the DynamoDB client does not write (NaN, an infinity, beyond Number.MAX_SAFE_INTEGER), and writes nothing', async () => {
+    const { store } = await fresh();
+    await store.create(volume('v1'));
+    const key = { kind: 'volume', volumeId: 'v1' } as const;
+    for (const n of [Number.NaN, Number.POSITIVE_INFINITY, 2 ** 53, -(2 ** 60)]) {
+      await expect(store.update<VolumeRecord>(key, { observedGeneration: n }), String(n)).rejects.toThrow();
+      await expect(store.update(key, { status: { state: 'pending', attempts: n, updatedAt: T0 } }), String(n)).rejects.toThrow();
+      await expect(store.create(volume(`v-${n}`, { generation: n })), String(n)).rejects.toThrow();
+      expect(await store.get({ kind: 'volume', volumeId: `v-${n}` })).toBeUndefined();
+    }
+    // Refused before it is sent: not taken for a key already there.
+    const again = await store.create(volume('v1', { generation: Number.NaN })).catch((error: unknown) => error);
+    expect(again).toBeInstanceOf(Error);
+    expect(again).not.toBeInstanceOf(ConditionFailedError);
+    expect(await store.get(key)).toEqual(volume('v1'));
+  });
 }
