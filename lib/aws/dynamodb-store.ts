@@ -375,31 +375,18 @@ export class DynamoRecordStore implements RecordStore {
   }
 
   async update<R extends ProvisionerRecord>(key: RecordKey, changes: RecordChanges<R>, condition?: WriteCondition): Promise<R> {
-    try {
-      return await this.updateItem<R>(key, changes, condition, false);
-    } catch (error) {
-      // An item written straight into the table with a version that is no number cannot be bumped:
-      // it is numbered afresh from 1 (the record parser reads it as invalid; only its rejection writes it).
-      if (error instanceof Error && error.name === 'ValidationException' && NOT_A_NUMBER_OPERAND.test(error.message))
-        return this.updateItem<R>(key, changes, condition, true);
-      throw error;
-    }
-  }
-
-  private async updateItem<R extends ProvisionerRecord>(key: RecordKey, changes: RecordChanges<R>, condition: WriteCondition | undefined, renumber: boolean): Promise<R> {
-    const expr = new Expression();
-    const sets = [renumber ? `${expr.name('version')} = ${expr.value(1)}` : bumpVersion(expr)];
-    const removes: string[] = [];
     checkRecordChanges(changes);
-    for (const [field, value] of Object.entries(changes)) {
-      if (value === undefined) continue;
-      if (value === null) removes.push(expr.name(field));
-      else sets.push(`${expr.name(field)} = ${expr.value(value)}`);
-    }
-    sets.push(...indexKeySets(expr, key));
-    const update = `SET ${sets.join(', ')}${removes.length > 0 ? ` REMOVE ${removes.join(', ')}` : ''}`;
-    const unnumbered = renumber ? ` AND NOT attribute_type(${expr.name('version')}, ${expr.value('N')})` : '';
-    const item = await this.conditionalUpdate(key, update, conditionExpression(expr, condition) + unnumbered, expr);
+    const item = await this.versionedUpdate(key, (expr, setVersion) => {
+      const sets = [setVersion];
+      const removes: string[] = [];
+      for (const [field, value] of Object.entries(changes)) {
+        if (value === undefined) continue;
+        if (value === null) removes.push(expr.name(field));
+        else sets.push(`${expr.name(field)} = ${expr.value(value)}`);
+      }
+      sets.push(...indexKeySets(expr, key));
+      return { update: `SET ${sets.join(', ')}${removes.length > 0 ? ` REMOVE ${removes.join(', ')}` : ''}`, condition: conditionExpression(expr, condition) };
+    });
     return recordOf(item) as R;
   }
 
@@ -429,15 +416,18 @@ export class DynamoRecordStore implements RecordStore {
 
   /** One conditional update: succeeds when the claim is absent, expired at `now`, or `owner`'s own. */
   async claim(key: RecordKey, owner: string, now: number, leaseMs: number): Promise<ClaimResult> {
-    const expr = new Expression();
-    const claim = expr.name('claim');
-    const update = `SET ${[`${claim} = ${expr.value({ owner, expiresAt: now + leaseMs })}`, bumpVersion(expr), ...indexKeySets(expr, key)].join(', ')}`;
-    const condition =
-      `attribute_exists(${expr.name(TABLE.partitionKey)}) AND (attribute_not_exists(${claim})` +
-      ` OR ${expr.name('claim.expiresAt')} <= ${expr.value(now)}` +
-      ` OR ${expr.name('claim.owner')} = ${expr.value(owner)})`;
     try {
-      return { ok: true, record: recordOf(await this.conditionalUpdate(key, update, condition, expr)) };
+      const item = await this.versionedUpdate(key, (expr, setVersion) => {
+        const claim = expr.name('claim');
+        return {
+          update: `SET ${[`${claim} = ${expr.value({ owner, expiresAt: now + leaseMs })}`, setVersion, ...indexKeySets(expr, key)].join(', ')}`,
+          condition:
+            `attribute_exists(${expr.name(TABLE.partitionKey)}) AND (attribute_not_exists(${claim})` +
+            ` OR ${expr.name('claim.expiresAt')} <= ${expr.value(now)}` +
+            ` OR ${expr.name('claim.owner')} = ${expr.value(owner)})`,
+        };
+      });
+      return { ok: true, record: recordOf(item) };
     } catch (error) {
       if (!(error instanceof ConditionFailedError)) throw error;
       return error.current === undefined ? { ok: false, reason: 'missing' } : { ok: false, reason: 'held', record: error.current };
@@ -445,13 +435,33 @@ export class DynamoRecordStore implements RecordStore {
   }
 
   async release(key: RecordKey, owner: string): Promise<void> {
-    const expr = new Expression();
-    const update = `SET ${bumpVersion(expr)} REMOVE ${expr.name('claim')}`;
     try {
-      await this.conditionalUpdate(key, update, `${expr.name('claim.owner')} = ${expr.value(owner)}`, expr);
+      await this.versionedUpdate(key, (expr, setVersion) => ({
+        update: `SET ${setVersion} REMOVE ${expr.name('claim')}`,
+        condition: `${expr.name('claim.owner')} = ${expr.value(owner)}`,
+      }));
     } catch (error) {
       if (!(error instanceof ConditionFailedError)) throw error;
       // Not held by `owner` (expired and taken over, released already, or record gone): nothing to drop.
+    }
+  }
+
+  /**
+   * One conditional UpdateItem that bumps the version, `request` giving its update around the
+   * version's SET clause and its condition. An item written straight into the table with a version
+   * that is no number cannot be bumped: it is numbered afresh from 1 (the record parser reads it as
+   * invalid), on the condition that its version is still no number.
+   */
+  private async versionedUpdate(key: RecordKey, request: (expr: Expression, setVersion: string) => { update: string; condition: string }): Promise<TableItem> {
+    try {
+      const expr = new Expression();
+      const { update, condition } = request(expr, bumpVersion(expr));
+      return await this.conditionalUpdate(key, update, condition, expr);
+    } catch (error) {
+      if (!(error instanceof Error && error.name === 'ValidationException' && NOT_A_NUMBER_OPERAND.test(error.message))) throw error;
+      const expr = new Expression();
+      const { update, condition } = request(expr, `${expr.name('version')} = ${expr.value(1)}`);
+      return this.conditionalUpdate(key, update, `${condition} AND NOT attribute_type(${expr.name('version')}, ${expr.value('N')})`, expr);
     }
   }
 

@@ -96,4 +96,14 @@ export function recordStoreContract(fresh: () => Promise<StoreUnderTest>): void 
     expect(again).not.toBeInstanceOf(ConditionFailedError);
     expect(await store.get(key)).toEqual(volume('v1'));
   });
+
+  it('claims and releases an item written straight into the table with a version that is no number, numbering it afresh from 1 as an update does', async () => {
+    const { store, putRaw } = await fresh();
+    const key = { kind: 'volume', volumeId: 'text' } as const;
+    await putRaw(volume('text', { version: 'abc' }));
+    expect(await store.claim(key, 'executor-1', 1_000, 60_000)).toMatchObject({ ok: true, record: { version: 1, claim: { owner: 'executor-1', expiresAt: 61_000 } } });
+    await putRaw(volume('text', { version: 'abc', claim: { owner: 'executor-1', expiresAt: 61_000 } }));
+    await store.release(key, 'executor-1');
+    expect(await store.get(key)).toEqual(volume('text'));
+  });
 }

@@ -185,7 +185,7 @@ describe('DynamoRecordStore requests', () => {
     await expect(store().update<VolumeRecord>({ kind: 'volume', volumeId: 'v1' }, { observedGeneration: 1 })).rejects.toBe(other);
   });
 
-  it("numbers afresh from 1 an item whose version DynamoDB refuses to add to, in either wording of the refusal", async () => {
+  it("numbers afresh from 1 an item whose version DynamoDB refuses to add to, in either wording of the refusal, in an update, a claim or a release", async () => {
     const validation = (message: string) => new DynamoDBServiceException({ name: 'ValidationException', $fault: 'client', $metadata: {}, message });
     for (const message of [
       'Invalid UpdateExpression: An operand in the update expression has an incorrect data type',
@@ -198,6 +198,17 @@ describe('DynamoRecordStore requests', () => {
       expect(first!.UpdateExpression).toMatch(/ \+ /);
       expect(second!.UpdateExpression).not.toMatch(/ \+ /);
       expect(second!.ConditionExpression).toMatch(/NOT attribute_type\(/);
+    }
+    // A claim and a release alike.
+    const key = { kind: 'volume' as const, volumeId: 'v1' };
+    for (const write of [() => store().claim(key, 'exec-a', 1_000, 500), () => store().release(key, 'exec-a')]) {
+      dynamo.reset();
+      dynamo.on(UpdateCommand).rejectsOnce(validation('Invalid UpdateExpression: An operand in the update expression has an incorrect data type')).resolves({ Attributes: { pk: 'VOLUME#v1', sk: 'VOLUME', version: 1 } });
+      await write();
+      const [first, second] = dynamo.commandCalls(UpdateCommand).map((call) => call.args[0].input);
+      expect(first!.UpdateExpression).toMatch(/ \+ /);
+      expect(second!.UpdateExpression).not.toMatch(/ \+ /);
+      expect(second!.ConditionExpression).toMatch(/ AND NOT attribute_type\(/);
     }
   });
 
