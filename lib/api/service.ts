@@ -290,20 +290,21 @@ export class VolumeService {
 
   /**
    * 409 unless the volume's live attachments name one instance at most: a volume that is not
-   * multi-attach is attached to one, and the others would wait for it without end.
+   * multi-attach is attached to one, and the others would wait for it without end. An attachment
+   * record that is not valid counts, as it does against an attach (`attachableAs`): it may be attached.
    */
   private async requireOneInstance(volumeId: string): Promise<void> {
-    const instances = validRecords(await this.readAttachmentsOf(volumeId))
-      .filter((a) => a.life === 'alive')
-      .map((a) => a.instanceId)
+    const attachments = await this.readAttachmentsOf(volumeId);
+    const instances = attachments
+      .filter((read) => !read.ok || read.record.life === 'alive')
+      .map(instanceOf)
       .sort();
     if (instances.length <= 1) return;
     const named = instances.join(', ');
-    throw new ApiProblem(
-      'conflict',
-      `volume ${volumeId} has attachments to ${instances.length} instances (${named}); a volume that is not multi-attach is attached to one: detach it from all but one first`,
-      [{ path: 'multiAttach', message: `the volume has attachments to ${named}; detach it from all but one first` }],
-    );
+    const detail = `volume ${volumeId} has attachments to ${instances.length} instances (${named}); a volume that is not multi-attach is attached to one: detach it from all but one first`;
+    const unreadable = attachments.find(isInvalid);
+    if (unreadable) throw invalidRecordProblem(`the attachment of ${volumeId} to ${instanceOf(unreadable)}`, unreadable.issues, detail);
+    throw new ApiProblem('conflict', detail, [{ path: 'multiAttach', message: `the volume has attachments to ${named}; detach it from all but one first` }]);
   }
 
   /**

@@ -671,6 +671,25 @@ describe('VolumeService', () => {
       expect((await service.patchVolume('shared', { multiAttach: false })).spec.multiAttach).toBe(false);
     });
 
+    it('refuses turning Multi-Attach off beside an attachment record to another instance that is not valid, as an attach beside it is refused', async () => {
+      await service.createVolume({ volumeId: 'shared', spec: { sizeGiB: 100, volumeType: 'io2', iops: 1000, multiAttach: true, availabilityZone: 'us-east-1a' } });
+      await service.putAttachment('shared', INSTANCE_A, {});
+      // Written straight into the table: nothing knows whether it is attached.
+      store.putRaw({ kind: 'attachment', volumeId: 'shared', instanceId: INSTANCE_B, life: 'sleeping', generation: 1 });
+      const writes = store.writes;
+      const problem = await problemOf(() => service.patchVolume('shared', { multiAttach: false }));
+      expect([problem.status, problem.kind]).toEqual([409, 'invalid-record']);
+      expect(problem.detail).toMatch(
+        new RegExp(`^volume shared has attachments to 2 instances \\(${INSTANCE_A}, ${INSTANCE_B}\\); a volume that is not multi-attach is attached to one: detach it from all but one first, and the record of the attachment of shared to ${INSTANCE_B} in the table is not valid`),
+      );
+      expect(store.writes).toBe(writes);
+      expect((await volume('shared'))?.spec.multiAttach).toBe(true);
+
+      // Alone, it stands in the way of nothing.
+      await service.deleteAttachment('shared', INSTANCE_A);
+      expect((await service.patchVolume('shared', { multiAttach: false })).spec.multiAttach).toBe(false);
+    });
+
     it('re-reads and re-validates after a concurrent client change instead of overwriting it', async () => {
       // Another client grows the volume between the service's read and its write.
       raceFirstWrite((update) => update<VolumeRecord>(volumeKey('data-01'), { spec: { ...GP3, iops: 4000, sizeGiB: 30 }, generation: 2 }));
