@@ -214,7 +214,7 @@ function statusSchema<S extends readonly [string, ...string[]]>(states: S) {
 }
 
 /** Defaults for the fields the system writes, so a record a client wrote directly can still be read. */
-const systemDefaults = { status: { state: 'pending', attempts: 0, updatedAt: '' }, version: 0, createdAt: '' } as const;
+export const systemDefaults = { status: { state: 'pending', attempts: 0, updatedAt: '' }, version: 0, createdAt: '' } as const;
 
 /** Whether the spec says where EBS creates the volume: an AZ, or an instance whose AZ it goes in. */
 export function isPlaced(spec: Pick<VolumeSpec, 'availabilityZone' | 'placementInstanceId'>): boolean {

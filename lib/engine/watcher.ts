@@ -15,7 +15,7 @@
  */
 import { sameJson } from '../domain/canonical-json.js';
 import { keyOf, keyString, type AttachmentRecord, type ProvisionerRecord, type RecordKey, type VolumeRecord } from '../domain/records.js';
-import { parseRecord, validAttachments } from '../domain/validation.js';
+import { parseRecord, systemDefaults, validAttachments } from '../domain/validation.js';
 import { METRICS } from '../settings.js';
 import { DEFAULT_ENGINE_CONFIG, type EngineConfig } from './config.js';
 import { errorMessage } from './errors.js';
@@ -74,6 +74,11 @@ const CLIENT_FIELDS = ['spec', 'life', 'generation', 'requestedDevice', 'forceDe
 
 function field(image: unknown, name: string): unknown {
   return image && typeof image === 'object' ? (image as Record<string, unknown>)[name] : undefined;
+}
+
+/** A field the system writes, in an image, as the record parser reads it: its default in an item a client wrote without it. */
+function systemField(image: unknown, name: 'version' | 'createdAt'): unknown {
+  return image && typeof image === 'object' ? (field(image, name) ?? systemDefaults[name]) : undefined;
 }
 
 function stateOf(image: unknown): unknown {
@@ -154,7 +159,7 @@ function sameRun(change: RecordChange, record: ProvisionerRecord): boolean {
 
 /** Whether the change is one of `record` as read, not of a record removed before it was written again under its key (its `createdAt`). */
 function sameIncarnation(change: RecordChange, record: ProvisionerRecord): boolean {
-  return field(change.newRecord, 'createdAt') === record.createdAt;
+  return systemField(change.newRecord, 'createdAt') === record.createdAt;
 }
 
 function clientChanged(change: RecordChange): boolean {
@@ -174,8 +179,8 @@ function writtenAnew(group: RecordChange[], record: ProvisionerRecord): boolean 
   const since = group.slice(inserted + 1);
   const last = group[group.length - 1]!.newRecord;
   return (
-    field(last, 'version') === record.version &&
-    field(last, 'createdAt') === record.createdAt &&
+    systemField(last, 'version') === record.version &&
+    systemField(last, 'createdAt') === record.createdAt &&
     since.every((change) => sameJson(field(change.oldRecord, 'status'), field(change.newRecord, 'status')) && sameJson(field(change.oldRecord, 'claim'), field(change.newRecord, 'claim')))
   );
 }

@@ -80,6 +80,33 @@ describe('watcher', () => {
     expect(h.ebs.calls.CreateVolume).toBe(1);
   });
 
+  it("a record written straight into the table without createdAt is retried when its client bumps its generation: the bump is the record's own, not one of a record removed before", async () => {
+    const h = harness();
+    const { kind, volumeId, spec, life, generation } = newVolume('data-1');
+    h.store.putRaw({ kind, volumeId, spec, life, generation });
+    h.ebs.failNext('CreateVolume', new ProviderError('invalid-request', 'InvalidParameterValue', 'The parameter is not valid'));
+    await h.watch();
+    await h.drain();
+    await h.watch();
+    expect((await h.store.get(volumeKey('data-1')))?.status).toMatchObject({ state: 'error', code: 'InvalidParameterValue' });
+
+    await h.store.update<VolumeRecord>(volumeKey('data-1'), { generation: 2 });
+    await h.watch();
+    expect((await h.store.get(volumeKey('data-1')))?.status).toMatchObject({ state: 'pending', attempts: 0 });
+    expect(sent(h)).toEqual([{ op: 'create-volume', key: 'data-1', delaySeconds: 0 }]);
+  });
+
+  it('a record written straight into the table without version or createdAt in a state of an operation under way gets a check of its own: no chain of checks runs on it yet', async () => {
+    const h = harness();
+    const at = new Date(h.clock.now()).toISOString();
+    const { kind, volumeId, spec, life, generation } = newVolume('data-1');
+    h.store.putRaw({ kind, volumeId, spec, life, generation, ebsVolumeId: 'vol-0123456789abcdef0', status: { state: 'modifying', attempts: 0, updatedAt: at, operationStartedAt: at } });
+    await h.watch();
+    const messages = h.queue.pending().map((pending) => pending.message);
+    expect(messages).toEqual([expect.objectContaining({ op: 'check-volume' })]);
+    expect(messages[0]!.nudge).toBeUndefined();
+  });
+
   it('an invalid record fixed by its client while the watcher judged it keeps the fix: the rejection is written only over what was judged', async () => {
     const h = harness();
     const raw = { ...newVolume('data-1'), spec: { sizeGiB: -5, volumeType: 'gp3' } };
