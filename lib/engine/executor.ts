@@ -844,12 +844,12 @@ export class Executor {
     await Promise.all(
       [...byBucket].map(async ([bucket, group]) => {
         const fresh = this.spendTokensTaken(bucket, group, now, maxWaitMs, followUps, granted);
-        // Only an operation's own message takes its token ahead, also when delivered behind a check
-        // of the same record. A check that plans a call (the reconciler's nudge of work that is only
-        // waiting its turn, say) takes what is usable now, and without it is dropped rather than
+        // Only a message of the operation takes its token ahead (its own, or the reconciler's nudge
+        // sent as the operation), also when delivered behind a check of the same record. A check
+        // that plans a call takes what is usable now, and without it is dropped rather than
         // deferred: the operation's own message may already hold a token taken ahead, which the
-        // nudge would only come back to take. If that message was lost after all, the next nudge
-        // comes when the line has gone.
+        // check would only come back to take. If that message was lost after all, the reconciler
+        // sends the operation once it is overdue past any token its message could hold.
         const ahead = takeAhead ? fresh.filter((item) => item.ops.some((op) => firstActionOf(op, item.record!) !== undefined)) : [];
         const nowOnly = fresh.filter((item) => !ahead.includes(item));
         await this.takeTokens(bucket, nowOnly, now, maxWaitMs, maxWaitMs, undefined, granted);
