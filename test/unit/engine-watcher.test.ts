@@ -96,6 +96,28 @@ describe('watcher', () => {
     expect(sent(h)).toEqual([{ op: 'create-volume', key: 'data-1', delaySeconds: 0 }]);
   });
 
+  it("a record written straight into the table without createdAt, deleted by its client after a failed tag change, has that failure dropped: the delete starts its own attempts", async () => {
+    const h = harness();
+    const { kind, volumeId, spec, life, generation } = newVolume('data-1');
+    h.store.putRaw({ kind, volumeId, spec, life, generation });
+    for (let i = 0; i < 6; i++) {
+      await h.watch();
+      await h.settle(5000);
+    }
+    await h.store.update<VolumeRecord>(volumeKey('data-1'), { spec: { ...spec, tags: { team: 'b' } }, generation: 2 });
+    h.ebs.failNext('CreateTags', new ProviderError('transient', 'InternalError', 'An internal error has occurred'));
+    await h.watch();
+    await h.drain();
+    expect((await h.store.get(volumeKey('data-1')))?.status).toMatchObject({ state: 'available', code: 'InternalError', attempts: 1 });
+
+    h.changes.splice(0);
+    await h.store.update<VolumeRecord>(volumeKey('data-1'), { life: 'dying' });
+    await h.watcher.handle(h.changes.splice(0));
+    const status = (await h.store.get(volumeKey('data-1')))!.status;
+    expect(status).toMatchObject({ state: 'available', attempts: 0 });
+    expect(status.nextAttemptAt).toBeUndefined();
+  });
+
   it('a record written straight into the table without version or createdAt in a state of an operation under way gets a check of its own: no chain of checks runs on it yet', async () => {
     const h = harness();
     const at = new Date(h.clock.now()).toISOString();
