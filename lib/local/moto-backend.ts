@@ -41,6 +41,13 @@ export interface MotoBackend {
  */
 export const LOCAL_CREDENTIALS = { accessKeyId: 'testing', secretAccessKey: 'testing' } as const;
 
+/**
+ * An emulator's first request to each service loads that service's models: seconds on a slow or
+ * busy machine, past the deployed functions' 5 s. One that does not answer at all refuses the
+ * connection at once, so a longer bound costs nothing there.
+ */
+export const LOCAL_REQUEST_TIMEOUT_MS = 20_000;
+
 export async function createMotoBackend(options: {
   endpoint?: string;
   ownerTagValue: string;
@@ -50,7 +57,7 @@ export async function createMotoBackend(options: {
   let moto: MotoServer | undefined;
   const endpoint = options.endpoint ?? (moto = await startMoto({ ownProcessGroup: true })).endpoint;
   try {
-    const clients = createAwsClients({ endpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
+    const clients = createAwsClients({ endpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS, requestTimeoutMs: LOCAL_REQUEST_TIMEOUT_MS });
     const tableName = options.tableName ?? 'ebs-provisioner-local';
     const queueName = options.queueName ?? 'ebs-provisioner-operations';
     const rateBudgetTableName = `${tableName}-rate-budget`;

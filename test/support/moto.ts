@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe } from 'vitest';
 import { createAwsClients, type AwsClients } from '../../lib/aws/clients.js';
-import { LOCAL_CREDENTIALS } from '../../lib/local/moto-backend.js';
+import { LOCAL_CREDENTIALS, LOCAL_REQUEST_TIMEOUT_MS } from '../../lib/local/moto-backend.js';
 import { findMotoServer, startMoto, type MotoServer } from '../../lib/local/moto.js';
 
 const INSTALL_HINT = "install it with: pip install 'moto[server]'";
@@ -17,10 +17,10 @@ export const MOTO_REGION = 'us-east-1';
 
 /**
  * Clients for the tests' own calls to moto: its dummy credentials and region given explicitly,
- * as the local runtime gives them, so nothing in the environment is consulted.
+ * as the local runtime gives them (with its bound on a request), so nothing in the environment is consulted.
  */
 export function motoClients(endpoint: string): AwsClients {
-  return createAwsClients({ endpoint, region: MOTO_REGION, credentials: LOCAL_CREDENTIALS });
+  return createAwsClients({ endpoint, region: MOTO_REGION, credentials: LOCAL_CREDENTIALS, requestTimeoutMs: LOCAL_REQUEST_TIMEOUT_MS });
 }
 
 /**
