@@ -2921,7 +2921,7 @@ export class Executor {
   private resendLaterCopy(item: Item, now: number, afterMs: number, followUps: { item: Item; operation: QueuedOperation }[]) {
     if (!consumedCopyDueLater(item, afterMs)) return;
     const operation = this.messageAt(item.latestOp!, item.key, 'a message merged with one due sooner comes back when due', now, item.latestDueAt!);
-    if (item.nudgeOnly) operation.message.nudge = true;
+    markAsCopies(operation.message, item);
     followUps.push({ item, operation });
   }
 
