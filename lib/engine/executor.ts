@@ -2694,7 +2694,7 @@ export class Executor {
         const before = item.record!;
         const written = await this.deps.store.update(item.key, { ...result.changes, claim: null }, condition);
         item.record = written;
-        this.countFailure(result);
+        this.countFailure(item, op, result);
         const next = this.followUp(item, before, written, result, now);
         if (next) followUps.push({ item, operation: next });
       } else {
@@ -2725,9 +2725,13 @@ export class Executor {
   /**
    * OperationsFailed, once the error status is written: a write refused (the record deleted or
    * changed meanwhile) or lost and retried leaves no record in error, or counts it on the retry.
+   * Logged with the record's key: an attachment in error shows in no list of volumes in error.
    */
-  private countFailure(result: Result): void {
-    if (result.outcome === 'failed') this.deps.metrics.count(METRICS.failed);
+  private countFailure(item: Item, op: OperationKind, result: Result): void {
+    if (result.outcome !== 'failed') return;
+    this.deps.metrics.count(METRICS.failed);
+    const { status } = item.record!;
+    this.deps.log.warn('operation failed', { key: item.id, op, code: status.code, message: status.message });
   }
 
   private async releaseOrLetLapse(item: Item, owner: string): Promise<void> {
@@ -2758,7 +2762,7 @@ export class Executor {
         if (result.changes && changesSomething(record, result.changes)) {
           current = await this.deps.store.update(item.key, result.changes as RecordChanges, condition);
           item.record = current;
-          this.countFailure(result);
+          this.countFailure(item, op, result);
         }
         // A look (the reconciler's, the watcher's) at an operation still under way leaves the checking to the operation's own chain.
         const next = item.nudgeOnly && result.outcome === 'in-progress' ? undefined : this.followUp(item, record, current, result, now);

@@ -1240,6 +1240,22 @@ describe('executor: attach', () => {
     expect(h.queued().filter((q) => q.op === 'attach')).toEqual([]);
   });
 
+  it('an operation that ends in error is logged with its record, so the OperationsFailed alarm finds an attachment no volume list shows', async () => {
+    const log = new RecordingLog();
+    const h = harness({ log });
+    h.ebs.addInstance({ instanceId: 'i-00000000000000003', availabilityZone: AZ, state: 'shutting-down' });
+    await availableVolume(h, 'data-1');
+    await h.store.create(newAttachment('data-1', { instanceId: 'i-00000000000000003' }));
+    await h.executor.run(h.batchOf(h.op('attach', attachmentKey('data-1', 'i-00000000000000003'))));
+    const { status } = await attachmentOf(h, 'data-1', 'i-00000000000000003');
+    expect(status.state).toBe('error');
+    expect((await volumeOf(h, 'data-1')).status.state).toBe('available');
+    expect(h.metrics.counter('OperationsFailed')).toBe(1);
+    expect(log.entries.filter((entry) => entry.message === 'operation failed')).toEqual([
+      { level: 'warn', message: 'operation failed', attributes: { key: 'attachment/data-1/i-00000000000000003', op: 'attach', code: 'IncorrectInstanceState', message: status.message } },
+    ]);
+  });
+
   it('20 attaches to one instance in one batch get 20 distinct device names', async () => {
     const h = harness({ config: { rateBudgets: { CreateVolume: { burst: 100, ratePerSecond: 10 }, AttachVolume: { burst: 100, ratePerSecond: 10 }, DetachVolume: { burst: 20, ratePerSecond: 1 }, DeleteVolume: { burst: 20, ratePerSecond: 1 }, ModifyVolume: { burst: 10, ratePerSecond: 1 }, CreateTags: { burst: 20, ratePerSecond: 2 }, DeleteTags: { burst: 10, ratePerSecond: 1 } } } });
     h.ebs.addInstance({ instanceId: 'i-0000000000000000b', availabilityZone: AZ, maxAttachments: 40 });
