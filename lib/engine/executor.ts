@@ -2730,8 +2730,8 @@ export class Executor {
   private countFailure(item: Item, op: OperationKind, result: Result): void {
     if (result.outcome !== 'failed') return;
     this.deps.metrics.count(METRICS.failed);
-    const { status } = item.record!;
-    this.deps.log.warn('operation failed', { key: item.id, op, code: status.code, message: status.message });
+    const { code, message } = item.record!.status;
+    this.deps.log.warn('operation failed', { key: item.id, op, ...(code !== undefined ? { code } : {}), ...(message !== undefined ? { message } : {}) });
   }
 
   private async releaseOrLetLapse(item: Item, owner: string): Promise<void> {
