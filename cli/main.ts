@@ -214,7 +214,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     .command('list')
     .description('list volumes')
     .option('--state <state>', 'only volumes in this state', volumeState)
-    .option('--instance <instanceId>', 'only volumes attached to this instance')
+    .option('--instance <instanceId>', 'only volumes with an attachment to this instance (asked for, attached or being detached)')
     .option('--limit <n>', 'show at most this many', POSITIVE)
     .action(async (options, command: Command) => {
       const api = client(command);

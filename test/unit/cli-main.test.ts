@@ -145,6 +145,15 @@ describe('CLI against the API over HTTP', () => {
       expect(listed.stdout).toMatch(new RegExp(`vol-rec-1\\s+${INSTANCE_A}\\s+pending\\s+alive\\s+/dev/sdf`));
     });
 
+    it('lists with --instance the volumes with an attachment to the instance, attached or not yet, as its help says', async () => {
+      await cli('volumes', 'create', '--size', '20', '--attach', INSTANCE_A, '--id', 'data-01');
+      await cli('volumes', 'create', '--az', 'us-east-1a', '--size', '20', '--id', 'data-02');
+      const listed = await cli('-o', 'json', 'volumes', 'list', '--instance', INSTANCE_A);
+      expect((listed.json as { items: Array<{ volumeId: string }> }).items.map((v) => v.volumeId)).toEqual(['data-01']);
+      expect((await cli('instances', 'attachments', INSTANCE_A)).stdout).toMatch(new RegExp(`data-01\\s+${INSTANCE_A}\\s+pending`));
+      expect((await cli('volumes', 'list', '--help')).stdout).toContain('only volumes with an attachment to this instance');
+    });
+
     it('retries an attachment that ended in error', async () => {
       await cli('volumes', 'create', '--az', 'us-east-1a', '--size', '20', '--id', 'data-01');
       await cli('volumes', 'attach', 'data-01', INSTANCE_B);
