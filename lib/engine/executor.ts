@@ -2731,7 +2731,7 @@ export class Executor {
     if (result.outcome !== 'failed') return;
     this.deps.metrics.count(METRICS.failed);
     const { code, message } = item.record!.status;
-    this.deps.log.warn('operation failed', { key: item.id, op, ...(code !== undefined ? { code } : {}), ...(message !== undefined ? { message } : {}) });
+    this.deps.log.warn('operation failed', { key: item.id, op, ...(code !== undefined ? { code } : {}), ...(message !== undefined ? { error: message } : {}) });
   }
 
   private async releaseOrLetLapse(item: Item, owner: string): Promise<void> {

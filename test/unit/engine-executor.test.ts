@@ -1252,7 +1252,7 @@ describe('executor: attach', () => {
     expect((await volumeOf(h, 'data-1')).status.state).toBe('available');
     expect(h.metrics.counter('OperationsFailed')).toBe(1);
     expect(log.entries.filter((entry) => entry.message === 'operation failed')).toEqual([
-      { level: 'warn', message: 'operation failed', attributes: { key: 'attachment/data-1/i-00000000000000003', op: 'attach', code: 'IncorrectInstanceState', message: status.message } },
+      { level: 'warn', message: 'operation failed', attributes: { key: 'attachment/data-1/i-00000000000000003', op: 'attach', code: 'IncorrectInstanceState', error: status.message } },
     ]);
   });
 
