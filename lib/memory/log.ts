@@ -1,4 +1,4 @@
-import type { Log } from '../engine/ports.js';
+import { RESERVED_LOG_KEYS, type Log } from '../engine/ports.js';
 
 export interface LogEntry {
   level: 'debug' | 'info' | 'warn' | 'error';
@@ -6,7 +6,7 @@ export interface LogEntry {
   attributes?: Record<string, unknown>;
 }
 
-/** Keeps every entry, so tests can assert what was said. */
+/** Keeps every entry, so tests can assert what was said; refuses attributes the deployed logger would drop (`RESERVED_LOG_KEYS`). */
 export class RecordingLog implements Log {
   readonly entries: LogEntry[] = [];
 
@@ -24,6 +24,9 @@ export class RecordingLog implements Log {
   }
 
   private add(level: LogEntry['level'], message: string, attributes?: Record<string, unknown>): void {
+    // Deployed, such an attribute would be dropped without a trace: every test that logs one fails.
+    const reserved = Object.keys(attributes ?? {}).filter((key) => RESERVED_LOG_KEYS.includes(key));
+    if (reserved.length > 0) throw new Error(`log line "${message}" has attributes named ${reserved.join(', ')}, which the deployed logger drops`);
     this.entries.push(attributes ? { level, message, attributes } : { level, message });
   }
 }

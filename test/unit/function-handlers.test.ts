@@ -12,7 +12,7 @@ import { readFunctionEnvironment, readRateBudgetEnvironment } from '../../lib/fu
 import { DEFAULT_ENGINE_CONFIG, EC2_REQUEST_BUCKETS, environmentRateBudgets, resolveEngineConfig } from '../../lib/engine/config.js';
 import { createExecutorHandler, createReconcilerHandler, createWatcherHandler, toRecordChange } from '../../lib/functions/handlers.js';
 import { Executor } from '../../lib/engine/executor.js';
-import { ProviderError } from '../../lib/engine/ports.js';
+import { ProviderError, RESERVED_LOG_KEYS } from '../../lib/engine/ports.js';
 import { Reconciler, SCAN_RESERVE_MS } from '../../lib/engine/reconciler.js';
 import { RECONCILER } from '../../lib/settings.js';
 import { FakeClock, MemoryEbs, MemoryOperationQueue, MemoryRecordStore, RecordingLog, RecordingMetrics } from '../../lib/memory/index.js';
@@ -295,6 +295,25 @@ describe('function handlers', () => {
     const logged = lines.map((line) => JSON.parse(line) as Record<string, unknown>);
     expect(logged.find((line) => line.message === 'describe failed')).toMatchObject({ code: 'RequestLimitExceeded', error: 'Request limit exceeded.' });
     expect(logged.filter((line) => String(line.message).includes('reserved key'))).toEqual([]);
+  });
+
+  it('the log keys the engine never uses are those Powertools drops, and the tests\' log refuses them', () => {
+    const lines: string[] = [];
+    vi.stubEnv('POWERTOOLS_DEV', 'true');
+    const warn = vi.spyOn(console, 'warn').mockImplementation((line: string) => void lines.push(line));
+    const info = vi.spyOn(console, 'info').mockImplementation(() => undefined);
+    try {
+      const log = powertoolsLog(new Logger({ serviceName: 'executor', logLevel: 'INFO' }));
+      for (const key of [...RESERVED_LOG_KEYS, 'error', 'key']) log.info('line', { [key]: 'x' });
+    } finally {
+      warn.mockRestore();
+      info.mockRestore();
+      vi.unstubAllEnvs();
+    }
+    const dropped = lines.map((line) => /The key "(\w+)" is a reserved key/.exec(String((JSON.parse(line) as { message: unknown }).message))?.[1]);
+    expect(dropped).toEqual([...RESERVED_LOG_KEYS]);
+    for (const key of RESERVED_LOG_KEYS) expect(() => new RecordingLog().warn('line', { [key]: 'x' })).toThrow(/which the deployed logger drops/);
+    expect(() => new RecordingLog().warn('line', { error: 'x' })).not.toThrow();
   });
 
   it('tags every log line of a scheduled run with the event id as correlation id', async () => {
