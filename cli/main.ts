@@ -180,25 +180,27 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     .option('--snapshot <snapshotId>', 'create from this snapshot')
     .option('--multi-attach', 'allow attaching to several instances (io1/io2)')
     .action(async (options, command: Command) => {
-      if (options.device && !options.attach) throw new UsageError('--device needs --attach');
-      if (options.az && options.near) throw new UsageError('give either --az or --near, not both');
+      // An option given empty (a variable that expanded to nothing) goes to the API, which refuses it: dropped,
+      // `--id ""` made a new volume on every run and `--snapshot ""` an empty one.
+      if (options.device !== undefined && options.attach === undefined) throw new UsageError('--device needs --attach');
+      if (options.az !== undefined && options.near !== undefined) throw new UsageError('give either --az or --near, not both');
       const spec: VolumeSpec = {
         sizeGiB: options.size,
         volumeType: options.type,
         ...(options.iops !== undefined ? { iops: options.iops } : {}),
         ...(options.throughput !== undefined ? { throughput: options.throughput } : {}),
-        ...(options.az ? { availabilityZone: options.az } : {}),
-        ...(options.near ? { placementInstanceId: options.near } : {}),
+        ...(options.az !== undefined ? { availabilityZone: options.az } : {}),
+        ...(options.near !== undefined ? { placementInstanceId: options.near } : {}),
         ...(options.encrypted ? { encrypted: true } : {}),
-        ...(options.kmsKey ? { kmsKeyId: options.kmsKey } : {}),
-        ...(options.snapshot ? { snapshotId: options.snapshot } : {}),
+        ...(options.kmsKey !== undefined ? { kmsKeyId: options.kmsKey } : {}),
+        ...(options.snapshot !== undefined ? { snapshotId: options.snapshot } : {}),
         ...(options.tag ? { tags: options.tag } : {}),
         ...(options.multiAttach ? { multiAttach: true } : {}),
       };
       const request: CreateVolumeRequest = {
         spec,
-        ...(options.id ? { volumeId: options.id } : {}),
-        ...(options.attach ? { attachTo: { instanceId: options.attach, ...(options.device ? { device: options.device } : {}) } } : {}),
+        ...(options.id !== undefined ? { volumeId: options.id } : {}),
+        ...(options.attach !== undefined ? { attachTo: { instanceId: options.attach, ...(options.device !== undefined ? { device: options.device } : {}) } } : {}),
       };
       const api = client(command);
       const { status, body } = await api.createVolume(request).catch((error: unknown) => {
@@ -267,7 +269,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     .option('--near <instanceId>', 'create the volume in the AZ of this instance instead (only until the volume is created)')
     .option('--snapshot <snapshotId>', 'create from this snapshot instead (only until the volume is created)')
     .action(async (volumeId: string, options, command: Command) => {
-      if (options.az && options.near) throw new UsageError('give either --az or --near, not both');
+      if (options.az !== undefined && options.near !== undefined) throw new UsageError('give either --az or --near, not both');
       if (options.iops !== undefined && options.clearIops) throw new UsageError('give either --iops or --clear-iops, not both');
       if (options.throughput !== undefined && options.clearThroughput) throw new UsageError('give either --throughput or --clear-throughput, not both');
       const patch: PatchVolumeRequest = {
@@ -310,7 +312,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     .argument('<instanceId>', 'the EC2 instance id', pathSegment)
     .option('--device <name>', 'device name, e.g. /dev/sdf (the system picks one otherwise)')
     .action(async (volumeId: string, instanceId: string, options, command: Command) => {
-      const { status, body } = await client(command).attach(volumeId, instanceId, options.device ? { device: options.device } : {});
+      const { status, body } = await client(command).attach(volumeId, instanceId, options.device !== undefined ? { device: options.device } : {});
       print(command, body, () => `${status === 201 ? 'Attaching' : 'Already requested'}: ${attachmentLine(body)}`);
     });
 

@@ -122,6 +122,33 @@ describe('CLI against the API over HTTP', () => {
       ]);
     });
 
+    it('sends an option given empty (a variable that expanded to nothing) for the API to refuse, never dropping it', async () => {
+      const cases: Array<[string[], string]> = [
+        [['--az', 'us-east-1a', '--id', ''], 'volumeId'],
+        [['--az', 'us-east-1a', '--snapshot', ''], 'spec.snapshotId'],
+        [['--az', 'us-east-1a', '--encrypted', '--kms-key', ''], 'spec.kmsKeyId'],
+        [['--az', 'us-east-1a', '--attach', ''], 'attachTo.instanceId'],
+        [['--attach', INSTANCE_A, '--device', ''], 'attachTo.device'],
+        [['--az', ''], 'spec.availabilityZone'],
+        [['--near', ''], 'spec.placementInstanceId'],
+      ];
+      for (const [options, path] of cases) {
+        const run = await cli('volumes', 'create', '--size', '20', ...options);
+        expect(run.code, options.join(' ')).toBe(EXIT.failed);
+        expect(run.stderr, options.join(' ')).toContain(`  ${path}: `);
+      }
+      expect(await store.list({ limit: 100 })).toMatchObject({ items: [] });
+
+      const unattached = await cli('volumes', 'create', '--az', 'us-east-1a', '--size', '20', '--device', '');
+      expect(unattached.code).toBe(EXIT.usage);
+      expect(unattached.stderr).toBe('error: --device needs --attach\n');
+      await cli('volumes', 'create', '--az', 'us-east-1a', '--size', '20', '--id', 'data-01');
+      const attached = await cli('volumes', 'attach', 'data-01', INSTANCE_B, '--device', '');
+      expect(attached.code).toBe(EXIT.failed);
+      expect(attached.stderr).toContain('  device: ');
+      expect(await store.get({ kind: 'attachment', volumeId: 'data-01', instanceId: INSTANCE_B })).toBeUndefined();
+    });
+
     it('follows cursors when listing, up to --limit', async () => {
       for (let i = 1; i <= 5; i++) await cli('volumes', 'create', '--az', 'us-east-1a', '--size', '10', '--id', `v${i}`);
       const all = await cli('-o', 'json', 'volumes', 'list');
