@@ -459,17 +459,27 @@ function createClient(options: GlobalOptions, io: CliIo): ApiClient {
   }
   const region = options.region ?? regionFromUrl(url) ?? io.env.AWS_REGION ?? io.env.AWS_DEFAULT_REGION;
   if (!region) throw new UsageError('cannot tell which AWS region to sign for; pass --region');
-  const credentials: AwsCredentialsProvider =
-    io.credentials ??
-    (async () => {
-      const { fromNodeProviderChain } = await import('@aws-sdk/credential-providers');
-      return fromNodeProviderChain()();
-    });
   return new ApiClient({
     endpoint: options.endpoint,
-    signer: createRequestSigner({ region, credentials }),
+    signer: createRequestSigner({ region, credentials: io.credentials ?? defaultCredentials() }),
     ...(io.fetch ? { fetch: io.fetch } : {}),
   });
+}
+
+/**
+ * The AWS SDK's default credential chain, made once for the run: it keeps what it resolved until it
+ * expires. One per request resolved them again for every request (an STS, SSO or credential_process
+ * call on each of a wait's polls).
+ */
+function defaultCredentials(): AwsCredentialsProvider {
+  let chain: AwsCredentialsProvider | undefined;
+  return async () => {
+    if (!chain) {
+      const { fromNodeProviderChain } = await import('@aws-sdk/credential-providers');
+      chain = fromNodeProviderChain();
+    }
+    return chain();
+  };
 }
 
 /** A spinner on a terminal; otherwise one plain line per change, so logs stay readable. */

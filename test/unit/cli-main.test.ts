@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { AttachmentRecord, RecordKey, VolumeRecord, VolumeState } from '../../lib/domain/records.js';
 import { entityTag } from '../../lib/api/preconditions.js';
 import { createApiHandler } from '../../lib/api/handler.js';
@@ -10,6 +10,22 @@ import { EXIT, runCli, WRITE_ATTEMPTS, type CliIo } from '../../cli/main.js';
 import { INSTANCE_A, INSTANCE_B, ManualClock, sequentialIds } from './api-fixtures.js';
 
 const volumeKey = (volumeId: string): RecordKey => ({ kind: 'volume', volumeId });
+
+/** The SDK's default credential chain, as the CLI signs with it when given no credentials: counts each time it resolves them. */
+const defaultChain = vi.hoisted(() => ({ resolutions: 0 }));
+vi.mock('@aws-sdk/credential-providers', () => ({
+  // Like the SDK's, each chain keeps the credentials it resolved.
+  fromNodeProviderChain: () => {
+    let resolved: { accessKeyId: string; secretAccessKey: string } | undefined;
+    return async () => {
+      if (!resolved) {
+        defaultChain.resolutions++;
+        resolved = { accessKeyId: 'AKIDDEFAULT', secretAccessKey: 'default-secret' };
+      }
+      return resolved;
+    };
+  },
+}));
 
 interface Run {
   code: number;
@@ -917,6 +933,31 @@ describe('CLI against the API over HTTP', () => {
         expect(run.code, endpoint).toBe(EXIT.failed);
         expect(run.stderr, endpoint).not.toContain('https:// only');
       }
+    });
+
+    it("resolves the SDK's default credentials once for all the requests of a command, not once per request", async () => {
+      await cli('volumes', 'create', '--az', 'us-east-1a', '--size', '20', '--id', 'data-01');
+      defaultChain.resolutions = 0;
+      sent = [];
+      // No credentials given: the CLI signs with the SDK's default chain.
+      const io: CliIo = {
+        stdout: () => {},
+        stderr: () => {},
+        env: { EBS_PROVISIONER_ENDPOINT: server.url },
+        isTTY: false,
+        clock,
+        fetch: (input, init) => {
+          sent.push({ url: String(input), method: init?.method ?? 'GET', headers: Object.fromEntries(new Headers(init?.headers)) });
+          return fetch(input, init);
+        },
+      };
+      const code = await runCli(['--sigv4', '--region', 'eu-west-1', 'volumes', 'tag', 'data-01', '--tag', 'team=db'], io);
+      expect(code).toBe(EXIT.ok);
+      expect(sent.map((request) => [request.method, request.headers.authorization?.split('/')[0]])).toEqual([
+        ['GET', 'AWS4-HMAC-SHA256 Credential=AKIDDEFAULT'],
+        ['PATCH', 'AWS4-HMAC-SHA256 Credential=AKIDDEFAULT'],
+      ]);
+      expect(defaultChain.resolutions).toBe(1);
     });
 
     it('needs a region to sign', async () => {
