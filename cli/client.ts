@@ -154,16 +154,17 @@ export class ApiClient {
         parsed = undefined;
       }
     }
+    // The API answers with JSON: anything else is another server at the endpoint (a web page, say).
+    const notTheApi = () => `${method} ${url.href} answered ${response.status} with ${contentType || 'no content type'}, not the provisioner API's JSON: is ${this.endpoint} its URL?`;
     if (!response.ok) {
       const problem = isProblem(parsed) ? parsed : undefined;
-      const message =
-        problem?.detail ?? (typeof (parsed as { message?: unknown })?.message === 'string' ? (parsed as { message: string }).message : text);
+      const gatewayMessage = typeof (parsed as { message?: unknown })?.message === 'string' ? (parsed as { message: string }).message : undefined;
+      // Such a server's error page is named, not printed whole; plain text is printed as it is.
+      const page = parsed === undefined && text !== '' && !/^text\/plain\b/.test(contentType);
+      const message = problem?.detail ?? gatewayMessage ?? (page ? notTheApi() : text);
       throw new ApiError(response.status, problem, message || response.statusText, parsed);
     }
-    // The API answers every success with JSON: anything else is another server at the endpoint (a web page, say).
-    if (parsed === undefined) {
-      throw new Error(`${method} ${url.href} answered ${response.status} with ${contentType || 'no content type'}, not the provisioner API's JSON: is ${this.endpoint} its URL?`);
-    }
+    if (parsed === undefined) throw new Error(notTheApi());
     const etag = response.headers.get('etag');
     return { status: response.status, body: parsed as T, ...(etag !== null ? { etag } : {}) };
   }

@@ -492,6 +492,20 @@ describe('CLI against the API over HTTP', () => {
       }
     });
 
+    it('names an error page another server answers instead of printing it whole; plain text it prints', async () => {
+      const page = `<!doctype html><title>404: This page could not be found</title>${'<div></div>'.repeat(2_000)}`;
+      currentHandler = (async () => ({ statusCode: 404, headers: { 'Content-Type': 'text/html; charset=utf-8' }, body: page })) as unknown as typeof currentHandler;
+      for (const argv of [['volumes', 'get', 'data-01'], ['wait', 'data-01', '--state', 'deleted']]) {
+        const run = await cli(...argv);
+        expect(run.code, argv.join(' ')).toBe(EXIT.failed);
+        expect(run.stderr, argv.join(' ')).toBe(
+          `error: 404: GET ${server.url}/volumes/data-01 answered 404 with text/html; charset=utf-8, not the provisioner API's JSON: is ${server.url} its URL?\n`,
+        );
+      }
+      currentHandler = (async () => ({ statusCode: 502, headers: { 'Content-Type': 'text/plain' }, body: 'upstream connect error' })) as unknown as typeof currentHandler;
+      expect((await cli('volumes', 'get', 'data-01')).stderr).toBe('error: 502: upstream connect error\n');
+    });
+
     it('says that a request the API did not answer in time may have been made, rather than that the API cannot be reached', async () => {
       beforeSend = async () => {
         throw new DOMException('The operation was aborted due to timeout', 'TimeoutError');
