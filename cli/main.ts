@@ -12,6 +12,7 @@ import { Command, CommanderError, InvalidArgumentError, Option } from 'commander
 import { MAX_TIMER_SECONDS, wholeNumberOption } from '../lib/command-line.js';
 import type { CreateVolumeRequest, PatchVolumeRequest, VolumeDetails, VolumeListItem } from '../lib/api/schemas.js';
 import { VOLUME_STATES, type VolumeSpec } from '../lib/domain/records.js';
+import { instanceIdSchema } from '../lib/domain/validation.js';
 import type { Clock } from '../lib/engine/ports.js';
 import { SystemClock } from '../lib/memory/clock.js';
 import { ApiClient, ApiError } from './client.js';
@@ -127,6 +128,16 @@ function volumeState(value: string): string {
  */
 function pathSegment(value: string): string {
   if (value === '' || value === '.' || value === '..') throw new InvalidArgumentError('must not be empty, "." or "..", which name another path');
+  return value;
+}
+
+/**
+ * The instance of `wait --attachment`, checked here: no request carries it for the API to check, and a
+ * malformed one names no attachment, which counts as detached (`--state detached` would succeed at once).
+ */
+function waitedInstanceId(value: string): string {
+  const checked = instanceIdSchema.safeParse(value);
+  if (!checked.success) throw new InvalidArgumentError(checked.error.issues[0]?.message ?? 'must be an EC2 instance id');
   return value;
 }
 
@@ -370,7 +381,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     .command('wait')
     .description('wait until a volume (or, with --attachment, its attachment) reaches a state')
     .argument('<volumeId>', 'the volume record id', pathSegment)
-    .option('--attachment <instanceId>', 'wait for the attachment to this instance', pathSegment)
+    .option('--attachment <instanceId>', 'wait for the attachment to this instance', waitedInstanceId)
     .requiredOption('--state <states>', 'wanted state(s), comma-separated or repeated, e.g. available,in-use', commaList)
     .option('--timeout <seconds>', 'give up after this long (0: check once)', wholeNumberOption({ min: 0 }), 600)
     .option('--interval <seconds>', `time between checks (at most ${MAX_TIMER_SECONDS}, about 24 days)`, wholeNumberOption({ min: 1, max: MAX_TIMER_SECONDS }), 2)

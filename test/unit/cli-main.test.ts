@@ -469,7 +469,7 @@ describe('CLI against the API over HTTP', () => {
         ]) {
           const run = await cli(...argv);
           expect(run.code, JSON.stringify(argv)).toBe(EXIT.usage);
-          expect(run.stderr, JSON.stringify(argv)).toMatch(/^error: .* is invalid for argument '(volumeId|instanceId)'\. must not be empty, "\." or "\.\.", which name another path$|^error: option '--attachment <instanceId>' argument '.*' is invalid\. must not be empty/m);
+          expect(run.stderr, JSON.stringify(argv)).toMatch(/^error: .* is invalid for argument '(volumeId|instanceId)'\. must not be empty, "\." or "\.\.", which name another path$|^error: option '--attachment <instanceId>' argument '.*' is invalid\. must be an EC2 instance id/m);
         }
       }
       expect(sent).toEqual([]);
@@ -662,6 +662,19 @@ describe('CLI against the API over HTTP', () => {
       expect(run.code).toBe(EXIT.failed);
       expect(run.stderr).toContain('error: 404 No such route');
       expect(run.stderr).not.toContain('deleted');
+    });
+
+    it('refuses a malformed --attachment instance id (exit 2, nothing sent): it names no attachment, which would count as detached', async () => {
+      await cli('volumes', 'create', '--az', 'us-east-1a', '--size', '20', '--id', 'data-01', '--attach', INSTANCE_A);
+      sent = [];
+      for (const instanceId of ['I-0123456789ABCDEF0', 'i-12345', INSTANCE_A.slice(2), '']) {
+        const run = await cli('wait', 'data-01', '--attachment', instanceId, '--state', 'detached');
+        expect(run.code, instanceId).toBe(EXIT.usage);
+        expect(run.stderr.split('\n')[0], instanceId).toBe(
+          `error: option '--attachment <instanceId>' argument '${instanceId}' is invalid. must be an EC2 instance id like i-0123456789abcdef0`,
+        );
+      }
+      expect(sent).toEqual([]);
     });
 
     it('fails at once when the volume is removed while another state is wanted', async () => {
