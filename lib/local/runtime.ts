@@ -164,7 +164,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
     reconcileNow: reconcile,
     async stop() {
       clearInterval(timer);
-      // The API first: no new request, those under way finish, and their changes still reach the pollers.
+      // The API first: no new request, and those under way finish (their writes stored; the watcher may not read the last before the pollers stop).
       try {
         await api.close();
       } finally {
