@@ -2,7 +2,7 @@
 import type { DynamoDBRecord } from 'aws-lambda';
 import { keyString } from '../domain/records.js';
 import type { Log } from '../engine/ports.js';
-import { toRecordChange } from '../functions/handlers.js';
+import { toRecordChange, type StreamHandler } from '../functions/handlers.js';
 
 type Level = 'debug' | 'info' | 'warn' | 'error';
 const ORDER: Record<Level, number> = { debug: 0, info: 1, warn: 2, error: 3 };
@@ -50,6 +50,25 @@ export function describeTransition(record: DynamoDBRecord): string | undefined {
   // A record written straight into the table may have no status yet.
   const from = change.eventName === 'INSERT' ? 'new' : (before ?? '(no status)');
   return `${name}  ${from} → ${after ?? '(no status)'}${details ? `  ${details}` : ''}`;
+}
+
+/**
+ * The watcher's handler, printing the status change of each record it took. Printed after the
+ * watcher, as a record it fails comes again with those after it (printed before, such a record's
+ * line showed once per delivery, a change made once shown again).
+ */
+export function printingTransitions(handler: StreamHandler, log: Log): StreamHandler {
+  return async (event) => {
+    const response = await handler(event);
+    const failed = new Set(response.batchItemFailures.map((failure) => failure.itemIdentifier));
+    for (const record of event.Records) {
+      // Delivery resumes at the first failed record.
+      if (failed.has(record.dynamodb?.SequenceNumber ?? '')) break;
+      const line = describeTransition(record);
+      if (line) log.info(line);
+    }
+    return response;
+  };
 }
 
 /**

@@ -14,7 +14,7 @@ import { createExecutorHandler, createReconcilerPass, createWatcherHandler } fro
 import { SystemClock } from '../memory/clock.js';
 import { RecordingMetrics } from '../memory/metrics.js';
 import { RECONCILER } from '../settings.js';
-import { describeTransition } from './console.js';
+import { printingTransitions } from './console.js';
 import { createMemoryBackend } from './memory-backend.js';
 import { createMotoBackend, LOCAL_AVAILABILITY_ZONE } from './moto-backend.js';
 import { QueuePoller, type QueueSource } from './queue-poller.js';
@@ -105,13 +105,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
     clock,
     log,
     idleMs: options.pollIdleMs ?? 200,
-    handler: async (event) => {
-      for (const record of event.Records) {
-        const line = describeTransition(record);
-        if (line) log.info(line);
-      }
-      return watch(event);
-    },
+    handler: printingTransitions(watch, log),
   });
   const queuePoller = new QueuePoller({ source: messages, handler: createExecutorHandler({ ...deps, ...(rateBudget ? { rateBudget } : {}) }), clock, log, idleMs: options.pollIdleMs ?? 200 });
   const reconcilePass = createReconcilerPass({

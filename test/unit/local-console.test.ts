@@ -2,7 +2,7 @@ import { marshall } from '@aws-sdk/util-dynamodb';
 import type { DynamoDBRecord } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import { itemKey } from '../../lib/aws/record-item.js';
-import { consoleLog, describeTransition, tryCommand } from '../../lib/local/console.js';
+import { consoleLog, describeTransition, printingTransitions, tryCommand } from '../../lib/local/console.js';
 
 describe('local runtime console', () => {
   it('stamps each line with the time of day in UTC, marked Z', () => {
@@ -47,5 +47,25 @@ describe('status lines', () => {
   it('says (no status) for a record written straight into the table without one, not new or ?', () => {
     expect(describeTransition(change('INSERT', undefined, image()))).toBe('volume/raw-ok  new → (no status)');
     expect(describeTransition(change('MODIFY', image(), image(creating)))).toBe('volume/raw-ok  (no status) → creating  creating');
+  });
+
+  it("prints each change once, when the watcher takes it: a record it fails comes again, with those after it", async () => {
+    const lines: string[] = [];
+    const log = consoleLog({ write: (line) => lines.push(line), now: () => new Date('2026-01-02T03:04:05Z') });
+    const numbered = (n: number, record: DynamoDBRecord): DynamoDBRecord => ({ ...record, dynamodb: { ...record.dynamodb, SequenceNumber: String(n) } });
+    const first = numbered(1, change('INSERT', undefined, image(pending)));
+    const second = numbered(2, change('MODIFY', image(pending), image(creating)));
+    const third = numbered(3, change('MODIFY', image(creating), image({ ...pending, state: 'available' })));
+    let failing = true;
+    const handler = printingTransitions(async () => ({ batchItemFailures: failing ? [{ itemIdentifier: '2' }] : [] }), log);
+    await handler({ Records: [first, second, third] });
+    failing = false;
+    await handler({ Records: [second, third] });
+    await expect(printingTransitions(async () => Promise.reject(new Error('watcher failed')), log)({ Records: [first] })).rejects.toThrow('watcher failed');
+    expect(lines).toEqual([
+      '03:04:05Z INFO  volume/raw-ok  new → pending',
+      '03:04:05Z INFO  volume/raw-ok  pending → creating  creating',
+      '03:04:05Z INFO  volume/raw-ok  creating → available',
+    ]);
   });
 });
