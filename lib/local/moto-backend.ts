@@ -94,25 +94,46 @@ export async function createMotoBackend(options: {
   }
 }
 
-/** Reads every shard of the table's stream from its start, in order, as Lambda's poller does. */
-function dynamoStreamSource(clients: AwsClients, streamArn: string): StreamSource {
-  const iterators = new Map<string, string | undefined>();
+/**
+ * Reads every shard of the table's stream from its start, in order, as Lambda's poller does. An
+ * iterator that expired (15 minutes after it was issued: unused that long while the machine slept)
+ * is replaced by one after the last record read: the same error on every read stalled the watcher.
+ */
+export function dynamoStreamSource(clients: Pick<AwsClients, 'streams'>, streamArn: string): StreamSource {
+  const shards = new Map<string, { iterator?: string | undefined; lastSequenceNumber?: string }>();
+  const iterator = async (shardId: string, afterSequenceNumber?: string) =>
+    (
+      await clients.streams.send(
+        new GetShardIteratorCommand({
+          StreamArn: streamArn,
+          ShardId: shardId,
+          ...(afterSequenceNumber ? { ShardIteratorType: 'AFTER_SEQUENCE_NUMBER', SequenceNumber: afterSequenceNumber } : { ShardIteratorType: 'TRIM_HORIZON' }),
+        }),
+      )
+    ).ShardIterator;
   return {
     async read() {
       const { StreamDescription } = await clients.streams.send(new DescribeStreamCommand({ StreamArn: streamArn }));
       for (const shard of StreamDescription?.Shards ?? []) {
-        if (!shard.ShardId || iterators.has(shard.ShardId)) continue;
-        const { ShardIterator } = await clients.streams.send(
-          new GetShardIteratorCommand({ StreamArn: streamArn, ShardId: shard.ShardId, ShardIteratorType: 'TRIM_HORIZON' }),
-        );
-        iterators.set(shard.ShardId, ShardIterator);
+        if (!shard.ShardId || shards.has(shard.ShardId)) continue;
+        shards.set(shard.ShardId, { iterator: await iterator(shard.ShardId) });
       }
       const records: DynamoDBRecord[] = [];
-      for (const [shardId, iterator] of iterators) {
-        if (!iterator) continue;
-        const response = await clients.streams.send(new GetRecordsCommand({ ShardIterator: iterator, Limit: 1000 }));
-        iterators.set(shardId, response.NextShardIterator);
-        records.push(...(response.Records ?? []).map((record) => asLambdaStreamRecord(record, streamArn)));
+      for (const [shardId, shard] of shards) {
+        if (!shard.iterator) continue;
+        let response;
+        try {
+          response = await clients.streams.send(new GetRecordsCommand({ ShardIterator: shard.iterator, Limit: 1000 }));
+        } catch (error) {
+          if ((error as { name?: unknown }).name !== 'ExpiredIteratorException') throw error;
+          shard.iterator = await iterator(shardId, shard.lastSequenceNumber);
+          continue;
+        }
+        shard.iterator = response.NextShardIterator;
+        for (const record of response.Records ?? []) {
+          if (record.dynamodb?.SequenceNumber) shard.lastSequenceNumber = record.dynamodb.SequenceNumber;
+          records.push(asLambdaStreamRecord(record, streamArn));
+        }
       }
       return records;
     },

@@ -1,7 +1,8 @@
 import type { DynamoDBRecord, DynamoDBStreamEvent, SQSEvent, SQSRecord } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import { createMemoryBackend, LOCAL_AVAILABILITY_ZONES } from '../../lib/local/memory-backend.js';
-import { LOCAL_AVAILABILITY_ZONE } from '../../lib/local/moto-backend.js';
+import { DescribeStreamCommand, ExpiredIteratorException, GetRecordsCommand, GetShardIteratorCommand } from '@aws-sdk/client-dynamodb-streams';
+import { dynamoStreamSource, LOCAL_AVAILABILITY_ZONE } from '../../lib/local/moto-backend.js';
 import { QueuePoller } from '../../lib/local/queue-poller.js';
 import { QUEUE } from '../../lib/settings.js';
 import { StreamPoller } from '../../lib/local/stream-poller.js';
@@ -264,5 +265,43 @@ describe('the memory backend', () => {
     expect(LOCAL_AVAILABILITY_ZONES).toContain(LOCAL_AVAILABILITY_ZONE);
     expect((await backend.ebs.createVolume(request('a', 'us-east-1b'))).availabilityZone).toBe('us-east-1b');
     await expect(backend.ebs.createVolume(request('b', 'zz-nowhere-9z'))).rejects.toMatchObject({ code: 'InvalidZone.NotFound' });
+  });
+});
+
+describe("the moto backend's stream source", () => {
+  it('takes up again after the last record read when its shard iterator expired, instead of failing every read', async () => {
+    const streamArn = 'arn:aws:dynamodb:us-east-1:000000000000:table/t/stream/1';
+    const asked: string[] = [];
+    let expired = false;
+    const streams = {
+      send: async (command: unknown) => {
+        if (command instanceof DescribeStreamCommand) return { StreamDescription: { Shards: [{ ShardId: 's1' }] } };
+        if (command instanceof GetShardIteratorCommand) {
+          const { ShardIteratorType, SequenceNumber } = command.input;
+          asked.push(`${ShardIteratorType}${SequenceNumber ? ` ${SequenceNumber}` : ''}`);
+          return { ShardIterator: SequenceNumber ? `after-${SequenceNumber}` : 'start' };
+        }
+        if (command instanceof GetRecordsCommand) {
+          const { ShardIterator } = command.input;
+          const at = (n: number) => ({ eventName: 'INSERT', dynamodb: { SequenceNumber: String(n), ApproximateCreationDateTime: new Date(n * 1000) } });
+          if (ShardIterator === 'start') return { Records: [at(1), at(2)], NextShardIterator: 'next' };
+          // An emulator's iterator unused for minutes (the machine slept) has expired.
+          if (ShardIterator === 'next' && !expired) {
+            expired = true;
+            throw new ExpiredIteratorException({ message: 'Iterator expired', $metadata: {} });
+          }
+          if (ShardIterator === 'after-2') return { Records: [at(3)], NextShardIterator: 'after-3' };
+          return { Records: [], NextShardIterator: ShardIterator };
+        }
+        throw new Error(`unexpected ${String(command)}`);
+      },
+    };
+    const source = dynamoStreamSource({ streams } as unknown as Parameters<typeof dynamoStreamSource>[0], streamArn);
+    const read = async () => (await source.read()).map((r) => Number(r.dynamodb!.SequenceNumber));
+    expect(await read()).toEqual([1, 2]);
+    expect(await read()).toEqual([]);
+    expect(await read()).toEqual([3]);
+    expect(await read()).toEqual([]);
+    expect(asked).toEqual(['TRIM_HORIZON', 'AFTER_SEQUENCE_NUMBER 2']);
   });
 });
