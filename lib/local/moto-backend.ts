@@ -101,6 +101,8 @@ export async function createMotoBackend(options: {
  */
 export function dynamoStreamSource(clients: Pick<AwsClients, 'streams'>, streamArn: string): StreamSource {
   const shards = new Map<string, { iterator?: string | undefined; lastSequenceNumber?: string }>();
+  /** Records read from one shard before another's read failed: returned first by the next read. */
+  const unreturned: DynamoDBRecord[] = [];
   const iterator = async (shardId: string, afterSequenceNumber?: string) =>
     (
       await clients.streams.send(
@@ -118,22 +120,28 @@ export function dynamoStreamSource(clients: Pick<AwsClients, 'streams'>, streamA
         if (!shard.ShardId || shards.has(shard.ShardId)) continue;
         shards.set(shard.ShardId, { iterator: await iterator(shard.ShardId) });
       }
-      const records: DynamoDBRecord[] = [];
-      for (const [shardId, shard] of shards) {
-        if (!shard.iterator) continue;
-        let response;
-        try {
-          response = await clients.streams.send(new GetRecordsCommand({ ShardIterator: shard.iterator, Limit: 1000 }));
-        } catch (error) {
-          if ((error as { name?: unknown }).name !== 'ExpiredIteratorException') throw error;
-          shard.iterator = await iterator(shardId, shard.lastSequenceNumber);
-          continue;
+      const records = unreturned.splice(0);
+      try {
+        for (const [shardId, shard] of shards) {
+          if (!shard.iterator) continue;
+          let response;
+          try {
+            response = await clients.streams.send(new GetRecordsCommand({ ShardIterator: shard.iterator, Limit: 1000 }));
+          } catch (error) {
+            if ((error as { name?: unknown }).name !== 'ExpiredIteratorException') throw error;
+            shard.iterator = await iterator(shardId, shard.lastSequenceNumber);
+            continue;
+          }
+          shard.iterator = response.NextShardIterator;
+          for (const record of response.Records ?? []) {
+            if (record.dynamodb?.SequenceNumber) shard.lastSequenceNumber = record.dynamodb.SequenceNumber;
+            records.push(asLambdaStreamRecord(record, streamArn));
+          }
         }
-        shard.iterator = response.NextShardIterator;
-        for (const record of response.Records ?? []) {
-          if (record.dynamodb?.SequenceNumber) shard.lastSequenceNumber = record.dynamodb.SequenceNumber;
-          records.push(asLambdaStreamRecord(record, streamArn));
-        }
+      } catch (error) {
+        // The shards read before the failure have moved past their records: keep them for the next read.
+        unreturned.push(...records);
+        throw error;
       }
       return records;
     },

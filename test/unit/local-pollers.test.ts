@@ -304,4 +304,31 @@ describe("the moto backend's stream source", () => {
     expect(await read()).toEqual([]);
     expect(asked).toEqual(['TRIM_HORIZON', 'AFTER_SEQUENCE_NUMBER 2']);
   });
+
+  it("keeps the records a shard gave when another shard's read then fails, and returns them first at the next read", async () => {
+    let failures = 1;
+    const streams = {
+      send: async (command: unknown) => {
+        if (command instanceof DescribeStreamCommand) return { StreamDescription: { Shards: [{ ShardId: 'parent' }, { ShardId: 'child' }] } };
+        if (command instanceof GetShardIteratorCommand) return { ShardIterator: `${command.input.ShardId}-0` };
+        if (command instanceof GetRecordsCommand) {
+          const at = (n: number) => ({ eventName: 'INSERT', dynamodb: { SequenceNumber: String(n) } });
+          switch (command.input.ShardIterator) {
+            case 'parent-0':
+              return { Records: [at(1)], NextShardIterator: 'parent-1' };
+            case 'child-0':
+              if (failures-- > 0) throw new Error('connection reset');
+              return { Records: [at(2)], NextShardIterator: 'child-1' };
+            default:
+              return { Records: [], NextShardIterator: command.input.ShardIterator };
+          }
+        }
+        throw new Error(`unexpected ${String(command)}`);
+      },
+    };
+    const source = dynamoStreamSource({ streams } as unknown as Parameters<typeof dynamoStreamSource>[0], 'arn:aws:dynamodb:us-east-1:000000000000:table/t/stream/1');
+    await expect(source.read()).rejects.toThrow('connection reset');
+    expect((await source.read()).map((r) => Number(r.dynamodb!.SequenceNumber))).toEqual([1, 2]);
+    expect(await source.read()).toEqual([]);
+  });
 });
