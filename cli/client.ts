@@ -29,9 +29,15 @@ export class ApiError extends Error {
   }
 }
 
-/** The API could not be reached at all. */
+/** The API could not be reached at all, or (`timedOut`) did not answer in time. */
 export class ConnectionError extends Error {
   override readonly name = 'ConnectionError';
+  constructor(
+    message: string,
+    readonly timedOut = false,
+  ) {
+    super(message);
+  }
 }
 
 export interface ApiClientOptions {
@@ -136,7 +142,7 @@ export class ApiClient {
       if (error instanceof Error && error.name === 'TimeoutError') {
         // The request reached the API, or may have: a write may be stored, as with API Gateway's 504.
         const write = method === 'GET' ? '' : '; the change may have been made: read the record before repeating it';
-        throw new ConnectionError(`the API at ${this.endpoint} did not answer ${method} ${path} within ${this.timeoutMs / 1000} s${write}`);
+        throw new ConnectionError(`the API at ${this.endpoint} did not answer ${method} ${path} within ${this.timeoutMs / 1000} s${write}`, true);
       }
       const cause = error instanceof Error ? ((error.cause as Error | undefined)?.message ?? error.message) : String(error);
       const local = ['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname);

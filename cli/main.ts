@@ -397,8 +397,9 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
         "A volume whose change waits for EC2's limit on modifications (4 per volume in any\n" +
         '24 hours) until after the timeout ends it at once (exit 5) when only that change\n' +
         'can bring the wanted states (available, in-use, modifying); the message says\n' +
-        'until when. A look the API answers with 429 (throttled) or a 5xx is tried again\n' +
-        'at the next interval, until the timeout (then exit 1).',
+        'until when. A look the API answers with 429 (throttled) or a 5xx, or does not\n' +
+        'answer within 30 s, is tried again at the next interval, until the timeout (then\n' +
+        'exit 1).',
     )
     .action(async (volumeId: string, options, command: Command) => {
       const target = { volumeId, states: options.state as string[], ...(options.attachment ? { instanceId: options.attachment as string } : {}) };

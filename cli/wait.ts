@@ -9,7 +9,8 @@
  * and a missing record when its removal is not what was waited for: it never comes back by
  * itself, and it is most often a mistyped id. A change that waits for EC2's limit on modifications
  * until after the wait's timeout ends it at once too, when only that change can bring the states
- * waited for. A look the API answers with 429 or a 5xx is tried again at the next interval.
+ * waited for. A look the API answers with 429 or a 5xx, or does not answer in time, is tried again at
+ * the next interval.
  */
 import { MODIFICATION_RATE_RULE } from '../lib/domain/ebs-limits.js';
 import { ATTACHMENT_STATES, VOLUME_STATES, type VolumeState } from '../lib/domain/records.js';
@@ -17,7 +18,7 @@ import type { Clock } from '../lib/engine/ports.js';
 import { cooldownEndMs, INVALID_RECORD_CODE, SPEC_REJECTED_CODE } from '../lib/engine/status.js';
 import { problemType } from '../lib/api/problem.js';
 import type { AttachmentListItem, VolumeDetails } from '../lib/api/schemas.js';
-import { ApiError, type ApiClient } from './client.js';
+import { ApiError, ConnectionError, type ApiClient } from './client.js';
 import { describeState } from './format.js';
 
 export interface WaitTarget {
@@ -166,9 +167,16 @@ export async function waitFor(target: WaitTarget, options: WaitOptions): Promise
   }
 }
 
-/** An answer to try again after: 429 (API Gateway's throttle) or a 5xx (`internal` and `no-answer` say so). */
-function retryable(error: unknown): error is ApiError {
-  return error instanceof ApiError && (error.status === 429 || error.status >= 500);
+/**
+ * A look to try again: answered 429 (API Gateway's throttle) or a 5xx (`internal` and `no-answer` say
+ * so), or not answered in time, as API Gateway's 504 says deployed (the local API has no gateway).
+ */
+function retryable(error: unknown): error is ApiError | ConnectionError {
+  return (error instanceof ApiError && (error.status === 429 || error.status >= 500)) || (error instanceof ConnectionError && error.timedOut);
+}
+
+function refusal(error: ApiError | ConnectionError): string {
+  return error instanceof ApiError ? `the API answered ${error.status} ${error.problem?.title ?? error.message}` : 'the API did not answer in time';
 }
 
 async function poll(target: WaitTarget, options: WaitOptions): Promise<WaitOutcome> {
@@ -184,7 +192,7 @@ async function poll(target: WaitTarget, options: WaitOptions): Promise<WaitOutco
     } catch (error) {
       // Throttled, or a failure the API says is safe to retry: a later poll may well be answered.
       if (!retryable(error) || clock.now() >= deadline) throw error;
-      progress.update(`${subject(target)}: the API answered ${error.status} ${error.problem?.title ?? error.message}; trying again`);
+      progress.update(`${subject(target)}: ${refusal(error)}; trying again`);
       await clock.sleep(Math.min(options.intervalMs, Math.max(0, deadline - clock.now())));
       continue;
     }

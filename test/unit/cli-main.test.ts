@@ -868,6 +868,22 @@ describe('CLI against the API over HTTP', () => {
       expect(failing.stderr.trim().split('\n').at(-1)).toBe('error: 503 Service Unavailable: Service Unavailable');
     });
 
+    it('polls on through a look the API does not answer in time, as through the 504 API Gateway answers for it', async () => {
+      await cli('volumes', 'create', '--az', 'us-east-1a', '--size', '20', '--id', 'data-01');
+      let unanswered = 1;
+      beforeSend = async () => {
+        if (unanswered-- > 0) throw new DOMException('The operation was aborted due to timeout', 'TimeoutError');
+      };
+      clock.onSleep = async () => void (await setVolumeState('data-01', 'available'));
+      const run = await cli('wait', 'data-01', '--state', 'available');
+      expect(run.code).toBe(EXIT.ok);
+      expect(run.stderr.trim().split('\n')).toEqual(['volume data-01: the API did not answer in time; trying again', 'done: volume data-01 is available (after 2s)']);
+      // An API that cannot be reached ends the wait at once.
+      const unreachable = await cli('--endpoint', 'http://127.0.0.1:1', 'wait', 'data-01', '--state', 'available');
+      expect(unreachable.code).toBe(EXIT.failed);
+      expect(unreachable.stderr).toMatch(/^error: cannot reach the API at http:\/\/127\.0\.0\.1:1: /);
+    });
+
     it('times out on the injected clock (exit 3), polling at the interval', async () => {
       await cli('volumes', 'create', '--az', 'us-east-1a', '--size', '20', '--id', 'data-01');
       let polls = 0;
