@@ -46,15 +46,15 @@ export function fieldIssues(issues: readonly z.core.$ZodIssue[]): FieldIssue[] {
   });
 }
 
-/** A range of whole numbers; without `max`, any from `min` up. */
+/** A range of whole numbers; without `max`, any from `min` up to the largest a number holds exactly. */
 export interface WholeNumberRange {
   min: number;
   max?: number;
 }
 
 /** What a whole number in `range` must be, e.g. `must be a whole number from 1 to 100`. */
-export function wholeNumberMessage({ min, max }: WholeNumberRange): string {
-  return max === undefined ? `must be a whole number, at least ${min}` : `must be a whole number from ${min} to ${max}`;
+export function wholeNumberMessage({ min, max = Number.MAX_SAFE_INTEGER }: WholeNumberRange): string {
+  return `must be a whole number from ${min} to ${max}`;
 }
 
 /**
@@ -62,8 +62,9 @@ export function wholeNumberMessage({ min, max }: WholeNumberRange): string {
  * anything else. Signs, exponents (`1e1`), hexadecimal (`0x10`) and spaces are not whole numbers
  * as a person writes them in a query string or on a command line, though `Number()` reads them.
  */
-export function readWholeNumber(text: string, range: WholeNumberRange): number | undefined {
+export function readWholeNumber(text: string, { min, max = Number.MAX_SAFE_INTEGER }: WholeNumberRange): number | undefined {
   if (!/^[0-9]+$/.test(text)) return undefined;
+  // Past 2^53 - 1 `Number()` rounds: 99999999999999999999 would be read as 1e20, not the number written.
   const value = Number(text);
-  return value >= range.min && (range.max === undefined || value <= range.max) ? value : undefined;
+  return value >= min && value <= max && Number.isSafeInteger(value) ? value : undefined;
 }

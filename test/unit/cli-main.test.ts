@@ -431,13 +431,16 @@ describe('CLI against the API over HTTP', () => {
 
     it('says what a number option takes (exit 2, nothing sent)', async () => {
       for (const [argv, message] of [
-        [['volumes', 'create', '--size', '-5'], "option '--size <GiB>' argument '-5' is invalid. must be a whole number, at least 1"],
-        [['volumes', 'grow', 'data-01', '--size', '1e1'], "option '--size <GiB>' argument '1e1' is invalid. must be a whole number, at least 1"],
-        [['volumes', 'list', '--limit', '0'], "option '--limit <n>' argument '0' is invalid. must be a whole number, at least 1"],
+        [['volumes', 'create', '--size', '-5'], "option '--size <GiB>' argument '-5' is invalid. must be a whole number from 1 to 9007199254740991"],
+        [['volumes', 'grow', 'data-01', '--size', '1e1'], "option '--size <GiB>' argument '1e1' is invalid. must be a whole number from 1 to 9007199254740991"],
+        [['volumes', 'list', '--limit', '0'], "option '--limit <n>' argument '0' is invalid. must be a whole number from 1 to 9007199254740991"],
         [['wait', 'data-01', '--state', 'available', '--interval', '0'], "option '--interval <seconds>' argument '0' is invalid. must be a whole number from 1 to 2147483"],
         // Past Node's longest timer (2^31 - 1 ms) a sleep would end at once: checks every millisecond.
         [['wait', 'data-01', '--state', 'available', '--timeout', '9999999', '--interval', '2147484'], "option '--interval <seconds>' argument '2147484' is invalid. must be a whole number from 1 to 2147483"],
-        [['wait', 'data-01', '--state', 'available', '--timeout', '-1'], "option '--timeout <seconds>' argument '-1' is invalid. must be a whole number, at least 0"],
+        [['wait', 'data-01', '--state', 'available', '--timeout', '-1'], "option '--timeout <seconds>' argument '-1' is invalid. must be a whole number from 0 to 9007199254740991"],
+        // Past 2^53 a number is rounded: 99999999999999999999 was read as 1e20, not the size written.
+        [['volumes', 'create', '--size', '99999999999999999999'], "option '--size <GiB>' argument '99999999999999999999' is invalid. must be a whole number from 1 to 9007199254740991"],
+        [['volumes', 'list', '--limit', '9007199254740992'], "option '--limit <n>' argument '9007199254740992' is invalid. must be a whole number from 1 to 9007199254740991"],
       ] as const) {
         const run = await cli(...argv);
         expect(run.code, argv.join(' ')).toBe(EXIT.usage);
