@@ -1,9 +1,10 @@
 /**
  * Feeds a queue handler the way Lambda's SQS event source mapping does: batches of up to
  * `batchSize` gathered for at most the batching window, up to `maxConcurrency` batches at once,
- * messages named in the partial batch response (or all, when the handler throws) left in the
- * queue for redelivery after the visibility timeout, the rest deleted. Dead-lettering after
- * `maxReceiveCount` receives is the queue's own (its redrive policy).
+ * messages named in the partial batch response (or all, when the handler throws or names a
+ * message not in the batch) left in the queue for redelivery after the visibility timeout, the
+ * rest deleted. Dead-lettering after `maxReceiveCount` receives is the queue's own (its redrive
+ * policy).
  */
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import type { Clock, Log } from '../engine/ports.js';
@@ -77,7 +78,13 @@ export class QueuePoller {
     let failed: Set<string>;
     try {
       const response = await this.options.handler({ Records: batch });
-      failed = new Set((response?.batchItemFailures ?? []).map((f) => f.itemIdentifier));
+      const named = (response?.batchItemFailures ?? []).map((f) => f.itemIdentifier);
+      failed = new Set(named);
+      // Lambda takes an identifier that names no message of the batch for a failure of the whole batch.
+      if (!named.every((id) => batch.some((r) => r.messageId === id))) {
+        log.warn('executor response names a message not in its batch; its messages will be redelivered', { messages: batch.length });
+        failed = new Set(batch.map((r) => r.messageId));
+      }
     } catch (error) {
       log.warn('executor invocation failed; its messages will be redelivered', { error: String(error), messages: batch.length });
       failed = new Set(batch.map((r) => r.messageId));

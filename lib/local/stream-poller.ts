@@ -1,10 +1,11 @@
 /**
  * Feeds a stream handler the way Lambda's DynamoDB event source mapping does: records in order,
  * batches of up to `batchSize` gathered for at most the batching window, partial failures retried
- * from the first failed record onward, a batch whose invocation throws split in two and each half
- * retried on its own (splitting does not count as a retry), and a record given up (sent to the
- * on-failure destination) after `retryAttempts` retries or once older than `maxRecordAgeSeconds`,
- * counted from when it entered the stream.
+ * from the first failed record onward (the whole batch when one names a record not in it), a
+ * batch whose invocation throws split in two and each half retried on its own (splitting does not
+ * count as a retry), and a record given up (sent to the on-failure destination) after
+ * `retryAttempts` retries or once older than `maxRecordAgeSeconds`, counted from when it entered
+ * the stream.
  */
 import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import type { Clock, Log } from '../engine/ports.js';
@@ -111,9 +112,13 @@ export class StreamPoller {
     let failedFrom: number | undefined;
     try {
       const response = await this.options.handler({ Records: batch.map((p) => p.record) });
-      const failed = new Set((response?.batchItemFailures ?? []).map((f) => f.itemIdentifier));
-      const index = batch.findIndex((p) => failed.has(p.record.dynamodb?.SequenceNumber ?? ''));
-      failedFrom = index >= 0 ? index : undefined;
+      const indexes = (response?.batchItemFailures ?? []).map((f) => batch.findIndex((p) => p.record.dynamodb?.SequenceNumber === f.itemIdentifier));
+      failedFrom = indexes.length > 0 ? Math.min(...indexes) : undefined;
+      // Lambda takes an identifier that names no record of the batch for a failure of the whole batch.
+      if (failedFrom === -1) {
+        log.warn('watcher response names a record not in its batch; the batch will be retried', { records: batch.length });
+        failedFrom = 0;
+      }
     } catch (error) {
       this.options.log.warn('watcher invocation failed', { error: String(error), records: batch.length });
       if (this.settings.bisectBatchOnError && batch.length > 1) {

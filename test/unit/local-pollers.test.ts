@@ -52,6 +52,34 @@ describe('StreamPoller', () => {
     expect(seen).toEqual([[1, 2, 3, 4], [2, 3, 4]]);
   });
 
+  it('retries the whole batch when the response names a record not in it, as Lambda does', async () => {
+    const clock = new FakeClock(0);
+    const seen: number[][] = [];
+    const log = new RecordingLog();
+    let failOnce = true;
+    const poller = new StreamPoller({
+      source: streamOf([record(1), record(2), record(3), record(4)]),
+      clock,
+      log,
+      settings,
+      handler: async (e) => {
+        seen.push(sequences(e));
+        if (!failOnce) return { batchItemFailures: [] };
+        failOnce = false;
+        return { batchItemFailures: [{ itemIdentifier: '3' }, { itemIdentifier: '99' }] };
+      },
+    });
+    expect(await poller.pollOnce()).toBe(0);
+    await clock.advance(1_000);
+    expect(await poller.pollOnce()).toBe(4);
+    expect(seen).toEqual([[1, 2, 3, 4], [1, 2, 3, 4]]);
+    expect(log.entries).toContainEqual({
+      level: 'warn',
+      message: 'watcher response names a record not in its batch; the batch will be retried',
+      attributes: { records: 4 },
+    });
+  });
+
   it('logs each batch received and how much of it was handled at debug level (--verbose)', async () => {
     const clock = new FakeClock(0);
     const log = new RecordingLog();
@@ -185,6 +213,27 @@ describe('QueuePoller', () => {
     expect(await poller.pollOnce()).toBe(1);
     expect(deleted).toEqual(['a', 'c']);
     expect(await poller.pollOnce()).toBe(0);
+  });
+
+  it('leaves the whole batch for redelivery when the response names a message not in it, as Lambda does', async () => {
+    const clock = new FakeClock(0);
+    const visible = [message('a'), message('b')];
+    const deleted: string[] = [];
+    const log = new RecordingLog();
+    const poller = new QueuePoller({
+      source: { receive: async (max: number) => visible.splice(0, max), delete: async (records: SQSRecord[]) => void deleted.push(...records.map((r) => r.messageId)) },
+      clock,
+      log,
+      settings: { batchSize: 2, maxBatchingWindowSeconds: 0, maxConcurrency: 1 },
+      handler: async () => ({ batchItemFailures: [{ itemIdentifier: 'b' }, { itemIdentifier: 'not-in-batch' }] }),
+    });
+    expect(await poller.pollOnce()).toBe(2);
+    expect(deleted).toEqual([]);
+    expect(log.entries).toContainEqual({
+      level: 'warn',
+      message: 'executor response names a message not in its batch; its messages will be redelivered',
+      attributes: { messages: 2 },
+    });
   });
 
   it('logs each batch received and how it was handled at debug level (--verbose)', async () => {
