@@ -86,8 +86,12 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
     const backend = await createMotoBackend({ ownerTagValue: OWNER_TAG_VALUE, ...(options.endpoint ? { endpoint: options.endpoint } : {}) });
     ({ store, queue, provider, rateBudget } = backend.adapters);
     ({ stream, messages } = backend);
-    instanceIds = await backend.launchInstances(options.demoInstances);
     stopBackend = backend.stop;
+    // A launch that fails must not leave the backend (and the moto_server it may have started) running.
+    instanceIds = await backend.launchInstances(options.demoInstances).catch(async (error: unknown) => {
+      await stopBackend();
+      throw error;
+    });
     aws = {
       endpoint: backend.endpoint,
       tableName: backend.tableName,
