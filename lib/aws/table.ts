@@ -6,10 +6,11 @@ import {
   CreateTableCommand,
   DescribeTableCommand,
   ResourceInUseException,
-  ResourceNotFoundException,
   waitUntilTableExists,
   type CreateTableCommandInput,
   type DynamoDBClient,
+  type KeySchemaElement,
+  type TableDescription,
 } from '@aws-sdk/client-dynamodb';
 import {
   CreateQueueCommand,
@@ -81,18 +82,50 @@ export interface TableInfo {
   streamArn: string;
 }
 
-/** Creates the table unless it exists, waits until it is active, and returns its stream ARN. */
-export async function ensureTable(dynamo: DynamoDBClient, tableName: string): Promise<TableInfo> {
-  await createUnlessExists(dynamo, tableDefinition(tableName));
-  const { Table } = await dynamo.send(new DescribeTableCommand({ TableName: tableName }));
-  const streamArn = Table?.LatestStreamArn;
-  if (streamArn === undefined) {
-    throw new ResourceNotFoundException({
-      message: `table ${tableName} exists but has no stream; it must be created with a ${TABLE.streamView} stream`,
-      $metadata: {},
-    });
+/** A key schema as written in messages, e.g. `gsi1pk (HASH), gsi1sk (RANGE)`. */
+function keysText(keys: readonly KeySchemaElement[] | undefined): string {
+  return (keys ?? []).map((k) => `${k.AttributeName} (${k.KeyType})`).join(', ');
+}
+
+/**
+ * How an existing table differs from `tableDefinition` in what the engine relies on: its keys, the
+ * instance index (queried with all attributes) and a stream carrying both images (the watcher
+ * compares them). Empty when it does not.
+ */
+function tableDifferences(table: TableDescription | undefined, definition: CreateTableCommandInput): string[] {
+  const differences: string[] = [];
+  if (keysText(table?.KeySchema) !== keysText(definition.KeySchema)) {
+    differences.push(`its keys are ${keysText(table?.KeySchema) || 'none'}, not ${keysText(definition.KeySchema)}`);
   }
-  return { tableName, streamArn };
+  for (const wanted of definition.GlobalSecondaryIndexes ?? []) {
+    const index = table?.GlobalSecondaryIndexes?.find((i) => i.IndexName === wanted.IndexName);
+    if (!index) differences.push(`it has no index ${wanted.IndexName}`);
+    else if (keysText(index.KeySchema) !== keysText(wanted.KeySchema) || index.Projection?.ProjectionType !== wanted.Projection?.ProjectionType) {
+      differences.push(
+        `its index ${wanted.IndexName} has keys ${keysText(index.KeySchema)} projecting ${index.Projection?.ProjectionType ?? 'nothing'}, ` +
+          `not ${keysText(wanted.KeySchema)} projecting ${wanted.Projection?.ProjectionType}`,
+      );
+    }
+  }
+  const stream = table?.StreamSpecification;
+  if (stream?.StreamEnabled !== true || table?.LatestStreamArn === undefined) differences.push('it has no stream');
+  else if (stream.StreamViewType !== TABLE.streamView) differences.push(`its stream is ${stream.StreamViewType}, not ${TABLE.streamView}`);
+  return differences;
+}
+
+/**
+ * Creates the table unless it exists, waits until it is active, and returns its stream ARN. A
+ * table that exists but differs from the definition is refused: the watcher cannot work on it.
+ */
+export async function ensureTable(dynamo: DynamoDBClient, tableName: string): Promise<TableInfo> {
+  const definition = tableDefinition(tableName);
+  await createUnlessExists(dynamo, definition);
+  const { Table } = await dynamo.send(new DescribeTableCommand({ TableName: tableName }));
+  const differences = tableDifferences(Table, definition);
+  if (differences.length > 0 || Table?.LatestStreamArn === undefined) {
+    throw new Error(`table ${tableName} exists but ${differences.join('; ')}; delete it to have it created as the provisioner needs`);
+  }
+  return { tableName, streamArn: Table.LatestStreamArn };
 }
 
 /**

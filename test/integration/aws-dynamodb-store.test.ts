@@ -1,11 +1,11 @@
-import { PutItemCommand } from '@aws-sdk/client-dynamodb';
+import { CreateTableCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { GetRecordsCommand, GetShardIteratorCommand, DescribeStreamCommand } from '@aws-sdk/client-dynamodb-streams';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { AwsClients } from '../../lib/aws/clients.js';
 import { DynamoRecordStore } from '../../lib/aws/dynamodb-store.js';
 import { fromStreamImage, toItem } from '../../lib/aws/record-item.js';
-import { ensureTable } from '../../lib/aws/table.js';
+import { ensureTable, tableDefinition } from '../../lib/aws/table.js';
 import type { AttachmentRecord, ProvisionerRecord, VolumeRecord } from '../../lib/domain/records.js';
 import { ConditionFailedError, InvalidCursorError, ItemTooLargeError } from '../../lib/engine/ports.js';
 import { describeWithMoto, motoClients } from '../support/moto.js';
@@ -78,6 +78,25 @@ describeWithMoto('DynamoRecordStore against moto', (endpoint) => {
   it('ensureTable is idempotent and returns the stream', async () => {
     const again = await ensureTable(clients.dynamo, 'records-0');
     expect(again.streamArn).toBe(streamArn);
+  });
+
+  it('ensureTable refuses a table that exists without the stream images or the instance index the watcher and the API need', async () => {
+    const { GlobalSecondaryIndexes: _, AttributeDefinitions, ...withoutIndex } = tableDefinition('records-keys-only');
+    await clients.dynamo.send(
+      new CreateTableCommand({
+        ...withoutIndex,
+        AttributeDefinitions: AttributeDefinitions?.slice(0, 2), // the table's own keys
+        StreamSpecification: { StreamEnabled: true, StreamViewType: 'KEYS_ONLY' },
+      }),
+    );
+    await expect(ensureTable(clients.dynamo, 'records-keys-only')).rejects.toThrow(
+      'table records-keys-only exists but it has no index byInstance; its stream is KEYS_ONLY, not NEW_AND_OLD_IMAGES; delete it to have it created as the provisioner needs',
+    );
+    const { StreamSpecification: __, ...withoutStream } = tableDefinition('records-no-stream');
+    await clients.dynamo.send(new CreateTableCommand(withoutStream));
+    await expect(ensureTable(clients.dynamo, 'records-no-stream')).rejects.toThrow(
+      'table records-no-stream exists but it has no stream; delete it to have it created as the provisioner needs',
+    );
   });
 
   it('creates and reads records; a second create fails carrying the current record', async () => {
