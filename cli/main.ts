@@ -228,18 +228,21 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     .description('list volumes')
     .option('--state <state>', 'only volumes in this state', volumeState)
     .option('--instance <instanceId>', 'only volumes with an attachment to this instance (asked for, attached or being detached)')
-    .option('--limit <n>', 'show at most this many', POSITIVE)
+    .option('--limit <n>', 'show at most this many (with more left, prints the cursor to continue from)', POSITIVE)
+    .option('--cursor <cursor>', 'continue from the cursor a listing with --limit printed (with the same --state and --instance)')
     .action(async (options, command: Command) => {
       const api = client(command);
       const items: VolumeListItem[] = [];
-      let cursor: string | undefined;
+      let cursor: string | undefined = options.cursor;
       do {
         const remaining = options.limit === undefined ? 100 : Math.min(100, options.limit - items.length);
         const { body } = await api.listVolumes({ limit: remaining, cursor, state: options.state, instanceId: options.instance });
         items.push(...body.items);
         cursor = body.cursor;
       } while (cursor && (options.limit === undefined || items.length < options.limit));
-      print(command, { items }, () => (items.length === 0 ? 'No volumes.' : volumesTable(items)));
+      // Left only when --limit stopped the listing with volumes still to come.
+      const more = cursor === undefined ? '' : `\n\nMore volumes: continue with --cursor ${cursor}`;
+      print(command, { items, ...(cursor === undefined ? {} : { cursor }) }, () => (items.length === 0 ? 'No volumes.' : volumesTable(items)) + more);
     });
 
   volumes

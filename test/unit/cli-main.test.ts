@@ -170,7 +170,15 @@ describe('CLI against the API over HTTP', () => {
       const all = await cli('-o', 'json', 'volumes', 'list');
       expect((all.json as { items: unknown[] }).items).toHaveLength(5);
       const some = await cli('-o', 'json', 'volumes', 'list', '--limit', '3');
-      expect((some.json as { items: unknown[] }).items).toHaveLength(3);
+      const first = some.json as { items: Array<{ volumeId: string }>; cursor?: string };
+      expect(first.items).toHaveLength(3);
+      // The rest is reached from where --limit stopped, not by listing everything again.
+      expect(first.cursor).toEqual(expect.any(String));
+      const rest = await cli('-o', 'json', 'volumes', 'list', '--cursor', first.cursor!);
+      const second = rest.json as { items: Array<{ volumeId: string }>; cursor?: string };
+      expect([...first.items, ...second.items].map((v) => v.volumeId).sort()).toEqual(['v1', 'v2', 'v3', 'v4', 'v5']);
+      expect(second).not.toHaveProperty('cursor');
+      expect((await cli('volumes', 'list', '--limit', '3')).stdout).toContain(`More volumes: continue with --cursor ${first.cursor}`);
       await setVolumeState('v2', 'error', { message: 'boom' });
       const errors = await cli('-o', 'json', 'volumes', 'list', '--state', 'error');
       expect((errors.json as { items: Array<{ volumeId: string }> }).items.map((v) => v.volumeId)).toEqual(['v2']);
