@@ -718,35 +718,22 @@ describe('watcher', () => {
     expect(h.queue.pending().map((pending) => pending.message)).toEqual(chain);
   });
 
-  it("a client's delete delivered again (a stream batch replayed) once the delete failed leaves that failure's attempt and next attempt in the status", async () => {
+  it.each([
+    { change: 'delete', failing: 'DeleteVolume' as const, write: { life: 'dying' as const } },
+    { change: 'new spec', failing: 'CreateTags' as const, write: { spec: { ...newVolume('data-1').spec, tags: { team: 'b' } }, generation: 2 } },
+  ])("a client's $change delivered again (a stream batch replayed) once the operation toward it ($failing) failed leaves that failure's attempt and next attempt in the status", async ({ failing, write }) => {
     const h = harness();
     await createdVolume(h);
     h.changes.splice(0);
-    await h.store.update<VolumeRecord>(volumeKey('data-1'), { life: 'dying' });
-    const madeDying = h.changes.slice();
-    h.ebs.failNext('DeleteVolume', new ProviderError('transient', 'InternalError', 'An internal error has occurred'));
+    await h.store.update<VolumeRecord>(volumeKey('data-1'), write);
+    const clientChanges = h.changes.slice();
+    h.ebs.failNext(failing, new ProviderError('transient', 'InternalError', 'An internal error has occurred'));
     await h.watch();
     await h.drain();
     const failed = (await h.store.get(volumeKey('data-1')))!.status;
     expect(failed).toMatchObject({ state: 'available', code: 'InternalError', attempts: 1, nextAttemptAt: expect.any(String) });
 
-    await h.watcher.handle(madeDying);
-    expect((await h.store.get(volumeKey('data-1')))?.status).toEqual(failed);
-  });
-
-  it("a client's new spec delivered again (a stream batch replayed) once the tag change toward it failed leaves that failure's attempt and next attempt in the status", async () => {
-    const h = harness();
-    await createdVolume(h);
-    h.changes.splice(0);
-    await h.store.update<VolumeRecord>(volumeKey('data-1'), { spec: { ...newVolume('data-1').spec, tags: { team: 'b' } }, generation: 2 });
-    const respecified = h.changes.slice();
-    h.ebs.failNext('CreateTags', new ProviderError('transient', 'InternalError', 'An internal error has occurred'));
-    await h.watch();
-    await h.drain();
-    const failed = (await h.store.get(volumeKey('data-1')))!.status;
-    expect(failed).toMatchObject({ state: 'available', code: 'InternalError', attempts: 1, nextAttemptAt: expect.any(String) });
-
-    await h.watcher.handle(respecified);
+    await h.watcher.handle(clientChanges);
     expect((await h.store.get(volumeKey('data-1')))?.status).toEqual(failed);
   });
 

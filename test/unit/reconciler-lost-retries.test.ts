@@ -17,24 +17,36 @@ import { AZ, newVolume } from './engine-fixtures.js';
 const OWNER = 'stack-test';
 const MINUTE = 60_000;
 
+/** The table, queue, EBS model and shared budget of a test, on one fake clock. */
+function world(timings?: ConstructorParameters<typeof MemoryEbs>[0]['timings']) {
+  const clock = new FakeClock(Date.parse('2026-03-01T00:00:00Z'));
+  return {
+    clock,
+    store: new MemoryRecordStore(),
+    queue: new MemoryOperationQueue({ clock }),
+    ebs: new MemoryEbs({ clock, ownerTagValue: OWNER, availabilityZones: [AZ], ...(timings ? { timings } : {}) }),
+    budget: new MemoryRateBudget(),
+  };
+}
+
+/** A volume whose CreateVolume EC2 refused for its rate, its retry's message then lost: nothing in the queue for it. */
+async function lostCreateRetry(store: MemoryRecordStore, clock: FakeClock): Promise<void> {
+  const at = new Date(clock.now()).toISOString();
+  const retryAt = new Date(clock.now() + 5_000).toISOString();
+  await store.create(
+    newVolume('lost', {
+      status: { state: 'pending', code: 'RequestLimitExceeded', message: 'Request limit exceeded.', attempts: 0, updatedAt: at, nextAttemptAt: retryAt },
+      version: 0,
+      createdAt: at,
+    }),
+  );
+}
+
 describe('reconciler: a lost retry and a line of calls that never goes', () => {
   it('nudges an overdue retry whose message was lost, even while other calls keep a line in its bucket', async () => {
-    const clock = new FakeClock(Date.parse('2026-03-01T00:00:00Z'));
-    const store = new MemoryRecordStore();
-    const queue = new MemoryOperationQueue({ clock });
-    const ebs = new MemoryEbs({ clock, ownerTagValue: OWNER, availabilityZones: [AZ] });
-    const budget = new MemoryRateBudget();
+    const { clock, store, queue, ebs, budget } = world();
     const reconciler = new Reconciler({ store, queue, provider: ebs, rateBudget: budget, clock, metrics: new RecordingMetrics(), log: silentLog, config: { ownerTagValue: OWNER } });
-    const at = new Date(clock.now()).toISOString();
-    const retryAt = new Date(clock.now() + 5_000).toISOString();
-    // EC2 refused its CreateVolume; the retry's message was then lost: nothing in the queue for it.
-    await store.create(
-      newVolume('lost', {
-        status: { state: 'pending', code: 'RequestLimitExceeded', message: 'Request limit exceeded.', attempts: 0, updatedAt: at, nextAttemptAt: retryAt },
-        version: 0,
-        createdAt: at,
-      }),
-    );
+    await lostCreateRetry(store, clock);
     expect(queue.pending()).toEqual([]);
 
     // A steady load of other creates keeps some ten minutes of CreateVolume tokens taken ahead, pass after pass.
@@ -53,24 +65,11 @@ describe('reconciler: a lost retry and a line of calls that never goes', () => {
 
 describe('reconciler: a lost retry nudged while its line lasts', () => {
   it('has the executor make the call at its place in the line, not drop the nudge for want of a token usable at once pass after pass', async () => {
-    const clock = new FakeClock(Date.parse('2026-03-01T00:00:00Z'));
-    const store = new MemoryRecordStore();
-    const queue = new MemoryOperationQueue({ clock });
-    const ebs = new MemoryEbs({ clock, ownerTagValue: OWNER, availabilityZones: [AZ] });
-    const budget = new MemoryRateBudget();
+    const { clock, store, queue, ebs, budget } = world();
     const config = { ownerTagValue: OWNER, rateWaitMaxMs: 0 };
     const reconciler = new Reconciler({ store, queue, provider: ebs, rateBudget: budget, clock, metrics: new RecordingMetrics(), log: silentLog, config });
     const executor = new Executor({ store, queue, provider: ebs, rateBudget: budget, clock, metrics: new RecordingMetrics(), log: silentLog, config, random: () => 0.5 });
-    const at = new Date(clock.now()).toISOString();
-    const retryAt = new Date(clock.now() + 5_000).toISOString();
-    // EC2 refused its CreateVolume; the retry's message was then lost.
-    await store.create(
-      newVolume('lost', {
-        status: { state: 'pending', code: 'RequestLimitExceeded', message: 'Request limit exceeded.', attempts: 0, updatedAt: at, nextAttemptAt: retryAt },
-        version: 0,
-        createdAt: at,
-      }),
-    );
+    await lostCreateRetry(store, clock);
 
     // Other creates keep some ten minutes of CreateVolume tokens taken ahead, minute after minute.
     const account = DEFAULT_ENGINE_CONFIG.accountRateBudgets.CreateVolume;
@@ -99,11 +98,7 @@ describe('reconciler: a lost retry nudged while its line lasts', () => {
 
 describe('reconciler: a lost modification retry nudged while its line lasts', () => {
   it('keeps one chain of checks while EC2 modifies the volume for an hour: the copies of the nudge that come back then are looks', async () => {
-    const clock = new FakeClock(Date.parse('2026-03-01T00:00:00Z'));
-    const store = new MemoryRecordStore();
-    const queue = new MemoryOperationQueue({ clock });
-    const ebs = new MemoryEbs({ clock, ownerTagValue: OWNER, availabilityZones: [AZ], timings: { modify: 60 * MINUTE, optimize: MINUTE } });
-    const budget = new MemoryRateBudget();
+    const { clock, store, queue, ebs, budget } = world({ modify: 60 * MINUTE, optimize: MINUTE });
     const config = { ownerTagValue: OWNER, rateWaitMaxMs: 0 };
     const reconciler = new Reconciler({ store, queue, provider: ebs, rateBudget: budget, clock, metrics: new RecordingMetrics(), log: silentLog, config });
     const executor = new Executor({ store, queue, provider: ebs, rateBudget: budget, clock, metrics: new RecordingMetrics(), log: silentLog, config, random: () => 0.5 });
