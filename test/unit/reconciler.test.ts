@@ -966,13 +966,18 @@ describe("Reconciler passes bounded by the invocation's time", () => {
     expect(published).toEqual([1]);
   });
 
-  it('publishes no leak count on a pass that did not judge every owned volume, unless it found leaks; a volume naming no record waits for a pass over the whole table', async () => {
-    const env = setup();
+  /** A volume with a record ('kept'), its record tag removed by someone: only a scan that reaches the record knows whose it is. */
+  async function recordedVolumeWithoutRecordTag(env: ReturnType<typeof setup>) {
     const now = new Date(env.clock.now()).toISOString();
     const untagged = await ownedVolume(env, 'kept');
     await env.store.create(volume('kept', now, { ebsVolumeId: untagged.ebsVolumeId, status: { state: 'available', attempts: 0, updatedAt: now } }));
-    // Someone removed the record tag: only a scan that reaches the record knows whose it is.
     env.ebs.retagBehindBack(untagged.ebsVolumeId, { [OWNERSHIP_TAGS.owner]: OWNER });
+    return untagged;
+  }
+
+  it('publishes no leak count on a pass that did not judge every owned volume, unless it found leaks; a volume naming no record waits for a pass over the whole table', async () => {
+    const env = setup();
+    const untagged = await recordedVolumeWithoutRecordTag(env);
     const log = new RecordingLog();
     const { metrics, published, passes } = leakCounts();
     const reconciler = slowScan(env, { metrics, log });
@@ -1013,10 +1018,7 @@ describe("Reconciler passes bounded by the invocation's time", () => {
 
   it('a pass out of time before reaching the record of a volume without a record tag does not call its leak check complete in its warning', async () => {
     const env = setup();
-    const now = new Date(env.clock.now()).toISOString();
-    const untagged = await ownedVolume(env, 'kept');
-    await env.store.create(volume('kept', now, { ebsVolumeId: untagged.ebsVolumeId, status: { state: 'available', attempts: 0, updatedAt: now } }));
-    env.ebs.retagBehindBack(untagged.ebsVolumeId, { [OWNERSHIP_TAGS.owner]: OWNER });
+    await recordedVolumeWithoutRecordTag(env);
     const log = new RecordingLog();
     const report = await slowScan(env, { log }).run({ remainingTimeMs: SCAN_RESERVE_MS - 1 });
     expect(report.leakCheckComplete).toBe(false);
