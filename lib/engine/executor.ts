@@ -1814,8 +1814,36 @@ export class Executor {
         item.result = { outcome: 'succeeded', latencyMs: outcome.latencyMs, remove: true };
         return;
       }
+      // Refused as in use with no attachment record left: attached outside the system (in the console).
+      // One look writes the state and names the instances, and the next steps are looks, not deletes.
+      if (outcome.error.code === 'VolumeInUse' && outcome.error.kind === 'incorrect-state') {
+        const seen = await this.describe([volume.ebsVolumeId!], 1, (ids) => this.deps.provider.describeVolumes(ids), (v) => v.ebsVolumeId);
+        const current = seen instanceof Map ? seen.get(volume.ebsVolumeId!) : undefined;
+        if (current?.state === 'in-use' && current.attachments.length > 0) {
+          item.result = { ...this.attachedOutside(volume, current, now), latencyMs: outcome.latencyMs };
+          return;
+        }
+      }
       item.result = { ...this.volumeFailure(volume, now, outcome.error), latencyMs: outcome.latencyMs };
     };
+  }
+
+  /**
+   * A dying volume EC2 shows attached to instances no record names. No record's detach frees it: a
+   * wait that uses attempts, so the looks back off and, spent, come back after the longest backoff
+   * (an in-use status carries no start for an age limit to end a look every few seconds).
+   */
+  private attachedOutside(volume: VolumeRecord, current: ProviderVolume, now: number): Result {
+    const others = current.attachments.map((a) => a.instanceId).join(', ');
+    const failed = this.volumeFailure(volume, now, {
+      outcome: 'wait-for-prerequisite',
+      code: 'VolumeInUse',
+      message: `attached outside the system to ${others}, no record names the attachment: detach it there (forced if need be) for the delete to go on`,
+    });
+    const status = failed.changes!.status as Status<VolumeState>;
+    // A record that said available learns it is in use, so its next steps are looks.
+    if (status.state !== 'available') return failed;
+    return { ...failed, changes: { ...failed.changes, status: { ...status, state: nextVolumeState('available', 'observed-in-use') } } };
   }
 
   /**
@@ -2206,13 +2234,7 @@ export class Executor {
       }
       return { outcome: 'succeeded', changes };
     }
-    if (state === 'in-use' && current.state === 'in-use' && volume.life === 'dying') {
-      const others = current.attachments.map((a) => a.instanceId).join(', ');
-      // No record's detach frees it: a wait that uses attempts, as a DeleteVolume EC2 refuses with
-      // VolumeInUse does, so the looks back off and, spent, come back after the longest backoff
-      // (an in-use status carries no start for an age limit to end a look every few seconds).
-      return this.volumeFailure(volume, now, { outcome: 'wait-for-prerequisite', code: 'VolumeInUse', message: `attached to instances no record knows: ${others}` });
-    }
+    if (state === 'in-use' && current.state === 'in-use' && volume.life === 'dying') return this.attachedOutside(volume, current, now);
     // Resting states: bring the record in line with EC2.
     return { outcome: 'succeeded', changes: this.observedChanges(volume, current, now) };
   }

@@ -346,6 +346,26 @@ describe('volume transitions through the engine', () => {
       expect(await h.store.get(volumeKey('data-1'))).toBeUndefined();
       expect(h.ebs.volume(volume.ebsVolumeId!)).toBeUndefined();
     });
+
+    it('a dying volume its record says available while the console attached it to an instance no record knows: one refused DeleteVolume makes it in-use, naming the instance; then looks, not deletes; deleted once detached', async () => {
+      const h = await availableVolume({});
+      const volume = await volumeOf(h);
+      await h.ebs.attachVolume({ ebsVolumeId: volume.ebsVolumeId!, instanceId: INSTANCE, device: '/dev/sdz' });
+      await h.store.update<VolumeRecord>(volumeKey('data-1'), { life: 'dying' });
+      await run(h, 10_000);
+      const outside = `attached outside the system to ${INSTANCE}`;
+      expect((await volumeOf(h)).status).toMatchObject({ state: 'in-use', code: 'VolumeInUse', message: expect.stringContaining(outside) });
+      expect(h.ebs.calls.DeleteVolume).toBe(1);
+      await run(h, 60 * MINUTE, 10_000);
+      expect((await volumeOf(h)).status).toMatchObject({ state: 'error', code: 'VolumeInUse', message: expect.stringContaining(outside) });
+      // Once given up, the delete is tried every 15 minutes, not at each backoff.
+      expect(h.ebs.calls.DeleteVolume).toBeLessThanOrEqual(5);
+
+      await h.ebs.detachVolume({ ebsVolumeId: volume.ebsVolumeId!, instanceId: INSTANCE });
+      await run(h, 20 * MINUTE, 10_000);
+      expect(await h.store.get(volumeKey('data-1'))).toBeUndefined();
+      expect(h.ebs.volume(volume.ebsVolumeId!)).toBeUndefined();
+    });
   });
 });
 
