@@ -10,7 +10,7 @@ import { METRICS, OWNERSHIP_TAGS, RECONCILER } from '../settings.js';
 import { RATE_BUCKET_OF, resolveEngineConfig, type EngineConfig, type RateBucket } from './config.js';
 import { createUnanswered, firstActionOf, givenUpWithDevice, planAttachment, planVolume, UNDER_WAY_STATES, waitsForVolumeInUse, type Decision } from './planner.js';
 import { judgeRecord, rejectionStands } from './rejection.js';
-import { SPEC_REJECTED_CODE, VOLUME_RECORD_REMOVED_CODE } from './status.js';
+import { MODIFICATION_COOLDOWN_CODE, SPEC_REJECTED_CODE, VOLUME_RECORD_REMOVED_CODE } from './status.js';
 import { ownedByAnotherRecord, type ExecutorDeps } from './executor.js';
 import { errorMessage } from './errors.js';
 import { checkScanSegment, ProviderError, type OperationKind, type Page, type ProviderVolume, type QueuedOperation, type ScanSegment } from './ports.js';
@@ -396,6 +396,9 @@ export class Reconciler {
     if (UNDER_WAY_STATES.has(status.state) && !scheduled) return `${status.state} with no progress since ${status.updatedAt}`;
 
     if (record.kind === 'volume') {
+      // Its retry brings the executor to it (and a look before then is put off to it), except a wait
+      // for EC2's modification limit, which may last hours: a look then records what changed outside.
+      if (scheduled && status.code !== MODIFICATION_COOLDOWN_CODE && planVolume(record, attachmentsByVolume.get(record.volumeId) ?? [], now).type === 'operation') return undefined;
       if (described && record.ebsVolumeId && (status.state === 'available' || status.state === 'in-use')) {
         const actual = described.get(record.ebsVolumeId);
         if (!actual) return `EC2 no longer has ${record.ebsVolumeId}`;

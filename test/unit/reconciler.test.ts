@@ -258,6 +258,31 @@ describe('Reconciler', () => {
     expect((await env.reconciler.run()).requeued).toEqual([{ key: 'volume/cooling', reason: 'work pending (spec changed)' }]);
   });
 
+  it('leaves alone a volume changed behind its back while a retry of its own backs off, until the retry is overdue: a nudge before it would only be put off', async () => {
+    const env = setup();
+    const { ebsVolumeId } = await ownedVolume(env, 'backing-off');
+    const at = new Date(env.clock.now()).toISOString();
+    const nextAttemptAt = new Date(env.clock.now() + 15 * MINUTE).toISOString();
+    await env.store.create(
+      volume('backing-off', at, {
+        ebsVolumeId,
+        availabilityZone: 'us-east-1a',
+        spec: { sizeGiB: 10, volumeType: 'gp3', availabilityZone: 'us-east-1a', tags: { team: 'b' } },
+        observed: { sizeGiB: 10, volumeType: 'gp3', tags: { team: 'a' } },
+        generation: 2,
+        observedGeneration: 1,
+        status: { state: 'available', code: 'InternalError', message: 'CreateTags failed', attempts: 1, updatedAt: at, operationStartedAt: at, nextAttemptAt },
+      }),
+    );
+    env.ebs.retagBehindBack(ebsVolumeId, { [OWNERSHIP_TAGS.owner]: OWNER, [OWNERSHIP_TAGS.record]: 'backing-off', team: 'c' });
+    for (const minutes of [6, 6]) {
+      await env.clock.advance(minutes * MINUTE);
+      expect((await env.reconciler.run()).requeued).toEqual([]);
+    }
+    await env.clock.advance(9 * MINUTE);
+    expect((await env.reconciler.run()).requeued).toEqual([{ key: 'volume/backing-off', reason: `next attempt was due at ${nextAttemptAt}` }]);
+  });
+
   it('leaves alone a record in a transitional state backing off until its next attempt is overdue: the executor makes no early call', async () => {
     const env = setup();
     const at = new Date(env.clock.now()).toISOString();
