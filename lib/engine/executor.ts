@@ -1815,11 +1815,12 @@ export class Executor {
         return;
       }
       // Refused as in use with no attachment record left: attached outside the system (in the console).
-      // One look writes the state and names the instances, and the next steps are looks, not deletes.
+      // One look writes the state and names the instances, and the next steps are looks, not deletes
+      // (a detach still finishing, the record's own, is only waited for).
       if (outcome.error.code === 'VolumeInUse' && outcome.error.kind === 'incorrect-state') {
         const seen = await this.describe([volume.ebsVolumeId!], 1, (ids) => this.deps.provider.describeVolumes(ids), (v) => v.ebsVolumeId);
         const current = seen instanceof Map ? seen.get(volume.ebsVolumeId!) : undefined;
-        if (current?.state === 'in-use' && current.attachments.length > 0) {
+        if (current?.state === 'in-use' && current.attachments.some((a) => a.state !== 'detaching' && a.state !== 'detached')) {
           item.result = { ...this.attachedOutside(volume, current, now), latencyMs: outcome.latencyMs };
           return;
         }

@@ -1788,6 +1788,20 @@ describe('executor: detach and delete', () => {
     await h.settle(30_000);
     expect(await h.store.get(volumeKey('data-1'))).toBeUndefined();
   });
+
+  it('delete refused while a detach is still finishing in EC2 waits for it: no attachment outside the system is reported', async () => {
+    const h = harness();
+    const volume = await availableVolume(h, 'data-1');
+    await h.ebs.attachVolume({ ebsVolumeId: volume.ebsVolumeId!, instanceId: INSTANCE, device: '/dev/sdz' });
+    await h.clock.advance(30_000);
+    await h.ebs.describeVolumes([volume.ebsVolumeId!]);
+    await h.ebs.detachVolume({ ebsVolumeId: volume.ebsVolumeId!, instanceId: INSTANCE });
+    expect(h.ebs.volume(volume.ebsVolumeId!)?.attachments).toMatchObject([{ state: 'detaching' }]);
+    await h.store.update<VolumeRecord>(volumeKey('data-1'), { life: 'dying' });
+    await h.executor.run(h.batchOf(h.op('delete-volume', volumeKey('data-1'))));
+    expect((await volumeOf(h, 'data-1')).status).toMatchObject({ state: 'available', code: 'VolumeInUse', attempts: 1, message: expect.stringMatching(/^waiting: /) });
+    expect((await volumeOf(h, 'data-1')).status.message).not.toContain('outside the system');
+  });
 });
 
 /** An executor whose DetachVolume requests are kept in `detaches`; `loseAnswers` of them reach EC2 and then time out. */
