@@ -99,22 +99,27 @@ function processAlive(pid: number): boolean {
   return state !== undefined && state !== 'Z';
 }
 
-/** The first child process of `parent` to appear (Linux /proc; bounded). */
-async function childOf(parent: number, timeoutMs = 15_000): Promise<number> {
+/**
+ * The first child process of `parent` to appear whose command line matches `command` (Linux /proc;
+ * bounded). The runtime has other children (tsx's esbuild service starts first), so the command
+ * picks the one meant.
+ */
+async function childOf(parent: number, command: RegExp, timeoutMs = 15_000): Promise<number> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     for (const entry of readdirSync('/proc')) {
       if (!/^\d+$/.test(entry)) continue;
       try {
         const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-        if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === parent) return Number(entry);
+        if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) !== parent) continue;
+        if (command.test(readFileSync(`/proc/${entry}/cmdline`, 'utf8').replaceAll('\0', ' '))) return Number(entry);
       } catch {
         // gone meanwhile
       }
     }
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
-  throw new Error(`process ${parent} started no child within ${timeoutMs} ms`);
+  throw new Error(`process ${parent} started no child matching ${String(command)} within ${timeoutMs} ms`);
 }
 
 /** Whether something accepts connections at `url` (bounded). */
@@ -256,7 +261,7 @@ describeWithMoto('npm start -- --backend moto', () => {
     const runtimePid = running.child.pid!;
     await running.lineMatching(/backend=moto endpoint=moto_server \(starting\)$/);
     // moto_server takes seconds to answer: the orderly stop waits for it, and the second signal comes first.
-    const moto = await childOf(runtimePid);
+    const moto = await childOf(runtimePid, /moto_server/);
     running.child.kill('SIGTERM');
     await running.lineMatching(/SIGTERM: stopping… \(again to force\)$/);
     // Past the moment within which the same signal is the first one delivered twice.
