@@ -395,7 +395,8 @@ export class Executor {
   /**
    * Items whose step threw (`stepFailed`) on the last delivery SQS makes of their message (`QUEUE.maxReceiveCount`): the
    * message goes to the dead-letter queue, and the record's status says so (its state as it is),
-   * so a client does not read an operation under way with nothing wrong. Its claim is let go. The
+   * so a client does not read an operation under way with nothing wrong, nor a next attempt already
+   * due (that attempt was the message given up on). Its claim is let go. The
    * reconciler's nudges try again; the next status written in its place clears the note. A write
    * that cannot be made (the record changed, the table failing) is left: the log has the failure.
    */
@@ -421,7 +422,10 @@ export class Executor {
         const message =
           `the executor failed on this record ${item.receiveCount} times (${item.failure}); its message went to the dead-letter queue.` +
           ' Nothing more is done until the reconciler looks at it again';
-        const status = { ...record.status, code: EXECUTOR_FAILED_CODE, message: shortenMessage(message), updatedAt: new Date(now).toISOString() };
+        // A next attempt already due was this message's: nothing is queued for it any more. One still ahead has its own message.
+        const { nextAttemptAt, ...kept } = record.status;
+        const ahead = nextAttemptAt !== undefined && Date.parse(nextAttemptAt) > now ? { nextAttemptAt } : {};
+        const status = { ...kept, ...ahead, code: EXECUTOR_FAILED_CODE, message: shortenMessage(message), updatedAt: new Date(now).toISOString() };
         try {
           await this.deps.store.update(item.key, { status, claim: null } as RecordChanges, unchangedSince(record));
           this.deps.log.error('message dead-lettered; status written on the record', { key: item.id, receiveCount: item.receiveCount, cause: item.failure });

@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { Executor } from '../../lib/engine/executor.js';
 import { createExecutorHandler } from '../../lib/functions/handlers.js';
-import type { ProviderVolume } from '../../lib/engine/ports.js';
+import { ProviderError, type ProviderVolume } from '../../lib/engine/ports.js';
 import { silentLog } from '../../lib/memory/index.js';
 import { OWNERSHIP_TAGS, QUEUE } from '../../lib/settings.js';
 import { harness, newVolume, providerOver, sqsRecord, volumeKey, volumeOf } from './engine-fixtures.js';
@@ -48,6 +48,31 @@ describe('executor: a message that keeps failing', () => {
     expect(volume.status.code).toBe('ExecutorFailed');
     expect(volume.status.message).toMatch(/failed .*5 times/);
     expect(volume.claim).toBeUndefined();
+  });
+
+  it('a retry whose message was dead-lettered shows no next attempt: none is queued any more', async () => {
+    const h = harness();
+    await h.store.create(newVolume('data-1'));
+    // The first CreateVolume fails as EC2 may: a retry with backoff, its time in nextAttemptAt. Each retry then throws.
+    h.ebs.failNext('CreateVolume', new ProviderError('transient', 'InternalError', 'boom'));
+    const executor = new Executor({ store: h.store, queue: h.queue, provider: answerOfNoShape(h), clock: h.clock, metrics: h.metrics, log: silentLog, config: { rateWaitMaxMs: 0 } });
+    await h.queue.send([{ message: h.op('create-volume', volumeKey('data-1')), delaySeconds: 0 }]);
+    for (let delivery = 0; delivery <= QUEUE.maxReceiveCount + 1; delivery++) {
+      const received = h.queue.receive(10);
+      if (received.length > 0) {
+        const { failedMessageIds } = await executor.run(received.map((r) => ({ messageId: r.messageId, message: r.message, receiveCount: r.receiveCount })));
+        for (const r of received) if (!failedMessageIds.includes(r.messageId)) h.queue.delete(r.receiptHandle);
+      }
+      await h.clock.advance(QUEUE.visibilityTimeoutSeconds * 1000 + 1000);
+    }
+    h.queue.receive(10);
+    expect(h.queue.deadLetters()).toHaveLength(1);
+    expect(h.queue.pending()).toEqual([]);
+
+    const volume = await volumeOf(h);
+    expect(volume.status).toMatchObject({ code: 'ExecutorFailed', attempts: 1 });
+    // Not a time long past at which an attempt was said to come.
+    expect(volume.status.nextAttemptAt).toBeUndefined();
   });
 
   it('notes the last delivery of any copy of the message in the batch, and leaves alone a record another invocation has claimed meanwhile', async () => {
