@@ -2390,11 +2390,13 @@ export class Executor {
         ? `EC2 shows ${current.ebsVolumeId} not attached to ${attachment.instanceId} (detached outside the provisioner); attaching again`
         : `volume ${attachment.volumeId}${ebsVolumeId ? ` (${ebsVolumeId})` : ''} no longer exists in EC2 (deleted outside the provisioner); waiting for it to be created again`;
       let status = successStatus(attachment.status, nextAttachmentState('attached', 'observed-detached'), now, message);
-      // A single-attach volume attached to another instance there (moved in the console): no attach
-      // follows until it is detached, so the status says that wait, as no message follows a wait.
-      if (current && !current.multiAttach && current.attachments.some((a) => a.instanceId !== attachment.instanceId && a.state !== 'detached')) {
+      // A single-attach volume attached to another instance there (moved in the console), or a volume
+      // record in error (one that let go of its vanished volume waits for its client's retry): no
+      // attach follows until that changes, so the status says that wait, as no message follows a wait.
+      const elsewhere = current && !current.multiAttach && current.attachments.some((a) => a.instanceId !== attachment.instanceId && a.state !== 'detached');
+      if (elsewhere || item.volume.status.state === 'error') {
         const notAttached: AttachmentRecord = { ...attachment, status, device: undefined };
-        const decision = planAttachment(notAttached, { ...item.volume, status: { ...item.volume.status, state: 'in-use' } });
+        const decision = planAttachment(notAttached, elsewhere ? { ...item.volume, status: { ...item.volume.status, state: 'in-use' } } : item.volume);
         if (decision.type === 'wait') status = changesWithoutCall(notAttached, decision, now)?.status ?? status;
       }
       return {

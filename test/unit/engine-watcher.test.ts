@@ -803,7 +803,7 @@ describe('watcher', () => {
     expect((await h.store.get(volumeKey('data-1')))?.status).toMatchObject({ code: 'InternalError', attempts: 3, nextAttemptAt });
   });
 
-  it('a volume found gone from EC2 takes its attached attachment back to pending at once, waiting for the volume; no EC2 call but the check', async () => {
+  it('a volume found gone from EC2 takes its attached attachment back to pending at once, waiting for the volume\'s retry; no EC2 call but the check', async () => {
     const h = await attachedVolume();
     const ebsVolumeId = ((await h.store.get(volumeKey('data-1'))) as VolumeRecord).ebsVolumeId!;
     h.ebs.deleteBehindBack(ebsVolumeId);
@@ -814,7 +814,8 @@ describe('watcher', () => {
     const calls = { ...h.ebs.calls };
     await h.drain();
     const waiting = await h.store.get(attachmentKey('data-1'));
-    expect(waiting?.status).toMatchObject({ state: 'pending', message: 'volume data-1 no longer exists in EC2 (deleted outside the provisioner); waiting for it to be created again' });
+    // Not "waiting for it to be created again": the volume record, in error, waits for its client's retry.
+    expect(waiting?.status).toMatchObject({ state: 'pending', message: 'volume data-1 is in error: InvalidVolume.NotFound; the attach waits until the volume is retried' });
     expect(waiting?.kind === 'attachment' && waiting.device).toBeUndefined();
     expect(h.ebs.calls).toEqual(calls);
     expect(sent(h)).toEqual([]);

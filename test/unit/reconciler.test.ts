@@ -822,7 +822,8 @@ describe('Reconciler', () => {
     await h.drain();
     expect(h.ebs.calls.DescribeVolumes).toBe(describes);
     const waiting = (await h.store.get(attachmentKey('data-1'))) as AttachmentRecord;
-    expect(waiting.status).toMatchObject({ state: 'pending', message: gone() });
+    // Its volume record, in error, waits for its client's retry: the status says so, not that the volume is coming back.
+    expect(waiting.status).toMatchObject({ state: 'pending', message: 'volume data-1 is in error: InvalidVolume.NotFound; the attach waits until the volume is retried', attempts: 0 });
     expect(waiting.device).toBeUndefined();
     expect(h.queue.pending()).toEqual([]);
   });
