@@ -2280,12 +2280,15 @@ export class Executor {
     if (state === 'detaching') {
       if (!present && attachment.life === 'alive') {
         // Set back to alive (straight in the table) while EC2 detached it: as a client's change during
-        // any operation, carried out once EC2 is done. The record stays and attaches again.
+        // any operation, carried out once EC2 is done. The record stays and attaches again (once its volume allows).
         const message = 'detached; attaching again: the record was set back to alive during the detach';
+        const detached = successStatus(attachment.status, nextAttachmentState('detaching', 'detached-while-wanted'), now, message);
+        // Its volume record in error waits for its client's retry, and no attach comes before it: the status says that wait.
+        const status = item.volume?.status.state === 'error' ? waitShown(attachment, detached, item.volume, now) : detached;
         return {
           outcome: 'succeeded',
           changes: {
-            status: successStatus(attachment.status, nextAttachmentState('detaching', 'detached-while-wanted'), now, message),
+            status,
             device: null,
             ...(attachment.forceDetachSentAt !== undefined ? { forceDetachSentAt: null } : {}),
           },
@@ -2394,11 +2397,8 @@ export class Executor {
       // record in error (one that let go of its vanished volume waits for its client's retry): no
       // attach follows until that changes, so the status says that wait, as no message follows a wait.
       const elsewhere = current && !current.multiAttach && current.attachments.some((a) => a.instanceId !== attachment.instanceId && a.state !== 'detached');
-      if (elsewhere || item.volume.status.state === 'error') {
-        const notAttached: AttachmentRecord = { ...attachment, status, device: undefined };
-        const decision = planAttachment(notAttached, elsewhere ? { ...item.volume, status: { ...item.volume.status, state: 'in-use' } } : item.volume);
-        if (decision.type === 'wait') status = changesWithoutCall(notAttached, decision, now)?.status ?? status;
-      }
+      if (elsewhere || item.volume.status.state === 'error')
+        status = waitShown(attachment, status, elsewhere ? { ...item.volume, status: { ...item.volume.status, state: 'in-use' } } : item.volume, now);
       return {
         outcome: 'succeeded',
         changes: { status, device: null },
@@ -2982,6 +2982,16 @@ function removedWhileCreatingMessage(volume: VolumeRecord): string {
     ? `; EBS does this when it cannot use ${key}: disabled, pending deletion, or not allowed to this deployment (the stack's kmsKeyArn option, the key policy)`
     : '; EBS does this when it cannot use the KMS key of a volume encrypted by default (the account\'s default key, or the snapshot\'s): disabled, pending deletion, or not allowed to this deployment';
   return `EC2 removed volume ${volume.ebsVolumeId} while creating it${cause}; a retry creates a new volume`;
+}
+
+/**
+ * `status` of an attachment a check found with nothing attached, or, when the planner finds it
+ * waiting on `volume`, that wait (as no message follows a wait to say it).
+ */
+function waitShown(attachment: AttachmentRecord, status: Status<AttachmentState>, volume: VolumeRecord, now: number): Status<AttachmentState> {
+  const notAttached: AttachmentRecord = { ...attachment, status, device: undefined };
+  const decision = planAttachment(notAttached, volume);
+  return decision.type === 'wait' ? (changesWithoutCall(notAttached, decision, now)?.status ?? status) : status;
 }
 
 /** Whether EC2 shows `volume` attached to the instance (attaching, attached, busy or detaching). */

@@ -1661,6 +1661,21 @@ describe('executor: detach and delete', () => {
     expect(h.ebs.calls.AttachVolume).toBe(2);
   });
 
+  it('an attachment set back to alive during its detach, whose volume record is in error, says it waits for the volume\'s retry, not that it attaches again', async () => {
+    const h = harness();
+    await attachedVolume(h, 'data-1');
+    // A tag change EC2 failed for good: the volume record waits in error for its client's retry.
+    const failed = { state: 'error' as const, code: 'InternalError', message: 'tags boom (gave up after 8 failed attempts)', attempts: 8, updatedAt: new Date(h.clock.now()).toISOString() };
+    await h.store.update<VolumeRecord>(volumeKey('data-1'), { status: failed });
+    await h.watch();
+    await setBackToAliveDuring(h, attachmentKey('data-1'), 'detach', 'detaching');
+    expect(await attachmentOf(h, 'data-1')).toMatchObject({
+      life: 'alive',
+      status: { state: 'pending', attempts: 0, message: 'volume data-1 is in error: InternalError; the attach waits until the volume is retried' },
+    });
+    expect(h.ebs.calls.AttachVolume).toBe(1);
+  });
+
   it('an attachment set back to alive in the table while EC2 answers its detach "not attached" is kept, and attached again', async () => {
     const h = harness();
     await attachedVolume(h, 'data-1');
