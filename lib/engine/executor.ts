@@ -2487,7 +2487,7 @@ export class Executor {
       : underWayStatus(record.status, record.status.state, now, message),
   ): Result {
     const started = operationStartMs(record.status);
-    const spent = budgetSpent(0, started, now, this.config);
+    const spent = budgetSpent(0, started, now, this.config, record.life === 'dying');
     if (spent) {
       if (record.kind === 'attachment') return this.attachmentTerminal(record, now, 'Timeout', `${message}: ${spent.message}`);
       // A dying volume is taken up again by the planner: after the longest backoff, not at once.
@@ -2567,7 +2567,7 @@ export class Executor {
 
   /** A failed step of a volume operation: throttled, retried with backoff, or terminal. */
   private volumeFailure(volume: VolumeRecord, now: number, error: ClassifiedError): Result {
-    const retry = this.retryPlan(volume.status, now, error);
+    const retry = this.retryPlan(volume.status, now, error, volume.life === 'dying');
     if (retry.terminal) return volume.life === 'dying' ? this.dyingTerminal(volume, now, error.code, retry.message) : this.volumeTerminal(volume, now, error.code, retry.message);
     return {
       outcome: retry.outcome,
@@ -2590,7 +2590,7 @@ export class Executor {
     // to look before attaching again, and to detach rather than forget a dying attachment. Only an
     // attach EC2 refused, or a check that saw it not attached, proves it was not.
     const notAttached = (call === 'AttachVolume' && revertEvent === 'attach-failed' && !error.uncertain) || revertEvent === 'observed-detached';
-    const retry = this.retryPlan(attachment.status, now, error);
+    const retry = this.retryPlan(attachment.status, now, error, attachment.life === 'dying');
     if (retry.terminal) return this.attachmentTerminal(attachment, now, error.code, retry.message, notAttached);
     const attaching = attachment.status.state === 'attaching';
     const state: AttachmentState = attaching ? nextAttachmentState('attaching', revertEvent) : attachment.status.state;
@@ -2605,6 +2605,7 @@ export class Executor {
     status: Status<string>,
     now: number,
     error: ClassifiedError,
+    dying: boolean,
   ): { terminal: true; message: string } | { terminal: false; outcome: OperationOutcome; attempts: number; atMs: number; message: string } {
     if (error.outcome === 'throttled') {
       return { terminal: false, outcome: 'throttled', attempts: status.attempts, atMs: now + throttleDelaySeconds(this.config, this.random) * 1000, message: error.message };
@@ -2613,12 +2614,12 @@ export class Executor {
     if (error.outcome === 'wait-for-snapshot') {
       // No attempt: the wait ends when EC2 completes the snapshot, or at the operation's maximum age.
       const startedMs = operationStartMs(status) ?? now;
-      const aged = budgetSpent(status.attempts, startedMs, now, this.config);
+      const aged = budgetSpent(status.attempts, startedMs, now, this.config, dying);
       if (aged) return { terminal: true, message: `${error.message} (${aged.message})` };
       return { terminal: false, outcome: 'retrying', attempts: status.attempts, atMs: now + snapshotWaitSeconds(now - startedMs, this.config) * 1000, message: `waiting: ${error.message}` };
     }
     const attempts = status.attempts + 1;
-    const spent = budgetSpent(attempts, operationStartMs(status) ?? now, now, this.config);
+    const spent = budgetSpent(attempts, operationStartMs(status) ?? now, now, this.config, dying);
     if (spent) return { terminal: true, message: `${error.message} (${spent.message})` };
     const prefix = error.outcome === 'wait-for-prerequisite' ? 'waiting: ' : '';
     return {

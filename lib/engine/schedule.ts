@@ -58,21 +58,23 @@ export type GiveUpReason = { reason: 'attempts'; message: string } | { reason: '
 
 /**
  * Whether an operation has spent its budget: `attempts` failed attempts so far, started at
- * `operationStartedAtMs`. Returns why, or undefined to keep trying.
+ * `operationStartedAtMs`. Returns why, or undefined to keep trying. A dying record's step
+ * (`triedAgain`) is not given up on but tried again after the longest backoff: its message says
+ * how far it got, not that it gave up.
  */
 export function budgetSpent(
   attempts: number,
   operationStartedAtMs: number | undefined,
   nowMs: number,
   config: EngineConfig,
+  triedAgain = false,
 ): GiveUpReason | undefined {
   if (attempts >= config.maxAttempts)
-    return { reason: 'attempts', message: `gave up after ${attempts} failed attempts` };
-  if (operationStartedAtMs !== undefined && nowMs - operationStartedAtMs >= config.maxOperationAgeMs)
-    return {
-      reason: 'age',
-      message: `gave up after ${Math.round((nowMs - operationStartedAtMs) / 60_000)} minutes`,
-    };
+    return { reason: 'attempts', message: triedAgain ? `failed ${attempts} times so far` : `gave up after ${attempts} failed attempts` };
+  if (operationStartedAtMs !== undefined && nowMs - operationStartedAtMs >= config.maxOperationAgeMs) {
+    const minutes = Math.round((nowMs - operationStartedAtMs) / 60_000);
+    return { reason: 'age', message: triedAgain ? `not done after ${minutes} minutes` : `gave up after ${minutes} minutes` };
+  }
   return undefined;
 }
 

@@ -133,7 +133,7 @@ describe('volume transitions through the engine', () => {
         await deliverOnce(h);
         status = (await volumeOf(h)).status;
       }
-      expect(status).toMatchObject({ state: 'error', code: 'Timeout', message: expect.stringMatching(new RegExp(`^deleting ${ebsVolumeId}: gave up after 6\\d minutes; being deleted: trying again at `)) });
+      expect(status).toMatchObject({ state: 'error', code: 'Timeout', message: expect.stringMatching(new RegExp(`^deleting ${ebsVolumeId}: not done after 6\\d minutes; being deleted: trying again at `)) });
       expect(Date.parse(status.nextAttemptAt!) - h.clock.now()).toBeGreaterThan(10 * MINUTE);
       expect(h.ebs.calls.DeleteVolume).toBe(1);
     });
@@ -152,7 +152,7 @@ describe('volume transitions through the engine', () => {
         state: 'error',
         code: 'InternalError',
         attempts: 2,
-        message: expect.stringMatching(/^An internal error has occurred \(gave up after 2 failed attempts\); being deleted: trying again at /),
+        message: expect.stringMatching(/^An internal error has occurred \(failed 2 times so far\); being deleted: trying again at /),
         nextAttemptAt: expect.any(String),
       });
       // EBS finished the deletion meanwhile; the record could not see it.
@@ -167,6 +167,22 @@ describe('volume transitions through the engine', () => {
       // The second DeleteVolume finds the volume gone: a deletion already done.
       expect(h.ebs.calls.DeleteVolume).toBe(2);
     });
+  });
+
+  it('a dying volume whose DeleteVolume keeps failing says it is tried again, with its failures so far, never that it gave up', async () => {
+    const h = harness({ config: { maxAttempts: 2 } });
+    await h.store.create(newVolume('data-1'));
+    await run(h, 10_000);
+    h.ebs.failNext('DeleteVolume', transient(), 100);
+    await h.store.update<VolumeRecord>(volumeKey('data-1'), { life: 'dying' });
+    await run(h, MINUTE);
+    const first = (await volumeOf(h)).status;
+    expect(first).toMatchObject({ state: 'error', attempts: 2, message: `An internal error has occurred (failed 2 times so far); being deleted: trying again at ${first.nextAttemptAt}` });
+
+    await run(h, 16 * MINUTE, 10_000);
+    const again = (await volumeOf(h)).status;
+    expect(again).toMatchObject({ state: 'error', attempts: 3, message: `An internal error has occurred (failed 3 times so far); being deleted: trying again at ${again.nextAttemptAt}` });
+    expect(Date.parse(again.nextAttemptAt!)).toBeGreaterThan(h.clock.now());
   });
 
   it('modifying --observed-deleted--> error: a volume deleted outside during its modification is InvalidVolume.NotFound, and the record forgets it', async () => {
@@ -512,7 +528,7 @@ describe('attachment transitions through the engine', () => {
         state: 'error',
         code: 'IncorrectState',
         attempts: 3,
-        message: expect.stringMatching(/\(gave up after 3 failed attempts\); being deleted: trying again at /),
+        message: expect.stringMatching(/\(failed 3 times so far\); being deleted: trying again at /),
         nextAttemptAt: expect.any(String),
       },
     });
