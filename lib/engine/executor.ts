@@ -419,12 +419,12 @@ export class Executor {
         const now = this.deps.clock.now();
         // Unless another invocation holds it.
         if (!record || (record.claim && record.claim.owner !== owner && record.claim.expiresAt > now)) return;
-        const message =
-          `the executor failed on this record ${item.receiveCount} times (${item.failure}); its message went to the dead-letter queue.` +
-          ' Nothing more is done until the reconciler looks at it again';
         // A next attempt already due was this message's: nothing is queued for it any more. One still ahead has its own message.
         const { nextAttemptAt, ...kept } = record.status;
         const ahead = nextAttemptAt !== undefined && Date.parse(nextAttemptAt) > now ? { nextAttemptAt } : {};
+        const message =
+          `the executor failed on this record ${item.receiveCount} times (${item.failure}); its message went to the dead-letter queue.` +
+          (ahead.nextAttemptAt ? ` Its next attempt is still queued, at ${ahead.nextAttemptAt}` : ' Nothing more is done until the reconciler looks at it again');
         const status = { ...kept, ...ahead, code: EXECUTOR_FAILED_CODE, message: shortenMessage(message), updatedAt: new Date(now).toISOString() };
         try {
           await this.deps.store.update(item.key, { status, claim: null } as RecordChanges, unchangedSince(record));

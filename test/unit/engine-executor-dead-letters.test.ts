@@ -75,6 +75,26 @@ describe('executor: a message that keeps failing', () => {
     expect(volume.status.nextAttemptAt).toBeUndefined();
   });
 
+  it('a dead-lettered message of a record whose next attempt is still ahead says that attempt is still queued', async () => {
+    const h = harness();
+    await h.store.create(newVolume('data-1'));
+    // The step runs past its lease: another invocation's attempt fails meanwhile and queues its next one 10 minutes ahead; this one then meets an answer of no shape.
+    const nextAttemptAt = new Date(h.clock.now() + 10 * 60_000).toISOString();
+    const provider = providerOver(h.ebs, {
+      createVolume: async () => {
+        await h.store.update(volumeKey('data-1'), { status: { state: 'pending', code: 'InternalError', attempts: 1, nextAttemptAt, updatedAt: new Date(h.clock.now()).toISOString() } });
+        return undefined as unknown as ProviderVolume;
+      },
+    });
+    const executor = new Executor({ store: h.store, queue: h.queue, provider, clock: h.clock, metrics: h.metrics, log: silentLog, config: { rateWaitMaxMs: 0 } });
+    const last = { messageId: 'last', message: h.op('create-volume', volumeKey('data-1')), receiveCount: QUEUE.maxReceiveCount };
+    expect((await executor.run([last])).failedMessageIds).toEqual(['last']);
+
+    const { status } = await volumeOf(h);
+    expect(status).toMatchObject({ code: 'ExecutorFailed', nextAttemptAt });
+    expect(status.message).toMatch(new RegExp(`Its next attempt is still queued, at ${nextAttemptAt}$`));
+  });
+
   it('notes the last delivery of any copy of the message in the batch, and leaves alone a record another invocation has claimed meanwhile', async () => {
     const h = harness();
     await h.store.create(newVolume('data-1'));
