@@ -311,11 +311,15 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       const both = Object.keys(options.tag ?? {}).filter((key) => options.untag?.includes(key));
       if (both.length > 0) throw new UsageError(`both set and removed: ${both.join(', ')}`);
       // The API replaces the tag map whole: start from the volume's tags as they are, so another client's change made meanwhile is read and kept.
+      let absent: string[] = [];
       const body = await patchAsRead(client(command), volumeId, 'tags', (current) => {
         const tags = { ...current.spec.tags, ...options.tag };
+        absent = (options.untag ?? []).filter((key) => !Object.hasOwn(tags, key));
         for (const key of options.untag ?? []) delete tags[key];
         return { tags: Object.keys(tags).length > 0 ? tags : null };
       });
+      // A mistyped key would otherwise go unnoticed: nothing is removed for it.
+      if (absent.length > 0) io.stderr(`volume ${volumeId} had no tag ${absent.join(', ')}; nothing removed for ${absent.length === 1 ? 'it' : 'them'}\n`);
       print(command, body, () => volumeDetails(body));
     });
 

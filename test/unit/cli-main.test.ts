@@ -289,7 +289,12 @@ describe('CLI against the API over HTTP', () => {
       expect(tagged.json).toMatchObject({ generation: 4, spec: { tags: { team: 'storage', env: 'dev' } } });
       const retagged = await cli('-o', 'json', 'volumes', 'tag', 'data-01', '--tag', 'team=db', '--untag', 'env');
       expect((retagged.json as { spec: { tags: object } }).spec.tags).toEqual({ team: 'db' });
+      // A key the volume does not have: said on stderr, not an error.
+      const mistyped = await cli('-o', 'json', 'volumes', 'tag', 'data-01', '--untag', 'teem', '--untag', 'owner');
+      expect(mistyped).toMatchObject({ code: 0, stderr: 'volume data-01 had no tag teem, owner; nothing removed for them\n' });
+      expect((mistyped.json as { spec: { tags: object } }).spec.tags).toEqual({ team: 'db' });
       const untagged = await cli('-o', 'json', 'volumes', 'tag', 'data-01', '--untag', 'team');
+      expect(untagged.stderr).toBe('');
       expect((untagged.json as { spec: object }).spec).toEqual({ sizeGiB: 50, volumeType: 'gp2', availabilityZone: 'us-east-1a' });
       const reserved = await cli('volumes', 'tag', 'data-01', '--tag', 'ebs-provisioner:owner=x');
       expect(reserved.code).toBe(EXIT.failed);
