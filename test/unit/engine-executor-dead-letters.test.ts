@@ -22,6 +22,21 @@ function answerOfNoShape(h: ReturnType<typeof harness>) {
   });
 }
 
+/**
+ * The event source mapping, `deliveries` times: what is received runs, what did not fail is deleted,
+ * and failed messages come back after the visibility timeout, until SQS dead-letters them.
+ */
+async function deliverAsTheEventSourceDoes(h: ReturnType<typeof harness>, executor: Executor, deliveries: number): Promise<void> {
+  for (let delivery = 0; delivery < deliveries; delivery++) {
+    const received = h.queue.receive(10);
+    if (received.length > 0) {
+      const { failedMessageIds } = await executor.run(received.map((r) => ({ messageId: r.messageId, message: r.message, receiveCount: r.receiveCount })));
+      for (const r of received) if (!failedMessageIds.includes(r.messageId)) h.queue.delete(r.receiptHandle);
+    }
+    await h.clock.advance(QUEUE.visibilityTimeoutSeconds * 1000 + 1000);
+  }
+}
+
 describe('executor: a message that keeps failing', () => {
   it('is dead-lettered with the record\'s status saying the executor keeps failing on it', async () => {
     const h = harness();
@@ -30,15 +45,7 @@ describe('executor: a message that keeps failing', () => {
     const executor = new Executor({ store: h.store, queue: h.queue, provider, clock: h.clock, metrics: h.metrics, log: silentLog, config: { rateWaitMaxMs: 0 } });
     await h.queue.send([{ message: h.op('create-volume', volumeKey('data-1')), delaySeconds: 0 }]);
 
-    // The event source mapping: failed messages come back after the visibility timeout, until SQS gives up on them.
-    for (let delivery = 0; delivery <= QUEUE.maxReceiveCount; delivery++) {
-      const received = h.queue.receive(10);
-      if (received.length > 0) {
-        const { failedMessageIds } = await executor.run(received.map((r) => ({ messageId: r.messageId, message: r.message, receiveCount: r.receiveCount })));
-        for (const r of received) if (!failedMessageIds.includes(r.messageId)) h.queue.delete(r.receiptHandle);
-      }
-      await h.clock.advance(QUEUE.visibilityTimeoutSeconds * 1000 + 1000);
-    }
+    await deliverAsTheEventSourceDoes(h, executor, QUEUE.maxReceiveCount + 1);
     h.queue.receive(10);
     expect(h.queue.deadLetters().map((m) => m.message.key)).toEqual([volumeKey('data-1')]);
     expect(h.ebs.volumes().filter((v) => v.tags[OWNERSHIP_TAGS.record] === 'data-1')).toHaveLength(1);
@@ -57,14 +64,7 @@ describe('executor: a message that keeps failing', () => {
     h.ebs.failNext('CreateVolume', new ProviderError('transient', 'InternalError', 'boom'));
     const executor = new Executor({ store: h.store, queue: h.queue, provider: answerOfNoShape(h), clock: h.clock, metrics: h.metrics, log: silentLog, config: { rateWaitMaxMs: 0 } });
     await h.queue.send([{ message: h.op('create-volume', volumeKey('data-1')), delaySeconds: 0 }]);
-    for (let delivery = 0; delivery <= QUEUE.maxReceiveCount + 1; delivery++) {
-      const received = h.queue.receive(10);
-      if (received.length > 0) {
-        const { failedMessageIds } = await executor.run(received.map((r) => ({ messageId: r.messageId, message: r.message, receiveCount: r.receiveCount })));
-        for (const r of received) if (!failedMessageIds.includes(r.messageId)) h.queue.delete(r.receiptHandle);
-      }
-      await h.clock.advance(QUEUE.visibilityTimeoutSeconds * 1000 + 1000);
-    }
+    await deliverAsTheEventSourceDoes(h, executor, QUEUE.maxReceiveCount + 2);
     h.queue.receive(10);
     expect(h.queue.deadLetters()).toHaveLength(1);
     expect(h.queue.pending()).toEqual([]);
