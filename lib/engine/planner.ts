@@ -207,15 +207,6 @@ export function createUnanswered(volume: VolumeRecord): boolean {
 const ATTACHMENTS_BEFORE_DELETING = 'attachment(s) before deleting';
 const ATTACHMENTS_TO_DETACH_BEFORE_DELETING = 'attachment(s) to detach before deleting';
 
-/**
- * The start of a dying volume's message as its attachments are made dying: only those with
- * something to detach are detached; the others, never attached, are removed without an EC2 call.
- */
-function attachmentsToGo(volume: VolumeRecord, attachments: readonly AttachmentRecord[]): string {
-  const toDetach = attachments.filter((a) => planAttachment({ ...a, life: 'dying' }, volume).type !== 'remove').length;
-  return toDetach > 0 ? `detaching ${toDetach}` : `removing ${attachments.length} never attached`;
-}
-
 /** Whether a volume's status message says it waits, dying, for its attachments before deleting. */
 export function saysWaitingForAttachments(status: Status<string>): boolean {
   const message = status.message ?? '';
@@ -238,7 +229,7 @@ export function planVolume(volume: VolumeRecord, attachments: readonly Attachmen
       return {
         type: 'cascade-dying',
         attachments: alive.map((a) => ({ kind: 'attachment', volumeId: a.volumeId, instanceId: a.instanceId })),
-        reason: `${attachmentsToGo(volume, attachments)} ${ATTACHMENTS_BEFORE_DELETING}`,
+        reason: `detaching ${attachments.length} ${ATTACHMENTS_BEFORE_DELETING}`,
       };
     if (attachments.length > 0)
       return { type: 'wait', reason: `waiting for ${attachments.length} ${ATTACHMENTS_TO_DETACH_BEFORE_DELETING}` };

@@ -317,18 +317,6 @@ describe('planVolume (dying)', () => {
     expect(planVolume(dying('available', created), [attachment('detaching', { life: 'dying' })], NOW)).toMatchObject({ type: 'wait' });
   });
 
-  it('counts as detached only the attachments with something to detach', () => {
-    const neverAttached = attachment('pending', { instanceId: 'i-2' });
-    expect(planVolume(dying('in-use', created), [attachment('attached'), neverAttached], NOW)).toMatchObject({
-      type: 'cascade-dying',
-      reason: 'detaching 1 attachment(s) before deleting',
-    });
-    expect(planVolume(dying('available', created), [neverAttached, attachment('error', { instanceId: 'i-3' })], NOW)).toMatchObject({
-      type: 'cascade-dying',
-      reason: 'removing 2 never attached attachment(s) before deleting',
-    });
-  });
-
   it.each([
     ['pending', {}, { type: 'remove' }],
     ['error', {}, { type: 'remove' }],
