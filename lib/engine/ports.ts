@@ -448,14 +448,13 @@ export type { AttachmentRecord, ProvisionerRecord, RecordKey, VolumeRecord };
 // Log
 // ---------------------------------------------------------------------------------------------
 
-/** Structured log; Powertools Logger satisfies it, tests use a recording one. */
 /**
  * Attribute names the deployed functions' logger (Powertools) keeps for its own fields and drops
  * from a line's attributes: a failure's text goes under `error`, never `message`.
  */
 export const RESERVED_LOG_KEYS: readonly string[] = ['level', 'message', 'sampling_rate', 'service', 'timestamp'];
 
-/** Where the engine logs; attribute names are never one of `RESERVED_LOG_KEYS`. */
+/** Structured log; Powertools Logger satisfies it, tests use a recording one. Attribute names are never one of `RESERVED_LOG_KEYS`. */
 export interface Log {
   debug(message: string, attributes?: Record<string, unknown>): void;
   info(message: string, attributes?: Record<string, unknown>): void;
