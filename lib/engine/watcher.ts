@@ -177,10 +177,10 @@ function writtenAnew(group: RecordChange[], record: ProvisionerRecord): boolean 
   const inserted = group.map((change) => change.eventName).lastIndexOf('INSERT');
   if (inserted < 0) return false;
   const since = group.slice(inserted + 1);
-  const last = group[group.length - 1]!.newRecord;
+  const last = group[group.length - 1]!;
   return (
-    systemField(last, 'version') === record.version &&
-    systemField(last, 'createdAt') === record.createdAt &&
+    systemField(last.newRecord, 'version') === record.version &&
+    sameIncarnation(last, record) &&
     since.every((change) => sameJson(field(change.oldRecord, 'status'), field(change.newRecord, 'status')) && sameJson(field(change.oldRecord, 'claim'), field(change.newRecord, 'claim')))
   );
 }
