@@ -374,11 +374,15 @@ export class Reconciler {
     // A next attempt is scheduled (a backoff, a modification waiting for EC2's 24-hour limit): until it is
     // overdue its message is not lost, and a nudge would only make the call early.
     const scheduled = !Number.isNaN(nextAttemptAt);
+    // What the record needs now, worked out once and only when asked.
+    let plan: Decision | undefined;
+    const planned = (): Decision =>
+      (plan ??= record.kind === 'volume' ? planVolume(record, attachmentsByVolume.get(record.volumeId) ?? [], now) : planAttachment(record, volumes.get(record.volumeId)));
     // Overdue, unless its call waits in line for its bucket's tokens (the attempt's message came and
     // was deferred with its token taken, no status write: it holds its place), or it is in error with
     // nothing to do (it waits for its client's retry: no attempt is coming, and a look writes nothing).
     if (scheduled && now - nextAttemptAt >= this.overdueAfterMs) {
-      const decision = record.kind === 'volume' ? planVolume(record, attachmentsByVolume.get(record.volumeId) ?? [], now) : planAttachment(record, volumes.get(record.volumeId));
+      const decision = planned();
       const settledInError = status.state === 'error' && decision.type === 'none';
       // A call in line holds a token at most the reservation horizon ahead of its deferral: overdue by
       // more than that, no message of its own can still be waiting for it (it was lost), however long
@@ -398,7 +402,7 @@ export class Reconciler {
     if (record.kind === 'volume') {
       // Its retry brings the executor to it (and a look before then is put off to it), except a wait
       // for EC2's modification limit, which may last hours: a look then records what changed outside.
-      if (scheduled && status.code !== MODIFICATION_COOLDOWN_CODE && planVolume(record, attachmentsByVolume.get(record.volumeId) ?? [], now).type === 'operation') return undefined;
+      if (scheduled && status.code !== MODIFICATION_COOLDOWN_CODE && planned().type === 'operation') return undefined;
       if (described && record.ebsVolumeId && (status.state === 'available' || status.state === 'in-use')) {
         const actual = described.get(record.ebsVolumeId);
         if (!actual) return `EC2 no longer has ${record.ebsVolumeId}`;
@@ -408,7 +412,7 @@ export class Reconciler {
         if (drift) return drift;
       }
       if (scheduled) return undefined;
-      const decision = planVolume(record, attachmentsByVolume.get(record.volumeId) ?? [], now);
+      const decision = planned();
       if (decision.type === 'operation' || decision.type === 'remove' || decision.type === 'cascade-dying') {
         return this.waitingInLine(decision, record, inLine) ? undefined : `work pending (${decision.reason})`;
       }
@@ -440,7 +444,7 @@ export class Reconciler {
       if (link?.state === 'attached' || link?.state === 'busy') return `EC2 shows ${volume.ebsVolumeId} attached to ${record.instanceId}, which the attachment waits to attach`;
     }
     if (scheduled) return undefined;
-    const decision = planAttachment(record, volume);
+    const decision = planned();
     if (decision.type === 'operation' || decision.type === 'remove')
       return this.waitingInLine(decision, record, inLine) ? undefined : `work pending (${decision.reason})`;
     // Its volume record's removal never reached the watcher (a stream batch given up): a check has the executor say so.
