@@ -39,6 +39,15 @@ async function createdVolume(h: ReturnType<typeof harness>): Promise<void> {
   await h.watch();
 }
 
+/** A volume record written straight into the table with only the client's fields (`fields`), run until the pipeline is done with it. */
+async function createdFromClientFields(h: ReturnType<typeof harness>, fields: Partial<VolumeRecord>): Promise<void> {
+  h.store.putRaw(fields);
+  for (let i = 0; i < 6; i++) {
+    await h.watch();
+    await h.settle(5000);
+  }
+}
+
 describe('watcher', () => {
   it('a new volume record enqueues its creation at once', async () => {
     const h = harness();
@@ -70,11 +79,7 @@ describe('watcher', () => {
   it('a record written straight into the table with only the client\'s fields (no status, version or createdAt) is created', async () => {
     const h = harness();
     const { kind, volumeId, spec, life, generation } = newVolume('data-1');
-    h.store.putRaw({ kind, volumeId, spec, life, generation });
-    for (let i = 0; i < 6; i++) {
-      await h.watch();
-      await h.settle(5000);
-    }
+    await createdFromClientFields(h, { kind, volumeId, spec, life, generation });
     const record = await h.store.get(volumeKey('data-1'));
     expect(record).toMatchObject({ status: { state: 'available' }, ebsVolumeId: expect.any(String) });
     expect(h.ebs.calls.CreateVolume).toBe(1);
@@ -99,11 +104,7 @@ describe('watcher', () => {
   it("a record written straight into the table without createdAt, deleted by its client after a failed tag change, has that failure dropped: the delete starts its own attempts", async () => {
     const h = harness();
     const { kind, volumeId, spec, life, generation } = newVolume('data-1');
-    h.store.putRaw({ kind, volumeId, spec, life, generation });
-    for (let i = 0; i < 6; i++) {
-      await h.watch();
-      await h.settle(5000);
-    }
+    await createdFromClientFields(h, { kind, volumeId, spec, life, generation });
     await h.store.update<VolumeRecord>(volumeKey('data-1'), { spec: { ...spec, tags: { team: 'b' } }, generation: 2 });
     h.ebs.failNext('CreateTags', new ProviderError('transient', 'InternalError', 'An internal error has occurred'));
     await h.watch();
