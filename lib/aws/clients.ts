@@ -43,12 +43,13 @@ const CONNECTION_TIMEOUT_MS = 1_000;
 const MAX_ATTEMPTS = 3;
 
 /**
- * The standard retry strategy, except that EC2's throttling (`RequestLimitExceeded`) is never
- * retried by the SDK: each mutating call takes a token from EC2's request buckets in the shared
- * rate budget before it is sent, and a retry from inside the SDK would be sent without one. The
- * engine retries a throttled call itself, after its own delay and without spending an attempt,
- * and learns from each throttle that the account's buckets are short. Describes, which take no
- * token, keep the SDK's retries.
+ * The standard retry strategy, except that EC2's throttling (`RequestLimitExceeded`, or whatever
+ * else the SDK calls throttling: another code of its list, a 429) is never retried by the SDK:
+ * each mutating call takes a token from EC2's request buckets in the shared rate budget before it
+ * is sent, and a retry from inside the SDK would be sent without one. ec2-errors.ts classes the
+ * same errors as throttled, by the same test. The engine retries a throttled call itself, after its
+ * own delay and without spending an attempt, and learns from each throttle that the account's
+ * buckets are short. Describes, which take no token, keep the SDK's retries.
  *
  * @example
  * new EC2Client({ retryStrategy: new ThrottlingLeftToCallerRetryStrategy(3) });

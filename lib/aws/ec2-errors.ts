@@ -3,6 +3,7 @@
  * (lib/engine/ports.ts). Everything in lib/aws that calls EC2 passes its errors through
  * `toProviderError`, so the engine never sees an EC2 code it has to interpret itself.
  */
+import { isThrottlingError } from '@smithy/core/retry';
 import { ProviderError, type ProviderErrorKind } from '../engine/ports.js';
 
 type Rule = ProviderErrorKind | ((message: string) => ProviderErrorKind);
@@ -12,13 +13,14 @@ type Rule = ProviderErrorKind | ((message: string) => ProviderErrorKind);
  * only tells in the message; those rules read it. A code may also come with a `Client.` or
  * `Server.` prefix (the EC2 API reference names the permission error `Client.UnauthorizedOperation`);
  * it is looked up without it.
+ *
+ * Rate limiting is not in the table: it is what the SDK's own classification calls throttling
+ * (`isThrottlingError`: `RequestLimitExceeded`, `EC2ThrottledException`, `Throttling`,
+ * `RequestThrottled` and the other codes of its list, any HTTP 429, the throttling trait), the
+ * same test by which the SDK's retry strategy hands a mutating call's throttling back
+ * (clients.ts). It comes first, whatever the code's entry here.
  */
 export const EC2_ERROR_KINDS: Readonly<Record<string, Rule>> = {
-  // Rate limiting: back off, never an attempt.
-  RequestLimitExceeded: 'throttled',
-  Throttling: 'throttled',
-  ThrottlingException: 'throttled',
-
   // The volume or instance does not exist. A malformed id names nothing that could ever exist,
   // so it is "not found" too (a detach of such an attachment is then simply done).
   'InvalidVolume.NotFound': 'not-found',
@@ -104,6 +106,7 @@ interface SdkErrorShape {
   message?: unknown;
   $fault?: unknown;
   $metadata?: { httpStatusCode?: unknown };
+  $retryable?: { throttling?: unknown };
 }
 
 /** Classifies any error thrown by an EC2 call (SDK service exception, timeout, network error). */
@@ -131,11 +134,15 @@ const SDK_NO_MESSAGE = 'UnknownError';
 const FAULT_PREFIX = /^(?:Client|Server)\./;
 
 function classify(code: string, message: string, shape: SdkErrorShape): ProviderErrorKind {
-  const rule = EC2_ERROR_KINDS[code.replace(FAULT_PREFIX, '')];
+  const bare = code.replace(FAULT_PREFIX, '');
+  const status = typeof shape.$metadata?.httpStatusCode === 'number' ? shape.$metadata.httpStatusCode : undefined;
+  // Rate limiting: back off, never an attempt. Asked of the code without its prefix.
+  const throttling = shape.$retryable?.throttling === true ? { throttling: true } : undefined;
+  if (isThrottlingError({ name: bare, message, $metadata: { httpStatusCode: status }, ...(throttling ? { $retryable: throttling } : {}) })) return 'throttled';
+  const rule = EC2_ERROR_KINDS[bare];
   if (rule !== undefined) return typeof rule === 'function' ? rule(message) : rule;
   if (TIMEOUT_ERROR_NAMES.has(code) || NETWORK_ERROR_CODES.has(code)) return 'transient';
   if (typeof shape.code === 'string' && NETWORK_ERROR_CODES.has(shape.code)) return 'transient';
-  const status = typeof shape.$metadata?.httpStatusCode === 'number' ? shape.$metadata.httpStatusCode : undefined;
   if (status !== undefined && status >= 500) return 'transient';
   if (shape.$fault === 'server') return 'transient';
   // A 4xx EC2 did not explain further: the request itself is wrong, retrying cannot help.

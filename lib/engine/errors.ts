@@ -10,7 +10,8 @@ import type { MutatingAction } from './config.js';
  * - `already-done`: the effect we wanted already holds (already attached / detached / deleted);
  *   counts as success.
  * - `retry`: may work next time; uses an attempt, backs off.
- * - `throttled`: RequestLimitExceeded; waits, slows the rate budget, never uses an attempt.
+ * - `throttled`: RequestLimitExceeded (or another throttling answer, lib/aws/ec2-errors.ts); waits,
+ *   slows the rate budget, never uses an attempt.
  * - `wait-for-prerequisite`: the other resource is not ready yet (volume still creating, still
  *   in use, instance not visible yet); uses an attempt so a prerequisite that never comes ends in
  *   a terminal error, and the status says what it waits for.

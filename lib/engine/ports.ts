@@ -383,7 +383,7 @@ export interface VolumeProvider {
  * does to a record (see lib/engine/errors.ts).
  */
 export const PROVIDER_ERROR_KINDS = [
-  /** Rate limited (RequestLimitExceeded): wait, never counts as an attempt. */
+  /** Rate limited (RequestLimitExceeded, or anything else the SDK calls throttling, a 429 among them): wait, never counts as an attempt. */
   'throttled',
   /** The volume or instance does not exist. */
   'not-found',

@@ -163,6 +163,22 @@ describe('createAwsClients', () => {
     }
   });
 
+  it.each([
+    [429, 'SomethingNew'],
+    [400, 'EC2ThrottledException'],
+  ])('hands back a mutating EC2 call answered %i %s once, as throttling the engine waits out: whatever the SDK calls throttling, the engine does too', async (status, code) => {
+    for (const [name, value] of Object.entries(credentials)) vi.stubEnv(name, value);
+    const throttling = await answering(status, ec2Error(code), 'text/xml');
+    try {
+      const clients = createAwsClients({ endpoint: throttling.endpoint });
+      const error = await clients.ec2Metered.send(new AttachVolumeCommand({ VolumeId: 'vol-1', InstanceId: 'i-1', Device: '/dev/sdf' })).catch((e: unknown) => e);
+      expect(throttling.requests()).toBe(1);
+      expect(toProviderError(error)).toMatchObject({ kind: 'throttled', code });
+    } finally {
+      await throttling.close();
+    }
+  });
+
   it('retries an EC2 internal error and DynamoDB throttling in the SDK, three attempts in all', async () => {
     for (const [name, value] of Object.entries(credentials)) vi.stubEnv(name, value);
     const failing = await answering(500, ec2Error('InternalError'), 'text/xml');

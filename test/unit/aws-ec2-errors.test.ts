@@ -1,6 +1,8 @@
 import { EC2ServiceException } from '@aws-sdk/client-ec2';
+import { isThrottlingError } from '@smithy/core/retry';
 import { describe, expect, it } from 'vitest';
 import { EC2_ERROR_KINDS, toProviderError } from '../../lib/aws/ec2-errors.js';
+import { classifyError } from '../../lib/engine/errors.js';
 import { ProviderError, type ProviderErrorKind } from '../../lib/engine/ports.js';
 import { realEc2Error } from '../support/ec2-errors.js';
 
@@ -62,9 +64,6 @@ describe('EC2 error table', () => {
  * on the message appear once per reading.
  */
 const TABLE: { code: string; message: string; status?: number; kind: ProviderErrorKind }[] = [
-  { code: 'RequestLimitExceeded', message: 'Request limit exceeded.', status: 503, kind: 'throttled' },
-  { code: 'Throttling', message: 'Rate exceeded', kind: 'throttled' },
-  { code: 'ThrottlingException', message: 'Rate exceeded', kind: 'throttled' },
   { code: 'InvalidVolume.NotFound', message: "The volume 'vol-0a1b2c3d4e5f67890' does not exist.", kind: 'not-found' },
   { code: 'InvalidVolumeID.Malformed', message: 'Invalid id: "vol-nope" (expecting "vol-...")', kind: 'not-found' },
   { code: 'InvalidInstanceID.NotFound', message: "The instance ID 'i-0123456789abcdef0' does not exist", kind: 'not-found' },
@@ -110,6 +109,51 @@ const TABLE: { code: string; message: string; status?: number; kind: ProviderErr
   { code: 'RequestExpired', message: 'Request has expired.', kind: 'transient' },
   { code: 'ConcurrentTagAccess', message: 'Another tag operation on this resource is in progress; retry when it has completed.', kind: 'transient' },
 ];
+
+/**
+ * Throttling as the SDK's retry strategy tells it (and so hands a mutating call's throttling back
+ * to the engine, clients.ts): EC2's own code, the other codes of the SDK's list, whatever comes
+ * with a 429.
+ */
+const THROTTLING: { code: string; message: string; status?: number }[] = [
+  { code: 'RequestLimitExceeded', message: 'Request limit exceeded.', status: 503 },
+  { code: 'RequestLimitExceeded', message: 'Request limit exceeded.' },
+  { code: 'Client.RequestLimitExceeded', message: 'Request limit exceeded.', status: 503 },
+  { code: 'EC2ThrottledException', message: 'Rate exceeded' },
+  { code: 'Throttling', message: 'Rate exceeded' },
+  { code: 'ThrottlingException', message: 'Rate exceeded' },
+  { code: 'ThrottledException', message: 'Rate exceeded' },
+  { code: 'RequestThrottled', message: 'Request throttled' },
+  { code: 'RequestThrottledException', message: 'Request throttled' },
+  { code: 'TooManyRequestsException', message: 'Too many requests' },
+  { code: 'SlowDown', message: 'Please reduce your request rate.', status: 503 },
+  { code: 'BandwidthLimitExceeded', message: 'Bandwidth limit exceeded' },
+  { code: 'PriorRequestNotComplete', message: 'The request was rejected because a previous request is still in progress' },
+  // A 429 is throttling whatever its code: one EC2 does not list, or one the table gives another kind.
+  { code: 'SomethingNew', message: 'Too Many Requests', status: 429 },
+  { code: 'InvalidParameterValue', message: 'Too Many Requests', status: 429 },
+];
+
+describe('EC2 throttling, as the SDK classifies it', () => {
+  it.each(THROTTLING)('$code ($status) → throttled, which the engine waits out and slows its rate budget for', async ({ code, message, status }) => {
+    const error = await realEc2Error(code, message, status);
+    // The SDK's retry strategy calls it throttling too (the prefixed code aside, which it does not know).
+    if (!code.startsWith('Client.')) expect(isThrottlingError(error as Parameters<typeof isThrottlingError>[0])).toBe(true);
+    const mapped = toProviderError(error);
+    expect(mapped).toMatchObject({ kind: 'throttled', code, message });
+    // As for RequestLimitExceeded: every call waits without using an attempt (and its rate bucket slows).
+    for (const call of ['CreateVolume', 'AttachVolume', 'DetachVolume', 'DeleteVolume', 'ModifyVolume', 'CreateTags', 'DeleteTags', 'Describe'] as const) {
+      expect(classifyError(call, mapped).outcome).toBe('throttled');
+    }
+  });
+
+  it('an error carrying the throttling trait is throttled; a 4xx EC2 did not explain further still is an invalid request', () => {
+    expect(toProviderError({ name: 'SomethingNew', message: 'slow down', $fault: 'client', $retryable: { throttling: true }, $metadata: { httpStatusCode: 400 } })).toMatchObject({
+      kind: 'throttled',
+    });
+    expect(toProviderError({ name: 'SomethingNew', message: 'no', $fault: 'client', $metadata: { httpStatusCode: 400 } })).toMatchObject({ kind: 'invalid-request' });
+  });
+});
 
 describe('an EC2 error answered without a message', () => {
   it('says its code, not the SDK placeholder', async () => {
