@@ -59,6 +59,18 @@ export const EBS_LIMITS: Record<VolumeType, VolumeTypeLimits> = {
 };
 
 /**
+ * gp2's baseline IOPS, which EC2 reports as the volume's (and a modification's target) IOPS though
+ * gp2 takes no IOPS setting: 3 per GiB, at least 100 and at most 16,000.
+ * https://docs.aws.amazon.com/ebs/latest/userguide/general-purpose.html#gp2-performance
+ *
+ * @example gp2BaselineIops(20) // 100
+ * @example gp2BaselineIops(1_000) // 3000
+ */
+export function gp2BaselineIops(sizeGiB: number): number {
+  return Math.max(100, Math.min(16_000, 3 * sizeGiB));
+}
+
+/**
  * The most instances EBS attaches one Multi-Attach volume to (Nitro instances in its AZ).
  * https://docs.aws.amazon.com/ebs/latest/userguide/ebs-volumes-multi.html
  */

@@ -1,4 +1,12 @@
-import { EBS_LIMITS, GP3_BASELINE, MODIFICATION_WINDOW_MS, MODIFICATIONS_PER_WINDOW, provisionedPerformance } from '../domain/ebs-limits.js';
+import {
+  EBS_LIMITS,
+  GP3_BASELINE,
+  gp2BaselineIops,
+  MODIFICATION_WINDOW_MS,
+  MODIFICATIONS_PER_WINDOW,
+  MULTI_ATTACH_MAX_INSTANCES,
+  provisionedPerformance,
+} from '../domain/ebs-limits.js';
 import type { VolumeSpec, VolumeType } from '../domain/records.js';
 import { OWNERSHIP_TAGS } from '../settings.js';
 import { canonicalJson } from '../domain/canonical-json.js';
@@ -89,6 +97,15 @@ interface ModelInstance {
 
 /** A volume's size, type and performance as CreateVolume asks for them or a ModifyVolume would leave them. */
 type Configuration = { sizeGiB: number; volumeType: VolumeType; iops?: number; throughput?: number; multiAttach?: boolean };
+
+/**
+ * The IOPS EC2 describes a volume (or a modification's target) with, under `field`: those it was
+ * given, or on gp2, which takes none, its baseline, which follows its size.
+ */
+function describedIops<F extends string>(volume: { sizeGiB: number; volumeType: VolumeType; iops?: number }, field: F): { [K in F]?: number } {
+  const iops = volume.volumeType === 'gp2' ? gp2BaselineIops(volume.sizeGiB) : volume.iops;
+  return (iops !== undefined ? { [field]: iops } : {}) as { [K in F]?: number };
+}
 
 /** A ratio as EC2 writes it in its refusals: at most 3 decimals. */
 const ratio = (value: number): number => Number(value.toFixed(3));
@@ -348,7 +365,7 @@ export class MemoryEbs implements VolumeProvider {
           state: modification.state,
           targetSizeGiB: modification.target.sizeGiB,
           targetVolumeType: modification.target.volumeType,
-          ...(modification.target.iops !== undefined ? { targetIops: modification.target.iops } : {}),
+          ...describedIops(modification.target, 'targetIops'),
           ...(modification.target.throughput !== undefined ? { targetThroughput: modification.target.throughput } : {}),
           ...(modification.statusMessage !== undefined ? { statusMessage: modification.statusMessage } : {}),
           startedAt: modification.startedAt,
@@ -377,10 +394,11 @@ export class MemoryEbs implements VolumeProvider {
     this.enter('AttachVolume');
     const volume = this.mustExist(request.ebsVolumeId);
     const instance = this.instances.get(request.instanceId);
-    if (!instance || instance.state === 'terminated') {
+    if (!instance) {
       throw new ProviderError('not-found', 'InvalidInstanceID.NotFound', `The instance ID '${request.instanceId}' does not exist`);
     }
-    // AttachVolume: "Attaches an EBS volume to a running or stopped instance".
+    // AttachVolume: "Attaches an EBS volume to a running or stopped instance". A terminated
+    // instance is still there for EC2 (DescribeInstances lists it) and refused as in any other state.
     if (instance.state !== 'running' && instance.state !== 'stopped') {
       throw new ProviderError('incorrect-state', 'IncorrectInstanceState', `The instance '${instance.instanceId}' is '${instance.state}', not 'running' or 'stopped'.`);
     }
@@ -389,6 +407,14 @@ export class MemoryEbs implements VolumeProvider {
     }
     if (volume.attachments.some((a) => a.instanceId === request.instanceId) || (!volume.multiAttach && volume.attachments.length > 0)) {
       throw new ProviderError('already-attached', 'VolumeInUse', `${volume.ebsVolumeId} is already attached to an instance`);
+    }
+    // Multi-Attach: at most 16 instances at once, those still attaching or detaching included.
+    if (volume.attachments.length >= MULTI_ATTACH_MAX_INSTANCES) {
+      throw new ProviderError(
+        'limit-exceeded',
+        'AttachmentLimitExceeded',
+        `Volume ${volume.ebsVolumeId} is attached to the maximum number of instances (${MULTI_ATTACH_MAX_INSTANCES}).`,
+      );
     }
     if (volume.availabilityZone !== instance.availabilityZone) {
       throw new ProviderError(
@@ -610,7 +636,7 @@ export class MemoryEbs implements VolumeProvider {
       availabilityZone: volume.availabilityZone,
       sizeGiB: volume.sizeGiB,
       volumeType: volume.volumeType,
-      ...(volume.iops !== undefined ? { iops: volume.iops } : {}),
+      ...describedIops(volume, 'iops'),
       ...(volume.throughput !== undefined ? { throughput: volume.throughput } : {}),
       multiAttach: volume.multiAttach,
       encrypted: volume.encrypted,

@@ -74,6 +74,27 @@ describe('lifecycle through watcher and executor', () => {
   });
 });
 
+describe('a gp2 volume, whose IOPS EC2 reports though it takes no setting', () => {
+  it('is observed with them and never modified for them: a grow is one ModifyVolume, and the IOPS follow the size', async () => {
+    const h = harness();
+    await h.store.create(newVolume('data-1', {}, { sizeGiB: 100, volumeType: 'gp2' }));
+    await h.watch();
+    await h.settle(30_000);
+    await h.watch();
+    expect(await volumeOf(h, 'data-1')).toMatchObject({ status: { state: 'available' }, observed: { sizeGiB: 100, volumeType: 'gp2', iops: 300 } });
+
+    const record = await volumeOf(h, 'data-1');
+    await h.store.update<VolumeRecord>(volumeKey('data-1'), { spec: { ...record.spec, sizeGiB: 200 }, generation: record.generation + 1 });
+    for (let minute = 0; minute < 10; minute++) {
+      await h.watch();
+      await h.settle(60_000);
+    }
+    expect(await volumeOf(h, 'data-1')).toMatchObject({ status: { state: 'available' }, observed: { sizeGiB: 200, volumeType: 'gp2', iops: 600 } });
+    expect(h.ebs.calls.ModifyVolume).toBe(1);
+    expect(h.queue.deadLetters()).toEqual([]);
+  });
+});
+
 describe('attachment retry after a terminal error, through watcher and executor', () => {
   const FAR_INSTANCE = 'i-0000000000000000b';
   const LATE_INSTANCE = 'i-0000000000000000c';

@@ -286,7 +286,8 @@ describe('MemoryEbs', () => {
   it('attaches only to a running or stopped instance, as EC2 does; the refusal classifies as the EC2 adapter classifies it', async () => {
     const { clock, ebs } = setup();
     const id = await availableVolume(clock, ebs, 't-states');
-    for (const state of ['pending', 'stopping', 'shutting-down'] as const) {
+    // A terminated instance too: EC2 still knows it (it is described as terminated), so it is not "not found".
+    for (const state of ['pending', 'stopping', 'shutting-down', 'terminated'] as const) {
       ebs.setInstanceState(I1, state);
       await expectCode(ebs.attachVolume({ ebsVolumeId: id, instanceId: I1, device: '/dev/sdf' }), 'incorrect-state', 'IncorrectInstanceState', new RegExp(state));
     }
@@ -313,6 +314,25 @@ describe('MemoryEbs', () => {
     await ebs.attachVolume({ ebsVolumeId: multi, instanceId: I1, device: '/dev/sdh' });
     await ebs.attachVolume({ ebsVolumeId: multi, instanceId: 'i-0000000000000000d', device: '/dev/sdh' });
     expect(ebs.volume(multi)?.attachments).toHaveLength(2);
+  });
+
+  it('attaches a Multi-Attach volume to at most 16 instances at once, as EC2 does, one detaching included; the refusal classifies as the EC2 adapter classifies it', async () => {
+    const { clock, ebs } = setup();
+    const instances = Array.from({ length: 17 }, (_, i) => `i-1000000000000${String(i).padStart(4, '0')}`);
+    for (const instanceId of instances) ebs.addInstance({ instanceId, availabilityZone: 'us-east-1a' });
+    const multi = await availableVolume(clock, ebs, 'm16', { spec: { sizeGiB: 10, volumeType: 'io2', iops: 1000, multiAttach: true } });
+    for (const instanceId of instances.slice(0, 16)) await ebs.attachVolume({ ebsVolumeId: multi, instanceId, device: '/dev/sdf' });
+    const last = instances[16]!;
+    await expectCode(ebs.attachVolume({ ebsVolumeId: multi, instanceId: last, device: '/dev/sdf' }), 'limit-exceeded', 'AttachmentLimitExceeded', /maximum number of instances \(16\)/);
+    const error = await ebs.attachVolume({ ebsVolumeId: multi, instanceId: last, device: '/dev/sdf' }).catch((e: unknown) => e as ProviderError);
+    expect(toProviderError(await realEc2Error(error!.code, error!.message)).kind).toBe(error!.kind);
+    await clock.advance(2_000);
+    await ebs.detachVolume({ ebsVolumeId: multi, instanceId: instances[0]! });
+    // Still detaching: its slot is not free yet.
+    await expectCode(ebs.attachVolume({ ebsVolumeId: multi, instanceId: last, device: '/dev/sdf' }), 'limit-exceeded', 'AttachmentLimitExceeded');
+    await clock.advance(2_000);
+    await ebs.attachVolume({ ebsVolumeId: multi, instanceId: last, device: '/dev/sdf' });
+    expect(ebs.volume(multi)?.attachments).toHaveLength(16);
   });
 
   it('refuses deleting an attached volume and detaching what is not attached', async () => {
@@ -364,7 +384,29 @@ describe('MemoryEbs', () => {
     expect(await modified(gp3, { sizeGiB: 200 })).toEqual({ volumeType: 'gp3', iops: 6_000, throughput: 500 });
     expect(await modified(gp3, { volumeType: 'io2' })).toEqual({ volumeType: 'io2', iops: 3_000, throughput: undefined });
     const toGp2 = await availableVolume(clock, ebs, 'gp2', { spec: { sizeGiB: 100, volumeType: 'gp3', iops: 6_000, throughput: 500 } });
-    expect(await modified(toGp2, { volumeType: 'gp2' })).toEqual({ volumeType: 'gp2', iops: undefined, throughput: undefined });
+    // gp2 takes no IOPS setting: EC2 describes its baseline, 3 per GiB.
+    expect(await modified(toGp2, { volumeType: 'gp2' })).toEqual({ volumeType: 'gp2', iops: 300, throughput: undefined });
+  });
+
+  it('describes a gp2 volume with the baseline IOPS EC2 reports for it (3 per GiB, 100 to 16,000), following its size through a grow', async () => {
+    const { clock, ebs } = setup();
+    const gp2 = (sizeGiB: number) => ({ spec: { sizeGiB, volumeType: 'gp2' as const } });
+    const small = await ebs.createVolume(request('gp2-small', gp2(10)));
+    expect(small).toMatchObject({ volumeType: 'gp2', iops: 100 });
+    expect(small.throughput).toBeUndefined();
+    const large = await ebs.createVolume(request('gp2-large', gp2(6_000)));
+    expect(large.iops).toBe(16_000);
+    await clock.advance(2_000);
+    expect(await ebs.describeVolumes([small.ebsVolumeId, large.ebsVolumeId])).toMatchObject([{ iops: 100 }, { iops: 16_000 }]);
+    await ebs.modifyVolume({ ebsVolumeId: small.ebsVolumeId, sizeGiB: 200 });
+    expect((await ebs.describeVolumeModifications([small.ebsVolumeId]))[0]).toMatchObject({ targetSizeGiB: 200, targetVolumeType: 'gp2', targetIops: 600 });
+    await clock.advance(60_000);
+    expect(ebs.volume(small.ebsVolumeId)).toMatchObject({ sizeGiB: 200, iops: 600 });
+    // Off gp2, the volume has the IOPS the new type gives it, not the baseline.
+    await clock.advance(300_000);
+    await ebs.modifyVolume({ ebsVolumeId: small.ebsVolumeId, volumeType: 'gp3' });
+    await clock.advance(60_000);
+    expect(ebs.volume(small.ebsVolumeId)).toMatchObject({ volumeType: 'gp3', iops: 3_000, throughput: 125 });
   });
 
   it('allows 4 modifications per volume in any 24 hours, counted from their starts, as EC2 does; the refusal says when', async () => {
