@@ -122,6 +122,8 @@ const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 const KMS_KEY_ARN = /^arn:aws[a-z-]*:kms:(?<region>[a-z0-9-]+):\d{12}:key\/[A-Za-z0-9-]+$/;
 // Values of ec2:Owner for a snapshot: the owning account's id, or `amazon` for Amazon's own.
 const SNAPSHOT_OWNER = /^(\d{12}|amazon)$/;
+// A number as written on the command line: digits, an optional fraction and exponent.
+const DECIMAL_NUMBER = /^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i;
 /** `restorableSnapshotOwners` allowing any snapshot the account can use. */
 export const ANY_SNAPSHOT_OWNER = '*';
 
@@ -140,8 +142,9 @@ export function optionsFromContext(get: (key: string) => unknown): DeploymentOpt
   const number = (key: keyof DeploymentOptions) => {
     const value = options[key];
     if (value === undefined || typeof value === 'number') return value;
-    if (typeof value === 'string' && value.trim() !== '' && Number.isFinite(Number(value))) return Number(value);
-    throw new Error(`${key} must be a number, got ${JSON.stringify(value)}`);
+    // Decimal only: Number() would also read `0x10`, `0b11110` or `0o20` as 16, 30 or 16.
+    if (typeof value === 'string' && DECIMAL_NUMBER.test(value.trim()) && Number.isFinite(Number(value))) return Number(value);
+    throw new Error(`${key} must be a decimal number, got ${JSON.stringify(value)}`);
   };
   const boolean = (key: keyof DeploymentOptions) => {
     const value = options[key];

@@ -141,8 +141,19 @@ describe('optionsFromContext', () => {
     expect(() => resolveOptions(stray, 'Prod')).toThrow(/restorableSnapshotOwners must be 12-digit account ids or amazon/);
   });
 
+  it('reads numbers from the command line as decimal only: a hexadecimal, binary or octal literal is refused, not converted', () => {
+    const read = (key: string, value: string) => optionsFromContext((k) => (k === key ? value : undefined));
+    expect(read('executorMaxConcurrency', ' 10 ').executorMaxConcurrency).toBe(10);
+    expect(read('ec2RateBudget', '.25').ec2RateBudget).toBe(0.25);
+    expect(read('ec2RefillPerSecond', '1e1').ec2RefillPerSecond).toBe(10);
+    expect(() => read('executorMaxConcurrency', '0x10')).toThrow(/executorMaxConcurrency must be a decimal number, got "0x10"/);
+    expect(() => read('logRetentionDays', '0b11110')).toThrow(/logRetentionDays must be a decimal number/);
+    expect(() => read('reconcilerScanSegments', '0o20')).toThrow(/reconcilerScanSegments must be a decimal number/);
+    expect(() => read('ec2RefillPerSecond', 'Infinity')).toThrow(/ec2RefillPerSecond must be a decimal number/);
+  });
+
   it('names the option with a value of the wrong type', () => {
-    expect(() => optionsFromContext((key) => (key === 'executorMaxConcurrency' ? 'many' : undefined))).toThrow(/executorMaxConcurrency must be a number/);
+    expect(() => optionsFromContext((key) => (key === 'executorMaxConcurrency' ? 'many' : undefined))).toThrow(/executorMaxConcurrency must be a decimal number/);
     expect(() => optionsFromContext((key) => (key === 'deletionProtection' ? 'yes' : undefined))).toThrow(/deletionProtection must be true or false/);
     expect(() => optionsFromContext((key) => (key === 'restorableSnapshotOwners' ? [111122223333] : undefined))).toThrow(/restorableSnapshotOwners must be a comma-separated string or an array of strings/);
     expect(() => optionsFromContext((key) => (key === 'restorableSnapshotOwners' ? { owner: 'amazon' } : undefined))).toThrow(/restorableSnapshotOwners/);
