@@ -3,11 +3,11 @@
  * Region and account come from the deploying credentials' environment.
  */
 import { App } from 'aws-cdk-lib';
-import { optionsFromContext } from './config.js';
+import { optionsFromContext, stackNameFromContext } from './config.js';
 import { EbsProvisionerStack } from './stack.js';
 
 const app = new App();
-const stackName = (app.node.tryGetContext('stackName') as string | undefined) ?? 'EbsProvisioner';
+const stackName = stackNameFromContext((key) => app.node.tryGetContext(key));
 new EbsProvisionerStack(app, stackName, {
   ...optionsFromContext((key) => app.node.tryGetContext(key)),
   env: { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION },

@@ -127,6 +127,25 @@ const DECIMAL_NUMBER = /^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i;
 /** `restorableSnapshotOwners` allowing any snapshot the account can use. */
 export const ANY_SNAPSHOT_OWNER = '*';
 
+/** The stack's name when the context gives none. */
+export const DEFAULT_STACK_NAME = 'EbsProvisioner';
+// CloudFormation's stack names: a letter, then letters, digits and hyphens, 128 characters at most.
+const STACK_NAME = /^[A-Za-z][A-Za-z0-9-]{0,127}$/;
+
+/**
+ * The stack's name from CDK context (`-c stackName=…`), `EbsProvisioner` when not given. An empty
+ * value stops synthesis rather than taking the default: a shell variable that expanded to nothing
+ * would otherwise deploy over the default deployment.
+ */
+export function stackNameFromContext(get: (key: string) => unknown): string {
+  const value = get('stackName');
+  if (value === undefined) return DEFAULT_STACK_NAME;
+  if (typeof value !== 'string' || !STACK_NAME.test(value)) {
+    throw new Error(`stackName must be 1-128 letters, digits and hyphens, starting with a letter, got ${JSON.stringify(value)}`);
+  }
+  return value;
+}
+
 /** Reads the options from CDK context values (strings on the command line, any JSON type in cdk.json). */
 export function optionsFromContext(get: (key: string) => unknown): DeploymentOptions {
   const options: Record<string, unknown> = {};

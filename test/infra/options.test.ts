@@ -6,7 +6,12 @@ import { App, Stack, Validations } from 'aws-cdk-lib';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { optionsFromContext, resolveOptions } from '../../infra/config.js';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { DEFAULT_STACK_NAME, optionsFromContext, resolveOptions, stackNameFromContext } from '../../infra/config.js';
 import { ec2MutationStatements } from '../../infra/constructs/ec2-policy.js';
 import { DEFAULT_ENGINE_CONFIG, resolveEngineConfig } from '../../lib/engine/config.js';
 import { readFunctionEnvironment } from '../../lib/functions/environment.js';
@@ -159,6 +164,33 @@ describe('optionsFromContext', () => {
     expect(() => optionsFromContext((key) => (key === 'restorableSnapshotOwners' ? { owner: 'amazon' } : undefined))).toThrow(/restorableSnapshotOwners/);
     expect(() => optionsFromContext((key) => (key === 'attachableInstanceTag' ? { Team: 'storage' } : undefined))).toThrow(/attachableInstanceTag must be a string/);
   });
+});
+
+describe('stackName', () => {
+  it('the default when not given; a name CloudFormation takes as given; an empty or malformed one refused, naming the option', () => {
+    expect(stackNameFromContext(() => undefined)).toBe(DEFAULT_STACK_NAME);
+    expect(stackNameFromContext(() => 'Team-A')).toBe('Team-A');
+    expect(stackNameFromContext(() => `A${'b'.repeat(127)}`)).toHaveLength(128);
+    for (const bad of ['', 'team_a', '1team', `A${'b'.repeat(128)}`, 42]) {
+      expect(() => stackNameFromContext(() => bad), JSON.stringify(bad)).toThrow(/^stackName must be/);
+    }
+  });
+
+  it('the app refuses an empty -c stackName= (a shell variable expanded to nothing) instead of deploying over the default stack', () => {
+    const app = (context: Record<string, unknown>) => {
+      const outdir = mkdtempSync(join(tmpdir(), 'ebs-provisioner-app-'));
+      const run = spawnSync(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('../../infra/app.ts', import.meta.url))], {
+        encoding: 'utf8',
+        // Without bundling: only the app's reading of its context is under test.
+        env: { ...process.env, CDK_OUTDIR: outdir, CDK_CONTEXT_JSON: JSON.stringify({ ...context, 'aws:cdk:bundling-stacks': [] }) },
+      });
+      return { status: run.status, stderr: run.stderr, templates: readdirSync(outdir).filter((file) => file.endsWith('.template.json')) };
+    };
+    const empty = app({ stackName: '' });
+    expect(empty.status).not.toBe(0);
+    expect(empty.stderr).toMatch(/stackName must be 1-128 letters, digits and hyphens, starting with a letter, got ""/);
+    expect(empty.templates).toEqual([]);
+  }, 60_000);
 });
 
 describe('every option away from its default', () => {
