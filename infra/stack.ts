@@ -58,9 +58,9 @@ export class EbsProvisionerStack extends Stack {
       },
       environment: {
         // Reads the line too, to tell a client how long its record's next call waits for EC2's tokens.
+        // No OWNER_TAG_VALUE: the api never names the owner (the ownership tag keys are constants).
         api: {
           TABLE_NAME: table.tableName,
-          OWNER_TAG_VALUE: options.ownerTagValue,
           RATE_BUDGET_TABLE_NAME: storage.rateBudgetTable.tableName,
           EC2_REFILL_PER_SECOND: String(options.ec2RefillPerSecond),
         },
