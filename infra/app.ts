@@ -3,10 +3,11 @@
  * Region and account come from the deploying credentials' environment.
  */
 import { App } from 'aws-cdk-lib';
-import { optionsFromContext, stackNameFromContext } from './config.js';
+import { checkContextKeys, optionsFromContext, stackNameFromContext } from './config.js';
 import { EbsProvisionerStack } from './stack.js';
 
 const app = new App();
+checkContextKeys(Object.keys(app.node.getAllContext()));
 const stackName = stackNameFromContext((key) => app.node.tryGetContext(key));
 new EbsProvisionerStack(app, stackName, {
   ...optionsFromContext((key) => app.node.tryGetContext(key)),

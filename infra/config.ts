@@ -146,6 +146,19 @@ export function stackNameFromContext(get: (key: string) => unknown): string {
   return value;
 }
 
+/**
+ * Refuses a context key that reads like an option of this app but is none (`-c alarmEmial=…`): it
+ * would be ignored, and the deployment would go out without it. Keys of CDK and its feature flags
+ * (`@aws-cdk/…`, `aws:cdk:…`) and cached lookups (`availability-zones:…`) hold `@`, `:` or `-`.
+ */
+export function checkContextKeys(keys: readonly string[]): void {
+  const known = new Set<string>(['stackName', ...CONTEXT_KEYS]);
+  const unknown = keys.filter((key) => /^[A-Za-z][A-Za-z0-9]*$/.test(key) && !known.has(key));
+  if (unknown.length > 0) {
+    throw new Error(`unknown context option ${unknown.map((key) => JSON.stringify(key)).join(', ')}: the options are ${[...known].join(', ')}`);
+  }
+}
+
 /** Reads the options from CDK context values (strings on the command line, any JSON type in cdk.json). */
 export function optionsFromContext(get: (key: string) => unknown): DeploymentOptions {
   const options: Record<string, unknown> = {};

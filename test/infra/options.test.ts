@@ -11,7 +11,7 @@ import { mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { DEFAULT_STACK_NAME, optionsFromContext, resolveOptions, stackNameFromContext } from '../../infra/config.js';
+import { checkContextKeys, DEFAULT_STACK_NAME, optionsFromContext, resolveOptions, stackNameFromContext } from '../../infra/config.js';
 import { ec2MutationStatements } from '../../infra/constructs/ec2-policy.js';
 import { DEFAULT_ENGINE_CONFIG, resolveEngineConfig } from '../../lib/engine/config.js';
 import { readFunctionEnvironment } from '../../lib/functions/environment.js';
@@ -166,6 +166,31 @@ describe('optionsFromContext', () => {
   });
 });
 
+/** Runs the CDK app (infra/app.ts) as `cdk synth` would, with `context`, without bundling: only its reading of the context is under test. */
+function runApp(context: Record<string, unknown>): { status: number | null; stderr: string; templates: string[] } {
+  const outdir = mkdtempSync(join(tmpdir(), 'ebs-provisioner-app-'));
+  const run = spawnSync(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('../../infra/app.ts', import.meta.url))], {
+    encoding: 'utf8',
+    env: { ...process.env, CDK_OUTDIR: outdir, CDK_CONTEXT_JSON: JSON.stringify({ ...context, 'aws:cdk:bundling-stacks': [] }) },
+  });
+  return { status: run.status, stderr: run.stderr, templates: readdirSync(outdir).filter((file) => file.endsWith('.template.json')) };
+}
+
+describe('context keys', () => {
+  it('a plain key that is no option is refused, naming it and the options; CDK\'s own keys, feature flags and lookups pass', () => {
+    const cdkKeys = ['@aws-cdk/core:checkSecretUsage', 'aws:cdk:enable-path-metadata', 'aws:cdk:bundling-stacks', 'acknowledged-issue-numbers', 'availability-zones:account=123456789012:region=eu-west-1'];
+    expect(() => checkContextKeys([...cdkKeys, 'stackName', 'alarmEmail', 'attachableInstanceTag'])).not.toThrow();
+    expect(() => checkContextKeys([...cdkKeys, 'alarmEmial'])).toThrow(/^unknown context option "alarmEmial": the options are stackName, ownerTagValue, alarmEmail, /);
+  });
+
+  it('the app refuses a misspelt option (-c alarmEmial=…) rather than deploy without it', () => {
+    const misspelt = runApp({ alarmEmial: 'ops@example.com' });
+    expect(misspelt.status).not.toBe(0);
+    expect(misspelt.stderr).toMatch(/unknown context option "alarmEmial"/);
+    expect(misspelt.templates).toEqual([]);
+  }, 60_000);
+});
+
 describe('stackName', () => {
   it('the default when not given; a name CloudFormation takes as given; an empty or malformed one refused, naming the option', () => {
     expect(stackNameFromContext(() => undefined)).toBe(DEFAULT_STACK_NAME);
@@ -177,16 +202,7 @@ describe('stackName', () => {
   });
 
   it('the app refuses an empty -c stackName= (a shell variable expanded to nothing) instead of deploying over the default stack', () => {
-    const app = (context: Record<string, unknown>) => {
-      const outdir = mkdtempSync(join(tmpdir(), 'ebs-provisioner-app-'));
-      const run = spawnSync(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('../../infra/app.ts', import.meta.url))], {
-        encoding: 'utf8',
-        // Without bundling: only the app's reading of its context is under test.
-        env: { ...process.env, CDK_OUTDIR: outdir, CDK_CONTEXT_JSON: JSON.stringify({ ...context, 'aws:cdk:bundling-stacks': [] }) },
-      });
-      return { status: run.status, stderr: run.stderr, templates: readdirSync(outdir).filter((file) => file.endsWith('.template.json')) };
-    };
-    const empty = app({ stackName: '' });
+    const empty = runApp({ stackName: '' });
     expect(empty.status).not.toBe(0);
     expect(empty.stderr).toMatch(/stackName must be 1-128 letters, digits and hyphens, starting with a letter, got ""/);
     expect(empty.templates).toEqual([]);
