@@ -2,21 +2,24 @@
  * Deployment options: parsing from CDK context, defaults and field-named errors, and one
  * synthesis (without bundling) with every option away from its default.
  */
-import { App, Stack, Validations } from 'aws-cdk-lib';
-import * as sqs from 'aws-cdk-lib/aws-sqs';
-import { AwsSolutionsChecks } from 'cdk-nag';
-import { beforeAll, describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { App, Stack, Validations } from 'aws-cdk-lib';
+import * as sqs from 'aws-cdk-lib/aws-sqs';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkContextKeys, DEFAULT_STACK_NAME, optionsFromContext, resolveOptions, stackNameFromContext } from '../../infra/config.js';
 import { ec2MutationStatements } from '../../infra/constructs/ec2-policy.js';
 import { DEFAULT_ENGINE_CONFIG, resolveEngineConfig } from '../../lib/engine/config.js';
 import { readFunctionEnvironment } from '../../lib/functions/environment.js';
 import { EXECUTOR, OWNERSHIP_TAGS } from '../../lib/settings.js';
-import { acknowledgements, actionsOf, resourceId, roleStatements, synthesize, TEST_ENV, unneededAcknowledgements, type Synthesized } from './synth.js';
+import { acknowledgements, actionsOf, removeSynthesized, resourceId, roleStatements, synthesize, TEST_ENV, unneededAcknowledgements, type Synthesized } from './synth.js';
+
+// The cloud assemblies written for these tests go with them.
+afterAll(removeSynthesized);
 
 const KEY = 'arn:aws:kms:eu-west-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab';
 
@@ -169,11 +172,15 @@ describe('optionsFromContext', () => {
 /** Runs the CDK app (infra/app.ts) as `cdk synth` would, with `context`, without bundling: only its reading of the context is under test. */
 function runApp(context: Record<string, unknown>): { status: number | null; stderr: string; templates: string[] } {
   const outdir = mkdtempSync(join(tmpdir(), 'ebs-provisioner-app-'));
-  const run = spawnSync(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('../../infra/app.ts', import.meta.url))], {
-    encoding: 'utf8',
-    env: { ...process.env, CDK_OUTDIR: outdir, CDK_CONTEXT_JSON: JSON.stringify({ ...context, 'aws:cdk:bundling-stacks': [] }) },
-  });
-  return { status: run.status, stderr: run.stderr, templates: readdirSync(outdir).filter((file) => file.endsWith('.template.json')) };
+  try {
+    const run = spawnSync(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('../../infra/app.ts', import.meta.url))], {
+      encoding: 'utf8',
+      env: { ...process.env, CDK_OUTDIR: outdir, CDK_CONTEXT_JSON: JSON.stringify({ ...context, 'aws:cdk:bundling-stacks': [] }) },
+    });
+    return { status: run.status, stderr: run.stderr, templates: readdirSync(outdir).filter((file) => file.endsWith('.template.json')) };
+  } finally {
+    rmSync(outdir, { recursive: true, force: true });
+  }
 }
 
 describe('context keys', () => {
@@ -349,6 +356,16 @@ describe('two deployments in one account and Region', () => {
     };
     expect(namespacesOf('TeamA')).toEqual(new Set(['EbsProvisioner/TeamA']));
     expect(namespacesOf('TeamB')).toEqual(new Set(['EbsProvisioner/TeamB']));
+  });
+});
+
+describe('synthesis for the tests', () => {
+  it('leaves nothing behind: removeSynthesized deletes every cloud assembly synthesize wrote (one with bundles is some 16 MB)', () => {
+    const first = synthesize({}, { bundle: false }).outdir;
+    const second = synthesize({}, { bundle: false, stackName: 'Other' }).outdir;
+    expect([existsSync(first), existsSync(second)]).toEqual([true, true]);
+    removeSynthesized();
+    expect([existsSync(first), existsSync(second)]).toEqual([false, false]);
   });
 });
 

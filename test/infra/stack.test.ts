@@ -5,13 +5,13 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Match } from 'aws-cdk-lib/assertions';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { API, EXECUTOR, METRICS, OWNERSHIP_TAGS, QUEUE, RATE_BUDGET_TABLE, RECONCILER, TABLE, WATCHER } from '../../lib/settings.js';
 import { ESM_REQUIRE_BANNER, FUNCTION_NAMES, type FunctionName } from '../../infra/constructs/functions.js';
 import { executorBacklogThreshold, ITERATOR_AGE_ALARM_MS } from '../../infra/constructs/monitoring.js';
 import { DEFAULT_ENGINE_CONFIG, resolveEngineConfig } from '../../lib/engine/config.js';
 import { readFunctionEnvironment } from '../../lib/functions/environment.js';
-import { acknowledgements, actionsOf, CDK_JSON_CONTEXT, resourceId, resourcesOf, roleStatements, synthesize, TEST_ENV, unneededAcknowledgements, type Statement, type Synthesized } from './synth.js';
+import { acknowledgements, actionsOf, CDK_JSON_CONTEXT, removeSynthesized, resourceId, resourcesOf, roleStatements, synthesize, TEST_ENV, unneededAcknowledgements, type Statement, type Synthesized } from './synth.js';
 
 let s: Synthesized;
 const OWNER = 'EbsProvisionerTest';
@@ -23,6 +23,7 @@ const capitalized = (name: string) => name.charAt(0).toUpperCase() + name.slice(
 beforeAll(() => {
   s = synthesize();
 }, 120_000);
+afterAll(removeSynthesized);
 
 const getAtt = (id: string, attribute = 'Arn') => ({ 'Fn::GetAtt': [id, attribute] });
 const functionId = (name: FunctionName) => resourceId(s.json, 'AWS::Lambda::Function', `Functions${capitalized(name)}`);

@@ -7,7 +7,7 @@ import { App, Validations } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import type { IConstruct } from 'constructs';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EbsProvisionerStack, type EbsProvisionerStackProps } from '../../infra/stack.js';
@@ -26,9 +26,21 @@ export interface Synthesized {
   outdir: string;
 }
 
+/** The cloud assembly directories `synthesize` wrote and `removeSynthesized` has not removed yet. */
+const written: string[] = [];
+
+/**
+ * Removes every cloud assembly `synthesize` wrote (with bundles, some 16 MB each): each test file
+ * that synthesizes calls it after all its tests.
+ */
+export function removeSynthesized(): void {
+  for (const outdir of written.splice(0)) rmSync(outdir, { recursive: true, force: true });
+}
+
 /** `bundle: false` skips esbuild (the code becomes a placeholder), for tests of options only. */
 export function synthesize(props: EbsProvisionerStackProps = {}, options: { bundle?: boolean; stackName?: string } = {}): Synthesized {
   const outdir = mkdtempSync(join(tmpdir(), 'ebs-provisioner-synth-'));
+  written.push(outdir);
   // With cdk.json's context, so the template and cdk-nag's checks are those of a deployment.
   const app = new App({ outdir, context: { ...CDK_JSON_CONTEXT, ...(options.bundle === false ? { 'aws:cdk:bundling-stacks': [] } : {}) } });
   const stack = new EbsProvisionerStack(app, options.stackName ?? 'EbsProvisionerTest', { env: TEST_ENV, ...props });
