@@ -176,3 +176,46 @@ export function buildOpenApiDocument(routes: readonly ApiRoute[] = ROUTES) {
 export function renderOpenApiDocument(): string {
   return `${JSON.stringify(buildOpenApiDocument(), null, 2)}\n`;
 }
+
+/** The ids a request names, where it names them, and where the document holds each one's rule: a component, or a property of one. */
+const ID_RULE_PLACES: ReadonlyArray<{ name: string; where: string; schema: readonly [string, ...string[]] }> = [
+  { name: 'volumeId', where: 'the path, and `volumeId` of `POST /volumes`', schema: ['VolumeId'] },
+  {
+    name: 'instanceId',
+    where: 'the path, `attachTo.instanceId`, `spec.placementInstanceId` and the `instanceId` filter of `GET /volumes`',
+    schema: ['InstanceId'],
+  },
+  { name: 'device', where: '`device` of `PUT …/attachments/{instanceId}`, and `attachTo.device`', schema: ['DeviceName'] },
+  { name: 'snapshotId', where: '`spec.snapshotId`, and `snapshotId` of `PATCH`', schema: ['VolumeSpec', 'snapshotId'] },
+  { name: 'kmsKeyId', where: '`spec.kmsKeyId`, and `kmsKeyId` of `PATCH`', schema: ['VolumeSpec', 'kmsKeyId'] },
+];
+
+/** The first and last lines of the id rules in docs/api.md, which `npm run openapi` writes between them. */
+export const ID_RULES_BEGIN = '<!-- Id rules: generated from the OpenAPI document by `npm run openapi`; do not edit by hand. -->';
+export const ID_RULES_END = '<!-- End of the id rules. -->';
+
+/**
+ * The rules of the ids a request names, as Markdown: each one's description and pattern as the
+ * OpenAPI document gives them (the zod schemas the API validates with), so docs/api.md cannot say
+ * other than the check does.
+ */
+export function renderIdRules(document = buildOpenApiDocument()): string {
+  const schemas = (document.components?.schemas ?? {}) as Record<string, { description?: string; pattern?: string; properties?: Record<string, unknown> }>;
+  const lines = ID_RULE_PLACES.map(({ name, where, schema: [component, property] }) => {
+    const owner = schemas[component];
+    const rule = (property === undefined ? owner : owner?.properties?.[property]) as { description?: string; pattern?: string } | undefined;
+    if (rule?.description === undefined || rule.pattern === undefined) {
+      throw new Error(`the OpenAPI document gives no description and pattern for ${[component, property].filter(Boolean).join('.')}`);
+    }
+    return `- \`${name}\` (${where}): ${rule.description} Pattern: \`${rule.pattern}\`.`;
+  });
+  return [ID_RULES_BEGIN, ...lines, ID_RULES_END].join('\n');
+}
+
+/** `markdown` with its id rules (between ID_RULES_BEGIN and ID_RULES_END) as `renderIdRules` writes them. */
+export function withIdRules(markdown: string, rules = renderIdRules()): string {
+  const begin = markdown.indexOf(ID_RULES_BEGIN);
+  const end = markdown.indexOf(ID_RULES_END);
+  if (begin < 0 || end < begin) throw new Error(`no id rules to replace: the text has no "${ID_RULES_BEGIN}" followed by "${ID_RULES_END}"`);
+  return markdown.slice(0, begin) + rules + markdown.slice(end + ID_RULES_END.length);
+}

@@ -7,7 +7,7 @@
 import { z } from 'zod';
 import { ATTACHMENT_STATES, VOLUME_STATES } from '../domain/records.js';
 import { MAX_STATUS_MESSAGE_CHARS } from '../domain/status-message.js';
-import { deviceNameSchema, instanceIdSchema, volumeRecordIdSchema, volumeSpecSchema } from '../domain/validation.js';
+import { deviceNameSchema, ID_RULES, instanceIdSchema, volumeRecordIdSchema, volumeSpecSchema } from '../domain/validation.js';
 import { MUTATING_ACTIONS } from '../engine/config.js';
 import { readWholeNumber, wholeNumberMessage, type WholeNumberRange } from './parse.js';
 
@@ -21,17 +21,17 @@ export const VolumeSpecSchema = volumeSpecSchema.meta({ id: 'VolumeSpec',
 });
 
 export const VolumeIdSchema = volumeRecordIdSchema.meta({ id: 'VolumeId',
-  description: 'The record id of a volume, chosen by the client or generated (not the EC2 `vol-…` id).',
+  description: `The record id of a volume, chosen by the client or generated (\`v-\` and 16 hexadecimal digits; not the EC2 \`vol-…\` id): ${ID_RULES.volumeId}. Case counts: \`Data-01\` and \`data-01\` are two volumes.`,
   example: 'data-01',
 });
 
 export const InstanceIdSchema = instanceIdSchema.meta({ id: 'InstanceId',
-  description: 'An EC2 instance id.',
+  description: `An EC2 instance id: ${ID_RULES.instanceId}.`,
   example: 'i-0123456789abcdef0',
 });
 
 export const DeviceNameSchema = deviceNameSchema.meta({ id: 'DeviceName',
-  description: 'Block device name on the instance.',
+  description: `Block device name on the instance: ${ID_RULES.deviceName}.`,
   example: '/dev/sdf',
 });
 

@@ -30,15 +30,38 @@ export const RESERVED_TAG_PREFIXES = ['aws:', 'ebs-provisioner:'] as const;
 /** EC2 allows 50 tags per resource; the system adds two ownership tags. */
 export const MAX_CLIENT_TAGS = 48;
 
-export const instanceIdSchema = z.string().regex(/^i-(?:[0-9a-f]{8}|[0-9a-f]{17})$/, 'must be an EC2 instance id like i-0123456789abcdef0');
+/**
+ * The rules of the ids a request names, as people read them: each schema's message says its rule,
+ * and the API's documents (openapi.json, and docs/api.md generated from it) give them beside the
+ * pattern, so the words and the check cannot part.
+ */
+export const ID_RULES = {
+  volumeId: '1–128 letters, digits, ".", "_" or "-", starting with a letter or digit',
+  instanceId: '"i-" and 8 or 17 lowercase hexadecimal digits, like i-0123456789abcdef0',
+  snapshotId: '"snap-" and 8 or 17 lowercase hexadecimal digits, like snap-0123456789abcdef0',
+  deviceName: '/dev/sd or /dev/xvd and one letter from b to z, or /dev/xvd and two letters, like /dev/sdf or /dev/xvdba',
+  kmsKeyId: 'a KMS key id, a multi-Region key id (mrk-…), an alias (alias/…), or a key or alias ARN',
+} as const;
+
+export const instanceIdSchema = z
+  .string()
+  .regex(/^i-(?:[0-9a-f]{8}|[0-9a-f]{17})$/, 'must be an EC2 instance id like i-0123456789abcdef0')
+  .meta({ description: `An EC2 instance id: ${ID_RULES.instanceId}.` });
 export const ebsVolumeIdSchema = z.string().regex(/^vol-(?:[0-9a-f]{8}|[0-9a-f]{17})$/, 'must be an EBS volume id like vol-0123456789abcdef0');
-export const snapshotIdSchema = z.string().regex(/^snap-(?:[0-9a-f]{8}|[0-9a-f]{17})$/, 'must be a snapshot id like snap-0123456789abcdef0');
+export const snapshotIdSchema = z
+  .string()
+  .regex(/^snap-(?:[0-9a-f]{8}|[0-9a-f]{17})$/, 'must be a snapshot id like snap-0123456789abcdef0')
+  .meta({ description: `An EBS snapshot id: ${ID_RULES.snapshotId}.` });
 /** Linux device names EC2 accepts for EBS attachments (/dev/sd[b-z], /dev/xvd[b-z], /dev/xvd[a-z][a-z]). */
-export const deviceNameSchema = z.string().regex(/^\/dev\/(?:sd[b-z]|xvd[b-z]|xvd[a-z]{2})$/, 'must be a device name like /dev/sdf or /dev/xvdba');
+export const deviceNameSchema = z
+  .string()
+  .regex(/^\/dev\/(?:sd[b-z]|xvd[b-z]|xvd[a-z]{2})$/, 'must be a device name like /dev/sdf or /dev/xvdba')
+  .meta({ description: `A block device name on the instance: ${ID_RULES.deviceName}.` });
 /** The client's own name for a volume record. */
 export const volumeRecordIdSchema = z
   .string()
-  .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/, 'must be 1–128 letters, digits, ".", "_" or "-", starting with a letter or digit');
+  .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/, `must be ${ID_RULES.volumeId}`)
+  .meta({ description: `A volume record id: ${ID_RULES.volumeId}.` });
 export const availabilityZoneSchema = z
   .string()
   .regex(/^[a-z]{2}(?:-[a-z]+)+-\d+(?:-[a-z]+-\d+)?[a-z]$/, 'must be an availability zone like us-east-1a');
@@ -47,7 +70,8 @@ export const kmsKeyIdSchema = z
   .regex(
     /^(?:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|mrk-[0-9a-f]{32}|alias\/[A-Za-z0-9/_-]{1,250}|arn:aws[a-z-]*:kms:[a-z0-9-]+:\d{12}:(?:key\/[0-9a-zA-Z-]+|alias\/[A-Za-z0-9/_-]{1,250}))$/,
     'must be a KMS key id, alias, key ARN or alias ARN',
-  );
+  )
+  .meta({ description: `The KMS key that encrypts the volume: ${ID_RULES.kmsKeyId}.` });
 
 /**
  * What a tag key and value may hold: letters, digits, spaces and `_ . : / = + - @`, the set AWS

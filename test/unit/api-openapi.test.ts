@@ -1,8 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { API_ROUTES } from '../../lib/api/handler.js';
-import { buildOpenApiDocument, renderOpenApiDocument } from '../../lib/api/openapi.js';
-import { OPENAPI_DOCUMENT_PATH } from '../../lib/api/write-openapi.js';
+import { buildOpenApiDocument, ID_RULES_BEGIN, ID_RULES_END, renderIdRules, renderOpenApiDocument, withIdRules } from '../../lib/api/openapi.js';
+import { generateVolumeId } from '../../lib/api/service.js';
+import { API_GUIDE_PATH, OPENAPI_DOCUMENT_PATH } from '../../lib/api/write-openapi.js';
 import { API } from '../../lib/settings.js';
 import { apiHarness, INSTANCE_A } from './api-fixtures.js';
 
@@ -207,5 +208,45 @@ describe('OpenAPI document', () => {
   it('is what GET /openapi.json serves', async () => {
     const response = await apiHarness().call({ method: 'GET', url: '/openapi.json' });
     expect(response.json).toEqual(JSON.parse(readFileSync(OPENAPI_DOCUMENT_PATH, 'utf8')));
+  });
+});
+
+describe('the id rules in docs/api.md', () => {
+  const document = buildOpenApiDocument();
+  const rules = renderIdRules(document);
+
+  it('are the ones the OpenAPI document gives, up to date (regenerate with `npm run openapi`)', () => {
+    const guide = readFileSync(API_GUIDE_PATH, 'utf8');
+    expect(guide).toContain(rules);
+    expect(withIdRules(guide)).toBe(guide);
+  });
+
+  it('give each id its pattern as the API checks it, and its rule in words', () => {
+    const lines = rules.split('\n').slice(1, -1);
+    expect(lines.map((line) => /^- `([^`]+)`/.exec(line)?.[1])).toEqual(['volumeId', 'instanceId', 'device', 'snapshotId', 'kmsKeyId']);
+    const patternOf = (name: string) => new RegExp(/Pattern: `(.+)`\.$/.exec(lines.find((line) => line.startsWith(`- \`${name}\``))!)![1]!);
+    expect(patternOf('volumeId').test('data-01')).toBe(true);
+    expect(patternOf('volumeId').test(generateVolumeId())).toBe(true);
+    expect(patternOf('volumeId').test('-data')).toBe(false);
+    expect(patternOf('volumeId').test('a'.repeat(129))).toBe(false);
+    expect(patternOf('instanceId').test(INSTANCE_A)).toBe(true);
+    expect(patternOf('instanceId').test('i-0123456789ABCDEF0')).toBe(false);
+    expect(patternOf('device').test('/dev/xvdba')).toBe(true);
+    expect(patternOf('device').test('/dev/sda')).toBe(false);
+    expect(rules).toContain('1–128 letters, digits, ".", "_" or "-", starting with a letter or digit');
+    expect(rules).toContain('`v-` and 16 hexadecimal digits');
+    expect(generateVolumeId()).toMatch(/^v-[0-9a-f]{16}$/);
+  });
+
+  it('are refused as the rules say: an id in the path that breaks its rule is a 400 naming it', async () => {
+    const api = apiHarness();
+    const response = await api.call({ method: 'GET', url: `/volumes/${'a'.repeat(129)}` });
+    expect(response.statusCode).toBe(400);
+    expect(response.json).toMatchObject({ errors: [{ path: 'volumeId', message: expect.stringContaining('1–128 letters') }] });
+  });
+
+  it('replace only what lies between their markers, and need both', () => {
+    expect(withIdRules(`a\n${ID_RULES_BEGIN}\nold\n${ID_RULES_END}\nb`, 'new')).toBe('a\nnew\nb');
+    expect(() => withIdRules('no markers', 'new')).toThrow(/no id rules to replace/);
   });
 });
