@@ -176,7 +176,9 @@ function protoKeyIssues(body: unknown): FieldIssue[] {
 /**
  * Parses a JSON body with middy's parser once its media type is checked here: middy matches it
  * case-sensitively, and media types are case-insensitive (RFC 9110 §8.3.1). An optional body may
- * be absent or empty (it reads as null).
+ * be absent or empty (it reads as null). A body sent as JSON `null` is refused as such: parsed, it
+ * would read as no body at all, taken on `PUT` as the attach it asks for and told on the others
+ * that a body is required.
  */
 function jsonBody({ optional }: { optional: boolean }): MiddlewareObj<APIGatewayProxyEvent> {
   // A documented option (middy.js.org) that the package's type declarations leave out.
@@ -196,6 +198,10 @@ function jsonBody({ optional }: { optional: boolean }): MiddlewareObj<APIGateway
         ]);
       }
       await parser.before?.(request);
+      if (body !== null && body !== undefined && request.event.body === null) {
+        const issues = [{ path: '', message: 'must be a JSON object, not null' }];
+        throw invalid(`the request body is not valid: ${describeValidationIssues(issues)}`, issues);
+      }
     },
   };
 }

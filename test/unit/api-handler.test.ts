@@ -246,6 +246,25 @@ describe('API handler', () => {
       });
     }
 
+    it('refuses a body of JSON null as null, on every route that takes a body: not as no body (an attach, or "a body is required")', async () => {
+      await api.call({ method: 'POST', url: '/volumes', json: { volumeId: 'data-01', spec: GP3 } });
+      const writes = api.store.writes;
+      for (const [method, url] of [
+        ['POST', '/volumes'],
+        ['PATCH', '/volumes/data-01'],
+        ['PUT', `/volumes/data-01/attachments/${INSTANCE_A}`],
+      ] as const) {
+        const problem = expectProblem(await api.call({ method, url, body: 'null', headers: { 'content-type': 'application/json' } }), 400);
+        expect(problem.type, `${method} ${url}`).toBe('urn:ebs-provisioner:problem:validation-failed');
+        expect(problem.errors, `${method} ${url}`).toEqual([{ path: '', message: 'must be a JSON object, not null' }]);
+        expect(problem.detail, `${method} ${url}`).toBe('the request body is not valid: must be a JSON object, not null');
+      }
+      expect(api.store.writes).toBe(writes);
+      expect((await api.call({ method: 'GET', url: '/volumes/data-01' })).json).toMatchObject({ attachments: [] });
+      // No body at all is still none: the attach it asks for.
+      expect((await api.call({ method: 'PUT', url: `/volumes/data-01/attachments/${INSTANCE_A}` })).statusCode).toBe(201);
+    });
+
     it('names an empty patch as asking for no change, writing nothing', async () => {
       await api.call({ method: 'POST', url: '/volumes', json: { volumeId: 'data-01', spec: GP3 } });
       const writes = api.store.writes;
