@@ -6,7 +6,7 @@
  * found no such record, 2 usage error, 3 `wait` timed out, 4 `wait` saw the record (or an attachment's volume) fail, 5 `wait`
  * found the volume's change waiting for EC2's limit on modifications until after its timeout.
  */
-import { realpathSync } from 'node:fs';
+import { readFileSync, realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { MAX_TIMER_SECONDS, wholeNumberOption } from '../lib/command-line.js';
@@ -21,6 +21,8 @@ import { createRequestSigner, isExecuteApiUrl, regionFromUrl, type AwsCredential
 import { waitableStates, waitFor, type Progress, type WaitOutcome } from './wait.js';
 
 export const DEFAULT_ENDPOINT = 'http://127.0.0.1:3000';
+/** The package's version, as `--version` prints it. */
+export const CLI_VERSION = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 export const ENDPOINT_ENV = 'EBS_PROVISIONER_ENDPOINT';
 export const EXIT = { ok: 0, failed: 1, usage: 2, timeout: 3, errorState: 4, cooldown: 5 } as const;
 /** A record `wait` finds missing fails like any request answered 404. */
@@ -154,6 +156,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     .exitOverride()
     .configureOutput({ writeOut: io.stdout, writeErr: io.stderr })
     .showHelpAfterError('(run with --help for usage)')
+    .version(CLI_VERSION, '--version', "print this tool's version")
     .addOption(
       new Option('--endpoint <url>', `API base URL (env ${ENDPOINT_ENV})`).default(io.env[ENDPOINT_ENV] ?? DEFAULT_ENDPOINT),
     )

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { AttachmentRecord, RecordKey, VolumeRecord, VolumeState } from '../../lib/domain/records.js';
 import { entityTag } from '../../lib/api/preconditions.js';
@@ -546,6 +547,14 @@ describe('CLI against the API over HTTP', () => {
       expect(run.stdout).toContain('Usage: ebs-provisioner');
       for (const [name, code] of Object.entries(EXIT)) expect(run.stdout, name).toMatch(new RegExp(`^  ${code}  \\S`, 'm'));
     });
+  });
+
+  it('prints its version with --version and exits 0, sending nothing', async () => {
+    const run = await cli('--version');
+    expect(run.code).toBe(EXIT.ok);
+    expect(run.stdout).toBe(`${(JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version}\n`);
+    expect(run.stderr).toBe('');
+    expect(sent).toEqual([]);
   });
 
   describe('wait', () => {
