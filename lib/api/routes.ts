@@ -148,7 +148,7 @@ export const ROUTES: readonly ApiRoute[] = [
     },
     problems: {
       404: 'The volume vanished while the attachment was being added.',
-      409: `The id is taken by a volume that differs from the request (\`errors\` names each difference), is being deleted, or already has an attachment to another instance. ${INVALID_RECORD}`,
+      409: `The id is taken by a volume that differs from the request (\`errors\` names each difference) or is being deleted; or the attachment \`attachTo\` asks for is refused as \`PUT /volumes/{volumeId}/attachments/{instanceId}\` refuses it (an attachment to another instance, not multi-attach, or to 16 others; one being detached from this instance or with another device; another volume's attachment on the instance holding \`attachTo.device\`), with \`attachTo.\` in the paths of \`errors\`; a new volume is then not written (the attachment is judged first). ${INVALID_RECORD}`,
     },
     run: async ({ service }, { body, path }) => {
       const { created, value } = await service.createVolume(body);
