@@ -397,9 +397,11 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     .option('--interval <seconds>', `time between checks (at most ${MAX_TIMER_SECONDS}, about 24 days)`, wholeNumberOption({ min: 1, max: MAX_TIMER_SECONDS }), 2)
     .addHelpText(
       'after',
-      '\nA removed record counts as deleted (volume) or detached (attachment). A record\n' +
-        'that does not exist, or is removed, while another state is wanted ends the wait\n' +
-        'at once (exit 1). A record in error (not the error it was in when its delete or\n' +
+      '\nA removed record counts as deleted (volume) or detached (attachment); an\n' +
+        'attachment whose volume record was removed from the table is followed through\n' +
+        "its instance's attachments until it is gone too. A record that does not exist,\n" +
+        'or is removed, while another state is wanted ends the wait at once (exit 1).\n' +
+        'A record in error (not the error it was in when its delete or\n' +
         'detach was asked for: the system takes that up), a spec change the system\n' +
         "refused, or an attachment waiting to attach a volume in error (it waits for the\n" +
         "volume's retry) ends it too (exit 4) unless that state is wanted, and so does the\n" +

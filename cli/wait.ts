@@ -1,7 +1,8 @@
 /**
  * `wait`: polls the API until a volume or an attachment reaches one of the wanted states, showing
  * progress. A record that is gone counts as `deleted` (volume) or `detached` (attachment), since the
- * system removes records once the EC2 resource is gone; a record in the table that is not valid
+ * system removes records once the EC2 resource is gone (an attachment outliving its volume's record,
+ * removed from the table, is read from its instance's attachments); a record in the table that is not valid
  * (the API answers 409 `invalid-record`) counts as `error`. An `error` state nobody waited for ends the
  * wait at once, with the reason (not the error a record had before its removal was asked for: the
  * system takes the removal up), as does a spec change the system refused (it will never be applied),
@@ -91,6 +92,10 @@ async function observe(client: ApiClient, target: WaitTarget): Promise<Observati
     // Only the API's not-found says the record is gone: a 404 for a route it does not know
     // (an endpoint with a wrong path) is an error, not a record deleted.
     if (error instanceof ApiError && error.problem?.type === problemType('not-found')) {
+      // An attachment outlives its volume's record removed from the table (code `VolumeRecordRemoved`), and its
+      // delete detaches the volume found by its tags: its instance's attachments still show it until it is gone.
+      const orphan = target.instanceId === undefined ? undefined : await attachmentWithoutVolume(client, target.volumeId, target.instanceId);
+      if (orphan) return observeAttachment(target, orphan, undefined);
       const state = target.instanceId === undefined ? 'deleted' : 'detached';
       return { state, text: `${subject(target)}: ${state} (record removed)`, settled: true, missing: `volume ${target.volumeId}` };
     }
@@ -122,8 +127,23 @@ async function observe(client: ApiClient, target: WaitTarget): Promise<Observati
   if (!attachment) {
     return { state: 'detached', text: `${subject(target)}: detached (record removed)`, settled: true, missing: subject(target), volume };
   }
+  return observeAttachment(target, attachment, volume);
+}
+
+/**
+ * The attachment of `volumeId` to `instanceId` when its volume record does not exist, as its
+ * instance's attachments show it: undefined once it is gone too.
+ */
+async function attachmentWithoutVolume(client: ApiClient, volumeId: string, instanceId: string): Promise<AttachmentListItem | undefined> {
+  const { body } = await client.instanceAttachments(instanceId);
+  return body.items.find((a) => a.volumeId === volumeId);
+}
+
+/** What the attachment says, with its `volume` (undefined when the volume's record does not exist). */
+function observeAttachment(target: WaitTarget, attachment: AttachmentListItem, volume: VolumeDetails | undefined): Observation {
   // A volume in error stays there until a client retries it, and the attach waits for it as long.
-  const volumeFailed = attachment.status.state === 'pending' && 'life' in attachment && attachment.life === 'alive' && volume.life === 'alive' && volume.status.state === 'error';
+  const volumeFailed =
+    volume !== undefined && attachment.status.state === 'pending' && 'life' in attachment && attachment.life === 'alive' && volume.life === 'alive' && volume.status.state === 'error';
   const message = volumeFailed
     ? `volume ${volume.volumeId} is in error${volume.status.code ? ` (${volume.status.code})` : ''}: ${volume.status.message ?? 'no reason given'}; the attach waits until the volume is retried`
     : attachment.status.message;
@@ -133,9 +153,9 @@ async function observe(client: ApiClient, target: WaitTarget): Promise<Observati
     settled: true,
     ...(volumeFailed ? { volumeFailed } : {}),
     // A dying volume has its attachments marked dying too, and detached.
-    ...('life' in attachment && removalAsked({ ...attachment, life: volume.life === 'dying' ? 'dying' : attachment.life }) ? { removalAsked: true } : {}),
+    ...('life' in attachment && removalAsked({ ...attachment, life: volume?.life === 'dying' ? 'dying' : attachment.life }) ? { removalAsked: true } : {}),
     ...(message !== undefined ? { message } : {}),
-    volume,
+    ...(volume !== undefined ? { volume } : {}),
     attachment,
   };
 }

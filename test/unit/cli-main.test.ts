@@ -721,6 +721,41 @@ describe('CLI against the API over HTTP', () => {
       expect((await cli('wait', 'data-01', '--attachment', INSTANCE_B, '--state', 'detached')).code).toBe(EXIT.ok);
     });
 
+    it('follows an attachment whose volume record was removed from the table until it is gone: the volume\'s 404 does not make it detached', async () => {
+      await cli('volumes', 'create', '--size', '20', '--id', 'data-01', '--attach', INSTANCE_A);
+      const key: RecordKey = { kind: 'attachment', volumeId: 'data-01', instanceId: INSTANCE_A };
+      await store.update<AttachmentRecord>(key, {
+        status: { state: 'error', code: 'VolumeRecordRemoved', message: 'volume record data-01 was removed from the table', attempts: 0, updatedAt: '2026-01-01T00:00:00.000Z' },
+        device: '/dev/sdf',
+      });
+      await store.remove(volumeKey('data-01'));
+      // Still there, in error: waiting for its error reaches it, and waiting for anything else stops at it.
+      const inError = await cli('-o', 'json', 'wait', 'data-01', '--attachment', INSTANCE_A, '--state', 'error', '--timeout', '0');
+      expect(inError.code).toBe(EXIT.ok);
+      expect(inError.json).toMatchObject({ result: 'reached', state: 'error', attachment: { volumeId: 'data-01', instanceId: INSTANCE_A, status: { code: 'VolumeRecordRemoved' } } });
+      expect(inError.json).not.toHaveProperty('volume');
+      expect((await cli('wait', 'data-01', '--attachment', INSTANCE_A, '--state', 'attached', '--timeout', '0')).code).toBe(EXIT.errorState);
+
+      // Deleted, it detaches the volume found by its tags: detached only once the record is gone.
+      expect((await cli('volumes', 'detach', 'data-01', INSTANCE_A)).code).toBe(EXIT.ok);
+      const states = ['detaching', 'gone'] as const;
+      let polls = 0;
+      clock.onSleep = async () => {
+        polls++;
+        const state = states[polls - 1];
+        if (state === 'detaching') await store.update<AttachmentRecord>(key, { status: { state, attempts: 0, updatedAt: '2026-01-01T00:00:02.000Z' } });
+        if (state === 'gone') await store.remove(key);
+      };
+      const run = await cli('wait', 'data-01', '--attachment', INSTANCE_A, '--state', 'detached');
+      expect(run.code).toBe(EXIT.ok);
+      expect(polls).toBe(2);
+      expect(run.stderr.trim().split('\n')).toEqual([
+        `attachment data-01 → ${INSTANCE_A}: error (VolumeRecordRemoved)`,
+        `attachment data-01 → ${INSTANCE_A}: detaching`,
+        `done: attachment data-01 → ${INSTANCE_A} is detached (after 4s)`,
+      ]);
+    });
+
     it('reaches an error state when that is what it waits for, even with a change pending', async () => {
       await cli('volumes', 'create', '--az', 'us-east-1a', '--size', '20', '--id', 'data-01');
       await store.update<VolumeRecord>(volumeKey('data-01'), { observedGeneration: 1 });
