@@ -118,6 +118,15 @@ function collectTag(value: string, previous: Record<string, string> = {}): Recor
   return { ...previous, [value.slice(0, at)]: value.slice(at + 1) };
 }
 
+/**
+ * A tag key to remove. An empty one names no tag a volume can have, and no request carries it for
+ * the API to refuse: it would only print a note naming nothing (`had no tag ;`).
+ */
+function collectUntag(value: string, previous: string[] = []): string[] {
+  if (value === '') throw new InvalidArgumentError('must name a tag key');
+  return [...previous, value];
+}
+
 /** A volume state, checked before any request: an unknown one is a usage error (exit 2), as for `wait`. */
 function volumeState(value: string): string {
   if (!(VOLUME_STATES as readonly string[]).includes(value)) throw new InvalidArgumentError(`must be one of ${VOLUME_STATES.join(', ')}`);
@@ -308,7 +317,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     .description("set and remove a volume's tags (the others stay as they are)")
     .argument('<volumeId>', 'the volume record id', pathSegment)
     .option('--tag <key=value>', 'set this tag (repeatable)', collectTag)
-    .option('--untag <key>', 'remove this tag (repeatable)', (value: string, previous: string[] = []) => [...previous, value])
+    .option('--untag <key>', 'remove this tag (repeatable)', collectUntag)
     .action(async (volumeId: string, options: { tag?: Record<string, string>; untag?: string[] }, command: Command) => {
       if (!options.tag && !options.untag) throw new UsageError('give at least one of --tag, --untag');
       const both = Object.keys(options.tag ?? {}).filter((key) => options.untag?.includes(key));

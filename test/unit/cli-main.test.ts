@@ -431,6 +431,7 @@ describe('CLI against the API over HTTP', () => {
         ['volumes', 'modify', 'data-01'],
         ['volumes', 'tag', 'data-01'],
         ['volumes', 'tag', 'data-01', '--tag', 'a=1', '--untag', 'a'],
+        ['volumes', 'tag', 'data-01', '--untag', ''],
         ['wait', 'data-01', '--state', 'asleep'],
         ['volumes', 'list', '--state', 'asleep'],
         ['-o', 'yaml', 'volumes', 'list'],
