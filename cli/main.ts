@@ -490,6 +490,8 @@ function createClient(options: GlobalOptions, io: CliIo): ApiClient {
     const given = options.endpoint === io.env[ENDPOINT_ENV] ? ENDPOINT_ENV : '--endpoint';
     throw new UsageError(`${given} ${options.endpoint}: signed requests go over https:// only (or to this machine), so no one on the way can read or replay them`);
   }
+  // Empty, as the endpoint: most likely a variable that expanded to nothing, not a wish for the URL's region.
+  if (options.region === '') throw new UsageError('--region is empty: give the AWS region to sign for, such as us-east-1, or leave the option out');
   const region = options.region ?? regionFromUrl(url) ?? io.env.AWS_REGION ?? io.env.AWS_DEFAULT_REGION;
   if (!region) throw new UsageError('cannot tell which AWS region to sign for; pass --region');
   return new ApiClient({

@@ -1069,5 +1069,12 @@ describe('CLI against the API over HTTP', () => {
       expect(run.code).toBe(EXIT.usage);
       expect(run.stderr).toContain('pass --region');
     });
+
+    it('says a --region given empty is empty (exit 2, nothing sent), rather than asking for the --region it was given', async () => {
+      const run = await cli('--endpoint', 'https://abc123defg.execute-api.eu-west-1.amazonaws.com/v1', '--region', '', 'volumes', 'list');
+      expect(run.code).toBe(EXIT.usage);
+      expect(run.stderr).toBe('error: --region is empty: give the AWS region to sign for, such as us-east-1, or leave the option out\n');
+      expect(sent).toEqual([]);
+    });
   });
 });
