@@ -95,7 +95,7 @@ export function requirePrecondition(precondition: Precondition | undefined, labe
     const fault = FAULTS[precondition.fault](tag ?? '"3.mhv9wq8g"');
     throw new ApiProblem(
       'precondition-failed',
-      `If-Match ${precondition.header} never matches: ${fault.detail}; nothing was changed`,
+      `If-Match ${precondition.header.trim() === '' ? '(empty)' : precondition.header} never matches: ${fault.detail}; nothing was changed`,
       [{ path: 'If-Match', message: fault.message }],
       tag === undefined ? undefined : { ETag: tag },
     );

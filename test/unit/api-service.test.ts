@@ -1093,6 +1093,10 @@ describe('VolumeService', () => {
         expect(problem.errors).toEqual([{ path: 'If-Match', message: `must be a list of quoted entity tags or *, such as ${T(2)}` }]);
         expect(problem.headers).toEqual({ ETag: T(2) });
       }
+      // An empty header is named as such, not as nothing between two spaces.
+      const empty = await problemOf(() => service.patchVolume('data-01', { sizeGiB: 40 }, ifMatch(' ')));
+      expect(empty.status).toBe(412);
+      expect(empty.detail).toBe(`If-Match (empty) never matches: If-Match must be a list of quoted entity tags or *, such as ${T(2)}; nothing was changed`);
       const weak = await problemOf(() => service.patchVolume('data-01', { sizeGiB: 40 }, ifMatch(`W/${T(2)}`)));
       expect(weak.status).toBe(412);
       expect(weak.detail).toContain('weak entity tags (W/) never match');
