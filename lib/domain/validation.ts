@@ -31,16 +31,16 @@ export const RESERVED_TAG_PREFIXES = ['aws:', 'ebs-provisioner:'] as const;
 export const MAX_CLIENT_TAGS = 48;
 
 /**
- * The rules of the ids a request names, as people read them: each schema's message says its rule,
- * and the API's documents (openapi.json, and docs/api.md generated from it) give them beside the
- * pattern, so the words and the check cannot part.
+ * The rules of the ids a request names, as people read them: the descriptions of the schemas below,
+ * which the API's documents (openapi.json, and docs/api.md generated from it) give beside each
+ * pattern, so the words and the check sit side by side.
  */
 export const ID_RULES = {
   volumeId: '1–128 letters, digits, ".", "_" or "-", starting with a letter or digit',
   instanceId: '"i-" and 8 or 17 lowercase hexadecimal digits, like i-0123456789abcdef0',
   snapshotId: '"snap-" and 8 or 17 lowercase hexadecimal digits, like snap-0123456789abcdef0',
   deviceName: '/dev/sd or /dev/xvd and one letter from b to z, or /dev/xvd and two letters, like /dev/sdf or /dev/xvdba',
-  kmsKeyId: 'a KMS key id, a multi-Region key id (mrk-…), an alias (alias/…), or a key or alias ARN',
+  kmsKeyId: 'a KMS key id (a UUID in lowercase), a multi-Region key id (mrk-…), an alias (alias/…), or a key or alias ARN',
 } as const;
 
 export const instanceIdSchema = z
