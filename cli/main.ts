@@ -545,8 +545,21 @@ async function createProgress(io: CliIo): Promise<Progress> {
   };
 }
 
+/**
+ * A reader that stops early (`ebs-provisioner --help | head -1`) closes the pipe: what is left to
+ * print has nowhere to go, which is the reader's choice, not a failure of the command. Without a
+ * listener the stream's EPIPE is thrown as an uncaught error, its stack printed, exit 1.
+ */
+function tolerateClosedPipe(stream: NodeJS.WritableStream): void {
+  stream.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPIPE') throw error;
+  });
+}
+
 /** Runs the CLI on this process's arguments and streams. */
 export async function main(): Promise<void> {
+  tolerateClosedPipe(process.stdout);
+  tolerateClosedPipe(process.stderr);
   process.exitCode = await runCli(process.argv.slice(2), {
     stdout: (text) => process.stdout.write(text),
     stderr: (text) => process.stderr.write(text),

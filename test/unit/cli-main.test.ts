@@ -1,4 +1,6 @@
+import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { AttachmentRecord, RecordKey, VolumeRecord, VolumeState } from '../../lib/domain/records.js';
 import { entityTag } from '../../lib/api/preconditions.js';
@@ -557,6 +559,20 @@ describe('CLI against the API over HTTP', () => {
     expect(run.stderr).toBe('');
     expect(sent).toEqual([]);
   });
+
+  it('ends as it would when the reader of its output stops early (`| head`): no EPIPE thrown with its stack', async () => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'cli/main.ts', '--help'], {
+      cwd: fileURLToPath(new URL('../..', import.meta.url)),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    // The reading end is closed before the CLI writes a thing: every write of its output meets a closed pipe.
+    child.stdout.destroy();
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => void (stderr += chunk.toString()));
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    expect(stderr).toBe('');
+    expect(code).toBe(EXIT.ok);
+  }, 30_000);
 
   describe('wait', () => {
     it('follows a volume through its states to available, one progress line per change', async () => {
