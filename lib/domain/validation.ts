@@ -311,12 +311,28 @@ function heldVolumeNamed(record: { ebsVolumeId?: string | undefined; status: { s
     ctx.addIssue({ code: 'custom', path: ['ebsVolumeId'], message: `is required in state ${record.status.state}, which the system writes only with the EC2 volume's id` });
 }
 
+/**
+ * A record's final state (`deleted`, `detached`) is never written into the table: the system removes
+ * the record on reaching it. Written there by hand, it would have the record removed without a word
+ * (the planner's answer to a final state), alive or not, whatever EC2 holds for it.
+ */
+function notInFinalState(record: { status: { state: string } }, ctx: z.RefinementCtx): void {
+  if (record.status.state === 'deleted' || record.status.state === 'detached')
+    ctx.addIssue({ code: 'custom', path: ['status', 'state'], message: `is ${record.status.state}, a final state the system never writes: a record that reaches it is removed` });
+}
+
+/** The rules of a volume record beyond its fields' own, dying or not. */
+function volumeStateRules(record: { ebsVolumeId?: string | undefined; status: { state: string } }, ctx: z.RefinementCtx): void {
+  heldVolumeNamed(record, ctx);
+  notInFinalState(record, ctx);
+}
+
 export const volumeRecordSchema = volumeRecordShape.superRefine((record, ctx) => {
   // A volume still to be created needs a place; a dying one is removed without EC2 all the same.
   if (record.life === 'alive' && record.ebsVolumeId === undefined && record.availabilityZone === undefined && !isPlaced(record.spec)) {
     ctx.addIssue({ code: 'custom', path: ['spec', 'availabilityZone'], message: 'is required unless placementInstanceId names an instance whose AZ the volume goes in' });
   }
-  heldVolumeNamed(record, ctx);
+  volumeStateRules(record, ctx);
   retriedGenerationReached(record, ctx);
 });
 
@@ -330,7 +346,7 @@ const dyingVolumeRecordSchema = volumeRecordShape
     spec: volumeSpecShape.extend({ sizeGiB: z.number(), iops: z.number().optional(), throughput: z.number().optional() }),
     life: z.literal('dying'),
   })
-  .superRefine(heldVolumeNamed);
+  .superRefine(volumeStateRules);
 
 const instanceSeenSchema = z.strictObject({
   availabilityZone: z.string().min(1).max(64),
@@ -358,7 +374,10 @@ export const attachmentRecordSchema = z.strictObject({
   claim: claimSchema.optional(),
   version: z.number().int().nonnegative().default(systemDefaults.version),
   createdAt: timeText.default(systemDefaults.createdAt),
-}).superRefine(retriedGenerationReached);
+}).superRefine((record, ctx) => {
+  notInFinalState(record, ctx);
+  retriedGenerationReached(record, ctx);
+});
 
 export const recordSchema = z.discriminatedUnion('kind', [volumeRecordSchema, attachmentRecordSchema]);
 

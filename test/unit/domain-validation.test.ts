@@ -476,6 +476,21 @@ describe('parseRecord', () => {
     expect(parseRecord({ ...raw, ebsVolumeId: 'not-a-volume' }).ok).toBe(false);
   });
 
+  it('refuses a record in a final state (deleted, detached), which the system removes rather than writes, alive or dying', () => {
+    const issue = (state: string) => ({ path: 'status.state', message: `is ${state}, a final state the system never writes: a record that reaches it is removed` });
+    const deleted = { state: 'deleted', attempts: 0, updatedAt: '' };
+    const volume = newVolume('data-1', { ebsVolumeId: 'vol-0123456789abcdef0' });
+    expect(parseRecord({ ...volume, status: deleted })).toEqual({ ok: false, issues: [issue('deleted')] });
+    expect(parseRecord({ ...volume, life: 'dying', status: deleted })).toEqual({ ok: false, issues: [issue('deleted')] });
+    expect(parseRecord({ ...volume, life: 'dying', spec: { sizeGiB: 0, volumeType: 'gp3' }, status: deleted }).ok).toBe(false);
+    const attachment = newAttachment('data-1', { device: '/dev/sdf' });
+    for (const life of ['alive', 'dying'] as const)
+      expect(parseRecord({ ...attachment, life, status: { state: 'detached', attempts: 0, updatedAt: '' } })).toEqual({ ok: false, issues: [issue('detached')] });
+    // Every other state reads as before.
+    expect(parseRecord({ ...volume, status: { state: 'available', attempts: 0, updatedAt: '' } }).ok).toBe(true);
+    expect(parseRecord({ ...attachment, status: { state: 'attached', attempts: 0, updatedAt: '' } }).ok).toBe(true);
+  });
+
   it('names every problem of a bad record', () => {
     const result = parseRecord({
       kind: 'volume',

@@ -247,6 +247,43 @@ describe('watcher', () => {
     expect((await h.store.get(attachmentKey('data-1')))?.status.state).toBe('attached');
   });
 
+  // The system never writes a final state (it removes the record instead), so one found in the table
+  // was written there by hand: removing the record for it would drop a live record without a word and
+  // leave what EC2 holds for it (a volume, an attachment) looked after by nothing.
+  it('a record written straight into the table in a final state (deleted, detached) is rejected without an EC2 call, not removed; then looked at, it keeps what EC2 holds', async () => {
+    const h = harness();
+    await h.store.create(newVolume('data-1'));
+    await h.store.create(newAttachment('data-1'));
+    for (let i = 0; i < 3; i++) {
+      await h.watch();
+      await h.settle(10_000);
+    }
+    const volume = (await h.store.get(volumeKey('data-1'))) as VolumeRecord;
+    const attachment = (await h.store.get(attachmentKey('data-1'))) as AttachmentRecord;
+    expect(attachment.status.state).toBe('attached');
+    const ebsVolumeId = volume.ebsVolumeId!;
+    const calls = { ...h.ebs.calls };
+
+    await h.store.update<VolumeRecord>(volumeKey('data-1'), { status: { ...volume.status, state: 'deleted' } });
+    await h.store.update<AttachmentRecord>(attachmentKey('data-1'), { status: { ...attachment.status, state: 'detached' } });
+    h.changes.splice(0);
+    await h.watcher.handle([insert((await h.store.get(volumeKey('data-1')))!), insert((await h.store.get(attachmentKey('data-1')))!, 'c2')]);
+    for (const [key, state] of [[volumeKey('data-1'), 'deleted'], [attachmentKey('data-1'), 'detached']] as const)
+      expect((await h.store.get(key))?.status, state).toMatchObject({ state: 'error', code: 'InvalidRecord', message: `status.state: is ${state}, a final state the system never writes: a record that reaches it is removed` });
+    expect(sent(h)).toEqual([]);
+    expect(h.ebs.calls).toEqual(calls);
+
+    // The rejection's own status is a valid one: each record is looked at, and finds what EC2 holds.
+    for (let i = 0; i < 3; i++) {
+      await h.watch();
+      await h.settle(10_000);
+    }
+    expect(await h.store.get(volumeKey('data-1'))).toMatchObject({ ebsVolumeId, life: 'alive', status: { state: 'in-use' } });
+    expect(await h.store.get(attachmentKey('data-1'))).toMatchObject({ life: 'alive', device: '/dev/sdf', status: { state: 'attached' } });
+    expect(h.ebs.volume(ebsVolumeId)?.attachments).toEqual([{ instanceId: INSTANCE, device: '/dev/sdf', state: 'attached' }]);
+    expect([h.ebs.calls.CreateVolume, h.ebs.calls.DetachVolume ?? 0, h.ebs.calls.DeleteVolume ?? 0]).toEqual([1, 0, 0]);
+  });
+
   it('an invalid record whose rejection could not be written is retried and counted once, when it is written', async () => {
     const h = harness();
     const raw = { ...newVolume('data-1'), spec: { sizeGiB: -5, volumeType: 'gp3' } };
