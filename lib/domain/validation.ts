@@ -283,10 +283,10 @@ const volumeRecordShape = z.strictObject({
         .optional(),
     })
     .optional(),
-  lastModificationStartedAt: z.iso.datetime().optional(),
+  lastModificationStartedAt: isoTime.optional(),
   // The starts EC2 still counts before the latest: 3 at most.
-  earlierModificationStarts: z.array(z.iso.datetime()).max(MODIFICATIONS_PER_WINDOW - 1).optional(),
-  modificationSentAt: z.iso.datetime().optional(),
+  earlierModificationStarts: z.array(isoTime).max(MODIFICATIONS_PER_WINDOW - 1).optional(),
+  modificationSentAt: isoTime.optional(),
   failedModifications: z.strictObject({ target: z.strictObject(modificationTargetShape), count: z.number().int().positive() }).optional(),
   // EC2 tag keys: 1–128 characters. Those of one CreateTags (a volume carries at most 50 tags) and
   // those of earlier unrecorded ones that EC2 holds (at most 50 again).

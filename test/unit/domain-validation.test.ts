@@ -318,9 +318,9 @@ describe('tags after creation', () => {
       createRequest: { clientToken: 'x'.repeat(64), availabilityZone: 'us-east-1a', spec },
       observed: { sizeGiB: 10, volumeType: 'gp3', tags: tags(50) },
       tagKeysSet: Array.from({ length: 100 }, (_, i) => wide(128, `k${i}-`)),
-      lastModificationStartedAt: '2026-01-01T03:00:00.000Z',
-      earlierModificationStarts: ['2026-01-01T00:00:00.000Z', '2026-01-01T01:00:00.000Z', '2026-01-01T02:00:00.000Z'],
-      modificationSentAt: '2026-01-01T03:00:00.000Z',
+      lastModificationStartedAt: isoTime(64),
+      earlierModificationStarts: [isoTime(64), isoTime(64), isoTime(64)],
+      modificationSentAt: isoTime(64),
       status: { state: 'available', attempts: 0, message: text(4 * MAX_STATUS_MESSAGE_CHARS), code: text(256), updatedAt: time, nextAttemptAt: isoTime(64), operationStartedAt: isoTime(64) },
       claim: { owner: text(256), expiresAt: 0 },
       createdAt: time,
@@ -337,6 +337,9 @@ describe('tags after creation', () => {
       ['status.operationStartedAt', { status: { ...largest.status, operationStartedAt: 'soon' } }],
       ['claim.owner', { claim: { owner: text(257), expiresAt: 0 } }],
       ['createdAt', { createdAt: text(65) }],
+      ['lastModificationStartedAt', { lastModificationStartedAt: isoTime(65) }],
+      ['earlierModificationStarts.0', { earlierModificationStarts: [isoTime(65)] }],
+      ['modificationSentAt', { modificationSentAt: isoTime(65) }],
       ['observed.tags', { observed: { sizeGiB: 10, volumeType: 'gp3', tags: tags(51) } }],
     ] as const) {
       const parsed = parseRecord({ ...largest, ...over });
