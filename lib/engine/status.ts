@@ -139,16 +139,20 @@ function withoutDyingRetry<S extends string>(status: Status<S>, nowMs: number): 
   return { ...rest, ...(at >= 0 ? { message: rest.message!.slice(0, at) } : {}), updatedAt: new Date(nowMs).toISOString() };
 }
 
+/** States at rest whose retry, once the planner finds nothing to do, is of an operation no longer asked for. */
+const SETTLED_AT_REST: ReadonlySet<string> = new Set(['available', 'in-use', 'attached']);
+
 /**
- * Status of a volume the planner finds nothing to do for (`none`): a spec rejection no longer
- * holds, and in `available` or `in-use` neither does a wait or a retry the spec no longer needs
- * (a grow waiting for EC2's rate limit whose size the client put back, say), which would announce a
- * next attempt that never comes, nor in `error` the retry of a delete or detach the record no longer
- * asks for (`withoutDyingRetry`). The state stays; `status` itself when nothing changes.
+ * Status of a record the planner finds nothing to do for (`none`): a spec rejection no longer
+ * holds, and in `available`, `in-use` or `attached` neither does a wait or a retry the record no
+ * longer needs (a grow waiting for EC2's rate limit whose size the client put back, say, or the
+ * detach EC2 refused of an attachment set back to alive), which would announce a next attempt that
+ * never comes, nor in `error` the retry of a delete or detach the record no longer asks for
+ * (`withoutDyingRetry`). The state stays; `status` itself when nothing changes.
  */
 export function settledStatus<S extends string>(status: Status<S>, nowMs: number): Status<S> {
   if (status.state === 'error' && status.nextAttemptAt !== undefined) return withoutDyingRetry(status, nowMs);
-  if (status.nextAttemptAt === undefined || (status.state !== 'available' && status.state !== 'in-use')) return withoutSpecRejection(status, nowMs);
+  if (status.nextAttemptAt === undefined || !SETTLED_AT_REST.has(status.state)) return withoutSpecRejection(status, nowMs);
   return successStatus(status, status.state, nowMs);
 }
 

@@ -888,6 +888,29 @@ describe('watcher', () => {
     expect(status?.message).toBeUndefined();
   });
 
+  // Its DetachVolume refused (the volume busy), the attachment stays `attached` with the failure and
+  // the detach's next attempt; set back to alive, no detach is made any more, so neither is shown.
+  it('an attachment set back to alive straight into the table after EC2 refused its detach says it is attached, with no failure or next attempt left', async () => {
+    const h = await attachedVolume();
+    const ebsVolumeId = ((await h.store.get(volumeKey('data-1'))) as VolumeRecord).ebsVolumeId!;
+    h.ebs.failNext('DetachVolume', new ProviderError('incorrect-state', 'IncorrectState', `Volume '${ebsVolumeId}' is in the 'busy' state.`));
+    await h.store.update<AttachmentRecord>(attachmentKey('data-1'), { life: 'dying' });
+    await h.watch();
+    await h.drain();
+    expect((await h.store.get(attachmentKey('data-1')))?.status).toMatchObject({ state: 'attached', code: 'IncorrectState', attempts: 1, nextAttemptAt: expect.any(String) });
+
+    await h.store.update<AttachmentRecord>(attachmentKey('data-1'), { life: 'alive' });
+    await h.watch();
+    expect((await h.store.get(attachmentKey('data-1')))?.status).toEqual({ state: 'attached', attempts: 0, updatedAt: new Date(h.clock.now()).toISOString() });
+    // The detach's own retry comes and finds nothing to do.
+    await h.settle(60_000);
+    await h.watch();
+    expect((await h.store.get(attachmentKey('data-1')))?.status).toMatchObject({ state: 'attached', attempts: 0 });
+    expect((await h.store.get(attachmentKey('data-1')))?.status.nextAttemptAt).toBeUndefined();
+    expect(h.ebs.calls.DetachVolume).toBe(1);
+    expect(h.ebs.volume(ebsVolumeId)?.attachments).toEqual([{ instanceId: INSTANCE, device: '/dev/sdf', state: 'attached' }]);
+  });
+
   it("a dying volume's cascade enqueues no detach itself: its attachment's own change does, once", async () => {
     const h = await attachedVolume();
     const detaches = () => sent(h).filter((s) => s.op === 'detach');
