@@ -276,6 +276,9 @@ export function planVolume(volume: VolumeRecord, attachments: readonly Attachmen
         : { type: 'operation', op: 'create-volume', reason: 'EC2 refused the request; creating afresh' };
     case 'available':
     case 'in-use': {
+      // Nothing recorded of what EC2 holds (a record written into the table naming its EC2 volume):
+      // the spec would be judged against itself (`ebsBaseline`), every change taken as held. A look records it first.
+      if (!volume.observed) return { type: 'operation', op: 'check-volume', reason: `volume ${state}; looking at what EC2 holds, which the record does not say` };
       const issues = specChangeIssues(volume);
       // Tags first: CreateTags/DeleteTags answer at once and have no rate limit, while a modification
       // keeps the volume `modifying` for minutes to hours (or waits up to 24 hours for EC2's limit),

@@ -89,6 +89,13 @@ describe('planVolume (alive)', () => {
     expect(planVolume(volume('error', unanswered), [], NOW)).toMatchObject({ type: 'none' });
   });
 
+  it('looks at EC2 first when an available or in-use volume records nothing of what EC2 holds, whatever its spec asks for', () => {
+    const { observed: _observed, ...unobserved } = created;
+    for (const state of ['available', 'in-use'] as const)
+      for (const spec of [undefined, { sizeGiB: 20, volumeType: 'gp3' as const, tags: { team: 'a' } }])
+        expect(planVolume(volume(state, { ...unobserved, ...(spec ? { spec, generation: 2 } : {}) }), [], NOW)).toMatchObject({ type: 'operation', op: 'check-volume' });
+  });
+
   it('modifies when the spec grew, attached or not', () => {
     const grown = volume('in-use', { ...created, spec: { sizeGiB: 20, volumeType: 'gp3', iops: 4000 } });
     expect(planVolume(grown, [], NOW)).toMatchObject({ type: 'operation', op: 'modify-volume' });

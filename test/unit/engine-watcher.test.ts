@@ -284,6 +284,40 @@ describe('watcher', () => {
     expect([h.ebs.calls.CreateVolume, h.ebs.calls.DetachVolume ?? 0, h.ebs.calls.DeleteVolume ?? 0]).toEqual([1, 0, 0]);
   });
 
+  // Judged against a record that says nothing of EC2, a spec would be taken as held whatever it asks
+  // for (`ebsBaseline` falls back to the spec itself): a look records what EC2 holds first.
+  it('a volume record written straight into the table naming its EC2 volume, available, but not what EC2 holds, is looked at: its spec and a later change of it are carried out, not taken as held', async () => {
+    const h = harness({ ebsTimings: { modify: 1000, optimize: 1000 } });
+    const { ebsVolumeId } = await h.ebs.createVolume({
+      clientToken: 'restored',
+      availabilityZone: AZ,
+      spec: { sizeGiB: 10, volumeType: 'gp3' },
+      tags: { [OWNERSHIP_TAGS.owner]: 'ebs-provisioner', [OWNERSHIP_TAGS.record]: 'data-1' },
+    });
+    await h.clock.advance(10_000);
+    const at = new Date(h.clock.now()).toISOString();
+    const raw = newVolume('data-1', { ebsVolumeId, availabilityZone: AZ, status: { state: 'available', attempts: 0, updatedAt: at }, createdAt: at }, { sizeGiB: 15, tags: { team: 'a' } });
+    h.store.putRaw(raw);
+    await h.watcher.handle([insert(raw)]);
+    expect(sent(h).map((s) => s.op)).toEqual(['check-volume']);
+    for (let i = 0; i < 3; i++) {
+      await h.watch();
+      await h.settle(10_000);
+    }
+    expect(h.ebs.volume(ebsVolumeId)).toMatchObject({ sizeGiB: 15, tags: { team: 'a' } });
+    expect(await h.store.get(volumeKey('data-1'))).toMatchObject({ observed: { sizeGiB: 15, tags: { team: 'a' } }, observedGeneration: 1, status: { state: 'available' } });
+
+    const volume = (await h.store.get(volumeKey('data-1'))) as VolumeRecord;
+    await h.store.update<VolumeRecord>(volumeKey('data-1'), { spec: { ...volume.spec, sizeGiB: 20, tags: { team: 'b' } }, generation: 2 });
+    for (let i = 0; i < 3; i++) {
+      await h.watch();
+      await h.settle(10_000);
+    }
+    expect(h.ebs.volume(ebsVolumeId)).toMatchObject({ sizeGiB: 20, tags: { team: 'b' } });
+    expect(await h.store.get(volumeKey('data-1'))).toMatchObject({ observedGeneration: 2, status: { state: 'available' } });
+    expect([h.ebs.calls.ModifyVolume, h.ebs.calls.CreateTags]).toEqual([2, 2]);
+  });
+
   it('an invalid record whose rejection could not be written is retried and counted once, when it is written', async () => {
     const h = harness();
     const raw = { ...newVolume('data-1'), spec: { sizeGiB: -5, volumeType: 'gp3' } };

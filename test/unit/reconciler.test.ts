@@ -509,7 +509,7 @@ describe('Reconciler', () => {
     const start = new Date(env.clock.now()).toISOString();
     const gone = await ownedVolume(env, 'gone');
     await env.clock.advance(10_000);
-    await env.store.create(volume('gone', start, { ebsVolumeId: gone.ebsVolumeId, status: { state: 'available', attempts: 0, updatedAt: start } }));
+    await env.store.create(volume('gone', start, { ebsVolumeId: gone.ebsVolumeId, observed: { sizeGiB: 10, volumeType: 'gp3', tags: {} }, observedGeneration: 1, status: { state: 'available', attempts: 0, updatedAt: start } }));
     await env.store.create(volume('stuck', start, { status: { state: 'creating', attempts: 0, updatedAt: start } }));
     env.ebs.deleteBehindBack(gone.ebsVolumeId);
     await env.clock.advance(10 * MINUTE);
@@ -531,7 +531,7 @@ describe('Reconciler', () => {
     const start = new Date(env.clock.now()).toISOString();
     const ec2 = await ownedVolume(env, 'paged');
     await env.clock.advance(10_000);
-    await env.store.create(volume('paged', start, { ebsVolumeId: ec2.ebsVolumeId, availabilityZone: 'us-east-1a', status: { state: 'available', attempts: 0, updatedAt: start } }));
+    await env.store.create(volume('paged', start, { ebsVolumeId: ec2.ebsVolumeId, availabilityZone: 'us-east-1a', observed: { sizeGiB: 10, volumeType: 'gp3', tags: {} }, observedGeneration: 1, status: { state: 'available', attempts: 0, updatedAt: start } }));
     // Its attach message was lost: pending, untouched since.
     await env.store.create({
       kind: 'attachment',
