@@ -370,7 +370,7 @@ export const attachmentRecordSchema = z.strictObject({
   device: z.string().min(1).max(64).optional(),
   instanceSeen: instanceSeenSchema.optional(),
   volumeCreatedAt: timeText.optional(),
-  forceDetachSentAt: timeText.optional(),
+  forceDetachSentAt: isoTime.optional(),
   claim: claimSchema.optional(),
   version: z.number().int().nonnegative().default(systemDefaults.version),
   createdAt: timeText.default(systemDefaults.createdAt),

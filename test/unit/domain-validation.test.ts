@@ -494,6 +494,13 @@ describe('parseRecord', () => {
     expect(parseRecord({ ...attachment, status: { state: 'attached', attempts: 0, updatedAt: '' } }).ok).toBe(true);
   });
 
+  it('refuses an attachment whose forced detach time is no time: read as sent and accepted, it would keep the forced call from being made', () => {
+    const attachment = newAttachment('data-1', { life: 'dying', forceDetach: true, device: '/dev/sdf' });
+    expect(parseRecord({ ...attachment, forceDetachSentAt: '2026-01-01T00:00:00.000Z' }).ok).toBe(true);
+    for (const bad of ['soon', '', '2026-01-01'])
+      expect(parseRecord({ ...attachment, forceDetachSentAt: bad })).toEqual({ ok: false, issues: [{ path: 'forceDetachSentAt', message: 'must be an ISO-8601 time like 2026-01-01T12:00:00.000Z' }] });
+  });
+
   it('names every problem of a bad record', () => {
     const result = parseRecord({
       kind: 'volume',

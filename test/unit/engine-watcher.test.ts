@@ -318,6 +318,28 @@ describe('watcher', () => {
     expect([h.ebs.calls.ModifyVolume, h.ebs.calls.CreateTags]).toEqual([2, 2]);
   });
 
+  it('a dying attachment whose forced detach time written into the table is no time is rejected saying so, rather than its forced detach taken as made', async () => {
+    const h = await attachedVolume();
+    const ebsVolumeId = ((await h.store.get(volumeKey('data-1'))) as VolumeRecord).ebsVolumeId!;
+    h.ebs.keepBusy(ebsVolumeId, INSTANCE);
+    await h.store.update<AttachmentRecord>(attachmentKey('data-1'), { life: 'dying' });
+    await h.watch();
+    await h.settle(10_000);
+    expect((await h.store.get(attachmentKey('data-1')))?.status.state).toBe('detaching');
+    const calls = { ...h.ebs.calls };
+
+    await h.store.update(attachmentKey('data-1'), { forceDetach: true, forceDetachSentAt: 'soon' } as never);
+    await h.watch();
+    expect((await h.store.get(attachmentKey('data-1')))?.status).toMatchObject({
+      state: 'error',
+      code: 'InvalidRecord',
+      message: 'forceDetachSentAt: must be an ISO-8601 time like 2026-01-01T12:00:00.000Z',
+    });
+    expect(sent(h).map((s) => s.op)).not.toContain('detach');
+    await h.drain();
+    expect(h.ebs.calls.DetachVolume).toBe(calls.DetachVolume);
+  });
+
   it('an invalid record whose rejection could not be written is retried and counted once, when it is written', async () => {
     const h = harness();
     const raw = { ...newVolume('data-1'), spec: { sizeGiB: -5, volumeType: 'gp3' } };
