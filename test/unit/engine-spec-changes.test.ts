@@ -802,6 +802,36 @@ describe('a ModifyVolume whose answer was never recorded', () => {
     expect(volume.observedGeneration).not.toBe(3);
   });
 
+  it('with the spec put back before EC2 lists it, waits out the describe grace saying so (ModificationUnconfirmed), with no call, and then holds the spec put back', async () => {
+    const h = await slowModifyingVolume();
+    // EC2 lists a modification a little after accepting it (within the describe grace).
+    h.ebs.modificationListingDelayMs = 30_000;
+    await sentUnrecorded(h, 'answer');
+    const sentAt = (await volumeOf(h)).modificationSentAt;
+    await h.store.update<VolumeRecord>(KEY, { spec: { ...(await volumeOf(h)).spec, iops: 3000 }, generation: 3 });
+    h.changes.splice(0);
+    await h.clock.advance(10_000);
+    await h.executor.run(h.batchOf(h.op('modify-volume', KEY)));
+    const waiting = await volumeOf(h);
+    expect(waiting).toMatchObject({
+      modificationSentAt: sentAt,
+      status: { state: 'available', code: 'ModificationUnconfirmed', message: 'looking whether the ModifyVolume whose answer was lost took', attempts: 1, nextAttemptAt: expect.any(String) },
+    });
+    expect(Date.parse(waiting.status.nextAttemptAt!)).toBeGreaterThan(h.clock.now());
+    expect(waiting.observedGeneration).not.toBe(3);
+    expect(h.ebs.calls.ModifyVolume).toBe(1);
+
+    for (let i = 0; i < 60; i++) {
+      await h.watch();
+      await h.settle(MINUTE, MINUTE);
+    }
+    const volume = await volumeOf(h);
+    expect(h.ebs.volume(volume.ebsVolumeId!)).toMatchObject({ iops: 3000 });
+    expect(volume).toMatchObject({ status: { state: 'available' }, observed: { iops: 3000 }, observedGeneration: 3 });
+    expect(volume.status.code).toBeUndefined();
+    expect(volume.modificationSentAt).toBeUndefined();
+  });
+
   it('is followed as the record\'s own when the spec still asks for it, with no second ModifyVolume', async () => {
     const h = await slowModifyingVolume();
     await sentUnrecorded(h, 'answer');
