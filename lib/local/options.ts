@@ -19,6 +19,13 @@ export interface LocalOptions {
   warnings: string[];
 }
 
+/**
+ * The most demo instances a start launches: plenty to try attachments on, all listed in one
+ * start-up line. A count beyond it is a slip of the keyboard: a few million filled the memory
+ * backend's heap, and crashed it, before the API started.
+ */
+export const MAX_DEMO_INSTANCES = 100;
+
 const URL_EXPECTED = 'expected an http:// or https:// URL, such as http://127.0.0.1:4566';
 
 function isHttpUrl(value: string): boolean {
@@ -40,7 +47,7 @@ export function localCommand(): Command {
     .description('Run the provisioner pipeline locally: HTTP API, watcher, executor and reconciler.')
     .addOption(new Option('--backend <backend>', 'where records, messages and volumes live').choices(['memory', 'moto']).default('memory'))
     .option('--port <port>', 'HTTP API port on 127.0.0.1 (0 picks a free one)', wholeNumberOption({ min: 0, max: 65535 }), 3000)
-    .option('--demo-instances <count>', 'EC2 instances to launch for trying attachments', wholeNumberOption({ min: 0 }), 2)
+    .option('--demo-instances <count>', 'EC2 instances to launch for trying attachments', wholeNumberOption({ min: 0, max: MAX_DEMO_INSTANCES }), 2)
     .option('--endpoint <url>', 'AWS endpoint for the moto backend instead of starting moto_server (default AWS_ENDPOINT_URL)', endpointOption)
     // A longer period than a timer holds would run a pass every millisecond.
     .option('--reconcile-seconds <seconds>', 'reconciler period', wholeNumberOption({ min: 1, max: MAX_TIMER_SECONDS }), RECONCILER.intervalMinutes * 60)

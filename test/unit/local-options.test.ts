@@ -66,6 +66,13 @@ describe('npm start options', () => {
     expect(stderr).toContain("option '--reconcile-seconds <seconds>' argument '2147484' is invalid. must be a whole number from 1 to 2147483");
   });
 
+  it('rejects more demo instances than one start launches, before anything starts', () => {
+    expect(read(['--demo-instances', '100']).options?.demoInstances).toBe(100);
+    const { options, stderr } = read(['--demo-instances', '30000000']);
+    expect(options).toBeUndefined();
+    expect(stderr).toContain("option '--demo-instances <count>' argument '30000000' is invalid. must be a whole number from 0 to 100");
+  });
+
   it('rejects a port out of range and an unknown backend', () => {
     expect(read(['--port', '70000']).stderr).toContain("option '--port <port>' argument '70000' is invalid");
     expect(read(['--backend', 'dynamo']).stderr).toContain("argument 'dynamo' is invalid. Allowed choices are memory, moto.");
