@@ -1,4 +1,5 @@
 /** Readable terminal output for the local runtime: one line per log entry and per status change. */
+import type { Writable } from 'node:stream';
 import type { DynamoDBRecord } from 'aws-lambda';
 import { keyString } from '../domain/records.js';
 import type { Log } from '../engine/ports.js';
@@ -19,9 +20,25 @@ function format(attributes?: Record<string, unknown>): string {
     .join('');
 }
 
+/**
+ * Writes each line to `stream` while it takes them. Once a write fails (the pipe it fed was closed,
+ * as `npm start | head` closes it; the terminal is gone), the lines are dropped and the pipeline
+ * runs on, a stop still stopping it in order: the stream's 'error', left unhandled, crashed the
+ * process on the next line.
+ */
+export function lineWriter(stream: Writable): (line: string) => void {
+  let gone = false;
+  stream.on('error', () => {
+    gone = true;
+  });
+  return (line) => {
+    if (!gone && !stream.destroyed) stream.write(`${line}\n`);
+  };
+}
+
 export function consoleLog(options: { level?: Level; write?: (line: string) => void; now?: () => Date } = {}): Log {
   const min = ORDER[options.level ?? 'info'];
-  const write = options.write ?? ((line: string) => process.stdout.write(`${line}\n`));
+  const write = options.write ?? lineWriter(process.stdout);
   const now = options.now ?? (() => new Date());
   const at = (level: Level) => (message: string, attributes?: Record<string, unknown>) => {
     if (ORDER[level] >= min) write(`${time(now())} ${level.toUpperCase().padEnd(5)} ${message}${format(attributes)}`);

@@ -184,6 +184,17 @@ describe('npm start (memory backend)', () => {
     expect(running.lines.filter((line) => /again: exiting at once/.test(line))).toEqual([]);
   }, 45_000);
 
+  it('runs on, and stops in order, once the pipe its output went to is closed (`npm start | head -5`)', async () => {
+    running = start(['--port', '0', '--demo-instances', '0']);
+    const [, apiUrl] = await running.lineMatching(/HTTP API on (http:\/\/127\.0\.0\.1:\d+)/);
+    await running.lineMatching(/Ctrl-C stops$/);
+    // The reader goes, as `head` does once it has its lines: the runtime's next line meets a closed pipe.
+    running.child.stdout.destroy();
+    running.child.kill('SIGINT');
+    expect(await running.exited).toEqual({ code: 0, signal: null });
+    expect(await listening(`${apiUrl}/openapi.json`)).toBe(false);
+  }, 45_000);
+
   it('rejects an unknown backend before starting anything', async () => {
     running = start(['--backend', 'dynamo']);
     const { code } = await running.exited;

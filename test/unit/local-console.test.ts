@@ -1,8 +1,9 @@
 import { marshall } from '@aws-sdk/util-dynamodb';
+import { Writable } from 'node:stream';
 import type { DynamoDBRecord } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import { itemKey } from '../../lib/aws/record-item.js';
-import { consoleLog, describeTransition, printingTransitions, tryCommand } from '../../lib/local/console.js';
+import { consoleLog, describeTransition, lineWriter, printingTransitions, tryCommand } from '../../lib/local/console.js';
 
 describe('local runtime console', () => {
   it('stamps each line with the time of day in UTC, marked Z', () => {
@@ -12,6 +13,23 @@ describe('local runtime console', () => {
     log.warn('careful', { port: 3000 });
     log.debug('not shown at info');
     expect(lines).toEqual(['03:04:05Z INFO  HTTP API on http://127.0.0.1:3000', '03:04:05Z WARN  careful port=3000']);
+  });
+
+  it('drops its lines once its output is gone (a closed pipe), rather than crash the runtime on the next one', async () => {
+    const attempted: string[] = [];
+    // What stdout does once the reader of its pipe has exited (`npm start | head -2`); its 'error' left unhandled fails the run.
+    const closedPipe = new Writable({
+      write(chunk: Buffer, _encoding, callback) {
+        attempted.push(chunk.toString());
+        callback(Object.assign(new Error('write EPIPE'), { code: 'EPIPE', syscall: 'write' }));
+      },
+    });
+    const log = consoleLog({ write: lineWriter(closedPipe), now: () => new Date('2026-01-02T03:04:05Z') });
+    log.info('demo instances in us-east-1a: i-1');
+    await new Promise((resolve) => setImmediate(resolve));
+    log.info('SIGINT: stopping… (again to force)');
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(attempted).toEqual(['03:04:05Z INFO  demo instances in us-east-1a: i-1\n']);
   });
 
   it('suggests attaching to the first demo instance, and without one a volume in the zone instead', () => {
