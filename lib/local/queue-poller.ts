@@ -9,6 +9,7 @@
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import type { Clock, Log } from '../engine/ports.js';
 import { EXECUTOR } from '../settings.js';
+import { pollUntilStopped } from './poll-loop.js';
 
 export interface QueueSource {
   /** Up to `max` visible messages, hidden for the visibility timeout once returned. */
@@ -51,14 +52,9 @@ export class QueuePoller {
     await Promise.all(this.workers);
   }
 
-  private async work(): Promise<void> {
-    while (this.running) {
-      const handled = await this.pollOnce().catch((error: unknown) => {
-        this.options.log.error('queue poller failed', { error: String(error) });
-        return 0;
-      });
-      if (handled === 0 && this.running) await this.options.clock.sleep(this.options.idleMs ?? 200);
-    }
+  private work(): Promise<void> {
+    const { clock, log } = this.options;
+    return pollUntilStopped({ running: () => this.running, pollOnce: () => this.pollOnce(), clock, log, idleMs: this.options.idleMs ?? 200, name: 'queue poller' });
   }
 
   /** Gathers one batch (within the batching window), invokes the handler, deletes what succeeded. */

@@ -10,6 +10,7 @@
 import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import type { Clock, Log } from '../engine/ports.js';
 import { WATCHER } from '../settings.js';
+import { pollUntilStopped } from './poll-loop.js';
 
 export interface StreamSource {
   /** The next records, in order, each returned once. */
@@ -74,15 +75,8 @@ export class StreamPoller {
   start(): void {
     if (this.running) return;
     this.running = true;
-    this.loop = (async () => {
-      while (this.running) {
-        const handled = await this.pollOnce().catch((error: unknown) => {
-          this.options.log.error('stream poller failed', { error: String(error) });
-          return 0;
-        });
-        if (handled === 0 && this.running) await this.options.clock.sleep(this.options.idleMs ?? 200);
-      }
-    })();
+    const { clock, log } = this.options;
+    this.loop = pollUntilStopped({ running: () => this.running, pollOnce: () => this.pollOnce(), clock, log, idleMs: this.options.idleMs ?? 200, name: 'stream poller' });
   }
 
   async stop(): Promise<void> {

@@ -258,6 +258,66 @@ describe('QueuePoller', () => {
   });
 });
 
+describe('a poller whose source fails (the emulator stopped)', () => {
+  /** The waits the poller logged after each failed read, over `ms` of a source that refuses every read, then those once it answers again. */
+  async function waitsLogged(startPoller: (source: () => Promise<never[]>, clock: FakeClock, log: RecordingLog) => { stop(): Promise<void> }) {
+    const clock = new FakeClock(0);
+    const log = new RecordingLog();
+    let down = true;
+    let reads = 0;
+    const poller = startPoller(async () => {
+      reads++;
+      if (down) throw new Error('connect ECONNREFUSED 127.0.0.1:4566');
+      return [];
+    }, clock, log);
+    await clock.advance(60_000);
+    const whileDown = { reads, waits: log.entries.filter((e) => e.level === 'error').map((e) => e.attributes?.nextReadInMs) };
+    down = false;
+    await clock.advance(10_000);
+    const readsBack = reads;
+    await clock.advance(1_000);
+    const stopped = poller.stop();
+    await clock.advance(10_000);
+    await stopped;
+    return { ...whileDown, readsInASecondOnceBack: reads - readsBack };
+  }
+
+  const backingOff = [200, 400, 800, 1_600, 3_200, 6_400, 10_000, 10_000, 10_000, 10_000, 10_000];
+
+  it('the queue poller waits twice as long after each read that failed in a row, up to 10 s, and reads as before once the source answers', async () => {
+    const result = await waitsLogged((receive, clock, log) => {
+      const poller = new QueuePoller({ source: { receive, delete: async () => {} }, clock, log, handler: async () => ({ batchItemFailures: [] }), settings: { batchSize: 10, maxBatchingWindowSeconds: 0, maxConcurrency: 1 } });
+      poller.start();
+      return poller;
+    });
+    expect(result).toEqual({ reads: backingOff.length, waits: backingOff, readsInASecondOnceBack: 5 });
+  });
+
+  it('a stop asked for during a long wait after failed reads ends the poller within its idle wait, not at the end of that wait', async () => {
+    const clock = new FakeClock(0);
+    const receive = async (): Promise<never[]> => {
+      throw new Error('connect ECONNREFUSED 127.0.0.1:4566');
+    };
+    const poller = new QueuePoller({ source: { receive, delete: async () => {} }, clock, log: new RecordingLog(), handler: async () => ({ batchItemFailures: [] }), settings: { batchSize: 10, maxBatchingWindowSeconds: 0, maxConcurrency: 1 } });
+    poller.start();
+    await clock.advance(13_000); // the 7th failed read, at 12.6 s, waits 10 s
+    let stopped = false;
+    const stopping = poller.stop().then(() => (stopped = true));
+    await clock.advance(200);
+    expect(stopped).toBe(true);
+    await stopping;
+  });
+
+  it('so does the stream poller', async () => {
+    const result = await waitsLogged((read, clock, log) => {
+      const poller = new StreamPoller({ source: { read }, clock, log, settings, handler: async () => ({ batchItemFailures: [] }) });
+      poller.start();
+      return poller;
+    });
+    expect(result).toEqual({ reads: backingOff.length, waits: backingOff, readsInASecondOnceBack: 5 });
+  });
+});
+
 describe('QueuePoller on the memory backend', () => {
   it('redelivers a failed message after the visibility timeout and dead-letters it after the maximum receives', async () => {
     const clock = new FakeClock(0);

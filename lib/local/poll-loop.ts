@@ -1,0 +1,46 @@
+/**
+ * The loop of a poller: reads while running, waiting `idleMs` after a read that found nothing, and
+ * longer after each read that failed in a row (the emulator stopped, its endpoint refusing
+ * connections), as Lambda's pollers back off: a wait that doubles from `idleMs` up to
+ * MAX_FAILURE_WAIT_MS, so the log gets one line per read that failed rather than dozens a second,
+ * and a source back again is read within that time. A stop still ends the loop within `idleMs`.
+ */
+import type { Clock, Log } from '../engine/ports.js';
+
+/** The longest wait after reads that failed in a row. */
+export const MAX_FAILURE_WAIT_MS = 10_000;
+
+export interface PollLoopOptions {
+  /** Whether to go on; checked before each read and each wait. */
+  running: () => boolean;
+  /** One read and what it was handed on to; returns the items handled (0: nothing there). */
+  pollOnce: () => Promise<number>;
+  clock: Clock;
+  log: Log;
+  /** The wait after a read that found nothing. */
+  idleMs: number;
+  /** What failed, for the log line: `queue poller`. */
+  name: string;
+}
+
+export async function pollUntilStopped(options: PollLoopOptions): Promise<void> {
+  const { clock, log, idleMs } = options;
+  let failedInARow = 0;
+  while (options.running()) {
+    let handled: number;
+    try {
+      handled = await options.pollOnce();
+      failedInARow = 0;
+    } catch (error) {
+      failedInARow++;
+      const waitMs = Math.min(MAX_FAILURE_WAIT_MS, Math.max(idleMs, 1) * 2 ** (failedInARow - 1));
+      log.error(`${options.name} failed`, { error: String(error), ...(failedInARow > 1 ? { failedInARow } : {}), nextReadInMs: waitMs });
+      // In steps of the idle wait: a stop asked for meanwhile is not held up by the longer wait.
+      for (let waited = 0; waited < waitMs && options.running(); waited += idleMs > 0 ? idleMs : waitMs) {
+        await clock.sleep(Math.min(idleMs > 0 ? idleMs : waitMs, waitMs - waited));
+      }
+      continue;
+    }
+    if (handled === 0 && options.running()) await clock.sleep(idleMs);
+  }
+}
