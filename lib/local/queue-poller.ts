@@ -64,7 +64,8 @@ export class QueuePoller {
     for (;;) {
       const received = await this.options.source.receive(Math.min(10, this.settings.batchSize - batch.length));
       batch.push(...received);
-      if (batch.length >= this.settings.batchSize || (received.length === 0 && (batch.length === 0 || this.options.clock.now() >= windowEnds))) break;
+      // A batch goes once full or once the window is over, however many messages are still coming in.
+      if (batch.length === 0 || batch.length >= this.settings.batchSize || this.options.clock.now() >= windowEnds) break;
       if (received.length === 0) await this.options.clock.sleep(Math.min(100, Math.max(0, windowEnds - this.options.clock.now())));
     }
     if (batch.length === 0) return 0;

@@ -215,6 +215,32 @@ describe('QueuePoller', () => {
     expect(await poller.pollOnce()).toBe(0);
   });
 
+  it('hands the batch over once its window is over, while messages still trickle in, rather than once it is full', async () => {
+    let now = 0;
+    // A message arrives every 300 ms: each receive returns one, 300 ms after the last.
+    const clock = { now: () => now, sleep: async (ms: number) => void (now += ms) };
+    let sent = 0;
+    const batches: { at: number; messages: number }[] = [];
+    const poller = new QueuePoller({
+      source: {
+        receive: async () => {
+          now += 300;
+          return [message(`m${++sent}`)];
+        },
+        delete: async () => {},
+      },
+      clock,
+      log: new RecordingLog(),
+      settings: { batchSize: 100, maxBatchingWindowSeconds: 1, maxConcurrency: 1 },
+      handler: async (event: SQSEvent) => {
+        batches.push({ at: now, messages: event.Records.length });
+        return { batchItemFailures: [] };
+      },
+    });
+    await poller.pollOnce();
+    expect(batches).toEqual([{ at: 1_200, messages: 4 }]);
+  });
+
   it('leaves the whole batch for redelivery when the response names a message not in it, as Lambda does', async () => {
     const clock = new FakeClock(0);
     const visible = [message('a'), message('b')];
