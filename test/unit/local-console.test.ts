@@ -1,5 +1,5 @@
 import { marshall } from '@aws-sdk/util-dynamodb';
-import { Writable } from 'node:stream';
+import { PassThrough, Writable } from 'node:stream';
 import type { DynamoDBRecord } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import { itemKey } from '../../lib/aws/record-item.js';
@@ -17,7 +17,7 @@ describe('local runtime console', () => {
 
   it('drops its lines once its output is gone (a closed pipe), rather than crash the runtime on the next one', async () => {
     const attempted: string[] = [];
-    // What stdout does once the reader of its pipe has exited (`npm start | head -2`); its 'error' left unhandled fails the run.
+    // What stdout does once the reader of its pipe has exited (`npm start | head -2`).
     const closedPipe = new Writable({
       write(chunk: Buffer, _encoding, callback) {
         attempted.push(chunk.toString());
@@ -30,6 +30,12 @@ describe('local runtime console', () => {
     log.info('SIGINT: stopping… (again to force)');
     await new Promise((resolve) => setImmediate(resolve));
     expect(attempted).toEqual(['03:04:05Z INFO  demo instances in us-east-1a: i-1\n']);
+  });
+
+  it("takes the error its output reports (EPIPE, or EIO once the terminal is gone): an 'error' no one listens for is thrown, and ends the process", () => {
+    const stdout = new PassThrough();
+    lineWriter(stdout);
+    expect(() => stdout.emit('error', Object.assign(new Error('write EIO'), { code: 'EIO', syscall: 'write' }))).not.toThrow();
   });
 
   it('suggests attaching to the first demo instance, and without one a volume in the zone instead', () => {
