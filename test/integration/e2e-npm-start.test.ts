@@ -190,6 +190,7 @@ describe('npm start (memory backend)', () => {
     await running.lineMatching(/Ctrl-C stops$/);
     // The reader goes, as `head` does once it has its lines: the runtime's next line meets a closed pipe.
     running.child.stdout.destroy();
+    await new Promise((resolve) => setTimeout(resolve, 200));
     running.child.kill('SIGINT');
     expect(await running.exited).toEqual({ code: 0, signal: null });
     expect(await listening(`${apiUrl}/openapi.json`)).toBe(false);
