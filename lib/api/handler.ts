@@ -8,7 +8,7 @@
 import middy, { type MiddlewareObj } from '@middy/core';
 import httpHeaderNormalizer from '@middy/http-header-normalizer';
 import jsonBodyParser from '@middy/http-json-body-parser';
-import httpRouterHandler, { type Route } from '@middy/http-router';
+import httpRouterHandler from '@middy/http-router';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { z } from 'zod';
 import { describeValidationIssues, fieldPath } from '../domain/validation.js';
@@ -51,18 +51,38 @@ export function createApiHandler(deps: ApiHandlerDeps): ApiHandler {
     openApiDocument: () => (document ??= buildOpenApiDocument()),
   };
 
-  const routes: Route<APIGatewayProxyEvent, APIGatewayProxyResult>[] = ROUTES.map((route) => ({
+  const routes = ROUTES.map((route) => ({
     method: route.method,
     path: route.path,
-    handler: routeHandler(route, context),
+    handler: routeHandler(route, context) as RouteRun,
   }));
+  const byPath = httpRouterHandler({ routes, notFoundResponse: noSuchRoute }) as RouteRun;
+  const byResource = new Map(routes.map((route) => [`${route.method} ${route.path}`, route.handler]));
 
   return middy<APIGatewayProxyEvent, APIGatewayProxyResult, Error, Context>()
     .use(deps.middlewares ?? [])
     .use(httpHeaderNormalizer())
     .use(problemResponses(log))
     .use(bodySizeLimit(API.maxBodyBytes))
-    .handler(httpRouterHandler({ routes, notFoundResponse: noSuchRoute }));
+    .handler((event, context, options) => {
+      const routed = byResource.get(`${event.httpMethod} ${routedResource(event)}`);
+      return (routed ?? byPath)(event, context, options);
+    });
+}
+
+/** A route's handler or the router, as the handler calls them (with middy's options: its abort signal). */
+type RouteRun = (event: APIGatewayProxyEvent, context: Context, options: unknown) => Promise<APIGatewayProxyResult>;
+
+/**
+ * The route template API Gateway matched the request to (`/volumes/{volumeId}`), with the ids in
+ * `pathParameters`. Deployed, this is what to route on: `path` is the path as the client sent it,
+ * which under a custom domain carries its base path mapping (`/ebs/volumes/data-01`) and would
+ * match no route, or another (a base path `volumes` makes `GET /volumes/volumes` look like the
+ * volume `volumes`). The local server's events name the catch-all `/{proxy+}`, which is no route:
+ * they are routed on their path, which is the API's own.
+ */
+function routedResource(event: APIGatewayProxyEvent): string | undefined {
+  return event.resource ?? event.requestContext?.resourcePath;
 }
 
 const NO_QUERY = z.strictObject({});
@@ -212,6 +232,10 @@ function isJsonMediaType(contentType: string): boolean {
   return /^application\/([^/\s]+\+)?json$/.test(mediaType);
 }
 
+/**
+ * The route's ids from `pathParameters`: API Gateway's (REST APIs pass them percent-encoded, as
+ * sent) or, routed on the path, the router's. Either way each is percent-decoded once here.
+ */
 function pickPathParameters(event: APIGatewayProxyEvent, names: string[]): Record<string, string | undefined> {
   const values: Record<string, string | undefined> = {};
   for (const name of names) {

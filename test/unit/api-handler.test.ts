@@ -663,6 +663,87 @@ describe('API handler', () => {
     });
   });
 
+  describe('deployed behind a custom domain with a base path mapping', () => {
+    /**
+     * The event API Gateway builds for `https://ebs.example.com/<basePath><path>`, routed to the API's
+     * resource `resource`: `path` keeps the base path, `resource` and `pathParameters` are the API's
+     * own, and REST APIs pass path parameters percent-encoded, as sent.
+     */
+    const gatewayEvent = (request: { method: string; basePath: string; path: string; resource: string; pathParameters?: Record<string, string>; json?: unknown }) => {
+      const sent = `/${request.basePath}${request.path}`;
+      const local = toProxyEvent({
+        method: request.method,
+        url: sent,
+        ...(request.json === undefined ? {} : { headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(request.json) }),
+      });
+      return {
+        ...local,
+        resource: request.resource,
+        pathParameters: request.pathParameters ?? null,
+        requestContext: { ...local.requestContext, domainName: 'ebs.example.com', path: sent, resourcePath: request.resource, stage: 'v1' },
+      };
+    };
+    const callGateway = async (request: Parameters<typeof gatewayEvent>[0]): Promise<ApiResponse> => {
+      const event = gatewayEvent(request);
+      const result = await api.handler(event, localLambdaContext(event.requestContext.requestId));
+      const contentType = Object.entries(result.headers ?? {}).find(([name]) => name.toLowerCase() === 'content-type')?.[1];
+      return { ...result, json: result.body ? JSON.parse(result.body) : undefined, contentType: contentType as string | undefined };
+    };
+
+    it('routes on the resource API Gateway matched, not on the path with its base path', async () => {
+      const created = await callGateway({ method: 'POST', basePath: 'storage', path: '/volumes', resource: '/volumes', json: { volumeId: 'data-01', spec: GP3 } });
+      expect(created.statusCode).toBe(201);
+      expect(new URL(String(created.headers?.Location), 'https://ebs.example.com/storage/volumes').href).toBe('https://ebs.example.com/storage/volumes/data-01');
+
+      const shown = await callGateway({ method: 'GET', basePath: 'storage', path: '/volumes/data-01', resource: '/volumes/{volumeId}', pathParameters: { volumeId: 'data-01' } });
+      expect(shown.statusCode).toBe(200);
+      expect(VolumeDetailsSchema.parse(shown.json).volumeId).toBe('data-01');
+
+      const attached = await callGateway({
+        method: 'PUT',
+        basePath: 'storage',
+        path: `/volumes/data-01/attachments/${INSTANCE_A}`,
+        resource: '/volumes/{volumeId}/attachments/{instanceId}',
+        pathParameters: { volumeId: 'data-01', instanceId: INSTANCE_A },
+      });
+      expect(attached.statusCode).toBe(201);
+      expect(AttachmentSchema.parse(attached.json)).toMatchObject({ volumeId: 'data-01', instanceId: INSTANCE_A });
+
+      const listed = await callGateway({
+        method: 'GET',
+        basePath: 'storage',
+        path: `/instances/${INSTANCE_A}/attachments`,
+        resource: '/instances/{instanceId}/attachments',
+        pathParameters: { instanceId: INSTANCE_A },
+      });
+      expect(listed.statusCode).toBe(200);
+      expect(AttachmentListSchema.parse(listed.json).items.map((item) => item.volumeId)).toEqual(['data-01']);
+
+      const document = await callGateway({ method: 'GET', basePath: 'storage', path: '/openapi.json', resource: '/openapi.json' });
+      expect(document.statusCode).toBe(200);
+    });
+
+    it('under a base path that reads as a route (`volumes`) lists the volumes rather than showing a volume named `volumes`', async () => {
+      await api.call({ method: 'POST', url: '/volumes', json: { volumeId: 'data-01', spec: GP3 } });
+      const listed = await callGateway({ method: 'GET', basePath: 'volumes', path: '/volumes', resource: '/volumes' });
+      expect(listed.statusCode).toBe(200);
+      expect(VolumeListSchema.parse(listed.json).items.map((item) => item.volumeId)).toEqual(['data-01']);
+    });
+
+    it('decodes an id from pathParameters once, as the local server\'s path is decoded', async () => {
+      await api.call({ method: 'POST', url: '/volumes', json: { volumeId: 'data-01', spec: GP3 } });
+      for (const sent of ['%64ata-01', '%2564ata-01', 'bad%20id']) {
+        const local = await api.call({ method: 'GET', url: `/volumes/${sent}` });
+        const deployed = await callGateway({ method: 'GET', basePath: 'storage', path: `/volumes/${sent}`, resource: '/volumes/{volumeId}', pathParameters: { volumeId: sent } });
+        expect({ sent, status: deployed.statusCode, json: deployed.json }).toEqual({ sent, status: local.statusCode, json: local.json });
+      }
+      expect((await api.call({ method: 'GET', url: '/volumes/%64ata-01' })).statusCode).toBe(200);
+      expect(expectProblem(await api.call({ method: 'GET', url: '/volumes/%2564ata-01' }), 400).errors).toEqual([
+        expect.objectContaining({ path: 'volumeId' }),
+      ]);
+    });
+  });
+
   describe('server faults', () => {
     it('answers 500 as a problem without internals, and logs the cause', async () => {
       const log = new RecordingLog();
