@@ -167,13 +167,29 @@ export class ApiClient {
       const gatewayMessage = typeof (parsed as { message?: unknown })?.message === 'string' ? (parsed as { message: string }).message : undefined;
       // Such a server's error page is named, not printed whole; plain text is printed as it is.
       const page = parsed === undefined && text !== '' && !/^text\/plain\b/.test(contentType);
-      const message = problem?.detail ?? gatewayMessage ?? (page ? notTheApi() : text);
+      const message = problem?.detail ?? (gatewayMessage === undefined ? undefined : gatewayAnswer(response.status, gatewayMessage, method)) ?? (page ? notTheApi() : text);
       throw new ApiError(response.status, problem, message || response.statusText, parsed);
     }
     if (parsed === undefined) throw new Error(notTheApi());
     const etag = response.headers.get('etag');
     return { status: response.status, body: parsed as T, ...(etag !== null ? { etag } : {}) };
   }
+}
+
+/**
+ * API Gateway's own `{"message"}` answer, with what it means where it does not say: deployed, a 502
+ * or 500 `Internal server error` is API Gateway's, not the function's (which answers a problem,
+ * `internal`). A 502: the function ran but failed or ran out of its time, so a write may have been
+ * stored before it stopped. A 500: Lambda refused to run the function, so nothing was done.
+ * (https://docs.aws.amazon.com/lambda/latest/dg/services-apigateway-errors.html)
+ */
+function gatewayAnswer(status: number, message: string, method: string): string {
+  if (status === 502) {
+    const outcome = method === 'GET' ? 'safe to retry' : 'the change may have been made: read the record before repeating it';
+    return `${message}: the API function failed or did not finish in time; ${outcome}`;
+  }
+  if (status === 500) return `${message}: the API function could not be run; nothing was done, safe to retry`;
+  return message;
 }
 
 function attachmentPath(volumeId: string, instanceId: string): string {

@@ -38,7 +38,8 @@ export function requestParameters(route: ApiRoute): Record<string, boolean> {
  * The problem kind of each answer API Gateway gives itself. Each kind's status is the type's
  * documented default (https://docs.aws.amazon.com/apigateway/latest/developerguide/supported-gateway-response-types.html);
  * the custom authorizer types (this API has none) and the DEFAULT_4XX / DEFAULT_5XX fallbacks,
- * whose status varies, keep API Gateway's `{"message"}`.
+ * whose status varies, keep API Gateway's `{"message"}`: so does its 502 for a function that
+ * fails or runs out of time, `{"message": "Internal server error"}` (docs/api.md).
  */
 export const GATEWAY_PROBLEMS: ReadonlyArray<readonly [apigateway.ResponseType, ProblemKind]> = [
   [apigateway.ResponseType.MISSING_AUTHENTICATION_TOKEN, 'missing-authentication-token'],

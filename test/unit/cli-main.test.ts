@@ -526,6 +526,27 @@ describe('CLI against the API over HTTP', () => {
       expect((await cli('volumes', 'get', 'data-01')).stderr).toBe('error: 502: upstream connect error\n');
     });
 
+    it('says what API Gateway\'s own 502 and 500 `Internal server error` mean: whether the change may have been made, and when to retry', async () => {
+      const gatewayError = (statusCode: number) =>
+        (async () => ({ statusCode, headers: { 'Content-Type': 'application/json' }, body: '{"message": "Internal server error"}' })) as unknown as typeof currentHandler;
+      // The function ran, and failed or ran out of its time: a write may be stored.
+      currentHandler = gatewayError(502);
+      const write = await cli('volumes', 'create', '--az', 'us-east-1a', '--size', '20', '--id', 'data-01');
+      expect(write.code).toBe(EXIT.failed);
+      expect(write.stderr).toBe(
+        'error: 502: Internal server error: the API function failed or did not finish in time; the change may have been made: read the record before repeating it\n',
+      );
+      const read = await cli('volumes', 'get', 'data-01');
+      expect(read.stderr).toBe('error: 502: Internal server error: the API function failed or did not finish in time; safe to retry\n');
+      // Lambda refused to run the function: nothing was done.
+      currentHandler = gatewayError(500);
+      const refused = await cli('volumes', 'delete', 'data-01');
+      expect(refused.code).toBe(EXIT.failed);
+      expect(refused.stderr).toBe('error: 500: Internal server error: the API function could not be run; nothing was done, safe to retry\n');
+      // In JSON, the answer as it came.
+      expect(JSON.parse((await cli('-o', 'json', 'volumes', 'get', 'data-01')).stderr)).toEqual({ message: 'Internal server error' });
+    });
+
     it('says that a request the API did not answer in time may have been made, rather than that the API cannot be reached', async () => {
       beforeSend = async () => {
         throw new DOMException('The operation was aborted due to timeout', 'TimeoutError');
