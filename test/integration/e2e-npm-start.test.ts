@@ -4,8 +4,10 @@
  * latter also sent to npm itself, and a Ctrl-C sent to the process group of npm and the runtime.
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { delimiter, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { REPEAT_WINDOW_MS } from '../../lib/local/signals.js';
@@ -26,9 +28,9 @@ interface Started {
  * group (and the group is killed after the test). `viaNpm`: `npm start -- <args>` itself (detached),
  * rather than the command its script runs.
  */
-function start(args: string[], options: { detached?: boolean; viaNpm?: boolean } = {}): Started {
+function start(args: string[], options: { detached?: boolean; viaNpm?: boolean; path?: string } = {}): Started {
   // A user's own AWS_PROFILE set, no credentials: the runtime uses its dummy ones, never the profile.
-  const env = userAwsEnvironment(process.env);
+  const env = { ...userAwsEnvironment(process.env), ...(options.path === undefined ? {} : { PATH: options.path }) };
   const detached = (options.detached ?? false) || (options.viaNpm ?? false);
   const child = options.viaNpm
     ? // npm's own registry calls are switched off: only the runtime runs.
@@ -269,19 +271,31 @@ describeWithMoto('npm start -- --backend moto', () => {
   }, 60_000);
 
   it.skipIf(process.platform !== 'linux')('exits at once on a second SIGTERM, killing the moto_server it started', async () => {
-    running = start(['--backend', 'moto', '--port', '0', '--demo-instances', '0']);
-    const runtimePid = running.child.pid!;
-    await running.lineMatching(/backend=moto endpoint=moto_server \(starting\)$/);
-    // moto_server takes seconds to answer: the orderly stop waits for it, and the second signal comes first.
-    const moto = await childOf(runtimePid, /moto_server/);
-    running.child.kill('SIGTERM');
-    await running.lineMatching(/SIGTERM: stopping… \(again to force\)$/);
-    // Past the moment within which the same signal is the first one delivered twice.
-    await new Promise((resolve) => setTimeout(resolve, REPEAT_WINDOW_MS + 100));
-    running.child.kill('SIGTERM');
-    expect(await running.exited).toEqual({ code: 143, signal: null });
-    expect(running.lines).toEqual(expect.arrayContaining([expect.stringMatching(/WARN +SIGTERM again: exiting at once$/)]));
-    expect(processAlive(moto)).toBe(false);
+    // A moto_server that never answers and ignores SIGTERM, so the orderly stop is certainly still
+    // waiting for it when the second signal comes (a real one may be ready before that, on a quick machine).
+    const bin = mkdtempSync(join(tmpdir(), 'never-ready-moto-'));
+    try {
+      writeFileSync(
+        join(bin, 'moto_server'),
+        '#!/usr/bin/env python3\nimport signal, time\nsignal.signal(signal.SIGTERM, signal.SIG_IGN)\ntime.sleep(120)\n',
+        { mode: 0o755 },
+      );
+      running = start(['--backend', 'moto', '--port', '0', '--demo-instances', '0'], { path: `${bin}${delimiter}${process.env.PATH ?? ''}` });
+      const runtimePid = running.child.pid!;
+      await running.lineMatching(/backend=moto endpoint=moto_server \(starting\)$/);
+      const moto = await childOf(runtimePid, /moto_server/);
+      running.child.kill('SIGTERM');
+      await running.lineMatching(/SIGTERM: stopping… \(again to force\)$/);
+      // Past the moment within which the same signal is the first one delivered twice.
+      await new Promise((resolve) => setTimeout(resolve, REPEAT_WINDOW_MS + 100));
+      expect(running.child.exitCode).toBeNull();
+      running.child.kill('SIGTERM');
+      expect(await running.exited).toEqual({ code: 143, signal: null });
+      expect(running.lines).toEqual(expect.arrayContaining([expect.stringMatching(/WARN +SIGTERM again: exiting at once$/)]));
+      expect(processAlive(moto)).toBe(false);
+    } finally {
+      rmSync(bin, { recursive: true, force: true });
+    }
   }, 30_000);
 
   it('stops cleanly when told to while moto_server is still starting', async () => {
