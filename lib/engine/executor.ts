@@ -32,7 +32,7 @@ import { nextAttachmentState, nextVolumeState, type AttachmentEvent, type Volume
 import { createSentUnrecorded, managedTagsOf, parseRecord, specChangeIssues, validAttachments } from '../domain/validation.js';
 import { METRICS, OWNERSHIP_TAGS, QUEUE } from '../settings.js';
 import { shortenMessage } from '../domain/status-message.js';
-import { RATE_BUCKET_OF, resolveEngineConfig, type EngineConfig, type MutatingAction, type RateBucket } from './config.js';
+import { RATE_BUCKET_OF, resolveEngineConfig, type MutatingAction, type RateBucket } from './config.js';
 import { allocateDevices, type DeviceRequest } from './devices.js';
 import { classifyError, createRefused, createUnrepeatable, errorMessage, type ClassifiedError, type ProviderCall } from './errors.js';
 import {
@@ -57,23 +57,16 @@ import {
 import {
   ConditionFailedError,
   ItemTooLargeError,
-  type Clock,
-  type Log,
-  type Metrics,
   type ModificationState,
   type OperationKind,
   type OperationMessage,
   type OperationOutcome,
-  type OperationQueue,
   type ProviderInstance,
   type ProviderModification,
   type ProviderVolume,
   type QueuedOperation,
   type RecordChanges,
-  type RecordStore,
-  type SharedRateBudget,
   type TokensTaken,
-  type VolumeProvider,
   type WriteCondition,
   unchangedSince,
 } from './ports.js';
@@ -106,22 +99,10 @@ import {
   withStarts,
 } from './modification-window.js';
 import { changesWithoutCall, FUTURE_MODIFICATION_START_LOG, markAttachmentsDying, VOLUME_RECORD_REMOVED_LOG, type DecisionWithoutCall } from './without-call.js';
+import type { ExecutorContext, ExecutorDeps } from './execution/context.js';
+import type { Result, Item } from './execution/item.js';
 
-export interface ExecutorDeps {
-  store: RecordStore;
-  queue: OperationQueue;
-  provider: VolumeProvider;
-  clock: Clock;
-  metrics: Metrics;
-  log: Log;
-  config?: Partial<EngineConfig>;
-  /** EC2's request buckets shared with the other environments; without it each spends its own share (`rateBudgets`). */
-  rateBudget?: SharedRateBudget;
-  /** Jitter source, [0, 1). */
-  random?: () => number;
-  /** Claim owner id of one invocation. */
-  newOwnerId?: () => string;
-}
+export type { ExecutorDeps } from './execution/context.js';
 
 export interface ExecutorBatchItem {
   messageId: string;
@@ -189,95 +170,6 @@ function unrecordedCreateRequest(volume: VolumeRecord): CreateRequest {
   return { clientToken, availabilityZone: volume.availabilityZone!, spec: volume.spec };
 }
 
-/** Where one record's turn ended: what to write and when to look again. */
-interface Result {
-  outcome: OperationOutcome;
-  latencyMs?: number;
-  changes?: RecordChanges<VolumeRecord> | RecordChanges<AttachmentRecord>;
-  remove?: boolean;
-  /** Failures and throttling: the follow-up waits until then. */
-  retryAtMs?: number;
-  /** Other records to look at once this one is written (e.g. the volume after an attach). */
-  alsoCheck?: QueuedOperation[];
-  /**
-   * The attachment's volume as this batch's DescribeVolumes saw it: written to the volume record
-   * with the attachment's result, so `alsoCheck` (and its own DescribeVolumes) is needed only
-   * when that write cannot be made.
-   */
-  volumeSeen?: ProviderVolume;
-}
-
-interface Item {
-  key: RecordKey;
-  id: string;
-  messageIds: string[];
-  /** The first copy's operation. */
-  hint: OperationKind;
-  /** The operations its copies carried, each once, in the order delivered. */
-  ops: OperationKind[];
-  dueAt?: number;
-  /** The latest `dueAt` of its copies: one due after the time it is acted on is consumed all the same. */
-  latestDueAt?: number;
-  /** The operation of the copy due at `latestDueAt`. */
-  latestOp?: OperationKind;
-  /** A token taken earlier for this operation from the shared budget, usable from then (`OperationMessage.tokenAt`). */
-  tokenAt?: number;
-  /** The operation of the copy that carried `tokenAt`: the token is for that operation's first call. */
-  tokenOp?: OperationKind;
-  /** Every copy was a look (`OperationMessage.nudge`: the reconciler's, or the watcher's): no chain of checks follows it. */
-  nudgeOnly?: boolean;
-  /** A copy was an operation's own message (no look, no check): a client's change, say, which a retry's backoff does not hold back. */
-  ownMessage?: boolean;
-  /** The next attempts its copies that were retries of failed attempts were sent for (`OperationMessage.retryOf`). */
-  retriesOf?: string[];
-  /** Every copy was a look or a retry of a failed attempt: only a look once the record no longer waits for that attempt (`retrySuperseded`). */
-  looksAndRetriesOnly?: boolean;
-  /** The operation starts the copies that were progress checks of a chain carried (`OperationMessage.chainOf`), looks left out. */
-  chainOf?: string[];
-  /** A copy that is no look and no check of a chain (an operation's message, a check the watcher or the executor sent once). */
-  unchained?: boolean;
-  record?: ProvisionerRecord;
-  /**
-   * The record is in the table but does not parse, or holds a claim or times the system did not
-   * write (`judgeRecord`); or an attachment's volume record does not parse: nothing is done for it.
-   */
-  invalid?: 'record' | 'volume';
-  /** The record as the table holds it and why it is rejected, when `invalid` is 'record'. */
-  rejected?: { raw: ProvisionerRecord; reasons: string };
-  volume?: VolumeRecord;
-  attachments?: AttachmentRecord[];
-  decision?: Decision;
-  claimed?: boolean;
-  result?: Result;
-  /** Failed in our own infrastructure: report for redelivery. */
-  infraFailed?: boolean;
-  /** The most deliveries any of its copies has had (`ExecutorBatchItem.receiveCount`). */
-  receiveCount?: number;
-  /** Why a step of it threw (`stepFailed`), for the status written when its message is dead-lettered. */
-  failure?: string;
-  /** A progress check: acts without a claim, writes only a change, conditioned on the version it read. */
-  observer?: boolean;
-  /** The record's state when the batch read it. */
-  readState?: string;
-  /**
-   * An attachment whose volume record is missing (or, detaching, written again since the detach
-   * began): the owned EC2 volumes tagged with its volume id
-   * (`findOwnedVolumes`), or why the search failed.
-   */
-  orphans?: ProviderVolume[] | ClassifiedError;
-  /**
-   * Claims with its pre-call status write (one conditional write on the version read) rather than
-   * with a claim of its own: creates of pending volumes and attaches.
-   */
-  claimOnWrite?: boolean;
-  /** That write found the record changed or held elsewhere: look again then, without acting now. */
-  lookAgainAt?: number;
-  /** When the invocation stops starting EC2 calls (epoch ms): its time left less INVOCATION_RESERVE_MS. */
-  deadline?: number;
-  /** A rate token reserved before the claim: the call may go at `atMs`. `shared`: from the shared budget, which takes no refunds. */
-  token?: { action: MutatingAction; atMs: number; used: boolean; throttles: number; shared?: boolean };
-}
-
 /**
  * What a volume record knows of its CreateVolume request, forgotten when no volume exists under it
  * (EC2 turned it down) or the volume it made is gone: the request, whose token EC2 would answer
@@ -323,26 +215,21 @@ function chunk<T>(values: readonly T[], size: number): T[][] {
 
 /** Carries out operation messages; one instance may serve many invocations. */
 export class Executor {
-  private readonly config: EngineConfig;
-  private readonly random: () => number;
+  private readonly ctx: ExecutorContext;
   private readonly newOwnerId: () => string;
-  /** One bucket per EC2 request bucket (`RATE_BUCKET_OF`); kept across invocations of this environment. */
-  private readonly buckets: Record<MutatingAction, TokenBucket>;
-  /** Instances described recently by this environment: an instance's AZ never changes, its state rarely. */
-  private readonly instanceCache = new Map<string, { instance: ProviderInstance; describedAt: number }>();
 
-  constructor(private readonly deps: ExecutorDeps) {
-    this.config = resolveEngineConfig(deps.config);
-    this.random = deps.random ?? Math.random;
+  constructor(deps: ExecutorDeps) {
+    const config = resolveEngineConfig(deps.config);
+    const random = deps.random ?? Math.random;
     this.newOwnerId = deps.newOwnerId ?? (() => `executor-${randomUUID()}`);
     const shared = new Map<MutatingAction, TokenBucket>();
     const bucket = (action: MutatingAction) => {
       const group = RATE_BUCKET_OF[action];
       let found = shared.get(group);
-      if (!found) shared.set(group, (found = new TokenBucket(deps.clock, this.config.rateBudgets[group], this.config.throttleRateFactor)));
+      if (!found) shared.set(group, (found = new TokenBucket(deps.clock, config.rateBudgets[group], config.throttleRateFactor)));
       return found;
     };
-    this.buckets = {
+    const buckets: Record<MutatingAction, TokenBucket> = {
       CreateVolume: bucket('CreateVolume'),
       AttachVolume: bucket('AttachVolume'),
       DetachVolume: bucket('DetachVolume'),
@@ -351,13 +238,14 @@ export class Executor {
       CreateTags: bucket('CreateTags'),
       DeleteTags: bucket('DeleteTags'),
     };
+    this.ctx = { deps, config, random, buckets, instanceCache: new Map() };
   }
 
   async run(batch: ExecutorBatchItem[], options: ExecutorRunOptions = {}): Promise<{ failedMessageIds: string[] }> {
     const owner = this.newOwnerId();
-    const now = this.deps.clock.now();
+    const now = this.ctx.deps.clock.now();
     const remaining = options.remainingTimeMs === undefined ? Number.POSITIVE_INFINITY : options.remainingTimeMs - INVOCATION_RESERVE_MS;
-    const maxTokenWaitMs = Math.max(0, Math.min(this.config.rateWaitMaxMs, remaining));
+    const maxTokenWaitMs = Math.max(0, Math.min(this.ctx.config.rateWaitMaxMs, remaining));
     // No EC2 call starts after this: what is left of the invocation is for the writes and follow-ups.
     const deadline = now + remaining;
     const items = this.dedupe(batch);
@@ -379,7 +267,7 @@ export class Executor {
       const releaseWaiting = async (checked: Item[]) => {
         const released = await this.releasedAttachments(checked);
         if (released.length === 0) return;
-        const later = this.deps.clock.now();
+        const later = this.ctx.deps.clock.now();
         // The watcher's message for each brings it back anyway: here only what tokens allow now.
         await this.process(released, owner, later, followUps, Math.max(0, Math.min(maxTokenWaitMs, remaining - (later - now))), undefined, false, deadline);
       };
@@ -407,16 +295,16 @@ export class Executor {
     let current: Map<string, ProvisionerRecord>;
     try {
       // As they are now (this invocation may have let go of their claims since): one bulk read, as the batch reads its records.
-      current = new Map((await this.deps.store.getMany(last.map((item) => item.key))).map((raw) => [keyString(keyOf(raw)), raw]));
+      current = new Map((await this.ctx.deps.store.getMany(last.map((item) => item.key))).map((raw) => [keyString(keyOf(raw)), raw]));
     } catch (error) {
-      this.deps.log.warn('could not read the records of dead-lettered messages', { keys: last.map((item) => item.id), error: errorMessage(error) });
+      this.ctx.deps.log.warn('could not read the records of dead-lettered messages', { keys: last.map((item) => item.id), error: errorMessage(error) });
       return;
     }
     await Promise.all(
       last.map(async (item) => {
         const raw = current.get(item.id);
         const record = raw && this.trusted(raw);
-        const now = this.deps.clock.now();
+        const now = this.ctx.deps.clock.now();
         // Unless another invocation holds it.
         if (!record || (record.claim && record.claim.owner !== owner && record.claim.expiresAt > now)) return;
         // A next attempt already due was this message's: nothing is queued for it any more. One still ahead has its own message.
@@ -427,10 +315,10 @@ export class Executor {
           (ahead.nextAttemptAt ? ` Its next attempt is still queued, at ${ahead.nextAttemptAt}` : ' Nothing more is done until the reconciler looks at it again');
         const status = { ...kept, ...ahead, code: EXECUTOR_FAILED_CODE, message: shortenMessage(message), updatedAt: new Date(now).toISOString() };
         try {
-          await this.deps.store.update(item.key, { status, claim: null } as RecordChanges, unchangedSince(record));
-          this.deps.log.error('message dead-lettered; status written on the record', { key: item.id, receiveCount: item.receiveCount, cause: item.failure });
+          await this.ctx.deps.store.update(item.key, { status, claim: null } as RecordChanges, unchangedSince(record));
+          this.ctx.deps.log.error('message dead-lettered; status written on the record', { key: item.id, receiveCount: item.receiveCount, cause: item.failure });
         } catch (error) {
-          this.deps.log.warn('could not write the status of a dead-lettered message', { key: item.id, error: errorMessage(error) });
+          this.ctx.deps.log.warn('could not write the status of a dead-lettered message', { key: item.id, error: errorMessage(error) });
         }
       }),
     );
@@ -477,7 +365,7 @@ export class Executor {
         existing.tokenOp = message.op;
       }
     }
-    if (byKey.size < batch.length) this.deps.log.debug('dropped duplicate messages', { duplicates: batch.length - byKey.size });
+    if (byKey.size < batch.length) this.ctx.deps.log.debug('dropped duplicate messages', { duplicates: batch.length - byKey.size });
     return [...byKey.values()];
   }
 
@@ -493,9 +381,9 @@ export class Executor {
     }
     let records: ProvisionerRecord[];
     try {
-      records = await this.deps.store.getMany([...keys.values()]);
+      records = await this.ctx.deps.store.getMany([...keys.values()]);
     } catch (error) {
-      this.deps.log.error('reading records failed', { error: errorMessage(error) });
+      this.ctx.deps.log.error('reading records failed', { error: errorMessage(error) });
       return false;
     }
     // Records are input: one rejected (`judgeRecord`) is not acted on here (its rejection is written
@@ -504,9 +392,9 @@ export class Executor {
     // is by its attachments.
     const byId = new Map<string, ProvisionerRecord>();
     const rejected = new Map<string, { raw: ProvisionerRecord; reasons: string }>();
-    const now = this.deps.clock.now();
+    const now = this.ctx.deps.clock.now();
     for (const raw of records) {
-      const { record, rejection } = judgeRecord(raw, now, this.config.claimLeaseMs);
+      const { record, rejection } = judgeRecord(raw, now, this.ctx.config.claimLeaseMs);
       if (record) byId.set(keyString(keyOf(record)), record);
       if (rejection !== undefined) rejected.set(keyString(keyOf(raw)), { raw, reasons: rejection });
     }
@@ -527,9 +415,9 @@ export class Executor {
       items.map(async (item) => {
         if (item.record?.kind !== 'volume' || item.record.life !== 'dying') return;
         try {
-          item.attachments = await this.deps.store.attachmentsOfVolume(item.record.volumeId);
+          item.attachments = await this.ctx.deps.store.attachmentsOfVolume(item.record.volumeId);
         } catch (error) {
-          this.deps.log.error('reading attachments failed', { key: item.id, error: errorMessage(error) });
+          this.ctx.deps.log.error('reading attachments failed', { key: item.id, error: errorMessage(error) });
           item.infraFailed = true;
         }
       }),
@@ -540,7 +428,7 @@ export class Executor {
   private trusted(raw: ProvisionerRecord): ProvisionerRecord | undefined {
     const parsed = parseRecord(raw);
     if (parsed.ok) return parsed.value;
-    this.deps.log.warn('invalid record; not acting on it', { key: keyString(keyOf(raw)), issues: parsed.issues });
+    this.ctx.deps.log.warn('invalid record; not acting on it', { key: keyString(keyOf(raw)), issues: parsed.issues });
     return undefined;
   }
 
@@ -550,11 +438,11 @@ export class Executor {
    */
   private async reject(item: Item, { raw, reasons }: { raw: ProvisionerRecord; reasons: string }): Promise<void> {
     try {
-      await writeRejection(this.deps, raw, item.key, reasons);
+      await writeRejection(this.ctx.deps, raw, item.key, reasons);
     } catch (error) {
       // The record stays as it is: its client's next change, or the reconciler's next pass, brings it again.
-      if (error instanceof ItemTooLargeError) this.deps.log.warn(RECORD_TOO_LARGE_LOG, { key: item.id, error: errorMessage(error) });
-      else this.deps.log.warn('could not write the rejection of an invalid record; the reconciler looks at it again', { key: item.id, error: errorMessage(error) });
+      if (error instanceof ItemTooLargeError) this.ctx.deps.log.warn(RECORD_TOO_LARGE_LOG, { key: item.id, error: errorMessage(error) });
+      else this.ctx.deps.log.warn('could not write the rejection of an invalid record; the reconciler looks at it again', { key: item.id, error: errorMessage(error) });
     }
   }
 
@@ -602,8 +490,8 @@ export class Executor {
       item.deadline = deadline;
       if (item.invalid) {
         const message = item.invalid === 'record' ? 'record invalid; not acting on it until it is put right' : 'volume record invalid; its attachment is left as it is until the record is put right';
-        this.deps.log.warn(message, { key: item.id });
-        this.deps.metrics.operation({ operation: item.hint, outcome: 'skipped' });
+        this.ctx.deps.log.warn(message, { key: item.id });
+        this.ctx.deps.metrics.operation({ operation: item.hint, outcome: 'skipped' });
         if (item.rejected) await this.reject(item, item.rejected);
         continue;
       }
@@ -616,8 +504,8 @@ export class Executor {
         continue;
       }
       if (!decision) {
-        this.deps.log.info('record no longer exists; nothing to do', { key: item.id });
-        this.deps.metrics.operation({ operation: item.hint, outcome: 'skipped' });
+        this.ctx.deps.log.info('record no longer exists; nothing to do', { key: item.id });
+        this.ctx.deps.metrics.operation({ operation: item.hint, outcome: 'skipped' });
         continue;
       }
       item.decision = decision;
@@ -652,7 +540,7 @@ export class Executor {
       if (fresh.length === 0) return;
       const local: { item: Item; operation: QueuedOperation }[] = [];
       // Follow-ups are timed from now, not from the batch's start: calls may have waited for tokens.
-      const writtenAt = this.deps.clock.now();
+      const writtenAt = this.ctx.deps.clock.now();
       await Promise.all(fresh.map((item) => this.writeResult(item, owner, writtenAt, local)));
       await this.sendFollowUps(local);
     };
@@ -660,7 +548,7 @@ export class Executor {
       await this.act(claimed, owner, now, flush, afterChecks);
     } finally {
       // Tokens reserved for calls that were not made (claim lost, re-planned, prerequisite missing) go back.
-      for (const item of [...toClaim, ...onWrite]) if (item.token && !item.token.used && !item.token.shared) this.buckets[item.token.action].refund();
+      for (const item of [...toClaim, ...onWrite]) if (item.token && !item.token.used && !item.token.shared) this.ctx.buckets[item.token.action].refund();
     }
     await flush(claimed);
   }
@@ -674,14 +562,14 @@ export class Executor {
    */
   private async lookAgainAfterWait(item: Item, written: AttachmentRecord, now: number, followUps: { item: Item; operation: QueuedOperation }[]) {
     try {
-      const [raw] = await this.deps.store.getMany([{ kind: 'volume', volumeId: written.volumeId }]);
+      const [raw] = await this.ctx.deps.store.getMany([{ kind: 'volume', volumeId: written.volumeId }]);
       const volume = raw && this.trusted(raw);
       // The same version of the same record: one removed and written again starts its version again.
       if (volume?.kind !== 'volume' || (volume.version === item.volume?.version && volume.createdAt === item.volume.createdAt)) return;
       const decision = planAttachment(written, volume);
       if (decision.type === 'operation') followUps.push({ item, operation: this.messageAt(decision.op, item.key, decision.reason, now, now) });
     } catch (error) {
-      this.deps.log.warn('reading the volume after a wait failed', { key: item.id, error: errorMessage(error) });
+      this.ctx.deps.log.warn('reading the volume after a wait failed', { key: item.id, error: errorMessage(error) });
     }
   }
 
@@ -698,7 +586,7 @@ export class Executor {
     const started = item.record?.status.operationStartedAt;
     if (item.nudgeOnly || item.unchained || !item.chainOf?.length || started === undefined || item.chainOf.includes(started)) return false;
     if ((item.receiveCount ?? 1) > 1) return false;
-    this.deps.log.debug("a check of an earlier operation's chain; looking only", { key: item.id, chainOf: item.chainOf, operationStartedAt: started });
+    this.ctx.deps.log.debug("a check of an earlier operation's chain; looking only", { key: item.id, chainOf: item.chainOf, operationStartedAt: started });
     return true;
   }
 
@@ -723,7 +611,7 @@ export class Executor {
     const claim = item.record?.claim;
     if (!claim || claim.expiresAt <= now) return false;
     this.resend(item, 'claimed by another invocation', now, Math.max(claim.expiresAt, now + 1000), followUps);
-    this.deps.metrics.operation({ operation: item.hint, outcome: 'skipped' });
+    this.ctx.deps.metrics.operation({ operation: item.hint, outcome: 'skipped' });
     return true;
   }
 
@@ -742,7 +630,7 @@ export class Executor {
     const schedule = IN_PROGRESS[record.status.state];
     const started = operationStartMs(record.status);
     if (!schedule || started === undefined) return false;
-    const dueAtMs = alignedCheckAtMs(schedule, started + this.config.progressChecks[schedule].firstSeconds * 1000, this.config);
+    const dueAtMs = alignedCheckAtMs(schedule, started + this.ctx.config.progressChecks[schedule].firstSeconds * 1000, this.ctx.config);
     if (dueAtMs <= now) {
       const ofChain = item.chainOf?.includes(record.status.operationStartedAt!);
       if (item.ownMessage && !ofChain && (item.receiveCount ?? 1) === 1) item.nudgeOnly = true;
@@ -750,7 +638,7 @@ export class Executor {
     }
     followUps.push({ item, operation: chained(this.checkAt(op, item.key, 'operation already started; checking at its time', now, dueAtMs), record) });
     this.resendLaterCopy(item, now, dueAtMs, followUps);
-    this.deps.metrics.operation({ operation: item.hint, outcome: 'skipped' });
+    this.ctx.deps.metrics.operation({ operation: item.hint, outcome: 'skipped' });
     return true;
   }
 
@@ -779,7 +667,7 @@ export class Executor {
     // ahead comes back with it (`resend`), for that attempt to spend rather than queue for another.
     if ((item.receiveCount ?? 1) > 1 || item.tokenAt !== undefined) this.resend(item, 'next attempt not due yet', now, atMs, followUps, status.nextAttemptAt);
     else this.resendLaterCopy(item, now, atMs, followUps);
-    this.deps.metrics.operation({ operation: item.hint, outcome: 'skipped' });
+    this.ctx.deps.metrics.operation({ operation: item.hint, outcome: 'skipped' });
     return true;
   }
 
@@ -801,7 +689,7 @@ export class Executor {
     await Promise.all(
       volumes.map(async (volume) => {
         try {
-          for (const raw of await this.deps.store.attachmentsOfVolume(volume.volumeId)) {
+          for (const raw of await this.ctx.deps.store.attachmentsOfVolume(volume.volumeId)) {
             const attachment = this.trusted(raw);
             if (attachment?.kind !== 'attachment') continue;
             const decision = releasedByVolume(attachment, volume);
@@ -813,7 +701,7 @@ export class Executor {
             released.push({ key, id, messageIds: [], hint: decision.op, ops: [decision.op], ownMessage: true, record: attachment, volume });
           }
         } catch (error) {
-          this.deps.log.warn('reading attachments of an available volume failed; the watcher releases them', { key: keyString(keyOf(volume)), error: errorMessage(error) });
+          this.ctx.deps.log.warn('reading attachments of an available volume failed; the watcher releases them', { key: keyString(keyOf(volume)), error: errorMessage(error) });
         }
       }),
     );
@@ -857,7 +745,7 @@ export class Executor {
         const ahead = takeAhead ? fresh.filter((item) => item.ops.some((op) => firstActionOf(op, item.record!) !== undefined)) : [];
         const nowOnly = fresh.filter((item) => !ahead.includes(item));
         await this.takeTokens(bucket, nowOnly, now, maxWaitMs, maxWaitMs, undefined, granted);
-        await this.takeTokens(bucket, ahead, now, maxWaitMs, Math.max(maxWaitMs, this.config.tokenReservationHorizonMs), followUps, granted);
+        await this.takeTokens(bucket, ahead, now, maxWaitMs, Math.max(maxWaitMs, this.ctx.config.tokenReservationHorizonMs), followUps, granted);
       }),
     );
     return items.filter((item) => granted.has(item));
@@ -909,12 +797,12 @@ export class Executor {
       for (const item of items) if (this.reserveToken(item, decidedOp(item), now, maxWaitMs, deferred, followUps ?? [])) granted.add(item);
       return;
     }
-    const { ratePerSecond } = this.config.accountRateBudgets[bucket];
+    const { ratePerSecond } = this.ctx.config.accountRateBudgets[bucket];
     items.forEach((item, index) => {
       const op = decidedOp(item);
       const atMs = shared.usableAt[index];
       if (atMs !== undefined && atMs - now <= maxWaitMs) this.grantShared(item, atMs, granted);
-      else if (!followUps) this.deps.metrics.operation({ operation: op, outcome: 'skipped' });
+      else if (!followUps) this.ctx.deps.metrics.operation({ operation: op, outcome: 'skipped' });
       else if (atMs !== undefined) this.deferUntil(item, op, tokenAction(item), now, atMs, followUps, atMs);
       // Beyond the horizon: back when the bucket's refill would have its token, to take one then.
       else this.deferUntil(item, op, tokenAction(item), now, shared.nextAt + ((index - shared.usableAt.length) * 1000) / ratePerSecond, followUps);
@@ -927,18 +815,18 @@ export class Executor {
    * shared budget, or not to be used now, as `takeShared` explains: spend this environment's share).
    */
   private async sharedTokenNow(action: MutatingAction): Promise<'taken' | 'none' | 'unavailable'> {
-    const now = this.deps.clock.now();
-    const taken = await this.takeShared(RATE_BUCKET_OF[action], 1, now, this.config.rateWaitMaxMs);
+    const now = this.ctx.deps.clock.now();
+    const taken = await this.takeShared(RATE_BUCKET_OF[action], 1, now, this.ctx.config.rateWaitMaxMs);
     if (!taken) return 'unavailable';
     const atMs = taken.usableAt[0];
     if (atMs === undefined) return 'none';
-    if (atMs > now) await this.deps.clock.sleep(atMs - now);
+    if (atMs > now) await this.ctx.deps.clock.sleep(atMs - now);
     return 'taken';
   }
 
   private grantShared(item: Item, atMs: number, granted: Set<Item>) {
     const action = tokenAction(item);
-    item.token = { action, atMs, used: false, throttles: this.buckets[action].throttleCount, shared: true };
+    item.token = { action, atMs, used: false, throttles: this.ctx.buckets[action].throttleCount, shared: true };
     granted.add(item);
   }
 
@@ -950,11 +838,11 @@ export class Executor {
    * the others off in turn.
    */
   private async takeShared(bucket: RateBucket, count: number, now: number, maxWaitMs: number): Promise<TokensTaken | undefined> {
-    if (!this.deps.rateBudget) return undefined;
+    if (!this.ctx.deps.rateBudget) return undefined;
     try {
-      return await this.deps.rateBudget.take(bucket, count, this.config.accountRateBudgets[bucket], now, maxWaitMs);
+      return await this.ctx.deps.rateBudget.take(bucket, count, this.ctx.config.accountRateBudgets[bucket], now, maxWaitMs);
     } catch (error) {
-      this.deps.log.warn('shared rate budget unavailable; spending this environment\'s share', { bucket, error: errorMessage(error) });
+      this.ctx.deps.log.warn('shared rate budget unavailable; spending this environment\'s share', { bucket, error: errorMessage(error) });
       return undefined;
     }
   }
@@ -968,11 +856,11 @@ export class Executor {
    * the refused environment's own slowed share (`call`) holds the rest back.
    */
   private async throttledShared(bucket: RateBucket): Promise<void> {
-    if (!this.deps.rateBudget) return;
+    if (!this.ctx.deps.rateBudget) return;
     try {
-      await this.deps.rateBudget.take(bucket, 1, this.config.accountRateBudgets[bucket], this.deps.clock.now(), Number.POSITIVE_INFINITY);
+      await this.ctx.deps.rateBudget.take(bucket, 1, this.ctx.config.accountRateBudgets[bucket], this.ctx.deps.clock.now(), Number.POSITIVE_INFINITY);
     } catch (error) {
-      this.deps.log.warn('shared rate budget unavailable; the refusal is not counted there', { bucket, error: errorMessage(error) });
+      this.ctx.deps.log.warn('shared rate budget unavailable; the refusal is not counted there', { bucket, error: errorMessage(error) });
     }
   }
 
@@ -990,13 +878,13 @@ export class Executor {
     followUps: { item: Item; operation: QueuedOperation }[],
     tokenAt?: number,
   ) {
-    const delaySeconds = Math.min(this.config.maxMessageDelaySeconds, Math.max(1, Math.ceil((atMs - now) / 1000)));
+    const delaySeconds = Math.min(this.ctx.config.maxMessageDelaySeconds, Math.max(1, Math.ceil((atMs - now) / 1000)));
     const message = this.message(op, item.key, `waiting for the ${action} rate budget`);
     markAsCopies(message, item);
     if (tokenAt !== undefined) message.tokenAt = tokenAt;
     followUps.push({ item, operation: { message, delaySeconds } });
     this.resendLaterCopy(item, now, now + delaySeconds * 1000, followUps);
-    this.deps.metrics.operation({ operation: op, outcome: 'throttled' });
+    this.ctx.deps.metrics.operation({ operation: op, outcome: 'throttled' });
   }
 
   /**
@@ -1015,7 +903,7 @@ export class Executor {
   ): boolean {
     const action = firstActionOf(op, item.record!);
     if (!action) return true;
-    const bucket = this.buckets[action];
+    const bucket = this.ctx.buckets[action];
     const waitMs = bucket.reserve();
     if (waitMs <= maxWaitMs) {
       item.token = { action, atMs: now + waitMs, used: false, throttles: bucket.throttleCount };
@@ -1025,14 +913,14 @@ export class Executor {
     const group = RATE_BUCKET_OF[action];
     const ahead = deferred.get(group) ?? 0;
     deferred.set(group, ahead + 1);
-    const dueInMs = waitMs / this.config.concurrentEnvironments + (ahead * 1000) / (bucket.ratePerSecond * this.config.concurrentEnvironments);
+    const dueInMs = waitMs / this.ctx.config.concurrentEnvironments + (ahead * 1000) / (bucket.ratePerSecond * this.ctx.config.concurrentEnvironments);
     this.deferUntil(item, op, action, now, now + dueInMs, followUps);
     return false;
   }
 
   private async claim(item: Item, owner: string, now: number, followUps: { item: Item; operation: QueuedOperation }[]) {
     try {
-      const result = await this.deps.store.claim(item.key, owner, now, this.config.claimLeaseMs);
+      const result = await this.ctx.deps.store.claim(item.key, owner, now, this.ctx.config.claimLeaseMs);
       if (result.ok) {
         item.claimed = true;
         item.record = this.trusted(result.record);
@@ -1040,16 +928,16 @@ export class Executor {
         return;
       }
       if (result.reason === 'missing') {
-        this.deps.log.info('record deleted before its operation; no EC2 call', { key: item.id });
-        this.deps.metrics.operation({ operation: item.hint, outcome: 'skipped' });
+        this.ctx.deps.log.info('record deleted before its operation; no EC2 call', { key: item.id });
+        this.ctx.deps.metrics.operation({ operation: item.hint, outcome: 'skipped' });
         return;
       }
       // Someone else is on it; look again when their lease ends in case they crashed.
       const expiresAt = result.record.claim?.expiresAt ?? now;
       this.resend(item, 'claimed by another invocation', now, Math.max(expiresAt, now + 1000), followUps);
-      this.deps.metrics.operation({ operation: item.hint, outcome: 'skipped' });
+      this.ctx.deps.metrics.operation({ operation: item.hint, outcome: 'skipped' });
     } catch (error) {
-      this.deps.log.error('claim failed', { key: item.id, error: errorMessage(error) });
+      this.ctx.deps.log.error('claim failed', { key: item.id, error: errorMessage(error) });
       item.infraFailed = true;
     }
   }
@@ -1064,15 +952,15 @@ export class Executor {
   private async handleWithoutClaim(item: Item, decision: DecisionWithoutCall, now: number, followUps: { item: Item; operation: QueuedOperation }[]) {
     const record = item.record!;
     try {
-      if (decision.type === 'cascade-dying') await markAttachmentsDying(this.deps.store, decision.attachments);
+      if (decision.type === 'cascade-dying') await markAttachmentsDying(this.ctx.deps.store, decision.attachments);
       const changes = changesWithoutCall(record, decision, now);
       if (changes) {
-        const written = await this.deps.store.update(item.key, changes, unchangedSince(record));
+        const written = await this.ctx.deps.store.update(item.key, changes, unchangedSince(record));
         if (decision.type === 'wait' && written.kind === 'attachment') await this.lookAgainAfterWait(item, written, now, followUps);
-        if (decision.type === 'volume-record-removed') this.deps.log.warn(VOLUME_RECORD_REMOVED_LOG, { key: item.id, reason: decision.reason });
+        if (decision.type === 'volume-record-removed') this.ctx.deps.log.warn(VOLUME_RECORD_REMOVED_LOG, { key: item.id, reason: decision.reason });
         if ('lastModificationStartedAt' in changes) {
           const { lastModificationStartedAt, earlierModificationStarts } = record as VolumeRecord;
-          this.deps.log.warn(FUTURE_MODIFICATION_START_LOG, { key: item.id, lastModificationStartedAt, earlierModificationStarts });
+          this.ctx.deps.log.warn(FUTURE_MODIFICATION_START_LOG, { key: item.id, lastModificationStartedAt, earlierModificationStarts });
         }
         // The wait shown again (a status write dropped it, or it is new): a message brings the modification back when it ends.
         if (decision.type === 'cooldown') followUps.push({ item, operation: this.messageAt(decision.op, item.key, decision.reason, now, decision.atMs) });
@@ -1081,14 +969,14 @@ export class Executor {
         const message = this.cooldownMessage(item, decision, now);
         if (message) followUps.push({ item, operation: message });
       }
-      this.deps.metrics.operation({ operation: item.hint, outcome: 'skipped' });
+      this.ctx.deps.metrics.operation({ operation: item.hint, outcome: 'skipped' });
     } catch (error) {
       if (error instanceof ConditionFailedError) {
         // Changed meanwhile; its own change re-plans it.
         this.resendLaterCopy(item, now, now, followUps);
         return;
       }
-      this.deps.log.error('status write failed', { key: item.id, error: errorMessage(error) });
+      this.ctx.deps.log.error('status write failed', { key: item.id, error: errorMessage(error) });
       item.infraFailed = true;
     }
   }
@@ -1142,9 +1030,9 @@ export class Executor {
     ].flatMap((volume) => (volume.ebsVolumeId ? [volume.ebsVolumeId] : []));
 
     const [volumes, instances, modifications] = await Promise.all([
-      this.describe([...volumeIds], this.config.describeChunkSize.volumes, (ids) => this.deps.provider.describeVolumes(ids), (v) => v.ebsVolumeId),
+      this.describe([...volumeIds], this.ctx.config.describeChunkSize.volumes, (ids) => this.ctx.deps.provider.describeVolumes(ids), (v) => v.ebsVolumeId),
       this.describeInstances([...instanceIds], now, describeAfresh),
-      this.describe(modifyingIds, this.config.describeChunkSize.volumes, (ids) => this.deps.provider.describeVolumeModifications(ids), (m) => m.ebsVolumeId),
+      this.describe(modifyingIds, this.ctx.config.describeChunkSize.volumes, (ids) => this.ctx.deps.provider.describeVolumeModifications(ids), (m) => m.ebsVolumeId),
       // Detaches and checks of detaches of attachments whose volume record is gone (or written again since the detach began) find its EC2 volumes by their tags.
       this.findOrphans([...detaches.filter((item) => !item.volume || detachesByTags(item.record as AttachmentRecord, item.volume)), ...attachmentChecks.filter((item) => detachingByTags(item.record as AttachmentRecord, item.volume))]),
     ]);
@@ -1152,11 +1040,11 @@ export class Executor {
     // The describes (or the reads before them) took the time the calls had: none starts now, each
     // comes back in a message of its own, with its claim let go and nothing written.
     const mutating = [...creates, ...attaches, ...detaches, ...deletes, ...modifies, ...tags];
-    const late = mutating.filter((item) => item.deadline !== undefined && this.deps.clock.now() >= item.deadline);
+    const late = mutating.filter((item) => item.deadline !== undefined && this.ctx.deps.clock.now() >= item.deadline);
     for (const item of late) {
-      this.deps.log.warn('invocation out of time; deferring the EC2 call to a message', { key: item.id });
+      this.ctx.deps.log.warn('invocation out of time; deferring the EC2 call to a message', { key: item.id });
       item.result = { outcome: 'throttled' };
-      item.lookAgainAt = this.deps.clock.now();
+      item.lookAgainAt = this.ctx.deps.clock.now();
     }
     const inTime = (group: Item[]) => group.filter((item) => !late.includes(item));
 
@@ -1206,7 +1094,7 @@ export class Executor {
    * if it keeps failing).
    */
   private stepFailed(item: Item, error: unknown): void {
-    this.deps.log.error('operation step failed', { key: item.id, error: errorMessage(error) });
+    this.ctx.deps.log.error('operation step failed', { key: item.id, error: errorMessage(error) });
     item.failure = errorMessage(error);
     item.result = undefined;
     item.infraFailed = true;
@@ -1223,10 +1111,10 @@ export class Executor {
       [...byVolumeId].map(async ([volumeId, group]) => {
         let found: ProviderVolume[] | ClassifiedError;
         try {
-          found = await this.deps.provider.findOwnedVolumes(volumeId);
+          found = await this.ctx.deps.provider.findOwnedVolumes(volumeId);
         } catch (error) {
           found = classifyError('Describe', error);
-          this.deps.log.warn('search for volumes by their tags failed', { volumeId, code: found.code, error: found.message });
+          this.ctx.deps.log.warn('search for volumes by their tags failed', { volumeId, code: found.code, error: found.message });
         }
         for (const item of group) item.orphans = found;
       }),
@@ -1238,7 +1126,7 @@ export class Executor {
     try {
       return run();
     } catch (error) {
-      this.deps.log.error('deciding a result failed', { key: item.id, error: errorMessage(error) });
+      this.ctx.deps.log.error('deciding a result failed', { key: item.id, error: errorMessage(error) });
       return undefined;
     }
   }
@@ -1257,7 +1145,7 @@ export class Executor {
       return found;
     } catch (error) {
       const classified = classifyError('Describe', error);
-      this.deps.log.warn('describe failed', { code: classified.code, error: classified.message });
+      this.ctx.deps.log.warn('describe failed', { code: classified.code, error: classified.message });
       return classified;
     }
   }
@@ -1275,32 +1163,32 @@ export class Executor {
     /** Device names the instance's records hold, those that do not parse included (a name in one is not handed out). */
     const heldBy = new Map<string, Set<string>>();
     try {
-      const read = await Promise.all(ids.map(async (id) => [id, await this.deps.store.attachmentsOfInstance(id)] as const));
+      const read = await Promise.all(ids.map(async (id) => [id, await this.ctx.deps.store.attachmentsOfInstance(id)] as const));
       for (const [id, raws] of read) heldBy.set(id, new Set(raws.flatMap((a) => (typeof a.device === 'string' && a.device ? [a.device] : []))));
       // Records are input: one written straight into the table that does not parse is left out (it fails no attach of the instance's others).
       attachments = new Map(read.map(([id, raws]) => [id, validAttachments(raws)]));
     } catch (error) {
-      this.deps.log.warn('reading attachments of instances failed; describing them from EC2', { error: errorMessage(error) });
+      this.ctx.deps.log.warn('reading attachments of instances failed; describing them from EC2', { error: errorMessage(error) });
     }
     const known = new Map<string, { instance: ProviderInstance; describedAt: number; shared: boolean }>();
     const missing: string[] = [];
     for (const id of ids) {
       const reusable = attachments !== undefined && !describeAfresh.has(id);
-      const cached = reusable ? this.instanceCache.get(id) : undefined;
-      if (cached && now - cached.describedAt < this.config.instanceCacheTtlMs) {
+      const cached = reusable ? this.ctx.instanceCache.get(id) : undefined;
+      if (cached && now - cached.describedAt < this.ctx.config.instanceCacheTtlMs) {
         known.set(id, { ...cached, shared: false });
         continue;
       }
-      const seen = reusable ? freshestSeen(attachments!.get(id) ?? [], now, this.config.instanceCacheTtlMs) : undefined;
+      const seen = reusable ? freshestSeen(attachments!.get(id) ?? [], now, this.ctx.config.instanceCacheTtlMs) : undefined;
       if (seen) {
         const instance: ProviderInstance = { instanceId: id, availabilityZone: seen.availabilityZone, state: seen.state, deviceNames: seen.otherDevices };
-        this.instanceCache.set(id, { instance, describedAt: seen.describedAt });
+        this.ctx.instanceCache.set(id, { instance, describedAt: seen.describedAt });
         known.set(id, { instance, describedAt: seen.describedAt, shared: true });
         continue;
       }
       missing.push(id);
     }
-    const described = await this.describe(missing, this.config.describeChunkSize.instances, (part) => this.deps.provider.describeInstances(part), (i) => i.instanceId);
+    const described = await this.describe(missing, this.ctx.config.describeChunkSize.instances, (part) => this.ctx.deps.provider.describeInstances(part), (i) => i.instanceId);
     if (!(described instanceof Map)) return described;
     for (const [id, instance] of described) {
       // Kept without the names the records hold: those come from the records each time, so a name
@@ -1309,7 +1197,7 @@ export class Executor {
       // Records that could not be read tell no such names apart: that description is not kept.
       const held = heldBy.get(id);
       if (attachments !== undefined && held) {
-        this.instanceCache.set(id, { instance: { ...instance, deviceNames: instance.deviceNames.filter((device) => !held.has(device)) }, describedAt: now });
+        this.ctx.instanceCache.set(id, { instance: { ...instance, deviceNames: instance.deviceNames.filter((device) => !held.has(device)) }, describedAt: now });
       }
       known.set(id, { instance, describedAt: now, shared: false });
     }
@@ -1336,17 +1224,17 @@ export class Executor {
    * `item`, or on a token taken now); measures latency on the clock.
    */
   private async call<T>(item: Item, action: MutatingAction, run: () => Promise<T>): Promise<{ ok: true; value: T; latencyMs: number } | { ok: false; error: ClassifiedError; latencyMs: number }> {
-    const bucket = this.buckets[action];
+    const bucket = this.ctx.buckets[action];
     // Made now, its answer could come after the invocation ends: deferred unsent, as a call without a token is.
-    if (item.deadline !== undefined && this.deps.clock.now() >= item.deadline) {
+    if (item.deadline !== undefined && this.ctx.deps.clock.now() >= item.deadline) {
       return { ok: false, latencyMs: 0, error: { outcome: 'throttled', code: 'InvocationOutOfTime', message: `deferred: the invocation has no time left for ${action}`, notSent: true } };
     }
     let fromShared: boolean;
     if (item.token && !item.token.used && RATE_BUCKET_OF[item.token.action] === RATE_BUCKET_OF[action]) {
       item.token.used = true;
       fromShared = item.token.shared === true;
-      const waitMs = item.token.atMs - this.deps.clock.now();
-      if (waitMs > 0) await this.deps.clock.sleep(waitMs);
+      const waitMs = item.token.atMs - this.ctx.deps.clock.now();
+      if (waitMs > 0) await this.ctx.deps.clock.sleep(waitMs);
       if (bucket.throttleCount !== item.token.throttles) {
         // EC2 throttled since the reservation, whose time assumed a rate that was too high: back off instead.
         bucket.refund();
@@ -1360,7 +1248,7 @@ export class Executor {
         return { ok: false, latencyMs: 0, error: { outcome: 'throttled', code: 'RateBudgetExceeded', message: `deferred: the shared ${action} rate budget has no token soon enough`, notSent: true } };
       }
       if (shared === 'unavailable') {
-        if (this.config.rateWaitMaxMs > 0 && bucket.msUntilToken() <= this.config.rateWaitMaxMs) await bucket.take();
+        if (this.ctx.config.rateWaitMaxMs > 0 && bucket.msUntilToken() <= this.ctx.config.rateWaitMaxMs) await bucket.take();
         else if (!bucket.tryTake()) {
           return { ok: false, latencyMs: 0, error: { outcome: 'throttled', code: 'RateBudgetExceeded', message: `deferred: this invocation's ${action} rate budget is spent`, notSent: true } };
         }
@@ -1370,27 +1258,27 @@ export class Executor {
     // the shared budget's token: someone outside the system may be spending EC2's tokens, which the
     // shared budget learns of only by a token per refusal. (Spending that share instead of the shared
     // budget's tokens overdrew EC2's bucket while the budget sold every refill to the others.)
-    if (fromShared && bucket.ratePerSecond < this.config.rateBudgets[RATE_BUCKET_OF[action]].ratePerSecond) {
+    if (fromShared && bucket.ratePerSecond < this.ctx.config.rateBudgets[RATE_BUCKET_OF[action]].ratePerSecond) {
       if (!bucket.tryTake()) {
         return { ok: false, latencyMs: 0, error: { outcome: 'throttled', code: 'RateBudgetExceeded', message: `deferred: EC2 refused ${action} calls of this environment lately`, notSent: true } };
       }
     }
-    const started = this.deps.clock.now();
+    const started = this.ctx.deps.clock.now();
     try {
       const value = await run();
       bucket.succeeded();
-      return { ok: true, value, latencyMs: this.deps.clock.now() - started };
+      return { ok: true, value, latencyMs: this.ctx.deps.clock.now() - started };
     } catch (error) {
       const classified = classifyError(action, error);
       if (classified.kind === 'unauthorized') {
         // In full here only: the record's status leaves the encoded policy evaluation out.
-        this.deps.log.warn('EC2 refused the call: not authorized', { key: item.id, action, error: errorMessage(error) });
+        this.ctx.deps.log.warn('EC2 refused the call: not authorized', { key: item.id, action, error: errorMessage(error) });
       }
       if (classified.outcome === 'throttled') {
         bucket.throttled();
         await this.throttledShared(RATE_BUCKET_OF[action]);
       }
-      return { ok: false, error: classified, latencyMs: this.deps.clock.now() - started };
+      return { ok: false, error: classified, latencyMs: this.ctx.deps.clock.now() - started };
     }
   }
 
@@ -1435,8 +1323,8 @@ export class Executor {
             item.record = written;
           }
           runs.push({ item, run: async () => {
-            const tags = { ...request.spec.tags, [OWNERSHIP_TAGS.owner]: this.config.ownerTagValue, [OWNERSHIP_TAGS.record]: volume.volumeId };
-            const outcome = await this.call(item, 'CreateVolume', () => this.deps.provider.createVolume({ ...request, tags }));
+            const tags = { ...request.spec.tags, [OWNERSHIP_TAGS.owner]: this.ctx.config.ownerTagValue, [OWNERSHIP_TAGS.record]: volume.volumeId };
+            const outcome = await this.call(item, 'CreateVolume', () => this.ctx.deps.provider.createVolume({ ...request, tags }));
             if (!outcome.ok) {
               if (createUnrepeatable(outcome.error)) {
                 item.result = { ...this.createUnrepeatable(volume, request, now, outcome.error), latencyMs: outcome.latencyMs };
@@ -1491,7 +1379,7 @@ export class Executor {
       `EC2 will not repeat CreateVolume with token ${request.clientToken} (${error.message}): a volume it may have made cannot be learnt` +
       ` and, if it exists, is reported by the reconciler as leaked (tag ${OWNERSHIP_TAGS.record}=${volume.volumeId})` +
       (volume.life === 'alive' ? '; a retry creates a new volume' : '');
-    this.deps.log.warn('CreateVolume cannot be repeated; its volume, if any, is left to the leak report', { key: keyString(keyOf(volume)), clientToken: request.clientToken, code: error.code });
+    this.ctx.deps.log.warn('CreateVolume cannot be repeated; its volume, if any, is left to the leak report', { key: keyString(keyOf(volume)), clientToken: request.clientToken, code: error.code });
     const terminal = this.volumeTerminal(volume, now, error.code, message);
     return { ...terminal, changes: { ...(terminal.changes as RecordChanges<VolumeRecord>), ...FORGET_CREATE_REQUEST } };
   }
@@ -1547,14 +1435,14 @@ export class Executor {
           continue;
         }
         if (ownership.kind === 'another') {
-          item.result = this.attachmentTerminal(attachment, now, notOwnedCode(ownership.owner), anotherRecordsVolume(volume, ownership.owner, this.config.ownerTagValue), true);
+          item.result = this.attachmentTerminal(attachment, now, notOwnedCode(ownership.owner), anotherRecordsVolume(volume, ownership.owner, this.ctx.config.ownerTagValue), true);
           continue;
         }
         const instance = instances.get(attachment.instanceId);
         const prerequisite = attachPrerequisites(volume, instance, attachment.instanceId);
         if (!prerequisite.ok) {
           // Judged on another environment's description: the retry describes the instance afresh before giving up.
-          if (instance?.shared) this.instanceCache.delete(attachment.instanceId);
+          if (instance?.shared) this.ctx.instanceCache.delete(attachment.instanceId);
           item.result = this.attachmentFailure(attachment, now, 'AttachVolume', {
             outcome: prerequisite.terminal && !instance?.shared ? 'terminal' : 'wait-for-prerequisite',
             code: prerequisite.code,
@@ -1582,7 +1470,7 @@ export class Executor {
         used.set(id, instance.deviceNames);
         reserved.set(id, instance.askedFor ?? []);
       }
-    const devices = allocateDevices(requests, used, this.config.deviceNames, reserved);
+    const devices = allocateDevices(requests, used, this.ctx.config.deviceNames, reserved);
 
     const runs: { item: Item; run: () => Promise<void> }[] = [];
     await Promise.all(
@@ -1605,11 +1493,11 @@ export class Executor {
           item.record = written;
           runs.push({ item, run: async () => {
             const outcome = await this.call(item, 'AttachVolume', () =>
-              this.deps.provider.attachVolume({ ebsVolumeId: item.volume!.ebsVolumeId!, instanceId: written.instanceId, device: allocation.device }),
+              this.ctx.deps.provider.attachVolume({ ebsVolumeId: item.volume!.ebsVolumeId!, instanceId: written.instanceId, device: allocation.device }),
             );
             // The device is the record's to hold (written above), not the cache's.
             // The instance may have changed under the cache (state, devices): describe it next time.
-            if (!outcome.ok && outcome.error.outcome !== 'throttled') this.instanceCache.delete(written.instanceId);
+            if (!outcome.ok && outcome.error.outcome !== 'throttled') this.ctx.instanceCache.delete(written.instanceId);
             if (outcome.ok || outcome.error.outcome === 'already-done') {
               item.result = {
                 outcome: 'in-progress',
@@ -1646,7 +1534,7 @@ export class Executor {
     }
     if (ownership.kind === 'another') {
       // Its volume record names another record's EC2 volume (or one this deployment did not create): detaching it would detach that one.
-      this.deps.log.warn(
+      this.ctx.deps.log.warn(
         ownership.owner === undefined
           ? 'attachment of a volume record naming an EC2 volume this deployment did not create; removed without detaching it'
           : 'attachment of a volume record naming the EC2 volume of another record; removed without detaching it',
@@ -1669,7 +1557,7 @@ export class Executor {
       // Volume and instance name the attachment; a recorded device EC2 no longer has (the volume
       // attached again outside under another name) would be refused as not attached, read as done.
       const outcome = await this.call(item, 'DetachVolume', () =>
-        this.deps.provider.detachVolume({ ebsVolumeId, instanceId: attachment.instanceId, ...(force ? { force: true } : {}) }),
+        this.ctx.deps.provider.detachVolume({ ebsVolumeId, instanceId: attachment.instanceId, ...(force ? { force: true } : {}) }),
       );
       if (outcome.ok) {
         item.result = {
@@ -1711,12 +1599,12 @@ export class Executor {
       return undefined;
     }
     const attachedHere = found.filter((volume) => attachedTo(volume, attachment.instanceId));
-    this.deps.log.info('volume record removed from the table; found its EC2 volumes by their tags', {
+    this.ctx.deps.log.info('volume record removed from the table; found its EC2 volumes by their tags', {
       key: item.id,
       found: found.map((volume) => volume.ebsVolumeId),
       attachedHere: attachedHere.map((volume) => volume.ebsVolumeId),
     });
-    this.deps.metrics.count(METRICS.orphanVolumesFound, attachedHere.length);
+    this.ctx.deps.metrics.count(METRICS.orphanVolumesFound, attachedHere.length);
     if (attachedHere.length === 0) {
       nextAttachmentState(nextAttachmentState(attachment.status.state, 'detach-started'), 'observed-detached');
       item.result = { outcome: 'succeeded', remove: true };
@@ -1730,12 +1618,12 @@ export class Executor {
       let failure: ClassifiedError | undefined;
       for (const volume of toDetach) {
         const outcome = await this.call(item, 'DetachVolume', () =>
-          this.deps.provider.detachVolume({ ebsVolumeId: volume.ebsVolumeId, instanceId: attachment.instanceId }),
+          this.ctx.deps.provider.detachVolume({ ebsVolumeId: volume.ebsVolumeId, instanceId: attachment.instanceId }),
         );
         latencyMs += outcome.latencyMs;
         if (outcome.ok) {
           started = true;
-          this.deps.log.info('detaching an EC2 volume of a removed volume record', { key: item.id, ebsVolumeId: volume.ebsVolumeId });
+          this.ctx.deps.log.info('detaching an EC2 volume of a removed volume record', { key: item.id, ebsVolumeId: volume.ebsVolumeId });
         } else if (outcome.error.outcome !== 'already-done') failure ??= outcome.error;
       }
       if (failure) {
@@ -1767,7 +1655,7 @@ export class Executor {
     if (!volume.ebsVolumeId || ownCreateRequest(volume)) return { kind: 'own' };
     if (!(volumes instanceof Map)) return { kind: 'unknown', error: volumes };
     const described = volumes.get(volume.ebsVolumeId);
-    if (notThisDeployments(described, this.config.ownerTagValue)) return { kind: 'another', owner: undefined };
+    if (notThisDeployments(described, this.ctx.config.ownerTagValue)) return { kind: 'another', owner: undefined };
     const owner = ownedByAnotherRecord(volume, described);
     return owner === undefined ? { kind: 'own' } : { kind: 'another', owner };
   }
@@ -1781,7 +1669,7 @@ export class Executor {
   private volumeOfAnotherRecord(item: Item, now: number, owner: string | undefined): Result {
     const volume = item.record as VolumeRecord;
     if (volume.life === 'dying') {
-      this.deps.log.warn(
+      this.ctx.deps.log.warn(
         owner === undefined
           ? 'volume record names an EC2 volume this deployment did not create; removed without deleting it'
           : 'volume record names the EC2 volume of another record; removed without deleting it',
@@ -1789,7 +1677,7 @@ export class Executor {
       );
       return { outcome: 'succeeded', remove: true };
     }
-    return this.volumeTerminal(volume, now, notOwnedCode(owner), anotherRecordsVolume(volume, owner, this.config.ownerTagValue));
+    return this.volumeTerminal(volume, now, notOwnedCode(owner), anotherRecordsVolume(volume, owner, this.ctx.config.ownerTagValue));
   }
 
   private deleteVolume(item: Item, now: number, volumes: Map<string, ProviderVolume> | ClassifiedError): (() => Promise<void>) | undefined {
@@ -1804,7 +1692,7 @@ export class Executor {
       return undefined;
     }
     return async () => {
-      const outcome = await this.call(item, 'DeleteVolume', () => this.deps.provider.deleteVolume(volume.ebsVolumeId!));
+      const outcome = await this.call(item, 'DeleteVolume', () => this.ctx.deps.provider.deleteVolume(volume.ebsVolumeId!));
       if (outcome.ok) {
         item.result = {
           outcome: 'in-progress',
@@ -1822,7 +1710,7 @@ export class Executor {
       // One look writes the state and names the instances, and the next steps are looks, not deletes
       // (a detach still finishing, the record's own, is only waited for).
       if (outcome.error.code === 'VolumeInUse' && outcome.error.kind === 'incorrect-state') {
-        const seen = await this.describe([volume.ebsVolumeId!], 1, (ids) => this.deps.provider.describeVolumes(ids), (v) => v.ebsVolumeId);
+        const seen = await this.describe([volume.ebsVolumeId!], 1, (ids) => this.ctx.deps.provider.describeVolumes(ids), (v) => v.ebsVolumeId);
         const current = seen instanceof Map ? seen.get(volume.ebsVolumeId!) : undefined;
         if (current?.state === 'in-use' && current.attachments.some((a) => a.state !== 'detaching' && a.state !== 'detached')) {
           item.result = { ...this.attachedOutside(volume, current, now), latencyMs: outcome.latencyMs };
@@ -1907,7 +1795,7 @@ export class Executor {
         }
         const sentAt = Date.parse(volume.modificationSentAt);
         // EC2 dates a modification to the second, by a clock a little off ours.
-        if (!(latest?.startedAt !== undefined && latest.startedAt + EC2_TIME_SLACK_MS >= sentAt) && now - sentAt < this.config.describeGraceMs) {
+        if (!(latest?.startedAt !== undefined && latest.startedAt + EC2_TIME_SLACK_MS >= sentAt) && now - sentAt < this.ctx.config.describeGraceMs) {
           item.result = this.awaitModification(volume, current, now, sentAt, { code: 'ModificationUnconfirmed', message: 'looking whether the ModifyVolume whose answer was lost took' });
           return undefined;
         }
@@ -1939,7 +1827,7 @@ export class Executor {
       const written = await this.preWrite<VolumeRecord>(item, owner, now, earlierUnanswered ? {} : { modificationSentAt: new Date(now).toISOString() });
       if (!written) return;
       item.record = written;
-      const outcome = await this.call(item, 'ModifyVolume', () => this.deps.provider.modifyVolume(request));
+      const outcome = await this.call(item, 'ModifyVolume', () => this.ctx.deps.provider.modifyVolume(request));
       if (outcome.ok) {
         item.result = {
           outcome: 'in-progress',
@@ -1949,7 +1837,7 @@ export class Executor {
             status: successStatus(volume.status, nextVolumeState(volume.status.state, 'modify-started'), now, 'modifying', true),
             // EC2 started it before it answered: counted from the answer's time, it leaves EC2's window
             // no earlier than EC2 counts. One before it the record did not know (made in the console) counts too.
-            ...modificationStarted(withStarts(volume, learntModificationStart(volume, latest, now)), this.deps.clock.now(), this.deps.clock.now()),
+            ...modificationStarted(withStarts(volume, learntModificationStart(volume, latest, now)), this.ctx.deps.clock.now(), this.ctx.deps.clock.now()),
             modificationSentAt: null,
           },
         };
@@ -2002,7 +1890,7 @@ export class Executor {
       let latencyMs = 0;
       for (const call of calls) {
         const outcome = await this.call(item, call.action, () =>
-          call.action === 'CreateTags' ? this.deps.provider.createTags(current.ebsVolumeId, call.tags) : this.deps.provider.deleteTags(current.ebsVolumeId, call.keys),
+          call.action === 'CreateTags' ? this.ctx.deps.provider.createTags(current.ebsVolumeId, call.tags) : this.ctx.deps.provider.deleteTags(current.ebsVolumeId, call.keys),
         );
         latencyMs += outcome.latencyMs;
         if (!outcome.ok) {
@@ -2057,7 +1945,7 @@ export class Executor {
     startedAt: number | undefined,
     wait: { code: string; message: string },
   ): Result {
-    const atMs = now + progressDelaySeconds('modify-volume', now - (startedAt ?? now), this.config) * 1000;
+    const atMs = now + progressDelaySeconds('modify-volume', now - (startedAt ?? now), this.ctx.config) * 1000;
     return {
       outcome: 'retrying',
       retryAtMs: atMs,
@@ -2074,7 +1962,7 @@ export class Executor {
    * the wait is no part of the operation's age.
    */
   private awaitCooldown(volume: VolumeRecord, current: ProviderVolume, now: number, latest: ProviderModification | undefined): Result {
-    const refusedAt = this.deps.clock.now();
+    const refusedAt = this.ctx.deps.clock.now();
     const listed = latest?.startedAt === undefined ? undefined : Math.min(latest.startedAt, refusedAt);
     // A later one the record knows that EC2 does not list yet (it lists a modification a little after accepting it).
     const known = recordedModificationStarts(volume, refusedAt).at(-1);
@@ -2111,15 +1999,15 @@ export class Executor {
     alsoUnchanged: WriteCondition = {},
   ): Promise<R | undefined> {
     const claiming = item.claimOnWrite === true && !item.claimed;
-    const write = claiming ? { ...changes, claim: { owner, expiresAt: now + this.config.claimLeaseMs } } : changes;
-    const condition = claiming ? unchangedSince(item.record!) : { claimOwner: owner, now: this.deps.clock.now(), ...alsoUnchanged };
+    const write = claiming ? { ...changes, claim: { owner, expiresAt: now + this.ctx.config.claimLeaseMs } } : changes;
+    const condition = claiming ? unchangedSince(item.record!) : { claimOwner: owner, now: this.ctx.deps.clock.now(), ...alsoUnchanged };
     try {
-      const written = await this.deps.store.update<R>(item.key, write as RecordChanges<R>, condition);
+      const written = await this.ctx.deps.store.update<R>(item.key, write as RecordChanges<R>, condition);
       if (claiming) item.claimed = true;
       return written;
     } catch (error) {
       if (error instanceof ConditionFailedError) {
-        this.deps.log.info('record changed or deleted before the EC2 call; not calling', { key: item.id });
+        this.ctx.deps.log.info('record changed or deleted before the EC2 call; not calling', { key: item.id });
         item.result = { outcome: 'skipped' };
         // Still ours, changed by the client under it: the claim is let go at once, for the change's own operation.
         const stillOurs = !claiming && error.current?.claim?.owner === owner;
@@ -2133,7 +2021,7 @@ export class Executor {
         }
         return undefined;
       }
-      this.deps.log.error('status write before the EC2 call failed', { key: item.id, error: errorMessage(error) });
+      this.ctx.deps.log.error('status write before the EC2 call failed', { key: item.id, error: errorMessage(error) });
       item.infraFailed = true;
       item.claimed = false;
       return undefined;
@@ -2178,7 +2066,7 @@ export class Executor {
     }
     if (!current) {
       const started = operationStartMs(volume.status) ?? now;
-      if (state === 'creating' && now - started < this.config.describeGraceMs)
+      if (state === 'creating' && now - started < this.ctx.config.describeGraceMs)
         return this.stillInProgress(volume, now, `waiting for ${volume.ebsVolumeId} to appear`);
       if (state === 'pending') {
         // Retried, or dying after a retry, and the volume is gone: alive, a new one is created (by the client's retry, under a new token).
@@ -2206,7 +2094,7 @@ export class Executor {
       // has: looks that fail now and then over its hours do not add up.
       if (modification?.state === 'modifying')
         return { outcome: 'in-progress', changes: { status: successStatus(volume.status, volume.status.state, now, 'modification in progress') } };
-      if (!modification && now - started < this.config.describeGraceMs)
+      if (!modification && now - started < this.ctx.config.describeGraceMs)
         return this.stillInProgress(volume, now, `waiting for the modification of ${current.ebsVolumeId} to appear`);
       const changes = this.observedChanges(volume, current, now);
       if (modification?.state === 'failed') {
@@ -2339,7 +2227,7 @@ export class Executor {
       // A describe may lag the AttachVolume EC2 accepted (its `operationStartedAt`): within the grace, look again.
       // Attached elsewhere, a single-attach volume cannot be attached here too; a Multi-Attach one can.
       const acceptedAt = operationStartMs(attachment.status) ?? now;
-      if (current && !link && (elsewhere.length === 0 || current.multiAttach) && now - acceptedAt < this.config.describeGraceMs)
+      if (current && !link && (elsewhere.length === 0 || current.multiAttach) && now - acceptedAt < this.ctx.config.describeGraceMs)
         return this.stillInProgress(attachment, now, `attaching as ${attachment.device ?? 'its device'}; EC2 does not list the attachment yet`);
       if (current && !link && elsewhere.length > 0 && !current.multiAttach && item.volume) {
         // The single-attach volume is attached to another instance (outside the system, or by another
@@ -2356,7 +2244,7 @@ export class Executor {
             changes: { status: changesWithoutCall(notAttached, decision, now)?.status ?? notAttached.status, device: null },
             alsoCheck: [
               ...this.volumeCheck(attachment),
-              this.messageAt('check-attachment', keyOf(attachment), 'the volume was seen attached to another instance right after the attach: looking once more', now, acceptedAt + this.config.describeGraceMs),
+              this.messageAt('check-attachment', keyOf(attachment), 'the volume was seen attached to another instance right after the attach: looking once more', now, acceptedAt + this.ctx.config.describeGraceMs),
             ],
             volumeSeen: current,
           };
@@ -2388,7 +2276,7 @@ export class Executor {
       const ebsVolumeId = item.volume.ebsVolumeId;
       // A describe may lag a fresh attach; one that has stood a while and is gone was detached (or its volume deleted) outside.
       const updatedAt = Date.parse(attachment.status.updatedAt);
-      if (ebsVolumeId && !(now - updatedAt >= this.config.describeGraceMs)) return { outcome: 'skipped' };
+      if (ebsVolumeId && !(now - updatedAt >= this.ctx.config.describeGraceMs)) return { outcome: 'skipped' };
       const message = current
         ? `EC2 shows ${current.ebsVolumeId} not attached to ${attachment.instanceId} (detached outside the provisioner); attaching again`
         : `volume ${attachment.volumeId}${ebsVolumeId ? ` (${ebsVolumeId})` : ''} no longer exists in EC2 (deleted outside the provisioner); waiting for it to be created again`;
@@ -2428,7 +2316,7 @@ export class Executor {
         volumeSeen: current,
       };
     }
-    if ((link && link.state !== 'detached') || now - Date.parse(attachment.status.updatedAt) < this.config.describeGraceMs) return { outcome: 'skipped' };
+    if ((link && link.state !== 'detached') || now - Date.parse(attachment.status.updatedAt) < this.ctx.config.describeGraceMs) return { outcome: 'skipped' };
     return { outcome: 'succeeded', changes: { device: null } };
   }
 
@@ -2487,7 +2375,7 @@ export class Executor {
       : underWayStatus(record.status, record.status.state, now, message),
   ): Result {
     const started = operationStartMs(record.status);
-    const spent = budgetSpent(0, started, now, this.config, record.life === 'dying');
+    const spent = budgetSpent(0, started, now, this.ctx.config, record.life === 'dying');
     if (spent) {
       if (record.kind === 'attachment') return this.attachmentTerminal(record, now, 'Timeout', `${message}: ${spent.message}`);
       // A dying volume is taken up again by the planner: after the longest backoff, not at once.
@@ -2525,7 +2413,7 @@ export class Executor {
    * longest backoff rather than at once: a failure that stays would otherwise call EC2 in a loop.
    */
   private dyingTerminal(volume: VolumeRecord, now: number, code: string, message: string): Result {
-    const atMs = now + this.config.backoff.capSeconds * 1000;
+    const atMs = now + this.ctx.config.backoff.capSeconds * 1000;
     const terminal = this.volumeTerminal(volume, now, code, dyingGiveUpMessage(message, atMs));
     const status: Status<VolumeState> = { ...(terminal.changes!.status as Status<VolumeState>), nextAttemptAt: new Date(atMs).toISOString() };
     return { ...terminal, retryAtMs: atMs, changes: { ...terminal.changes, status } };
@@ -2544,10 +2432,10 @@ export class Executor {
       const result: Result = { outcome: 'failed', changes: { status: failureStatus(attachment.status, state, now, { code, message, attempts }), ...device } };
       // Given up while EC2 may still make the attach (its answer lost, EC2 still attaching): one more look tells the status which it was.
       if (!notAttached && attachment.device !== undefined)
-        result.alsoCheck = [this.messageAt('check-attachment', keyOf(attachment), 'given up while EC2 may still make the attach: looking once more', now, now + this.config.describeGraceMs)];
+        result.alsoCheck = [this.messageAt('check-attachment', keyOf(attachment), 'given up while EC2 may still make the attach: looking once more', now, now + this.ctx.config.describeGraceMs)];
       return result;
     }
-    const atMs = now + this.config.backoff.capSeconds * 1000;
+    const atMs = now + this.ctx.config.backoff.capSeconds * 1000;
     const status = failureStatus(attachment.status, state, now, { code, message: dyingGiveUpMessage(message, atMs), attempts, nextAttemptAtMs: atMs });
     return { outcome: 'failed', retryAtMs: atMs, changes: { status, ...device } };
   }
@@ -2608,25 +2496,25 @@ export class Executor {
     dying: boolean,
   ): { terminal: true; message: string } | { terminal: false; outcome: OperationOutcome; attempts: number; atMs: number; message: string } {
     if (error.outcome === 'throttled') {
-      return { terminal: false, outcome: 'throttled', attempts: status.attempts, atMs: now + throttleDelaySeconds(this.config, this.random) * 1000, message: error.message };
+      return { terminal: false, outcome: 'throttled', attempts: status.attempts, atMs: now + throttleDelaySeconds(this.ctx.config, this.ctx.random) * 1000, message: error.message };
     }
     if (error.outcome === 'terminal') return { terminal: true, message: error.message };
     if (error.outcome === 'wait-for-snapshot') {
       // No attempt: the wait ends when EC2 completes the snapshot, or at the operation's maximum age.
       const startedMs = operationStartMs(status) ?? now;
-      const aged = budgetSpent(status.attempts, startedMs, now, this.config, dying);
+      const aged = budgetSpent(status.attempts, startedMs, now, this.ctx.config, dying);
       if (aged) return { terminal: true, message: `${error.message} (${aged.message})` };
-      return { terminal: false, outcome: 'retrying', attempts: status.attempts, atMs: now + snapshotWaitSeconds(now - startedMs, this.config) * 1000, message: `waiting: ${error.message}` };
+      return { terminal: false, outcome: 'retrying', attempts: status.attempts, atMs: now + snapshotWaitSeconds(now - startedMs, this.ctx.config) * 1000, message: `waiting: ${error.message}` };
     }
     const attempts = status.attempts + 1;
-    const spent = budgetSpent(attempts, operationStartMs(status) ?? now, now, this.config, dying);
+    const spent = budgetSpent(attempts, operationStartMs(status) ?? now, now, this.ctx.config, dying);
     if (spent) return { terminal: true, message: `${error.message} (${spent.message})` };
     const prefix = error.outcome === 'wait-for-prerequisite' ? 'waiting: ' : '';
     return {
       terminal: false,
       outcome: 'retrying',
       attempts,
-      atMs: now + backoffDelaySeconds(attempts, this.config, this.random) * 1000,
+      atMs: now + backoffDelaySeconds(attempts, this.ctx.config, this.ctx.random) * 1000,
       message: `${prefix}${error.message}`,
     };
   }
@@ -2654,7 +2542,7 @@ export class Executor {
 
   /** A message for `op` that falls due at `atMs`: delayed as far as one message may be, chained on from there. */
   private messageAt(op: OperationKind, key: RecordKey, reason: string, now: number, atMs: number): QueuedOperation {
-    const delay = queueDelay(now, atMs, this.config);
+    const delay = queueDelay(now, atMs, this.ctx.config);
     return { message: this.message(op, key, reason, delay.dueAt), delaySeconds: delay.delaySeconds };
   }
 
@@ -2686,7 +2574,7 @@ export class Executor {
 
   /** A progress check due at `atMs`, sent so that its batch forms then (`checkQueueDelay`). */
   private checkAt(op: OperationKind, key: RecordKey, reason: string, now: number, atMs: number): QueuedOperation {
-    const delay = checkQueueDelay(now, atMs, this.config);
+    const delay = checkQueueDelay(now, atMs, this.ctx.config);
     return { message: this.message(op, key, reason, delay.dueAt), delaySeconds: delay.delaySeconds };
   }
 
@@ -2702,7 +2590,7 @@ export class Executor {
     // Re-planned after the claim into something that needs no EC2 call: just let go.
     const result = item.result ?? (item.claimed ? { outcome: 'skipped' as const } : undefined);
     if (!result) return;
-    this.deps.metrics.operation({ operation: op, outcome: result.outcome, latencyMs: result.latencyMs });
+    this.ctx.deps.metrics.operation({ operation: op, outcome: result.outcome, latencyMs: result.latencyMs });
     if (item.observer) return this.writeObservation(item, result, now, followUps);
     if (item.lookAgainAt !== undefined) {
       if (item.claimed) await this.releaseOrLetLapse(item, owner);
@@ -2714,21 +2602,21 @@ export class Executor {
     const unclaimed = !item.claimed && item.claimOnWrite === true && result.changes !== undefined;
     if (!item.claimed && !unclaimed) return;
     // The claim must still be ours now, not just when the batch started.
-    const condition = unclaimed ? unchangedSince(item.record!) : { claimOwner: owner, now: this.deps.clock.now() };
+    const condition = unclaimed ? unchangedSince(item.record!) : { claimOwner: owner, now: this.ctx.deps.clock.now() };
     try {
       if (result.remove) {
         // Only as dying as it was read: a record set back to alive during the call is wanted after all.
-        await this.deps.store.remove(item.key, { ...condition, life: item.record!.life });
-        this.deps.log.info('record removed', { key: item.id, op });
+        await this.ctx.deps.store.remove(item.key, { ...condition, life: item.record!.life });
+        this.ctx.deps.log.info('record removed', { key: item.id, op });
       } else if (result.changes) {
         const before = item.record!;
-        const written = await this.deps.store.update(item.key, { ...result.changes, claim: null }, condition);
+        const written = await this.ctx.deps.store.update(item.key, { ...result.changes, claim: null }, condition);
         item.record = written;
         this.countFailure(item, op, result);
         const next = this.followUp(item, before, written, result, now);
         if (next) followUps.push({ item, operation: next });
       } else {
-        await this.deps.store.release(item.key, owner);
+        await this.ctx.deps.store.release(item.key, owner);
       }
       for (const operation of this.alsoChecks(item, result)) followUps.push({ item, operation });
     } catch (error) {
@@ -2742,12 +2630,12 @@ export class Executor {
           return;
         }
         // Deleted or taken over meanwhile: never recreate it; whoever holds it now carries on.
-        this.deps.log.warn('status write refused; record deleted or claim lost', { key: item.id, op });
+        this.ctx.deps.log.warn('status write refused; record deleted or claim lost', { key: item.id, op });
         if (unclaimed && error.current) this.resend(item, 'record changed meanwhile; looking again', now, now + 1000, followUps);
         else this.resendLaterCopy(item, now, now, followUps);
         return;
       }
-      this.deps.log.error('status write failed', { key: item.id, op, error: errorMessage(error) });
+      this.ctx.deps.log.error('status write failed', { key: item.id, op, error: errorMessage(error) });
       item.infraFailed = true;
     }
   }
@@ -2759,17 +2647,17 @@ export class Executor {
    */
   private countFailure(item: Item, op: OperationKind, result: Result): void {
     if (result.outcome !== 'failed') return;
-    this.deps.metrics.count(METRICS.failed);
+    this.ctx.deps.metrics.count(METRICS.failed);
     const { code, message } = item.record!.status;
-    this.deps.log.warn('operation failed', { key: item.id, op, ...(code !== undefined ? { code } : {}), ...(message !== undefined ? { error: message } : {}) });
+    this.ctx.deps.log.warn('operation failed', { key: item.id, op, ...(code !== undefined ? { code } : {}), ...(message !== undefined ? { error: message } : {}) });
   }
 
   private async releaseOrLetLapse(item: Item, owner: string): Promise<void> {
     try {
-      await this.deps.store.release(item.key, owner);
+      await this.ctx.deps.store.release(item.key, owner);
     } catch (error) {
       // Held until its lease ends: the look again then waits for that.
-      this.deps.log.warn('could not let go of the claim; it lapses with its lease', { key: item.id, error: errorMessage(error) });
+      this.ctx.deps.log.warn('could not let go of the claim; it lapses with its lease', { key: item.id, error: errorMessage(error) });
     }
   }
 
@@ -2785,12 +2673,12 @@ export class Executor {
       // The volume first: when the attachment's removal replans a dying volume, it is already available.
       const volumeSynced = result.volumeSeen !== undefined && (await this.syncVolume(item, result.volumeSeen, now, followUps));
       if (result.remove) {
-        await this.deps.store.remove(item.key, condition);
-        this.deps.log.info('record removed', { key: item.id, op });
+        await this.ctx.deps.store.remove(item.key, condition);
+        this.ctx.deps.log.info('record removed', { key: item.id, op });
       } else {
         let current = record;
         if (result.changes && changesSomething(record, result.changes)) {
-          current = await this.deps.store.update(item.key, result.changes as RecordChanges, condition);
+          current = await this.ctx.deps.store.update(item.key, result.changes as RecordChanges, condition);
           item.record = current;
           this.countFailure(item, op, result);
         }
@@ -2805,13 +2693,13 @@ export class Executor {
         // Changed or deleted meanwhile: that change is planned on its own, unless it left the
         // operation under way (`chainGoesOn`). A copy due later that this check consumed (a wait's
         // message) is planned by nothing else: it comes back when due.
-        this.deps.log.info('observation not written; record changed meanwhile', { key: item.id, op });
+        this.ctx.deps.log.info('observation not written; record changed meanwhile', { key: item.id, op });
         const next = this.chainGoesOn(item, result, error.current, now);
         if (next) followUps.push({ item, operation: next });
         this.resendLaterCopy(item, now, now, followUps);
         return;
       }
-      this.deps.log.error('status write failed', { key: item.id, op, error: errorMessage(error) });
+      this.ctx.deps.log.error('status write failed', { key: item.id, op, error: errorMessage(error) });
       item.infraFailed = true;
     }
   }
@@ -2859,13 +2747,13 @@ export class Executor {
     if (!changesSomething(volume, changes)) return true;
     const key: RecordKey = { kind: 'volume', volumeId: volume.volumeId };
     try {
-      item.volume = await this.deps.store.update<VolumeRecord>(key, changes, unchangedSince(volume));
+      item.volume = await this.ctx.deps.store.update<VolumeRecord>(key, changes, unchangedSince(volume));
       const next = this.afterVolumeSync(volume, item.volume, now);
       if (next) followUps.push({ item, operation: next });
       return true;
     } catch (error) {
       if (!(error instanceof ConditionFailedError))
-        this.deps.log.warn('volume status write failed; checking the volume instead', { key: keyString(key), error: errorMessage(error) });
+        this.ctx.deps.log.warn('volume status write failed; checking the volume instead', { key: keyString(key), error: errorMessage(error) });
       return false;
     }
   }
@@ -2911,7 +2799,7 @@ export class Executor {
       // Paced by the operation under way: a modification takes far longer than an attach.
       const started = operationStartMs(written.status) ?? now;
       const schedule = IN_PROGRESS[written.status.state] ?? decision.op;
-      const dueAtMs = alignedCheckAtMs(schedule, now + progressDelaySeconds(schedule, now - started, this.config) * 1000, this.config);
+      const dueAtMs = alignedCheckAtMs(schedule, now + progressDelaySeconds(schedule, now - started, this.ctx.config) * 1000, this.ctx.config);
       const check = this.checkAt(decision.op, keyOf(written), decision.reason, now, dueAtMs);
       return CHECK_OPERATIONS.has(decision.op) ? chained(check, written) : check;
     }
@@ -2962,9 +2850,9 @@ export class Executor {
   private async sendFollowUps(followUps: { item: Item; operation: QueuedOperation }[]) {
     if (followUps.length === 0) return;
     try {
-      await this.deps.queue.send(followUps.map((f) => f.operation));
+      await this.ctx.deps.queue.send(followUps.map((f) => f.operation));
     } catch (error) {
-      this.deps.log.error('scheduling follow-ups failed', { count: followUps.length, error: errorMessage(error) });
+      this.ctx.deps.log.error('scheduling follow-ups failed', { count: followUps.length, error: errorMessage(error) });
       for (const { item } of followUps) item.infraFailed = true;
     }
   }
