@@ -72,7 +72,7 @@ import {
 } from './ports.js';
 import { TokenBucket } from './rate-limiter.js';
 import { CLOCK_SKEW_MS, judgeRecord, RECORD_TOO_LARGE_LOG, writeRejection } from './rejection.js';
-import { alignedCheckAtMs, backoffDelaySeconds, budgetSpent, checkQueueDelay, progressDelaySeconds, queueDelay, snapshotWaitSeconds, throttleDelaySeconds } from './schedule.js';
+import { alignedCheckAtMs, backoffDelaySeconds, budgetSpent, progressDelaySeconds, snapshotWaitSeconds, throttleDelaySeconds } from './schedule.js';
 import {
   attemptStatus,
   continuedStatus,
@@ -99,8 +99,25 @@ import {
   withStarts,
 } from './modification-window.js';
 import { changesWithoutCall, FUTURE_MODIFICATION_START_LOG, markAttachmentsDying, VOLUME_RECORD_REMOVED_LOG, type DecisionWithoutCall } from './without-call.js';
-import type { ExecutorContext, ExecutorDeps } from './execution/context.js';
+import type { ExecutorDeps, ExecutorContext } from './execution/context.js';
 import type { Result, Item } from './execution/item.js';
+import {
+  IN_PROGRESS,
+  ownMessage,
+  markAsCopies,
+  noteChain,
+  chained,
+  alsoChecks,
+  volumeCheck,
+  messageAt,
+  resend,
+  checkAt,
+  message,
+  followUp,
+  waitShownBy,
+  cooldownMessage,
+  resendLaterCopy,
+} from './execution/follow-ups.js';
 
 export type { ExecutorDeps } from './execution/context.js';
 
@@ -198,15 +215,6 @@ function volumeErrorMessage(ebsVolumeId: string): string {
   return `EC2 reports volume ${ebsVolumeId} in state error: its storage failed and its data cannot be recovered. Delete this volume record (that deletes the EC2 volume) and create it again; a retry only looks at it again`;
 }
 
-/** The operation whose progress a transitional state is waiting on. */
-const IN_PROGRESS: Partial<Record<string, OperationKind>> = {
-  creating: 'create-volume',
-  modifying: 'modify-volume',
-  deleting: 'delete-volume',
-  attaching: 'attach',
-  detaching: 'detach',
-};
-
 function chunk<T>(values: readonly T[], size: number): T[][] {
   const out: T[][] = [];
   for (let i = 0; i < values.length; i += size) out.push(values.slice(i, i + size));
@@ -255,7 +263,7 @@ export class Executor {
     const active: Item[] = [];
     for (const item of items) {
       if (item.dueAt !== undefined && item.dueAt > now) {
-        this.resend(item, 'waiting for dueAt', now, item.dueAt, followUps);
+        resend(this.ctx, item, 'waiting for dueAt', now, item.dueAt, followUps);
       } else active.push(item);
     }
 
@@ -567,7 +575,7 @@ export class Executor {
       // The same version of the same record: one removed and written again starts its version again.
       if (volume?.kind !== 'volume' || (volume.version === item.volume?.version && volume.createdAt === item.volume.createdAt)) return;
       const decision = planAttachment(written, volume);
-      if (decision.type === 'operation') followUps.push({ item, operation: this.messageAt(decision.op, item.key, decision.reason, now, now) });
+      if (decision.type === 'operation') followUps.push({ item, operation: messageAt(this.ctx, decision.op, item.key, decision.reason, now, now) });
     } catch (error) {
       this.ctx.deps.log.warn('reading the volume after a wait failed', { key: item.id, error: errorMessage(error) });
     }
@@ -610,7 +618,7 @@ export class Executor {
   private heldByOther(item: Item, now: number, followUps: { item: Item; operation: QueuedOperation }[]): boolean {
     const claim = item.record?.claim;
     if (!claim || claim.expiresAt <= now) return false;
-    this.resend(item, 'claimed by another invocation', now, Math.max(claim.expiresAt, now + 1000), followUps);
+    resend(this.ctx, item, 'claimed by another invocation', now, Math.max(claim.expiresAt, now + 1000), followUps);
     this.ctx.deps.metrics.operation({ operation: item.hint, outcome: 'skipped' });
     return true;
   }
@@ -636,8 +644,8 @@ export class Executor {
       if (item.ownMessage && !ofChain && (item.receiveCount ?? 1) === 1) item.nudgeOnly = true;
       return false;
     }
-    followUps.push({ item, operation: chained(this.checkAt(op, item.key, 'operation already started; checking at its time', now, dueAtMs), record) });
-    this.resendLaterCopy(item, now, dueAtMs, followUps);
+    followUps.push({ item, operation: chained(checkAt(this.ctx, op, item.key, 'operation already started; checking at its time', now, dueAtMs), record) });
+    resendLaterCopy(this.ctx, item, now, dueAtMs, followUps);
     this.ctx.deps.metrics.operation({ operation: item.hint, outcome: 'skipped' });
     return true;
   }
@@ -665,8 +673,8 @@ export class Executor {
     if (CHECK_OPERATIONS.has(op) && (record.kind === 'attachment' ? planAttachment(record, item.volume) : planVolume(record, item.attachments ?? [], now)).type !== 'operation') return false;
     // Delivered again, it stands in for the retry its invocation may not have sent; a token taken
     // ahead comes back with it (`resend`), for that attempt to spend rather than queue for another.
-    if ((item.receiveCount ?? 1) > 1 || item.tokenAt !== undefined) this.resend(item, 'next attempt not due yet', now, atMs, followUps, status.nextAttemptAt);
-    else this.resendLaterCopy(item, now, atMs, followUps);
+    if ((item.receiveCount ?? 1) > 1 || item.tokenAt !== undefined) resend(this.ctx, item, 'next attempt not due yet', now, atMs, followUps, status.nextAttemptAt);
+    else resendLaterCopy(this.ctx, item, now, atMs, followUps);
     this.ctx.deps.metrics.operation({ operation: item.hint, outcome: 'skipped' });
     return true;
   }
@@ -879,11 +887,11 @@ export class Executor {
     tokenAt?: number,
   ) {
     const delaySeconds = Math.min(this.ctx.config.maxMessageDelaySeconds, Math.max(1, Math.ceil((atMs - now) / 1000)));
-    const message = this.message(op, item.key, `waiting for the ${action} rate budget`);
-    markAsCopies(message, item);
-    if (tokenAt !== undefined) message.tokenAt = tokenAt;
-    followUps.push({ item, operation: { message, delaySeconds } });
-    this.resendLaterCopy(item, now, now + delaySeconds * 1000, followUps);
+    const deferred = message(op, item.key, `waiting for the ${action} rate budget`);
+    markAsCopies(deferred, item);
+    if (tokenAt !== undefined) deferred.tokenAt = tokenAt;
+    followUps.push({ item, operation: { message: deferred, delaySeconds } });
+    resendLaterCopy(this.ctx, item, now, now + delaySeconds * 1000, followUps);
     this.ctx.deps.metrics.operation({ operation: op, outcome: 'throttled' });
   }
 
@@ -934,7 +942,7 @@ export class Executor {
       }
       // Someone else is on it; look again when their lease ends in case they crashed.
       const expiresAt = result.record.claim?.expiresAt ?? now;
-      this.resend(item, 'claimed by another invocation', now, Math.max(expiresAt, now + 1000), followUps);
+      resend(this.ctx, item, 'claimed by another invocation', now, Math.max(expiresAt, now + 1000), followUps);
       this.ctx.deps.metrics.operation({ operation: item.hint, outcome: 'skipped' });
     } catch (error) {
       this.ctx.deps.log.error('claim failed', { key: item.id, error: errorMessage(error) });
@@ -963,17 +971,17 @@ export class Executor {
           this.ctx.deps.log.warn(FUTURE_MODIFICATION_START_LOG, { key: item.id, lastModificationStartedAt, earlierModificationStarts });
         }
         // The wait shown again (a status write dropped it, or it is new): a message brings the modification back when it ends.
-        if (decision.type === 'cooldown') followUps.push({ item, operation: this.messageAt(decision.op, item.key, decision.reason, now, decision.atMs) });
+        if (decision.type === 'cooldown') followUps.push({ item, operation: messageAt(this.ctx, decision.op, item.key, decision.reason, now, decision.atMs) });
       } else if (decision.type === 'cooldown') {
         // The status shows the wait already: only the wait's own message is kept.
-        const message = this.cooldownMessage(item, decision, now);
+        const message = cooldownMessage(this.ctx, item, decision, now);
         if (message) followUps.push({ item, operation: message });
       }
       this.ctx.deps.metrics.operation({ operation: item.hint, outcome: 'skipped' });
     } catch (error) {
       if (error instanceof ConditionFailedError) {
         // Changed meanwhile; its own change re-plans it.
-        this.resendLaterCopy(item, now, now, followUps);
+        resendLaterCopy(this.ctx, item, now, now, followUps);
         return;
       }
       this.ctx.deps.log.error('status write failed', { key: item.id, error: errorMessage(error) });
@@ -1508,7 +1516,7 @@ export class Executor {
             }
             item.result = { ...this.attachmentFailure(written, now, 'AttachVolume', outcome.error), latencyMs: outcome.latencyMs };
             // The instance was just described: the volume is what EC2 does not find. Deleted outside, its record learns it at once (and the attach waits for its retry).
-            if (outcome.error.kind === 'not-found') item.result.alsoCheck = this.volumeCheck(written);
+            if (outcome.error.kind === 'not-found') item.result.alsoCheck = volumeCheck(written);
           } });
         } catch (error) {
           this.stepFailed(item, error);
@@ -1524,7 +1532,7 @@ export class Executor {
     const ebsVolumeId = item.volume.ebsVolumeId;
     if (!ebsVolumeId) {
       // Without an EC2 volume nothing can be attached.
-      item.result = { outcome: 'succeeded', remove: true, alsoCheck: this.volumeCheck(attachment) };
+      item.result = { outcome: 'succeeded', remove: true, alsoCheck: volumeCheck(attachment) };
       return undefined;
     }
     const ownership = this.volumeOwnership(item.volume, volumes);
@@ -1574,7 +1582,7 @@ export class Executor {
       if (outcome.error.outcome === 'already-done') {
         // Already detached: the attachment is gone, no progress check needed.
         nextAttachmentState(started, 'observed-detached');
-        item.result = { outcome: 'succeeded', latencyMs: outcome.latencyMs, remove: true, alsoCheck: this.volumeCheck(attachment) };
+        item.result = { outcome: 'succeeded', latencyMs: outcome.latencyMs, remove: true, alsoCheck: volumeCheck(attachment) };
         return;
       }
       const failed = this.attachmentFailure(attachment, now, 'DetachVolume', outcome.error);
@@ -2180,13 +2188,13 @@ export class Executor {
             device: null,
             ...(attachment.forceDetachSentAt !== undefined ? { forceDetachSentAt: null } : {}),
           },
-          alsoCheck: this.volumeCheck(attachment),
+          alsoCheck: volumeCheck(attachment),
           volumeSeen: current,
         };
       }
       if (!present) {
         nextAttachmentState('detaching', 'observed-detached');
-        return { outcome: 'succeeded', remove: true, alsoCheck: this.volumeCheck(attachment), volumeSeen: current };
+        return { outcome: 'succeeded', remove: true, alsoCheck: volumeCheck(attachment), volumeSeen: current };
       }
       return this.stillInProgress(attachment, now, `detaching from ${attachment.instanceId}`);
     }
@@ -2198,7 +2206,7 @@ export class Executor {
         return {
           outcome: 'succeeded',
           changes: { status: successStatus(attachment.status, nextAttachmentState('pending', 'observed-attached'), now), device: link.device },
-          alsoCheck: this.volumeCheck(attachment),
+          alsoCheck: volumeCheck(attachment),
           volumeSeen: current,
         };
       }
@@ -2217,7 +2225,7 @@ export class Executor {
             status: successStatus(attachment.status, nextAttachmentState('attaching', 'observed-attached'), now),
             device: link.device,
           },
-          alsoCheck: this.volumeCheck(attachment),
+          alsoCheck: volumeCheck(attachment),
           volumeSeen: current,
         };
       }
@@ -2243,8 +2251,8 @@ export class Executor {
             outcome: 'succeeded',
             changes: { status: changesWithoutCall(notAttached, decision, now)?.status ?? notAttached.status, device: null },
             alsoCheck: [
-              ...this.volumeCheck(attachment),
-              this.messageAt('check-attachment', keyOf(attachment), 'the volume was seen attached to another instance right after the attach: looking once more', now, acceptedAt + this.ctx.config.describeGraceMs),
+              ...volumeCheck(attachment),
+              messageAt(this.ctx, 'check-attachment', keyOf(attachment), 'the volume was seen attached to another instance right after the attach: looking once more', now, acceptedAt + this.ctx.config.describeGraceMs),
             ],
             volumeSeen: current,
           };
@@ -2291,7 +2299,7 @@ export class Executor {
         outcome: 'succeeded',
         changes: { status, device: null },
         // A volume record that still holds the id learns it is gone from its own check.
-        alsoCheck: ebsVolumeId ? this.volumeCheck(attachment) : undefined,
+        alsoCheck: ebsVolumeId ? volumeCheck(attachment) : undefined,
         volumeSeen: current,
       };
     }
@@ -2312,7 +2320,7 @@ export class Executor {
           status: successStatus(attachment.status, nextAttachmentState('error', 'observed-attached'), now, 'EC2 made the attach after it was given up on'),
           device: link.device,
         },
-        alsoCheck: this.volumeCheck(attachment),
+        alsoCheck: volumeCheck(attachment),
         volumeSeen: current,
       };
     }
@@ -2432,7 +2440,7 @@ export class Executor {
       const result: Result = { outcome: 'failed', changes: { status: failureStatus(attachment.status, state, now, { code, message, attempts }), ...device } };
       // Given up while EC2 may still make the attach (its answer lost, EC2 still attaching): one more look tells the status which it was.
       if (!notAttached && attachment.device !== undefined)
-        result.alsoCheck = [this.messageAt('check-attachment', keyOf(attachment), 'given up while EC2 may still make the attach: looking once more', now, now + this.ctx.config.describeGraceMs)];
+        result.alsoCheck = [messageAt(this.ctx, 'check-attachment', keyOf(attachment), 'given up while EC2 may still make the attach: looking once more', now, now + this.ctx.config.describeGraceMs)];
       return result;
     }
     const atMs = now + this.ctx.config.backoff.capSeconds * 1000;
@@ -2519,71 +2527,6 @@ export class Executor {
     };
   }
 
-  /**
-   * The result's checks of other records (`alsoCheck`: an attachment's volume). The check of a
-   * volume whose operation was under way when the batch read it goes as a look
-   * (`OperationMessage.nudge`): the operation's own chain of checks is on it and sees its end, and
-   * a check that went on with checks of its own would start another chain beside it (an
-   * attachment detached during a modification that takes hours, say).
-   */
-  private alsoChecks(item: Item, result: Result): QueuedOperation[] {
-    const volume = item.volume;
-    const underWay = volume !== undefined && IN_PROGRESS[volume.status.state] !== undefined;
-    return (result.alsoCheck ?? []).map((operation) => {
-      const { message } = operation;
-      const ofVolume = message.key.kind === 'volume' && message.key.volumeId === volume?.volumeId && CHECK_OPERATIONS.has(message.op);
-      return underWay && ofVolume ? { ...operation, message: { ...message, nudge: true } } : operation;
-    });
-  }
-
-  private volumeCheck(attachment: AttachmentRecord): QueuedOperation[] {
-    return [{ message: this.message('check-volume', { kind: 'volume', volumeId: attachment.volumeId }, 'attachment changed'), delaySeconds: 0 }];
-  }
-
-  /** A message for `op` that falls due at `atMs`: delayed as far as one message may be, chained on from there. */
-  private messageAt(op: OperationKind, key: RecordKey, reason: string, now: number, atMs: number): QueuedOperation {
-    const delay = queueDelay(now, atMs, this.ctx.config);
-    return { message: this.message(op, key, reason, delay.dueAt), delaySeconds: delay.delaySeconds };
-  }
-
-  /**
-   * The item's message sent again, due at `atMs`: as its operation's own when a copy carried one
-   * (`resendOp`), and still a look when every copy was one (`nudgeOnly`). A copy due
-   * later still goes back as well (`resendLaterCopy`).
-   */
-  private resend(
-    item: Item,
-    reason: string,
-    now: number,
-    atMs: number,
-    followUps: { item: Item; operation: QueuedOperation }[],
-    /** The next attempt it comes back as the retry of (`OperationMessage.retryOf`). */
-    attempt?: string,
-  ): void {
-    const op = resendOp(item);
-    const operation = this.messageAt(op, item.key, reason, now, atMs);
-    markAsCopies(operation.message, item, attempt);
-    const tokenAt = unspentTokenAt(item, op);
-    if (tokenAt !== undefined) operation.message.tokenAt = tokenAt;
-    // A check of a chain stays one (of the same operation) when it comes back, unless a copy was not.
-    const chainOf = new Set(item.chainOf);
-    if (!item.nudgeOnly && !item.unchained && chainOf.size === 1 && CHECK_OPERATIONS.has(op)) operation.message.chainOf = [...chainOf][0]!;
-    followUps.push({ item, operation });
-    this.resendLaterCopy(item, now, atMs, followUps);
-  }
-
-  /** A progress check due at `atMs`, sent so that its batch forms then (`checkQueueDelay`). */
-  private checkAt(op: OperationKind, key: RecordKey, reason: string, now: number, atMs: number): QueuedOperation {
-    const delay = checkQueueDelay(now, atMs, this.ctx.config);
-    return { message: this.message(op, key, reason, delay.dueAt), delaySeconds: delay.delaySeconds };
-  }
-
-  private message(op: OperationKind, key: RecordKey, reason: string, dueAt?: number): OperationMessage {
-    const message: OperationMessage = { op, key, reason };
-    if (dueAt !== undefined) message.dueAt = dueAt;
-    return message;
-  }
-
   /** Writes one record's result (releasing the claim) and plans its follow-up from what was written. */
   private async writeResult(item: Item, owner: string, now: number, followUps: { item: Item; operation: QueuedOperation }[]) {
     const op = item.decision?.type === 'operation' ? item.decision.op : item.hint;
@@ -2594,7 +2537,7 @@ export class Executor {
     if (item.observer) return this.writeObservation(item, result, now, followUps);
     if (item.lookAgainAt !== undefined) {
       if (item.claimed) await this.releaseOrLetLapse(item, owner);
-      this.resend(item, 'record changed before the call; looking again', now, item.lookAgainAt, followUps);
+      resend(this.ctx, item, 'record changed before the call; looking again', now, item.lookAgainAt, followUps);
       return;
     }
     // An operation that would have claimed with its pre-call write but stopped before it (a
@@ -2613,12 +2556,12 @@ export class Executor {
         const written = await this.ctx.deps.store.update(item.key, { ...result.changes, claim: null }, condition);
         item.record = written;
         this.countFailure(item, op, result);
-        const next = this.followUp(item, before, written, result, now);
+        const next = followUp(this.ctx, item, before, written, result, now);
         if (next) followUps.push({ item, operation: next });
       } else {
         await this.ctx.deps.store.release(item.key, owner);
       }
-      for (const operation of this.alsoChecks(item, result)) followUps.push({ item, operation });
+      for (const operation of alsoChecks(item, result)) followUps.push({ item, operation });
     } catch (error) {
       if (error instanceof ConditionFailedError) {
         if (result.remove && !unclaimed && error.current?.claim?.owner === owner && error.current.life !== item.record!.life) {
@@ -2626,13 +2569,13 @@ export class Executor {
           // detached or deleted it meanwhile), without waiting for the claim's lease to end.
           await this.releaseOrLetLapse(item, owner);
           const check = item.key.kind === 'volume' ? 'check-volume' : 'check-attachment';
-          followUps.push({ item, operation: this.messageAt(check, item.key, 'record set back to alive during the call; checking it', now, now) });
+          followUps.push({ item, operation: messageAt(this.ctx, check, item.key, 'record set back to alive during the call; checking it', now, now) });
           return;
         }
         // Deleted or taken over meanwhile: never recreate it; whoever holds it now carries on.
         this.ctx.deps.log.warn('status write refused; record deleted or claim lost', { key: item.id, op });
-        if (unclaimed && error.current) this.resend(item, 'record changed meanwhile; looking again', now, now + 1000, followUps);
-        else this.resendLaterCopy(item, now, now, followUps);
+        if (unclaimed && error.current) resend(this.ctx, item, 'record changed meanwhile; looking again', now, now + 1000, followUps);
+        else resendLaterCopy(this.ctx, item, now, now, followUps);
         return;
       }
       this.ctx.deps.log.error('status write failed', { key: item.id, op, error: errorMessage(error) });
@@ -2683,11 +2626,11 @@ export class Executor {
           this.countFailure(item, op, result);
         }
         // A look (the reconciler's, the watcher's) at an operation still under way leaves the checking to the operation's own chain.
-        const next = item.nudgeOnly && result.outcome === 'in-progress' ? undefined : this.followUp(item, record, current, result, now);
+        const next = item.nudgeOnly && result.outcome === 'in-progress' ? undefined : followUp(this.ctx, item, record, current, result, now);
         if (next) followUps.push({ item, operation: next });
       }
       // The volume's check is needed only when its record could not be brought in line here.
-      for (const operation of this.alsoChecks(item, result)) if (!volumeSynced || operation.message.key.kind !== 'volume') followUps.push({ item, operation });
+      for (const operation of alsoChecks(item, result)) if (!volumeSynced || operation.message.key.kind !== 'volume') followUps.push({ item, operation });
     } catch (error) {
       if (error instanceof ConditionFailedError) {
         // Changed or deleted meanwhile: that change is planned on its own, unless it left the
@@ -2696,7 +2639,7 @@ export class Executor {
         this.ctx.deps.log.info('observation not written; record changed meanwhile', { key: item.id, op });
         const next = this.chainGoesOn(item, result, error.current, now);
         if (next) followUps.push({ item, operation: next });
-        this.resendLaterCopy(item, now, now, followUps);
+        resendLaterCopy(this.ctx, item, now, now, followUps);
         return;
       }
       this.ctx.deps.log.error('status write failed', { key: item.id, op, error: errorMessage(error) });
@@ -2721,8 +2664,8 @@ export class Executor {
     if (item.nudgeOnly || !current || !IN_PROGRESS[read.status.state] || item.decision?.type !== 'operation') return undefined;
     if (current.status.state !== read.status.state || current.status.operationStartedAt !== read.status.operationStartedAt) return undefined;
     if (current.status.nextAttemptAt !== undefined || (current.claim && current.claim.expiresAt > now)) return undefined;
-    if (result.outcome === 'in-progress') return this.followUp(item, read, current, result, now);
-    return chained(this.messageAt(item.decision.op, item.key, 'the record changed while it was checked; looking again', now, result.retryAtMs ?? now), current);
+    if (result.outcome === 'in-progress') return followUp(this.ctx, item, read, current, result, now);
+    return chained(messageAt(this.ctx, item.decision.op, item.key, 'the record changed while it was checked; looking again', now, result.retryAtMs ?? now), current);
   }
 
   /**
@@ -2768,83 +2711,10 @@ export class Executor {
   private afterVolumeSync(before: VolumeRecord, written: VolumeRecord, now: number): QueuedOperation | undefined {
     if (written.life !== 'alive') return undefined;
     const decision = planVolume(written, [], now);
-    if (decision.type === 'cooldown') return this.waitShownBy(before, written, decision, now);
+    if (decision.type === 'cooldown') return waitShownBy(this.ctx, before, written, decision, now);
     const tagsMoved = !sameJson(before.observed?.tags ?? null, written.observed?.tags ?? null);
-    if (decision.type === 'operation' && decision.op === 'tag-volume' && tagsMoved) return this.messageAt(decision.op, keyOf(written), decision.reason, now, now);
+    if (decision.type === 'operation' && decision.op === 'tag-volume' && tagsMoved) return messageAt(this.ctx, decision.op, keyOf(written), decision.reason, now, now);
     return undefined;
-  }
-
-  /** The message that carries `written` on (`before`: the record as read, to tell what this write changed). */
-  private followUp(item: Item, before: ProvisionerRecord, written: ProvisionerRecord, result: Result, now: number): QueuedOperation | undefined {
-    const decision = written.kind === 'volume' ? planVolume(written, item.attachments ?? [], now) : planAttachment(written, item.volume);
-    // What was written left nothing in EC2 to a dying record (EC2 turned its CreateVolume down, say): removed now.
-    if (decision.type === 'remove') return this.messageAt(written.kind === 'volume' ? 'check-volume' : 'check-attachment', keyOf(written), decision.reason, now, now);
-    // A wait the status does not show (this write dropped it) is shown again by a message now
-    // (`handleWithoutClaim`); one this result wrote (EC2 refused the call, or a check wrote it along
-    // with what it saw) brings the call back when it ends; a check during it, nothing.
-    if (decision.type === 'cooldown') {
-      const showWait = written.kind === 'volume' ? this.showWaitAgain(written, decision, now) : undefined;
-      if (showWait) return showWait;
-      if (result.retryAtMs !== undefined) return this.messageAt(decision.op, keyOf(written), decision.reason, now, result.retryAtMs);
-      return this.waitShownBy(before, written, decision, now) ?? this.cooldownMessage(item, decision, now);
-    }
-    // A retry whose record now waits for another (an attachment for its volume): its status names the
-    // attempt, which leaves the watcher to it once the other is ready, so the message comes then all
-    // the same, to attach or write the wait; the reconciler would take it up only once overdue.
-    if (decision.type === 'wait' && result.retryAtMs !== undefined)
-      return this.messageAt(written.kind === 'volume' ? 'check-volume' : 'check-attachment', keyOf(written), decision.reason, now, result.retryAtMs);
-    if (decision.type !== 'operation') return undefined;
-    if (result.retryAtMs !== undefined) return retryOfAttempt(this.messageAt(decision.op, keyOf(written), decision.reason, now, result.retryAtMs), written);
-    if (CHECK_OPERATIONS.has(decision.op) || written.status.state === 'creating') {
-      // Paced by the operation under way: a modification takes far longer than an attach.
-      const started = operationStartMs(written.status) ?? now;
-      const schedule = IN_PROGRESS[written.status.state] ?? decision.op;
-      const dueAtMs = alignedCheckAtMs(schedule, now + progressDelaySeconds(schedule, now - started, this.ctx.config) * 1000, this.ctx.config);
-      const check = this.checkAt(decision.op, keyOf(written), decision.reason, now, dueAtMs);
-      return CHECK_OPERATIONS.has(decision.op) ? chained(check, written) : check;
-    }
-    return this.messageAt(decision.op, keyOf(written), decision.reason, now, now);
-  }
-
-  /**
-   * The message that brings a modification back when EC2's modification limit allows it, when the write from
-   * `before` to `written` is the one that put the wait in the status (a check writes it along with
-   * what it saw): nothing else sends it then. Undefined otherwise.
-   */
-  private waitShownBy(before: ProvisionerRecord, written: ProvisionerRecord, decision: Extract<Decision, { type: 'cooldown' }>, now: number): QueuedOperation | undefined {
-    const until = new Date(decision.atMs).toISOString();
-    const shows = (record: ProvisionerRecord) => record.status.code === MODIFICATION_COOLDOWN_CODE && record.status.nextAttemptAt === until;
-    return shows(written) && !shows(before) ? this.messageAt(decision.op, keyOf(written), decision.reason, now, decision.atMs) : undefined;
-  }
-
-  /**
-   * A message now that shows a wait for EC2's modification limit again (`handleWithoutClaim`) when the
-   * volume's status no longer shows it (a status write dropped it); undefined when it does.
-   */
-  private showWaitAgain(volume: VolumeRecord, decision: Extract<Decision, { type: 'cooldown' }>, now: number): QueuedOperation | undefined {
-    return changesWithoutCall(volume, decision, now) ? this.messageAt(decision.op, keyOf(volume), decision.reason, now, now) : undefined;
-  }
-
-  /**
-   * The message that brings a modification back when EC2's modification limit allows it, when the item consumed
-   * the one the wait scheduled (a copy due later, delivered with one due now, say), which nothing
-   * else replaces: undefined otherwise, as that message is still on its way.
-   */
-  private cooldownMessage(item: Item, decision: Extract<Decision, { type: 'cooldown' }>, now: number): QueuedOperation | undefined {
-    if (!consumedCopyDueLater(item, now)) return undefined;
-    return this.messageAt(decision.op, item.key, decision.reason, now, decision.atMs);
-  }
-
-  /**
-   * The copy due latest among those merged into the item (a wait's message, delivered with one due
-   * sooner), sent again when it falls due after `afterMs`, when the item's own message comes back:
-   * nothing else brings back the modification that wait holds.
-   */
-  private resendLaterCopy(item: Item, now: number, afterMs: number, followUps: { item: Item; operation: QueuedOperation }[]) {
-    if (!consumedCopyDueLater(item, afterMs)) return;
-    const operation = this.messageAt(item.latestOp!, item.key, 'a message merged with one due sooner comes back when due', now, item.latestDueAt!);
-    markAsCopies(operation.message, item);
-    followUps.push({ item, operation });
   }
 
   private async sendFollowUps(followUps: { item: Item; operation: QueuedOperation }[]) {
@@ -2964,66 +2834,6 @@ function withChanges<R extends ProvisionerRecord>(record: R, changes: RecordChan
     else if (value !== undefined) written[field] = value;
   }
   return written as R;
-}
-
-/** Whether a copy is an operation's own message: no look (`OperationMessage.nudge`), no check, no retry of a failed attempt (`OperationMessage.retryOf`). */
-function ownMessage(message: OperationMessage): boolean {
-  return !message.nudge && !CHECK_OPERATIONS.has(message.op) && message.retryOf === undefined;
-}
-
-/** `operation`, sent for the next attempt `written` names after a failure, marked as that attempt's retry (`OperationMessage.retryOf`). */
-function retryOfAttempt(operation: QueuedOperation, written: ProvisionerRecord): QueuedOperation {
-  const next = written.status.nextAttemptAt;
-  if (next !== undefined && !CHECK_OPERATIONS.has(operation.message.op)) operation.message.retryOf = next;
-  return operation;
-}
-
-/**
- * `message`, sent again for the item's copies, marked as they were: a look when every copy was one
- * (`nudgeOnly`), and still a retry when every copy that was an operation's message was one, so a
- * later attempt's backoff holds it back (of `attempt` when given, else of the copies' last).
- */
-function markAsCopies(message: OperationMessage, item: Item, attempt?: string): void {
-  if (item.nudgeOnly) message.nudge = true;
-  const retryOf = item.ownMessage || CHECK_OPERATIONS.has(message.op) ? undefined : (attempt ?? item.retriesOf?.at(-1));
-  if (retryOf !== undefined) message.retryOf = retryOf;
-}
-
-/** Notes what chain, if any, a copy of the item's message belongs to (`Item.chainOf`, `Item.unchained`); a look belongs to none. */
-function noteChain(item: Item, message: OperationMessage): void {
-  if (message.nudge) return;
-  if (message.chainOf !== undefined && CHECK_OPERATIONS.has(message.op)) (item.chainOf ??= []).push(message.chainOf);
-  else item.unchained = true;
-}
-
-/** `operation`, a progress check, marked as one of the chain of the operation under way on `record` (`OperationMessage.chainOf`), if any. */
-function chained(operation: QueuedOperation, record: ProvisionerRecord): QueuedOperation {
-  const started = record.status.operationStartedAt;
-  if (started !== undefined) operation.message.chainOf = started;
-  return operation;
-}
-
-/** Whether the item holds a copy of its message due after `atMs` (a wait's message, delivered with one due sooner): acting by then consumed it. */
-function consumedCopyDueLater(item: Item, atMs: number): boolean {
-  return item.latestDueAt !== undefined && item.latestDueAt > atMs;
-}
-
-/**
- * The operation of the one message that brings the item's copies back: an operation's own when one
- * of them was (a check in its place takes only tokens usable now), else the first copy's.
- */
-function resendOp(item: Item): OperationKind {
-  return item.ops.find((op) => !CHECK_OPERATIONS.has(op)) ?? item.hint;
-}
-
-/**
- * A token of the shared budget taken for the item's operation and not spent (the call was not
- * made): its message sent again keeps it, so the operation does not take a second one at the back
- * of the line. Tokens of the environment's own share are refunded instead.
- */
-function unspentTokenAt(item: Item, op: OperationKind): number | undefined {
-  if (item.token) return item.token.shared && !item.token.used ? item.token.atMs : undefined;
-  return item.tokenOp === op ? item.tokenAt : undefined;
 }
 
 /** What of a spec a ModifyVolume brings EBS to: failed modifications are counted per target. */
