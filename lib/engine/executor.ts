@@ -28,13 +28,13 @@ import {
   type VolumeState,
 } from '../domain/records.js';
 import { canonicalJson, sameJson } from '../domain/canonical-json.js';
-import { nextAttachmentState, nextVolumeState, type AttachmentEvent, type VolumeEvent } from '../domain/state-machines.js';
+import { nextAttachmentState, nextVolumeState, type VolumeEvent } from '../domain/state-machines.js';
 import { createSentUnrecorded, managedTagsOf, parseRecord, specChangeIssues, validAttachments } from '../domain/validation.js';
 import { METRICS, OWNERSHIP_TAGS, QUEUE } from '../settings.js';
 import { shortenMessage } from '../domain/status-message.js';
 import { RATE_BUCKET_OF, resolveEngineConfig, type MutatingAction, type RateBucket } from './config.js';
 import { allocateDevices, type DeviceRequest } from './devices.js';
-import { classifyError, createRefused, createUnrepeatable, errorMessage, type ClassifiedError, type ProviderCall } from './errors.js';
+import { classifyError, createRefused, createUnrepeatable, errorMessage, type ClassifiedError } from './errors.js';
 import {
   CHECK_OPERATIONS,
   attachPrerequisites,
@@ -60,7 +60,6 @@ import {
   type ModificationState,
   type OperationKind,
   type OperationMessage,
-  type OperationOutcome,
   type ProviderInstance,
   type ProviderModification,
   type ProviderVolume,
@@ -72,12 +71,11 @@ import {
 } from './ports.js';
 import { TokenBucket } from './rate-limiter.js';
 import { CLOCK_SKEW_MS, judgeRecord, RECORD_TOO_LARGE_LOG, writeRejection } from './rejection.js';
-import { alignedCheckAtMs, backoffDelaySeconds, budgetSpent, progressDelaySeconds, snapshotWaitSeconds, throttleDelaySeconds } from './schedule.js';
+import { alignedCheckAtMs, budgetSpent, progressDelaySeconds } from './schedule.js';
 import {
   attemptStatus,
   continuedStatus,
   cooldownWait,
-  dyingGiveUpMessage,
   EC2_TIME_SLACK_MS,
   MODIFICATION_COOLDOWN_CODE,
   MODIFICATION_FAILED_CODE,
@@ -89,7 +87,6 @@ import {
   waitingStatus,
 } from './status.js';
 import {
-  FORGET_MODIFICATION_STARTS,
   latestModificationFailed,
   learntModificationStart,
   modificationStarted,
@@ -118,6 +115,18 @@ import {
   cooldownMessage,
   resendLaterCopy,
 } from './execution/follow-ups.js';
+import {
+  FORGET_CREATE_REQUEST,
+  FORGET_VOLUME,
+  volumeErrorMessage,
+  attachedOutside,
+  volumeTerminal,
+  dyingTerminal,
+  attachmentTerminal,
+  modificationLookFailure,
+  volumeFailure,
+  attachmentFailure,
+} from './execution/results.js';
 
 export type { ExecutorDeps } from './execution/context.js';
 
@@ -185,34 +194,6 @@ function unrecordedCreateRequest(volume: VolumeRecord): CreateRequest {
   const clientToken =
     readableClientToken(`ebsp-${volume.volumeId}-g${generation}`) ?? `ebsp-${createHash('sha256').update(volume.volumeId).digest('hex').slice(0, 40)}-g${generation}`;
   return { clientToken, availabilityZone: volume.availabilityZone!, spec: volume.spec };
-}
-
-/**
- * What a volume record knows of its CreateVolume request, forgotten when no volume exists under it
- * (EC2 turned it down) or the volume it made is gone: the request, whose token EC2 would answer
- * with the gone volume and whose fixed fields no longer bind a new one; the AZ it was placed in,
- * so the next create places the spec as it is then; and the generation it made.
- */
-const FORGET_CREATE_REQUEST: RecordChanges<VolumeRecord> = { createRequest: null, availabilityZone: null, observedGeneration: null };
-
-/** What a volume record knows of an EC2 volume, forgotten once that volume is gone: its request too. */
-const FORGET_VOLUME: RecordChanges<VolumeRecord> = {
-  ...FORGET_CREATE_REQUEST,
-  ...FORGET_MODIFICATION_STARTS,
-  ebsVolumeId: null,
-  observed: null,
-  modificationSentAt: null,
-  tagKeysSet: null,
-  failedModifications: null,
-};
-
-/**
- * A volume in EC2 state `error` has lost its data and can only be deleted. Retrying does not
- * delete it (it holds the client's volume id and tags, and deleting is the client's call): it
- * only looks at it again.
- */
-function volumeErrorMessage(ebsVolumeId: string): string {
-  return `EC2 reports volume ${ebsVolumeId} in state error: its storage failed and its data cannot be recovered. Delete this volume record (that deletes the EC2 volume) and create it again; a retry only looks at it again`;
 }
 
 function chunk<T>(values: readonly T[], size: number): T[][] {
@@ -1338,7 +1319,7 @@ export class Executor {
                 item.result = { ...this.createUnrepeatable(volume, request, now, outcome.error), latencyMs: outcome.latencyMs };
                 return;
               }
-              const failed = this.volumeFailure(volume, now, outcome.error);
+              const failed = volumeFailure(this.ctx, volume, now, outcome.error);
               // Turned down, or answered with a definite no (a permission, a KMS key) the first time it was
               // sent: nothing exists under the token, and the next attempt places and sends the spec as it
               // is then (a zone EC2 does not have, or a key, put right, must not be taken from the refused
@@ -1353,7 +1334,7 @@ export class Executor {
             const created = outcome.value;
             const base: RecordChanges<VolumeRecord> = { ebsVolumeId: created.ebsVolumeId, ...zoneOf(created) };
             if (created.state === 'error') {
-              const terminal = this.volumeTerminal(volume, now, 'VolumeError', volumeErrorMessage(created.ebsVolumeId));
+              const terminal = volumeTerminal(volume, now, 'VolumeError', volumeErrorMessage(created.ebsVolumeId));
               item.result = { ...terminal, latencyMs: outcome.latencyMs, changes: { ...base, ...(terminal.changes as RecordChanges<VolumeRecord>) } };
               return;
             }
@@ -1388,7 +1369,7 @@ export class Executor {
       ` and, if it exists, is reported by the reconciler as leaked (tag ${OWNERSHIP_TAGS.record}=${volume.volumeId})` +
       (volume.life === 'alive' ? '; a retry creates a new volume' : '');
     this.ctx.deps.log.warn('CreateVolume cannot be repeated; its volume, if any, is left to the leak report', { key: keyString(keyOf(volume)), clientToken: request.clientToken, code: error.code });
-    const terminal = this.volumeTerminal(volume, now, error.code, message);
+    const terminal = volumeTerminal(volume, now, error.code, message);
     return { ...terminal, changes: { ...(terminal.changes as RecordChanges<VolumeRecord>), ...FORGET_CREATE_REQUEST } };
   }
 
@@ -1397,24 +1378,24 @@ export class Executor {
     const availabilityZone = volume.availabilityZone ?? volume.spec.availabilityZone;
     if (availabilityZone) return availabilityZone;
     if (volume.spec.placementInstanceId) {
-      if (!(instances instanceof Map)) return this.volumeFailure(volume, now, instances);
+      if (!(instances instanceof Map)) return volumeFailure(this.ctx, volume, now, instances);
       const instance = instances.get(volume.spec.placementInstanceId);
       // Terminated (or on its way there, which never turns back): a volume in its zone would be for no one.
       if (instance && (instance.state === 'terminated' || instance.state === 'shutting-down')) {
-        return this.volumeFailure(volume, now, {
+        return volumeFailure(this.ctx, volume, now, {
           outcome: 'terminal',
           code: 'IncorrectInstanceState',
           message: `placement instance ${instance.instanceId} is ${instance.state}; nothing was created: name another instance or an availabilityZone`,
         });
       }
       if (instance) return instance.availabilityZone;
-      return this.volumeFailure(volume, now, {
+      return volumeFailure(this.ctx, volume, now, {
         outcome: 'wait-for-prerequisite',
         code: 'InvalidInstanceID.NotFound',
         message: `placement instance ${volume.spec.placementInstanceId} not found`,
       });
     }
-    return this.volumeFailure(volume, now, {
+    return volumeFailure(this.ctx, volume, now, {
       outcome: 'terminal',
       code: 'MissingPlacement',
       message: 'spec has neither availabilityZone nor placementInstanceId',
@@ -1434,16 +1415,16 @@ export class Executor {
         const attachment = item.record as AttachmentRecord;
         const volume = item.volume!;
         if (!(instances instanceof Map)) {
-          item.result = this.attachmentFailure(attachment, now, 'Describe', instances);
+          item.result = attachmentFailure(this.ctx, attachment, now, 'Describe', instances);
           continue;
         }
         const ownership = this.volumeOwnership(volume, volumes);
         if (ownership.kind === 'unknown') {
-          item.result = this.attachmentFailure(attachment, now, 'Describe', ownership.error);
+          item.result = attachmentFailure(this.ctx, attachment, now, 'Describe', ownership.error);
           continue;
         }
         if (ownership.kind === 'another') {
-          item.result = this.attachmentTerminal(attachment, now, notOwnedCode(ownership.owner), anotherRecordsVolume(volume, ownership.owner, this.ctx.config.ownerTagValue), true);
+          item.result = attachmentTerminal(this.ctx, attachment, now, notOwnedCode(ownership.owner), anotherRecordsVolume(volume, ownership.owner, this.ctx.config.ownerTagValue), true);
           continue;
         }
         const instance = instances.get(attachment.instanceId);
@@ -1451,7 +1432,7 @@ export class Executor {
         if (!prerequisite.ok) {
           // Judged on another environment's description: the retry describes the instance afresh before giving up.
           if (instance?.shared) this.ctx.instanceCache.delete(attachment.instanceId);
-          item.result = this.attachmentFailure(attachment, now, 'AttachVolume', {
+          item.result = attachmentFailure(this.ctx, attachment, now, 'AttachVolume', {
             outcome: prerequisite.terminal && !instance?.shared ? 'terminal' : 'wait-for-prerequisite',
             code: prerequisite.code,
             message: prerequisite.message,
@@ -1487,7 +1468,7 @@ export class Executor {
           const attachment = item.record as AttachmentRecord;
           const allocation = devices.get(item.id)!;
           if (!allocation.ok) {
-            item.result = this.attachmentFailure(attachment, now, 'AttachVolume', { outcome: 'retry', code: allocation.code, message: allocation.message });
+            item.result = attachmentFailure(this.ctx, attachment, now, 'AttachVolume', { outcome: 'retry', code: allocation.code, message: allocation.message });
             return;
           }
           const seen = instance.seen;
@@ -1514,7 +1495,7 @@ export class Executor {
               };
               return;
             }
-            item.result = { ...this.attachmentFailure(written, now, 'AttachVolume', outcome.error), latencyMs: outcome.latencyMs };
+            item.result = { ...attachmentFailure(this.ctx, written, now, 'AttachVolume', outcome.error), latencyMs: outcome.latencyMs };
             // The instance was just described: the volume is what EC2 does not find. Deleted outside, its record learns it at once (and the attach waits for its retry).
             if (outcome.error.kind === 'not-found') item.result.alsoCheck = volumeCheck(written);
           } });
@@ -1537,7 +1518,7 @@ export class Executor {
     }
     const ownership = this.volumeOwnership(item.volume, volumes);
     if (ownership.kind === 'unknown') {
-      item.result = this.attachmentFailure(attachment, now, 'Describe', ownership.error);
+      item.result = attachmentFailure(this.ctx, attachment, now, 'Describe', ownership.error);
       return undefined;
     }
     if (ownership.kind === 'another') {
@@ -1585,7 +1566,7 @@ export class Executor {
         item.result = { outcome: 'succeeded', latencyMs: outcome.latencyMs, remove: true, alsoCheck: volumeCheck(attachment) };
         return;
       }
-      const failed = this.attachmentFailure(attachment, now, 'DetachVolume', outcome.error);
+      const failed = attachmentFailure(this.ctx, attachment, now, 'DetachVolume', outcome.error);
       // Failed, for certain or not (EC2 unavailable, a timeout): sent again at its retry, as one
       // that never reached EC2 must be; a second after one that took finds the volume detached.
       if (force) failed.changes = { ...failed.changes, forceDetachSentAt: null };
@@ -1603,7 +1584,7 @@ export class Executor {
     const attachment = item.record as AttachmentRecord;
     const found = item.orphans ?? [];
     if (!Array.isArray(found)) {
-      item.result = this.attachmentFailure(attachment, now, 'Describe', found);
+      item.result = attachmentFailure(this.ctx, attachment, now, 'Describe', found);
       return undefined;
     }
     const attachedHere = found.filter((volume) => attachedTo(volume, attachment.instanceId));
@@ -1635,7 +1616,7 @@ export class Executor {
         } else if (outcome.error.outcome !== 'already-done') failure ??= outcome.error;
       }
       if (failure) {
-        item.result = { ...this.attachmentFailure(attachment, now, 'DetachVolume', failure), latencyMs };
+        item.result = { ...attachmentFailure(this.ctx, attachment, now, 'DetachVolume', failure), latencyMs };
         return;
       }
       const detaching = nextAttachmentState(attachment.status.state, 'detach-started');
@@ -1685,14 +1666,14 @@ export class Executor {
       );
       return { outcome: 'succeeded', remove: true };
     }
-    return this.volumeTerminal(volume, now, notOwnedCode(owner), anotherRecordsVolume(volume, owner, this.ctx.config.ownerTagValue));
+    return volumeTerminal(volume, now, notOwnedCode(owner), anotherRecordsVolume(volume, owner, this.ctx.config.ownerTagValue));
   }
 
   private deleteVolume(item: Item, now: number, volumes: Map<string, ProviderVolume> | ClassifiedError): (() => Promise<void>) | undefined {
     const volume = item.record as VolumeRecord;
     const ownership = this.volumeOwnership(volume, volumes);
     if (ownership.kind === 'unknown') {
-      item.result = this.volumeFailure(volume, now, ownership.error);
+      item.result = volumeFailure(this.ctx, volume, now, ownership.error);
       return undefined;
     }
     if (ownership.kind === 'another') {
@@ -1721,30 +1702,12 @@ export class Executor {
         const seen = await this.describe([volume.ebsVolumeId!], 1, (ids) => this.ctx.deps.provider.describeVolumes(ids), (v) => v.ebsVolumeId);
         const current = seen instanceof Map ? seen.get(volume.ebsVolumeId!) : undefined;
         if (current?.state === 'in-use' && current.attachments.some((a) => a.state !== 'detaching' && a.state !== 'detached')) {
-          item.result = { ...this.attachedOutside(volume, current, now), latencyMs: outcome.latencyMs };
+          item.result = { ...attachedOutside(this.ctx, volume, current, now), latencyMs: outcome.latencyMs };
           return;
         }
       }
-      item.result = { ...this.volumeFailure(volume, now, outcome.error), latencyMs: outcome.latencyMs };
+      item.result = { ...volumeFailure(this.ctx, volume, now, outcome.error), latencyMs: outcome.latencyMs };
     };
-  }
-
-  /**
-   * A dying volume EC2 shows attached to instances no record names. No record's detach frees it: a
-   * wait that uses attempts, so the looks back off and, spent, come back after the longest backoff
-   * (an in-use status carries no start for an age limit to end a look every few seconds).
-   */
-  private attachedOutside(volume: VolumeRecord, current: ProviderVolume, now: number): Result {
-    const others = current.attachments.map((a) => a.instanceId).join(', ');
-    const failed = this.volumeFailure(volume, now, {
-      outcome: 'wait-for-prerequisite',
-      code: 'VolumeInUse',
-      message: `attached outside the system to ${others}, no record names the attachment: detach it there (forced if need be) for the delete to go on`,
-    });
-    const status = failed.changes!.status as Status<VolumeState>;
-    // A record that said available learns it is in use, so its next steps are looks.
-    if (status.state !== 'available') return failed;
-    return { ...failed, changes: { ...failed.changes, status: { ...status, state: nextVolumeState('available', 'observed-in-use') } } };
   }
 
   /**
@@ -1755,7 +1718,7 @@ export class Executor {
   private describedVolume(item: Item, now: number, volumes: Map<string, ProviderVolume> | ClassifiedError): ProviderVolume | undefined {
     const volume = item.record as VolumeRecord;
     if (!(volumes instanceof Map)) {
-      item.result = this.volumeFailure(volume, now, volumes);
+      item.result = volumeFailure(this.ctx, volume, now, volumes);
       return undefined;
     }
     const listed = volumes.get(volume.ebsVolumeId!);
@@ -1769,7 +1732,7 @@ export class Executor {
     }
     // Its storage failed: no call changes that (EC2 only refuses, IncorrectState), the status says what does.
     if (current?.state === 'error') {
-      item.result = this.volumeTerminal(volume, now, 'VolumeError', volumeErrorMessage(current.ebsVolumeId));
+      item.result = volumeTerminal(volume, now, 'VolumeError', volumeErrorMessage(current.ebsVolumeId));
       return undefined;
     }
     return current;
@@ -1794,7 +1757,7 @@ export class Executor {
         // A ModifyVolume whose answer was lost may still take EC2 elsewhere: EC2 describes the old
         // values while it is `modifying`, and lists it a little after accepting it.
         if (!(modifications instanceof Map)) {
-          item.result = this.volumeFailure(volume, now, modifications);
+          item.result = volumeFailure(this.ctx, volume, now, modifications);
           return undefined;
         }
         if (latest && MODIFICATION_UNDER_WAY.has(latest.state) && modificationNeeded({ ...volume, observed: observedOf(volume, afterModification(current, latest)) })) {
@@ -1817,7 +1780,7 @@ export class Executor {
       return undefined;
     }
     if (!(modifications instanceof Map)) {
-      item.result = this.volumeFailure(volume, now, modifications);
+      item.result = volumeFailure(this.ctx, volume, now, modifications);
       return undefined;
     }
     if (latest && MODIFICATION_UNDER_WAY.has(latest.state)) {
@@ -1861,7 +1824,7 @@ export class Executor {
             : error.kind === 'not-found'
               ? // Gone since the describe: forgotten as a check that finds it gone forgets it.
                 this.volumeVanished(volume, 'observed-deleted', now)
-              : this.volumeFailure(volume, now, error);
+              : volumeFailure(this.ctx, volume, now, error);
       // Refused for certain, with no earlier call unanswered: nothing was sent that could still take.
       // (After one, the refusal may be of its doing, EC2 modifying the volume already.)
       if (!error.uncertain && !earlierUnanswered) result.changes = { ...result.changes, modificationSentAt: null };
@@ -1921,11 +1884,11 @@ export class Executor {
   private tagFailure(volume: VolumeRecord, now: number, error: ClassifiedError): Result {
     if (error.kind === 'not-found') return this.volumeVanished(volume, 'observed-deleted', now);
     return error.kind === 'limit-exceeded'
-      ? this.volumeFailure(volume, now, {
+      ? volumeFailure(this.ctx, volume, now, {
           ...error,
           message: `EC2 refused the tags: ${error.message} (a volume carries at most 50 tags: the client's, the 2 ownership tags and any set outside this system; remove some from spec.tags)`,
         })
-      : this.volumeFailure(volume, now, error);
+      : volumeFailure(this.ctx, volume, now, error);
   }
 
   /**
@@ -2052,7 +2015,7 @@ export class Executor {
       // A look at a live volume at rest is no attempt of anything, as for an attachment at rest:
       // counted, a long EC2 outage would end a healthy volume in error. The next look (the reconciler's) comes on its own.
       if (volume.life === 'alive' && (state === 'available' || state === 'in-use')) return { outcome: 'skipped' };
-      return state === 'modifying' ? this.modificationLookFailure(volume, now, volumes) : this.volumeFailure(volume, now, volumes);
+      return state === 'modifying' ? modificationLookFailure(this.ctx, volume, now, volumes) : volumeFailure(this.ctx, volume, now, volumes);
     }
     const listed = volume.ebsVolumeId ? volumes.get(volume.ebsVolumeId) : undefined;
     // One EC2 is deleting that the record does not delete (deleted outside) is as gone as one EC2 no longer lists.
@@ -2069,7 +2032,7 @@ export class Executor {
         return { outcome: 'succeeded', remove: true };
       }
       // EBS failed the volume instead of deleting it: DeleteVolume again, after the longest backoff (an error volume may be deleted).
-      if (current.state === 'error') return this.dyingTerminal(volume, now, 'VolumeError', `EC2 reports volume ${current.ebsVolumeId} in state error instead of deleted`);
+      if (current.state === 'error') return dyingTerminal(this.ctx, volume, now, 'VolumeError', `EC2 reports volume ${current.ebsVolumeId} in state error instead of deleted`);
       return this.stillInProgress(volume, now, `deleting ${volume.ebsVolumeId}`);
     }
     if (!current) {
@@ -2083,13 +2046,13 @@ export class Executor {
       }
       return this.volumeVanished(volume, state === 'creating' ? 'failed' : 'observed-deleted', now);
     }
-    if (current.state === 'error') return this.volumeTerminal(volume, now, 'VolumeError', volumeErrorMessage(current.ebsVolumeId));
+    if (current.state === 'error') return volumeTerminal(volume, now, 'VolumeError', volumeErrorMessage(current.ebsVolumeId));
     if (state === 'creating' || state === 'pending') {
       if (current.state === 'creating') return this.stillInProgress(volume, now, `creating ${current.ebsVolumeId}`);
       return { outcome: 'succeeded', changes: this.observedChanges(volume, current, now) };
     }
     if (state === 'modifying') {
-      if (!(modifications instanceof Map)) return this.modificationLookFailure(volume, now, modifications);
+      if (!(modifications instanceof Map)) return modificationLookFailure(this.ctx, volume, now, modifications);
       const started = operationStartMs(volume.status) ?? now;
       // EC2 lists a modification a little after accepting it; until then it lists the one before,
       // if any, which says nothing of this one.
@@ -2116,7 +2079,7 @@ export class Executor {
         // The hours EC2 spent making it are no part of the operation's age (it is never given up on
         // while `modifying`): the retry's age counts from the failure, its attempts bound it.
         const { operationStartedAt: _made, ...withoutStart } = volume.status;
-        const failed = this.volumeFailure({ ...volume, status: { ...withoutStart, attempts: Math.max(volume.status.attempts, earlier) } }, now, {
+        const failed = volumeFailure(this.ctx, { ...volume, status: { ...withoutStart, attempts: Math.max(volume.status.attempts, earlier) } }, now, {
           outcome: 'retry',
           code: MODIFICATION_FAILED_CODE,
           message: modification.statusMessage ?? 'EC2 reports the modification failed',
@@ -2135,7 +2098,7 @@ export class Executor {
       }
       return { outcome: 'succeeded', changes };
     }
-    if (state === 'in-use' && current.state === 'in-use' && volume.life === 'dying') return this.attachedOutside(volume, current, now);
+    if (state === 'in-use' && current.state === 'in-use' && volume.life === 'dying') return attachedOutside(this.ctx, volume, current, now);
     // Resting states: bring the record in line with EC2.
     return { outcome: 'succeeded', changes: this.observedChanges(volume, current, now) };
   }
@@ -2146,12 +2109,12 @@ export class Executor {
     if (!(volumes instanceof Map)) {
       // A look at an attachment at rest (attached, or in error with no attempts left) is no attempt
       // of anything: the next look (the reconciler's) comes on its own.
-      return state === 'error' || state === 'attached' ? { outcome: 'skipped' } : this.attachmentFailure(attachment, now, 'Describe', volumes);
+      return state === 'error' || state === 'attached' ? { outcome: 'skipped' } : attachmentFailure(this.ctx, attachment, now, 'Describe', volumes);
     }
     if (detachingByTags(attachment, item.volume)) {
       // Its volume record was removed (and perhaps written again since): the volumes its detach found by their tags, looked for again.
       const found = item.orphans ?? [];
-      if (!Array.isArray(found)) return this.attachmentFailure(attachment, now, 'Describe', found);
+      if (!Array.isArray(found)) return attachmentFailure(this.ctx, attachment, now, 'Describe', found);
       if (found.some((volume) => attachedTo(volume, attachment.instanceId))) return this.stillInProgress(attachment, now, `detaching from ${attachment.instanceId}`);
       if (attachment.life === 'alive') {
         // Set back to alive (straight in the table) during the detach: kept, as any attachment set
@@ -2257,7 +2220,7 @@ export class Executor {
             volumeSeen: current,
           };
       }
-      return this.attachmentFailure(attachment, now, 'AttachVolume', {
+      return attachmentFailure(this.ctx, attachment, now, 'AttachVolume', {
         outcome: 'retry',
         code: current ? 'AttachmentNotFound' : 'InvalidVolume.NotFound',
         message: !current
@@ -2385,9 +2348,9 @@ export class Executor {
     const started = operationStartMs(record.status);
     const spent = budgetSpent(0, started, now, this.ctx.config, record.life === 'dying');
     if (spent) {
-      if (record.kind === 'attachment') return this.attachmentTerminal(record, now, 'Timeout', `${message}: ${spent.message}`);
+      if (record.kind === 'attachment') return attachmentTerminal(this.ctx, record, now, 'Timeout', `${message}: ${spent.message}`);
       // A dying volume is taken up again by the planner: after the longest backoff, not at once.
-      return record.life === 'dying' ? this.dyingTerminal(record, now, 'Timeout', `${message}: ${spent.message}`) : this.volumeTerminal(record, now, 'Timeout', `${message}: ${spent.message}`);
+      return record.life === 'dying' ? dyingTerminal(this.ctx, record, now, 'Timeout', `${message}: ${spent.message}`) : volumeTerminal(record, now, 'Timeout', `${message}: ${spent.message}`);
     }
     return { outcome: 'in-progress', changes: { status } as Result['changes'] };
   }
@@ -2408,123 +2371,6 @@ export class Executor {
       attempts: volume.status.attempts + 1,
     });
     return { outcome: 'failed', changes: { status, ...FORGET_VOLUME } };
-  }
-
-  private volumeTerminal(volume: VolumeRecord, now: number, code: string, message: string): Result {
-    const state = volume.status.state === 'error' ? 'error' : nextVolumeState(volume.status.state, 'failed');
-    return { outcome: 'failed', changes: { status: failureStatus(volume.status, state, now, { code, message, attempts: volume.status.attempts + 1 }) } };
-  }
-
-  /**
-   * A dying volume's step failed for good. The planner takes a dying record in error up again (its
-   * delete, or the repeat of its CreateVolume that learns the id), so that is tried again after the
-   * longest backoff rather than at once: a failure that stays would otherwise call EC2 in a loop.
-   */
-  private dyingTerminal(volume: VolumeRecord, now: number, code: string, message: string): Result {
-    const atMs = now + this.ctx.config.backoff.capSeconds * 1000;
-    const terminal = this.volumeTerminal(volume, now, code, dyingGiveUpMessage(message, atMs));
-    const status: Status<VolumeState> = { ...(terminal.changes!.status as Status<VolumeState>), nextAttemptAt: new Date(atMs).toISOString() };
-    return { ...terminal, retryAtMs: atMs, changes: { ...terminal.changes, status } };
-  }
-
-  /**
-   * An attachment's step failed for good. The planner takes a dying one in error up again (its
-   * detach, with its volume found by its tags when the volume record is gone), so, as for a dying
-   * volume (`dyingTerminal`), that is tried again after the longest backoff rather than at once.
-   */
-  private attachmentTerminal(attachment: AttachmentRecord, now: number, code: string, message: string, notAttached = false): Result {
-    const state = attachment.status.state === 'error' ? 'error' : nextAttachmentState(attachment.status.state, 'failed');
-    const attempts = attachment.status.attempts + 1;
-    const device = notAttached ? { device: null } : {};
-    if (attachment.life !== 'dying') {
-      const result: Result = { outcome: 'failed', changes: { status: failureStatus(attachment.status, state, now, { code, message, attempts }), ...device } };
-      // Given up while EC2 may still make the attach (its answer lost, EC2 still attaching): one more look tells the status which it was.
-      if (!notAttached && attachment.device !== undefined)
-        result.alsoCheck = [messageAt(this.ctx, 'check-attachment', keyOf(attachment), 'given up while EC2 may still make the attach: looking once more', now, now + this.ctx.config.describeGraceMs)];
-      return result;
-    }
-    const atMs = now + this.ctx.config.backoff.capSeconds * 1000;
-    const status = failureStatus(attachment.status, state, now, { code, message: dyingGiveUpMessage(message, atMs), attempts, nextAttemptAtMs: atMs });
-    return { outcome: 'failed', retryAtMs: atMs, changes: { status, ...device } };
-  }
-
-  /**
-   * A failed look at a modification under way: an attempt, but judged without the operation's
-   * age, as EC2's making of it is not (it is never given up on while `modifying`). Its start stays
-   * on the status: the checks tell this modification from earlier ones by it.
-   */
-  private modificationLookFailure(volume: VolumeRecord, now: number, error: ClassifiedError): Result {
-    const { operationStartedAt, ...withoutStart } = volume.status;
-    const result = this.volumeFailure({ ...volume, status: withoutStart }, now, error);
-    const status = result.changes?.status as Status<VolumeState> | undefined;
-    if (status && operationStartedAt !== undefined) status.operationStartedAt = operationStartedAt;
-    return result;
-  }
-
-  /** A failed step of a volume operation: throttled, retried with backoff, or terminal. */
-  private volumeFailure(volume: VolumeRecord, now: number, error: ClassifiedError): Result {
-    const retry = this.retryPlan(volume.status, now, error, volume.life === 'dying');
-    if (retry.terminal) return volume.life === 'dying' ? this.dyingTerminal(volume, now, error.code, retry.message) : this.volumeTerminal(volume, now, error.code, retry.message);
-    return {
-      outcome: retry.outcome,
-      retryAtMs: retry.atMs,
-      changes: {
-        status: failureStatus(volume.status, volume.status.state, now, { code: error.code, message: retry.message, attempts: retry.attempts, nextAttemptAtMs: retry.atMs }),
-      },
-    };
-  }
-
-  /** A failed step of an attachment operation; an attach that was under way goes back to pending. */
-  private attachmentFailure(
-    attachment: AttachmentRecord,
-    now: number,
-    call: ProviderCall,
-    error: ClassifiedError,
-    revertEvent: AttachmentEvent = 'attach-failed',
-  ): Result {
-    // A device stays recorded while EC2 may have attached the volume: it is what tells the planner
-    // to look before attaching again, and to detach rather than forget a dying attachment. Only an
-    // attach EC2 refused, or a check that saw it not attached, proves it was not.
-    const notAttached = (call === 'AttachVolume' && revertEvent === 'attach-failed' && !error.uncertain) || revertEvent === 'observed-detached';
-    const retry = this.retryPlan(attachment.status, now, error, attachment.life === 'dying');
-    if (retry.terminal) return this.attachmentTerminal(attachment, now, error.code, retry.message, notAttached);
-    const attaching = attachment.status.state === 'attaching';
-    const state: AttachmentState = attaching ? nextAttachmentState('attaching', revertEvent) : attachment.status.state;
-    const changes: RecordChanges<AttachmentRecord> = {
-      status: failureStatus(attachment.status, state, now, { code: error.code, message: retry.message, attempts: retry.attempts, nextAttemptAtMs: retry.atMs }),
-    };
-    if (attaching && notAttached) changes.device = null;
-    return { outcome: retry.outcome, retryAtMs: retry.atMs, changes };
-  }
-
-  private retryPlan(
-    status: Status<string>,
-    now: number,
-    error: ClassifiedError,
-    dying: boolean,
-  ): { terminal: true; message: string } | { terminal: false; outcome: OperationOutcome; attempts: number; atMs: number; message: string } {
-    if (error.outcome === 'throttled') {
-      return { terminal: false, outcome: 'throttled', attempts: status.attempts, atMs: now + throttleDelaySeconds(this.ctx.config, this.ctx.random) * 1000, message: error.message };
-    }
-    if (error.outcome === 'terminal') return { terminal: true, message: error.message };
-    if (error.outcome === 'wait-for-snapshot') {
-      // No attempt: the wait ends when EC2 completes the snapshot, or at the operation's maximum age.
-      const startedMs = operationStartMs(status) ?? now;
-      const aged = budgetSpent(status.attempts, startedMs, now, this.ctx.config, dying);
-      if (aged) return { terminal: true, message: `${error.message} (${aged.message})` };
-      return { terminal: false, outcome: 'retrying', attempts: status.attempts, atMs: now + snapshotWaitSeconds(now - startedMs, this.ctx.config) * 1000, message: `waiting: ${error.message}` };
-    }
-    const attempts = status.attempts + 1;
-    const spent = budgetSpent(attempts, operationStartMs(status) ?? now, now, this.ctx.config, dying);
-    if (spent) return { terminal: true, message: `${error.message} (${spent.message})` };
-    const prefix = error.outcome === 'wait-for-prerequisite' ? 'waiting: ' : '';
-    return {
-      terminal: false,
-      outcome: 'retrying',
-      attempts,
-      atMs: now + backoffDelaySeconds(attempts, this.ctx.config, this.ctx.random) * 1000,
-      message: `${prefix}${error.message}`,
-    };
   }
 
   /** Writes one record's result (releasing the claim) and plans its follow-up from what was written. */

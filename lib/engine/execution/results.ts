@@ -1,0 +1,181 @@
+/**
+ * How a step of the executor ends when it fails or gives up: the `Result` of a failure (retried
+ * with backoff, throttled, or terminal), of a give-up (an alive record in error, a dying one
+ * taken up again after the longest backoff), and what a volume record forgets once its EC2
+ * request or volume is gone. Operations and checks build their failures here.
+ */
+import { keyOf, type AttachmentRecord, type AttachmentState, type Status, type VolumeRecord, type VolumeState } from '../../domain/records.js';
+import { nextAttachmentState, nextVolumeState, type AttachmentEvent } from '../../domain/state-machines.js';
+import type { ClassifiedError, ProviderCall } from '../errors.js';
+import type { OperationOutcome, ProviderVolume, RecordChanges } from '../ports.js';
+import { backoffDelaySeconds, budgetSpent, snapshotWaitSeconds, throttleDelaySeconds } from '../schedule.js';
+import { dyingGiveUpMessage, failureStatus, operationStartMs } from '../status.js';
+import { FORGET_MODIFICATION_STARTS } from '../modification-window.js';
+import type { ExecutorContext } from './context.js';
+import type { Result } from './item.js';
+import { messageAt } from './follow-ups.js';
+
+/**
+ * What a volume record knows of its CreateVolume request, forgotten when no volume exists under it
+ * (EC2 turned it down) or the volume it made is gone: the request, whose token EC2 would answer
+ * with the gone volume and whose fixed fields no longer bind a new one; the AZ it was placed in,
+ * so the next create places the spec as it is then; and the generation it made.
+ */
+export const FORGET_CREATE_REQUEST: RecordChanges<VolumeRecord> = { createRequest: null, availabilityZone: null, observedGeneration: null };
+
+/** What a volume record knows of an EC2 volume, forgotten once that volume is gone: its request too. */
+export const FORGET_VOLUME: RecordChanges<VolumeRecord> = {
+  ...FORGET_CREATE_REQUEST,
+  ...FORGET_MODIFICATION_STARTS,
+  ebsVolumeId: null,
+  observed: null,
+  modificationSentAt: null,
+  tagKeysSet: null,
+  failedModifications: null,
+};
+
+/**
+ * A volume in EC2 state `error` has lost its data and can only be deleted. Retrying does not
+ * delete it (it holds the client's volume id and tags, and deleting is the client's call): it
+ * only looks at it again.
+ */
+export function volumeErrorMessage(ebsVolumeId: string): string {
+  return `EC2 reports volume ${ebsVolumeId} in state error: its storage failed and its data cannot be recovered. Delete this volume record (that deletes the EC2 volume) and create it again; a retry only looks at it again`;
+}
+
+/**
+ * A dying volume EC2 shows attached to instances no record names. No record's detach frees it: a
+ * wait that uses attempts, so the looks back off and, spent, come back after the longest backoff
+ * (an in-use status carries no start for an age limit to end a look every few seconds).
+ */
+export function attachedOutside(ctx: ExecutorContext, volume: VolumeRecord, current: ProviderVolume, now: number): Result {
+  const others = current.attachments.map((a) => a.instanceId).join(', ');
+  const failed = volumeFailure(ctx, volume, now, {
+    outcome: 'wait-for-prerequisite',
+    code: 'VolumeInUse',
+    message: `attached outside the system to ${others}, no record names the attachment: detach it there (forced if need be) for the delete to go on`,
+  });
+  const status = failed.changes!.status as Status<VolumeState>;
+  // A record that said available learns it is in use, so its next steps are looks.
+  if (status.state !== 'available') return failed;
+  return { ...failed, changes: { ...failed.changes, status: { ...status, state: nextVolumeState('available', 'observed-in-use') } } };
+}
+
+export function volumeTerminal(volume: VolumeRecord, now: number, code: string, message: string): Result {
+  const state = volume.status.state === 'error' ? 'error' : nextVolumeState(volume.status.state, 'failed');
+  return { outcome: 'failed', changes: { status: failureStatus(volume.status, state, now, { code, message, attempts: volume.status.attempts + 1 }) } };
+}
+
+/**
+ * A dying volume's step failed for good. The planner takes a dying record in error up again (its
+ * delete, or the repeat of its CreateVolume that learns the id), so that is tried again after the
+ * longest backoff rather than at once: a failure that stays would otherwise call EC2 in a loop.
+ */
+export function dyingTerminal(ctx: ExecutorContext, volume: VolumeRecord, now: number, code: string, message: string): Result {
+  const atMs = now + ctx.config.backoff.capSeconds * 1000;
+  const terminal = volumeTerminal(volume, now, code, dyingGiveUpMessage(message, atMs));
+  const status: Status<VolumeState> = { ...(terminal.changes!.status as Status<VolumeState>), nextAttemptAt: new Date(atMs).toISOString() };
+  return { ...terminal, retryAtMs: atMs, changes: { ...terminal.changes, status } };
+}
+
+/**
+ * An attachment's step failed for good. The planner takes a dying one in error up again (its
+ * detach, with its volume found by its tags when the volume record is gone), so, as for a dying
+ * volume (`dyingTerminal`), that is tried again after the longest backoff rather than at once.
+ */
+export function attachmentTerminal(ctx: ExecutorContext, attachment: AttachmentRecord, now: number, code: string, message: string, notAttached = false): Result {
+  const state = attachment.status.state === 'error' ? 'error' : nextAttachmentState(attachment.status.state, 'failed');
+  const attempts = attachment.status.attempts + 1;
+  const device = notAttached ? { device: null } : {};
+  if (attachment.life !== 'dying') {
+    const result: Result = { outcome: 'failed', changes: { status: failureStatus(attachment.status, state, now, { code, message, attempts }), ...device } };
+    // Given up while EC2 may still make the attach (its answer lost, EC2 still attaching): one more look tells the status which it was.
+    if (!notAttached && attachment.device !== undefined)
+      result.alsoCheck = [messageAt(ctx, 'check-attachment', keyOf(attachment), 'given up while EC2 may still make the attach: looking once more', now, now + ctx.config.describeGraceMs)];
+    return result;
+  }
+  const atMs = now + ctx.config.backoff.capSeconds * 1000;
+  const status = failureStatus(attachment.status, state, now, { code, message: dyingGiveUpMessage(message, atMs), attempts, nextAttemptAtMs: atMs });
+  return { outcome: 'failed', retryAtMs: atMs, changes: { status, ...device } };
+}
+
+/**
+ * A failed look at a modification under way: an attempt, but judged without the operation's
+ * age, as EC2's making of it is not (it is never given up on while `modifying`). Its start stays
+ * on the status: the checks tell this modification from earlier ones by it.
+ */
+export function modificationLookFailure(ctx: ExecutorContext, volume: VolumeRecord, now: number, error: ClassifiedError): Result {
+  const { operationStartedAt, ...withoutStart } = volume.status;
+  const result = volumeFailure(ctx, { ...volume, status: withoutStart }, now, error);
+  const status = result.changes?.status as Status<VolumeState> | undefined;
+  if (status && operationStartedAt !== undefined) status.operationStartedAt = operationStartedAt;
+  return result;
+}
+
+/** A failed step of a volume operation: throttled, retried with backoff, or terminal. */
+export function volumeFailure(ctx: ExecutorContext, volume: VolumeRecord, now: number, error: ClassifiedError): Result {
+  const retry = retryPlan(ctx, volume.status, now, error, volume.life === 'dying');
+  if (retry.terminal) return volume.life === 'dying' ? dyingTerminal(ctx, volume, now, error.code, retry.message) : volumeTerminal(volume, now, error.code, retry.message);
+  return {
+    outcome: retry.outcome,
+    retryAtMs: retry.atMs,
+    changes: {
+      status: failureStatus(volume.status, volume.status.state, now, { code: error.code, message: retry.message, attempts: retry.attempts, nextAttemptAtMs: retry.atMs }),
+    },
+  };
+}
+
+/** A failed step of an attachment operation; an attach that was under way goes back to pending. */
+export function attachmentFailure(
+  ctx: ExecutorContext,
+  attachment: AttachmentRecord,
+  now: number,
+  call: ProviderCall,
+  error: ClassifiedError,
+  revertEvent: AttachmentEvent = 'attach-failed',
+): Result {
+  // A device stays recorded while EC2 may have attached the volume: it is what tells the planner
+  // to look before attaching again, and to detach rather than forget a dying attachment. Only an
+  // attach EC2 refused, or a check that saw it not attached, proves it was not.
+  const notAttached = (call === 'AttachVolume' && revertEvent === 'attach-failed' && !error.uncertain) || revertEvent === 'observed-detached';
+  const retry = retryPlan(ctx, attachment.status, now, error, attachment.life === 'dying');
+  if (retry.terminal) return attachmentTerminal(ctx, attachment, now, error.code, retry.message, notAttached);
+  const attaching = attachment.status.state === 'attaching';
+  const state: AttachmentState = attaching ? nextAttachmentState('attaching', revertEvent) : attachment.status.state;
+  const changes: RecordChanges<AttachmentRecord> = {
+    status: failureStatus(attachment.status, state, now, { code: error.code, message: retry.message, attempts: retry.attempts, nextAttemptAtMs: retry.atMs }),
+  };
+  if (attaching && notAttached) changes.device = null;
+  return { outcome: retry.outcome, retryAtMs: retry.atMs, changes };
+}
+
+export function retryPlan(
+  ctx: ExecutorContext,
+  status: Status<string>,
+  now: number,
+  error: ClassifiedError,
+  dying: boolean,
+): { terminal: true; message: string } | { terminal: false; outcome: OperationOutcome; attempts: number; atMs: number; message: string } {
+  if (error.outcome === 'throttled') {
+    return { terminal: false, outcome: 'throttled', attempts: status.attempts, atMs: now + throttleDelaySeconds(ctx.config, ctx.random) * 1000, message: error.message };
+  }
+  if (error.outcome === 'terminal') return { terminal: true, message: error.message };
+  if (error.outcome === 'wait-for-snapshot') {
+    // No attempt: the wait ends when EC2 completes the snapshot, or at the operation's maximum age.
+    const startedMs = operationStartMs(status) ?? now;
+    const aged = budgetSpent(status.attempts, startedMs, now, ctx.config, dying);
+    if (aged) return { terminal: true, message: `${error.message} (${aged.message})` };
+    return { terminal: false, outcome: 'retrying', attempts: status.attempts, atMs: now + snapshotWaitSeconds(now - startedMs, ctx.config) * 1000, message: `waiting: ${error.message}` };
+  }
+  const attempts = status.attempts + 1;
+  const spent = budgetSpent(attempts, operationStartMs(status) ?? now, now, ctx.config, dying);
+  if (spent) return { terminal: true, message: `${error.message} (${spent.message})` };
+  const prefix = error.outcome === 'wait-for-prerequisite' ? 'waiting: ' : '';
+  return {
+    terminal: false,
+    outcome: 'retrying',
+    attempts,
+    atMs: now + backoffDelaySeconds(attempts, ctx.config, ctx.random) * 1000,
+    message: `${prefix}${error.message}`,
+  };
+}
