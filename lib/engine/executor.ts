@@ -127,8 +127,25 @@ import {
   volumeFailure,
   attachmentFailure,
 } from './execution/results.js';
+import {
+  createVolumeClientToken,
+  readableClientToken,
+  ownCreateRequest,
+  notOwnedCode,
+  anotherRecordsVolume,
+  volumeOwnership,
+  volumeOfAnotherRecord,
+} from './execution/ownership.js';
 
 export type { ExecutorDeps } from './execution/context.js';
+export {
+  createVolumeClientToken,
+  notThisDeployments,
+  ownCreateRequest,
+  ownedByAnotherRecord,
+  VOLUME_NOT_OWNED_CODE,
+  VOLUME_OF_ANOTHER_RECORD_CODE,
+} from './execution/ownership.js';
 
 export interface ExecutorBatchItem {
   messageId: string;
@@ -150,39 +167,6 @@ const INVOCATION_RESERVE_MS = 10_000;
 
 /** Modification states in which EC2 refuses another ModifyVolume of the volume. */
 const MODIFICATION_UNDER_WAY: ReadonlySet<ModificationState> = new Set(['modifying', 'optimizing']);
-
-/**
- * Idempotency token of CreateVolume: unique to the record's incarnation (its id and creation time,
- * so a record deleted and created again under the same id never gets the old volume back) and to
- * the generation being created. At most 64 printable ASCII characters, EC2's limit: the record id
- * stays readable when it fits (ids run to 128 characters), else everything is hashed; any
- * generation a number can hold fits either way.
- */
-export function createVolumeClientToken(volumeId: string, createdAt: string, generation: number): string {
-  const incarnation = incarnationHash(volumeId, createdAt);
-  return readableClientToken(`ebsp-${volumeId}-${incarnation.slice(0, 12)}-g${generation}`) ?? `ebsp-${incarnation.slice(0, 32)}-g${generation}`;
-}
-
-/** The latest incarnations' hashes: every batch asks for its records' tokens again (`ownCreateRequest`). */
-const incarnationHashes = new Map<string, string>();
-const INCARNATION_HASHES_KEPT = 4096;
-
-/** SHA-256, in hex, of a record's id and creation time. */
-function incarnationHash(volumeId: string, createdAt: string): string {
-  const incarnation = `${volumeId}\n${createdAt}`;
-  let hash = incarnationHashes.get(incarnation);
-  if (hash === undefined) {
-    if (incarnationHashes.size >= INCARNATION_HASHES_KEPT) incarnationHashes.clear();
-    hash = createHash('sha256').update(incarnation).digest('hex');
-    incarnationHashes.set(incarnation, hash);
-  }
-  return hash;
-}
-
-/** `token` when EC2 takes it as a ClientToken (at most 64 printable ASCII characters), else undefined. */
-function readableClientToken(token: string): string | undefined {
-  return token.length <= 64 && /^[\x21-\x7e]+$/.test(token) ? token : undefined;
-}
 
 /**
  * The CreateVolume request an earlier version sent without recording it (`createSentUnrecorded`),
@@ -1418,7 +1402,7 @@ export class Executor {
           item.result = attachmentFailure(this.ctx, attachment, now, 'Describe', instances);
           continue;
         }
-        const ownership = this.volumeOwnership(volume, volumes);
+        const ownership = volumeOwnership(this.ctx, volume, volumes);
         if (ownership.kind === 'unknown') {
           item.result = attachmentFailure(this.ctx, attachment, now, 'Describe', ownership.error);
           continue;
@@ -1516,7 +1500,7 @@ export class Executor {
       item.result = { outcome: 'succeeded', remove: true, alsoCheck: volumeCheck(attachment) };
       return undefined;
     }
-    const ownership = this.volumeOwnership(item.volume, volumes);
+    const ownership = volumeOwnership(this.ctx, item.volume, volumes);
     if (ownership.kind === 'unknown') {
       item.result = attachmentFailure(this.ctx, attachment, now, 'Describe', ownership.error);
       return undefined;
@@ -1630,54 +1614,15 @@ export class Executor {
     };
   }
 
-  /**
-   * Whether the EC2 volume a volume record names is its own before a call acts on it: `own` when
-   * its recorded CreateVolume request is the record's (`ownCreateRequest`: no describe needed),
-   * else as this batch's describe shows its ownership tags: `another` record's (the item copied in
-   * the table; `owner` undefined: no volume of this deployment at all, `notThisDeployments`), or
-   * `unknown` when the describe failed.
-   */
-  private volumeOwnership(
-    volume: VolumeRecord,
-    volumes: Map<string, ProviderVolume> | ClassifiedError,
-  ): { kind: 'own' } | { kind: 'another'; owner: string | undefined } | { kind: 'unknown'; error: ClassifiedError } {
-    if (!volume.ebsVolumeId || ownCreateRequest(volume)) return { kind: 'own' };
-    if (!(volumes instanceof Map)) return { kind: 'unknown', error: volumes };
-    const described = volumes.get(volume.ebsVolumeId);
-    if (notThisDeployments(described, this.ctx.config.ownerTagValue)) return { kind: 'another', owner: undefined };
-    const owner = ownedByAnotherRecord(volume, described);
-    return owner === undefined ? { kind: 'own' } : { kind: 'another', owner };
-  }
-
-  /**
-   * A volume record naming another record's EC2 volume (its item copied from that one in the table,
-   * the volume id with it), or one this deployment did not create (`owner` undefined): nothing is
-   * done to that volume for it. Dying, it never had a volume of its own and goes with no call;
-   * alive, it ends in error saying whose volume it names.
-   */
-  private volumeOfAnotherRecord(item: Item, now: number, owner: string | undefined): Result {
-    const volume = item.record as VolumeRecord;
-    if (volume.life === 'dying') {
-      this.ctx.deps.log.warn(
-        owner === undefined
-          ? 'volume record names an EC2 volume this deployment did not create; removed without deleting it'
-          : 'volume record names the EC2 volume of another record; removed without deleting it',
-        { key: item.id, ebsVolumeId: volume.ebsVolumeId, ...(owner === undefined ? {} : { ownerRecord: owner }) },
-      );
-      return { outcome: 'succeeded', remove: true };
-    }
-    return volumeTerminal(volume, now, notOwnedCode(owner), anotherRecordsVolume(volume, owner, this.ctx.config.ownerTagValue));
-  }
-
   private deleteVolume(item: Item, now: number, volumes: Map<string, ProviderVolume> | ClassifiedError): (() => Promise<void>) | undefined {
     const volume = item.record as VolumeRecord;
-    const ownership = this.volumeOwnership(volume, volumes);
+    const ownership = volumeOwnership(this.ctx, volume, volumes);
     if (ownership.kind === 'unknown') {
       item.result = volumeFailure(this.ctx, volume, now, ownership.error);
       return undefined;
     }
     if (ownership.kind === 'another') {
-      item.result = this.volumeOfAnotherRecord(item, now, ownership.owner);
+      item.result = volumeOfAnotherRecord(this.ctx, item, now, ownership.owner);
       return undefined;
     }
     return async () => {
@@ -1725,9 +1670,9 @@ export class Executor {
     // One EC2 is deleting (deleted outside) is as gone as one it no longer lists, as for a check (`checkVolume`).
     const current = listed?.state === 'deleting' || listed?.state === 'deleted' ? undefined : listed;
     if (!current) item.result = this.volumeVanished(volume, 'observed-deleted', now);
-    const ownership = this.volumeOwnership(volume, volumes);
+    const ownership = volumeOwnership(this.ctx, volume, volumes);
     if (ownership.kind === 'another') {
-      item.result = this.volumeOfAnotherRecord(item, now, ownership.owner);
+      item.result = volumeOfAnotherRecord(this.ctx, item, now, ownership.owner);
       return undefined;
     }
     // Its storage failed: no call changes that (EC2 only refuses, IncorrectState), the status says what does.
@@ -2020,8 +1965,8 @@ export class Executor {
     const listed = volume.ebsVolumeId ? volumes.get(volume.ebsVolumeId) : undefined;
     // One EC2 is deleting that the record does not delete (deleted outside) is as gone as one EC2 no longer lists.
     const current = state === 'deleting' || (listed?.state !== 'deleting' && listed?.state !== 'deleted') ? listed : undefined;
-    const ownership = this.volumeOwnership(volume, volumes);
-    if (ownership.kind === 'another') return this.volumeOfAnotherRecord(item, now, ownership.owner);
+    const ownership = volumeOwnership(this.ctx, volume, volumes);
+    if (ownership.kind === 'another') return volumeOfAnotherRecord(this.ctx, item, now, ownership.owner);
 
     if (state === 'deleting') {
       if (!current || current.state === 'deleted') {
@@ -2746,63 +2691,3 @@ function freshestSeen(attachments: readonly AttachmentRecord[], now: number, ttl
   return freshest;
 }
 
-/**
- * The id of the volume record the EC2 volume `described` belongs to (its `ebs-provisioner:volume-id`
- * tag, which CreateVolume sets), when that is another record than `volume`: `volume` then names an
- * EC2 volume it did not create (its item copied from another one in the table, say). Undefined when
- * the volume is the record's own, carries no such tag (made before the tag existed), or was not described.
- */
-export function ownedByAnotherRecord(volume: Pick<VolumeRecord, 'volumeId'>, described: ProviderVolume | undefined): string | undefined {
-  const tagged = described?.tags[OWNERSHIP_TAGS.record];
-  return tagged !== undefined && tagged !== volume.volumeId ? tagged : undefined;
-}
-
-/**
- * Whether the volume's recorded CreateVolume request is one this record made (its token is the
- * record's own, `createVolumeClientToken`): its EC2 volume id then came from EC2's answer to it, and
- * is the record's own. A record copied in the table from another one carries that one's request.
- */
-export function ownCreateRequest(volume: Pick<VolumeRecord, 'volumeId' | 'createdAt' | 'createRequest'>): boolean {
-  const token = volume.createRequest?.clientToken;
-  const generation = token === undefined ? undefined : /-g(\d+)$/.exec(token)?.[1];
-  return generation !== undefined && token === createVolumeClientToken(volume.volumeId, volume.createdAt, Number(generation));
-}
-
-/**
- * Whether the EC2 volume `described` is not this deployment's: it lacks the ownership tag with this
- * deployment's value (`ownerTagValue`), which CreateVolume always sets and nothing here removes.
- * It is another deployment's, or was made outside the system; IAM lets the executor change only
- * volumes carrying the tag, and the engine holds to the same rule on every backend. False when
- * the volume was not described (gone).
- */
-export function notThisDeployments(described: ProviderVolume | undefined, ownerTagValue: string): boolean {
-  return described !== undefined && described.tags[OWNERSHIP_TAGS.owner] !== ownerTagValue;
-}
-
-/** The code of the status of a volume record whose `ebsVolumeId` names another record's EC2 volume (`ownedByAnotherRecord`). */
-export const VOLUME_OF_ANOTHER_RECORD_CODE = 'VolumeOfAnotherRecord';
-/** The code of the status of a volume record whose `ebsVolumeId` names an EC2 volume this deployment did not create (`notThisDeployments`). */
-export const VOLUME_NOT_OWNED_CODE = 'VolumeNotOwned';
-
-function notOwnedCode(owner: string | undefined): string {
-  return owner === undefined ? VOLUME_NOT_OWNED_CODE : VOLUME_OF_ANOTHER_RECORD_CODE;
-}
-
-/**
- * Why nothing is done for volume record `volume` (or an attachment of it) to the EC2 volume it
- * names, which is `owner`'s, or (`owner` undefined) not this deployment's.
- */
-function anotherRecordsVolume(volume: VolumeRecord, owner: string | undefined, ownerTagValue: string): string {
-  if (owner === undefined) {
-    return (
-      `volume record ${volume.volumeId} names ${volume.ebsVolumeId}, an EC2 volume this deployment did not create (it lacks the tag ` +
-      `${OWNERSHIP_TAGS.owner}=${ownerTagValue}): a record cannot take over a volume it did not create, so nothing is done to it for this one; ` +
-      `delete volume record ${volume.volumeId} (its delete leaves that volume alone) and write it afresh without the system's fields`
-    );
-  }
-  return (
-    `volume record ${volume.volumeId} names ${volume.ebsVolumeId}, the EC2 volume of volume record ${owner} (its tag ${OWNERSHIP_TAGS.record}) ` +
-    `(copied from that record in the table?): a record cannot take over another's volume, so nothing is done to it for this one; ` +
-    `delete volume record ${volume.volumeId} (its delete leaves that volume alone) and write it afresh without the system's fields`
-  );
-}
