@@ -29,7 +29,7 @@ import { nextAttachmentState, nextVolumeState } from '../domain/state-machines.j
 import { createSentUnrecorded, managedTagsOf, parseRecord, validAttachments } from '../domain/validation.js';
 import { METRICS, OWNERSHIP_TAGS, QUEUE } from '../settings.js';
 import { shortenMessage } from '../domain/status-message.js';
-import { RATE_BUCKET_OF, resolveEngineConfig, type MutatingAction, type RateBucket } from './config.js';
+import { RATE_BUCKET_OF, resolveEngineConfig, type MutatingAction } from './config.js';
 import { allocateDevices, type DeviceRequest } from './devices.js';
 import { classifyError, createRefused, createUnrepeatable, errorMessage, type ClassifiedError } from './errors.js';
 import {
@@ -60,7 +60,6 @@ import {
   type ProviderVolume,
   type QueuedOperation,
   type RecordChanges,
-  type TokensTaken,
   type WriteCondition,
   unchangedSince,
 } from './ports.js';
@@ -75,7 +74,6 @@ import type { Result, Item } from './execution/item.js';
 import {
   IN_PROGRESS,
   ownMessage,
-  markAsCopies,
   noteChain,
   chained,
   alsoChecks,
@@ -83,7 +81,6 @@ import {
   messageAt,
   resend,
   checkAt,
-  message,
   followUp,
   waitShownBy,
   cooldownMessage,
@@ -100,6 +97,7 @@ import {
   volumeOfAnotherRecord,
 } from './execution/ownership.js';
 import { attachedTo, observedOf, zoneOf, checkVolume, checkAttachment, observedChanges, volumeVanished, describedVolume } from './execution/checks.js';
+import { reserveTokens, sharedTokenNow, throttledShared } from './execution/token-line.js';
 
 export type { ExecutorDeps } from './execution/context.js';
 export {
@@ -462,7 +460,7 @@ export class Executor {
     }
     // Operations deferred for want of a token go back now, not after this invocation's waits for tokens.
     const deferrals: { item: Item; operation: QueuedOperation }[] = [];
-    for (const item of await this.reserveTokens(needTokens, now, maxTokenWaitMs, deferrals, takeAhead)) (item.claimOnWrite ? onWrite : toClaim).push(item);
+    for (const item of await reserveTokens(this.ctx, needTokens, now, maxTokenWaitMs, deferrals, takeAhead)) (item.claimOnWrite ? onWrite : toClaim).push(item);
     await this.sendFollowUps(deferrals);
 
     await Promise.all(toClaim.map((item) => this.claim(item, owner, now, followUps)));
@@ -643,216 +641,6 @@ export class Executor {
       }),
     );
     return released;
-  }
-
-  /**
-   * Reserves the rate tokens of the batch's mutating operations, in batch order, before their
-   * records are claimed: from the shared budget when there is one (one take per EC2 bucket), else,
-   * or when it cannot be reached, from this environment's share. Returns the operations that got
-   * a token usable within `maxWaitMs`; the others are deferred (`deferUntil`). From the shared
-   * budget an operation takes its token up to `tokenReservationHorizonMs` ahead and its deferred
-   * message carries it, so the bucket serves operations in the order they first asked: without
-   * that, an operation deferred early came back to find the tokens of its time taken by newer ones
-   * and could be deferred again and again.
-   */
-  private async reserveTokens(
-    items: Item[],
-    now: number,
-    maxWaitMs: number,
-    followUps: { item: Item; operation: QueuedOperation }[],
-    takeAhead: boolean,
-  ): Promise<Item[]> {
-    const byBucket = new Map<RateBucket, Item[]>();
-    for (const item of items) {
-      const bucket = RATE_BUCKET_OF[tokenAction(item)];
-      const group = byBucket.get(bucket);
-      if (group) group.push(item);
-      else byBucket.set(bucket, [item]);
-    }
-    const granted = new Set<Item>();
-    await Promise.all(
-      [...byBucket].map(async ([bucket, group]) => {
-        const fresh = this.spendTokensTaken(bucket, group, now, maxWaitMs, followUps, granted);
-        // Only a message of the operation takes its token ahead (its own, or the reconciler's nudge
-        // sent as the operation), also when delivered behind a check of the same record. A check
-        // that plans a call takes what is usable now, and without it is dropped rather than
-        // deferred: the operation's own message may already hold a token taken ahead, which the
-        // check would only come back to take. If that message was lost after all, the reconciler
-        // sends the operation once it is overdue past any token its message could hold.
-        const ahead = takeAhead ? fresh.filter((item) => item.ops.some((op) => firstActionOf(op, item.record!) !== undefined)) : [];
-        const nowOnly = fresh.filter((item) => !ahead.includes(item));
-        await this.takeTokens(bucket, nowOnly, now, maxWaitMs, maxWaitMs, undefined, granted);
-        await this.takeTokens(bucket, ahead, now, maxWaitMs, Math.max(maxWaitMs, this.ctx.config.tokenReservationHorizonMs), followUps, granted);
-      }),
-    );
-    return items.filter((item) => granted.has(item));
-  }
-
-  /**
-   * Items whose message carries a token of `bucket` taken for them earlier spend it, or, still
-   * too far off, wait for it again; returns the others.
-   */
-  private spendTokensTaken(
-    bucket: RateBucket,
-    items: Item[],
-    now: number,
-    maxWaitMs: number,
-    followUps: { item: Item; operation: QueuedOperation }[],
-    granted: Set<Item>,
-  ): Item[] {
-    const fresh: Item[] = [];
-    for (const item of items) {
-      const tokenAt = item.tokenAt;
-      // The message's own operation took it, for the first call the record asks of it.
-      const heldAction = item.tokenOp === undefined ? undefined : firstActionOf(item.tokenOp, item.record!);
-      if (tokenAt === undefined || heldAction === undefined || RATE_BUCKET_OF[heldAction] !== bucket) fresh.push(item);
-      else if (tokenAt - now <= maxWaitMs) this.grantShared(item, Math.max(now, tokenAt), granted);
-      else this.deferUntil(item, decidedOp(item), tokenAction(item), now, tokenAt, followUps, tokenAt);
-    }
-    return fresh;
-  }
-
-  /**
-   * Takes tokens of `bucket` for `items`, in order: from the shared budget up to `horizonMs`
-   * ahead, else (or when it cannot be reached) from this environment's share. Those granted
-   * within `maxWaitMs` go into `granted`; the others are deferred through `followUps` (a token
-   * taken ahead travels with the message), or without `followUps` are dropped.
-   */
-  private async takeTokens(
-    bucket: RateBucket,
-    items: Item[],
-    now: number,
-    maxWaitMs: number,
-    horizonMs: number,
-    followUps: { item: Item; operation: QueuedOperation }[] | undefined,
-    granted: Set<Item>,
-  ): Promise<void> {
-    if (items.length === 0) return;
-    const shared = await this.takeShared(bucket, items.length, now, horizonMs);
-    if (!shared) {
-      const deferred = new Map<MutatingAction, number>();
-      for (const item of items) if (this.reserveToken(item, decidedOp(item), now, maxWaitMs, deferred, followUps ?? [])) granted.add(item);
-      return;
-    }
-    const { ratePerSecond } = this.ctx.config.accountRateBudgets[bucket];
-    items.forEach((item, index) => {
-      const op = decidedOp(item);
-      const atMs = shared.usableAt[index];
-      if (atMs !== undefined && atMs - now <= maxWaitMs) this.grantShared(item, atMs, granted);
-      else if (!followUps) this.ctx.deps.metrics.operation({ operation: op, outcome: 'skipped' });
-      else if (atMs !== undefined) this.deferUntil(item, op, tokenAction(item), now, atMs, followUps, atMs);
-      // Beyond the horizon: back when the bucket's refill would have its token, to take one then.
-      else this.deferUntil(item, op, tokenAction(item), now, shared.nextAt + ((index - shared.usableAt.length) * 1000) / ratePerSecond, followUps);
-    });
-  }
-
-  /**
-   * One token of `action`'s bucket from the shared budget for a call made now, waited for up to
-   * `rateWaitMaxMs`: `taken`, `none` (none soon enough: defer the call), or `unavailable` (no
-   * shared budget, or not to be used now, as `takeShared` explains: spend this environment's share).
-   */
-  private async sharedTokenNow(action: MutatingAction): Promise<'taken' | 'none' | 'unavailable'> {
-    const now = this.ctx.deps.clock.now();
-    const taken = await this.takeShared(RATE_BUCKET_OF[action], 1, now, this.ctx.config.rateWaitMaxMs);
-    if (!taken) return 'unavailable';
-    const atMs = taken.usableAt[0];
-    if (atMs === undefined) return 'none';
-    if (atMs > now) await this.ctx.deps.clock.sleep(atMs - now);
-    return 'taken';
-  }
-
-  private grantShared(item: Item, atMs: number, granted: Set<Item>) {
-    const action = tokenAction(item);
-    item.token = { action, atMs, used: false, throttles: this.ctx.buckets[action].throttleCount, shared: true };
-    granted.add(item);
-  }
-
-  /**
-   * Tokens from the shared budget; undefined without one, or when it fails (logged). It stays the
-   * budget after a RequestLimitExceeded too, which it learns of (`throttledShared`), the refused
-   * environment held to its own slowed share as well (`call`): one that spent its own share instead,
-   * while the budget sold every refill to the others, overdrew EC2's bucket, and its refusals set
-   * the others off in turn.
-   */
-  private async takeShared(bucket: RateBucket, count: number, now: number, maxWaitMs: number): Promise<TokensTaken | undefined> {
-    if (!this.ctx.deps.rateBudget) return undefined;
-    try {
-      return await this.ctx.deps.rateBudget.take(bucket, count, this.ctx.config.accountRateBudgets[bucket], now, maxWaitMs);
-    } catch (error) {
-      this.ctx.deps.log.warn('shared rate budget unavailable; spending this environment\'s share', { bucket, error: errorMessage(error) });
-      return undefined;
-    }
-  }
-
-  /**
-   * EC2 refused a call of `bucket` for its rate (RequestLimitExceeded): its bucket held fewer tokens
-   * than the shared budget counted (calls spent late, after refills had spilt; requests from outside
-   * the system). One token is taken and not spent, so the budget sells one refill fewer: each
-   * refusal moves the line back by one. Under a steady load from outside the system that alone
-   * settles halfway between the budget and what EC2 leaves (test/unit/rate-budget-outside-load);
-   * the refused environment's own slowed share (`call`) holds the rest back.
-   */
-  private async throttledShared(bucket: RateBucket): Promise<void> {
-    if (!this.ctx.deps.rateBudget) return;
-    try {
-      await this.ctx.deps.rateBudget.take(bucket, 1, this.ctx.config.accountRateBudgets[bucket], this.ctx.deps.clock.now(), Number.POSITIVE_INFINITY);
-    } catch (error) {
-      this.ctx.deps.log.warn('shared rate budget unavailable; the refusal is not counted there', { bucket, error: errorMessage(error) });
-    }
-  }
-
-  /**
-   * Defers a mutating operation for want of a rate token: no claim, no status write, no attempt
-   * used; its message is still a look or a retry if the item's copies were (`markAsCopies`).
-   * `tokenAt`: the token already taken for it, which its message carries.
-   */
-  private deferUntil(
-    item: Item,
-    op: OperationKind,
-    action: MutatingAction,
-    now: number,
-    atMs: number,
-    followUps: { item: Item; operation: QueuedOperation }[],
-    tokenAt?: number,
-  ) {
-    const delaySeconds = Math.min(this.ctx.config.maxMessageDelaySeconds, Math.max(1, Math.ceil((atMs - now) / 1000)));
-    const deferred = message(op, item.key, `waiting for the ${action} rate budget`);
-    markAsCopies(deferred, item);
-    if (tokenAt !== undefined) deferred.tokenAt = tokenAt;
-    followUps.push({ item, operation: { message: deferred, delaySeconds } });
-    resendLaterCopy(this.ctx, item, now, now + delaySeconds * 1000, followUps);
-    this.ctx.deps.metrics.operation({ operation: op, outcome: 'throttled' });
-  }
-
-  /**
-   * Reserves the rate token of a mutating operation before its record is claimed. When the token
-   * is further off than this invocation may wait, the operation is deferred to a message due when
-   * the token would be there (one refill interval apart per operation deferred before it in this
-   * batch, so they come back spread out): no claim, no status write, no attempt used.
-   */
-  private reserveToken(
-    item: Item,
-    op: OperationKind,
-    now: number,
-    maxWaitMs: number,
-    deferred: Map<MutatingAction, number>,
-    followUps: { item: Item; operation: QueuedOperation }[],
-  ): boolean {
-    const action = firstActionOf(op, item.record!);
-    if (!action) return true;
-    const bucket = this.ctx.buckets[action];
-    const waitMs = bucket.reserve();
-    if (waitMs <= maxWaitMs) {
-      item.token = { action, atMs: now + waitMs, used: false, throttles: bucket.throttleCount };
-      return true;
-    }
-    bucket.refund();
-    const group = RATE_BUCKET_OF[action];
-    const ahead = deferred.get(group) ?? 0;
-    deferred.set(group, ahead + 1);
-    const dueInMs = waitMs / this.ctx.config.concurrentEnvironments + (ahead * 1000) / (bucket.ratePerSecond * this.ctx.config.concurrentEnvironments);
-    this.deferUntil(item, op, action, now, now + dueInMs, followUps);
-    return false;
   }
 
   private async claim(item: Item, owner: string, now: number, followUps: { item: Item; operation: QueuedOperation }[]) {
@@ -1179,7 +967,7 @@ export class Executor {
       }
     } else {
       // No token reserved in this bucket (a tag change's second call, or one a look at EC2 showed due): one from the shared budget, else from this environment's share.
-      const shared = await this.sharedTokenNow(action);
+      const shared = await sharedTokenNow(this.ctx, action);
       fromShared = shared === 'taken';
       if (shared === 'none') {
         return { ok: false, latencyMs: 0, error: { outcome: 'throttled', code: 'RateBudgetExceeded', message: `deferred: the shared ${action} rate budget has no token soon enough`, notSent: true } };
@@ -1213,7 +1001,7 @@ export class Executor {
       }
       if (classified.outcome === 'throttled') {
         bucket.throttled();
-        await this.throttledShared(RATE_BUCKET_OF[action]);
+        await throttledShared(this.ctx, RATE_BUCKET_OF[action]);
       }
       return { ok: false, error: classified, latencyMs: this.ctx.deps.clock.now() - started };
     }
@@ -2136,16 +1924,6 @@ function afterModification(volume: ProviderVolume, modification: ProviderModific
     ...(modification.targetIops !== undefined ? { iops: modification.targetIops } : {}),
     ...(modification.targetThroughput !== undefined ? { throughput: modification.targetThroughput } : {}),
   };
-}
-
-/** The operation an item's decision calls for (items that reach token taking all decided one). */
-function decidedOp(item: Item): OperationKind {
-  return (item.decision as { op: OperationKind }).op;
-}
-
-/** The action whose rate token an item that reached token taking takes: its operation's first call. */
-function tokenAction(item: Item): MutatingAction {
-  return firstActionOf(decidedOp(item), item.record!)!;
 }
 
 /** Operations whose first write is the pre-call write, so it can take the claim too. */
