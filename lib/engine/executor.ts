@@ -60,7 +60,6 @@ import {
   type ProviderVolume,
   type QueuedOperation,
   type RecordChanges,
-  type WriteCondition,
   unchangedSince,
 } from './ports.js';
 import { TokenBucket } from './rate-limiter.js';
@@ -97,7 +96,8 @@ import {
   volumeOfAnotherRecord,
 } from './execution/ownership.js';
 import { attachedTo, observedOf, zoneOf, checkVolume, checkAttachment, observedChanges, volumeVanished, describedVolume } from './execution/checks.js';
-import { reserveTokens, sharedTokenNow, throttledShared } from './execution/token-line.js';
+import { reserveTokens } from './execution/token-line.js';
+import { call, preWrite } from './execution/calls.js';
 
 export type { ExecutorDeps } from './execution/context.js';
 export {
@@ -944,69 +944,6 @@ export class Executor {
     return views;
   }
 
-  /**
-   * Runs one mutating call under its action's rate budget (at the time of the token reserved for
-   * `item`, or on a token taken now); measures latency on the clock.
-   */
-  private async call<T>(item: Item, action: MutatingAction, run: () => Promise<T>): Promise<{ ok: true; value: T; latencyMs: number } | { ok: false; error: ClassifiedError; latencyMs: number }> {
-    const bucket = this.ctx.buckets[action];
-    // Made now, its answer could come after the invocation ends: deferred unsent, as a call without a token is.
-    if (item.deadline !== undefined && this.ctx.deps.clock.now() >= item.deadline) {
-      return { ok: false, latencyMs: 0, error: { outcome: 'throttled', code: 'InvocationOutOfTime', message: `deferred: the invocation has no time left for ${action}`, notSent: true } };
-    }
-    let fromShared: boolean;
-    if (item.token && !item.token.used && RATE_BUCKET_OF[item.token.action] === RATE_BUCKET_OF[action]) {
-      item.token.used = true;
-      fromShared = item.token.shared === true;
-      const waitMs = item.token.atMs - this.ctx.deps.clock.now();
-      if (waitMs > 0) await this.ctx.deps.clock.sleep(waitMs);
-      if (bucket.throttleCount !== item.token.throttles) {
-        // EC2 throttled since the reservation, whose time assumed a rate that was too high: back off instead.
-        bucket.refund();
-        return { ok: false, latencyMs: 0, error: { outcome: 'throttled', code: 'RateBudgetExceeded', message: `deferred: EC2 throttled ${action} calls of this environment`, notSent: true } };
-      }
-    } else {
-      // No token reserved in this bucket (a tag change's second call, or one a look at EC2 showed due): one from the shared budget, else from this environment's share.
-      const shared = await sharedTokenNow(this.ctx, action);
-      fromShared = shared === 'taken';
-      if (shared === 'none') {
-        return { ok: false, latencyMs: 0, error: { outcome: 'throttled', code: 'RateBudgetExceeded', message: `deferred: the shared ${action} rate budget has no token soon enough`, notSent: true } };
-      }
-      if (shared === 'unavailable') {
-        if (this.ctx.config.rateWaitMaxMs > 0 && bucket.msUntilToken() <= this.ctx.config.rateWaitMaxMs) await bucket.take();
-        else if (!bucket.tryTake()) {
-          return { ok: false, latencyMs: 0, error: { outcome: 'throttled', code: 'RateBudgetExceeded', message: `deferred: this invocation's ${action} rate budget is spent`, notSent: true } };
-        }
-      }
-    }
-    // Lately refused, this environment is held to its own share, slowed by the refusal, as well as to
-    // the shared budget's token: someone outside the system may be spending EC2's tokens, which the
-    // shared budget learns of only by a token per refusal. (Spending that share instead of the shared
-    // budget's tokens overdrew EC2's bucket while the budget sold every refill to the others.)
-    if (fromShared && bucket.ratePerSecond < this.ctx.config.rateBudgets[RATE_BUCKET_OF[action]].ratePerSecond) {
-      if (!bucket.tryTake()) {
-        return { ok: false, latencyMs: 0, error: { outcome: 'throttled', code: 'RateBudgetExceeded', message: `deferred: EC2 refused ${action} calls of this environment lately`, notSent: true } };
-      }
-    }
-    const started = this.ctx.deps.clock.now();
-    try {
-      const value = await run();
-      bucket.succeeded();
-      return { ok: true, value, latencyMs: this.ctx.deps.clock.now() - started };
-    } catch (error) {
-      const classified = classifyError(action, error);
-      if (classified.kind === 'unauthorized') {
-        // In full here only: the record's status leaves the encoded policy evaluation out.
-        this.ctx.deps.log.warn('EC2 refused the call: not authorized', { key: item.id, action, error: errorMessage(error) });
-      }
-      if (classified.outcome === 'throttled') {
-        bucket.throttled();
-        await throttledShared(this.ctx, RATE_BUCKET_OF[action]);
-      }
-      return { ok: false, error: classified, latencyMs: this.ctx.deps.clock.now() - started };
-    }
-  }
-
   private async prepareCreates(items: Item[], owner: string, now: number, instances: Map<string, ProviderInstance> | ClassifiedError) {
     const runs: { item: Item; run: () => Promise<void> }[] = [];
     await Promise.all(
@@ -1042,14 +979,14 @@ export class Executor {
           }
           if (Object.keys(changes).length > 0) {
             // A request made now is of the spec as read: a client change since (a new zone, say) must not be sent under its name.
-            const written = await this.preWrite<VolumeRecord>(item, owner, now, changes, repeat ? {} : { generation: volume.generation });
+            const written = await preWrite<VolumeRecord>(this.ctx, item, owner, now, changes, repeat ? {} : { generation: volume.generation });
             if (!written) return;
             volume = written;
             item.record = written;
           }
           runs.push({ item, run: async () => {
             const tags = { ...request.spec.tags, [OWNERSHIP_TAGS.owner]: this.ctx.config.ownerTagValue, [OWNERSHIP_TAGS.record]: volume.volumeId };
-            const outcome = await this.call(item, 'CreateVolume', () => this.ctx.deps.provider.createVolume({ ...request, tags }));
+            const outcome = await call(this.ctx, item, 'CreateVolume', () => this.ctx.deps.provider.createVolume({ ...request, tags }));
             if (!outcome.ok) {
               if (createUnrepeatable(outcome.error)) {
                 item.result = { ...this.createUnrepeatable(volume, request, now, outcome.error), latencyMs: outcome.latencyMs };
@@ -1208,7 +1145,7 @@ export class Executor {
             return;
           }
           const seen = instance.seen;
-          const written = await this.preWrite<AttachmentRecord>(item, owner, now, {
+          const written = await preWrite<AttachmentRecord>(this.ctx, item, owner, now, {
             status: attemptStatus(attachment.status, nextAttachmentState(attachment.status.state, 'attach-started'), now, `attaching as ${allocation.device}`),
             device: allocation.device,
             ...(seen ? { instanceSeen: seen } : {}),
@@ -1217,7 +1154,7 @@ export class Executor {
           if (!written) return;
           item.record = written;
           runs.push({ item, run: async () => {
-            const outcome = await this.call(item, 'AttachVolume', () =>
+            const outcome = await call(this.ctx, item, 'AttachVolume', () =>
               this.ctx.deps.provider.attachVolume({ ebsVolumeId: item.volume!.ebsVolumeId!, instanceId: written.instanceId, device: allocation.device }),
             );
             // The device is the record's to hold (written above), not the cache's.
@@ -1275,13 +1212,13 @@ export class Executor {
       if (force) {
         // Written under the claim before the call: a late or repeated message, or a check after an
         // answer lost with the executor, finds the forced call made and does not send it again.
-        const written = await this.preWrite<AttachmentRecord>(item, owner, now, { forceDetachSentAt: new Date(now).toISOString() });
+        const written = await preWrite<AttachmentRecord>(this.ctx, item, owner, now, { forceDetachSentAt: new Date(now).toISOString() });
         if (!written) return;
         item.record = written;
       }
       // Volume and instance name the attachment; a recorded device EC2 no longer has (the volume
       // attached again outside under another name) would be refused as not attached, read as done.
-      const outcome = await this.call(item, 'DetachVolume', () =>
+      const outcome = await call(this.ctx, item, 'DetachVolume', () =>
         this.ctx.deps.provider.detachVolume({ ebsVolumeId, instanceId: attachment.instanceId, ...(force ? { force: true } : {}) }),
       );
       if (outcome.ok) {
@@ -1342,7 +1279,7 @@ export class Executor {
       let latencyMs = 0;
       let failure: ClassifiedError | undefined;
       for (const volume of toDetach) {
-        const outcome = await this.call(item, 'DetachVolume', () =>
+        const outcome = await call(this.ctx, item, 'DetachVolume', () =>
           this.ctx.deps.provider.detachVolume({ ebsVolumeId: volume.ebsVolumeId, instanceId: attachment.instanceId }),
         );
         latencyMs += outcome.latencyMs;
@@ -1378,7 +1315,7 @@ export class Executor {
       return undefined;
     }
     return async () => {
-      const outcome = await this.call(item, 'DeleteVolume', () => this.ctx.deps.provider.deleteVolume(volume.ebsVolumeId!));
+      const outcome = await call(this.ctx, item, 'DeleteVolume', () => this.ctx.deps.provider.deleteVolume(volume.ebsVolumeId!));
       if (outcome.ok) {
         item.result = {
           outcome: 'in-progress',
@@ -1464,10 +1401,10 @@ export class Executor {
       // taken as held without looking at EC2's modifications (the planner's `modificationSentAt`).
       // An earlier call whose answer was lost keeps its time: it may be the one EC2 is making.
       const earlierUnanswered = volume.modificationSentAt !== undefined;
-      const written = await this.preWrite<VolumeRecord>(item, owner, now, earlierUnanswered ? {} : { modificationSentAt: new Date(now).toISOString() });
+      const written = await preWrite<VolumeRecord>(this.ctx, item, owner, now, earlierUnanswered ? {} : { modificationSentAt: new Date(now).toISOString() });
       if (!written) return;
       item.record = written;
-      const outcome = await this.call(item, 'ModifyVolume', () => this.ctx.deps.provider.modifyVolume(request));
+      const outcome = await call(this.ctx, item, 'ModifyVolume', () => this.ctx.deps.provider.modifyVolume(request));
       if (outcome.ok) {
         item.result = {
           outcome: 'in-progress',
@@ -1524,13 +1461,13 @@ export class Executor {
       const setting = calls.flatMap((call) => (call.action === 'CreateTags' ? Object.keys(call.tags) : []));
       const earlier = (volume.tagKeysSet ?? []).filter((key) => Object.hasOwn(current.tags, key));
       const tagKeysSet = [...new Set([...earlier, ...setting])].sort();
-      const written = await this.preWrite<VolumeRecord>(item, owner, now, setting.length > 0 ? { tagKeysSet } : {});
+      const written = await preWrite<VolumeRecord>(this.ctx, item, owner, now, setting.length > 0 ? { tagKeysSet } : {});
       if (!written) return;
       item.record = written;
       let latencyMs = 0;
-      for (const call of calls) {
-        const outcome = await this.call(item, call.action, () =>
-          call.action === 'CreateTags' ? this.ctx.deps.provider.createTags(current.ebsVolumeId, call.tags) : this.ctx.deps.provider.deleteTags(current.ebsVolumeId, call.keys),
+      for (const tagCall of calls) {
+        const outcome = await call(this.ctx, item, tagCall.action, () =>
+          tagCall.action === 'CreateTags' ? this.ctx.deps.provider.createTags(current.ebsVolumeId, tagCall.tags) : this.ctx.deps.provider.deleteTags(current.ebsVolumeId, tagCall.keys),
         );
         latencyMs += outcome.latencyMs;
         if (!outcome.ok) {
@@ -1623,49 +1560,6 @@ export class Executor {
   ): RecordChanges<VolumeRecord> {
     const seen = observedChanges(volume, current, now);
     return { ...seen, status: waitingStatus(volume.status, (seen.status as Status<VolumeState>).state, now, wait) };
-  }
-
-  /**
-   * Conditional write before an EC2 call; undefined (and no call) if the record is gone, changed
-   * or the claim lost. For an operation that claims on this write, the write takes the claim, on
-   * the condition that the record is still the version the batch read (which no live claim held).
-   */
-  private async preWrite<R extends ProvisionerRecord>(
-    item: Item,
-    owner: string,
-    now: number,
-    changes: RecordChanges<R>,
-    /** Held under a claim, what must still hold too (the generation the call was made of). */
-    alsoUnchanged: WriteCondition = {},
-  ): Promise<R | undefined> {
-    const claiming = item.claimOnWrite === true && !item.claimed;
-    const write = claiming ? { ...changes, claim: { owner, expiresAt: now + this.ctx.config.claimLeaseMs } } : changes;
-    const condition = claiming ? unchangedSince(item.record!) : { claimOwner: owner, now: this.ctx.deps.clock.now(), ...alsoUnchanged };
-    try {
-      const written = await this.ctx.deps.store.update<R>(item.key, write as RecordChanges<R>, condition);
-      if (claiming) item.claimed = true;
-      return written;
-    } catch (error) {
-      if (error instanceof ConditionFailedError) {
-        this.ctx.deps.log.info('record changed or deleted before the EC2 call; not calling', { key: item.id });
-        item.result = { outcome: 'skipped' };
-        // Still ours, changed by the client under it: the claim is let go at once, for the change's own operation.
-        const stillOurs = !claiming && error.current?.claim?.owner === owner;
-        item.claimed = stillOurs;
-        // Nothing else plans it again once the claim goes (its change's own message may have found it held): this message does, at once.
-        if (stillOurs) item.lookAgainAt = now;
-        if (claiming && error.current) {
-          // Held elsewhere: look again when that lease ends, in case its holder crashed; changed: look again soon.
-          const held = error.current.claim && error.current.claim.owner !== owner ? error.current.claim.expiresAt : 0;
-          item.lookAgainAt = Math.max(held, now + 1000);
-        }
-        return undefined;
-      }
-      this.ctx.deps.log.error('status write before the EC2 call failed', { key: item.id, error: errorMessage(error) });
-      item.infraFailed = true;
-      item.claimed = false;
-      return undefined;
-    }
   }
 
   // -------------------------------------------------------------------------------------------

@@ -3,7 +3,7 @@ import type { DynamoDBRecord } from 'aws-lambda';
 import { Logger } from '@aws-lambda-powertools/logger';
 import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it, vi } from 'vitest';
 import { correlateLogs, powertoolsLog } from '../../lib/functions/logging.js';
 import type { VolumeRecord } from '../../lib/domain/records.js';
@@ -184,7 +184,10 @@ describe('function handlers', () => {
     const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
     const runbook = readme.split('\n').find((line) => line.startsWith('| `DeadLetters` |'))!;
     expect(runbook).toMatch(/batch item/);
-    const source = readFileSync(new URL('../../lib/engine/executor.ts', import.meta.url), 'utf8');
+    // The executor's sources: lib/engine/executor.ts and the modules it is made of.
+    const engine = new URL('../../lib/engine/', import.meta.url);
+    const modules = ['execution/'].flatMap((dir) => readdirSync(new URL(dir, engine)).map((file) => dir + file));
+    const source = ['executor.ts', ...modules].map((file) => readFileSync(new URL(file, engine), 'utf8')).join('\n');
     // A record whose decision throws is left as it is, its message not reported back.
     const reportedBack = [...source.matchAll(/log\.error\('([^']+)'/g)].map((match) => match[1]!).filter((message) => message !== 'deciding a result failed');
     expect(reportedBack).toContain('status write before the EC2 call failed');
