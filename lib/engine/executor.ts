@@ -17,7 +17,6 @@ import {
   keyString,
   type AttachmentRecord,
   type CreateRequest,
-  type InstanceSeen,
   type ProvisionerRecord,
   type RecordKey,
   type Status,
@@ -26,12 +25,12 @@ import {
 } from '../domain/records.js';
 import { canonicalJson, sameJson } from '../domain/canonical-json.js';
 import { nextAttachmentState, nextVolumeState } from '../domain/state-machines.js';
-import { createSentUnrecorded, managedTagsOf, parseRecord, validAttachments } from '../domain/validation.js';
+import { createSentUnrecorded, managedTagsOf, parseRecord } from '../domain/validation.js';
 import { METRICS, OWNERSHIP_TAGS, QUEUE } from '../settings.js';
 import { shortenMessage } from '../domain/status-message.js';
 import { RATE_BUCKET_OF, resolveEngineConfig, type MutatingAction } from './config.js';
 import { allocateDevices, type DeviceRequest } from './devices.js';
-import { classifyError, createRefused, createUnrepeatable, errorMessage, type ClassifiedError } from './errors.js';
+import { createRefused, createUnrepeatable, errorMessage, type ClassifiedError } from './errors.js';
 import {
   CHECK_OPERATIONS,
   attachPrerequisites,
@@ -63,7 +62,7 @@ import {
   unchangedSince,
 } from './ports.js';
 import { TokenBucket } from './rate-limiter.js';
-import { CLOCK_SKEW_MS, judgeRecord, RECORD_TOO_LARGE_LOG, writeRejection } from './rejection.js';
+import { judgeRecord, RECORD_TOO_LARGE_LOG, writeRejection } from './rejection.js';
 import { alignedCheckAtMs, progressDelaySeconds } from './schedule.js';
 import { attemptStatus, continuedStatus, cooldownWait, EC2_TIME_SLACK_MS, MODIFICATION_COOLDOWN_CODE, operationStartMs, successStatus, waitingStatus } from './status.js';
 import { learntModificationStart, modificationStarted, modificationsStartedBy, recordedModificationStarts, windowEndAfter, withStarts } from './modification-window.js';
@@ -85,7 +84,16 @@ import {
   cooldownMessage,
   resendLaterCopy,
 } from './execution/follow-ups.js';
-import { FORGET_CREATE_REQUEST, volumeErrorMessage, attachedOutside, volumeTerminal, attachmentTerminal, volumeFailure, attachmentFailure } from './execution/results.js';
+import {
+  FORGET_CREATE_REQUEST,
+  volumeErrorMessage,
+  attachedOutside,
+  stepFailed,
+  volumeTerminal,
+  attachmentTerminal,
+  volumeFailure,
+  attachmentFailure,
+} from './execution/results.js';
 import {
   createVolumeClientToken,
   readableClientToken,
@@ -98,6 +106,7 @@ import {
 import { attachedTo, observedOf, zoneOf, checkVolume, checkAttachment, observedChanges, volumeVanished, describedVolume } from './execution/checks.js';
 import { reserveTokens } from './execution/token-line.js';
 import { call, preWrite } from './execution/calls.js';
+import { type InstanceView, findOrphans, describe, describeInstances } from './execution/describe.js';
 
 export type { ExecutorDeps } from './execution/context.js';
 export {
@@ -140,12 +149,6 @@ function unrecordedCreateRequest(volume: VolumeRecord): CreateRequest {
   const clientToken =
     readableClientToken(`ebsp-${volume.volumeId}-g${generation}`) ?? `ebsp-${createHash('sha256').update(volume.volumeId).digest('hex').slice(0, 40)}-g${generation}`;
   return { clientToken, availabilityZone: volume.availabilityZone!, spec: volume.spec };
-}
-
-function chunk<T>(values: readonly T[], size: number): T[][] {
-  const out: T[][] = [];
-  for (let i = 0; i < values.length; i += size) out.push(values.slice(i, i + size));
-  return out;
 }
 
 /** Carries out operation messages; one instance may serve many invocations. */
@@ -435,7 +438,7 @@ export class Executor {
       try {
         decision = this.plan(item, now);
       } catch (error) {
-        this.stepFailed(item, error);
+        stepFailed(this.ctx, item, error);
         continue;
       }
       if (!decision) {
@@ -755,11 +758,11 @@ export class Executor {
     ].flatMap((volume) => (volume.ebsVolumeId ? [volume.ebsVolumeId] : []));
 
     const [volumes, instances, modifications] = await Promise.all([
-      this.describe([...volumeIds], this.ctx.config.describeChunkSize.volumes, (ids) => this.ctx.deps.provider.describeVolumes(ids), (v) => v.ebsVolumeId),
-      this.describeInstances([...instanceIds], now, describeAfresh),
-      this.describe(modifyingIds, this.ctx.config.describeChunkSize.volumes, (ids) => this.ctx.deps.provider.describeVolumeModifications(ids), (m) => m.ebsVolumeId),
+      describe(this.ctx, [...volumeIds], this.ctx.config.describeChunkSize.volumes, (ids) => this.ctx.deps.provider.describeVolumes(ids), (v) => v.ebsVolumeId),
+      describeInstances(this.ctx, [...instanceIds], now, describeAfresh),
+      describe(this.ctx, modifyingIds, this.ctx.config.describeChunkSize.volumes, (ids) => this.ctx.deps.provider.describeVolumeModifications(ids), (m) => m.ebsVolumeId),
       // Detaches and checks of detaches of attachments whose volume record is gone (or written again since the detach began) find its EC2 volumes by their tags.
-      this.findOrphans([...detaches.filter((item) => !item.volume || detachesByTags(item.record as AttachmentRecord, item.volume)), ...attachmentChecks.filter((item) => detachingByTags(item.record as AttachmentRecord, item.volume))]),
+      findOrphans(this.ctx, [...detaches.filter((item) => !item.volume || detachesByTags(item.record as AttachmentRecord, item.volume)), ...attachmentChecks.filter((item) => detachingByTags(item.record as AttachmentRecord, item.volume))]),
     ]);
 
     // The describes (or the reads before them) took the time the calls had: none starts now, each
@@ -787,7 +790,7 @@ export class Executor {
         const run = prepared();
         if (run) runs.push({ item, run });
       } catch (error) {
-        this.stepFailed(item, error);
+        stepFailed(this.ctx, item, error);
       }
     };
     for (const item of inTime(detaches)) prepare(item, () => this.prepareDetach(item, owner, now, volumes));
@@ -806,44 +809,10 @@ export class Executor {
     await Promise.all([checksWritten, ...[...bySecond.values()].map(async (group) => {
       const outcomes = await Promise.allSettled(group.calls);
       outcomes.forEach((outcome, index) => {
-        if (outcome.status === 'rejected') this.stepFailed(group.items[index]!, outcome.reason);
+        if (outcome.status === 'rejected') stepFailed(this.ctx, group.items[index]!, outcome.reason);
       });
       await flush(group.items);
     })]);
-  }
-
-  /**
-   * An item's step (planning, preparing or making its call) threw on something nothing classified
-   * (an answer of an unexpected shape, a transition the table refuses): that item's message alone
-   * fails, not the batch: logged, its claim let go, its message delivered again (and dead-lettered
-   * if it keeps failing).
-   */
-  private stepFailed(item: Item, error: unknown): void {
-    this.ctx.deps.log.error('operation step failed', { key: item.id, error: errorMessage(error) });
-    item.failure = errorMessage(error);
-    item.result = undefined;
-    item.infraFailed = true;
-  }
-
-  /**
-   * The owned EC2 volumes tagged with each item's volume id (`Item.orphans`): one search per
-   * volume id. A failed search is one classified error for the items of that id.
-   */
-  private async findOrphans(items: Item[]): Promise<void> {
-    const byVolumeId = new Map<string, Item[]>();
-    for (const item of items) byVolumeId.set(item.key.volumeId, [...(byVolumeId.get(item.key.volumeId) ?? []), item]);
-    await Promise.all(
-      [...byVolumeId].map(async ([volumeId, group]) => {
-        let found: ProviderVolume[] | ClassifiedError;
-        try {
-          found = await this.ctx.deps.provider.findOwnedVolumes(volumeId);
-        } catch (error) {
-          found = classifyError('Describe', error);
-          this.ctx.deps.log.warn('search for volumes by their tags failed', { volumeId, code: found.code, error: found.message });
-        }
-        for (const item of group) item.orphans = found;
-      }),
-    );
   }
 
   /** One record's bug must not take the batch down: log it, leave the record as it is (the claim is released). */
@@ -854,94 +823,6 @@ export class Executor {
       this.ctx.deps.log.error('deciding a result failed', { key: item.id, error: errorMessage(error) });
       return undefined;
     }
-  }
-
-  /** Describe in chunks of the API maximum; a failure is one classified error for all dependants. */
-  private async describe<T>(
-    ids: string[],
-    size: number,
-    call: (ids: string[]) => Promise<T[]>,
-    idOf: (value: T) => string,
-  ): Promise<Map<string, T> | ClassifiedError> {
-    const found = new Map<string, T>();
-    if (ids.length === 0) return found;
-    try {
-      for (const part of chunk(ids, size)) for (const value of await call(part)) found.set(idOf(value), value);
-      return found;
-    } catch (error) {
-      const classified = classifyError('Describe', error);
-      this.ctx.deps.log.warn('describe failed', { code: classified.code, error: classified.message });
-      return classified;
-    }
-  }
-
-  /**
-   * The instances, described within `instanceCacheTtlMs`: from this environment's cache, else from
-   * the description another environment left on an attachment record of the instance, else in one
-   * DescribeInstances call for the rest. Device names in use are completed with the devices the
-   * instance's attachment records hold (written before every AttachVolume, by any environment), so
-   * allocation does not hand out a name another attach has taken meanwhile. Without those records
-   * every instance is described from EC2, and that description is not kept for later batches.
-   */
-  private async describeInstances(ids: string[], now: number, describeAfresh: ReadonlySet<string>): Promise<Map<string, InstanceView> | ClassifiedError> {
-    let attachments: Map<string, AttachmentRecord[]> | undefined;
-    /** Device names the instance's records hold, those that do not parse included (a name in one is not handed out). */
-    const heldBy = new Map<string, Set<string>>();
-    try {
-      const read = await Promise.all(ids.map(async (id) => [id, await this.ctx.deps.store.attachmentsOfInstance(id)] as const));
-      for (const [id, raws] of read) heldBy.set(id, new Set(raws.flatMap((a) => (typeof a.device === 'string' && a.device ? [a.device] : []))));
-      // Records are input: one written straight into the table that does not parse is left out (it fails no attach of the instance's others).
-      attachments = new Map(read.map(([id, raws]) => [id, validAttachments(raws)]));
-    } catch (error) {
-      this.ctx.deps.log.warn('reading attachments of instances failed; describing them from EC2', { error: errorMessage(error) });
-    }
-    const known = new Map<string, { instance: ProviderInstance; describedAt: number; shared: boolean }>();
-    const missing: string[] = [];
-    for (const id of ids) {
-      const reusable = attachments !== undefined && !describeAfresh.has(id);
-      const cached = reusable ? this.ctx.instanceCache.get(id) : undefined;
-      if (cached && now - cached.describedAt < this.ctx.config.instanceCacheTtlMs) {
-        known.set(id, { ...cached, shared: false });
-        continue;
-      }
-      const seen = reusable ? freshestSeen(attachments!.get(id) ?? [], now, this.ctx.config.instanceCacheTtlMs) : undefined;
-      if (seen) {
-        const instance: ProviderInstance = { instanceId: id, availabilityZone: seen.availabilityZone, state: seen.state, deviceNames: seen.otherDevices };
-        this.ctx.instanceCache.set(id, { instance, describedAt: seen.describedAt });
-        known.set(id, { instance, describedAt: seen.describedAt, shared: true });
-        continue;
-      }
-      missing.push(id);
-    }
-    const described = await this.describe(missing, this.ctx.config.describeChunkSize.instances, (part) => this.ctx.deps.provider.describeInstances(part), (i) => i.instanceId);
-    if (!(described instanceof Map)) return described;
-    for (const [id, instance] of described) {
-      // Kept without the names the records hold: those come from the records each time, so a name
-      // an attachment let go of (detached, its record removed) is not held on here for the TTL,
-      // where other environments' views no longer have it and the ranks would name differently.
-      // Records that could not be read tell no such names apart: that description is not kept.
-      const held = heldBy.get(id);
-      if (attachments !== undefined && held) {
-        this.ctx.instanceCache.set(id, { instance: { ...instance, deviceNames: instance.deviceNames.filter((device) => !held.has(device)) }, describedAt: now });
-      }
-      known.set(id, { instance, describedAt: now, shared: false });
-    }
-    const views = new Map<string, InstanceView>();
-    for (const [id, { instance, describedAt, shared }] of known) {
-      const records = attachments?.get(id);
-      const held = heldBy.get(id) ?? new Set<string>();
-      const view: InstanceView = { ...instance, deviceNames: [...new Set([...instance.deviceNames, ...held])], shared };
-      if (records) {
-        view.awaitingDevice = awaitingDevice(records);
-        view.askedFor = askedFor(records);
-      }
-      if (instance.state === 'running' || instance.state === 'stopped') {
-        const otherDevices = instance.deviceNames.filter((device) => !held.has(device));
-        view.seen = { availabilityZone: instance.availabilityZone, state: instance.state, otherDevices, describedAt };
-      }
-      views.set(id, view);
-    }
-    return views;
   }
 
   private async prepareCreates(items: Item[], owner: string, now: number, instances: Map<string, ProviderInstance> | ClassifiedError) {
@@ -1022,7 +903,7 @@ export class Executor {
             };
           } });
         } catch (error) {
-          this.stepFailed(item, error);
+          stepFailed(this.ctx, item, error);
         }
       }),
     );
@@ -1115,7 +996,7 @@ export class Executor {
         // Prerequisites hold only for an instance that was found.
         ready.push({ item, instance: instance! });
       } catch (error) {
-        this.stepFailed(item, error);
+        stepFailed(this.ctx, item, error);
       }
     }
     const requests: DeviceRequest[] = ready.map(({ item, instance }) => {
@@ -1173,7 +1054,7 @@ export class Executor {
             if (outcome.error.kind === 'not-found') item.result.alsoCheck = volumeCheck(written);
           } });
         } catch (error) {
-          this.stepFailed(item, error);
+          stepFailed(this.ctx, item, error);
         }
       }),
     );
@@ -1333,7 +1214,7 @@ export class Executor {
       // One look writes the state and names the instances, and the next steps are looks, not deletes
       // (a detach still finishing, the record's own, is only waited for).
       if (outcome.error.code === 'VolumeInUse' && outcome.error.kind === 'incorrect-state') {
-        const seen = await this.describe([volume.ebsVolumeId!], 1, (ids) => this.ctx.deps.provider.describeVolumes(ids), (v) => v.ebsVolumeId);
+        const seen = await describe(this.ctx, [volume.ebsVolumeId!], 1, (ids) => this.ctx.deps.provider.describeVolumes(ids), (v) => v.ebsVolumeId);
         const current = seen instanceof Map ? seen.get(volume.ebsVolumeId!) : undefined;
         if (current?.state === 'in-use' && current.attachments.some((a) => a.state !== 'detaching' && a.state !== 'detached')) {
           item.result = { ...attachedOutside(this.ctx, volume, current, now), latencyMs: outcome.latencyMs };
@@ -1823,48 +1704,5 @@ function afterModification(volume: ProviderVolume, modification: ProviderModific
 /** Operations whose first write is the pre-call write, so it can take the claim too. */
 function claimsWithPreWrite(record: ProvisionerRecord, op: OperationKind): boolean {
   return op === 'attach' || op === 'tag-volume' || op === 'modify-volume' || (op === 'create-volume' && record.status.state === 'pending');
-}
-
-/** An instance as the executor uses it: devices in use completed from the records, and where the description came from. */
-type InstanceView = ProviderInstance & {
-  /** Taken from another environment's description on an attachment record, not from EC2 by this one. */
-  shared: boolean;
-  /** Volume ids of the live attachments to it waiting for a device name, in order (`DeviceRequest.rank`); unknown without its records. */
-  awaitingDevice?: string[];
-  /** The description to leave on the attachment record this attach writes. */
-  seen?: InstanceSeen;
-  /** Device names the live attachments to it asked for (`requestedDevice`), held or not yet: none is handed out to another. */
-  askedFor?: string[];
-};
-
-/** The device names the live attachments of one instance asked for (`requestedDevice`). */
-function askedFor(records: readonly AttachmentRecord[]): string[] {
-  return records.flatMap((a) => (a.life === 'alive' && a.requestedDevice !== undefined ? [a.requestedDevice] : []));
-}
-
-/**
- * The live attachments of one instance that wait for the executor to name their device, as every
- * environment reading the instance's records sees them: their volume ids, sorted.
- */
-function awaitingDevice(records: readonly AttachmentRecord[]): string[] {
-  return records
-    .filter((a) => a.life === 'alive' && a.status.state === 'pending' && a.device === undefined && a.requestedDevice === undefined)
-    .map((a) => a.volumeId)
-    .sort();
-}
-
-/**
- * The most recent description of an instance left on its attachment records, if still fresh. One
- * dated ahead of now by more than clocks differ (`CLOCK_SKEW_MS`; written into the table by hand, say) is none the system made: taken, it would
- * stay the freshest, and be passed on, for as long as its date says.
- */
-function freshestSeen(attachments: readonly AttachmentRecord[], now: number, ttlMs: number): InstanceSeen | undefined {
-  let freshest: InstanceSeen | undefined;
-  for (const { instanceSeen } of attachments) {
-    if (!instanceSeen) continue;
-    const age = now - instanceSeen.describedAt;
-    if (age < ttlMs && age >= -CLOCK_SKEW_MS && (!freshest || instanceSeen.describedAt > freshest.describedAt)) freshest = instanceSeen;
-  }
-  return freshest;
 }
 

@@ -6,13 +6,13 @@
  */
 import { keyOf, type AttachmentRecord, type AttachmentState, type Status, type VolumeRecord, type VolumeState } from '../../domain/records.js';
 import { nextAttachmentState, nextVolumeState, type AttachmentEvent } from '../../domain/state-machines.js';
-import type { ClassifiedError, ProviderCall } from '../errors.js';
+import { type ProviderCall, errorMessage, type ClassifiedError } from '../errors.js';
 import type { OperationOutcome, ProviderVolume, RecordChanges } from '../ports.js';
 import { backoffDelaySeconds, budgetSpent, snapshotWaitSeconds, throttleDelaySeconds } from '../schedule.js';
 import { dyingGiveUpMessage, failureStatus, operationStartMs } from '../status.js';
 import { FORGET_MODIFICATION_STARTS } from '../modification-window.js';
 import type { ExecutorContext } from './context.js';
-import type { Result } from './item.js';
+import type { Result, Item } from './item.js';
 import { messageAt } from './follow-ups.js';
 
 /**
@@ -178,4 +178,17 @@ export function retryPlan(
     atMs: now + backoffDelaySeconds(attempts, ctx.config, ctx.random) * 1000,
     message: `${prefix}${error.message}`,
   };
+}
+
+/**
+ * An item's step (planning, preparing or making its call) threw on something nothing classified
+ * (an answer of an unexpected shape, a transition the table refuses): that item's message alone
+ * fails, not the batch: logged, its claim let go, its message delivered again (and dead-lettered
+ * if it keeps failing).
+ */
+export function stepFailed(ctx: ExecutorContext, item: Item, error: unknown): void {
+  ctx.deps.log.error('operation step failed', { key: item.id, error: errorMessage(error) });
+  item.failure = errorMessage(error);
+  item.result = undefined;
+  item.infraFailed = true;
 }
