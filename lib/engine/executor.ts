@@ -11,26 +11,16 @@
  * was our own infrastructure's (record store or queue) are reported back for redelivery: the
  * message stays on the queue until its follow-up is sent, so it is its own crash recovery.
  */
-import { createHash, randomUUID } from 'node:crypto';
-import {
-  keyOf,
-  keyString,
-  type AttachmentRecord,
-  type CreateRequest,
-  type ProvisionerRecord,
-  type RecordKey,
-  type Status,
-  type VolumeRecord,
-  type VolumeState,
-} from '../domain/records.js';
+import { randomUUID } from 'node:crypto';
+import { keyOf, keyString, type AttachmentRecord, type ProvisionerRecord, type RecordKey, type Status, type VolumeRecord, type VolumeState } from '../domain/records.js';
 import { canonicalJson, sameJson } from '../domain/canonical-json.js';
 import { nextAttachmentState, nextVolumeState } from '../domain/state-machines.js';
-import { createSentUnrecorded, managedTagsOf, parseRecord } from '../domain/validation.js';
-import { METRICS, OWNERSHIP_TAGS, QUEUE } from '../settings.js';
+import { managedTagsOf, parseRecord } from '../domain/validation.js';
+import { METRICS, QUEUE } from '../settings.js';
 import { shortenMessage } from '../domain/status-message.js';
 import { RATE_BUCKET_OF, resolveEngineConfig, type MutatingAction } from './config.js';
 import { allocateDevices, type DeviceRequest } from './devices.js';
-import { createRefused, createUnrepeatable, errorMessage, type ClassifiedError } from './errors.js';
+import { errorMessage, type ClassifiedError } from './errors.js';
 import {
   CHECK_OPERATIONS,
   attachPrerequisites,
@@ -54,7 +44,6 @@ import {
   type ModificationState,
   type OperationKind,
   type OperationMessage,
-  type ProviderInstance,
   type ProviderModification,
   type ProviderVolume,
   type QueuedOperation,
@@ -84,29 +73,13 @@ import {
   cooldownMessage,
   resendLaterCopy,
 } from './execution/follow-ups.js';
-import {
-  FORGET_CREATE_REQUEST,
-  volumeErrorMessage,
-  attachedOutside,
-  stepFailed,
-  volumeTerminal,
-  attachmentTerminal,
-  volumeFailure,
-  attachmentFailure,
-} from './execution/results.js';
-import {
-  createVolumeClientToken,
-  readableClientToken,
-  ownCreateRequest,
-  notOwnedCode,
-  anotherRecordsVolume,
-  volumeOwnership,
-  volumeOfAnotherRecord,
-} from './execution/ownership.js';
-import { attachedTo, observedOf, zoneOf, checkVolume, checkAttachment, observedChanges, volumeVanished, describedVolume } from './execution/checks.js';
+import { attachedOutside, stepFailed, attachmentTerminal, volumeFailure, attachmentFailure } from './execution/results.js';
+import { ownCreateRequest, notOwnedCode, anotherRecordsVolume, volumeOwnership, volumeOfAnotherRecord } from './execution/ownership.js';
+import { attachedTo, observedOf, checkVolume, checkAttachment, observedChanges, volumeVanished, describedVolume } from './execution/checks.js';
 import { reserveTokens } from './execution/token-line.js';
 import { call, preWrite } from './execution/calls.js';
 import { type InstanceView, findOrphans, describe, describeInstances } from './execution/describe.js';
+import { prepareCreates } from './operations/create.js';
 
 export type { ExecutorDeps } from './execution/context.js';
 export {
@@ -138,18 +111,6 @@ const INVOCATION_RESERVE_MS = 10_000;
 
 /** Modification states in which EC2 refuses another ModifyVolume of the volume. */
 const MODIFICATION_UNDER_WAY: ReadonlySet<ModificationState> = new Set(['modifying', 'optimizing']);
-
-/**
- * The CreateVolume request an earlier version sent without recording it (`createSentUnrecorded`),
- * as it sent it: its token named the record id and the generation it wrote before the call, and
- * it asked for the record's AZ and spec.
- */
-function unrecordedCreateRequest(volume: VolumeRecord): CreateRequest {
-  const generation = volume.observedGeneration ?? volume.generation;
-  const clientToken =
-    readableClientToken(`ebsp-${volume.volumeId}-g${generation}`) ?? `ebsp-${createHash('sha256').update(volume.volumeId).digest('hex').slice(0, 40)}-g${generation}`;
-  return { clientToken, availabilityZone: volume.availabilityZone!, spec: volume.spec };
-}
 
 /** Carries out operation messages; one instance may serve many invocations. */
 export class Executor {
@@ -782,7 +743,7 @@ export class Executor {
     const checksWritten = flush(checked).then(() => afterChecks?.(checked));
 
     const runs: { item: Item; run: () => Promise<void> }[] = [];
-    runs.push(...(await this.prepareCreates(inTime(creates), owner, now, instances)));
+    runs.push(...(await prepareCreates(this.ctx, inTime(creates), owner, now, instances)));
     runs.push(...(await this.prepareAttaches(inTime(attaches), owner, now, instances, volumes)));
     // Each step prepared on its own: one that throws fails its own message (`stepFailed`), not the batch.
     const prepare = (item: Item, prepared: () => (() => Promise<void>) | undefined) => {
@@ -823,137 +784,6 @@ export class Executor {
       this.ctx.deps.log.error('deciding a result failed', { key: item.id, error: errorMessage(error) });
       return undefined;
     }
-  }
-
-  private async prepareCreates(items: Item[], owner: string, now: number, instances: Map<string, ProviderInstance> | ClassifiedError) {
-    const runs: { item: Item; run: () => Promise<void> }[] = [];
-    await Promise.all(
-      items.map(async (item) => {
-        try {
-          let volume = item.record as VolumeRecord;
-          // An unanswered request is repeated as it was (same token, same parameters, whatever the spec is
-          // now), so EC2 answers with the one volume its token made: never a second one, nor a mismatch.
-          // One an earlier version sent without recording it is recorded now, as it was sent.
-          const unrecorded = !volume.createRequest && createSentUnrecorded(volume);
-          const repeat = unrecorded ? unrecordedCreateRequest(volume) : volume.createRequest;
-          let request: CreateRequest;
-          if (repeat) request = repeat;
-          else {
-            const placed = this.placeVolume(volume, now, instances);
-            if (typeof placed !== 'string') {
-              item.result = placed;
-              return;
-            }
-            // A record written without createdAt has no mark of its incarnation: a random one serves, as the token is recorded before it is sent.
-            const incarnation = volume.createdAt || randomUUID();
-            request = { clientToken: createVolumeClientToken(volume.volumeId, incarnation, volume.generation), availabilityZone: placed, spec: volume.spec };
-          }
-          // Record the request (and the attempt) before calling EC2, so a crash, a lost answer or a dying record repeats it.
-          const changes: RecordChanges<VolumeRecord> = !repeat
-            ? { createRequest: request, observedGeneration: volume.generation, availabilityZone: request.availabilityZone }
-            : unrecorded
-              ? { createRequest: request }
-              : {};
-          if (volume.status.state !== 'creating') {
-            const message = repeat ? 'repeating an unanswered CreateVolume' : 'creating';
-            changes.status = successStatus(volume.status, nextVolumeState(volume.status.state, 'create-started'), now, message);
-          }
-          if (Object.keys(changes).length > 0) {
-            // A request made now is of the spec as read: a client change since (a new zone, say) must not be sent under its name.
-            const written = await preWrite<VolumeRecord>(this.ctx, item, owner, now, changes, repeat ? {} : { generation: volume.generation });
-            if (!written) return;
-            volume = written;
-            item.record = written;
-          }
-          runs.push({ item, run: async () => {
-            const tags = { ...request.spec.tags, [OWNERSHIP_TAGS.owner]: this.ctx.config.ownerTagValue, [OWNERSHIP_TAGS.record]: volume.volumeId };
-            const outcome = await call(this.ctx, item, 'CreateVolume', () => this.ctx.deps.provider.createVolume({ ...request, tags }));
-            if (!outcome.ok) {
-              if (createUnrepeatable(outcome.error)) {
-                item.result = { ...this.createUnrepeatable(volume, request, now, outcome.error), latencyMs: outcome.latencyMs };
-                return;
-              }
-              const failed = volumeFailure(this.ctx, volume, now, outcome.error);
-              // Turned down, or answered with a definite no (a permission, a KMS key) the first time it was
-              // sent: nothing exists under the token, and the next attempt places and sends the spec as it
-              // is then (a zone EC2 does not have, or a key, put right, must not be taken from the refused
-              // request; a dying record has nothing to learn and goes). Recorded now and deferred unsent, it
-              // goes too, so its first send is not taken for a repeat. A repeat keeps it, unless refused: an
-              // earlier send may have made a volume.
-              const first = !repeat && (outcome.error.notSent || (!outcome.error.uncertain && outcome.error.outcome !== 'throttled'));
-              if (createRefused(outcome.error) || first) failed.changes = { ...(failed.changes as RecordChanges<VolumeRecord>), ...FORGET_CREATE_REQUEST };
-              item.result = { ...failed, latencyMs: outcome.latencyMs };
-              return;
-            }
-            const created = outcome.value;
-            const base: RecordChanges<VolumeRecord> = { ebsVolumeId: created.ebsVolumeId, ...zoneOf(created) };
-            if (created.state === 'error') {
-              const terminal = volumeTerminal(volume, now, 'VolumeError', volumeErrorMessage(created.ebsVolumeId));
-              item.result = { ...terminal, latencyMs: outcome.latencyMs, changes: { ...base, ...(terminal.changes as RecordChanges<VolumeRecord>) } };
-              return;
-            }
-            if (created.state === 'available' || created.state === 'in-use') {
-              item.result = { outcome: 'succeeded', latencyMs: outcome.latencyMs, changes: { ...base, ...observedChanges(volume, created, now) } };
-              return;
-            }
-            item.result = {
-              outcome: 'in-progress',
-              latencyMs: outcome.latencyMs,
-              changes: { ...base, status: continuedStatus(volume.status, volume.status.state, now, `creating ${created.ebsVolumeId}`) },
-            };
-          } });
-        } catch (error) {
-          stepFailed(this.ctx, item, error);
-        }
-      }),
-    );
-    return runs;
-  }
-
-  /**
-   * EC2 will not repeat the recorded CreateVolume (`createUnrepeatable`): the volume its token made,
-   * if any, cannot be learnt, and the record stops waiting for it. The request is dropped, so a
-   * dying record goes and an alive one ends in error, whose retry creates a new volume under a new
-   * token; the status (and the log) say where a volume may be left behind, which the reconciler
-   * reports as leaked: it carries the record's id in its tag and no record holds it.
-   */
-  private createUnrepeatable(volume: VolumeRecord, request: CreateRequest, now: number, error: ClassifiedError): Result {
-    const message =
-      `EC2 will not repeat CreateVolume with token ${request.clientToken} (${error.message}): a volume it may have made cannot be learnt` +
-      ` and, if it exists, is reported by the reconciler as leaked (tag ${OWNERSHIP_TAGS.record}=${volume.volumeId})` +
-      (volume.life === 'alive' ? '; a retry creates a new volume' : '');
-    this.ctx.deps.log.warn('CreateVolume cannot be repeated; its volume, if any, is left to the leak report', { key: keyString(keyOf(volume)), clientToken: request.clientToken, code: error.code });
-    const terminal = volumeTerminal(volume, now, error.code, message);
-    return { ...terminal, changes: { ...(terminal.changes as RecordChanges<VolumeRecord>), ...FORGET_CREATE_REQUEST } };
-  }
-
-  /** The AZ a new volume goes in: the one recorded, the spec's, or its placement instance's; else why not. */
-  private placeVolume(volume: VolumeRecord, now: number, instances: Map<string, ProviderInstance> | ClassifiedError): string | Result {
-    const availabilityZone = volume.availabilityZone ?? volume.spec.availabilityZone;
-    if (availabilityZone) return availabilityZone;
-    if (volume.spec.placementInstanceId) {
-      if (!(instances instanceof Map)) return volumeFailure(this.ctx, volume, now, instances);
-      const instance = instances.get(volume.spec.placementInstanceId);
-      // Terminated (or on its way there, which never turns back): a volume in its zone would be for no one.
-      if (instance && (instance.state === 'terminated' || instance.state === 'shutting-down')) {
-        return volumeFailure(this.ctx, volume, now, {
-          outcome: 'terminal',
-          code: 'IncorrectInstanceState',
-          message: `placement instance ${instance.instanceId} is ${instance.state}; nothing was created: name another instance or an availabilityZone`,
-        });
-      }
-      if (instance) return instance.availabilityZone;
-      return volumeFailure(this.ctx, volume, now, {
-        outcome: 'wait-for-prerequisite',
-        code: 'InvalidInstanceID.NotFound',
-        message: `placement instance ${volume.spec.placementInstanceId} not found`,
-      });
-    }
-    return volumeFailure(this.ctx, volume, now, {
-      outcome: 'terminal',
-      code: 'MissingPlacement',
-      message: 'spec has neither availabilityZone nor placementInstanceId',
-    });
   }
 
   private async prepareAttaches(

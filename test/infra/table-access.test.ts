@@ -16,7 +16,7 @@ const sourcesIn = (dir: string) =>
     .map((file) => `${dir}/${file}`);
 
 /** The folders of the modules the executor is made of, beside lib/engine/executor.ts. */
-const EXECUTOR_DIRS = ['lib/engine/execution'];
+const EXECUTOR_DIRS = ['lib/engine/execution', 'lib/engine/operations'];
 
 /** The source files whose record store calls each function makes. */
 const SOURCES: Record<FunctionName, string[]> = {

@@ -186,7 +186,7 @@ describe('function handlers', () => {
     expect(runbook).toMatch(/batch item/);
     // The executor's sources: lib/engine/executor.ts and the modules it is made of.
     const engine = new URL('../../lib/engine/', import.meta.url);
-    const modules = ['execution/'].flatMap((dir) => readdirSync(new URL(dir, engine)).map((file) => dir + file));
+    const modules = ['execution/', 'operations/'].flatMap((dir) => readdirSync(new URL(dir, engine)).map((file) => dir + file));
     const source = ['executor.ts', ...modules].map((file) => readFileSync(new URL(file, engine), 'utf8')).join('\n');
     // A record whose decision throws is left as it is, its message not reported back.
     const reportedBack = [...source.matchAll(/log\.error\('([^']+)'/g)].map((match) => match[1]!).filter((message) => message !== 'deciding a result failed');
