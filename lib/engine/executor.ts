@@ -19,11 +19,9 @@ import { managedTagsOf, parseRecord } from '../domain/validation.js';
 import { METRICS, QUEUE } from '../settings.js';
 import { shortenMessage } from '../domain/status-message.js';
 import { RATE_BUCKET_OF, resolveEngineConfig, type MutatingAction } from './config.js';
-import { allocateDevices, type DeviceRequest } from './devices.js';
 import { errorMessage, type ClassifiedError } from './errors.js';
 import {
   CHECK_OPERATIONS,
-  attachPrerequisites,
   detachesByTags,
   detachingByTags,
   detachesPastInvalidRecord,
@@ -53,7 +51,7 @@ import {
 import { TokenBucket } from './rate-limiter.js';
 import { judgeRecord, RECORD_TOO_LARGE_LOG, writeRejection } from './rejection.js';
 import { alignedCheckAtMs, progressDelaySeconds } from './schedule.js';
-import { attemptStatus, continuedStatus, cooldownWait, EC2_TIME_SLACK_MS, MODIFICATION_COOLDOWN_CODE, operationStartMs, successStatus, waitingStatus } from './status.js';
+import { cooldownWait, EC2_TIME_SLACK_MS, MODIFICATION_COOLDOWN_CODE, operationStartMs, successStatus, waitingStatus } from './status.js';
 import { learntModificationStart, modificationStarted, modificationsStartedBy, recordedModificationStarts, windowEndAfter, withStarts } from './modification-window.js';
 import { changesWithoutCall, FUTURE_MODIFICATION_START_LOG, markAttachmentsDying, VOLUME_RECORD_REMOVED_LOG, type DecisionWithoutCall } from './without-call.js';
 import type { ExecutorDeps, ExecutorContext } from './execution/context.js';
@@ -73,13 +71,14 @@ import {
   cooldownMessage,
   resendLaterCopy,
 } from './execution/follow-ups.js';
-import { attachedOutside, stepFailed, attachmentTerminal, volumeFailure, attachmentFailure } from './execution/results.js';
-import { ownCreateRequest, notOwnedCode, anotherRecordsVolume, volumeOwnership, volumeOfAnotherRecord } from './execution/ownership.js';
+import { attachedOutside, stepFailed, volumeFailure, attachmentFailure } from './execution/results.js';
+import { ownCreateRequest, volumeOwnership, volumeOfAnotherRecord } from './execution/ownership.js';
 import { attachedTo, observedOf, checkVolume, checkAttachment, observedChanges, volumeVanished, describedVolume } from './execution/checks.js';
 import { reserveTokens } from './execution/token-line.js';
 import { call, preWrite } from './execution/calls.js';
-import { type InstanceView, findOrphans, describe, describeInstances } from './execution/describe.js';
+import { findOrphans, describe, describeInstances } from './execution/describe.js';
 import { prepareCreates } from './operations/create.js';
+import { prepareAttaches } from './operations/attach.js';
 
 export type { ExecutorDeps } from './execution/context.js';
 export {
@@ -744,7 +743,7 @@ export class Executor {
 
     const runs: { item: Item; run: () => Promise<void> }[] = [];
     runs.push(...(await prepareCreates(this.ctx, inTime(creates), owner, now, instances)));
-    runs.push(...(await this.prepareAttaches(inTime(attaches), owner, now, instances, volumes)));
+    runs.push(...(await prepareAttaches(this.ctx, inTime(attaches), owner, now, instances, volumes)));
     // Each step prepared on its own: one that throws fails its own message (`stepFailed`), not the batch.
     const prepare = (item: Item, prepared: () => (() => Promise<void>) | undefined) => {
       try {
@@ -784,111 +783,6 @@ export class Executor {
       this.ctx.deps.log.error('deciding a result failed', { key: item.id, error: errorMessage(error) });
       return undefined;
     }
-  }
-
-  private async prepareAttaches(
-    items: Item[],
-    owner: string,
-    now: number,
-    instances: Map<string, InstanceView> | ClassifiedError,
-    volumes: Map<string, ProviderVolume> | ClassifiedError,
-  ) {
-    const ready: { item: Item; instance: InstanceView }[] = [];
-    for (const item of items) {
-      try {
-        const attachment = item.record as AttachmentRecord;
-        const volume = item.volume!;
-        if (!(instances instanceof Map)) {
-          item.result = attachmentFailure(this.ctx, attachment, now, 'Describe', instances);
-          continue;
-        }
-        const ownership = volumeOwnership(this.ctx, volume, volumes);
-        if (ownership.kind === 'unknown') {
-          item.result = attachmentFailure(this.ctx, attachment, now, 'Describe', ownership.error);
-          continue;
-        }
-        if (ownership.kind === 'another') {
-          item.result = attachmentTerminal(this.ctx, attachment, now, notOwnedCode(ownership.owner), anotherRecordsVolume(volume, ownership.owner, this.ctx.config.ownerTagValue), true);
-          continue;
-        }
-        const instance = instances.get(attachment.instanceId);
-        const prerequisite = attachPrerequisites(volume, instance, attachment.instanceId);
-        if (!prerequisite.ok) {
-          // Judged on another environment's description: the retry describes the instance afresh before giving up.
-          if (instance?.shared) this.ctx.instanceCache.delete(attachment.instanceId);
-          item.result = attachmentFailure(this.ctx, attachment, now, 'AttachVolume', {
-            outcome: prerequisite.terminal && !instance?.shared ? 'terminal' : 'wait-for-prerequisite',
-            code: prerequisite.code,
-            message: prerequisite.message,
-          });
-          continue;
-        }
-        // Prerequisites hold only for an instance that was found.
-        ready.push({ item, instance: instance! });
-      } catch (error) {
-        stepFailed(this.ctx, item, error);
-      }
-    }
-    const requests: DeviceRequest[] = ready.map(({ item, instance }) => {
-      const attachment = item.record as AttachmentRecord;
-      const waiting = instance.awaitingDevice;
-      // One the instance's records do not show yet (the index lags a new record) comes after those they do.
-      const rank = waiting === undefined ? undefined : waiting.includes(attachment.volumeId) ? waiting.indexOf(attachment.volumeId) : waiting.length;
-      return { id: item.id, instanceId: attachment.instanceId, requestedDevice: attachment.requestedDevice, ...(rank !== undefined ? { rank } : {}) };
-    });
-    const used = new Map<string, string[]>();
-    const reserved = new Map<string, string[]>();
-    if (instances instanceof Map)
-      for (const [id, instance] of instances) {
-        used.set(id, instance.deviceNames);
-        reserved.set(id, instance.askedFor ?? []);
-      }
-    const devices = allocateDevices(requests, used, this.ctx.config.deviceNames, reserved);
-
-    const runs: { item: Item; run: () => Promise<void> }[] = [];
-    await Promise.all(
-      ready.map(async ({ item, instance }) => {
-        try {
-          const attachment = item.record as AttachmentRecord;
-          const allocation = devices.get(item.id)!;
-          if (!allocation.ok) {
-            item.result = attachmentFailure(this.ctx, attachment, now, 'AttachVolume', { outcome: 'retry', code: allocation.code, message: allocation.message });
-            return;
-          }
-          const seen = instance.seen;
-          const written = await preWrite<AttachmentRecord>(this.ctx, item, owner, now, {
-            status: attemptStatus(attachment.status, nextAttachmentState(attachment.status.state, 'attach-started'), now, `attaching as ${allocation.device}`),
-            device: allocation.device,
-            ...(seen ? { instanceSeen: seen } : {}),
-            volumeCreatedAt: item.volume!.createdAt,
-          });
-          if (!written) return;
-          item.record = written;
-          runs.push({ item, run: async () => {
-            const outcome = await call(this.ctx, item, 'AttachVolume', () =>
-              this.ctx.deps.provider.attachVolume({ ebsVolumeId: item.volume!.ebsVolumeId!, instanceId: written.instanceId, device: allocation.device }),
-            );
-            // The device is the record's to hold (written above), not the cache's.
-            // The instance may have changed under the cache (state, devices): describe it next time.
-            if (!outcome.ok && outcome.error.outcome !== 'throttled') this.ctx.instanceCache.delete(written.instanceId);
-            if (outcome.ok || outcome.error.outcome === 'already-done') {
-              item.result = {
-                outcome: 'in-progress',
-                latencyMs: outcome.latencyMs,
-                changes: { status: continuedStatus(written.status, 'attaching', now, `attaching as ${allocation.device}`) },
-              };
-              return;
-            }
-            item.result = { ...attachmentFailure(this.ctx, written, now, 'AttachVolume', outcome.error), latencyMs: outcome.latencyMs };
-            // The instance was just described: the volume is what EC2 does not find. Deleted outside, its record learns it at once (and the attach waits for its retry).
-            if (outcome.error.kind === 'not-found') item.result.alsoCheck = volumeCheck(written);
-          } });
-        } catch (error) {
-          stepFailed(this.ctx, item, error);
-        }
-      }),
-    );
-    return runs;
   }
 
   private prepareDetach(item: Item, owner: string, now: number, volumes: Map<string, ProviderVolume> | ClassifiedError): (() => Promise<void>) | undefined {
