@@ -70,8 +70,8 @@ import {
   cooldownMessage,
   resendLaterCopy,
 } from './execution/follow-ups.js';
-import { attachedOutside, stepFailed, volumeFailure } from './execution/results.js';
-import { ownCreateRequest, volumeOwnership, volumeOfAnotherRecord } from './execution/ownership.js';
+import { stepFailed, volumeFailure } from './execution/results.js';
+import { ownCreateRequest } from './execution/ownership.js';
 import { observedOf, checkVolume, checkAttachment, observedChanges, volumeVanished, describedVolume } from './execution/checks.js';
 import { reserveTokens } from './execution/token-line.js';
 import { call, preWrite } from './execution/calls.js';
@@ -79,6 +79,7 @@ import { findOrphans, describe, describeInstances } from './execution/describe.j
 import { prepareCreates } from './operations/create.js';
 import { prepareAttaches } from './operations/attach.js';
 import { prepareDetach } from './operations/detach.js';
+import { deleteVolume } from './operations/delete.js';
 
 export type { ExecutorDeps } from './execution/context.js';
 export {
@@ -754,7 +755,7 @@ export class Executor {
       }
     };
     for (const item of inTime(detaches)) prepare(item, () => prepareDetach(this.ctx, item, owner, now, volumes));
-    for (const item of inTime(deletes)) prepare(item, () => this.deleteVolume(item, now, volumes));
+    for (const item of inTime(deletes)) prepare(item, () => deleteVolume(this.ctx, item, now, volumes));
     for (const item of inTime(modifies)) prepare(item, () => this.prepareModify(item, owner, now, volumes, modifications));
     for (const item of inTime(tags)) prepare(item, () => this.prepareTag(item, owner, now, volumes));
     // Calls whose tokens fall in the same second are written and followed up together.
@@ -783,47 +784,6 @@ export class Executor {
       this.ctx.deps.log.error('deciding a result failed', { key: item.id, error: errorMessage(error) });
       return undefined;
     }
-  }
-
-  private deleteVolume(item: Item, now: number, volumes: Map<string, ProviderVolume> | ClassifiedError): (() => Promise<void>) | undefined {
-    const volume = item.record as VolumeRecord;
-    const ownership = volumeOwnership(this.ctx, volume, volumes);
-    if (ownership.kind === 'unknown') {
-      item.result = volumeFailure(this.ctx, volume, now, ownership.error);
-      return undefined;
-    }
-    if (ownership.kind === 'another') {
-      item.result = volumeOfAnotherRecord(this.ctx, item, now, ownership.owner);
-      return undefined;
-    }
-    return async () => {
-      const outcome = await call(this.ctx, item, 'DeleteVolume', () => this.ctx.deps.provider.deleteVolume(volume.ebsVolumeId!));
-      if (outcome.ok) {
-        item.result = {
-          outcome: 'in-progress',
-          latencyMs: outcome.latencyMs,
-          changes: { status: successStatus(volume.status, nextVolumeState(volume.status.state, 'delete-started'), now, 'deleting', true) },
-        };
-        return;
-      }
-      if (outcome.error.outcome === 'already-done') {
-        nextVolumeState(nextVolumeState(volume.status.state, 'delete-started'), 'observed-deleted');
-        item.result = { outcome: 'succeeded', latencyMs: outcome.latencyMs, remove: true };
-        return;
-      }
-      // Refused as in use with no attachment record left: attached outside the system (in the console).
-      // One look writes the state and names the instances, and the next steps are looks, not deletes
-      // (a detach still finishing, the record's own, is only waited for).
-      if (outcome.error.code === 'VolumeInUse' && outcome.error.kind === 'incorrect-state') {
-        const seen = await describe(this.ctx, [volume.ebsVolumeId!], 1, (ids) => this.ctx.deps.provider.describeVolumes(ids), (v) => v.ebsVolumeId);
-        const current = seen instanceof Map ? seen.get(volume.ebsVolumeId!) : undefined;
-        if (current?.state === 'in-use' && current.attachments.some((a) => a.state !== 'detaching' && a.state !== 'detached')) {
-          item.result = { ...attachedOutside(this.ctx, volume, current, now), latencyMs: outcome.latencyMs };
-          return;
-        }
-      }
-      item.result = { ...volumeFailure(this.ctx, volume, now, outcome.error), latencyMs: outcome.latencyMs };
-    };
   }
 
   private prepareModify(
