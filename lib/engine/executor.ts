@@ -14,7 +14,6 @@
 import { randomUUID } from 'node:crypto';
 import { keyOf, keyString, type AttachmentRecord, type ProvisionerRecord, type RecordKey, type Status, type VolumeRecord, type VolumeState } from '../domain/records.js';
 import { canonicalJson, sameJson } from '../domain/canonical-json.js';
-import { nextVolumeState } from '../domain/state-machines.js';
 import { managedTagsOf, parseRecord } from '../domain/validation.js';
 import { METRICS, QUEUE } from '../settings.js';
 import { shortenMessage } from '../domain/status-message.js';
@@ -27,8 +26,6 @@ import {
   detachesPastInvalidRecord,
   givenUpWithDevice,
   firstActionOf,
-  modificationNeeded,
-  modificationReaches,
   planAttachment,
   planVolume,
   releasedByVolume,
@@ -39,10 +36,8 @@ import {
 import {
   ConditionFailedError,
   ItemTooLargeError,
-  type ModificationState,
   type OperationKind,
   type OperationMessage,
-  type ProviderModification,
   type ProviderVolume,
   type QueuedOperation,
   type RecordChanges,
@@ -50,9 +45,8 @@ import {
 } from './ports.js';
 import { TokenBucket } from './rate-limiter.js';
 import { judgeRecord, RECORD_TOO_LARGE_LOG, writeRejection } from './rejection.js';
-import { alignedCheckAtMs, progressDelaySeconds } from './schedule.js';
-import { cooldownWait, EC2_TIME_SLACK_MS, MODIFICATION_COOLDOWN_CODE, operationStartMs, successStatus, waitingStatus } from './status.js';
-import { learntModificationStart, modificationStarted, modificationsStartedBy, recordedModificationStarts, windowEndAfter, withStarts } from './modification-window.js';
+import { alignedCheckAtMs } from './schedule.js';
+import { MODIFICATION_COOLDOWN_CODE, operationStartMs } from './status.js';
 import { changesWithoutCall, FUTURE_MODIFICATION_START_LOG, markAttachmentsDying, VOLUME_RECORD_REMOVED_LOG, type DecisionWithoutCall } from './without-call.js';
 import type { ExecutorDeps, ExecutorContext } from './execution/context.js';
 import type { Result, Item } from './execution/item.js';
@@ -72,7 +66,7 @@ import {
 } from './execution/follow-ups.js';
 import { stepFailed, volumeFailure } from './execution/results.js';
 import { ownCreateRequest } from './execution/ownership.js';
-import { observedOf, checkVolume, checkAttachment, observedChanges, volumeVanished, describedVolume } from './execution/checks.js';
+import { checkVolume, checkAttachment, observedChanges, volumeVanished, describedVolume } from './execution/checks.js';
 import { reserveTokens } from './execution/token-line.js';
 import { call, preWrite } from './execution/calls.js';
 import { findOrphans, describe, describeInstances } from './execution/describe.js';
@@ -80,6 +74,7 @@ import { prepareCreates } from './operations/create.js';
 import { prepareAttaches } from './operations/attach.js';
 import { prepareDetach } from './operations/detach.js';
 import { deleteVolume } from './operations/delete.js';
+import { prepareModify } from './operations/modify.js';
 
 export type { ExecutorDeps } from './execution/context.js';
 export {
@@ -108,9 +103,6 @@ export const EXECUTOR_FAILED_CODE = 'ExecutorFailed';
 
 /** Time kept free at the end of an invocation for status writes and follow-ups after the last EC2 call. */
 const INVOCATION_RESERVE_MS = 10_000;
-
-/** Modification states in which EC2 refuses another ModifyVolume of the volume. */
-const MODIFICATION_UNDER_WAY: ReadonlySet<ModificationState> = new Set(['modifying', 'optimizing']);
 
 /** Carries out operation messages; one instance may serve many invocations. */
 export class Executor {
@@ -756,7 +748,7 @@ export class Executor {
     };
     for (const item of inTime(detaches)) prepare(item, () => prepareDetach(this.ctx, item, owner, now, volumes));
     for (const item of inTime(deletes)) prepare(item, () => deleteVolume(this.ctx, item, now, volumes));
-    for (const item of inTime(modifies)) prepare(item, () => this.prepareModify(item, owner, now, volumes, modifications));
+    for (const item of inTime(modifies)) prepare(item, () => prepareModify(this.ctx, item, owner, now, volumes, modifications));
     for (const item of inTime(tags)) prepare(item, () => this.prepareTag(item, owner, now, volumes));
     // Calls whose tokens fall in the same second are written and followed up together.
     const bySecond = new Map<number, { items: Item[]; calls: Promise<void>[] }>();
@@ -784,100 +776,6 @@ export class Executor {
       this.ctx.deps.log.error('deciding a result failed', { key: item.id, error: errorMessage(error) });
       return undefined;
     }
-  }
-
-  private prepareModify(
-    item: Item,
-    owner: string,
-    now: number,
-    volumes: Map<string, ProviderVolume> | ClassifiedError,
-    modifications: Map<string, ProviderModification> | ClassifiedError,
-  ): (() => Promise<void>) | undefined {
-    const volume = item.record as VolumeRecord;
-    const current = describedVolume(this.ctx, item, now, volumes);
-    if (!current) return undefined;
-    const latest = modifications instanceof Map ? modifications.get(current.ebsVolumeId) : undefined;
-    // EC2 may already be where the spec wants it (a repeated message after a lost status write).
-    const refreshed: VolumeRecord = { ...volume, observed: observedOf(volume, current) };
-    const request = modificationNeeded(refreshed);
-    if (!request) {
-      if (volume.modificationSentAt !== undefined) {
-        // A ModifyVolume whose answer was lost may still take EC2 elsewhere: EC2 describes the old
-        // values while it is `modifying`, and lists it a little after accepting it.
-        if (!(modifications instanceof Map)) {
-          item.result = volumeFailure(this.ctx, volume, now, modifications);
-          return undefined;
-        }
-        if (latest && MODIFICATION_UNDER_WAY.has(latest.state) && modificationNeeded({ ...volume, observed: observedOf(volume, afterModification(current, latest)) })) {
-          item.result = this.awaitModification(volume, current, now, latest.startedAt, modificationUnderWayWait(latest));
-          return undefined;
-        }
-        const sentAt = Date.parse(volume.modificationSentAt);
-        // EC2 dates a modification to the second, by a clock a little off ours.
-        if (!(latest?.startedAt !== undefined && latest.startedAt + EC2_TIME_SLACK_MS >= sentAt) && now - sentAt < this.ctx.config.describeGraceMs) {
-          item.result = this.awaitModification(volume, current, now, sentAt, { code: 'ModificationUnconfirmed', message: 'looking whether the ModifyVolume whose answer was lost took' });
-          return undefined;
-        }
-      }
-      const changes = observedChanges({ ...volume, modificationSentAt: undefined }, current, now);
-      // EC2 holds the spec through a modification the record does not know (ours, whose answer was
-      // lost, now optimizing or completed): it counts toward EC2's limit. A failed one does not.
-      Object.assign(changes, learntModificationStart(volume, latest, now));
-      if (volume.modificationSentAt !== undefined) changes.modificationSentAt = null;
-      item.result = { outcome: 'succeeded', changes };
-      return undefined;
-    }
-    if (!(modifications instanceof Map)) {
-      item.result = volumeFailure(this.ctx, volume, now, modifications);
-      return undefined;
-    }
-    if (latest && MODIFICATION_UNDER_WAY.has(latest.state)) {
-      // Toward this spec: ours, accepted by a ModifyVolume whose answer was lost (or someone else's): follow it.
-      item.result = modificationReaches(latest, request)
-        ? this.adoptModification(volume, latest, now)
-        : this.awaitModification(volume, current, now, latest.startedAt, modificationUnderWayWait(latest));
-      return undefined;
-    }
-    return async () => {
-      // Written with the claim before the call: until EC2's answer is recorded, the spec is not
-      // taken as held without looking at EC2's modifications (the planner's `modificationSentAt`).
-      // An earlier call whose answer was lost keeps its time: it may be the one EC2 is making.
-      const earlierUnanswered = volume.modificationSentAt !== undefined;
-      const written = await preWrite<VolumeRecord>(this.ctx, item, owner, now, earlierUnanswered ? {} : { modificationSentAt: new Date(now).toISOString() });
-      if (!written) return;
-      item.record = written;
-      const outcome = await call(this.ctx, item, 'ModifyVolume', () => this.ctx.deps.provider.modifyVolume(request));
-      if (outcome.ok) {
-        item.result = {
-          outcome: 'in-progress',
-          latencyMs: outcome.latencyMs,
-          changes: {
-            // Failures of earlier modifications toward this spec are counted on the record (`failedModifications`).
-            status: successStatus(volume.status, nextVolumeState(volume.status.state, 'modify-started'), now, 'modifying', true),
-            // EC2 started it before it answered: counted from the answer's time, it leaves EC2's window
-            // no earlier than EC2 counts. One before it the record did not know (made in the console) counts too.
-            ...modificationStarted(withStarts(volume, learntModificationStart(volume, latest, now)), this.ctx.deps.clock.now(), this.ctx.deps.clock.now()),
-            modificationSentAt: null,
-          },
-        };
-        return;
-      }
-      const { error } = outcome;
-      const result =
-        error.outcome === 'wait-for-cooldown'
-          ? this.awaitCooldown(volume, current, now, latest)
-          : error.outcome === 'wait-for-modification'
-            ? // Under way although DescribeVolumesModifications did not list it yet: look again soon.
-              this.awaitModification(volume, current, now, undefined, { code: error.code, message: `waiting for the modification under way to finish: ${error.message}` })
-            : error.kind === 'not-found'
-              ? // Gone since the describe: forgotten as a check that finds it gone forgets it.
-                volumeVanished(volume, 'observed-deleted', now)
-              : volumeFailure(this.ctx, volume, now, error);
-      // Refused for certain, with no earlier call unanswered: nothing was sent that could still take.
-      // (After one, the refusal may be of its doing, EC2 modifying the volume already.)
-      if (!error.uncertain && !earlierUnanswered) result.changes = { ...result.changes, modificationSentAt: null };
-      item.result = { ...result, latencyMs: outcome.latencyMs };
-    };
   }
 
   /**
@@ -937,71 +835,6 @@ export class Executor {
           message: `EC2 refused the tags: ${error.message} (a volume carries at most 50 tags: the client's, the 2 ownership tags and any set outside this system; remove some from spec.tags)`,
         })
       : volumeFailure(this.ctx, volume, now, error);
-  }
-
-  /**
-   * A modification toward the spec is under way in EC2 (ours, whose ModifyVolume answer was
-   * lost): the record follows it as its own, from when EC2 started it, with no new call.
-   */
-  private adoptModification(volume: VolumeRecord, modification: ProviderModification, now: number): Result {
-    const status = successStatus(volume.status, nextVolumeState(volume.status.state, 'modify-started'), now, 'modifying (EC2 had already accepted this change)', true);
-    const startedAtMs = Math.min(modification.startedAt ?? now, now);
-    status.operationStartedAt = new Date(startedAtMs).toISOString();
-    return {
-      outcome: 'in-progress',
-      changes: { status, ...modificationStarted(volume, startedAtMs, now, true), ...(volume.modificationSentAt !== undefined ? { modificationSentAt: null } : {}) },
-    };
-  }
-
-  /**
-   * Another modification of the volume is under way: look again when a check of it would, and
-   * modify once it is done. No attempt used: a modification always ends.
-   */
-  private awaitModification(
-    volume: VolumeRecord,
-    current: ProviderVolume,
-    now: number,
-    startedAt: number | undefined,
-    wait: { code: string; message: string },
-  ): Result {
-    const atMs = now + progressDelaySeconds('modify-volume', now - (startedAt ?? now), this.ctx.config) * 1000;
-    return {
-      outcome: 'retrying',
-      retryAtMs: atMs,
-      changes: this.waitingChanges(volume, current, now, { ...wait, nextAttemptAtMs: atMs }),
-    };
-  }
-
-  /**
-   * EC2 refused the modification for its rate limit (4 per volume in any 24 hours), counting
-   * modifications the record may not know (made in the console, say): every one it counts started
-   * by the latest start DescribeVolumesModifications names (or the record knows, if later), so a
-   * window from that start is certainly enough. The record holds that (`modificationsStartedBy`),
-   * so the planner alone keeps the wait, and the call comes back when it ends. No attempt used, and
-   * the wait is no part of the operation's age.
-   */
-  private awaitCooldown(volume: VolumeRecord, current: ProviderVolume, now: number, latest: ProviderModification | undefined): Result {
-    const refusedAt = this.ctx.deps.clock.now();
-    const listed = latest?.startedAt === undefined ? undefined : Math.min(latest.startedAt, refusedAt);
-    // A later one the record knows that EC2 does not list yet (it lists a modification a little after accepting it).
-    const known = recordedModificationStarts(volume, refusedAt).at(-1);
-    const named = listed === undefined || known === undefined ? listed : Math.max(listed, known);
-    // No start named, or one whose window is over (EC2's clock or count differs from ours): every
-    // modification EC2 counts started by the refusal, so a window from it is certainly enough.
-    const startedBy = named !== undefined && windowEndAfter(named) > refusedAt ? Math.min(named, refusedAt) : refusedAt;
-    const atMs = windowEndAfter(startedBy);
-    return { outcome: 'retrying', retryAtMs: atMs, changes: { ...this.waitingChanges(volume, current, now, cooldownWait(atMs)), ...modificationsStartedBy(startedBy) } };
-  }
-
-  /** A volume at rest waiting for EC2 to allow its modification: its state and observed values as EC2 reports them, the wait as its status. */
-  private waitingChanges(
-    volume: VolumeRecord,
-    current: ProviderVolume,
-    now: number,
-    wait: { code: string; message: string; nextAttemptAtMs: number },
-  ): RecordChanges<VolumeRecord> {
-    const seen = observedChanges(volume, current, now);
-    return { ...seen, status: waitingStatus(volume.status, (seen.status as Status<VolumeState>).state, now, wait) };
   }
 
   // -------------------------------------------------------------------------------------------
@@ -1231,35 +1064,6 @@ function changesSomething(record: ProvisionerRecord, changes: NonNullable<Result
     if (value === null ? current[field] !== undefined : !sameJson(value, current[field])) return true;
   }
   return false;
-}
-
-/** What a modification changes the volume to, for people: `30 GiB, gp3, 4000 IOPS`. */
-function modificationTarget(modification: ProviderModification): string {
-  const parts: string[] = [];
-  if (modification.targetSizeGiB !== undefined) parts.push(`${modification.targetSizeGiB} GiB`);
-  if (modification.targetVolumeType !== undefined) parts.push(modification.targetVolumeType);
-  if (modification.targetIops !== undefined) parts.push(`${modification.targetIops} IOPS`);
-  if (modification.targetThroughput !== undefined) parts.push(`${modification.targetThroughput} MiB/s`);
-  return parts.length > 0 ? parts.join(', ') : 'an unknown target';
-}
-
-/** The wait for a modification of the volume under way toward another spec. */
-function modificationUnderWayWait(modification: ProviderModification): { code: string; message: string } {
-  return {
-    code: 'IncorrectModificationState',
-    message: `waiting for the modification under way (${modification.state}, to ${modificationTarget(modification)}) to finish before modifying`,
-  };
-}
-
-/** The volume as EC2 will describe it once `modification` is done. */
-function afterModification(volume: ProviderVolume, modification: ProviderModification): ProviderVolume {
-  return {
-    ...volume,
-    sizeGiB: modification.targetSizeGiB ?? volume.sizeGiB,
-    volumeType: modification.targetVolumeType ?? volume.volumeType,
-    ...(modification.targetIops !== undefined ? { iops: modification.targetIops } : {}),
-    ...(modification.targetThroughput !== undefined ? { throughput: modification.targetThroughput } : {}),
-  };
 }
 
 /** Operations whose first write is the pre-call write, so it can take the claim too. */
