@@ -14,11 +14,11 @@
 import { randomUUID } from 'node:crypto';
 import { keyOf, keyString, type AttachmentRecord, type ProvisionerRecord, type RecordKey, type Status, type VolumeRecord, type VolumeState } from '../domain/records.js';
 import { canonicalJson, sameJson } from '../domain/canonical-json.js';
-import { managedTagsOf, parseRecord } from '../domain/validation.js';
+import { parseRecord } from '../domain/validation.js';
 import { METRICS, QUEUE } from '../settings.js';
 import { shortenMessage } from '../domain/status-message.js';
 import { RATE_BUCKET_OF, resolveEngineConfig, type MutatingAction } from './config.js';
-import { errorMessage, type ClassifiedError } from './errors.js';
+import { errorMessage } from './errors.js';
 import {
   CHECK_OPERATIONS,
   detachesByTags,
@@ -29,7 +29,6 @@ import {
   planAttachment,
   planVolume,
   releasedByVolume,
-  tagCalls,
   waitsForVolumeInUse,
   type Decision,
 } from './planner.js';
@@ -64,17 +63,17 @@ import {
   cooldownMessage,
   resendLaterCopy,
 } from './execution/follow-ups.js';
-import { stepFailed, volumeFailure } from './execution/results.js';
+import { stepFailed } from './execution/results.js';
 import { ownCreateRequest } from './execution/ownership.js';
-import { checkVolume, checkAttachment, observedChanges, volumeVanished, describedVolume } from './execution/checks.js';
+import { checkVolume, checkAttachment, observedChanges } from './execution/checks.js';
 import { reserveTokens } from './execution/token-line.js';
-import { call, preWrite } from './execution/calls.js';
 import { findOrphans, describe, describeInstances } from './execution/describe.js';
 import { prepareCreates } from './operations/create.js';
 import { prepareAttaches } from './operations/attach.js';
 import { prepareDetach } from './operations/detach.js';
 import { deleteVolume } from './operations/delete.js';
 import { prepareModify } from './operations/modify.js';
+import { prepareTag } from './operations/tag.js';
 
 export type { ExecutorDeps } from './execution/context.js';
 export {
@@ -749,7 +748,7 @@ export class Executor {
     for (const item of inTime(detaches)) prepare(item, () => prepareDetach(this.ctx, item, owner, now, volumes));
     for (const item of inTime(deletes)) prepare(item, () => deleteVolume(this.ctx, item, now, volumes));
     for (const item of inTime(modifies)) prepare(item, () => prepareModify(this.ctx, item, owner, now, volumes, modifications));
-    for (const item of inTime(tags)) prepare(item, () => this.prepareTag(item, owner, now, volumes));
+    for (const item of inTime(tags)) prepare(item, () => prepareTag(this.ctx, item, owner, now, volumes));
     // Calls whose tokens fall in the same second are written and followed up together.
     const bySecond = new Map<number, { items: Item[]; calls: Promise<void>[] }>();
     for (const { item, run } of runs) {
@@ -776,65 +775,6 @@ export class Executor {
       this.ctx.deps.log.error('deciding a result failed', { key: item.id, error: errorMessage(error) });
       return undefined;
     }
-  }
-
-  /**
-   * Brings the volume's client tags in EC2 to the spec's: DeleteTags for keys removed, then
-   * CreateTags for keys added or changed, judged against the tags EC2 holds now (this batch's
-   * DescribeVolumes), so a repeated or late message whose tags EC2 already holds calls nothing.
-   * Ownership tags are left out of both calls. The record then holds the tags as observed.
-   */
-  private prepareTag(item: Item, owner: string, now: number, volumes: Map<string, ProviderVolume> | ClassifiedError): (() => Promise<void>) | undefined {
-    const volume = item.record as VolumeRecord;
-    const current = describedVolume(this.ctx, item, now, volumes);
-    if (!current) return undefined;
-    const calls = tagCalls(managedTagsOf(volume, current.tags), volume.spec.tags);
-    if (calls.length === 0) {
-      item.result = { outcome: 'succeeded', changes: observedChanges(volume, current, now) };
-      return undefined;
-    }
-    return async () => {
-      // The keys a CreateTags may set are managed from before it is sent (`tagKeysSet`): should its
-      // answer or the write after it be lost, a key the client then drops is still removed. An
-      // earlier unrecorded call's keys stay while EC2 holds them (this batch's describe): at most
-      // EC2's 50 tags, beside this call's. The write takes the claim too.
-      const setting = calls.flatMap((call) => (call.action === 'CreateTags' ? Object.keys(call.tags) : []));
-      const earlier = (volume.tagKeysSet ?? []).filter((key) => Object.hasOwn(current.tags, key));
-      const tagKeysSet = [...new Set([...earlier, ...setting])].sort();
-      const written = await preWrite<VolumeRecord>(this.ctx, item, owner, now, setting.length > 0 ? { tagKeysSet } : {});
-      if (!written) return;
-      item.record = written;
-      let latencyMs = 0;
-      for (const tagCall of calls) {
-        const outcome = await call(this.ctx, item, tagCall.action, () =>
-          tagCall.action === 'CreateTags' ? this.ctx.deps.provider.createTags(current.ebsVolumeId, tagCall.tags) : this.ctx.deps.provider.deleteTags(current.ebsVolumeId, tagCall.keys),
-        );
-        latencyMs += outcome.latencyMs;
-        if (!outcome.ok) {
-          item.result = { ...this.tagFailure(written, now, outcome.error), latencyMs };
-          return;
-        }
-      }
-      // What EC2 holds now: the calls made, every other tag (EC2's, ownership, set outside) untouched.
-      const tags = { ...current.tags };
-      for (const call of calls) {
-        if (call.action === 'CreateTags') Object.assign(tags, call.tags);
-        else for (const key of call.keys) delete tags[key];
-      }
-      const tagged: ProviderVolume = { ...current, tags };
-      item.result = { outcome: 'succeeded', latencyMs, changes: observedChanges(written, tagged, now) };
-    };
-  }
-
-  /** A failed CreateTags or DeleteTags: a vanished volume is forgotten, as a modification's is; EC2's tag limit is spelt out. */
-  private tagFailure(volume: VolumeRecord, now: number, error: ClassifiedError): Result {
-    if (error.kind === 'not-found') return volumeVanished(volume, 'observed-deleted', now);
-    return error.kind === 'limit-exceeded'
-      ? volumeFailure(this.ctx, volume, now, {
-          ...error,
-          message: `EC2 refused the tags: ${error.message} (a volume carries at most 50 tags: the client's, the 2 ownership tags and any set outside this system; remove some from spec.tags)`,
-        })
-      : volumeFailure(this.ctx, volume, now, error);
   }
 
   // -------------------------------------------------------------------------------------------
