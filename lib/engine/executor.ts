@@ -44,25 +44,10 @@ import {
 } from './ports.js';
 import { TokenBucket } from './rate-limiter.js';
 import { judgeRecord, RECORD_TOO_LARGE_LOG, writeRejection } from './rejection.js';
-import { alignedCheckAtMs } from './schedule.js';
-import { MODIFICATION_COOLDOWN_CODE, operationStartMs } from './status.js';
 import { changesWithoutCall, FUTURE_MODIFICATION_START_LOG, markAttachmentsDying, VOLUME_RECORD_REMOVED_LOG, type DecisionWithoutCall } from './without-call.js';
 import type { ExecutorDeps, ExecutorContext } from './execution/context.js';
 import type { Result, Item } from './execution/item.js';
-import {
-  IN_PROGRESS,
-  ownMessage,
-  noteChain,
-  chained,
-  alsoChecks,
-  messageAt,
-  resend,
-  checkAt,
-  followUp,
-  waitShownBy,
-  cooldownMessage,
-  resendLaterCopy,
-} from './execution/follow-ups.js';
+import { IN_PROGRESS, ownMessage, noteChain, chained, alsoChecks, messageAt, resend, followUp, waitShownBy, cooldownMessage, resendLaterCopy } from './execution/follow-ups.js';
 import { stepFailed } from './execution/results.js';
 import { ownCreateRequest } from './execution/ownership.js';
 import { checkVolume, checkAttachment, observedChanges } from './execution/checks.js';
@@ -74,6 +59,7 @@ import { prepareDetach } from './operations/detach.js';
 import { deleteVolume } from './operations/delete.js';
 import { prepareModify } from './operations/modify.js';
 import { prepareTag } from './operations/tag.js';
+import { chainEnded, retrySuperseded, heldByOther, checkNotDue, retryNotDue } from './execution/gates.js';
 
 export type { ExecutorDeps } from './execution/context.js';
 export {
@@ -385,7 +371,7 @@ export class Executor {
         if (item.rejected) await this.reject(item, item.rejected);
         continue;
       }
-      if (this.chainEnded(item) || this.retrySuperseded(item)) item.nudgeOnly = true;
+      if (chainEnded(this.ctx, item) || retrySuperseded(item)) item.nudgeOnly = true;
       let decision: Decision | undefined;
       try {
         decision = this.plan(item, now);
@@ -399,15 +385,15 @@ export class Executor {
         continue;
       }
       item.decision = decision;
-      if (decision.type === 'operation' && this.retryNotDue(item, decision.op, now, followUps)) continue;
+      if (decision.type === 'operation' && retryNotDue(this.ctx, item, decision.op, now, followUps)) continue;
       if (decision.type === 'operation' && CHECK_OPERATIONS.has(decision.op)) {
-        if (this.heldByOther(item, now, followUps) || this.checkNotDue(item, decision.op, now, followUps)) continue;
+        if (heldByOther(this.ctx, item, now, followUps) || checkNotDue(this.ctx, item, decision.op, now, followUps)) continue;
         item.observer = true;
         observers.push(item);
         continue;
       }
       const claimOnWrite = decision.type === 'operation' && claimsWithPreWrite(item.record!, decision.op);
-      if (claimOnWrite && this.heldByOther(item, now, followUps)) continue;
+      if (claimOnWrite && heldByOther(this.ctx, item, now, followUps)) continue;
       item.claimOnWrite = claimOnWrite || undefined;
       if (decision.type === 'operation' && firstActionOf(decision.op, item.record!)) needTokens.push(item);
       else if (decision.type === 'operation' || decision.type === 'remove') (item.claimOnWrite ? onWrite : toClaim).push(item);
@@ -461,104 +447,6 @@ export class Executor {
     } catch (error) {
       this.ctx.deps.log.warn('reading the volume after a wait failed', { key: item.id, error: errorMessage(error) });
     }
-  }
-
-  /**
-   * Whether every copy of the item that is no look is a progress check of the chain of an
-   * operation other than the record's (`OperationMessage.chainOf`): a look saw that operation end
-   * and the next one begin, which has its own chain. The item is then only a look, so the chains do
-   * not double. A copy without a chain (an operation's message, the watcher's) or a record with no
-   * operation start leaves it as it is, and so does a copy delivered before: an invocation that
-   * acted on it may have started the record's operation and failed before sending that
-   * operation's first check, which this message, delivered again, is then the only one to make.
-   */
-  private chainEnded(item: Item): boolean {
-    const started = item.record?.status.operationStartedAt;
-    if (item.nudgeOnly || item.unchained || !item.chainOf?.length || started === undefined || item.chainOf.includes(started)) return false;
-    if ((item.receiveCount ?? 1) > 1) return false;
-    this.ctx.deps.log.debug("a check of an earlier operation's chain; looking only", { key: item.id, chainOf: item.chainOf, operationStartedAt: started });
-    return true;
-  }
-
-  /**
-   * Whether the item's copies are looks and retries of failed attempts the record no longer waits
-   * for (its `nextAttemptAt` is another, or gone): an attempt was made since (a client's change
-   * brings one at once), which follows itself up, with a chain of checks if it started an
-   * operation. The item is then only a look, so that chain is not doubled (a modification may stay
-   * `modifying` for hours). One delivered before is left as it is, as in `chainEnded`.
-   */
-  private retrySuperseded(item: Item): boolean {
-    if (item.nudgeOnly || !item.looksAndRetriesOnly || !item.retriesOf || (item.receiveCount ?? 1) > 1) return false;
-    const next = item.record?.status.nextAttemptAt;
-    return next === undefined || !item.retriesOf.includes(next);
-  }
-
-  /**
-   * Whether another invocation holds a live claim on the record (an operation under way there): a
-   * check then looks again when that claim ends instead of writing beside it.
-   */
-  private heldByOther(item: Item, now: number, followUps: { item: Item; operation: QueuedOperation }[]): boolean {
-    const claim = item.record?.claim;
-    if (!claim || claim.expiresAt <= now) return false;
-    resend(this.ctx, item, 'claimed by another invocation', now, Math.max(claim.expiresAt, now + 1000), followUps);
-    this.ctx.deps.metrics.operation({ operation: item.hint, outcome: 'skipped' });
-    return true;
-  }
-
-  /**
-   * Whether a check reached here before its time: a message for an operation that another
-   * message (or this invocation) has already started. The check then comes back on its grid
-   * point rather than describing now, when EC2 cannot have finished yet. Past that point the
-   * operation's chain of checks is under way, so such a message is only a look (`nudgeOnly`), as
-   * in `chainEnded`, unless a copy is a check of that chain or it was delivered before (its
-   * invocation may have started the operation and failed before sending the first check).
-   */
-  private checkNotDue(item: Item, op: OperationKind, now: number, followUps: { item: Item; operation: QueuedOperation }[]): boolean {
-    // The first copy's kind decides: a check merged behind the operation's message is sent again, as a check, for its grid point.
-    if (CHECK_OPERATIONS.has(item.hint) || item.dueAt !== undefined) return false;
-    const record = item.record!;
-    const schedule = IN_PROGRESS[record.status.state];
-    const started = operationStartMs(record.status);
-    if (!schedule || started === undefined) return false;
-    const dueAtMs = alignedCheckAtMs(schedule, started + this.ctx.config.progressChecks[schedule].firstSeconds * 1000, this.ctx.config);
-    if (dueAtMs <= now) {
-      const ofChain = item.chainOf?.includes(record.status.operationStartedAt!);
-      if (item.ownMessage && !ofChain && (item.receiveCount ?? 1) === 1) item.nudgeOnly = true;
-      return false;
-    }
-    followUps.push({ item, operation: chained(checkAt(this.ctx, op, item.key, 'operation already started; checking at its time', now, dueAtMs), record) });
-    resendLaterCopy(this.ctx, item, now, dueAtMs, followUps);
-    this.ctx.deps.metrics.operation({ operation: item.hint, outcome: 'skipped' });
-    return true;
-  }
-
-  /**
-   * Whether a look (every copy a check or a nudge: an attachment's change, a pass of the
-   * reconciler) reached a record whose failed operation waits out its backoff
-   * (`status.nextAttemptAt`): the attempt, or the check that comes first (an attach that may have
-   * taken), is not made before that time, when the failed attempt's own message brings it, rather
-   * than as often as looks come. A client's change (the watcher sends it as the operation's own
-   * message) and a wait for EC2's modification limit (no backoff of a failure) are not held back,
-   * nor is that attempt's own retry (`OperationMessage.retryOf`); the retry of an earlier attempt
-   * is a look (a client's change brought the operation at once, whose failure sent its own retry),
-   * also when it holds a rate token. A look delivered again (its invocation failed, perhaps before
-   * sending that message), or holding a token, comes back then.
-   */
-  private retryNotDue(item: Item, op: OperationKind, now: number, followUps: { item: Item; operation: QueuedOperation }[]): boolean {
-    const record = item.record!;
-    const status = record.status;
-    if (status.nextAttemptAt === undefined || status.code === MODIFICATION_COOLDOWN_CODE || item.ownMessage) return false;
-    if (item.retriesOf?.includes(status.nextAttemptAt)) return false;
-    const atMs = Date.parse(status.nextAttemptAt);
-    if (!(atMs > now)) return false;
-    // A check the look asked of a record with no step of its own to take (`plan`: a volume at rest synced with EC2) is no part of the retry.
-    if (CHECK_OPERATIONS.has(op) && (record.kind === 'attachment' ? planAttachment(record, item.volume) : planVolume(record, item.attachments ?? [], now)).type !== 'operation') return false;
-    // Delivered again, it stands in for the retry its invocation may not have sent; a token taken
-    // ahead comes back with it (`resend`), for that attempt to spend rather than queue for another.
-    if ((item.receiveCount ?? 1) > 1 || item.tokenAt !== undefined) resend(this.ctx, item, 'next attempt not due yet', now, atMs, followUps, status.nextAttemptAt);
-    else resendLaterCopy(this.ctx, item, now, atMs, followUps);
-    this.ctx.deps.metrics.operation({ operation: item.hint, outcome: 'skipped' });
-    return true;
   }
 
   /**
