@@ -12,10 +12,8 @@
  * message stays on the queue until its follow-up is sent, so it is its own crash recovery.
  */
 import { randomUUID } from 'node:crypto';
-import { keyOf, keyString, type AttachmentRecord, type ProvisionerRecord, type RecordKey, type Status, type VolumeRecord, type VolumeState } from '../domain/records.js';
-import { canonicalJson, sameJson } from '../domain/canonical-json.js';
-import { parseRecord } from '../domain/validation.js';
-import { METRICS, QUEUE } from '../settings.js';
+import { keyOf, keyString, type AttachmentRecord, type ProvisionerRecord, type RecordKey, type VolumeRecord } from '../domain/records.js';
+import { QUEUE } from '../settings.js';
 import { shortenMessage } from '../domain/status-message.js';
 import { RATE_BUCKET_OF, resolveEngineConfig, type MutatingAction } from './config.js';
 import { errorMessage } from './errors.js';
@@ -32,25 +30,16 @@ import {
   waitsForVolumeInUse,
   type Decision,
 } from './planner.js';
-import {
-  ConditionFailedError,
-  ItemTooLargeError,
-  type OperationKind,
-  type OperationMessage,
-  type ProviderVolume,
-  type QueuedOperation,
-  type RecordChanges,
-  unchangedSince,
-} from './ports.js';
+import { ConditionFailedError, ItemTooLargeError, type OperationKind, type OperationMessage, type QueuedOperation, type RecordChanges, unchangedSince } from './ports.js';
 import { TokenBucket } from './rate-limiter.js';
 import { judgeRecord, RECORD_TOO_LARGE_LOG, writeRejection } from './rejection.js';
 import { changesWithoutCall, FUTURE_MODIFICATION_START_LOG, markAttachmentsDying, VOLUME_RECORD_REMOVED_LOG, type DecisionWithoutCall } from './without-call.js';
 import type { ExecutorDeps, ExecutorContext } from './execution/context.js';
 import type { Result, Item } from './execution/item.js';
-import { IN_PROGRESS, ownMessage, noteChain, chained, alsoChecks, messageAt, resend, followUp, waitShownBy, cooldownMessage, resendLaterCopy } from './execution/follow-ups.js';
+import { ownMessage, noteChain, alsoChecks, messageAt, resend, followUp, cooldownMessage, resendLaterCopy } from './execution/follow-ups.js';
 import { stepFailed } from './execution/results.js';
 import { ownCreateRequest } from './execution/ownership.js';
-import { checkVolume, checkAttachment, observedChanges } from './execution/checks.js';
+import { checkVolume, checkAttachment } from './execution/checks.js';
 import { reserveTokens } from './execution/token-line.js';
 import { findOrphans, describe, describeInstances } from './execution/describe.js';
 import { prepareCreates } from './operations/create.js';
@@ -60,6 +49,7 @@ import { deleteVolume } from './operations/delete.js';
 import { prepareModify } from './operations/modify.js';
 import { prepareTag } from './operations/tag.js';
 import { chainEnded, retrySuperseded, heldByOther, checkNotDue, retryNotDue } from './execution/gates.js';
+import { trusted, countFailure, writeObservation } from './execution/observations.js';
 
 export type { ExecutorDeps } from './execution/context.js';
 export {
@@ -179,7 +169,7 @@ export class Executor {
     await Promise.all(
       last.map(async (item) => {
         const raw = current.get(item.id);
-        const record = raw && this.trusted(raw);
+        const record = raw && trusted(this.ctx, raw);
         const now = this.ctx.deps.clock.now();
         // Unless another invocation holds it.
         if (!record || (record.claim && record.claim.owner !== owner && record.claim.expiresAt > now)) return;
@@ -299,13 +289,6 @@ export class Executor {
       }),
     );
     return true;
-  }
-
-  private trusted(raw: ProvisionerRecord): ProvisionerRecord | undefined {
-    const parsed = parseRecord(raw);
-    if (parsed.ok) return parsed.value;
-    this.ctx.deps.log.warn('invalid record; not acting on it', { key: keyString(keyOf(raw)), issues: parsed.issues });
-    return undefined;
   }
 
   /**
@@ -439,7 +422,7 @@ export class Executor {
   private async lookAgainAfterWait(item: Item, written: AttachmentRecord, now: number, followUps: { item: Item; operation: QueuedOperation }[]) {
     try {
       const [raw] = await this.ctx.deps.store.getMany([{ kind: 'volume', volumeId: written.volumeId }]);
-      const volume = raw && this.trusted(raw);
+      const volume = raw && trusted(this.ctx, raw);
       // The same version of the same record: one removed and written again starts its version again.
       if (volume?.kind !== 'volume' || (volume.version === item.volume?.version && volume.createdAt === item.volume.createdAt)) return;
       const decision = planAttachment(written, volume);
@@ -468,7 +451,7 @@ export class Executor {
       volumes.map(async (volume) => {
         try {
           for (const raw of await this.ctx.deps.store.attachmentsOfVolume(volume.volumeId)) {
-            const attachment = this.trusted(raw);
+            const attachment = trusted(this.ctx, raw);
             if (attachment?.kind !== 'attachment') continue;
             const decision = releasedByVolume(attachment, volume);
             if (decision?.type !== 'operation') continue;
@@ -491,7 +474,7 @@ export class Executor {
       const result = await this.ctx.deps.store.claim(item.key, owner, now, this.ctx.config.claimLeaseMs);
       if (result.ok) {
         item.claimed = true;
-        item.record = this.trusted(result.record);
+        item.record = trusted(this.ctx, result.record);
         item.decision = this.plan(item, now) ?? { type: 'none', reason: 'record is invalid' };
         return;
       }
@@ -680,7 +663,7 @@ export class Executor {
     const result = item.result ?? (item.claimed ? { outcome: 'skipped' as const } : undefined);
     if (!result) return;
     this.ctx.deps.metrics.operation({ operation: op, outcome: result.outcome, latencyMs: result.latencyMs });
-    if (item.observer) return this.writeObservation(item, result, now, followUps);
+    if (item.observer) return writeObservation(this.ctx, item, result, now, followUps);
     if (item.lookAgainAt !== undefined) {
       if (item.claimed) await this.releaseOrLetLapse(item, owner);
       resend(this.ctx, item, 'record changed before the call; looking again', now, item.lookAgainAt, followUps);
@@ -701,7 +684,7 @@ export class Executor {
         const before = item.record!;
         const written = await this.ctx.deps.store.update(item.key, { ...result.changes, claim: null }, condition);
         item.record = written;
-        this.countFailure(item, op, result);
+        countFailure(this.ctx, item, op, result);
         const next = followUp(this.ctx, item, before, written, result, now);
         if (next) followUps.push({ item, operation: next });
       } else {
@@ -729,18 +712,6 @@ export class Executor {
     }
   }
 
-  /**
-   * OperationsFailed, once the error status is written: a write refused (the record deleted or
-   * changed meanwhile) or lost and retried leaves no record in error, or counts it on the retry.
-   * Logged with the record's key: an attachment in error shows in no list of volumes in error.
-   */
-  private countFailure(item: Item, op: OperationKind, result: Result): void {
-    if (result.outcome !== 'failed') return;
-    this.ctx.deps.metrics.count(METRICS.failed);
-    const { code, message } = item.record!.status;
-    this.ctx.deps.log.warn('operation failed', { key: item.id, op, ...(code !== undefined ? { code } : {}), ...(message !== undefined ? { error: message } : {}) });
-  }
-
   private async releaseOrLetLapse(item: Item, owner: string): Promise<void> {
     try {
       await this.ctx.deps.store.release(item.key, owner);
@@ -748,119 +719,6 @@ export class Executor {
       // Held until its lease ends: the look again then waits for that.
       this.ctx.deps.log.warn('could not let go of the claim; it lapses with its lease', { key: item.id, error: errorMessage(error) });
     }
-  }
-
-  /**
-   * Writes what a progress check saw, only if it changed something, on the condition that the
-   * record is still the version that was read; then plans the next check from it.
-   */
-  private async writeObservation(item: Item, result: Result, now: number, followUps: { item: Item; operation: QueuedOperation }[]) {
-    const record = item.record!;
-    const op = item.decision?.type === 'operation' ? item.decision.op : item.hint;
-    const condition = unchangedSince(record);
-    try {
-      // The volume first: when the attachment's removal replans a dying volume, it is already available.
-      const volumeSynced = result.volumeSeen !== undefined && (await this.syncVolume(item, result.volumeSeen, now, followUps));
-      if (result.remove) {
-        await this.ctx.deps.store.remove(item.key, condition);
-        this.ctx.deps.log.info('record removed', { key: item.id, op });
-      } else {
-        let current = record;
-        if (result.changes && changesSomething(record, result.changes)) {
-          current = await this.ctx.deps.store.update(item.key, result.changes as RecordChanges, condition);
-          item.record = current;
-          this.countFailure(item, op, result);
-        }
-        // A look (the reconciler's, the watcher's) at an operation still under way leaves the checking to the operation's own chain.
-        const next = item.nudgeOnly && result.outcome === 'in-progress' ? undefined : followUp(this.ctx, item, record, current, result, now);
-        if (next) followUps.push({ item, operation: next });
-      }
-      // The volume's check is needed only when its record could not be brought in line here.
-      for (const operation of alsoChecks(item, result)) if (!volumeSynced || operation.message.key.kind !== 'volume') followUps.push({ item, operation });
-    } catch (error) {
-      if (error instanceof ConditionFailedError) {
-        // Changed or deleted meanwhile: that change is planned on its own, unless it left the
-        // operation under way (`chainGoesOn`). A copy due later that this check consumed (a wait's
-        // message) is planned by nothing else: it comes back when due.
-        this.ctx.deps.log.info('observation not written; record changed meanwhile', { key: item.id, op });
-        const next = this.chainGoesOn(item, result, error.current, now);
-        if (next) followUps.push({ item, operation: next });
-        resendLaterCopy(this.ctx, item, now, now, followUps);
-        return;
-      }
-      this.ctx.deps.log.error('status write failed', { key: item.id, op, error: errorMessage(error) });
-      item.infraFailed = true;
-    }
-  }
-
-  /**
-   * The next check of an operation's chain whose observation found the record changed meanwhile
-   * with the same operation still under way, unclaimed: a client's change of its spec or tags, or a
-   * look's status write. A look schedules no check of an operation still under way (the watcher's
-   * message for a client change of a record under way is one, as the reconciler's are, so that
-   * client changes do not start chains beside it), so the chain goes on: on its schedule when it
-   * saw the operation still under way, else at once (or when its retry is due), to see again on
-   * the record as it is now what it saw. Undefined when the item was only a look, when the record
-   * is gone or moved on (its writer planned what follows), or held by another invocation (which
-   * does).
-   */
-  private chainGoesOn(item: Item, result: Result, raw: ProvisionerRecord | undefined, now: number): QueuedOperation | undefined {
-    const read = item.record!;
-    const current = raw && this.trusted(raw);
-    if (item.nudgeOnly || !current || !IN_PROGRESS[read.status.state] || item.decision?.type !== 'operation') return undefined;
-    if (current.status.state !== read.status.state || current.status.operationStartedAt !== read.status.operationStartedAt) return undefined;
-    if (current.status.nextAttemptAt !== undefined || (current.claim && current.claim.expiresAt > now)) return undefined;
-    if (result.outcome === 'in-progress') return followUp(this.ctx, item, read, current, result, now);
-    return chained(messageAt(this.ctx, item.decision.op, item.key, 'the record changed while it was checked; looking again', now, result.retryAtMs ?? now), current);
-  }
-
-  /**
-   * Brings an attachment's volume record in line with the EC2 state this batch described, on the
-   * condition that the record is still the version read and at rest (available or in use, no
-   * operation under way): the same write a check of the volume would make, without its own
-   * DescribeVolumes. False when the volume must be checked after all. A wait for EC2's modification limit
-   * stays in the volume's status (`observedChanges` writes it along).
-   */
-  private async syncVolume(item: Item, current: ProviderVolume, now: number, followUps: { item: Item; operation: QueuedOperation }[]): Promise<boolean> {
-    const volume = item.volume;
-    if (!volume || volume.ebsVolumeId !== current.ebsVolumeId) return false;
-    if (volume.status.state !== 'available' && volume.status.state !== 'in-use') return false;
-    if (volume.claim && volume.claim.expiresAt > now) return false;
-    // A dying volume still attached elsewhere waits for its own check (it may be attached to instances no record knows).
-    if (volume.life === 'dying' && current.state !== 'available') return false;
-    const changes = observedChanges(volume, current, now);
-    // A look for an attachment is no step of the volume's own operation: a run of its failed
-    // attempts (a ModifyVolume EC2 keeps failing, its retry due) stays, state aside, so the budget still ends it.
-    const seen = changes.status as Status<VolumeState>;
-    if (volume.status.attempts > 0 && seen.code === undefined) changes.status = { ...volume.status, state: seen.state, updatedAt: seen.updatedAt };
-    if (!changesSomething(volume, changes)) return true;
-    const key: RecordKey = { kind: 'volume', volumeId: volume.volumeId };
-    try {
-      item.volume = await this.ctx.deps.store.update<VolumeRecord>(key, changes, unchangedSince(volume));
-      const next = this.afterVolumeSync(volume, item.volume, now);
-      if (next) followUps.push({ item, operation: next });
-      return true;
-    } catch (error) {
-      if (!(error instanceof ConditionFailedError))
-        this.ctx.deps.log.warn('volume status write failed; checking the volume instead', { key: keyString(key), error: errorMessage(error) });
-      return false;
-    }
-  }
-
-  /**
-   * What a live volume's record, brought in line by an attachment's check (`before` → `written`),
-   * needs next: the watcher does not plan on the system's writes, so this check does what the
-   * volume's own would: a wait for EC2's modification limit the write put in the status brings the
-   * modification back when it ends, and client tags the write found changed outside are put back
-   * (a tag change the client asked for has its message already).
-   */
-  private afterVolumeSync(before: VolumeRecord, written: VolumeRecord, now: number): QueuedOperation | undefined {
-    if (written.life !== 'alive') return undefined;
-    const decision = planVolume(written, [], now);
-    if (decision.type === 'cooldown') return waitShownBy(this.ctx, before, written, decision, now);
-    const tagsMoved = !sameJson(before.observed?.tags ?? null, written.observed?.tags ?? null);
-    if (decision.type === 'operation' && decision.op === 'tag-volume' && tagsMoved) return messageAt(this.ctx, decision.op, keyOf(written), decision.reason, now, now);
-    return undefined;
   }
 
   private async sendFollowUps(followUps: { item: Item; operation: QueuedOperation }[]) {
@@ -872,26 +730,6 @@ export class Executor {
       for (const { item } of followUps) item.infraFailed = true;
     }
   }
-}
-
-/**
- * Whether writing `changes` would change what `record` says, beyond the status's timestamps:
- * a check that saw an operation still under way writes nothing.
- */
-function changesSomething(record: ProvisionerRecord, changes: NonNullable<Result['changes']>): boolean {
-  // A start the status lacks is written (a status written straight into the table, say): without
-  // it the checks never age, so the operation would be looked at every few seconds without end.
-  const comparable = (status: Status<string>) => canonicalJson({ ...status, updatedAt: '', operationStartedAt: status.operationStartedAt === undefined ? undefined : '' });
-  const current = record as unknown as Record<string, unknown>;
-  for (const [field, value] of Object.entries(changes as Record<string, unknown>)) {
-    if (value === undefined) continue;
-    if (field === 'status') {
-      if (comparable(value as Status<string>) !== comparable(record.status)) return true;
-      continue;
-    }
-    if (value === null ? current[field] !== undefined : !sameJson(value, current[field])) return true;
-  }
-  return false;
 }
 
 /** Operations whose first write is the pre-call write, so it can take the claim too. */
