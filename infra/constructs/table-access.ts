@@ -28,9 +28,10 @@ export const STORE_METHOD_ACTIONS: Readonly<Record<StoreMethod, { action: string
 
 /**
  * The store methods each function's code calls: the API service (lib/api/service.ts), the watcher,
- * the executor and the reconciler (lib/engine/watcher.ts, executor.ts and reconciler.ts, with
- * without-call.ts for the first two). The API never deletes a record (the watcher and the executor
- * do, once a deletion is carried out); the reconciler only reads.
+ * the executor and the reconciler (lib/engine/watcher.ts, executor.ts with the modules under
+ * execution/ and operations/, and reconciler.ts, with without-call.ts for the first two). The API
+ * never deletes a record (the watcher and the executor do, once a deletion is carried out); the
+ * reconciler only reads.
  */
 export const STORE_METHODS_USED: Readonly<Record<FunctionName, readonly StoreMethod[]>> = {
   api: ['get', 'getMany', 'attachmentsOfVolume', 'attachmentsOfInstance', 'list', 'create', 'update'],

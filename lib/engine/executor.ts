@@ -10,6 +10,11 @@
  * is never recreated); and schedules follow-ups as delayed messages. Only messages whose failure
  * was our own infrastructure's (record store or queue) are reported back for redelivery: the
  * message stays on the queue until its follow-up is sent, so it is its own crash recovery.
+ *
+ * This module holds the batch's pipeline; its steps are in lib/engine/execution (the gates before a
+ * claim, the token line, the describes, the checks, results, follow-ups, ownership) and
+ * lib/engine/operations (one module per EC2 operation), functions that take the Executor's shared
+ * state (`ExecutorContext`) as their first argument.
  */
 import { randomUUID } from 'node:crypto';
 import { keyOf, keyString, type AttachmentRecord, type ProvisionerRecord, type RecordKey, type VolumeRecord } from '../domain/records.js';
@@ -42,14 +47,14 @@ import { ownCreateRequest } from './execution/ownership.js';
 import { checkVolume, checkAttachment } from './execution/checks.js';
 import { reserveTokens } from './execution/token-line.js';
 import { findOrphans, describe, describeInstances } from './execution/describe.js';
+import { chainEnded, retrySuperseded, heldByOther, checkNotDue, retryNotDue } from './execution/gates.js';
+import { trusted, countFailure, writeObservation } from './execution/observations.js';
 import { prepareCreates } from './operations/create.js';
 import { prepareAttaches } from './operations/attach.js';
 import { prepareDetach } from './operations/detach.js';
 import { deleteVolume } from './operations/delete.js';
 import { prepareModify } from './operations/modify.js';
 import { prepareTag } from './operations/tag.js';
-import { chainEnded, retrySuperseded, heldByOther, checkNotDue, retryNotDue } from './execution/gates.js';
-import { trusted, countFailure, writeObservation } from './execution/observations.js';
 
 export type { ExecutorDeps } from './execution/context.js';
 export {
@@ -81,6 +86,7 @@ const INVOCATION_RESERVE_MS = 10_000;
 
 /** Carries out operation messages; one instance may serve many invocations. */
 export class Executor {
+  /** What its steps share: dependencies, config, rate buckets and described instances, kept across invocations. */
   private readonly ctx: ExecutorContext;
   private readonly newOwnerId: () => string;
 
@@ -649,11 +655,7 @@ export class Executor {
   }
 
   // -------------------------------------------------------------------------------------------
-  // Progress checks
-  // -------------------------------------------------------------------------------------------
-
-  // -------------------------------------------------------------------------------------------
-  // Results
+  // Writing results
   // -------------------------------------------------------------------------------------------
 
   /** Writes one record's result (releasing the claim) and plans its follow-up from what was written. */

@@ -406,7 +406,7 @@ export function checkAttachment(ctx: ExecutorContext, item: Item, now: number, v
  * the device goes, so the error says what EC2 holds and a delete or retry needs no look first.
  * Still under way in EC2, it is left for a later look (the reconciler's).
  */
-export function givenUpSeen(ctx: ExecutorContext, attachment: AttachmentRecord, now: number, current: ProviderVolume | undefined, link: ProviderVolume['attachments'][number] | undefined): Result {
+function givenUpSeen(ctx: ExecutorContext, attachment: AttachmentRecord, now: number, current: ProviderVolume | undefined, link: ProviderVolume['attachments'][number] | undefined): Result {
   if (link && (link.state === 'attached' || link.state === 'busy')) {
     return {
       outcome: 'succeeded',
@@ -464,7 +464,7 @@ export function observedChanges(volume: VolumeRecord, current: ProviderVolume, n
  * (a retried volume EC2 still creates, an attach whose answer was lost), so its start stays too
  * and the budget and the age limit still end it.
  */
-export function stillInProgress(
+function stillInProgress(
   ctx: ExecutorContext,
   record: ProvisionerRecord,
   now: number,

@@ -195,7 +195,7 @@ export function waitShownBy(ctx: ExecutorContext, before: ProvisionerRecord, wri
  * A message now that shows a wait for EC2's modification limit again (`handleWithoutClaim`) when the
  * volume's status no longer shows it (a status write dropped it); undefined when it does.
  */
-export function showWaitAgain(ctx: ExecutorContext, volume: VolumeRecord, decision: Extract<Decision, { type: 'cooldown' }>, now: number): QueuedOperation | undefined {
+function showWaitAgain(ctx: ExecutorContext, volume: VolumeRecord, decision: Extract<Decision, { type: 'cooldown' }>, now: number): QueuedOperation | undefined {
   return changesWithoutCall(volume, decision, now) ? messageAt(ctx, decision.op, keyOf(volume), decision.reason, now, now) : undefined;
 }
 

@@ -109,7 +109,7 @@ export async function writeObservation(ctx: ExecutorContext, item: Item, result:
  * is gone or moved on (its writer planned what follows), or held by another invocation (which
  * does).
  */
-export function chainGoesOn(ctx: ExecutorContext, item: Item, result: Result, raw: ProvisionerRecord | undefined, now: number): QueuedOperation | undefined {
+function chainGoesOn(ctx: ExecutorContext, item: Item, result: Result, raw: ProvisionerRecord | undefined, now: number): QueuedOperation | undefined {
   const read = item.record!;
   const current = raw && trusted(ctx, raw);
   if (item.nudgeOnly || !current || !IN_PROGRESS[read.status.state] || item.decision?.type !== 'operation') return undefined;
@@ -126,7 +126,7 @@ export function chainGoesOn(ctx: ExecutorContext, item: Item, result: Result, ra
  * DescribeVolumes. False when the volume must be checked after all. A wait for EC2's modification limit
  * stays in the volume's status (`observedChanges` writes it along).
  */
-export async function syncVolume(ctx: ExecutorContext, item: Item, current: ProviderVolume, now: number, followUps: { item: Item; operation: QueuedOperation }[]): Promise<boolean> {
+async function syncVolume(ctx: ExecutorContext, item: Item, current: ProviderVolume, now: number, followUps: { item: Item; operation: QueuedOperation }[]): Promise<boolean> {
   const volume = item.volume;
   if (!volume || volume.ebsVolumeId !== current.ebsVolumeId) return false;
   if (volume.status.state !== 'available' && volume.status.state !== 'in-use') return false;
@@ -159,7 +159,7 @@ export async function syncVolume(ctx: ExecutorContext, item: Item, current: Prov
  * modification back when it ends, and client tags the write found changed outside are put back
  * (a tag change the client asked for has its message already).
  */
-export function afterVolumeSync(ctx: ExecutorContext, before: VolumeRecord, written: VolumeRecord, now: number): QueuedOperation | undefined {
+function afterVolumeSync(ctx: ExecutorContext, before: VolumeRecord, written: VolumeRecord, now: number): QueuedOperation | undefined {
   if (written.life !== 'alive') return undefined;
   const decision = planVolume(written, [], now);
   if (decision.type === 'cooldown') return waitShownBy(ctx, before, written, decision, now);

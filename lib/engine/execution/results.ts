@@ -149,7 +149,7 @@ export function attachmentFailure(
   return { outcome: retry.outcome, retryAtMs: retry.atMs, changes };
 }
 
-export function retryPlan(
+function retryPlan(
   ctx: ExecutorContext,
   status: Status<string>,
   now: number,

@@ -71,7 +71,7 @@ export async function reserveTokens(
  * Items whose message carries a token of `bucket` taken for them earlier spend it, or, still
  * too far off, wait for it again; returns the others.
  */
-export function spendTokensTaken(
+function spendTokensTaken(
   ctx: ExecutorContext,
   bucket: RateBucket,
   items: Item[],
@@ -98,7 +98,7 @@ export function spendTokensTaken(
  * within `maxWaitMs` go into `granted`; the others are deferred through `followUps` (a token
  * taken ahead travels with the message), or without `followUps` are dropped.
  */
-export async function takeTokens(
+async function takeTokens(
   ctx: ExecutorContext,
   bucket: RateBucket,
   items: Item[],
@@ -142,7 +142,7 @@ export async function sharedTokenNow(ctx: ExecutorContext, action: MutatingActio
   return 'taken';
 }
 
-export function grantShared(ctx: ExecutorContext, item: Item, atMs: number, granted: Set<Item>) {
+function grantShared(ctx: ExecutorContext, item: Item, atMs: number, granted: Set<Item>) {
   const action = tokenAction(item);
   item.token = { action, atMs, used: false, throttles: ctx.buckets[action].throttleCount, shared: true };
   granted.add(item);
@@ -155,7 +155,7 @@ export function grantShared(ctx: ExecutorContext, item: Item, atMs: number, gran
  * while the budget sold every refill to the others, overdrew EC2's bucket, and its refusals set
  * the others off in turn.
  */
-export async function takeShared(ctx: ExecutorContext, bucket: RateBucket, count: number, now: number, maxWaitMs: number): Promise<TokensTaken | undefined> {
+async function takeShared(ctx: ExecutorContext, bucket: RateBucket, count: number, now: number, maxWaitMs: number): Promise<TokensTaken | undefined> {
   if (!ctx.deps.rateBudget) return undefined;
   try {
     return await ctx.deps.rateBudget.take(bucket, count, ctx.config.accountRateBudgets[bucket], now, maxWaitMs);
@@ -187,7 +187,7 @@ export async function throttledShared(ctx: ExecutorContext, bucket: RateBucket):
  * used; its message is still a look or a retry if the item's copies were (`markAsCopies`).
  * `tokenAt`: the token already taken for it, which its message carries.
  */
-export function deferUntil(
+function deferUntil(
   ctx: ExecutorContext,
   item: Item,
   op: OperationKind,
@@ -212,7 +212,7 @@ export function deferUntil(
  * the token would be there (one refill interval apart per operation deferred before it in this
  * batch, so they come back spread out): no claim, no status write, no attempt used.
  */
-export function reserveToken(
+function reserveToken(
   ctx: ExecutorContext,
   item: Item,
   op: OperationKind,

@@ -122,7 +122,7 @@ export async function prepareCreates(ctx: ExecutorContext, items: Item[], owner:
  * token; the status (and the log) say where a volume may be left behind, which the reconciler
  * reports as leaked: it carries the record's id in its tag and no record holds it.
  */
-export function createUnrepeatable(ctx: ExecutorContext, volume: VolumeRecord, request: CreateRequest, now: number, error: ClassifiedError): Result {
+function createUnrepeatable(ctx: ExecutorContext, volume: VolumeRecord, request: CreateRequest, now: number, error: ClassifiedError): Result {
   const message =
     `EC2 will not repeat CreateVolume with token ${request.clientToken} (${error.message}): a volume it may have made cannot be learnt` +
     ` and, if it exists, is reported by the reconciler as leaked (tag ${OWNERSHIP_TAGS.record}=${volume.volumeId})` +
@@ -133,7 +133,7 @@ export function createUnrepeatable(ctx: ExecutorContext, volume: VolumeRecord, r
 }
 
 /** The AZ a new volume goes in: the one recorded, the spec's, or its placement instance's; else why not. */
-export function placeVolume(ctx: ExecutorContext, volume: VolumeRecord, now: number, instances: Map<string, ProviderInstance> | ClassifiedError): string | Result {
+function placeVolume(ctx: ExecutorContext, volume: VolumeRecord, now: number, instances: Map<string, ProviderInstance> | ClassifiedError): string | Result {
   const availabilityZone = volume.availabilityZone ?? volume.spec.availabilityZone;
   if (availabilityZone) return availabilityZone;
   if (volume.spec.placementInstanceId) {

@@ -91,7 +91,7 @@ export function prepareDetach(ctx: ExecutorContext, item: Item, owner: string, n
  * claims any of them). None: nothing is attached, the record goes at once. One EC2 already
  * detaches needs no call; a failed call retries the whole, which finds the others detaching.
  */
-export function prepareOrphanDetach(ctx: ExecutorContext, item: Item, now: number): (() => Promise<void>) | undefined {
+function prepareOrphanDetach(ctx: ExecutorContext, item: Item, now: number): (() => Promise<void>) | undefined {
   const attachment = item.record as AttachmentRecord;
   const found = item.orphans ?? [];
   if (!Array.isArray(found)) {

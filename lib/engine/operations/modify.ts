@@ -148,7 +148,7 @@ export function prepareModify(
  * A modification toward the spec is under way in EC2 (ours, whose ModifyVolume answer was
  * lost): the record follows it as its own, from when EC2 started it, with no new call.
  */
-export function adoptModification(volume: VolumeRecord, modification: ProviderModification, now: number): Result {
+function adoptModification(volume: VolumeRecord, modification: ProviderModification, now: number): Result {
   const status = successStatus(volume.status, nextVolumeState(volume.status.state, 'modify-started'), now, 'modifying (EC2 had already accepted this change)', true);
   const startedAtMs = Math.min(modification.startedAt ?? now, now);
   status.operationStartedAt = new Date(startedAtMs).toISOString();
@@ -162,7 +162,7 @@ export function adoptModification(volume: VolumeRecord, modification: ProviderMo
  * Another modification of the volume is under way: look again when a check of it would, and
  * modify once it is done. No attempt used: a modification always ends.
  */
-export function awaitModification(
+function awaitModification(
   ctx: ExecutorContext,
   volume: VolumeRecord,
   current: ProviderVolume,
@@ -186,7 +186,7 @@ export function awaitModification(
  * so the planner alone keeps the wait, and the call comes back when it ends. No attempt used, and
  * the wait is no part of the operation's age.
  */
-export function awaitCooldown(ctx: ExecutorContext, volume: VolumeRecord, current: ProviderVolume, now: number, latest: ProviderModification | undefined): Result {
+function awaitCooldown(ctx: ExecutorContext, volume: VolumeRecord, current: ProviderVolume, now: number, latest: ProviderModification | undefined): Result {
   const refusedAt = ctx.deps.clock.now();
   const listed = latest?.startedAt === undefined ? undefined : Math.min(latest.startedAt, refusedAt);
   // A later one the record knows that EC2 does not list yet (it lists a modification a little after accepting it).
@@ -200,7 +200,7 @@ export function awaitCooldown(ctx: ExecutorContext, volume: VolumeRecord, curren
 }
 
 /** A volume at rest waiting for EC2 to allow its modification: its state and observed values as EC2 reports them, the wait as its status. */
-export function waitingChanges(
+function waitingChanges(
   volume: VolumeRecord,
   current: ProviderVolume,
   now: number,

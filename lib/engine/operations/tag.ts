@@ -62,7 +62,7 @@ export function prepareTag(ctx: ExecutorContext, item: Item, owner: string, now:
 }
 
 /** A failed CreateTags or DeleteTags: a vanished volume is forgotten, as a modification's is; EC2's tag limit is spelt out. */
-export function tagFailure(ctx: ExecutorContext, volume: VolumeRecord, now: number, error: ClassifiedError): Result {
+function tagFailure(ctx: ExecutorContext, volume: VolumeRecord, now: number, error: ClassifiedError): Result {
   if (error.kind === 'not-found') return volumeVanished(volume, 'observed-deleted', now);
   return error.kind === 'limit-exceeded'
     ? volumeFailure(ctx, volume, now, {
