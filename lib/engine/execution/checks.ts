@@ -1,7 +1,8 @@
 /**
  * The executor's progress checks: what a look at EC2 (this batch's describes) means for a volume
  * or attachment record, as the `Result` to write, and what a volume record says of the EC2 volume
- * it observes. A check makes no mutating call and takes no claim (`Item.observer`).
+ * it observes. A check makes no mutating call and takes no claim (`Item.observer`). The look an
+ * operation takes at its volume before a call (`describedVolume`) is judged here too.
  */
 import {
   keyOf,

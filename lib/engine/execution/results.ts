@@ -1,8 +1,9 @@
 /**
  * How a step of the executor ends when it fails or gives up: the `Result` of a failure (retried
  * with backoff, throttled, or terminal), of a give-up (an alive record in error, a dying one
- * taken up again after the longest backoff), and what a volume record forgets once its EC2
- * request or volume is gone. Operations and checks build their failures here.
+ * taken up again after the longest backoff), what a volume record forgets once its EC2
+ * request or volume is gone, and an item whose step threw (`stepFailed`). Operations and checks
+ * build their failures here.
  */
 import { keyOf, type AttachmentRecord, type AttachmentState, type Status, type VolumeRecord, type VolumeState } from '../../domain/records.js';
 import { nextAttachmentState, nextVolumeState, type AttachmentEvent } from '../../domain/state-machines.js';
