@@ -463,6 +463,19 @@ describe('executor: duplicates, late and stale messages', () => {
     expect((await attachmentOf(h, 'data-1')).status).toMatchObject({ state: 'pending', message: expect.stringContaining('detached outside the provisioner') });
   });
 
+  it('an attached record whose updatedAt is no time (written into the table) still notices it detached outside', async () => {
+    const h = harness();
+    await attachedVolume(h, 'data-1');
+    const { ebsVolumeId } = await volumeOf(h, 'data-1');
+    const attachment = await attachmentOf(h, 'data-1');
+    // The validation admits any short text here (a record written without it reads as ""): unreadable, it is long ago.
+    h.store.putRaw({ ...attachment, status: { ...attachment.status, updatedAt: '' } });
+    await h.ebs.detachVolume({ ebsVolumeId: ebsVolumeId!, instanceId: INSTANCE });
+    await h.clock.advance(600_000);
+    await h.executor.run(h.batchOf(h.op('check-attachment', attachmentKey('data-1'))));
+    expect((await attachmentOf(h, 'data-1')).status).toMatchObject({ state: 'pending', message: expect.stringContaining('detached outside the provisioner') });
+  });
+
   it('a message for a record that no longer exists makes no EC2 call', async () => {
     const h = harness();
     await h.executor.run(h.batchOf(h.op('create-volume', volumeKey('gone')), h.op('attach', attachmentKey('gone'))));

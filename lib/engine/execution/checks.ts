@@ -377,9 +377,9 @@ export function checkAttachment(ctx: ExecutorContext, item: Item, now: number, v
   if (state === 'attached' && !present && item.volume) {
     // The volume record holds no EC2 volume once a check of the volume found it gone.
     const ebsVolumeId = item.volume.ebsVolumeId;
-    // A describe may lag a fresh attach; one that has stood a while and is gone was detached (or its volume deleted) outside.
-    const updatedAt = Date.parse(attachment.status.updatedAt);
-    if (ebsVolumeId && !(now - updatedAt >= ctx.config.describeGraceMs)) return { outcome: 'skipped' };
+    // A describe may lag a fresh attach; one that has stood a while and is gone was detached (or its
+    // volume deleted) outside. A time that cannot be read (written into the table) is long ago.
+    if (ebsVolumeId && now - Date.parse(attachment.status.updatedAt) < ctx.config.describeGraceMs) return { outcome: 'skipped' };
     const message = current
       ? `EC2 shows ${current.ebsVolumeId} not attached to ${attachment.instanceId} (detached outside the provisioner); attaching again`
       : `volume ${attachment.volumeId}${ebsVolumeId ? ` (${ebsVolumeId})` : ''} no longer exists in EC2 (deleted outside the provisioner); waiting for it to be created again`;
