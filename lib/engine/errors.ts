@@ -210,6 +210,17 @@ export function createUnrepeatable(error: ClassifiedError): boolean {
   return error.kind === 'idempotency-mismatch';
 }
 
+/** EC2's words (its only sign) for a token whose volume is gone; the in-memory EBS model answers them too. */
+const TOKEN_VOLUME_DELETED = /client token .* is associated with a resource that is already deleted/i;
+
+/**
+ * Whether EC2 will not repeat a CreateVolume because the volume its token made has been deleted
+ * (outside, or by EC2 itself): nothing is left behind under the token.
+ */
+export function createTokenVolumeDeleted(error: ClassifiedError): boolean {
+  return createUnrepeatable(error) && TOKEN_VOLUME_DELETED.test(error.message);
+}
+
 /** The message of anything thrown, for statuses and logs. */
 export function errorMessage(error: unknown): string {
   return error instanceof Error ? error.message : String(error);

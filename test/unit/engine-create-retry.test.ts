@@ -254,6 +254,29 @@ describe('a CreateVolume that EC2 will not repeat (IdempotentParameterMismatch)'
   });
 });
 
+describe('a CreateVolume that EC2 will not repeat because the volume its token made was deleted', () => {
+  it('ends the record in error saying so, with nothing left to the leak report; the retry creates a new volume', async () => {
+    const h = harness({ config: { maxAttempts: 2 } });
+    const made = await unansweredUntilError(h);
+    h.ebs.deleteBehindBack(made);
+
+    await h.store.update<VolumeRecord>(volumeKey('data-1'), { generation: 2 });
+    await run(h, 30);
+    const failed = await volumeOf(h);
+    expect(failed?.status).toMatchObject({ state: 'error', code: 'IdempotentParameterMismatch' });
+    expect(failed?.status.message).toMatch(/^EC2 will not repeat CreateVolume with token \S+ \(.*already deleted.*\): the volume it made has been deleted; a retry creates a new volume$/);
+    expect(failed?.status.message).not.toMatch(/may have made|leaked/);
+    expect(failed).not.toHaveProperty('createRequest');
+    const reconciler = new Reconciler({ store: h.store, queue: h.queue, provider: h.ebs, clock: h.clock, metrics: h.metrics, log: silentLog });
+    expect((await reconciler.run()).leaked).toEqual([]);
+
+    await h.store.update<VolumeRecord>(volumeKey('data-1'), { generation: 3 });
+    await run(h, 30);
+    expect(await volumeOf(h)).toMatchObject({ status: { state: 'available' } });
+    expect(h.ebs.volumes()).toHaveLength(1);
+  });
+});
+
 describe('a dying record whose repeated CreateVolume keeps failing', () => {
   it('tries again after the longest backoff once its attempts are spent, not at once, until it learns the volume and deletes it', async () => {
     const h = harness({ config: { maxAttempts: 2 } });

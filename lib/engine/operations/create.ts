@@ -8,7 +8,7 @@ import { keyOf, keyString, type CreateRequest, type VolumeRecord } from '../../d
 import { nextVolumeState } from '../../domain/state-machines.js';
 import { createSentUnrecorded } from '../../domain/validation.js';
 import { OWNERSHIP_TAGS } from '../../settings.js';
-import { createRefused, createUnrepeatable as unrepeatableError, type ClassifiedError } from '../errors.js';
+import { createRefused, createTokenVolumeDeleted, createUnrepeatable as unrepeatableError, type ClassifiedError } from '../errors.js';
 import type { ProviderInstance, RecordChanges } from '../ports.js';
 import { continuedStatus, successStatus } from '../status.js';
 import type { ExecutorContext } from '../execution/context.js';
@@ -119,15 +119,21 @@ export async function prepareCreates(ctx: ExecutorContext, items: Item[], owner:
  * EC2 will not repeat the recorded CreateVolume (`createUnrepeatable`): the volume its token made,
  * if any, cannot be learnt, and the record stops waiting for it. The request is dropped, so a
  * dying record goes and an alive one ends in error, whose retry creates a new volume under a new
- * token; the status (and the log) say where a volume may be left behind, which the reconciler
- * reports as leaked: it carries the record's id in its tag and no record holds it.
+ * token. Unless EC2 says that volume was deleted (`createTokenVolumeDeleted`), the status (and the
+ * log) say where a volume may be left behind, which the reconciler reports as leaked: it carries
+ * the record's id in its tag and no record holds it.
  */
 function createUnrepeatable(ctx: ExecutorContext, volume: VolumeRecord, request: CreateRequest, now: number, error: ClassifiedError): Result {
+  const deleted = createTokenVolumeDeleted(error);
   const message =
-    `EC2 will not repeat CreateVolume with token ${request.clientToken} (${error.message}): a volume it may have made cannot be learnt` +
-    ` and, if it exists, is reported by the reconciler as leaked (tag ${OWNERSHIP_TAGS.record}=${volume.volumeId})` +
+    `EC2 will not repeat CreateVolume with token ${request.clientToken} (${error.message}): ` +
+    (deleted
+      ? 'the volume it made has been deleted'
+      : `a volume it may have made cannot be learnt and, if it exists, is reported by the reconciler as leaked (tag ${OWNERSHIP_TAGS.record}=${volume.volumeId})`) +
     (volume.life === 'alive' ? '; a retry creates a new volume' : '');
-  ctx.deps.log.warn('CreateVolume cannot be repeated; its volume, if any, is left to the leak report', { key: keyString(keyOf(volume)), clientToken: request.clientToken, code: error.code });
+  const fields = { key: keyString(keyOf(volume)), clientToken: request.clientToken, code: error.code };
+  if (deleted) ctx.deps.log.info('CreateVolume cannot be repeated; the volume its token made has been deleted', fields);
+  else ctx.deps.log.warn('CreateVolume cannot be repeated; its volume, if any, is left to the leak report', fields);
   const terminal = volumeTerminal(volume, now, error.code, message);
   return { ...terminal, changes: { ...(terminal.changes as RecordChanges<VolumeRecord>), ...FORGET_CREATE_REQUEST } };
 }
