@@ -428,8 +428,10 @@ describe('API handler', () => {
       expect((await api.call({ method: 'GET', url: '/volumes/data-01' })).json).toEqual(before.json);
     });
 
-    it('answers a body nested as deep as the size limit allows within moments: the search for `__proto__` keys copies no path', async () => {
-      // 60 000 levels of arrays in 120 KB (30 000 of objects in 180 KB): naming each level's path afresh would copy 1.8 billion path segments.
+    it('answers a body nested as deep as the size limit allows with its 400: the search for `__proto__` keys walks it without recursion', async () => {
+      // 60 000 levels of arrays in 120 KB (30 000 of objects in 180 KB): a recursive walk overflows the
+      // stack (a 500). Its speed is not timed here: naming each level's path afresh would copy 1.8
+      // billion path segments, which only a clock could tell apart.
       const depth = 60_000;
       const send = (method: string, url: string, body: string) => api.call({ method, url, headers: { 'content-type': 'application/json' }, body });
       const bodies = [
@@ -439,10 +441,8 @@ describe('API handler', () => {
       ];
       for (const body of bodies) {
         expect(body.length).toBeLessThan(API.maxBodyBytes);
-        const started = performance.now();
         const problem = expectProblem(await send('POST', '/volumes', body), 400);
         expect(problem.type).toBe('urn:ebs-provisioner:problem:validation-failed');
-        expect(performance.now() - started).toBeLessThan(2_000);
       }
       // A `__proto__` deep down is still named by its whole path.
       const deep = expectProblem(await send('PUT', `/volumes/data-01/attachments/${INSTANCE_A}`, '{"a": '.repeat(3) + '{"__proto__": 1}' + '}'.repeat(3)), 400);
