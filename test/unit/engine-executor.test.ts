@@ -1341,12 +1341,14 @@ describe('executor: an attachment waiting for its volume', () => {
       freed = true;
       const due = h.queue.receive(100);
       const detach = due.filter((d) => d.message.key.kind === 'attachment' && d.message.key.instanceId === INSTANCE);
+      expect(detach).toHaveLength(1);
       await h.environment().run(detach.map((d) => ({ messageId: d.messageId, message: d.message })));
       for (const d of detach) h.queue.delete(d.receiptHandle);
       await h.watch();
       expect((await volumeOf(h, 'data-1')).status.state).toBe('available');
     });
     await executor.run(h.batchOf(h.op('attach', attachmentKey('data-1', OTHER_INSTANCE))));
+    expect(freed).toBe(true);
     for (let i = 0; i < 20; i++) {
       await h.watch();
       await h.settle(1000);
