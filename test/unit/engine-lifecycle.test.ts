@@ -425,7 +425,8 @@ describe('attachment retry after a terminal error, through watcher and executor'
     await h.store.create(newVolume('data-1'));
     await h.store.create(newAttachment('data-1'));
     await runUntil(h, (a) => a.status.code === 'InternalError');
-    expect((await attachmentOf(h, INSTANCE)).device).toMatch(/^\/dev\//);
+    const { device } = await attachmentOf(h, INSTANCE);
+    expect(device).toMatch(/^\/dev\//);
     // The volume is deleted outside the system before the attachment looks again; a check of the volume finds it gone.
     const gone = ((await h.store.get(volumeKey('data-1'))) as VolumeRecord).ebsVolumeId!;
     h.ebs.deleteBehindBack(gone);
@@ -435,7 +436,7 @@ describe('attachment retry after a terminal error, through watcher and executor'
     await h.settle(60_000);
     const waiting = await attachmentOf(h, INSTANCE);
     expect(waiting.status).toMatchObject({ state: 'pending', message: 'volume data-1 is in error: InvalidVolume.NotFound; the attach waits until the volume is retried' });
-    expect(waiting.device).toBeDefined();
+    expect(waiting.device).toBe(device);
 
     // The client retries the volume: a new one is created, and the attachment goes once it is available.
     await h.store.update<VolumeRecord>(volumeKey('data-1'), { generation: 2 });
@@ -450,9 +451,10 @@ describe('attachment retry after a terminal error, through watcher and executor'
     await h.settle(10_000);
     const attached = await attachmentOf(h, INSTANCE);
     expect(attached.status).toMatchObject({ state: 'attached', attempts: 0 });
+    expect(attached.device).toBe(device);
     const ebsVolumeId = ((await h.store.get(volumeKey('data-1'))) as VolumeRecord).ebsVolumeId!;
     expect(ebsVolumeId).not.toBe(gone);
-    expect(h.ebs.volume(ebsVolumeId)?.attachments.map((a) => a.instanceId)).toEqual([INSTANCE]);
+    expect(h.ebs.volume(ebsVolumeId)?.attachments.map((a) => [a.instanceId, a.device])).toEqual([[INSTANCE, device]]);
     expect(h.ebs.calls.AttachVolume).toBe(2);
   });
 
