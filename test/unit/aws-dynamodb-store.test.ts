@@ -260,11 +260,15 @@ describe('DynamoRecordStore requests', () => {
       .on(ScanCommand)
       // A pk without its `VOLUME#`: the watcher skips it, and a read of volume d2 finds nothing.
       .resolvesOnce({ Items: [record('d1'), { pk: 'd2', sk: 'VOLUME', kind: 'volume', volumeId: 'd2' }], LastEvaluatedKey: { pk: 'd2', sk: 'VOLUME' } })
-      .resolvesOnce({ Items: [record('d3')], LastEvaluatedKey: { pk: 'VOLUME#d3', sk: 'VOLUME' } });
+      .resolvesOnce({ Items: [record('d3')], LastEvaluatedKey: { pk: 'VOLUME#d3', sk: 'VOLUME' } })
+      .resolvesOnce({ Items: [] });
     const page = await store().list({ limit: 2 });
     expect(page.items.map((r) => (r as VolumeRecord).volumeId)).toEqual(['d1', 'd3']);
     expect(dynamo.commandCalls(ScanCommand).map((c) => c.args[0].input.Limit)).toEqual([2, 1]);
-    expect(page.cursor).toBeDefined();
+    // The item left out is scanned past, and the next page starts after the last item listed.
+    expect(dynamo.commandCalls(ScanCommand)[1]!.args[0].input.ExclusiveStartKey).toEqual({ pk: 'd2', sk: 'VOLUME' });
+    expect(await store().list({ limit: 2, cursor: page.cursor! })).toEqual({ items: [] });
+    expect(dynamo.commandCalls(ScanCommand)[2]!.args[0].input.ExclusiveStartKey).toEqual({ pk: 'VOLUME#d3', sk: 'VOLUME' });
   });
 
   it("reads through the instance index only items whose keys name a record, as a list does", async () => {
