@@ -207,7 +207,7 @@ describe('VolumeService', () => {
       const again = await service.createVolume(request);
       expect(again.created).toBe(false);
       expect(again.value.attachments).toEqual([expect.objectContaining({ instanceId: INSTANCE_A, life: 'alive', status: expect.objectContaining({ state: 'pending' }) })]);
-      expect(await attachment('data-01', INSTANCE_A)).toBeDefined();
+      expect(await attachment('data-01', INSTANCE_A)).toMatchObject({ life: 'alive', status: { state: 'pending' } });
     });
 
     it('writes nothing when the attachment it asks for is refused: a device another volume holds on the instance', async () => {

@@ -50,7 +50,7 @@ describe("volume records copied in the table act on no other record's volume", (
     await settleAll(h);
 
     // data-1's volume is data-1's: nothing deletes it but data-1's own delete.
-    expect(h.ebs.volume(ebsVolumeId!)).toBeDefined();
+    expect(h.ebs.volume(ebsVolumeId!)?.state).toBe('available');
     expect(h.ebs.calls.DeleteVolume).toBe(0);
     expect(await h.store.get(volumeKey('data-2'))).toBeUndefined();
     expect(await volumeOf(h, 'data-1')).toMatchObject({ status: { state: 'available' }, ebsVolumeId });

@@ -327,7 +327,7 @@ describe('Reconciler', () => {
     const report = await env.reconciler.run();
     expect(report.leaked.sort()).toEqual([leaked.ebsVolumeId, refused.ebsVolumeId].sort());
     expect(env.metrics.counter(METRICS.leaked)).toBe(2);
-    expect(env.ebs.volume(leaked.ebsVolumeId)).toBeDefined();
+    expect(env.ebs.volume(leaked.ebsVolumeId)?.state).toBe('creating');
     expect(env.ebs.calls.DeleteVolume).toBe(0);
   });
 
