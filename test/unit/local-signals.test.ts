@@ -19,12 +19,13 @@ function setUp() {
   const wait = (ms: number) => {
     nowMs += ms;
   };
-  return { log, stops, exits, requested, send, wait };
+  return { listeners, log, stops, exits, requested, send, wait };
 }
 
 describe('stop signals of the local runtime', () => {
   it('listens for SIGINT, SIGTERM and SIGHUP; the first starts the orderly stop and says a second one forces', () => {
-    const { log, stops, exits, requested, send } = setUp();
+    const { listeners, log, stops, exits, requested, send } = setUp();
+    expect([...listeners.keys()].sort()).toEqual(['SIGHUP', 'SIGINT', 'SIGTERM']);
     expect(requested()).toBe(false);
     send('SIGTERM');
     expect(requested()).toBe(true);
