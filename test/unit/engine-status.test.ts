@@ -22,6 +22,8 @@ describe('status messages', () => {
     const previous: Status<'pending'> = { state: 'pending', attempts: 2, updatedAt: new Date(START).toISOString() };
     const built = [
       successStatus(previous, 'creating', START, huge),
+      continuedStatus(previous, 'creating', START, huge),
+      underWayStatus(previous, 'creating', START, huge),
       attemptStatus(previous, 'creating', START, huge),
       specRejectedStatus(previous, 'pending', START, huge),
       failureStatus(previous, 'pending', START, { code: 'InternalError', message: huge, attempts: 3 }),
