@@ -106,6 +106,7 @@ describe('queue delays', () => {
 describe('config', () => {
   it('merges partial overrides over the defaults, nested records per key', () => {
     // Each nested record names one key only: the others come from the defaults, not from the override.
+    const defaults = structuredClone(DEFAULT_ENGINE_CONFIG);
     const resolved = resolveEngineConfig({
       maxAttempts: 3,
       rateBudgets: { CreateVolume: { burst: 1, ratePerSecond: 1 } } as EngineConfig['rateBudgets'],
@@ -117,18 +118,20 @@ describe('config', () => {
       describeChunkSize: { volumes: 2 } as EngineConfig['describeChunkSize'],
     });
     expect(resolved).toEqual({
-      ...DEFAULT_ENGINE_CONFIG,
+      ...defaults,
       maxAttempts: 3,
-      rateBudgets: { ...DEFAULT_ENGINE_CONFIG.rateBudgets, CreateVolume: { burst: 1, ratePerSecond: 1 } },
-      accountRateBudgets: { ...DEFAULT_ENGINE_CONFIG.accountRateBudgets, DeleteVolume: { burst: 2, ratePerSecond: 2 } },
-      progressChecks: { ...DEFAULT_ENGINE_CONFIG.progressChecks, attach: { firstSeconds: 5, growth: 1, maxSeconds: 30 } },
-      backoff: { ...DEFAULT_ENGINE_CONFIG.backoff, capSeconds: 60 },
-      throttleBackoff: { ...DEFAULT_ENGINE_CONFIG.throttleBackoff, maxSeconds: 40 },
-      snapshotWait: { ...DEFAULT_ENGINE_CONFIG.snapshotWait, maxSeconds: 60 },
-      describeChunkSize: { ...DEFAULT_ENGINE_CONFIG.describeChunkSize, volumes: 2 },
+      rateBudgets: { ...defaults.rateBudgets, CreateVolume: { burst: 1, ratePerSecond: 1 } },
+      accountRateBudgets: { ...defaults.accountRateBudgets, DeleteVolume: { burst: 2, ratePerSecond: 2 } },
+      progressChecks: { ...defaults.progressChecks, attach: { firstSeconds: 5, growth: 1, maxSeconds: 30 } },
+      backoff: { ...defaults.backoff, capSeconds: 60 },
+      throttleBackoff: { ...defaults.throttleBackoff, maxSeconds: 40 },
+      snapshotWait: { ...defaults.snapshotWait, maxSeconds: 60 },
+      describeChunkSize: { ...defaults.describeChunkSize, volumes: 2 },
     });
-    // The defaults themselves are left as they were.
-    expect(resolveEngineConfig()).toEqual(DEFAULT_ENGINE_CONFIG);
+    // The defaults themselves are left as they were (compared with a copy taken before: a default
+    // changed in place would compare equal to itself).
+    expect(DEFAULT_ENGINE_CONFIG).toEqual(defaults);
+    expect(resolveEngineConfig()).toEqual(defaults);
   });
 
   it('offers enough distinct device names for a heavily attached instance', () => {
