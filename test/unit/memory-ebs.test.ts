@@ -185,8 +185,10 @@ describe('MemoryEbs', () => {
       // On a change to io1 the IOPS left out are 3,000: more than 50 per GiB of 10 GiB.
       [{ volumeType: 'io1' }, 'InvalidParameterValue', /ratio of 300 is too high; maximum is 50/],
     ];
+    const before = ebs.volume(gp3);
     for (const [change, code, message] of refused) await expectCode(ebs.modifyVolume({ ebsVolumeId: gp3, ...change }), 'invalid-request', code, message);
     expect(await ebs.describeVolumeModifications([gp3])).toEqual([]);
+    expect(ebs.volume(gp3)).toEqual(before);
     await ebs.modifyVolume({ ebsVolumeId: gp3, sizeGiB: 200, volumeType: 'st1' });
     expect((await ebs.describeVolumeModifications([gp3]))[0]).toMatchObject({ state: 'modifying', targetSizeGiB: 200, targetVolumeType: 'st1' });
   });
