@@ -734,8 +734,10 @@ describe('VolumeService', () => {
       expect(store.writes).toBe(writes);
       await fail();
       await service.deleteVolume('data-01');
+      const dying = store.writes;
       expect((await problemOf(() => service.retryVolume('data-01'))).status).toBe(409);
       expect((await problemOf(() => service.retryVolume('nope'))).status).toBe(404);
+      expect(store.writes).toBe(dying);
     });
 
     it('is 409 when the volume is marked dying between its read and its write, and leaves the generation as it was', async () => {
