@@ -1,5 +1,5 @@
 /** `npm start`'s default code path: the memory backend in real time, driven through the HTTP API. */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startLocalRuntime, type LocalRuntime } from '../../lib/local/runtime.js';
 import { RecordingLog } from '../../lib/memory/log.js';
 import type { ProgressCheck } from '../../lib/engine/config.js';
@@ -84,7 +84,18 @@ describe('local runtime, memory backend', () => {
 });
 
 describe('local runtime, reconciler timer', () => {
+  // The reconciler's interval timer is faked (nothing else: the API and the pollers run in real
+  // time), so its ticks come when the test says, not after a guessed real wait.
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+  /** Lets every pending callback and promise run (setImmediate is left real). */
+  const settle = async (rounds = 20) => {
+    for (let i = 0; i < rounds; i++) await new Promise((resolve) => setImmediate(resolve));
+  };
+
   it('runs one pass at a time, as the deployed function does, and stops only once the pass under way has ended', async () => {
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
     const log = new RecordingLog();
     const runtime = await startLocalRuntime({ backend: 'memory', port: 0, demoInstances: 0, log, pollIdleMs: 50, reconcileEveryMs: 50 });
     // The first table scan of a pass waits until released: ticks meanwhile must not start another pass.
@@ -97,19 +108,33 @@ describe('local runtime, reconciler timer', () => {
       return list(options);
     };
     const passesEnded = () => log.entries.filter((entry) => entry.message === 'reconciled').length;
+    const ticksSkipped = () => log.entries.filter((entry) => entry.message === 'reconciler pass still under way; this tick starts none').length;
     try {
-      for (let i = 0; i < 50 && scansStarted === 0; i++) await new Promise((resolve) => setTimeout(resolve, 20));
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(scansStarted).toBe(0);
+      await vi.advanceTimersByTimeAsync(50);
+      await settle();
       expect(scansStarted).toBe(1);
+      // Ten more ticks while the pass is held: each starts none.
+      await vi.advanceTimersByTimeAsync(500);
+      await settle();
+      expect(ticksSkipped()).toBe(10);
+      expect(scansStarted).toBe(1);
+      expect(passesEnded()).toBe(0);
 
       let stopped = false;
       const stopping = runtime.stop().then(() => {
         stopped = true;
       });
-      await new Promise((resolve) => setTimeout(resolve, 200));
+      await settle(200);
       expect(stopped).toBe(false);
       release();
       await stopping;
+      expect(passesEnded()).toBe(1);
+      // Stopped, the timer starts no pass.
+      const scansOfThePass = scansStarted;
+      await vi.advanceTimersByTimeAsync(500);
+      await settle();
+      expect(scansStarted).toBe(scansOfThePass);
       expect(passesEnded()).toBe(1);
     } finally {
       release();
