@@ -170,6 +170,10 @@ async function explore(history: (w: World) => Promise<void>, check: (w: World) =
     for (let at = 1; at <= total; at++) {
       const w = world(at, mode);
       await history(w);
+      // The history is the same up to its crash point, so every world reaches it and dies there (or
+      // has that effect fail): one that did not would check a history without a crash.
+      const crashed = mode === 'after' || mode === 'before' ? w.crash.dead : w.crash.effects.length >= at;
+      if (!crashed) failures.push(`never died ${mode} effect ${at} (${w.crash.effects.length} made)`);
       try {
         await check(w);
       } catch (error) {
