@@ -38,7 +38,13 @@ describe('record table access', () => {
 
   it('reads every source that calls the record store: none is left out of a function\'s', () => {
     const read = new Set(Object.values(SOURCES).flat());
-    const callers = ['lib/api', 'lib/engine', ...EXECUTOR_DIRS, 'lib/functions', 'functions'].flatMap((dir) => sourcesIn(dir).filter((path) => storeCalls(source(path)).length > 0));
+    // Folders within them included: a module moved into one still calls the store for its function.
+    const callers = ['lib/api', 'lib/engine', 'lib/functions', 'functions'].flatMap((dir) =>
+      readdirSync(new URL(`../../${dir}`, import.meta.url), { recursive: true, encoding: 'utf8' })
+        .filter((file) => file.endsWith('.ts'))
+        .map((file) => `${dir}/${file}`)
+        .filter((path) => storeCalls(source(path)).length > 0),
+    );
     expect(callers).toContain('lib/engine/executor.ts');
     expect(callers.filter((path) => !read.has(path))).toEqual([]);
   });
