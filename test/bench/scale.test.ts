@@ -100,6 +100,9 @@ describe('scale simulation (N = 200)', () => {
   it('drives the naive design through the same simulated AWS, waiter polls and all', async () => {
     const result = await runDesign({ design: 'naive', workload: burst(200), seed: 1 });
     console.log(formatTable([result]));
+    // Every lifecycle ends, most of them converged (120 of 200, seed 1): with none, the poll count below would check nothing.
+    expect(result.unfinished).toBe(0);
+    expect(result.converged).toBeGreaterThanOrEqual(100);
     // Each lifecycle polls DescribeVolumes at least three times (available, in-use, available).
     expect(result.ec2Calls.DescribeVolumes).toBeGreaterThanOrEqual(3 * result.converged);
     expect(result.ec2Calls.CreateVolume).toBeGreaterThanOrEqual(200);
