@@ -17,12 +17,18 @@ describe('shortenMessage', () => {
     // '😀' is two UTF-16 units: a cut after 9 units would leave half of one.
     expect(shortenMessage('😀'.repeat(10), 10)).toBe(`${'😀'.repeat(4)}…`);
     expect(shortenMessage('a😀😀😀😀😀', 10)).toBe('a😀😀😀😀…');
+    // The first and the last code points of two units: their first units are the bounds of the high surrogates.
+    expect(shortenMessage('\u{10000}'.repeat(10), 10)).toBe(`${'\u{10000}'.repeat(4)}…`);
+    expect(shortenMessage('\u{10FFFF}'.repeat(10), 10)).toBe(`${'\u{10FFFF}'.repeat(4)}…`);
   });
 });
 
 describe('shortenList', () => {
   it('joins the items when they fit', () => {
     expect(shortenList(['a', 'b', 'c'], '; ')).toBe('a; b; c');
+    // To the last character.
+    expect(shortenList(['x'.repeat(20), 'y'.repeat(18)], '; ', undefined, 40)).toBe(`${'x'.repeat(20)}; ${'y'.repeat(18)}`);
+    expect(shortenList(['x'.repeat(20), 'y'.repeat(19)], '; ', undefined, 40)).toBe(`${'x'.repeat(20)}; … (1 more)`);
   });
 
   it('lists the first items that fit, then says how many more', () => {
@@ -33,6 +39,8 @@ describe('shortenList', () => {
     expect(listed).toEqual(items.slice(0, listed.length));
     expect(text.endsWith(`; … (${1000 - listed.length} more)`)).toBe(true);
     expect(shortenList(items, '; ', (count) => `${count} more issues`, 40)).toBe('item 0 is wrong; … (999 more issues)');
+    // An item that fits to the last character is listed.
+    expect(shortenList(['a'.repeat(13), 'b'.repeat(13), 'c'.repeat(20)], '; ', undefined, 40)).toBe(`${'a'.repeat(13)}; ${'b'.repeat(13)}; … (1 more)`);
   });
 
   it('shortens a first item too long on its own', () => {
