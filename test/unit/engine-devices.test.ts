@@ -105,12 +105,15 @@ describe('device allocation', () => {
         { id: 'auto', instanceId: 'i-1' },
         { id: 'asked', instanceId: 'i-1', requestedDevice: '/dev/sdf' },
         { id: 'clash', instanceId: 'i-1', requestedDevice: '/dev/xvdf' },
+        // A name in use on the instance is honoured too: EC2 decides whether it is free.
+        { id: 'in use', instanceId: 'i-1', requestedDevice: '/dev/sdk' },
       ],
-      new Map(),
+      new Map([['i-1', ['/dev/xvdk']]]),
       DEFAULT_DEVICE_NAMES,
     );
     expect(result.get('asked')).toEqual({ ok: true, device: '/dev/sdf' });
     expect(result.get('auto')).toEqual({ ok: true, device: '/dev/sdg' });
     expect(result.get('clash')).toMatchObject({ ok: false, code: 'DeviceNameClash' });
+    expect(result.get('in use')).toEqual({ ok: true, device: '/dev/sdk' });
   });
 });
