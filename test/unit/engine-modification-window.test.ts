@@ -1,9 +1,11 @@
 import { describe, expect, it } from 'vitest';
+import { EC2_TIME_SLACK_MS } from '../../lib/engine/status.js';
 import {
   futureStartsAsNow,
   latestModificationFailed,
   learntModificationStart,
   modificationStarted,
+  modificationStartInFuture,
   modificationsStartedBy,
   recordedModificationStarts,
 } from '../../lib/engine/modification-window.js';
@@ -34,6 +36,9 @@ describe('the modification starts a volume record keeps', () => {
     expect(modificationStarted(starts(NOW - HOUR, NOW), NOW + 2_000, NOW + 10_000, true)).toEqual(starts(NOW - HOUR, NOW + 2_000));
     expect(modificationStarted(starts(NOW - HOUR, NOW), NOW - 1_000, NOW + 10_000, true)).toEqual(starts(NOW - HOUR, NOW));
     expect(modificationStarted(starts(NOW - HOUR, NOW), NOW + 60_000, NOW + 60_000, true)).toEqual(starts(NOW - HOUR, NOW, NOW + 60_000));
+    // The slack to the millisecond.
+    expect(modificationStarted(starts(NOW - HOUR, NOW), NOW + EC2_TIME_SLACK_MS, NOW + 10_000, true)).toEqual(starts(NOW - HOUR, NOW + EC2_TIME_SLACK_MS));
+    expect(modificationStarted(starts(NOW - HOUR, NOW), NOW + EC2_TIME_SLACK_MS + 1, NOW + 10_000, true)).toEqual(starts(NOW - HOUR, NOW, NOW + EC2_TIME_SLACK_MS + 1));
     // The system's own ModifyVolume is always another.
     expect(modificationStarted(starts(NOW), NOW + 2_000, NOW + 2_000)).toEqual(starts(NOW, NOW + 2_000));
   });
@@ -62,5 +67,9 @@ describe('the modification starts a volume record keeps', () => {
     const ahead = { lastModificationStartedAt: at(NOW + 10 * 24 * HOUR), earlierModificationStarts: ['soon', at(NOW - HOUR), at(NOW + 5_000)] };
     expect(recordedModificationStarts(ahead, NOW)).toEqual([NOW - HOUR, NOW, NOW + 5_000]);
     expect(futureStartsAsNow(ahead, NOW)).toEqual(starts(NOW - HOUR, NOW, NOW + 5_000));
+    // Later than now beyond the slack, to the millisecond.
+    expect(modificationStartInFuture(ahead, NOW)).toBe(true);
+    expect(modificationStartInFuture(starts(NOW - HOUR, NOW + EC2_TIME_SLACK_MS), NOW)).toBe(false);
+    expect(modificationStartInFuture(starts(NOW + EC2_TIME_SLACK_MS + 1), NOW)).toBe(true);
   });
 });
