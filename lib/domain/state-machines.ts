@@ -106,6 +106,8 @@ export const VOLUME_TRANSITIONS: readonly Transition<VolumeState, VolumeEvent>[]
   { from: 'deleting', event: 'observed-deleted', to: 'deleted', why: 'EC2 finished deleting' },
   { from: 'deleting', event: 'deleted-while-wanted', to: 'error', why: 'EC2 finished deleting, but the client set the record back to alive meanwhile: a retry creates a new, empty volume' },
   { from: 'deleting', event: 'failed', to: 'error', why: 'deletion failed or budget spent' },
+  { from: 'deleting', event: 'observed-available', to: 'available', why: 'the delete did not take: EC2 still lists the volume available past the describe grace (dying: deleted again after a backoff; set back to alive: kept)' },
+  { from: 'deleting', event: 'observed-in-use', to: 'in-use', why: 'the delete did not take: EC2 still lists the volume attached past the describe grace (dying: waits for it to be detached; set back to alive: kept)' },
   { from: 'error', event: 'create-started', to: 'creating', why: 'dying after an error, CreateVolume unanswered: repeated to learn the id' },
   { from: 'error', event: 'delete-started', to: 'deleting', why: 'dying after an error, volume exists' },
   { from: 'error', event: 'removed-uncreated', to: 'deleted', why: 'dying after an error, no volume exists' },

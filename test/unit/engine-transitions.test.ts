@@ -228,6 +228,80 @@ describe('volume transitions through the engine', () => {
     expect(h.ebs.calls.ModifyVolume + h.ebs.calls.CreateTags).toBe(0);
   });
 
+  describe('deleting --observed-available/in-use--> available/in-use: a delete that did not take', () => {
+    it('dying: a DeleteVolume EC2 accepted without deleting is a failed attempt once the describe grace ends, and is made again after its backoff', async () => {
+      const h = harness();
+      await h.store.create(newVolume('data-1'));
+      await run(h, 10_000);
+      const ebsVolumeId = (await volumeOf(h)).ebsVolumeId!;
+      // EC2 accepts the DeleteVolume, and makes nothing of it.
+      const accepting = executorOver(h, { deleteVolume: async () => {} });
+      await h.store.update<VolumeRecord>(volumeKey('data-1'), { life: 'dying' });
+      await h.watch();
+      await drainWith(h, accepting);
+      expect((await volumeOf(h)).status).toMatchObject({ state: 'deleting', message: 'deleting' });
+      expect(h.ebs.volume(ebsVolumeId)?.state).toBe('available');
+
+      // Within the grace a describe may lag the delete: still deleting.
+      await h.clock.advance(DESCRIBE_GRACE_MS / 2);
+      await deliverOnce(h, accepting);
+      expect((await volumeOf(h)).status).toMatchObject({ state: 'deleting', message: `deleting ${ebsVolumeId}` });
+
+      await h.clock.advance(DESCRIBE_GRACE_MS);
+      await deliverOnce(h, accepting);
+      const status = (await volumeOf(h)).status;
+      expect(status).toMatchObject({
+        state: 'available',
+        code: 'VolumeNotDeleted',
+        attempts: 1,
+        message: `EC2 still lists volume ${ebsVolumeId} as available after the delete`,
+        nextAttemptAt: expect.any(String),
+      });
+      expect(Date.parse(status.nextAttemptAt!)).toBeGreaterThan(h.clock.now());
+
+      // After its backoff, DeleteVolume again (this time EC2 deletes it), and the record goes.
+      await run(h, 2 * MINUTE);
+      expect(await h.store.get(volumeKey('data-1'))).toBeUndefined();
+      expect(h.ebs.volumes()).toEqual([]);
+    });
+
+    it('set back to alive during a delete that did not take: the record says available once the describe grace ends, not deleting until the age limit', async () => {
+      const h = harness();
+      await h.store.create(newVolume('data-1'));
+      await run(h, 10_000);
+      const ebsVolumeId = (await volumeOf(h)).ebsVolumeId!;
+      // EC2 accepts the DeleteVolume, and makes nothing of it.
+      const accepting = executorOver(h, { deleteVolume: async () => {} });
+      await h.store.update<VolumeRecord>(volumeKey('data-1'), { life: 'dying' });
+      await h.watch();
+      await drainWith(h, accepting);
+      expect((await volumeOf(h)).status).toMatchObject({ state: 'deleting', message: 'deleting' });
+      // Its client sets it back to alive (straight in the table).
+      await h.store.update<VolumeRecord>(volumeKey('data-1'), { life: 'alive' });
+      await run(h, DESCRIBE_GRACE_MS + MINUTE, 10_000);
+      const status = (await volumeOf(h)).status;
+      expect(status).toMatchObject({ state: 'available', attempts: 0 });
+      expect(status.code).toBeUndefined();
+      expect(h.ebs.volume(ebsVolumeId)?.state).toBe('available');
+      expect(h.ebs.calls.DeleteVolume).toBe(0);
+    });
+
+    it('dying, attached outside: a record written as deleting whose volume EC2 lists in use says in-use and waits for it to be detached', async () => {
+      const h = harness();
+      await h.store.create(newVolume('data-1'));
+      await run(h, 10_000);
+      const ebsVolumeId = (await volumeOf(h)).ebsVolumeId!;
+      await h.ebs.attachVolume({ ebsVolumeId, instanceId: OTHER_INSTANCE, device: '/dev/sdg' });
+      await h.clock.advance(MINUTE);
+      await h.store.update<VolumeRecord>(volumeKey('data-1'), { life: 'dying', status: { state: 'deleting', attempts: 0, updatedAt: new Date(h.clock.now()).toISOString() } });
+      await run(h, 30_000);
+      const status = (await volumeOf(h)).status;
+      expect(status.state).toBe('in-use');
+      expect(status.message).toMatch(new RegExp(`(EC2 still lists volume ${ebsVolumeId} as in-use after the delete|attached outside the system to ${OTHER_INSTANCE})`));
+      expect(h.ebs.volume(ebsVolumeId)?.state).toBe('in-use');
+    });
+  });
+
   describe('creating --removed-uncreated--> deleted', () => {
     /** Volume data-1 whose CreateVolume EC2 turned down: still creating, waiting for its next attempt, nothing in EC2. */
     async function refused(): Promise<Harness> {

@@ -165,6 +165,12 @@ export function checkVolume(
     }
     // EBS failed the volume instead of deleting it: DeleteVolume again, after the longest backoff (an error volume may be deleted).
     if (current.state === 'error') return dyingTerminal(ctx, volume, now, 'VolumeError', `EC2 reports volume ${current.ebsVolumeId} in state error instead of deleted`);
+    // EC2 moves a volume to `deleting` as it accepts DeleteVolume: one it still lists at rest once a
+    // describe no longer lags was not deleted (a record written as deleting, a delete that did not take).
+    // A start that cannot be read (none, or written into the table) is long ago.
+    const deleteSentMs = operationStartMs(volume.status);
+    const lagging = deleteSentMs !== undefined && now - deleteSentMs < ctx.config.describeGraceMs;
+    if ((current.state === 'available' || current.state === 'in-use') && !lagging) return deleteNotTaken(ctx, volume, current, now);
     return stillInProgress(ctx, volume, now, `deleting ${volume.ebsVolumeId}`);
   }
   if (!current) {
@@ -456,6 +462,26 @@ export function observedChanges(volume: VolumeRecord, current: ProviderVolume, n
     if (decision.type === 'cooldown') Object.assign(changes, changesWithoutCall(written, decision, now));
   }
   return changes;
+}
+
+/**
+ * A volume EC2 still lists at rest (available or in use) past the describe grace of the delete: the
+ * record says what EC2 holds. Dying, that is a failed attempt of the delete, made again after its
+ * backoff (attached, it waits for the volume to be detached first, as any dying volume in use);
+ * set back to alive (straight in the table), the volume is kept.
+ */
+function deleteNotTaken(ctx: ExecutorContext, volume: VolumeRecord, current: ProviderVolume, now: number): Result {
+  const changes = observedChanges(volume, current, now);
+  if (volume.life === 'alive') return { outcome: 'succeeded', changes };
+  const failed = volumeFailure(ctx, volume, now, {
+    outcome: 'retry',
+    code: 'VolumeNotDeleted',
+    message: `EC2 still lists volume ${current.ebsVolumeId} as ${current.state} after the delete`,
+  });
+  const status = failed.changes!.status as Status<VolumeState>;
+  // Spent, in error (`dyingTerminal`): the planner deletes it again after the longest backoff.
+  const settled = status.state === 'error' ? status : { ...status, state: (changes.status as Status<VolumeState>).state };
+  return { ...failed, changes: { ...changes, status: settled } };
 }
 
 /**
