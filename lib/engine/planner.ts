@@ -207,6 +207,20 @@ export function createUnanswered(volume: VolumeRecord): boolean {
 const ATTACHMENTS_BEFORE_DELETING = 'attachment(s) before deleting';
 const ATTACHMENTS_TO_DETACH_BEFORE_DELETING = 'attachment(s) to detach before deleting';
 
+/**
+ * How many of a dying volume's attachments have or may have something to detach: all but those
+ * its planner removes with no EC2 call (detached, or pending or in error without a device: their
+ * AttachVolume was never sent). Read from the records as the store returns them, which need not be
+ * valid (one written into the table without a status counts: nothing shows it never attached).
+ */
+function attachmentsToDetach(attachments: readonly AttachmentRecord[]): number {
+  return attachments.filter((attachment) => {
+    const state: unknown = (attachment as { status?: { state?: unknown } }).status?.state;
+    if (state === 'detached') return false;
+    return !((state === 'pending' || state === 'error') && attachment.device === undefined);
+  }).length;
+}
+
 /** Whether a volume's status message says it waits, dying, for its attachments before deleting. */
 export function saysWaitingForAttachments(status: Status<string>): boolean {
   const message = status.message ?? '';
@@ -225,14 +239,19 @@ export function planVolume(volume: VolumeRecord, attachments: readonly Attachmen
 
   if (volume.life === 'dying') {
     const alive = attachments.filter((attachment) => attachment.life === 'alive');
+    // Those never attached are removed with no EC2 call: the message counts only those with something to detach.
+    const toDetach = attachmentsToDetach(attachments);
     if (alive.length > 0)
       return {
         type: 'cascade-dying',
         attachments: alive.map((a) => ({ kind: 'attachment', volumeId: a.volumeId, instanceId: a.instanceId })),
-        reason: `detaching ${attachments.length} ${ATTACHMENTS_BEFORE_DELETING}`,
+        reason: toDetach > 0 ? `detaching ${toDetach} ${ATTACHMENTS_BEFORE_DELETING}` : `removing ${attachments.length} never attached ${ATTACHMENTS_BEFORE_DELETING}`,
       };
     if (attachments.length > 0)
-      return { type: 'wait', reason: `waiting for ${attachments.length} ${ATTACHMENTS_TO_DETACH_BEFORE_DELETING}` };
+      return {
+        type: 'wait',
+        reason: toDetach > 0 ? `waiting for ${toDetach} ${ATTACHMENTS_TO_DETACH_BEFORE_DELETING}` : `waiting to remove ${attachments.length} never attached ${ATTACHMENTS_BEFORE_DELETING}`,
+      };
     // Without the id, repeat the recorded CreateVolume to learn it, then delete.
     const learnId: Decision = { type: 'operation', op: 'create-volume', reason: 'learning the id of a volume a CreateVolume may have made, to delete it' };
     switch (state) {

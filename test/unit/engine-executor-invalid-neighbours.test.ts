@@ -40,5 +40,8 @@ describe('executor: an invalid attachment record of the same instance', () => {
 
     expect(result.failedMessageIds).toEqual([]);
     expect((await volumeOf(h, 'data-2')).status.state).toBe('creating');
+    // The dying volume waits for it, and says so: nothing shows it never attached.
+    expect((await volumeOf(h)).status.message).toBe('detaching 1 attachment(s) before deleting');
+    expect(h.ebs.calls.DeleteVolume).toBe(0);
   });
 });

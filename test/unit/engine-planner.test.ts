@@ -324,6 +324,32 @@ describe('planVolume (dying)', () => {
     expect(planVolume(dying('available', created), [attachment('detaching', { life: 'dying' })], NOW)).toMatchObject({ type: 'wait' });
   });
 
+  it('counts as detached only the attachments with something to detach: never attached ones are removed with no EC2 call', () => {
+    const neverAttached = attachment('pending', { instanceId: 'i-2' });
+    const givenUp = attachment('error', { instanceId: 'i-3' });
+    expect(planVolume(dying('in-use', created), [attachment('attached'), neverAttached], NOW)).toMatchObject({
+      type: 'cascade-dying',
+      reason: 'detaching 1 attachment(s) before deleting',
+    });
+    expect(planVolume(dying('available', created), [neverAttached, givenUp], NOW)).toMatchObject({
+      type: 'cascade-dying',
+      reason: 'removing 2 never attached attachment(s) before deleting',
+    });
+    // Dying already: one detaching and one with a device kept (EC2 may hold it attached) count; one without does not.
+    const dyingOnes = [attachment('detaching', { life: 'dying' }), attachment('pending', { instanceId: 'i-2', life: 'dying', device: '/dev/sdg' }), { ...givenUp, life: 'dying' as const }];
+    expect(planVolume(dying('available', created), dyingOnes, NOW)).toEqual({ type: 'wait', reason: 'waiting for 2 attachment(s) to detach before deleting' });
+    expect(planVolume(dying('available', created), [{ ...givenUp, life: 'dying' }], NOW)).toEqual({ type: 'wait', reason: 'waiting to remove 1 never attached attachment(s) before deleting' });
+  });
+
+  it('counts an attachment record written into the table without a status (as the store returns it) without throwing', () => {
+    const raw = { kind: 'attachment', volumeId: 'data-1', instanceId: 'i-2', life: 'alive', version: 1 } as unknown as AttachmentRecord;
+    expect(planVolume(dying('available', created), [raw, attachment('pending', { instanceId: 'i-3' })], NOW)).toMatchObject({
+      type: 'cascade-dying',
+      reason: 'detaching 1 attachment(s) before deleting',
+    });
+    expect(planVolume(dying('available', created), [{ ...raw, life: 'dying' }], NOW)).toEqual({ type: 'wait', reason: 'waiting for 1 attachment(s) to detach before deleting' });
+  });
+
   it.each([
     ['pending', {}, { type: 'remove' }],
     ['error', {}, { type: 'remove' }],
