@@ -124,6 +124,21 @@ describe('volume transitions through the engine', () => {
       expect(h.ebs.calls.DeleteVolume).toBe(2);
     });
 
+    it('set back to alive while EBS fails the deletion (the volume in error): VolumeError as for any live volume, with no next attempt and no word of a delete', async () => {
+      const h = harness({ ebsTimings: { delete: 10 * MINUTE } });
+      const ebsVolumeId = await deletingVolume(h);
+      await h.store.update<VolumeRecord>(volumeKey('data-1'), { life: 'alive' });
+      h.ebs.failVolume(ebsVolumeId);
+      await run(h, MINUTE, 10_000);
+      const status = (await volumeOf(h)).status;
+      expect(status).toMatchObject({ state: 'error', code: 'VolumeError', message: expect.stringMatching(new RegExp(`^EC2 reports volume ${ebsVolumeId} in state error: its storage failed`)) });
+      expect(status.nextAttemptAt).toBeUndefined();
+      expect(status.message).not.toMatch(/being deleted/);
+      await run(h, 30 * MINUTE, 60_000);
+      expect(h.ebs.calls.DeleteVolume).toBe(1);
+      expect(h.ebs.volume(ebsVolumeId)?.state).toBe('error');
+    });
+
     it('a deletion EC2 never finishes ends in error with Timeout at the age limit, and is deleted again after the longest backoff', async () => {
       const h = harness({ config: { maxOperationAgeMs: HOUR }, ebsTimings: { delete: 3 * HOUR } });
       const ebsVolumeId = await deletingVolume(h);

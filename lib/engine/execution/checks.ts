@@ -164,7 +164,11 @@ export function checkVolume(
       return { outcome: 'succeeded', remove: true };
     }
     // EBS failed the volume instead of deleting it: DeleteVolume again, after the longest backoff (an error volume may be deleted).
-    if (current.state === 'error') return dyingTerminal(ctx, volume, now, 'VolumeError', `EC2 reports volume ${current.ebsVolumeId} in state error instead of deleted`);
+    // Set back to alive, no delete comes: in error, as a live volume EC2 reports failed.
+    if (current.state === 'error')
+      return volume.life === 'dying'
+        ? dyingTerminal(ctx, volume, now, 'VolumeError', `EC2 reports volume ${current.ebsVolumeId} in state error instead of deleted`)
+        : volumeTerminal(volume, now, 'VolumeError', volumeErrorMessage(current.ebsVolumeId));
     // EC2 moves a volume to `deleting` as it accepts DeleteVolume: one it still lists at rest once a
     // describe no longer lags was not deleted (a record written as deleting, a delete that did not take).
     // A start that cannot be read (none, or written into the table) is long ago.
