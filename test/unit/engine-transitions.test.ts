@@ -660,6 +660,55 @@ describe('attachment transitions through the engine', () => {
     expect(status).toMatchObject({ state: 'attached', attempts: 0 });
     expect(status?.code).toBeUndefined();
   });
+
+  describe('detaching --observed-attached--> attached: a detach that did not take', () => {
+    it('dying: a DetachVolume EC2 accepted without detaching is a failed attempt once the describe grace ends, and is made again after its backoff', async () => {
+      const h = harness();
+      const ebsVolumeId = await attachedVolume(h);
+      // EC2 accepts the DetachVolume, and makes nothing of it.
+      const accepting = executorOver(h, { detachVolume: async () => {} });
+      await h.store.update<AttachmentRecord>(KEY, { life: 'dying' });
+      await h.watch();
+      await drainWith(h, accepting);
+      expect((await attachmentOf(h))?.status).toMatchObject({ state: 'detaching', message: 'detaching' });
+
+      // Within the grace a describe may lag the detach: still detaching.
+      await h.clock.advance(DESCRIBE_GRACE_MS / 2);
+      await deliverOnce(h, accepting);
+      expect((await attachmentOf(h))?.status.state).toBe('detaching');
+
+      await h.clock.advance(DESCRIBE_GRACE_MS);
+      await deliverOnce(h, accepting);
+      const failed = await attachmentOf(h);
+      expect(failed).toMatchObject({
+        device: '/dev/sdf',
+        status: { state: 'attached', code: 'AttachmentNotDetached', attempts: 1, message: `EC2 still lists ${ebsVolumeId} attached to ${INSTANCE} after the detach`, nextAttemptAt: expect.any(String) },
+      });
+
+      // After its backoff, DetachVolume again (this time EC2 detaches it), and the record goes.
+      await run(h, 2 * MINUTE);
+      expect(await attachmentOf(h)).toBeUndefined();
+      expect(h.ebs.volume(ebsVolumeId)?.attachments).toEqual([]);
+      expect(h.ebs.calls.DetachVolume).toBe(1);
+    });
+
+    it('set back to alive during a detach that did not take: the record says attached once the describe grace ends, not detaching until the age limit', async () => {
+      const h = harness();
+      const ebsVolumeId = await attachedVolume(h);
+      const accepting = executorOver(h, { detachVolume: async () => {} });
+      await h.store.update<AttachmentRecord>(KEY, { life: 'dying' });
+      await h.watch();
+      await drainWith(h, accepting);
+      expect((await attachmentOf(h))?.status.state).toBe('detaching');
+      await h.store.update<AttachmentRecord>(KEY, { life: 'alive' });
+      await run(h, DESCRIBE_GRACE_MS + MINUTE, 10_000);
+      const attachment = await attachmentOf(h);
+      expect(attachment).toMatchObject({ life: 'alive', device: '/dev/sdf', status: { state: 'attached', attempts: 0 } });
+      expect(attachment?.status.code).toBeUndefined();
+      expect(h.ebs.volume(ebsVolumeId)?.attachments).toEqual([{ instanceId: INSTANCE, device: '/dev/sdf', state: 'attached' }]);
+      expect(h.ebs.calls.DetachVolume + h.ebs.calls.AttachVolume).toBe(1);
+    });
+  });
 });
 
 describe('watcher: late images of an attachment', () => {

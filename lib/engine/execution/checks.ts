@@ -301,6 +301,12 @@ export function checkAttachment(ctx: ExecutorContext, item: Item, now: number, v
       nextAttachmentState('detaching', 'observed-detached');
       return { outcome: 'succeeded', remove: true, alsoCheck: volumeCheck(attachment), volumeSeen: current };
     }
+    // EC2 moves an attachment to `detaching` as it accepts DetachVolume: one it still lists attached once a
+    // describe no longer lags was not detached (a record written as detaching, a detach that did not take).
+    // A start that cannot be read (none, or written into the table) is long ago.
+    const detachSentMs = operationStartMs(attachment.status);
+    const lagging = detachSentMs !== undefined && now - detachSentMs < ctx.config.describeGraceMs;
+    if (link?.state === 'attached' && !lagging) return detachNotTaken(ctx, attachment, current!, link, now);
     return stillInProgress(ctx, attachment, now, `detaching from ${attachment.instanceId}`);
   }
   if (state === 'pending') {
@@ -409,6 +415,27 @@ export function checkAttachment(ctx: ExecutorContext, item: Item, now: number, v
     };
   }
   return { outcome: 'skipped' };
+}
+
+/**
+ * An attachment EC2 still lists attached past the describe grace of its detach: the record says
+ * so, with the device EC2 names. Dying, that is a failed attempt of the detach, made again after
+ * its backoff (spent, in error with its device, after the longest one); set back to alive (straight
+ * in the table), it stays attached.
+ */
+function detachNotTaken(ctx: ExecutorContext, attachment: AttachmentRecord, current: ProviderVolume, link: ProviderVolume['attachments'][number], now: number): Result {
+  const attached = nextAttachmentState('detaching', 'observed-attached');
+  const device = link.device !== '' ? { device: link.device } : {};
+  const forced = attachment.forceDetachSentAt !== undefined ? { forceDetachSentAt: null } : {};
+  if (attachment.life === 'alive')
+    return { outcome: 'succeeded', changes: { status: successStatus(attachment.status, attached, now), ...device, ...forced }, alsoCheck: volumeCheck(attachment), volumeSeen: current };
+  const failed = attachmentFailure(ctx, attachment, now, 'DetachVolume', {
+    outcome: 'retry',
+    code: 'AttachmentNotDetached',
+    message: `EC2 still lists ${current.ebsVolumeId} attached to ${attachment.instanceId} after the detach`,
+  });
+  const status = failed.changes!.status as Status<AttachmentState>;
+  return { ...failed, changes: { ...failed.changes, status: status.state === 'error' ? status : { ...status, state: attached }, ...device, ...forced } };
 }
 
 /**
