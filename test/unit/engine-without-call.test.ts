@@ -96,7 +96,13 @@ describe('changesWithoutCall', () => {
   });
 
   it('none: a volume set back to alive while dying no longer says it waits for its attachments before deleting', () => {
-    for (const message of ['waiting for 2 attachment(s) to detach before deleting', 'detaching 2 attachment(s) before deleting']) {
+    for (const message of [
+      'waiting for 2 attachment(s) to detach before deleting',
+      'detaching 2 attachment(s) before deleting',
+      // Its attachments never attached (the planner's messages then).
+      'removing 2 never attached attachment(s) before deleting',
+      'waiting to remove 2 never attached attachment(s) before deleting',
+    ]) {
       expect(changesWithoutCall(volumeIn({ state: 'in-use', message }), { type: 'none', reason: 'volume in-use' }, NOW)).toEqual({ status: { state: 'in-use', attempts: 0, updatedAt: at(NOW) } });
       // In error, the code of its failure stays.
       const failed = volumeIn({ state: 'error', code: 'InternalError', message, attempts: 8 });
