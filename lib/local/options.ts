@@ -47,10 +47,10 @@ export function localCommand(): Command {
     .description('Run the provisioner pipeline locally: HTTP API, watcher, executor and reconciler.')
     .addOption(new Option('--backend <backend>', 'where records, messages and volumes live').choices(['memory', 'moto']).default('memory'))
     .option('--port <port>', 'HTTP API port on 127.0.0.1 (0 picks a free one)', wholeNumberOption({ min: 0, max: 65535 }), 3000)
-    .option('--demo-instances <count>', 'EC2 instances to launch for trying attachments', wholeNumberOption({ min: 0, max: MAX_DEMO_INSTANCES }), 2)
+    .option('--demo-instances <count>', `EC2 instances to launch for trying attachments (at most ${MAX_DEMO_INSTANCES})`, wholeNumberOption({ min: 0, max: MAX_DEMO_INSTANCES }), 2)
     .option('--endpoint <url>', 'AWS endpoint for the moto backend instead of starting moto_server (default AWS_ENDPOINT_URL)', endpointOption)
     // A longer period than a timer holds would run a pass every millisecond.
-    .option('--reconcile-seconds <seconds>', 'reconciler period', wholeNumberOption({ min: 1, max: MAX_TIMER_SECONDS }), RECONCILER.intervalMinutes * 60)
+    .option('--reconcile-seconds <seconds>', `reconciler period (at most ${MAX_TIMER_SECONDS}, about 24 days)`, wholeNumberOption({ min: 1, max: MAX_TIMER_SECONDS }), RECONCILER.intervalMinutes * 60)
     .option('--verbose', 'log debug lines too (each poller batch and how it was handled)');
 }
 

@@ -51,12 +51,13 @@ describe('npm start options', () => {
     expect(options?.warnings).toEqual(['--endpoint is ignored with --backend memory: it names the AWS endpoint of --backend moto']);
   });
 
-  it('shows the defaults in --help, the reconciler period included', () => {
+  it('shows the defaults and the limits in --help, the reconciler period included', () => {
     const { options, stdout } = read(['--help']);
     expect(options).toBeUndefined();
     const help = stdout.replace(/\s+/g, ' ');
     expect(help).toContain('--port <port> HTTP API port on 127.0.0.1 (0 picks a free one) (default: 3000)');
-    expect(help).toContain('--reconcile-seconds <seconds> reconciler period (default: 300)');
+    expect(help).toContain('--demo-instances <count> EC2 instances to launch for trying attachments (at most 100) (default: 2)');
+    expect(help).toContain('--reconcile-seconds <seconds> reconciler period (at most 2147483, about 24 days) (default: 300)');
   });
 
   it('rejects a reconciler period past the longest timer Node keeps (2^31 - 1 ms), which would run a pass every millisecond', () => {
