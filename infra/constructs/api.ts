@@ -126,7 +126,8 @@ export class Api extends Construct {
       this.restApi.addGatewayResponse(type.responseType, {
         type,
         statusCode: String(PROBLEM_KINDS[kind].status),
-        responseHeaders: { 'Content-Type': `'${PROBLEM_CONTENT_TYPE}'` },
+        // As the function's own answers: a cache on the way keeps none (a 404 is cacheable by default).
+        responseHeaders: { 'Content-Type': `'${PROBLEM_CONTENT_TYPE}'`, 'Cache-Control': "'no-store'" },
         templates: { 'application/json': gatewayProblemTemplate(kind) },
       });
     }

@@ -498,7 +498,7 @@ describe('API', () => {
     expect(Object.values(s.json.Resources).filter((resource) => resource.Type === 'AWS::ApiGateway::Model')).toEqual([]);
   });
 
-  it('answers what API Gateway refuses itself (throttling, a bad signature, a route it does not know) as problems with the type\'s documented status', () => {
+  it('answers what API Gateway refuses itself (throttling, a bad signature, a route it does not know) as problems with the type\'s documented status, never to be cached', () => {
     const responses = Object.values(s.json.Resources)
       .filter((resource) => resource.Type === 'AWS::ApiGateway::GatewayResponse')
       .map((resource) => resource.Properties!);
@@ -514,7 +514,10 @@ describe('API', () => {
     for (const [type, properties] of byType) {
       const status = documentedStatus[type]!;
       expect(properties.StatusCode, type).toBe(String(status));
-      expect(properties.ResponseParameters, type).toEqual({ 'gatewayresponse.header.Content-Type': "'application/problem+json'" });
+      expect(properties.ResponseParameters, type).toEqual({
+        'gatewayresponse.header.Content-Type': "'application/problem+json'",
+        'gatewayresponse.header.Cache-Control': "'no-store'",
+      });
       const template = (properties.ResponseTemplates as Record<string, string>)['application/json']!;
       const body = JSON.parse(template.replace('$context.error.messageString', JSON.stringify(message))) as Record<string, unknown>;
       expect(body, type).toEqual({ type: expect.stringMatching(/^urn:ebs-provisioner:problem:[a-z-]+$/), title: expect.any(String), status, detail: message, errors: [] });
