@@ -42,8 +42,8 @@ export type RateBucket = 'CreateVolume' | 'AttachVolume' | 'DeleteVolume' | 'Cre
 /**
  * Which budget each action draws on. EC2 meters AttachVolume, DetachVolume and ModifyVolume in
  * one request bucket ("mutating actions"), CreateVolume, DeleteVolume and CreateTags in their own
- * (EC2 API throttling docs); DeleteTags is metered with the mutating actions, the category that
- * holds the actions that change resources and have no bucket of their own.
+ * (EC2 API throttling docs). EC2 gives DeleteTags a bucket of its own too (100 tokens, 10 a second,
+ * as CreateTags); the engine budgets it with the mutating actions, which is stricter.
  * The executor's buckets follow the same grouping: the shared bucket uses the AttachVolume budget.
  */
 export const RATE_BUCKET_OF: Readonly<Record<MutatingAction, RateBucket>> = {
