@@ -21,6 +21,29 @@ export function shortenMessage(text: string, max = MAX_STATUS_MESSAGE_CHARS): st
 }
 
 /**
+ * `before`, `text` and `after` joined within `max` characters: `text` (quoted from EC2 or an
+ * error, of any length) is shortened (`shortenMessage`), so the system's words around it, which
+ * say what happens next, stay whole. Should those alone not fit, the whole is shortened at its end.
+ */
+export function shortenAround(before: string, text: string, after: string, max = MAX_STATUS_MESSAGE_CHARS): string {
+  const room = max - before.length - after.length;
+  if (room < 1) return shortenMessage(`${before}${text}${after}`, max);
+  return `${before}${shortenMessage(text, room)}${after}`;
+}
+
+/**
+ * The longest text from EC2 or an error a status message quotes with more words of the system
+ * after it (what it means, what to do) that are themselves wrapped as the status is built (the
+ * reason of a give-up, a dying record's next attempt): the rest of the bound is room for those.
+ */
+export const MAX_QUOTED_CHARS = 1500;
+
+/** `text`, from EC2 or an error, as a status message quotes it: at most `MAX_QUOTED_CHARS` (`shortenMessage`). */
+export function quoted(text: string): string {
+  return shortenMessage(text, MAX_QUOTED_CHARS);
+}
+
+/**
  * `items` joined by `separator` within `max` characters: as many whole items as fit, then
  * "… (N more)" for the rest (`more` words the count). A first item too long on its own is
  * shortened (`shortenMessage`).

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_STATUS_MESSAGE_CHARS, shortenList, shortenMessage } from '../../lib/domain/status-message.js';
+import { MAX_QUOTED_CHARS, MAX_STATUS_MESSAGE_CHARS, quoted, shortenAround, shortenList, shortenMessage } from '../../lib/domain/status-message.js';
 
 describe('shortenMessage', () => {
   it('keeps a message within the bound as it is', () => {
@@ -20,6 +20,33 @@ describe('shortenMessage', () => {
     // The first and the last code points of two units: their first units are the bounds of the high surrogates.
     expect(shortenMessage('\u{10000}'.repeat(10), 10)).toBe(`${'\u{10000}'.repeat(4)}…`);
     expect(shortenMessage('\u{10FFFF}'.repeat(10), 10)).toBe(`${'\u{10FFFF}'.repeat(4)}…`);
+  });
+});
+
+describe('shortenAround', () => {
+  it('joins the three as they are when they fit', () => {
+    expect(shortenAround('failed (', 'boom', '); tried again at noon', 40)).toBe('failed (boom); tried again at noon');
+  });
+
+  it('shortens the text in the middle, keeping what is around it whole and the whole within the bound', () => {
+    expect(shortenAround('a (', 'x'.repeat(3000), ') next', 20)).toBe(`a (${'x'.repeat(10)}…) next`);
+    // 3 000 characters of two UTF-16 units each: the cut at the bound would fall inside one, so the text ends one unit earlier.
+    const long = shortenAround('failed (', '😀'.repeat(1500), '); tried again at noon');
+    expect(long).toHaveLength(MAX_STATUS_MESSAGE_CHARS - 1);
+    expect(long).toMatch(/^failed \((😀)+…\); tried again at noon$/u);
+    // One unit on: the cut falls between two characters.
+    expect(shortenAround('failed (', `é${'😀'.repeat(1500)}`, '); tried again at noon')).toMatch(/^failed \(é(😀)+…\); tried again at noon$/u);
+  });
+
+  it('shortens the whole at its end when the words around the text alone do not fit', () => {
+    expect(shortenAround('abcdef', 'x', 'ghijkl', 10)).toBe('abcdefxgh…');
+  });
+});
+
+describe('quoted', () => {
+  it('keeps a text within MAX_QUOTED_CHARS, shortening a longer one to it', () => {
+    expect(quoted('boom')).toBe('boom');
+    expect(quoted('x'.repeat(3000))).toBe(`${'x'.repeat(MAX_QUOTED_CHARS - 1)}…`);
   });
 });
 
