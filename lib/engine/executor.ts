@@ -19,7 +19,7 @@
 import { randomUUID } from 'node:crypto';
 import { keyOf, keyString, type AttachmentRecord, type ProvisionerRecord, type RecordKey, type VolumeRecord } from '../domain/records.js';
 import { QUEUE } from '../settings.js';
-import { shortenMessage } from '../domain/status-message.js';
+import { shortenAround } from '../domain/status-message.js';
 import { RATE_BUCKET_OF, resolveEngineConfig, type MutatingAction } from './config.js';
 import { errorMessage } from './errors.js';
 import {
@@ -182,10 +182,14 @@ export class Executor {
         // A next attempt already due was this message's: nothing is queued for it any more. One still ahead has its own message.
         const { nextAttemptAt, ...kept } = record.status;
         const ahead = nextAttemptAt !== undefined && Date.parse(nextAttemptAt) > now ? { nextAttemptAt } : {};
-        const message =
-          `the executor failed on this record ${item.receiveCount} times (${item.failure}); its message went to the dead-letter queue.` +
-          (ahead.nextAttemptAt ? ` Its next attempt is still queued, at ${ahead.nextAttemptAt}` : ' Nothing more is done until the reconciler looks at it again');
-        const status = { ...kept, ...ahead, code: EXECUTOR_FAILED_CODE, message: shortenMessage(message), updatedAt: new Date(now).toISOString() };
+        // A long failure is shortened, never the sentences after it that say what comes next.
+        const message = shortenAround(
+          `the executor failed on this record ${item.receiveCount} times (`,
+          item.failure!,
+          '); its message went to the dead-letter queue.' +
+            (ahead.nextAttemptAt ? ` Its next attempt is still queued, at ${ahead.nextAttemptAt}` : ' Nothing more is done until the reconciler looks at it again'),
+        );
+        const status = { ...kept, ...ahead, code: EXECUTOR_FAILED_CODE, message, updatedAt: new Date(now).toISOString() };
         try {
           await this.ctx.deps.store.update(item.key, { status, claim: null } as RecordChanges, unchangedSince(record));
           this.ctx.deps.log.error('message dead-lettered; status written on the record', { key: item.id, receiveCount: item.receiveCount, cause: item.failure });

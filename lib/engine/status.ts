@@ -9,7 +9,7 @@
 import type { AttachmentState, Status } from '../domain/records.js';
 import { canonicalJson } from '../domain/canonical-json.js';
 import { MODIFICATION_RATE_RULE } from '../domain/ebs-limits.js';
-import { shortenMessage } from '../domain/status-message.js';
+import { shortenAround, shortenMessage } from '../domain/status-message.js';
 import { nextAttachmentState, nextVolumeState } from '../domain/state-machines.js';
 
 /** Volume and attachment states in which no operation is under way. */
@@ -123,9 +123,16 @@ export function withoutSpecRejection<S extends string>(status: Status<S>, nowMs:
 /** What a dying record's give-up adds to its message: it is tried again at `atMs`, as its `nextAttemptAt` says. */
 const DYING_RETRY = '; being deleted: trying again at ';
 
-/** The message of a dying record's step that failed for good, tried again at `atMs`; `withoutDyingRetry` takes the clause off again. */
+/** How long the clause a dying record's give-up adds to its message is (`dyingGiveUpMessage`). */
+export const DYING_GIVE_UP_CHARS = DYING_RETRY.length + new Date(0).toISOString().length;
+
+/**
+ * The message of a dying record's step that failed for good, tried again at `atMs`, within the
+ * status message bound: a long `message` is shortened, the clause is kept whole (and
+ * `withoutDyingRetry` takes it off again).
+ */
 export function dyingGiveUpMessage(message: string, atMs: number): string {
-  return `${message}${DYING_RETRY}${new Date(atMs).toISOString()}`;
+  return shortenAround('', message, `${DYING_RETRY}${new Date(atMs).toISOString()}`);
 }
 
 /**

@@ -4,6 +4,7 @@
  * what EC2 then holds; duplicate and late messages call nothing more.
  */
 import { describe, expect, it, vi } from 'vitest';
+import { MAX_STATUS_MESSAGE_CHARS } from '../../lib/domain/status-message.js';
 import type { VolumeRecord } from '../../lib/domain/records.js';
 import { parseRecord } from '../../lib/domain/validation.js';
 import { Reconciler } from '../../lib/engine/reconciler.js';
@@ -349,6 +350,18 @@ describe('tag-volume', () => {
     expect(volume.status).toMatchObject({ state: 'error', code: 'TagLimitExceeded' });
     expect(volume.status.message).toMatch(/at most 50 tags.*remove some from spec\.tags/);
     expect(h.ebs.calls.CreateTags).toBe(1);
+  });
+
+  it("says what to do on EC2's tag limit however long EC2's message is, shortening that message", async () => {
+    const h = await taggedVolume();
+    // 3 000 characters of two UTF-16 units each after one of one: the cut falls inside a pair.
+    h.ebs.failNext('CreateTags', new ProviderError('limit-exceeded', 'TagLimitExceeded', `é${'😀'.repeat(1500)}`));
+    await retag(h, { team: 'b', env: 'dev' });
+    await h.drain();
+    const { status } = await volumeOf(h);
+    expect(status).toMatchObject({ state: 'error', code: 'TagLimitExceeded' });
+    expect(status.message).toMatch(/^EC2 refused the tags: é(😀)+… \(a volume carries at most 50 tags.*remove some from spec\.tags\)$/u);
+    expect(status.message!.length).toBeLessThanOrEqual(MAX_STATUS_MESSAGE_CHARS);
   });
 
   it('gives a tag change asked for while a grow EC2 refused 7 times waits its retry a budget of its own, and the grow after it one too', async () => {

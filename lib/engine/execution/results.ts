@@ -10,7 +10,8 @@ import { nextAttachmentState, nextVolumeState, type AttachmentEvent } from '../.
 import { type ProviderCall, errorMessage, type ClassifiedError } from '../errors.js';
 import type { OperationOutcome, ProviderVolume, RecordChanges } from '../ports.js';
 import { backoffDelaySeconds, budgetSpent, snapshotWaitSeconds, throttleDelaySeconds } from '../schedule.js';
-import { dyingGiveUpMessage, failureStatus, operationStartMs } from '../status.js';
+import { DYING_GIVE_UP_CHARS, dyingGiveUpMessage, failureStatus, operationStartMs } from '../status.js';
+import { MAX_STATUS_MESSAGE_CHARS, shortenAround } from '../../domain/status-message.js';
 import { FORGET_MODIFICATION_STARTS } from '../modification-window.js';
 import type { ExecutorContext } from './context.js';
 import type { Result, Item } from './item.js';
@@ -165,12 +166,12 @@ function retryPlan(
     // No attempt: the wait ends when EC2 completes the snapshot, or at the operation's maximum age.
     const startedMs = operationStartMs(status) ?? now;
     const aged = budgetSpent(status.attempts, startedMs, now, ctx.config, dying);
-    if (aged) return { terminal: true, message: `${error.message} (${aged.message})` };
+    if (aged) return { terminal: true, message: givenUpMessage(error.message, aged.message, dying) };
     return { terminal: false, outcome: 'retrying', attempts: status.attempts, atMs: now + snapshotWaitSeconds(now - startedMs, ctx.config) * 1000, message: `waiting: ${error.message}` };
   }
   const attempts = status.attempts + 1;
   const spent = budgetSpent(attempts, operationStartMs(status) ?? now, now, ctx.config, dying);
-  if (spent) return { terminal: true, message: `${error.message} (${spent.message})` };
+  if (spent) return { terminal: true, message: givenUpMessage(error.message, spent.message, dying) };
   const prefix = error.outcome === 'wait-for-prerequisite' ? 'waiting: ' : '';
   return {
     terminal: false,
@@ -179,6 +180,15 @@ function retryPlan(
     atMs: now + backoffDelaySeconds(attempts, ctx.config, ctx.random) * 1000,
     message: `${prefix}${error.message}`,
   };
+}
+
+/**
+ * The message of a step given up on: the failure's, then why it was given up. A long failure
+ * message is shortened so that the reason, and a dying record's next attempt that
+ * `dyingGiveUpMessage` adds after it, stay within the status message bound.
+ */
+function givenUpMessage(message: string, reason: string, dying: boolean): string {
+  return shortenAround('', message, ` (${reason})`, MAX_STATUS_MESSAGE_CHARS - (dying ? DYING_GIVE_UP_CHARS : 0));
 }
 
 /**

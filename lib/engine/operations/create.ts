@@ -6,6 +6,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { keyOf, keyString, type CreateRequest, type VolumeRecord } from '../../domain/records.js';
 import { nextVolumeState } from '../../domain/state-machines.js';
+import { shortenAround } from '../../domain/status-message.js';
 import { createSentUnrecorded } from '../../domain/validation.js';
 import { OWNERSHIP_TAGS } from '../../settings.js';
 import { createRefused, createTokenVolumeDeleted, createUnrepeatable as unrepeatableError, type ClassifiedError } from '../errors.js';
@@ -125,12 +126,16 @@ export async function prepareCreates(ctx: ExecutorContext, items: Item[], owner:
  */
 function createUnrepeatable(ctx: ExecutorContext, volume: VolumeRecord, request: CreateRequest, now: number, error: ClassifiedError): Result {
   const deleted = createTokenVolumeDeleted(error);
-  const message =
-    `EC2 will not repeat CreateVolume with token ${request.clientToken} (${error.message}): ` +
-    (deleted
-      ? 'the volume it made has been deleted'
-      : `a volume it may have made cannot be learnt and, if it exists, is reported by the reconciler as leaked (tag ${OWNERSHIP_TAGS.record}=${volume.volumeId})`) +
-    (volume.life === 'alive' ? '; a retry creates a new volume' : '');
+  // A long EC2 message is shortened, never what the status says of the volume and of a retry.
+  const message = shortenAround(
+    `EC2 will not repeat CreateVolume with token ${request.clientToken} (`,
+    error.message,
+    '): ' +
+      (deleted
+        ? 'the volume it made has been deleted'
+        : `a volume it may have made cannot be learnt and, if it exists, is reported by the reconciler as leaked (tag ${OWNERSHIP_TAGS.record}=${volume.volumeId})`) +
+      (volume.life === 'alive' ? '; a retry creates a new volume' : ''),
+  );
   const fields = { key: keyString(keyOf(volume)), clientToken: request.clientToken, code: error.code };
   if (deleted) ctx.deps.log.info('CreateVolume cannot be repeated; the volume its token made has been deleted', fields);
   else ctx.deps.log.warn('CreateVolume cannot be repeated; its volume, if any, is left to the leak report', fields);

@@ -3,6 +3,7 @@
  * the tags this batch's DescribeVolumes saw; the ownership tags are never touched.
  */
 import type { VolumeRecord } from '../../domain/records.js';
+import { quoted } from '../../domain/status-message.js';
 import { managedTagsOf } from '../../domain/validation.js';
 import type { ClassifiedError } from '../errors.js';
 import { tagCalls } from '../planner.js';
@@ -67,7 +68,7 @@ function tagFailure(ctx: ExecutorContext, volume: VolumeRecord, now: number, err
   return error.kind === 'limit-exceeded'
     ? volumeFailure(ctx, volume, now, {
         ...error,
-        message: `EC2 refused the tags: ${error.message} (a volume carries at most 50 tags: the client's, the 2 ownership tags and any set outside this system; remove some from spec.tags)`,
+        message: `EC2 refused the tags: ${quoted(error.message)} (a volume carries at most 50 tags: the client's, the 2 ownership tags and any set outside this system; remove some from spec.tags)`,
       })
     : volumeFailure(ctx, volume, now, error);
 }
