@@ -55,7 +55,7 @@ function statusSchema<const S extends readonly [string, ...string[]]>(name: stri
       message: z
         .string()
         .optional()
-        .meta({ description: `Why the record is where it is; at most ${MAX_STATUS_MESSAGE_CHARS} characters (a longer reason is shortened, ending with "…").` }),
+        .meta({ description: `Why the record is where it is; at most ${MAX_STATUS_MESSAGE_CHARS} characters (a longer reason is shortened: "…" marks where it, or the text from EC2 or an error it quotes, was cut).` }),
       code: z.string().optional().meta({ description: 'Machine-readable error code, e.g. `VolumeInUse`.' }),
       attempts: z.number().int().min(0).meta({ description: 'Failed attempts of the current operation.' }),
       nextAttemptAt: timestamp.optional(),
