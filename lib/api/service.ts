@@ -185,7 +185,7 @@ export class VolumeService {
   /** A page of volumes, optionally only those in `state` or attached to `instanceId`. */
   async listVolumes(query: ListVolumesQuery): Promise<VolumeList> {
     const filter = filterKey(query);
-    const cursor = query.cursor === undefined ? undefined : decodeCursor(query.cursor, filter);
+    const cursor = query.cursor === undefined ? undefined : decodeCursor(query.cursor, filter, query.instanceId !== undefined ? 'instance' : 'scan');
     const matches = (volume: VolumeListItem) => query.state === undefined || volume.status.state === query.state;
     const listed = (raw: ProvisionerRecord): VolumeListItem => {
       const read = readRecord(raw, 'volume');
@@ -892,7 +892,12 @@ function invalidCursor(message: string) {
   return invalid(`the cursor is not usable: it ${message}`, [{ path: 'cursor', message }]);
 }
 
-function decodeCursor(text: string, filter: string): ListCursor {
+/**
+ * Reads a cursor for the list it is given to: a table scan's cursor holds only the store's own
+ * cursor, an instance's only the last volume id (or, as an earlier version issued it, a position).
+ * Any other field, or one missing, is refused: the list must never start again from its first page.
+ */
+function decodeCursor(text: string, filter: string, list: 'scan' | 'instance'): ListCursor {
   const bad = invalidCursor;
   let parsed: unknown;
   try {
@@ -900,14 +905,18 @@ function decodeCursor(text: string, filter: string): ListCursor {
   } catch {
     throw bad('is not a cursor this API issued');
   }
-  if (parsed === null || typeof parsed !== 'object') throw bad('is not a cursor this API issued');
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw bad('is not a cursor this API issued');
   const cursor = parsed as Partial<ListCursor>;
+  const fields = Object.keys(cursor).filter((key) => key !== 'filter').sort().join(',');
   const wellFormed =
     typeof cursor.filter === 'string' &&
     (cursor.store === undefined || typeof cursor.store === 'string') &&
     (cursor.after === undefined || typeof cursor.after === 'string') &&
-    (cursor.offset === undefined || (Number.isSafeInteger(cursor.offset) && cursor.offset >= 0));
+    (cursor.offset === undefined || (Number.isSafeInteger(cursor.offset) && cursor.offset >= 0)) &&
+    ['store', 'after', 'offset'].includes(fields);
   if (!wellFormed) throw bad('is not a cursor this API issued');
   if (cursor.filter !== filter) throw bad('was issued for a different state/instanceId filter');
+  const fits = list === 'scan' ? fields === 'store' : fields === 'after' || fields === 'offset';
+  if (!fits) throw bad('does not fit this list');
   return cursor as ListCursor;
 }

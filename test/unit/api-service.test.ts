@@ -9,7 +9,7 @@ import type { SharedRateBudget } from '../../lib/engine/ports.js';
 import { ApiProblem } from '../../lib/api/problem.js';
 import { MAX_STORE_READS_PER_PAGE, VolumeService } from '../../lib/api/service.js';
 import { entityTag, parseIfMatch } from '../../lib/api/preconditions.js';
-import type { AttachmentView } from '../../lib/api/schemas.js';
+import type { AttachmentView, ListVolumesQuery } from '../../lib/api/schemas.js';
 import { INSTANCE_A, INSTANCE_B, ManualClock, sequentialIds } from './api-fixtures.js';
 import { OWNERSHIP_TAGS } from '../../lib/settings.js';
 import { AZ as ENGINE_AZ, harness, newVolume } from './engine-fixtures.js';
@@ -359,6 +359,37 @@ describe('VolumeService', () => {
       expect(other.errors).toEqual([{ path: 'cursor', message: 'was issued for a different state/instanceId filter' }]);
       const forged = await problemOf(() => service.listVolumes({ limit: 1, cursor: 'not-a-cursor' }));
       expect(forged.errors[0]?.path).toBe('cursor');
+    });
+
+    it('rejects a hand-made cursor with fields its list does not use (never starting again from the first page), on each list', async () => {
+      await seed(3);
+      for (const id of ['vol-01', 'vol-02', 'vol-03']) await service.putAttachment(id, INSTANCE_A, {});
+      const cursor = (fields: Record<string, unknown>) => Buffer.from(JSON.stringify(fields)).toString('base64url');
+      const table = JSON.parse(Buffer.from((await service.listVolumes({ limit: 1 })).cursor!, 'base64url').toString('utf8')) as { store: string };
+      const cases: Array<[ListVolumesQuery, Record<string, unknown>]> = [
+        [{ limit: 1 }, { filter: '|', after: 'vol-01' }],
+        [{ limit: 1 }, { filter: '|', offset: 1 }],
+        [{ limit: 1 }, { filter: '|' }],
+        [{ limit: 1 }, { filter: '|', store: table.store, after: 'vol-01' }],
+        [{ limit: 1 }, { filter: '|', store: table.store, next: 'x' }],
+        [{ limit: 1, state: 'pending' }, { filter: '|pending', offset: 1 }],
+        [{ limit: 1, instanceId: INSTANCE_A }, { filter: `${INSTANCE_A}|`, store: table.store }],
+        [{ limit: 1, instanceId: INSTANCE_A }, { filter: `${INSTANCE_A}|` }],
+        [{ limit: 1, instanceId: INSTANCE_A }, { filter: `${INSTANCE_A}|`, after: 'vol-01', offset: 2 }],
+        [{ limit: 1, instanceId: INSTANCE_A, state: 'pending' }, { filter: `${INSTANCE_A}|pending`, after: 'vol-01', page: 2 }],
+      ];
+      for (const [query, fields] of cases) {
+        const problem = await problemOf(() => service.listVolumes({ ...query, cursor: cursor(fields) }));
+        expect(problem.status, JSON.stringify(fields)).toBe(400);
+        expect(problem.errors.map((e) => e.path)).toEqual(['cursor']);
+      }
+      // The cursors each list issues still work on it.
+      for (const query of [{ limit: 1 }, { limit: 1, state: 'pending' as const }, { limit: 1, instanceId: INSTANCE_A }, { limit: 1, instanceId: INSTANCE_A, state: 'pending' as const }]) {
+        const first = await service.listVolumes(query);
+        const second = await service.listVolumes({ ...query, cursor: first.cursor! });
+        expect(second.items.map((v) => v.volumeId)).not.toContain(first.items[0]?.volumeId);
+        expect(second.items.length).toBe(1);
+      }
     });
 
     it('rejects a forged instance cursor with a negative offset, before reading or listing anything', async () => {
