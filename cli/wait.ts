@@ -227,7 +227,13 @@ async function poll(target: WaitTarget, options: WaitOptions): Promise<WaitOutco
       };
     }
     if (seen.missing !== undefined) {
-      const message = `${seen.missing} ${found ? 'was removed' : 'does not exist'}`;
+      // An attachment seen before and gone with its volume's record is named itself: its volume's record may
+      // have been gone all along (an attachment outliving it), and it is the attachment that went.
+      const message = !found
+        ? `${seen.missing} does not exist`
+        : seen.missing === subject(target)
+          ? `${seen.missing} was removed`
+          : `${subject(target)} was removed (volume ${target.volumeId}'s record is gone too)`;
       progress.fail(`${message}; wanted ${target.states.join(' or ')}`);
       return { result: 'not-found', state: seen.state, message };
     }

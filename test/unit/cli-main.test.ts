@@ -794,6 +794,19 @@ describe('CLI against the API over HTTP', () => {
       ]);
     });
 
+    it('names the attachment, not its volume, when an attachment outliving its volume record is removed while another state is wanted', async () => {
+      await cli('volumes', 'create', '--size', '20', '--id', 'data-01', '--attach', INSTANCE_A);
+      const key: RecordKey = { kind: 'attachment', volumeId: 'data-01', instanceId: INSTANCE_A };
+      await store.update<AttachmentRecord>(key, { status: { state: 'detaching', attempts: 0, updatedAt: '2026-01-01T00:00:00.000Z' }, device: '/dev/sdf' });
+      await store.remove(volumeKey('data-01'));
+      clock.onSleep = async () => store.remove(key);
+      const run = await cli('-o', 'json', 'wait', 'data-01', '--attachment', INSTANCE_A, '--state', 'attached', '--timeout', '600');
+      expect(run.code).toBe(EXIT.failed);
+      const message = `attachment data-01 → ${INSTANCE_A} was removed (volume data-01's record is gone too)`;
+      expect(run.json).toEqual({ result: 'not-found', state: 'detached', message });
+      expect(run.stderr.trim().split('\n')).toEqual([`attachment data-01 → ${INSTANCE_A}: detaching`, `failed: ${message}; wanted attached`]);
+    });
+
     it('reaches an error state when that is what it waits for, even with a change pending', async () => {
       await cli('volumes', 'create', '--az', 'us-east-1a', '--size', '20', '--id', 'data-01');
       await store.update<VolumeRecord>(volumeKey('data-01'), { observedGeneration: 1 });
