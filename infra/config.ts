@@ -227,9 +227,11 @@ function resolveInstanceTag(tag: string | undefined): InstanceTag | undefined {
   const value = separator < 0 ? '' : tag.slice(separator + 1);
   // Characters as EC2 counts them: Unicode code points.
   const keyChars = characterCount(key);
-  if (keyChars < 1 || keyChars > TAG_KEY_MAX_CHARS || characterCount(value) > TAG_VALUE_MAX_CHARS || key.toLowerCase().startsWith('aws:')) {
+  // A key of spaces only would make the instance condition name a tag nobody means to put on an instance.
+  const blankKey = key.trim() === '';
+  if (keyChars < 1 || blankKey || keyChars > TAG_KEY_MAX_CHARS || characterCount(value) > TAG_VALUE_MAX_CHARS || key.toLowerCase().startsWith('aws:')) {
     throw new Error(
-      `attachableInstanceTag must be key=value, a tag key of 1-${TAG_KEY_MAX_CHARS} characters not starting with aws: and a value of 0-${TAG_VALUE_MAX_CHARS}, got ${JSON.stringify(tag)}`,
+      `attachableInstanceTag must be key=value, a tag key of 1-${TAG_KEY_MAX_CHARS} characters, not only spaces and not starting with aws:, and a value of 0-${TAG_VALUE_MAX_CHARS}, got ${JSON.stringify(tag)}`,
     );
   }
   return { key, value };
@@ -241,8 +243,9 @@ function resolveInstanceTag(tag: string | undefined): InstanceTag | undefined {
  */
 export function resolveOptions(options: DeploymentOptions, stackName: string, region?: string): ResolvedOptions {
   const ownerTagValue = options.ownerTagValue ?? stackName;
-  if (!TAG_VALUE.test(ownerTagValue)) {
-    throw new Error(`ownerTagValue must be 1-256 letters, digits, spaces or + - = . _ : / @, got ${JSON.stringify(ownerTagValue)}`);
+  // Spaces alone tell no deployment from another: the IAM conditions on the owner tag would mean nothing.
+  if (!TAG_VALUE.test(ownerTagValue) || ownerTagValue.trim() === '') {
+    throw new Error(`ownerTagValue must be 1-256 letters, digits, spaces or + - = . _ : / @, not only spaces, got ${JSON.stringify(ownerTagValue)}`);
   }
   if (options.alarmEmail !== undefined && !EMAIL.test(options.alarmEmail)) {
     throw new Error(`alarmEmail must be an email address, got ${JSON.stringify(options.alarmEmail)}`);

@@ -74,6 +74,13 @@ describe('resolveOptions', () => {
     [{ attachableInstanceTag: 'AWS:reserved=x' }, /attachableInstanceTag/],
     [{ attachableInstanceTag: `${'k'.repeat(129)}=v` }, /attachableInstanceTag/],
     [{ attachableInstanceTag: `k=${'v'.repeat(257)}` }, /attachableInstanceTag/],
+    // Spaces alone: no deployment's owner tag, no instance tag anyone means.
+    [{ ownerTagValue: ' ' }, /ownerTagValue must be .*not only spaces/],
+    [{ ownerTagValue: '   ' }, /ownerTagValue must be .*not only spaces/],
+    [{ ownerTagValue: '\u3000' }, /ownerTagValue must be .*not only spaces/],
+    [{ attachableInstanceTag: ' =x' }, /attachableInstanceTag must be .*not only spaces/],
+    [{ attachableInstanceTag: '  =' }, /attachableInstanceTag must be .*not only spaces/],
+    [{ attachableInstanceTag: '\t=x' }, /attachableInstanceTag must be .*not only spaces/],
   ])('rejects %j naming the option', (options, field) => {
     expect(() => resolveOptions(options, 'Prod')).toThrow(field);
   });
@@ -97,6 +104,9 @@ describe('resolveOptions', () => {
     expect(resolveOptions({ attachableInstanceTag: 'ebs-provisioner:attach=yes' }, 'Prod').attachableInstanceTag).toEqual({ key: 'ebs-provisioner:attach', value: 'yes' });
     expect(resolveOptions({ attachableInstanceTag: 'Role=' }, 'Prod').attachableInstanceTag).toEqual({ key: 'Role', value: '' });
     expect(resolveOptions({ attachableInstanceTag: 'a=b=c' }, 'Prod').attachableInstanceTag).toEqual({ key: 'a', value: 'b=c' });
+    // Spaces inside a key or value, or a value of spaces, are tags an instance can carry.
+    expect(resolveOptions({ attachableInstanceTag: 'My Team= ' }, 'Prod').attachableInstanceTag).toEqual({ key: 'My Team', value: ' ' });
+    expect(resolveOptions({ ownerTagValue: 'team a' }, 'Prod').ownerTagValue).toBe('team a');
     expect(resolveOptions({ attachableInstanceTag: `${'k'.repeat(128)}=${'v'.repeat(256)}` }, 'Prod').attachableInstanceTag).toEqual({ key: 'k'.repeat(128), value: 'v'.repeat(256) });
     // Characters are code points, as EC2 counts them: 128 of them that each take two UTF-16 units are a key.
     expect(resolveOptions({ attachableInstanceTag: `${'𠀀'.repeat(128)}=${'𠀀'.repeat(256)}` }, 'Prod').attachableInstanceTag).toEqual({ key: '𠀀'.repeat(128), value: '𠀀'.repeat(256) });
