@@ -68,6 +68,11 @@ describe('API handler', () => {
       expect(list.items).toHaveLength(1);
       const next = await api.call({ method: 'GET', url: `/volumes?limit=1&cursor=${encodeURIComponent(list.cursor!)}` });
       expect(VolumeListSchema.parse(next.json).items[0]?.volumeId).not.toBe(list.items[0]?.volumeId);
+      // A hand-made cursor naming a position this list does not use is a 400 naming the cursor, not the first page again.
+      const handMade = Buffer.from(JSON.stringify({ filter: '|', after: 'data-01' })).toString('base64url');
+      const refused = await api.call({ method: 'GET', url: `/volumes?limit=1&cursor=${handMade}` });
+      expect(refused.statusCode).toBe(400);
+      expect(refused.json).toMatchObject({ detail: 'the cursor is not usable: it does not fit this list', errors: [{ path: 'cursor', message: 'does not fit this list' }] });
 
       const patched = await api.call({ method: 'PATCH', url: '/volumes/data-01', json: { sizeGiB: 50 } });
       expect(patched.statusCode).toBe(200);
