@@ -563,6 +563,41 @@ describe('attachment transitions through the engine', () => {
     expect(checked).toMatchObject({ device: '/dev/sdf', status: { state: 'attaching' } });
   });
 
+  it('attaching: a describe that lags the AttachVolume and still lists the instance\'s earlier attachment as detached gets the same describe grace, with no attempt spent', async () => {
+    const h = await availableVolume({});
+    const ebsVolumeId = (await volumeOf(h)).ebsVolumeId!;
+    const LAG_MS = 10_000;
+    let attachedAt = Number.POSITIVE_INFINITY;
+    // Until LAG_MS after the AttachVolume, EC2's DescribeVolumes shows the instance's previous attachment, detached.
+    const lagging = executorOver(h, {
+      attachVolume: async (request) => {
+        await h.ebs.attachVolume(request);
+        attachedAt = h.clock.now();
+      },
+      describeVolumes: async (ids) =>
+        (await h.ebs.describeVolumes(ids)).map((volume): ProviderVolume =>
+          h.clock.now() - attachedAt >= LAG_MS ? volume : { ...volume, state: 'available', attachments: [{ instanceId: INSTANCE, device: '/dev/sdf', state: 'detached' }] },
+        ),
+    });
+    await h.store.create(newAttachment('data-1'));
+    await h.watch();
+    await drainWith(h, lagging);
+    expect(await attachmentOf(h)).toMatchObject({ device: '/dev/sdf', status: { state: 'attaching' } });
+
+    // The first check, a few seconds after the attach: EC2 still lists the earlier attachment, detached.
+    await h.clock.advance(3000);
+    await drainWith(h, lagging);
+    const checked = await attachmentOf(h);
+    expect(checked).toMatchObject({ device: '/dev/sdf', status: { state: 'attaching', attempts: 0 } });
+    expect(checked?.status.code).toBeUndefined();
+
+    await h.clock.advance(LAG_MS);
+    await drainWith(h, lagging);
+    expect(await attachmentOf(h)).toMatchObject({ device: '/dev/sdf', status: { state: 'attached', attempts: 0 } });
+    expect(h.ebs.volume(ebsVolumeId)?.attachments).toEqual([{ instanceId: INSTANCE, device: '/dev/sdf', state: 'attached' }]);
+    expect(h.ebs.calls.AttachVolume).toBe(1);
+  });
+
   it('attaching: a Multi-Attach volume attached to another instance gets the same describe grace; deleted then, the new attachment is detached', async () => {
     const h = harness();
     await h.store.create(newVolume('data-1', {}, { volumeType: 'io2', iops: 1000, multiAttach: true }));

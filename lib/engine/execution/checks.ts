@@ -344,11 +344,12 @@ export function checkAttachment(ctx: ExecutorContext, item: Item, now: number, v
     // An attachment EC2 still lists as detached holds the volume nowhere.
     const elsewhere = current?.attachments.filter((a) => a.instanceId !== attachment.instanceId && a.state !== 'detached').map((a) => a.instanceId) ?? [];
     // A describe may lag the AttachVolume EC2 accepted (its `operationStartedAt`): within the grace, look again.
+    // One that still lists this instance's earlier attachment as detached lags it as much as one that lists none.
     // Attached elsewhere, a single-attach volume cannot be attached here too; a Multi-Attach one can.
     const acceptedAt = operationStartMs(attachment.status) ?? now;
-    if (current && !link && (elsewhere.length === 0 || current.multiAttach) && now - acceptedAt < ctx.config.describeGraceMs)
+    if (current && !present && (elsewhere.length === 0 || current.multiAttach) && now - acceptedAt < ctx.config.describeGraceMs)
       return stillInProgress(ctx, attachment, now, `attaching as ${attachment.device ?? 'its device'}; EC2 does not list the attachment yet`);
-    if (current && !link && elsewhere.length > 0 && !current.multiAttach && item.volume) {
+    if (current && !present && elsewhere.length > 0 && !current.multiAttach && item.volume) {
       // The single-attach volume is attached to another instance (outside the system, or by another
       // attachment first): the volume record learns it is in use from this answer, and the attach
       // waits for it to be detached, as it would have had the record said so, instead of retrying
