@@ -11,7 +11,7 @@ import { ProviderError, type ProviderVolume, type VolumeProvider } from '../../l
 import { Reconciler } from '../../lib/engine/reconciler.js';
 import type { RecordChange } from '../../lib/engine/watcher.js';
 import { silentLog } from '../../lib/memory/log.js';
-import { INSTANCE, OTHER_INSTANCE, attachmentKey, availableVolume, harness, newAttachment, newVolume, providerOver, volumeKey, volumeOf } from './engine-fixtures.js';
+import { INSTANCE, OTHER_INSTANCE, attachmentKey, availableVolume, harness, iopsModification, newAttachment, newVolume, providerOver, volumeKey, volumeOf } from './engine-fixtures.js';
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
@@ -417,6 +417,27 @@ describe('volume transitions through the engine', () => {
       expect(h.ebs.volume(ebsVolumeId)).toMatchObject({ state: 'error', attachments: [{ instanceId: INSTANCE, state: 'attached' }] });
       expect((await attachmentOf(h))?.status.state).toBe('attached');
       expect(h.ebs.calls.DetachVolume + h.ebs.calls.DeleteVolume + h.ebs.calls.ModifyVolume).toBe(0);
+    });
+
+    it('a dying volume, not yet deleting, whose storage EC2 reports failed is VolumeError saying its delete follows, not that the client should delete it; then deleted', async () => {
+      const h = await iopsModification({ modify: HOUR, optimize: HOUR });
+      const ebsVolumeId = (await volumeOf(h)).ebsVolumeId!;
+      h.ebs.failVolume(ebsVolumeId);
+      await h.store.update<VolumeRecord>(volumeKey('data-1'), { life: 'dying' });
+      await h.watch();
+      await deliverOnce(h);
+      const status = (await volumeOf(h)).status;
+      expect(status).toMatchObject({
+        state: 'error',
+        code: 'VolumeError',
+        message: `EC2 reports volume ${ebsVolumeId} in state error: its storage failed and its data cannot be recovered; the record is being deleted, which deletes the EC2 volume next`,
+      });
+      expect(h.ebs.calls.DeleteVolume).toBe(0);
+
+      await run(h, 5 * MINUTE, 10_000);
+      expect(await h.store.get(volumeKey('data-1'))).toBeUndefined();
+      expect(h.ebs.volumes()).toEqual([]);
+      expect(h.ebs.calls.DeleteVolume).toBe(1);
     });
 
     it('a volume whose storage EC2 reports failed when its spec grows is VolumeError at once, with no ModifyVolume EC2 could only refuse', async () => {

@@ -188,7 +188,7 @@ export function checkVolume(
     }
     return volumeVanished(volume, state === 'creating' ? 'failed' : 'observed-deleted', now);
   }
-  if (current.state === 'error') return volumeTerminal(volume, now, 'VolumeError', volumeErrorMessage(current.ebsVolumeId));
+  if (current.state === 'error') return volumeTerminal(volume, now, 'VolumeError', volumeErrorMessage(current.ebsVolumeId, volume.life === 'dying'));
   if (state === 'creating' || state === 'pending') {
     if (current.state === 'creating') return stillInProgress(ctx, volume, now, `creating ${current.ebsVolumeId}`);
     return { outcome: 'succeeded', changes: observedChanges(volume, current, now) };

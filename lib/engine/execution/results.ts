@@ -39,10 +39,14 @@ export const FORGET_VOLUME: RecordChanges<VolumeRecord> = {
 /**
  * A volume in EC2 state `error` has lost its data and can only be deleted. Retrying does not
  * delete it (it holds the client's volume id and tags, and deleting is the client's call): it
- * only looks at it again.
+ * only looks at it again. A dying record's volume is deleted next, as a dying record in error is
+ * (the planner's delete after an error): its message says so.
  */
-export function volumeErrorMessage(ebsVolumeId: string): string {
-  return `EC2 reports volume ${ebsVolumeId} in state error: its storage failed and its data cannot be recovered. Delete this volume record (that deletes the EC2 volume) and create it again; a retry only looks at it again`;
+export function volumeErrorMessage(ebsVolumeId: string, dying = false): string {
+  const lost = `EC2 reports volume ${ebsVolumeId} in state error: its storage failed and its data cannot be recovered`;
+  return dying
+    ? `${lost}; the record is being deleted, which deletes the EC2 volume next`
+    : `${lost}. Delete this volume record (that deletes the EC2 volume) and create it again; a retry only looks at it again`;
 }
 
 /**
