@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import type { AttachmentRecord, RecordKey, VolumeRecord } from '../../lib/domain/records.js';
 import { Executor } from '../../lib/engine/executor.js';
-import { ProviderError, type ProviderVolume, type VolumeProvider } from '../../lib/engine/ports.js';
+import { ProviderError, type ProviderAttachmentState, type ProviderVolume, type VolumeProvider } from '../../lib/engine/ports.js';
 import { Reconciler } from '../../lib/engine/reconciler.js';
 import type { RecordChange } from '../../lib/engine/watcher.js';
 import { silentLog } from '../../lib/memory/log.js';
@@ -471,6 +471,47 @@ describe('volume transitions through the engine', () => {
       await run(h, 20 * MINUTE, 10_000);
       expect(await h.store.get(volumeKey('data-1'))).toBeUndefined();
       expect(h.ebs.volume(volume.ebsVolumeId!)).toBeUndefined();
+    });
+
+    it('a dying volume EC2 lists in use names only the instances that hold it: not one EC2 lists detached, and one detaching as detaching', async () => {
+      const h = await availableVolume({});
+      const volume = await volumeOf(h);
+      await h.ebs.attachVolume({ ebsVolumeId: volume.ebsVolumeId!, instanceId: INSTANCE, device: '/dev/sdz' });
+      await h.store.update<VolumeRecord>(volumeKey('data-1'), { status: { ...volume.status, state: 'in-use' } });
+      await run(h, 10_000);
+      // EC2 lists, beside INSTANCE's attachment (in the state `outside` gives), an earlier one of OTHER_INSTANCE, detached.
+      let outside: ProviderAttachmentState = 'attached';
+      const seeing = executorOver(h, {
+        describeVolumes: async (ids) =>
+          (await h.ebs.describeVolumes(ids)).map(
+            (v): ProviderVolume => ({ ...v, attachments: [...v.attachments.map((a) => ({ ...a, state: outside })), { instanceId: OTHER_INSTANCE, device: '/dev/sdy', state: 'detached' }] }),
+          ),
+      });
+      await h.store.update<VolumeRecord>(volumeKey('data-1'), { life: 'dying' });
+      await h.watch();
+      await drainWith(h, seeing);
+      const attached = (await volumeOf(h)).status;
+      expect(attached).toMatchObject({ state: 'in-use', code: 'VolumeInUse', attempts: 1 });
+      expect(attached.message).toMatch(new RegExp(`^waiting: attached outside the system to ${INSTANCE}, no record names the attachment`));
+      expect(attached.message).not.toContain(OTHER_INSTANCE);
+
+      // Detached outside, EC2 still detaching it: the status says so, not that it is attached there.
+      outside = 'detaching';
+      await h.clock.advance(Date.parse(attached.nextAttemptAt!) - h.clock.now());
+      await drainWith(h, seeing);
+      const detaching = (await volumeOf(h)).status;
+      expect(detaching).toMatchObject({ state: 'in-use', code: 'VolumeInUse', attempts: 2 });
+      expect(detaching.message).toMatch(new RegExp(`^waiting: detaching outside the system from ${INSTANCE}, no record names the attachment`));
+      expect(detaching.message).not.toContain(OTHER_INSTANCE);
+
+      // A describe that lags the detach: in use, with every attachment detached. No instance is named.
+      outside = 'detached';
+      await h.clock.advance(Date.parse(detaching.nextAttemptAt!) - h.clock.now());
+      await drainWith(h, seeing);
+      const lagging = (await volumeOf(h)).status;
+      expect(lagging).toMatchObject({ state: 'in-use', code: 'VolumeInUse', attempts: 3 });
+      expect(lagging.message).toMatch(/^waiting: EC2 lists the volume in use with no instance holding it/);
+      expect(lagging.message).not.toMatch(new RegExp(`${INSTANCE}|${OTHER_INSTANCE}`));
     });
 
     it('a dying volume its record says available while the console attached it to an instance no record knows: one refused DeleteVolume makes it in-use, naming the instance; then looks, not deletes; deleted once detached', async () => {

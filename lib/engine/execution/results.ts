@@ -52,15 +52,21 @@ export function volumeErrorMessage(ebsVolumeId: string, dying = false): string {
 /**
  * A dying volume EC2 shows attached to instances no record names. No record's detach frees it: a
  * wait that uses attempts, so the looks back off and, spent, come back after the longest backoff
- * (an in-use status carries no start for an age limit to end a look every few seconds).
+ * (an in-use status carries no start for an age limit to end a look every few seconds). The
+ * message names the instances that hold the volume: those EC2 lists attaching, attached or busy,
+ * and, apart, those it lists detaching; not those it lists detached (a describe that lags a detach).
  */
 export function attachedOutside(ctx: ExecutorContext, volume: VolumeRecord, current: ProviderVolume, now: number): Result {
-  const others = current.attachments.map((a) => a.instanceId).join(', ');
-  const failed = volumeFailure(ctx, volume, now, {
-    outcome: 'wait-for-prerequisite',
-    code: 'VolumeInUse',
-    message: `attached outside the system to ${others}, no record names the attachment: detach it there (forced if need be) for the delete to go on`,
-  });
+  const held = current.attachments.filter((a) => a.state !== 'detached');
+  const attached = held.filter((a) => a.state !== 'detaching').map((a) => a.instanceId);
+  const detaching = held.filter((a) => a.state === 'detaching').map((a) => a.instanceId);
+  const message =
+    attached.length > 0
+      ? `attached outside the system to ${attached.join(', ')}${detaching.length > 0 ? ` (and detaching from ${detaching.join(', ')})` : ''}, no record names the attachment: detach it there (forced if need be) for the delete to go on`
+      : detaching.length > 0
+        ? `detaching outside the system from ${detaching.join(', ')}, no record names the attachment: the delete goes on once EC2 has detached it (force the detach there if it does not end)`
+        : 'EC2 lists the volume in use with no instance holding it (a describe that lags a detach): the delete goes on once EC2 lists it available';
+  const failed = volumeFailure(ctx, volume, now, { outcome: 'wait-for-prerequisite', code: 'VolumeInUse', message });
   const status = failed.changes!.status as Status<VolumeState>;
   // A record that said available learns it is in use, so its next steps are looks.
   if (status.state !== 'available') return failed;
