@@ -537,6 +537,30 @@ describe('volume transitions through the engine', () => {
 });
 
 describe('attachment transitions through the engine', () => {
+  it('attached --observed-detached--> removed on a volume whose storage EC2 reports failed: the volume record is left to its own check (VolumeError), not written available', async () => {
+    const h = harness();
+    const ebsVolumeId = await attachedVolume(h);
+    h.ebs.failVolume(ebsVolumeId);
+    await h.store.update<AttachmentRecord>(KEY, { life: 'dying' });
+    // Every state written to the volume record from here on.
+    const volumeStates: string[] = [];
+    const update = h.store.update.bind(h.store);
+    h.store.update = (async (key, changes, condition) => {
+      const state = (changes as Partial<VolumeRecord>).status?.state;
+      if (key.kind === 'volume' && state !== undefined) volumeStates.push(state);
+      return update(key, changes, condition);
+    }) as typeof h.store.update;
+    await run(h, 30_000);
+    expect(volumeStates).toEqual(['error']);
+    expect(await attachmentOf(h)).toBeUndefined();
+    expect(h.ebs.volume(ebsVolumeId)).toMatchObject({ state: 'error', attachments: [] });
+    expect((await volumeOf(h)).status).toMatchObject({
+      state: 'error',
+      code: 'VolumeError',
+      message: expect.stringMatching(new RegExp(`^EC2 reports volume ${ebsVolumeId} in state error: its storage failed`)),
+    });
+  });
+
   it('attaching --detach-started--> detaching: a dying attachment still attaching whose volume record was removed detaches the volume its tags name', async () => {
     const h = await availableVolume({});
     const ebsVolumeId = (await volumeOf(h)).ebsVolumeId!;

@@ -122,7 +122,7 @@ function chainGoesOn(ctx: ExecutorContext, item: Item, result: Result, raw: Prov
 /**
  * Brings an attachment's volume record in line with the EC2 state this batch described, on the
  * condition that the record is still the version read and at rest (available or in use, no
- * operation under way): the same write a check of the volume would make, without its own
+ * operation under way), and EC2 lists the volume so too: the same write a check of the volume would make, without its own
  * DescribeVolumes. False when the volume must be checked after all. A wait for EC2's modification limit
  * stays in the volume's status (`observedChanges` writes it along).
  */
@@ -130,6 +130,8 @@ async function syncVolume(ctx: ExecutorContext, item: Item, current: ProviderVol
   const volume = item.volume;
   if (!volume || volume.ebsVolumeId !== current.ebsVolumeId) return false;
   if (volume.status.state !== 'available' && volume.status.state !== 'in-use') return false;
+  // EC2 reports it in another state than those (in error, being deleted outside): the volume's own check says what that means.
+  if (current.state !== 'available' && current.state !== 'in-use') return false;
   if (volume.claim && volume.claim.expiresAt > now) return false;
   // A dying volume still attached elsewhere waits for its own check (it may be attached to instances no record knows).
   if (volume.life === 'dying' && current.state !== 'available') return false;
