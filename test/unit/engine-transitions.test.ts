@@ -612,6 +612,34 @@ describe('attachment transitions through the engine', () => {
     expect(h.ebs.calls.AttachVolume).toBe(1);
   });
 
+  it('attaching: a describe that shows the instance\'s attachment detaching gets the describe grace; past it, the status says EC2 is detaching it, not that the attach did not take', async () => {
+    const h = await availableVolume({});
+    const ebsVolumeId = (await volumeOf(h)).ebsVolumeId!;
+    // EC2 accepts the AttachVolume and, as DescribeVolumes shows it, is detaching the volume from the instance.
+    const detachingHere = executorOver(h, {
+      attachVolume: async () => {},
+      describeVolumes: async (ids) =>
+        (await h.ebs.describeVolumes(ids)).map((v): ProviderVolume => ({ ...v, state: 'in-use', attachments: [{ instanceId: INSTANCE, device: '/dev/sdf', state: 'detaching' }] })),
+    });
+    await h.store.create(newAttachment('data-1'));
+    await h.watch();
+    await drainWith(h, detachingHere);
+    await h.clock.advance(3000);
+    await drainWith(h, detachingHere);
+    const checked = await attachmentOf(h);
+    expect(checked).toMatchObject({ device: '/dev/sdf', status: { state: 'attaching', attempts: 0 } });
+    expect(checked?.status.code).toBeUndefined();
+
+    await h.clock.advance(DESCRIBE_GRACE_MS);
+    await drainWith(h, detachingHere);
+    expect((await attachmentOf(h))?.status).toMatchObject({
+      state: 'pending',
+      code: 'AttachmentDetaching',
+      attempts: 1,
+      message: `EC2 shows ${ebsVolumeId} detaching from ${INSTANCE} (detached outside the provisioner)`,
+    });
+  });
+
   // EC2's DescribeVolumes may lag an AttachVolume it accepted (eventual consistency): within the
   // describe grace, a check that finds no attachment yet keeps it `attaching` with its device, so
   // a delete then detaches rather than dropping a record EC2 may hold attached.

@@ -344,10 +344,12 @@ export function checkAttachment(ctx: ExecutorContext, item: Item, now: number, v
     // An attachment EC2 still lists as detached holds the volume nowhere.
     const elsewhere = current?.attachments.filter((a) => a.instanceId !== attachment.instanceId && a.state !== 'detached').map((a) => a.instanceId) ?? [];
     // A describe may lag the AttachVolume EC2 accepted (its `operationStartedAt`): within the grace, look again.
-    // One that still lists this instance's earlier attachment as detached lags it as much as one that lists none.
+    // One that still lists this instance's earlier attachment as detached, or detaching (EC2 attaches
+    // no volume still detaching from the instance), lags it as much as one that lists none.
     // Attached elsewhere, a single-attach volume cannot be attached here too; a Multi-Attach one can.
     const acceptedAt = operationStartMs(attachment.status) ?? now;
-    if (current && !present && (elsewhere.length === 0 || current.multiAttach) && now - acceptedAt < ctx.config.describeGraceMs)
+    const detachingHere = link?.state === 'detaching';
+    if (current && (!present || detachingHere) && (elsewhere.length === 0 || current.multiAttach) && now - acceptedAt < ctx.config.describeGraceMs)
       return stillInProgress(ctx, attachment, now, `attaching as ${attachment.device ?? 'its device'}; EC2 does not list the attachment yet`);
     if (current && !present && elsewhere.length > 0 && !current.multiAttach && item.volume) {
       // The single-attach volume is attached to another instance (outside the system, or by another
@@ -371,12 +373,14 @@ export function checkAttachment(ctx: ExecutorContext, item: Item, now: number, v
     }
     return attachmentFailure(ctx, attachment, now, 'AttachVolume', {
       outcome: 'retry',
-      code: current ? 'AttachmentNotFound' : 'InvalidVolume.NotFound',
+      code: !current ? 'InvalidVolume.NotFound' : detachingHere && elsewhere.length === 0 ? 'AttachmentDetaching' : 'AttachmentNotFound',
       message: !current
         ? `volume ${item.volume?.ebsVolumeId ?? attachment.volumeId} not found`
         : elsewhere.length > 0
           ? `volume is attached to ${elsewhere.join(', ')} instead`
-          : 'the attach did not take',
+          : detachingHere
+            ? `EC2 shows ${current.ebsVolumeId} detaching from ${attachment.instanceId} (detached outside the provisioner)`
+            : 'the attach did not take',
     }, 'observed-detached');
   }
   if (state === 'error') return givenUpSeen(ctx, attachment, now, current, link);
