@@ -11,7 +11,7 @@ import { ProviderError, type ProviderAttachmentState, type ProviderVolume, type 
 import { Reconciler } from '../../lib/engine/reconciler.js';
 import type { RecordChange } from '../../lib/engine/watcher.js';
 import { silentLog } from '../../lib/memory/log.js';
-import { INSTANCE, OTHER_INSTANCE, attachmentKey, availableVolume, harness, iopsModification, newAttachment, newVolume, providerOver, volumeKey, volumeOf } from './engine-fixtures.js';
+import { INSTANCE, OTHER_INSTANCE, attachmentKey, availableVolume, executorLosingWriteAfterCreate, harness, iopsModification, newAttachment, newVolume, providerOver, volumeKey, volumeOf } from './engine-fixtures.js';
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
@@ -438,6 +438,34 @@ describe('volume transitions through the engine', () => {
       expect(await h.store.get(volumeKey('data-1'))).toBeUndefined();
       expect(h.ebs.volumes()).toEqual([]);
       expect(h.ebs.calls.DeleteVolume).toBe(1);
+    });
+
+    it('a dying volume whose repeated CreateVolume (to learn the id of a volume an unanswered one made) answers a volume in error says its delete follows; then deleted', async () => {
+      const h = harness();
+      await h.store.create(newVolume('data-1'));
+      // CreateVolume reaches EC2, and the status write after it fails: the answer is lost.
+      const lossy = executorLosingWriteAfterCreate(h);
+      const batch = h.batchOf(h.op('create-volume', volumeKey('data-1')));
+      expect((await lossy.run(batch)).failedMessageIds).toEqual([batch[0]!.messageId]);
+      expect((await volumeOf(h)).ebsVolumeId).toBeUndefined();
+      await h.clock.advance(200_000);
+      const [made] = h.ebs.volumes();
+      h.ebs.failVolume(made!.ebsVolumeId);
+      await h.store.update<VolumeRecord>(volumeKey('data-1'), { life: 'dying' });
+      await h.executor.run(h.batchOf(h.op('create-volume', volumeKey('data-1'))));
+      const volume = await volumeOf(h);
+      expect(volume.ebsVolumeId).toBe(made!.ebsVolumeId);
+      expect(volume.status).toMatchObject({
+        state: 'error',
+        code: 'VolumeError',
+        message: `EC2 reports volume ${made!.ebsVolumeId} in state error: its storage failed and its data cannot be recovered; the record is being deleted, which deletes the EC2 volume next`,
+      });
+      expect(h.ebs.calls.DeleteVolume ?? 0).toBe(0);
+
+      await run(h, 5 * MINUTE, 10_000);
+      expect(await h.store.get(volumeKey('data-1'))).toBeUndefined();
+      expect(h.ebs.volumes()).toEqual([]);
+      expect(h.ebs.calls.CreateVolume).toBe(2);
     });
 
     it('a volume whose storage EC2 reports failed when its spec grows is VolumeError at once, with no ModifyVolume EC2 could only refuse', async () => {

@@ -94,7 +94,7 @@ export async function prepareCreates(ctx: ExecutorContext, items: Item[], owner:
           const created = outcome.value;
           const base: RecordChanges<VolumeRecord> = { ebsVolumeId: created.ebsVolumeId, ...zoneOf(created) };
           if (created.state === 'error') {
-            const terminal = volumeTerminal(volume, now, 'VolumeError', volumeErrorMessage(created.ebsVolumeId));
+            const terminal = volumeTerminal(volume, now, 'VolumeError', volumeErrorMessage(created.ebsVolumeId, volume.life === 'dying'));
             item.result = { ...terminal, latencyMs: outcome.latencyMs, changes: { ...base, ...(terminal.changes as RecordChanges<VolumeRecord>) } };
             return;
           }
