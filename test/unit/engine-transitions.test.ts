@@ -468,6 +468,22 @@ describe('volume transitions through the engine', () => {
       expect(h.ebs.calls.CreateVolume).toBe(2);
     });
 
+    it('a dying volume, not yet deleting, whose EC2 volume was deleted outside says nothing is left to delete, not that a retry creates a new one; then removed', async () => {
+      const h = await iopsModification({ modify: HOUR, optimize: HOUR });
+      const ebsVolumeId = (await volumeOf(h)).ebsVolumeId!;
+      h.ebs.deleteBehindBack(ebsVolumeId);
+      await h.store.update<VolumeRecord>(volumeKey('data-1'), { life: 'dying' });
+      await h.watch();
+      await deliverOnce(h);
+      const volume = await volumeOf(h);
+      expect(volume.ebsVolumeId).toBeUndefined();
+      expect(volume.status).toMatchObject({ state: 'error', code: 'InvalidVolume.NotFound', message: `volume ${ebsVolumeId} no longer exists in EC2; nothing is left to delete` });
+
+      await run(h, MINUTE, 10_000);
+      expect(await h.store.get(volumeKey('data-1'))).toBeUndefined();
+      expect(h.ebs.calls.DeleteVolume ?? 0).toBe(0);
+    });
+
     it('a volume whose storage EC2 reports failed when its spec grows is VolumeError at once, with no ModifyVolume EC2 could only refuse', async () => {
       const h = await availableVolume({});
       const volume = await volumeOf(h);

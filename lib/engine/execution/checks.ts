@@ -41,6 +41,9 @@ import {
 } from './results.js';
 import { volumeOwnership, volumeOfAnotherRecord } from './ownership.js';
 
+/** What follows for a dying record whose EC2 volume is gone: no retry comes (a dying record has none), the record goes. */
+const NOTHING_TO_DELETE = 'nothing is left to delete';
+
 /**
  * Why a volume EC2 accepted and then removed before it was ever available is gone. EBS does that
  * when it cannot use the volume's KMS key (disabled, pending deletion, or not allowed to the
@@ -53,7 +56,7 @@ function removedWhileCreatingMessage(volume: VolumeRecord): string {
   const cause = key
     ? `; EBS does this when it cannot use ${key}: disabled, pending deletion, or not allowed to this deployment (the stack's kmsKeyArn option, the key policy)`
     : '; EBS does this when it cannot use the KMS key of a volume encrypted by default (the account\'s default key, or the snapshot\'s): disabled, pending deletion, or not allowed to this deployment';
-  return `EC2 removed volume ${volume.ebsVolumeId} while creating it${cause}; a retry creates a new volume`;
+  return `EC2 removed volume ${volume.ebsVolumeId} while creating it${cause}; ${volume.life === 'dying' ? NOTHING_TO_DELETE : 'a retry creates a new volume'}`;
 }
 
 /**
@@ -549,7 +552,7 @@ function stillInProgress(
 /**
  * The volume is gone from EC2 (deleted behind our back): the record forgets it, so that a retry
  * creates a new, empty volume (under a new token: the retry bumped the generation) and a delete
- * has nothing left to delete.
+ * has nothing left to delete (a dying record's message says so: no retry comes for it).
  */
 export function volumeVanished(volume: VolumeRecord, event: VolumeEvent, now: number): Result {
   const state = nextVolumeState(volume.status.state, event);
@@ -558,7 +561,7 @@ export function volumeVanished(volume: VolumeRecord, event: VolumeEvent, now: nu
     message:
       event === 'failed'
         ? removedWhileCreatingMessage(volume)
-        : `volume ${volume.ebsVolumeId} ${event === 'deleted-while-wanted' ? 'was deleted before the record was set back to alive' : 'no longer exists in EC2'}; a retry creates a new, empty volume`,
+        : `volume ${volume.ebsVolumeId} ${event === 'deleted-while-wanted' ? 'was deleted before the record was set back to alive' : 'no longer exists in EC2'}; ${volume.life === 'dying' ? NOTHING_TO_DELETE : 'a retry creates a new, empty volume'}`,
     attempts: volume.status.attempts + 1,
   });
   return { outcome: 'failed', changes: { status, ...FORGET_VOLUME } };
