@@ -684,6 +684,34 @@ describe('attachment transitions through the engine', () => {
     });
   });
 
+  it('pending with its device kept: EC2 showing the instance\'s attachment detaching is looked at again, not taken for nothing attached; attached afresh once it is detached', async () => {
+    const h = harness();
+    const ebsVolumeId = await attachedVolume(h);
+    // Back to pending with its device (an attach whose answer was lost) while EC2, as DescribeVolumes shows it, detaches the volume from the instance.
+    await h.store.update<AttachmentRecord>(KEY, { status: { state: 'pending', code: 'RequestTimeout', message: 'AttachVolume timed out', attempts: 1, updatedAt: new Date(h.clock.now()).toISOString() } });
+    let detaching = true;
+    const seeing = executorOver(h, {
+      describeVolumes: async (ids) =>
+        (await h.ebs.describeVolumes(ids)).map((v): ProviderVolume => (detaching ? { ...v, attachments: v.attachments.map((a) => ({ ...a, state: 'detaching' })) } : v)),
+    });
+    await seeing.run(h.batchOf(h.op('attach', KEY)));
+    const looked = await attachmentOf(h);
+    expect(looked).toMatchObject({ device: '/dev/sdf', status: { state: 'pending', attempts: 1, message: `EC2 is detaching it from ${INSTANCE}; attaching afresh once it is detached` } });
+    expect(h.ebs.calls.AttachVolume).toBe(1);
+
+    // Detached: attached afresh (once the reconciler brings the volume record, still in use, in line).
+    await h.ebs.detachVolume({ ebsVolumeId, instanceId: INSTANCE });
+    detaching = false;
+    await h.clock.advance(MINUTE);
+    await drainWith(h, seeing);
+    await h.clock.advance(10 * MINUTE);
+    await reconcilerOf(h).run();
+    await run(h, 30_000);
+    expect(await attachmentOf(h)).toMatchObject({ device: '/dev/sdf', status: { state: 'attached', attempts: 0 } });
+    expect(h.ebs.volume(ebsVolumeId)?.attachments).toEqual([{ instanceId: INSTANCE, device: '/dev/sdf', state: 'attached' }]);
+    expect(h.ebs.calls.AttachVolume).toBe(2);
+  });
+
   // EC2's DescribeVolumes may lag an AttachVolume it accepted (eventual consistency): within the
   // describe grace, a check that finds no attachment yet keeps it `attaching` with its device, so
   // a delete then detaches rather than dropping a record EC2 may hold attached.

@@ -325,6 +325,9 @@ export function checkAttachment(ctx: ExecutorContext, item: Item, now: number, v
       };
     }
     if (link?.state === 'attaching') return stillInProgress(ctx, attachment, now, `EC2 is attaching as ${link.device}`);
+    // Attached after all and being detached (outside, or a describe that lags an earlier detach):
+    // EC2 attaches no volume still detaching from the instance, so it is looked at again until it is detached.
+    if (link?.state === 'detaching') return stillInProgress(ctx, attachment, now, `EC2 is detaching it from ${attachment.instanceId}; attaching afresh once it is detached`);
     const status = attemptStatus(attachment.status, 'pending', now, 'not attached; attaching afresh');
     // Unless its volume is taken (attached to another instance, say): then it says what it waits for, as no message follows a wait.
     const notAttached: AttachmentRecord = { ...attachment, status, device: undefined };
