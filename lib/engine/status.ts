@@ -146,6 +146,22 @@ function withoutDyingRetry<S extends string>(status: Status<S>, nowMs: number): 
   return { ...rest, ...(at >= 0 ? { message: rest.message!.slice(0, at) } : {}), updatedAt: new Date(nowMs).toISOString() };
 }
 
+/** How a VolumeError message ends on a dying record: its delete follows (`volumeErrorMessage`). */
+export const VOLUME_ERROR_DYING = '; the record is being deleted, which deletes the EC2 volume next';
+
+/** How a VolumeError message ends on a live record: what the client can do. */
+export const VOLUME_ERROR_ALIVE = '. Delete this volume record (that deletes the EC2 volume) and create it again; a retry only looks at it again';
+
+/**
+ * `status` of a volume in error (VolumeError, no next attempt) set back to alive (written straight
+ * into the table) before the delete its message announces: no delete follows any more, so the
+ * message says what the client can do, as for any live volume in error.
+ */
+function withoutDyingDelete<S extends string>(status: Status<S>, nowMs: number): Status<S> {
+  const message = status.message!;
+  return { ...status, message: shortenMessage(`${message.slice(0, message.length - VOLUME_ERROR_DYING.length)}${VOLUME_ERROR_ALIVE}`), updatedAt: new Date(nowMs).toISOString() };
+}
+
 /** States at rest whose retry, once the planner finds nothing to do, is of an operation no longer asked for. */
 const SETTLED_AT_REST: ReadonlySet<string> = new Set(['available', 'in-use', 'attached']);
 
@@ -155,10 +171,11 @@ const SETTLED_AT_REST: ReadonlySet<string> = new Set(['available', 'in-use', 'at
  * longer needs (a grow waiting for EC2's rate limit whose size the client put back, say, or the
  * detach EC2 refused of an attachment set back to alive), which would announce a next attempt that
  * never comes, nor in `error` the retry of a delete or detach the record no longer asks for
- * (`withoutDyingRetry`). The state stays; `status` itself when nothing changes.
+ * (`withoutDyingRetry`) or the delete a volume in error no longer follows with (`withoutDyingDelete`). The state stays; `status` itself when nothing changes.
  */
 export function settledStatus<S extends string>(status: Status<S>, nowMs: number): Status<S> {
   if (status.state === 'error' && status.nextAttemptAt !== undefined) return withoutDyingRetry(status, nowMs);
+  if (status.state === 'error' && status.message?.endsWith(VOLUME_ERROR_DYING)) return withoutDyingDelete(status, nowMs);
   if (status.nextAttemptAt === undefined || !SETTLED_AT_REST.has(status.state)) return withoutSpecRejection(status, nowMs);
   return successStatus(status, status.state, nowMs);
 }

@@ -484,6 +484,27 @@ describe('volume transitions through the engine', () => {
       expect(h.ebs.calls.DeleteVolume ?? 0).toBe(0);
     });
 
+    it('a dying volume in VolumeError saying its delete follows, set back to alive before the delete, says what its client can do, and is not deleted', async () => {
+      // Dying while EC2 creates it, and EC2 fails it: the check says its delete follows.
+      const h = harness({ ebsTimings: { create: 10 * MINUTE } });
+      await h.store.create(newVolume('data-1'));
+      await h.executor.run(h.batchOf(h.op('create-volume', volumeKey('data-1'))));
+      const { ebsVolumeId } = await volumeOf(h);
+      h.ebs.failVolume(ebsVolumeId!);
+      await h.store.update<VolumeRecord>(volumeKey('data-1'), { life: 'dying' });
+      await h.executor.run(h.batchOf(h.op('check-volume', volumeKey('data-1'))));
+      const lost = `EC2 reports volume ${ebsVolumeId} in state error: its storage failed and its data cannot be recovered`;
+      expect((await volumeOf(h)).status).toMatchObject({ state: 'error', code: 'VolumeError', message: `${lost}; the record is being deleted, which deletes the EC2 volume next` });
+
+      await h.store.update<VolumeRecord>(volumeKey('data-1'), { life: 'alive' });
+      await h.watch();
+      const expected = { state: 'error', code: 'VolumeError', message: `${lost}. Delete this volume record (that deletes the EC2 volume) and create it again; a retry only looks at it again` };
+      expect((await volumeOf(h)).status).toMatchObject(expected);
+      await run(h, 30 * MINUTE, 60_000);
+      expect((await volumeOf(h)).status).toMatchObject(expected);
+      expect(h.ebs.calls.DeleteVolume ?? 0).toBe(0);
+    });
+
     it('a volume whose storage EC2 reports failed when its spec grows is VolumeError at once, with no ModifyVolume EC2 could only refuse', async () => {
       const h = await availableVolume({});
       const volume = await volumeOf(h);

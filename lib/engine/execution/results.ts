@@ -10,7 +10,7 @@ import { nextAttachmentState, nextVolumeState, type AttachmentEvent } from '../.
 import { type ProviderCall, errorMessage, type ClassifiedError } from '../errors.js';
 import type { OperationOutcome, ProviderVolume, RecordChanges } from '../ports.js';
 import { backoffDelaySeconds, budgetSpent, snapshotWaitSeconds, throttleDelaySeconds } from '../schedule.js';
-import { DYING_GIVE_UP_CHARS, dyingGiveUpMessage, failureStatus, operationStartMs } from '../status.js';
+import { DYING_GIVE_UP_CHARS, VOLUME_ERROR_ALIVE, VOLUME_ERROR_DYING, dyingGiveUpMessage, failureStatus, operationStartMs } from '../status.js';
 import { MAX_STATUS_MESSAGE_CHARS, shortenAround } from '../../domain/status-message.js';
 import { FORGET_MODIFICATION_STARTS } from '../modification-window.js';
 import type { ExecutorContext } from './context.js';
@@ -44,9 +44,7 @@ export const FORGET_VOLUME: RecordChanges<VolumeRecord> = {
  */
 export function volumeErrorMessage(ebsVolumeId: string, dying = false): string {
   const lost = `EC2 reports volume ${ebsVolumeId} in state error: its storage failed and its data cannot be recovered`;
-  return dying
-    ? `${lost}; the record is being deleted, which deletes the EC2 volume next`
-    : `${lost}. Delete this volume record (that deletes the EC2 volume) and create it again; a retry only looks at it again`;
+  return `${lost}${dying ? VOLUME_ERROR_DYING : VOLUME_ERROR_ALIVE}`;
 }
 
 /**
