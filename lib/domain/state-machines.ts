@@ -136,7 +136,7 @@ export const ATTACHMENT_TRANSITIONS: readonly Transition<AttachmentState, Attach
   { from: 'detaching', event: 'force-detach-started', to: 'detaching', why: 'dying, force asked for while a detach was under way: one forced DetachVolume' },
   { from: 'detaching', event: 'detached-while-wanted', to: 'pending', why: 'EC2 finished detaching, but the client set the record back to alive meanwhile: attach again' },
   { from: 'detaching', event: 'failed', to: 'error', why: 'detach failed or budget spent' },
-  { from: 'detaching', event: 'observed-attached', to: 'attached', why: 'the detach did not take: EC2 still lists the attachment attached once a describe no longer lags the call (describeGraceMs, 2 minutes) (dying: detached again after a backoff; set back to alive: kept)' },
+  { from: 'detaching', event: 'observed-attached', to: 'attached', why: 'the detach did not take: EC2 still lists the attachment attached once a describe no longer lags the call (describeGraceMs, 2 minutes), or lists it attaching (attached again outside) (dying: detached again after a backoff; set back to alive: kept)' },
   { from: 'error', event: 'detach-started', to: 'detaching', why: 'dying after an error, may be attached' },
   { from: 'error', event: 'removed-unattached', to: 'detached', why: 'dying after an error, not attached' },
   { from: 'error', event: 'retry-requested', to: 'pending', why: 'client bumped generation to try again' },

@@ -934,6 +934,41 @@ describe('attachment transitions through the engine', () => {
       expect(h.ebs.calls.DetachVolume).toBe(1);
     });
 
+    it('dying: an attachment EC2 lists attaching again past the describe grace of its detach (attached again outside) is a failed attempt, not detaching until the age limit; detached again after its backoff', async () => {
+      let attachMs = 2000;
+      const h = harness({ ebsTimings: { attach: () => attachMs } });
+      const ebsVolumeId = await attachedVolume(h);
+      // EC2 accepts the DetachVolume, and makes nothing of it; outside, the volume is detached and attached again.
+      const accepting = executorOver(h, { detachVolume: async () => {} });
+      await h.store.update<AttachmentRecord>(KEY, { life: 'dying' });
+      await h.watch();
+      await drainWith(h, accepting);
+      expect((await attachmentOf(h))?.status.state).toBe('detaching');
+      await h.ebs.detachVolume({ ebsVolumeId, instanceId: INSTANCE });
+      await h.clock.advance(10_000);
+      attachMs = 10 * MINUTE;
+      await h.ebs.attachVolume({ ebsVolumeId, instanceId: INSTANCE, device: '/dev/sdg' });
+
+      await h.clock.advance(DESCRIBE_GRACE_MS);
+      await deliverOnce(h, accepting);
+      expect(h.ebs.volume(ebsVolumeId)?.attachments).toEqual([{ instanceId: INSTANCE, device: '/dev/sdg', state: 'attaching' }]);
+      expect(await attachmentOf(h)).toMatchObject({
+        device: '/dev/sdg',
+        status: {
+          state: 'attached',
+          code: 'AttachmentNotDetached',
+          attempts: 1,
+          message: `EC2 lists ${ebsVolumeId} attaching to ${INSTANCE} again after the detach (attached again outside the provisioner)`,
+          nextAttemptAt: expect.any(String),
+        },
+      });
+
+      // After its backoff, DetachVolume again (this time EC2 detaches it), and the record goes.
+      await run(h, 2 * MINUTE);
+      expect(await attachmentOf(h)).toBeUndefined();
+      expect(h.ebs.volume(ebsVolumeId)?.attachments).toEqual([]);
+    });
+
     it('set back to alive during a detach that did not take: the record says attached once the describe grace ends, not detaching until the age limit', async () => {
       const h = harness();
       const ebsVolumeId = await attachedVolume(h);

@@ -305,11 +305,12 @@ export function checkAttachment(ctx: ExecutorContext, item: Item, now: number, v
       return { outcome: 'succeeded', remove: true, alsoCheck: volumeCheck(attachment), volumeSeen: current };
     }
     // EC2 moves an attachment to `detaching` as it accepts DetachVolume: one it still lists attached once a
-    // describe no longer lags was not detached (a record written as detaching, a detach that did not take).
+    // describe no longer lags was not detached (a record written as detaching, a detach that did not take),
+    // and one it lists attaching was detached and attached again outside: either way nothing detaches it.
     // A start that cannot be read (none, or written into the table) is long ago.
     const detachSentMs = operationStartMs(attachment.status);
     const lagging = detachSentMs !== undefined && now - detachSentMs < ctx.config.describeGraceMs;
-    if (link?.state === 'attached' && !lagging) return detachNotTaken(ctx, attachment, current!, link, now);
+    if ((link?.state === 'attached' || link?.state === 'attaching') && !lagging) return detachNotTaken(ctx, attachment, current!, link, now);
     return stillInProgress(ctx, attachment, now, `detaching from ${attachment.instanceId}`);
   }
   if (state === 'pending') {
@@ -429,10 +430,11 @@ export function checkAttachment(ctx: ExecutorContext, item: Item, now: number, v
 }
 
 /**
- * An attachment EC2 still lists attached past the describe grace of its detach: the record says
- * so, with the device EC2 names. Dying, that is a failed attempt of the detach, made again after
- * its backoff (spent, in error with its device, after the longest one); set back to alive (straight
- * in the table), it stays attached.
+ * An attachment EC2 still lists attached past the describe grace of its detach, or lists attaching
+ * (detached and attached again outside): the record says it is attached, with the device EC2
+ * names. Dying, that is a failed attempt of the detach, made again after its backoff (spent, in
+ * error with its device, after the longest one); set back to alive (straight in the table), it
+ * stays attached.
  */
 function detachNotTaken(ctx: ExecutorContext, attachment: AttachmentRecord, current: ProviderVolume, link: ProviderVolume['attachments'][number], now: number): Result {
   const attached = nextAttachmentState('detaching', 'observed-attached');
@@ -443,7 +445,10 @@ function detachNotTaken(ctx: ExecutorContext, attachment: AttachmentRecord, curr
   const failed = attachmentFailure(ctx, attachment, now, 'DetachVolume', {
     outcome: 'retry',
     code: 'AttachmentNotDetached',
-    message: `EC2 still lists ${current.ebsVolumeId} attached to ${attachment.instanceId} after the detach`,
+    message:
+      link.state === 'attaching'
+        ? `EC2 lists ${current.ebsVolumeId} attaching to ${attachment.instanceId} again after the detach (attached again outside the provisioner)`
+        : `EC2 still lists ${current.ebsVolumeId} attached to ${attachment.instanceId} after the detach`,
   });
   const status = failed.changes!.status as Status<AttachmentState>;
   return { ...failed, changes: { ...failed.changes, status: status.state === 'error' ? status : { ...status, state: attached }, ...device, ...forced } };
