@@ -2478,6 +2478,30 @@ describe('executor: one describe per transition', () => {
     expect(h.ebs.calls.AttachVolume).toBe(1);
   });
 
+  it('a check that finds an attachment that kept its device not attached judges its volume as EC2 shows it: a volume record still in use while EC2 lists it attached nowhere is brought in line, and the attach follows', async () => {
+    const h = harness();
+    await attachedVolume(h, 'data-1');
+    const ebsVolumeId = (await volumeOf(h, 'data-1')).ebsVolumeId!;
+    // Detached outside; the volume record still says in use.
+    await h.ebs.detachVolume({ ebsVolumeId, instanceId: INSTANCE });
+    await h.clock.advance(10_000);
+    expect(h.ebs.volume(ebsVolumeId)).toMatchObject({ state: 'available', attachments: [] });
+    expect((await volumeOf(h, 'data-1')).status.state).toBe('in-use');
+    // Left by an attach to the other instance whose answer was lost, and which EC2 never made.
+    const at = new Date(h.clock.now()).toISOString();
+    await h.store.create(newAttachment('data-1', { instanceId: OTHER_INSTANCE, device: '/dev/sdg', status: { state: 'pending', code: 'RequestTimeout', message: 'AttachVolume timed out', attempts: 1, updatedAt: at } }));
+    const describesBefore = h.ebs.calls.DescribeVolumes ?? 0;
+    await h.executor.run(h.batchOf(h.op('attach', attachmentKey('data-1', OTHER_INSTANCE))));
+    const looked = (await h.store.get(attachmentKey('data-1', OTHER_INSTANCE))) as AttachmentRecord;
+    expect(looked.device).toBeUndefined();
+    expect(looked.status).toMatchObject({ state: 'pending', message: 'not attached; attaching afresh' });
+    expect((await volumeOf(h, 'data-1')).status.state).toBe('available');
+    expect(h.ebs.calls.DescribeVolumes).toBe(describesBefore + 1);
+    await h.drain();
+    expect(h.ebs.calls.AttachVolume).toBe(2);
+    expect(h.ebs.volume(ebsVolumeId)?.attachments).toMatchObject([{ instanceId: OTHER_INSTANCE, device: expect.any(String) }]);
+  });
+
   it("releases the waiting attachment while the batch's other calls still wait for rate tokens", async () => {
     const budgets = { ...DEFAULT_ENGINE_CONFIG.rateBudgets, CreateVolume: { burst: 1, ratePerSecond: 0.2 } };
     const h = harness({ config: { rateBudgets: budgets, rateWaitMaxMs: 10_000 } });

@@ -331,9 +331,18 @@ export function checkAttachment(ctx: ExecutorContext, item: Item, now: number, v
     if (link?.state === 'detaching') return stillInProgress(ctx, attachment, now, `EC2 is detaching it from ${attachment.instanceId}; attaching afresh once it is detached`);
     const status = attemptStatus(attachment.status, 'pending', now, 'not attached; attaching afresh');
     // Unless its volume is taken (attached to another instance, say): then it says what it waits for, as no message follows a wait.
+    // Judged on the volume as this describe shows it: a volume record that still says in use (or
+    // available) while EC2 says otherwise is brought in line beside (`volumeSeen`), so neither the
+    // wait nor the attach that follows rests on a state EC2 no longer holds.
     const notAttached: AttachmentRecord = { ...attachment, status, device: undefined };
-    const decision = planAttachment(notAttached, item.volume);
-    return { outcome: 'succeeded', changes: { status: decision.type === 'wait' ? (changesWithoutCall(notAttached, decision, now)?.status ?? status) : status, device: null } };
+    const stale = item.volume !== undefined && current !== undefined && volumeInLineByCheck(item.volume, current, now) && item.volume.status.state !== current.state;
+    const volume = stale ? { ...item.volume!, status: { ...item.volume!.status, state: current!.state as VolumeState } } : item.volume;
+    const decision = planAttachment(notAttached, volume);
+    return {
+      outcome: 'succeeded',
+      changes: { status: decision.type === 'wait' ? (changesWithoutCall(notAttached, decision, now)?.status ?? status) : status, device: null },
+      ...(stale ? { alsoCheck: volumeCheck(attachment), volumeSeen: current } : {}),
+    };
   }
   if (state === 'attaching') {
     if (link && (link.state === 'attached' || link.state === 'busy')) {
@@ -474,6 +483,21 @@ function givenUpSeen(ctx: ExecutorContext, attachment: AttachmentRecord, now: nu
   }
   if ((link && link.state !== 'detached') || now - Date.parse(attachment.status.updatedAt) < ctx.config.describeGraceMs) return { outcome: 'skipped' };
   return { outcome: 'succeeded', changes: { device: null } };
+}
+
+/**
+ * Whether an attachment's check brings `volume` in line with `current` (`syncVolume`): the record
+ * at rest (available or in use, no operation under way, unclaimed) and EC2 listing the volume so
+ * too; a dying volume only once EC2 lists it available (still attached elsewhere, it waits for its
+ * own check: it may be attached to instances no record knows).
+ */
+export function volumeInLineByCheck(volume: VolumeRecord, current: ProviderVolume, now: number): boolean {
+  if (volume.ebsVolumeId !== current.ebsVolumeId) return false;
+  if (volume.status.state !== 'available' && volume.status.state !== 'in-use') return false;
+  // EC2 reports it in another state than those (in error, being deleted outside): the volume's own check says what that means.
+  if (current.state !== 'available' && current.state !== 'in-use') return false;
+  if (volume.claim && volume.claim.expiresAt > now) return false;
+  return volume.life !== 'dying' || current.state === 'available';
 }
 
 export function observedChanges(volume: VolumeRecord, current: ProviderVolume, now: number): RecordChanges<VolumeRecord> {

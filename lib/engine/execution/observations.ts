@@ -14,7 +14,7 @@ import { ConditionFailedError, type OperationKind, type ProviderVolume, type Que
 import type { ExecutorContext } from './context.js';
 import type { Result, Item } from './item.js';
 import { IN_PROGRESS, chained, alsoChecks, messageAt, followUp, waitShownBy, resendLaterCopy } from './follow-ups.js';
-import { observedChanges } from './checks.js';
+import { observedChanges, volumeInLineByCheck } from './checks.js';
 
 /**
  * Whether writing `changes` would change what `record` says, beyond the status's timestamps:
@@ -128,13 +128,7 @@ function chainGoesOn(ctx: ExecutorContext, item: Item, result: Result, raw: Prov
  */
 async function syncVolume(ctx: ExecutorContext, item: Item, current: ProviderVolume, now: number, followUps: { item: Item; operation: QueuedOperation }[]): Promise<boolean> {
   const volume = item.volume;
-  if (!volume || volume.ebsVolumeId !== current.ebsVolumeId) return false;
-  if (volume.status.state !== 'available' && volume.status.state !== 'in-use') return false;
-  // EC2 reports it in another state than those (in error, being deleted outside): the volume's own check says what that means.
-  if (current.state !== 'available' && current.state !== 'in-use') return false;
-  if (volume.claim && volume.claim.expiresAt > now) return false;
-  // A dying volume still attached elsewhere waits for its own check (it may be attached to instances no record knows).
-  if (volume.life === 'dying' && current.state !== 'available') return false;
+  if (!volume || !volumeInLineByCheck(volume, current, now)) return false;
   const changes = observedChanges(volume, current, now);
   // A look for an attachment is no step of the volume's own operation: a run of its failed
   // attempts (a ModifyVolume EC2 keeps failing, its retry due) stays, state aside, so the budget still ends it.
