@@ -969,6 +969,29 @@ describe('attachment transitions through the engine', () => {
       expect(h.ebs.volume(ebsVolumeId)?.attachments).toEqual([]);
     });
 
+    it('set back to alive while EC2 lists it attaching again past the describe grace of its detach (attached again outside): attached with the device EC2 names, not detaching until the age limit', async () => {
+      let attachMs = 2000;
+      const h = harness({ ebsTimings: { attach: () => attachMs } });
+      const ebsVolumeId = await attachedVolume(h);
+      const accepting = executorOver(h, { detachVolume: async () => {} });
+      await h.store.update<AttachmentRecord>(KEY, { life: 'dying' });
+      await h.watch();
+      await drainWith(h, accepting);
+      expect((await attachmentOf(h))?.status.state).toBe('detaching');
+      await h.store.update<AttachmentRecord>(KEY, { life: 'alive' });
+      await h.ebs.detachVolume({ ebsVolumeId, instanceId: INSTANCE });
+      await h.clock.advance(10_000);
+      attachMs = 10 * MINUTE;
+      await h.ebs.attachVolume({ ebsVolumeId, instanceId: INSTANCE, device: '/dev/sdg' });
+
+      await h.clock.advance(DESCRIBE_GRACE_MS);
+      await deliverOnce(h, accepting);
+      expect(h.ebs.volume(ebsVolumeId)?.attachments).toEqual([{ instanceId: INSTANCE, device: '/dev/sdg', state: 'attaching' }]);
+      const attachment = await attachmentOf(h);
+      expect(attachment).toMatchObject({ life: 'alive', device: '/dev/sdg', status: { state: 'attached', attempts: 0 } });
+      expect(attachment?.status.code).toBeUndefined();
+    });
+
     it('set back to alive during a detach that did not take: the record says attached once the describe grace ends, not detaching until the age limit', async () => {
       const h = harness();
       const ebsVolumeId = await attachedVolume(h);
