@@ -13,6 +13,7 @@ import { judgeRecord, rejectionStands } from './rejection.js';
 import { MODIFICATION_COOLDOWN_CODE, SPEC_REJECTED_CODE, VOLUME_RECORD_REMOVED_CODE } from './status.js';
 import { ownedByAnotherRecord, type ExecutorDeps } from './executor.js';
 import { errorMessage } from './errors.js';
+import { changesWithoutCall } from './without-call.js';
 import { checkScanSegment, ProviderError, type OperationKind, type Page, type ProviderVolume, type QueuedOperation, type ScanSegment } from './ports.js';
 
 /** What the executor talks to (less its invocation-specific knobs), plus the scan's own settings. */
@@ -447,6 +448,10 @@ export class Reconciler {
     const decision = planned();
     if (decision.type === 'operation' || decision.type === 'remove')
       return this.waitingInLine(decision, record, inLine) ? undefined : `work pending (${decision.reason})`;
+    // It waits, but its status no longer says for what: the volume's change that would have said so
+    // never reached the watcher (a stream batch given up). A look writes the wait, with no EC2 call
+    // (but one DescribeVolumes when its single-attach volume is in use: is it attached here?).
+    if (decision.type === 'wait' && changesWithoutCall(record, decision, now) !== undefined) return `its status does not say what it waits for now: ${decision.reason}`;
     // Its volume record's removal never reached the watcher (a stream batch given up): a check has the executor say so.
     if (decision.type === 'volume-record-removed' && status.code !== VOLUME_RECORD_REMOVED_CODE)
       return `volume record ${record.volumeId} was removed from the table while this attachment may be attached`;

@@ -715,6 +715,33 @@ describe('Reconciler', () => {
     expect((await reconciler.run()).requeued).toEqual([]);
   });
 
+  it('an attachment whose wait went stale (the stream batch with its volume going into error was lost) is looked at once: it says what it waits for now, with no EC2 call', async () => {
+    const h = harness();
+    const reconciler = new Reconciler({ store: h.store, queue: h.queue, provider: h.ebs, clock: h.clock, metrics: h.metrics, log: silentLog, config: { ownerTagValue: 'ebs-provisioner' } });
+    h.ebs.failNext('CreateVolume', new ProviderError('invalid-request', 'InvalidParameterValue', 'the volume cannot be made'));
+    await h.store.create(newVolume('data-1'));
+    await h.store.create(newAttachment('data-1'));
+    await h.watch();
+    await h.settle(5000);
+    expect((await h.store.get(volumeKey('data-1')))?.status).toMatchObject({ state: 'error', code: 'InvalidParameterValue' });
+    // The volume's change into error never reaches the watcher: the attachment still says it waits for the volume to become available.
+    expect(h.changes.splice(0).map((change) => change.newRecord?.status.state)).toContain('error');
+    await h.watch();
+    expect((await h.store.get(attachmentKey('data-1')))?.status).toMatchObject({ state: 'pending', message: 'waiting for volume data-1 to become available' });
+    await h.clock.advance(10 * MINUTE);
+
+    const waits = 'volume data-1 is in error: InvalidParameterValue; the attach waits until the volume is retried';
+    expect((await reconciler.run()).requeued).toEqual([{ key: `attachment/data-1/${INSTANCE}`, reason: `its status does not say what it waits for now: ${waits}` }]);
+    const calls = { ...h.ebs.calls };
+    expect(h.queued()).toEqual([{ op: 'check-attachment', key: `data-1/${INSTANCE}`, delaySeconds: 0 }]);
+    await h.drain();
+    expect((await h.store.get(attachmentKey('data-1')))?.status).toMatchObject({ state: 'pending', message: waits, attempts: 0 });
+    expect(h.ebs.calls).toEqual(calls);
+    // Said once: the next pass leaves it alone.
+    await h.clock.advance(10 * MINUTE);
+    expect((await reconciler.run()).requeued).toEqual([]);
+  });
+
   it.each(['/dev/sdk', 'xvdk'])('notices an attachment detached and attached again outside under another device name (%s): the record names the device EC2 shows, with no EC2 call', async (renamed) => {
     const { h, reconciler, ebsVolumeId } = await attachedVolume();
     const attached = (await h.store.get(attachmentKey('data-1'))) as AttachmentRecord;
