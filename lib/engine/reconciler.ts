@@ -398,7 +398,12 @@ export class Reconciler {
         return waitingInLine && decision.type === 'operation' ? { reason, op: decision.op } : reason;
       }
     }
-    if (UNDER_WAY_STATES.has(status.state) && !scheduled) return `${status.state} with no progress since ${status.updatedAt}`;
+    if (UNDER_WAY_STATES.has(status.state) && !scheduled) {
+      // A modification may rightly take hours (never given up on while EC2 makes it): a look each pass
+      // finds its chain of checks still going, or starts it again if its message was lost, and says so.
+      if (status.state === 'modifying') return `modification under way since ${status.operationStartedAt ?? status.updatedAt}; looked at once per pass`;
+      return `${status.state} with no progress since ${status.updatedAt}`;
+    }
 
     if (record.kind === 'volume') {
       // Its retry brings the executor to it (and a look before then is put off to it), except a wait

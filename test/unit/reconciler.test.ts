@@ -7,7 +7,7 @@ import { ItemTooLargeError, ProviderError, type Metrics, type SharedRateBudget }
 import { RECORD_TOO_LARGE_LOG } from '../../lib/engine/rejection.js';
 import { FakeClock, MemoryEbs, MemoryOperationQueue, MemoryRateBudget, MemoryRecordStore, RecordingLog, RecordingMetrics, silentLog } from '../../lib/memory/index.js';
 import { METRICS, OWNERSHIP_TAGS, RECONCILER } from '../../lib/settings.js';
-import { INSTANCE, OTHER_INSTANCE, attachmentKey, harness, newAttachment, newVolume, volumeKey } from './engine-fixtures.js';
+import { INSTANCE, OTHER_INSTANCE, attachmentKey, harness, iopsModification, newAttachment, newVolume, volumeKey, volumeOf } from './engine-fixtures.js';
 
 const OWNER = 'stack-test';
 const MINUTE = 60_000;
@@ -713,6 +713,23 @@ describe('Reconciler', () => {
     expect({ ...h.ebs.calls, DescribeVolumes: 0, DescribeInstances: 0 }).toEqual({ ...calls, DescribeVolumes: 0, DescribeInstances: 0 });
     await h.clock.advance(10 * MINUTE);
     expect((await reconciler.run()).requeued).toEqual([]);
+  });
+
+  it('looks once a pass at a modification EC2 is making for hours, saying it is under way since it began, not that it makes no progress; one chain of checks, one ModifyVolume', async () => {
+    const h = await iopsModification({ modify: 3 * 60 * MINUTE, optimize: 1000 });
+    const reconciler = new Reconciler({ store: h.store, queue: h.queue, provider: h.ebs, clock: h.clock, metrics: h.metrics, log: silentLog, config: { ownerTagValue: 'ebs-provisioner' } });
+    const since = (await volumeOf(h)).status.operationStartedAt;
+    expect(since).toBeDefined();
+    const reasons = new Set<string>();
+    for (let pass = 0; pass < 48 && (await volumeOf(h)).status.state === 'modifying'; pass++) {
+      await h.settle(5 * MINUTE, 10_000);
+      for (const { key, reason } of (await reconciler.run()).requeued) if (key === 'volume/data-1') reasons.add(reason);
+      // The look adds no chain of checks of its own.
+      expect(h.queue.pending().filter((p) => p.message.op === 'check-volume' && !p.message.nudge).length).toBeLessThanOrEqual(1);
+    }
+    expect([...reasons]).toEqual([`modification under way since ${since}; looked at once per pass`]);
+    expect(await volumeOf(h)).toMatchObject({ status: { state: 'available' }, observed: { iops: 4000 } });
+    expect(h.ebs.calls.ModifyVolume).toBe(1);
   });
 
   it('an attachment whose wait went stale (the stream batch with its volume going into error was lost) is looked at once: it says what it waits for now, with no EC2 call', async () => {
