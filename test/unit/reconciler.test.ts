@@ -742,7 +742,7 @@ describe('Reconciler', () => {
     await h.settle(5000);
     expect((await h.store.get(volumeKey('data-1')))?.status).toMatchObject({ state: 'error', code: 'InvalidParameterValue' });
     // The volume's change into error never reaches the watcher: the attachment still says it waits for the volume to become available.
-    expect(h.changes.splice(0).map((change) => change.newRecord?.status.state)).toContain('error');
+    expect(h.changes.splice(0).map((change) => (change.newRecord as VolumeRecord | undefined)?.status.state)).toContain('error');
     await h.watch();
     expect((await h.store.get(attachmentKey('data-1')))?.status).toMatchObject({ state: 'pending', message: 'waiting for volume data-1 to become available' });
     await h.clock.advance(10 * MINUTE);
