@@ -79,8 +79,11 @@ export const kmsKeyIdSchema = z
  * other services that read it (cost allocation, say).
  */
 export const TAG_CHARACTERS_PATTERN = /^[\p{L}\p{Z}\p{N}_.:/=+\-@]*$/u;
-/** EC2's limits on a tag, in characters (Unicode code points, not UTF-16 code units). */
-export const TAG_KEY_MAX_CHARS = 128;
+/**
+ * EC2's limits on a tag, in characters (Unicode code points, not UTF-16 code units): EC2's `Tag`
+ * takes keys of at most 127 characters (other AWS services take 128) and values of at most 256.
+ */
+export const TAG_KEY_MAX_CHARS = 127;
 export const TAG_VALUE_MAX_CHARS = 256;
 
 /** The length of `text` in characters as EC2 counts them: Unicode code points (`𠀀` is one, not two). */
@@ -288,7 +291,7 @@ const volumeRecordShape = z.strictObject({
   earlierModificationStarts: z.array(isoTime).max(MODIFICATIONS_PER_WINDOW - 1).optional(),
   modificationSentAt: isoTime.optional(),
   failedModifications: z.strictObject({ target: z.strictObject(modificationTargetShape), count: z.number().int().positive() }).optional(),
-  // EC2 tag keys: 1–128 characters. Those of one CreateTags (a volume carries at most 50 tags) and
+  // EC2 tag keys: 1–127 characters. Those of one CreateTags (a volume carries at most 50 tags) and
   // those of earlier unrecorded ones that EC2 holds (at most 50 again).
   tagKeysSet: z.array(atMostCharacters(TAG_KEY_MAX_CHARS, 1)).max(100).optional(),
   claim: claimSchema.optional(),

@@ -72,7 +72,7 @@ describe('resolveOptions', () => {
     [{ attachableInstanceTag: '=prod' }, /attachableInstanceTag/],
     [{ attachableInstanceTag: 'aws:cloudformation:stack-name=x' }, /attachableInstanceTag/],
     [{ attachableInstanceTag: 'AWS:reserved=x' }, /attachableInstanceTag/],
-    [{ attachableInstanceTag: `${'k'.repeat(129)}=v` }, /attachableInstanceTag/],
+    [{ attachableInstanceTag: `${'k'.repeat(128)}=v` }, /attachableInstanceTag/],
     [{ attachableInstanceTag: `k=${'v'.repeat(257)}` }, /attachableInstanceTag/],
     // Spaces alone: no deployment's owner tag, no instance tag anyone means.
     [{ ownerTagValue: ' ' }, /ownerTagValue must be .*not only spaces/],
@@ -107,9 +107,9 @@ describe('resolveOptions', () => {
     // Spaces inside a key or value, or a value of spaces, are tags an instance can carry.
     expect(resolveOptions({ attachableInstanceTag: 'My Team= ' }, 'Prod').attachableInstanceTag).toEqual({ key: 'My Team', value: ' ' });
     expect(resolveOptions({ ownerTagValue: 'team a' }, 'Prod').ownerTagValue).toBe('team a');
-    expect(resolveOptions({ attachableInstanceTag: `${'k'.repeat(128)}=${'v'.repeat(256)}` }, 'Prod').attachableInstanceTag).toEqual({ key: 'k'.repeat(128), value: 'v'.repeat(256) });
-    // Characters are code points, as EC2 counts them: 128 of them that each take two UTF-16 units are a key.
-    expect(resolveOptions({ attachableInstanceTag: `${'𠀀'.repeat(128)}=${'𠀀'.repeat(256)}` }, 'Prod').attachableInstanceTag).toEqual({ key: '𠀀'.repeat(128), value: '𠀀'.repeat(256) });
+    expect(resolveOptions({ attachableInstanceTag: `${'k'.repeat(127)}=${'v'.repeat(256)}` }, 'Prod').attachableInstanceTag).toEqual({ key: 'k'.repeat(127), value: 'v'.repeat(256) });
+    // Characters are code points, as EC2 counts them: 127 of them that each take two UTF-16 units are a key.
+    expect(resolveOptions({ attachableInstanceTag: `${'𠀀'.repeat(127)}=${'𠀀'.repeat(256)}` }, 'Prod').attachableInstanceTag).toEqual({ key: '𠀀'.repeat(127), value: '𠀀'.repeat(256) });
   });
 
   it('accepts destroy with deletion protection off, and retain either way', () => {

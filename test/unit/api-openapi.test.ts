@@ -177,7 +177,7 @@ describe('OpenAPI document', () => {
     for (const tags of [schemas.VolumeSpec!.properties!.tags!, schemas.PatchVolumeRequest!.properties!.tags!]) {
       expect(tags.maxProperties).toBe(48);
       expect(tags.additionalProperties?.maxLength).toBe(256);
-      for (const rule of ['At most 48 tags', 'Keys of 1–128 characters', 'values of at most 256 (Unicode characters', 'letters, digits, spaces and `_ . : / = + - @`: the set AWS allows across its services (EC2 takes more)', '`aws:` or `ebs-provisioner:`']) {
+      for (const rule of ['At most 48 tags', 'Keys of 1–127 characters', 'values of at most 256 (Unicode characters', 'letters, digits, spaces and `_ . : / = + - @`: the set AWS allows across its services (EC2 takes more)', '`aws:` or `ebs-provisioner:`']) {
         expect(tags.description).toContain(rule);
       }
     }

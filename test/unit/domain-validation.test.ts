@@ -102,32 +102,32 @@ describe('validateVolumeSpec', () => {
     const bad = issuesOf({
       sizeGiB: 10,
       volumeType: 'gp3',
-      tags: { 'AWS:name': 'x', 'ebs-provisioner:owner': 'x', ['k'.repeat(129)]: 'v', long: 'v'.repeat(257), 'semi;colon': 'v' },
+      tags: { 'AWS:name': 'x', 'ebs-provisioner:owner': 'x', ['k'.repeat(128)]: 'v', long: 'v'.repeat(257), 'semi;colon': 'v' },
     });
     expect(bad.map((i) => i.message)).toEqual(
       expect.arrayContaining([
         'tag keys starting with "aws:" are reserved',
         'tag keys starting with "ebs-provisioner:" are reserved',
-        'tag key must be 1–128 characters, got 129',
+        'tag key must be 1–127 characters, got 128',
         'tag value must be at most 256 characters, got 257',
         'tags may contain only letters, digits, spaces and _ . : / = + - @',
       ]),
     );
     expect(bad.find((i) => i.message.includes('"aws:"'))?.path).toBe('spec.tags.AWS:name');
     // An empty key is named as such, not as the tags as a whole.
-    expect(issuesOf({ sizeGiB: 10, volumeType: 'gp3', tags: { '': 'x' } })).toEqual([{ path: 'spec.tags[""]', message: 'tag key must be 1–128 characters, got 0' }]);
+    expect(issuesOf({ sizeGiB: 10, volumeType: 'gp3', tags: { '': 'x' } })).toEqual([{ path: 'spec.tags[""]', message: 'tag key must be 1–127 characters, got 0' }]);
   });
 
   it('counts tag keys and values in characters, as EC2 does, not in UTF-16 code units', () => {
     // U+20000 is one character (a letter) that takes two UTF-16 code units.
     const wide = (count: number) => '\u{20000}'.repeat(count);
-    expect(issuesOf({ sizeGiB: 10, volumeType: 'gp3', tags: { [wide(128)]: wide(256), team: wide(200) } })).toEqual([]);
-    const issues = issuesOf({ sizeGiB: 10, volumeType: 'gp3', tags: { [wide(129)]: 'v', long: wide(257) } });
-    expect(issues.map((issue) => issue.message)).toEqual(['tag key must be 1–128 characters, got 129', 'tag value must be at most 256 characters, got 257']);
+    expect(issuesOf({ sizeGiB: 10, volumeType: 'gp3', tags: { [wide(127)]: wide(256), team: wide(200) } })).toEqual([]);
+    const issues = issuesOf({ sizeGiB: 10, volumeType: 'gp3', tags: { [wide(128)]: 'v', long: wide(257) } });
+    expect(issues.map((issue) => issue.message)).toEqual(['tag key must be 1–127 characters, got 128', 'tag value must be at most 256 characters, got 257']);
     // What EC2 holds, and the keys a CreateTags was sent to set, are read by the same count.
-    const record = { ...newVolume('v1'), ebsVolumeId: 'vol-0123456789abcdef0', observed: { sizeGiB: 10, volumeType: 'gp3', tags: { [wide(128)]: wide(256) } }, tagKeysSet: [wide(128)] };
+    const record = { ...newVolume('v1'), ebsVolumeId: 'vol-0123456789abcdef0', observed: { sizeGiB: 10, volumeType: 'gp3', tags: { [wide(127)]: wide(256) } }, tagKeysSet: [wide(127)] };
     expect(parseRecord(record)).toMatchObject({ ok: true });
-    const over = parseRecord({ ...record, observed: { ...record.observed, tags: { [wide(129)]: 'v' } }, tagKeysSet: [wide(129)] });
+    const over = parseRecord({ ...record, observed: { ...record.observed, tags: { [wide(128)]: 'v' } }, tagKeysSet: [wide(128)] });
     expect(over.ok ? [] : over.issues.map((issue) => issue.path.split('.')[0])).toEqual(['observed', 'tagKeysSet']);
   });
 
@@ -294,7 +294,7 @@ describe('tags after creation', () => {
   it('reads the tag keys an unrecorded CreateTags may have set, and refuses a record whose list is not one of tag keys', () => {
     const record = (tagKeysSet: unknown) => ({ ...newVolume('v1'), ebsVolumeId: 'vol-0123456789abcdef0', tagKeysSet });
     expect(parseRecord(record(['team', 'cost']))).toMatchObject({ ok: true, value: { tagKeysSet: ['team', 'cost'] } });
-    for (const bad of ['team', [''], ['k'.repeat(129)], [7], Array.from({ length: 101 }, (_, i) => `k${i}`)]) {
+    for (const bad of ['team', [''], ['k'.repeat(128)], [7], Array.from({ length: 101 }, (_, i) => `k${i}`)]) {
       const parsed = parseRecord(record(bad));
       expect(parsed.ok, JSON.stringify(bad)).toBe(false);
       expect(!parsed.ok && parsed.issues.some((issue) => issue.path.startsWith('tagKeysSet'))).toBe(true);
@@ -306,7 +306,7 @@ describe('tags after creation', () => {
     const text = (length: number, prefix = '') => prefix + 'あ'.repeat(length - prefix.length);
     // Tags are counted in characters: four UTF-8 bytes a character (U+20000) is the most they can take.
     const wide = (length: number, prefix = '') => prefix + '\u{20000}'.repeat(length - prefix.length);
-    const tags = (count: number) => Object.fromEntries(Array.from({ length: count }, (_, i) => [wide(128, `k${i}-`), wide(256)]));
+    const tags = (count: number) => Object.fromEntries(Array.from({ length: count }, (_, i) => [wide(127, `k${i}-`), wide(256)]));
     const time = text(64);
     // A time the engine computes with is an ISO-8601 time, ASCII: its longest has 43 digits of fraction.
     const isoTime = (length: number) => `2026-01-01T00:00:00.${'0'.repeat(length - 21)}Z`;
@@ -317,7 +317,7 @@ describe('tags after creation', () => {
       ebsVolumeId: 'vol-0123456789abcdef0',
       createRequest: { clientToken: 'x'.repeat(64), availabilityZone: 'us-east-1a', spec },
       observed: { sizeGiB: 10, volumeType: 'gp3', tags: tags(50) },
-      tagKeysSet: Array.from({ length: 100 }, (_, i) => wide(128, `k${i}-`)),
+      tagKeysSet: Array.from({ length: 100 }, (_, i) => wide(127, `k${i}-`)),
       lastModificationStartedAt: isoTime(64),
       earlierModificationStarts: [isoTime(64), isoTime(64), isoTime(64)],
       modificationSentAt: isoTime(64),

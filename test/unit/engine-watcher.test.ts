@@ -76,6 +76,18 @@ describe('watcher', () => {
     expect(h.metrics.counter('InvalidRecords')).toBe(1);
   });
 
+  it('a record in the table with a tag key of 128 characters (EC2 takes 127) is rejected with the reason, and no operation', async () => {
+    const h = harness();
+    const key = 'k'.repeat(128);
+    const raw = newVolume('data-1', {}, { tags: { [key]: 'v' } });
+    h.store.putRaw(raw);
+    await h.watcher.handle([insert(raw as never)]);
+    expect(sent(h)).toEqual([]);
+    const record = await h.store.get(volumeKey('data-1'));
+    expect(record?.status).toMatchObject({ state: 'error', code: 'InvalidRecord' });
+    expect(record?.status.message).toBe(`spec.tags.${key}: tag key must be 1–127 characters, got 128`);
+  });
+
   it('a record written straight into the table with only the client\'s fields (no status, version or createdAt) is created', async () => {
     const h = harness();
     const { kind, volumeId, spec, life, generation } = newVolume('data-1');
