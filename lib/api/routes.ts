@@ -148,7 +148,7 @@ export const ROUTES: readonly ApiRoute[] = [
     },
     problems: {
       404: 'The volume vanished while the attachment was being added.',
-      409: `The id is taken by a volume that differs from the request (\`errors\` names each difference) or is being deleted; or the attachment \`attachTo\` asks for is refused as \`PUT /volumes/{volumeId}/attachments/{instanceId}\` refuses it (an attachment to another instance, not multi-attach, or to 16 others; one being detached from this instance or with another device; another volume's attachment on the instance holding \`attachTo.device\`), with \`attachTo.\` in the paths of \`errors\`; a new volume is then not written (the attachment is judged first). ${INVALID_RECORD}`,
+      409: `The id is taken by a volume that differs from the request (\`errors\` names each difference) or is being deleted; or the attachment \`attachTo\` asks for is refused as \`PUT /volumes/{volumeId}/attachments/{instanceId}\` refuses it (an attachment to another instance, not multi-attach, or to 16 others; one being detached from this instance, with another device, or left by a removed volume record under the id; another volume's attachment on the instance holding \`attachTo.device\`), with \`attachTo.\` in the paths of \`errors\`; a new volume is then not written (the attachment is judged first). ${INVALID_RECORD}`,
     },
     run: async ({ service }, { body, path }) => {
       const { created, value } = await service.createVolume(body);
@@ -246,7 +246,7 @@ export const ROUTES: readonly ApiRoute[] = [
     problems: {
       404: 'No such volume.',
       409:
-        'The volume is being deleted, has an attachment to another instance (not multi-attach) or, multi-attach, attachments to 16 other instances, is being detached from this instance, the attachment has another device (requested or allocated) than `device`, or another volume\'s attachment on the instance holds `device` (or another name of its slot: `/dev/sdf` and `/dev/xvdf` are one). ' +
+        'The volume is being deleted, has an attachment to another instance (not multi-attach) or, multi-attach, attachments to 16 other instances, is being detached from this instance, the attachment has another device (requested or allocated) than `device`, the attachment belongs to a removed volume record under the id (it may still hold that record\'s EC2 volume and never attaches the current one\'s: delete it, then attach again), or another volume\'s attachment on the instance holds `device` (or another name of its slot: `/dev/sdf` and `/dev/xvdf` are one). ' +
         `${INVALID_RECORD} The volume's, the attachment's, or (a volume that is not multi-attach) another attachment's of the volume, which may be attached.`,
       412: `${PRECONDITION_FAILED} With \`If-Match\` the attachment must exist: such a request never creates one.`,
     },

@@ -404,6 +404,15 @@ export class VolumeService {
       if (existing.life === 'dying') {
         throw new ApiProblem('conflict', `volume ${volumeId} is being detached from ${instanceId}; wait until it is detached`);
       }
+      if (volumeRecordLost(existing, volume)) {
+        // It belongs to a removed record under this id: it never attaches the volume of this one, and a retry is refused.
+        throw new ApiProblem(
+          'conflict',
+          `the attachment of ${volumeId} to ${instanceId} belongs to a removed volume record ${volumeId} and never attaches the volume of the current one: ` +
+            `it may still hold the removed record's EC2 volume${existing.device ? ` as ${existing.device}` : ''}; ` +
+            `delete this attachment (the volumes tagged with that id are detached from the instance), then attach the volume again`,
+        );
+      }
       const conflict = request.device === undefined ? undefined : deviceConflict(existing, request.device);
       if (conflict) throw new ApiProblem('conflict', conflict.detail, [{ path: field('device'), message: conflict.message }]);
       return existing;

@@ -875,6 +875,35 @@ describe('VolumeService', () => {
       await service.createVolume({ volumeId: 'data-01', spec: GP3 });
     });
 
+    it('is 409 for an attachment left by a removed volume record under the id (it never attaches the new record\'s volume), naming what to do, and writes nothing', async () => {
+      await service.putAttachment('data-01', INSTANCE_A, {});
+      const updatedAt = new Date(clock.now()).toISOString();
+      // Attached as /dev/sdf to the first record's volume; the record was removed, the attachment marked so, and a record under the id written again.
+      await store.update<AttachmentRecord>(attachmentKey('data-01', INSTANCE_A), {
+        device: '/dev/sdf',
+        status: { state: 'error', code: 'VolumeRecordRemoved', message: 'the volume record was removed', attempts: 0, updatedAt },
+      });
+      await store.remove(volumeKey('data-01'));
+      clock.advance(1000);
+      // A create asking for it is refused before the volume is written.
+      const asked = await problemOf(() => service.createVolume({ volumeId: 'data-01', spec: GP3, attachTo: { instanceId: INSTANCE_A } }));
+      expect([asked.status, asked.detail]).toEqual([409, expect.stringContaining('belongs to a removed volume record data-01')]);
+      expect(await volume('data-01')).toBeUndefined();
+      await service.createVolume({ volumeId: 'data-01', spec: GP3 });
+      const writes = store.writes;
+      const lost = await problemOf(() => service.putAttachment('data-01', INSTANCE_A, {}));
+      expect([lost.status, lost.kind]).toEqual([409, 'conflict']);
+      expect(lost.detail).toBe(
+        `the attachment of data-01 to ${INSTANCE_A} belongs to a removed volume record data-01 and never attaches the volume of the current one: ` +
+          "it may still hold the removed record's EC2 volume as /dev/sdf; delete this attachment (the volumes tagged with that id are detached from the instance), then attach the volume again",
+      );
+      expect(store.writes).toBe(writes);
+      // Deleted and asked for again, it attaches the current record's volume.
+      await service.deleteAttachment('data-01', INSTANCE_A);
+      await store.remove(attachmentKey('data-01', INSTANCE_A));
+      expect((await service.putAttachment('data-01', INSTANCE_A, {})).created).toBe(true);
+    });
+
     it('a volume that can take the attachment now gives it no waiting reason', async () => {
       await store.update<VolumeRecord>(volumeKey('data-01'), { status: { state: 'available', attempts: 0, updatedAt: new Date(clock.now()).toISOString() }, ebsVolumeId: 'vol-0123456789abcdef0' });
       await service.putAttachment('data-01', INSTANCE_A, {});

@@ -382,10 +382,17 @@ describe('a volume record removed from the table while it has attachments', () =
       const said = await attachmentOf(h);
       expect(said?.status).toMatchObject(SAYS.leftAttached);
 
-      // Asking again for the attachment answers with it as it stands.
+      // Asking again for the attachment is refused, saying what to do: it would never attach the new record's volume.
       await h.clock.advance(1000);
-      const { value } = await service.createVolume({ volumeId: 'data-1', spec: { sizeGiB: 10, volumeType: 'gp3', availabilityZone: AZ }, attachTo: { instanceId: INSTANCE } });
-      expect(value.attachments).toMatchObject([{ instanceId: INSTANCE, status: SAYS.leftAttached }]);
+      const spec = { sizeGiB: 10, volumeType: 'gp3' as const, availabilityZone: AZ };
+      const refusal = `the attachment of data-1 to ${INSTANCE} belongs to a removed volume record data-1 and never attaches the volume of the current one: ` +
+        "it may still hold the removed record's EC2 volume as /dev/sdf; delete this attachment (the volumes tagged with that id are detached from the instance), then attach the volume again";
+      const asked = await service.createVolume({ volumeId: 'data-1', spec, attachTo: { instanceId: INSTANCE } }).catch((error: unknown) => error);
+      expect([(asked as ApiProblem).kind, (asked as ApiProblem).detail]).toEqual(['conflict', refusal]);
+      expect(await h.store.get(volumeKey('data-1'))).toBeUndefined();
+      await service.createVolume({ volumeId: 'data-1', spec });
+      const put = await service.putAttachment('data-1', INSTANCE, {}).catch((error: unknown) => error);
+      expect([(put as ApiProblem).kind, (put as ApiProblem).detail]).toEqual(['conflict', refusal]);
       await settle(h);
       const second = await ebsVolumeIdOf(h);
       expect(await attachmentOf(h)).toEqual(said);
