@@ -320,7 +320,8 @@ export class VolumeService {
    * Asks the system to try attaching again after a terminal error (e.g. an AZ mismatch the client
    * has since fixed): bumps the attachment's `generation`, which the watcher takes as a retry
    * request, exactly as for volumes. 404 when absent; 409 unless it is alive and in `error`, and
-   * while its volume record does not exist (removed from the table): there is nothing to attach.
+   * while its volume record does not exist (removed from the table) or is being deleted: there is
+   * nothing to attach.
    */
   async retryAttachment(volumeId: string, instanceId: string, ifMatch?: Precondition): Promise<AttachmentView> {
     const label = `attachment of ${volumeId} to ${instanceId}`;
@@ -335,6 +336,9 @@ export class VolumeService {
         );
       if (!volume)
         throw new ApiProblem('conflict', `${label} cannot be retried: volume record ${volumeId} does not exist; create the volume again first, or delete the attachment`);
+      // A dying volume detaches and removes its attachments: a retried one would never attach.
+      if (volume.kind === 'volume' && volume.life === 'dying')
+        throw new ApiProblem('conflict', `${label} cannot be retried: volume ${volumeId} is being deleted, and its attachments are detached and removed with it`);
     });
     return attachmentView(written as AttachmentRecord);
   }

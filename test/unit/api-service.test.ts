@@ -843,6 +843,17 @@ describe('VolumeService', () => {
       expect((await service.retryAttachment('data-01', INSTANCE_A)).generation).toBe(2);
     });
 
+    it('is 409 while its volume is being deleted (the volume\'s delete detaches and removes it), and writes nothing', async () => {
+      await fail();
+      await service.deleteVolume('data-01');
+      const writes = store.writes;
+      const dying = await problemOf(() => service.retryAttachment('data-01', INSTANCE_A));
+      expect([dying.status, dying.kind]).toEqual([409, 'conflict']);
+      expect(dying.detail).toBe(`attachment of data-01 to ${INSTANCE_A} cannot be retried: volume data-01 is being deleted, and its attachments are detached and removed with it`);
+      expect(store.writes).toBe(writes);
+      expect(await attachment('data-01', INSTANCE_A)).toMatchObject({ life: 'alive', generation: 1, status: { state: 'error' } });
+    });
+
     it('is 409 when the attachment is marked dying between its read and its write, and leaves the generation as it was', async () => {
       await fail();
       raceFirstWrite((update) => update(attachmentKey('data-01', INSTANCE_A), { life: 'dying' }));
