@@ -265,8 +265,9 @@ export const VOLUME_RECORD_REMOVED_CODE = 'VolumeRecordRemoved';
 
 /**
  * Status of an attachment EC2 may hold attached whose volume record was removed from the table:
- * `error` until the client deletes it (or retries it once the volume record is written again),
- * with the reason; no next attempt, since no EC2 call can be made for it.
+ * `error` until the client deletes it, with the reason; no next attempt, since no EC2 call can be
+ * made for it. One with a device kept may hold the removed record's volume: neither a retry nor a
+ * PUT of it is taken, also once the volume record is written again (`volumeRecordLost`).
  */
 export function volumeRecordRemovedStatus(previous: Status<AttachmentState>, nowMs: number, reason: string): Status<AttachmentState> {
   const state = previous.state === 'error' ? 'error' : nextAttachmentState(previous.state, 'volume-record-removed');
