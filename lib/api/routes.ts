@@ -222,7 +222,7 @@ export const ROUTES: readonly ApiRoute[] = [
     responses: { 202: { description: 'Deletion is under way.', schema: VolumeDetailsSchema, etag: true } },
     problems: {
       404: 'No such volume (or it is already gone).',
-      409: `${INVALID_RECORD} A volume whose only fault is a spec outside the EBS limits is marked dying all the same: the system deletes it whatever its spec.`,
+      409: `${INVALID_RECORD} A volume whose only fault is a spec outside the EBS limits (or a tag key of 128 characters, the limit before) is marked dying all the same: the system deletes it whatever its spec.`,
       412: PRECONDITION_FAILED,
     },
     ifMatch: true,

@@ -121,7 +121,14 @@ function reservedPrefixOf(key: string): string | undefined {
   return undefined;
 }
 
-export const tagsSchema = z.record(z.string(), z.string().meta({ maxLength: TAG_VALUE_MAX_CHARS })).superRefine((tags, ctx) => {
+/**
+ * The longest tag key a dying volume's spec may hold: 128, the limit before keys were held to
+ * EC2's 127, so a volume asked for under it can still be deleted (its tags no longer matter).
+ */
+export const DYING_TAG_KEY_MAX_CHARS = 128;
+
+/** The tag rules, keys of 1–`keyMaxChars` characters. */
+const tagsWithKeysUpTo = (keyMaxChars: number) => z.record(z.string(), z.string().meta({ maxLength: TAG_VALUE_MAX_CHARS })).superRefine((tags, ctx) => {
   const entries = Object.entries(tags);
   if (entries.length > MAX_CLIENT_TAGS) {
     // The count alone: one issue per key would let a large body of tags make an answer as large.
@@ -131,7 +138,7 @@ export const tagsSchema = z.record(z.string(), z.string().meta({ maxLength: TAG_
   for (const [key, value] of entries) {
     const keyChars = characterCount(key);
     const valueChars = characterCount(value);
-    if (keyChars < 1 || keyChars > TAG_KEY_MAX_CHARS) addIssue(ctx, key, `tag key must be 1–${TAG_KEY_MAX_CHARS} characters, got ${keyChars}`);
+    if (keyChars < 1 || keyChars > keyMaxChars) addIssue(ctx, key, `tag key must be 1–${keyMaxChars} characters, got ${keyChars}`);
     if (valueChars > TAG_VALUE_MAX_CHARS) addIssue(ctx, key, `tag value must be at most ${TAG_VALUE_MAX_CHARS} characters, got ${valueChars}`);
     if (!TAG_CHARACTERS_PATTERN.test(key) || !TAG_CHARACTERS_PATTERN.test(value)) {
       addIssue(ctx, key, 'tags may contain only letters, digits, spaces and _ . : / = + - @');
@@ -139,7 +146,9 @@ export const tagsSchema = z.record(z.string(), z.string().meta({ maxLength: TAG_
     const reserved = reservedPrefixOf(key);
     if (reserved) addIssue(ctx, key, `tag keys starting with "${reserved}" are reserved`);
   }
-}).meta({ description: TAG_RULES, maxProperties: MAX_CLIENT_TAGS });
+});
+
+export const tagsSchema = tagsWithKeysUpTo(TAG_KEY_MAX_CHARS).meta({ description: TAG_RULES, maxProperties: MAX_CLIENT_TAGS });
 
 /**
  * A positive whole number. One past `Number.MAX_SAFE_INTEGER` is a whole number too, so it is
@@ -340,13 +349,19 @@ export const volumeRecordSchema = volumeRecordShape.superRefine((record, ctx) =>
 });
 
 /**
- * A dying volume whose spec EBS would refuse (written straight into the table): it is deleted all
- * the same, so its spec is read for its structure only. Everything the system needs to delete it
+ * A dying volume whose spec EBS would refuse (written straight into the table, or a tag key of 128
+ * characters asked for before keys were held to 127): it is deleted all the same, so its spec is
+ * read for its structure only. Everything the system needs to delete it
  * (its EC2 id, an unanswered CreateVolume request) is checked as for any record.
  */
 const dyingVolumeRecordSchema = volumeRecordShape
   .extend({
-    spec: volumeSpecShape.extend({ sizeGiB: z.number(), iops: z.number().optional(), throughput: z.number().optional() }),
+    spec: volumeSpecShape.extend({
+      sizeGiB: z.number(),
+      iops: z.number().optional(),
+      throughput: z.number().optional(),
+      tags: tagsWithKeysUpTo(DYING_TAG_KEY_MAX_CHARS).optional(),
+    }),
     life: z.literal('dying'),
   })
   .superRefine(volumeStateRules);

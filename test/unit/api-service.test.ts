@@ -1483,6 +1483,21 @@ describe('VolumeService', () => {
       expect(beside.detail).toMatch(/^volume good is not multi-attach and cannot be attached beside another attachment, and the record of the attachment of good to i-0aaaaaaaaaaaaaaa1 in the table is not valid/);
     });
 
+    it('deletes a volume asked for with a tag key of 128 characters (EC2 takes 127): not valid while alive, deleted all the same', async () => {
+      const key = 'k'.repeat(128);
+      store.putRaw(clientOnly('long-key', { spec: { ...GP3, tags: { [key]: 'v' } }, status: { state: 'error', attempts: 0, updatedAt: '' }, version: 2, createdAt: '2025-01-01T00:00:00.000Z' }));
+      const read = await problemOf(() => service.getVolume('long-key'));
+      expect([read.kind, read.errors]).toEqual(['invalid-record', [{ path: `record.spec.tags.${key}`, message: 'tag key must be 1–127 characters, got 128' }]]);
+      expect((await problemOf(() => service.patchVolume('long-key', { tags: {} }))).kind).toBe('invalid-record');
+      const deleted = await service.deleteVolume('long-key');
+      expect(deleted).toMatchObject({ life: 'dying', spec: { tags: { [key]: 'v' } } });
+      expect(await volume('long-key')).toMatchObject({ life: 'dying', version: 3 });
+      // A key longer still is no key EC2 ever took: not valid, dying or not.
+      store.putRaw(clientOnly('longer-key', { spec: { ...GP3, tags: { ['k'.repeat(129)]: 'v' } } }));
+      expect((await problemOf(() => service.deleteVolume('longer-key'))).kind).toBe('invalid-record');
+      expect(await volume('longer-key')).toMatchObject({ life: 'alive' });
+    });
+
     it('deletes a volume whose spec alone is beyond the EBS limits: the system deletes it all the same', async () => {
       store.putRaw(clientOnly('huge', { spec: { ...GP3, sizeGiB: 70_000 }, status: { state: 'error', code: 'InvalidRecord', attempts: 0, updatedAt: '' }, version: 3, createdAt: '2025-01-01T00:00:00.000Z' }));
       expect((await problemOf(() => service.getVolume('huge'))).errors).toEqual([{ path: 'record.spec.sizeGiB', message: 'gp3 volumes are 1–65536 GiB, got 70000' }]);

@@ -86,6 +86,12 @@ describe('watcher', () => {
     const record = await h.store.get(volumeKey('data-1'));
     expect(record?.status).toMatchObject({ state: 'error', code: 'InvalidRecord' });
     expect(record?.status.message).toBe(`spec.tags.${key}: tag key must be 1–127 characters, got 128`);
+    // Dying (asked for before keys were held to 127), it is deleted all the same: its tags no longer matter.
+    const dying = newVolume('data-2', { life: 'dying' }, { tags: { [key]: 'v' } });
+    h.store.putRaw(dying);
+    await h.watcher.handle([insert(dying)]);
+    // Never created (no EC2 call made for it), it is removed at once.
+    expect(await h.store.get(volumeKey('data-2'))).toBeUndefined();
   });
 
   it('a record written straight into the table with only the client\'s fields (no status, version or createdAt) is created', async () => {
