@@ -195,7 +195,23 @@ describe('npm start (memory backend)', () => {
     await running.lineMatching(/Ctrl-C stops$/);
     // The reader goes, as `head` does once it has its lines: the runtime's next line meets a closed pipe.
     running.child.stdout.destroy();
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    // Runs on: a volume created now goes through its status changes, each a line into the closed
+    // pipe, and the API still answers once it is available.
+    const created = await fetch(`${apiUrl}/volumes`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ volumeId: 'unread', spec: { sizeGiB: 8, volumeType: 'gp3', availabilityZone: 'us-east-1a' } }),
+    });
+    expect(created.status).toBe(201);
+    const deadline = Date.now() + 20_000;
+    let state: string | undefined;
+    while (state !== 'available' && running.child.exitCode === null && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const response = await fetch(`${apiUrl}/volumes/unread`).catch(() => undefined);
+      state = response?.ok ? ((await response.json()) as { status: { state: string } }).status.state : undefined;
+    }
+    expect(state, `stderr:\n${running.stderr()}`).toBe('available');
+    expect(running.child.exitCode).toBeNull();
     running.child.kill('SIGINT');
     expect(await running.exited).toEqual({ code: 0, signal: null });
     expect(await listening(`${apiUrl}/openapi.json`)).toBe(false);
