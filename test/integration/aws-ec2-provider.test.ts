@@ -7,8 +7,8 @@ import { OWNERSHIP_TAGS } from '../../lib/settings.js';
 import { describeWithMoto, motoClients } from '../support/moto.js';
 
 // moto makes volumes available and attachments attached at once (EC2 takes seconds), ignores
-// ClientToken and checks neither AZ nor device names: those behaviours are covered with recorded
-// EC2 errors in test/unit/aws-ec2-provider.test.ts.
+// ClientToken and MaxResults (DescribeVolumes answers in one page) and checks neither AZ nor device
+// names: those behaviours are covered with recorded EC2 answers in test/unit/aws-ec2-provider.test.ts.
 describeWithMoto('Ec2VolumeProvider against moto', (endpoint) => {
   let clients: AwsClients;
   let provider: Ec2VolumeProvider;
@@ -118,7 +118,9 @@ describeWithMoto('Ec2VolumeProvider against moto', (endpoint) => {
     expect(missing).toMatchObject({ kind: 'not-found' });
   });
 
-  it('lists only volumes carrying this deployment owner tag, page by page', async () => {
+  // moto answers DescribeVolumes in one page whatever MaxResults says: the pages and their cursor
+  // are unit-tested (test/unit/aws-ec2-provider.test.ts); here, the owner tag filter on the wire.
+  it('lists only volumes carrying this deployment owner tag', async () => {
     const mine = await Promise.all([create(), create(), create(), create(), create(), create()]);
     const other = new Ec2VolumeProvider({ client: clients.ec2, ownerTagValue: 'another-stack' });
     const theirs = await other.createVolume({
