@@ -1,4 +1,4 @@
-import { DescribeImagesCommand, RunInstancesCommand, TerminateInstancesCommand } from '@aws-sdk/client-ec2';
+import { DescribeImagesCommand, DescribeInstancesCommand, RunInstancesCommand, TerminateInstancesCommand } from '@aws-sdk/client-ec2';
 import { beforeAll, expect, it } from 'vitest';
 import type { AwsClients } from '../../lib/aws/clients.js';
 import { Ec2VolumeProvider } from '../../lib/aws/ec2-provider.js';
@@ -60,9 +60,13 @@ describeWithMoto('Ec2VolumeProvider against moto', (endpoint) => {
   it('describes instances with their AZ, state and root device; unknown ids are left out', async () => {
     const instances = await provider.describeInstances([...instanceIds, 'i-0123456789abcdef0']);
     expect(instances.map((i) => i.instanceId).sort()).toEqual([...instanceIds].sort());
+    const { Reservations } = await clients.ec2.send(new DescribeInstancesCommand({ InstanceIds: instanceIds }));
+    const rootDevices = new Map((Reservations ?? []).flatMap((r) => r.Instances ?? []).map((i) => [i.InstanceId!, i.RootDeviceName]));
     for (const instance of instances) {
       expect(instance).toMatchObject({ availabilityZone: 'us-east-1a', state: 'running' });
-      expect(instance.deviceNames.length).toBeGreaterThan(0);
+      const rootDevice = rootDevices.get(instance.instanceId);
+      expect(rootDevice, instance.instanceId).toMatch(/^\/dev\//);
+      expect(instance.deviceNames, instance.instanceId).toContain(rootDevice);
     }
   });
 
