@@ -149,10 +149,30 @@ describeWithMoto('pipeline end to end on moto', (endpoint) => {
 
   it('deletes a volume that still has attachments: detach first, then delete', async () => {
     const [instance] = runtime.instanceIds;
-    await api('POST', '/volumes', { volumeId: 'dying', spec: { sizeGiB: 5, volumeType: 'gp3' }, attachTo: { instanceId: instance } });
-    await attachmentState('dying', instance!, 'attached');
-    expect((await api('DELETE', '/volumes/dying')).status).toBeLessThan(300);
-    await gone('dying');
+    expect((await api('POST', '/volumes', { volumeId: 'dying', spec: { sizeGiB: 5, volumeType: 'gp3' }, attachTo: { instanceId: instance } })).status).toBe(201);
+    const attached = await attachmentState('dying', instance!, 'attached');
+    const ebsVolumeId = attached.body.ebsVolumeId as string;
+    // The EC2 calls the executor makes for this volume, in order, whether EC2 takes them or not.
+    const calls: string[] = [];
+    const { provider } = runtime;
+    const { detachVolume, deleteVolume } = provider;
+    provider.detachVolume = async (request) => {
+      if (request.ebsVolumeId === ebsVolumeId) calls.push(`detach ${request.instanceId}`);
+      return detachVolume.call(provider, request);
+    };
+    provider.deleteVolume = async (id) => {
+      if (id === ebsVolumeId) calls.push('delete');
+      return deleteVolume.call(provider, id);
+    };
+    try {
+      expect((await api('DELETE', '/volumes/dying')).status).toBeLessThan(300);
+      await gone('dying');
+    } finally {
+      provider.detachVolume = detachVolume;
+      provider.deleteVolume = deleteVolume;
+    }
+    // A call repeated (a message delivered twice) is one step; none of the delete's comes before the detach.
+    expect(calls.filter((call, i) => call !== calls[i - 1])).toEqual([`detach ${instance}`, 'delete']);
     expect(await ec2VolumesOf('dying')).toEqual([]);
   });
 
