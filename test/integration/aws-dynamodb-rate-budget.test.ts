@@ -27,6 +27,7 @@ describeWithMoto('DynamoRateBudget against moto', (endpoint) => {
     await ensureRateBudgetTable(clients.dynamo, 'rate-budget-0');
     const { Table } = await clients.dynamo.send(new DescribeTableCommand({ TableName: 'rate-budget-0' }));
     expect(Table?.KeySchema).toEqual([{ AttributeName: 'bucket', KeyType: 'HASH' }]);
+    expect(Table?.AttributeDefinitions).toEqual([{ AttributeName: 'bucket', AttributeType: 'S' }]);
     expect(Table?.BillingModeSummary?.BillingMode).toBe('PAY_PER_REQUEST');
     expect(Table?.StreamSpecification?.StreamEnabled ?? false).toBe(false);
   });
