@@ -8,7 +8,7 @@
  * of the real behaviour is covered on the EBS model (test/unit/engine-*.test.ts) and, for EC2's
  * error responses, with aws-sdk-client-mock (test/unit/aws-ec2-*.test.ts).
  */
-import { AttachVolumeCommand, DescribeVolumesCommand, DetachVolumeCommand, ModifyVolumeCommand } from '@aws-sdk/client-ec2';
+import { AttachVolumeCommand, DescribeImagesCommand, DescribeVolumesCommand, DetachVolumeCommand, ModifyVolumeCommand, RunInstancesCommand } from '@aws-sdk/client-ec2';
 import { GetQueueAttributesCommand, PurgeQueueCommand } from '@aws-sdk/client-sqs';
 import { PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
@@ -145,6 +145,20 @@ describeWithMoto('pipeline end to end on moto', (endpoint) => {
     expect(attachmentOf(b, instance!)?.device).not.toBe(attachmentOf(a, instance!)?.device);
     const [ec2] = await ec2VolumesOf('pair-a');
     expect(ec2?.Attachments?.[0]?.InstanceId).toBe(instance);
+  });
+
+  it('creates a volume to attach in its instance\'s AZ, not the AZ of the demo instances', async () => {
+    // The demo instances are all in us-east-1a: one elsewhere tells the instance's AZ from a default.
+    const { Images } = await clients.ec2.send(new DescribeImagesCommand({}));
+    const { Instances } = await clients.ec2.send(
+      new RunInstancesCommand({ ImageId: Images![0]!.ImageId, InstanceType: 't3.micro', MinCount: 1, MaxCount: 1, Placement: { AvailabilityZone: 'us-east-1b' } }),
+    );
+    const instance = Instances![0]!.InstanceId!;
+    expect((await api('POST', '/volumes', { volumeId: 'zone-b', spec: { sizeGiB: 5, volumeType: 'gp3' }, attachTo: { instanceId: instance } })).status).toBe(201);
+    const attached = await attachmentState('zone-b', instance, 'attached');
+    expect(attached.body.availabilityZone).toBe('us-east-1b');
+    const [ec2] = await ec2VolumesOf('zone-b');
+    expect(ec2).toMatchObject({ AvailabilityZone: 'us-east-1b', Attachments: [expect.objectContaining({ InstanceId: instance })] });
   });
 
   it('deletes a volume that still has attachments: detach first, then delete', async () => {
