@@ -47,9 +47,15 @@ describe('local runtime, memory backend', () => {
     expect(state).toBe('attached');
     // The stream poller logs the change that the API already shows a moment later.
     const attachedLine = /^attachment\/smoke\/i-[0-9a-f]+ {2}attaching → attached {2}\/dev\/sdf$/;
-    for (let i = 0; i < 50 && !log.entries.some((e) => attachedLine.test(e.message)); i++) await new Promise((resolve) => setTimeout(resolve, 100));
+    const inUseLine = 'volume/smoke  available → in-use  vol-00000000000000001';
+    const logged = () => log.entries.some((e) => attachedLine.test(e.message)) && log.entries.some((e) => e.message === inUseLine);
+    for (let i = 0; i < 50 && !logged(); i++) await new Promise((resolve) => setTimeout(resolve, 100));
     const lines = log.entries.map((e) => e.message);
     expect(lines).toEqual(expect.arrayContaining(['volume/smoke  creating → available  vol-00000000000000001', expect.stringMatching(attachedLine)]));
+    // Each status change once, one after the other: no change left out, none logged twice.
+    const changes = (prefix: string) => lines.filter((line) => line.startsWith(prefix)).map((line) => line.slice(prefix.length).split('  ')[0]);
+    expect(changes('volume/smoke  ')).toEqual(['new → pending', 'pending → creating', 'creating → available', 'available → in-use']);
+    expect(changes(`attachment/smoke/${instanceId}  `)).toEqual(['new → pending', 'pending → attaching', 'attaching → attached']);
   }, 30_000);
 
   it('gives attaches racing to one instance different devices, as EC2 refuses a device in use', async () => {
