@@ -402,6 +402,8 @@ export class Reconciler {
       // A modification may rightly take hours (never given up on while EC2 makes it): a look each pass
       // finds its chain of checks still going, or starts it again if its message was lost, and says so.
       if (status.state === 'modifying') return `modification under way since ${status.operationStartedAt ?? status.updatedAt}; looked at once per pass`;
+      // So may a volume made from a large snapshot, or a delete: the pass knows only the state and since when.
+      if (status.state === 'creating' || status.state === 'deleting') return `${status.state} since ${status.operationStartedAt ?? status.updatedAt}; looked at once per pass`;
       return `${status.state} with no progress since ${status.updatedAt}`;
     }
 

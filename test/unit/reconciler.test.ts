@@ -732,6 +732,21 @@ describe('Reconciler', () => {
     expect(h.ebs.calls.ModifyVolume).toBe(1);
   });
 
+  it('a volume creating or deleting for long is re-enqueued saying its state since its operation began and that it is looked at once per pass, not that it makes no progress', async () => {
+    const env = setup();
+    const started = '2026-02-28T00:00:00.000Z';
+    const written = '2026-02-28T00:05:00.000Z';
+    await env.store.create(volume('restoring', started, { ebsVolumeId: 'vol-00000000000000abc', status: { state: 'creating', attempts: 0, updatedAt: written, operationStartedAt: started } }));
+    await env.store.create(volume('going', started, { life: 'dying', ebsVolumeId: 'vol-00000000000000abd', status: { state: 'deleting', attempts: 0, updatedAt: written, operationStartedAt: started } }));
+    await env.store.create(volume('unstarted', started, { ebsVolumeId: 'vol-00000000000000abe', status: { state: 'creating', attempts: 0, updatedAt: written } }));
+    const reasons = Object.fromEntries((await env.reconciler.run()).requeued.map((r) => [r.key, r.reason]));
+    expect(reasons).toEqual({
+      'volume/restoring': `creating since ${started}; looked at once per pass`,
+      'volume/going': `deleting since ${started}; looked at once per pass`,
+      'volume/unstarted': `creating since ${written}; looked at once per pass`,
+    });
+  });
+
   it('an attachment whose wait went stale (the stream batch with its volume going into error was lost) is looked at once: it says what it waits for now, with no EC2 call', async () => {
     const h = harness();
     const reconciler = new Reconciler({ store: h.store, queue: h.queue, provider: h.ebs, clock: h.clock, metrics: h.metrics, log: silentLog, config: { ownerTagValue: 'ebs-provisioner' } });
