@@ -219,7 +219,7 @@ export const ROUTES: readonly ApiRoute[] = [
     summary: 'Delete a volume (detaching it everywhere first)',
     description: 'Marks the volume dying; the system detaches it, deletes it, then removes the record. Repeatable.',
     params: VolumeParamsSchema,
-    responses: { 202: { description: 'Deletion is under way.', schema: VolumeDetailsSchema, etag: true } },
+    responses: { 202: { description: 'Deletion is under way (or finished just now: the volume as marked, with no attachments).', schema: VolumeDetailsSchema, etag: true } },
     problems: {
       404: 'No such volume (or it is already gone).',
       409: `${INVALID_RECORD} A volume whose only fault is a spec outside the EBS limits (or a tag key of 128 characters, the limit before) is marked dying all the same: the system deletes it whatever its spec.`,

@@ -345,8 +345,15 @@ export class VolumeService {
 
   /** Marks the volume dying: the system detaches everything, then deletes it. Idempotent. */
   async deleteVolume(volumeId: string, ifMatch?: Precondition): Promise<VolumeDetails> {
-    await this.markDying(volumeKey(volumeId), `volume ${volumeId}`, ifMatch);
-    return this.details(volumeId);
+    const marked = (await this.markDying(volumeKey(volumeId), `volume ${volumeId}`, ifMatch)) as VolumeRecord;
+    try {
+      return await this.details(volumeId);
+    } catch (error) {
+      // Its delete finished (the record removed, its attachments before it) between the mark and this
+      // read: the request took, and is answered as accepted with the volume as marked.
+      if (error instanceof ApiProblem && error.kind === 'not-found') return { ...volumeView(marked), attachments: [] };
+      throw error;
+    }
   }
 
   /**

@@ -879,6 +879,19 @@ describe('VolumeService', () => {
     it('is 404 for an unknown volume', async () => {
       expect((await problemOf(() => service.deleteVolume('nope'))).status).toBe(404);
     });
+
+    it('answers as accepted, with the volume as marked, when the system removes the record between the mark and the read of the answer', async () => {
+      await service.createVolume({ volumeId: 'data-01', spec: GP3 });
+      // The system's delete finishes the moment the volume is marked dying: the record is removed.
+      const stop = store.onChange((change) => {
+        if (change.eventName === 'MODIFY' && change.newRecord?.life === 'dying') void store.remove(change.key);
+      });
+      const answer = await service.deleteVolume('data-01');
+      stop();
+      expect(answer).toMatchObject({ volumeId: 'data-01', life: 'dying', generation: 1, attachments: [] });
+      expect(await volume('data-01')).toBeUndefined();
+      expect((await problemOf(() => service.deleteVolume('data-01'))).status).toBe(404);
+    });
   });
 
   describe('putAttachment', () => {
