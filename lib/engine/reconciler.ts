@@ -22,7 +22,8 @@ export interface ReconcilerDeps extends Omit<ExecutorDeps, 'random' | 'newOwnerI
   pageSize?: number;
   /**
    * How long work may be overdue before its message counts as lost. Longer than the executor
-   * takes to pick up a due message, so a healthy pipeline is never second-guessed. Default 5 min.
+   * takes to pick up a due message, so a message about to be picked up is not taken for lost (a record
+   * under way for longer, a modification EC2 makes for hours, is looked at once each pass). Default 5 min.
    */
   overdueAfterMs?: number;
 }
