@@ -22,6 +22,7 @@ export interface LowerBound {
   terms: Array<{ name: string; ms: number; detail: string }>;
 }
 
+/** The lower bound of the header for `volumes` lifecycles arriving as `arrival`: the largest of its terms, with each term for the report. */
 export function lowerBound(volumes: number, arrival: ArrivalPattern, holdMs: number, latencies: LatencyModel): LowerBound {
   const create = latencies.createVolume.minMs;
   const attach = latencies.attach.minMs;

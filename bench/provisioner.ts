@@ -101,6 +101,10 @@ export const BULK_CLIENT_BASE_DELAY_MS = SDK_RETRY.throttlingBaseDelayMs;
 export const RESERVED_CONCURRENCY = EXECUTOR.maxConcurrency + 1;
 export const UNRESERVED_CONCURRENCY = NAIVE_SETTINGS.accountConcurrency - RESERVED_CONCURRENCY;
 
+/**
+ * The provisioner as deployed: API function, table with its stream and watcher, queue and executor,
+ * reconciler on its schedule, wired with the settings the stack deploys, against the simulated AWS.
+ */
 export class ProvisionerDesign implements MeasuredDesign {
   readonly name = 'provisioner';
   /** As the stack deploys every function (infra/constructs/functions.ts). */

@@ -81,6 +81,7 @@ export interface DesignResult {
   wallMs: number;
 }
 
+/** The nearest-rank q-quantile of an ascending array (NaN when empty), for the overhead percentiles. */
 export function percentile(sorted: number[], q: number): number {
   if (sorted.length === 0) return Number.NaN;
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))]!;

@@ -86,6 +86,7 @@ export interface RunOptions {
 /** After the last lifecycle ends, how long the run goes on before leaks are counted (deletes in flight finish). */
 const SETTLE_MS = 60_000;
 
+/** Runs one design through one workload in virtual time and measures it: calls, throttling, makespan, overhead, usage and cost. */
 export async function runDesign(options: RunOptions): Promise<DesignResult> {
   const wallStarted = performance.now();
   const latencies = options.latencies ?? DEFAULT_LATENCIES;

@@ -31,6 +31,7 @@ export interface StandingCost {
   total: number;
 }
 
+/** The fixed monthly cost of the header from one measured idle reconciler pass and the mapping's idle pollers. */
 export function standingCostPerMonth(pass: IdlePass, idlePollers: number): StandingCost {
   const p = US_EAST_1_PRICES;
   const invocations = MONTH_MS / (RECONCILER.intervalMinutes * 60_000);

@@ -94,6 +94,7 @@ class NaiveTable {
   }
 }
 
+/** The hand-written baseline: a stream-triggered dispatcher fanning each record out to a worker that calls EC2 and waits with the SDK's waiters. */
 export class NaiveDesign implements MeasuredDesign {
   readonly name = 'naive';
   /** Lambda's default architecture, which a function written with the defaults runs on. */

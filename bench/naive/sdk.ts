@@ -69,10 +69,12 @@ export class StandardRetry {
   }
 }
 
+/** A waiter that reached its maxWaitTime (the SDK's `TimeoutError`). */
 export class WaiterTimeoutError extends Error {
   override readonly name = 'TimeoutError';
 }
 
+/** A waiter that met its failure acceptor (the volume was deleted). */
 export class WaiterFailureError extends Error {
   override readonly name = 'WaiterFailure';
 }

@@ -14,6 +14,7 @@ export interface ThrottleLimit {
   burst: number;
 }
 
+/** The account's throttle and one stage throttle per method, as the header says. */
 export class ApiGatewayThrottles {
   private readonly account: TokenBucket;
   private readonly methods = new Map<string, TokenBucket>();

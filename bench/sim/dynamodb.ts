@@ -33,6 +33,7 @@ import type { Random } from './random.js';
 
 const RECORDS_PER_QUERY_UNIT = 8;
 
+/** The engine's in-memory record store behind a DynamoDB round trip, metered in on-demand read and write units (the header says how). */
 export class MeteredRecordStore implements RecordStore {
   /** Write units on the table itself. */
   tableWriteUnits = 0;

@@ -27,6 +27,7 @@ export interface SimulatedEbs {
 
 export const SIMULATION_OWNER_TAG = 'ebs-provisioner';
 
+/** The EBS model over `instances`, its transition times drawn from `latencies` on the loop's clock and kept per volume. */
 export function createSimulatedEbs(loop: EventLoop, random: Random, latencies: LatencyModel, instances: InstanceSpec[]): SimulatedEbs {
   const lastDraw: Partial<Record<TimedStep, number>> = {};
   const draw = (step: TimedStep): number => {

@@ -38,6 +38,7 @@ export const ADAPTER_DESCRIBES: DescribeStyle = { idsPerRequest: 200, bucket: 'n
 /** The AWS SDK's volume waiters (and a hand-written client): VolumeIds, unpaginated (DescribeVolumes' 500 ids at most). */
 export const SDK_WAITER_DESCRIBES: DescribeStyle = { idsPerRequest: 500, bucket: 'unfilteredNonMutating' };
 
+/** The EBS model behind EC2's round trip and request buckets, counting calls and refusals per action (the header says what it checks). */
 export class SimulatedEc2 implements VolumeProvider {
   readonly limiter: Ec2RateLimiter;
   /** Requests per action, throttled ones included (they are requests EC2 received). */

@@ -46,6 +46,7 @@ const SQS_BATCH = 10;
 /** Long-poll wait of an empty receive. */
 export const LONG_POLL_MS = 20_000;
 
+/** The queue and its event source mapping as the header describes, counting billed requests, deliveries and dead letters. */
 export class SimulatedQueue implements OperationQueue {
   private ready: StoredMessage[] = [];
   private nextId = 0;
