@@ -197,7 +197,8 @@ export class NaiveDesign implements MeasuredDesign {
     try {
       const volume = await sdk.call(() =>
         this.ec2.createVolume({
-          // A hand-written handler passes no ClientToken; every call is a new request.
+          // A hand-written handler passes no ClientToken; the SDK fills in one per call (kept over
+          // its retries). One per attempt here: a refused attempt does nothing, no other error is retried.
           clientToken: randomTokenFrom(this.random),
           availabilityZone: item.availabilityZone,
           spec: { sizeGiB: item.sizeGiB, volumeType: 'gp3', availabilityZone: item.availabilityZone },
