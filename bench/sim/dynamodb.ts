@@ -3,7 +3,7 @@
  * round trip, metered in on-demand request units. Items here are well under 1 KB, so every write
  * (conditional or not, failed conditions included) is one write unit and every item read is one
  * read unit (strongly consistent reads, as the adapter makes them); a Query or Scan costs one unit
- * per started 4 KB of items returned, taken as 8 records per unit, at least one, and half that
+ * per started 4 KB of items returned, taken as 8 records per unit (about 512 bytes each), at least one, and half that
  * when eventually consistent, as the adapter's queries of the index (which has no consistent
  * reads) and its Scans are.
  *
