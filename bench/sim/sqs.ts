@@ -7,8 +7,9 @@
  * most the batching window, and deletes what the function did not report as failed.
  *
  * Requests are counted as SQS bills them: SendMessageBatch, ReceiveMessage and
- * DeleteMessageBatch carry up to 10 messages each; while the queue is empty the mapping's
- * pollers long-poll (20 s per empty receive).
+ * DeleteMessageBatch carry up to 10 messages each; every one of the mapping's idle pollers not
+ * waiting on a running invocation long-polls (one empty receive per 20 s): all of them while the
+ * queue is idle, the rest while some invocations run.
  */
 import type { OperationMessage, OperationQueue, QueuedOperation } from '../../lib/engine/ports.js';
 import type { EventLoop } from './event-loop.js';
