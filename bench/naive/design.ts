@@ -43,6 +43,10 @@ export const NAIVE_STREAM_MAPPING: Omit<StreamMappingSettings, 'shards'> = {
   retryAttempts: -1,
 };
 
+/**
+ * The naive functions' settings: Lambda's defaults, except the timeout (SimulatedFunction's
+ * 15-minute default, Lambda's maximum: its default 3 s would stop every waiter).
+ */
 export const NAIVE_SETTINGS = {
   /** Lambda's default memory size. */
   memoryMiB: 128,
