@@ -1,5 +1,5 @@
 /**
- * Results of one run: the figures per design and workload, a plain-text table, JSON, and an SVG
+ * Results of one run: the figures per design and workload, a Markdown table, JSON, and an SVG
  * chart of volumes by state over virtual time (hand-written SVG, no dependency).
  */
 import type { LowerBound } from './bound.js';
