@@ -299,7 +299,7 @@ export function planVolume(volume: VolumeRecord, attachments: readonly Attachmen
       // the spec would be judged against itself (`ebsBaseline`), every change taken as held. A look records it first.
       if (!volume.observed) return { type: 'operation', op: 'check-volume', reason: `volume ${state}; looking at what EC2 holds, which the record does not say` };
       const issues = specChangeIssues(volume);
-      // Tags first: CreateTags/DeleteTags answer at once and have no rate limit, while a modification
+      // Tags first: CreateTags/DeleteTags answer at once and have no per-volume limit, while a modification
       // keeps the volume `modifying` for minutes to hours (or waits up to 24 hours for EC2's limit),
       // during which nothing else is done to it. The modification follows when the tags are held.
       // Tags are independent of the size and performance: a spec EBS cannot make holds back only those.
