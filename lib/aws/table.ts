@@ -62,9 +62,16 @@ export function rateBudgetTableDefinition(tableName: string): CreateTableCommand
   };
 }
 
-/** Creates the shared rate budget's table unless it exists, and waits until it is active. */
+/**
+ * Creates the shared rate budget's table unless it exists, and waits until it is active. A table
+ * that exists with other keys is refused: the budget's conditional writes would fail on every take.
+ */
 export async function ensureRateBudgetTable(dynamo: DynamoDBClient, tableName: string): Promise<void> {
-  await createUnlessExists(dynamo, rateBudgetTableDefinition(tableName));
+  const definition = rateBudgetTableDefinition(tableName);
+  await createUnlessExists(dynamo, definition);
+  const { Table } = await dynamo.send(new DescribeTableCommand({ TableName: tableName }));
+  const differences = tableDifferences(Table, definition);
+  if (differences.length > 0) throw new Error(`table ${tableName} exists but ${differences.join('; ')}; delete it to have it created as the rate budget needs`);
 }
 
 async function createUnlessExists(dynamo: DynamoDBClient, definition: CreateTableCommandInput): Promise<void> {
@@ -88,9 +95,9 @@ function keysText(keys: readonly KeySchemaElement[] | undefined): string {
 }
 
 /**
- * How an existing table differs from `tableDefinition` in what the engine relies on: its keys, the
- * instance index (queried with all attributes) and a stream carrying both images (the watcher
- * compares them). Empty when it does not.
+ * How an existing table differs from its definition in what the engine relies on: its keys, the
+ * definition's indexes (the instance index, queried with all attributes) and, when the definition
+ * has one, a stream carrying both images (the watcher compares them). Empty when it does not.
  */
 function tableDifferences(table: TableDescription | undefined, definition: CreateTableCommandInput): string[] {
   const differences: string[] = [];
@@ -107,6 +114,7 @@ function tableDifferences(table: TableDescription | undefined, definition: Creat
       );
     }
   }
+  if (definition.StreamSpecification === undefined) return differences;
   const stream = table?.StreamSpecification;
   if (stream?.StreamEnabled !== true || table?.LatestStreamArn === undefined) differences.push('it has no stream');
   else if (stream.StreamViewType !== TABLE.streamView) differences.push(`its stream is ${stream.StreamViewType}, not ${TABLE.streamView}`);

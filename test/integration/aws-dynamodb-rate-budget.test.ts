@@ -1,4 +1,4 @@
-import { DescribeTableCommand } from '@aws-sdk/client-dynamodb';
+import { CreateTableCommand, DescribeTableCommand } from '@aws-sdk/client-dynamodb';
 import { beforeAll, expect, it } from 'vitest';
 import type { AwsClients } from '../../lib/aws/clients.js';
 import { DynamoRateBudget } from '../../lib/aws/dynamodb-rate-budget.js';
@@ -30,6 +30,20 @@ describeWithMoto('DynamoRateBudget against moto', (endpoint) => {
     expect(Table?.AttributeDefinitions).toEqual([{ AttributeName: 'bucket', AttributeType: 'S' }]);
     expect(Table?.BillingModeSummary?.BillingMode).toBe('PAY_PER_REQUEST');
     expect(Table?.StreamSpecification?.StreamEnabled ?? false).toBe(false);
+  });
+
+  it('refuses a table of that name that exists with other keys, naming them', async () => {
+    await clients.dynamo.send(
+      new CreateTableCommand({
+        TableName: 'rate-budget-other-keys',
+        BillingMode: 'PAY_PER_REQUEST',
+        AttributeDefinitions: [{ AttributeName: 'id', AttributeType: 'S' }],
+        KeySchema: [{ AttributeName: 'id', KeyType: 'HASH' }],
+      }),
+    );
+    await expect(ensureRateBudgetTable(clients.dynamo, 'rate-budget-other-keys')).rejects.toThrow(
+      'table rate-budget-other-keys exists but its keys are id (HASH), not bucket (HASH); delete it to have it created as the rate budget needs',
+    );
   });
 
   it('takers share one level per bucket: the burst once, then the refill', async () => {
