@@ -244,17 +244,22 @@ describe('volume transitions through the engine', () => {
   });
 
   describe('deleting --observed-available/in-use--> available/in-use: a delete that did not take', () => {
-    it('dying: a DeleteVolume EC2 accepted without deleting is a failed attempt once the describe grace ends, and is made again after its backoff', async () => {
+    /** An available volume made dying whose DeleteVolume EC2 accepts and makes nothing of (an executor over such an EC2). */
+    async function deleteThatDoesNotTake() {
       const h = harness();
       await h.store.create(newVolume('data-1'));
       await run(h, 10_000);
       const ebsVolumeId = (await volumeOf(h)).ebsVolumeId!;
-      // EC2 accepts the DeleteVolume, and makes nothing of it.
       const accepting = executorOver(h, { deleteVolume: async () => {} });
       await h.store.update<VolumeRecord>(volumeKey('data-1'), { life: 'dying' });
       await h.watch();
       await drainWith(h, accepting);
       expect((await volumeOf(h)).status).toMatchObject({ state: 'deleting', message: 'deleting' });
+      return { h, ebsVolumeId, accepting };
+    }
+
+    it('dying: a DeleteVolume EC2 accepted without deleting is a failed attempt once the describe grace ends, and is made again after its backoff', async () => {
+      const { h, ebsVolumeId, accepting } = await deleteThatDoesNotTake();
       expect(h.ebs.volume(ebsVolumeId)?.state).toBe('available');
 
       // Within the grace a describe may lag the delete: still deleting.
@@ -281,16 +286,7 @@ describe('volume transitions through the engine', () => {
     });
 
     it('set back to alive during a delete that did not take: the record says available once the describe grace ends, not deleting until the age limit', async () => {
-      const h = harness();
-      await h.store.create(newVolume('data-1'));
-      await run(h, 10_000);
-      const ebsVolumeId = (await volumeOf(h)).ebsVolumeId!;
-      // EC2 accepts the DeleteVolume, and makes nothing of it.
-      const accepting = executorOver(h, { deleteVolume: async () => {} });
-      await h.store.update<VolumeRecord>(volumeKey('data-1'), { life: 'dying' });
-      await h.watch();
-      await drainWith(h, accepting);
-      expect((await volumeOf(h)).status).toMatchObject({ state: 'deleting', message: 'deleting' });
+      const { h, ebsVolumeId } = await deleteThatDoesNotTake();
       // Its client sets it back to alive (straight in the table).
       await h.store.update<VolumeRecord>(volumeKey('data-1'), { life: 'alive' });
       await run(h, DESCRIBE_GRACE_MS + MINUTE, 10_000);
