@@ -894,15 +894,21 @@ describe('attachment transitions through the engine', () => {
   });
 
   describe('detaching --observed-attached--> attached: a detach that did not take', () => {
-    it('dying: a DetachVolume EC2 accepted without detaching is a failed attempt once the describe grace ends, and is made again after its backoff', async () => {
-      const h = harness();
+    /** The attachment of `h`'s attached volume made dying, its DetachVolume accepted by EC2 and made nothing of (an executor over such an EC2). */
+    async function detachThatDoesNotTake(h: ReturnType<typeof harness>) {
       const ebsVolumeId = await attachedVolume(h);
-      // EC2 accepts the DetachVolume, and makes nothing of it.
       const accepting = executorOver(h, { detachVolume: async () => {} });
       await h.store.update<AttachmentRecord>(KEY, { life: 'dying' });
       await h.watch();
       await drainWith(h, accepting);
       expect((await attachmentOf(h))?.status).toMatchObject({ state: 'detaching', message: 'detaching' });
+      return { ebsVolumeId, accepting };
+    }
+
+    it('dying: a DetachVolume EC2 accepted without detaching is a failed attempt once the describe grace ends, and is made again after its backoff', async () => {
+      const h = harness();
+      // EC2 accepts the DetachVolume, and makes nothing of it.
+      const { ebsVolumeId, accepting } = await detachThatDoesNotTake(h);
 
       // Within the grace a describe may lag the detach: still detaching.
       await h.clock.advance(DESCRIBE_GRACE_MS / 2);
@@ -927,13 +933,8 @@ describe('attachment transitions through the engine', () => {
     it('dying: an attachment EC2 lists attaching again past the describe grace of its detach (attached again outside) is a failed attempt, not detaching until the age limit; detached again after its backoff', async () => {
       let attachMs = 2000;
       const h = harness({ ebsTimings: { attach: () => attachMs } });
-      const ebsVolumeId = await attachedVolume(h);
       // EC2 accepts the DetachVolume, and makes nothing of it; outside, the volume is detached and attached again.
-      const accepting = executorOver(h, { detachVolume: async () => {} });
-      await h.store.update<AttachmentRecord>(KEY, { life: 'dying' });
-      await h.watch();
-      await drainWith(h, accepting);
-      expect((await attachmentOf(h))?.status.state).toBe('detaching');
+      const { ebsVolumeId, accepting } = await detachThatDoesNotTake(h);
       await h.ebs.detachVolume({ ebsVolumeId, instanceId: INSTANCE });
       await h.clock.advance(10_000);
       attachMs = 10 * MINUTE;
@@ -962,12 +963,7 @@ describe('attachment transitions through the engine', () => {
     it('set back to alive while EC2 lists it attaching again past the describe grace of its detach (attached again outside): attached with the device EC2 names, not detaching until the age limit', async () => {
       let attachMs = 2000;
       const h = harness({ ebsTimings: { attach: () => attachMs } });
-      const ebsVolumeId = await attachedVolume(h);
-      const accepting = executorOver(h, { detachVolume: async () => {} });
-      await h.store.update<AttachmentRecord>(KEY, { life: 'dying' });
-      await h.watch();
-      await drainWith(h, accepting);
-      expect((await attachmentOf(h))?.status.state).toBe('detaching');
+      const { ebsVolumeId, accepting } = await detachThatDoesNotTake(h);
       await h.store.update<AttachmentRecord>(KEY, { life: 'alive' });
       await h.ebs.detachVolume({ ebsVolumeId, instanceId: INSTANCE });
       await h.clock.advance(10_000);
@@ -984,12 +980,7 @@ describe('attachment transitions through the engine', () => {
 
     it('set back to alive during a detach that did not take: the record says attached once the describe grace ends, not detaching until the age limit', async () => {
       const h = harness();
-      const ebsVolumeId = await attachedVolume(h);
-      const accepting = executorOver(h, { detachVolume: async () => {} });
-      await h.store.update<AttachmentRecord>(KEY, { life: 'dying' });
-      await h.watch();
-      await drainWith(h, accepting);
-      expect((await attachmentOf(h))?.status.state).toBe('detaching');
+      const { ebsVolumeId } = await detachThatDoesNotTake(h);
       await h.store.update<AttachmentRecord>(KEY, { life: 'alive' });
       await run(h, DESCRIBE_GRACE_MS + MINUTE, 10_000);
       const attachment = await attachmentOf(h);
