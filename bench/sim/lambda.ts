@@ -3,6 +3,13 @@ import type { EventLoop } from './event-loop.js';
 /** Memory at which Lambda allocates one full vCPU (Lambda developer guide, "memory and computing power"). */
 export const MIB_PER_VCPU = 1769;
 
+/** A throttled asynchronous event's first retry, 1 s after the attempt (see `SimulatedFunction.invokeAsync`). */
+export const ASYNC_THROTTLE_FIRST_RETRY_MS = 1000;
+/** The longest interval between a throttled asynchronous event's retries: 5 minutes. */
+export const ASYNC_THROTTLE_MAX_RETRY_MS = 300_000;
+/** How long Lambda keeps an asynchronous event by default (maximum event age): 6 hours. */
+export const ASYNC_MAX_EVENT_AGE_MS = 6 * 3_600_000;
+
 /**
  * What `cpuMs` of CPU time (on one full core) comes to in a function of `memoryMiB`: its share of
  * a vCPU, the wall time that work takes there, and the GB-seconds billed for it.
@@ -38,7 +45,12 @@ export class SimulatedFunction {
   errors = 0;
   /** Invocations that ran longer than the function's timeout (Lambda would have stopped them). */
   overTimeout = 0;
-  private waiting: Array<() => void> = [];
+  /** Asynchronous invocations throttled at least once (each is retried on the schedule of `invokeAsync`). */
+  throttledEvents = 0;
+  /** Throttled attempts of asynchronous invocations, all told. */
+  throttledAttempts = 0;
+  /** Asynchronous events dropped: still throttled when their next retry would pass the maximum event age. */
+  expiredEvents = 0;
 
   constructor(
     private readonly loop: EventLoop,
@@ -81,16 +93,37 @@ export class SimulatedFunction {
       if (duration > this.timeoutMs) this.overTimeout++;
       this.billedMs += Math.max(1, Math.ceil(Math.min(duration, this.timeoutMs)));
       this.running--;
-      this.waiting.shift()?.();
     }
   }
 
   /**
-   * An asynchronous (event) invocation: Lambda queues it internally and runs it once
-   * concurrency is free. Resolves when the handler has finished; errors are counted, not thrown.
+   * An asynchronous (event) invocation. Lambda queues it internally; an attempt that finds no
+   * concurrency free is throttled, and "for throttling errors (429) and system errors (500-series),
+   * Lambda returns the event to the queue and attempts to run the function again for up to 6 hours
+   * by default. The retry interval increases exponentially from 1 second after the first attempt to
+   * a maximum of 5 minutes" (Lambda developer guide, "How Lambda handles errors and retries with
+   * asynchronous invocation"). No jitter is documented, so the schedule is deterministic: retries
+   * 1 s, 2 s, 4 s, … after each throttled attempt, at most 300 s apart; an event whose next retry
+   * would come after `maxEventAgeMs` (6 hours, the default maximum event age) is dropped. An event
+   * does not start the moment a slot frees. (The guide adds that with many entries queued Lambda
+   * lengthens the interval and reads the queue more slowly; that is not modelled.)
+   * Resolves when the handler has finished or the event is dropped; errors are counted, not thrown.
    */
-  async invokeAsync(handler: () => Promise<void>): Promise<void> {
-    while (!this.hasCapacity()) await new Promise<void>((resolve) => this.waiting.push(resolve));
+  async invokeAsync(handler: () => Promise<void>, maxEventAgeMs = ASYNC_MAX_EVENT_AGE_MS): Promise<void> {
+    const queued = this.loop.now();
+    let intervalMs = ASYNC_THROTTLE_FIRST_RETRY_MS;
+    let throttled = false;
+    while (!this.hasCapacity()) {
+      this.throttledAttempts++;
+      if (!throttled) this.throttledEvents++;
+      throttled = true;
+      if (this.loop.now() + intervalMs - queued > maxEventAgeMs) {
+        this.expiredEvents++;
+        return;
+      }
+      await this.loop.clock.sleep(intervalMs);
+      intervalMs = Math.min(intervalMs * 2, ASYNC_THROTTLE_MAX_RETRY_MS);
+    }
     try {
       await this.invoke(handler);
     } catch {

@@ -280,6 +280,43 @@ describe('simulated Lambda function', () => {
     await Promise.all(runs);
     expect([withCost.billedMs, without.billedMs]).toEqual([1, 1]);
   });
+
+  it('retries a throttled asynchronous event 1 s after its attempt, then at intervals doubling to 5 minutes, not the moment a slot frees', async () => {
+    const loop = new EventLoop(T0);
+    const fn = new SimulatedFunction(loop, 'naive', 128, 1, 900_000);
+    const started: number[] = [];
+    const event = (ms: number) => async () => {
+      started.push(loop.now() - T0);
+      await loop.clock.sleep(ms);
+    };
+    // The first holds the only slot for 2.5 s: the second is throttled at 0 and 1 s, and runs at its next retry, 3 s.
+    void fn.invokeAsync(event(2_500));
+    void fn.invokeAsync(event(0));
+    await loop.run();
+    expect(started).toEqual([0, 3_000]);
+    expect([fn.throttledEvents, fn.throttledAttempts, fn.expiredEvents]).toEqual([1, 2, 0]);
+
+    // Held for an hour: retries at 1, 3, 7, …, 255, 511 s, then every 300 s (811 s, …, 3 511 s); runs at 3 811 s.
+    const long = new EventLoop(T0);
+    const held = new SimulatedFunction(long, 'naive', 128, 1, 3_600_000);
+    const at: number[] = [];
+    void held.invokeAsync(async () => long.clock.sleep(3_600_000));
+    void held.invokeAsync(async () => void at.push(long.now() - T0));
+    await long.run();
+    expect(at).toEqual([3_811_000]);
+    expect(held.throttledAttempts).toBe(10 + 10);
+  });
+
+  it('drops a throttled asynchronous event whose next retry would pass the maximum event age', async () => {
+    const loop = new EventLoop(T0);
+    const fn = new SimulatedFunction(loop, 'naive', 128, 1, 900_000);
+    let ran = 0;
+    void fn.invokeAsync(async () => loop.clock.sleep(10_000));
+    void fn.invokeAsync(async () => void ran++, 5_000);
+    await loop.run();
+    // Throttled at 0, 1 s and 3 s; the next retry, at 7 s, would pass the 5 s age.
+    expect([ran, fn.throttledAttempts, fn.expiredEvents, fn.invocations]).toEqual([0, 3, 1, 1]);
+  });
 });
 
 describe('function CPU report', () => {
