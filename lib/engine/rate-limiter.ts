@@ -92,9 +92,10 @@ export class TokenBucket {
     this.rate = Math.min(this.budget.maxRatePerSecond ?? this.budget.ratePerSecond, this.rate + this.budget.ratePerSecond / INCREASE_STEPS);
   }
 
+  /** A clock set back (the system clock stepped) refills nothing, rather than taking back tokens, and the refill goes on from there. */
   private refill(): void {
     const now = this.clock.now();
-    this.tokens = Math.min(this.budget.burst, this.tokens + ((now - this.updatedAt) / 1000) * this.rate);
+    this.tokens = Math.min(this.budget.burst, this.tokens + (Math.max(0, now - this.updatedAt) / 1000) * this.rate);
     this.updatedAt = now;
   }
 

@@ -61,6 +61,16 @@ describe('token bucket', () => {
     expect(bucket.throttleCount).toBe(1);
     expect(bucket.reserve()).toBe(1500); // two tokens of debt at the halved rate
   });
+
+  it('a clock set back takes no tokens away: the bucket refills nothing until the clock moves on from there', () => {
+    let nowMs = 3_600_000;
+    const clock = { now: () => nowMs, sleep: async () => {} };
+    const bucket = new TokenBucket(clock, { burst: 2, ratePerSecond: 4 });
+    nowMs = 0; // the system clock stepped back an hour
+    expect([bucket.reserve(), bucket.reserve(), bucket.reserve()]).toEqual([0, 0, 250]);
+    nowMs = 250;
+    expect(bucket.reserve()).toBe(250);
+  });
 });
 
 describe('shared bucket grants', () => {
