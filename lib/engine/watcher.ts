@@ -199,14 +199,16 @@ export class Watcher {
     for (const group of byKey.values()) {
       const operations: QueuedOperation[] = [];
       try {
-        await this.handleRecord(group, operations);
+        try {
+          await this.handleRecord(group, operations);
+        } catch (error) {
+          if (!(error instanceof ItemTooLargeError)) throw error;
+          // Retrying cannot make the record smaller: only its writer can, and that change comes on its own.
+          // What was planned for other records before the refused write (a dying attachment's detach) still goes.
+          this.tooLarge(group[0]!.key, error);
+        }
         if (operations.length > 0) await this.deps.queue.send(operations);
       } catch (error) {
-        if (error instanceof ItemTooLargeError) {
-          // Retrying cannot make the record smaller: only its writer can, and that change comes on its own.
-          this.tooLarge(group[0]!.key, error);
-          continue;
-        }
         this.deps.log.error('handling record change failed', { key: keyString(group[0]!.key), error: errorMessage(error) });
         failed.push(...group.map((change) => change.id));
       }

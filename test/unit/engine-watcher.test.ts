@@ -446,6 +446,25 @@ describe('watcher', () => {
     expect(h.metrics.counter('InvalidRecords')).toBe(1);
   });
 
+  it('a volume record removed and written again, too large to take its rejection, still lets its dying attachment detach', async () => {
+    const h = await attachedVolume();
+    await h.watch();
+    h.queue.receive(100);
+    const removed = await h.store.get(volumeKey('data-1'));
+    await h.store.update(attachmentKey('data-1'), { life: 'dying' });
+    await h.store.remove(volumeKey('data-1'));
+    // Written again with a time ahead of the clock (rejected), and too large for the rejection's status.
+    const fresh = newVolume('data-1');
+    const raw = { ...fresh, status: { ...fresh.status, updatedAt: new Date(h.clock.now() + 86_400_000).toISOString() } };
+    h.store.putRaw(raw);
+    h.store.failNext('update', new ItemTooLargeError('volume/data-1: Item size has exceeded the maximum allowed size'));
+    const changes: RecordChange[] = [{ id: 'c1', eventName: 'REMOVE', key: volumeKey('data-1'), oldRecord: removed }, insert(raw, 'c2')];
+    expect(await h.watcher.handle(changes)).toEqual({ failedChangeIds: [] });
+    expect(sent(h)).toEqual([{ op: 'detach', key: `data-1/${INSTANCE}`, delaySeconds: 0 }]);
+    expect(await h.store.get(volumeKey('data-1'))).toEqual(raw);
+    expect(h.metrics.counter('InvalidRecords')).toBe(1);
+  });
+
   it('a volume whose spec EBS would refuse, written straight into the table, is still deleted with its EC2 volume', async () => {
     const h = harness();
     // Made by this deployment for data-1 (its ownership tags), its record then written by hand.
