@@ -518,7 +518,13 @@ export class Watcher {
       return;
     }
     const planned = operations.length;
-    await this.apply(volume, decision, operations);
+    try {
+      await this.apply(volume, decision, operations);
+    } catch (error) {
+      // The volume's write refused for its size is the volume's (as `applyToOther`), not the removed attachment's.
+      if (!(error instanceof ItemTooLargeError)) throw error;
+      this.tooLarge(keyOf(volume), error);
+    }
     // A look (a check is one already), not the client's change: a retry of the volume's failed operation still waits for its time (`nextAttemptAt`).
     for (const { message } of operations.slice(planned)) if (!CHECK_OPERATIONS.has(message.op)) message.nudge = true;
   }

@@ -465,6 +465,21 @@ describe('watcher', () => {
     expect(h.metrics.counter('InvalidRecords')).toBe(1);
   });
 
+  it("a status write the table refuses for the size of a removed attachment's volume is logged and counted under the volume's key", async () => {
+    const log = new RecordingLog();
+    const h = harness({ log });
+    await h.store.create(newVolume('data-1', { life: 'dying' }));
+    await h.store.create(newAttachment('data-1', { life: 'dying' }));
+    await h.store.create(newAttachment('data-1', { instanceId: OTHER_INSTANCE, life: 'dying' }));
+    const removed = await h.store.get(attachmentKey('data-1'));
+    await h.store.remove(attachmentKey('data-1'));
+    // The volume's wait for its last attachment is the write refused.
+    h.store.failNext('update', new ItemTooLargeError('volume/data-1: Item size has exceeded the maximum allowed size'));
+    expect(await h.watcher.handle([{ id: 'c1', eventName: 'REMOVE', key: attachmentKey('data-1'), oldRecord: removed }])).toEqual({ failedChangeIds: [] });
+    expect(log.entries.filter((entry) => entry.level === 'warn').map((entry) => [entry.message, entry.attributes?.key])).toEqual([[RECORD_TOO_LARGE_LOG, 'volume/data-1']]);
+    expect(h.metrics.counter('InvalidRecords')).toBe(1);
+  });
+
   it('a volume whose spec EBS would refuse, written straight into the table, is still deleted with its EC2 volume', async () => {
     const h = harness();
     // Made by this deployment for data-1 (its ownership tags), its record then written by hand.
