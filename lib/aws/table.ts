@@ -67,11 +67,21 @@ export function rateBudgetTableDefinition(tableName: string): CreateTableCommand
  * that exists with other keys is refused: the budget's conditional writes would fail on every take.
  */
 export async function ensureRateBudgetTable(dynamo: DynamoDBClient, tableName: string): Promise<void> {
-  const definition = rateBudgetTableDefinition(tableName);
+  await ensureAsDefined(dynamo, rateBudgetTableDefinition(tableName), 'the rate budget');
+}
+
+/**
+ * Creates the table unless it exists, waits until it is active, and returns its description; one
+ * that exists but differs from `definition` (`tableDifferences`) is refused, naming what `neededBy` needs.
+ */
+async function ensureAsDefined(dynamo: DynamoDBClient, definition: CreateTableCommandInput, neededBy: string): Promise<TableDescription | undefined> {
   await createUnlessExists(dynamo, definition);
-  const { Table } = await dynamo.send(new DescribeTableCommand({ TableName: tableName }));
+  const { Table } = await dynamo.send(new DescribeTableCommand({ TableName: definition.TableName }));
   const differences = tableDifferences(Table, definition);
-  if (differences.length > 0) throw new Error(`table ${tableName} exists but ${differences.join('; ')}; delete it to have it created as the rate budget needs`);
+  if (differences.length > 0) {
+    throw new Error(`table ${definition.TableName} exists but ${differences.join('; ')}; delete it to have it created as ${neededBy} needs`);
+  }
+  return Table;
 }
 
 async function createUnlessExists(dynamo: DynamoDBClient, definition: CreateTableCommandInput): Promise<void> {
@@ -126,14 +136,10 @@ function tableDifferences(table: TableDescription | undefined, definition: Creat
  * table that exists but differs from the definition is refused: the watcher cannot work on it.
  */
 export async function ensureTable(dynamo: DynamoDBClient, tableName: string): Promise<TableInfo> {
-  const definition = tableDefinition(tableName);
-  await createUnlessExists(dynamo, definition);
-  const { Table } = await dynamo.send(new DescribeTableCommand({ TableName: tableName }));
-  const differences = tableDifferences(Table, definition);
-  if (differences.length > 0 || Table?.LatestStreamArn === undefined) {
-    throw new Error(`table ${tableName} exists but ${differences.join('; ')}; delete it to have it created as the provisioner needs`);
-  }
-  return { tableName, streamArn: Table.LatestStreamArn };
+  const table = await ensureAsDefined(dynamo, tableDefinition(tableName), 'the provisioner');
+  // tableDifferences names a table without a stream ARN; this only tells the compiler.
+  if (table?.LatestStreamArn === undefined) throw new Error(`table ${tableName} has no stream`);
+  return { tableName, streamArn: table.LatestStreamArn };
 }
 
 /**
