@@ -36,9 +36,8 @@ export async function pollUntilStopped(options: PollLoopOptions): Promise<void> 
       const waitMs = Math.min(MAX_FAILURE_WAIT_MS, Math.max(idleMs, 1) * 2 ** (failedInARow - 1));
       log.error(`${options.name} failed`, { error: String(error), ...(failedInARow > 1 ? { failedInARow } : {}), nextReadInMs: waitMs });
       // In steps of the idle wait: a stop asked for meanwhile is not held up by the longer wait.
-      for (let waited = 0; waited < waitMs && options.running(); waited += idleMs > 0 ? idleMs : waitMs) {
-        await clock.sleep(Math.min(idleMs > 0 ? idleMs : waitMs, waitMs - waited));
-      }
+      const step = idleMs > 0 ? idleMs : waitMs;
+      for (let waited = 0; waited < waitMs && options.running(); waited += step) await clock.sleep(Math.min(step, waitMs - waited));
       continue;
     }
     if (handled === 0 && options.running()) await clock.sleep(idleMs);
