@@ -174,10 +174,7 @@ export function checkVolume(
         : volumeTerminal(volume, now, 'VolumeError', volumeErrorMessage(current.ebsVolumeId));
     // EC2 moves a volume to `deleting` as it accepts DeleteVolume: one it still lists at rest once a
     // describe no longer lags was not deleted (a record written as deleting, a delete that did not take).
-    // A start that cannot be read (none, or written into the table) is long ago.
-    const deleteSentMs = operationStartMs(volume.status);
-    const lagging = deleteSentMs !== undefined && now - deleteSentMs < ctx.config.describeGraceMs;
-    if ((current.state === 'available' || current.state === 'in-use') && !lagging) return deleteNotTaken(ctx, volume, current, now);
+    if ((current.state === 'available' || current.state === 'in-use') && !describeMayLag(ctx, volume.status, now)) return deleteNotTaken(ctx, volume, current, now);
     return stillInProgress(ctx, volume, now, `deleting ${volume.ebsVolumeId}`);
   }
   if (!current) {
@@ -307,10 +304,7 @@ export function checkAttachment(ctx: ExecutorContext, item: Item, now: number, v
     // EC2 moves an attachment to `detaching` as it accepts DetachVolume: one it still lists attached once a
     // describe no longer lags was not detached (a record written as detaching, a detach that did not take),
     // and one it lists attaching was detached and attached again outside: either way nothing detaches it.
-    // A start that cannot be read (none, or written into the table) is long ago.
-    const detachSentMs = operationStartMs(attachment.status);
-    const lagging = detachSentMs !== undefined && now - detachSentMs < ctx.config.describeGraceMs;
-    if ((link?.state === 'attached' || link?.state === 'attaching') && !lagging) return detachNotTaken(ctx, attachment, current!, link, now);
+    if ((link?.state === 'attached' || link?.state === 'attaching') && !describeMayLag(ctx, attachment.status, now)) return detachNotTaken(ctx, attachment, current!, link, now);
     return stillInProgress(ctx, attachment, now, `detaching from ${attachment.instanceId}`);
   }
   if (state === 'pending') {
@@ -436,6 +430,15 @@ export function checkAttachment(ctx: ExecutorContext, item: Item, now: number, v
     };
   }
   return { outcome: 'skipped' };
+}
+
+/**
+ * Whether a describe may still lag the call `status` records as sent: within the describe grace of
+ * its operation's start. A start that cannot be read (none, or written into the table) is long ago.
+ */
+function describeMayLag(ctx: ExecutorContext, status: Status<string>, now: number): boolean {
+  const sentMs = operationStartMs(status);
+  return sentMs !== undefined && now - sentMs < ctx.config.describeGraceMs;
 }
 
 /**
