@@ -2,12 +2,12 @@
  * EbsProvisionerStack: the table and its stream, the operation queue, the four functions wired
  * to them, the API, the reconciler's schedule, least-privilege grants, alarms and a dashboard.
  */
-import { CfnOutput, Duration, Stack, Token, type StackProps } from 'aws-cdk-lib';
+import { CfnOutput, Duration, Names, Stack, Token, type StackProps } from 'aws-cdk-lib';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as targets from 'aws-cdk-lib/aws-events-targets';
 import type * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
-import { DynamoEventSource, SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import { DynamoEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { EXECUTOR, RECONCILER, WATCHER, metricsNamespace } from '../lib/settings.js';
@@ -19,6 +19,12 @@ import { Functions, type FunctionName } from './constructs/functions.js';
 import { Monitoring } from './constructs/monitoring.js';
 import { Storage } from './constructs/storage.js';
 import { grantTableAccess } from './constructs/table-access.js';
+
+/**
+ * What an SQS event source mapping needs of its function's role, as Lambda's and SQS's guides list
+ * it: receiving, deleting, and reading the queue's attributes. The executor's own code only sends.
+ */
+const QUEUE_MAPPING_ACTIONS = ['sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes'] as const;
 
 export interface EbsProvisionerStackProps extends StackProps, DeploymentOptions {}
 
@@ -137,14 +143,19 @@ export class EbsProvisionerStack extends Stack {
       }),
     );
     acknowledgeWildcardResource(roleOf(watcher), '*', 'dynamodb:ListStreams, which the stream event source mapping needs, supports no resource-level permissions.');
-    executor.addEventSource(
-      new SqsEventSource(queue, {
-        batchSize: EXECUTOR.batchSize,
-        maxBatchingWindow: Duration.seconds(EXECUTOR.maxBatchingWindowSeconds),
-        reportBatchItemFailures: true,
-        maxConcurrency: options.executorMaxConcurrency,
-      }),
-    );
+    // The queue mapping, granted only what Lambda's poller needs of the executor's role to receive
+    // and delete its messages (sqs:ReceiveMessage, sqs:DeleteMessage, sqs:GetQueueAttributes):
+    // SqsEventSource grants grantConsumeMessages, which adds ChangeMessageVisibility and GetQueueUrl,
+    // which neither the poller nor the executor's code calls. The mapping keeps SqsEventSource's id,
+    // so a deployed one is updated in place rather than replaced.
+    executor.addEventSourceMapping(`SqsEventSource:${Names.nodeUniqueId(queue.node)}`, {
+      eventSourceArn: queue.queueArn,
+      batchSize: EXECUTOR.batchSize,
+      maxBatchingWindow: Duration.seconds(EXECUTOR.maxBatchingWindowSeconds),
+      reportBatchItemFailures: true,
+      maxConcurrency: options.executorMaxConcurrency,
+    });
+    queue.grant(executor, ...QUEUE_MAPPING_ACTIONS);
 
     // A missed pass is harmless: the next one comes within the interval. So neither EventBridge
     // nor Lambda's asynchronous invocation retries one (Lambda would by default, twice after an

@@ -243,6 +243,11 @@ describe('event source mappings', () => {
     s.template.resourceCountIs('AWS::Lambda::EventSourceMapping', 2);
   });
 
+  it('the queue mapping keeps the logical id SqsEventSource gave it, so an update changes it in place rather than replacing it', () => {
+    const ids = Object.keys(s.template.findResources('AWS::Lambda::EventSourceMapping', { Properties: { FunctionName: { Ref: functionId('executor') } } }));
+    expect(ids).toEqual([expect.stringMatching(/^FunctionsExecutorSqsEventSourceEbsProvisionerTestStorageOperationQueue[0-9A-F]{16}$/)]);
+  });
+
   it('reconciler runs on a schedule of RECONCILER.intervalMinutes', () => {
     s.template.hasResourceProperties('AWS::Events::Rule', {
       ScheduleExpression: `rate(${RECONCILER.intervalMinutes} minutes)`,
@@ -411,8 +416,9 @@ describe('IAM', () => {
     expect(sqsActionsOn('watcher', queue)).toEqual(['sqs:SendMessage']);
     expect(sqsActionsOn('watcher', getAtt(queueId('StreamFailureQueue')))).toEqual(['sqs:SendMessage']);
     expect(sqsActionsOn('reconciler', queue)).toEqual(['sqs:SendMessage']);
-    // The executor sends its follow-ups; the rest is what its event source mapping needs to receive and delete its messages.
-    expect(sqsActionsOn('executor', queue)).toEqual(expect.arrayContaining(['sqs:DeleteMessage', 'sqs:GetQueueAttributes', 'sqs:ReceiveMessage', 'sqs:SendMessage']));
+    // The executor sends its follow-ups; the rest is what its event source mapping needs to receive and delete its messages,
+    // as Lambda's and SQS's guides list it: no ChangeMessageVisibility or GetQueueUrl, which nothing calls.
+    expect(sqsActionsOn('executor', queue)).toEqual(['sqs:DeleteMessage', 'sqs:GetQueueAttributes', 'sqs:ReceiveMessage', 'sqs:SendMessage']);
     expect(sqsActionsOn('api', queue)).toEqual([]);
   });
 });
