@@ -14,6 +14,9 @@ import { API, EXECUTOR, RECONCILER, WATCHER } from '../../lib/settings.js';
 export type FunctionName = 'api' | 'watcher' | 'executor' | 'reconciler';
 export const FUNCTION_NAMES: readonly FunctionName[] = ['api', 'watcher', 'executor', 'reconciler'];
 
+/** The functions that publish metrics (the engine's, in the deployment's namespace): all but the api. */
+export const METRIC_PUBLISHERS: readonly FunctionName[] = ['watcher', 'executor', 'reconciler'];
+
 /** Timeout and memory per function, from lib/settings.ts. */
 const SIZING: Record<FunctionName, { timeoutSeconds: number; memoryMiB: number }> = {
   api: API,
@@ -30,7 +33,7 @@ const ENTRY_DIR = fileURLToPath(new URL('../../functions/', import.meta.url));
 
 export interface FunctionsProps {
   logRetentionDays: number;
-  /** The deployment's CloudWatch namespace, which the functions' metrics go to and the alarms read. */
+  /** The deployment's CloudWatch namespace, which the functions' metrics go to and the alarms read (METRIC_PUBLISHERS' environment). */
   metricsNamespace: string;
   /** Reserved concurrent executions per function; absent means the account's unreserved pool. */
   reservedConcurrency: Partial<Record<FunctionName, number>>;
@@ -93,8 +96,9 @@ export class Functions extends Construct {
       ...(name === 'executor' ? { recursiveLoop: lambda.RecursiveLoop.ALLOW } : {}),
       environment: {
         POWERTOOLS_SERVICE_NAME: `ebs-provisioner-${name}`,
-        // Read by lib/functions/environment.ts and given to the metrics explicitly.
-        POWERTOOLS_METRICS_NAMESPACE: props.metricsNamespace,
+        // Read by lib/functions/environment.ts and given to the metrics explicitly; the api
+        // publishes no metrics (functions/api.ts), so it is not given one.
+        ...(METRIC_PUBLISHERS.includes(name) ? { POWERTOOLS_METRICS_NAMESPACE: props.metricsNamespace } : {}),
         LOG_LEVEL: 'INFO',
         // Stack traces point at the TypeScript sources through the bundled source map.
         NODE_OPTIONS: '--enable-source-maps',

@@ -155,9 +155,10 @@ describe('functions', () => {
     expect(variables).toMatchObject({
       TABLE_NAME: { Ref: tableId() },
       POWERTOOLS_SERVICE_NAME: `ebs-provisioner-${name}`,
-      POWERTOOLS_METRICS_NAMESPACE: NAMESPACE,
       LOG_LEVEL: 'INFO',
     });
+    // The api publishes no metrics (functions/api.ts): it is given no namespace.
+    expect(variables.POWERTOOLS_METRICS_NAMESPACE).toEqual(name === 'api' ? undefined : NAMESPACE);
     // The api reads neither (functions/api.ts): it never sends to the queue nor names the owner.
     expect(variables.QUEUE_URL).toEqual(name === 'api' ? undefined : { Ref: queueId('OperationQueue') });
     expect(variables.OWNER_TAG_VALUE).toEqual(name === 'api' ? undefined : OWNER);
@@ -726,7 +727,7 @@ describe('alarms and dashboard', () => {
     const alarms = Object.values(s.template.findResources('AWS::CloudWatch::Alarm')).filter((resource) => engineMetrics.has(resource.Properties.MetricName));
     expect(alarms.map((resource) => resource.Properties.MetricName as string).sort()).toEqual([METRICS.leaked, METRICS.reconcilerPasses, METRICS.failed, METRICS.invalidRecords].sort());
     for (const resource of alarms) expect(resource.Properties.Namespace).toBe(NAMESPACE);
-    for (const name of FUNCTION_NAMES) {
+    for (const name of ['watcher', 'executor', 'reconciler'] as const) {
       expect((s.json.Resources[functionId(name)]!.Properties!.Environment as { Variables: Record<string, unknown> }).Variables.POWERTOOLS_METRICS_NAMESPACE).toBe(NAMESPACE);
     }
     // The dashboard's body, its CloudFormation references replaced by a placeholder.
