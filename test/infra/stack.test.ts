@@ -353,6 +353,10 @@ describe('IAM', () => {
       'ec2:DetachVolume',
       'ec2:ModifyVolume',
     ]);
+    // The same list read from the provider's sources: each EC2 command it sends is authorized as ec2:<its name>.
+    const provider = readFileSync(new URL('../../lib/aws/ec2-provider.ts', import.meta.url), 'utf8');
+    const sent = [...new Set([...provider.matchAll(/new (\w+)Command\(/g)].map((match) => `ec2:${match[1]!}`))].sort();
+    expect(ec2Actions('executor')).toEqual(sent);
   });
 
   it('record table grants per function: exactly the actions of the store methods its code calls', () => {
