@@ -95,12 +95,16 @@ export async function createMotoBackend(options: {
 }
 
 /**
- * Reads every shard of the table's stream from its start, in order, as Lambda's poller does. An
- * iterator that expired (15 minutes after it was issued: unused that long while the machine slept)
- * is replaced by one after the last record read: the same error on every read stalled the watcher.
+ * Reads every shard of the table's stream from its start, in order, as Lambda's poller does: a
+ * shard whose parent is listed is read once the parent is closed and read to its end (DescribeStream
+ * lists shards in no particular order, and a split leaves the parent's last records after the
+ * children's first). An iterator that expired (15 minutes after it was issued: unused that long
+ * while the machine slept) is replaced by one after the last record read: the same error on every
+ * read stalled the watcher.
  */
 export function dynamoStreamSource(clients: Pick<AwsClients, 'streams'>, streamArn: string): StreamSource {
-  const shards = new Map<string, { iterator?: string | undefined; lastSequenceNumber?: string }>();
+  /** `done`: closed and read to its end (GetRecords gave no next iterator). */
+  const shards = new Map<string, { parentShardId?: string; iterator?: string; lastSequenceNumber?: string; done: boolean }>();
   /** Records read from one shard before another's read failed: returned first by the next read. */
   const unreturned: DynamoDBRecord[] = [];
   const iterator = async (shardId: string, afterSequenceNumber?: string) =>
@@ -113,16 +117,24 @@ export function dynamoStreamSource(clients: Pick<AwsClients, 'streams'>, streamA
         }),
       )
     ).ShardIterator;
+  /** Whether the shard's parent, when listed, is done: its records all come before the shard's. */
+  const parentDone = (shard: { parentShardId?: string }) => {
+    const parent = shard.parentShardId === undefined ? undefined : shards.get(shard.parentShardId);
+    return parent === undefined || parent.done;
+  };
   return {
     async read() {
       const { StreamDescription } = await clients.streams.send(new DescribeStreamCommand({ StreamArn: streamArn }));
       for (const shard of StreamDescription?.Shards ?? []) {
         if (!shard.ShardId || shards.has(shard.ShardId)) continue;
-        shards.set(shard.ShardId, { iterator: await iterator(shard.ShardId) });
+        shards.set(shard.ShardId, { ...(shard.ParentShardId ? { parentShardId: shard.ParentShardId } : {}), done: false });
       }
       const records = unreturned.splice(0);
       try {
         for (const [shardId, shard] of shards) {
+          if (shard.done || !parentDone(shard)) continue;
+          // First read of the shard (its parent just finished, or it has none listed): from its start.
+          shard.iterator ??= await iterator(shardId);
           if (!shard.iterator) continue;
           let response;
           try {
@@ -133,6 +145,7 @@ export function dynamoStreamSource(clients: Pick<AwsClients, 'streams'>, streamA
             continue;
           }
           shard.iterator = response.NextShardIterator;
+          if (!shard.iterator) shard.done = true;
           for (const record of response.Records ?? []) {
             if (record.dynamodb?.SequenceNumber) shard.lastSequenceNumber = record.dynamodb.SequenceNumber;
             records.push(asLambdaStreamRecord(record, streamArn));

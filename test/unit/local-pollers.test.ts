@@ -466,4 +466,36 @@ describe("the moto backend's stream source", () => {
     expect((await source.read()).map((r) => Number(r.dynamodb!.SequenceNumber))).toEqual([1, 2]);
     expect(await source.read()).toEqual([]);
   });
+
+  it.each([
+    ['parent first', ['parent', 'child']],
+    ['child first', ['child', 'parent']],
+  ])("reads a split shard's children only once the parent is read to its end (%s)", async (_, order) => {
+    const listed = { parent: { ShardId: 'parent' }, child: { ShardId: 'child', ParentShardId: 'parent' } };
+    const at = (n: number) => ({ eventName: 'INSERT', dynamodb: { SequenceNumber: String(n) } });
+    const streams = {
+      send: async (command: unknown) => {
+        if (command instanceof DescribeStreamCommand) return { StreamDescription: { Shards: order.map((id) => listed[id as keyof typeof listed]) } };
+        if (command instanceof GetShardIteratorCommand) return { ShardIterator: `${command.input.ShardId}-0` };
+        if (command instanceof GetRecordsCommand) {
+          switch (command.input.ShardIterator) {
+            case 'parent-0':
+              return { Records: [at(1)], NextShardIterator: 'parent-1' };
+            // The parent's last records, written before the split closed it; no next iterator: closed.
+            case 'parent-1':
+              return { Records: [at(2)] };
+            case 'child-0':
+              return { Records: [at(3)], NextShardIterator: 'child-1' };
+            default:
+              return { Records: [], NextShardIterator: command.input.ShardIterator };
+          }
+        }
+        throw new Error(`unexpected ${String(command)}`);
+      },
+    };
+    const source = dynamoStreamSource({ streams } as unknown as Parameters<typeof dynamoStreamSource>[0], 'arn:aws:dynamodb:us-east-1:000000000000:table/t/stream/1');
+    const read = async () => (await source.read()).map((r) => Number(r.dynamodb!.SequenceNumber));
+    const seen = [...(await read()), ...(await read()), ...(await read()), ...(await read())];
+    expect(seen).toEqual([1, 2, 3]);
+  });
 });
