@@ -124,11 +124,16 @@ export function dynamoStreamSource(clients: Pick<AwsClients, 'streams'>, streamA
   };
   return {
     async read() {
-      const { StreamDescription } = await clients.streams.send(new DescribeStreamCommand({ StreamArn: streamArn }));
-      for (const shard of StreamDescription?.Shards ?? []) {
-        if (!shard.ShardId || shards.has(shard.ShardId)) continue;
-        shards.set(shard.ShardId, { ...(shard.ParentShardId ? { parentShardId: shard.ParentShardId } : {}), done: false });
-      }
+      // DescribeStream lists at most 100 shards a call; the rest follow LastEvaluatedShardId.
+      let after: string | undefined;
+      do {
+        const { StreamDescription } = await clients.streams.send(new DescribeStreamCommand({ StreamArn: streamArn, ExclusiveStartShardId: after }));
+        for (const shard of StreamDescription?.Shards ?? []) {
+          if (!shard.ShardId || shards.has(shard.ShardId)) continue;
+          shards.set(shard.ShardId, { ...(shard.ParentShardId ? { parentShardId: shard.ParentShardId } : {}), done: false });
+        }
+        after = StreamDescription?.LastEvaluatedShardId;
+      } while (after);
       const records = unreturned.splice(0);
       try {
         for (const [shardId, shard] of shards) {

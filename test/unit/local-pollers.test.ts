@@ -498,4 +498,32 @@ describe("the moto backend's stream source", () => {
     const seen = [...(await read()), ...(await read()), ...(await read()), ...(await read())];
     expect(seen).toEqual([1, 2, 3]);
   });
+
+  it('reads the shards DescribeStream lists past its first page', async () => {
+    const at = (n: number) => ({ eventName: 'INSERT', dynamodb: { SequenceNumber: String(n) } });
+    const streams = {
+      send: async (command: unknown) => {
+        if (command instanceof DescribeStreamCommand) {
+          // At most 100 shards a call: the rest after LastEvaluatedShardId.
+          return command.input.ExclusiveStartShardId === 'first'
+            ? { StreamDescription: { Shards: [{ ShardId: 'second' }] } }
+            : { StreamDescription: { Shards: [{ ShardId: 'first' }], LastEvaluatedShardId: 'first' } };
+        }
+        if (command instanceof GetShardIteratorCommand) return { ShardIterator: `${command.input.ShardId}-0` };
+        if (command instanceof GetRecordsCommand) {
+          switch (command.input.ShardIterator) {
+            case 'first-0':
+              return { Records: [at(1)], NextShardIterator: 'first-1' };
+            case 'second-0':
+              return { Records: [at(2)], NextShardIterator: 'second-1' };
+            default:
+              return { Records: [], NextShardIterator: command.input.ShardIterator };
+          }
+        }
+        throw new Error(`unexpected ${String(command)}`);
+      },
+    };
+    const source = dynamoStreamSource({ streams } as unknown as Parameters<typeof dynamoStreamSource>[0], 'arn:aws:dynamodb:us-east-1:000000000000:table/t/stream/1');
+    expect((await source.read()).map((r) => Number(r.dynamodb!.SequenceNumber))).toEqual([1, 2]);
+  });
 });
