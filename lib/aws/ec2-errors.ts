@@ -41,6 +41,8 @@ export const EC2_ERROR_KINDS: Readonly<Record<string, Rule>> = {
   'InvalidVolume.ZoneMismatch': 'zone-mismatch',
   // "Invalid value '/dev/sdf' for unixDevice. Attachment point /dev/sdf is already in use"
   InvalidParameterValue: (message) => (/already in use/i.test(message) ? 'device-in-use' : 'invalid-request'),
+  // The code EC2's error reference gives AttachVolume for a device name the instance already uses.
+  'InvalidDevice.InUse': 'device-in-use',
   IdempotentParameterMismatch: 'idempotency-mismatch',
 
   UnauthorizedOperation: 'unauthorized',

@@ -78,6 +78,7 @@ const TABLE: { code: string; message: string; status?: number; kind: ProviderErr
   { code: 'InvalidVolume.ZoneMismatch', message: 'The volume is not in the same availability zone as the instance', kind: 'zone-mismatch' },
   { code: 'InvalidParameterValue', message: "Invalid value '/dev/sdf' for unixDevice. Attachment point /dev/sdf is already in use", kind: 'device-in-use' },
   { code: 'InvalidParameterValue', message: "Value (huge) for parameter size is invalid. Expected: 'integer'.", kind: 'invalid-request' },
+  { code: 'InvalidDevice.InUse', message: 'The device /dev/sdf is already in use on the instance.', kind: 'device-in-use' },
   { code: 'IdempotentParameterMismatch', message: 'The client token you have provided is associated with a resource that is already deleted.', kind: 'idempotency-mismatch' },
   { code: 'UnauthorizedOperation', message: 'You are not authorized to perform this operation.', status: 403, kind: 'unauthorized' },
   { code: 'AccessDenied', message: 'Access denied', status: 403, kind: 'unauthorized' },
