@@ -125,15 +125,21 @@ export function dynamoStreamSource(clients: Pick<AwsClients, 'streams'>, streamA
   return {
     async read() {
       // DescribeStream lists at most 100 shards a call; the rest follow LastEvaluatedShardId.
+      const listed = new Set<string>();
       let after: string | undefined;
       do {
         const { StreamDescription } = await clients.streams.send(new DescribeStreamCommand({ StreamArn: streamArn, ExclusiveStartShardId: after }));
         for (const shard of StreamDescription?.Shards ?? []) {
-          if (!shard.ShardId || shards.has(shard.ShardId)) continue;
+          if (!shard.ShardId) continue;
+          listed.add(shard.ShardId);
+          if (shards.has(shard.ShardId)) continue;
           shards.set(shard.ShardId, { ...(shard.ParentShardId ? { parentShardId: shard.ParentShardId } : {}), done: false });
         }
         after = StreamDescription?.LastEvaluatedShardId;
       } while (after);
+      // A shard no longer listed is gone with its records (trimmed, 24 hours after they were
+      // written): it can neither be read nor hold back its children any more.
+      for (const shardId of shards.keys()) if (!listed.has(shardId)) shards.delete(shardId);
       const records = unreturned.splice(0);
       try {
         for (const [shardId, shard] of shards) {

@@ -526,4 +526,35 @@ describe("the moto backend's stream source", () => {
     const source = dynamoStreamSource({ streams } as unknown as Parameters<typeof dynamoStreamSource>[0], 'arn:aws:dynamodb:us-east-1:000000000000:table/t/stream/1');
     expect((await source.read()).map((r) => Number(r.dynamodb!.SequenceNumber))).toEqual([1, 2]);
   });
+
+  it("reads a split shard's children once the parent is no longer listed (trimmed away before it was read to its end)", async () => {
+    const at = (n: number) => ({ eventName: 'INSERT', dynamodb: { SequenceNumber: String(n) } });
+    let parentListed = true;
+    const streams = {
+      send: async (command: unknown) => {
+        if (command instanceof DescribeStreamCommand) {
+          const child = { ShardId: 'child', ParentShardId: 'parent' };
+          return { StreamDescription: { Shards: parentListed ? [{ ShardId: 'parent' }, child] : [child] } };
+        }
+        if (command instanceof GetShardIteratorCommand) return { ShardIterator: `${command.input.ShardId}-0` };
+        if (command instanceof GetRecordsCommand) {
+          switch (command.input.ShardIterator) {
+            case 'parent-0':
+              return { Records: [at(1)], NextShardIterator: 'parent-1' };
+            case 'child-0':
+              return { Records: [at(2)], NextShardIterator: 'child-1' };
+            default:
+              return { Records: [], NextShardIterator: command.input.ShardIterator };
+          }
+        }
+        throw new Error(`unexpected ${String(command)}`);
+      },
+    };
+    const source = dynamoStreamSource({ streams } as unknown as Parameters<typeof dynamoStreamSource>[0], 'arn:aws:dynamodb:us-east-1:000000000000:table/t/stream/1');
+    const read = async () => (await source.read()).map((r) => Number(r.dynamodb!.SequenceNumber));
+    expect(await read()).toEqual([1]);
+    expect(await read()).toEqual([]);
+    parentListed = false;
+    expect(await read()).toEqual([2]);
+  });
 });
