@@ -99,8 +99,8 @@ export async function createMotoBackend(options: {
  * shard whose parent is listed is read once the parent is closed and read to its end (DescribeStream
  * lists shards in no particular order, and a split leaves the parent's last records after the
  * children's first). An iterator that expired (15 minutes after it was issued: unused that long
- * while the machine slept) is replaced by one after the last record read: the same error on every
- * read stalled the watcher.
+ * while the machine slept) is replaced by one after the last record read, or at the oldest record
+ * left when those after it were trimmed: the same error on every read stalled the watcher.
  */
 export function dynamoStreamSource(clients: Pick<AwsClients, 'streams'>, streamArn: string): StreamSource {
   /** `done`: closed and read to its end (GetRecords gave no next iterator). */
@@ -117,6 +117,18 @@ export function dynamoStreamSource(clients: Pick<AwsClients, 'streams'>, streamA
         }),
       )
     ).ShardIterator;
+  /**
+   * An iterator after `afterSequenceNumber`, or at the shard's oldest record once that one has been
+   * trimmed (24 hours after it was written): the same refusal on every read stalled the watcher.
+   */
+  const resume = async (shardId: string, afterSequenceNumber?: string) => {
+    try {
+      return await iterator(shardId, afterSequenceNumber);
+    } catch (error) {
+      if ((error as { name?: unknown }).name !== 'TrimmedDataAccessException') throw error;
+      return iterator(shardId);
+    }
+  };
   /** Whether the shard's parent, when listed, is done: its records all come before the shard's. */
   const parentDone = (shard: { parentShardId?: string }) => {
     const parent = shard.parentShardId === undefined ? undefined : shards.get(shard.parentShardId);
@@ -151,8 +163,11 @@ export function dynamoStreamSource(clients: Pick<AwsClients, 'streams'>, streamA
           try {
             response = await clients.streams.send(new GetRecordsCommand({ ShardIterator: shard.iterator, Limit: 1000 }));
           } catch (error) {
-            if ((error as { name?: unknown }).name !== 'ExpiredIteratorException') throw error;
-            shard.iterator = await iterator(shardId, shard.lastSequenceNumber);
+            const name = (error as { name?: unknown }).name;
+            if (name === 'ExpiredIteratorException') shard.iterator = await resume(shardId, shard.lastSequenceNumber);
+            // The records after the iterator were trimmed (older than 24 hours): the oldest left come next.
+            else if (name === 'TrimmedDataAccessException') shard.iterator = await iterator(shardId);
+            else throw error;
             continue;
           }
           shard.iterator = response.NextShardIterator;

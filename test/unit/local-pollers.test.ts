@@ -1,7 +1,7 @@
 import type { DynamoDBRecord, DynamoDBStreamEvent, SQSEvent, SQSRecord } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import { createMemoryBackend, LOCAL_AVAILABILITY_ZONES } from '../../lib/local/memory-backend.js';
-import { DescribeStreamCommand, ExpiredIteratorException, GetRecordsCommand, GetShardIteratorCommand } from '@aws-sdk/client-dynamodb-streams';
+import { DescribeStreamCommand, ExpiredIteratorException, GetRecordsCommand, GetShardIteratorCommand, TrimmedDataAccessException } from '@aws-sdk/client-dynamodb-streams';
 import { dynamoStreamSource, LOCAL_AVAILABILITY_ZONE } from '../../lib/local/moto-backend.js';
 import { QueuePoller } from '../../lib/local/queue-poller.js';
 import { QUEUE } from '../../lib/settings.js';
@@ -556,5 +556,46 @@ describe("the moto backend's stream source", () => {
     expect(await read()).toEqual([]);
     parentListed = false;
     expect(await read()).toEqual([2]);
+  });
+
+  it('takes up again at the oldest record left when the records after its position were trimmed, instead of failing every read', async () => {
+    const at = (n: number) => ({ eventName: 'INSERT', dynamodb: { SequenceNumber: String(n) } });
+    const asked: string[] = [];
+    const streams = {
+      send: async (command: unknown) => {
+        if (command instanceof DescribeStreamCommand) return { StreamDescription: { Shards: [{ ShardId: 's1' }] } };
+        if (command instanceof GetShardIteratorCommand) {
+          const { ShardIteratorType, SequenceNumber } = command.input;
+          asked.push(`${ShardIteratorType}${SequenceNumber ? ` ${SequenceNumber}` : ''}`);
+          // Record 2 and those before it are older than the stream keeps: gone.
+          if (SequenceNumber === '2') throw new TrimmedDataAccessException({ message: 'trimmed', $metadata: {} });
+          return { ShardIterator: asked.length === 1 ? 'start' : 'oldest-left' };
+        }
+        if (command instanceof GetRecordsCommand) {
+          switch (command.input.ShardIterator) {
+            case 'start':
+              return { Records: [at(1), at(2)], NextShardIterator: 'slept' };
+            // Unused while the machine slept for days: expired.
+            case 'slept':
+              throw new ExpiredIteratorException({ message: 'Iterator expired', $metadata: {} });
+            case 'oldest-left':
+              return { Records: [at(5)], NextShardIterator: 'stale' };
+            // Its records trimmed before it was used.
+            case 'stale':
+              throw new TrimmedDataAccessException({ message: 'trimmed', $metadata: {} });
+            default:
+              return { Records: [], NextShardIterator: command.input.ShardIterator };
+          }
+        }
+        throw new Error(`unexpected ${String(command)}`);
+      },
+    };
+    const source = dynamoStreamSource({ streams } as unknown as Parameters<typeof dynamoStreamSource>[0], 'arn:aws:dynamodb:us-east-1:000000000000:table/t/stream/1');
+    const read = async () => (await source.read()).map((r) => Number(r.dynamodb!.SequenceNumber));
+    expect(await read()).toEqual([1, 2]);
+    expect(await read()).toEqual([]);
+    expect(await read()).toEqual([5]);
+    expect(await read()).toEqual([]);
+    expect(asked).toEqual(['TRIM_HORIZON', 'AFTER_SEQUENCE_NUMBER 2', 'TRIM_HORIZON', 'TRIM_HORIZON']);
   });
 });
