@@ -140,7 +140,11 @@ export function dynamoStreamSource(clients: Pick<AwsClients, 'streams'>, streamA
       const listed = new Set<string>();
       let after: string | undefined;
       do {
-        const { StreamDescription } = await clients.streams.send(new DescribeStreamCommand({ StreamArn: streamArn, ExclusiveStartShardId: after }));
+        const { StreamDescription } = await clients.streams
+          .send(new DescribeStreamCommand({ StreamArn: streamArn, ExclusiveStartShardId: after }))
+          .catch((error: unknown) => {
+            throw lostWithEmulatorState(error, `the table's stream ${streamArn}`);
+          });
         for (const shard of StreamDescription?.Shards ?? []) {
           if (!shard.ShardId) continue;
           listed.add(shard.ShardId);
@@ -203,12 +207,30 @@ function asLambdaStreamRecord(record: StreamsRecord, streamArn: string): DynamoD
   };
 }
 
-function sqsQueueSource(clients: AwsClients, queueUrl: string): QueueSource {
+/** The names of the errors with which an endpoint answers for a table, stream or queue it does not hold. */
+const NOT_HELD = new Set(['ResourceNotFoundException', 'QueueDoesNotExist', 'AWS.SimpleQueueService.NonExistentQueue']);
+
+/**
+ * `error`, or when it says the endpoint does not hold `what` (an emulator restarted without the
+ * state it kept in memory lost the table and queues the runtime created at its start), an error
+ * saying so and what to do: the bare "Requested resource not found" of each failed read said neither.
+ */
+export function lostWithEmulatorState(error: unknown, what: string): unknown {
+  const name = typeof error === 'object' && error !== null ? (error as { name?: unknown }).name : undefined;
+  if (typeof name !== 'string' || !NOT_HELD.has(name)) return error;
+  return new Error(
+    `${what} is not at the endpoint (${name}: ${(error as { message?: unknown }).message}); an emulator restarted without its state has lost it: restart the runtime to create it again`,
+  );
+}
+
+export function sqsQueueSource(clients: Pick<AwsClients, 'sqs'>, queueUrl: string): QueueSource {
   return {
     async receive(max) {
-      const { Messages } = await clients.sqs.send(
-        new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: Math.max(1, Math.min(10, max)), MessageSystemAttributeNames: ['All'] }),
-      );
+      const { Messages } = await clients.sqs
+        .send(new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: Math.max(1, Math.min(10, max)), MessageSystemAttributeNames: ['All'] }))
+        .catch((error: unknown) => {
+          throw lostWithEmulatorState(error, `the operation queue ${queueUrl}`);
+        });
       return (Messages ?? []).map((m) =>
         queueRecord({
           messageId: m.MessageId!,

@@ -1,8 +1,9 @@
 import type { DynamoDBRecord, DynamoDBStreamEvent, SQSEvent, SQSRecord } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import { createMemoryBackend, LOCAL_AVAILABILITY_ZONES } from '../../lib/local/memory-backend.js';
-import { DescribeStreamCommand, ExpiredIteratorException, GetRecordsCommand, GetShardIteratorCommand, TrimmedDataAccessException } from '@aws-sdk/client-dynamodb-streams';
-import { dynamoStreamSource, LOCAL_AVAILABILITY_ZONE } from '../../lib/local/moto-backend.js';
+import { DescribeStreamCommand, ExpiredIteratorException, GetRecordsCommand, GetShardIteratorCommand, ResourceNotFoundException, TrimmedDataAccessException } from '@aws-sdk/client-dynamodb-streams';
+import { QueueDoesNotExist } from '@aws-sdk/client-sqs';
+import { dynamoStreamSource, LOCAL_AVAILABILITY_ZONE, lostWithEmulatorState, sqsQueueSource } from '../../lib/local/moto-backend.js';
 import { QueuePoller } from '../../lib/local/queue-poller.js';
 import { QUEUE } from '../../lib/settings.js';
 import { StreamPoller } from '../../lib/local/stream-poller.js';
@@ -597,5 +598,29 @@ describe("the moto backend's stream source", () => {
     expect(await read()).toEqual([5]);
     expect(await read()).toEqual([]);
     expect(asked).toEqual(['TRIM_HORIZON', 'AFTER_SEQUENCE_NUMBER 2', 'TRIM_HORIZON', 'TRIM_HORIZON']);
+  });
+
+  it('says what to do when the endpoint no longer holds the stream or the queue (an emulator restarted without its state)', async () => {
+    const streams = {
+      send: async () => {
+        throw new ResourceNotFoundException({ message: 'Requested resource not found', $metadata: {} });
+      },
+    };
+    const sqs = {
+      send: async () => {
+        throw new QueueDoesNotExist({ message: 'The specified queue does not exist.', $metadata: {} });
+      },
+    };
+    const stream = dynamoStreamSource({ streams } as unknown as Parameters<typeof dynamoStreamSource>[0], 'arn:aws:dynamodb:us-east-1:000000000000:table/t/stream/1');
+    await expect(stream.read()).rejects.toThrow(
+      "the table's stream arn:aws:dynamodb:us-east-1:000000000000:table/t/stream/1 is not at the endpoint (ResourceNotFoundException: Requested resource not found); an emulator restarted without its state has lost it: restart the runtime to create it again",
+    );
+    const messages = sqsQueueSource({ sqs } as unknown as Parameters<typeof sqsQueueSource>[0], 'http://127.0.0.1:5000/123456789012/q');
+    await expect(messages.receive(10)).rejects.toThrow(
+      'the operation queue http://127.0.0.1:5000/123456789012/q is not at the endpoint (QueueDoesNotExist: The specified queue does not exist.); an emulator restarted without its state has lost it: restart the runtime to create it again',
+    );
+    // Any other failure is passed on as it is.
+    const other = new Error('connect ECONNREFUSED 127.0.0.1:5000');
+    expect(lostWithEmulatorState(other, 'the operation queue')).toBe(other);
   });
 });
