@@ -15,7 +15,9 @@ import {
 import {
   CreateQueueCommand,
   GetQueueAttributesCommand,
+  GetQueueUrlCommand,
   QueueAttributeName,
+  QueueNameExists,
   type SQSClient,
 } from '@aws-sdk/client-sqs';
 import { QUEUE, RATE_BUDGET_TABLE, TABLE } from '../settings.js';
@@ -178,21 +180,51 @@ async function queueArn(sqs: SQSClient, queueUrl: string): Promise<string> {
   return arn;
 }
 
+/** An attribute's value as compared: a redrive policy by what it says, not how its JSON is spaced or typed. */
+function comparable(name: string, value: string | undefined): string | undefined {
+  if (name !== QueueAttributeName.RedrivePolicy || value === undefined) return value;
+  try {
+    const { deadLetterTargetArn, maxReceiveCount } = JSON.parse(value) as { deadLetterTargetArn?: unknown; maxReceiveCount?: unknown };
+    return JSON.stringify([deadLetterTargetArn, String(maxReceiveCount)]);
+  } catch {
+    return value;
+  }
+}
+
+/**
+ * Creates the queue unless it exists, returning its URL. CreateQueue is idempotent for identical
+ * attributes; a queue that exists with other ones makes it fail, and it is refused, naming them
+ * (SQS says only "The specified queue already exists").
+ */
+async function createQueue(sqs: SQSClient, queueName: string, attributes: Partial<Record<QueueAttributeName, string>>): Promise<string> {
+  try {
+    return (await sqs.send(new CreateQueueCommand({ QueueName: queueName, Attributes: attributes }))).QueueUrl!;
+  } catch (error) {
+    if (!(error instanceof QueueNameExists)) throw error;
+    const { QueueUrl } = await sqs.send(new GetQueueUrlCommand({ QueueName: queueName }));
+    const { Attributes: current = {} }: { Attributes?: Record<string, string> } = await sqs.send(
+      new GetQueueAttributesCommand({ QueueUrl, AttributeNames: Object.keys(attributes) as QueueAttributeName[] }),
+    );
+    const differences = Object.entries(attributes as Record<string, string>)
+      .filter(([name, wanted]) => comparable(name, current[name]) !== comparable(name, wanted))
+      .map(([name, wanted]) => `its ${name} is ${current[name] ?? 'unset'}, not ${wanted}`);
+    throw new Error(
+      `queue ${queueName} exists but ${differences.length > 0 ? differences.join('; ') : 'with other attributes'}; delete it to have it created as the provisioner needs`,
+      { cause: error },
+    );
+  }
+}
+
 /**
  * Creates the dead-letter queue and the operation queue (with its redrive policy) unless they
- * exist. CreateQueue is idempotent for identical attributes; a queue that exists with different
- * attributes makes it fail, which is surfaced rather than silently tolerated.
+ * exist. One that exists with other attributes is refused, with a message saying which differ.
  */
 export async function ensureQueues(
   sqs: SQSClient,
   names: { queueName: string; deadLetterQueueName: string },
 ): Promise<QueueInfo> {
-  const dlq = await sqs.send(new CreateQueueCommand({ QueueName: names.deadLetterQueueName, Attributes: queueAttributes() }));
-  const deadLetterQueueUrl = dlq.QueueUrl!;
+  const deadLetterQueueUrl = await createQueue(sqs, names.deadLetterQueueName, queueAttributes());
   const deadLetterQueueArn = await queueArn(sqs, deadLetterQueueUrl);
-  const main = await sqs.send(
-    new CreateQueueCommand({ QueueName: names.queueName, Attributes: queueAttributes(deadLetterQueueArn) }),
-  );
-  const queueUrl = main.QueueUrl!;
+  const queueUrl = await createQueue(sqs, names.queueName, queueAttributes(deadLetterQueueArn));
   return { queueUrl, queueArn: await queueArn(sqs, queueUrl), deadLetterQueueUrl, deadLetterQueueArn };
 }

@@ -1,4 +1,4 @@
-import { GetQueueAttributesCommand, ReceiveMessageCommand, type Message } from '@aws-sdk/client-sqs';
+import { CreateQueueCommand, GetQueueAttributesCommand, ReceiveMessageCommand, type Message } from '@aws-sdk/client-sqs';
 import { beforeAll, expect, it } from 'vitest';
 import type { AwsClients } from '../../lib/aws/clients.js';
 import { parseOperationMessage, SqsOperationQueue } from '../../lib/aws/sqs-queue.js';
@@ -51,6 +51,17 @@ describeWithMoto('SqsOperationQueue against moto', (endpoint) => {
     // A dead letter keeps its first enqueue time: the dead-letter queue keeps messages longer.
     const deadLetters = await clients.sqs.send(new GetQueueAttributesCommand({ QueueUrl: queues.deadLetterQueueUrl, AttributeNames: ['MessageRetentionPeriod'] }));
     expect(deadLetters.Attributes?.MessageRetentionPeriod).toBe(String(QUEUE.deadLetterRetentionDays * 86_400));
+  });
+
+  it('refuses a queue that exists with other attributes, saying which differ and what to do', async () => {
+    // A queue an earlier version made, with a shorter visibility timeout and no redrive policy.
+    await clients.sqs.send(new CreateQueueCommand({ QueueName: 'stale', Attributes: { VisibilityTimeout: '30' } }));
+    const dlq = await ensureQueues(clients.sqs, { queueName: 'fresh', deadLetterQueueName: 'fresh-dlq' });
+    const refusal = ensureQueues(clients.sqs, { queueName: 'stale', deadLetterQueueName: 'fresh-dlq' });
+    await expect(refusal).rejects.toThrow(
+      `queue stale exists but its VisibilityTimeout is 30, not ${QUEUE.visibilityTimeoutSeconds}; its MessageRetentionPeriod is 345600, not ${QUEUE.retentionDays * 86_400}; ` +
+        `its RedrivePolicy is unset, not {"deadLetterTargetArn":"${dlq.deadLetterQueueArn}","maxReceiveCount":${QUEUE.maxReceiveCount}}; delete it to have it created as the provisioner needs`,
+    );
   });
 
   it('sends more than one batch; bodies parse back into the same operation messages, tokens taken ahead included', async () => {
