@@ -17,10 +17,10 @@ import { sharedTokenNow, throttledShared } from './token-line.js';
  */
 export async function call<T>(ctx: ExecutorContext, item: Item, action: MutatingAction, run: () => Promise<T>): Promise<{ ok: true; value: T; latencyMs: number } | { ok: false; error: ClassifiedError; latencyMs: number }> {
   const bucket = ctx.buckets[action];
+  const deadline = item.deadline ?? Number.POSITIVE_INFINITY;
+  const outOfTime = { ok: false as const, latencyMs: 0, error: { outcome: 'throttled' as const, code: 'InvocationOutOfTime', message: `deferred: the invocation has no time left for ${action}`, notSent: true as const } };
   // Made now, its answer could come after the invocation ends: deferred unsent, as a call without a token is.
-  if (item.deadline !== undefined && ctx.deps.clock.now() >= item.deadline) {
-    return { ok: false, latencyMs: 0, error: { outcome: 'throttled', code: 'InvocationOutOfTime', message: `deferred: the invocation has no time left for ${action}`, notSent: true } };
-  }
+  if (ctx.deps.clock.now() >= deadline) return outOfTime;
   let fromShared: boolean;
   if (item.token && !item.token.used && RATE_BUCKET_OF[item.token.action] === RATE_BUCKET_OF[action]) {
     item.token.used = true;
@@ -34,14 +34,25 @@ export async function call<T>(ctx: ExecutorContext, item: Item, action: Mutating
     }
   } else {
     // No token reserved in this bucket (a tag change's second call, or one a look at EC2 showed due): one from the shared budget, else from this environment's share.
-    const shared = await sharedTokenNow(ctx, action);
+    // Waited for only until the invocation's deadline, as a reserved token is: a call made after it could lose its answer with the invocation.
+    const waitMaxMs = Math.max(0, Math.min(ctx.config.rateWaitMaxMs, deadline - ctx.deps.clock.now()));
+    const cutShort = waitMaxMs < ctx.config.rateWaitMaxMs;
+    const shared = await sharedTokenNow(ctx, action, waitMaxMs);
     fromShared = shared === 'taken';
     if (shared === 'none') {
+      if (cutShort) return outOfTime;
       return { ok: false, latencyMs: 0, error: { outcome: 'throttled', code: 'RateBudgetExceeded', message: `deferred: the shared ${action} rate budget has no token soon enough`, notSent: true } };
     }
     if (shared === 'unavailable') {
-      if (ctx.config.rateWaitMaxMs > 0 && bucket.msUntilToken() <= ctx.config.rateWaitMaxMs) await bucket.take();
-      else if (!bucket.tryTake()) {
+      if (waitMaxMs > 0 && bucket.msUntilToken() <= waitMaxMs) {
+        await bucket.take();
+        // Calls queued for the bucket ahead of this one can make the wait longer than it looked.
+        if (ctx.deps.clock.now() > deadline) {
+          bucket.refund();
+          return outOfTime;
+        }
+      } else if (!bucket.tryTake()) {
+        if (cutShort && bucket.msUntilToken() <= ctx.config.rateWaitMaxMs) return outOfTime;
         return { ok: false, latencyMs: 0, error: { outcome: 'throttled', code: 'RateBudgetExceeded', message: `deferred: this invocation's ${action} rate budget is spent`, notSent: true } };
       }
     }

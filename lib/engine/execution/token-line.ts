@@ -129,12 +129,13 @@ async function takeTokens(
 
 /**
  * One token of `action`'s bucket from the shared budget for a call made now, waited for up to
- * `rateWaitMaxMs`: `taken`, `none` (none soon enough: defer the call), or `unavailable` (no
- * shared budget, or not to be used now, as `takeShared` explains: spend this environment's share).
+ * `maxWaitMs` (`rateWaitMaxMs`, or less when the invocation has less time left): `taken`, `none`
+ * (none soon enough: defer the call), or `unavailable` (no shared budget, or not to be used now,
+ * as `takeShared` explains: spend this environment's share).
  */
-export async function sharedTokenNow(ctx: ExecutorContext, action: MutatingAction): Promise<'taken' | 'none' | 'unavailable'> {
+export async function sharedTokenNow(ctx: ExecutorContext, action: MutatingAction, maxWaitMs = ctx.config.rateWaitMaxMs): Promise<'taken' | 'none' | 'unavailable'> {
   const now = ctx.deps.clock.now();
-  const taken = await takeShared(ctx, RATE_BUCKET_OF[action], 1, now, ctx.config.rateWaitMaxMs);
+  const taken = await takeShared(ctx, RATE_BUCKET_OF[action], 1, now, maxWaitMs);
   if (!taken) return 'unavailable';
   const atMs = taken.usableAt[0];
   if (atMs === undefined) return 'none';
