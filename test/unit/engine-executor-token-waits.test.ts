@@ -1,13 +1,16 @@
 /**
- * A call made without a reserved rate token (a tag change's CreateTags after its DeleteTags) waits
- * for one only until the invocation's deadline (INVOCATION_RESERVE_MS before Lambda's end), as a
- * reserved token is only ever granted within it: one that would come later is deferred, unsent.
+ * Rate tokens at the moment of the call. A call made without a reserved rate token (a tag change's
+ * CreateTags after its DeleteTags) waits for one only until the invocation's deadline
+ * (INVOCATION_RESERVE_MS before Lambda's end), as a reserved token is only ever granted within it:
+ * one that would come later is deferred, unsent. A token of the shared budget given up because EC2
+ * throttled meanwhile is not handed to the environment's own share, which holds it back after a refusal.
  */
 import { describe, expect, it } from 'vitest';
-import type { EngineConfig } from '../../lib/engine/config.js';
+import { DEFAULT_ENGINE_CONFIG, type EngineConfig } from '../../lib/engine/config.js';
 import type { VolumeRecord } from '../../lib/domain/records.js';
 import { MemoryRateBudget } from '../../lib/memory/rate-budget.js';
-import { harness, newVolume, volumeKey, volumeOf } from './engine-fixtures.js';
+import { ProviderError } from '../../lib/engine/ports.js';
+import { attachmentKey, harness, newAttachment, newVolume, volumeKey, volumeOf } from './engine-fixtures.js';
 
 /** EC2's buckets, but CreateTags holding one token that comes back every 5 s. */
 const SLOW_CREATE_TAGS: EngineConfig['rateBudgets'] = {
@@ -19,6 +22,8 @@ const SLOW_CREATE_TAGS: EngineConfig['rateBudgets'] = {
   CreateTags: { burst: 1, ratePerSecond: 0.2 },
   DeleteTags: { burst: 50, ratePerSecond: 5 },
 };
+
+const DEFAULT_ACCOUNT_BUDGETS = DEFAULT_ENGINE_CONFIG.accountRateBudgets;
 
 async function retag(h: ReturnType<typeof harness>, tags: Record<string, string>, remainingTimeMs?: number): Promise<void> {
   const volume = await volumeOf(h);
@@ -76,5 +81,45 @@ describe.each([
     expect(h.ebs.volume((await volumeOf(h)).ebsVolumeId!)!.tags).toMatchObject({ b: '2' });
     expect(h.ebs.volume((await volumeOf(h)).ebsVolumeId!)!.tags).not.toHaveProperty('a');
     expect((await volumeOf(h)).status.code).toBeUndefined();
+  });
+});
+
+describe('executor: a shared rate token given up because EC2 throttled since it was taken', () => {
+  it("is not given to the environment's own share, so the next call after the refusal is still held to that slowed share", async () => {
+    // The environment's own share of the mutating bucket: one token, 0.2 a second (0.1 once slowed by a refusal).
+    const own: EngineConfig['rateBudgets'] = {
+      ...SLOW_CREATE_TAGS,
+      AttachVolume: { burst: 1, ratePerSecond: 0.2 },
+      DetachVolume: { burst: 1, ratePerSecond: 0.2 },
+      ModifyVolume: { burst: 1, ratePerSecond: 0.2 },
+      DeleteTags: { burst: 1, ratePerSecond: 0.2 },
+    };
+    const h = harness({
+      rateBudget: new MemoryRateBudget(),
+      config: { rateWaitMaxMs: 10_000, rateBudgets: own, accountRateBudgets: { ...DEFAULT_ACCOUNT_BUDGETS, AttachVolume: { burst: 1, ratePerSecond: 1 } } },
+    });
+    const ids = ['v1', 'v2', 'v3'];
+    for (const id of ids) await h.store.create(newVolume(id));
+    await h.executor.run(h.batchOf(...ids.map((id) => h.op('create-volume', volumeKey(id)))));
+    await h.settle(10_000);
+    for (const id of ids) await h.store.create(newAttachment(id));
+    const attachmentOf = async (id: string) => (await h.store.get(attachmentKey(id)))!;
+    const environment = h.environment();
+    const before = h.ebs.calls.AttachVolume;
+
+    // Two attaches, on the shared tokens of now and 1 s later; EC2 refuses the first for its rate.
+    h.ebs.failNext('AttachVolume', new ProviderError('throttled', 'RequestLimitExceeded', 'Request limit exceeded.'));
+    const first = environment.run(h.batchOf(h.op('attach', attachmentKey('v1')), h.op('attach', attachmentKey('v2'))));
+    await h.clock.advance(1_500);
+    await first;
+    expect(h.ebs.calls.AttachVolume - before).toBe(1);
+    expect((await attachmentOf('v2')).status).toMatchObject({ state: 'pending', code: 'RateBudgetExceeded', attempts: 0 });
+
+    // A third, on a shared token 1.5 s later: the environment's own slowed share has not refilled a token since the refusal.
+    const second = environment.run(h.batchOf(h.op('attach', attachmentKey('v3'))));
+    await h.clock.advance(10_000);
+    await second;
+    expect(h.ebs.calls.AttachVolume - before).toBe(1);
+    expect((await attachmentOf('v3')).status).toMatchObject({ state: 'pending', code: 'RateBudgetExceeded', attempts: 0 });
   });
 });

@@ -29,7 +29,8 @@ export async function call<T>(ctx: ExecutorContext, item: Item, action: Mutating
     if (waitMs > 0) await ctx.deps.clock.sleep(waitMs);
     if (bucket.throttleCount !== item.token.throttles) {
       // EC2 throttled since the reservation, whose time assumed a rate that was too high: back off instead.
-      bucket.refund();
+      // A token of this environment's share goes back to it; one of the shared budget was never its to give back (that budget takes no refunds).
+      if (!fromShared) bucket.refund();
       return { ok: false, latencyMs: 0, error: { outcome: 'throttled', code: 'RateBudgetExceeded', message: `deferred: EC2 throttled ${action} calls of this environment`, notSent: true } };
     }
   } else {
