@@ -135,7 +135,11 @@ export function volumeFailure(ctx: ExecutorContext, volume: VolumeRecord, now: n
   };
 }
 
-/** A failed step of an attachment operation; an attach that was under way goes back to pending. */
+/**
+ * A failed step of an attachment operation; an attach that was under way goes back to pending
+ * when the attach itself failed (or a check saw it not take). A failed look at EC2 (a describe)
+ * or a failed detach of the volumes found by their tags says nothing of it: it stays under way.
+ */
 export function attachmentFailure(
   ctx: ExecutorContext,
   attachment: AttachmentRecord,
@@ -150,7 +154,7 @@ export function attachmentFailure(
   const notAttached = (call === 'AttachVolume' && revertEvent === 'attach-failed' && !error.uncertain) || revertEvent === 'observed-detached';
   const retry = retryPlan(ctx, attachment.status, now, error, attachment.life === 'dying');
   if (retry.terminal) return attachmentTerminal(ctx, attachment, now, error.code, retry.message, notAttached);
-  const attaching = attachment.status.state === 'attaching';
+  const attaching = attachment.status.state === 'attaching' && call === 'AttachVolume';
   const state: AttachmentState = attaching ? nextAttachmentState('attaching', revertEvent) : attachment.status.state;
   const changes: RecordChanges<AttachmentRecord> = {
     status: failureStatus(attachment.status, state, now, { code: error.code, message: retry.message, attempts: retry.attempts, nextAttemptAtMs: retry.atMs }),
