@@ -19,7 +19,7 @@ import { sameJson } from '../../domain/canonical-json.js';
 import { nextAttachmentState, nextVolumeState, type VolumeEvent } from '../../domain/state-machines.js';
 import { managedTagsOf, specChangeIssues } from '../../domain/validation.js';
 import type { ClassifiedError } from '../errors.js';
-import { detachingByTags, modificationNeeded, planAttachment, planVolume, specRejection, tagsNeeded } from '../planner.js';
+import { attachedForEarlierRecord, detachingByTags, modificationNeeded, planAttachment, planVolume, specRejection, tagsNeeded } from '../planner.js';
 import type { ProviderModification, ProviderVolume, RecordChanges } from '../ports.js';
 import { budgetSpent } from '../schedule.js';
 import { attemptStatus, EC2_TIME_SLACK_MS, MODIFICATION_FAILED_CODE, failureStatus, operationStartMs, specRejectedStatus, successStatus, underWayStatus } from '../status.js';
@@ -257,7 +257,18 @@ export function checkAttachment(ctx: ExecutorContext, item: Item, now: number, v
     // Its volume record was removed (and perhaps written again since): the volumes its detach found by their tags, looked for again.
     const found = item.orphans ?? [];
     if (!Array.isArray(found)) return attachmentFailure(ctx, attachment, now, 'Describe', found);
-    if (found.some((volume) => attachedTo(volume, attachment.instanceId))) return stillInProgress(ctx, attachment, now, `detaching from ${attachment.instanceId}`);
+    if (found.some((volume) => attachedTo(volume, attachment.instanceId))) {
+      // As for the detach of its volume record's volume (`detachNotTaken`): one EC2 still lists attached
+      // (or attaching) here once a describe no longer lags the call was not detached, and a dying record
+      // detaches it again after a backoff rather than waiting for the age limit. Only while the record
+      // still detaches by its tags once it says attached (its volume record absent, or written again for
+      // another), never the volume of a record written again.
+      const notDetached = found.filter((volume) => volume.attachments.some((a) => a.instanceId === attachment.instanceId && (a.state === 'attached' || a.state === 'attaching')));
+      const byTagsStill = !item.volume || attachedForEarlierRecord(attachment, item.volume);
+      if (attachment.life === 'dying' && notDetached.length > 0 && byTagsStill && !describeMayLag(ctx, attachment.status, now))
+        return orphanDetachNotTaken(ctx, attachment, notDetached, now);
+      return stillInProgress(ctx, attachment, now, `detaching from ${attachment.instanceId}`);
+    }
     if (attachment.life === 'alive') {
       // Set back to alive (straight in the table) during the detach: kept, as any attachment set
       // back so, and planned as one with nothing attached: it waits for its volume record, or
@@ -464,6 +475,22 @@ function detachNotTaken(ctx: ExecutorContext, attachment: AttachmentRecord, curr
   });
   const status = failed.changes!.status as Status<AttachmentState>;
   return { ...failed, changes: { ...failed.changes, status: status.state === 'error' ? status : { ...status, state: attached }, ...device, ...forced } };
+}
+
+/**
+ * The detach of a dying attachment's volumes found by their tags (its volume record removed) that
+ * EC2 still lists attached (or attaching) to its instance past the describe grace of the calls: a
+ * failed attempt of the detach, the record `attached` again, so the planner detaches them again (found
+ * by their tags afresh) after its backoff; spent, in error after the longest one, as any dying attachment.
+ */
+function orphanDetachNotTaken(ctx: ExecutorContext, attachment: AttachmentRecord, volumes: readonly ProviderVolume[], now: number): Result {
+  const failed = attachmentFailure(ctx, attachment, now, 'DetachVolume', {
+    outcome: 'retry',
+    code: 'AttachmentNotDetached',
+    message: `EC2 still lists ${volumes.map((volume) => volume.ebsVolumeId).join(', ')} attached to ${attachment.instanceId} after the detach`,
+  });
+  const status = failed.changes!.status as Status<AttachmentState>;
+  return { ...failed, changes: { ...failed.changes, status: status.state === 'error' ? status : { ...status, state: nextAttachmentState('detaching', 'observed-attached') } } };
 }
 
 /**
