@@ -113,8 +113,10 @@ export async function prepareAttaches(
             return;
           }
           item.result = { ...attachmentFailure(ctx, written, now, 'AttachVolume', outcome.error), latencyMs: outcome.latencyMs };
-          // The instance was just described: the volume is what EC2 does not find. Deleted outside, its record learns it at once (and the attach waits for its retry).
-          if (outcome.error.kind === 'not-found') item.result.alsoCheck = volumeCheck(written);
+          // The instance was just described: the volume is what EC2 does not find, or finds in a state no
+          // attach takes (`IncorrectState`: EBS failed it). Deleted outside or failed, its record learns it
+          // at once (and the attach waits for its retry), rather than the attach spending its attempts.
+          if (outcome.error.kind === 'not-found' || outcome.error.code === 'IncorrectState') item.result.alsoCheck = volumeCheck(written);
         } });
       } catch (error) {
         stepFailed(ctx, item, error);
