@@ -99,6 +99,22 @@ export function madeDyingStatus<S extends string>(previous: Status<S>, nowMs: nu
   return { ...rest, attempts: 0, updatedAt: new Date(nowMs).toISOString() };
 }
 
+/** The code of a dying volume's status after EC2 accepted its DeleteVolume and, past the describe grace, still lists it. */
+export const VOLUME_NOT_DELETED_CODE = 'VolumeNotDeleted';
+
+/** The code of a dying attachment's status after EC2 accepted its DetachVolume and, past the describe grace, still lists it attached. */
+export const ATTACHMENT_NOT_DETACHED_CODE = 'AttachmentNotDetached';
+
+/**
+ * Status after EC2 accepted a DeleteVolume or DetachVolume: as any accepted call's, except that
+ * when the last attempt was one EC2 accepted and did not carry out (`notTakenCode`), the attempts
+ * stay, so a call EC2 keeps accepting and never makes ends at the budget rather than being sent
+ * again every describe grace for ever.
+ */
+export function acceptedAgainStatus<S extends string>(previous: Status<string>, state: S, nowMs: number, message: string, notTakenCode: string): Status<S> {
+  return previous.code === notTakenCode ? continuedStatus(previous, state, nowMs, message) : successStatus(previous, state, nowMs, message, true);
+}
+
 /** The code of a volume's status after EC2 failed a modification it had accepted (DescribeVolumesModifications says `failed`). */
 export const MODIFICATION_FAILED_CODE = 'ModificationFailed';
 

@@ -74,6 +74,22 @@ async function attachedVolume(h: Harness): Promise<string> {
  * An executor of its own on the harness's store, queue and clock, reaching the harness's EC2
  * model except for the calls `overrides` answers.
  */
+/**
+ * Runs the stream and `executor` for `ms` in steps of `stepMs`, returning the statuses with code
+ * `code` the record `key` held after each step.
+ */
+async function runWith(h: Harness, executor: Executor, ms: number, key: RecordKey, code: string, stepMs = 5000) {
+  const seen: (VolumeRecord | AttachmentRecord)['status'][] = [];
+  for (let spent = 0; spent < ms; spent += stepMs) {
+    await h.watch();
+    await drainWith(h, executor);
+    const status = ((await h.store.get(key)) as VolumeRecord | AttachmentRecord | undefined)?.status;
+    if (status?.code === code) seen.push(status);
+    await h.clock.advance(stepMs);
+  }
+  return seen;
+}
+
 function executorOver(h: Harness, overrides: Partial<VolumeProvider>): Executor {
   const provider = providerOver(h.ebs, overrides);
   return new Executor({ store: h.store, queue: h.queue, provider, clock: h.clock, metrics: h.metrics, log: silentLog, config: { rateWaitMaxMs: 0, concurrentEnvironments: 1 } });
@@ -283,6 +299,23 @@ describe('volume transitions through the engine', () => {
       await run(h, 2 * MINUTE);
       expect(await h.store.get(volumeKey('data-1'))).toBeUndefined();
       expect(h.ebs.volumes()).toEqual([]);
+    });
+
+    it('dying: a DeleteVolume EC2 keeps accepting and never carries out adds up its attempts to the budget, then is sent once per 15 minutes, not again after every describe grace', async () => {
+      const { h } = await deleteThatDoesNotTake();
+      let deletes = 0;
+      const counting = executorOver(h, { deleteVolume: async () => void deletes++ });
+      const failures = await runWith(h, counting, HOUR, volumeKey('data-1'), 'VolumeNotDeleted');
+      const attempts = [...new Set(failures.map((status) => status.attempts))];
+      // Each attempt counted: 1, 2, 3, … past the budget of 8.
+      expect(attempts.slice(0, 8)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+      expect(attempts).toEqual(attempts.map((_, index) => index + 1));
+      // Spent: the dying give-up, tried again every 15 minutes (each time after its describe grace), not every few minutes.
+      expect((await volumeOf(h)).status).toMatchObject({ code: 'VolumeNotDeleted', attempts: attempts.at(-1), message: expect.stringMatching(/failed \d+ times so far.*being deleted: trying again at /) });
+      deletes = 0;
+      await runWith(h, counting, 2 * HOUR, volumeKey('data-1'), 'VolumeNotDeleted');
+      expect(deletes).toBeGreaterThanOrEqual(5);
+      expect(deletes).toBeLessThanOrEqual(8);
     });
 
     it('set back to alive during a delete that did not take: the record says available once the describe grace ends, not deleting until the age limit', async () => {
@@ -928,6 +961,23 @@ describe('attachment transitions through the engine', () => {
       expect(await attachmentOf(h)).toBeUndefined();
       expect(h.ebs.volume(ebsVolumeId)?.attachments).toEqual([]);
       expect(h.ebs.calls.DetachVolume).toBe(1);
+    });
+
+    it('dying: a DetachVolume EC2 keeps accepting and never carries out adds up its attempts to the budget, then is sent once per 15 minutes, not again after every describe grace', async () => {
+      const h = harness();
+      let detaches = 0;
+      await detachThatDoesNotTake(h);
+      const counting = executorOver(h, { detachVolume: async () => void detaches++ });
+      const failures = await runWith(h, counting, HOUR, KEY, 'AttachmentNotDetached');
+      const attempts = [...new Set(failures.map((status) => status.attempts))];
+      // Each attempt counted: 1, 2, 3, … past the budget of 8.
+      expect(attempts.slice(0, 8)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+      expect(attempts).toEqual(attempts.map((_, index) => index + 1));
+      expect((await attachmentOf(h))?.status).toMatchObject({ code: 'AttachmentNotDetached', attempts: attempts.at(-1), message: expect.stringMatching(/failed \d+ times so far.*being deleted: trying again at /) });
+      detaches = 0;
+      await runWith(h, counting, 2 * HOUR, KEY, 'AttachmentNotDetached');
+      expect(detaches).toBeGreaterThanOrEqual(5);
+      expect(detaches).toBeLessThanOrEqual(8);
     });
 
     it('dying: an attachment EC2 lists attaching again past the describe grace of its detach (attached again outside) is a failed attempt, not detaching until the age limit; detached again after its backoff', async () => {

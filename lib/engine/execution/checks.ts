@@ -22,7 +22,7 @@ import type { ClassifiedError } from '../errors.js';
 import { attachedForEarlierRecord, detachingByTags, modificationNeeded, planAttachment, planVolume, specRejection, tagsNeeded } from '../planner.js';
 import type { ProviderModification, ProviderVolume, RecordChanges } from '../ports.js';
 import { budgetSpent } from '../schedule.js';
-import { attemptStatus, EC2_TIME_SLACK_MS, MODIFICATION_FAILED_CODE, failureStatus, operationStartMs, specRejectedStatus, successStatus, underWayStatus } from '../status.js';
+import { ATTACHMENT_NOT_DETACHED_CODE, attemptStatus, EC2_TIME_SLACK_MS, MODIFICATION_FAILED_CODE, VOLUME_NOT_DELETED_CODE, failureStatus, operationStartMs, specRejectedStatus, successStatus, underWayStatus } from '../status.js';
 import { latestModificationFailed } from '../modification-window.js';
 import { changesWithoutCall } from '../without-call.js';
 import type { ExecutorContext } from './context.js';
@@ -467,7 +467,7 @@ function detachNotTaken(ctx: ExecutorContext, attachment: AttachmentRecord, curr
     return { outcome: 'succeeded', changes: { status: successStatus(attachment.status, attached, now), ...device, ...forced }, alsoCheck: volumeCheck(attachment), volumeSeen: current };
   const failed = attachmentFailure(ctx, attachment, now, 'DetachVolume', {
     outcome: 'retry',
-    code: 'AttachmentNotDetached',
+    code: ATTACHMENT_NOT_DETACHED_CODE,
     message:
       link.state === 'attaching'
         ? `EC2 lists ${current.ebsVolumeId} attaching to ${attachment.instanceId} again after the detach (attached again outside the provisioner)`
@@ -486,7 +486,7 @@ function detachNotTaken(ctx: ExecutorContext, attachment: AttachmentRecord, curr
 function orphanDetachNotTaken(ctx: ExecutorContext, attachment: AttachmentRecord, volumes: readonly ProviderVolume[], now: number): Result {
   const failed = attachmentFailure(ctx, attachment, now, 'DetachVolume', {
     outcome: 'retry',
-    code: 'AttachmentNotDetached',
+    code: ATTACHMENT_NOT_DETACHED_CODE,
     message: `EC2 still lists ${volumes.map((volume) => volume.ebsVolumeId).join(', ')} attached to ${attachment.instanceId} after the detach`,
   });
   const status = failed.changes!.status as Status<AttachmentState>;
@@ -576,7 +576,7 @@ function deleteNotTaken(ctx: ExecutorContext, volume: VolumeRecord, current: Pro
   if (volume.life === 'alive') return { outcome: 'succeeded', changes };
   const failed = volumeFailure(ctx, volume, now, {
     outcome: 'retry',
-    code: 'VolumeNotDeleted',
+    code: VOLUME_NOT_DELETED_CODE,
     message: `EC2 still lists volume ${current.ebsVolumeId} as ${current.state} after the delete`,
   });
   const status = failed.changes!.status as Status<VolumeState>;

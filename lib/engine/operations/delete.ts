@@ -6,7 +6,7 @@ import type { VolumeRecord } from '../../domain/records.js';
 import { nextVolumeState } from '../../domain/state-machines.js';
 import type { ClassifiedError } from '../errors.js';
 import type { ProviderVolume } from '../ports.js';
-import { successStatus } from '../status.js';
+import { acceptedAgainStatus, VOLUME_NOT_DELETED_CODE } from '../status.js';
 import type { ExecutorContext } from '../execution/context.js';
 import type { Item } from '../execution/item.js';
 import { attachedOutside, volumeFailure } from '../execution/results.js';
@@ -31,7 +31,7 @@ export function deleteVolume(ctx: ExecutorContext, item: Item, now: number, volu
       item.result = {
         outcome: 'in-progress',
         latencyMs: outcome.latencyMs,
-        changes: { status: successStatus(volume.status, nextVolumeState(volume.status.state, 'delete-started'), now, 'deleting', true) },
+        changes: { status: acceptedAgainStatus(volume.status, nextVolumeState(volume.status.state, 'delete-started'), now, 'deleting', VOLUME_NOT_DELETED_CODE) },
       };
       return;
     }

@@ -9,7 +9,7 @@ import { METRICS } from '../../settings.js';
 import type { ClassifiedError } from '../errors.js';
 import { detachesByTags } from '../planner.js';
 import type { ProviderVolume } from '../ports.js';
-import { successStatus } from '../status.js';
+import { acceptedAgainStatus, ATTACHMENT_NOT_DETACHED_CODE } from '../status.js';
 import type { ExecutorContext } from '../execution/context.js';
 import type { Item } from '../execution/item.js';
 import { volumeCheck } from '../execution/follow-ups.js';
@@ -64,7 +64,7 @@ export function prepareDetach(ctx: ExecutorContext, item: Item, owner: string, n
         outcome: 'in-progress',
         latencyMs: outcome.latencyMs,
         changes: {
-          status: successStatus(attachment.status, started, now, force ? 'detaching (forced)' : 'detaching', true),
+          status: acceptedAgainStatus(attachment.status, started, now, force ? 'detaching (forced)' : 'detaching', ATTACHMENT_NOT_DETACHED_CODE),
           // A forced call recorded for an earlier detach (the record set back to alive since) is not this detach's: forcing it later sends one.
           ...(!force && attachment.forceDetachSentAt !== undefined ? { forceDetachSentAt: null } : {}),
         },
@@ -137,6 +137,6 @@ function prepareOrphanDetach(ctx: ExecutorContext, item: Item, now: number): (()
       item.result = { outcome: 'succeeded', latencyMs, remove: true };
       return;
     }
-    item.result = { outcome: 'in-progress', latencyMs, changes: { status: successStatus(attachment.status, detaching, now, 'detaching', true) } };
+    item.result = { outcome: 'in-progress', latencyMs, changes: { status: acceptedAgainStatus(attachment.status, detaching, now, 'detaching', ATTACHMENT_NOT_DETACHED_CODE) } };
   };
 }
