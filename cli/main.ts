@@ -496,9 +496,28 @@ function createClient(options: GlobalOptions, io: CliIo): ApiClient {
   if (!region) throw new UsageError('cannot tell which AWS region to sign for; pass --region');
   return new ApiClient({
     endpoint: options.endpoint,
-    signer: createRequestSigner({ region, credentials: io.credentials ?? defaultCredentials() }),
+    signer: createRequestSigner({ region, credentials: saysWhereCredentialsComeFrom(io.credentials ?? defaultCredentials()) }),
     ...(io.fetch ? { fetch: io.fetch } : {}),
   });
+}
+
+/**
+ * Credentials whose absence says what to do: the SDK's own words (`Could not load credentials from
+ * any providers`) name neither where it looked nor what to set.
+ */
+function saysWhereCredentialsComeFrom(credentials: AwsCredentialsProvider): AwsCredentialsProvider {
+  return async () => {
+    try {
+      return await credentials();
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      throw new Error(
+        `no AWS credentials to sign the request with (${reason}): set AWS_PROFILE (after \`aws sso login\` for an SSO profile), ` +
+          'or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY',
+        { cause: error },
+      );
+    }
+  };
 }
 
 /**

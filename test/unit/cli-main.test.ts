@@ -1114,6 +1114,30 @@ describe('CLI against the API over HTTP', () => {
       expect(defaultChain.resolutions).toBe(1);
     });
 
+    it('says what to set when no AWS credentials can be found to sign with (exit 1, nothing sent)', async () => {
+      let stderr = '';
+      const io: CliIo = {
+        stdout: () => {},
+        stderr: (text) => void (stderr += text),
+        env: { EBS_PROVISIONER_ENDPOINT: server.url },
+        isTTY: false,
+        clock,
+        // The SDK's default chain finding nothing: its own words name neither where it looked nor what to set.
+        credentials: () => Promise.reject(new Error('Could not load credentials from any providers')),
+        fetch: (input, init) => {
+          sent.push({ url: String(input), method: init?.method ?? 'GET', headers: {} });
+          return fetch(input, init);
+        },
+      };
+      const code = await runCli(['--sigv4', '--region', 'eu-west-1', 'volumes', 'list'], io);
+      expect(code).toBe(EXIT.failed);
+      expect(stderr).toBe(
+        'error: no AWS credentials to sign the request with (Could not load credentials from any providers): ' +
+          'set AWS_PROFILE (after `aws sso login` for an SSO profile), or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY\n',
+      );
+      expect(sent).toEqual([]);
+    });
+
     it('needs a region to sign', async () => {
       const run = await cli('--sigv4', 'volumes', 'list');
       expect(run.code).toBe(EXIT.usage);
