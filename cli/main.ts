@@ -175,7 +175,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
         .default('table'),
     )
     .option('--sigv4', 'sign requests with AWS SigV4 (automatic for execute-api URLs)')
-    .option('--region <region>', 'AWS region for signing (default: from the URL, then AWS_REGION)')
+    .option('--region <region>', 'AWS region for signing (default: from the URL, then AWS_REGION, then AWS_DEFAULT_REGION)')
     .addHelpText('after', EXIT_CODES_HELP);
 
   const globals = (command: Command) => command.optsWithGlobals<GlobalOptions>();
@@ -493,7 +493,9 @@ function createClient(options: GlobalOptions, io: CliIo): ApiClient {
   // Empty, as the endpoint: most likely a variable that expanded to nothing, not a wish for the URL's region.
   if (options.region === '') throw new UsageError('--region is empty: give the AWS region to sign for, such as us-east-1, or leave the option out');
   const region = options.region ?? regionFromUrl(url) ?? io.env.AWS_REGION ?? io.env.AWS_DEFAULT_REGION;
-  if (!region) throw new UsageError('cannot tell which AWS region to sign for; pass --region');
+  if (!region) {
+    throw new UsageError('cannot tell which AWS region to sign for: the URL names none and neither AWS_REGION nor AWS_DEFAULT_REGION is set; pass --region, such as --region us-east-1');
+  }
   return new ApiClient({
     endpoint: options.endpoint,
     signer: createRequestSigner({ region, credentials: saysWhereCredentialsComeFrom(io.credentials ?? defaultCredentials()) }),

@@ -1141,7 +1141,33 @@ describe('CLI against the API over HTTP', () => {
     it('needs a region to sign', async () => {
       const run = await cli('--sigv4', 'volumes', 'list');
       expect(run.code).toBe(EXIT.usage);
-      expect(run.stderr).toContain('pass --region');
+      expect(run.stderr).toBe(
+        'error: cannot tell which AWS region to sign for: the URL names none and neither AWS_REGION nor AWS_DEFAULT_REGION is set; pass --region, such as --region us-east-1\n',
+      );
+    });
+
+    it('signs for the region of AWS_REGION, else of AWS_DEFAULT_REGION, as its --help says', async () => {
+      const help = await cli('--help');
+      expect(help.stdout.replace(/\s+/g, ' ')).toContain('--region <region> AWS region for signing (default: from the URL, then AWS_REGION, then AWS_DEFAULT_REGION)');
+      const scope = async (env: Record<string, string>) => {
+        sent = [];
+        const io: CliIo = {
+          stdout: () => {},
+          stderr: () => {},
+          env: { EBS_PROVISIONER_ENDPOINT: server.url, ...env },
+          isTTY: false,
+          clock,
+          credentials: async () => ({ accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'secret' }),
+          fetch: (input, init) => {
+            sent.push({ url: String(input), method: init?.method ?? 'GET', headers: Object.fromEntries(new Headers(init?.headers)) });
+            return fetch(input, init);
+          },
+        };
+        expect(await runCli(['--sigv4', 'volumes', 'list'], io)).toBe(EXIT.ok);
+        return sent[0]?.headers.authorization?.split('/')[2];
+      };
+      expect(await scope({ AWS_REGION: 'eu-west-1', AWS_DEFAULT_REGION: 'eu-central-1' })).toBe('eu-west-1');
+      expect(await scope({ AWS_DEFAULT_REGION: 'eu-central-1' })).toBe('eu-central-1');
     });
 
     it('says a --region given empty is empty (exit 2, nothing sent), rather than asking for the --region it was given', async () => {
