@@ -548,7 +548,10 @@ async function createProgress(io: CliIo): Promise<Progress> {
         spinner.text = text;
       },
       succeed: (text) => void spinner.succeed(text),
-      fail: (text) => void spinner.fail(text),
+      fail: (text, hint) => {
+        spinner.fail(text);
+        if (hint !== undefined) io.stderr(`hint: ${hint}\n`);
+      },
       stop: () => {
         if (spinner.isSpinning) spinner.stop();
       },
@@ -561,7 +564,7 @@ async function createProgress(io: CliIo): Promise<Progress> {
       last = text;
     },
     succeed: (text) => io.stderr(`done: ${text}\n`),
-    fail: (text) => io.stderr(`failed: ${text}\n`),
+    fail: (text, hint) => io.stderr(`failed: ${text}\n${hint === undefined ? '' : `hint: ${hint}\n`}`),
     stop: () => undefined,
   };
 }

@@ -11,7 +11,7 @@
  * itself, and it is most often a mistyped id. A change that waits for EC2's limit on modifications
  * until after the wait's timeout ends it at once too, when only that change can bring the states
  * waited for. A look the API answers with 429 or a 5xx, or does not answer in time, is tried again at
- * the next interval.
+ * the next interval. A wait that ends without a wanted state says what the user may do next (a hint).
  */
 import { MODIFICATION_RATE_RULE } from '../lib/domain/ebs-limits.js';
 import { ATTACHMENT_STATES, VOLUME_STATES, type VolumeState } from '../lib/domain/records.js';
@@ -33,7 +33,8 @@ export interface WaitTarget {
 export interface Progress {
   update(text: string): void;
   succeed(text: string): void;
-  fail(text: string): void;
+  /** The wait cannot reach what it wants: why, and (`hint`) what the user may do about it. */
+  fail(text: string, hint?: string): void;
   /** Ends the display without a verdict (the wait was interrupted by an error). */
   stop(): void;
 }
@@ -79,6 +80,10 @@ interface Observation {
   cooldownEndMs?: number;
   /** The record that was not found, e.g. `volume data-01`: the target's, or its volume's. */
   missing?: string;
+  /** A record in the table that is not valid: its message says to correct it there, the system does nothing with it. */
+  invalid?: boolean;
+  /** The record is dying: the system takes its removal up again by itself. */
+  dying?: boolean;
   message?: string;
   volume?: VolumeDetails;
   attachment?: AttachmentListItem;
@@ -101,7 +106,7 @@ async function observe(client: ApiClient, target: WaitTarget): Promise<Observati
     }
     if (error instanceof ApiError && error.problem?.type === problemType('invalid-record')) {
       // The system does nothing with a record that is not valid: as the watcher marks it, in error.
-      return { state: 'error', text: `${subject(target)}: error (InvalidRecord)`, settled: true, message: error.problem.detail };
+      return { state: 'error', text: `${subject(target)}: error (InvalidRecord)`, settled: true, invalid: true, message: error.problem.detail };
     }
     throw error;
   }
@@ -117,6 +122,8 @@ async function observe(client: ApiClient, target: WaitTarget): Promise<Observati
       text: `${subject(target)}: ${describeState(volume)}${applying ? ', change pending' : ''}`,
       settled: !(applying && atRest),
       ...(removalAsked(volume) ? { removalAsked: true } : {}),
+      ...(volume.status.code === INVALID_RECORD_CODE ? { invalid: true } : {}),
+      ...(volume.life === 'dying' ? { dying: true } : {}),
       ...(refused ? { refused } : {}),
       ...(cooldownEnd !== undefined ? { cooldownEndMs: cooldownEnd } : {}),
       ...(volume.status.message !== undefined ? { message: volume.status.message } : {}),
@@ -152,6 +159,8 @@ function observeAttachment(target: WaitTarget, attachment: AttachmentListItem, v
     text: `${subject(target)}: ${describeState(attachment)}`,
     settled: true,
     ...(volumeFailed ? { volumeFailed } : {}),
+    ...('invalid' in attachment || attachment.status.code === INVALID_RECORD_CODE ? { invalid: true } : {}),
+    ...(('life' in attachment && attachment.life === 'dying') || volume?.life === 'dying' ? { dying: true } : {}),
     // A dying volume has its attachments marked dying too, and detached.
     ...('life' in attachment && removalAsked({ ...attachment, life: volume?.life === 'dying' ? 'dying' : attachment.life }) ? { removalAsked: true } : {}),
     ...(message !== undefined ? { message } : {}),
@@ -174,6 +183,26 @@ function removalAsked(record: { life: string; status: { state: string; code?: st
  * by a wait for EC2's limit on modifications.
  */
 const STATES_AFTER_THE_CHANGE: ReadonlySet<string> = new Set<VolumeState>(['available', 'in-use', 'modifying']);
+
+/** The command line of a command of this CLI, for a hint. */
+const command = (args: string) => `\`ebs-provisioner ${args}\``;
+
+/** What the user may do about a record the wait found failed or refused (nothing for an invalid record: its message says). */
+function errorHint(target: WaitTarget, seen: Observation): string | undefined {
+  const { volumeId, instanceId } = target;
+  if (seen.invalid) return undefined;
+  if (seen.refused) return `change the spec to one EBS can make of the volume, with ${command(`volumes modify ${volumeId}`)}`;
+  if (seen.volumeFailed) return `fix what the volume's error names, then ${command(`volumes retry ${volumeId}`)}: the attach follows`;
+  if (seen.dying) {
+    return instanceId === undefined
+      ? 'fix what the error names: the system tries the delete again by itself at its next try'
+      : 'fix what the error names (the volume still mounted on the instance, say): the system tries the detach again by itself at its next try; ' +
+          `a detach EC2 cannot finish can be forced with ${command(`volumes detach ${volumeId} ${instanceId} --force`)}, which may lose data`;
+  }
+  return instanceId === undefined
+    ? `fix what the error names, then ${command(`volumes retry ${volumeId}`)} (a spec field EC2 refused is put right with ${command(`volumes modify ${volumeId}`)}, which retries too)`
+    : `fix what the error names, then ${command(`volumes retry-attachment ${volumeId} ${instanceId}`)}`;
+}
 
 function subject(target: WaitTarget): string {
   return target.instanceId === undefined ? `volume ${target.volumeId}` : `attachment ${target.volumeId} → ${target.instanceId}`;
@@ -234,23 +263,32 @@ async function poll(target: WaitTarget, options: WaitOptions): Promise<WaitOutco
         : seen.missing === subject(target)
           ? `${seen.missing} was removed`
           : `${subject(target)} was removed (volume ${target.volumeId}'s record is gone too)`;
-      progress.fail(`${message}; wanted ${target.states.join(' or ')}`);
+      // A record never found is most often a mistyped id; one removed meanwhile leaves nothing to do.
+      const hint = found
+        ? undefined
+        : target.instanceId !== undefined && seen.missing === subject(target)
+          ? `${command(`volumes get ${target.volumeId}`)} shows the volume's attachments`
+          : `ids are case-sensitive: ${command('volumes list')} shows the volumes`;
+      progress.fail(`${message}; wanted ${target.states.join(' or ')}`, hint);
       return { result: 'not-found', state: seen.state, message };
     }
     if ((seen.state === 'error' && !seen.removalAsked) || seen.refused || seen.volumeFailed) {
       const message = seen.message ?? 'no reason given';
-      progress.fail(`${subject(target)} ${seen.refused ? 'cannot change' : seen.volumeFailed ? 'cannot attach' : 'failed'}: ${message}`);
+      progress.fail(`${subject(target)} ${seen.refused ? 'cannot change' : seen.volumeFailed ? 'cannot attach' : 'failed'}: ${message}`, errorHint(target, seen));
       return { result: 'error', state: seen.state, message };
     }
     // Only the change brings what is waited for, and EC2 allows it only after the deadline: waiting cannot help.
     if (seen.cooldownEndMs !== undefined && seen.cooldownEndMs > deadline && target.states.every((state) => STATES_AFTER_THE_CHANGE.has(state))) {
       const waitsUntil = new Date(seen.cooldownEndMs).toISOString();
       const message = `${subject(target)} waits until ${waitsUntil} to apply its change (${MODIFICATION_RATE_RULE}), after this wait's timeout`;
-      progress.fail(`${message}; wanted ${target.states.join(' or ')}`);
+      progress.fail(`${message}; wanted ${target.states.join(' or ')}`, `wait again with a --timeout that reaches ${waitsUntil}, or once that time is near`);
       return { result: 'cooldown', state: seen.state, waitsUntil, message };
     }
     if (clock.now() >= deadline) {
-      progress.fail(`${subject(target)} is still ${seen.state} after ${elapsed()}; wanted ${target.states.join(' or ')}`);
+      progress.fail(
+        `${subject(target)} is still ${seen.state} after ${elapsed()}; wanted ${target.states.join(' or ')}`,
+        `wait again, or with a longer --timeout; ${command(`volumes get ${target.volumeId}`)} shows the status`,
+      );
       return { result: 'timeout', state: seen.state };
     }
     progress.update(seen.text);

@@ -660,6 +660,7 @@ describe('CLI against the API over HTTP', () => {
       const run = await cli('wait', 'data-01', '--state', 'available');
       expect(run.code).toBe(EXIT.errorState);
       expect(run.stderr).toContain(`volume data-01 cannot change: ${reason}`);
+      expect(run.stderr).toMatch(/\nhint: change the spec to one EBS can make of the volume, with `ebs-provisioner volumes modify data-01`\n$/);
     });
 
     it('waits for the change that puts a refused spec right, rather than stopping on the refusal of the spec before it', async () => {
@@ -710,7 +711,7 @@ describe('CLI against the API over HTTP', () => {
       const started = clock.now();
       const typo = await cli('wait', 'data-0l', '--state', 'available');
       expect(typo.code).toBe(EXIT.failed);
-      expect(typo.stderr).toBe('failed: volume data-0l does not exist; wanted available\n');
+      expect(typo.stderr).toBe('failed: volume data-0l does not exist; wanted available\nhint: ids are case-sensitive: `ebs-provisioner volumes list` shows the volumes\n');
       expect(clock.now()).toBe(started);
       expect(polls).toBe(0);
       const json = await cli('-o', 'json', 'wait', 'data-0l', '--state', 'available,in-use');
@@ -752,10 +753,12 @@ describe('CLI against the API over HTTP', () => {
       await cli('volumes', 'create', '--az', 'us-east-1a', '--size', '20', '--id', 'data-01');
       const run = await cli('wait', 'data-01', '--attachment', INSTANCE_B, '--state', 'attached');
       expect(run.code).toBe(EXIT.failed);
-      expect(run.stderr).toBe(`failed: attachment data-01 → ${INSTANCE_B} does not exist; wanted attached\n`);
+      expect(run.stderr).toBe(
+        `failed: attachment data-01 → ${INSTANCE_B} does not exist; wanted attached\nhint: \`ebs-provisioner volumes get data-01\` shows the volume's attachments\n`,
+      );
       const noVolume = await cli('wait', 'nope', '--attachment', INSTANCE_B, '--state', 'attached');
       expect(noVolume.code).toBe(EXIT.failed);
-      expect(noVolume.stderr).toBe('failed: volume nope does not exist; wanted attached\n');
+      expect(noVolume.stderr).toBe('failed: volume nope does not exist; wanted attached\nhint: ids are case-sensitive: `ebs-provisioner volumes list` shows the volumes\n');
       expect((await cli('wait', 'data-01', '--attachment', INSTANCE_B, '--state', 'detached')).code).toBe(EXIT.ok);
     });
 
@@ -827,9 +830,10 @@ describe('CLI against the API over HTTP', () => {
       const run = await cli('wait', 'data-01', '--attachment', INSTANCE_A, '--state', 'attached');
       expect(run.code).toBe(EXIT.errorState);
       expect(polls).toBe(1);
-      expect(run.stderr.trim().split('\n').at(-1)).toBe(
+      expect(run.stderr.trim().split('\n').slice(-2)).toEqual([
         `failed: attachment data-01 → ${INSTANCE_A} cannot attach: volume data-01 is in error (VolumeLimitExceeded): You have exceeded your maximum gp3 storage limit; the attach waits until the volume is retried`,
-      );
+        "hint: fix what the volume's error names, then `ebs-provisioner volumes retry data-01`: the attach follows",
+      ]);
       const json = await cli('-o', 'json', 'wait', 'data-01', '--attachment', INSTANCE_A, '--state', 'attached,detached');
       expect(json.code).toBe(EXIT.errorState);
       expect(json.json).toMatchObject({ result: 'error', state: 'pending' });
@@ -875,6 +879,7 @@ describe('CLI against the API over HTTP', () => {
       const run = await cli('wait', 'data-01', '--state', 'deleted');
       expect(run.code).toBe(EXIT.errorState);
       expect(run.stderr).toContain('failed: volume data-01 failed: deleting vol-0123456789abcdef0');
+      expect(run.stderr).toMatch(/\nhint: fix what the error names: the system tries the delete again by itself at its next try\n$/);
     });
 
     it('stops at an error state with the reason (exit 4)', async () => {
@@ -885,6 +890,9 @@ describe('CLI against the API over HTTP', () => {
       const run = await cli('wait', 'data-01', '--state', 'available');
       expect(run.code).toBe(EXIT.errorState);
       expect(run.stderr).toContain('failed: volume data-01 failed: You have exceeded your maximum gp3 storage limit');
+      expect(run.stderr).toMatch(
+        /\nhint: fix what the error names, then `ebs-provisioner volumes retry data-01` \(a spec field EC2 refused is put right with `ebs-provisioner volumes modify data-01`, which retries too\)\n$/,
+      );
     });
 
     it('takes a record in the table that is not valid for one in error: stops with the reasons (exit 4), or reaches error', async () => {
@@ -892,6 +900,8 @@ describe('CLI against the API over HTTP', () => {
       const run = await cli('wait', 'bad', '--state', 'available');
       expect(run.code).toBe(EXIT.errorState);
       expect(run.stderr).toContain('failed: volume bad failed: the record of volume bad in the table is not valid, so nothing is done with it: record.generation:');
+      // Its message says to correct it in the table: a retry would be refused.
+      expect(run.stderr).not.toContain('hint:');
       expect((await cli('wait', 'bad', '--state', 'error')).code).toBe(EXIT.ok);
 
       const listed = await cli('volumes', 'list', '--state', 'error');
@@ -919,7 +929,7 @@ describe('CLI against the API over HTTP', () => {
         const run = await cli('wait', 'data-01', '--state', 'in-use');
         expect(run.code).toBe(EXIT.cooldown);
         const message = `volume data-01 waits until ${waitsUntil} to apply its change (EC2 allows 4 modifications per volume in any 24 hours), after this wait's timeout`;
-        expect(run.stderr).toBe(`failed: ${message}; wanted in-use\n`);
+        expect(run.stderr).toBe(`failed: ${message}; wanted in-use\nhint: wait again with a --timeout that reaches ${waitsUntil}, or once that time is near\n`);
         expect(clock.now()).toBe(started);
         expect(polls).toBe(0);
 
@@ -1005,6 +1015,32 @@ describe('CLI against the API over HTTP', () => {
       expect(clock.now() - started).toBe(10_000);
       expect(polls).toBe(4); // 3 + 3 + 3 + 1 seconds
       expect(run.stderr).toContain('failed: volume data-01 is still pending after 10s; wanted available');
+      expect(run.stderr).toMatch(/\nhint: wait again, or with a longer --timeout; `ebs-provisioner volumes get data-01` shows the status\n$/);
+    });
+
+    it('says what to do after an attachment failed: retry it, or, while it is detached, wait for the next try or force it', async () => {
+      await cli('volumes', 'create', '--az', 'us-east-1a', '--size', '20', '--id', 'data-01', '--attach', INSTANCE_A);
+      const key: RecordKey = { kind: 'attachment', volumeId: 'data-01', instanceId: INSTANCE_A };
+      await store.update<AttachmentRecord>(key, { status: { state: 'error', code: 'IncorrectInstanceState', message: 'the instance is terminated', attempts: 8, updatedAt: '2026-01-01T00:00:00.000Z' } });
+      const attach = await cli('wait', 'data-01', '--attachment', INSTANCE_A, '--state', 'attached');
+      expect(attach.code).toBe(EXIT.errorState);
+      expect(attach.stderr.trim().split('\n').slice(-2)).toEqual([
+        `failed: attachment data-01 → ${INSTANCE_A} failed: the instance is terminated`,
+        `hint: fix what the error names, then \`ebs-provisioner volumes retry-attachment data-01 ${INSTANCE_A}\``,
+      ]);
+
+      // A detach that failed for good is tried again by the system after its longest backoff.
+      await store.update<AttachmentRecord>(key, {
+        life: 'dying',
+        device: '/dev/sdf',
+        status: { state: 'error', code: 'Timeout', message: 'detaching: trying again at 2026-01-01T00:15:00.000Z', attempts: 8, updatedAt: '2026-01-01T00:00:00.000Z', nextAttemptAt: '2026-01-01T00:15:00.000Z' },
+      });
+      const detach = await cli('wait', 'data-01', '--attachment', INSTANCE_A, '--state', 'detached');
+      expect(detach.code).toBe(EXIT.errorState);
+      expect(detach.stderr.trim().split('\n').at(-1)).toBe(
+        'hint: fix what the error names (the volume still mounted on the instance, say): the system tries the detach again by itself at its next try; ' +
+          `a detach EC2 cannot finish can be forced with \`ebs-provisioner volumes detach data-01 ${INSTANCE_A} --force\`, which may lose data`,
+      );
     });
 
     it('refuses a --state that names no state (exit 2, nothing sent): such a wait could only time out', async () => {
