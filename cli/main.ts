@@ -10,6 +10,7 @@ import { readFileSync, realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { MAX_TIMER_SECONDS, wholeNumberOption } from '../lib/command-line.js';
+import { problemType } from '../lib/api/problem.js';
 import type { CreateVolumeRequest, PatchVolumeRequest, VolumeDetails, VolumeListItem } from '../lib/api/schemas.js';
 import { VOLUME_STATES, type VolumeSpec } from '../lib/domain/records.js';
 import { instanceIdSchema } from '../lib/domain/validation.js';
@@ -456,9 +457,32 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     }
     const output = program.opts<GlobalOptions>().output;
     io.stderr(`${formatError(error instanceof HintedError ? error.failure : error, output)}\n`);
+    const hint = error instanceof HintedError ? error.hint : refusalHint(error);
     // In JSON, stderr holds the problem document alone.
-    if (error instanceof HintedError && output !== 'json') io.stderr(`hint: ${error.hint}\n`);
+    if (hint !== undefined && output !== 'json') io.stderr(`hint: ${hint}\n`);
     return EXIT.failed;
+  }
+}
+
+/**
+ * What to do after a refusal of the API whose message does not say it: the others name the fields to
+ * put right, or what to do (`detach it first`, `there is nothing to retry`).
+ */
+function refusalHint(error: unknown): string | undefined {
+  if (!(error instanceof ApiError) || error.problem === undefined) return undefined;
+  switch (error.problem.type) {
+    case problemType('not-found'):
+      return 'ids are case-sensitive: `ebs-provisioner volumes list` shows the volumes, `ebs-provisioner volumes get <volumeId>` the attachments of one';
+    case problemType('no-such-route'):
+      return `is the endpoint (--endpoint or ${ENDPOINT_ENV}) the API's base URL? The local API's is ${DEFAULT_ENDPOINT}; a deployed one's is the stack's ApiUrl output, its stage included`;
+    case problemType('missing-authentication-token'):
+      return "give --endpoint the stack's ApiUrl output, its stage included; requests to a custom domain name are signed only with --sigv4";
+    case problemType('not-authorized'):
+      return 'the AWS credentials the requests are signed with (AWS_PROFILE, say) need execute-api:Invoke on this API, and must not have expired';
+    case problemType('throttled'):
+      return "the API's rate limit turned the request away: try again in a moment";
+    default:
+      return undefined;
   }
 }
 

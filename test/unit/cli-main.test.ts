@@ -392,7 +392,46 @@ describe('CLI against the API over HTTP', () => {
       expect(conflict.stderr).toBe('error: 409 Conflict with the current state: volume data-01 already exists and differs from this request\n  spec.sizeGiB: is 30 here, 20 on the volume\n');
       const missing = await cli('volumes', 'get', 'nope');
       expect(missing.code).toBe(EXIT.failed);
-      expect(missing.stderr).toBe('error: 404 Not found: volume nope does not exist\n');
+      expect(missing.stderr).toBe(
+        'error: 404 Not found: volume nope does not exist\n' +
+          'hint: ids are case-sensitive: `ebs-provisioner volumes list` shows the volumes, `ebs-provisioner volumes get <volumeId>` the attachments of one\n',
+      );
+    });
+
+    it("says what to do after a refusal whose message does not say it: a wrong endpoint, API Gateway's refusals, throttling", async () => {
+      const wrongPath = await cli('--endpoint', `${server.url}/v1`, 'volumes', 'list');
+      expect(wrongPath.code).toBe(EXIT.failed);
+      expect(wrongPath.stderr).toBe(
+        "error: 404 No such route: there is no route /v1/volumes; see GET /openapi.json\nhint: is the endpoint (--endpoint or EBS_PROVISIONER_ENDPOINT) the API's base URL? " +
+          "The local API's is http://127.0.0.1:3000; a deployed one's is the stack's ApiUrl output, its stage included\n",
+      );
+      // API Gateway's own refusals, deployed, as its gateway responses word them.
+      const refusals: Array<[number, string, string, string]> = [
+        [403, 'missing-authentication-token', 'The request is not signed, or names no route', 'Missing Authentication Token'],
+        [403, 'not-authorized', 'The caller is not authorized', 'The security token included in the request is expired'],
+        [429, 'throttled', 'Too many requests', 'Too Many Requests'],
+      ];
+      const hints: string[] = [];
+      for (const [status, kind, title, detail] of refusals) {
+        currentHandler = (async () => ({
+          statusCode: status,
+          headers: { 'Content-Type': 'application/problem+json' },
+          body: JSON.stringify({ type: `urn:ebs-provisioner:problem:${kind}`, title, status, detail, errors: [] }),
+        })) as unknown as typeof currentHandler;
+        const run = await cli('volumes', 'get', 'data-01');
+        expect(run.code, kind).toBe(EXIT.failed);
+        const [line, hint, ...rest] = run.stderr.split('\n');
+        expect(line, kind).toBe(`error: ${status} ${title}: ${detail}`);
+        expect(rest, kind).toEqual(['']);
+        hints.push(hint ?? '');
+        // In JSON, stderr holds the problem document alone.
+        expect(JSON.parse((await cli('-o', 'json', 'volumes', 'get', 'data-01')).stderr), kind).toMatchObject({ status, detail });
+      }
+      expect(hints).toEqual([
+        "hint: give --endpoint the stack's ApiUrl output, its stage included; requests to a custom domain name are signed only with --sigv4",
+        'hint: the AWS credentials the requests are signed with (AWS_PROFILE, say) need execute-api:Invoke on this API, and must not have expired',
+        "hint: the API's rate limit turned the request away: try again in a moment",
+      ]);
     });
 
     it('with -o json, prints an API error as its problem document on stderr, stdout empty, exit 1 as with tables', async () => {
