@@ -128,9 +128,18 @@ function collectUntag(value: string, previous: string[] = []): string[] {
   return [...previous, value];
 }
 
-/** A volume state, checked before any request: an unknown one is a usage error (exit 2), as for `wait`. */
+/** The states a listed volume can be in: a deleted volume's record is removed, so none is ever listed as `deleted`. */
+const LISTED_VOLUME_STATES = VOLUME_STATES.filter((state) => state !== 'deleted');
+
+/**
+ * A volume state to list, checked before any request: an unknown one is a usage error (exit 2), as for
+ * `wait`, and so is `deleted`, whose listing could only be empty.
+ */
 function volumeState(value: string): string {
-  if (!(VOLUME_STATES as readonly string[]).includes(value)) throw new InvalidArgumentError(`must be one of ${VOLUME_STATES.join(', ')}`);
+  if (value === 'deleted') {
+    throw new InvalidArgumentError("a deleted volume's record is removed, so no volume is listed as deleted; `wait <volumeId> --state deleted` waits for a delete");
+  }
+  if (!(LISTED_VOLUME_STATES as readonly string[]).includes(value)) throw new InvalidArgumentError(`must be one of ${LISTED_VOLUME_STATES.join(', ')}`);
   return value;
 }
 
@@ -239,7 +248,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   volumes
     .command('list')
     .description('list volumes')
-    .option('--state <state>', 'only volumes in this state', volumeState)
+    .option('--state <state>', `only volumes in this state: ${LISTED_VOLUME_STATES.join(', ')}`, volumeState)
     .option('--instance <instanceId>', 'only volumes with an attachment to this instance (asked for, attached or being detached)')
     .option('--limit <n>', 'show at most this many (with more left, prints the cursor to continue from)', POSITIVE)
     .option('--cursor <cursor>', 'continue from the cursor a listing with --limit printed (with the same --state and --instance)')

@@ -485,6 +485,20 @@ describe('CLI against the API over HTTP', () => {
       expect(sent).toEqual([]);
     });
 
+    it('lists the states a volume can be listed in, and refuses deleted, whose listing could only be empty (exit 2, nothing sent)', async () => {
+      const help = await cli('volumes', 'list', '--help');
+      expect(help.stdout.replace(/\s+/g, ' ')).toContain('--state <state> only volumes in this state: pending, creating, available, in-use, modifying, deleting, error ');
+      const deleted = await cli('volumes', 'list', '--state', 'deleted');
+      expect(deleted.code).toBe(EXIT.usage);
+      expect(deleted.stderr.split('\n')[0]).toBe(
+        "error: option '--state <state>' argument 'deleted' is invalid. a deleted volume's record is removed, so no volume is listed as deleted; `wait <volumeId> --state deleted` waits for a delete",
+      );
+      expect((await cli('volumes', 'list', '--state', 'asleep')).stderr.split('\n')[0]).toBe(
+        "error: option '--state <state>' argument 'asleep' is invalid. must be one of pending, creating, available, in-use, modifying, deleting, error",
+      );
+      expect(sent).toEqual([]);
+    });
+
     it('says what a number option takes (exit 2, nothing sent)', async () => {
       for (const [argv, message] of [
         [['volumes', 'create', '--size', '-5'], "option '--size <GiB>' argument '-5' is invalid. must be a whole number from 1 to 9007199254740991"],
