@@ -12,7 +12,7 @@ import { Command, CommanderError, InvalidArgumentError, Option } from 'commander
 import { MAX_TIMER_SECONDS, wholeNumberOption } from '../lib/command-line.js';
 import { problemType } from '../lib/api/problem.js';
 import type { CreateVolumeRequest, PatchVolumeRequest, VolumeDetails, VolumeListItem } from '../lib/api/schemas.js';
-import { VOLUME_STATES, type VolumeSpec } from '../lib/domain/records.js';
+import { VOLUME_STATES, VOLUME_TYPES, type VolumeSpec } from '../lib/domain/records.js';
 import { instanceIdSchema } from '../lib/domain/validation.js';
 import type { Clock } from '../lib/engine/ports.js';
 import { SystemClock } from '../lib/memory/clock.js';
@@ -199,7 +199,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     .command('create')
     .description('ask for a volume (optionally attached to an instance at once)')
     .requiredOption('--size <GiB>', 'size in GiB', POSITIVE)
-    .option('--type <type>', 'volume type (gp2, gp3, io1, io2, st1, sc1, standard)', 'gp3')
+    .option('--type <type>', `volume type (${VOLUME_TYPES.join(', ')})`, 'gp3')
     .option('--iops <n>', 'provisioned IOPS', POSITIVE)
     .option('--throughput <MiBps>', 'throughput in MiB/s (gp3)', POSITIVE)
     .option('--az <zone>', 'availability zone (required unless --near or --attach names the instance whose AZ it goes in)')
@@ -296,9 +296,9 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     .description("change a volume's size, type, IOPS or throughput (and, until it is created, its placement or snapshot)")
     .argument('<volumeId>', 'the volume record id', pathSegment)
     .option('--size <GiB>', 'new size in GiB', POSITIVE)
-    .option('--type <type>', 'new volume type')
-    .option('--iops <n>', 'new IOPS', POSITIVE)
-    .option('--throughput <MiBps>', 'new throughput', POSITIVE)
+    .option('--type <type>', `new volume type (${VOLUME_TYPES.join(', ')})`)
+    .option('--iops <n>', 'new provisioned IOPS', POSITIVE)
+    .option('--throughput <MiBps>', 'new throughput in MiB/s (gp3)', POSITIVE)
     .option('--clear-iops', 'drop the IOPS setting: gp3 goes back to its baseline 3000; needed when moving to a type without it, e.g. gp2')
     .option('--clear-throughput', 'drop the throughput setting (gp3: back to 125 MiB/s)')
     .option('--az <zone>', 'new availability zone, e.g. after EC2 refused the one given (only until the volume is created)')

@@ -499,6 +499,14 @@ describe('CLI against the API over HTTP', () => {
       expect(sent).toEqual([]);
     });
 
+    it('names the volume types and the units in the help of volumes modify, as in that of volumes create', async () => {
+      for (const command of ['create', 'modify']) {
+        const help = (await cli('volumes', command, '--help')).stdout.replace(/\s+/g, ' ');
+        expect(help, command).toMatch(/--type <type> (new )?volume type \(gp2, gp3, io1, io2, st1, sc1, standard\)/);
+        expect(help, command).toMatch(/--throughput <MiBps> (new )?throughput in MiB\/s \(gp3\)/);
+      }
+    });
+
     it('says what a number option takes (exit 2, nothing sent)', async () => {
       for (const [argv, message] of [
         [['volumes', 'create', '--size', '-5'], "option '--size <GiB>' argument '-5' is invalid. must be a whole number from 1 to 9007199254740991"],
