@@ -318,7 +318,16 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
         ...(options.snapshot !== undefined ? { snapshotId: options.snapshot } : {}),
       };
       if (Object.keys(patch).length === 0) throw new UsageError('give at least one of --size, --type, --iops, --throughput, --clear-iops, --clear-throughput, --az, --near, --snapshot');
-      const { body } = await client(command).patchVolume(volumeId, patch);
+      const { body } = await client(command).patchVolume(volumeId, patch).catch((error: unknown) => {
+        // A spec the change makes invalid for its IOPS or throughput, a new type's say: the volume keeps the setting
+        // unless the command drops it, with an option the API's field names do not point to.
+        const fields = error instanceof ApiError && error.status === 400 ? new Set((error.problem?.errors ?? []).map((issue) => issue.path)) : new Set<string>();
+        const hints = [
+          ...(fields.has('iops') ? ['--iops <n> sets the IOPS, --clear-iops drops the setting'] : []),
+          ...(fields.has('throughput') ? ['--throughput <MiBps> sets the throughput, --clear-throughput drops the setting'] : []),
+        ];
+        throw hints.length > 0 ? new HintedError(error, hints.join('; ')) : error;
+      });
       print(command, body, () => volumeDetails(body));
     });
 

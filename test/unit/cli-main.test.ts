@@ -281,6 +281,22 @@ describe('CLI against the API over HTTP', () => {
       expect(larger.json).toMatchObject({ generation: 3, spec: { sizeGiB: 20 } });
     });
 
+    it('names --clear-iops and --clear-throughput when a change of type leaves a setting the new type does not take', async () => {
+      await cli('volumes', 'create', '--az', 'us-east-1a', '--size', '20', '--iops', '4000', '--throughput', '250', '--id', 'data-01');
+      const run = await cli('volumes', 'modify', 'data-01', '--type', 'gp2');
+      expect(run.code).toBe(EXIT.failed);
+      expect(run.stderr).toBe(
+        'error: 400 The request is not valid: the change to volume data-01 makes an invalid spec\n' +
+          '  iops: gp2 volumes take no IOPS setting\n' +
+          '  throughput: gp2 volumes take no throughput setting\n' +
+          'hint: --iops <n> sets the IOPS, --clear-iops drops the setting; --throughput <MiBps> sets the throughput, --clear-throughput drops the setting\n',
+      );
+      // Another refusal gets no such hint; in JSON, stderr holds the problem document alone.
+      expect((await cli('volumes', 'modify', 'data-01', '--size', '10')).stderr).not.toContain('hint:');
+      expect(JSON.parse((await cli('-o', 'json', 'volumes', 'modify', 'data-01', '--type', 'gp2')).stderr)).toMatchObject({ status: 400 });
+      expect((await cli('volumes', 'modify', 'data-01', '--type', 'gp2', '--clear-iops', '--clear-throughput')).code).toBe(EXIT.ok);
+    });
+
     it('grows, modifies, attaches, detaches and deletes', async () => {
       await cli('volumes', 'create', '--az', 'us-east-1a', '--size', '20', '--iops', '4000', '--id', 'data-01');
       const grown = await cli('-o', 'json', 'volumes', 'grow', 'data-01', '--size', '50');
