@@ -240,7 +240,13 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
         // Only the refusal of a create that named no placement at all: a malformed zone or a conflict says what it is.
         const placed = options.az !== undefined || options.near !== undefined || options.attach !== undefined;
         const unplaced = !placed && error instanceof ApiError && error.status === 400 && (error.problem?.errors ?? []).some((issue) => issue.path === 'spec.availabilityZone');
-        throw unplaced ? new HintedError(error, PLACEMENT_HINT) : error;
+        if (unplaced) throw new HintedError(error, PLACEMENT_HINT);
+        // The id of a volume that exists with another spec (one being deleted says itself what to do, on `volumeId`).
+        const issues = error instanceof ApiError && error.problem?.type === problemType('conflict') ? error.problem.errors : [];
+        if (issues.length > 0 && issues.every((issue) => issue.path !== 'volumeId')) {
+          throw new HintedError(error, `--id ${options.id} names a volume that exists: give another id for a new volume, or change this one with \`ebs-provisioner volumes modify ${options.id}\``);
+        }
+        throw error;
       });
       print(command, body, () => `${status === 201 ? 'Created' : 'Already exists (same spec)'}: ${body.volumeId}\n\n${volumeDetails(body)}`);
     });

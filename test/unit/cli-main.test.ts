@@ -405,7 +405,15 @@ describe('CLI against the API over HTTP', () => {
       await cli('volumes', 'create', '--az', 'us-east-1a', '--size', '20', '--id', 'data-01');
       const conflict = await cli('volumes', 'create', '--az', 'us-east-1a', '--size', '30', '--id', 'data-01');
       expect(conflict.code).toBe(EXIT.failed);
-      expect(conflict.stderr).toBe('error: 409 Conflict with the current state: volume data-01 already exists and differs from this request\n  spec.sizeGiB: is 30 here, 20 on the volume\n');
+      expect(conflict.stderr).toBe(
+        'error: 409 Conflict with the current state: volume data-01 already exists and differs from this request\n  spec.sizeGiB: is 30 here, 20 on the volume\n' +
+          'hint: --id data-01 names a volume that exists: give another id for a new volume, or change this one with `ebs-provisioner volumes modify data-01`\n',
+      );
+      // One being deleted says what to do itself.
+      await cli('volumes', 'delete', 'data-01');
+      const dying = await cli('volumes', 'create', '--az', 'us-east-1a', '--size', '20', '--id', 'data-01');
+      expect(dying.code).toBe(EXIT.failed);
+      expect(dying.stderr).toBe('error: 409 Conflict with the current state: volume data-01 exists and is being deleted\n  volumeId: is being deleted; choose another id or wait until it is gone\n');
       const missing = await cli('volumes', 'get', 'nope');
       expect(missing.code).toBe(EXIT.failed);
       expect(missing.stderr).toBe(
