@@ -100,10 +100,11 @@ export function formatError(error: unknown, output: OutputFormat): string {
 export function describeError(error: unknown): string {
   if (error instanceof ApiError) {
     const issues = error.problem?.errors ?? [];
-    // The detail ends with the same issues listed below it; say them once.
+    // The detail holds the same issues listed below it (at its end, or before what to do about them); say them once.
     const summary = issues.length > 0 ? `: ${describeValidationIssues(issues)}` : '';
-    const detail = error.problem && summary && error.problem.detail.endsWith(summary)
-      ? error.problem.detail.slice(0, -summary.length)
+    const at = error.problem && summary ? error.problem.detail.indexOf(summary) : -1;
+    const detail = error.problem && at >= 0
+      ? error.problem.detail.slice(0, at) + error.problem.detail.slice(at + summary.length)
       : error.problem?.detail;
     const head = error.problem ? `${error.status} ${error.problem.title}: ${detail}` : `${error.status}: ${error.message}`;
     const fields = issues.map((issue) => `  ${issue.path || '(body)'}: ${issue.message}`);

@@ -988,6 +988,13 @@ describe('CLI against the API over HTTP', () => {
       // Its message says to correct it in the table: a retry would be refused.
       expect(run.stderr).not.toContain('hint:');
       expect((await cli('wait', 'bad', '--state', 'error')).code).toBe(EXIT.ok);
+      // Its reasons are listed once, below what to do about them.
+      const shown = await cli('volumes', 'get', 'bad');
+      expect(shown.code).toBe(EXIT.failed);
+      expect(shown.stderr).toBe(
+        'error: 409 The record in the table is not valid: the record of volume bad in the table is not valid, so nothing is done with it. Correct it in the table, or remove it there\n' +
+          '  record.generation: Invalid input: expected number, received string\n',
+      );
 
       const listed = await cli('volumes', 'list', '--state', 'error');
       expect(listed.code).toBe(EXIT.ok);
