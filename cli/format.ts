@@ -91,13 +91,24 @@ export function attachmentLine(attachment: AttachmentView): string {
  * An error in the chosen output format: with `json`, an API error is the JSON the API answered
  * with (its problem document), for scripts to read; anything else is text as `describeError` says it.
  */
-export function formatError(error: unknown, output: OutputFormat): string {
+export function formatError(error: unknown, output: OutputFormat, fieldOptions: FieldOptions = {}): string {
   if (output === 'json' && error instanceof ApiError && error.body !== undefined) return JSON.stringify(error.body, null, 2);
-  return describeError(error);
+  return describeError(error, fieldOptions);
+}
+
+/** The command's option for a field of its request (`spec.placementInstanceId`: `--near`), to name beside the API's field. */
+export type FieldOptions = Readonly<Record<string, string>>;
+
+/** The option of `path`, or of the field it is in (`spec.tags.team` is in `spec.tags`). */
+function optionOf(path: string, fieldOptions: FieldOptions): string | undefined {
+  for (let field = path; field !== ''; field = field.includes('.') ? field.slice(0, field.lastIndexOf('.')) : '') {
+    if (Object.hasOwn(fieldOptions, field)) return fieldOptions[field];
+  }
+  return undefined;
 }
 
 /** An error as the person at the terminal should read it, field messages included. */
-export function describeError(error: unknown): string {
+export function describeError(error: unknown, fieldOptions: FieldOptions = {}): string {
   if (error instanceof ApiError) {
     const issues = error.problem?.errors ?? [];
     // The detail holds the same issues listed below it (at its end, or before what to do about them); say them once.
@@ -107,7 +118,10 @@ export function describeError(error: unknown): string {
       ? error.problem.detail.slice(0, at) + error.problem.detail.slice(at + summary.length)
       : error.problem?.detail;
     const head = error.problem ? `${error.status} ${error.problem.title}: ${detail}` : `${error.status}: ${error.message}`;
-    const fields = issues.map((issue) => `  ${issue.path || '(body)'}: ${issue.message}`);
+    const fields = issues.map((issue) => {
+      const option = optionOf(issue.path, fieldOptions);
+      return `  ${issue.path || '(body)'}${option === undefined ? '' : ` (${option})`}: ${issue.message}`;
+    });
     return [`error: ${head}`, ...fields].join('\n');
   }
   if (error instanceof ConnectionError) return `error: ${error.message}`;

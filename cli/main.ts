@@ -17,7 +17,7 @@ import { instanceIdSchema } from '../lib/domain/validation.js';
 import type { Clock } from '../lib/engine/ports.js';
 import { SystemClock } from '../lib/memory/clock.js';
 import { ApiClient, ApiError } from './client.js';
-import { attachmentLine, attachmentsTable, formatError, volumeDetails, volumesTable, type OutputFormat } from './format.js';
+import { attachmentLine, attachmentsTable, formatError, volumeDetails, volumesTable, type FieldOptions, type OutputFormat } from './format.js';
 import { createRequestSigner, isExecuteApiUrl, regionFromUrl, type AwsCredentialsProvider } from './sigv4.js';
 import { waitableStates, waitFor, type Progress, type WaitOutcome } from './wait.js';
 
@@ -80,6 +80,29 @@ class HintedError extends Error {
 
 /** What `volumes create` needs to place a volume, for the hint after the API's refusal of an unplaced one. */
 const PLACEMENT_HINT = 'give --az <zone>, --near <instanceId> (the AZ of that instance) or --attach <instanceId>';
+
+/** The options of `volumes modify`, by the field of the request each sets. */
+const MODIFY_OPTIONS: FieldOptions = {
+  sizeGiB: '--size',
+  volumeType: '--type',
+  iops: '--iops',
+  throughput: '--throughput',
+  availabilityZone: '--az',
+  placementInstanceId: '--near',
+  snapshotId: '--snapshot',
+};
+
+/** The options of `volumes create`, by the field of the request each sets. */
+const CREATE_OPTIONS: FieldOptions = {
+  ...Object.fromEntries(Object.entries(MODIFY_OPTIONS).map(([field, option]) => [`spec.${field}`, option])),
+  'spec.encrypted': '--encrypted',
+  'spec.kmsKeyId': '--kms-key',
+  'spec.tags': '--tag',
+  'spec.multiAttach': '--multi-attach',
+  volumeId: '--id',
+  'attachTo.instanceId': '--attach',
+  'attachTo.device': '--device',
+};
 
 /** Read-and-write rounds `volumes tag` and `volumes grow` make while other clients keep changing the volume, before they give up. */
 export const WRITE_ATTEMPTS = 3;
@@ -168,6 +191,8 @@ function commaList(value: string, previous: string[] = []): string[] {
 
 export async function runCli(argv: string[], io: CliIo): Promise<number> {
   let exitCode: number = EXIT.ok;
+  /** The options of the command that runs, named beside the fields of the API's refusal of its request. */
+  let fieldOptions: FieldOptions = {};
   const line = (text: string) => io.stdout(`${text}\n`);
 
   const program = new Command('ebs-provisioner')
@@ -236,6 +261,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
         ...(options.attach !== undefined ? { attachTo: { instanceId: options.attach, ...(options.device !== undefined ? { device: options.device } : {}) } } : {}),
       };
       const api = client(command);
+      fieldOptions = CREATE_OPTIONS;
       const { status, body } = await api.createVolume(request).catch((error: unknown) => {
         // Only the refusal of a create that named no placement at all: a malformed zone or a conflict says what it is.
         const placed = options.az !== undefined || options.near !== undefined || options.attach !== undefined;
@@ -324,6 +350,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
         ...(options.snapshot !== undefined ? { snapshotId: options.snapshot } : {}),
       };
       if (Object.keys(patch).length === 0) throw new UsageError('give at least one of --size, --type, --iops, --throughput, --clear-iops, --clear-throughput, --az, --near, --snapshot');
+      fieldOptions = MODIFY_OPTIONS;
       const { body } = await client(command).patchVolume(volumeId, patch).catch((error: unknown) => {
         // A spec the change makes invalid for its IOPS or throughput, a new type's say: the volume keeps the setting
         // unless the command drops it, with an option the API's field names do not point to.
@@ -347,6 +374,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       if (!options.tag && !options.untag) throw new UsageError('give at least one of --tag, --untag');
       const both = Object.keys(options.tag ?? {}).filter((key) => options.untag?.includes(key));
       if (both.length > 0) throw new UsageError(`both set and removed: ${both.join(', ')}`);
+      fieldOptions = { tags: '--tag' };
       // The API replaces the tag map whole: start from the volume's tags as they are, so another client's change made meanwhile is read and kept.
       let absent: string[] = [];
       const body = await patchAsRead(client(command), volumeId, 'tags', (current) => {
@@ -367,6 +395,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     .argument('<instanceId>', 'the EC2 instance id', pathSegment)
     .option('--device <name>', 'device name, e.g. /dev/sdf (the system picks one otherwise)')
     .action(async (volumeId: string, instanceId: string, options, command: Command) => {
+      fieldOptions = { device: '--device' };
       const { status, body } = await client(command).attach(volumeId, instanceId, options.device !== undefined ? { device: options.device } : {});
       print(command, body, () => `${status === 201 ? 'Attaching' : 'Already requested'}: ${attachmentLine(body)}`);
     });
@@ -480,7 +509,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       return EXIT.usage;
     }
     const output = program.opts<GlobalOptions>().output;
-    io.stderr(`${formatError(error instanceof HintedError ? error.failure : error, output)}\n`);
+    io.stderr(`${formatError(error instanceof HintedError ? error.failure : error, output, fieldOptions)}\n`);
     const hint = error instanceof HintedError ? error.hint : refusalHint(error);
     // In JSON, stderr holds the problem document alone.
     if (hint !== undefined && output !== 'json') io.stderr(`hint: ${hint}\n`);

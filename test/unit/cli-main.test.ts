@@ -154,7 +154,8 @@ describe('CLI against the API over HTTP', () => {
       for (const [options, path] of cases) {
         const run = await cli('volumes', 'create', '--size', '20', ...options);
         expect(run.code, options.join(' ')).toBe(EXIT.failed);
-        expect(run.stderr, options.join(' ')).toContain(`  ${path}: `);
+        // The API's field, and the option that set it.
+        expect(run.stderr, options.join(' ')).toContain(`  ${path} (${options.at(-2)}): `);
       }
       expect(await store.list({ limit: 100 })).toMatchObject({ items: [] });
 
@@ -164,7 +165,7 @@ describe('CLI against the API over HTTP', () => {
       await cli('volumes', 'create', '--az', 'us-east-1a', '--size', '20', '--id', 'data-01');
       const attached = await cli('volumes', 'attach', 'data-01', INSTANCE_B, '--device', '');
       expect(attached.code).toBe(EXIT.failed);
-      expect(attached.stderr).toContain('  device: ');
+      expect(attached.stderr).toContain('  device (--device): ');
       expect(await store.get({ kind: 'attachment', volumeId: 'data-01', instanceId: INSTANCE_B })).toBeUndefined();
     });
 
@@ -281,14 +282,28 @@ describe('CLI against the API over HTTP', () => {
       expect(larger.json).toMatchObject({ generation: 3, spec: { sizeGiB: 20 } });
     });
 
+    it("names the option beside each field of the API's refusal of volumes modify, tag and attach", async () => {
+      await cli('volumes', 'create', '--size', '20', '--id', 'data-01', '--near', INSTANCE_A);
+      const modify = await cli('volumes', 'modify', 'data-01', '--near', 'bad', '--snapshot', 'bad');
+      expect(modify.code).toBe(EXIT.failed);
+      expect(modify.stderr.split('\n').slice(1, 3).sort()).toEqual([
+        '  placementInstanceId (--near): must be an EC2 instance id like i-0123456789abcdef0',
+        '  snapshotId (--snapshot): must be a snapshot id like snap-0123456789abcdef0',
+      ]);
+      const tag = await cli('volumes', 'tag', 'data-01', '--tag', 'aws:team=db');
+      expect(tag.stderr.split('\n')[1]).toBe('  tags.aws:team (--tag): tag keys starting with "aws:" are reserved');
+      const attach = await cli('volumes', 'attach', 'data-01', INSTANCE_B, '--device', 'sdf');
+      expect(attach.stderr.split('\n')[1]).toBe('  device (--device): must be a device name like /dev/sdf or /dev/xvdba');
+    });
+
     it('names --clear-iops and --clear-throughput when a change of type leaves a setting the new type does not take', async () => {
       await cli('volumes', 'create', '--az', 'us-east-1a', '--size', '20', '--iops', '4000', '--throughput', '250', '--id', 'data-01');
       const run = await cli('volumes', 'modify', 'data-01', '--type', 'gp2');
       expect(run.code).toBe(EXIT.failed);
       expect(run.stderr).toBe(
         'error: 400 The request is not valid: the change to volume data-01 makes an invalid spec\n' +
-          '  iops: gp2 volumes take no IOPS setting\n' +
-          '  throughput: gp2 volumes take no throughput setting\n' +
+          '  iops (--iops): gp2 volumes take no IOPS setting\n' +
+          '  throughput (--throughput): gp2 volumes take no throughput setting\n' +
           'hint: --iops <n> sets the IOPS, --clear-iops drops the setting; --throughput <MiBps> sets the throughput, --clear-throughput drops the setting\n',
       );
       // Another refusal gets no such hint; in JSON, stderr holds the problem document alone.
@@ -348,7 +363,7 @@ describe('CLI against the API over HTTP', () => {
       expect(run.stdout).toBe('');
       const lines = run.stderr.trim().split('\n');
       expect(lines[0]).toBe('error: 400 The request is not valid: the request body is not valid');
-      expect(new Set(lines.slice(1).map((l) => l.split(':')[0]!))).toEqual(new Set(['  spec.snapshotId', '  spec.volumeType']));
+      expect(new Set(lines.slice(1).map((l) => l.split(':')[0]!))).toEqual(new Set(['  spec.snapshotId (--snapshot)', '  spec.volumeType (--type)']));
       expect(store.writes).toBe(0);
     });
 
@@ -362,7 +377,7 @@ describe('CLI against the API over HTTP', () => {
       const writes = store.writes;
       const unplaced = await cli('volumes', 'create', '--size', '20');
       expect(unplaced.code).toBe(EXIT.failed);
-      expect(unplaced.stderr).toContain('spec.availabilityZone: is required unless placementInstanceId or attachTo names an instance');
+      expect(unplaced.stderr).toContain('spec.availabilityZone (--az): is required unless placementInstanceId or attachTo names an instance');
       expect(unplaced.stderr.trim().split('\n').at(-1)).toBe('hint: give --az <zone>, --near <instanceId> (the AZ of that instance) or --attach <instanceId>');
       // JSON keeps stderr to the problem document.
       const json = await cli('-o', 'json', 'volumes', 'create', '--size', '20');
@@ -406,14 +421,14 @@ describe('CLI against the API over HTTP', () => {
       const conflict = await cli('volumes', 'create', '--az', 'us-east-1a', '--size', '30', '--id', 'data-01');
       expect(conflict.code).toBe(EXIT.failed);
       expect(conflict.stderr).toBe(
-        'error: 409 Conflict with the current state: volume data-01 already exists and differs from this request\n  spec.sizeGiB: is 30 here, 20 on the volume\n' +
+        'error: 409 Conflict with the current state: volume data-01 already exists and differs from this request\n  spec.sizeGiB (--size): is 30 here, 20 on the volume\n' +
           'hint: --id data-01 names a volume that exists: give another id for a new volume, or change this one with `ebs-provisioner volumes modify data-01`\n',
       );
       // One being deleted says what to do itself.
       await cli('volumes', 'delete', 'data-01');
       const dying = await cli('volumes', 'create', '--az', 'us-east-1a', '--size', '20', '--id', 'data-01');
       expect(dying.code).toBe(EXIT.failed);
-      expect(dying.stderr).toBe('error: 409 Conflict with the current state: volume data-01 exists and is being deleted\n  volumeId: is being deleted; choose another id or wait until it is gone\n');
+      expect(dying.stderr).toBe('error: 409 Conflict with the current state: volume data-01 exists and is being deleted\n  volumeId (--id): is being deleted; choose another id or wait until it is gone\n');
       const missing = await cli('volumes', 'get', 'nope');
       expect(missing.code).toBe(EXIT.failed);
       expect(missing.stderr).toBe(
