@@ -286,6 +286,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     .option('--cursor <cursor>', 'continue from the cursor a listing with --limit printed (with the same --state and --instance)')
     .action(async (options, command: Command) => {
       const api = client(command);
+      fieldOptions = { instanceId: '--instance', cursor: '--cursor' };
       const items: VolumeListItem[] = [];
       let cursor: string | undefined = options.cursor;
       do {

@@ -282,7 +282,7 @@ describe('CLI against the API over HTTP', () => {
       expect(larger.json).toMatchObject({ generation: 3, spec: { sizeGiB: 20 } });
     });
 
-    it("names the option beside each field of the API's refusal of volumes modify, tag and attach", async () => {
+    it("names the option beside each field of the API's refusal of volumes modify, tag, attach and list", async () => {
       await cli('volumes', 'create', '--size', '20', '--id', 'data-01', '--near', INSTANCE_A);
       const modify = await cli('volumes', 'modify', 'data-01', '--near', 'bad', '--snapshot', 'bad');
       expect(modify.code).toBe(EXIT.failed);
@@ -294,6 +294,8 @@ describe('CLI against the API over HTTP', () => {
       expect(tag.stderr.split('\n')[1]).toBe('  tags.aws:team (--tag): tag keys starting with "aws:" are reserved');
       const attach = await cli('volumes', 'attach', 'data-01', INSTANCE_B, '--device', 'sdf');
       expect(attach.stderr.split('\n')[1]).toBe('  device (--device): must be a device name like /dev/sdf or /dev/xvdba');
+      expect((await cli('volumes', 'list', '--instance', 'bad')).stderr.split('\n')[1]).toBe('  instanceId (--instance): must be an EC2 instance id like i-0123456789abcdef0');
+      expect((await cli('volumes', 'list', '--cursor', 'bad')).stderr.split('\n')[1]).toBe('  cursor (--cursor): is not a cursor this API issued');
     });
 
     it('names --clear-iops and --clear-throughput when a change of type leaves a setting the new type does not take', async () => {
