@@ -146,7 +146,7 @@ export class ApiClient {
       }
       const cause = error instanceof Error ? ((error.cause as Error | undefined)?.message ?? error.message) : String(error);
       const local = ['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname);
-      const hint = local ? ' (is the local runtime running? start it with `npm start`)' : '';
+      const hint = local ? ' (is the local runtime running? start it with `npm start`)' : ' (check the URL, and that this machine reaches it)';
       throw new ConnectionError(`cannot reach the API at ${this.endpoint}: ${cause}${hint}`);
     }
 

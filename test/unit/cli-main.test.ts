@@ -665,6 +665,11 @@ describe('CLI against the API over HTTP', () => {
       const run = await cli('--endpoint', 'http://127.0.0.1:1', 'volumes', 'list');
       expect(run.code).toBe(EXIT.failed);
       expect(run.stderr).toMatch(/^error: cannot reach the API at http:\/\/127\.0\.0\.1:1: .*npm start/);
+      // Elsewhere (the name not found, here before any request leaves): what to check instead of the local runtime.
+      beforeSend = () => Promise.reject(new TypeError('fetch failed', { cause: new Error('getaddrinfo ENOTFOUND api.example.com') }));
+      const remote = await cli('--endpoint', 'https://api.example.com/v1', 'volumes', 'list');
+      expect(remote.code).toBe(EXIT.failed);
+      expect(remote.stderr).toBe('error: cannot reach the API at https://api.example.com/v1: getaddrinfo ENOTFOUND api.example.com (check the URL, and that this machine reaches it)\n');
     });
 
     it('prints --help with the exit codes and exits 0', async () => {
