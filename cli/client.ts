@@ -141,7 +141,7 @@ export class ApiClient {
     } catch (error) {
       if (error instanceof Error && error.name === 'TimeoutError') {
         // The request reached the API, or may have: a write may be stored, as with API Gateway's 504.
-        const write = method === 'GET' ? '' : '; the change may have been made: read the record before repeating it';
+        const write = method === 'GET' ? '; nothing was changed: try again' : '; the change may have been made: read the record before repeating it';
         throw new ConnectionError(`the API at ${this.endpoint} did not answer ${method} ${path} within ${this.timeoutMs / 1000} s${write}`, true);
       }
       const cause = error instanceof Error ? ((error.cause as Error | undefined)?.message ?? error.message) : String(error);

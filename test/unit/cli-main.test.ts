@@ -658,7 +658,7 @@ describe('CLI against the API over HTTP', () => {
       expect(write.stderr).toBe(`error: the API at ${server.url} did not answer POST /volumes within 30 s; the change may have been made: read the record before repeating it\n`);
       const read = await cli('volumes', 'get', 'data-01');
       expect(read.code).toBe(EXIT.failed);
-      expect(read.stderr).toBe(`error: the API at ${server.url} did not answer GET /volumes/data-01 within 30 s\n`);
+      expect(read.stderr).toBe(`error: the API at ${server.url} did not answer GET /volumes/data-01 within 30 s; nothing was changed: try again\n`);
     });
 
     it('says when the API cannot be reached', async () => {
