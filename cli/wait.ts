@@ -187,11 +187,21 @@ const STATES_AFTER_THE_CHANGE: ReadonlySet<string> = new Set<VolumeState>(['avai
 /** The command line of a command of this CLI, for a hint. */
 const command = (args: string) => `\`ebs-provisioner ${args}\``;
 
+/**
+ * The code of a volume EC2 reports in state `error`: its data is lost, and a retry only looks at it
+ * again (its message says to delete the record and create it again).
+ */
+const VOLUME_ERROR_CODE = 'VolumeError';
+
 /** What the user may do about a record the wait found failed or refused (nothing for an invalid record: its message says). */
 function errorHint(target: WaitTarget, seen: Observation): string | undefined {
   const { volumeId, instanceId } = target;
   if (seen.invalid) return undefined;
   if (seen.refused) return `change the spec to one EBS can make of the volume, with ${command(`volumes modify ${volumeId}`)}`;
+  const lost = seen.volume?.life === 'alive' && seen.volume.status.state === 'error' && seen.volume.status.code === VOLUME_ERROR_CODE;
+  if (lost && (instanceId === undefined || seen.volumeFailed)) {
+    return `a retry only looks at the volume again: delete the record with ${command(`volumes delete ${volumeId}`)} (which deletes the EC2 volume), then create it again`;
+  }
   if (seen.volumeFailed) return `fix what the volume's error names, then ${command(`volumes retry ${volumeId}`)}: the attach follows`;
   if (seen.dying) {
     return instanceId === undefined

@@ -1002,6 +1002,20 @@ describe('CLI against the API over HTTP', () => {
       );
     });
 
+    it('says to delete and create again a volume EC2 reports in state error, which a retry only looks at again, also to its attachment', async () => {
+      await cli('volumes', 'create', '--size', '20', '--id', 'data-01', '--attach', INSTANCE_A);
+      const message = 'EC2 reports volume vol-0123456789abcdef0 in state error: its data is lost. Delete this volume record (that deletes the EC2 volume) and create it again; a retry only looks at it again';
+      await setVolumeState('data-01', 'error', { code: 'VolumeError', message });
+      const hint =
+        'hint: a retry only looks at the volume again: delete the record with `ebs-provisioner volumes delete data-01` (which deletes the EC2 volume), then create it again';
+      const volume = await cli('wait', 'data-01', '--state', 'available');
+      expect(volume.code).toBe(EXIT.errorState);
+      expect(volume.stderr.trim().split('\n').slice(-2)).toEqual([`failed: volume data-01 failed: ${message}`, hint]);
+      const attachment = await cli('wait', 'data-01', '--attachment', INSTANCE_A, '--state', 'attached');
+      expect(attachment.code).toBe(EXIT.errorState);
+      expect(attachment.stderr.trim().split('\n').at(-1)).toBe(hint);
+    });
+
     it('takes a record in the table that is not valid for one in error: stops with the reasons (exit 4), or reaches error', async () => {
       store.putRaw({ kind: 'volume', volumeId: 'bad', spec: { sizeGiB: 20, volumeType: 'gp3' }, life: 'alive', generation: '1' });
       const run = await cli('wait', 'bad', '--state', 'available');
