@@ -54,11 +54,17 @@ export function volumesTable(volumes: VolumeListItem[]): string {
   );
 }
 
+/**
+ * Attachments with their status messages (last: a message may be long): an attachment shows nowhere
+ * else, so what it waits for, or why it failed, is read here.
+ */
 export function attachmentsTable(attachments: AttachmentListItem[]): string {
   return table(
-    ['VOLUME', 'INSTANCE', 'STATE', 'LIFE', 'DEVICE'],
+    ['VOLUME', 'INSTANCE', 'STATE', 'LIFE', 'DEVICE', 'MESSAGE'],
     attachments.map((a) =>
-      'invalid' in a ? [a.volumeId, a.instanceId, describeState(a)] : [a.volumeId, a.instanceId, describeState(a), a.life, a.device ?? a.requestedDevice],
+      'invalid' in a
+        ? [a.volumeId, a.instanceId, describeState(a), undefined, undefined, a.status.message]
+        : [a.volumeId, a.instanceId, describeState(a), a.life, a.device ?? a.requestedDevice, a.status.message],
     ),
   );
 }

@@ -314,6 +314,18 @@ describe('CLI against the API over HTTP', () => {
       expect((await cli('volumes', 'modify', 'data-01', '--type', 'gp2', '--clear-iops', '--clear-throughput')).code).toBe(EXIT.ok);
     });
 
+    it("shows each attachment's status message, what it waits for or why it failed, on its volume and its instance", async () => {
+      await cli('volumes', 'create', '--size', '20', '--id', 'data-01', '--az', 'us-east-1b', '--attach', INSTANCE_A);
+      const key: RecordKey = { kind: 'attachment', volumeId: 'data-01', instanceId: INSTANCE_A };
+      const message = `volume is in us-east-1b, instance ${INSTANCE_A} in us-east-1a`;
+      await store.update<AttachmentRecord>(key, { status: { state: 'error', code: 'InvalidVolume.ZoneMismatch', message, attempts: 1, updatedAt: '2026-01-01T00:00:00.000Z' } });
+      const volume = await cli('volumes', 'get', 'data-01');
+      expect(volume.stdout).toMatch(/\nVOLUME\s+INSTANCE\s+STATE\s+LIFE\s+DEVICE\s+MESSAGE\n/);
+      expect(volume.stdout).toMatch(new RegExp(`\ndata-01\\s+${INSTANCE_A}\\s+error \\(attempt 1, InvalidVolume\\.ZoneMismatch\\)\\s+alive\\s+-\\s+${message}\n?$`));
+      const instance = await cli('instances', 'attachments', INSTANCE_A);
+      expect(instance.stdout.trim().split('\n').at(-1)).toMatch(new RegExp(`^data-01\\s+${INSTANCE_A}\\s+error .*\\s+alive\\s+-\\s+${message}$`));
+    });
+
     it('grows, modifies, attaches, detaches and deletes', async () => {
       await cli('volumes', 'create', '--az', 'us-east-1a', '--size', '20', '--iops', '4000', '--id', 'data-01');
       const grown = await cli('-o', 'json', 'volumes', 'grow', 'data-01', '--size', '50');
