@@ -315,6 +315,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     .argument('<volumeId>', 'the volume record id', pathSegment)
     .requiredOption('--size <GiB>', 'new size in GiB', POSITIVE)
     .action(async (volumeId: string, options: { size: number }, command: Command) => {
+      fieldOptions = { sizeGiB: '--size' };
       // Two grows at once end at the larger size: one that lands second never takes back a larger size the other asked for.
       const body = await patchAsRead(client(command), volumeId, 'size', (current) => {
         if (current.spec.sizeGiB < options.size) return { sizeGiB: options.size };

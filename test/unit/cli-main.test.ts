@@ -282,7 +282,7 @@ describe('CLI against the API over HTTP', () => {
       expect(larger.json).toMatchObject({ generation: 3, spec: { sizeGiB: 20 } });
     });
 
-    it("names the option beside each field of the API's refusal of volumes modify, tag, attach and list", async () => {
+    it("names the option beside each field of the API's refusal of volumes modify, grow, tag, attach and list", async () => {
       await cli('volumes', 'create', '--size', '20', '--id', 'data-01', '--near', INSTANCE_A);
       const modify = await cli('volumes', 'modify', 'data-01', '--near', 'bad', '--snapshot', 'bad');
       expect(modify.code).toBe(EXIT.failed);
@@ -290,6 +290,8 @@ describe('CLI against the API over HTTP', () => {
         '  placementInstanceId (--near): must be an EC2 instance id like i-0123456789abcdef0',
         '  snapshotId (--snapshot): must be a snapshot id like snap-0123456789abcdef0',
       ]);
+      const grow = await cli('volumes', 'grow', 'data-01', '--size', '70000');
+      expect(grow.stderr.split('\n')[1]).toMatch(/^ {2}sizeGiB \(--size\): /);
       const tag = await cli('volumes', 'tag', 'data-01', '--tag', 'aws:team=db');
       expect(tag.stderr.split('\n')[1]).toBe('  tags.aws:team (--tag): tag keys starting with "aws:" are reserved');
       const attach = await cli('volumes', 'attach', 'data-01', INSTANCE_B, '--device', 'sdf');
