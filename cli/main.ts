@@ -457,7 +457,12 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     .description('wait until a volume (or, with --attachment, its attachment) reaches a state')
     .argument('<volumeId>', 'the volume record id', pathSegment)
     .option('--attachment <instanceId>', 'wait for the attachment to this instance', waitedInstanceId)
-    .requiredOption('--state <states>', 'wanted state(s), comma-separated or repeated, e.g. available,in-use', commaList)
+    .requiredOption(
+      '--state <states>',
+      `wanted state(s), comma-separated or repeated, e.g. available,in-use: a volume's (${waitableStates({}).join(', ')}) ` +
+        `or, with --attachment, an attachment's (${waitableStates({ instanceId: '' }).join(', ')})`,
+      commaList,
+    )
     .option('--timeout <seconds>', 'give up after this long (0: check once)', wholeNumberOption({ min: 0 }), 600)
     .option('--interval <seconds>', `time between checks (at most ${MAX_TIMER_SECONDS}, about 24 days)`, wholeNumberOption({ min: 1, max: MAX_TIMER_SECONDS }), 2)
     .addHelpText(

@@ -1185,6 +1185,14 @@ describe('CLI against the API over HTTP', () => {
       );
     });
 
+    it('names in its help the states a volume and an attachment can be waited for', async () => {
+      const help = (await cli('wait', '--help')).stdout.replace(/\s+/g, ' ');
+      expect(help).toContain(
+        "--state <states> wanted state(s), comma-separated or repeated, e.g. available,in-use: a volume's (pending, creating, available, in-use, modifying, deleting, deleted, error) " +
+          "or, with --attachment, an attachment's (pending, attaching, attached, detaching, detached, error)",
+      );
+    });
+
     it('refuses a --state that names no state (exit 2, nothing sent): such a wait could only time out', async () => {
       await cli('volumes', 'create', '--az', 'us-east-1a', '--size', '20', '--id', 'data-01');
       sent = [];
