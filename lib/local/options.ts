@@ -51,7 +51,8 @@ export function localCommand(): Command {
     .option('--endpoint <url>', 'AWS endpoint for the moto backend instead of starting moto_server (default AWS_ENDPOINT_URL)', endpointOption)
     // A longer period than a timer holds would run a pass every millisecond.
     .option('--reconcile-seconds <seconds>', `reconciler period (at most ${MAX_TIMER_SECONDS}, about 24 days)`, wholeNumberOption({ min: 1, max: MAX_TIMER_SECONDS }), RECONCILER.intervalMinutes * 60)
-    .option('--verbose', 'log debug lines too (each poller batch and how it was handled)');
+    .option('--verbose', 'log debug lines too (each poller batch and how it was handled)')
+    .showHelpAfterError('(run with --help for usage)');
 }
 
 /**

@@ -45,6 +45,12 @@ describe('npm start options', () => {
     expect(read([], env).options?.warnings).toEqual([]);
   });
 
+  it('names an unknown option and says where the usage is', () => {
+    const { options, stderr } = read(['--bogus']);
+    expect(options).toBeUndefined();
+    expect(stderr).toBe("error: unknown option '--bogus'\n(run with --help for usage)\n");
+  });
+
   it('warns that --endpoint is ignored with the memory backend', () => {
     const { options } = read(['--endpoint', 'http://127.0.0.1:4566']);
     expect(options?.endpoint).toBeUndefined();
