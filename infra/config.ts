@@ -10,6 +10,12 @@ import { EXECUTOR } from '../lib/settings.js';
 export type ApiAuthorization = 'iam' | 'none';
 export type TableRemovalPolicy = 'retain' | 'destroy';
 
+
+/** A deployment option that cannot be used: the app prints its message alone, as a usage error, not a stack trace. */
+export class OptionError extends Error {
+  override name = 'OptionError';
+}
+
 /** Options a deployer may set; everything else comes from lib/settings.ts. */
 export interface DeploymentOptions {
   /** Value of the ownership tag on every volume this deployment creates; IAM scopes EC2 mutations to it. Default: the stack name. */
@@ -141,7 +147,7 @@ export function stackNameFromContext(get: (key: string) => unknown): string {
   const value = get('stackName');
   if (value === undefined) return DEFAULT_STACK_NAME;
   if (typeof value !== 'string' || !STACK_NAME.test(value)) {
-    throw new Error(`stackName must be 1-128 letters, digits and hyphens, starting with a letter, got ${JSON.stringify(value)}`);
+    throw new OptionError(`stackName must be 1-128 letters, digits and hyphens, starting with a letter, got ${JSON.stringify(value)}`);
   }
   return value;
 }
@@ -155,7 +161,7 @@ export function checkContextKeys(keys: readonly string[]): void {
   const known = new Set<string>(['stackName', ...CONTEXT_KEYS]);
   const unknown = keys.filter((key) => /^[A-Za-z][A-Za-z0-9]*$/.test(key) && !known.has(key));
   if (unknown.length > 0) {
-    throw new Error(`unknown context option ${unknown.map((key) => JSON.stringify(key)).join(', ')}: the options are ${[...known].join(', ')}`);
+    throw new OptionError(`unknown context option ${unknown.map((key) => JSON.stringify(key)).join(', ')}: the options are ${[...known].join(', ')}`);
   }
 }
 
@@ -168,7 +174,7 @@ export function optionsFromContext(get: (key: string) => unknown): DeploymentOpt
   }
   const text = (key: keyof DeploymentOptions) => {
     const value = options[key];
-    if (value !== undefined && typeof value !== 'string') throw new Error(`${key} must be a string, got ${JSON.stringify(value)}`);
+    if (value !== undefined && typeof value !== 'string') throw new OptionError(`${key} must be a string, got ${JSON.stringify(value)}`);
     return value;
   };
   const number = (key: keyof DeploymentOptions) => {
@@ -176,13 +182,13 @@ export function optionsFromContext(get: (key: string) => unknown): DeploymentOpt
     if (value === undefined || typeof value === 'number') return value;
     // Decimal only: Number() would also read `0x10`, `0b11110` or `0o20` as 16, 30 or 16.
     if (typeof value === 'string' && DECIMAL_NUMBER.test(value.trim()) && Number.isFinite(Number(value))) return Number(value);
-    throw new Error(`${key} must be a decimal number, got ${JSON.stringify(value)}`);
+    throw new OptionError(`${key} must be a decimal number, got ${JSON.stringify(value)}`);
   };
   const boolean = (key: keyof DeploymentOptions) => {
     const value = options[key];
     if (value === undefined || typeof value === 'boolean') return value;
     if (value === 'true' || value === 'false') return value === 'true';
-    throw new Error(`${key} must be true or false, got ${JSON.stringify(value)}`);
+    throw new OptionError(`${key} must be true or false, got ${JSON.stringify(value)}`);
   };
   // A comma-separated list on the command line, a JSON array of strings in cdk.json.
   const list = (key: keyof DeploymentOptions) => {
@@ -190,7 +196,7 @@ export function optionsFromContext(get: (key: string) => unknown): DeploymentOpt
     if (value === undefined) return value;
     if (typeof value === 'string') return value.split(',').map((item) => item.trim());
     if (Array.isArray(value) && value.every((item) => typeof item === 'string')) return value as string[];
-    throw new Error(`${key} must be a comma-separated string or an array of strings, got ${JSON.stringify(value)}`);
+    throw new OptionError(`${key} must be a comma-separated string or an array of strings, got ${JSON.stringify(value)}`);
   };
   return {
     ownerTagValue: text('ownerTagValue'),
@@ -211,10 +217,10 @@ export function optionsFromContext(get: (key: string) => unknown): DeploymentOpt
 
 function resolveSnapshotOwners(owners: string[] | undefined): string[] | undefined {
   if (owners === undefined) return undefined;
-  if (!Array.isArray(owners)) throw new Error(`restorableSnapshotOwners must be a list of owners, got ${JSON.stringify(owners)}`);
+  if (!Array.isArray(owners)) throw new OptionError(`restorableSnapshotOwners must be a list of owners, got ${JSON.stringify(owners)}`);
   if (owners.length === 1 && owners[0] === ANY_SNAPSHOT_OWNER) return [ANY_SNAPSHOT_OWNER];
   if (owners.length === 0 || owners.some((owner) => typeof owner !== 'string' || !SNAPSHOT_OWNER.test(owner))) {
-    throw new Error(`restorableSnapshotOwners must be 12-digit account ids or amazon, or '*' alone for any owner, got ${JSON.stringify(owners)}`);
+    throw new OptionError(`restorableSnapshotOwners must be 12-digit account ids or amazon, or '*' alone for any owner, got ${JSON.stringify(owners)}`);
   }
   return [...new Set(owners)];
 }
@@ -230,7 +236,7 @@ function resolveInstanceTag(tag: string | undefined): InstanceTag | undefined {
   // A key of spaces only would make the instance condition name a tag nobody means to put on an instance.
   const blankKey = key.trim() === '';
   if (keyChars < 1 || blankKey || keyChars > TAG_KEY_MAX_CHARS || characterCount(value) > TAG_VALUE_MAX_CHARS || key.toLowerCase().startsWith('aws:')) {
-    throw new Error(
+    throw new OptionError(
       `attachableInstanceTag must be key=value, a tag key of 1-${TAG_KEY_MAX_CHARS} characters, not only spaces and not starting with aws:, and a value of 0-${TAG_VALUE_MAX_CHARS}, got ${JSON.stringify(tag)}`,
     );
   }
@@ -245,53 +251,53 @@ export function resolveOptions(options: DeploymentOptions, stackName: string, re
   const ownerTagValue = options.ownerTagValue ?? stackName;
   // Spaces alone tell no deployment from another: the IAM conditions on the owner tag would mean nothing.
   if (!TAG_VALUE.test(ownerTagValue) || ownerTagValue.trim() === '') {
-    throw new Error(`ownerTagValue must be 1-256 letters, digits, spaces or + - = . _ : / @, not only spaces, got ${JSON.stringify(ownerTagValue)}`);
+    throw new OptionError(`ownerTagValue must be 1-256 letters, digits, spaces or + - = . _ : / @, not only spaces, got ${JSON.stringify(ownerTagValue)}`);
   }
   if (options.alarmEmail !== undefined && !EMAIL.test(options.alarmEmail)) {
-    throw new Error(`alarmEmail must be an email address, got ${JSON.stringify(options.alarmEmail)}`);
+    throw new OptionError(`alarmEmail must be an email address, got ${JSON.stringify(options.alarmEmail)}`);
   }
   const apiAuthorization = options.apiAuthorization ?? 'iam';
   if (apiAuthorization !== 'iam' && apiAuthorization !== 'none') {
-    throw new Error(`apiAuthorization must be 'iam' or 'none', got ${JSON.stringify(apiAuthorization)}`);
+    throw new OptionError(`apiAuthorization must be 'iam' or 'none', got ${JSON.stringify(apiAuthorization)}`);
   }
   const executorMaxConcurrency = options.executorMaxConcurrency ?? EXECUTOR.maxConcurrency;
   if (!Number.isInteger(executorMaxConcurrency) || executorMaxConcurrency < MAX_CONCURRENCY_RANGE.min || executorMaxConcurrency > MAX_CONCURRENCY_RANGE.max) {
-    throw new Error(`executorMaxConcurrency must be an integer from ${MAX_CONCURRENCY_RANGE.min} to ${MAX_CONCURRENCY_RANGE.max}, got ${executorMaxConcurrency}`);
+    throw new OptionError(`executorMaxConcurrency must be an integer from ${MAX_CONCURRENCY_RANGE.min} to ${MAX_CONCURRENCY_RANGE.max}, got ${executorMaxConcurrency}`);
   }
   const ec2RefillPerSecond = options.ec2RefillPerSecond ?? EC2_MUTATING_REFILL_PER_SECOND;
   if (!Number.isFinite(ec2RefillPerSecond) || ec2RefillPerSecond <= 0) {
-    throw new Error(`ec2RefillPerSecond must be a positive number of tokens per second, got ${ec2RefillPerSecond}`);
+    throw new OptionError(`ec2RefillPerSecond must be a positive number of tokens per second, got ${ec2RefillPerSecond}`);
   }
   const ec2RateBudget = options.ec2RateBudget;
   if (ec2RateBudget !== undefined && (!Number.isFinite(ec2RateBudget) || ec2RateBudget <= 0)) {
-    throw new Error(`ec2RateBudget must be a positive number of calls per second, got ${ec2RateBudget}`);
+    throw new OptionError(`ec2RateBudget must be a positive number of calls per second, got ${ec2RateBudget}`);
   }
   const logRetentionDays = options.logRetentionDays ?? 30;
   if (!LOG_RETENTION_DAYS.includes(logRetentionDays)) {
-    throw new Error(`logRetentionDays must be one of ${LOG_RETENTION_DAYS.join(', ')}, got ${logRetentionDays}`);
+    throw new OptionError(`logRetentionDays must be one of ${LOG_RETENTION_DAYS.join(', ')}, got ${logRetentionDays}`);
   }
   const tableRemovalPolicy = options.tableRemovalPolicy ?? 'retain';
   if (tableRemovalPolicy !== 'retain' && tableRemovalPolicy !== 'destroy') {
-    throw new Error(`tableRemovalPolicy must be 'retain' or 'destroy', got ${JSON.stringify(tableRemovalPolicy)}`);
+    throw new OptionError(`tableRemovalPolicy must be 'retain' or 'destroy', got ${JSON.stringify(tableRemovalPolicy)}`);
   }
   const deletionProtection = options.deletionProtection ?? true;
   // CloudFormation cannot delete a protected table: `cdk destroy` would fail on it.
   if (tableRemovalPolicy === 'destroy' && deletionProtection) {
-    throw new Error('tableRemovalPolicy=destroy needs deletionProtection=false: a table with deletion protection cannot be deleted with the stack');
+    throw new OptionError('tableRemovalPolicy=destroy needs deletionProtection=false: a table with deletion protection cannot be deleted with the stack');
   }
   if (options.kmsKeyArn !== undefined) {
     const keyRegion = KMS_KEY_ARN.exec(options.kmsKeyArn)?.groups?.region;
     if (keyRegion === undefined) {
-      throw new Error(`kmsKeyArn must be a KMS key ARN (arn:aws:kms:<region>:<account>:key/<id>), got ${JSON.stringify(options.kmsKeyArn)}`);
+      throw new OptionError(`kmsKeyArn must be a KMS key ARN (arn:aws:kms:<region>:<account>:key/<id>), got ${JSON.stringify(options.kmsKeyArn)}`);
     }
     // EBS encrypts a volume only with a key in the volume's own Region.
     if (region !== undefined && keyRegion !== region) {
-      throw new Error(`kmsKeyArn must be a key in the stack's Region ${region}, got one in ${keyRegion}: ${options.kmsKeyArn}`);
+      throw new OptionError(`kmsKeyArn must be a key in the stack's Region ${region}, got one in ${keyRegion}: ${options.kmsKeyArn}`);
     }
   }
   const reconcilerScanSegments = options.reconcilerScanSegments;
   if (reconcilerScanSegments !== undefined && (!Number.isInteger(reconcilerScanSegments) || reconcilerScanSegments < 1 || reconcilerScanSegments > MAX_SCAN_SEGMENTS)) {
-    throw new Error(`reconcilerScanSegments must be an integer from 1 to ${MAX_SCAN_SEGMENTS}, got ${reconcilerScanSegments}`);
+    throw new OptionError(`reconcilerScanSegments must be an integer from 1 to ${MAX_SCAN_SEGMENTS}, got ${reconcilerScanSegments}`);
   }
   const restorableSnapshotOwners = resolveSnapshotOwners(options.restorableSnapshotOwners);
   const attachableInstanceTag = resolveInstanceTag(options.attachableInstanceTag);
