@@ -799,9 +799,15 @@ function applyPatch(spec: VolumeSpec, patch: PatchVolumeRequest): VolumeSpec {
   return next;
 }
 
-/** Key-order-independent equality of two specs (both already validated). */
+/**
+ * Whether two specs (both already validated) ask EBS for the same, field by field as a repeated
+ * create compares them (`sameSpecValue`): key order aside, `false` for `encrypted` or `multiAttach`
+ * is the same as leaving it out, and an empty tag map as none.
+ */
 export function sameSpec(a: VolumeSpec, b: VolumeSpec): boolean {
-  return canonicalJson(withoutEmptyTags(a)) === canonicalJson(withoutEmptyTags(b));
+  const [first, second] = [withoutEmptyTags(a), withoutEmptyTags(b)];
+  const fields = new Set([...Object.keys(first), ...Object.keys(second)] as Array<keyof VolumeSpec>);
+  return [...fields].every((field) => sameSpecValue(field, first[field], second[field]));
 }
 
 // ---------------------------------------------------------------------------------------------

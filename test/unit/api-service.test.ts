@@ -674,6 +674,23 @@ describe('VolumeService', () => {
       expect(details.generation).toBe(1);
     });
 
+    it('takes `false` for encrypted or multiAttach as the create does, the same as leaving it out: no change, no retry of a volume in error', async () => {
+      const failed = { state: 'error', code: 'InternalError', attempts: 3, updatedAt: '2026-01-01T00:00:00.000Z' } as const;
+      await store.update<VolumeRecord>(volumeKey('data-01'), { status: failed });
+      const before = await volume('data-01');
+      const writes = store.writes;
+      for (const patch of [{ encrypted: false }, { multiAttach: false }, { encrypted: false, multiAttach: false, sizeGiB: 20 }]) {
+        const details = await service.patchVolume('data-01', patch);
+        expect(details.generation).toBe(1);
+        expect(details.status).toEqual(failed);
+      }
+      expect(store.writes).toBe(writes);
+      expect(await volume('data-01')).toEqual(before);
+      // And the other way round: clearing a `false` spelt out is no change either.
+      await store.update<VolumeRecord>(volumeKey('data-01'), { spec: { ...GP3, iops: 4000, encrypted: false } });
+      expect((await service.patchVolume('data-01', { encrypted: null })).generation).toBe(1);
+    });
+
     it('is 409 on a dying volume and 404 on a missing one', async () => {
       await service.deleteVolume('data-01');
       expect((await problemOf(() => service.patchVolume('data-01', { sizeGiB: 40 }))).status).toBe(409);
