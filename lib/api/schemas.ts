@@ -205,7 +205,7 @@ export const ListVolumesQuerySchema = z.strictObject({
 /** A query parameter holding `true` or `false`, as written; anything else gets the one message that says so. */
 function booleanParameter() {
   const read = (value: unknown) => (value === 'true' ? true : value === 'false' ? false : value);
-  return z.preprocess(read, z.boolean({ error: 'true or false' }));
+  return z.preprocess(read, z.boolean({ error: 'must be true or false' }));
 }
 
 export const DetachQuerySchema = z.strictObject({

@@ -185,6 +185,13 @@ describe('API handler', () => {
       expect(AttachmentSchema.parse(plain.json)).not.toHaveProperty('forceDetach');
     });
 
+    it('says what force must be when it is neither true nor false', async () => {
+      await api.call({ method: 'POST', url: '/volumes', json: { volumeId: 'data-01', spec: GP3, attachTo: { instanceId: INSTANCE_A } } });
+      const problem = expectProblem(await api.call({ method: 'DELETE', url: `/volumes/data-01/attachments/${INSTANCE_A}?force=TRUE` }), 400);
+      expect(problem.errors).toEqual([{ path: 'force', message: 'must be true or false' }]);
+      expect(problem.detail).toBe('the query string is not valid: force: must be true or false');
+    });
+
     it('reads a base64-encoded body (API Gateway isBase64Encoded) as the JSON it encodes', async () => {
       const created = await callBase64({ method: 'POST', url: '/volumes', contentType: 'application/json', text: JSON.stringify({ volumeId: 'data-01', spec: GP3 }) });
       expect(created.statusCode).toBe(201);
