@@ -222,7 +222,7 @@ export const ROUTES: readonly ApiRoute[] = [
     responses: { 202: { description: 'Deletion is under way (or finished just now: the volume as marked, with no attachments).', schema: VolumeDetailsSchema, etag: true } },
     problems: {
       404: 'No such volume (or it is already gone).',
-      409: `${INVALID_RECORD} A volume whose only fault is a spec outside the EBS limits (or a tag key of 128 characters, the limit before) is marked dying all the same: the system deletes it whatever its spec.`,
+      409: `${INVALID_RECORD} A volume whose faults are all ones a delete does not use (a spec outside the EBS limits or with a tag key of 128 characters, the limit before; a spec with no placement; a \`retriedGeneration\` past its \`generation\`) is marked dying all the same: the system deletes it whatever its spec.`,
       412: PRECONDITION_FAILED,
     },
     ifMatch: true,

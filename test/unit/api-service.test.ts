@@ -1536,6 +1536,20 @@ describe('VolumeService', () => {
       expect(await volume('huge')).toMatchObject({ life: 'dying', version: 4 });
       expect((await service.deleteVolume('huge')).life).toBe('dying');
     });
+
+    it('deletes a volume whose faults are all ones a delete does not use: no placement, a retriedGeneration past its generation', async () => {
+      store.putRaw(clientOnly('unplaced', { spec: UNPLACED }));
+      store.putRaw(clientOnly('retried-ahead', { retriedGeneration: 5 }));
+      for (const [volumeId, path] of [['unplaced', 'record.spec.availabilityZone'], ['retried-ahead', 'record.retriedGeneration']] as const) {
+        expect((await problemOf(() => service.getVolume(volumeId))).errors.map((issue) => issue.path)).toEqual([path]);
+        expect(await service.deleteVolume(volumeId)).toMatchObject({ life: 'dying' });
+        expect(await volume(volumeId)).toMatchObject({ life: 'dying' });
+      }
+      // One fault a delete needs to be right still refuses it: a state the system never writes.
+      store.putRaw(clientOnly('final', { spec: UNPLACED, status: { state: 'deleted', attempts: 0, updatedAt: '' } }));
+      expect((await problemOf(() => service.deleteVolume('final'))).kind).toBe('invalid-record');
+      expect(await volume('final')).toMatchObject({ life: 'alive' });
+    });
   });
 });
 
