@@ -127,15 +127,17 @@ function reservedPrefixOf(key: string): string | undefined {
  */
 export const DYING_TAG_KEY_MAX_CHARS = 128;
 
-/** The tag rules, keys of 1–`keyMaxChars` characters. */
-const tagsWithKeysUpTo = (keyMaxChars: number) => z.record(z.string(), z.string().meta({ maxLength: TAG_VALUE_MAX_CHARS })).superRefine((tags, ctx) => {
-  const entries = Object.entries(tags);
-  if (entries.length > MAX_CLIENT_TAGS) {
-    // The count alone: one issue per key would let a large body of tags make an answer as large.
-    ctx.addIssue({ code: 'custom', message: `at most ${MAX_CLIENT_TAGS} tags, got ${entries.length}` });
-    return;
-  }
-  for (const [key, value] of entries) {
+/**
+ * The tag rules, keys of 1–`keyMaxChars` characters. Too many tags is one issue, the count, found
+ * before anything else is judged: one issue per key (a value that is not a string, say) would let
+ * a large body of tags make an answer as large.
+ */
+const tagsWithKeysUpTo = (keyMaxChars: number) => z.preprocess((tags, ctx) => {
+  const count = tags !== null && typeof tags === 'object' && !Array.isArray(tags) ? Object.keys(tags).length : 0;
+  if (count > MAX_CLIENT_TAGS) ctx.addIssue({ code: 'custom', message: `at most ${MAX_CLIENT_TAGS} tags, got ${count}`, input: tags });
+  return tags;
+}, z.record(z.string(), z.string().meta({ maxLength: TAG_VALUE_MAX_CHARS })).superRefine((tags, ctx) => {
+  for (const [key, value] of Object.entries(tags)) {
     const keyChars = characterCount(key);
     const valueChars = characterCount(value);
     if (keyChars < 1 || keyChars > keyMaxChars) addIssue(ctx, key, `tag key must be 1–${keyMaxChars} characters, got ${keyChars}`);
@@ -146,7 +148,7 @@ const tagsWithKeysUpTo = (keyMaxChars: number) => z.record(z.string(), z.string(
     const reserved = reservedPrefixOf(key);
     if (reserved) addIssue(ctx, key, `tag keys starting with "${reserved}" are reserved`);
   }
-});
+}));
 
 export const tagsSchema = tagsWithKeysUpTo(TAG_KEY_MAX_CHARS).meta({ description: TAG_RULES, maxProperties: MAX_CLIENT_TAGS });
 

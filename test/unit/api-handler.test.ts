@@ -365,6 +365,21 @@ describe('API handler', () => {
     });
 
     it.each([
+      ['POST', '/volumes', (tags: string) => `{"spec":{"sizeGiB":20,"volumeType":"gp3","availabilityZone":"us-east-1a","tags":{${tags}}}}`, 'spec.tags'],
+      ['PATCH', '/volumes/data-01', (tags: string) => `{"tags":{${tags}}}`, 'tags'],
+    ] as const)('answers %s %s with the largest body of tags whose values are no strings with the count of tags as the one issue, not one per tag', async (method, url, bodyOf, path) => {
+      await api.call({ method: 'POST', url: '/volumes', json: { volumeId: 'data-01', spec: GP3 } });
+      const writes = api.store.writes;
+      const tags: string[] = [];
+      for (let i = 0, bytes = 100; bytes < API.maxBodyBytes; i++) bytes += tags[tags.push(`"${i}":0`) - 1]!.length + 1;
+      const response = await api.call({ method, url, headers: { 'content-type': 'application/json' }, body: bodyOf(tags.join(',')) });
+      const problem = expectProblem(response, 400);
+      expect(problem.errors).toEqual([{ path, message: `at most 48 tags, got ${tags.length}` }]);
+      expect(Buffer.byteLength(response.body ?? '')).toBeLessThan(1024);
+      expect(api.store.writes).toBe(writes);
+    });
+
+    it.each([
       ['POST', '/volumes', (fields: string) => `{"spec":{"sizeGiB":20,"volumeType":"gp3",${fields}}}`, 'spec', 'is not a known field'],
       ['GET', '/volumes', (fields: string) => `{${fields}}`, '', 'is not a known field: this route takes no body'],
     ] as const)('answers %s %s with the largest body full of unknown fields with the first ones named and the rest counted: a small answer', async (method, url, bodyOf, parent, message) => {
