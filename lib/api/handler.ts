@@ -17,7 +17,7 @@ import type { Clock, Log, RecordStore, SharedRateBudget } from '../engine/ports.
 import { silentLog } from '../memory/log.js';
 import { API } from '../settings.js';
 import { buildOpenApiDocument } from './openapi.js';
-import { parseOrThrow, unknownFieldIssues } from './parse.js';
+import { MAX_UNKNOWN_FIELDS_LISTED, parseOrThrow, unknownFieldIssues } from './parse.js';
 import { parseIfMatch } from './preconditions.js';
 import { ApiProblem, invalid, type FieldIssue } from './problem.js';
 import { HTTP_METHODS, ROUTES, pathParameterNames, pathPattern, type ApiRoute, type RouteContext } from './routes.js';
@@ -169,16 +169,25 @@ function pathOf(place: Place): string[] {
   return path.reverse();
 }
 
+/** `__proto__` keys of a body named one by one, the rest counted, as unknown fields are (MAX_UNKNOWN_FIELDS_LISTED). */
+const MAX_PROTO_KEYS_LISTED = MAX_UNKNOWN_FIELDS_LISTED;
+/** The longest path a `__proto__` issue names whole; a longer one keeps its start and its end. */
+export const MAX_PROTO_KEY_PATH_CHARS = 200;
+
 /**
  * Every `__proto__` key in a parsed JSON body, wherever it is. JSON.parse keeps it as a key like
  * any other, but a map of the schemas (tags) skips it without a word, so a tag by that name would
  * vanish and a PATCH sending only it would remove every tag; it is refused instead, by name. Walked
  * without recursion, and each value holds only its key and its parent, its path spelt out when
  * found: a body within the size limit may nest some hundred thousand levels deep, whose paths,
- * copied level by level, would take billions of steps.
+ * copied level by level, would take billions of steps. For the same reason only the first ones are
+ * named, each path within MAX_PROTO_KEY_PATH_CHARS, and the others counted: a body nesting a
+ * `__proto__` in each of its levels would otherwise be answered with every level's whole path,
+ * gigabytes for a body of 256 KiB.
  */
 function protoKeyIssues(body: unknown): FieldIssue[] {
   const issues: FieldIssue[] = [];
+  let more = 0;
   const pending: Place[] = [{ value: body }];
   for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
     const { value } = next;
@@ -188,9 +197,22 @@ function protoKeyIssues(body: unknown): FieldIssue[] {
       const key = keys[i]!;
       pending.push({ value: (value as Record<string, unknown>)[key], key, parent: next });
     }
-    if (keys.includes('__proto__')) issues.push({ path: fieldPath([...pathOf(next), '__proto__']), message: '"__proto__" cannot be a key' });
+    if (!keys.includes('__proto__')) continue;
+    if (issues.length === MAX_PROTO_KEYS_LISTED) more++;
+    else issues.push({ path: withinChars(fieldPath([...pathOf(next), '__proto__']), MAX_PROTO_KEY_PATH_CHARS), message: '"__proto__" cannot be a key' });
   }
+  if (more > 0) issues.push({ path: '', message: `and ${more} more "__proto__" ${more === 1 ? 'key' : 'keys'}` });
   return issues;
+}
+
+/** `text` as it is, or its start and its end within `max` characters, "…" between them (never cutting a surrogate pair in two). */
+function withinChars(text: string, max: number): string {
+  if (text.length <= max) return text;
+  let head = Math.floor((max - 1) / 2);
+  let tail = text.length - (max - 1 - head);
+  if (/[\uD800-\uDBFF]/.test(text.charAt(head - 1))) head--;
+  if (/[\uDC00-\uDFFF]/.test(text.charAt(tail))) tail++;
+  return `${text.slice(0, head)}…${text.slice(tail)}`;
 }
 
 /**

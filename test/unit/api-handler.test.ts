@@ -476,6 +476,22 @@ describe('API handler', () => {
       expect(deep.errors).toEqual([{ path: 'a.a.a.__proto__', message: '"__proto__" cannot be a key' }]);
     });
 
+    it('answers a body with a `__proto__` key in every level, as deep as the size limit allows, in a few kilobytes: the first ones named, the rest counted', async () => {
+      const depth = Math.floor((API.maxBodyBytes - 2) / '{"__proto__":}'.length);
+      const body = '{"__proto__":'.repeat(depth) + '0' + '}'.repeat(depth);
+      expect(Buffer.byteLength(body)).toBeLessThanOrEqual(API.maxBodyBytes);
+      const response = await api.call({ method: 'PUT', url: `/volumes/data-01/attachments/${INSTANCE_A}`, headers: { 'content-type': 'application/json' }, body });
+      const { errors } = expectProblem(response, 400);
+      const message = '"__proto__" cannot be a key';
+      expect(errors.slice(0, 2)).toEqual([{ path: '__proto__', message }, { path: '__proto__.__proto__', message }]);
+      expect(errors).toHaveLength(MAX_UNKNOWN_FIELDS_LISTED + 1);
+      // A path too long to name whole keeps its start and its end.
+      const fiftieth = Array.from({ length: 50 }, () => '__proto__').join('.');
+      expect(errors[49]).toEqual({ path: `${fiftieth.slice(0, 99)}…${fiftieth.slice(-100)}`, message });
+      expect(errors.at(-1)).toEqual({ path: '', message: `and ${depth - MAX_UNKNOWN_FIELDS_LISTED} more "__proto__" keys` });
+      expect(Buffer.byteLength(response.body ?? '')).toBeLessThan(16 * 1024);
+    });
+
     it('refuses a base64-encoded body on a route that takes none by the fields it encodes; an encoded `{}` is none', async () => {
       await api.call({ method: 'POST', url: '/volumes', json: { volumeId: 'data-01', spec: GP3 } });
       const writes = api.store.writes;
