@@ -262,7 +262,7 @@ export class VolumeService {
       }
       const next = merged.value;
       if (sameSpec(current.spec, next)) return this.details(volumeId);
-      const issues = changeIssues(current, next, patch);
+      const issues = changeIssues(current, next);
       if (issues.length > 0) throw invalid(`the change to volume ${volumeId} is not allowed: ${describeValidationIssues(issues)}`, issues);
       if (current.spec.multiAttach && !next.multiAttach) await this.requireOneInstance(volumeId);
       try {
@@ -744,27 +744,29 @@ function shownValue(value: unknown): string {
 }
 
 /**
- * What refuses `patch`, which takes `current` to `next`: `specChangeIssues`, judged by what the
- * patch changes. A volume's spec may already ask for what EBS cannot make of it (a size below the
- * one it was grown to outside the system, say). Tags may change at any time, so a tag-only change
- * is refused only for issues of its own. A size, type, IOPS or throughput change is made with the
- * whole spec, so every issue refuses it; one the spec had before, on a field the patch leaves as it
- * is, says so.
+ * What refuses the patch that takes `current` to `next`: `specChangeIssues`, judged by what the
+ * patch changes (a field it sends as the spec already has it changes nothing: a client may send
+ * the whole spec back with new tags). A volume's spec may already ask for what EBS cannot make of
+ * it (a size below the one it was grown to outside the system, say). Tags may change at any time,
+ * so a tag-only change is refused only for issues of its own. A size, type, IOPS or throughput
+ * change is made with the whole spec, so every issue refuses it; one the spec had before, on a
+ * field the patch leaves as it is, says so.
  */
-function changeIssues(current: VolumeRecord, next: VolumeSpec, patch: PatchVolumeRequest): FieldIssue[] {
+function changeIssues(current: VolumeRecord, next: VolumeSpec): FieldIssue[] {
   const issues = patchFieldIssues(specChangeIssues(current, next));
   if (issues.length === 0) return issues;
   const before = new Set(patchFieldIssues(specChangeIssues(current)).map((issue) => `${issue.path}\u0000${issue.message}`));
   const earlier = (issue: FieldIssue) => before.has(`${issue.path}\u0000${issue.message}`);
-  const sent = Object.keys(patch);
-  if (sent.every((field) => field === 'tags')) return issues.filter((issue) => !earlier(issue));
+  const [from, to] = [withoutEmptyTags(current.spec), withoutEmptyTags(next)];
+  const changed: string[] = [...new Set([...Object.keys(from), ...Object.keys(to)] as Array<keyof VolumeSpec>)].filter((field) => !sameSpecValue(field, from[field], to[field]));
+  if (changed.every((field) => field === 'tags')) return issues.filter((issue) => !earlier(issue));
   return issues.map((issue) => {
     const field = issue.path.split('.')[0]!;
-    if (sent.includes(field) && (IMMUTABLE_FIELDS as readonly string[]).includes(field)) {
+    if (changed.includes(field) && (IMMUTABLE_FIELDS as readonly string[]).includes(field)) {
       const asked = current.ebsVolumeId !== undefined ? `EC2 created it as ${current.ebsVolumeId}` : 'CreateVolume was asked for it already';
       return { ...issue, message: `${issue.message}: ${asked}; delete the volume and create another to change it` };
     }
-    if (!earlier(issue) || sent.includes(field)) return issue;
+    if (!earlier(issue) || changed.includes(field)) return issue;
     return {
       ...issue,
       message: `${issue.message} (so before this change, which leaves ${field} as it is: a size, type, IOPS or throughput change is made only with a spec EBS can make as a whole)`,

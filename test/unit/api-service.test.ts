@@ -594,6 +594,23 @@ describe('VolumeService', () => {
       expect(shrink.errors).toEqual([{ path: 'sizeGiB', message: 'EBS volumes can only grow: 40 GiB cannot become 30 GiB' }]);
     });
 
+    it('judges a patch by what it changes, not by what it sends: the whole spec sent back with new tags is a tag change', async () => {
+      await createdInEbs({ sizeGiB: 40, volumeType: 'gp3', iops: 4000, throughput: 125, tags: { team: 'a' } }, { ...GP3, iops: 4000, tags: { team: 'a' } });
+      await store.update<VolumeRecord>(volumeKey('data-01'), { spec: { ...GP3, iops: 4000, tags: { team: 'a' } } });
+      // As read (20 GiB, below the 40 EC2 reports after a grow outside), tags changed, the rest sent as it is.
+      const details = await service.patchVolume('data-01', { ...GP3, iops: 4000, tags: { team: 'b' } });
+      expect(details.spec).toEqual({ ...GP3, iops: 4000, tags: { team: 'b' } });
+      expect(details.generation).toBe(2);
+      // With a change of another field, the size sent as it was is named as an issue from before this change.
+      const grown = await problemOf(() => service.patchVolume('data-01', { ...GP3, iops: 5000 }));
+      expect(grown.errors).toEqual([
+        {
+          path: 'sizeGiB',
+          message: 'EBS volumes can only grow: 40 GiB cannot become 20 GiB (so before this change, which leaves sizeGiB as it is: a size, type, IOPS or throughput change is made only with a spec EBS can make as a whole)',
+        },
+      ]);
+    });
+
     it('lets a volume not yet created shrink: nothing exists in EBS to shrink', async () => {
       const details = await service.patchVolume('data-01', { sizeGiB: 10 });
       expect(details.spec.sizeGiB).toBe(10);
