@@ -252,18 +252,19 @@ export class VolumeService {
         throw new ApiProblem('conflict', `volume ${volumeId} is being deleted and can no longer change`);
       }
       const merged = validateVolumeSpec(applyPatch(current.spec, patch));
-      if (merged.ok && !isPlaced(merged.value) && PLACEMENT_FIELDS.some((field) => patch[field] !== undefined)) {
-        const issues = [{ path: 'availabilityZone', message: 'is required unless placementInstanceId names an instance whose AZ the volume goes in' }];
-        throw invalid(`the change to volume ${volumeId} leaves it no placement: ${describeValidationIssues(issues)}`, issues);
-      }
       if (!merged.ok) {
         const issues = patchFieldIssues(merged.issues);
         throw invalid(`the change to volume ${volumeId} makes an invalid spec: ${describeValidationIssues(issues)}`, issues);
       }
       const next = merged.value;
       if (sameSpec(current.spec, next)) return this.details(volumeId);
+      // First what EBS allows: the placement of a volume CreateVolume was asked for is fixed, and no other placement would do.
       const issues = changeIssues(current, next);
       if (issues.length > 0) throw invalid(`the change to volume ${volumeId} is not allowed: ${describeValidationIssues(issues)}`, issues);
+      if (!isPlaced(next) && PLACEMENT_FIELDS.some((field) => patch[field] !== undefined)) {
+        const placement = [{ path: 'availabilityZone', message: 'is required unless placementInstanceId names an instance whose AZ the volume goes in' }];
+        throw invalid(`the change to volume ${volumeId} leaves it no placement: ${describeValidationIssues(placement)}`, placement);
+      }
       if (current.spec.multiAttach && !next.multiAttach) await this.requireOneInstance(volumeId);
       try {
         const generation = current.generation + 1;

@@ -658,6 +658,12 @@ describe('VolumeService', () => {
       expect(store.writes).toBe(writes);
       // The same value as created is no change.
       expect((await service.patchVolume('data-01', { availabilityZone: 'us-east-1a' })).generation).toBe(1);
+      // Cleared, it is fixed too: not "required unless placementInstanceId names an instance", which would be refused as well.
+      const cleared = await problemOf(() => service.patchVolume('data-01', { availabilityZone: null }));
+      expect(cleared.errors).toEqual([
+        { path: 'availabilityZone', message: 'is fixed when the volume is created: EC2 created it as vol-0123456789abcdef0; delete the volume and create another to change it' },
+      ]);
+      expect(store.writes).toBe(writes);
     });
 
     it('judges the change again when the volume was created between its read and its write', async () => {
