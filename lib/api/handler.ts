@@ -172,7 +172,7 @@ function pathOf(place: Place): string[] {
 /** `__proto__` keys of a body named one by one, the rest counted, as unknown fields are (MAX_UNKNOWN_FIELDS_LISTED). */
 const MAX_PROTO_KEYS_LISTED = MAX_UNKNOWN_FIELDS_LISTED;
 /** The longest path a `__proto__` issue names whole; a longer one keeps its start and its end. */
-export const MAX_PROTO_KEY_PATH_CHARS = 200;
+const MAX_PROTO_KEY_PATH_CHARS = 200;
 
 /**
  * Every `__proto__` key in a parsed JSON body, wherever it is. JSON.parse keeps it as a key like
