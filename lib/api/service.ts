@@ -202,7 +202,7 @@ export class VolumeService {
       const rest = after !== undefined ? volumeIds.filter((id) => id > after) : volumeIds.slice(cursor?.offset ?? 0);
       const pageIds = rest.slice(0, query.limit);
       const volumes = (await this.store.getMany(pageIds.map(volumeKey))).filter(isVolume);
-      volumes.sort((a, b) => (a.volumeId < b.volumeId ? -1 : a.volumeId > b.volumeId ? 1 : 0));
+      volumes.sort((a, b) => byCodeUnits(a.volumeId, b.volumeId));
       const last = pageIds[pageIds.length - 1];
       return {
         items: volumes.map(listed).filter(matches),
@@ -487,7 +487,7 @@ export class VolumeService {
     const attachments = await this.readAttachmentsOfInstance(instanceId);
     const nowMs = this.clock.now();
     return attachments
-      .sort((a, b) => volumeOf(a).localeCompare(volumeOf(b)))
+      .sort((a, b) => byCodeUnits(volumeOf(a), volumeOf(b)))
       .map((read) => (read.ok ? attachmentView(read.record) : invalidAttachmentView(read, nowMs)));
   }
 
@@ -587,7 +587,7 @@ export class VolumeService {
 
   private async details(volumeId: string): Promise<VolumeDetails> {
     const { record: volume } = await this.requireVolume(volumeId);
-    const attachments = (await this.readAttachmentsOf(volumeId)).sort((a, b) => instanceOf(a).localeCompare(instanceOf(b)));
+    const attachments = (await this.readAttachmentsOf(volumeId)).sort((a, b) => byCodeUnits(instanceOf(a), instanceOf(b)));
     const waitOf = await this.rateWaits(volume, validRecords(attachments));
     const withWait = <T extends object>(view: T, record: VolumeRecord | AttachmentRecord): T => {
       const rateWait = waitOf(record);
@@ -836,6 +836,15 @@ function nextCallWaitingForTokens(
   } catch {
     return undefined; // a record the planner cannot read; the watcher reports it
   }
+}
+
+/**
+ * Ids in the order of their UTF-16 code units, as `GET /volumes` lists them (and as DynamoDB sorts
+ * its keys), the same on every runtime: not `localeCompare`, whose order depends on the locale
+ * data (`a` before `A`, `_` before `-`).
+ */
+function byCodeUnits(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 function isVolume(record: { kind: string }): record is VolumeRecord {

@@ -1340,6 +1340,13 @@ describe('VolumeService', () => {
       expect(items.map((a) => a.volumeId)).toEqual(['a-vol', 'b-vol']);
       expect(await service.listInstanceAttachments('i-0ccccccccccccccc3')).toEqual([]);
     });
+
+    it('lists them in the order `GET /volumes` does, by the code units of the volume ids, not in a locale\'s order', async () => {
+      for (const volumeId of ['b', 'a_b', 'a-b', 'a', 'A']) await service.createVolume({ volumeId, spec: GP3, attachTo: { instanceId: INSTANCE_A } });
+      const listed = (await service.listInstanceAttachments(INSTANCE_A)).map((a) => a.volumeId);
+      expect(listed).toEqual(['A', 'a', 'a-b', 'a_b', 'b']);
+      expect((await service.listVolumes({ limit: 10, instanceId: INSTANCE_A })).items.map((v) => v.volumeId)).toEqual(listed);
+    });
   });
 
   describe('rateWait: how long the next EC2 call waits in line for tokens', () => {
