@@ -15,11 +15,20 @@ const PART_NAMES: Record<RequestPart, string> = {
   path: 'the path',
 };
 
+/**
+ * What a field missing from the request is told: that it is required, and for a field of a few
+ * values (`volumeType`) which ones, where zod's own words would call it an invalid option.
+ */
+function missingField(issue: z.core.$ZodRawIssue): string | undefined {
+  if (issue.input !== undefined) return undefined;
+  if (issue.code === 'invalid_type') return 'is required';
+  if (issue.code === 'invalid_value') return `is required: one of ${issue.values.map((value) => String(value)).join(', ')}`;
+  return undefined;
+}
+
 /** Parses `value` with `schema`, or throws a 400 problem listing every field issue. */
 export function parseOrThrow<S extends z.ZodType>(schema: S, value: unknown, part: RequestPart): z.output<S> {
-  const result = schema.safeParse(value, {
-    error: (issue) => (issue.code === 'invalid_type' && issue.input === undefined ? 'is required' : undefined),
-  });
+  const result = schema.safeParse(value, { error: missingField });
   if (result.success) return result.data;
   const issues = fieldIssues(result.error.issues);
   throw invalid(`${PART_NAMES[part]} is not valid: ${describeValidationIssues(issues)}`, issues);

@@ -320,6 +320,14 @@ describe('API handler', () => {
       expect(problem.detail).toBe('the request body is not valid: spec.sizeGiB: is required');
     });
 
+    it('says a missing field of a few values is required, and which values it takes, not that it is an invalid option', async () => {
+      const problem = expectProblem(await api.call({ method: 'POST', url: '/volumes', json: { spec: { sizeGiB: 20, availabilityZone: 'us-east-1a' } } }), 400);
+      expect(problem.errors).toEqual([{ path: 'spec.volumeType', message: 'is required: one of gp2, gp3, io1, io2, st1, sc1, standard' }]);
+      // A value outside them is named as such.
+      const wrong = expectProblem(await api.call({ method: 'POST', url: '/volumes', json: { spec: { sizeGiB: 20, volumeType: 'gp9', availabilityZone: 'us-east-1a' } } }), 400);
+      expect(wrong.errors).toEqual([{ path: 'spec.volumeType', message: expect.stringMatching(/^Invalid option/) }]);
+    });
+
     it('takes limit only as plain decimal digits from 1 to 100, and says so', async () => {
       for (const limit of ['0', '101', '1000', '-1', '1.5', '1e1', '0x10', '%201', '1%20', '', 'ten']) {
         const problem = expectProblem(await api.call({ method: 'GET', url: `/volumes?limit=${limit}` }), 400);
