@@ -3,7 +3,7 @@
  * name the field the way the client wrote it (`spec.sizeGiB`, `cursor`, `volumeId`).
  */
 import type { z } from 'zod';
-import { describeValidationIssues, fieldPath } from '../domain/validation.js';
+import { describeValidationIssues, fieldPath, missingField } from '../domain/validation.js';
 import { invalid, type FieldIssue } from './problem.js';
 
 /** Where a value came from; names the request part in the problem detail. */
@@ -14,17 +14,6 @@ const PART_NAMES: Record<RequestPart, string> = {
   query: 'the query string',
   path: 'the path',
 };
-
-/**
- * What a field missing from the request is told: that it is required, and for a field of a few
- * values (`volumeType`) which ones, where zod's own words would call it an invalid option.
- */
-function missingField(issue: z.core.$ZodRawIssue): string | undefined {
-  if (issue.input !== undefined) return undefined;
-  if (issue.code === 'invalid_type') return 'is required';
-  if (issue.code === 'invalid_value') return `is required: one of ${issue.values.map((value) => String(value)).join(', ')}`;
-  return undefined;
-}
 
 /** Parses `value` with `schema`, or throws a 400 problem listing every field issue. */
 export function parseOrThrow<S extends z.ZodType>(schema: S, value: unknown, part: RequestPart): z.output<S> {

@@ -417,8 +417,20 @@ export function toIssues(error: z.ZodError, prefix = ''): ValidationIssue[] {
   return error.issues.map((issue) => ({ path: fieldPath(issue.path, prefix), message: issue.message }));
 }
 
+/**
+ * What a missing field is told, in a request as in a record written into the table: that it is
+ * required, and for a field of a few values (`volumeType`, `life`) which ones, where zod's own words
+ * would call it an invalid option (or an input of the wrong type, "undefined").
+ */
+export function missingField(issue: z.core.$ZodRawIssue): string | undefined {
+  if (issue.input !== undefined) return undefined;
+  if (issue.code === 'invalid_type') return 'is required';
+  if (issue.code === 'invalid_value') return `is required: one of ${issue.values.map((value) => String(value)).join(', ')}`;
+  return undefined;
+}
+
 function parseWith<T>(schema: z.ZodType<T>, input: unknown, prefix = ''): Result<T> {
-  const parsed = schema.safeParse(input);
+  const parsed = schema.safeParse(input, { error: missingField });
   return parsed.success ? { ok: true, value: parsed.data } : { ok: false, issues: toIssues(parsed.error, prefix) };
 }
 

@@ -454,6 +454,18 @@ describe('parseRecord', () => {
     });
   });
 
+  it('says a field missing from a record written into the table is required (and which values it takes), not that its input is of the wrong type', () => {
+    const spec = { sizeGiB: 10, volumeType: 'gp3', availabilityZone: 'us-east-1a' };
+    expect(parseRecord({ kind: 'volume', volumeId: 'data-1', life: 'alive', generation: 1 })).toEqual({ ok: false, issues: [{ path: 'spec', message: 'is required' }] });
+    expect(parseRecord({ kind: 'volume', volumeId: 'data-1', spec, generation: 1 })).toEqual({ ok: false, issues: [{ path: 'life', message: 'is required: one of alive, dying' }] });
+    expect(parseRecord({ kind: 'volume', volumeId: 'data-1', spec: { sizeGiB: 10 }, life: 'alive', generation: 1 })).toEqual({
+      ok: false,
+      issues: [{ path: 'spec.volumeType', message: 'is required: one of gp2, gp3, io1, io2, st1, sc1, standard' }],
+    });
+    // A value that is there but wrong is named as such.
+    expect(parseRecord({ kind: 'volume', volumeId: 'data-1', spec, life: 'gone', generation: 1 })).toEqual({ ok: false, issues: [{ path: 'life', message: expect.stringMatching(/^Invalid option/) }] });
+  });
+
   it('refuses a volume still to be created that names no place, but lets a dying or created one through', () => {
     const unplaced = { kind: 'volume', volumeId: 'data-1', spec: { sizeGiB: 10, volumeType: 'gp3' }, life: 'alive', generation: 1 };
     expect(parseRecord(unplaced)).toEqual({
