@@ -149,6 +149,9 @@ export const ROUTES: readonly ApiRoute[] = [
     problems: {
       404: 'The volume vanished while the attachment was being added.',
       409: `The id is taken by a volume that differs from the request (\`errors\` names each difference) or is being deleted; or the attachment \`attachTo\` asks for is refused as \`PUT /volumes/{volumeId}/attachments/{instanceId}\` refuses it (an attachment to another instance, not multi-attach, or to 16 others; one being detached from this instance, with another device, or left by a removed volume record under the id; another volume's attachment on the instance holding \`attachTo.device\`), with \`attachTo.\` in the paths of \`errors\`; a new volume is then not written (the attachment is judged first). ${INVALID_RECORD}`,
+      500:
+        'Unexpected failure; safe to retry with a `volumeId`. Without one, a failure once the volume was asked for names the id generated for it in `detail`: ' +
+        'the volume may exist, so read it rather than repeating the request, which would ask for another volume.',
     },
     run: async ({ service }, { body, path }) => {
       const { created, value } = await service.createVolume(body);

@@ -156,6 +156,27 @@ export class VolumeService {
       const { instanceId, device } = request.attachTo;
       await this.attachableAs(record, await this.readAttachmentsOf(volumeId), instanceId, { device }, (name) => `attachTo.${name}`);
     }
+    if (request.volumeId !== undefined) return this.createAndAttach(record, request);
+    try {
+      return await this.createAndAttach(record, request);
+    } catch (error) {
+      if (error instanceof ApiProblem) throw error;
+      // Its id was generated for this request: repeated, the request would ask for another volume beside one that may exist now.
+      this.log.error('request failed once a volume was asked for under a generated id', {
+        volumeId,
+        error: error instanceof Error ? { name: error.name, message: error.message, stack: error.stack } : String(error),
+      });
+      throw new ApiProblem(
+        'internal',
+        `the request failed unexpectedly once volume ${volumeId} (an id generated for this request) was asked for, so it may exist: ` +
+          `read it (GET /volumes/${volumeId}) rather than repeating the request, which would ask for another volume`,
+      );
+    }
+  }
+
+  /** Writes `record` unless its id is taken (a repeated request), then the attachment `attachTo` asks for. */
+  private async createAndAttach(record: VolumeRecord, request: CreateVolumeRequest): Promise<Created<VolumeDetails>> {
+    const { volumeId, spec } = record;
     let created = true;
     try {
       await this.store.create(record);

@@ -59,6 +59,24 @@ describe('VolumeService', () => {
     (await store.get(attachmentKey(volumeId, instanceId))) as AttachmentRecord | undefined;
 
   describe('createVolume', () => {
+    it('names the id it generated when the request fails once the volume is asked for: repeated, the request would ask for another volume', async () => {
+      const log = new RecordingLog();
+      service = new VolumeService({ store, clock, newVolumeId: sequentialIds(), log });
+      // The volume is written; reading it back for the answer fails.
+      store.failNext('attachmentsOfVolume', new Error('ProvisionedThroughputExceededException'));
+      const problem = await problemOf(() => service.createVolume({ spec: GP3 }));
+      expect([problem.status, problem.kind]).toEqual([500, 'internal']);
+      expect(problem.detail).toBe(
+        'the request failed unexpectedly once volume vol-rec-1 (an id generated for this request) was asked for, so it may exist: read it (GET /volumes/vol-rec-1) rather than repeating the request, which would ask for another volume',
+      );
+      expect(await volume('vol-rec-1')).toMatchObject({ life: 'alive' });
+      expect(log.entries).toMatchObject([{ level: 'error', attributes: { volumeId: 'vol-rec-1', error: { message: 'ProvisionedThroughputExceededException' } } }]);
+      // An id the client chose makes the request repeatable: the failure is left as it is (a 500, safe to retry).
+      store.failNext('attachmentsOfVolume', new Error('ProvisionedThroughputExceededException'));
+      await expect(service.createVolume({ volumeId: 'data-01', spec: GP3 })).rejects.toThrow('ProvisionedThroughputExceededException');
+      expect((await service.createVolume({ volumeId: 'data-01', spec: GP3 })).created).toBe(false);
+    });
+
     it('writes a pending, alive volume at generation 1 with no attempts', async () => {
       const { created, value } = await service.createVolume({ volumeId: 'data-01', spec: GP3 });
       expect(created).toBe(true);
