@@ -119,7 +119,7 @@ function routeHandler(route: ApiRoute, context: RouteContext) {
  */
 function refuseBody(event: APIGatewayProxyEvent): void {
   if (typeof event.body !== 'string') return;
-  const text = (event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body).trim();
+  const text = bodyText(event).trim();
   if (text === '') return;
   let parsed: unknown;
   try {
@@ -133,6 +133,12 @@ function refuseBody(event: APIGatewayProxyEvent): void {
     ? unknownFieldIssues([], fields, 'is not a known field: this route takes no body')
     : [{ path: '', message: 'this route takes no body' }];
   throw invalid(`the request body is not valid: ${describeValidationIssues(issues)}`, issues);
+}
+
+/** The body as text, decoded when API Gateway passed it base64-encoded. */
+function bodyText(event: APIGatewayProxyEvent): string {
+  if (typeof event.body !== 'string') return '';
+  return event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body;
 }
 
 /**
@@ -229,7 +235,8 @@ function jsonBody({ optional }: { optional: boolean }): MiddlewareObj<APIGateway
   return {
     before: async (request) => {
       const { body, headers } = request.event;
-      if (optional && (body === null || body === undefined || body === '')) {
+      // Blank is no body, as on the routes that take none (`refuseBody`).
+      if (optional && (body === null || body === undefined || bodyText(request.event).trim() === '')) {
         request.event.body = null;
         return;
       }
