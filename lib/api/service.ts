@@ -157,10 +157,15 @@ export class VolumeService {
       await this.attachableAs(record, await this.readAttachmentsOf(volumeId), instanceId, { device }, (name) => `attachTo.${name}`);
     }
     if (request.volumeId !== undefined) return this.createAndAttach(record, request);
+    const written = { volume: false };
     try {
-      return await this.createAndAttach(record, request);
+      return await this.createAndAttach(record, request, written);
     } catch (error) {
-      if (error instanceof ApiProblem) throw error;
+      if (error instanceof ApiProblem) {
+        if (!written.volume) throw error;
+        // Refused after the volume was written (an attachment refused by a request landing meanwhile): the answer names it, or it would be lost to the client.
+        throw new ApiProblem(error.kind, `${error.detail}; volume ${volumeId} (an id generated for this request) was created all the same: attach it with PUT, or delete it`, error.errors, error.headers);
+      }
       // Its id was generated for this request: repeated, the request would ask for another volume beside one that may exist now.
       this.log.error('request failed once a volume was asked for under a generated id', {
         volumeId,
@@ -174,12 +179,13 @@ export class VolumeService {
     }
   }
 
-  /** Writes `record` unless its id is taken (a repeated request), then the attachment `attachTo` asks for. */
-  private async createAndAttach(record: VolumeRecord, request: CreateVolumeRequest): Promise<Created<VolumeDetails>> {
+  /** Writes `record` unless its id is taken (a repeated request), then the attachment `attachTo` asks for; `written` tells whether the volume was written. */
+  private async createAndAttach(record: VolumeRecord, request: CreateVolumeRequest, written = { volume: false }): Promise<Created<VolumeDetails>> {
     const { volumeId, spec } = record;
     let created = true;
     try {
       await this.store.create(record);
+      written.volume = true;
     } catch (error) {
       if (!(error instanceof ConditionFailedError)) throw error;
       const existing = await this.existingVolume(error, volumeId);

@@ -77,6 +77,22 @@ describe('VolumeService', () => {
       expect((await service.createVolume({ volumeId: 'data-01', spec: GP3 })).created).toBe(false);
     });
 
+    it('names the volume it created under a generated id when the attachment asked for with it is refused by a request landing meanwhile', async () => {
+      // Another volume's attachment on the instance takes the device between the check and the attachment's write.
+      const create = store.create.bind(store);
+      store.create = async (record) => {
+        await create(record);
+        if (record.kind === 'volume' && record.volumeId === 'vol-rec-1') {
+          await create({ kind: 'attachment', volumeId: 'other', instanceId: INSTANCE_A, life: 'alive', requestedDevice: '/dev/sdf', generation: 1, status: { state: 'pending', attempts: 0, updatedAt: '' }, version: 1, createdAt: '' });
+        }
+      };
+      const problem = await problemOf(() => service.createVolume({ spec: GP3, attachTo: { instanceId: INSTANCE_A, device: '/dev/sdf' } }));
+      expect(problem.status).toBe(409);
+      expect(problem.detail).toMatch(/; volume vol-rec-1 \(an id generated for this request\) was created all the same: attach it with PUT, or delete it$/);
+      expect(problem.errors).toEqual([{ path: 'attachTo.device', message: `is held by volume other on ${INSTANCE_A}` }]);
+      expect(await volume('vol-rec-1')).toMatchObject({ life: 'alive' });
+    });
+
     it('writes a pending, alive volume at generation 1 with no attempts', async () => {
       const { created, value } = await service.createVolume({ volumeId: 'data-01', spec: GP3 });
       expect(created).toBe(true);
