@@ -12,6 +12,11 @@ async function flushMicrotasks(rounds = 20): Promise<void> {
   await new Promise<void>((resolve) => setImmediate(resolve));
 }
 
+/** The error for a duration that is no number of milliseconds: `what` names the call. */
+function notADuration(what: string, ms: number): RangeError {
+  return new RangeError(`${what} takes ${what === 'sleep' ? 'a number' : 'a finite number'} of milliseconds, got ${ms}`);
+}
+
 /**
  * A clock that only moves when told to. `advance` walks time forward sleeper by sleeper, letting
  * each woken task run before moving on, so chained sleeps inside the advanced span all fire.
@@ -35,14 +40,18 @@ export class FakeClock implements Clock {
   }
 
   sleep(ms: number): Promise<void> {
+    // Checked first: a NaN would compare false below and, woken, make the clock's time NaN.
+    if (Number.isNaN(ms)) return Promise.reject(notADuration('sleep', ms));
     if (ms <= 0) return Promise.resolve();
     return new Promise((resolve) => {
       this.sleepers.push({ dueAt: this.current + ms, order: this.nextOrder++, resolve });
     });
   }
 
-  /** Moves time forward by `ms`, waking sleepers in due order. */
+  /** Moves time forward by `ms` (a finite number; none at or below 0), waking sleepers in due order. */
   async advance(ms: number): Promise<void> {
+    // NaN or an infinity would wake every sleeper (a chain of sleeps without end) and leave the time NaN or infinite.
+    if (!Number.isFinite(ms)) throw notADuration('advance', ms);
     const target = this.current + ms;
     await flushMicrotasks();
     for (;;) {
@@ -56,8 +65,9 @@ export class FakeClock implements Clock {
     this.current = Math.max(this.current, target);
   }
 
-  /** Moves the clock to an absolute time (never backwards). */
+  /** Moves the clock to an absolute time (never backwards); a finite number. */
   async advanceTo(epochMs: number): Promise<void> {
+    if (!Number.isFinite(epochMs)) throw new RangeError(`advanceTo takes a finite epoch time in milliseconds, got ${epochMs}`);
     await this.advance(Math.max(0, epochMs - this.current));
   }
 
@@ -74,13 +84,25 @@ export class FakeClock implements Clock {
   }
 }
 
+/** Node's longest timer delay: a longer one (or a NaN) fires after 1 ms. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
 /** Wall-clock time, for the deployed functions and the local runtime. */
 export class SystemClock implements Clock {
   now(): number {
     return Date.now();
   }
 
+  /** As the fake clock's: a NaN is refused, a longer sleep than one timer takes is one timer after another. */
   sleep(ms: number): Promise<void> {
-    return new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)));
+    if (Number.isNaN(ms)) return Promise.reject(notADuration('sleep', ms));
+    const endsAt = Date.now() + Math.max(0, ms);
+    return new Promise((resolve) => {
+      const wait = (rest: number): void => {
+        if (rest <= MAX_TIMER_MS) setTimeout(resolve, rest);
+        else setTimeout(() => wait(endsAt - Date.now()), MAX_TIMER_MS);
+      };
+      wait(Math.max(0, ms));
+    });
   }
 }

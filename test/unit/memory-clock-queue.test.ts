@@ -1,5 +1,5 @@
-import { describe, expect, it } from 'vitest';
-import { FakeClock } from '../../lib/memory/clock.js';
+import { describe, expect, it, vi } from 'vitest';
+import { FakeClock, SystemClock } from '../../lib/memory/clock.js';
 import { MemoryOperationQueue } from '../../lib/memory/queue.js';
 import type { OperationMessage } from '../../lib/engine/ports.js';
 
@@ -27,6 +27,40 @@ describe('FakeClock', () => {
     const clock = new FakeClock(5);
     await clock.sleep(0);
     expect(clock.now()).toBe(5);
+  });
+
+  it('refuses a sleep of NaN and an advance that is no finite number, and its time stays as it was', async () => {
+    const clock = new FakeClock(0);
+    const woken: number[] = [];
+    void clock.sleep(100).then(() => woken.push(clock.now()));
+    const refused = clock.sleep(Number.NaN).catch((error: unknown) => error);
+    await expect(clock.advance(Number.NaN)).rejects.toThrow(/^advance takes a finite number of milliseconds, got NaN$/);
+    await expect(clock.advance(Number.POSITIVE_INFINITY)).rejects.toThrow(/got Infinity$/);
+    await expect(clock.advanceTo(Number.NaN)).rejects.toThrow(/^advanceTo takes a finite epoch time in milliseconds, got NaN$/);
+    expect(clock.now()).toBe(0);
+    expect(woken).toEqual([]);
+    await clock.advance(100);
+    expect(clock.now()).toBe(100);
+    expect(woken).toEqual([100]);
+    expect(await refused).toEqual(new RangeError('sleep takes a number of milliseconds, got NaN'));
+  });
+});
+
+describe('SystemClock', () => {
+  it('sleeps longer than one Node timer can wait (about 24.8 days), one timer after another, and refuses a sleep of NaN', async () => {
+    vi.useFakeTimers({ now: 0 });
+    try {
+      const clock = new SystemClock();
+      let woke: number | undefined;
+      void clock.sleep(2 ** 31 + 5_000).then(() => (woke = Date.now()));
+      await vi.advanceTimersByTimeAsync(2 ** 31);
+      expect(woke).toBeUndefined();
+      await vi.advanceTimersByTimeAsync(5_000);
+      expect(woke).toBe(2 ** 31 + 5_000);
+      await expect(clock.sleep(Number.NaN)).rejects.toThrow(new RangeError('sleep takes a number of milliseconds, got NaN'));
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
 
