@@ -1,6 +1,9 @@
 import { QUEUE } from '../settings.js';
 import type { Clock, OperationMessage, OperationQueue, QueuedOperation } from '../engine/ports.js';
 
+/** SQS's longest visibility timeout (ChangeMessageVisibility's VisibilityTimeout: 12 hours). */
+const MAX_VISIBILITY_TIMEOUT_SECONDS = 43_200;
+
 export interface ReceivedOperation {
   messageId: string;
   receiptHandle: string;
@@ -77,8 +80,13 @@ export class MemoryOperationQueue implements OperationQueue {
     }
   }
 
-  /** Up to `max` visible messages, oldest first; each is hidden for the visibility timeout. */
+  /**
+   * Up to `max` visible messages, oldest first; each is hidden for the visibility timeout. `max` is
+   * a positive integer (not bounded by SQS's 10: a test or the simulator may take a whole batch at once).
+   */
   receive(max: number): ReceivedOperation[] {
+    // A NaN would compare false with every count and hand out every visible message.
+    if (!Number.isInteger(max) || max < 1) throw new RangeError(`receive takes a positive whole number of messages, got ${max}`);
     const now = this.clock.now();
     this.receiveRequests++;
     const received: ReceivedOperation[] = [];
@@ -114,8 +122,11 @@ export class MemoryOperationQueue implements OperationQueue {
     this.messages = [];
   }
 
-  /** Makes a received message visible again after `seconds`. */
+  /** Makes a received message visible again after `seconds`, a whole number from 0 to 43 200 (SQS's 12 hours). */
   changeVisibility(receiptHandle: string, seconds: number): void {
+    if (!Number.isInteger(seconds) || seconds < 0 || seconds > MAX_VISIBILITY_TIMEOUT_SECONDS) {
+      throw new RangeError(`visibility timeout must be a whole number of seconds from 0 to ${MAX_VISIBILITY_TIMEOUT_SECONDS}, got ${seconds}`);
+    }
     const stored = this.messages.find((m) => m.receiptHandle === receiptHandle);
     if (stored) stored.visibleAt = this.clock.now() + seconds * 1000;
   }

@@ -114,6 +114,25 @@ describe('MemoryOperationQueue', () => {
     expect(queue.receive(100)).toHaveLength(21);
   });
 
+  it('refuses a receive of no positive whole number of messages, and a visibility timeout SQS would refuse, and changes nothing', async () => {
+    const clock = new FakeClock(0);
+    const queue = new MemoryOperationQueue({ clock, visibilityTimeoutMs: 1_000 });
+    await queue.send([{ message: message('a'), delaySeconds: 0 }, { message: message('b'), delaySeconds: 0 }]);
+    for (const max of [Number.NaN, 0, -1, 1.5]) {
+      expect(() => queue.receive(max)).toThrow(new RangeError(`receive takes a positive whole number of messages, got ${max}`));
+    }
+    expect(queue.pending().map((m) => m.receiveCount)).toEqual([0, 0]);
+    const [received] = queue.receive(1);
+    for (const seconds of [Number.NaN, -1, 0.5, 43_201]) {
+      expect(() => queue.changeVisibility(received!.receiptHandle, seconds)).toThrow(
+        new RangeError(`visibility timeout must be a whole number of seconds from 0 to 43200, got ${seconds}`),
+      );
+    }
+    expect(queue.pending().map((m) => m.visibleAt)).toEqual([1_000, 0]);
+    queue.changeVisibility(received!.receiptHandle, 43_200);
+    expect(queue.pending().map((m) => m.visibleAt)).toEqual([43_200_000, 0]);
+  });
+
   it('fails injected sends without enqueuing, then recovers', async () => {
     const clock = new FakeClock(0);
     const queue = new MemoryOperationQueue({ clock });
