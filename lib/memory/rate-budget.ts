@@ -11,6 +11,12 @@ export class MemoryRateBudget implements SharedRateBudget {
 
   async take(bucket: RateBucket, count: number, budget: RateBudget, now: number, maxWaitMs: number): Promise<TokensTaken> {
     const grant = grantTokens(this.levels.get(bucket), budget, count, now, maxWaitMs);
+    // As the DynamoDB budget's write, which its client refuses: a level that is no number it
+    // writes (from a time or budget that is NaN or infinite) is not stored, where kept it would
+    // grant nothing to anyone from then on.
+    for (const [field, value] of Object.entries(grant.level)) {
+      if (!(Math.abs(value) <= Number.MAX_SAFE_INTEGER)) throw new RangeError(`rate budget ${bucket}: ${field} would be ${value}, a number the DynamoDB client does not write`);
+    }
     this.levels.set(bucket, grant.level);
     return { usableAt: grant.usableAt, nextAt: grant.nextAt };
   }

@@ -125,6 +125,17 @@ describe('shared bucket grants', () => {
     expect((await shared.take('CreateVolume', 40, budget, T, 0)).usableAt).toHaveLength(40);
     expect(shared.level('AttachVolume')).toEqual({ tokens: 0, updatedAt: T });
   });
+
+  it('the in-memory budget refuses, as the DynamoDB budget\'s write does, a level that is no number DynamoDB\'s client writes, and keeps the one it had', async () => {
+    const shared = new MemoryRateBudget();
+    await shared.take('AttachVolume', 40, budget, T, 0);
+    await expect(shared.take('AttachVolume', 1, budget, Number.NaN, 0)).rejects.toThrow(
+      new RangeError('rate budget AttachVolume: tokens would be NaN, a number the DynamoDB client does not write'),
+    );
+    await expect(shared.take('AttachVolume', 1, budget, Number.POSITIVE_INFINITY, 0)).rejects.toThrow(/^rate budget AttachVolume: updatedAt would be Infinity, /);
+    expect(shared.level('AttachVolume')).toEqual({ tokens: 10, updatedAt: T });
+    expect((await shared.take('AttachVolume', 40, budget, T + 1000, 0)).usableAt).toHaveLength(15);
+  });
 });
 
 describe('each executor environment\'s share of EC2\'s buckets', () => {
