@@ -129,7 +129,8 @@ function keyAttributeBytes(key: RecordKey): number {
 /**
  * Throws, as the DynamoDB client does before it sends a write, for a number it does not write: NaN,
  * an infinity, or one beyond Number.MAX_SAFE_INTEGER either way (not read back exactly). An item
- * written straight into the table may hold one (`putRaw`): only what the store writes is checked.
+ * written straight into the table may hold one of the last (`putRaw`): only what the store writes
+ * is checked.
  */
 function checkWritableNumbers(key: RecordKey, value: unknown, path: string): void {
   if (typeof value === 'number') {
@@ -138,6 +139,36 @@ function checkWritableNumbers(key: RecordKey, value: unknown, path: string): voi
   }
   if (value === null || typeof value !== 'object') return;
   for (const [name, element] of Object.entries(value)) checkWritableNumbers(key, element, path === '' ? name : `${path}.${name}`);
+}
+
+/**
+ * DynamoDB's bounds on a number's size (from 1E-130 to 9.99…E+125 either way, or 0; a double has
+ * fewer than its 38 significant digits): what no client can write into the table, however it
+ * bypasses the API. The upper bound is the first power of ten past it.
+ */
+const NUMBER_BOUNDS = { smallest: 1e-130, beyond: 1e126 };
+/** DynamoDB's limits on a string key value in UTF-8 bytes: a partition key's and a sort key's. */
+const KEY_MAX_BYTES = { partition: 2048, sort: 1024 };
+
+/**
+ * Throws, as DynamoDB does, for an item written straight into the table that no client could write:
+ * a number DynamoDB cannot hold (NaN, an infinity, one out of its range) or a table key longer
+ * than DynamoDB takes.
+ */
+function checkStorable(key: RecordKey, raw: object): void {
+  const { pk, sk } = tableKey(key);
+  if (Buffer.byteLength(pk, 'utf8') > KEY_MAX_BYTES.partition) throw new Error(`${keyString(key)}: the partition key is over DynamoDB's ${KEY_MAX_BYTES.partition} bytes`);
+  if (Buffer.byteLength(sk, 'utf8') > KEY_MAX_BYTES.sort) throw new Error(`${keyString(key)}: the sort key is over DynamoDB's ${KEY_MAX_BYTES.sort} bytes`);
+  const check = (value: unknown, path: string): void => {
+    if (typeof value === 'number') {
+      const size = Math.abs(value);
+      if (!(size < NUMBER_BOUNDS.beyond) || (size !== 0 && size < NUMBER_BOUNDS.smallest)) throw new Error(`${keyString(key)}: ${path} is ${value}, a number DynamoDB cannot hold`);
+      return;
+    }
+    if (value === null || typeof value !== 'object') return;
+    for (const [name, element] of Object.entries(value)) check(element, path === '' ? name : `${path}.${name}`);
+  };
+  check(raw, '');
 }
 
 /** Refuses, as DynamoDB does, to store an item larger than `TABLE.maxItemBytes`, its table keys counted. */
@@ -186,9 +217,14 @@ export class MemoryRecordStore implements RecordStore {
     this.faults.clear();
   }
 
-  /** Writes an unvalidated item straight into the table, as a client bypassing the API could. */
+  /**
+   * Writes an unvalidated item straight into the table, as a client bypassing the API could; one
+   * DynamoDB would refuse (too large, a key too long, a number it cannot hold) is refused and
+   * nothing is written.
+   */
   putRaw(raw: unknown): void {
     const key = keyOfRaw(raw);
+    checkStorable(key, raw as object);
     checkItemSize(key, raw as object);
     const old = this.items.get(orderKey(key))?.record;
     const record = this.storedCopy(raw) as ProvisionerRecord;

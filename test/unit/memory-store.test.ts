@@ -200,6 +200,25 @@ describe('MemoryRecordStore', () => {
     expect(changes[1]!.newRecord?.status.message).toBe('changed');
   });
 
+  it('refuses, as DynamoDB does, an item written straight into the table with a key too long or a number DynamoDB cannot hold, and writes nothing', () => {
+    const store = new MemoryRecordStore();
+    const changes: RecordChangeEvent[] = [];
+    store.onChange((change) => changes.push(change));
+    // At DynamoDB's limits: a partition key of 2 048 bytes, a sort key of 1 024.
+    store.putRaw(volume('v'.repeat(2041)));
+    store.putRaw(attachment('a', 'i'.repeat(1013)));
+    store.putRaw({ ...volume('sizes'), spec: { ...volume('sizes').spec, sizeGiB: 9e125 }, status: { ...volume('sizes').status, attempts: 1e-130 } });
+    expect(() => store.putRaw(volume('v'.repeat(2042)))).toThrow(/: the partition key is over DynamoDB's 2048 bytes$/);
+    expect(() => store.putRaw(attachment('a', 'i'.repeat(1014)))).toThrow(/: the sort key is over DynamoDB's 1024 bytes$/);
+    for (const sizeGiB of [Number.NaN, Number.POSITIVE_INFINITY, -1e126, 1e-131]) {
+      expect(() => store.putRaw({ ...volume('bad'), spec: { ...volume('bad').spec, sizeGiB } })).toThrow(
+        new Error(`volume/bad: spec.sizeGiB is ${sizeGiB}, a number DynamoDB cannot hold`),
+      );
+    }
+    expect(store.all()).toHaveLength(3);
+    expect(changes.map((change) => change.eventName)).toEqual(['INSERT', 'INSERT', 'INSERT']);
+  });
+
   it('injects faults for a number of calls, and reads deduplicated keys once', async () => {
     const store = new MemoryRecordStore();
     await store.create(volume('a'));
