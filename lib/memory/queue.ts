@@ -1,7 +1,7 @@
 import { QUEUE } from '../settings.js';
 import type { Clock, OperationMessage, OperationQueue, QueuedOperation } from '../engine/ports.js';
 
-/** SQS's longest visibility timeout (ChangeMessageVisibility's VisibilityTimeout: 12 hours). */
+/** SQS's longest visibility timeout (a queue's VisibilityTimeout, and ChangeMessageVisibility's: 12 hours). */
 const MAX_VISIBILITY_TIMEOUT_SECONDS = 43_200;
 
 export interface ReceivedOperation {
@@ -44,6 +44,13 @@ export class MemoryOperationQueue implements OperationQueue {
     this.clock = options.clock;
     this.visibilityTimeoutMs = options.visibilityTimeoutMs ?? QUEUE.visibilityTimeoutSeconds * 1000;
     this.maxReceiveCount = options.maxReceiveCount ?? QUEUE.maxReceiveCount;
+    // SQS's bounds on the queue's VisibilityTimeout; a NaN would hide every received message for good.
+    if (!(this.visibilityTimeoutMs >= 0 && this.visibilityTimeoutMs <= MAX_VISIBILITY_TIMEOUT_SECONDS * 1000)) {
+      throw new RangeError(`visibilityTimeoutMs must be from 0 to ${MAX_VISIBILITY_TIMEOUT_SECONDS * 1000}, got ${this.visibilityTimeoutMs}`);
+    }
+    if (!Number.isInteger(this.maxReceiveCount) || this.maxReceiveCount < 1) {
+      throw new RangeError(`maxReceiveCount must be a positive whole number, got ${this.maxReceiveCount}`);
+    }
   }
 
   /** Makes the next `times` sends fail with `error`. */

@@ -133,6 +133,17 @@ describe('MemoryOperationQueue', () => {
     expect(queue.pending().map((m) => m.visibleAt)).toEqual([43_200_000, 0]);
   });
 
+  it('refuses a visibility timeout outside SQS\'s 12 hours and a receive count before dead-lettering that is no positive whole number', () => {
+    const clock = new FakeClock(0);
+    for (const visibilityTimeoutMs of [Number.NaN, -1, 43_200_001]) {
+      expect(() => new MemoryOperationQueue({ clock, visibilityTimeoutMs })).toThrow(new RangeError(`visibilityTimeoutMs must be from 0 to 43200000, got ${visibilityTimeoutMs}`));
+    }
+    for (const maxReceiveCount of [Number.NaN, 0, 2.5]) {
+      expect(() => new MemoryOperationQueue({ clock, maxReceiveCount })).toThrow(new RangeError(`maxReceiveCount must be a positive whole number, got ${maxReceiveCount}`));
+    }
+    expect(() => new MemoryOperationQueue({ clock, visibilityTimeoutMs: 43_200_000, maxReceiveCount: 1 })).not.toThrow();
+  });
+
   it('fails injected sends without enqueuing, then recovers', async () => {
     const clock = new FakeClock(0);
     const queue = new MemoryOperationQueue({ clock });
