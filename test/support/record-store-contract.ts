@@ -45,6 +45,16 @@ export function recordStoreContract(fresh: () => Promise<StoreUnderTest>): void 
     expect((await store.claim(key, 'someone', 1_000, 60_000)).ok).toBe(true);
   });
 
+  it('refuses an item written straight into the table with a partition key over 2 048 bytes or a number DynamoDB cannot hold, and writes nothing', async () => {
+    const { store, putRaw } = await fresh();
+    await putRaw(volume('v'.repeat(2041)));
+    await expect(putRaw(volume('v'.repeat(2042)))).rejects.toThrow();
+    for (const sizeGiB of [Number.NaN, Number.POSITIVE_INFINITY]) {
+      await expect(putRaw(volume('bad', { spec: { sizeGiB, volumeType: 'gp3', availabilityZone: 'us-east-1a' } })), String(sizeGiB)).rejects.toThrow();
+    }
+    expect((await store.list({ limit: 10 })).items.map((record) => record.volumeId.length)).toEqual([2041]);
+  });
+
   it('takes version 0 for an item written without a version only: one whose version is null fails the condition', async () => {
     const { store, putRaw } = await fresh();
     const { version: _none, ...withoutVersion } = volume('none');
