@@ -89,7 +89,7 @@ export class MemoryOperationQueue implements OperationQueue {
 
   /**
    * Up to `max` visible messages, oldest first; each is hidden for the visibility timeout. `max` is
-   * a positive integer (not bounded by SQS's 10: a test or the simulator may take a whole batch at once).
+   * a positive integer (not bounded by SQS's 10: tests and the CPU benchmark take a whole batch at once).
    */
   receive(max: number): ReceivedOperation[] {
     // A NaN would compare false with every count and hand out every visible message.
