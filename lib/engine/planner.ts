@@ -247,6 +247,14 @@ export function planVolume(volume: VolumeRecord, attachments: readonly Attachmen
         attachments: alive.map((a) => ({ kind: 'attachment', volumeId: a.volumeId, instanceId: a.instanceId })),
         reason: toDetach > 0 ? `detaching ${toDetach} ${ATTACHMENTS_BEFORE_DELETING}` : `removing ${attachments.length} never attached ${ATTACHMENTS_BEFORE_DELETING}`,
       };
+    // EC2 still at the volume's modification (or creation): its chain of checks goes on meanwhile,
+    // which a wait would end, and sees it end; once done, the volume waits for its attachments.
+    if (attachments.length > 0 && created && (state === 'modifying' || state === 'creating'))
+      return {
+        type: 'operation',
+        op: 'check-volume',
+        reason: `waiting for the ${state === 'modifying' ? 'modification' : 'creation'} to finish before deleting; ${attachments.length} attachment(s) still to go`,
+      };
     if (attachments.length > 0)
       return {
         type: 'wait',
