@@ -43,6 +43,27 @@ describe('a dying volume whose operation EC2 has under way while its attachments
   });
 });
 
+describe('a dying volume whose modification ends while its attachment still detaches', () => {
+  it('says that it waits for the attachment, then is deleted once it is detached', async () => {
+    // The modification is done (optimizing) after 20 s, the detach after 2 minutes.
+    const h = harness({ ebsTimings: { detach: 2 * MINUTE, modify: 20_000, optimize: MINUTE } });
+    const service = new VolumeService({ store: h.store, clock: h.clock });
+    await service.createVolume(CreateVolumeRequestSchema.parse({ volumeId: 'data-1', spec: { sizeGiB: 10, volumeType: 'gp3', availabilityZone: AZ }, attachTo: { instanceId: INSTANCE } }));
+    await run(h, 20_000);
+    await service.patchVolume('data-1', PatchVolumeRequestSchema.parse({ iops: 4000 }));
+    await run(h, 3000);
+    await service.deleteVolume('data-1');
+    await run(h, MINUTE);
+
+    const volume = h.store.all().find((r) => r.kind === 'volume');
+    expect(volume?.status).toMatchObject({ state: 'in-use', message: 'waiting for 1 attachment(s) to detach before deleting' });
+    expect(h.store.all().find((r) => r.kind === 'attachment')?.status.state).toBe('detaching');
+
+    await run(h, 3 * MINUTE);
+    expect(h.store.all()).toEqual([]);
+  });
+});
+
 describe('planning a dying volume that waits for its attachments', () => {
   const detaching = newAttachment('data-1', { life: 'dying', device: '/dev/sdf', status: { state: 'detaching', attempts: 0, updatedAt: new Date(START).toISOString(), operationStartedAt: new Date(START).toISOString() } });
   const dying = (state: 'creating' | 'modifying' | 'in-use') =>

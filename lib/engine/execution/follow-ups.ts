@@ -167,6 +167,11 @@ export function followUp(ctx: ExecutorContext, item: Item, before: ProvisionerRe
   // the same, to attach or write the wait; the reconciler would take it up only once overdue.
   if (decision.type === 'wait' && result.retryAtMs !== undefined)
     return messageAt(ctx, written.kind === 'volume' ? 'check-volume' : 'check-attachment', keyOf(written), decision.reason, now, result.retryAtMs);
+  // A dying volume whose operation a check saw end (a modification) while its attachments still
+  // detach: the check wrote what it saw, and nothing else writes the wait (the watcher does not plan
+  // on the system's writes), so a message now has the status say it (`handleWithoutClaim`).
+  if (decision.type === 'wait' && written.kind === 'volume' && changesWithoutCall(written, decision, now) !== undefined)
+    return messageAt(ctx, 'check-volume', keyOf(written), decision.reason, now, now);
   if (decision.type !== 'operation') return undefined;
   if (result.retryAtMs !== undefined) return retryOfAttempt(messageAt(ctx, decision.op, keyOf(written), decision.reason, now, result.retryAtMs), written);
   if (CHECK_OPERATIONS.has(decision.op) || written.status.state === 'creating') {
