@@ -79,6 +79,16 @@ export function budgetSpent(
 }
 
 /**
+ * A dying record's give-up message (`budgetSpent` tried again: how far it got) as a live record's
+ * (that it gave up), for a record set back to alive, whose step no attempt follows any more. The
+ * reason closes the message, in brackets (a failed step) or after a colon (a look at work not done
+ * in time); any other message is returned as it is.
+ */
+export function givenUpOnceAlive(message: string): string {
+  return message.replace(/failed (\d+) times so far(\)?)$/, 'gave up after $1 failed attempts$2').replace(/not done after (\d+) minutes(\)?)$/, 'gave up after $1 minutes$2');
+}
+
+/**
  * How to wait until `dueAtMs` with queue messages: the delay of the next message and, when the
  * wait is longer than one message can carry, the `dueAt` that message must carry onward.
  */

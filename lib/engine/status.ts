@@ -11,6 +11,7 @@ import { canonicalJson } from '../domain/canonical-json.js';
 import { MODIFICATION_RATE_RULE } from '../domain/ebs-limits.js';
 import { shortenAround, shortenMessage } from '../domain/status-message.js';
 import { nextAttachmentState, nextVolumeState } from '../domain/state-machines.js';
+import { givenUpOnceAlive } from './schedule.js';
 
 /** Volume and attachment states in which no operation is under way. */
 const RESTING = new Set(['available', 'in-use', 'attached', 'error', 'deleted', 'detached']);
@@ -154,12 +155,13 @@ export function dyingGiveUpMessage(message: string, atMs: number): string {
 /**
  * `status` of a record in error set back to alive (written straight into the table) after its
  * delete or detach failed: no next attempt comes any more, so neither it nor the message says one
- * does. Only a dying record's step writes an `error` with a next attempt.
+ * does, and the message says it gave up rather than how far it got (`givenUpOnceAlive`). Only a
+ * dying record's step writes an `error` with a next attempt.
  */
 function withoutDyingRetry<S extends string>(status: Status<S>, nowMs: number): Status<S> {
   const { nextAttemptAt: _next, ...rest } = status;
   const at = rest.message?.lastIndexOf(DYING_RETRY) ?? -1;
-  return { ...rest, ...(at >= 0 ? { message: rest.message!.slice(0, at) } : {}), updatedAt: new Date(nowMs).toISOString() };
+  return { ...rest, ...(at >= 0 ? { message: givenUpOnceAlive(rest.message!.slice(0, at)) } : {}), updatedAt: new Date(nowMs).toISOString() };
 }
 
 /** How a VolumeError message ends on a dying record: its delete follows (`volumeErrorMessage`). */
@@ -187,7 +189,7 @@ const SETTLED_AT_REST: ReadonlySet<string> = new Set(['available', 'in-use', 'at
  * longer needs (a grow waiting for EC2's rate limit whose size the client put back, say, or the
  * detach EC2 refused of an attachment set back to alive), which would announce a next attempt that
  * never comes, nor in `error` the retry of a delete or detach the record no longer asks for
- * (`withoutDyingRetry`) or the delete a volume in error no longer follows with (`withoutDyingDelete`). The state stays; `status` itself when nothing changes.
+ * (`withoutDyingRetry`, which says it gave up) or the delete a volume in error no longer follows with (`withoutDyingDelete`). The state stays; `status` itself when nothing changes.
  */
 export function settledStatus<S extends string>(status: Status<S>, nowMs: number): Status<S> {
   if (status.state === 'error' && status.nextAttemptAt !== undefined) return withoutDyingRetry(status, nowMs);
