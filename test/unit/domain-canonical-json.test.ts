@@ -61,6 +61,14 @@ describe('canonicalJson', () => {
     }
   });
 
+  it('calls toJSON with the key or array index the value is found under, as JSON.stringify does', () => {
+    const named = { toJSON: (key: string) => `under '${key}'` };
+    const input = { a: [named, { c: named }], b: named };
+    expect(canonicalJson(input)).toBe(JSON.stringify(input));
+    expect(canonicalJson(input)).toBe(`{"a":["under '0'",{"c":"under 'c'"}],"b":"under 'b'"}`);
+    expect(canonicalJson(named)).toBe(`"under ''"`);
+  });
+
   it('refuses what JSON.stringify refuses', () => {
     expect(() => canonicalJson({ a: 1n })).toThrow(TypeError);
   });
@@ -82,5 +90,12 @@ describe('sameJson', () => {
     expect(sameJson({ a: 1 }, { a: 2 })).toBe(false);
     expect(sameJson(NaN, null)).toBe(true);
     expect(sameJson(undefined, null)).toBe(false);
+  });
+
+  it('holds for a value and itself without writing it out', () => {
+    let written = 0;
+    const record = { tags: { toJSON: () => ++written } };
+    expect(sameJson(record, record)).toBe(true);
+    expect(written).toBe(0);
   });
 });
