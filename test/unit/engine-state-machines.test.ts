@@ -7,6 +7,8 @@ import {
   IllegalTransitionError,
   VOLUME_EVENTS,
   VOLUME_TRANSITIONS,
+  canAttachment,
+  canVolume,
   nextAttachmentState,
   nextVolumeState,
   stateMachinesMarkdown,
@@ -77,6 +79,19 @@ describe('attachment state machine', () => {
     expect([...ATTACHMENT_STATES].filter((state) => !reached.has(state))).toEqual([]);
     const used = new Set(ATTACHMENT_TRANSITIONS.map((row) => row.event));
     expect([...ATTACHMENT_EVENTS].filter((event) => !used.has(event))).toEqual([]);
+  });
+});
+
+describe('canVolume and canAttachment', () => {
+  it('say an event is legal exactly where the table lists it', () => {
+    const volumeLegal = new Set(VOLUME_TRANSITIONS.map((row) => `${row.from}|${row.event}`));
+    for (const state of VOLUME_STATES)
+      for (const event of VOLUME_EVENTS) expect(canVolume(state, event), `${state}|${event}`).toBe(volumeLegal.has(`${state}|${event}`));
+    const attachmentLegal = new Set(ATTACHMENT_TRANSITIONS.map((row) => `${row.from}|${row.event}`));
+    for (const state of ATTACHMENT_STATES)
+      for (const event of ATTACHMENT_EVENTS) expect(canAttachment(state, event), `${state}|${event}`).toBe(attachmentLegal.has(`${state}|${event}`));
+    expect(canVolume('deleted', 'create-started')).toBe(false);
+    expect(canAttachment('detached', 'attach-started')).toBe(false);
   });
 });
 
