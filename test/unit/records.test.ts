@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { keyOf, keyString, tableKey, type AttachmentRecord } from '../../lib/domain/records.js';
+import { keyNamesRecord, keyOf, keyString, tableKey, type AttachmentRecord } from '../../lib/domain/records.js';
 
 describe('record keys', () => {
   const attachment: AttachmentRecord = {
@@ -20,5 +20,13 @@ describe('record keys', () => {
   it('gives each record a distinct string key', () => {
     expect(keyString(keyOf(attachment))).toBe('attachment/data-1/i-0123456789abcdef0');
     expect(keyString({ kind: 'volume', volumeId: 'data-1' })).toBe('volume/data-1');
+  });
+
+  it('says a key names a record only when every id it holds is non-empty', () => {
+    expect(keyNamesRecord({ kind: 'volume', volumeId: 'data-1' })).toBe(true);
+    expect(keyNamesRecord(keyOf(attachment))).toBe(true);
+    expect(keyNamesRecord({ kind: 'volume', volumeId: '' })).toBe(false);
+    expect(keyNamesRecord({ kind: 'attachment', volumeId: '', instanceId: 'i-0123456789abcdef0' })).toBe(false);
+    expect(keyNamesRecord({ kind: 'attachment', volumeId: 'data-1', instanceId: '' })).toBe(false);
   });
 });
