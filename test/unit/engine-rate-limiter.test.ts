@@ -157,5 +157,13 @@ describe('each executor environment\'s share of EC2\'s buckets', () => {
     expect(environmentRateBudgets(10).CreateTags).toEqual({ burst: 10, ratePerSecond: 1 });
     expect(environmentRateBudgets(10).ModifyVolume).toEqual({ burst: 5, ratePerSecond: 0.5 });
     expect(() => environmentRateBudgets(0)).toThrow(RangeError);
+    expect(() => environmentRateBudgets(2.5)).toThrow('environments must be a positive integer, got 2.5');
+    expect(() => environmentRateBudgets(Number.NaN)).toThrow(RangeError);
+  });
+
+  it('gives each environment one token of burst at least, beyond a bucket\'s size in environments', () => {
+    // The mutating actions' bucket holds 50: 60 environments would get none of it each.
+    expect(environmentRateBudgets(60).AttachVolume).toEqual({ burst: 1, ratePerSecond: 5 / 60 });
+    expect(environmentRateBudgets(200).CreateVolume).toEqual({ burst: 1, ratePerSecond: 5 / 200 });
   });
 });
