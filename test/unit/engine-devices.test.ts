@@ -95,7 +95,7 @@ describe('device allocation', () => {
     const result = allocateDevices(requests, new Map([['i-1', ['/dev/xvdg']]]), pool);
     expect(result.get('a0')).toEqual({ ok: true, device: '/dev/sdf' });
     expect(result.get('a1')).toEqual({ ok: true, device: '/dev/sdh' });
-    expect(result.get('a2')).toMatchObject({ ok: false, code: 'NoFreeDeviceName' });
+    expect(result.get('a2')).toEqual({ ok: false, code: 'NoFreeDeviceName', message: 'instance i-1 has no free device name left (3 in the pool)' });
     expect(result.get('a3')).toMatchObject({ ok: false, code: 'NoFreeDeviceName' });
   });
 
