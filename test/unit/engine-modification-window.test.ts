@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { EC2_TIME_SLACK_MS } from '../../lib/engine/status.js';
 import {
+  FORGET_MODIFICATION_STARTS,
   futureStartsAsNow,
   latestModificationFailed,
   learntModificationStart,
@@ -8,6 +9,7 @@ import {
   modificationStartInFuture,
   modificationsStartedBy,
   recordedModificationStarts,
+  withStarts,
 } from '../../lib/engine/modification-window.js';
 
 const NOW = Date.parse('2026-01-02T00:00:00.000Z');
@@ -39,6 +41,9 @@ describe('the modification starts a volume record keeps', () => {
     // The slack to the millisecond.
     expect(modificationStarted(starts(NOW - HOUR, NOW), NOW + EC2_TIME_SLACK_MS, NOW + 10_000, true)).toEqual(starts(NOW - HOUR, NOW + EC2_TIME_SLACK_MS));
     expect(modificationStarted(starts(NOW - HOUR, NOW), NOW + EC2_TIME_SLACK_MS + 1, NOW + 10_000, true)).toEqual(starts(NOW - HOUR, NOW, NOW + EC2_TIME_SLACK_MS + 1));
+    // Earlier than the latest beyond the slack: another, put in its place among the starts.
+    expect(modificationStarted(starts(NOW - HOUR, NOW), NOW - 30 * 60_000, NOW + 10_000, true)).toEqual(starts(NOW - HOUR, NOW - 30 * 60_000, NOW));
+    expect(modificationStarted(starts(NOW - HOUR, NOW), NOW - 30 * 60_000, NOW + 10_000)).toEqual(starts(NOW - HOUR, NOW - 30 * 60_000, NOW));
     // The system's own ModifyVolume is always another.
     expect(modificationStarted(starts(NOW), NOW + 2_000, NOW + 2_000)).toEqual(starts(NOW, NOW + 2_000));
   });
@@ -51,6 +56,20 @@ describe('the modification starts a volume record keeps', () => {
     expect(learntModificationStart(known, { state: 'completed' }, NOW)).toBeUndefined();
     expect(learntModificationStart(known, undefined, NOW)).toBeUndefined();
     expect(learntModificationStart({}, { state: 'optimizing', startedAt: NOW - HOUR }, NOW)).toEqual({ lastModificationStartedAt: at(NOW - HOUR), earlierModificationStarts: null });
+  });
+
+  it("a start EC2 lists within our slack after the record's latest is that one, dated by EC2's clock; one after now is now", () => {
+    expect(learntModificationStart(starts(NOW - 2 * HOUR, NOW - HOUR), { state: 'modifying', startedAt: NOW - HOUR + 2_000 }, NOW)).toEqual(starts(NOW - 2 * HOUR, NOW - HOUR + 2_000));
+    // EC2's clock a little ahead of ours: the modification certainly started by now.
+    expect(learntModificationStart({}, { state: 'modifying', startedAt: NOW + 3_000 }, NOW)).toEqual({ lastModificationStartedAt: at(NOW), earlierModificationStarts: null });
+  });
+
+  it('the starts as changes leave them: unchanged without changes, none once forgotten', () => {
+    const volume = starts(NOW - 2 * HOUR, NOW - HOUR);
+    expect(withStarts(volume, undefined)).toBe(volume);
+    expect(withStarts(volume, FORGET_MODIFICATION_STARTS)).toEqual({});
+    expect(withStarts({}, modificationsStartedBy(NOW))).toEqual({ lastModificationStartedAt: at(NOW), earlierModificationStarts: [at(NOW), at(NOW), at(NOW)] });
+    expect(withStarts(volume, modificationStarted(volume, NOW, NOW))).toEqual(starts(NOW - 2 * HOUR, NOW - HOUR, NOW));
   });
 
   it("a refusal for EC2's limit: 4 started by then", () => {
