@@ -40,6 +40,13 @@ describe('shortenAround', () => {
 
   it('shortens the whole at its end when the words around the text alone do not fit', () => {
     expect(shortenAround('abcdef', 'x', 'ghijkl', 10)).toBe('abcdefxgh…');
+    // The words around fill the bound exactly: no room for even "…" of the text.
+    expect(shortenAround('abcde', 'x', 'fghij', 10)).toBe('abcdexfgh…');
+  });
+
+  it('keeps the words around whole while one character is left for the text', () => {
+    expect(shortenAround('ab', 'xyz', 'cd', 5)).toBe('ab…cd');
+    expect(shortenAround('ab', 'x', 'cd', 5)).toBe('abxcd');
   });
 });
 
@@ -47,6 +54,11 @@ describe('quoted', () => {
   it('keeps a text within MAX_QUOTED_CHARS, shortening a longer one to it', () => {
     expect(quoted('boom')).toBe('boom');
     expect(quoted('x'.repeat(3000))).toBe(`${'x'.repeat(MAX_QUOTED_CHARS - 1)}…`);
+  });
+
+  it('leaves room within the status bound for the words the system writes after the quote', () => {
+    const after = '; retried at 2026-01-01T00:00:00.000Z after the longest backoff (gave up after 8 failed attempts)';
+    expect(`failed (${quoted('x'.repeat(100_000))})${after}`.length).toBeLessThanOrEqual(MAX_STATUS_MESSAGE_CHARS);
   });
 });
 
@@ -68,6 +80,16 @@ describe('shortenList', () => {
     expect(shortenList(items, '; ', (count) => `${count} more issues`, 40)).toBe('item 0 is wrong; … (999 more issues)');
     // An item that fits to the last character is listed.
     expect(shortenList(['a'.repeat(13), 'b'.repeat(13), 'c'.repeat(20)], '; ', undefined, 40)).toBe(`${'a'.repeat(13)}; ${'b'.repeat(13)}; … (1 more)`);
+  });
+
+  it('keeps the list and its count within the bound whatever the bound, the count written in more digits than what is left', () => {
+    const items = Array.from({ length: 12 }, (_, i) => `i${i}`);
+    const whole = items.join('; ');
+    for (let max = 14; max < whole.length; max++) {
+      const text = shortenList(items, '; ', undefined, max);
+      expect(text.length, `max ${max}: ${text}`).toBeLessThanOrEqual(max);
+      expect(text, `max ${max}`).toMatch(/; … \(\d+ more\)$/);
+    }
   });
 
   it('shortens a first item too long on its own', () => {
