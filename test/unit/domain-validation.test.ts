@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { GP3_BASELINE, performanceChange, provisionedPerformance } from '../../lib/domain/ebs-limits.js';
+import { GP3_BASELINE, gp2BaselineIops, performanceChange, provisionedPerformance } from '../../lib/domain/ebs-limits.js';
 import type { VolumeRecord, VolumeSpec } from '../../lib/domain/records.js';
 import { newAttachment, newVolume } from './engine-fixtures.js';
 import { MAX_STATUS_MESSAGE_CHARS } from '../../lib/domain/status-message.js';
@@ -361,6 +361,18 @@ describe('IOPS and throughput as provisioned', () => {
     expect(performanceChange({ volumeType: 'gp3', iops: 3000 }, { volumeType: 'gp3' })).toEqual({});
     expect(performanceChange({ volumeType: 'gp2', iops: 300 }, { volumeType: 'io1', iops: 300 })).toEqual({ iops: 300 });
     expect(performanceChange({ volumeType: 'gp3', iops: 6000 }, { volumeType: 'gp2' })).toEqual({});
+    // A type change names the new type's values even where the old type held the same.
+    expect(performanceChange({ volumeType: 'io1', iops: 3000 }, { volumeType: 'io2', iops: 3000 })).toEqual({ iops: 3000 });
+    expect(performanceChange({ volumeType: 'io1', iops: 3000 }, { volumeType: 'gp3', iops: 3000 })).toEqual({ iops: 3000, throughput: 125 });
+  });
+
+  it("gives gp2 3 IOPS per GiB, at least 100 and at most 16,000", () => {
+    expect(gp2BaselineIops(1)).toBe(100);
+    expect(gp2BaselineIops(20)).toBe(100);
+    expect(gp2BaselineIops(34)).toBe(102);
+    expect(gp2BaselineIops(1_000)).toBe(3_000);
+    expect(gp2BaselineIops(5_334)).toBe(16_000);
+    expect(gp2BaselineIops(16_384)).toBe(16_000);
   });
 });
 
