@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_ENGINE_CONFIG, resolveEngineConfig, type EngineConfig } from '../../lib/engine/config.js';
+import { DEFAULT_ENGINE_CONFIG, EC2_REQUEST_BUCKETS, resolveEngineConfig, type EngineConfig } from '../../lib/engine/config.js';
 import {
   alignedCheckAtMs,
   backoffDelaySeconds,
@@ -48,6 +48,15 @@ describe('failure backoff', () => {
     expect(backoffDelaySeconds(40, config, () => 0)).toBe(450);
   });
 
+  it('never collapses to zero, and waits from the base at attempt numbers below the first', () => {
+    // A base or cap below a second would round the equal jitter down to 0 s: one second at least.
+    expect(backoffDelaySeconds(1, resolveEngineConfig({ backoff: { baseSeconds: 0.4, capSeconds: 900 } }), () => 0)).toBe(1);
+    expect(backoffDelaySeconds(3, resolveEngineConfig({ backoff: { baseSeconds: 2, capSeconds: 0 } }), () => 0.999999)).toBe(1);
+    // Attempts are counted from 1: none counted yet waits as the first does, not half of it.
+    expect(backoffDelaySeconds(0, config, () => 0.999999)).toBe(backoffDelaySeconds(1, config, () => 0.999999));
+    expect(backoffDelaySeconds(0, config, () => 0.999999)).toBe(config.backoff.baseSeconds);
+  });
+
   it('never exceeds the configured cap, even past SQS maximum', () => {
     const custom = resolveEngineConfig({ backoff: { baseSeconds: 60, capSeconds: 3600 } });
     expect(backoffDelaySeconds(10, custom, () => 0.999999)).toBe(3600);
@@ -68,7 +77,12 @@ describe('failure backoff', () => {
 describe('budget', () => {
   it('gives up after the attempt budget', () => {
     expect(budgetSpent(config.maxAttempts - 1, 0, 1000, config)).toBeUndefined();
-    expect(budgetSpent(config.maxAttempts, 0, 1000, config)).toMatchObject({ reason: 'attempts' });
+    expect(budgetSpent(config.maxAttempts, 0, 1000, config)).toEqual({ reason: 'attempts', message: `gave up after ${config.maxAttempts} failed attempts` });
+  });
+
+  it("says how far a dying record's step got rather than that it gave up", () => {
+    expect(budgetSpent(config.maxAttempts, 0, 1000, config, true)).toEqual({ reason: 'attempts', message: `failed ${config.maxAttempts} times so far` });
+    expect(budgetSpent(1, 0, config.maxOperationAgeMs, config, true)).toEqual({ reason: 'age', message: 'not done after 360 minutes' });
   });
 
   it('gives up after the maximum age', () => {
@@ -138,5 +152,14 @@ describe('config', () => {
     expect(new Set(DEFAULT_ENGINE_CONFIG.deviceNames).size).toBe(DEFAULT_ENGINE_CONFIG.deviceNames.length);
     expect(DEFAULT_ENGINE_CONFIG.deviceNames.length).toBeGreaterThanOrEqual(40);
     expect(DEFAULT_ENGINE_CONFIG.deviceNames[0]).toBe('/dev/sdf');
+    // /dev/sd[f-z], then /dev/xvd[b-c][a-z], each range to its last letter.
+    expect(DEFAULT_ENGINE_CONFIG.deviceNames).toHaveLength(21 + 2 * 26);
+    expect(DEFAULT_ENGINE_CONFIG.deviceNames.slice(19, 23)).toEqual(['/dev/sdy', '/dev/sdz', '/dev/xvdba', '/dev/xvdbb']);
+    expect(DEFAULT_ENGINE_CONFIG.deviceNames.at(-1)).toBe('/dev/xvdcz');
+  });
+
+  it("spends EC2's account-wide buckets less a reserve of 5 tokens each, at their refill", () => {
+    for (const [bucket, budget] of Object.entries(EC2_REQUEST_BUCKETS))
+      expect(DEFAULT_ENGINE_CONFIG.accountRateBudgets[bucket as keyof typeof EC2_REQUEST_BUCKETS], bucket).toEqual({ burst: budget.burst - 5, ratePerSecond: budget.ratePerSecond });
   });
 });
