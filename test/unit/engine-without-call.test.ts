@@ -123,6 +123,9 @@ describe('changesWithoutCall', () => {
     expect(changesWithoutCall(volumeIn({ state: 'in-use', message: 'created' }, extra), { type: 'none', reason: 'volume in-use' }, NOW)).toEqual({ failedModifications: null });
     const givenUp = volumeIn({ state: 'error', code: MODIFICATION_FAILED_CODE, message: 'The volume could not be modified.', attempts: 6 }, extra);
     expect(changesWithoutCall(givenUp, { type: 'none', reason: 'terminal error' }, NOW)).toBeUndefined();
+    // EC2 does not hold the spec (it still asks for 20 GiB): what EC2 failed still counts.
+    const grown = volumeIn({ state: 'available', message: 'created' }, { ...extra, spec: { ...newVolume('data-1').spec, sizeGiB: 20 } });
+    expect(changesWithoutCall(grown, { type: 'none', reason: 'volume available' }, NOW)).toBeUndefined();
   });
 
   it('none with observedGeneration and a rejection the spec no longer earns: both', () => {
@@ -143,5 +146,12 @@ describe('markAttachmentsDying', () => {
     expect(await store.get(attachmentKey('data-1'))).toMatchObject({ life: 'dying', version: 2 });
     expect(await store.get(attachmentKey('data-2'))).toMatchObject({ life: 'dying', version: 1 });
     expect(await store.get(attachmentKey('gone'))).toBeUndefined();
+  });
+
+  it('fails with the store when a write fails for another reason than its condition', async () => {
+    const store = new MemoryRecordStore();
+    await store.create(newAttachment('data-1'));
+    store.update = () => Promise.reject(new Error('table unavailable'));
+    await expect(markAttachmentsDying(store, [attachmentKey('data-1')])).rejects.toThrow('table unavailable');
   });
 });
