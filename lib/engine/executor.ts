@@ -41,7 +41,7 @@ import { judgeRecord, RECORD_TOO_LARGE_LOG, writeRejection } from './rejection.j
 import { changesWithoutCall, FUTURE_MODIFICATION_START_LOG, markAttachmentsDying, VOLUME_RECORD_REMOVED_LOG, type DecisionWithoutCall } from './without-call.js';
 import type { ExecutorDeps, ExecutorContext } from './execution/context.js';
 import type { Result, Item } from './execution/item.js';
-import { ownMessage, noteChain, alsoChecks, messageAt, resend, followUp, cooldownMessage, resendLaterCopy } from './execution/follow-ups.js';
+import { ownMessage, noteChain, alsoChecks, messageAt, resend, followUp, cooldownMessage, resendLaterCopy, chainAfterCascade } from './execution/follow-ups.js';
 import { stepFailed } from './execution/results.js';
 import { ownCreateRequest } from './execution/ownership.js';
 import { checkVolume, checkAttachment } from './execution/checks.js';
@@ -525,6 +525,9 @@ export class Executor {
         }
         // The wait shown again (a status write dropped it, or it is new): a message brings the modification back when it ends.
         if (decision.type === 'cooldown') followUps.push({ item, operation: messageAt(this.ctx, decision.op, item.key, decision.reason, now, decision.atMs) });
+        if (decision.type === 'cascade-dying' && written.kind === 'volume') this.goOnWithChain(item, written, now, followUps);
+      } else if (decision.type === 'cascade-dying' && record.kind === 'volume') {
+        this.goOnWithChain(item, record, now, followUps);
       } else if (decision.type === 'cooldown') {
         // The status shows the wait already: only the wait's own message is kept.
         const message = cooldownMessage(this.ctx, item, decision, now);
@@ -540,6 +543,16 @@ export class Executor {
       this.ctx.deps.log.error('status write failed', { key: item.id, error: errorMessage(error) });
       item.infraFailed = true;
     }
+  }
+
+  /**
+   * A check of the chain of the operation EC2 has under way on a dying volume (a modification, a
+   * creation) that made its attachments dying: the chain goes on while they detach
+   * (`chainAfterCascade`), so the operation's end is seen and the delete follows.
+   */
+  private goOnWithChain(item: Item, volume: VolumeRecord, now: number, followUps: { item: Item; operation: QueuedOperation }[]) {
+    const next = chainAfterCascade(this.ctx, item, volume, now);
+    if (next) followUps.push({ item, operation: next });
   }
 
   // -------------------------------------------------------------------------------------------

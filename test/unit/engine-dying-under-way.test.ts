@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { CreateVolumeRequestSchema, PatchVolumeRequestSchema } from '../../lib/api/schemas.js';
 import { VolumeService } from '../../lib/api/service.js';
 import { planVolume } from '../../lib/engine/planner.js';
-import { AZ, harness, INSTANCE, newAttachment, newVolume, START } from './engine-fixtures.js';
+import { AZ, harness, INSTANCE, newAttachment, newVolume, START, volumeOf } from './engine-fixtures.js';
 
 const MINUTE = 60_000;
 
@@ -61,6 +61,34 @@ describe('a dying volume whose modification ends while its attachment still deta
 
     await run(h, 3 * MINUTE);
     expect(h.store.all()).toEqual([]);
+  });
+  it('a check of the modification that reaches the volume deleted before its attachments are made dying goes on with its chain while they detach', async () => {
+    const h = harness({ ebsTimings: { detach: 30_000, modify: 60_000, optimize: 60_000 } });
+    const service = new VolumeService({ store: h.store, clock: h.clock });
+    await service.createVolume(CreateVolumeRequestSchema.parse({ volumeId: 'data-1', spec: { sizeGiB: 10, volumeType: 'gp3', availabilityZone: AZ }, attachTo: { instanceId: INSTANCE } }));
+    await run(h, 20_000);
+    const ebsVolumeId = h.ebs.volumes()[0]!.ebsVolumeId;
+    await service.patchVolume('data-1', PatchVolumeRequestSchema.parse({ iops: 4000 }));
+    await run(h, 3000);
+    const volume = await volumeOf(h);
+    expect(volume.status.state).toBe('modifying');
+    const started = volume.status.operationStartedAt!;
+    const chain = () => h.queue.pending().filter((p) => p.message.op === 'check-volume' && p.message.chainOf === started && !p.message.nudge);
+    expect(chain()).toHaveLength(1);
+
+    // The chain's next check falls due just after the client's delete, before the watcher has the delete's change.
+    await h.clock.advance(chain()[0]!.visibleAt - h.clock.now());
+    await service.deleteVolume('data-1');
+    await h.drain();
+    expect(h.store.all().map((r) => `${r.kind} ${r.life}`).sort()).toEqual(['attachment dying', 'volume dying']);
+    // The check made the attachment dying and its chain goes on: a next check of the same modification is queued.
+    expect(chain()).toHaveLength(1);
+
+    // No reconciler runs: the detach (30 s) and the modification (2 minutes) end, and the delete follows.
+    await run(h, 10 * MINUTE);
+    expect(h.store.all().map((r) => `${r.kind} ${r.life} ${r.status.state}: ${r.status.message ?? ''}`)).toEqual([]);
+    expect(h.ebs.volume(ebsVolumeId)?.state ?? 'deleted').toBe('deleted');
+    expect(h.queued()).toEqual([]);
   });
 });
 

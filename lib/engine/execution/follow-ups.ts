@@ -175,14 +175,35 @@ export function followUp(ctx: ExecutorContext, item: Item, before: ProvisionerRe
   if (decision.type !== 'operation') return undefined;
   if (result.retryAtMs !== undefined) return retryOfAttempt(messageAt(ctx, decision.op, keyOf(written), decision.reason, now, result.retryAtMs), written);
   if (CHECK_OPERATIONS.has(decision.op) || written.status.state === 'creating') {
-    // Paced by the operation under way: a modification takes far longer than an attach.
-    const started = operationStartMs(written.status) ?? now;
-    const schedule = IN_PROGRESS[written.status.state] ?? decision.op;
-    const dueAtMs = alignedCheckAtMs(schedule, now + progressDelaySeconds(schedule, now - started, ctx.config) * 1000, ctx.config);
-    const check = checkAt(ctx, decision.op, keyOf(written), decision.reason, now, dueAtMs);
+    const check = progressCheck(ctx, decision.op, written, decision.reason, now);
     return CHECK_OPERATIONS.has(decision.op) ? chained(check, written) : check;
   }
   return messageAt(ctx, decision.op, keyOf(written), decision.reason, now, now);
+}
+
+/** The next progress check (`op`) of `written`, paced by the operation under way: a modification takes far longer than an attach. */
+function progressCheck(ctx: ExecutorContext, op: OperationKind, written: ProvisionerRecord, reason: string, now: number): QueuedOperation {
+  const started = operationStartMs(written.status) ?? now;
+  const schedule = IN_PROGRESS[written.status.state] ?? op;
+  const dueAtMs = alignedCheckAtMs(schedule, now + progressDelaySeconds(schedule, now - started, ctx.config) * 1000, ctx.config);
+  return checkAt(ctx, op, keyOf(written), reason, now, dueAtMs);
+}
+
+/**
+ * The next check of the chain the item carries on `volume` (`OperationMessage.chainOf`: the
+ * operation under way, a modification or a creation), when that check made the volume's live
+ * attachments dying: the volume waits for them, with its checks going on meanwhile (`planVolume`),
+ * as they would have had the attachments been dying already; the chain sees the operation end,
+ * and nothing else would (the attachments' own detaches look at the volume only). Undefined for a
+ * look, a message of no chain, or a volume with no operation under way.
+ */
+export function chainAfterCascade(ctx: ExecutorContext, item: Item, volume: VolumeRecord, now: number): QueuedOperation | undefined {
+  const started = volume.status.operationStartedAt;
+  if (item.nudgeOnly || started === undefined || !item.chainOf?.includes(started)) return undefined;
+  const dying = (item.attachments ?? []).map((attachment) => ({ ...attachment, life: 'dying' as const }));
+  const decision = planVolume(volume, dying, now);
+  if (decision.type !== 'operation' || !CHECK_OPERATIONS.has(decision.op)) return undefined;
+  return chained(progressCheck(ctx, decision.op, volume, decision.reason, now), volume);
 }
 
 /**
