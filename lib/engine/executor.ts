@@ -131,6 +131,8 @@ export class Executor {
       } else active.push(item);
     }
 
+    // Attachments released by their volume (`releasedAttachments`): their failures fail the message that carried the volume.
+    const releasedItems: Item[] = [];
     if (active.length > 0 && !(await this.readRecords(active))) {
       for (const item of active) item.infraFailed = true;
     } else {
@@ -139,9 +141,13 @@ export class Executor {
       const releaseWaiting = async (checked: Item[]) => {
         const released = await this.releasedAttachments(checked);
         if (released.length === 0) return;
+        releasedItems.push(...released);
         const later = this.ctx.deps.clock.now();
+        const wait = Math.max(0, Math.min(maxTokenWaitMs, remaining - (later - now)));
         // The watcher's message for each brings it back anyway: here only what tokens allow now.
-        await this.process(released, owner, later, followUps, Math.max(0, Math.min(maxTokenWaitMs, remaining - (later - now))), undefined, false, deadline);
+        await this.process(released.filter((item) => item.ownMessage), owner, later, followUps, wait, undefined, false, deadline);
+        // Those taken up again have no other message: they take their tokens as their own would.
+        await this.process(released.filter((item) => !item.ownMessage), owner, later, followUps, wait, undefined, true, deadline);
       };
       await this.process(active, owner, now, followUps, maxTokenWaitMs, releaseWaiting, true, deadline);
     }
@@ -149,7 +155,8 @@ export class Executor {
     await this.sendFollowUps(followUps);
     const failed = items.filter((item) => item.infraFailed);
     await this.noteDeadLetters(failed, owner);
-    return { failedMessageIds: failed.flatMap((item) => item.messageIds) };
+    const failedReleases = releasedItems.filter((item) => item.infraFailed);
+    return { failedMessageIds: [...new Set([...failed, ...failedReleases].flatMap((item) => item.messageIds))] };
   }
 
   /**
@@ -446,7 +453,11 @@ export class Executor {
    * The attachments waiting for volumes that this batch's checks saw become available, as items
    * to process in the same invocation (`releasedByVolume`: an attach, or the check of one that kept
    * its device); the stream would bring them to the watcher a few seconds later, whose messages
-   * then find them under way. A failed read only loses the shortcut.
+   * then find them under way. A failed read only loses the shortcut. They have no message of their
+   * own: each carries the ids of the message that carried its volume, so a follow-up of theirs that
+   * cannot be sent (or a write that fails) has that message delivered again. Delivered again (`again`),
+   * a check that reads the volume available or in use already takes up the attachments such a release
+   * may have left with nothing queued (`leftByRelease`): attaching, or pending for the retry of a failed attach.
    */
   private async releasedAttachments(items: Item[]): Promise<Item[]> {
     const inBatch = new Set(items.map((item) => item.id));
@@ -454,22 +465,27 @@ export class Executor {
       const record = item.record;
       const before = item.readState;
       if (!item.observer || record?.kind !== 'volume' || record.life !== 'alive') return [];
-      return record.status.state === 'available' && (before === 'creating' || before === 'pending') ? [record] : [];
+      if (record.status.state === 'available' && (before === 'creating' || before === 'pending')) return [{ item, volume: record, again: false }];
+      // Attached since, perhaps by the attachments released: in use.
+      const ready = (state: string | undefined) => state === 'available' || state === 'in-use';
+      return ready(before) && ready(record.status.state) && (item.receiveCount ?? 1) > 1 ? [{ item, volume: record, again: true }] : [];
     });
     const released: Item[] = [];
     await Promise.all(
-      volumes.map(async (volume) => {
+      volumes.map(async ({ item, volume, again }) => {
         try {
           for (const raw of await this.ctx.deps.store.attachmentsOfVolume(volume.volumeId)) {
             const attachment = trusted(this.ctx, raw);
             if (attachment?.kind !== 'attachment') continue;
-            const decision = releasedByVolume(attachment, volume);
+            const decision = releasedByVolume(attachment, volume) ?? (again ? leftByRelease(attachment, volume) : undefined);
             if (decision?.type !== 'operation') continue;
             const key = keyOf(attachment);
             const id = keyString(key);
             if (inBatch.has(id)) continue;
             inBatch.add(id);
-            released.push({ key, id, messageIds: [], hint: decision.op, ops: [decision.op], ownMessage: true, record: attachment, volume });
+            const base = { key, id, messageIds: item.messageIds, hint: decision.op, ops: [decision.op], record: attachment, volume };
+            // Taken up again, it stands in for a message of its own that was lost: gated as one delivered again (a retry not yet due comes back then).
+            released.push(again && !releasedByVolume(attachment, volume) ? { ...base, receiveCount: item.receiveCount } : { ...base, ownMessage: true });
           }
         } catch (error) {
           this.ctx.deps.log.warn('reading attachments of an available volume failed; the watcher releases them', { key: keyString(keyOf(volume)), error: errorMessage(error) });
@@ -749,6 +765,18 @@ export class Executor {
       for (const { item } of followUps) item.infraFailed = true;
     }
   }
+}
+
+/**
+ * What an attachment a release by its volume may have left with nothing queued needs (its
+ * follow-up could not be sent): the check of its attach (`attaching`), or the retry of a failed
+ * attach (`pending` with its next attempt named). Undefined for the others.
+ */
+function leftByRelease(attachment: AttachmentRecord, volume: VolumeRecord): Decision | undefined {
+  const { state, nextAttemptAt } = attachment.status;
+  if (attachment.life !== 'alive' || !(state === 'attaching' || (state === 'pending' && nextAttemptAt !== undefined))) return undefined;
+  const decision = planAttachment(attachment, volume);
+  return decision.type === 'operation' ? decision : undefined;
 }
 
 /** Operations whose first write is the pre-call write, so it can take the claim too. */
