@@ -90,6 +90,23 @@ describe('a dying volume whose modification ends while its attachment still deta
     expect(h.ebs.volume(ebsVolumeId)?.state ?? 'deleted').toBe('deleted');
     expect(h.queued()).toEqual([]);
   });
+  it('a look (no check of the chain) that makes the attachments dying leaves the chain to its own check: no second one', async () => {
+    const h = harness({ ebsTimings: { detach: 30_000, modify: 60_000, optimize: 60_000 } });
+    const service = new VolumeService({ store: h.store, clock: h.clock });
+    await service.createVolume(CreateVolumeRequestSchema.parse({ volumeId: 'data-1', spec: { sizeGiB: 10, volumeType: 'gp3', availabilityZone: AZ }, attachTo: { instanceId: INSTANCE } }));
+    await run(h, 20_000);
+    await service.patchVolume('data-1', PatchVolumeRequestSchema.parse({ iops: 4000 }));
+    await run(h, 3000);
+    const started = (await volumeOf(h)).status.operationStartedAt!;
+    const checks = () => h.queue.pending().filter((p) => p.message.op === 'check-volume' && p.message.key.kind === 'volume');
+    expect(checks().map((p) => p.message.chainOf)).toEqual([started]);
+
+    await service.deleteVolume('data-1');
+    h.changes.splice(0);
+    await h.executor.run(h.batchOf({ op: 'check-volume', key: { kind: 'volume', volumeId: 'data-1' }, nudge: true }));
+    expect(h.store.all().map((r) => `${r.kind} ${r.life}`).sort()).toEqual(['attachment dying', 'volume dying']);
+    expect(checks().map((p) => p.message.chainOf)).toEqual([started]);
+  });
 });
 
 describe('planning a dying volume that waits for its attachments', () => {
