@@ -80,4 +80,24 @@ describe('executor: attachments released by their volume whose follow-up cannot 
     expect((await attachmentOf(h)).status.state).toBe('attached');
     expect(h.ebs.calls.AttachVolume).toBe(2);
   });
+
+  it('delivered again before the retry of a failed attach is due: the retry (first a look whether the attach took) is queued for its time, not made early', async () => {
+    const h = await volumeBeingCreated();
+    attachmentSendsFail(h);
+    h.ebs.failNext('AttachVolume', new ProviderError('transient', 'InternalError', 'EC2 had an internal error'));
+    const check: OperationMessage = { op: 'check-volume', key: volumeKey('data-1') };
+    expect((await h.executor.run([{ messageId: 'volume-check', message: check, receiveCount: 1 }])).failedMessageIds).toEqual(['volume-check']);
+    const failed = await attachmentOf(h);
+    const dueAt = Date.parse(failed.status.nextAttemptAt!);
+    expect(dueAt).toBeGreaterThan(h.clock.now());
+
+    expect((await h.executor.run([{ messageId: 'volume-check', message: check, receiveCount: 2 }])).failedMessageIds).toEqual([]);
+    expect(h.ebs.calls.AttachVolume).toBe(1);
+    const retries = h.queue.pending().filter((p) => p.message.key.kind === 'attachment');
+    expect(retries.map((p) => ({ op: p.message.op, visibleAt: p.visibleAt }))).toEqual([{ op: 'check-attachment', visibleAt: dueAt }]);
+
+    await h.settle(60_000);
+    expect((await attachmentOf(h)).status.state).toBe('attached');
+    expect(h.ebs.calls.AttachVolume).toBe(2);
+  });
 });
