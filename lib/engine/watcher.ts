@@ -386,11 +386,21 @@ export class Watcher {
         this.deps.log.warn('volume record invalid; its attachment is left as it is until the record is put right', { key: keyString(keyOf(record)) });
         return;
       }
-      decision = planAttachment(record, volume);
-      if (decision.type === 'wait' && (await this.inUseByNoOtherRecord(record, volume)))
-        decision = { type: 'operation', op: 'check-attachment', reason: `volume ${record.volumeId} is in use and no other attachment record holds it: looking whether it is attached here` };
+      decision = await this.orLookWhetherAttachedHere(record, volume, planAttachment(record, volume));
     }
     await this.apply(record, decision, operations, writtenAnew);
+  }
+
+  /**
+   * A wait of `attachment` for its volume in use, when no other attachment record may hold it
+   * (`inUseByNoOtherRecord`), becomes a check of whether it is attached here; `decision` otherwise.
+   * Without it, an attachment whose volume was attached to its own instance outside the system
+   * would wait for a detach no one makes, and, deleted, be removed as never attached, leaving the
+   * volume attached.
+   */
+  private async orLookWhetherAttachedHere(attachment: AttachmentRecord, volume: VolumeRecord | undefined, decision: Decision): Promise<Decision> {
+    if (decision.type !== 'wait' || !(await this.inUseByNoOtherRecord(attachment, volume))) return decision;
+    return { type: 'operation', op: 'check-attachment', reason: `volume ${attachment.volumeId} is in use and no other attachment record holds it: looking whether it is attached here` };
   }
 
   /**
@@ -454,14 +464,16 @@ export class Watcher {
 
   /**
    * The volume became available (or in use): its waiting attachments go now, not at their next
-   * retry (`releasedByVolume`). It went into or out of error: they say so (a status write only
-   * where the reason changes; no EC2 call). It let go of its EC2 volume (`replaced`): those
-   * attached to it look at EC2, even when the record holds a new one by now. Attachments under way
-   * follow their own operations.
+   * retry (`releasedByVolume`); one that would wait for its volume in use that no other attachment
+   * record holds looks whether it is attached here (`orLookWhetherAttachedHere`). It went into or
+   * out of error: they say so (a status write only where the reason changes; no EC2 call). It let
+   * go of its EC2 volume (`replaced`): those attached to it look at EC2, even when the record holds
+   * a new one by now. Attachments under way follow their own operations.
    */
   private async replanWaitingAttachments(volume: VolumeRecord, attachments: AttachmentRecord[], operations: QueuedOperation[], replaced: boolean): Promise<void> {
     for (const attachment of this.acceptedAttachments(attachments)) {
-      const decision = releasedByVolume(attachment, volume, replaced);
+      const released = releasedByVolume(attachment, volume, replaced);
+      const decision = released && (await this.orLookWhetherAttachedHere(attachment, volume, released));
       if (decision) await this.applyToOther(attachment, decision, operations);
     }
   }
