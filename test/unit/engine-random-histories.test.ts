@@ -5,7 +5,7 @@
  * now and then someone changes a volume in the console or removes a volume record from the table.
  * Once faults and requests stop and the system settles, every record must say what EC2 holds.
  * Each seed is one reproducible history; `HISTORY_SEEDS=3000 npx vitest run <this file>` searches
- * further than the 40 run by default (with the few found beyond them, `FOUND_SEEDS`), and
+ * further than the 40 run by default (with those of `FOUND_SEEDS`), and
  * `HISTORY_FIRST_SEED=20677 HISTORY_SEEDS=1` runs that one seed alone.
  */
 import { describe, expect, it } from 'vitest';
@@ -26,7 +26,7 @@ import { silentLog } from '../../lib/memory/index.js';
 import { OWNERSHIP_TAGS } from '../../lib/settings.js';
 import { AZ, INSTANCE, OTHER_INSTANCE, harness } from './engine-fixtures.js';
 
-/** Seeds beyond the first 40 whose histories once ended wrong, run with them by default. */
+/** Seeds beyond the first 40, run with them by default. */
 const FOUND_SEEDS = [20677];
 const FIRST_SEED = Number(process.env.HISTORY_FIRST_SEED ?? 1);
 const SEEDS = [
