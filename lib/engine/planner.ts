@@ -484,6 +484,28 @@ function neverCreated(state: VolumeState): Decision {
   return { type: 'remove', reason: 'never created; removed without an EC2 call' };
 }
 
+/**
+ * Whether a dying pending attachment that never sent AttachVolume (no device) looks at EC2 before
+ * it is removed (`planAttachment`): its single-attach volume may be attached to its instance all
+ * the same, outside the system (in the console, before any check recorded it). So it may when its
+ * volume record holds an EC2 volume that the record says is in use, or whose state it does not
+ * know (being created or modified, retried, in error); not when the record says available (or
+ * being deleted). A look (one DescribeVolumes) that finds it attached there records it, and it is
+ * detached as any dying attached attachment; otherwise it is removed. The watcher removes it with
+ * no look when another attachment record of the volume may hold it (`removedWithoutLook`).
+ */
+export function looksBeforeRemoving(attachment: AttachmentRecord, volume: VolumeRecord | undefined): volume is VolumeRecord {
+  if (attachment.life !== 'dying' || attachment.status.state !== 'pending' || attachment.device !== undefined) return false;
+  if (!volume?.ebsVolumeId || volume.spec.multiAttach) return false;
+  const state = volume.status.state;
+  return state !== 'available' && state !== 'deleting' && state !== 'deleted';
+}
+
+/** What a dying pending attachment that never sent AttachVolume comes to once no look is made (`looksBeforeRemoving`): removed. */
+export function removedWithoutLook(attachment: AttachmentRecord): Decision {
+  return neverAttached(attachment.status.state);
+}
+
 /** A dying attachment EC2 never saw attach (no device kept): removed without an EC2 call. */
 function neverAttached(state: AttachmentState): Decision {
   nextAttachmentState(state, 'removed-unattached');
@@ -526,7 +548,11 @@ export function planAttachment(attachment: AttachmentRecord, volume: VolumeRecor
     switch (state) {
       case 'pending':
         // A device recorded on a pending attachment (an attach whose answer was lost, or retried after an error): EC2 may have attached it.
-        return attachment.device ? { type: 'operation', op: 'detach', reason: 'dying with a device kept; may be attached' } : neverAttached(state);
+        if (attachment.device) return { type: 'operation', op: 'detach', reason: 'dying with a device kept; may be attached' };
+        // EC2 may hold its volume attached here all the same (attached outside the system): look first.
+        return looksBeforeRemoving(attachment, volume)
+          ? { type: 'operation', op: 'check-attachment', reason: `dying; volume ${attachment.volumeId} may be attached to ${attachment.instanceId} outside the system: looking before removing` }
+          : neverAttached(state);
       case 'attaching':
         return { type: 'operation', op: 'check-attachment', reason: 'waiting for the attach before detaching' };
       case 'attached':

@@ -23,9 +23,11 @@ import {
   affectedByVolumeRecordRemoval,
   CHECK_OPERATIONS,
   detachesPastInvalidRecord,
+  looksBeforeRemoving,
   planAttachment,
   planVolume,
   releasedByVolume,
+  removedWithoutLook,
   UNDER_WAY_STATES,
   volumeRecordLost,
   waitsForInvalidVolume,
@@ -396,9 +398,12 @@ export class Watcher {
    * (`inUseByNoOtherRecord`), becomes a check of whether it is attached here; `decision` otherwise.
    * Without it, an attachment whose volume was attached to its own instance outside the system
    * would wait for a detach no one makes, and, deleted, be removed as never attached, leaving the
-   * volume attached.
+   * volume attached. A dying one that never sent AttachVolume looks (`looksBeforeRemoving`) only
+   * while no other attachment record may hold its volume: held by one, it is removed with no EC2 call.
    */
   private async orLookWhetherAttachedHere(attachment: AttachmentRecord, volume: VolumeRecord | undefined, decision: Decision): Promise<Decision> {
+    if (decision.type === 'operation' && looksBeforeRemoving(attachment, volume))
+      return (await this.heldByOtherRecord(attachment, volume.volumeId)) ? removedWithoutLook(attachment) : decision;
     if (decision.type !== 'wait' || !(await this.inUseByNoOtherRecord(attachment, volume))) return decision;
     return { type: 'operation', op: 'check-attachment', reason: `volume ${attachment.volumeId} is in use and no other attachment record holds it: looking whether it is attached here` };
   }
@@ -410,10 +415,14 @@ export class Watcher {
    * DescribeVolumes) then tells: attached here, the attachment records it; elsewhere, it says so.
    */
   private async inUseByNoOtherRecord(attachment: AttachmentRecord, volume: VolumeRecord | undefined): Promise<boolean> {
-    if (!waitsForVolumeInUse(attachment, volume)) return false;
-    const others = validAttachments(await this.deps.store.attachmentsOfVolume(volume.volumeId)).filter((other) => other.instanceId !== attachment.instanceId);
+    return waitsForVolumeInUse(attachment, volume) && !(await this.heldByOtherRecord(attachment, volume.volumeId));
+  }
+
+  /** Whether an attachment record of the volume for another instance than `attachment`'s may hold it attached. */
+  private async heldByOtherRecord(attachment: AttachmentRecord, volumeId: string): Promise<boolean> {
+    const others = validAttachments(await this.deps.store.attachmentsOfVolume(volumeId)).filter((other) => other.instanceId !== attachment.instanceId);
     // One pending or in error without a device never had its AttachVolume sent (the device is allocated just before): it holds nothing.
-    return !others.some((other) => (other.status.state !== 'pending' && other.status.state !== 'error') || other.device !== undefined);
+    return others.some((other) => (other.status.state !== 'pending' && other.status.state !== 'error') || other.device !== undefined);
   }
 
   /**

@@ -334,6 +334,12 @@ export function checkAttachment(ctx: ExecutorContext, item: Item, now: number, v
     // Attached after all and being detached (outside, or a describe that lags an earlier detach):
     // EC2 attaches no volume still detaching from the instance, so it is looked at again until it is detached.
     if (link?.state === 'detaching') return stillInProgress(ctx, attachment, now, `EC2 is detaching it from ${attachment.instanceId}; attaching afresh once it is detached`);
+    if (attachment.life === 'dying' && attachment.device === undefined) {
+      // Dying, it never sent AttachVolume and looked only in case its volume was attached here
+      // outside the system (`looksBeforeRemoving`): it is not, so nothing is left to detach.
+      nextAttachmentState('pending', 'removed-unattached');
+      return { outcome: 'succeeded', remove: true };
+    }
     const status = attemptStatus(attachment.status, 'pending', now, 'not attached; attaching afresh');
     // Unless its volume is taken (attached to another instance, say): then it says what it waits for, as no message follows a wait.
     // Judged on the volume as this describe shows it: a volume record that still says in use (or
