@@ -239,7 +239,8 @@ export function planVolume(volume: VolumeRecord, attachments: readonly Attachmen
 
   if (volume.life === 'dying') {
     const alive = attachments.filter((attachment) => attachment.life === 'alive');
-    // Those never attached are removed with no EC2 call: the message counts only those with something to detach.
+    // Those that never sent AttachVolume are removed without a detach, unless a look finds the volume attached
+    // to their instance outside the system (`looksBeforeRemoving`): the message counts only the others.
     const toDetach = attachmentsToDetach(attachments);
     if (alive.length > 0)
       return {
