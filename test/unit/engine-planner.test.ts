@@ -577,3 +577,40 @@ describe('attach prerequisites', () => {
     expect(attachPrerequisites(ready, instance({ state: 'terminated' }), 'i-1')).toMatchObject({ ok: false, terminal: true });
   });
 });
+
+describe('planAttachment: a dying pending attachment that never sent AttachVolume', () => {
+  const dyingPending = attachment('pending', { life: 'dying' });
+  const removed = { type: 'remove', reason: 'never attached; removed without an EC2 call' };
+  const look = {
+    type: 'operation',
+    op: 'check-attachment',
+    reason: 'dying; volume data-1 may be attached to i-0123456789abcdef0 outside the system: looking before removing',
+  };
+  it.each([
+    // The record says what EC2 holds: nothing is attached.
+    ['available', 'alive', created, {}, removed],
+    ['deleting', 'dying', created, {}, removed],
+    // No EC2 volume yet: nothing can be attached.
+    ['creating', 'alive', {}, {}, removed],
+    ['pending', 'alive', {}, {}, removed],
+    // In use, or in a state the record does not say EC2 holds: it may be attached here in the console.
+    ['in-use', 'alive', created, {}, look],
+    ['in-use', 'dying', created, {}, look],
+    ['creating', 'alive', created, {}, look],
+    ['modifying', 'alive', created, {}, look],
+    ['pending', 'alive', created, {}, look],
+    ['error', 'alive', created, {}, look],
+    // A Multi-Attach volume in use says nothing of this instance.
+    ['in-use', 'alive', created, { multiAttach: true }, removed],
+  ] as const)('volume %s (%s %o, spec %o) → %o', (state, life, extra, spec, expected) => {
+    const record = volume(state, { life, ...extra, spec: { sizeGiB: 10, volumeType: 'io2', iops: 1000, availabilityZone: 'eu-west-1a', ...spec } });
+    expect(planAttachment(dyingPending, record)).toEqual(expected);
+  });
+
+  it('alive, or dying with a device kept, it is planned as before', () => {
+    const inUse = volume('in-use', created);
+    expect(planAttachment(attachment('pending'), inUse)).toMatchObject({ type: 'wait' });
+    expect(planAttachment(attachment('pending', { life: 'dying', device: '/dev/sdf' }), inUse)).toMatchObject({ type: 'operation', op: 'detach' });
+    expect(planAttachment(attachment('error', { life: 'dying' }), inUse)).toEqual(removed);
+  });
+});
