@@ -117,8 +117,8 @@ export const VOLUME_TRANSITIONS: readonly Transition<VolumeState, VolumeEvent>[]
 /** Every legal attachment transition. `detached` is final: the record is removed right after. */
 export const ATTACHMENT_TRANSITIONS: readonly Transition<AttachmentState, AttachmentEvent>[] = [
   { from: 'pending', event: 'attach-started', to: 'attaching', why: 'volume and instance ready' },
-  { from: 'pending', event: 'observed-attached', to: 'attached', why: 'found already attached (an attach whose answer was lost, or retried)' },
-  { from: 'pending', event: 'removed-unattached', to: 'detached', why: 'dying before any EC2 call' },
+  { from: 'pending', event: 'observed-attached', to: 'attached', why: 'found already attached (an attach whose answer was lost, or retried; or attached outside the system)' },
+  { from: 'pending', event: 'removed-unattached', to: 'detached', why: 'dying before any AttachVolume (after a look when its volume may be attached there outside the system)' },
   { from: 'pending', event: 'detach-started', to: 'detaching', why: 'dying with a device kept (a lost answer, a retry), may be attached' },
   { from: 'pending', event: 'failed', to: 'error', why: 'prerequisite never met or budget spent' },
   { from: 'pending', event: 'volume-record-removed', to: 'error', why: 'volume record removed from the table with a device kept: may be attached, no longer looked after' },
