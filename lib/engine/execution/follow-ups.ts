@@ -173,7 +173,16 @@ export function followUp(ctx: ExecutorContext, item: Item, before: ProvisionerRe
   if (decision.type === 'wait' && written.kind === 'volume' && changesWithoutCall(written, decision, now) !== undefined)
     return messageAt(ctx, 'check-volume', keyOf(written), decision.reason, now, now);
   if (decision.type !== 'operation') return undefined;
-  if (result.retryAtMs !== undefined) return retryOfAttempt(messageAt(ctx, decision.op, keyOf(written), decision.reason, now, result.retryAtMs), written);
+  return stepMessage(ctx, written, decision, now, result.retryAtMs);
+}
+
+/**
+ * The message for the step `decision` plans on `written` once it is written: the retry of a failed
+ * attempt when due (`retryAtMs`), the next progress check of an operation under way, else the
+ * step at once (a tag change, a modification back to the spec, say).
+ */
+export function stepMessage(ctx: ExecutorContext, written: ProvisionerRecord, decision: Extract<Decision, { type: 'operation' }>, now: number, retryAtMs?: number): QueuedOperation {
+  if (retryAtMs !== undefined) return retryOfAttempt(messageAt(ctx, decision.op, keyOf(written), decision.reason, now, retryAtMs), written);
   if (CHECK_OPERATIONS.has(decision.op) || written.status.state === 'creating') {
     const check = progressCheck(ctx, decision.op, written, decision.reason, now);
     return CHECK_OPERATIONS.has(decision.op) ? chained(check, written) : check;

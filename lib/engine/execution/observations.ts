@@ -10,10 +10,11 @@ import { parseRecord } from '../../domain/validation.js';
 import { METRICS } from '../../settings.js';
 import { errorMessage } from '../errors.js';
 import { planVolume } from '../planner.js';
+import { MODIFICATION_COOLDOWN_CODE } from '../status.js';
 import { ConditionFailedError, type OperationKind, type ProviderVolume, type QueuedOperation, type RecordChanges, unchangedSince } from '../ports.js';
 import type { ExecutorContext } from './context.js';
 import type { Result, Item } from './item.js';
-import { IN_PROGRESS, chained, alsoChecks, messageAt, followUp, waitShownBy, resendLaterCopy } from './follow-ups.js';
+import { IN_PROGRESS, chained, alsoChecks, messageAt, followUp, waitShownBy, resendLaterCopy, stepMessage } from './follow-ups.js';
 import { observedChanges, volumeInLineByCheck } from './checks.js';
 
 /**
@@ -151,15 +152,24 @@ async function syncVolume(ctx: ExecutorContext, item: Item, current: ProviderVol
 /**
  * What a live volume's record, brought in line by an attachment's check (`before` → `written`),
  * needs next: the watcher does not plan on the system's writes, so this check does what the
- * volume's own would: a wait for EC2's modification limit the write put in the status brings the
- * modification back when it ends, and client tags the write found changed outside are put back
- * (a tag change the client asked for has its message already).
+ * volume's own would (`stepMessage`, as `followUp` after a check of the volume): a wait for EC2's
+ * modification limit the write put in the status brings the modification back when it ends, and
+ * what EC2 holds found changed outside (client tags, size, type, IOPS or throughput) gets the step
+ * the volume's plan names on it at once: the tags put back, a modification back to the spec. Not
+ * a step this write did not make needed (one the client asked for has its message already), nor
+ * one before a failed attempt's retry is due (that retry makes it, and a look at the volume waits
+ * for it too: `retryNotDue`); a grow the spec cannot follow needs none (the status says why).
  */
 function afterVolumeSync(ctx: ExecutorContext, before: VolumeRecord, written: VolumeRecord, now: number): QueuedOperation | undefined {
   if (written.life !== 'alive') return undefined;
   const decision = planVolume(written, [], now);
   if (decision.type === 'cooldown') return waitShownBy(ctx, before, written, decision, now);
-  const tagsMoved = !sameJson(before.observed?.tags ?? null, written.observed?.tags ?? null);
-  if (decision.type === 'operation' && decision.op === 'tag-volume' && tagsMoved) return messageAt(ctx, decision.op, keyOf(written), decision.reason, now, now);
-  return undefined;
+  if (decision.type !== 'operation' || sameJson(before.observed ?? null, written.observed ?? null)) return undefined;
+  if (retryDue(written.status, now)) return undefined;
+  return stepMessage(ctx, written, decision, now);
+}
+
+/** Whether a failed attempt's retry is due after `now` (`status.nextAttemptAt`; a wait for EC2's modification limit is none). */
+function retryDue(status: Status<VolumeState>, now: number): boolean {
+  return status.nextAttemptAt !== undefined && status.code !== MODIFICATION_COOLDOWN_CODE && Date.parse(status.nextAttemptAt) > now;
 }
