@@ -44,6 +44,30 @@ async function attach(h: Harness): Promise<void> {
   expect((await h.store.get(attachmentKey('data-1')))?.status.state).toBe('attached');
 }
 
+/**
+ * data-1 (tagged team=a) available on a harness whose backoffs last minutes; the client raises its
+ * IOPS to 5000 and EC2 fails that ModifyVolume once, so its retry waits out a backoff.
+ */
+async function failedModification(): Promise<{ h: Harness; ebsVolumeId: string; retryAt: number; modifyVolume: Harness['ebs']['modifyVolume'] }> {
+  const h = harness({ ebsTimings: { modify: 1000, optimize: 1000 }, config: { backoff: { baseSeconds: 240, capSeconds: 900 } } });
+  await h.store.create(newVolume('data-1', {}, { tags: { team: 'a' } }));
+  await h.watch();
+  await h.settle(10_000);
+  await h.watch();
+  const ebsVolumeId = (await volumeOf(h)).ebsVolumeId!;
+  const modifyVolume = h.ebs.modifyVolume.bind(h.ebs);
+  h.ebs.modifyVolume = async () => {
+    h.ebs.modifyVolume = modifyVolume;
+    throw new ProviderError('transient', 'InternalError', 'EC2 failed');
+  };
+  await h.store.update<VolumeRecord>(KEY, { spec: { ...(await volumeOf(h)).spec, iops: 5000 }, generation: 2 });
+  await h.watch();
+  await h.drain();
+  const failed = await volumeOf(h);
+  expect(failed.status).toMatchObject({ state: 'available', attempts: 1, code: 'InternalError' });
+  return { h, ebsVolumeId, retryAt: Date.parse(failed.status.nextAttemptAt!), modifyVolume };
+}
+
 describe("a volume changed outside the system, seen by an attachment's check", () => {
   it('given other IOPS: the modification back to the spec is queued at once and made, with no reconciler pass', async () => {
     const { h, ebsVolumeId, modifies } = await changedOutsideThenAttached({ iops: 4000 });
@@ -81,25 +105,8 @@ describe("a volume changed outside the system, seen by an attachment's check", (
   });
 
   it("while a failed ModifyVolume waits out its backoff: nothing is queued beside that attempt's retry, which puts the volume back to the spec", async () => {
-    // Backoffs of minutes, so the attachment's check comes well before the retry.
-    const h = harness({ ebsTimings: { modify: 1000, optimize: 1000 }, config: { backoff: { baseSeconds: 240, capSeconds: 900 } } });
-    await h.store.create(newVolume('data-1', {}, { tags: { team: 'a' } }));
-    await h.watch();
-    await h.settle(10_000);
-    await h.watch();
-    const ebsVolumeId = (await volumeOf(h)).ebsVolumeId!;
-    // The client raises IOPS; EC2 fails the ModifyVolume once, so its retry waits out a backoff.
-    const modifyVolume = h.ebs.modifyVolume.bind(h.ebs);
-    h.ebs.modifyVolume = async () => {
-      h.ebs.modifyVolume = modifyVolume;
-      throw new ProviderError('transient', 'InternalError', 'EC2 failed');
-    };
-    await h.store.update<VolumeRecord>(KEY, { spec: { ...(await volumeOf(h)).spec, iops: 5000 }, generation: 2 });
-    await h.watch();
-    await h.drain();
+    const { h, ebsVolumeId, retryAt, modifyVolume } = await failedModification();
     const failed = await volumeOf(h);
-    expect(failed.status).toMatchObject({ state: 'available', attempts: 1, code: 'InternalError' });
-    const retryAt = Date.parse(failed.status.nextAttemptAt!);
 
     // Meanwhile IOPS are changed in the console, and an attachment's check sees it.
     await modifyVolume({ ebsVolumeId, iops: 4000 });
@@ -116,5 +123,22 @@ describe("a volume changed outside the system, seen by an attachment's check", (
     await h.watch();
     expect(h.ebs.volume(ebsVolumeId)?.iops).toBe(5000);
     expect(h.ebs.calls.ModifyVolume - modifies).toBe(1);
+  });
+
+  it('while a failed ModifyVolume waits out its backoff, tags changed in the console: put back by that retry, with the modification, not before', async () => {
+    const { h, ebsVolumeId, retryAt } = await failedModification();
+    const modifies = h.ebs.calls.ModifyVolume;
+    const ownership = Object.fromEntries(Object.entries(h.ebs.volume(ebsVolumeId)!.tags).filter(([key]) => key !== 'team'));
+    h.ebs.retagBehindBack(ebsVolumeId, { ...ownership, team: 'x' });
+    await attach(h);
+    expect((await volumeOf(h)).observed?.tags).toEqual({ team: 'x' });
+
+    await h.drain();
+    expect(h.clock.now()).toBeLessThan(retryAt);
+    expect(h.ebs.calls).toMatchObject({ CreateTags: 0, ModifyVolume: modifies });
+    await h.settle(retryAt - h.clock.now() + MINUTE);
+    await h.watch();
+    expect(h.ebs.volume(ebsVolumeId)).toMatchObject({ iops: 5000, tags: { ...ownership, team: 'a' } });
+    expect(h.ebs.calls).toMatchObject({ CreateTags: 1, ModifyVolume: modifies + 1 });
   });
 });
