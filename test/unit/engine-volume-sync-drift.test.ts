@@ -104,6 +104,24 @@ describe("a volume changed outside the system, seen by an attachment's check", (
     expect(h.ebs.calls.ModifyVolume).toBe(modifies);
   });
 
+  it("a client's change EC2 does not hold yet, its message still queued: the check sends none beside it", async () => {
+    const h = await availableVolume({ team: 'a' });
+    await h.store.create(newAttachment('data-1'));
+    await h.watch();
+    await h.drain();
+    await h.store.update<VolumeRecord>(KEY, { spec: { ...(await volumeOf(h)).spec, iops: 5000 }, generation: 2 });
+    await h.watch();
+    expect(h.queued()).toEqual([
+      { op: 'check-attachment', key: 'data-1/i-0123456789abcdef0', delaySeconds: expect.any(Number) },
+      { op: 'modify-volume', key: 'data-1', delaySeconds: 0 },
+    ]);
+
+    await h.clock.advance(10_000);
+    await h.executor.run(h.batchOf(h.op('check-attachment', attachmentKey('data-1'))));
+    expect(await volumeOf(h)).toMatchObject({ status: { state: 'in-use' }, observed: { iops: 3000 } });
+    expect(h.queued().filter((m) => m.key === 'data-1')).toEqual([{ op: 'modify-volume', key: 'data-1', delaySeconds: -10 }]);
+  });
+
   it("while a failed ModifyVolume waits out its backoff: nothing is queued beside that attempt's retry, which puts the volume back to the spec", async () => {
     const { h, ebsVolumeId, retryAt, modifyVolume } = await failedModification();
     const failed = await volumeOf(h);
