@@ -7,8 +7,9 @@
  * large for DynamoDB to take a status on top is logged and counted, never retried. Changes the
  * system made itself (status, claims) are left to the executor, which schedules its own
  * follow-ups, except where they concern other records: a volume that becomes available releases
- * its waiting attachments at once, one that goes into or out of error has them say so, and a
- * removed attachment lets its dying volume go. The others are recognised from their validated
+ * its waiting attachments at once, one that goes into or out of error, or changes otherwise what
+ * they wait for (modified while in use, set back to alive), has them say so, and a removed
+ * attachment lets its dying volume go. The others are recognised from their validated
  * image, without reading the table. A volume record removed from the table by someone else (the
  * system removes only dying volumes with no attachment left) has its attachments say what that
  * leaves them, and one written again has those that wait for it say so.
@@ -106,14 +107,35 @@ function holdsRemovedRecordsVolume(record: ProvisionerRecord, volume: VolumeReco
 /**
  * Whether a volume moving between these states (stream images) changes what its waiting
  * attachments do or say: it was written (again: they wait for it to become available now), became
- * usable (they attach), went into or out of error, or let go of its EC2 volume (those attached to
- * it look at EC2).
+ * usable (they attach), went into or out of error, let go of its EC2 volume (those attached to it
+ * look at EC2), or changed otherwise what an attachment that has attached nothing waits for
+ * (`waitOf`): a volume in use being modified is waited for to become available, not to be detached
+ * from another instance, and one set back to alive is no longer being deleted. A volume made dying
+ * is not one: its own plan makes its live attachments dying.
  */
 function movesWaitingAttachments(change: RecordChange): boolean {
   if (change.eventName === 'INSERT' || ebsVolumeReplaced(change)) return true;
   const from = stateOf(change.oldRecord);
   const to = stateOf(change.newRecord);
-  return from !== to && (to === 'available' || to === 'in-use' || to === 'error' || from === 'error');
+  if (from !== to && (to === 'available' || to === 'in-use' || to === 'error' || from === 'error')) return true;
+  // A record removed is not one changing: its attachments learn of the removal on their own (`affectedByVolumeRecordRemoval`).
+  if (change.eventName !== 'MODIFY') return false;
+  const waitNow = waitOf(change.newRecord);
+  return waitNow !== 'being deleted' && waitNow !== waitOf(change.oldRecord);
+}
+
+/**
+ * What an attachment that has attached nothing would wait for of the volume in this image, as the
+ * planner tells it (`planAttachment`): its deletion, its retry (in error, by code), its becoming
+ * available, a detach from another instance, or nothing.
+ */
+function waitOf(image: unknown): string {
+  const status = field(image, 'status');
+  const state = field(status, 'state');
+  if (field(image, 'life') === 'dying') return 'being deleted';
+  if (state === 'error') return `in error: ${String(field(status, 'code'))}`;
+  if (field(image, 'ebsVolumeId') === undefined || (state !== 'available' && state !== 'in-use')) return 'to become available';
+  return state === 'in-use' && field(field(image, 'spec'), 'multiAttach') !== true ? 'to be detached' : 'nothing';
 }
 
 /**
@@ -475,7 +497,8 @@ export class Watcher {
    * The volume became available (or in use): its waiting attachments go now, not at their next
    * retry (`releasedByVolume`); one that would wait for its volume in use that no other attachment
    * record holds looks whether it is attached here (`orLookWhetherAttachedHere`). It went into or
-   * out of error: they say so (a status write only where the reason changes; no EC2 call). It let
+   * out of error, or changed otherwise what they wait for (`waitOf`): they say so (a status write
+   * only where the reason changes; no EC2 call). It let
    * go of its EC2 volume (`replaced`): those attached to it look at EC2, even when the record holds
    * a new one by now. Attachments under way follow their own operations.
    */
