@@ -4,7 +4,7 @@
  * watcher to its waiting attachments, which write the wait from the records alone (no EC2 call,
  * no message), rather than keep one that is no longer true until the reconciler's next pass.
  */
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { AttachmentRecord, VolumeRecord } from '../../lib/domain/records.js';
 import { ProviderError } from '../../lib/engine/ports.js';
 import { attachmentKey, harness, INSTANCE, newAttachment, newVolume, OTHER_INSTANCE, volumeKey, volumeOf } from './engine-fixtures.js';
@@ -91,5 +91,28 @@ describe('a waiting attachment whose volume changes what it waits for', () => {
       state: 'pending',
       message: 'volume data-1 is in error: InternalError; the attach waits until the volume is retried',
     });
+  });
+
+  it('in use, then deleted: its own plan makes the waiting attachment dying, and no wait is written after it (a conditional write the cascade had overtaken)', async () => {
+    const h = harness();
+    await h.store.create(newVolume('data-1'));
+    await h.watch();
+    await h.settle(10_000);
+    await h.watch();
+    await h.store.create(newAttachment('data-1', { instanceId: OTHER_INSTANCE }));
+    await h.watch();
+    await h.settle(10_000);
+    await h.watch();
+    await h.store.create(newAttachment('data-1'));
+    await h.watch();
+    expect((await statusOf(h)).message).toBe('waiting for volume data-1 to be detached from its other instance');
+
+    const update = vi.spyOn(h.store, 'update');
+    await h.store.update<VolumeRecord>(volumeKey('data-1'), { life: 'dying' });
+    await h.watch();
+    const waiting = update.mock.calls.filter(([key]) => key.kind === 'attachment' && key.instanceId === INSTANCE);
+    expect(waiting.map(([, changes]) => changes)).toEqual([{ life: 'dying', forceDetach: null }]);
+    // Never attached: removed without an EC2 call.
+    expect(await h.store.get(attachmentKey('data-1'))).toBeUndefined();
   });
 });
