@@ -115,4 +115,28 @@ describe('a waiting attachment whose volume changes what it waits for', () => {
     // Never attached: removed without an EC2 call.
     expect(await h.store.get(attachmentKey('data-1'))).toBeUndefined();
   });
+
+  it('set back to alive while it waited, dying, for another attachment to detach: the attachment that waited for the deletion waits for that detach', async () => {
+    const h = harness({ ebsTimings: { detach: 600_000 } });
+    await h.store.create(newVolume('data-1'));
+    await h.watch();
+    await h.settle(10_000);
+    await h.watch();
+    await h.store.create(newAttachment('data-1', { instanceId: OTHER_INSTANCE }));
+    await h.watch();
+    await h.settle(10_000);
+    await h.watch();
+    await h.store.update<VolumeRecord>(volumeKey('data-1'), { life: 'dying' });
+    await h.watch();
+    await h.settle(10_000);
+    await h.watch();
+    expect(await h.store.get(attachmentKey('data-1', OTHER_INSTANCE))).toMatchObject({ life: 'dying', status: { state: 'detaching' } });
+    expect(await volumeOf(h)).toMatchObject({ life: 'dying', status: { state: 'in-use' } });
+    await h.store.create(newAttachment('data-1'));
+    await h.watch();
+    expect((await statusOf(h)).message).toBe('volume data-1 is being deleted');
+
+    await h.store.update<VolumeRecord>(volumeKey('data-1'), { life: 'alive' });
+    expect(await watched(h)).toMatchObject({ state: 'pending', message: 'waiting for volume data-1 to be detached from its other instance' });
+  });
 });
