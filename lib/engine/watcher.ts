@@ -127,7 +127,9 @@ function movesWaitingAttachments(change: RecordChange): boolean {
 /**
  * What an attachment that has attached nothing would wait for of the volume in this image, as the
  * planner tells it (`planAttachment`): its deletion, its retry (in error, by code), its becoming
- * available, a detach from another instance, or nothing.
+ * available, or its being in use (a detach from another instance). Multi-Attach is not read: it is
+ * fixed when the volume is created, so a spec that changes it is rejected and changes nothing EC2
+ * allows; releasing the attachments for it would have them attach to a single-attach volume in use.
  */
 function waitOf(image: unknown): string {
   const status = field(image, 'status');
@@ -135,7 +137,7 @@ function waitOf(image: unknown): string {
   if (field(image, 'life') === 'dying') return 'being deleted';
   if (state === 'error') return `in error: ${String(field(status, 'code'))}`;
   if (field(image, 'ebsVolumeId') === undefined || (state !== 'available' && state !== 'in-use')) return 'to become available';
-  return state === 'in-use' && field(field(image, 'spec'), 'multiAttach') !== true ? 'to be detached' : 'nothing';
+  return state;
 }
 
 /**

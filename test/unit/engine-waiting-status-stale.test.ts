@@ -139,4 +139,28 @@ describe('a waiting attachment whose volume changes what it waits for', () => {
     await h.store.update<VolumeRecord>(volumeKey('data-1'), { life: 'alive' });
     expect(await watched(h)).toMatchObject({ state: 'pending', message: 'waiting for volume data-1 to be detached from its other instance' });
   });
+
+  it('a spec asking in the table for Multi-Attach on its single-attach volume in use: the spec is rejected, and the attachment keeps waiting for the detach, with no AttachVolume', async () => {
+    const h = harness();
+    await h.store.create(newVolume('data-1', {}, { volumeType: 'io2', iops: 3000 }));
+    await h.watch();
+    await h.settle(10_000);
+    await h.watch();
+    await h.store.create(newAttachment('data-1', { instanceId: OTHER_INSTANCE }));
+    await h.watch();
+    await h.settle(10_000);
+    await h.watch();
+    await h.store.create(newAttachment('data-1'));
+    await h.watch();
+    const attaches = h.ebs.calls.AttachVolume;
+
+    const volume = await volumeOf(h);
+    await h.store.update<VolumeRecord>(volumeKey('data-1'), { spec: { ...volume.spec, multiAttach: true }, generation: 2 });
+    expect(await watched(h)).toMatchObject({ state: 'pending', message: 'waiting for volume data-1 to be detached from its other instance' });
+    expect((await volumeOf(h)).status).toMatchObject({ state: 'in-use', code: 'InvalidSpecChange' });
+    await h.settle(10_000);
+    await h.watch();
+    expect(h.ebs.calls.AttachVolume).toBe(attaches);
+    expect((await statusOf(h)).message).toBe('waiting for volume data-1 to be detached from its other instance');
+  });
 });
