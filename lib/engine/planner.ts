@@ -343,6 +343,15 @@ export function planVolume(volume: VolumeRecord, attachments: readonly Attachmen
 }
 
 /**
+ * Whether the EC2 volume is Multi-Attach, as it was created (`ebsBaseline`): EBS fixes it then, so
+ * a spec asking otherwise afterwards (written into the table; refused, `InvalidSpecChange`) does
+ * not make a single-attach volume in use attachable elsewhere, nor the reverse.
+ */
+function createdMultiAttach(volume: VolumeRecord): boolean {
+  return (ebsBaseline(volume) ?? volume.spec).multiAttach === true;
+}
+
+/**
  * Whether the volume record allows an attach now; undefined when it does, the reason otherwise.
  * The reason names no passing state of the volume, which changes without the attachment hearing
  * of it; only a volume in error, which waits for its client, is told apart.
@@ -357,7 +366,7 @@ function volumeBlocksAttach(volume: VolumeRecord | undefined, attachment: Attach
     return { ...wait(`volume ${attachment.volumeId} is in error: ${volume.status.code ?? 'see its status'}; the attach waits until the volume is retried`), attemptsEnd: true };
   if (!volume.ebsVolumeId || (volume.status.state !== 'available' && volume.status.state !== 'in-use'))
     return wait(`waiting for volume ${attachment.volumeId} to become available`);
-  if (volume.status.state === 'in-use' && !volume.spec.multiAttach)
+  if (volume.status.state === 'in-use' && !createdMultiAttach(volume))
     return wait(`waiting for volume ${attachment.volumeId} to be detached from its other instance`);
   return undefined;
 }
@@ -385,7 +394,7 @@ export function waitsForVolumeInUse(attachment: AttachmentRecord, volume: Volume
     volume !== undefined &&
     volume.life === 'alive' &&
     volume.status.state === 'in-use' &&
-    !volume.spec.multiAttach &&
+    !createdMultiAttach(volume) &&
     volume.ebsVolumeId !== undefined
   );
 }
@@ -497,7 +506,7 @@ function neverCreated(state: VolumeState): Decision {
  */
 export function looksBeforeRemoving(attachment: AttachmentRecord, volume: VolumeRecord | undefined): volume is VolumeRecord {
   if (attachment.life !== 'dying' || attachment.status.state !== 'pending' || attachment.device !== undefined) return false;
-  if (!volume?.ebsVolumeId || volume.spec.multiAttach) return false;
+  if (!volume?.ebsVolumeId || createdMultiAttach(volume)) return false;
   const state = volume.status.state;
   return state !== 'available' && state !== 'deleting' && state !== 'deleted';
 }

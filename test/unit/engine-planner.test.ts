@@ -614,3 +614,22 @@ describe('planAttachment: a dying pending attachment that never sent AttachVolum
     expect(planAttachment(attachment('error', { life: 'dying' }), inUse)).toEqual(removed);
   });
 });
+
+describe('planAttachment: Multi-Attach as the volume was created', () => {
+  const io2 = { sizeGiB: 10, volumeType: 'io2' as const, iops: 1000, availabilityZone: 'eu-west-1a' };
+  const createdAs = (multiAttach: boolean) => ({
+    ...created,
+    observed: { sizeGiB: 10, volumeType: 'io2' as const, iops: 1000, tags: {} },
+    createRequest: { clientToken: 'ebsp-data-1-g1', availabilityZone: 'eu-west-1a', spec: { ...io2, ...(multiAttach ? { multiAttach: true } : {}) } },
+  });
+
+  it('a single-attach volume in use whose spec asks for Multi-Attach afterwards (refused: EBS fixes it at creation) still waits for the detach', () => {
+    const inUse = volume('in-use', { ...createdAs(false), spec: { ...io2, multiAttach: true } });
+    expect(planAttachment(attachment('pending'), inUse)).toEqual({ type: 'wait', reason: 'waiting for volume data-1 to be detached from its other instance' });
+  });
+
+  it('a volume created Multi-Attach whose spec says otherwise afterwards attaches beside its other instance', () => {
+    const inUse = volume('in-use', { ...createdAs(true), spec: { ...io2, multiAttach: false } });
+    expect(planAttachment(attachment('pending'), inUse)).toMatchObject({ type: 'operation', op: 'attach' });
+  });
+});
