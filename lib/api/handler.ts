@@ -87,18 +87,28 @@ function routedResource(event: APIGatewayProxyEvent): string | undefined {
 
 const NO_QUERY = z.strictObject({});
 
-/** One route: parses path, query and body with the route's schemas, runs it, answers JSON. */
+/**
+ * One route: parses path, query and body with the route's schemas, runs it, answers JSON. The
+ * body is read last: when it is refused and the request has `If-Match`, the precondition is
+ * evaluated first (RFC 9110 §13.2.1: after the request's other checks, before its content is
+ * processed), so a stale or unmatchable `If-Match` is a 412 whatever the body holds. The record is
+ * read for that only when the body is refused: the route itself evaluates the header before it acts.
+ */
 function routeHandler(route: ApiRoute, context: RouteContext) {
   const names = pathParameterNames(route.path);
-  const run = async (event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> => {
-    // Routes without a body reject one, like unknown fields in a body.
-    if (!route.body) refuseBody(event);
+  return async (event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> => {
     const params = route.params ? parseOrThrow(route.params, pickPathParameters(event, names), 'path') : undefined;
     // Routes without query parameters reject any, like unknown body fields.
     const query = parseOrThrow(route.query ?? NO_QUERY, singleQueryValues(event), 'query');
-    const body = route.body ? parseOrThrow(route.body, requestBody(event, route), 'body') : undefined;
     const ifMatchHeader = route.ifMatch ? ifMatchOf(event) : undefined;
     const ifMatch = ifMatchHeader === undefined ? undefined : parseIfMatch(ifMatchHeader);
+    let body: unknown;
+    try {
+      body = await requestContent(event, route);
+    } catch (error) {
+      if (ifMatch !== undefined && route.precondition) await route.precondition(context, { params, ifMatch });
+      throw error;
+    }
     const result = await route.run(context, { params, query, body, ifMatch, path: event.path });
     return {
       statusCode: result.status,
@@ -106,10 +116,16 @@ function routeHandler(route: ApiRoute, context: RouteContext) {
       body: JSON.stringify(result.body),
     };
   };
-  if (!route.body) return run;
-  return middy<APIGatewayProxyEvent, APIGatewayProxyResult>()
-    .use(jsonBody({ optional: route.bodyRequired === false }))
-    .handler(run);
+}
+
+/** The route's body, parsed and validated; routes without a body reject one, like unknown fields in a body. */
+async function requestContent(event: APIGatewayProxyEvent, route: ApiRoute): Promise<unknown> {
+  if (!route.body) {
+    refuseBody(event);
+    return undefined;
+  }
+  await parseJsonBody(event, { optional: route.bodyRequired === false });
+  return parseOrThrow(route.body, requestBody(event, route), 'body');
 }
 
 /**
@@ -221,38 +237,38 @@ function withinChars(text: string, max: number): string {
   return `${text.slice(0, head)}…${text.slice(tail)}`;
 }
 
-/**
- * Parses a JSON body with middy's parser once its media type is checked here: middy matches it
- * case-sensitively, and media types are case-insensitive (RFC 9110 §8.3.1). An optional body may
- * be absent or empty (it reads as null). A body sent as JSON `null` is refused as such: parsed, it
- * would read as no body at all, taken on `PUT` as the attach it asks for and told on the others
- * that a body is required.
- */
-function jsonBody({ optional }: { optional: boolean }): MiddlewareObj<APIGatewayProxyEvent> {
+/** middy's JSON body parser, its media type check left to `parseJsonBody`. */
+const JSON_PARSER = jsonBodyParser<APIGatewayProxyEvent>({
   // A documented option (middy.js.org) that the package's type declarations leave out.
-  const options: Parameters<typeof jsonBodyParser>[0] & { disableContentTypeCheck: boolean } = { disableContentTypeCheck: true };
-  const parser = jsonBodyParser<APIGatewayProxyEvent>(options);
-  return {
-    before: async (request) => {
-      const { body, headers } = request.event;
-      // Blank is no body, as on the routes that take none (`refuseBody`).
-      if (optional && (body === null || body === undefined || bodyText(request.event).trim() === '')) {
-        request.event.body = null;
-        return;
-      }
-      const contentType = headers?.['content-type'];
-      if (contentType === undefined || !isJsonMediaType(contentType)) {
-        throw new ApiProblem('unsupported-media-type', `send the body as application/json (Content-Type was ${contentType ?? 'none'})`, [
-          { path: 'Content-Type', message: 'must be application/json' },
-        ]);
-      }
-      await parser.before?.(request);
-      if (body !== null && body !== undefined && request.event.body === null) {
-        const issues = [{ path: '', message: 'must be a JSON object, not null' }];
-        throw invalid(`the request body is not valid: ${describeValidationIssues(issues)}`, issues);
-      }
-    },
-  };
+  disableContentTypeCheck: true,
+} as Parameters<typeof jsonBodyParser>[0] & { disableContentTypeCheck: boolean });
+
+/**
+ * Parses a JSON body in place with middy's parser once its media type is checked here: middy
+ * matches it case-sensitively, and media types are case-insensitive (RFC 9110 §8.3.1). An optional
+ * body may be absent or empty (it reads as null). A body sent as JSON `null` is refused as such:
+ * parsed, it would read as no body at all, taken on `PUT` as the attach it asks for and told on the
+ * others that a body is required.
+ */
+async function parseJsonBody(event: APIGatewayProxyEvent, { optional }: { optional: boolean }): Promise<void> {
+  const { body, headers } = event;
+  // Blank is no body, as on the routes that take none (`refuseBody`).
+  if (optional && (body === null || body === undefined || bodyText(event).trim() === '')) {
+    event.body = null;
+    return;
+  }
+  const contentType = headers?.['content-type'];
+  if (contentType === undefined || !isJsonMediaType(contentType)) {
+    throw new ApiProblem('unsupported-media-type', `send the body as application/json (Content-Type was ${contentType ?? 'none'})`, [
+      { path: 'Content-Type', message: 'must be application/json' },
+    ]);
+  }
+  // The parser reads the event only.
+  await JSON_PARSER.before?.({ event } as middy.Request<APIGatewayProxyEvent>);
+  if (body !== null && body !== undefined && event.body === null) {
+    const issues = [{ path: '', message: 'must be a JSON object, not null' }];
+    throw invalid(`the request body is not valid: ${describeValidationIssues(issues)}`, issues);
+  }
 }
 
 /** `application/json` or a `+json` type, in any case, with or without parameters (`; charset=utf-8`). */

@@ -64,6 +64,13 @@ interface RouteDefinition<P extends z.ZodObject | undefined, Q extends z.ZodObje
   problems?: Record<number, string>;
   /** The route takes `If-Match` (it then gives 412 as well); `ifMatch` is undefined when the header is absent. */
   ifMatch?: boolean;
+  /**
+   * With `ifMatch`: evaluates the header alone as `run` does before it acts, throwing its 412, for
+   * a request whose body is refused (RFC 9110 §13.2.1 evaluates preconditions before the content).
+   * What `run` refuses before evaluating it (no such record, one that is not valid) is left to the
+   * body's refusal.
+   */
+  precondition?(context: RouteContext, input: { params: Out<P>; ifMatch: Precondition }): Promise<void>;
   /** `path`: the request's path, as the client sent it (for references relative to it). */
   run(context: RouteContext, input: { params: Out<P>; query: Out<Q>; body: Out<B>; ifMatch: Precondition | undefined; path: string }): Promise<RouteResult>;
 }
@@ -82,6 +89,7 @@ export interface ApiRoute {
   responses: Record<number, ResponseSpec>;
   problems?: Record<number, string>;
   ifMatch?: boolean;
+  precondition?(context: RouteContext, input: { params: unknown; ifMatch: Precondition }): Promise<void>;
   run(context: RouteContext, input: { params: unknown; query: unknown; body: unknown; ifMatch: Precondition | undefined; path: string }): Promise<RouteResult>;
 }
 
@@ -119,7 +127,8 @@ const INVALID_RECORD =
 const PRECONDITION_FAILED =
   '`If-Match` does not name the record as it is (changed by another client, or deleted and created again): nothing was changed. The `ETag` ' +
   'header and `detail` give the current one; read the record again and reapply the change. A header that can never match (not a list of quoted ' +
-  'entity tags or `*`, or weak `W/` tags only) is 412 too, and its `detail` says what is wrong with it: fix the header.';
+  'entity tags or `*`, or weak `W/` tags only) is 412 too, and its `detail` says what is wrong with it: fix the header. `If-Match` is evaluated ' +
+  'before the body (RFC 9110 §13.2.1): a request whose body is refused (400, 415) is 412 when it does not hold.';
 
 export const ROUTES: readonly ApiRoute[] = [
   defineRoute({
@@ -198,6 +207,7 @@ export const ROUTES: readonly ApiRoute[] = [
       412: PRECONDITION_FAILED,
     },
     ifMatch: true,
+    precondition: ({ service }, { params, ifMatch }) => service.checkVolumePrecondition(params.volumeId, ifMatch, 'change'),
     run: async ({ service }, { params, body, ifMatch }) => versioned(200, await service.patchVolume(params.volumeId, body, ifMatch)),
   }),
   defineRoute({
@@ -213,6 +223,7 @@ export const ROUTES: readonly ApiRoute[] = [
     responses: { 202: { description: 'The retry is under way.', schema: VolumeDetailsSchema, etag: true } },
     problems: { 404: 'No such volume.', 409: `The volume is not in error, or is being deleted. ${INVALID_RECORD}`, 412: PRECONDITION_FAILED },
     ifMatch: true,
+    precondition: ({ service }, { params, ifMatch }) => service.checkVolumePrecondition(params.volumeId, ifMatch, 'change'),
     run: async ({ service }, { params, ifMatch }) => versioned(202, await service.retryVolume(params.volumeId, ifMatch)),
   }),
   defineRoute({
@@ -229,6 +240,7 @@ export const ROUTES: readonly ApiRoute[] = [
       412: PRECONDITION_FAILED,
     },
     ifMatch: true,
+    precondition: ({ service }, { params, ifMatch }) => service.checkVolumePrecondition(params.volumeId, ifMatch, 'delete'),
     run: async ({ service }, { params, ifMatch }) => versioned(202, await service.deleteVolume(params.volumeId, ifMatch)),
   }),
   defineRoute({
@@ -254,6 +266,7 @@ export const ROUTES: readonly ApiRoute[] = [
       412: `${PRECONDITION_FAILED} With \`If-Match\` the attachment must exist: such a request never creates one.`,
     },
     ifMatch: true,
+    precondition: ({ service }, { params, ifMatch }) => service.checkAttachmentPrecondition(params.volumeId, params.instanceId, ifMatch, 'attach'),
     run: async ({ service }, { params, body, ifMatch }) => {
       const { created, value } = await service.putAttachment(params.volumeId, params.instanceId, body, { ifMatch });
       return versioned(created ? 201 : 200, value);
@@ -276,6 +289,7 @@ export const ROUTES: readonly ApiRoute[] = [
     responses: { 202: { description: 'Detaching is under way.', schema: AttachmentSchema, etag: true } },
     problems: { 404: 'No such attachment.', 409: INVALID_RECORD, 412: PRECONDITION_FAILED },
     ifMatch: true,
+    precondition: ({ service }, { params, ifMatch }) => service.checkAttachmentPrecondition(params.volumeId, params.instanceId, ifMatch, 'change'),
     run: async ({ service }, { params, query, ifMatch }) =>
       versioned(202, await service.deleteAttachment(params.volumeId, params.instanceId, ifMatch, query.force)),
   }),
@@ -296,6 +310,7 @@ export const ROUTES: readonly ApiRoute[] = [
       412: PRECONDITION_FAILED,
     },
     ifMatch: true,
+    precondition: ({ service }, { params, ifMatch }) => service.checkAttachmentPrecondition(params.volumeId, params.instanceId, ifMatch, 'change'),
     run: async ({ service }, { params, ifMatch }) => versioned(202, await service.retryAttachment(params.volumeId, params.instanceId, ifMatch)),
   }),
   defineRoute({

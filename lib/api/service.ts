@@ -596,6 +596,37 @@ export class VolumeService {
     throw new ApiProblem('conflict', `${label} changed concurrently; retry`);
   }
 
+  /**
+   * Evaluates `ifMatch` alone on the volume's record as the routes do before they act, throwing
+   * its 412: for a request refused for its body, whose precondition RFC 9110 §13.2.1 evaluates
+   * first. Nothing when it holds, nor when the record is missing or not valid, which the routes
+   * refuse before evaluating it (`use` `delete`: a volume valid once dying is deleted all the same).
+   */
+  async checkVolumePrecondition(volumeId: string, ifMatch: Precondition, use: 'change' | 'delete'): Promise<void> {
+    const raw = await this.store.get(volumeKey(volumeId));
+    if (!raw || !isVolume(raw)) return;
+    const read = readRecord(raw, 'volume');
+    const valid = read.ok ? read : use === 'delete' ? validOnceDying(read) : undefined;
+    if (valid) requirePrecondition(ifMatch, `volume ${volumeId}`, valid.record);
+  }
+
+  /**
+   * `checkVolumePrecondition` for an attachment. `use` `attach` (PUT): its volume must be there
+   * and valid, and the attachment must exist (a PUT with `If-Match` never creates one).
+   */
+  async checkAttachmentPrecondition(volumeId: string, instanceId: string, ifMatch: Precondition, use: 'change' | 'attach'): Promise<void> {
+    if (use === 'attach') {
+      const volume = await this.store.get(volumeKey(volumeId));
+      if (!volume || !isVolume(volume) || !readRecord(volume, 'volume').ok) return;
+    }
+    const raw = await this.store.get(attachmentKey(volumeId, instanceId));
+    const read = raw && readRecord(raw, 'attachment');
+    if (read && !read.ok) return;
+    if (!read && use === 'change') return;
+    const label = use === 'attach' ? `the attachment of ${volumeId} to ${instanceId}` : `attachment of ${volumeId} to ${instanceId}`;
+    requirePrecondition(ifMatch, label, read?.record);
+  }
+
   /** The volume's record, valid; 404 when there is none, 409 when it is not valid. */
   private async requireVolume(volumeId: string): Promise<Valid<VolumeRecord>> {
     const raw = await this.store.get(volumeKey(volumeId));

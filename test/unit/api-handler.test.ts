@@ -6,7 +6,7 @@ import { RecordingLog } from '../../lib/memory/log.js';
 import { API } from '../../lib/settings.js';
 import { ProblemSchema, VolumeDetailsSchema, VolumeListSchema, AttachmentSchema, AttachmentListSchema } from '../../lib/api/schemas.js';
 import { entityTag } from '../../lib/api/preconditions.js';
-import { apiHarness, INSTANCE_A, type ApiHarness, type ApiResponse } from './api-fixtures.js';
+import { apiHarness, INSTANCE_A, INSTANCE_B, type ApiHarness, type ApiResponse } from './api-fixtures.js';
 
 const GP3 = { sizeGiB: 20, volumeType: 'gp3', availabilityZone: 'us-east-1a' };
 
@@ -690,6 +690,43 @@ describe('API handler', () => {
       const deleted = await api.call({ method: 'DELETE', url: '/volumes/data-01', headers: { 'If-Match': T(1) } });
       expect(deleted.statusCode).toBe(202);
       expect(deleted.json).toMatchObject({ life: 'dying' });
+    });
+
+    it('a stale or unmatchable If-Match is 412 before a refused body is looked at (RFC 9110 §13.2.1); a body refused under a matching one is its 400', async () => {
+      const put = `/volumes/data-01/attachments/${INSTANCE_A}`;
+      expect((await api.call({ method: 'PUT', url: put })).statusCode).toBe(201);
+      const refusedBodies = [
+        { method: 'PATCH', url: '/volumes/data-01', json: { sizeGiB: 'forty' } },
+        { method: 'PATCH', url: '/volumes/data-01', json: { colour: 'red' } },
+        { method: 'PATCH', url: '/volumes/data-01', body: '{"sizeGiB":', headers: { 'Content-Type': 'application/json' } },
+        { method: 'PATCH', url: '/volumes/data-01', body: '{"sizeGiB":40}', headers: { 'Content-Type': 'text/plain' } },
+        { method: 'PATCH', url: '/volumes/data-01', body: 'null', headers: { 'Content-Type': 'application/json' } },
+        { method: 'DELETE', url: '/volumes/data-01', json: { force: true } },
+        { method: 'POST', url: '/volumes/data-01/retry', json: { now: 1 } },
+        { method: 'PUT', url: put, json: { device: 'sdf' } },
+      ];
+      for (const request of refusedBodies) {
+        for (const ifMatch of [T(7), 'garbage']) {
+          const writes = api.store.writes;
+          const response = await api.call({ ...request, headers: { ...request.headers, 'If-Match': ifMatch } });
+          expect(expectProblem(response, 412).type, `${request.method} ${request.url} ${ifMatch}`).toBe('urn:ebs-provisioner:problem:precondition-failed');
+          expect(response.headers?.ETag).toBe(T(1));
+          expect(api.store.writes).toBe(writes);
+        }
+        // Without If-Match, or with one that holds, the body's refusal stands.
+        for (const headers of [{}, { 'If-Match': T(1) }]) {
+          const status = (await api.call({ ...request, headers: { ...request.headers, ...headers } })).statusCode;
+          expect([400, 415], `${request.method} ${request.url}`).toContain(status);
+        }
+      }
+      // PUT with If-Match needs the attachment: a missing one is 412 too.
+      expect(expectProblem(await api.call({ method: 'PUT', url: `/volumes/data-01/attachments/${INSTANCE_B}`, headers: { 'If-Match': '*' }, json: { device: 'sdf' } }), 412).detail).toContain('does not exist');
+      // What the route refuses before it evaluates If-Match (no such record) leaves the body's 400.
+      expectProblem(await api.call({ method: 'PATCH', url: '/volumes/data-09', headers: { 'If-Match': T(7) }, json: { sizeGiB: 'forty' } }), 400);
+      expectProblem(await api.call({ method: 'PUT', url: `/volumes/data-09/attachments/${INSTANCE_A}`, headers: { 'If-Match': '*' }, json: { device: 'sdf' } }), 400);
+      expectProblem(await api.call({ method: 'DELETE', url: `/volumes/data-01/attachments/${INSTANCE_B}`, headers: { 'If-Match': T(7) }, json: { force: true } }), 400);
+      api.store.putRaw({ kind: 'volume', volumeId: 'bad', life: 'alive', generation: '1' } as never);
+      expectProblem(await api.call({ method: 'PATCH', url: '/volumes/bad', headers: { 'If-Match': T(7) }, json: { sizeGiB: 'forty' } }), 400);
     });
 
     it('reads repeated If-Match fields as one list, as API Gateway passes them (headers keeps only the last)', async () => {
