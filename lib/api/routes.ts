@@ -306,7 +306,7 @@ export const ROUTES: readonly ApiRoute[] = [
     responses: { 202: { description: 'The retry is under way.', schema: AttachmentSchema, etag: true } },
     problems: {
       404: 'No such attachment.',
-      409: `The attachment is not in error, is being detached, its volume record does not exist (removed from the table) or is being deleted (its delete detaches and removes the attachment), or it may still hold the EC2 volume of a removed volume record (delete it, then attach again). ${INVALID_RECORD}`,
+      409: `The attachment is not in error, is being detached, its volume record does not exist (removed from the table) or is being deleted (its delete detaches and removes the attachment), or it may still hold the EC2 volume of a removed volume record (delete it, then attach again). ${INVALID_RECORD} The attachment's or its volume's.`,
       412: PRECONDITION_FAILED,
     },
     ifMatch: true,

@@ -349,14 +349,19 @@ export class VolumeService {
    * has since fixed): bumps the attachment's `generation`, which the watcher takes as a retry
    * request, exactly as for volumes. 404 when absent; 409 unless it is alive and in `error`, and
    * while its volume record does not exist (removed from the table) or is being deleted: there is
-   * nothing to attach.
+   * nothing to attach. A volume record that is not valid is a 409 `invalid-record`, as the system
+   * does nothing with it.
    */
   async retryAttachment(volumeId: string, instanceId: string, ifMatch?: Precondition): Promise<AttachmentView> {
     const label = `attachment of ${volumeId} to ${instanceId}`;
     const written = await this.requestRetry(attachmentKey(volumeId, instanceId), label, 'being detached', ifMatch, async (current) => {
-      const volume = await this.store.get(volumeKey(volumeId));
+      const raw = await this.store.get(volumeKey(volumeId));
+      const read = raw && isVolume(raw) ? readRecord(raw, 'volume') : undefined;
+      // A volume record that is not valid is never acted on, here as on the other routes.
+      if (read && !read.ok) throw invalidRecordProblem(`volume ${volumeId}`, read.issues, `${label} cannot be retried: it attaches volume ${volumeId}`);
+      const volume = read?.record;
       // Retried, it would attach the volume record written again beside the one the removed record left attached.
-      if (current.kind === 'attachment' && volumeRecordLost(current, volume?.kind === 'volume' ? volume : undefined))
+      if (current.kind === 'attachment' && volumeRecordLost(current, volume))
         throw new ApiProblem(
           'conflict',
           `${label} cannot be retried: it may still hold the EC2 volume of the removed volume record ${volumeId} attached to ${instanceId}${current.device ? ` as ${current.device}` : ''}; ` +
@@ -365,7 +370,7 @@ export class VolumeService {
       if (!volume)
         throw new ApiProblem('conflict', `${label} cannot be retried: volume record ${volumeId} does not exist; create the volume again first, or delete the attachment`);
       // A dying volume detaches and removes its attachments: a retried one would never attach.
-      if (volume.kind === 'volume' && volume.life === 'dying')
+      if (volume.life === 'dying')
         throw new ApiProblem('conflict', `${label} cannot be retried: volume ${volumeId} is being deleted, and its attachments are detached and removed with it`);
     });
     return attachmentView(written as AttachmentRecord);

@@ -917,6 +917,25 @@ describe('VolumeService', () => {
       expect((await service.retryAttachment('data-01', INSTANCE_A)).generation).toBe(2);
     });
 
+    it('is 409 invalid-record while its volume record is not valid (the system does nothing with it), naming what to do, and writes nothing', async () => {
+      await fail();
+      const good = (await volume('data-01'))!;
+      store.putRaw({ ...good, generation: 'two' });
+      const writes = store.writes;
+      const refused = await problemOf(() => service.retryAttachment('data-01', INSTANCE_A));
+      expect([refused.status, refused.kind]).toEqual([409, 'invalid-record']);
+      expect(refused.detail).toBe(
+        `attachment of data-01 to ${INSTANCE_A} cannot be retried: it attaches volume data-01, and the record of volume data-01 in the table is not valid, ` +
+          'so nothing is done with it: record.generation: Invalid input: expected number, received string. Correct it in the table, or remove it there',
+      );
+      expect(refused.errors).toEqual([{ path: 'record.generation', message: 'Invalid input: expected number, received string' }]);
+      expect(store.writes).toBe(writes);
+      expect(await attachment('data-01', INSTANCE_A)).toMatchObject({ life: 'alive', generation: 1, status: { state: 'error' } });
+      // Put right in the table, the retry goes ahead.
+      store.putRaw(good);
+      expect((await service.retryAttachment('data-01', INSTANCE_A)).generation).toBe(2);
+    });
+
     it('is 409 while its volume is being deleted (the volume\'s delete detaches and removes it), and writes nothing', async () => {
       await fail();
       await service.deleteVolume('data-01');
