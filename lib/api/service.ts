@@ -331,7 +331,7 @@ export class VolumeService {
     const named = instances.join(', ');
     const detail = `volume ${volumeId} has attachments to ${instances.length} instances (${named}); a volume that is not multi-attach is attached to one: detach it from all but one first`;
     const unreadable = attachments.find(isInvalid);
-    if (unreadable) throw invalidRecordProblem(`the attachment of ${volumeId} to ${instanceOf(unreadable)}`, unreadable.issues, detail);
+    if (unreadable) throw invalidRecordProblem(`the attachment of ${volumeId} to ${instanceOf(unreadable)}`, unreadable, detail);
     throw new ApiProblem('conflict', detail, [{ path: 'multiAttach', message: `the volume has attachments to ${named}; detach it from all but one first` }]);
   }
 
@@ -358,7 +358,7 @@ export class VolumeService {
       const raw = await this.store.get(volumeKey(volumeId));
       const read = raw && isVolume(raw) ? readRecord(raw, 'volume') : undefined;
       // A volume record that is not valid is never acted on, here as on the other routes.
-      if (read && !read.ok) throw invalidRecordProblem(`volume ${volumeId}`, read.issues, `${label} cannot be retried: it attaches volume ${volumeId}`);
+      if (read && !read.ok) throw invalidRecordProblem(`volume ${volumeId}`, read, `${label} cannot be retried: it attaches volume ${volumeId}`);
       const volume = read?.record;
       // Retried, it would attach the volume record written again beside the one the removed record left attached.
       if (current.kind === 'attachment' && volumeRecordLost(current, volume))
@@ -465,7 +465,7 @@ export class VolumeService {
       // One the system does nothing with may still be attached: it stands in the way until put right.
       const unreadable = attachments.find(isInvalid);
       if (unreadable) {
-        throw invalidRecordProblem(`the attachment of ${volumeId} to ${instanceOf(unreadable)}`, unreadable.issues, `volume ${volumeId} is not multi-attach and cannot be attached beside another attachment`);
+        throw invalidRecordProblem(`the attachment of ${volumeId} to ${instanceOf(unreadable)}`, unreadable, `volume ${volumeId} is not multi-attach and cannot be attached beside another attachment`);
       }
     }
     const others = attachments.flatMap((read) => (read.ok && read.record.life === 'alive' ? [read.record] : []));

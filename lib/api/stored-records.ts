@@ -30,6 +30,9 @@ export type Read<R extends ProvisionerRecord> =
 /** A valid record and what its item holds. */
 export type Valid<R extends ProvisionerRecord> = Extract<Read<R>, { ok: true }>;
 
+/** A record that is not valid, with the reasons. */
+export type Invalid<R extends ProvisionerRecord> = Extract<Read<R>, { ok: false }>;
+
 /** `raw` (an item as the store returns it, unvalidated) read as a record of `kind`. */
 export function readRecord<K extends ProvisionerRecord['kind']>(raw: ProvisionerRecord, kind: K): Read<Extract<ProvisionerRecord, { kind: K }>> {
   type R = Extract<ProvisionerRecord, { kind: K }>;
@@ -89,19 +92,26 @@ function recordIssues(issues: readonly ValidationIssue[]): FieldIssue[] {
 /**
  * The 409 for a request naming a record that is not valid (`label` names it, e.g. `volume data-01`;
  * `why`, when the request names another record, says why this one matters): the reasons in `detail`
- * (bounded as a status message is) and in `errors` (the first 100), and what to do.
+ * (bounded as a status message is) and in `errors` (the first 100), and what to do. A live volume
+ * whose faults are all ones a delete does not use (`validOnceDying`) may be deleted through the API
+ * as well, which the detail says.
  */
-export function invalidRecordProblem(label: string, issues: readonly ValidationIssue[], why?: string): ApiProblem {
-  const errors = recordIssues(issues);
+export function invalidRecordProblem(label: string, read: Invalid<ProvisionerRecord>, why?: string): ApiProblem {
+  const errors = recordIssues(read.issues);
   const listed = errors.slice(0, MAX_LISTED_ISSUES);
   if (errors.length > listed.length) listed.push({ path: 'record', message: `${errors.length - listed.length} more issues` });
   const problem = `the record of ${label} in the table is not valid, so nothing is done with it: ${describeValidationIssues(errors)}`;
-  return new ApiProblem('invalid-record', `${why ? `${why}, and ${problem}` : problem}. Correct it in the table, or remove it there`, listed);
+  const { raw } = read;
+  const deletable =
+    raw.kind === 'volume' && validOnceDying(read as Invalid<VolumeRecord>)
+      ? `; or delete the volume (DELETE /volumes/${raw.volumeId}): its faults are all ones a delete does not use`
+      : '';
+  return new ApiProblem('invalid-record', `${why ? `${why}, and ${problem}` : problem}. Correct it in the table, or remove it there${deletable}`, listed);
 }
 
 /** `read` as valid, or the 409 for it. */
 export function validOrThrow<R extends ProvisionerRecord>(read: Read<R>, label: string): Valid<R> {
-  if (!read.ok) throw invalidRecordProblem(label, read.issues);
+  if (!read.ok) throw invalidRecordProblem(label, read);
   return read;
 }
 

@@ -1633,6 +1633,26 @@ describe('VolumeService', () => {
       expect((await problemOf(() => service.deleteVolume('final'))).kind).toBe('invalid-record');
       expect(await volume('final')).toMatchObject({ life: 'alive' });
     });
+
+    it('says that a delete is open to a volume whose faults are all ones a delete does not use, and only to such a one', async () => {
+      const hint = (volumeId: string) => `. Correct it in the table, or remove it there; or delete the volume (DELETE /volumes/${volumeId}): its faults are all ones a delete does not use`;
+      store.putRaw(clientOnly('unplaced', { spec: UNPLACED }));
+      store.putRaw(clientOnly('huge', { spec: { ...GP3, sizeGiB: 70_000 } }));
+      store.putRaw(clientOnly('long-key', { spec: { ...GP3, tags: { ['k'.repeat(128)]: 'v' } } }));
+      for (const volumeId of ['unplaced', 'huge', 'long-key']) {
+        for (const request of [() => service.getVolume(volumeId), () => service.patchVolume(volumeId, { sizeGiB: 80_000 }), () => service.retryVolume(volumeId)]) {
+          expect((await problemOf(request)).detail.endsWith(hint(volumeId)), volumeId).toBe(true);
+        }
+      }
+      // Faults a delete uses: no such hint.
+      store.putRaw(clientOnly('final', { spec: UNPLACED, status: { state: 'deleted', attempts: 0, updatedAt: '' } }));
+      store.putRaw(clientOnly('longer-key', { spec: { ...GP3, tags: { ['k'.repeat(129)]: 'v' } } }));
+      for (const volumeId of ['final', 'longer-key', 'bad']) {
+        if (volumeId === 'bad') store.putRaw(clientOnly('bad', { generation: '1' }));
+        const detail = (await problemOf(() => service.getVolume(volumeId))).detail;
+        expect(detail.endsWith('. Correct it in the table, or remove it there'), `${volumeId}: ${detail}`).toBe(true);
+      }
+    });
   });
 });
 
