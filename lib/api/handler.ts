@@ -348,7 +348,7 @@ function isMiddyHttpError(error: unknown): error is MiddyHttpError {
   return error instanceof Error && typeof (error as Partial<MiddyHttpError>).statusCode === 'number';
 }
 
-/** Turns what middy's body parser throws (its media type check is ours: `jsonBody`) into our problems. */
+/** Turns what middy's body parser throws (its media type check is ours: `parseJsonBody`) into our problems. */
 function fromBodyParser(error: MiddyHttpError): ApiProblem | undefined {
   if (error.cause?.package !== '@middy/http-json-body-parser') return undefined;
   const reason = error.cause.message ?? error.message;
