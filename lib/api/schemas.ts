@@ -147,7 +147,12 @@ export const InvalidVolumeSchema = z
     invalid: invalidMark,
     status: VolumeStatusSchema,
   })
-  .meta({ id: 'InvalidVolume', description: `A volume record that is not valid, ${INVALID_RECORD_DESCRIPTION}` });
+  .meta({
+    id: 'InvalidVolume',
+    description:
+      `A volume record that is not valid, ${INVALID_RECORD_DESCRIPTION} One exception: a live volume whose faults are all ones a delete does not use ` +
+      'may be deleted (`DELETE /volumes/{volumeId}` marks it dying), and the `detail` of a 409 naming it says so.',
+  });
 
 export const VolumeDetailsSchema = VolumeSchema.extend({
   attachments: z.array(z.union([AttachmentSchema, InvalidAttachmentSchema])),
