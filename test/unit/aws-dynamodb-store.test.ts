@@ -1,5 +1,5 @@
 import { ConditionalCheckFailedException, DynamoDBClient, DynamoDBServiceException, type AttributeValue } from '@aws-sdk/client-dynamodb';
-import { BatchGetCommand, DynamoDBDocumentClient, PutCommand, QueryCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -66,6 +66,33 @@ describe('DynamoRecordStore requests', () => {
     expect(dynamo.commandCalls(BatchGetCommand)).toHaveLength(4);
     // Exponential backoff with full jitter: each wait a random part (here half) of base * 2^(retry-1).
     expect(sleeps).toEqual([5, 10, 20]);
+  });
+
+  it('reads a record, a batch of records and a volume\'s attachments strongly consistently; only the instance index, which cannot, reads eventually', async () => {
+    dynamo.on(GetCommand).resolves({ Item: { pk: 'VOLUME#v1', sk: 'VOLUME' } });
+    dynamo.on(BatchGetCommand).callsFake((input) => ({ Responses: { records: (input.RequestItems.records.Keys as Record<string, unknown>[]).map(itemFor) } }));
+    dynamo.on(QueryCommand).resolves({ Items: [] });
+    await store().get(volumeKey(1));
+    await store().getMany([volumeKey(1), volumeKey(2)]);
+    await store().attachmentsOfVolume('v1');
+    await store().attachmentsOfInstance('i-1');
+    expect(dynamo.commandCalls(GetCommand)[0]!.args[0].input).toEqual({ TableName: 'records', Key: { pk: 'VOLUME#v1', sk: 'VOLUME' }, ConsistentRead: true });
+    expect(dynamo.commandCalls(BatchGetCommand)[0]!.args[0].input.RequestItems!.records).toMatchObject({ ConsistentRead: true });
+    const [byVolume, byInstance] = dynamo.commandCalls(QueryCommand).map((call) => call.args[0].input);
+    expect(byVolume).toMatchObject({ ConsistentRead: true });
+    expect(byVolume!.IndexName).toBeUndefined();
+    // DynamoDB refuses a strongly consistent read of a global secondary index.
+    expect(byInstance).toMatchObject({ IndexName: 'byInstance' });
+    expect(byInstance!.ConsistentRead).toBeUndefined();
+  });
+
+  it('retries unprocessed keys 8 times in all by default', async () => {
+    // No wait between attempts: the jitter picks none of the backoff.
+    vi.spyOn(Math, 'random').mockReturnValue(0);
+    dynamo.on(BatchGetCommand).callsFake((input) => ({ Responses: { records: [] }, UnprocessedKeys: { records: { Keys: input.RequestItems.records.Keys } } }));
+    const error = await new DynamoRecordStore({ client: doc, tableName: 'records' }).getMany([volumeKey(1)]).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(UnprocessedKeysError);
+    expect(dynamo.commandCalls(BatchGetCommand)).toHaveLength(8);
   });
 
   it('chunks at 100 keys and drops duplicate keys', async () => {
