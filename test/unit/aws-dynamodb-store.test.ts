@@ -1,5 +1,5 @@
 import { ConditionalCheckFailedException, DynamoDBClient, DynamoDBServiceException, type AttributeValue } from '@aws-sdk/client-dynamodb';
-import { BatchGetCommand, DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, DeleteCommand, DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -146,6 +146,18 @@ describe('DynamoRecordStore requests', () => {
       'attribute_exists(pk) AND version = 3 AND claim.owner = "exec-a" AND claim.expiresAt > 1000',
     );
     expect(input.ReturnValuesOnConditionCheckFailure).toBe('ALL_OLD');
+  });
+
+  it('conditions a write on every field of its condition; version 0 also matches an item written without one', async () => {
+    dynamo.on(DeleteCommand).resolves({});
+    await store().remove({ kind: 'volume', volumeId: 'v1' }, { version: 0, life: 'dying', generation: 2, createdAt: T0, claimOwner: 'exec-a', now: 1_000 });
+    const input = dynamo.commandCalls(DeleteCommand)[0]!.args[0].input;
+    const resolved = input.ConditionExpression!.replace(/#n\d+/g, (n) => input.ExpressionAttributeNames![n]!).replace(/:v\d+/g, (v) => JSON.stringify(input.ExpressionAttributeValues![v]));
+    expect(resolved).toBe(
+      'attribute_exists(pk) AND (attribute_not_exists(version) OR version = 0) AND life = "dying" AND generation = 2 AND ' +
+        `createdAt = "${T0}" AND claim.owner = "exec-a" AND claim.expiresAt > 1000`,
+    );
+    expect(input).toMatchObject({ TableName: 'records', Key: { pk: 'VOLUME#v1', sk: 'VOLUME' }, ReturnValuesOnConditionCheckFailure: 'ALL_OLD' });
   });
 
   it('creates only where no item is; claims only a free, lapsed or own claim; lets go only of its own', async () => {
