@@ -160,6 +160,20 @@ describe('DynamoRecordStore requests', () => {
     expect(input).toMatchObject({ TableName: 'records', Key: { pk: 'VOLUME#v1', sk: 'VOLUME' }, ReturnValuesOnConditionCheckFailure: 'ALL_OLD' });
   });
 
+  it('creates a record at version 1, whatever version it was given', async () => {
+    dynamo.on(PutCommand).resolves({});
+    await store().create({ kind: 'volume', volumeId: 'v1', version: 5 } as VolumeRecord);
+    expect(dynamo.commandCalls(PutCommand)[0]!.args[0].input.Item).toEqual({ pk: 'VOLUME#v1', sk: 'VOLUME', kind: 'volume', volumeId: 'v1', version: 1 });
+  });
+
+  it('gives the last page no cursor, even when it fills the page; a kind filter reads at least 100 items a request, DynamoDB applying Limit before the filter', async () => {
+    const volumeItem = (volumeId: string) => ({ pk: `VOLUME#${volumeId}`, sk: 'VOLUME', kind: 'volume', volumeId });
+    dynamo.on(ScanCommand).resolves({ Items: [volumeItem('v1'), volumeItem('v2')] });
+    expect(await store().list({ limit: 2 })).toEqual({ items: [{ kind: 'volume', volumeId: 'v1' }, { kind: 'volume', volumeId: 'v2' }] });
+    expect(await store().list({ limit: 2, kind: 'volume' })).toEqual({ items: [{ kind: 'volume', volumeId: 'v1' }, { kind: 'volume', volumeId: 'v2' }] });
+    expect(dynamo.commandCalls(ScanCommand).map((call) => call.args[0].input.Limit)).toEqual([2, 100]);
+  });
+
   it('creates only where no item is; claims only a free, lapsed or own claim; lets go only of its own', async () => {
     dynamo.on(PutCommand).resolves({});
     dynamo.on(UpdateCommand).resolves({ Attributes: { pk: 'VOLUME#v1', sk: 'VOLUME', kind: 'volume', volumeId: 'v1', version: 2 } });
