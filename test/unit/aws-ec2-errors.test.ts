@@ -173,6 +173,12 @@ describe('EC2 error code table, code by code', () => {
     // The kind is the code's own, not one the HTTP status would give an unknown code.
     expect(toProviderError(await realEc2Error(code, message, 500)).kind).toBe(kind);
   });
+
+  it.each(TABLE)('$code with a Client. or Server. prefix → $kind, the code looked up without it', async ({ code, message, status, kind }) => {
+    for (const prefixed of [`Client.${code}`, `Server.${code}`]) {
+      expect(toProviderError(await realEc2Error(prefixed, message, status))).toMatchObject({ kind, code: prefixed, message });
+    }
+  });
 });
 
 describe('errors that are not EC2 answers', () => {
@@ -189,6 +195,19 @@ describe('errors that are not EC2 answers', () => {
     expect(toProviderError({ name: 'SomethingNew', message: 'server side', $fault: 'server', $metadata: { httpStatusCode: 400 } })).toMatchObject({
       kind: 'transient',
     });
+  });
+
+  it.each(['ECONNRESET', 'ECONNREFUSED', 'ECONNABORTED', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH'])(
+    "Node's %s (the request got no definite answer) is transient, even when called a client fault",
+    (code) => {
+      const error = Object.assign(new Error(`connect ${code} ec2.us-east-1.amazonaws.com`), { code, $fault: 'client' });
+      expect(toProviderError(error)).toMatchObject({ kind: 'transient', code });
+    },
+  );
+
+  it('an error with neither an HTTP status nor a fault nor a known name (a connection-level failure) is transient', () => {
+    expect(toProviderError(new Error('socket closed'))).toMatchObject({ kind: 'transient', code: 'Unknown', message: 'socket closed' });
+    expect(toProviderError('boom')).toMatchObject({ kind: 'transient', code: 'Unknown', message: 'boom' });
   });
 
   it.each(['AbortError', 'RequestTimeoutError', 'TimeoutError'])('%s (no answer from EC2) is transient', (name) => {
