@@ -160,6 +160,27 @@ describe('DynamoRecordStore requests', () => {
     expect(input).toMatchObject({ TableName: 'records', Key: { pk: 'VOLUME#v1', sk: 'VOLUME' }, ReturnValuesOnConditionCheckFailure: 'ALL_OLD' });
   });
 
+  it('an update or a claim returns the whole record as stored after it (ALL_NEW), and sets an attachment\'s instance index keys; a claim of a missing record says so', async () => {
+    const stored = { pk: 'VOLUME#v1', sk: 'ATTACHMENT#i-1', kind: 'attachment', volumeId: 'v1', instanceId: 'i-1', version: 4, claim: { owner: 'exec-a', expiresAt: 1_500 } };
+    dynamo.on(UpdateCommand).resolves({ Attributes: stored });
+    const key = { kind: 'attachment' as const, volumeId: 'v1', instanceId: 'i-1' };
+    const updated = await store().update<AttachmentRecord>(key, { device: '/dev/sdf' });
+    const claimed = await store().claim(key, 'exec-a', 1_000, 500);
+    const record = { kind: 'attachment', volumeId: 'v1', instanceId: 'i-1', version: 4, claim: { owner: 'exec-a', expiresAt: 1_500 } };
+    expect(updated).toEqual(record);
+    expect(claimed).toEqual({ ok: true, record });
+    for (const call of dynamo.commandCalls(UpdateCommand)) {
+      const input = call.args[0].input;
+      expect(input.ReturnValues).toBe('ALL_NEW');
+      const update = input.UpdateExpression!.replace(/#n\d+/g, (n) => input.ExpressionAttributeNames![n]!).replace(/:v\d+/g, (v) => JSON.stringify(input.ExpressionAttributeValues![v]));
+      expect(update).toContain('gsi1pk = "INSTANCE#i-1", gsi1sk = "VOLUME#v1"');
+    }
+
+    dynamo.reset();
+    dynamo.on(UpdateCommand).rejects(new ConditionalCheckFailedException({ message: 'The conditional request failed', $metadata: {} }));
+    expect(await store().claim(key, 'exec-a', 1_000, 500)).toEqual({ ok: false, reason: 'missing' });
+  });
+
   it('creates a record at version 1, whatever version it was given', async () => {
     dynamo.on(PutCommand).resolves({});
     await store().create({ kind: 'volume', volumeId: 'v1', version: 5 } as VolumeRecord);
