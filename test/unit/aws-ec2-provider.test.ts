@@ -395,3 +395,62 @@ describe('Ec2VolumeProvider (against recorded EC2 behaviour)', () => {
     expect(await rejection(provider().findOwnedVolumes('v1'))).toMatchObject({ kind: 'throttled' });
   });
 });
+
+describe('Ec2VolumeProvider clients and volume fields', () => {
+  beforeEach(() => ec2.reset());
+
+  it("reads a volume's IOPS, throughput and encryption as EC2 gives them, and leaves out what it does not give", async () => {
+    ec2.on(DescribeVolumesCommand).resolves({
+      Volumes: [
+        { VolumeId: 'vol-1', State: 'available', AvailabilityZone: 'us-east-1a', Size: 8, VolumeType: 'gp3', Iops: 4000, Throughput: 250, Encrypted: true, MultiAttachEnabled: false },
+        { VolumeId: 'vol-2', State: 'available', AvailabilityZone: 'us-east-1a', Size: 8, VolumeType: 'standard', Encrypted: false },
+      ],
+    });
+    const [gp3, standard] = await provider().describeVolumes(['vol-1', 'vol-2']);
+    expect(gp3).toMatchObject({ iops: 4000, throughput: 250, encrypted: true, multiAttach: false });
+    expect(standard).toMatchObject({ encrypted: false });
+    expect(standard).not.toHaveProperty('iops');
+    expect(standard).not.toHaveProperty('throughput');
+  });
+
+  it('sends every mutating call through the metered client and every describe through the other', async () => {
+    const metered = new EC2Client({ region: 'us-east-1' });
+    const meteredMock = mockClient(metered);
+    try {
+      meteredMock.onAnyCommand().resolves({});
+      ec2.onAnyCommand().resolves({});
+      const both = new Ec2VolumeProvider({ client, meteredClient: metered, ownerTagValue: 'stack-a' });
+      await both.createVolume({ clientToken: 't', availabilityZone: 'us-east-1a', spec: { sizeGiB: 1, volumeType: 'gp3' }, tags: {} });
+      await both.attachVolume({ ebsVolumeId: 'vol-1', instanceId: 'i-1', device: '/dev/sdf' });
+      await both.detachVolume({ ebsVolumeId: 'vol-1', instanceId: 'i-1' });
+      await both.deleteVolume('vol-1');
+      await both.modifyVolume({ ebsVolumeId: 'vol-1', sizeGiB: 2 });
+      await both.createTags('vol-1', { team: 'a' });
+      await both.deleteTags('vol-1', ['team']);
+      await both.describeVolumes(['vol-1']);
+      await both.describeVolumeModifications(['vol-1']);
+      await both.describeInstances(['i-1']);
+      await both.listOwnedVolumes({ limit: 10 });
+      await both.findOwnedVolumes('v1');
+      const names = (calls: ReturnType<typeof ec2.calls>) => calls.map((call) => (call.args[0] as object).constructor.name);
+      expect(names(meteredMock.calls())).toEqual([
+        'CreateVolumeCommand',
+        'AttachVolumeCommand',
+        'DetachVolumeCommand',
+        'DeleteVolumeCommand',
+        'ModifyVolumeCommand',
+        'CreateTagsCommand',
+        'DeleteTagsCommand',
+      ]);
+      expect(names(ec2.calls())).toEqual([
+        'DescribeVolumesCommand',
+        'DescribeVolumesModificationsCommand',
+        'DescribeInstancesCommand',
+        'DescribeVolumesCommand',
+        'DescribeVolumesCommand',
+      ]);
+    } finally {
+      meteredMock.restore();
+    }
+  });
+});
