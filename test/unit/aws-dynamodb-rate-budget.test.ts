@@ -64,4 +64,20 @@ describe('DynamoRateBudget requests', () => {
     dynamo.on(GetCommand).rejects(new Error('ProvisionedThroughputExceededException'));
     await expect(new DynamoRateBudget({ client: doc, tableName: 'rates' }).take('DeleteVolume', 1, budget, T, 0)).rejects.toThrow('ProvisionedThroughputExceededException');
   });
+
+  it('by default makes 5 attempts, pausing up to 20 ms before the second and twice as long before each later one; a failed write other than a lost race is passed on at once', async () => {
+    dynamo.on(GetCommand).resolves({ Item: { bucket: 'DeleteVolume', tokens: 20, updatedAt: T, version: 1 } });
+    dynamo.on(PutCommand).rejects(conflict());
+    const sleeps: number[] = [];
+    const standard = new DynamoRateBudget({ client: doc, tableName: 'rates', random: () => 0.5, sleep: async (ms) => void sleeps.push(ms) });
+    await expect(standard.take('DeleteVolume', 1, budget, T, 0)).rejects.toBeInstanceOf(RateBudgetContentionError);
+    expect(dynamo.commandCalls(PutCommand)).toHaveLength(5);
+    expect(sleeps).toEqual([10, 20, 40, 80]);
+
+    dynamo.reset();
+    dynamo.on(GetCommand).resolves({ Item: { bucket: 'DeleteVolume', tokens: 20, updatedAt: T, version: 1 } });
+    dynamo.on(PutCommand).rejects(new Error('ProvisionedThroughputExceededException'));
+    await expect(standard.take('DeleteVolume', 1, budget, T, 0)).rejects.toThrow('ProvisionedThroughputExceededException');
+    expect(dynamo.commandCalls(PutCommand)).toHaveLength(1);
+  });
 });

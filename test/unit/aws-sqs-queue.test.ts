@@ -96,6 +96,19 @@ describe('SqsOperationQueue', () => {
     expect(sleeps).toEqual([5, 10]);
   });
 
+  it('by default sends a failing entry 5 times, waiting up to 100 ms before the first retry and twice as long before each later one', async () => {
+    sqs.on(SendMessageBatchCommand).callsFake((input: { Entries?: Entry[] }) => ({
+      Successful: [],
+      Failed: (input.Entries ?? []).map((e) => ({ Id: e.Id, SenderFault: false, Code: 'InternalError' })),
+    }));
+    vi.spyOn(Math, 'random').mockReturnValue(0.5);
+    const sleeps: number[] = [];
+    const standard = new SqsOperationQueue({ client: new SQSClient({ region: 'us-east-1' }), queueUrl: QUEUE_URL, retry: { sleep: async (ms) => void sleeps.push(ms) } });
+    await expect(standard.send(operations(1))).rejects.toBeInstanceOf(QueueSendError);
+    expect(sqs.commandCalls(SendMessageBatchCommand)).toHaveLength(5);
+    expect(sleeps).toEqual([50, 100, 200, 400]);
+  });
+
   it('writes the characters SQS refuses in a body (U+FFFE, U+FFFF: a key written into the table by hand may hold them) as JSON escapes, read back as they were', async () => {
     sqs.on(SendMessageBatchCommand).callsFake(allSucceed);
     const key = { kind: 'volume' as const, volumeId: 'v\ufffe\uffff\\\uffff' };
