@@ -123,7 +123,14 @@ describe('SqsOperationQueue', () => {
     const bad = [...operations(12), { message: operations(1)[0]!.message, delaySeconds: 901 }];
     await expect(queue().send(bad)).rejects.toThrow(/operations\[12\]\.delaySeconds/);
     await expect(queue().send([{ ...operations(1)[0]!, delaySeconds: 1.5 }])).rejects.toThrow(RangeError);
+    await expect(queue().send([{ ...operations(1)[0]!, delaySeconds: -1 }])).rejects.toThrow(/operations\[0\]\.delaySeconds must be a whole number of seconds in 0\.\.900, got -1/);
     expect(sqs.calls()).toHaveLength(0);
+  });
+
+  it("sends a delay of 0 and of 900 seconds, SendMessageBatch's bounds", async () => {
+    sqs.on(SendMessageBatchCommand).callsFake(allSucceed);
+    await queue().send([0, 900].map((delaySeconds) => ({ ...operations(1)[0]!, delaySeconds })));
+    expect(sqs.commandCalls(SendMessageBatchCommand)[0]!.args[0].input.Entries!.map((e) => e.DelaySeconds)).toEqual([0, 900]);
   });
 });
 
