@@ -180,6 +180,7 @@ describe('parseOperationMessage', () => {
     ['not json', /not JSON/],
     ['{"op":"explode","key":{"kind":"volume","volumeId":"v1"}}', /op/],
     ['{"op":"attach","key":{"kind":"attachment","volumeId":"v1"}}', /instanceId/],
+    ['{"op":"attach","key":{"kind":"attachment","volumeId":"v1","instanceId":""}}', /instanceId/],
     ['{"op":"attach","key":{"kind":"volume","volumeId":""}}', /volumeId/],
     ['{"op":"attach","key":{"kind":"volume","volumeId":"v1"},"dueAt":-5}', /dueAt/],
     ['{"op":"attach","key":{"kind":"volume","volumeId":"v1"},"tokenAt":1.5}', /tokenAt/],
