@@ -299,6 +299,12 @@ describe('Ec2VolumeProvider (against recorded EC2 behaviour)', () => {
     expect(inputs[1]).not.toHaveProperty('Force');
   });
 
+  it('detaches naming the device when it is known', async () => {
+    ec2.on(DetachVolumeCommand).resolves({});
+    await provider().detachVolume({ ebsVolumeId: 'vol-1', instanceId: 'i-1', device: '/dev/sdf' });
+    expect(ec2.commandCalls(DetachVolumeCommand)[0]!.args[0].input).toEqual({ VolumeId: 'vol-1', InstanceId: 'i-1', Device: '/dev/sdf' });
+  });
+
   it('delete and modify: in-use, gone, throttled, optimizing, modified 4 times within 24 hours', async () => {
     ec2
       .on(DeleteVolumeCommand)

@@ -71,6 +71,18 @@ describe('EmfMetrics', () => {
     expect(metrics.powertools.hasStoredMetrics()).toBe(false);
   });
 
+  it('emits a latency of 0 ms, a negative one (a clock stepped back) as 0, and none when the operation has no latency', () => {
+    const metrics = new EmfMetrics({ namespace: NAMESPACE });
+    metrics.operation({ operation: 'attach', outcome: 'succeeded', latencyMs: 0 });
+    metrics.operation({ operation: 'detach', outcome: 'succeeded', latencyMs: -5 });
+    metrics.operation({ operation: 'create-volume', outcome: 'throttled' });
+    expect(lines.filter((line) => 'OperationLatency' in line).map((line) => [line.operation, line.OperationLatency])).toEqual([
+      ['attach', 0],
+      ['detach', 0],
+    ]);
+    expect(lines.filter((line) => 'Operations' in line)).toHaveLength(3);
+  });
+
   it('buffers OperationsFailed (no dimensions) and counters until the handler flushes', () => {
     const metrics = new EmfMetrics({ namespace: NAMESPACE });
     metrics.count('OperationsFailed');
