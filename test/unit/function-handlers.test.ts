@@ -68,6 +68,39 @@ describe('function handlers', () => {
     const change = toRecordChange(streamRecord('100', toItem(volume)));
     expect(change).toEqual({ id: '100', eventName: 'INSERT', key: { kind: 'volume', volumeId: 'data-1' }, newRecord: expect.objectContaining({ volumeId: 'data-1', spec: volume.spec }) });
     expect(toRecordChange(streamRecord('101', undefined, { pk: 'SOMETHING', sk: 'ELSE' }))).toBeUndefined();
+    // Without a sequence number a failure could not be reported back for it.
+    const unnumbered = streamRecord('102', toItem(volume));
+    delete unnumbered.dynamodb!.SequenceNumber;
+    expect(toRecordChange(unnumbered)).toBeUndefined();
+  });
+
+  it('executor: hands each message its delivery count when SQS gives a whole number of deliveries, none otherwise', async () => {
+    const { handler } = await executorOverVolume();
+    const message = JSON.stringify({ op: 'create-volume', key: { kind: 'volume', volumeId: 'data-1' } });
+    const run = vi.spyOn(Executor.prototype, 'run');
+    try {
+      const unread = sqsRecord('c', message);
+      delete (unread.attributes as { ApproximateReceiveCount?: string }).ApproximateReceiveCount;
+      await handler({ Records: [sqsRecord('a', message, 3), sqsRecord('b', message, 0), unread] });
+      expect(run.mock.calls[0]![0].map((item) => [item.messageId, item.receiveCount])).toEqual([
+        ['a', 3],
+        ['b', undefined],
+        ['c', undefined],
+      ]);
+      expect(run.mock.calls[0]![0][1]).not.toHaveProperty('receiveCount');
+    } finally {
+      run.mockRestore();
+    }
+  });
+
+  it('reconciler: a pass whose leak check did not judge every owned volume is not complete, though it scanned every segment', async () => {
+    const { deps } = await inMemoryAwsWithVolume();
+    const run = vi.spyOn(Reconciler.prototype, 'run').mockResolvedValue({ scanned: 1, invalid: 0, requeued: [], leaked: [], segments: { done: 8, total: 8 }, leakCheckComplete: false });
+    try {
+      expect(await createReconcilerHandler(deps)()).toMatchObject({ complete: false, segmentsDone: 8, segmentsTotal: 8, leakCheckComplete: false });
+    } finally {
+      run.mockRestore();
+    }
   });
 
   it('watcher: enqueues the create for a new volume and reports stream failures by sequence number', async () => {
