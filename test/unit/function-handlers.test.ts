@@ -281,7 +281,9 @@ describe('function handlers', () => {
     expect(readFunctionEnvironment({ ...BASE_ENV, RECONCILER_SCAN_SEGMENTS: '32' }).engineConfig.reconcilerScanSegments).toBe(32);
     expect(resolveEngineConfig(readFunctionEnvironment(BASE_ENV).engineConfig).reconcilerScanSegments).toBe(DEFAULT_ENGINE_CONFIG.reconcilerScanSegments);
     expect(() => readFunctionEnvironment({ ...BASE_ENV, RECONCILER_SCAN_SEGMENTS: '0' })).toThrow(/RECONCILER_SCAN_SEGMENTS must be a positive integer/);
-    expect(() => readFunctionEnvironment({ ...BASE_ENV, RECONCILER_SCAN_SEGMENTS: '2000000' })).toThrow(/RECONCILER_SCAN_SEGMENTS must be at most 1000000/);
+    // DynamoDB's limit on TotalSegments, 1 000 000, is taken; one more is not.
+    expect(readFunctionEnvironment({ ...BASE_ENV, RECONCILER_SCAN_SEGMENTS: '1000000' }).engineConfig.reconcilerScanSegments).toBe(1_000_000);
+    expect(() => readFunctionEnvironment({ ...BASE_ENV, RECONCILER_SCAN_SEGMENTS: '1000001' })).toThrow(/RECONCILER_SCAN_SEGMENTS must be at most 1000000 \(DynamoDB's limit\), got 1000001/);
   });
 
   it('executor: its concurrency and EC2\'s refill give each environment its share of EC2\'s buckets; EC2_RATE_BUDGET, only when given, one rate for all', () => {
