@@ -313,6 +313,30 @@ describe('function handlers', () => {
     expect(() => readRateBudgetEnvironment({ EC2_REFILL_PER_SECOND: '0' })).toThrow(/EC2_REFILL_PER_SECOND must be a positive number/);
   });
 
+  it('writes each engine log line at its own level through Powertools, with its attributes', () => {
+    const lines: Record<string, unknown>[] = [];
+    vi.stubEnv('POWERTOOLS_DEV', 'true');
+    const spies = (['debug', 'info', 'warn', 'error'] as const).map((method) =>
+      vi.spyOn(console, method).mockImplementation((line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>)),
+    );
+    try {
+      const log = powertoolsLog(new Logger({ serviceName: 'executor', logLevel: 'DEBUG' }));
+      log.debug('d', { n: 1 });
+      log.info('i');
+      log.warn('w', { n: 3 });
+      log.error('e', { n: 4 });
+    } finally {
+      for (const spy of spies) spy.mockRestore();
+      vi.unstubAllEnvs();
+    }
+    expect(lines.map((line) => [line.level, line.message, line.n])).toEqual([
+      ['DEBUG', 'd', 1],
+      ['INFO', 'i', undefined],
+      ['WARN', 'w', 3],
+      ['ERROR', 'e', 4],
+    ]);
+  });
+
   it("executor through Powertools: a failed describe's log line keeps EC2's message (Powertools drops an attribute named message)", async () => {
     const { deps, provider } = await inMemoryAwsWithVolume();
     const lines: string[] = [];
