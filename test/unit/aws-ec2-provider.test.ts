@@ -376,6 +376,9 @@ describe('Ec2VolumeProvider (against recorded EC2 behaviour)', () => {
     const inputs = ec2.commandCalls(DescribeVolumesCommand).map((c) => c.args[0].input);
     expect(inputs[0]).toEqual({ Filters: [{ Name: `tag:${OWNERSHIP_TAGS.owner}`, Values: ['stack-a'] }], MaxResults: 5 });
     expect(inputs[1]).toMatchObject({ MaxResults: 500, NextToken: 'next' });
+    // EC2 takes a whole number of results: a fractional limit is rounded down.
+    await provider().listOwnedVolumes({ limit: 7.9 });
+    expect(ec2.commandCalls(DescribeVolumesCommand)[2]!.args[0].input.MaxResults).toBe(7);
   });
 
   it('finds the owned volumes of one record id by both ownership tags, every page', async () => {
