@@ -68,6 +68,11 @@ describe('function handlers', () => {
     const change = toRecordChange(streamRecord('100', toItem(volume)));
     expect(change).toEqual({ id: '100', eventName: 'INSERT', key: { kind: 'volume', volumeId: 'data-1' }, newRecord: expect.objectContaining({ volumeId: 'data-1', spec: volume.spec }) });
     expect(toRecordChange(streamRecord('101', undefined, { pk: 'SOMETHING', sk: 'ELSE' }))).toBeUndefined();
+    // A change carries the image before it as well as the one after.
+    const modified = streamRecord('103', toItem({ ...volume, generation: 2 }));
+    modified.eventName = 'MODIFY';
+    modified.dynamodb!.OldImage = marshall(toItem(volume), { removeUndefinedValues: true }) as never;
+    expect(toRecordChange(modified)).toMatchObject({ id: '103', eventName: 'MODIFY', oldRecord: { generation: 1 }, newRecord: { generation: 2 } });
     // Without a sequence number a failure could not be reported back for it.
     const unnumbered = streamRecord('102', toItem(volume));
     delete unnumbered.dynamodb!.SequenceNumber;
@@ -88,6 +93,10 @@ describe('function handlers', () => {
         ['c', undefined],
       ]);
       expect(run.mock.calls[0]![0][1]).not.toHaveProperty('receiveCount');
+      // Without the invocation's context (the local runtime), no time limit; with it, the time it has left.
+      expect(run.mock.calls[0]![1]).toEqual({});
+      await handler({ Records: [sqsRecord('d', message)] }, { getRemainingTimeInMillis: () => 42_000 });
+      expect(run.mock.calls[1]![1]).toEqual({ remainingTimeMs: 42_000 });
     } finally {
       run.mockRestore();
     }
