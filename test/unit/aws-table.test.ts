@@ -1,5 +1,8 @@
+import { CreateTableCommand, DescribeTableCommand, DynamoDBClient, ResourceInUseException, type TableDescription } from '@aws-sdk/client-dynamodb';
+import { CreateQueueCommand, GetQueueAttributesCommand, GetQueueUrlCommand, QueueNameExists, SQSClient } from '@aws-sdk/client-sqs';
+import { mockClient } from 'aws-sdk-client-mock';
 import { describe, expect, it } from 'vitest';
-import { queueAttributes, rateBudgetTableDefinition, tableDefinition } from '../../lib/aws/table.js';
+import { ensureQueues, ensureTable, queueAttributes, rateBudgetTableDefinition, tableDefinition } from '../../lib/aws/table.js';
 import { QUEUE, TABLE } from '../../lib/settings.js';
 
 describe('table and queue definitions', () => {
@@ -47,5 +50,64 @@ describe('table and queue definitions', () => {
     });
     expect(queueAttributes()).toEqual({ VisibilityTimeout: String(QUEUE.visibilityTimeoutSeconds), MessageRetentionPeriod: String(QUEUE.deadLetterRetentionDays * day) });
     expect(QUEUE.deadLetterRetentionDays).toBeGreaterThan(QUEUE.retentionDays);
+  });
+});
+
+describe('ensureTable against an existing table', () => {
+  const client = new DynamoDBClient({ region: 'us-east-1', credentials: { accessKeyId: 'testing', secretAccessKey: 'testing' } });
+  const dynamo = mockClient(client);
+  const definition = tableDefinition('records');
+  const existing = (change: (table: TableDescription) => void): TableDescription => {
+    const table: TableDescription = {
+      TableName: 'records',
+      TableStatus: 'ACTIVE',
+      KeySchema: definition.KeySchema,
+      GlobalSecondaryIndexes: definition.GlobalSecondaryIndexes!.map((index) => ({ ...index, IndexStatus: 'ACTIVE' })),
+      StreamSpecification: definition.StreamSpecification,
+      LatestStreamArn: 'arn:aws:dynamodb:us-east-1:123456789012:table/records/stream/1',
+    };
+    change(table);
+    return table;
+  };
+
+  it('takes one as defined, and refuses one whose instance index does not project every attribute', async () => {
+    dynamo.reset();
+    dynamo.on(CreateTableCommand).rejects(new ResourceInUseException({ message: 'Table already exists: records', $metadata: {} }));
+    dynamo.on(DescribeTableCommand).resolves({ Table: existing(() => {}) });
+    expect(await ensureTable(client, 'records')).toEqual({ tableName: 'records', streamArn: 'arn:aws:dynamodb:us-east-1:123456789012:table/records/stream/1' });
+    dynamo.on(DescribeTableCommand).resolves({ Table: existing((table) => void (table.GlobalSecondaryIndexes![0]!.Projection = { ProjectionType: 'KEYS_ONLY' })) });
+    await expect(ensureTable(client, 'records')).rejects.toThrow(/its index byInstance has keys gsi1pk \(HASH\), gsi1sk \(RANGE\) projecting KEYS_ONLY, not .* projecting ALL/);
+  });
+
+  it('passes on a refused CreateTable other than "already exists", without waiting for the table', async () => {
+    dynamo.reset();
+    dynamo.on(CreateTableCommand).rejects(Object.assign(new Error('User is not authorized to perform: dynamodb:CreateTable'), { name: 'AccessDeniedException' }));
+    await expect(ensureTable(client, 'records')).rejects.toThrow(/not authorized/);
+    expect(dynamo.commandCalls(DescribeTableCommand)).toHaveLength(0);
+  });
+});
+
+describe('ensureQueues against an existing queue', () => {
+  it('names the attributes that differ, reading a redrive policy by what it says rather than how its JSON is spaced or typed', async () => {
+    const client = new SQSClient({ region: 'us-east-1', credentials: { accessKeyId: 'testing', secretAccessKey: 'testing' } });
+    const sqs = mockClient(client);
+    const dlqArn = 'arn:aws:sqs:us-east-1:123456789012:operations-dlq';
+    sqs.on(CreateQueueCommand, { QueueName: 'operations-dlq' }).resolves({ QueueUrl: 'https://sqs/operations-dlq' });
+    sqs.on(CreateQueueCommand, { QueueName: 'operations' }).rejects(new QueueNameExists({ message: 'The specified queue already exists', $metadata: {} }));
+    sqs.on(GetQueueUrlCommand).resolves({ QueueUrl: 'https://sqs/operations' });
+    sqs.on(GetQueueAttributesCommand, { QueueUrl: 'https://sqs/operations-dlq' }).resolves({ Attributes: { QueueArn: dlqArn } });
+    sqs.on(GetQueueAttributesCommand, { QueueUrl: 'https://sqs/operations' }).resolves({
+      Attributes: {
+        VisibilityTimeout: '30',
+        MessageRetentionPeriod: String(QUEUE.retentionDays * 24 * 3600),
+        RedrivePolicy: `{ "deadLetterTargetArn": "${dlqArn}", "maxReceiveCount": "${QUEUE.maxReceiveCount}" }`,
+      },
+    });
+    const refusal = await ensureQueues(client, { queueName: 'operations', deadLetterQueueName: 'operations-dlq' }).catch((e: unknown) => e as Error);
+    expect(refusal).toBeInstanceOf(Error);
+    expect((refusal as Error).message).toBe(
+      `queue operations exists but its VisibilityTimeout is 30, not ${QUEUE.visibilityTimeoutSeconds}; delete it to have it created as the provisioner needs`,
+    );
+    sqs.restore();
   });
 });
