@@ -4,7 +4,7 @@ import { marshall } from '@aws-sdk/util-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { DynamoRecordStore, UnprocessedKeysError } from '../../lib/aws/dynamodb-store.js';
-import { fromItem, fromStreamImage, keyFromStreamKeys, toItem } from '../../lib/aws/record-item.js';
+import { fromItem, fromStreamImage, ITEM_MARSHALL_OPTIONS, keyFromStreamKeys, toItem } from '../../lib/aws/record-item.js';
 import type { AttachmentRecord, RecordKey, VolumeRecord } from '../../lib/domain/records.js';
 import { parseRecord } from '../../lib/domain/validation.js';
 import { newVolume } from './engine-fixtures.js';
@@ -179,6 +179,20 @@ describe('DynamoRecordStore requests', () => {
     dynamo.reset();
     dynamo.on(UpdateCommand).rejects(new ConditionalCheckFailedException({ message: 'The conditional request failed', $metadata: {} }));
     expect(await store().claim(key, 'exec-a', 1_000, 500)).toEqual({ ok: false, reason: 'missing' });
+  });
+
+  it('a kind-filtered page makes at most 10 Scan requests, then returns what it found with a cursor', async () => {
+    let n = 0;
+    dynamo.on(ScanCommand).callsFake(() => ({ Items: [], LastEvaluatedKey: { pk: `VOLUME#v${++n}`, sk: 'VOLUME' } }));
+    const page = await store().list({ limit: 5, kind: 'attachment' });
+    expect(dynamo.commandCalls(ScanCommand)).toHaveLength(10);
+    expect(page.items).toEqual([]);
+    expect(JSON.parse(Buffer.from(page.cursor!, 'base64url').toString('utf8'))).toEqual({ pk: 'VOLUME#v10', sk: 'VOLUME' });
+  });
+
+  it('writes a map holding a key named `constructor` (a tag EC2 allows) as a map', () => {
+    const item = toItem({ ...newVolume('v1'), spec: { sizeGiB: 1, volumeType: 'gp3', availabilityZone: 'us-east-1a', tags: { constructor: 'x' } } } as VolumeRecord);
+    expect(marshall(item, ITEM_MARSHALL_OPTIONS).spec!.M!.tags).toEqual({ M: { constructor: { S: 'x' } } });
   });
 
   it('creates a record at version 1, whatever version it was given', async () => {
