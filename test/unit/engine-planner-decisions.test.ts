@@ -8,6 +8,7 @@ import {
   detachingByTags,
   firstActionOf,
   givenUpWithDevice,
+  modificationNeeded,
   planAttachment,
   planVolume,
   saysWaitingForAttachments,
@@ -245,5 +246,41 @@ describe('attachPrerequisites', () => {
 
   it('a volume with no zone recorded is not refused for the instance zone', () => {
     expect(attachPrerequisites(volume('available', { ebsVolumeId: 'vol-1' }), inst('running', 'eu-west-1b'), 'i-1')).toEqual({ ok: true });
+  });
+});
+
+describe('a CreateVolume whose answer was lost', () => {
+  const request = { createRequest: { clientToken: 'token-1', availabilityZone: 'eu-west-1a', spec: spec() } };
+
+  it('is repeated with its token, while creating or when retried', () => {
+    expect(planVolume(volume('creating', request), [], Date.parse(T))).toEqual({
+      type: 'operation',
+      op: 'create-volume',
+      reason: 'creation started; repeating the request with the same token',
+    });
+    expect(planVolume(volume('pending', request), [], Date.parse(T))).toEqual({
+      type: 'operation',
+      op: 'create-volume',
+      reason: 'retrying; repeating the unanswered CreateVolume',
+    });
+  });
+});
+
+it('no ModifyVolume is asked for a volume with no EC2 volume', () => {
+  expect(modificationNeeded(volume('available', { observed: created.observed, spec: spec({ sizeGiB: 20 }) }))).toBeUndefined();
+  expect(modificationNeeded(volume('available', { ...created, spec: spec({ sizeGiB: 20 }) }))).toEqual({ ebsVolumeId: 'vol-1', sizeGiB: 20 });
+});
+
+it('detachingByTags holds only for a detach under way', () => {
+  expect(detachingByTags(attachment('attached', { device: '/dev/sdf' }), undefined)).toBe(false);
+  expect(detachingByTags(attachment('detaching', { device: '/dev/sdf' }), undefined)).toBe(true);
+});
+
+it('a zone mismatch names the volume zone, then the instance zone', () => {
+  const inst = { instanceId: 'i-1', state: 'running', availabilityZone: 'eu-west-1b' } as Parameters<typeof attachPrerequisites>[1];
+  expect(attachPrerequisites(volume('available', created), inst, 'i-1')).toMatchObject({
+    code: 'InvalidVolume.ZoneMismatch',
+    message: 'volume is in eu-west-1a, instance i-1 in eu-west-1b',
+    terminal: true,
   });
 });

@@ -2,12 +2,14 @@ import { describe, expect, it } from 'vitest';
 import type { Status } from '../../lib/domain/records.js';
 import { MAX_STATUS_MESSAGE_CHARS } from '../../lib/domain/status-message.js';
 import {
+  acceptedAgainStatus,
   attemptStatus,
   cooldownEndMs,
   cooldownWait,
   DYING_GIVE_UP_CHARS,
   dyingGiveUpMessage,
   failureStatus,
+  madeDyingStatus,
   MODIFICATION_COOLDOWN_CODE,
   operationStart,
   retryRequested,
@@ -177,5 +179,27 @@ describe('sameStatus', () => {
     const a: Status<string> = { state: 'available', attempts: 0, updatedAt: iso(T0) };
     expect(sameStatus(a, { ...a, updatedAt: iso(NOW) })).toBe(true);
     expect(sameStatus(a, { ...a, message: 'm' })).toBe(false);
+  });
+});
+
+describe('more statuses', () => {
+  it('the rate-limit wait says the rule and when it tries again', () => {
+    expect(cooldownWait(NOW).message).toBe(`EC2 allows 4 modifications per volume in any 24 hours; trying again at ${iso(NOW)}`);
+  });
+
+  it('a pending record made dying drops its failed attempts and next attempt: no operation is under way in EC2', () => {
+    const previous: Status<string> = { state: 'pending', code: 'InternalError', message: 'm', attempts: 2, updatedAt: STARTED, operationStartedAt: STARTED, nextAttemptAt: iso(NOW) };
+    expect(madeDyingStatus(previous, NOW)).toEqual({ state: 'pending', code: 'InternalError', message: 'm', attempts: 0, updatedAt: iso(NOW) });
+  });
+
+  it('an accepted call keeps the attempts only after one EC2 accepted and did not carry out', () => {
+    const previous = (code: string): Status<string> => ({ state: 'deleting', code, attempts: 2, updatedAt: STARTED, operationStartedAt: STARTED });
+    expect(acceptedAgainStatus(previous('VolumeNotDeleted'), 'deleting', NOW, 'm', 'VolumeNotDeleted').attempts).toBe(2);
+    expect(acceptedAgainStatus(previous('InternalError'), 'deleting', NOW, 'm', 'VolumeNotDeleted').attempts).toBe(0);
+  });
+
+  it('a give-up clause alone comes off whole', () => {
+    const status: Status<string> = { state: 'error', code: 'X', message: dyingGiveUpMessage('', NOW), attempts: 3, updatedAt: iso(T0), nextAttemptAt: iso(NOW) };
+    expect(settledStatus(status, NOW).message).toBe('');
   });
 });
