@@ -284,3 +284,10 @@ it('a zone mismatch names the volume zone, then the instance zone', () => {
     terminal: true,
   });
 });
+
+it('a wait for a volume in error with no code sends the client to its status', () => {
+  expect(planAttachment(attachment('pending'), volume('error', created))).toMatchObject({
+    type: 'wait',
+    reason: 'volume data-1 is in error: see its status; the attach waits until the volume is retried',
+  });
+});

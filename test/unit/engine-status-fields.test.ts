@@ -203,3 +203,16 @@ describe('more statuses', () => {
     expect(settledStatus(status, NOW).message).toBe('');
   });
 });
+
+describe('failures and give-ups', () => {
+  it('a failure carries the attempt count it is given', () => {
+    expect(failureStatus(creatingFailedOnce, 'creating', NOW, { code: 'InternalError', message: 'x', attempts: 5 }).attempts).toBe(5);
+  });
+
+  it("a dying record's give-up keeps its clause whole within the bound, however long the message", () => {
+    const clause = `; being deleted: trying again at ${iso(NOW)}`;
+    const message = dyingGiveUpMessage('EC2 said: '.padEnd(10_000, 'x'), NOW);
+    expect(message.length).toBeLessThanOrEqual(MAX_STATUS_MESSAGE_CHARS);
+    expect(message.endsWith(clause)).toBe(true);
+  });
+});
