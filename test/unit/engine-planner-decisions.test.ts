@@ -291,3 +291,16 @@ it('a wait for a volume in error with no code sends the client to its status', (
     reason: 'volume data-1 is in error: see its status; the attach waits until the volume is retried',
   });
 });
+
+it('a dying volume in error whose CreateVolume may have made a volume repeats it to learn the id', () => {
+  const v = volume('error', { life: 'dying', createRequest: { clientToken: 'token-1', availabilityZone: 'eu-west-1a', spec: spec() } });
+  expect(planVolume(v, [], Date.parse(T))).toEqual({
+    type: 'operation',
+    op: 'create-volume',
+    reason: 'learning the id of a volume a CreateVolume may have made, to delete it',
+  });
+});
+
+it('a tag operation with no tag change to make takes no rate token', () => {
+  expect(firstActionOf('tag-volume', volume('available', { ...created, spec: spec({ tags: {} }) }))).toBeUndefined();
+});

@@ -216,3 +216,12 @@ describe('failures and give-ups', () => {
     expect(message.endsWith(clause)).toBe(true);
   });
 });
+
+it('a record in error made dying drops its failed attempts: the delete or detach that follows has a budget of its own', () => {
+  const previous: Status<string> = { state: 'error', code: 'InternalError', message: 'm', attempts: 3, updatedAt: STARTED, operationStartedAt: STARTED };
+  expect(madeDyingStatus(previous, NOW)).toEqual({ state: 'error', code: 'InternalError', message: 'm', attempts: 0, updatedAt: iso(NOW) });
+});
+
+it("a pending record's wait on another record keeps its failed attempts", () => {
+  expect(waitingOnRecordStatus({ state: 'pending', attempts: 2, updatedAt: STARTED }, NOW, 'waiting').attempts).toBe(2);
+});
