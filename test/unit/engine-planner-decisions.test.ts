@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { AttachmentRecord, AttachmentState, VolumeRecord, VolumeState } from '../../lib/domain/records.js';
+import type { VolumeRecord, VolumeState } from '../../lib/domain/records.js';
 import {
   attachPrerequisites,
   createUnanswered,
@@ -20,40 +20,11 @@ import {
   waitsForVolumeInUse,
 } from '../../lib/engine/planner.js';
 import { VOLUME_RECORD_REMOVED_CODE } from '../../lib/engine/status.js';
+import { T, attachment, created, volume } from './planner-fixtures.js';
 
-const T = '2026-01-01T00:00:00.000Z';
 const NOW = Date.parse(T);
 const at = (ms: number) => new Date(ms).toISOString();
 const MINUTE = 60_000;
-
-const created = { ebsVolumeId: 'vol-1', availabilityZone: 'eu-west-1a', observed: { sizeGiB: 10, volumeType: 'gp3' as const, tags: {} } };
-
-function volume(state: VolumeState, extra: Partial<VolumeRecord> = {}): VolumeRecord {
-  return {
-    kind: 'volume',
-    volumeId: 'data-1',
-    spec: { sizeGiB: 10, volumeType: 'gp3', availabilityZone: 'eu-west-1a' },
-    life: 'alive',
-    generation: 1,
-    status: { state, attempts: 0, updatedAt: T },
-    version: 1,
-    createdAt: T,
-    ...extra,
-  };
-}
-
-function attachment(state: AttachmentState, extra: Partial<AttachmentRecord> = {}): AttachmentRecord {
-  return {
-    kind: 'attachment',
-    volumeId: 'data-1',
-    instanceId: 'i-0123456789abcdef0',
-    life: 'alive',
-    status: { state, attempts: 0, updatedAt: T },
-    version: 1,
-    createdAt: T,
-    ...extra,
-  };
-}
 
 const spec = (extra: Partial<VolumeRecord['spec']> = {}) => ({ sizeGiB: 10, volumeType: 'gp3' as const, availabilityZone: 'eu-west-1a', ...extra });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { AttachmentRecord, AttachmentState, VolumeRecord, VolumeState } from '../../lib/domain/records.js';
+import type { AttachmentRecord, VolumeRecord, VolumeState } from '../../lib/domain/records.js';
 import {
   affectedByVolumeRecordRemoval,
   attachPrerequisites,
@@ -10,8 +10,8 @@ import {
   releasedByVolume,
 } from '../../lib/engine/planner.js';
 import type { ProviderInstance } from '../../lib/engine/ports.js';
+import { T, attachment, created, volume } from './planner-fixtures.js';
 
-const T = '2026-01-01T00:00:00.000Z';
 const NOW = Date.parse(T);
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -34,34 +34,6 @@ function waitsUntil(atMs: number) {
   return { type: 'cooldown', op: 'modify-volume', atMs, reason: `waiting until ${at(atMs)}: EC2 allows 4 modifications per volume in any 24 hours` };
 }
 
-function volume(state: VolumeState, extra: Partial<VolumeRecord> = {}): VolumeRecord {
-  return {
-    kind: 'volume',
-    volumeId: 'data-1',
-    spec: { sizeGiB: 10, volumeType: 'gp3', availabilityZone: 'eu-west-1a' },
-    life: 'alive',
-    generation: 1,
-    status: { state, attempts: 0, updatedAt: T },
-    version: 1,
-    createdAt: T,
-    ...extra,
-  };
-}
-
-function attachment(state: AttachmentState, extra: Partial<AttachmentRecord> = {}): AttachmentRecord {
-  return {
-    kind: 'attachment',
-    volumeId: 'data-1',
-    instanceId: 'i-0123456789abcdef0',
-    life: 'alive',
-    status: { state, attempts: 0, updatedAt: T },
-    version: 1,
-    createdAt: T,
-    ...extra,
-  };
-}
-
-const created = { ebsVolumeId: 'vol-1', availabilityZone: 'eu-west-1a', observed: { sizeGiB: 10, volumeType: 'gp3' as const, tags: {} } };
 /** A volume recorded by a version that kept neither its CreateVolume request nor the tags EC2 holds. */
 const createdLongAgo = { ...created, observed: { sizeGiB: 10, volumeType: 'gp3' as const } };
 /** A CreateVolume was sent and its answer never recorded. */
