@@ -500,9 +500,9 @@ export class Watcher {
    * retry (`releasedByVolume`); one that would wait for its volume in use that no other attachment
    * record holds looks whether it is attached here (`orLookWhetherAttachedHere`). It went into or
    * out of error, or changed otherwise what they wait for (`waitOf`): they say so (a status write
-   * only where the reason changes; no EC2 call). It let
-   * go of its EC2 volume (`replaced`): those attached to it look at EC2, even when the record holds
-   * a new one by now. Attachments under way follow their own operations.
+   * only where the reason changes; no EC2 call). It let go of its EC2 volume (`replaced`): those
+   * attached to it look at EC2, even when the record holds a new one by now. Attachments under way
+   * follow their own operations.
    */
   private async replanWaitingAttachments(volume: VolumeRecord, attachments: AttachmentRecord[], operations: QueuedOperation[], replaced: boolean): Promise<void> {
     for (const attachment of this.acceptedAttachments(attachments)) {
