@@ -4,7 +4,8 @@
  * messages named in the partial batch response (or all, when the handler throws or names a
  * message not in the batch) left in the queue for redelivery after the visibility timeout, the
  * rest deleted. Dead-lettering after `maxReceiveCount` receives is the queue's own (its redrive
- * policy).
+ * policy). A receive that fails while a batch is being gathered hands over the messages already
+ * received, which would otherwise stay hidden for the visibility timeout.
  */
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import type { Clock, Log } from '../engine/ports.js';
@@ -62,7 +63,16 @@ export class QueuePoller {
     const batch: SQSRecord[] = [];
     const windowEnds = this.options.clock.now() + this.settings.maxBatchingWindowSeconds * 1000;
     for (;;) {
-      const received = await this.options.source.receive(Math.min(10, this.settings.batchSize - batch.length));
+      let received: SQSRecord[];
+      try {
+        received = await this.options.source.receive(Math.min(10, this.settings.batchSize - batch.length));
+      } catch (error) {
+        // The messages already received are hidden for the visibility timeout: they go to the
+        // handler now, as Lambda invokes with what it has, rather than come back minutes later.
+        if (batch.length === 0) throw error;
+        this.options.log.warn('executor batch receive failed; handing over the messages already received', { error: String(error), messages: batch.length });
+        break;
+      }
       batch.push(...received);
       // A batch goes once full or once the window is over, however many messages are still coming in.
       if (batch.length === 0 || batch.length >= this.settings.batchSize || this.options.clock.now() >= windowEnds) break;

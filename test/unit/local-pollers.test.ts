@@ -263,6 +263,58 @@ describe('QueuePoller', () => {
     });
   });
 
+  it('hands the executor the messages already received when a later receive of the batch fails, rather than leaving them hidden', async () => {
+    const clock = new FakeClock(0);
+    const visible = [message('a'), message('b'), message('c')];
+    const deleted: string[] = [];
+    const handled: string[][] = [];
+    const log = new RecordingLog();
+    let receives = 0;
+    const poller = new QueuePoller({
+      source: {
+        receive: async (max: number) => {
+          if (++receives === 2) throw new Error('connect ECONNREFUSED 127.0.0.1:4566');
+          return visible.splice(0, Math.min(max, 1));
+        },
+        delete: async (records: SQSRecord[]) => void deleted.push(...records.map((r) => r.messageId)),
+      },
+      clock,
+      log,
+      settings: { batchSize: 10, maxBatchingWindowSeconds: 1, maxConcurrency: 1 },
+      handler: async (event: SQSEvent) => {
+        handled.push(event.Records.map((r) => r.messageId));
+        return { batchItemFailures: [] };
+      },
+    });
+    expect(await poller.pollOnce()).toBe(1);
+    expect(handled).toEqual([['a']]);
+    expect(deleted).toEqual(['a']);
+    expect(log.entries).toContainEqual({
+      level: 'warn',
+      message: 'executor batch receive failed; handing over the messages already received',
+      attributes: { error: 'Error: connect ECONNREFUSED 127.0.0.1:4566', messages: 1 },
+    });
+  });
+
+  it('lets a receive that fails before any message of the batch came in fail the poll (the loop backs off)', async () => {
+    const clock = new FakeClock(0);
+    let handled = 0;
+    const poller = new QueuePoller({
+      source: {
+        receive: async () => {
+          throw new Error('connect ECONNREFUSED 127.0.0.1:4566');
+        },
+        delete: async () => {},
+      },
+      clock,
+      log: new RecordingLog(),
+      settings: { batchSize: 10, maxBatchingWindowSeconds: 1, maxConcurrency: 1 },
+      handler: async () => void handled++,
+    });
+    await expect(poller.pollOnce()).rejects.toThrow('ECONNREFUSED');
+    expect(handled).toBe(0);
+  });
+
   it('logs each batch received and how it was handled at debug level (--verbose)', async () => {
     const clock = new FakeClock(0);
     const visible = [message('a'), message('b')];
