@@ -495,23 +495,38 @@ function neverCreated(state: VolumeState): Decision {
 }
 
 /**
- * Whether a dying pending attachment that never sent AttachVolume (no device) looks at EC2 before
- * it is removed (`planAttachment`): its single-attach volume may be attached to its instance all
- * the same, outside the system (in the console, before any check recorded it). So it may when its
- * volume record holds an EC2 volume that the record says is in use, or whose state it does not
- * know (being created or modified, retried, in error); not when the record says available (or
- * being deleted). A look (one DescribeVolumes) that finds it attached there records it, and it is
- * detached as any dying attached attachment; otherwise it is removed. The watcher removes it with
- * no look when another attachment record of the volume may hold it (`removedWithoutLook`).
+ * Whether an attachment that never sent AttachVolume (pending or in error, no device) may all the
+ * same hold its volume attached to its instance, outside the system (in the console, before any
+ * check recorded it): when its volume record holds an EC2 volume that the record says is in use,
+ * or whose state it does not know (being created or modified, retried, in error); not when the
+ * record says available (or being deleted). A Multi-Attach volume in use may be attached to this
+ * instance whatever other records hold it.
  */
-export function looksBeforeRemoving(attachment: AttachmentRecord, volume: VolumeRecord | undefined): volume is VolumeRecord {
-  if (attachment.life !== 'dying' || attachment.status.state !== 'pending' || attachment.device !== undefined) return false;
-  if (!volume?.ebsVolumeId || createdMultiAttach(volume)) return false;
+function mayBeAttachedOutside(attachment: AttachmentRecord, volume: VolumeRecord | undefined): volume is VolumeRecord {
+  if ((attachment.status.state !== 'pending' && attachment.status.state !== 'error') || attachment.device !== undefined) return false;
+  if (!volume?.ebsVolumeId) return false;
   const state = volume.status.state;
   return state !== 'available' && state !== 'deleting' && state !== 'deleted';
 }
 
-/** What a dying pending attachment that never sent AttachVolume comes to once no look is made (`looksBeforeRemoving`): removed. */
+/**
+ * Whether a dying attachment that never sent AttachVolume (pending or in error, no device) looks at
+ * EC2 before it is removed (`planAttachment`): its volume may be attached to its instance all the
+ * same, outside the system (`mayBeAttachedOutside`). A look (one DescribeVolumes) that finds it
+ * attached there records it, and it is detached as any dying attached attachment; otherwise it is
+ * removed. The watcher removes it with no look when its volume is single-attach and another
+ * attachment record of the volume may hold it (`removedWithoutLook`, `looksWhateverOthersHold`).
+ */
+export function looksBeforeRemoving(attachment: AttachmentRecord, volume: VolumeRecord | undefined): volume is VolumeRecord {
+  return attachment.life === 'dying' && mayBeAttachedOutside(attachment, volume);
+}
+
+/** Whether a dying attachment's look (`looksBeforeRemoving`) is made even when another attachment record holds its volume: a Multi-Attach volume. */
+export function looksWhateverOthersHold(volume: VolumeRecord): boolean {
+  return createdMultiAttach(volume);
+}
+
+/** What a dying attachment that never sent AttachVolume comes to once no look is made (`looksBeforeRemoving`): removed. */
 export function removedWithoutLook(attachment: AttachmentRecord): Decision {
   return neverAttached(attachment.status.state);
 }
@@ -577,7 +592,11 @@ export function planAttachment(attachment: AttachmentRecord, volume: VolumeRecor
         return { type: 'operation', op: 'check-attachment', reason: 'detach in progress' };
       case 'error':
         // A device is allocated just before AttachVolume: without one, EC2 never saw the attach.
-        return attachment.device ? { type: 'operation', op: 'detach', reason: 'dying after an error' } : neverAttached(state);
+        if (attachment.device) return { type: 'operation', op: 'detach', reason: 'dying after an error' };
+        // EC2 may hold its volume attached here all the same (attached outside the system): look first.
+        return looksBeforeRemoving(attachment, volume)
+          ? { type: 'operation', op: 'check-attachment', reason: `dying; volume ${attachment.volumeId} may be attached to ${attachment.instanceId} outside the system: looking before removing` }
+          : neverAttached(state);
     }
   }
 

@@ -25,6 +25,7 @@ import {
   CHECK_OPERATIONS,
   detachesPastInvalidRecord,
   looksBeforeRemoving,
+  looksWhateverOthersHold,
   planAttachment,
   planVolume,
   releasedByVolume,
@@ -423,11 +424,12 @@ export class Watcher {
    * Without it, an attachment whose volume was attached to its own instance outside the system
    * would wait for a detach no one makes, and, deleted, be removed as never attached, leaving the
    * volume attached. A dying one that never sent AttachVolume looks (`looksBeforeRemoving`) only
-   * while no other attachment record may hold its volume: held by one, it is removed with no EC2 call.
+   * while no other attachment record may hold its single-attach volume: held by one, it is removed
+   * with no EC2 call. A Multi-Attach volume may be attached here whatever others hold: it looks.
    */
   private async orLookWhetherAttachedHere(attachment: AttachmentRecord, volume: VolumeRecord | undefined, decision: Decision): Promise<Decision> {
     if (decision.type === 'operation' && looksBeforeRemoving(attachment, volume))
-      return (await this.heldByOtherRecord(attachment, volume.volumeId)) ? removedWithoutLook(attachment) : decision;
+      return !looksWhateverOthersHold(volume) && (await this.heldByOtherRecord(attachment, volume.volumeId)) ? removedWithoutLook(attachment) : decision;
     if (decision.type !== 'wait' || !(await this.inUseByNoOtherRecord(attachment, volume))) return decision;
     return { type: 'operation', op: 'check-attachment', reason: `volume ${attachment.volumeId} is in use and no other attachment record holds it: looking whether it is attached here` };
   }

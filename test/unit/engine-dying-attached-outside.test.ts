@@ -5,6 +5,8 @@
  * attached with no record, and the volume's delete would wait for ever for a detach no one makes.
  * It must look first (one DescribeVolumes) and, attached there, be detached; otherwise removed,
  * with no EC2 call at all when its volume record says available or another record holds it.
+ * The same holds of one in error without a device, and of a Multi-Attach volume in use, whatever
+ * other records hold it.
  */
 import { describe, expect, it } from 'vitest';
 import type { AttachmentRecord, VolumeRecord } from '../../lib/domain/records.js';
@@ -123,6 +125,103 @@ describe('a dying attachment that never sent AttachVolume, its volume attached o
   it('its volume record available: removed at once with no EC2 call', async () => {
     const h = await availableVolume();
     await waitingAttachment(h);
+    await h.store.update<AttachmentRecord>(attachmentKey('data-1'), { life: 'dying' });
+    const calls = { ...h.ebs.calls };
+    await h.watch();
+    expect(await h.store.get(attachmentKey('data-1'))).toBeUndefined();
+    expect(h.queued().filter((q) => q.key !== 'data-1')).toEqual([]);
+    expect(h.ebs.calls).toEqual(calls);
+  });
+});
+
+/** Volume data-1, Multi-Attach, attached by its record to OTHER_INSTANCE, every change seen by the watcher. */
+async function multiAttachVolumeInUse(): Promise<Harness> {
+  const h = harness();
+  await h.store.create(newVolume('data-1', {}, { volumeType: 'io2', iops: 1000, multiAttach: true }));
+  await converge(h);
+  await h.store.create(newAttachment('data-1', { instanceId: OTHER_INSTANCE }));
+  await converge(h);
+  expect((await volumeOf(h)).status.state).toBe('in-use');
+  return h;
+}
+
+/** An attachment of data-1 to INSTANCE given up on before any AttachVolume (in error, no device), seen by no one since. */
+async function failedAttachment(h: Harness): Promise<void> {
+  await h.store.create(
+    newAttachment('data-1', {
+      status: { state: 'error', attempts: 5, updatedAt: new Date(h.clock.now()).toISOString(), code: 'IncorrectState', message: 'gave up waiting for volume data-1' },
+    }),
+  );
+  h.changes.splice(0);
+}
+
+describe('a dying Multi-Attach attachment that never sent AttachVolume, its volume in use through another record', () => {
+  it('attached to its own instance in the console: it looks despite the other record, detaches from its instance only, the other stays', async () => {
+    const h = await multiAttachVolumeInUse();
+    await waitingAttachment(h);
+    const ebsVolumeId = await attachInConsole(h, INSTANCE);
+    await h.store.update<AttachmentRecord>(attachmentKey('data-1'), { life: 'dying' });
+    await h.watch();
+    expect(h.queued()).toContainEqual({ op: 'check-attachment', key: `data-1/${INSTANCE}`, delaySeconds: 0 });
+    await converge(h);
+    expect(await h.store.get(attachmentKey('data-1'))).toBeUndefined();
+    expect(h.ebs.calls.DetachVolume).toBe(1);
+    expect(h.ebs.volume(ebsVolumeId)?.attachments.map((a) => a.instanceId)).toEqual([OTHER_INSTANCE]);
+    expect((await h.store.get(attachmentKey('data-1', OTHER_INSTANCE)))?.status.state).toBe('attached');
+  });
+
+  it('not attached to its instance: the look finds nothing and it is removed with no detach', async () => {
+    const h = await multiAttachVolumeInUse();
+    await waitingAttachment(h);
+    await h.store.update<AttachmentRecord>(attachmentKey('data-1'), { life: 'dying' });
+    await h.watch();
+    expect(h.queued()).toContainEqual({ op: 'check-attachment', key: `data-1/${INSTANCE}`, delaySeconds: 0 });
+    await converge(h);
+    expect(await h.store.get(attachmentKey('data-1'))).toBeUndefined();
+    expect(h.ebs.calls.DetachVolume ?? 0).toBe(0);
+  });
+});
+
+describe('a dying attachment in error without a device, its volume attached outside the system', () => {
+  it('to its own instance, written in use: it looks, detaches, and the volume is then deleted', async () => {
+    const h = await availableVolume();
+    await failedAttachment(h);
+    const ebsVolumeId = await attachInConsole(h, INSTANCE);
+    await h.clock.advance(10_000);
+    await h.executor.run(h.batchOf(h.op('check-volume', volumeKey('data-1'))));
+    expect((await volumeOf(h)).status.state).toBe('in-use');
+    await h.store.update<AttachmentRecord>(attachmentKey('data-1'), { life: 'dying' });
+    await h.watch();
+    expect(h.queued()).toContainEqual({ op: 'check-attachment', key: `data-1/${INSTANCE}`, delaySeconds: 0 });
+    await converge(h);
+    expect(await h.store.get(attachmentKey('data-1'))).toBeUndefined();
+    expect(h.ebs.volume(ebsVolumeId)?.attachments ?? []).toEqual([]);
+    expect(h.ebs.calls.DetachVolume).toBe(1);
+
+    await h.store.update<VolumeRecord>(volumeKey('data-1'), { life: 'dying' });
+    await converge(h);
+    expect(await h.store.get(volumeKey('data-1'))).toBeUndefined();
+    expect(h.ebs.volume(ebsVolumeId)).toBeUndefined();
+  });
+
+  it('to another instance: the look finds nothing here and it is removed, no detach', async () => {
+    const h = await availableVolume();
+    await failedAttachment(h);
+    const ebsVolumeId = await attachInConsole(h, OTHER_INSTANCE);
+    await h.clock.advance(10_000);
+    await h.executor.run(h.batchOf(h.op('check-volume', volumeKey('data-1'))));
+    await h.store.update<AttachmentRecord>(attachmentKey('data-1'), { life: 'dying' });
+    await h.watch();
+    expect(h.queued()).toContainEqual({ op: 'check-attachment', key: `data-1/${INSTANCE}`, delaySeconds: 0 });
+    await converge(h);
+    expect(await h.store.get(attachmentKey('data-1'))).toBeUndefined();
+    expect(h.ebs.calls.DetachVolume ?? 0).toBe(0);
+    expect(h.ebs.volume(ebsVolumeId)?.attachments.map((a) => a.instanceId)).toEqual([OTHER_INSTANCE]);
+  });
+
+  it('its volume record available: removed at once with no EC2 call', async () => {
+    const h = await availableVolume();
+    await failedAttachment(h);
     await h.store.update<AttachmentRecord>(attachmentKey('data-1'), { life: 'dying' });
     const calls = { ...h.ebs.calls };
     await h.watch();

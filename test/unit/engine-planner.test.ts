@@ -572,18 +572,21 @@ describe('planAttachment: a dying pending attachment that never sent AttachVolum
     ['modifying', 'alive', created, {}, look],
     ['pending', 'alive', created, {}, look],
     ['error', 'alive', created, {}, look],
-    // A Multi-Attach volume in use says nothing of this instance.
-    ['in-use', 'alive', created, { multiAttach: true }, removed],
+    // A Multi-Attach volume in use may be attached to this instance among others.
+    ['in-use', 'alive', created, { multiAttach: true }, look],
+    ['available', 'alive', created, { multiAttach: true }, removed],
   ] as const)('volume %s (%s %o, spec %o) → %o', (state, life, extra, spec, expected) => {
     const record = volume(state, { life, ...extra, spec: { sizeGiB: 10, volumeType: 'io2', iops: 1000, availabilityZone: 'eu-west-1a', ...spec } });
     expect(planAttachment(dyingPending, record)).toEqual(expected);
+    // One in error without a device never sent AttachVolume either: it looks (or not) alike.
+    expect(planAttachment(attachment('error', { life: 'dying' }), record)).toEqual(expected);
   });
 
   it('alive, or dying with a device kept, it is planned as before', () => {
     const inUse = volume('in-use', created);
     expect(planAttachment(attachment('pending'), inUse)).toMatchObject({ type: 'wait' });
     expect(planAttachment(attachment('pending', { life: 'dying', device: '/dev/sdf' }), inUse)).toMatchObject({ type: 'operation', op: 'detach' });
-    expect(planAttachment(attachment('error', { life: 'dying' }), inUse)).toEqual(removed);
+    expect(planAttachment(attachment('error', { life: 'dying', device: '/dev/sdf' }), inUse)).toMatchObject({ type: 'operation', op: 'detach' });
   });
 });
 

@@ -503,7 +503,8 @@ function orphanDetachNotTaken(ctx: ExecutorContext, attachment: AttachmentRecord
  * What a check finds of an attach given up on while EC2 may still have made it (the device
  * kept): attached after all, it is `attached`; nothing there once a describe no longer lags,
  * the device goes, so the error says what EC2 holds and a delete or retry needs no look first.
- * Still under way in EC2, it is left for a later look (the reconciler's).
+ * Still under way in EC2, it is left for a later look (the reconciler's). A dying one without a
+ * device (it looked before removing, `looksBeforeRemoving`) not attached there is removed.
  */
 function givenUpSeen(ctx: ExecutorContext, attachment: AttachmentRecord, now: number, current: ProviderVolume | undefined, link: ProviderVolume['attachments'][number] | undefined): Result {
   if (link && (link.state === 'attached' || link.state === 'busy')) {
@@ -516,6 +517,14 @@ function givenUpSeen(ctx: ExecutorContext, attachment: AttachmentRecord, now: nu
       alsoCheck: volumeCheck(attachment),
       volumeSeen: current,
     };
+  }
+  if (attachment.life === 'dying' && attachment.device === undefined) {
+    // Dying, it never sent AttachVolume and looked only in case its volume was attached here outside
+    // the system (`looksBeforeRemoving`): not attached, nothing is left to detach. EC2 still
+    // attaching or detaching it here: left for a later look (the reconciler's).
+    if (link && link.state !== 'detached') return { outcome: 'skipped' };
+    nextAttachmentState('error', 'removed-unattached');
+    return { outcome: 'succeeded', remove: true };
   }
   if ((link && link.state !== 'detached') || now - Date.parse(attachment.status.updatedAt) < ctx.config.describeGraceMs) return { outcome: 'skipped' };
   return { outcome: 'succeeded', changes: { device: null } };
