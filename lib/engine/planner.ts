@@ -210,14 +210,21 @@ const ATTACHMENTS_TO_DETACH_BEFORE_DELETING = 'attachment(s) to detach before de
 /**
  * How many of a dying volume's attachments have or may have something to detach: all but those
  * its planner removes with no EC2 call (detached, or pending or in error without a device: their
- * AttachVolume was never sent). Read from the records as the store returns them, which need not be
- * valid (one written into the table without a status counts: nothing shows it never attached).
+ * AttachVolume was never sent), save those that first look whether the volume is attached to
+ * their instance outside the system (`looksBeforeRemoving`: its volume may be, and, single-attach,
+ * no other record may hold it, as the watcher judges). Read from the records as the store returns
+ * them, which need not be valid (one written into the table without a status counts: nothing shows
+ * it never attached).
  */
-function attachmentsToDetach(attachments: readonly AttachmentRecord[]): number {
+function attachmentsToDetach(volume: VolumeRecord, attachments: readonly AttachmentRecord[]): number {
+  const stateOf = (attachment: AttachmentRecord): unknown => (attachment as { status?: { state?: unknown } }).status?.state;
+  const unsent = (attachment: AttachmentRecord): boolean => (stateOf(attachment) === 'pending' || stateOf(attachment) === 'error') && attachment.device === undefined;
+  const mayHold = (attachment: AttachmentRecord): boolean => stateOf(attachment) !== 'detached' && !unsent(attachment);
   return attachments.filter((attachment) => {
-    const state: unknown = (attachment as { status?: { state?: unknown } }).status?.state;
-    if (state === 'detached') return false;
-    return !((state === 'pending' || state === 'error') && attachment.device === undefined);
+    if (stateOf(attachment) === 'detached') return false;
+    if (!unsent(attachment)) return true;
+    if (!mayBeAttachedOutside(attachment, volume)) return false;
+    return createdMultiAttach(volume) || !attachments.some((other) => other.instanceId !== attachment.instanceId && mayHold(other));
   }).length;
 }
 
@@ -241,7 +248,7 @@ export function planVolume(volume: VolumeRecord, attachments: readonly Attachmen
     const alive = attachments.filter((attachment) => attachment.life === 'alive');
     // Those that never sent AttachVolume are removed without a detach, unless a look finds the volume attached
     // to their instance outside the system (`looksBeforeRemoving`): the message counts only the others.
-    const toDetach = attachmentsToDetach(attachments);
+    const toDetach = attachmentsToDetach(volume, attachments);
     if (alive.length > 0)
       return {
         type: 'cascade-dying',

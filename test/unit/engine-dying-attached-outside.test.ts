@@ -6,7 +6,7 @@
  * It must look first (one DescribeVolumes) and, attached there, be detached; otherwise removed,
  * with no EC2 call at all when its volume record says available or another record holds it.
  * The same holds of one in error without a device, and of a Multi-Attach volume in use, whatever
- * other records hold it.
+ * other records hold it; a dying volume's message counts such an attachment as one to detach.
  */
 import { describe, expect, it } from 'vitest';
 import type { AttachmentRecord, VolumeRecord } from '../../lib/domain/records.js';
@@ -228,5 +228,24 @@ describe('a dying attachment in error without a device, its volume attached outs
     expect(await h.store.get(attachmentKey('data-1'))).toBeUndefined();
     expect(h.queued().filter((q) => q.key !== 'data-1')).toEqual([]);
     expect(h.ebs.calls).toEqual(calls);
+  });
+});
+
+describe("a dying volume's message while such an attachment looks", () => {
+  it('counts the attachment as one to detach, not as never attached, and its look then detaches it', async () => {
+    const h = await availableVolume();
+    await waitingAttachment(h);
+    await attachInConsole(h, INSTANCE);
+    await h.clock.advance(10_000);
+    await h.executor.run(h.batchOf(h.op('check-volume', volumeKey('data-1'))));
+    await h.store.update<VolumeRecord>(volumeKey('data-1'), { life: 'dying' });
+    await h.watch();
+    expect((await volumeOf(h)).status.message).toBe('detaching 1 attachment(s) before deleting');
+    await h.watch();
+    expect(h.queued()).toContainEqual({ op: 'check-attachment', key: `data-1/${INSTANCE}`, delaySeconds: 0 });
+    expect((await volumeOf(h)).status.message).toBe('detaching 1 attachment(s) before deleting');
+    await converge(h);
+    expect(await h.store.get(volumeKey('data-1'))).toBeUndefined();
+    expect(h.ebs.calls.DetachVolume).toBe(1);
   });
 });

@@ -313,6 +313,25 @@ describe('planVolume (dying)', () => {
     expect(planVolume(dying('available', created), [{ ...givenUp, life: 'dying' }], NOW)).toEqual({ type: 'wait', reason: 'waiting to remove 1 never attached attachment(s) before deleting' });
   });
 
+  it('counts one that never sent AttachVolume as one to detach while it looks whether its volume is attached there outside the system', () => {
+    const unsent = [attachment('pending', { life: 'dying' }), attachment('error', { life: 'dying' })];
+    const io2 = { sizeGiB: 10, volumeType: 'io2' as const, iops: 1000, availabilityZone: 'eu-west-1a' };
+    for (const one of unsent) {
+      // Its single-attach volume in use, no other record holding it: it looks, and may detach.
+      expect(planVolume(dying('in-use', created), [one], NOW)).toEqual({ type: 'wait', reason: 'waiting for 1 attachment(s) to detach before deleting' });
+      // Held by another record: removed with no look.
+      const held = attachment('attached', { instanceId: 'i-2', life: 'dying', device: '/dev/sdf' });
+      expect(planVolume(dying('in-use', created), [one, held], NOW)).toEqual({ type: 'wait', reason: 'waiting for 1 attachment(s) to detach before deleting' });
+      // Multi-Attach: it looks whatever others hold.
+      expect(planVolume(dying('in-use', { ...created, spec: { ...io2, multiAttach: true } }), [one, held], NOW)).toEqual({
+        type: 'wait',
+        reason: 'waiting for 2 attachment(s) to detach before deleting',
+      });
+      // The record says available: no look, never attached.
+      expect(planVolume(dying('available', created), [one], NOW)).toEqual({ type: 'wait', reason: 'waiting to remove 1 never attached attachment(s) before deleting' });
+    }
+  });
+
   it('counts an attachment record written into the table without a status (as the store returns it) without throwing', () => {
     const raw = { kind: 'attachment', volumeId: 'data-1', instanceId: 'i-2', life: 'alive', version: 1 } as unknown as AttachmentRecord;
     expect(planVolume(dying('available', created), [raw, attachment('pending', { instanceId: 'i-3' })], NOW)).toMatchObject({
