@@ -1,5 +1,5 @@
 /** How the CLI shows volumes, attachments and errors: aligned tables for people, JSON for scripts. */
-import { describeValidationIssues } from '../lib/domain/validation.js';
+import { describeValidationIssues, enclosingFieldPaths } from '../lib/domain/validation.js';
 import type { AttachmentListItem, AttachmentView, VolumeDetails, VolumeListItem, VolumeView } from '../lib/api/schemas.js';
 import { ApiError, ConnectionError } from './client.js';
 
@@ -105,12 +105,10 @@ export function formatError(error: unknown, output: OutputFormat, fieldOptions: 
 /** The command's option for a field of its request (`spec.placementInstanceId`: `--near`), to name beside the API's field. */
 export type FieldOptions = Readonly<Record<string, string>>;
 
-/** The option of `path`, or of the field it is in (`spec.tags.team` is in `spec.tags`). */
+/** The option of `path`, or of the field it is in (`spec.tags.team` and `spec.tags["team.name"]` are in `spec.tags`). */
 function optionOf(path: string, fieldOptions: FieldOptions): string | undefined {
-  for (let field = path; field !== ''; field = field.includes('.') ? field.slice(0, field.lastIndexOf('.')) : '') {
-    if (Object.hasOwn(fieldOptions, field)) return fieldOptions[field];
-  }
-  return undefined;
+  const field = enclosingFieldPaths(path).find((enclosing) => Object.hasOwn(fieldOptions, enclosing));
+  return field === undefined ? undefined : fieldOptions[field];
 }
 
 /** An error as the person at the terminal should read it, field messages included. */

@@ -181,12 +181,13 @@ function requestBody(event: APIGatewayProxyEvent, route: ApiRoute): unknown {
 /** A value met in a body, with the key it is under and the place of its parent: its path, spelt out only when needed. */
 interface Place {
   value: unknown;
-  key?: string;
+  /** A key of an object, or the index of an array's item. */
+  key?: string | number;
   parent?: Place;
 }
 
-function pathOf(place: Place): string[] {
-  const path: string[] = [];
+function pathOf(place: Place): Array<string | number> {
+  const path: Array<string | number> = [];
   for (let at: Place | undefined = place; at?.key !== undefined; at = at.parent) path.push(at.key);
   return path.reverse();
 }
@@ -217,7 +218,7 @@ function protoKeyIssues(body: unknown): FieldIssue[] {
     const keys = Object.keys(value);
     for (let i = keys.length - 1; i >= 0; i--) {
       const key = keys[i]!;
-      pending.push({ value: (value as Record<string, unknown>)[key], key, parent: next });
+      pending.push({ value: (value as Record<string, unknown>)[key], key: Array.isArray(value) ? i : key, parent: next });
     }
     if (!keys.includes('__proto__')) continue;
     if (issues.length === MAX_PROTO_KEYS_LISTED) more++;

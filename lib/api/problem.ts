@@ -3,7 +3,7 @@
  * throw, and one formatter that turns any thrown value into an `application/problem+json` body.
  */
 
-/** A field-level complaint; `path` is dotted from the request body or names the parameter. */
+/** A field-level complaint; `path` is dotted from the request body (`fieldPath`: `spec.tags["team.name"]`) or names the parameter. */
 export interface FieldIssue {
   path: string;
   message: string;

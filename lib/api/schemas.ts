@@ -174,7 +174,7 @@ export const ProblemSchema = z
     status: z.number().int(),
     detail: z.string(),
     errors: z.array(z.object({ path: z.string(), message: z.string() })).meta({
-      description: 'Field-level messages; `path` is dotted from the body root, or names the parameter.',
+      description: 'Field-level messages; `path` is dotted from the body root (a key that is not a plain identifier bracketed and quoted: `spec.tags["team.name"]`), or names the parameter.',
     }),
   })
   .meta({ id: 'Problem', description: 'RFC 9457 problem details, served as application/problem+json.' });

@@ -401,15 +401,44 @@ export const attachmentRecordSchema = z.strictObject({
 
 export const recordSchema = z.discriminatedUnion('kind', [volumeRecordSchema, attachmentRecordSchema]);
 
+/** A key a path writes after a dot: a plain identifier (`sizeGiB`, `__proto__`). */
+const PLAIN_KEY = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
+
 /**
- * The dotted path of a field from its zod path segments, under `prefix`: `spec.iops`. An empty key
- * shows as `[""]` (`spec.tags[""]`), so the path still names it rather than its parent.
+ * The path of a field from its zod path segments, under `prefix`: dotted where a key is a plain
+ * identifier (`spec.iops`); any other key, bracketed and quoted as a JSON string (`spec.tags["team.name"]`,
+ * `spec.tags[""]`), so that a key holding `.` (or empty) names one field only. Array indexes stay
+ * dotted (`items.0`).
  */
 export function fieldPath(segments: readonly PropertyKey[], prefix = ''): string {
-  return segments.map(String).reduce((path, name) => {
-    if (name === '') return `${path}[""]`;
-    return path === '' ? name : `${path}.${name}`;
+  return segments.reduce<string>((path, segment) => {
+    if (typeof segment === 'number') return path === '' ? String(segment) : `${path}.${segment}`;
+    const key = String(segment);
+    if (!PLAIN_KEY.test(key)) return `${path}[${JSON.stringify(key)}]`;
+    return path === '' ? key : `${path}.${key}`;
   }, prefix);
+}
+
+/**
+ * The paths of the fields `path` (as `fieldPath` writes it) is in, itself first and its root last:
+ * `spec.tags["team.name"]`, `spec.tags`, `spec`. A quoted key's `.` and `[` are part of the key.
+ */
+export function enclosingFieldPaths(path: string): string[] {
+  const ends: number[] = [];
+  let at = 0;
+  while (at < path.length) {
+    if (path[at] === '[' && path[at + 1] === '"') {
+      // A JSON string: its end is the first `"` not escaped, then `]`.
+      let end = at + 2;
+      while (end < path.length && path[end] !== '"') end += path[end] === '\\' ? 2 : 1;
+      at = end + 2;
+    } else {
+      if (path[at] === '.') at++;
+      while (at < path.length && path[at] !== '.' && path[at] !== '[') at++;
+    }
+    ends.push(Math.min(at, path.length));
+  }
+  return ends.reverse().map((end) => path.slice(0, end));
 }
 
 /** Zod issues as field-level messages. */
@@ -508,17 +537,17 @@ function parseRecordFields(input: unknown): Result<ProvisionerRecord> {
  */
 function protoKeyPath(input: unknown): string | undefined {
   const found = protoKeySegments(input, 0);
-  return found?.join('.');
+  return found && fieldPath(found);
 }
 
 /** The segments of `protoKeyPath`, built only once one is found (a record's every parse walks it). */
-function protoKeySegments(value: unknown, depth: number, parentKey?: string): string[] | undefined {
+function protoKeySegments(value: unknown, depth: number, parentKey?: string): Array<string | number> | undefined {
   if (typeof value !== 'object' || value === null) return undefined;
   if (Array.isArray(value)) {
     if (Object.getPrototypeOf(value) !== Array.prototype || Object.hasOwn(value, '__proto__')) return ['__proto__'];
     for (let i = 0; i < value.length; i++) {
       const found = protoKeySegments(value[i], depth + 1);
-      if (found) return [String(i), ...found];
+      if (found) return [i, ...found];
     }
     return undefined;
   }

@@ -235,9 +235,9 @@ describe('API handler', () => {
       },
       { name: 'unknown patch field', request: { method: 'PATCH', url: '/volumes/data-01', json: { sizeGiB: 40, volumeId: 'data-02' } }, status: 400, paths: ['volumeId'] },
       { name: 'patch past the type\'s limits', request: { method: 'PATCH', url: '/volumes/data-01', json: { sizeGiB: 70_000 } }, status: 400, paths: ['sizeGiB'] },
-      { name: 'patch with an ownership tag key', request: { method: 'PATCH', url: '/volumes/data-01', json: { tags: { 'ebs-provisioner:owner': 'other-stack' } } }, status: 400, paths: ['tags.ebs-provisioner:owner'] },
+      { name: 'patch with an ownership tag key', request: { method: 'PATCH', url: '/volumes/data-01', json: { tags: { 'ebs-provisioner:owner': 'other-stack' } } }, status: 400, paths: ['tags["ebs-provisioner:owner"]'] },
       { name: 'patch with an empty tag key', request: { method: 'PATCH', url: '/volumes/data-01', json: { tags: { '': 'x' } } }, status: 400, paths: ['tags[""]'] },
-      { name: 'patch with an aws: tag key', request: { method: 'PATCH', url: '/volumes/data-01', json: { tags: { 'aws:cost': 'x' } } }, status: 400, paths: ['tags.aws:cost'] },
+      { name: 'patch with an aws: tag key', request: { method: 'PATCH', url: '/volumes/data-01', json: { tags: { 'aws:cost': 'x' } } }, status: 400, paths: ['tags["aws:cost"]'] },
       { name: 'patch with a tag value of forbidden characters', request: { method: 'PATCH', url: '/volumes/data-01', json: { tags: { team: 'a;b' } } }, status: 400, paths: ['tags.team'] },
       { name: 'invalid path volume id', request: { method: 'GET', url: '/volumes/bad%20id' }, status: 400, paths: ['volumeId'] },
       { name: 'invalid path instance id', request: { method: 'PUT', url: '/volumes/data-01/attachments/not-an-instance' }, status: 400, paths: ['instanceId'] },
@@ -406,11 +406,17 @@ describe('API handler', () => {
       for (let i = 0, bytes = 100; bytes < API.maxBodyBytes; i++) bytes += fields[fields.push(`"${i}":0`) - 1]!.length + 1;
       const response = await api.call({ method, url, headers: { 'content-type': 'application/json' }, body: bodyOf(fields.join(',')) });
       const { errors } = expectProblem(response, 400);
-      const named = (key: string) => (parent ? `${parent}.${key}` : key);
+      const named = (key: string) => `${parent}["${key}"]`;
       expect(errors.slice(0, 2)).toEqual([{ path: named('0'), message }, { path: named('1'), message }]);
       expect(errors).toHaveLength(MAX_UNKNOWN_FIELDS_LISTED + 1);
       expect(errors.at(-1)).toEqual({ path: parent, message: `and ${fields.length - MAX_UNKNOWN_FIELDS_LISTED} more unknown fields` });
       expect(Buffer.byteLength(response.body ?? '')).toBeLessThan(16 * 1024);
+    });
+
+    it('names a tag key holding "." bracketed and quoted', async () => {
+      const dotted = expectProblem(await api.call({ method: 'POST', url: '/volumes', json: { spec: { ...GP3, tags: { 'team.name': 'v'.repeat(300) } } } }), 400);
+      expect(dotted.errors).toEqual([{ path: 'spec.tags["team.name"]', message: 'tag value must be at most 256 characters, got 300' }]);
+      expect(api.store.writes).toBe(0);
     });
 
     it('takes the largest valid request even with every character escaped, astral ones as surrogate pairs', async () => {
@@ -469,6 +475,9 @@ describe('API handler', () => {
       expect(created.errors).toEqual([{ path: 'spec.tags.__proto__', message }]);
       const nested = expectProblem(await send('PUT', `/volumes/data-01/attachments/${INSTANCE_A}`, '{"__proto__": {"__proto__": {}}}'), 400);
       expect(nested.errors).toEqual([{ path: '__proto__', message }, { path: '__proto__.__proto__', message }]);
+      // Under an array's item, and under a key holding ".": each step named once, as a field path names it.
+      const inArray = expectProblem(await send('PUT', `/volumes/data-01/attachments/${INSTANCE_A}`, '{"a.b": [0, {"__proto__": 1}]}'), 400);
+      expect(inArray.errors.filter((issue) => issue.message === message)).toEqual([{ path: '["a.b"].1.__proto__', message }]);
 
       expect(api.store.writes).toBe(writes);
       expect((await api.call({ method: 'GET', url: '/volumes/data-01' })).json).toEqual(before.json);

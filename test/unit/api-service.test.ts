@@ -531,7 +531,7 @@ describe('VolumeService', () => {
       const writes = store.writes;
       const ownership = await problemOf(() => service.patchVolume('data-01', { tags: { [OWNERSHIP_TAGS.owner]: 'other-stack' } }));
       expect(ownership.status).toBe(400);
-      expect(ownership.errors).toEqual([{ path: `tags.${OWNERSHIP_TAGS.owner}`, message: 'tag keys starting with "ebs-provisioner:" are reserved' }]);
+      expect(ownership.errors).toEqual([{ path: `tags["${OWNERSHIP_TAGS.owner}"]`, message: 'tag keys starting with "ebs-provisioner:" are reserved' }]);
       const tooMany = await problemOf(() => service.patchVolume('data-01', { tags: Object.fromEntries(Array.from({ length: 49 }, (_, i) => [`k${i}`, 'v'])) }));
       expect(tooMany.errors).toEqual([{ path: 'tags', message: 'at most 48 tags, got 49' }]);
       expect(store.writes).toBe(writes);
@@ -622,7 +622,7 @@ describe('VolumeService', () => {
       expect(details.generation).toBe(2);
       // Its tags are still judged.
       const bad = await problemOf(() => service.patchVolume('data-01', { tags: { 'aws:x': 'b' } }));
-      expect(bad.errors).toEqual([{ path: 'tags.aws:x', message: 'tag keys starting with "aws:" are reserved' }]);
+      expect(bad.errors).toEqual([{ path: 'tags["aws:x"]', message: 'tag keys starting with "aws:" are reserved' }]);
       // A change that makes the size worse names it as it is.
       const shrink = await problemOf(() => service.patchVolume('data-01', { sizeGiB: 30, tags: { a: 'c' } }));
       expect(shrink.errors).toEqual([{ path: 'sizeGiB', message: 'EBS volumes can only grow: 40 GiB cannot become 30 GiB' }]);

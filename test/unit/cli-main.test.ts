@@ -293,7 +293,7 @@ describe('CLI against the API over HTTP', () => {
       const grow = await cli('volumes', 'grow', 'data-01', '--size', '70000');
       expect(grow.stderr.split('\n')[1]).toMatch(/^ {2}sizeGiB \(--size\): /);
       const tag = await cli('volumes', 'tag', 'data-01', '--tag', 'aws:team=db');
-      expect(tag.stderr.split('\n')[1]).toBe('  tags.aws:team (--tag): tag keys starting with "aws:" are reserved');
+      expect(tag.stderr.split('\n')[1]).toBe('  tags["aws:team"] (--tag): tag keys starting with "aws:" are reserved');
       const attach = await cli('volumes', 'attach', 'data-01', INSTANCE_B, '--device', 'sdf');
       expect(attach.stderr.split('\n')[1]).toBe('  device (--device): must be a device name like /dev/sdf or /dev/xvdba');
       expect((await cli('volumes', 'list', '--instance', 'bad')).stderr.split('\n')[1]).toBe('  instanceId (--instance): must be an EC2 instance id like i-0123456789abcdef0');

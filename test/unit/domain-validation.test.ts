@@ -10,6 +10,8 @@ import {
   managedTagsOf,
   describeValidationIssues,
   deviceNameSchema,
+  enclosingFieldPaths,
+  fieldPath,
   isReservedTagKey,
   tagChanges,
   instanceIdSchema,
@@ -113,7 +115,7 @@ describe('validateVolumeSpec', () => {
         'tags may contain only letters, digits, spaces and _ . : / = + - @',
       ]),
     );
-    expect(bad.find((i) => i.message.includes('"aws:"'))?.path).toBe('spec.tags.AWS:name');
+    expect(bad.find((i) => i.message.includes('"aws:"'))?.path).toBe('spec.tags["AWS:name"]');
     // An empty key is named as such, not as the tags as a whole.
     expect(issuesOf({ sizeGiB: 10, volumeType: 'gp3', tags: { '': 'x' } })).toEqual([{ path: 'spec.tags[""]', message: 'tag key must be 1–127 characters, got 0' }]);
   });
@@ -157,6 +159,28 @@ describe('validateVolumeSpec', () => {
   });
 });
 
+describe('field paths', () => {
+  it('dots plain identifiers and brackets, quoted, every other key, so a key holding "." names one field', () => {
+    expect(fieldPath(['spec', 'tags', 'team'])).toBe('spec.tags.team');
+    expect(fieldPath(['spec', 'tags', 'team.name'])).toBe('spec.tags["team.name"]');
+    expect(fieldPath(['spec', 'tags', 'team', 'name'])).toBe('spec.tags.team.name');
+    expect(fieldPath(['tags', 'aws:cost'], 'record')).toBe('record.tags["aws:cost"]');
+    expect(fieldPath(['spec', 'tags', ''])).toBe('spec.tags[""]');
+    expect(fieldPath(['a"b\\c'])).toBe('["a\\"b\\\\c"]');
+    expect(fieldPath(['items', 0, '0'])).toBe('items.0["0"]');
+    expect(issuesOf({ sizeGiB: 10, volumeType: 'gp3', tags: { 'aws:team.name': 'x' } }).map((issue) => issue.path)).toEqual(['spec.tags["aws:team.name"]']);
+  });
+
+  it('lists the fields a path is in, a quoted key whole', () => {
+    expect(enclosingFieldPaths('spec.tags["team.name"]')).toEqual(['spec.tags["team.name"]', 'spec.tags', 'spec']);
+    expect(enclosingFieldPaths('tags["a\\"].b[x"]')).toEqual(['tags["a\\"].b[x"]', 'tags']);
+    expect(enclosingFieldPaths('spec.tags[""]')).toEqual(['spec.tags[""]', 'spec.tags', 'spec']);
+    expect(enclosingFieldPaths('spec.sizeGiB')).toEqual(['spec.sizeGiB', 'spec']);
+    expect(enclosingFieldPaths('["0"].a')).toEqual(['["0"].a', '["0"]']);
+    expect(enclosingFieldPaths('')).toEqual([]);
+  });
+});
+
 describe('validateSpecChange', () => {
   const current: VolumeSpec = { sizeGiB: 100, volumeType: 'gp3', availabilityZone: 'us-east-1a', tags: { a: 'b' } };
 
@@ -190,7 +214,7 @@ describe('tags after creation', () => {
     expect(validateSpecChange(current, { ...current, tags: { a: 'c', d: 'e' } })).toEqual([]);
     expect(validateSpecChange(current, { sizeGiB: 100, volumeType: 'gp3', availabilityZone: 'us-east-1a' })).toEqual([]);
     expect(validateSpecChange(current, { ...current, tags: { [OWNERSHIP_TAGS.record]: 'other' } })).toEqual([
-      { path: `spec.tags.${OWNERSHIP_TAGS.record}`, message: 'tag keys starting with "ebs-provisioner:" are reserved' },
+      { path: `spec.tags["${OWNERSHIP_TAGS.record}"]`, message: 'tag keys starting with "ebs-provisioner:" are reserved' },
     ]);
   });
 
@@ -241,6 +265,9 @@ describe('tags after creation', () => {
     // Named with the record's other issues.
     const parsed = parseRecord({ ...record, generation: 0 });
     expect(!parsed.ok && parsed.issues.map((issue) => issue.path)).toEqual(['generation', 'spec.tags.__proto__']);
+    // Under an array's item and a key holding ".", named as a field path names them.
+    const nested = parseRecord({ ...newVolume('v1'), 'a.b': [0, JSON.parse('{"__proto__": 1}')] });
+    expect(!nested.ok && nested.issues.at(-1)).toEqual({ path: '["a.b"].1.__proto__', message: '"__proto__" cannot be a key' });
     // Tags EC2 reports by that name are the volume's, not the client's input: read as they are.
     const observed = { ...newVolume('v1'), ebsVolumeId: 'vol-0123456789abcdef0', observed: { sizeGiB: 10, volumeType: 'gp3' as const, tags: JSON.parse('{"__proto__": "x"}') as Record<string, string> } };
     expect(parseRecord(observed).ok).toBe(true);

@@ -76,6 +76,15 @@ describe('watcher', () => {
     expect(h.metrics.counter('InvalidRecords')).toBe(1);
   });
 
+  it('a record in the table with an invalid tag key holding "." names it bracketed and quoted', async () => {
+    const h = harness();
+    const raw = newVolume('data-1', {}, { tags: { 'aws:team.name': 'v' } });
+    h.store.putRaw(raw);
+    await h.watcher.handle([insert(raw as never)]);
+    expect(sent(h)).toEqual([]);
+    expect((await h.store.get(volumeKey('data-1')))?.status.message).toBe('spec.tags["aws:team.name"]: tag keys starting with "aws:" are reserved');
+  });
+
   it('a record in the table with a tag key of 128 characters (EC2 takes 127) is rejected with the reason, and no operation', async () => {
     const h = harness();
     const key = 'k'.repeat(128);
