@@ -3,6 +3,7 @@ import { createApiHandler } from '../../lib/api/handler.js';
 import { MAX_UNKNOWN_FIELDS_LISTED } from '../../lib/api/parse.js';
 import { localLambdaContext, toProxyEvent } from '../../lib/api/node-server.js';
 import { RecordingLog } from '../../lib/memory/log.js';
+import { MAX_PATH_KEY_CHARS } from '../../lib/domain/validation.js';
 import { API } from '../../lib/settings.js';
 import { ProblemSchema, VolumeDetailsSchema, VolumeListSchema, AttachmentSchema, AttachmentListSchema } from '../../lib/api/schemas.js';
 import { entityTag } from '../../lib/api/preconditions.js';
@@ -413,9 +414,20 @@ describe('API handler', () => {
       expect(Buffer.byteLength(response.body ?? '')).toBeLessThan(16 * 1024);
     });
 
-    it('names a tag key holding "." bracketed and quoted', async () => {
+    it('names a tag key holding "." bracketed and quoted, and a key of many KB by its start: an answer far smaller than the body', async () => {
       const dotted = expectProblem(await api.call({ method: 'POST', url: '/volumes', json: { spec: { ...GP3, tags: { 'team.name': 'v'.repeat(300) } } } }), 400);
       expect(dotted.errors).toEqual([{ path: 'spec.tags["team.name"]', message: 'tag value must be at most 256 characters, got 300' }]);
+      const huge = 'k'.repeat(API.maxBodyBytes / 2 - 100);
+      const shown = `["${'k'.repeat(MAX_PATH_KEY_CHARS - 1)}…"]`;
+      const bodies = [
+        [`{"spec":{"sizeGiB":20,"volumeType":"gp3","availabilityZone":"us-east-1a","tags":{"${huge}":"v"}}}`, [{ path: `spec.tags${shown}`, message: `tag key must be 1–127 characters, got ${huge.length}` }]],
+        [`{"spec":${JSON.stringify(GP3)},"${huge}":0,"${huge}x":0}`, [{ path: shown, message: 'is not a known field' }, { path: shown, message: 'is not a known field' }]],
+      ] as const;
+      for (const [body, expected] of bodies) {
+        const response = await api.call({ method: 'POST', url: '/volumes', headers: { 'content-type': 'application/json' }, body });
+        expect(expectProblem(response, 400).errors).toEqual(expected);
+        expect(Buffer.byteLength(response.body ?? '')).toBeLessThan(4 * 1024);
+      }
       expect(api.store.writes).toBe(0);
     });
 

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { MAX_PATH_KEY_CHARS } from '../../lib/domain/validation.js';
 import { newAttachmentRecord } from '../../lib/api/service.js';
 import { ItemTooLargeError, ProviderError } from '../../lib/engine/ports.js';
 import { type RecordChange } from '../../lib/engine/watcher.js';
@@ -76,13 +77,19 @@ describe('watcher', () => {
     expect(h.metrics.counter('InvalidRecords')).toBe(1);
   });
 
-  it('a record in the table with an invalid tag key holding "." names it bracketed and quoted', async () => {
+  it('a record in the table with an invalid tag key holding "." names it bracketed and quoted, a long one by its start', async () => {
     const h = harness();
     const raw = newVolume('data-1', {}, { tags: { 'aws:team.name': 'v' } });
     h.store.putRaw(raw);
     await h.watcher.handle([insert(raw as never)]);
     expect(sent(h)).toEqual([]);
     expect((await h.store.get(volumeKey('data-1')))?.status.message).toBe('spec.tags["aws:team.name"]: tag keys starting with "aws:" are reserved');
+    const long = newVolume('data-2', {}, { tags: { [`aws:${'k'.repeat(10_000)}`]: 'v' } });
+    h.store.putRaw(long);
+    await h.watcher.handle([insert(long as never)]);
+    expect((await h.store.get(volumeKey('data-2')))?.status.message).toBe(
+      `spec.tags["aws:${'k'.repeat(MAX_PATH_KEY_CHARS - 5)}…"]: tag key must be 1–127 characters, got 10004; spec.tags["aws:${'k'.repeat(MAX_PATH_KEY_CHARS - 5)}…"]: tag keys starting with "aws:" are reserved`,
+    );
   });
 
   it('a record in the table with a tag key of 128 characters (EC2 takes 127) is rejected with the reason, and no operation', async () => {
