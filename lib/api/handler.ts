@@ -303,7 +303,7 @@ function safeDecode(value: string): string {
 function singleQueryValues(event: APIGatewayProxyEvent): Record<string, string> {
   const repeated = Object.entries(event.multiValueQueryStringParameters ?? {})
     .filter(([, values]) => (values?.length ?? 0) > 1)
-    .map(([name]) => ({ path: name, message: 'is given more than once' }));
+    .map(([name]) => ({ path: fieldPath([name]), message: 'is given more than once' }));
   if (repeated.length > 0) {
     throw new ApiProblem('validation-failed', 'the query string is not valid: a parameter is repeated', repeated);
   }

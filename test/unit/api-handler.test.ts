@@ -250,6 +250,9 @@ describe('API handler', () => {
       { name: 'limit out of range', request: { method: 'GET', url: '/volumes?limit=1000' }, status: 400, paths: ['limit'] },
       { name: 'limit not a number', request: { method: 'GET', url: '/volumes?limit=ten' }, status: 400, paths: ['limit'] },
       { name: 'repeated query parameter', request: { method: 'GET', url: '/volumes?state=pending&state=error' }, status: 400, paths: ['state'] },
+      // Named as a field path names a key, as an unknown one is: a long name by its start.
+      { name: 'repeated query parameter holding "."', request: { method: 'GET', url: '/volumes?a.b=1&a.b=2' }, status: 400, paths: ['["a.b"]'] },
+      { name: 'repeated query parameter of a long name', request: { method: 'GET', url: `/volumes?${'q'.repeat(3000)}=1&${'q'.repeat(3000)}=2` }, status: 400, paths: [`["${'q'.repeat(MAX_PATH_KEY_CHARS - 1)}…"]`] },
       { name: 'unknown state filter', request: { method: 'GET', url: '/volumes?state=sleeping' }, status: 400, paths: ['state'] },
       // Named as the domain's own validation names it.
       { name: 'empty tag key', request: { method: 'POST', url: '/volumes', json: { spec: { ...GP3, tags: { '': 'x' } } } }, status: 400, paths: ['spec.tags[""]'] },
