@@ -533,6 +533,16 @@ export function looksWhateverOthersHold(volume: VolumeRecord): boolean {
   return createdMultiAttach(volume);
 }
 
+/**
+ * What a dying attachment that never sent AttachVolume (no device) comes to: a look first when EC2
+ * may hold its volume attached here all the same (`looksBeforeRemoving`), else removed.
+ */
+function removedOrLookedFirst(attachment: AttachmentRecord, volume: VolumeRecord | undefined): Decision {
+  return looksBeforeRemoving(attachment, volume)
+    ? { type: 'operation', op: 'check-attachment', reason: `dying; volume ${attachment.volumeId} may be attached to ${attachment.instanceId} outside the system: looking before removing` }
+    : removedWithoutLook(attachment);
+}
+
 /** What a dying attachment that never sent AttachVolume comes to once no look is made (`looksBeforeRemoving`): removed. */
 export function removedWithoutLook(attachment: AttachmentRecord): Decision {
   return neverAttached(attachment.status.state);
@@ -581,10 +591,7 @@ export function planAttachment(attachment: AttachmentRecord, volume: VolumeRecor
       case 'pending':
         // A device recorded on a pending attachment (an attach whose answer was lost, or retried after an error): EC2 may have attached it.
         if (attachment.device) return { type: 'operation', op: 'detach', reason: 'dying with a device kept; may be attached' };
-        // EC2 may hold its volume attached here all the same (attached outside the system): look first.
-        return looksBeforeRemoving(attachment, volume)
-          ? { type: 'operation', op: 'check-attachment', reason: `dying; volume ${attachment.volumeId} may be attached to ${attachment.instanceId} outside the system: looking before removing` }
-          : neverAttached(state);
+        return removedOrLookedFirst(attachment, volume);
       case 'attaching':
         return { type: 'operation', op: 'check-attachment', reason: 'waiting for the attach before detaching' };
       case 'attached':
@@ -600,10 +607,7 @@ export function planAttachment(attachment: AttachmentRecord, volume: VolumeRecor
       case 'error':
         // A device is allocated just before AttachVolume: without one, EC2 never saw the attach.
         if (attachment.device) return { type: 'operation', op: 'detach', reason: 'dying after an error' };
-        // EC2 may hold its volume attached here all the same (attached outside the system): look first.
-        return looksBeforeRemoving(attachment, volume)
-          ? { type: 'operation', op: 'check-attachment', reason: `dying; volume ${attachment.volumeId} may be attached to ${attachment.instanceId} outside the system: looking before removing` }
-          : neverAttached(state);
+        return removedOrLookedFirst(attachment, volume);
     }
   }
 
