@@ -100,6 +100,16 @@ export function madeDyingStatus<S extends string>(previous: Status<S>, nowMs: nu
   return { ...rest, attempts: 0, updatedAt: new Date(nowMs).toISOString() };
 }
 
+/**
+ * When a failed attempt's retry is due (`status.nextAttemptAt`, epoch ms), if after `nowMs`;
+ * undefined when none is pending (a wait for EC2's modification limit is no failed attempt).
+ */
+export function pendingRetryAtMs(status: Status<string>, nowMs: number): number | undefined {
+  if (status.nextAttemptAt === undefined || status.code === MODIFICATION_COOLDOWN_CODE) return undefined;
+  const atMs = Date.parse(status.nextAttemptAt);
+  return atMs > nowMs ? atMs : undefined;
+}
+
 /** The code of a dying volume's status after EC2 accepted its DeleteVolume and, past the describe grace, still lists it. */
 export const VOLUME_NOT_DELETED_CODE = 'VolumeNotDeleted';
 

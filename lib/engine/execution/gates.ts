@@ -7,7 +7,7 @@
 import { CHECK_OPERATIONS, planAttachment, planVolume } from '../planner.js';
 import type { OperationKind, QueuedOperation } from '../ports.js';
 import { alignedCheckAtMs } from '../schedule.js';
-import { MODIFICATION_COOLDOWN_CODE, operationStartMs } from '../status.js';
+import { operationStartMs, pendingRetryAtMs } from '../status.js';
 import type { ExecutorContext } from './context.js';
 import type { Item } from './item.js';
 import { IN_PROGRESS, chained, resend, checkAt, resendLaterCopy } from './follow-ups.js';
@@ -96,10 +96,8 @@ export function checkNotDue(ctx: ExecutorContext, item: Item, op: OperationKind,
 export function retryNotDue(ctx: ExecutorContext, item: Item, op: OperationKind, now: number, followUps: { item: Item; operation: QueuedOperation }[]): boolean {
   const record = item.record!;
   const status = record.status;
-  if (status.nextAttemptAt === undefined || status.code === MODIFICATION_COOLDOWN_CODE || item.ownMessage) return false;
-  if (item.retriesOf?.includes(status.nextAttemptAt)) return false;
-  const atMs = Date.parse(status.nextAttemptAt);
-  if (!(atMs > now)) return false;
+  const atMs = pendingRetryAtMs(status, now);
+  if (atMs === undefined || item.ownMessage || item.retriesOf?.includes(status.nextAttemptAt!)) return false;
   // A check the look asked of a record with no step of its own to take (`plan`: a volume at rest synced with EC2) is no part of the retry.
   if (CHECK_OPERATIONS.has(op) && (record.kind === 'attachment' ? planAttachment(record, item.volume) : planVolume(record, item.attachments ?? [], now)).type !== 'operation') return false;
   // Delivered again, it stands in for the retry its invocation may not have sent; a token taken

@@ -10,7 +10,7 @@ import { parseRecord } from '../../domain/validation.js';
 import { METRICS } from '../../settings.js';
 import { errorMessage } from '../errors.js';
 import { planVolume } from '../planner.js';
-import { MODIFICATION_COOLDOWN_CODE } from '../status.js';
+import { pendingRetryAtMs } from '../status.js';
 import { ConditionFailedError, type OperationKind, type ProviderVolume, type QueuedOperation, type RecordChanges, unchangedSince } from '../ports.js';
 import type { ExecutorContext } from './context.js';
 import type { Result, Item } from './item.js';
@@ -165,11 +165,6 @@ function afterVolumeSync(ctx: ExecutorContext, before: VolumeRecord, written: Vo
   const decision = planVolume(written, [], now);
   if (decision.type === 'cooldown') return waitShownBy(ctx, before, written, decision, now);
   if (decision.type !== 'operation' || sameJson(before.observed ?? null, written.observed ?? null)) return undefined;
-  if (retryDue(written.status, now)) return undefined;
+  if (pendingRetryAtMs(written.status, now) !== undefined) return undefined;
   return stepMessage(ctx, written, decision, now);
-}
-
-/** Whether a failed attempt's retry is due after `now` (`status.nextAttemptAt`; a wait for EC2's modification limit is none). */
-function retryDue(status: Status<VolumeState>, now: number): boolean {
-  return status.nextAttemptAt !== undefined && status.code !== MODIFICATION_COOLDOWN_CODE && Date.parse(status.nextAttemptAt) > now;
 }
