@@ -471,16 +471,11 @@ function detachNotTaken(ctx: ExecutorContext, attachment: AttachmentRecord, curr
   const forced = attachment.forceDetachSentAt !== undefined ? { forceDetachSentAt: null } : {};
   if (attachment.life === 'alive')
     return { outcome: 'succeeded', changes: { status: successStatus(attachment.status, attached, now), ...device, ...forced }, alsoCheck: volumeCheck(attachment), volumeSeen: current };
-  const failed = attachmentFailure(ctx, attachment, now, 'DetachVolume', {
-    outcome: 'retry',
-    code: ATTACHMENT_NOT_DETACHED_CODE,
-    message:
-      link.state === 'attaching'
-        ? `EC2 lists ${current.ebsVolumeId} attaching to ${attachment.instanceId} again after the detach (attached again outside the provisioner)`
-        : `EC2 still lists ${current.ebsVolumeId} attached to ${attachment.instanceId} after the detach`,
-  });
-  const status = failed.changes!.status as Status<AttachmentState>;
-  return { ...failed, changes: { ...failed.changes, status: status.state === 'error' ? status : { ...status, state: attached }, ...device, ...forced } };
+  const message =
+    link.state === 'attaching'
+      ? `EC2 lists ${current.ebsVolumeId} attaching to ${attachment.instanceId} again after the detach (attached again outside the provisioner)`
+      : `EC2 still lists ${current.ebsVolumeId} attached to ${attachment.instanceId} after the detach`;
+  return detachAttemptFailed(ctx, attachment, now, message, { ...device, ...forced });
 }
 
 /**
@@ -490,13 +485,18 @@ function detachNotTaken(ctx: ExecutorContext, attachment: AttachmentRecord, curr
  * by their tags afresh) after its backoff; spent, in error after the longest one, as any dying attachment.
  */
 function orphanDetachNotTaken(ctx: ExecutorContext, attachment: AttachmentRecord, volumes: readonly ProviderVolume[], now: number): Result {
-  const failed = attachmentFailure(ctx, attachment, now, 'DetachVolume', {
-    outcome: 'retry',
-    code: ATTACHMENT_NOT_DETACHED_CODE,
-    message: `EC2 still lists ${volumes.map((volume) => volume.ebsVolumeId).join(', ')} attached to ${attachment.instanceId} after the detach`,
-  });
+  return detachAttemptFailed(ctx, attachment, now, `EC2 still lists ${volumes.map((volume) => volume.ebsVolumeId).join(', ')} attached to ${attachment.instanceId} after the detach`);
+}
+
+/**
+ * A dying attachment's detach EC2 accepted and did not carry out (`AttachmentNotDetached`): a failed
+ * attempt, the record `attached` again (with `changes`, such as EC2's device) so that the detach is
+ * made again after its backoff; spent, in error after the longest one.
+ */
+function detachAttemptFailed(ctx: ExecutorContext, attachment: AttachmentRecord, now: number, message: string, changes: RecordChanges<AttachmentRecord> = {}): Result {
+  const failed = attachmentFailure(ctx, attachment, now, 'DetachVolume', { outcome: 'retry', code: ATTACHMENT_NOT_DETACHED_CODE, message });
   const status = failed.changes!.status as Status<AttachmentState>;
-  return { ...failed, changes: { ...failed.changes, status: status.state === 'error' ? status : { ...status, state: nextAttachmentState('detaching', 'observed-attached') } } };
+  return { ...failed, changes: { ...failed.changes, status: status.state === 'error' ? status : { ...status, state: nextAttachmentState('detaching', 'observed-attached') }, ...changes } };
 }
 
 /**
