@@ -821,8 +821,7 @@ function changeIssues(current: VolumeRecord, next: VolumeSpec): FieldIssue[] {
   if (issues.length === 0) return issues;
   const before = new Set(patchFieldIssues(specChangeIssues(current)).map((issue) => `${issue.path}\u0000${issue.message}`));
   const earlier = (issue: FieldIssue) => before.has(`${issue.path}\u0000${issue.message}`);
-  const [from, to] = [withoutEmptyTags(current.spec), withoutEmptyTags(next)];
-  const changed: string[] = [...new Set([...Object.keys(from), ...Object.keys(to)] as Array<keyof VolumeSpec>)].filter((field) => !sameSpecValue(field, from[field], to[field]));
+  const changed: string[] = changedSpecFields(current.spec, next);
   if (changed.every((field) => field === 'tags')) return issues.filter((issue) => !earlier(issue));
   return issues.map((issue) => {
     const field = issue.path.split('.')[0]!;
@@ -871,9 +870,14 @@ function applyPatch(spec: VolumeSpec, patch: PatchVolumeRequest): VolumeSpec {
  * is the same as leaving it out, and an empty tag map as none.
  */
 export function sameSpec(a: VolumeSpec, b: VolumeSpec): boolean {
+  return changedSpecFields(a, b).length === 0;
+}
+
+/** The fields in which two specs (both already validated) ask EBS for something else, compared as `sameSpec` compares them. */
+function changedSpecFields(a: VolumeSpec, b: VolumeSpec): Array<keyof VolumeSpec> {
   const [first, second] = [withoutEmptyTags(a), withoutEmptyTags(b)];
   const fields = new Set([...Object.keys(first), ...Object.keys(second)] as Array<keyof VolumeSpec>);
-  return [...fields].every((field) => sameSpecValue(field, first[field], second[field]));
+  return [...fields].filter((field) => !sameSpecValue(field, first[field], second[field]));
 }
 
 // ---------------------------------------------------------------------------------------------
