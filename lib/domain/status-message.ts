@@ -71,8 +71,8 @@ export function shortenList(
     text = shortenMessage(items[0]!, room);
     listed = 1;
   }
-  const left = items.length - listed;
-  return left > 0 ? `${text}${marker(left)}` : text;
+  // Not all of them: the whole list is longer than `max`, and they are listed within less.
+  return `${text}${marker(items.length - listed)}`;
 }
 
 function isHighSurrogate(code: number): boolean {
