@@ -311,9 +311,9 @@ const volumeRecordShape = z.strictObject({
 });
 
 /** A retry made for a generation the record has not reached would swallow the retries asked for up to it. */
-function retriedGenerationReached(record: { generation?: number; retriedGeneration?: number | undefined }, ctx: z.RefinementCtx): void {
-  if (record.retriedGeneration !== undefined && record.retriedGeneration > (record.generation ?? 1))
-    ctx.addIssue({ code: 'custom', path: ['retriedGeneration'], message: `is ${record.retriedGeneration}, past the record's generation ${record.generation ?? 1}` });
+function retriedGenerationReached(record: { generation: number; retriedGeneration?: number | undefined }, ctx: z.RefinementCtx): void {
+  if (record.retriedGeneration !== undefined && record.retriedGeneration > record.generation)
+    ctx.addIssue({ code: 'custom', path: ['retriedGeneration'], message: `is ${record.retriedGeneration}, past the record's generation ${record.generation}` });
 }
 
 /** Volume states the system writes only while the record holds its EC2 volume's id: their checks and calls are of that volume. */
@@ -552,7 +552,7 @@ function protoKeyPath(input: unknown): string | undefined {
 function protoKeySegments(value: unknown, depth: number, parentKey?: string): Array<string | number> | undefined {
   if (typeof value !== 'object' || value === null) return undefined;
   if (Array.isArray(value)) {
-    if (Object.getPrototypeOf(value) !== Array.prototype || Object.hasOwn(value, '__proto__')) return ['__proto__'];
+    // JSON and the DynamoDB SDK make plain arrays (no `__proto__` of their own): their items are walked.
     for (let i = 0; i < value.length; i++) {
       const found = protoKeySegments(value[i], depth + 1);
       if (found) return [i, ...found];
