@@ -1,0 +1,33 @@
+import { describe, expect, it } from 'vitest';
+import type { ProvisionerRecord } from '../../lib/domain/records.js';
+import { writeRejection } from '../../lib/engine/rejection.js';
+import { FakeClock } from '../../lib/memory/clock.js';
+import { RecordingLog } from '../../lib/memory/log.js';
+import { RecordingMetrics } from '../../lib/memory/metrics.js';
+import { MemoryRecordStore } from '../../lib/memory/store.js';
+import { METRICS } from '../../lib/settings.js';
+import { newVolume, START, volumeKey } from './engine-fixtures.js';
+
+const REASONS = 'version: expected number, received string';
+
+describe('writeRejection of a record whose version no condition can match', () => {
+  it.each([
+    ['no number', 'seven'],
+    ['a number too large to be read exactly', 2 ** 60],
+  ])('writes the rejection over a version that is %s, whatever the record holds, and counts it', async (_what, version) => {
+    const d = { store: new MemoryRecordStore(), clock: new FakeClock(START), metrics: new RecordingMetrics(), log: new RecordingLog() };
+    const raw = { ...newVolume('data-1'), version };
+    d.store.putRaw(raw);
+    // A condition on the version could not be sent to DynamoDB (or would be of another type than the item's): the write carries none.
+    const conditions: unknown[] = [];
+    const update = d.store.update.bind(d.store);
+    d.store.update = (key, changes, condition) => {
+      conditions.push(condition);
+      return update(key, changes, condition);
+    };
+    await writeRejection(d, raw as unknown as ProvisionerRecord, volumeKey('data-1'), REASONS);
+    expect(await d.store.get(volumeKey('data-1'))).toMatchObject({ status: { state: 'error', code: 'InvalidRecord', message: REASONS } });
+    expect(conditions).toEqual([undefined]);
+    expect(d.metrics.counter(METRICS.invalidRecords)).toBe(1);
+  });
+});
