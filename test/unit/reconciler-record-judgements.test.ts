@@ -152,6 +152,16 @@ describe('Reconciler: judging records against EC2 and their volumes', () => {
     ]);
   });
 
+  it('has a volume whose record never noted the generation EC2 holds (written before observedGeneration was) looked at, saying so', async () => {
+    const env = setup();
+    const at = new Date(env.clock.now()).toISOString();
+    const ec2 = await ownedVolume(env, 'unnoted');
+    const { observedGeneration: _none, ...record } = availableRecord('unnoted', ec2.ebsVolumeId, at, { sizeGiB: 10, volumeType: 'gp3', tags: {} }, { sizeGiB: 10, volumeType: 'gp3', availabilityZone: 'us-east-1a' });
+    await env.store.create(record);
+    await env.clock.advance(10 * MINUTE);
+    expect((await env.reconciler.run()).requeued).toEqual([{ key: 'volume/unnoted', reason: 'EC2 already holds the spec of generation 1; observedGeneration is unset' }]);
+  });
+
   it('looks at once at a record whose status time is none (a record written without a status): nothing says it is recent', async () => {
     const env = setup();
     const { status: _status, ...withoutStatus } = volume('written', new Date(env.clock.now()).toISOString());
