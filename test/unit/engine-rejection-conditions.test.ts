@@ -10,7 +10,7 @@ import { newVolume, START, volumeKey } from './engine-fixtures.js';
 
 const REASONS = 'version: expected number, received string';
 
-describe('writeRejection of a record whose version no condition can match', () => {
+describe('writeRejection: the condition on the record judged', () => {
   it.each([
     ['no number', 'seven'],
     ['a number too large to be read exactly', 2 ** 60],
@@ -29,5 +29,20 @@ describe('writeRejection of a record whose version no condition can match', () =
     expect(await d.store.get(volumeKey('data-1'))).toMatchObject({ status: { state: 'error', code: 'InvalidRecord', message: REASONS } });
     expect(conditions).toEqual([undefined]);
     expect(d.metrics.counter(METRICS.invalidRecords)).toBe(1);
+  });
+
+  it('matches a record whose createdAt is no string on its version alone', async () => {
+    const d = { store: new MemoryRecordStore(), clock: new FakeClock(START), metrics: new RecordingMetrics(), log: new RecordingLog() };
+    const raw = { ...newVolume('data-1', { version: 3 }), createdAt: 20260101 };
+    d.store.putRaw(raw);
+    const conditions: unknown[] = [];
+    const update = d.store.update.bind(d.store);
+    d.store.update = (key, changes, condition) => {
+      conditions.push(condition);
+      return update(key, changes, condition);
+    };
+    await writeRejection(d, raw as unknown as ProvisionerRecord, volumeKey('data-1'), 'createdAt: expected string, received number');
+    expect(conditions).toEqual([{ version: 3 }]);
+    expect(await d.store.get(volumeKey('data-1'))).toMatchObject({ status: { state: 'error', code: 'InvalidRecord' }, version: 4 });
   });
 });
