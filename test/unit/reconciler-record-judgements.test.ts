@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { type AttachmentRecord, type VolumeRecord } from '../../lib/domain/records.js';
 import { DEFAULT_ENGINE_CONFIG } from '../../lib/engine/config.js';
 import { Reconciler, SCAN_RESERVE_MS } from '../../lib/engine/reconciler.js';
+import { ProviderError } from '../../lib/engine/ports.js';
 import { FakeClock, MemoryEbs, MemoryOperationQueue, MemoryRateBudget, MemoryRecordStore, RecordingLog, RecordingMetrics, silentLog } from '../../lib/memory/index.js';
 import { METRICS, OWNERSHIP_TAGS } from '../../lib/settings.js';
 import { INSTANCE, attachmentKey, harness, newAttachment, newVolume, volumeKey } from './engine-fixtures.js';
@@ -192,5 +193,18 @@ describe('Reconciler: judging records against EC2 and their volumes', () => {
     const report = await env.reconciler.run({ remainingTimeMs: SCAN_RESERVE_MS - 1 });
     expect(report).toMatchObject({ segments: { done: 0 }, leakCheckComplete: true });
     expect(log.entries.find((entry) => entry.message === 'reconciler pass ran out of time; the next passes take up the rest')?.attributes).toMatchObject({ leakCheck: 'complete' });
+  });
+
+  it('says in its warning that EC2 failed the listing when the scan ran out of time and the listing failed', async () => {
+    const log = new RecordingLog();
+    const env = setup({ log });
+    env.ebs.listOwnedVolumes = async () => {
+      throw new ProviderError('throttled', 'RequestLimitExceeded', 'Request limit exceeded.');
+    };
+    const report = await env.reconciler.run({ remainingTimeMs: SCAN_RESERVE_MS - 1 });
+    expect(report).toMatchObject({ segments: { done: 0 }, leakCheckComplete: false });
+    expect(log.entries.find((entry) => entry.message === 'reconciler pass ran out of time; the next passes take up the rest')?.attributes).toMatchObject({
+      leakCheck: 'EC2 failed the listing after 0 owned volumes',
+    });
   });
 });
