@@ -1,0 +1,216 @@
+/**
+ * The service's conditional writes when other writers get there first (another client, the
+ * watcher, an executor), and its answers when the table fails under it.
+ */
+import { beforeEach, describe, expect, it } from 'vitest';
+import type { AttachmentRecord, ProvisionerRecord, RecordKey, VolumeRecord, VolumeSpec } from '../../lib/domain/records.js';
+import { ConditionFailedError } from '../../lib/engine/ports.js';
+import { MemoryRecordStore } from '../../lib/memory/store.js';
+import { ApiProblem } from '../../lib/api/problem.js';
+import { VolumeService } from '../../lib/api/service.js';
+import { INSTANCE_A, INSTANCE_B, ManualClock, sequentialIds } from './api-fixtures.js';
+
+const GP3: VolumeSpec = { sizeGiB: 20, volumeType: 'gp3', availabilityZone: 'us-east-1a' };
+const volumeKey = (volumeId: string): RecordKey => ({ kind: 'volume', volumeId });
+const attachmentKey = (volumeId: string, instanceId: string): RecordKey => ({ kind: 'attachment', volumeId, instanceId });
+const ERROR_STATUS = { state: 'error' as const, code: 'InvalidVolume.ZoneMismatch', message: 'zone mismatch', attempts: 3, updatedAt: '2026-01-01T00:00:00.000Z' };
+
+async function problemOf(action: () => Promise<unknown>): Promise<ApiProblem> {
+  try {
+    await action();
+  } catch (error) {
+    if (error instanceof ApiProblem) return error;
+    throw error;
+  }
+  throw new Error('expected an ApiProblem');
+}
+
+describe('VolumeService under concurrent writers', () => {
+  let store: MemoryRecordStore;
+  let service: VolumeService;
+
+  beforeEach(() => {
+    store = new MemoryRecordStore();
+    service = new VolumeService({ store, clock: new ManualClock(), newVolumeId: sequentialIds() });
+  });
+
+  const get = (key: RecordKey) => store.get(key);
+  /** Every conditional update is beaten by another writer, as under a client rewriting the record in a loop. */
+  const everyUpdateBeaten = () => {
+    store.update = async () => {
+      throw new ConditionFailedError('the record changed');
+    };
+  };
+  /** Runs `meanwhile` once, just before the service's first create or update lands. */
+  const beforeFirst = (method: 'create' | 'update', meanwhile: () => Promise<unknown>) => {
+    const original = store[method].bind(store) as (...args: unknown[]) => Promise<unknown>;
+    let raced = false;
+    (store as unknown as Record<string, unknown>)[method] = async (...args: unknown[]) => {
+      if (!raced) {
+        raced = true;
+        await meanwhile();
+      }
+      return original(...args);
+    };
+  };
+
+  describe('PUT attachment', () => {
+    it('answers with the attachment another request wrote between its read and its write (a repeated PUT), writing nothing more', async () => {
+      await service.createVolume({ volumeId: 'data-01', spec: GP3 });
+      const other = new VolumeService({ store, clock: new ManualClock() });
+      beforeFirst('create', () => other.putAttachment('data-01', INSTANCE_A, { device: '/dev/sdf' }));
+      const answer = await service.putAttachment('data-01', INSTANCE_A, { device: '/dev/sdf' });
+      expect(answer.created).toBe(false);
+      expect(answer.value).toMatchObject({ instanceId: INSTANCE_A, requestedDevice: '/dev/sdf', generation: 1 });
+      expect(await store.attachmentsOfVolume('data-01')).toHaveLength(1);
+    });
+
+    it('is 409 naming the device when the attachment written meanwhile asked for another one', async () => {
+      await service.createVolume({ volumeId: 'data-01', spec: GP3 });
+      const other = new VolumeService({ store, clock: new ManualClock() });
+      beforeFirst('create', () => other.putAttachment('data-01', INSTANCE_A, { device: '/dev/sdg' }));
+      const problem = await problemOf(() => service.putAttachment('data-01', INSTANCE_A, { device: '/dev/sdf' }));
+      expect(problem.status).toBe(409);
+      expect(problem.errors).toEqual([{ path: 'device', message: 'differs from /dev/sdg, the device requested before' }]);
+      expect(await get(attachmentKey('data-01', INSTANCE_A))).toMatchObject({ requestedDevice: '/dev/sdg' });
+    });
+
+    it('is 409 "changed concurrently" when its write loses every time, and leaves no attachment', async () => {
+      await service.createVolume({ volumeId: 'data-01', spec: GP3 });
+      let creates = 0;
+      store.create = async () => {
+        creates++;
+        throw new ConditionFailedError('taken');
+      };
+      const problem = await problemOf(() => service.putAttachment('data-01', INSTANCE_A, {}));
+      expect([problem.status, problem.detail]).toEqual([409, `the attachment of data-01 to ${INSTANCE_A} changed concurrently; retry`]);
+      expect(creates).toBe(3);
+      expect(await store.attachmentsOfVolume('data-01')).toEqual([]);
+    });
+
+    it('lets a failure of the table other than a lost condition through at once, unretried', async () => {
+      await service.createVolume({ volumeId: 'data-01', spec: GP3 });
+      store.failNext('create', new Error('ProvisionedThroughputExceededException'));
+      await expect(service.putAttachment('data-01', INSTANCE_A, {})).rejects.toThrow('ProvisionedThroughputExceededException');
+      expect(await service.putAttachment('data-01', INSTANCE_A, {})).toMatchObject({ created: true });
+    });
+  });
+
+  describe('retry', () => {
+    const failedVolume = async () => {
+      await service.createVolume({ volumeId: 'data-01', spec: GP3 });
+      await store.update<VolumeRecord>(volumeKey('data-01'), { status: ERROR_STATUS });
+    };
+
+    it('reads the volume again when the watcher wrote it between the read and the write, and retries it from there', async () => {
+      await failedVolume();
+      beforeFirst('update', () => store.update<VolumeRecord>(volumeKey('data-01'), { status: { ...ERROR_STATUS, message: 'zone mismatch (seen again)' } }));
+      const view = await service.retryVolume('data-01');
+      expect(view).toMatchObject({ generation: 2, status: { state: 'pending', attempts: 0, message: 'retry requested' } });
+      expect(await get(volumeKey('data-01'))).toMatchObject({ generation: 2, retriedGeneration: 2 });
+    });
+
+    it('is 409 when the record left error between the read and the write: nothing is left to retry, and nothing is written', async () => {
+      await failedVolume();
+      beforeFirst('update', () => store.update<VolumeRecord>(volumeKey('data-01'), { status: { state: 'pending', attempts: 0, updatedAt: ERROR_STATUS.updatedAt } }));
+      const problem = await problemOf(() => service.retryVolume('data-01'));
+      expect([problem.status, problem.detail]).toEqual([409, 'volume data-01 is pending, not in error: there is nothing to retry']);
+      expect(await get(volumeKey('data-01'))).toMatchObject({ generation: 1, status: { state: 'pending' } });
+    });
+
+    it('is 409 "changed concurrently" when every write loses, for a volume and an attachment', async () => {
+      await service.createVolume({ volumeId: 'data-01', spec: GP3, attachTo: { instanceId: INSTANCE_A } });
+      await store.update<VolumeRecord>(volumeKey('data-01'), { status: ERROR_STATUS });
+      await store.update<AttachmentRecord>(attachmentKey('data-01', INSTANCE_A), { status: ERROR_STATUS });
+      everyUpdateBeaten();
+      const volume = await problemOf(() => service.retryVolume('data-01'));
+      expect([volume.status, volume.detail]).toEqual([409, 'volume data-01 was changed concurrently; read it again and retry']);
+      const attachment = await problemOf(() => service.retryAttachment('data-01', INSTANCE_A));
+      expect([attachment.status, attachment.detail]).toEqual([409, `attachment of data-01 to ${INSTANCE_A} was changed concurrently; read it again and retry`]);
+      expect(await get(volumeKey('data-01'))).toMatchObject({ generation: 1, status: { state: 'error' } });
+      expect(await get(attachmentKey('data-01', INSTANCE_A))).toMatchObject({ generation: 1, status: { state: 'error' } });
+    });
+  });
+
+  describe('DELETE', () => {
+    it('is 409 "changed concurrently; retry" when every write loses, for a volume and an attachment, which stay alive', async () => {
+      await service.createVolume({ volumeId: 'data-01', spec: GP3, attachTo: { instanceId: INSTANCE_A } });
+      everyUpdateBeaten();
+      const volume = await problemOf(() => service.deleteVolume('data-01'));
+      expect([volume.status, volume.detail]).toEqual([409, 'volume data-01 changed concurrently; retry']);
+      const attachment = await problemOf(() => service.deleteAttachment('data-01', INSTANCE_A));
+      expect([attachment.status, attachment.detail]).toEqual([409, `attachment of data-01 to ${INSTANCE_A} changed concurrently; retry`]);
+      expect(await get(volumeKey('data-01'))).toMatchObject({ life: 'alive' });
+      expect(await get(attachmentKey('data-01', INSTANCE_A))).toMatchObject({ life: 'alive' });
+    });
+
+    it('lets a failed read of the answer through once the volume is marked: the delete took, and repeating it answers', async () => {
+      await service.createVolume({ volumeId: 'data-01', spec: GP3 });
+      store.failNext('attachmentsOfVolume', new Error('ProvisionedThroughputExceededException'));
+      await expect(service.deleteVolume('data-01')).rejects.toThrow('ProvisionedThroughputExceededException');
+      expect(await get(volumeKey('data-01'))).toMatchObject({ life: 'dying' });
+      expect(await service.deleteVolume('data-01')).toMatchObject({ volumeId: 'data-01', life: 'dying', attachments: [] });
+    });
+  });
+
+  describe('POST /volumes', () => {
+    it('with an id of its own, is 409 "being replaced; retry" when the id was taken by a volume gone again by the time it is read', async () => {
+      store.create = async (record: ProvisionerRecord) => {
+        throw new ConditionFailedError(`${record.volumeId} already exists`);
+      };
+      const problem = await problemOf(() => service.createVolume({ volumeId: 'data-01', spec: GP3 }));
+      expect([problem.status, problem.detail]).toEqual([409, 'volume data-01 is being replaced; retry']);
+      expect(store.all()).toEqual([]);
+    });
+
+    it('reads the volume that took its id when the table does not return it with the refusal, and answers with it when it is the same', async () => {
+      await service.createVolume({ volumeId: 'data-01', spec: GP3 });
+      const create = store.create.bind(store);
+      store.create = async (record: ProvisionerRecord) => {
+        try {
+          await create(record);
+        } catch (error) {
+          throw error instanceof ConditionFailedError ? new ConditionFailedError(error.message) : error;
+        }
+      };
+      expect(await service.createVolume({ volumeId: 'data-01', spec: GP3 })).toMatchObject({ created: false, value: { volumeId: 'data-01' } });
+      const differs = await problemOf(() => service.createVolume({ volumeId: 'data-01', spec: { ...GP3, sizeGiB: 30 } }));
+      expect([differs.status, differs.errors]).toEqual([409, [{ path: 'spec.sizeGiB', message: 'is 30 here, 20 on the volume' }]]);
+    });
+
+    it('without an id, answers a failed write of the volume with the id generated for it, which may exist', async () => {
+      store.failNext('create', new Error('RequestTimeout'));
+      const problem = await problemOf(() => service.createVolume({ spec: GP3 }));
+      expect(problem.status).toBe(500);
+      expect(problem.detail).toContain('once volume vol-rec-1 (an id generated for this request) was asked for, so it may exist');
+    });
+  });
+
+  describe('lists', () => {
+    it('lets a failure of the table through (500, safe to repeat), not as a refused cursor', async () => {
+      store.failNext('list', new Error('ProvisionedThroughputExceededException'));
+      await expect(service.listVolumes({ limit: 10 })).rejects.toThrow('ProvisionedThroughputExceededException');
+    });
+
+    it('refuses a cursor that decodes to JSON other than an object, as it refuses any it did not issue', async () => {
+      for (const json of ['null', '[]', '7', '"store"']) {
+        const cursor = Buffer.from(json, 'utf8').toString('base64url');
+        const problem = await problemOf(() => service.listVolumes({ limit: 10, cursor }));
+        expect([problem.status, problem.errors], json).toEqual([400, [{ path: 'cursor', message: 'is not a cursor this API issued' }]]);
+      }
+    });
+
+    it("lists an instance's attachment that is not valid in its place among the others, by volume id", async () => {
+      await service.createVolume({ volumeId: 'a-vol', spec: GP3, attachTo: { instanceId: INSTANCE_A } });
+      await service.createVolume({ volumeId: 'c-vol', spec: GP3, attachTo: { instanceId: INSTANCE_A } });
+      await service.createVolume({ volumeId: 'b-vol', spec: GP3, attachTo: { instanceId: INSTANCE_B } });
+      store.putRaw({ kind: 'attachment', volumeId: 'b-vol', instanceId: INSTANCE_A, life: 'sleeping', generation: 1 });
+      const listed = await service.listInstanceAttachments(INSTANCE_A);
+      expect(listed.map((item) => [item.volumeId, 'invalid' in item])).toEqual([
+        ['a-vol', false],
+        ['b-vol', true],
+        ['c-vol', false],
+      ]);
+    });
+  });
+});
