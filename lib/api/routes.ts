@@ -123,6 +123,9 @@ const volumeLocation = (volumeId: string, requestPath: string) => ({
 const INVALID_RECORD =
   '`invalid-record`: the record is in the table but not valid (written there outside the API); `errors` gives the reasons (`record.<field>`), and nothing was done.';
 
+/** What 409 `conflict` means when other writes to the record kept landing between the request's read and its write. */
+const CHANGED_CONCURRENTLY = 'The record changed concurrently each time the request wrote it (it tries three times); nothing was changed: read it again and repeat the request.';
+
 /** What 412 means on every route that takes `If-Match`. */
 const PRECONDITION_FAILED =
   '`If-Match` does not name the record as it is (changed by another client, or deleted and created again): nothing was changed. The `ETag` ' +
@@ -157,7 +160,7 @@ export const ROUTES: readonly ApiRoute[] = [
     },
     problems: {
       404: 'The volume vanished while the attachment was being added.',
-      409: `The id is taken by a volume that differs from the request (\`errors\` names each difference) or is being deleted; or the attachment \`attachTo\` asks for is refused as \`PUT /volumes/{volumeId}/attachments/{instanceId}\` refuses it (an attachment to another instance, not multi-attach, or to 16 others; one being detached from this instance, with another device, or left by a removed volume record under the id; another volume's attachment on the instance holding \`attachTo.device\`), with \`attachTo.\` in the paths of \`errors\`; a new volume is then not written (the attachment is judged first; one refused by a request landing after that judgement is refused once the volume is written, and without a \`volumeId\` the \`detail\` names the id generated for it). ${INVALID_RECORD}`,
+      409: `The id is taken by a volume that differs from the request (\`errors\` names each difference) or is being deleted; or the attachment \`attachTo\` asks for is refused as \`PUT /volumes/{volumeId}/attachments/{instanceId}\` refuses it (an attachment to another instance, not multi-attach, or to 16 others; one being detached from this instance, with another device, or left by a removed volume record under the id; another volume's attachment on the instance holding \`attachTo.device\`), with \`attachTo.\` in the paths of \`errors\`; a new volume is then not written (the attachment is judged first; one refused by a request landing after that judgement is refused once the volume is written, and without a \`volumeId\` the \`detail\` names the id generated for it); or the id was taken by a volume removed again before it could be read (repeat the request). ${CHANGED_CONCURRENTLY} ${INVALID_RECORD}`,
       500:
         'Unexpected failure; safe to retry with a `volumeId`. Without one, a failure once the volume was asked for names the id generated for it in `detail`: ' +
         'the volume may exist, so read it rather than repeating the request, which would ask for another volume.',
@@ -221,7 +224,7 @@ export const ROUTES: readonly ApiRoute[] = [
       'A spec change with PATCH retries as well.',
     params: VolumeParamsSchema,
     responses: { 202: { description: 'The retry is under way.', schema: VolumeDetailsSchema, etag: true } },
-    problems: { 404: 'No such volume.', 409: `The volume is not in error, or is being deleted. ${INVALID_RECORD}`, 412: PRECONDITION_FAILED },
+    problems: { 404: 'No such volume.', 409: `The volume is not in error, or is being deleted. ${CHANGED_CONCURRENTLY} ${INVALID_RECORD}`, 412: PRECONDITION_FAILED },
     ifMatch: true,
     precondition: ({ service }, { params, ifMatch }) => service.checkVolumePrecondition(params.volumeId, ifMatch, 'change'),
     run: async ({ service }, { params, ifMatch }) => versioned(202, await service.retryVolume(params.volumeId, ifMatch)),
@@ -236,7 +239,7 @@ export const ROUTES: readonly ApiRoute[] = [
     responses: { 202: { description: 'Deletion is under way (or finished just now: the volume as marked, with no attachments).', schema: VolumeDetailsSchema, etag: true } },
     problems: {
       404: 'No such volume (or it is already gone).',
-      409: `${INVALID_RECORD} A volume whose faults are all ones a delete does not use (a spec outside the EBS limits or with a tag key of 128 characters, the limit before; a spec with no placement; a \`retriedGeneration\` past its \`generation\`) is marked dying all the same: the system deletes it whatever its spec.`,
+      409: `${CHANGED_CONCURRENTLY} ${INVALID_RECORD} A volume whose faults are all ones a delete does not use (a spec outside the EBS limits or with a tag key of 128 characters, the limit before; a spec with no placement; a \`retriedGeneration\` past its \`generation\`) is marked dying all the same: the system deletes it whatever its spec.`,
       412: PRECONDITION_FAILED,
     },
     ifMatch: true,
@@ -262,7 +265,7 @@ export const ROUTES: readonly ApiRoute[] = [
       404: 'No such volume.',
       409:
         'The volume is being deleted, has an attachment to another instance (not multi-attach) or, multi-attach, attachments to 16 other instances, is being detached from this instance, the attachment has another device (requested or allocated) than `device`, the attachment belongs to a removed volume record under the id (it may still hold that record\'s EC2 volume and never attaches the current one\'s: delete it, then attach again), or another volume\'s attachment on the instance holds `device` (or another name of its slot: `/dev/sdf` and `/dev/xvdf` are one). ' +
-        `${INVALID_RECORD} The volume's, the attachment's, or (a volume that is not multi-attach) another attachment's of the volume, which may be attached.`,
+        `${CHANGED_CONCURRENTLY} ${INVALID_RECORD} The volume's, the attachment's, or (a volume that is not multi-attach) another attachment's of the volume, which may be attached.`,
       412: `${PRECONDITION_FAILED} With \`If-Match\` the attachment must exist: such a request never creates one.`,
     },
     ifMatch: true,
@@ -287,7 +290,7 @@ export const ROUTES: readonly ApiRoute[] = [
     params: AttachmentParamsSchema,
     query: DetachQuerySchema,
     responses: { 202: { description: 'Detaching is under way.', schema: AttachmentSchema, etag: true } },
-    problems: { 404: 'No such attachment.', 409: INVALID_RECORD, 412: PRECONDITION_FAILED },
+    problems: { 404: 'No such attachment.', 409: `${CHANGED_CONCURRENTLY} ${INVALID_RECORD}`, 412: PRECONDITION_FAILED },
     ifMatch: true,
     precondition: ({ service }, { params, ifMatch }) => service.checkAttachmentPrecondition(params.volumeId, params.instanceId, ifMatch, 'change'),
     run: async ({ service }, { params, query, ifMatch }) =>
@@ -306,7 +309,7 @@ export const ROUTES: readonly ApiRoute[] = [
     responses: { 202: { description: 'The retry is under way.', schema: AttachmentSchema, etag: true } },
     problems: {
       404: 'No such attachment.',
-      409: `The attachment is not in error, is being detached, its volume record does not exist (removed from the table) or is being deleted (its delete detaches and removes the attachment), or it may still hold the EC2 volume of a removed volume record (delete it, then attach again). ${INVALID_RECORD} The attachment's or its volume's.`,
+      409: `The attachment is not in error, is being detached, its volume record does not exist (removed from the table) or is being deleted (its delete detaches and removes the attachment), or it may still hold the EC2 volume of a removed volume record (delete it, then attach again). ${CHANGED_CONCURRENTLY} ${INVALID_RECORD} The attachment's or its volume's.`,
       412: PRECONDITION_FAILED,
     },
     ifMatch: true,

@@ -8,7 +8,8 @@ import { ConditionFailedError } from '../../lib/engine/ports.js';
 import { MemoryRecordStore } from '../../lib/memory/store.js';
 import { ApiProblem } from '../../lib/api/problem.js';
 import { VolumeService } from '../../lib/api/service.js';
-import { INSTANCE_A, INSTANCE_B, ManualClock, sequentialIds } from './api-fixtures.js';
+import { buildOpenApiDocument } from '../../lib/api/openapi.js';
+import { apiHarness, INSTANCE_A, INSTANCE_B, ManualClock, sequentialIds } from './api-fixtures.js';
 
 const GP3: VolumeSpec = { sizeGiB: 20, volumeType: 'gp3', availabilityZone: 'us-east-1a' };
 const volumeKey = (volumeId: string): RecordKey => ({ kind: 'volume', volumeId });
@@ -212,5 +213,38 @@ describe('VolumeService under concurrent writers', () => {
         ['c-vol', false],
       ]);
     });
+  });
+});
+
+describe('the API under writes that keep losing', () => {
+  it('answers 409 `conflict` on every route that writes an existing record, and its reference says so', async () => {
+    const api = apiHarness();
+    const ok = (await api.call({ method: 'POST', url: '/volumes', json: { volumeId: 'data-01', spec: GP3, attachTo: { instanceId: INSTANCE_A } } })).statusCode;
+    expect(ok).toBe(201);
+    await api.store.update<VolumeRecord>(volumeKey('data-01'), { status: ERROR_STATUS });
+    await api.store.update<AttachmentRecord>(attachmentKey('data-01', INSTANCE_A), { status: ERROR_STATUS });
+    const beaten = async () => {
+      throw new ConditionFailedError('the record changed');
+    };
+    api.store.update = beaten;
+    api.store.create = beaten;
+    const attachment = `/volumes/data-01/attachments/${INSTANCE_B}`;
+    const requests = [
+      { method: 'POST', url: '/volumes/data-01/retry', path: '/volumes/{volumeId}/retry' },
+      { method: 'DELETE', url: '/volumes/data-01', path: '/volumes/{volumeId}' },
+      { method: 'PATCH', url: '/volumes/data-01', path: '/volumes/{volumeId}', json: { sizeGiB: 40 } },
+      { method: 'PUT', url: attachment, path: '/volumes/{volumeId}/attachments/{instanceId}' },
+      { method: 'POST', url: `/volumes/data-01/attachments/${INSTANCE_A}/retry`, path: '/volumes/{volumeId}/attachments/{instanceId}/retry' },
+      { method: 'DELETE', url: `/volumes/data-01/attachments/${INSTANCE_A}`, path: '/volumes/{volumeId}/attachments/{instanceId}' },
+      { method: 'POST', url: '/volumes', path: '/volumes', json: { spec: GP3 } },
+    ];
+    const documented = buildOpenApiDocument().paths as Record<string, Record<string, { responses: Record<string, { description: string }> }>>;
+    for (const { method, url, path, json } of requests) {
+      const response = await api.call({ method, url, ...(json ? { json } : {}) });
+      const label = `${method} ${url}`;
+      expect(response.statusCode, label).toBe(409);
+      expect((response.json as { type: string }).type, label).toBe('urn:ebs-provisioner:problem:conflict');
+      expect(documented[path]![method.toLowerCase()]!.responses['409']!.description, label).toContain('changed concurrently');
+    }
   });
 });
