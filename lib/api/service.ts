@@ -188,6 +188,8 @@ export class VolumeService {
       written.volume = true;
     } catch (error) {
       if (!(error instanceof ConditionFailedError)) throw error;
+      // An id generated for this request names no volume the client asked for before: the one under it is another's.
+      if (request.volumeId === undefined) throw new ApiProblem('conflict', `the id ${volumeId} generated for this request is taken by another volume; nothing was written: repeat the request`);
       const existing = await this.existingVolume(error, volumeId);
       if (existing.life === 'dying') {
         throw new ApiProblem('conflict', `volume ${volumeId} exists and is being deleted`, [

@@ -248,3 +248,19 @@ describe('the API under writes that keep losing', () => {
     }
   });
 });
+
+describe('POST /volumes without an id', () => {
+  it('never answers with, nor attaches, a volume already under the id it generated: 409, nothing written', async () => {
+    const store = new MemoryRecordStore();
+    const ids = ['data-01', 'data-02'];
+    const service = new VolumeService({ store, clock: new ManualClock(), newVolumeId: () => ids.shift()! });
+    await service.createVolume({ volumeId: 'data-01', spec: GP3 });
+    const writes = store.writes;
+    const problem = await problemOf(() => service.createVolume({ spec: GP3, attachTo: { instanceId: INSTANCE_A } }));
+    expect([problem.status, problem.detail]).toEqual([409, 'the id data-01 generated for this request is taken by another volume; nothing was written: repeat the request']);
+    expect(store.writes).toBe(writes);
+    expect(await store.attachmentsOfVolume('data-01')).toEqual([]);
+    // Repeated, the request gets another id.
+    expect(await service.createVolume({ spec: GP3 })).toMatchObject({ created: true, value: { volumeId: 'data-02' } });
+  });
+});
