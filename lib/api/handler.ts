@@ -135,7 +135,7 @@ async function requestContent(event: APIGatewayProxyEvent, route: ApiRoute): Pro
  */
 function refuseBody(event: APIGatewayProxyEvent): void {
   if (typeof event.body !== 'string') return;
-  const text = bodyText(event).trim();
+  const text = bodyText(event.body, event.isBase64Encoded).trim();
   if (text === '') return;
   let parsed: unknown;
   try {
@@ -151,10 +151,9 @@ function refuseBody(event: APIGatewayProxyEvent): void {
   throw invalid(`the request body is not valid: ${describeValidationIssues(issues)}`, issues);
 }
 
-/** The body as text, decoded when API Gateway passed it base64-encoded. */
-function bodyText(event: APIGatewayProxyEvent): string {
-  if (typeof event.body !== 'string') return '';
-  return event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body;
+/** A body as text, decoded when API Gateway passed it base64-encoded. */
+function bodyText(body: string, isBase64Encoded: boolean): string {
+  return isBase64Encoded ? Buffer.from(body, 'base64').toString('utf8') : body;
 }
 
 /**
@@ -254,7 +253,7 @@ const JSON_PARSER = jsonBodyParser<APIGatewayProxyEvent>({
 async function parseJsonBody(event: APIGatewayProxyEvent, { optional }: { optional: boolean }): Promise<void> {
   const { body, headers } = event;
   // Blank is no body, as on the routes that take none (`refuseBody`).
-  if (optional && (body === null || body === undefined || bodyText(event).trim() === '')) {
+  if (optional && (body === null || body === undefined || bodyText(body, event.isBase64Encoded).trim() === '')) {
     event.body = null;
     return;
   }
