@@ -1,0 +1,27 @@
+/** The cdk-nag finding id an acknowledgement of a wildcard resource is given, for each form the resource may take. */
+import { App, Fn, Stack } from 'aws-cdk-lib';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as sqs from 'aws-cdk-lib/aws-sqs';
+import { describe, expect, it } from 'vitest';
+import { acknowledgeWildcardResource } from '../../infra/constructs/acknowledge.js';
+import { acknowledgements, unneededAcknowledgements } from './synth.js';
+
+describe('acknowledgeWildcardResource', () => {
+  it('names a resource built on an attribute (Fn::GetAtt) as cdk-nag prints it: the finding of a policy on it is acknowledged', () => {
+    const app = new App();
+    const stack = new Stack(app, 'S');
+    const queue = new sqs.Queue(stack, 'Work');
+    const role = new iam.Role(stack, 'Reader', { assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com') });
+    role.addToPolicy(new iam.PolicyStatement({ actions: ['sqs:ReceiveMessage'], resources: [`${queue.queueArn}/*`] }));
+    acknowledgeWildcardResource(role, `${queue.queueArn}/*`, 'every message of the queue');
+    const logicalId = stack.getLogicalId(queue.node.defaultChild as sqs.CfnQueue);
+    expect(acknowledgements(app)).toEqual([{ id: `AwsSolutions-IAM5[Resource::<${logicalId}.Arn>/*]`, reason: 'every message of the queue' }]);
+    expect(unneededAcknowledgements(app)).toEqual([]);
+  });
+
+  it('refuses a resource it cannot render, naming it, rather than acknowledging a finding that never comes', () => {
+    const stack = new Stack(new App(), 'S');
+    const resource = `${Fn.importValue('SharedBucketArn')}/*`;
+    expect(() => acknowledgeWildcardResource(stack, resource, 'x')).toThrow(/^cannot render \{"Fn::ImportValue":"SharedBucketArn"\} as a cdk-nag resource$/);
+  });
+});
