@@ -145,6 +145,16 @@ describe('VolumeService under concurrent writers', () => {
       expect(await get(attachmentKey('data-01', INSTANCE_A))).toMatchObject({ life: 'alive' });
     });
 
+    it('answers with the attachment as marked when a hand-written change left it not valid between the read and the write', async () => {
+      await service.createVolume({ volumeId: 'data-01', spec: GP3, attachTo: { instanceId: INSTANCE_A } });
+      const key = attachmentKey('data-01', INSTANCE_A);
+      const read = (await get(key)) as AttachmentRecord;
+      beforeFirst('update', async () => store.putRaw({ ...read, colour: 'red' }));
+      const view = await service.deleteAttachment('data-01', INSTANCE_A);
+      expect(view).toMatchObject({ volumeId: 'data-01', instanceId: INSTANCE_A, life: 'dying', generation: 1, status: { state: 'pending' } });
+      expect(await get(key)).toMatchObject({ life: 'dying', colour: 'red' });
+    });
+
     it('lets a failed read of the answer through once the volume is marked: the delete took, and repeating it answers', async () => {
       await service.createVolume({ volumeId: 'data-01', spec: GP3 });
       store.failNext('attachmentsOfVolume', new Error('ProvisionedThroughputExceededException'));
