@@ -119,6 +119,13 @@ describe('VolumeService under concurrent writers', () => {
       expect(await get(volumeKey('data-01'))).toMatchObject({ generation: 1, status: { state: 'pending' } });
     });
 
+    it('lets a failure of the table other than a lost condition through at once, unretried, and writes nothing', async () => {
+      await failedVolume();
+      store.failNext('update', new Error('ProvisionedThroughputExceededException'));
+      await expect(service.retryVolume('data-01')).rejects.toThrow('ProvisionedThroughputExceededException');
+      expect(await get(volumeKey('data-01'))).toMatchObject({ generation: 1, status: { state: 'error' } });
+    });
+
     it('is 409 "changed concurrently" when every write loses, for a volume and an attachment', async () => {
       await service.createVolume({ volumeId: 'data-01', spec: GP3, attachTo: { instanceId: INSTANCE_A } });
       await store.update<VolumeRecord>(volumeKey('data-01'), { status: ERROR_STATUS });
@@ -209,6 +216,20 @@ describe('VolumeService under concurrent writers', () => {
         const problem = await problemOf(() => service.listVolumes({ limit: 10, cursor }));
         expect([problem.status, problem.errors], json).toEqual([400, [{ path: 'cursor', message: 'is not a cursor this API issued' }]]);
       }
+    });
+
+    it("lists an instance's volumes and attachments by volume id, and a volume's attachments by instance, in whatever order the table returns them", async () => {
+      for (const volumeId of ['b', 'a_b', 'A', 'a-b', 'a']) await service.createVolume({ volumeId, spec: { ...GP3, multiAttach: true, volumeType: 'io2', iops: 3000 }, attachTo: { instanceId: INSTANCE_A } });
+      await service.putAttachment('a', INSTANCE_B, {});
+      // BatchGetItem answers in no particular order; a query's order is the index's, not the API's.
+      const reversed = <T>(read: (...args: never[]) => Promise<T[]>) => async (...args: never[]) => [...(await read(...args))].reverse();
+      store.getMany = reversed(store.getMany.bind(store) as never) as never;
+      store.attachmentsOfInstance = reversed(store.attachmentsOfInstance.bind(store) as never) as never;
+      store.attachmentsOfVolume = reversed(store.attachmentsOfVolume.bind(store) as never) as never;
+      const order = ['A', 'a', 'a-b', 'a_b', 'b'];
+      expect((await service.listVolumes({ limit: 10, instanceId: INSTANCE_A })).items.map((item) => item.volumeId)).toEqual(order);
+      expect((await service.listInstanceAttachments(INSTANCE_A)).map((item) => item.volumeId)).toEqual(order);
+      expect((await service.getVolume('a')).attachments.map((item) => item.instanceId)).toEqual([INSTANCE_A, INSTANCE_B]);
     });
 
     it("lists an instance's attachment that is not valid in its place among the others, by volume id", async () => {
