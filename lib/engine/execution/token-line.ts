@@ -222,8 +222,7 @@ function reserveToken(
   deferred: Map<MutatingAction, number>,
   followUps: { item: Item; operation: QueuedOperation }[],
 ): boolean {
-  const action = firstActionOf(op, item.record!);
-  if (!action) return true;
+  const action = tokenAction(item);
   const bucket = ctx.buckets[action];
   const waitMs = bucket.reserve();
   if (waitMs <= maxWaitMs) {
