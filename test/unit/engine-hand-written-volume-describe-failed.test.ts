@@ -6,14 +6,15 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { AttachmentRecord, VolumeRecord } from '../../lib/domain/records.js';
-import { ProviderError } from '../../lib/engine/ports.js';
-import { attachmentKey, harness, newAttachment, newVolume, volumeKey, volumeOf } from './engine-fixtures.js';
+import { Executor } from '../../lib/engine/executor.js';
+import { ProviderError, type ProviderVolume } from '../../lib/engine/ports.js';
+import { RecordingLog } from '../../lib/memory/log.js';
+import { INSTANCE, attachmentKey, harness, newAttachment, newVolume, providerOver, volumeKey, volumeOf } from './engine-fixtures.js';
 
 const DESCRIBE_DOWN = new ProviderError('transient', 'InternalError', 'EC2 had an internal error');
 
 /** data-1 made through the system (attached when `attached`), then its item written back without its CreateVolume request, as a hand-written item would be. */
-async function handWritten(attached: boolean): Promise<{ h: ReturnType<typeof harness>; ebsVolumeId: string }> {
-  const h = harness();
+async function handWritten(attached: boolean, h = harness()): Promise<{ h: ReturnType<typeof harness>; ebsVolumeId: string }> {
   await h.store.create(newVolume('data-1'));
   if (attached) await h.store.create(newAttachment('data-1'));
   for (let i = 0; i < 4; i++) {
@@ -80,5 +81,34 @@ describe('executor: a hand-written volume record whose DescribeVolumes fails', (
     await h.settle(120_000);
     expect(h.ebs.calls.DeleteVolume).toBe(1);
     expect(await h.store.get(volumeKey('data-1'))).toBeUndefined();
+  });
+});
+
+describe('executor: a hand-written volume record whose DescribeVolumes answer has an unexpected shape', () => {
+  it("fails only its attachment's message: the batch's other attach is made, the error logged", async () => {
+    const log = new RecordingLog();
+    const { h, ebsVolumeId } = await handWritten(false, harness({ log }));
+    await h.store.create(newVolume('data-2'));
+    await h.watch();
+    await h.settle(10_000);
+    await h.store.create(newAttachment('data-1'));
+    await h.store.create(newAttachment('data-2'));
+    // data-1's volume described without its tags.
+    const provider = providerOver(h.ebs, {
+      describeVolumes: async (ids) =>
+        (await h.ebs.describeVolumes(ids)).map((volume) => (volume.ebsVolumeId === ebsVolumeId ? ({ ...volume, tags: undefined } as unknown as ProviderVolume) : volume)),
+    });
+    const executor = new Executor({ store: h.store, queue: h.queue, provider, clock: h.clock, metrics: h.metrics, log, config: { rateWaitMaxMs: 0 } });
+    const batch = h.batchOf(h.op('attach', attachmentKey('data-1')), h.op('attach', attachmentKey('data-2')));
+    const { failedMessageIds } = await executor.run(batch);
+
+    expect(failedMessageIds).toEqual([batch[0]!.messageId]);
+    expect(h.ebs.calls.AttachVolume).toBe(1);
+    expect(await h.store.get(attachmentKey('data-2'))).toMatchObject({ status: { state: 'attaching' } });
+    const untouched = await attachmentOf(h);
+    expect(untouched).toMatchObject({ status: { state: 'pending', attempts: 0 } });
+    expect(untouched?.claim).toBeUndefined();
+    expect(untouched?.device).toBeUndefined();
+    expect(log.entries.filter((entry) => entry.level === 'error').map((entry) => [entry.message, entry.attributes?.key])).toEqual([['operation step failed', `attachment/data-1/${INSTANCE}`]]);
   });
 });
