@@ -1,0 +1,57 @@
+/** Where the CLI sends its requests, and what it says of answers that are not the API's. */
+import { describe, expect, it } from 'vitest';
+import { EXIT } from '../../cli/main.js';
+import { cliHarness } from './cli-harness.js';
+
+const emptyList = () => new Response(JSON.stringify({ items: [] }), { status: 200, headers: { 'content-type': 'application/json' } });
+
+describe('CLI endpoint and answers', () => {
+  const h = cliHarness();
+
+  it('sends to the local API at http://127.0.0.1:3000 when neither --endpoint nor EBS_PROVISIONER_ENDPOINT is given, as its help says', async () => {
+    h.answer = emptyList;
+    const run = await h.cli(['volumes', 'list'], { env: {} });
+    expect(run).toMatchObject({ code: EXIT.ok, stdout: 'No volumes.\n' });
+    expect(h.sent.map((request) => request.url)).toEqual(['http://127.0.0.1:3000/volumes?limit=100']);
+  });
+
+  it('keeps the stage path of an endpoint given with or without a trailing slash', async () => {
+    h.answer = emptyList;
+    for (const endpoint of ['http://127.0.0.1:3000/v1', 'http://127.0.0.1:3000/v1/']) {
+      h.sent = [];
+      const run = await h.cli(['--endpoint', endpoint, 'instances', 'attachments', 'i-0aaaaaaaaaaaaaaa1']);
+      expect(run.code, endpoint).toBe(EXIT.ok);
+      expect(h.sent.map((request) => request.url), endpoint).toEqual(['http://127.0.0.1:3000/v1/instances/i-0aaaaaaaaaaaaaaa1/attachments']);
+    }
+    // The API itself, given with a trailing slash: the same requests, the same answers.
+    h.answer = undefined;
+    h.sent = [];
+    const created = await h.cli(['--endpoint', `${h.url}/`, 'volumes', 'create', '--az', 'us-east-1a', '--size', '20', '--id', 'data-01']);
+    expect(created.code).toBe(EXIT.ok);
+    expect(h.sent.map((request) => request.url)).toEqual([`${h.url}/volumes`]);
+  });
+
+  it('says an answer without a content type, or JSON that does not parse, is not the API\'s, naming what came', async () => {
+    // A server answering 200 with nothing (no body, no content type).
+    h.answer = () => new Response(null, { status: 200 });
+    const empty = await h.cli(['volumes', 'get', 'data-01']);
+    expect(empty.code).toBe(EXIT.failed);
+    expect(empty.stderr).toBe(`error: GET ${h.url}/volumes/data-01 answered 200 with no content type, not the provisioner API's JSON: is ${h.url} its URL?\n`);
+    // JSON cut short (a proxy that dropped the connection): named, not a parse error of the CLI.
+    h.answer = () => new Response('{"volumeId": "data-', { status: 200, headers: { 'content-type': 'application/json' } });
+    const cut = await h.cli(['volumes', 'get', 'data-01']);
+    expect(cut.code).toBe(EXIT.failed);
+    expect(cut.stderr).toBe(`error: GET ${h.url}/volumes/data-01 answered 200 with application/json, not the provisioner API's JSON: is ${h.url} its URL?\n`);
+    h.answer = () => new Response('{"type": "https://', { status: 500, headers: { 'content-type': 'application/problem+json' } });
+    const cutError = await h.cli(['volumes', 'get', 'data-01']);
+    expect(cutError.code).toBe(EXIT.failed);
+    expect(cutError.stderr).toBe(`error: 500: GET ${h.url}/volumes/data-01 answered 500 with application/problem+json, not the provisioner API's JSON: is ${h.url} its URL?\n`);
+  });
+
+  it('names the status of an error answered without a body by its reason phrase', async () => {
+    h.answer = () => new Response(null, { status: 503, statusText: 'Service Unavailable' });
+    const run = await h.cli(['volumes', 'delete', 'data-01']);
+    expect(run.code).toBe(EXIT.failed);
+    expect(run.stderr).toBe('error: 503: Service Unavailable\n');
+  });
+});
