@@ -550,6 +550,8 @@ function refusalHint(error: unknown): string | undefined {
 const LOOPBACK_HOST = /^(?:localhost|127(?:\.\d{1,3}){3}|\[::1\])$/;
 
 function createClient(options: GlobalOptions, io: CliIo): ApiClient {
+  // Named the way the user gave it: the option, or the environment variable behind its default.
+  const given = options.endpoint === io.env[ENDPOINT_ENV] ? ENDPOINT_ENV : '--endpoint';
   let url: URL | undefined;
   try {
     url = new URL(options.endpoint);
@@ -558,20 +560,21 @@ function createClient(options: GlobalOptions, io: CliIo): ApiClient {
   }
   // `localhost:3000` parses, as a URL of scheme `localhost:`: only http and https reach an API.
   if (url === undefined || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
-    // Named the way the user gave it: the option, or the environment variable behind its default.
-    const given = options.endpoint === io.env[ENDPOINT_ENV] ? ENDPOINT_ENV : '--endpoint';
     // An empty one is refused too, not taken as unset: it is most likely a variable that expanded to nothing,
     // and the local API is not where such a command was meant to go.
     const what = options.endpoint === '' ? `${given} is empty` : `${given} ${options.endpoint}`;
     const unset = options.endpoint === '' && given === ENDPOINT_ENV ? ` (unset ${ENDPOINT_ENV} for the local API)` : '';
     throw new UsageError(`${what}: expected an http:// or https:// URL, such as ${DEFAULT_ENDPOINT}${unset}`);
   }
+  // fetch refuses such a URL, which read as the API not reached; and the password is not to be printed back.
+  if (url.username !== '' || url.password !== '') {
+    throw new UsageError(`${given} holds a user name or password (user:password@): the API takes none in its URL; give it without them, such as ${DEFAULT_ENDPOINT}`);
+  }
   if (!options.sigv4 && !isExecuteApiUrl(url)) {
     return new ApiClient({ endpoint: options.endpoint, ...(io.fetch ? { fetch: io.fetch } : {}) });
   }
   if (url.protocol === 'http:' && !LOOPBACK_HOST.test(url.hostname)) {
     // A signed request carries the signature (good for the same request for 5 minutes) and any session token.
-    const given = options.endpoint === io.env[ENDPOINT_ENV] ? ENDPOINT_ENV : '--endpoint';
     throw new UsageError(`${given} ${options.endpoint}: signed requests go over https:// only (or to this machine), so no one on the way can read or replay them`);
   }
   // Empty, as the endpoint: most likely a variable that expanded to nothing, not a wish for the URL's region.

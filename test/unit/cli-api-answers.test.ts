@@ -54,4 +54,29 @@ describe('CLI endpoint and answers', () => {
     expect(run.code).toBe(EXIT.failed);
     expect(run.stderr).toBe('error: 503: Service Unavailable\n');
   });
+
+  it('refuses an endpoint holding a user name or password (exit 2, nothing sent), without printing it: fetch sends no such URL', async () => {
+    for (const [endpoint, from] of [
+      ['http://admin:s3cret@127.0.0.1:3000', '--endpoint'],
+      ['https://admin@abc123defg.execute-api.eu-west-1.amazonaws.com/v1', '--endpoint'],
+    ]) {
+      const run = await h.cli(['--endpoint', endpoint!, 'volumes', 'list']);
+      expect(run.code, endpoint).toBe(EXIT.usage);
+      expect(run.stderr, endpoint).toBe(`error: ${from} holds a user name or password (user:password@): the API takes none in its URL; give it without them, such as http://127.0.0.1:3000\n`);
+    }
+    const fromEnv = await h.cli(['volumes', 'list'], { env: { EBS_PROVISIONER_ENDPOINT: 'http://admin:s3cret@127.0.0.1:3000' } });
+    expect(fromEnv.code).toBe(EXIT.usage);
+    expect(fromEnv.stderr).toMatch(/^error: EBS_PROVISIONER_ENDPOINT holds a user name or password/);
+    expect(fromEnv.stderr).not.toContain('s3cret');
+    expect(h.sent).toEqual([]);
+  });
+
+  it('names EBS_PROVISIONER_ENDPOINT when the plain-http endpoint it would sign for came from it (exit 2, nothing sent)', async () => {
+    const run = await h.cli(['--sigv4', '--region', 'us-east-1', 'volumes', 'list'], { env: { EBS_PROVISIONER_ENDPOINT: 'http://api.example.com/v1' } });
+    expect(run.code).toBe(EXIT.usage);
+    expect(run.stderr).toBe(
+      'error: EBS_PROVISIONER_ENDPOINT http://api.example.com/v1: signed requests go over https:// only (or to this machine), so no one on the way can read or replay them\n',
+    );
+    expect(h.sent).toEqual([]);
+  });
 });
