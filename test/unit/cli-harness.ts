@@ -29,7 +29,7 @@ export interface CliHarness {
   /** Requests the CLI sent, as the fetch it used saw them. */
   sent: SentRequest[];
   /** Answers in place of the API while set (another server at the endpoint, API Gateway's own answers). */
-  answer: ((request: { url: string; method: string }) => Response | undefined) | undefined;
+  answer: ((request: { url: string; method: string }) => Promise<Response | undefined> | Response | undefined) | undefined;
   /** Runs the CLI; `io` replaces parts of what it is given (its environment, say). */
   cli(argv: string[], io?: Partial<CliIo>): Promise<CliRun>;
   setVolumeState(volumeId: string, state: VolumeState, extra?: Partial<VolumeRecord['status']>): Promise<unknown>;
@@ -62,7 +62,7 @@ export function cliHarness(): CliHarness {
           new Headers(init?.headers).forEach((value, name) => (headers[name] = value));
           const request = { url: String(input), method: init?.method ?? 'GET' };
           harness.sent.push({ ...request, headers, ...(typeof init?.body === 'string' ? { body: JSON.parse(init.body) as unknown } : {}) });
-          return harness.answer?.(request) ?? fetch(input, init);
+          return (await harness.answer?.(request)) ?? fetch(input, init);
         },
         ...overrides,
       };
