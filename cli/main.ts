@@ -472,7 +472,8 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
         "its instance's attachments until it is gone too. A record that does not exist,\n" +
         'or is removed, while another state is wanted ends the wait at once (exit 1).\n' +
         'A record in error (not the error it was in when its delete or\n' +
-        'detach was asked for: the system takes that up), a spec change the system\n' +
+        'detach was asked for, nor the InvalidRecord error of a record put right in the\n' +
+        'table: the system takes those up), a spec change the system\n' +
         "refused, or an attachment waiting to attach a volume in error (it waits for the\n" +
         "volume's retry) ends it too (exit 4) unless that state is wanted, and so does the\n" +
         'timeout (exit 3).\n' +

@@ -4,8 +4,8 @@
  * system removes records once the EC2 resource is gone (an attachment outliving its volume's record,
  * removed from the table, is read from its instance's attachments); a record in the table that is not valid
  * (the API answers 409 `invalid-record`) counts as `error`. An `error` state nobody waited for ends the
- * wait at once, with the reason (not the error a record had before its removal was asked for: the
- * system takes the removal up), as does a spec change the system refused (it will never be applied),
+ * wait at once, with the reason (not the error a record had before its removal was asked for, nor
+ * the `InvalidRecord` error of a live record put right in the table: the system takes those up), as does a spec change the system refused (it will never be applied),
  * an attachment waiting to attach a volume in error (it waits for a retry only a client asks for),
  * and a missing record when its removal is not what was waited for: it never comes back by
  * itself, and it is most often a mistyped id. A change that waits for EC2's limit on modifications
@@ -82,6 +82,11 @@ interface Observation {
   missing?: string;
   /** A record in the table that is not valid: its message says to correct it there, the system does nothing with it. */
   invalid?: boolean;
+  /**
+   * A live record put right in the table, valid again while its status still holds the reasons it
+   * was not: the system retries it as soon as it sees the change.
+   */
+  putRight?: boolean;
   /** The record is dying: the system takes its removal up again by itself. */
   dying?: boolean;
   message?: string;
@@ -122,7 +127,7 @@ async function observe(client: ApiClient, target: WaitTarget): Promise<Observati
       text: `${subject(target)}: ${describeState(volume)}${applying ? ', change pending' : ''}`,
       settled: !(applying && atRest),
       ...(removalAsked(volume) ? { removalAsked: true } : {}),
-      ...(volume.status.code === INVALID_RECORD_CODE ? { invalid: true } : {}),
+      ...(volume.status.code === INVALID_RECORD_CODE ? { invalid: true, ...(volume.life === 'alive' ? { putRight: true } : {}) } : {}),
       ...(volume.life === 'dying' ? { dying: true } : {}),
       ...(refused ? { refused } : {}),
       ...(cooldownEnd !== undefined ? { cooldownEndMs: cooldownEnd } : {}),
@@ -160,6 +165,8 @@ function observeAttachment(target: WaitTarget, attachment: AttachmentListItem, v
     settled: true,
     ...(volumeFailed ? { volumeFailed } : {}),
     ...('invalid' in attachment || attachment.status.code === INVALID_RECORD_CODE ? { invalid: true } : {}),
+    // Retried by the system, unless its volume's record is gone (it is then detached by the volume's tags).
+    ...(!('invalid' in attachment) && attachment.status.code === INVALID_RECORD_CODE && attachment.life === 'alive' && volume !== undefined ? { putRight: true } : {}),
     ...(('life' in attachment && attachment.life === 'dying') || volume?.life === 'dying' ? { dying: true } : {}),
     // A dying volume has its attachments marked dying too, and detached.
     ...('life' in attachment && removalAsked({ ...attachment, life: volume?.life === 'dying' ? 'dying' : attachment.life }) ? { removalAsked: true } : {}),
@@ -282,7 +289,7 @@ async function poll(target: WaitTarget, options: WaitOptions): Promise<WaitOutco
       progress.fail(`${message}; wanted ${target.states.join(' or ')}`, hint);
       return { result: 'not-found', state: seen.state, message };
     }
-    if ((seen.state === 'error' && !seen.removalAsked) || seen.refused || seen.volumeFailed) {
+    if ((seen.state === 'error' && !seen.removalAsked && !seen.putRight) || seen.refused || seen.volumeFailed) {
       const message = seen.message ?? 'no reason given';
       progress.fail(`${subject(target)} ${seen.refused ? 'cannot change' : seen.volumeFailed ? 'cannot attach' : 'failed'}: ${message}`, errorHint(target, seen));
       return { result: 'error', state: seen.state, message };
