@@ -5,7 +5,7 @@
  * removed from the table, is read from its instance's attachments); a record in the table that is not valid
  * (the API answers 409 `invalid-record`) counts as `error`. An `error` state nobody waited for ends the
  * wait at once, with the reason (not the error a record had before its removal was asked for, nor
- * the `InvalidRecord` error of a live record put right in the table: the system takes those up), as does a spec change the system refused (it will never be applied),
+ * the `InvalidRecord` error of a record put right in the table: the system takes those up), as does a spec change the system refused (it will never be applied),
  * an attachment waiting to attach a volume in error (it waits for a retry only a client asks for),
  * and a missing record when its removal is not what was waited for: it never comes back by
  * itself, and it is most often a mistyped id. A change that waits for EC2's limit on modifications
@@ -83,8 +83,8 @@ interface Observation {
   /** A record in the table that is not valid: its message says to correct it there, the system does nothing with it. */
   invalid?: boolean;
   /**
-   * A live record put right in the table, valid again while its status still holds the reasons it
-   * was not: the system retries it as soon as it sees the change.
+   * A record put right in the table, valid again while its status still holds the reasons it was
+   * not: the system takes it up as soon as it sees the change (a retry, or its removal when dying).
    */
   putRight?: boolean;
   /** The record is dying: the system takes its removal up again by itself. */
@@ -127,7 +127,7 @@ async function observe(client: ApiClient, target: WaitTarget): Promise<Observati
       text: `${subject(target)}: ${describeState(volume)}${applying ? ', change pending' : ''}`,
       settled: !(applying && atRest),
       ...(removalAsked(volume) ? { removalAsked: true } : {}),
-      ...(volume.status.code === INVALID_RECORD_CODE ? { invalid: true, ...(volume.life === 'alive' ? { putRight: true } : {}) } : {}),
+      ...(volume.status.code === INVALID_RECORD_CODE ? { invalid: true, putRight: true } : {}),
       ...(volume.life === 'dying' ? { dying: true } : {}),
       ...(refused ? { refused } : {}),
       ...(cooldownEnd !== undefined ? { cooldownEndMs: cooldownEnd } : {}),
@@ -165,8 +165,8 @@ function observeAttachment(target: WaitTarget, attachment: AttachmentListItem, v
     settled: true,
     ...(volumeFailed ? { volumeFailed } : {}),
     ...('invalid' in attachment || attachment.status.code === INVALID_RECORD_CODE ? { invalid: true } : {}),
-    // Retried by the system, unless its volume's record is gone (it is then detached by the volume's tags).
-    ...(!('invalid' in attachment) && attachment.status.code === INVALID_RECORD_CODE && attachment.life === 'alive' && volume !== undefined ? { putRight: true } : {}),
+    // Taken up by the system, unless its volume's record is gone (a live one is then not retried).
+    ...(!('invalid' in attachment) && attachment.status.code === INVALID_RECORD_CODE && volume !== undefined ? { putRight: true } : {}),
     ...(('life' in attachment && attachment.life === 'dying') || volume?.life === 'dying' ? { dying: true } : {}),
     // A dying volume has its attachments marked dying too, and detached.
     ...('life' in attachment && removalAsked({ ...attachment, life: volume?.life === 'dying' ? 'dying' : attachment.life }) ? { removalAsked: true } : {}),

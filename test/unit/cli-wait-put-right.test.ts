@@ -41,6 +41,15 @@ describe('CLI wait on a record put right in the table', () => {
     expect(run.stderr.trim().split('\n').at(-1)).toBe(`done: attachment data-01 → ${INSTANCE_A} is attached (after 2s)`);
   });
 
+  it('waits for the removal of a dying volume put right in the table', async () => {
+    await h.cli(['volumes', 'create', '--az', 'us-east-1a', '--size', '20', '--id', 'data-01']);
+    await h.store.update<VolumeRecord>(volumeKey('data-01'), { life: 'dying', status: invalidRecordStatus(h.clock.now(), REASONS) });
+    h.clock.onSleep = async () => void (await h.store.remove(volumeKey('data-01')));
+    const run = await h.cli(['wait', 'data-01', '--state', 'deleted']);
+    expect(run.code).toBe(EXIT.ok);
+    expect(run.stderr.trim().split('\n').at(-1)).toBe('done: volume data-01 is deleted (after 2s)');
+  });
+
   it('still stops (exit 4, no hint) on a record that is not valid, which the system does nothing with until it is put right', async () => {
     h.store.putRaw({ kind: 'volume', volumeId: 'bad', spec: { sizeGiB: 20, volumeType: 'gp3' }, life: 'alive', generation: '1', status: invalidRecordStatus(h.clock.now(), REASONS) });
     const run = await h.cli(['wait', 'bad', '--state', 'available']);
