@@ -20,9 +20,9 @@ function expectedSignature(host: string, path: string, canonicalQuery: string, a
 describe('SigV4 signing of a repeated query parameter', () => {
   it('signs every value of the name, sorted by value, as AWS checks them', async () => {
     const sign = createRequestSigner({ region: 'us-east-1', service: 'service', credentials: CREDENTIALS });
-    const url = new URL('https://example.amazonaws.com/?tag=team&Param=b&tag=env');
+    const url = new URL('https://example.amazonaws.com/?tag=team&Param=b&tag=env&tag=app');
     const headers = await sign({ method: 'GET', url, headers: {} }, new Date('2015-08-30T12:36:00Z'));
-    const signature = expectedSignature('example.amazonaws.com', '/', 'Param=b&tag=env&tag=team', '20150830T123600Z', 'us-east-1', 'service');
+    const signature = expectedSignature('example.amazonaws.com', '/', 'Param=b&tag=app&tag=env&tag=team', '20150830T123600Z', 'us-east-1', 'service');
     expect(headers.authorization).toBe(
       `AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE/20150830/us-east-1/service/aws4_request, SignedHeaders=host;x-amz-date, Signature=${signature}`,
     );
