@@ -267,9 +267,11 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
         const placed = options.az !== undefined || options.near !== undefined || options.attach !== undefined;
         const unplaced = !placed && error instanceof ApiError && error.status === 400 && (error.problem?.errors ?? []).some((issue) => issue.path === 'spec.availabilityZone');
         if (unplaced) throw new HintedError(error, PLACEMENT_HINT);
-        // The id of a volume that exists with another spec (one being deleted says itself what to do, on `volumeId`).
+        // The id of a volume that exists with another spec, or placed elsewhere than --attach's instance (one being deleted
+        // says itself what to do, on `volumeId`; an attach refused, its device held say, names what to change).
         const issues = error instanceof ApiError && error.problem?.type === problemType('conflict') ? error.problem.errors : [];
-        if (issues.length > 0 && issues.every((issue) => issue.path !== 'volumeId')) {
+        const differs = (path: string) => path.startsWith('spec.') || path === 'attachTo.instanceId';
+        if (options.id !== undefined && issues.length > 0 && issues.every((issue) => differs(issue.path))) {
           throw new HintedError(error, `--id ${options.id} names a volume that exists: give another id for a new volume, or change this one with \`ebs-provisioner volumes modify ${options.id}\``);
         }
         throw error;
