@@ -573,6 +573,10 @@ function createClient(options: GlobalOptions, io: CliIo): ApiClient {
   if (url.username !== '' || url.password !== '') {
     throw new UsageError(`${given} holds a user name or password (user:password@): the API takes none in its URL; give it without them, such as ${DEFAULT_ENDPOINT}`);
   }
+  // Each request's path is resolved against the base URL, which drops a query or fragment with the stage path before it.
+  if (/[?#]/.test(options.endpoint)) {
+    throw new UsageError(`${given} ${options.endpoint}: the API's base URL has no query or fragment (?…, #…); give it without, such as ${DEFAULT_ENDPOINT}`);
+  }
   if (!options.sigv4 && !isExecuteApiUrl(url)) {
     return new ApiClient({ endpoint: options.endpoint, ...(io.fetch ? { fetch: io.fetch } : {}) });
   }

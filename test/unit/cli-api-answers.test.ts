@@ -79,4 +79,13 @@ describe('CLI endpoint and answers', () => {
     );
     expect(h.sent).toEqual([]);
   });
+
+  it('refuses an endpoint with a query or a fragment (exit 2, nothing sent), which left its stage path out of every request', async () => {
+    for (const endpoint of ['http://127.0.0.1:3000/v1?stage=dev', 'http://127.0.0.1:3000/v1?', 'http://127.0.0.1:3000/v1#top']) {
+      const run = await h.cli(['--endpoint', endpoint, 'volumes', 'list']);
+      expect(run.code, endpoint).toBe(EXIT.usage);
+      expect(run.stderr, endpoint).toBe(`error: --endpoint ${endpoint}: the API's base URL has no query or fragment (?…, #…); give it without, such as http://127.0.0.1:3000\n`);
+    }
+    expect(h.sent).toEqual([]);
+  });
 });
