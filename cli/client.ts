@@ -113,6 +113,11 @@ export class ApiClient {
     return this.request<AttachmentList>('GET', `/instances/${encodeURIComponent(instanceId)}/attachments`);
   }
 
+  /** A request the API did not answer, or not wholly, within the time: `wait` looks again. */
+  private unanswered(method: string, path: string): ConnectionError {
+    return new ConnectionError(`the API at ${this.endpoint} did not answer ${method} ${path} within ${this.timeoutMs / 1000} s${outcomeOf(method)}`, true);
+  }
+
   async request<T>(
     method: string,
     path: string,
@@ -139,18 +144,22 @@ export class ApiClient {
         signal: AbortSignal.timeout(this.timeoutMs),
       });
     } catch (error) {
-      if (error instanceof Error && error.name === 'TimeoutError') {
-        // The request reached the API, or may have: a write may be stored, as with API Gateway's 504.
-        const write = method === 'GET' ? '; nothing was changed: try again' : '; the change may have been made: read the record before repeating it';
-        throw new ConnectionError(`the API at ${this.endpoint} did not answer ${method} ${path} within ${this.timeoutMs / 1000} s${write}`, true);
-      }
+      if (isTimeout(error)) throw this.unanswered(method, path);
       const cause = error instanceof Error ? ((error.cause as Error | undefined)?.message ?? error.message) : String(error);
       const local = ['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname);
       const hint = local ? ' (is the local runtime running? start it with `npm start`)' : ' (check the URL, and that this machine reaches it)';
       throw new ConnectionError(`cannot reach the API at ${this.endpoint}: ${cause}${hint}`);
     }
 
-    const text = await response.text();
+    let text: string;
+    try {
+      text = await response.text();
+    } catch (error) {
+      // The status came, the rest of the answer did not: the request reached the API, as for one not answered at all.
+      if (isTimeout(error)) throw this.unanswered(method, path);
+      const cause = error instanceof Error ? ((error.cause as Error | undefined)?.message ?? error.message) : String(error);
+      throw new ConnectionError(`the answer of the API at ${this.endpoint} to ${method} ${path} was cut off (${cause})${outcomeOf(method)}`);
+    }
     const contentType = response.headers.get('content-type') ?? '';
     let parsed: unknown;
     if (text && /json/.test(contentType)) {
@@ -174,6 +183,15 @@ export class ApiClient {
     const etag = response.headers.get('etag');
     return { status: response.status, body: parsed as T, ...(etag !== null ? { etag } : {}) };
   }
+}
+
+function isTimeout(error: unknown): boolean {
+  return error instanceof Error && error.name === 'TimeoutError';
+}
+
+/** What a request that reached the API, or may have, left done: a write may be stored, as with API Gateway's 504. */
+function outcomeOf(method: string): string {
+  return method === 'GET' ? '; nothing was changed: try again' : '; the change may have been made: read the record before repeating it';
 }
 
 /**
