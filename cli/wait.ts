@@ -153,9 +153,11 @@ async function attachmentWithoutVolume(client: ApiClient, volumeId: string, inst
 
 /** What the attachment says, with its `volume` (undefined when the volume's record does not exist). */
 function observeAttachment(target: WaitTarget, attachment: AttachmentListItem, volume: VolumeDetails | undefined): Observation {
-  // A volume in error stays there until a client retries it, and the attach waits for it as long.
+  // A volume in error stays there until a client retries it, and the attach waits for it as long (one put right in the
+  // table is retried by the system).
   const volumeFailed =
-    volume !== undefined && attachment.status.state === 'pending' && 'life' in attachment && attachment.life === 'alive' && volume.life === 'alive' && volume.status.state === 'error';
+    volume !== undefined && attachment.status.state === 'pending' && 'life' in attachment && attachment.life === 'alive' && volume.life === 'alive' &&
+    volume.status.state === 'error' && volume.status.code !== INVALID_RECORD_CODE;
   const message = volumeFailed
     ? `volume ${volume.volumeId} is in error${volume.status.code ? ` (${volume.status.code})` : ''}: ${volume.status.message ?? 'no reason given'}; the attach waits until the volume is retried`
     : attachment.status.message;

@@ -41,6 +41,18 @@ describe('CLI wait on a record put right in the table', () => {
     expect(run.stderr.trim().split('\n').at(-1)).toBe(`done: attachment data-01 → ${INSTANCE_A} is attached (after 2s)`);
   });
 
+  it('waits on an attachment whose volume was put right in the table: its retry comes without a client asking', async () => {
+    await h.cli(['volumes', 'create', '--az', 'us-east-1a', '--size', '20', '--id', 'data-01', '--attach', INSTANCE_A]);
+    await h.store.update<VolumeRecord>(volumeKey('data-01'), { status: invalidRecordStatus(h.clock.now(), REASONS) });
+    h.clock.onSleep = async () => {
+      await h.setVolumeState('data-01', 'in-use');
+      await h.store.update<AttachmentRecord>(attachmentKey, { status: { state: 'attached', attempts: 0, updatedAt: new Date(h.clock.now()).toISOString() }, device: '/dev/sdf' });
+    };
+    const run = await h.cli(['wait', 'data-01', '--attachment', INSTANCE_A, '--state', 'attached']);
+    expect(run.code).toBe(EXIT.ok);
+    expect(run.stderr.trim().split('\n').at(-1)).toBe(`done: attachment data-01 → ${INSTANCE_A} is attached (after 2s)`);
+  });
+
   it('waits for the removal of a dying volume put right in the table', async () => {
     await h.cli(['volumes', 'create', '--az', 'us-east-1a', '--size', '20', '--id', 'data-01']);
     await h.store.update<VolumeRecord>(volumeKey('data-01'), { life: 'dying', status: invalidRecordStatus(h.clock.now(), REASONS) });
