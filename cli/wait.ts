@@ -5,8 +5,9 @@
  * removed from the table, is read from its instance's attachments); a record in the table that is not valid
  * (the API answers 409 `invalid-record`) counts as `error`. An `error` state nobody waited for ends the
  * wait at once, with the reason (not the error a record had before its removal was asked for, nor
- * the `InvalidRecord` error of a record put right in the table: the system takes those up), as does a spec change the system refused (it will never be applied),
- * an attachment waiting to attach a volume in error (it waits for a retry only a client asks for),
+ * the `InvalidRecord` error of a record put right in the table: the system takes those up), as does
+ * a spec change the system refused (it will never be applied), an attachment waiting to attach a
+ * volume in error (it waits for a retry only a client asks for),
  * and a missing record when its removal is not what was waited for: it never comes back by
  * itself, and it is most often a mistyped id. A change that waits for EC2's limit on modifications
  * until after the wait's timeout ends it at once too, when only that change can bring the states
@@ -127,7 +128,8 @@ async function observe(client: ApiClient, target: WaitTarget): Promise<Observati
       text: `${subject(target)}: ${describeState(volume)}${applying ? ', change pending' : ''}`,
       settled: !(applying && atRest),
       ...(removalAsked(volume) ? { removalAsked: true } : {}),
-      ...(volume.status.code === INVALID_RECORD_CODE ? { invalid: true, putRight: true } : {}),
+      // Valid, as the API answered it: put right in the table since the watcher found it not valid.
+      ...(volume.status.code === INVALID_RECORD_CODE ? { putRight: true } : {}),
       ...(volume.life === 'dying' ? { dying: true } : {}),
       ...(refused ? { refused } : {}),
       ...(cooldownEnd !== undefined ? { cooldownEndMs: cooldownEnd } : {}),
