@@ -549,6 +549,14 @@ function refusalHint(error: unknown): string | undefined {
   }
 }
 
+/** The URL as given but with its password masked, or undefined when it holds none: a password is not printed back. */
+function withoutPassword(url: URL | undefined): string | undefined {
+  if (url === undefined || url.password === '') return undefined;
+  const masked = new URL(url.href);
+  masked.password = '***';
+  return masked.href;
+}
+
 /** Host names of this machine, as a URL spells them: `localhost`, 127.0.0.0/8, `[::1]`. */
 const LOOPBACK_HOST = /^(?:localhost|127(?:\.\d{1,3}){3}|\[::1\])$/;
 
@@ -565,7 +573,7 @@ function createClient(options: GlobalOptions, io: CliIo): ApiClient {
   if (url === undefined || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
     // An empty one is refused too, not taken as unset: it is most likely a variable that expanded to nothing,
     // and the local API is not where such a command was meant to go.
-    const what = options.endpoint === '' ? `${given} is empty` : `${given} ${options.endpoint}`;
+    const what = options.endpoint === '' ? `${given} is empty` : `${given} ${withoutPassword(url) ?? options.endpoint}`;
     const unset = options.endpoint === '' && given === ENDPOINT_ENV ? ` (unset ${ENDPOINT_ENV} for the local API)` : '';
     throw new UsageError(`${what}: expected an http:// or https:// URL, such as ${DEFAULT_ENDPOINT}${unset}`);
   }

@@ -71,6 +71,13 @@ describe('CLI endpoint and answers', () => {
     expect(h.sent).toEqual([]);
   });
 
+  it('masks the password of an endpoint that is no http:// or https:// URL when it names the endpoint refused (exit 2, nothing sent)', async () => {
+    const run = await h.cli(['--endpoint', 'ftp://admin:s3cret@files.example.com/v1', 'volumes', 'list']);
+    expect(run.code).toBe(EXIT.usage);
+    expect(run.stderr).toBe('error: --endpoint ftp://admin:***@files.example.com/v1: expected an http:// or https:// URL, such as http://127.0.0.1:3000\n');
+    expect(h.sent).toEqual([]);
+  });
+
   it('names EBS_PROVISIONER_ENDPOINT when the plain-http endpoint it would sign for came from it (exit 2, nothing sent)', async () => {
     const run = await h.cli(['--sigv4', '--region', 'us-east-1', 'volumes', 'list'], { env: { EBS_PROVISIONER_ENDPOINT: 'http://api.example.com/v1' } });
     expect(run.code).toBe(EXIT.usage);
