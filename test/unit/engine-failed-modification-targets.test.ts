@@ -1,0 +1,79 @@
+/**
+ * Modifications EC2 accepts and then fails are counted per target (size, type, IOPS, throughput):
+ * a client asking for another throughput starts a new count rather than spending the budget of
+ * the one EC2 kept failing. A failure EC2 gives no reason for says so in the status.
+ */
+import { describe, expect, it } from 'vitest';
+import type { VolumeRecord } from '../../lib/domain/records.js';
+import { Executor } from '../../lib/engine/executor.js';
+import { silentLog } from '../../lib/memory/index.js';
+import { harness, newVolume, providerOver, volumeKey, volumeOf } from './engine-fixtures.js';
+
+const KEY = volumeKey('data-1');
+
+type Harness = ReturnType<typeof harness>;
+
+async function run(h: Harness, ms: number): Promise<void> {
+  for (let spent = 0; spent < ms; spent += 5000) {
+    await h.watch();
+    await h.settle(5000, 5000);
+  }
+  await h.watch();
+}
+
+/** data-1 (gp3) made; every modification of it then failed by EC2 once accepted, with `message`. */
+async function failingModifications(h: Harness, message: string): Promise<void> {
+  await h.store.create(newVolume('data-1'));
+  await h.watch();
+  await h.settle(10_000);
+  await h.watch();
+  const modify = h.ebs.modifyVolume.bind(h.ebs);
+  h.ebs.modifyVolume = async (request) => {
+    await modify(request);
+    h.ebs.failModification(request.ebsVolumeId, message);
+  };
+}
+
+/** Asks for `throughput` and runs until EC2 has failed a modification to it. */
+async function askThroughputUntilFailed(h: Harness, throughput: number, generation: number): Promise<VolumeRecord> {
+  const { spec } = await volumeOf(h);
+  await h.store.update<VolumeRecord>(KEY, { spec: { ...spec, throughput }, generation });
+  for (let i = 0; i < 60 && (await volumeOf(h)).failedModifications?.target.throughput !== throughput; i++) await run(h, 5000);
+  return volumeOf(h);
+}
+
+describe('modifications EC2 fails, counted per target', () => {
+  it('another throughput asked for is a new target: its failures are counted from one', async () => {
+    const h = harness({ ebsTimings: { modify: 1000, optimize: 1000 } });
+    await failingModifications(h, 'The volume could not be modified.');
+
+    const first = await askThroughputUntilFailed(h, 250, 2);
+    expect(first.failedModifications).toEqual({ target: { sizeGiB: 10, volumeType: 'gp3', throughput: 250 }, count: 1 });
+    expect(first.status).toMatchObject({ code: 'ModificationFailed', message: 'The volume could not be modified.' });
+
+    const second = await askThroughputUntilFailed(h, 300, 3);
+    expect(second.failedModifications).toEqual({ target: { sizeGiB: 10, volumeType: 'gp3', throughput: 300 }, count: 1 });
+  });
+
+  it('a failure EC2 gives no reason for is reported as a failed modification all the same', async () => {
+    const h = harness({ ebsTimings: { modify: 1000, optimize: 1000 } });
+    await failingModifications(h, 'The volume could not be modified.');
+    // EC2 lists the failed modification without a status message.
+    const provider = providerOver(h.ebs, {
+      describeVolumeModifications: async (ids) => (await h.ebs.describeVolumeModifications(ids)).map(({ statusMessage: _reason, ...modification }) => modification),
+    });
+    const executor = new Executor({ store: h.store, queue: h.queue, provider, clock: h.clock, metrics: h.metrics, log: silentLog, config: { rateWaitMaxMs: 0, concurrentEnvironments: 1 } });
+    const { spec } = await volumeOf(h);
+    await h.store.update<VolumeRecord>(KEY, { spec: { ...spec, sizeGiB: 20 }, generation: 2 });
+    for (let i = 0; i < 60 && (await volumeOf(h)).failedModifications === undefined; i++) {
+      await h.watch();
+      const received = h.queue.receive(100);
+      if (received.length > 0) await executor.run(received.map((r) => ({ messageId: r.messageId, message: r.message })));
+      for (const r of received) h.queue.delete(r.receiptHandle);
+      await h.clock.advance(5000);
+    }
+    const volume = await volumeOf(h);
+    expect(volume.failedModifications).toEqual({ target: { sizeGiB: 20, volumeType: 'gp3' }, count: 1 });
+    expect(volume.status).toMatchObject({ code: 'ModificationFailed', message: 'EC2 reports the modification failed', attempts: 1 });
+  });
+});
