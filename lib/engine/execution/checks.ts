@@ -398,13 +398,15 @@ export function checkAttachment(ctx: ExecutorContext, item: Item, now: number, v
           volumeSeen: current,
         };
     }
+    // Attached elsewhere is why the attach did not take only for a single-attach volume: a Multi-Attach one may be attached there too.
+    const instead = current && !current.multiAttach ? elsewhere : [];
     return attachmentFailure(ctx, attachment, now, 'AttachVolume', {
       outcome: 'retry',
-      code: !current ? 'InvalidVolume.NotFound' : detachingHere && elsewhere.length === 0 ? 'AttachmentDetaching' : 'AttachmentNotFound',
+      code: !current ? 'InvalidVolume.NotFound' : detachingHere && instead.length === 0 ? 'AttachmentDetaching' : 'AttachmentNotFound',
       message: !current
         ? `volume ${item.volume?.ebsVolumeId ?? attachment.volumeId} not found`
-        : elsewhere.length > 0
-          ? `volume is attached to ${elsewhere.join(', ')} instead`
+        : instead.length > 0
+          ? `volume is attached to ${instead.join(', ')} instead`
           : detachingHere
             ? `EC2 shows ${current.ebsVolumeId} detaching from ${attachment.instanceId} (detached outside the provisioner)`
             : 'the attach did not take',
