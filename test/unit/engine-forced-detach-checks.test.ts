@@ -2,7 +2,8 @@
  * What a check of a forced detach finds: the time of the forced call (`forceDetachSentAt`) belongs
  * to that detach only. A record set back to alive once EC2 detached it, or a forced call EC2
  * accepted and did not carry out, no longer carries it; dying, the detach is forced again after
- * its backoff.
+ * its backoff. And a detach EC2 did not carry out, listed without a device name, keeps the
+ * record's device.
  */
 import { describe, expect, it } from 'vitest';
 import type { AttachmentRecord } from '../../lib/domain/records.js';
@@ -94,5 +95,29 @@ describe('executor: checks of a forced detach', () => {
     expect(detaches).toEqual([{ force: true }, { force: true }]);
     expect(await h.store.get(KEY)).toBeUndefined();
     expect(h.ebs.volume(ebsVolumeId)?.attachments).toEqual([]);
+  });
+});
+
+describe('executor: a detach EC2 did not carry out, listed without a device name', () => {
+  it('keeps the device the record holds (an answer without a name changes nothing there)', async () => {
+    const h = harness();
+    const ebsVolumeId = await attachedVolume(h);
+    const device = (await attachmentOf(h)).device;
+    expect(device).toBeDefined();
+    const { executor } = executorRecordingDetaches(h, () => false);
+    await h.store.update<AttachmentRecord>(KEY, { life: 'dying' });
+    await executor.run(h.batchOf(h.op('detach', KEY)));
+    expect((await attachmentOf(h)).status.state).toBe('detaching');
+
+    // EC2 (an emulator, say) lists the attachment without its device name.
+    const unnamed = providerOver(h.ebs, {
+      describeVolumes: async (ids) => (await h.ebs.describeVolumes(ids)).map((v) => ({ ...v, attachments: v.attachments.map((a) => ({ ...a, device: '' })) })),
+    });
+    const looking = new Executor({ store: h.store, queue: h.queue, provider: unnamed, clock: h.clock, metrics: h.metrics, log: silentLog, config: { rateWaitMaxMs: 0 } });
+    await h.clock.advance(DEFAULT_ENGINE_CONFIG.describeGraceMs + 1_000);
+    await looking.run(h.batchOf(h.op('check-attachment', KEY)));
+    const failed = await attachmentOf(h);
+    expect(failed.status).toMatchObject({ state: 'attached', code: 'AttachmentNotDetached', message: `EC2 still lists ${ebsVolumeId} attached to ${INSTANCE} after the detach` });
+    expect(failed.device).toBe(device);
   });
 });
