@@ -533,13 +533,13 @@ function givenUpSeen(ctx: ExecutorContext, attachment: AttachmentRecord, now: nu
 }
 
 /**
- * Whether an attachment's check brings `volume` in line with `current` (`syncVolume`): the record
- * at rest (available or in use, no operation under way, unclaimed) and EC2 listing the volume so
- * too; a dying volume only once EC2 lists it available (still attached elsewhere, it waits for its
- * own check: it may be attached to instances no record knows).
+ * Whether an attachment's check brings `volume` in line with `current` (`syncVolume`), the EC2
+ * volume it names as this batch described it: the record at rest (available or in use, no
+ * operation under way, unclaimed) and EC2 listing the volume so too; a dying volume only once EC2
+ * lists it available (still attached elsewhere, it waits for its own check: it may be attached to
+ * instances no record knows).
  */
 export function volumeInLineByCheck(volume: VolumeRecord, current: ProviderVolume, now: number): boolean {
-  if (volume.ebsVolumeId !== current.ebsVolumeId) return false;
   if (volume.status.state !== 'available' && volume.status.state !== 'in-use') return false;
   // EC2 reports it in another state than those (in error, being deleted outside): the volume's own check says what that means.
   if (current.state !== 'available' && current.state !== 'in-use') return false;
