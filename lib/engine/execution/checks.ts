@@ -152,7 +152,8 @@ export function checkVolume(
     if (volume.life === 'alive' && (state === 'available' || state === 'in-use')) return { outcome: 'skipped' };
     return state === 'modifying' ? modificationLookFailure(ctx, volume, now, volumes) : volumeFailure(ctx, volume, now, volumes);
   }
-  const listed = volume.ebsVolumeId ? volumes.get(volume.ebsVolumeId) : undefined;
+  // Every check of a volume is of one that names its EC2 volume (`planVolume`; the table's records are validated so).
+  const listed = volumes.get(volume.ebsVolumeId!);
   // One EC2 is deleting that the record does not delete (deleted outside) is as gone as one EC2 no longer lists.
   const current = state === 'deleting' || (listed?.state !== 'deleting' && listed?.state !== 'deleted') ? listed : undefined;
   const ownership = volumeOwnership(ctx, volume, volumes);
