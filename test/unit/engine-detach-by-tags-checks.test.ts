@@ -2,7 +2,8 @@
  * The checks of a detach of the EC2 volumes found by their tags (a dying attachment whose volume
  * record was removed from the table): a failed search for them is a failed attempt of the look,
  * not a finding; and an attachment set back to alive during that detach, once EC2 has detached the
- * volume, attaches the volume record written again under its id when that one is ready.
+ * volume, attaches the volume record written again under its id when that one is ready (or waits
+ * for one), no longer carrying a forced call made before its volume record was removed.
  */
 import { describe, expect, it } from 'vitest';
 import type { AttachmentRecord } from '../../lib/domain/records.js';
@@ -94,5 +95,32 @@ describe('executor: checks of a detach of the volumes found by their tags', () =
     expect((await attachmentOf(h)).status.state).toBe('attached');
     expect(h.ebs.volume(written.ebsVolumeId!)?.attachments).toEqual([expect.objectContaining({ instanceId: INSTANCE, state: 'attached' })]);
     expect(h.ebs.volume(ebsVolumeId)?.attachments).toEqual([]);
+  });
+
+  it('a forced detach of its volume record\'s volume under way when that record was removed: set back to alive and detached, it no longer carries the forced call', async () => {
+    const h = harness();
+    await h.store.create(newVolume('data-1'));
+    await h.store.create(newAttachment('data-1'));
+    for (let i = 0; i < 3; i++) {
+      await h.watch();
+      await h.settle(30_000);
+    }
+    const ebsVolumeId = (await volumeOf(h)).ebsVolumeId!;
+    await h.store.update<AttachmentRecord>(KEY, { life: 'dying', forceDetach: true });
+    const accepting = executorWith(h, { detachVolume: async () => undefined });
+    await accepting.run(h.batchOf(h.op('detach', KEY)));
+    expect(await attachmentOf(h)).toMatchObject({ status: { state: 'detaching' }, forceDetachSentAt: expect.any(String) });
+
+    // The volume record is removed straight from the table; the attachment set back to alive; EC2 then detaches the volume.
+    await h.store.remove(volumeKey('data-1'));
+    await h.store.update<AttachmentRecord>(KEY, { life: 'alive' });
+    await h.ebs.detachVolume({ ebsVolumeId, instanceId: INSTANCE });
+    await h.clock.advance(5_000);
+    await h.executor.run(h.batchOf(h.op('check-attachment', KEY)));
+    const detached = await attachmentOf(h);
+    expect(detached.status.state).toBe('pending');
+    expect(detached.status.message).toMatch(/waiting for volume record data-1/);
+    expect(detached.device).toBeUndefined();
+    expect(detached.forceDetachSentAt).toBeUndefined();
   });
 });
