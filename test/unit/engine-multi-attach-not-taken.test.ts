@@ -1,7 +1,8 @@
 /**
  * An AttachVolume EC2 accepted and did not carry out, to a Multi-Attach volume that another
  * instance holds: the attach did not take, and a failed attempt retries it. The status does not
- * blame the other instance, which a Multi-Attach volume may be attached to at the same time.
+ * blame the other instance, which a Multi-Attach volume may be attached to at the same time; it
+ * does once EC2 describes the volume single-attach (Multi-Attach turned off in the console).
  */
 import { describe, expect, it } from 'vitest';
 import type { AttachmentRecord } from '../../lib/domain/records.js';
@@ -18,7 +19,7 @@ async function attachmentOf(h: ReturnType<typeof harness>, instanceId = INSTANCE
   return record;
 }
 
-describe('executor: an attach to a Multi-Attach volume that did not take', () => {
+describe('executor: an attach to a volume created Multi-Attach that did not take', () => {
   it('is a failed attempt saying the attach did not take, not that the volume is attached elsewhere instead; its retry attaches it', async () => {
     const h = harness();
     await h.store.create(newVolume('data-1', {}, { multiAttach: true, volumeType: 'io2', iops: 3000 }));
@@ -52,5 +53,30 @@ describe('executor: an attach to a Multi-Attach volume that did not take', () =>
       [INSTANCE, 'attached'],
       [OTHER_INSTANCE, 'attached'],
     ].sort());
+  });
+
+  it('Multi-Attach turned off in the console since: the status names the instance EC2 holds the volume attached to instead', async () => {
+    const h = harness();
+    await h.store.create(newVolume('data-1', {}, { multiAttach: true, volumeType: 'io2', iops: 3000 }));
+    await h.store.create(newAttachment('data-1', { instanceId: OTHER_INSTANCE }));
+    for (let i = 0; i < 3; i++) {
+      await h.watch();
+      await h.settle(30_000);
+    }
+    expect((await attachmentOf(h, OTHER_INSTANCE)).status.state).toBe('attached');
+
+    // EC2 describes the volume single-attach now, and accepts the AttachVolume to this instance without making it.
+    const provider = providerOver(h.ebs, {
+      attachVolume: async () => undefined,
+      describeVolumes: async (ids) => (await h.ebs.describeVolumes(ids)).map((v) => ({ ...v, multiAttach: false })),
+    });
+    const executor = new Executor({ store: h.store, queue: h.queue, provider, clock: h.clock, metrics: h.metrics, log: silentLog, config: { rateWaitMaxMs: 0 } });
+    await h.store.create(newAttachment('data-1'));
+    await executor.run(h.batchOf(h.op('attach', KEY)));
+    expect((await attachmentOf(h)).status.state).toBe('attaching');
+
+    await h.clock.advance(DEFAULT_ENGINE_CONFIG.describeGraceMs + 1_000);
+    await executor.run(h.batchOf(h.op('check-attachment', KEY)));
+    expect((await attachmentOf(h)).status).toMatchObject({ state: 'pending', code: 'AttachmentNotFound', message: `volume is attached to ${OTHER_INSTANCE} instead`, attempts: 1 });
   });
 });
