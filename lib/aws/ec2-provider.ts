@@ -105,9 +105,10 @@ export function toProviderInstance(instance: Instance): ProviderInstance {
   };
 }
 
-function toProviderModification(modification: VolumeModification): ProviderModification {
+/** EC2's VolumeModification of volume `ebsVolumeId` (the id it listed it under) → the engine's view of it. */
+function toProviderModification(ebsVolumeId: string, modification: VolumeModification): ProviderModification {
   return {
-    ebsVolumeId: modification.VolumeId ?? '',
+    ebsVolumeId,
     state: modification.ModificationState as ModificationState,
     ...(modification.TargetSize === undefined ? {} : { targetSizeGiB: modification.TargetSize }),
     ...(modification.TargetVolumeType === undefined ? {} : { targetVolumeType: modification.TargetVolumeType as VolumeType }),
@@ -203,7 +204,7 @@ export class Ec2VolumeProvider implements VolumeProvider {
         token = page.NextToken;
       } while (token);
     }
-    return [...latest.values()].map(toProviderModification);
+    return [...latest].map(([id, modification]) => toProviderModification(id, modification));
   }
 
   async describeInstances(instanceIds: string[]): Promise<ProviderInstance[]> {
