@@ -156,9 +156,9 @@ export class StreamPoller {
     while (this.buffer[0] && this.options.clock.now() - this.buffer[0].createdAt > maxAgeMs) this.discard('older than the maximum record age');
   }
 
+  /** Gives up on the record at the front; there is one whenever this is called. */
   private discard(reason: string): void {
-    const gone = this.buffer.shift();
-    if (!gone) return;
+    const gone = this.buffer.shift()!;
     this.consumeSegment(1);
     this.options.log.error('stream record given up', { sequenceNumber: gone.record.dynamodb?.SequenceNumber, reason });
     this.options.onDiscard?.(gone.record, reason);
