@@ -1,0 +1,37 @@
+import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { findMotoServer, startMoto } from '../../lib/local/moto.js';
+
+describe('startMoto when moto_server cannot serve', () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'moto-start-'));
+  });
+  afterEach(() => {
+    vi.unstubAllEnvs();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('says how to install it when no directory on PATH holds it', async () => {
+    vi.stubEnv('PATH', dir);
+    expect(findMotoServer()).toBeUndefined();
+    await expect(startMoto()).rejects.toThrow("moto_server was not found on PATH; install it with: pip install 'moto[server]'");
+  });
+
+  it('tries three times in all when it exits before it is ready (its port taken first), then fails with its exit code and output', async () => {
+    const attempts = join(dir, 'attempts');
+    const executable = join(dir, 'moto_server');
+    // Exits at once, as moto_server does when another process bound its port first.
+    writeFileSync(executable, `#!/bin/sh\necho "$@" >> "${attempts}"\necho "OSError: [Errno 98] Address already in use" >&2\nexit 3\n`);
+    chmodSync(executable, 0o755);
+    vi.stubEnv('PATH', dir);
+    expect(findMotoServer()).toBe(executable);
+    const error = (await startMoto().catch((e: unknown) => e)) as Error;
+    expect(error.message).toMatch(/^moto_server exited before it was ready \(code 3\): OSError: \[Errno 98\] Address already in use\n?$/);
+    const calls = readFileSync(attempts, 'utf8').trim().split('\n');
+    expect(calls).toHaveLength(3);
+    for (const call of calls) expect(call).toMatch(/^-H 127\.0\.0\.1 -p \d+$/);
+  });
+});
