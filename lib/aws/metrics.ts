@@ -7,8 +7,11 @@ import { Metrics as PowertoolsMetrics, MetricUnit } from '@aws-lambda-powertools
 import type { Metrics, OperationKind, OperationOutcome } from '../engine/ports.js';
 import { METRICS } from '../settings.js';
 
-/** Where the metrics go: a namespace (the deployment's), or an existing Powertools instance. */
-export type EmfMetricsOptions = { namespace: string; serviceName?: string } | { powertools: PowertoolsMetrics };
+/** Where the metrics go: the deployment's namespace. */
+export interface EmfMetricsOptions {
+  namespace: string;
+  serviceName?: string;
+}
 
 export class EmfMetrics implements Metrics {
   /**
@@ -21,7 +24,7 @@ export class EmfMetrics implements Metrics {
   constructor(options: EmfMetricsOptions) {
     // The namespace is always given: Powertools would otherwise fall back to its environment
     // variable, or to a default namespace every deployment in the account shares.
-    this.powertools = 'powertools' in options ? options.powertools : new PowertoolsMetrics({ namespace: options.namespace, serviceName: options.serviceName });
+    this.powertools = new PowertoolsMetrics({ namespace: options.namespace, serviceName: options.serviceName });
     // No default `service` dimension: alarms read OperationsFailed and the counters without
     // dimensions, and Operations / OperationLatency with exactly the dimensions below.
     this.powertools.clearDefaultDimensions();
