@@ -5,7 +5,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
-import { createServer } from 'node:net';
+import { createServer, type AddressInfo } from 'node:net';
 import { delimiter, join } from 'node:path';
 
 export interface MotoServer {
@@ -46,20 +46,11 @@ async function freeLoopbackPort(host: string): Promise<number> {
     server.unref();
     server.once('error', reject);
     server.listen(0, host, () => {
-      const address = server.address();
-      if (address === null || typeof address === 'string') {
-        server.close();
-        reject(new Error('could not read the port of a loopback listener'));
-        return;
-      }
-      server.close(() => resolve(address.port));
+      // A TCP listener's address, once it listens, is an AddressInfo (a string only for a pipe).
+      const { port } = server.address() as AddressInfo;
+      server.close(() => resolve(port));
     });
   });
-}
-
-function exited(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
-  return new Promise((resolve) => child.once('exit', () => resolve()));
 }
 
 async function waitUntilReady(endpoint: string, child: ChildProcess, output: () => string): Promise<void> {
@@ -135,7 +126,7 @@ async function spawnMoto(executable: string, host: string, port: number, detache
     process.removeListener('exit', killOnExit);
     // pid is undefined when the spawn itself failed: there is nothing to stop.
     if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
-    const done = exited(child);
+    const done = new Promise<void>((resolve) => child.once('exit', () => resolve()));
     child.kill('SIGTERM');
     const timer = setTimeout(() => child.kill('SIGKILL'), STOP_TIMEOUT_MS);
     try {
