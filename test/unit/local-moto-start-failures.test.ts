@@ -34,4 +34,27 @@ describe('startMoto when moto_server cannot serve', () => {
     expect(calls).toHaveLength(3);
     for (const call of calls) expect(call).toMatch(/^-H 127\.0\.0\.1 -p \d+$/);
   });
+
+  it('kills a moto_server that does not end on SIGTERM once 5 s have passed, so a stop always ends', async () => {
+    const pidFile = join(dir, 'pid');
+    const executable = join(dir, 'moto_server');
+    // Answers HTTP on the port it is given, as moto_server does, and ignores SIGTERM.
+    writeFileSync(
+      executable,
+      `#!${process.execPath}\n` +
+        `const port = Number(process.argv[process.argv.indexOf('-p') + 1]);\n` +
+        `require('node:fs').writeFileSync(${JSON.stringify(pidFile)}, String(process.pid));\n` +
+        `process.on('SIGTERM', () => {});\n` +
+        `require('node:http').createServer((q, r) => r.end('ok')).listen(port, '127.0.0.1');\n`,
+    );
+    chmodSync(executable, 0o755);
+    vi.stubEnv('PATH', dir);
+    const server = await startMoto();
+    expect((await fetch(`${server.endpoint}/moto-api/`)).ok).toBe(true);
+    const pid = Number(readFileSync(pidFile, 'utf8'));
+    const started = Date.now();
+    await server.stop();
+    expect(Date.now() - started).toBeGreaterThanOrEqual(4_900);
+    expect(() => process.kill(pid, 0)).toThrow(expect.objectContaining({ code: 'ESRCH' }));
+  });
 });
