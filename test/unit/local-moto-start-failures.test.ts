@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -56,5 +57,36 @@ describe('startMoto when moto_server cannot serve', () => {
     await server.stop();
     expect(Date.now() - started).toBeGreaterThanOrEqual(4_900);
     expect(() => process.kill(pid, 0)).toThrow(expect.objectContaining({ code: 'ESRCH' }));
+  });
+
+  it('kills the moto_server it started when its process exits without stopping it', async () => {
+    const pidFile = join(dir, 'pid');
+    writeFileSync(
+      join(dir, 'moto_server'),
+      `#!${process.execPath}\n` +
+        `const port = Number(process.argv[process.argv.indexOf('-p') + 1]);\n` +
+        `require('node:fs').writeFileSync(${JSON.stringify(pidFile)}, String(process.pid));\n` +
+        `require('node:http').createServer((q, r) => r.end('ok')).listen(port, '127.0.0.1');\n`,
+    );
+    chmodSync(join(dir, 'moto_server'), 0o755);
+    // A process that starts moto_server in a process group of its own, as `npm start` does, and exits at once.
+    const script = "const { startMoto } = await import('./lib/local/moto.js'); await startMoto({ ownProcessGroup: true }); process.exit(0);";
+    const exit = await new Promise<number | null>((resolve, reject) => {
+      const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd: process.cwd(), env: { ...process.env, PATH: dir }, stdio: 'ignore' });
+      child.once('error', reject);
+      child.once('exit', resolve);
+    });
+    expect(exit).toBe(0);
+    const pid = Number(readFileSync(pidFile, 'utf8'));
+    try {
+      await vi.waitFor(() => expect(() => process.kill(pid, 0)).toThrow(expect.objectContaining({ code: 'ESRCH' })), { timeout: 5_000 });
+    } finally {
+      // Left running only when the test fails: end it here.
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // gone, as it should be
+      }
+    }
   });
 });
