@@ -82,6 +82,15 @@ describe('KMS keys: a key id, a multi-Region key id, an alias, or an ARN', () =>
     }
   });
 
+  it('takes a key or alias ARN of every partition: aws, aws-cn, aws-us-gov', () => {
+    for (const partition of ['aws', 'aws-cn', 'aws-us-gov']) {
+      expect(accepts(kmsKeyIdSchema, `arn:${partition}:kms:us-east-1:123456789012:key/0123abcd-0123-4567-89ab-0123456789ab`), partition).toBe(true);
+      expect(accepts(kmsKeyIdSchema, `arn:${partition}:kms:us-east-1:123456789012:alias/ebs`), partition).toBe(true);
+    }
+    expect(accepts(kmsKeyIdSchema, 'arn:aws:s3:us-east-1:123456789012:key/0123abcd-0123-4567-89ab-0123456789ab')).toBe(false);
+    expect(accepts(kmsKeyIdSchema, 'arn:aws:kms:us-east-1:12345678901:alias/ebs')).toBe(false);
+  });
+
   it('refuses an alias of 251 characters, an empty one, and a multi-Region key id of 31 or 33 digits', () => {
     for (const key of [`alias/${'a'.repeat(251)}`, 'alias/', `arn:aws:kms:us-east-1:123456789012:alias/${'a'.repeat(251)}`, `mrk-${'a'.repeat(31)}`, `mrk-${'a'.repeat(33)}`]) {
       expect(accepts(kmsKeyIdSchema, key), key).toBe(false);
