@@ -91,8 +91,8 @@ describe('KMS keys: a key id, a multi-Region key id, an alias, or an ARN', () =>
     expect(accepts(kmsKeyIdSchema, 'arn:aws:kms:us-east-1:12345678901:alias/ebs')).toBe(false);
   });
 
-  it('refuses an alias of 251 characters, an empty one, and a multi-Region key id of 31 or 33 digits', () => {
-    for (const key of [`alias/${'a'.repeat(251)}`, 'alias/', `arn:aws:kms:us-east-1:123456789012:alias/${'a'.repeat(251)}`, `mrk-${'a'.repeat(31)}`, `mrk-${'a'.repeat(33)}`]) {
+  it('refuses a key id of 11 or 13 final digits or in uppercase, an alias of 251 characters, an empty one, and a multi-Region key id of 31 or 33 digits', () => {
+    for (const key of ['0123abcd-0123-4567-89ab-0123456789a', '0123abcd-0123-4567-89ab-0123456789abc', '0123ABCD-0123-4567-89AB-0123456789AB', `alias/${'a'.repeat(251)}`, 'alias/', `arn:aws:kms:us-east-1:123456789012:alias/${'a'.repeat(251)}`, `mrk-${'a'.repeat(31)}`, `mrk-${'a'.repeat(33)}`]) {
       expect(accepts(kmsKeyIdSchema, key), key).toBe(false);
     }
   });
