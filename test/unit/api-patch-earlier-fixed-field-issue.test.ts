@@ -1,0 +1,41 @@
+/**
+ * A PATCH of the size of a volume whose spec already asks for another placement than the
+ * CreateVolume sent (its spec written straight into the table since): the issue on the field the
+ * patch leaves as it is says it was there before this change, not that this change asks for it.
+ */
+import { describe, expect, it } from 'vitest';
+import { ApiProblem } from '../../lib/api/problem.js';
+import { VolumeService } from '../../lib/api/service.js';
+import type { VolumeRecord } from '../../lib/domain/records.js';
+import { MemoryRecordStore } from '../../lib/memory/store.js';
+import { ManualClock } from './api-fixtures.js';
+
+const GP3 = { sizeGiB: 20, volumeType: 'gp3' as const, availabilityZone: 'us-east-1a' };
+const key = { kind: 'volume' as const, volumeId: 'data-01' };
+
+describe('PATCH of a volume whose spec names another AZ than its CreateVolume', () => {
+  it('is 400 saying the AZ issue was there before the change, which leaves the AZ as it is, and writes nothing', async () => {
+    const store = new MemoryRecordStore();
+    const service = new VolumeService({ store, clock: new ManualClock() });
+    await service.createVolume({ volumeId: 'data-01', spec: GP3 });
+    await store.update<VolumeRecord>(key, {
+      createRequest: { clientToken: 'ebsp-data-01-g1', availabilityZone: 'us-east-1a', spec: GP3 },
+      status: { state: 'creating', attempts: 0, updatedAt: '2026-01-01T00:00:00.000Z' },
+    });
+    // The spec's AZ written straight into the table once CreateVolume was asked for.
+    await store.update<VolumeRecord>(key, { spec: { ...GP3, availabilityZone: 'us-east-1b' } });
+    const writes = store.writes;
+    const refused = await service.patchVolume('data-01', { sizeGiB: 40 }).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(ApiProblem);
+    const problem = refused as ApiProblem;
+    expect(problem.status).toBe(400);
+    expect(problem.errors).toEqual([
+      {
+        path: 'availabilityZone',
+        message:
+          'is fixed when the volume is created (so before this change, which leaves availabilityZone as it is: a size, type, IOPS or throughput change is made only with a spec EBS can make as a whole)',
+      },
+    ]);
+    expect(store.writes).toBe(writes);
+  });
+});
