@@ -125,7 +125,7 @@ async function requestContent(event: APIGatewayProxyEvent, route: ApiRoute): Pro
     return undefined;
   }
   await parseJsonBody(event, { optional: route.bodyRequired === false });
-  return parseOrThrow(route.body, requestBody(event, route), 'body');
+  return parseOrThrow(route.body, requestBody(event), 'body');
 }
 
 /**
@@ -165,13 +165,14 @@ function ifMatchOf(event: APIGatewayProxyEvent): string | undefined {
   return fields && fields.length > 0 ? fields.join(', ') : event.headers?.['if-match'];
 }
 
-/** The parsed body; a missing optional body reads as `{}`, a missing required one fails validation. */
-function requestBody(event: APIGatewayProxyEvent, route: ApiRoute): unknown {
+function missingBody(): ApiProblem {
+  return new ApiProblem('validation-failed', 'the request body is required', [{ path: '', message: 'a JSON body is required' }]);
+}
+
+/** The parsed body; a missing one is optional (`parseJsonBody` refuses a required one) and reads as `{}`. */
+function requestBody(event: APIGatewayProxyEvent): unknown {
   const body = event.body as unknown;
-  if (body === undefined || body === null) {
-    if (route.bodyRequired === false) return {};
-    throw new ApiProblem('validation-failed', 'the request body is required', [{ path: '', message: 'a JSON body is required' }]);
-  }
+  if (body === undefined || body === null) return {};
   const issues = protoKeyIssues(body);
   if (issues.length > 0) throw invalid(`the request body is not valid: ${describeValidationIssues(issues)}`, issues);
   return body;
@@ -246,16 +247,18 @@ const JSON_PARSER = jsonBodyParser<APIGatewayProxyEvent>({
 /**
  * Parses a JSON body in place with middy's parser once its media type is checked here: middy
  * matches it case-sensitively, and media types are case-insensitive (RFC 9110 §8.3.1). An optional
- * body may be absent or empty (it reads as null). A body sent as JSON `null` is refused as such:
+ * body may be absent or blank (it reads as null); a required one absent or blank is a 400 saying so. A body sent as JSON `null` is refused as such:
  * parsed, it would read as no body at all, taken on `PUT` as the attach it asks for and told on the
  * others that a body is required.
  */
 async function parseJsonBody(event: APIGatewayProxyEvent, { optional }: { optional: boolean }): Promise<void> {
   const { body, headers } = event;
-  // Blank is no body, as on the routes that take none (`refuseBody`).
-  if (optional && (body === null || body === undefined || bodyText(body, event.isBase64Encoded).trim() === '')) {
+  // Blank is no body, as on the routes that take none (`refuseBody`); a required one missing is said so,
+  // whatever its Content-Type, rather than told to be sent as JSON.
+  if (body === null || body === undefined || bodyText(body, event.isBase64Encoded).trim() === '') {
     event.body = null;
-    return;
+    if (optional) return;
+    throw missingBody();
   }
   const contentType = headers?.['content-type'];
   if (contentType === undefined || !isJsonMediaType(contentType)) {
