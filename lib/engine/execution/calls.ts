@@ -47,8 +47,9 @@ export async function call<T>(ctx: ExecutorContext, item: Item, action: Mutating
     if (shared === 'unavailable') {
       if (waitMaxMs > 0 && bucket.msUntilToken() <= waitMaxMs) {
         await bucket.take();
-        // Calls queued for the bucket ahead of this one can make the wait longer than it looked.
-        if (ctx.deps.clock.now() > deadline) {
+        // Calls queued for the bucket ahead of this one can make the wait longer than it looked; one
+        // that ends at the deadline is too late as well (no call starts once the deadline is reached).
+        if (ctx.deps.clock.now() >= deadline) {
           bucket.refund();
           return outOfTime;
         }
