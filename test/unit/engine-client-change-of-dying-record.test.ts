@@ -1,0 +1,36 @@
+/**
+ * A record its client just made dying drops the failed attempts of the live operation it no longer
+ * makes (`madeDyingStatus`). A record already dying keeps its own: another change of its client (a
+ * forced detach asked for) leaves the failed attempts of its detach and their backoff as they are.
+ */
+import { describe, expect, it } from 'vitest';
+import type { AttachmentRecord } from '../../lib/domain/records.js';
+import { attachmentKey, harness, newAttachment, newVolume } from './engine-fixtures.js';
+
+describe('a client change of a record already dying', () => {
+  it("keeps the failed attempts of its detach and their next attempt: only a record made dying drops a live operation's", async () => {
+    const h = harness();
+    await h.store.create(newVolume('data-1'));
+    await h.watch();
+    await h.settle(30_000);
+    await h.watch();
+    const at = new Date(h.clock.now()).toISOString();
+    const failedDetach = {
+      state: 'attached' as const,
+      code: 'RequestTimeout',
+      message: 'Request timed out',
+      attempts: 2,
+      updatedAt: at,
+      operationStartedAt: at,
+      nextAttemptAt: new Date(h.clock.now() + 60_000).toISOString(),
+    };
+    const dying = newAttachment('data-1', { life: 'dying', device: '/dev/sdf', status: failedDetach });
+    await h.store.create(dying);
+    h.changes.splice(0);
+    const forced = await h.store.update<AttachmentRecord>(attachmentKey('data-1'), { forceDetach: true });
+
+    await h.watcher.handle([{ id: 'c1', eventName: 'MODIFY', key: attachmentKey('data-1'), oldRecord: dying, newRecord: forced }]);
+
+    expect((await h.store.get(attachmentKey('data-1')))?.status).toEqual(failedDetach);
+  });
+});
