@@ -1,7 +1,7 @@
 /**
  * An AttachVolume EC2 refuses for good (an invalid request) proves the volume was not attached:
  * the attachment ends in error without the device written before the call, so it is not taken
- * for one EC2 may have attached: deleted, it goes with no DetachVolume.
+ * for one EC2 may have attached: nothing looks at it again, and deleted, it goes with no DetachVolume.
  */
 import { describe, expect, it } from 'vitest';
 import { Executor } from '../../lib/engine/executor.js';
@@ -36,6 +36,8 @@ describe('an AttachVolume refused for good', () => {
     const failed = await h.store.get(attachmentKey('data-1'));
     expect(failed).toMatchObject({ status: { state: 'error', code: 'InvalidParameterCombination' } });
     expect(failed).not.toHaveProperty('device');
+    // Nothing to look at again: EC2 did not attach it.
+    expect(h.queued()).toEqual([]);
 
     await h.store.update(attachmentKey('data-1'), { life: 'dying' });
     await settleAll(h);
