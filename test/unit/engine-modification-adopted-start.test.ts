@@ -9,11 +9,15 @@ import { Executor } from '../../lib/engine/executor.js';
 import { silentLog } from '../../lib/memory/log.js';
 import { availableVolume, providerOver, volumeKey, volumeOf } from './engine-fixtures.js';
 
-async function adoptedWithStart(offsetMs: number): Promise<{ volume: VolumeRecord; now: number }> {
+async function adoptedWithStart(offsetMs: number, sentAgoMs?: number): Promise<{ volume: VolumeRecord; now: number }> {
   const h = await availableVolume({});
   const volume = await volumeOf(h);
-  await h.store.update<VolumeRecord>(volumeKey('data-1'), { spec: { ...volume.spec, sizeGiB: 20 }, generation: 2 });
   const now = h.clock.now();
+  await h.store.update<VolumeRecord>(volumeKey('data-1'), {
+    spec: { ...volume.spec, sizeGiB: 20 },
+    generation: 2,
+    ...(sentAgoMs === undefined ? {} : { modificationSentAt: new Date(now - sentAgoMs).toISOString() }),
+  });
   const provider = providerOver(h.ebs, {
     describeVolumeModifications: async () => [{ ebsVolumeId: volume.ebsVolumeId!, state: 'modifying', targetSizeGiB: 20, targetVolumeType: 'gp3', startedAt: now + offsetMs }],
   });
@@ -27,6 +31,12 @@ describe('a modification toward the spec EC2 already makes', () => {
   it('is followed from when EC2 started it', async () => {
     const { volume, now } = await adoptedWithStart(-30_000);
     expect(volume.status).toMatchObject({ state: 'modifying', message: 'modifying (EC2 had already accepted this change)', operationStartedAt: new Date(now - 30_000).toISOString() });
+  });
+
+  it('is the ModifyVolume whose answer was lost: the record no longer waits for that answer', async () => {
+    const { volume } = await adoptedWithStart(-5_000, 10_000);
+    expect(volume.status.state).toBe('modifying');
+    expect(volume.modificationSentAt).toBeUndefined();
   });
 
   it('dated ahead of our clock, is followed from now', async () => {
