@@ -1,10 +1,11 @@
 /**
- * Each function's own role (infra/constructs/functions.ts) can be taken on by Lambda alone, and
- * each function is told to map stack traces through its bundled source map.
+ * Each function's own role (infra/constructs/functions.ts) can be taken on by Lambda alone and
+ * reaches CloudWatch Logs only to write to its own log group, and each function is told to map
+ * stack traces through its bundled source map.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FUNCTION_NAMES } from '../../infra/constructs/functions.js';
-import { removeSynthesized, resourceId, synthesize, type Synthesized } from './synth.js';
+import { actionsOf, removeSynthesized, resourceId, roleStatements, synthesize, type Synthesized } from './synth.js';
 
 let s: Synthesized;
 beforeAll(() => {
@@ -22,6 +23,12 @@ describe.each(FUNCTION_NAMES)('%s function', (name) => {
       Version: '2012-10-17',
       Statement: [{ Action: 'sts:AssumeRole', Effect: 'Allow', Principal: { Service: 'lambda.amazonaws.com' } }],
     });
+  });
+
+  it('may only add streams and events to its own log group (the group itself is the stack\'s)', () => {
+    const roleId = (functionOf(name).Role as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'][0];
+    const logs = roleStatements(s.json, roleId).flatMap(actionsOf).filter((action) => action.startsWith('logs:'));
+    expect(logs.sort()).toEqual(['logs:CreateLogStream', 'logs:PutLogEvents']);
   });
 
   it('reports stack traces through its source map (--enable-source-maps)', () => {
