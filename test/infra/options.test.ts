@@ -93,7 +93,7 @@ describe('resolveOptions', () => {
     expect(resolveOptions({ kmsKeyArn: elsewhere }, 'Prod').kmsKeyArn).toBe(elsewhere);
     expect(() => synthesize({ kmsKeyArn: elsewhere }, { bundle: false })).toThrow(/kmsKeyArn must be a key in the stack's Region/);
     expect(() => synthesize({ kmsKeyArn: elsewhere, env: {} }, { bundle: false })).not.toThrow();
-  });
+  }, 60_000);
 
   it('restorable snapshot owners: account ids and amazon (repeats dropped), or \'*\' alone for any', () => {
     expect(resolveOptions({ restorableSnapshotOwners: ['111122223333', 'amazon', '111122223333'] }, 'Prod').restorableSnapshotOwners).toEqual(['111122223333', 'amazon']);
