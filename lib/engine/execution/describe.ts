@@ -52,6 +52,11 @@ function awaitingDevice(records: readonly AttachmentRecord[]): string[] {
  * dated ahead of now by more than clocks differ (`CLOCK_SKEW_MS`; written into the table by hand, say) is none the system made: taken, it would
  * stay the freshest, and be passed on, for as long as its date says.
  */
+/** An attachment whose attach failed and waits for its retry. */
+function attachRefused(attachment: AttachmentRecord): boolean {
+  return attachment.life === 'alive' && attachment.status.state === 'pending' && attachment.status.attempts > 0;
+}
+
 function freshestSeen(attachments: readonly AttachmentRecord[], now: number, ttlMs: number): InstanceSeen | undefined {
   let freshest: InstanceSeen | undefined;
   for (const { instanceSeen } of attachments) {
@@ -126,7 +131,9 @@ export async function describeInstances(ctx: ExecutorContext, ids: string[], now
   const known = new Map<string, { instance: ProviderInstance; describedAt: number; shared: boolean }>();
   const missing: string[] = [];
   for (const id of ids) {
-    const reusable = attachments !== undefined && !describeAfresh.has(id);
+    // An attach of the instance refused and waiting for its retry may have been refused on the description
+    // held here (the cache's, or the one it wrote on its record): the instance's other attaches do not reuse it either.
+    const reusable = attachments !== undefined && !describeAfresh.has(id) && !(attachments.get(id) ?? []).some(attachRefused);
     const cached = reusable ? ctx.instanceCache.get(id) : undefined;
     if (cached && now - cached.describedAt < ctx.config.instanceCacheTtlMs) {
       known.set(id, { ...cached, shared: false });
