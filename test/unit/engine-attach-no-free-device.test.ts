@@ -5,15 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { AttachmentRecord } from '../../lib/domain/records.js';
-import { attachmentKey, harness, newAttachment, newVolume } from './engine-fixtures.js';
-
-async function settleAll(h: ReturnType<typeof harness>, rounds = 6): Promise<void> {
-  for (let i = 0; i < rounds; i++) {
-    await h.watch();
-    await h.settle(10_000);
-  }
-  await h.watch();
-}
+import { attachmentKey, harness, newAttachment, newVolume, settleAll } from './engine-fixtures.js';
 
 describe('an attach with no free device name on its instance', () => {
   it('is retried, not failed, and attaches once a name is freed', async () => {

@@ -7,21 +7,13 @@ import { describe, expect, it } from 'vitest';
 import { Executor } from '../../lib/engine/executor.js';
 import { ProviderError } from '../../lib/engine/ports.js';
 import { silentLog } from '../../lib/memory/log.js';
-import { attachmentKey, harness, newAttachment, newVolume, providerOver } from './engine-fixtures.js';
-
-async function settleAll(h: ReturnType<typeof harness>, rounds = 4): Promise<void> {
-  for (let i = 0; i < rounds; i++) {
-    await h.watch();
-    await h.settle(10_000);
-  }
-  await h.watch();
-}
+import { attachmentKey, harness, newAttachment, newVolume, providerOver, settleAll } from './engine-fixtures.js';
 
 describe('an AttachVolume refused for good', () => {
   it('leaves the attachment in error without its device; deleted, it goes with no DetachVolume', async () => {
     const h = harness();
     await h.store.create(newVolume('data-1'));
-    await settleAll(h);
+    await settleAll(h, 4);
     const provider = providerOver(h.ebs, {
       attachVolume: async () => {
         throw new ProviderError('invalid-request', 'InvalidParameterCombination', 'refused');
@@ -40,7 +32,7 @@ describe('an AttachVolume refused for good', () => {
     expect(h.queued()).toEqual([]);
 
     await h.store.update(attachmentKey('data-1'), { life: 'dying' });
-    await settleAll(h);
+    await settleAll(h, 4);
     expect(await h.store.get(attachmentKey('data-1'))).toBeUndefined();
     expect(h.ebs.calls.DetachVolume ?? 0).toBe(0);
   });

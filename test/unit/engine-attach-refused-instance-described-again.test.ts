@@ -5,15 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { AttachmentRecord } from '../../lib/domain/records.js';
-import { INSTANCE, attachmentKey, harness, newAttachment, newVolume } from './engine-fixtures.js';
-
-async function settleAll(h: ReturnType<typeof harness>, rounds = 6): Promise<void> {
-  for (let i = 0; i < rounds; i++) {
-    await h.watch();
-    await h.settle(10_000);
-  }
-  await h.watch();
-}
+import { attachmentKey, harness, INSTANCE, newAttachment, newVolume, settleAll } from './engine-fixtures.js';
 
 describe("an attach refused on a stale description of its instance", () => {
   it("leaves the instance's next attach to describe it afresh: one refused AttachVolume, not two", async () => {

@@ -6,15 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { AttachmentRecord } from '../../lib/domain/records.js';
-import { AZ, attachmentKey, harness, newAttachment, newVolume } from './engine-fixtures.js';
-
-async function settleAll(h: ReturnType<typeof harness>, rounds = 6): Promise<void> {
-  for (let i = 0; i < rounds; i++) {
-    await h.watch();
-    await h.settle(10_000);
-  }
-  await h.watch();
-}
+import { attachmentKey, AZ, harness, newAttachment, newVolume, settleAll } from './engine-fixtures.js';
 
 describe("attaches judged on another environment's stale description of their instance", () => {
   it('wait for a fresh description: an attachment of the same instance taken up meanwhile is not failed on it, and both attach', async () => {

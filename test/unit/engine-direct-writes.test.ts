@@ -8,17 +8,9 @@ import type { VolumeRecord } from '../../lib/domain/records.js';
 import { Reconciler } from '../../lib/engine/reconciler.js';
 import { silentLog } from '../../lib/memory/log.js';
 import { OWNERSHIP_TAGS } from '../../lib/settings.js';
-import { attachmentKey, AZ, harness, INSTANCE, newAttachment, newVolume, volumeKey, volumeOf } from './engine-fixtures.js';
+import { attachmentKey, AZ, harness, INSTANCE, newAttachment, newVolume, settleAll, volumeKey, volumeOf } from './engine-fixtures.js';
 
 /** Runs the watcher and the executor until the pipeline is quiet, the clock moving on. */
-async function settleAll(h: ReturnType<typeof harness>, rounds = 6): Promise<void> {
-  for (let i = 0; i < rounds; i++) {
-    await h.watch();
-    await h.settle(10_000);
-  }
-  await h.watch();
-}
-
 /**
  * Volume record data-1 made (attached to INSTANCE when `attached`), then its item duplicated in
  * the table under data-2 as the console's "duplicate item" does: the whole item under a new key,

@@ -172,6 +172,15 @@ export function harness(
 }
 
 /** Volume record `volumeId` as the store holds it; fails the test when there is none. */
+/** Rounds of the watcher's changes and 10 s of the executor's work, then the watcher once more: what is due by then has happened. */
+export async function settleAll(h: ReturnType<typeof harness>, rounds = 6): Promise<void> {
+  for (let i = 0; i < rounds; i++) {
+    await h.watch();
+    await h.settle(10_000);
+  }
+  await h.watch();
+}
+
 export async function volumeOf(h: ReturnType<typeof harness>, volumeId = 'data-1'): Promise<VolumeRecord> {
   const record = await h.store.get(volumeKey(volumeId));
   if (record?.kind !== 'volume') throw new Error(`no volume record ${volumeId}`);

@@ -6,22 +6,14 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { AttachmentRecord } from '../../lib/domain/records.js';
-import { INSTANCE, attachmentKey, harness, newAttachment, newVolume, volumeKey, volumeOf } from './engine-fixtures.js';
-
-async function settleAll(h: ReturnType<typeof harness>, rounds = 4): Promise<void> {
-  for (let i = 0; i < rounds; i++) {
-    await h.watch();
-    await h.settle(10_000);
-  }
-  await h.watch();
-}
+import { attachmentKey, harness, INSTANCE, newAttachment, newVolume, settleAll, volumeKey, volumeOf } from './engine-fixtures.js';
 
 describe('a dying attachment of a removed volume record whose EC2 volume is already detaching', () => {
   it('makes no DetachVolume and stays detaching until EC2 shows the volume detached', async () => {
     const h = harness({ ebsTimings: { detach: 10 * 60_000 } });
     await h.store.create(newVolume('data-1'));
     await h.store.create(newAttachment('data-1'));
-    await settleAll(h);
+    await settleAll(h, 4);
     const { ebsVolumeId } = await volumeOf(h);
     expect(await h.store.get(attachmentKey('data-1'))).toMatchObject({ status: { state: 'attached' } });
     // Detached in the console: EC2 takes ten minutes.
