@@ -38,7 +38,8 @@ export async function call<T>(ctx: ExecutorContext, item: Item, action: Mutating
     // Waited for only until the invocation's deadline, as a reserved token is: a call made after it could lose its answer with the invocation.
     const waitMaxMs = Math.max(0, Math.min(ctx.config.rateWaitMaxMs, deadline - ctx.deps.clock.now()));
     const cutShort = waitMaxMs < ctx.config.rateWaitMaxMs;
-    const shared = await sharedTokenNow(ctx, action, waitMaxMs);
+    // A token usable only at the deadline is too late (no call starts once it is reached): not taken, so not spent.
+    const shared = await sharedTokenNow(ctx, action, cutShort ? Math.max(0, waitMaxMs - 1) : waitMaxMs);
     fromShared = shared === 'taken';
     if (shared === 'none') {
       if (cutShort) return outOfTime;
