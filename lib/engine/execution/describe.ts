@@ -47,16 +47,16 @@ function awaitingDevice(records: readonly AttachmentRecord[]): string[] {
     .sort();
 }
 
-/**
- * The most recent description of an instance left on its attachment records, if still fresh. One
- * dated ahead of now by more than clocks differ (`CLOCK_SKEW_MS`; written into the table by hand, say) is none the system made: taken, it would
- * stay the freshest, and be passed on, for as long as its date says.
- */
 /** An attachment whose attach failed and waits for its retry. */
 function attachRefused(attachment: AttachmentRecord): boolean {
   return attachment.life === 'alive' && attachment.status.state === 'pending' && attachment.status.attempts > 0;
 }
 
+/**
+ * The most recent description of an instance left on its attachment records, if still fresh. One
+ * dated ahead of now by more than clocks differ (`CLOCK_SKEW_MS`; written into the table by hand, say) is none the system made: taken, it would
+ * stay the freshest, and be passed on, for as long as its date says.
+ */
 function freshestSeen(attachments: readonly AttachmentRecord[], now: number, ttlMs: number): InstanceSeen | undefined {
   let freshest: InstanceSeen | undefined;
   for (const { instanceSeen } of attachments) {
@@ -111,7 +111,8 @@ export async function describe<T>(
 /**
  * The instances, described within `instanceCacheTtlMs`: from this environment's cache, else from
  * the description another environment left on an attachment record of the instance, else in one
- * DescribeInstances call for the rest. Device names in use are completed with the devices the
+ * DescribeInstances call for the rest (all of them afresh for an instance one of whose attaches was
+ * refused and waits for its retry: it may have been refused on the description held). Device names in use are completed with the devices the
  * instance's attachment records hold (written before every AttachVolume, by any environment), so
  * allocation does not hand out a name another attach has taken meanwhile. Without those records
  * every instance is described from EC2, and that description is not kept for later batches.
