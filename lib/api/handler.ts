@@ -165,6 +165,7 @@ function ifMatchOf(event: APIGatewayProxyEvent): string | undefined {
   return fields && fields.length > 0 ? fields.join(', ') : event.headers?.['if-match'];
 }
 
+/** The 400 of a route that needs a body sent none (or a blank one). */
 function missingBody(): ApiProblem {
   return new ApiProblem('validation-failed', 'the request body is required', [{ path: '', message: 'a JSON body is required' }]);
 }
@@ -247,9 +248,9 @@ const JSON_PARSER = jsonBodyParser<APIGatewayProxyEvent>({
 /**
  * Parses a JSON body in place with middy's parser once its media type is checked here: middy
  * matches it case-sensitively, and media types are case-insensitive (RFC 9110 §8.3.1). An optional
- * body may be absent or blank (it reads as null); a required one absent or blank is a 400 saying so. A body sent as JSON `null` is refused as such:
- * parsed, it would read as no body at all, taken on `PUT` as the attach it asks for and told on the
- * others that a body is required.
+ * body may be absent or blank (it reads as null); a required one absent or blank is a 400 saying so.
+ * A body sent as JSON `null` is refused as such: parsed, it would read as no body at all, taken on
+ * `PUT` as the attach it asks for and told on the others that a body is required.
  */
 async function parseJsonBody(event: APIGatewayProxyEvent, { optional }: { optional: boolean }): Promise<void> {
   const { body, headers } = event;
