@@ -15,6 +15,9 @@ import type {
 import type { RequestSigner } from './sigv4.js';
 
 /** The API answered with an error status. */
+/** Host names of this machine, as a URL spells them: `localhost`, 127.0.0.0/8, `[::1]`. */
+export const LOOPBACK_HOST = /^(?:localhost|127(?:\.\d{1,3}){3}|\[::1\])$/;
+
 export class ApiError extends Error {
   override readonly name = 'ApiError';
   constructor(
@@ -146,7 +149,7 @@ export class ApiClient {
     } catch (error) {
       if (isTimeout(error)) throw this.unanswered(method, path);
       const cause = error instanceof Error ? ((error.cause as Error | undefined)?.message ?? error.message) : String(error);
-      const local = ['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname);
+      const local = LOOPBACK_HOST.test(url.hostname);
       const hint = local ? ' (is the local runtime running? start it with `npm start`)' : ' (check the URL, and that this machine reaches it)';
       throw new ConnectionError(`cannot reach the API at ${this.endpoint}: ${cause}${hint}`);
     }

@@ -16,7 +16,7 @@ import { VOLUME_STATES, VOLUME_TYPES, type VolumeSpec } from '../lib/domain/reco
 import { instanceIdSchema } from '../lib/domain/validation.js';
 import type { Clock } from '../lib/engine/ports.js';
 import { SystemClock } from '../lib/memory/clock.js';
-import { ApiClient, ApiError } from './client.js';
+import { ApiClient, ApiError, LOOPBACK_HOST } from './client.js';
 import { attachmentLine, attachmentsTable, formatError, volumeDetails, volumesTable, type FieldOptions, type OutputFormat } from './format.js';
 import { createRequestSigner, isExecuteApiUrl, regionFromUrl, type AwsCredentialsProvider } from './sigv4.js';
 import { waitableStates, waitFor, type Progress, type WaitOutcome } from './wait.js';
@@ -556,9 +556,6 @@ function withoutPassword(url: URL | undefined): string | undefined {
   masked.password = '***';
   return masked.href;
 }
-
-/** Host names of this machine, as a URL spells them: `localhost`, 127.0.0.0/8, `[::1]`. */
-const LOOPBACK_HOST = /^(?:localhost|127(?:\.\d{1,3}){3}|\[::1\])$/;
 
 function createClient(options: GlobalOptions, io: CliIo): ApiClient {
   // Named the way the user gave it: the option, or the environment variable behind its default.

@@ -679,6 +679,13 @@ describe('CLI against the API over HTTP', () => {
       const run = await cli('--endpoint', 'http://127.0.0.1:1', 'volumes', 'list');
       expect(run.code).toBe(EXIT.failed);
       expect(run.stderr).toMatch(/^error: cannot reach the API at http:\/\/127\.0\.0\.1:1: .*npm start/);
+      // Every name of this machine the CLI takes as such (as for signing over http://), not 127.0.0.1 alone.
+      for (const endpoint of ['http://127.0.0.2:1', 'http://localhost:1', 'http://[::1]:1']) {
+        beforeSend = () => Promise.reject(new TypeError('fetch failed', { cause: new Error('connect ECONNREFUSED') }));
+        const loopback = await cli('--endpoint', endpoint, 'volumes', 'list');
+        expect(loopback.code, endpoint).toBe(EXIT.failed);
+        expect(loopback.stderr, endpoint).toBe(`error: cannot reach the API at ${endpoint}: connect ECONNREFUSED (is the local runtime running? start it with \`npm start\`)\n`);
+      }
       // Elsewhere (the name not found, here before any request leaves): what to check instead of the local runtime.
       beforeSend = () => Promise.reject(new TypeError('fetch failed', { cause: new Error('getaddrinfo ENOTFOUND api.example.com') }));
       const remote = await cli('--endpoint', 'https://api.example.com/v1', 'volumes', 'list');
