@@ -69,6 +69,14 @@ export class ApiClient {
     this.timeoutMs = options.timeoutMs ?? 30_000;
   }
 
+  /**
+   * This client with requests bounded by `timeoutMs` too (the shorter of the two bounds applies):
+   * `wait` bounds each look by the time left before its deadline.
+   */
+  withTimeout(timeoutMs: number): ApiClient {
+    return new ApiClient({ ...this.options, timeoutMs: Math.min(this.timeoutMs, timeoutMs) });
+  }
+
   get endpoint(): string {
     return this.base.href.replace(/\/$/, '');
   }

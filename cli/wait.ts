@@ -50,7 +50,8 @@ export interface WaitOptions {
 
 export type WaitOutcome =
   | { result: 'reached'; state: string; volume?: VolumeDetails; attachment?: AttachmentListItem }
-  | { result: 'timeout'; state: string }
+  /** `state` is the last one seen: absent when no look was answered in time. */
+  | { result: 'timeout'; state?: string }
   | { result: 'error'; state: string; message: string }
   /** The volume's change waits for EC2's limit on modifications until `waitsUntil`, after the wait's timeout. */
   | { result: 'cooldown'; state: string; waitsUntil: string; message: string }
@@ -249,23 +250,38 @@ function refusal(error: ApiError | ConnectionError): string {
   return error instanceof ApiError ? `the API answered ${error.status} ${error.problem?.title ?? error.message}` : 'the API did not answer in time';
 }
 
+/** The least time a look is given, even at the wait's deadline: a last look is worth a moment. */
+const LOOK_FLOOR_MS = 1000;
+
 async function poll(target: WaitTarget, options: WaitOptions): Promise<WaitOutcome> {
   const { client, clock, progress } = options;
   const started = clock.now();
   const deadline = started + options.timeoutMs;
   const elapsed = () => `${Math.round((clock.now() - started) / 1000)}s`;
   let found = false;
+  let last: Observation | undefined;
   for (;;) {
     let seen: Observation;
     try {
-      seen = await observe(client, target);
+      // A look ends by the wait's deadline, not the client's own time for a request (at least LOOK_FLOOR_MS for the last one).
+      seen = await observe(client.withTimeout(Math.max(LOOK_FLOOR_MS, deadline - clock.now())), target);
     } catch (error) {
+      // A look the deadline cut short: the wait timed out, as if the look had found the record still as it was.
+      if (error instanceof ConnectionError && error.timedOut && clock.now() >= deadline) {
+        const still = last === undefined ? `the API did not answer about ${subject(target)}` : `${subject(target)} is still ${last.state}`;
+        progress.fail(
+          `${still} after ${elapsed()}; wanted ${target.states.join(' or ')}`,
+          `wait again, or with a longer --timeout; ${command(`volumes get ${target.volumeId}`)} shows the status`,
+        );
+        return { result: 'timeout', ...(last !== undefined ? { state: last.state } : {}) };
+      }
       // Throttled, or a failure the API says is safe to retry: a later poll may well be answered.
       if (!retryable(error) || clock.now() >= deadline) throw error;
       progress.update(`${subject(target)}: ${refusal(error)}; trying again`);
       await clock.sleep(Math.min(options.intervalMs, Math.max(0, deadline - clock.now())));
       continue;
     }
+    last = seen;
     if (seen.missing === undefined) found = true;
     if (target.states.includes(seen.state) && seen.settled) {
       progress.succeed(`${subject(target)} is ${seen.state} (after ${elapsed()})`);

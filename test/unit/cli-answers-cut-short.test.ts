@@ -1,5 +1,5 @@
 /** An answer whose body stops coming: the time runs out, or the connection drops, after the status and headers. */
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { EXIT } from '../../cli/main.js';
 import { cliHarness } from './cli-harness.js';
 
@@ -45,5 +45,43 @@ describe('CLI answers cut short', () => {
     const run = await h.cli(['wait', 'data-01', '--state', 'available']);
     expect(run.code).toBe(EXIT.ok);
     expect(run.stderr.trim().split('\n')).toEqual(['volume data-01: the API did not answer in time; trying again', 'done: volume data-01 is available (after 2s)']);
+  });
+
+  describe('a look of wait bounded by the time left before its deadline', () => {
+    afterEach(() => void vi.restoreAllMocks());
+    /** The time each request was given (fetch is answered at once below: only the bounds are real). */
+    const bounds = () => {
+      const given: number[] = [];
+      const timeoutOf = AbortSignal.timeout.bind(AbortSignal);
+      vi.spyOn(AbortSignal, 'timeout').mockImplementation((ms) => (given.push(ms), timeoutOf(ms)));
+      return given;
+    };
+
+    it('ends at --timeout as a timeout (exit 3), not after the 30 s a request is otherwise given, when the API never answers', async () => {
+      await h.cli(['volumes', 'create', '--az', 'us-east-1a', '--size', '20', '--id', 'data-01']);
+      h.answer = () => Promise.reject(timeout());
+      const given = bounds();
+      const run = await h.cli(['wait', 'data-01', '--state', 'available', '--timeout', '5', '--interval', '2']);
+      expect(run.code).toBe(EXIT.timeout);
+      // Looks at 0, 2 and 4 s get what is left; the last, at the deadline, the 1 s floor.
+      expect(given).toEqual([5000, 3000, 1000, 1000]);
+      expect(run.stderr.trim().split('\n').at(-2)).toBe('failed: the API did not answer about volume data-01 after 5s; wanted available');
+      h.answer = () => Promise.reject(timeout());
+      const json = await h.cli(['-o', 'json', 'wait', 'data-01', '--state', 'available', '--timeout', '0']);
+      expect(json.code).toBe(EXIT.timeout);
+      expect(json.json).toEqual({ result: 'timeout' });
+    });
+
+    it('names the state last seen when the looks after it are not answered in time', async () => {
+      await h.cli(['volumes', 'create', '--az', 'us-east-1a', '--size', '20', '--id', 'data-01']);
+      let answered = 1;
+      h.answer = () => (answered-- > 0 ? undefined : Promise.reject(timeout()));
+      const given = bounds();
+      const run = await h.cli(['-o', 'json', 'wait', 'data-01', '--state', 'available', '--timeout', '3', '--interval', '2']);
+      expect(run.code).toBe(EXIT.timeout);
+      expect(given).toEqual([3000, 1000, 1000]);
+      expect(run.json).toEqual({ result: 'timeout', state: 'pending' });
+      expect(run.stderr.trim().split('\n').at(-2)).toBe('failed: volume data-01 is still pending after 3s; wanted available');
+    });
   });
 });
