@@ -262,7 +262,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       };
       const api = client(command);
       fieldOptions = CREATE_OPTIONS;
-      const { status, body } = await api.createVolume(request).catch((error: unknown) => {
+      const { status, body } = await api.createVolume(request).catch(async (error: unknown) => {
         // Only the refusal of a create that named no placement at all: a malformed zone or a conflict says what it is.
         const placed = options.az !== undefined || options.near !== undefined || options.attach !== undefined;
         const unplaced = !placed && error instanceof ApiError && error.status === 400 && (error.problem?.errors ?? []).some((issue) => issue.path === 'spec.availabilityZone');
@@ -270,6 +270,20 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
         // The id of a volume that exists with another spec, or placed elsewhere than --attach's instance (one being deleted
         // says itself what to do, on `volumeId`; an attach refused, its device held say, names what to change).
         const issues = error instanceof ApiError && error.problem?.type === problemType('conflict') ? error.problem.errors : [];
+        // `attachTo.instanceId` alone: the volume is as asked for but cannot also be attached to --attach's instance (it is
+        // not multi-attach, or is attached to EBS's most instances), or --attach placed it and it is placed elsewhere.
+        if (options.id !== undefined && options.attach !== undefined && issues.length === 1 && issues[0]!.path === 'attachTo.instanceId') {
+          const refused = options.az !== undefined || options.near !== undefined ? 'attach' : await refusedFor(api, options.id, options.attach);
+          if (refused === 'attach') {
+            throw new HintedError(
+              error,
+              `--id ${options.id} names a volume that cannot also be attached to ${options.attach}: detach it from another instance first ` +
+                `(\`ebs-provisioner volumes detach ${options.id} <instanceId>\`; \`ebs-provisioner volumes get ${options.id}\` shows its attachments), ` +
+                'or create another volume with another --id',
+            );
+          }
+          if (refused === undefined) throw error;
+        }
         const differs = (path: string) => path.startsWith('spec.') || path === 'attachTo.instanceId';
         if (options.id !== undefined && issues.length > 0 && issues.every((issue) => differs(issue.path))) {
           throw new HintedError(error, `--id ${options.id} names a volume that exists: give another id for a new volume, or change this one with \`ebs-provisioner volumes modify ${options.id}\``);
@@ -547,6 +561,20 @@ function refusalHint(error: unknown): string | undefined {
       return "the API's rate limit turned the request away: try again in a moment";
     default:
       return undefined;
+  }
+}
+
+/**
+ * Why a create naming `volumeId`, placed by the instance it attaches the volume to, was refused on
+ * `attachTo.instanceId` alone, as the volume reads: placed elsewhere (`placement`), or placed there, so
+ * the attach is what was refused (`attach`); undefined when the volume cannot be read.
+ */
+async function refusedFor(api: ApiClient, volumeId: string, instanceId: string): Promise<'attach' | 'placement' | undefined> {
+  try {
+    const { spec } = (await api.getVolume(volumeId)).body;
+    return spec.placementInstanceId === instanceId && spec.availabilityZone === undefined ? 'attach' : 'placement';
+  } catch {
+    return undefined;
   }
 }
 

@@ -1,7 +1,7 @@
 /** What `volumes create` says after the API's conflicts: a volume that exists with another spec, or an attach refused. */
 import { describe, expect, it } from 'vitest';
 import { EXIT } from '../../cli/main.js';
-import { INSTANCE_A } from './api-fixtures.js';
+import { INSTANCE_A, INSTANCE_B } from './api-fixtures.js';
 import { cliHarness } from './cli-harness.js';
 
 describe('CLI volumes create after a conflict', () => {
@@ -13,6 +13,39 @@ describe('CLI volumes create after a conflict', () => {
     const run = await h.cli(['volumes', 'create', '--az', 'us-east-1a', '--size', '30', '--id', 'data-01']);
     expect(run.code).toBe(EXIT.failed);
     expect(run.stderr.trim().split('\n').at(-1)).toBe(
+      'hint: --id data-01 names a volume that exists: give another id for a new volume, or change this one with `ebs-provisioner volumes modify data-01`',
+    );
+  });
+
+  const detachFirst = (id: string, instanceId: string) =>
+    `hint: --id ${id} names a volume that cannot also be attached to ${instanceId}: detach it from another instance first ` +
+    `(\`ebs-provisioner volumes detach ${id} <instanceId>\`; \`ebs-provisioner volumes get ${id}\` shows its attachments), or create another volume with another --id`;
+
+  it('hints at detaching first, or another volume, for an --id that names the same volume attached to another instance', async () => {
+    // Placed by --az: --attach places nothing, so the only difference --attach can make is the attach refused.
+    expect((await h.cli(['volumes', 'create', '--az', 'us-east-1a', '--size', '20', '--id', 'data-01', '--attach', INSTANCE_A])).code).toBe(EXIT.ok);
+    const run = await h.cli(['volumes', 'create', '--az', 'us-east-1a', '--size', '20', '--id', 'data-01', '--attach', INSTANCE_B]);
+    expect(run.code).toBe(EXIT.failed);
+    expect(run.stderr).toBe(
+      `error: 409 Conflict with the current state: volume data-01 already has an attachment to ${INSTANCE_A} (pending) and is not multi-attach; detach it first\n` +
+        `  attachTo.instanceId (--attach): the volume is not multi-attach and already has an attachment to ${INSTANCE_A}\n` +
+        `${detachFirst('data-01', INSTANCE_B)}\n`,
+    );
+  });
+
+  it('tells an attach refused from a placement elsewhere when --attach alone places the volume, by the volume as it reads', async () => {
+    // Placed in the AZ of A, and attached to B: a create placed and attached by A is the same volume, its attach refused.
+    expect((await h.cli(['volumes', 'create', '--near', INSTANCE_A, '--size', '20', '--id', 'data-01'])).code).toBe(EXIT.ok);
+    expect((await h.cli(['volumes', 'attach', 'data-01', INSTANCE_B])).code).toBe(EXIT.ok);
+    const refused = await h.cli(['volumes', 'create', '--size', '20', '--id', 'data-01', '--attach', INSTANCE_A]);
+    expect(refused.code).toBe(EXIT.failed);
+    expect(refused.stderr).toContain(`  attachTo.instanceId (--attach): the volume is not multi-attach and already has an attachment to ${INSTANCE_B}\n`);
+    expect(refused.stderr.trim().split('\n').at(-1)).toBe(detachFirst('data-01', INSTANCE_A));
+    // Placed and attached by B, it is another volume than the one data-01 names: another id, as for any other difference.
+    const elsewhere = await h.cli(['volumes', 'create', '--size', '20', '--id', 'data-01', '--attach', INSTANCE_B]);
+    expect(elsewhere.code).toBe(EXIT.failed);
+    expect(elsewhere.stderr).toContain(`  attachTo.instanceId (--attach): places the volume in the AZ of ${INSTANCE_B}; the volume is placed in the AZ of ${INSTANCE_A}\n`);
+    expect(elsewhere.stderr.trim().split('\n').at(-1)).toBe(
       'hint: --id data-01 names a volume that exists: give another id for a new volume, or change this one with `ebs-provisioner volumes modify data-01`',
     );
   });
