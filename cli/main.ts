@@ -499,7 +499,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
         'until when. A look the API answers with 429 (throttled) or a 5xx, or does not\n' +
         'answer within 30 s, is tried again at the next interval, until the timeout (then\n' +
         'exit 1). A look is given no more than the time left before the timeout (at least\n' +
-        '1 s): one not answered by then ends the wait as its timeout (exit 3).',
+        '5 s): one not answered by then ends the wait as its timeout (exit 3).',
     )
     .action(async (volumeId: string, options, command: Command) => {
       const target = { volumeId, states: options.state as string[], ...(options.attachment ? { instanceId: options.attachment as string } : {}) };

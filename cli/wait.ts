@@ -250,8 +250,11 @@ function refusal(error: ApiError | ConnectionError): string {
   return error instanceof ApiError ? `the API answered ${error.status} ${error.problem?.title ?? error.message}` : 'the API did not answer in time';
 }
 
-/** The least time a look is given, even at the wait's deadline: a last look is worth a moment. */
-const LOOK_FLOOR_MS = 1000;
+/**
+ * The least time a look is given, even at the wait's deadline (`--timeout 0` is one look): time for a
+ * deployed API's first request, a function's cold start included, to be answered.
+ */
+const LOOK_FLOOR_MS = 5000;
 
 async function poll(target: WaitTarget, options: WaitOptions): Promise<WaitOutcome> {
   const { client, clock, progress } = options;

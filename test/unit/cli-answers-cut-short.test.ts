@@ -61,11 +61,11 @@ describe('CLI answers cut short', () => {
       await h.cli(['volumes', 'create', '--az', 'us-east-1a', '--size', '20', '--id', 'data-01']);
       h.answer = () => Promise.reject(timeout());
       const given = bounds();
-      const run = await h.cli(['wait', 'data-01', '--state', 'available', '--timeout', '5', '--interval', '2']);
+      const run = await h.cli(['wait', 'data-01', '--state', 'available', '--timeout', '12', '--interval', '4']);
       expect(run.code).toBe(EXIT.timeout);
-      // Looks at 0, 2 and 4 s get what is left; the last, at the deadline, the 1 s floor.
-      expect(given).toEqual([5000, 3000, 1000, 1000]);
-      expect(run.stderr.trim().split('\n').at(-2)).toBe('failed: the API did not answer about volume data-01 after 5s; wanted available');
+      // Looks at 0 and 4 s get what is left; at 8 s and at the deadline, the 5 s floor.
+      expect(given).toEqual([12000, 8000, 5000, 5000]);
+      expect(run.stderr.trim().split('\n').at(-2)).toBe('failed: the API did not answer about volume data-01 after 12s; wanted available');
       h.answer = () => Promise.reject(timeout());
       const json = await h.cli(['-o', 'json', 'wait', 'data-01', '--state', 'available', '--timeout', '0']);
       expect(json.code).toBe(EXIT.timeout);
@@ -77,11 +77,11 @@ describe('CLI answers cut short', () => {
       let answered = 1;
       h.answer = () => (answered-- > 0 ? undefined : Promise.reject(timeout()));
       const given = bounds();
-      const run = await h.cli(['-o', 'json', 'wait', 'data-01', '--state', 'available', '--timeout', '3', '--interval', '2']);
+      const run = await h.cli(['-o', 'json', 'wait', 'data-01', '--state', 'available', '--timeout', '8', '--interval', '4']);
       expect(run.code).toBe(EXIT.timeout);
-      expect(given).toEqual([3000, 1000, 1000]);
+      expect(given).toEqual([8000, 5000, 5000]);
       expect(run.json).toEqual({ result: 'timeout', state: 'pending' });
-      expect(run.stderr.trim().split('\n').at(-2)).toBe('failed: volume data-01 is still pending after 3s; wanted available');
+      expect(run.stderr.trim().split('\n').at(-2)).toBe('failed: volume data-01 is still pending after 8s; wanted available');
     });
   });
 });
