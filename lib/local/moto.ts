@@ -20,6 +20,11 @@ const EXECUTABLE = 'moto_server';
 const READY_TIMEOUT_MS = 20_000;
 const READY_POLL_MS = 100;
 const STOP_TIMEOUT_MS = 5_000;
+/**
+ * How long an error message waits, once moto_server has exited, for its output to close: its last
+ * lines (why it failed) can still be on their way then, and a process it started may hold the pipes.
+ */
+const OUTPUT_CLOSE_WAIT_MS = 2_000;
 
 /** moto_server exited while starting, typically because another process took its port first. */
 class ExitedBeforeReady extends Error {}
@@ -53,11 +58,11 @@ async function freeLoopbackPort(host: string): Promise<number> {
   });
 }
 
-async function waitUntilReady(endpoint: string, child: ChildProcess, output: () => string): Promise<void> {
+async function waitUntilReady(endpoint: string, child: ChildProcess, output: () => string, finalOutput: () => Promise<string>): Promise<void> {
   const deadline = Date.now() + READY_TIMEOUT_MS;
   while (Date.now() < deadline) {
     if (child.exitCode !== null || child.signalCode !== null) {
-      throw new ExitedBeforeReady(`moto_server exited before it was ready (code ${child.exitCode}): ${output()}`);
+      throw new ExitedBeforeReady(`moto_server exited before it was ready (code ${child.exitCode}): ${await finalOutput()}`);
     }
     try {
       const response = await fetch(`${endpoint}/moto-api/`, { signal: AbortSignal.timeout(1_000) });
@@ -115,6 +120,19 @@ async function spawnMoto(executable: string, host: string, port: number, detache
   };
   child.stdout?.on('data', keep);
   child.stderr?.on('data', keep);
+  // All of the output has been read once the pipes close ('close'), which can be after the process
+  // exits ('exit'); the output of a process that has exited is read when they close, or after
+  // OUTPUT_CLOSE_WAIT_MS when something else still holds them open.
+  const outputClosed = new Promise<void>((resolve) => child.once('close', () => resolve()));
+  const finalOutput = async (): Promise<string> => {
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      await Promise.race([outputClosed, new Promise((resolve) => (timer = setTimeout(resolve, OUTPUT_CLOSE_WAIT_MS)))]);
+    } finally {
+      clearTimeout(timer);
+    }
+    return tail;
+  };
   const spawnError = new Promise<never>((_, reject) => child.once('error', reject));
   // Never leave a server behind when this process exits without stopping it.
   const killOnExit = (): void => {
@@ -137,7 +155,7 @@ async function spawnMoto(executable: string, host: string, port: number, detache
   };
 
   try {
-    await Promise.race([waitUntilReady(endpoint, child, () => tail), spawnError]);
+    await Promise.race([waitUntilReady(endpoint, child, () => tail, finalOutput), spawnError]);
   } catch (error) {
     await stop();
     throw error;

@@ -36,6 +36,24 @@ describe('startMoto when moto_server cannot serve', () => {
     for (const call of calls) expect(call).toMatch(/^-H 127\.0\.0\.1 -p \d+$/);
   });
 
+  it("reports moto_server's last lines even when they reach its output after its process exited", async () => {
+    const executable = join(dir, 'moto_server');
+    // Exits at once; the reason is written a moment later by a process that holds its output open
+    // (as a child of moto_server may), so it arrives after the exit and before the output closes.
+    const late = "setTimeout(() => process.stderr.write('ValueError: the reason it failed\\n'), 500)";
+    writeFileSync(
+      executable,
+      `#!${process.execPath}\n` +
+        `process.stderr.write('starting\\n');\n` +
+        `require('node:child_process').spawn(process.execPath, ['-e', ${JSON.stringify(late)}], { stdio: ['ignore', 'inherit', 'inherit'] }).unref();\n` +
+        `process.exit(4);\n`,
+    );
+    chmodSync(executable, 0o755);
+    vi.stubEnv('PATH', dir);
+    const error = (await startMoto().catch((e: unknown) => e)) as Error;
+    expect(error.message).toMatch(/^moto_server exited before it was ready \(code 4\): starting\nValueError: the reason it failed\n?$/);
+  });
+
   it('kills a moto_server that does not end on SIGTERM once 5 s have passed, so a stop always ends', async () => {
     const pidFile = join(dir, 'pid');
     const executable = join(dir, 'moto_server');
