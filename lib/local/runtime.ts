@@ -53,6 +53,7 @@ export interface LocalRuntime {
   /** The moto backend's endpoint, table and queue (undefined on the memory backend). */
   aws?: { endpoint: string; tableName: string; rateBudgetTableName: string; queueUrl: string; deadLetterQueueUrl: string };
   reconcileNow(): Promise<ReconcileReport>;
+  /** Stops the API, then the pollers and the reconciler, then the backend; a further call waits for that same stop. */
   stop(): Promise<void>;
 }
 
@@ -147,6 +148,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
       });
   }, options.reconcileEveryMs ?? RECONCILER.intervalMinutes * 60_000);
   timer.unref();
+  let stopping: Promise<void> | undefined;
 
   return {
     backend: options.backend,
@@ -160,15 +162,19 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
     queuePoller,
     ...(aws ? { aws } : {}),
     reconcileNow: reconcile,
-    async stop() {
-      clearInterval(timer);
-      // The API first: no new request, and those under way finish (their writes stored; the watcher may not read the last before the pollers stop).
-      try {
-        await api.close();
-      } finally {
-        await Promise.all([streamPoller.stop(), queuePoller.stop(), passUnderWay]);
-        await stopBackend();
-      }
+    stop() {
+      // One stop: a further call (a second signal handler, a test's clean-up) waits for the same one.
+      stopping ??= (async () => {
+        clearInterval(timer);
+        // The API first: no new request, and those under way finish (their writes stored; the watcher may not read the last before the pollers stop).
+        try {
+          await api.close();
+        } finally {
+          await Promise.all([streamPoller.stop(), queuePoller.stop(), passUnderWay]);
+          await stopBackend();
+        }
+      })();
+      return stopping;
     },
   };
 }
