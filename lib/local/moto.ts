@@ -62,7 +62,8 @@ async function waitUntilReady(endpoint: string, child: ChildProcess, output: () 
   const deadline = Date.now() + READY_TIMEOUT_MS;
   while (Date.now() < deadline) {
     if (child.exitCode !== null || child.signalCode !== null) {
-      throw new ExitedBeforeReady(`moto_server exited before it was ready (code ${child.exitCode}): ${await finalOutput()}`);
+      const how = child.exitCode !== null ? `code ${child.exitCode}` : `signal ${child.signalCode}`;
+      throw new ExitedBeforeReady(`moto_server exited before it was ready (${how}): ${await finalOutput()}`);
     }
     try {
       const response = await fetch(`${endpoint}/moto-api/`, { signal: AbortSignal.timeout(1_000) });

@@ -54,6 +54,16 @@ describe('startMoto when moto_server cannot serve', () => {
     expect(error.message).toMatch(/^moto_server exited before it was ready \(code 4\): starting\nValueError: the reason it failed\n?$/);
   });
 
+  it('names the signal that ended it when a signal, not an exit code, ended it before it was ready', async () => {
+    const executable = join(dir, 'moto_server');
+    // Killed while starting (as the kernel's out-of-memory killer does): no exit code, a signal.
+    writeFileSync(executable, `#!${process.execPath}\nprocess.stderr.write('loading models\\n');\nprocess.kill(process.pid, 'SIGKILL');\n`);
+    chmodSync(executable, 0o755);
+    vi.stubEnv('PATH', dir);
+    const error = (await startMoto().catch((e: unknown) => e)) as Error;
+    expect(error.message).toMatch(/^moto_server exited before it was ready \(signal SIGKILL\): loading models\n?$/);
+  });
+
   it('kills a moto_server that does not end on SIGTERM once 5 s have passed, so a stop always ends', async () => {
     const pidFile = join(dir, 'pid');
     const executable = join(dir, 'moto_server');
