@@ -4,7 +4,7 @@
  * a running local pipeline never collide, and nothing is reachable from outside the machine.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { accessSync, constants } from 'node:fs';
+import { accessSync, constants, statSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { delimiter, join } from 'node:path';
 
@@ -35,8 +35,9 @@ export function findMotoServer(): string | undefined {
     if (!dir) continue;
     const candidate = join(dir, EXECUTABLE);
     try {
+      // A directory may be searched (X_OK) too; only a file can be run.
       accessSync(candidate, constants.X_OK);
-      return candidate;
+      if (statSync(candidate).isFile()) return candidate;
     } catch {
       // not in this directory
     }

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
-import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { delimiter, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { findMotoServer, startMoto } from '../../lib/local/moto.js';
 
@@ -19,6 +19,17 @@ describe('startMoto when moto_server cannot serve', () => {
     vi.stubEnv('PATH', dir);
     expect(findMotoServer()).toBeUndefined();
     await expect(startMoto()).rejects.toThrow("moto_server was not found on PATH; install it with: pip install 'moto[server]'");
+  });
+
+  it('passes over a directory named moto_server on PATH for the executable further on, as the shell does', async () => {
+    const shadow = join(dir, 'first');
+    const installed = join(dir, 'second');
+    mkdirSync(join(shadow, 'moto_server'), { recursive: true });
+    mkdirSync(installed);
+    writeFileSync(join(installed, 'moto_server'), '#!/bin/sh\nexit 0\n');
+    chmodSync(join(installed, 'moto_server'), 0o755);
+    vi.stubEnv('PATH', `${shadow}${delimiter}${installed}`);
+    expect(findMotoServer()).toBe(join(installed, 'moto_server'));
   });
 
   it('tries three times in all when it exits before it is ready (its port taken first), then fails with its exit code and output', async () => {
