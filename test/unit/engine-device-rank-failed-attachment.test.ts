@@ -1,7 +1,7 @@
 /**
  * Attaches to one instance waiting for their device names are ranked among the live attachments
- * that wait for one: an attachment failed for good, holding no device, or one waiting for its
- * retry with the device it was given, waits for none and takes no rank.
+ * that wait for one: an attachment failed for good, holding no device, waits for none and takes
+ * no rank.
  */
 import { describe, expect, it } from 'vitest';
 import { attachmentKey, harness, newAttachment, newVolume, settleAll } from './engine-fixtures.js';
@@ -15,22 +15,5 @@ describe('an attachment of the instance failed for good, without a device', () =
     await h.store.create(newAttachment('data-1'));
     await settleAll(h);
     expect(await h.store.get(attachmentKey('data-1'))).toMatchObject({ device: '/dev/sdf', status: { state: 'attached' } });
-  });
-});
-
-describe('an attachment of the instance waiting for its retry with the device it was given', () => {
-  it('takes no rank: the attach waiting for a name takes the first name still free', async () => {
-    const h = harness();
-    await h.store.create(newVolume('data-1'));
-    await settleAll(h);
-    const now = h.clock.now();
-    h.store.putRaw({
-      ...newAttachment('data-0'),
-      device: '/dev/sdf',
-      status: { state: 'pending', code: 'IncorrectInstanceState', attempts: 1, updatedAt: new Date(now).toISOString(), nextAttemptAt: new Date(now + 3_600_000).toISOString() },
-    });
-    await h.store.create(newAttachment('data-1'));
-    await settleAll(h);
-    expect(await h.store.get(attachmentKey('data-1'))).toMatchObject({ device: '/dev/sdg', status: { state: 'attached' } });
   });
 });
