@@ -5,40 +5,13 @@
  * while EC2 still holds it attached; once the detach ends and the attachment goes, it is deleted.
  */
 import { describe, expect, it } from 'vitest';
-import type { AttachmentRecord, VolumeRecord } from '../../lib/domain/records.js';
-import { INSTANCE, attachmentKey, harness, newAttachment, newVolume, volumeKey, volumeOf } from './engine-fixtures.js';
+import { INSTANCE, attachmentKey, dyingWhileModifyingAndDetaching, volumeKey, volumeOf } from './engine-fixtures.js';
 
 const MINUTE = 60_000;
 
 describe('executor: a dying volume whose storage fails while its attachments still detach', () => {
   it('is in error and waits for its attachment, with no DeleteVolume; deleted once the attachment is gone', async () => {
-    const h = harness({ ebsTimings: { modify: 60 * MINUTE, optimize: 60 * MINUTE } });
-    await h.store.create(newVolume('data-1'));
-    await h.store.create(newAttachment('data-1'));
-    for (let i = 0; i < 4; i++) {
-      await h.watch();
-      await h.settle(30_000);
-    }
-    await h.watch();
-    expect((await h.store.get(attachmentKey('data-1'))) as AttachmentRecord).toMatchObject({ status: { state: 'attached' } });
-    const volume = await volumeOf(h);
-    const ebsVolumeId = volume.ebsVolumeId!;
-    await h.store.update<VolumeRecord>(volumeKey('data-1'), { spec: { ...volume.spec, iops: 4000 }, generation: volume.generation + 1 });
-    await h.watch();
-    await h.settle(10_000);
-    await h.watch();
-    expect((await volumeOf(h)).status.state).toBe('modifying');
-
-    // The volume is busy on its instance: a plain detach does not end. Its client deletes it.
-    h.ebs.keepBusy(ebsVolumeId, INSTANCE);
-    await h.store.update<VolumeRecord>(volumeKey('data-1'), { life: 'dying' });
-    for (let i = 0; i < 3; i++) {
-      await h.watch();
-      await h.settle(10_000);
-    }
-    await h.watch();
-    expect((await h.store.get(attachmentKey('data-1'))) as AttachmentRecord).toMatchObject({ life: 'dying', status: { state: 'detaching' } });
-    expect((await volumeOf(h)).status.state).toBe('modifying');
+    const { h, ebsVolumeId } = await dyingWhileModifyingAndDetaching();
 
     // Its storage fails; the modification's next check finds it.
     h.ebs.failVolume(ebsVolumeId);

@@ -5,42 +5,15 @@
  * as a dying record given up on is taken up again (`dyingTerminal`).
  */
 import { describe, expect, it } from 'vitest';
-import type { AttachmentRecord, VolumeRecord } from '../../lib/domain/records.js';
 import { ProviderError } from '../../lib/engine/ports.js';
 import { DEFAULT_ENGINE_CONFIG } from '../../lib/engine/config.js';
-import { INSTANCE, attachmentKey, harness, newAttachment, newVolume, volumeKey, volumeOf } from './engine-fixtures.js';
+import { INSTANCE, attachmentKey, dyingWhileModifyingAndDetaching, volumeKey, volumeOf } from './engine-fixtures.js';
 
 const MINUTE = 60_000;
 
 describe('executor: a dying volume that waits for its attachment and whose look is refused for good', () => {
   it('is in error, waits for its attachment, and comes back as a check of the volume after the longest backoff', async () => {
-    const h = harness({ ebsTimings: { modify: 60 * MINUTE, optimize: 60 * MINUTE } });
-    await h.store.create(newVolume('data-1'));
-    await h.store.create(newAttachment('data-1'));
-    for (let i = 0; i < 4; i++) {
-      await h.watch();
-      await h.settle(30_000);
-    }
-    await h.watch();
-    expect((await h.store.get(attachmentKey('data-1'))) as AttachmentRecord).toMatchObject({ status: { state: 'attached' } });
-    const volume = await volumeOf(h);
-    const ebsVolumeId = volume.ebsVolumeId!;
-    await h.store.update<VolumeRecord>(volumeKey('data-1'), { spec: { ...volume.spec, iops: 4000 }, generation: volume.generation + 1 });
-    await h.watch();
-    await h.settle(10_000);
-    await h.watch();
-    expect((await volumeOf(h)).status.state).toBe('modifying');
-
-    // The volume is busy on its instance: a plain detach does not end. Its client deletes it.
-    h.ebs.keepBusy(ebsVolumeId, INSTANCE);
-    await h.store.update<VolumeRecord>(volumeKey('data-1'), { life: 'dying' });
-    for (let i = 0; i < 3; i++) {
-      await h.watch();
-      await h.settle(10_000);
-    }
-    await h.watch();
-    expect((await h.store.get(attachmentKey('data-1'))) as AttachmentRecord).toMatchObject({ life: 'dying', status: { state: 'detaching' } });
-    expect((await volumeOf(h)).status.state).toBe('modifying');
+    const { h, ebsVolumeId } = await dyingWhileModifyingAndDetaching();
 
     // The modification's next check is refused for good.
     h.ebs.failNext('DescribeVolumes', new ProviderError('unauthorized', 'UnauthorizedOperation', 'not allowed to describe volumes'), 1000);

@@ -181,6 +181,42 @@ export async function settleAll(h: ReturnType<typeof harness>, rounds = 6): Prom
   await h.watch();
 }
 
+/**
+ * data-1 attached, then modifying for an hour (its IOPS raised) and asked to be deleted while busy on its
+ * instance: the volume dying and still modifying, its attachment dying and detaching without end.
+ */
+export async function dyingWhileModifyingAndDetaching(): Promise<{ h: ReturnType<typeof harness>; ebsVolumeId: string }> {
+  const MINUTE = 60_000;
+  const h = harness({ ebsTimings: { modify: 60 * MINUTE, optimize: 60 * MINUTE } });
+  await h.store.create(newVolume('data-1'));
+  await h.store.create(newAttachment('data-1'));
+  for (let i = 0; i < 4; i++) {
+    await h.watch();
+    await h.settle(30_000);
+  }
+  await h.watch();
+  expect((await h.store.get(attachmentKey('data-1'))) as AttachmentRecord).toMatchObject({ status: { state: 'attached' } });
+  const volume = await volumeOf(h);
+  const ebsVolumeId = volume.ebsVolumeId!;
+  await h.store.update<VolumeRecord>(volumeKey('data-1'), { spec: { ...volume.spec, iops: 4000 }, generation: volume.generation + 1 });
+  await h.watch();
+  await h.settle(10_000);
+  await h.watch();
+  expect((await volumeOf(h)).status.state).toBe('modifying');
+
+  // The volume is busy on its instance: a plain detach does not end. Its client deletes it.
+  h.ebs.keepBusy(ebsVolumeId, INSTANCE);
+  await h.store.update<VolumeRecord>(volumeKey('data-1'), { life: 'dying' });
+  for (let i = 0; i < 3; i++) {
+    await h.watch();
+    await h.settle(10_000);
+  }
+  await h.watch();
+  expect((await h.store.get(attachmentKey('data-1'))) as AttachmentRecord).toMatchObject({ life: 'dying', status: { state: 'detaching' } });
+  expect((await volumeOf(h)).status.state).toBe('modifying');
+  return { h, ebsVolumeId };
+}
+
 export async function volumeOf(h: ReturnType<typeof harness>, volumeId = 'data-1'): Promise<VolumeRecord> {
   const record = await h.store.get(volumeKey(volumeId));
   if (record?.kind !== 'volume') throw new Error(`no volume record ${volumeId}`);
