@@ -3,8 +3,8 @@
  * name the field the way the client wrote it (`spec.sizeGiB`, `cursor`, `volumeId`).
  */
 import type { z } from 'zod';
-import { describeValidationIssues, fieldPath, missingField } from '../domain/validation.js';
-import { invalid, type FieldIssue } from './problem.js';
+import { describeValidationIssues, fieldIssues, missingField } from '../domain/validation.js';
+import { invalid } from './problem.js';
 
 /** Where a value came from; names the request part in the problem detail. */
 export type RequestPart = 'body' | 'query' | 'path';
@@ -21,27 +21,6 @@ export function parseOrThrow<S extends z.ZodType>(schema: S, value: unknown, par
   if (result.success) return result.data;
   const issues = fieldIssues(result.error.issues);
   throw invalid(`${PART_NAMES[part]} is not valid: ${describeValidationIssues(issues)}`, issues);
-}
-
-/** Unknown fields of one object named one by one, the rest counted: a body of thousands of them gets a bounded answer. */
-export const MAX_UNKNOWN_FIELDS_LISTED = 50;
-
-/**
- * An issue on each unknown key of the object at `path`, up to MAX_UNKNOWN_FIELDS_LISTED, and one
- * on the object counting the others.
- */
-export function unknownFieldIssues(path: readonly PropertyKey[], keys: readonly string[], message = 'is not a known field'): FieldIssue[] {
-  const listed = keys.slice(0, MAX_UNKNOWN_FIELDS_LISTED).map((key) => ({ path: fieldPath([...path, key]), message }));
-  const more = keys.length - listed.length;
-  return more > 0 ? [...listed, { path: fieldPath(path), message: `and ${more} more unknown ${more === 1 ? 'field' : 'fields'}` }] : listed;
-}
-
-/** One field issue per zod issue; an unknown key becomes an issue on that key. */
-export function fieldIssues(issues: readonly z.core.$ZodIssue[]): FieldIssue[] {
-  return issues.flatMap((issue) => {
-    if (issue.code === 'unrecognized_keys') return unknownFieldIssues(issue.path, issue.keys);
-    return [{ path: fieldPath(issue.path), message: issue.message }];
-  });
 }
 
 /** A range of whole numbers; without `max`, any from `min` up to the largest a number holds exactly. */

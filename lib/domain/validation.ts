@@ -449,9 +449,28 @@ export function enclosingFieldPaths(path: string): string[] {
   return ends.reverse().map((end) => path.slice(0, end));
 }
 
-/** Zod issues as field-level messages. */
-export function toIssues(error: z.ZodError, prefix = ''): ValidationIssue[] {
-  return error.issues.map((issue) => ({ path: fieldPath(issue.path, prefix), message: issue.message }));
+/** Unknown fields of one object named one by one, the rest counted: thousands of them get a bounded answer. */
+export const MAX_UNKNOWN_FIELDS_LISTED = 50;
+
+/**
+ * An issue on each unknown key of the object at `path`, up to MAX_UNKNOWN_FIELDS_LISTED, and one
+ * on the object counting the others.
+ */
+export function unknownFieldIssues(path: readonly PropertyKey[], keys: readonly string[], message = 'is not a known field', prefix = ''): ValidationIssue[] {
+  const listed = keys.slice(0, MAX_UNKNOWN_FIELDS_LISTED).map((key) => ({ path: fieldPath([...path, key], prefix), message }));
+  const more = keys.length - listed.length;
+  return more > 0 ? [...listed, { path: fieldPath(path, prefix), message: `and ${more} more unknown ${more === 1 ? 'field' : 'fields'}` }] : listed;
+}
+
+/**
+ * Zod issues as field-level messages, in a request as in a record written into the table: an
+ * unknown key becomes an issue on that key (`spec.color: is not a known field`).
+ */
+export function fieldIssues(issues: readonly z.core.$ZodIssue[], prefix = ''): ValidationIssue[] {
+  return issues.flatMap((issue) => {
+    if (issue.code === 'unrecognized_keys') return unknownFieldIssues(issue.path, issue.keys, undefined, prefix);
+    return [{ path: fieldPath(issue.path, prefix), message: issue.message }];
+  });
 }
 
 /**
@@ -468,7 +487,7 @@ export function missingField(issue: z.core.$ZodRawIssue): string | undefined {
 
 function parseWith<T>(schema: z.ZodType<T>, input: unknown, prefix = ''): Result<T> {
   const parsed = schema.safeParse(input, { error: missingField });
-  return parsed.success ? { ok: true, value: parsed.data } : { ok: false, issues: toIssues(parsed.error, prefix) };
+  return parsed.success ? { ok: true, value: parsed.data } : { ok: false, issues: fieldIssues(parsed.error.issues, prefix) };
 }
 
 /** Validates a spec a client asked for. */

@@ -1,6 +1,6 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { createApiHandler } from '../../lib/api/handler.js';
-import { MAX_UNKNOWN_FIELDS_LISTED } from '../../lib/api/parse.js';
+import { MAX_UNKNOWN_FIELDS_LISTED } from '../../lib/domain/validation.js';
 import { localLambdaContext, toProxyEvent } from '../../lib/api/node-server.js';
 import { RecordingLog } from '../../lib/memory/log.js';
 import { MAX_PATH_KEY_CHARS } from '../../lib/domain/validation.js';

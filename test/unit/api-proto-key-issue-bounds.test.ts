@@ -1,6 +1,6 @@
 /** A body's `__proto__` keys at the bounds of what a 400 names: the first ones named, each path within 200 characters, the rest counted. */
 import { beforeEach, describe, expect, it } from 'vitest';
-import { MAX_UNKNOWN_FIELDS_LISTED } from '../../lib/api/parse.js';
+import { MAX_UNKNOWN_FIELDS_LISTED } from '../../lib/domain/validation.js';
 import { apiHarness, INSTANCE_A, type ApiHarness } from './api-fixtures.js';
 
 interface Problem {

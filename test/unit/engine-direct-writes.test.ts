@@ -337,7 +337,7 @@ describe('invalid records put right in the table', () => {
     h.store.putRaw({ ...newVolume('data-1'), note: 'made by hand' });
     await settleAll(h);
     const rejected = await volumeOf(h, 'data-1');
-    expect(rejected.status).toMatchObject({ state: 'error', code: 'InvalidRecord', message: 'Unrecognized key: "note"' });
+    expect(rejected.status).toMatchObject({ state: 'error', code: 'InvalidRecord', message: 'note: is not a known field' });
 
     // Put right in the table: the attribute removed, nothing else changed (the console's "remove attribute").
     const { note: _note, ...putRight } = rejected as typeof rejected & { note?: string };
