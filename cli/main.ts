@@ -270,25 +270,45 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
         // The id of a volume that exists with another spec, or placed elsewhere than --attach's instance (one being deleted
         // says itself what to do, on `volumeId`; an attach refused, its device held say, names what to change).
         const issues = error instanceof ApiError && error.problem?.type === problemType('conflict') ? error.problem.errors : [];
+        const volumeId = options.id as string | undefined;
+        if (volumeId === undefined || issues.length === 0) throw error;
+        // The volume as it reads, read once and only where the hint depends on it; undefined when it cannot be read.
+        let read: Promise<VolumeDetails | undefined> | undefined;
+        const existing = () => (read ??= api.getVolume(volumeId).then(({ body }) => body, () => undefined));
         // `attachTo.instanceId` alone: the volume is as asked for but cannot also be attached to --attach's instance (it is
         // not multi-attach, or is attached to EBS's most instances), or --attach placed it and it is placed elsewhere.
-        if (options.id !== undefined && options.attach !== undefined && issues.length === 1 && issues[0]!.path === 'attachTo.instanceId') {
-          const refused = options.az !== undefined || options.near !== undefined ? 'attach' : await refusedFor(api, options.id, options.attach);
+        if (options.attach !== undefined && issues.length === 1 && issues[0]!.path === 'attachTo.instanceId') {
+          const refused = options.az !== undefined || options.near !== undefined ? 'attach' : refusedFor(await existing(), options.attach);
           if (refused === 'attach') {
             throw new HintedError(
               error,
-              `--id ${options.id} names a volume that cannot also be attached to ${options.attach}: detach it from another instance first ` +
-                `(\`ebs-provisioner volumes detach ${options.id} <instanceId>\`; \`ebs-provisioner volumes get ${options.id}\` shows its attachments), ` +
+              `--id ${volumeId} names a volume that cannot also be attached to ${options.attach}: detach it from another instance first ` +
+                `(\`ebs-provisioner volumes detach ${volumeId} <instanceId>\`; \`ebs-provisioner volumes get ${volumeId}\` shows its attachments), ` +
                 'or create another volume with another --id',
             );
           }
           if (refused === undefined) throw error;
         }
         const differs = (path: string) => path.startsWith('spec.') || path === 'attachTo.instanceId';
-        if (options.id !== undefined && issues.length > 0 && issues.every((issue) => differs(issue.path))) {
-          throw new HintedError(error, `--id ${options.id} names a volume that exists: give another id for a new volume, or change this one with \`ebs-provisioner volumes modify ${options.id}\``);
+        if (!issues.every((issue) => differs(issue.path))) throw error;
+        const modify = `\`ebs-provisioner volumes modify ${volumeId}\``;
+        // `volumes modify` changes a placement only until CreateVolume is asked for: whether it can is the volume's to say.
+        if (issues.some((issue) => PLACEMENT_PATHS.includes(issue.path))) {
+          const volume = await existing();
+          if (volume === undefined) throw error;
+          if (placementFixed(volume)) {
+            throw new HintedError(
+              error,
+              `--id ${volumeId} names a volume that exists, placed ${placementOf(volume)} for good (a volume's placement is fixed once EC2 is asked to create it): give another id for a new volume`,
+            );
+          }
+          const placement = options.az !== undefined ? `--az ${options.az}` : `--near ${options.near ?? options.attach}`;
+          throw new HintedError(
+            error,
+            `--id ${volumeId} names a volume that exists: give another id for a new volume, or change this one with ${modify} (\`${placement}\` places it as asked: it is not created yet)`,
+          );
         }
-        throw error;
+        throw new HintedError(error, `--id ${volumeId} names a volume that exists: give another id for a new volume, or change this one with ${modify}`);
       });
       print(command, body, () => `${status === 201 ? 'Created' : 'Already exists (same spec)'}: ${body.volumeId}\n\n${volumeDetails(body)}`);
     });
@@ -565,17 +585,30 @@ function refusalHint(error: unknown): string | undefined {
 }
 
 /**
- * Why a create naming `volumeId`, placed by the instance it attaches the volume to, was refused on
- * `attachTo.instanceId` alone, as the volume reads: placed elsewhere (`placement`), or placed there, so
- * the attach is what was refused (`attach`); undefined when the volume cannot be read.
+ * Why a create naming a volume (`volume`, as it reads), placed by the instance it attaches the volume
+ * to, was refused on `attachTo.instanceId` alone: placed elsewhere (`placement`), or placed there, so
+ * the attach is what was refused (`attach`); undefined when the volume could not be read.
  */
-async function refusedFor(api: ApiClient, volumeId: string, instanceId: string): Promise<'attach' | 'placement' | undefined> {
-  try {
-    const { spec } = (await api.getVolume(volumeId)).body;
-    return spec.placementInstanceId === instanceId && spec.availabilityZone === undefined ? 'attach' : 'placement';
-  } catch {
-    return undefined;
-  }
+function refusedFor(volume: VolumeDetails | undefined, instanceId: string): 'attach' | 'placement' | undefined {
+  if (volume === undefined) return undefined;
+  return volume.spec.placementInstanceId === instanceId && volume.spec.availabilityZone === undefined ? 'attach' : 'placement';
+}
+
+/** The fields of a refused create that differ from the volume in its placement (`attachTo.instanceId`: the one --attach gives it). */
+const PLACEMENT_PATHS: readonly string[] = ['spec.availabilityZone', 'spec.placementInstanceId', 'attachTo.instanceId'];
+
+/**
+ * Whether the volume's placement can no longer change: EC2 made it (an EC2 id), or CreateVolume was
+ * asked for in the AZ it shows (recorded with the request, and forgotten with it when EC2 refused
+ * it), as the API judges a PATCH of the placement.
+ */
+function placementFixed(volume: VolumeDetails): boolean {
+  return volume.ebsVolumeId !== undefined || volume.availabilityZone !== undefined;
+}
+
+function placementOf(volume: VolumeDetails): string {
+  const zone = volume.availabilityZone ?? volume.spec.availabilityZone;
+  return zone !== undefined ? `in ${zone}` : `in the AZ of ${volume.spec.placementInstanceId}`;
 }
 
 /** The URL as given but with its password masked, or undefined when it holds none: a password is not printed back. */

@@ -2,7 +2,8 @@
 import { describe, expect, it } from 'vitest';
 import { EXIT } from '../../cli/main.js';
 import { INSTANCE_A, INSTANCE_B } from './api-fixtures.js';
-import { cliHarness } from './cli-harness.js';
+import { cliHarness, volumeKey } from './cli-harness.js';
+import type { VolumeRecord } from '../../lib/domain/records.js';
 
 describe('CLI volumes create after a conflict', () => {
   const h = cliHarness();
@@ -46,8 +47,90 @@ describe('CLI volumes create after a conflict', () => {
     expect(elsewhere.code).toBe(EXIT.failed);
     expect(elsewhere.stderr).toContain(`  attachTo.instanceId (--attach): places the volume in the AZ of ${INSTANCE_B}; the volume is placed in the AZ of ${INSTANCE_A}\n`);
     expect(elsewhere.stderr.trim().split('\n').at(-1)).toBe(
+      `hint: --id data-01 names a volume that exists: give another id for a new volume, or change this one with \`ebs-provisioner volumes modify data-01\` (\`--near ${INSTANCE_B}\` places it as asked: it is not created yet)`,
+    );
+  });
+
+  /** The requests a run sent, as method and path. */
+  const sentBy = async (run: () => Promise<unknown>) => {
+    h.sent = [];
+    await run();
+    return h.sent.map((request) => `${request.method} ${new URL(request.url).pathname}`);
+  };
+
+  it('hints at modify with the placement asked for while the volume is not created, reading it once, and the hint does what it says', async () => {
+    await h.cli(['volumes', 'create', '--az', 'us-east-1a', '--size', '20', '--id', 'data-01']);
+    const create = ['volumes', 'create', '--az', 'us-east-1b', '--size', '20', '--id', 'data-01'];
+    let run: Awaited<ReturnType<typeof h.cli>> | undefined;
+    expect(await sentBy(async () => (run = await h.cli(create)))).toEqual(['POST /volumes', 'GET /volumes/data-01']);
+    expect(run!.code).toBe(EXIT.failed);
+    expect(run!.stderr).toContain('  spec.availabilityZone (--az): is us-east-1b here, us-east-1a on the volume\n');
+    expect(run!.stderr.trim().split('\n').at(-1)).toBe(
+      'hint: --id data-01 names a volume that exists: give another id for a new volume, or change this one with `ebs-provisioner volumes modify data-01` (`--az us-east-1b` places it as asked: it is not created yet)',
+    );
+    expect((await h.cli(['volumes', 'modify', 'data-01', '--az', 'us-east-1b'])).code).toBe(EXIT.ok);
+    const again = await h.cli(create);
+    expect(again.code).toBe(EXIT.ok);
+    expect(again.stdout).toContain('Already exists (same spec): data-01');
+  });
+
+  const fixedHint = (where: string) =>
+    `hint: --id data-01 names a volume that exists, placed ${where} for good (a volume's placement is fixed once EC2 is asked to create it): give another id for a new volume`;
+
+  it('hints at another id alone, not modify, for a placement elsewhere once EC2 made the volume or was asked to', async () => {
+    await h.cli(['volumes', 'create', '--near', INSTANCE_A, '--size', '20', '--id', 'data-01']);
+    // Asked of EC2 in the AZ the executor resolved (recorded with the request), then made.
+    const spec = { sizeGiB: 20, volumeType: 'gp3' as const, placementInstanceId: INSTANCE_A };
+    await h.store.update<VolumeRecord>(volumeKey('data-01'), {
+      createRequest: { clientToken: 'token-1', availabilityZone: 'us-east-1c', spec },
+      availabilityZone: 'us-east-1c',
+      observedGeneration: 1,
+      status: { state: 'creating', attempts: 0, updatedAt: new Date(h.clock.now()).toISOString() },
+    });
+    for (const [state, where] of [['creating', 'in us-east-1c'], ['available', 'in us-east-1c']] as const) {
+      if (state === 'available') await h.setVolumeState('data-01', 'available');
+      let run: Awaited<ReturnType<typeof h.cli>> | undefined;
+      const create = ['volumes', 'create', '--az', 'us-east-1b', '--size', '20', '--id', 'data-01'];
+      expect(await sentBy(async () => (run = await h.cli(create))), state).toEqual(['POST /volumes', 'GET /volumes/data-01']);
+      expect(run!.code, state).toBe(EXIT.failed);
+      expect(run!.stderr.trim().split('\n').at(-1), state).toBe(fixedHint(where));
+      // As the hint says: the API refuses the move.
+      const moved = await h.cli(['volumes', 'modify', 'data-01', '--az', 'us-east-1b']);
+      expect(moved.code, state).toBe(EXIT.failed);
+      expect(moved.stderr, state).toContain('is fixed when the volume is created');
+    }
+    // A size difference beside it: modify cannot make the volume asked for either.
+    const both = await h.cli(['volumes', 'create', '--near', INSTANCE_B, '--size', '30', '--id', 'data-01']);
+    expect(both.stderr.trim().split('\n').at(-1)).toBe(fixedHint('in us-east-1c'));
+  });
+
+  it('hints at another id alone for an --attach placing the volume elsewhere than EC2 made it, named by its instance when no AZ shows', async () => {
+    await h.cli(['volumes', 'create', '--near', INSTANCE_A, '--size', '20', '--id', 'data-01']);
+    await h.setVolumeState('data-01', 'available');
+    let run: Awaited<ReturnType<typeof h.cli>> | undefined;
+    // One read tells both the placement from an attach refused and whether the placement may still change.
+    expect(await sentBy(async () => (run = await h.cli(['volumes', 'create', '--size', '20', '--id', 'data-01', '--attach', INSTANCE_B])))).toEqual([
+      'POST /volumes',
+      'GET /volumes/data-01',
+    ]);
+    expect(run!.code).toBe(EXIT.failed);
+    expect(run!.stderr).toContain(`  attachTo.instanceId (--attach): places the volume in the AZ of ${INSTANCE_B}; the volume is placed in the AZ of ${INSTANCE_A}\n`);
+    expect(run!.stderr.trim().split('\n').at(-1)).toBe(fixedHint(`in the AZ of ${INSTANCE_A}`));
+  });
+
+  it('reads nothing for a size or type difference, and gives no hint on a placement difference when the volume cannot be read', async () => {
+    await h.cli(['volumes', 'create', '--az', 'us-east-1a', '--size', '20', '--id', 'data-01']);
+    let run: Awaited<ReturnType<typeof h.cli>> | undefined;
+    expect(await sentBy(async () => (run = await h.cli(['volumes', 'create', '--az', 'us-east-1a', '--size', '30', '--type', 'io2', '--iops', '3000', '--id', 'data-01'])))).toEqual([
+      'POST /volumes',
+    ]);
+    expect(run!.stderr.trim().split('\n').at(-1)).toBe(
       'hint: --id data-01 names a volume that exists: give another id for a new volume, or change this one with `ebs-provisioner volumes modify data-01`',
     );
+    h.answer = (request) => (request.method === 'GET' ? new Response('{"message": "Internal server error"}', { status: 500 }) : undefined);
+    const unread = await h.cli(['volumes', 'create', '--az', 'us-east-1b', '--size', '20', '--id', 'data-01']);
+    expect(unread.code).toBe(EXIT.failed);
+    expect(unread.stderr).toBe('error: 409 Conflict with the current state: volume data-01 already exists and differs from this request\n  spec.availabilityZone (--az): is us-east-1b here, us-east-1a on the volume\n');
   });
 
   it('gives no such hint when the attach --attach asks for is refused: the device is held, whatever the id', async () => {
