@@ -56,8 +56,9 @@ export async function createMotoBackend(options: {
 }): Promise<MotoBackend> {
   let moto: MotoServer | undefined;
   const endpoint = options.endpoint ?? (moto = await startMoto({ ownProcessGroup: true })).endpoint;
+  let created: AwsClients | undefined;
   try {
-    const clients = createAwsClients({ endpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS, requestTimeoutMs: LOCAL_REQUEST_TIMEOUT_MS });
+    const clients = (created = createAwsClients({ endpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS, requestTimeoutMs: LOCAL_REQUEST_TIMEOUT_MS }));
     const tableName = options.tableName ?? 'ebs-provisioner-local';
     const queueName = options.queueName ?? 'ebs-provisioner-operations';
     const rateBudgetTableName = `${tableName}-rate-budget`;
@@ -89,6 +90,8 @@ export async function createMotoBackend(options: {
       },
     };
   } catch (error) {
+    // Their connections to the endpoint, kept open for the next request, would outlive the failed start.
+    for (const client of Object.values(created ?? {})) client.destroy();
     await moto?.stop();
     throw error;
   }
