@@ -26,8 +26,27 @@ const STOP_TIMEOUT_MS = 5_000;
  */
 const OUTPUT_CLOSE_WAIT_MS = 2_000;
 
-/** moto_server exited while starting, typically because another process took its port first. */
-class ExitedBeforeReady extends Error {}
+/**
+ * What moto_server (werkzeug's development server) prints once it has bound its port, on stderr:
+ * ` * Running on http://127.0.0.1:<port>`. Only then is the port its own: until it does, another
+ * process that took the port first would answer in its place.
+ */
+function listeningLine(host: string, port: number): RegExp {
+  return new RegExp(`Running on https?://${host.replaceAll('.', '\\.')}:${port}(?![0-9])`);
+}
+
+/** What moto_server prints when it exits because another process bound its port first. */
+const PORT_TAKEN = /Address already in use|is in use by another program/;
+
+/** moto_server exited while starting because another process bound its port first: another port may do. */
+class PortTaken extends Error {
+  constructor(
+    readonly port: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
 
 /** Path of the moto_server executable on PATH, or undefined when moto is not installed. */
 export function findMotoServer(): string | undefined {
@@ -59,23 +78,40 @@ async function freeLoopbackPort(host: string): Promise<number> {
   });
 }
 
-async function waitUntilReady(endpoint: string, child: ChildProcess, output: () => string, finalOutput: () => Promise<string>): Promise<void> {
+/**
+ * Resolves once moto_server, the process `child`, serves on `port`: it said it bound the port
+ * (`listening`), and it answers HTTP there. An answer on the port before it said so may be another
+ * process's, one that took the port between the check that found it free and moto's bind.
+ */
+async function waitUntilReady(
+  endpoint: string,
+  port: number,
+  child: ChildProcess,
+  listening: () => boolean,
+  output: () => string,
+  finalOutput: () => Promise<string>,
+): Promise<void> {
   const deadline = Date.now() + READY_TIMEOUT_MS;
   while (Date.now() < deadline) {
     if (child.exitCode !== null || child.signalCode !== null) {
       const how = child.exitCode !== null ? `code ${child.exitCode}` : `signal ${child.signalCode}`;
-      throw new ExitedBeforeReady(`moto_server exited before it was ready (${how}): ${await finalOutput()}`);
+      const last = await finalOutput();
+      const message = `moto_server exited before it was ready (${how}): ${last}`;
+      throw PORT_TAKEN.test(last) ? new PortTaken(port, message) : new Error(message);
     }
-    try {
-      const response = await fetch(`${endpoint}/moto-api/`, { signal: AbortSignal.timeout(1_000) });
-      await response.body?.cancel();
-      if (response.ok) return;
-    } catch {
-      // not listening yet
+    if (listening()) {
+      try {
+        const response = await fetch(`${endpoint}/moto-api/`, { signal: AbortSignal.timeout(1_000) });
+        await response.body?.cancel();
+        if (response.ok) return;
+      } catch {
+        // not answering yet
+      }
     }
     await new Promise((resolve) => setTimeout(resolve, READY_POLL_MS));
   }
-  throw new Error(`moto_server at ${endpoint} was not ready within ${READY_TIMEOUT_MS} ms: ${output()}`);
+  const why = listening() ? 'was not ready' : 'did not say it was listening';
+  throw new Error(`moto_server at ${endpoint} ${why} within ${READY_TIMEOUT_MS} ms: ${output()}`);
 }
 
 /**
@@ -91,23 +127,38 @@ function motoEnvironment(): NodeJS.ProcessEnv {
 const START_ATTEMPTS = 3;
 
 /**
- * Spawns `moto_server -H 127.0.0.1 -p <free port>` and resolves once it answers HTTP.
+ * Spawns `moto_server -H 127.0.0.1 -p <free port>` and resolves once it says it has bound that port
+ * and answers HTTP there. A port another process takes before moto binds it (moto exits, `Address
+ * already in use`) is replaced by another free one, START_ATTEMPTS times in all.
  * Throws when moto_server is not installed (see `findMotoServer`) or does not come up in time.
  * `ownProcessGroup`: moto_server runs in a process group of its own, so a Ctrl-C in the terminal
  * (sent to the whole foreground group) reaches only this process, which stops its pipeline before
  * moto_server; it is still killed when this process exits.
+ * `port`: the port each attempt is given, by default one the OS reports free (a test gives one it holds).
  */
-export async function startMoto(options: { host?: '127.0.0.1'; ownProcessGroup?: boolean } = {}): Promise<MotoServer> {
+export async function startMoto(
+  options: { host?: '127.0.0.1'; ownProcessGroup?: boolean; port?: (host: string) => Promise<number> } = {},
+): Promise<MotoServer> {
   const host = options.host ?? '127.0.0.1';
   const executable = findMotoServer();
   if (executable === undefined) {
     throw new Error("moto_server was not found on PATH; install it with: pip install 'moto[server]'");
   }
-  for (let attempt = 1; ; attempt++) {
+  const choosePort = options.port ?? freeLoopbackPort;
+  const taken: number[] = [];
+  for (;;) {
     try {
-      return await spawnMoto(executable, host, await freeLoopbackPort(host), options.ownProcessGroup ?? false);
+      return await spawnMoto(executable, host, await choosePort(host), options.ownProcessGroup ?? false);
     } catch (error) {
-      if (!(error instanceof ExitedBeforeReady) || attempt >= START_ATTEMPTS) throw error;
+      if (!(error instanceof PortTaken)) throw error;
+      taken.push(error.port);
+      if (taken.length >= START_ATTEMPTS) {
+        throw new Error(
+          `moto_server could not bind a port: another process took each of the ${START_ATTEMPTS} free ports it was given (${taken.join(', ')}) first; ` +
+            `its last attempt said: ${error.message}`,
+          { cause: error },
+        );
+      }
     }
   }
 }
@@ -117,11 +168,22 @@ async function spawnMoto(executable: string, host: string, port: number, detache
   const child = spawn(executable, ['-H', host, '-p', String(port)], { stdio: ['ignore', 'pipe', 'pipe'], detached, env: motoEnvironment() });
   // Keep the last few KiB of output for error messages; draining the pipes also keeps moto from blocking.
   let tail = '';
-  const keep = (chunk: Buffer): void => {
-    tail = (tail + chunk.toString('utf8')).slice(-4_096);
+  // Whether it said it bound the port, read line by line on each stream (a line may come in pieces).
+  let listening = false;
+  const listeningAt = listeningLine(host, port);
+  const watch = (stream: NodeJS.ReadableStream | null): void => {
+    let partial = '';
+    stream?.on('data', (chunk: Buffer) => {
+      const text = chunk.toString('utf8');
+      tail = (tail + text).slice(-4_096);
+      if (listening) return;
+      const lines = (partial + text).split('\n');
+      partial = lines.pop()!.slice(-4_096);
+      if (lines.some((line) => listeningAt.test(line))) listening = true;
+    });
   };
-  child.stdout?.on('data', keep);
-  child.stderr?.on('data', keep);
+  watch(child.stdout);
+  watch(child.stderr);
   // All of the output has been read once the pipes close ('close'), which can be after the process
   // exits ('exit'); the output of a process that has exited is read when they close, or after
   // OUTPUT_CLOSE_WAIT_MS when something else still holds them open.
@@ -157,7 +219,7 @@ async function spawnMoto(executable: string, host: string, port: number, detache
   };
 
   try {
-    await Promise.race([waitUntilReady(endpoint, child, () => tail, finalOutput), spawnError]);
+    await Promise.race([waitUntilReady(endpoint, port, child, () => listening, () => tail, finalOutput), spawnError]);
   } catch (error) {
     await stop();
     throw error;

@@ -1,4 +1,6 @@
 import { spawn } from 'node:child_process';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
@@ -32,19 +34,77 @@ describe('startMoto when moto_server cannot serve', () => {
     expect(findMotoServer()).toBe(join(installed, 'moto_server'));
   });
 
-  it('tries three times in all when it exits before it is ready (its port taken first), then fails with its exit code and output', async () => {
+  it('tries three times in all when it exits before it is ready because its port was taken first, then fails naming the ports', async () => {
     const attempts = join(dir, 'attempts');
     const executable = join(dir, 'moto_server');
     // Exits at once, as moto_server does when another process bound its port first.
-    writeFileSync(executable, `#!/bin/sh\necho "$@" >> "${attempts}"\necho "OSError: [Errno 98] Address already in use" >&2\nexit 3\n`);
+    writeFileSync(executable, `#!/bin/sh\necho "$@" >> "${attempts}"\necho "Address already in use" >&2\necho "Port $4 is in use by another program." >&2\nexit 1\n`);
     chmodSync(executable, 0o755);
     vi.stubEnv('PATH', dir);
     expect(findMotoServer()).toBe(executable);
     const error = (await startMoto().catch((e: unknown) => e)) as Error;
-    expect(error.message).toMatch(/^moto_server exited before it was ready \(code 3\): OSError: \[Errno 98\] Address already in use\n?$/);
     const calls = readFileSync(attempts, 'utf8').trim().split('\n');
     expect(calls).toHaveLength(3);
     for (const call of calls) expect(call).toMatch(/^-H 127\.0\.0\.1 -p \d+$/);
+    const ports = calls.map((call) => call.split(' ').at(-1));
+    expect(error.message).toBe(
+      `moto_server could not bind a port: another process took each of the 3 free ports it was given (${ports.join(', ')}) first; ` +
+        `its last attempt said: moto_server exited before it was ready (code 1): Address already in use\nPort ${ports[2]} is in use by another program.\n`,
+    );
+  });
+
+  it('starts it once only when it exits before it is ready for another reason than its port', async () => {
+    const attempts = join(dir, 'attempts');
+    const executable = join(dir, 'moto_server');
+    writeFileSync(executable, `#!/bin/sh\necho "$@" >> "${attempts}"\necho "ModuleNotFoundError: No module named 'flask'" >&2\nexit 1\n`);
+    chmodSync(executable, 0o755);
+    vi.stubEnv('PATH', dir);
+    const error = (await startMoto().catch((e: unknown) => e)) as Error;
+    expect(error.message).toBe("moto_server exited before it was ready (code 1): ModuleNotFoundError: No module named 'flask'\n");
+    expect(readFileSync(attempts, 'utf8').trim().split('\n')).toHaveLength(1);
+  });
+
+  /** A moto_server that binds its port as moto's does: says so once it listens, or exits saying the port is taken. */
+  const bindingMoto = (attempts: string) =>
+    `#!${process.execPath}\n` +
+    `const port = Number(process.argv[process.argv.indexOf('-p') + 1]);\n` +
+    `require('node:fs').appendFileSync(${JSON.stringify(attempts)}, port + '\\n');\n` +
+    `const server = require('node:http').createServer((q, r) => r.end('moto'));\n` +
+    `server.once('error', () => { process.stderr.write('Address already in use\\n'); process.exit(1); });\n` +
+    `server.listen(port, '127.0.0.1', () => process.stderr.write(' * Running on http://127.0.0.1:' + port + '\\n'));\n`;
+
+  it('is not taken in by another server on the port it was given: it waits for its own, then tries another port', async () => {
+    const attempts = join(dir, 'attempts');
+    writeFileSync(join(dir, 'moto_server'), bindingMoto(attempts));
+    chmodSync(join(dir, 'moto_server'), 0o755);
+    vi.stubEnv('PATH', dir);
+    // Another process holds the first port given, and answers there as moto would.
+    const other = createServer((request, response) => response.end('another server'));
+    await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve));
+    const held = (other.address() as AddressInfo).port;
+    const given: number[] = [];
+    const free = await new Promise<number>((resolve) => {
+      const probe = createServer().listen(0, '127.0.0.1', () => {
+        const { port } = probe.address() as AddressInfo;
+        probe.close(() => resolve(port));
+      });
+    });
+    try {
+      const server = await startMoto({ port: async () => (given.push(given.length === 0 ? held : free), given.at(-1)!) });
+      try {
+        expect(given).toEqual([held, free]);
+        expect(server.port).toBe(free);
+        expect(server.endpoint).toBe(`http://127.0.0.1:${free}`);
+        expect(await (await fetch(`${server.endpoint}/moto-api/`)).text()).toBe('moto');
+        expect(readFileSync(attempts, 'utf8').trim().split('\n').map(Number)).toEqual([held, free]);
+      } finally {
+        await server.stop();
+      }
+      // The other server was left as it was.
+      expect(await (await fetch(`http://127.0.0.1:${held}/moto-api/`)).text()).toBe('another server');
+    } finally {
+      await new Promise((resolve) => other.close(resolve));
+    }
   });
 
   it("reports moto_server's last lines even when they reach its output after its process exited", async () => {
@@ -85,7 +145,7 @@ describe('startMoto when moto_server cannot serve', () => {
         `const port = Number(process.argv[process.argv.indexOf('-p') + 1]);\n` +
         `require('node:fs').writeFileSync(${JSON.stringify(pidFile)}, String(process.pid));\n` +
         `process.on('SIGTERM', () => {});\n` +
-        `require('node:http').createServer((q, r) => r.end('ok')).listen(port, '127.0.0.1');\n`,
+        `require('node:http').createServer((q, r) => r.end('ok')).listen(port, '127.0.0.1', () => process.stderr.write(\` * Running on http://127.0.0.1:\${port}\\n\`));\n`,
     );
     chmodSync(executable, 0o755);
     vi.stubEnv('PATH', dir);
@@ -105,7 +165,7 @@ describe('startMoto when moto_server cannot serve', () => {
       `#!${process.execPath}\n` +
         `const port = Number(process.argv[process.argv.indexOf('-p') + 1]);\n` +
         `require('node:fs').writeFileSync(${JSON.stringify(pidFile)}, String(process.pid));\n` +
-        `require('node:http').createServer((q, r) => r.end('ok')).listen(port, '127.0.0.1');\n`,
+        `require('node:http').createServer((q, r) => r.end('ok')).listen(port, '127.0.0.1', () => process.stderr.write(\` * Running on http://127.0.0.1:\${port}\\n\`));\n`,
     );
     chmodSync(join(dir, 'moto_server'), 0o755);
     // A process that starts moto_server in a process group of its own, as `npm start` does, and exits at once.
