@@ -291,24 +291,8 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
         }
         const differs = (path: string) => path.startsWith('spec.') || path === 'attachTo.instanceId';
         if (!issues.every((issue) => differs(issue.path))) throw error;
-        const modify = `\`ebs-provisioner volumes modify ${volumeId}\``;
-        // `volumes modify` changes a placement only until CreateVolume is asked for: whether it can is the volume's to say.
-        if (issues.some((issue) => PLACEMENT_PATHS.includes(issue.path))) {
-          const volume = await existing();
-          if (volume === undefined) throw error;
-          if (placementFixed(volume)) {
-            throw new HintedError(
-              error,
-              `--id ${volumeId} names a volume that exists, placed ${placementOf(volume)} for good (a volume's placement is fixed once EC2 is asked to create it): give another id for a new volume`,
-            );
-          }
-          const placement = options.az !== undefined ? `--az ${options.az}` : `--near ${options.near ?? options.attach}`;
-          throw new HintedError(
-            error,
-            `--id ${volumeId} names a volume that exists: give another id for a new volume, or change this one with ${modify} (\`${placement}\` places it as asked: it is not created yet)`,
-          );
-        }
-        throw new HintedError(error, `--id ${volumeId} names a volume that exists: give another id for a new volume, or change this one with ${modify}`);
+        const hint = await differentVolumeHint(volumeId, issues.map((issue) => issue.path), options, existing);
+        throw hint === undefined ? error : new HintedError(error, hint);
       });
       print(command, body, () => `${status === 201 ? 'Created' : 'Already exists (same spec)'}: ${body.volumeId}\n\n${volumeDetails(body)}`);
     });
@@ -596,6 +580,58 @@ function refusedFor(volume: VolumeDetails | undefined, instanceId: string): 'att
 
 /** The fields of a refused create that differ from the volume in its placement (`attachTo.instanceId`: the one --attach gives it). */
 const PLACEMENT_PATHS: readonly string[] = ['spec.availabilityZone', 'spec.placementInstanceId', 'attachTo.instanceId'];
+/** Spec fields `volumes modify` changes whenever asked. */
+const MODIFIABLE_PATHS: readonly string[] = ['spec.sizeGiB', 'spec.volumeType', 'spec.iops', 'spec.throughput'];
+/** Spec fields no command of this CLI changes (the API's PATCH does, only until the volume is created), as the hint names them. */
+const UNCHANGED_BY_CLI: Readonly<Record<string, string>> = { 'spec.encrypted': 'encryption', 'spec.kmsKeyId': 'KMS key', 'spec.multiAttach': 'Multi-Attach setting' };
+
+/**
+ * What to do about an --id that names a volume with another spec or placement (`paths`, the fields
+ * the API's conflict names): another id, or the commands that make the volume the one asked for.
+ * Placement and snapshot change only until CreateVolume is asked for, which only the volume as it
+ * reads can tell (`existing`, read only then); `volumes modify --snapshot` sets a snapshot but does
+ * not clear one. Undefined when the volume must be read and cannot be.
+ */
+async function differentVolumeHint(
+  volumeId: string,
+  paths: readonly string[],
+  options: { az?: string; near?: string; attach?: string; snapshot?: string },
+  existing: () => Promise<VolumeDetails | undefined>,
+): Promise<string | undefined> {
+  const anotherId = 'give another id for a new volume';
+  const unchanged = [
+    ...paths.flatMap((path) => (UNCHANGED_BY_CLI[path] !== undefined ? [UNCHANGED_BY_CLI[path]] : [])),
+    ...(paths.includes('spec.snapshotId') && options.snapshot === undefined ? ['snapshot'] : []),
+  ];
+  if (unchanged.length > 0) {
+    const named = unchanged.length === 1 ? unchanged[0] : `${unchanged.slice(0, -1).join(', ')} and ${unchanged.at(-1)}`;
+    return `--id ${volumeId} names a volume that exists and differs in its ${named}, which no command here changes: ${anotherId}`;
+  }
+  const placement = paths.some((path) => PLACEMENT_PATHS.includes(path));
+  const snapshot = paths.includes('spec.snapshotId');
+  const untilCreated: string[] = [];
+  if (placement || snapshot) {
+    const volume = await existing();
+    if (volume === undefined) return undefined;
+    if (placementFixed(volume)) {
+      const facts = [...(placement ? [`placed ${placementOf(volume)}`] : []), ...(snapshot ? [`made ${volume.spec.snapshotId === undefined ? 'without a snapshot' : `from ${volume.spec.snapshotId}`}`] : [])];
+      const fixed = placement && snapshot ? "a volume's placement and snapshot are" : placement ? "a volume's placement is" : "a volume's snapshot is";
+      return `--id ${volumeId} names a volume that exists, ${facts.join(' and ')} for good (${fixed} fixed once EC2 is asked to create it): ${anotherId}`;
+    }
+    const flags = [
+      ...(placement ? [options.az !== undefined ? `--az ${options.az}` : `--near ${options.near ?? options.attach}`] : []),
+      ...(snapshot ? [`--snapshot ${options.snapshot}`] : []),
+    ];
+    const does = placement && snapshot ? 'places it and sets its snapshot' : placement ? 'places it' : 'sets its snapshot';
+    untilCreated.push(` (\`${flags.join(' ')}\` ${does} as asked: it is not created yet)`);
+  }
+  const commands = [
+    ...(placement || snapshot || paths.some((path) => MODIFIABLE_PATHS.includes(path)) ? [`\`ebs-provisioner volumes modify ${volumeId}\`${untilCreated.join('')}`] : []),
+    ...(paths.includes('spec.tags') ? [`\`ebs-provisioner volumes tag ${volumeId}\``] : []),
+  ];
+  return `--id ${volumeId} names a volume that exists: ${anotherId}${commands.length > 0 ? `, or change this one with ${commands.join(' and ')}` : ''}`;
+}
+
 
 /**
  * Whether the volume's placement can no longer change: EC2 made it (an EC2 id), or CreateVolume was
