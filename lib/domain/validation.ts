@@ -39,7 +39,9 @@ export const ID_RULES = {
   volumeId: '1–128 letters, digits, ".", "_" or "-", starting with a letter or digit',
   instanceId: '"i-" and 8 or 17 lowercase hexadecimal digits, like i-0123456789abcdef0',
   snapshotId: '"snap-" and 8 or 17 lowercase hexadecimal digits, like snap-0123456789abcdef0',
-  deviceName: '/dev/sd or /dev/xvd and one letter from b to z, or /dev/xvd and two letters, like /dev/sdf or /dev/xvdba',
+  deviceName:
+    '/dev/sd or /dev/xvd and one letter from b to z, or /dev/xvd and two letters from aa to dx (a, b or c and any letter, or d and a ' +
+    'letter from a to x: EC2 refuses the names after /dev/xvddx), like /dev/sdf or /dev/xvdba',
   kmsKeyId: 'a KMS key id (a UUID in lowercase), a multi-Region key id (mrk-…), an alias (alias/…), or a key or alias ARN',
 } as const;
 
@@ -52,11 +54,24 @@ export const snapshotIdSchema = z
   .string()
   .regex(/^snap-(?:[0-9a-f]{8}|[0-9a-f]{17})$/, 'must be a snapshot id like snap-0123456789abcdef0')
   .meta({ description: `An EBS snapshot id: ${ID_RULES.snapshotId}.` });
-/** Linux device names EC2 accepts for EBS attachments (/dev/sd[b-z], /dev/xvd[b-z], /dev/xvd[a-z][a-z]). */
+/**
+ * Linux device names EC2 accepts for EBS attachments: /dev/sd[b-z], /dev/xvd[b-z], and of the
+ * two-letter names /dev/xvd[a-c][a-z] and /dev/xvdd[a-x] (EC2's device-naming page lists
+ * /dev/xvd[a-d][a-z] for HVM instances, and refuses /dev/xvddy and /dev/xvddz all the same).
+ */
 export const deviceNameSchema = z
   .string()
-  .regex(/^\/dev\/(?:sd[b-z]|xvd[b-z]|xvd[a-z]{2})$/, 'must be a device name like /dev/sdf or /dev/xvdba')
+  .regex(
+    /^\/dev\/(?:sd[b-z]|xvd[b-z]|xvd[a-c][a-z]|xvdd[a-x])$/,
+    'must be a device name EC2 takes for a volume: /dev/sd[b-z], /dev/xvd[b-z], /dev/xvd[a-c][a-z] or /dev/xvdd[a-x], like /dev/sdf or /dev/xvdba',
+  )
   .meta({ description: `A block device name on the instance: ${ID_RULES.deviceName}.` });
+/**
+ * The device names taken before names were held to EC2's (any two letters after /dev/xvd): a dying
+ * attachment's requested device may still be one, so that it can be detached and removed (its
+ * device no longer matters).
+ */
+const formerDeviceNameSchema = z.string().regex(/^\/dev\/(?:sd[b-z]|xvd[b-z]|xvd[a-z]{2})$/, 'must be a device name like /dev/sdf or /dev/xvdba');
 /** The client's own name for a volume record. */
 export const volumeRecordIdSchema = z
   .string()
@@ -376,7 +391,7 @@ const instanceSeenSchema = z.strictObject({
   describedAt: z.number().int().nonnegative(),
 });
 
-export const attachmentRecordSchema = z.strictObject({
+const attachmentRecordShape = z.strictObject({
   kind: z.literal('attachment'),
   volumeId: volumeRecordIdSchema,
   instanceId: instanceIdSchema,
@@ -394,10 +409,24 @@ export const attachmentRecordSchema = z.strictObject({
   claim: claimSchema.optional(),
   version: z.number().int().nonnegative().default(systemDefaults.version),
   createdAt: timeText.default(systemDefaults.createdAt),
-}).superRefine((record, ctx) => {
+});
+
+/** The rules of an attachment record beyond its fields' own, dying or not. */
+function attachmentStateRules(record: z.infer<typeof attachmentRecordShape>, ctx: z.RefinementCtx): void {
   notInFinalState(record, ctx);
   retriedGenerationReached(record, ctx);
-});
+}
+
+export const attachmentRecordSchema = attachmentRecordShape.superRefine(attachmentStateRules);
+
+/**
+ * A dying attachment whose requested device is one EC2 refuses, asked for before device names were
+ * held to EC2's (`/dev/xvdea`, `/dev/xvddy`): it is detached and removed all the same, its device
+ * no longer mattering. A live one is not valid (the watcher rejects it, with no EC2 call).
+ */
+const dyingAttachmentRecordSchema = attachmentRecordShape
+  .extend({ requestedDevice: formerDeviceNameSchema.optional(), life: z.literal('dying') })
+  .superRefine(attachmentStateRules);
 
 export const recordSchema = z.discriminatedUnion('kind', [volumeRecordSchema, attachmentRecordSchema]);
 
@@ -550,8 +579,9 @@ function parseRecordAfresh(input: unknown): Result<ProvisionerRecord> {
 
 function parseRecordFields(input: unknown): Result<ProvisionerRecord> {
   const parsed = parseWith(recordSchema, input) as Result<ProvisionerRecord>;
-  if (parsed.ok || !isDyingVolume(input)) return parsed;
-  const dying = parseWith(dyingVolumeRecordSchema, input) as Result<ProvisionerRecord>;
+  const dyingSchema = parsed.ok ? undefined : dyingSchemaOf(input);
+  if (dyingSchema === undefined) return parsed;
+  const dying = parseWith(dyingSchema, input) as Result<ProvisionerRecord>;
   return dying.ok ? dying : parsed;
 }
 
@@ -591,8 +621,11 @@ function protoKeySegments(value: unknown, depth: number, parentKey?: string): Ar
   return undefined;
 }
 
-function isDyingVolume(input: unknown): boolean {
-  return typeof input === 'object' && input !== null && (input as { kind?: unknown }).kind === 'volume' && (input as { life?: unknown }).life === 'dying';
+/** The looser rules a dying record of `input`'s kind is read with (`dyingVolumeRecordSchema`, `dyingAttachmentRecordSchema`), if it is dying. */
+function dyingSchemaOf(input: unknown): z.ZodType | undefined {
+  if (typeof input !== 'object' || input === null || (input as { life?: unknown }).life !== 'dying') return undefined;
+  const kind = (input as { kind?: unknown }).kind;
+  return kind === 'volume' ? dyingVolumeRecordSchema : kind === 'attachment' ? dyingAttachmentRecordSchema : undefined;
 }
 
 /** Fields fixed at creation: EBS cannot change them on an existing volume (a PATCH may only while nothing is created). */

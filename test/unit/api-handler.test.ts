@@ -243,6 +243,15 @@ describe('API handler', () => {
       { name: 'invalid path volume id', request: { method: 'GET', url: '/volumes/bad%20id' }, status: 400, paths: ['volumeId'] },
       { name: 'invalid path instance id', request: { method: 'PUT', url: '/volumes/data-01/attachments/not-an-instance' }, status: 400, paths: ['instanceId'] },
       { name: 'invalid device', request: { method: 'PUT', url: `/volumes/data-01/attachments/${INSTANCE_A}`, json: { device: 'sdf' } }, status: 400, paths: ['device'] },
+      // Two-letter names EC2 refuses: after /dev/xvddx, and from /dev/xvdea on.
+      { name: 'device after /dev/xvddx', request: { method: 'PUT', url: `/volumes/data-01/attachments/${INSTANCE_A}`, json: { device: '/dev/xvddy' } }, status: 400, paths: ['device'] },
+      { name: 'device of two letters starting with e', request: { method: 'PUT', url: `/volumes/data-01/attachments/${INSTANCE_A}`, json: { device: '/dev/xvdea' } }, status: 400, paths: ['device'] },
+      {
+        name: 'create attached at a device EC2 refuses',
+        request: { method: 'POST', url: '/volumes', json: { volumeId: 'data-02', spec: GP3, attachTo: { instanceId: INSTANCE_A, device: '/dev/xvdea' } } },
+        status: 400,
+        paths: ['attachTo.device'],
+      },
       { name: 'unknown query parameter', request: { method: 'GET', url: '/volumes?sort=asc' }, status: 400, paths: ['sort'] },
       { name: 'query parameter on a route that takes none', request: { method: 'DELETE', url: '/volumes/data-01?force=true' }, status: 400, paths: ['force'] },
       { name: 'force neither true nor false', request: { method: 'DELETE', url: `/volumes/data-01/attachments/${INSTANCE_A}?force=yes` }, status: 400, paths: ['force'] },

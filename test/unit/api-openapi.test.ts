@@ -233,6 +233,8 @@ describe('the id rules in docs/api.md', () => {
     expect(patternOf('instanceId').test('i-0123456789ABCDEF0')).toBe(false);
     expect(patternOf('device').test('/dev/xvdba')).toBe(true);
     expect(patternOf('device').test('/dev/sda')).toBe(false);
+    expect(patternOf('device').test('/dev/xvddx')).toBe(true);
+    expect(patternOf('device').test('/dev/xvddy')).toBe(false);
     expect(rules).toContain('1–128 letters, digits, ".", "_" or "-", starting with a letter or digit');
     expect(rules).toContain('`v-` and 16 hexadecimal digits');
     expect(generateVolumeId()).toMatch(/^v-[0-9a-f]{16}$/);

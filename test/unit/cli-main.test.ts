@@ -295,7 +295,7 @@ describe('CLI against the API over HTTP', () => {
       const tag = await cli('volumes', 'tag', 'data-01', '--tag', 'aws:team=db');
       expect(tag.stderr.split('\n')[1]).toBe('  tags["aws:team"] (--tag): tag keys starting with "aws:" are reserved');
       const attach = await cli('volumes', 'attach', 'data-01', INSTANCE_B, '--device', 'sdf');
-      expect(attach.stderr.split('\n')[1]).toBe('  device (--device): must be a device name like /dev/sdf or /dev/xvdba');
+      expect(attach.stderr.split('\n')[1]).toBe('  device (--device): must be a device name EC2 takes for a volume: /dev/sd[b-z], /dev/xvd[b-z], /dev/xvd[a-c][a-z] or /dev/xvdd[a-x], like /dev/sdf or /dev/xvdba');
       expect((await cli('volumes', 'list', '--instance', 'bad')).stderr.split('\n')[1]).toBe('  instanceId (--instance): must be an EC2 instance id like i-0123456789abcdef0');
       expect((await cli('volumes', 'list', '--cursor', 'bad')).stderr.split('\n')[1]).toBe('  cursor (--cursor): is not a cursor this API issued');
     });

@@ -3,6 +3,7 @@
  * each at its bound and one past it.
  */
 import { describe, expect, it } from 'vitest';
+import { DEFAULT_DEVICE_NAMES } from '../../lib/engine/config.js';
 import {
   availabilityZoneSchema,
   deviceNameSchema,
@@ -57,15 +58,30 @@ describe('volume record ids: 1–128 letters, digits, ".", "_" or "-", starting 
   });
 });
 
-describe('device names: /dev/sd or /dev/xvd and one letter from b to z, or /dev/xvd and two letters', () => {
+describe('device names: /dev/sd or /dev/xvd and one letter from b to z, or /dev/xvd and two letters from aa to dx', () => {
   it('takes the first and last letter of each form, and the last two-letter name the system allocates', () => {
-    for (const device of ['/dev/sdb', '/dev/sdz', '/dev/xvdb', '/dev/xvdz', '/dev/xvdaa', '/dev/xvdcz']) expect(accepts(deviceNameSchema, device), device).toBe(true);
+    for (const device of ['/dev/sdb', '/dev/sdz', '/dev/xvdb', '/dev/xvdz', '/dev/xvdaa', '/dev/xvdcz', '/dev/xvdda', '/dev/xvddx']) {
+      expect(accepts(deviceNameSchema, device), device).toBe(true);
+    }
   });
 
   it('refuses a, three letters after xvd, two after sd, and other forms', () => {
     for (const device of ['/dev/sda', '/dev/xvda', '/dev/xvdaaa', '/dev/sdba', '/dev/sdB', '/dev/sdf1', '/dev/hdf']) {
       expect(accepts(deviceNameSchema, device), device).toBe(false);
     }
+  });
+
+  it('refuses the two-letter names EC2 refuses: after /dev/xvddx, and from /dev/xvdea to /dev/xvdzz', () => {
+    for (const device of ['/dev/xvddy', '/dev/xvddz', '/dev/xvdea', '/dev/xvdez', '/dev/xvdza', '/dev/xvdzz']) {
+      expect(accepts(deviceNameSchema, device), device).toBe(false);
+    }
+    expect(deviceNameSchema.safeParse('/dev/xvdea').error?.issues[0]?.message).toBe(
+      'must be a device name EC2 takes for a volume: /dev/sd[b-z], /dev/xvd[b-z], /dev/xvd[a-c][a-z] or /dev/xvdd[a-x], like /dev/sdf or /dev/xvdba',
+    );
+  });
+
+  it('holds every name the system allocates itself', () => {
+    for (const device of DEFAULT_DEVICE_NAMES) expect(accepts(deviceNameSchema, device), device).toBe(true);
   });
 });
 

@@ -8,7 +8,7 @@ import { RecordingLog } from '../../lib/memory/log.js';
 import { approximateItemBytes } from '../../lib/memory/store.js';
 import { OWNERSHIP_TAGS, TABLE } from '../../lib/settings.js';
 import type { AttachmentRecord, VolumeRecord } from '../../lib/domain/records.js';
-import { AZ, INSTANCE, OTHER_INSTANCE, attachmentKey, harness, newAttachment, newVolume, volumeKey } from './engine-fixtures.js';
+import { AZ, INSTANCE, OTHER_INSTANCE, attachmentKey, harness, newAttachment, newVolume, settleAll, volumeKey } from './engine-fixtures.js';
 
 function insert(record: { kind: string; volumeId: string; instanceId?: string }, id = 'c1'): RecordChange {
   const key = record.kind === 'volume' ? volumeKey(record.volumeId) : attachmentKey(record.volumeId, record.instanceId);
@@ -108,6 +108,62 @@ describe('watcher', () => {
     await h.watcher.handle([insert(dying)]);
     // Never created (no EC2 call made for it), it is removed at once.
     expect(await h.store.get(volumeKey('data-2'))).toBeUndefined();
+  });
+
+  it('an attachment in the table asking for a device EC2 refuses (/dev/xvdea, /dev/xvddy) is rejected with the reason and no EC2 call; /dev/xvddx attaches', async () => {
+    const h = harness();
+    await createdVolume(h);
+    const callsBefore = { ...h.ebs.calls };
+    for (const [instanceId, device] of [[INSTANCE, '/dev/xvdea'], [OTHER_INSTANCE, '/dev/xvddy']] as const) {
+      const raw = newAttachment('data-1', { instanceId, requestedDevice: device });
+      h.store.putRaw(raw);
+      await h.watcher.handle([insert(raw)]);
+      const record = await h.store.get(attachmentKey('data-1', instanceId));
+      expect(record?.status).toMatchObject({ state: 'error', code: 'InvalidRecord' });
+      expect(record?.status.message).toBe(
+        'requestedDevice: must be a device name EC2 takes for a volume: /dev/sd[b-z], /dev/xvd[b-z], /dev/xvd[a-c][a-z] or /dev/xvdd[a-x], like /dev/sdf or /dev/xvdba',
+      );
+    }
+    expect(sent(h)).toEqual([]);
+    await settleAll(h);
+    expect(h.ebs.calls).toEqual(callsBefore);
+    // Put right in the table (the last two-letter name EC2 takes), it is taken up and attached.
+    await h.store.update<AttachmentRecord>(attachmentKey('data-1'), { requestedDevice: '/dev/xvddx' });
+    await settleAll(h);
+    expect(await h.store.get(attachmentKey('data-1'))).toMatchObject({ status: { state: 'attached' }, device: '/dev/xvddx' });
+  });
+
+  it('a dying attachment asking for a device EC2 refuses (asked for before names were held to EC2\'s) is still detached and removed', async () => {
+    const h = harness();
+    await createdVolume(h);
+    const { ebsVolumeId } = (await h.store.get(volumeKey('data-1'))) as VolumeRecord;
+    // Attached under that name, as the record says.
+    await h.ebs.attachVolume({ ebsVolumeId: ebsVolumeId!, instanceId: INSTANCE, device: '/dev/xvdea' });
+    await h.clock.advance(30_000);
+    const attached = { state: 'attached' as const, attempts: 0, updatedAt: new Date(h.clock.now()).toISOString() };
+    h.store.putRaw(newAttachment('data-1', { life: 'dying', requestedDevice: '/dev/xvdea', device: '/dev/xvdea', status: attached }));
+    await settleAll(h);
+    expect(h.ebs.calls.DetachVolume).toBe(1);
+    expect(await h.store.get(attachmentKey('data-1'))).toBeUndefined();
+    expect((await h.ebs.describeVolumes([ebsVolumeId!]))[0]).toMatchObject({ state: 'available', attachments: [] });
+  });
+
+  it('a volume deleted with a live attachment rejected for its device (EC2 refuses it) makes it dying, detaches it and is deleted', async () => {
+    const h = harness();
+    await createdVolume(h);
+    const { ebsVolumeId } = (await h.store.get(volumeKey('data-1'))) as VolumeRecord;
+    await h.ebs.attachVolume({ ebsVolumeId: ebsVolumeId!, instanceId: INSTANCE, device: '/dev/xvdzz' });
+    await h.clock.advance(30_000);
+    const attached = { state: 'attached' as const, attempts: 0, updatedAt: new Date(h.clock.now()).toISOString() };
+    h.store.putRaw(newAttachment('data-1', { requestedDevice: '/dev/xvdzz', device: '/dev/xvdzz', status: attached }));
+    await h.watch();
+    expect((await h.store.get(attachmentKey('data-1')))?.status).toMatchObject({ state: 'error', code: 'InvalidRecord' });
+    await h.store.update<VolumeRecord>(volumeKey('data-1'), { life: 'dying' });
+    await settleAll(h);
+    expect(h.ebs.calls.DetachVolume).toBe(1);
+    expect(await h.store.get(attachmentKey('data-1'))).toBeUndefined();
+    expect(await h.store.get(volumeKey('data-1'))).toBeUndefined();
+    expect(h.ebs.calls.DeleteVolume).toBe(1);
   });
 
   it('a record written straight into the table with only the client\'s fields (no status, version or createdAt) is created', async () => {
