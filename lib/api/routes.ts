@@ -290,9 +290,13 @@ export const ROUTES: readonly ApiRoute[] = [
     params: AttachmentParamsSchema,
     query: DetachQuerySchema,
     responses: { 202: { description: 'Detaching is under way.', schema: AttachmentSchema, etag: true } },
-    problems: { 404: 'No such attachment.', 409: `${CHANGED_CONCURRENTLY} ${INVALID_RECORD}`, 412: PRECONDITION_FAILED },
+    problems: {
+      404: 'No such attachment.',
+      409: `${CHANGED_CONCURRENTLY} ${INVALID_RECORD} An attachment whose only fault is a requested device EC2 refuses (asked for before device names were held to EC2's) is marked dying all the same: the system detaches it whatever its device.`,
+      412: PRECONDITION_FAILED,
+    },
     ifMatch: true,
-    precondition: ({ service }, { params, ifMatch }) => service.checkAttachmentPrecondition(params.volumeId, params.instanceId, ifMatch, 'change'),
+    precondition: ({ service }, { params, ifMatch }) => service.checkAttachmentPrecondition(params.volumeId, params.instanceId, ifMatch, 'delete'),
     run: async ({ service }, { params, query, ifMatch }) =>
       versioned(202, await service.deleteAttachment(params.volumeId, params.instanceId, ifMatch, query.force)),
   }),

@@ -576,8 +576,9 @@ export class VolumeService {
       const raw = await this.store.get(key);
       if (!raw) throw new ApiProblem('not-found', `${label} does not exist`);
       const read = readRecord(raw, key.kind);
-      // A volume whose spec alone is beyond the EBS limits is deleted all the same, once dying.
-      const { record: current, stored } = (key.kind === 'volume' ? validOnceDying(read as Read<VolumeRecord>) : undefined) ?? validOrThrow(read, label);
+      // A volume whose spec alone is beyond the EBS limits is deleted all the same, once dying; an
+      // attachment asking for a device EC2 refuses (asked for before names were held to EC2's) is detached all the same.
+      const { record: current, stored } = validOnceDying(read) ?? validOrThrow(read, label);
       requirePrecondition(ifMatch, label, current);
       const forced = current.kind === 'attachment' && current.forceDetach === true;
       // Dying already: only a force not yet asked for changes it (a detach under way that EC2 cannot finish).
@@ -619,19 +620,21 @@ export class VolumeService {
 
   /**
    * `checkVolumePrecondition` for an attachment. `use` `attach` (PUT): its volume must be there
-   * and valid, and the attachment must exist (a PUT with `If-Match` never creates one).
+   * and valid, and the attachment must exist (a PUT with `If-Match` never creates one); `delete`:
+   * an attachment valid once dying is detached all the same.
    */
-  async checkAttachmentPrecondition(volumeId: string, instanceId: string, ifMatch: Precondition, use: 'change' | 'attach'): Promise<void> {
+  async checkAttachmentPrecondition(volumeId: string, instanceId: string, ifMatch: Precondition, use: 'change' | 'attach' | 'delete'): Promise<void> {
     if (use === 'attach') {
       const volume = await this.store.get(volumeKey(volumeId));
       if (!volume || !isVolume(volume) || !readRecord(volume, 'volume').ok) return;
     }
     const raw = await this.store.get(attachmentKey(volumeId, instanceId));
     const read = raw && readRecord(raw, 'attachment');
-    if (read && !read.ok) return;
-    if (!read && use === 'change') return;
+    const valid = read && !read.ok ? (use === 'delete' ? validOnceDying(read) : undefined) : read;
+    if (read && !valid) return;
+    if (!valid && use !== 'attach') return;
     const label = use === 'attach' ? `the attachment of ${volumeId} to ${instanceId}` : `attachment of ${volumeId} to ${instanceId}`;
-    requirePrecondition(ifMatch, label, read?.record);
+    requirePrecondition(ifMatch, label, valid?.record);
   }
 
   /** The volume's record, valid; 404 when there is none, 409 when it is not valid. */

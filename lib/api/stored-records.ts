@@ -43,12 +43,14 @@ export function readRecord<K extends ProvisionerRecord['kind']>(raw: Provisioner
 }
 
 /**
- * Whether a volume record that is not valid would be once dying: it is alive, and only its spec is
- * beyond the EBS limits. The system deletes such a volume all the same, so a delete may mark it.
+ * Whether a record that is not valid would be once dying: it is alive, and its faults are all ones
+ * a delete does not use (a volume's spec beyond the EBS limits; an attachment's requested device
+ * EC2 refuses, asked for before device names were held to EC2's). The system deletes such a volume,
+ * and detaches such an attachment, all the same, so a delete may mark it.
  */
-export function validOnceDying(read: Read<VolumeRecord>): Valid<VolumeRecord> | undefined {
+export function validOnceDying<R extends ProvisionerRecord>(read: Read<R>): Valid<R> | undefined {
   if (read.ok || read.raw.life !== 'alive') return undefined;
-  const dying = readRecord({ ...read.raw, life: 'dying' }, 'volume');
+  const dying = readRecord({ ...read.raw, life: 'dying' }, read.raw.kind) as Read<R>;
   return dying.ok ? { ...dying, record: { ...dying.record, life: 'alive' } } : undefined;
 }
 
@@ -93,8 +95,8 @@ function recordIssues(issues: readonly ValidationIssue[]): FieldIssue[] {
  * The 409 for a request naming a record that is not valid (`label` names it, e.g. `volume data-01`;
  * `why`, when the request names another record, says why this one matters): the reasons in `detail`
  * (bounded as a status message is) and in `errors` (the first 100), and what to do. A live volume
- * whose faults are all ones a delete does not use (`validOnceDying`) may be deleted through the API
- * as well, which the detail says.
+ * whose faults are all ones a delete does not use (`validOnceDying`), and a live attachment whose
+ * faults are all ones a detach does not use, may be deleted through the API as well, which the detail says.
  */
 export function invalidRecordProblem(label: string, read: Invalid<ProvisionerRecord>, why?: string): ApiProblem {
   const errors = recordIssues(read.issues);
@@ -102,10 +104,11 @@ export function invalidRecordProblem(label: string, read: Invalid<ProvisionerRec
   if (errors.length > listed.length) listed.push({ path: 'record', message: `${errors.length - listed.length} more issues` });
   const problem = `the record of ${label} in the table is not valid, so nothing is done with it: ${describeValidationIssues(errors)}`;
   const { raw } = read;
-  const deletable =
-    raw.kind === 'volume' && validOnceDying(read as Invalid<VolumeRecord>)
+  const deletable = !validOnceDying(read)
+    ? ''
+    : raw.kind === 'volume'
       ? `; or delete the volume (DELETE /volumes/${raw.volumeId}): its faults are all ones a delete does not use`
-      : '';
+      : `; or delete the attachment (DELETE /volumes/${raw.volumeId}/attachments/${raw.instanceId}): its faults are all ones a detach does not use`;
   return new ApiProblem('invalid-record', `${why ? `${why}, and ${problem}` : problem}. Correct it in the table, or remove it there${deletable}`, listed);
 }
 

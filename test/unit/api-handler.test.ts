@@ -762,6 +762,18 @@ describe('API handler', () => {
       expectProblem(await api.call({ method: 'PATCH', url: '/volumes/bad', headers: { 'If-Match': T(7) }, json: { sizeGiB: 'forty' } }), 400);
     });
 
+    it("a detach of an attachment valid once dying (a device EC2 refuses, asked for before) evaluates If-Match, a refused body's too", async () => {
+      const url = `/volumes/data-01/attachments/${INSTANCE_A}`;
+      api.store.putRaw({ kind: 'attachment', volumeId: 'data-01', instanceId: INSTANCE_A, life: 'alive', requestedDevice: '/dev/xvdea', generation: 1, createdAt: new Date(api.clock.now()).toISOString() });
+      const writes = api.store.writes;
+      expectProblem(await api.call({ method: 'DELETE', url, headers: { 'If-Match': T(7) }, json: { force: true } }), 412);
+      expectProblem(await api.call({ method: 'DELETE', url, headers: { 'If-Match': T(7) } }), 412);
+      expect(api.store.writes).toBe(writes);
+      const deleted = await api.call({ method: 'DELETE', url, headers: { 'If-Match': T(1) } });
+      expect(deleted.statusCode).toBe(202);
+      expect(deleted.json).toMatchObject({ life: 'dying', requestedDevice: '/dev/xvdea' });
+    });
+
     it('reads repeated If-Match fields as one list, as API Gateway passes them (headers keeps only the last)', async () => {
       const event = toProxyEvent({ method: 'PATCH', url: '/volumes/data-01', headers: { 'content-type': 'application/json' }, body: '{"sizeGiB":40}' });
       event.headers['If-Match'] = T(5);

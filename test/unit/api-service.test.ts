@@ -1653,6 +1653,26 @@ describe('VolumeService', () => {
         expect(detail.endsWith('. Correct it in the table, or remove it there'), `${volumeId}: ${detail}`).toBe(true);
       }
     });
+
+    it("detaches an attachment asking for a device EC2 refuses (asked for before names were held to EC2's): not valid while alive, marked dying all the same, and says so", async () => {
+      await service.createVolume({ volumeId: 'data-01', spec: GP3 });
+      store.putRaw({ kind: 'attachment', volumeId: 'data-01', instanceId: INSTANCE_A, life: 'alive', requestedDevice: '/dev/xvdea', generation: 1 });
+      const hint = `. Correct it in the table, or remove it there; or delete the attachment (DELETE /volumes/data-01/attachments/${INSTANCE_A}): its faults are all ones a detach does not use`;
+      for (const request of [() => service.putAttachment('data-01', INSTANCE_A, {}), () => service.retryAttachment('data-01', INSTANCE_A)]) {
+        const problem = await problemOf(request);
+        expect(problem.kind).toBe('invalid-record');
+        expect(problem.errors.map((issue) => issue.path)).toEqual(['record.requestedDevice']);
+        expect(problem.detail.endsWith(hint), problem.detail).toBe(true);
+      }
+      expect(await service.deleteAttachment('data-01', INSTANCE_A)).toMatchObject({ life: 'dying', requestedDevice: '/dev/xvdea' });
+      expect(await attachment('data-01', INSTANCE_A)).toMatchObject({ life: 'dying', requestedDevice: '/dev/xvdea' });
+      // A name no rule ever took is not valid, dying or not: no such hint, and the delete is refused.
+      store.putRaw({ kind: 'attachment', volumeId: 'data-01', instanceId: INSTANCE_B, life: 'alive', requestedDevice: '/dev/xvdaaa', generation: 1 });
+      const refused = await problemOf(() => service.deleteAttachment('data-01', INSTANCE_B));
+      expect(refused.kind).toBe('invalid-record');
+      expect(refused.detail.endsWith('. Correct it in the table, or remove it there'), refused.detail).toBe(true);
+      expect(await attachment('data-01', INSTANCE_B)).toMatchObject({ life: 'alive' });
+    });
   });
 });
 
