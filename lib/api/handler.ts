@@ -11,6 +11,7 @@ import jsonBodyParser from '@middy/http-json-body-parser';
 import httpRouterHandler from '@middy/http-router';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { z } from 'zod';
+import { shortenMiddle } from '../domain/status-message.js';
 import { describeValidationIssues, fieldPath, MAX_UNKNOWN_FIELDS_LISTED, unknownFieldIssues } from '../domain/validation.js';
 import type { RateBucket, RateBudget } from '../engine/config.js';
 import type { Clock, Log, RecordStore, SharedRateBudget } from '../engine/ports.js';
@@ -195,7 +196,7 @@ function pathOf(place: Place): Array<string | number> {
 
 /** `__proto__` keys of a body named one by one, the rest counted, as unknown fields are (MAX_UNKNOWN_FIELDS_LISTED). */
 const MAX_PROTO_KEYS_LISTED = MAX_UNKNOWN_FIELDS_LISTED;
-/** The longest path a `__proto__` issue names whole; a longer one keeps its start and its end. */
+/** The longest path a `__proto__` issue names whole; a longer one keeps its start and its end (`shortenMiddle`). */
 const MAX_PROTO_KEY_PATH_CHARS = 200;
 
 /**
@@ -223,20 +224,10 @@ function protoKeyIssues(body: unknown): FieldIssue[] {
     }
     if (!keys.includes('__proto__')) continue;
     if (issues.length === MAX_PROTO_KEYS_LISTED) more++;
-    else issues.push({ path: withinChars(fieldPath([...pathOf(next), '__proto__']), MAX_PROTO_KEY_PATH_CHARS), message: '"__proto__" cannot be a key' });
+    else issues.push({ path: shortenMiddle(fieldPath([...pathOf(next), '__proto__']), MAX_PROTO_KEY_PATH_CHARS), message: '"__proto__" cannot be a key' });
   }
   if (more > 0) issues.push({ path: '', message: `and ${more} more "__proto__" ${more === 1 ? 'key' : 'keys'}` });
   return issues;
-}
-
-/** `text` as it is, or its start and its end within `max` characters, "…" between them (never cutting a surrogate pair in two). */
-function withinChars(text: string, max: number): string {
-  if (text.length <= max) return text;
-  let head = Math.floor((max - 1) / 2);
-  let tail = text.length - (max - 1 - head);
-  if (/[\uD800-\uDBFF]/.test(text.charAt(head - 1))) head--;
-  if (/[\uDC00-\uDFFF]/.test(text.charAt(tail))) tail++;
-  return `${text.slice(0, head)}…${text.slice(tail)}`;
 }
 
 /** middy's JSON body parser, its media type check left to `parseJsonBody`. */

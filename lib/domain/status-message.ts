@@ -21,6 +21,20 @@ export function shortenMessage(text: string, max = MAX_STATUS_MESSAGE_CHARS): st
 }
 
 /**
+ * `text` as it is, or its start and its end within `max` characters, "…" between them (never
+ * cutting a surrogate pair in two): how a name too long to give whole is shown (a key in a field
+ * path, a field path), so that two long names differing at their start or at their end read apart.
+ */
+export function shortenMiddle(text: string, max: number): string {
+  if (text.length <= max) return text;
+  let head = Math.floor((max - 1) / 2);
+  let tail = text.length - (max - 1 - head);
+  if (head > 0 && isHighSurrogate(text.charCodeAt(head - 1))) head--;
+  if (isLowSurrogate(text.charCodeAt(tail))) tail++;
+  return `${text.slice(0, head)}…${text.slice(tail)}`;
+}
+
+/**
  * `before`, `text` and `after` joined within `max` characters: `text` (quoted from EC2 or an
  * error, of any length) is shortened (`shortenMessage`), so the system's words around it, which
  * say what happens next, stay whole. Should those alone not fit, the whole is shortened at its end.
@@ -77,4 +91,8 @@ export function shortenList(
 
 function isHighSurrogate(code: number): boolean {
   return code >= 0xd800 && code <= 0xdbff;
+}
+
+function isLowSurrogate(code: number): boolean {
+  return code >= 0xdc00 && code <= 0xdfff;
 }

@@ -6,7 +6,7 @@
 import { z } from 'zod';
 import { sameJson } from './canonical-json.js';
 import { EBS_LIMITS, MODIFICATIONS_PER_WINDOW, performanceChange, provisionedPerformance } from './ebs-limits.js';
-import { MAX_STATUS_MESSAGE_CHARS, shortenList, shortenMessage } from './status-message.js';
+import { MAX_STATUS_MESSAGE_CHARS, shortenList, shortenMiddle } from './status-message.js';
 import {
   ATTACHMENT_STATES,
   VOLUME_STATES,
@@ -432,8 +432,9 @@ export const recordSchema = z.discriminatedUnion('kind', [volumeRecordSchema, at
 
 /**
  * The longest key a field path quotes whole (longer than any valid tag key); a longer one (an
- * unknown field or a tag key of many KB) is cut to its start and "…" (`shortenMessage`), so that an
- * answer or a status message naming it stays small.
+ * unknown field or a tag key of many KB) is cut to its start and its end, "…" between them
+ * (`shortenMiddle`), so that an answer or a status message naming it stays small, and two long keys
+ * that differ at their end only still read apart.
  */
 export const MAX_PATH_KEY_CHARS = 200;
 
@@ -444,13 +445,13 @@ const PLAIN_KEY = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
  * The path of a field from its zod path segments, under `prefix`: dotted where a key is a plain
  * identifier (`spec.iops`); any other key, bracketed and quoted as a JSON string (`spec.tags["team.name"]`,
  * `spec.tags[""]`), so that a key holding `.` (or empty) names one field only. A key longer than
- * MAX_PATH_KEY_CHARS is quoted by its start and "…" (`spec.tags["aaa…"]`). Array indexes stay dotted
+ * MAX_PATH_KEY_CHARS is quoted by its start and its end (`spec.tags["aaa…zzz"]`). Array indexes stay dotted
  * (`items.0`).
  */
 export function fieldPath(segments: readonly PropertyKey[], prefix = ''): string {
   return segments.reduce<string>((path, segment) => {
     if (typeof segment === 'number') return path === '' ? String(segment) : `${path}.${segment}`;
-    const key = shortenMessage(String(segment), MAX_PATH_KEY_CHARS);
+    const key = shortenMiddle(String(segment), MAX_PATH_KEY_CHARS);
     if (!PLAIN_KEY.test(key)) return `${path}[${JSON.stringify(key)}]`;
     return path === '' ? key : `${path}.${key}`;
   }, prefix);

@@ -259,9 +259,9 @@ describe('API handler', () => {
       { name: 'limit out of range', request: { method: 'GET', url: '/volumes?limit=1000' }, status: 400, paths: ['limit'] },
       { name: 'limit not a number', request: { method: 'GET', url: '/volumes?limit=ten' }, status: 400, paths: ['limit'] },
       { name: 'repeated query parameter', request: { method: 'GET', url: '/volumes?state=pending&state=error' }, status: 400, paths: ['state'] },
-      // Named as a field path names a key, as an unknown one is: a long name by its start.
+      // Named as a field path names a key, as an unknown one is: a long name by its start and its end.
       { name: 'repeated query parameter holding "."', request: { method: 'GET', url: '/volumes?a.b=1&a.b=2' }, status: 400, paths: ['["a.b"]'] },
-      { name: 'repeated query parameter of a long name', request: { method: 'GET', url: `/volumes?${'q'.repeat(3000)}=1&${'q'.repeat(3000)}=2` }, status: 400, paths: [`["${'q'.repeat(MAX_PATH_KEY_CHARS - 1)}…"]`] },
+      { name: 'repeated query parameter of a long name', request: { method: 'GET', url: `/volumes?${'q'.repeat(3000)}=1&${'q'.repeat(3000)}=2` }, status: 400, paths: [`["${'q'.repeat(MAX_PATH_KEY_CHARS / 2 - 1)}…${'q'.repeat(MAX_PATH_KEY_CHARS / 2)}"]`] },
       { name: 'unknown state filter', request: { method: 'GET', url: '/volumes?state=sleeping' }, status: 400, paths: ['state'] },
       // Named as the domain's own validation names it.
       { name: 'empty tag key', request: { method: 'POST', url: '/volumes', json: { spec: { ...GP3, tags: { '': 'x' } } } }, status: 400, paths: ['spec.tags[""]'] },
@@ -426,14 +426,16 @@ describe('API handler', () => {
       expect(Buffer.byteLength(response.body ?? '')).toBeLessThan(16 * 1024);
     });
 
-    it('names a tag key holding "." bracketed and quoted, and a key of many KB by its start: an answer far smaller than the body', async () => {
+    it('names a tag key holding "." bracketed and quoted, and a key of many KB by its start and its end: an answer far smaller than the body', async () => {
       const dotted = expectProblem(await api.call({ method: 'POST', url: '/volumes', json: { spec: { ...GP3, tags: { 'team.name': 'v'.repeat(300) } } } }), 400);
       expect(dotted.errors).toEqual([{ path: 'spec.tags["team.name"]', message: 'tag value must be at most 256 characters, got 300' }]);
       const huge = 'k'.repeat(API.maxBodyBytes / 2 - 100);
-      const shown = `["${'k'.repeat(MAX_PATH_KEY_CHARS - 1)}…"]`;
+      const start = 'k'.repeat(MAX_PATH_KEY_CHARS / 2 - 1);
+      const shown = `["${start}…${'k'.repeat(MAX_PATH_KEY_CHARS / 2)}"]`;
       const bodies = [
         [`{"spec":{"sizeGiB":20,"volumeType":"gp3","availabilityZone":"us-east-1a","tags":{"${huge}":"v"}}}`, [{ path: `spec.tags${shown}`, message: `tag key must be 1–127 characters, got ${huge.length}` }]],
-        [`{"spec":${JSON.stringify(GP3)},"${huge}":0,"${huge}x":0}`, [{ path: shown, message: 'is not a known field' }, { path: shown, message: 'is not a known field' }]],
+        // Two keys alike but for their last character read apart.
+        [`{"spec":${JSON.stringify(GP3)},"${huge}":0,"${huge}x":0}`, [{ path: shown, message: 'is not a known field' }, { path: `["${start}…${'k'.repeat(MAX_PATH_KEY_CHARS / 2 - 1)}x"]`, message: 'is not a known field' }]],
       ] as const;
       for (const [body, expected] of bodies) {
         const response = await api.call({ method: 'POST', url: '/volumes', headers: { 'content-type': 'application/json' }, body });

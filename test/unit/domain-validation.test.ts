@@ -147,8 +147,8 @@ describe('validateVolumeSpec', () => {
     const half = { path: 'spec', message: 'x'.repeat(MAX_STATUS_MESSAGE_CHARS / 2) };
     expect(describeValidationIssues([half, half])).toBe(`spec: ${half.message}; … (1 more issue)`);
     const longKey = describeValidationIssues(issuesOf({ sizeGiB: 10, volumeType: 'gp3', tags: { ['k'.repeat(100_000)]: 'v' } }));
-    // The key is quoted by its start, so the message says what is wrong with it.
-    expect(longKey).toBe(`spec.tags["${'k'.repeat(MAX_PATH_KEY_CHARS - 1)}…"]: tag key must be 1–127 characters, got 100000`);
+    // The key is quoted by its start and its end, so the message says what is wrong with it.
+    expect(longKey).toBe(`spec.tags["${'k'.repeat(MAX_PATH_KEY_CHARS / 2 - 1)}…${'k'.repeat(MAX_PATH_KEY_CHARS / 2)}"]: tag key must be 1–127 characters, got 100000`);
   });
 
   it('checks ids and device names', () => {
@@ -172,13 +172,17 @@ describe('field paths', () => {
     expect(issuesOf({ sizeGiB: 10, volumeType: 'gp3', tags: { 'aws:team.name': 'x' } }).map((issue) => issue.path)).toEqual(['spec.tags["aws:team.name"]']);
   });
 
-  it('quotes a key longer than MAX_PATH_KEY_CHARS by its start and "…", so a path stays small whatever the key', () => {
+  it('quotes a key longer than MAX_PATH_KEY_CHARS by its start and its end, "…" between them, so a path stays small whatever the key', () => {
     const whole = 'k'.repeat(MAX_PATH_KEY_CHARS);
+    const half = MAX_PATH_KEY_CHARS / 2;
     expect(fieldPath(['spec', 'tags', whole])).toBe(`spec.tags.${whole}`);
-    expect(fieldPath(['spec', 'tags', `${whole}k`])).toBe(`spec.tags["${'k'.repeat(MAX_PATH_KEY_CHARS - 1)}…"]`);
+    expect(fieldPath(['spec', 'tags', `${whole}z`])).toBe(`spec.tags["${'k'.repeat(half - 1)}…${'k'.repeat(half - 1)}z"]`);
     expect(fieldPath(['spec', 'x'.repeat(100_000), 'y'.repeat(100_000)]).length).toBeLessThan(2 * MAX_PATH_KEY_CHARS + 20);
-    // A surrogate pair is never cut in two.
-    expect(fieldPath([`${'k'.repeat(MAX_PATH_KEY_CHARS - 2)}😀😀`])).toBe(`["${'k'.repeat(MAX_PATH_KEY_CHARS - 2)}…"]`);
+    // Two keys that differ only past their first MAX_PATH_KEY_CHARS - 1 characters read apart.
+    expect(fieldPath([`${'k'.repeat(MAX_PATH_KEY_CHARS - 1)}ab`])).not.toBe(fieldPath([`${'k'.repeat(MAX_PATH_KEY_CHARS - 1)}ba`]));
+    // A surrogate pair is never cut in two, at the start's end or at the end's start.
+    expect(fieldPath([`${'k'.repeat(half - 2)}😀😀${'k'.repeat(half + 2)}`])).toBe(`["${'k'.repeat(half - 2)}…${'k'.repeat(half)}"]`);
+    expect(fieldPath([`${'k'.repeat(half + 2)}😀😀${'k'.repeat(half - 2)}`])).toBe(`["${'k'.repeat(half - 1)}…😀${'k'.repeat(half - 2)}"]`);
   });
 
   it('lists the fields a path is in, a quoted key whole', () => {

@@ -77,7 +77,7 @@ describe('watcher', () => {
     expect(h.metrics.counter('InvalidRecords')).toBe(1);
   });
 
-  it('a record in the table with an invalid tag key holding "." names it bracketed and quoted, a long one by its start', async () => {
+  it('a record in the table with an invalid tag key holding "." names it bracketed and quoted, a long one by its start and its end', async () => {
     const h = harness();
     const raw = newVolume('data-1', {}, { tags: { 'aws:team.name': 'v' } });
     h.store.putRaw(raw);
@@ -85,10 +85,11 @@ describe('watcher', () => {
     expect(sent(h)).toEqual([]);
     expect((await h.store.get(volumeKey('data-1')))?.status.message).toBe('spec.tags["aws:team.name"]: tag keys starting with "aws:" are reserved');
     const long = newVolume('data-2', {}, { tags: { [`aws:${'k'.repeat(10_000)}`]: 'v' } });
+    const shownKey = `aws:${'k'.repeat(MAX_PATH_KEY_CHARS / 2 - 5)}…${'k'.repeat(MAX_PATH_KEY_CHARS / 2)}`;
     h.store.putRaw(long);
     await h.watcher.handle([insert(long as never)]);
     expect((await h.store.get(volumeKey('data-2')))?.status.message).toBe(
-      `spec.tags["aws:${'k'.repeat(MAX_PATH_KEY_CHARS - 5)}…"]: tag key must be 1–127 characters, got 10004; spec.tags["aws:${'k'.repeat(MAX_PATH_KEY_CHARS - 5)}…"]: tag keys starting with "aws:" are reserved`,
+      `spec.tags["${shownKey}"]: tag key must be 1–127 characters, got 10004; spec.tags["${shownKey}"]: tag keys starting with "aws:" are reserved`,
     );
   });
 
