@@ -11,7 +11,7 @@ import { SystemClock } from '../lib/memory/clock.js';
 
 const env = readFunctionEnvironment();
 const logger = new Logger({ serviceName: 'ebs-provisioner-executor' });
-const { store, queue, provider, rateBudget, metrics } = createAwsAdapters({ ...env, serviceName: 'executor' });
+const { store, queue, provider, rateBudget, metrics } = createAwsAdapters(env);
 
 export const handler = middy(
   createExecutorHandler({ store, queue, provider, rateBudget, clock: new SystemClock(), metrics, log: powertoolsLog(logger), config: env.engineConfig }),

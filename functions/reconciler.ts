@@ -12,7 +12,7 @@ import { SystemClock } from '../lib/memory/clock.js';
 
 const env = readFunctionEnvironment();
 const logger = new Logger({ serviceName: 'ebs-provisioner-reconciler' });
-const { store, queue, provider, rateBudget, metrics } = createAwsAdapters({ ...env, serviceName: 'reconciler' });
+const { store, queue, provider, rateBudget, metrics } = createAwsAdapters(env);
 
 export const handler = middy<ScheduledEvent>(
   createReconcilerHandler({ store, queue, provider, rateBudget, clock: new SystemClock(), metrics, log: powertoolsLog(logger), config: env.engineConfig }),

@@ -11,7 +11,7 @@ import { SystemClock } from '../lib/memory/clock.js';
 
 const env = readFunctionEnvironment();
 const logger = new Logger({ serviceName: 'ebs-provisioner-watcher' });
-const { store, queue, metrics } = createAwsAdapters({ ...env, serviceName: 'watcher' });
+const { store, queue, metrics } = createAwsAdapters(env);
 
 export const handler = middy(
   createWatcherHandler({ store, queue, clock: new SystemClock(), metrics, log: powertoolsLog(logger), config: env.engineConfig }),

@@ -21,8 +21,6 @@ export interface AwsAdapterOptions {
   clientOptions?: AwsClientOptions;
   /** CloudWatch namespace of the metrics: the deployment's own (`metricsNamespace` in lib/settings.ts). */
   metricsNamespace: string;
-  /** Powertools service name for the metrics (the function's name). */
-  serviceName?: string;
 }
 
 export interface AwsAdapters {
@@ -42,6 +40,6 @@ export function createAwsAdapters(options: AwsAdapterOptions): AwsAdapters {
     queue: new SqsOperationQueue({ client: clients.sqs, queueUrl: options.queueUrl }),
     ...(options.rateBudgetTableName ? { rateBudget: new DynamoRateBudget({ client: clients.doc, tableName: options.rateBudgetTableName }) } : {}),
     provider: new Ec2VolumeProvider({ client: clients.ec2, meteredClient: clients.ec2Metered, ownerTagValue: options.ownerTagValue }),
-    metrics: new EmfMetrics({ namespace: options.metricsNamespace, ...(options.serviceName === undefined ? {} : { serviceName: options.serviceName }) }),
+    metrics: new EmfMetrics({ namespace: options.metricsNamespace }),
   };
 }

@@ -10,7 +10,6 @@ import { METRICS } from '../settings.js';
 /** Where the metrics go: the deployment's namespace. */
 export interface EmfMetricsOptions {
   namespace: string;
-  serviceName?: string;
 }
 
 export class EmfMetrics implements Metrics {
@@ -24,7 +23,7 @@ export class EmfMetrics implements Metrics {
   constructor(options: EmfMetricsOptions) {
     // The namespace is always given: Powertools would otherwise fall back to its environment
     // variable, or to a default namespace every deployment in the account shares.
-    this.powertools = new PowertoolsMetrics({ namespace: options.namespace, serviceName: options.serviceName });
+    this.powertools = new PowertoolsMetrics({ namespace: options.namespace });
     // No default `service` dimension: alarms read OperationsFailed and the counters without
     // dimensions, and Operations / OperationLatency with exactly the dimensions below.
     this.powertools.clearDefaultDimensions();

@@ -52,7 +52,7 @@ describe('EmfMetrics', () => {
   });
 
   it('emits Operations by operation and outcome, and latency by operation', () => {
-    const metrics = new EmfMetrics({ namespace: NAMESPACE, serviceName: 'executor' });
+    const metrics = new EmfMetrics({ namespace: NAMESPACE });
     metrics.operation({ operation: 'attach', outcome: 'succeeded', latencyMs: 120 });
     expect(lines).toHaveLength(2);
     const [operations, latency] = lines as [EmfDocument, EmfDocument];
@@ -143,7 +143,7 @@ describe('EmfMetrics', () => {
     // What a deployed function does (functions/reconciler.ts): its environment read, the adapters built from it.
     const env = readFunctionEnvironment({ TABLE_NAME: 't', QUEUE_URL: 'http://127.0.0.1:1/q', OWNER_TAG_VALUE: 'Prod', POWERTOOLS_METRICS_NAMESPACE: NAMESPACE });
     const clients = createAwsClients({ endpoint: 'http://127.0.0.1:1', region: 'us-east-1' });
-    const { metrics } = createAwsAdapters({ ...env, clients, serviceName: 'reconciler' });
+    const { metrics } = createAwsAdapters({ ...env, clients });
     metrics.count('LeakedVolumes', 0);
     metrics.operation({ operation: 'attach', outcome: 'succeeded', latencyMs: 5 });
     metrics.powertools.publishStoredMetrics();
