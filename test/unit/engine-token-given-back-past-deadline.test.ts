@@ -1,0 +1,66 @@
+/**
+ * A call made on a token taken at the time (a tag change's second call) whose wait for it ran past
+ * the invocation's last moment for EC2 calls is not sent, and its token goes back to this
+ * environment's share: the next call made at once spends it, without waiting for the refill.
+ */
+import { describe, expect, it } from 'vitest';
+import type { VolumeRecord } from '../../lib/domain/records.js';
+import type { EngineConfig } from '../../lib/engine/config.js';
+import { harness, newVolume, volumeKey, volumeOf } from './engine-fixtures.js';
+
+const IDS = ['data-1', 'data-2', 'data-3'];
+/** Each environment's buckets: CreateTags one token at a time, one a second; the others ample. */
+const BUDGETS: EngineConfig['rateBudgets'] = {
+  CreateVolume: { burst: 100, ratePerSecond: 5 },
+  DeleteVolume: { burst: 100, ratePerSecond: 5 },
+  AttachVolume: { burst: 50, ratePerSecond: 5 },
+  DetachVolume: { burst: 50, ratePerSecond: 5 },
+  ModifyVolume: { burst: 50, ratePerSecond: 5 },
+  CreateTags: { burst: 1, ratePerSecond: 1 },
+  DeleteTags: { burst: 50, ratePerSecond: 5 },
+};
+
+describe('executor: a token waited for past the invocation\'s last moment for EC2 calls', () => {
+  it('goes back to the share: the deferred change is made at once by the next invocation', async () => {
+    const h = harness({ config: { rateBudgets: BUDGETS, rateWaitMaxMs: 30_000 } });
+    for (const id of IDS) await h.store.create(newVolume(id, {}, { tags: { team: 'a', env: 'dev' } }));
+    await h.watch();
+    for (let i = 0; i < 20; i++) {
+      await h.drain();
+      await h.clock.advance(1_000);
+    }
+    for (const id of IDS) expect((await volumeOf(h, id)).status.state).toBe('available');
+    await h.clock.advance(10_000);
+    const createTagsBefore = h.ebs.calls.CreateTags;
+
+    // Each drops env and changes team: DeleteTags on its reserved token, then CreateTags on one taken then.
+    for (const id of IDS) {
+      const { spec } = await volumeOf(h, id);
+      await h.store.update<VolumeRecord>(volumeKey(id), { spec: { ...spec, tags: { team: 'b' } }, generation: 2 });
+    }
+    await h.watch();
+    const batch = h.queue.receive(100);
+    expect(batch.map((r) => r.message.op)).toEqual(['tag-volume', 'tag-volume', 'tag-volume']);
+    for (const r of batch) h.queue.delete(r.receiptHandle);
+
+    // 1.5 s of the invocation left for EC2 calls (its 10 s reserve aside): the third CreateTags' token comes 2 s on.
+    let done = false;
+    const running = h.executor.run(batch.map((r) => ({ messageId: r.messageId, message: r.message })), { remainingTimeMs: 11_500 }).finally(() => (done = true));
+    for (let i = 0; i < 100 && !done; i++) await h.clock.advance(100);
+    expect((await running).failedMessageIds).toEqual([]);
+    expect(h.ebs.calls.CreateTags - createTagsBefore).toBe(2);
+    const left = await Promise.all(IDS.map((id) => volumeOf(h, id)));
+    expect(left.filter((v) => v.observedGeneration === 2)).toHaveLength(2);
+    const deferred = left.find((v) => v.observedGeneration !== 2)!;
+    expect(deferred.status).toMatchObject({ code: 'InvocationOutOfTime', attempts: 0 });
+
+    // At once, before the bucket refills: the token given back serves the deferred change's CreateTags.
+    const createTagsAfter = h.ebs.calls.CreateTags;
+    const next = h.executor.run(h.batchOf(h.op('tag-volume', volumeKey(deferred.volumeId))));
+    await h.clock.advance(0);
+    expect(h.ebs.calls.CreateTags - createTagsAfter).toBe(1);
+    await h.clock.advance(1_000);
+    await next;
+    expect((await volumeOf(h, deferred.volumeId)).observedGeneration).toBe(2);
+  });
+});
