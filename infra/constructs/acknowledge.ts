@@ -6,9 +6,12 @@
 import { Stack, Validations } from 'aws-cdk-lib';
 import type { IConstruct } from 'constructs';
 
-/** A resolved CloudFormation value rendered the way cdk-nag's findings show it. */
+/**
+ * A resolved CloudFormation value rendered the way cdk-nag's findings show it: text with `${` as
+ * `<` and `}` as `>` (a policy variable such as `${aws:username}` reads `<aws:username>`).
+ */
 function render(value: unknown): string {
-  if (typeof value === 'string') return value;
+  if (typeof value === 'string') return value.replaceAll('${', '<').replaceAll('}', '>');
   if (value && typeof value === 'object') {
     const object = value as Record<string, unknown>;
     if (typeof object.Ref === 'string') return `<${object.Ref}>`;
