@@ -19,9 +19,19 @@ describe('acknowledgeWildcardResource', () => {
     expect(unneededAcknowledgements(app)).toEqual([]);
   });
 
-  it('refuses a resource it cannot render, naming it, rather than acknowledging a finding that never comes', () => {
-    const stack = new Stack(new App(), 'S');
-    const resource = `${Fn.importValue('SharedBucketArn')}/*`;
-    expect(() => acknowledgeWildcardResource(stack, resource, 'x')).toThrow(/^cannot render \{"Fn::ImportValue":"SharedBucketArn"\} as a cdk-nag resource$/);
+  it('names a resource built on an imported value or a substitution as cdk-nag prints it: the findings of policies on them are acknowledged', () => {
+    const app = new App();
+    const stack = new Stack(app, 'S');
+    const role = new iam.Role(stack, 'Reader', { assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com') });
+    const imported = `${Fn.importValue('SharedBucketArn')}/*`;
+    const substituted = Fn.sub('arn:${AWS::Partition}:s3:::shared/*');
+    role.addToPolicy(new iam.PolicyStatement({ actions: ['s3:GetObject'], resources: [imported, substituted] }));
+    acknowledgeWildcardResource(role, imported, 'every object of the shared bucket');
+    acknowledgeWildcardResource(role, substituted, 'every object of the shared bucket');
+    expect(acknowledgements(app).map((acknowledgement) => acknowledgement.id)).toEqual([
+      'AwsSolutions-IAM5[Resource::SharedBucketArn/*]',
+      'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:s3:::shared/*]',
+    ]);
+    expect(unneededAcknowledgements(app)).toEqual([]);
   });
 });
