@@ -13,7 +13,7 @@ export function table(headers: string[], rows: Array<Array<string | number | und
   return [line(headers), ...cells.map(line)].join('\n');
 }
 
-/** `in-use (attempt 2: VolumeInUse, next try 12:00:05Z)`: the state with what a person needs to know. */
+/** `pending (attempt 2, RequestLimitExceeded, next try 2026-01-01T12:00:05.000Z)`: the state with what a person needs to know. */
 export function describeStatus(status: VolumeView['status'] | AttachmentView['status']): string {
   const details: string[] = [];
   if (status.attempts > 0) details.push(`attempt ${status.attempts}`);
