@@ -71,18 +71,17 @@ export function shortenList(
   const whole = items.join(separator);
   if (whole.length <= max || items.length === 1) return shortenMessage(whole, max);
   const marker = (count: number) => `${separator}… (${more(count)})`;
-  // Room for the marker at its longest, so that the list and its marker fit.
-  const room = max - marker(items.length).length;
   let listed = 0;
   let text = '';
   for (const item of items) {
     const next = listed === 0 ? item : `${text}${separator}${item}`;
-    if (next.length > room) break;
+    // Each item with the marker for those after it, so that the list and its marker fit.
+    if (next.length + marker(items.length - listed - 1).length > max) break;
     text = next;
     listed++;
   }
   if (listed === 0) {
-    text = shortenMessage(items[0]!, room);
+    text = shortenMessage(items[0]!, max - marker(items.length - 1).length);
     listed = 1;
   }
   // Not all of them: the whole list is longer than `max`, and they are listed within less.

@@ -20,3 +20,19 @@ describe('shortenList', () => {
     expect(shortenList(['', 'b', 'c'.repeat(40)], '; ', undefined, 30)).toBe('; b; … (1 more)');
   });
 });
+
+describe('shortenList', () => {
+  it('lists an item whole when it fits beside the count of those after it', () => {
+    // Ten items: after the first, "9 more" (not "10 more") is what the marker says.
+    const items = ['x'.repeat(8), ...Array.from({ length: 9 }, (_, i) => `item ${i}`)];
+    expect(shortenList(items, '; ', undefined, 20)).toBe(`${'x'.repeat(8)}; … (9 more)`);
+    expect(shortenList(items, '; ', undefined, 19)).toBe(`${'x'.repeat(6)}…; … (9 more)`);
+  });
+
+  it('lists as many whole items as fit with the count of the rest', () => {
+    const items = ['a'.repeat(4), 'b'.repeat(4), ...Array.from({ length: 98 }, () => 'c'.repeat(4))];
+    // "aaaa; bbbb" and "; … (98 more)": 10 + 13.
+    expect(shortenList(items, '; ', undefined, 23)).toBe('aaaa; bbbb; … (98 more)');
+    expect(shortenList(items, '; ', undefined, 22)).toBe('aaaa; … (99 more)');
+  });
+});
