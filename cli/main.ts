@@ -609,11 +609,11 @@ async function differentVolumeHint(
   }
   const placement = paths.some((path) => PLACEMENT_PATHS.includes(path));
   const snapshot = paths.includes('spec.snapshotId');
-  const untilCreated: string[] = [];
+  let untilCreated = '';
   if (placement || snapshot) {
     const volume = await existing();
     if (volume === undefined) return undefined;
-    if (placementFixed(volume)) {
+    if (creationAsked(volume)) {
       const facts = [...(placement ? [`placed ${placementOf(volume)}`] : []), ...(snapshot ? [`made ${volume.spec.snapshotId === undefined ? 'without a snapshot' : `from ${volume.spec.snapshotId}`}`] : [])];
       const fixed = placement && snapshot ? "a volume's placement and snapshot are" : placement ? "a volume's placement is" : "a volume's snapshot is";
       return `--id ${volumeId} names a volume that exists, ${facts.join(' and ')} for good (${fixed} fixed once EC2 is asked to create it): ${anotherId}`;
@@ -623,22 +623,21 @@ async function differentVolumeHint(
       ...(snapshot ? [`--snapshot ${options.snapshot}`] : []),
     ];
     const does = placement && snapshot ? 'places it and sets its snapshot' : placement ? 'places it' : 'sets its snapshot';
-    untilCreated.push(` (\`${flags.join(' ')}\` ${does} as asked: it is not created yet)`);
+    untilCreated = ` (\`${flags.join(' ')}\` ${does} as asked: it is not created yet)`;
   }
   const commands = [
-    ...(placement || snapshot || paths.some((path) => MODIFIABLE_PATHS.includes(path)) ? [`\`ebs-provisioner volumes modify ${volumeId}\`${untilCreated.join('')}`] : []),
+    ...(placement || snapshot || paths.some((path) => MODIFIABLE_PATHS.includes(path)) ? [`\`ebs-provisioner volumes modify ${volumeId}\`${untilCreated}`] : []),
     ...(paths.includes('spec.tags') ? [`\`ebs-provisioner volumes tag ${volumeId}\``] : []),
   ];
   return `--id ${volumeId} names a volume that exists: ${anotherId}${commands.length > 0 ? `, or change this one with ${commands.join(' and ')}` : ''}`;
 }
 
-
 /**
- * Whether the volume's placement can no longer change: EC2 made it (an EC2 id), or CreateVolume was
- * asked for in the AZ it shows (recorded with the request, and forgotten with it when EC2 refused
- * it), as the API judges a PATCH of the placement.
+ * Whether the fields fixed at creation (placement, snapshot) can no longer change: EC2 made the
+ * volume (an EC2 id), or CreateVolume was asked for in the AZ it shows (recorded with the request,
+ * and forgotten with it when EC2 refused it), as the API judges a PATCH of those fields.
  */
-function placementFixed(volume: VolumeDetails): boolean {
+function creationAsked(volume: VolumeDetails): boolean {
   return volume.ebsVolumeId !== undefined || volume.availabilityZone !== undefined;
 }
 
