@@ -14,10 +14,10 @@ import type {
 } from '../lib/api/schemas.js';
 import type { RequestSigner } from './sigv4.js';
 
-/** The API answered with an error status. */
 /** Host names of this machine, as a URL spells them: `localhost`, 127.0.0.0/8, `[::1]`. */
 export const LOOPBACK_HOST = /^(?:localhost|127(?:\.\d{1,3}){3}|\[::1\])$/;
 
+/** The API answered with an error status. */
 export class ApiError extends Error {
   override readonly name = 'ApiError';
   constructor(
