@@ -181,6 +181,23 @@ export async function settleAll(h: ReturnType<typeof harness>, rounds = 6): Prom
   await h.watch();
 }
 
+/** data-1 attached to INSTANCE, then its volume record removed straight from the table and the removal watched. Returns the EC2 volume's id. */
+export async function attachedWithVolumeRecordRemoved(h: ReturnType<typeof harness>): Promise<string> {
+  await h.store.create(newVolume('data-1'));
+  await h.store.create(newAttachment('data-1'));
+  for (let i = 0; i < 3; i++) {
+    await h.watch();
+    await h.settle(30_000);
+  }
+  await h.watch();
+  expect(((await h.store.get(attachmentKey('data-1'))) as AttachmentRecord).status.state).toBe('attached');
+  const ebsVolumeId = (await volumeOf(h)).ebsVolumeId!;
+  await h.store.remove(volumeKey('data-1'));
+  await h.watch();
+  await h.drain();
+  return ebsVolumeId;
+}
+
 /**
  * data-1 attached, then modifying for an hour (its IOPS raised) and asked to be deleted while busy on its
  * instance: the volume dying and still modifying, its attachment dying and detaching without end.

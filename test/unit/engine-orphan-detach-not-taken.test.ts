@@ -8,10 +8,10 @@
 import { describe, expect, it } from 'vitest';
 import { VolumeService } from '../../lib/api/service.js';
 import { DEFAULT_ENGINE_CONFIG } from '../../lib/engine/config.js';
-import type { AttachmentRecord, VolumeRecord } from '../../lib/domain/records.js';
+import type { AttachmentRecord } from '../../lib/domain/records.js';
 import { Executor } from '../../lib/engine/executor.js';
 import { silentLog } from '../../lib/memory/index.js';
-import { INSTANCE, attachmentKey, harness, newAttachment, newVolume, providerOver, volumeKey } from './engine-fixtures.js';
+import { INSTANCE, attachedWithVolumeRecordRemoved, attachmentKey, harness, providerOver } from './engine-fixtures.js';
 
 const MINUTE = 60_000;
 const KEY = attachmentKey('data-1');
@@ -20,19 +20,8 @@ describe('executor: a detach of the volumes found by their tags that EC2 accepte
   it('is a failed attempt once the describe grace ends; the volume is detached again after its backoff', async () => {
     const h = harness();
     const service = new VolumeService({ store: h.store, clock: h.clock });
-    await h.store.create(newVolume('data-1'));
-    await h.store.create(newAttachment('data-1'));
-    for (let i = 0; i < 3; i++) {
-      await h.watch();
-      await h.settle(30_000);
-    }
-    await h.watch();
-    expect(((await h.store.get(KEY)) as AttachmentRecord).status.state).toBe('attached');
-    const ebsVolumeId = ((await h.store.get(volumeKey('data-1'))) as VolumeRecord).ebsVolumeId!;
     // The volume record is removed straight from the table, then the attachment deleted.
-    await h.store.remove(volumeKey('data-1'));
-    await h.watch();
-    await h.drain();
+    const ebsVolumeId = await attachedWithVolumeRecordRemoved(h);
 
     // EC2 accepts the first DetachVolume and makes nothing of it.
     let detaches = 0;

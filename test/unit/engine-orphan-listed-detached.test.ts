@@ -6,10 +6,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import { VolumeService } from '../../lib/api/service.js';
-import type { AttachmentRecord, VolumeRecord } from '../../lib/domain/records.js';
 import { Executor } from '../../lib/engine/executor.js';
 import { silentLog } from '../../lib/memory/index.js';
-import { INSTANCE, attachmentKey, harness, newAttachment, newVolume, providerOver, volumeKey } from './engine-fixtures.js';
+import { INSTANCE, attachedWithVolumeRecordRemoved, attachmentKey, harness, providerOver } from './engine-fixtures.js';
 
 const KEY = attachmentKey('data-1');
 
@@ -17,18 +16,7 @@ describe('executor: a volume found by its tags that EC2 lists detached from the 
   it('is not detached again: no DetachVolume, the dying attachment record is removed', async () => {
     const h = harness();
     const service = new VolumeService({ store: h.store, clock: h.clock });
-    await h.store.create(newVolume('data-1'));
-    await h.store.create(newAttachment('data-1'));
-    for (let i = 0; i < 3; i++) {
-      await h.watch();
-      await h.settle(30_000);
-    }
-    await h.watch();
-    expect(((await h.store.get(KEY)) as AttachmentRecord).status.state).toBe('attached');
-    const ebsVolumeId = ((await h.store.get(volumeKey('data-1'))) as VolumeRecord).ebsVolumeId!;
-    await h.store.remove(volumeKey('data-1'));
-    await h.watch();
-    await h.drain();
+    const ebsVolumeId = await attachedWithVolumeRecordRemoved(h);
 
     // Detached outside meanwhile; the search by tags still lists the attachment, as detached.
     await h.ebs.detachVolume({ ebsVolumeId, instanceId: INSTANCE });
