@@ -263,6 +263,8 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       const api = client(command);
       fieldOptions = CREATE_OPTIONS;
       const { status, body } = await api.createVolume(request).catch(async (error: unknown) => {
+        // JSON output prints no hint, so there is nothing to work one out for (nor a volume to read for it).
+        if (globals(command).output === 'json') throw error;
         // Only the refusal of a create that named no placement at all: a malformed zone or a conflict says what it is.
         const placed = options.az !== undefined || options.near !== undefined || options.attach !== undefined;
         const unplaced = !placed && error instanceof ApiError && error.status === 400 && (error.problem?.errors ?? []).some((issue) => issue.path === 'spec.availabilityZone');
