@@ -77,9 +77,16 @@ export const volumeRecordIdSchema = z
   .string()
   .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/, `must be ${ID_RULES.volumeId}`)
   .meta({ description: `A volume record id: ${ID_RULES.volumeId}.` });
+/**
+ * An Availability Zone (`us-east-1a`), a Local Zone (`us-west-2-lax-1a`) or a Wavelength Zone
+ * (`us-east-1-wl1-bos-wlz-1`): EC2 creates volumes and instances in each, by its zone name.
+ */
 export const availabilityZoneSchema = z
   .string()
-  .regex(/^[a-z]{2}(?:-[a-z]+)+-\d+(?:-[a-z]+-\d+)?[a-z]$/, 'must be an availability zone like us-east-1a');
+  .regex(
+    /^[a-z]{2}(?:-[a-z]+)+-\d+(?:(?:-[a-z]+-\d+)?[a-z]|-wl\d+-[a-z]+-wlz-\d+)$/,
+    'must be an availability zone like us-east-1a, a Local Zone like us-west-2-lax-1a or a Wavelength Zone like us-east-1-wl1-bos-wlz-1',
+  );
 export const kmsKeyIdSchema = z
   .string()
   .regex(

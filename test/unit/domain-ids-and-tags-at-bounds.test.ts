@@ -115,12 +115,16 @@ describe('KMS keys: a key id, a multi-Region key id, an alias, or an ARN', () =>
 });
 
 describe('availability zones', () => {
-  it('takes a Region and a letter, and a Local Zone', () => {
-    for (const zone of ['us-east-1a', 'ap-southeast-2c', 'us-gov-west-1b', 'us-west-2-lax-1a']) expect(accepts(availabilityZoneSchema, zone), zone).toBe(true);
+  it('takes a Region and a letter, a Local Zone and a Wavelength Zone', () => {
+    for (const zone of ['us-east-1a', 'ap-southeast-2c', 'us-gov-west-1b', 'us-west-2-lax-1a', 'us-east-1-wl1-bos-wlz-1', 'ap-northeast-1-wl1-kix-wlz-1']) {
+      expect(accepts(availabilityZoneSchema, zone), zone).toBe(true);
+    }
   });
 
-  it('refuses a Region without its zone letter, two zone letters, and an AZ id', () => {
-    for (const zone of ['us-east-1', 'us-east-1ab', 'use1-az1', 'US-EAST-1A']) expect(accepts(availabilityZoneSchema, zone), zone).toBe(false);
+  it('refuses a Region without its zone letter, two zone letters, an AZ id, and a Wavelength Zone cut short or given a letter', () => {
+    for (const zone of ['us-east-1', 'us-east-1ab', 'use1-az1', 'US-EAST-1A', 'us-east-1-wl1-bos-wlz', 'us-east-1-wl1-bos-wlz-1a', 'us-east-1-wl-bos-wlz-1', 'us-east-1-bos-wlz-1']) {
+      expect(accepts(availabilityZoneSchema, zone), zone).toBe(false);
+    }
   });
 });
 
