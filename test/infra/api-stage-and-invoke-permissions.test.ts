@@ -1,6 +1,7 @@
 /**
  * What docs/api.md and docs/openapi.json say of the deployed API that the template decides: the
- * stage is `v1`, query parameters are required only where the spec says so; and who may invoke
+ * stage is `v1` with detailed (per-method) metrics, the endpoint Regional, query parameters are
+ * required only where the spec says so; and who may invoke
  * which function: API Gateway the api function, through one permission for this API, and the
  * schedule the reconciler; nothing else is given a resource-based permission.
  */
@@ -19,6 +20,15 @@ const ofType = (type: string) => Object.values(s.json.Resources).filter((resourc
 describe('API stage and parameters', () => {
   it('the stage is v1, the base path of the documented URL', () => {
     expect(ofType('AWS::ApiGateway::Stage').map((stage) => stage.StageName)).toEqual(['v1']);
+  });
+
+  it('the endpoint is Regional and the stage keeps detailed metrics for every method, as docs/api.md says', () => {
+    expect(ofType('AWS::ApiGateway::RestApi').map((api) => api.EndpointConfiguration)).toEqual([{ Types: ['REGIONAL'] }]);
+    const settings = ofType('AWS::ApiGateway::Stage').flatMap((stage) => stage.MethodSettings as { HttpMethod: string; ResourcePath: string; MetricsEnabled?: boolean }[]);
+    expect(settings.map(({ HttpMethod, ResourcePath, MetricsEnabled }) => ({ HttpMethod, ResourcePath, MetricsEnabled }))).toEqual([{ HttpMethod: '*', ResourcePath: '/*', MetricsEnabled: true }]);
+    const doc = readFileSync(new URL('../../docs/api.md', import.meta.url), 'utf8').replace(/\s+/g, ' ');
+    expect(doc).toContain('The API\'s endpoint is Regional (`EndpointConfiguration` `REGIONAL`');
+    expect(doc).toContain("its stage turns on API Gateway's detailed metrics");
   });
 
   it('a query parameter is required by API Gateway exactly when docs/openapi.json says so (none is: each has a default or is a filter)', () => {
