@@ -109,8 +109,9 @@ export async function describe<T>(
 }
 
 /**
- * The instances, described within `instanceCacheTtlMs`: from this environment's cache, else from
- * the description another environment left on an attachment record of the instance, else in one
+ * The instances, described within `instanceCacheTtlMs`: from this environment's cache (what it
+ * described itself), else from the freshest description an attachment record of the instance
+ * carries (taken for this batch only, never into the cache), else in one
  * DescribeInstances call for the rest (all of them afresh for an instance one of whose attaches was
  * refused and waits for its retry: it may have been refused on the description held). Device names in use are completed with the devices the
  * instance's attachment records hold (written before every AttachVolume, by any environment), so
@@ -142,8 +143,9 @@ export async function describeInstances(ctx: ExecutorContext, ids: string[], now
     }
     const seen = reusable ? freshestSeen(attachments!.get(id) ?? [], now, ctx.config.instanceCacheTtlMs) : undefined;
     if (seen) {
+      // Not kept in the cache, which holds what this environment described: a later batch takes it
+      // from the records again while one still carries it, and judges it as another's (`shared`).
       const instance: ProviderInstance = { instanceId: id, availabilityZone: seen.availabilityZone, state: seen.state, deviceNames: seen.otherDevices };
-      ctx.instanceCache.set(id, { instance, describedAt: seen.describedAt });
       known.set(id, { instance, describedAt: seen.describedAt, shared: true });
       continue;
     }

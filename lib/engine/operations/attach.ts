@@ -47,8 +47,7 @@ export async function prepareAttaches(
       const instance = instances.get(attachment.instanceId);
       const prerequisite = attachPrerequisites(volume, instance, attachment.instanceId);
       if (!prerequisite.ok) {
-        // Judged on another environment's description: the retry describes the instance afresh before giving up.
-        if (instance?.shared) ctx.instanceCache.delete(attachment.instanceId);
+        // Judged on another environment's description (which the cache does not hold): the retry describes the instance afresh before giving up.
         item.result = attachmentFailure(ctx, attachment, now, 'AttachVolume', {
           outcome: prerequisite.terminal && !instance?.shared ? 'terminal' : 'wait-for-prerequisite',
           code: prerequisite.code,
