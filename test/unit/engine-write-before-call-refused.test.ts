@@ -3,7 +3,8 @@
  * made, and what follows depends on why. Changed by its client under our claim: the claim is let go
  * and the message sent again at once, since nothing else plans the record again once the claim goes.
  * Claimed by another invocation (the lease ran out): left to it, nothing sent to look again at once.
- * Failed for the table (not a condition): the message is reported failed, so Lambda delivers it again.
+ * Failed for the table (not a condition): the claim is let go and the message reported failed, so
+ * Lambda delivers it again, and that delivery (or any other message for the record) acts at once.
  */
 import { describe, expect, it } from 'vitest';
 import type { AttachmentRecord, ProvisionerRecord } from '../../lib/domain/records.js';
@@ -61,11 +62,36 @@ describe('a forced detach whose write before the call is refused', () => {
     expect(h.queued().filter((q) => q.delaySeconds === 0)).toEqual([]);
   });
 
-  it('failed for the table: makes no call and fails its message for redelivery', async () => {
+  it('failed for the table: makes no call, lets the claim go and fails its message for redelivery, which then calls once', async () => {
     const { h, detachesBefore } = await forcedDetachRefusedBeforeCall(() => new Error('DynamoDB unavailable'));
     const batch = h.batchOf(h.op('detach', KEY));
     const { failedMessageIds } = await h.executor.run(batch);
     expect(h.ebs.calls.DetachVolume ?? 0).toBe(detachesBefore);
     expect(failedMessageIds).toEqual([batch[0]!.messageId]);
+    expect((await h.store.get(KEY)) as AttachmentRecord).not.toHaveProperty('claim');
+
+    // Delivered again well within the claim's lease: not put off until it ends, the forced call is made, once.
+    const again = await h.executor.run(h.batchOf(h.op('detach', KEY)));
+    expect(again.failedMessageIds).toEqual([]);
+    expect(h.ebs.calls.DetachVolume ?? 0).toBe(detachesBefore + 1);
+    expect(await h.store.get(KEY)).toMatchObject({ status: { state: 'detaching' }, forceDetachSentAt: expect.any(String) });
+  });
+
+  it('failed for the table, and so is letting go of the claim: the claim lapses with its lease, then the call is made once', async () => {
+    const { h, detachesBefore } = await forcedDetachRefusedBeforeCall(() => new Error('DynamoDB unavailable'));
+    h.store.failNext('release', new Error('DynamoDB unavailable'));
+    const batch = h.batchOf(h.op('detach', KEY));
+    const { failedMessageIds } = await h.executor.run(batch);
+    expect(failedMessageIds).toEqual([batch[0]!.messageId]);
+    const held = (await h.store.get(KEY)) as AttachmentRecord;
+    expect(held.claim?.expiresAt).toBe(h.clock.now() + 180_000);
+
+    // Delivered again within the lease: put off until it ends.
+    await h.executor.run(h.batchOf(h.op('detach', KEY)));
+    expect(h.ebs.calls.DetachVolume ?? 0).toBe(detachesBefore);
+    expect(h.queued()).toEqual([{ op: 'detach', key: 'data-1/i-0123456789abcdef0', delaySeconds: 180 }]);
+    await h.clock.advance(180_000);
+    await h.drain();
+    expect(h.ebs.calls.DetachVolume ?? 0).toBe(detachesBefore + 1);
   });
 });

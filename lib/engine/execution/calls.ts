@@ -92,6 +92,8 @@ export async function call<T>(ctx: ExecutorContext, item: Item, action: Mutating
  * Conditional write before an EC2 call; undefined (and no call) if the record is gone, changed
  * or the claim lost. For an operation that claims on this write, the write takes the claim, on
  * the condition that the record is still the version the batch read (which no live claim held).
+ * A write the table fails (not a condition) lets go of the claim and fails the item's message, so
+ * Lambda delivers it again.
  */
 export async function preWrite<R extends ProvisionerRecord>(
   ctx: ExecutorContext,
@@ -127,6 +129,16 @@ export async function preWrite<R extends ProvisionerRecord>(
     }
     ctx.deps.log.error('status write before the EC2 call failed', { key: item.id, error: errorMessage(error) });
     item.infraFailed = true;
+    // No call was made. The claim this invocation holds (taken before this write, or by it: the table
+    // may have made a write whose answer was lost) is let go, so the next message for the record (a
+    // client's change, the reconciler's, this one delivered again) is not put off until the lease
+    // ends; a record not held by this invocation is left as it is (the release is conditioned on the
+    // owner), and a release the table fails too leaves the claim to lapse.
+    try {
+      await ctx.deps.store.release(item.key, owner);
+    } catch (releaseError) {
+      ctx.deps.log.warn('could not let go of the claim; it lapses with its lease', { key: item.id, error: errorMessage(releaseError) });
+    }
     item.claimed = false;
     return undefined;
   }
