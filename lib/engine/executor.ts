@@ -516,6 +516,9 @@ export class Executor {
     } catch (error) {
       this.ctx.deps.log.error('claim failed', { key: item.id, error: errorMessage(error) });
       item.infraFailed = true;
+      // The table may have made the claim and lost its answer: let go of it (a claim not this
+      // invocation's is left as it is), so the record's next message is not put off until its lease ends.
+      await this.releaseOrLetLapse(item, owner);
     }
   }
 
