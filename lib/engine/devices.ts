@@ -5,7 +5,14 @@
  * same slot on many instance types, so names are compared by their slot (`f`).
  */
 
-/** The slot a device name occupies: `/dev/sdf`, `/dev/xvdf`, `sdf`, `xvdf` → `f`; `/dev/sda1` → `a1`. */
+/**
+ * The slot a device name occupies: the name without `/dev/` and without its scheme's prefix (`xvd`,
+ * `sd`, `hd` or `nvme`). `/dev/sdf`, `/dev/xvdf`, `/dev/hdf`, `sdf`, `xvdf` → `f`; `/dev/sda1` →
+ * `a1`. So `/dev/hdf` among an instance's mappings (a name of older, paravirtual instances) keeps
+ * `/dev/sdf` and `/dev/xvdf` from being handed out, while an NVMe name (`/dev/nvme1n1` → `1n1`: the
+ * operating system's name for a volume, not one EC2 attaches under) is a slot no name of the pool
+ * occupies, so it holds none back. Any other name is its own slot (`/dev/vdb` → `vdb`).
+ */
 export function deviceSlot(device: string): string {
   return device.replace(/^\/dev\//, '').replace(/^(xvd|sd|hd|nvme)/, '');
 }
