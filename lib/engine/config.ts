@@ -9,7 +9,7 @@ import { EXECUTOR, QUEUE } from '../settings.js';
 export interface ProgressCheck {
   /** First check, close to the expected transition time (seconds). */
   firstSeconds: number;
-  /** Later checks wait this fraction of the time already spent, so they grow with the wait. */
+  /** Later checks wait this fraction of the time already spent (rounded up to a whole second), so they grow with the wait. */
   growth: number;
   /** Longest wait between two checks (seconds). */
   maxSeconds: number;

@@ -9,7 +9,9 @@ import type { OperationKind } from './ports.js';
 
 /**
  * Seconds until the next progress check of `op`, given how long the operation has run. The first
- * check comes near the expected transition time; later ones grow with the time already spent.
+ * check comes near the expected transition time; later ones grow with the time already spent:
+ * `growth` times it, rounded up to a whole second (never sooner than that fraction: 30.1 s is 31),
+ * from `firstSeconds` to `maxSeconds`.
  */
 export function progressDelaySeconds(op: OperationKind, elapsedMs: number, config: EngineConfig): number {
   const check = config.progressChecks[op];
@@ -41,7 +43,8 @@ export function backoffDelaySeconds(attempt: number, config: EngineConfig, rando
 
 /**
  * Seconds until the next CreateVolume of a volume whose snapshot EC2 has not completed, given how
- * long it has waited (`snapshotWait`): it grows with the wait, as a progress check does.
+ * long it has waited (`snapshotWait`): it grows with the wait, as a progress check does (rounded
+ * up to a whole second).
  */
 export function snapshotWaitSeconds(elapsedMs: number, config: EngineConfig): number {
   const wait = config.snapshotWait;
@@ -60,7 +63,8 @@ export type GiveUpReason = { reason: 'attempts'; message: string } | { reason: '
  * Whether an operation has spent its budget: `attempts` failed attempts so far, started at
  * `operationStartedAtMs`. Returns why, or undefined to keep trying. A dying record's step
  * (`triedAgain`) is not given up on but tried again after the longest backoff: its message says
- * how far it got, not that it gave up.
+ * how far it got, not that it gave up. The operation's age in the message is in whole minutes,
+ * rounded to the nearest (at 6 hours 29 s, 360 minutes; at 6 hours 30 s, 361).
  */
 export function budgetSpent(
   attempts: number,

@@ -24,6 +24,14 @@ describe('progress checks', () => {
     expect(delays).toEqual([...delays].sort((a, b) => a - b));
     expect(Math.max(...delays)).toBeLessThanOrEqual(config.progressChecks['modify-volume'].maxSeconds);
   });
+
+  it('rounds a later check up to a whole second, never sooner than its fraction of the time spent', () => {
+    // Growth 0.5: 60.2 s spent is 30.1 s, 61.8 s is 30.9 s, both 31 s; exactly 30 s stays 30.
+    expect(progressDelaySeconds('create-volume', 60_200, config)).toBe(31);
+    expect(progressDelaySeconds('create-volume', 61_800, config)).toBe(31);
+    expect(progressDelaySeconds('create-volume', 60_000, config)).toBe(30);
+    expect(progressDelaySeconds('attach', 4_002, config)).toBe(3);
+  });
 });
 
 describe('progress check grid', () => {
@@ -71,6 +79,8 @@ describe('failure backoff', () => {
     expect(snapshotWaitSeconds(0, config)).toBe(2);
     expect(snapshotWaitSeconds(10 * 60_000, config)).toBe(300);
     expect(snapshotWaitSeconds(5 * 60 * 60_000, config)).toBe(900);
+    // Rounded up to a whole second, as a progress check is: 300.1 s is 301.
+    expect(snapshotWaitSeconds(10 * 60_000 + 200, config)).toBe(301);
   });
 });
 
@@ -92,6 +102,14 @@ describe('budget', () => {
       message: 'gave up after 360 minutes',
     });
     expect(budgetSpent(1, undefined, Number.MAX_SAFE_INTEGER, config)).toBeUndefined();
+  });
+
+  it('gives the age in whole minutes, rounded to the nearest', () => {
+    const age = config.maxOperationAgeMs;
+    expect(budgetSpent(1, 0, age + 29_999, config)?.message).toBe('gave up after 360 minutes');
+    expect(budgetSpent(1, 0, age + 30_000, config)?.message).toBe('gave up after 361 minutes');
+    expect(budgetSpent(1, 0, age + 89_999, config, true)?.message).toBe('not done after 361 minutes');
+    expect(budgetSpent(1, 0, age + 90_000, config, true)?.message).toBe('not done after 362 minutes');
   });
 });
 
