@@ -170,7 +170,11 @@ export interface EngineConfig {
   concurrentEnvironments: number;
   /** After RequestLimitExceeded the action's rate is multiplied by this (and recovers on success). */
   throttleRateFactor: number;
-  /** Ids per DescribeVolumes / DescribeInstances call (the API maximum). */
+  /**
+   * Ids the engine hands the provider in one describe of volumes (and their modifications) or of
+   * instances: at most one page of EC2's answer (MaxResults: DescribeVolumes 500, DescribeInstances
+   * 1000). The EC2 adapter sends them in calls of at most 200 ids (EC2's limit on filter values).
+   */
   describeChunkSize: { volumes: number; instances: number };
   /** Device names the executor may allocate, in order of preference. */
   deviceNames: readonly string[];
@@ -269,7 +273,8 @@ export const DEFAULT_ENGINE_CONFIG: EngineConfig = {
   tokenReservationHorizonMs: HOUR,
   concurrentEnvironments: EXECUTOR.maxConcurrency,
   throttleRateFactor: 0.5,
-  // The APIs' page maxima (MaxResults): DescribeVolumes 500, DescribeInstances 1000.
+  // The APIs' page maxima (MaxResults): DescribeVolumes 500, DescribeInstances 1000; the EC2 adapter
+  // splits a chunk into calls of 200 ids (EC2's limit on filter values).
   describeChunkSize: { volumes: 500, instances: 1000 },
   deviceNames: DEFAULT_DEVICE_NAMES,
   ownerTagValue: 'ebs-provisioner',

@@ -1,6 +1,7 @@
 /**
- * The executor describes volumes and instances in calls of at most `describeChunkSize` ids each
- * (the API maximum), every id once: a call with one id more would be refused by EC2.
+ * The executor describes volumes and instances in calls to the provider of at most
+ * `describeChunkSize` ids each, every id once (the EC2 adapter splits each into requests of at most
+ * 200 ids: test/unit/describe-chunk-ec2-requests.test.ts).
  */
 import { describe, expect, it } from 'vitest';
 import { Executor } from '../../lib/engine/executor.js';
