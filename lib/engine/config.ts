@@ -208,9 +208,9 @@ const MINUTE = 60 * SECOND;
 const HOUR = 60 * MINUTE;
 
 /**
- * Defaults. Rate budgets: EC2's account-wide buckets refill 5 tokens per second for CreateVolume,
- * DeleteVolume and the mutating actions together (buckets of 100, 100 and 50; EC2 API throttling
- * docs). With a shared budget the environments spend those buckets together (less a reserve of 5
+ * Defaults. Rate budgets: EC2's account-wide buckets for CreateVolume, DeleteVolume and the
+ * mutating actions each refill 5 tokens per second (buckets of 100, 100 and 50), CreateTags's 10 (a
+ * bucket of 100; EC2 API throttling docs, `EC2_REQUEST_BUCKETS`). With a shared budget the environments spend those buckets together (less a reserve of 5
  * tokens: measured, no RequestLimitExceeded in bursts of 100 to 10 000), so the first one to see a
  * burst may spend all of it. Without one, when it cannot be reached, or while EC2 has lately
  * throttled an environment (someone else spends the same tokens), each of the
