@@ -125,7 +125,7 @@ export const ATTACHMENT_TRANSITIONS: readonly Transition<AttachmentState, Attach
   { from: 'attaching', event: 'attach-failed', to: 'pending', why: 'AttachVolume failed, retry later' },
   { from: 'attaching', event: 'observed-attached', to: 'attached', why: 'EC2 finished attaching' },
   { from: 'attaching', event: 'observed-detached', to: 'pending', why: 'attach did not take, retry' },
-  { from: 'attaching', event: 'failed', to: 'error', why: 'budget spent' },
+  { from: 'attaching', event: 'failed', to: 'error', why: 'AttachVolume refused with an error retrying cannot fix, or budget spent' },
   { from: 'attaching', event: 'volume-record-removed', to: 'error', why: 'volume record removed from the table during the attach: may be attached, no longer looked after' },
   { from: 'attaching', event: 'detach-started', to: 'detaching', why: 'dying, volume record removed: detaching the volumes its tags name' },
   { from: 'attached', event: 'detach-started', to: 'detaching', why: 'dying' },
