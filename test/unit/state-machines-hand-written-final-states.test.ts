@@ -1,0 +1,42 @@
+/**
+ * docs/state-machines.md: every status the system writes follows the two tables, but one. A record
+ * written into the table in a final state (`deleted`, `detached`: the system removes a record that
+ * reaches one, and never writes it) is not valid, and its rejection puts it in `error` (code
+ * `InvalidRecord`) from there, a move no table lists: the document's introduction names it.
+ */
+import { describe, expect, it } from 'vitest';
+import { ATTACHMENT_TRANSITIONS, VOLUME_TRANSITIONS, stateMachinesMarkdown } from '../../lib/domain/state-machines.js';
+import type { ProvisionerRecord } from '../../lib/domain/records.js';
+import { attachmentKey, harness, newAttachment, newVolume, volumeKey } from './engine-fixtures.js';
+
+function introduction(): string {
+  const markdown = stateMachinesMarkdown();
+  return markdown.slice(0, markdown.indexOf('## Volume')).replace(/\s+/g, ' ');
+}
+
+describe('a record written into the table in a final state', () => {
+  it('is put in error by its rejection, from that final state, as the introduction says and no table row does', async () => {
+    const h = harness();
+    const updatedAt = new Date(h.clock.now()).toISOString();
+    h.store.putRaw({ ...newVolume('data-1'), status: { state: 'deleted', attempts: 0, updatedAt } } as unknown as ProvisionerRecord);
+    h.store.putRaw({ ...newAttachment('data-1'), status: { state: 'detached', attempts: 0, updatedAt } } as unknown as ProvisionerRecord);
+    const moves: string[] = [];
+    h.store.onChange((change) => {
+      const before = (change.oldRecord as { status?: { state: string } } | undefined)?.status?.state;
+      const after = (change.newRecord as { status?: { state: string; code?: string } } | undefined)?.status;
+      if (before !== undefined && after !== undefined && before !== after.state) moves.push(`${change.key.kind} ${before} → ${after.state} ${after.code ?? ''}`.trim());
+    });
+    // The watcher's first look at the two writes; its rejections, valid records again, are then taken up as retries.
+    await h.watcher.handle(h.changes.splice(0));
+
+    expect(moves).toEqual(['volume deleted → error InvalidRecord', 'attachment detached → error InvalidRecord']);
+    expect(await h.store.get(volumeKey('data-1'))).toMatchObject({ status: { state: 'error', code: 'InvalidRecord' } });
+    expect(await h.store.get(attachmentKey('data-1'))).toMatchObject({ status: { state: 'error', code: 'InvalidRecord' } });
+    // Its rejection's own change brings it back: valid now, it is taken up as a retry.
+    await h.watcher.handle(h.changes.splice(0));
+    expect(moves.slice(2)).toEqual(['volume error → pending', 'attachment error → pending']);
+    expect(VOLUME_TRANSITIONS.some((row) => row.from === 'deleted')).toBe(false);
+    expect(ATTACHMENT_TRANSITIONS.some((row) => row.from === 'detached')).toBe(false);
+    expect(introduction()).toMatch(/written into the table in a final state\b.*puts it in `error` \(code `InvalidRecord`\)/);
+  });
+});
