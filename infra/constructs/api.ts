@@ -104,6 +104,9 @@ export class Api extends Construct {
       },
       defaultMethodOptions: { authorizationType },
     });
+    // The stack outputs the stage's URL as `ApiUrl`; the output RestApi adds of its own (the same
+    // URL under a generated name) would be a second one the README does not list.
+    this.restApi.node.tryRemoveChild('Endpoint');
     // Methods name no body model, so the body check has nothing to hold a body to: one that is not
     // JSON, not an object or missing is the function's to refuse, as a problem naming what is wrong
     // (`malformed-json`, `validation-failed`), as it does locally.
