@@ -40,3 +40,25 @@ describe('a record written into the table in a final state', () => {
     expect(introduction()).toMatch(/written into the table in a final state\b.*puts it in `error` \(code `InvalidRecord`\)/);
   });
 });
+
+describe('a record found not valid in any other state', () => {
+  it('has a failed move to error from each state but error and the final ones, which its rejection takes', async () => {
+    for (const [machine, rows, states] of [
+      ['volume', VOLUME_TRANSITIONS, ['pending', 'creating', 'available', 'in-use', 'modifying', 'deleting']],
+      ['attachment', ATTACHMENT_TRANSITIONS, ['pending', 'attaching', 'attached', 'detaching']],
+    ] as const) {
+      const failedFrom = (rows as readonly { from: string; event: string; to: string }[]).filter((row) => row.event === 'failed' && row.to === 'error').map((row) => row.from);
+      expect(failedFrom.sort(), machine).toEqual([...states].sort());
+    }
+    expect(introduction()).toMatch(/found not valid .*goes to `error`, code `InvalidRecord`, by the `failed` move of its state/);
+
+    // A volume being deleted, written into the table with a claim no executor took (a day long): rejected from there.
+    const h = harness();
+    const updatedAt = new Date(h.clock.now()).toISOString();
+    h.store.putRaw({
+      ...newVolume('data-1', { ebsVolumeId: 'vol-0123456789abcdef0', status: { state: 'deleting', attempts: 0, updatedAt }, claim: { owner: 'someone', expiresAt: h.clock.now() + 24 * 3_600_000 } }),
+    });
+    await h.watcher.handle(h.changes.splice(0));
+    expect(await h.store.get(volumeKey('data-1'))).toMatchObject({ status: { state: 'error', code: 'InvalidRecord' } });
+  });
+});
