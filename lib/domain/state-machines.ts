@@ -111,7 +111,7 @@ export const VOLUME_TRANSITIONS: readonly Transition<VolumeState, VolumeEvent>[]
   { from: 'error', event: 'create-started', to: 'creating', why: 'dying after an error, CreateVolume unanswered: repeated to learn the id' },
   { from: 'error', event: 'delete-started', to: 'deleting', why: 'dying after an error, volume exists' },
   { from: 'error', event: 'removed-uncreated', to: 'deleted', why: 'dying after an error, no volume exists' },
-  { from: 'error', event: 'retry-requested', to: 'pending', why: 'client bumped generation (or the spec) to try again' },
+  { from: 'error', event: 'retry-requested', to: 'pending', why: 'client bumped generation (or the spec) to try again, or put right in the table a record rejected as not valid' },
 ];
 
 /** Every legal attachment transition. `detached` is final: the record is removed right after. */
@@ -139,7 +139,7 @@ export const ATTACHMENT_TRANSITIONS: readonly Transition<AttachmentState, Attach
   { from: 'detaching', event: 'observed-attached', to: 'attached', why: 'the detach did not take: EC2 still lists the attachment attached once a describe no longer lags the call (describeGraceMs, 2 minutes), or lists it attaching (attached again outside) (dying: detached again after a backoff; set back to alive: kept)' },
   { from: 'error', event: 'detach-started', to: 'detaching', why: 'dying after an error, may be attached' },
   { from: 'error', event: 'removed-unattached', to: 'detached', why: 'dying after an error, not attached (after a look when its volume may be attached there outside the system)' },
-  { from: 'error', event: 'retry-requested', to: 'pending', why: 'client bumped generation to try again' },
+  { from: 'error', event: 'retry-requested', to: 'pending', why: 'client bumped generation to try again, or put right in the table a record rejected as not valid' },
   { from: 'error', event: 'observed-attached', to: 'attached', why: 'an attach given up on while EC2 might still make it (its answer lost, EC2 still attaching) took after all, seen by a check' },
 ];
 

@@ -62,3 +62,23 @@ describe('a record found not valid in any other state', () => {
     expect(await h.store.get(volumeKey('data-1'))).toMatchObject({ status: { state: 'error', code: 'InvalidRecord' } });
   });
 });
+
+describe('a record rejected as not valid and put right in the table', () => {
+  it('is taken up by the retry move, whose row says so', async () => {
+    const h = harness();
+    h.store.putRaw({ ...newVolume('data-1'), claim: { owner: 'someone', expiresAt: h.clock.now() + 24 * 3_600_000 } });
+    await h.watcher.handle(h.changes.splice(0));
+    const rejected = await h.store.get(volumeKey('data-1'));
+    expect(rejected).toMatchObject({ status: { state: 'error', code: 'InvalidRecord' } });
+    // Its client removes the claim it had no business writing: the record, generation unchanged, is taken up.
+    const { claim: _claim, ...putRight } = rejected!;
+    h.store.putRaw(putRight as ProvisionerRecord);
+    h.changes.splice(0, h.changes.length - 1);
+    await h.watcher.handle(h.changes.splice(0));
+    expect(await h.store.get(volumeKey('data-1'))).toMatchObject({ generation: 1, status: { state: 'pending', message: 'retry requested' } });
+    for (const rows of [VOLUME_TRANSITIONS, ATTACHMENT_TRANSITIONS] as const) {
+      const retry = (rows as readonly { from: string; event: string; why: string }[]).find((row) => row.from === 'error' && row.event === 'retry-requested');
+      expect(retry?.why).toMatch(/put right in the table a record rejected as not valid/);
+    }
+  });
+});
