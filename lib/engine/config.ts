@@ -144,7 +144,11 @@ export interface EngineConfig {
    * EC2 in another order than their tokens were taken still find one).
    */
   accountRateBudgets: Record<RateBucket, RateBudget>;
-  /** Rate budget per EC2 mutating action, per executor environment (grouped by `RATE_BUCKET_OF`); without a shared budget, or when it cannot be reached. */
+  /**
+   * Rate budget per EC2 mutating action, per executor environment (grouped by `RATE_BUCKET_OF`): spent
+   * without a shared budget, or when it cannot be reached; and, beside the shared budget's tokens,
+   * while EC2 has lately refused this environment's calls for their rate (slowed by the refusal).
+   */
   rateBudgets: Record<MutatingAction, RateBudget>;
   /**
    * Longest an invocation sleeps for a rate token (also bounded by the invocation's remaining
