@@ -27,7 +27,8 @@ export interface RateBudget {
   ratePerSecond: number;
   /**
    * While EC2 does not throttle, successes raise the rate step by step up to this (additive
-   * increase); RequestLimitExceeded halves it (multiplicative decrease). Default: `ratePerSecond`.
+   * increase); RequestLimitExceeded multiplies it by `throttleRateFactor`, a half by default
+   * (multiplicative decrease). Default: `ratePerSecond`.
    */
   maxRatePerSecond?: number;
 }
@@ -172,7 +173,11 @@ export interface EngineConfig {
    * use, so other environments take them up rather than all waiting for this one's budget.
    */
   concurrentEnvironments: number;
-  /** After RequestLimitExceeded the action's rate is multiplied by this (and recovers on success). */
+  /**
+   * After RequestLimitExceeded the action's rate is multiplied by this, down to a sixteenth of its
+   * budget's rate at the least, and its burst is dropped; each success then gives back a twentieth
+   * of the budget's rate, up to `maxRatePerSecond`.
+   */
   throttleRateFactor: number;
   /**
    * Ids the engine hands the provider in one describe of volumes (and their modifications) or of
