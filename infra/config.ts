@@ -33,11 +33,11 @@ export interface DeploymentOptions {
    */
   ec2RefillPerSecond?: number;
   /**
-   * Mutating EC2 calls per second per executor environment, for every action alike, while the shared
-   * rate budget cannot be reached. Default: none; each environment then takes an equal share
+   * Mutating EC2 calls per second per executor environment, for each of EC2's request buckets alike
+   * (AttachVolume, DetachVolume, ModifyVolume and DeleteTags drawing on one together), while the
+   * shared rate budget cannot be reached. Default: none; each environment then takes an equal share
    * (1/`executorMaxConcurrency`) of each of EC2's request buckets, their refill at
-   * `ec2RefillPerSecond` (CreateTags at its own 10 a second) and their size: the engine's
-   * per-action budgets.
+   * `ec2RefillPerSecond` (CreateTags at its own 10 a second) and their size.
    */
   ec2RateBudget?: number;
   /** Retention of function and API access logs, in days. Default: 30. */

@@ -78,7 +78,7 @@ export class EbsProvisionerStack extends Stack {
           // How many environments share EC2's buckets: each one's own budget is its share of them,
           // and calls deferred for tokens come back spread at the rate all of them may use.
           EXECUTOR_MAX_CONCURRENCY: String(options.executorMaxConcurrency),
-          // Only when given: it replaces every action's own budget by one rate.
+          // Only when given: it replaces each EC2 bucket's own budget by one rate.
           ...(options.ec2RateBudget === undefined ? {} : { EC2_RATE_BUDGET: String(options.ec2RateBudget) }),
         },
         // Reads the line of calls waiting for EC2's tokens, so it does not nudge calls that are only waiting their turn.

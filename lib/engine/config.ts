@@ -33,7 +33,7 @@ export interface RateBudget {
   maxRatePerSecond?: number;
 }
 
-/** EC2 mutating actions the executor calls one resource at a time, each with its own budget. */
+/** EC2 mutating actions the executor calls one resource at a time, each drawing on its EC2 bucket's budget (`RATE_BUCKET_OF`). */
 export const MUTATING_ACTIONS = ['CreateVolume', 'AttachVolume', 'DetachVolume', 'DeleteVolume', 'ModifyVolume', 'CreateTags', 'DeleteTags'] as const;
 export type MutatingAction = (typeof MUTATING_ACTIONS)[number];
 
@@ -146,7 +146,9 @@ export interface EngineConfig {
    */
   accountRateBudgets: Record<RateBucket, RateBudget>;
   /**
-   * Rate budget per EC2 mutating action, per executor environment (grouped by `RATE_BUCKET_OF`): spent
+   * Rate budget per EC2 mutating action, per executor environment; only the entry of each bucket's
+   * own action (`RATE_BUCKET_OF`: the AttachVolume entry for DetachVolume, ModifyVolume and
+   * DeleteTags too) is read, one budget per bucket, as EC2 meters them. Spent
    * without a shared budget, or when it cannot be reached; and, beside the shared budget's tokens,
    * while EC2 has lately refused this environment's calls for their rate (slowed by the refusal).
    */

@@ -53,7 +53,7 @@ function atRefill(buckets: Readonly<Record<RateBucket, RateBudget>>, refillPerSe
  * reconciler's table segments, `reconcilerScanSegments`).
  *
  * Each executor environment's own budget (`rateBudgets`, spent when the shared budget is unset or
- * unreachable): with EC2_RATE_BUDGET, that many mutating calls per second for every action; else,
+ * unreachable): with EC2_RATE_BUDGET, that many mutating calls per second for each of EC2's buckets; else,
  * when the concurrency or the refill is set, an equal share of EC2's buckets for that many
  * environments (`environmentRateBudgets`); else the engine's defaults, the same shares for
  * EXECUTOR.maxConcurrency environments at EC2's standard pace.
