@@ -28,6 +28,23 @@ describe('MemoryEbs: requests at the bounds EC2 allows', () => {
     expect(ebs.volumes().map(({ volumeType, sizeGiB }) => [volumeType, sizeGiB])).toEqual(largest.map(({ volumeType, sizeGiB }) => [volumeType, sizeGiB]));
   });
 
+  it('creates volumes at the highest IOPS and throughput each type takes, at the size their ratios need', async () => {
+    const { ebs, create } = setup();
+    const highest: VolumeSpec[] = [
+      { sizeGiB: 160, volumeType: 'gp3', iops: 80_000 },
+      { sizeGiB: 16, volumeType: 'gp3', iops: 8_000, throughput: 2_000 },
+      { sizeGiB: 1_280, volumeType: 'io1', iops: 64_000 },
+      { sizeGiB: 256, volumeType: 'io2', iops: 256_000 },
+    ];
+    for (const [index, spec] of highest.entries()) await create(`top-${index}`, spec);
+    expect(ebs.volumes().map(({ volumeType, iops, throughput }) => ({ volumeType, iops, throughput }))).toEqual([
+      { volumeType: 'gp3', iops: 80_000, throughput: 125 },
+      { volumeType: 'gp3', iops: 8_000, throughput: 2_000 },
+      { volumeType: 'io1', iops: 64_000, throughput: undefined },
+      { volumeType: 'io2', iops: 256_000, throughput: undefined },
+    ]);
+  });
+
   it('takes a ModifyVolume whose size equals the present one (Size: greater than or equal to the existing size)', async () => {
     const { clock, ebs, create } = setup();
     const id = await create('same-size', { sizeGiB: 100, volumeType: 'gp3' });
