@@ -1,0 +1,32 @@
+import { describe, expect, it } from 'vitest';
+import type { VolumeRecord } from '../../lib/domain/records.js';
+import { approximateItemBytes, MemoryRecordStore } from '../../lib/memory/store.js';
+
+const at = '2026-01-01T00:00:00.000Z';
+const volume = (volumeId: string): VolumeRecord => ({
+  kind: 'volume',
+  volumeId,
+  spec: { sizeGiB: 10, volumeType: 'gp3', availabilityZone: 'us-east-1a' },
+  life: 'alive',
+  generation: 1,
+  status: { state: 'pending', attempts: 0, updatedAt: at },
+  version: 0,
+  createdAt: at,
+});
+
+describe('MemoryRecordStore: what it counts', () => {
+  it('counts a scan as one item read per item it returns', async () => {
+    const store = new MemoryRecordStore();
+    for (const id of ['v1', 'v2', 'v3']) await store.create(volume(id));
+    const before = store.reads;
+    const first = await store.list({ limit: 2 });
+    expect(store.reads - before).toBe(2);
+    await store.list({ limit: 2, cursor: first.cursor! });
+    expect(store.reads - before).toBe(3);
+  });
+
+  it('counts no bytes for an attribute whose value is undefined, which is not written, at the top or in a map', () => {
+    expect(approximateItemBytes({ name: 'ab', gone: undefined })).toBe(approximateItemBytes({ name: 'ab' }));
+    expect(approximateItemBytes({ map: { a: 1, gone: undefined } })).toBe(approximateItemBytes({ map: { a: 1 } }));
+  });
+});
