@@ -88,8 +88,10 @@ export class MemoryOperationQueue implements OperationQueue {
   }
 
   /**
-   * Up to `max` visible messages, oldest first; each is hidden for the visibility timeout. `max` is
-   * a positive integer (not bounded by SQS's 10: tests and the CPU benchmark take a whole batch at once).
+   * Up to `max` visible messages, those visible longest first (a delayed message from the end of its
+   * delay, one received before from the end of its visibility timeout); each is hidden for the
+   * visibility timeout. `max` is a positive integer (not bounded by SQS's 10: tests and the CPU
+   * benchmark take a whole batch at once).
    */
   receive(max: number): ReceivedOperation[] {
     // A NaN would compare false with every count and hand out every visible message.
