@@ -41,4 +41,14 @@ describe('MemoryOperationQueue: each message its own', () => {
     await clock.advance(1_000);
     expect(queue.receive(1).map((m) => m.sentAt)).toEqual([5_000]);
   });
+
+  it('lists a dead letter as a copy: changing it changes nothing in the dead-letter list', async () => {
+    const clock = new FakeClock(0);
+    const queue = new MemoryOperationQueue({ clock, visibilityTimeoutMs: 0, maxReceiveCount: 1 });
+    await queue.send([{ message: message('a'), delaySeconds: 0 }]);
+    queue.receive(1);
+    queue.receive(1);
+    (queue.deadLetters()[0]!.message.key as { volumeId: string }).volumeId = 'changed';
+    expect(queue.deadLetters().map((d) => d.message)).toEqual([message('a')]);
+  });
 });
