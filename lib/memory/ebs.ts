@@ -550,13 +550,18 @@ export class MemoryEbs implements VolumeProvider {
     volume.tags = Object.fromEntries(Object.entries(volume.tags).filter(([key]) => !keys.includes(key)));
   }
 
+  /**
+   * A page of owned volumes in the order they were created; the cursor is the last volume listed,
+   * so, as with EC2's NextToken, a volume deleted from an earlier page makes the next one skip none.
+   */
   async listOwnedVolumes(options: { cursor?: string; limit: number }): Promise<Page<ProviderVolume>> {
     this.enter('DescribeVolumes');
-    const owned = this.volumes().filter((v) => v.tags[OWNERSHIP_TAGS.owner] === this.ownerTagValue);
-    const start = options.cursor ? Number(options.cursor) : 0;
-    const items = owned.slice(start, start + options.limit);
-    const next = start + items.length;
-    return next < owned.length ? { items, cursor: String(next) } : { items };
+    // Volume ids count up in creation order (fixed width), as the volumes are kept.
+    const after = options.cursor;
+    const owned = this.volumes().filter((v) => v.tags[OWNERSHIP_TAGS.owner] === this.ownerTagValue && (after === undefined || v.ebsVolumeId > after));
+    const items = owned.slice(0, options.limit);
+    const last = items.at(-1);
+    return last && items.length < owned.length ? { items, cursor: last.ebsVolumeId } : { items };
   }
 
   async findOwnedVolumes(recordVolumeId: string): Promise<ProviderVolume[]> {
