@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { VolumeRecord } from '../../lib/domain/records.js';
+import type { AttachmentRecord, VolumeRecord } from '../../lib/domain/records.js';
 import { approximateItemBytes, MemoryRecordStore } from '../../lib/memory/store.js';
 
 const at = '2026-01-01T00:00:00.000Z';
@@ -14,7 +14,32 @@ const volume = (volumeId: string): VolumeRecord => ({
   createdAt: at,
 });
 
+const attachment = (volumeId: string, instanceId: string): AttachmentRecord => ({
+  kind: 'attachment',
+  volumeId,
+  instanceId,
+  life: 'alive',
+  status: { state: 'pending', attempts: 0, updatedAt: at },
+  version: 0,
+  createdAt: at,
+});
+
 describe('MemoryRecordStore: what it counts', () => {
+  it('counts a get as one item read, found or not, and a look-up of attachments as one per attachment found', async () => {
+    const store = new MemoryRecordStore();
+    await store.create(volume('v1'));
+    await store.create(attachment('v1', 'i-0000000000000000a'));
+    await store.create(attachment('v1', 'i-0000000000000000b'));
+    const before = store.reads;
+    await store.get({ kind: 'volume', volumeId: 'v1' });
+    await store.get({ kind: 'volume', volumeId: 'missing' });
+    expect(store.reads - before).toBe(2);
+    await store.attachmentsOfVolume('v1');
+    expect(store.reads - before).toBe(4);
+    await store.attachmentsOfInstance('i-0000000000000000a');
+    expect(store.reads - before).toBe(5);
+  });
+
   it('counts a scan as one item read per item it returns', async () => {
     const store = new MemoryRecordStore();
     for (const id of ['v1', 'v2', 'v3']) await store.create(volume(id));
