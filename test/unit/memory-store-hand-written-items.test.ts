@@ -35,4 +35,12 @@ describe('MemoryRecordStore: items written straight into the table, then written
     // Nor does it lapse: no other owner takes it.
     expect(await store.claim(key, 'executor-2', 1_000, 60_000)).toMatchObject({ ok: false, reason: 'held' });
   });
+
+  it('fails a write conditioned on a claim held by the empty string when another owner holds it', async () => {
+    const store = new MemoryRecordStore();
+    store.putRaw({ ...volume('v1'), claim: { owner: 'executor-1', expiresAt: 99_999 } });
+    const key = { kind: 'volume', volumeId: 'v1' } as const;
+    await expect(store.update<VolumeRecord>(key, { life: 'dying' }, { claimOwner: '' })).rejects.toBeInstanceOf(ConditionFailedError);
+    expect((await store.get(key))?.life).toBe('alive');
+  });
 });
