@@ -12,6 +12,7 @@
 import { randomBytes } from 'node:crypto';
 import type { AttachmentRecord, ProvisionerRecord, RecordKey, VolumeRecord, VolumeSpec } from '../domain/records.js';
 import { canonicalJson } from '../domain/canonical-json.js';
+import { MAX_STATUS_MESSAGE_CHARS, shortenMessage } from '../domain/status-message.js';
 import { MULTI_ATTACH_MAX_INSTANCES, provisionedPerformance } from '../domain/ebs-limits.js';
 import { describeValidationIssues, IMMUTABLE_FIELDS, isPlaced, sameSpecValue, specChangeIssues, validateVolumeSpec, type ValidationIssue } from '../domain/validation.js';
 import { DEFAULT_ENGINE_CONFIG, RATE_BUCKET_OF, type MutatingAction, type RateBucket, type RateBudget } from '../engine/config.js';
@@ -947,13 +948,22 @@ function readOrAsWritten<R extends ProvisionerRecord>(written: ProvisionerRecord
   return read.ok ? (read.record as R) : expected;
 }
 
+/**
+ * A status as the API shows it: its message within the bound the system writes to
+ * (`MAX_STATUS_MESSAGE_CHARS`), a longer one (written into the table by hand) shortened as the
+ * system shortens its own. The record is left as it is.
+ */
+function shownStatus<S extends { message?: string }>(status: S): S {
+  return status.message !== undefined && status.message.length > MAX_STATUS_MESSAGE_CHARS ? { ...status, message: shortenMessage(status.message) } : status;
+}
+
 export function volumeView(record: VolumeRecord): VolumeView {
   return {
     volumeId: record.volumeId,
     spec: record.spec,
     life: record.life,
     generation: record.generation,
-    status: record.status,
+    status: shownStatus(record.status),
     ...(record.ebsVolumeId !== undefined ? { ebsVolumeId: record.ebsVolumeId } : {}),
     ...(record.availabilityZone !== undefined ? { availabilityZone: record.availabilityZone } : {}),
     ...(record.observedGeneration !== undefined ? { observedGeneration: record.observedGeneration } : {}),
@@ -971,7 +981,7 @@ export function attachmentView(record: AttachmentRecord): AttachmentView {
     ...(record.forceDetach !== undefined ? { forceDetach: record.forceDetach } : {}),
     generation: record.generation ?? 1,
     ...(record.device !== undefined ? { device: record.device } : {}),
-    status: record.status,
+    status: shownStatus(record.status),
     createdAt: record.createdAt,
   };
 }
