@@ -87,9 +87,9 @@ export const API = {
   memoryMiB: 512,
   /**
    * Largest request body accepted, in bytes: room for the largest valid request in any JSON
-   * encoding. Its tags dominate: 48 keys of 128 and values of 256 characters, each character
-   * escaped as a surrogate pair (`\uD840\uDC00`, 12 bytes), take 48 × (384 × 12 + 6) = 221,472
-   * bytes; the other fields, escaped too (6 bytes a character), fit in the 40 KiB left.
+   * encoding. Its tags dominate: 48 keys of 127 and values of 256 characters, each character
+   * escaped as a surrogate pair (`\uD840\uDC00`, 12 bytes), take less than 48 × (384 × 12 + 6) =
+   * 221,472 bytes; the other fields, escaped too (6 bytes a character), fit in the 40 KiB left.
    */
   maxBodyBytes: 256 * 1024,
   throttleRatePerSecond: 50,
