@@ -89,7 +89,7 @@ export const VOLUME_TRANSITIONS: readonly Transition<VolumeState, VolumeEvent>[]
   { from: 'pending', event: 'observed-in-use', to: 'in-use', why: 'retried volume already exists, attached' },
   { from: 'creating', event: 'observed-available', to: 'available', why: 'EC2 finished creating' },
   { from: 'creating', event: 'failed', to: 'error', why: 'creation failed or budget spent' },
-  { from: 'creating', event: 'removed-uncreated', to: 'deleted', why: 'dying after EC2 refused its CreateVolume' },
+  { from: 'creating', event: 'removed-uncreated', to: 'deleted', why: 'dying with no CreateVolume outstanding (EC2 refused it, or none was recorded as sent)' },
   { from: 'available', event: 'observed-in-use', to: 'in-use', why: 'an attachment took' },
   { from: 'available', event: 'modify-started', to: 'modifying', why: 'spec grew' },
   { from: 'available', event: 'delete-started', to: 'deleting', why: 'dying, no attachment left' },
