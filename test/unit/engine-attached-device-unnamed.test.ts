@@ -1,0 +1,44 @@
+/**
+ * EC2 (an emulator, say) may list an attachment without its device name. A check of an attachment
+ * at rest that finds it attached under no name keeps the device the record holds: an empty name
+ * is no sign that it was detached and attached again outside under another one.
+ */
+import { describe, expect, it } from 'vitest';
+import type { AttachmentRecord } from '../../lib/domain/records.js';
+import { Executor } from '../../lib/engine/executor.js';
+import { silentLog } from '../../lib/memory/index.js';
+import { attachmentKey, harness, newAttachment, newVolume, providerOver } from './engine-fixtures.js';
+
+const KEY = attachmentKey('data-1');
+
+async function attachmentOf(h: ReturnType<typeof harness>): Promise<AttachmentRecord> {
+  const record = await h.store.get(KEY);
+  if (record?.kind !== 'attachment') throw new Error('no attachment record');
+  return record;
+}
+
+describe('executor: a check finding an attachment listed without a device name', () => {
+  it('keeps the recorded device and status', async () => {
+    const h = harness();
+    await h.store.create(newVolume('data-1'));
+    await h.store.create(newAttachment('data-1'));
+    for (let i = 0; i < 3; i++) {
+      await h.watch();
+      await h.settle(30_000);
+    }
+    await h.watch();
+    const attached = await attachmentOf(h);
+    expect(attached.status.state).toBe('attached');
+    expect(attached.device).toMatch(/^\/dev\//);
+
+    const unnamed = providerOver(h.ebs, {
+      describeVolumes: async (ids) => (await h.ebs.describeVolumes(ids)).map((v) => ({ ...v, attachments: v.attachments.map((a) => ({ ...a, device: '' })) })),
+    });
+    const looking = new Executor({ store: h.store, queue: h.queue, provider: unnamed, clock: h.clock, metrics: h.metrics, log: silentLog, config: { rateWaitMaxMs: 0 } });
+    await h.clock.advance(60_000);
+    await looking.run(h.batchOf(h.op('check-attachment', KEY)));
+    const checked = await attachmentOf(h);
+    expect(checked.device).toBe(attached.device);
+    expect(checked.status).toEqual(attached.status);
+  });
+});
