@@ -38,7 +38,7 @@ export class Lognormal {
   }
 }
 
-/** Inverse of the standard normal CDF (Acklam's rational approximation, |error| < 1.2e-9). */
+/** Inverse of the standard normal CDF (Acklam's rational approximation, relative error below 1.2e-9). */
 export function normalQuantile(p: number): number {
   if (!(p > 0 && p < 1)) throw new Error(`p: must be in (0, 1), got ${p}`);
   const a = [-39.69683028665376, 220.9460984245205, -275.9285104469687, 138.357751867269, -30.66479806614716, 2.506628277459239];
