@@ -95,6 +95,23 @@ describe('the simulated queue and its event source mapping', () => {
     expect(received.at(-1)!.at).toBe(2_010);
   });
 
+  it('gives messages that waited past the window for a free invocation to the next one that frees', async () => {
+    const { loop, queue, batches, received } = setUp(
+      { batchSize: 10, maxBatchingWindowSeconds: 2 },
+      {
+        concurrency: 1,
+        handler: async (_batch, l) => {
+          await l.clock.sleep(5_000);
+          return { failedMessageIds: [] };
+        },
+      },
+    );
+    void queue.send(Array.from({ length: 25 }, (_, i) => operation(`v-${i}`)));
+    await loop.run(SAFETY);
+    expect(batches).toEqual([10, 10, 5]);
+    expect([...new Set(received.map((r) => r.at))]).toEqual([10, 5_010, 10_010]);
+  });
+
   it('delivers messages left waiting for a free invocation as soon as one ends', async () => {
     const { loop, queue, received } = setUp(
       { batchSize: 1 },
