@@ -2,7 +2,8 @@
  * How the reconciler reads the attachment states EC2 reports: `detached` (listed for a while after
  * a detach) is no attachment, so an attached record EC2 shows so is looked at; `busy` (attached,
  * the instance using the device) is one, so an attach given up on that EC2 shows busy is looked at
- * as made after all.
+ * as made after all; against the device a record holds, an attached record EC2 shows busy under
+ * another device is looked at, as is an attach given up on that EC2 shows detached.
  */
 import { describe, expect, it } from 'vitest';
 import type { AttachmentRecord, VolumeRecord } from '../../lib/domain/records.js';
@@ -61,5 +62,33 @@ describe('reconciler and the attachment states EC2 reports', () => {
       }),
     );
     expect((await reconciler.run()).requeued).toContainEqual({ key: `attachment/data-1/${INSTANCE}`, reason: `EC2 shows ${ebsVolumeId} attached to ${INSTANCE}, which the attachment gave up on` });
+  });
+});
+
+describe('reconciler: a busy or detached attachment EC2 reports, against the device the record holds', () => {
+  it('looks at an attached record whose attachment EC2 shows busy under another device', async () => {
+    const { reconciler, ebsVolumeId } = await world('busy', (volume, at) =>
+      newAttachment('data-1', { device: '/dev/sdg', volumeCreatedAt: volume.createdAt, status: { state: 'attached', attempts: 0, updatedAt: at }, version: 0, createdAt: at }),
+    );
+    expect((await reconciler.run()).requeued).toContainEqual({
+      key: `attachment/data-1/${INSTANCE}`,
+      reason: `EC2 shows ${ebsVolumeId} attached to ${INSTANCE} as /dev/sdf, the record says /dev/sdg`,
+    });
+  });
+
+  it('looks at an attach given up on that EC2 shows detached: its status is to say the volume is not attached, the device kept', async () => {
+    const { reconciler, ebsVolumeId } = await world('detached', (volume, at) =>
+      newAttachment('data-1', {
+        device: '/dev/sdf',
+        volumeCreatedAt: volume.createdAt,
+        status: { state: 'error', code: 'Timeout', message: 'the attach did not complete in time', attempts: 1, updatedAt: at },
+        version: 0,
+        createdAt: at,
+      }),
+    );
+    expect((await reconciler.run()).requeued).toContainEqual({
+      key: `attachment/data-1/${INSTANCE}`,
+      reason: `EC2 shows ${ebsVolumeId} not attached to ${INSTANCE}; the attachment keeps device /dev/sdf`,
+    });
   });
 });
