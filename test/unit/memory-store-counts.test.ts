@@ -1,28 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { AttachmentRecord, VolumeRecord } from '../../lib/domain/records.js';
 import { approximateItemBytes, MemoryRecordStore } from '../../lib/memory/store.js';
-
-const at = '2026-01-01T00:00:00.000Z';
-const volume = (volumeId: string): VolumeRecord => ({
-  kind: 'volume',
-  volumeId,
-  spec: { sizeGiB: 10, volumeType: 'gp3', availabilityZone: 'us-east-1a' },
-  life: 'alive',
-  generation: 1,
-  status: { state: 'pending', attempts: 0, updatedAt: at },
-  version: 0,
-  createdAt: at,
-});
-
-const attachment = (volumeId: string, instanceId: string): AttachmentRecord => ({
-  kind: 'attachment',
-  volumeId,
-  instanceId,
-  life: 'alive',
-  status: { state: 'pending', attempts: 0, updatedAt: at },
-  version: 0,
-  createdAt: at,
-});
+import { volume, attachment } from './memory-store-fixtures.js';
 
 describe('MemoryRecordStore: what it counts', () => {
   it('counts a get as one item read, found or not, and a look-up of attachments as one per attachment found', async () => {

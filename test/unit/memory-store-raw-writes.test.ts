@@ -2,18 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { type VolumeRecord } from '../../lib/domain/records.js';
 import { InvalidCursorError } from '../../lib/engine/ports.js';
 import { MemoryRecordStore } from '../../lib/memory/store.js';
-
-const at = '2026-01-01T00:00:00.000Z';
-const volume = (volumeId: string): VolumeRecord => ({
-  kind: 'volume',
-  volumeId,
-  spec: { sizeGiB: 10, volumeType: 'gp3', availabilityZone: 'us-east-1a' },
-  life: 'alive',
-  generation: 1,
-  status: { state: 'pending', attempts: 0, updatedAt: at },
-  version: 0,
-  createdAt: at,
-});
+import { volume } from './memory-store-fixtures.js';
 
 describe('MemoryRecordStore: items written straight into the table, and what an update leaves', () => {
   it('refuses a raw item the table could not key: no string volumeId, or an attachment without a string instanceId; nothing is written', async () => {

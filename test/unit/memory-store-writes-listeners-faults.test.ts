@@ -1,18 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { VolumeRecord } from '../../lib/domain/records.js';
 import { MemoryRecordStore, type RecordChangeEvent } from '../../lib/memory/store.js';
+import { volume } from './memory-store-fixtures.js';
 
-const at = '2026-01-01T00:00:00.000Z';
-const volume = (volumeId: string): VolumeRecord => ({
-  kind: 'volume',
-  volumeId,
-  spec: { sizeGiB: 10, volumeType: 'gp3', availabilityZone: 'us-east-1a' },
-  life: 'alive',
-  generation: 1,
-  status: { state: 'pending', attempts: 0, updatedAt: at },
-  version: 0,
-  createdAt: at,
-});
 const key = (volumeId: string) => ({ kind: 'volume', volumeId }) as const;
 
 describe('MemoryRecordStore: writes counted, every listener told, faults injected and cleared', () => {

@@ -4,27 +4,7 @@ import { ConditionFailedError, InvalidCursorError, ItemTooLargeError } from '../
 import { approximateItemBytes, MemoryRecordStore, type RecordChangeEvent } from '../../lib/memory/store.js';
 import { TABLE } from '../../lib/settings.js';
 import { recordStoreContract } from '../support/record-store-contract.js';
-
-const at = '2026-01-01T00:00:00.000Z';
-const volume = (volumeId: string): VolumeRecord => ({
-  kind: 'volume',
-  volumeId,
-  spec: { sizeGiB: 10, volumeType: 'gp3', availabilityZone: 'us-east-1a' },
-  life: 'alive',
-  generation: 1,
-  status: { state: 'pending', attempts: 0, updatedAt: at },
-  version: 0,
-  createdAt: at,
-});
-const attachment = (volumeId: string, instanceId: string): AttachmentRecord => ({
-  kind: 'attachment',
-  volumeId,
-  instanceId,
-  life: 'alive',
-  status: { state: 'pending', attempts: 0, updatedAt: at },
-  version: 0,
-  createdAt: at,
-});
+import { volume, attachment } from './memory-store-fixtures.js';
 
 describe('MemoryRecordStore', () => {
   it('creates once, and a second create fails with the current record', async () => {
