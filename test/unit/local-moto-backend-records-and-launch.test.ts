@@ -1,39 +1,13 @@
 /** The moto backend's stream records in Lambda's shape, its readings of a lost table or queue, its demo instances and its stop. */
-import { CreateTableCommand, DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DescribeStreamCommand, GetRecordsCommand, GetShardIteratorCommand } from '@aws-sdk/client-dynamodb-streams';
-import { DescribeImagesCommand, EC2Client, RunInstancesCommand } from '@aws-sdk/client-ec2';
-import { CreateQueueCommand, GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { mockClient } from 'aws-sdk-client-mock';
+import { DescribeImagesCommand, RunInstancesCommand } from '@aws-sdk/client-ec2';
 import { afterAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { rateBudgetTableDefinition, tableDefinition } from '../../lib/aws/table.js';
 import { createMotoBackend, dynamoStreamSource, LOCAL_AVAILABILITY_ZONE, lostWithEmulatorState } from '../../lib/local/moto-backend.js';
+import { dynamo, ec2, emptyEndpoint, sqs } from './moto-backend-clients.js';
 
 vi.mock('../../lib/local/moto.js', () => ({
   startMoto: async () => ({ endpoint: 'http://127.0.0.1:9', port: 9, stop: async () => {} }),
 }));
-
-const dynamo = mockClient(DynamoDBClient);
-const sqs = mockClient(SQSClient);
-const ec2 = mockClient(EC2Client);
-
-/** An endpoint holding nothing yet, whose table, rate budget table and queues come up as defined. */
-function emptyEndpoint(): void {
-  dynamo.on(CreateTableCommand).resolves({});
-  dynamo.on(DescribeTableCommand).callsFake(({ TableName }: { TableName: string }) => {
-    const definition = TableName.endsWith('-rate-budget') ? rateBudgetTableDefinition(TableName) : tableDefinition(TableName);
-    return {
-      Table: {
-        TableName,
-        TableStatus: 'ACTIVE',
-        KeySchema: definition.KeySchema,
-        ...(definition.GlobalSecondaryIndexes ? { GlobalSecondaryIndexes: definition.GlobalSecondaryIndexes.map((index) => ({ ...index, IndexStatus: 'ACTIVE' })) } : {}),
-        ...(definition.StreamSpecification ? { StreamSpecification: definition.StreamSpecification, LatestStreamArn: `arn:aws:dynamodb:us-east-1:000000000000:table/${TableName}/stream/1` } : {}),
-      },
-    };
-  });
-  sqs.on(CreateQueueCommand).callsFake(({ QueueName }: { QueueName: string }) => ({ QueueUrl: `http://127.0.0.1:9/000000000000/${QueueName}` }));
-  sqs.on(GetQueueAttributesCommand).callsFake(({ QueueUrl }: { QueueUrl: string }) => ({ Attributes: { QueueArn: `arn:aws:sqs:us-east-1:000000000000:${QueueUrl.split('/').pop()}` } }));
-}
 
 describe("the moto backend's stream records", () => {
   it("carry the stream's ARN as their source and their creation time in epoch seconds, rounded down, as Lambda hands them over", async () => {

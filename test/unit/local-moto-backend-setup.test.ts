@@ -1,10 +1,8 @@
-import { CreateTableCommand, DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DescribeImagesCommand, EC2Client, RunInstancesCommand } from '@aws-sdk/client-ec2';
-import { CreateQueueCommand, GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { mockClient } from 'aws-sdk-client-mock';
+import { CreateTableCommand } from '@aws-sdk/client-dynamodb';
+import { DescribeImagesCommand, RunInstancesCommand } from '@aws-sdk/client-ec2';
 import { afterAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { rateBudgetTableDefinition, tableDefinition } from '../../lib/aws/table.js';
 import { createMotoBackend } from '../../lib/local/moto-backend.js';
+import { dynamo, ec2, emptyEndpoint, sqs } from './moto-backend-clients.js';
 
 /** The moto_server a backend started without an endpoint: never spawned here, only counted. */
 const moto = vi.hoisted(() => ({ started: 0, stopped: 0 }));
@@ -14,30 +12,6 @@ vi.mock('../../lib/local/moto.js', () => ({
     return { endpoint: 'http://127.0.0.1:9', port: 9, stop: async () => void moto.stopped++ };
   },
 }));
-
-// Every client of the backend, whatever endpoint it was given.
-const dynamo = mockClient(DynamoDBClient);
-const sqs = mockClient(SQSClient);
-const ec2 = mockClient(EC2Client);
-
-/** An endpoint holding nothing yet, whose table, rate budget table and queues come up as defined. */
-function emptyEndpoint(): void {
-  dynamo.on(CreateTableCommand).resolves({});
-  dynamo.on(DescribeTableCommand).callsFake(({ TableName }: { TableName: string }) => {
-    const definition = TableName.endsWith('-rate-budget') ? rateBudgetTableDefinition(TableName) : tableDefinition(TableName);
-    return {
-      Table: {
-        TableName,
-        TableStatus: 'ACTIVE',
-        KeySchema: definition.KeySchema,
-        ...(definition.GlobalSecondaryIndexes ? { GlobalSecondaryIndexes: definition.GlobalSecondaryIndexes.map((index) => ({ ...index, IndexStatus: 'ACTIVE' })) } : {}),
-        ...(definition.StreamSpecification ? { StreamSpecification: definition.StreamSpecification, LatestStreamArn: `arn:aws:dynamodb:us-east-1:000000000000:table/${TableName}/stream/1` } : {}),
-      },
-    };
-  });
-  sqs.on(CreateQueueCommand).callsFake(({ QueueName }: { QueueName: string }) => ({ QueueUrl: `http://127.0.0.1:9/000000000000/${QueueName}` }));
-  sqs.on(GetQueueAttributesCommand).callsFake(({ QueueUrl }: { QueueUrl: string }) => ({ Attributes: { QueueArn: `arn:aws:sqs:us-east-1:000000000000:${QueueUrl.split('/').pop()}` } }));
-}
 
 describe('the moto backend', () => {
   beforeEach(() => {
