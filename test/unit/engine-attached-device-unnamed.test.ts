@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import type { AttachmentRecord } from '../../lib/domain/records.js';
 import { Executor } from '../../lib/engine/executor.js';
 import { silentLog } from '../../lib/memory/index.js';
-import { attachmentKey, harness, newAttachment, newVolume, providerOver } from './engine-fixtures.js';
+import { attachmentKey, harness, providerOver, attachData1 } from './engine-fixtures.js';
 
 const KEY = attachmentKey('data-1');
 
@@ -20,13 +20,7 @@ async function attachmentOf(h: ReturnType<typeof harness>): Promise<AttachmentRe
 describe('executor: a check finding an attachment listed without a device name', () => {
   it('keeps the recorded device and status', async () => {
     const h = harness();
-    await h.store.create(newVolume('data-1'));
-    await h.store.create(newAttachment('data-1'));
-    for (let i = 0; i < 3; i++) {
-      await h.watch();
-      await h.settle(30_000);
-    }
-    await h.watch();
+    await attachData1(h);
     const attached = await attachmentOf(h);
     expect(attached.status.state).toBe('attached');
     expect(attached.device).toMatch(/^\/dev\//);

@@ -5,20 +5,14 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { AttachmentRecord } from '../../lib/domain/records.js';
-import { attachmentKey, harness, newAttachment, newVolume } from './engine-fixtures.js';
+import { attachmentKey, harness, attachData1 } from './engine-fixtures.js';
 
 const KEY = attachmentKey('data-1');
 
 describe('executor: a check of an attachment attached as recorded under a failure code', () => {
   it('clears the code and the attempts', async () => {
     const h = harness();
-    await h.store.create(newVolume('data-1'));
-    await h.store.create(newAttachment('data-1'));
-    for (let i = 0; i < 3; i++) {
-      await h.watch();
-      await h.settle(30_000);
-    }
-    await h.watch();
+    await attachData1(h);
     const attached = (await h.store.get(KEY)) as AttachmentRecord;
     expect(attached.status.state).toBe('attached');
 

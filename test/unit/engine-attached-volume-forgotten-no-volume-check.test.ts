@@ -6,18 +6,12 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { AttachmentRecord, VolumeRecord } from '../../lib/domain/records.js';
-import { attachmentKey, harness, newAttachment, newVolume, volumeKey, volumeOf } from './engine-fixtures.js';
+import { attachmentKey, harness, volumeKey, volumeOf, attachData1 } from './engine-fixtures.js';
 
 describe('executor: an attached attachment whose volume record forgot its vanished volume', () => {
   it('goes back to pending without a check of the volume record', async () => {
     const h = harness();
-    await h.store.create(newVolume('data-1'));
-    await h.store.create(newAttachment('data-1'));
-    for (let i = 0; i < 3; i++) {
-      await h.watch();
-      await h.settle(30_000);
-    }
-    await h.watch();
+    await attachData1(h);
     expect(((await h.store.get(attachmentKey('data-1'))) as AttachmentRecord).status.state).toBe('attached');
     const ebsVolumeId = (await volumeOf(h)).ebsVolumeId!;
 

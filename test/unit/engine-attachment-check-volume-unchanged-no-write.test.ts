@@ -5,20 +5,14 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { AttachmentRecord } from '../../lib/domain/records.js';
-import { attachmentKey, harness, newAttachment, newVolume, volumeOf } from './engine-fixtures.js';
+import { attachmentKey, harness, volumeOf, attachData1 } from './engine-fixtures.js';
 
 const KEY = attachmentKey('data-1');
 
 describe('executor: an attachment check finding its volume record already in line', () => {
   it('writes the attachment and leaves the volume record as it is', async () => {
     const h = harness();
-    await h.store.create(newVolume('data-1'));
-    await h.store.create(newAttachment('data-1'));
-    for (let i = 0; i < 3; i++) {
-      await h.watch();
-      await h.settle(30_000);
-    }
-    await h.watch();
+    await attachData1(h);
     const attached = (await h.store.get(KEY)) as AttachmentRecord;
     expect(attached.status.state).toBe('attached');
     const volume = await volumeOf(h);

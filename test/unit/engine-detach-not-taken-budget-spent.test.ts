@@ -9,7 +9,7 @@ import type { AttachmentRecord } from '../../lib/domain/records.js';
 import { DEFAULT_ENGINE_CONFIG } from '../../lib/engine/config.js';
 import { Executor } from '../../lib/engine/executor.js';
 import { silentLog } from '../../lib/memory/index.js';
-import { attachmentKey, harness, newAttachment, newVolume, providerOver } from './engine-fixtures.js';
+import { attachmentKey, harness, providerOver, attachData1 } from './engine-fixtures.js';
 
 const KEY = attachmentKey('data-1');
 
@@ -22,13 +22,7 @@ async function attachmentOf(h: ReturnType<typeof harness>): Promise<AttachmentRe
 describe('executor: a detach not taken on the last attempt of the budget', () => {
   it('ends the attachment in error with its device, not attached', async () => {
     const h = harness();
-    await h.store.create(newVolume('data-1'));
-    await h.store.create(newAttachment('data-1'));
-    for (let i = 0; i < 3; i++) {
-      await h.watch();
-      await h.settle(30_000);
-    }
-    await h.watch();
+    await attachData1(h);
     const attached = await attachmentOf(h);
     expect(attached.status.state).toBe('attached');
     await h.store.update<AttachmentRecord>(KEY, { life: 'dying' });

@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { AttachmentRecord, VolumeRecord } from '../../lib/domain/records.js';
-import { attachmentKey, harness, newAttachment, newVolume, volumeKey, volumeOf } from './engine-fixtures.js';
+import { attachmentKey, harness, volumeKey, volumeOf, attachData1 } from './engine-fixtures.js';
 
 const KEY = volumeKey('data-1');
 const MINUTE = 60_000;
@@ -15,13 +15,7 @@ const MINUTE = 60_000;
 describe('executor: a dying volume under modification whose attachment is set back to alive', () => {
   it('makes it dying again and goes on checking the modification, then deletes the volume', async () => {
     const h = harness({ ebsTimings: { modify: 20 * MINUTE, optimize: 1000 } });
-    await h.store.create(newVolume('data-1'));
-    await h.store.create(newAttachment('data-1'));
-    for (let i = 0; i < 3; i++) {
-      await h.watch();
-      await h.settle(30_000);
-    }
-    await h.watch();
+    await attachData1(h);
     expect((await volumeOf(h)).status.state).toBe('in-use');
     const { ebsVolumeId, spec } = await volumeOf(h);
     await h.store.update<VolumeRecord>(KEY, { spec: { ...spec, iops: 4000 }, generation: 2 });

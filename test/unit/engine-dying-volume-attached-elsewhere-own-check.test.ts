@@ -8,18 +8,12 @@ import { describe, expect, it } from 'vitest';
 import type { AttachmentRecord, VolumeRecord } from '../../lib/domain/records.js';
 import { Executor } from '../../lib/engine/executor.js';
 import { silentLog } from '../../lib/memory/index.js';
-import { OTHER_INSTANCE, attachmentKey, harness, newAttachment, newVolume, providerOver, volumeKey, volumeOf } from './engine-fixtures.js';
+import { OTHER_INSTANCE, attachmentKey, harness, providerOver, volumeKey, volumeOf, attachData1 } from './engine-fixtures.js';
 
 describe('executor: a dying attachment detached while its dying volume is attached elsewhere', () => {
   it('is removed, and the volume is left to its own check', async () => {
     const h = harness();
-    await h.store.create(newVolume('data-1'));
-    await h.store.create(newAttachment('data-1'));
-    for (let i = 0; i < 3; i++) {
-      await h.watch();
-      await h.settle(30_000);
-    }
-    await h.watch();
+    await attachData1(h);
     const attached = (await h.store.get(attachmentKey('data-1'))) as AttachmentRecord;
     expect(attached.status.state).toBe('attached');
     expect((await volumeOf(h)).status.state).toBe('in-use');

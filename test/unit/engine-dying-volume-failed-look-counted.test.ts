@@ -9,20 +9,14 @@ import type { VolumeRecord } from '../../lib/domain/records.js';
 import { Executor } from '../../lib/engine/executor.js';
 import { ProviderError } from '../../lib/engine/ports.js';
 import { silentLog } from '../../lib/memory/log.js';
-import { attachmentKey, harness, newAttachment, newVolume, providerOver, volumeKey, volumeOf } from './engine-fixtures.js';
+import { attachmentKey, harness, providerOver, volumeKey, volumeOf, attachData1 } from './engine-fixtures.js';
 
 const KEY = volumeKey('data-1');
 
 describe('a failed look at a dying volume still attached', () => {
   it('counts as a failed attempt, where the same look at a live one writes nothing', async () => {
     const h = harness();
-    await h.store.create(newVolume('data-1'));
-    await h.store.create(newAttachment('data-1'));
-    for (let i = 0; i < 3; i++) {
-      await h.watch();
-      await h.settle(30_000);
-    }
-    await h.watch();
+    await attachData1(h);
     expect(await h.store.get(attachmentKey('data-1'))).toMatchObject({ status: { state: 'attached' } });
     const attached = await volumeOf(h);
     expect(attached.status).toMatchObject({ state: 'in-use', attempts: 0 });

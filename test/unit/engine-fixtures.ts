@@ -181,8 +181,8 @@ export async function settleAll(h: ReturnType<typeof harness>, rounds = 6): Prom
   await h.watch();
 }
 
-/** data-1 attached to INSTANCE, then its volume record removed straight from the table and the removal watched. Returns the EC2 volume's id. */
-export async function attachedWithVolumeRecordRemoved(h: ReturnType<typeof harness>): Promise<string> {
+/** data-1 asked for with an attachment to INSTANCE, its records watched and the clock settled 90 s: attached by then. */
+export async function attachData1(h: ReturnType<typeof harness>): Promise<void> {
   await h.store.create(newVolume('data-1'));
   await h.store.create(newAttachment('data-1'));
   for (let i = 0; i < 3; i++) {
@@ -190,6 +190,11 @@ export async function attachedWithVolumeRecordRemoved(h: ReturnType<typeof harne
     await h.settle(30_000);
   }
   await h.watch();
+}
+
+/** data-1 attached to INSTANCE, then its volume record removed straight from the table and the removal watched. Returns the EC2 volume's id. */
+export async function attachedWithVolumeRecordRemoved(h: ReturnType<typeof harness>): Promise<string> {
+  await attachData1(h);
   expect(((await h.store.get(attachmentKey('data-1'))) as AttachmentRecord).status.state).toBe('attached');
   const ebsVolumeId = (await volumeOf(h)).ebsVolumeId!;
   await h.store.remove(volumeKey('data-1'));
