@@ -58,9 +58,11 @@ export function heldByOther(ctx: ExecutorContext, item: Item, now: number, follo
  * Whether a check reached here before its time: a message for an operation that another
  * message (or this invocation) has already started. The check then comes back on its grid
  * point rather than describing now, when EC2 cannot have finished yet. Past that point the
- * operation's chain of checks is under way, so such a message is only a look (`nudgeOnly`), as
- * in `chainEnded`, unless a copy is a check of that chain or it was delivered before (its
- * invocation may have started the operation and failed before sending the first check).
+ * operation's chain of checks is under way, so the operation's own message (`ownMessage`) is only
+ * a look (`nudgeOnly`), as in `chainEnded`, unless a copy is a check of that chain or it was
+ * delivered before (its invocation may have started the operation and failed before sending the
+ * first check). A look is one already, and a retry of a failed attempt is judged by
+ * `retrySuperseded` (a look once the record no longer waits for that attempt).
  */
 export function checkNotDue(ctx: ExecutorContext, item: Item, op: OperationKind, now: number, followUps: { item: Item; operation: QueuedOperation }[]): boolean {
   // The first copy's kind decides: a check merged behind the operation's message is sent again, as a check, for its grid point.
