@@ -22,6 +22,20 @@ function queueOf(visible: SQSRecord[], perReceive = 10) {
   };
 }
 
+/** A poller over `queue` with the given batching settings (one invocation at a time), noting the clock's time at each batch handed over. */
+function timedPoller(queue: ReturnType<typeof queueOf>, batching: { batchSize: number; maxBatchingWindowSeconds: number }) {
+  const clock = new FakeClock(0);
+  const handedAt: number[] = [];
+  const poller = new QueuePoller({
+    source: queue.source,
+    clock,
+    log: new RecordingLog(),
+    settings: { ...batching, maxConcurrency: 1 },
+    handler: async () => void handedAt.push(clock.now()),
+  });
+  return { clock, handedAt, poller };
+}
+
 describe('QueuePoller batches', () => {
   it('never gathers more than batchSize messages, however many each receive returns', async () => {
     const clock = new FakeClock(0);
@@ -54,16 +68,8 @@ describe('QueuePoller batches', () => {
   });
 
   it('hands a batch over as soon as it is full, without waiting out the batching window', async () => {
-    const clock = new FakeClock(0);
     const queue = queueOf([message('a'), message('b')]);
-    const handedAt: number[] = [];
-    const poller = new QueuePoller({
-      source: queue.source,
-      clock,
-      log: new RecordingLog(),
-      settings: { batchSize: 2, maxBatchingWindowSeconds: 5, maxConcurrency: 1 },
-      handler: async () => void handedAt.push(clock.now()),
-    });
+    const { clock, handedAt, poller } = timedPoller(queue, { batchSize: 2, maxBatchingWindowSeconds: 5 });
     const polled = poller.pollOnce();
     await clock.advance(10_000);
     expect(await polled).toBe(2);
@@ -71,16 +77,8 @@ describe('QueuePoller batches', () => {
   });
 
   it('hands a batch over once it fills while the window is still open, not at the window\'s end', async () => {
-    const clock = new FakeClock(0);
     const queue = queueOf([message('a')]);
-    const handedAt: number[] = [];
-    const poller = new QueuePoller({
-      source: queue.source,
-      clock,
-      log: new RecordingLog(),
-      settings: { batchSize: 2, maxBatchingWindowSeconds: 5, maxConcurrency: 1 },
-      handler: async () => void handedAt.push(clock.now()),
-    });
+    const { clock, handedAt, poller } = timedPoller(queue, { batchSize: 2, maxBatchingWindowSeconds: 5 });
     const polled = poller.pollOnce();
     await clock.advance(1_000);
     queue.visible.push(message('b'));
@@ -92,16 +90,8 @@ describe('QueuePoller batches', () => {
   });
 
   it('gathers for at most the batching window when nothing more comes in', async () => {
-    const clock = new FakeClock(0);
     const queue = queueOf([message('a')]);
-    const handedAt: number[] = [];
-    const poller = new QueuePoller({
-      source: queue.source,
-      clock,
-      log: new RecordingLog(),
-      settings: { batchSize: 10, maxBatchingWindowSeconds: 0.25, maxConcurrency: 1 },
-      handler: async () => void handedAt.push(clock.now()),
-    });
+    const { clock, handedAt, poller } = timedPoller(queue, { batchSize: 10, maxBatchingWindowSeconds: 0.25 });
     const polled = poller.pollOnce();
     await clock.advance(10_000);
     expect(await polled).toBe(1);
