@@ -1,7 +1,7 @@
 /**
  * Modifications EC2 accepts and then fails are counted per target (size, type, IOPS, throughput):
- * a client asking for another throughput starts a new count rather than spending the budget of
- * the one EC2 kept failing. A failure EC2 gives no reason for says so in the status.
+ * a client asking for another throughput or IOPS starts a new count, from one, rather than spending
+ * the budget of the one EC2 kept failing. A failure EC2 gives no reason for says so in the status.
  */
 import { describe, expect, it } from 'vitest';
 import type { VolumeRecord } from '../../lib/domain/records.js';
@@ -34,11 +34,11 @@ async function failingModifications(h: Harness, message: string): Promise<void> 
   };
 }
 
-/** Asks for `throughput` and runs until EC2 has failed a modification to it. */
-async function askThroughputUntilFailed(h: Harness, throughput: number, generation: number): Promise<VolumeRecord> {
+/** Asks for `value` of a performance `field` and runs until EC2 has failed a modification to it. */
+async function askUntilFailed(h: Harness, field: 'iops' | 'throughput', value: number, generation: number): Promise<VolumeRecord> {
   const { spec } = await volumeOf(h);
-  await h.store.update<VolumeRecord>(KEY, { spec: { ...spec, throughput }, generation });
-  for (let i = 0; i < 60 && (await volumeOf(h)).failedModifications?.target.throughput !== throughput; i++) await run(h, 5000);
+  await h.store.update<VolumeRecord>(KEY, { spec: { ...spec, [field]: value }, generation });
+  for (let i = 0; i < 60 && (await volumeOf(h)).failedModifications?.target[field] !== value; i++) await run(h, 5000);
   return volumeOf(h);
 }
 
@@ -47,12 +47,25 @@ describe('modifications EC2 fails, counted per target', () => {
     const h = harness({ ebsTimings: { modify: 1000, optimize: 1000 } });
     await failingModifications(h, 'The volume could not be modified.');
 
-    const first = await askThroughputUntilFailed(h, 250, 2);
+    const first = await askUntilFailed(h, 'throughput', 250, 2);
     expect(first.failedModifications).toEqual({ target: { sizeGiB: 10, volumeType: 'gp3', throughput: 250 }, count: 1 });
     expect(first.status).toMatchObject({ code: 'ModificationFailed', message: 'The volume could not be modified.' });
 
-    const second = await askThroughputUntilFailed(h, 300, 3);
+    const second = await askUntilFailed(h, 'throughput', 300, 3);
     expect(second.failedModifications).toEqual({ target: { sizeGiB: 10, volumeType: 'gp3', throughput: 300 }, count: 1 });
+  });
+
+  it('the target counted is the IOPS asked for; another IOPS is counted from one', async () => {
+    const h = harness({ ebsTimings: { modify: 1000, optimize: 1000 } });
+    await failingModifications(h, 'The volume could not be modified.');
+
+    const first = await askUntilFailed(h, 'iops', 4000, 2);
+    expect(first.failedModifications).toEqual({ target: { sizeGiB: 10, volumeType: 'gp3', iops: 4000 }, count: 1 });
+    expect(first.status).toMatchObject({ code: 'ModificationFailed', attempts: 1 });
+
+    const second = await askUntilFailed(h, 'iops', 5000, 3);
+    expect(second.failedModifications).toEqual({ target: { sizeGiB: 10, volumeType: 'gp3', iops: 5000 }, count: 1 });
+    expect(second.status).toMatchObject({ code: 'ModificationFailed', attempts: 1 });
   });
 
   it('a failure EC2 gives no reason for is reported as a failed modification all the same', async () => {

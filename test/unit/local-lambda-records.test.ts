@@ -1,4 +1,4 @@
-/** The Lambda event records the local backends build: the images each kind of change carries, and SQS bodies. */
+/** The Lambda event records the local backends build: the images each kind of change carries, SQS bodies, and the fields Lambda fills in as the deployed handlers receive them. */
 import { describe, expect, it } from 'vitest';
 import type { VolumeRecord } from '../../lib/domain/records.js';
 import type { OperationMessage } from '../../lib/engine/ports.js';
@@ -40,5 +40,20 @@ describe('local queue records', () => {
     expect(queueRecord({ ...message, body: operation }).body).toBe(text);
     // A body that is not JSON reaches the executor as it is, for it to report.
     expect(queueRecord({ ...message, body: 'not json' }).body).toBe('not json');
+  });
+});
+
+describe('local event records', () => {
+  it('give a stream record the DynamoDB source, the table\'s view type, and its creation time in epoch seconds rounded down', () => {
+    const at = Date.parse(T0) + 1_999;
+    const record = streamRecord({ eventName: 'INSERT', key, newRecord: volume, sequenceNumber: 1, at });
+    expect(record).toMatchObject({ eventSource: 'aws:dynamodb', eventVersion: '1.1', awsRegion: 'us-east-1' });
+    expect(record.dynamodb).toMatchObject({ StreamViewType: 'NEW_AND_OLD_IMAGES', ApproximateCreationDateTime: Date.parse(T0) / 1000 + 1 });
+  });
+
+  it('give a queue record the SQS source', () => {
+    const record = queueRecord({ messageId: 'm-1', receiptHandle: 'r-1', receiveCount: 2, sentAt: Date.parse(T0), body: '{}' });
+    expect(record).toMatchObject({ eventSource: 'aws:sqs', awsRegion: 'us-east-1' });
+    expect(record.eventSourceARN).toMatch(/^arn:aws:sqs:us-east-1:\d{12}:/);
   });
 });
