@@ -247,10 +247,13 @@ export async function volumeOf(h: ReturnType<typeof harness>, volumeId = 'data-1
 
 /**
  * Volume data-1 (10 GiB gp3 in the fixtures' AZ, with `tags`) created through the watcher and the
- * executor on an EBS model whose modifications take a second, available.
+ * executor on an EBS model whose modifications take a second (or on `ebsTimings`), available.
  */
-export async function availableVolume(tags: Record<string, string>): Promise<ReturnType<typeof harness>> {
-  const h = harness({ ebsTimings: { modify: 1000, optimize: 1000 } });
+export async function availableVolume(
+  tags: Record<string, string>,
+  ebsTimings: Partial<Record<TimedStep, StepDuration>> = { modify: 1000, optimize: 1000 },
+): Promise<ReturnType<typeof harness>> {
+  const h = harness({ ebsTimings });
   await h.store.create(newVolume('data-1', {}, { tags }));
   await h.watch();
   await h.settle(10_000);

@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { VolumeRecord } from '../../lib/domain/records.js';
-import { harness, newVolume, volumeKey, volumeOf } from './engine-fixtures.js';
+import { availableVolume, volumeKey, volumeOf } from './engine-fixtures.js';
 
 const KEY = volumeKey('data-1');
 const HOUR = 3_600_000;
@@ -14,11 +14,7 @@ const iso = (ms: number) => new Date(ms).toISOString();
 
 describe('a modification over, with a CreateTags answer unrecorded and EC2 limit reached', () => {
   it('the check writes the wait for the limit and drops the keys the CreateTags set', async () => {
-    const h = harness();
-    await h.store.create(newVolume('data-1', {}, { tags: { team: 'storage' } }));
-    await h.watch();
-    await h.settle(10_000);
-    await h.watch();
+    const h = await availableVolume({ team: 'storage' }, {});
     const made = await volumeOf(h);
     expect(made).toMatchObject({ status: { state: 'available' }, observed: { sizeGiB: 10, tags: { team: 'storage' } } });
 

@@ -5,18 +5,14 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { VolumeRecord } from '../../lib/domain/records.js';
-import { harness, newVolume, volumeKey, volumeOf } from './engine-fixtures.js';
+import { availableVolume, volumeKey, volumeOf } from './engine-fixtures.js';
 
 const KEY = volumeKey('data-1');
 const iso = (ms: number) => new Date(ms).toISOString();
 
 describe('a check finding the size held and the tags not', () => {
   it('leaves observedGeneration at the generation EC2 matched', async () => {
-    const h = harness();
-    await h.store.create(newVolume('data-1', {}, { tags: { team: 'storage' } }));
-    await h.watch();
-    await h.settle(10_000);
-    await h.watch();
+    const h = await availableVolume({ team: 'storage' }, {});
     const made = await volumeOf(h);
     expect(made).toMatchObject({ status: { state: 'available' }, observedGeneration: 1 });
 
