@@ -37,15 +37,20 @@ export interface RateBudget {
 export const MUTATING_ACTIONS = ['CreateVolume', 'AttachVolume', 'DetachVolume', 'DeleteVolume', 'ModifyVolume', 'CreateTags', 'DeleteTags'] as const;
 export type MutatingAction = (typeof MUTATING_ACTIONS)[number];
 
-/** EC2's request buckets for those actions, named after the action whose budget each uses. */
-export type RateBucket = 'CreateVolume' | 'AttachVolume' | 'DeleteVolume' | 'CreateTags';
+/**
+ * EC2's request buckets for those actions, each named after an action it meters: AttachVolume
+ * for the mutating actions' bucket (AttachVolume, DetachVolume, ModifyVolume; DeleteTags here too).
+ * Rate budgets and the shared budget's items are keyed by these names.
+ */
+export const RATE_BUCKETS = ['CreateVolume', 'AttachVolume', 'DeleteVolume', 'CreateTags'] as const;
+export type RateBucket = (typeof RATE_BUCKETS)[number];
 
 /**
  * Which budget each action draws on. EC2 meters AttachVolume, DetachVolume and ModifyVolume in
  * one request bucket ("mutating actions"), CreateVolume, DeleteVolume and CreateTags in their own
  * (EC2 API throttling docs). EC2 gives DeleteTags a bucket of its own too (100 tokens, 10 a second,
  * as CreateTags); the engine budgets it with the mutating actions, which is stricter.
- * The executor's buckets follow the same grouping: the shared bucket uses the AttachVolume budget.
+ * The executor's own buckets and the shared budget follow the same grouping, one budget per bucket.
  */
 export const RATE_BUCKET_OF: Readonly<Record<MutatingAction, RateBucket>> = {
   CreateVolume: 'CreateVolume',
@@ -70,19 +75,19 @@ export const EC2_REQUEST_BUCKETS: Readonly<Record<RateBucket, RateBudget>> = {
 };
 
 /**
- * Each executor environment's rate budget per action (`rateBudgets`) when `environments` of them
+ * Each executor environment's rate budget per EC2 bucket (`rateBudgets`) when `environments` of them
  * spend EC2's `buckets` without a shared budget: an equal share of each bucket's refill and size,
  * so that together they stay within EC2's (the size at least one token, so beyond a bucket's size in
  * environments their bursts together exceed it). For EXECUTOR.maxConcurrency (5) environments and
  * EC2's standard buckets these are the defaults below.
  */
-export function environmentRateBudgets(environments: number, buckets: Readonly<Record<RateBucket, RateBudget>> = EC2_REQUEST_BUCKETS): Record<MutatingAction, RateBudget> {
+export function environmentRateBudgets(environments: number, buckets: Readonly<Record<RateBucket, RateBudget>> = EC2_REQUEST_BUCKETS): Record<RateBucket, RateBudget> {
   if (!Number.isInteger(environments) || environments < 1) throw new RangeError(`environments must be a positive integer, got ${environments}`);
-  const share = (action: MutatingAction): RateBudget => {
-    const bucket = buckets[RATE_BUCKET_OF[action]];
-    return { burst: Math.max(1, Math.floor(bucket.burst / environments)), ratePerSecond: bucket.ratePerSecond / environments };
+  const share = (bucket: RateBucket): RateBudget => {
+    const { burst, ratePerSecond } = buckets[bucket];
+    return { burst: Math.max(1, Math.floor(burst / environments)), ratePerSecond: ratePerSecond / environments };
   };
-  return Object.fromEntries(MUTATING_ACTIONS.map((action) => [action, share(action)])) as Record<MutatingAction, RateBudget>;
+  return Object.fromEntries(RATE_BUCKETS.map((bucket) => [bucket, share(bucket)])) as Record<RateBucket, RateBudget>;
 }
 
 /**
@@ -146,13 +151,13 @@ export interface EngineConfig {
    */
   accountRateBudgets: Record<RateBucket, RateBudget>;
   /**
-   * Rate budget per EC2 mutating action, per executor environment; only the entry of each bucket's
-   * own action (`RATE_BUCKET_OF`: the AttachVolume entry for DetachVolume, ModifyVolume and
-   * DeleteTags too) is read, one budget per bucket, as EC2 meters them. Spent
-   * without a shared budget, or when it cannot be reached; and, beside the shared budget's tokens,
-   * while EC2 has lately refused this environment's calls for their rate (slowed by the refusal).
+   * Rate budget per EC2 request bucket, per executor environment: each action spends its bucket's
+   * (`RATE_BUCKET_OF`: the AttachVolume entry for DetachVolume, ModifyVolume and DeleteTags too),
+   * as EC2 meters them. Spent without a shared budget, or when it cannot be reached; and, beside
+   * the shared budget's tokens, while EC2 has lately refused this environment's calls for their
+   * rate (slowed by the refusal).
    */
-  rateBudgets: Record<MutatingAction, RateBudget>;
+  rateBudgets: Record<RateBucket, RateBudget>;
   /**
    * Longest an invocation sleeps for a rate token (also bounded by the invocation's remaining
    * time); a call that would wait longer is deferred, before its record is claimed, to a delayed
@@ -271,11 +276,8 @@ export const DEFAULT_ENGINE_CONFIG: EngineConfig = {
     // EXECUTOR.maxConcurrency (5) environments: `environmentRateBudgets(5)`.
     CreateVolume: { burst: 20, ratePerSecond: 1 },
     AttachVolume: { burst: 10, ratePerSecond: 1 },
-    DetachVolume: { burst: 10, ratePerSecond: 1 },
     DeleteVolume: { burst: 20, ratePerSecond: 1 },
-    ModifyVolume: { burst: 10, ratePerSecond: 1 },
     CreateTags: { burst: 20, ratePerSecond: 2 },
-    DeleteTags: { burst: 10, ratePerSecond: 1 },
   },
   rateWaitMaxMs: 10_000,
   // A burst's whole line at EC2's standard pace (18 000 calls an hour per bucket), so calls are
@@ -295,8 +297,26 @@ export const DEFAULT_ENGINE_CONFIG: EngineConfig = {
   reconcilerScanSegments: 8,
 };
 
-/** Deep-enough merge of a partial config over the defaults (nested records merge per key). */
+/**
+ * A rate budget keyed by anything but an EC2 request bucket would never be read (each action
+ * spends its bucket's: `RATE_BUCKET_OF`), so it is refused rather than silently ignored.
+ */
+function checkBucketKeys(name: 'rateBudgets' | 'accountRateBudgets', budgets: object | undefined): void {
+  for (const key of Object.keys(budgets ?? {})) {
+    if ((RATE_BUCKETS as readonly string[]).includes(key)) continue;
+    const bucket = RATE_BUCKET_OF[key as MutatingAction];
+    const hint = bucket ? `; ${key} spends the ${bucket} entry` : '';
+    throw new RangeError(`${name}.${key} is not an EC2 request bucket (${RATE_BUCKETS.join(', ')})${hint}`);
+  }
+}
+
+/**
+ * Deep-enough merge of a partial config over the defaults (nested records merge per key). A rate
+ * budget under a key that is not an EC2 request bucket is refused (RangeError).
+ */
 export function resolveEngineConfig(partial: Partial<EngineConfig> = {}): EngineConfig {
+  checkBucketKeys('rateBudgets', partial.rateBudgets);
+  checkBucketKeys('accountRateBudgets', partial.accountRateBudgets);
   return {
     ...DEFAULT_ENGINE_CONFIG,
     ...partial,

@@ -5,7 +5,7 @@
  * it, so duplicate, late and stale messages are harmless. Per batch it: drops duplicates; reads
  * the records in bulk; claims each record it will act on with a conditional write; makes one
  * DescribeVolumes and one DescribeInstances call for everything it must look at; allocates device
- * names; runs the mutating calls concurrently under a per-action token bucket; classifies errors
+ * names; runs the mutating calls concurrently under a token bucket per EC2 request bucket; classifies errors
  * through the one table in errors.ts; writes each record's status conditionally (a deleted record
  * is never recreated); and schedules follow-ups as delayed messages. Only messages whose failure
  * was our own infrastructure's (record store or queue) are reported back for redelivery: the
@@ -20,7 +20,7 @@ import { randomUUID } from 'node:crypto';
 import { keyOf, keyString, type AttachmentRecord, type ProvisionerRecord, type RecordKey, type VolumeRecord } from '../domain/records.js';
 import { QUEUE } from '../settings.js';
 import { shortenAround } from '../domain/status-message.js';
-import { RATE_BUCKET_OF, resolveEngineConfig, type MutatingAction } from './config.js';
+import { RATE_BUCKET_OF, RATE_BUCKETS, resolveEngineConfig, type RateBucket } from './config.js';
 import { errorMessage } from './errors.js';
 import {
   CHECK_OPERATIONS,
@@ -94,22 +94,7 @@ export class Executor {
     const config = resolveEngineConfig(deps.config);
     const random = deps.random ?? Math.random;
     this.newOwnerId = deps.newOwnerId ?? (() => `executor-${randomUUID()}`);
-    const shared = new Map<MutatingAction, TokenBucket>();
-    const bucket = (action: MutatingAction) => {
-      const group = RATE_BUCKET_OF[action];
-      let found = shared.get(group);
-      if (!found) shared.set(group, (found = new TokenBucket(deps.clock, config.rateBudgets[group], config.throttleRateFactor)));
-      return found;
-    };
-    const buckets: Record<MutatingAction, TokenBucket> = {
-      CreateVolume: bucket('CreateVolume'),
-      AttachVolume: bucket('AttachVolume'),
-      DetachVolume: bucket('DetachVolume'),
-      DeleteVolume: bucket('DeleteVolume'),
-      ModifyVolume: bucket('ModifyVolume'),
-      CreateTags: bucket('CreateTags'),
-      DeleteTags: bucket('DeleteTags'),
-    };
+    const buckets = Object.fromEntries(RATE_BUCKETS.map((bucket) => [bucket, new TokenBucket(deps.clock, config.rateBudgets[bucket], config.throttleRateFactor)])) as Record<RateBucket, TokenBucket>;
     this.ctx = { deps, config, random, buckets, instanceCache: new Map() };
   }
 
@@ -424,7 +409,7 @@ export class Executor {
       await this.act(claimed, owner, now, flush, afterChecks);
     } finally {
       // Tokens reserved for calls that were not made (claim lost, re-planned, prerequisite missing) go back.
-      for (const item of [...toClaim, ...onWrite]) if (item.token && !item.token.used && !item.token.shared) this.ctx.buckets[item.token.action].refund();
+      for (const item of [...toClaim, ...onWrite]) if (item.token && !item.token.used && !item.token.shared) this.ctx.buckets[RATE_BUCKET_OF[item.token.action]].refund();
     }
     await flush(claimed);
   }

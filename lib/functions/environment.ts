@@ -2,7 +2,7 @@
  * Settings a deployed function reads from its environment, checked once at start-up so a
  * misconfigured function fails loudly on its first invocation instead of half-working.
  */
-import { DEFAULT_ENGINE_CONFIG, EC2_REQUEST_BUCKETS, MUTATING_ACTIONS, environmentRateBudgets, type EngineConfig, type RateBucket, type RateBudget } from '../engine/config.js';
+import { DEFAULT_ENGINE_CONFIG, EC2_REQUEST_BUCKETS, RATE_BUCKETS, environmentRateBudgets, type EngineConfig, type RateBucket, type RateBudget } from '../engine/config.js';
 import { MAX_SCAN_SEGMENTS } from '../engine/ports.js';
 
 export interface FunctionEnvironment {
@@ -67,7 +67,7 @@ export function readFunctionEnvironment(env: NodeJS.ProcessEnv = process.env): F
   const refillPerSecond = positive(env, 'EC2_REFILL_PER_SECOND');
   if (ratePerSecond !== undefined) {
     engineConfig.rateBudgets = Object.fromEntries(
-      MUTATING_ACTIONS.map((action) => [action, { ratePerSecond, burst: Math.max(1, Math.ceil(ratePerSecond * 4)) }]),
+      RATE_BUCKETS.map((bucket) => [bucket, { ratePerSecond, burst: Math.max(1, Math.ceil(ratePerSecond * 4)) }]),
     ) as EngineConfig['rateBudgets'];
   } else if (environments !== undefined || refillPerSecond !== undefined) {
     const buckets = refillPerSecond === undefined ? EC2_REQUEST_BUCKETS : atRefill(EC2_REQUEST_BUCKETS, refillPerSecond);

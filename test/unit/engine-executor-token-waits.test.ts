@@ -17,10 +17,7 @@ const SLOW_CREATE_TAGS: EngineConfig['rateBudgets'] = {
   CreateVolume: { burst: 100, ratePerSecond: 5 },
   DeleteVolume: { burst: 100, ratePerSecond: 5 },
   AttachVolume: { burst: 50, ratePerSecond: 5 },
-  DetachVolume: { burst: 50, ratePerSecond: 5 },
-  ModifyVolume: { burst: 50, ratePerSecond: 5 },
   CreateTags: { burst: 1, ratePerSecond: 0.2 },
-  DeleteTags: { burst: 50, ratePerSecond: 5 },
 };
 
 const DEFAULT_ACCOUNT_BUDGETS = DEFAULT_ENGINE_CONFIG.accountRateBudgets;
@@ -90,9 +87,6 @@ describe('executor: a shared rate token given up because EC2 throttled since it 
     const own: EngineConfig['rateBudgets'] = {
       ...SLOW_CREATE_TAGS,
       AttachVolume: { burst: 1, ratePerSecond: 0.2 },
-      DetachVolume: { burst: 1, ratePerSecond: 0.2 },
-      ModifyVolume: { burst: 1, ratePerSecond: 0.2 },
-      DeleteTags: { burst: 1, ratePerSecond: 0.2 },
     };
     const h = harness({
       rateBudget: new MemoryRateBudget(),

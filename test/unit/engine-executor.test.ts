@@ -1270,7 +1270,7 @@ describe('executor: attach', () => {
   });
 
   it('20 attaches to one instance in one batch get 20 distinct device names', async () => {
-    const h = harness({ config: { rateBudgets: { CreateVolume: { burst: 100, ratePerSecond: 10 }, AttachVolume: { burst: 100, ratePerSecond: 10 }, DetachVolume: { burst: 20, ratePerSecond: 1 }, DeleteVolume: { burst: 20, ratePerSecond: 1 }, ModifyVolume: { burst: 10, ratePerSecond: 1 }, CreateTags: { burst: 20, ratePerSecond: 2 }, DeleteTags: { burst: 10, ratePerSecond: 1 } } } });
+    const h = harness({ config: { rateBudgets: { CreateVolume: { burst: 100, ratePerSecond: 10 }, AttachVolume: { burst: 100, ratePerSecond: 10 }, DeleteVolume: { burst: 20, ratePerSecond: 1 }, CreateTags: { burst: 20, ratePerSecond: 2 } } } });
     h.ebs.addInstance({ instanceId: 'i-0000000000000000b', availabilityZone: AZ, maxAttachments: 40 });
     const ids = Array.from({ length: 20 }, (_, i) => `v${i}`);
     for (const id of ids) await h.store.create(newVolume(id));
@@ -2022,7 +2022,7 @@ describe('executor: forced detach', () => {
 
 describe('executor: batching', () => {
   it('a batch of 100 state checks makes exactly 1 DescribeVolumes call', async () => {
-    const h = harness({ config: { rateBudgets: { CreateVolume: { burst: 100, ratePerSecond: 10 }, AttachVolume: { burst: 20, ratePerSecond: 1 }, DetachVolume: { burst: 20, ratePerSecond: 1 }, DeleteVolume: { burst: 20, ratePerSecond: 1 }, ModifyVolume: { burst: 10, ratePerSecond: 1 }, CreateTags: { burst: 20, ratePerSecond: 2 }, DeleteTags: { burst: 10, ratePerSecond: 1 } } } });
+    const h = harness({ config: { rateBudgets: { CreateVolume: { burst: 100, ratePerSecond: 10 }, AttachVolume: { burst: 20, ratePerSecond: 1 }, DeleteVolume: { burst: 20, ratePerSecond: 1 }, CreateTags: { burst: 20, ratePerSecond: 2 } } } });
     const ids = Array.from({ length: 100 }, (_, i) => `v${i}`);
     for (const id of ids) await h.store.create(newVolume(id));
     await h.executor.run(h.batchOf(...ids.map((id) => h.op('create-volume', volumeKey(id)))));

@@ -58,10 +58,7 @@ const SOLE_ENVIRONMENT_BUDGETS: EngineConfig['rateBudgets'] = {
   CreateVolume: { burst: 100, ratePerSecond: 5 },
   DeleteVolume: { burst: 100, ratePerSecond: 5 },
   AttachVolume: { burst: 50, ratePerSecond: 5 },
-  DetachVolume: { burst: 50, ratePerSecond: 5 },
-  ModifyVolume: { burst: 50, ratePerSecond: 5 },
   CreateTags: { burst: 100, ratePerSecond: 10 },
-  DeleteTags: { burst: 50, ratePerSecond: 5 },
 };
 
 /** EC2 as `ebs` answers it, except for the calls `overrides` answers. */

@@ -31,7 +31,7 @@ describe('two EC2 volumes of a removed volume record attached to the instance of
     h.changes.splice(0);
     h.queue.purge();
     // `burst` DetachVolume tokens, the next a minute away.
-    const rateBudgets = { ...DEFAULT_ENGINE_CONFIG.rateBudgets, DetachVolume: { burst, ratePerSecond: 1 / 60 }, AttachVolume: { burst, ratePerSecond: 1 / 60 } };
+    const rateBudgets = { ...DEFAULT_ENGINE_CONFIG.rateBudgets, AttachVolume: { burst, ratePerSecond: 1 / 60 } };
     const executor = new Executor({ store: h.store, queue: h.queue, provider: h.ebs, clock: h.clock, metrics: h.metrics, log: silentLog, config: { rateWaitMaxMs: 0, concurrentEnvironments: 1, rateBudgets } });
     const detachesBefore = h.ebs.calls.DetachVolume ?? 0;
 

@@ -16,8 +16,12 @@ const ENV = { TABLE_NAME: 't', QUEUE_URL: 'q', OWNER_TAG_VALUE: 'ebs-provisioner
 describe("an environment's own budget with ec2RateBudget", () => {
   it('holds attaches and detaches together to one burst: 1 call a second, a burst of 4, for the two actions at once', async () => {
     const { rateBudgets } = readFunctionEnvironment({ ...ENV, EC2_RATE_BUDGET: '1' }).engineConfig;
-    expect(rateBudgets?.AttachVolume).toEqual({ ratePerSecond: 1, burst: 4 });
-    expect(rateBudgets?.DetachVolume).toEqual({ ratePerSecond: 1, burst: 4 });
+    expect(rateBudgets).toEqual({
+      CreateVolume: { ratePerSecond: 1, burst: 4 },
+      AttachVolume: { ratePerSecond: 1, burst: 4 },
+      DeleteVolume: { ratePerSecond: 1, burst: 4 },
+      CreateTags: { ratePerSecond: 1, burst: 4 },
+    });
 
     const h = harness();
     const attached = ['data-1', 'data-2', 'data-3'];

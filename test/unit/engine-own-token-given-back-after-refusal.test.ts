@@ -12,7 +12,7 @@ describe("a token of the environment's own share given up after EC2 throttled", 
   it('goes back to the share, and the next attach is made on it', async () => {
     // The mutating bucket: one token, refilled every second (every 2 s once slowed by a refusal); calls wait up to 1 s.
     const slow = { burst: 1, ratePerSecond: 1 };
-    const rateBudgets: EngineConfig['rateBudgets'] = { ...DEFAULT_ENGINE_CONFIG.rateBudgets, AttachVolume: slow, DetachVolume: slow, ModifyVolume: slow, DeleteTags: slow };
+    const rateBudgets: EngineConfig['rateBudgets'] = { ...DEFAULT_ENGINE_CONFIG.rateBudgets, AttachVolume: slow };
     const h = harness({ config: { rateWaitMaxMs: 1_000, rateBudgets } });
     const ids = ['v1', 'v2', 'v3'];
     for (const id of ids) await h.store.create(newVolume(id));

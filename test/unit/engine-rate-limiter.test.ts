@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { FakeClock } from '../../lib/memory/clock.js';
 import { grantTokens, tokenWaitMs, TokenBucket } from '../../lib/engine/rate-limiter.js';
 import { MemoryRateBudget } from '../../lib/memory/rate-budget.js';
-import { DEFAULT_ENGINE_CONFIG, EC2_REQUEST_BUCKETS, RATE_BUCKET_OF, environmentRateBudgets, MUTATING_ACTIONS } from '../../lib/engine/config.js';
+import { DEFAULT_ENGINE_CONFIG, EC2_REQUEST_BUCKETS, RATE_BUCKETS, environmentRateBudgets } from '../../lib/engine/config.js';
 import { EXECUTOR } from '../../lib/settings.js';
 
 describe('token bucket', () => {
@@ -147,15 +147,16 @@ describe('each executor environment\'s share of EC2\'s buckets', () => {
   it('scales with the number of environments, all of them together within EC2\'s buckets', () => {
     for (const environments of [2, 3, 10, 50]) {
       const budgets = environmentRateBudgets(environments);
-      for (const action of MUTATING_ACTIONS) {
-        const bucket = EC2_REQUEST_BUCKETS[RATE_BUCKET_OF[action]];
-        expect(budgets[action].ratePerSecond * environments).toBeCloseTo(bucket.ratePerSecond, 10);
-        expect(budgets[action].burst * environments).toBeLessThanOrEqual(bucket.burst);
-        expect(budgets[action].burst).toBeGreaterThanOrEqual(1);
+      expect(Object.keys(budgets).sort()).toEqual([...RATE_BUCKETS].sort());
+      for (const name of RATE_BUCKETS) {
+        const bucket = EC2_REQUEST_BUCKETS[name];
+        expect(budgets[name].ratePerSecond * environments).toBeCloseTo(bucket.ratePerSecond, 10);
+        expect(budgets[name].burst * environments).toBeLessThanOrEqual(bucket.burst);
+        expect(budgets[name].burst).toBeGreaterThanOrEqual(1);
       }
     }
     expect(environmentRateBudgets(10).CreateTags).toEqual({ burst: 10, ratePerSecond: 1 });
-    expect(environmentRateBudgets(10).ModifyVolume).toEqual({ burst: 5, ratePerSecond: 0.5 });
+    expect(environmentRateBudgets(10).AttachVolume).toEqual({ burst: 5, ratePerSecond: 0.5 });
     expect(() => environmentRateBudgets(0)).toThrow(RangeError);
     expect(() => environmentRateBudgets(2.5)).toThrow('environments must be a positive integer, got 2.5');
     expect(() => environmentRateBudgets(Number.NaN)).toThrow(RangeError);

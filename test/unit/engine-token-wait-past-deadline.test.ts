@@ -16,10 +16,7 @@ const BUDGETS: EngineConfig['rateBudgets'] = {
   CreateVolume: { burst: 100, ratePerSecond: 5 },
   DeleteVolume: { burst: 100, ratePerSecond: 5 },
   AttachVolume: { burst: 50, ratePerSecond: 5 },
-  DetachVolume: { burst: 50, ratePerSecond: 5 },
-  ModifyVolume: { burst: 50, ratePerSecond: 5 },
   CreateTags: { burst: 1, ratePerSecond: 1 },
-  DeleteTags: { burst: 50, ratePerSecond: 5 },
 };
 
 /** Three tag changes, the third one's CreateTags token due past the invocation's last moment for EC2 calls: the run, and the volume left. */

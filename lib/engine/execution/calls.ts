@@ -16,7 +16,7 @@ import { sharedTokenNow, throttledShared } from './token-line.js';
  * `item`, or on a token taken now); measures latency on the clock.
  */
 export async function call<T>(ctx: ExecutorContext, item: Item, action: MutatingAction, run: () => Promise<T>): Promise<{ ok: true; value: T; latencyMs: number } | { ok: false; error: ClassifiedError; latencyMs: number }> {
-  const bucket = ctx.buckets[action];
+  const bucket = ctx.buckets[RATE_BUCKET_OF[action]];
   const deadline = item.deadline ?? Number.POSITIVE_INFINITY;
   const outOfTime = { ok: false as const, latencyMs: 0, error: { outcome: 'throttled' as const, code: 'InvocationOutOfTime', message: `deferred: the invocation has no time left for ${action}`, notSent: true as const } };
   // Made now, its answer could come after the invocation ends: deferred unsent, as a call without a token is.

@@ -3,7 +3,7 @@
  * keeps across invocations (rate buckets, described instances). The functions of the executor's
  * modules take it as their first argument, so none of them reaches back into the Executor class.
  */
-import type { EngineConfig, MutatingAction } from '../config.js';
+import type { EngineConfig, RateBucket } from '../config.js';
 import type { Clock, Log, Metrics, OperationQueue, ProviderInstance, RecordStore, SharedRateBudget, VolumeProvider } from '../ports.js';
 import type { TokenBucket } from '../rate-limiter.js';
 
@@ -29,8 +29,8 @@ export interface ExecutorContext {
   readonly config: EngineConfig;
   /** Jitter source, [0, 1) (`ExecutorDeps.random`, else Math.random). */
   readonly random: () => number;
-  /** One bucket per EC2 request bucket (`RATE_BUCKET_OF`); kept across invocations of this environment. */
-  readonly buckets: Record<MutatingAction, TokenBucket>;
+  /** One bucket per EC2 request bucket, each action spending its bucket's (`RATE_BUCKET_OF`); kept across invocations of this environment. */
+  readonly buckets: Record<RateBucket, TokenBucket>;
   /** Instances described recently by this environment: an instance's AZ never changes, its state rarely. */
   readonly instanceCache: Map<string, { instance: ProviderInstance; describedAt: number }>;
 }

@@ -111,7 +111,7 @@ async function takeTokens(
   if (items.length === 0) return;
   const shared = await takeShared(ctx, bucket, items.length, now, horizonMs);
   if (!shared) {
-    const deferred = new Map<MutatingAction, number>();
+    const deferred = new Map<RateBucket, number>();
     for (const item of items) if (reserveToken(ctx, item, decidedOp(item), now, maxWaitMs, deferred, followUps ?? [])) granted.add(item);
     return;
   }
@@ -145,7 +145,7 @@ export async function sharedTokenNow(ctx: ExecutorContext, action: MutatingActio
 
 function grantShared(ctx: ExecutorContext, item: Item, atMs: number, granted: Set<Item>) {
   const action = tokenAction(item);
-  item.token = { action, atMs, used: false, throttles: ctx.buckets[action].throttleCount, shared: true };
+  item.token = { action, atMs, used: false, throttles: ctx.buckets[RATE_BUCKET_OF[action]].throttleCount, shared: true };
   granted.add(item);
 }
 
@@ -219,18 +219,18 @@ function reserveToken(
   op: OperationKind,
   now: number,
   maxWaitMs: number,
-  deferred: Map<MutatingAction, number>,
+  deferred: Map<RateBucket, number>,
   followUps: { item: Item; operation: QueuedOperation }[],
 ): boolean {
   const action = tokenAction(item);
-  const bucket = ctx.buckets[action];
+  const group = RATE_BUCKET_OF[action];
+  const bucket = ctx.buckets[group];
   const waitMs = bucket.reserve();
   if (waitMs <= maxWaitMs) {
     item.token = { action, atMs: now + waitMs, used: false, throttles: bucket.throttleCount };
     return true;
   }
   bucket.refund();
-  const group = RATE_BUCKET_OF[action];
   const ahead = deferred.get(group) ?? 0;
   deferred.set(group, ahead + 1);
   const dueInMs = waitMs / ctx.config.concurrentEnvironments + (ahead * 1000) / (bucket.ratePerSecond * ctx.config.concurrentEnvironments);
