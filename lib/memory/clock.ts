@@ -31,6 +31,7 @@ export class FakeClock implements Clock {
   private sleepers: Sleeper[] = [];
   private nextOrder = 0;
 
+  /** Starts at `startMs`; by default 2026-01-01T00:00:00Z, a fixed time so runs repeat exactly. */
   constructor(startMs = Date.parse('2026-01-01T00:00:00Z')) {
     this.current = startMs;
   }

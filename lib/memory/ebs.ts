@@ -146,6 +146,25 @@ function checkConfiguration(volume: Configuration): void {
 }
 
 /**
+ * Throws for a modification Elastic Volumes does not make to a Multi-Attach volume (Amazon EBS User
+ * Guide, "Modify an Amazon EBS volume using Elastic Volumes operations", Limitations): no type
+ * change of a Multi-Attach io2 volume; no type, size or Provisioned IOPS change of a Multi-Attach
+ * io1 volume. A value equal to the volume's own is no change. EC2's error code and message for
+ * these are not documented: the model answers with `InvalidParameterCombination` (an
+ * invalid request, as the engine classes any refused parameter) in its own words.
+ */
+function checkMultiAttachModification(volume: ModelVolume, request: ModifyVolumeRequest): void {
+  if (!volume.multiAttach) return;
+  const refused = (what: string) =>
+    new ProviderError('invalid-request', 'InvalidParameterCombination', `The ${what} of Multi-Attach enabled ${volume.volumeType} volume ${volume.ebsVolumeId} cannot be modified.`);
+  const typeChanged = request.volumeType !== undefined && request.volumeType !== volume.volumeType;
+  if (typeChanged) throw refused('volume type');
+  if (volume.volumeType !== 'io1') return;
+  if (request.sizeGiB !== undefined && request.sizeGiB !== volume.sizeGiB) throw refused('size');
+  if (request.iops !== undefined && request.iops !== volume.iops) throw refused('IOPS');
+}
+
+/**
  * EBS in memory, on an injected clock: volumes go creating → available, attachments attaching →
  * attached and detaching → gone, deletes and modifications take time, and every rule EC2 enforces
  * that the engine relies on answers with EC2's own error code and message.
@@ -206,6 +225,15 @@ export class MemoryEbs implements VolumeProvider {
     for (const zone of options.availabilityZones ?? []) this.zones.add(zone);
   }
 
+  /**
+   * Adds an instance. Defaults: `state` running; `deviceNames` (the devices it has besides the
+   * volumes attached here, such as its root volume) `['/dev/xvda']`; `maxAttachments`, the volumes
+   * AttachVolume attaches here before it answers `AttachmentLimitExceeded`, 27: EC2's EBS volumes
+   * for a Nitro instance with only its primary network interface (most share 28 attachments among
+   * network interfaces, EBS volumes and NVMe instance store volumes; Amazon EBS volume limits for
+   * Amazon EC2 instances). EC2 counts an EBS root volume among those 27; `deviceNames` are not
+   * counted here, so the model takes one volume more than EC2 beside an EBS root volume.
+   */
   addInstance(instance: {
     instanceId: string;
     availabilityZone: string;
@@ -325,6 +353,10 @@ export class MemoryEbs implements VolumeProvider {
     }
     const spec: VolumeSpec = request.spec;
     checkConfiguration(spec);
+    // The same limit as CreateTags': a volume carries at most 50 tags, its TagSpecification included.
+    if (Object.keys(request.tags).length > MemoryEbs.MAX_TAGS) {
+      throw new ProviderError('limit-exceeded', 'TagLimitExceeded', 'The maximum number of tags for a resource has been reached.');
+    }
     const ebsVolumeId = `vol-${(++this.nextVolume).toString(16).padStart(17, '0')}`;
     const volume: ModelVolume = {
       ebsVolumeId,
@@ -512,6 +544,7 @@ export class MemoryEbs implements VolumeProvider {
         `New size cannot be smaller than existing size of ${volume.sizeGiB} GiB for volume ${volume.ebsVolumeId}.`,
       );
     }
+    checkMultiAttachModification(volume, request);
     const optimizingAt = now + this.duration('modify');
     const volumeType = request.volumeType ?? volume.volumeType;
     // What ModifyVolume leaves out: the volume's own on the same type; on a type change the new
@@ -531,7 +564,11 @@ export class MemoryEbs implements VolumeProvider {
     recent.push(volume.modification);
   }
 
-  /** EC2 allows 50 tags per resource. */
+  /**
+   * EC2 allows 50 tags per resource (EC2 tag restrictions); CreateVolume's tags and CreateTags
+   * beyond them are refused with `TagLimitExceeded`, the code EC2's error reference gives for that
+   * limit. The wording is this model's: EC2's own message is not documented.
+   */
   static readonly MAX_TAGS = 50;
 
   async createTags(ebsVolumeId: string, tags: Record<string, string>): Promise<void> {
