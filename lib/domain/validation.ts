@@ -673,7 +673,8 @@ export function describeValidationIssues(issues: readonly ValidationIssue[]): st
 
 /**
  * What is wrong with changing `current` into `next`: EBS volumes only grow, a magnetic volume cannot be
- * modified, and placement, encryption, source snapshot and multi-attach are fixed at creation (tags
+ * modified, a multi-attach volume keeps its type (and on io1 its size and IOPS too: Elastic Volumes'
+ * limitations), and placement, encryption, source snapshot and multi-attach are fixed at creation (tags
  * may change, within the limits `tagsSchema` checks).
  * An IOPS or throughput `next` leaves out is what its type comes with (`provisionedPerformance`:
  * gp3's baseline), not what the volume has. `next` must also be a valid spec on its own.
@@ -692,6 +693,11 @@ export function validateSpecChange(current: VolumeSpec, next: VolumeSpec): Valid
   }
   if (current.multiAttach && next.volumeType !== current.volumeType) {
     issues.push({ path: 'spec.volumeType', message: 'the type of a multi-attach volume cannot be changed' });
+  }
+  // Elastic Volumes change neither the size nor the IOPS of a Multi-Attach io1 volume (its type neither, above).
+  if (current.multiAttach && current.volumeType === 'io1' && next.volumeType === 'io1') {
+    if (next.sizeGiB !== current.sizeGiB) issues.push({ path: 'spec.sizeGiB', message: 'the size of a multi-attach io1 volume cannot be changed' });
+    if (performanceChange(current, next).iops !== undefined) issues.push({ path: 'spec.iops', message: 'the IOPS of a multi-attach io1 volume cannot be changed' });
   }
   for (const field of IMMUTABLE_FIELDS) {
     if (!sameSpecValue(field, current[field], next[field])) {
