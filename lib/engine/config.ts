@@ -304,8 +304,7 @@ export const DEFAULT_ENGINE_CONFIG: EngineConfig = {
 function checkBucketKeys(name: 'rateBudgets' | 'accountRateBudgets', budgets: object | undefined): void {
   for (const key of Object.keys(budgets ?? {})) {
     if ((RATE_BUCKETS as readonly string[]).includes(key)) continue;
-    const bucket = RATE_BUCKET_OF[key as MutatingAction];
-    const hint = bucket ? `; ${key} spends the ${bucket} entry` : '';
+    const hint = Object.hasOwn(RATE_BUCKET_OF, key) ? `; ${key} spends the ${RATE_BUCKET_OF[key as MutatingAction]} entry` : '';
     throw new RangeError(`${name}.${key} is not an EC2 request bucket (${RATE_BUCKETS.join(', ')})${hint}`);
   }
 }

@@ -29,6 +29,9 @@ describe('rate budgets keyed by EC2 request bucket', () => {
   it('refuses any other name plainly, and an executor is not built on it', () => {
     const typo = { rateBudgets: { CreateVolumes: SLOW } } as unknown as Partial<EngineConfig>;
     expect(() => resolveEngineConfig(typo)).toThrow(/^rateBudgets\.CreateVolumes is not an EC2 request bucket \(CreateVolume, AttachVolume, DeleteVolume, CreateTags\)$/);
+    // A name every object answers to is no action either.
+    const inherited = { accountRateBudgets: { toString: SLOW } } as unknown as Partial<EngineConfig>;
+    expect(() => resolveEngineConfig(inherited)).toThrow(/^accountRateBudgets\.toString is not an EC2 request bucket \(CreateVolume, AttachVolume, DeleteVolume, CreateTags\)$/);
     const h = harness();
     expect(() => new Executor({ store: h.store, queue: h.queue, provider: h.ebs, clock: h.clock, metrics: h.metrics, log: silentLog, config: typo })).toThrow(RangeError);
   });
