@@ -9,49 +9,7 @@
 import { describe, expect, it } from 'vitest';
 import type { DesignResult } from '../../bench/report.js';
 import { checkTargets, type TargetCheck } from '../../bench/targets.js';
-
-/** A provisioner run that meets every target, with `changes` applied. */
-function run(changes: Partial<DesignResult> = {}): DesignResult {
-  const volumes = changes.volumes ?? 1000;
-  return {
-    design: 'provisioner',
-    workload: 'burst',
-    volumes,
-    instances: Math.max(3, Math.ceil(volumes / 20)),
-    seed: 1,
-    converged: volumes,
-    failed: 0,
-    failureReasons: [],
-    unfinished: 0,
-    leakedVolumes: 0,
-    duplicateVolumes: 0,
-    doubleAttaches: 0,
-    ec2Calls: { CreateVolume: volumes, AttachVolume: volumes, DetachVolume: volumes, DeleteVolume: volumes } as DesignResult['ec2Calls'],
-    ec2CallsTotal: 4 * volumes,
-    ec2CallsPerLifecycle: 4,
-    requestLimitExceeded: 0,
-    makespanMs: 100_000,
-    lowerBound: { ms: 100_000, derivation: 'arrivals', terms: [] },
-    makespanToBound: 1,
-    overheadP50Ms: 1000,
-    overheadP99Ms: 3000,
-    functions: [],
-    apiGatewayRequests: 2 * volumes,
-    lambdaInvocations: 0,
-    lambdaGbSeconds: 0,
-    sqsRequests: 0,
-    dynamodbWriteUnits: 0,
-    dynamodbReadUnits: 0,
-    cost: { apiGateway: 0, lambdaRequests: 0, lambdaDuration: 0, sqs: 0, dynamodbWrites: 0, dynamodbReads: 0, total: 0 },
-    costPer1000Requested: 0.01,
-    costPer1000Converged: 0.01,
-    operationsFailedByThrottling: 0,
-    timeline: [],
-    virtualEvents: 0,
-    wallMs: 1000,
-    ...changes,
-  };
-}
+import { designResult as run } from './design-result-fixture.js';
 
 function naive(changes: Partial<DesignResult> = {}): DesignResult {
   return run({ design: 'naive', costPer1000Requested: 0.5, costPer1000Converged: 0.5, ...changes });
