@@ -162,7 +162,12 @@ export function timelineSvg(title: string, results: DesignResult[]): string {
   const panelWidth = 560;
   const panelHeight = 240;
   const margin = { left: 56, right: 16, top: 40, bottom: 40 };
-  const width = margin.left + panelWidth + margin.right;
+  // The legend runs from beside the design's name past the panel's right edge: the picture is
+  // widened to hold its last name.
+  const legendLeft = margin.left + 120;
+  const legendStep = (state: TimelineState) => 13 + state.length * 6.5 + 10;
+  const legendWidth = TIMELINE_STATES.reduce((sum, state) => sum + legendStep(state), 0) - 10;
+  const width = Math.max(margin.left + panelWidth + margin.right, legendLeft + legendWidth + margin.right);
   const height = results.length * (panelHeight + margin.top + margin.bottom) + 40;
   const parts: string[] = [
     `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="sans-serif" font-size="11">`,
@@ -194,11 +199,11 @@ export function timelineSvg(title: string, results: DesignResult[]): string {
       parts.push(`<text x="${margin.left - 6}" y="${y(count).toFixed(1)}" text-anchor="end" dominant-baseline="middle">${count}</text>`);
     }
     parts.push(`<text x="${margin.left + panelWidth / 2}" y="${top + panelHeight + 30}" text-anchor="middle">virtual time</text>`);
-    let legendX = margin.left + 120;
+    let legendX = legendLeft;
     for (const state of TIMELINE_STATES) {
       parts.push(`<rect x="${legendX}" y="${top - 18}" width="10" height="10" fill="${STATE_COLOURS[state]}"/>`);
       parts.push(`<text x="${legendX + 13}" y="${top - 9}">${state}</text>`);
-      legendX += 13 + state.length * 6.5 + 10;
+      legendX += legendStep(state);
     }
   });
   parts.push('</svg>');
