@@ -1,9 +1,9 @@
 /**
  * The benchmark's workloads as BENCHMARKS.md describes them: N lifecycles on M = max(3, ⌈N / 20⌉)
- * instances (no instance asked for more than 20 of its 27 attachment slots), each volume in the
- * AZ of its instance; requested all at once (burst) or one per 1 / rate seconds from the start
- * (steady, the last at (N − 1) / rate); each kept attached for the hold time, then released; the
- * makespan ends when the last lifecycle ended, converged or not.
+ * instances (no instance asked for more than 20 of its 27 attachment slots) in turn in three AZs,
+ * volume i on instance i mod M, in its AZ; requested all at once (burst) or one per 1 / rate
+ * seconds from the start (steady, the last at (N − 1) / rate); each kept attached for the hold
+ * time, then released; the makespan ends when the last lifecycle ended, converged or not.
  */
 import { describe, expect, it } from 'vitest';
 import { EventLoop } from '../../bench/sim/event-loop.js';
@@ -18,6 +18,10 @@ describe('instances and requests of a workload', () => {
     const instances = instancesFor(1000);
     expect(new Set(instances.map((i) => i.instanceId)).size).toBe(50);
     expect(instances.every((i) => i.maxAttachments === 27)).toBe(true);
+  });
+
+  it('puts the instances in turn in us-east-1a, 1b and 1c', () => {
+    expect(instancesFor(100).map((i) => i.availabilityZone)).toEqual(Array.from({ length: 5 }, (_, i) => ['us-east-1a', 'us-east-1b', 'us-east-1c'][i % 3]));
   });
 
   it('sends volume i to instance i mod M, in its AZ, with a device of its own there and a client id of its own', () => {
