@@ -30,10 +30,12 @@ interface Options {
   releaseFailed?: boolean;
   /** How long the client keeps a volume it sees attached before it asks for the deletion. */
   holdMs?: number;
+  /** DynamoDB stream shards. */
+  shards?: number;
 }
 
 /** The naive design on simulated EC2, with a client that asks for the deletion once it sees the volume attached. */
-function naive({ failing = {}, latencies = DEFAULT_LATENCIES, releaseFailed = false, holdMs = 0 }: Options = {}) {
+function naive({ failing = {}, latencies = DEFAULT_LATENCIES, releaseFailed = false, holdMs = 0, shards = 1 }: Options = {}) {
   const loop = new EventLoop(T0);
   const random = new Random(5);
   const instances = [INSTANCE];
@@ -80,7 +82,7 @@ function naive({ failing = {}, latencies = DEFAULT_LATENCIES, releaseFailed = fa
     random: random.fork(),
     ec2: faulty,
     latencies,
-    shards: 1,
+    shards,
     duplicateRate: 0,
     sharedRateBudget: true,
     instances,
@@ -160,6 +162,7 @@ describe('the naive design', () => {
     expect(attaches).toHaveLength(3);
     expect(seen).toEqual(['failed data-1: RequestLimitExceeded: Request limit exceeded.']);
     expect(design.operationsFailedByThrottling()).toBe(1);
+    expect([design.sdkRetries, design.sdkThrottlingErrors]).toEqual([2, 3]);
   });
 
   it('ends a deletion in error when DeleteVolume fails for good, without trying again', async () => {
@@ -211,5 +214,14 @@ describe('the naive design', () => {
     await loop.run({ untilMs: T0 + 20_000 });
     expect(design.worker.peakConcurrency).toBe(1000);
     expect(design.worker.throttledEvents).toBe(1);
+  });
+
+  it('runs one dispatcher invocation per stream shard at a time, the shards side by side', async () => {
+    const fixed = (ms: number) => new Lognormal(ms, ms);
+    const latencies = { ...DEFAULT_LATENCIES, streamPropagation: fixed(100), sqsRequest: fixed(1000) };
+    const { loop, design } = naive({ shards: 4, latencies });
+    for (let i = 0; i < 400; i++) void design.request(volumeRequest(`data-${i}`, `/dev/sd${i}`));
+    await loop.run({ untilMs: T0 + 5_000 });
+    expect(design.dispatcher.peakConcurrency).toBe(4);
   });
 });
