@@ -75,6 +75,7 @@ describe('the SDK volume waiters the naive design reproduces', () => {
   it('shortens a wait that would pass maxWaitTime to 500 ms before it, never below zero, and keeps one that ends on it', () => {
     const half = new FixedRandom(0.5);
     expect(waiterDelayMs(2, 1_000, 21_000, half)).toBe(19_500);
+    expect(waiterDelayMs(2, 10_000, 30_000, half)).toBe(19_500);
     expect(waiterDelayMs(2, 1_000, 1_300, half)).toBe(0);
     expect(waiterDelayMs(1, 1_000, 16_000, half)).toBe(15_000);
   });
