@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { NAIVE_SETTINGS, NAIVE_STREAM_MAPPING, NaiveDesign } from '../../bench/naive/design.js';
 import { createSimulatedEbs, type SimulatedEbs } from '../../bench/sim/ebs.js';
 import { SDK_WAITER_DESCRIBES, SimulatedEc2 } from '../../bench/sim/ec2.js';
@@ -118,11 +118,17 @@ async function volumeStatesLater(loop: EventLoop, ebs: SimulatedEbs): Promise<st
 describe('the naive design', () => {
   it('creates the asked gp3 volume, attaches it where asked, then detaches, deletes it and removes the item', async () => {
     const { loop, ebs, ec2, design, seen, creates, attaches } = naive();
+    const publish = vi.spyOn(design.stream, 'publish');
     void design.request(volumeRequest('data-1', '/dev/sdg'));
     void design.request(volumeRequest('data-2', '/dev/sdh'));
     await loop.run();
     expect(seen.filter((line) => line.endsWith('data-1'))).toEqual(['attached data-1', 'finished data-1']);
     expect(seen).toHaveLength(4);
+    // Each change is a stream record keyed by its item's id (the table's partition key), so one item's records keep their order.
+    expect(publish.mock.calls.map(([key, change]) => [key, change.eventName])).toEqual(
+      expect.arrayContaining(['INSERT', 'MODIFY', 'MODIFY', 'REMOVE'].flatMap((eventName) => [['data-1', eventName], ['data-2', eventName]])),
+    );
+    expect(publish).toHaveBeenCalledTimes(8);
     const byRecord = creates.sort((a, b) => a.tags[OWNERSHIP_TAGS.record]!.localeCompare(b.tags[OWNERSHIP_TAGS.record]!));
     expect(byRecord.map((request) => [request.spec, request.tags[OWNERSHIP_TAGS.record]])).toEqual([
       [{ sizeGiB: 20, volumeType: 'gp3', availabilityZone: 'us-east-1a' }, 'data-1'],
