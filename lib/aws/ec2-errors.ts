@@ -65,7 +65,7 @@ export const EC2_ERROR_KINDS: Readonly<Record<string, Rule>> = {
   AttachmentLimitExceeded: 'limit-exceeded',
   MaxIOPSLimitExceeded: 'limit-exceeded',
   ResourceLimitExceeded: 'limit-exceeded',
-  // CreateTags: more than 50 tags on the resource.
+  // CreateVolume or CreateTags: more than 50 tags on the resource.
   TagLimitExceeded: 'limit-exceeded',
   // ModifyVolume: the volume was modified 4 times within 24 hours ("You've reached the maximum modification rate per volume limit …").
   VolumeModificationRateExceeded: 'modification-cooldown',
