@@ -62,11 +62,12 @@ export function heldByOther(ctx: ExecutorContext, item: Item, now: number, follo
  * a look (`nudgeOnly`), as in `chainEnded`, unless a copy is a check of that chain or it was
  * delivered before (its invocation may have started the operation and failed before sending the
  * first check). A look is one already, and a retry of a failed attempt is judged by
- * `retrySuperseded` (a look once the record no longer waits for that attempt).
+ * `retrySuperseded` (a look once the record no longer waits for that attempt). An operation's
+ * message that waited longer than one queue delay (carried on through `dueAt`) is judged the same.
  */
 export function checkNotDue(ctx: ExecutorContext, item: Item, op: OperationKind, now: number, followUps: { item: Item; operation: QueuedOperation }[]): boolean {
   // The first copy's kind decides: a check merged behind the operation's message is sent again, as a check, for its grid point.
-  if (CHECK_OPERATIONS.has(item.hint) || item.dueAt !== undefined) return false;
+  if (CHECK_OPERATIONS.has(item.hint)) return false;
   const record = item.record!;
   const schedule = IN_PROGRESS[record.status.state];
   const started = operationStartMs(record.status);
