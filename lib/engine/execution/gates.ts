@@ -44,7 +44,8 @@ export function retrySuperseded(item: Item): boolean {
 
 /**
  * Whether another invocation holds a live claim on the record (an operation under way there): a
- * check then looks again when that claim ends instead of writing beside it.
+ * check then looks again when that claim ends instead of writing beside it, in whole seconds as
+ * SQS delays are (a claim ending within the second: a second later, never at once).
  */
 export function heldByOther(ctx: ExecutorContext, item: Item, now: number, followUps: { item: Item; operation: QueuedOperation }[]): boolean {
   const claim = item.record?.claim;
