@@ -85,7 +85,9 @@ export async function prepareCreates(ctx: ExecutorContext, items: Item[], owner:
             // is then (a zone EC2 does not have, or a key, put right, must not be taken from the refused
             // request; a dying record has nothing to learn and goes). Recorded now and deferred unsent, it
             // goes too, so its first send is not taken for a repeat. A repeat keeps it, unless refused: an
-            // earlier send may have made a volume.
+            // earlier send may have made a volume. A first send EC2 throttled keeps it too, and is made
+            // again as it was (EC2 made nothing under the token: sending the spec as it is then would be
+            // as safe).
             const first = !repeat && (outcome.error.notSent || (!outcome.error.uncertain && outcome.error.outcome !== 'throttled'));
             if (createRefused(outcome.error) || first) failed.changes = { ...(failed.changes as RecordChanges<VolumeRecord>), ...FORGET_CREATE_REQUEST };
             item.result = { ...failed, latencyMs: outcome.latencyMs };
