@@ -58,7 +58,8 @@ export function heldByOther(ctx: ExecutorContext, item: Item, now: number, follo
 /**
  * Whether a check reached here before its time: a message for an operation that another
  * message (or this invocation) has already started. The check then comes back on its grid
- * point rather than describing now, when EC2 cannot have finished yet. Past that point the
+ * point, as one of that operation's chain (`OperationMessage.chainOf`), rather than describing
+ * now, when EC2 cannot have finished yet. Past that point the
  * operation's chain of checks is under way, so the operation's own message (`ownMessage`) is only
  * a look (`nudgeOnly`), as in `chainEnded`, unless a copy is a check of that chain or it was
  * delivered before (its invocation may have started the operation and failed before sending the
