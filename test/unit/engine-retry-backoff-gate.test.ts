@@ -1,7 +1,8 @@
 /**
  * A record whose failed attempt waits out its backoff (`status.nextAttemptAt`): a look that comes
- * meanwhile is held back to that time (`retryNotDue`). Delivered the first time it sends nothing
- * back, as the failed attempt's own retry brings the attempt then; delivered again (its
+ * meanwhile is held back to that time (`retryNotDue`; counted as skipped). Delivered the first
+ * time it sends nothing back, as the failed attempt's own retry brings the attempt then (a copy
+ * merged with it that is due later still comes back for its time); delivered again (its
  * invocation may have failed before sending that retry) it comes back at that time. The failed
  * attempt's own retry (`OperationMessage.retryOf`) is never held back, even reaching the record a
  * moment before the time it names (the queue's clock and the executor's may differ a little).
@@ -36,6 +37,17 @@ describe('a record waiting out the backoff of a failed attempt', () => {
 
     expect(h.ebs.calls.CreateVolume).toBe(1);
     expect(h.queue.pending().map((p) => p.message)).toEqual([retry]);
+    expect(h.metrics.operations.at(-1)).toMatchObject({ operation: 'create-volume', outcome: 'skipped' });
+  });
+
+  it('a look merged with a look due later sends that later one back for its time', async () => {
+    const { h, retry } = await waitingOutBackoff();
+    const later = h.clock.now() + 2 * 3_600_000;
+
+    await h.executor.run(h.batchOf(look, { ...look, dueAt: later }));
+
+    expect(h.ebs.calls.CreateVolume).toBe(1);
+    expect(h.queue.pending().map((p) => p.message)).toEqual([retry, expect.objectContaining({ op: 'create-volume', nudge: true, dueAt: later })]);
   });
 
   it('a look delivered again makes no call and comes back at the time of the next attempt', async () => {
