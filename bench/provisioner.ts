@@ -51,7 +51,7 @@ export class CountingMetrics implements Metrics {
   }
 }
 
-/** Keeps warnings and errors (the first few, for the report); drops debug and info. */
+/** Counts warnings and errors and keeps the first 20 of them; drops debug and info. */
 export class QuietLog implements Log {
   warnings = 0;
   errors = 0;
