@@ -1,0 +1,166 @@
+/**
+ * The simulated provisioner's client side and schedule (bench/provisioner.ts, BENCHMARKS.md "The
+ * client's requests" and "The reconciler"): a bulk client retries every 429 and 500 with the SDK's
+ * throttling backoff until its request is taken; Lambda throttles the API function once it and the
+ * watcher hold all the unreserved concurrency; the reconciler runs every interval until the run
+ * is over; and a client polling its volume sees it attached, failed or gone.
+ */
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { ProvisionerDesign, UNRESERVED_CONCURRENCY } from '../../bench/provisioner.js';
+import { ApiGatewayThrottles } from '../../bench/sim/api-gateway.js';
+import { createSimulatedEbs } from '../../bench/sim/ebs.js';
+import { SimulatedEc2 } from '../../bench/sim/ec2.js';
+import { EventLoop } from '../../bench/sim/event-loop.js';
+import { DEFAULT_LATENCIES } from '../../bench/sim/latency.js';
+import { Random } from '../../bench/sim/random.js';
+import { instancesFor, requestsFor } from '../../bench/workload.js';
+import { RECONCILER } from '../../lib/settings.js';
+import { newAttachment, newVolume } from '../unit/engine-fixtures.js';
+
+function simulatedProvisioner(seed = 1) {
+  const loop = new EventLoop();
+  const random = new Random(seed);
+  const instances = instancesFor(3);
+  const ebs = createSimulatedEbs(loop, random.fork(), DEFAULT_LATENCIES, instances);
+  const ec2 = new SimulatedEc2(loop, random.fork(), ebs.provider, DEFAULT_LATENCIES.ec2Request);
+  const seen = { attached: [] as string[], finished: [] as string[], failed: [] as Array<[string, string]> };
+  const design = new ProvisionerDesign({
+    loop,
+    random: random.fork(),
+    ec2,
+    latencies: DEFAULT_LATENCIES,
+    observer: {
+      attached: (id) => seen.attached.push(id),
+      finished: (id) => seen.finished.push(id),
+      failed: (id, reason) => seen.failed.push([id, reason]),
+    },
+    shards: 4,
+    duplicateRate: 0,
+    sharedRateBudget: true,
+    instances,
+  });
+  return { loop, design, seen, requests: requestsFor(3, instances) };
+}
+
+afterEach(() => {
+  vi.restoreAllMocks();
+});
+
+describe("the simulated provisioner's bulk client", () => {
+  it('retries every 429 until taken, waiting before the n-th retry less than min(1 s × 2ⁿ⁻¹, 20 s)', async () => {
+    const { loop, design, requests } = simulatedProvisioner();
+    const askedAt: number[] = [];
+    const refusals = 12;
+    vi.spyOn(ApiGatewayThrottles.prototype, 'admit').mockImplementation((_method, nowMs) => {
+      askedAt.push(nowMs);
+      return askedAt.length > refusals;
+    });
+    let taken = false;
+    void design.request(requests[0]!).then(() => (taken = true));
+    await loop.run({ done: () => taken });
+
+    expect(taken).toBe(true);
+    expect(askedAt).toHaveLength(refusals + 1);
+    const waits = askedAt.slice(1).map((at, i) => at - askedAt[i]!);
+    waits.forEach((wait, i) => {
+      expect(wait).toBeGreaterThanOrEqual(0);
+      expect(wait).toBeLessThan(Math.min(1000 * 2 ** i, 20_000));
+    });
+    // The waits grow: the later retries wait longer than the first one can.
+    expect(Math.max(...waits.slice(4))).toBeGreaterThan(1000);
+    expect(design.apiThrottling()).toEqual({ apiGateway429: refusals, lambda500: 0, clientRetries: refusals });
+    // API Gateway bills only what it passed on.
+    expect(design.apiGatewayRequests()).toBe(1);
+    expect(design.apiFunction.invocations).toBe(1);
+  });
+
+  it('is answered 500 while the API function and the watcher hold all the unreserved concurrency, billed, and retries until the API function can run', async () => {
+    const { loop, design, requests } = simulatedProvisioner();
+    design.watcherFunction.running = UNRESERVED_CONCURRENCY;
+    let taken = false;
+    void design.request(requests[0]!).then(() => (taken = true));
+    await loop.run({ untilMs: loop.now() + 60_000 });
+
+    expect(taken).toBe(false);
+    const throttled = design.apiThrottling();
+    expect(throttled.lambda500).toBeGreaterThan(1);
+    expect(throttled.apiGateway429).toBe(0);
+    expect(design.apiGatewayRequests()).toBe(throttled.lambda500);
+    expect(design.apiFunction.invocations).toBe(0);
+
+    // One unreserved slot free: the next retry runs the API function.
+    design.watcherFunction.running = UNRESERVED_CONCURRENCY - 1;
+    await loop.run({ done: () => taken });
+    expect(taken).toBe(true);
+    expect(design.apiFunction.invocations).toBe(1);
+    expect(design.apiThrottling().lambda500).toBe(throttled.lambda500);
+    expect(design.apiThrottling().clientRetries).toBe(throttled.lambda500);
+    expect(design.apiGatewayRequests()).toBe(throttled.lambda500 + 1);
+    expect(design.memoryStore.all().map((record) => record.kind).sort()).toEqual(['attachment', 'volume']);
+  });
+});
+
+describe("the simulated provisioner's reconciler schedule", () => {
+  it('runs a pass every interval from the start, and none once the run is over', async () => {
+    const { loop, design } = simulatedProvisioner();
+    const interval = RECONCILER.intervalMinutes * 60_000;
+    const start = loop.now();
+    let stopped = false;
+    design.startSchedules(() => stopped);
+
+    await loop.run({ untilMs: start + interval - 1 });
+    expect(design.reconcilerReport().passes).toBe(0);
+    await loop.run({ untilMs: start + 2 * interval + 60_000 });
+    expect(design.reconcilerReport()).toEqual({ passes: 2, requeued: 0 });
+    expect(design.reconcilerFunction.invocations).toBe(2);
+
+    stopped = true;
+    await loop.run({ untilMs: start + 6 * interval });
+    expect(design.reconcilerReport().passes).toBe(2);
+    expect(design.reconcilerFunction.invocations).toBe(2);
+  });
+});
+
+describe('what a client polling its volume sees of the simulated provisioner', () => {
+  it('sees it attached once its attachment is written attached, and only then', async () => {
+    const { design, seen } = simulatedProvisioner();
+    const volume = newVolume('vol-a');
+    const attachment = newAttachment('vol-a');
+    await design.memoryStore.create(volume);
+    await design.memoryStore.create(attachment);
+    const key = { kind: 'attachment' as const, volumeId: 'vol-a', instanceId: attachment.instanceId };
+    await design.memoryStore.update(key, { status: { ...attachment.status, state: 'attaching' } });
+    expect(seen.attached).toEqual([]);
+    await design.memoryStore.update(key, { status: { ...attachment.status, state: 'attached' } });
+    await design.memoryStore.update(key, { status: { ...attachment.status, state: 'attached', attempts: 1 } });
+    expect(seen.attached).toEqual(['vol-a']);
+    expect(seen.finished).toEqual([]);
+    expect(seen.failed).toEqual([]);
+  });
+
+  it('sees it gone once the volume record is removed, not when its attachment is', async () => {
+    const { design, seen } = simulatedProvisioner();
+    const volume = newVolume('vol-a');
+    const attachment = newAttachment('vol-a');
+    await design.memoryStore.create(volume);
+    await design.memoryStore.create(attachment);
+    await design.memoryStore.remove({ kind: 'attachment', volumeId: 'vol-a', instanceId: attachment.instanceId });
+    expect(seen.finished).toEqual([]);
+    await design.memoryStore.remove({ kind: 'volume', volumeId: 'vol-a' });
+    expect(seen.finished).toEqual(['vol-a']);
+  });
+
+  it('sees it failed with the code and message of a record in error, and counts the failures caused by throttling', async () => {
+    const { design, seen } = simulatedProvisioner();
+    await design.memoryStore.create(newVolume('vol-a'));
+    await design.memoryStore.create(newVolume('vol-b'));
+    const failedWith = (code: string) => ({ state: 'error' as const, attempts: 3, updatedAt: new Date(0).toISOString(), code, message: `${code} happened` });
+    await design.memoryStore.update({ kind: 'volume', volumeId: 'vol-a' }, { status: failedWith('RequestLimitExceeded') });
+    await design.memoryStore.update({ kind: 'volume', volumeId: 'vol-b' }, { status: failedWith('VolumeLimitExceeded') });
+    expect(seen.failed).toEqual([
+      ['vol-a', 'volume RequestLimitExceeded: RequestLimitExceeded happened'],
+      ['vol-b', 'volume VolumeLimitExceeded: VolumeLimitExceeded happened'],
+    ]);
+    expect(design.operationsFailedByThrottling()).toBe(1);
+  });
+});
