@@ -6,41 +6,11 @@
  * is over; and a client polling its volume sees it attached, failed or gone.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { ProvisionerDesign, UNRESERVED_CONCURRENCY } from '../../bench/provisioner.js';
+import { UNRESERVED_CONCURRENCY } from '../../bench/provisioner.js';
 import { ApiGatewayThrottles } from '../../bench/sim/api-gateway.js';
-import { createSimulatedEbs } from '../../bench/sim/ebs.js';
-import { SimulatedEc2 } from '../../bench/sim/ec2.js';
-import { EventLoop } from '../../bench/sim/event-loop.js';
-import { DEFAULT_LATENCIES } from '../../bench/sim/latency.js';
-import { Random } from '../../bench/sim/random.js';
-import { instancesFor, requestsFor } from '../../bench/workload.js';
 import { RECONCILER } from '../../lib/settings.js';
 import { newAttachment, newVolume } from '../unit/engine-fixtures.js';
-
-function simulatedProvisioner(seed = 1) {
-  const loop = new EventLoop();
-  const random = new Random(seed);
-  const instances = instancesFor(3);
-  const ebs = createSimulatedEbs(loop, random.fork(), DEFAULT_LATENCIES, instances);
-  const ec2 = new SimulatedEc2(loop, random.fork(), ebs.provider, DEFAULT_LATENCIES.ec2Request);
-  const seen = { attached: [] as string[], finished: [] as string[], failed: [] as Array<[string, string]> };
-  const design = new ProvisionerDesign({
-    loop,
-    random: random.fork(),
-    ec2,
-    latencies: DEFAULT_LATENCIES,
-    observer: {
-      attached: (id) => seen.attached.push(id),
-      finished: (id) => seen.finished.push(id),
-      failed: (id, reason) => seen.failed.push([id, reason]),
-    },
-    shards: 4,
-    duplicateRate: 0,
-    sharedRateBudget: true,
-    instances,
-  });
-  return { loop, design, seen, requests: requestsFor(3, instances) };
-}
+import { simulatedProvisioner } from './simulated-provisioner.js';
 
 afterEach(() => {
   vi.restoreAllMocks();
