@@ -7,7 +7,7 @@ import { DEFAULT_LATENCIES } from '../../bench/sim/latency.js';
 import { Random } from '../../bench/sim/random.js';
 import { instancesFor, requestsFor } from '../../bench/workload.js';
 
-export function simulatedProvisioner(seed = 1) {
+export function simulatedProvisioner(seed = 1, sharedRateBudget = true) {
   const loop = new EventLoop();
   const random = new Random(seed);
   const instances = instancesFor(3);
@@ -26,7 +26,7 @@ export function simulatedProvisioner(seed = 1) {
     },
     shards: 4,
     duplicateRate: 0,
-    sharedRateBudget: true,
+    sharedRateBudget,
     instances,
   });
   return { loop, design, seen, requests: requestsFor(3, instances) };
