@@ -1,0 +1,55 @@
+/**
+ * What a simulated run reports of each design (bench/run.ts, BENCHMARKS.md "What the simulation
+ * models"): the architecture its functions are priced at, the client's API requests, the DynamoDB
+ * units of the rate budget's table beside the records' table, and the provisioner's fixed cost
+ * at rest from one reconciler pass on the emptied table and the mapping's idle pollers.
+ */
+import { describe, expect, it } from 'vitest';
+import { runDesign } from '../../bench/run.js';
+import type { WorkloadSpec } from '../../bench/workload.js';
+import { RECONCILER } from '../../lib/settings.js';
+import { simulatedProvisioner } from './simulated-provisioner.js';
+
+const burst = (volumes: number): WorkloadSpec => ({ name: 'burst', volumes, arrival: { kind: 'burst' }, holdMs: 1000 });
+
+describe('a simulated run', () => {
+  it("prices the provisioner's functions on Arm, as the stack deploys them, and the naive design's at Lambda's default x86_64", async () => {
+    const provisioner = await runDesign({ design: 'provisioner', workload: burst(3), seed: 1 });
+    const naive = await runDesign({ design: 'naive', workload: burst(3), seed: 1 });
+    expect(provisioner.lambdaArchitecture).toBe('arm64');
+    expect(naive.lambdaArchitecture).toBe('x86_64');
+  });
+
+  it("bills two API requests per lifecycle when none is throttled: each lifecycle's POST and DELETE", async () => {
+    const result = await runDesign({ design: 'provisioner', workload: burst(20), seed: 1 });
+    expect(result.converged).toBe(20);
+    expect(result.apiThrottling).toEqual({ apiGateway429: 0, lambda500: 0, clientRetries: 0 });
+    expect(result.apiGatewayRequests).toBe(40);
+  });
+
+  it('prices the fixed cost at rest from one reconciler pass on the emptied table (6 read units, no write) and 5 idle pollers', async () => {
+    const result = await runDesign({ design: 'provisioner', workload: burst(20), seed: 1 });
+    const standing = result.standingCostPerMonth!;
+    expect(standing.idlePollers).toBe(5);
+    expect(standing.sqsIdleReceivesPerMonth).toBe(648_000);
+    expect(standing.reconcilerInvocationsPerMonth).toBe(8640);
+    expect(standing.reconcilerPass.memoryMiB).toBe(RECONCILER.memoryMiB);
+    expect(standing.reconcilerPass.dynamodbReadUnits).toBe(6);
+    expect(standing.reconcilerPass.dynamodbWriteUnits).toBe(0);
+    expect(standing.reconcilerPass.billedMs).toBeGreaterThan(0);
+    // Measured apart: the run's own figures leave the pass out.
+    const reconcilers = result.functions.filter((fn) => fn.name.startsWith('reconciler'));
+    expect(reconcilers.map((fn) => fn.name)).toEqual(['reconciler']);
+    expect((await runDesign({ design: 'naive', workload: burst(3), seed: 1 })).standingCostPerMonth).toBeUndefined();
+  });
+
+  it("counts the rate budget table's units with the records' table's", async () => {
+    const { loop, design, seen, requests } = simulatedProvisioner();
+    void design.request(requests[0]!);
+    await loop.run({ done: () => seen.attached.length > 0, untilMs: loop.now() + 600_000 });
+    expect(design.rateBudget.writeUnits).toBeGreaterThan(0);
+    expect(design.rateBudget.readUnits).toBeGreaterThan(0);
+    expect(design.dynamodbWriteUnits()).toBe(design.store.writeUnits + design.rateBudget.writeUnits);
+    expect(design.dynamodbReadUnits()).toBe(design.store.readUnits + design.rateBudget.readUnits);
+  });
+});
