@@ -8,6 +8,8 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { UNRESERVED_CONCURRENCY } from '../../bench/provisioner.js';
 import { ApiGatewayThrottles } from '../../bench/sim/api-gateway.js';
+import { Executor } from '../../lib/engine/executor.js';
+import { Watcher } from '../../lib/engine/watcher.js';
 import { RECONCILER } from '../../lib/settings.js';
 import { newAttachment, newVolume } from '../unit/engine-fixtures.js';
 import { simulatedProvisioner } from './simulated-provisioner.js';
@@ -88,6 +90,18 @@ describe("the simulated provisioner's reconciler schedule", () => {
     await loop.run({ untilMs: start + 6 * interval });
     expect(design.reconcilerReport().passes).toBe(2);
     expect(design.reconcilerFunction.invocations).toBe(2);
+  });
+  it('adds up the records every pass re-enqueued', async () => {
+    const { loop, design } = simulatedProvisioner();
+    // A volume record left creating, whose messages the executor drops: each pass looks at it again.
+    vi.spyOn(Watcher.prototype, 'handle').mockResolvedValue({ failedChangeIds: [] });
+    vi.spyOn(Executor.prototype, 'run').mockResolvedValue({ failedMessageIds: [] });
+    await design.memoryStore.create(newVolume('vol-a', { ebsVolumeId: 'vol-0123456789abcdef0', status: { state: 'creating', attempts: 0, updatedAt: new Date(loop.now()).toISOString() } }));
+    let stopped = false;
+    design.startSchedules(() => stopped);
+    await loop.run({ untilMs: loop.now() + 2 * RECONCILER.intervalMinutes * 60_000 + 60_000 });
+    stopped = true;
+    expect(design.reconcilerReport()).toEqual({ passes: 2, requeued: 2 });
   });
 });
 
