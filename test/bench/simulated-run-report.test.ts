@@ -5,6 +5,7 @@
  * at rest from one reconciler pass on the emptied table and the mapping's idle pollers.
  */
 import { describe, expect, it } from 'vitest';
+import type { DesignResult } from '../../bench/report.js';
 import { runDesign } from '../../bench/run.js';
 import type { WorkloadSpec } from '../../bench/workload.js';
 import { RECONCILER } from '../../lib/settings.js';
@@ -42,6 +43,15 @@ describe('a simulated run', () => {
     expect(reconcilers.map((fn) => fn.name)).toEqual(['reconciler']);
     expect((await runDesign({ design: 'naive', workload: burst(3), seed: 1 })).standingCostPerMonth).toBeUndefined();
   });
+
+  it('runs by default on 4 stream shards with 1 % of SQS deliveries made twice and one shared EC2 rate budget', async () => {
+    const withoutWallTime = ({ wallMs: _wallMs, ...rest }: DesignResult) => rest;
+    const byDefault = withoutWallTime(await runDesign({ design: 'provisioner', workload: burst(60), seed: 1 }));
+    const asDocumented = withoutWallTime(await runDesign({ design: 'provisioner', workload: burst(60), seed: 1, shards: 4, duplicateRate: 0.01, sharedRateBudget: true }));
+    const noDuplicates = withoutWallTime(await runDesign({ design: 'provisioner', workload: burst(60), seed: 1, duplicateRate: 0 }));
+    expect(byDefault).toEqual(asDocumented);
+    expect(noDuplicates).not.toEqual(byDefault);
+  }, 60_000);
 
   it("counts the rate budget table's units with the records' table's", async () => {
     const { loop, design, seen, requests } = simulatedProvisioner();
