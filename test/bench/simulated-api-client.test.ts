@@ -9,6 +9,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { UNRESERVED_CONCURRENCY } from '../../bench/provisioner.js';
 import { ApiGatewayThrottles } from '../../bench/sim/api-gateway.js';
 import { Executor } from '../../lib/engine/executor.js';
+import { Reconciler } from '../../lib/engine/reconciler.js';
 import { Watcher } from '../../lib/engine/watcher.js';
 import { RECONCILER } from '../../lib/settings.js';
 import { newAttachment, newVolume } from '../unit/engine-fixtures.js';
@@ -91,6 +92,21 @@ describe("the simulated provisioner's reconciler schedule", () => {
     expect(design.reconcilerReport().passes).toBe(2);
     expect(design.reconcilerFunction.invocations).toBe(2);
   });
+  it("bounds each pass by the reconciler function's timeout, as the deployed handler does", async () => {
+    const { loop, design } = simulatedProvisioner();
+    const run = Reconciler.prototype.run;
+    const bounds: Array<number | undefined> = [];
+    vi.spyOn(Reconciler.prototype, 'run').mockImplementation(function (this: Reconciler, options) {
+      bounds.push(options?.remainingTimeMs);
+      return run.call(this, options);
+    });
+    let stopped = false;
+    design.startSchedules(() => stopped);
+    await loop.run({ untilMs: loop.now() + RECONCILER.intervalMinutes * 60_000 + 60_000 });
+    stopped = true;
+    expect(bounds).toEqual([RECONCILER.timeoutSeconds * 1000]);
+  });
+
   it('adds up the records every pass re-enqueued', async () => {
     const { loop, design } = simulatedProvisioner();
     // A volume record left creating, whose messages the executor drops: each pass looks at it again.
