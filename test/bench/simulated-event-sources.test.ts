@@ -52,4 +52,28 @@ describe("the simulated provisioner's event sources", () => {
     expect(new Set(handled).size).toBe(1);
     expect(design.stream.dropped).toBe(1);
   });
+
+  it('hand each concurrent invocation an executor and a watcher of its own, kept for the invocations after it as an execution environment is', async () => {
+    const { loop, design, seen, requests } = simulatedProvisioner();
+    const executors = new Set<Executor>();
+    const watchers = new Set<Watcher>();
+    const run = Executor.prototype.run;
+    const handle = Watcher.prototype.handle;
+    vi.spyOn(Executor.prototype, 'run').mockImplementation(function (this: Executor, batch, options) {
+      executors.add(this);
+      return run.call(this, batch, options);
+    });
+    vi.spyOn(Watcher.prototype, 'handle').mockImplementation(function (this: Watcher, changes) {
+      watchers.add(this);
+      return handle.call(this, changes);
+    });
+    for (const request of requests) void design.request(request);
+    await loop.run({ done: () => seen.attached.length === requests.length, untilMs: loop.now() + 600_000 });
+
+    expect(seen.attached).toHaveLength(requests.length);
+    expect(design.executorFunction.invocations).toBeGreaterThan(design.executorFunction.peakConcurrency);
+    expect(design.watcherFunction.invocations).toBeGreaterThan(design.watcherFunction.peakConcurrency);
+    expect(executors.size).toBe(design.executorFunction.peakConcurrency);
+    expect(watchers.size).toBe(design.watcherFunction.peakConcurrency);
+  });
 });
