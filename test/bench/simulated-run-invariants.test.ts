@@ -90,4 +90,12 @@ describe('a simulated run', () => {
     expect(result.timeline[0]!.counts.waiting + result.timeline[0]!.counts.creating).toBe(3);
     expect(result.timeline[result.timeline.length - 1]!.counts).toMatchObject({ finished: 3, waiting: 0, creating: 0, available: 0, 'in-use': 0, deleting: 0 });
   }, 60_000);
+
+  it('samples a run whose lower bound is about 4 000 s every 10 s, as the burst of 10 000 is sampled', async () => {
+    const result = await runDesign({ design: 'provisioner', workload: { name: 'burst', volumes: 1, arrival: { kind: 'burst' }, holdMs: 3_990_000 }, seed: 1 });
+    expect(Math.round(result.lowerBound.ms / 1000)).toBe(3990);
+    const times = result.timeline.map((sample) => sample.atMs).slice(0, -1);
+    expect(times).toEqual(times.map((_, i) => i * 10_000));
+    expect(times.length).toBeGreaterThan(390);
+  }, 60_000);
 });
