@@ -98,4 +98,14 @@ describe('a simulated run', () => {
     expect(times).toEqual(times.map((_, i) => i * 10_000));
     expect(times.length).toBeGreaterThan(390);
   }, 60_000);
+
+  it('runs the reconciler on its schedule only until the last lifecycle ends, not while the run settles', async () => {
+    // The one lifecycle ends a little before the first pass is due at 300 s; the run then settles for a minute.
+    const result = await runDesign({ design: 'provisioner', workload: { name: 'burst', volumes: 1, arrival: { kind: 'burst' }, holdMs: 270_000 }, seed: 1 });
+    expect(result.converged).toBe(1);
+    expect(result.makespanMs).toBeLessThan(300_000);
+    expect(result.makespanMs).toBeGreaterThan(240_000);
+    expect(result.reconciler).toEqual({ passes: 0, requeued: 0 });
+    expect(result.functions.find((fn) => fn.name === 'reconciler')?.invocations).toBe(0);
+  }, 60_000);
 });
