@@ -71,6 +71,17 @@ describe("the simulated provisioner's bulk client", () => {
     expect(design.apiGatewayRequests()).toBe(throttled.lambda500 + 1);
     expect(design.memoryStore.all().map((record) => record.kind).sort()).toEqual(['attachment', 'volume']);
   });
+  it("asks for each lifecycle's gp3 volume of its size in its instance's AZ, attached to that instance", async () => {
+    const { loop, design, requests } = simulatedProvisioner();
+    const request = requests[1]!;
+    let taken = false;
+    void design.request(request).then(() => (taken = true));
+    await loop.run({ done: () => taken });
+    const volume = design.memoryStore.all().find((record) => record.kind === 'volume');
+    const attachment = design.memoryStore.all().find((record) => record.kind === 'attachment');
+    expect(volume).toMatchObject({ volumeId: request.id, spec: { sizeGiB: request.sizeGiB, volumeType: 'gp3', availabilityZone: request.availabilityZone } });
+    expect(attachment).toMatchObject({ volumeId: request.id, instanceId: request.instanceId });
+  });
 });
 
 describe("the simulated provisioner's reconciler schedule", () => {
