@@ -51,9 +51,9 @@ describe('a simulated run', () => {
     const createVolume = SimulatedEc2.prototype.createVolume;
     let extra = 0;
     vi.spyOn(SimulatedEc2.prototype, 'createVolume').mockImplementation(async function (this: SimulatedEc2, request) {
-      const volume = await createVolume.call(this, request);
-      if (Object.values(request.tags).includes(FIRST) && extra++ === 0) await createVolume.call(this, { ...request, clientToken: `${request.clientToken}-again` });
-      return volume;
+      // Another volume for the lifecycle first, then the one the engine is answered with.
+      if (Object.values(request.tags).includes(FIRST) && extra++ === 0) await createVolume.call(this, { ...request, clientToken: `${request.clientToken}-before` });
+      return createVolume.call(this, request);
     });
     const result = await runDesign({ design: 'provisioner', workload: burst(3), seed: 1 });
 

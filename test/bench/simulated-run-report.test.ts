@@ -28,6 +28,22 @@ describe('a simulated run', () => {
     expect(result.apiGatewayRequests).toBe(40);
   });
 
+  it("counts every function's invocations and GB-seconds in the run's Lambda usage", async () => {
+    const result = await runDesign({ design: 'provisioner', workload: burst(20), seed: 1 });
+    expect(result.functions.map((fn) => fn.name)).toEqual(['api', 'watcher', 'executor', 'reconciler']);
+    expect(result.functions.find((fn) => fn.name === 'api')?.invocations).toBe(40);
+    expect(result.lambdaInvocations).toBe(result.functions.reduce((sum, fn) => sum + fn.invocations, 0));
+    expect(result.lambdaGbSeconds).toBeCloseTo(result.functions.reduce((sum, fn) => sum + fn.gbSeconds, 0), 12);
+  }, 60_000);
+
+  it('lists each distinct failure reason once', async () => {
+    // The naive design's burst of 200 fails lifecycles by EC2's throttling, many for the same reason.
+    const result = await runDesign({ design: 'naive', workload: burst(200), seed: 1 });
+    expect(result.failed).toBeGreaterThan(result.failureReasons.length);
+    expect(result.failureReasons.length).toBeGreaterThan(0);
+    expect(new Set(result.failureReasons).size).toBe(result.failureReasons.length);
+  }, 60_000);
+
   it('prices the fixed cost at rest from one reconciler pass on the emptied table (6 read units, no write) and 5 idle pollers', async () => {
     const result = await runDesign({ design: 'provisioner', workload: burst(20), seed: 1 });
     const standing = result.standingCostPerMonth!;
