@@ -38,6 +38,9 @@ describe('a simulated run', () => {
     expect(result.doubleAttaches).toBe(0);
     // Its attach counts in the overhead as the others' do: the same as when it is released.
     expect([result.overheadP50Ms, result.overheadP99Ms]).toEqual([released.overheadP50Ms, released.overheadP99Ms]);
+    // Calls and cost per lifecycle requested; makespan to the last lifecycle that ended, against the bound.
+    expect(result.ec2CallsPerLifecycle).toBe(result.ec2CallsTotal / 3);
+    expect(result.makespanToBound).toBe(result.makespanMs / result.lowerBound.ms);
     // Converged lifecycles pay for the one that never ended.
     expect(result.costPer1000Converged).toBeCloseTo((result.cost.total / 2) * 1000, 12);
     expect(result.costPer1000Requested).toBeCloseTo((result.cost.total / 3) * 1000, 12);
