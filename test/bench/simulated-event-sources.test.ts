@@ -21,7 +21,7 @@ describe("the simulated provisioner's event sources", () => {
   it('bring a message the executor failed back a visibility timeout after its receive, and dead-letter it after the last receive', async () => {
     const { loop, design } = simulatedProvisioner();
     const runAt: number[] = [];
-    const receiveCounts: number[] = [];
+    const receiveCounts: Array<number | undefined> = [];
     vi.spyOn(Executor.prototype, 'run').mockImplementation(async (batch) => {
       runAt.push(loop.now());
       receiveCounts.push(...batch.map((item) => item.receiveCount));

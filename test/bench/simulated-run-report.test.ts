@@ -7,6 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import type { DesignResult } from '../../bench/report.js';
 import { runDesign } from '../../bench/run.js';
+import { US_EAST_1_PRICES } from '../../bench/sim/pricing.js';
 import type { WorkloadSpec } from '../../bench/workload.js';
 import { RECONCILER } from '../../lib/settings.js';
 import { simulatedProvisioner } from './simulated-provisioner.js';
@@ -17,8 +18,10 @@ describe('a simulated run', () => {
   it("prices the provisioner's functions on Arm, as the stack deploys them, and the naive design's at Lambda's default x86_64", async () => {
     const provisioner = await runDesign({ design: 'provisioner', workload: burst(3), seed: 1 });
     const naive = await runDesign({ design: 'naive', workload: burst(3), seed: 1 });
-    expect(provisioner.lambdaArchitecture).toBe('arm64');
-    expect(naive.lambdaArchitecture).toBe('x86_64');
+    expect(provisioner.cost.lambdaDuration).toBeCloseTo(provisioner.lambdaGbSeconds * US_EAST_1_PRICES.lambdaArmPerGbSecond, 15);
+    expect(naive.cost.lambdaDuration).toBeCloseTo(naive.lambdaGbSeconds * US_EAST_1_PRICES.lambdaX86PerGbSecond, 15);
+    expect(provisioner.lambdaGbSeconds).toBeGreaterThan(0);
+    expect(naive.lambdaGbSeconds).toBeGreaterThan(0);
   });
 
   it("bills two API requests per lifecycle when none is throttled: each lifecycle's POST and DELETE", async () => {
