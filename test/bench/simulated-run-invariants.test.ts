@@ -50,20 +50,24 @@ describe('a simulated run', () => {
     expect(last.counts).toMatchObject({ finished: 2, failed: 0, 'in-use': 1, waiting: 0, creating: 0, available: 0, deleting: 0 });
   }, 60_000);
 
-  it('counts a second volume made for a lifecycle as a duplicate, and leaked while EC2 still holds it', async () => {
+  it('counts more volumes made for a lifecycle as duplicates, leaked while EC2 still holds them', async () => {
     const createVolume = SimulatedEc2.prototype.createVolume;
     let extra = 0;
     vi.spyOn(SimulatedEc2.prototype, 'createVolume').mockImplementation(async function (this: SimulatedEc2, request) {
-      // Another volume for the lifecycle first, then the one the engine is answered with.
-      if (Object.values(request.tags).includes(FIRST) && extra++ === 0) await createVolume.call(this, { ...request, clientToken: `${request.clientToken}-before` });
-      return createVolume.call(this, request);
+      // Another volume for the lifecycle before and after the one the engine is answered with.
+      const again = Object.values(request.tags).includes(FIRST) && extra++ === 0;
+      if (again) await createVolume.call(this, { ...request, clientToken: `${request.clientToken}-before` });
+      const volume = await createVolume.call(this, request);
+      if (again) await createVolume.call(this, { ...request, clientToken: `${request.clientToken}-after` });
+      return volume;
     });
     const result = await runDesign({ design: 'provisioner', workload: burst(3), seed: 1 });
 
     expect(extra).toBeGreaterThan(0);
     expect(result.converged).toBe(3);
-    expect(result.duplicateVolumes).toBe(1);
-    expect(result.leakedVolumes).toBe(1);
+    expect(result.duplicateVolumes).toBe(2);
+    expect(result.leakedVolumes).toBe(2);
+    expect(Number.isFinite(result.overheadP50Ms) && Number.isFinite(result.overheadP99Ms)).toBe(true);
   }, 60_000);
 
   it('reports the double attaches EC2 saw', async () => {
@@ -95,6 +99,9 @@ describe('a simulated run', () => {
     expect(times.slice(0, -1)).toEqual(times.slice(0, -1).map((_, i) => i * 1000));
     expect(times[times.length - 1]).toBe(result.makespanMs);
     expect(result.timeline[0]!.counts.waiting + result.timeline[0]!.counts.creating).toBe(3);
+    // Each sample puts every lifecycle in one state; over the run each lifecycle passes through them all.
+    for (const sample of result.timeline) expect(Object.values(sample.counts).reduce((sum, n) => sum + n, 0)).toBe(3);
+    for (const state of ['creating', 'available', 'in-use', 'deleting'] as const) expect(result.timeline.some((sample) => sample.counts[state] > 0)).toBe(true);
     expect(result.timeline[result.timeline.length - 1]!.counts).toMatchObject({ finished: 3, waiting: 0, creating: 0, available: 0, 'in-use': 0, deleting: 0 });
   }, 60_000);
 
