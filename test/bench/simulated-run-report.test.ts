@@ -39,12 +39,14 @@ describe('a simulated run', () => {
     expect(result.lambdaGbSeconds).toBeCloseTo(result.functions.reduce((sum, fn) => sum + fn.gbSeconds, 0), 12);
   }, 60_000);
 
-  it('lists each distinct failure reason once', async () => {
+  it('lists each distinct failure reason once, and ends its timeline with the failed lifecycles', async () => {
     // The naive design's burst of 200 fails lifecycles by EC2's throttling, many for the same reason.
     const result = await runDesign({ design: 'naive', workload: burst(200), seed: 1 });
     expect(result.failed).toBeGreaterThan(result.failureReasons.length);
     expect(result.failureReasons.length).toBeGreaterThan(0);
     expect(new Set(result.failureReasons).size).toBe(result.failureReasons.length);
+    // Its timeline ends with every lifecycle finished or failed.
+    expect(result.timeline[result.timeline.length - 1]!.counts).toMatchObject({ failed: result.failed, finished: result.converged, waiting: 0 });
   }, 60_000);
 
   it('prices the fixed cost at rest from one reconciler pass on the emptied table (6 read units, no write) and 5 idle pollers', async () => {
