@@ -9,7 +9,7 @@ import type { DesignResult } from '../../bench/report.js';
 import { runDesign } from '../../bench/run.js';
 import { US_EAST_1_PRICES } from '../../bench/sim/pricing.js';
 import type { WorkloadSpec } from '../../bench/workload.js';
-import { RECONCILER } from '../../lib/settings.js';
+import { EXECUTOR, RECONCILER } from '../../lib/settings.js';
 import { simulatedProvisioner } from './simulated-provisioner.js';
 
 const burst = (volumes: number): WorkloadSpec => ({ name: 'burst', volumes, arrival: { kind: 'burst' }, holdMs: 1000 });
@@ -31,6 +31,17 @@ describe('a simulated run', () => {
     expect(result.apiGatewayRequests).toBe(40);
   });
 
+  it("meets the stage's throttle in a burst of 150: the first 100 POSTs pass at once, the rest are answered 429 and retried until taken", async () => {
+    const result = await runDesign({ design: 'provisioner', workload: burst(150), seed: 1 });
+    expect(result.converged).toBe(150);
+    const { apiGateway429, lambda500, clientRetries } = result.apiThrottling!;
+    expect(apiGateway429).toBeGreaterThanOrEqual(50);
+    expect(clientRetries).toBe(apiGateway429 + lambda500);
+    expect(result.apiGatewayRequests).toBe(300 + lambda500);
+    // The burst keeps every executor the mapping may run busy, and no more.
+    expect(result.functions.find((fn) => fn.name === 'executor')?.peakConcurrency).toBe(EXECUTOR.maxConcurrency);
+  }, 60_000);
+
   it("counts every function's invocations and GB-seconds in the run's Lambda usage", async () => {
     const result = await runDesign({ design: 'provisioner', workload: burst(20), seed: 1 });
     expect(result.functions.map((fn) => fn.name)).toEqual(['api', 'watcher', 'executor', 'reconciler']);
@@ -45,6 +56,8 @@ describe('a simulated run', () => {
     expect(result.failed).toBeGreaterThan(result.failureReasons.length);
     expect(result.failureReasons.length).toBeGreaterThan(0);
     expect(new Set(result.failureReasons).size).toBe(result.failureReasons.length);
+    expect(result.operationsFailedByThrottling).toBeGreaterThan(0);
+    expect(result.operationsFailedByThrottling).toBeLessThanOrEqual(result.failed);
     // Its timeline ends with every lifecycle finished or failed.
     expect(result.timeline[result.timeline.length - 1]!.counts).toMatchObject({ failed: result.failed, finished: result.converged, waiting: 0 });
   }, 60_000);
