@@ -93,7 +93,11 @@ describe("the simulated provisioner's reconciler schedule", () => {
     design.startSchedules(() => stopped);
 
     await loop.run({ untilMs: start + interval - 1 });
-    expect(design.reconcilerReport().passes).toBe(0);
+    expect(design.reconcilerFunction.invocations).toBe(0);
+    await loop.run({ untilMs: start + interval + 500 });
+    expect(design.reconcilerFunction.invocations).toBe(1);
+    await loop.run({ untilMs: start + 2 * interval + 500 });
+    expect(design.reconcilerFunction.invocations).toBe(2);
     await loop.run({ untilMs: start + 2 * interval + 60_000 });
     expect(design.reconcilerReport()).toEqual({ passes: 2, requeued: 0 });
     expect(design.reconcilerFunction.invocations).toBe(2);
