@@ -3,7 +3,7 @@
  * chart of volumes by state over virtual time (hand-written SVG, no dependency).
  */
 import type { LowerBound } from './bound.js';
-import type { CostBreakdown } from './sim/pricing.js';
+import type { CostBreakdown, LambdaArchitecture } from './sim/pricing.js';
 import type { StandingCost } from './standing.js';
 import { EC2_ACTIONS, type Ec2Action } from './sim/token-bucket.js';
 
@@ -34,8 +34,9 @@ export interface DesignResult {
   seed: number;
   /** Lifecycles that finished (volume detached, deleted, records removed). */
   converged: number;
-  /** Lifecycles a design gave up on, with the first few reasons. */
+  /** Lifecycles a design gave up on. */
   failed: number;
+  /** The first five distinct reasons lifecycles failed for, in the order they failed. */
   failureReasons: string[];
   /** Lifecycles still open when the run stopped. */
   unfinished: number;
@@ -56,6 +57,8 @@ export interface DesignResult {
   overheadP50Ms: number;
   overheadP99Ms: number;
   functions: FunctionUsage[];
+  /** The functions' processor, which sets the price of their duration. */
+  lambdaArchitecture: LambdaArchitecture;
   /** REST API requests through API Gateway (the provisioner's POST and DELETE per lifecycle). */
   apiGatewayRequests: number;
   lambdaInvocations: number;

@@ -79,7 +79,7 @@ export interface RunOptions {
   /** Default true: the provisioner's executors share one EC2 rate budget, as deployed. */
   sharedRateBudget?: boolean;
   latencies?: LatencyModel;
-  /** Stop after this much virtual time even if lifecycles are open. */
+  /** Stop after this much virtual time even if lifecycles are open. Default 48 hours. */
   maxVirtualMs?: number;
 }
 

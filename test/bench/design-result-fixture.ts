@@ -34,6 +34,7 @@ export function designResult(changes: Partial<DesignResult> = {}): DesignResult 
     overheadP50Ms: 1000,
     overheadP99Ms: 3000,
     functions: [],
+    lambdaArchitecture: 'arm64',
     apiGatewayRequests: 2 * volumes,
     lambdaInvocations: 0,
     lambdaGbSeconds: 0,
