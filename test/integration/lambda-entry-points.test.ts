@@ -11,14 +11,17 @@ import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import type { Context, DynamoDBRecord, DynamoDBStreamEvent, ScheduledEvent, SQSEvent, SQSRecord } from 'aws-lambda';
 import { afterAll, afterEach, beforeAll, expect, it, vi } from 'vitest';
 import { toProxyEvent } from '../../lib/api/node-server.js';
+import { newAttachmentRecord } from '../../lib/api/service.js';
 import { fromItem, toItem } from '../../lib/aws/record-item.js';
 import { tableKey, type RecordKey, type VolumeRecord } from '../../lib/domain/records.js';
 import type { OperationMessage } from '../../lib/engine/ports.js';
 import { LOCAL_AVAILABILITY_ZONE, LOCAL_CREDENTIALS, createMotoBackend, type MotoBackend } from '../../lib/local/moto-backend.js';
-import { EXECUTOR, METRICS, OWNERSHIP_TAGS, metricsNamespace } from '../../lib/settings.js';
+import { EXECUTOR, METRICS, OWNERSHIP_TAGS, RATE_BUDGET_TABLE, metricsNamespace } from '../../lib/settings.js';
 import { MOTO_REGION, describeWithMoto } from '../support/moto.js';
 
 const DEPLOYMENT = 'EntryPointsTest';
+/** An account whose EC2 buckets AWS raised: four times EC2's standard 5 tokens a second. */
+const RAISED_REFILL_PER_SECOND = 20;
 
 /** The variables each function's environment holds, as the stack sets them. */
 type FunctionName = 'api' | 'watcher' | 'executor' | 'reconciler';
@@ -31,6 +34,7 @@ const FUNCTION_VARIABLES = [
   'EXECUTOR_MAX_CONCURRENCY',
   'POWERTOOLS_SERVICE_NAME',
   'POWERTOOLS_METRICS_NAMESPACE',
+  'LOG_LEVEL',
 ] as const;
 
 function lambdaContext(name: FunctionName, timeoutSeconds: number): Context {
@@ -41,7 +45,7 @@ function lambdaContext(name: FunctionName, timeoutSeconds: number): Context {
     functionVersion: '$LATEST',
     invokedFunctionArn: `arn:aws:lambda:${MOTO_REGION}:123456789012:function:${DEPLOYMENT}-${name}`,
     memoryLimitInMB: '512',
-    awsRequestId: `request-${name}-${Date.now()}`,
+    awsRequestId: `lambda-request-${name}`,
     logGroupName: `/aws/lambda/${DEPLOYMENT}-${name}`,
     logStreamName: '2026/01/01/[$LATEST]0123456789abcdef',
     getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
@@ -53,13 +57,14 @@ function lambdaContext(name: FunctionName, timeoutSeconds: number): Context {
 
 describeWithMoto('Lambda entry points on moto', (endpoint) => {
   let backend: MotoBackend;
+  let instanceId: string;
   const saved = { ...process.env };
   let written: string[] = [];
 
   /** The stack's environment for each function, on this test's table and queue. */
   function environment(name: FunctionName, overrides: Record<string, string> = {}): Record<string, string> {
     const engine = { TABLE_NAME: backend.tableName, QUEUE_URL: backend.queueUrl, OWNER_TAG_VALUE: DEPLOYMENT };
-    const budget = { RATE_BUDGET_TABLE_NAME: backend.rateBudgetTableName, EC2_REFILL_PER_SECOND: '2' };
+    const budget = { RATE_BUDGET_TABLE_NAME: backend.rateBudgetTableName, EC2_REFILL_PER_SECOND: String(RAISED_REFILL_PER_SECOND) };
     const own: Record<FunctionName, Record<string, string>> = {
       api: { TABLE_NAME: backend.tableName, ...budget },
       watcher: engine,
@@ -68,6 +73,7 @@ describeWithMoto('Lambda entry points on moto', (endpoint) => {
     };
     return {
       POWERTOOLS_SERVICE_NAME: `ebs-provisioner-${name}`,
+      LOG_LEVEL: 'INFO',
       ...(name === 'api' ? {} : { POWERTOOLS_METRICS_NAMESPACE: metricsNamespace(DEPLOYMENT) }),
       ...own[name],
       ...overrides,
@@ -100,6 +106,14 @@ describeWithMoto('Lambda entry points on moto', (endpoint) => {
 
   const lines = () => written.flatMap((chunk) => chunk.split('\n')).filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as Record<string, unknown>);
   const metricDocuments = () => lines().filter((line) => line._aws !== undefined);
+  /** Every log line (not the metric documents) names the function and carries the invocation's Lambda request id. */
+  function expectInvocationLogLines(name: FunctionName): void {
+    const logLines = lines().filter((line) => line._aws === undefined);
+    expect(logLines.length).toBeGreaterThan(0);
+    for (const line of logLines) {
+      expect(line).toMatchObject({ service: `ebs-provisioner-${name}`, function_name: `${DEPLOYMENT}-${name}`, function_request_id: `lambda-request-${name}` });
+    }
+  }
 
   async function readRecord(key: RecordKey): Promise<Record<string, unknown> | undefined> {
     const { Item } = await backend.clients.doc.send(new GetCommand({ TableName: backend.tableName, Key: tableKey(key), ConsistentRead: true }));
@@ -146,6 +160,7 @@ describeWithMoto('Lambda entry points on moto', (endpoint) => {
 
   beforeAll(async () => {
     backend = await createMotoBackend({ endpoint: endpoint(), ownerTagValue: DEPLOYMENT, tableName: 'entry-points', queueName: 'entry-points' });
+    instanceId = (await backend.launchInstances(1))[0]!;
     // A Lambda sandbox: credentials and region in the environment, no profile; the endpoint at moto.
     for (const name of ['AWS_PROFILE', 'AWS_CONFIG_FILE', 'AWS_SHARED_CREDENTIALS_FILE']) delete process.env[name];
     Object.assign(process.env, {
@@ -188,8 +203,14 @@ describeWithMoto('Lambda entry points on moto', (endpoint) => {
     const read = await capturing(() => handler(toProxyEvent({ method: 'GET', url: '/volumes/api-1' }), lambdaContext('api', 10)));
     expect(read.statusCode).toBe(200);
     expect(JSON.parse(read.body)).toMatchObject({ volumeId: 'api-1', status: { state: 'pending' } });
-    // Its log lines are the Powertools logger's JSON, named for the function.
-    expect(lines()).toContainEqual(expect.objectContaining({ service: 'ebs-provisioner-api' }));
+    expectInvocationLogLines('api');
+  });
+
+  it('a function whose environment lacks a name it needs fails at its start, naming it', async () => {
+    await expect(load('api', { TABLE_NAME: '' })).rejects.toThrow('TABLE_NAME is not set');
+    await expect(load('watcher', { QUEUE_URL: '' })).rejects.toThrow('QUEUE_URL is not set');
+    await expect(load('executor', { OWNER_TAG_VALUE: '' })).rejects.toThrow('OWNER_TAG_VALUE is not set');
+    await expect(load('reconciler', { POWERTOOLS_METRICS_NAMESPACE: '' })).rejects.toThrow('POWERTOOLS_METRICS_NAMESPACE is not set');
   });
 
   it('watcher: turns the stream record of a new volume into a create-volume message on QUEUE_URL', async () => {
@@ -211,6 +232,7 @@ describeWithMoto('Lambda entry points on moto', (endpoint) => {
     const response = await capturing(() => handler({ Records: [unrelated, insert!] }, lambdaContext('watcher', 60)));
     expect(response).toEqual({ batchItemFailures: [{ itemIdentifier: insert!.dynamodb!.SequenceNumber }] });
     expect(lines()).toContainEqual(expect.objectContaining({ level: 'ERROR', message: 'handling record change failed', key: 'volume/watch-2' }));
+    expectInvocationLogLines('watcher');
   });
 
   it('executor: makes the CreateVolume call for a create-volume message, tags the volume as owned and writes its id and state to the record', async () => {
@@ -234,10 +256,29 @@ describeWithMoto('Lambda entry points on moto', (endpoint) => {
         { Key: OWNERSHIP_TAGS.record, Value: 'exec-1' },
       ]),
     );
+    // The call's token came from the shared budget in RATE_BUDGET_TABLE_NAME.
+    const { Item: bucket } = await backend.clients.doc.send(
+      new GetCommand({ TableName: backend.rateBudgetTableName, Key: { [RATE_BUDGET_TABLE.partitionKey]: 'CreateVolume' }, ConsistentRead: true }),
+    );
+    expect(bucket).toMatchObject({ tokens: expect.any(Number), updatedAt: expect.any(Number) });
     // Its metrics: one EMF document in the deployment's namespace, counting the operation.
     expect(metricDocuments()).toContainEqual(
       expect.objectContaining({ _aws: expect.objectContaining({ CloudWatchMetrics: [expect.objectContaining({ Namespace: metricsNamespace(DEPLOYMENT) })] }), operation: 'create-volume' }),
     );
+  });
+
+  it('executor: attaches a volume this deployment created (its owner tag is OWNER_TAG_VALUE) to the instance its attachment names', async () => {
+    const volume = (await readRecord({ kind: 'volume', volumeId: 'exec-1' })) as unknown as VolumeRecord;
+    expect(volume.status.state).toBe('available');
+    const attachment = newAttachmentRecord(volume, instanceId, new Date().toISOString());
+    await backend.clients.doc.send(new PutCommand({ TableName: backend.tableName, Item: toItem(attachment) }));
+    await backend.stream.read();
+    const record = await sampleRecord({ op: 'attach', key: { kind: 'attachment', volumeId: 'exec-1', instanceId } });
+    const handler = await load<(event: SQSEvent, context: Context) => Promise<unknown>>('executor');
+    expect(await capturing(() => handler({ Records: [record] }, lambdaContext('executor', EXECUTOR.timeoutSeconds)))).toEqual({ batchItemFailures: [] });
+    expect(await readRecord({ kind: 'attachment', volumeId: 'exec-1', instanceId })).toMatchObject({ status: { state: expect.stringMatching(/^(attaching|attached)$/) } });
+    const { Volumes } = await backend.clients.ec2.send(new DescribeVolumesCommand({ VolumeIds: [volume.ebsVolumeId!] }));
+    expect(Volumes?.[0]?.Attachments).toEqual([expect.objectContaining({ InstanceId: instanceId })]);
   });
 
   it('executor: reports the one message it could not send on again (a queue that does not exist), not the one that needed nothing', async () => {
@@ -252,9 +293,11 @@ describeWithMoto('Lambda entry points on moto', (endpoint) => {
     const handler = await load<(event: SQSEvent, context: Context) => Promise<unknown>>('executor', { QUEUE_URL: `${backend.queueUrl}-missing` });
     const response = await capturing(() => handler({ Records: [check, later] }, lambdaContext('executor', EXECUTOR.timeoutSeconds)));
     expect(response).toEqual({ batchItemFailures: [{ itemIdentifier: 'later-exec-2' }] });
+    expect(lines()).toContainEqual(expect.objectContaining({ level: 'ERROR', message: 'scheduling follow-ups failed' }));
+    expectInvocationLogLines('executor');
   });
 
-  it('reconciler: one pass re-enqueues a volume whose work went quiet, reports an owned EC2 volume no record holds as leaked, and counts itself', async () => {
+  it('reconciler: a pass leaves quiet work whose call waits in line for EC2 tokens (RATE_BUDGET_TABLE_NAME, read at EC2_REFILL_PER_SECOND), nudges it once the line is gone, reports an owned EC2 volume no record holds as leaked, and counts itself', async () => {
     await putVolume('quiet-1', 'pending', new Date(Date.now() - 3_600_000).toISOString());
     const { VolumeId: leaked } = await backend.clients.ec2.send(
       new CreateVolumeCommand({
@@ -265,24 +308,40 @@ describeWithMoto('Lambda entry points on moto', (endpoint) => {
     );
     await queued();
     const handler = await load<(event: ScheduledEvent, context: Context) => Promise<Record<string, unknown>>>('reconciler');
-    const event: ScheduledEvent = {
-      version: '0',
-      id: 'schedule-event-1',
-      'detail-type': 'Scheduled Event',
-      source: 'aws.events',
-      account: '123456789012',
-      time: new Date().toISOString(),
-      region: MOTO_REGION,
-      resources: [`arn:aws:events:${MOTO_REGION}:123456789012:rule/${DEPLOYMENT}-reconcile`],
-      detail: {},
+    const pass = (id: string) => {
+      const event: ScheduledEvent = {
+        version: '0',
+        id,
+        'detail-type': 'Scheduled Event',
+        source: 'aws.events',
+        account: '123456789012',
+        time: new Date().toISOString(),
+        region: MOTO_REGION,
+        resources: [`arn:aws:events:${MOTO_REGION}:123456789012:rule/${DEPLOYMENT}-reconcile`],
+        detail: {},
+      };
+      return capturing(() => handler(event, lambdaContext('reconciler', 240)));
     };
-    const summary = await capturing(() => handler(event, lambdaContext('reconciler', 240)));
+    const createVolumeBucket = (tokens: number, updatedAt: number) =>
+      backend.clients.doc.send(new PutCommand({ TableName: backend.rateBudgetTableName, Item: { [RATE_BUDGET_TABLE.partitionKey]: 'CreateVolume', tokens, updatedAt, version: 1 } }));
+    const quietOnes = (messages: OperationMessage[]) => messages.filter((message) => message.key.volumeId === 'quiet-1');
+
+    // CreateVolume calls owe 1000 tokens: its create waits its turn, its message not lost.
+    await createVolumeBucket(-1000, Date.now());
+    expect(await pass('schedule-event-1')).toMatchObject({ leaked: 1, complete: true, leakCheckComplete: true });
+    expect(quietOnes(bodies(await queued()))).toEqual([]);
+
+    // 100 owed 10 s ago: repaid at the account's 20 a second (not at EC2's standard 5): no line now.
+    await createVolumeBucket(-100, Date.now() - 10_000);
+    written = [];
+    const summary = await pass('schedule-event-2');
     expect(summary).toMatchObject({ leaked: 1, complete: true, leakCheckComplete: true });
     expect(summary.requeued).toBeGreaterThanOrEqual(1);
     // A look at it, which the executor answers by taking the work up again.
-    expect(bodies(await queued())).toContainEqual(expect.objectContaining({ op: 'check-volume', nudge: true, key: { kind: 'volume', volumeId: 'quiet-1' } }));
-    expect(lines()).toContainEqual(expect.objectContaining({ message: 'reconciled', correlation_id: 'schedule-event-1' }));
+    expect(quietOnes(bodies(await queued()))).toEqual([expect.objectContaining({ op: 'check-volume', nudge: true })]);
+    expect(lines()).toContainEqual(expect.objectContaining({ message: 'reconciled', correlation_id: 'schedule-event-2' }));
     expect(lines()).toContainEqual(expect.objectContaining({ ebsVolumeIds: [leaked] }));
+    expectInvocationLogLines('reconciler');
     const published = metricDocuments();
     expect(published).toContainEqual(expect.objectContaining({ [METRICS.leaked]: 1 }));
     expect(published).toContainEqual(expect.objectContaining({ ReconcilerPasses: 1 }));
