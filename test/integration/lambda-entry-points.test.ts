@@ -14,6 +14,7 @@ import { toProxyEvent } from '../../lib/api/node-server.js';
 import { newAttachmentRecord } from '../../lib/api/service.js';
 import { fromItem, toItem } from '../../lib/aws/record-item.js';
 import { tableKey, type RecordKey, type VolumeRecord } from '../../lib/domain/records.js';
+import { VOLUME_NOT_OWNED_CODE } from '../../lib/engine/execution/ownership.js';
 import type { OperationMessage } from '../../lib/engine/ports.js';
 import { LOCAL_AVAILABILITY_ZONE, LOCAL_CREDENTIALS, createMotoBackend, type MotoBackend } from '../../lib/local/moto-backend.js';
 import { EXECUTOR, METRICS, OWNERSHIP_TAGS, RATE_BUDGET_TABLE, metricsNamespace } from '../../lib/settings.js';
@@ -281,6 +282,32 @@ describeWithMoto('Lambda entry points on moto', (endpoint) => {
     expect(Volumes?.[0]?.Attachments).toEqual([expect.objectContaining({ InstanceId: instanceId })]);
   });
 
+  it('executor: judges a volume its record names without a create request of its own by the owner tag: OWNER_TAG_VALUE\'s is attached, another deployment\'s is refused', async () => {
+    const attachVolumeOf = async (volumeId: string, owner: string) => {
+      const { VolumeId } = await backend.clients.ec2.send(
+        new CreateVolumeCommand({
+          AvailabilityZone: LOCAL_AVAILABILITY_ZONE,
+          Size: 1,
+          TagSpecifications: [{ ResourceType: 'volume', Tags: [{ Key: OWNERSHIP_TAGS.owner, Value: owner }, { Key: OWNERSHIP_TAGS.record, Value: volumeId }] }],
+        }),
+      );
+      // As a table rebuilt from EC2's volumes and their tags has it: no create request.
+      const volume = await putVolume(volumeId, 'available', new Date().toISOString(), VolumeId);
+      await backend.clients.doc.send(new PutCommand({ TableName: backend.tableName, Item: toItem(newAttachmentRecord(volume, instanceId, new Date().toISOString())) }));
+      const record = await sampleRecord({ op: 'attach', key: { kind: 'attachment', volumeId, instanceId } });
+      const handler = await load<(event: SQSEvent, context: Context) => Promise<unknown>>('executor');
+      expect(await capturing(() => handler({ Records: [record] }, lambdaContext('executor', EXECUTOR.timeoutSeconds)))).toEqual({ batchItemFailures: [] });
+      const { Volumes } = await backend.clients.ec2.send(new DescribeVolumesCommand({ VolumeIds: [VolumeId!] }));
+      return { attachment: await readRecord({ kind: 'attachment', volumeId, instanceId }), ec2: Volumes?.[0]?.Attachments ?? [] };
+    };
+    const ours = await attachVolumeOf('adopted-1', DEPLOYMENT);
+    expect(ours.attachment).toMatchObject({ status: { state: expect.stringMatching(/^(attaching|attached)$/) } });
+    expect(ours.ec2).toEqual([expect.objectContaining({ InstanceId: instanceId })]);
+    const theirs = await attachVolumeOf('adopted-2', 'AnotherDeployment');
+    expect(theirs.attachment).toMatchObject({ status: { state: 'error', code: VOLUME_NOT_OWNED_CODE } });
+    expect(theirs.ec2).toEqual([]);
+  });
+
   it('executor: reports the one message it could not send on again (a queue that does not exist), not the one that needed nothing', async () => {
     await putVolume('exec-2', 'pending', new Date().toISOString());
     // Not due for an hour: the executor sends it on, delayed, to the queue it was given.
@@ -349,8 +376,10 @@ describeWithMoto('Lambda entry points on moto', (endpoint) => {
 
   /** An SQS record for `message` as Lambda delivers it: sent to the queue and received from it. */
   async function sampleRecord(message: OperationMessage): Promise<SQSRecord> {
-    await backend.clients.sqs.send(new SendMessageCommand({ QueueUrl: backend.queueUrl, MessageBody: JSON.stringify(message) }));
-    const [record] = await queued();
+    const { MessageId } = await backend.clients.sqs.send(new SendMessageCommand({ QueueUrl: backend.queueUrl, MessageBody: JSON.stringify(message) }));
+    // Others (follow-ups of earlier invocations, now due) are left received.
+    const record = (await queued()).find((received) => received.messageId === MessageId);
+    expect(record).toBeDefined();
     return record!;
   }
 });
