@@ -63,8 +63,39 @@ describe('npm run bench', () => {
 
   it('takes --rate 0 for the burst workload alone, which has no arrival rate', () => {
     const out = outDir();
-    expect(run('bench/main.ts', ['--n', '1', '--workload', 'burst', '--design', 'naive', '--rate', '0', '--out', out]).status).toBe(0);
+    const { status, stdout } = run('bench/main.ts', ['--n', '1', '--workload', 'burst', '--design', 'naive', '--rate', '0', '--out', out]);
+    expect(status).toBe(0);
+    // The targets are the provisioner's: none for the naive design alone.
+    expect(stdout).not.toMatch(/\| target/);
     expect(readdirSync(out).sort()).toEqual(['burst-n1-seed1.json', 'burst-n1-seed1.svg']);
+  });
+
+  it('the same seed gives the same results, run again into the same --out; the seed, --duplicate-rate, --shards and --rate-budget each reach the simulation', () => {
+    const out = outDir();
+    /** One provisioner burst run of 5 volumes: its one target printed, its result as written (less its wall time). */
+    const results = (...args: string[]) => {
+      const { status, stdout } = run('bench/main.ts', ['--n', '5', '--workload', 'burst', '--design', 'provisioner', '--out', out, ...args]);
+      expect(status).toBe(0);
+      expect(stdout).toMatch(/^\| burst N=5: every lifecycle converged, nothing leaked, no duplicate, no double attach \| 5\/5 converged.* \| yes \|$/m);
+      const seed = /--seed/.test(args.join(' ')) ? args[args.indexOf('--seed') + 1] : '1';
+      const { results: [result] } = JSON.parse(readFileSync(join(out, `burst-n5-seed${seed}.json`), 'utf8')) as { results: Array<Record<string, unknown>> };
+      const { wallMs: _wallMs, ...rest } = result!;
+      return rest;
+    };
+    const first = results('--seed', '3');
+    expect(first.seed).toBe(3);
+    expect(results('--seed', '3')).toEqual(first);
+    const { seed: _seed, ...firstWithoutSeed } = first;
+    const { seed: otherSeed, ...other } = results('--seed', '4');
+    expect(otherSeed).toBe(4);
+    expect(other).not.toEqual(firstWithoutSeed);
+    for (const option of [['--duplicate-rate', '0.5'], ['--shards', '1']]) {
+      expect(results('--seed', '3', ...option), option.join(' ')).not.toEqual(first);
+    }
+    // The default is the shared budget, whose every take is a conditional write to its table; each
+    // environment spending its own share writes nothing for its tokens.
+    expect(results('--seed', '3', '--rate-budget', 'shared')).toEqual(first);
+    expect(results('--seed', '3', '--rate-budget', 'share').dynamodbWriteUnits).toBeLessThan(first.dynamodbWriteUnits as number);
   });
 
   it('--help lists every option and exits 0, running nothing', () => {
