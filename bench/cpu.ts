@@ -80,9 +80,11 @@ export async function measureFunctionCpu(options: { lifecycles: number; endpoint
 
     const instanceIds = await backend.launchInstances(Math.max(1, Math.ceil(options.lifecycles / 20)));
     const now = new Date().toISOString();
+    // Ids of this run's own: an earlier run against the same emulator may have left its records (lifecycles given up on).
+    const run = Date.now().toString(36);
     const volumes: VolumeRecord[] = Array.from({ length: options.lifecycles }, (_, i) => ({
       kind: 'volume',
-      volumeId: `v-cpu-${String(i).padStart(5, '0')}`,
+      volumeId: `v-cpu-${run}-${String(i).padStart(5, '0')}`,
       spec: { sizeGiB: 8, volumeType: 'gp3', availabilityZone: LOCAL_AVAILABILITY_ZONE },
       life: 'alive',
       generation: 1,
