@@ -16,7 +16,7 @@ const program = new Command()
   .description("The functions' own CPU time per lifecycle, on the real handlers and SDK clients against moto_server.")
   .option('--lifecycles <n>', 'volume lifecycles to run', positiveInteger, 100)
   .option('--endpoint <url>', 'a running AWS emulator on this machine instead of starting moto_server')
-  .option('--timeout <seconds>', 'give up on lifecycles still open after this long (default 60 + 2 per lifecycle)', positiveInteger)
+  .option('--timeout <seconds>', 'give up on lifecycles still open after this long, once the invocation under way ends (default 60 + 2 per lifecycle)', positiveInteger)
   .parse();
 
 const options = program.opts<{ lifecycles: number; endpoint?: string; timeout?: number }>();

@@ -60,7 +60,8 @@ async function timed<T>(into: FunctionCpu, records: number, run: () => Promise<T
  * Runs `lifecycles` lifecycles through the handlers against moto (started here unless `endpoint`
  * is given) and measures their CPU time. One invocation runs at a time, each waiting for EC2 rate
  * tokens as deployed, so this takes about a second per lifecycle; it gives up on lifecycles still
- * open after `timeoutMs` (default 60 s + 2 s per lifecycle).
+ * open after `timeoutMs` (default 60 s + 2 s per lifecycle), judged between invocations: one under
+ * way (an executor's waiting for tokens, up to its function's timeout) ends first.
  */
 export async function measureFunctionCpu(options: { lifecycles: number; endpoint?: string; requestsPerClient?: number; timeoutMs?: number }): Promise<CpuReport> {
   const started = performance.now();
