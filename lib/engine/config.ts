@@ -4,6 +4,7 @@
  */
 import type { OperationKind } from './ports.js';
 import { EXECUTOR, QUEUE } from '../settings.js';
+import { MAX_SCAN_SEGMENTS } from './ports.js';
 
 /** When to look again at work EC2 does asynchronously. */
 export interface ProgressCheck {
@@ -309,14 +310,90 @@ function checkBucketKeys(name: 'rateBudgets' | 'accountRateBudgets', budgets: ob
   }
 }
 
+/** Lambda's longest batching window for an SQS event source (MaximumBatchingWindowInSeconds). */
+const MAX_BATCHING_WINDOW_SECONDS = 300;
+
+function refuse(name: string, rule: string, value: unknown): never {
+  throw new RangeError(`${name} must be ${rule}, got ${String(value)}`);
+}
+
+function integerIn(name: string, value: number, min: number, max: number): void {
+  if (!Number.isInteger(value) || value < min || value > max) refuse(name, `an integer from ${min} to ${max}`, value);
+}
+
+function positiveInteger(name: string, value: number): void {
+  if (!Number.isInteger(value) || value < 1) refuse(name, 'a positive integer', value);
+}
+
+function positive(name: string, value: number): void {
+  if (!Number.isFinite(value) || value <= 0) refuse(name, 'a positive number', value);
+}
+
+function notNegative(name: string, value: number): void {
+  if (!Number.isFinite(value) || value < 0) refuse(name, 'a number of at least 0', value);
+}
+
+function checkSchedule(name: string, check: ProgressCheck): void {
+  notNegative(`${name}.firstSeconds`, check.firstSeconds);
+  notNegative(`${name}.growth`, check.growth);
+  notNegative(`${name}.maxSeconds`, check.maxSeconds);
+  if (check.alignSeconds !== undefined) positiveInteger(`${name}.alignSeconds`, check.alignSeconds);
+}
+
+function checkBudgets(name: string, budgets: Record<RateBucket, RateBudget>): void {
+  for (const [bucket, budget] of Object.entries(budgets)) {
+    positive(`${name}.${bucket}.burst`, budget.burst);
+    positive(`${name}.${bucket}.ratePerSecond`, budget.ratePerSecond);
+    if (budget.maxRatePerSecond !== undefined && !(budget.maxRatePerSecond >= budget.ratePerSecond && Number.isFinite(budget.maxRatePerSecond))) {
+      refuse(`${name}.${bucket}.maxRatePerSecond`, `a number of at least ratePerSecond (${budget.ratePerSecond})`, budget.maxRatePerSecond);
+    }
+  }
+}
+
+/**
+ * The numbers a config may hold, each refused (RangeError naming the setting, the rule and the
+ * value) when the engine could not work with it: a queue delay SQS would refuse (whole seconds, 1
+ * to QUEUE.maxDelaySeconds, 900: a longer wait is chained; 0 would chain it forever), a batching
+ * window Lambda would refuse (whole seconds, 0 to 300), a count that is not a whole number, a
+ * duration or rate that is negative or not a number, a budget that never refills, a describe
+ * chunk beyond one page of EC2's answer, scan segments beyond DynamoDB's limit.
+ */
+function checkNumbers(config: EngineConfig): void {
+  positive('claimLeaseMs', config.claimLeaseMs);
+  for (const [op, check] of Object.entries(config.progressChecks)) checkSchedule(`progressChecks.${op}`, check);
+  notNegative('backoff.baseSeconds', config.backoff.baseSeconds);
+  notNegative('backoff.capSeconds', config.backoff.capSeconds);
+  notNegative('throttleBackoff.minSeconds', config.throttleBackoff.minSeconds);
+  if (!(config.throttleBackoff.maxSeconds >= config.throttleBackoff.minSeconds) || !Number.isFinite(config.throttleBackoff.maxSeconds)) {
+    refuse('throttleBackoff.maxSeconds', `a number of at least minSeconds (${config.throttleBackoff.minSeconds})`, config.throttleBackoff.maxSeconds);
+  }
+  checkSchedule('snapshotWait', config.snapshotWait);
+  integerIn('maxMessageDelaySeconds', config.maxMessageDelaySeconds, 1, QUEUE.maxDelaySeconds);
+  integerIn('queueBatchingWindowSeconds', config.queueBatchingWindowSeconds, 0, MAX_BATCHING_WINDOW_SECONDS);
+  positiveInteger('maxAttempts', config.maxAttempts);
+  positive('maxOperationAgeMs', config.maxOperationAgeMs);
+  notNegative('describeGraceMs', config.describeGraceMs);
+  notNegative('instanceCacheTtlMs', config.instanceCacheTtlMs);
+  checkBudgets('accountRateBudgets', config.accountRateBudgets);
+  checkBudgets('rateBudgets', config.rateBudgets);
+  notNegative('rateWaitMaxMs', config.rateWaitMaxMs);
+  notNegative('tokenReservationHorizonMs', config.tokenReservationHorizonMs);
+  positiveInteger('concurrentEnvironments', config.concurrentEnvironments);
+  if (!(config.throttleRateFactor > 0 && config.throttleRateFactor <= 1)) refuse('throttleRateFactor', 'above 0 and at most 1', config.throttleRateFactor);
+  integerIn('describeChunkSize.volumes', config.describeChunkSize.volumes, 1, 500);
+  integerIn('describeChunkSize.instances', config.describeChunkSize.instances, 1, 1000);
+  integerIn('reconcilerScanSegments', config.reconcilerScanSegments, 1, MAX_SCAN_SEGMENTS);
+}
+
 /**
  * Deep-enough merge of a partial config over the defaults (nested records merge per key). A rate
- * budget under a key that is not an EC2 request bucket is refused (RangeError).
+ * budget under a key that is not an EC2 request bucket is refused (RangeError), and so is a number
+ * the engine could not work with (`checkNumbers`).
  */
 export function resolveEngineConfig(partial: Partial<EngineConfig> = {}): EngineConfig {
   checkBucketKeys('rateBudgets', partial.rateBudgets);
   checkBucketKeys('accountRateBudgets', partial.accountRateBudgets);
-  return {
+  const config: EngineConfig = {
     ...DEFAULT_ENGINE_CONFIG,
     ...partial,
     progressChecks: { ...DEFAULT_ENGINE_CONFIG.progressChecks, ...partial.progressChecks },
@@ -327,4 +404,6 @@ export function resolveEngineConfig(partial: Partial<EngineConfig> = {}): Engine
     rateBudgets: { ...DEFAULT_ENGINE_CONFIG.rateBudgets, ...partial.rateBudgets },
     describeChunkSize: { ...DEFAULT_ENGINE_CONFIG.describeChunkSize, ...partial.describeChunkSize },
   };
+  checkNumbers(config);
+  return config;
 }
