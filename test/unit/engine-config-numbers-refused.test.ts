@@ -54,6 +54,7 @@ describe('numbers refused by the engine config', () => {
     [{ throttleBackoff: { minSeconds: 30 } }, 'throttleBackoff.maxSeconds must be a number of at least minSeconds (30), got 20'],
     [{ snapshotWait: { firstSeconds: 2, growth: -0.5, maxSeconds: 900 } }, 'snapshotWait.growth must be a number of at least 0, got -0.5'],
     [{ progressChecks: { attach: { firstSeconds: 2, growth: 0.5, maxSeconds: 60, alignSeconds: 1.5 } } }, 'progressChecks.attach.alignSeconds must be a positive integer, got 1.5'],
+    [{ snapshotWait: { firstSeconds: 2, growth: 0.5, maxSeconds: 900, alignSeconds: 0 } }, 'snapshotWait.alignSeconds must be a positive integer, got 0'],
     [{ rateBudgets: { AttachVolume: { burst: 10, ratePerSecond: 0 } } }, 'rateBudgets.AttachVolume.ratePerSecond must be a positive number, got 0'],
     [{ accountRateBudgets: { CreateTags: { burst: 0, ratePerSecond: 10 } } }, 'accountRateBudgets.CreateTags.burst must be a positive number, got 0'],
     [{ rateBudgets: { CreateVolume: { burst: 20, ratePerSecond: 2, maxRatePerSecond: 1 } } }, 'rateBudgets.CreateVolume.maxRatePerSecond must be a number of at least ratePerSecond (2), got 1'],
@@ -72,7 +73,10 @@ describe('numbers refused by the engine config', () => {
       tokenReservationHorizonMs: 0,
       throttleRateFactor: 1,
       throttleBackoff: { minSeconds: 5, maxSeconds: 5 },
+      rateBudgets: { AttachVolume: { burst: 10, ratePerSecond: 1, maxRatePerSecond: 1 } },
+      progressChecks: { attach: { firstSeconds: 2, growth: 0.5, maxSeconds: 60, alignSeconds: 1 } } as EngineConfig['progressChecks'],
     });
+    expect(config.rateBudgets.AttachVolume).toEqual({ burst: 10, ratePerSecond: 1, maxRatePerSecond: 1 });
     expect(config.describeChunkSize).toEqual({ volumes: 500, instances: 1000 });
     expect(config.throttleRateFactor).toBe(1);
   });
