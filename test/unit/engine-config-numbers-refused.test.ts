@@ -73,7 +73,7 @@ describe('numbers refused by the engine config', () => {
       tokenReservationHorizonMs: 0,
       throttleRateFactor: 1,
       throttleBackoff: { minSeconds: 5, maxSeconds: 5 },
-      rateBudgets: { AttachVolume: { burst: 10, ratePerSecond: 1, maxRatePerSecond: 1 } },
+      rateBudgets: { AttachVolume: { burst: 10, ratePerSecond: 1, maxRatePerSecond: 1 } } as EngineConfig['rateBudgets'],
       progressChecks: { attach: { firstSeconds: 2, growth: 0.5, maxSeconds: 60, alignSeconds: 1 } } as EngineConfig['progressChecks'],
     });
     expect(config.rateBudgets.AttachVolume).toEqual({ burst: 10, ratePerSecond: 1, maxRatePerSecond: 1 });
