@@ -29,3 +29,10 @@ describe("a dying attachment's requested device", () => {
     expect(pathsOf(newAttachment('v1', { life: 'dying', requestedDevice: '/dev/xvdzzz' }))).toEqual(['requestedDevice']);
   });
 });
+
+describe("a dying attachment's requested device, one letter after /dev/sd", () => {
+  it('refuses /dev/sda, which was never taken', () => {
+    expect(pathsOf(newAttachment('v1', { life: 'dying', requestedDevice: '/dev/sdb' }))).toEqual([]);
+    expect(pathsOf(newAttachment('v1', { life: 'dying', requestedDevice: '/dev/sda' }))).toEqual(['requestedDevice']);
+  });
+});
