@@ -227,7 +227,7 @@ export const DetachQuerySchema = z.strictObject({
 export const AttachToSchema = z
   .strictObject({ instanceId: InstanceIdSchema, device: DeviceNameSchema.optional() })
   .meta({ id: 'AttachTo',
-    description: 'Attach the new volume to this instance; without an AZ in the spec, the volume goes in its AZ.',
+    description: 'Attach the new volume to this instance; when the spec names neither availabilityZone nor placementInstanceId, the volume goes in its AZ.',
   });
 
 export const CreateVolumeRequestSchema = z
