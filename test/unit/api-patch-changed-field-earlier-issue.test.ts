@@ -1,0 +1,34 @@
+/**
+ * A PATCH changing a field whose issue the spec already had: the issue is the change's own (the
+ * patch does not leave that field as it is), so its message is not told as one from before.
+ */
+import { describe, expect, it } from 'vitest';
+import { ApiProblem } from '../../lib/api/problem.js';
+import { VolumeService } from '../../lib/api/service.js';
+import type { VolumeRecord } from '../../lib/domain/records.js';
+import { MemoryRecordStore } from '../../lib/memory/store.js';
+import { ManualClock } from './api-fixtures.js';
+
+const STANDARD = { sizeGiB: 10, volumeType: 'standard' as const, availabilityZone: 'us-east-1a' };
+const key = { kind: 'volume' as const, volumeId: 'data-01' };
+
+describe('PATCH of the type of a magnetic volume whose spec was grown in the table', () => {
+  it('is 400 with the type issue as the change\'s own, and writes nothing', async () => {
+    const store = new MemoryRecordStore();
+    const service = new VolumeService({ store, clock: new ManualClock() });
+    await service.createVolume({ volumeId: 'data-01', spec: STANDARD });
+    await store.update<VolumeRecord>(key, {
+      createRequest: { clientToken: 'ebsp-data-01-g1', availabilityZone: 'us-east-1a', spec: STANDARD },
+      status: { state: 'creating', attempts: 0, updatedAt: '2026-01-01T00:00:00.000Z' },
+    });
+    // A size written straight into the table: a magnetic volume cannot be modified, so the spec already has that issue.
+    await store.update<VolumeRecord>(key, { spec: { ...STANDARD, sizeGiB: 20 } });
+    const writes = store.writes;
+    const refused = await service.patchVolume('data-01', { volumeType: 'gp3' }).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(ApiProblem);
+    const problem = refused as ApiProblem;
+    expect(problem.status).toBe(400);
+    expect(problem.errors).toEqual([{ path: 'volumeType', message: 'magnetic (standard) volumes cannot be modified' }]);
+    expect(store.writes).toBe(writes);
+  });
+});
