@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { StandardRetry, retryDelayMs } from '../../bench/naive/sdk.js';
 import { EventLoop } from '../../bench/sim/event-loop.js';
-import { Random } from '../../bench/sim/random.js';
+import { FixedRandom } from './fixed-random.js';
 import { ProviderError } from '../../lib/engine/ports.js';
 
 // The SDK for JavaScript v3's default "standard" retry strategy, as the naive design's workers meet it
@@ -11,17 +11,6 @@ import { ProviderError } from '../../lib/engine/ports.js';
 // token for a success at the first attempt, never above 500.
 
 const T0 = Date.UTC(2026, 0, 1);
-
-/** A random source that always draws the same number, so waits can be stated exactly. */
-class FixedRandom extends Random {
-  constructor(private readonly value: number) {
-    super(1);
-  }
-
-  override next(): number {
-    return this.value;
-  }
-}
 
 const throttled = () => new ProviderError('throttled', 'RequestLimitExceeded', 'Request limit exceeded.');
 const transient = () => new ProviderError('transient', 'InternalError', 'An internal error has occurred.');

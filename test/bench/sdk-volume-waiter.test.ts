@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { StandardRetry, VOLUME_WAITER, WaiterFailureError, WaiterTimeoutError, waitUntilVolumeState, waiterDelayMs } from '../../bench/naive/sdk.js';
 import { EventLoop } from '../../bench/sim/event-loop.js';
-import { Random } from '../../bench/sim/random.js';
+import { FixedRandom } from './fixed-random.js';
 import { ProviderError, type ProviderVolume, type ProviderVolumeState, type VolumeProvider } from '../../lib/engine/ports.js';
 
 // The EC2 volume waiters (waitUntilVolumeAvailable / waitUntilVolumeInUse: minDelay 15 s, maxDelay
@@ -12,17 +12,6 @@ import { ProviderError, type ProviderVolume, type ProviderVolumeState, type Volu
 // (an error included) polls again.
 
 const T0 = Date.UTC(2026, 0, 1);
-
-/** A random source that always draws the same number, so waits can be stated exactly. */
-class FixedRandom extends Random {
-  constructor(private readonly value: number) {
-    super(1);
-  }
-
-  override next(): number {
-    return this.value;
-  }
-}
 
 function volumeIn(state: ProviderVolumeState): ProviderVolume {
   return {
