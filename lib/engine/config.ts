@@ -2,9 +2,8 @@
  * Every number the engine decides with, in one object with documented defaults. Deployments and
  * tests override parts of it with `resolveEngineConfig({ ... })`.
  */
-import type { OperationKind } from './ports.js';
+import { MAX_SCAN_SEGMENTS, type OperationKind } from './ports.js';
 import { EXECUTOR, QUEUE } from '../settings.js';
-import { MAX_SCAN_SEGMENTS } from './ports.js';
 
 /** When to look again at work EC2 does asynchronously. */
 export interface ProgressCheck {
