@@ -61,15 +61,19 @@ async function timed<T>(into: FunctionCpu, records: number, run: () => Promise<T
  * is given) and measures their CPU time. One invocation runs at a time, each waiting for EC2 rate
  * tokens as deployed, so this takes about a second per lifecycle; it gives up on lifecycles still
  * open after `timeoutMs` (default 60 s + 2 s per lifecycle), judged between invocations: one under
- * way (an executor's waiting for tokens, up to its function's timeout) ends first.
+ * way (an executor's waiting for tokens, up to its function's timeout) ends first. Each run makes
+ * its own table and queues (`ebs-provisioner-cpu-bench-<run>`), left in the emulator afterwards.
  */
 export async function measureFunctionCpu(options: { lifecycles: number; endpoint?: string; requestsPerClient?: number; timeoutMs?: number }): Promise<CpuReport> {
   const started = performance.now();
-  // Tables and queues of its own, so a shared emulator's local runtime is left alone.
+  // Tables and queues of its own, so a shared emulator's local runtime is left alone, and of this
+  // run's own: an earlier run against the same emulator that ended before its lifecycles did left
+  // their records, their stream and their messages, which this run would otherwise handle and count.
+  const run = Date.now().toString(36);
   const backend = await createMotoBackend({
     ownerTagValue: 'ebs-provisioner-cpu',
-    tableName: 'ebs-provisioner-cpu-bench',
-    queueName: 'ebs-provisioner-cpu-bench',
+    tableName: `ebs-provisioner-cpu-bench-${run}`,
+    queueName: `ebs-provisioner-cpu-bench-${run}`,
     ...(options.endpoint ? { endpoint: options.endpoint } : {}),
   });
   try {
@@ -81,8 +85,6 @@ export async function measureFunctionCpu(options: { lifecycles: number; endpoint
 
     const instanceIds = await backend.launchInstances(Math.max(1, Math.ceil(options.lifecycles / 20)));
     const now = new Date().toISOString();
-    // Ids of this run's own: an earlier run against the same emulator may have left its records (lifecycles given up on).
-    const run = Date.now().toString(36);
     const volumes: VolumeRecord[] = Array.from({ length: options.lifecycles }, (_, i) => ({
       kind: 'volume',
       volumeId: `v-cpu-${run}-${String(i).padStart(5, '0')}`,

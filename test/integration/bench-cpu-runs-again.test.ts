@@ -1,6 +1,7 @@
 /**
  * `npm run bench:cpu -- --endpoint …` against an emulator an earlier run used: a run that gave up
- * on its lifecycles leaves their records in its table, and the next run starts lifecycles of its own.
+ * on its lifecycles leaves their records in its table, and the next run starts lifecycles of its own
+ * in a table and queues of its own.
  */
 import { expect, it } from 'vitest';
 import { measureFunctionCpu } from '../../bench/cpu.js';
