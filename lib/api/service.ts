@@ -12,7 +12,7 @@
 import { randomBytes } from 'node:crypto';
 import type { AttachmentRecord, ProvisionerRecord, RecordKey, VolumeRecord, VolumeSpec } from '../domain/records.js';
 import { canonicalJson } from '../domain/canonical-json.js';
-import { MAX_STATUS_MESSAGE_CHARS, shortenMessage } from '../domain/status-message.js';
+import { shortenMessage } from '../domain/status-message.js';
 import { MULTI_ATTACH_MAX_INSTANCES, provisionedPerformance } from '../domain/ebs-limits.js';
 import { describeValidationIssues, IMMUTABLE_FIELDS, isPlaced, sameSpecValue, specChangeIssues, validateVolumeSpec, type ValidationIssue } from '../domain/validation.js';
 import { DEFAULT_ENGINE_CONFIG, RATE_BUCKET_OF, type MutatingAction, type RateBucket, type RateBudget } from '../engine/config.js';
@@ -954,7 +954,9 @@ function readOrAsWritten<R extends ProvisionerRecord>(written: ProvisionerRecord
  * system shortens its own. The record is left as it is.
  */
 function shownStatus<S extends { message?: string }>(status: S): S {
-  return status.message !== undefined && status.message.length > MAX_STATUS_MESSAGE_CHARS ? { ...status, message: shortenMessage(status.message) } : status;
+  if (status.message === undefined) return status;
+  const message = shortenMessage(status.message);
+  return message === status.message ? status : { ...status, message };
 }
 
 export function volumeView(record: VolumeRecord): VolumeView {
