@@ -38,7 +38,6 @@ function volume(volumeId: string, at: string, overrides: Partial<VolumeRecord> =
   };
 }
 
-/** An EC2 volume made for `record` by the deployment `owner` (this one by default), as CreateVolume tags it. */
 /** Volume record `cooling` of `ebsVolumeId`, available at 10 GiB with a grow to 30 GiB asked for (generation 2) and not made yet. */
 function growWaiting(ebsVolumeId: string, at: string, overrides: Partial<VolumeRecord>): VolumeRecord {
   return volume('cooling', at, {
@@ -52,6 +51,7 @@ function growWaiting(ebsVolumeId: string, at: string, overrides: Partial<VolumeR
   });
 }
 
+/** An EC2 volume made for `record` by the deployment `owner` (this one by default), as CreateVolume tags it. */
 function ownedVolume(env: ReturnType<typeof setup>, record: string, owner = OWNER) {
   return env.ebs.createVolume({
     clientToken: record,
