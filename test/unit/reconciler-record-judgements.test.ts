@@ -3,46 +3,12 @@ import { type AttachmentRecord, type VolumeRecord } from '../../lib/domain/recor
 import { DEFAULT_ENGINE_CONFIG } from '../../lib/engine/config.js';
 import { Reconciler, SCAN_RESERVE_MS } from '../../lib/engine/reconciler.js';
 import { ProviderError } from '../../lib/engine/ports.js';
-import { FakeClock, MemoryEbs, MemoryOperationQueue, MemoryRateBudget, MemoryRecordStore, RecordingLog, RecordingMetrics, silentLog } from '../../lib/memory/index.js';
+import { MemoryRateBudget, RecordingLog, silentLog } from '../../lib/memory/index.js';
 import { METRICS, OWNERSHIP_TAGS } from '../../lib/settings.js';
 import { INSTANCE, attachmentKey, harness, newAttachment, newVolume, volumeKey } from './engine-fixtures.js';
+import { MINUTE, OWNER, reconcilerWorld, volume } from './reconciler-fixtures.js';
 
-const OWNER = 'stack-test';
-const MINUTE = 60_000;
-
-function setup(options: { pageSize?: number; rateBudget?: MemoryRateBudget; log?: RecordingLog } = {}) {
-  const clock = new FakeClock(Date.parse('2026-03-01T00:00:00Z'));
-  const store = new MemoryRecordStore();
-  const queue = new MemoryOperationQueue({ clock });
-  const ebs = new MemoryEbs({ clock, ownerTagValue: OWNER, availabilityZones: ['us-east-1a'] });
-  const metrics = new RecordingMetrics();
-  const reconciler = new Reconciler({
-    store,
-    queue,
-    provider: ebs,
-    clock,
-    metrics,
-    log: options.log ?? silentLog,
-    config: { ownerTagValue: OWNER },
-    ...(options.pageSize ? { pageSize: options.pageSize } : {}),
-    ...(options.rateBudget ? { rateBudget: options.rateBudget } : {}),
-  });
-  return { clock, store, queue, ebs, metrics, reconciler };
-}
-
-function volume(volumeId: string, at: string, overrides: Partial<VolumeRecord> = {}): VolumeRecord {
-  return {
-    kind: 'volume',
-    volumeId,
-    spec: { sizeGiB: 10, volumeType: 'gp3', availabilityZone: 'us-east-1a' },
-    life: 'alive',
-    generation: 1,
-    status: { state: 'pending', attempts: 0, updatedAt: at },
-    version: 0,
-    createdAt: at,
-    ...overrides,
-  };
-}
+const setup = reconcilerWorld;
 
 function ownedVolume(env: ReturnType<typeof setup>, record: string, spec: { sizeGiB: number; volumeType: 'gp2' | 'gp3' | 'io1'; iops?: number } = { sizeGiB: 10, volumeType: 'gp3' }) {
   return env.ebs.createVolume({ clientToken: record, availabilityZone: 'us-east-1a', spec, tags: { [OWNERSHIP_TAGS.owner]: OWNER, [OWNERSHIP_TAGS.record]: record } });

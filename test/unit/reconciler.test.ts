@@ -5,37 +5,16 @@ import { Reconciler, SCAN_RESERVE_MS, WRAP_UP_RESERVE_MS, type ReconcileReport }
 import { DEFAULT_ENGINE_CONFIG } from '../../lib/engine/config.js';
 import { ItemTooLargeError, ProviderError, type Metrics, type SharedRateBudget } from '../../lib/engine/ports.js';
 import { RECORD_TOO_LARGE_LOG } from '../../lib/engine/rejection.js';
-import { FakeClock, MemoryEbs, MemoryOperationQueue, MemoryRateBudget, MemoryRecordStore, RecordingLog, RecordingMetrics, silentLog } from '../../lib/memory/index.js';
+import { MemoryRateBudget, RecordingLog, RecordingMetrics, silentLog } from '../../lib/memory/index.js';
 import { METRICS, OWNERSHIP_TAGS, RECONCILER } from '../../lib/settings.js';
 import { INSTANCE, OTHER_INSTANCE, attachmentKey, harness, iopsModification, newAttachment, newVolume, volumeKey, volumeOf } from './engine-fixtures.js';
-
-const OWNER = 'stack-test';
-const MINUTE = 60_000;
+import { MINUTE, OWNER, reconcilerWorld, volume } from './reconciler-fixtures.js';
 
 function setup() {
-  const clock = new FakeClock(Date.parse('2026-03-01T00:00:00Z'));
-  const store = new MemoryRecordStore();
-  const queue = new MemoryOperationQueue({ clock });
-  const ebs = new MemoryEbs({ clock, ownerTagValue: OWNER, availabilityZones: ['us-east-1a'] });
-  const metrics = new RecordingMetrics();
-  const config = { ownerTagValue: OWNER };
-  const reconciler = new Reconciler({ store, queue, provider: ebs, clock, metrics, log: silentLog, config });
-  const executor = new Executor({ store, queue, provider: ebs, clock, metrics, log: silentLog, config, random: () => 0.5 });
-  return { clock, store, queue, ebs, metrics, reconciler, executor };
-}
-
-function volume(volumeId: string, at: string, overrides: Partial<VolumeRecord> = {}): VolumeRecord {
-  return {
-    kind: 'volume',
-    volumeId,
-    spec: { sizeGiB: 10, volumeType: 'gp3', availabilityZone: 'us-east-1a' },
-    life: 'alive',
-    generation: 1,
-    status: { state: 'pending', attempts: 0, updatedAt: at },
-    version: 0,
-    createdAt: at,
-    ...overrides,
-  };
+  const world = reconcilerWorld();
+  const { store, queue, ebs, clock, metrics } = world;
+  const executor = new Executor({ store, queue, provider: ebs, clock, metrics, log: silentLog, config: { ownerTagValue: OWNER }, random: () => 0.5 });
+  return { ...world, executor };
 }
 
 /** Volume record `cooling` of `ebsVolumeId`, available at 10 GiB with a grow to 30 GiB asked for (generation 2) and not made yet. */
