@@ -8,8 +8,6 @@ export interface VolumeTypeLimits {
   /** Absent: the type takes no throughput parameter. `included`: what EBS provisions when none is named. */
   throughput?: { min: number; max: number; maxPerIops?: number; included?: number };
   multiAttach: boolean;
-  /** Elastic Volumes can modify this type (size, type, performance). */
-  modifiable: boolean;
 }
 
 /** gp3's included baseline, used when a gp3 spec names no IOPS or throughput. */
@@ -29,33 +27,39 @@ export const GP3_BASELINE = { iops: 3_000, throughput: 125 } as const;
  *   GiB and 0.25 MiB/s per provisioned IOPS; io1 at most 50 IOPS per GiB; io2 at most 1,000 IOPS
  *   per GiB; Multi-Attach on io1 and io2 only.
  *   https://docs.aws.amazon.com/ebs/latest/userguide/ebs-volume-types.html
- * - Elastic Volumes do not modify previous-generation magnetic (`standard`) volumes.
- *   https://docs.aws.amazon.com/ebs/latest/userguide/ebs-modify-volume.html
+ * - Elastic Volumes modify magnetic (`standard`) volumes as any other type, and change a volume of
+ *   another type to `standard`, within the target type's limits: ModifyVolume `Size` lists
+ *   "standard: 1 - 1024 GiB" among the supported target sizes and `VolumeType` takes `standard`; the
+ *   requirements page's limitations say "If you modify the volume type of a volume, the size and
+ *   performance must be within the limits of the target volume type" and name `standard` only
+ *   in "A root volume of type io1, io2, gp2, gp3, or standard can't be modified to an st1 or sc1
+ *   volume" (this system attaches no root volume: its device names leave out /dev/sda1 and
+ *   /dev/xvda). The sentence "The previous generation Magnetic volume type is not supported by the
+ *   volume modification methods described in this topic" left that guide in June 2018.
+ *   https://docs.aws.amazon.com/AWSEC2/latest/APIReference/API_ModifyVolume.html
+ *   https://docs.aws.amazon.com/ebs/latest/userguide/modify-volume-requirements.html
  */
 export const EBS_LIMITS: Record<VolumeType, VolumeTypeLimits> = {
-  gp2: { sizeGiB: { min: 1, max: 16_384 }, multiAttach: false, modifiable: true },
+  gp2: { sizeGiB: { min: 1, max: 16_384 }, multiAttach: false },
   gp3: {
     sizeGiB: { min: 1, max: 65_536 },
     iops: { min: 3_000, max: 80_000, required: false, maxPerGiB: 500, included: GP3_BASELINE.iops },
     throughput: { min: 125, max: 2_000, maxPerIops: 0.25, included: GP3_BASELINE.throughput },
     multiAttach: false,
-    modifiable: true,
   },
   io1: {
     sizeGiB: { min: 4, max: 16_384 },
     iops: { min: 100, max: 64_000, required: true, maxPerGiB: 50 },
     multiAttach: true,
-    modifiable: true,
   },
   io2: {
     sizeGiB: { min: 4, max: 65_536 },
     iops: { min: 100, max: 256_000, required: true, maxPerGiB: 1_000 },
     multiAttach: true,
-    modifiable: true,
   },
-  st1: { sizeGiB: { min: 125, max: 16_384 }, multiAttach: false, modifiable: true },
-  sc1: { sizeGiB: { min: 125, max: 16_384 }, multiAttach: false, modifiable: true },
-  standard: { sizeGiB: { min: 1, max: 1_024 }, multiAttach: false, modifiable: false },
+  st1: { sizeGiB: { min: 125, max: 16_384 }, multiAttach: false },
+  sc1: { sizeGiB: { min: 125, max: 16_384 }, multiAttach: false },
+  standard: { sizeGiB: { min: 1, max: 1_024 }, multiAttach: false },
 };
 
 /**

@@ -672,10 +672,11 @@ export function describeValidationIssues(issues: readonly ValidationIssue[]): st
 }
 
 /**
- * What is wrong with changing `current` into `next`: EBS volumes only grow, a magnetic volume cannot be
- * modified, a multi-attach volume keeps its type (and on io1 its size and IOPS too: Elastic Volumes'
- * limitations), and placement, encryption, source snapshot and multi-attach are fixed at creation (tags
- * may change, within the limits `tagsSchema` checks).
+ * What is wrong with changing `current` into `next`: EBS volumes only grow (a magnetic `standard`
+ * volume is modified as any other, and a volume may become one: `EBS_LIMITS`), a multi-attach volume
+ * keeps its type (and on io1 its size and IOPS too: Elastic Volumes' limitations), and placement,
+ * encryption, source snapshot and multi-attach are fixed at creation (tags may change, within the
+ * limits `tagsSchema` checks).
  * An IOPS or throughput `next` leaves out is what its type comes with (`provisionedPerformance`:
  * gp3's baseline), not what the volume has. `next` must also be a valid spec on its own.
  */
@@ -685,11 +686,6 @@ export function validateSpecChange(current: VolumeSpec, next: VolumeSpec): Valid
   const issues: ValidationIssue[] = [];
   if (next.sizeGiB < current.sizeGiB) {
     issues.push({ path: 'spec.sizeGiB', message: `EBS volumes can only grow: ${current.sizeGiB} GiB cannot become ${next.sizeGiB} GiB` });
-  }
-  const performanceChanged =
-    next.volumeType !== current.volumeType || next.sizeGiB !== current.sizeGiB || Object.keys(performanceChange(current, next)).length > 0;
-  if (performanceChanged && (!EBS_LIMITS[current.volumeType].modifiable || !EBS_LIMITS[next.volumeType].modifiable)) {
-    issues.push({ path: 'spec.volumeType', message: 'magnetic (standard) volumes cannot be modified' });
   }
   if (current.multiAttach && next.volumeType !== current.volumeType) {
     issues.push({ path: 'spec.volumeType', message: 'the type of a multi-attach volume cannot be changed' });

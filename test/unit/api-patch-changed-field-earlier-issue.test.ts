@@ -9,26 +9,26 @@ import type { VolumeRecord } from '../../lib/domain/records.js';
 import { MemoryRecordStore } from '../../lib/memory/store.js';
 import { ManualClock } from './api-fixtures.js';
 
-const STANDARD = { sizeGiB: 10, volumeType: 'standard' as const, availabilityZone: 'us-east-1a' };
+const MULTI_IO1 = { sizeGiB: 100, volumeType: 'io1' as const, iops: 1_000, multiAttach: true, availabilityZone: 'us-east-1a' };
 const key = { kind: 'volume' as const, volumeId: 'data-01' };
 
-describe('PATCH of the type of a magnetic volume whose spec was grown in the table', () => {
-  it('is 400 with the type issue as the change\'s own, and writes nothing', async () => {
+describe('PATCH of the size of a multi-attach io1 volume whose spec was grown in the table', () => {
+  it("is 400 with the size issue as the change's own, and writes nothing", async () => {
     const store = new MemoryRecordStore();
     const service = new VolumeService({ store, clock: new ManualClock() });
-    await service.createVolume({ volumeId: 'data-01', spec: STANDARD });
+    await service.createVolume({ volumeId: 'data-01', spec: MULTI_IO1 });
     await store.update<VolumeRecord>(key, {
-      createRequest: { clientToken: 'ebsp-data-01-g1', availabilityZone: 'us-east-1a', spec: STANDARD },
+      createRequest: { clientToken: 'ebsp-data-01-g1', availabilityZone: 'us-east-1a', spec: MULTI_IO1 },
       status: { state: 'creating', attempts: 0, updatedAt: '2026-01-01T00:00:00.000Z' },
     });
-    // A size written straight into the table: a magnetic volume cannot be modified, so the spec already has that issue.
-    await store.update<VolumeRecord>(key, { spec: { ...STANDARD, sizeGiB: 20 } });
+    // A size written straight into the table: EBS does not resize a multi-attach io1 volume, so the spec already has that issue.
+    await store.update<VolumeRecord>(key, { spec: { ...MULTI_IO1, sizeGiB: 200 } });
     const writes = store.writes;
-    const refused = await service.patchVolume('data-01', { volumeType: 'gp3' }).catch((error: unknown) => error);
+    const refused = await service.patchVolume('data-01', { sizeGiB: 300 }).catch((error: unknown) => error);
     expect(refused).toBeInstanceOf(ApiProblem);
     const problem = refused as ApiProblem;
     expect(problem.status).toBe(400);
-    expect(problem.errors).toEqual([{ path: 'volumeType', message: 'magnetic (standard) volumes cannot be modified' }]);
+    expect(problem.errors).toEqual([{ path: 'sizeGiB', message: 'the size of a multi-attach io1 volume cannot be changed' }]);
     expect(store.writes).toBe(writes);
   });
 });
