@@ -46,6 +46,10 @@ describe('the engine defaults the documents state', () => {
     expect(config.describeGraceMs).toBe(2 * MINUTE);
   });
 
+  it('an instance an executor environment described reused for an hour (instanceCacheTtlMs)', () => {
+    expect(config.instanceCacheTtlMs).toBe(HOUR);
+  });
+
   it('8 table segments for the reconciler', () => {
     expect(config.reconcilerScanSegments).toBe(8);
   });
