@@ -31,19 +31,29 @@ export interface SendRetryOptions {
   sleep?: (ms: number) => Promise<void>;
 }
 
-/** Some messages could not be sent: SQS refused them (sender fault) or kept failing past the retries. */
+/** How many of a send's failures `QueueSendError`'s message names: a line of a log, not a list of a whole batch. */
+export const NAMED_SEND_FAILURES = 5;
+
+/**
+ * Some messages could not be sent: SQS refused them (sender fault) or kept failing past the retries.
+ * Its message counts the messages not sent and sent, names the first `NAMED_SEND_FAILURES` (5)
+ * failures (operation, key, SQS's code and reason) and counts the rest (`and 3 more`); `failures`
+ * holds every one.
+ */
 export class QueueSendError extends Error {
   override readonly name = 'QueueSendError';
   constructor(
     readonly failures: { message: OperationMessage; code: string; detail?: string; senderFault: boolean }[],
     sent: number,
   ) {
+    const rest = failures.length - NAMED_SEND_FAILURES;
     super(
       `${failures.length} operation message(s) not sent (${sent} sent): ` +
         failures
-          .slice(0, 5)
+          .slice(0, NAMED_SEND_FAILURES)
           .map((f) => `${f.message.op} ${JSON.stringify(f.message.key)}: ${f.code}${f.detail ? ` (${f.detail})` : ''}`)
-          .join('; '),
+          .join('; ') +
+        (rest > 0 ? `; and ${rest} more` : ''),
     );
   }
 }
