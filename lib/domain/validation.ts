@@ -289,6 +289,17 @@ const modificationTargetShape = {
   throughput: z.number().int().positive().optional(),
 };
 
+/**
+ * A CreateVolume ClientToken as EC2 documents it: "a unique, case-sensitive string of up to 64
+ * ASCII characters" (Ensuring idempotency in Amazon EC2 API requests); the API reference and the
+ * SDK's model add no other constraint, and the SDK sends the token as it is. Not empty: the
+ * request is repeated under it to learn the volume EC2 made. This system's own tokens are
+ * printable (`createVolumeClientToken`); a hand-written one EC2 turns down is dropped like any
+ * refused request.
+ * https://docs.aws.amazon.com/ec2/latest/devguide/ec2-api-idempotency.html
+ */
+const clientTokenSchema = z.string().regex(/^[^\u0080-\uffff]{1,64}$/, 'must be 1 to 64 ASCII characters, as EC2 takes for a ClientToken');
+
 const volumeRecordShape = z.strictObject({
   kind: z.literal('volume'),
   volumeId: volumeRecordIdSchema,
@@ -299,8 +310,7 @@ const volumeRecordShape = z.strictObject({
   ebsVolumeId: ebsVolumeIdSchema.optional(),
   createRequest: z
     .strictObject({
-      // EC2's ClientToken: at most 64 ASCII characters.
-      clientToken: z.string().regex(/^[\x21-\x7e]{1,64}$/),
+      clientToken: clientTokenSchema,
       availabilityZone: availabilityZoneSchema,
       // Judged against the EBS limits when it was sent; only its structure now.
       spec: volumeSpecShape,

@@ -42,7 +42,7 @@ function incarnationHash(volumeId: string, createdAt: string): string {
   return hash;
 }
 
-/** `token` when EC2 takes it as a ClientToken (at most 64 printable ASCII characters), else undefined. */
+/** `token` when it is a ClientToken EC2 takes (at most 64 ASCII characters) that reads plainly (printable, no space), else undefined. */
 export function readableClientToken(token: string): string | undefined {
   return token.length <= 64 && /^[\x21-\x7e]+$/.test(token) ? token : undefined;
 }
