@@ -80,11 +80,25 @@ export const volumeRecordIdSchema = z
 /**
  * An Availability Zone (`us-east-1a`), a Local Zone (`us-west-2-lax-1a`) or a Wavelength Zone
  * (`us-east-1-wl1-bos-wlz-1`): EC2 creates volumes and instances in each, by its zone name.
+ * - "The code for an Availability Zone is its Region code followed by a letter identifier" (AWS
+ *   Availability Zones, global infrastructure guide). A Region code is lowercase words and a number;
+ *   AWS states no length for its first word: the partitions its SDKs carry (@aws-sdk/core's
+ *   endpoint partitions) name two-letter ones (`us`, `eu`, `ap`, `cn`…, `us-gov`, `us-iso`) and
+ *   `eusc-de-east-1` (AWS European Sovereign Cloud), so any of two letters or more is taken.
+ * - A Local Zone is "the code of the Local Zone's parent Region followed by an identifier for its
+ *   location" (`lax-1a`: Available Local Zones, Local Zones user guide).
+ * - A Wavelength Zone is "represented by an AWS Region code followed by an identifier that indicates
+ *   the location" (Capacity Reservations in Wavelength Zones, EC2 user guide); every zone the
+ *   Wavelength guide lists is `-wl1-<location>-wlz-<number>`, and AWS states no rule for the number
+ *   after `wl`, so any is taken. EC2 refuses a zone that does not exist, by its own error.
+ * https://docs.aws.amazon.com/global-infrastructure/latest/regions/aws-availability-zones.html
+ * https://docs.aws.amazon.com/local-zones/latest/ug/available-local-zones.html
+ * https://docs.aws.amazon.com/wavelength/latest/developerguide/available-wavelength-zones.html
  */
 export const availabilityZoneSchema = z
   .string()
   .regex(
-    /^[a-z]{2}(?:-[a-z]+)+-\d+(?:(?:-[a-z]+-\d+)?[a-z]|-wl\d+-[a-z]+-wlz-\d+)$/,
+    /^[a-z]{2,}(?:-[a-z]+)+-\d+(?:(?:-[a-z]+-\d+)?[a-z]|-wl\d+-[a-z]+-wlz-\d+)$/,
     'must be an availability zone like us-east-1a, a Local Zone like us-west-2-lax-1a or a Wavelength Zone like us-east-1-wl1-bos-wlz-1',
   );
 export const kmsKeyIdSchema = z

@@ -121,6 +121,16 @@ describe('availability zones', () => {
     }
   });
 
+  it('takes a zone of a Region whose code starts with a longer word: the European Sovereign Cloud and the isolated partitions', () => {
+    for (const zone of ['eusc-de-east-1a', 'us-isob-east-1a', 'eu-isoe-west-1b']) {
+      expect(accepts(availabilityZoneSchema, zone), zone).toBe(true);
+    }
+  });
+
+  it('refuses a Region code whose first word is a single letter', () => {
+    expect(accepts(availabilityZoneSchema, 'u-east-1a')).toBe(false);
+  });
+
   it('refuses a Region without its zone letter, two zone letters, an AZ id, and a Wavelength Zone cut short or given a letter', () => {
     for (const zone of ['us-east-1', 'us-east-1ab', 'use1-az1', 'US-EAST-1A', 'us-east-1-wl1-bos-wlz', 'us-east-1-wl1-bos-wlz-1a', 'us-east-1-wl-bos-wlz-1', 'us-east-1-bos-wlz-1']) {
       expect(accepts(availabilityZoneSchema, zone), zone).toBe(false);
