@@ -5,6 +5,9 @@
  *   npm run bench:cpu                         # 100 lifecycles, moto_server started here
  *   npm run bench:cpu -- --lifecycles 300
  *   npm run bench:cpu -- --endpoint http://127.0.0.1:5000   # a running emulator instead
+ *
+ * A run makes tables, queues and instances of its own in the emulator and deletes them when it
+ * ends, also when it fails or gives up on its lifecycles (one stopped by a signal leaves them).
  */
 import { Command } from 'commander';
 import { findMotoServer } from '../lib/local/moto.js';
@@ -15,7 +18,7 @@ const program = new Command()
   .name('bench:cpu')
   .description("The functions' own CPU time per lifecycle, on the real handlers and SDK clients against moto_server.")
   .option('--lifecycles <n>', 'volume lifecycles to run', positiveInteger, 100)
-  .option('--endpoint <url>', 'a running AWS emulator on this machine instead of starting moto_server')
+  .option('--endpoint <url>', 'a running AWS emulator on this machine instead of starting moto_server; the tables, queues and instances the run makes there are deleted when it ends')
   .option('--timeout <seconds>', 'give up on lifecycles still open after this long, once the invocation under way ends (default 60 + 2 per lifecycle)', positiveInteger)
   .parse();
 

@@ -62,13 +62,24 @@ async function timed<T>(into: FunctionCpu, records: number, run: () => Promise<T
  * tokens as deployed, so this takes about a second per lifecycle; it gives up on lifecycles still
  * open after `timeoutMs` (default 60 s + 2 s per lifecycle), judged between invocations: one under
  * way (an executor's waiting for tokens, up to its function's timeout) ends first. Each run makes
- * its own table and queues (`ebs-provisioner-cpu-bench-<run>`), left in the emulator afterwards.
+ * its own tables and queues (`ebs-provisioner-cpu-bench-<run>…`) and instances, and deletes them
+ * when it ends, also when it fails or gives up, unless `keep` is set (a run's error is thrown
+ * rather than a failure to delete; a failure to delete after a run that did not fail is thrown).
+ * EBS volumes of lifecycles given up on stay.
  */
-export async function measureFunctionCpu(options: { lifecycles: number; endpoint?: string; requestsPerClient?: number; timeoutMs?: number }): Promise<CpuReport> {
+export async function measureFunctionCpu(options: {
+  lifecycles: number;
+  endpoint?: string;
+  requestsPerClient?: number;
+  timeoutMs?: number;
+  /** Leave the run's tables, queues and instances in the emulator, e.g. to look at what a run left open. */
+  keep?: boolean;
+}): Promise<CpuReport> {
   const started = performance.now();
   // Tables and queues of its own, so a shared emulator's local runtime is left alone, and of this
-  // run's own: an earlier run against the same emulator that ended before its lifecycles did left
-  // their records, their stream and their messages, which this run would otherwise handle and count.
+  // run's own: an earlier run against the same emulator that was kept, or stopped by a signal before
+  // it could delete them, left its records, their stream and their messages, which this run would
+  // otherwise handle and count.
   const run = Date.now().toString(36);
   const backend = await createMotoBackend({
     ownerTagValue: 'ebs-provisioner-cpu',
@@ -76,6 +87,7 @@ export async function measureFunctionCpu(options: { lifecycles: number; endpoint
     queueName: `ebs-provisioner-cpu-bench-${run}`,
     ...(options.endpoint ? { endpoint: options.endpoint } : {}),
   });
+  let failed = true;
   try {
     const deps = { ...backend.adapters, clock: new SystemClock(), metrics: noMetrics, log: new RecordingLog() };
     const watch = createWatcherHandler(deps);
@@ -159,9 +171,19 @@ export async function measureFunctionCpu(options: { lifecycles: number; endpoint
       sqsSendMessageBatch: await perRequest(() => queue.send(checks)),
     };
     await provider.deleteVolume(probe.ebsVolumeId);
+    failed = false;
     return { lifecycles: volumes.length, converged: volumes.length - open, watcher, executor, perRequestMs, wallMs: performance.now() - started };
   } finally {
-    await backend.stop();
+    try {
+      if (!options.keep) {
+        // After a failed run its own error is the one to see, not a failure to delete.
+        await backend.deleteCreated().catch((error: unknown) => {
+          if (!failed) throw error;
+        });
+      }
+    } finally {
+      await backend.stop();
+    }
   }
 }
 

@@ -4,8 +4,9 @@
  * The table and queues are created from the same definitions the deployed stack uses.
  */
 import { DescribeStreamCommand, GetRecordsCommand, GetShardIteratorCommand, type _Record as StreamsRecord } from '@aws-sdk/client-dynamodb-streams';
-import { DescribeImagesCommand, RunInstancesCommand } from '@aws-sdk/client-ec2';
-import { DeleteMessageBatchCommand, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
+import { DeleteTableCommand } from '@aws-sdk/client-dynamodb';
+import { DescribeImagesCommand, RunInstancesCommand, TerminateInstancesCommand } from '@aws-sdk/client-ec2';
+import { DeleteMessageBatchCommand, DeleteQueueCommand, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import type { DynamoDBRecord, SQSRecord } from 'aws-lambda';
 import { createAwsAdapters, type AwsAdapters } from '../aws/adapters.js';
 import { createAwsClients, type AwsClients } from '../aws/clients.js';
@@ -31,6 +32,12 @@ export interface MotoBackend {
   stream: StreamSource;
   messages: QueueSource;
   launchInstances(count: number): Promise<string[]>;
+  /**
+   * Deletes from the endpoint what this backend made there: its two tables and two queues, and
+   * terminates the instances it launched. Each is tried even when another fails; the failures are
+   * then thrown together, naming each resource left. Does not stop the clients (`stop` does).
+   */
+  deleteCreated(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -65,6 +72,7 @@ export async function createMotoBackend(options: {
     const table = await ensureTable(clients.dynamo, tableName);
     await ensureRateBudgetTable(clients.dynamo, rateBudgetTableName);
     const queues = await ensureQueues(clients.sqs, { queueName, deadLetterQueueName: `${queueName}-dlq` });
+    const launched: string[] = [];
     const adapters = createAwsAdapters({
       tableName,
       queueUrl: queues.queueUrl,
@@ -83,7 +91,21 @@ export async function createMotoBackend(options: {
       deadLetterQueueUrl: queues.deadLetterQueueUrl,
       stream: dynamoStreamSource(clients, table.streamArn),
       messages: sqsQueueSource(clients, queues.queueUrl),
-      launchInstances: (count) => launchInstances(clients, count),
+      launchInstances: async (count) => {
+        const ids = await launchInstances(clients, count);
+        launched.push(...ids);
+        return ids;
+      },
+      deleteCreated: () =>
+        deleteAll([
+          [`table ${tableName}`, () => clients.dynamo.send(new DeleteTableCommand({ TableName: tableName }))],
+          [`table ${rateBudgetTableName}`, () => clients.dynamo.send(new DeleteTableCommand({ TableName: rateBudgetTableName }))],
+          [`queue ${queues.queueUrl}`, () => clients.sqs.send(new DeleteQueueCommand({ QueueUrl: queues.queueUrl }))],
+          [`queue ${queues.deadLetterQueueUrl}`, () => clients.sqs.send(new DeleteQueueCommand({ QueueUrl: queues.deadLetterQueueUrl }))],
+          ...(launched.length > 0
+            ? [[`instances ${launched.join(', ')}`, () => clients.ec2.send(new TerminateInstancesCommand({ InstanceIds: [...launched] }))] as const]
+            : []),
+        ]),
       stop: async () => {
         for (const client of Object.values(clients)) client.destroy();
         await moto?.stop();
@@ -256,6 +278,24 @@ export function sqsQueueSource(clients: Pick<AwsClients, 'sqs'>, queueUrl: strin
       }
     },
   };
+}
+
+/** Runs every deletion, then throws one error naming each resource whose deletion failed. */
+async function deleteAll(deletions: ReadonlyArray<readonly [what: string, run: () => Promise<unknown>]>): Promise<void> {
+  const failures: Array<{ what: string; error: unknown }> = [];
+  for (const [what, run] of deletions) {
+    try {
+      await run();
+    } catch (error) {
+      failures.push({ what, error });
+    }
+  }
+  if (failures.length === 0) return;
+  const reasons = failures.map(({ what, error }) => `${what} (${error instanceof Error ? error.message : String(error)})`);
+  throw new AggregateError(
+    failures.map((f) => f.error),
+    `could not delete ${reasons.join('; ')}`,
+  );
 }
 
 /** Demo instances in the emulator, in the local availability zone. */

@@ -10,7 +10,8 @@ import { describeWithMoto, motoClients } from '../support/moto.js';
 
 describeWithMoto('function CPU benchmark: its queue and its deadline', (endpoint) => {
   it('deletes every message the executor handled, leaving none in flight when the lifecycles have ended', async () => {
-    const report = await measureFunctionCpu({ lifecycles: 2, endpoint: endpoint(), requestsPerClient: 1, timeoutMs: 60_000 });
+    // Kept, so that its queues can be read afterwards.
+    const report = await measureFunctionCpu({ lifecycles: 2, endpoint: endpoint(), requestsPerClient: 1, timeoutMs: 60_000, keep: true });
     expect(report.converged).toBe(2);
     expect(report.executor.records).toBeGreaterThan(0);
     const { sqs } = motoClients(endpoint());
