@@ -73,6 +73,14 @@ export interface DesignResult {
   costPer1000Converged: number;
   /** Lifecycles that ended in an error caused by EC2 throttling (the engine's RequestLimitExceeded status; the naive design's error messages naming RequestLimitExceeded). */
   operationsFailedByThrottling: number;
+  /**
+   * The naive design's SDK: attempts it sent again after an error it retries (the simulated EC2's
+   * only such error is RequestLimitExceeded), and the throttling errors it was answered. Absent for
+   * the provisioner, whose SDK does not retry a throttled mutating call: the call goes back to its
+   * record's backoff and is made again from a later message, which no count tells from a first call
+   * (its simulated describes are not retried either; BENCHMARKS.md).
+   */
+  sdkRetries?: { retries: number; throttlingErrors: number };
   /** Client calls refused by API Gateway's throttle (429) or for the API function throttled by Lambda (500); absent for the naive design. */
   apiThrottling?: { apiGateway429: number; lambda500: number; clientRetries: number };
   /** The reconciler's scheduled passes and the records they re-enqueued (absent for the naive design). */
@@ -115,6 +123,7 @@ export function formatTable(results: DesignResult[]): string {
     ['EC2 calls total', (r) => String(r.ec2CallsTotal)],
     ['RequestLimitExceeded', (r) => String(r.requestLimitExceeded)],
     ['operations failed by throttling', (r) => String(r.operationsFailedByThrottling)],
+    ['SDK retries / throttling errors the SDK was answered', (r) => (r.sdkRetries ? `${r.sdkRetries.retries} / ${r.sdkRetries.throttlingErrors}` : '—')],
     ['makespan', (r) => seconds(r.makespanMs)],
     ['lower bound', (r) => seconds(r.lowerBound.ms)],
     ['makespan / bound', (r) => `${r.makespanToBound.toFixed(2)}×`],

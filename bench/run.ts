@@ -46,6 +46,8 @@ export interface MeasuredDesign extends DesignUnderTest {
   dynamodbReadUnits(): number;
   /** Lifecycles that ended in an error caused by throttling. */
   operationsFailedByThrottling(): number;
+  /** Attempts its SDK sent again, and the throttling errors it was answered (a design whose calls go through the SDK's retries). */
+  sdkRetryCounts?(): { retries: number; throttlingErrors: number };
   /** Starts what runs on a schedule (the provisioner's reconciler) until `stopped` says the run is over. */
   startSchedules?(stopped: () => boolean): void;
   /** One reconciler pass on the emptied table, measured after the run (the standing cost). */
@@ -210,6 +212,7 @@ export async function runDesign(options: RunOptions): Promise<DesignResult> {
     // Per lifecycle that finished: what a design spends on lifecycles it gave up on is part of the price.
     costPer1000Converged: converged > 0 ? (cost.total / converged) * 1000 : Number.POSITIVE_INFINITY,
     operationsFailedByThrottling: design.operationsFailedByThrottling(),
+    ...(design.sdkRetryCounts ? { sdkRetries: design.sdkRetryCounts() } : {}),
     ...(design.apiThrottling ? { apiThrottling: design.apiThrottling() } : {}),
     ...(design.reconcilerReport ? { reconciler: design.reconcilerReport() } : {}),
     ...(standing ? { standingCostPerMonth: standing } : {}),

@@ -160,6 +160,10 @@ export class NaiveDesign implements MeasuredDesign {
     return this.failedByThrottling;
   }
 
+  sdkRetryCounts(): { retries: number; throttlingErrors: number } {
+    return { retries: this.sdkRetries, throttlingErrors: this.sdkThrottlingErrors };
+  }
+
   async request(volume: VolumeRequest): Promise<void> {
     await this.loop.clock.sleep(this.latencies.dynamodbRequest.sample(this.random));
     this.table.put({ ...volume, life: 'alive', state: 'requested' });

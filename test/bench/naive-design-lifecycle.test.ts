@@ -169,6 +169,8 @@ describe('the naive design', () => {
     expect(seen).toEqual(['failed data-1: RequestLimitExceeded: Request limit exceeded.']);
     expect(design.operationsFailedByThrottling()).toBe(1);
     expect([design.sdkRetries, design.sdkThrottlingErrors]).toEqual([2, 3]);
+    // As the run's report takes them.
+    expect(design.sdkRetryCounts()).toEqual({ retries: 2, throttlingErrors: 3 });
   });
 
   it('ends a deletion in error when DeleteVolume fails for good, without trying again', async () => {

@@ -62,6 +62,17 @@ describe('a simulated run', () => {
     expect(result.timeline[result.timeline.length - 1]!.counts).toMatchObject({ failed: result.failed, finished: result.converged, waiting: 0 });
   }, 60_000);
 
+  it("reports the naive design's SDK retries and the throttling errors it was answered, and none for the provisioner", async () => {
+    const naive = await runDesign({ design: 'naive', workload: burst(200), seed: 1 });
+    // The simulated EC2 answers no other retried error: each RequestLimitExceeded reached the SDK,
+    // and each was tried again unless it was the third attempt or the retry quota was spent.
+    expect(naive.sdkRetries!.throttlingErrors).toBe(naive.requestLimitExceeded);
+    expect(naive.sdkRetries!.retries).toBeGreaterThan(0);
+    expect(naive.sdkRetries!.retries).toBeLessThan(naive.sdkRetries!.throttlingErrors);
+    const provisioner = await runDesign({ design: 'provisioner', workload: burst(3), seed: 1 });
+    expect(provisioner.sdkRetries).toBeUndefined();
+  }, 60_000);
+
   it('prices the fixed cost at rest from one reconciler pass on the emptied table (6 read units, no write) and 5 idle pollers', async () => {
     const result = await runDesign({ design: 'provisioner', workload: burst(20), seed: 1 });
     const standing = result.standingCostPerMonth!;
