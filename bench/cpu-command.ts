@@ -3,6 +3,7 @@
  * returns for the run's report (bench/cpu-main.ts runs it on the process; see bench/cpu.ts).
  */
 import { Command } from 'commander';
+import { signalExitStatus, type StopSignal } from '../lib/local/signals.js';
 import { positiveInteger } from './arguments.js';
 import { formatCpuReport, type CpuReport, type measureFunctionCpu } from './cpu.js';
 
@@ -13,6 +14,8 @@ export interface CpuCommandIo {
   motoInstalled: () => boolean;
   out: (line: string) => void;
   err: (line: string) => void;
+  /** Aborted, with the stop signal as its reason, when the run is to stop (Ctrl-C). */
+  signal?: AbortSignal;
 }
 
 export function cpuCommand(): Command {
@@ -27,7 +30,8 @@ export function cpuCommand(): Command {
 /**
  * Parses `argv` (the arguments after the script's name), runs the measurement they ask for and
  * prints its report. Returns the exit status: 0, 1 when some lifecycles did not end in time (the
- * report still printed), 2 when neither moto_server nor `--endpoint` is there. Arguments refused
+ * report still printed), 2 when neither moto_server nor `--endpoint` is there, and the signal's
+ * (130 for SIGINT) when `io.signal` stopped the run, nothing printed but that. Arguments refused
  * end the process as commander does (status 1, naming the option).
  */
 export async function runCpuCommand(argv: readonly string[], io: CpuCommandIo): Promise<number> {
@@ -36,11 +40,20 @@ export async function runCpuCommand(argv: readonly string[], io: CpuCommandIo): 
     io.err("bench:cpu needs moto_server (install it with: pip install 'moto[server]') or --endpoint");
     return 2;
   }
-  const report: CpuReport = await io.measure({
-    lifecycles: options.lifecycles,
-    ...(options.endpoint ? { endpoint: options.endpoint } : {}),
-    ...(options.timeout ? { timeoutMs: options.timeout * 1000 } : {}),
-  });
+  let report: CpuReport;
+  try {
+    report = await io.measure({
+      lifecycles: options.lifecycles,
+      ...(options.endpoint ? { endpoint: options.endpoint } : {}),
+      ...(options.timeout ? { timeoutMs: options.timeout * 1000 } : {}),
+      ...(io.signal ? { signal: io.signal } : {}),
+    });
+  } catch (error) {
+    if (!io.signal?.aborted || error !== io.signal.reason) throw error;
+    const signal = io.signal.reason as StopSignal;
+    io.err(`stopped by ${signal}; nothing measured`);
+    return signalExitStatus(signal);
+  }
   io.out(formatCpuReport(report));
   if (report.converged < report.lifecycles) {
     io.err(`${report.lifecycles - report.converged} lifecycles did not end in time; raise --timeout`);

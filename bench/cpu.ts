@@ -65,7 +65,8 @@ async function timed<T>(into: FunctionCpu, records: number, run: () => Promise<T
  * its own tables and queues (`ebs-provisioner-cpu-bench-<run>…`) and instances, and deletes them
  * when it ends, also when it fails or gives up, unless `keep` is set (a run's error is thrown
  * rather than a failure to delete; a failure to delete after a run that did not fail is thrown).
- * EBS volumes of lifecycles given up on stay.
+ * EBS volumes of lifecycles given up on stay. `signal` stops the run between invocations, as the
+ * deadline does, and it then rejects with the signal's reason, having deleted what it made.
  */
 export async function measureFunctionCpu(options: {
   lifecycles: number;
@@ -74,11 +75,13 @@ export async function measureFunctionCpu(options: {
   timeoutMs?: number;
   /** Leave the run's tables, queues and instances in the emulator, e.g. to look at what a run left open. */
   keep?: boolean;
+  /** Stops the run (Ctrl-C): between invocations, measuring nothing more. */
+  signal?: AbortSignal;
 }): Promise<CpuReport> {
   const started = performance.now();
   // Tables and queues of its own, so a shared emulator's local runtime is left alone, and of this
-  // run's own: an earlier run against the same emulator that was kept, or stopped by a signal before
-  // it could delete them, left its records, their stream and their messages, which this run would
+  // run's own: an earlier run against the same emulator that was kept, or killed before it could
+  // delete them, left its records, their stream and their messages, which this run would
   // otherwise handle and count.
   const run = Date.now().toString(36);
   const backend = await createMotoBackend({
@@ -117,7 +120,7 @@ export async function measureFunctionCpu(options: {
     const released = new Set<string>();
     const deadline = Date.now() + (options.timeoutMs ?? 60_000 + 2_000 * options.lifecycles);
     let open = volumes.length;
-    while (open > 0 && Date.now() < deadline) {
+    while (open > 0 && Date.now() < deadline && !options.signal?.aborted) {
       const changes = await backend.stream.read();
       for (let i = 0; i < changes.length; i += WATCHER.batchSize) {
         const batch = changes.slice(i, i + WATCHER.batchSize);
@@ -146,6 +149,7 @@ export async function measureFunctionCpu(options: {
       if (changes.length === 0 && messages.length === 0) await new Promise((resolve) => setTimeout(resolve, 200));
     }
 
+    options.signal?.throwIfAborted();
     const requests = options.requestsPerClient ?? 100;
     const perRequest = async (call: () => Promise<unknown>) => {
       await call();

@@ -19,18 +19,20 @@ const report = (lifecycles: number, converged: number): CpuReport => ({
   wallMs: 1000,
 });
 
-async function command(argv: string[], options: { converged?: number; motoInstalled?: boolean } = {}) {
+async function command(argv: string[], options: { converged?: number; motoInstalled?: boolean; signal?: AbortSignal; failure?: unknown } = {}) {
   const asked: MeasureOptions[] = [];
   const out: string[] = [];
   const err: string[] = [];
   const status = await runCpuCommand(argv, {
     measure: async (given) => {
       asked.push(given);
+      if (options.failure !== undefined) throw options.failure;
       return report(given.lifecycles, options.converged ?? given.lifecycles);
     },
     motoInstalled: () => options.motoInstalled ?? true,
     out: (line) => out.push(line),
     err: (line) => err.push(line),
+    ...(options.signal ? { signal: options.signal } : {}),
   });
   return { status, asked, out: out.join('\n'), err: err.join('\n') };
 }
@@ -68,5 +70,23 @@ describe('npm run bench:cpu, its arguments and its exit status', () => {
     expect(status).toBe(1);
     expect(out).toContain('lifecycles: 1 of 4 converged');
     expect(err).toBe('3 lifecycles did not end in time; raise --timeout');
+  });
+
+  it('gives the run its stop signal; stopped by it, says so, prints no report and exits with the signal’s status', async () => {
+    const stop = new AbortController();
+    stop.abort('SIGINT');
+    const { status, asked, out, err } = await command(['--lifecycles', '2'], { signal: stop.signal, failure: 'SIGINT' });
+    expect(asked).toEqual([{ lifecycles: 2, signal: stop.signal }]);
+    expect(status).toBe(130);
+    expect(out).toBe('');
+    expect(err).toBe('stopped by SIGINT; nothing measured');
+  });
+
+  it('throws a failed run’s error, whether or not a stop was asked for', async () => {
+    const failure = new Error('table unreachable');
+    await expect(command([], { failure })).rejects.toBe(failure);
+    const stop = new AbortController();
+    stop.abort('SIGTERM');
+    await expect(command([], { failure, signal: stop.signal })).rejects.toBe(failure);
   });
 });

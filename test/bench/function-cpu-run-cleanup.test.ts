@@ -1,6 +1,6 @@
 /**
  * `npm run bench:cpu` deletes the tables, queues and instances its run made in the emulator when
- * the run ends: when it gives up on its lifecycles, when it fails, and when it ends well; and leaves
+ * the run ends: when it gives up on its lifecycles, when it fails, when it is stopped, and when it ends well; and leaves
  * them when asked to keep them. A run's own error is the one thrown, not a failure to delete.
  * The backend here is a stand-in whose calls are recorded (test/integration/bench-cpu-cleanup.test.ts
  * runs against moto).
@@ -10,6 +10,7 @@ import { measureFunctionCpu } from '../../bench/cpu.js';
 
 const state = vi.hoisted(() => ({
   calls: [] as string[],
+  probes: 0,
   createError: undefined as Error | undefined,
   deleteError: undefined as Error | undefined,
 }));
@@ -27,7 +28,14 @@ vi.mock('../../lib/local/moto-backend.js', async (importOriginal) => {
           },
           get: done,
         },
-        provider: { createVolume: async () => ({ ebsVolumeId: 'vol-probe' }), describeVolumes: async () => [], deleteVolume: done },
+        provider: {
+          createVolume: async () => {
+            state.probes++;
+            return { ebsVolumeId: 'vol-probe' };
+          },
+          describeVolumes: async () => [],
+          deleteVolume: done,
+        },
         queue: { send: done },
       },
       stream: { read: async () => [] },
@@ -48,6 +56,7 @@ const run = (keep?: boolean) => measureFunctionCpu({ lifecycles: 1, endpoint: 'h
 describe('the function CPU benchmark leaves nothing of its run in the emulator', () => {
   beforeEach(() => {
     state.calls = [];
+    state.probes = 0;
     state.createError = undefined;
     state.deleteError = undefined;
   });
@@ -73,6 +82,15 @@ describe('the function CPU benchmark leaves nothing of its run in the emulator',
   it('throws a failure to delete after a run that did not fail, and still stops', async () => {
     state.deleteError = new Error('could not delete table x');
     await expect(run()).rejects.toBe(state.deleteError);
+    expect(state.calls).toEqual(['deleteCreated', 'stop']);
+  });
+
+  it('stopped by its signal, measures nothing more, deletes what its run made and rejects with the signal’s reason', async () => {
+    const stop = new AbortController();
+    stop.abort('SIGINT');
+    const stopped = measureFunctionCpu({ lifecycles: 1, endpoint: 'http://127.0.0.1:1', requestsPerClient: 1, timeoutMs: 60_000, signal: stop.signal });
+    await expect(stopped).rejects.toBe('SIGINT');
+    expect(state.probes).toBe(0);
     expect(state.calls).toEqual(['deleteCreated', 'stop']);
   });
 

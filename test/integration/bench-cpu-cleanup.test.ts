@@ -1,8 +1,10 @@
 /**
  * `npm run bench:cpu -- --endpoint …` deletes what its run made in the emulator when it ends:
  * its two tables, its two queues and its instances, whether its lifecycles ended or it gave up on
- * them; asked to keep them, it leaves them there.
+ * them, or it was stopped by Ctrl-C; asked to keep them, it leaves them there.
  */
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { DeleteTableCommand, ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import { DescribeInstancesCommand } from '@aws-sdk/client-ec2';
 import { ListQueuesCommand } from '@aws-sdk/client-sqs';
@@ -46,6 +48,37 @@ describeWithMoto('function CPU benchmark: what its run leaves in the emulator', 
     expect(left.queues).toHaveLength(2);
     expect(left.instanceStates).toContain('running');
   }, 60_000);
+});
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+
+describeWithMoto('npm run bench:cpu stopped by Ctrl-C', (endpoint) => {
+  it('stops its run, deletes what it made and exits 130', async () => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'bench/cpu-main.ts', '--endpoint', endpoint(), '--lifecycles', '20', '--timeout', '600'], {
+      cwd: root,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    try {
+      // Under way: its table is there, its lifecycles written.
+      const { dynamo } = motoClients(endpoint());
+      for (let waited = 0; ; waited += 250) {
+        const { TableNames = [] } = await dynamo.send(new ListTablesCommand({}));
+        if (TableNames.some((name) => name.startsWith(PREFIX))) break;
+        if (waited > 60_000) throw new Error(`no table of the run after 60 s; stderr: ${stderr}`);
+        await new Promise((resolve) => setTimeout(resolve, 250));
+      }
+      await new Promise((resolve) => setTimeout(resolve, 3000));
+      child.kill('SIGINT');
+      expect(await exited, stderr).toBe(130);
+    } finally {
+      child.kill('SIGKILL');
+    }
+    expect(stderr).toContain('stopped by SIGINT; nothing measured');
+    expect(await leftInEmulator(endpoint())).toEqual({ tables: [], queues: [], instanceStates: ['terminated'] });
+  }, 120_000);
 });
 
 describeWithMoto('the moto backend deleting what it made', (endpoint) => {
