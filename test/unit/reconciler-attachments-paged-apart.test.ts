@@ -6,30 +6,13 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { AttachmentRecord, VolumeRecord } from '../../lib/domain/records.js';
-import { Reconciler } from '../../lib/engine/reconciler.js';
-import { FakeClock, MemoryEbs, MemoryOperationQueue, MemoryRecordStore, RecordingMetrics, silentLog } from '../../lib/memory/index.js';
-import { OWNERSHIP_TAGS } from '../../lib/settings.js';
 import { AZ, INSTANCE } from './engine-fixtures.js';
-
-const OWNER = 'stack-test';
-const MINUTE = 60_000;
+import { MINUTE, reconcilerWorld } from './reconciler-fixtures.js';
 
 /** Volume record data-1, in use, of an EC2 volume attached outside the system to INSTANCE; `attachment` its record for INSTANCE; scanned one record a page. */
 async function attachedOutside(attachment: (volume: VolumeRecord, at: string) => AttachmentRecord) {
-  const clock = new FakeClock(Date.parse('2026-03-01T00:00:00Z'));
-  const store = new MemoryRecordStore();
-  const queue = new MemoryOperationQueue({ clock });
-  const ebs = new MemoryEbs({ clock, ownerTagValue: OWNER, availabilityZones: [AZ] });
-  ebs.addInstance({ instanceId: INSTANCE, availabilityZone: AZ });
-  const made = await ebs.createVolume({
-    clientToken: 'data-1',
-    availabilityZone: AZ,
-    spec: { sizeGiB: 10, volumeType: 'gp3' },
-    tags: { [OWNERSHIP_TAGS.owner]: OWNER, [OWNERSHIP_TAGS.record]: 'data-1' },
-  });
-  await clock.advance(10_000);
-  await ebs.attachVolume({ ebsVolumeId: made.ebsVolumeId, instanceId: INSTANCE, device: '/dev/sdf' });
-  await clock.advance(10_000);
+  const { clock, store, reconciler, ownedAndAttached } = reconcilerWorld({ availabilityZone: AZ, instances: [INSTANCE], pageSize: 1 });
+  const made = await ownedAndAttached('data-1', INSTANCE);
   const at = new Date(clock.now()).toISOString();
   const volume: VolumeRecord = {
     kind: 'volume',
@@ -46,7 +29,6 @@ async function attachedOutside(attachment: (volume: VolumeRecord, at: string) =>
   await store.create(volume);
   await store.create(attachment(volume, at));
   await clock.advance(10 * MINUTE);
-  const reconciler = new Reconciler({ store, queue, provider: ebs, clock, metrics: new RecordingMetrics(), log: silentLog, config: { ownerTagValue: OWNER }, pageSize: 1 });
   return { reconciler, ebsVolumeId: made.ebsVolumeId };
 }
 

@@ -4,26 +4,13 @@
  * up to five, and counts only those beyond.
  */
 import { describe, expect, it } from 'vitest';
-import { Reconciler } from '../../lib/engine/reconciler.js';
-import { FakeClock, MemoryEbs, MemoryOperationQueue, MemoryRecordStore, RecordingMetrics, silentLog } from '../../lib/memory/index.js';
-import { OWNERSHIP_TAGS } from '../../lib/settings.js';
 import { AZ, newVolume } from './engine-fixtures.js';
-
-const OWNER = 'stack-test';
-const MINUTE = 60_000;
+import { MINUTE, reconcilerWorld } from './reconciler-fixtures.js';
 
 /** Volume record data-1, available, whose record observed `observedTags` and gp3 at 125 MiB/s; EC2 then holds `changed` (throughput, tags). */
 async function changedOutside(observedTags: Record<string, string>, changed: { throughput?: number; tags?: Record<string, string> }) {
-  const clock = new FakeClock(Date.parse('2026-03-01T00:00:00Z'));
-  const store = new MemoryRecordStore();
-  const queue = new MemoryOperationQueue({ clock });
-  const ebs = new MemoryEbs({ clock, ownerTagValue: OWNER, availabilityZones: [AZ] });
-  const { ebsVolumeId } = await ebs.createVolume({
-    clientToken: 'data-1',
-    availabilityZone: AZ,
-    spec: { sizeGiB: 10, volumeType: 'gp3', throughput: 125 },
-    tags: { [OWNERSHIP_TAGS.owner]: OWNER, [OWNERSHIP_TAGS.record]: 'data-1', ...observedTags },
-  });
+  const { clock, store, ebs, reconciler, owned } = reconcilerWorld({ availabilityZone: AZ });
+  const { ebsVolumeId } = await owned('data-1', { sizeGiB: 10, volumeType: 'gp3', throughput: 125 }, observedTags);
   await clock.advance(10_000);
   const at = new Date(clock.now()).toISOString();
   await store.create(
@@ -44,7 +31,6 @@ async function changedOutside(observedTags: Record<string, string>, changed: { t
   if (changed.throughput !== undefined) await ebs.modifyVolume({ ebsVolumeId, throughput: changed.throughput });
   if (changed.tags) await ebs.createTags(ebsVolumeId, changed.tags);
   await clock.advance(10 * MINUTE);
-  const reconciler = new Reconciler({ store, queue, provider: ebs, clock, metrics: new RecordingMetrics(), log: silentLog, config: { ownerTagValue: OWNER } });
   return { reconciler };
 }
 

@@ -7,39 +7,24 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { AttachmentRecord, VolumeRecord } from '../../lib/domain/records.js';
-import { Reconciler } from '../../lib/engine/reconciler.js';
 import type { ProviderAttachmentState, ProviderVolume } from '../../lib/engine/ports.js';
-import { FakeClock, MemoryEbs, MemoryOperationQueue, MemoryRecordStore, RecordingMetrics, silentLog } from '../../lib/memory/index.js';
-import { OWNERSHIP_TAGS } from '../../lib/settings.js';
 import { AZ, INSTANCE, newAttachment, newVolume, providerOver } from './engine-fixtures.js';
-
-const OWNER = 'stack-test';
-const MINUTE = 60_000;
+import { MINUTE, reconcilerWorld } from './reconciler-fixtures.js';
 
 /** Volume record data-1 in use, its EC2 volume attached to INSTANCE as EC2 reports it (`shown`), and `attachment` its record for INSTANCE. */
 async function world(shown: ProviderAttachmentState, attachment: (volume: VolumeRecord, at: string) => AttachmentRecord) {
-  const clock = new FakeClock(Date.parse('2026-03-01T00:00:00Z'));
-  const store = new MemoryRecordStore();
-  const queue = new MemoryOperationQueue({ clock });
-  const ebs = new MemoryEbs({ clock, ownerTagValue: OWNER, availabilityZones: [AZ] });
-  ebs.addInstance({ instanceId: INSTANCE, availabilityZone: AZ });
-  const { ebsVolumeId } = await ebs.createVolume({
-    clientToken: 'data-1',
-    availabilityZone: AZ,
-    spec: { sizeGiB: 10, volumeType: 'gp3' },
-    tags: { [OWNERSHIP_TAGS.owner]: OWNER, [OWNERSHIP_TAGS.record]: 'data-1' },
-  });
-  await clock.advance(10_000);
-  await ebs.attachVolume({ ebsVolumeId, instanceId: INSTANCE, device: '/dev/sdf' });
-  await clock.advance(10_000);
   const asShown = (volume: ProviderVolume): ProviderVolume => ({ ...volume, attachments: volume.attachments.map((a) => ({ ...a, state: shown })) });
-  const provider = providerOver(ebs, { describeVolumes: async (ids) => (await ebs.describeVolumes(ids)).map(asShown) });
+  const { clock, store, reconciler, ownedAndAttached } = reconcilerWorld({
+    availabilityZone: AZ,
+    instances: [INSTANCE],
+    provider: (ebs) => providerOver(ebs, { describeVolumes: async (ids) => (await ebs.describeVolumes(ids)).map(asShown) }),
+  });
+  const { ebsVolumeId } = await ownedAndAttached('data-1', INSTANCE);
   const at = new Date(clock.now()).toISOString();
   const volume = newVolume('data-1', { ebsVolumeId, availabilityZone: AZ, status: { state: 'in-use', attempts: 0, updatedAt: at }, version: 0, createdAt: at });
   await store.create(volume);
   await store.create(attachment(volume, at));
   await clock.advance(10 * MINUTE);
-  const reconciler = new Reconciler({ store, queue, provider, clock, metrics: new RecordingMetrics(), log: silentLog, config: { ownerTagValue: OWNER } });
   return { reconciler, ebsVolumeId };
 }
 

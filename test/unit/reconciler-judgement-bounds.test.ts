@@ -5,21 +5,10 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { VolumeRecord } from '../../lib/domain/records.js';
-import { Reconciler } from '../../lib/engine/reconciler.js';
-import { FakeClock, MemoryEbs, MemoryOperationQueue, MemoryRecordStore, RecordingMetrics, silentLog } from '../../lib/memory/index.js';
 import { AZ, newVolume } from './engine-fixtures.js';
+import { MINUTE, reconcilerWorld } from './reconciler-fixtures.js';
 
-const OWNER = 'stack-test';
-const MINUTE = 60_000;
-
-function world() {
-  const clock = new FakeClock(Date.parse('2026-03-01T00:00:00Z'));
-  const store = new MemoryRecordStore();
-  const queue = new MemoryOperationQueue({ clock });
-  const ebs = new MemoryEbs({ clock, ownerTagValue: OWNER, availabilityZones: [AZ] });
-  const reconciler = new Reconciler({ store, queue, provider: ebs, clock, metrics: new RecordingMetrics(), log: silentLog, config: { ownerTagValue: OWNER } });
-  return { clock, store, reconciler };
-}
+const world = () => reconcilerWorld({ availabilityZone: AZ });
 
 /** A volume whose create message was lost, written at `at`. */
 function lostCreate(volumeId: string, at: number, extra: Partial<VolumeRecord> = {}): VolumeRecord {

@@ -6,22 +6,17 @@
  */
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_ENGINE_CONFIG } from '../../lib/engine/config.js';
-import { Reconciler } from '../../lib/engine/reconciler.js';
-import { FakeClock, MemoryEbs, MemoryOperationQueue, MemoryRateBudget, MemoryRecordStore, RecordingMetrics, silentLog } from '../../lib/memory/index.js';
+import { MemoryRateBudget } from '../../lib/memory/index.js';
 import { AZ, newVolume } from './engine-fixtures.js';
+import { MINUTE, reconcilerWorld } from './reconciler-fixtures.js';
 
-const OWNER = 'stack-test';
-const OVERDUE_AFTER_MS = 5 * 60_000;
+const OVERDUE_AFTER_MS = 5 * MINUTE;
 const HORIZON_MS = DEFAULT_ENGINE_CONFIG.tokenReservationHorizonMs;
 
 describe('reconciler: a lost retry beside a line of calls, at the line\'s bound', () => {
   it('leaves the retry alone a millisecond before it is overdue by the horizon and the overdue time together, and nudges it then', async () => {
-    const clock = new FakeClock(Date.parse('2026-03-01T00:00:00Z'));
-    const store = new MemoryRecordStore();
-    const queue = new MemoryOperationQueue({ clock });
-    const ebs = new MemoryEbs({ clock, ownerTagValue: OWNER, availabilityZones: [AZ] });
     const budget = new MemoryRateBudget();
-    const reconciler = new Reconciler({ store, queue, provider: ebs, rateBudget: budget, clock, metrics: new RecordingMetrics(), log: silentLog, config: { ownerTagValue: OWNER } });
+    const { clock, store, reconciler } = reconcilerWorld({ availabilityZone: AZ, rateBudget: budget });
     const at = new Date(clock.now()).toISOString();
     const due = clock.now() + 5_000;
     // EC2 refused its CreateVolume for its rate; the retry's message was then lost.

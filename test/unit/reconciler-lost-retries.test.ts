@@ -13,18 +13,16 @@ import { Reconciler } from '../../lib/engine/reconciler.js';
 import { FakeClock, MemoryEbs, MemoryOperationQueue, MemoryRateBudget, MemoryRecordStore, RecordingMetrics, silentLog } from '../../lib/memory/index.js';
 import { OWNERSHIP_TAGS } from '../../lib/settings.js';
 import { AZ, newVolume } from './engine-fixtures.js';
+import { MINUTE, OWNER, reconcilerWorld } from './reconciler-fixtures.js';
 
-const OWNER = 'stack-test';
-const MINUTE = 60_000;
-
-/** The table, queue, EBS model and shared budget of a test, on one fake clock. */
-function world(timings?: ConstructorParameters<typeof MemoryEbs>[0]['timings']) {
+/** The table, queue, EBS model (its steps taking `timings`) and shared budget of a test, on one fake clock. */
+function world(timings: ConstructorParameters<typeof MemoryEbs>[0]['timings']) {
   const clock = new FakeClock(Date.parse('2026-03-01T00:00:00Z'));
   return {
     clock,
     store: new MemoryRecordStore(),
     queue: new MemoryOperationQueue({ clock }),
-    ebs: new MemoryEbs({ clock, ownerTagValue: OWNER, availabilityZones: [AZ], ...(timings ? { timings } : {}) }),
+    ebs: new MemoryEbs({ clock, ownerTagValue: OWNER, availabilityZones: [AZ], timings }),
     budget: new MemoryRateBudget(),
   };
 }
@@ -44,8 +42,8 @@ async function lostCreateRetry(store: MemoryRecordStore, clock: FakeClock): Prom
 
 describe('reconciler: a lost retry and a line of calls that never goes', () => {
   it('nudges an overdue retry whose message was lost, even while other calls keep a line in its bucket', async () => {
-    const { clock, store, queue, ebs, budget } = world();
-    const reconciler = new Reconciler({ store, queue, provider: ebs, rateBudget: budget, clock, metrics: new RecordingMetrics(), log: silentLog, config: { ownerTagValue: OWNER } });
+    const budget = new MemoryRateBudget();
+    const { clock, store, queue, reconciler } = reconcilerWorld({ availabilityZone: AZ, rateBudget: budget });
     await lostCreateRetry(store, clock);
     expect(queue.pending()).toEqual([]);
 
@@ -65,10 +63,8 @@ describe('reconciler: a lost retry and a line of calls that never goes', () => {
 
 describe('reconciler: a lost retry nudged while its line lasts', () => {
   it('has the executor make the call at its place in the line, not drop the nudge for want of a token usable at once pass after pass', async () => {
-    const { clock, store, queue, ebs, budget } = world();
-    const config = { ownerTagValue: OWNER, rateWaitMaxMs: 0 };
-    const reconciler = new Reconciler({ store, queue, provider: ebs, rateBudget: budget, clock, metrics: new RecordingMetrics(), log: silentLog, config });
-    const executor = new Executor({ store, queue, provider: ebs, rateBudget: budget, clock, metrics: new RecordingMetrics(), log: silentLog, config, random: () => 0.5 });
+    const budget = new MemoryRateBudget();
+    const { clock, store, queue, ebs, reconciler, executor } = reconcilerWorld({ availabilityZone: AZ, rateBudget: budget, config: { rateWaitMaxMs: 0 } });
     await lostCreateRetry(store, clock);
 
     // Other creates keep some ten minutes of CreateVolume tokens taken ahead, minute after minute.

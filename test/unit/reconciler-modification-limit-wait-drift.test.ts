@@ -5,28 +5,14 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { VolumeRecord } from '../../lib/domain/records.js';
-import { Reconciler } from '../../lib/engine/reconciler.js';
 import { MODIFICATION_COOLDOWN_CODE } from '../../lib/engine/status.js';
-import { FakeClock, MemoryEbs, MemoryOperationQueue, MemoryRecordStore, RecordingMetrics, silentLog } from '../../lib/memory/index.js';
-import { OWNERSHIP_TAGS } from '../../lib/settings.js';
 import { AZ, newVolume } from './engine-fixtures.js';
-
-const OWNER = 'stack-test';
-const MINUTE = 60_000;
+import { MINUTE, reconcilerWorld } from './reconciler-fixtures.js';
 
 describe("reconciler, a volume waiting for EC2's modification limit", () => {
   it('is looked at once EC2 no longer has its volume, hours before its next attempt', async () => {
-    const clock = new FakeClock(Date.parse('2026-03-01T00:00:00Z'));
-    const store = new MemoryRecordStore();
-    const queue = new MemoryOperationQueue({ clock });
-    const ebs = new MemoryEbs({ clock, ownerTagValue: OWNER, availabilityZones: [AZ] });
-    const reconciler = new Reconciler({ store, queue, provider: ebs, clock, metrics: new RecordingMetrics(), log: silentLog, config: { ownerTagValue: OWNER } });
-    const { ebsVolumeId } = await ebs.createVolume({
-      clientToken: 'cooling',
-      availabilityZone: AZ,
-      spec: { sizeGiB: 10, volumeType: 'gp3' },
-      tags: { [OWNERSHIP_TAGS.owner]: OWNER, [OWNERSHIP_TAGS.record]: 'cooling' },
-    });
+    const { clock, store, ebs, reconciler, owned } = reconcilerWorld({ availabilityZone: AZ });
+    const { ebsVolumeId } = await owned('cooling');
     await clock.advance(MINUTE);
     const at = new Date(clock.now()).toISOString();
     // A grow to 30 GiB asked for, waiting five hours for EC2's limit on modifications.

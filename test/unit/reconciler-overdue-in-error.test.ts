@@ -4,30 +4,13 @@
  * of that delete is overdue, its lost message is nudged, and the executor deletes it.
  */
 import { describe, expect, it } from 'vitest';
-import { Executor } from '../../lib/engine/executor.js';
-import { Reconciler } from '../../lib/engine/reconciler.js';
-import { FakeClock, MemoryEbs, MemoryOperationQueue, MemoryRecordStore, RecordingMetrics, silentLog } from '../../lib/memory/index.js';
-import { OWNERSHIP_TAGS } from '../../lib/settings.js';
 import { AZ, newVolume } from './engine-fixtures.js';
-
-const OWNER = 'stack-test';
-const MINUTE = 60_000;
+import { MINUTE, reconcilerWorld } from './reconciler-fixtures.js';
 
 describe('reconciler, a record in error with work left', () => {
   it("nudges a dying volume in error whose delete's next attempt is overdue, and the executor then deletes it", async () => {
-    const clock = new FakeClock(Date.parse('2026-03-01T00:00:00Z'));
-    const store = new MemoryRecordStore();
-    const queue = new MemoryOperationQueue({ clock });
-    const ebs = new MemoryEbs({ clock, ownerTagValue: OWNER, availabilityZones: [AZ] });
-    const config = { ownerTagValue: OWNER };
-    const reconciler = new Reconciler({ store, queue, provider: ebs, clock, metrics: new RecordingMetrics(), log: silentLog, config });
-    const executor = new Executor({ store, queue, provider: ebs, clock, metrics: new RecordingMetrics(), log: silentLog, config, random: () => 0.5 });
-    const { ebsVolumeId } = await ebs.createVolume({
-      clientToken: 'doomed',
-      availabilityZone: AZ,
-      spec: { sizeGiB: 10, volumeType: 'gp3' },
-      tags: { [OWNERSHIP_TAGS.owner]: OWNER, [OWNERSHIP_TAGS.record]: 'doomed' },
-    });
+    const { clock, store, queue, ebs, reconciler, executor, owned } = reconcilerWorld({ availabilityZone: AZ });
+    const { ebsVolumeId } = await owned('doomed');
     await clock.advance(10_000);
     const at = new Date(clock.now()).toISOString();
     const dueAt = new Date(clock.now() + 30_000).toISOString();

@@ -4,29 +4,13 @@
  * read failed does not keep an overdue call from its nudge.
  */
 import { describe, expect, it } from 'vitest';
-import { Reconciler } from '../../lib/engine/reconciler.js';
 import type { SharedRateBudget } from '../../lib/engine/ports.js';
-import { FakeClock, MemoryEbs, MemoryOperationQueue, MemoryRecordStore, RecordingLog, RecordingMetrics } from '../../lib/memory/index.js';
+import { RecordingLog } from '../../lib/memory/index.js';
 import { AZ, newVolume } from './engine-fixtures.js';
-
-const OWNER = 'stack-test';
-const MINUTE = 60_000;
+import { MINUTE, reconcilerWorld } from './reconciler-fixtures.js';
 
 describe('reconciler with a shared rate budget it cannot read', () => {
   it('nudges an overdue create whose bucket the budget showed a line in before a later read failed, and says it judges without the budget', async () => {
-    const clock = new FakeClock(Date.parse('2026-03-01T00:00:00Z'));
-    const store = new MemoryRecordStore();
-    const queue = new MemoryOperationQueue({ clock });
-    const ebs = new MemoryEbs({ clock, ownerTagValue: OWNER, availabilityZones: [AZ] });
-    const at = new Date(clock.now()).toISOString();
-    // Its CreateVolume was refused for its rate; the retry's message was lost.
-    await store.create(
-      newVolume('lost', {
-        status: { state: 'pending', code: 'RequestLimitExceeded', message: 'Request limit exceeded.', attempts: 0, updatedAt: at, nextAttemptAt: new Date(clock.now() + 5_000).toISOString() },
-        version: 0,
-        createdAt: at,
-      }),
-    );
     const reads: string[] = [];
     // CreateVolume shows a line; the next bucket's read fails (the table throttled, say).
     const rateBudget: SharedRateBudget = {
@@ -38,7 +22,16 @@ describe('reconciler with a shared rate budget it cannot read', () => {
       },
     };
     const log = new RecordingLog();
-    const reconciler = new Reconciler({ store, queue, provider: ebs, rateBudget, clock, metrics: new RecordingMetrics(), log, config: { ownerTagValue: OWNER } });
+    const { clock, store, queue, reconciler } = reconcilerWorld({ availabilityZone: AZ, rateBudget, log });
+    const at = new Date(clock.now()).toISOString();
+    // Its CreateVolume was refused for its rate; the retry's message was lost.
+    await store.create(
+      newVolume('lost', {
+        status: { state: 'pending', code: 'RequestLimitExceeded', message: 'Request limit exceeded.', attempts: 0, updatedAt: at, nextAttemptAt: new Date(clock.now() + 5_000).toISOString() },
+        version: 0,
+        createdAt: at,
+      }),
+    );
     await clock.advance(10 * MINUTE);
 
     const report = await reconciler.run();

@@ -4,15 +4,11 @@ import { DEFAULT_ENGINE_CONFIG } from '../../lib/engine/config.js';
 import { Reconciler, SCAN_RESERVE_MS } from '../../lib/engine/reconciler.js';
 import { ProviderError } from '../../lib/engine/ports.js';
 import { MemoryRateBudget, RecordingLog, silentLog } from '../../lib/memory/index.js';
-import { METRICS, OWNERSHIP_TAGS } from '../../lib/settings.js';
+import { METRICS } from '../../lib/settings.js';
 import { INSTANCE, attachmentKey, harness, newAttachment, newVolume, volumeKey } from './engine-fixtures.js';
-import { MINUTE, OWNER, reconcilerWorld, volume } from './reconciler-fixtures.js';
+import { MINUTE, reconcilerWorld, volume } from './reconciler-fixtures.js';
 
 const setup = reconcilerWorld;
-
-function ownedVolume(env: ReturnType<typeof setup>, record: string, spec: { sizeGiB: number; volumeType: 'gp2' | 'gp3' | 'io1'; iops?: number } = { sizeGiB: 10, volumeType: 'gp3' }) {
-  return env.ebs.createVolume({ clientToken: record, availabilityZone: 'us-east-1a', spec, tags: { [OWNERSHIP_TAGS.owner]: OWNER, [OWNERSHIP_TAGS.record]: record } });
-}
 
 /** Volume record `volumeId`, available and holding `ebsVolumeId`, as observed `observed` (none when undefined). */
 function availableRecord(volumeId: string, ebsVolumeId: string, at: string, observed: VolumeRecord['observed'], spec: VolumeRecord['spec']): VolumeRecord {
@@ -39,7 +35,7 @@ describe('Reconciler: judging records against EC2 and their volumes', () => {
 
   it('fails the pass when the page describe fails with something that is not an EC2 error: no heartbeat, nothing sent', async () => {
     const env = setup();
-    const ec2 = await ownedVolume(env, 'held');
+    const ec2 = await env.owned('held');
     const at = new Date(env.clock.now()).toISOString();
     await env.store.create(availableRecord('held', ec2.ebsVolumeId, at, { sizeGiB: 10, volumeType: 'gp3', tags: {} }, { sizeGiB: 10, volumeType: 'gp3', availabilityZone: 'us-east-1a' }));
     await env.store.create(volume('lost', at));
@@ -57,7 +53,7 @@ describe('Reconciler: judging records against EC2 and their volumes', () => {
     const budget = new MemoryRateBudget();
     const env = setup({ rateBudget: budget });
     const at = new Date(env.clock.now()).toISOString();
-    const ec2 = await ownedVolume(env, 'ready');
+    const ec2 = await env.owned('ready');
     await env.store.create(availableRecord('ready', ec2.ebsVolumeId, at, { sizeGiB: 10, volumeType: 'gp3', tags: {} }, { sizeGiB: 10, volumeType: 'gp3', availabilityZone: 'us-east-1a' }));
     await env.store.create({ ...newAttachment('ready'), status: { state: 'pending', attempts: 0, updatedAt: at }, createdAt: at });
     // A burst took the mutating actions' tokens 20 minutes ahead (an attach asked for now would wait that long).
@@ -96,8 +92,8 @@ describe('Reconciler: judging records against EC2 and their volumes', () => {
     const env = setup();
     const at = new Date(env.clock.now()).toISOString();
     // io1 changed to gp2 in the console (gp2's IOPS are not compared), and gp2 changed to io1.
-    const toGp2 = await ownedVolume(env, 'to-gp2', { sizeGiB: 100, volumeType: 'gp2' });
-    const toIo1 = await ownedVolume(env, 'to-io1', { sizeGiB: 100, volumeType: 'io1', iops: 3000 });
+    const toGp2 = await env.owned('to-gp2', { sizeGiB: 100, volumeType: 'gp2' });
+    const toIo1 = await env.owned('to-io1', { sizeGiB: 100, volumeType: 'io1', iops: 3000 });
     await env.store.create(availableRecord('to-gp2', toGp2.ebsVolumeId, at, { sizeGiB: 100, volumeType: 'io1', iops: 3000, tags: {} }, { sizeGiB: 100, volumeType: 'io1', iops: 3000, availabilityZone: 'us-east-1a' }));
     await env.store.create(availableRecord('to-io1', toIo1.ebsVolumeId, at, { sizeGiB: 100, volumeType: 'gp2', tags: {} }, { sizeGiB: 100, volumeType: 'gp2', availabilityZone: 'us-east-1a' }));
     await env.clock.advance(10 * MINUTE);
@@ -111,7 +107,7 @@ describe('Reconciler: judging records against EC2 and their volumes', () => {
   it('has a volume whose record never observed its EC2 volume (written before observations were) looked at for what EC2 holds, not judged drifted', async () => {
     const env = setup();
     const at = new Date(env.clock.now()).toISOString();
-    const ec2 = await ownedVolume(env, 'old', { sizeGiB: 20, volumeType: 'gp2' });
+    const ec2 = await env.owned('old', { sizeGiB: 20, volumeType: 'gp2' });
     await env.store.create(availableRecord('old', ec2.ebsVolumeId, at, undefined, { sizeGiB: 20, volumeType: 'gp2', availabilityZone: 'us-east-1a' }));
     await env.clock.advance(10 * MINUTE);
     expect((await env.reconciler.run()).requeued).toEqual([
@@ -122,7 +118,7 @@ describe('Reconciler: judging records against EC2 and their volumes', () => {
   it('has a volume whose record never noted the generation EC2 holds (written before observedGeneration was) looked at, saying so', async () => {
     const env = setup();
     const at = new Date(env.clock.now()).toISOString();
-    const ec2 = await ownedVolume(env, 'unnoted');
+    const ec2 = await env.owned('unnoted');
     const { observedGeneration: _none, ...record } = availableRecord('unnoted', ec2.ebsVolumeId, at, { sizeGiB: 10, volumeType: 'gp3', tags: {} }, { sizeGiB: 10, volumeType: 'gp3', availabilityZone: 'us-east-1a' });
     await env.store.create(record);
     await env.clock.advance(10 * MINUTE);
@@ -155,7 +151,7 @@ describe('Reconciler: judging records against EC2 and their volumes', () => {
   it('calls the leak check complete in its warning when only the scan ran out of time', async () => {
     const log = new RecordingLog();
     const env = setup({ log });
-    await ownedVolume(env, 'somewhere');
+    await env.owned('somewhere');
     const report = await env.reconciler.run({ remainingTimeMs: SCAN_RESERVE_MS - 1 });
     expect(report).toMatchObject({ segments: { done: 0 }, leakCheckComplete: true });
     expect(log.entries.find((entry) => entry.message === 'reconciler pass ran out of time; the next passes take up the rest')?.attributes).toMatchObject({ leakCheck: 'complete' });

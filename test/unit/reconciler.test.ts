@@ -10,12 +10,7 @@ import { METRICS, OWNERSHIP_TAGS, RECONCILER } from '../../lib/settings.js';
 import { INSTANCE, OTHER_INSTANCE, attachmentKey, harness, iopsModification, newAttachment, newVolume, volumeKey, volumeOf } from './engine-fixtures.js';
 import { MINUTE, OWNER, reconcilerWorld, volume } from './reconciler-fixtures.js';
 
-function setup() {
-  const world = reconcilerWorld();
-  const { store, queue, ebs, clock, metrics } = world;
-  const executor = new Executor({ store, queue, provider: ebs, clock, metrics, log: silentLog, config: { ownerTagValue: OWNER }, random: () => 0.5 });
-  return { ...world, executor };
-}
+const setup = reconcilerWorld;
 
 /** Volume record `cooling` of `ebsVolumeId`, available at 10 GiB with a grow to 30 GiB asked for (generation 2) and not made yet. */
 function growWaiting(ebsVolumeId: string, at: string, overrides: Partial<VolumeRecord>): VolumeRecord {
