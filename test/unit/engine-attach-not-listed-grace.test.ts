@@ -4,19 +4,12 @@
  * failed attempt that its retry makes again.
  */
 import { describe, expect, it } from 'vitest';
-import type { AttachmentRecord } from '../../lib/domain/records.js';
 import { DEFAULT_ENGINE_CONFIG } from '../../lib/engine/config.js';
 import { Executor } from '../../lib/engine/executor.js';
 import { silentLog } from '../../lib/memory/index.js';
-import { attachmentKey, harness, newAttachment, newVolume, providerOver, volumeOf } from './engine-fixtures.js';
+import { attachmentKey, harness, newAttachment, newVolume, providerOver, volumeOf, attachmentOf } from './engine-fixtures.js';
 
 const KEY = attachmentKey('data-1');
-
-async function attachmentOf(h: ReturnType<typeof harness>): Promise<AttachmentRecord> {
-  const record = await h.store.get(KEY);
-  if (record?.kind !== 'attachment') throw new Error('no attachment record');
-  return record;
-}
 
 /** data-1 available, its attachment attaching on an AttachVolume EC2 accepted and made nothing of; the time of the call. */
 async function attachNotMade() {

@@ -4,18 +4,11 @@
  * is no sign that it was detached and attached again outside under another one.
  */
 import { describe, expect, it } from 'vitest';
-import type { AttachmentRecord } from '../../lib/domain/records.js';
 import { Executor } from '../../lib/engine/executor.js';
 import { silentLog } from '../../lib/memory/index.js';
-import { attachmentKey, harness, providerOver, attachData1 } from './engine-fixtures.js';
+import { attachmentKey, harness, providerOver, attachData1, attachmentOf } from './engine-fixtures.js';
 
 const KEY = attachmentKey('data-1');
-
-async function attachmentOf(h: ReturnType<typeof harness>): Promise<AttachmentRecord> {
-  const record = await h.store.get(KEY);
-  if (record?.kind !== 'attachment') throw new Error('no attachment record');
-  return record;
-}
 
 describe('executor: a check finding an attachment listed without a device name', () => {
   it('keeps the recorded device and status', async () => {

@@ -10,15 +10,9 @@ import type { AttachmentRecord } from '../../lib/domain/records.js';
 import { Executor } from '../../lib/engine/executor.js';
 import { ProviderError, type VolumeProvider } from '../../lib/engine/ports.js';
 import { silentLog } from '../../lib/memory/index.js';
-import { INSTANCE, attachmentKey, harness, newAttachment, newVolume, providerOver, volumeKey, volumeOf } from './engine-fixtures.js';
+import { INSTANCE, attachmentKey, harness, newAttachment, newVolume, providerOver, volumeKey, volumeOf, attachmentOf } from './engine-fixtures.js';
 
 const KEY = attachmentKey('data-1');
-
-async function attachmentOf(h: ReturnType<typeof harness>): Promise<AttachmentRecord> {
-  const record = await h.store.get(KEY);
-  if (record?.kind !== 'attachment') throw new Error('no attachment record');
-  return record;
-}
 
 function executorWith(h: ReturnType<typeof harness>, overrides: Partial<VolumeProvider>): Executor {
   return new Executor({ store: h.store, queue: h.queue, provider: providerOver(h.ebs, overrides), clock: h.clock, metrics: h.metrics, log: silentLog, config: { rateWaitMaxMs: 0 } });

@@ -9,15 +9,9 @@ import type { AttachmentRecord } from '../../lib/domain/records.js';
 import { DEFAULT_ENGINE_CONFIG } from '../../lib/engine/config.js';
 import { Executor } from '../../lib/engine/executor.js';
 import { silentLog } from '../../lib/memory/index.js';
-import { attachmentKey, harness, providerOver, attachData1 } from './engine-fixtures.js';
+import { attachmentKey, harness, providerOver, attachData1, attachmentOf } from './engine-fixtures.js';
 
 const KEY = attachmentKey('data-1');
-
-async function attachmentOf(h: ReturnType<typeof harness>): Promise<AttachmentRecord> {
-  const record = await h.store.get(KEY);
-  if (record?.kind !== 'attachment') throw new Error('no attachment record');
-  return record;
-}
 
 describe('executor: a detach not taken on the last attempt of the budget', () => {
   it('ends the attachment in error with its device, not attached', async () => {

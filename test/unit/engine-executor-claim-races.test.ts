@@ -7,8 +7,7 @@ import { describe, expect, it } from 'vitest';
 import type { VolumeRecord } from '../../lib/domain/records.js';
 import { Executor } from '../../lib/engine/executor.js';
 import type { RecordStore } from '../../lib/engine/ports.js';
-import { silentLog } from '../../lib/memory/index.js';
-import { harness, newVolume, volumeKey, volumeOf } from './engine-fixtures.js';
+import { executorOver, harness, newVolume, volumeKey, volumeOf } from './engine-fixtures.js';
 
 const KEY = volumeKey('data-1');
 
@@ -25,7 +24,7 @@ function executorWithWriteBeforeClaim(h: ReturnType<typeof harness>, meanwhile: 
       };
     },
   });
-  return new Executor({ store, queue: h.queue, provider: h.ebs, clock: h.clock, metrics: h.metrics, log: silentLog, config: { rateWaitMaxMs: 0 } });
+  return executorOver(h, { store });
 }
 
 /** data-1 available, then set dying: its delete is next. */

@@ -5,10 +5,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { ProviderVolume } from '../../lib/engine/ports.js';
-import { Executor } from '../../lib/engine/executor.js';
 import { RecordingLog } from '../../lib/memory/index.js';
 import { QUEUE } from '../../lib/settings.js';
-import { harness, newVolume, providerOver, volumeKey, volumeOf } from './engine-fixtures.js';
+import { executorOver, harness, newVolume, providerOver, volumeKey, volumeOf } from './engine-fixtures.js';
 
 describe('a message whose step keeps failing', () => {
   it('logs each failure, and its last delivery, at level ERROR under the names the README gives', async () => {
@@ -22,7 +21,7 @@ describe('a message whose step keeps failing', () => {
       },
     });
     const log = new RecordingLog();
-    const executor = new Executor({ store: h.store, queue: h.queue, provider, clock: h.clock, metrics: h.metrics, log, config: { rateWaitMaxMs: 0 } });
+    const executor = executorOver(h, { provider, log });
     await h.queue.send([{ message: h.op('create-volume', volumeKey('data-1')), delaySeconds: 0 }]);
 
     const errorsPerDelivery: string[][] = [];

@@ -10,7 +10,7 @@ import { createExecutorHandler } from '../../lib/functions/handlers.js';
 import { ProviderError, type ProviderVolume } from '../../lib/engine/ports.js';
 import { silentLog } from '../../lib/memory/index.js';
 import { OWNERSHIP_TAGS, QUEUE } from '../../lib/settings.js';
-import { harness, newVolume, providerOver, sqsRecord, volumeKey, volumeOf } from './engine-fixtures.js';
+import { executorOver, harness, newVolume, providerOver, sqsRecord, volumeKey, volumeOf } from './engine-fixtures.js';
 
 /** EC2 as `h` models it, but CreateVolume, made, answers with nothing the executor can read: each attempt throws. */
 function answerOfNoShape(h: ReturnType<typeof harness>) {
@@ -42,7 +42,7 @@ describe('executor: a message that keeps failing', () => {
     const h = harness();
     await h.store.create(newVolume('data-1'));
     const provider = answerOfNoShape(h);
-    const executor = new Executor({ store: h.store, queue: h.queue, provider, clock: h.clock, metrics: h.metrics, log: silentLog, config: { rateWaitMaxMs: 0 } });
+    const executor = executorOver(h, { provider });
     await h.queue.send([{ message: h.op('create-volume', volumeKey('data-1')), delaySeconds: 0 }]);
 
     await deliverAsTheEventSourceDoes(h, executor, QUEUE.maxReceiveCount + 1);
@@ -62,7 +62,7 @@ describe('executor: a message that keeps failing', () => {
     await h.store.create(newVolume('data-1'));
     // The first CreateVolume fails as EC2 may: a retry with backoff, its time in nextAttemptAt. Each retry then throws.
     h.ebs.failNext('CreateVolume', new ProviderError('transient', 'InternalError', 'boom'));
-    const executor = new Executor({ store: h.store, queue: h.queue, provider: answerOfNoShape(h), clock: h.clock, metrics: h.metrics, log: silentLog, config: { rateWaitMaxMs: 0 } });
+    const executor = executorOver(h, { provider: answerOfNoShape(h) });
     await h.queue.send([{ message: h.op('create-volume', volumeKey('data-1')), delaySeconds: 0 }]);
     await deliverAsTheEventSourceDoes(h, executor, QUEUE.maxReceiveCount + 2);
     h.queue.receive(10);
@@ -86,7 +86,7 @@ describe('executor: a message that keeps failing', () => {
         return undefined as unknown as ProviderVolume;
       },
     });
-    const executor = new Executor({ store: h.store, queue: h.queue, provider, clock: h.clock, metrics: h.metrics, log: silentLog, config: { rateWaitMaxMs: 0 } });
+    const executor = executorOver(h, { provider });
     const last = { messageId: 'last', message: h.op('create-volume', volumeKey('data-1')), receiveCount: QUEUE.maxReceiveCount };
     expect((await executor.run([last])).failedMessageIds).toEqual(['last']);
 
@@ -98,7 +98,7 @@ describe('executor: a message that keeps failing', () => {
   it('notes the last delivery of any copy of the message in the batch, and leaves alone a record another invocation has claimed meanwhile', async () => {
     const h = harness();
     await h.store.create(newVolume('data-1'));
-    const executor = new Executor({ store: h.store, queue: h.queue, provider: answerOfNoShape(h), clock: h.clock, metrics: h.metrics, log: silentLog, config: { rateWaitMaxMs: 0 } });
+    const executor = executorOver(h, { provider: answerOfNoShape(h) });
     // Two copies of the message: its last delivery first, a later copy delivered once.
     const copies = [
       { messageId: 'last', message: h.op('create-volume', volumeKey('data-1')), receiveCount: QUEUE.maxReceiveCount },
@@ -117,7 +117,7 @@ describe('executor: a message that keeps failing', () => {
         return undefined as unknown as ProviderVolume;
       },
     });
-    const late = new Executor({ store: h.store, queue: h.queue, provider: taken, clock: h.clock, metrics: h.metrics, log: silentLog, config: { rateWaitMaxMs: 0 } });
+    const late = executorOver(h, { provider: taken });
     const last = { messageId: 'last-2', message: h.op('create-volume', volumeKey('data-2')), receiveCount: QUEUE.maxReceiveCount };
     expect((await late.run([last])).failedMessageIds).toEqual(['last-2']);
     const held = await volumeOf(h, 'data-2');

@@ -4,15 +4,8 @@
  * backoff), not `pending` as if AttachVolume had failed, and the next look finds it attached.
  */
 import { describe, expect, it } from 'vitest';
-import type { AttachmentRecord } from '../../lib/domain/records.js';
 import { ProviderError } from '../../lib/engine/ports.js';
-import { attachmentKey, harness, newAttachment, newVolume, volumeOf } from './engine-fixtures.js';
-
-async function attachmentOf(h: ReturnType<typeof harness>): Promise<AttachmentRecord> {
-  const record = await h.store.get(attachmentKey('data-1'));
-  if (record?.kind !== 'attachment') throw new Error('no attachment record');
-  return record;
-}
+import { attachmentKey, harness, newAttachment, newVolume, volumeOf, attachmentOf } from './engine-fixtures.js';
 
 describe('executor: a failed look at an attach under way', () => {
   it('keeps the attachment attaching with its device; the next look finds it attached', async () => {

@@ -7,9 +7,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { VolumeRecord } from '../../lib/domain/records.js';
-import { Executor } from '../../lib/engine/executor.js';
 import { RecordingLog } from '../../lib/memory/index.js';
-import { harness, newAttachment, newVolume, settleAll, volumeKey } from './engine-fixtures.js';
+import { executorOver, harness, newAttachment, newVolume, settleAll, volumeKey } from './engine-fixtures.js';
 
 const TABLE_DOWN = new Error('table unavailable');
 
@@ -18,7 +17,7 @@ async function run(setUp: (h: ReturnType<typeof harness>) => Promise<ReturnType<
   const message = await setUp(h);
   h.queue.purge();
   const log = new RecordingLog();
-  const executor = new Executor({ store: h.store, queue: h.queue, provider: h.ebs, clock: h.clock, metrics: h.metrics, log, config: { rateWaitMaxMs: 0 } });
+  const executor = executorOver(h, { log });
   fail(h);
   const batch = h.batchOf(message);
   const { failedMessageIds } = await executor.run(batch);

@@ -6,16 +6,9 @@
  * so nothing waits for the reconciler.
  */
 import { describe, expect, it, vi } from 'vitest';
-import type { AttachmentRecord } from '../../lib/domain/records.js';
 import { ProviderError, type OperationMessage, type QueuedOperation } from '../../lib/engine/ports.js';
 import { QUEUE } from '../../lib/settings.js';
-import { attachmentKey, harness, newAttachment, newVolume, volumeKey, volumeOf } from './engine-fixtures.js';
-
-async function attachmentOf(h: ReturnType<typeof harness>): Promise<AttachmentRecord> {
-  const record = await h.store.get(attachmentKey('data-1'));
-  if (record?.kind !== 'attachment') throw new Error('no attachment record');
-  return record;
-}
+import { harness, newAttachment, newVolume, volumeKey, volumeOf, attachmentOf } from './engine-fixtures.js';
 
 /** The volume created in EC2 (its check not made yet), with an attachment waiting for it. */
 async function volumeBeingCreated(): Promise<ReturnType<typeof harness>> {

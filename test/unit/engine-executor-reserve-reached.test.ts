@@ -4,9 +4,7 @@
  * that reserve is reached is deferred, unsent; one that still has a moment before it goes.
  */
 import { describe, expect, it } from 'vitest';
-import { Executor } from '../../lib/engine/executor.js';
-import { silentLog } from '../../lib/memory/index.js';
-import { INSTANCE, harness, newVolume, providerOver, volumeKey, volumeOf } from './engine-fixtures.js';
+import { executorOver, harness, INSTANCE, newVolume, providerOver, volumeKey, volumeOf } from './engine-fixtures.js';
 
 const REMAINING_MS = 120_000;
 const RESERVE_MS = 10_000;
@@ -20,7 +18,7 @@ async function createAfterSlowDescribe(describeMs: number) {
       return h.ebs.describeInstances(ids);
     },
   });
-  const executor = new Executor({ store: h.store, queue: h.queue, provider, clock: h.clock, metrics: h.metrics, log: silentLog, config: { rateWaitMaxMs: 0 } });
+  const executor = executorOver(h, { provider });
   await h.store.create(newVolume('data-1', {}, { availabilityZone: undefined, placementInstanceId: INSTANCE }));
   const run = executor.run(h.batchOf(h.op('create-volume', volumeKey('data-1'))), { remainingTimeMs: REMAINING_MS });
   await h.clock.advance(REMAINING_MS);

@@ -5,12 +5,9 @@
  * wait looked at again) or a note on a dead-lettered record loses just that.
  */
 import { describe, expect, it } from 'vitest';
-import type { AttachmentRecord } from '../../lib/domain/records.js';
-import { Executor } from '../../lib/engine/executor.js';
 import type { ProviderVolume, RecordStore } from '../../lib/engine/ports.js';
-import { silentLog } from '../../lib/memory/index.js';
 import { QUEUE } from '../../lib/settings.js';
-import { attachmentKey, harness, newAttachment, newVolume, providerOver, volumeKey, volumeOf } from './engine-fixtures.js';
+import { attachmentKey, executorOver, harness, newAttachment, newVolume, providerOver, volumeKey, volumeOf, attachmentOf } from './engine-fixtures.js';
 
 const unavailable = () => new Error('DynamoDB unavailable');
 
@@ -28,16 +25,6 @@ function storeFailingCall(h: ReturnType<typeof harness>, method: keyof RecordSto
       };
     },
   });
-}
-
-function executorOver(h: ReturnType<typeof harness>, store: RecordStore, provider = providerOver(h.ebs)): Executor {
-  return new Executor({ store, queue: h.queue, provider, clock: h.clock, metrics: h.metrics, log: silentLog, config: { rateWaitMaxMs: 0 } });
-}
-
-async function attachmentOf(h: ReturnType<typeof harness>): Promise<AttachmentRecord> {
-  const record = await h.store.get(attachmentKey('data-1'));
-  if (record?.kind !== 'attachment') throw new Error('no attachment record');
-  return record;
 }
 
 /** data-1 available in EC2 and in its record. */
@@ -94,7 +81,7 @@ describe('executor: the record table failing between EC2 calls', () => {
     await h.store.create(newVolume('data-1'));
     await h.store.create(newAttachment('data-1'));
     // The batch's read succeeds; the read of the volume after the wait fails.
-    const executor = executorOver(h, storeFailingCall(h, 'getMany', 2));
+    const executor = executorOver(h, { store: storeFailingCall(h, 'getMany', 2) });
     const batch = h.batchOf(h.op('attach', attachmentKey('data-1')));
     expect((await executor.run(batch)).failedMessageIds).toEqual([]);
     expect((await attachmentOf(h)).status.message).toMatch(/wait/i);
@@ -140,7 +127,7 @@ describe('executor: the note on a dead-lettered record cannot be made', () => {
   it('its record cannot be read: the record is left as the failed step left it, and the invocation still answers', async () => {
     const h = harness();
     await h.store.create(newVolume('data-1'));
-    const executor = executorOver(h, h.store, answerOfNoShape(h, () => h.store.failNext('getMany', unavailable())));
+    const executor = executorOver(h, { provider: answerOfNoShape(h, () => h.store.failNext('getMany', unavailable())) });
     const last = { messageId: 'last', message: h.op('create-volume', volumeKey('data-1')), receiveCount: QUEUE.maxReceiveCount };
     expect((await executor.run([last])).failedMessageIds).toEqual(['last']);
 
@@ -165,7 +152,7 @@ describe('executor: the note on a dead-lettered record cannot be made', () => {
         };
       },
     });
-    const executor = executorOver(h, store, answerOfNoShape(h, () => undefined));
+    const executor = executorOver(h, { store, provider: answerOfNoShape(h, () => undefined) });
     const last = { messageId: 'last', message: h.op('create-volume', volumeKey('data-1')), receiveCount: QUEUE.maxReceiveCount };
     expect((await executor.run([last])).failedMessageIds).toEqual(['last']);
 

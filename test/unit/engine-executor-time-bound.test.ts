@@ -5,10 +5,9 @@
  * the reserve is reached, calls not yet made are deferred, unsent, like calls without a rate token.
  */
 import { describe, expect, it } from 'vitest';
-import { Executor } from '../../lib/engine/executor.js';
 import { createExecutorHandler } from '../../lib/functions/handlers.js';
 import { silentLog } from '../../lib/memory/index.js';
-import { AZ, INSTANCE, harness, newVolume, providerOver, sqsRecord, volumeKey, volumeOf } from './engine-fixtures.js';
+import { AZ, executorOver, harness, INSTANCE, newVolume, providerOver, sqsRecord, volumeKey, volumeOf } from './engine-fixtures.js';
 
 const LAMBDA_TIMEOUT_MS = 120_000;
 
@@ -22,7 +21,7 @@ describe('executor: the invocation time bound', () => {
         return h.ebs.describeInstances(ids);
       },
     });
-    const executor = new Executor({ store: h.store, queue: h.queue, provider, clock: h.clock, metrics: h.metrics, log: silentLog, config: { rateWaitMaxMs: 0 } });
+    const executor = executorOver(h, { provider });
     await h.store.create(newVolume('data-1', {}, { availabilityZone: undefined, placementInstanceId: INSTANCE }));
     const started = h.clock.now();
     const run = executor.run(h.batchOf(h.op('create-volume', volumeKey('data-1'))), { remainingTimeMs: LAMBDA_TIMEOUT_MS });
@@ -66,7 +65,7 @@ describe('executor: the invocation time bound', () => {
 
   it('a call whose turn comes after that point (a slow status write before it) is deferred unsent; the volume is still created once', async () => {
     const h = harness();
-    const executor = new Executor({ store: h.store, queue: h.queue, provider: h.ebs, clock: h.clock, metrics: h.metrics, log: silentLog, config: { rateWaitMaxMs: 0 } });
+    const executor = executorOver(h);
     await h.store.create(newVolume('data-1'));
     // The write recording the request before the call takes 115 s (DynamoDB throttling, the SDK retrying).
     const update = h.store.update.bind(h.store);

@@ -13,6 +13,7 @@ import { toProviderError } from '../../lib/aws/ec2-errors.js';
 import { realEc2Error } from '../support/ec2-errors.js';
 import {
   attachmentKey,
+  attachmentOf,
   AZ,
   executorLosingWriteAfterCreate,
   harness,
@@ -25,13 +26,6 @@ import {
   volumeKey,
   volumeOf,
 } from './engine-fixtures.js';
-
-
-async function attachmentOf(h: ReturnType<typeof harness>, volumeId: string, instanceId = INSTANCE): Promise<AttachmentRecord> {
-  const record = await h.store.get(attachmentKey(volumeId, instanceId));
-  if (record?.kind !== 'attachment') throw new Error(`no attachment ${volumeId}/${instanceId}`);
-  return record;
-}
 
 /**
  * Creates deferred for want of a rate token, before their claim: each record untouched (first

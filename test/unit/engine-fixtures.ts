@@ -11,7 +11,7 @@ import type { AttachmentRecord, VolumeRecord, VolumeSpec } from '../../lib/domai
 import { Executor } from '../../lib/engine/executor.js';
 import { Watcher, type RecordChange } from '../../lib/engine/watcher.js';
 import type { EngineConfig } from '../../lib/engine/config.js';
-import { ProviderError, type CreateVolumeRequest, type Log, type OperationKind, type OperationMessage, type RecordKey, type SharedRateBudget, type VolumeProvider } from '../../lib/engine/ports.js';
+import { ProviderError, type CreateVolumeRequest, type Log, type OperationKind, type OperationMessage, type RecordKey, type RecordStore, type SharedRateBudget, type VolumeProvider } from '../../lib/engine/ports.js';
 
 export const START = Date.parse('2026-01-01T00:00:00.000Z');
 export const AZ = 'eu-west-1a';
@@ -168,7 +168,6 @@ export function harness(
   return { clock, store, queue, ebs, metrics, executor, environment, watcher, batchOf, op, drain, settle, watch, changes, queued, loseCreateAnswers, createRequests };
 }
 
-/** Volume record `volumeId` as the store holds it; fails the test when there is none. */
 /** Rounds of the watcher's changes and 10 s of the executor's work, then the watcher once more: what is due by then has happened. */
 export async function settleAll(h: ReturnType<typeof harness>, rounds = 6): Promise<void> {
   for (let i = 0; i < rounds; i++) {
@@ -236,10 +235,35 @@ export async function dyingWhileModifyingAndDetaching(): Promise<{ h: ReturnType
   return { h, ebsVolumeId };
 }
 
+/** Volume record `volumeId` as the store holds it; fails the test when there is none. */
 export async function volumeOf(h: ReturnType<typeof harness>, volumeId = 'data-1'): Promise<VolumeRecord> {
   const record = await h.store.get(volumeKey(volumeId));
   if (record?.kind !== 'volume') throw new Error(`no volume record ${volumeId}`);
   return record;
+}
+
+/** Attachment record of `volumeId` to `instanceId` as the store holds it; fails the test when there is none. */
+export async function attachmentOf(h: ReturnType<typeof harness>, volumeId = 'data-1', instanceId = INSTANCE): Promise<AttachmentRecord> {
+  const record = await h.store.get(attachmentKey(volumeId, instanceId));
+  if (record?.kind !== 'attachment') throw new Error(`no attachment record ${volumeId}/${instanceId}`);
+  return record;
+}
+
+/**
+ * An executor of its own beside the harness's (EC2's default rate budgets, no wait for a rate
+ * token) on its queue, clock and metrics, over `provider` (the EBS model by default), `store` (the
+ * harness's by default) and `log` (silent by default).
+ */
+export function executorOver(h: ReturnType<typeof harness>, options: { provider?: VolumeProvider; store?: RecordStore; log?: Log } = {}): Executor {
+  return new Executor({
+    store: options.store ?? h.store,
+    queue: h.queue,
+    provider: options.provider ?? h.ebs,
+    clock: h.clock,
+    metrics: h.metrics,
+    log: options.log ?? silentLog,
+    config: { rateWaitMaxMs: 0 },
+  });
 }
 
 /**

@@ -10,15 +10,9 @@ import type { AttachmentRecord } from '../../lib/domain/records.js';
 import { DEFAULT_ENGINE_CONFIG } from '../../lib/engine/config.js';
 import { Executor } from '../../lib/engine/executor.js';
 import { silentLog } from '../../lib/memory/index.js';
-import { INSTANCE, attachmentKey, harness, newAttachment, newVolume, providerOver, volumeOf } from './engine-fixtures.js';
+import { INSTANCE, attachmentKey, harness, newAttachment, newVolume, providerOver, volumeOf, attachmentOf } from './engine-fixtures.js';
 
 const KEY = attachmentKey('data-1');
-
-async function attachmentOf(h: ReturnType<typeof harness>): Promise<AttachmentRecord> {
-  const record = await h.store.get(KEY);
-  if (record?.kind !== 'attachment') throw new Error('no attachment record');
-  return record;
-}
 
 /** data-1 attached to INSTANCE in EC2, with records to match; its EC2 volume id. */
 async function attachedVolume(h: ReturnType<typeof harness>): Promise<string> {

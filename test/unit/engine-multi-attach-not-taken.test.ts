@@ -5,19 +5,12 @@
  * does once EC2 describes the volume single-attach (Multi-Attach turned off in the console).
  */
 import { describe, expect, it } from 'vitest';
-import type { AttachmentRecord } from '../../lib/domain/records.js';
 import { DEFAULT_ENGINE_CONFIG } from '../../lib/engine/config.js';
 import { Executor } from '../../lib/engine/executor.js';
 import { silentLog } from '../../lib/memory/index.js';
-import { INSTANCE, OTHER_INSTANCE, attachmentKey, harness, newAttachment, newVolume, providerOver, volumeOf } from './engine-fixtures.js';
+import { INSTANCE, OTHER_INSTANCE, attachmentKey, harness, newAttachment, newVolume, providerOver, volumeOf, attachmentOf } from './engine-fixtures.js';
 
 const KEY = attachmentKey('data-1');
-
-async function attachmentOf(h: ReturnType<typeof harness>, instanceId = INSTANCE): Promise<AttachmentRecord> {
-  const record = await h.store.get(attachmentKey('data-1', instanceId));
-  if (record?.kind !== 'attachment') throw new Error('no attachment record');
-  return record;
-}
 
 describe('executor: an attach to a volume created Multi-Attach that did not take', () => {
   it('is a failed attempt saying the attach did not take, not that the volume is attached elsewhere instead; its retry attaches it', async () => {
@@ -28,7 +21,7 @@ describe('executor: an attach to a volume created Multi-Attach that did not take
       await h.watch();
       await h.settle(30_000);
     }
-    expect((await attachmentOf(h, OTHER_INSTANCE)).status.state).toBe('attached');
+    expect((await attachmentOf(h, 'data-1', OTHER_INSTANCE)).status.state).toBe('attached');
     const { ebsVolumeId } = await volumeOf(h);
     h.changes.length = 0;
     h.queue.receive(100).forEach((r) => h.queue.delete(r.receiptHandle));
@@ -63,7 +56,7 @@ describe('executor: an attach to a volume created Multi-Attach that did not take
       await h.watch();
       await h.settle(30_000);
     }
-    expect((await attachmentOf(h, OTHER_INSTANCE)).status.state).toBe('attached');
+    expect((await attachmentOf(h, 'data-1', OTHER_INSTANCE)).status.state).toBe('attached');
 
     // EC2 describes the volume single-attach now, and accepts the AttachVolume to this instance without making it.
     const provider = providerOver(h.ebs, {

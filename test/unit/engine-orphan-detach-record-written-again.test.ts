@@ -11,15 +11,9 @@ import type { AttachmentRecord } from '../../lib/domain/records.js';
 import { DEFAULT_ENGINE_CONFIG } from '../../lib/engine/config.js';
 import { Executor } from '../../lib/engine/executor.js';
 import { silentLog } from '../../lib/memory/index.js';
-import { INSTANCE, attachmentKey, harness, newAttachment, newVolume, providerOver, volumeKey, volumeOf } from './engine-fixtures.js';
+import { INSTANCE, attachmentKey, harness, newAttachment, newVolume, providerOver, volumeKey, volumeOf, attachmentOf } from './engine-fixtures.js';
 
 const KEY = attachmentKey('data-1');
-
-async function attachmentOf(h: ReturnType<typeof harness>): Promise<AttachmentRecord> {
-  const record = await h.store.get(KEY);
-  if (record?.kind !== 'attachment') throw new Error('no attachment record');
-  return record;
-}
 
 describe('executor: a detach by tags not taken, a volume record written again since it began', () => {
   it('stays detaching rather than attached, so the new record is not taken for the volume attached', async () => {
