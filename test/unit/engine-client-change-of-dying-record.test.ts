@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import type { AttachmentRecord } from '../../lib/domain/records.js';
 import { attachmentKey, harness, newAttachment, newVolume } from './engine-fixtures.js';
+import { modify } from './watcher-fixtures.js';
 
 describe('a client change of a record already dying', () => {
   it("keeps the failed attempts of its detach and their next attempt: only a record made dying drops a live operation's", async () => {
@@ -29,7 +30,7 @@ describe('a client change of a record already dying', () => {
     h.changes.splice(0);
     const forced = await h.store.update<AttachmentRecord>(attachmentKey('data-1'), { forceDetach: true });
 
-    await h.watcher.handle([{ id: 'c1', eventName: 'MODIFY', key: attachmentKey('data-1'), oldRecord: dying, newRecord: forced }]);
+    await h.watcher.handle([modify(dying, forced)]);
 
     expect((await h.store.get(attachmentKey('data-1')))?.status).toEqual(failedDetach);
   });

@@ -7,6 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import type { VolumeRecord } from '../../lib/domain/records.js';
 import { harness, newVolume, volumeKey } from './engine-fixtures.js';
+import { modify } from './watcher-fixtures.js';
 
 describe('a spec change of a volume whose create is failing', () => {
   it('keeps the failed attempts of its CreateVolume and their next attempt', async () => {
@@ -26,7 +27,7 @@ describe('a spec change of a volume whose create is failing', () => {
     await h.clock.advance(1000);
     const respecified = await h.store.update<VolumeRecord>(volumeKey('data-1'), { spec: { ...volume.spec, sizeGiB: 20 }, generation: 2 });
 
-    await h.watcher.handle([{ id: 'c1', eventName: 'MODIFY', key: volumeKey('data-1'), oldRecord: volume, newRecord: respecified }]);
+    await h.watcher.handle([modify(volume, respecified)]);
 
     expect((await h.store.get(volumeKey('data-1')))?.status).toEqual(failedCreate);
   });

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { VolumeRecord } from '../../lib/domain/records.js';
 import { type RecordChange } from '../../lib/engine/watcher.js';
 import { harness, newVolume, volumeKey } from './engine-fixtures.js';
+import { insert } from './watcher-fixtures.js';
 
 describe('Watcher: the insert of a record removed since, delivered late', () => {
   it('enqueues a look at the record written again under its key once the executor started its operation there, even where the versions agree: its own chain of checks stays the only one', async () => {
@@ -20,7 +21,7 @@ describe('Watcher: the insert of a record removed since, delivered late', () => 
 
     // The first record's insert, at the version the record written since has reached by now.
     const earlier = newVolume('data-1', { version: current.version });
-    const late: RecordChange = { id: 'late-insert', eventName: 'INSERT', key: volumeKey('data-1'), newRecord: earlier };
+    const late: RecordChange = insert(earlier, 'late-insert');
     expect(await h.watcher.handle([late])).toEqual({ failedChangeIds: [] });
     expect(h.queue.pending().map((pending) => pending.message)).toEqual([...chain, expect.objectContaining({ op: 'check-volume', nudge: true })]);
   });

@@ -3,6 +3,7 @@ import type { AttachmentRecord } from '../../lib/domain/records.js';
 import { type RecordChange } from '../../lib/engine/watcher.js';
 import { RecordingLog } from '../../lib/memory/log.js';
 import { attachmentKey, harness, newAttachment, newVolume } from './engine-fixtures.js';
+import { modify } from './watcher-fixtures.js';
 
 describe('Watcher: a retry of an attachment whose volume record is invalid', () => {
   it('does not retry an attachment in error that may hold its volume while the volume record does not parse: it is left as it is, and says why in the log', async () => {
@@ -15,7 +16,7 @@ describe('Watcher: a retry of an attachment whose volume record is invalid', () 
     h.store.putRaw(failed);
     const retried: AttachmentRecord = { ...failed, generation: 2 };
     h.store.putRaw(retried);
-    const change: RecordChange = { id: 'c1', eventName: 'MODIFY', key: attachmentKey('data-1'), oldRecord: failed, newRecord: retried };
+    const change: RecordChange = modify(failed, retried);
     expect(await h.watcher.handle([change])).toEqual({ failedChangeIds: [] });
     expect(await h.store.get(attachmentKey('data-1'))).toEqual(retried);
     expect(h.queued()).toEqual([]);

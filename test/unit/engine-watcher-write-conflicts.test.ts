@@ -1,17 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import type { AttachmentRecord, VolumeRecord } from '../../lib/domain/records.js';
 import { ConditionFailedError } from '../../lib/engine/ports.js';
-import { type RecordChange } from '../../lib/engine/watcher.js';
 import { RecordingLog } from '../../lib/memory/log.js';
 import { OTHER_INSTANCE, attachmentKey, harness, newAttachment, newVolume, volumeKey } from './engine-fixtures.js';
+import { modify, remove } from './watcher-fixtures.js';
 
 const iso = (ms: number) => new Date(ms).toISOString();
-
-/** A MODIFY of `before` into `after`, as the stream delivers it. */
-function modify(before: VolumeRecord | AttachmentRecord, after: VolumeRecord | AttachmentRecord, id = 'c1'): RecordChange {
-  const key = before.kind === 'volume' ? volumeKey(before.volumeId) : attachmentKey(before.volumeId, before.instanceId);
-  return { id, eventName: 'MODIFY', key, oldRecord: before, newRecord: after };
-}
 
 describe('Watcher: writes that fail or lose to another change', () => {
   it("fails a volume's change when a write to one of its attachments fails for another reason than its size: the stream delivers it again", async () => {
@@ -47,7 +40,7 @@ describe('Watcher: writes that fail or lose to another change', () => {
     const before = await h.store.get(volumeKey('data-1'));
     // The volume's wait for its last attachment is the write that fails.
     h.store.failNext('update', new Error('Throughput exceeds the current capacity of your table'));
-    expect(await h.watcher.handle([{ id: 'c1', eventName: 'REMOVE', key: attachmentKey('data-1'), oldRecord: removed }])).toEqual({ failedChangeIds: ['c1'] });
+    expect(await h.watcher.handle([remove(removed!)])).toEqual({ failedChangeIds: ['c1'] });
     expect(await h.store.get(volumeKey('data-1'))).toEqual(before);
   });
 

@@ -9,11 +9,7 @@ import { approximateItemBytes } from '../../lib/memory/store.js';
 import { OWNERSHIP_TAGS, TABLE } from '../../lib/settings.js';
 import type { AttachmentRecord, VolumeRecord } from '../../lib/domain/records.js';
 import { AZ, INSTANCE, OTHER_INSTANCE, attachmentKey, harness, newAttachment, newVolume, settleAll, volumeKey } from './engine-fixtures.js';
-
-function insert(record: { kind: string; volumeId: string; instanceId?: string }, id = 'c1'): RecordChange {
-  const key = record.kind === 'volume' ? volumeKey(record.volumeId) : attachmentKey(record.volumeId, record.instanceId);
-  return { id, eventName: 'INSERT', key, newRecord: record };
-}
+import { insert, modify, remove } from './watcher-fixtures.js';
 
 function sent(h: ReturnType<typeof harness>) {
   return h.queued();
@@ -70,7 +66,7 @@ describe('watcher', () => {
     expect(h.metrics.counter('InvalidRecords')).toBe(1);
     // Its own status write comes back as a change: nothing more happens.
     const version = record!.version;
-    await h.watcher.handle([{ id: 'c2', eventName: 'MODIFY', key: volumeKey('data-1'), oldRecord: raw, newRecord: record }]);
+    await h.watcher.handle([modify(raw, record, 'c2')]);
     expect((await h.store.get(volumeKey('data-1')))!.version).toBe(version);
     // Counted once: the alarm's metric counts records rejected, not deliveries.
     await h.watcher.handle([insert(raw as never)]);
@@ -531,7 +527,7 @@ describe('watcher', () => {
     const raw = { ...fresh, status: { ...fresh.status, updatedAt: new Date(h.clock.now() + 86_400_000).toISOString() } };
     h.store.putRaw(raw);
     h.store.failNext('update', new ItemTooLargeError('volume/data-1: Item size has exceeded the maximum allowed size'));
-    const changes: RecordChange[] = [{ id: 'c1', eventName: 'REMOVE', key: volumeKey('data-1'), oldRecord: removed }, insert(raw, 'c2')];
+    const changes: RecordChange[] = [remove(removed!), insert(raw, 'c2')];
     expect(await h.watcher.handle(changes)).toEqual({ failedChangeIds: [] });
     expect(sent(h)).toEqual([{ op: 'detach', key: `data-1/${INSTANCE}`, delaySeconds: 0 }]);
     expect(await h.store.get(volumeKey('data-1'))).toEqual(raw);
@@ -548,7 +544,7 @@ describe('watcher', () => {
     await h.store.remove(attachmentKey('data-1'));
     // The volume's wait for its last attachment is the write refused.
     h.store.failNext('update', new ItemTooLargeError('volume/data-1: Item size has exceeded the maximum allowed size'));
-    expect(await h.watcher.handle([{ id: 'c1', eventName: 'REMOVE', key: attachmentKey('data-1'), oldRecord: removed }])).toEqual({ failedChangeIds: [] });
+    expect(await h.watcher.handle([remove(removed!)])).toEqual({ failedChangeIds: [] });
     expect(log.entries.filter((entry) => entry.level === 'warn').map((entry) => [entry.message, entry.attributes?.key])).toEqual([[RECORD_TOO_LARGE_LOG, 'volume/data-1']]);
     expect(h.metrics.counter('InvalidRecords')).toBe(1);
   });
@@ -603,7 +599,7 @@ describe('watcher', () => {
     expect(sent(h).map((s) => s.op)).toEqual(['create-volume', 'create-volume']);
     // A stale image (older than the record) does not override the current state.
     await h.store.update<VolumeRecord>(volumeKey('data-1'), { life: 'dying' });
-    await h.watcher.handle([{ id: 'late', eventName: 'MODIFY', key: volumeKey('data-1'), oldRecord: { ...volume, life: 'dying' }, newRecord: volume }]);
+    await h.watcher.handle([modify({ ...volume, life: 'dying' }, volume, 'late')]);
     expect(await h.store.get(volumeKey('data-1'))).toBeUndefined();
   });
 
@@ -613,13 +609,13 @@ describe('watcher', () => {
     await h.store.create(volume);
     const claimed = await h.store.update<VolumeRecord>(volumeKey('data-1'), { claim: { owner: 'executor-1', expiresAt: h.clock.now() + 60_000 } });
     const reads = h.store.reads;
-    await h.watcher.handle([{ id: 'c1', eventName: 'MODIFY', key: volumeKey('data-1'), oldRecord: volume, newRecord: claimed }]);
+    await h.watcher.handle([modify(volume, claimed)]);
     expect(h.store.reads).toBe(reads);
     expect(sent(h)).toEqual([]);
     // An invalid image is read and judged on the record itself.
     const broken = { ...claimed, status: { ...claimed.status, state: 'melting' } };
     h.store.putRaw(broken);
-    await h.watcher.handle([{ id: 'c2', eventName: 'MODIFY', key: volumeKey('data-1'), oldRecord: claimed, newRecord: broken }]);
+    await h.watcher.handle([modify(claimed, broken, 'c2')]);
     expect(h.store.reads).toBeGreaterThan(reads);
     expect((await h.store.get(volumeKey('data-1')))?.status).toMatchObject({ state: 'error', code: 'InvalidRecord' });
   });
@@ -630,7 +626,7 @@ describe('watcher', () => {
     await h.store.create(volume);
     const updated = await h.store.update<VolumeRecord>(volumeKey('data-1'), { status: { ...volume.status, state: 'creating' }, ebsVolumeId: 'vol-0123456789abcdef0' });
     const reads = h.store.reads;
-    await h.watcher.handle([{ id: 'c1', eventName: 'MODIFY', key: volumeKey('data-1'), oldRecord: volume, newRecord: updated }]);
+    await h.watcher.handle([modify(volume, updated)]);
     expect(sent(h)).toEqual([]);
     // A move that changes nothing for its attachments (neither usable nor in or out of error) reads nothing either.
     expect(h.store.reads).toBe(reads);
@@ -643,7 +639,7 @@ describe('watcher', () => {
     await h.store.create(attachment);
     const changed = await h.store.update<AttachmentRecord>(attachmentKey('data-1'), { requestedDevice: '/dev/sdg' });
     expect(sent(h)).toEqual([]);
-    await h.watcher.handle([{ id: 'c1', eventName: 'MODIFY', key: attachmentKey('data-1'), oldRecord: attachment, newRecord: changed }]);
+    await h.watcher.handle([modify(attachment, changed)]);
     expect(sent(h)).toEqual([{ op: 'attach', key: `data-1/${INSTANCE}`, delaySeconds: 0 }]);
     await h.settle(30_000);
     expect(await h.store.get(attachmentKey('data-1'))).toMatchObject({ status: { state: 'attached' }, device: '/dev/sdg' });
@@ -655,7 +651,7 @@ describe('watcher', () => {
     const detaching = newAttachment('data-1', { life: 'dying', device: '/dev/sdf', status: { state: 'detaching', attempts: 0, updatedAt: new Date(h.clock.now()).toISOString() } });
     await h.store.create(detaching);
     const forced = await h.store.update<AttachmentRecord>(attachmentKey('data-1'), { forceDetach: true });
-    await h.watcher.handle([{ id: 'c1', eventName: 'MODIFY', key: attachmentKey('data-1'), oldRecord: detaching, newRecord: forced }]);
+    await h.watcher.handle([modify(detaching, forced)]);
     expect(sent(h)).toEqual([{ op: 'detach', key: `data-1/${INSTANCE}`, delaySeconds: 0 }]);
   });
 
@@ -705,7 +701,7 @@ describe('watcher', () => {
     await h.store.create(newAttachment('data-1', { status: { state: 'pending', attempts: 0, updatedAt: new Date(h.clock.now()).toISOString(), message: 'waiting' } }));
     h.changes.splice(0);
     const volume = (await h.store.get(volumeKey('data-1'))) as VolumeRecord;
-    await h.watcher.handle([{ id: 'c9', eventName: 'MODIFY', key: volumeKey('data-1'), oldRecord: { ...volume, status: { ...volume.status, state: 'creating' } }, newRecord: volume }]);
+    await h.watcher.handle([modify({ ...volume, status: { ...volume.status, state: 'creating' } }, volume, 'c9')]);
     expect(sent(h)).toContainEqual({ op: 'attach', key: `data-1/${INSTANCE}`, delaySeconds: 0 });
     await h.drain();
     expect(h.ebs.calls.AttachVolume).toBe(1);
@@ -724,7 +720,7 @@ describe('watcher', () => {
     const volume = (await h.store.get(volumeKey('data-1'))) as VolumeRecord;
     expect(volume.status.state).toBe('in-use');
     const calls = { ...h.ebs.calls };
-    await h.watcher.handle([{ id: 'c9', eventName: 'MODIFY', key: volumeKey('data-1'), oldRecord: { ...volume, status: { ...volume.status, state: 'available' } }, newRecord: volume }]);
+    await h.watcher.handle([modify({ ...volume, status: { ...volume.status, state: 'available' } }, volume, 'c9')]);
     expect((await h.store.get(attachmentKey('data-1', OTHER_INSTANCE)))?.status).toMatchObject({
       state: 'pending',
       message: 'waiting for volume data-1 to be detached from its other instance',
@@ -741,7 +737,7 @@ describe('watcher', () => {
     await h.store.create(newAttachment('data-1', { device: '/dev/sdf', status: { state: 'pending', message: 'waiting for volume data-1 to become available', attempts: 1, updatedAt: at } }));
     h.changes.splice(0);
     const volume = (await h.store.get(volumeKey('data-1'))) as VolumeRecord;
-    const change: RecordChange = { id: 'c9', eventName: 'MODIFY', key: volumeKey('data-1'), oldRecord: { ...volume, status: { ...volume.status, state: 'creating' } }, newRecord: volume };
+    const change: RecordChange = modify({ ...volume, status: { ...volume.status, state: 'creating' } }, volume, 'c9');
     await h.watcher.handle([change]);
     expect(sent(h)).toEqual([{ op: 'check-attachment', key: `data-1/${INSTANCE}`, delaySeconds: 0 }]);
     // Delivered again, the change enqueues the same check; it attaches once.
@@ -762,7 +758,7 @@ describe('watcher', () => {
     h.changes.splice(0);
     const volume = (await h.store.get(volumeKey('data-1'))) as VolumeRecord;
     const writes = h.store.writes;
-    await h.watcher.handle([{ id: 'c9', eventName: 'MODIFY', key: volumeKey('data-1'), oldRecord: { ...volume, status: { ...volume.status, state: 'creating' } }, newRecord: volume }]);
+    await h.watcher.handle([modify({ ...volume, status: { ...volume.status, state: 'creating' } }, volume, 'c9')]);
     expect(sent(h)).toEqual([]);
     expect(h.store.writes).toBe(writes);
   });
@@ -824,7 +820,7 @@ describe('watcher', () => {
     await h.executor.run(h.batchOf(h.op('attach', attachmentKey('data-1', OTHER_INSTANCE))));
     const byExecutor = await h.store.get(attachmentKey('data-1', OTHER_INSTANCE));
     expect(byExecutor?.status).toEqual(waiting);
-    await h.watcher.handle([{ id: 'c1', eventName: 'MODIFY', key: volumeKey('data-1'), oldRecord: { ...volume, status: { state: 'creating', attempts: 0, updatedAt: at } }, newRecord: volume }]);
+    await h.watcher.handle([modify({ ...volume, status: { state: 'creating', attempts: 0, updatedAt: at } }, volume)]);
     expect((await h.store.get(attachmentKey('data-1')))?.status).toEqual(waiting);
     // Already waiting as the watcher would write it: not written again.
     expect((await h.store.get(attachmentKey('data-1', OTHER_INSTANCE)))?.version).toBe(byExecutor?.version);
@@ -838,7 +834,7 @@ describe('watcher', () => {
     const volume = newVolume('data-1', { status: { state: 'error', code: 'InvalidParameterValue', message: 'The parameter is not valid', attempts: 1, updatedAt: at } });
     await h.store.create(volume);
     await h.store.create(newAttachment('data-1', { status: { state: 'pending', code: 'AttachmentLimitExceeded', message: 'too many attachments', attempts: 1, updatedAt: at, operationStartedAt: at } }));
-    await h.watcher.handle([{ id: 'c1', eventName: 'MODIFY', key: volumeKey('data-1'), oldRecord: { ...volume, status: { state: 'creating', attempts: 0, updatedAt: at } }, newRecord: volume }]);
+    await h.watcher.handle([modify({ ...volume, status: { state: 'creating', attempts: 0, updatedAt: at } }, volume)]);
     expect((await h.store.get(attachmentKey('data-1')))?.status.operationStartedAt).toBeUndefined();
 
     // The volume is retried seven hours later, beyond the six an operation may last; its attach is refused once more.
@@ -998,7 +994,7 @@ describe('watcher', () => {
       status: { state: 'in-use', code: 'VolumeModificationRateExceeded', message: 'EC2 allows 4 modifications per volume in any 24 hours', attempts: 0, updatedAt: new Date(h.clock.now()).toISOString(), nextAttemptAt },
     });
     h.changes.splice(0);
-    await h.watcher.handle([{ id: 'c1', eventName: 'REMOVE', key: attachmentKey('data-1'), oldRecord: newAttachment('data-1') }]);
+    await h.watcher.handle([remove(newAttachment('data-1'))]);
     expect(sent(h)).toEqual([{ op: 'check-volume', key: 'data-1', delaySeconds: 0 }]);
     await h.drain();
     expect((await h.store.get(volumeKey('data-1')))?.status).toMatchObject({ state: 'available', code: 'VolumeModificationRateExceeded', nextAttemptAt });
@@ -1015,7 +1011,7 @@ describe('watcher', () => {
       status: { state: 'in-use', code: 'InternalError', message: 'An internal error has occurred', attempts: 3, updatedAt: new Date(h.clock.now()).toISOString(), nextAttemptAt },
     });
     h.changes.splice(0);
-    await h.watcher.handle([{ id: 'c1', eventName: 'REMOVE', key: attachmentKey('data-1'), oldRecord: newAttachment('data-1') }]);
+    await h.watcher.handle([remove(newAttachment('data-1'))]);
     expect(h.queue.pending().map((pending) => pending.message)).toEqual([expect.objectContaining({ op: 'modify-volume', nudge: true })]);
     await h.drain();
     expect(h.ebs.calls.ModifyVolume).toBe(0);
