@@ -1,9 +1,7 @@
 /** The body size limit: a body of exactly API.maxBodyBytes is read, one byte more is 413. */
 import { describe, expect, it } from 'vitest';
 import { API } from '../../lib/settings.js';
-import { apiHarness } from './api-fixtures.js';
-
-const GP3 = { sizeGiB: 20, volumeType: 'gp3', availabilityZone: 'us-east-1a' };
+import { apiHarness, GP3 } from './api-fixtures.js';
 
 describe('a body at the size limit', () => {
   it('is read at exactly the limit and refused one byte over it', async () => {

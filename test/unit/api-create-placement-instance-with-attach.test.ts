@@ -3,14 +3,11 @@
  * placement of its own. A spec naming `placementInstanceId` keeps it, whatever instance `attachTo` names.
  */
 import { describe, expect, it } from 'vitest';
-import { VolumeService } from '../../lib/api/service.js';
-import { MemoryRecordStore } from '../../lib/memory/store.js';
-import { INSTANCE_A, INSTANCE_B, ManualClock } from './api-fixtures.js';
+import { INSTANCE_A, INSTANCE_B, serviceWorld } from './api-fixtures.js';
 
 describe('a new volume with attachTo', () => {
   it('keeps the placementInstanceId its spec names', async () => {
-    const store = new MemoryRecordStore();
-    const service = new VolumeService({ store, clock: new ManualClock() });
+    const { service } = serviceWorld();
     const created = await service.createVolume({
       volumeId: 'data-01',
       spec: { sizeGiB: 20, volumeType: 'gp3', placementInstanceId: INSTANCE_B },
@@ -21,8 +18,7 @@ describe('a new volume with attachTo', () => {
   });
 
   it('is placed by the attachTo instance when its spec names no placement', async () => {
-    const store = new MemoryRecordStore();
-    const service = new VolumeService({ store, clock: new ManualClock() });
+    const { service } = serviceWorld();
     const created = await service.createVolume({ volumeId: 'data-01', spec: { sizeGiB: 20, volumeType: 'gp3' }, attachTo: { instanceId: INSTANCE_A } });
     expect(created.value.spec).toStrictEqual({ sizeGiB: 20, volumeType: 'gp3', placementInstanceId: INSTANCE_A });
   });

@@ -1,9 +1,8 @@
 /** A cursor holding no position, or two, was never issued by this API: 400 on the cursor, never the first page again. */
 import { describe, expect, it } from 'vitest';
 import { VolumeListSchema } from '../../lib/api/schemas.js';
-import { apiHarness, INSTANCE_A } from './api-fixtures.js';
+import { apiHarness, INSTANCE_A, GP3 } from './api-fixtures.js';
 
-const GP3 = { sizeGiB: 20, volumeType: 'gp3', availabilityZone: 'us-east-1a' };
 const cursorOf = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url');
 
 describe('a cursor with no position or more than one', () => {

@@ -7,12 +7,11 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { ApiProblem } from '../../lib/api/problem.js';
 import { entityTag, parseIfMatch } from '../../lib/api/preconditions.js';
 import { VolumeService } from '../../lib/api/service.js';
-import type { AttachmentRecord, RecordKey, VolumeRecord, VolumeSpec } from '../../lib/domain/records.js';
+import type { AttachmentRecord, RecordKey, VolumeRecord } from '../../lib/domain/records.js';
 import type { RecordChanges, WriteCondition } from '../../lib/engine/ports.js';
 import { MemoryRecordStore } from '../../lib/memory/store.js';
-import { INSTANCE_A, ManualClock, sequentialIds } from './api-fixtures.js';
+import { INSTANCE_A, ManualClock, sequentialIds, GP3, serviceWorld } from './api-fixtures.js';
 
-const GP3: VolumeSpec = { sizeGiB: 20, volumeType: 'gp3', availabilityZone: 'us-east-1a' };
 const volumeKey = (volumeId: string): RecordKey => ({ kind: 'volume', volumeId });
 const attachmentKey = (volumeId: string, instanceId: string): RecordKey => ({ kind: 'attachment', volumeId, instanceId });
 
@@ -22,9 +21,7 @@ describe('a delete under If-Match raced by a delete and create of the record', (
   let service: VolumeService;
 
   beforeEach(() => {
-    store = new MemoryRecordStore();
-    clock = new ManualClock();
-    service = new VolumeService({ store, clock, newVolumeId: sequentialIds() });
+    ({ store, clock, service } = serviceWorld({ newVolumeId: sequentialIds() }));
   });
 
   /** Runs `meanwhile` once, just before the service's first write lands. */

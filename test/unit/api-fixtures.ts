@@ -3,10 +3,16 @@ import type { APIGatewayProxyResult } from 'aws-lambda';
 import type { Clock } from '../../lib/engine/ports.js';
 import { createApiHandler, type ApiHandler } from '../../lib/api/handler.js';
 import { localLambdaContext, toProxyEvent, type ProxyRequest } from '../../lib/api/node-server.js';
+import { ApiProblem } from '../../lib/api/problem.js';
+import { VolumeService, type VolumeServiceDeps } from '../../lib/api/service.js';
+import type { VolumeSpec } from '../../lib/domain/records.js';
 import { MemoryRecordStore } from '../../lib/memory/store.js';
 
 export const INSTANCE_A = 'i-0aaaaaaaaaaaaaaa1';
 export const INSTANCE_B = 'i-0bbbbbbbbbbbbbbb2';
+
+/** A 20 GiB gp3 volume in us-east-1a. */
+export const GP3: VolumeSpec = { sizeGiB: 20, volumeType: 'gp3', availabilityZone: 'us-east-1a' };
 
 /**
  * A clock whose `sleep` moves time itself instead of waiting for the test to advance it (as
@@ -32,6 +38,24 @@ export class ManualClock implements Clock {
 export function sequentialIds(prefix = 'vol-rec-'): () => string {
   let next = 1;
   return () => `${prefix}${next++}`;
+}
+
+/** The volume service over an empty memory table on a ManualClock, with the other dependencies `deps` gives. */
+export function serviceWorld(deps: Omit<VolumeServiceDeps, 'store' | 'clock'> = {}) {
+  const store = new MemoryRecordStore();
+  const clock = new ManualClock();
+  return { store, clock, service: new VolumeService({ store, clock, ...deps }) };
+}
+
+/** Runs `action` and returns the ApiProblem it threw (failing the test if it did not). */
+export async function problemOf(action: () => Promise<unknown>): Promise<ApiProblem> {
+  try {
+    await action();
+  } catch (error) {
+    if (error instanceof ApiProblem) return error;
+    throw error;
+  }
+  throw new Error('expected an ApiProblem');
 }
 
 export interface ApiHarness {

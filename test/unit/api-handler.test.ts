@@ -7,9 +7,7 @@ import { MAX_PATH_KEY_CHARS } from '../../lib/domain/validation.js';
 import { API } from '../../lib/settings.js';
 import { ProblemSchema, VolumeDetailsSchema, VolumeListSchema, AttachmentSchema, AttachmentListSchema } from '../../lib/api/schemas.js';
 import { entityTag } from '../../lib/api/preconditions.js';
-import { apiHarness, INSTANCE_A, INSTANCE_B, type ApiHarness, type ApiResponse } from './api-fixtures.js';
-
-const GP3 = { sizeGiB: 20, volumeType: 'gp3', availabilityZone: 'us-east-1a' };
+import { apiHarness, INSTANCE_A, INSTANCE_B, type ApiHarness, type ApiResponse, GP3 } from './api-fixtures.js';
 
 /** Asserts an RFC 9457 problem response and returns its body. */
 function expectProblem(response: ApiResponse, status: number) {

@@ -2,9 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseIfMatch, requirePrecondition } from '../../lib/api/preconditions.js';
 import { ApiProblem } from '../../lib/api/problem.js';
-import { VolumeService } from '../../lib/api/service.js';
-import { MemoryRecordStore } from '../../lib/memory/store.js';
-import { INSTANCE_A, ManualClock } from './api-fixtures.js';
+import { INSTANCE_A, serviceWorld } from './api-fixtures.js';
 
 describe('If-Match header forms', () => {
   it('reads `*` with the whitespace around a field value as any record', () => {
@@ -22,8 +20,7 @@ describe('If-Match header forms', () => {
 
 describe('a stale If-Match on an attachment written without a generation', () => {
   it('is 412 naming generation 1, the generation such a record is at', async () => {
-    const store = new MemoryRecordStore();
-    const service = new VolumeService({ store, clock: new ManualClock() });
+    const { store, service } = serviceWorld();
     await service.createVolume({ volumeId: 'data-01', spec: { sizeGiB: 20, volumeType: 'gp3', availabilityZone: 'us-east-1a' } });
     store.putRaw({ kind: 'attachment', volumeId: 'data-01', instanceId: INSTANCE_A, life: 'alive' });
     const writes = store.writes;

@@ -1,8 +1,6 @@
 /** The 412 answers of If-Match that cannot hold: a PUT naming an attachment that does not exist, and a header that can never match. */
 import { describe, expect, it } from 'vitest';
-import { apiHarness, INSTANCE_A } from './api-fixtures.js';
-
-const GP3 = { sizeGiB: 20, volumeType: 'gp3', availabilityZone: 'us-east-1a' };
+import { apiHarness, INSTANCE_A, GP3 } from './api-fixtures.js';
 
 interface Problem {
   type: string;

@@ -1,11 +1,7 @@
 /** An If-Match list of entity tags (RFC 9110 §8.8.3, §5.6.1): each quoted tag is one element, elements are separated by commas. */
 import { describe, expect, it } from 'vitest';
 import { entityTag, parseIfMatch } from '../../lib/api/preconditions.js';
-import { VolumeService } from '../../lib/api/service.js';
-import { MemoryRecordStore } from '../../lib/memory/store.js';
-import { ManualClock } from './api-fixtures.js';
-
-const GP3 = { sizeGiB: 20, volumeType: 'gp3' as const, availabilityZone: 'us-east-1a' };
+import { GP3, serviceWorld } from './api-fixtures.js';
 
 describe('an If-Match list of entity tags', () => {
   it('reads each quoted tag of a comma-separated list as its own tag', () => {
@@ -14,8 +10,7 @@ describe('an If-Match list of entity tags', () => {
   });
 
   it('lets a write through when the current tag is anywhere in the list', async () => {
-    const store = new MemoryRecordStore();
-    const service = new VolumeService({ store, clock: new ManualClock() });
+    const { service } = serviceWorld();
     const created = await service.createVolume({ volumeId: 'data-01', spec: GP3 });
     const current = entityTag(created.value);
     const patched = await service.patchVolume('data-01', { sizeGiB: 30 }, parseIfMatch(`"9.stale", ${current}`));

@@ -5,19 +5,16 @@
  */
 import { describe, expect, it } from 'vitest';
 import { ApiProblem } from '../../lib/api/problem.js';
-import { VolumeService } from '../../lib/api/service.js';
-import { MemoryRecordStore } from '../../lib/memory/store.js';
-import { ManualClock } from './api-fixtures.js';
+import { GP3, serviceWorld } from './api-fixtures.js';
 
-const GP3 = { sizeGiB: 20, volumeType: 'gp3', availabilityZone: 'us-east-1a' };
 const ISSUES = 105;
 
 describe('the detail of a 409 for a record with more than 100 issues', () => {
   it('counts every issue it does not give', async () => {
-    const store = new MemoryRecordStore();
+    const { store, service } = serviceWorld();
     const tags = Object.fromEntries(Array.from({ length: ISSUES }, (_, i) => [`key${String(i).padStart(3, '0')}`, i]));
     store.putRaw({ kind: 'volume', volumeId: 'bad', spec: GP3, life: 'alive', generation: 1, observed: { sizeGiB: 20, volumeType: 'gp3', tags } });
-    const problem = await new VolumeService({ store, clock: new ManualClock() }).getVolume('bad').catch((error: unknown) => error);
+    const problem = await service.getVolume('bad').catch((error: unknown) => error);
     expect(problem).toBeInstanceOf(ApiProblem);
     const { detail, errors } = problem as ApiProblem;
     expect(errors).toHaveLength(101);

@@ -6,11 +6,9 @@
  */
 import { beforeEach, describe, expect, it } from 'vitest';
 import { VolumeService } from '../../lib/api/service.js';
-import type { VolumeSpec } from '../../lib/domain/records.js';
 import { MemoryRecordStore } from '../../lib/memory/store.js';
-import { ManualClock, sequentialIds } from './api-fixtures.js';
+import { sequentialIds, GP3, serviceWorld } from './api-fixtures.js';
 
-const GP3: VolumeSpec = { sizeGiB: 20, volumeType: 'gp3', availabilityZone: 'us-east-1a' };
 const WRITTEN_AT = '2025-12-31T00:00:00.000Z';
 
 describe('the status a list shows of a record that is not valid', () => {
@@ -19,10 +17,9 @@ describe('the status a list shows of a record that is not valid', () => {
   let now: string;
 
   beforeEach(() => {
-    store = new MemoryRecordStore();
-    const clock = new ManualClock();
-    now = new Date(clock.now()).toISOString();
-    service = new VolumeService({ store, clock, newVolumeId: sequentialIds() });
+    const world = serviceWorld({ newVolumeId: sequentialIds() });
+    ({ store, service } = world);
+    now = new Date(world.clock.now()).toISOString();
   });
 
   /** The status listed for volume `bad` (not valid: its generation is text) holding `status` as written. */

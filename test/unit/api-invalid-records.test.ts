@@ -1,23 +1,12 @@
 /** What the API answers about a record written into the table that is not valid. */
 import { describe, expect, it } from 'vitest';
-import { ApiProblem } from '../../lib/api/problem.js';
-import { VolumeService } from '../../lib/api/service.js';
-import { MemoryRecordStore } from '../../lib/memory/store.js';
-import { ManualClock } from './api-fixtures.js';
-
-const GP3 = { sizeGiB: 20, volumeType: 'gp3', availabilityZone: 'us-east-1a' };
-
-async function problemOf(action: () => Promise<unknown>): Promise<ApiProblem> {
-  const outcome = await action().catch((error: unknown) => error);
-  if (outcome instanceof ApiProblem) return outcome;
-  throw new Error(`expected an ApiProblem, got ${String(outcome)}`);
-}
+import { GP3, problemOf, serviceWorld } from './api-fixtures.js';
 
 describe('a volume record that is not valid', () => {
   const setup = (raw: Record<string, unknown>) => {
-    const store = new MemoryRecordStore();
+    const { store, service } = serviceWorld();
     store.putRaw({ kind: 'volume', volumeId: 'bad', spec: GP3, life: 'alive', generation: 1, ...raw });
-    return { store, service: new VolumeService({ store, clock: new ManualClock() }) };
+    return { store, service };
   };
 
   it('names a field the record should not have by its own path (`record.colour`), and changes nothing', async () => {

@@ -1,8 +1,7 @@
 /** A route that needs a body, sent none or a blank one: a 400 saying the body is required, whatever the Content-Type. */
 import { describe, expect, it } from 'vitest';
-import { apiHarness } from './api-fixtures.js';
+import { apiHarness, GP3 } from './api-fixtures.js';
 
-const GP3 = { sizeGiB: 20, volumeType: 'gp3', availabilityZone: 'us-east-1a' };
 const REQUIRED = { type: 'urn:ebs-provisioner:problem:validation-failed', detail: 'the request body is required', errors: [{ path: '', message: 'a JSON body is required' }] };
 
 describe('a required body that is missing', () => {

@@ -4,18 +4,15 @@
  */
 import { describe, expect, it } from 'vitest';
 import { ApiProblem } from '../../lib/api/problem.js';
-import { VolumeService } from '../../lib/api/service.js';
 import type { VolumeRecord } from '../../lib/domain/records.js';
-import { MemoryRecordStore } from '../../lib/memory/store.js';
-import { ManualClock } from './api-fixtures.js';
+import { serviceWorld } from './api-fixtures.js';
 
 const MULTI_IO1 = { sizeGiB: 100, volumeType: 'io1' as const, iops: 1_000, multiAttach: true, availabilityZone: 'us-east-1a' };
 const key = { kind: 'volume' as const, volumeId: 'data-01' };
 
 describe('PATCH of the size of a multi-attach io1 volume whose spec was grown in the table', () => {
   it("is 400 with the size issue as the change's own, and writes nothing", async () => {
-    const store = new MemoryRecordStore();
-    const service = new VolumeService({ store, clock: new ManualClock() });
+    const { store, service } = serviceWorld();
     await service.createVolume({ volumeId: 'data-01', spec: MULTI_IO1 });
     await store.update<VolumeRecord>(key, {
       createRequest: { clientToken: 'ebsp-data-01-g1', availabilityZone: 'us-east-1a', spec: MULTI_IO1 },

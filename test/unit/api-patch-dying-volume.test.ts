@@ -1,16 +1,11 @@
 /** A PATCH of a volume being deleted is a 409 saying so, whatever the change asks for, and writes nothing. */
 import { describe, expect, it } from 'vitest';
 import { ApiProblem } from '../../lib/api/problem.js';
-import { VolumeService } from '../../lib/api/service.js';
-import { MemoryRecordStore } from '../../lib/memory/store.js';
-import { ManualClock } from './api-fixtures.js';
-
-const GP3 = { sizeGiB: 20, volumeType: 'gp3' as const, availabilityZone: 'us-east-1a' };
+import { GP3, serviceWorld } from './api-fixtures.js';
 
 describe('PATCH of a volume being deleted', () => {
   it('is 409 naming the delete, for a valid change and for one that would be refused', async () => {
-    const store = new MemoryRecordStore();
-    const service = new VolumeService({ store, clock: new ManualClock() });
+    const { store, service } = serviceWorld();
     await service.createVolume({ volumeId: 'data-01', spec: GP3 });
     await service.deleteVolume('data-01');
     for (const patch of [{ sizeGiB: 30 }, { sizeGiB: 10 }, { iops: 100 }]) {

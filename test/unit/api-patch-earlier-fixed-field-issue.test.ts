@@ -5,18 +5,14 @@
  */
 import { describe, expect, it } from 'vitest';
 import { ApiProblem } from '../../lib/api/problem.js';
-import { VolumeService } from '../../lib/api/service.js';
 import type { VolumeRecord } from '../../lib/domain/records.js';
-import { MemoryRecordStore } from '../../lib/memory/store.js';
-import { ManualClock } from './api-fixtures.js';
+import { GP3, serviceWorld } from './api-fixtures.js';
 
-const GP3 = { sizeGiB: 20, volumeType: 'gp3' as const, availabilityZone: 'us-east-1a' };
 const key = { kind: 'volume' as const, volumeId: 'data-01' };
 
 describe('PATCH of a volume whose spec names another AZ than its CreateVolume', () => {
   it('is 400 saying the AZ issue was there before the change, which leaves the AZ as it is, and writes nothing', async () => {
-    const store = new MemoryRecordStore();
-    const service = new VolumeService({ store, clock: new ManualClock() });
+    const { store, service } = serviceWorld();
     await service.createVolume({ volumeId: 'data-01', spec: GP3 });
     await store.update<VolumeRecord>(key, {
       createRequest: { clientToken: 'ebsp-data-01-g1', availabilityZone: 'us-east-1a', spec: GP3 },

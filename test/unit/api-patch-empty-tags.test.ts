@@ -1,15 +1,10 @@
 /** A PATCH sending an empty tag map removes the client's tags: the spec is then the one a volume created without tags has. */
 import { describe, expect, it } from 'vitest';
-import { VolumeService } from '../../lib/api/service.js';
-import { MemoryRecordStore } from '../../lib/memory/store.js';
-import { ManualClock } from './api-fixtures.js';
-
-const GP3 = { sizeGiB: 20, volumeType: 'gp3' as const, availabilityZone: 'us-east-1a' };
+import { GP3, serviceWorld } from './api-fixtures.js';
 
 describe('PATCH with tags {}', () => {
   it('removes the tags from the spec, as null does, and bumps the generation', async () => {
-    const store = new MemoryRecordStore();
-    const service = new VolumeService({ store, clock: new ManualClock() });
+    const { service } = serviceWorld();
     for (const [volumeId, tags] of [
       ['data-01', {}],
       ['data-02', null],
@@ -23,8 +18,7 @@ describe('PATCH with tags {}', () => {
   });
 
   it('leaves a spec holding no tags as a volume created with an empty tag map has it', async () => {
-    const store = new MemoryRecordStore();
-    const service = new VolumeService({ store, clock: new ManualClock() });
+    const { service } = serviceWorld();
     const created = await service.createVolume({ volumeId: 'data-01', spec: { ...GP3, tags: {} } });
     expect(created.value.spec).toStrictEqual(GP3);
   });

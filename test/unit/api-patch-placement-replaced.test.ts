@@ -1,14 +1,11 @@
 /** PATCH of a volume's placement while nothing is created: one placement replaces the other. */
 import { describe, expect, it } from 'vitest';
-import { VolumeService } from '../../lib/api/service.js';
 import type { VolumeRecord } from '../../lib/domain/records.js';
-import { MemoryRecordStore } from '../../lib/memory/store.js';
-import { INSTANCE_A, ManualClock } from './api-fixtures.js';
+import { INSTANCE_A, serviceWorld } from './api-fixtures.js';
 
 describe('PATCH availabilityZone of a volume placed by an instance', () => {
   it('replaces the placement instance with the AZ while nothing is created', async () => {
-    const store = new MemoryRecordStore();
-    const service = new VolumeService({ store, clock: new ManualClock() });
+    const { store, service } = serviceWorld();
     await service.createVolume({ volumeId: 'data-01', spec: { sizeGiB: 20, volumeType: 'gp3', placementInstanceId: INSTANCE_A } });
     // EC2 refused the create: nothing was created, and the volume rests in error.
     await store.update<VolumeRecord>(

@@ -5,9 +5,8 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { entityTag } from '../../lib/api/preconditions.js';
 import type { AttachmentRecord } from '../../lib/domain/records.js';
-import { apiHarness, INSTANCE_A, type ApiHarness } from './api-fixtures.js';
+import { apiHarness, INSTANCE_A, type ApiHarness, GP3 } from './api-fixtures.js';
 
-const GP3 = { sizeGiB: 20, volumeType: 'gp3', availabilityZone: 'us-east-1a' };
 const ATTACHMENT = `/volumes/data-01/attachments/${INSTANCE_A}`;
 const ERROR_STATUS = { state: 'error' as const, code: 'InvalidVolume.ZoneMismatch', message: 'zone mismatch', attempts: 3, updatedAt: '2026-01-01T00:00:00.000Z' };
 

@@ -5,9 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { AttachmentRecord, VolumeRecord } from '../../lib/domain/records.js';
-import { apiHarness, INSTANCE_B } from './api-fixtures.js';
-
-const GP3 = { sizeGiB: 20, volumeType: 'gp3', availabilityZone: 'us-east-1a' };
+import { apiHarness, INSTANCE_B, GP3 } from './api-fixtures.js';
 
 describe('PUT of an attachment whose volume or attachment record is not valid, with If-Match and a refused body', () => {
   it('is the body\'s 400, not a 412 for the attachment that does not exist', async () => {

@@ -6,19 +6,13 @@
 import { describe, expect, it } from 'vitest';
 import type { RecordChanges } from '../../lib/engine/ports.js';
 import { DEFAULT_ENGINE_CONFIG } from '../../lib/engine/config.js';
-import { VolumeService } from '../../lib/api/service.js';
 import { MemoryRateBudget } from '../../lib/memory/rate-budget.js';
-import { MemoryRecordStore } from '../../lib/memory/store.js';
-import { ManualClock } from './api-fixtures.js';
-
-const GP3 = { sizeGiB: 20, volumeType: 'gp3' as const, availabilityZone: 'us-east-1a' };
+import { GP3, serviceWorld } from './api-fixtures.js';
 
 describe('rateWait of a record whose claim ends', () => {
   it('is hidden while the claim runs and shown from the instant it ends', async () => {
-    const store = new MemoryRecordStore();
-    const clock = new ManualClock();
     const budget = new MemoryRateBudget();
-    const service = new VolumeService({ store, clock, rateBudget: budget });
+    const { store, clock, service } = serviceWorld({ rateBudget: budget });
     await service.createVolume({ volumeId: 'data-01', spec: GP3 });
     // 400 tokens booked: a new call would start at 61.2 s.
     await budget.take('CreateVolume', 400, DEFAULT_ENGINE_CONFIG.accountRateBudgets.CreateVolume, clock.now(), 3_600_000);

@@ -1,14 +1,11 @@
 /** A create repeated under a volume's id, told how it differs from the volume there. */
 import { describe, expect, it } from 'vitest';
 import { ApiProblem } from '../../lib/api/problem.js';
-import { VolumeService } from '../../lib/api/service.js';
-import { MemoryRecordStore } from '../../lib/memory/store.js';
-import { INSTANCE_A, ManualClock } from './api-fixtures.js';
+import { INSTANCE_A, serviceWorld } from './api-fixtures.js';
 
 describe('a repeated create placed by attachTo', () => {
   it('is 409 naming the AZ a volume placed by an AZ is in, and writes nothing', async () => {
-    const store = new MemoryRecordStore();
-    const service = new VolumeService({ store, clock: new ManualClock() });
+    const { store, service } = serviceWorld();
     await service.createVolume({ volumeId: 'data-01', spec: { sizeGiB: 20, volumeType: 'gp3', availabilityZone: 'us-east-1a' } });
     const writes = store.writes;
     const refused = await service.createVolume({ volumeId: 'data-01', spec: { sizeGiB: 20, volumeType: 'gp3' }, attachTo: { instanceId: INSTANCE_A } }).catch((error: unknown) => error);

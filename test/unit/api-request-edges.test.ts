@@ -6,11 +6,10 @@
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { localLambdaContext, toProxyEvent } from '../../lib/api/node-server.js';
-import { apiHarness, INSTANCE_A, type ApiHarness } from './api-fixtures.js';
+import { apiHarness, INSTANCE_A, type ApiHarness, GP3 } from './api-fixtures.js';
 
 /** Half of a surrogate pair without its other half: text no encoding can carry. */
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
-const GP3 = { sizeGiB: 20, volumeType: 'gp3', availabilityZone: 'us-east-1a' };
 
 interface Answer {
   statusCode: number;

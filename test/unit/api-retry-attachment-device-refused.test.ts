@@ -5,9 +5,8 @@
  * marks such an attachment dying all the same, evaluates it.
  */
 import { beforeEach, describe, expect, it } from 'vitest';
-import { apiHarness, INSTANCE_A, type ApiHarness } from './api-fixtures.js';
+import { apiHarness, INSTANCE_A, type ApiHarness, GP3 } from './api-fixtures.js';
 
-const GP3 = { sizeGiB: 20, volumeType: 'gp3', availabilityZone: 'us-east-1a' };
 const ATTACHMENT = `/volumes/data-01/attachments/${INSTANCE_A}`;
 const STALE = '"7.stale"';
 

@@ -3,36 +3,23 @@
  * watcher, an executor), and its answers when the table fails under it.
  */
 import { beforeEach, describe, expect, it } from 'vitest';
-import type { AttachmentRecord, ProvisionerRecord, RecordKey, VolumeRecord, VolumeSpec } from '../../lib/domain/records.js';
+import type { AttachmentRecord, ProvisionerRecord, RecordKey, VolumeRecord } from '../../lib/domain/records.js';
 import { ConditionFailedError } from '../../lib/engine/ports.js';
 import { MemoryRecordStore } from '../../lib/memory/store.js';
-import { ApiProblem } from '../../lib/api/problem.js';
 import { VolumeService } from '../../lib/api/service.js';
 import { buildOpenApiDocument } from '../../lib/api/openapi.js';
-import { apiHarness, INSTANCE_A, INSTANCE_B, ManualClock, sequentialIds } from './api-fixtures.js';
+import { apiHarness, INSTANCE_A, INSTANCE_B, ManualClock, sequentialIds, GP3, problemOf, serviceWorld } from './api-fixtures.js';
 
-const GP3: VolumeSpec = { sizeGiB: 20, volumeType: 'gp3', availabilityZone: 'us-east-1a' };
 const volumeKey = (volumeId: string): RecordKey => ({ kind: 'volume', volumeId });
 const attachmentKey = (volumeId: string, instanceId: string): RecordKey => ({ kind: 'attachment', volumeId, instanceId });
 const ERROR_STATUS = { state: 'error' as const, code: 'InvalidVolume.ZoneMismatch', message: 'zone mismatch', attempts: 3, updatedAt: '2026-01-01T00:00:00.000Z' };
-
-async function problemOf(action: () => Promise<unknown>): Promise<ApiProblem> {
-  try {
-    await action();
-  } catch (error) {
-    if (error instanceof ApiProblem) return error;
-    throw error;
-  }
-  throw new Error('expected an ApiProblem');
-}
 
 describe('VolumeService under concurrent writers', () => {
   let store: MemoryRecordStore;
   let service: VolumeService;
 
   beforeEach(() => {
-    store = new MemoryRecordStore();
-    service = new VolumeService({ store, clock: new ManualClock(), newVolumeId: sequentialIds() });
+    ({ store, service } = serviceWorld({ newVolumeId: sequentialIds() }));
   });
 
   const get = (key: RecordKey) => store.get(key);

@@ -6,30 +6,17 @@ import { MemoryRateBudget } from '../../lib/memory/rate-budget.js';
 import { RecordingLog } from '../../lib/memory/log.js';
 import { DEFAULT_ENGINE_CONFIG } from '../../lib/engine/config.js';
 import type { SharedRateBudget } from '../../lib/engine/ports.js';
-import { ApiProblem } from '../../lib/api/problem.js';
 import { MAX_STORE_READS_PER_PAGE, VolumeService } from '../../lib/api/service.js';
 import { entityTag, parseIfMatch } from '../../lib/api/preconditions.js';
 import type { AttachmentView, ListVolumesQuery } from '../../lib/api/schemas.js';
-import { INSTANCE_A, INSTANCE_B, ManualClock, sequentialIds } from './api-fixtures.js';
+import { INSTANCE_A, INSTANCE_B, ManualClock, sequentialIds, GP3, problemOf, serviceWorld } from './api-fixtures.js';
 import { OWNERSHIP_TAGS } from '../../lib/settings.js';
 import { AZ as ENGINE_AZ, harness, newVolume } from './engine-fixtures.js';
 
-const GP3: VolumeSpec = { sizeGiB: 20, volumeType: 'gp3', availabilityZone: 'us-east-1a' };
 /** A spec that names no AZ: only `attachTo` can place it. */
 const UNPLACED: VolumeSpec = { sizeGiB: 20, volumeType: 'gp3' };
 const volumeKey = (volumeId: string): RecordKey => ({ kind: 'volume', volumeId });
 const attachmentKey = (volumeId: string, instanceId: string): RecordKey => ({ kind: 'attachment', volumeId, instanceId });
-
-/** Runs `action` and returns the ApiProblem it threw (failing the test if it did not). */
-async function problemOf(action: () => Promise<unknown>): Promise<ApiProblem> {
-  try {
-    await action();
-  } catch (error) {
-    if (error instanceof ApiProblem) return error;
-    throw error;
-  }
-  throw new Error('expected an ApiProblem');
-}
 
 describe('VolumeService', () => {
   let store: MemoryRecordStore;
@@ -37,9 +24,7 @@ describe('VolumeService', () => {
   let service: VolumeService;
 
   beforeEach(() => {
-    store = new MemoryRecordStore();
-    clock = new ManualClock();
-    service = new VolumeService({ store, clock, newVolumeId: sequentialIds() });
+    ({ store, clock, service } = serviceWorld({ newVolumeId: sequentialIds() }));
   });
 
   const volume = async (volumeId: string) => (await store.get(volumeKey(volumeId))) as VolumeRecord | undefined;
