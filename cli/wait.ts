@@ -214,7 +214,10 @@ function errorHint(target: WaitTarget, seen: Observation): string | undefined {
   if (lost && (instanceId === undefined || seen.volumeFailed)) {
     return `a retry only looks at the volume again: delete the record with ${command(`volumes delete ${volumeId}`)} (which deletes the EC2 volume), then create it again`;
   }
-  if (seen.volumeFailed) return `fix what the volume's error names, then ${command(`volumes retry ${volumeId}`)}: the attach follows`;
+  // A spec field EC2 refused (an AZ, a snapshot) is put right with `volumes modify`, which is the retry too: a
+  // `volumes retry` after it would be refused, the volume no longer in error.
+  const specFix = `(a spec field EC2 refused is put right with ${command(`volumes modify ${volumeId}`)}, which retries too)`;
+  if (seen.volumeFailed) return `fix what the volume's error names, then ${command(`volumes retry ${volumeId}`)} ${specFix}: the attach follows`;
   if (seen.dying) {
     return instanceId === undefined
       ? 'fix what the error names: the system tries the delete again by itself at its next try'
@@ -222,7 +225,7 @@ function errorHint(target: WaitTarget, seen: Observation): string | undefined {
           `a detach EC2 cannot finish can be forced with ${command(`volumes detach ${volumeId} ${instanceId} --force`)}, which may lose data`;
   }
   return instanceId === undefined
-    ? `fix what the error names, then ${command(`volumes retry ${volumeId}`)} (a spec field EC2 refused is put right with ${command(`volumes modify ${volumeId}`)}, which retries too)`
+    ? `fix what the error names, then ${command(`volumes retry ${volumeId}`)} ${specFix}`
     : `fix what the error names, then ${command(`volumes retry-attachment ${volumeId} ${instanceId}`)}`;
 }
 

@@ -960,7 +960,7 @@ describe('CLI against the API over HTTP', () => {
       expect(polls).toBe(1);
       expect(run.stderr.trim().split('\n').slice(-2)).toEqual([
         `failed: attachment data-01 → ${INSTANCE_A} cannot attach: volume data-01 is in error (VolumeLimitExceeded): You have exceeded your maximum gp3 storage limit; the attach waits until the volume is retried`,
-        "hint: fix what the volume's error names, then `ebs-provisioner volumes retry data-01`: the attach follows",
+        "hint: fix what the volume's error names, then `ebs-provisioner volumes retry data-01` (a spec field EC2 refused is put right with `ebs-provisioner volumes modify data-01`, which retries too): the attach follows",
       ]);
       const json = await cli('-o', 'json', 'wait', 'data-01', '--attachment', INSTANCE_A, '--state', 'attached,detached');
       expect(json.code).toBe(EXIT.errorState);
