@@ -493,19 +493,18 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
         'attachment whose volume record was removed from the table is followed through\n' +
         "its instance's attachments until it is gone too. A record that does not exist,\n" +
         'or is removed, while another state is wanted ends the wait at once (exit 1).\n' +
-        'A record in error (not the error it was in when its delete or\n' +
-        'detach was asked for, nor the InvalidRecord error of a record put right in the\n' +
-        'table: the system takes those up), a spec change the system\n' +
-        "refused, or an attachment waiting to attach a volume in error (it waits for the\n" +
-        "volume's retry) ends it too (exit 4) unless that state is wanted, and so does the\n" +
-        'timeout (exit 3).\n' +
-        "A volume whose change waits for EC2's limit on modifications (4 per volume in any\n" +
-        '24 hours) until after the timeout ends it at once (exit 5) when only that change\n' +
-        'can bring the wanted states (available, in-use, modifying); the message says\n' +
-        'until when. A look the API answers with 429 (throttled) or a 5xx, or does not\n' +
-        'answer within 30 s, is tried again at the next interval, until the timeout (then\n' +
-        'exit 1). A look is given no more than the time left before the timeout (at least\n' +
-        '5 s): one not answered by then ends the wait as its timeout (exit 3).',
+        'A record in error (not the error it was in when its delete or detach was asked\n' +
+        'for, nor the InvalidRecord error of a record put right in the table: the system\n' +
+        'takes those up), a spec change the system refused, or an attachment waiting to\n' +
+        "attach a volume in error (it waits for the volume's retry) ends it too (exit 4)\n" +
+        'unless that state is wanted, and so does the timeout (exit 3).\n' +
+        "A volume whose change waits for EC2's limit on modifications (4 per volume in\n" +
+        'any 24 hours) until after the timeout ends it at once (exit 5) when only that\n' +
+        'change can bring the wanted states (available, in-use, modifying); the message\n' +
+        'says until when. A look the API answers with 429 (throttled) or a 5xx, or does\n' +
+        'not answer within 30 s, is tried again at the next interval, until the timeout\n' +
+        '(then exit 1). A look is given no more than the time left before the timeout (at\n' +
+        'least 5 s): one not answered by then ends the wait as its timeout (exit 3).',
     )
     .action(async (volumeId: string, options, command: Command) => {
       const target = { volumeId, states: options.state as string[], ...(options.attachment ? { instanceId: options.attachment as string } : {}) };
