@@ -15,7 +15,7 @@ import type {
 } from '../domain/records.js';
 import { MODIFICATION_RATE_RULE, MODIFICATIONS_PER_WINDOW, performanceChange } from '../domain/ebs-limits.js';
 import { nextAttachmentState, nextVolumeState } from '../domain/state-machines.js';
-import { createSentUnrecorded, describeValidationIssues, ebsBaseline, specChangeIssues, tagChanges, type ValidationIssue } from '../domain/validation.js';
+import { createSentUnrecorded, describeValidationIssues, ebsBaseline, specChangeIssues, tagChanges, validAttachments, type ValidationIssue } from '../domain/validation.js';
 import { ACTION_OF, type MutatingAction } from './config.js';
 import type { ModifyVolumeRequest, OperationKind, ProviderInstance, ProviderModification } from './ports.js';
 import { recordedModificationStarts, windowEndAfter } from './modification-window.js';
@@ -212,20 +212,41 @@ const ATTACHMENTS_TO_DETACH_BEFORE_DELETING = 'attachment(s) to detach before de
  * its planner removes with no EC2 call (detached, or pending or in error without a device: their
  * AttachVolume was never sent), save those that first look whether the volume is attached to
  * their instance outside the system (`looksBeforeRemoving`: its volume may be, and, single-attach,
- * no other record may hold it, as the watcher judges). Read from the records as the store returns
- * them, which need not be valid (one written into the table without a status counts: nothing shows
- * it never attached).
+ * no other record may hold it, `heldByAnotherRecord`, as the watcher judges). Read from the records
+ * as the store returns them, which need not be valid (one written into the table without a status
+ * counts: nothing shows it never attached).
  */
 function attachmentsToDetach(volume: VolumeRecord, attachments: readonly AttachmentRecord[]): number {
   const stateOf = (attachment: AttachmentRecord): unknown => (attachment as { status?: { state?: unknown } }).status?.state;
   const unsent = (attachment: AttachmentRecord): boolean => (stateOf(attachment) === 'pending' || stateOf(attachment) === 'error') && attachment.device === undefined;
-  const mayHold = (attachment: AttachmentRecord): boolean => stateOf(attachment) !== 'detached' && !unsent(attachment);
   return attachments.filter((attachment) => {
     if (stateOf(attachment) === 'detached') return false;
     if (!unsent(attachment)) return true;
     if (!mayBeAttachedOutside(attachment, volume)) return false;
-    return createdMultiAttach(volume) || !attachments.some((other) => other.instanceId !== attachment.instanceId && mayHold(other));
+    return looksWhateverOthersHold(volume) || !heldByAnotherRecord(attachment, attachments);
   }).length;
+}
+
+/**
+ * Whether an attachment record may hold its volume attached: all but one whose detach is done
+ * (`detached`: its AttachVolume was undone), and one pending or in error without a device, whose
+ * AttachVolume was never sent (the device is allocated just before).
+ */
+export function mayHoldItsVolume(attachment: AttachmentRecord): boolean {
+  const state = attachment.status.state;
+  if (state === 'detached') return false;
+  return (state !== 'pending' && state !== 'error') || attachment.device !== undefined;
+}
+
+/**
+ * Whether an attachment record of the volume for another instance than `attachment`'s may hold it
+ * attached (`mayHoldItsVolume`). `records`: the volume's attachment records as the store returns
+ * them. One not valid holds nothing here: what it says cannot be relied on until its rejection
+ * writes it in error (keeping its device), and the look it leaves an attachment to make (one
+ * DescribeVolumes) costs less than removing a dying one without looking where its volume is attached.
+ */
+export function heldByAnotherRecord(attachment: AttachmentRecord, records: readonly unknown[]): boolean {
+  return validAttachments(records).some((other) => other.instanceId !== attachment.instanceId && mayHoldItsVolume(other));
 }
 
 /** Whether a volume's status message says it waits, dying, for its attachments before deleting. */

@@ -16,7 +16,7 @@
  */
 import { sameJson } from '../domain/canonical-json.js';
 import { keyOf, keyString, type AttachmentRecord, type ProvisionerRecord, type RecordKey, type VolumeRecord } from '../domain/records.js';
-import { parseRecord, systemDefaults, validAttachments } from '../domain/validation.js';
+import { parseRecord, systemDefaults } from '../domain/validation.js';
 import { METRICS } from '../settings.js';
 import { DEFAULT_ENGINE_CONFIG, type EngineConfig } from './config.js';
 import { errorMessage } from './errors.js';
@@ -24,6 +24,7 @@ import {
   affectedByVolumeRecordRemoval,
   CHECK_OPERATIONS,
   detachesPastInvalidRecord,
+  heldByAnotherRecord,
   looksBeforeRemoving,
   looksWhateverOthersHold,
   planAttachment,
@@ -429,26 +430,22 @@ export class Watcher {
    */
   private async orLookWhetherAttachedHere(attachment: AttachmentRecord, volume: VolumeRecord | undefined, decision: Decision): Promise<Decision> {
     if (decision.type === 'operation' && looksBeforeRemoving(attachment, volume))
-      return !looksWhateverOthersHold(volume) && (await this.heldByOtherRecord(attachment, volume.volumeId)) ? removedWithoutLook(attachment) : decision;
+      return !looksWhateverOthersHold(volume) && heldByAnotherRecord(attachment, await this.deps.store.attachmentsOfVolume(volume.volumeId))
+        ? removedWithoutLook(attachment)
+        : decision;
     if (decision.type !== 'wait' || !(await this.inUseByNoOtherRecord(attachment, volume))) return decision;
     return { type: 'operation', op: 'check-attachment', reason: `volume ${attachment.volumeId} is in use and no other attachment record holds it: looking whether it is attached here` };
   }
 
   /**
    * Whether a waiting attachment's single-attach volume is in use though none of its other
-   * attachment records may hold it: attached outside the system, or to this very instance by an
-   * attachment record removed straight from the table and written again. A check (one
-   * DescribeVolumes) then tells: attached here, the attachment records it; elsewhere, it says so.
+   * attachment records may hold it (`heldByAnotherRecord`): attached outside the system, or to this
+   * very instance by an attachment record removed straight from the table and written again. A
+   * check (one DescribeVolumes) then tells: attached here, the attachment records it; elsewhere, it
+   * says so.
    */
   private async inUseByNoOtherRecord(attachment: AttachmentRecord, volume: VolumeRecord | undefined): Promise<boolean> {
-    return waitsForVolumeInUse(attachment, volume) && !(await this.heldByOtherRecord(attachment, volume.volumeId));
-  }
-
-  /** Whether an attachment record of the volume for another instance than `attachment`'s may hold it attached. */
-  private async heldByOtherRecord(attachment: AttachmentRecord, volumeId: string): Promise<boolean> {
-    const others = validAttachments(await this.deps.store.attachmentsOfVolume(volumeId)).filter((other) => other.instanceId !== attachment.instanceId);
-    // One pending or in error without a device never had its AttachVolume sent (the device is allocated just before): it holds nothing.
-    return others.some((other) => (other.status.state !== 'pending' && other.status.state !== 'error') || other.device !== undefined);
+    return waitsForVolumeInUse(attachment, volume) && !heldByAnotherRecord(attachment, await this.deps.store.attachmentsOfVolume(volume.volumeId));
   }
 
   /**

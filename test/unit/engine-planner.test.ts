@@ -319,8 +319,8 @@ describe('planVolume (dying)', () => {
     for (const one of unsent) {
       // Its single-attach volume in use, no other record holding it: it looks, and may detach.
       expect(planVolume(dying('in-use', created), [one], NOW)).toEqual({ type: 'wait', reason: 'waiting for 1 attachment(s) to detach before deleting' });
-      // Held by another record: removed with no look.
-      const held = attachment('attached', { instanceId: 'i-2', life: 'dying', device: '/dev/sdf' });
+      // Held by another (valid) record: removed with no look.
+      const held = attachment('attached', { instanceId: 'i-0fedcba9876543210', life: 'dying', device: '/dev/sdf' });
       expect(planVolume(dying('in-use', created), [one, held], NOW)).toEqual({ type: 'wait', reason: 'waiting for 1 attachment(s) to detach before deleting' });
       // Multi-Attach: it looks whatever others hold.
       expect(planVolume(dying('in-use', { ...created, spec: { ...io2, multiAttach: true } }), [one, held], NOW)).toEqual({
