@@ -543,7 +543,7 @@ function mayBeAttachedOutside(attachment: AttachmentRecord, volume: VolumeRecord
  * same, outside the system (`mayBeAttachedOutside`). A look (one DescribeVolumes) that finds it
  * attached there records it, and it is detached as any dying attached attachment; otherwise it is
  * removed. The watcher removes it with no look when its volume is single-attach and another
- * attachment record of the volume may hold it (`removedWithoutLook`, `looksWhateverOthersHold`).
+ * attachment record of the volume may hold it (`heldByAnotherRecord`, `removedWithoutLook`, `looksWhateverOthersHold`).
  */
 export function looksBeforeRemoving(attachment: AttachmentRecord, volume: VolumeRecord | undefined): volume is VolumeRecord {
   return attachment.life === 'dying' && mayBeAttachedOutside(attachment, volume);
