@@ -18,10 +18,29 @@ export type AwsCredentialsProvider = () => Promise<AwsCredentials>;
 /** The service name API Gateway checks signatures against. */
 export const EXECUTE_API_SERVICE = 'execute-api';
 
-const EXECUTE_API_HOST = /^[a-z0-9]+\.execute-api\.([a-z0-9-]+)\.amazonaws\.com(\.cn)?$/;
-const REGIONAL_HOST = /\.([a-z]{2}(?:-gov|-iso[a-z]*)?-[a-z]+-\d)\.amazonaws\.com(\.cn)?$/;
+/**
+ * The DNS suffixes of the AWS partitions, as the SDK's partition data gives them (`dnsSuffix`): aws and
+ * aws-us-gov, aws-cn, aws-eusc (European Sovereign Cloud), aws-iso, aws-iso-b, aws-iso-e, aws-iso-f.
+ */
+export const PARTITION_DNS_SUFFIXES: readonly string[] = [
+  'amazonaws.com',
+  'amazonaws.com.cn',
+  'amazonaws.eu',
+  'c2s.ic.gov',
+  'sc2s.sgov.gov',
+  'cloud.adc-e.uk',
+  'csp.hci.ic.gov',
+];
+const SUFFIX = `(?:${PARTITION_DNS_SUFFIXES.map((suffix) => suffix.replaceAll('.', '\\.')).join('|')})`;
+/** A Region code: words joined by hyphens, ending in a number (us-east-1, us-gov-west-1, eusc-de-east-1, us-isob-east-1). */
+const REGION = '[a-z]+(?:-[a-z]+)+-\\d+';
+const EXECUTE_API_HOST = new RegExp(`^[a-z0-9]+\\.execute-api\\.(${REGION})\\.${SUFFIX}$`);
+const REGIONAL_HOST = new RegExp(`\\.(${REGION})\\.${SUFFIX}$`);
 
-/** True for `https://<api-id>.execute-api.<region>.amazonaws.com/...`: such requests must be signed. */
+/**
+ * True for `https://<api-id>.execute-api.<region>.<partition's DNS suffix>/...` (`amazonaws.com` and
+ * the others above): such requests must be signed.
+ */
 export function isExecuteApiUrl(url: URL): boolean {
   return EXECUTE_API_HOST.test(url.hostname);
 }
