@@ -4,25 +4,9 @@
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { runCli, type CliIo } from '../../cli/main.js';
-import { ManualClock } from './api-fixtures.js';
+import { cliHelp as help } from './cli-harness.js';
 
 const doc = readFileSync(new URL('../../docs/api.md', import.meta.url), 'utf8');
-
-async function help(words: string[]): Promise<string> {
-  let stdout = '';
-  const io: CliIo = {
-    stdout: (text) => void (stdout += text),
-    stderr: () => undefined,
-    env: {},
-    isTTY: false,
-    clock: new ManualClock(),
-    credentials: () => Promise.reject(new Error('no request is sent for --help')),
-    fetch: () => Promise.reject(new Error('no request is sent for --help')),
-  };
-  await runCli([...words, '--help'], io);
-  return stdout;
-}
 
 interface HelpOption {
   flag: string;

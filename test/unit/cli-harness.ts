@@ -97,3 +97,18 @@ export function cliHarness(): CliHarness {
   });
   return harness;
 }
+
+/** What `ebs-provisioner <words> --help` prints: no request is sent, so it needs no API. */
+export async function cliHelp(words: string[]): Promise<string> {
+  let stdout = '';
+  await runCli([...words, '--help'], {
+    stdout: (text) => void (stdout += text),
+    stderr: () => undefined,
+    env: {},
+    isTTY: false,
+    clock: new ManualClock(),
+    credentials: () => Promise.reject(new Error('no request is sent for --help')),
+    fetch: () => Promise.reject(new Error('no request is sent for --help')),
+  });
+  return stdout;
+}

@@ -4,28 +4,13 @@
  * paragraph's end, a sentence ending there and the next line beginning a new one).
  */
 import { describe, expect, it } from 'vitest';
-import { runCli } from '../../cli/main.js';
-import { ManualClock } from './api-fixtures.js';
+import { cliHelp } from './cli-harness.js';
 
 const WIDTH = 80;
 
-async function waitHelp(): Promise<string> {
-  let stdout = '';
-  await runCli(['wait', '--help'], {
-    stdout: (text) => void (stdout += text),
-    stderr: () => undefined,
-    env: {},
-    isTTY: false,
-    clock: new ManualClock(),
-    credentials: () => Promise.reject(new Error('no request is sent for --help')),
-    fetch: () => Promise.reject(new Error('no request is sent for --help')),
-  });
-  return stdout;
-}
-
 describe('wait --help', () => {
   it('wraps its closing notes at 80 columns, each line as full as the next word allows', async () => {
-    const help = await waitHelp();
+    const help = await cliHelp(['wait']);
     const notes = help.slice(help.indexOf('\nA removed record') + 1).trimEnd().split('\n');
     expect(notes.length).toBeGreaterThan(10);
     for (const [index, line] of notes.entries()) {
