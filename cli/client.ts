@@ -185,9 +185,13 @@ export class ApiClient {
     if (!response.ok) {
       const problem = isProblem(parsed) ? parsed : undefined;
       const gatewayMessage = typeof (parsed as { message?: unknown })?.message === 'string' ? (parsed as { message: string }).message : undefined;
-      // Such a server's error page is named, not printed whole; plain text is printed as it is.
+      // Such a server's error page is named, not printed whole; its JSON is printed after the name; plain text as it is.
       const page = parsed === undefined && text !== '' && !/^text\/plain\b/.test(contentType);
-      const message = problem?.detail ?? (gatewayMessage === undefined ? undefined : gatewayAnswer(response.status, gatewayMessage, method)) ?? (page ? notTheApi() : text);
+      const foreignJson = parsed !== undefined && problem === undefined;
+      const message =
+        problem?.detail ??
+        (gatewayMessage === undefined ? undefined : gatewayAnswer(response.status, gatewayMessage, method)) ??
+        (page ? notTheApi() : foreignJson ? `${notTheApi()} It answered: ${text}` : text);
       throw new ApiError(response.status, problem, message || response.statusText, parsed);
     }
     if (parsed === undefined) throw new Error(notTheApi());
