@@ -333,7 +333,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
 
   volumes
     .command('grow')
-    .description('grow a volume to at least this size (a volume already asking for more is left as it is)')
+    .description('grow a volume to at least this size (a volume already asking for as much or more is left as it is)')
     .argument('<volumeId>', 'the volume record id', pathSegment)
     .requiredOption('--size <GiB>', 'new size in GiB', POSITIVE)
     .action(async (volumeId: string, options: { size: number }, command: Command) => {

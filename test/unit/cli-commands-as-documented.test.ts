@@ -89,3 +89,11 @@ describe('the CLI as docs/api.md documents it', () => {
     }
   });
 });
+
+describe("volumes grow's help", () => {
+  it("says which volumes it leaves as they are as docs/api.md's row does: one asking for as much or more", async () => {
+    const note = /\(required; (.*)\)$/.exec(documentedRows().get('volumes grow <volumeId>')!)![1]!;
+    expect(note).toBe('a volume already asking for as much or more is left as it is');
+    expect((await help(['volumes', 'grow'])).replace(/\s+/g, ' ')).toContain(`(${note})`);
+  });
+});
