@@ -131,3 +131,18 @@ export function describeError(error: unknown, fieldOptions: FieldOptions = {}): 
   if (error instanceof ConnectionError) return `error: ${error.message}`;
   return `error: ${error instanceof Error ? error.message : String(error)}`;
 }
+
+/**
+ * The command of this CLI that deletes a record the API found not valid, when the API's
+ * `invalid-record` detail says its faults are all ones a delete does not use: the detail names the
+ * API's route (`DELETE /volumes/<id>`, or `…/attachments/<instanceId>` for an attachment), which the
+ * CLI user reaches through `volumes delete` or `volumes detach`. Undefined for any other detail.
+ */
+export function invalidRecordDeleteHint(detail: string): string | undefined {
+  const route = /\(DELETE \/volumes\/([A-Za-z0-9._-]+)(?:\/attachments\/([A-Za-z0-9-]+))?\)/.exec(detail);
+  if (!route) return undefined;
+  const [, volumeId, instanceId] = route;
+  return instanceId === undefined
+    ? `the volume's record may be deleted as it is: \`ebs-provisioner volumes delete ${volumeId}\``
+    : `the attachment's record may be deleted as it is: \`ebs-provisioner volumes detach ${volumeId} ${instanceId}\``;
+}

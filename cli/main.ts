@@ -17,7 +17,7 @@ import { instanceIdSchema } from '../lib/domain/validation.js';
 import type { Clock } from '../lib/engine/ports.js';
 import { SystemClock } from '../lib/memory/clock.js';
 import { ApiClient, ApiError, LOOPBACK_HOST } from './client.js';
-import { attachmentLine, attachmentsTable, formatError, volumeDetails, volumesTable, type FieldOptions, type OutputFormat } from './format.js';
+import { attachmentLine, attachmentsTable, formatError, invalidRecordDeleteHint, volumeDetails, volumesTable, type FieldOptions, type OutputFormat } from './format.js';
 import { createRequestSigner, isExecuteApiUrl, regionFromUrl, type AwsCredentialsProvider } from './sigv4.js';
 import { waitableStates, waitFor, type Progress, type WaitOutcome } from './wait.js';
 
@@ -564,6 +564,8 @@ function refusalHint(error: unknown): string | undefined {
       return 'the AWS credentials the requests are signed with (AWS_PROFILE, say) need execute-api:Invoke on this API, and must not have expired';
     case problemType('throttled'):
       return "the API's rate limit turned the request away: try again in a moment";
+    case problemType('invalid-record'):
+      return invalidRecordDeleteHint(error.problem.detail);
     default:
       return undefined;
   }

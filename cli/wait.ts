@@ -21,7 +21,7 @@ import { cooldownEndMs, INVALID_RECORD_CODE, SPEC_REJECTED_CODE } from '../lib/e
 import { problemType } from '../lib/api/problem.js';
 import type { AttachmentListItem, VolumeDetails } from '../lib/api/schemas.js';
 import { ApiError, ConnectionError, type ApiClient } from './client.js';
-import { describeState } from './format.js';
+import { describeState, invalidRecordDeleteHint } from './format.js';
 
 export interface WaitTarget {
   volumeId: string;
@@ -205,10 +205,13 @@ const command = (args: string) => `\`ebs-provisioner ${args}\``;
  */
 const VOLUME_ERROR_CODE = 'VolumeError';
 
-/** What the user may do about a record the wait found failed or refused (nothing for an invalid record: its message says). */
+/**
+ * What the user may do about a record the wait found failed or refused (for an invalid record, its
+ * message says what, save the command that deletes one that may be deleted as it is).
+ */
 function errorHint(target: WaitTarget, seen: Observation): string | undefined {
   const { volumeId, instanceId } = target;
-  if (seen.invalid) return undefined;
+  if (seen.invalid) return seen.message === undefined ? undefined : invalidRecordDeleteHint(seen.message);
   if (seen.refused) return `change the spec to one EBS can make of the volume, with ${command(`volumes modify ${volumeId}`)}`;
   const lost = seen.volume?.life === 'alive' && seen.volume.status.state === 'error' && seen.volume.status.code === VOLUME_ERROR_CODE;
   if (lost && (instanceId === undefined || seen.volumeFailed)) {
