@@ -289,7 +289,7 @@ export class VolumeService {
       const next = merged.value;
       if (sameSpec(current.spec, next)) return this.details(volumeId);
       // First what EBS allows: the placement of a volume CreateVolume was asked for is fixed, and no other placement would do.
-      const issues = changeIssues(current, next);
+      const issues = changeIssues(current, next, patch);
       if (issues.length > 0) throw invalid(`the change to volume ${volumeId} is not allowed: ${describeValidationIssues(issues)}`, issues);
       if (!isPlaced(next) && PLACEMENT_FIELDS.some((field) => patch[field] !== undefined)) {
         const placement = [{ path: 'availabilityZone', message: 'is required unless placementInstanceId names an instance whose AZ the volume goes in' }];
@@ -820,27 +820,48 @@ function shownValue(value: unknown): string {
  * it (a size below the one it was grown to outside the system, say). Tags may change at any time,
  * so a tag-only change is refused only for issues of its own. A size, type, IOPS or throughput
  * change is made with the whole spec, so every issue refuses it; one the spec had before, on a
- * field the patch leaves as it is, says so.
+ * field the patch leaves as it is, says so. A new placement of a created volume placed by the other
+ * field (one replaces the other) is one issue, on the field the patch names, saying how the volume
+ * was placed: the other field is not one the client sent.
  */
-function changeIssues(current: VolumeRecord, next: VolumeSpec): FieldIssue[] {
+function changeIssues(current: VolumeRecord, next: VolumeSpec, patch: PatchVolumeRequest): FieldIssue[] {
   const issues = patchFieldIssues(specChangeIssues(current, next));
   if (issues.length === 0) return issues;
   const before = new Set(patchFieldIssues(specChangeIssues(current)).map((issue) => `${issue.path}\u0000${issue.message}`));
   const earlier = (issue: FieldIssue) => before.has(`${issue.path}\u0000${issue.message}`);
   const changed: string[] = changedSpecFields(current.spec, next);
   if (changed.every((field) => field === 'tags')) return issues.filter((issue) => !earlier(issue));
-  return issues.map((issue) => {
+  const asked = current.ebsVolumeId !== undefined ? `EC2 created it as ${current.ebsVolumeId}` : 'CreateVolume was asked for it already';
+  const fixed = (issue: FieldIssue) => {
     const field = issue.path.split('.')[0]!;
-    if (changed.includes(field) && (IMMUTABLE_FIELDS as readonly string[]).includes(field)) {
-      const asked = current.ebsVolumeId !== undefined ? `EC2 created it as ${current.ebsVolumeId}` : 'CreateVolume was asked for it already';
-      return { ...issue, message: `${issue.message}: ${asked}; delete the volume and create another to change it` };
-    }
-    if (!earlier(issue) || changed.includes(field)) return issue;
-    return {
-      ...issue,
-      message: `${issue.message} (so before this change, which leaves ${field} as it is: a size, type, IOPS or throughput change is made only with a spec EBS can make as a whole)`,
-    };
+    return changed.includes(field) && (IMMUTABLE_FIELDS as readonly string[]).includes(field);
+  };
+  const placementIssues = issues.filter((issue) => fixed(issue) && (PLACEMENT_FIELDS as readonly string[]).includes(issue.path));
+  const named = PLACEMENT_FIELDS.find((field) => patch[field] !== undefined);
+  const placement: FieldIssue | undefined =
+    placementIssues.length === PLACEMENT_FIELDS.length && named !== undefined
+      ? {
+          path: named,
+          message: `the volume's placement is fixed when the volume is created, and it was placed ${describePlacement(current.spec)} (${placedBy(current.spec)}): ${asked}; delete the volume and create another to change it`,
+        }
+      : undefined;
+  return issues.flatMap((issue) => {
+    if (placement && placementIssues.includes(issue)) return issue === placementIssues[0] ? [placement] : [];
+    if (fixed(issue)) return [{ ...issue, message: `${issue.message}: ${asked}; delete the volume and create another to change it` }];
+    const field = issue.path.split('.')[0]!;
+    if (!earlier(issue) || changed.includes(field)) return [issue];
+    return [
+      {
+        ...issue,
+        message: `${issue.message} (so before this change, which leaves ${field} as it is: a size, type, IOPS or throughput change is made only with a spec EBS can make as a whole)`,
+      },
+    ];
   });
+}
+
+/** The spec field that places a volume, named beside `describePlacement`. */
+function placedBy(spec: VolumeSpec): string {
+  return spec.placementInstanceId !== undefined ? 'placementInstanceId' : 'availabilityZone';
 }
 
 /** A PATCH body holds the spec's own fields, so its messages name them without the `spec.` prefix. */

@@ -34,6 +34,22 @@ describe('CLI volume commands', () => {
     expect(run.stderr).not.toContain('--clear-iops');
   });
 
+  it('refuses modify --az of a created volume placed by --attach once, on --az, saying how it was placed', async () => {
+    await h.cli(['volumes', 'create', '--attach', INSTANCE_A, '--size', '20', '--id', 'data-01']);
+    const created = (await h.store.get(volumeKey('data-01'))) as VolumeRecord;
+    // Placed by the instance it attaches to, no AZ of its own; then created by EC2.
+    expect(created.spec).toStrictEqual({ sizeGiB: 20, volumeType: 'gp3', placementInstanceId: INSTANCE_A });
+    h.store.putRaw({ ...created, ebsVolumeId: 'vol-0123456789abcdef0' });
+    const run = await h.cli(['volumes', 'modify', 'data-01', '--az', 'us-east-1b']);
+    expect(run.code).toBe(EXIT.failed);
+    expect(run.stderr).toBe(
+      'error: 400 The request is not valid: the change to volume data-01 is not allowed\n' +
+        `  availabilityZone (--az): the volume's placement is fixed when the volume is created, and it was placed in the AZ of ${INSTANCE_A} (placementInstanceId): ` +
+        'EC2 created it as vol-0123456789abcdef0; delete the volume and create another to change it\n',
+    );
+    expect(((await h.store.get(volumeKey('data-01'))) as VolumeRecord).generation).toBe(created.generation);
+  });
+
   it('grow gives up with a clear error, changing nothing, when the volume changes before every write', async () => {
     await create();
     let generation = 1;
