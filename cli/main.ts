@@ -8,7 +8,7 @@
  */
 import { readFileSync, realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { Command, CommanderError, Help, InvalidArgumentError, Option } from 'commander';
 import { MAX_TIMER_SECONDS, wholeNumberOption } from '../lib/command-line.js';
 import { problemType } from '../lib/api/problem.js';
 import type { CreateVolumeRequest, PatchVolumeRequest, VolumeDetails, VolumeListItem } from '../lib/api/schemas.js';
@@ -189,6 +189,9 @@ function commaList(value: string, previous: string[] = []): string[] {
   return [...previous, ...value.split(',').map((s) => s.trim()).filter(Boolean)];
 }
 
+/** The narrowest column commander wraps a help description into. */
+const HELP_MIN_WRAP_WIDTH = 20;
+
 export async function runCli(argv: string[], io: CliIo): Promise<number> {
   let exitCode: number = EXIT.ok;
   /** The options of the command that runs, named beside the fields of the API's refusal of its request. */
@@ -199,6 +202,17 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     .description('Ask for EBS volumes and attachments through the provisioner API, and watch them happen.')
     .exitOverride()
     .configureOutput({ writeOut: io.stdout, writeErr: io.stderr })
+    .configureHelp({
+      // Commander leaves a description unwrapped when less than 40 columns are left beside its term
+      // (`volumes retry-attachment <volumeId> <instanceId>` leaves 36 of 80): wrapped down to 20.
+      minWidthToWrap: HELP_MIN_WRAP_WIDTH,
+      // `[options]` only for a command with options besides --help, as the lists of commands show it
+      // (`Usage: ebs-provisioner volumes retry-attachment <volumeId> <instanceId>` fits 80 columns).
+      commandUsage(cmd: Command): string {
+        const usage = Help.prototype.commandUsage.call(this, cmd);
+        return cmd.options.length === 0 ? usage.replace(' [options]', '') : usage;
+      },
+    })
     .showHelpAfterError('(run with --help for usage)')
     .version(CLI_VERSION, '--version', "print this tool's version")
     .addOption(
