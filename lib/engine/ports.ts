@@ -220,9 +220,13 @@ export interface OperationMessage {
    */
   chainOf?: string;
   /**
-   * The retry of a failed attempt: the `status.nextAttemptAt` it was sent for. One that finds the
-   * record waiting for another attempt, or for none (an attempt made since: a client's change
-   * brings one at once, which follows itself up), is only a look, held back by that backoff.
+   * The retry of a failed attempt of an operation's step: the `status.nextAttemptAt` it was sent
+   * for. One that finds the record waiting for another attempt, or for none (an attempt made since:
+   * a client's change brings one at once, which follows itself up), is only a look, held back by
+   * that backoff. Only an operation's step is marked: a progress check goes unmarked (one sent after
+   * its describe failed, or again for merged copies), as a check is never an operation's own message
+   * (`ownMessage`), so there is no own message for the mark to turn into a look; a check of a chain
+   * is judged by its `chainOf` instead.
    */
   retryOf?: string;
   /** Free text for logs: why this was scheduled. */
