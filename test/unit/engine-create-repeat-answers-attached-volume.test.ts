@@ -6,32 +6,21 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { VolumeRecord, VolumeState } from '../../lib/domain/records.js';
-import { harness, INSTANCE, newVolume, volumeKey } from './engine-fixtures.js';
-
-type Harness = ReturnType<typeof harness>;
-
-/** Watcher and executor together for `seconds`, as the stream and the queue would run them. */
-async function run(h: Harness, seconds: number) {
-  for (let i = 0; i < seconds / 5; i++) {
-    await h.watch();
-    await h.settle(5000);
-  }
-  await h.watch();
-}
+import { harness, INSTANCE, newVolume, volumeKey, runFor } from './engine-fixtures.js';
 
 describe('a repeated CreateVolume whose volume was attached meanwhile', () => {
   it('after the client retries the record, the write of its answer names the volume and says in-use', async () => {
     const h = harness({ config: { maxAttempts: 2 } });
     h.loseCreateAnswers(2);
     await h.store.create(newVolume('data-1'));
-    await run(h, 30);
+    await runFor(h, 30);
     const failed = (await h.store.get(volumeKey('data-1'))) as VolumeRecord;
     expect(failed.status).toMatchObject({ state: 'error', code: 'RequestTimeout' });
     expect(failed.ebsVolumeId).toBeUndefined();
     const [made] = h.ebs.volumes();
     expect(made!.state).toBe('available');
     await h.ebs.attachVolume({ ebsVolumeId: made!.ebsVolumeId, instanceId: INSTANCE, device: '/dev/sdf' });
-    await run(h, 30);
+    await runFor(h, 30);
     expect(h.ebs.volume(made!.ebsVolumeId)!.state).toBe('in-use');
 
     // Every write of the record from the client's retry on: the first to name the volume.
@@ -41,7 +30,7 @@ describe('a repeated CreateVolume whose volume was attached meanwhile', () => {
     });
     const creates = h.ebs.calls.CreateVolume;
     await h.store.update<VolumeRecord>(volumeKey('data-1'), { generation: 2 });
-    await run(h, 30);
+    await runFor(h, 30);
 
     expect(h.ebs.calls.CreateVolume).toBe(creates + 1);
     expect(h.ebs.volumes()).toHaveLength(1);

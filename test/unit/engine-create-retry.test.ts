@@ -5,20 +5,11 @@ import { Reconciler } from '../../lib/engine/reconciler.js';
 import { ProviderError } from '../../lib/engine/ports.js';
 import { silentLog } from '../../lib/memory/log.js';
 import { OWNERSHIP_TAGS } from '../../lib/settings.js';
-import { AZ, harness, newVolume, providerOver, volumeKey } from './engine-fixtures.js';
+import { AZ, harness, newVolume, providerOver, volumeKey, runFor } from './engine-fixtures.js';
 import { Executor } from '../../lib/engine/executor.js';
 import { DEFAULT_ENGINE_CONFIG } from '../../lib/engine/config.js';
 
 type Harness = ReturnType<typeof harness>;
-
-/** Watcher and executor together for `seconds`, as the stream and the queue would run them. */
-async function run(h: Harness, seconds: number) {
-  for (let i = 0; i < seconds / 5; i++) {
-    await h.watch();
-    await h.settle(5000);
-  }
-  await h.watch();
-}
 
 async function volumeOf(h: Harness, volumeId = 'data-1'): Promise<VolumeRecord | undefined> {
   const record = await h.store.get(volumeKey(volumeId));
@@ -39,7 +30,7 @@ function recordStates(h: Harness, volumeId = 'data-1'): VolumeState[] {
 async function unansweredUntilError(h: Harness) {
   h.loseCreateAnswers(2);
   await h.store.create(newVolume('data-1'));
-  await run(h, 30);
+  await runFor(h, 30);
   const volume = await volumeOf(h);
   expect(volume?.status).toMatchObject({ state: 'error', code: 'RequestTimeout' });
   expect(volume?.ebsVolumeId).toBeUndefined();
@@ -54,7 +45,7 @@ describe('a CreateVolume whose answer is lost', () => {
     const h = harness();
     h.loseCreateAnswers(1);
     await h.store.create(newVolume('data-1'));
-    await run(h, 30);
+    await runFor(h, 30);
     const volume = await volumeOf(h);
     expect(volume?.status).toMatchObject({ state: 'available', attempts: 0 });
     expect(h.ebs.volumes().map((v) => v.ebsVolumeId)).toEqual([volume?.ebsVolumeId]);
@@ -67,7 +58,7 @@ describe('a CreateVolume whose answer is lost', () => {
     const made = await unansweredUntilError(h);
 
     await h.store.update<VolumeRecord>(volumeKey('data-1'), { generation: 2 });
-    await run(h, 30);
+    await runFor(h, 30);
     const volume = await volumeOf(h);
     expect(volume?.status).toMatchObject({ state: 'available', attempts: 0 });
     expect(volume?.ebsVolumeId).toBe(made);
@@ -81,7 +72,7 @@ describe('a CreateVolume whose answer is lost', () => {
 
     const states = recordStates(h);
     await h.store.update<VolumeRecord>(volumeKey('data-1'), { life: 'dying' });
-    await run(h, 60);
+    await runFor(h, 60);
     expect(await volumeOf(h)).toBeUndefined();
     expect(h.ebs.volume(made)).toBeUndefined();
     expect(h.ebs.calls.CreateVolume).toBe(3);
@@ -97,7 +88,7 @@ describe('a CreateVolume whose answer is lost', () => {
     await h.store.update<VolumeRecord>(volumeKey('data-1'), { generation: 2 });
     await h.watch();
     await h.store.update<VolumeRecord>(volumeKey('data-1'), { life: 'dying' });
-    await run(h, 60);
+    await runFor(h, 60);
     expect(await volumeOf(h)).toBeUndefined();
     expect(h.ebs.volume(made)).toBeUndefined();
     expect(h.ebs.volumes()).toEqual([]);
@@ -114,7 +105,7 @@ describe('a CreateVolume whose answer is lost', () => {
     // The client grows it before the retry: the request EC2 saw said 10 GiB.
     const states = recordStates(h);
     await h.store.update<VolumeRecord>(volumeKey('data-1'), { spec: { ...(await volumeOf(h))!.spec, sizeGiB: 20 }, generation: 2 });
-    await run(h, 60);
+    await runFor(h, 60);
     const volume = await volumeOf(h);
     expect(volume?.status).toMatchObject({ state: 'available', attempts: 0 });
     expect(volume?.observed).toMatchObject({ sizeGiB: 20 });
@@ -130,13 +121,13 @@ describe('a CreateVolume whose answer is lost', () => {
     const h = harness();
     h.loseCreateAnswers(1);
     await h.store.create(newVolume('data-1'));
-    await run(h, 30);
+    await runFor(h, 30);
     const learnt = (await volumeOf(h))?.ebsVolumeId;
     const calls = h.ebs.calls.CreateVolume;
 
     await h.executor.run(h.batchOf(h.op('create-volume', volumeKey('data-1')), h.op('create-volume', volumeKey('data-1'))));
     await h.executor.run(h.batchOf(h.op('create-volume', volumeKey('data-1'))));
-    await run(h, 10);
+    await runFor(h, 10);
     expect(h.ebs.calls.CreateVolume).toBe(calls);
     expect((await volumeOf(h))?.ebsVolumeId).toBe(learnt);
     expect(h.ebs.volumes()).toHaveLength(1);
@@ -171,7 +162,7 @@ describe('a record the earlier version left creating: CreateVolume sent, its req
     const reconciler = new Reconciler({ store: h.store, queue: h.queue, provider: h.ebs, clock: h.clock, metrics: h.metrics, log: silentLog });
     expect((await reconciler.run()).leaked).toEqual([]);
 
-    await run(h, 30);
+    await runFor(h, 30);
     const volume = await volumeOf(h);
     expect(volume).toMatchObject({ status: { state: 'available' }, ebsVolumeId: made.ebsVolumeId, createRequest: { clientToken, availabilityZone: AZ, spec: volume?.spec } });
     expect(h.createRequests.map((request) => request.clientToken)).toEqual([clientToken]);
@@ -183,7 +174,7 @@ describe('a record the earlier version left creating: CreateVolume sent, its req
     const h = harness();
     const volumeId = `data-${'x'.repeat(70)}`;
     const { made, clientToken } = await leftByEarlierVersion(h, volumeId);
-    await run(h, 30);
+    await runFor(h, 30);
     expect(await volumeOf(h, volumeId)).toMatchObject({ ebsVolumeId: made.ebsVolumeId, createRequest: { clientToken } });
     expect(h.ebs.volumes()).toHaveLength(1);
   });
@@ -191,7 +182,7 @@ describe('a record the earlier version left creating: CreateVolume sent, its req
   it('made dying, learns the volume the same way and deletes it', async () => {
     const h = harness();
     const { made } = await leftByEarlierVersion(h, 'data-1', { life: 'dying' });
-    await run(h, 60);
+    await runFor(h, 60);
     expect(await volumeOf(h)).toBeUndefined();
     expect(h.ebs.volume(made.ebsVolumeId)).toBeUndefined();
     expect(h.ebs.calls).toMatchObject({ CreateVolume: 2, DeleteVolume: 1 });
@@ -223,7 +214,7 @@ describe('a CreateVolume that EC2 will not repeat (IdempotentParameterMismatch)'
   it('on a dying record, is tried once: the record goes and the volume it may have made is left to the leak report', async () => {
     const h = harness();
     const made = await grownSinceSent(h, 'dying');
-    await run(h, 600);
+    await runFor(h, 600);
     expect(h.createRequests).toHaveLength(1);
     expect(await volumeOf(h)).toBeUndefined();
     expect((await reconcilerOf(h).run()).leaked).toEqual([made.ebsVolumeId]);
@@ -232,7 +223,7 @@ describe('a CreateVolume that EC2 will not repeat (IdempotentParameterMismatch)'
   it('on an alive record, ends in error saying a volume may be left behind; the retry creates a new volume', async () => {
     const h = harness();
     const made = await grownSinceSent(h, 'alive');
-    await run(h, 600);
+    await runFor(h, 600);
     const failed = await volumeOf(h);
     expect(failed?.status).toMatchObject({
       state: 'error',
@@ -246,7 +237,7 @@ describe('a CreateVolume that EC2 will not repeat (IdempotentParameterMismatch)'
     expect((await reconcilerOf(h).run()).leaked).toEqual([made.ebsVolumeId]);
 
     await h.store.update<VolumeRecord>(volumeKey('data-1'), { generation: 3 });
-    await run(h, 30);
+    await runFor(h, 30);
     const retried = await volumeOf(h);
     expect(retried).toMatchObject({ status: { state: 'available' }, observed: { sizeGiB: 20 } });
     expect(retried?.ebsVolumeId).not.toBe(made.ebsVolumeId);
@@ -261,7 +252,7 @@ describe('a CreateVolume that EC2 will not repeat because the volume its token m
     h.ebs.deleteBehindBack(made);
 
     await h.store.update<VolumeRecord>(volumeKey('data-1'), { generation: 2 });
-    await run(h, 30);
+    await runFor(h, 30);
     const failed = await volumeOf(h);
     expect(failed?.status).toMatchObject({ state: 'error', code: 'IdempotentParameterMismatch' });
     expect(failed?.status.message).toMatch(/^EC2 will not repeat CreateVolume with token \S+ \(.*already deleted.*\): the volume it made has been deleted; a retry creates a new volume$/);
@@ -271,7 +262,7 @@ describe('a CreateVolume that EC2 will not repeat because the volume its token m
     expect((await reconciler.run()).leaked).toEqual([]);
 
     await h.store.update<VolumeRecord>(volumeKey('data-1'), { generation: 3 });
-    await run(h, 30);
+    await runFor(h, 30);
     expect(await volumeOf(h)).toMatchObject({ status: { state: 'available' } });
     expect(h.ebs.volumes()).toHaveLength(1);
   });
@@ -285,14 +276,14 @@ describe('a dying record whose repeated CreateVolume keeps failing', () => {
     await h.store.update<VolumeRecord>(volumeKey('data-1'), { life: 'dying' });
     const before = h.ebs.calls.CreateVolume;
 
-    await run(h, 600);
+    await runFor(h, 600);
     expect(h.ebs.calls.CreateVolume - before).toBe(2);
     const waiting = await volumeOf(h);
     expect(waiting?.status).toMatchObject({ state: 'error', code: 'UnauthorizedOperation', message: expect.stringMatching(/being deleted: trying again at /) });
     expect(Date.parse(waiting!.status.nextAttemptAt!) - h.clock.now()).toBeGreaterThan(0);
 
     // Two more spent cycles, 15 minutes apart; the seventh call learns the volume.
-    await run(h, 3600);
+    await runFor(h, 3600);
     expect(h.ebs.calls.CreateVolume - before).toBe(7);
     expect(await volumeOf(h)).toBeUndefined();
     expect(h.ebs.volume(made)).toBeUndefined();
@@ -304,14 +295,14 @@ describe('a CreateVolume that EC2 turns down', () => {
     const h = harness({ config: { maxAttempts: 1 } });
     h.ebs.failNext('CreateVolume', new ProviderError('limit-exceeded', 'MaxIOPSLimitExceeded', 'You have exceeded your maximum IOPS limit'));
     await h.store.create(newVolume('data-1', {}, { sizeGiB: 100, volumeType: 'io2', iops: 40_000 }));
-    await run(h, 30);
+    await runFor(h, 30);
     const failed = await volumeOf(h);
     expect(failed?.status).toMatchObject({ state: 'error', code: 'MaxIOPSLimitExceeded' });
     expect(failed?.createRequest).toBeUndefined();
 
     // Fixed by asking for fewer IOPS, which retries.
     await h.store.update<VolumeRecord>(volumeKey('data-1'), { spec: { ...failed!.spec, iops: 10_000 }, generation: 2 });
-    await run(h, 30);
+    await runFor(h, 30);
     expect((await volumeOf(h))?.status).toMatchObject({ state: 'available' });
     expect(h.ebs.volumes().map((v) => v.iops)).toEqual([10_000]);
     expect(h.ebs.calls.ModifyVolume).toBe(0);
@@ -320,7 +311,7 @@ describe('a CreateVolume that EC2 turns down', () => {
   it('in an availability zone EC2 does not have, ends in error saying so and makes nothing; the zone put right, it is created', async () => {
     const h = harness();
     await h.store.create(newVolume('data-1', {}, { availabilityZone: 'zz-nowhere-9z' }));
-    await run(h, 30);
+    await runFor(h, 30);
     const failed = await volumeOf(h);
     expect(failed?.status).toMatchObject({ state: 'error', code: 'InvalidZone.NotFound', message: expect.stringContaining("'zz-nowhere-9z'") });
     expect(failed?.createRequest).toBeUndefined();
@@ -332,7 +323,7 @@ describe('a CreateVolume that EC2 turns down', () => {
 
     // Nothing was created, so the zone is not yet fixed: the client may change it, which retries.
     await h.store.update<VolumeRecord>(volumeKey('data-1'), { spec: { ...failed!.spec, availabilityZone: 'eu-west-1a' }, generation: 2 });
-    await run(h, 30);
+    await runFor(h, 30);
     expect(await volumeOf(h)).toMatchObject({ status: { state: 'available' }, availabilityZone: 'eu-west-1a' });
     expect(h.ebs.volumes()).toHaveLength(1);
   });
@@ -344,7 +335,7 @@ describe('a CreateVolume that EC2 turns down', () => {
     await h.ebs.deleteVolume(made);
     h.ebs.failNext('CreateVolume', new ProviderError('not-found', 'InvalidSnapshot.NotFound', "The snapshot 'snap-0123456789abcdef0' does not exist."));
     await h.store.update<VolumeRecord>(volumeKey('data-1'), { life: 'dying' });
-    await run(h, 30);
+    await runFor(h, 30);
     expect(await volumeOf(h)).toBeUndefined();
     expect(h.ebs.volumes()).toEqual([]);
     expect(h.ebs.calls.CreateVolume).toBe(3);
@@ -361,13 +352,13 @@ describe('a CreateVolume answered with a definite no the first time it is sent (
     const h = harness({ config: { maxAttempts: 2 } });
     h.ebs.failNext('CreateVolume', keyDisabled(), 2);
     await h.store.create(newVolume('data-1', {}, { encrypted: true, kmsKeyId: BAD_KEY }));
-    await run(h, 120);
+    await runFor(h, 120);
     const failed = await volumeOf(h);
     expect(failed?.status).toMatchObject({ state: 'error', code: 'KMS.DisabledException' });
     expect(failed?.createRequest).toBeUndefined();
 
     await h.store.update<VolumeRecord>(volumeKey('data-1'), { spec: { ...failed!.spec, kmsKeyId: GOOD_KEY }, generation: 2 });
-    await run(h, 30);
+    await runFor(h, 30);
     expect((await volumeOf(h))?.status).toMatchObject({ state: 'available' });
     expect(h.createRequests.map((request) => request.spec.kmsKeyId)).toEqual([BAD_KEY, BAD_KEY, GOOD_KEY]);
     expect(h.ebs.volumes()).toHaveLength(1);
@@ -377,10 +368,10 @@ describe('a CreateVolume answered with a definite no the first time it is sent (
     const h = harness({ config: { maxAttempts: 2 } });
     h.ebs.failNext('CreateVolume', keyDisabled(), 100);
     await h.store.create(newVolume('data-1', {}, { encrypted: true, kmsKeyId: BAD_KEY }));
-    await run(h, 120);
+    await runFor(h, 120);
     expect((await volumeOf(h))?.status).toMatchObject({ state: 'error', code: 'KMS.DisabledException' });
     await h.store.update<VolumeRecord>(volumeKey('data-1'), { life: 'dying' });
-    await run(h, 6 * 3600);
+    await runFor(h, 6 * 3600);
     expect(await volumeOf(h)).toBeUndefined();
     expect(h.ebs.calls.CreateVolume).toBe(2);
     expect(h.ebs.volumes()).toEqual([]);
@@ -458,7 +449,7 @@ describe('a CreateVolume answered with a definite no the first time it is sent (
     await h.watch();
     await h.drain();
     h.ebs.failNext('CreateVolume', keyDisabled(), 1);
-    await run(h, 120);
+    await runFor(h, 120);
     // The repeat refused, the third send learns the volume the first one made.
     expect((await volumeOf(h))?.status).toMatchObject({ state: 'available' });
     expect(h.createRequests.map((request) => request.clientToken)).toEqual(Array(3).fill(h.createRequests[0]!.clientToken));
@@ -470,7 +461,7 @@ describe('a volume gone from EC2', () => {
   /** An available volume deleted behind the system's back, then found gone by a check. */
   async function vanished(h: Harness) {
     await h.store.create(newVolume('data-1'));
-    await run(h, 30);
+    await runFor(h, 30);
     const first = (await volumeOf(h))!;
     h.ebs.deleteBehindBack(first.ebsVolumeId!);
     await h.executor.run(h.batchOf(h.op('check-volume', volumeKey('data-1'))));
@@ -491,7 +482,7 @@ describe('a volume gone from EC2', () => {
 
     await h.store.update<VolumeRecord>(volumeKey('data-1'), { generation: 2 });
     h.changes.push(...h.changes.map((change) => ({ ...change, id: `${change.id}-again` })));
-    await run(h, 30);
+    await runFor(h, 30);
     const again = await volumeOf(h);
     expect(again?.status).toMatchObject({ state: 'available', attempts: 0 });
     expect(again?.ebsVolumeId).not.toBe(first.ebsVolumeId);
@@ -504,18 +495,18 @@ describe('a volume gone from EC2', () => {
   it('found by a modification is forgotten the same way; the retry creates the volume at its grown size', async () => {
     const h = harness();
     await h.store.create(newVolume('data-1'));
-    await run(h, 30);
+    await runFor(h, 30);
     const first = (await volumeOf(h))!;
     h.ebs.deleteBehindBack(first.ebsVolumeId!);
     await h.store.update<VolumeRecord>(volumeKey('data-1'), { spec: { ...first.spec, sizeGiB: 20 }, generation: 2 });
-    await run(h, 10);
+    await runFor(h, 10);
     const failed = await volumeOf(h);
     expect(failed?.status).toMatchObject({ state: 'error', code: 'InvalidVolume.NotFound', message: expect.stringMatching(/a retry creates a new, empty volume$/) });
     expect(failed?.ebsVolumeId).toBeUndefined();
     expect(h.ebs.calls.ModifyVolume).toBe(0);
 
     await h.store.update<VolumeRecord>(volumeKey('data-1'), { generation: 3 });
-    await run(h, 30);
+    await runFor(h, 30);
     expect((await volumeOf(h))?.status).toMatchObject({ state: 'available' });
     expect(h.ebs.volumes().map((v) => v.sizeGiB)).toEqual([20]);
   });
@@ -528,7 +519,7 @@ describe('a volume gone from EC2', () => {
 
     // Nothing exists any more, so the zone is no longer fixed: the client moves it, and retries.
     await h.store.update<VolumeRecord>(volumeKey('data-1'), { spec: { ...first.spec, availabilityZone: 'eu-west-1b' }, generation: 2 });
-    await run(h, 30);
+    await runFor(h, 30);
     const again = await volumeOf(h);
     expect(again).toMatchObject({ status: { state: 'available' }, availabilityZone: 'eu-west-1b', createRequest: { availabilityZone: 'eu-west-1b' } });
     expect(h.ebs.volumes().map((v) => v.availabilityZone)).toEqual(['eu-west-1b']);
@@ -537,18 +528,18 @@ describe('a volume gone from EC2', () => {
   it('found by a ModifyVolume (gone since the describe), is forgotten the same way: the retry creates a new volume', async () => {
     const h = harness();
     await h.store.create(newVolume('data-1'));
-    await run(h, 30);
+    await runFor(h, 30);
     const first = (await volumeOf(h))!;
     await h.store.update<VolumeRecord>(volumeKey('data-1'), { spec: { ...first.spec, sizeGiB: 20 }, generation: 2 });
     h.ebs.failNext('ModifyVolume', new ProviderError('not-found', 'InvalidVolume.NotFound', `The volume '${first.ebsVolumeId}' does not exist.`));
-    await run(h, 10);
+    await runFor(h, 10);
     const failed = await volumeOf(h);
     expect(failed?.status).toMatchObject({ state: 'error', code: 'InvalidVolume.NotFound', message: `volume ${first.ebsVolumeId} no longer exists in EC2; a retry creates a new, empty volume` });
     expect(failed).not.toHaveProperty('ebsVolumeId');
     expect(failed).not.toHaveProperty('createRequest');
 
     await h.store.update<VolumeRecord>(volumeKey('data-1'), { generation: 3 });
-    await run(h, 30);
+    await runFor(h, 30);
     const again = await volumeOf(h);
     expect(again?.status).toMatchObject({ state: 'available' });
     expect(again?.ebsVolumeId).not.toBe(first.ebsVolumeId);
@@ -559,7 +550,7 @@ describe('a volume gone from EC2', () => {
     await vanished(h);
     const calls = { ...h.ebs.calls };
     await h.store.update<VolumeRecord>(volumeKey('data-1'), { life: 'dying' });
-    await run(h, 10);
+    await runFor(h, 10);
     expect(await volumeOf(h)).toBeUndefined();
     expect(h.ebs.calls).toMatchObject({ CreateVolume: calls.CreateVolume, DeleteVolume: calls.DeleteVolume });
   });
@@ -572,7 +563,7 @@ describe('a volume gone from EC2', () => {
       newVolume('data-1', { ebsVolumeId: 'vol-0123456789abcdef0', observedGeneration: 1, status: { state: 'error', code: 'VolumeError', message: 'in state error', attempts: 1, updatedAt: at } }),
     );
     await h.store.update<VolumeRecord>(volumeKey('data-1'), { generation: 2 });
-    await run(h, 30);
+    await runFor(h, 30);
     const volume = await volumeOf(h);
     expect(volume?.status).toMatchObject({ state: 'available', attempts: 0 });
     expect(h.ebs.volumes().map((v) => v.ebsVolumeId)).toEqual([volume?.ebsVolumeId]);
@@ -584,7 +575,7 @@ describe('a volume EC2 reports in state error', () => {
   it('ends the record in error saying to delete it; a retry only looks again; deleting the record deletes the volume', async () => {
     const h = harness();
     await h.store.create(newVolume('data-1'));
-    await run(h, 30);
+    await runFor(h, 30);
     const { ebsVolumeId } = (await volumeOf(h))!;
     h.ebs.failVolume(ebsVolumeId!);
     await h.executor.run(h.batchOf(h.op('check-volume', volumeKey('data-1'))));
@@ -593,12 +584,12 @@ describe('a volume EC2 reports in state error', () => {
     expect(failed?.ebsVolumeId).toBe(ebsVolumeId);
 
     await h.store.update<VolumeRecord>(volumeKey('data-1'), { generation: 2 });
-    await run(h, 30);
+    await runFor(h, 30);
     expect((await volumeOf(h))?.status).toMatchObject({ state: 'error', code: 'VolumeError' });
     expect(h.ebs.calls).toMatchObject({ CreateVolume: 1, DeleteVolume: 0, ModifyVolume: 0 });
 
     await h.store.update<VolumeRecord>(volumeKey('data-1'), { life: 'dying' });
-    await run(h, 30);
+    await runFor(h, 30);
     expect(await volumeOf(h)).toBeUndefined();
     expect(h.ebs.volumes()).toEqual([]);
     expect(h.ebs.calls.DeleteVolume).toBe(1);
@@ -614,11 +605,11 @@ describe('a CreateVolume from a snapshot EC2 has not completed yet', () => {
     // About 3 hours of refusals at the wait's pace: far beyond the attempt budget (8).
     h.ebs.failNext('CreateVolume', pending(), 25);
     await h.store.create(newVolume('data-1', {}, { snapshotId: SNAPSHOT }));
-    await run(h, 600);
+    await runFor(h, 600);
     expect((await volumeOf(h))?.status).toMatchObject({ state: 'creating', code: 'IncorrectState', attempts: 0, message: expect.stringMatching(/^waiting: Snapshot .* pending$/) });
     for (let i = 0; i < 3 * 12; i++) await h.settle(5 * 60_000, 60_000);
     await h.watch();
-    await run(h, 30);
+    await runFor(h, 30);
     expect(await volumeOf(h)).toMatchObject({ status: { state: 'available', attempts: 0 }, spec: { snapshotId: SNAPSHOT } });
     expect(h.ebs.calls.CreateVolume).toBe(26);
     expect(h.ebs.volumes()).toHaveLength(1);
@@ -628,7 +619,7 @@ describe('a CreateVolume from a snapshot EC2 has not completed yet', () => {
     const h = harness();
     h.ebs.failNext('CreateVolume', pending(), 1000);
     await h.store.create(newVolume('data-1', {}, { snapshotId: SNAPSHOT }));
-    await run(h, 30);
+    await runFor(h, 30);
     for (let i = 0; i < 6 * 12 + 2; i++) await h.settle(5 * 60_000, 60_000);
     const failed = await volumeOf(h);
     // At the first look past 6 hours: within the 15 minutes between looks.

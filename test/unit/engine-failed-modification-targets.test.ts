@@ -7,19 +7,11 @@ import { describe, expect, it } from 'vitest';
 import type { VolumeRecord } from '../../lib/domain/records.js';
 import { Executor } from '../../lib/engine/executor.js';
 import { silentLog } from '../../lib/memory/index.js';
-import { harness, newVolume, providerOver, volumeKey, volumeOf } from './engine-fixtures.js';
+import { harness, newVolume, providerOver, volumeKey, volumeOf, runFor } from './engine-fixtures.js';
 
 const KEY = volumeKey('data-1');
 
 type Harness = ReturnType<typeof harness>;
-
-async function run(h: Harness, ms: number): Promise<void> {
-  for (let spent = 0; spent < ms; spent += 5000) {
-    await h.watch();
-    await h.settle(5000, 5000);
-  }
-  await h.watch();
-}
 
 /** data-1 (gp3) made; every modification of it then failed by EC2 once accepted, with `message`. */
 async function failingModifications(h: Harness, message: string): Promise<void> {
@@ -38,7 +30,7 @@ async function failingModifications(h: Harness, message: string): Promise<void> 
 async function askUntilFailed(h: Harness, field: 'iops' | 'throughput', value: number, generation: number): Promise<VolumeRecord> {
   const { spec } = await volumeOf(h);
   await h.store.update<VolumeRecord>(KEY, { spec: { ...spec, [field]: value }, generation });
-  for (let i = 0; i < 60 && (await volumeOf(h)).failedModifications?.target[field] !== value; i++) await run(h, 5000);
+  for (let i = 0; i < 60 && (await volumeOf(h)).failedModifications?.target[field] !== value; i++) await runFor(h, 5, 5000);
   return volumeOf(h);
 }
 

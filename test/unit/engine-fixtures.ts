@@ -177,6 +177,19 @@ export async function settleAll(h: ReturnType<typeof harness>, rounds = 6): Prom
   await h.watch();
 }
 
+/**
+ * The watcher and the executor together for `seconds`, as the stream and the queue would run them:
+ * rounds of the watcher's changes and 5 s of the executor's work (its clock moved `stepMs` at a
+ * time), then the watcher once more.
+ */
+export async function runFor(h: ReturnType<typeof harness>, seconds: number, stepMs = 1000): Promise<void> {
+  for (let i = 0; i < seconds / 5; i++) {
+    await h.watch();
+    await h.settle(5000, stepMs);
+  }
+  await h.watch();
+}
+
 /** data-1 asked for with an attachment to INSTANCE, its records watched and the clock settled 90 s: attached by then. */
 export async function attachData1(h: ReturnType<typeof harness>): Promise<void> {
   await h.store.create(newVolume('data-1'));

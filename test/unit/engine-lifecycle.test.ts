@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { AttachmentRecord, VolumeRecord } from '../../lib/domain/records.js';
 import { ProviderError } from '../../lib/engine/ports.js';
-import { AZ, INSTANCE, attachmentKey, harness, newAttachment, newVolume, volumeKey, volumeOf } from './engine-fixtures.js';
+import { AZ, INSTANCE, attachmentKey, harness, newAttachment, newVolume, volumeKey, volumeOf, runFor } from './engine-fixtures.js';
 
 const instanceOf = (index: number) => `i-000000000000000a${index % 4}`;
 
@@ -99,14 +99,6 @@ describe('attachment retry after a terminal error, through watcher and executor'
   const FAR_INSTANCE = 'i-0000000000000000b';
   const LATE_INSTANCE = 'i-0000000000000000c';
 
-  async function run(h: ReturnType<typeof harness>, seconds: number) {
-    for (let i = 0; i < seconds / 5; i++) {
-      await h.watch();
-      await h.settle(5000);
-    }
-    await h.watch();
-  }
-
   const attachmentOf = async (h: ReturnType<typeof harness>, instanceId: string) =>
     (await h.store.get(attachmentKey('data-1', instanceId))) as AttachmentRecord;
 
@@ -165,7 +157,7 @@ describe('attachment retry after a terminal error, through watcher and executor'
     expect(looked.device).toBeUndefined();
     // Known not to be attached: a delete removes it without an EC2 call.
     await h.store.update<AttachmentRecord>(attachmentKey('data-1'), { life: 'dying' });
-    await run(h, 30);
+    await runFor(h, 30);
     expect(await h.store.get(attachmentKey('data-1'))).toBeUndefined();
     expect(h.ebs.calls.DetachVolume).toBe(0);
     expect(h.ebs.calls.AttachVolume).toBe(4);
@@ -176,7 +168,7 @@ describe('attachment retry after a terminal error, through watcher and executor'
     h.ebs.addInstance({ instanceId: FAR_INSTANCE, availabilityZone: 'eu-west-1b' });
     await h.store.create(newVolume('data-1'));
     await h.store.create(newAttachment('data-1', { instanceId: FAR_INSTANCE }));
-    await run(h, 60);
+    await runFor(h, 60);
     const failed = await attachmentOf(h, FAR_INSTANCE);
     expect(failed.status).toMatchObject({
       state: 'error',
@@ -199,7 +191,7 @@ describe('attachment retry after a terminal error, through watcher and executor'
     expect((await attachmentOf(h, FAR_INSTANCE)).status).toMatchObject({ state: 'pending', attempts: 0, message: 'retry requested' });
     expect((await attachmentOf(h, FAR_INSTANCE)).status.code).toBeUndefined();
 
-    await run(h, 30);
+    await runFor(h, 30);
     const again = await attachmentOf(h, FAR_INSTANCE);
     expect(again.status).toMatchObject({ state: 'error', code: 'InvalidVolume.ZoneMismatch', attempts: 1 });
     expect(Date.parse(again.status.updatedAt)).toBeGreaterThan(Date.parse(failed.status.updatedAt));
@@ -216,13 +208,13 @@ describe('attachment retry after a terminal error, through watcher and executor'
   it('a late copy of a spec change made before the volume failed asks for no retry: the volume stays in error', async () => {
     const h = harness({ config: { maxAttempts: 1 } });
     await h.store.create(newVolume('data-1'));
-    await run(h, 30);
+    await runFor(h, 30);
     expect((await volumeOf(h)).status.state).toBe('available');
     h.changes.length = 0;
     await h.store.update<VolumeRecord>(volumeKey('data-1'), { spec: { ...(await volumeOf(h)).spec, sizeGiB: 20 }, generation: 2 });
     const growChanges = [...h.changes];
     h.ebs.failNext('ModifyVolume', new ProviderError('invalid-request', 'InvalidParameterValue', 'bad parameter'));
-    await run(h, 30);
+    await runFor(h, 30);
     const failed = await volumeOf(h);
     expect(failed.status).toMatchObject({ state: 'error', code: 'InvalidParameterValue' });
     expect(h.ebs.calls.ModifyVolume).toBe(1);
@@ -237,14 +229,14 @@ describe('attachment retry after a terminal error, through watcher and executor'
     const h = harness({ config: { maxAttempts: 1 } });
     h.ebs.failNext('CreateVolume', new ProviderError('invalid-request', 'InvalidParameterValue', 'bad parameter'));
     await h.store.create(newVolume('data-1'));
-    await run(h, 30);
+    await runFor(h, 30);
     expect((await volumeOf(h)).status).toMatchObject({ state: 'error', code: 'InvalidParameterValue' });
 
     h.ebs.failNext('CreateVolume', new ProviderError('invalid-request', 'InvalidParameterValue', 'bad parameter'));
     h.changes.length = 0;
     await h.store.update<VolumeRecord>(volumeKey('data-1'), { generation: 2 });
     const retryChanges = [...h.changes];
-    await run(h, 30);
+    await runFor(h, 30);
     const again = await volumeOf(h);
     expect(again.status).toMatchObject({ state: 'error', code: 'InvalidParameterValue', attempts: 1 });
     expect(h.ebs.calls.CreateVolume).toBe(2);
@@ -256,7 +248,7 @@ describe('attachment retry after a terminal error, through watcher and executor'
 
     // The client's next retry is one.
     await h.store.update<VolumeRecord>(volumeKey('data-1'), { generation: 3 });
-    await run(h, 30);
+    await runFor(h, 30);
     expect(await volumeOf(h)).toMatchObject({ status: { state: 'available' } });
     expect(h.ebs.calls.CreateVolume).toBe(3);
   });
@@ -266,7 +258,7 @@ describe('attachment retry after a terminal error, through watcher and executor'
     await h.store.create(newVolume('data-1'));
     // Written without a generation, as records from before attachments had one.
     await h.store.create(newAttachment('data-1', { instanceId: LATE_INSTANCE }));
-    await run(h, 120);
+    await runFor(h, 120);
     expect((await attachmentOf(h, LATE_INSTANCE)).status).toMatchObject({ state: 'error', code: 'InvalidInstanceID.NotFound', attempts: 3 });
 
     h.ebs.addInstance({ instanceId: LATE_INSTANCE, availabilityZone: AZ });
@@ -275,7 +267,7 @@ describe('attachment retry after a terminal error, through watcher and executor'
     const retryChanges = [...h.changes];
     await h.watch();
     await h.watcher.handle(retryChanges);
-    await run(h, 60);
+    await runFor(h, 60);
 
     const attached = await attachmentOf(h, LATE_INSTANCE);
     expect(attached.status).toMatchObject({ state: 'attached', attempts: 0 });
@@ -290,14 +282,14 @@ describe('attachment retry after a terminal error, through watcher and executor'
     const h = harness({ config: { maxOperationAgeMs: 60_000 }, ebsTimings: { attach: 300_000 } });
     await h.store.create(newVolume('data-1'));
     await h.store.create(newAttachment('data-1'));
-    await run(h, 120);
+    await runFor(h, 120);
     const timedOut = await attachmentOf(h, INSTANCE);
     expect(timedOut.status).toMatchObject({ state: 'error', code: 'Timeout' });
     expect(timedOut.device).toMatch(/^\/dev\//);
 
     await h.clock.advance(300_000);
     await h.store.update<AttachmentRecord>(attachmentKey('data-1'), { generation: 2 });
-    await run(h, 30);
+    await runFor(h, 30);
     expect((await attachmentOf(h, INSTANCE)).status).toMatchObject({ state: 'attached', attempts: 0 });
     expect((await attachmentOf(h, INSTANCE)).device).toBe(timedOut.device);
     expect(h.ebs.calls.AttachVolume).toBe(1);
@@ -309,7 +301,7 @@ describe('attachment retry after a terminal error, through watcher and executor'
     const h = harness({ config: { maxOperationAgeMs: 60_000 }, ebsTimings: { attach: () => (attaches++ === 0 ? 300_000 : 5_000) } });
     await h.store.create(newVolume('data-1'));
     await h.store.create(newAttachment('data-1'));
-    await run(h, 120);
+    await runFor(h, 120);
     const timedOut = await attachmentOf(h, INSTANCE);
     expect(timedOut.status.state).toBe('error');
     // Someone detaches it in the console meanwhile.
@@ -319,7 +311,7 @@ describe('attachment retry after a terminal error, through watcher and executor'
     expect(h.ebs.volume(ebsVolumeId)?.attachments).toEqual([]);
 
     await h.store.update<AttachmentRecord>(attachmentKey('data-1'), { generation: 2 });
-    await run(h, 30);
+    await runFor(h, 30);
     expect(h.ebs.calls.AttachVolume).toBe(2);
     expect((await attachmentOf(h, INSTANCE)).status).toMatchObject({ state: 'attached', attempts: 0 });
     expect(h.ebs.volume(ebsVolumeId)?.attachments.map((a) => a.instanceId)).toEqual([INSTANCE]);
@@ -341,7 +333,7 @@ describe('attachment retry after a terminal error, through watcher and executor'
       if (change.newRecord?.kind === 'attachment') written.push(change.newRecord.status);
     });
     await h.store.update<AttachmentRecord>(attachmentKey('data-1'), { life: 'dying' });
-    await run(h, 60);
+    await runFor(h, 60);
     stop();
     const detaching = written.find((status) => status.state === 'detaching');
     expect(detaching).toBeDefined();
@@ -357,7 +349,7 @@ describe('attachment retry after a terminal error, through watcher and executor'
     const h = harness({ config: { maxOperationAgeMs: 60_000 }, ebsTimings: { attach: 300_000 } });
     await h.store.create(newVolume('data-1'));
     await h.store.create(newAttachment('data-1'));
-    await run(h, 120);
+    await runFor(h, 120);
     expect((await attachmentOf(h, INSTANCE)).status.state).toBe('error');
     await h.clock.advance(300_000);
 
@@ -396,7 +388,7 @@ describe('attachment retry after a terminal error, through watcher and executor'
     loseAttachAnswers(h, new ProviderError('transient', 'InternalError', 'An internal error has occurred'));
     await h.store.create(newVolume('data-1'));
     await h.store.create(newAttachment('data-1'));
-    await run(h, 60);
+    await runFor(h, 60);
     const attached = await attachmentOf(h, INSTANCE);
     expect(attached.status).toMatchObject({ state: 'attached', attempts: 0 });
     expect(h.ebs.calls.AttachVolume).toBe(1);
@@ -495,7 +487,7 @@ describe('attachment retry after a terminal error, through watcher and executor'
     expect(refused.status).toMatchObject({ state: 'pending', code: 'AttachmentLimitExceeded' });
     expect(refused.device).toBeUndefined();
     await h.store.update<AttachmentRecord>(attachmentKey('data-1'), { life: 'dying' });
-    await run(h, 30);
+    await runFor(h, 30);
     expect(await h.store.get(attachmentKey('data-1'))).toBeUndefined();
     expect(h.ebs.calls.DetachVolume).toBe(0);
   });
@@ -520,7 +512,7 @@ describe('attachment retry after a terminal error, through watcher and executor'
 
   it('an attach that runs out of attempts on a lost answer EC2 acted on is found attached by the look that follows, with no second AttachVolume', async () => {
     const { h, failed } = await givenUpOnLostAnswer();
-    await run(h, 180);
+    await runFor(h, 180);
     const attached = await attachmentOf(h, INSTANCE);
     expect(attached.status).toMatchObject({ state: 'attached', attempts: 0, message: 'EC2 made the attach after it was given up on' });
     expect(attached.status.code).toBeUndefined();
@@ -536,13 +528,13 @@ describe('attachment retry after a terminal error, through watcher and executor'
     await h.store.create(newVolume('data-1'));
     await h.store.create(newAttachment('data-1'));
     await h.store.create(newAttachment('data-1', { instanceId: FAR_INSTANCE }));
-    await run(h, 60);
+    await runFor(h, 60);
     expect((await attachmentOf(h, INSTANCE)).status.state).toBe('attached');
     expect((await attachmentOf(h, FAR_INSTANCE)).status.state).toBe('error');
 
     await h.store.update<AttachmentRecord>(attachmentKey('data-1', INSTANCE), { generation: 2 });
     await h.store.update<AttachmentRecord>(attachmentKey('data-1', FAR_INSTANCE), { generation: 2, life: 'dying' });
-    await run(h, 30);
+    await runFor(h, 30);
     expect((await attachmentOf(h, INSTANCE)).status).toMatchObject({ state: 'attached', attempts: 0 });
     // Never attached: the dying attachment in error is removed without any EC2 call.
     expect(await h.store.get(attachmentKey('data-1', FAR_INSTANCE))).toBeUndefined();

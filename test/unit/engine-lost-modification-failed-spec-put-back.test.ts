@@ -7,26 +7,15 @@
 import { describe, expect, it } from 'vitest';
 import type { VolumeRecord } from '../../lib/domain/records.js';
 import { ProviderError } from '../../lib/engine/ports.js';
-import { harness, newVolume, volumeKey, volumeOf } from './engine-fixtures.js';
+import { harness, newVolume, volumeKey, volumeOf, runFor } from './engine-fixtures.js';
 
 const KEY = volumeKey('data-1');
-
-type Harness = ReturnType<typeof harness>;
-
-/** Watcher and executor together for `ms`, as the stream and the queue would run them. */
-async function run(h: Harness, ms: number): Promise<void> {
-  for (let spent = 0; spent < ms; spent += 5000) {
-    await h.watch();
-    await h.settle(5000, 5000);
-  }
-  await h.watch();
-}
 
 describe('a ModifyVolume whose answer was lost, which EC2 then failed', () => {
   it('with the spec put back to what EC2 holds: the record comes to rest, with no further ModifyVolume', async () => {
     const h = harness({ ebsTimings: { modify: 1000, optimize: 1000 } });
     await h.store.create(newVolume('data-1'));
-    await run(h, 10_000);
+    await runFor(h, 10, 5000);
     const made = await volumeOf(h);
     expect(made.status.state).toBe('available');
 
@@ -45,7 +34,7 @@ describe('a ModifyVolume whose answer was lost, which EC2 then failed', () => {
     expect((await volumeOf(h)).modificationSentAt).toBeDefined();
 
     await h.store.update<VolumeRecord>(KEY, { spec: made.spec, generation: 3 });
-    await run(h, 120_000);
+    await runFor(h, 120, 5000);
 
     const volume = await volumeOf(h);
     expect(h.ebs.calls.ModifyVolume).toBe(1);
