@@ -5,16 +5,12 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { AttachmentRecord } from '../../lib/domain/records.js';
-import { attachmentKey, harness, INSTANCE, newAttachment, newVolume, settleAll } from './engine-fixtures.js';
+import { attachmentKey, harness, INSTANCE, newAttachment, settleAll, threeVolumesDataOneAttached } from './engine-fixtures.js';
 
 describe("an attach refused on a stale description of its instance", () => {
   it("leaves the instance's next attach to describe it afresh: one refused AttachVolume, not two", async () => {
     const h = harness();
-    for (const id of ['data-1', 'data-2', 'data-3']) await h.store.create(newVolume(id));
-    await settleAll(h);
-    await h.store.create(newAttachment('data-1'));
-    await settleAll(h);
-    expect((await h.store.get(attachmentKey('data-1')))!.status.state).toBe('attached');
+    await threeVolumesDataOneAttached(h);
     const attachesBefore = h.ebs.calls.AttachVolume ?? 0;
 
     // Stopping outside the system while this environment's description still says running.

@@ -201,6 +201,15 @@ export async function attachData1(h: ReturnType<typeof harness>): Promise<void> 
   await h.watch();
 }
 
+/** Volumes data-1, data-2 and data-3 available, data-1 attached to INSTANCE: the instance described, two volumes left to attach to it. */
+export async function threeVolumesDataOneAttached(h: ReturnType<typeof harness>): Promise<void> {
+  for (const id of ['data-1', 'data-2', 'data-3']) await h.store.create(newVolume(id));
+  await settleAll(h);
+  await h.store.create(newAttachment('data-1'));
+  await settleAll(h);
+  expect((await h.store.get(attachmentKey('data-1')))!.status.state).toBe('attached');
+}
+
 /** data-1 attached to INSTANCE, then its volume record removed straight from the table and the removal watched. Returns the EC2 volume's id. */
 export async function attachedWithVolumeRecordRemoved(h: ReturnType<typeof harness>): Promise<string> {
   await attachData1(h);

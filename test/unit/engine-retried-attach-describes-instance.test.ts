@@ -5,16 +5,12 @@
  * list the retried record yet (it lags a record's writes).
  */
 import { describe, expect, it } from 'vitest';
-import { attachmentKey, harness, newAttachment, newVolume, settleAll } from './engine-fixtures.js';
+import { attachmentKey, harness, newAttachment, threeVolumesDataOneAttached } from './engine-fixtures.js';
 
 describe("a retried attach and its instance's description", () => {
   it('describes the instance again for the retry, while a first attach reuses the description', async () => {
     const h = harness();
-    for (const id of ['data-1', 'data-2', 'data-3']) await h.store.create(newVolume(id));
-    await settleAll(h);
-    await h.store.create(newAttachment('data-1'));
-    await settleAll(h);
-    expect((await h.store.get(attachmentKey('data-1')))!.status.state).toBe('attached');
+    await threeVolumesDataOneAttached(h);
 
     // A first attach of the same instance: the description just made serves it.
     const described = h.ebs.calls.DescribeInstances ?? 0;
