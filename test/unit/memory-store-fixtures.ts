@@ -3,15 +3,17 @@ import type { AttachmentRecord, VolumeRecord } from '../../lib/domain/records.js
 
 export const at = '2026-01-01T00:00:00.000Z';
 
-export const volume = (volumeId: string): VolumeRecord => ({
+/** A pending 10 GiB gp3 volume record in us-east-1a, made at `madeAt` (`at` unless given). */
+export const volume = (volumeId: string, madeAt: string = at, overrides: Partial<VolumeRecord> = {}): VolumeRecord => ({
   kind: 'volume',
   volumeId,
   spec: { sizeGiB: 10, volumeType: 'gp3', availabilityZone: 'us-east-1a' },
   life: 'alive',
   generation: 1,
-  status: { state: 'pending', attempts: 0, updatedAt: at },
+  status: { state: 'pending', attempts: 0, updatedAt: madeAt },
   version: 0,
-  createdAt: at,
+  createdAt: madeAt,
+  ...overrides,
 });
 
 export const attachment = (volumeId: string, instanceId: string): AttachmentRecord => ({

@@ -1,5 +1,5 @@
 /** The reconciler's test world: memory backends on a fake clock, EC2 owned by `OWNER` (its volumes made by `owned`), a reconciler and an executor on them, and a pending gp3 volume record. */
-import type { VolumeRecord, VolumeSpec } from '../../lib/domain/records.js';
+import type { VolumeSpec } from '../../lib/domain/records.js';
 import type { EngineConfig } from '../../lib/engine/config.js';
 import { Executor } from '../../lib/engine/executor.js';
 import type { Log, SharedRateBudget, VolumeProvider } from '../../lib/engine/ports.js';
@@ -66,16 +66,4 @@ export function reconcilerWorld(options: ReconcilerWorldOptions = {}) {
 }
 
 /** A pending 10 GiB gp3 volume record in us-east-1a, made at `at`. */
-export function volume(volumeId: string, at: string, overrides: Partial<VolumeRecord> = {}): VolumeRecord {
-  return {
-    kind: 'volume',
-    volumeId,
-    spec: { sizeGiB: 10, volumeType: 'gp3', availabilityZone: 'us-east-1a' },
-    life: 'alive',
-    generation: 1,
-    status: { state: 'pending', attempts: 0, updatedAt: at },
-    version: 0,
-    createdAt: at,
-    ...overrides,
-  };
-}
+export { volume } from './memory-store-fixtures.js';
