@@ -6,10 +6,8 @@
  * second chain beside it.
  */
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_ENGINE_CONFIG } from '../../lib/engine/config.js';
 import type { OperationMessage } from '../../lib/engine/ports.js';
-import { alignedCheckAtMs } from '../../lib/engine/schedule.js';
-import { harness, iopsModification, newVolume, volumeKey, volumeOf } from './engine-fixtures.js';
+import { creatingData1, harness, iopsModification, volumeKey, volumeOf } from './engine-fixtures.js';
 
 const KEY = volumeKey('data-1');
 
@@ -33,13 +31,7 @@ describe("an operation's delayed own message reaching the record once the operat
   });
 
   it('before the first check: no DescribeVolumes, and a check comes back at that time', async () => {
-    const h = harness();
-    await h.store.create(newVolume('data-1'));
-    await h.executor.run(h.batchOf(h.op('create-volume', KEY)));
-    const volume = await volumeOf(h);
-    expect(volume.status.state).toBe('creating');
-    const started = Date.parse(volume.status.operationStartedAt!);
-    const firstCheckAt = alignedCheckAtMs('create-volume', started + DEFAULT_ENGINE_CONFIG.progressChecks['create-volume'].firstSeconds * 1000, DEFAULT_ENGINE_CONFIG);
+    const { h, firstCheckAt } = await creatingData1();
     await h.clock.advance(firstCheckAt - 1 - h.clock.now());
     const describes = h.ebs.calls.DescribeVolumes;
     const queued = h.queued().length;

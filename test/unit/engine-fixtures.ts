@@ -10,7 +10,8 @@ import { silentLog } from '../../lib/memory/log.js';
 import type { AttachmentRecord, VolumeRecord, VolumeSpec } from '../../lib/domain/records.js';
 import { Executor } from '../../lib/engine/executor.js';
 import { Watcher, type RecordChange } from '../../lib/engine/watcher.js';
-import type { EngineConfig } from '../../lib/engine/config.js';
+import { DEFAULT_ENGINE_CONFIG, type EngineConfig } from '../../lib/engine/config.js';
+import { alignedCheckAtMs } from '../../lib/engine/schedule.js';
 import { ProviderError, type CreateVolumeRequest, type Log, type OperationKind, type OperationMessage, type RecordKey, type RecordStore, type SharedRateBudget, type VolumeProvider } from '../../lib/engine/ports.js';
 
 export const START = Date.parse('2026-01-01T00:00:00.000Z');
@@ -208,6 +209,18 @@ export async function threeVolumesDataOneAttached(h: ReturnType<typeof harness>)
   await h.store.create(newAttachment('data-1'));
   await settleAll(h);
   expect((await h.store.get(attachmentKey('data-1')))!.status.state).toBe('attached');
+}
+
+/** data-1 creating, its CreateVolume made and its first check queued; the time of that check. */
+export async function creatingData1(): Promise<{ h: ReturnType<typeof harness>; firstCheckAt: number }> {
+  const h = harness();
+  await h.store.create(newVolume('data-1'));
+  await h.executor.run(h.batchOf(h.op('create-volume', volumeKey('data-1'))));
+  const volume = await volumeOf(h);
+  expect(volume.status.state).toBe('creating');
+  const started = Date.parse(volume.status.operationStartedAt!);
+  const firstCheckAt = alignedCheckAtMs('create-volume', started + DEFAULT_ENGINE_CONFIG.progressChecks['create-volume'].firstSeconds * 1000, DEFAULT_ENGINE_CONFIG);
+  return { h, firstCheckAt };
 }
 
 /** data-1 attached to INSTANCE, then its volume record removed straight from the table and the removal watched. Returns the EC2 volume's id. */
