@@ -9,7 +9,7 @@ import { Executor } from '../../lib/engine/executor.js';
 import type { ProviderVolume } from '../../lib/engine/ports.js';
 import { silentLog } from '../../lib/memory/index.js';
 import { QUEUE } from '../../lib/settings.js';
-import { harness, newVolume, providerOver, volumeKey, volumeOf } from './engine-fixtures.js';
+import { answerOfNoShape, harness, newVolume, providerOver, volumeKey, volumeOf } from './engine-fixtures.js';
 
 describe('the note on a dead-lettered record', () => {
   it('does not show a next attempt due at the very time of the note as still queued', async () => {
@@ -36,12 +36,7 @@ describe('the note on a dead-lettered record', () => {
   it("is written over this invocation's own claim, which it lets go", async () => {
     const h = harness();
     await h.store.create(newVolume('data-1'));
-    const provider = providerOver(h.ebs, {
-      createVolume: async (request) => {
-        await h.ebs.createVolume(request);
-        return undefined as unknown as ProviderVolume;
-      },
-    });
+    const provider = answerOfNoShape(h);
     // The claim's release after the failed step fails: the record is still claimed by this invocation.
     let releases = 0;
     h.store.release = async () => {

@@ -4,22 +4,16 @@
  * `ExecutorFailed` on its record and logs `message dead-lettered; status written on the record`.
  */
 import { describe, expect, it } from 'vitest';
-import type { ProviderVolume } from '../../lib/engine/ports.js';
 import { RecordingLog } from '../../lib/memory/index.js';
 import { QUEUE } from '../../lib/settings.js';
-import { executorOver, harness, newVolume, providerOver, volumeKey, volumeOf } from './engine-fixtures.js';
+import { answerOfNoShape, executorOver, harness, newVolume, volumeKey, volumeOf } from './engine-fixtures.js';
 
 describe('a message whose step keeps failing', () => {
   it('logs each failure, and its last delivery, at level ERROR under the names the README gives', async () => {
     const h = harness();
     await h.store.create(newVolume('data-1'));
     // CreateVolume made, its answer of no shape the executor reads: every attempt throws.
-    const provider = providerOver(h.ebs, {
-      createVolume: async (request) => {
-        await h.ebs.createVolume(request);
-        return undefined as unknown as ProviderVolume;
-      },
-    });
+    const provider = answerOfNoShape(h);
     const log = new RecordingLog();
     const executor = executorOver(h, { provider, log });
     await h.queue.send([{ message: h.op('create-volume', volumeKey('data-1')), delaySeconds: 0 }]);

@@ -10,17 +10,7 @@ import { createExecutorHandler } from '../../lib/functions/handlers.js';
 import { ProviderError, type ProviderVolume } from '../../lib/engine/ports.js';
 import { silentLog } from '../../lib/memory/index.js';
 import { OWNERSHIP_TAGS, QUEUE } from '../../lib/settings.js';
-import { executorOver, harness, newVolume, providerOver, sqsRecord, volumeKey, volumeOf } from './engine-fixtures.js';
-
-/** EC2 as `h` models it, but CreateVolume, made, answers with nothing the executor can read: each attempt throws. */
-function answerOfNoShape(h: ReturnType<typeof harness>) {
-  return providerOver(h.ebs, {
-    createVolume: async (request) => {
-      await h.ebs.createVolume(request);
-      return undefined as unknown as ProviderVolume;
-    },
-  });
-}
+import { answerOfNoShape, executorOver, harness, newVolume, providerOver, sqsRecord, volumeKey, volumeOf } from './engine-fixtures.js';
 
 /**
  * The event source mapping, `deliveries` times: what is received runs, what did not fail is deleted,

@@ -12,7 +12,7 @@ import { Executor } from '../../lib/engine/executor.js';
 import { Watcher, type RecordChange } from '../../lib/engine/watcher.js';
 import { DEFAULT_ENGINE_CONFIG, type EngineConfig } from '../../lib/engine/config.js';
 import { alignedCheckAtMs } from '../../lib/engine/schedule.js';
-import { ProviderError, type CreateVolumeRequest, type Log, type OperationKind, type OperationMessage, type RecordKey, type RecordStore, type SharedRateBudget, type VolumeProvider } from '../../lib/engine/ports.js';
+import { ProviderError, type CreateVolumeRequest, type Log, type OperationKind, type OperationMessage, type ProviderVolume, type RecordKey, type RecordStore, type SharedRateBudget, type VolumeProvider } from '../../lib/engine/ports.js';
 
 export const START = Date.parse('2026-01-01T00:00:00.000Z');
 export const AZ = 'eu-west-1a';
@@ -221,6 +221,16 @@ export async function creatingData1(): Promise<{ h: ReturnType<typeof harness>; 
   const started = Date.parse(volume.status.operationStartedAt!);
   const firstCheckAt = alignedCheckAtMs('create-volume', started + DEFAULT_ENGINE_CONFIG.progressChecks['create-volume'].firstSeconds * 1000, DEFAULT_ENGINE_CONFIG);
   return { h, firstCheckAt };
+}
+
+/** EC2 as `h` models it, but CreateVolume, made, answers with nothing the executor can read: each attempt throws. */
+export function answerOfNoShape(h: ReturnType<typeof harness>): VolumeProvider {
+  return providerOver(h.ebs, {
+    createVolume: async (request) => {
+      await h.ebs.createVolume(request);
+      return undefined as unknown as ProviderVolume;
+    },
+  });
 }
 
 /** data-1 attached to INSTANCE, then its volume record removed straight from the table and the removal watched. Returns the EC2 volume's id. */
