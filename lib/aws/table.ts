@@ -7,6 +7,7 @@ import {
   DescribeTableCommand,
   ResourceInUseException,
   waitUntilTableExists,
+  type AttributeDefinition,
   type CreateTableCommandInput,
   type DynamoDBClient,
   type KeySchemaElement,
@@ -66,7 +67,8 @@ export function rateBudgetTableDefinition(tableName: string): CreateTableCommand
 
 /**
  * Creates the shared rate budget's table unless it exists, and waits until it is active. A table
- * that exists with other keys is refused: the budget's conditional writes would fail on every take.
+ * that exists with other keys (or its key of another type) is refused: the budget's conditional
+ * writes would fail on every take.
  */
 export async function ensureRateBudgetTable(dynamo: DynamoDBClient, tableName: string): Promise<void> {
   await ensureAsDefined(dynamo, rateBudgetTableDefinition(tableName), 'the rate budget');
@@ -106,15 +108,26 @@ function keysText(keys: readonly KeySchemaElement[] | undefined): string {
   return (keys ?? []).map((k) => `${k.AttributeName} (${k.KeyType})`).join(', ');
 }
 
+/** The type (`S`, `N` or `B`) `definitions` give the attribute `name`, if any. */
+function attributeType(definitions: readonly AttributeDefinition[] | undefined, name: string | undefined): string | undefined {
+  return definitions?.find((d) => d.AttributeName === name)?.AttributeType;
+}
+
 /**
- * How an existing table differs from its definition in what the engine relies on: its keys, the
- * definition's indexes (the instance index, queried with all attributes) and, when the definition
- * has one, a stream carrying both images (the watcher compares them). Empty when it does not.
+ * How an existing table differs from its definition in what the engine relies on: its keys and
+ * their types (a key of another type fails every write), the definition's indexes (the instance
+ * index, queried with all attributes) and, when the definition has one, a stream carrying both
+ * images (the watcher compares them). Empty when it does not.
  */
 function tableDifferences(table: TableDescription | undefined, definition: CreateTableCommandInput): string[] {
   const differences: string[] = [];
   if (keysText(table?.KeySchema) !== keysText(definition.KeySchema)) {
     differences.push(`its keys are ${keysText(table?.KeySchema) || 'none'}, not ${keysText(definition.KeySchema)}`);
+  }
+  for (const { AttributeName: name, AttributeType: wanted } of definition.AttributeDefinitions ?? []) {
+    const type = attributeType(table?.AttributeDefinitions, name);
+    // A key the table lacks has no type there: the key schemas' difference names it.
+    if (type !== undefined && type !== wanted) differences.push(`its key attribute ${name} is of type ${type}, not ${wanted}`);
   }
   for (const wanted of definition.GlobalSecondaryIndexes ?? []) {
     const index = table?.GlobalSecondaryIndexes?.find((i) => i.IndexName === wanted.IndexName);
