@@ -20,8 +20,6 @@ export interface ApiProps {
   handler: lambda.IFunction;
   authorization: ApiAuthorization;
   logRetentionDays: number;
-  /** Routes to expose; the API's route table by default. */
-  routes?: readonly ApiRoute[];
 }
 
 /** API Gateway request parameters of a route: path parameters always required, query ones as declared. */
@@ -117,7 +115,7 @@ export class Api extends Construct {
     });
     // One permission for the whole API instead of one per method (the policy size limit).
     const integration = new apigateway.LambdaIntegration(props.handler, { proxy: true, scopePermissionToMethod: false });
-    for (const route of props.routes ?? ROUTES) {
+    for (const route of ROUTES) {
       const resource = this.restApi.root.resourceForPath(route.path);
       resource.addMethod(route.method, integration, {
         operationName: route.operationId,
