@@ -1,0 +1,55 @@
+import { describe, expect, it, vi } from 'vitest';
+import type { VolumeRecord } from '../../lib/domain/records.js';
+import { createReconcilerHandler } from '../../lib/functions/handlers.js';
+import { Reconciler } from '../../lib/engine/reconciler.js';
+import { FakeClock, MemoryEbs, MemoryOperationQueue, MemoryRecordStore, RecordingLog, RecordingMetrics } from '../../lib/memory/index.js';
+
+const at = '2026-01-01T00:00:00.000Z';
+const volume: VolumeRecord = {
+  kind: 'volume',
+  volumeId: 'data-1',
+  spec: { sizeGiB: 10, volumeType: 'gp3', availabilityZone: 'us-east-1a' },
+  life: 'alive',
+  generation: 1,
+  status: { state: 'pending', attempts: 0, updatedAt: at },
+  version: 1,
+  createdAt: at,
+};
+
+async function reconcilerOverVolume() {
+  const clock = new FakeClock(Date.parse(at));
+  const store = new MemoryRecordStore();
+  const queue = new MemoryOperationQueue({ clock });
+  const provider = new MemoryEbs({ clock, ownerTagValue: 'test', availabilityZones: ['us-east-1a'] });
+  const log = new RecordingLog();
+  await store.create(volume);
+  const handler = createReconcilerHandler({ store, queue, provider, clock, metrics: new RecordingMetrics(), log, config: { ownerTagValue: 'test' } });
+  return { clock, handler };
+}
+
+describe('reconciler function: its summary and the scheduled time it reads', () => {
+  it('counts the records it re-enqueued as requeued and the leaked EC2 volumes as leaked, each on its own', async () => {
+    const { clock, handler } = await reconcilerOverVolume();
+    // The pending volume has waited long past any retry: the pass sends it on again. Nothing has leaked.
+    await clock.advance(24 * 60 * 60_000);
+    const summary = await handler({});
+    expect(summary).toMatchObject({ scanned: 1, requeued: 1, leaked: 0 });
+  });
+
+  it('takes only an ISO 8601 string as the time the schedule fired; any other event leaves it to the clock', async () => {
+    const { handler } = await reconcilerOverVolume();
+    const run = vi.spyOn(Reconciler.prototype, 'run');
+    try {
+      // A number is no ISO 8601 time, though as text it would read as the year 2026.
+      await handler({ time: 2026 });
+      expect(run).toHaveBeenLastCalledWith({});
+      // An event that is not an object at all, null included.
+      await handler(null);
+      expect(run).toHaveBeenLastCalledWith({});
+      await handler('2026-11-26T01:05:00Z');
+      expect(run).toHaveBeenLastCalledWith({});
+    } finally {
+      run.mockRestore();
+    }
+  });
+});
