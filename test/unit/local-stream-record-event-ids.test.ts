@@ -1,0 +1,31 @@
+/** DynamoDB Streams gives each stream record a unique `eventID`; the local stream records do too. */
+import { describe, expect, it } from 'vitest';
+import type { VolumeRecord } from '../../lib/domain/records.js';
+import { streamRecord } from '../../lib/local/event-records.js';
+
+const T0 = '2026-01-01T00:00:00.000Z';
+const key = { kind: 'volume' as const, volumeId: 'data-1' };
+const volume: VolumeRecord = {
+  kind: 'volume',
+  volumeId: 'data-1',
+  spec: { sizeGiB: 20, volumeType: 'gp3', availabilityZone: 'us-east-1a' },
+  life: 'alive',
+  generation: 1,
+  status: { state: 'pending', attempts: 0, updatedAt: T0 },
+  version: 1,
+  createdAt: T0,
+};
+
+describe('local stream records', () => {
+  it('have event ids that differ from one record to the next, also for changes of the same item', () => {
+    const at = Date.parse(T0);
+    const records = [
+      streamRecord({ eventName: 'INSERT', key, newRecord: volume, sequenceNumber: 1, at }),
+      streamRecord({ eventName: 'MODIFY', key, oldRecord: volume, newRecord: { ...volume, version: 2 }, sequenceNumber: 2, at }),
+      streamRecord({ eventName: 'REMOVE', key, oldRecord: { ...volume, version: 2 }, sequenceNumber: 3, at }),
+    ];
+    const ids = records.map((r) => r.eventID);
+    for (const id of ids) expect(id).toEqual(expect.any(String));
+    expect(new Set(ids).size).toBe(3);
+  });
+});
