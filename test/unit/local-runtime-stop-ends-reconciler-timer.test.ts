@@ -1,0 +1,40 @@
+/** Once the local runtime has stopped, its reconciler timer starts no further pass. */
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { startLocalRuntime } from '../../lib/local/runtime.js';
+import { RecordingLog } from '../../lib/memory/index.js';
+
+/** The moto backend, started with an endpoint, whose table reads fail: each pass logs `reconciler failed`. */
+vi.mock('../../lib/local/moto-backend.js', async (importOriginal) => {
+  const actual = await importOriginal<typeof import('../../lib/local/moto-backend.js')>();
+  const fail = async () => {
+    throw new Error('table unreachable');
+  };
+  return {
+    ...actual,
+    createMotoBackend: async () => ({
+      endpoint: 'http://127.0.0.1:1',
+      adapters: { store: { list: fail, get: fail, getMany: fail, attachmentsOfVolume: fail, attachmentsOfInstance: fail } },
+      stream: { read: async () => [] },
+      messages: { receive: async () => [], delete: async () => {} },
+      launchInstances: async () => [],
+      stop: async () => {},
+    }),
+  };
+});
+
+afterEach(() => vi.useRealTimers());
+
+describe('the local runtime stopped', () => {
+  it('runs no reconciler pass at the periods after its stop', async () => {
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
+    const log = new RecordingLog();
+    const runtime = await startLocalRuntime({ backend: 'moto', endpoint: 'http://127.0.0.1:1', port: 0, demoInstances: 0, log, pollIdleMs: 5, reconcileEveryMs: 60_000 });
+    const passes = () => log.entries.filter((entry) => entry.message === 'reconciler failed').length;
+    vi.advanceTimersByTime(60_000);
+    await vi.waitFor(() => expect(passes()).toBe(1));
+    await runtime.stop();
+    vi.advanceTimersByTime(5 * 60_000);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(passes()).toBe(1);
+  });
+});
