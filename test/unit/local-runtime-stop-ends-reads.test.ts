@@ -1,0 +1,43 @@
+/** Once the local runtime's stop has resolved, its pollers read neither the stream nor the queue again. */
+import { describe, expect, it, vi } from 'vitest';
+import { startLocalRuntime } from '../../lib/local/runtime.js';
+import { RecordingLog } from '../../lib/memory/index.js';
+
+const reads = vi.hoisted(() => ({ stream: 0, queue: 0 }));
+vi.mock('../../lib/local/moto-backend.js', async (importOriginal) => {
+  const actual = await importOriginal<typeof import('../../lib/local/moto-backend.js')>();
+  return {
+    ...actual,
+    createMotoBackend: async () => ({
+      endpoint: 'http://127.0.0.1:1',
+      adapters: { store: {} },
+      stream: {
+        read: async () => {
+          reads.stream++;
+          return [];
+        },
+      },
+      messages: {
+        receive: async () => {
+          reads.queue++;
+          return [];
+        },
+        delete: async () => {},
+      },
+      launchInstances: async () => [],
+      stop: async () => {},
+    }),
+  };
+});
+
+describe('the local runtime stopped', () => {
+  it('reads the stream and the queue no more', async () => {
+    const runtime = await startLocalRuntime({ backend: 'moto', endpoint: 'http://127.0.0.1:1', port: 0, demoInstances: 0, log: new RecordingLog(), pollIdleMs: 5 });
+    await vi.waitFor(() => expect(reads.stream > 0 && reads.queue > 0).toBe(true));
+    await runtime.stop();
+    const after = { ...reads };
+    // Many idle waits of the pollers.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(reads).toEqual(after);
+  });
+});
