@@ -1,6 +1,7 @@
 /** The local runtime's pollers wait `pollIdleMs` between empty reads (tests shorten the wait with it). */
-import { describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { startLocalRuntime } from '../../lib/local/runtime.js';
+import { EXECUTOR } from '../../lib/settings.js';
 import { RecordingLog } from '../../lib/memory/index.js';
 
 const reads = vi.hoisted(() => ({ stream: 0, queue: 0 }));
@@ -31,13 +32,23 @@ vi.mock('../../lib/local/moto-backend.js', async (importOriginal) => {
 });
 
 describe("the local runtime's pollers", () => {
+  afterEach(() => vi.useRealTimers());
+
   it('read an empty source again after the idle wait given, not the default 200 ms', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
     const runtime = await startLocalRuntime({ backend: 'moto', endpoint: 'http://127.0.0.1:1', port: 0, demoInstances: 0, log: new RecordingLog(), pollIdleMs: 5 });
     try {
-      // Ten reads each: 50 ms of idle waits at 5 ms, 1.8 s at 200 ms.
-      await vi.waitFor(() => expect(Math.min(reads.stream, reads.queue)).toBeGreaterThanOrEqual(10), { timeout: 1_000, interval: 10 });
+      await vi.advanceTimersByTimeAsync(0);
+      const before = { ...reads };
+      // 50 ms of idle waits: ten more reads by each poller at 5 ms (the stream's one, the queue's
+      // one per executor concurrency), none at 200 ms.
+      await vi.advanceTimersByTimeAsync(50);
+      expect(reads.stream - before.stream).toBe(10);
+      expect(reads.queue - before.queue).toBe(10 * EXECUTOR.maxConcurrency);
     } finally {
-      await runtime.stop();
+      const stopped = runtime.stop();
+      await vi.advanceTimersByTimeAsync(5);
+      await stopped;
     }
   });
 });

@@ -1,5 +1,5 @@
 /** Once the local runtime's stop has resolved, its pollers read neither the stream nor the queue again. */
-import { describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { startLocalRuntime } from '../../lib/local/runtime.js';
 import { RecordingLog } from '../../lib/memory/index.js';
 
@@ -31,13 +31,19 @@ vi.mock('../../lib/local/moto-backend.js', async (importOriginal) => {
 });
 
 describe('the local runtime stopped', () => {
+  afterEach(() => vi.useRealTimers());
+
   it('reads the stream and the queue no more', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
     const runtime = await startLocalRuntime({ backend: 'moto', endpoint: 'http://127.0.0.1:1', port: 0, demoInstances: 0, log: new RecordingLog(), pollIdleMs: 5 });
-    await vi.waitFor(() => expect(reads.stream > 0 && reads.queue > 0).toBe(true));
-    await runtime.stop();
+    await vi.advanceTimersByTimeAsync(20);
+    expect(reads.stream > 0 && reads.queue > 0).toBe(true);
+    const stopped = runtime.stop();
+    // The pollers' idle waits under way end; then nothing is read again.
+    await vi.advanceTimersByTimeAsync(5);
+    await stopped;
     const after = { ...reads };
-    // Many idle waits of the pollers.
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await vi.advanceTimersByTimeAsync(1_000);
     expect(reads).toEqual(after);
   });
 });

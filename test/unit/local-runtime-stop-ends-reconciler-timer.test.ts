@@ -26,15 +26,16 @@ afterEach(() => vi.useRealTimers());
 
 describe('the local runtime stopped', () => {
   it('runs no reconciler pass at the periods after its stop', async () => {
-    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval', 'setTimeout', 'clearTimeout', 'Date'] });
     const log = new RecordingLog();
     const runtime = await startLocalRuntime({ backend: 'moto', endpoint: 'http://127.0.0.1:1', port: 0, demoInstances: 0, log, pollIdleMs: 5, reconcileEveryMs: 60_000 });
     const passes = () => log.entries.filter((entry) => entry.message === 'reconciler failed').length;
-    vi.advanceTimersByTime(60_000);
-    await vi.waitFor(() => expect(passes()).toBe(1));
-    await runtime.stop();
-    vi.advanceTimersByTime(5 * 60_000);
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(passes()).toBe(1);
+    const stopped = runtime.stop();
+    await vi.advanceTimersByTimeAsync(5);
+    await stopped;
+    await vi.advanceTimersByTimeAsync(5 * 60_000);
     expect(passes()).toBe(1);
   });
 });
