@@ -15,14 +15,10 @@ import { newVolume } from './engine-fixtures.js';
 const backend = vi.hoisted(() => ({ rateBudget: undefined as MemoryRateBudget | undefined }));
 vi.mock('../../lib/local/memory-backend.js', async (importOriginal) => {
   const actual = await importOriginal<typeof import('../../lib/local/memory-backend.js')>();
-  return {
-    ...actual,
-    createMemoryBackend: (...args: Parameters<typeof actual.createMemoryBackend>) => {
-      const made = actual.createMemoryBackend(...args);
-      backend.rateBudget = made.rateBudget;
-      return made;
-    },
-  };
+  const { memoryBackendSeen } = await import('./local-runtime-fixtures.js');
+  return { ...actual, createMemoryBackend: memoryBackendSeen(actual.createMemoryBackend, (made) => {
+    backend.rateBudget = made.rateBudget;
+  }) };
 });
 
 let runtime: LocalRuntime | undefined;

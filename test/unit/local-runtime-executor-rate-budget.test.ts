@@ -12,18 +12,14 @@ import { newVolume } from './engine-fixtures.js';
 const backend = vi.hoisted(() => ({ buckets: [] as string[] }));
 vi.mock('../../lib/local/memory-backend.js', async (importOriginal) => {
   const actual = await importOriginal<typeof import('../../lib/local/memory-backend.js')>();
-  return {
-    ...actual,
-    createMemoryBackend: (...args: Parameters<typeof actual.createMemoryBackend>) => {
-      const made = actual.createMemoryBackend(...args);
-      const take = made.rateBudget.take.bind(made.rateBudget);
-      made.rateBudget.take = (bucket, ...rest) => {
-        backend.buckets.push(bucket);
-        return take(bucket, ...rest);
-      };
-      return made;
-    },
-  };
+  const { memoryBackendSeen } = await import('./local-runtime-fixtures.js');
+  return { ...actual, createMemoryBackend: memoryBackendSeen(actual.createMemoryBackend, (made) => {
+    const take = made.rateBudget.take.bind(made.rateBudget);
+    made.rateBudget.take = (bucket, ...rest) => {
+      backend.buckets.push(bucket);
+      return take(bucket, ...rest);
+    };
+  }) };
 });
 
 let runtime: LocalRuntime | undefined;

@@ -4,21 +4,11 @@ import { RecordingLog } from '../../lib/memory/index.js';
 import { startLocalRuntime } from '../../lib/local/runtime.js';
 
 /** The moto backend, started (as if with its own moto_server), its demo instances launched. */
-const backend = vi.hoisted(() => ({ stopped: 0, reads: 0 }));
-vi.mock('../../lib/local/moto-backend.js', async (importOriginal) => {
-  const actual = await importOriginal<typeof import('../../lib/local/moto-backend.js')>();
-  return {
-    ...actual,
-    createMotoBackend: async () => ({
-      endpoint: 'http://127.0.0.1:1',
-      adapters: {},
-      stream: { read: async () => (backend.reads++, []) },
-      messages: { receive: async () => (backend.reads++, []), delete: async () => {} },
-      launchInstances: async () => ['i-1'],
-      stop: async () => void backend.stopped++,
-    }),
-  };
-});
+const calls = vi.hoisted(() => ({ streamReads: 0, queueReads: 0, stopped: 0 }));
+vi.mock('../../lib/local/moto-backend.js', async (importOriginal) => ({
+  ...(await importOriginal<typeof import('../../lib/local/moto-backend.js')>()),
+  createMotoBackend: async () => (await import('./local-runtime-fixtures.js')).idleMotoBackend(calls, { instanceIds: ['i-1'] }),
+}));
 
 describe('startLocalRuntime when its API port is taken', () => {
   let taken: Server;
@@ -33,7 +23,6 @@ describe('startLocalRuntime when its API port is taken', () => {
   it('fails with the listen error, stops the backend it started and starts no poller', async () => {
     const error = await startLocalRuntime({ backend: 'moto', port, demoInstances: 1, log: new RecordingLog() }).catch((e: unknown) => e);
     expect(error).toMatchObject({ code: 'EADDRINUSE' });
-    expect(backend.stopped).toBe(1);
-    expect(backend.reads).toBe(0);
+    expect(calls).toEqual({ streamReads: 0, queueReads: 0, stopped: 1 });
   });
 });

@@ -3,21 +3,11 @@ import { RecordingLog } from '../../lib/memory/index.js';
 import { startLocalRuntime } from '../../lib/local/runtime.js';
 
 /** The moto backend, started with an endpoint, whose record table cannot be read: every reconciler pass fails. */
-const backend = vi.hoisted(() => ({ stopped: 0 }));
+const calls = vi.hoisted(() => ({ streamReads: 0, queueReads: 0, stopped: 0 }));
 vi.mock('../../lib/local/moto-backend.js', async (importOriginal) => {
-  const actual = await importOriginal<typeof import('../../lib/local/moto-backend.js')>();
-  const unreadable = () => Promise.reject(new Error('table unreachable'));
-  return {
-    ...actual,
-    createMotoBackend: async () => ({
-      endpoint: 'http://127.0.0.1:1',
-      adapters: { store: { list: unreadable, get: unreadable, getMany: unreadable, attachmentsOfVolume: unreadable, attachmentsOfInstance: unreadable } },
-      stream: { read: async () => [] },
-      messages: { receive: async () => [], delete: async () => {} },
-      launchInstances: async () => [],
-      stop: async () => void backend.stopped++,
-    }),
-  };
+  const { idleMotoBackend, storeReadingWith } = await import('./local-runtime-fixtures.js');
+  const store = storeReadingWith(() => Promise.reject(new Error('table unreachable')));
+  return { ...(await importOriginal<typeof import('../../lib/local/moto-backend.js')>()), createMotoBackend: async () => idleMotoBackend(calls, { store }) };
 });
 
 describe('the local runtime when a reconciler pass fails', () => {
@@ -37,6 +27,6 @@ describe('the local runtime when a reconciler pass fails', () => {
     } finally {
       await runtime.stop();
     }
-    expect(backend.stopped).toBe(1);
+    expect(calls.stopped).toBe(1);
   });
 });

@@ -3,32 +3,11 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { startLocalRuntime } from '../../lib/local/runtime.js';
 import { RecordingLog } from '../../lib/memory/index.js';
 
-const reads = vi.hoisted(() => ({ stream: 0, queue: 0 }));
-vi.mock('../../lib/local/moto-backend.js', async (importOriginal) => {
-  const actual = await importOriginal<typeof import('../../lib/local/moto-backend.js')>();
-  return {
-    ...actual,
-    createMotoBackend: async () => ({
-      endpoint: 'http://127.0.0.1:1',
-      adapters: { store: {} },
-      stream: {
-        read: async () => {
-          reads.stream++;
-          return [];
-        },
-      },
-      messages: {
-        receive: async () => {
-          reads.queue++;
-          return [];
-        },
-        delete: async () => {},
-      },
-      launchInstances: async () => [],
-      stop: async () => {},
-    }),
-  };
-});
+const calls = vi.hoisted(() => ({ streamReads: 0, queueReads: 0, stopped: 0 }));
+vi.mock('../../lib/local/moto-backend.js', async (importOriginal) => ({
+  ...(await importOriginal<typeof import('../../lib/local/moto-backend.js')>()),
+  createMotoBackend: async () => (await import('./local-runtime-fixtures.js')).idleMotoBackend(calls),
+}));
 
 describe('the local runtime stopped', () => {
   afterEach(() => vi.useRealTimers());
@@ -37,13 +16,13 @@ describe('the local runtime stopped', () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
     const runtime = await startLocalRuntime({ backend: 'moto', endpoint: 'http://127.0.0.1:1', port: 0, demoInstances: 0, log: new RecordingLog(), pollIdleMs: 5 });
     await vi.advanceTimersByTimeAsync(20);
-    expect(reads.stream > 0 && reads.queue > 0).toBe(true);
+    expect(calls.streamReads > 0 && calls.queueReads > 0).toBe(true);
     const stopped = runtime.stop();
     // The pollers' idle waits under way end; then nothing is read again.
     await vi.advanceTimersByTimeAsync(5);
     await stopped;
-    const after = { ...reads };
+    const after = { streamReads: calls.streamReads, queueReads: calls.queueReads };
     await vi.advanceTimersByTimeAsync(1_000);
-    expect(reads).toEqual(after);
+    expect(calls).toMatchObject(after);
   });
 });

@@ -4,22 +4,11 @@ import { startLocalRuntime } from '../../lib/local/runtime.js';
 import { RecordingLog } from '../../lib/memory/index.js';
 
 /** The moto backend, started with an endpoint, whose table reads fail: each pass logs `reconciler failed`. */
+const calls = vi.hoisted(() => ({ streamReads: 0, queueReads: 0, stopped: 0 }));
 vi.mock('../../lib/local/moto-backend.js', async (importOriginal) => {
-  const actual = await importOriginal<typeof import('../../lib/local/moto-backend.js')>();
-  const fail = async () => {
-    throw new Error('table unreachable');
-  };
-  return {
-    ...actual,
-    createMotoBackend: async () => ({
-      endpoint: 'http://127.0.0.1:1',
-      adapters: { store: { list: fail, get: fail, getMany: fail, attachmentsOfVolume: fail, attachmentsOfInstance: fail } },
-      stream: { read: async () => [] },
-      messages: { receive: async () => [], delete: async () => {} },
-      launchInstances: async () => [],
-      stop: async () => {},
-    }),
-  };
+  const { idleMotoBackend, storeReadingWith } = await import('./local-runtime-fixtures.js');
+  const store = storeReadingWith(() => Promise.reject(new Error('table unreachable')));
+  return { ...(await importOriginal<typeof import('../../lib/local/moto-backend.js')>()), createMotoBackend: async () => idleMotoBackend(calls, { store }) };
 });
 
 afterEach(() => vi.useRealTimers());

@@ -3,21 +3,11 @@ import { RecordingLog } from '../../lib/memory/index.js';
 import { startLocalRuntime } from '../../lib/local/runtime.js';
 
 /** The moto backend, started (as if with its own moto_server), its demo instances launched. */
-const backend = vi.hoisted(() => ({ stopped: 0 }));
-vi.mock('../../lib/local/moto-backend.js', async (importOriginal) => {
-  const actual = await importOriginal<typeof import('../../lib/local/moto-backend.js')>();
-  return {
-    ...actual,
-    createMotoBackend: async () => ({
-      endpoint: 'http://127.0.0.1:1',
-      adapters: {},
-      stream: { read: async () => [] },
-      messages: { receive: async () => [], delete: async () => {} },
-      launchInstances: async () => ['i-1'],
-      stop: async () => void backend.stopped++,
-    }),
-  };
-});
+const calls = vi.hoisted(() => ({ streamReads: 0, queueReads: 0, stopped: 0 }));
+vi.mock('../../lib/local/moto-backend.js', async (importOriginal) => ({
+  ...(await importOriginal<typeof import('../../lib/local/moto-backend.js')>()),
+  createMotoBackend: async () => (await import('./local-runtime-fixtures.js')).idleMotoBackend(calls, { instanceIds: ['i-1'] }),
+}));
 
 describe('LocalRuntime.stop called more than once', () => {
   it('stops the API, the pollers and the backend once, and every call resolves when that stop is done', async () => {
@@ -29,7 +19,7 @@ describe('LocalRuntime.stop called more than once', () => {
       { status: 'fulfilled', value: undefined },
     ]);
     await expect(runtime.stop()).resolves.toBeUndefined();
-    expect(backend.stopped).toBe(1);
+    expect(calls.stopped).toBe(1);
     await expect(fetch(`${runtime.apiUrl}/openapi.json`)).rejects.toThrow();
   });
 });
