@@ -12,7 +12,7 @@
 import { describe, expect, it } from 'vitest';
 import type { AttachmentRecord, ProvisionerRecord } from '../../lib/domain/records.js';
 import { heldByAnotherRecord, mayHoldItsVolume, planVolume } from '../../lib/engine/planner.js';
-import { attachmentKey, harness, INSTANCE, newAttachment, newVolume, OTHER_INSTANCE, volumeKey, volumeOf } from './engine-fixtures.js';
+import { INSTANCE, OTHER_INSTANCE, attachmentKey, data1Created, harness, newAttachment, newVolume, volumeKey, volumeOf } from './engine-fixtures.js';
 
 const UPDATED_AT = '2026-01-01T00:00:00.000Z';
 
@@ -32,10 +32,7 @@ describe('another attachment record that holds nothing', () => {
   ] as const) {
     it(`${name}: an attachment waiting while its volume is in use looks whether it is attached here, and records it attached`, async () => {
       const h = harness();
-      await h.store.create(newVolume('data-1'));
-      await h.watch();
-      await h.settle(30_000);
-      await h.watch();
+      await data1Created(h);
       const updatedAt = new Date(h.clock.now()).toISOString();
       await h.store.create(newAttachment('data-1', { status: { state: 'pending', attempts: 0, updatedAt, message: 'waiting for volume data-1 to become available' } }));
       // The only other record, whose own change the watcher has not judged yet.

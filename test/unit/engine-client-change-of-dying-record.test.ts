@@ -5,16 +5,13 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { AttachmentRecord } from '../../lib/domain/records.js';
-import { attachmentKey, harness, newAttachment, newVolume } from './engine-fixtures.js';
+import { attachmentKey, data1Created, harness, newAttachment } from './engine-fixtures.js';
 import { modify } from './watcher-fixtures.js';
 
 describe('a client change of a record already dying', () => {
   it("keeps the failed attempts of its detach and their next attempt: only a record made dying drops a live operation's", async () => {
     const h = harness();
-    await h.store.create(newVolume('data-1'));
-    await h.watch();
-    await h.settle(30_000);
-    await h.watch();
+    await data1Created(h);
     const at = new Date(h.clock.now()).toISOString();
     const failedDetach = {
       state: 'attached' as const,

@@ -10,17 +10,14 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { AttachmentRecord, VolumeRecord } from '../../lib/domain/records.js';
-import { attachmentKey, harness, INSTANCE, iopsModification, newAttachment, newVolume, OTHER_INSTANCE, volumeKey, volumeOf } from './engine-fixtures.js';
+import { INSTANCE, OTHER_INSTANCE, attachmentKey, data1Created, harness, iopsModification, newAttachment, newVolume, volumeKey, volumeOf } from './engine-fixtures.js';
 
 type Harness = ReturnType<typeof harness>;
 
 /** Volume data-1 available, every change seen by the watcher. */
 async function availableVolume(): Promise<Harness> {
   const h = harness();
-  await h.store.create(newVolume('data-1'));
-  await h.watch();
-  await h.settle(30_000);
-  await h.watch();
+  await data1Created(h);
   expect((await volumeOf(h)).status.state).toBe('available');
   return h;
 }

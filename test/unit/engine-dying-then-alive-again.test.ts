@@ -5,15 +5,12 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { VolumeRecord } from '../../lib/domain/records.js';
-import { harness, newVolume, volumeKey } from './engine-fixtures.js';
+import { data1Created, harness, volumeKey } from './engine-fixtures.js';
 
 describe('a volume made dying and set back to alive before the watcher reads it', () => {
   it('keeps the failed attempts of its live operation and their next attempt', async () => {
     const h = harness();
-    await h.store.create(newVolume('data-1'));
-    await h.watch();
-    await h.settle(30_000);
-    await h.watch();
+    await data1Created(h);
     const available = (await h.store.get(volumeKey('data-1'))) as VolumeRecord;
     expect(available.status.state).toBe('available');
     const at = new Date(h.clock.now()).toISOString();

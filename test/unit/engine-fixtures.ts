@@ -311,6 +311,14 @@ export function executorOver(h: ReturnType<typeof harness>, options: { provider?
   });
 }
 
+/** data-1 (the fixtures' spec) created through the watcher and the executor, the watcher having read every change it made. */
+export async function data1Created(h: ReturnType<typeof harness>): Promise<void> {
+  await h.store.create(newVolume('data-1'));
+  await h.watch();
+  await h.settle(30_000);
+  await h.watch();
+}
+
 /**
  * Volume data-1 (10 GiB gp3 in the fixtures' AZ, with `tags`) created through the watcher and the
  * executor on an EBS model whose modifications take a second (or on `ebsTimings`), available.

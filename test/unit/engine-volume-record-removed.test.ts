@@ -12,7 +12,7 @@ import { ProviderError, type RecordChanges } from '../../lib/engine/ports.js';
 import { Reconciler } from '../../lib/engine/reconciler.js';
 import { RecordingLog } from '../../lib/memory/log.js';
 import { METRICS, OWNERSHIP_TAGS } from '../../lib/settings.js';
-import { AZ, INSTANCE, OTHER_INSTANCE, START, attachmentKey, harness, newAttachment, newVolume, volumeKey } from './engine-fixtures.js';
+import { AZ, INSTANCE, OTHER_INSTANCE, START, attachmentKey, data1Created, harness, newAttachment, newVolume, volumeKey } from './engine-fixtures.js';
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
@@ -260,10 +260,7 @@ describe('a volume record removed from the table while it has attachments', () =
 
   it('a pending attachment whose attach was already queued does not attach when its message arrives', async () => {
     const { h } = setup();
-    await h.store.create(newVolume('data-1'));
-    await h.watch();
-    await h.settle(30_000);
-    await h.watch();
+    await data1Created(h);
     await h.store.create(newAttachment('data-1'));
     await h.watch();
     expect(h.queued()).toEqual([{ op: 'attach', key: `data-1/${INSTANCE}`, delaySeconds: 0 }]);

@@ -5,15 +5,12 @@
  * volume is attached here rather than wait for a detach no one makes.
  */
 import { describe, expect, it } from 'vitest';
-import { attachmentKey, harness, INSTANCE, newAttachment, newVolume, OTHER_INSTANCE, volumeKey, volumeOf } from './engine-fixtures.js';
+import { INSTANCE, OTHER_INSTANCE, attachmentKey, data1Created, harness, newAttachment, volumeKey, volumeOf } from './engine-fixtures.js';
 
 describe('a waiting attachment whose volume is attached outside the system to its instance, beside a failed attachment record', () => {
   it('looks, and is recorded attached with the device EC2 holds: the record in error without a device holds nothing', async () => {
     const h = harness();
-    await h.store.create(newVolume('data-1'));
-    await h.watch();
-    await h.settle(30_000);
-    await h.watch();
+    await data1Created(h);
     expect((await volumeOf(h)).status.state).toBe('available');
     const at = new Date(h.clock.now()).toISOString();
     // Refused before any device was allocated: its AttachVolume was never sent.

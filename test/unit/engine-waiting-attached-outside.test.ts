@@ -7,15 +7,12 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { VolumeRecord } from '../../lib/domain/records.js';
-import { attachmentKey, harness, INSTANCE, newAttachment, newVolume, OTHER_INSTANCE, volumeKey, volumeOf } from './engine-fixtures.js';
+import { INSTANCE, OTHER_INSTANCE, attachmentKey, data1Created, harness, newAttachment, volumeKey, volumeOf } from './engine-fixtures.js';
 
 /** Volume data-1 available; an attachment to `instanceId` that waited while the volume was being created, planned then; every change seen by the watcher. */
 async function waitingAttachment(instanceId = INSTANCE): Promise<ReturnType<typeof harness>> {
   const h = harness();
-  await h.store.create(newVolume('data-1'));
-  await h.watch();
-  await h.settle(30_000);
-  await h.watch();
+  await data1Created(h);
   expect((await volumeOf(h)).status.state).toBe('available');
   await h.store.create(
     newAttachment('data-1', {

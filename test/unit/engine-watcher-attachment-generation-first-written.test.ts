@@ -4,15 +4,12 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { AttachmentRecord } from '../../lib/domain/records.js';
-import { attachmentKey, harness, newAttachment, newVolume } from './engine-fixtures.js';
+import { attachmentKey, data1Created, harness, newAttachment } from './engine-fixtures.js';
 
 describe('an attachment in error written before it had a generation', () => {
   it('is not retried when generation 1 is written onto it, and is when generation 2 is', async () => {
     const h = harness();
-    await h.store.create(newVolume('data-1'));
-    await h.watch();
-    await h.settle(30_000);
-    await h.watch();
+    await data1Created(h);
     const at = new Date(h.clock.now()).toISOString();
     await h.store.create(
       newAttachment('data-1', { status: { state: 'error', code: 'IncorrectInstanceState', message: 'instance was terminated', attempts: 1, updatedAt: at } }),

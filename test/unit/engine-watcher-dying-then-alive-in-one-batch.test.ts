@@ -6,15 +6,12 @@
 import { describe, expect, it } from 'vitest';
 import type { VolumeRecord } from '../../lib/domain/records.js';
 import { ProviderError } from '../../lib/engine/ports.js';
-import { harness, newVolume, volumeKey } from './engine-fixtures.js';
+import { data1Created, harness, volumeKey } from './engine-fixtures.js';
 
 describe('a volume deleted and set back to alive in the table, both seen in one batch', () => {
   it('keeps the failed attempts of its tag change and their next attempt', async () => {
     const h = harness();
-    await h.store.create(newVolume('data-1'));
-    await h.watch();
-    await h.settle(30_000);
-    await h.watch();
+    await data1Created(h);
     const volume = (await h.store.get(volumeKey('data-1'))) as VolumeRecord;
     await h.store.update<VolumeRecord>(volumeKey('data-1'), { spec: { ...volume.spec, tags: { team: 'b' } }, generation: 2 });
     h.ebs.failNext('CreateTags', new ProviderError('transient', 'InternalError', 'An internal error has occurred'));

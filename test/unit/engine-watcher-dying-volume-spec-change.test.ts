@@ -5,16 +5,13 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { VolumeRecord } from '../../lib/domain/records.js';
-import { harness, newVolume, volumeKey } from './engine-fixtures.js';
+import { data1Created, harness, volumeKey } from './engine-fixtures.js';
 import { modify } from './watcher-fixtures.js';
 
 describe('a spec written in the table onto a dying volume whose delete failed', () => {
   it('keeps the failed attempts of the delete and their next attempt', async () => {
     const h = harness();
-    await h.store.create(newVolume('data-1'));
-    await h.watch();
-    await h.settle(30_000);
-    await h.watch();
+    await data1Created(h);
     const at = new Date(h.clock.now()).toISOString();
     const failedDelete = {
       state: 'available' as const,

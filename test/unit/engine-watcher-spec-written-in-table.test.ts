@@ -5,16 +5,13 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { VolumeRecord } from '../../lib/domain/records.js';
-import { harness, newVolume, volumeKey } from './engine-fixtures.js';
+import { data1Created, harness, volumeKey } from './engine-fixtures.js';
 import { modify } from './watcher-fixtures.js';
 
 describe('a spec changed straight in the table without a new generation', () => {
   it("is the client's request: its tag change is sent at once and carried out", async () => {
     const h = harness();
-    await h.store.create(newVolume('data-1'));
-    await h.watch();
-    await h.settle(30_000);
-    await h.watch();
+    await data1Created(h);
     const volume = (await h.store.get(volumeKey('data-1'))) as VolumeRecord;
     expect(volume.status.state).toBe('available');
 

@@ -6,15 +6,12 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { AttachmentRecord, VolumeRecord } from '../../lib/domain/records.js';
-import { attachmentKey, harness, newAttachment, newVolume, volumeKey } from './engine-fixtures.js';
+import { attachmentKey, data1Created, harness, newAttachment, volumeKey } from './engine-fixtures.js';
 import { modify } from './watcher-fixtures.js';
 
 /** Volume data-1 created and available, every change it made seen by the watcher. */
 async function availableVolume(h: ReturnType<typeof harness>): Promise<VolumeRecord> {
-  await h.store.create(newVolume('data-1'));
-  await h.watch();
-  await h.settle(30_000);
-  await h.watch();
+  await data1Created(h);
   const volume = (await h.store.get(volumeKey('data-1'))) as VolumeRecord;
   expect(volume.status.state).toBe('available');
   return volume;

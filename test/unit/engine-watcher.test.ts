@@ -8,7 +8,7 @@ import { RecordingLog } from '../../lib/memory/log.js';
 import { approximateItemBytes } from '../../lib/memory/store.js';
 import { OWNERSHIP_TAGS, TABLE } from '../../lib/settings.js';
 import type { AttachmentRecord, VolumeRecord } from '../../lib/domain/records.js';
-import { AZ, INSTANCE, OTHER_INSTANCE, attachmentKey, harness, newAttachment, newVolume, settleAll, volumeKey } from './engine-fixtures.js';
+import { AZ, INSTANCE, OTHER_INSTANCE, attachmentKey, data1Created, harness, newAttachment, newVolume, settleAll, volumeKey } from './engine-fixtures.js';
 import { insert, modify, remove } from './watcher-fixtures.js';
 
 function sent(h: ReturnType<typeof harness>) {
@@ -30,10 +30,7 @@ async function attachedVolume(): Promise<ReturnType<typeof harness>> {
 
 /** Volume data-1 created and available, every change it made seen by the watcher. */
 async function createdVolume(h: ReturnType<typeof harness>): Promise<void> {
-  await h.store.create(newVolume('data-1'));
-  await h.watch();
-  await h.settle(30_000);
-  await h.watch();
+  await data1Created(h);
 }
 
 /** A volume record written straight into the table with only the client's fields (`fields`), run until the pipeline is done with it. */
