@@ -17,20 +17,12 @@ import { Reconciler, SCAN_RESERVE_MS } from '../../lib/engine/reconciler.js';
 import { RECONCILER } from '../../lib/settings.js';
 import { FakeClock, MemoryEbs, MemoryOperationQueue, MemoryRecordStore, RecordingLog, RecordingMetrics } from '../../lib/memory/index.js';
 import { sqsRecord } from './engine-fixtures.js';
+import { volume as storedVolume } from './memory-store-fixtures.js';
 
 const at = '2026-01-01T00:00:00.000Z';
 /** What the stack sets for every engine function. */
 const BASE_ENV = { TABLE_NAME: 't', QUEUE_URL: 'q', OWNER_TAG_VALUE: 's', POWERTOOLS_METRICS_NAMESPACE: 'EbsProvisioner/s' };
-const volume: VolumeRecord = {
-  kind: 'volume',
-  volumeId: 'data-1',
-  spec: { sizeGiB: 10, volumeType: 'gp3', availabilityZone: 'us-east-1a' },
-  life: 'alive',
-  generation: 1,
-  status: { state: 'pending', attempts: 0, updatedAt: at },
-  version: 1,
-  createdAt: at,
-};
+const volume = storedVolume('data-1', at, { version: 1 });
 
 function streamRecord(sequence: string, newImage: object | undefined, keys = itemKey({ kind: 'volume', volumeId: 'data-1' })): DynamoDBRecord {
   return {

@@ -3,11 +3,11 @@ import { marshall } from '@aws-sdk/util-dynamodb';
 import type { DynamoDBRecord } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import { itemKey, toItem } from '../../lib/aws/record-item.js';
-import type { VolumeRecord } from '../../lib/domain/records.js';
 import { EC2_REQUEST_BUCKETS, environmentRateBudgets } from '../../lib/engine/config.js';
 import { readFunctionEnvironment } from '../../lib/functions/environment.js';
 import { createWatcherHandler } from '../../lib/functions/handlers.js';
 import { FakeClock, MemoryOperationQueue, MemoryRecordStore, RecordingLog, RecordingMetrics } from '../../lib/memory/index.js';
+import { volume as storedVolume } from './memory-store-fixtures.js';
 
 const BASE_ENV = { TABLE_NAME: 't', QUEUE_URL: 'q', OWNER_TAG_VALUE: 's', POWERTOOLS_METRICS_NAMESPACE: 'EbsProvisioner/s' };
 const at = '2026-01-01T00:00:00.000Z';
@@ -30,16 +30,7 @@ describe('watcher handler', () => {
     const queue = new MemoryOperationQueue({ clock });
     const metrics = new RecordingMetrics();
     const log = new RecordingLog();
-    const volume: VolumeRecord = {
-      kind: 'volume',
-      volumeId: 'data-1',
-      spec: { sizeGiB: 10, volumeType: 'gp3', availabilityZone: 'us-east-1a' },
-      life: 'alive',
-      generation: 1,
-      status: { state: 'pending', attempts: 0, updatedAt: at },
-      version: 1,
-      createdAt: at,
-    };
+    const volume = storedVolume('data-1', at, { version: 1 });
     await store.create(volume);
     const handler = createWatcherHandler({ store, queue, clock, metrics, log });
     const keyless: DynamoDBRecord = { eventID: 'e-1', eventName: 'INSERT', dynamodb: { SequenceNumber: '100' } };

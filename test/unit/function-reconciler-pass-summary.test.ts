@@ -1,20 +1,11 @@
 import { describe, expect, it, vi } from 'vitest';
-import type { VolumeRecord } from '../../lib/domain/records.js';
 import { createReconcilerHandler } from '../../lib/functions/handlers.js';
 import { Reconciler } from '../../lib/engine/reconciler.js';
 import { FakeClock, MemoryEbs, MemoryOperationQueue, MemoryRecordStore, RecordingLog, RecordingMetrics } from '../../lib/memory/index.js';
+import { volume as storedVolume } from './memory-store-fixtures.js';
 
 const at = '2026-01-01T00:00:00.000Z';
-const volume: VolumeRecord = {
-  kind: 'volume',
-  volumeId: 'data-1',
-  spec: { sizeGiB: 10, volumeType: 'gp3', availabilityZone: 'us-east-1a' },
-  life: 'alive',
-  generation: 1,
-  status: { state: 'pending', attempts: 0, updatedAt: at },
-  version: 1,
-  createdAt: at,
-};
+const volume = storedVolume('data-1', at, { version: 1 });
 
 async function reconcilerOverVolume() {
   const clock = new FakeClock(Date.parse(at));

@@ -1,22 +1,13 @@
 /** The Lambda event records the local backends build: the images each kind of change carries, SQS bodies, and the fields Lambda fills in as the deployed handlers receive them. */
 import { describe, expect, it } from 'vitest';
-import type { VolumeRecord } from '../../lib/domain/records.js';
 import type { OperationMessage } from '../../lib/engine/ports.js';
 import { toRecordChange } from '../../lib/functions/handlers.js';
 import { queueRecord, streamRecord } from '../../lib/local/event-records.js';
+import { volume as storedVolume } from './memory-store-fixtures.js';
 
 const T0 = '2026-01-01T00:00:00.000Z';
 const key = { kind: 'volume' as const, volumeId: 'data-1' };
-const volume: VolumeRecord = {
-  kind: 'volume',
-  volumeId: 'data-1',
-  spec: { sizeGiB: 20, volumeType: 'gp3', availabilityZone: 'us-east-1a' },
-  life: 'alive',
-  generation: 1,
-  status: { state: 'pending', attempts: 0, updatedAt: T0 },
-  version: 1,
-  createdAt: T0,
-};
+const volume = storedVolume('data-1', T0, { version: 1 });
 
 describe('local stream records', () => {
   it('carry no old image for an insert and no new image for a remove, as DynamoDB Streams sends them', () => {

@@ -1,20 +1,11 @@
 /** DynamoDB Streams gives each stream record a unique `eventID`; the local stream records do too. */
 import { describe, expect, it } from 'vitest';
-import type { VolumeRecord } from '../../lib/domain/records.js';
 import { streamRecord } from '../../lib/local/event-records.js';
+import { volume as storedVolume } from './memory-store-fixtures.js';
 
 const T0 = '2026-01-01T00:00:00.000Z';
 const key = { kind: 'volume' as const, volumeId: 'data-1' };
-const volume: VolumeRecord = {
-  kind: 'volume',
-  volumeId: 'data-1',
-  spec: { sizeGiB: 20, volumeType: 'gp3', availabilityZone: 'us-east-1a' },
-  life: 'alive',
-  generation: 1,
-  status: { state: 'pending', attempts: 0, updatedAt: T0 },
-  version: 1,
-  createdAt: T0,
-};
+const volume = storedVolume('data-1', T0, { version: 1 });
 
 describe('local stream records', () => {
   it('have event ids that differ from one record to the next, also for changes of the same item', () => {
