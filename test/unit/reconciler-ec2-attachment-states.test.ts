@@ -3,7 +3,8 @@
  * a detach) is no attachment, so an attached record EC2 shows so is looked at; `busy` (attached,
  * the instance using the device) is one, so an attach given up on that EC2 shows busy is looked at
  * as made after all; against the device a record holds, an attached record EC2 shows busy under
- * another device is looked at, as is an attach given up on that EC2 shows detached.
+ * another device is looked at, as is an attach given up on that EC2 shows detached; an attachment
+ * waiting for its volume in use is looked at when EC2 shows it attached or busy to its own instance.
  */
 import { describe, expect, it } from 'vitest';
 import type { AttachmentRecord, VolumeRecord } from '../../lib/domain/records.js';
@@ -74,6 +75,18 @@ describe('reconciler: a busy or detached attachment EC2 reports, against the dev
     expect((await reconciler.run()).requeued).toContainEqual({
       key: `attachment/data-1/${INSTANCE}`,
       reason: `EC2 shows ${ebsVolumeId} not attached to ${INSTANCE}; the attachment keeps device /dev/sdf`,
+    });
+  });
+});
+
+describe('reconciler, an attachment waiting for its volume in use', () => {
+  it.each(['attached', 'busy'] as const)('is looked at when EC2 shows the volume %s to its own instance (attached outside, in the console)', async (shown) => {
+    const { reconciler, ebsVolumeId } = await world(shown, (volume, at) =>
+      newAttachment('data-1', { volumeCreatedAt: volume.createdAt, status: { state: 'pending', attempts: 0, updatedAt: at }, version: 0, createdAt: at }),
+    );
+    expect((await reconciler.run()).requeued).toContainEqual({
+      key: `attachment/data-1/${INSTANCE}`,
+      reason: `EC2 shows ${ebsVolumeId} attached to ${INSTANCE}, which the attachment waits to attach`,
     });
   });
 });
