@@ -5,19 +5,13 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { RecordChange } from '../../lib/engine/watcher.js';
-import { INSTANCE, attachmentKey, harness, newAttachment, newVolume, volumeKey } from './engine-fixtures.js';
+import { INSTANCE, attachData1, attachmentKey, harness, newVolume, volumeKey } from './engine-fixtures.js';
 import { insert, remove } from './watcher-fixtures.js';
 
 describe('a volume record removed and written again, both changes in one batch', () => {
   it('lets its dying attachment detach, beside the new record\'s creation', async () => {
     const h = harness();
-    await h.store.create(newVolume('data-1'));
-    await h.store.create(newAttachment('data-1'));
-    await h.watch();
-    await h.settle(30_000);
-    await h.watch();
-    await h.settle(30_000);
-    await h.watch();
+    await attachData1(h);
     expect((await h.store.get(attachmentKey('data-1')))?.status.state).toBe('attached');
     h.queue.receive(100);
     const removed = await h.store.get(volumeKey('data-1'));
