@@ -9,17 +9,14 @@ import type { AttachmentRecord } from '../../lib/domain/records.js';
 import { DEFAULT_ENGINE_CONFIG } from '../../lib/engine/config.js';
 import { Executor } from '../../lib/engine/executor.js';
 import { silentLog } from '../../lib/memory/index.js';
-import { INSTANCE, OTHER_INSTANCE, attachmentKey, harness, newAttachment, newVolume, providerOver, volumeOf } from './engine-fixtures.js';
+import { INSTANCE, OTHER_INSTANCE, attachmentKey, data1Created, harness, newAttachment, providerOver, volumeOf } from './engine-fixtures.js';
 
 const KEY = attachmentKey('data-1');
 
 describe('executor: an attach not taken, the volume detaching here and attached to another instance', () => {
   it('is a failed attempt naming the other instance', async () => {
     const h = harness();
-    await h.store.create(newVolume('data-1'));
-    await h.watch();
-    await h.settle(10_000);
-    await h.watch();
+    await data1Created(h, 10_000);
     const volume = await volumeOf(h);
     expect(volume.status.state).toBe('available');
     const startedAt = new Date(h.clock.now()).toISOString();

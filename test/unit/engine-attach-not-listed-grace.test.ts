@@ -7,17 +7,14 @@ import { describe, expect, it } from 'vitest';
 import { DEFAULT_ENGINE_CONFIG } from '../../lib/engine/config.js';
 import { Executor } from '../../lib/engine/executor.js';
 import { silentLog } from '../../lib/memory/index.js';
-import { attachmentKey, harness, newAttachment, newVolume, providerOver, volumeOf, attachmentOf } from './engine-fixtures.js';
+import { attachmentKey, attachmentOf, data1Created, harness, newAttachment, providerOver, volumeOf } from './engine-fixtures.js';
 
 const KEY = attachmentKey('data-1');
 
 /** data-1 available, its attachment attaching on an AttachVolume EC2 accepted and made nothing of; the time of the call. */
 async function attachNotMade() {
   const h = harness();
-  await h.store.create(newVolume('data-1'));
-  await h.watch();
-  await h.settle(10_000);
-  await h.watch();
+  await data1Created(h, 10_000);
   expect((await volumeOf(h)).status.state).toBe('available');
   const provider = providerOver(h.ebs, { attachVolume: async () => undefined });
   const executor = new Executor({ store: h.store, queue: h.queue, provider, clock: h.clock, metrics: h.metrics, log: silentLog, config: { rateWaitMaxMs: 0 } });

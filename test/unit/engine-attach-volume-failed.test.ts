@@ -6,15 +6,12 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { AttachmentRecord } from '../../lib/domain/records.js';
-import { attachmentKey, harness, newAttachment, newVolume, volumeOf } from './engine-fixtures.js';
+import { attachmentKey, data1Created, harness, newAttachment, volumeOf } from './engine-fixtures.js';
 
 describe('executor: an attach refused for the state of its volume', () => {
   it('has the volume checked at once: the volume record says error, the attachment waits for its retry', async () => {
     const h = harness();
-    await h.store.create(newVolume('data-1'));
-    await h.watch();
-    await h.settle(10_000);
-    await h.watch();
+    await data1Created(h, 10_000);
     const volume = await volumeOf(h);
     expect(volume.status.state).toBe('available');
     // EBS fails the volume; nothing has looked at it since.

@@ -10,17 +10,14 @@ import type { AttachmentRecord } from '../../lib/domain/records.js';
 import { DEFAULT_ENGINE_CONFIG } from '../../lib/engine/config.js';
 import { Executor } from '../../lib/engine/executor.js';
 import { silentLog } from '../../lib/memory/index.js';
-import { OTHER_INSTANCE, attachmentKey, harness, newAttachment, newVolume, providerOver, volumeOf } from './engine-fixtures.js';
+import { OTHER_INSTANCE, attachmentKey, data1Created, harness, newAttachment, providerOver, volumeOf } from './engine-fixtures.js';
 
 const KEY = attachmentKey('data-1');
 
 describe('executor: an attach that did not take, the volume attached to another instance outside the system', () => {
   it('waits, and its check looks once more at the end of the describe grace of the attach', async () => {
     const h = harness();
-    await h.store.create(newVolume('data-1'));
-    await h.watch();
-    await h.settle(10_000);
-    await h.watch();
+    await data1Created(h, 10_000);
     await h.drain();
     const { ebsVolumeId } = await volumeOf(h);
     // Attached to the other instance in the console.

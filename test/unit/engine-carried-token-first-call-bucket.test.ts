@@ -9,7 +9,7 @@ import type { VolumeRecord } from '../../lib/domain/records.js';
 import { DEFAULT_ENGINE_CONFIG } from '../../lib/engine/config.js';
 import type { OperationMessage } from '../../lib/engine/ports.js';
 import { MemoryRateBudget } from '../../lib/memory/rate-budget.js';
-import { harness, newVolume, volumeKey, volumeOf } from './engine-fixtures.js';
+import { data1Created, harness, volumeKey, volumeOf } from './engine-fixtures.js';
 
 const ONE_CREATE_TAGS = { burst: 1, ratePerSecond: 0.01 };
 
@@ -18,10 +18,7 @@ describe('a carried rate token of another bucket than the call the record asks f
     const budget = new MemoryRateBudget();
     const accountRateBudgets = { ...DEFAULT_ENGINE_CONFIG.accountRateBudgets, CreateTags: ONE_CREATE_TAGS };
     const h = harness({ rateBudget: budget, config: { accountRateBudgets }, ebsTimings: { modify: 1000, optimize: 1000 } });
-    await h.store.create(newVolume('data-1'));
-    await h.watch();
-    await h.settle(10_000);
-    await h.watch();
+    await data1Created(h, 10_000);
     const volume = await volumeOf(h);
     expect(volume.status.state).toBe('available');
 

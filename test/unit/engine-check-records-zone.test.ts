@@ -4,17 +4,14 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { VolumeRecord } from '../../lib/domain/records.js';
-import { AZ, harness, newVolume, volumeKey, volumeOf } from './engine-fixtures.js';
+import { AZ, data1Created, harness, volumeKey, volumeOf } from './engine-fixtures.js';
 
 const KEY = volumeKey('data-1');
 
 describe('a check of a volume record without its AZ', () => {
   it('records the AZ EC2 reports', async () => {
     const h = harness();
-    await h.store.create(newVolume('data-1'));
-    await h.watch();
-    await h.settle(10_000);
-    await h.watch();
+    await data1Created(h, 10_000);
     const made = await volumeOf(h);
     expect(made).toMatchObject({ status: { state: 'available' }, availabilityZone: AZ });
 

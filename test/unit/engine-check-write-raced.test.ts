@@ -9,7 +9,7 @@
 import { describe, expect, it } from 'vitest';
 import type { VolumeRecord } from '../../lib/domain/records.js';
 import type { Log } from '../../lib/engine/ports.js';
-import { harness, newVolume, volumeKey, volumeOf } from './engine-fixtures.js';
+import { data1Created, harness, volumeKey, volumeOf } from './engine-fixtures.js';
 
 const KEY = volumeKey('data-1');
 
@@ -18,10 +18,7 @@ async function modifying() {
   const warnings: string[] = [];
   const log: Log = { debug: () => {}, info: () => {}, warn: (message) => warnings.push(message), error: () => {} };
   const h = harness({ ebsTimings: { modify: 1000, optimize: 1000 }, log });
-  await h.store.create(newVolume('data-1'));
-  await h.watch();
-  await h.settle(10_000);
-  await h.watch();
+  await data1Created(h, 10_000);
   const volume = await volumeOf(h);
   await h.store.update<VolumeRecord>(KEY, { spec: { ...volume.spec, iops: 4000 }, generation: 2 });
   await h.executor.run(h.batchOf(h.op('modify-volume', KEY)));

@@ -9,17 +9,14 @@ import type { VolumeRecord } from '../../lib/domain/records.js';
 import { DEFAULT_ENGINE_CONFIG } from '../../lib/engine/config.js';
 import { Executor } from '../../lib/engine/executor.js';
 import { silentLog } from '../../lib/memory/index.js';
-import { harness, newVolume, providerOver, volumeKey, volumeOf } from './engine-fixtures.js';
+import { data1Created, harness, providerOver, volumeKey, volumeOf } from './engine-fixtures.js';
 
 const KEY = volumeKey('data-1');
 
 describe('executor: a delete not taken on the last attempt of the budget', () => {
   it('ends the dying volume in error, not available', async () => {
     const h = harness();
-    await h.store.create(newVolume('data-1'));
-    await h.watch();
-    await h.settle(10_000);
-    await h.watch();
+    await data1Created(h, 10_000);
     expect((await volumeOf(h)).status.state).toBe('available');
     await h.store.update<VolumeRecord>(KEY, { life: 'dying' });
     h.queue.receive(100).forEach((r) => h.queue.delete(r.receiptHandle));

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import type { VolumeRecord } from '../../lib/domain/records.js';
 import { Executor } from '../../lib/engine/executor.js';
 import { silentLog } from '../../lib/memory/index.js';
-import { harness, newVolume, providerOver, volumeKey, volumeOf, runFor } from './engine-fixtures.js';
+import { data1Created, harness, providerOver, runFor, volumeKey, volumeOf } from './engine-fixtures.js';
 
 const KEY = volumeKey('data-1');
 
@@ -15,10 +15,7 @@ type Harness = ReturnType<typeof harness>;
 
 /** data-1 (gp3) made; every modification of it then failed by EC2 once accepted, with `message`. */
 async function failingModifications(h: Harness, message: string): Promise<void> {
-  await h.store.create(newVolume('data-1'));
-  await h.watch();
-  await h.settle(10_000);
-  await h.watch();
+  await data1Created(h, 10_000);
   const modify = h.ebs.modifyVolume.bind(h.ebs);
   h.ebs.modifyVolume = async (request) => {
     await modify(request);

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { VolumeRecord } from '../../lib/domain/records.js';
-import { harness, newVolume, volumeKey, volumeOf } from './engine-fixtures.js';
+import { data1Created, harness, volumeKey, volumeOf } from './engine-fixtures.js';
 
 const KEY = volumeKey('data-1');
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -13,10 +13,7 @@ const iso = (ms: number) => new Date(ms).toISOString();
 describe('a check of a volume still short of the spec after failed modifications', () => {
   it('keeps the count of failed modifications; one that finds the spec held clears it', async () => {
     const h = harness();
-    await h.store.create(newVolume('data-1'));
-    await h.watch();
-    await h.settle(10_000);
-    await h.watch();
+    await data1Created(h, 10_000);
     const made = await volumeOf(h);
     expect(made).toMatchObject({ status: { state: 'available' }, observed: { sizeGiB: 10 } });
 

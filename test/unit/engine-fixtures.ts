@@ -311,11 +311,14 @@ export function executorOver(h: ReturnType<typeof harness>, options: { provider?
   });
 }
 
-/** data-1 (the fixtures' spec) created through the watcher and the executor, the watcher having read every change it made. */
-export async function data1Created(h: ReturnType<typeof harness>): Promise<void> {
+/**
+ * data-1 (the fixtures' spec) created through the watcher and the executor, given `settleMs` of
+ * EBS time, the watcher having read every change it made.
+ */
+export async function data1Created(h: ReturnType<typeof harness>, settleMs = 30_000): Promise<void> {
   await h.store.create(newVolume('data-1'));
   await h.watch();
-  await h.settle(30_000);
+  await h.settle(settleMs);
   await h.watch();
 }
 

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import type { AttachmentRecord, VolumeRecord } from '../../lib/domain/records.js';
 import { VolumeService } from '../../lib/api/service.js';
 import { ProviderError } from '../../lib/engine/ports.js';
-import { attachmentKey, harness, iopsModification, newAttachment, newVolume, START, volumeKey, volumeOf } from './engine-fixtures.js';
+import { START, attachmentKey, data1Created, harness, iopsModification, newAttachment, newVolume, volumeKey, volumeOf } from './engine-fixtures.js';
 
 const KEY = volumeKey('data-1');
 const MINUTE = 60_000;
@@ -27,10 +27,7 @@ async function run(h: Harness, ms: number, stepMs = 5000): Promise<void> {
  * (set by the test) runs out.
  */
 async function failingModifications(h: Harness): Promise<{ remaining: number }> {
-  await h.store.create(newVolume('data-1'));
-  await h.watch();
-  await h.settle(10_000);
-  await h.watch();
+  await data1Created(h, 10_000);
   const failing = { remaining: Number.POSITIVE_INFINITY };
   const modify = h.ebs.modifyVolume.bind(h.ebs);
   h.ebs.modifyVolume = async (request) => {

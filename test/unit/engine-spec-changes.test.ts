@@ -14,7 +14,7 @@ import { ConditionFailedError, ProviderError, type OperationMessage, type Volume
 import type { RecordChange } from '../../lib/engine/watcher.js';
 import { silentLog } from '../../lib/memory/log.js';
 import { MemoryRateBudget } from '../../lib/memory/rate-budget.js';
-import { attachmentKey, availableVolume, executorLosingWriteAfterCreate, harness, INSTANCE, iopsModification, newAttachment, newVolume, providerOver, volumeKey, volumeOf } from './engine-fixtures.js';
+import { INSTANCE, attachmentKey, availableVolume, data1Created, executorLosingWriteAfterCreate, harness, iopsModification, newAttachment, newVolume, providerOver, volumeKey, volumeOf } from './engine-fixtures.js';
 
 const KEY = volumeKey('data-1');
 const MINUTE = 60_000;
@@ -700,10 +700,7 @@ describe('a ModifyVolume whose answer was never recorded', () => {
   /** Volume data-1 available at gp3's baseline, on an EBS model whose modifications take 10 minutes to optimize. */
   async function slowModifyingVolume(rateBudget?: MemoryRateBudget): Promise<Harness> {
     const h = harness({ ebsTimings: { modify: 10 * MINUTE, optimize: MINUTE }, ...(rateBudget ? { rateBudget } : {}) });
-    await h.store.create(newVolume('data-1'));
-    await h.watch();
-    await h.settle(10_000);
-    await h.watch();
+    await data1Created(h, 10_000);
     expect((await volumeOf(h)).status.state).toBe('available');
     return h;
   }
@@ -909,10 +906,7 @@ describe('a client change written while the chain\'s check of a modification is 
 describe('a client change written after EC2 ended a modification, before its chain looked again', () => {
   it('the look for the change moves the record on to the next modification, whose chain is then the only one: the first chain\'s check only looks', async () => {
     const h = harness({ ebsTimings: { modify: 10 * MINUTE, optimize: 1000 } });
-    await h.store.create(newVolume('data-1'));
-    await h.watch();
-    await h.settle(10_000);
-    await h.watch();
+    await data1Created(h, 10_000);
     await h.store.update<VolumeRecord>(KEY, { spec: { ...(await volumeOf(h)).spec, iops: 4000 }, generation: 2 });
     await h.watch();
     await h.settle(20_000);
@@ -953,10 +947,7 @@ describe('a client change written after EC2 ended a modification, before its cha
 describe('a check of an earlier operation\'s chain that starts the next modification itself', () => {
   it('delivered again after its follow-up could not be sent, it is the new modification\'s first check', async () => {
     const h = harness({ ebsTimings: { modify: HOUR_MS, optimize: 1000 } });
-    await h.store.create(newVolume('data-1'));
-    await h.watch();
-    await h.settle(10_000);
-    await h.watch();
+    await data1Created(h, 10_000);
     // The client's change, which the chain's check (of an earlier operation, say) finds first.
     const volume = await volumeOf(h);
     await h.store.update<VolumeRecord>(KEY, { spec: { ...volume.spec, iops: 4000 }, generation: 2 });
@@ -1042,10 +1033,7 @@ describe('a modification that takes hours, with the reconciler passing every 5 m
 
   it("a failed grow's retry, come after a client's new spec has started the modification, only looks: one chain of checks", async () => {
     const h = harness({ ebsTimings: { modify: 3 * 60 * MINUTE, optimize: 1000 } });
-    await h.store.create(newVolume('data-1'));
-    await h.watch();
-    await h.settle(10_000);
-    await h.watch();
+    await data1Created(h, 10_000);
     h.ebs.failNext('ModifyVolume', new ProviderError('transient', 'InternalError', 'An internal error has occurred'), 6);
     await h.store.update<VolumeRecord>(KEY, { spec: { ...newVolume('data-1').spec, sizeGiB: 20 }, generation: 2 });
     for (let second = 0; second < 120 && (h.ebs.calls.ModifyVolume ?? 0) < 6; second++) {

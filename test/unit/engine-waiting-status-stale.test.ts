@@ -7,7 +7,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import type { AttachmentRecord, VolumeRecord } from '../../lib/domain/records.js';
 import { ProviderError } from '../../lib/engine/ports.js';
-import { attachmentKey, harness, INSTANCE, newAttachment, newVolume, OTHER_INSTANCE, volumeKey, volumeOf } from './engine-fixtures.js';
+import { INSTANCE, OTHER_INSTANCE, attachmentKey, data1Created, harness, newAttachment, newVolume, volumeKey, volumeOf } from './engine-fixtures.js';
 
 const transient = () => new ProviderError('transient', 'InternalError', 'An internal error has occurred');
 
@@ -71,10 +71,7 @@ describe('a waiting attachment whose volume changes what it waits for', () => {
 
   it('set back to alive while it was being deleted: the attachment that waited for the deletion waits for the volume in error to be retried', async () => {
     const h = harness({ config: { maxAttempts: 2 } });
-    await h.store.create(newVolume('data-1'));
-    await h.watch();
-    await h.settle(10_000);
-    await h.watch();
+    await data1Created(h, 10_000);
     h.ebs.failNext('DeleteVolume', transient(), 100);
     await h.store.update<VolumeRecord>(volumeKey('data-1'), { life: 'dying' });
     await h.watch();
@@ -95,10 +92,7 @@ describe('a waiting attachment whose volume changes what it waits for', () => {
 
   it('in use, then deleted: its own plan makes the waiting attachment dying, and no wait is written after it (a conditional write the cascade had overtaken)', async () => {
     const h = harness();
-    await h.store.create(newVolume('data-1'));
-    await h.watch();
-    await h.settle(10_000);
-    await h.watch();
+    await data1Created(h, 10_000);
     await h.store.create(newAttachment('data-1', { instanceId: OTHER_INSTANCE }));
     await h.watch();
     await h.settle(10_000);
@@ -118,10 +112,7 @@ describe('a waiting attachment whose volume changes what it waits for', () => {
 
   it('set back to alive while it waited, dying, for another attachment to detach: the attachment that waited for the deletion waits for that detach', async () => {
     const h = harness({ ebsTimings: { detach: 600_000 } });
-    await h.store.create(newVolume('data-1'));
-    await h.watch();
-    await h.settle(10_000);
-    await h.watch();
+    await data1Created(h, 10_000);
     await h.store.create(newAttachment('data-1', { instanceId: OTHER_INSTANCE }));
     await h.watch();
     await h.settle(10_000);
