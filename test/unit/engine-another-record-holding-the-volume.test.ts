@@ -12,7 +12,7 @@
 import { describe, expect, it } from 'vitest';
 import type { AttachmentRecord, ProvisionerRecord } from '../../lib/domain/records.js';
 import { heldByAnotherRecord, mayHoldItsVolume, planVolume } from '../../lib/engine/planner.js';
-import { INSTANCE, OTHER_INSTANCE, attachmentKey, data1Created, harness, newAttachment, newVolume, volumeKey, volumeOf } from './engine-fixtures.js';
+import { INSTANCE, OTHER_INSTANCE, attachmentKey, data1AttachedInConsole, data1Created, harness, newAttachment, newVolume } from './engine-fixtures.js';
 
 const UPDATED_AT = '2026-01-01T00:00:00.000Z';
 
@@ -39,11 +39,7 @@ describe('another attachment record that holds nothing', () => {
       h.store.putRaw(other as unknown as ProvisionerRecord);
       h.changes.splice(0);
       // Someone attaches the volume to the waiting attachment's own instance in the console; a check writes it in use.
-      const { ebsVolumeId } = await volumeOf(h);
-      await h.ebs.attachVolume({ ebsVolumeId: ebsVolumeId!, instanceId: INSTANCE, device: '/dev/sdz' });
-      await h.clock.advance(10_000);
-      await h.executor.run(h.batchOf(h.op('check-volume', volumeKey('data-1'))));
-      expect((await volumeOf(h)).status.state).toBe('in-use');
+      await data1AttachedInConsole(h);
       const volumeChanges = h.changes.filter((change) => change.key.kind === 'volume');
       h.changes.splice(0);
 

@@ -322,6 +322,15 @@ export async function data1Created(h: ReturnType<typeof harness>, settleMs = 30_
   await h.watch();
 }
 
+/** data-1, available, attached to INSTANCE as /dev/sdz in the console (outside the system); a check writes it in use. */
+export async function data1AttachedInConsole(h: ReturnType<typeof harness>): Promise<void> {
+  const { ebsVolumeId } = await volumeOf(h);
+  await h.ebs.attachVolume({ ebsVolumeId: ebsVolumeId!, instanceId: INSTANCE, device: '/dev/sdz' });
+  await h.clock.advance(10_000);
+  await h.executor.run(h.batchOf(h.op('check-volume', volumeKey('data-1'))));
+  expect((await volumeOf(h)).status.state).toBe('in-use');
+}
+
 /**
  * Volume data-1 (10 GiB gp3 in the fixtures' AZ, with `tags`) created through the watcher and the
  * executor on an EBS model whose modifications take a second (or on `ebsTimings`), available.

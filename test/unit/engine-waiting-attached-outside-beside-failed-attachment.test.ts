@@ -5,7 +5,7 @@
  * volume is attached here rather than wait for a detach no one makes.
  */
 import { describe, expect, it } from 'vitest';
-import { INSTANCE, OTHER_INSTANCE, attachmentKey, data1Created, harness, newAttachment, volumeKey, volumeOf } from './engine-fixtures.js';
+import { INSTANCE, OTHER_INSTANCE, attachmentKey, data1AttachedInConsole, data1Created, harness, newAttachment, volumeOf } from './engine-fixtures.js';
 
 describe('a waiting attachment whose volume is attached outside the system to its instance, beside a failed attachment record', () => {
   it('looks, and is recorded attached with the device EC2 holds: the record in error without a device holds nothing', async () => {
@@ -23,11 +23,7 @@ describe('a waiting attachment whose volume is attached outside the system to it
     await h.store.create(newAttachment('data-1', { status: { state: 'pending', attempts: 0, updatedAt: at, message: 'waiting for volume data-1 to become available' } }));
     h.changes.splice(0);
 
-    const { ebsVolumeId } = await volumeOf(h);
-    await h.ebs.attachVolume({ ebsVolumeId: ebsVolumeId!, instanceId: INSTANCE, device: '/dev/sdz' });
-    await h.clock.advance(10_000);
-    await h.executor.run(h.batchOf(h.op('check-volume', volumeKey('data-1'))));
-    expect((await volumeOf(h)).status.state).toBe('in-use');
+    await data1AttachedInConsole(h);
 
     await h.watch();
     expect(h.queued()).toContainEqual({ op: 'check-attachment', key: `data-1/${INSTANCE}`, delaySeconds: 0 });
