@@ -1,6 +1,8 @@
 /**
  * OperationQueue on SQS: the retry schedule is delayed messages. Sends in batches of ten (SQS's
- * maximum) with a per-message delay, and retries the entries SQS reports as failed.
+ * maximum) with a per-message delay, and retries the entries SQS reports as failed. A batch whose
+ * request fails outright does not stop the batches after it: one `QueueSendError` names every message
+ * not sent and why.
  */
 import { SendMessageBatchCommand, type BatchResultErrorEntry, type SendMessageBatchRequestEntry, type SQSClient } from '@aws-sdk/client-sqs';
 import { z } from 'zod';
@@ -90,7 +92,10 @@ export class SqsOperationQueue implements OperationQueue {
     if (failures.length > 0) throw new QueueSendError(failures, operations.length - failures.length);
   }
 
-  /** Sends up to ten; retries retryable failed entries with backoff; returns what finally failed. */
+  /**
+   * Sends up to ten; retries retryable failed entries with backoff; returns what finally failed (a
+   * request that fails outright, once the SDK's retries are spent, fails what is left of the chunk).
+   */
   private async sendChunk(chunk: QueuedOperation[]): Promise<QueueSendError['failures']> {
     const entries = new Map<string, { entry: SendMessageBatchRequestEntry; message: OperationMessage }>(
       chunk.map((operation, index) => [
@@ -105,9 +110,25 @@ export class SqsOperationQueue implements OperationQueue {
     let lastFailed: BatchResultErrorEntry[] = [];
     for (let attempt = 0; entries.size > 0 && attempt < this.retry.maxAttempts; attempt++) {
       if (attempt > 0) await this.retry.sleep(Math.random() * this.retry.baseDelayMs * 2 ** (attempt - 1));
-      const response = await this.client.send(
-        new SendMessageBatchCommand({ QueueUrl: this.queueUrl, Entries: [...entries.values()].map((e) => e.entry) }),
-      );
+      let response;
+      try {
+        response = await this.client.send(
+          new SendMessageBatchCommand({ QueueUrl: this.queueUrl, Entries: [...entries.values()].map((e) => e.entry) }),
+        );
+      } catch (error) {
+        // The request failed as a whole, past the SDK's own retries: what is left of this chunk is not
+        // sent, for that reason. The other chunks are still sent, and the error reports every failure.
+        const failed = error instanceof Error ? (error as Error & { $fault?: string }) : new Error(String(error));
+        return [
+          ...permanent,
+          ...[...entries.values()].map(({ message }) => ({
+            message,
+            code: failed.name,
+            detail: failed.message,
+            senderFault: '$fault' in failed && failed.$fault === 'client',
+          })),
+        ];
+      }
       for (const ok of response.Successful ?? []) if (ok.Id !== undefined) entries.delete(ok.Id);
       lastFailed = response.Failed ?? [];
       for (const failed of lastFailed) {
