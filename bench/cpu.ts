@@ -57,7 +57,7 @@ async function timed<T>(into: FunctionCpu, records: number, run: () => Promise<T
 }
 
 /**
- * Runs `lifecycles` lifecycles through the handlers against moto (started here unless `endpoint`
+ * Runs `lifecycles` lifecycles (a whole number, at least 1) through the handlers against moto (started here unless `endpoint`
  * is given) and measures their CPU time. One invocation runs at a time, each waiting for EC2 rate
  * tokens as deployed, so this takes about a second per lifecycle; it gives up on lifecycles still
  * open after `timeoutMs` (default 60 s + 2 s per lifecycle), judged between invocations: one under
@@ -78,6 +78,9 @@ export async function measureFunctionCpu(options: {
   /** Stops the run (Ctrl-C): between invocations, measuring nothing more. */
   signal?: AbortSignal;
 }): Promise<CpuReport> {
+  if (!Number.isInteger(options.lifecycles) || options.lifecycles < 1) {
+    throw new RangeError(`lifecycles must be a whole number of at least 1, got ${options.lifecycles}`);
+  }
   const started = performance.now();
   // Tables and queues of its own, so a shared emulator's local runtime is left alone, and of this
   // run's own: an earlier run against the same emulator that was kept, or killed before it could
