@@ -109,7 +109,7 @@ export interface EngineConfig {
   claimLeaseMs: number;
   /** Progress-check schedule per asynchronous operation. */
   progressChecks: Record<OperationKind, ProgressCheck>;
-  /** Failure backoff: `baseSeconds * 2^(attempt-1)`, capped, with equal jitter; whole seconds. */
+  /** Failure backoff: `baseSeconds * 2^(attempt-1)`, capped (at least 1 s), with equal jitter; whole seconds. */
   backoff: { baseSeconds: number; capSeconds: number };
   /** Wait after RequestLimitExceeded: uniform in [min, max] seconds; never counts as an attempt. */
   throttleBackoff: { minSeconds: number; maxSeconds: number };
@@ -353,15 +353,19 @@ function checkBudgets(name: string, budgets: Record<RateBucket, RateBudget>): vo
  * The numbers a config may hold, each refused (RangeError naming the setting, the rule and the
  * value) when the engine could not work with it: a queue delay SQS would refuse (whole seconds, 1
  * to QUEUE.maxDelaySeconds, 900: a longer wait is chained; 0 would chain it forever), a batching
- * window Lambda would refuse (whole seconds, 0 to 300), a count that is not a whole number, a
- * duration or rate that is negative or not a number, a budget that never refills, a describe
- * chunk beyond one page of EC2's answer, scan segments beyond DynamoDB's limit.
+ * window Lambda would refuse (whole seconds, 0 to 300), a backoff cap below the 1 s every retry
+ * waits, a count that is not a whole number, a duration or rate that is negative or not a number,
+ * a budget that never refills, a describe chunk beyond one page of EC2's answer, scan segments
+ * beyond DynamoDB's limit.
  */
 function checkNumbers(config: EngineConfig): void {
   positive('claimLeaseMs', config.claimLeaseMs);
   for (const [op, check] of Object.entries(config.progressChecks)) checkSchedule(`progressChecks.${op}`, check);
   notNegative('backoff.baseSeconds', config.backoff.baseSeconds);
-  notNegative('backoff.capSeconds', config.backoff.capSeconds);
+  // Every failure waits at least a second, so a cap below one could never hold.
+  if (!(config.backoff.capSeconds >= 1) || !Number.isFinite(config.backoff.capSeconds)) {
+    refuse('backoff.capSeconds', 'a number of at least 1 (every retry waits at least a second)', config.backoff.capSeconds);
+  }
   notNegative('throttleBackoff.minSeconds', config.throttleBackoff.minSeconds);
   if (!(config.throttleBackoff.maxSeconds >= config.throttleBackoff.minSeconds) || !Number.isFinite(config.throttleBackoff.maxSeconds)) {
     refuse('throttleBackoff.maxSeconds', `a number of at least minSeconds (${config.throttleBackoff.minSeconds})`, config.throttleBackoff.maxSeconds);

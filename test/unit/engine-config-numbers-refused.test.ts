@@ -2,7 +2,8 @@
  * The engine's config refuses a number it could not work with, naming the setting, the rule and
  * the value, before anything is built on it: a queue delay SQS would refuse (whole seconds from 1 to
  * 900), a batching window Lambda would refuse (whole seconds from 0 to 300), a count that is not a
- * whole number, a duration or rate below 0 or not a number, a budget that never refills.
+ * whole number, a duration or rate below 0 or not a number, a budget that never refills, a backoff
+ * cap below the second every retry waits at least.
  */
 import { describe, expect, it } from 'vitest';
 import { resolveEngineConfig, type EngineConfig } from '../../lib/engine/config.js';
@@ -51,6 +52,10 @@ describe('numbers refused by the engine config', () => {
     [{ throttleRateFactor: 0 }, 'throttleRateFactor must be above 0 and at most 1, got 0'],
     [{ throttleRateFactor: 2 }, 'throttleRateFactor must be above 0 and at most 1, got 2'],
     [{ backoff: { baseSeconds: -2 } }, 'backoff.baseSeconds must be a number of at least 0, got -2'],
+    [{ backoff: { capSeconds: 0 } }, 'backoff.capSeconds must be a number of at least 1 (every retry waits at least a second), got 0'],
+    [{ backoff: { capSeconds: 0.5 } }, 'backoff.capSeconds must be a number of at least 1 (every retry waits at least a second), got 0.5'],
+    [{ backoff: { capSeconds: Number.NaN } }, 'backoff.capSeconds must be a number of at least 1 (every retry waits at least a second), got NaN'],
+    [{ backoff: { capSeconds: Number.POSITIVE_INFINITY } }, 'backoff.capSeconds must be a number of at least 1 (every retry waits at least a second), got Infinity'],
     [{ throttleBackoff: { minSeconds: 30 } }, 'throttleBackoff.maxSeconds must be a number of at least minSeconds (30), got 20'],
     [{ snapshotWait: { firstSeconds: 2, growth: -0.5, maxSeconds: 900 } }, 'snapshotWait.growth must be a number of at least 0, got -0.5'],
     [{ progressChecks: { attach: { firstSeconds: 2, growth: 0.5, maxSeconds: 60, alignSeconds: 1.5 } } }, 'progressChecks.attach.alignSeconds must be a positive integer, got 1.5'],
@@ -73,11 +78,13 @@ describe('numbers refused by the engine config', () => {
       tokenReservationHorizonMs: 0,
       throttleRateFactor: 1,
       throttleBackoff: { minSeconds: 5, maxSeconds: 5 },
+      backoff: { baseSeconds: 0, capSeconds: 1 },
       rateBudgets: { AttachVolume: { burst: 10, ratePerSecond: 1, maxRatePerSecond: 1 } } as EngineConfig['rateBudgets'],
       progressChecks: { attach: { firstSeconds: 2, growth: 0.5, maxSeconds: 60, alignSeconds: 1 } } as EngineConfig['progressChecks'],
     });
     expect(config.rateBudgets.AttachVolume).toEqual({ burst: 10, ratePerSecond: 1, maxRatePerSecond: 1 });
     expect(config.describeChunkSize).toEqual({ volumes: 500, instances: 1000 });
     expect(config.throttleRateFactor).toBe(1);
+    expect(config.backoff).toEqual({ baseSeconds: 0, capSeconds: 1 });
   });
 });

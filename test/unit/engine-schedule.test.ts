@@ -57,9 +57,11 @@ describe('failure backoff', () => {
   });
 
   it('never collapses to zero, and waits from the base at attempt numbers below the first', () => {
-    // A base or cap below a second would round the equal jitter down to 0 s: one second at least.
+    // A base below a second would round the equal jitter down to 0 s: one second at least (a cap
+    // below a second is refused by the config).
     expect(backoffDelaySeconds(1, resolveEngineConfig({ backoff: { baseSeconds: 0.4, capSeconds: 900 } }), () => 0)).toBe(1);
-    expect(backoffDelaySeconds(3, resolveEngineConfig({ backoff: { baseSeconds: 2, capSeconds: 0 } }), () => 0.999999)).toBe(1);
+    expect(backoffDelaySeconds(3, resolveEngineConfig({ backoff: { baseSeconds: 2, capSeconds: 1 } }), () => 0.999999)).toBe(1);
+    expect(backoffDelaySeconds(3, resolveEngineConfig({ backoff: { baseSeconds: 2, capSeconds: 1 } }), () => 0)).toBe(1);
     // Attempts are counted from 1: none counted yet waits as the first does, not half of it.
     expect(backoffDelaySeconds(0, config, () => 0.999999)).toBe(backoffDelaySeconds(1, config, () => 0.999999));
     expect(backoffDelaySeconds(0, config, () => 0.999999)).toBe(config.backoff.baseSeconds);
