@@ -50,7 +50,8 @@ function atRefill(buckets: Readonly<Record<RateBucket, RateBudget>>, refillPerSe
  * metrics namespace, given to the metrics explicitly) and the optional RATE_BUDGET_TABLE_NAME,
  * EC2_REFILL_PER_SECOND (the pace of EC2's buckets), EXECUTOR_MAX_CONCURRENCY (executor
  * environments that may run at once), EC2_RATE_BUDGET and RECONCILER_SCAN_SEGMENTS (the
- * reconciler's table segments, `reconcilerScanSegments`).
+ * reconciler's table segments, `reconcilerScanSegments`). A variable set to the empty string is
+ * not set: a required one is refused, an optional one left to its default.
  *
  * Each executor environment's own budget (`rateBudgets`, spent when the shared budget is unset or
  * unreachable): with EC2_RATE_BUDGET, that many mutating calls per second for each of EC2's buckets; else,
