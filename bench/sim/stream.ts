@@ -9,7 +9,7 @@ export interface StreamMappingSettings {
   shards: number;
   batchSize: number;
   maxBatchingWindowSeconds: number;
-  /** Records retried this many times after a failure, then dropped (-1: until they expire). */
+  /** Records retried this many times after a failure, then dropped (-1: retried without end; the simulation does not expire records). */
   retryAttempts: number;
 }
 
