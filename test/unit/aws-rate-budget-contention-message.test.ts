@@ -13,13 +13,13 @@ describe('DynamoRateBudget giving up to contention', () => {
 
   // The executor logs only the error's message when the shared budget fails it: the message is what tells why.
   it('says which bucket kept changing and under how many attempts, by its own name', async () => {
-    dynamo.on(GetCommand).resolves({ Item: { bucket: 'DetachVolume', tokens: 20, updatedAt: T, version: 1 } });
+    dynamo.on(GetCommand).resolves({ Item: { bucket: 'DeleteVolume', tokens: 20, updatedAt: T, version: 1 } });
     dynamo.on(PutCommand).rejects(new ConditionalCheckFailedException({ message: 'The conditional request failed', $metadata: {} }));
     const error = await new DynamoRateBudget({ client: doc, tableName: 'rates', maxAttempts: 3, sleep: async () => {} })
-      .take('DetachVolume', 1, { burst: 45, ratePerSecond: 5 }, T, 0)
+      .take('DeleteVolume', 1, { burst: 45, ratePerSecond: 5 }, T, 0)
       .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(RateBudgetContentionError);
-    expect(error).toMatchObject({ name: 'RateBudgetContentionError', message: expect.stringMatching(/DetachVolume.* 3 attempts/) });
+    expect(error).toMatchObject({ name: 'RateBudgetContentionError', message: expect.stringMatching(/DeleteVolume.* 3 attempts/) });
     expect(dynamo.commandCalls(PutCommand)).toHaveLength(3);
   });
 });
