@@ -34,7 +34,7 @@ describe('the memory backend event sources', () => {
   it('receives at most the messages asked for, each with its receive count and sent time; a deleted one does not come back', async () => {
     const clock = new FakeClock(T);
     const backend = createMemoryBackend({ clock, ownerTagValue: 'test', visibilityTimeoutMs: 30_000 });
-    const check = (volumeId: string) => ({ message: { op: 'check' as const, key: { kind: 'volume' as const, volumeId } }, delaySeconds: 0 });
+    const check = (volumeId: string) => ({ message: { op: 'check-volume' as const, key: { kind: 'volume' as const, volumeId } }, delaySeconds: 0 });
     await backend.queue.send([check('a'), check('b'), check('c')]);
     await clock.advance(1_000);
     const first = await backend.messages.receive(2);
