@@ -155,6 +155,7 @@ describe('startMoto when moto_server cannot serve', () => {
     const started = Date.now();
     await server.stop();
     expect(Date.now() - started).toBeGreaterThanOrEqual(4_900);
+    expect(Date.now() - started).toBeLessThan(15_000);
     expect(() => process.kill(pid, 0)).toThrow(expect.objectContaining({ code: 'ESRCH' }));
   });
 
