@@ -1,7 +1,9 @@
 /**
  * `wait` on an attachment put right in the table (valid again, still in the `InvalidRecord` error)
  * whose volume record is gone: the system retries only an attachment whose volume record exists,
- * so the wait stops on the error (exit 4) rather than waiting for a retry that does not come.
+ * so the wait stops on the error (exit 4) rather than waiting for a retry that does not come. Its
+ * status says what is wrong; no `retry-attachment` is hinted at, which the API refuses for an
+ * attachment whose volume record does not exist.
  */
 import { describe, expect, it } from 'vitest';
 import type { AttachmentRecord } from '../../lib/domain/records.js';
@@ -25,5 +27,6 @@ describe('CLI wait on an attachment put right whose volume record is gone', () =
     expect(run.code).toBe(EXIT.errorState);
     expect(h.clock.now()).toBe(started);
     expect(run.stderr).toContain(`failed: attachment data-01 → ${INSTANCE_A} failed: `);
+    expect(run.stderr).not.toContain('hint:');
   });
 });
