@@ -33,7 +33,7 @@ async function deleteTaking(ms: number, answer: 'deleted' | 'failed' | 'attached
   const run = executor.run(h.batchOf(h.op('delete-volume', volumeKey('data-1'))));
   await h.clock.advance(60_000);
   await run;
-  return { events: h.metrics.operations.filter((event) => event.operation === 'delete-volume').slice(deletes), status: (await h.store.get<VolumeRecord>(volumeKey('data-1')))?.status };
+  return { events: h.metrics.operations.filter((event) => event.operation === 'delete-volume').slice(deletes), status: ((await h.store.get(volumeKey('data-1'))) as VolumeRecord | undefined)?.status };
 }
 
 describe('the latency of a DeleteVolume', () => {
