@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import type { AttachmentRecord } from '../../lib/domain/records.js';
 import { Executor } from '../../lib/engine/executor.js';
-import { ProviderError } from '../../lib/engine/errors.js';
+import { ProviderError } from '../../lib/engine/ports.js';
 import { silentLog } from '../../lib/memory/log.js';
 import { attachData1, attachmentKey, harness, providerOver } from './engine-fixtures.js';
 
