@@ -1,0 +1,20 @@
+/**
+ * An attachment record that is not valid stands in the way of another attachment only on a volume
+ * that is not multi-attach (docs/api.md, "Records written into the table"): a Multi-Attach volume
+ * takes an attachment to another instance beside it.
+ */
+import { describe, expect, it } from 'vitest';
+import { INSTANCE_A, INSTANCE_B, serviceWorld } from './api-fixtures.js';
+
+describe('PUT attachment of a Multi-Attach volume beside an attachment record that is not valid', () => {
+  it('writes the attachment to the other instance (201)', async () => {
+    const { store, service } = serviceWorld();
+    await service.createVolume({ volumeId: 'shared', spec: { sizeGiB: 100, volumeType: 'io2', iops: 1000, multiAttach: true, availabilityZone: 'us-east-1a' } });
+    store.putRaw({ kind: 'attachment', volumeId: 'shared', instanceId: INSTANCE_A, life: 'sleeping', generation: 1 });
+
+    const answer = await service.putAttachment('shared', INSTANCE_B, {});
+    expect(answer.created).toBe(true);
+    expect(answer.value).toMatchObject({ volumeId: 'shared', instanceId: INSTANCE_B, generation: 1 });
+    expect((await store.attachmentsOfVolume('shared')).map((a) => a.instanceId).sort()).toEqual([INSTANCE_A, INSTANCE_B].sort());
+  });
+});
