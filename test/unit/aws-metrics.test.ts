@@ -2,10 +2,11 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createAwsAdapters } from '../../lib/aws/adapters.js';
 import { createAwsClients } from '../../lib/aws/clients.js';
 import { EmfMetrics } from '../../lib/aws/metrics.js';
+import { METRICS } from '../../lib/settings.js';
 import { readFunctionEnvironment } from '../../lib/functions/environment.js';
 import { Executor } from '../../lib/engine/executor.js';
 import { Reconciler } from '../../lib/engine/reconciler.js';
-import { ProviderError } from '../../lib/engine/ports.js';
+import { ProviderError, type OperationOutcome } from '../../lib/engine/ports.js';
 import { silentLog } from '../../lib/memory/log.js';
 import { harness, newVolume, volumeKey } from './engine-fixtures.js';
 
@@ -149,5 +150,30 @@ describe('EmfMetrics', () => {
     metrics.powertools.publishStoredMetrics();
     expect(lines.length).toBeGreaterThan(0);
     for (const line of lines) expect(line._aws.CloudWatchMetrics[0]!.Namespace).toBe(NAMESPACE);
+  });
+
+  it('publishes each engine counter of METRICS as a count (unit Count)', () => {
+    const metrics = new EmfMetrics({ namespace: NAMESPACE });
+    const counters = [METRICS.failed, METRICS.invalidRecords, METRICS.leaked, METRICS.reconcilerPasses, METRICS.orphanVolumesFound];
+    for (const name of counters) metrics.count(name);
+    metrics.powertools.publishStoredMetrics();
+    expect(lines).toHaveLength(1);
+    const published = lines[0]!._aws.CloudWatchMetrics[0]!.Metrics;
+    expect(published.map((metric) => metric.Name).sort()).toEqual([...counters].sort());
+    for (const metric of published) expect(metric, metric.Name).toMatchObject({ Unit: 'Count' });
+  });
+
+  // The EC2 call time is a figure of the call, whatever EC2 answered: a refusal takes time too.
+  it('publishes OperationLatency for every outcome whose EC2 call was made, by operation alone', () => {
+    const metrics = new EmfMetrics({ namespace: NAMESPACE });
+    const outcomes: OperationOutcome[] = ['succeeded', 'in-progress', 'retrying', 'throttled', 'failed'];
+    outcomes.forEach((outcome, i) => metrics.operation({ operation: 'modify-volume', outcome, latencyMs: 100 + i }));
+    const latencies = lines.filter((line) => 'OperationLatency' in line);
+    expect(latencies.map((line) => line.OperationLatency)).toEqual([100, 101, 102, 103, 104]);
+    for (const line of latencies) {
+      expect(line._aws.CloudWatchMetrics[0]!.Dimensions).toEqual([['operation']]);
+      expect(line).toMatchObject({ operation: 'modify-volume' });
+      expect(line).not.toHaveProperty('outcome');
+    }
   });
 });
