@@ -2,6 +2,8 @@
  * A PATCH of the size of a volume whose spec already asks for another placement than the
  * CreateVolume sent (its spec written straight into the table since): the issue on the field the
  * patch leaves as it is says it was there before this change, not that this change asks for it.
+ * A PATCH changing the size and the tags together is a size change too, not a tag-only one (it
+ * needs a whole spec EBS can make: docs/api.md); the tags alone are judged on their own.
  */
 import { describe, expect, it } from 'vitest';
 import { ApiProblem } from '../../lib/api/problem.js';
@@ -10,18 +12,26 @@ import { GP3, serviceWorld } from './api-fixtures.js';
 
 const key = { kind: 'volume' as const, volumeId: 'data-01' };
 
+/** data-01 whose CreateVolume was asked for in us-east-1a, its spec then written straight into the table for us-east-1b. */
+async function specMovedAfterCreate() {
+  const world = serviceWorld();
+  await world.service.createVolume({ volumeId: 'data-01', spec: GP3 });
+  await world.store.update<VolumeRecord>(key, {
+    createRequest: { clientToken: 'ebsp-data-01-g1', availabilityZone: 'us-east-1a', spec: GP3 },
+    status: { state: 'creating', attempts: 0, updatedAt: '2026-01-01T00:00:00.000Z' },
+  });
+  await world.store.update<VolumeRecord>(key, { spec: { ...GP3, availabilityZone: 'us-east-1b' } });
+  return world;
+}
+
 describe('PATCH of a volume whose spec names another AZ than its CreateVolume', () => {
-  it('is 400 saying the AZ issue was there before the change, which leaves the AZ as it is, and writes nothing', async () => {
-    const { store, service } = serviceWorld();
-    await service.createVolume({ volumeId: 'data-01', spec: GP3 });
-    await store.update<VolumeRecord>(key, {
-      createRequest: { clientToken: 'ebsp-data-01-g1', availabilityZone: 'us-east-1a', spec: GP3 },
-      status: { state: 'creating', attempts: 0, updatedAt: '2026-01-01T00:00:00.000Z' },
-    });
-    // The spec's AZ written straight into the table once CreateVolume was asked for.
-    await store.update<VolumeRecord>(key, { spec: { ...GP3, availabilityZone: 'us-east-1b' } });
+  it.each([
+    ['the size', { sizeGiB: 40 }],
+    ['the size and the tags', { sizeGiB: 40, tags: { team: 'storage' } }],
+  ])('of %s is 400 saying the AZ issue was there before the change, which leaves the AZ as it is, and writes nothing', async (_, patch) => {
+    const { store, service } = await specMovedAfterCreate();
     const writes = store.writes;
-    const refused = await service.patchVolume('data-01', { sizeGiB: 40 }).catch((error: unknown) => error);
+    const refused = await service.patchVolume('data-01', patch).catch((error: unknown) => error);
     expect(refused).toBeInstanceOf(ApiProblem);
     const problem = refused as ApiProblem;
     expect(problem.status).toBe(400);
@@ -33,5 +43,12 @@ describe('PATCH of a volume whose spec names another AZ than its CreateVolume', 
       },
     ]);
     expect(store.writes).toBe(writes);
+    expect((await service.getVolume('data-01')).spec).toEqual({ ...GP3, availabilityZone: 'us-east-1b' });
+  });
+
+  it('of the tags alone is taken, judged on their own', async () => {
+    const { service } = await specMovedAfterCreate();
+    const changed = await service.patchVolume('data-01', { tags: { team: 'storage' } });
+    expect(changed.spec).toEqual({ ...GP3, availabilityZone: 'us-east-1b', tags: { team: 'storage' } });
   });
 });
