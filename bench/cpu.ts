@@ -57,16 +57,17 @@ async function timed<T>(into: FunctionCpu, records: number, run: () => Promise<T
 }
 
 /**
- * Runs `lifecycles` lifecycles (a whole number, at least 1) through the handlers against moto (started here unless `endpoint`
- * is given) and measures their CPU time. One invocation runs at a time, each waiting for EC2 rate
- * tokens as deployed, so this takes about a second per lifecycle; it gives up on lifecycles still
- * open after `timeoutMs` (default 60 s + 2 s per lifecycle), judged between invocations: one under
- * way (an executor's waiting for tokens, up to its function's timeout) ends first. Each run makes
- * its own tables and queues (`ebs-provisioner-cpu-bench-<run>…`) and instances, and deletes them
- * when it ends, also when it fails or gives up, unless `keep` is set (a run's error is thrown
- * rather than a failure to delete; a failure to delete after a run that did not fail is thrown).
- * EBS volumes of lifecycles given up on stay. `signal` stops the run between invocations, as the
- * deadline does, and it then rejects with the signal's reason, having deleted what it made.
+ * Runs `lifecycles` lifecycles (a whole number, at least 1) through the handlers against moto
+ * (started here unless `endpoint` is given) and measures their CPU time. One invocation runs at a
+ * time, each waiting for EC2 rate tokens as deployed, so this takes about a second per lifecycle;
+ * it gives up on lifecycles still open after `timeoutMs` (default 60 s + 2 s per lifecycle), judged
+ * between invocations: one under way (an executor's waiting for tokens, up to its function's
+ * timeout) ends first. Each run makes its own tables and queues
+ * (`ebs-provisioner-cpu-bench-<run>…`) and instances, and deletes them when it ends, also when it
+ * fails or gives up, unless `keep` is set (a run's error is thrown rather than a failure to delete;
+ * a failure to delete after a run that did not fail is thrown). EBS volumes of lifecycles given up
+ * on stay. `signal` stops the run between invocations, as the deadline does, and it then rejects
+ * with the signal's reason, having deleted what it made.
  */
 export async function measureFunctionCpu(options: {
   lifecycles: number;
