@@ -24,7 +24,9 @@ function volumeRequest(id: string, device: string): VolumeRequest {
 
 interface Options {
   /** Calls that throw instead of reaching EC2, each entry once. */
-  failing?: Partial<Record<'attachVolume' | 'deleteVolume', ProviderError[]>>;
+  failing?: Partial<Record<'createVolume' | 'attachVolume' | 'deleteVolume', ProviderError[]>>;
+  /** EC2 answers every AttachVolume, but the volume stays available. */
+  attachWithoutEffect?: boolean;
   latencies?: LatencyModel;
   /** The client also asks for the deletion of a lifecycle it sees in error. */
   releaseFailed?: boolean;
@@ -35,7 +37,7 @@ interface Options {
 }
 
 /** The naive design on simulated EC2, with a client that asks for the deletion once it sees the volume attached. */
-function naive({ failing = {}, latencies = DEFAULT_LATENCIES, releaseFailed = false, holdMs = 0, shards = 1 }: Options = {}) {
+function naive({ failing = {}, attachWithoutEffect = false, latencies = DEFAULT_LATENCIES, releaseFailed = false, holdMs = 0, shards = 1 }: Options = {}) {
   const loop = new EventLoop(T0);
   const random = new Random(5);
   const instances = [INSTANCE];
@@ -48,9 +50,13 @@ function naive({ failing = {}, latencies = DEFAULT_LATENCIES, releaseFailed = fa
   /** When each DescribeVolumes answered, and the states it listed. */
   const describes: { at: number; states: string[] }[] = [];
   const deletesAnsweredAt: number[] = [];
+  /** The volumes each DeleteVolume asked for, answered or not. */
+  const deletesAsked: string[] = [];
   const faulty: VolumeProvider = Object.create(ec2) as VolumeProvider;
-  faulty.createVolume = (request) => {
+  faulty.createVolume = async (request) => {
     creates.push({ ...request, at: at() });
+    const error = failing.createVolume?.shift();
+    if (error) throw error;
     return ec2.createVolume(request);
   };
   faulty.describeVolumes = async (ids) => {
@@ -62,6 +68,7 @@ function naive({ failing = {}, latencies = DEFAULT_LATENCIES, releaseFailed = fa
     attaches.push(request);
     const error = failing.attachVolume?.shift();
     if (error) throw error;
+    if (attachWithoutEffect) return;
     return ec2.attachVolume(request);
   };
   faulty.detachVolume = (request) => {
@@ -69,6 +76,7 @@ function naive({ failing = {}, latencies = DEFAULT_LATENCIES, releaseFailed = fa
     return ec2.detachVolume(request);
   };
   faulty.deleteVolume = async (ebsVolumeId) => {
+    deletesAsked.push(ebsVolumeId);
     const error = failing.deleteVolume?.shift();
     if (error) throw error;
     await ec2.deleteVolume(ebsVolumeId);
@@ -105,7 +113,7 @@ function naive({ failing = {}, latencies = DEFAULT_LATENCIES, releaseFailed = fa
       },
     },
   });
-  return { loop, ebs, ec2, design, seen, seenAt, creates, attaches, detachesAt, describes, deletesAnsweredAt };
+  return { loop, ebs, ec2, design, seen, seenAt, creates, attaches, detachesAt, describes, deletesAsked, deletesAnsweredAt };
 }
 
 /** The states of every volume the run created, a minute after it went quiet (a deletion under way has ended by then). */
@@ -231,5 +239,41 @@ describe('the naive design', () => {
     for (let i = 0; i < 400; i++) void design.request(volumeRequest(`data-${i}`, `/dev/sd${i}`));
     await loop.run({ untilMs: T0 + 5_000 });
     expect(design.dispatcher.peakConcurrency).toBe(4);
+  });
+
+  // A CreateVolume refused for good leaves no volume: asked for the deletion, the worker has nothing
+  // to detach or delete and removes the item.
+  it('removes the item of a lifecycle whose volume was never created, calling no DeleteVolume, when asked', async () => {
+    const refused = new ProviderError('invalid-request', 'InvalidParameterValue', 'Invalid availability zone.');
+    const { loop, ec2, design, seen, deletesAsked } = naive({ failing: { createVolume: [refused] }, releaseFailed: true });
+    void design.request(volumeRequest('data-1', '/dev/sdg'));
+    await loop.run();
+    expect(seen).toEqual(['failed data-1: InvalidParameterValue: Invalid availability zone.', 'finished data-1']);
+    expect(deletesAsked).toEqual([]);
+    expect(ec2.calls).toMatchObject({ DetachVolume: 0, DeleteVolume: 0 });
+    expect(design.table.size()).toBe(0);
+  });
+
+  // DynamoDB streams a PutItem that replaces an item as MODIFY.
+  it('streams a put over an existing item as a MODIFY, which creates no second volume', async () => {
+    const { loop, ec2, design } = naive();
+    const publish = vi.spyOn(design.stream, 'publish');
+    const item = { ...volumeRequest('data-1', '/dev/sdg'), life: 'alive' as const, state: 'requested' as const };
+    design.table.put(item);
+    design.table.put(item);
+    loop.after(1_000_000, () => undefined);
+    await loop.run({ untilMs: T0 + 1_000_000 });
+    expect(publish.mock.calls.slice(0, 2).map(([, change]) => change.eventName)).toEqual(['INSERT', 'MODIFY']);
+    expect(ec2.calls.CreateVolume).toBe(1);
+  });
+
+  // A waiter that gives up at its maxWaitTime (300 s) is named by the SDK's error, as an EC2 error is by its code.
+  it('ends a lifecycle in error naming TimeoutError when the volume never reads in-use within the wait', async () => {
+    const { loop, ebs, design, seen } = naive({ attachWithoutEffect: true });
+    void design.request(volumeRequest('data-1', '/dev/sdg'));
+    await loop.run();
+    const [volumeId] = ebs.createdIds();
+    expect(seen).toEqual([`failed data-1: TimeoutError: waiting for ${volumeId} to be in-use`]);
+    expect(design.operationsFailedByThrottling()).toBe(0);
   });
 });
