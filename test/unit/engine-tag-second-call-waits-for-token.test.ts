@@ -35,7 +35,7 @@ describe("executor: a tag change's second call whose token is as far away as the
     const run = executor.run(h.batchOf(h.op('tag-volume', volumeKey('a')), h.op('tag-volume', volumeKey('b'))));
     await h.clock.advance(0);
     await h.clock.advance(WAIT_MS);
-    await run;
+    expect((await run).failedMessageIds).toEqual([]);
     expect(h.ebs.calls.CreateTags - before.CreateTags).toBe(2);
     expect(h.ebs.calls.DeleteTags - before.DeleteTags).toBe(1);
     expect(await volumeOf(h, 'b')).toMatchObject({ observed: { tags: { team: 'b' } }, observedGeneration: 2, status: { state: 'available', attempts: 0 } });
