@@ -1,23 +1,9 @@
-import { createServer } from 'node:http';
 import { DescribeVolumesCommand } from '@aws-sdk/client-ec2';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createAwsClients, type AwsClients } from '../../lib/aws/clients.js';
+import { ec2Answering } from './aws-client-fixtures.js';
 
 const credentials = { AWS_ACCESS_KEY_ID: 'testing', AWS_SECRET_ACCESS_KEY: 'testing', AWS_REGION: 'us-east-1' };
-
-/** An endpoint that answers every DescribeVolumes with no volumes. */
-async function ec2Answering(): Promise<{ endpoint: string; close: () => Promise<unknown> }> {
-  const server = createServer((request, response) => {
-    request.resume();
-    request.on('end', () =>
-      response
-        .writeHead(200, { 'content-type': 'text/xml;charset=UTF-8' })
-        .end('<DescribeVolumesResponse xmlns="http://ec2.amazonaws.com/doc/2016-11-15/"><requestId>r-1</requestId><volumeSet/></DescribeVolumesResponse>'),
-    );
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { endpoint: `http://127.0.0.1:${(server.address() as { port: number }).port}`, close: () => new Promise((resolve) => server.close(resolve)) };
-}
 
 /** The timeouts an EC2 client's HTTP handler applies, read after a request (the handler settles them on its first). */
 async function timeoutsOf(clients: AwsClients): Promise<{ requestTimeout?: number; connectionTimeout?: number }> {

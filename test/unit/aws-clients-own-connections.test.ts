@@ -2,8 +2,7 @@ import { createServer } from 'node:http';
 import { DescribeVolumesCommand } from '@aws-sdk/client-ec2';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createAwsClients } from '../../lib/aws/clients.js';
-
-const noVolumes = '<DescribeVolumesResponse xmlns="http://ec2.amazonaws.com/doc/2016-11-15/"><requestId>r-1</requestId><volumeSet/></DescribeVolumesResponse>';
+import { NO_VOLUMES_ANSWER } from './aws-client-fixtures.js';
 
 describe('createAwsClients: each client keeps its own connections', () => {
   afterEach(() => {
@@ -24,7 +23,7 @@ describe('createAwsClients: each client keeps its own connections', () => {
       request.resume();
       request.on('end', () => {
         requests++;
-        const answer = () => response.writeHead(200, { 'content-type': 'text/xml;charset=UTF-8' }).end(noVolumes);
+        const answer = () => response.writeHead(200, { 'content-type': 'text/xml;charset=UTF-8' }).end(NO_VOLUMES_ANSWER);
         if (requests === 1) {
           arrived();
           void released.then(answer);
