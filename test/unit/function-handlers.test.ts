@@ -15,9 +15,9 @@ import { Executor } from '../../lib/engine/executor.js';
 import { ProviderError, RESERVED_LOG_KEYS } from '../../lib/engine/ports.js';
 import { Reconciler, SCAN_RESERVE_MS } from '../../lib/engine/reconciler.js';
 import { RECONCILER } from '../../lib/settings.js';
-import { FakeClock, MemoryEbs, MemoryOperationQueue, MemoryRecordStore, RecordingLog, RecordingMetrics } from '../../lib/memory/index.js';
+import { FakeClock, MemoryOperationQueue, MemoryRecordStore, RecordingLog, RecordingMetrics } from '../../lib/memory/index.js';
 import { sqsRecord } from './engine-fixtures.js';
-import { volume as storedVolume } from './memory-store-fixtures.js';
+import { inMemoryAwsWithVolume, volume as storedVolume } from './memory-store-fixtures.js';
 
 const at = '2026-01-01T00:00:00.000Z';
 /** What the stack sets for every engine function. */
@@ -37,17 +37,6 @@ function streamRecord(sequence: string, newImage: object | undefined, keys = ite
 }
 
 
-
-/** In-memory AWS holding the volume record `volume`, and what a handler is built from. */
-async function inMemoryAwsWithVolume() {
-  const clock = new FakeClock(Date.parse(at));
-  const store = new MemoryRecordStore();
-  const queue = new MemoryOperationQueue({ clock });
-  const provider = new MemoryEbs({ clock, ownerTagValue: 'test', availabilityZones: ['us-east-1a'] });
-  const log = new RecordingLog();
-  await store.create(volume);
-  return { store, provider, log, deps: { store, queue, provider, clock, metrics: new RecordingMetrics(), log, config: { ownerTagValue: 'test' } } };
-}
 
 /** The executor's handler over in-memory AWS holding the volume record `volume`. */
 async function executorOverVolume() {

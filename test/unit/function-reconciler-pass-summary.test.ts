@@ -1,21 +1,11 @@
 import { describe, expect, it, vi } from 'vitest';
 import { createReconcilerHandler } from '../../lib/functions/handlers.js';
 import { Reconciler } from '../../lib/engine/reconciler.js';
-import { FakeClock, MemoryEbs, MemoryOperationQueue, MemoryRecordStore, RecordingLog, RecordingMetrics } from '../../lib/memory/index.js';
-import { volume as storedVolume } from './memory-store-fixtures.js';
-
-const at = '2026-01-01T00:00:00.000Z';
-const volume = storedVolume('data-1', at, { version: 1 });
+import { inMemoryAwsWithVolume } from './memory-store-fixtures.js';
 
 async function reconcilerOverVolume() {
-  const clock = new FakeClock(Date.parse(at));
-  const store = new MemoryRecordStore();
-  const queue = new MemoryOperationQueue({ clock });
-  const provider = new MemoryEbs({ clock, ownerTagValue: 'test', availabilityZones: ['us-east-1a'] });
-  const log = new RecordingLog();
-  await store.create(volume);
-  const handler = createReconcilerHandler({ store, queue, provider, clock, metrics: new RecordingMetrics(), log, config: { ownerTagValue: 'test' } });
-  return { clock, handler };
+  const { deps } = await inMemoryAwsWithVolume();
+  return { clock: deps.clock, handler: createReconcilerHandler(deps) };
 }
 
 describe('reconciler function: its summary and the scheduled time it reads', () => {

@@ -1,5 +1,6 @@
 /** Records the memory store's tests write: a pending gp3 volume and a pending attachment, both made at `at`. */
 import type { AttachmentRecord, VolumeRecord } from '../../lib/domain/records.js';
+import { FakeClock, MemoryEbs, MemoryOperationQueue, MemoryRecordStore, RecordingLog, RecordingMetrics } from '../../lib/memory/index.js';
 
 export const at = '2026-01-01T00:00:00.000Z';
 
@@ -25,3 +26,14 @@ export const attachment = (volumeId: string, instanceId: string): AttachmentReco
   version: 0,
   createdAt: at,
 });
+
+/** In-memory AWS holding data-1 (`volume`, version 1, made at `at`), and the dependencies a function's handler is built from. */
+export async function inMemoryAwsWithVolume() {
+  const clock = new FakeClock(Date.parse(at));
+  const store = new MemoryRecordStore();
+  const queue = new MemoryOperationQueue({ clock });
+  const provider = new MemoryEbs({ clock, ownerTagValue: 'test', availabilityZones: ['us-east-1a'] });
+  const log = new RecordingLog();
+  await store.create(volume('data-1', at, { version: 1 }));
+  return { store, provider, log, deps: { store, queue, provider, clock, metrics: new RecordingMetrics(), log, config: { ownerTagValue: 'test' } } };
+}
