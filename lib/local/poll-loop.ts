@@ -43,3 +43,41 @@ export async function pollUntilStopped(options: PollLoopOptions): Promise<void> 
     if (handled === 0 && options.running()) await clock.sleep(idleMs);
   }
 }
+
+/**
+ * The runs of a poller's loops, one after another: `start` while a `stop` is still under way (the
+ * handler finishing a batch) begins the new loops only once the old ones have ended, so a poller
+ * stopped and started again never has more loops at once than one start makes. A `stop` before
+ * those loops began cancels them; a second `start` while running, or while a start waits, changes
+ * nothing.
+ */
+export class PollerRuns {
+  private current?: { running: boolean; done: Promise<void> };
+  /** Whether the loops of the last run have all ended (or never began). */
+  private over = true;
+
+  /** Starts the loops `begin` makes, each given whether to go on. */
+  start(begin: (running: () => boolean) => Promise<void>[]): void {
+    if (this.current?.running) return;
+    const run = { running: true, done: Promise.resolve() };
+    const loops = async (): Promise<void> => {
+      if (!run.running) return;
+      await Promise.all(begin(() => run.running));
+    };
+    const before = this.over ? undefined : this.current?.done;
+    this.over = false;
+    // The loops start at once when nothing is stopping, as before any restart.
+    run.done = (before ? before.then(loops, loops) : loops()).finally(() => {
+      if (this.current === run) this.over = true;
+    });
+    this.current = run;
+  }
+
+  /** Stops the current run; resolves once its loops have ended. */
+  async stop(): Promise<void> {
+    const run = this.current;
+    if (!run) return;
+    run.running = false;
+    await run.done;
+  }
+}

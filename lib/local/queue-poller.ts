@@ -10,7 +10,7 @@
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import type { Clock, Log } from '../engine/ports.js';
 import { EXECUTOR } from '../settings.js';
-import { pollUntilStopped } from './poll-loop.js';
+import { PollerRuns, pollUntilStopped } from './poll-loop.js';
 
 export interface QueueSource {
   /** Up to `max` visible messages, hidden for the visibility timeout once returned. */
@@ -35,27 +35,25 @@ export interface QueuePollerOptions {
 
 export class QueuePoller {
   private readonly settings: QueuePollerSettings;
-  private running = false;
-  private workers: Promise<void>[] = [];
+  private readonly runs = new PollerRuns();
 
   constructor(private readonly options: QueuePollerOptions) {
     this.settings = options.settings ?? EXECUTOR;
   }
 
+  /** Starts `maxConcurrency` workers; a start while a stop is under way begins once that stop is over. */
   start(): void {
-    if (this.running) return;
-    this.running = true;
-    this.workers = Array.from({ length: this.settings.maxConcurrency }, () => this.work());
+    this.runs.start((running) => Array.from({ length: this.settings.maxConcurrency }, () => this.work(running)));
   }
 
+  /** Stops the workers; resolves once the batches under way are handled and their messages deleted. */
   async stop(): Promise<void> {
-    this.running = false;
-    await Promise.all(this.workers);
+    await this.runs.stop();
   }
 
-  private work(): Promise<void> {
+  private work(running: () => boolean): Promise<void> {
     const { clock, log } = this.options;
-    return pollUntilStopped({ running: () => this.running, pollOnce: () => this.pollOnce(), clock, log, idleMs: this.options.idleMs ?? 200, name: 'queue poller' });
+    return pollUntilStopped({ running, pollOnce: () => this.pollOnce(), clock, log, idleMs: this.options.idleMs ?? 200, name: 'queue poller' });
   }
 
   /** Gathers one batch (within the batching window), invokes the handler, deletes what succeeded. */

@@ -10,7 +10,7 @@
 import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import type { Clock, Log } from '../engine/ports.js';
 import { WATCHER } from '../settings.js';
-import { pollUntilStopped } from './poll-loop.js';
+import { PollerRuns, pollUntilStopped } from './poll-loop.js';
 
 export interface StreamSource {
   /** The next records, in order, each returned once. */
@@ -65,23 +65,21 @@ export class StreamPoller {
    * replaced by its halves, and full-size batches resume once they are all delivered.
    */
   private readonly segments: number[] = [];
-  private running = false;
-  private loop?: Promise<void>;
+  private readonly runs = new PollerRuns();
 
   constructor(private readonly options: StreamPollerOptions) {
     this.settings = options.settings ?? WATCHER;
   }
 
+  /** Starts the one loop; a start while a stop is under way begins once that stop is over. */
   start(): void {
-    if (this.running) return;
-    this.running = true;
     const { clock, log } = this.options;
-    this.loop = pollUntilStopped({ running: () => this.running, pollOnce: () => this.pollOnce(), clock, log, idleMs: this.options.idleMs ?? 200, name: 'stream poller' });
+    this.runs.start((running) => [pollUntilStopped({ running, pollOnce: () => this.pollOnce(), clock, log, idleMs: this.options.idleMs ?? 200, name: 'stream poller' })]);
   }
 
+  /** Stops the loop; resolves once the batch under way has been handled. */
   async stop(): Promise<void> {
-    this.running = false;
-    await this.loop;
+    await this.runs.stop();
   }
 
   /** Reads what is there and invokes the handler once if a batch is ready; returns records handled. */
