@@ -214,7 +214,9 @@ function errorHint(target: WaitTarget, seen: Observation): string | undefined {
   if (seen.invalid) return seen.message === undefined ? undefined : invalidRecordDeleteHint(seen.message);
   if (seen.refused) return `change the spec to one EBS can make of the volume, with ${command(`volumes modify ${volumeId}`)}`;
   const lost = seen.volume?.life === 'alive' && seen.volume.status.state === 'error' && seen.volume.status.code === VOLUME_ERROR_CODE;
-  if (lost && (instanceId === undefined || seen.volumeFailed)) {
+  // Attaching a lost volume fails too: an attachment in error, or waiting for its volume, is only
+  // helped by a new volume (a dying one's detach is the system's to try again, below).
+  if (lost && !seen.dying) {
     return `a retry only looks at the volume again: delete the record with ${command(`volumes delete ${volumeId}`)} (which deletes the EC2 volume), then create it again`;
   }
   // A spec field EC2 refused (an AZ, a snapshot) is put right with `volumes modify`, which is the retry too: a
