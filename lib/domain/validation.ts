@@ -683,6 +683,12 @@ function asAsked(field: keyof VolumeSpec, value: unknown): unknown {
 const CREATED_FIELDS = [...IMMUTABLE_FIELDS, 'tags'] as const;
 
 /**
+ * What separates the reasons in a one-line list of them (`describeValidationIssues`, a record's
+ * rejection): no reason the system words holds it, so the list splits back into its reasons.
+ */
+export const REASON_SEPARATOR = '; ';
+
+/**
  * Issues as one line, e.g. for a status message: `spec.sizeGiB: …; spec.tags: …`. Within the
  * status message bound: the first issues, then how many more (a record written straight into the
  * table may have thousands).
@@ -690,7 +696,7 @@ const CREATED_FIELDS = [...IMMUTABLE_FIELDS, 'tags'] as const;
 export function describeValidationIssues(issues: readonly ValidationIssue[]): string {
   return shortenList(
     issues.map((issue) => (issue.path ? `${issue.path}: ${issue.message}` : issue.message)),
-    '; ',
+    REASON_SEPARATOR,
     (count) => `${count} more ${count === 1 ? 'issue' : 'issues'}`,
   );
 }
@@ -825,7 +831,7 @@ export function specChangeIssues(
   if (reach && reach.sizeGiB > baseline.sizeGiB && spec.sizeGiB < reach.sizeGiB && !issues.some((issue) => issue.path === 'spec.sizeGiB')) {
     issues.unshift({
       path: 'spec.sizeGiB',
-      message: `EBS volumes can only grow: ${reach.sizeGiB} GiB cannot become ${spec.sizeGiB} GiB (${reach.why}; EC2 reports ${baseline.sizeGiB} GiB until it is done)`,
+      message: `EBS volumes can only grow: ${reach.sizeGiB} GiB cannot become ${spec.sizeGiB} GiB (${reach.why}, and EC2 reports ${baseline.sizeGiB} GiB until it is done)`,
     });
   }
   return issues;

@@ -6,7 +6,7 @@
  * without it (its change lost on the way), so every invalid record says why in the end.
  */
 import { keyString, type ProvisionerRecord, type RecordKey } from '../domain/records.js';
-import { describeValidationIssues, parseRecord } from '../domain/validation.js';
+import { describeValidationIssues, parseRecord, REASON_SEPARATOR } from '../domain/validation.js';
 import { METRICS } from '../settings.js';
 import { ConditionFailedError, unchangedSince, type Clock, type Log, type Metrics, type RecordChanges, type RecordStore } from './ports.js';
 import { invalidRecordStatus, INVALID_RECORD_CODE } from './status.js';
@@ -35,7 +35,7 @@ function claimBeyondLease(record: ProvisionerRecord, nowMs: number, leaseMs: num
   const expiresAt = record.claim?.expiresAt;
   if (expiresAt === undefined || expiresAt <= nowMs + 2 * leaseMs) return undefined;
   const ends = Math.abs(expiresAt) <= 8.64e15 ? new Date(expiresAt).toISOString() : String(expiresAt);
-  return `claim.expiresAt: ends at ${ends}, beyond the ${leaseMs / 1000} s lease the system takes: claims are the system's to write; remove it`;
+  return `claim.expiresAt: ends at ${ends}, beyond the ${leaseMs / 1000} s lease the system takes (claims are the system's to write): remove it`;
 }
 
 /** How far ahead of a function's clock a time another function wrote may be: their clocks differ by far less. */
@@ -61,8 +61,8 @@ function timesAhead(record: ProvisionerRecord, nowMs: number): string | undefine
   ];
   return times
     .filter(([, time]) => isAfter(time, limitMs))
-    .map(([name, time]) => `${name}: ${time} is ahead of the clock: the system writes its times as it writes them; put it right or remove it`)
-    .join('; ');
+    .map(([name, time]) => `${name}: ${time} is ahead of the clock (the system writes its times as it writes them): put it right or remove it`)
+    .join(REASON_SEPARATOR);
 }
 
 function isAfter(time: string | undefined, limitMs: number): boolean {
@@ -73,7 +73,7 @@ function isAfter(time: string | undefined, limitMs: number): boolean {
 function notWrittenBySystem(record: ProvisionerRecord, nowMs: number, leaseMs: number): string | undefined {
   const claim = claimBeyondLease(record, nowMs, leaseMs);
   const times = timesAhead(record, nowMs);
-  return claim === undefined ? times : times === undefined ? claim : `${claim}; ${times}`;
+  return claim === undefined ? times : times === undefined ? claim : `${claim}${REASON_SEPARATOR}${times}`;
 }
 
 /**

@@ -562,7 +562,7 @@ describe('VolumeService', () => {
       const shrink = await problemOf(() => service.patchVolume('data-01', { sizeGiB: 30 }));
       expect(shrink.status).toBe(400);
       expect(shrink.errors).toEqual([
-        { path: 'sizeGiB', message: 'EBS volumes can only grow: 40 GiB cannot become 30 GiB (a modification is under way, the spec asking for 40 GiB; EC2 reports 20 GiB until it is done)' },
+        { path: 'sizeGiB', message: 'EBS volumes can only grow: 40 GiB cannot become 30 GiB (a modification is under way, the spec asking for 40 GiB, and EC2 reports 20 GiB until it is done)' },
       ]);
       expect(store.writes).toBe(writes);
       expect((await volume('data-01'))?.spec.sizeGiB).toBe(40);

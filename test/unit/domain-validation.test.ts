@@ -454,7 +454,7 @@ describe('specChangeIssues: a spec judged against the volume as it is in EBS', (
     const modifying = { ...inEbs({ spec: { ...createdSpec, sizeGiB: 400 } }), status: { state: 'modifying' as const } };
     expect(specChangeIssues(modifying)).toEqual([]);
     expect(specChangeIssues(modifying, { ...createdSpec, sizeGiB: 200 })).toEqual([
-      { path: 'spec.sizeGiB', message: 'EBS volumes can only grow: 400 GiB cannot become 200 GiB (a modification is under way, the spec asking for 400 GiB; EC2 reports 100 GiB until it is done)' },
+      { path: 'spec.sizeGiB', message: 'EBS volumes can only grow: 400 GiB cannot become 200 GiB (a modification is under way, the spec asking for 400 GiB, and EC2 reports 100 GiB until it is done)' },
     ]);
     expect(specChangeIssues(modifying, { ...createdSpec, sizeGiB: 500 })).toEqual([]);
     // Below what EC2 reports, the shrink is named as before.

@@ -20,7 +20,7 @@ describe('judgeRecord', () => {
     expect(withClaimTo(START + 2 * LEASE_MS).rejection).toBeUndefined();
     const beyond = withClaimTo(START + 2 * LEASE_MS + 1);
     expect(beyond.rejection).toBe(
-      `claim.expiresAt: ends at ${iso(START + 2 * LEASE_MS + 1)}, beyond the 180 s lease the system takes: claims are the system's to write; remove it`,
+      `claim.expiresAt: ends at ${iso(START + 2 * LEASE_MS + 1)}, beyond the 180 s lease the system takes (claims are the system's to write): remove it`,
     );
     expect(beyond.record).toMatchObject({ volumeId: 'data-1' });
   });
@@ -35,7 +35,7 @@ describe('judgeRecord', () => {
     expect(judged({ status: { ...status, updatedAt: iso(START + CLOCK_SKEW_MS) } })).toBeUndefined();
     expect(judged({ status: { ...status, updatedAt: iso(START + 30_000), operationStartedAt: iso(START + 30_000) }, modificationSentAt: iso(START + 30_000) })).toBeUndefined();
     const ahead = iso(START + CLOCK_SKEW_MS + 1);
-    const says = (field: string) => `${field}: ${ahead} is ahead of the clock: the system writes its times as it writes them; put it right or remove it`;
+    const says = (field: string) => `${field}: ${ahead} is ahead of the clock (the system writes its times as it writes them): put it right or remove it`;
     expect(judged({ status: { ...status, updatedAt: ahead } })).toBe(says('status.updatedAt'));
     expect(judged({ status: { ...status, operationStartedAt: ahead } })).toBe(says('status.operationStartedAt'));
     expect(judged({ modificationSentAt: ahead })).toBe(says('modificationSentAt'));
@@ -46,8 +46,8 @@ describe('judgeRecord', () => {
     const ahead = iso(START + 10 * 60_000);
     const judged = judgeRecord({ ...newVolume('data-1'), claim: { owner: 'executor-1', expiresAt: START + 10 * LEASE_MS }, modificationSentAt: ahead }, START, LEASE_MS);
     expect(judged.rejection).toBe(
-      `claim.expiresAt: ends at ${iso(START + 10 * LEASE_MS)}, beyond the 180 s lease the system takes: claims are the system's to write; remove it; ` +
-        `modificationSentAt: ${ahead} is ahead of the clock: the system writes its times as it writes them; put it right or remove it`,
+      `claim.expiresAt: ends at ${iso(START + 10 * LEASE_MS)}, beyond the 180 s lease the system takes (claims are the system's to write): remove it; ` +
+        `modificationSentAt: ${ahead} is ahead of the clock (the system writes its times as it writes them): put it right or remove it`,
     );
   });
 });

@@ -393,7 +393,7 @@ describe('Reconciler', () => {
     const ec2Calls = () => Object.values(env.ebs.calls).reduce((sum, count) => sum + count, 0);
     const beforeExecutor = ec2Calls();
     await drain(env);
-    expect(await env.store.get(volumeKey('late'))).toMatchObject({ status: { state: 'error', code: 'InvalidRecord', message: `status.${field}: ${ahead} is ahead of the clock: the system writes its times as it writes them; put it right or remove it` } });
+    expect(await env.store.get(volumeKey('late'))).toMatchObject({ status: { state: 'error', code: 'InvalidRecord', message: `status.${field}: ${ahead} is ahead of the clock (the system writes its times as it writes them): put it right or remove it` } });
     expect(ec2Calls()).toBe(beforeExecutor);
     await env.clock.advance(RECONCILER.intervalMinutes * MINUTE);
     expect((await env.reconciler.run()).requeued).toEqual([]);
