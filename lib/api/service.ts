@@ -480,7 +480,8 @@ export class VolumeService {
       ]);
     }
     if (volume.spec.multiAttach && others.length >= MULTI_ATTACH_MAX_INSTANCES) {
-      // EC2 would refuse the attach: it ends in error once its attempts run out.
+      // EC2 would refuse the attach: it ends in error once its attempts run out. A record that is not
+      // valid is not counted: the system attaches nothing for it.
       throw new ApiProblem(
         'conflict',
         `volume ${volumeId} already has attachments to ${others.length} instances, the most EBS attaches a Multi-Attach volume to; detach it from one first`,
