@@ -794,7 +794,7 @@ function createDifferences(existingSpec: VolumeSpec, wanted: VolumeSpec, request
   if (fromAttachTo && PLACEMENT_FIELDS.some(differs)) {
     issues.unshift({
       path: 'attachTo.instanceId',
-      message: `places the volume in the AZ of ${request.attachTo!.instanceId}; the volume is placed ${describePlacement(existing)}`,
+      message: `places the volume in the AZ of ${request.attachTo!.instanceId}, but the volume is placed ${describePlacement(existing)}`,
     });
   }
   return issues;
@@ -843,12 +843,12 @@ function changeIssues(current: VolumeRecord, next: VolumeSpec, patch: PatchVolum
     placementIssues.length === PLACEMENT_FIELDS.length && named !== undefined
       ? {
           path: named,
-          message: `the volume's placement is fixed when the volume is created, and it was placed ${describePlacement(current.spec)} (${placedBy(current.spec)}): ${asked}; delete the volume and create another to change it`,
+          message: `the volume's placement is fixed when the volume is created, and it was placed ${describePlacement(current.spec)} (${placedBy(current.spec)}): ${asked}, so delete the volume and create another to change it`,
         }
       : undefined;
   return issues.flatMap((issue) => {
     if (placement && placementIssues.includes(issue)) return issue === placementIssues[0] ? [placement] : [];
-    if (fixed(issue)) return [{ ...issue, message: `${issue.message}: ${asked}; delete the volume and create another to change it` }];
+    if (fixed(issue)) return [{ ...issue, message: `${issue.message}: ${asked}, so delete the volume and create another to change it` }];
     const field = issue.path.split('.')[0]!;
     if (!earlier(issue) || changed.includes(field)) return [issue];
     return [

@@ -26,7 +26,7 @@ describe('PATCH of the placement of a created volume placed by the other field',
     await store.update<VolumeRecord>({ kind: 'volume', volumeId: 'data-01' }, { ebsVolumeId: 'vol-0123456789abcdef0' });
     return { store, service };
   };
-  const fixedEnd = 'EC2 created it as vol-0123456789abcdef0; delete the volume and create another to change it';
+  const fixedEnd = 'EC2 created it as vol-0123456789abcdef0, so delete the volume and create another to change it';
 
   it('is refused once, on availabilityZone, saying the volume was placed in the AZ of its instance', async () => {
     const { store, service } = await created({ sizeGiB: 20, volumeType: 'gp3', placementInstanceId: INSTANCE_A });

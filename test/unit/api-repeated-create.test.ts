@@ -12,7 +12,7 @@ describe('a repeated create placed by attachTo', () => {
     expect(refused).toBeInstanceOf(ApiProblem);
     const problem = refused as ApiProblem;
     expect(problem.status).toBe(409);
-    expect(problem.errors).toEqual([{ path: 'attachTo.instanceId', message: `places the volume in the AZ of ${INSTANCE_A}; the volume is placed in us-east-1a` }]);
+    expect(problem.errors).toEqual([{ path: 'attachTo.instanceId', message: `places the volume in the AZ of ${INSTANCE_A}, but the volume is placed in us-east-1a` }]);
     expect(store.writes).toBe(writes);
     expect(await store.attachmentsOfVolume('data-01')).toEqual([]);
   });

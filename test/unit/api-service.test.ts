@@ -249,7 +249,7 @@ describe('VolumeService', () => {
       const problem = await problemOf(() => service.createVolume({ volumeId: 'data-01', spec: UNPLACED, attachTo: { instanceId: INSTANCE_B } }));
       expect(problem.status).toBe(409);
       expect(problem.detail).toBe(
-        `volume data-01 already exists and differs from this request: attachTo.instanceId: places the volume in the AZ of ${INSTANCE_B}; the volume is placed in the AZ of ${INSTANCE_A}`,
+        `volume data-01 already exists and differs from this request: attachTo.instanceId: places the volume in the AZ of ${INSTANCE_B}, but the volume is placed in the AZ of ${INSTANCE_A}`,
       );
       expect(problem.errors.map((issue) => issue.path)).toEqual(['attachTo.instanceId']);
       expect(await attachment('data-01', INSTANCE_B)).toBeUndefined();
@@ -662,17 +662,17 @@ describe('VolumeService', () => {
       const creating = await problemOf(() => service.patchVolume('data-01', { availabilityZone: 'us-east-1b' }));
       expect(creating.status).toBe(400);
       expect(creating.detail).toBe(
-        'the change to volume data-01 is not allowed: availabilityZone: is fixed when the volume is created: CreateVolume was asked for it already; delete the volume and create another to change it',
+        'the change to volume data-01 is not allowed: availabilityZone: is fixed when the volume is created: CreateVolume was asked for it already, so delete the volume and create another to change it',
       );
       expect(creating.errors).toEqual([
-        { path: 'availabilityZone', message: 'is fixed when the volume is created: CreateVolume was asked for it already; delete the volume and create another to change it' },
+        { path: 'availabilityZone', message: 'is fixed when the volume is created: CreateVolume was asked for it already, so delete the volume and create another to change it' },
       ]);
       expect(store.writes).toBe(writes);
       await createdInEbs({ sizeGiB: 20, volumeType: 'gp3', iops: 4000, throughput: 125 });
       writes = store.writes;
       const created = await problemOf(() => service.patchVolume('data-01', { encrypted: true }));
       expect(created.errors).toEqual([
-        { path: 'encrypted', message: 'is fixed when the volume is created: EC2 created it as vol-0123456789abcdef0; delete the volume and create another to change it' },
+        { path: 'encrypted', message: 'is fixed when the volume is created: EC2 created it as vol-0123456789abcdef0, so delete the volume and create another to change it' },
       ]);
       expect(store.writes).toBe(writes);
       // The same value as created is no change.
@@ -680,7 +680,7 @@ describe('VolumeService', () => {
       // Cleared, it is fixed too: not "required unless placementInstanceId names an instance", which would be refused as well.
       const cleared = await problemOf(() => service.patchVolume('data-01', { availabilityZone: null }));
       expect(cleared.errors).toEqual([
-        { path: 'availabilityZone', message: 'is fixed when the volume is created: EC2 created it as vol-0123456789abcdef0; delete the volume and create another to change it' },
+        { path: 'availabilityZone', message: 'is fixed when the volume is created: EC2 created it as vol-0123456789abcdef0, so delete the volume and create another to change it' },
       ]);
       expect(store.writes).toBe(writes);
     });

@@ -45,7 +45,7 @@ describe('CLI volumes create after a conflict', () => {
     // Placed and attached by B, it is another volume than the one data-01 names: another id, as for any other difference.
     const elsewhere = await h.cli(['volumes', 'create', '--size', '20', '--id', 'data-01', '--attach', INSTANCE_B]);
     expect(elsewhere.code).toBe(EXIT.failed);
-    expect(elsewhere.stderr).toContain(`  attachTo.instanceId (--attach): places the volume in the AZ of ${INSTANCE_B}; the volume is placed in the AZ of ${INSTANCE_A}\n`);
+    expect(elsewhere.stderr).toContain(`  attachTo.instanceId (--attach): places the volume in the AZ of ${INSTANCE_B}, but the volume is placed in the AZ of ${INSTANCE_A}\n`);
     expect(elsewhere.stderr.trim().split('\n').at(-1)).toBe(
       `hint: --id data-01 names a volume that exists: give another id for a new volume, or change this one with \`ebs-provisioner volumes modify data-01\` (\`--near ${INSTANCE_B}\` places it as asked: it is not created yet)`,
     );
@@ -114,7 +114,7 @@ describe('CLI volumes create after a conflict', () => {
       'GET /volumes/data-01',
     ]);
     expect(run!.code).toBe(EXIT.failed);
-    expect(run!.stderr).toContain(`  attachTo.instanceId (--attach): places the volume in the AZ of ${INSTANCE_B}; the volume is placed in the AZ of ${INSTANCE_A}\n`);
+    expect(run!.stderr).toContain(`  attachTo.instanceId (--attach): places the volume in the AZ of ${INSTANCE_B}, but the volume is placed in the AZ of ${INSTANCE_A}\n`);
     expect(run!.stderr.trim().split('\n').at(-1)).toBe(fixedHint(`in the AZ of ${INSTANCE_A}`));
   });
 

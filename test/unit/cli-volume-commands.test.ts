@@ -45,7 +45,7 @@ describe('CLI volume commands', () => {
     expect(run.stderr).toBe(
       'error: 400 The request is not valid: the change to volume data-01 is not allowed\n' +
         `  availabilityZone (--az): the volume's placement is fixed when the volume is created, and it was placed in the AZ of ${INSTANCE_A} (placementInstanceId): ` +
-        'EC2 created it as vol-0123456789abcdef0; delete the volume and create another to change it\n',
+        'EC2 created it as vol-0123456789abcdef0, so delete the volume and create another to change it\n',
     );
     expect(((await h.store.get(volumeKey('data-01'))) as VolumeRecord).generation).toBe(created.generation);
   });
