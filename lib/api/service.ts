@@ -479,13 +479,16 @@ export class VolumeService {
         { path: field('instanceId'), message: `the volume is not multi-attach and already has an attachment to ${others.map((a) => a.instanceId).join(', ')}` },
       ]);
     }
-    if (volume.spec.multiAttach && others.length >= MULTI_ATTACH_MAX_INSTANCES) {
-      // EC2 would refuse the attach: it ends in error once its attempts run out. A record that is not
-      // valid is not counted: the system attaches nothing for it.
+    // One the system does nothing with may still be attached (as above): it counts toward EBS's limit too.
+    const invalid = attachments.filter(isInvalid).length;
+    if (volume.spec.multiAttach && others.length + invalid >= MULTI_ATTACH_MAX_INSTANCES) {
+      // EC2 would refuse the attach: it ends in error once its attempts run out.
+      const held = others.length + invalid;
+      const ofThem = invalid === 0 ? '' : ` (${invalid} of them ${invalid === 1 ? 'a record' : 'records'} not valid, which may still be attached: put ${invalid === 1 ? 'it' : 'them'} right in the table or remove ${invalid === 1 ? 'it' : 'them'})`;
       throw new ApiProblem(
         'conflict',
-        `volume ${volumeId} already has attachments to ${others.length} instances, the most EBS attaches a Multi-Attach volume to; detach it from one first`,
-        [{ path: field('instanceId'), message: `the volume already has attachments to ${others.length} instances, the most EBS allows for a Multi-Attach volume` }],
+        `volume ${volumeId} already has attachments to ${held} instances${ofThem}, the most EBS attaches a Multi-Attach volume to; detach it from one first`,
+        [{ path: field('instanceId'), message: `the volume already has attachments to ${held} instances, the most EBS allows for a Multi-Attach volume` }],
       );
     }
     if (request.device !== undefined) {
