@@ -1,6 +1,7 @@
 /**
  * The timeline chart's count axis runs from 0 to N, the lifecycles requested, also when some of
- * them failed; and every label it writes, the axes' too, lies inside the picture.
+ * them failed; and every label it writes, the axes' too, lies inside the picture, each panel's
+ * below the picture's title.
  */
 import { describe, expect, it } from 'vitest';
 import { TIMELINE_STATES, timelineSvg, type TimelineSample, type TimelineState } from '../../bench/report.js';
@@ -42,6 +43,22 @@ describe('the timeline chart', () => {
         expect(Number(y), text).toBeGreaterThan(0);
         expect(Number(y), text).toBeLessThanOrEqual(height);
       }
+    });
+
+    it(`keeps each panel's name, legend and frame below the title, with ${designs.length} panel(s)`, () => {
+      const svg = timelineSvg('Lifecycles by state', designs.map((design) => ({ ...RUN, design })));
+      const title = /<text x="[\d.]+" y="([\d.]+)" font-size="(\d+)" font-weight="bold">Lifecycles by state<\/text>/.exec(svg)!;
+      const titleBaseline = Number(title[1]);
+      // A text's glyphs reach up to its font size above its baseline (11 px unless it says otherwise).
+      const texts = [...svg.matchAll(/<text x="[\d.]+" y="([\d.]+)"([^>]*)>([^<]*)<\/text>/g)].filter((m) => m[3] !== 'Lifecycles by state');
+      expect(texts.length).toBeGreaterThan(0);
+      for (const [, y, attributes, text] of texts) {
+        const size = Number(/font-size="(\d+)"/.exec(attributes!)?.[1] ?? 11);
+        expect(Number(y) - size, text).toBeGreaterThanOrEqual(titleBaseline);
+      }
+      const rects = [...svg.matchAll(/<rect x="[\d.]+" y="([\d.]+)"/g)].map((m) => Number(m[1]));
+      expect(rects.length).toBeGreaterThan(0);
+      for (const y of rects) expect(y).toBeGreaterThanOrEqual(titleBaseline);
     });
   }
 });
