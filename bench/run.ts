@@ -27,6 +27,7 @@ import {
   requestsFor,
   type DesignUnderTest,
   type LifecycleObserver,
+  type LifecycleTimes,
   type WorkloadSpec,
 } from './workload.js';
 
@@ -190,7 +191,7 @@ export async function runDesign(options: RunOptions): Promise<DesignResult> {
     seed: options.seed,
     converged,
     failed: failures.length,
-    failureReasons: [...new Set(failures.map((l) => l.failure!))].slice(0, 5),
+    failureReasons: firstFailureReasons(failures),
     unfinished: spec.volumes - converged - failures.length,
     leakedVolumes: leaked,
     duplicateVolumes: duplicates,
@@ -220,6 +221,16 @@ export async function runDesign(options: RunOptions): Promise<DesignResult> {
     virtualEvents: loop.eventsFired,
     wallMs,
   };
+}
+
+/**
+ * The first five distinct reasons lifecycles failed for, in the order they failed (lifecycles that
+ * failed at the same instant in the order they were requested).
+ */
+export function firstFailureReasons(lifecycles: Iterable<LifecycleTimes>): string[] {
+  const failed = [...lifecycles].filter((l) => l.failure !== undefined);
+  failed.sort((a, b) => (a.failedAt ?? 0) - (b.failedAt ?? 0));
+  return [...new Set(failed.map((l) => l.failure!))].slice(0, 5);
 }
 
 /** EBS's own time for a lifecycle: create → available plus attach → attached of the volume it got attached. */

@@ -87,6 +87,8 @@ export interface LifecycleTimes {
   attachedAt?: number;
   releasedAt?: number;
   finishedAt?: number;
+  /** When the design gave up on it. */
+  failedAt?: number;
   failure?: string;
 }
 
@@ -157,6 +159,7 @@ export class WorkloadDriver implements LifecycleObserver {
     const times = this.lifecycles.get(id);
     if (!times || times.finishedAt !== undefined || times.failure !== undefined) return;
     times.failure = reason;
+    times.failedAt = this.loop.now();
     this.lastFinishedAt = Math.max(this.lastFinishedAt, this.loop.now());
     this.underWay.delete(id);
     this.failedCount++;
