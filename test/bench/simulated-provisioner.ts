@@ -7,7 +7,7 @@ import { DEFAULT_LATENCIES } from '../../bench/sim/latency.js';
 import { Random } from '../../bench/sim/random.js';
 import { instancesFor, requestsFor } from '../../bench/workload.js';
 
-export function simulatedProvisioner(seed = 1, sharedRateBudget = true) {
+export function simulatedProvisioner(seed = 1, sharedRateBudget = true, mapping: { shards?: number; duplicateRate?: number } = {}) {
   const loop = new EventLoop();
   const random = new Random(seed);
   const instances = instancesFor(3);
@@ -24,8 +24,8 @@ export function simulatedProvisioner(seed = 1, sharedRateBudget = true) {
       finished: (id) => seen.finished.push(id),
       failed: (id, reason) => seen.failed.push([id, reason]),
     },
-    shards: 4,
-    duplicateRate: 0,
+    shards: mapping.shards ?? 4,
+    duplicateRate: mapping.duplicateRate ?? 0,
     sharedRateBudget,
     instances,
   });
