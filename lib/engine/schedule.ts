@@ -32,13 +32,14 @@ export function alignedCheckAtMs(op: OperationKind, dueAtMs: number, config: Eng
 /**
  * Seconds to wait after failed attempt number `attempt` (1-based): exponential from
  * `backoff.baseSeconds`, capped at `backoff.capSeconds`, with equal jitter (half fixed, half
- * random) so retries of many records spread out but never collapse to zero.
+ * random) so retries of many records spread out but never collapse to zero. Whole seconds: under
+ * a cap that is not one, the longest wait is the whole second below it.
  */
 export function backoffDelaySeconds(attempt: number, config: EngineConfig, random: () => number): number {
   const exponent = Math.max(0, attempt - 1);
   const ceiling = Math.min(config.backoff.capSeconds, config.backoff.baseSeconds * 2 ** Math.min(exponent, 30));
   const half = ceiling / 2;
-  return Math.max(1, Math.min(config.backoff.capSeconds, Math.round(half + random() * half)));
+  return Math.max(1, Math.min(Math.floor(config.backoff.capSeconds), Math.round(half + random() * half)));
 }
 
 /**
