@@ -1,18 +1,21 @@
 /**
- * The figures of lib/settings.ts that README.md and docs/api.md state, and the AWS limits their doc
- * comments name, as the settings hold them.
+ * The figures of lib/settings.ts that README.md, docs/api.md and BENCHMARKS.md state, and the AWS
+ * limits their doc comments name, as the settings hold them.
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { API, EXECUTOR, QUEUE, RECONCILER } from '../../lib/settings.js';
+import { API, EXECUTOR, metricsNamespace, OWNERSHIP_TAGS, QUEUE, RECONCILER, TABLE, WATCHER } from '../../lib/settings.js';
 
 const read = (path: string) => readFileSync(new URL(`../../${path}`, import.meta.url), 'utf8').replace(/\s+/g, ' ');
 const readme = read('README.md');
 const apiGuide = read('docs/api.md');
+const benchmarks = read('BENCHMARKS.md');
 
 /** SQS's longest message retention (14 days) and longest per-message delay (15 minutes), as AWS states them. */
 const SQS_MAX_RETENTION_SECONDS = 1_209_600;
 const SQS_MAX_DELAY_SECONDS = 900;
+/** DynamoDB's largest item, 400 KB, in the binary units AWS states DynamoDB's sizes in (1 KB = 1024 bytes). */
+const DYNAMODB_MAX_ITEM_BYTES = 400 * 1024;
 
 describe('API settings as docs/api.md states them', () => {
   it('refuses a body over 256 KiB', () => {
@@ -60,5 +63,36 @@ describe('queue, executor and reconciler settings as the README states them', ()
     expect(readme).toContain('some 90 000 records in 240 s');
     expect(RECONCILER.intervalMinutes).toBe(5);
     expect(RECONCILER.timeoutSeconds).toBe(240);
+  });
+});
+
+describe('table and mapping settings as AWS and BENCHMARKS.md state them', () => {
+  it("holds DynamoDB's item limit in bytes, 400 KB of 1024 bytes", () => {
+    expect(TABLE.maxItemBytes).toBe(DYNAMODB_MAX_ITEM_BYTES);
+  });
+
+  it('hands the watcher its table changes with no batching window, splitting a failed batch', () => {
+    expect(benchmarks).toContain("the watcher's event source has no batching window");
+    expect(WATCHER.maxBatchingWindowSeconds).toBe(0);
+    expect(readme).toContain('stream batches in order with partial-failure retry, bisection');
+    expect(WATCHER.bisectBatchOnError).toBe(true);
+  });
+
+  it('gathers operation messages for the executor for a batching window of 1 s', () => {
+    expect(benchmarks).toContain('queue (1 s batching window)');
+    expect(EXECUTOR.maxBatchingWindowSeconds).toBe(1);
+  });
+});
+
+describe('names the README gives', () => {
+  it('tags every volume with its owner and its record id under the keys the README names', () => {
+    expect(readme).toContain('Value of the `ebs-provisioner:owner` tag put on every volume');
+    expect(readme).toContain("carries its record's id as a tag (`ebs-provisioner:volume-id`)");
+    expect(OWNERSHIP_TAGS).toEqual({ owner: 'ebs-provisioner:owner', record: 'ebs-provisioner:volume-id' });
+  });
+
+  it('puts a deployment\'s metrics in the namespace EbsProvisioner/<stackName>', () => {
+    expect(readme).toContain('CloudWatch namespace `EbsProvisioner/<stackName>`');
+    expect(metricsNamespace('Storage-1')).toBe('EbsProvisioner/Storage-1');
   });
 });
