@@ -21,7 +21,7 @@ export interface ProgressCheck {
   alignSeconds?: number;
 }
 
-/** A token bucket: `burst` calls at once, then `ratePerSecond` sustained. */
+/** A token bucket: `burst` calls at once (at least 1: a call takes a whole token), then `ratePerSecond` sustained. */
 export interface RateBudget {
   burst: number;
   ratePerSecond: number;
@@ -341,7 +341,8 @@ function checkSchedule(name: string, check: ProgressCheck): void {
 
 function checkBudgets(name: string, budgets: Record<RateBucket, RateBudget>): void {
   for (const [bucket, budget] of Object.entries(budgets)) {
-    positive(`${name}.${bucket}.burst`, budget.burst);
+    // Every call takes a whole token, and the refill stops at the burst: below 1 no call is ever made.
+    if (!(budget.burst >= 1) || !Number.isFinite(budget.burst)) refuse(`${name}.${bucket}.burst`, 'a number of at least 1 (a call takes a whole token)', budget.burst);
     positive(`${name}.${bucket}.ratePerSecond`, budget.ratePerSecond);
     if (budget.maxRatePerSecond !== undefined && !(budget.maxRatePerSecond >= budget.ratePerSecond && Number.isFinite(budget.maxRatePerSecond))) {
       refuse(`${name}.${bucket}.maxRatePerSecond`, `a number of at least ratePerSecond (${budget.ratePerSecond})`, budget.maxRatePerSecond);
@@ -355,7 +356,7 @@ function checkBudgets(name: string, budgets: Record<RateBucket, RateBudget>): vo
  * to QUEUE.maxDelaySeconds, 900: a longer wait is chained; 0 would chain it forever), a batching
  * window Lambda would refuse (whole seconds, 0 to 300), a backoff cap below the 1 s every retry
  * waits, a count that is not a whole number, a duration or rate that is negative or not a number,
- * a budget that never refills, a describe chunk beyond one page of EC2's answer, scan segments
+ * a budget that never refills or never holds a whole token (a burst below 1), a describe chunk beyond one page of EC2's answer, scan segments
  * beyond DynamoDB's limit.
  */
 function checkNumbers(config: EngineConfig): void {

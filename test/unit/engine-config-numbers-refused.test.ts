@@ -61,7 +61,7 @@ describe('numbers refused by the engine config', () => {
     [{ progressChecks: { attach: { firstSeconds: 2, growth: 0.5, maxSeconds: 60, alignSeconds: 1.5 } } }, 'progressChecks.attach.alignSeconds must be a positive integer, got 1.5'],
     [{ snapshotWait: { firstSeconds: 2, growth: 0.5, maxSeconds: 900, alignSeconds: 0 } }, 'snapshotWait.alignSeconds must be a positive integer, got 0'],
     [{ rateBudgets: { AttachVolume: { burst: 10, ratePerSecond: 0 } } }, 'rateBudgets.AttachVolume.ratePerSecond must be a positive number, got 0'],
-    [{ accountRateBudgets: { CreateTags: { burst: 0, ratePerSecond: 10 } } }, 'accountRateBudgets.CreateTags.burst must be a positive number, got 0'],
+    [{ accountRateBudgets: { CreateTags: { burst: 0, ratePerSecond: 10 } } }, 'accountRateBudgets.CreateTags.burst must be a number of at least 1 (a call takes a whole token), got 0'],
     [{ rateBudgets: { CreateVolume: { burst: 20, ratePerSecond: 2, maxRatePerSecond: 1 } } }, 'rateBudgets.CreateVolume.maxRatePerSecond must be a number of at least ratePerSecond (2), got 1'],
   ])('refuses %j', (partial, message) => {
     expect(() => resolveEngineConfig(as(partial))).toThrow(new RangeError(message));
