@@ -2,7 +2,7 @@
  * Every number the engine decides with, in one object with documented defaults. Deployments and
  * tests override parts of it with `resolveEngineConfig({ ... })`.
  */
-import { MAX_SCAN_SEGMENTS, type OperationKind } from './ports.js';
+import { MAX_SCAN_SEGMENTS, OPERATION_KINDS, type OperationKind } from './ports.js';
 import { EXECUTOR, QUEUE } from '../settings.js';
 
 /** When to look again at work EC2 does asynchronously. */
@@ -309,6 +309,14 @@ function checkBucketKeys(name: 'rateBudgets' | 'accountRateBudgets', budgets: ob
   }
 }
 
+/** A progress-check schedule under anything but an operation's name would never be read either: refused too. */
+function checkOperationKeys(checks: object | undefined): void {
+  for (const key of Object.keys(checks ?? {})) {
+    if ((OPERATION_KINDS as readonly string[]).includes(key)) continue;
+    throw new RangeError(`progressChecks.${key} is not an operation (${OPERATION_KINDS.join(', ')})`);
+  }
+}
+
 /** Lambda's longest batching window for an SQS event source (MaximumBatchingWindowInSeconds). */
 const MAX_BATCHING_WINDOW_SECONDS = 300;
 
@@ -333,6 +341,7 @@ function notNegative(name: string, value: number): void {
 }
 
 function checkSchedule(name: string, check: ProgressCheck): void {
+  if (typeof check !== 'object' || check === null) refuse(name, 'a schedule (firstSeconds, growth, maxSeconds)', check);
   notNegative(`${name}.firstSeconds`, check.firstSeconds);
   notNegative(`${name}.growth`, check.growth);
   notNegative(`${name}.maxSeconds`, check.maxSeconds);
@@ -341,6 +350,7 @@ function checkSchedule(name: string, check: ProgressCheck): void {
 
 function checkBudgets(name: string, budgets: Record<RateBucket, RateBudget>): void {
   for (const [bucket, budget] of Object.entries(budgets)) {
+    if (typeof budget !== 'object' || budget === null) refuse(`${name}.${bucket}`, 'a rate budget (burst, ratePerSecond)', budget);
     // Every call takes a whole token, and the refill stops at the burst: below 1 no call is ever made.
     if (!(budget.burst >= 1) || !Number.isFinite(budget.burst)) refuse(`${name}.${bucket}.burst`, 'a number of at least 1 (a call takes a whole token)', budget.burst);
     positive(`${name}.${bucket}.ratePerSecond`, budget.ratePerSecond);
@@ -391,12 +401,14 @@ function checkNumbers(config: EngineConfig): void {
 
 /**
  * Deep-enough merge of a partial config over the defaults (nested records merge per key). A rate
- * budget under a key that is not an EC2 request bucket is refused (RangeError), and so is a number
- * the engine could not work with (`checkNumbers`).
+ * budget under a key that is not an EC2 request bucket is refused (RangeError), as is a progress
+ * check under one that is not an operation, an entry of either that holds no budget or schedule,
+ * and a number the engine could not work with (`checkNumbers`).
  */
 export function resolveEngineConfig(partial: Partial<EngineConfig> = {}): EngineConfig {
   checkBucketKeys('rateBudgets', partial.rateBudgets);
   checkBucketKeys('accountRateBudgets', partial.accountRateBudgets);
+  checkOperationKeys(partial.progressChecks);
   const config: EngineConfig = {
     ...DEFAULT_ENGINE_CONFIG,
     ...partial,
