@@ -38,6 +38,7 @@ describe('progress-check schedules keyed by operation', () => {
     ['an operation without a schedule', { progressChecks: { attach: undefined } }, 'progressChecks.attach must be a schedule (firstSeconds, growth, maxSeconds), got undefined'],
     ['a null schedule', { progressChecks: { detach: null } }, 'progressChecks.detach must be a schedule (firstSeconds, growth, maxSeconds), got null'],
     ['a bucket without a budget', { rateBudgets: { AttachVolume: undefined } }, 'rateBudgets.AttachVolume must be a rate budget (burst, ratePerSecond), got undefined'],
+    ['a null budget', { rateBudgets: { CreateVolume: null } }, 'rateBudgets.CreateVolume must be a rate budget (burst, ratePerSecond), got null'],
     ['a number for a budget', { accountRateBudgets: { CreateTags: 10 } }, 'accountRateBudgets.CreateTags must be a rate budget (burst, ratePerSecond), got 10'],
   ])('refuses %s plainly', (_case, partial, message) => {
     expect(() => resolveEngineConfig(as(partial))).toThrow(new RangeError(message));
