@@ -115,9 +115,10 @@ export interface EngineConfig {
   throttleBackoff: { minSeconds: number; maxSeconds: number };
   /**
    * Looks again at a CreateVolume whose snapshot EC2 has not completed: a wait that uses no
-   * attempt and may last hours, so it grows with the time waited; the maximum age ends it.
+   * attempt and may last hours, so it grows with the time waited; the maximum age ends it. No
+   * `alignSeconds`: each volume waits on its own snapshot, so no grid is shared.
    */
-  snapshotWait: ProgressCheck;
+  snapshotWait: Omit<ProgressCheck, 'alignSeconds'>;
   /** Largest delay of one queue message; longer waits are chained through `dueAt`. */
   maxMessageDelaySeconds: number;
   /**
@@ -382,6 +383,9 @@ function checkNumbers(config: EngineConfig): void {
     refuse('throttleBackoff.maxSeconds', `a number of at least minSeconds (${config.throttleBackoff.minSeconds})`, config.throttleBackoff.maxSeconds);
   }
   checkSchedule('snapshotWait', config.snapshotWait);
+  const snapshotAlign = (config.snapshotWait as ProgressCheck).alignSeconds;
+  // Set, it would be taken and never used.
+  if (snapshotAlign !== undefined) refuse('snapshotWait.alignSeconds', 'left unset (a snapshot wait falls on no shared grid)', snapshotAlign);
   integerIn('maxMessageDelaySeconds', config.maxMessageDelaySeconds, 1, QUEUE.maxDelaySeconds);
   integerIn('queueBatchingWindowSeconds', config.queueBatchingWindowSeconds, 0, MAX_BATCHING_WINDOW_SECONDS);
   positiveInteger('maxAttempts', config.maxAttempts);
