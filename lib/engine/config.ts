@@ -403,13 +403,22 @@ function checkNumbers(config: EngineConfig): void {
   integerIn('reconcilerScanSegments', config.reconcilerScanSegments, 1, MAX_SCAN_SEGMENTS);
 }
 
+/** The settings that hold settings of their own, merged per key over the defaults. */
+const NESTED_SETTINGS = ['progressChecks', 'backoff', 'throttleBackoff', 'snapshotWait', 'accountRateBudgets', 'rateBudgets', 'describeChunkSize'] as const;
+
 /**
  * Deep-enough merge of a partial config over the defaults (nested records merge per key). A rate
  * budget under a key that is not an EC2 request bucket is refused (RangeError), as is a progress
  * check under one that is not an operation, an entry of either that holds no budget or schedule,
- * and a number the engine could not work with (`checkNumbers`).
+ * a nested setting given as anything but an object, and a number the engine could not work with
+ * (`checkNumbers`).
  */
 export function resolveEngineConfig(partial: Partial<EngineConfig> = {}): EngineConfig {
+  for (const name of NESTED_SETTINGS) {
+    const given: unknown = partial[name];
+    // Spread over the defaults, a number or a list would vanish without a word.
+    if (given !== undefined && (typeof given !== 'object' || given === null || Array.isArray(given))) refuse(name, 'an object of settings', given);
+  }
   checkBucketKeys('rateBudgets', partial.rateBudgets);
   checkBucketKeys('accountRateBudgets', partial.accountRateBudgets);
   checkOperationKeys(partial.progressChecks);
