@@ -5,18 +5,13 @@
 import { describe, expect, it } from 'vitest';
 import { FakeClock } from '../../lib/memory/clock.js';
 import { MemoryEbs } from '../../lib/memory/ebs.js';
-import { OWNERSHIP_TAGS } from '../../lib/settings.js';
+import { createOwnedVolume } from './memory-ebs-fixtures.js';
 
 describe('MemoryEbs failVolume after a delete', () => {
   it('throws for a volume whose delete has finished, and it stays gone', async () => {
     const clock = new FakeClock(0);
     const ebs = new MemoryEbs({ clock, ownerTagValue: 'stack-a', availabilityZones: ['us-east-1a'] });
-    const { ebsVolumeId } = await ebs.createVolume({
-      clientToken: 't1',
-      availabilityZone: 'us-east-1a',
-      spec: { sizeGiB: 10, volumeType: 'gp3' },
-      tags: { [OWNERSHIP_TAGS.owner]: 'stack-a', [OWNERSHIP_TAGS.record]: 't1' },
-    });
+    const ebsVolumeId = await createOwnedVolume(ebs);
     await clock.advance(2_000);
     await ebs.deleteVolume(ebsVolumeId);
     await clock.advance(1_000);

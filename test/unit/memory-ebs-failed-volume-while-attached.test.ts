@@ -5,19 +5,14 @@
 import { describe, expect, it } from 'vitest';
 import { FakeClock } from '../../lib/memory/clock.js';
 import { MemoryEbs } from '../../lib/memory/ebs.js';
-import { OWNERSHIP_TAGS } from '../../lib/settings.js';
+import { createOwnedVolume } from './memory-ebs-fixtures.js';
 
 describe('MemoryEbs volume failing while attached', () => {
   it('reads error, with its attachment', async () => {
     const clock = new FakeClock(0);
     const ebs = new MemoryEbs({ clock, ownerTagValue: 'stack-a' });
     ebs.addInstance({ instanceId: 'i-0000000000000000a', availabilityZone: 'us-east-1a' });
-    const { ebsVolumeId } = await ebs.createVolume({
-      clientToken: 't1',
-      availabilityZone: 'us-east-1a',
-      spec: { sizeGiB: 10, volumeType: 'gp3' },
-      tags: { [OWNERSHIP_TAGS.owner]: 'stack-a', [OWNERSHIP_TAGS.record]: 't1' },
-    });
+    const ebsVolumeId = await createOwnedVolume(ebs);
     await clock.advance(2_000);
     await ebs.attachVolume({ ebsVolumeId, instanceId: 'i-0000000000000000a', device: '/dev/xvdf' });
     await clock.advance(2_000);

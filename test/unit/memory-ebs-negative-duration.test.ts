@@ -6,18 +6,13 @@
 import { describe, expect, it } from 'vitest';
 import { FakeClock } from '../../lib/memory/clock.js';
 import { MemoryEbs } from '../../lib/memory/ebs.js';
-import { OWNERSHIP_TAGS } from '../../lib/settings.js';
+import { createOwnedVolume } from './memory-ebs-fixtures.js';
 
 describe('MemoryEbs with a duration below zero', () => {
   it('applies a modification at once and optimizes it for the whole optimize duration', async () => {
     const clock = new FakeClock(0);
     const ebs = new MemoryEbs({ clock, ownerTagValue: 'stack-a', availabilityZones: ['us-east-1a'], timings: { create: 0, modify: () => -10_000, optimize: 300_000 } });
-    const { ebsVolumeId } = await ebs.createVolume({
-      clientToken: 't1',
-      availabilityZone: 'us-east-1a',
-      spec: { sizeGiB: 10, volumeType: 'gp3' },
-      tags: { [OWNERSHIP_TAGS.owner]: 'stack-a', [OWNERSHIP_TAGS.record]: 't1' },
-    });
+    const ebsVolumeId = await createOwnedVolume(ebs);
     await ebs.modifyVolume({ ebsVolumeId, sizeGiB: 20 });
     expect(await ebs.describeVolumeModifications([ebsVolumeId])).toMatchObject([{ state: 'optimizing', targetSizeGiB: 20 }]);
     expect(ebs.volume(ebsVolumeId)?.sizeGiB).toBe(20);
