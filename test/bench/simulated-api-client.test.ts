@@ -3,7 +3,8 @@
  * client's requests" and "The reconciler"): a bulk client retries every 429 and 500 with the SDK's
  * throttling backoff until its request is taken; Lambda throttles the API function once it and the
  * watcher hold all the unreserved concurrency; the reconciler runs every interval until the run
- * is over; and a client polling its volume sees it attached, failed or gone.
+ * is over, each pass bounded by the function's timeout, as is the one pass that prices the system
+ * at rest; and a client polling its volume sees it attached, failed or gone.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { UNRESERVED_CONCURRENCY } from '../../bench/provisioner.js';
@@ -84,6 +85,17 @@ describe("the simulated provisioner's bulk client", () => {
   });
 });
 
+/** The time bound each reconciler pass is given, in the order the passes start. */
+function passBounds(): Array<number | undefined> {
+  const run = Reconciler.prototype.run;
+  const bounds: Array<number | undefined> = [];
+  vi.spyOn(Reconciler.prototype, 'run').mockImplementation(function (this: Reconciler, options) {
+    bounds.push(options?.remainingTimeMs);
+    return run.call(this, options);
+  });
+  return bounds;
+}
+
 describe("the simulated provisioner's reconciler schedule", () => {
   it('runs a pass every interval from the start, and none once the run is over', async () => {
     const { loop, design } = simulatedProvisioner();
@@ -109,17 +121,27 @@ describe("the simulated provisioner's reconciler schedule", () => {
   });
   it("bounds each pass by the reconciler function's timeout, as the deployed handler does", async () => {
     const { loop, design } = simulatedProvisioner();
-    const run = Reconciler.prototype.run;
-    const bounds: Array<number | undefined> = [];
-    vi.spyOn(Reconciler.prototype, 'run').mockImplementation(function (this: Reconciler, options) {
-      bounds.push(options?.remainingTimeMs);
-      return run.call(this, options);
-    });
+    const bounds = passBounds();
     let stopped = false;
     design.startSchedules(() => stopped);
     await loop.run({ untilMs: loop.now() + RECONCILER.intervalMinutes * 60_000 + 60_000 });
     stopped = true;
     expect(bounds).toEqual([RECONCILER.timeoutSeconds * 1000]);
+  });
+
+  it("prices the system at rest with one pass bounded likewise, outside the run's reconciler function", async () => {
+    // bench/provisioner.ts `idleReconcilerPass`, BENCHMARKS.md "Fixed cost per month".
+    const { loop, design } = simulatedProvisioner();
+    const bounds = passBounds();
+    let pass: Awaited<ReturnType<typeof design.idleReconcilerPass>> | undefined;
+    void design.idleReconcilerPass().then((measured) => (pass = measured));
+    await loop.run({ done: () => pass !== undefined });
+
+    expect(bounds).toEqual([RECONCILER.timeoutSeconds * 1000]);
+    expect(pass?.memoryMiB).toBe(RECONCILER.memoryMiB);
+    expect(pass?.billedMs).toBeGreaterThan(0);
+    expect(design.reconcilerFunction.invocations).toBe(0);
+    expect(design.reconcilerReport()).toEqual({ passes: 0, requeued: 0 });
   });
 
   it('adds up the records every pass re-enqueued', async () => {
