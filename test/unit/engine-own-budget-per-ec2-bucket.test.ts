@@ -3,13 +3,16 @@
  * request bucket, as EC2 meters the calls: AttachVolume, DetachVolume, ModifyVolume and DeleteTags
  * draw on one together (README, context option `ec2RateBudget`; `RATE_BUCKET_OF`). With
  * `ec2RateBudget` (EC2_RATE_BUDGET) each bucket, not each action, gets that many calls a second.
+ * ModifyVolume calls spend the AttachVolume budget, and DeleteVolume calls a budget of their own,
+ * not the CreateVolume budget or any other, however many tokens those hold.
  */
 import { describe, expect, it } from 'vitest';
-import type { AttachmentRecord } from '../../lib/domain/records.js';
+import type { AttachmentRecord, VolumeRecord } from '../../lib/domain/records.js';
+import { EC2_REQUEST_BUCKETS, type EngineConfig } from '../../lib/engine/config.js';
 import { Executor } from '../../lib/engine/executor.js';
 import { readFunctionEnvironment } from '../../lib/functions/environment.js';
 import { silentLog } from '../../lib/memory/log.js';
-import { attachmentKey, harness, INSTANCE, newAttachment, newVolume, OTHER_INSTANCE, settleAll } from './engine-fixtures.js';
+import { attachmentKey, harness, INSTANCE, newAttachment, newVolume, OTHER_INSTANCE, settleAll, volumeKey, volumeOf } from './engine-fixtures.js';
 
 const ENV = { TABLE_NAME: 't', QUEUE_URL: 'q', OWNER_TAG_VALUE: 'ebs-provisioner', POWERTOOLS_METRICS_NAMESPACE: 'EbsProvisioner/s' };
 
@@ -45,5 +48,50 @@ describe("an environment's own budget with ec2RateBudget", () => {
     );
     const made = (h.ebs.calls.AttachVolume ?? 0) - before.attach + ((h.ebs.calls.DetachVolume ?? 0) - before.detach);
     expect(made).toBe(4);
+  });
+});
+
+/** A budget of one call in `bucket` (refilled only after 1000 s), the other buckets as EC2 meters them. */
+const oneCallOf = (bucket: keyof EngineConfig['rateBudgets']): EngineConfig['rateBudgets'] => ({ ...EC2_REQUEST_BUCKETS, [bucket]: { burst: 1, ratePerSecond: 0.001 } });
+
+/** data-1 and data-2 created and available, nothing queued or seen since. */
+async function twoAvailableVolumes(h: ReturnType<typeof harness>): Promise<void> {
+  for (const id of ['data-1', 'data-2']) await h.store.create(newVolume(id));
+  await h.watch();
+  await h.settle(10_000);
+  await h.watch();
+  for (const id of ['data-1', 'data-2']) expect((await volumeOf(h, id)).status.state).toBe('available');
+  h.changes.splice(0);
+  h.queue.purge();
+}
+
+describe('calls under a budget of one call in their bucket', () => {
+  it('makes one ModifyVolume of two due at once under an AttachVolume budget of one, however many CreateVolume and other tokens are left', async () => {
+    const h = harness({ config: { rateBudgets: oneCallOf('AttachVolume') } });
+    await twoAvailableVolumes(h);
+    expect(h.ebs.calls.ModifyVolume ?? 0).toBe(0);
+    for (const id of ['data-1', 'data-2']) {
+      const volume = await volumeOf(h, id);
+      await h.store.update<VolumeRecord>(volumeKey(id), { spec: { ...volume.spec, iops: 4000 }, generation: volume.generation + 1 });
+    }
+
+    await h.executor.run(h.batchOf(h.op('modify-volume', volumeKey('data-1')), h.op('modify-volume', volumeKey('data-2'))));
+
+    expect(h.ebs.calls.ModifyVolume).toBe(1);
+    // The other waits for the bucket's next token (1000 s off: the longest delay of one message).
+    expect(h.queued()).toEqual(expect.arrayContaining([{ op: 'modify-volume', key: 'data-2', delaySeconds: 900 }]));
+    expect(h.ebs.calls.CreateVolume).toBe(2);
+  });
+
+  it('makes one DeleteVolume of two due at once under a DeleteVolume budget of one, the other waiting for that budget', async () => {
+    const h = harness({ config: { rateBudgets: oneCallOf('DeleteVolume') } });
+    await twoAvailableVolumes(h);
+    for (const id of ['data-1', 'data-2']) await h.store.update<VolumeRecord>(volumeKey(id), { life: 'dying' });
+
+    await h.executor.run(h.batchOf(h.op('delete-volume', volumeKey('data-1')), h.op('delete-volume', volumeKey('data-2'))));
+
+    expect(h.ebs.calls.DeleteVolume).toBe(1);
+    expect(h.ebs.calls.CreateVolume).toBe(2);
+    expect(h.queued()).toEqual(expect.arrayContaining([{ op: 'delete-volume', key: 'data-2', delaySeconds: 900 }]));
   });
 });
