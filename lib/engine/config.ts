@@ -367,8 +367,8 @@ function checkBudgets(name: string, budgets: Record<RateBucket, RateBudget>): vo
  * to QUEUE.maxDelaySeconds, 900: a longer wait is chained; 0 would chain it forever), a batching
  * window Lambda would refuse (whole seconds, 0 to 300), a backoff cap below the 1 s every retry
  * waits, a count that is not a whole number, a duration or rate that is negative or not a number,
- * a budget that never refills or never holds a whole token (a burst below 1), a describe chunk beyond one page of EC2's answer, scan segments
- * beyond DynamoDB's limit.
+ * a budget that never refills or never holds a whole token (a burst below 1), a describe chunk
+ * beyond one page of EC2's answer, scan segments beyond DynamoDB's limit.
  */
 function checkNumbers(config: EngineConfig): void {
   positive('claimLeaseMs', config.claimLeaseMs);
