@@ -114,7 +114,7 @@ describe('target verdicts', () => {
 
   it('holds N = 10 000 to under 60 s of wall time, and no other N', () => {
     const wall = (wallMs: number) => verdict(checkTargets([run({ volumes: 10_000, wallMs })]), 'wall time');
-    expect(wall(59_999)).toEqual({ target: 'burst N=10000: simulation under 60 s wall time', measured: '60.0 s', met: true });
+    expect(wall(59_999)).toEqual({ target: 'burst N=10000: simulation under 60 s wall time', measured: '59.999 s', met: true });
     expect(wall(60_000).met).toBe(false);
     expect(targets(checkTargets([run({ volumes: 1000, wallMs: 120_000 })])).filter((t) => t.includes('wall time'))).toEqual([]);
   });
@@ -134,5 +134,25 @@ describe('target verdicts', () => {
 
   it('judges the provisioner only: a naive run alone gets no verdict', () => {
     expect(checkTargets([naive({ volumes: 10_000, converged: 0, wallMs: 120_000 })])).toEqual([]);
+  });
+});
+
+describe('a measured figure beside its target', () => {
+  it('shows as many decimals as it takes to fall on the side of the target its verdict says', () => {
+    const calls = verdict(checkTargets([run({ ec2CallsPerLifecycle: 4.0504 })]), 'EC2 calls per lifecycle');
+    expect(calls).toMatchObject({ measured: '4.0504', met: false });
+    const makespan = verdict(checkTargets([run({ volumes: 10_000, makespanToBound: 1.10004 })]), 'makespan ≤ 1.1× lower bound');
+    expect(makespan).toMatchObject({ measured: '1.10004×', met: false });
+    const overhead = verdict(checkTargets([run({ volumes: 100, workload: 'steady', overheadP50Ms: 1500.4, overheadP99Ms: 4000 })]), 'overhead p50');
+    expect(overhead).toMatchObject({ measured: 'p50 1.5004 s, p99 4.00 s', met: false });
+    const cost = verdict(checkTargets([run({ costPer1000Requested: 0.20004 }), naive({ costPer1000Requested: 1 })]), 'cost per 1000');
+    expect(cost).toMatchObject({ measured: '0.20004×', met: false });
+    const wall = verdict(checkTargets([run({ volumes: 10_000, wallMs: 59_960 })]), 'simulation under 60 s');
+    expect(wall).toMatchObject({ measured: '59.96 s', met: true });
+  });
+
+  it('keeps its usual decimals where they already fall on the right side', () => {
+    expect(verdict(checkTargets([run({ ec2CallsPerLifecycle: 4.2704 })]), 'EC2 calls per lifecycle').measured).toBe('4.270');
+    expect(verdict(checkTargets([run({ ec2CallsPerLifecycle: 4.0496 })]), 'EC2 calls per lifecycle')).toMatchObject({ measured: '4.050', met: true });
   });
 });
