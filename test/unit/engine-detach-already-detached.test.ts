@@ -1,7 +1,9 @@
 /**
  * A detach EC2 answers as already done (the volume detached outside the system meanwhile): the
  * attachment record goes with no progress check, and its volume is looked at at once, so the
- * volume record says available without waiting for anything else to look.
+ * volume record says available without waiting for anything else to look. The volume was at rest,
+ * with no chain of checks of its own, so that check is a plain one, not a look
+ * (`OperationMessage.nudge`, only for a volume whose operation is under way).
  */
 import { describe, expect, it } from 'vitest';
 import { attachmentKey, harness, newAttachment, newVolume, volumeKey, volumeOf } from './engine-fixtures.js';
@@ -28,6 +30,7 @@ describe('a detach of a volume already detached outside the system', () => {
     await h.executor.run(h.batchOf(h.op('detach', attachmentKey('data-1'))));
     expect(await h.store.get(attachmentKey('data-1'))).toBeUndefined();
     expect(h.queued()).toEqual([{ op: 'check-volume', key: 'data-1', delaySeconds: 0 }]);
+    expect(h.queue.pending()[0]!.message).not.toHaveProperty('nudge');
     await h.drain();
     expect((await h.store.get(volumeKey('data-1')))!.status.state).toBe('available');
   });
