@@ -1,11 +1,11 @@
 /**
  * Each function's own role (infra/constructs/functions.ts) can be taken on by Lambda alone and
- * reaches CloudWatch Logs only to write to its own log group, and each function is told to map
- * stack traces through its bundled source map.
+ * reaches CloudWatch Logs only to create streams in and write to its own log group, and each
+ * function is told to map stack traces through its bundled source map.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FUNCTION_NAMES } from '../../infra/constructs/functions.js';
-import { actionsOf, removeSynthesized, resourceId, roleStatements, synthesize, type Synthesized } from './synth.js';
+import { actionsOf, removeSynthesized, resourceId, resourcesOf, roleStatements, synthesize, type Synthesized } from './synth.js';
 
 let s: Synthesized;
 beforeAll(() => {
@@ -27,8 +27,11 @@ describe.each(FUNCTION_NAMES)('%s function', (name) => {
 
   it('may only add streams and events to its own log group (the group itself is the stack\'s)', () => {
     const roleId = (functionOf(name).Role as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'][0];
-    const logs = roleStatements(s.json, roleId).flatMap(actionsOf).filter((action) => action.startsWith('logs:'));
-    expect(logs.sort()).toEqual(['logs:CreateLogStream', 'logs:PutLogEvents']);
+    const onLogs = roleStatements(s.json, roleId).filter((statement) => actionsOf(statement).some((action) => action.startsWith('logs:')));
+    expect(onLogs.flatMap(actionsOf).sort()).toEqual(['logs:CreateLogStream', 'logs:PutLogEvents']);
+    expect(onLogs.every((statement) => statement.Effect === 'Allow')).toBe(true);
+    const logGroup = { 'Fn::GetAtt': [resourceId(s.json, 'AWS::Logs::LogGroup', `Functions${capitalized(name)}Logs`), 'Arn'] };
+    expect(onLogs.flatMap(resourcesOf)).toEqual([logGroup]);
   });
 
   it('reports stack traces through its source map (--enable-source-maps)', () => {
