@@ -118,6 +118,15 @@ describe('ensureTable against an existing table', () => {
     dynamo.on(DescribeTableCommand).resolves({ Table: existing((table) => void delete table.LatestStreamArn) });
     await expect(ensureTable(client, 'records')).rejects.toThrow('table records exists but it has no stream; delete it to have it created as the provisioner needs');
   });
+
+  it('refuses one whose stream carries keys only, naming its stream: the watcher compares the old image with the new', async () => {
+    dynamo.on(DescribeTableCommand).resolves({
+      Table: existing((table) => void (table.StreamSpecification = { StreamEnabled: true, StreamViewType: 'KEYS_ONLY' })),
+    });
+    await expect(ensureTable(client, 'records')).rejects.toThrow(
+      'table records exists but its stream is KEYS_ONLY, not NEW_AND_OLD_IMAGES; delete it to have it created as the provisioner needs',
+    );
+  });
 });
 
 describe('ensureQueues against an existing queue', () => {
