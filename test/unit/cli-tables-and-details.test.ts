@@ -49,6 +49,11 @@ describe("a volume's details", () => {
     const text = volumeDetails(details({ status: { state: 'available', attempts: 0, updatedAt: T, message: '' } }));
     expect(text).not.toMatch(/^Message:/m);
   });
+
+  it('names the generation EC2 matches whenever the API gives one, 0 included, and the generation alone otherwise', () => {
+    expect(volumeDetails(details({ observedGeneration: 0 })).split('\n')).toContain('Generation: 1 (EC2 matches 0)');
+    expect(volumeDetails(details()).split('\n')).toContain('Generation: 1');
+  });
 });
 
 describe('an attachment on one line', () => {
