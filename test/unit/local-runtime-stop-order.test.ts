@@ -1,4 +1,8 @@
-/** The local runtime's reconciler timer and its stop: the default period, a pass under way, an API that fails to close. */
+/**
+ * The local runtime's reconciler timer and its stop: the default period, one pass at a time (a tick
+ * while a pass is under way starts none, as the deployed function's concurrency of one has it), a
+ * pass under way at the stop, an API that fails to close.
+ */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { startLocalRuntime } from '../../lib/local/runtime.js';
 import { RecordingLog } from '../../lib/memory/index.js';
@@ -70,6 +74,29 @@ describe('the local runtime reconciler timer and stop', () => {
       expect(failures()).toBe(0);
       vi.advanceTimersByTime(1);
       await vi.waitFor(() => expect(failures()).toBe(1));
+    } finally {
+      await runtime.stop();
+    }
+  });
+
+  it('starts no pass on a tick while the previous pass is under way, and starts one on the tick after it ends', async () => {
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
+    let release!: () => void;
+    state.gate = new Promise<void>((resolve) => (release = resolve));
+    const log = new RecordingLog();
+    const runtime = await start(log, 60_000);
+    try {
+      vi.advanceTimersByTime(60_000);
+      await vi.waitFor(() => expect(state.reads).toBeGreaterThan(0));
+      const readsOfFirstPass = state.reads;
+      vi.advanceTimersByTime(60_000);
+      vi.advanceTimersByTime(60_000);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(state.reads).toBe(readsOfFirstPass);
+      release();
+      await vi.waitFor(() => expect(log.entries.filter((entry) => entry.message === 'reconciler failed')).toHaveLength(1));
+      vi.advanceTimersByTime(60_000);
+      await vi.waitFor(() => expect(state.reads).toBeGreaterThan(readsOfFirstPass));
     } finally {
       await runtime.stop();
     }
