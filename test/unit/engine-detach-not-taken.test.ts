@@ -1,7 +1,9 @@
 /**
  * A dying attachment's DetachVolume that EC2 accepted and did not carry out: within the describe
  * grace of the call a describe may lag it and the check looks again; from the moment the grace
- * has passed, EC2 still listing it attached means the detach did not take, a failed attempt.
+ * has passed, EC2 still listing it attached means the detach did not take, a failed attempt, the
+ * record `attached` again so the detach is made after its backoff; with the attempt budget spent it
+ * is in error instead (with its device, the detach made again after the longest backoff).
  */
 import { describe, expect, it } from 'vitest';
 import type { AttachmentRecord } from '../../lib/domain/records.js';
@@ -22,7 +24,7 @@ async function detachNotMade() {
   await executor.run(h.batchOf(h.op('detach', KEY)));
   const detaching = await attachmentOf(h);
   expect(detaching.status.state).toBe('detaching');
-  return { h, executor, started: Date.parse(detaching.status.operationStartedAt!) };
+  return { h, executor, detaching, started: Date.parse(detaching.status.operationStartedAt!) };
 }
 
 describe('executor: a check of a detach EC2 still lists attached', () => {
@@ -38,5 +40,20 @@ describe('executor: a check of a detach EC2 still lists attached', () => {
     await h.clock.advance(started + DEFAULT_ENGINE_CONFIG.describeGraceMs - h.clock.now());
     await executor.run(h.batchOf(h.op('check-attachment', KEY)));
     expect((await attachmentOf(h)).status).toMatchObject({ state: 'attached', code: 'AttachmentNotDetached', attempts: 1 });
+  });
+});
+
+describe('executor: a detach not taken on the last attempt of the budget', () => {
+  it('ends the attachment in error with its device, not attached', async () => {
+    const { h, executor, detaching } = await detachNotMade();
+    // Every attempt but the last already spent.
+    await h.store.update<AttachmentRecord>(KEY, { status: { ...detaching.status, attempts: DEFAULT_ENGINE_CONFIG.maxAttempts - 1 } });
+
+    await h.clock.advance(DEFAULT_ENGINE_CONFIG.describeGraceMs + 1000);
+    await executor.run(h.batchOf(h.op('check-attachment', KEY)));
+    const failed = await attachmentOf(h);
+    expect(failed.status).toMatchObject({ state: 'error', code: 'AttachmentNotDetached' });
+    expect(detaching.device).toBeDefined();
+    expect(failed.device).toBe(detaching.device);
   });
 });
