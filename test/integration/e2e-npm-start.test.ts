@@ -11,18 +11,14 @@ import { delimiter, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { REPEAT_WINDOW_MS } from '../../lib/local/signals.js';
+import { outputOf, type ChildOutput } from '../support/child-output.js';
 import { describeWithMoto, userAwsEnvironment } from '../support/moto.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
-interface Started {
+interface Started extends ChildOutput {
   child: ChildProcessWithoutNullStreams;
-  lines: string[];
-  /** Resolves with the first line matching `pattern` (bounded). */
-  lineMatching(pattern: RegExp, timeoutMs?: number): Promise<RegExpMatchArray>;
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-  /** What it wrote to stderr so far. */
-  stderr(): string;
 }
 
 /**
@@ -40,37 +36,10 @@ function start(args: string[], options: { detached?: boolean; viaNpm?: boolean; 
     : // As the `start` script runs it: node itself with tsx's loader, so signals reach the runtime directly.
       spawn(process.execPath, ['--import', 'tsx', 'lib/local/main.ts', ...args], { cwd: root, env, detached });
   if (detached) groups.push(child.pid!);
-  const lines: string[] = [];
-  let partial = '';
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-    const parts = (partial + chunk).split('\n');
-    partial = parts.pop() ?? '';
-    lines.push(...parts);
-  });
-  let stderr = '';
-  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
     child.on('exit', (code, signal) => resolve({ code, signal })),
   );
-  return {
-    child,
-    lines,
-    exited,
-    stderr: () => stderr,
-    async lineMatching(pattern, timeoutMs = 20_000) {
-      const deadline = Date.now() + timeoutMs;
-      for (;;) {
-        for (const line of lines) {
-          const match = line.match(pattern);
-          if (match) return match;
-        }
-        if (child.exitCode !== null || Date.now() > deadline) {
-          throw new Error(`no line matching ${String(pattern)}; stdout:\n${lines.join('\n')}\nstderr:\n${stderr}`);
-        }
-        await new Promise((resolve) => setTimeout(resolve, 100));
-      }
-    },
-  };
+  return { child, exited, ...outputOf(child) };
 }
 
 let running: Started | undefined;

@@ -5,31 +5,14 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
+import { outputOf } from '../support/child-output.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
 function start(args: string[]) {
   const child = spawn(process.execPath, ['--import', 'tsx', 'lib/local/main.ts', ...args], { cwd: root, env: process.env });
-  const lines: string[] = [];
-  let partial = '';
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-    const parts = (partial + chunk).split('\n');
-    partial = parts.pop() ?? '';
-    lines.push(...parts);
-  });
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  const lineMatching = async (pattern: RegExp, timeoutMs = 20_000): Promise<RegExpMatchArray> => {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      for (const line of lines) {
-        const match = line.match(pattern);
-        if (match) return match;
-      }
-      if (child.exitCode !== null || Date.now() > deadline) throw new Error(`no line matching ${String(pattern)}; stdout:\n${lines.join('\n')}`);
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-  };
-  return { child, lines, exited, lineMatching };
+  return { child, exited, ...outputOf(child) };
 }
 
 let running: ReturnType<typeof start> | undefined;
